@@ -1,0 +1,58 @@
+-- Person state, written only by the ingestion processor. _partition/_offset name the log batch that
+-- produced a row, so a replay after a crash can rebuild the state from before that batch.
+CREATE TABLE IF NOT EXISTS person (
+    team_id Int64,
+    uuid UUID,
+    id Int64,
+    properties String CODEC(ZSTD(3)),
+    is_identified UInt8,
+    is_deleted UInt8,
+    version UInt64,
+    created_at DateTime64(6, 'UTC'),
+    _partition UInt32,
+    _offset UInt64
+) ENGINE = ReplacingMergeTree(version) ORDER BY (team_id, uuid)
+SETTINGS non_replicated_deduplication_window = 10000;
+
+CREATE TABLE IF NOT EXISTS person_distinct_id (
+    team_id Int64,
+    distinct_id String,
+    person_uuid UUID,
+    is_deleted UInt8,
+    version Int64,
+    _partition UInt32,
+    _offset UInt64
+) ENGINE = ReplacingMergeTree(version) ORDER BY (team_id, distinct_id)
+SETTINGS non_replicated_deduplication_window = 10000, index_granularity = 512;
+
+CREATE TABLE IF NOT EXISTS person_activity (
+    team_id Int64,
+    person_uuid UUID,
+    activity LowCardinality(String),
+    detail String,
+    at DateTime64(6, 'UTC'),
+    _partition UInt32,
+    _offset UInt64
+) ENGINE = MergeTree ORDER BY (team_id, person_uuid, at)
+SETTINGS non_replicated_deduplication_window = 10000;
+
+CREATE TABLE IF NOT EXISTS groups (
+    team_id Int64,
+    group_type_index UInt8,
+    group_key String,
+    properties String,
+    created_at DateTime64(6, 'UTC'),
+    version UInt64,
+    _partition UInt32,
+    _offset UInt64
+) ENGINE = ReplacingMergeTree(version) ORDER BY (team_id, group_type_index, group_key)
+SETTINGS non_replicated_deduplication_window = 10000;
+
+CREATE TABLE IF NOT EXISTS group_type_mapping (
+    team_id Int64,
+    group_type String,
+    group_type_index UInt8,
+    _partition UInt32,
+    _offset UInt64
+) ENGINE = ReplacingMergeTree ORDER BY (team_id, group_type_index)
+SETTINGS non_replicated_deduplication_window = 10000;

@@ -1,0 +1,57 @@
+// Capture: accept, validate, stamp, append to the log; answer only once the append is durable.
+// No person work happens here.
+import type { FastifyInstance, FastifyRequest } from 'fastify'
+import { decodeCapture, type CaptureRequest } from './decode'
+import { newEventUuid, toIngestEvent } from './stamp'
+import { unauthorized } from '../shared/errors'
+import { encodeIngest } from '../shared/log/messages'
+import { TOPICS, type Log } from '../shared/log/log'
+import type { ProjectStore } from '../projects/store'
+import type { Clock } from '../shared/clock'
+import type { Metrics } from '../shared/metrics'
+
+export const CAPTURE_PATHS = ['/e', '/i/v0/e', '/track', '/engage', '/capture', '/batch']
+const BODY_LIMIT = 20 * 1024 * 1024
+
+export interface CaptureDeps {
+  log: Log
+  projects: ProjectStore
+  clock: Clock
+  metrics: Metrics
+}
+
+export async function captureRoutes(app: FastifyInstance, deps: CaptureDeps): Promise<void> {
+  // Capture takes every body as raw bytes: SDKs send JSON, text/plain gzip, forms and base64.
+  app.removeAllContentTypeParsers()
+  app.addContentTypeParser('*', { parseAs: 'buffer', bodyLimit: BODY_LIMIT }, (_req, body, done) => done(null, body))
+
+  const handler = async (request: FastifyRequest, reply: import('fastify').FastifyReply) => {
+    const decoded = await decodeCapture(toCaptureRequest(request))
+    const project = deps.projects.byToken(decoded.token)
+    if (!project) throw unauthorized('ingest_key_invalid', 'Project API key is invalid: no project has this token.')
+    const now = deps.clock.now()
+    const messages = decoded.events.map((e) => {
+      const event = toIngestEvent(e, { teamId: project.id, now, sentAt: decoded.sentAt, ip: request.ip ?? null, newUuid: newEventUuid })
+      return { key: String(project.id), value: encodeIngest({ kind: 'event', event }) }
+    })
+    await deps.log.append(TOPICS.ingest, messages)
+    deps.metrics.inc('wren_capture_events_total', messages.length)
+    const query = request.query as Record<string, string | undefined>
+    if (query.beacon === '1') return reply.status(204).send()
+    return reply.status(200).send({ status: 'Ok' })
+  }
+
+  for (const path of CAPTURE_PATHS) {
+    app.route({ method: ['GET', 'POST'], url: path, bodyLimit: BODY_LIMIT, handler })
+  }
+}
+
+function toCaptureRequest(request: FastifyRequest): CaptureRequest {
+  const body = Buffer.isBuffer(request.body) ? request.body : Buffer.alloc(0)
+  return {
+    path: request.routeOptions.url ?? request.url,
+    query: request.query as Record<string, string | undefined>,
+    headers: request.headers,
+    body,
+  }
+}

@@ -1,0 +1,106 @@
+// Loads from ClickHouse what the person rules need for one batch: one round of queries per batch and
+// project, never one per event. `bound` excludes rows written by the batch being replayed.
+import type { ClickHouseClient } from '../shared/clickhouse'
+import { queryRows } from '../shared/clickhouse'
+import type { Lookups, LoadedState } from './person-repo'
+import type { DistinctIdRow, GroupRow, GroupTypeRow, Person } from './types'
+import { personUuid } from './person-uuid'
+
+export interface ReplayBound {
+  partition: number
+  firstOffset: number
+}
+
+export async function loadPersonState(client: ClickHouseClient, wanted: Lookups, bound: ReplayBound | null): Promise<LoadedState> {
+  const state: LoadedState = { teams: [], distinctIds: [], persons: [], groups: [] }
+  const teams = new Set<number>([...wanted.teamIds, ...wanted.distinctIds.map((d) => d.teamId), ...wanted.personUuids.map((p) => p.teamId), ...wanted.groups.map((g) => g.teamId)])
+  const where = bound ? 'NOT (_partition = {bp:UInt32} AND _offset >= {bo:UInt64})' : '1'
+  const boundParams = bound ? { bp: bound.partition, bo: bound.firstOffset } : {}
+
+  for (const teamId of teams) {
+    const p = { t: teamId, ...boundParams }
+    if (wanted.teamIds.includes(teamId)) {
+      const [max] = await queryRows<{ max_id: number }>(client, `SELECT max(id) AS max_id FROM person WHERE team_id = {t:Int64} AND ${where}`, p)
+      const groupTypes = await queryRows<{ group_type: string; group_type_index: number }>(
+        client,
+        `SELECT group_type, group_type_index FROM group_type_mapping WHERE team_id = {t:Int64} AND ${where} GROUP BY group_type, group_type_index ORDER BY group_type_index`,
+        p,
+      )
+      state.teams.push({ teamId, nextPersonId: Number(max?.max_id ?? 0) + 1, groupTypes: groupTypes.map((g): GroupTypeRow => ({ teamId, groupType: g.group_type, groupTypeIndex: Number(g.group_type_index) })) })
+    }
+
+    const ids = wanted.distinctIds.filter((d) => d.teamId === teamId).map((d) => d.distinctId)
+    const idRows = ids.length ? await distinctIdRows(client, `distinct_id IN {ids:Array(String)}`, { ...p, ids }, where) : []
+    const uuids = new Set<string>(wanted.personUuids.filter((x) => x.teamId === teamId).map((x) => x.personUuid))
+    for (const row of idRows) uuids.add(row.personUuid)
+    const found = new Set(idRows.map((r) => r.distinctId))
+    for (const id of ids) if (!found.has(id)) uuids.add(personUuid(teamId, id))
+
+    const persons = uuids.size ? await personRows(client, teamId, [...uuids], p, where) : []
+    const live = persons.filter((x) => !x.isDeleted).map((x) => x.uuid)
+    const allIds = live.length
+      ? await distinctIdRows(
+          client,
+          `distinct_id IN (SELECT distinct_id FROM person_distinct_id WHERE team_id = {t:Int64} AND person_uuid IN {uuids:Array(UUID)})`,
+          { ...p, uuids: live },
+          where,
+        )
+      : []
+    const byId = new Map<string, DistinctIdRow>()
+    for (const row of [...idRows, ...allIds]) byId.set(row.distinctId, row)
+    state.distinctIds.push(...byId.values())
+    state.persons.push(...persons)
+
+    const groupsWanted = wanted.groups.filter((g) => g.teamId === teamId)
+    if (groupsWanted.length) {
+      const known = state.teams.find((t) => t.teamId === teamId)?.groupTypes ?? []
+      const pairs = groupsWanted.flatMap((g) => {
+        const index = known.find((k) => k.groupType === g.groupType)?.groupTypeIndex
+        return index === undefined ? [] : [[index, g.groupKey] as [number, string]]
+      })
+      if (pairs.length) state.groups.push(...(await groupRows(client, teamId, pairs, p, where)))
+    }
+  }
+  return state
+}
+
+async function distinctIdRows(client: ClickHouseClient, filter: string, params: Record<string, unknown>, where: string): Promise<DistinctIdRow[]> {
+  const rows = await queryRows<{ team_id: number; distinct_id: string; person_uuid: string; is_deleted: number; ver: number }>(
+    client,
+    `SELECT team_id, distinct_id, argMax(person_uuid, version) AS person_uuid, argMax(is_deleted, version) AS is_deleted, max(version) AS ver
+     FROM person_distinct_id WHERE team_id = {t:Int64} AND ${filter} AND ${where} GROUP BY team_id, distinct_id`,
+    params,
+  )
+  return rows.map((r) => ({ teamId: Number(r.team_id), distinctId: r.distinct_id, personUuid: r.person_uuid, isDeleted: Number(r.is_deleted) === 1, version: Number(r.ver) }))
+}
+
+async function personRows(client: ClickHouseClient, teamId: number, uuids: string[], params: Record<string, unknown>, where: string): Promise<Person[]> {
+  const rows = await queryRows<{ uuid: string; id: number; properties: string; is_identified: number; is_deleted: number; ver: number; created_at: string }>(
+    client,
+    `SELECT uuid, argMax(id, version) AS id, argMax(properties, version) AS properties, argMax(is_identified, version) AS is_identified,
+            argMax(is_deleted, version) AS is_deleted, max(version) AS ver, argMax(created_at, version) AS created_at
+     FROM person WHERE team_id = {t:Int64} AND uuid IN {uuids:Array(UUID)} AND ${where} GROUP BY uuid`,
+    { ...params, uuids },
+  )
+  return rows.map((r) => ({
+    teamId,
+    uuid: r.uuid,
+    id: Number(r.id),
+    properties: JSON.parse(r.properties) as Record<string, unknown>,
+    isIdentified: Number(r.is_identified) === 1,
+    isDeleted: Number(r.is_deleted) === 1,
+    version: Number(r.ver),
+    createdAt: r.created_at,
+  }))
+}
+
+async function groupRows(client: ClickHouseClient, teamId: number, pairs: Array<[number, string]>, params: Record<string, unknown>, where: string): Promise<GroupRow[]> {
+  const rows = await queryRows<{ group_type_index: number; group_key: string; properties: string; created_at: string; ver: number }>(
+    client,
+    `SELECT group_type_index, group_key, argMax(properties, version) AS properties, argMax(created_at, version) AS created_at, max(version) AS ver
+     FROM groups WHERE team_id = {t:Int64} AND (group_type_index, group_key) IN {pairs:Array(Tuple(UInt8, String))} AND ${where}
+     GROUP BY group_type_index, group_key`,
+    { ...params, pairs },
+  )
+  return rows.map((r) => ({ teamId, groupTypeIndex: Number(r.group_type_index), groupKey: r.group_key, properties: JSON.parse(r.properties) as Record<string, unknown>, createdAt: r.created_at, version: Number(r.ver) }))
+}

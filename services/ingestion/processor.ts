@@ -1,0 +1,115 @@
+// The ingestion processor: consumes the ingest topic, is the single writer of person state, and writes
+// events with their persons to ClickHouse in batches. Offsets are committed (by the log) only after the
+// batch is in ClickHouse; a batch replayed after a crash is rebuilt from the state before it.
+import { EventEmitter } from 'node:events'
+import type { Logger } from 'pino'
+import type { ClickHouseClient } from '../shared/clickhouse'
+import type { Log, LogBatch, Subscription } from '../shared/log/log'
+import { TOPICS } from '../shared/log/log'
+import { decodeIngest, type IngestItem } from '../shared/log/messages'
+import type { Metrics } from '../shared/metrics'
+import { PersonRepo } from './person-repo'
+import { applyCommand, lookupsFor, processEvent, type CommandResult } from './person-rules'
+import { loadPersonState } from './person-loader'
+import { writeBatch, type DeadLetter } from './writer'
+import type { ProcessedEvent } from './types'
+
+export interface ProcessorOptions {
+  maxBatchRecords: number
+  maxWaitMs: number
+}
+
+export class IngestionProcessor {
+  private readonly repo = new PersonRepo()
+  private readonly applied = new EventEmitter()
+  private subscription: Subscription | null = null
+
+  constructor(
+    private readonly log: Log,
+    private readonly client: ClickHouseClient,
+    private readonly logger: Logger,
+    private readonly metrics: Metrics,
+    private readonly options: ProcessorOptions,
+  ) {
+    this.applied.setMaxListeners(0)
+  }
+
+  start(): void {
+    this.subscription = this.log.subscribe({
+      topic: TOPICS.ingest,
+      group: 'ingestion',
+      maxBatchRecords: this.options.maxBatchRecords,
+      maxWaitMs: this.options.maxWaitMs,
+      handler: (batch) => this.handleBatch(batch),
+      onError: (err, batch) => this.logger.error({ err, firstOffset: batch.firstOffset, lastOffset: batch.lastOffset }, 'ingestion batch failed; retrying'),
+    })
+  }
+
+  async stop(): Promise<void> {
+    await this.subscription?.stop()
+    this.subscription = null
+  }
+
+  /** Resolves with the command's result once it is applied and stored. */
+  waitForCommand(commandId: string, timeoutMs = 30_000): Promise<CommandResult> {
+    return new Promise((resolve, reject) => {
+      const timer = setTimeout(() => {
+        this.applied.off(commandId, onApplied)
+        reject(new Error(`command ${commandId} was not applied within ${timeoutMs} ms`))
+      }, timeoutMs)
+      const onApplied = (result: CommandResult) => {
+        clearTimeout(timer)
+        resolve(result)
+      }
+      this.applied.once(commandId, onApplied)
+    })
+  }
+
+  private async handleBatch(batch: LogBatch): Promise<void> {
+    const items: Array<{ offset: number; item: IngestItem }> = []
+    const deadLetters: DeadLetter[] = []
+    for (const record of batch.records) {
+      try {
+        items.push({ offset: record.offset, item: decodeIngest(record.value) })
+      } catch (err) {
+        deadLetters.push({ offset: record.offset, error: errorText(err), payload: record.value })
+      }
+    }
+
+    // A redelivered batch may be partly in ClickHouse already: forget what memory holds and rebuild the
+    // state from before the batch, so the replay writes the same rows and deduplication drops them.
+    if (batch.redelivered) this.repo.clear()
+    const bound = batch.redelivered ? { partition: batch.partition, firstOffset: batch.firstOffset } : null
+    const wanted = this.repo.unknown(lookupsFor(items.map(({ item }) => (item.kind === 'event' ? item.event : item.command))))
+    this.repo.load(wanted, await loadPersonState(this.client, wanted, bound))
+
+    const events: ProcessedEvent[] = []
+    const results: Array<[string, CommandResult]> = []
+    for (const { offset, item } of items) {
+      try {
+        if (item.kind === 'event') events.push(processEvent(this.repo, item.event))
+        else results.push([item.command.commandId, applyCommand(this.repo, item.command)])
+      } catch (err) {
+        deadLetters.push({ offset, error: errorText(err), payload: batch.records[offset - batch.firstOffset].value })
+      }
+    }
+
+    const changes = this.repo.takeChanges()
+    try {
+      await writeBatch(this.client, batch, changes, events, deadLetters)
+    } catch (err) {
+      // Memory is now ahead of ClickHouse; the log redelivers this batch and we rebuild from storage.
+      this.repo.clear()
+      throw err
+    }
+    this.repo.evict()
+    this.metrics.inc('wren_ingested_events_total', events.length)
+    this.metrics.inc('wren_dead_letters_total', deadLetters.length)
+    if (deadLetters.length) this.logger.warn({ count: deadLetters.length, first: deadLetters[0].error }, 'messages sent to dead_letters')
+    for (const [commandId, result] of results) this.applied.emit(commandId, result)
+  }
+}
+
+function errorText(err: unknown): string {
+  return err instanceof Error ? err.message : String(err)
+}

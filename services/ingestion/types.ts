@@ -1,0 +1,109 @@
+// Shapes that flow through ingestion. Capture produces IngestEvent / PersonCommand (as Avro on the log);
+// the ingestion processor turns them into stored events and person changes.
+
+export type Properties = Record<string, unknown>
+
+/** An event as capture accepted it: validated, stamped, timestamp already skew-corrected. */
+export interface IngestEvent {
+  teamId: number
+  uuid: string
+  event: string
+  distinctId: string
+  /** Top-level $set/$set_once already merged into properties.$set/$set_once (top-level keys win). */
+  properties: Properties
+  /** ISO 8601 UTC, microsecond precision allowed. */
+  timestamp: string
+  /** When capture received it, ISO 8601 UTC. */
+  now: string
+  elementsChain: string
+}
+
+/** A change asked for through the persons API; applied by the processor, the single writer. */
+export type PersonCommand =
+  | { action: 'update_properties'; commandId: string; teamId: number; personUuid: string; set: Properties; at: string }
+  | { action: 'delete_property'; commandId: string; teamId: number; personUuid: string; key: string; at: string }
+  | { action: 'split'; commandId: string; teamId: number; personUuid: string; mainDistinctId?: string; at: string }
+  | { action: 'delete'; commandId: string; teamId: number; personUuid: string; at: string }
+
+export interface Person {
+  teamId: number
+  /** Integer id, unique within the project, assigned in creation order. */
+  id: number
+  /** Deterministic: uuidv5(`${teamId}:${firstDistinctId}`, PERSON_UUID_NAMESPACE). */
+  uuid: string
+  properties: Properties
+  isIdentified: boolean
+  /** ISO 8601 UTC: the timestamp of the event that created the person. */
+  createdAt: string
+  /** Monotonic per uuid; every write bumps it. */
+  version: number
+  isDeleted: boolean
+}
+
+export type PersonMode = 'full' | 'propertyless' | 'force_upgrade'
+
+/** What ingestion decided for one event: the row to store in ClickHouse `events`. */
+export interface ProcessedEvent {
+  teamId: number
+  uuid: string
+  event: string
+  distinctId: string
+  /** Final event properties (with $group_N added). */
+  properties: Properties
+  timestamp: string
+  createdAt: string
+  elementsChain: string
+  personId: string
+  /** The person's properties after this event was applied ('{}' for personless events). */
+  personProperties: Properties
+  personCreatedAt: string
+  personMode: PersonMode
+  /** group0..group4 properties at ingestion time, '{}' when none. */
+  groupProperties: [Properties, Properties, Properties, Properties, Properties]
+}
+
+export type PersonActivity = 'created' | 'updated' | 'merged' | 'split' | 'deleted'
+
+export interface ActivityEntry {
+  teamId: number
+  personUuid: string
+  activity: PersonActivity
+  /** e.g. {changes: [{field, before, after}]} or {merge: {source: uuid, distinctIds}} */
+  detail: Properties
+  at: string
+}
+
+export interface DistinctIdRow {
+  teamId: number
+  distinctId: string
+  personUuid: string
+  isDeleted: boolean
+  /** Monotonic per (teamId, distinctId); 0 when first written, bumped on every move. */
+  version: number
+}
+
+export interface GroupRow {
+  teamId: number
+  groupTypeIndex: number
+  groupKey: string
+  properties: Properties
+  createdAt: string
+  version: number
+}
+
+export interface GroupTypeRow {
+  teamId: number
+  groupType: string
+  groupTypeIndex: number
+}
+
+/** Everything a batch changed, drained by the processor and written to ClickHouse. */
+export interface PersonChanges {
+  persons: Person[]
+  distinctIds: DistinctIdRow[]
+  activity: ActivityEntry[]
+  groups: GroupRow[]
+  groupTypes: GroupTypeRow[]
+}
+
+export const PERSON_UUID_NAMESPACE = '932979b4-65c3-4424-8467-0b66ec27bc22'

@@ -1,0 +1,114 @@
+// The `wren` command: start the server, or manage projects and keys on a stopped data directory.
+import { parseArgs } from 'node:util'
+import pino from 'pino'
+import { loadConfig } from './shared/config'
+import { buildWren } from './app'
+import { isValidScope } from './shared/auth'
+import { lockDataDir, DataDirLockedError } from './shared/lock'
+import { migrate, openEmbeddedClickHouse } from './shared/clickhouse'
+import { ProjectStore } from './projects/store'
+import { systemClock } from './shared/clock'
+
+const USAGE = `usage:
+  wren start                                   start Wren in embedded mode (the default)
+  wren projects create NAME                    create a project, print its project API key
+  wren projects list
+  wren keys create --scopes a:read,b:write [--projects 1,2] [--label L]
+                                               create a personal API key, print it once
+Configuration by environment: PORT (8000), WREN_DATA_DIR (./data), WREN_PROJECT_API_KEY,
+WREN_PERSONAL_API_KEY, WREN_NOW, LOG_LEVEL.`
+
+async function main(argv: string[]): Promise<number> {
+  const [command, sub, ...rest] = argv
+  const config = loadConfig()
+  if (command === 'start' || command === undefined) return start()
+  if (command === 'projects' || command === 'keys') return manage(command, sub, rest)
+  console.error(USAGE)
+  return command === 'help' || command === '--help' ? 0 : 2
+
+  async function start(): Promise<number> {
+    const logger = pino({ level: config.logLevel })
+    const wren = await buildWren(config, logger)
+    await wren.app.listen({ port: config.port, host: config.host })
+    const address = `http://localhost:${config.port}`
+    if (wren.bootstrap) {
+      console.log(
+        [
+          '',
+          'Wren created a default project on this new data directory.',
+          `  project id:        ${wren.bootstrap.projectId}`,
+          `  project API key:   ${wren.bootstrap.projectApiKey}   (for the SDKs: posthog.init(key, { api_host: '${address}' }))`,
+          `  personal API key:  ${wren.bootstrap.personalApiKey}   (for the management API; shown once, stored hashed)`,
+          '',
+        ].join('\n'),
+      )
+    }
+    console.log(`Wren is listening on ${address} (data: ${config.dataDir})`)
+    let stopping = false
+    const stop = async (signal: string) => {
+      if (stopping) return
+      stopping = true
+      logger.info({ signal }, 'shutting down')
+      await wren.close()
+      process.exit(0)
+    }
+    process.on('SIGINT', () => void stop('SIGINT'))
+    process.on('SIGTERM', () => void stop('SIGTERM'))
+    return -1 // keep running
+  }
+
+  async function manage(what: string, action: string | undefined, args: string[]): Promise<number> {
+    let unlock: () => Promise<void>
+    try {
+      unlock = await lockDataDir(config.dataDir)
+    } catch (err) {
+      if (err instanceof DataDirLockedError) {
+        console.error(`${err.message}\nWhile Wren runs, use POST /api/projects/ or POST /api/personal_api_keys/ instead.`)
+        return 1
+      }
+      throw err
+    }
+    const client = await openEmbeddedClickHouse(config.dataDir)
+    try {
+      await migrate(client)
+      const store = await ProjectStore.load(client, systemClock)
+      if (what === 'projects' && action === 'create' && args[0]) {
+        const project = await store.createProject({ name: args.join(' ') })
+        console.log(JSON.stringify({ id: project.id, name: project.name, api_token: project.apiToken }))
+        return 0
+      }
+      if (what === 'projects' && action === 'list') {
+        for (const p of store.list()) console.log(JSON.stringify({ id: p.id, name: p.name, api_token: p.apiToken }))
+        return 0
+      }
+      if (what === 'keys' && action === 'create') {
+        const { values } = parseArgs({ args, options: { scopes: { type: 'string' }, projects: { type: 'string' }, label: { type: 'string' } } })
+        const scopes = (values.scopes ?? '').split(',').map((s) => s.trim()).filter(Boolean)
+        const bad = scopes.filter((s) => !isValidScope(s))
+        if (scopes.length === 0 || bad.length) {
+          console.error(`--scopes needs a comma-separated list like person:read,insight:read or *${bad.length ? ` (unknown: ${bad.join(', ')})` : ''}`)
+          return 2
+        }
+        const scopedTeams = (values.projects ?? '').split(',').filter(Boolean).map(Number)
+        const { key, value } = await store.createPersonalKey({ label: values.label ?? 'cli', scopes, scopedTeams })
+        console.log(JSON.stringify({ id: key.id, value, scopes: key.scopes, scoped_teams: key.scopedTeams }))
+        return 0
+      }
+      console.error(USAGE)
+      return 2
+    } finally {
+      await client.close()
+      await unlock()
+    }
+  }
+}
+
+main(process.argv.slice(2)).then(
+  (code) => {
+    if (code >= 0) process.exit(code)
+  },
+  (err: unknown) => {
+    console.error(err instanceof Error ? err.message : err)
+    process.exit(1)
+  },
+)

@@ -1,0 +1,122 @@
+// Reads of person state from ClickHouse. Person rows are versioned: the latest version of each uuid
+// wins, deleted persons and moved distinct ids are left out.
+import type { ClickHouseClient } from '../shared/clickhouse'
+import { queryRows } from '../shared/clickhouse'
+import { SqlParams, filterSql, type PropertyFilter } from '../shared/property-filters'
+
+export interface PersonRecord {
+  id: number
+  uuid: string
+  properties: Record<string, unknown>
+  createdAt: string
+  isIdentified: boolean
+  distinctIds: string[]
+}
+
+export interface ListFilters {
+  distinctId?: string
+  email?: string
+  search?: string
+  properties: PropertyFilter[]
+  limit: number
+  offset: number
+}
+
+const LATEST_PERSONS = `
+  SELECT uuid, argMax(id, version) AS id, argMax(properties, version) AS properties, argMax(created_at, version) AS created_at,
+         argMax(is_identified, version) AS is_identified, argMax(is_deleted, version) AS deleted
+  FROM person WHERE team_id = {team:Int64} GROUP BY uuid HAVING deleted = 0`
+
+const LATEST_DISTINCT_IDS = `
+  SELECT distinct_id, argMax(person_uuid, version) AS person_uuid, argMax(is_deleted, version) AS deleted, max(version) AS ver
+  FROM person_distinct_id WHERE team_id = {team:Int64} GROUP BY distinct_id HAVING deleted = 0`
+
+interface Row {
+  uuid: string
+  id: number
+  properties: string
+  created_at: string
+  is_identified: number
+  total?: number
+}
+
+export class PersonQueries {
+  constructor(private readonly client: ClickHouseClient) {}
+
+  async list(teamId: number, f: ListFilters): Promise<{ total: number; persons: PersonRecord[] }> {
+    const params = new SqlParams()
+    const where: string[] = []
+    if (f.distinctId !== undefined) where.push(`uuid IN (SELECT person_uuid FROM (${LATEST_DISTINCT_IDS}) WHERE distinct_id = ${params.add('String', f.distinctId)})`)
+    if (f.email !== undefined) where.push(`JSONExtractString(properties, 'email') = ${params.add('String', f.email)}`)
+    if (f.search) {
+      const s = params.add('String', f.search)
+      where.push(
+        `(positionCaseInsensitiveUTF8(JSONExtractString(properties, 'email'), ${s}) > 0 OR toString(uuid) = lower(${s})
+          OR uuid IN (SELECT person_uuid FROM (${LATEST_DISTINCT_IDS}) WHERE distinct_id = ${s}))`,
+      )
+    }
+    for (const filter of f.properties) where.push(filterSql('properties', filter, params))
+    const rows = await queryRows<Row>(
+      this.client,
+      `SELECT uuid, id, properties, created_at, is_identified, count() OVER () AS total
+       FROM (${LATEST_PERSONS}) ${where.length ? 'WHERE ' + where.join(' AND ') : ''}
+       ORDER BY created_at DESC, id DESC LIMIT {limit:UInt32} OFFSET {offset:UInt32}`,
+      { ...params.values, team: teamId, limit: f.limit, offset: f.offset },
+    )
+    let total = Number(rows[0]?.total ?? 0)
+    if (rows.length === 0 && f.offset > 0) {
+      const [c] = await queryRows<{ c: number }>(this.client, `SELECT count() AS c FROM (${LATEST_PERSONS}) ${where.length ? 'WHERE ' + where.join(' AND ') : ''}`, { ...params.values, team: teamId })
+      total = Number(c?.c ?? 0)
+    }
+    return { total, persons: await this.withDistinctIds(teamId, rows) }
+  }
+
+  /** By integer id or uuid. */
+  async get(teamId: number, key: { id: number } | { uuid: string }): Promise<PersonRecord | null> {
+    const filter = 'id' in key ? 'id = {id:Int64}' : 'uuid = {uuid:UUID}'
+    const rows = await queryRows<Row>(this.client, `SELECT uuid, id, properties, created_at, is_identified FROM (${LATEST_PERSONS}) WHERE ${filter} LIMIT 1`, { team: teamId, ...key })
+    const [person] = await this.withDistinctIds(teamId, rows)
+    return person ?? null
+  }
+
+  async activity(teamId: number, personUuid: string, limit: number, offset: number): Promise<{ total: number; rows: Array<{ activity: string; detail: string; at: string }> }> {
+    const rows = await queryRows<{ activity: string; detail: string; at: string; total: number }>(
+      this.client,
+      `SELECT activity, detail, at, count() OVER () AS total FROM person_activity
+       WHERE team_id = {team:Int64} AND person_uuid = {uuid:UUID} ORDER BY at DESC, activity LIMIT {limit:UInt32} OFFSET {offset:UInt32}`,
+      { team: teamId, uuid: personUuid, limit, offset },
+    )
+    return { total: Number(rows[0]?.total ?? 0), rows }
+  }
+
+  /** The person's properties as each of its events saw them, oldest first. */
+  async propertiesAtEvents(teamId: number, distinctIds: string[], from: string | null, to: string | null): Promise<Array<{ timestamp: string; person_properties: string }>> {
+    return queryRows(
+      this.client,
+      `SELECT timestamp, person_properties FROM events
+       WHERE team_id = {team:Int64} AND distinct_id IN {ids:Array(String)} AND person_mode != 'propertyless'
+         ${from ? 'AND timestamp >= parseDateTime64BestEffort({from:String}, 6)' : ''} ${to ? 'AND timestamp <= parseDateTime64BestEffort({to:String}, 6)' : ''}
+       ORDER BY timestamp, uuid`,
+      { team: teamId, ids: distinctIds, ...(from ? { from } : {}), ...(to ? { to } : {}) },
+    )
+  }
+
+  private async withDistinctIds(teamId: number, rows: Row[]): Promise<PersonRecord[]> {
+    if (rows.length === 0) return []
+    const ids = await queryRows<{ distinct_id: string; person_uuid: string }>(
+      this.client,
+      `SELECT distinct_id, person_uuid FROM (${LATEST_DISTINCT_IDS}) WHERE person_uuid IN {uuids:Array(UUID)} ORDER BY ver, distinct_id`,
+      { team: teamId, uuids: rows.map((r) => r.uuid) },
+    )
+    const byPerson = new Map<string, string[]>()
+    for (const row of ids) byPerson.set(row.person_uuid, [...(byPerson.get(row.person_uuid) ?? []), row.distinct_id])
+    return rows.map((r) => ({
+      id: Number(r.id),
+      uuid: r.uuid,
+      properties: JSON.parse(r.properties) as Record<string, unknown>,
+      createdAt: r.created_at,
+      isIdentified: Number(r.is_identified) === 1,
+      distinctIds: byPerson.get(r.uuid) ?? [],
+    }))
+  }
+}

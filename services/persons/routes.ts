@@ -1,0 +1,189 @@
+// The persons API (spec "Persons"), under /api/environments/:project_id/ and /api/projects/:project_id/.
+// Reads go to ClickHouse; writes become commands on the log, applied by the ingestion processor (the
+// single writer of person state), and the route answers once the command is applied.
+import { randomUUID } from 'node:crypto'
+import type { FastifyInstance, FastifyRequest } from 'fastify'
+import type { ClickHouseClient } from '../shared/clickhouse'
+import type { Clock } from '../shared/clock'
+import { authorize, type Caller } from '../shared/auth'
+import { badRequest, methodNotAllowed, notFound, unavailable, WrenError } from '../shared/errors'
+import { absoluteUrl, isRecord, sendFormatted } from '../shared/http'
+import { encodeIngest } from '../shared/log/messages'
+import { TOPICS, type Log } from '../shared/log/log'
+import { parsePropertyFilters } from '../shared/property-filters'
+import { AccessControls } from '../shared/access-controls'
+import type { ProjectStore } from '../projects/store'
+import type { IngestionProcessor } from '../ingestion/processor'
+import type { PersonCommand } from '../ingestion/types'
+import { PersonQueries, type PersonRecord } from './queries'
+import { serializePerson } from './serialize'
+import { propertiesTimeline } from './timeline'
+import { DeletionScheduler } from './deletions'
+
+export interface PersonRouteDeps {
+  projects: ProjectStore
+  clickhouse: ClickHouseClient
+  log: Log
+  processor: IngestionProcessor
+  clock: Clock
+  deletions: DeletionScheduler
+  siteUrl: string | null
+}
+
+const DEFAULT_LIMIT = 100
+const MAX_LIMIT = 1000
+const CSV_LIMIT = 10_000
+const UUID_RE = /^[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}$/i
+
+type Params = { project_id: string; id: string }
+type Query = Record<string, string | undefined>
+
+export async function personRoutes(app: FastifyInstance, deps: PersonRouteDeps): Promise<void> {
+  const queries = new PersonQueries(deps.clickhouse)
+  const access = new AccessControls(deps.clickhouse, deps.clock)
+
+  /** Auth, then the person named by `:id` (integer id or uuid), with the caller's access level. */
+  const personFor = async (request: FastifyRequest<{ Params: Params }>, scope: string, needed: 'viewer' | 'editor') => {
+    const caller = authorize(request, deps.projects, scope, request.params.project_id)
+    const person = await findPerson(queries, caller.project.id, request.params.id)
+    const level = await access.require(caller.key, caller.project.id, 'person', String(person.id), needed)
+    return { caller, person, level }
+  }
+
+  const command = async (caller: Caller, cmd: PersonCommand) => {
+    await deps.log.append(TOPICS.ingest, [{ key: String(caller.project.id), value: encodeIngest({ kind: 'command', command: cmd }) }])
+    let result
+    try {
+      result = await deps.processor.waitForCommand(cmd.commandId)
+    } catch {
+      throw unavailable('The change is queued but was not applied in time; it will still be applied. Retry the read shortly.')
+    }
+    if (!result.ok) throw new WrenError(result.status, result.status === 404 ? 'not_found' : 'invalid_input', result.detail)
+  }
+  const base = (caller: Caller, person: PersonRecord) => ({ commandId: randomUUID(), teamId: caller.project.id, personUuid: person.uuid, at: deps.clock.now().toISOString() })
+
+  for (const prefix of ['/api/environments/:project_id/persons', '/api/projects/:project_id/persons']) {
+    app.get<{ Params: Params; Querystring: Query }>(`${prefix}/`, async (request, reply) => {
+      const caller = authorize(request, deps.projects, 'person:read', request.params.project_id)
+      const q = request.query
+      const csv = q.format === 'csv'
+      const limit = csv ? CSV_LIMIT : intParam(q.limit, DEFAULT_LIMIT, 'limit', 1, MAX_LIMIT)
+      const offset = csv ? 0 : intParam(q.offset, 0, 'offset', 0, Number.MAX_SAFE_INTEGER)
+      const { total, persons } = await queries.list(caller.project.id, { distinctId: q.distinct_id, email: q.email, search: q.search, properties: parsePropertyFilters(q.properties), limit, offset })
+      const level = caller.key.scopes.includes('*') ? 'editor' : undefined
+      const results = await Promise.all(persons.map(async (p) => serializePerson(p, level ?? (await access.levelFor(caller.key, caller.project.id, 'person', String(p.id))))))
+      const next = offset + persons.length < total ? absoluteUrl(request, deps.siteUrl, { limit, offset: offset + limit }) : null
+      const previous = offset > 0 ? absoluteUrl(request, deps.siteUrl, { limit, offset: Math.max(0, offset - limit) }) : null
+      return sendFormatted(request, reply, 200, { count: total, next, previous, results })
+    })
+
+    app.post<{ Params: Params }>(`${prefix}/`, async (request) => {
+      authorize(request, deps.projects, 'person:write', request.params.project_id)
+      throw methodNotAllowed('Persons cannot be created through this API. Send events through capture instead: an $identify event (posthog.identify) creates and names a person, $set sets its properties.')
+    })
+
+    app.get<{ Params: Params }>(`${prefix}/:id/`, async (request, reply) => {
+      const { person, level } = await personFor(request, 'person:read', 'viewer')
+      return sendFormatted(request, reply, 200, serializePerson(person, level))
+    })
+
+    app.patch<{ Params: Params; Body: unknown }>(`${prefix}/:id/`, async (request, reply) => {
+      const { caller, person, level } = await personFor(request, 'person:write', 'editor')
+      const body = isRecord(request.body) ? request.body : {}
+      if (!isRecord(body.properties)) throw badRequest('required', 'properties is required: an object of person properties to set.', 'properties')
+      await command(caller, { action: 'update_properties', ...base(caller, person), set: body.properties })
+      const updated = await queries.get(caller.project.id, { uuid: person.uuid })
+      if (!updated) throw notFound('Person was deleted while it was being updated.')
+      return sendFormatted(request, reply, 200, serializePerson(updated, level))
+    })
+
+    app.delete<{ Params: Params; Querystring: Query }>(`${prefix}/:id/`, async (request, reply) => {
+      const { caller, person } = await personFor(request, 'person:write', 'editor')
+      const deleteEvents = boolParam(request.query.delete_events, 'delete_events')
+      await command(caller, { action: 'delete', ...base(caller, person) })
+      if (deleteEvents) await deps.deletions.enqueuePersonEvents(caller.project.id, person.uuid, person.distinctIds)
+      return reply.status(204).send()
+    })
+
+    app.get<{ Params: Params; Querystring: Query }>(`${prefix}/:id/activity/`, async (request, reply) => {
+      const { caller, person } = await personFor(request, 'activity_log:read', 'viewer')
+      const limit = intParam(request.query.limit, 10, 'limit', 1, 1000)
+      const page = intParam(request.query.page, 1, 'page', 1, Number.MAX_SAFE_INTEGER)
+      const { total, rows } = await queries.activity(caller.project.id, person.uuid, limit, (page - 1) * limit)
+      const results = rows.map((r) => ({
+        user: null,
+        activity: r.activity,
+        scope: 'Person',
+        item_id: String(person.id),
+        detail: { ...(JSON.parse(r.detail) as Record<string, unknown>), name: null, short_id: null, type: null },
+        created_at: r.at,
+      }))
+      const next = page * limit < total ? absoluteUrl(request, deps.siteUrl, { limit, page: page + 1 }) : null
+      const previous = page > 1 ? absoluteUrl(request, deps.siteUrl, { limit, page: page - 1 }) : null
+      return sendFormatted(request, reply, 200, { results, next, previous, total_count: total })
+    })
+
+    app.post<{ Params: Params; Querystring: Query; Body: unknown }>(`${prefix}/:id/delete_property/`, async (request, reply) => {
+      const { caller, person } = await personFor(request, 'person:write', 'editor')
+      const body = isRecord(request.body) ? request.body : {}
+      const key = body.$unset ?? request.query.$unset
+      if (typeof key !== 'string' || !key) throw badRequest('required', '$unset is required: the name of the property to delete.', '$unset')
+      await command(caller, { action: 'delete_property', ...base(caller, person), key })
+      return sendFormatted(request, reply, 200, { success: true })
+    })
+
+    app.get<{ Params: Params; Querystring: Query }>(`${prefix}/:id/properties_timeline/`, async (request, reply) => {
+      const { caller, person } = await personFor(request, 'person:read', 'viewer')
+      const q = request.query
+      const keys = q.properties ? parsePropertyFilters(q.properties).map((f) => f.key) : []
+      const rows = await queries.propertiesAtEvents(caller.project.id, person.distinctIds, q.date_from ?? null, q.date_to ?? null)
+      const timeline = propertiesTimeline(rows, keys, q.date_from ?? null, q.date_to ?? null)
+      return sendFormatted(request, reply, 200, timeline, timeline.points)
+    })
+
+    app.post<{ Params: Params; Body: unknown }>(`${prefix}/:id/split/`, async (request, reply) => {
+      const { caller, person } = await personFor(request, 'person:write', 'editor')
+      const body = isRecord(request.body) ? request.body : {}
+      const main = body.main_distinct_id
+      if (main !== undefined && main !== null && (typeof main !== 'string' || !person.distinctIds.includes(main))) {
+        throw badRequest('invalid_input', 'main_distinct_id must be one of the person’s distinct ids.', 'main_distinct_id')
+      }
+      await command(caller, { action: 'split', ...base(caller, person), ...(typeof main === 'string' ? { mainDistinctId: main } : {}) })
+      return sendFormatted(request, reply, 200, { success: true })
+    })
+
+    app.get<{ Params: Params }>(`${prefix}/:id/access_controls/`, async (request, reply) => {
+      const { caller, person } = await personFor(request, 'access_control:read', 'viewer')
+      return sendFormatted(request, reply, 200, await access.describe(caller.key, caller.project.id, 'person', String(person.id)))
+    })
+
+    app.put<{ Params: Params; Body: unknown }>(`${prefix}/:id/access_controls/`, async (request, reply) => {
+      const caller = authorize(request, deps.projects, 'access_control:write', request.params.project_id)
+      const person = await findPerson(queries, caller.project.id, request.params.id)
+      await access.set(caller.key, caller.project.id, 'person', String(person.id), isRecord(request.body) ? request.body : {})
+      return sendFormatted(request, reply, 200, await access.describe(caller.key, caller.project.id, 'person', String(person.id)))
+    })
+  }
+}
+
+async function findPerson(queries: PersonQueries, teamId: number, raw: string): Promise<PersonRecord> {
+  let person: PersonRecord | null
+  if (UUID_RE.test(raw)) person = await queries.get(teamId, { uuid: raw.toLowerCase() })
+  else if (/^\d+$/.test(raw)) person = await queries.get(teamId, { id: Number(raw) })
+  else throw badRequest('invalid_input', `'${raw}' is not a person id or uuid. To find a person by distinct id, use /persons/?distinct_id=${encodeURIComponent(raw)}`, 'id')
+  if (!person) throw notFound('Person not found.')
+  return person
+}
+
+function intParam(raw: string | undefined, fallback: number, name: string, min: number, max: number): number {
+  if (raw === undefined || raw === '') return fallback
+  const n = Number(raw)
+  if (!Number.isInteger(n) || n < min) throw badRequest('invalid_input', `${name} must be an integer ≥ ${min}, got '${raw}'.`, name)
+  return Math.min(n, max)
+}
+
+function boolParam(raw: string | undefined, name: string): boolean {
+  if (raw === undefined || raw === '' || raw === 'false' || raw === '0') return false
+  if (raw === 'true' || raw === '1') return true
+  throw badRequest('invalid_input', `${name} must be true or false, got '${raw}'.`, name)
+}

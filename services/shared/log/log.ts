@@ -1,0 +1,70 @@
+// The log is Wren's source of truth: capture appends, stream processors consume. Two implementations of
+// this one interface: the embedded segment log (single machine) and Kafka (cluster mode).
+
+export interface LogMessage {
+  /** Partition key: every message with the same key is delivered in append order. */
+  key: string
+  value: Buffer
+}
+
+export interface LogRecord extends LogMessage {
+  partition: number
+  offset: number
+}
+
+export interface LogBatch {
+  topic: string
+  partition: number
+  /** Consecutive offsets, firstOffset..lastOffset inclusive, never empty. */
+  records: LogRecord[]
+  firstOffset: number
+  lastOffset: number
+  /**
+   * True when exactly this batch was handed to a handler before (the process died before the handler
+   * finished) and is handed out again. Handlers use it to rebuild the state they had before the batch,
+   * so that the replay produces the same output and insert deduplication drops what was already written.
+   */
+  redelivered: boolean
+}
+
+export interface SubscribeOptions {
+  topic: string
+  group: string
+  maxBatchRecords: number
+  /** How long to wait for more records before delivering a partial batch. */
+  maxWaitMs: number
+  /**
+   * Called with one batch at a time per partition. When it resolves, the offset after the batch is
+   * committed durably. When it throws, the same batch is delivered again after a backoff.
+   */
+  handler: (batch: LogBatch) => Promise<void>
+  onError?: (err: unknown, batch: LogBatch) => void
+}
+
+export interface Subscription {
+  /** Stops delivering; waits for the batch in flight to finish and be committed. */
+  stop(): Promise<void>
+}
+
+export interface TopicStats {
+  topic: string
+  /** Offset the next appended record will get (sum over partitions). */
+  endOffset: number
+  /** Committed offsets per consumer group (sum over partitions). */
+  committed: Record<string, number>
+}
+
+export interface Log {
+  /** Appends the messages; resolves only once they are durable. All or nothing per call. */
+  append(topic: string, messages: LogMessage[]): Promise<void>
+  subscribe(options: SubscribeOptions): Subscription
+  stats(topic: string): Promise<TopicStats>
+  close(): Promise<void>
+}
+
+export const TOPICS = {
+  /** Captured events and person commands, keyed by project so one writer owns a project's persons. */
+  ingest: 'wren_ingest',
+  /** Session recording snapshots. */
+  snapshots: 'wren_snapshots',
+} as const

@@ -1,0 +1,12 @@
+import { defineConfig } from 'vitest/config'
+
+// chDB allows one engine per process, so every test file runs in its own forked process.
+export default defineConfig({
+  test: {
+    include: ['services/**/*.test.ts', 'test/**/*.test.ts'],
+    pool: 'forks',
+    maxWorkers: 2,
+    testTimeout: 60_000,
+    hookTimeout: 120_000,
+  },
+})
