@@ -1,6 +1,6 @@
 // The composition root: the one place that chooses the mode, makes the log and the ClickHouse client,
 // and hands each service only what it uses.
-import Fastify, { type FastifyBaseLogger, type FastifyInstance } from 'fastify'
+import Fastify, { LogController, type FastifyBaseLogger, type FastifyInstance } from 'fastify'
 import cors from '@fastify/cors'
 import pino, { type Logger } from 'pino'
 import path from 'node:path'
@@ -19,6 +19,7 @@ import { captureRoutes } from './capture/routes'
 import { IngestionProcessor } from './ingestion/processor'
 import { personRoutes } from './persons/routes'
 import { DeletionScheduler } from './persons/deletions'
+import { eventRoutes } from './events/routes'
 
 export interface Wren {
   app: FastifyInstance
@@ -51,7 +52,7 @@ export async function buildWren(config: Config, logger: Logger = pino({ level: c
   const deletions = new DeletionScheduler(clickhouse, clock, logger.child({ service: 'deletions' }))
   deletions.start()
 
-  const app = Fastify({ loggerInstance: logger as FastifyBaseLogger, trustProxy: true, ignoreTrailingSlash: true, disableRequestLogging: true, bodyLimit: 20 * 1024 * 1024 })
+  const app = Fastify({ loggerInstance: logger as FastifyBaseLogger, trustProxy: true, routerOptions: { ignoreTrailingSlash: true }, logController: new LogController({ disableRequestLogging: true }), bodyLimit: 20 * 1024 * 1024 })
   await app.register(cors, { origin: true, credentials: true, methods: ['GET', 'POST', 'PATCH', 'PUT', 'DELETE', 'OPTIONS'] })
   installErrorHandler(app)
   app.get('/_health', async () => ({ status: 'ok' }))
@@ -62,6 +63,7 @@ export async function buildWren(config: Config, logger: Logger = pino({ level: c
   app.get('/_metrics', async (_req, reply) => reply.type('text/plain; version=0.0.4').send(metrics.render()))
   await app.register(captureRoutes, { log, projects, clock, metrics })
   await app.register(projectRoutes, { projects })
+  await app.register(eventRoutes, { projects, clickhouse, siteUrl: config.siteUrl })
   await app.register(personRoutes, { projects, clickhouse, log, processor, clock, deletions, siteUrl: config.siteUrl })
 
   let closed = false

@@ -170,7 +170,14 @@ describe('decodeCapture: payload errors', () => {
   })
 
   it('rejects lz64 that inflates past MAX_DECOMPRESSED_BYTES with 413', async () => {
-    const big = lzString.compressToBase64(' '.repeat(MAX_DECOMPRESSED_BYTES + 1))
+    // lz-string compresses long runs very slowly, so build > 20 MB of UTF-8 from 3-byte characters in pseudo-random
+    // order: ~7M chars compress in a few seconds.
+    let seed = 1
+    const chars = Array.from({ length: Math.ceil(MAX_DECOMPRESSED_BYTES / 3) + 10 }, () => {
+      seed = (seed * 1103515245 + 12345) & 0x7fffffff
+      return '€₤₩₪'[(seed >> 16) & 3]
+    })
+    const big = lzString.compressToBase64(chars.join(''))
     await rejects(decodeCapture(req(big, { query: { compression: 'lz64' } })), 413, 'payload_too_large')
   })
 

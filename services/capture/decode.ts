@@ -5,7 +5,7 @@
 import { promisify } from 'node:util'
 import { gunzip } from 'node:zlib'
 import lzString from 'lz-string'
-import { badRequest, payloadTooLarge, unauthorized } from '../shared/errors'
+import { badRequest, payloadTooLarge, unauthorized, type WrenError } from '../shared/errors'
 import { parseTimestamp } from './timestamp'
 
 export interface CaptureRequest {
@@ -98,8 +98,8 @@ function decodeUtf8(bytes: Uint8Array, what: string): string {
   }
 }
 
-function tooLarge(): Error {
-  return payloadTooLarge(`Decompressed payload exceeds ${MAX_DECOMPRESSED_BYTES} bytes`)
+function tooLarge(): WrenError {
+  return payloadTooLarge(`Payload exceeds ${MAX_DECOMPRESSED_BYTES} bytes (after decompression)`)
 }
 
 async function gunzipCapped(bytes: Buffer): Promise<string> {

@@ -9,7 +9,7 @@ import { TOPICS } from '../shared/log/log'
 import { decodeIngest, type IngestItem } from '../shared/log/messages'
 import type { Metrics } from '../shared/metrics'
 import { PersonRepo } from './person-repo'
-import { applyCommand, lookupsFor, processEvent, type CommandResult } from './person-rules'
+import { applyCommand, isDroppedPersonlessEvent, lookupsFor, processEvent, type CommandResult } from './person-rules'
 import { loadPersonState } from './person-loader'
 import { writeBatch, type DeadLetter } from './writer'
 import type { ProcessedEvent } from './types'
@@ -17,12 +17,15 @@ import type { ProcessedEvent } from './types'
 export interface ProcessorOptions {
   maxBatchRecords: number
   maxWaitMs: number
+  /** Failpoint for crash tests: die (SIGKILL) after this many batches are written, before their commit. */
+  crashAfterBatches?: number | null
 }
 
 export class IngestionProcessor {
   private readonly repo = new PersonRepo()
   private readonly applied = new EventEmitter()
   private subscription: Subscription | null = null
+  private batchesWritten = 0
 
   constructor(
     private readonly log: Log,
@@ -87,8 +90,11 @@ export class IngestionProcessor {
     const results: Array<[string, CommandResult]> = []
     for (const { offset, item } of items) {
       try {
-        if (item.kind === 'event') events.push(processEvent(this.repo, item.event))
-        else results.push([item.command.commandId, applyCommand(this.repo, item.command)])
+        // An item that throws leaves no half-applied person change behind.
+        this.repo.atomically(() => {
+          if (item.kind === 'command') results.push([item.command.commandId, applyCommand(this.repo, item.command)])
+          else if (!isDroppedPersonlessEvent(item.event)) events.push(processEvent(this.repo, item.event))
+        })
       } catch (err) {
         deadLetters.push({ offset, error: errorText(err), payload: batch.records[offset - batch.firstOffset].value })
       }
@@ -102,9 +108,13 @@ export class IngestionProcessor {
       this.repo.clear()
       throw err
     }
+    if (this.options.crashAfterBatches && ++this.batchesWritten >= this.options.crashAfterBatches) process.kill(process.pid, 'SIGKILL')
     this.repo.evict()
     this.metrics.inc('wren_ingested_events_total', events.length)
     this.metrics.inc('wren_dead_letters_total', deadLetters.length)
+    const warnings = this.repo.takeWarnings()
+    this.metrics.inc('wren_ingestion_warnings_total', warnings.length)
+    for (const w of warnings.slice(0, 20)) this.logger.info({ teamId: w.teamId, details: w.details }, `ingestion warning: ${w.type}`)
     if (deadLetters.length) this.logger.warn({ count: deadLetters.length, first: deadLetters[0].error }, 'messages sent to dead_letters')
     for (const [commandId, result] of results) this.applied.emit(commandId, result)
   }

@@ -160,7 +160,7 @@ function fromProjectRow(row: ProjectRow): Project & { version: number } {
     apiToken: row.api_token,
     timezone: row.timezone,
     settings: JSON.parse(row.settings || '{}') as Record<string, unknown>,
-    createdAt: new Date(row.created_at.replace(' ', 'T') + 'Z').toISOString(),
+    createdAt: new Date(row.created_at).toISOString(),
     version: Number(row.version),
   }
 }
@@ -172,6 +172,6 @@ function fromKeyRow(row: KeyRow): PersonalApiKey {
     maskValue: row.mask_value,
     scopes: row.scopes,
     scopedTeams: row.scoped_teams.map(Number),
-    createdAt: new Date(row.created_at.replace(' ', 'T') + 'Z').toISOString(),
+    createdAt: new Date(row.created_at).toISOString(),
   }
 }

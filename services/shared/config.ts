@@ -13,7 +13,7 @@ export interface Config {
   logLevel: string
   /** Public URL used in absolute `next`/`previous` links; defaults to the request's own host. */
   siteUrl: string | null
-  ingestion: { maxBatchRecords: number; maxWaitMs: number }
+  ingestion: { maxBatchRecords: number; maxWaitMs: number; crashAfterBatches: number | null }
 }
 
 export function loadConfig(env: NodeJS.ProcessEnv = process.env): Config {
@@ -31,6 +31,8 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env): Config {
     ingestion: {
       maxBatchRecords: intFrom(env.WREN_INGEST_BATCH, 10_000, 'WREN_INGEST_BATCH'),
       maxWaitMs: intFrom(env.WREN_INGEST_WAIT_MS, 200, 'WREN_INGEST_WAIT_MS'),
+      // Failpoint for crash tests: SIGKILL this process after N batches are written but not committed.
+      crashAfterBatches: env.WREN_FAILPOINT_CRASH_AFTER_BATCHES ? intFrom(env.WREN_FAILPOINT_CRASH_AFTER_BATCHES, 0, 'WREN_FAILPOINT_CRASH_AFTER_BATCHES') : null,
     },
   }
 }

@@ -1,5 +1,5 @@
 import { spawn } from 'node:child_process'
-import { appendFile, mkdtemp, readdir, readFile, rm, stat, truncate, writeFile } from 'node:fs/promises'
+import { appendFile, mkdir, mkdtemp, readdir, readFile, rm, stat, truncate, writeFile } from 'node:fs/promises'
 import { tmpdir } from 'node:os'
 import { join } from 'node:path'
 import { afterEach, beforeEach, describe, expect, it } from 'vitest'
@@ -113,6 +113,8 @@ describe('embedded log: appending', () => {
 
   it('rolls segments and reads across them, also after reopening', async () => {
     let log = await open(200)
+    // A group that stays at 0 keeps retention from deleting what the readers below consume.
+    await log.subscribe({ topic: 't', group: 'keeper', maxBatchRecords: 1, maxWaitMs: 0, handler: async () => {} }).stop()
     for (let i = 0; i < 40; i++) await log.append('t', msgs(i * 3, 3))
     const files = await segments()
     expect(files.length).toBeGreaterThan(5)
@@ -156,8 +158,10 @@ describe('embedded log: recovery', () => {
     const first = await collect(log, 4, { group: 'g', maxBatchRecords: 4 })
     expect(first).toHaveLength(1)
     await log.close()
+    await mkdir(join(dir, 'not-a-topic'))
     log = await open()
     expect(await log.stats('t')).toEqual({ topic: 't', endOffset: 10, committed: { g: 4 } })
+    expect(await readdir(join(dir, 'not-a-topic'))).toEqual([])
     const rest = await collect(log, 6, { group: 'g' })
     expect(rest[0]).toMatchObject({ firstOffset: 4, lastOffset: 9, redelivered: false })
     expect(JSON.parse(await readFile(join(dir, 't', 'consumers', 'g.json'), 'utf8'))).toEqual({ committed: 10 })
@@ -190,6 +194,27 @@ describe('embedded log: recovery', () => {
       expect(values(await collect(await open(), keep + 2))).toHaveLength(keep + 2)
     })
   }
+
+  it('reports a corrupt older segment to onError instead of skipping it', async () => {
+    let log = await open(200)
+    await log.subscribe({ topic: 't', group: 'keeper', maxBatchRecords: 1, maxWaitMs: 0, handler: async () => {} }).stop()
+    for (let i = 0; i < 20; i++) await log.append('t', msgs(i * 3, 3))
+    await log.close()
+    const file = join(dir, 't', (await segments())[0])
+    const bytes = await readFile(file)
+    bytes[bytes.length - 1] ^= 0xff
+    await writeFile(file, bytes)
+    log = await open(200)
+    const failed = deferred<unknown>()
+    const sub = log.subscribe({
+      topic: 't', group: 'g', maxBatchRecords: 10, maxWaitMs: 0,
+      handler: async () => {},
+      onError: (err) => failed.resolve(err),
+    })
+    expect(String(await failed.promise)).toMatch(/corrupt/)
+    await sub.stop()
+    expect((await log.stats('t')).committed.g).toBe(0)
+  })
 
   it('redelivers exactly the pending range after a crash, even when more records exist', async () => {
     const crashed = await open()

@@ -50,7 +50,9 @@ export async function openEmbeddedLog(options: EmbeddedLogOptions): Promise<Embe
     // Recovery (truncating torn tails) happens here, before anyone appends or reads.
     const entries = await readdir(options.dir, { withFileTypes: true })
     for (const entry of entries) {
-      if (entry.isDirectory() && NAME.test(entry.name)) await log.topic(entry.name)
+      if (entry.isDirectory() && NAME.test(entry.name) && (await isTopicDir(join(options.dir, entry.name)))) {
+        await log.topic(entry.name)
+      }
     }
   } catch (err) {
     await log.close().catch(() => {})
@@ -186,6 +188,11 @@ class EmbeddedLogImpl implements EmbeddedLog {
   }
 }
 
+/** Only directories this log made are topics: a shared data directory may hold other things. */
+async function isTopicDir(path: string): Promise<boolean> {
+  return (await readdir(path)).some((f) => f === 'consumers' || f.endsWith('.seg'))
+}
+
 function parseOffsets(text: string, path: string): OffsetState {
   const state = JSON.parse(text) as OffsetState
   const ok = (n: unknown) => Number.isSafeInteger(n) && (n as number) >= 0
@@ -221,8 +228,9 @@ class SubscriptionImpl implements Subscription {
 
   private async run(): Promise<void> {
     const { topic: name, group } = this.options
-    const topic = await this.attempt(() => this.log.topic(name), this.placeholder(0))
-    if (!topic) return
+    const opened = await this.attempt(() => this.log.topic(name), this.placeholder(0))
+    if (!opened) return
+    const topic = opened.value
     const { store } = topic
     let next: number
     let pending: OffsetState['pending'] | null = null
@@ -254,9 +262,9 @@ class SubscriptionImpl implements Subscription {
         if (end === null) return
         last = end
       }
-      const records = await this.attempt(() => store.read(first, last - first + 1), this.placeholder(first))
-      if (!records || this.stopped) return
-      let batch: LogBatch = { topic: name, partition: 0, records, firstOffset: first, lastOffset: last, redelivered }
+      const read = await this.attempt(() => store.read(first, last - first + 1), this.placeholder(first))
+      if (!read || this.stopped) return
+      let batch: LogBatch = { topic: name, partition: 0, records: read.value, firstOffset: first, lastOffset: last, redelivered }
       const marked = { committed: first, pending: { first, last } }
       if (!(await this.attempt(() => this.log.writeOffsets(topic, group, marked), batch))) return
 
@@ -320,12 +328,12 @@ class SubscriptionImpl implements Subscription {
    * Runs fn until it succeeds, reporting failures and backing off. Returns undefined when stopped
    * before it succeeded (at least one attempt is made, so a commit after stop() is still tried).
    */
-  private async attempt<T>(fn: () => Promise<T>, batch: LogBatch): Promise<T | undefined> {
+  private async attempt<T>(fn: () => Promise<T>, batch: LogBatch): Promise<{ value: T } | undefined> {
     for (;;) {
       try {
         const value = await fn()
         this.backoffMs = MIN_BACKOFF_MS
-        return value
+        return { value }
       } catch (err) {
         this.report(err, batch)
         if (this.stopped) return undefined

@@ -203,7 +203,9 @@ export class TopicStore {
     const fh = await open(path, 'r+')
     const last = new Segment(bases[bases.length - 1], path, fh, (await fh.stat()).size, 0, null)
     this.segments.push(last)
-    const scan = await this.buildIndex(last)
+    const scan = await this.scanSegment(last)
+    last.index = scan.index
+    last.count = scan.count
     if (scan.position < last.size) {
       // A crash mid-write leaves a torn tail; those records were never acknowledged, so drop them.
       const dropped = last.size - scan.position
@@ -217,8 +219,8 @@ export class TopicStore {
     }
   }
 
-  /** Scans a whole segment, setting its count and sparse index. */
-  private async buildIndex(seg: Segment): Promise<FrameScan> {
+  /** Reads a whole segment, checking every frame, to count its records and build its sparse index. */
+  private async scanSegment(seg: Segment): Promise<FrameScan & { index: number[]; count: number }> {
     const fh = await this.handle(seg)
     const index: number[] = []
     let count = 0
@@ -227,9 +229,7 @@ export class TopicStore {
       count++
       return true
     })
-    seg.index = index
-    seg.count = count
-    return scan
+    return { ...scan, index, count }
   }
 
   private async handle(seg: Segment): Promise<FileHandle> {
@@ -326,7 +326,14 @@ export class TopicStore {
     const base = this.endOffset
     const path = join(this.dir, segmentFileName(base))
     const fh = await open(path, 'wx+')
-    await syncDir(this.dir)
+    try {
+      await syncDir(this.dir)
+    } catch (err) {
+      // Leave no file behind, or the next roll to this base would fail on it forever.
+      await fh.close().catch(() => {})
+      await unlink(path).catch(() => {})
+      throw err
+    }
     const seg = new Segment(base, path, fh, 0, 0, [])
     this.segments.push(seg)
     return seg
@@ -341,12 +348,12 @@ export class TopicStore {
     while (offset < until) {
       const seg = this.segmentOf(offset)
       if (!seg.index) {
-        const scan = await this.buildIndex(seg)
-        const expected = this.segments[this.segments.indexOf(seg) + 1].base - seg.base
-        if (scan.problem || seg.count !== expected) {
-          seg.index = null
+        // An older segment, first read since open: its count is known from the next segment's base.
+        const scan = await this.scanSegment(seg)
+        if (scan.problem || scan.count !== seg.count) {
           throw new Error(`embedded log segment ${seg.path} is corrupt (${scan.problem ?? 'record count'})`)
         }
+        seg.index = scan.index
       }
       const k = Math.floor((offset - seg.base) / INDEX_EVERY)
       let current = seg.base + k * INDEX_EVERY

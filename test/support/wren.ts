@@ -1,0 +1,136 @@
+// Starting real Wren instances for tests: in this process (one per test file — chDB allows one engine
+// per process, and vitest forks a process per file), or as a child process that a test can SIGKILL.
+import { mkdtemp, rm } from 'node:fs/promises'
+import { tmpdir } from 'node:os'
+import path from 'node:path'
+import { spawn, type ChildProcess } from 'node:child_process'
+import pino from 'pino'
+import { buildWren, type Wren } from '../../services/app'
+import { loadConfig } from '../../services/shared/config'
+import { generateKey, PERSONAL_KEY_PREFIX, PROJECT_KEY_PREFIX } from '../../services/projects/store'
+
+export interface TestWren {
+  url: string
+  projectId: number
+  projectKey: string
+  personalKey: string
+  dataDir: string
+  wren: Wren
+  close(): Promise<void>
+}
+
+export async function startWren(env: Record<string, string> = {}): Promise<TestWren> {
+  const dataDir = await mkdtemp(path.join(tmpdir(), 'wren-test-'))
+  const projectKey = generateKey(PROJECT_KEY_PREFIX)
+  const personalKey = generateKey(PERSONAL_KEY_PREFIX)
+  const config = loadConfig({ WREN_DATA_DIR: dataDir, WREN_PROJECT_API_KEY: projectKey, WREN_PERSONAL_API_KEY: personalKey, WREN_INGEST_WAIT_MS: '20', ...env })
+  const wren = await buildWren(config, pino({ level: process.env.WREN_TEST_LOG ?? 'silent' }))
+  await wren.app.listen({ port: 0, host: '127.0.0.1' })
+  const address = wren.app.server.address()
+  const port = typeof address === 'object' && address ? address.port : 0
+  return {
+    url: `http://127.0.0.1:${port}`,
+    projectId: wren.bootstrap!.projectId,
+    projectKey,
+    personalKey,
+    dataDir,
+    wren,
+    async close() {
+      await wren.close()
+      await rm(dataDir, { recursive: true, force: true })
+    },
+  }
+}
+
+export interface WrenProcess {
+  url: string
+  child: ChildProcess
+  output: () => string
+  stop(signal?: NodeJS.Signals): Promise<number | null>
+}
+
+const repoRoot = path.resolve(import.meta.dirname, '../..')
+
+/** Runs `wren start` as its own process on `dataDir`, and waits until it answers. */
+export async function spawnWren(dataDir: string, env: Record<string, string>): Promise<WrenProcess> {
+  const port = 20000 + Math.floor(Math.random() * 20000)
+  let output = ''
+  const child = spawn(process.execPath, ['--import', 'tsx', path.join(repoRoot, 'services/main.ts'), 'start'], {
+    cwd: repoRoot,
+    env: { ...process.env, PORT: String(port), HOST: '127.0.0.1', WREN_DATA_DIR: dataDir, LOG_LEVEL: 'warn', WREN_INGEST_WAIT_MS: '20', ...env },
+    stdio: ['ignore', 'pipe', 'pipe'],
+  })
+  child.stdout!.on('data', (d: Buffer) => (output += d.toString()))
+  child.stderr!.on('data', (d: Buffer) => (output += d.toString()))
+  const exited = new Promise<number | null>((resolve) => child.once('exit', (code) => resolve(code)))
+  const url = `http://127.0.0.1:${port}`
+  await waitFor(
+    async () => {
+      if (child.exitCode !== null) throw new Error(`wren exited with ${child.exitCode}:\n${output}`)
+      return (await fetch(`${url}/_health`).catch(() => null))?.ok ?? false
+    },
+    { timeoutMs: 60_000, what: 'wren to start' },
+  )
+  return {
+    url,
+    child,
+    output: () => output,
+    async stop(signal: NodeJS.Signals = 'SIGTERM') {
+      if (child.exitCode === null) child.kill(signal)
+      return exited
+    },
+  }
+}
+
+/** Polls `check` until it returns a truthy value. */
+export async function waitFor<T>(check: () => Promise<T | false | null | undefined>, opts: { timeoutMs?: number; intervalMs?: number; what?: string } = {}): Promise<T> {
+  const deadline = Date.now() + (opts.timeoutMs ?? 20_000)
+  let last: unknown
+  for (;;) {
+    try {
+      const value = await check()
+      if (value) return value
+    } catch (err) {
+      last = err
+      if (err instanceof Error && err.message.startsWith('wren exited')) throw err
+    }
+    if (Date.now() > deadline) throw new Error(`timed out waiting for ${opts.what ?? 'condition'}${last ? `: ${String(last)}` : ''}`)
+    await new Promise((r) => setTimeout(r, opts.intervalMs ?? 100))
+  }
+}
+
+/** A small HTTP client for the management API. */
+export function api(t: { url: string; personalKey: string }) {
+  return async (method: string, route: string, body?: unknown, key: string | null = t.personalKey): Promise<{ status: number; body: any; text: string; headers: Headers }> => {
+    const res = await fetch(t.url + route, {
+      method,
+      headers: { ...(key ? { authorization: `Bearer ${key}` } : {}), ...(body !== undefined ? { 'content-type': 'application/json' } : {}) },
+      body: body !== undefined ? JSON.stringify(body) : undefined,
+    })
+    const text = await res.text()
+    let parsed: unknown = null
+    try {
+      parsed = text ? JSON.parse(text) : null
+    } catch {
+      parsed = null
+    }
+    return { status: res.status, body: parsed, text, headers: res.headers }
+  }
+}
+
+/** Sends events to /batch/ the way posthog-node does, and waits for them to be ingested. */
+export async function captureBatch(t: { url: string; projectKey: string }, events: Array<Record<string, unknown>>): Promise<void> {
+  const res = await fetch(`${t.url}/batch/`, { method: 'POST', headers: { 'content-type': 'application/json' }, body: JSON.stringify({ api_key: t.projectKey, batch: events }) })
+  if (res.status !== 200) throw new Error(`capture failed: ${res.status} ${await res.text()}`)
+}
+
+/** Waits until the ingestion processor has committed everything appended so far. */
+export async function drained(wren: Wren): Promise<void> {
+  await waitFor(
+    async () => {
+      const stats = await wren.log.stats('wren_ingest')
+      return (stats.committed.ingestion ?? 0) >= stats.endOffset
+    },
+    { what: 'ingestion to catch up', intervalMs: 25 },
+  )
+}
