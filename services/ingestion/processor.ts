@@ -60,6 +60,7 @@ export class IngestionProcessor {
         this.applied.off(commandId, onApplied)
         reject(new Error(`command ${commandId} was not applied within ${timeoutMs} ms`))
       }, timeoutMs)
+      timer.unref()
       const onApplied = (result: CommandResult) => {
         clearTimeout(timer)
         resolve(result)

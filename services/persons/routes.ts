@@ -51,10 +51,13 @@ export async function personRoutes(app: FastifyInstance, deps: PersonRouteDeps):
   }
 
   const command = async (caller: Caller, cmd: PersonCommand) => {
+    // Listen before appending, so a fast processor cannot apply the command before anyone waits for it.
+    const applied = deps.processor.waitForCommand(cmd.commandId)
+    applied.catch(() => {}) // handled below; keeps an append failure from leaving an unhandled rejection
     await deps.log.append(TOPICS.ingest, [{ key: String(caller.project.id), value: encodeIngest({ kind: 'command', command: cmd }) }])
     let result
     try {
-      result = await deps.processor.waitForCommand(cmd.commandId)
+      result = await applied
     } catch {
       throw unavailable('The change is queued but was not applied in time; it will still be applied. Retry the read shortly.')
     }
