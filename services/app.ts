@@ -4,10 +4,13 @@ import Fastify, { LogController, type FastifyBaseLogger, type FastifyInstance } 
 import cors from '@fastify/cors'
 import pino, { type Logger } from 'pino'
 import path from 'node:path'
-import type { Config } from './shared/config'
+import type { Config, Role } from './shared/config'
 import { fixedClock, systemClock, type Clock } from './shared/clock'
-import { migrate, openEmbeddedClickHouse, type ClickHouseClient } from './shared/clickhouse'
+import { migrate, openEmbeddedClickHouse, openServerClickHouse, type ClickHouseClient } from './shared/clickhouse'
 import { openEmbeddedLog } from './shared/log/embedded-log'
+import { openKafkaLog, type KafkaLog } from './shared/log/kafka-log'
+import { kafkaDeadLetters } from './ingestion/dead-letters'
+import { LogCommandWaiter, publishCommandResults } from './ingestion/command-results'
 import type { Log } from './shared/log/log'
 import { lockDataDir } from './shared/lock'
 import { installErrorHandler } from './shared/http'
@@ -20,6 +23,7 @@ import { IngestionProcessor } from './ingestion/processor'
 import { personRoutes } from './persons/routes'
 import { DeletionScheduler } from './persons/deletions'
 import { eventRoutes } from './events/routes'
+import { buildFlags } from './flags/module'
 
 export interface Wren {
   app: FastifyInstance
@@ -38,33 +42,49 @@ export interface Wren {
 
 export async function buildWren(config: Config, logger: Logger = pino({ level: config.logLevel })): Promise<Wren> {
   const clock = config.now ? fixedClock(config.now) : systemClock
-  const unlock = await lockDataDir(config.dataDir)
-  const clickhouse = await openEmbeddedClickHouse(config.dataDir)
-  await migrate(clickhouse)
-  const log = await openEmbeddedLog({ dir: path.join(config.dataDir, 'log'), logger })
+  // The mode: KAFKA_BROKERS picks the Kafka log, CLICKHOUSE_URL a ClickHouse server; otherwise the
+  // embedded log and chDB in the data directory (which one process owns, hence the lock).
+  const roles = new Set<Role>(config.roles ?? ['all'])
+  const runs = (role: Role) => roles.has('all') || roles.has(role)
+  if (!roles.has('all') && !config.kafka) throw new Error(`wren ${[...roles].join(',')} is a cluster-mode role and needs KAFKA_BROKERS; embedded mode runs every service in one process: wren start`)
+  const unlock = config.kafka && config.clickhouse ? async () => {} : await lockDataDir(config.dataDir)
+  const clickhouse = config.clickhouse ? await openServerClickHouse(config.clickhouse) : await openEmbeddedClickHouse(config.dataDir)
+  await migrate(clickhouse, { cluster: config.clickhouse?.cluster })
+  const kafkaLog: KafkaLog | null = config.kafka ? await openKafkaLog({ ...config.kafka, clientId: `wren-${[...roles].join('-')}`, logger: logger.child({ service: 'kafka' }) }) : null
+  const log: Log = kafkaLog ?? (await openEmbeddedLog({ dir: path.join(config.dataDir, 'log'), logger }))
   const metrics = new Metrics()
 
   const projects = await ProjectStore.load(clickhouse, clock)
   const bootstrap = await bootstrapIfEmpty(projects, { projectApiKey: config.bootstrapProjectApiKey, personalApiKey: config.bootstrapPersonalApiKey })
 
-  const processor = new IngestionProcessor(log, clickhouse, logger.child({ service: 'ingestion' }), metrics, config.ingestion)
-  processor.start()
+  // Projects and keys are created through any api process: the others reload them.
+  const projectsRefresh = roles.has('all') ? null : setInterval(() => void projects.refresh().catch((err: unknown) => logger.warn({ err }, 'reloading projects failed')), 2_000).unref()
+
+  const processor = new IngestionProcessor(log, clickhouse, logger.child({ service: 'ingestion' }), metrics, { ...config.ingestion, ...(kafkaLog ? { deadLetters: kafkaDeadLetters(kafkaLog, 'ingestion'), publishResults: publishCommandResults(kafkaLog) } : {}) })
+  if (runs('ingest')) processor.start()
+  // An api process without the processor learns command results from the log.
+  const commandResults = runs('api') && !runs('ingest') ? new LogCommandWaiter(log) : null
+  commandResults?.start()
   const deletions = new DeletionScheduler(clickhouse, clock, logger.child({ service: 'deletions' }))
-  deletions.start()
+  if (runs('ingest')) deletions.start()
 
   const app = Fastify({ loggerInstance: logger as FastifyBaseLogger, trustProxy: true, routerOptions: { ignoreTrailingSlash: true }, logController: new LogController({ disableRequestLogging: true }), bodyLimit: 20 * 1024 * 1024 })
   await app.register(cors, { origin: true, credentials: true, methods: ['GET', 'POST', 'PATCH', 'PUT', 'DELETE', 'OPTIONS'] })
   installErrorHandler(app)
-  app.get('/_health', async () => ({ status: 'ok' }))
+  app.get('/_health', async () => ({ status: 'ok', roles: [...roles] }))
   app.get('/_readyz', async (_req, reply) => {
     const ping = await clickhouse.ping()
-    return reply.status(ping.success ? 200 : 503).send({ status: ping.success ? 'ready' : 'clickhouse unavailable' })
+    // The Kafka log is connected (topics exist, producer up) before the server listens at all.
+    return reply.status(ping.success ? 200 : 503).send({ status: ping.success ? 'ready' : 'clickhouse unavailable', roles: [...roles], log: kafkaLog ? 'kafka' : 'embedded' })
   })
   app.get('/_metrics', async (_req, reply) => reply.type('text/plain; version=0.0.4').send(metrics.render()))
-  await app.register(captureRoutes, { log, projects, clock, metrics })
-  await app.register(projectRoutes, { projects })
-  await app.register(eventRoutes, { projects, clickhouse, siteUrl: config.siteUrl })
-  await app.register(personRoutes, { projects, clickhouse, log, processor, clock, deletions, siteUrl: config.siteUrl })
+  if (runs('capture')) await app.register(captureRoutes, { log, projects, clock, metrics })
+  if (runs('api')) await app.register(projectRoutes, { projects })
+  if (runs('api')) await app.register(eventRoutes, { projects, clickhouse, siteUrl: config.siteUrl })
+  if (runs('api')) await app.register(personRoutes, { projects, clickhouse, log, processor: commandResults ?? processor, clock, deletions, siteUrl: config.siteUrl })
+  if (runs('api')) await app.register((await import('./trends/plugin')).insightRoutes, { projects, clickhouse, clock, siteUrl: config.siteUrl })
+  const flags = await buildFlags({ clickhouse, clock, projects, processor, logger: logger.child({ service: 'flags' }), siteUrl: config.siteUrl })
+  await flags.register(app, { api: runs('api'), decide: runs('decide') })
 
   let closed = false
   return {
@@ -81,9 +101,11 @@ export async function buildWren(config: Config, logger: Logger = pino({ level: c
     async close() {
       if (closed) return
       closed = true
+      if (projectsRefresh) clearInterval(projectsRefresh)
       await app.close()
       deletions.stop()
       await processor.stop()
+      await commandResults?.stop()
       await log.close()
       await clickhouse.close()
       await unlock()

@@ -1,34 +1,40 @@
 // The `wren` command: start the server, or manage projects and keys on a stopped data directory.
 import { parseArgs } from 'node:util'
 import pino from 'pino'
-import { loadConfig } from './shared/config'
+import { loadConfig, parseRoles, ROLES, type Role } from './shared/config'
 import { buildWren } from './app'
 import { isValidScope } from './shared/auth'
 import { lockDataDir, DataDirLockedError } from './shared/lock'
-import { migrate, openEmbeddedClickHouse } from './shared/clickhouse'
+import { migrate, openEmbeddedClickHouse, openServerClickHouse } from './shared/clickhouse'
 import { ProjectStore } from './projects/store'
 import { systemClock } from './shared/clock'
 
 const USAGE = `usage:
   wren start                                   start Wren in embedded mode (the default)
+  wren all | capture | ingest | api | decide | recordings
+                                               run one role (cluster mode: any number of each),
+                                               or several: wren ingest,api; 'all' is what start runs
   wren projects create NAME                    create a project, print its project API key
   wren projects list
   wren keys create --scopes a:read,b:write [--projects 1,2] [--label L]
                                                create a personal API key, print it once
 Configuration by environment: PORT (8000), WREN_DATA_DIR (./data), WREN_PROJECT_API_KEY,
-WREN_PERSONAL_API_KEY, WREN_NOW, LOG_LEVEL.`
+WREN_PERSONAL_API_KEY, WREN_NOW, LOG_LEVEL. Cluster mode: KAFKA_BROKERS (host:port,…), KAFKA_PARTITIONS,
+KAFKA_REPLICATION_FACTOR, CLICKHOUSE_URL, CLICKHOUSE_USER, CLICKHOUSE_PASSWORD, CLICKHOUSE_DATABASE,
+CLICKHOUSE_CLUSTER.`
 
 async function main(argv: string[]): Promise<number> {
   const [command, sub, ...rest] = argv
   const config = loadConfig()
   if (command === 'start' || command === undefined) return start()
+  if (command.split(',').every((r) => (ROLES as readonly string[]).includes(r))) return start(parseRoles(command))
   if (command === 'projects' || command === 'keys') return manage(command, sub, rest)
   console.error(USAGE)
   return command === 'help' || command === '--help' ? 0 : 2
 
-  async function start(): Promise<number> {
+  async function start(roles?: Role[]): Promise<number> {
     const logger = pino({ level: config.logLevel })
-    const wren = await buildWren(config, logger)
+    const wren = await buildWren(roles ? { ...config, roles } : config, logger)
     await wren.app.listen({ port: config.port, host: config.host })
     const address = `http://localhost:${config.port}`
     if (wren.bootstrap) {
@@ -43,7 +49,8 @@ async function main(argv: string[]): Promise<number> {
         ].join('\n'),
       )
     }
-    console.log(`Wren is listening on ${address} (data: ${config.dataDir})`)
+    const storage = `${config.kafka ? `kafka: ${config.kafka.brokers.join(',')}` : `log: ${config.dataDir}`}, ${config.clickhouse ? `clickhouse: ${config.clickhouse.url}` : `chdb: ${config.dataDir}`}`
+    console.log(`Wren (${(roles ?? ['all']).join(',')}) is listening on ${address} (${storage})`)
     let stopping = false
     const stop = async (signal: string) => {
       if (stopping) return
@@ -58,9 +65,10 @@ async function main(argv: string[]): Promise<number> {
   }
 
   async function manage(what: string, action: string | undefined, args: string[]): Promise<number> {
-    let unlock: () => Promise<void>
+    let unlock: () => Promise<void> = async () => {}
     try {
-      unlock = await lockDataDir(config.dataDir)
+      // With a ClickHouse server (cluster mode) projects and keys live there, not in the data directory.
+      if (!config.clickhouse) unlock = await lockDataDir(config.dataDir)
     } catch (err) {
       if (err instanceof DataDirLockedError) {
         console.error(`${err.message}\nWhile Wren runs, use POST /api/projects/ or POST /api/personal_api_keys/ instead.`)
@@ -68,9 +76,9 @@ async function main(argv: string[]): Promise<number> {
       }
       throw err
     }
-    const client = await openEmbeddedClickHouse(config.dataDir)
+    const client = config.clickhouse ? await openServerClickHouse(config.clickhouse) : await openEmbeddedClickHouse(config.dataDir)
     try {
-      await migrate(client)
+      await migrate(client, { cluster: config.clickhouse?.cluster })
       const store = await ProjectStore.load(client, systemClock)
       if (what === 'projects' && action === 'create' && args[0]) {
         const project = await store.createProject({ name: args.join(' ') })

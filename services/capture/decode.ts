@@ -179,7 +179,8 @@ function isForm(req: CaptureRequest, payload: Buffer): boolean {
   return mediaType === 'application/x-www-form-urlencoded' || FORM_FIELDS.some((f) => head.startsWith(f))
 }
 
-async function payloadText(req: CaptureRequest): Promise<string> {
+/** The request body as text, undone from every encoding capture accepts (decide reuses this). */
+export async function payloadText(req: CaptureRequest): Promise<string> {
   const { payload, compression } = extractPayload(req)
   let text: string
   // A gzip hint on bytes without the gzip magic could never gunzip (e.g. a proxy already inflated the body), so

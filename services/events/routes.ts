@@ -10,6 +10,7 @@ import { absoluteUrl, sendFormatted } from '../shared/http'
 import { SqlParams, filterSql, parsePropertyFilters } from '../shared/property-filters'
 
 type Query = Record<string, string | undefined>
+const UUID_RE = /^[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}$/i
 
 interface EventRow {
   uuid: string
@@ -32,7 +33,10 @@ export async function eventRoutes(app: FastifyInstance, deps: { projects: Projec
       const where = ['team_id = {team:Int64}']
       if (q.event) where.push(`event = ${params.add('String', q.event)}`)
       if (q.distinct_id) where.push(`distinct_id = ${params.add('String', q.distinct_id)}`)
-      if (q.person_id) where.push(`person_id = ${params.add('UUID', q.person_id)}`)
+      if (q.person_id) {
+        if (!UUID_RE.test(q.person_id)) throw badRequest('invalid_input', `person_id must be a person's uuid, got '${q.person_id}'.`, 'person_id')
+        where.push(`person_id = ${params.add('UUID', q.person_id)}`)
+      }
       if (q.after) where.push(`timestamp > ${dateParam(params, q.after, 'after')}`)
       if (q.before) where.push(`timestamp < ${dateParam(params, q.before, 'before')}`)
       for (const f of parsePropertyFilters(q.properties)) where.push(filterSql('properties', f, params))

@@ -11,14 +11,20 @@ import type { Metrics } from '../shared/metrics'
 import { PersonRepo } from './person-repo'
 import { applyCommand, isDroppedPersonlessEvent, lookupsFor, processEvent, type CommandResult } from './person-rules'
 import { loadPersonState } from './person-loader'
-import { writeBatch, type DeadLetter } from './writer'
-import type { ProcessedEvent } from './types'
+import { writeBatch } from './writer'
+import { clickHouseDeadLetters, type DeadLetter, type DeadLetterSink } from './dead-letters'
+import type { CommandResultPublisher } from './command-results'
+import type { PersonChanges, ProcessedEvent } from './types'
 
 export interface ProcessorOptions {
   maxBatchRecords: number
   maxWaitMs: number
   /** Failpoint for crash tests: die (SIGKILL) after this many batches are written, before their commit. */
   crashAfterBatches?: number | null
+  /** Where undecodable or unprocessable messages go; the dead_letters table unless told otherwise. */
+  deadLetters?: DeadLetterSink
+  /** Cluster mode: where applied commands' results go for api processes elsewhere (command-results.ts). */
+  publishResults?: CommandResultPublisher
 }
 
 export class IngestionProcessor {
@@ -26,6 +32,8 @@ export class IngestionProcessor {
   private readonly applied = new EventEmitter()
   private subscription: Subscription | null = null
   private batchesWritten = 0
+  private readonly changeListeners: Array<(changes: PersonChanges) => void> = []
+  private readonly deadLetters: DeadLetterSink
 
   constructor(
     private readonly log: Log,
@@ -35,6 +43,7 @@ export class IngestionProcessor {
     private readonly options: ProcessorOptions,
   ) {
     this.applied.setMaxListeners(0)
+    this.deadLetters = options.deadLetters ?? clickHouseDeadLetters(client)
   }
 
   start(): void {
@@ -51,6 +60,11 @@ export class IngestionProcessor {
   async stop(): Promise<void> {
     await this.subscription?.stop()
     this.subscription = null
+  }
+
+  /** Hears each batch's person changes once they are in ClickHouse (decide's snapshot keeps fresh this way). */
+  onPersonChanges(listener: (changes: PersonChanges) => void): void {
+    this.changeListeners.push(listener)
   }
 
   /** Resolves with the command's result once it is applied and stored. */
@@ -70,11 +84,11 @@ export class IngestionProcessor {
   }
 
   private async handleBatch(batch: LogBatch): Promise<void> {
-    const items: Array<{ offset: number; item: IngestItem }> = []
+    const items: Array<{ offset: number; index: number; item: IngestItem }> = []
     const deadLetters: DeadLetter[] = []
-    for (const record of batch.records) {
+    for (const [index, record] of batch.records.entries()) {
       try {
-        items.push({ offset: record.offset, item: decodeIngest(record.value) })
+        items.push({ offset: record.offset, index, item: decodeIngest(record.value) })
       } catch (err) {
         deadLetters.push({ offset: record.offset, error: errorText(err), payload: record.value })
       }
@@ -82,14 +96,15 @@ export class IngestionProcessor {
 
     // A redelivered batch may be partly in ClickHouse already: forget what memory holds and rebuild the
     // state from before the batch, so the replay writes the same rows and deduplication drops them.
-    if (batch.redelivered) this.repo.clear()
+    // A partition this process just got (a Kafka rebalance) may have been written by another process.
+    if (batch.redelivered || batch.reassigned) this.repo.clear()
     const bound = batch.redelivered ? { partition: batch.partition, firstOffset: batch.firstOffset } : null
     const wanted = this.repo.unknown(lookupsFor(items.map(({ item }) => (item.kind === 'event' ? item.event : item.command))))
     this.repo.load(wanted, await loadPersonState(this.client, wanted, bound))
 
     const events: ProcessedEvent[] = []
     const results: Array<[string, CommandResult]> = []
-    for (const { offset, item } of items) {
+    for (const { offset, index, item } of items) {
       try {
         // An item that throws leaves no half-applied person change behind.
         this.repo.atomically(() => {
@@ -97,26 +112,35 @@ export class IngestionProcessor {
           else if (!isDroppedPersonlessEvent(item.event)) events.push(processEvent(this.repo, item.event))
         })
       } catch (err) {
-        deadLetters.push({ offset, error: errorText(err), payload: batch.records[offset - batch.firstOffset].value })
+        deadLetters.push({ offset, error: errorText(err), payload: batch.records[index].value })
       }
     }
 
     const changes = this.repo.takeChanges()
     try {
-      await writeBatch(this.client, batch, changes, events, deadLetters)
+      await writeBatch(this.client, batch, changes, events)
+      await this.deadLetters(batch, deadLetters)
+      if (this.options.publishResults) await this.options.publishResults(results)
     } catch (err) {
       // Memory is now ahead of ClickHouse; the log redelivers this batch and we rebuild from storage.
       this.repo.clear()
       throw err
     }
     if (this.options.crashAfterBatches && ++this.batchesWritten >= this.options.crashAfterBatches) process.kill(process.pid, 'SIGKILL')
+    for (const listener of this.changeListeners) {
+      try {
+        listener(changes)
+      } catch (err) {
+        this.logger.error({ err }, 'person change listener failed')
+      }
+    }
     this.repo.evict()
     this.metrics.inc('wren_ingested_events_total', events.length)
     this.metrics.inc('wren_dead_letters_total', deadLetters.length)
     const warnings = this.repo.takeWarnings()
     this.metrics.inc('wren_ingestion_warnings_total', warnings.length)
     for (const w of warnings.slice(0, 20)) this.logger.info({ teamId: w.teamId, details: w.details }, `ingestion warning: ${w.type}`)
-    if (deadLetters.length) this.logger.warn({ count: deadLetters.length, first: deadLetters[0].error }, 'messages sent to dead_letters')
+    if (deadLetters.length) this.logger.warn({ count: deadLetters.length, first: deadLetters[0].error }, 'messages sent to the dead-letter store')
     for (const [commandId, result] of results) this.applied.emit(commandId, result)
   }
 }

@@ -5,13 +5,7 @@ import { insertRows } from '../shared/clickhouse'
 import type { LogBatch } from '../shared/log/log'
 import type { PersonChanges, ProcessedEvent } from './types'
 
-export interface DeadLetter {
-  offset: number
-  error: string
-  payload: Buffer
-}
-
-export async function writeBatch(client: ClickHouseClient, batch: LogBatch, changes: PersonChanges, events: ProcessedEvent[], deadLetters: DeadLetter[]): Promise<void> {
+export async function writeBatch(client: ClickHouseClient, batch: LogBatch, changes: PersonChanges, events: ProcessedEvent[]): Promise<void> {
   const origin = { _partition: batch.partition, _offset: batch.lastOffset }
   const token = (table: string) => `${table}:${batch.topic}:${batch.partition}:${batch.firstOffset}-${batch.lastOffset}`
   // Person state first: an event row never points at a person that is not stored yet.
@@ -23,12 +17,6 @@ export async function writeBatch(client: ClickHouseClient, batch: LogBatch, chan
     insertRows(client, 'group_type_mapping', changes.groupTypes.map((g) => ({ team_id: g.teamId, group_type: g.groupType, group_type_index: g.groupTypeIndex, ...origin })), token('group_type_mapping')),
   ])
   await insertRows(client, 'events', events.map((e) => eventRow(e, origin)), token('events'))
-  await insertRows(
-    client,
-    'dead_letters',
-    deadLetters.map((d) => ({ topic: batch.topic, partition: batch.partition, offset: d.offset, error: d.error, payload: d.payload.toString('base64'), at: new Date().toISOString() })),
-    token('dead_letters'),
-  )
 }
 
 function eventRow(e: ProcessedEvent, origin: { _partition: number; _offset: number }): Record<string, unknown> {

@@ -18,14 +18,17 @@ export interface ListFilters {
   email?: string
   search?: string
   properties: PropertyFilter[]
+  /** Integer ids the caller may not see (access level 'none'). */
+  hiddenIds?: number[]
   limit: number
   offset: number
 }
 
-const LATEST_PERSONS = `
+const LATEST_PERSONS_AND_DELETED = `
   SELECT uuid, argMax(id, version) AS id, argMax(properties, version) AS properties, argMax(created_at, version) AS created_at,
          argMax(is_identified, version) AS is_identified, argMax(is_deleted, version) AS deleted
-  FROM person WHERE team_id = {team:Int64} GROUP BY uuid HAVING deleted = 0`
+  FROM person WHERE team_id = {team:Int64} GROUP BY uuid`
+const LATEST_PERSONS = `${LATEST_PERSONS_AND_DELETED} HAVING deleted = 0`
 
 const LATEST_DISTINCT_IDS = `
   SELECT distinct_id, argMax(person_uuid, version) AS person_uuid, argMax(is_deleted, version) AS deleted, max(version) AS ver
@@ -56,6 +59,7 @@ export class PersonQueries {
       )
     }
     for (const filter of f.properties) where.push(filterSql('properties', filter, params))
+    if (f.hiddenIds?.length) where.push(`id NOT IN ${params.add('Array(Int64)', f.hiddenIds)}`)
     const rows = await queryRows<Row>(
       this.client,
       `SELECT uuid, id, properties, created_at, is_identified, count() OVER () AS total
@@ -71,10 +75,11 @@ export class PersonQueries {
     return { total, persons: await this.withDistinctIds(teamId, rows) }
   }
 
-  /** By integer id or uuid. */
-  async get(teamId: number, key: { id: number } | { uuid: string }): Promise<PersonRecord | null> {
+  /** By integer id or uuid; a deleted person only when asked for (its activity outlives it). */
+  async get(teamId: number, key: { id: number } | { uuid: string }, opts: { includeDeleted?: boolean } = {}): Promise<PersonRecord | null> {
     const filter = 'id' in key ? 'id = {id:Int64}' : 'uuid = {uuid:UUID}'
-    const rows = await queryRows<Row>(this.client, `SELECT uuid, id, properties, created_at, is_identified FROM (${LATEST_PERSONS}) WHERE ${filter} LIMIT 1`, { team: teamId, ...key })
+    const persons = opts.includeDeleted ? LATEST_PERSONS_AND_DELETED : LATEST_PERSONS
+    const rows = await queryRows<Row>(this.client, `SELECT uuid, id, properties, created_at, is_identified FROM (${persons}) WHERE ${filter} LIMIT 1`, { team: teamId, ...key })
     const [person] = await this.withDistinctIds(teamId, rows)
     return person ?? null
   }

@@ -7,11 +7,11 @@ import type { ClickHouseClient } from '../shared/clickhouse'
 import type { Clock } from '../shared/clock'
 import { authorize, type Caller } from '../shared/auth'
 import { badRequest, methodNotAllowed, notFound, unavailable, WrenError } from '../shared/errors'
-import { absoluteUrl, isRecord, sendFormatted } from '../shared/http'
+import { absoluteUrl, formatOf, isRecord, sendFormatted } from '../shared/http'
 import { encodeIngest } from '../shared/log/messages'
 import { TOPICS, type Log } from '../shared/log/log'
 import { parsePropertyFilters } from '../shared/property-filters'
-import { AccessControls } from '../shared/access-controls'
+import { AccessControls, DEFAULT_LEVEL } from '../shared/access-controls'
 import type { ProjectStore } from '../projects/store'
 import type { IngestionProcessor } from '../ingestion/processor'
 import type { PersonCommand } from '../ingestion/types'
@@ -24,7 +24,8 @@ export interface PersonRouteDeps {
   projects: ProjectStore
   clickhouse: ClickHouseClient
   log: Log
-  processor: IngestionProcessor
+  /** The processor itself in one process; in an `api` process, the command-results reader. */
+  processor: Pick<IngestionProcessor, 'waitForCommand'>
   clock: Clock
   deletions: DeletionScheduler
   siteUrl: string | null
@@ -43,9 +44,10 @@ export async function personRoutes(app: FastifyInstance, deps: PersonRouteDeps):
   const access = new AccessControls(deps.clickhouse, deps.clock)
 
   /** Auth, then the person named by `:id` (integer id or uuid), with the caller's access level. */
-  const personFor = async (request: FastifyRequest<{ Params: Params }>, scope: string, needed: 'viewer' | 'editor') => {
+  const personFor = async (request: FastifyRequest<{ Params: Params }>, scope: string, needed: 'viewer' | 'editor', opts: { includeDeleted?: boolean } = {}) => {
     const caller = authorize(request, deps.projects, scope, request.params.project_id)
-    const person = await findPerson(queries, caller.project.id, request.params.id)
+    formatOf(request) // a bad ?format= is refused before anything changes
+    const person = await findPerson(queries, caller.project.id, request.params.id, opts)
     const level = await access.require(caller.key, caller.project.id, 'person', String(person.id), needed)
     return { caller, person, level }
   }
@@ -72,9 +74,10 @@ export async function personRoutes(app: FastifyInstance, deps: PersonRouteDeps):
       const csv = q.format === 'csv'
       const limit = csv ? CSV_LIMIT : intParam(q.limit, DEFAULT_LIMIT, 'limit', 1, MAX_LIMIT)
       const offset = csv ? 0 : intParam(q.offset, 0, 'offset', 0, Number.MAX_SAFE_INTEGER)
-      const { total, persons } = await queries.list(caller.project.id, { distinctId: q.distinct_id, email: q.email, search: q.search, properties: parsePropertyFilters(q.properties), limit, offset })
-      const level = caller.key.scopes.includes('*') ? 'editor' : undefined
-      const results = await Promise.all(persons.map(async (p) => serializePerson(p, level ?? (await access.levelFor(caller.key, caller.project.id, 'person', String(p.id))))))
+      const levels = await access.explicitLevels(caller.key, caller.project.id, 'person')
+      const hiddenIds = [...levels].filter(([, level]) => level === 'none').map(([id]) => Number(id))
+      const { total, persons } = await queries.list(caller.project.id, { distinctId: q.distinct_id, email: q.email, search: q.search, properties: parsePropertyFilters(q.properties), hiddenIds, limit, offset })
+      const results = persons.map((p) => serializePerson(p, levels.get(String(p.id)) ?? DEFAULT_LEVEL))
       const next = offset + persons.length < total ? absoluteUrl(request, deps.siteUrl, { limit, offset: offset + limit }) : null
       const previous = offset > 0 ? absoluteUrl(request, deps.siteUrl, { limit, offset: Math.max(0, offset - limit) }) : null
       return sendFormatted(request, reply, 200, { count: total, next, previous, results })
@@ -90,7 +93,8 @@ export async function personRoutes(app: FastifyInstance, deps: PersonRouteDeps):
       return sendFormatted(request, reply, 200, serializePerson(person, level))
     })
 
-    app.patch<{ Params: Params; Body: unknown }>(`${prefix}/:id/`, async (request, reply) => {
+    // PUT too: PostHog accepts both as a merge of the given properties.
+    app.route<{ Params: Params; Body: unknown }>({ method: ['PATCH', 'PUT'], url: `${prefix}/:id/`, handler: async (request, reply) => {
       const { caller, person, level } = await personFor(request, 'person:write', 'editor')
       const body = isRecord(request.body) ? request.body : {}
       if (!isRecord(body.properties)) throw badRequest('required', 'properties is required: an object of person properties to set.', 'properties')
@@ -98,7 +102,7 @@ export async function personRoutes(app: FastifyInstance, deps: PersonRouteDeps):
       const updated = await queries.get(caller.project.id, { uuid: person.uuid })
       if (!updated) throw notFound('Person was deleted while it was being updated.')
       return sendFormatted(request, reply, 200, serializePerson(updated, level))
-    })
+    } })
 
     app.delete<{ Params: Params; Querystring: Query }>(`${prefix}/:id/`, async (request, reply) => {
       const { caller, person } = await personFor(request, 'person:write', 'editor')
@@ -109,7 +113,8 @@ export async function personRoutes(app: FastifyInstance, deps: PersonRouteDeps):
     })
 
     app.get<{ Params: Params; Querystring: Query }>(`${prefix}/:id/activity/`, async (request, reply) => {
-      const { caller, person } = await personFor(request, 'activity_log:read', 'viewer')
+      // A deleted person's activity stays readable: its last entry says it was deleted.
+      const { caller, person } = await personFor(request, 'activity_log:read', 'viewer', { includeDeleted: true })
       const limit = intParam(request.query.limit, 10, 'limit', 1, 1000)
       const page = intParam(request.query.page, 1, 'page', 1, Number.MAX_SAFE_INTEGER)
       const { total, rows } = await queries.activity(caller.project.id, person.uuid, limit, (page - 1) * limit)
@@ -139,6 +144,9 @@ export async function personRoutes(app: FastifyInstance, deps: PersonRouteDeps):
       const { caller, person } = await personFor(request, 'person:read', 'viewer')
       const q = request.query
       const keys = q.properties ? parsePropertyFilters(q.properties).map((f) => f.key) : []
+      for (const name of ['date_from', 'date_to'] as const) {
+        if (q[name] && Number.isNaN(new Date(q[name]).getTime())) throw badRequest('invalid_input', `${name} must be an ISO date or date-time, got '${q[name]}'.`, name)
+      }
       const rows = await queries.propertiesAtEvents(caller.project.id, person.distinctIds, q.date_from ?? null, q.date_to ?? null)
       const timeline = propertiesTimeline(rows, keys, q.date_from ?? null, q.date_to ?? null)
       return sendFormatted(request, reply, 200, timeline, timeline.points)
@@ -162,6 +170,7 @@ export async function personRoutes(app: FastifyInstance, deps: PersonRouteDeps):
 
     app.put<{ Params: Params; Body: unknown }>(`${prefix}/:id/access_controls/`, async (request, reply) => {
       const caller = authorize(request, deps.projects, 'access_control:write', request.params.project_id)
+      formatOf(request)
       const person = await findPerson(queries, caller.project.id, request.params.id)
       await access.set(caller.key, caller.project.id, 'person', String(person.id), isRecord(request.body) ? request.body : {})
       return sendFormatted(request, reply, 200, await access.describe(caller.key, caller.project.id, 'person', String(person.id)))
@@ -169,10 +178,10 @@ export async function personRoutes(app: FastifyInstance, deps: PersonRouteDeps):
   }
 }
 
-async function findPerson(queries: PersonQueries, teamId: number, raw: string): Promise<PersonRecord> {
+async function findPerson(queries: PersonQueries, teamId: number, raw: string, opts: { includeDeleted?: boolean } = {}): Promise<PersonRecord> {
   let person: PersonRecord | null
-  if (UUID_RE.test(raw)) person = await queries.get(teamId, { uuid: raw.toLowerCase() })
-  else if (/^\d+$/.test(raw)) person = await queries.get(teamId, { id: Number(raw) })
+  if (UUID_RE.test(raw)) person = await queries.get(teamId, { uuid: raw.toLowerCase() }, opts)
+  else if (/^\d+$/.test(raw)) person = Number.isSafeInteger(Number(raw)) ? await queries.get(teamId, { id: Number(raw) }, opts) : null
   else throw badRequest('invalid_input', `'${raw}' is not a person id or uuid. To find a person by distinct id, use /persons/?distinct_id=${encodeURIComponent(raw)}`, 'id')
   if (!person) throw notFound('Person not found.')
   return person

@@ -9,7 +9,7 @@ import type { PersonalApiKey } from '../projects/store'
 
 export const ACCESS_LEVELS = ['none', 'viewer', 'editor'] as const
 export type AccessLevel = (typeof ACCESS_LEVELS)[number]
-const DEFAULT_LEVEL: AccessLevel = 'editor'
+export const DEFAULT_LEVEL: AccessLevel = 'editor'
 
 interface Rule {
   member: string
@@ -38,6 +38,24 @@ export class AccessControls {
     if (key.scopes.includes('*')) return 'editor'
     const rules = await this.rules(teamId, resource, resourceId)
     return (rules.find((r) => r.member === key.id) ?? rules.find((r) => r.member === ''))?.access_level ?? DEFAULT_LEVEL
+  }
+
+  /**
+   * The level this key has on every object of `resource` that has a rule for it (its own rule, else the
+   * rule for everyone), in one query; objects not in the map have the default level.
+   */
+  async explicitLevels(key: PersonalApiKey, teamId: number, resource: string): Promise<Map<string, AccessLevel>> {
+    if (key.scopes.includes('*')) return new Map()
+    const rows = await queryRows<{ resource_id: string; level: AccessLevel }>(
+      this.client,
+      `SELECT resource_id, if(countIf(member = {m:String}) > 0, anyIf(access_level, member = {m:String}), any(access_level)) AS level FROM (
+         SELECT resource_id, member, argMax(access_level, version) AS access_level, argMax(is_deleted, version) AS deleted
+         FROM access_controls WHERE team_id = {t:Int64} AND resource = {r:String} AND member IN ('', {m:String})
+         GROUP BY resource_id, member HAVING deleted = 0)
+       GROUP BY resource_id`,
+      { t: teamId, r: resource, m: key.id },
+    )
+    return new Map(rows.map((r) => [r.resource_id, r.level]))
   }
 
   async require(key: PersonalApiKey, teamId: number, resource: string, resourceId: string, needed: 'viewer' | 'editor'): Promise<AccessLevel> {

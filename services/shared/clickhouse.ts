@@ -4,6 +4,7 @@ import { readdir, readFile, mkdir } from 'node:fs/promises'
 import path from 'node:path'
 import { createClient, type ClickHouseClient } from '@clickhouse/client'
 import { createChdbConnection } from 'chdb/connection'
+import { clusterStatements } from './clickhouse-cluster'
 
 export type { ClickHouseClient }
 
@@ -13,27 +14,52 @@ export async function openEmbeddedClickHouse(dataDir: string): Promise<ClickHous
   return createClient({ connection: createChdbConnection({ path: dir }) } as Parameters<typeof createClient>[0])
 }
 
+export interface ClickHouseServer {
+  url: string
+  username: string
+  password: string
+  database: string
+  cluster: string | null
+}
+
+/** Cluster mode: the same client over HTTP to a ClickHouse server (or a cluster's load balancer). */
+export async function openServerClickHouse(server: ClickHouseServer): Promise<ClickHouseClient> {
+  const { url, username, password, database, cluster } = server
+  if (!/^[A-Za-z_][A-Za-z0-9_]*$/.test(database)) throw new Error(`CLICKHOUSE_DATABASE must be a plain identifier, got ${database}`)
+  const admin = createClient({ url, username, password })
+  try {
+    await admin.command({ query: `CREATE DATABASE IF NOT EXISTS ${database}${cluster ? ` ON CLUSTER ${cluster}` : ''}` })
+  } finally {
+    await admin.close()
+  }
+  // Synchronous inserts into Distributed tables: a batch is on its shards before its offset commits,
+  // and a replay reaches each shard as the same block, which the deduplication token then drops.
+  return createClient({ url, username, password, database, clickhouse_settings: cluster ? { insert_distributed_sync: 1 } : {} })
+}
+
 const migrationsDir = new URL('../../schemas/clickhouse/', import.meta.url)
 
 /** Applies every migration not yet recorded in `schema_migrations`, in file-name order. */
-export async function migrate(client: ClickHouseClient): Promise<string[]> {
-  await client.command({
-    query: `CREATE TABLE IF NOT EXISTS schema_migrations (name String, applied_at DateTime64(3, 'UTC') DEFAULT now64(3)) ENGINE = ReplacingMergeTree ORDER BY name`,
-  })
+export async function migrate(client: ClickHouseClient, options: { cluster?: string | null } = {}): Promise<string[]> {
+  // On a cluster every statement gets its ON CLUSTER / Replicated / Distributed form (clickhouse-cluster.ts).
+  const forms = (statement: string) => (options.cluster ? clusterStatements(statement, options.cluster) : [statement])
+  for (const query of forms(`CREATE TABLE IF NOT EXISTS schema_migrations (name String, applied_at DateTime64(3, 'UTC') DEFAULT now64(3)) ENGINE = ReplacingMergeTree ORDER BY name`)) {
+    await client.command({ query })
+  }
   const applied = new Set((await queryRows<{ name: string }>(client, 'SELECT name FROM schema_migrations')).map((r) => r.name))
   const files = (await readdir(migrationsDir)).filter((f) => f.endsWith('.sql')).sort()
   const ran: string[] = []
   for (const file of files) {
     if (applied.has(file)) continue
     const sql = await readFile(new URL(file, migrationsDir), 'utf8')
-    for (const statement of splitStatements(sql)) await client.command({ query: statement })
+    for (const statement of splitStatements(sql)) for (const query of forms(statement)) await client.command({ query })
     await client.insert({ table: 'schema_migrations', values: [{ name: file }], format: 'JSONEachRow' })
     ran.push(file)
   }
   return ran
 }
 
-function splitStatements(sql: string): string[] {
+export function splitStatements(sql: string): string[] {
   return sql
     .split(/;\s*(?:\n|$)/)
     .map((s) => s.replace(/^\s*--.*$/gm, '').trim())

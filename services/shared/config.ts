@@ -14,6 +14,33 @@ export interface Config {
   /** Public URL used in absolute `next`/`previous` links; defaults to the request's own host. */
   siteUrl: string | null
   ingestion: { maxBatchRecords: number; maxWaitMs: number; crashAfterBatches: number | null }
+  /** Cluster mode's log: set by KAFKA_BROKERS; absent means the embedded log in the data directory. */
+  kafka?: KafkaConfig | null
+  /** Cluster mode's storage: set by CLICKHOUSE_URL; absent means chDB in the data directory. */
+  clickhouse?: ClickHouseServerConfig | null
+  /** What this process runs (`wren capture`, `wren ingest,api`, …); absent means everything ('all'). */
+  roles?: Role[]
+}
+
+export const ROLES = ['all', 'capture', 'ingest', 'api', 'decide', 'recordings'] as const
+export type Role = (typeof ROLES)[number]
+
+export interface KafkaConfig {
+  brokers: string[]
+  /** Partitions of the topics Wren creates (fixed once created: a key's partition is its hash). */
+  partitions: number
+  replicationFactor: number
+  /** How long a consumer that stopped heartbeating (kill -9) keeps its partitions. */
+  sessionTimeoutMs: number
+}
+
+export interface ClickHouseServerConfig {
+  url: string
+  username: string
+  password: string
+  database: string
+  /** Set for a ClickHouse cluster: tables are created ON CLUSTER as Replicated/Distributed tables. */
+  cluster: string | null
 }
 
 export function loadConfig(env: NodeJS.ProcessEnv = process.env): Config {
@@ -34,7 +61,26 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env): Config {
       // Failpoint for crash tests: SIGKILL this process after N batches are written but not committed.
       crashAfterBatches: env.WREN_FAILPOINT_CRASH_AFTER_BATCHES ? intFrom(env.WREN_FAILPOINT_CRASH_AFTER_BATCHES, 0, 'WREN_FAILPOINT_CRASH_AFTER_BATCHES') : null,
     },
+    kafka: env.KAFKA_BROKERS
+      ? {
+          brokers: env.KAFKA_BROKERS.split(',').map((b) => b.trim()).filter(Boolean),
+          partitions: intFrom(env.KAFKA_PARTITIONS, 12, 'KAFKA_PARTITIONS') || 1,
+          replicationFactor: intFrom(env.KAFKA_REPLICATION_FACTOR, 1, 'KAFKA_REPLICATION_FACTOR') || 1,
+          sessionTimeoutMs: intFrom(env.KAFKA_SESSION_TIMEOUT_MS, 30_000, 'KAFKA_SESSION_TIMEOUT_MS'),
+        }
+      : null,
+    clickhouse: env.CLICKHOUSE_URL
+      ? { url: env.CLICKHOUSE_URL, username: env.CLICKHOUSE_USER ?? 'default', password: env.CLICKHOUSE_PASSWORD ?? '', database: env.CLICKHOUSE_DATABASE ?? 'wren', cluster: env.CLICKHOUSE_CLUSTER || null }
+      : null,
   }
+}
+
+/** Parses `capture`, `ingest,api`, … as given to the `wren` command. */
+export function parseRoles(text: string): Role[] {
+  const roles = text.split(',').map((r) => r.trim()).filter(Boolean)
+  const bad = roles.filter((r) => !(ROLES as readonly string[]).includes(r))
+  if (roles.length === 0 || bad.length) throw new Error(`unknown role ${bad.join(', ') || '(none)'}; roles are ${ROLES.join(', ')}`)
+  return roles as Role[]
 }
 
 function intFrom(value: string | undefined, fallback: number, name: string): number {

@@ -15,6 +15,8 @@ export function installErrorHandler(app: FastifyInstance): void {
 }
 
 function fromFastifyError(error: FastifyError): WrenError {
+  // Regex filters are compiled by ClickHouse (RE2 syntax), so a bad pattern is only found there; it is the caller's input.
+  if ((error as { type?: unknown }).type === 'CANNOT_COMPILE_REGEXP') return badRequest('invalid_regex', `A regex filter is not a valid RE2 pattern: ${error.message.split('. ')[0]}`)
   if (error.code === 'FST_ERR_CTP_BODY_TOO_LARGE') return payloadTooLarge('Request body is larger than this endpoint accepts.')
   if (error.code === 'FST_ERR_CTP_INVALID_JSON_BODY' || error.code === 'FST_ERR_CTP_EMPTY_JSON_BODY') return badRequest('invalid_json', `Request body is not valid JSON: ${error.message}`)
   if (error.validation) return badRequest('invalid_input', error.message, error.validationContext ?? null)

@@ -51,11 +51,11 @@ export interface WrenProcess {
 
 const repoRoot = path.resolve(import.meta.dirname, '../..')
 
-/** Runs `wren start` as its own process on `dataDir`, and waits until it answers. */
-export async function spawnWren(dataDir: string, env: Record<string, string>): Promise<WrenProcess> {
+/** Runs `wren start` (or `wren <command>`, e.g. a role) as its own process on `dataDir`, and waits until it answers. */
+export async function spawnWren(dataDir: string, env: Record<string, string>, command = 'start'): Promise<WrenProcess> {
   const port = 20000 + Math.floor(Math.random() * 20000)
   let output = ''
-  const child = spawn(process.execPath, ['--import', 'tsx', path.join(repoRoot, 'services/main.ts'), 'start'], {
+  const child = spawn(process.execPath, ['--import', 'tsx', path.join(repoRoot, 'services/main.ts'), command], {
     cwd: repoRoot,
     env: { ...process.env, PORT: String(port), HOST: '127.0.0.1', WREN_DATA_DIR: dataDir, LOG_LEVEL: 'warn', WREN_INGEST_WAIT_MS: '20', ...env },
     stdio: ['ignore', 'pipe', 'pipe'],

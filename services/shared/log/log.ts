@@ -25,6 +25,13 @@ export interface LogBatch {
    * so that the replay produces the same output and insert deduplication drops what was already written.
    */
   redelivered: boolean
+  /**
+   * True on the first batch of a partition after this consumer was (re)assigned it (Kafka rebalances):
+   * another consumer may have written state for this partition's keys since this one last saw it, so
+   * anything cached from earlier batches must be reloaded. The embedded log has one consumer and never
+   * sets it.
+   */
+  reassigned?: boolean
 }
 
 export interface SubscribeOptions {
@@ -67,4 +74,8 @@ export const TOPICS = {
   ingest: 'wren_ingest',
   /** Session recording snapshots. */
   snapshots: 'wren_snapshots',
+  /** Cluster mode: messages a processor could not handle (embedded mode keeps them in ClickHouse). */
+  deadLetters: 'wren_dead_letters',
+  /** Cluster mode: results of applied person commands, for api processes that wait on them. */
+  commandResults: 'wren_command_results',
 } as const

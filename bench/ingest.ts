@@ -1,0 +1,335 @@
+// Ingestion benchmark: events/s from the log to ClickHouse with person processing.
+//
+// Each run is a child process (chDB allows one engine per process, and resident memory is then Wren's
+// own) on a fresh temporary data directory:
+//   1. buildWren with production defaults, then stop its ingestion processor;
+//   2. append N posthog-node events to the log through capture's own code (decodeCapture,
+//      toIngestEvent, encodeIngest): ~10k distinct ids, $set / $set_once, and $identify merges;
+//   3. restart the processor and time it until the committed offset reaches the end of the log;
+//   4. reference: read back exactly the rows the processor wrote (events, person, person_distinct_id,
+//      person_activity, grouped by the log batch that wrote them) and insert them again with
+//      insertRows into copies of the tables, batch by batch as the writer does: the ClickHouse
+//      work of ingestion without the person work. The event inserts within it are timed apart.
+// The parent (runIngest) runs this a few times and prints medians.
+import { spawn } from 'node:child_process'
+import { mkdtemp, rm } from 'node:fs/promises'
+import { tmpdir } from 'node:os'
+import path from 'node:path'
+import { fileURLToPath } from 'node:url'
+import { cpuSeconds, fmt, median, mib, posthogNodeEvent, repoRoot, rng, spread, uuidFrom, verdict, x, type EventOptions } from './support'
+
+export interface IngestOptions {
+  trials: number
+  events: number
+}
+
+const BUDGET_EVENTS_PER_SECOND = 50_000
+const RESULT_PREFIX = 'BENCH_RESULT '
+
+interface TrialResult {
+  events: number
+  distinctIds: number
+  identifies: number
+  withSet: number
+  batches: number
+  appendSeconds: number
+  drainSeconds: number
+  /** Time the processor spent awaiting ClickHouse, by kind. */
+  chQuerySeconds: number
+  chQueries: number
+  chInsertSeconds: number
+  chInserts: number
+  rows: Record<string, number>
+  persons: number
+  mergedPersons: number
+  rssAfter: number
+  rssPeak: number
+  heapUsedAfter: number
+  refSeconds: number
+  /** The event inserts within the reference. */
+  refEventsOnlySeconds: number
+  /** CPU seconds of the whole process (all threads, chDB's included) during the drain / the reference. */
+  drainCpuSeconds: number
+  refCpuSeconds: number
+}
+
+// ---- the workload -----------------------------------------------------------------------------------
+
+interface Workload {
+  events: Array<Record<string, unknown>>
+  distinctIds: number
+  identifies: number
+  withSet: number
+}
+
+/**
+ * N events in time order for 10,000 people: 8,000 known users (`user-<k>`), 1,000 anonymous visitors
+ * who later $identify as one of those existing users (a merge of two persons), and 1,000 anonymous
+ * visitors who $identify as a new user id (the id is added to their person). ~11k distinct ids.
+ * About 10% of events carry $set (plan, company), 2% $set_once.
+ */
+export function ingestWorkload(n: number, seed = 7): Workload {
+  const rand = rng(seed)
+  const USERS = 8_000
+  const ANON_TO_EXISTING = 1_000
+  const ANON_TO_NEW = 1_000
+  const people = USERS + ANON_TO_EXISTING + ANON_TO_NEW
+  const start = Date.now() - 2 * 86_400_000
+  const step = Math.floor(86_400_000 / n) // the events span about a day
+  const anon = new Map<number, { anonId: string; target: string; at: number; identified: boolean }>()
+  for (let k = USERS; k < people; k++) {
+    const target = k < USERS + ANON_TO_EXISTING ? `user-${(k - USERS) * 8}` : `user-new-${k}`
+    anon.set(k, { anonId: uuidFrom(rand), target, at: Math.floor(n * (0.1 + 0.8 * rand())), identified: false })
+  }
+  const seen = new Set<string>()
+  const events: Array<Record<string, unknown>> = []
+  let identifies = 0
+  let withSet = 0
+  for (let i = 0; events.length < n; i++) {
+    const k = Math.floor(rand() * people)
+    const timestamp = new Date(start + events.length * step)
+    const a = anon.get(k)
+    let distinctId = a ? a.anonId : `user-${k}`
+    if (a && events.length >= a.at) {
+      if (!a.identified) {
+        a.identified = true
+        identifies++
+        seen.add(a.target)
+        events.push(
+          posthogNodeEvent(rand, {
+            event: '$identify',
+            distinctId: a.target,
+            timestamp,
+            set: { email: `${a.target}@example.com`, name: `User ${k}` },
+            extra: { $anon_distinct_id: a.anonId },
+          }),
+        )
+        continue
+      }
+      distinctId = a.target
+    }
+    seen.add(distinctId)
+    const o: EventOptions = { distinctId, timestamp }
+    if (rand() < 0.1) {
+      o.set = { plan: rand() < 0.7 ? 'free' : 'pro', company: `company-${k % 500}` }
+      withSet++
+    }
+    if (rand() < 0.02) o.setOnce = { signup_source: rand() < 0.5 ? 'ads' : 'organic' }
+    events.push(posthogNodeEvent(rand, o))
+  }
+  return { events, distinctIds: seen.size, identifies, withSet }
+}
+
+// ---- one run, in a child process --------------------------------------------------------------------
+
+async function trial(n: number): Promise<TrialResult> {
+  const pino = (await import('pino')).default
+  const { buildWren } = await import('../services/app')
+  const { loadConfig } = await import('../services/shared/config')
+  const { decodeCapture } = await import('../services/capture/decode')
+  const { toIngestEvent, newEventUuid } = await import('../services/capture/stamp')
+  const { encodeIngest } = await import('../services/shared/log/messages')
+  const { TOPICS } = await import('../services/shared/log/log')
+  const { queryRows, insertRows } = await import('../services/shared/clickhouse')
+
+  const dataDir = await mkdtemp(path.join(tmpdir(), 'wren-bench-ingest-'))
+  const projectKey = 'phc_benchingest00000000000000'
+  const config = loadConfig({ WREN_DATA_DIR: dataDir, WREN_PROJECT_API_KEY: projectKey, LOG_LEVEL: 'warn' })
+  const wren = await buildWren(config, pino({ level: 'warn' }, pino.destination(2)))
+  try {
+    await wren.processor.stop()
+    const teamId = wren.bootstrap!.projectId
+
+    // Append the workload exactly as capture would: 100 events per request, as posthog-node batches them.
+    const workload = ingestWorkload(n)
+    const appendStart = performance.now()
+    const appends: Array<Promise<void>> = []
+    for (let i = 0; i < workload.events.length; i += 100) {
+      const body = Buffer.from(JSON.stringify({ api_key: projectKey, batch: workload.events.slice(i, i + 100) }))
+      const decoded = await decodeCapture({ path: '/batch/', query: {}, headers: { 'content-type': 'application/json' }, body })
+      const now = new Date()
+      const messages = decoded.events.map((e) => ({
+        key: String(teamId),
+        value: encodeIngest({ kind: 'event', event: toIngestEvent(e, { teamId, now, sentAt: decoded.sentAt, ip: '127.0.0.1', newUuid: newEventUuid }) }),
+      }))
+      appends.push(wren.log.append(TOPICS.ingest, messages))
+      if (appends.length >= 32) await Promise.all(appends.splice(0))
+    }
+    await Promise.all(appends)
+    const appendSeconds = (performance.now() - appendStart) / 1000
+    workload.events.length = 0 // let the source objects go before measuring memory
+
+    // Count the processor's time in ClickHouse (it is the only client during the drain).
+    const ch = { querySeconds: 0, queries: 0, insertSeconds: 0, inserts: 0 }
+    const client = wren.clickhouse
+    const query = client.query.bind(client)
+    const insert = client.insert.bind(client)
+    client.query = (async (params: Parameters<typeof query>[0]) => {
+      const t = performance.now()
+      try {
+        const rs = await query(params)
+        // queryRows reads the rows right after; count that too.
+        const json = rs.json.bind(rs)
+        rs.json = (async () => {
+          const t2 = performance.now()
+          try {
+            return await json()
+          } finally {
+            ch.querySeconds += (performance.now() - t2) / 1000
+          }
+        }) as typeof rs.json
+        return rs
+      } finally {
+        ch.querySeconds += (performance.now() - t) / 1000
+        ch.queries++
+      }
+    }) as typeof client.query
+    client.insert = (async (params: Parameters<typeof insert>[0]) => {
+      const t = performance.now()
+      try {
+        return await insert(params)
+      } finally {
+        ch.insertSeconds += (performance.now() - t) / 1000
+        ch.inserts++
+      }
+    }) as typeof client.insert
+
+    global.gc?.()
+    let rssPeak = process.memoryUsage().rss
+    const sampler = setInterval(() => (rssPeak = Math.max(rssPeak, process.memoryUsage().rss)), 50)
+    const { endOffset } = await wren.log.stats(TOPICS.ingest)
+    const drainCpu = cpuSeconds()
+    const drainStart = performance.now()
+    wren.processor.start()
+    for (;;) {
+      const stats = await wren.log.stats(TOPICS.ingest)
+      if ((stats.committed.ingestion ?? 0) >= endOffset) break
+      await new Promise((r) => setTimeout(r, 5))
+    }
+    const drainSeconds = (performance.now() - drainStart) / 1000
+    const drainCpuSeconds = cpuSeconds() - drainCpu
+    clearInterval(sampler)
+    const usage = process.memoryUsage()
+    rssPeak = Math.max(rssPeak, usage.rss)
+    client.query = query
+    client.insert = insert
+
+    // What the processor wrote.
+    const tables = ['events', 'person', 'person_distinct_id', 'person_activity'] as const
+    const rows: Record<string, number> = {}
+    for (const table of tables) rows[table] = Number((await queryRows<{ c: number }>(client, `SELECT count() AS c FROM ${table}`))[0].c)
+    const [p] = await queryRows<{ live: number; merged: number }>(
+      client,
+      `SELECT countIf(NOT d) AS live, countIf(d) AS merged FROM (SELECT uuid, argMax(is_deleted, version) AS d FROM person GROUP BY uuid)`,
+    )
+
+    // Reference: the same rows, inserted again batch by batch, without the person work.
+    const byBatch = new Map<number, Partial<Record<(typeof tables)[number], object[]>>>()
+    for (const table of tables) {
+      await client.command({ query: `CREATE TABLE bench_ref_${table} AS ${table}` })
+      for (const row of await queryRows<Record<string, unknown> & { _offset: number }>(client, `SELECT * FROM ${table} ORDER BY _offset`)) {
+        const batch = byBatch.get(row._offset) ?? {}
+        ;(batch[table] ??= []).push(row)
+        byBatch.set(row._offset, batch)
+      }
+    }
+    const offsets = [...byBatch.keys()].sort((a, b) => a - b)
+    const token = (table: string, offset: number) => `ref:${table}:${offset}`
+    let refEventsOnlySeconds = 0
+    const refCpu = cpuSeconds()
+    const refStart = performance.now()
+    for (const offset of offsets) {
+      const b = byBatch.get(offset)!
+      await Promise.all((['person', 'person_distinct_id', 'person_activity'] as const).map((t) => insertRows(client, `bench_ref_${t}`, b[t] ?? [], token(t, offset))))
+      const t = performance.now()
+      await insertRows(client, 'bench_ref_events', b.events ?? [], token('events', offset))
+      refEventsOnlySeconds += (performance.now() - t) / 1000
+    }
+    const refSeconds = (performance.now() - refStart) / 1000
+    const refCpuSeconds = cpuSeconds() - refCpu
+
+    return {
+      events: n,
+      distinctIds: workload.distinctIds,
+      identifies: workload.identifies,
+      withSet: workload.withSet,
+      batches: offsets.length,
+      appendSeconds,
+      drainSeconds,
+      chQuerySeconds: ch.querySeconds,
+      chQueries: ch.queries,
+      chInsertSeconds: ch.insertSeconds,
+      chInserts: ch.inserts,
+      rows,
+      persons: Number(p.live),
+      mergedPersons: Number(p.merged),
+      rssAfter: usage.rss,
+      rssPeak,
+      heapUsedAfter: usage.heapUsed,
+      refSeconds,
+      refEventsOnlySeconds,
+      drainCpuSeconds,
+      refCpuSeconds,
+    }
+  } finally {
+    await wren.close()
+    await rm(dataDir, { recursive: true, force: true })
+  }
+}
+
+function runTrialProcess(n: number): Promise<TrialResult> {
+  return new Promise((resolve, reject) => {
+    const child = spawn(process.execPath, ['--import', 'tsx', '--expose-gc', fileURLToPath(import.meta.url), 'trial', String(n)], { cwd: repoRoot, stdio: ['ignore', 'pipe', 'pipe'] })
+    let out = ''
+    child.stdout.on('data', (d: Buffer) => (out += d.toString()))
+    child.stderr.on('data', (d: Buffer) => (out += d.toString()))
+    child.once('error', reject)
+    child.once('exit', (code) => {
+      const line = out.split('\n').find((l) => l.startsWith(RESULT_PREFIX))
+      if (code === 0 && line) resolve(JSON.parse(line.slice(RESULT_PREFIX.length)) as TrialResult)
+      else reject(new Error(`ingest run exited with ${code}:\n${out}`))
+    })
+  })
+}
+
+// ---- the parent: runs and report ----------------------------------------------------------------------
+
+export async function runIngest(opts: IngestOptions): Promise<void> {
+  const results: TrialResult[] = []
+  for (let t = 0; t < opts.trials; t++) results.push(await runTrialProcess(opts.events))
+  const r0 = results[0]
+  const rate = results.map((r) => r.events / r.drainSeconds)
+  const ref = results.map((r) => r.events / r.refSeconds)
+  const refEvents = results.map((r) => r.events / r.refEventsOnlySeconds)
+  const ratio = results.map((r, i) => rate[i] / ref[i])
+  const sec = (n: number) => `${n.toFixed(2)} s`
+
+  console.log(`\n== 3. ingestion: log -> ClickHouse with person processing — budget ≥ ${fmt(BUDGET_EVENTS_PER_SECOND)} events/s`)
+  console.log(
+    `   ${fmt(r0.events)} posthog-node events appended to the log first (processor stopped), then drained by the processor (production defaults:` +
+      ` batches of up to 10,000); ${fmt(r0.distinctIds)} distinct ids, ${fmt(r0.identifies)} $identify (half of them merge two persons), ${fmt(r0.withSet)} with $set; ${opts.trials} runs, a fresh process and data directory each`,
+  )
+  console.log(`   Wren processor      ${spread(rate)} events/s  -> ${verdict(median(rate) >= BUDGET_EVENTS_PER_SECOND)}`)
+  console.log(`                       drain time ${spread(results.map((r) => r.drainSeconds), sec)}`)
+  console.log(`   reference           ${spread(ref)} events/s: the same rows (${fmt(r0.rows.events)} events, ${fmt(r0.rows.person)} person, ${fmt(r0.rows.person_distinct_id)} distinct-id, ${fmt(r0.rows.person_activity)} activity) re-inserted with insertRows, per log batch (${r0.batches} batches)`)
+  console.log(`   reference, events only ${spread(refEvents)} events/s (the event inserts within it, ${fmt(r0.rows.events / r0.batches)} rows per insert)`)
+  console.log(`   Wren/reference      ${spread(ratio, x)}`)
+  console.log(
+    `   CPU (process, all threads): Wren ${median(results.map((r) => r.drainCpuSeconds / r.drainSeconds)).toFixed(2)} cores = ${fmt(median(results.map((r) => r.events / r.drainCpuSeconds)))} events per CPU-second;` +
+      ` reference ${median(results.map((r) => r.refCpuSeconds / r.refSeconds)).toFixed(2)} cores = ${fmt(median(results.map((r) => r.events / r.refCpuSeconds)))} events per CPU-second`,
+  )
+  const pct = (a: number, b: number) => `${Math.round((100 * a) / b)}%`
+  console.log(
+    `   where the drain time went (median run): awaiting ClickHouse inserts (incl. the client's JSON encoding) ${sec(median(results.map((r) => r.chInsertSeconds)))} (${fmt(median(results.map((r) => r.chInserts)))} inserts, ${pct(median(results.map((r) => r.chInsertSeconds)), median(results.map((r) => r.drainSeconds)))}),` +
+      ` lookups ${sec(median(results.map((r) => r.chQuerySeconds)))} (${fmt(median(results.map((r) => r.chQueries)))} queries, ${pct(median(results.map((r) => r.chQuerySeconds)), median(results.map((r) => r.drainSeconds)))}),` +
+      ` the rest (decode, person rules, row building, offsets) ${sec(median(results.map((r) => r.drainSeconds - r.chInsertSeconds - r.chQuerySeconds)))}`,
+  )
+  console.log(`   persons after: ${fmt(r0.persons)} live, ${fmt(r0.mergedPersons)} merged away; appending the workload through capture's code took ${sec(median(results.map((r) => r.appendSeconds)))}`)
+  console.log(`   resident memory after the drain ${spread(results.map((r) => r.rssAfter), mib)}; peak during it ${mib(median(results.map((r) => r.rssPeak)))}; JS heap used after ${mib(median(results.map((r) => r.heapUsedAfter)))}`)
+}
+
+if (process.argv[1] === fileURLToPath(import.meta.url) && process.argv[2] === 'trial') {
+  const result = await trial(Number(process.argv[3]))
+  console.log(RESULT_PREFIX + JSON.stringify(result))
+  process.exit(0)
+}

@@ -1,0 +1,103 @@
+// Trend benchmark: N synthetic events (default 10 M) bulk-loaded as the same rows ingestion writes, then
+// the daily $pageview trend over 30 days (plain, with a breakdown, dau, and a formula) over HTTP, each
+// next to the hand-written ClickHouse SQL for the same answer. Prints figures; asserts nothing.
+//   node --import tsx bench/trends.ts            (BENCH_EVENTS=1000000 for a quicker run)
+//   BENCH_DATA_DIR=/tmp/wren-trends-10m ...      keeps the loaded data there and reuses it on the next run
+import { existsSync } from 'node:fs'
+import { mkdir, mkdtemp, rm } from 'node:fs/promises'
+import { tmpdir } from 'node:os'
+import path from 'node:path'
+import pino from 'pino'
+import { buildWren } from '../services/app'
+import { loadConfig } from '../services/shared/config'
+import { queryRows } from '../services/shared/clickhouse'
+import { generateKey, PERSONAL_KEY_PREFIX, PROJECT_KEY_PREFIX } from '../services/projects/store'
+
+const EVENTS = Number(process.env.BENCH_EVENTS ?? 10_000_000)
+const RUNS = Number(process.env.BENCH_RUNS ?? 7)
+const NOW = '2026-03-15T12:00:00Z'
+const CHUNK = 1_000_000
+
+const keep = process.env.BENCH_DATA_DIR
+const reuse = !!keep && existsSync(path.join(keep, 'clickhouse'))
+const dataDir = keep ?? (await mkdtemp(path.join(tmpdir(), 'wren-bench-trends-')))
+await mkdir(dataDir, { recursive: true })
+const wren = await buildWren(loadConfig({ WREN_DATA_DIR: dataDir, WREN_NOW: NOW, WREN_PROJECT_API_KEY: generateKey(PROJECT_KEY_PREFIX), WREN_PERSONAL_API_KEY: generateKey(PERSONAL_KEY_PREFIX) }), pino({ level: 'warn' }))
+const team = wren.projects.list()[0].id
+const { value: personalKey } = await wren.projects.createPersonalKey({ label: 'bench', scopes: ['*'] })
+const ch = wren.clickhouse
+
+try {
+  const loadStart = performance.now()
+  for (let offset = 0; offset < (reuse ? 0 : EVENTS); offset += CHUNK) {
+    const n = Math.min(CHUNK, EVENTS - offset)
+    // Same columns the ingestion writer fills: persons-on-events, 200k persons, 35 days of history.
+    await ch.command({
+      query: `INSERT INTO events (uuid, event, properties, timestamp, team_id, distinct_id, elements_chain, created_at, person_id, person_created_at, person_properties, person_mode, group0_properties, group1_properties, group2_properties, group3_properties, group4_properties, _partition, _offset)
+        SELECT generateUUIDv4(number), ev, props, ts, {team:Int64}, did, '', ts, pid, toDateTime64('2026-01-01 00:00:00', 6, 'UTC'), '{"plan":"free"}', 'full', '{}', '{}', '{}', '{}', '{}', 0, intDiv(number, 10000)
+        FROM (
+          SELECT number,
+            multiIf(number % 10 < 6, '$pageview', number % 10 < 8, 'signed_up', '$autocapture') AS ev,
+            concat('{"$browser":"', ['Chrome', 'Safari', 'Firefox', 'Edge', 'Opera', 'Brave', 'Vivaldi', 'Samsung'][number % 8 + 1], '","$session_id":"s', toString(cityHash64(number) % 2000000), '","price":', toString(number % 100), '}') AS props,
+            toDateTime64({now:String}, 6, 'UTC') - toIntervalSecond(cityHash64(number, 7) % (35 * 86400)) AS ts,
+            concat('user', toString(cityHash64(number, 3) % 200000)) AS did,
+            reinterpretAsUUID(concat(reinterpretAsString(cityHash64(did)), reinterpretAsString(cityHash64(did, 1)))) AS pid
+          FROM numbers({offset:UInt64}, {n:UInt64}))`,
+      query_params: { team, now: '2026-03-15 12:00:00', offset, n },
+    })
+  }
+  const loadSeconds = (performance.now() - loadStart) / 1000
+  const [{ n }] = await queryRows<{ n: number }>(ch, 'SELECT count() AS n FROM events')
+  if (reuse) console.log(`reusing ${Number(n).toLocaleString()} events in ${dataDir}`)
+  else console.log(`loaded ${EVENTS.toLocaleString()} events in ${loadSeconds.toFixed(1)} s (${Math.round(EVENTS / loadSeconds).toLocaleString()} rows/s, bulk SQL loader)`)
+
+  const range = { date_from: '2026-02-14', date_to: '2026-03-15' }
+  const from = "toDateTime64('2026-02-14 00:00:00', 6, 'UTC')"
+  const to = "toDateTime64('2026-03-15 23:59:59.999999', 6, 'UTC')"
+  const where = `team_id = ${team} AND timestamp >= ${from} AND timestamp <= ${to}`
+  const cases: Array<{ name: string; body: Record<string, unknown>; sql: string }> = [
+    { name: 'daily $pageview, 30 days', body: { ...range, events: [{ id: '$pageview' }] }, sql: `SELECT toStartOfDay(timestamp) AS d, count() FROM events WHERE ${where} AND event = '$pageview' GROUP BY d ORDER BY d` },
+    {
+      name: '... by $browser',
+      body: { ...range, events: [{ id: '$pageview' }], breakdown: '$browser' },
+      sql: `SELECT toStartOfDay(timestamp) AS d, \`mat_$browser\` AS b, count() FROM events WHERE ${where} AND event = '$pageview' GROUP BY d, b`,
+    },
+    {
+      name: '... by price (JSON, 100 values)',
+      body: { ...range, events: [{ id: '$pageview' }], breakdown: 'price' },
+      sql: `SELECT toStartOfDay(timestamp) AS d, JSONExtractRaw(properties, 'price') AS b, count() FROM events WHERE ${where} AND event = '$pageview' GROUP BY d, b`,
+    },
+    { name: '... dau', body: { ...range, events: [{ id: '$pageview', math: 'dau' }] }, sql: `SELECT toStartOfDay(timestamp) AS d, uniqExact(person_id) FROM events WHERE ${where} AND event = '$pageview' GROUP BY d ORDER BY d` },
+    {
+      name: '... formula A/B',
+      body: { ...range, events: [{ id: 'signed_up' }, { id: '$pageview' }], formula: 'A / B' },
+      sql: `SELECT toStartOfDay(timestamp) AS d, countIf(event = 'signed_up') / countIf(event = '$pageview') FROM events WHERE ${where} AND event IN ('signed_up', '$pageview') GROUP BY d ORDER BY d`,
+    },
+  ]
+  const median = (xs: number[]) => [...xs].sort((a, b) => a - b)[Math.floor(xs.length / 2)]
+  const time = async (fn: () => Promise<unknown>) => {
+    await fn()
+    const ms: number[] = []
+    for (let i = 0; i < RUNS; i++) {
+      const start = performance.now()
+      await fn()
+      ms.push(performance.now() - start)
+    }
+    return median(ms)
+  }
+  console.log(`\n${'case'.padEnd(32)} ${'wren (ms)'.padStart(10)} ${'hand SQL (ms)'.padStart(14)} ${'ratio'.padStart(6)}  ${'cached (ms)'.padStart(11)}`)
+  for (const c of cases) {
+    const request = (refresh: boolean) => async () => {
+      const res = await wren.app.inject({ method: 'POST', url: `/api/environments/${team}/insights/trend/${refresh ? '?refresh=true' : ''}`, headers: { authorization: `Bearer ${personalKey}` }, payload: c.body })
+      if (res.statusCode !== 200) throw new Error(`${c.name}: ${res.statusCode} ${res.body}`)
+    }
+    const wrenMs = await time(request(true))
+    const sqlMs = await time(() => queryRows(ch, c.sql))
+    const cachedMs = await time(request(false))
+    console.log(`${c.name.padEnd(32)} ${wrenMs.toFixed(1).padStart(10)} ${sqlMs.toFixed(1).padStart(14)} ${(wrenMs / sqlMs).toFixed(2).padStart(6)}  ${cachedMs.toFixed(1).padStart(11)}`)
+  }
+  console.log(`\nresident memory: ${(process.memoryUsage().rss / 2 ** 20).toFixed(0)} MiB (budget 1536 MiB); ${RUNS} timed runs per case, median`)
+} finally {
+  await wren.close()
+  if (!keep) await rm(dataDir, { recursive: true, force: true })
+}

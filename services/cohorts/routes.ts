@@ -1,0 +1,193 @@
+// /api/projects/:project_id/cohorts/ (and /api/environments/...): CRUD with scopes cohort:read/write.
+// Static cohorts take `distinct_ids` in JSON, or a CSV file (multipart field `csv`, or a text/csv body).
+import type { FastifyInstance } from 'fastify'
+import { authorize } from '../shared/auth'
+import { badRequest, notFound } from '../shared/errors'
+import { isRecord, sendFormatted } from '../shared/http'
+import { SqlParams } from '../shared/property-filters'
+import type { ProjectStore } from '../projects/store'
+import { cohortGroup, cohortIdsIn, cohortResolver, validateCohortGroup } from './membership'
+import type { Cohort, CohortStore } from './store'
+
+type Params = { project_id: string; id: string }
+
+export async function cohortRoutes(app: FastifyInstance, deps: { projects: ProjectStore; cohorts: CohortStore }): Promise<void> {
+  const { projects, cohorts } = deps
+  app.addContentTypeParser('multipart/form-data', { parseAs: 'buffer', bodyLimit: 50 * 1024 * 1024 }, (request, body, done) => {
+    try {
+      done(null, parseMultipart(String(request.headers['content-type']), body as Buffer))
+    } catch (err) {
+      done(err as Error, undefined)
+    }
+  })
+  app.addContentTypeParser('text/csv', { parseAs: 'string', bodyLimit: 50 * 1024 * 1024 }, (_request, body, done) => done(null, { csv: body }))
+
+  const count = async (c: Cohort) => {
+    if (c.deleted) return 0
+    const params = new SqlParams()
+    const all = new Map((await cohorts.list(c.teamId)).map((x) => [x.id, x] as const))
+    all.set(c.id, c)
+    try {
+      const sql = cohortResolver(c.teamId, all, params)(c.id)
+      return await cohorts.countMembers(c.teamId, sql, params.values)
+    } catch {
+      return null
+    }
+  }
+  const serialize = async (c: Cohort) => ({
+    id: c.id,
+    name: c.name,
+    description: c.description,
+    groups: [],
+    filters: c.filters,
+    is_static: c.isStatic,
+    is_calculating: false,
+    count: await count(c),
+    created_at: c.createdAt,
+    updated_at: c.updatedAt,
+    deleted: c.deleted,
+    team_id: c.teamId,
+  })
+  const find = async (teamId: number, raw: string) => {
+    const id = Number(raw)
+    const cohort = Number.isInteger(id) && id > 0 ? await cohorts.get(teamId, id) : undefined
+    if (!cohort) throw notFound(`Cohort ${raw} does not exist.`)
+    return cohort
+  }
+
+  for (const prefix of ['/api/projects/:project_id/cohorts', '/api/environments/:project_id/cohorts']) {
+    app.get<{ Params: Params }>(`${prefix}/`, async (request, reply) => {
+      const { project } = authorize(request, projects, 'cohort:read', request.params.project_id)
+      const results = await Promise.all((await cohorts.list(project.id)).map(serialize))
+      return sendFormatted(request, reply, 200, { count: results.length, next: null, previous: null, results })
+    })
+
+    app.get<{ Params: Params }>(`${prefix}/:id/`, async (request, reply) => {
+      const { project } = authorize(request, projects, 'cohort:read', request.params.project_id)
+      return sendFormatted(request, reply, 200, await serialize(await find(project.id, request.params.id)))
+    })
+
+    app.post<{ Params: Params; Body: unknown }>(`${prefix}/`, async (request, reply) => {
+      const { project } = authorize(request, projects, 'cohort:write', request.params.project_id)
+      const body = isRecord(request.body) ? request.body : {}
+      if (typeof body.name !== 'string' || !body.name.trim()) throw badRequest('required', 'name is required.', 'name')
+      const distinctIds = staticMembersOf(body)
+      const isStatic = body.is_static === true || body.is_static === 'true' || distinctIds !== null
+      const filters = isStatic ? { properties: { type: 'AND', values: [] } } : await definitionOf(project.id, body, cohorts)
+      const cohort = await cohorts.save(project.id, { name: body.name, description: typeof body.description === 'string' ? body.description : '', filters, isStatic })
+      if (distinctIds) await cohorts.addStaticMembers(project.id, cohort.id, distinctIds)
+      return reply.status(201).send(await serialize(cohort))
+    })
+
+    app.patch<{ Params: Params; Body: unknown }>(`${prefix}/:id/`, async (request, reply) => {
+      const { project } = authorize(request, projects, 'cohort:write', request.params.project_id)
+      const current = await find(project.id, request.params.id)
+      const body = isRecord(request.body) ? request.body : {}
+      if (body.name !== undefined && (typeof body.name !== 'string' || !body.name.trim())) throw badRequest('invalid_input', 'name must be a non-empty string.', 'name')
+      const distinctIds = staticMembersOf(body)
+      if (distinctIds && !current.isStatic) throw badRequest('invalid_input', 'Only static cohorts take a list of distinct ids or a CSV.', 'csv')
+      const redefined = !current.isStatic && (body.filters !== undefined || body.groups !== undefined)
+      const updated = await cohorts.save(project.id, {
+        id: current.id,
+        name: (body.name as string | undefined) ?? current.name,
+        description: typeof body.description === 'string' ? body.description : current.description,
+        filters: redefined ? await definitionOf(project.id, body, cohorts, current.id) : current.filters,
+        isStatic: current.isStatic,
+        deleted: body.deleted === true,
+      })
+      if (distinctIds) await cohorts.addStaticMembers(project.id, current.id, distinctIds)
+      return sendFormatted(request, reply, 200, await serialize(updated))
+    })
+
+    app.delete<{ Params: Params }>(`${prefix}/:id/`, async (request, reply) => {
+      const { project } = authorize(request, projects, 'cohort:write', request.params.project_id)
+      const current = await find(project.id, request.params.id)
+      await cohorts.save(project.id, { ...current, deleted: true })
+      return reply.status(204).send()
+    })
+  }
+}
+
+/** A dynamic cohort's definition, checked: person/cohort filters only, known cohorts, no cycles. */
+async function definitionOf(teamId: number, body: Record<string, unknown>, cohorts: CohortStore, selfId?: number): Promise<Cohort['filters']> {
+  let filters = body.filters
+  if (typeof filters === 'string') {
+    try {
+      filters = JSON.parse(filters)
+    } catch {
+      throw badRequest('invalid_input', 'filters must be a JSON object.', 'filters')
+    }
+  }
+  const group = cohortGroup(filters, body.groups)
+  if (group.values.length === 0) throw badRequest('required', 'A dynamic cohort needs filters.properties (person-property groups) or groups; for a fixed list use is_static with distinct_ids or a CSV.', 'filters')
+  validateCohortGroup(group)
+  const referenced = cohortIdsIn(group)
+  if (selfId !== undefined && referenced.includes(selfId)) throw badRequest('invalid_input', 'A cohort cannot contain itself.', 'filters')
+  if (referenced.length) {
+    const known = new Map((await cohorts.list(teamId)).map((c) => [c.id, c] as const))
+    for (const id of referenced) if (!known.has(id)) throw badRequest('invalid_input', `Cohort ${id} does not exist in this project.`, 'filters')
+  }
+  return { properties: group }
+}
+
+/** distinct ids from `distinct_ids` or a CSV (first column, or the `distinct_id` column if named). */
+function staticMembersOf(body: Record<string, unknown>): string[] | null {
+  if (Array.isArray(body.distinct_ids)) {
+    if (!body.distinct_ids.every((d) => typeof d === 'string' || typeof d === 'number')) throw badRequest('invalid_input', 'distinct_ids must be a list of strings.', 'distinct_ids')
+    return body.distinct_ids.map(String)
+  }
+  if (typeof body.csv !== 'string') return null
+  const rows = parseCsv(body.csv)
+  if (rows.length === 0) throw badRequest('invalid_csv', 'The CSV has no rows.', 'csv')
+  const header = rows[0].map((c) => c.toLowerCase())
+  const column = header.indexOf('distinct_id')
+  const ids = (column >= 0 ? rows.slice(1).map((r) => r[column]) : rows.map((r) => r[0])).filter((v) => v)
+  if (ids.length === 0) throw badRequest('invalid_csv', 'The CSV lists no distinct ids.', 'csv')
+  return ids
+}
+
+/** Just enough multipart/form-data: text fields, and file fields read as text. */
+function parseMultipart(contentType: string, body: Buffer): Record<string, string> {
+  const boundary = /boundary=(?:"([^"]+)"|([^;]+))/i.exec(contentType)
+  if (!boundary) throw badRequest('invalid_input', 'multipart/form-data without a boundary.')
+  const marker = `--${boundary[1] ?? boundary[2]}`
+  const fields: Record<string, string> = {}
+  for (const part of body.toString('utf8').split(marker).slice(1)) {
+    if (part.startsWith('--')) break
+    const end = part.indexOf('\r\n\r\n')
+    if (end < 0) continue
+    const headers = part.slice(0, end)
+    const name = /name="([^"]*)"/i.exec(headers)?.[1]
+    if (!name) continue
+    fields[name] = part.slice(end + 4).replace(/\r\n$/, '')
+  }
+  return fields
+}
+
+/** RFC 4180 rows: quoted fields with "" escapes, CRLF or LF line ends, blank lines skipped. */
+export function parseCsv(text: string): string[][] {
+  const rows: string[][] = []
+  let row: string[] = []
+  let field = ''
+  let quoted = false
+  const src = text.replace(/^\uFEFF/, '')
+  for (let i = 0; i < src.length; i++) {
+    const c = src[i]
+    if (quoted) {
+      if (c === '"' && src[i + 1] === '"') (field += '"', i++)
+      else if (c === '"') quoted = false
+      else field += c
+    } else if (c === '"') quoted = true
+    else if (c === ',') (row.push(field.trim()), (field = ''))
+    else if (c === '\n' || c === '\r') {
+      if (c === '\r' && src[i + 1] === '\n') i++
+      row.push(field.trim())
+      if (row.some((f) => f !== '')) rows.push(row)
+      row = []
+      field = ''
+    } else field += c
+  }
+  row.push(field.trim())
+  if (row.some((f) => f !== '')) rows.push(row)
+  return rows
+}

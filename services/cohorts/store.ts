@@ -1,0 +1,116 @@
+// Cohorts in ClickHouse: definitions as versioned rows, static members as distinct ids.
+import type { ClickHouseClient } from '../shared/clickhouse'
+import { insertRows, queryRows } from '../shared/clickhouse'
+import type { Clock } from '../shared/clock'
+
+export interface Cohort {
+  id: number
+  teamId: number
+  name: string
+  description: string
+  /** `{properties: <property group of person/cohort filters>}` for dynamic cohorts. */
+  filters: { properties: unknown }
+  isStatic: boolean
+  createdAt: string
+  updatedAt: string
+  deleted: boolean
+  version: number
+}
+
+interface Row {
+  id: number
+  team_id: number
+  name: string
+  description: string
+  filters: string
+  is_static: number
+  created_at: string
+  updated_at: string
+  deleted: number
+  latest_version: number
+}
+
+const LATEST = `
+  SELECT id, team_id, argMax(name, version) AS name, argMax(description, version) AS description,
+         argMax(filters, version) AS filters, argMax(is_static, version) AS is_static, argMax(created_at, version) AS created_at,
+         argMax(updated_at, version) AS updated_at, argMax(deleted, version) AS deleted, max(version) AS latest_version
+  FROM cohorts WHERE team_id = {team:Int64} GROUP BY team_id, id`
+
+export class CohortStore {
+  private writes: Promise<unknown> = Promise.resolve()
+
+  constructor(
+    private readonly client: ClickHouseClient,
+    private readonly clock: Clock,
+  ) {}
+
+  async list(teamId: number, opts: { includeDeleted?: boolean } = {}): Promise<Cohort[]> {
+    const rows = await queryRows<Row>(this.client, `SELECT * FROM (${LATEST}) ${opts.includeDeleted ? '' : 'WHERE deleted = 0'} ORDER BY id`, { team: teamId })
+    return rows.map(fromRow)
+  }
+
+  async get(teamId: number, id: number): Promise<Cohort | undefined> {
+    return (await this.list(teamId)).find((c) => c.id === id)
+  }
+
+  save(teamId: number, input: Pick<Cohort, 'name' | 'description' | 'filters' | 'isStatic'> & { id?: number; deleted?: boolean }): Promise<Cohort> {
+    const run = this.writes.then(async () => {
+      const now = this.clock.now().toISOString()
+      let id = input.id
+      let current: Cohort | undefined
+      if (id === undefined) {
+        const [row] = await queryRows<{ next: number }>(this.client, 'SELECT max(id) + 1 AS next FROM cohorts')
+        id = Math.max(1, Number(row?.next ?? 1))
+      } else {
+        current = (await this.list(teamId, { includeDeleted: true })).find((c) => c.id === id)
+      }
+      const cohort: Cohort = {
+        id,
+        teamId,
+        name: input.name,
+        description: input.description,
+        filters: input.filters,
+        isStatic: input.isStatic,
+        createdAt: current?.createdAt ?? now,
+        updatedAt: now,
+        deleted: input.deleted ?? false,
+        version: (current?.version ?? 0) + 1,
+      }
+      await insertRows(this.client, 'cohorts', [
+        { team_id: teamId, id, name: cohort.name, description: cohort.description, filters: JSON.stringify(cohort.filters), is_static: cohort.isStatic ? 1 : 0, created_at: cohort.createdAt, updated_at: now, deleted: cohort.deleted ? 1 : 0, version: cohort.version },
+      ])
+      return cohort
+    })
+    this.writes = run.catch(() => undefined)
+    return run
+  }
+
+  async addStaticMembers(teamId: number, cohortId: number, distinctIds: string[]): Promise<void> {
+    const at = this.clock.now().toISOString()
+    const unique = [...new Set(distinctIds)]
+    for (let i = 0; i < unique.length; i += 10_000) {
+      await insertRows(this.client, 'cohort_static_members', unique.slice(i, i + 10_000).map((distinct_id) => ({ team_id: teamId, cohort_id: cohortId, distinct_id, added_at: at })))
+    }
+  }
+
+  /** How many current persons are members: for the `count` field. */
+  async countMembers(teamId: number, membersSql: string, params: Record<string, unknown>): Promise<number> {
+    const [row] = await queryRows<{ n: number }>(this.client, `SELECT count() AS n FROM (${membersSql})`, { ...params, team: teamId })
+    return Number(row?.n ?? 0)
+  }
+}
+
+function fromRow(r: Row): Cohort {
+  return {
+    id: Number(r.id),
+    teamId: Number(r.team_id),
+    name: r.name,
+    description: r.description,
+    filters: JSON.parse(r.filters || '{}') as Cohort['filters'],
+    isStatic: Number(r.is_static) === 1,
+    createdAt: new Date(r.created_at).toISOString(),
+    updatedAt: new Date(r.updated_at).toISOString(),
+    deleted: Number(r.deleted) === 1,
+    version: Number(r.latest_version),
+  }
+}

@@ -1,0 +1,57 @@
+// Builds the flags service and registers its routes: what the composition root calls. The cohort
+// reader is handed in (issue 4's service); until then NO_COHORTS, and cohort conditions fail visibly.
+import type { FastifyInstance } from 'fastify'
+import type { Logger } from 'pino'
+import type { ClickHouseClient } from '../shared/clickhouse'
+import type { Clock } from '../shared/clock'
+import type { ProjectStore } from '../projects/store'
+import type { IngestionProcessor } from '../ingestion/processor'
+import { FlagStore } from './store'
+import { PersonSnapshot } from './snapshot'
+import { FlagsService } from './service'
+import { openGeoIp, type GeoLookup } from './geoip'
+import { flagRoutes } from './routes'
+import { publicFlagRoutes } from './public-routes'
+import { NO_COHORTS, type CohortReader } from './types'
+
+export interface FlagsModuleDeps {
+  clickhouse: ClickHouseClient
+  clock: Clock
+  projects: ProjectStore
+  processor: IngestionProcessor
+  logger: Logger
+  siteUrl: string | null
+  cohorts?: CohortReader
+}
+
+export interface FlagsModule {
+  flags: FlagStore
+  snapshot: PersonSnapshot
+  service: FlagsService
+  /** Registers the management routes (`api`) and/or the public decide routes (`decide`). */
+  register(app: FastifyInstance, parts: { api: boolean; decide: boolean }): Promise<void>
+}
+
+export async function buildFlags(deps: FlagsModuleDeps): Promise<FlagsModule> {
+  const cohorts = deps.cohorts ?? NO_COHORTS
+  const flags = await FlagStore.load(deps.clickhouse, deps.clock)
+  const snapshot = new PersonSnapshot(deps.clickhouse)
+  await snapshot.loadGroupTypes()
+  deps.processor.onPersonChanges((changes) => snapshot.apply(changes))
+  let geoip: GeoLookup | null = null
+  try {
+    geoip = await openGeoIp()
+  } catch (err) {
+    deps.logger.warn({ err }, 'GeoIP database unavailable: $geoip_* flag properties come only from person_properties')
+  }
+  const service = new FlagsService(flags, snapshot, cohorts, deps.clock, geoip)
+  return {
+    flags,
+    snapshot,
+    service,
+    async register(app, parts) {
+      if (parts.api) await app.register(flagRoutes, { projects: deps.projects, flags, snapshot, siteUrl: deps.siteUrl })
+      if (parts.decide) await app.register(publicFlagRoutes, { projects: deps.projects, service, snapshot, cohorts, clock: deps.clock })
+    },
+  }
+}

@@ -1,0 +1,115 @@
+// Feature flags: ClickHouse holds every version; this store keeps the latest of each flag in memory, so
+// the management API reads and decide evaluates without a query. Listeners hear every change at once
+// (decide's snapshot, the local-evaluation ETag); `refresh()` re-reads for changes made by another
+// process (cluster mode).
+import type { ClickHouseClient } from '../shared/clickhouse'
+import { insertRows, queryRows } from '../shared/clickhouse'
+import type { Clock } from '../shared/clock'
+import type { FeatureFlag } from './types'
+
+interface FlagRow {
+  team_id: number
+  id: number
+  definition: string
+  ver: number
+}
+
+export interface ActivityEntry {
+  flagId: number
+  activity: 'created' | 'updated' | 'deleted'
+  detail: Record<string, unknown>
+  actor: string
+  at: string
+}
+
+export class FlagStore {
+  private readonly byTeam = new Map<number, Map<number, FeatureFlag>>()
+  private readonly listeners: Array<(teamId: number) => void> = []
+  private nextId = 1
+
+  private constructor(
+    private readonly client: ClickHouseClient,
+    private readonly clock: Clock,
+  ) {}
+
+  static async load(client: ClickHouseClient, clock: Clock): Promise<FlagStore> {
+    const store = new FlagStore(client, clock)
+    await store.refresh()
+    return store
+  }
+
+  /** Re-reads the latest version of every flag; tells listeners about the projects whose flags changed. */
+  async refresh(): Promise<void> {
+    const rows = await queryRows<FlagRow>(
+      this.client,
+      'SELECT team_id, id, argMax(definition, version) AS definition, max(version) AS ver FROM feature_flags GROUP BY team_id, id',
+    )
+    const changed = new Set<number>()
+    for (const row of rows) {
+      const flag = JSON.parse(row.definition) as FeatureFlag
+      const teamId = Number(row.team_id)
+      const current = this.byTeam.get(teamId)?.get(flag.id)
+      if (!current || current.version < flag.version) {
+        this.put(flag)
+        changed.add(teamId)
+      }
+      this.nextId = Math.max(this.nextId, flag.id + 1)
+    }
+    for (const teamId of changed) this.emit(teamId)
+  }
+
+  onChange(listener: (teamId: number) => void): void {
+    this.listeners.push(listener)
+  }
+
+  /** Every flag of a project, deleted ones included, in id order. */
+  all(teamId: number): FeatureFlag[] {
+    return [...(this.byTeam.get(teamId)?.values() ?? [])].sort((a, b) => a.id - b.id)
+  }
+
+  get(teamId: number, id: number): FeatureFlag | undefined {
+    return this.byTeam.get(teamId)?.get(id)
+  }
+
+  allocateId(): number {
+    return this.nextId++
+  }
+
+  /** Stores a new version of a flag (the caller has bumped `version`) and tells listeners. */
+  async save(flag: FeatureFlag, activity: ActivityEntry): Promise<void> {
+    await insertRows(this.client, 'feature_flags', [
+      { team_id: flag.teamId, id: flag.id, key: flag.key, definition: JSON.stringify(flag), deleted: flag.deleted ? 1 : 0, version: flag.version, updated_at: flag.updatedAt },
+    ])
+    await insertRows(this.client, 'feature_flag_activity', [
+      { team_id: flag.teamId, flag_id: activity.flagId, activity: activity.activity, detail: JSON.stringify(activity.detail), actor: activity.actor, at: activity.at },
+    ])
+    this.put(flag)
+    this.emit(flag.teamId)
+  }
+
+  async activity(teamId: number, flagId: number | null, limit: number, offset: number): Promise<{ total: number; rows: ActivityEntry[] }> {
+    const where = flagId === null ? 'team_id = {t:Int64}' : 'team_id = {t:Int64} AND flag_id = {f:Int64}'
+    const params = { t: teamId, f: flagId ?? 0, limit, offset }
+    const [count] = await queryRows<{ n: number }>(this.client, `SELECT count() AS n FROM feature_flag_activity WHERE ${where}`, params)
+    const rows = await queryRows<{ flag_id: number; activity: ActivityEntry['activity']; detail: string; actor: string; at: string }>(
+      this.client,
+      `SELECT flag_id, activity, detail, actor, at FROM feature_flag_activity WHERE ${where} ORDER BY at DESC LIMIT {limit:UInt32} OFFSET {offset:UInt32}`,
+      params,
+    )
+    return { total: Number(count?.n ?? 0), rows: rows.map((r) => ({ flagId: Number(r.flag_id), activity: r.activity, detail: JSON.parse(r.detail) as Record<string, unknown>, actor: r.actor, at: r.at })) }
+  }
+
+  now(): string {
+    return this.clock.now().toISOString()
+  }
+
+  private put(flag: FeatureFlag): void {
+    let team = this.byTeam.get(flag.teamId)
+    if (!team) this.byTeam.set(flag.teamId, (team = new Map()))
+    team.set(flag.id, flag)
+  }
+
+  private emit(teamId: number): void {
+    for (const listener of this.listeners) listener(teamId)
+  }
+}

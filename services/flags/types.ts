@@ -1,0 +1,95 @@
+// The stored shape of a feature flag (PostHog's FeatureFlag / FlagFilters, reference §2.1). `filters` is
+// kept as the user sent it (validated), so the management API and local evaluation return it unchanged.
+
+export type Json = null | boolean | number | string | Json[] | { [key: string]: Json }
+export type Properties = Record<string, unknown>
+
+export interface PropertyFilter {
+  key: string
+  value?: unknown
+  operator?: string | null
+  type?: string
+  negation?: boolean
+  group_type_index?: number | null
+  /** Added to flag-dependency filters in the local-evaluation payload only. */
+  dependency_chain?: string[]
+}
+
+export interface ConditionGroup {
+  properties?: PropertyFilter[] | null
+  rollout_percentage?: number | null
+  variant?: string | null
+  aggregation_group_type_index?: number | null
+  description?: string | null
+}
+
+export interface Variant {
+  key: string
+  name?: string | null
+  rollout_percentage: number
+}
+
+export interface FlagFilters {
+  groups?: ConditionGroup[]
+  multivariate?: { variants: Variant[] } | null
+  aggregation_group_type_index?: number | null
+  payloads?: Record<string, string> | null
+  super_groups?: ConditionGroup[] | null
+  feature_enrollment?: boolean | null
+  holdout?: { id: number; exclusion_percentage: number } | null
+  holdout_groups?: ConditionGroup[] | null
+  early_exit?: boolean
+  [key: string]: unknown
+}
+
+export interface FeatureFlag {
+  id: number
+  teamId: number
+  key: string
+  name: string
+  filters: FlagFilters
+  active: boolean
+  deleted: boolean
+  ensureExperienceContinuity: boolean
+  /** Bumped on every change; 1 on create. */
+  version: number
+  evaluationRuntime: 'server' | 'client' | 'all'
+  evaluationTags: string[]
+  bucketingIdentifier: 'distinct_id' | 'device_id' | null
+  tags: string[]
+  createdAt: string
+  createdBy: string | null
+  updatedAt: string
+  lastModifiedBy: string | null
+}
+
+/** A cohort as flags need it: a static member list or a property group (reference §3.5). */
+export interface CohortDefinition {
+  id: number
+  isStatic: boolean
+  /** `{type: AND|OR, values: [groups or filters]}`; unused for static cohorts. */
+  properties: PropertyGroup | null
+}
+
+export interface PropertyGroup {
+  type?: string
+  values?: Array<PropertyGroup | PropertyFilter>
+}
+
+/**
+ * How flags read cohorts. The cohorts service (issue 4) owns storage; decide needs only these lookups,
+ * both answered from memory. `undefined` means "not known": the flag is then reported as failed.
+ */
+export interface CohortReader {
+  get(teamId: number, cohortId: number): CohortDefinition | undefined
+  /** Static cohort membership; undefined when the cohort or membership list is unknown. */
+  isStaticMember(teamId: number, cohortId: number, personUuid: string): boolean | undefined
+  /** Every non-deleted cohort of a project, for the local-evaluation payload. */
+  list(teamId: number): CohortDefinition[]
+}
+
+export const NO_COHORTS: CohortReader = {
+  get: () => undefined,
+  isStaticMember: () => undefined,
+  list: () => [],
+}

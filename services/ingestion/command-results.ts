@@ -1,0 +1,72 @@
+// How an API process learns that a person command it appended was applied, and with what result.
+// In one process (`wren all`, or `ingest,api`) the processor tells it directly (processor.waitForCommand).
+// An `api` process without the processor (cluster mode) reads the results the processor publishes on the
+// command-results topic: each api process reads it with a group of its own, from the topic's start (the
+// topic keeps minutes of results, see kafka-log.ts), so no result published after the command was
+// appended can be missed, whenever the subscription caught up.
+import { EventEmitter } from 'node:events'
+import { randomUUID } from 'node:crypto'
+import { hostname } from 'node:os'
+import type { Log, Subscription } from '../shared/log/log'
+import { TOPICS } from '../shared/log/log'
+import type { CommandResult } from './person-rules'
+
+export interface CommandWaiter {
+  /** Resolves with the command's result once it is applied and stored; rejects after timeoutMs. */
+  waitForCommand(commandId: string, timeoutMs?: number): Promise<CommandResult>
+}
+
+export type CommandResultPublisher = (results: Array<[string, CommandResult]>) => Promise<void>
+
+export function publishCommandResults(log: Log): CommandResultPublisher {
+  return async (results) => {
+    if (results.length === 0) return
+    await log.append(TOPICS.commandResults, results.map(([commandId, result]) => ({ key: commandId, value: Buffer.from(JSON.stringify(result)) })))
+  }
+}
+
+export class LogCommandWaiter implements CommandWaiter {
+  private readonly applied = new EventEmitter()
+  private subscription: Subscription | null = null
+
+  constructor(private readonly log: Log) {
+    this.applied.setMaxListeners(0)
+  }
+
+  start(): void {
+    this.subscription = this.log.subscribe({
+      topic: TOPICS.commandResults,
+      group: `wren-api-${hostname()}-${process.pid}-${randomUUID().slice(0, 8)}`,
+      maxBatchRecords: 1000,
+      maxWaitMs: 5,
+      handler: async (batch) => {
+        for (const record of batch.records) {
+          try {
+            this.applied.emit(record.key, JSON.parse(record.value.toString()) as CommandResult)
+          } catch {
+            // Not a result we can read: nobody waits for it.
+          }
+        }
+      },
+    })
+  }
+
+  async stop(): Promise<void> {
+    await this.subscription?.stop()
+    this.subscription = null
+  }
+
+  waitForCommand(commandId: string, timeoutMs = 30_000): Promise<CommandResult> {
+    return new Promise((resolve, reject) => {
+      const timer = setTimeout(() => {
+        this.applied.off(commandId, onApplied)
+        reject(new Error(`command ${commandId} was not applied within ${timeoutMs} ms`))
+      }, timeoutMs)
+      const onApplied = (result: CommandResult) => {
+        clearTimeout(timer)
+        resolve(result)
+      }
+      this.applied.once(commandId, onApplied)
+    })
+  }
+}

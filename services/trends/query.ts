@@ -1,0 +1,317 @@
+// The trend as one ClickHouse query: one SELECT per (series, period) joined by UNION ALL, each returning
+// rows of (series, period, bucket, breakdown, value). Zero-filling, breakdown limits, cumulative sums and
+// formulas happen afterwards on these few rows (shape.ts). User input only enters as parameters.
+import { badRequest } from '../shared/errors'
+import type { SqlParams } from '../shared/property-filters'
+import { instantParam, type DateRange, type Interval } from './dates'
+import { compileGroup, jsonValue, type FilterContext, type PropertyGroup } from './properties'
+import { COUNT_PER_ACTOR_MATHS, PROPERTY_MATHS, type MathType, type SeriesEntity, type TrendRequest } from './request'
+
+export const NULL_LABEL = '$$_posthog_breakdown_null_$$'
+export const OTHER_LABEL = '$$_posthog_breakdown_other_$$'
+
+export interface ResolvedSeries {
+  entity: SeriesEntity
+  /** SQL matching the series' events: the event name, an action's steps, or '1' for all events. */
+  condition: string
+}
+
+export interface TrendRow {
+  series: number
+  period: number
+  bucket: string
+  breakdown: string
+  value: number
+}
+
+export interface BreakdownPlan {
+  /** A String expression per event, or for cohorts an Array(String) expression to arrayJoin. */
+  expr: string
+  multi: boolean
+}
+
+export interface QueryInput {
+  teamId: number
+  request: TrendRequest
+  series: ResolvedSeries[]
+  periods: DateRange[]
+  totalValue: boolean
+  cumulative: boolean
+  params: SqlParams
+  filters: FilterContext
+  /** The global filter group, with test-account filters ANDed in when asked for. */
+  globalProperties: PropertyGroup
+  breakdown: BreakdownPlan | null
+  /** Compiles a restricted HogQL expression (math_hogql). */
+  hogql(expr: string): string
+  sessions: SessionColumns
+}
+
+/** Session properties, computed per `$session_id` from all of its events and joined in when used. */
+export const SESSION_PROPERTIES: Record<string, { column: string; sql: string }> = {
+  $session_duration: { column: 'session_duration', sql: "toFloat64(dateDiff('second', min(timestamp), max(timestamp)))" },
+  $entry_current_url: { column: 'session_entry_url', sql: "argMinIf(JSONExtractString(properties, '$current_url'), timestamp, JSONHas(properties, '$current_url'))" },
+  $exit_current_url: { column: 'session_exit_url', sql: "argMaxIf(JSONExtractString(properties, '$current_url'), timestamp, JSONHas(properties, '$current_url'))" },
+  $pageview_count: { column: 'session_pageview_count', sql: "countIf(event = '$pageview')" },
+  $autocapture_count: { column: 'session_autocapture_count', sql: "countIf(event = '$autocapture')" },
+  $start_timestamp: { column: 'session_start', sql: "formatDateTime(min(timestamp), '%Y-%m-%d %H:%i:%S', 'UTC')" },
+  $end_timestamp: { column: 'session_end', sql: "formatDateTime(max(timestamp), '%Y-%m-%d %H:%i:%S', 'UTC')" },
+}
+
+export class SessionColumns {
+  used = false
+  /** A session property of the current event's session, NULL for events without one. */
+  value(key: string): string {
+    const p = SESSION_PROPERTIES[key]
+    if (!p) throw badRequest('invalid_input', `Unknown session property '${key}'. Use one of ${Object.keys(SESSION_PROPERTIES).join(', ')}.`, 'properties')
+    this.used = true
+    return `if(session_key = '', NULL, toString(${p.column}))`
+  }
+}
+
+/** Sessions seen within a day of the range (a session lasts at most a day), one row per session. */
+function sessionJoin(teamParam: string, fromParam: string, toParam: string): string {
+  const columns = Object.values(SESSION_PROPERTIES).map((p) => `${p.sql} AS ${p.column}`).join(', ')
+  return `LEFT JOIN (SELECT \`$session_id\` AS session_key, ${columns} FROM events
+    WHERE ${teamParam} AND \`$session_id\` != '' AND timestamp >= toDateTime64(${fromParam}, 6, 'UTC') - toIntervalDay(1) AND timestamp <= toDateTime64(${toParam}, 6, 'UTC') + toIntervalDay(1)
+    GROUP BY session_key) AS sessions ON \`$session_id\` = sessions.session_key`
+}
+
+const QUANTILES: Record<string, number> = { median: 0.5, p75: 0.75, p90: 0.9, p95: 0.95, p99: 0.99 }
+
+/** Weekly/monthly active become dau once the interval is as long as their window. */
+export function effectiveMath(math: MathType, interval: Interval, totalValue: boolean): MathType {
+  if (totalValue) return math
+  if (math === 'weekly_active' && (interval === 'week' || interval === 'month')) return 'dau'
+  if (math === 'monthly_active' && interval === 'month') return 'dau'
+  return math
+}
+
+export function buildTrendQuery(input: QueryInput): string {
+  const selects: string[] = []
+  input.periods.forEach((range, period) => {
+    // Series with plain aggregates share one scan (conditional aggregates); the rest get their own.
+    const shared = input.series.map((series, index) => ({ series, index })).filter(({ series }) => sharesScan(input, series, range))
+    if (shared.length > 1) selects.push(sharedSelect(input, shared, period, range))
+    input.series.forEach((series, index) => {
+      if (shared.length > 1 && shared.some((s) => s.index === index)) return
+      selects.push(seriesSelect(input, series, index, period, range))
+    })
+  })
+  return selects.map((s) => `(${s})`).join('\nUNION ALL\n')
+}
+
+const SHAREABLE = new Set<string>(['total', 'dau', 'unique_session', 'unique_group', ...PROPERTY_MATHS])
+
+function sharesScan(input: QueryInput, series: ResolvedSeries, range: DateRange): boolean {
+  const math = effectiveMath(series.entity.math, range.interval, input.totalValue)
+  if (!SHAREABLE.has(math) || series.entity.mathProperty === '$session_duration') return false
+  return !(input.cumulative && !input.totalValue && (math === 'dau' || math === 'unique_group'))
+}
+
+/** Several series in one pass: one -If aggregate per series, unpivoted; series without hits drop out. */
+function sharedSelect(input: QueryInput, members: Array<{ series: ResolvedSeries; index: number }>, period: number, range: DateRange): string {
+  const { params, totalValue } = input
+  const tz = params.add('String', range.tz)
+  const bucketKey = totalValue ? '0' : bucketExpr(`toTimeZone(timestamp, ${tz})`, range.interval, range.weekStartDay)
+  const bucketOut = totalValue ? `'' AS bucket` : `formatDateTime(b, '%Y-%m-%d %H:%i:%S') AS bucket`
+  const bd = input.breakdown ? (input.breakdown.multi ? `arrayJoin(${input.breakdown.expr})` : input.breakdown.expr) : `''`
+  const conditions = members.map(({ series }) => {
+    const e = series.entity
+    const math = effectiveMath(e.math, range.interval, totalValue)
+    const parts = [series.condition, compileGroup(e.properties, input.filters)]
+    if (e.mathGroupTypeIndex !== null && ['dau', 'unique_group'].includes(math)) parts.push(`\`$group_${e.mathGroupTypeIndex}\` != ''`)
+    const real = parts.filter((c) => c !== '1')
+    return real.length ? `(${real.join(' AND ')})` : '1'
+  })
+  const aggregates = members.map(({ series }, i) => {
+    const e = series.entity
+    const math = effectiveMath(e.math, range.interval, totalValue)
+    const actor = e.mathGroupTypeIndex !== null && ['dau', 'unique_group'].includes(math) ? `\`$group_${e.mathGroupTypeIndex}\`` : 'person_id'
+    return `toFloat64(${conditionalAggregate(math, e, actor, params, conditions[i])})`
+  })
+  const team = `team_id = ${params.add('Int64', input.teamId)}`
+  const from = `timestamp >= toDateTime64(${params.add('String', instantParam(range.from, range.tz))}, 6, 'UTC')`
+  const to = `timestamp <= toDateTime64(${params.add('String', instantParam(range.to, range.tz))}, 6, 'UTC')`
+  const global = compileGroup(input.globalProperties, input.filters)
+  const any = conditions.includes('1') ? '1' : `(${conditions.join(' OR ')})`
+  const where = [team, from, to, global, any].filter((c) => c !== '1').join(' AND ')
+  const events = input.sessions.used ? `events ${sessionJoin(team, params.add('String', instantParam(range.from, range.tz)), params.add('String', instantParam(range.to, range.tz)))}` : 'events'
+  const indexes = `[${members.map((m) => m.index).join(', ')}]`
+  return `SELECT t.1 AS series, ${period} AS period, ${bucketOut}, bd AS breakdown, t.2 AS value FROM (
+    SELECT ${bucketKey} AS b, ${bd} AS bd, [${aggregates.join(', ')}] AS vals, [${conditions.map((c) => `countIf(${c})`).join(', ')}] AS hits
+    FROM ${events} WHERE ${where} GROUP BY b, bd)
+    ARRAY JOIN arrayFilter(x -> x.3 > 0, arrayZip(${indexes}, vals, hits)) AS t`
+}
+
+function conditionalAggregate(math: MathType, entity: SeriesEntity, actor: string, params: SqlParams, condition: string): string {
+  switch (math) {
+    case 'total':
+      return `countIf(${condition})`
+    case 'dau':
+    case 'unique_group':
+      return `uniqExactIf(${actor}, ${condition})`
+    case 'unique_session':
+      return `uniqExactIf(\`$session_id\`, \`$session_id\` != '' AND ${condition})`
+  }
+  const column = entity.mathPropertyType === 'person_properties' ? 'person_properties' : 'properties'
+  const value = `toFloat64OrNull(JSONExtract(${column}, ${params.add('String', entity.mathProperty ?? '')}, 'Nullable(String)'))`
+  const fn = math in QUANTILES ? `quantileIf(${QUANTILES[math]})` : `${math}If`
+  return `ifNull(${fn}(${value}, ${condition}), 0)`
+}
+
+function seriesSelect(input: QueryInput, series: ResolvedSeries, index: number, period: number, range: DateRange): string {
+  const { params, totalValue } = input
+  const entity = series.entity
+  const math = effectiveMath(entity.math, range.interval, totalValue)
+  const tz = params.add('String', range.tz)
+  const local = (column: string) => `toTimeZone(${column}, ${tz})`
+  const bucketOf = (column: string) => bucketExpr(local(column), range.interval, range.weekStartDay)
+  const head = `${index} AS series, ${period} AS period`
+  const bucketOut = totalValue ? `'' AS bucket` : `formatDateTime(b, '%Y-%m-%d %H:%i:%S') AS bucket`
+  const bd = input.breakdown ? (input.breakdown.multi ? `arrayJoin(${input.breakdown.expr})` : input.breakdown.expr) : `''`
+  const actor = entity.mathGroupTypeIndex !== null && ['dau', 'weekly_active', 'monthly_active', 'unique_group'].includes(math) ? `\`$group_${entity.mathGroupTypeIndex}\`` : 'person_id'
+
+  const team = `team_id = ${params.add('Int64', input.teamId)}`
+  const filters = [series.condition, compileGroup(input.globalProperties, input.filters), compileGroup(entity.properties, input.filters)].filter((c) => c !== '1')
+  if (math === 'unique_group' || (actor !== 'person_id')) filters.push(`${actor} != ''`)
+  const match = filters.length ? filters.join(' AND ') : '1'
+  const from = (r: DateRange, extraDays = 0) => {
+    const w = new Date(r.from.getTime() - extraDays * 86_400_000)
+    return `timestamp >= toDateTime64(${params.add('String', instantParam(w, r.tz))}, 6, 'UTC')`
+  }
+  const to = `timestamp <= toDateTime64(${params.add('String', instantParam(range.to, range.tz))}, 6, 'UTC')`
+  const where = (fromSql: string) => `${team} AND ${fromSql} AND ${to} AND ${match}`
+  const sessionDuration = entity.mathProperty === '$session_duration' && (PROPERTY_MATHS as readonly string[]).includes(math)
+  if (sessionDuration) input.sessions.value('$session_duration')
+  const events = input.sessions.used ? `events ${sessionJoin(team, params.add('String', instantParam(range.from, range.tz)), params.add('String', instantParam(range.to, range.tz)))}` : 'events'
+  const bucketKey = totalValue ? '0' : bucketOf('timestamp')
+
+  // Active users over a sliding window: each (actor, day) counts in the buckets of the next N days.
+  if (math === 'weekly_active' || math === 'monthly_active') {
+    const days = math === 'weekly_active' ? 7 : 30
+    if (totalValue) {
+      const windowFrom = `timestamp >= toDateTime64(${params.add('String', instantParam(new Date(range.to.getTime() - days * 86_400_000 + 1), range.tz))}, 6, 'UTC')`
+      return `SELECT ${head}, '' AS bucket, bd AS breakdown, toFloat64(uniqExact(a)) AS value FROM (SELECT ${actor} AS a, ${bd} AS bd FROM ${events} WHERE ${where(windowFrom)}) GROUP BY bd`
+    }
+    const hourly = range.interval === 'hour'
+    const unitStart = hourly ? `toStartOfHour(${local('timestamp')})` : `toStartOfDay(${local('timestamp')})`
+    const shift = hourly ? `toIntervalHour(i)` : `toIntervalDay(i)`
+    const steps = hourly ? days * 24 : days
+    return `SELECT ${head}, ${bucketOut}, bd AS breakdown, toFloat64(uniqExact(a)) AS value FROM (
+      SELECT a, bd, d + ${shift} AS b FROM (SELECT DISTINCT ${actor} AS a, ${bd} AS bd, ${unitStart} AS d FROM ${events} WHERE ${where(from(range, days))})
+      ARRAY JOIN range(${steps}) AS i) GROUP BY b, bd`
+  }
+
+  if (math === 'first_time_for_user' || math === 'first_matching_event_for_user') {
+    if (input.breakdown?.multi) throw badRequest('unsupported', `math '${math}' cannot be combined with a cohort breakdown yet.`, 'breakdown')
+    const extra = [compileGroup(input.globalProperties, input.filters), compileGroup(entity.properties, input.filters)].filter((c) => c !== '1')
+    const ok = extra.length ? extra.join(' AND ') : '1'
+    const seriesOnly = math === 'first_time_for_user' ? series.condition : match
+    const firstBucket = totalValue ? '0' : bucketOf('first_ts')
+    return `SELECT ${head}, ${bucketOut}, bd AS breakdown, toFloat64(count()) AS value FROM (
+      SELECT ${firstBucket} AS b, bd FROM (
+        SELECT person_id AS a, min(timestamp) AS first_ts, argMin(${ok}, timestamp) AS ok, argMin(${bd}, timestamp) AS bd
+        FROM ${events} WHERE ${team} AND ${to} AND ${seriesOnly} GROUP BY a)
+      WHERE ok AND first_ts >= toDateTime64(${params.add('String', instantParam(range.from, range.tz))}, 6, 'UTC')) GROUP BY b, bd`
+  }
+
+  if ((COUNT_PER_ACTOR_MATHS as readonly string[]).includes(math)) {
+    const fn = math.replace('_count_per_actor', '')
+    const agg = fn in QUANTILES ? `quantile(${QUANTILES[fn]})(c)` : `${fn}(c)`
+    return `SELECT ${head}, ${bucketOut}, bd AS breakdown, toFloat64(${agg}) AS value FROM (
+      SELECT ${bucketKey} AS b, ${bd} AS bd, ${actor} AS a, count() AS c FROM ${events} WHERE ${where(from(range))} GROUP BY b, bd, a) GROUP BY b, bd`
+  }
+
+  // dau/unique_group drawn cumulatively: each actor counts once, in its first bucket.
+  if (input.cumulative && !totalValue && (math === 'dau' || math === 'unique_group')) {
+    return `SELECT ${head}, ${bucketOut}, bd AS breakdown, toFloat64(count()) AS value FROM (
+      SELECT ${actor} AS a, ${bd} AS bd, min(${bucketKey}) AS b FROM ${events} WHERE ${where(from(range))} GROUP BY a, bd) GROUP BY b, bd`
+  }
+
+  // Session duration: once per session and bucket, then the math across sessions.
+  if (sessionDuration) {
+    const fn = math in QUANTILES ? `quantile(${QUANTILES[math]})` : math
+    return `SELECT ${head}, ${bucketOut}, bd AS breakdown, toFloat64(ifNull(${fn}(d), 0)) AS value FROM (
+      SELECT ${bucketKey} AS b, ${bd} AS bd, \`$session_id\` AS sid, any(session_duration) AS d FROM ${events} WHERE ${where(from(range))} AND sid != '' GROUP BY b, bd, sid) GROUP BY b, bd`
+  }
+
+  const agg = aggregate(math, entity, actor, params, input.hogql)
+  return `SELECT ${head}, ${bucketOut}, bd AS breakdown, value FROM (
+    SELECT ${bucketKey} AS b, ${bd} AS bd, toFloat64(${agg}) AS value FROM ${events} WHERE ${where(from(range))} GROUP BY b, bd)`
+}
+
+function aggregate(math: MathType, entity: SeriesEntity, actor: string, params: SqlParams, hogql: (expr: string) => string): string {
+  switch (math) {
+    case 'total':
+      return 'count()'
+    case 'dau':
+    case 'unique_group':
+      return `uniqExact(${actor})`
+    case 'unique_session':
+      return "uniqExactIf(`$session_id`, `$session_id` != '')"
+    case 'hogql':
+      return hogql(entity.mathHogql ?? '')
+  }
+  if ((PROPERTY_MATHS as readonly string[]).includes(math)) {
+    const column = entity.mathPropertyType === 'person_properties' ? 'person_properties' : 'properties'
+    const value = `toFloat64OrNull(JSONExtract(${column}, ${params.add('String', entity.mathProperty ?? '')}, 'Nullable(String)'))`
+    const fn = math in QUANTILES ? `quantile(${QUANTILES[math]})` : math
+    return `ifNull(${fn}(${value}), 0)`
+  }
+  throw badRequest('invalid_input', `Unknown math '${math}'.`, 'math')
+}
+
+function bucketExpr(local: string, interval: Interval, weekStartDay: number): string {
+  switch (interval) {
+    case 'hour':
+      return `toStartOfHour(${local})`
+    case 'day':
+      return `toStartOfDay(${local})`
+    case 'week':
+      return `toStartOfWeek(${local}, ${weekStartDay === 1 ? 3 : 0})`
+    case 'month':
+      return `toStartOfMonth(${local})`
+  }
+}
+
+/** The breakdown value of an event as a String, with missing/empty values as the null label. */
+export function breakdownExpr(request: TrendRequest, params: SqlParams, hogql: (expr: string) => string, cohortMembers: (id: number) => string, sessions: SessionColumns): BreakdownPlan | null {
+  const key = request.breakdown
+  if (key === null) return null
+  const nullable = (expr: string) => {
+    const v = `ifNull(nullIf(${expr}, ''), '${NULL_LABEL}')`
+    return request.breakdownNormalizeUrl ? `if(empty(trimRight(${v}, '/?#')), '/', trimRight(${v}, '/?#'))` : v
+  }
+  const json = (column: string) => nullable(jsonValue(column, String(key), params))
+  switch (request.breakdownType) {
+    case 'event':
+      return { expr: json('properties'), multi: false }
+    case 'person':
+      return { expr: json('person_properties'), multi: false }
+    case 'group':
+      return { expr: json(`group${request.breakdownGroupTypeIndex ?? 0}_properties`), multi: false }
+    case 'event_metadata': {
+      const columns: Record<string, string> = { distinct_id: 'distinct_id', event: 'event', person_id: 'toString(person_id)', $session_id: '`$session_id`', $window_id: '`$window_id`' }
+      for (let i = 0; i < 5; i++) columns[`$group_${i}`] = `\`$group_${i}\``
+      const column = columns[String(key)]
+      if (!column) throw badRequest('invalid_input', `Unknown event metadata breakdown '${key}'.`, 'breakdown')
+      return { expr: nullable(column), multi: false }
+    }
+    case 'hogql':
+      return { expr: nullable(`toString(${hogql(String(key))})`), multi: false }
+    case 'cohort': {
+      const ids = Array.isArray(key) ? key : [key]
+      if (ids.length === 0) throw badRequest('invalid_input', 'A cohort breakdown needs cohort ids.', 'breakdown')
+      const parts = ids.map((id) => {
+        if (id === 'all' || id === 0 || id === '0') return `'all'`
+        const n = Number(id)
+        if (!Number.isInteger(n) || n <= 0) throw badRequest('invalid_input', `breakdown: '${id}' is not a cohort id.`, 'breakdown')
+        return `if(person_id IN (${cohortMembers(n)}), ${params.add('String', String(n))}, '')`
+      })
+      return { expr: `arrayFilter(x -> x != '', [${parts.join(', ')}])`, multi: true }
+    }
+    case 'session':
+      return { expr: nullable(sessions.value(String(key))), multi: false }
+  }
+}

@@ -1,0 +1,97 @@
+// A real Apache Kafka broker (KRaft, one node on loopback, a temp log dir) for tests, run from Maven
+// Central's jars with the machine's Java: infra/kafka/fetch-jars.sh resolves them once into
+// ~/.cache/wren/kafka-<version>. No Docker engine runs on these machines, so nothing here is a container.
+import { spawn, spawnSync, type ChildProcess } from 'node:child_process'
+import { existsSync } from 'node:fs'
+import { mkdtemp, readFile, rm, writeFile } from 'node:fs/promises'
+import { createServer } from 'node:net'
+import { homedir, tmpdir } from 'node:os'
+import path from 'node:path'
+import { Kafka, logLevel } from 'kafkajs'
+
+const repoRoot = path.resolve(import.meta.dirname, '../..')
+const KAFKA_VERSION = process.env.KAFKA_VERSION ?? '3.9.0'
+const cacheDir = process.env.WREN_KAFKA_CACHE ?? path.join(process.env.XDG_CACHE_HOME ?? path.join(homedir(), '.cache'), 'wren', `kafka-${KAFKA_VERSION}`)
+
+/** Why Kafka tests cannot run here, or null when they can (Java, and the cached jars or Maven to fetch them). */
+export function kafkaUnavailableReason(): string | null {
+  const reason = missingKafkaTools()
+  // CI installs Java and Maven (.ci/run); there a missing broker is a failure, never a quiet skip.
+  if (reason && process.env.WREN_REQUIRE_KAFKA === '1') throw new Error(`Kafka tests are required here but cannot run: ${reason}`)
+  return reason
+}
+
+function missingKafkaTools(): string | null {
+  if (spawnSync('java', ['-version']).status !== 0) return 'no Java runtime (java) on PATH'
+  if (existsSync(path.join(cacheDir, '.complete'))) return null
+  if (spawnSync('mvn', ['-v']).status !== 0) return `no Maven (mvn) to fetch the Kafka ${KAFKA_VERSION} jars and none cached in ${cacheDir}`
+  return null
+}
+
+export interface KafkaBroker {
+  brokers: string
+  logDir: string
+  stop(): Promise<void>
+}
+
+export async function startKafka(): Promise<KafkaBroker> {
+  const fetched = spawnSync('bash', [path.join(repoRoot, 'infra/kafka/fetch-jars.sh')], { encoding: 'utf8', env: { ...process.env, KAFKA_VERSION, WREN_KAFKA_CACHE: cacheDir } })
+  if (fetched.status !== 0) throw new Error(`fetching the Kafka jars failed:\n${fetched.stderr}`)
+  const libs = fetched.stdout.trim().split('\n').pop()!
+  const dir = await mkdtemp(path.join(tmpdir(), 'wren-kafka-'))
+  const [brokerPort, controllerPort] = [await freePort(), await freePort()]
+  const template = await readFile(path.join(repoRoot, 'infra/kafka/server.properties'), 'utf8')
+  const props = template.replaceAll('${BROKER_PORT}', String(brokerPort)).replaceAll('${CONTROLLER_PORT}', String(controllerPort)).replaceAll('${LOG_DIR}', path.join(dir, 'data'))
+  await writeFile(path.join(dir, 'server.properties'), props)
+  await writeFile(path.join(dir, 'log4j.properties'), `log4j.rootLogger=WARN, file\nlog4j.appender.file=org.apache.log4j.FileAppender\nlog4j.appender.file.File=${path.join(dir, 'broker.log')}\nlog4j.appender.file.layout=org.apache.log4j.PatternLayout\nlog4j.appender.file.layout.ConversionPattern=[%d] %p %m (%c)%n\n`)
+  const jvm = ['-Xms256m', '-Xmx768m', '-XX:TieredStopAtLevel=1', `-Dlog4j.configuration=file:${path.join(dir, 'log4j.properties')}`, '-cp', `${libs}/*`]
+  const clusterId = spawnSync('java', [...jvm, 'kafka.tools.StorageTool', 'random-uuid'], { encoding: 'utf8' }).stdout.trim()
+  const format = spawnSync('java', [...jvm, 'kafka.tools.StorageTool', 'format', '-t', clusterId, '-c', path.join(dir, 'server.properties')], { encoding: 'utf8' })
+  if (format.status !== 0) throw new Error(`kafka storage format failed:\n${format.stdout}${format.stderr}`)
+
+  let output = ''
+  const child: ChildProcess = spawn('java', [...jvm, 'kafka.Kafka', path.join(dir, 'server.properties')], { stdio: ['ignore', 'pipe', 'pipe'] })
+  child.stdout!.on('data', (d: Buffer) => (output += d.toString()))
+  child.stderr!.on('data', (d: Buffer) => (output += d.toString()))
+  const exited = new Promise<void>((resolve) => child.once('exit', () => resolve()))
+  const brokers = `127.0.0.1:${brokerPort}`
+  const stop = async () => {
+    if (child.exitCode === null && child.signalCode === null) child.kill('SIGTERM')
+    const timer = setTimeout(() => child.kill('SIGKILL'), 15_000)
+    await exited
+    clearTimeout(timer)
+    await rm(dir, { recursive: true, force: true })
+  }
+  try {
+    const admin = new Kafka({ brokers: [brokers], logLevel: logLevel.NOTHING, retry: { retries: 0 } }).admin()
+    const deadline = Date.now() + 60_000
+    for (;;) {
+      if (child.exitCode !== null) throw new Error(`kafka broker exited with ${child.exitCode}:\n${output}`)
+      try {
+        await admin.connect()
+        await admin.describeCluster()
+        await admin.disconnect()
+        break
+      } catch {
+        if (Date.now() > deadline) throw new Error(`kafka broker did not start within 60 s:\n${output}`)
+        await new Promise((r) => setTimeout(r, 250))
+      }
+    }
+  } catch (err) {
+    await stop()
+    throw err
+  }
+  return { brokers, logDir: dir, stop }
+}
+
+function freePort(): Promise<number> {
+  return new Promise((resolve, reject) => {
+    const server = createServer()
+    server.once('error', reject)
+    server.listen(0, '127.0.0.1', () => {
+      const address = server.address()
+      const port = typeof address === 'object' && address ? address.port : 0
+      server.close(() => resolve(port))
+    })
+  })
+}
