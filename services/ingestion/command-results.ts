@@ -16,6 +16,34 @@ export interface CommandWaiter {
   waitForCommand(commandId: string, timeoutMs?: number): Promise<CommandResult>
 }
 
+/** Pending waits for command results, resolved by whoever learns a result (processor or topic reader). */
+export class CommandWaiters implements CommandWaiter {
+  private readonly applied = new EventEmitter()
+
+  constructor() {
+    this.applied.setMaxListeners(0)
+  }
+
+  resolve(commandId: string, result: CommandResult): void {
+    this.applied.emit(commandId, result)
+  }
+
+  waitForCommand(commandId: string, timeoutMs = 30_000): Promise<CommandResult> {
+    return new Promise((resolve, reject) => {
+      const timer = setTimeout(() => {
+        this.applied.off(commandId, onApplied)
+        reject(new Error(`command ${commandId} was not applied within ${timeoutMs} ms`))
+      }, timeoutMs)
+      timer.unref()
+      const onApplied = (result: CommandResult) => {
+        clearTimeout(timer)
+        resolve(result)
+      }
+      this.applied.once(commandId, onApplied)
+    })
+  }
+}
+
 export type CommandResultPublisher = (results: Array<[string, CommandResult]>) => Promise<void>
 
 export function publishCommandResults(log: Log): CommandResultPublisher {
@@ -26,12 +54,10 @@ export function publishCommandResults(log: Log): CommandResultPublisher {
 }
 
 export class LogCommandWaiter implements CommandWaiter {
-  private readonly applied = new EventEmitter()
+  private readonly waiters = new CommandWaiters()
   private subscription: Subscription | null = null
 
-  constructor(private readonly log: Log) {
-    this.applied.setMaxListeners(0)
-  }
+  constructor(private readonly log: Log) {}
 
   start(): void {
     this.subscription = this.log.subscribe({
@@ -42,7 +68,7 @@ export class LogCommandWaiter implements CommandWaiter {
       handler: async (batch) => {
         for (const record of batch.records) {
           try {
-            this.applied.emit(record.key, JSON.parse(record.value.toString()) as CommandResult)
+            this.waiters.resolve(record.key, JSON.parse(record.value.toString()) as CommandResult)
           } catch {
             // Not a result we can read: nobody waits for it.
           }
@@ -56,17 +82,7 @@ export class LogCommandWaiter implements CommandWaiter {
     this.subscription = null
   }
 
-  waitForCommand(commandId: string, timeoutMs = 30_000): Promise<CommandResult> {
-    return new Promise((resolve, reject) => {
-      const timer = setTimeout(() => {
-        this.applied.off(commandId, onApplied)
-        reject(new Error(`command ${commandId} was not applied within ${timeoutMs} ms`))
-      }, timeoutMs)
-      const onApplied = (result: CommandResult) => {
-        clearTimeout(timer)
-        resolve(result)
-      }
-      this.applied.once(commandId, onApplied)
-    })
+  waitForCommand(commandId: string, timeoutMs?: number): Promise<CommandResult> {
+    return this.waiters.waitForCommand(commandId, timeoutMs)
   }
 }

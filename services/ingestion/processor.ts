@@ -1,7 +1,6 @@
 // The ingestion processor: consumes the ingest topic, is the single writer of person state, and writes
 // events with their persons to ClickHouse in batches. Offsets are committed (by the log) only after the
 // batch is in ClickHouse; a batch replayed after a crash is rebuilt from the state before it.
-import { EventEmitter } from 'node:events'
 import type { Logger } from 'pino'
 import type { ClickHouseClient } from '../shared/clickhouse'
 import type { Log, LogBatch, Subscription } from '../shared/log/log'
@@ -13,7 +12,7 @@ import { applyCommand, isDroppedPersonlessEvent, lookupsFor, processEvent, type 
 import { loadPersonState } from './person-loader'
 import { writeBatch } from './writer'
 import { clickHouseDeadLetters, type DeadLetter, type DeadLetterSink } from './dead-letters'
-import type { CommandResultPublisher } from './command-results'
+import { CommandWaiters, type CommandResultPublisher } from './command-results'
 import type { PersonChanges, ProcessedEvent } from './types'
 
 export interface ProcessorOptions {
@@ -29,7 +28,7 @@ export interface ProcessorOptions {
 
 export class IngestionProcessor {
   private readonly repo = new PersonRepo()
-  private readonly applied = new EventEmitter()
+  private readonly waiters = new CommandWaiters()
   private subscription: Subscription | null = null
   private batchesWritten = 0
   private readonly changeListeners: Array<(changes: PersonChanges) => void> = []
@@ -42,7 +41,6 @@ export class IngestionProcessor {
     private readonly metrics: Metrics,
     private readonly options: ProcessorOptions,
   ) {
-    this.applied.setMaxListeners(0)
     this.deadLetters = options.deadLetters ?? clickHouseDeadLetters(client)
   }
 
@@ -68,19 +66,8 @@ export class IngestionProcessor {
   }
 
   /** Resolves with the command's result once it is applied and stored. */
-  waitForCommand(commandId: string, timeoutMs = 30_000): Promise<CommandResult> {
-    return new Promise((resolve, reject) => {
-      const timer = setTimeout(() => {
-        this.applied.off(commandId, onApplied)
-        reject(new Error(`command ${commandId} was not applied within ${timeoutMs} ms`))
-      }, timeoutMs)
-      timer.unref()
-      const onApplied = (result: CommandResult) => {
-        clearTimeout(timer)
-        resolve(result)
-      }
-      this.applied.once(commandId, onApplied)
-    })
+  waitForCommand(commandId: string, timeoutMs?: number): Promise<CommandResult> {
+    return this.waiters.waitForCommand(commandId, timeoutMs)
   }
 
   private async handleBatch(batch: LogBatch): Promise<void> {
@@ -141,7 +128,7 @@ export class IngestionProcessor {
     this.metrics.inc('wren_ingestion_warnings_total', warnings.length)
     for (const w of warnings.slice(0, 20)) this.logger.info({ teamId: w.teamId, details: w.details }, `ingestion warning: ${w.type}`)
     if (deadLetters.length) this.logger.warn({ count: deadLetters.length, first: deadLetters[0].error }, 'messages sent to the dead-letter store')
-    for (const [commandId, result] of results) this.applied.emit(commandId, result)
+    for (const [commandId, result] of results) this.waiters.resolve(commandId, result)
   }
 }
 
