@@ -24,6 +24,9 @@ import { personRoutes } from './persons/routes'
 import { DeletionScheduler } from './persons/deletions'
 import { eventRoutes } from './events/routes'
 import { buildFlags } from './flags/module'
+import { insightRoutes } from './trends/plugin'
+import { CohortStore } from './cohorts/store'
+import { CachedCohortReader } from './cohorts/reader'
 
 export interface Wren {
   app: FastifyInstance
@@ -82,8 +85,12 @@ export async function buildWren(config: Config, logger: Logger = pino({ level: c
   if (runs('api')) await app.register(projectRoutes, { projects })
   if (runs('api')) await app.register(eventRoutes, { projects, clickhouse, siteUrl: config.siteUrl })
   if (runs('api')) await app.register(personRoutes, { projects, clickhouse, log, processor: commandResults ?? processor, clock, deletions, siteUrl: config.siteUrl })
-  if (runs('api')) await app.register((await import('./trends/plugin')).insightRoutes, { projects, clickhouse, clock, siteUrl: config.siteUrl })
-  const flags = await buildFlags({ clickhouse, clock, projects, processor, logger: logger.child({ service: 'flags' }), siteUrl: config.siteUrl })
+  // One cohort store for insights and flags; decide reads cohorts from memory, kept fresh by the reader.
+  const cohortStore = new CohortStore(clickhouse, clock)
+  const cohortReader = new CachedCohortReader(clickhouse, logger.child({ service: 'cohorts' }))
+  await cohortReader.start(cohortStore)
+  if (runs('api')) await app.register(insightRoutes, { projects, clickhouse, clock, cohorts: cohortStore, siteUrl: config.siteUrl })
+  const flags = await buildFlags({ clickhouse, clock, projects, processor, cohorts: cohortReader, logger: logger.child({ service: 'flags' }), siteUrl: config.siteUrl })
   await flags.register(app, { api: runs('api'), decide: runs('decide') })
 
   let closed = false
@@ -102,6 +109,7 @@ export async function buildWren(config: Config, logger: Logger = pino({ level: c
       if (closed) return
       closed = true
       if (projectsRefresh) clearInterval(projectsRefresh)
+      cohortReader.stop()
       await app.close()
       deletions.stop()
       await processor.stop()

@@ -117,6 +117,18 @@ describe('insights trend', () => {
     ])
   })
 
+  it('breaks down by up to three properties at once', async () => {
+    const breakdowns = [{ property: '$browser' }, { property: 'plan', type: 'person' }]
+    const result = await dataOf({ events: [{ id: '$pageview' }], breakdowns })
+    expect(result.map((s: any) => [s.breakdown_value, s.label, s.count])).toEqual([
+      [['Chrome', 'pro'], 'Chrome::pro', 3],
+      [['Firefox', '$$_posthog_breakdown_null_$$'], 'Firefox::$$_posthog_breakdown_null_$$', 1],
+      [['Safari', 'free'], 'Safari::free', 1],
+    ])
+    const limited = await dataOf({ events: [{ id: '$pageview' }], breakdowns, breakdown_limit: 1 })
+    expect(limited.map((s: any) => s.label)).toEqual(['Chrome::pro', '$$_posthog_breakdown_other_$$::$$_posthog_breakdown_other_$$'])
+  })
+
   it('compares with the previous period (-7d keeps weekdays aligned)', async () => {
     const res = await trend({ events: [{ id: '$pageview' }], date_from: '-7d', compare: true })
     expect(res.status).toBe(200)

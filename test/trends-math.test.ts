@@ -28,11 +28,14 @@ describe('trend math, hogql and timezones', () => {
       pv('u2', '2026-03-12T10:00:00Z', { amount: 1, $groups: { company: 'beta' } }),
       pv('u3', '2026-03-14T10:00:00Z', { $groups: { company: 'acme' } }),
       pv('u1', '2026-03-15T10:00:00Z'),
-      { event: 'step', distinct_id: 'u1', timestamp: '2026-03-10T10:00:00Z', properties: { $session_id: 'sA', $current_url: '/a' } },
+      { event: 'step', distinct_id: 'u1', timestamp: '2026-03-10T10:00:00Z', properties: { $session_id: 'sA', $current_url: '/a', due: '2026-03-05' } },
       { event: 'step', distinct_id: 'u1', timestamp: '2026-03-10T10:00:30Z', properties: { $session_id: 'sA', $current_url: '/b' } },
-      { event: 'step', distinct_id: 'u2', timestamp: '2026-03-11T10:00:00Z', properties: { $session_id: 'sB', $current_url: '/c' } },
+      { event: 'step', distinct_id: 'u2', timestamp: '2026-03-11T10:00:00Z', properties: { $session_id: 'sB', $current_url: '/c', due: '2026-03-20T08:00:00Z' } },
       { event: 'step', distinct_id: 'u2', timestamp: '2026-03-11T10:02:00Z', properties: { $session_id: 'sB' } },
       { event: 'step', distinct_id: 'u3', timestamp: '2026-03-12T10:00:00Z', properties: {} },
+      { event: 'visit', distinct_id: 'anon-m', timestamp: '2026-03-11T01:00:00Z', properties: {} },
+      { event: 'visit', distinct_id: 'user-m', timestamp: '2026-03-11T02:00:00Z', properties: {} },
+      { event: '$identify', distinct_id: 'user-m', timestamp: '2026-03-11T03:00:00Z', properties: { $anon_distinct_id: 'anon-m' } },
     ])
     await drained(t.wren)
   })
@@ -61,10 +64,21 @@ describe('trend math, hogql and timezones', () => {
     expect(first.data).toEqual([0, 0, 0, 0, 0, 1, 0])
     const [groups] = await trend({ events: [{ id: '$pageview', math: 'unique_group', math_group_type_index: 0 }] })
     expect(groups.data).toEqual([1, 1, 0, 1, 0, 1, 0])
+    const [companies] = await trend({ events: [{ id: '$pageview', math: 'dau' }], aggregation_group_type_index: 0, display: 'BoldNumber' })
+    expect(companies.aggregated_value).toBe(2)
     const [p90, min, max2] = await trend({ events: ['p90', 'min', 'max'].map((math) => ({ id: '$pageview', math, math_property: 'amount' })) })
     expect(p90.data[1]).toBeCloseTo(6.8)
     expect(min.data).toEqual([3, 5, 0, 1, 0, 0, 0])
     expect(max2.data).toEqual([3, 7, 0, 1, 0, 0, 0])
+  })
+
+  it('covers every quantile and per-person aggregate', async () => {
+    const quantiles = await trend({ events: ['median', 'p75', 'p95', 'p99'].map((math) => ({ id: '$pageview', math, math_property: 'amount' })), display: 'BoldNumber' })
+    // amounts in range: 3, 5, 7, 1 -> interpolated quantiles
+    expect(quantiles.map((s: any) => s.aggregated_value)).toEqual([4, 5.5, 6.7, 6.94].map((v) => expect.closeTo(v, 5)))
+    const perPerson = await trend({ events: ['min_count_per_actor', 'median_count_per_actor', 'p75_count_per_actor', 'p90_count_per_actor', 'p95_count_per_actor', 'p99_count_per_actor'].map((math) => ({ id: '$pageview', math })), display: 'BoldNumber' })
+    // events per person in range: u1 4, u2 1, u3 1
+    expect(perPerson.map((s: any) => s.aggregated_value)).toEqual([1, 1, 2.5, 3.4, 3.7, 3.94].map((v) => expect.closeTo(v, 5)))
   })
 
   it('tells first-time users from first matching events', async () => {
@@ -125,6 +139,20 @@ describe('trend math, hogql and timezones', () => {
     expect(others.data).toEqual([0, 1, 0, 1, 0, 0, 1])
     const missing = await post({ ...range, events: [{ id: '$pageview' }], breakdown_type: 'group', breakdown: 'industry' })
     expect(missing.status).toBe(400)
+  })
+
+  it('counts a merged person once, through the distinct id overrides', async () => {
+    const [dau] = await trend({ events: [{ id: 'visit', math: 'dau' }] })
+    expect(dau.data).toEqual([0, 0, 1, 0, 0, 0, 0])
+    const [total] = await trend({ events: [{ id: 'visit' }] })
+    expect(total.data).toEqual([0, 0, 2, 0, 0, 0, 0])
+  })
+
+  it('filters by date properties', async () => {
+    const data = async (operator: string, value: string) => (await trend({ events: [{ id: 'step' }], properties: [{ key: 'due', operator, value }] }))[0].data
+    expect(await data('is_date_before', '2026-03-10')).toEqual([0, 1, 0, 0, 0, 0, 0])
+    expect(await data('is_date_after', '-7d')).toEqual([0, 0, 1, 0, 0, 0, 0])
+    expect(await data('is_date_exact', '2026-03-05')).toEqual([0, 1, 0, 0, 0, 0, 0])
   })
 
   it('smooths over the last N intervals', async () => {

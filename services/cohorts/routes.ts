@@ -22,10 +22,10 @@ export async function cohortRoutes(app: FastifyInstance, deps: { projects: Proje
   })
   app.addContentTypeParser('text/csv', { parseAs: 'string', bodyLimit: 50 * 1024 * 1024 }, (_request, body, done) => done(null, { csv: body }))
 
-  const count = async (c: Cohort) => {
+  const count = async (c: Cohort, known?: Map<number, Cohort>) => {
     if (c.deleted) return 0
     const params = new SqlParams()
-    const all = new Map((await cohorts.list(c.teamId)).map((x) => [x.id, x] as const))
+    const all = new Map(known ?? (await cohorts.list(c.teamId)).map((x) => [x.id, x] as const))
     all.set(c.id, c)
     try {
       const sql = cohortResolver(c.teamId, all, params)(c.id)
@@ -34,7 +34,7 @@ export async function cohortRoutes(app: FastifyInstance, deps: { projects: Proje
       return null
     }
   }
-  const serialize = async (c: Cohort) => ({
+  const serialize = async (c: Cohort, known?: Map<number, Cohort>) => ({
     id: c.id,
     name: c.name,
     description: c.description,
@@ -42,7 +42,7 @@ export async function cohortRoutes(app: FastifyInstance, deps: { projects: Proje
     filters: c.filters,
     is_static: c.isStatic,
     is_calculating: false,
-    count: await count(c),
+    count: await count(c, known),
     created_at: c.createdAt,
     updated_at: c.updatedAt,
     deleted: c.deleted,
@@ -58,7 +58,9 @@ export async function cohortRoutes(app: FastifyInstance, deps: { projects: Proje
   for (const prefix of ['/api/projects/:project_id/cohorts', '/api/environments/:project_id/cohorts']) {
     app.get<{ Params: Params }>(`${prefix}/`, async (request, reply) => {
       const { project } = authorize(request, projects, 'cohort:read', request.params.project_id)
-      const results = await Promise.all((await cohorts.list(project.id)).map(serialize))
+      const list = await cohorts.list(project.id)
+      const known = new Map(list.map((c) => [c.id, c] as const))
+      const results = await Promise.all(list.map((c) => serialize(c, known)))
       return sendFormatted(request, reply, 200, { count: results.length, next: null, previous: null, results })
     })
 

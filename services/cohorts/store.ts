@@ -38,6 +38,7 @@ const LATEST = `
 
 export class CohortStore {
   private writes: Promise<unknown> = Promise.resolve()
+  private readonly listeners: Array<() => void> = []
 
   constructor(
     private readonly client: ClickHouseClient,
@@ -79,10 +80,20 @@ export class CohortStore {
       await insertRows(this.client, 'cohorts', [
         { team_id: teamId, id, name: cohort.name, description: cohort.description, filters: JSON.stringify(cohort.filters), is_static: cohort.isStatic ? 1 : 0, created_at: cohort.createdAt, updated_at: now, deleted: cohort.deleted ? 1 : 0, version: cohort.version },
       ])
+      this.changed()
       return cohort
     })
     this.writes = run.catch(() => undefined)
     return run
+  }
+
+  /** Called after every stored change (definitions or static members): readers that cache reload. */
+  onChange(listener: () => void): void {
+    this.listeners.push(listener)
+  }
+
+  private changed(): void {
+    for (const listener of this.listeners) listener()
   }
 
   async addStaticMembers(teamId: number, cohortId: number, distinctIds: string[]): Promise<void> {
@@ -91,6 +102,7 @@ export class CohortStore {
     for (let i = 0; i < unique.length; i += 10_000) {
       await insertRows(this.client, 'cohort_static_members', unique.slice(i, i + 10_000).map((distinct_id) => ({ team_id: teamId, cohort_id: cohortId, distinct_id, added_at: at })))
     }
+    this.changed()
   }
 
   /** How many current persons are members: for the `count` field. */

@@ -46,6 +46,19 @@ describe('trend date ranges', () => {
     expect(instantParam(r.to, 'US/Pacific')).toBe('2020-03-10 06:59:59.999999')
   })
 
+  it('rounds date_to to the end of the day or hour unless explicit_date', () => {
+    const now = new Date('2026-03-15T12:34:00Z')
+    const r = (over: Partial<DateRangeInput>) => resolveRange(input(over), now, 'UTC', 0)
+    expect(instantParam(r({ dateFrom: '2026-03-10', dateTo: '2026-03-12' }).to, 'UTC')).toBe('2026-03-12 23:59:59.999999')
+    expect(instantParam(r({ dateFrom: '2026-03-10T05:00:00Z', dateTo: '2026-03-10T17:00:00Z', interval: 'hour' }).to, 'UTC')).toBe('2026-03-10 17:00:00.000000')
+    expect(instantParam(r({ dateFrom: '-2h', interval: 'hour' }).to, 'UTC')).toBe('2026-03-15 12:59:59.999999')
+    const explicit = r({ dateFrom: '2026-03-10T05:30:00Z', dateTo: '2026-03-12T06:00:00Z', explicitDate: true })
+    expect([instantParam(explicit.from, 'UTC'), instantParam(explicit.to, 'UTC')]).toEqual(['2026-03-10 05:30:00.000000', '2026-03-12 06:00:00.000000'])
+    expect(instantParam(r({ dateFrom: 'all', earliest: new Date('2026-01-05T08:00:00Z') }).from, 'UTC')).toBe('2026-01-05 00:00:00.000000')
+    const bold = r({ dateFrom: '-7d', exact: true })
+    expect([instantParam(bold.from, 'UTC'), instantParam(bold.to, 'UTC')]).toEqual(['2026-03-08 12:34:00.000000', '2026-03-15 12:34:00.000000'])
+  })
+
   it('parses relative forms and refuses nonsense', () => {
     const now = new Date('2026-03-15T12:34:00Z')
     const from = (dateFrom: string, extra: Partial<DateRangeInput> = {}) => dayString(resolveRange(input({ dateFrom, ...extra }), now, 'UTC', 0).from, extra.interval ?? 'day')

@@ -4,6 +4,7 @@
 // parameters. There is no way to name a table, a subquery or another project's rows.
 import { badRequest } from '../shared/errors'
 import type { SqlParams } from '../shared/property-filters'
+import { PERSON_ID } from './person-id'
 
 type Kind = 'string' | 'number' | 'bool' | 'any'
 interface Compiled {
@@ -17,7 +18,7 @@ const COLUMNS: Record<string, Compiled> = {
   event: { sql: 'event', kind: 'string' },
   distinct_id: { sql: 'distinct_id', kind: 'string' },
   timestamp: { sql: 'timestamp', kind: 'any' },
-  person_id: { sql: 'person_id', kind: 'any' },
+  person_id: { sql: PERSON_ID, kind: 'any' },
   elements_chain: { sql: 'elements_chain', kind: 'string' },
   $session_id: { sql: '`$session_id`', kind: 'string' },
   $window_id: { sql: '`$window_id`', kind: 'string' },

@@ -6,14 +6,14 @@ import type { Clock } from '../shared/clock'
 import type { ProjectStore } from '../projects/store'
 import { ActionStore } from '../actions/store'
 import { actionRoutes } from '../actions/routes'
-import { CohortStore } from '../cohorts/store'
+import type { CohortStore } from '../cohorts/store'
 import { cohortRoutes } from '../cohorts/routes'
 import { TrendService } from './service'
 import { trendRoutes } from './routes'
 
-export async function insightRoutes(app: FastifyInstance, deps: { projects: ProjectStore; clickhouse: ClickHouseClient; clock: Clock; siteUrl?: string | null }): Promise<void> {
+export async function insightRoutes(app: FastifyInstance, deps: { projects: ProjectStore; clickhouse: ClickHouseClient; clock: Clock; cohorts: CohortStore; siteUrl?: string | null }): Promise<void> {
   const actions = new ActionStore(deps.clickhouse, deps.clock)
-  const cohorts = new CohortStore(deps.clickhouse, deps.clock)
+  const cohorts = deps.cohorts
   const trends = new TrendService({ clickhouse: deps.clickhouse, clock: deps.clock, actions, cohorts })
   await app.register(actionRoutes, { projects: deps.projects, actions })
   await app.register(cohortRoutes, { projects: deps.projects, cohorts })

@@ -4,6 +4,7 @@
 import { badRequest } from '../shared/errors'
 import { isRecord } from '../shared/http'
 import type { SqlParams } from '../shared/property-filters'
+import { PERSON_ID } from './person-id'
 
 export interface PropertyFilter {
   key: string
@@ -92,7 +93,7 @@ export interface PropertyColumns {
   groups: boolean
   elements: string | null
 }
-export const EVENT_COLUMNS: PropertyColumns = { event: 'properties', person: 'person_properties', personId: 'person_id', groups: true, elements: 'elements_chain' }
+export const EVENT_COLUMNS: PropertyColumns = { event: 'properties', person: 'person_properties', personId: PERSON_ID, groups: true, elements: 'elements_chain' }
 export const PERSON_COLUMNS: PropertyColumns = { event: null, person: 'properties', personId: 'uuid', groups: false, elements: null }
 
 export interface FilterContext {
@@ -167,7 +168,7 @@ export function compileFilter(f: PropertyFilter, ctx: FilterContext): string {
 }
 
 const METADATA_COLUMNS: Record<string, string> = {
-  distinct_id: 'distinct_id', event: 'event', person_id: 'toString(person_id)', timestamp: "formatDateTime(timestamp, '%Y-%m-%d %H:%i:%S', 'UTC')",
+  distinct_id: 'distinct_id', event: 'event', person_id: `toString(${PERSON_ID})`, timestamp: "formatDateTime(timestamp, '%Y-%m-%d %H:%i:%S', 'UTC')",
   $group_0: '`$group_0`', $group_1: '`$group_1`', $group_2: '`$group_2`', $group_3: '`$group_3`', $group_4: '`$group_4`', $session_id: '`$session_id`', $window_id: '`$window_id`',
 }
 

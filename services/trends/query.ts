@@ -4,6 +4,7 @@
 import { badRequest } from '../shared/errors'
 import type { SqlParams } from '../shared/property-filters'
 import { instantParam, type DateRange, type Interval } from './dates'
+import { PERSON_ID, PERSON_OVERRIDES } from './person-id'
 import { compileGroup, jsonValue, type FilterContext, type PropertyGroup } from './properties'
 import { COUNT_PER_ACTOR_MATHS, PROPERTY_MATHS, type MathType, type SeriesEntity, type TrendRequest } from './request'
 
@@ -98,7 +99,8 @@ export function buildTrendQuery(input: QueryInput): string {
       selects.push(seriesSelect(input, series, index, period, range))
     })
   })
-  return selects.map((s) => `(${s})`).join('\nUNION ALL\n')
+  // On a cluster the session subquery reads each shard's own events (a session lives on one shard).
+  return `SELECT * FROM (${selects.map((s) => `(${s})`).join('\nUNION ALL\n')}) SETTINGS distributed_product_mode = 'local'`
 }
 
 const SHAREABLE = new Set<string>(['total', 'dau', 'unique_session', 'unique_group', ...PROPERTY_MATHS])
@@ -111,6 +113,10 @@ function sharesScan(input: QueryInput, series: ResolvedSeries, range: DateRange)
 
 /** Several series in one pass: one -If aggregate per series, unpivoted; series without hits drop out. */
 function sharedSelect(input: QueryInput, members: Array<{ series: ResolvedSeries; index: number }>, period: number, range: DateRange): string {
+  return withSource(sharedSelectBody(input, members, period, range), input, range)
+}
+
+function sharedSelectBody(input: QueryInput, members: Array<{ series: ResolvedSeries; index: number }>, period: number, range: DateRange): string {
   const { params, totalValue } = input
   const tz = params.add('String', range.tz)
   const bucketKey = totalValue ? '0' : bucketExpr(`toTimeZone(timestamp, ${tz})`, range.interval, range.weekStartDay)
@@ -127,7 +133,7 @@ function sharedSelect(input: QueryInput, members: Array<{ series: ResolvedSeries
   const aggregates = members.map(({ series }, i) => {
     const e = series.entity
     const math = effectiveMath(e.math, range.interval, totalValue)
-    const actor = e.mathGroupTypeIndex !== null && ['dau', 'unique_group'].includes(math) ? `\`$group_${e.mathGroupTypeIndex}\`` : 'person_id'
+    const actor = e.mathGroupTypeIndex !== null && ['dau', 'unique_group'].includes(math) ? `\`$group_${e.mathGroupTypeIndex}\`` : PERSON_ID
     return `toFloat64(${conditionalAggregate(math, e, actor, params, conditions[i])})`
   })
   const team = `team_id = ${params.add('Int64', input.teamId)}`
@@ -136,7 +142,7 @@ function sharedSelect(input: QueryInput, members: Array<{ series: ResolvedSeries
   const global = compileGroup(input.globalProperties, input.filters)
   const any = conditions.includes('1') ? '1' : `(${conditions.join(' OR ')})`
   const where = [team, from, to, global, any].filter((c) => c !== '1').join(' AND ')
-  const events = input.sessions.used ? `events ${sessionJoin(team, params.add('String', instantParam(range.from, range.tz)), params.add('String', instantParam(range.to, range.tz)))}` : 'events'
+  const events = EVENTS_SOURCE
   const indexes = `[${members.map((m) => m.index).join(', ')}]`
   return `SELECT t.1 AS series, ${period} AS period, ${bucketOut}, bd AS breakdown, t.2 AS value FROM (
     SELECT ${bucketKey} AS b, ${bd} AS bd, [${aggregates.join(', ')}] AS vals, [${conditions.map((c) => `countIf(${c})`).join(', ')}] AS hits
@@ -160,7 +166,22 @@ function conditionalAggregate(math: MathType, entity: SeriesEntity, actor: strin
   return `ifNull(${fn}(${value}, ${condition}), 0)`
 }
 
+const EVENTS_SOURCE = '__wren_events_source__'
+
+/** The events table of one select, with the session and person-override joins it turned out to need. */
+function withSource(sql: string, input: QueryInput, range: DateRange): string {
+  const team = `team_id = ${input.params.add('Int64', input.teamId)}`
+  let source = 'events'
+  if (input.sessions.used) source += ` ${sessionJoin(team, input.params.add('String', instantParam(range.from, range.tz)), input.params.add('String', instantParam(range.to, range.tz)))}`
+  if (sql.includes('override_person_id')) source += ` ${PERSON_OVERRIDES}`
+  return sql.split(EVENTS_SOURCE).join(source)
+}
+
 function seriesSelect(input: QueryInput, series: ResolvedSeries, index: number, period: number, range: DateRange): string {
+  return withSource(seriesSelectBody(input, series, index, period, range), input, range)
+}
+
+function seriesSelectBody(input: QueryInput, series: ResolvedSeries, index: number, period: number, range: DateRange): string {
   const { params, totalValue } = input
   const entity = series.entity
   const math = effectiveMath(entity.math, range.interval, totalValue)
@@ -170,11 +191,11 @@ function seriesSelect(input: QueryInput, series: ResolvedSeries, index: number, 
   const head = `${index} AS series, ${period} AS period`
   const bucketOut = totalValue ? `'' AS bucket` : `formatDateTime(b, '%Y-%m-%d %H:%i:%S') AS bucket`
   const bd = input.breakdown ? (input.breakdown.multi ? `arrayJoin(${input.breakdown.expr})` : input.breakdown.expr) : `''`
-  const actor = entity.mathGroupTypeIndex !== null && ['dau', 'weekly_active', 'monthly_active', 'unique_group'].includes(math) ? `\`$group_${entity.mathGroupTypeIndex}\`` : 'person_id'
+  const actor = entity.mathGroupTypeIndex !== null && ['dau', 'weekly_active', 'monthly_active', 'unique_group'].includes(math) ? `\`$group_${entity.mathGroupTypeIndex}\`` : PERSON_ID
 
   const team = `team_id = ${params.add('Int64', input.teamId)}`
   const filters = [series.condition, compileGroup(input.globalProperties, input.filters), compileGroup(entity.properties, input.filters)].filter((c) => c !== '1')
-  if (math === 'unique_group' || (actor !== 'person_id')) filters.push(`${actor} != ''`)
+  if (math === 'unique_group' || actor !== PERSON_ID) filters.push(`${actor} != ''`)
   const match = filters.length ? filters.join(' AND ') : '1'
   const from = (r: DateRange, extraDays = 0) => {
     const w = new Date(r.from.getTime() - extraDays * 86_400_000)
@@ -184,7 +205,7 @@ function seriesSelect(input: QueryInput, series: ResolvedSeries, index: number, 
   const where = (fromSql: string) => `${team} AND ${fromSql} AND ${to} AND ${match}`
   const sessionDuration = entity.mathProperty === '$session_duration' && (PROPERTY_MATHS as readonly string[]).includes(math)
   if (sessionDuration) input.sessions.value('$session_duration')
-  const events = input.sessions.used ? `events ${sessionJoin(team, params.add('String', instantParam(range.from, range.tz)), params.add('String', instantParam(range.to, range.tz)))}` : 'events'
+  const events = EVENTS_SOURCE
   const bucketKey = totalValue ? '0' : bucketOf('timestamp')
 
   // Active users over a sliding window: each (actor, day) counts in the buckets of the next N days.
@@ -211,7 +232,7 @@ function seriesSelect(input: QueryInput, series: ResolvedSeries, index: number, 
     const firstBucket = totalValue ? '0' : bucketOf('first_ts')
     return `SELECT ${head}, ${bucketOut}, bd AS breakdown, toFloat64(count()) AS value FROM (
       SELECT ${firstBucket} AS b, bd FROM (
-        SELECT person_id AS a, min(timestamp) AS first_ts, argMin(${ok}, timestamp) AS ok, argMin(${bd}, timestamp) AS bd
+        SELECT ${PERSON_ID} AS a, min(timestamp) AS first_ts, argMin(${ok}, timestamp) AS ok, argMin(${bd}, timestamp) AS bd
         FROM ${events} WHERE ${team} AND ${to} AND ${seriesOnly} GROUP BY a)
       WHERE ok AND first_ts >= toDateTime64(${params.add('String', instantParam(range.from, range.tz))}, 6, 'UTC')) GROUP BY b, bd`
   }
@@ -276,42 +297,61 @@ function bucketExpr(local: string, interval: Interval, weekStartDay: number): st
 }
 
 /** The breakdown value of an event as a String, with missing/empty values as the null label. */
+/** Separates the values of a multi-property breakdown inside one String. */
+export const MULTI_SEPARATOR = '\u001f'
+
 export function breakdownExpr(request: TrendRequest, params: SqlParams, hogql: (expr: string) => string, cohortMembers: (id: number) => string, sessions: SessionColumns): BreakdownPlan | null {
-  const key = request.breakdown
-  if (key === null) return null
+  if (request.breakdown === null) return null
+  if (request.breakdowns) {
+    const parts = request.breakdowns.map((b) => singleBreakdown({ key: b.property, type: b.type, normalizeUrl: b.normalizeUrl, groupTypeIndex: b.groupTypeIndex }, params, hogql, sessions))
+    return { expr: parts.length === 1 ? parts[0] : `concat(${parts.join(', char(31), ')})`, multi: false }
+  }
+  if (request.breakdownType === 'cohort') return cohortBreakdown(request.breakdown, params, cohortMembers)
+  return { expr: singleBreakdown({ key: String(request.breakdown), type: request.breakdownType, normalizeUrl: request.breakdownNormalizeUrl, groupTypeIndex: request.breakdownGroupTypeIndex }, params, hogql, sessions), multi: false }
+}
+
+interface SingleBreakdown {
+  key: string
+  type: Exclude<TrendRequest['breakdownType'], 'cohort'>
+  normalizeUrl: boolean
+  groupTypeIndex: number | null
+}
+
+function singleBreakdown(b: SingleBreakdown, params: SqlParams, hogql: (expr: string) => string, sessions: SessionColumns): string {
   const nullable = (expr: string) => {
     const v = `ifNull(nullIf(${expr}, ''), '${NULL_LABEL}')`
-    return request.breakdownNormalizeUrl ? `if(empty(trimRight(${v}, '/?#')), '/', trimRight(${v}, '/?#'))` : v
+    return b.normalizeUrl ? `if(empty(trimRight(${v}, '/?#')), '/', trimRight(${v}, '/?#'))` : v
   }
-  const json = (column: string) => nullable(jsonValue(column, String(key), params))
-  switch (request.breakdownType) {
+  const json = (column: string) => nullable(jsonValue(column, b.key, params))
+  switch (b.type) {
     case 'event':
-      return { expr: json('properties'), multi: false }
+      return json('properties')
     case 'person':
-      return { expr: json('person_properties'), multi: false }
+      return json('person_properties')
     case 'group':
-      return { expr: json(`group${request.breakdownGroupTypeIndex ?? 0}_properties`), multi: false }
+      return json(`group${b.groupTypeIndex ?? 0}_properties`)
     case 'event_metadata': {
-      const columns: Record<string, string> = { distinct_id: 'distinct_id', event: 'event', person_id: 'toString(person_id)', $session_id: '`$session_id`', $window_id: '`$window_id`' }
+      const columns: Record<string, string> = { distinct_id: 'distinct_id', event: 'event', person_id: `toString(${PERSON_ID})`, $session_id: '`$session_id`', $window_id: '`$window_id`' }
       for (let i = 0; i < 5; i++) columns[`$group_${i}`] = `\`$group_${i}\``
-      const column = columns[String(key)]
-      if (!column) throw badRequest('invalid_input', `Unknown event metadata breakdown '${key}'.`, 'breakdown')
-      return { expr: nullable(column), multi: false }
+      const column = columns[b.key]
+      if (!column) throw badRequest('invalid_input', `Unknown event metadata breakdown '${b.key}'.`, 'breakdown')
+      return nullable(column)
     }
     case 'hogql':
-      return { expr: nullable(`toString(${hogql(String(key))})`), multi: false }
-    case 'cohort': {
-      const ids = Array.isArray(key) ? key : [key]
-      if (ids.length === 0) throw badRequest('invalid_input', 'A cohort breakdown needs cohort ids.', 'breakdown')
-      const parts = ids.map((id) => {
-        if (id === 'all' || id === 0 || id === '0') return `'all'`
-        const n = Number(id)
-        if (!Number.isInteger(n) || n <= 0) throw badRequest('invalid_input', `breakdown: '${id}' is not a cohort id.`, 'breakdown')
-        return `if(person_id IN (${cohortMembers(n)}), ${params.add('String', String(n))}, '')`
-      })
-      return { expr: `arrayFilter(x -> x != '', [${parts.join(', ')}])`, multi: true }
-    }
+      return nullable(`toString(${hogql(b.key)})`)
     case 'session':
-      return { expr: nullable(sessions.value(String(key))), multi: false }
+      return nullable(sessions.value(b.key))
   }
+}
+
+function cohortBreakdown(key: NonNullable<TrendRequest['breakdown']>, params: SqlParams, cohortMembers: (id: number) => string): BreakdownPlan {
+  const ids = Array.isArray(key) ? key : [key]
+  if (ids.length === 0) throw badRequest('invalid_input', 'A cohort breakdown needs cohort ids.', 'breakdown')
+  const parts = ids.map((id) => {
+    if (id === 'all' || id === 0 || id === '0') return `'all'`
+    const n = Number(id)
+    if (!Number.isInteger(n) || n <= 0) throw badRequest('invalid_input', `breakdown: '${id}' is not a cohort id.`, 'breakdown')
+    return `if(${PERSON_ID} IN (${cohortMembers(n)}), ${params.add('String', String(n))}, '')`
+  })
+  return { expr: `arrayFilter(x -> x != '', [${parts.join(', ')}])`, multi: true }
 }

@@ -18,6 +18,13 @@ export type MathType = (typeof MATHS)[number]
 export const BREAKDOWN_TYPES = ['event', 'person', 'cohort', 'group', 'session', 'hogql', 'event_metadata'] as const
 export type BreakdownType = (typeof BREAKDOWN_TYPES)[number]
 
+export interface BreakdownSpec {
+  property: string
+  type: Exclude<BreakdownType, 'cohort'>
+  normalizeUrl: boolean
+  groupTypeIndex: number | null
+}
+
 export interface SeriesEntity {
   kind: 'events' | 'actions'
   /** Event name (null: all events) or action id. */
@@ -50,6 +57,8 @@ export interface TrendRequest {
   breakdownGroupTypeIndex: number | null
   breakdownNormalizeUrl: boolean
   breakdownHideOtherAggregation: boolean
+  /** `breakdowns`: up to three properties at once; `breakdown` then names the first. */
+  breakdowns: BreakdownSpec[] | null
   compare: boolean
   compareTo: string | null
   formula: string | null
@@ -102,6 +111,9 @@ export function parseTrendRequest(input: Record<string, unknown>): TrendRequest 
   if (entities.length === 0) throw badRequest('required', 'One of events or actions is required: give at least one entry, e.g. "events": [{"id": "$pageview"}].', 'events')
   // Stable sort by `order`, with a missing or zero order counting as -1 (as PostHog does).
   const series = entities.map((e, i) => ({ e, i, o: e.order || -1 })).sort((a, b) => a.o - b.o || a.i - b.i).map((x) => x.e)
+  // Aggregating the whole insight by a group type: unique-actor math counts groups instead of persons.
+  const aggregationGroup = optInt(input, 'aggregation_group_type_index', 0, 4)
+  if (aggregationGroup !== null) for (const s of series) if (s.mathGroupTypeIndex === null && ['dau', 'weekly_active', 'monthly_active'].includes(s.math)) s.mathGroupTypeIndex = aggregationGroup
 
   const intervalRaw = optString(input, 'interval') ?? 'day'
   const interval = (intervalRaw === 'minute' ? 'hour' : intervalRaw) as Interval
@@ -120,6 +132,11 @@ export function parseTrendRequest(input: Record<string, unknown>): TrendRequest 
   if (breakdown !== null && breakdownType !== 'cohort' && typeof breakdown !== 'string') {
     if (typeof breakdown === 'number') breakdown = String(breakdown)
     else throw badRequest('invalid_input', `A ${breakdownType} breakdown takes one property key as a string.`, 'breakdown')
+  }
+  const breakdowns = parseBreakdowns(input.breakdowns)
+  if (breakdowns) {
+    breakdown = breakdowns[0].property
+    breakdownType = breakdowns[0].type
   }
   const breakdownGroupTypeIndex = optInt(input, 'breakdown_group_type_index', 0, 4)
   if (breakdown !== null && breakdownType === 'group' && breakdownGroupTypeIndex === null) throw badRequest('required', 'A group breakdown needs breakdown_group_type_index.', 'breakdown_group_type_index')
@@ -143,11 +160,33 @@ export function parseTrendRequest(input: Record<string, unknown>): TrendRequest 
     breakdownGroupTypeIndex,
     breakdownNormalizeUrl: truthy(input.breakdown_normalize_url),
     breakdownHideOtherAggregation: truthy(input.breakdown_hide_other_aggregation),
+    breakdowns,
     compare: truthy(input.compare),
     compareTo: optString(input, 'compare_to'),
     formula,
     smoothingIntervals: optInt(input, 'smoothing_intervals', 1, 1000) ?? 1,
   }
+}
+
+function parseBreakdowns(raw: unknown): BreakdownSpec[] | null {
+  let value = raw
+  if (typeof raw === 'string') {
+    try {
+      value = JSON.parse(raw)
+    } catch {
+      throw badRequest('invalid_input', 'breakdowns must be a JSON list like [{"property": "$browser", "type": "event"}].', 'breakdowns')
+    }
+  }
+  if (value === undefined || value === null || (Array.isArray(value) && value.length === 0)) return null
+  if (!Array.isArray(value)) throw badRequest('invalid_input', 'breakdowns must be a list of {property, type}.', 'breakdowns')
+  return value.slice(0, 3).map((b, i) => {
+    if (!isRecord(b) || typeof b.property !== 'string' || !b.property) throw badRequest('invalid_input', `breakdowns[${i}] needs a string property.`, 'breakdowns')
+    const type = (b.type ?? 'event') as BreakdownType
+    if (!BREAKDOWN_TYPES.includes(type) || type === 'cohort') throw badRequest('invalid_input', `breakdowns[${i}].type must be one of ${BREAKDOWN_TYPES.filter((t) => t !== 'cohort').join(', ')}.`, 'breakdowns')
+    const idx = b.group_type_index === undefined || b.group_type_index === null ? null : Number(b.group_type_index)
+    if (type === 'group' && (idx === null || !Number.isInteger(idx) || idx < 0 || idx > 4)) throw badRequest('required', `breakdowns[${i}]: a group breakdown needs group_type_index 0-4.`, 'breakdowns')
+    return { property: b.property, type: type as BreakdownSpec['type'], normalizeUrl: truthy(b.normalize_url), groupTypeIndex: idx }
+  })
 }
 
 function listOf(raw: unknown, attr: string): unknown[] {

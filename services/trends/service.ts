@@ -11,8 +11,9 @@ import { actionSql, cohortIdsOfAction } from '../actions/match'
 import type { Cohort, CohortStore } from '../cohorts/store'
 import { cohortIdsIn, cohortResolver } from '../cohorts/membership'
 import { TrendCache } from './cache'
-import { isoInTz, previousRange, resolveRange, type DateRange, type DateRangeInput } from './dates'
+import { instantParam, isoInTz, previousRange, resolveRange, type DateRange, type DateRangeInput } from './dates'
 import { compileHogql } from './hogql'
+import { PERSON_OVERRIDES, resolvePersonOverrides } from './person-id'
 import { EVENT_COLUMNS, parsePropertyGroup, type FilterContext, type PropertyGroup } from './properties'
 import { breakdownExpr, buildTrendQuery, SessionColumns, type ResolvedSeries, type TrendRow } from './query'
 import { isTotalValue, PROPERTY_MATHS, type TrendRequest } from './request'
@@ -80,7 +81,7 @@ export class TrendService {
       hogql,
       dateParam: (v) => {
         const d = resolveRange({ ...rangeInput, dateFrom: v, dateTo: null, exact: true }, now, tz, weekStartDay)
-        return params.add('String', isoInTz(d.from, tz).slice(0, 19).replace('T', ' '))
+        return params.add('String', instantParam(d.from, tz))
       },
     }
     const resolved: ResolvedSeries[] = series.map((entity) => ({
@@ -92,7 +93,8 @@ export class TrendService {
     if (series.length === 0) return { body: { is_cached: false, last_refresh: now.toISOString(), timezone: tz, result: [] }, floats: [], dateFrom: current.from, dateTo: current.to }
 
     const breakdown = breakdownExpr(request, params, hogql, cohortMembers, sessions)
-    const sql = buildTrendQuery({ teamId: project.id, request, series: resolved, periods, totalValue, cumulative, params, filters, globalProperties, breakdown, hogql, sessions })
+    const built = buildTrendQuery({ teamId: project.id, request, series: resolved, periods, totalValue, cumulative, params, filters, globalProperties, breakdown, hogql, sessions })
+    const sql = built.includes(PERSON_OVERRIDES) ? resolvePersonOverrides(built, await this.hasPersonOverrides(project.id), `team_id = ${params.add('Int64', project.id)}`) : built
 
     const version = await this.dataVersion(project.id)
     const key = TrendCache.key({ team: project.id, tz, weekStartDay, request, names, cohorts: [...cohorts.values()].map((c) => [c.id, c.name]), sql, params: params.values, version, ranges: periods.map((p) => [p.from, p.to]) })
@@ -114,6 +116,12 @@ export class TrendService {
     const lastRefresh = now.toISOString().replace('.000Z', 'Z')
     this.cache.set(key, { result, lastRefresh })
     return { body: { is_cached: false, last_refresh: lastRefresh, timezone: tz, result }, floats: floatsFor(result, floats, request), dateFrom: current.from, dateTo: current.to }
+  }
+
+  /** Whether any distinct id of the project ever moved to another person (see person-id.ts). */
+  private async hasPersonOverrides(teamId: number): Promise<boolean> {
+    const [row] = await queryRows<{ n: number }>(this.deps.clickhouse, 'SELECT count() AS n FROM (SELECT 1 FROM person_distinct_id WHERE team_id = {team:Int64} AND version >= 1 LIMIT 1)', { team: teamId })
+    return Number(row?.n ?? 0) > 0
   }
 
   private async earliestEvent(teamId: number): Promise<Date | null> {
@@ -163,8 +171,9 @@ function filterObject(request: TrendRequest, range: DateRange): Record<string, u
     formula: request.formula,
     compare: request.compare || null,
     compare_to: request.compareTo,
-    breakdown: request.breakdown,
-    breakdown_type: request.breakdown !== null ? request.breakdownType : null,
+    breakdown: request.breakdowns ? null : request.breakdown,
+    breakdown_type: request.breakdown !== null && !request.breakdowns ? request.breakdownType : null,
+    breakdowns: request.breakdowns?.map((b) => ({ property: b.property, type: b.type, ...(b.groupTypeIndex !== null ? { group_type_index: b.groupTypeIndex } : {}) })),
     breakdown_limit: request.breakdown !== null ? request.breakdownLimit : null,
     breakdown_group_type_index: request.breakdownGroupTypeIndex,
     smoothing_intervals: request.smoothingIntervals > 1 ? request.smoothingIntervals : null,

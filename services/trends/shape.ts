@@ -2,7 +2,7 @@
 // smoothing, breakdown ranking with the limit, "other" and null buckets, compare periods and formulas.
 import { bucketKey, dayString, isoInTz, labelFor, type DateRange } from './dates'
 import { parseFormula } from './formula'
-import { NULL_LABEL, OTHER_LABEL, type TrendRow } from './query'
+import { MULTI_SEPARATOR, NULL_LABEL, OTHER_LABEL, type TrendRow } from './query'
 import type { SeriesEntity, TrendRequest } from './request'
 
 export interface ShapeInput {
@@ -28,7 +28,7 @@ export interface SeriesResult {
   filter: Record<string, unknown>
   action: Record<string, unknown> | null
   order: number
-  breakdown_value?: string | number
+  breakdown_value?: string | number | string[]
   compare?: boolean
   compare_label?: 'current' | 'previous'
 }
@@ -141,7 +141,12 @@ function seriesObject(input: ShapeInput, s: ShapeInput['series'][number], index:
   return result
 }
 
-function breakdownValue(raw: string, input: ShapeInput): { value: string | number; label: string } {
+function breakdownValue(raw: string, input: ShapeInput): { value: string | number | string[]; label: string } {
+  if (input.request.breakdowns && input.request.breakdowns.length > 1) {
+    const n = input.request.breakdowns.length
+    const values = raw === OTHER_LABEL ? new Array<string>(n).fill(OTHER_LABEL) : raw.split(MULTI_SEPARATOR)
+    return { value: values, label: values.join('::') }
+  }
   if (input.request.breakdownType !== 'cohort' || raw === OTHER_LABEL) return { value: raw, label: raw }
   if (raw === 'all') return { value: 'all', label: 'all users' }
   const id = Number(raw)
