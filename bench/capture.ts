@@ -12,6 +12,7 @@ import { randomBytes } from 'node:crypto'
 import {
   failures,
   fmt,
+  fsyncLatencies,
   INGESTION_DEFERRED,
   median,
   ms,
@@ -117,6 +118,7 @@ export async function runCapture(opts: CaptureOptions): Promise<void> {
     single: { wren: [] as LoadResult[], hello: [] as LoadResult[], alone: [] as LoadResult[] },
   }
   const backlog: string[] = []
+  const fsyncs: number[][] = []
 
   const hello = await startHelloWorld()
   try {
@@ -126,7 +128,8 @@ export async function runCapture(opts: CaptureOptions): Promise<void> {
       try {
         const servers = [['wren', wren], ['hello', hello]] as const
         if (opts.parts.has('single')) {
-          // Latency first, while this Wren's processor has no backlog.
+          // Latency first, while this Wren's processor has no backlog. The disk's own fsync latency now.
+          fsyncs.push(await fsyncLatencies(1))
           for (const [, s] of servers) await runLoad(singleLoad(s, 1))
           for (const [name, s] of servers) r.single[name].push(await runLoad(singleLoad(s, opts.seconds)))
         }
@@ -220,6 +223,8 @@ export async function runCapture(opts: CaptureOptions): Promise<void> {
           `  (${fmt(median(rs.map((v) => v.requestsPerSecond)))} req/s answered, server ${cores(rs)})${rs.map(failures).join('')}`,
       )
     }
+    const fsyncPct = (p: number) => median(fsyncs.map((f) => percentile(f, p)))
+    console.log(`     disk floor    one 4 KiB write + fdatasync, 1 s of them per run: p50 ${ms(fsyncPct(50))}  p90 ${ms(fsyncPct(90))}  p99 ${ms(fsyncPct(99))}  max ${ms(fsyncPct(100))}`)
     const wrenP99 = pct(r.single.wren, 99)
     const helloP99 = pct(r.single.hello, 99)
     console.log(`     Wren p99      ${spread(wrenP99, ms)}  -> ${verdict(median(wrenP99) <= BUDGET_P99_MS)}`)

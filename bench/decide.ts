@@ -3,6 +3,7 @@
 // Wren runs as `wren start` in its own process; autocannon loads it from this one.
 //   node --import tsx bench/decide.ts [--seconds 10] [--connections 50] [--persons 2000]
 import { randomBytes } from 'node:crypto'
+import { readFileSync } from 'node:fs'
 import { failures, fmt, ms, percentile, startHelloWorld, startWrenServer, x, type LoadResult, runLoad } from './support'
 
 const arg = (name: string, fallback: number) => {
@@ -37,8 +38,27 @@ function flagDefinitions(): Array<Record<string, unknown>> {
   return flags
 }
 
-function summary(name: string, r: LoadResult): string {
-  return `${name.padEnd(22)} ${fmt(r.requestsPerSecond).padStart(8)} req/s   p50 ${ms(percentile(r.latencies, 50))}   p99 ${ms(percentile(r.latencies, 99))}${failures(r)}`
+/** CPU seconds (user + system) a process has used so far; null where /proc is not available. */
+function cpuSeconds(pid: number | undefined): number | null {
+  try {
+    const fields = readFileSync(`/proc/${pid}/stat`, 'utf8').split(') ')[1].split(' ')
+    return (Number(fields[11]) + Number(fields[12])) / 100 // utime, stime in clock ticks (USER_HZ = 100)
+  } catch {
+    return null
+  }
+}
+
+/** A load run with the server's own CPU time per answered request: a figure that contention on the machine bends less. */
+async function measured(pid: number | undefined, load: Parameters<typeof runLoad>[0]): Promise<LoadResult & { cpuMicros: number | null }> {
+  const before = cpuSeconds(pid)
+  const r = await runLoad(load)
+  const after = cpuSeconds(pid)
+  return { ...r, cpuMicros: before === null || after === null || r.ok === 0 ? null : ((after - before) * 1e6) / r.ok }
+}
+
+function summary(name: string, r: LoadResult & { cpuMicros: number | null }): string {
+  const cpu = r.cpuMicros === null ? '' : `   server CPU ${r.cpuMicros.toFixed(0)} µs/request`
+  return `${name.padEnd(22)} ${fmt(r.requestsPerSecond).padStart(8)} req/s   p50 ${ms(percentile(r.latencies, 50))}   p99 ${ms(percentile(r.latencies, 99))}${cpu}${failures(r)}`
 }
 
 const personalKey = `phx_bench${randomBytes(12).toString('hex')}`
@@ -68,13 +88,14 @@ try {
 
   const headers = { 'content-type': 'application/json' }
   await runLoad({ url: wren.url, path: '/flags/?v=2', bodies, headers, connections, seconds: 2 })
-  const decide = await runLoad({ url: wren.url, path: '/flags/?v=2', bodies, headers, connections, seconds, recordLatencies: true })
+  const decide = await measured(wren.child.pid, { url: wren.url, path: '/flags/?v=2', bodies, headers, connections, seconds, recordLatencies: true })
   const helloBodies = [Buffer.from(JSON.stringify({ hello: 'world' }))]
   await runLoad({ url: hello.url, path: '/e', bodies: helloBodies, headers, connections, seconds: 2 })
-  const reference = await runLoad({ url: hello.url, path: '/e', bodies: helloBodies, headers, connections, seconds, recordLatencies: true })
+  const reference = await measured(hello.child.pid, { url: hello.url, path: '/e', bodies: helloBodies, headers, connections, seconds, recordLatencies: true })
   console.log(summary('wren /flags?v=2', decide))
   console.log(summary('hello-world POST', reference))
   console.log(`ratio ${x(decide.requestsPerSecond / reference.requestsPerSecond)} (budget: >= 15,000 req/s, >= 0.70x, p99 <= 5 ms)`)
+  if (decide.cpuMicros !== null && reference.cpuMicros !== null) console.log(`server CPU per request: hello-world / decide = ${x(reference.cpuMicros / decide.cpuMicros)}`)
 } finally {
   await wren.stop()
   await hello.stop()

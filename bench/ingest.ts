@@ -120,6 +120,28 @@ export function ingestWorkload(n: number, seed = 7): Workload {
   return { events, distinctIds: seen.size, identifies, withSet }
 }
 
+/** Wall time during which at least one operation was in flight, and how many operations began. */
+function busyClock() {
+  let inFlight = 0
+  let since = 0
+  let total = 0
+  let count = 0
+  return {
+    begin(counted = true): () => void {
+      if (inFlight++ === 0) since = performance.now()
+      if (counted) count++
+      let ended = false
+      return () => {
+        if (ended) return
+        ended = true
+        if (--inFlight === 0) total += performance.now() - since
+      }
+    },
+    seconds: () => total / 1000,
+    count: () => count,
+  }
+}
+
 // ---- one run, in a child process --------------------------------------------------------------------
 
 async function trial(n: number): Promise<TrialResult> {
@@ -159,38 +181,38 @@ async function trial(n: number): Promise<TrialResult> {
     const appendSeconds = (performance.now() - appendStart) / 1000
     workload.events.length = 0 // let the source objects go before measuring memory
 
-    // Count the processor's time in ClickHouse (it is the only client during the drain).
-    const ch = { querySeconds: 0, queries: 0, insertSeconds: 0, inserts: 0 }
+    // Time the processor spends waiting on ClickHouse (it is the only client during the drain): wall
+    // time with at least one query (or insert) in flight, so parallel inserts are not counted twice.
     const client = wren.clickhouse
     const query = client.query.bind(client)
     const insert = client.insert.bind(client)
+    const queries = busyClock()
+    const inserts = busyClock()
     client.query = (async (params: Parameters<typeof query>[0]) => {
-      const t = performance.now()
+      const done = queries.begin()
       try {
         const rs = await query(params)
-        // queryRows reads the rows right after; count that too.
+        // queryRows reads the rows right after: count that too.
         const json = rs.json.bind(rs)
         rs.json = (async () => {
-          const t2 = performance.now()
+          const readDone = queries.begin(false)
           try {
             return await json()
           } finally {
-            ch.querySeconds += (performance.now() - t2) / 1000
+            readDone()
           }
         }) as typeof rs.json
         return rs
       } finally {
-        ch.querySeconds += (performance.now() - t) / 1000
-        ch.queries++
+        done()
       }
     }) as typeof client.query
     client.insert = (async (params: Parameters<typeof insert>[0]) => {
-      const t = performance.now()
+      const done = inserts.begin()
       try {
         return await insert(params)
       } finally {
-        ch.insertSeconds += (performance.now() - t) / 1000
-        ch.inserts++
+        done()
       }
     }) as typeof client.insert
 
@@ -256,10 +278,10 @@ async function trial(n: number): Promise<TrialResult> {
       batches: offsets.length,
       appendSeconds,
       drainSeconds,
-      chQuerySeconds: ch.querySeconds,
-      chQueries: ch.queries,
-      chInsertSeconds: ch.insertSeconds,
-      chInserts: ch.inserts,
+      chQuerySeconds: queries.seconds(),
+      chQueries: queries.count(),
+      chInsertSeconds: inserts.seconds(),
+      chInserts: inserts.count(),
       rows,
       persons: Number(p.live),
       mergedPersons: Number(p.merged),

@@ -10,7 +10,7 @@ import { spawn, type ChildProcess } from 'node:child_process'
 import { readFileSync } from 'node:fs'
 import { createServer } from 'node:net'
 import { randomBytes } from 'node:crypto'
-import { mkdtemp, rm } from 'node:fs/promises'
+import { mkdtemp, open, rm } from 'node:fs/promises'
 import { tmpdir } from 'node:os'
 import path from 'node:path'
 import { fileURLToPath } from 'node:url'
@@ -68,6 +68,33 @@ export function cpuSeconds(pid: number = process.pid): number {
   } catch {
     return NaN
   }
+}
+
+/**
+ * Latencies (ms, ascending) of 4 KiB write + fdatasync round trips on the temp directory's disk for
+ * `seconds`: the floor under any durable acknowledgement.
+ */
+export async function fsyncLatencies(seconds: number): Promise<number[]> {
+  const dir = await mkdtemp(path.join(tmpdir(), 'wren-bench-fsync-'))
+  const out: number[] = []
+  try {
+    const fh = await open(path.join(dir, 'probe'), 'w')
+    const block = Buffer.alloc(4096, 1)
+    const until = performance.now() + seconds * 1000
+    try {
+      for (let i = 0; performance.now() < until; i++) {
+        const t = performance.now()
+        await fh.write(block, 0, block.length, i * block.length)
+        await fh.datasync()
+        out.push(performance.now() - t)
+      }
+    } finally {
+      await fh.close()
+    }
+  } finally {
+    await rm(dir, { recursive: true, force: true })
+  }
+  return out.sort((a, b) => a - b)
 }
 
 // ---- processes ---------------------------------------------------------------------------------------

@@ -16,9 +16,9 @@ import { PostHog } from 'posthog-node'
 import { api, spawnWren, waitFor, type WrenProcess } from './support/wren'
 import { kafkaUnavailableReason, startKafka, type KafkaBroker } from './support/kafka'
 import { generateKey, PERSONAL_KEY_PREFIX, PROJECT_KEY_PREFIX } from '../services/projects/store'
+import { skipReason } from './support/skip'
 
-const unavailable = kafkaUnavailableReason()
-if (unavailable) console.warn(`cluster tests skipped: ${unavailable}`)
+const unavailable = skipReason('cluster tests', kafkaUnavailableReason())
 
 describe.skipIf(unavailable !== null)(`cluster mode on a real Kafka broker${unavailable ? ` (skipped: ${unavailable})` : ''}`, () => {
   let kafka: KafkaBroker

@@ -12,10 +12,10 @@ import path from 'node:path'
 import { afterAll, beforeAll, describe, expect, it } from 'vitest'
 import { chromium, type Browser, type Page } from 'playwright-core'
 import { api, drained, startWren, waitFor, type TestWren } from './support/wren'
+import { skipReason } from './support/skip'
 
 const CHROMIUM = process.env.CHROMIUM_PATH ?? '/usr/bin/chromium'
-const unavailable = existsSync(CHROMIUM) ? null : `no Chromium at ${CHROMIUM} (install Debian's chromium, or set CHROMIUM_PATH)`
-if (unavailable) console.warn(`flags-sdk-browser: skipped — ${unavailable}`)
+const unavailable = skipReason('flags-sdk-browser', existsSync(CHROMIUM) ? null : `no Chromium at ${CHROMIUM} (install Debian's chromium, or set CHROMIUM_PATH)`)
 
 const require = createRequire(import.meta.url)
 const bundlePath = path.join(path.dirname(require.resolve('posthog-js/package.json')), 'dist', 'array.full.js')

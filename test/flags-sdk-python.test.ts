@@ -5,10 +5,10 @@ import path from 'node:path'
 import { afterAll, beforeAll, describe, expect, it } from 'vitest'
 import { api, captureBatch, drained, startWren, type TestWren } from './support/wren'
 import { posthogPython, pythonUnavailable, runPythonJson } from './support/python'
+import { skipReason } from './support/skip'
 
 const script = path.resolve(import.meta.dirname, 'fixtures/posthog_flags.py')
-const unavailable = pythonUnavailable()
-if (unavailable) console.warn(`flags-sdk-python: skipped — ${unavailable}`)
+const unavailable = skipReason('flags-sdk-python', pythonUnavailable())
 
 type FlagValue = boolean | string
 interface PyResult {

@@ -2,7 +2,7 @@
 // early access, holdouts, condition groups in stored order, rollout by hash, variant overrides and
 // multivariate choice, payloads, group aggregation, experience continuity, cohorts and flag dependencies.
 // A flag that cannot be computed is reported `failed` and leaves the others intact.
-import { flagHash, holdoutHash } from './hash'
+import { hashesFor, holdoutHash, type IdentifierHashes } from './hash'
 import { MatchError, matcherFor, type MatchContext } from './operators'
 import type { CohortReader, ConditionGroup, FeatureFlag, Properties, PropertyFilter, PropertyGroup } from './types'
 
@@ -128,6 +128,9 @@ interface CompiledFlag {
   /** Payload key (variant or "true") → the JSON-encoded payload. */
   payloads: Map<string, string>
   conditions: CompiledCondition[]
+  /** Whether any of the early-access, super-group or holdout rules apply (rare: checked only then). */
+  special: boolean
+  earlyExit: boolean
 }
 
 const compiledFlags = new WeakMap<FeatureFlag, CompiledFlag>()
@@ -177,49 +180,69 @@ function compileFlag(flag: FeatureFlag): CompiledFlag {
       cohorts,
     }
   })
-  return { source: flag, filtersRef: flag.filters, aggregation, variantKeys, cumulative, payloads, conditions }
+  const special =
+    filters.feature_enrollment === true || (Array.isArray(filters.super_groups) && filters.super_groups.length > 0) || !!filters.holdout || Array.isArray(filters.holdout_groups)
+  return { source: flag, filtersRef: flag.filters, aggregation, variantKeys, cumulative, payloads, conditions, special, earlyExit: filters.early_exit === true }
 }
 
 // ---- evaluation ---------------------------------------------------------------------------------------
 
-const byIdCache = new WeakMap<readonly FeatureFlag[], Map<string, FeatureFlag>>()
+/** Per flag list (the service's list is replaced when a flag changes): flags by id, and whether any depends on another. */
+interface FlagIndex {
+  byId: Map<string, FeatureFlag>
+  dependencies: boolean
+}
 
-function flagsById(flags: readonly FeatureFlag[]): Map<string, FeatureFlag> {
-  let byId = byIdCache.get(flags)
-  if (!byId) {
-    byId = new Map()
+const indexes = new WeakMap<readonly FeatureFlag[], FlagIndex>()
+
+function indexOf(flags: readonly FeatureFlag[]): FlagIndex {
+  let index = indexes.get(flags)
+  if (!index) {
+    const byId = new Map<string, FeatureFlag>()
     for (const f of flags) byId.set(String(f.id), f)
-    byIdCache.set(flags, byId)
+    const dependencies = flags.some((f) => (f.filters?.groups ?? []).some((g) => (g.properties ?? []).some((p) => p.type === 'flag')))
+    indexes.set(flags, (index = { byId, dependencies }))
   }
-  return byId
+  return index
 }
 
 /** One request's evaluation: results so far and the dependency walk in progress. */
 class Evaluation {
   readonly done = new Map<string, FlagResult>()
   readonly visiting = new Set<string>()
+  private hashes: IdentifierHashes | null = null
 
   constructor(
     readonly input: EvaluationInput,
     readonly byId: Map<string, FeatureFlag>,
   ) {}
 
+  /** The memoized hashes of one identifier (almost always the same one for a whole request). */
+  hashesOf(identifier: string): IdentifierHashes {
+    if (this.hashes === null || this.hashes.identifier !== identifier) this.hashes = hashesFor(identifier)
+    return this.hashes
+  }
+
   resultFor(flag: FeatureFlag): FlagResult {
     const cached = this.done.get(flag.key)
     if (cached) return cached
     if (this.visiting.has(flag.key)) return failure(flag, 'missing_dependency')
     this.visiting.add(flag.key)
-    let result: FlagResult
-    try {
-      result = flag.active ? evaluateOne(flag, compiled(flag), this) : { flag, enabled: false, variant: null, reason: reason('flag_disabled', null), payload: null, failed: false }
-    } catch (err) {
-      if (err instanceof MissingDependency) result = failure(flag, 'missing_dependency')
-      else if (err instanceof CohortUnavailable) result = failure(flag, 'cohort_not_found')
-      else throw err
-    }
+    const result = this.evaluate(flag)
     this.visiting.delete(flag.key)
     this.done.set(flag.key, result)
     return result
+  }
+
+  evaluate(flag: FeatureFlag): FlagResult {
+    if (!flag.active) return { flag, enabled: false, variant: null, reason: reason('flag_disabled', null), payload: null, failed: false }
+    try {
+      return evaluateOne(flag, compiled(flag), this)
+    } catch (err) {
+      if (err instanceof MissingDependency) return failure(flag, 'missing_dependency')
+      if (err instanceof CohortUnavailable) return failure(flag, 'cohort_not_found')
+      throw err
+    }
   }
 
   dependencyValue(flagId: string): boolean | string {
@@ -236,14 +259,49 @@ class Evaluation {
  * results for the active ones, or only for `onlyKeys` when given (dependencies are still evaluated).
  */
 export function evaluateFlags(flags: readonly FeatureFlag[], input: EvaluationInput, onlyKeys?: ReadonlySet<string>): Map<string, FlagResult> {
-  const run = new Evaluation(input, flagsById(flags))
   const out = new Map<string, FlagResult>()
-  for (const flag of flags) {
+  for (const r of evaluateFlagList(flags, input, onlyKeys)) out.set(r.flag.key, r)
+  return out
+}
+
+/** evaluateFlags as a list, in the flags' order. */
+export function evaluateFlagList(flags: readonly FeatureFlag[], input: EvaluationInput, onlyKeys?: ReadonlySet<string>): FlagResult[] {
+  const index = indexOf(flags)
+  const run = new Evaluation(input, index.byId)
+  const out: FlagResult[] = []
+  const seen = index.dependencies || hasDuplicateKeys(flags) ? new Set<string>() : null
+  for (let i = 0; i < flags.length; i++) {
+    const flag = flags[i]
     if (flag.deleted || !flag.active) continue
     if (onlyKeys && !onlyKeys.has(flag.key)) continue
-    out.set(flag.key, run.resultFor(flag))
+    if (seen === null) {
+      out.push(run.evaluate(flag))
+      continue
+    }
+    // With dependencies, a flag may already have been evaluated; a key listed twice is answered once,
+    // by its first flag (results are remembered by key).
+    const result = run.resultFor(flag)
+    if (seen.has(flag.key)) continue
+    seen.add(flag.key)
+    out.push(result)
   }
   return out
+}
+
+const duplicateKeys = new WeakMap<readonly FeatureFlag[], boolean>()
+function hasDuplicateKeys(flags: readonly FeatureFlag[]): boolean {
+  let dup = duplicateKeys.get(flags)
+  if (dup === undefined) {
+    const keys = new Set<string>()
+    dup = false
+    for (const f of flags) {
+      if (f.deleted || !f.active) continue
+      if (keys.has(f.key)) dup = true
+      keys.add(f.key)
+    }
+    duplicateKeys.set(flags, dup)
+  }
+  return dup
 }
 
 class MissingDependency extends Error {}
@@ -253,22 +311,33 @@ function failure(flag: FeatureFlag, code: 'missing_dependency' | 'cohort_not_fou
 }
 
 /** The result of a decided flag: the variant (chosen by hash when not given) and its payload. */
-function matched(flag: FeatureFlag, c: CompiledFlag, enabled: boolean, variant: string | null, why: Reason, identifier: string | null): FlagResult {
+function matched(run: Evaluation, flag: FeatureFlag, c: CompiledFlag, enabled: boolean, variant: string | null, why: Reason, identifier: string | null): FlagResult {
   let chosen = variant
-  if (enabled && chosen === null && identifier !== null) chosen = pickVariant(flag, c, identifier)
-  const payload = enabled ? (c.payloads.get(chosen ?? 'true') ?? null) : null
+  if (enabled && chosen === null && identifier !== null) chosen = pickVariant(flag, c, identifier, run)
+  const payload = enabled && c.payloads.size > 0 ? (c.payloads.get(chosen ?? 'true') ?? null) : null
   return { flag, enabled, variant: enabled ? chosen : null, reason: why, payload, failed: false }
 }
 
 function evaluateOne(flag: FeatureFlag, c: CompiledFlag, run: Evaluation): FlagResult {
   const input = run.input
-  const filters = flag.filters ?? {}
   const flagAggregation = c.aggregation
 
   // A group flag with no key for its group type is not evaluated at all.
-  if (flagAggregation !== null && groupKeyFor(flagAggregation, input) === null) return matched(flag, c, false, null, reason('no_group_type', null), null)
+  if (flagAggregation !== null && groupKeyFor(flagAggregation, input) === null) return matched(run, flag, c, false, null, reason('no_group_type', null), null)
 
   const personId = personIdentifier(flag, input)
+  if (c.special) {
+    const decided = earlyAccessOrHoldout(flag, c, run, personId)
+    if (decided) return decided
+  }
+  return conditionGroups(flag, c, run, personId)
+}
+
+/** Early access (1) and holdouts (2), which decide a flag before its conditions. */
+function earlyAccessOrHoldout(flag: FeatureFlag, c: CompiledFlag, run: Evaluation, personId: string | null): FlagResult | null {
+  const input = run.input
+  const filters = flag.filters ?? {}
+  const flagAggregation = c.aggregation
 
   // 1. Early access.
   if (filters.feature_enrollment === true) {
@@ -276,14 +345,14 @@ function evaluateOne(flag: FeatureFlag, c: CompiledFlag, run: Evaluation): FlagR
     if (Object.prototype.hasOwnProperty.call(input.personProperties, enrollKey)) {
       const v = input.personProperties[enrollKey]
       const on = v === true || v === 'true'
-      return matched(flag, c, on, null, reason('super_condition_value', 0), personId ?? input.distinctId)
+      return matched(run, flag, c, on, null, reason('super_condition_value', 0), personId ?? input.distinctId)
     }
   } else if (Array.isArray(filters.super_groups) && filters.super_groups.length > 0) {
     const group = filters.super_groups[0]
     const keys = (group.properties ?? []).map((p) => p.key)
     if (keys.some((k) => Object.prototype.hasOwnProperty.call(input.personProperties, k))) {
       const on = (group.properties ?? []).every((p) => safeMatch(p, input.personProperties, input))
-      return matched(flag, c, on, null, reason('super_condition_value', 0), personId ?? input.distinctId)
+      return matched(run, flag, c, on, null, reason('super_condition_value', 0), personId ?? input.distinctId)
     }
   }
 
@@ -292,18 +361,23 @@ function evaluateOne(flag: FeatureFlag, c: CompiledFlag, run: Evaluation): FlagR
   if (filters.holdout && typeof filters.holdout.id === 'number' && holdoutId !== null) {
     const pct = Number(filters.holdout.exclusion_percentage)
     if (pct >= 100 || holdoutHash(holdoutId) <= pct / 100) {
-      return matched(flag, c, true, `holdout-${filters.holdout.id}`, reason('holdout_condition_value', null), holdoutId)
+      return matched(run, flag, c, true, `holdout-${filters.holdout.id}`, reason('holdout_condition_value', null), holdoutId)
     }
   } else if (Array.isArray(filters.holdout_groups) && holdoutId !== null) {
     for (const group of filters.holdout_groups) {
       const pct = group.rollout_percentage ?? 100
       if (pct >= 100 || holdoutHash(holdoutId) <= pct / 100) {
-        return matched(flag, c, true, group.variant ?? null, reason('holdout_condition_value', null), holdoutId)
+        return matched(run, flag, c, true, group.variant ?? null, reason('holdout_condition_value', null), holdoutId)
       }
     }
   }
+  return null
+}
 
-  // 3. Condition groups, in stored order; the first match wins. The best reason among the misses is kept.
+/** 3. Condition groups, in stored order; the first match wins. The best reason among the misses is kept. */
+function conditionGroups(flag: FeatureFlag, c: CompiledFlag, run: Evaluation, personId: string | null): FlagResult {
+  const input = run.input
+
   let bestCode: ReasonCode | null = null
   let bestIndex = 0
   let skippedGroupType = false
@@ -326,19 +400,19 @@ function evaluateOne(flag: FeatureFlag, c: CompiledFlag, run: Evaluation): FlagR
       missed = 'no_group_type'
     } else if (!conditionProperties(condition, properties, input, run)) {
       missed = 'no_condition_match'
-    } else if (!inRollout(flag.key, identifier, condition.rollout)) {
+    } else if (!inRollout(flag.key, identifier, condition.rollout, run)) {
       missed = 'out_of_rollout_bound'
     } else {
-      return matched(flag, c, true, condition.override, reason('condition_match', index), identifier ?? '')
+      return matched(run, flag, c, true, condition.override, reason('condition_match', index), identifier ?? '')
     }
     if (bestCode === null || SCORE[missed] >= SCORE[bestCode]) {
       bestCode = missed
       bestIndex = index
     }
-    if (missed === 'out_of_rollout_bound' && filters.early_exit === true) break
+    if (missed === 'out_of_rollout_bound' && c.earlyExit) break
   }
   const final: Reason = bestCode === null ? reason('no_condition_match', null) : bestCode === 'no_condition_match' ? reason('no_condition_match', bestIndex, skippedGroupType) : reason(bestCode, bestIndex)
-  return matched(flag, c, false, null, final, null)
+  return matched(run, flag, c, false, null, final, null)
 }
 
 const EMPTY: Properties = Object.freeze({}) as Properties
@@ -363,20 +437,20 @@ function personIdentifier(flag: FeatureFlag, input: EvaluationInput): string | n
   return input.distinctId
 }
 
-function inRollout(flagKey: string, identifier: string | null, rollout: number | null | undefined): boolean {
+function inRollout(flagKey: string, identifier: string | null, rollout: number | null | undefined, run: Evaluation): boolean {
   const pct = rollout ?? 100
   if (identifier === null) return false
   if (pct >= 100) return true
   // An empty identifier (a group key of "") hashes to 0.
-  const hash = identifier === '' ? 0 : flagHash(flagKey, identifier)
+  const hash = identifier === '' ? 0 : run.hashesOf(identifier).rollout(flagKey)
   return hash <= pct / 100
 }
 
 /** The first variant whose running (float64) sum of percentages exceeds the hash; null if they sum below it. */
-function pickVariant(flag: FeatureFlag, c: CompiledFlag, identifier: string): string | null {
+function pickVariant(flag: FeatureFlag, c: CompiledFlag, identifier: string, run: Evaluation): string | null {
   const cumulative = c.cumulative
   if (cumulative.length === 0) return null
-  const hash = identifier === '' ? 0 : flagHash(flag.key, identifier, 'variant')
+  const hash = identifier === '' ? 0 : run.hashesOf(identifier).variant(flag.key)
   for (let i = 0; i < cumulative.length; i++) if (hash < cumulative[i]) return c.variantKeys[i]
   return null
 }

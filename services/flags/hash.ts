@@ -21,31 +21,51 @@ export function hashOf(prefix: string, identifier: string, salt = ''): number {
   return hashText(prefix + identifier + salt)
 }
 
-interface IdentifierHashes {
-  rollout: Map<string, number>
-  variant: Map<string, number>
+const MEMO_IDENTIFIERS = 1 << 16
+const MEMO_FLAGS = 4096
+
+/** The memoized rollout and variant hashes of one identifier, by flag key. */
+export class IdentifierHashes {
+  private readonly rollouts = new Map<string, number>()
+  private readonly variants = new Map<string, number>()
+
+  constructor(readonly identifier: string) {}
+
+  rollout(flagKey: string): number {
+    let value = this.rollouts.get(flagKey)
+    if (value === undefined) {
+      value = hashText(flagKey + '.' + this.identifier)
+      if (this.rollouts.size < MEMO_FLAGS) this.rollouts.set(flagKey, value)
+    }
+    return value
+  }
+
+  variant(flagKey: string): number {
+    let value = this.variants.get(flagKey)
+    if (value === undefined) {
+      value = hashText(flagKey + '.' + this.identifier + 'variant')
+      if (this.variants.size < MEMO_FLAGS) this.variants.set(flagKey, value)
+    }
+    return value
+  }
 }
 
-const MEMO_IDENTIFIERS = 1 << 16
 const memo = new Map<string, IdentifierHashes>()
 
-/** The rollout hash (salt '') or the variant hash (salt 'variant') of one flag for one identifier. */
-export function flagHash(flagKey: string, identifier: string, salt: '' | 'variant' = ''): number {
+export function hashesFor(identifier: string): IdentifierHashes {
   let hashes = memo.get(identifier)
   if (hashes === undefined) {
     if (memo.size >= MEMO_IDENTIFIERS) memo.clear()
-    memo.set(identifier, (hashes = { rollout: new Map(), variant: new Map() }))
+    memo.set(identifier, (hashes = new IdentifierHashes(identifier)))
   }
-  const byKey = salt === '' ? hashes.rollout : hashes.variant
-  let value = byKey.get(flagKey)
-  if (value === undefined) {
-    value = hashText(flagKey + '.' + identifier + salt)
-    if (byKey.size < MEMO_FLAGS) byKey.set(flagKey, value)
-  }
-  return value
+  return hashes
 }
 
-const MEMO_FLAGS = 4096
+/** The rollout hash (salt '') or the variant hash (salt 'variant') of one flag for one identifier. */
+export function flagHash(flagKey: string, identifier: string, salt: '' | 'variant' = ''): number {
+  const hashes = hashesFor(identifier)
+  return salt === '' ? hashes.rollout(flagKey) : hashes.variant(flagKey)
+}
 
 /** Holdouts hash without the flag key, so a person is in or out of a holdout for every flag that uses it. */
 export function holdoutHash(identifier: string): number {

@@ -10,7 +10,7 @@ import type { ProjectStore, Project } from '../projects/store'
 import type { Clock } from '../shared/clock'
 import { clientIp } from './geoip'
 import { readFlagsRequest } from './request'
-import { flagsBodyMembers, shapeFor } from './responses'
+import { flagsBodyParts, shapeFor } from './responses'
 import { remoteConfig } from './remote-config'
 import type { Evaluation, FlagsService } from './service'
 import type { PersonSnapshot } from './snapshot'
@@ -39,22 +39,24 @@ export async function publicFlagRoutes(app: FastifyInstance, deps: PublicFlagDep
     return project
   }
 
-  // The answer is written as JSON text (see flagsBodyMembers); a warm distinct id is answered without
+  // The answer is written as JSON bytes (see flagsBodyParts); a warm distinct id is answered without
   // a promise or a query (FlagsService.evaluate).
   const answer = (request: FastifyRequest, reply: FastifyReply, endpoint: 'decide' | 'flags', project: Project, evaluation: Evaluation): void => {
     const q = request.query as Query
     const shape = shapeFor(endpoint, q.v)
     const withConfig = endpoint === 'decide' || q.config === 'true' || (q.v === undefined && q.config === undefined)
-    let members = ''
+    let head = '{'
     if (withConfig) {
       const config = remoteConfig(project, deps.service.flagsOf(project.id).some((f) => f.active))
       for (const key of RESPONSE_KEYS) delete config[key]
-      members = JSON.stringify(config).slice(1, -1)
-      if (members !== '') members += ','
+      const members = JSON.stringify(config).slice(1, -1)
+      if (members !== '') head += members + ','
     }
-    members += flagsBodyMembers(shape, evaluation)
+    const parts = flagsBodyParts(shape, evaluation)
+    parts.unshift(Buffer.from(head))
+    parts.push(Buffer.from(`,"requestId":"${randomUUID()}","evaluatedAt":${deps.clock.now().getTime()}}`))
     // Sent here, returning nothing: Fastify would otherwise send the handler's return value again.
-    reply.type('application/json; charset=utf-8').send(`{${members},"requestId":"${randomUUID()}","evaluatedAt":${deps.clock.now().getTime()}}`)
+    reply.type('application/json; charset=utf-8').send(Buffer.concat(parts))
   }
 
   const evaluateParsed = (request: FastifyRequest, reply: FastifyReply, endpoint: 'decide' | 'flags', json: unknown): Promise<void> | undefined => {

@@ -29,7 +29,9 @@ export function readFlagsRequest(body: unknown): FlagsRequest {
   if (rawId === undefined || rawId === null || (typeof rawId !== 'string' && typeof rawId !== 'number')) {
     throw badRequest('missing_distinct_id', 'Decide requires a distinct_id.', 'distinct_id')
   }
-  const distinctId = Array.from(String(rawId)).slice(0, MAX_DISTINCT_ID).join('')
+  const idText = String(rawId)
+  // At most 200 code points; a string of at most 200 UTF-16 units has no more than that.
+  const distinctId = idText.length <= MAX_DISTINCT_ID ? idText : Array.from(idText).slice(0, MAX_DISTINCT_ID).join('')
   const personProperties = clean(recordOf(first(body, ['person_properties', '$properties'])))
   const groupsRaw = recordOf(first(body, ['groups', '$groups']))
   const groups: Record<string, string> = {}

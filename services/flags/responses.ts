@@ -1,6 +1,6 @@
 // Response shapes per endpoint and version (reference §4.2–4.3).
 import type { Evaluation } from './service'
-import type { FlagResult } from './evaluate'
+import type { FlagResult, Reason } from './evaluate'
 import type { FeatureFlag } from './types'
 
 export type Shape = 'decide_v1' | 'decide_v2' | 'legacy' | 'flags_v2'
@@ -53,96 +53,107 @@ export function flagsBody(shape: Shape, evaluation: Evaluation): Record<string, 
   }
 }
 
-// ---- the same bodies as JSON text, built from per-flag-version fragments ----------------------------
-// Decide answers every request with every flag: building the text directly (instead of an object tree
-// for JSON.stringify) spares most of the per-request allocation. Must stay equal to
-// JSON.stringify(flagsBody(shape, evaluation)) (responses.test.ts checks it).
+// ---- the same bodies as JSON bytes, from per-flag-version pieces ------------------------------------
+// Decide answers every request with every flag, and a flag's entry depends only on its version and on
+// (reason, enabled, variant): each entry is encoded once and reused, and an answer is a concatenation of
+// ready-made bytes. Must stay equal to JSON.stringify(flagsBody(shape, evaluation)) once parsed
+// (responses.test.ts checks it).
 
-interface Fragments {
-  /** `"<key>":` */
-  member: string
-  /** `"<key>":{"key":"<key>","enabled":` */
-  v2Open: string
-  /** `,"metadata":{"id":1,"version":3,"description":null,"payload":` */
-  v2Meta: string
-  payloads: Map<string, string>
+const NO_VARIANT = '\u0000'
+const MAX_ENTRIES_PER_FLAG = 256
+const COMMA = Buffer.from(',')
+
+interface Pieces {
+  key: string
+  id: number
+  version: number
+  name: string
+  /** flags v2 entries: reason → [disabled, enabled] → variant → bytes. */
+  v2: WeakMap<Reason, [Map<string, Buffer>, Map<string, Buffer>]>
+  /** legacy `"key":value` members by value, and `"key":payload` members by payload. */
+  legacyValues: Map<string, Buffer>
+  legacyPayloads: Map<string, Buffer>
+  entries: number
 }
 
-const fragments = new WeakMap<FeatureFlag, Fragments>()
-const reasonJson = new WeakMap<object, string>()
-const str = (s: string): string => JSON.stringify(s)
+const piecesByFlag = new WeakMap<FeatureFlag, Pieces>()
 
-function fragmentsOf(flag: FeatureFlag): Fragments {
-  let f = fragments.get(flag)
-  if (!f || f.member !== `${str(flag.key)}:`) {
-    const key = str(flag.key)
-    f = {
-      member: `${key}:`,
-      v2Open: `${key}:{"key":${key},"enabled":`,
-      v2Meta: `,"metadata":{"id":${JSON.stringify(flag.id)},"version":${JSON.stringify(flag.version ?? 0)},"description":${JSON.stringify(flag.name || null)},"payload":`,
-      payloads: new Map(),
-    }
-    fragments.set(flag, f)
+function piecesOf(flag: FeatureFlag): Pieces {
+  let p = piecesByFlag.get(flag)
+  // Flag versions are immutable objects; the checks only guard against a caller mutating one.
+  if (!p || p.key !== flag.key || p.id !== flag.id || p.version !== flag.version || p.name !== flag.name) {
+    p = { key: flag.key, id: flag.id, version: flag.version, name: flag.name, v2: new WeakMap(), legacyValues: new Map(), legacyPayloads: new Map(), entries: 0 }
+    piecesByFlag.set(flag, p)
   }
-  return f
+  return p
 }
 
-function payloadJson(f: Fragments, payload: string): string {
-  let json = f.payloads.get(payload)
-  if (json === undefined) {
-    json = str(payload)
-    if (f.payloads.size < 64) f.payloads.set(payload, json)
+function v2Entry(r: FlagResult): string {
+  const key = JSON.stringify(r.flag.key)
+  const variant = r.enabled && r.variant !== null ? JSON.stringify(r.variant) : 'null'
+  const payload = r.enabled && r.payload !== null ? JSON.stringify(r.payload) : 'null'
+  const meta = `{"id":${JSON.stringify(r.flag.id)},"version":${JSON.stringify(r.flag.version ?? 0)},"description":${JSON.stringify(r.flag.name || null)},"payload":${payload},"has_experiment":false}`
+  return `${key}:{"key":${key},"enabled":${r.enabled},"variant":${variant}${r.failed ? ',"failed":true' : ''},"reason":${JSON.stringify(r.reason)},"metadata":${meta}}`
+}
+
+function v2Bytes(r: FlagResult): Buffer {
+  // Shared (frozen) reasons identify a state; any other reason object is encoded afresh.
+  if (!Object.isFrozen(r.reason)) return Buffer.from(v2Entry(r))
+  const p = piecesOf(r.flag)
+  let byEnabled = p.v2.get(r.reason)
+  if (!byEnabled) p.v2.set(r.reason, (byEnabled = [new Map(), new Map()]))
+  const byVariant = byEnabled[r.enabled ? 1 : 0]
+  const variantKey = r.variant ?? NO_VARIANT
+  let bytes = byVariant.get(variantKey)
+  if (bytes === undefined) {
+    bytes = Buffer.from(v2Entry(r))
+    if (p.entries++ < MAX_ENTRIES_PER_FLAG) byVariant.set(variantKey, bytes)
   }
-  return json
+  return bytes
 }
 
-function reasonText(reason: FlagResult['reason']): string {
-  let json = reasonJson.get(reason)
-  if (json === undefined) {
-    json = JSON.stringify(reason)
-    if (Object.isFrozen(reason)) reasonJson.set(reason, json)
+function cachedMember(p: Pieces, cache: Map<string, Buffer>, flagKey: string, valueKey: string, json: () => string): Buffer {
+  let bytes = cache.get(valueKey)
+  if (bytes === undefined) {
+    bytes = Buffer.from(`${JSON.stringify(flagKey)}:${json()}`)
+    if (p.entries++ < MAX_ENTRIES_PER_FLAG) cache.set(valueKey, bytes)
   }
-  return json
+  return bytes
 }
 
-const valueJson = (r: FlagResult): string => (r.enabled ? (r.variant === null ? 'true' : str(r.variant)) : 'false')
-
-/** The members (without the braces) of JSON.stringify(flagsBody(shape, evaluation)). */
-export function flagsBodyMembers(shape: Shape, evaluation: Evaluation): string {
+/** The members (without the braces) of JSON.stringify(flagsBody(shape, evaluation)), as byte pieces. */
+export function flagsBodyParts(shape: Shape, evaluation: Evaluation): Buffer[] {
   const { results, errors } = evaluation
   if (shape === 'flags_v2') {
-    let out = `"errorsWhileComputingFlags":${errors},"flags":{`
+    const parts: Buffer[] = [Buffer.from(`"errorsWhileComputingFlags":${errors},"flags":{`)]
     for (let i = 0; i < results.length; i++) {
-      const r = results[i]
-      const f = fragmentsOf(r.flag)
-      if (i > 0) out += ','
-      out += f.v2Open
-      out += r.enabled ? 'true' : 'false'
-      out += ',"variant":'
-      out += r.enabled && r.variant !== null ? str(r.variant) : 'null'
-      if (r.failed) out += ',"failed":true'
-      out += ',"reason":'
-      out += reasonText(r.reason)
-      out += f.v2Meta
-      out += r.enabled && r.payload !== null ? payloadJson(f, r.payload) : 'null'
-      out += ',"has_experiment":false}}'
+      if (i > 0) parts.push(COMMA)
+      parts.push(v2Bytes(results[i]))
     }
-    return out + '}'
+    parts.push(CLOSE)
+    return parts
   }
   if (shape === 'legacy') {
-    let flags = ''
-    let payloads = ''
+    const parts: Buffer[] = [FEATURE_FLAGS_OPEN]
+    const payloads: Buffer[] = []
     for (let i = 0; i < results.length; i++) {
       const r = results[i]
-      const f = fragmentsOf(r.flag)
-      if (i > 0) flags += ','
-      flags += f.member + valueJson(r)
+      const p = piecesOf(r.flag)
+      if (i > 0) parts.push(COMMA)
+      const valueKey = r.enabled ? (r.variant ?? NO_VARIANT) : '\u0001'
+      parts.push(cachedMember(p, p.legacyValues, r.flag.key, valueKey, () => JSON.stringify(value(r))))
       if (r.enabled && r.payload !== null) {
-        if (payloads !== '') payloads += ','
-        payloads += f.member + payloadJson(f, r.payload)
+        if (payloads.length > 0) payloads.push(COMMA)
+        const payload = r.payload
+        payloads.push(cachedMember(p, p.legacyPayloads, r.flag.key, payload, () => JSON.stringify(payload)))
       }
     }
-    return `"featureFlags":{${flags}},"featureFlagPayloads":{${payloads}},"errorsWhileComputingFlags":${errors}`
+    parts.push(PAYLOADS_OPEN, ...payloads, Buffer.from(`},"errorsWhileComputingFlags":${errors}`))
+    return parts
   }
-  return JSON.stringify(flagsBody(shape, evaluation)).slice(1, -1)
+  return [Buffer.from(JSON.stringify(flagsBody(shape, evaluation)).slice(1, -1))]
 }
+
+const CLOSE = Buffer.from('}')
+const FEATURE_FLAGS_OPEN = Buffer.from('"featureFlags":{')
+const PAYLOADS_OPEN = Buffer.from('},"featureFlagPayloads":{')

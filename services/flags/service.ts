@@ -3,7 +3,7 @@
 // evaluator. Experience-continuity hash keys are stored when an anonymous id is first identified.
 import type { Project } from '../projects/store'
 import type { Clock } from '../shared/clock'
-import { evaluateFlags, type FlagResult } from './evaluate'
+import { evaluateFlagList, type FlagResult } from './evaluate'
 import type { FlagsRequest } from './request'
 import type { PersonEntry, PersonSnapshot } from './snapshot'
 import type { FlagStore } from './store'
@@ -119,7 +119,7 @@ export class FlagsService {
       groupProperties.set(index, { ...(storedGroups.get(index) ?? {}), ...(req.groupProperties[name] ?? {}), $group_key: key })
     }
 
-    const results = evaluateFlags(
+    const list = evaluateFlagList(
       flags,
       {
         teamId,
@@ -138,7 +138,6 @@ export class FlagsService {
       },
       req.flagKeys ? new Set(req.flagKeys) : undefined,
     )
-    const list = [...results.values()]
     let errors = storageError
     if (!errors) for (const r of list) if (r.failed) errors = true
     return { results: list, errors }

@@ -7,9 +7,9 @@ import { waitFor } from '../../../test/support/wren'
 import { openKafkaLog, type KafkaLog } from './kafka-log'
 import type { LogBatch } from './log'
 import { LogCommandWaiter, publishCommandResults } from '../../ingestion/command-results'
+import { skipReason } from '../../../test/support/skip'
 
-const unavailable = kafkaUnavailableReason()
-if (unavailable) console.warn(`kafka log tests skipped: ${unavailable}`)
+const unavailable = skipReason('kafka log tests', kafkaUnavailableReason())
 
 interface Delivery {
   consumer: string
