@@ -340,12 +340,13 @@ export async function runIngest(opts: IngestOptions): Promise<void> {
     `   CPU (process, all threads): Wren ${median(results.map((r) => r.drainCpuSeconds / r.drainSeconds)).toFixed(2)} cores = ${fmt(median(results.map((r) => r.events / r.drainCpuSeconds)))} events per CPU-second;` +
       ` reference ${median(results.map((r) => r.refCpuSeconds / r.refSeconds)).toFixed(2)} cores = ${fmt(median(results.map((r) => r.events / r.refCpuSeconds)))} events per CPU-second`,
   )
-  const pct = (a: number, b: number) => `${Math.round((100 * a) / b)}%`
-  console.log(
-    `   where the drain time went (median run): awaiting ClickHouse inserts (incl. the client's JSON encoding) ${sec(median(results.map((r) => r.chInsertSeconds)))} (${fmt(median(results.map((r) => r.chInserts)))} inserts, ${pct(median(results.map((r) => r.chInsertSeconds)), median(results.map((r) => r.drainSeconds)))}),` +
-      ` lookups ${sec(median(results.map((r) => r.chQuerySeconds)))} (${fmt(median(results.map((r) => r.chQueries)))} queries, ${pct(median(results.map((r) => r.chQuerySeconds)), median(results.map((r) => r.drainSeconds)))}),` +
-      ` the rest (decode, person rules, row building, offsets) ${sec(median(results.map((r) => r.drainSeconds - r.chInsertSeconds - r.chQuerySeconds)))}`,
-  )
+  const pct = (a: number, b: number) => `${Math.round((100 * a) / b)}%`.padStart(4)
+  const mid = [...results].sort((a, b) => a.drainSeconds - b.drainSeconds)[results.length >> 1]
+  const other = mid.drainSeconds - mid.chInsertSeconds - mid.chQuerySeconds
+  console.log(`   where the drain time went (the median run, ${sec(mid.drainSeconds)}):`)
+  console.log(`     waiting on ClickHouse inserts ${sec(mid.chInsertSeconds).padStart(8)} ${pct(mid.chInsertSeconds, mid.drainSeconds)}  ${mid.chInserts} inserts; includes the client's JSON encoding of the rows`)
+  console.log(`     waiting on ClickHouse queries ${sec(mid.chQuerySeconds).padStart(8)} ${pct(mid.chQuerySeconds, mid.drainSeconds)}  ${mid.chQueries} queries (the person lookups)`)
+  console.log(`     everything else               ${sec(other).padStart(8)} ${pct(other, mid.drainSeconds)}  decoding, person rules, building rows, offset commits`)
   console.log(`   persons after: ${fmt(r0.persons)} live, ${fmt(r0.mergedPersons)} merged away; appending the workload through capture's code took ${sec(median(results.map((r) => r.appendSeconds)))}`)
   console.log(`   resident memory after the drain ${spread(results.map((r) => r.rssAfter), mib)}; peak during it ${mib(median(results.map((r) => r.rssPeak)))}; JS heap used after ${mib(median(results.map((r) => r.heapUsedAfter)))}`)
 }

@@ -34,7 +34,7 @@ export function toIngestEvent(e: DecodedEvent, ctx: StampContext): IngestEvent {
 
   // The client may have sent its own $ip (e.g. a server-side SDK forwarding its user's): keep it.
   if (ctx.ip !== null && (properties.$ip === undefined || properties.$ip === null)) properties.$ip = ctx.ip
-  if (ctx.sentAt) properties.$sent_at = ctx.sentAt.toISOString()
+  if (ctx.sentAt) properties.$sent_at = isoOf(ctx.sentAt)
 
   const timestamp = resolveTimestamp({
     timestamp: e.timestamp,
@@ -51,7 +51,18 @@ export function toIngestEvent(e: DecodedEvent, ctx: StampContext): IngestEvent {
     distinctId: e.distinctId,
     properties,
     timestamp: timestamp.toISOString(),
-    now: ctx.now.toISOString(),
+    now: isoOf(ctx.now),
     elementsChain: typeof properties.$elements_chain === 'string' ? properties.$elements_chain : '',
   }
+}
+
+// Every event of a request shares its `now` and `sentAt`: format each Date once, not once per event.
+let lastDate: Date | null = null
+let lastIso = ''
+function isoOf(date: Date): string {
+  if (date !== lastDate) {
+    lastDate = date
+    lastIso = date.toISOString()
+  }
+  return lastIso
 }

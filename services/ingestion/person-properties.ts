@@ -116,7 +116,9 @@ export function ownValue(object: Properties, key: string): unknown {
 
 /** Sets a key as an own data property (safe for keys such as "__proto__"). */
 export function setOwn(object: Properties, key: string, value: unknown): void {
-  Object.defineProperty(object, key, { value, enumerable: true, writable: true, configurable: true })
+  // Plain assignment is much cheaper; only '__proto__' needs defineProperty to stay an own key.
+  if (key === '__proto__') Object.defineProperty(object, key, { value, enumerable: true, writable: true, configurable: true })
+  else object[key] = value
 }
 
 export function copyProperties(value: unknown): Properties {

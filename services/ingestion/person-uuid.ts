@@ -2,8 +2,19 @@
 import { v5 } from 'uuid'
 import { PERSON_UUID_NAMESPACE } from './types'
 
+// The rules ask for the same ids several times per event; a bounded memo saves the sha1 each time.
+const memo = new Map<string, string>()
+const MEMO_SIZE = 50_000
+
 export function personUuid(teamId: number, distinctId: string): string {
-  return v5(`${teamId}:${distinctId}`, PERSON_UUID_NAMESPACE)
+  const name = `${teamId}:${distinctId}`
+  let uuid = memo.get(name)
+  if (uuid === undefined) {
+    uuid = v5(name, PERSON_UUID_NAMESPACE)
+    if (memo.size >= MEMO_SIZE) memo.clear()
+    memo.set(name, uuid)
+  }
+  return uuid
 }
 
 const UUID_SHAPE = /^[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}$/
