@@ -47,4 +47,23 @@ describe('cohort conditions in flags', () => {
     await drained(t.wren)
     await waitFor(async () => (await decide('bob')).featureFlags['pro-feature'] === true, { what: 'bob to join the pro cohort' })
   })
+
+  it('takes person properties that share a name with an event column ($browser) in cohorts', async () => {
+    // $browser reaches the person through the automatic $set of web properties.
+    await captureBatch(t, [
+      { event: '$pageview', distinct_id: 'fox-fan', properties: { $browser: 'Firefox' } },
+      { event: '$pageview', distinct_id: 'chrome-fan', properties: { $browser: 'Chrome' } },
+    ])
+    await drained(t.wren)
+    const firefox = await call('POST', `/api/projects/${t.projectId}/cohorts/`, {
+      name: 'Firefox users',
+      filters: { properties: { type: 'AND', values: [{ key: '$browser', value: 'Firefox', type: 'person', operator: 'exact' }] } },
+    })
+    expect(firefox.status).toBe(201)
+    expect(firefox.body.count).toBe(1)
+    const flags = `/api/projects/${t.projectId}/feature_flags/`
+    expect((await call('POST', flags, { key: 'firefox-only', filters: { groups: [{ properties: [{ key: 'id', type: 'cohort', value: firefox.body.id }], rollout_percentage: 100 }] } })).status).toBe(201)
+    expect((await decide('fox-fan')).featureFlags['firefox-only']).toBe(true)
+    expect((await decide('chrome-fan')).featureFlags['firefox-only']).toBe(false)
+  })
 })

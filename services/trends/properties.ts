@@ -85,6 +85,9 @@ function parseNode(raw: unknown, attr: string): PropertyNode {
   return filter
 }
 
+/** Event properties stored as columns too (012_materialized_properties.sql); '' there means unset. */
+export const MATERIALIZED_EVENT_PROPERTIES: ReadonlySet<string> = new Set(['$browser', '$os', '$device_type', '$current_url', '$host'])
+
 /** Where each kind of property lives, so one compiler serves events and the persons table. */
 export interface PropertyColumns {
   event: string | null
@@ -92,9 +95,11 @@ export interface PropertyColumns {
   personId: string
   groups: boolean
   elements: string | null
+  /** Event properties that `event` also has as `mat_<key>` columns (only the events table does). */
+  materialized: ReadonlySet<string>
 }
-export const EVENT_COLUMNS: PropertyColumns = { event: 'properties', person: 'person_properties', personId: PERSON_ID, groups: true, elements: 'elements_chain' }
-export const PERSON_COLUMNS: PropertyColumns = { event: null, person: 'properties', personId: 'uuid', groups: false, elements: null }
+export const EVENT_COLUMNS: PropertyColumns = { event: 'properties', person: 'person_properties', personId: PERSON_ID, groups: true, elements: 'elements_chain', materialized: MATERIALIZED_EVENT_PROPERTIES }
+export const PERSON_COLUMNS: PropertyColumns = { event: null, person: 'properties', personId: 'uuid', groups: false, elements: null, materialized: new Set() }
 
 export interface FilterContext {
   params: SqlParams
@@ -117,12 +122,14 @@ export function compileGroup(group: PropertyNode, ctx: FilterContext): string {
   return `(${parts.join(group.type === 'OR' ? ' OR ' : ' AND ')})`
 }
 
-/** Event properties stored as columns too (012_materialized_properties.sql); '' there means unset. */
-export const MATERIALIZED_EVENT_PROPERTIES = new Set(['$browser', '$os', '$device_type', '$current_url', '$host'])
+const NONE: ReadonlySet<string> = new Set()
 
-/** A property of a JSON column as Nullable(String): NULL when missing or null, numbers as text. */
-export function jsonValue(column: string, key: string, params: SqlParams): string {
-  if (column === 'properties' && MATERIALIZED_EVENT_PROPERTIES.has(key)) return `nullIf(\`mat_${key}\`, '')`
+/**
+ * A property of a JSON column as Nullable(String): NULL when missing or null, numbers as text. Keys in
+ * `materialized` are read from their stored `mat_<key>` column instead (events only).
+ */
+export function jsonValue(column: string, key: string, params: SqlParams, materialized: ReadonlySet<string> = NONE): string {
+  if (materialized.has(key)) return `nullIf(\`mat_${key}\`, '')`
   return `JSONExtract(${column}, ${params.add('String', key)}, 'Nullable(String)')`
 }
 
@@ -132,7 +139,7 @@ export function compileFilter(f: PropertyFilter, ctx: FilterContext): string {
     case 'event':
       if (!columns.event) throw badRequest('invalid_input', `Event property filters are not allowed here ('${f.key}').`, 'properties')
       if (f.key === '$elements_chain' && columns.elements) return compareValue(columns.elements, f, ctx)
-      return compareValue(jsonValue(columns.event, f.key, params), f, ctx)
+      return compareValue(jsonValue(columns.event, f.key, params, columns.materialized), f, ctx)
     case 'person':
       return compareValue(jsonValue(columns.person, f.key, params), f, ctx)
     case 'group': {

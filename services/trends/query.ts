@@ -5,7 +5,7 @@ import { badRequest } from '../shared/errors'
 import type { SqlParams } from '../shared/property-filters'
 import { instantParam, type DateRange, type Interval } from './dates'
 import { PERSON_ID, PERSON_OVERRIDES } from './person-id'
-import { compileGroup, jsonValue, type FilterContext, type PropertyGroup } from './properties'
+import { compileGroup, EVENT_COLUMNS, jsonValue, type FilterContext, type PropertyGroup } from './properties'
 import { COUNT_PER_ACTOR_MATHS, PROPERTY_MATHS, type MathType, type SeriesEntity, type TrendRequest } from './request'
 
 export const NULL_LABEL = '$$_posthog_breakdown_null_$$'
@@ -322,10 +322,10 @@ function singleBreakdown(b: SingleBreakdown, params: SqlParams, hogql: (expr: st
     const v = `ifNull(nullIf(${expr}, ''), '${NULL_LABEL}')`
     return b.normalizeUrl ? `if(empty(trimRight(${v}, '/?#')), '/', trimRight(${v}, '/?#'))` : v
   }
-  const json = (column: string) => nullable(jsonValue(column, b.key, params))
+  const json = (column: string, materialized?: ReadonlySet<string>) => nullable(jsonValue(column, b.key, params, materialized))
   switch (b.type) {
     case 'event':
-      return json('properties')
+      return json('properties', EVENT_COLUMNS.materialized)
     case 'person':
       return json('person_properties')
     case 'group':
