@@ -64,7 +64,10 @@ export class CachedCohortReader implements CohortReader {
       `SELECT m.team_id AS team_id, m.cohort_id AS cohort_id, toString(d.person_uuid) AS person_uuid
        FROM cohort_static_members AS m
        INNER JOIN (SELECT team_id, distinct_id, argMax(person_uuid, version) AS person_uuid, argMax(is_deleted, version) AS gone
-                   FROM person_distinct_id GROUP BY team_id, distinct_id HAVING gone = 0) AS d
+                   FROM person_distinct_id
+                   -- only the ids some static cohort lists: this runs every few seconds, all persons would not scale
+                   WHERE (team_id, distinct_id) IN (SELECT team_id, distinct_id FROM cohort_static_members)
+                   GROUP BY team_id, distinct_id HAVING gone = 0) AS d
        ON m.team_id = d.team_id AND m.distinct_id = d.distinct_id`,
     )
     const cohorts = new Map<number, CohortDefinition[]>()
