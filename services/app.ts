@@ -60,9 +60,6 @@ export async function buildWren(config: Config, logger: Logger = pino({ level: c
   const projects = await ProjectStore.load(clickhouse, clock)
   const bootstrap = await bootstrapIfEmpty(projects, { projectApiKey: config.bootstrapProjectApiKey, personalApiKey: config.bootstrapPersonalApiKey })
 
-  // Projects and keys are created through any api process: the others reload them.
-  const projectsRefresh = roles.has('all') ? null : setInterval(() => void projects.refresh().catch((err: unknown) => logger.warn({ err }, 'reloading projects failed')), 2_000).unref()
-
   const processor = new IngestionProcessor(log, clickhouse, logger.child({ service: 'ingestion' }), metrics, { ...config.ingestion, ...(kafkaLog ? { deadLetters: kafkaDeadLetters(kafkaLog, 'ingestion'), publishResults: publishCommandResults(kafkaLog) } : {}) })
   if (runs('ingest')) processor.start()
   // An api process without the processor learns command results from the log.
@@ -91,6 +88,11 @@ export async function buildWren(config: Config, logger: Logger = pino({ level: c
   await cohortReader.start(cohortStore)
   if (runs('api')) await app.register(insightRoutes, { projects, clickhouse, clock, cohorts: cohortStore, siteUrl: config.siteUrl })
   const flags = await buildFlags({ clickhouse, clock, projects, processor, cohorts: cohortReader, logger: logger.child({ service: 'flags' }), siteUrl: config.siteUrl })
+  // With roles in separate processes, projects, keys and flags are written by whichever api process got
+  // the request: the others re-read these small tables every second (decide sees a flag change within ~1 s).
+  const configRefresh = roles.has('all')
+    ? null
+    : setInterval(() => void Promise.all([projects.refresh(), flags.flags.refresh()]).catch((err: unknown) => logger.warn({ err }, 'reloading projects and flags failed')), 1_000).unref()
   await flags.register(app, { api: runs('api'), decide: runs('decide') })
 
   let closed = false
@@ -108,7 +110,7 @@ export async function buildWren(config: Config, logger: Logger = pino({ level: c
     async close() {
       if (closed) return
       closed = true
-      if (projectsRefresh) clearInterval(projectsRefresh)
+      if (configRefresh) clearInterval(configRefresh)
       cohortReader.stop()
       await app.close()
       deletions.stop()
