@@ -7,7 +7,8 @@ import type { ProjectStore } from '../projects/store'
 import { authorize } from '../shared/auth'
 import { badRequest } from '../shared/errors'
 import { absoluteUrl, sendFormatted } from '../shared/http'
-import { SqlParams, filterSql, parsePropertyFilters } from '../shared/property-filters'
+import { SqlParams, parsePropertyFilters } from '../shared/property-filters'
+import { listFilterSql } from '../trends/properties'
 
 type Query = Record<string, string | undefined>
 const UUID_RE = /^[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}$/i
@@ -39,7 +40,8 @@ export async function eventRoutes(app: FastifyInstance, deps: { projects: Projec
       }
       if (q.after) where.push(`timestamp > ${dateParam(params, q.after, 'after')}`)
       if (q.before) where.push(`timestamp < ${dateParam(params, q.before, 'before')}`)
-      for (const f of parsePropertyFilters(q.properties)) where.push(filterSql('properties', f, params))
+      const filters = parsePropertyFilters(q.properties)
+      if (filters.length) where.push(listFilterSql(filters, 'event', params))
       const rows = await queryRows<EventRow>(
         deps.clickhouse,
         `SELECT uuid, event, distinct_id, properties, timestamp, person_id, elements_chain FROM events

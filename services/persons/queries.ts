@@ -2,7 +2,8 @@
 // wins, deleted persons and moved distinct ids are left out.
 import type { ClickHouseClient } from '../shared/clickhouse'
 import { queryRows } from '../shared/clickhouse'
-import { SqlParams, filterSql, type PropertyFilter } from '../shared/property-filters'
+import { SqlParams, type PropertyFilter } from '../shared/property-filters'
+import { listFilterSql } from '../trends/properties'
 
 export interface PersonRecord {
   id: number
@@ -58,7 +59,8 @@ export class PersonQueries {
           OR uuid IN (SELECT person_uuid FROM (${LATEST_DISTINCT_IDS}) WHERE distinct_id = ${s}))`,
       )
     }
-    for (const filter of f.properties) where.push(filterSql('properties', filter, params))
+    // The list has no events: every filter reads the person's own properties.
+    if (f.properties.length) where.push(listFilterSql(f.properties, 'person', params))
     if (f.hiddenIds?.length) where.push(`id NOT IN ${params.add('Array(Int64)', f.hiddenIds)}`)
     const rows = await queryRows<Row>(
       this.client,

@@ -114,6 +114,22 @@ export interface FilterContext {
   session?(key: string): string
 }
 
+/**
+ * A flat list of filters (AND) on the persons or events list: every filter read as a property of that
+ * table (persons: the person's properties; events: the event's), with no cohorts or sessions to join.
+ */
+export function listFilterSql(filters: Array<{ key: string; value?: unknown; operator?: string }>, table: 'person' | 'event', params: SqlParams): string {
+  const group: PropertyGroup = { type: 'AND', values: filters.map((f) => ({ key: f.key, value: f.value, operator: f.operator ?? 'exact', type: table })) }
+  return compileGroup(group, {
+    params,
+    columns: table === 'person' ? PERSON_COLUMNS : EVENT_COLUMNS,
+    cohortMembers: () => {
+      throw badRequest('invalid_input', 'Cohort filters are not supported on this list.', 'properties')
+    },
+    dateParam: (v) => params.add('String', v),
+  })
+}
+
 export function compileGroup(group: PropertyNode, ctx: FilterContext): string {
   if (!isGroup(group)) return compileFilter(group, ctx)
   const parts = group.values.map((v) => compileGroup(v, ctx)).filter((s) => s !== '1')
