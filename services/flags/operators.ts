@@ -54,13 +54,6 @@ function isTruthy(value: unknown): boolean {
   return false
 }
 
-function exactMatch(filterValue: unknown, propertyValue: unknown): boolean {
-  if (isBoolLike(filterValue)) return isTruthy(filterValue) === isTruthy(propertyValue)
-  const target = asString(propertyValue).toLowerCase()
-  if (Array.isArray(filterValue)) return filterValue.some((v) => asString(v).toLowerCase() === target)
-  return asString(filterValue).toLowerCase() === target
-}
-
 // ASCII-only case folding, as the server's to_ascii_lowercase.
 const asciiLower = (text: string): string => text.replace(/[A-Z]+/g, (s) => s.toLowerCase())
 
@@ -96,38 +89,20 @@ function has(properties: Record<string, unknown>, key: string): boolean {
   return Object.prototype.hasOwnProperty.call(properties, key) && properties[key] !== undefined
 }
 
+/** Whether `properties` match one filter (negation not applied); throws MatchError where the server errors. */
 export function matchProperty(filter: PropertyFilter, properties: Record<string, unknown>, ctx: MatchContext): boolean {
+  return matcherFor(filter)(properties, ctx)
+}
+
+/** The operators without a compiled form (compileMatcher has already handled is_set and null values). */
+function matchUncompiled(filter: PropertyFilter, properties: Record<string, unknown>, ctx: MatchContext): boolean {
   const key = filter.key
   const present = has(properties, key)
   const operator = filter.operator ?? 'exact'
-  if (operator === 'is_set') return present
-  if (operator === 'is_not_set') return !present
-
   const value = filter.value
-  if (value === null || value === undefined) return false
   const prop = present ? properties[key] : undefined
 
   switch (operator) {
-    case 'exact':
-    case 'is_not': {
-      if (!present) return operator === 'is_not'
-      const matched = exactMatch(value, prop)
-      return operator === 'exact' ? matched : !matched
-    }
-    case 'icontains':
-    case 'not_icontains':
-    case 'starts_with':
-    case 'not_starts_with':
-    case 'ends_with':
-    case 'not_ends_with': {
-      const negated = operator.startsWith('not_')
-      if (!present) return negated
-      const haystack = asciiLower(asString(prop))
-      const needle = asciiLower(asString(value))
-      const base = negated ? operator.slice(4) : operator
-      const hit = base === 'icontains' ? haystack.includes(needle) : base === 'starts_with' ? haystack.startsWith(needle) : haystack.endsWith(needle)
-      return negated ? !hit : hit
-    }
     case 'icontains_multi':
     case 'not_icontains_multi': {
       const negated = operator === 'not_icontains_multi'
@@ -136,26 +111,6 @@ export function matchProperty(filter: PropertyFilter, properties: Record<string,
       const needles = Array.isArray(value) ? value : [value]
       const hit = needles.some((v) => haystack.includes(asciiLower(asString(v))))
       return negated ? !hit : hit
-    }
-    case 'regex':
-    case 'not_regex': {
-      if (!present) return operator === 'not_regex'
-      const regex = compileRegex(asString(value))
-      // An invalid pattern matches neither way (server: CompiledRegex::InvalidPattern → false).
-      if (!regex) return false
-      const hit = regex.test(asString(prop))
-      return operator === 'regex' ? hit : !hit
-    }
-    case 'gt':
-    case 'gte':
-    case 'lt':
-    case 'lte': {
-      if (!present) return false
-      const lhs = asNumber(prop)
-      if (lhs === null) throw new MatchError(`property ${key} is not a number`)
-      const rhs = asNumber(value)
-      if (rhs === null) throw new MatchError(`filter value for ${key} is not a number`)
-      return operator === 'gt' ? lhs > rhs : operator === 'gte' ? lhs >= rhs : operator === 'lt' ? lhs < rhs : lhs <= rhs
     }
     case 'between':
     case 'not_between': {
@@ -214,9 +169,9 @@ export type Matcher = (properties: Record<string, unknown>, ctx: MatchContext) =
 const matchers = new WeakMap<PropertyFilter, Matcher>()
 
 /**
- * `matchProperty` for one filter with its value pre-processed (lower-cased needles, parsed numbers,
- * compiled regexes). Same results as matchProperty for every input; operators without a compiled form
- * call it directly. Cached per filter object (flag versions are immutable objects).
+ * One filter with its value pre-processed (lower-cased needles, parsed numbers, compiled regexes); the
+ * rarer operators without a compiled form go to matchUncompiled. Cached per filter object (flag
+ * versions are immutable objects).
  */
 export function matcherFor(filter: PropertyFilter): Matcher {
   let m = matchers.get(filter)
@@ -287,6 +242,6 @@ function compileMatcher(filter: PropertyFilter): Matcher {
       }
     }
     default:
-      return (p, ctx) => matchProperty(filter, p, ctx)
+      return (p, ctx) => matchUncompiled(filter, p, ctx)
   }
 }
