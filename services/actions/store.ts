@@ -2,6 +2,7 @@
 import type { ClickHouseClient } from '../shared/clickhouse'
 import { insertRows, queryRows } from '../shared/clickhouse'
 import type { Clock } from '../shared/clock'
+import { nextRowId, SerialQueue } from '../shared/serial'
 
 export interface ActionStep {
   event?: string | null
@@ -49,7 +50,7 @@ const LATEST = `
   FROM actions WHERE team_id = {team:Int64} GROUP BY team_id, id`
 
 export class ActionStore {
-  private writes: Promise<unknown> = Promise.resolve()
+  private readonly writes = new SerialQueue()
 
   constructor(
     private readonly client: ClickHouseClient,
@@ -73,13 +74,12 @@ export class ActionStore {
 
   /** Creates (no id) or writes a new version of an action; serialized so ids stay unique. */
   save(teamId: number, input: Pick<Action, 'name' | 'description' | 'steps' | 'tags'> & { id?: number; deleted?: boolean }): Promise<Action> {
-    const run = this.writes.then(async () => {
+    return this.writes.run(async () => {
       const now = this.clock.now().toISOString()
       let current: Action | undefined
       let id = input.id
       if (id === undefined) {
-        const [row] = await queryRows<{ next: number }>(this.client, 'SELECT max(id) + 1 AS next FROM actions')
-        id = Math.max(1, Number(row?.next ?? 1))
+        id = await nextRowId(this.client, 'actions')
       } else {
         current = (await this.list(teamId, { includeDeleted: true })).find((a) => a.id === id)
       }
@@ -100,8 +100,6 @@ export class ActionStore {
       ])
       return action
     })
-    this.writes = run.catch(() => undefined)
-    return run
   }
 }
 

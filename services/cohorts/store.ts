@@ -2,6 +2,7 @@
 import type { ClickHouseClient } from '../shared/clickhouse'
 import { insertRows, queryRows } from '../shared/clickhouse'
 import type { Clock } from '../shared/clock'
+import { nextRowId, SerialQueue } from '../shared/serial'
 
 export interface Cohort {
   id: number
@@ -37,7 +38,7 @@ const LATEST = `
   FROM cohorts WHERE team_id = {team:Int64} GROUP BY team_id, id`
 
 export class CohortStore {
-  private writes: Promise<unknown> = Promise.resolve()
+  private readonly writes = new SerialQueue()
   private readonly listeners: Array<() => void> = []
 
   constructor(
@@ -55,13 +56,12 @@ export class CohortStore {
   }
 
   save(teamId: number, input: Pick<Cohort, 'name' | 'description' | 'filters' | 'isStatic'> & { id?: number; deleted?: boolean }): Promise<Cohort> {
-    const run = this.writes.then(async () => {
+    return this.writes.run(async () => {
       const now = this.clock.now().toISOString()
       let id = input.id
       let current: Cohort | undefined
       if (id === undefined) {
-        const [row] = await queryRows<{ next: number }>(this.client, 'SELECT max(id) + 1 AS next FROM cohorts')
-        id = Math.max(1, Number(row?.next ?? 1))
+        id = await nextRowId(this.client, 'cohorts')
       } else {
         current = (await this.list(teamId, { includeDeleted: true })).find((c) => c.id === id)
       }
@@ -83,8 +83,6 @@ export class CohortStore {
       this.changed()
       return cohort
     })
-    this.writes = run.catch(() => undefined)
-    return run
   }
 
   /** Called after every stored change (definitions or static members): readers that cache reload. */
