@@ -138,8 +138,12 @@ describe('ingestion processor', () => {
     const options = { maxBatchRecords: 100, maxWaitMs: 10, maxRetries: 2, poisonEvent: 'poison' }
     const metrics = new Metrics()
     const log = retryingLog([batch(200, values), batch(207, [tick(207)])])
-    new IngestionProcessor(log, client, pino({ level: 'silent' }), metrics, options).start()
+    const lines: Array<{ msg: string; err?: unknown }> = []
+    const logger = pino({ level: 'info' }, { write: (line: string) => void lines.push(JSON.parse(line)) })
+    new IngestionProcessor(log, client, logger, metrics, options).start()
     await log.done
+    // The repeated failure is logged once (with its stack), not once per retry.
+    expect(lines.filter((l) => /ingestion batch (failed|still failing)/.test(l.msg)).map((l) => l.msg)).toEqual(['ingestion batch failed; retrying'])
     // Two failed tries of the whole range, then the halves (one split per level down to the event).
     expect(metrics.get('wren_ingestion_batch_retries_total')).toBe(2)
     expect(metrics.get('wren_ingestion_batches_split_total')).toBe(3)
