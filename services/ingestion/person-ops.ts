@@ -3,7 +3,7 @@
 import type { PersonRepo } from './person-repo'
 import { personUuid } from './person-uuid'
 import { applyUpdates, computeUpdates, meaningfulChanges, propertyChanges, updateTriggersWrite, type PropertyChange } from './person-properties'
-import { jsonBytes } from './person-size'
+import { jsonBytesBound } from './person-size'
 import type { Person, Properties } from './types'
 
 /** How much unstored property changes (filtered keys only) may add to the properties an event carries. */
@@ -108,7 +108,7 @@ export function updatePersonFromEvent(repo: PersonRepo, person: Person, update: 
  */
 function growsPastLimit(changes: PropertyChange[]): boolean {
   let bytes = 0
-  for (const c of changes) bytes += jsonBytes(c.field) + jsonBytes(c.after)
+  for (const c of changes) bytes += jsonBytesBound(c.field) + jsonBytesBound(c.after)
   return bytes > UNSTORED_CHANGES_ALLOWANCE_BYTES
 }
 

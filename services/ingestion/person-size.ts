@@ -37,14 +37,35 @@ export function jsonBytes(value: unknown): number {
 }
 
 /**
+ * An upper bound of jsonBytes(value) that serializes nothing (about 5x cheaper on a person's
+ * properties): a string's JSON takes at most 6 bytes per UTF-16 unit (`\u00XX`).
+ */
+export function jsonBytesBound(value: unknown): number {
+  if (typeof value === 'string') return 6 * value.length + 2
+  if (value === null || typeof value !== 'object') return 24
+  let bytes = 2
+  if (Array.isArray(value)) {
+    for (const item of value) bytes += jsonBytesBound(item) + 1
+    return bytes
+  }
+  for (const key of Object.keys(value)) bytes += 6 * key.length + 4 + jsonBytesBound((value as Properties)[key])
+  return bytes
+}
+
+function fits(properties: Properties): boolean {
+  return jsonBytesBound(properties) <= PERSON_PROPERTIES_LIMIT_BYTES || jsonBytes(properties) <= PERSON_PROPERTIES_LIMIT_BYTES
+}
+
+/**
  * The person as it may be stored, given the live version it replaces (if any): within the limit it is
  * unchanged; past it, the previous properties stay (the change is refused), or, with no previous
  * properties within the limit to fall back on, the properties are trimmed.
  */
 export function capPersonProperties(person: Person, previous: Person | null | undefined): { person: Person; warning: IngestionWarning | null } {
-  if (person.isDeleted || jsonBytes(person.properties) <= PERSON_PROPERTIES_LIMIT_BYTES) return { person, warning: null }
+  // Unchanged properties (an identify, a version bump) were checked when they were written.
+  if (person.isDeleted || person.properties === previous?.properties || fits(person.properties)) return { person, warning: null }
   const fallback = previous && !previous.isDeleted ? previous.properties : person.properties
-  const properties = jsonBytes(fallback) <= PERSON_PROPERTIES_LIMIT_BYTES ? fallback : trimProperties(fallback, PERSON_PROPERTIES_TRIM_TARGET_BYTES)
+  const properties = fits(fallback) ? fallback : trimProperties(fallback, PERSON_PROPERTIES_TRIM_TARGET_BYTES)
   const warning: IngestionWarning = {
     teamId: person.teamId,
     type: 'person_properties_size_violation',
