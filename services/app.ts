@@ -9,7 +9,8 @@ import { fixedClock, systemClock, type Clock } from './shared/clock'
 import { migrate, openEmbeddedClickHouse, openServerClickHouse, type ClickHouseClient } from './shared/clickhouse'
 import { openEmbeddedLog } from './shared/log/embedded-log'
 import { openKafkaLog, type KafkaLog } from './shared/log/kafka-log'
-import { kafkaDeadLetters } from './ingestion/dead-letters'
+import { DeadLetterStore, kafkaDeadLetterFeed } from './dead-letters/store'
+import { deadLetterRoutes } from './dead-letters/routes'
 import { LogCommandWaiter, publishCommandResults } from './ingestion/command-results'
 import type { Log } from './shared/log/log'
 import { lockDataDir } from './shared/lock'
@@ -60,7 +61,10 @@ export async function buildWren(config: Config, logger: Logger = pino({ level: c
   const projects = await ProjectStore.load(clickhouse, clock)
   const bootstrap = await bootstrapIfEmpty(projects, { projectApiKey: config.bootstrapProjectApiKey, personalApiKey: config.bootstrapPersonalApiKey })
 
-  const processor = new IngestionProcessor(log, clickhouse, logger.child({ service: 'ingestion' }), metrics, { ...config.ingestion, ...(kafkaLog ? { deadLetters: kafkaDeadLetters(kafkaLog, 'ingestion'), publishResults: publishCommandResults(kafkaLog) } : {}) })
+  // Dead letters are kept in ClickHouse in both modes (wall-clock times: they are operations, not events);
+  // cluster mode also feeds them to the Kafka dead-letter topic.
+  const deadLetters = new DeadLetterStore(clickhouse, systemClock, kafkaLog ? kafkaDeadLetterFeed(kafkaLog, 'ingestion') : undefined)
+  const processor = new IngestionProcessor(log, clickhouse, logger.child({ service: 'ingestion' }), metrics, { ...config.ingestion, deadLetters, ...(kafkaLog ? { publishResults: publishCommandResults(kafkaLog) } : {}) })
   if (runs('ingest')) processor.start()
   // An api process without the processor learns command results from the log.
   const commandResults = runs('api') && !runs('ingest') ? new LogCommandWaiter(log) : null
@@ -80,6 +84,7 @@ export async function buildWren(config: Config, logger: Logger = pino({ level: c
   app.get('/_metrics', async (_req, reply) => reply.type('text/plain; version=0.0.4').send(metrics.render()))
   if (runs('capture')) await app.register(captureRoutes, { log, projects, clock, metrics })
   if (runs('api')) await app.register(projectRoutes, { projects })
+  if (runs('api')) await app.register(deadLetterRoutes, { projects, store: deadLetters, log, metrics, siteUrl: config.siteUrl })
   if (runs('api')) await app.register(eventRoutes, { projects, clickhouse, siteUrl: config.siteUrl })
   if (runs('api')) await app.register(personRoutes, { projects, clickhouse, log, processor: commandResults ?? processor, clock, deletions, siteUrl: config.siteUrl })
   // One cohort store for insights and flags; decide reads cohorts from memory, kept fresh by the reader.

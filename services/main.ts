@@ -8,6 +8,12 @@ import { lockDataDir, DataDirLockedError } from './shared/lock'
 import { migrate, openEmbeddedClickHouse, openServerClickHouse } from './shared/clickhouse'
 import { ProjectStore } from './projects/store'
 import { systemClock } from './shared/clock'
+import path from 'node:path'
+import type { Log } from './shared/log/log'
+import { openEmbeddedLog } from './shared/log/embedded-log'
+import { openKafkaLog } from './shared/log/kafka-log'
+import { DeadLetterStore } from './dead-letters/store'
+import { serializeDeadLetter } from './dead-letters/routes'
 
 const USAGE = `usage:
   wren start                                   start Wren in embedded mode (the default)
@@ -18,6 +24,9 @@ const USAGE = `usage:
   wren projects list
   wren keys create --scopes a:read,b:write [--projects 1,2] [--label L]
                                                create a personal API key, print it once
+  wren dead-letters list [--limit N]           messages ingestion could not handle, newest first
+  wren dead-letters replay --id ID [--id ID…] | --all
+                                               append them to the log again (each is replayed once)
 Configuration by environment: PORT (8000), WREN_DATA_DIR (./data), WREN_PROJECT_API_KEY,
 WREN_PERSONAL_API_KEY, WREN_NOW, LOG_LEVEL. Cluster mode: KAFKA_BROKERS (host:port,…), KAFKA_PARTITIONS,
 KAFKA_REPLICATION_FACTOR, CLICKHOUSE_URL, CLICKHOUSE_USER, CLICKHOUSE_PASSWORD, CLICKHOUSE_DATABASE,
@@ -29,6 +38,7 @@ async function main(argv: string[]): Promise<number> {
   if (command === 'start' || command === undefined) return start()
   if (command.split(',').every((r) => (ROLES as readonly string[]).includes(r))) return start(parseRoles(command))
   if (command === 'projects' || command === 'keys') return manage(command, sub, rest)
+  if (command === 'dead-letters') return deadLetters(sub, rest)
   console.error(USAGE)
   return command === 'help' || command === '--help' ? 0 : 2
 
@@ -105,6 +115,46 @@ async function main(argv: string[]): Promise<number> {
       console.error(USAGE)
       return 2
     } finally {
+      await client.close()
+      await unlock()
+    }
+  }
+
+  /** On a stopped data directory in embedded mode, or with CLICKHOUSE_URL and KAFKA_BROKERS in cluster mode. */
+  async function deadLetters(action: string | undefined, args: string[]): Promise<number> {
+    const { values } = parseArgs({ args, options: { id: { type: 'string', multiple: true }, all: { type: 'boolean' }, limit: { type: 'string' } } })
+    if (!(action === 'list' || (action === 'replay' && (values.all || values.id?.length)))) {
+      console.error(USAGE)
+      return 2
+    }
+    let unlock: () => Promise<void> = async () => {}
+    try {
+      // The embedded log and chDB live in the data directory, which one process owns.
+      if (!(config.kafka && config.clickhouse)) unlock = await lockDataDir(config.dataDir)
+    } catch (err) {
+      if (err instanceof DataDirLockedError) {
+        console.error(`${err.message}\nWhile Wren runs, use GET /api/dead_letters/ and POST /api/dead_letters/replay/ instead.`)
+        return 1
+      }
+      throw err
+    }
+    const client = config.clickhouse ? await openServerClickHouse(config.clickhouse) : await openEmbeddedClickHouse(config.dataDir)
+    let log: Log | null = null
+    try {
+      await migrate(client, { cluster: config.clickhouse?.cluster })
+      const store = new DeadLetterStore(client, systemClock)
+      if (action === 'list') {
+        const limit = Number(values.limit ?? 100)
+        const { results } = await store.list({ limit: Number.isInteger(limit) && limit > 0 ? limit : 100, offset: 0 })
+        for (const letter of results) console.log(JSON.stringify(serializeDeadLetter(letter)))
+        return 0
+      }
+      log = config.kafka ? await openKafkaLog({ ...config.kafka, clientId: 'wren-dead-letters' }) : await openEmbeddedLog({ dir: path.join(config.dataDir, 'log') })
+      const { replayed } = await store.replay(log, values.all ? { all: true } : { ids: values.id ?? [] })
+      console.log(JSON.stringify({ replayed: replayed.length, ids: replayed }))
+      return 0
+    } finally {
+      await log?.close()
       await client.close()
       await unlock()
     }

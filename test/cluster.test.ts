@@ -156,6 +156,36 @@ describe.skipIf(unavailable !== null)(`cluster mode on a real Kafka broker${unav
     for (const e of stored) expect(e.person_id).toBe(personOf.get(e.distinct_id))
   }, 240_000)
 
+  it('an event ClickHouse refuses goes to dead letters while the rest flows, and after the fix a replay stores it once', async () => {
+    expect(await core.stop()).toBe(0)
+    core = await spawn(coreDir, 'ingest,api', { WREN_FAILPOINT_POISON_EVENT: 'poison', WREN_INGEST_MAX_RETRIES: '2' })
+    const poison = randomUUID()
+    const good = (n: number) => ({ event: 'kgood', distinct_id: `k-user-${n % 5}`, uuid: randomUUID(), properties: { n, $set: { n } } })
+    const batch = [...Array.from({ length: 40 }, (_, n) => good(n)), { event: 'poison', distinct_id: 'k-user-2', uuid: poison, properties: {} }, ...Array.from({ length: 40 }, (_, n) => good(40 + n))]
+    const res = await fetch(`${captures[0].url}/batch/`, { method: 'POST', headers: { 'content-type': 'application/json' }, body: JSON.stringify({ api_key: keys.WREN_PROJECT_API_KEY, batch }) })
+    expect(res.status).toBe(200)
+    await waitFor(async () => (await storedEvents('kgood')).length === 80, { timeoutMs: 60_000, what: 'the 80 good events' })
+    expect(await storedEvents('poison')).toEqual([])
+    const letters = await waitFor(async () => {
+      const list = await call()('GET', '/api/dead_letters/')
+      const found = (list.body?.results ?? []).filter((l: any) => l.error.includes('failpoint'))
+      return found.length ? found : false
+    }, { what: 'the dead letter in the API' })
+    expect(letters).toHaveLength(1)
+    expect(letters[0]).toMatchObject({ team_id: 1, replayed_at: null, source: { topic: 'wren_ingest' } })
+    expect(letters[0].payload_preview).toContain(poison)
+
+    expect(await core.stop()).toBe(0)
+    core = await spawn(coreDir, 'ingest,api')
+    expect((await call()('POST', '/api/dead_letters/replay/', { ids: [letters[0].id] })).body).toEqual({ replayed: 1, ids: [letters[0].id] })
+    await waitFor(async () => (await storedEvents('poison')).length === 1, { timeoutMs: 60_000, what: 'the replayed event' })
+    expect((await call()('POST', '/api/dead_letters/replay/', { ids: [letters[0].id] })).body).toEqual({ replayed: 0, ids: [] })
+    const marker = randomUUID()
+    await fetch(`${captures[1].url}/batch/`, { method: 'POST', headers: { 'content-type': 'application/json' }, body: JSON.stringify({ api_key: keys.WREN_PROJECT_API_KEY, batch: [{ event: 'kmarker', distinct_id: 'k-user-1', uuid: marker, properties: {} }] }) })
+    await waitFor(async () => (await storedEvents('kmarker')).length === 1, { timeoutMs: 60_000, what: 'a marker after the replays' })
+    expect((await storedEvents('poison')).map((e) => e.id)).toEqual([poison])
+  }, 240_000)
+
   it('a poison message lands in the dead-letter topic and the stream goes on', async () => {
     const client = new Kafka({ brokers: [kafka.brokers], logLevel: logLevel.NOTHING })
     const producer = client.producer()

@@ -48,11 +48,10 @@ function deleteProperty(repo: PersonRepo, person: Person, key: string, at: strin
 }
 
 function writeProperties(repo: PersonRepo, person: Person, properties: Properties, at: string): CommandResult {
-  const changes = propertyChanges(person.properties, properties)
-  if (changes.length === 0) return { ok: true, person }
-  const written: Person = { ...person, properties, version: person.version + 1 }
-  repo.putPerson(written)
-  repo.addActivity({ teamId: person.teamId, personUuid: person.uuid, activity: 'updated', detail: { changes }, at })
+  if (propertyChanges(person.properties, properties).length === 0) return { ok: true, person }
+  const written = repo.putPerson({ ...person, properties, version: person.version + 1 })
+  const changes = propertyChanges(person.properties, written.properties)
+  if (changes.length) repo.addActivity({ teamId: person.teamId, personUuid: person.uuid, activity: 'updated', detail: { changes }, at })
   return { ok: true, person: written }
 }
 

@@ -94,21 +94,20 @@ function mergePeople(repo: PersonRepo, event: IngestEvent, properties: Propertie
   const combined: Properties = { ...source.properties, ...target.properties }
   const merged = applyUpdates(combined, computeUpdates(event.event, properties, combined, event.timestamp))
   const movedIds = repo.distinctIdsOf(teamId, source.uuid)
-  const result: Person = {
+  for (const id of movedIds) assignDistinctId(repo, teamId, id, target.uuid)
+  repo.putPerson({ ...source, isDeleted: true, version: source.version + 1 })
+  const result = repo.putPerson({
     ...target,
     properties: merged,
     createdAt: earlierTimestamp(target.createdAt, source.createdAt),
     isIdentified: true,
     version: Math.max(target.version, source.version) + 1,
-  }
-  for (const id of movedIds) assignDistinctId(repo, teamId, id, target.uuid)
-  repo.putPerson({ ...source, isDeleted: true, version: source.version + 1 })
-  repo.putPerson(result)
+  })
   repo.addActivity({
     teamId,
     personUuid: target.uuid,
     activity: 'merged',
-    detail: { merge: { source: source.uuid, distinctIds: movedIds }, changes: meaningfulChanges(target.properties, merged) },
+    detail: { merge: { source: source.uuid, distinctIds: movedIds }, changes: meaningfulChanges(target.properties, result.properties) },
     at: event.timestamp,
   })
   return { person: result, handled: true }

@@ -98,9 +98,10 @@ async function groupRows(client: ClickHouseClient, teamId: number, pairs: Array<
   const rows = await queryRows<{ group_type_index: number; group_key: string; properties: string; created_at: string; ver: number }>(
     client,
     `SELECT group_type_index, group_key, argMax(properties, version) AS properties, argMax(created_at, version) AS created_at, max(version) AS ver
-     FROM groups WHERE team_id = {t:Int64} AND (group_type_index, group_key) IN {pairs:Array(Tuple(UInt8, String))} AND ${where}
+     FROM groups WHERE team_id = {t:Int64} AND (group_type_index, group_key) IN arrayZip({indices:Array(UInt8)}, {keys:Array(String)}) AND ${where}
      GROUP BY group_type_index, group_key`,
-    { ...params, pairs },
+    // Two arrays of plain values: a JS array of [index, key] pairs is not a Tuple parameter to ClickHouse.
+    { ...params, indices: pairs.map(([index]) => index), keys: pairs.map(([, key]) => key) },
   )
   return rows.map((r) => ({ teamId, groupTypeIndex: Number(r.group_type_index), groupKey: r.group_key, properties: JSON.parse(r.properties) as Record<string, unknown>, createdAt: r.created_at, version: Number(r.ver) }))
 }

@@ -2,8 +2,12 @@
 // at persons, writing property updates. Every write bumps the version of what it writes.
 import type { PersonRepo } from './person-repo'
 import { personUuid } from './person-uuid'
-import { applyUpdates, computeUpdates, meaningfulChanges, propertyChanges, updateTriggersWrite } from './person-properties'
+import { applyUpdates, computeUpdates, meaningfulChanges, propertyChanges, updateTriggersWrite, type PropertyChange } from './person-properties'
+import { jsonBytesBound } from './person-size'
 import type { Person, Properties } from './types'
+
+/** How much unstored property changes (filtered keys only) may add to the properties an event carries. */
+const UNSTORED_CHANGES_ALLOWANCE_BYTES = 16 * 1024
 
 /** Points a distinct id at a person (a new row, a move, or a revival of a tombstone). */
 export function assignDistinctId(repo: PersonRepo, teamId: number, distinctId: string, toPersonUuid: string): void {
@@ -43,7 +47,7 @@ export function createPerson(repo: PersonRepo, spec: NewPerson): { person: Perso
     for (const id of spec.distinctIds) assignDistinctId(repo, spec.teamId, id, existing.uuid)
     return { person: existing, created: false }
   }
-  const person: Person = {
+  const person = repo.putPerson({
     teamId: spec.teamId,
     id: repo.allocatePersonId(spec.teamId),
     uuid: spec.uuid,
@@ -52,8 +56,7 @@ export function createPerson(repo: PersonRepo, spec: NewPerson): { person: Perso
     createdAt: spec.createdAt,
     version: Math.max(existing ? existing.version + 1 : 0, spec.minVersion ?? 0),
     isDeleted: false,
-  }
-  repo.putPerson(person)
+  })
   for (const id of spec.distinctIds) assignDistinctId(repo, spec.teamId, id, person.uuid)
   repo.addActivity({ teamId: spec.teamId, personUuid: person.uuid, activity: 'created', detail: { distinctIds: [...spec.distinctIds], ...spec.detail }, at: spec.at })
   return { person, created: true }
@@ -88,16 +91,25 @@ export function updatePersonFromEvent(repo: PersonRepo, person: Person, update: 
   const identifyChange = update.identify && !person.isIdentified
   const versionChange = update.minVersion !== undefined && update.minVersion > person.version
   const write = identifyChange || versionChange || updateTriggersWrite(update.eventName, person.properties, changes, updates)
-  if (!write) return { person, eventProperties: changes.length ? next : person.properties }
-  const written: Person = {
+  if (!write) return { person, eventProperties: changes.length && !growsPastLimit(changes) ? next : person.properties }
+  const written = repo.putPerson({
     ...person,
     properties: changes.length ? next : person.properties,
     isIdentified: person.isIdentified || update.identify,
     version: Math.max(person.version + 1, update.minVersion ?? 0),
-  }
-  repo.putPerson(written)
+  })
   recordUpdated(repo, person, written, update.timestamp)
   return { person: written, eventProperties: written.properties }
+}
+
+/**
+ * Whether unstored changes are too big to show on the event: the stored properties are within the
+ * person size limit (person-size.ts), and what an event shows may pass it only by this allowance.
+ */
+function growsPastLimit(changes: PropertyChange[]): boolean {
+  let bytes = 0
+  for (const c of changes) bytes += jsonBytesBound(c.field) + jsonBytesBound(c.after)
+  return bytes > UNSTORED_CHANGES_ALLOWANCE_BYTES
 }
 
 /** Activity 'updated' when properties a user cares about changed. */

@@ -3,6 +3,7 @@
 // leaves no half-applied change behind.
 import type { ActivityEntry, DistinctIdRow, GroupRow, GroupTypeRow, Person, PersonChanges, Properties } from './types'
 import { personUuid } from './person-uuid'
+import { capPersonProperties } from './person-size'
 
 export interface Lookups {
   teamIds: number[]
@@ -360,12 +361,17 @@ export class PersonRepo {
     return index
   }
 
-  putPerson(person: Person): void {
+  /** Writes a person version and returns it as stored: properties past PostHog's size limit are refused (person-size.ts). */
+  putPerson(person: Person): Person {
     const key = personKey(person.teamId, person.uuid)
-    this.undo?.push({ kind: 'person', key, prev: this.persons.get(key), wasDirty: this.dirtyPersons.has(key) })
+    const prev = this.persons.get(key)
+    const capped = capPersonProperties(person, prev)
+    if (capped.warning) this.warn(capped.warning)
+    this.undo?.push({ kind: 'person', key, prev, wasDirty: this.dirtyPersons.has(key) })
     this.persons.delete(key)
-    this.persons.set(key, person)
+    this.persons.set(key, capped.person)
     this.dirtyPersons.add(key)
+    return capped.person
   }
 
   putDistinctId(row: DistinctIdRow): void {

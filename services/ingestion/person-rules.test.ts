@@ -638,3 +638,31 @@ it('applyCommand and processEvent are exported from person-rules', () => {
   expect(typeof applyCommand).toBe('function')
   expect(typeof processEvent).toBe('function')
 })
+
+describe('person properties size limit (PostHog: 640 KiB, refused with person_properties_size_violation)', () => {
+  const big = 'x'.repeat(700 * 1024)
+
+  it('refuses an update past the limit: the person keeps its properties and events carry the small ones', () => {
+    const { repo, run, person } = setup()
+    run(ev('u', 'e', { $set: { plan: 'pro' } }))
+    repo.takeWarnings()
+    const { outputs } = run(ev('u', '$set', { $set: { blob: big } }), ev('u', 'e', {}))
+    expect(person('u')!.properties).toMatchObject({ plan: 'pro' })
+    expect(person('u')!.properties).not.toHaveProperty('blob')
+    for (const out of outputs as ProcessedEvent[]) expect(out.personProperties).not.toHaveProperty('blob')
+    expect(repo.takeWarnings()).toEqual([{ teamId: T, type: 'person_properties_size_violation', details: expect.objectContaining({ personId: pu('u') }) }])
+  })
+
+  it('trims a new person past the limit, and one already past it, keeping protected keys', () => {
+    const { repo, store, run, person } = setup()
+    run(ev('new', 'e', { $set: { email: 'a@x', a_blob: big, z: 1 } }))
+    expect(person('new')!.properties).toMatchObject({ email: 'a@x', z: 1 })
+    expect(person('new')!.properties).not.toHaveProperty('a_blob')
+    // Stored before the limit existed: the next write trims it to 512 KiB.
+    store.persons.set(`${T}\u0000${pu('old')}`, { teamId: T, id: 9, uuid: pu('old'), properties: { name: big, b1: big, b2: big }, isIdentified: false, createdAt: '', version: 0, isDeleted: false })
+    store.distinctIds.set(`${T}\u0000old`, { teamId: T, distinctId: 'old', personUuid: pu('old'), isDeleted: false, version: 0 })
+    run(ev('old', '$set', { $set: { c: 1 } }))
+    expect(Object.keys(person('old')!.properties)).toEqual(['name'])
+    expect(repo.takeWarnings().map((w) => w.type)).toEqual(['person_properties_size_violation', 'person_properties_size_violation'])
+  })
+})

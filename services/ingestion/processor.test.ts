@@ -42,6 +42,35 @@ const event = (n: number, distinctId: string, extra: Record<string, unknown> = {
   elementsChain: '',
 })
 
+/** Like the real logs: a batch whose handler throws is handed out again (marked redelivered) until it passes. */
+function retryingLog(batches: LogBatch[]): Log & { done: Promise<void>; deliveries: number } {
+  const log = {
+    ...scriptedLog([]),
+    deliveries: 0,
+    subscribe(options: SubscribeOptions) {
+      void (async () => {
+        for (let b of batches) {
+          for (;;) {
+            log.deliveries++
+            try {
+              await options.handler(b)
+              break
+            } catch (err) {
+              options.onError?.(err, b)
+              b = { ...b, redelivered: true }
+            }
+          }
+        }
+        resolveDone()
+      })()
+      return { stop: async () => {} }
+    },
+  } as Log & { done: Promise<void>; deliveries: number }
+  let resolveDone: () => void = () => {}
+  log.done = new Promise<void>((r) => (resolveDone = r))
+  return log
+}
+
 function batch(first: number, values: Buffer[], redelivered = false): LogBatch {
   const records = values.map((value, i) => ({ key: '1', value, partition: 0, offset: first + i }))
   return { topic: 'wren_ingest', partition: 0, records, firstOffset: first, lastOffset: first + values.length - 1, redelivered }
@@ -101,5 +130,42 @@ describe('ingestion processor', () => {
     expect(dead).toEqual([{ offset: 101, error: 'not a Wren message (bad magic byte)' }])
     const stored = await queryRows<{ c: number }>(client, "SELECT count() AS c FROM events WHERE distinct_id = 'carol'")
     expect(Number(stored[0].c)).toBe(2)
+  })
+
+  it('a batch whose write keeps failing is split until the failing event is found: it goes to dead letters, the rest is stored once, also when replayed after a crash', async () => {
+    const tick = (n: number, name = 'tick') => encodeIngest({ kind: 'event', event: { ...event(n, `dave-${n % 3}`), event: name } })
+    const values = [tick(200), tick(201), tick(202), tick(203, 'poison'), tick(204), tick(205), tick(206)]
+    const options = { maxBatchRecords: 100, maxWaitMs: 10, maxRetries: 2, poisonEvent: 'poison' }
+    const metrics = new Metrics()
+    const log = retryingLog([batch(200, values), batch(207, [tick(207)])])
+    const lines: Array<{ msg: string; err?: unknown }> = []
+    const logger = pino({ level: 'info' }, { write: (line: string) => void lines.push(JSON.parse(line)) })
+    new IngestionProcessor(log, client, logger, metrics, options).start()
+    await log.done
+    // The repeated failure is logged once (with its stack), not once per retry.
+    expect(lines.filter((l) => /ingestion batch (failed|still failing)/.test(l.msg)).map((l) => l.msg)).toEqual(['ingestion batch failed; retrying'])
+    // Two failed tries of the whole range, then the halves (one split per level down to the event).
+    expect(metrics.get('wren_ingestion_batch_retries_total')).toBe(2)
+    expect(metrics.get('wren_ingestion_batches_split_total')).toBe(3)
+    expect(metrics.get('wren_dead_letters_total')).toBe(1)
+
+    // A new process (no memory of the failures) is handed the same range again, as after a SIGKILL
+    // in the middle of isolation: the recorded letter sends it straight to isolation.
+    const replay = retryingLog([batch(200, values, true)])
+    const again = new Metrics()
+    new IngestionProcessor(replay, client, pino({ level: 'silent' }), again, options).start()
+    await replay.done
+    expect(again.get('wren_ingestion_batch_retries_total')).toBe(0)
+    expect(replay.deliveries).toBe(1)
+
+    const stored = await queryRows<{ n: number; copies: number }>(
+      client,
+      "SELECT JSONExtractInt(properties, 'n') AS n, count() AS copies FROM events WHERE distinct_id LIKE 'dave-%' GROUP BY n ORDER BY n",
+    )
+    expect(stored.map((r) => [Number(r.n), Number(r.copies)])).toEqual([200, 201, 202, 204, 205, 206, 207].map((n) => [n, 1]))
+    const dead = await queryRows<{ offset: number; error: string; team_id: number }>(client, 'SELECT offset, error, team_id FROM dead_letters WHERE offset >= 200')
+    expect(dead).toEqual([{ offset: 203, error: 'failpoint: ClickHouse refuses a batch holding a "poison" event', team_id: 1 }])
+    const versions = await queryRows<{ dup: number }>(client, 'SELECT count() - uniqExact(uuid, version) AS dup FROM person')
+    expect(Number(versions[0].dup)).toBe(0)
   })
 })

@@ -1,30 +1,58 @@
 // The ingestion processor: consumes the ingest topic, is the single writer of person state, and writes
 // events with their persons to ClickHouse in batches. Offsets are committed (by the log) only after the
 // batch is in ClickHouse; a batch replayed after a crash is rebuilt from the state before it.
+//
+// No batch stalls the stream. A batch that fails is handed back by the log (with backoff) and retried;
+// after maxRetries failures of the same range the processor isolates it: it writes the halves of the
+// range, each as a batch of its own, splitting again whichever half fails, until the messages that fail
+// alone are found. Those go to dead letters with their error; everything else is stored, in order, and
+// the whole range is committed.
+//
+// Exactly once through isolation. Every write, of a whole range or of a part, is computed from the state
+// stored before its first offset (the replay bound: rows written by this part or later ones are left
+// out) and carries deduplication tokens named after its own range; a dead letter is written under a
+// token named after its message's offset. After a crash in the middle of isolation the log hands out
+// the whole range again. Dead letters already recorded in it are durable proof that it was being
+// isolated, so the processor isolates at once, and walks the same halves in the same order: each part
+// written before the crash is rebuilt from the same state into the same rows under the same tokens
+// (ClickHouse drops them), each message dead-lettered before is recorded under the same token (dropped
+// too), and the walk goes on where it stopped. A crash before any letter was recorded retries the whole
+// range first, which rewrites what it wrote before (same rows, same tokens). Two things are not undone:
+// a failed write may have stored part of its rows before failing (the person tables are written before
+// the events), so persons can show the changes of a message that was then dead-lettered, as PostHog's
+// person updates land before their event is produced; and events of such a partial write are stored
+// again by the parts, under the same uuids, which the events table (a ReplacingMergeTree) folds.
 import type { Logger } from 'pino'
 import type { ClickHouseClient } from '../shared/clickhouse'
+import { systemClock } from '../shared/clock'
 import type { Log, LogBatch, Subscription } from '../shared/log/log'
 import { TOPICS } from '../shared/log/log'
 import { decodeIngest, type IngestItem } from '../shared/log/messages'
 import type { Metrics } from '../shared/metrics'
+import { DeadLetterStore, teamOf, type DeadLetter } from '../dead-letters/store'
 import { PersonRepo } from './person-repo'
 import { applyCommand, isDroppedPersonlessEvent, lookupsFor, processEvent, type CommandResult } from './person-rules'
 import { loadPersonState } from './person-loader'
 import { writeBatch } from './writer'
-import { clickHouseDeadLetters, type DeadLetter, type DeadLetterSink } from './dead-letters'
 import { CommandWaiters, type CommandResultPublisher } from './command-results'
 import type { PersonChanges, ProcessedEvent } from './types'
 
 // Person rules run this many items between turns of the event loop.
 const YIELD_EVERY = 250
+/** A batch that keeps failing is logged at most this often (with a count), not once per retry. */
+const FAILURE_LOG_EVERY_MS = 60_000
 
 export interface ProcessorOptions {
   maxBatchRecords: number
   maxWaitMs: number
+  /** Failures of the same range before it is isolated (split until the failing messages are found). */
+  maxRetries?: number
   /** Failpoint for crash tests: die (SIGKILL) after this many batches are written, before their commit. */
   crashAfterBatches?: number | null
-  /** Where undecodable or unprocessable messages go; the dead_letters table unless told otherwise. */
-  deadLetters?: DeadLetterSink
+  /** Failpoint for tests: writing a batch that holds an event of this name fails, as if ClickHouse refused it. */
+  poisonEvent?: string | null
+  /** Where messages that cannot be handled go; the dead_letters table unless told otherwise. */
+  deadLetters?: Pick<DeadLetterStore, 'record' | 'offsetsIn'>
   /** Cluster mode: where applied commands' results go for api processes elsewhere (command-results.ts). */
   publishResults?: CommandResultPublisher
 }
@@ -35,7 +63,9 @@ export class IngestionProcessor {
   private subscription: Subscription | null = null
   private batchesWritten = 0
   private readonly changeListeners: Array<(changes: PersonChanges) => void> = []
-  private readonly deadLetters: DeadLetterSink
+  private readonly deadLetters: Pick<DeadLetterStore, 'record' | 'offsetsIn'>
+  /** Per topic/partition: the range that is failing, how often, and when that was last logged. */
+  private readonly failing = new Map<string, { range: string; count: number; loggedAt: number; unlogged: number }>()
 
   constructor(
     private readonly log: Log,
@@ -44,7 +74,7 @@ export class IngestionProcessor {
     private readonly metrics: Metrics,
     private readonly options: ProcessorOptions,
   ) {
-    this.deadLetters = options.deadLetters ?? clickHouseDeadLetters(client)
+    this.deadLetters = options.deadLetters ?? new DeadLetterStore(client, systemClock)
   }
 
   start(): void {
@@ -54,7 +84,7 @@ export class IngestionProcessor {
       maxBatchRecords: this.options.maxBatchRecords,
       maxWaitMs: this.options.maxWaitMs,
       handler: (batch) => this.handleBatch(batch),
-      onError: (err, batch) => this.logger.error({ err, firstOffset: batch.firstOffset, lastOffset: batch.lastOffset }, 'ingestion batch failed; retrying'),
+      onError: (err, batch) => this.reportFailure(err, batch),
     })
   }
 
@@ -74,13 +104,104 @@ export class IngestionProcessor {
   }
 
   private async handleBatch(batch: LogBatch): Promise<void> {
+    const started = performance.now()
+    const where = `${batch.topic}:${batch.partition}`
+    const range = `${batch.firstOffset}-${batch.lastOffset}`
+    const failing = this.failing.get(where)
+    const failures = failing?.range === range ? failing.count : 0
+    // After a crash (or a rebalance) the failure count is gone; letters already recorded in the range
+    // are the durable sign that it was being isolated.
+    const isolating =
+      failures >= (this.options.maxRetries ?? 3) ||
+      (batch.redelivered && failures === 0 && (await this.deadLetters.offsetsIn(batch.topic, batch.partition, batch.firstOffset, batch.lastOffset)).length > 0)
+    try {
+      if (isolating) await this.isolate(batch, null)
+      else await this.processRange(batch)
+    } catch (err) {
+      const known = failing?.range === range
+      this.failing.set(where, { range, count: failures + 1, loggedAt: known ? failing.loggedAt : 0, unlogged: known ? failing.unlogged : 0 })
+      this.metrics.inc('wren_ingestion_batch_retries_total')
+      throw err
+    }
+    if (this.failing.get(where)?.range === range) {
+      const { count } = this.failing.get(where)!
+      this.failing.delete(where)
+      this.logger.info({ partition: batch.partition, firstOffset: batch.firstOffset, lastOffset: batch.lastOffset, failures: count, isolated: isolating }, 'ingestion batch stored after failing')
+    }
+    this.metrics.observe('wren_ingestion_batch_duration_seconds', (performance.now() - started) / 1000)
+  }
+
+  /**
+   * Writes the halves of a range that keeps failing as batches of their own, splitting again each half
+   * that fails, and dead-letters the messages that fail alone (see the top of this file).
+   */
+  private async isolate(batch: LogBatch, error: unknown): Promise<void> {
+    // A ClickHouse that does not answer fails every write: that is no message's fault.
+    const ping = await this.client.ping()
+    if (!ping.success) throw error ?? ping.error
+    if (batch.records.length === 1) {
+      if (error === null) {
+        try {
+          return await this.processRange(batch)
+        } catch (err) {
+          error = err
+        }
+      }
+      return this.deadLetterAlone(batch, error)
+    }
+    this.metrics.inc('wren_ingestion_batches_split_total')
+    const half = Math.ceil(batch.records.length / 2)
+    for (const records of [batch.records.slice(0, half), batch.records.slice(half)]) {
+      const part: LogBatch = { topic: batch.topic, partition: batch.partition, records, firstOffset: records[0].offset, lastOffset: records[records.length - 1].offset, redelivered: true }
+      try {
+        await this.processRange(part)
+      } catch (err) {
+        await this.isolate(part, err)
+      }
+    }
+  }
+
+  private async deadLetterAlone(batch: LogBatch, error: unknown): Promise<void> {
+    const [record] = batch.records
+    const letter: DeadLetter = { offset: record.offset, error: errorText(error), payload: record.value, teamId: teamOf(record.value) }
+    await this.deadLetters.record(batch, [letter])
+    this.metrics.inc('wren_dead_letters_total')
+    this.logger.warn({ partition: batch.partition, offset: record.offset, teamId: letter.teamId, error: letter.error }, 'a message that fails alone was sent to the dead-letter store')
+  }
+
+  /** Logs a failing batch once, then at most once a minute with the number of failures since. */
+  private reportFailure(err: unknown, batch: LogBatch): void {
+    const where = `${batch.topic}:${batch.partition}`
+    const range = `${batch.firstOffset}-${batch.lastOffset}`
+    const entry = this.failing.get(where)
+    const context = { partition: batch.partition, firstOffset: batch.firstOffset, lastOffset: batch.lastOffset }
+    if (!entry || entry.range !== range) {
+      // Not a handler failure of a known range (an offset write, say): log it as it comes.
+      this.logger.error({ err, ...context }, 'ingestion failed; retrying')
+      return
+    }
+    const now = Date.now()
+    if (entry.loggedAt === 0) {
+      this.logger.error({ err, ...context }, 'ingestion batch failed; retrying')
+    } else if (now - entry.loggedAt >= FAILURE_LOG_EVERY_MS) {
+      this.logger.error({ error: errorText(err), ...context, failures: entry.unlogged + 1, total: entry.count }, 'ingestion batch still failing')
+    } else {
+      entry.unlogged++
+      return
+    }
+    entry.loggedAt = now
+    entry.unlogged = 0
+  }
+
+  /** Processes one range of the log and writes its output. Throws when the range cannot be written. */
+  private async processRange(batch: LogBatch): Promise<void> {
     const items: Array<{ offset: number; index: number; item: IngestItem }> = []
     const deadLetters: DeadLetter[] = []
     for (const [index, record] of batch.records.entries()) {
       try {
         items.push({ offset: record.offset, index, item: decodeIngest(record.value) })
       } catch (err) {
-        deadLetters.push({ offset: record.offset, error: errorText(err), payload: record.value })
+        deadLetters.push({ offset: record.offset, error: errorText(err), payload: record.value, teamId: null })
       }
     }
 
@@ -104,14 +225,16 @@ export class IngestionProcessor {
           else if (!isDroppedPersonlessEvent(item.event)) events.push(processEvent(this.repo, item.event))
         })
       } catch (err) {
-        deadLetters.push({ offset, error: errorText(err), payload: batch.records[index].value })
+        deadLetters.push({ offset, error: errorText(err), payload: batch.records[index].value, teamId: item.kind === 'event' ? item.event.teamId : item.command.teamId })
       }
     }
 
     const changes = this.repo.takeChanges()
     try {
+      const poison = this.options.poisonEvent
+      if (poison && events.some((e) => e.event === poison)) throw new Error(`failpoint: ClickHouse refuses a batch holding a ${JSON.stringify(poison)} event`)
       await writeBatch(this.client, batch, changes, events)
-      await this.deadLetters(batch, deadLetters)
+      await this.deadLetters.record(batch, deadLetters)
       if (this.options.publishResults) await this.options.publishResults(results)
     } catch (err) {
       // Memory is now ahead of ClickHouse; the log redelivers this batch and we rebuild from storage.

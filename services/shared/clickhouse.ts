@@ -74,17 +74,66 @@ export async function queryRows<T>(client: ClickHouseClient, query: string, para
   return result.json<T>()
 }
 
-export async function insertRows(client: ClickHouseClient, table: string, rows: object[], dedupToken?: string): Promise<void> {
+/**
+ * Most characters of row values one insert carries (estimated: see rowChars). The client and chDB build
+ * an insert's body as one string, and V8 refuses strings past ~512 Mi characters: a batch of wide rows
+ * (person properties are copied onto every event) is written as several inserts below that.
+ */
+export const MAX_INSERT_CHARS = 32 << 20
+
+/**
+ * Inserts rows in chunks of at most `maxChars` estimated characters. Each chunk has its own
+ * deduplication token (the token, then `:1`, `:2`, … when there is more than one chunk): the same rows
+ * always make the same chunks, so a replay of the same rows stores them once.
+ */
+export async function insertRows(client: ClickHouseClient, table: string, rows: object[], dedupToken?: string, maxChars = MAX_INSERT_CHARS): Promise<void> {
   if (rows.length === 0) return
-  // JSONEachRow, measured: JSONCompactEachRow parses wide event rows ~25% faster in chDB, but its insert
-  // path held the event loop long enough to double capture's p99 while ingestion ran (bench/, 2026-11).
-  await client.insert({
-    table,
-    values: rows,
-    format: 'JSONEachRow',
-    clickhouse_settings: {
-      date_time_input_format: 'best_effort',
-      ...(dedupToken ? { insert_deduplication_token: dedupToken } : {}),
-    },
-  })
+  const chunks = chunkRows(rows, maxChars)
+  for (const [i, values] of chunks.entries()) {
+    const token = dedupToken && i > 0 ? `${dedupToken}:${i}` : dedupToken
+    // JSONEachRow, measured: JSONCompactEachRow parses wide event rows ~25% faster in chDB, but its insert
+    // path held the event loop long enough to double capture's p99 while ingestion ran (bench/, 2026-11).
+    await client.insert({
+      table,
+      values,
+      format: 'JSONEachRow',
+      clickhouse_settings: {
+        date_time_input_format: 'best_effort',
+        ...(token ? { insert_deduplication_token: token } : {}),
+      },
+    })
+  }
+}
+
+/** Consecutive runs of rows of at most `maxChars` estimated characters each (a bigger row goes alone). */
+export function chunkRows<T extends object>(rows: T[], maxChars: number): T[][] {
+  const chunks: T[][] = []
+  let current: T[] = []
+  let chars = 0
+  for (const row of rows) {
+    const size = rowChars(row)
+    if (current.length > 0 && chars + size > maxChars) {
+      chunks.push(current)
+      current = []
+      chars = 0
+    }
+    current.push(row)
+    chars += size
+  }
+  if (current.length) chunks.push(current)
+  return chunks
+}
+
+/**
+ * A row's JSON size without serializing it: the lengths of its keys and string values (wide rows carry
+ * their width in strings, already serialized JSON). Escaping can make a string at most six times longer,
+ * so a chunk of MAX_INSERT_CHARS stays far below V8's string limit.
+ */
+function rowChars(row: object): number {
+  let chars = 2
+  for (const [key, value] of Object.entries(row)) {
+    chars += key.length + 4
+    chars += typeof value === 'string' ? value.length : value === null || typeof value !== 'object' ? 24 : JSON.stringify(value).length
+  }
+  return chars
 }

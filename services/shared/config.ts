@@ -13,7 +13,7 @@ export interface Config {
   logLevel: string
   /** Public URL used in absolute `next`/`previous` links; defaults to the request's own host. */
   siteUrl: string | null
-  ingestion: { maxBatchRecords: number; maxWaitMs: number; crashAfterBatches: number | null }
+  ingestion: { maxBatchRecords: number; maxWaitMs: number; maxRetries: number; crashAfterBatches: number | null; poisonEvent: string | null }
   /** Cluster mode's log: set by KAFKA_BROKERS; absent means the embedded log in the data directory. */
   kafka?: KafkaConfig | null
   /** Cluster mode's storage: set by CLICKHOUSE_URL; absent means chDB in the data directory. */
@@ -58,8 +58,12 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env): Config {
     ingestion: {
       maxBatchRecords: intFrom(env.WREN_INGEST_BATCH, 10_000, 'WREN_INGEST_BATCH'),
       maxWaitMs: intFrom(env.WREN_INGEST_WAIT_MS, 200, 'WREN_INGEST_WAIT_MS'),
+      // Failures of one batch before it is split to find the messages that fail (they go to dead letters).
+      maxRetries: intFrom(env.WREN_INGEST_MAX_RETRIES, 3, 'WREN_INGEST_MAX_RETRIES'),
       // Failpoint for crash tests: SIGKILL this process after N batches are written but not committed.
       crashAfterBatches: env.WREN_FAILPOINT_CRASH_AFTER_BATCHES ? intFrom(env.WREN_FAILPOINT_CRASH_AFTER_BATCHES, 0, 'WREN_FAILPOINT_CRASH_AFTER_BATCHES') : null,
+      // Failpoint for dead-letter tests: writing a batch that holds an event of this name fails.
+      poisonEvent: env.WREN_FAILPOINT_POISON_EVENT || null,
     },
     kafka: env.KAFKA_BROKERS
       ? {

@@ -7,6 +7,12 @@ export class Metrics {
     this.counters.set(name, (this.counters.get(name) ?? 0) + by)
   }
 
+  /** A histogram observation (kept here as _sum and _count counters). */
+  observe(name: string, value: number): void {
+    this.inc(`${name}_sum`, value)
+    this.inc(`${name}_count`)
+  }
+
   gauge(name: string, read: () => number): void {
     this.gauges.set(name, read)
   }

@@ -1,0 +1,170 @@
+// Dead letters: log messages a processor could not handle, kept (never dropped) with their error so a
+// person can look at them and, after a fix, replay them. One store in both modes, ClickHouse's
+// dead_letters table; cluster mode also feeds the Kafka topic wren_dead_letters for other consumers.
+// A letter is named by where its message was, `topic/partition/offset`, and is written under an insert
+// deduplication token named after the batch that found it, so a replayed batch records it once.
+import type { ClickHouseClient } from '../shared/clickhouse'
+import { insertRows, queryRows } from '../shared/clickhouse'
+import type { Clock } from '../shared/clock'
+import type { Log, LogBatch } from '../shared/log/log'
+import type { KafkaLog } from '../shared/log/kafka-log'
+import { decodeIngest } from '../shared/log/messages'
+import { SerialQueue } from '../shared/serial'
+
+export interface DeadLetter {
+  offset: number
+  error: string
+  payload: Buffer
+  /** The project the message belongs to, when it could be decoded. */
+  teamId: number | null
+}
+
+export type DeadLetterSink = (batch: LogBatch, letters: DeadLetter[]) => Promise<void>
+
+export interface DeadLetterRecord {
+  id: string
+  topic: string
+  partition: number
+  offset: number
+  teamId: number | null
+  group: string
+  error: string
+  at: string
+  size: number
+  payload: Buffer
+  replayedAt: string | null
+}
+
+export type ReplaySelection = { ids: string[] } | { all: true }
+
+const PREVIEW_CHARS = 1_000
+
+export class DeadLetterStore {
+  /** Replays one at a time, so two replays of the same letters cannot both append them. */
+  private readonly replays = new SerialQueue()
+
+  constructor(
+    private readonly client: ClickHouseClient,
+    private readonly clock: Clock,
+    /** Cluster mode: where letters are also sent once stored (the Kafka dead-letter topic). */
+    private readonly feed?: DeadLetterSink,
+  ) {}
+
+  /** Records letters found in `batch` (the sink the ingestion processor writes to). */
+  readonly record: DeadLetterSink = async (batch, letters) => {
+    if (letters.length === 0) return
+    const at = this.clock.now().toISOString()
+    await insertRows(
+      this.client,
+      'dead_letters',
+      letters.map((d) => ({ topic: batch.topic, partition: batch.partition, offset: d.offset, error: d.error, payload: d.payload.toString('base64'), at, team_id: d.teamId, size: d.payload.length })),
+      `dead_letters:${batch.topic}:${batch.partition}:${batch.firstOffset}-${batch.lastOffset}`,
+    )
+    if (this.feed) await this.feed(batch, letters)
+  }
+
+  /** Offsets of `topic`/`partition` between first and last that already have a letter. */
+  async offsetsIn(topic: string, partition: number, first: number, last: number): Promise<number[]> {
+    const rows = await queryRows<{ offset: number }>(
+      this.client,
+      'SELECT DISTINCT offset FROM dead_letters WHERE topic = {topic:String} AND partition = {partition:UInt32} AND offset BETWEEN {first:UInt64} AND {last:UInt64}',
+      { topic, partition, first, last },
+    )
+    return rows.map((r) => Number(r.offset))
+  }
+
+  /** Newest first. */
+  async list(page: { limit: number; offset: number }): Promise<{ count: number; results: DeadLetterRecord[] }> {
+    const [{ count }] = await queryRows<{ count: number }>(this.client, `SELECT count() AS count FROM (SELECT DISTINCT topic, partition, offset FROM dead_letters)`)
+    const rows = await this.select('ORDER BY at DESC, topic, partition, offset DESC LIMIT {limit:UInt32} OFFSET {skip:UInt32}', { limit: page.limit, skip: page.offset })
+    return { count: Number(count), results: rows }
+  }
+
+  /**
+   * Appends the payloads of the selected letters not yet replayed to their topic again, then marks them
+   * replayed: replaying twice appends once. (A crash between the two appends again on the next replay;
+   * events keep their uuids, which ClickHouse folds.)
+   */
+  replay(log: Log, selection: ReplaySelection): Promise<{ replayed: string[] }> {
+    return this.replays.run(async () => {
+      const letters = 'all' in selection ? await this.select('ORDER BY topic, partition, offset', {}) : await this.byIds(selection.ids)
+      const pending = letters.filter((l) => l.replayedAt === null)
+      const byTopic = new Map<string, DeadLetterRecord[]>()
+      for (const l of pending) byTopic.set(l.topic, [...(byTopic.get(l.topic) ?? []), l])
+      for (const [topic, list] of byTopic) await log.append(topic, list.map((l) => ({ key: String(l.teamId ?? 0), value: l.payload })))
+      const at = this.clock.now().toISOString()
+      await insertRows(this.client, 'dead_letter_replays', pending.map((l) => ({ topic: l.topic, partition: l.partition, offset: l.offset, replayed_at: at })))
+      return { replayed: pending.map((l) => l.id) }
+    })
+  }
+
+  private async byIds(ids: string[]): Promise<DeadLetterRecord[]> {
+    const keys = ids.map(parseId).filter((k): k is NonNullable<typeof k> => k !== null)
+    if (keys.length === 0) return []
+    return this.select('ORDER BY topic, partition, offset', {
+      topics: keys.map((k) => k.topic),
+      partitions: keys.map((k) => k.partition),
+      offsets: keys.map((k) => k.offset),
+    }, '(topic, partition, offset) IN arrayZip({topics:Array(String)}, {partitions:Array(UInt32)}, {offsets:Array(UInt64)})')
+  }
+
+  private async select(tail: string, params: Record<string, unknown>, where = '1'): Promise<DeadLetterRecord[]> {
+    const rows = await queryRows<{ topic: string; partition: number; offset: number; team_id: number | null; consumer_group: string; error: string; at: string; size: number; payload: string; replayed_at: string | null }>(
+      this.client,
+      `SELECT topic, partition, offset, team_id, consumer_group, error, at, size, payload, replayed_at
+       FROM (
+         SELECT topic, partition, offset, any(team_id) AS team_id, any(consumer_group) AS consumer_group, any(error) AS error, min(at) AS at, any(size) AS size, any(payload) AS payload
+         FROM dead_letters WHERE ${where} GROUP BY topic, partition, offset
+       ) AS d
+       LEFT JOIN (SELECT topic, partition, offset, toNullable(min(replayed_at)) AS replayed_at FROM dead_letter_replays GROUP BY topic, partition, offset) AS r
+       USING (topic, partition, offset)
+       ${tail}`,
+      params,
+    )
+    return rows.map((r) => ({
+      id: `${r.topic}/${r.partition}/${r.offset}`,
+      topic: r.topic,
+      partition: Number(r.partition),
+      offset: Number(r.offset),
+      teamId: r.team_id === null ? null : Number(r.team_id),
+      group: r.consumer_group,
+      error: r.error,
+      at: r.at,
+      size: Number(r.size),
+      payload: Buffer.from(r.payload, 'base64'),
+      replayedAt: r.replayed_at,
+    }))
+  }
+}
+
+/** `topic/partition/offset`, or null for anything else. */
+function parseId(id: unknown): { topic: string; partition: number; offset: number } | null {
+  const match = typeof id === 'string' ? /^([A-Za-z0-9._-]+)\/(\d+)\/(\d+)$/.exec(id) : null
+  return match ? { topic: match[1], partition: Number(match[2]), offset: Number(match[3]) } : null
+}
+
+/** What a person sees of a payload: the decoded message as JSON, or its bytes as text, cut short. */
+export function payloadPreview(payload: Buffer): string {
+  let text: string
+  try {
+    text = JSON.stringify(decodeIngest(payload))
+  } catch {
+    text = payload.toString('utf8')
+  }
+  return text.length > PREVIEW_CHARS ? `${text.slice(0, PREVIEW_CHARS)}…` : text
+}
+
+/** The project of a message, when it decodes. */
+export function teamOf(payload: Buffer): number | null {
+  try {
+    const item = decodeIngest(payload)
+    return item.kind === 'event' ? item.event.teamId : item.command.teamId
+  } catch {
+    return null
+  }
+}
+
+/** Cluster mode: the same letters also go to the Kafka dead-letter topic, keyed by their origin. */
+export function kafkaDeadLetterFeed(log: KafkaLog, group: string): DeadLetterSink {
+  return (batch, letters) => log.deadLetter(letters.map((d) => ({ source: { topic: batch.topic, partition: batch.partition, offset: d.offset }, error: d.error, payload: d.payload, group })))
+}
