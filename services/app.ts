@@ -4,6 +4,7 @@ import Fastify, { LogController, type FastifyBaseLogger, type FastifyInstance } 
 import cors from '@fastify/cors'
 import pino, { type Logger } from 'pino'
 import path from 'node:path'
+import { existsSync } from 'node:fs'
 import type { Config, Role } from './shared/config'
 import { fixedClock, systemClock, type Clock } from './shared/clock'
 import { migrate, openEmbeddedClickHouse, openServerClickHouse, type ClickHouseClient } from './shared/clickhouse'
@@ -12,6 +13,9 @@ import { openKafkaLog, type KafkaLog } from './shared/log/kafka-log'
 import { kafkaDeadLetters } from './ingestion/dead-letters'
 import { LogCommandWaiter, publishCommandResults } from './ingestion/command-results'
 import type { Log } from './shared/log/log'
+import { stallingSubscriptions } from './shared/log/failpoint'
+import { IngestionLagMonitor, ingestionProblems, lagJson } from './shared/ingestion-lag'
+import { RepeatedFailures } from './shared/repeated-failures'
 import { lockDataDir } from './shared/lock'
 import { installErrorHandler } from './shared/http'
 import { Metrics } from './shared/metrics'
@@ -37,6 +41,8 @@ export interface Wren {
   projects: ProjectStore
   processor: IngestionProcessor
   metrics: Metrics
+  /** How far behind ingestion is (readiness, /_health, /_metrics, capture's backpressure). */
+  lag: IngestionLagMonitor
   deletions: DeletionScheduler
   /** Set on the first start of an empty data directory. */
   bootstrap: BootstrapResult | null
@@ -60,22 +66,36 @@ export async function buildWren(config: Config, logger: Logger = pino({ level: c
   const projects = await ProjectStore.load(clickhouse, clock)
   const bootstrap = await bootstrapIfEmpty(projects, { projectApiKey: config.bootstrapProjectApiKey, personalApiKey: config.bootstrapPersonalApiKey })
 
-  const processor = new IngestionProcessor(log, clickhouse, logger.child({ service: 'ingestion' }), metrics, { ...config.ingestion, ...(kafkaLog ? { deadLetters: kafkaDeadLetters(kafkaLog, 'ingestion'), publishResults: publishCommandResults(kafkaLog) } : {}) })
+  const stall = config.failpoints.stallIngestionFile
+  const ingestLog = stall ? stallingSubscriptions(log, () => existsSync(stall)) : log
+  const processor = new IngestionProcessor(ingestLog, clickhouse, logger.child({ service: 'ingestion' }), metrics, { ...config.ingestion, ...(kafkaLog ? { deadLetters: kafkaDeadLetters(kafkaLog, 'ingestion'), publishResults: publishCommandResults(kafkaLog) } : {}) })
   if (runs('ingest')) processor.start()
   // An api process without the processor learns command results from the log.
   const commandResults = runs('api') && !runs('ingest') ? new LogCommandWaiter(log) : null
   commandResults?.start()
+  // Every role reports ingestion's lag (what an operator asks any process); Kafka's offsets cost admin
+  // requests, so they are read less often than the embedded log's, which are in memory.
+  const lag = new IngestionLagMonitor(log, { intervalMs: kafkaLog ? 5_000 : 1_000, logger: logger.child({ service: 'ingestion-lag' }) })
+  await lag.start()
   const deletions = new DeletionScheduler(clickhouse, clock, logger.child({ service: 'deletions' }))
   if (runs('ingest')) deletions.start()
 
   const app = Fastify({ loggerInstance: logger as FastifyBaseLogger, trustProxy: true, routerOptions: { ignoreTrailingSlash: true }, logController: new LogController({ disableRequestLogging: true }), bodyLimit: 20 * 1024 * 1024 })
   await app.register(cors, { origin: true, credentials: true, methods: ['GET', 'POST', 'PATCH', 'PUT', 'DELETE', 'OPTIONS'] })
   installErrorHandler(app)
-  app.get('/_health', async () => ({ status: 'ok', roles: [...roles] }))
+  app.get('/_health', async () => ({ status: 'ok', roles: [...roles], ingestion: lagJson(lag.current()) }))
   app.get('/_readyz', async (_req, reply) => {
     const ping = await clickhouse.ping()
-    // The Kafka log is connected (topics exist, producer up) before the server listens at all.
-    return reply.status(ping.success ? 200 : 503).send({ status: ping.success ? 'ready' : 'clickhouse unavailable', roles: [...roles], log: kafkaLog ? 'kafka' : 'embedded' })
+    const current = lag.current()
+    // The Kafka log is connected (topics exist, producer up) before the server listens at all. Only a
+    // process that ingests is unready when ingestion is behind: taking capture or decide out of a load
+    // balancer would not help ingestion (capture refuses events itself past WREN_MAX_BACKLOG).
+    const reasons = [
+      ...(ping.success ? [] : [{ code: 'clickhouse_unavailable', detail: `ClickHouse does not answer: ${ping.error.message}` }]),
+      ...(runs('ingest') ? ingestionProblems(current, config.readiness) : []),
+    ]
+    const status = reasons.length ? reasons[0].code.replace('_', ' ') : 'ready'
+    return reply.status(reasons.length ? 503 : 200).send({ status, reasons, roles: [...roles], log: kafkaLog ? 'kafka' : 'embedded', ingestion: lagJson(current) })
   })
   app.get('/_metrics', async (_req, reply) => reply.type('text/plain; version=0.0.4').send(metrics.render()))
   if (runs('capture')) await app.register(captureRoutes, { log, projects, clock, metrics })
@@ -90,9 +110,17 @@ export async function buildWren(config: Config, logger: Logger = pino({ level: c
   const flags = await buildFlags({ clickhouse, clock, projects, processor, cohorts: cohortReader, logger: logger.child({ service: 'flags' }), siteUrl: config.siteUrl })
   // With roles in separate processes, projects, keys and flags are written by whichever api process got
   // the request: the others re-read these small tables every second (decide sees a flag change within ~1 s).
+  const refreshFailures = new RepeatedFailures(logger, 'reloading projects and flags failed')
   const configRefresh = roles.has('all')
     ? null
-    : setInterval(() => void Promise.all([projects.refresh(), flags.flags.refresh()]).catch((err: unknown) => logger.warn({ err }, 'reloading projects and flags failed')), 1_000).unref()
+    : setInterval(
+        () =>
+          void Promise.all([projects.refresh(), flags.flags.refresh()]).then(
+            () => refreshFailures.success(),
+            (err: unknown) => refreshFailures.failure(err),
+          ),
+        1_000,
+      ).unref()
   await flags.register(app, { api: runs('api'), decide: runs('decide') })
 
   let closed = false
@@ -105,6 +133,7 @@ export async function buildWren(config: Config, logger: Logger = pino({ level: c
     projects,
     processor,
     metrics,
+    lag,
     deletions,
     bootstrap,
     async close() {
@@ -112,6 +141,7 @@ export async function buildWren(config: Config, logger: Logger = pino({ level: c
       closed = true
       if (configRefresh) clearInterval(configRefresh)
       cohortReader.stop()
+      lag.stop()
       await app.close()
       deletions.stop()
       await processor.stop()

@@ -20,6 +20,12 @@ export interface Config {
   clickhouse?: ClickHouseServerConfig | null
   /** What this process runs (`wren capture`, `wren ingest,api`, …); absent means everything ('all'). */
   roles?: Role[]
+  /** When /_readyz reports ingestion as not ready (README: Operating Wren). */
+  readiness: { maxLagSeconds: number; stallSeconds: number }
+  failpoints: {
+    /** Tests: while this file exists every ingestion batch fails before the processor sees it (a stall). */
+    stallIngestionFile: string | null
+  }
 }
 
 export const ROLES = ['all', 'capture', 'ingest', 'api', 'decide', 'recordings'] as const
@@ -61,6 +67,11 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env): Config {
       // Failpoint for crash tests: SIGKILL this process after N batches are written but not committed.
       crashAfterBatches: env.WREN_FAILPOINT_CRASH_AFTER_BATCHES ? intFrom(env.WREN_FAILPOINT_CRASH_AFTER_BATCHES, 0, 'WREN_FAILPOINT_CRASH_AFTER_BATCHES') : null,
     },
+    readiness: {
+      maxLagSeconds: intFrom(env.WREN_READY_MAX_LAG_SECONDS, 300, 'WREN_READY_MAX_LAG_SECONDS'),
+      stallSeconds: intFrom(env.WREN_READY_STALL_SECONDS, 60, 'WREN_READY_STALL_SECONDS'),
+    },
+    failpoints: { stallIngestionFile: env.WREN_FAILPOINT_STALL_INGESTION_FILE || null },
     kafka: env.KAFKA_BROKERS
       ? {
           brokers: env.KAFKA_BROKERS.split(',').map((b) => b.trim()).filter(Boolean),

@@ -11,6 +11,7 @@ import { mkdir, open, readdir, readFile, rename, unlink } from 'node:fs/promises
 import { join } from 'node:path'
 import type { Log, LogBatch, LogMessage, SubscribeOptions, Subscription, TopicStats } from './log'
 import { encodeMessages, syncDir, TopicStore, type Warner } from './segment'
+import { RepeatedFailures } from '../repeated-failures'
 
 export interface EmbeddedLogOptions {
   dir: string
@@ -141,7 +142,7 @@ class EmbeddedLogImpl implements EmbeddedLog {
     const topic = await pending
     const committed: Record<string, number> = {}
     for (const [group, state] of topic.offsets) committed[group] = state.committed
-    return { topic: name, endOffset: topic.store.endOffset, committed }
+    return { topic: name, endOffset: topic.store.endOffset, committed, bytes: topic.store.bytes }
   }
 
   dataSyncs(): number {
@@ -209,12 +210,15 @@ class SubscriptionImpl implements Subscription {
   private wake: (() => void) | null = null
   private backoffMs = MIN_BACKOFF_MS
   private readonly done: Promise<void>
+  /** Without onError, failures are logged once and then once a minute with a count (the loop retries every few seconds). */
+  private readonly failures: RepeatedFailures
 
   constructor(
     private readonly log: EmbeddedLogImpl,
     private readonly options: SubscribeOptions,
     onEnd: () => void,
   ) {
+    this.failures = new RepeatedFailures(log.logger, 'embedded log: consumer error')
     this.done = this.run()
       .catch((err) => this.log.logger.warn({ topic: options.topic, group: options.group, err }, 'embedded log: consumer failed'))
       .finally(onEnd)
@@ -283,6 +287,7 @@ class SubscriptionImpl implements Subscription {
         }
       }
       this.backoffMs = MIN_BACKOFF_MS
+      this.failures.success({ topic: name, group })
       if (!(await this.attempt(() => this.log.writeOffsets(topic, group, { committed: last + 1 }), batch))) return
       next = last + 1
       await this.log.applyRetention(topic)
@@ -333,6 +338,7 @@ class SubscriptionImpl implements Subscription {
       try {
         const value = await fn()
         this.backoffMs = MIN_BACKOFF_MS
+        this.failures.success({ topic: this.options.topic, group: this.options.group })
         return { value }
       } catch (err) {
         this.report(err, batch)
@@ -353,7 +359,7 @@ class SubscriptionImpl implements Subscription {
     const { topic, group, onError } = this.options
     try {
       if (onError) onError(err, batch)
-      else this.log.logger.warn({ topic, group, err, firstOffset: batch.firstOffset }, 'embedded log: consumer error')
+      else this.failures.failure(err, { topic, group, firstOffset: batch.firstOffset })
     } catch {
       // onError itself failing must not kill the delivery loop.
     }

@@ -172,6 +172,11 @@ export class TopicStore {
     return last.base + last.count
   }
 
+  /** Bytes of every segment on disk. */
+  get bytes(): number {
+    return this.segments.reduce((sum, seg) => sum + seg.size, 0)
+  }
+
   private get active(): Segment {
     return this.segments[this.segments.length - 1]
   }
