@@ -77,11 +77,22 @@ export async function buildWren(config: Config, logger: Logger = pino({ level: c
   // requests, so they are read less often than the embedded log's, which are in memory.
   const lag = new IngestionLagMonitor(log, { intervalMs: kafkaLog ? 5_000 : 1_000, logger: logger.child({ service: 'ingestion-lag' }) })
   await lag.start()
+  metrics.gauge('wren_ingestion_lag_messages', () => lag.current().messages)
+  metrics.gauge('wren_ingestion_lag_seconds', () => lag.current().seconds)
+  metrics.gauge('wren_ingestion_stalled_seconds', () => lag.current().stalledSeconds)
+  metrics.gauge('wren_ingest_log_bytes', () => lag.current().logBytes ?? 0)
   const deletions = new DeletionScheduler(clickhouse, clock, logger.child({ service: 'deletions' }))
   if (runs('ingest')) deletions.start()
 
   const app = Fastify({ loggerInstance: logger as FastifyBaseLogger, trustProxy: true, routerOptions: { ignoreTrailingSlash: true }, logController: new LogController({ disableRequestLogging: true }), bodyLimit: 20 * 1024 * 1024 })
   await app.register(cors, { origin: true, credentials: true, methods: ['GET', 'POST', 'PATCH', 'PUT', 'DELETE', 'OPTIONS'] })
+  // Counted by route pattern, never the raw path: ids in paths would make a series per id.
+  app.addHook('onResponse', async (request, reply) => {
+    const labels = { method: request.method, route: request.routeOptions.url ?? 'unmatched', status: String(reply.statusCode) }
+    metrics.inc('wren_http_requests_total', 1, labels)
+    metrics.observe('wren_http_request_duration_seconds', reply.elapsedTime / 1000, labels)
+    if (config.logRequests) request.log.info({ ...labels, ms: Math.round(reply.elapsedTime * 10) / 10 }, 'request')
+  })
   installErrorHandler(app)
   app.get('/_health', async () => ({ status: 'ok', roles: [...roles], ingestion: lagJson(lag.current()) }))
   app.get('/_readyz', async (_req, reply) => {
@@ -97,7 +108,7 @@ export async function buildWren(config: Config, logger: Logger = pino({ level: c
     const status = reasons.length ? reasons[0].code.replace('_', ' ') : 'ready'
     return reply.status(reasons.length ? 503 : 200).send({ status, reasons, roles: [...roles], log: kafkaLog ? 'kafka' : 'embedded', ingestion: lagJson(current) })
   })
-  app.get('/_metrics', async (_req, reply) => reply.type('text/plain; version=0.0.4').send(metrics.render()))
+  app.get('/_metrics', async (_req, reply) => reply.type(metrics.contentType).send(await metrics.render()))
   if (runs('capture')) await app.register(captureRoutes, { log, projects, clock, metrics })
   if (runs('api')) await app.register(projectRoutes, { projects })
   if (runs('api')) await app.register(eventRoutes, { projects, clickhouse, siteUrl: config.siteUrl })
@@ -107,7 +118,7 @@ export async function buildWren(config: Config, logger: Logger = pino({ level: c
   const cohortReader = new CachedCohortReader(clickhouse, logger.child({ service: 'cohorts' }))
   await cohortReader.start(cohortStore)
   if (runs('api')) await app.register(insightRoutes, { projects, clickhouse, clock, cohorts: cohortStore, siteUrl: config.siteUrl })
-  const flags = await buildFlags({ clickhouse, clock, projects, processor, cohorts: cohortReader, logger: logger.child({ service: 'flags' }), siteUrl: config.siteUrl })
+  const flags = await buildFlags({ clickhouse, clock, projects, processor, metrics, cohorts: cohortReader, logger: logger.child({ service: 'flags' }), siteUrl: config.siteUrl })
   // With roles in separate processes, projects, keys and flags are written by whichever api process got
   // the request: the others re-read these small tables every second (decide sees a flag change within ~1 s).
   const refreshFailures = new RepeatedFailures(logger, 'reloading projects and flags failed')

@@ -11,6 +11,8 @@ export interface Config {
   /** A fixed "now" for the whole process (ISO instant), for tests and history replays. */
   now: Date | null
   logLevel: string
+  /** LOG_REQUESTS=1: one log line per request (method, route, status, ms). */
+  logRequests: boolean
   /** Public URL used in absolute `next`/`previous` links; defaults to the request's own host. */
   siteUrl: string | null
   ingestion: { maxBatchRecords: number; maxWaitMs: number; crashAfterBatches: number | null }
@@ -60,6 +62,7 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env): Config {
     bootstrapPersonalApiKey: env.WREN_PERSONAL_API_KEY || null,
     now,
     logLevel: env.LOG_LEVEL ?? 'info',
+    logRequests: env.LOG_REQUESTS === '1' || env.LOG_REQUESTS === 'true',
     siteUrl: env.WREN_SITE_URL ?? null,
     ingestion: {
       maxBatchRecords: intFrom(env.WREN_INGEST_BATCH, 10_000, 'WREN_INGEST_BATCH'),
