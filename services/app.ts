@@ -23,6 +23,7 @@ import { ProjectStore } from './projects/store'
 import { bootstrapIfEmpty, type BootstrapResult } from './projects/bootstrap'
 import { projectRoutes } from './projects/routes'
 import { captureRoutes } from './capture/routes'
+import { CaptureBackpressure } from './capture/backpressure'
 import { IngestionProcessor } from './ingestion/processor'
 import { personRoutes } from './persons/routes'
 import { DeletionScheduler } from './persons/deletions'
@@ -60,7 +61,7 @@ export async function buildWren(config: Config, logger: Logger = pino({ level: c
   const clickhouse = config.clickhouse ? await openServerClickHouse(config.clickhouse) : await openEmbeddedClickHouse(config.dataDir)
   await migrate(clickhouse, { cluster: config.clickhouse?.cluster })
   const kafkaLog: KafkaLog | null = config.kafka ? await openKafkaLog({ ...config.kafka, clientId: `wren-${[...roles].join('-')}`, logger: logger.child({ service: 'kafka' }) }) : null
-  const log: Log = kafkaLog ?? (await openEmbeddedLog({ dir: path.join(config.dataDir, 'log'), logger }))
+  const log: Log = kafkaLog ?? (await openEmbeddedLog({ dir: path.join(config.dataDir, 'log'), logger, retention: config.logRetention }))
   const metrics = new Metrics()
 
   const projects = await ProjectStore.load(clickhouse, clock)
@@ -81,6 +82,8 @@ export async function buildWren(config: Config, logger: Logger = pino({ level: c
   metrics.gauge('wren_ingestion_lag_seconds', () => lag.current().seconds)
   metrics.gauge('wren_ingestion_stalled_seconds', () => lag.current().stalledSeconds)
   metrics.gauge('wren_ingest_log_bytes', () => lag.current().logBytes ?? 0)
+  const backpressure = new CaptureBackpressure(() => lag.current().messages, config.maxBacklog)
+  metrics.gauge('wren_capture_backpressure', () => (backpressure.active ? 1 : 0))
   const deletions = new DeletionScheduler(clickhouse, clock, logger.child({ service: 'deletions' }))
   if (runs('ingest')) deletions.start()
 
@@ -94,7 +97,12 @@ export async function buildWren(config: Config, logger: Logger = pino({ level: c
     if (config.logRequests) request.log.info({ ...labels, ms: Math.round(reply.elapsedTime * 10) / 10 }, 'request')
   })
   installErrorHandler(app)
-  app.get('/_health', async () => ({ status: 'ok', roles: [...roles], ingestion: lagJson(lag.current()) }))
+  app.get('/_health', async () => ({
+    status: 'ok',
+    roles: [...roles],
+    ingestion: lagJson(lag.current()),
+    ...(runs('capture') ? { capture: { refusing: backpressure.active, max_backlog: config.maxBacklog } } : {}),
+  }))
   app.get('/_readyz', async (_req, reply) => {
     const ping = await clickhouse.ping()
     const current = lag.current()
@@ -109,7 +117,7 @@ export async function buildWren(config: Config, logger: Logger = pino({ level: c
     return reply.status(reasons.length ? 503 : 200).send({ status, reasons, roles: [...roles], log: kafkaLog ? 'kafka' : 'embedded', ingestion: lagJson(current) })
   })
   app.get('/_metrics', async (_req, reply) => reply.type(metrics.contentType).send(await metrics.render()))
-  if (runs('capture')) await app.register(captureRoutes, { log, projects, clock, metrics })
+  if (runs('capture')) await app.register(captureRoutes, { log, projects, clock, metrics, backpressure })
   if (runs('api')) await app.register(projectRoutes, { projects })
   if (runs('api')) await app.register(eventRoutes, { projects, clickhouse, siteUrl: config.siteUrl })
   if (runs('api')) await app.register(personRoutes, { projects, clickhouse, log, processor: commandResults ?? processor, clock, deletions, siteUrl: config.siteUrl })

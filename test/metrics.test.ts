@@ -13,6 +13,8 @@ const WREN_METRICS: Record<string, string> = {
   wren_http_requests_total: 'counter',
   wren_http_request_duration_seconds: 'histogram',
   wren_capture_events_total: 'counter',
+  wren_capture_requests_refused_total: 'counter',
+  wren_capture_backpressure: 'gauge',
   wren_ingested_events_total: 'counter',
   wren_ingestion_warnings_total: 'counter',
   wren_dead_letters_total: 'counter',

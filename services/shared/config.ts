@@ -22,6 +22,10 @@ export interface Config {
   clickhouse?: ClickHouseServerConfig | null
   /** What this process runs (`wren capture`, `wren ingest,api`, …); absent means everything ('all'). */
   roles?: Role[]
+  /** Capture answers 503 past this many messages waiting for ingestion (0: never). */
+  maxBacklog: number
+  /** Consumed segments of the embedded log kept for replays (either limit deletes). */
+  logRetention: { bytes: number; ms: number }
   /** When /_readyz reports ingestion as not ready (README: Operating Wren). */
   readiness: { maxLagSeconds: number; stallSeconds: number }
   failpoints: {
@@ -69,6 +73,11 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env): Config {
       maxWaitMs: intFrom(env.WREN_INGEST_WAIT_MS, 200, 'WREN_INGEST_WAIT_MS'),
       // Failpoint for crash tests: SIGKILL this process after N batches are written but not committed.
       crashAfterBatches: env.WREN_FAILPOINT_CRASH_AFTER_BATCHES ? intFrom(env.WREN_FAILPOINT_CRASH_AFTER_BATCHES, 0, 'WREN_FAILPOINT_CRASH_AFTER_BATCHES') : null,
+    },
+    maxBacklog: intFrom(env.WREN_MAX_BACKLOG, 1_000_000, 'WREN_MAX_BACKLOG'),
+    logRetention: {
+      bytes: intFrom(env.WREN_LOG_RETENTION_BYTES, 128 << 20, 'WREN_LOG_RETENTION_BYTES'),
+      ms: intFrom(env.WREN_LOG_RETENTION_HOURS, 1, 'WREN_LOG_RETENTION_HOURS') * 3_600_000,
     },
     readiness: {
       maxLagSeconds: intFrom(env.WREN_READY_MAX_LAG_SECONDS, 300, 'WREN_READY_MAX_LAG_SECONDS'),

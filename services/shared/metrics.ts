@@ -27,6 +27,12 @@ export const CATALOGUE = {
     buckets: LATENCY_BUCKETS,
   },
   wren_capture_events_total: { type: 'counter', help: 'Events capture acknowledged: appended durably to the log.' },
+  wren_capture_requests_refused_total: {
+    type: 'counter',
+    help: 'Capture requests answered 503 with Retry-After because ingestion was too far behind (WREN_MAX_BACKLOG), by reason.',
+    labelNames: ['reason'],
+  },
+  wren_capture_backpressure: { type: 'gauge', help: '1 while capture refuses events because ingestion is too far behind (WREN_MAX_BACKLOG), else 0.' },
   wren_ingested_events_total: { type: 'counter', help: 'Events ingestion wrote to ClickHouse.' },
   wren_ingestion_warnings_total: { type: 'counter', help: 'Ingestion warnings: person merges refused, invalid values dropped, and the like (the log says which).' },
   wren_dead_letters_total: { type: 'counter', help: 'Messages ingestion could not process, stored as dead letters with their error.' },

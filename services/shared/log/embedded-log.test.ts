@@ -431,4 +431,34 @@ describe('embedded log: consuming', () => {
     expect(fresh[0].firstOffset).toBe(base)
     expect(values(fresh).at(-1)).toBe('v90')
   })
+
+  it('keeps consumed segments for replays under a retention in bytes and in age', async () => {
+    const sizes = async () => Promise.all((await segments()).map(async (f) => (await stat(join(dir, 't', f))).size))
+    const reopen = async (retention: { bytes: number; ms: number }) => {
+      const log = await openEmbeddedLog({ dir, segmentBytes: 200, retention })
+      opened.push(log)
+      return log
+    }
+    let log = await reopen({ bytes: 600, ms: 3_600_000 })
+    for (let i = 0; i < 30; i++) await log.append('t', msgs(i * 3, 3))
+    const all = await segments()
+    await collect(log, 90, { group: 'g' })
+    // Consumed segments stay while they total at most 600 bytes (the active one is never consumed-deleted).
+    const kept = (await sizes()).slice(0, -1)
+    expect(kept.reduce((a, b) => a + b, 0)).toBeLessThanOrEqual(600)
+    expect(kept.reduce((a, b) => a + b, 0)).toBeGreaterThan(600 - 200)
+    expect(await segments()).toEqual(all.slice(all.length - kept.length - 1))
+    expect((await log.stats('t')).bytes).toBe((await sizes()).reduce((a, b) => a + b, 0))
+    // A new group replays from the oldest kept record.
+    const base = Number((await segments())[0].slice(0, 20))
+    expect(base).toBeGreaterThan(0)
+    expect((await collect(log, 90 - base, { group: 'replay' }))[0].firstOffset).toBe(base)
+    await log.close()
+
+    // Past their age, consumed segments go whatever their size.
+    log = await reopen({ bytes: 1 << 30, ms: 0 })
+    await log.append('t', msgs(90, 1))
+    await collect(log, 1, { group: 'g' })
+    expect(await segments()).toEqual([all.at(-1)])
+  })
 })

@@ -17,6 +17,11 @@ export interface EmbeddedLogOptions {
   dir: string
   /** A segment is closed and a new one started once it would grow past this size. Default 64 MiB. */
   segmentBytes?: number
+  /**
+   * Segments every group has consumed are kept for replays while they total at most `bytes` and were
+   * written less than `ms` ago. Default: none kept (deleted once consumed).
+   */
+  retention?: { bytes: number; ms: number }
   logger?: Warner
 }
 
@@ -45,7 +50,7 @@ const MAX_BACKOFF_MS = 5_000
 const consoleWarner: Warner = { warn: (obj, msg) => console.warn(msg, obj) }
 
 export async function openEmbeddedLog(options: EmbeddedLogOptions): Promise<EmbeddedLog> {
-  const log = new EmbeddedLogImpl(options.dir, options.segmentBytes ?? 64 << 20, options.logger ?? consoleWarner)
+  const log = new EmbeddedLogImpl(options.dir, options.segmentBytes ?? 64 << 20, options.logger ?? consoleWarner, options.retention ?? { bytes: 0, ms: 0 })
   await mkdir(options.dir, { recursive: true })
   try {
     // Recovery (truncating torn tails) happens here, before anyone appends or reads.
@@ -74,6 +79,7 @@ class EmbeddedLogImpl implements EmbeddedLog {
     readonly dir: string,
     private readonly segmentBytes: number,
     readonly logger: Warner,
+    private readonly retention: { bytes: number; ms: number },
   ) {}
 
   topic(name: string): Promise<Topic> {
@@ -165,12 +171,12 @@ class EmbeddedLogImpl implements EmbeddedLog {
     topic.offsets.set(group, state)
   }
 
-  /** Retention: drop segments every group has consumed. Failure only delays it to the next commit. */
+  /** Retention: drop segments every group has consumed (beyond what `retention` keeps). Failure only delays it to the next commit. */
   async applyRetention(topic: Topic): Promise<void> {
     try {
       let min = Infinity
       for (const state of topic.offsets.values()) min = Math.min(min, state.committed)
-      if (min !== Infinity) await topic.store.deleteBelow(min)
+      if (min !== Infinity) await topic.store.deleteBelow(min, this.retention)
     } catch (err) {
       this.logger.warn({ topic: topic.store.name, err }, 'embedded log: retention failed')
     }
