@@ -31,7 +31,7 @@ describe('ingestion lag in readiness and health', () => {
   it('is ready while ingestion keeps up, not ready with the reason while it is stalled, ready again once it caught up', async () => {
     await captureBatch(t, events(3))
     await drained(t.wren)
-    await waitFor(async () => (await get('/_health')).body.ingestion.end_offset === 3, { what: 'the lag monitor to see 3 messages' })
+    await waitFor(async () => (await get('/_health')).body.ingestion.committed_offset === 3, { what: 'the lag monitor to see 3 messages ingested' })
     const ready = await get('/_readyz')
     expect(ready.status).toBe(200)
     expect(ready.body).toMatchObject({ status: 'ready', reasons: [], ingestion: { lag_messages: 0, lag_seconds: 0, stalled_seconds: 0 } })
