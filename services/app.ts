@@ -4,6 +4,7 @@ import Fastify, { LogController, type FastifyBaseLogger, type FastifyInstance } 
 import cors from '@fastify/cors'
 import pino, { type Logger } from 'pino'
 import path from 'node:path'
+import { existsSync } from 'node:fs'
 import type { Config, Role } from './shared/config'
 import { fixedClock, systemClock, type Clock } from './shared/clock'
 import { migrate, openEmbeddedClickHouse, openServerClickHouse, type ClickHouseClient } from './shared/clickhouse'
@@ -13,6 +14,9 @@ import { DeadLetterStore, kafkaDeadLetterFeed } from './dead-letters/store'
 import { deadLetterRoutes } from './dead-letters/routes'
 import { LogCommandWaiter, publishCommandResults } from './ingestion/command-results'
 import type { Log } from './shared/log/log'
+import { stallingSubscriptions } from './shared/log/failpoint'
+import { IngestionLagMonitor, ingestionProblems, lagJson } from './shared/ingestion-lag'
+import { RepeatedFailures } from './shared/repeated-failures'
 import { lockDataDir } from './shared/lock'
 import { installErrorHandler } from './shared/http'
 import { Metrics } from './shared/metrics'
@@ -20,6 +24,7 @@ import { ProjectStore } from './projects/store'
 import { bootstrapIfEmpty, type BootstrapResult } from './projects/bootstrap'
 import { projectRoutes } from './projects/routes'
 import { captureRoutes } from './capture/routes'
+import { CaptureBackpressure } from './capture/backpressure'
 import { IngestionProcessor } from './ingestion/processor'
 import { personRoutes } from './persons/routes'
 import { DeletionScheduler } from './persons/deletions'
@@ -38,6 +43,8 @@ export interface Wren {
   projects: ProjectStore
   processor: IngestionProcessor
   metrics: Metrics
+  /** How far behind ingestion is (readiness, /_health, /_metrics, capture's backpressure). */
+  lag: IngestionLagMonitor
   deletions: DeletionScheduler
   /** Set on the first start of an empty data directory. */
   bootstrap: BootstrapResult | null
@@ -55,7 +62,7 @@ export async function buildWren(config: Config, logger: Logger = pino({ level: c
   const clickhouse = config.clickhouse ? await openServerClickHouse(config.clickhouse) : await openEmbeddedClickHouse(config.dataDir)
   await migrate(clickhouse, { cluster: config.clickhouse?.cluster })
   const kafkaLog: KafkaLog | null = config.kafka ? await openKafkaLog({ ...config.kafka, clientId: `wren-${[...roles].join('-')}`, logger: logger.child({ service: 'kafka' }) }) : null
-  const log: Log = kafkaLog ?? (await openEmbeddedLog({ dir: path.join(config.dataDir, 'log'), logger }))
+  const log: Log = kafkaLog ?? (await openEmbeddedLog({ dir: path.join(config.dataDir, 'log'), logger, retention: config.logRetention }))
   const metrics = new Metrics()
 
   const projects = await ProjectStore.load(clickhouse, clock)
@@ -64,25 +71,57 @@ export async function buildWren(config: Config, logger: Logger = pino({ level: c
   // Dead letters are kept in ClickHouse in both modes (wall-clock times: they are operations, not events);
   // cluster mode also feeds them to the Kafka dead-letter topic.
   const deadLetters = new DeadLetterStore(clickhouse, systemClock, kafkaLog ? kafkaDeadLetterFeed(kafkaLog, 'ingestion') : undefined)
-  const processor = new IngestionProcessor(log, clickhouse, logger.child({ service: 'ingestion' }), metrics, { ...config.ingestion, deadLetters, ...(kafkaLog ? { publishResults: publishCommandResults(kafkaLog) } : {}) })
+  const stall = config.failpoints.stallIngestionFile
+  const ingestLog = stall ? stallingSubscriptions(log, () => existsSync(stall)) : log
+  const processor = new IngestionProcessor(ingestLog, clickhouse, logger.child({ service: 'ingestion' }), metrics, { ...config.ingestion, deadLetters, ...(kafkaLog ? { publishResults: publishCommandResults(kafkaLog) } : {}) })
   if (runs('ingest')) processor.start()
   // An api process without the processor learns command results from the log.
   const commandResults = runs('api') && !runs('ingest') ? new LogCommandWaiter(log) : null
   commandResults?.start()
+  // Every role reports ingestion's lag (what an operator asks any process); Kafka's offsets cost admin
+  // requests, so they are read less often than the embedded log's, which are in memory.
+  const lag = new IngestionLagMonitor(log, { intervalMs: kafkaLog ? 5_000 : 1_000, logger: logger.child({ service: 'ingestion-lag' }) })
+  await lag.start()
+  metrics.gauge('wren_ingestion_lag_messages', () => lag.current().messages)
+  metrics.gauge('wren_ingestion_lag_seconds', () => lag.current().seconds)
+  metrics.gauge('wren_ingestion_stalled_seconds', () => lag.current().stalledSeconds)
+  metrics.gauge('wren_ingest_log_bytes', () => lag.current().logBytes ?? 0)
+  const backpressure = new CaptureBackpressure(() => lag.current().messages, config.maxBacklog)
+  metrics.gauge('wren_capture_backpressure', () => (backpressure.active ? 1 : 0))
   const deletions = new DeletionScheduler(clickhouse, clock, logger.child({ service: 'deletions' }))
   if (runs('ingest')) deletions.start()
 
   const app = Fastify({ loggerInstance: logger as FastifyBaseLogger, trustProxy: true, routerOptions: { ignoreTrailingSlash: true }, logController: new LogController({ disableRequestLogging: true }), bodyLimit: 20 * 1024 * 1024 })
   await app.register(cors, { origin: true, credentials: true, methods: ['GET', 'POST', 'PATCH', 'PUT', 'DELETE', 'OPTIONS'] })
+  // Counted by route pattern, never the raw path: ids in paths would make a series per id.
+  app.addHook('onResponse', async (request, reply) => {
+    const labels = { method: request.method, route: request.routeOptions.url ?? 'unmatched', status: String(reply.statusCode) }
+    metrics.inc('wren_http_requests_total', 1, labels)
+    metrics.observe('wren_http_request_duration_seconds', reply.elapsedTime / 1000, labels)
+    if (config.logRequests) request.log.info({ ...labels, ms: Math.round(reply.elapsedTime * 10) / 10 }, 'request')
+  })
   installErrorHandler(app)
-  app.get('/_health', async () => ({ status: 'ok', roles: [...roles] }))
+  app.get('/_health', async () => ({
+    status: 'ok',
+    roles: [...roles],
+    ingestion: lagJson(lag.current()),
+    ...(runs('capture') ? { capture: { refusing: backpressure.active, max_backlog: config.maxBacklog } } : {}),
+  }))
   app.get('/_readyz', async (_req, reply) => {
     const ping = await clickhouse.ping()
-    // The Kafka log is connected (topics exist, producer up) before the server listens at all.
-    return reply.status(ping.success ? 200 : 503).send({ status: ping.success ? 'ready' : 'clickhouse unavailable', roles: [...roles], log: kafkaLog ? 'kafka' : 'embedded' })
+    const current = lag.current()
+    // The Kafka log is connected (topics exist, producer up) before the server listens at all. Only a
+    // process that ingests is unready when ingestion is behind: taking capture or decide out of a load
+    // balancer would not help ingestion (capture refuses events itself past WREN_MAX_BACKLOG).
+    const reasons = [
+      ...(ping.success ? [] : [{ code: 'clickhouse_unavailable', detail: `ClickHouse does not answer: ${ping.error.message}` }]),
+      ...(runs('ingest') ? ingestionProblems(current, config.readiness) : []),
+    ]
+    const status = reasons.length ? reasons[0].code.replace('_', ' ') : 'ready'
+    return reply.status(reasons.length ? 503 : 200).send({ status, reasons, roles: [...roles], log: kafkaLog ? 'kafka' : 'embedded', ingestion: lagJson(current) })
   })
-  app.get('/_metrics', async (_req, reply) => reply.type('text/plain; version=0.0.4').send(metrics.render()))
-  if (runs('capture')) await app.register(captureRoutes, { log, projects, clock, metrics })
+  app.get('/_metrics', async (_req, reply) => reply.type(metrics.contentType).send(await metrics.render()))
+  if (runs('capture')) await app.register(captureRoutes, { log, projects, clock, metrics, backpressure })
   if (runs('api')) await app.register(projectRoutes, { projects })
   if (runs('api')) await app.register(deadLetterRoutes, { projects, store: deadLetters, log, metrics, siteUrl: config.siteUrl })
   if (runs('api')) await app.register(eventRoutes, { projects, clickhouse, siteUrl: config.siteUrl })
@@ -92,12 +131,20 @@ export async function buildWren(config: Config, logger: Logger = pino({ level: c
   const cohortReader = new CachedCohortReader(clickhouse, logger.child({ service: 'cohorts' }))
   await cohortReader.start(cohortStore)
   if (runs('api')) await app.register(insightRoutes, { projects, clickhouse, clock, cohorts: cohortStore, siteUrl: config.siteUrl })
-  const flags = await buildFlags({ clickhouse, clock, projects, processor, cohorts: cohortReader, logger: logger.child({ service: 'flags' }), siteUrl: config.siteUrl })
+  const flags = await buildFlags({ clickhouse, clock, projects, processor, metrics, cohorts: cohortReader, logger: logger.child({ service: 'flags' }), siteUrl: config.siteUrl })
   // With roles in separate processes, projects, keys and flags are written by whichever api process got
   // the request: the others re-read these small tables every second (decide sees a flag change within ~1 s).
+  const refreshFailures = new RepeatedFailures(logger, 'reloading projects and flags failed')
   const configRefresh = roles.has('all')
     ? null
-    : setInterval(() => void Promise.all([projects.refresh(), flags.flags.refresh()]).catch((err: unknown) => logger.warn({ err }, 'reloading projects and flags failed')), 1_000).unref()
+    : setInterval(
+        () =>
+          void Promise.all([projects.refresh(), flags.flags.refresh()]).then(
+            () => refreshFailures.success(),
+            (err: unknown) => refreshFailures.failure(err),
+          ),
+        1_000,
+      ).unref()
   await flags.register(app, { api: runs('api'), decide: runs('decide') })
 
   let closed = false
@@ -110,6 +157,7 @@ export async function buildWren(config: Config, logger: Logger = pino({ level: c
     projects,
     processor,
     metrics,
+    lag,
     deletions,
     bootstrap,
     async close() {
@@ -117,6 +165,7 @@ export async function buildWren(config: Config, logger: Logger = pino({ level: c
       closed = true
       if (configRefresh) clearInterval(configRefresh)
       cohortReader.stop()
+      lag.stop()
       await app.close()
       deletions.stop()
       await processor.stop()

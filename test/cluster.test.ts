@@ -7,7 +7,7 @@
 // allows one process per data directory. Each capture process keeps its own small chDB holding only the
 // project and keys, bootstrapped from the same keys. Everything between capture and ingestion is Kafka.
 import { afterAll, beforeAll, describe, expect, it } from 'vitest'
-import { mkdtemp, rm } from 'node:fs/promises'
+import { mkdtemp, rm, writeFile } from 'node:fs/promises'
 import { tmpdir } from 'node:os'
 import path from 'node:path'
 import { randomUUID } from 'node:crypto'
@@ -29,6 +29,7 @@ describe.skipIf(unavailable !== null)(`cluster mode on a real Kafka broker${unav
   let coreDir = ''
   let core: WrenProcess
   let captures: WrenProcess[] = []
+  let stallFile = ''
 
   const dir = async (name: string) => {
     const d = await mkdtemp(path.join(tmpdir(), `wren-${name}-`))
@@ -48,7 +49,9 @@ describe.skipIf(unavailable !== null)(`cluster mode on a real Kafka broker${unav
 
   beforeAll(async () => {
     kafka = await startKafka()
-    env = { ...keys, KAFKA_BROKERS: kafka.brokers, KAFKA_PARTITIONS: '4', KAFKA_SESSION_TIMEOUT_MS: '6000', WREN_INGEST_BATCH: '200' }
+    // While stallFile exists the ingest process's batches fail (the last test stalls ingestion with it).
+    stallFile = path.join(await dir('stall'), 'stall')
+    env = { ...keys, KAFKA_BROKERS: kafka.brokers, KAFKA_PARTITIONS: '4', KAFKA_SESSION_TIMEOUT_MS: '6000', WREN_INGEST_BATCH: '200', WREN_FAILPOINT_STALL_INGESTION_FILE: stallFile, WREN_READY_STALL_SECONDS: '3' }
     coreDir = await dir('core')
     core = await spawn(coreDir, 'ingest,api')
     captures = await Promise.all([spawn(await dir('capture'), 'capture'), spawn(await dir('capture'), 'capture')])
@@ -67,7 +70,8 @@ describe.skipIf(unavailable !== null)(`cluster mode on a real Kafka broker${unav
 
   it('each role answers health and readiness, and serves only its own routes', async () => {
     const health = await (await fetch(`${captures[0].url}/_health`)).json()
-    expect(health).toEqual({ status: 'ok', roles: ['capture'] })
+    // A capture process reports ingestion's lag too, read from Kafka.
+    expect(health).toMatchObject({ status: 'ok', roles: ['capture'], ingestion: { lag_messages: expect.any(Number), committed_offset: expect.any(Number) } })
     const ready = await fetch(`${core.url}/_readyz`)
     expect(ready.status).toBe(200)
     expect(await ready.json()).toMatchObject({ status: 'ready', roles: ['ingest', 'api'], log: 'kafka' })
@@ -209,4 +213,30 @@ describe.skipIf(unavailable !== null)(`cluster mode on a real Kafka broker${unav
     expect(letter.key).toMatch(/^wren_ingest\/\d+\/\d+$/)
     expect(letter.error).toBe('not a Wren message (bad magic byte)')
   })
+
+  it('a stalled ingest process is not ready; every role reports the lag it reads from Kafka', async () => {
+    const health = async (p: WrenProcess) => (await (await fetch(`${p.url}/_health`)).json()) as { ingestion: { lag_messages: number; stalled_seconds: number } }
+    await writeFile(stallFile, '')
+    const batch = Array.from({ length: 5 }, (_, i) => ({ event: 'stalled_on_kafka', distinct_id: `k-${i}`, uuid: randomUUID(), properties: {} }))
+    const res = await fetch(`${captures[0].url}/batch/`, { method: 'POST', headers: { 'content-type': 'application/json' }, body: JSON.stringify({ api_key: keys.WREN_PROJECT_API_KEY, batch }) })
+    expect(res.status).toBe(200)
+    const unready = await waitFor(
+      async () => {
+        const r = await fetch(`${core.url}/_readyz`)
+        return r.status === 503 ? ((await r.json()) as { status: string; reasons: Array<{ code: string }>; ingestion: { lag_messages: number } }) : false
+      },
+      { timeoutMs: 60_000, what: 'the ingest process to report the stall' },
+    )
+    expect(unready.status).toBe('ingestion stalled')
+    expect(unready.reasons.map((r) => r.code)).toContain('ingestion_stalled')
+    expect(unready.ingestion.lag_messages).toBeGreaterThanOrEqual(5)
+    // A capture process does not ingest: it stays ready, and reports the lag from Kafka.
+    await waitFor(async () => (await health(captures[1])).ingestion.lag_messages >= 5, { timeoutMs: 30_000, what: 'a capture process to see the lag' })
+    expect((await fetch(`${captures[1].url}/_readyz`)).status).toBe(200)
+
+    await rm(stallFile)
+    await waitFor(async () => (await fetch(`${core.url}/_readyz`)).status === 200, { timeoutMs: 60_000, what: 'the ingest process to be ready again' })
+    await waitFor(async () => (await health(captures[1])).ingestion.lag_messages === 0, { timeoutMs: 30_000, what: 'the lag to return to 0' })
+    expect((await storedEvents('stalled_on_kafka')).map((e) => e.id).sort()).toEqual(batch.map((e) => e.uuid).sort())
+  }, 120_000)
 })

@@ -9,6 +9,7 @@ import { TOPICS, type Log } from '../shared/log/log'
 import type { ProjectStore } from '../projects/store'
 import type { Clock } from '../shared/clock'
 import type { Metrics } from '../shared/metrics'
+import type { CaptureBackpressure } from './backpressure'
 
 export const CAPTURE_PATHS = ['/e', '/i/v0/e', '/track', '/engage', '/capture', '/batch']
 const BODY_LIMIT = 20 * 1024 * 1024
@@ -18,12 +19,23 @@ export interface CaptureDeps {
   projects: ProjectStore
   clock: Clock
   metrics: Metrics
+  backpressure: CaptureBackpressure
 }
 
 export async function captureRoutes(app: FastifyInstance, deps: CaptureDeps): Promise<void> {
   // Capture takes every body as raw bytes: SDKs send JSON, text/plain gzip, forms and base64.
   app.removeAllContentTypeParsers()
   app.addContentTypeParser('*', { parseAs: 'buffer', bodyLimit: BODY_LIMIT }, (_req, body, done) => done(null, body))
+  // Refused before the body is read: in a flood that is most of the work saved. Preflights still answer.
+  app.addHook('onRequest', async (request) => {
+    if (request.method === 'OPTIONS') return
+    try {
+      deps.backpressure.admit()
+    } catch (err) {
+      deps.metrics.inc('wren_capture_requests_refused_total', 1, { reason: 'backlog' })
+      throw err
+    }
+  })
 
   const handler = async (request: FastifyRequest, reply: import('fastify').FastifyReply) => {
     const decoded = await decodeCapture(toCaptureRequest(request))

@@ -6,6 +6,7 @@ import type { ClickHouseClient } from '../shared/clickhouse'
 import { queryRows } from '../shared/clickhouse'
 import type { CohortDefinition, CohortReader, PropertyGroup } from '../flags/types'
 import type { CohortStore } from './store'
+import { RepeatedFailures } from '../shared/repeated-failures'
 
 const RELOAD_MS = 5_000
 
@@ -15,11 +16,14 @@ export class CachedCohortReader implements CohortReader {
   private loaded = false
   private timer: NodeJS.Timeout | null = null
   private reloading: Promise<void> | null = null
+  private readonly failures: RepeatedFailures
 
   constructor(
     private readonly client: ClickHouseClient,
-    private readonly logger: Logger,
-  ) {}
+    logger: Logger,
+  ) {
+    this.failures = new RepeatedFailures(logger, 'reloading cohorts failed; keeping the previous ones')
+  }
 
   /** Loads now, then keeps fresh: after every write through `store`, and on a timer. */
   async start(store: CohortStore): Promise<void> {
@@ -48,7 +52,10 @@ export class CachedCohortReader implements CohortReader {
 
   reload(): Promise<void> {
     this.reloading ??= this.load()
-      .catch((err: unknown) => this.logger.warn({ err }, 'reloading cohorts failed; keeping the previous ones'))
+      .then(
+        () => this.failures.success(),
+        (err: unknown) => this.failures.failure(err),
+      )
       .finally(() => (this.reloading = null))
     return this.reloading
   }

@@ -6,6 +6,7 @@ import type { ClickHouseClient } from '../shared/clickhouse'
 import type { Clock } from '../shared/clock'
 import type { ProjectStore } from '../projects/store'
 import type { IngestionProcessor } from '../ingestion/processor'
+import type { Metrics } from '../shared/metrics'
 import { FlagStore } from './store'
 import { PersonSnapshot } from './snapshot'
 import { FlagsService } from './service'
@@ -19,6 +20,7 @@ export interface FlagsModuleDeps {
   clock: Clock
   projects: ProjectStore
   processor: IngestionProcessor
+  metrics: Metrics
   logger: Logger
   siteUrl: string | null
   cohorts?: CohortReader
@@ -51,7 +53,7 @@ export async function buildFlags(deps: FlagsModuleDeps): Promise<FlagsModule> {
     service,
     async register(app, parts) {
       if (parts.api) await app.register(flagRoutes, { projects: deps.projects, flags, snapshot, siteUrl: deps.siteUrl })
-      if (parts.decide) await app.register(publicFlagRoutes, { projects: deps.projects, service, snapshot, cohorts, clock: deps.clock })
+      if (parts.decide) await app.register(publicFlagRoutes, { projects: deps.projects, service, snapshot, cohorts, clock: deps.clock, metrics: deps.metrics })
     },
   }
 }

@@ -8,6 +8,7 @@ import { badRequest, forbidden, unauthorized } from '../shared/errors'
 import { hasScope, personalKeyFrom, canReach } from '../shared/auth'
 import type { ProjectStore, Project } from '../projects/store'
 import type { Clock } from '../shared/clock'
+import type { Metrics } from '../shared/metrics'
 import { clientIp } from './geoip'
 import { readFlagsRequest } from './request'
 import { flagsBodyParts, shapeFor } from './responses'
@@ -23,6 +24,7 @@ export interface PublicFlagDeps {
   snapshot: PersonSnapshot
   cohorts: CohortReader
   clock: Clock
+  metrics: Metrics
 }
 
 type Query = Record<string, string | undefined>
@@ -43,6 +45,8 @@ export async function publicFlagRoutes(app: FastifyInstance, deps: PublicFlagDep
   // a promise or a query (FlagsService.evaluate).
   const answer = (request: FastifyRequest, reply: FastifyReply, endpoint: 'decide' | 'flags', project: Project, evaluation: Evaluation): void => {
     const q = request.query as Query
+    deps.metrics.inc('wren_decide_requests_total', 1, { endpoint })
+    if (evaluation.errors) deps.metrics.inc('wren_decide_evaluation_errors_total', 1, { endpoint })
     const shape = shapeFor(endpoint, q.v)
     const withConfig = endpoint === 'decide' || q.config === 'true' || (q.v === undefined && q.config === undefined)
     let head = '{'

@@ -11,6 +11,8 @@ export interface Config {
   /** A fixed "now" for the whole process (ISO instant), for tests and history replays. */
   now: Date | null
   logLevel: string
+  /** LOG_REQUESTS=1: one log line per request (method, route, status, ms). */
+  logRequests: boolean
   /** Public URL used in absolute `next`/`previous` links; defaults to the request's own host. */
   siteUrl: string | null
   ingestion: { maxBatchRecords: number; maxWaitMs: number; maxRetries: number; crashAfterBatches: number | null; poisonEvent: string | null }
@@ -20,6 +22,16 @@ export interface Config {
   clickhouse?: ClickHouseServerConfig | null
   /** What this process runs (`wren capture`, `wren ingest,api`, …); absent means everything ('all'). */
   roles?: Role[]
+  /** Capture answers 503 past this many messages waiting for ingestion (0: never). */
+  maxBacklog: number
+  /** Consumed segments of the embedded log kept for replays (either limit deletes). */
+  logRetention: { bytes: number; ms: number }
+  /** When /_readyz reports ingestion as not ready (README: Operating Wren). */
+  readiness: { maxLagSeconds: number; stallSeconds: number }
+  failpoints: {
+    /** Tests: while this file exists every ingestion batch fails before the processor sees it (a stall). */
+    stallIngestionFile: string | null
+  }
 }
 
 export const ROLES = ['all', 'capture', 'ingest', 'api', 'decide', 'recordings'] as const
@@ -54,6 +66,7 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env): Config {
     bootstrapPersonalApiKey: env.WREN_PERSONAL_API_KEY || null,
     now,
     logLevel: env.LOG_LEVEL ?? 'info',
+    logRequests: env.LOG_REQUESTS === '1' || env.LOG_REQUESTS === 'true',
     siteUrl: env.WREN_SITE_URL ?? null,
     ingestion: {
       maxBatchRecords: intFrom(env.WREN_INGEST_BATCH, 10_000, 'WREN_INGEST_BATCH'),
@@ -65,6 +78,16 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env): Config {
       // Failpoint for dead-letter tests: writing a batch that holds an event of this name fails.
       poisonEvent: env.WREN_FAILPOINT_POISON_EVENT || null,
     },
+    maxBacklog: intFrom(env.WREN_MAX_BACKLOG, 1_000_000, 'WREN_MAX_BACKLOG'),
+    logRetention: {
+      bytes: intFrom(env.WREN_LOG_RETENTION_BYTES, 128 << 20, 'WREN_LOG_RETENTION_BYTES'),
+      ms: intFrom(env.WREN_LOG_RETENTION_HOURS, 1, 'WREN_LOG_RETENTION_HOURS') * 3_600_000,
+    },
+    readiness: {
+      maxLagSeconds: intFrom(env.WREN_READY_MAX_LAG_SECONDS, 300, 'WREN_READY_MAX_LAG_SECONDS'),
+      stallSeconds: intFrom(env.WREN_READY_STALL_SECONDS, 60, 'WREN_READY_STALL_SECONDS'),
+    },
+    failpoints: { stallIngestionFile: env.WREN_FAILPOINT_STALL_INGESTION_FILE || null },
     kafka: env.KAFKA_BROKERS
       ? {
           brokers: env.KAFKA_BROKERS.split(',').map((b) => b.trim()).filter(Boolean),

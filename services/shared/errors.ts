@@ -8,12 +8,15 @@ export class WrenError extends Error {
   readonly code: string
   readonly type: ErrorType
   readonly attr: string | null
+  /** Response headers that go with the error (Retry-After). */
+  readonly headers: Record<string, string>
 
-  constructor(status: number, code: string, detail: string, attr: string | null = null) {
+  constructor(status: number, code: string, detail: string, attr: string | null = null, headers: Record<string, string> = {}) {
     super(detail)
     this.status = status
     this.code = code
     this.attr = attr
+    this.headers = headers
     this.type =
       status === 400 ? 'validation_error' : status === 401 || status === 403 ? 'authentication_error' : status >= 500 ? 'server_error' : 'invalid_request'
   }
@@ -30,3 +33,7 @@ export const notFound = (detail = 'Not found.'): WrenError => new WrenError(404,
 export const methodNotAllowed = (detail: string): WrenError => new WrenError(405, 'method_not_allowed', detail)
 export const payloadTooLarge = (detail: string): WrenError => new WrenError(413, 'payload_too_large', detail)
 export const unavailable = (detail: string): WrenError => new WrenError(503, 'unavailable', detail)
+/** Capture's backpressure: ingestion is too far behind to take more events now; the SDKs retry. */
+export const BACKLOG_FULL = 'ingestion_backlog_full'
+export const backlogFull = (detail: string, retryAfterSeconds: number): WrenError =>
+  new WrenError(503, BACKLOG_FULL, detail, null, { 'retry-after': String(retryAfterSeconds) })

@@ -1,13 +1,14 @@
 // HTTP plumbing shared by every route group: the one error handler, `?format=csv`, absolute URLs.
 import type { FastifyError, FastifyInstance, FastifyReply, FastifyRequest } from 'fastify'
 import { stringify } from 'csv-stringify/sync'
-import { WrenError, badRequest, payloadTooLarge } from './errors'
+import { BACKLOG_FULL, WrenError, badRequest, payloadTooLarge } from './errors'
 
 export function installErrorHandler(app: FastifyInstance): void {
   app.setErrorHandler((error: FastifyError | WrenError, request, reply) => {
     const wren = error instanceof WrenError ? error : fromFastifyError(error)
-    if (wren.status >= 500) request.log.error({ err: error }, 'request failed')
-    void reply.status(wren.status).type('application/json').send(wren.toJSON())
+    // Backpressure refusals are an answer (thousands a second in a flood), counted in /_metrics, not logged.
+    if (wren.status >= 500 && wren.code !== BACKLOG_FULL) request.log.error({ err: error }, 'request failed')
+    void reply.status(wren.status).headers(wren.headers).type('application/json').send(wren.toJSON())
   })
   app.setNotFoundHandler((request, reply) => {
     void reply.status(404).send(new WrenError(404, 'not_found', `No route ${request.method} ${request.url.split('?')[0]}.`).toJSON())

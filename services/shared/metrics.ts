@@ -1,30 +1,122 @@
-// Counters a user can scrape at /_metrics (Prometheus text format).
+// What a user can scrape at /_metrics (Prometheus text format, through prom-client). Every metric Wren
+// emits is declared here, once, with its help text and labels; services call inc/observe/gauge by name.
+// Each Wren instance has its own registry (tests build several in one process), holding the process
+// metrics prom-client collects too (CPU, memory, event loop lag, GC).
+import { Counter, Gauge, Histogram, Registry, collectDefaultMetrics } from 'prom-client'
+
+interface Definition {
+  type: 'counter' | 'histogram' | 'gauge'
+  help: string
+  labelNames?: readonly string[]
+  buckets?: readonly number[]
+}
+
+/** Seconds, from a fast decide answer to a slow insight or a large ingestion batch. */
+const LATENCY_BUCKETS = [0.001, 0.005, 0.01, 0.025, 0.05, 0.1, 0.25, 0.5, 1, 2.5, 5, 10, 30]
+
+export const CATALOGUE = {
+  wren_http_requests_total: {
+    type: 'counter',
+    help: 'HTTP requests answered, by method, route pattern (not the raw path) and status code. Unknown paths count under route="unmatched".',
+    labelNames: ['method', 'route', 'status'],
+  },
+  wren_http_request_duration_seconds: {
+    type: 'histogram',
+    help: 'Time from receiving an HTTP request to finishing its response, by method, route pattern and status code.',
+    labelNames: ['method', 'route', 'status'],
+    buckets: LATENCY_BUCKETS,
+  },
+  wren_capture_events_total: { type: 'counter', help: 'Events capture acknowledged: appended durably to the log.' },
+  wren_capture_requests_refused_total: {
+    type: 'counter',
+    help: 'Capture requests answered 503 with Retry-After because ingestion was too far behind (WREN_MAX_BACKLOG), by reason.',
+    labelNames: ['reason'],
+  },
+  wren_capture_backpressure: { type: 'gauge', help: '1 while capture refuses events because ingestion is too far behind (WREN_MAX_BACKLOG), else 0.' },
+  wren_ingested_events_total: { type: 'counter', help: 'Events ingestion wrote to ClickHouse.' },
+  wren_ingestion_warnings_total: { type: 'counter', help: 'Ingestion warnings: person merges refused, invalid values dropped, and the like (the log says which).' },
+  wren_dead_letters_total: { type: 'counter', help: 'Messages ingestion could not process, stored as dead letters with their error.' },
+  wren_dead_letters_replayed_total: { type: 'counter', help: 'Dead letters replayed into ingestion (wren dead-letters replay).' },
+  wren_ingestion_batch_retries_total: { type: 'counter', help: 'Ingestion batches retried after a failure.' },
+  wren_ingestion_batch_duration_seconds: { type: 'histogram', help: 'Time to process one ingestion batch and write it to ClickHouse.', buckets: LATENCY_BUCKETS },
+  wren_ingestion_batches_split_total: { type: 'counter', help: 'Failing ingestion batches split in two to find the messages that fail.' },
+  wren_ingestion_lag_messages: { type: 'gauge', help: 'Messages appended to wren_ingest that the ingestion consumer group has not committed (sampled every 1 s embedded, 5 s on Kafka).' },
+  wren_ingestion_lag_seconds: { type: 'gauge', help: 'Seconds since the oldest message waiting for ingestion was appended (0 when none waits).' },
+  wren_ingestion_stalled_seconds: { type: 'gauge', help: 'Seconds the ingestion group has committed nothing while messages wait (0 while it makes progress or is idle).' },
+  wren_ingest_log_bytes: { type: 'gauge', help: 'Bytes the embedded log keeps on disk for wren_ingest (waiting messages plus consumed segments kept for replays); 0 on Kafka.' },
+  wren_decide_requests_total: { type: 'counter', help: 'Feature flag answers given by /decide and /flags, by endpoint.', labelNames: ['endpoint'] },
+  wren_decide_evaluation_errors_total: {
+    type: 'counter',
+    help: 'Feature flag answers with errorsWhileComputingFlags: true (some flag could not be evaluated), by endpoint.',
+    labelNames: ['endpoint'],
+  },
+} as const satisfies Record<string, Definition>
+
+export type MetricName = keyof typeof CATALOGUE
+type NameOf<T extends Definition['type']> = { [K in MetricName]: (typeof CATALOGUE)[K]['type'] extends T ? K : never }[MetricName]
+export type CounterName = NameOf<'counter'>
+export type HistogramName = NameOf<'histogram'>
+export type GaugeName = NameOf<'gauge'>
+export type Labels = Record<string, string>
+
 export class Metrics {
-  private readonly counters = new Map<string, number>()
-  private readonly gauges = new Map<string, () => number>()
+  readonly registry = new Registry()
+  private readonly counters = new Map<string, Counter>()
+  private readonly histograms = new Map<string, Histogram>()
+  private readonly readers = new Map<string, () => number>()
+  /** Sums over label sets, so get() can answer without prom-client's asynchronous collection. */
+  private readonly totals = new Map<string, number>()
 
-  inc(name: string, by = 1): void {
-    this.counters.set(name, (this.counters.get(name) ?? 0) + by)
+  constructor() {
+    collectDefaultMetrics({ register: this.registry })
+    const registers = [this.registry]
+    for (const [name, def] of Object.entries(CATALOGUE) as Array<[MetricName, Definition]>) {
+      const labelNames = [...(def.labelNames ?? [])]
+      if (def.type === 'counter') this.counters.set(name, new Counter({ name, help: def.help, labelNames, registers }))
+      else if (def.type === 'histogram') this.histograms.set(name, new Histogram({ name, help: def.help, labelNames, buckets: [...(def.buckets ?? LATENCY_BUCKETS)], registers }))
+      else {
+        const read = () => this.readers.get(name)?.() ?? 0
+        new Gauge({ name, help: def.help, registers, collect() { this.set(read()) } })
+      }
+    }
   }
 
-  /** A histogram observation (kept here as _sum and _count counters). */
-  observe(name: string, value: number): void {
-    this.inc(`${name}_sum`, value)
-    this.inc(`${name}_count`)
+  inc(name: CounterName, by = 1, labels?: Labels): void {
+    // A metric never breaks its caller: a counter cannot go down, and unknown labels are dropped.
+    if (!(by >= 0)) return
+    this.counters.get(name)!.inc(this.known(name, labels), by)
+    this.totals.set(name, (this.totals.get(name) ?? 0) + by)
   }
 
-  gauge(name: string, read: () => number): void {
-    this.gauges.set(name, read)
+  observe(name: HistogramName, value: number, labels?: Labels): void {
+    if (!Number.isFinite(value)) return
+    this.histograms.get(name)!.observe(this.known(name, labels), value)
+    this.totals.set(name, (this.totals.get(name) ?? 0) + 1)
   }
 
-  get(name: string): number {
-    return this.counters.get(name) ?? this.gauges.get(name)?.() ?? 0
+  /** A value read when /_metrics is scraped. */
+  gauge(name: GaugeName, read: () => number): void {
+    this.readers.set(name, read)
   }
 
-  render(): string {
-    const lines: string[] = []
-    for (const [name, value] of this.counters) lines.push(`# TYPE ${name} counter`, `${name} ${value}`)
-    for (const [name, read] of this.gauges) lines.push(`# TYPE ${name} gauge`, `${name} ${read()}`)
-    return lines.join('\n') + '\n'
+  /** A counter's total over all labels, a histogram's number of observations, or a gauge's value now. */
+  get(name: MetricName): number {
+    return this.readers.get(name)?.() ?? this.totals.get(name) ?? 0
+  }
+
+  /** The Prometheus text exposition of every metric. */
+  render(): Promise<string> {
+    return this.registry.metrics()
+  }
+
+  get contentType(): string {
+    return this.registry.contentType
+  }
+
+  private known(name: MetricName, labels: Labels | undefined): Labels {
+    const names: readonly string[] = (CATALOGUE[name] as Definition).labelNames ?? []
+    const out: Labels = {}
+    for (const key of names) if (labels?.[key] !== undefined) out[key] = labels[key]
+    return out
   }
 }

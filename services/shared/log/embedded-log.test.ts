@@ -160,7 +160,7 @@ describe('embedded log: recovery', () => {
     await log.close()
     await mkdir(join(dir, 'not-a-topic'))
     log = await open()
-    expect(await log.stats('t')).toEqual({ topic: 't', endOffset: 10, committed: { g: 4 } })
+    expect(await log.stats('t')).toMatchObject({ topic: 't', endOffset: 10, committed: { g: 4 } })
     expect(await readdir(join(dir, 'not-a-topic'))).toEqual([])
     const rest = await collect(log, 6, { group: 'g' })
     expect(rest[0]).toMatchObject({ firstOffset: 4, lastOffset: 9, redelivered: false })
@@ -317,6 +317,28 @@ describe('embedded log: consuming', () => {
     expect((await log.stats('t')).committed).toEqual({ g: 5 })
   })
 
+  it('logs a handler that keeps failing once (then once a minute with a count), and its recovery', async () => {
+    const warnings: Warning[] = []
+    const log = await open(undefined, warnings)
+    await log.append('t', msgs(0, 2))
+    let calls = 0
+    const done = deferred()
+    const sub = log.subscribe({
+      topic: 't', group: 'g', maxBatchRecords: 10, maxWaitMs: 0,
+      handler: async () => {
+        // Four failures take 100 + 200 + 400 + 800 ms of backoff.
+        if (++calls <= 4) throw new Error(`clickhouse refused the batch (${calls})`)
+        done.resolve()
+      },
+    })
+    await done.promise
+    await sub.stop()
+    const failures = warnings.filter((w) => w.msg.startsWith('embedded log: consumer error'))
+    expect(failures).toHaveLength(2)
+    expect((failures[0].obj.err as Error).message).toBe('clickhouse refused the batch (1)')
+    expect(failures[1].msg).toContain('recovered after 4 failures')
+  })
+
   it('batches by size without waiting for maxWaitMs', async () => {
     const log = await open()
     await log.append('t', msgs(0, 25))
@@ -398,7 +420,7 @@ describe('embedded log: consuming', () => {
     await collect(log, 90, { group: 'slow' })
     const left = await segments()
     expect(left).toEqual([all.at(-1)])
-    expect(await log.stats('t')).toEqual({ topic: 't', endOffset: 90, committed: { slow: 90, fast: 90 } })
+    expect(await log.stats('t')).toEqual({ topic: 't', endOffset: 90, committed: { slow: 90, fast: 90 }, bytes: (await stat(join(dir, 't', left[0]))).size })
     await log.append('t', msgs(90, 1))
     await log.close()
     log = await open(200)
@@ -408,5 +430,35 @@ describe('embedded log: consuming', () => {
     const fresh = await collect(log, 91 - base, { group: 'new' })
     expect(fresh[0].firstOffset).toBe(base)
     expect(values(fresh).at(-1)).toBe('v90')
+  })
+
+  it('keeps consumed segments for replays under a retention in bytes and in age', async () => {
+    const sizes = async () => Promise.all((await segments()).map(async (f) => (await stat(join(dir, 't', f))).size))
+    const reopen = async (retention: { bytes: number; ms: number }) => {
+      const log = await openEmbeddedLog({ dir, segmentBytes: 200, retention })
+      opened.push(log)
+      return log
+    }
+    let log = await reopen({ bytes: 600, ms: 3_600_000 })
+    for (let i = 0; i < 30; i++) await log.append('t', msgs(i * 3, 3))
+    const all = await segments()
+    await collect(log, 90, { group: 'g' })
+    // Consumed segments stay while they total at most 600 bytes (the active one is never consumed-deleted).
+    const kept = (await sizes()).slice(0, -1)
+    expect(kept.reduce((a, b) => a + b, 0)).toBeLessThanOrEqual(600)
+    expect(kept.reduce((a, b) => a + b, 0)).toBeGreaterThan(600 - 200)
+    expect(await segments()).toEqual(all.slice(all.length - kept.length - 1))
+    expect((await log.stats('t')).bytes).toBe((await sizes()).reduce((a, b) => a + b, 0))
+    // A new group replays from the oldest kept record.
+    const base = Number((await segments())[0].slice(0, 20))
+    expect(base).toBeGreaterThan(0)
+    expect((await collect(log, 90 - base, { group: 'replay' }))[0].firstOffset).toBe(base)
+    await log.close()
+
+    // Past their age, consumed segments go whatever their size.
+    log = await reopen({ bytes: 1 << 30, ms: 0 })
+    await log.append('t', msgs(90, 1))
+    await collect(log, 1, { group: 'g' })
+    expect(await segments()).toEqual([all.at(-1)])
   })
 })

@@ -11,11 +11,17 @@ import { mkdir, open, readdir, readFile, rename, unlink } from 'node:fs/promises
 import { join } from 'node:path'
 import type { Log, LogBatch, LogMessage, SubscribeOptions, Subscription, TopicStats } from './log'
 import { encodeMessages, syncDir, TopicStore, type Warner } from './segment'
+import { RepeatedFailures } from '../repeated-failures'
 
 export interface EmbeddedLogOptions {
   dir: string
   /** A segment is closed and a new one started once it would grow past this size. Default 64 MiB. */
   segmentBytes?: number
+  /**
+   * Segments every group has consumed are kept for replays while they total at most `bytes` and were
+   * written less than `ms` ago. Default: none kept (deleted once consumed).
+   */
+  retention?: { bytes: number; ms: number }
   logger?: Warner
 }
 
@@ -44,7 +50,7 @@ const MAX_BACKOFF_MS = 5_000
 const consoleWarner: Warner = { warn: (obj, msg) => console.warn(msg, obj) }
 
 export async function openEmbeddedLog(options: EmbeddedLogOptions): Promise<EmbeddedLog> {
-  const log = new EmbeddedLogImpl(options.dir, options.segmentBytes ?? 64 << 20, options.logger ?? consoleWarner)
+  const log = new EmbeddedLogImpl(options.dir, options.segmentBytes ?? 64 << 20, options.logger ?? consoleWarner, options.retention ?? { bytes: 0, ms: 0 })
   await mkdir(options.dir, { recursive: true })
   try {
     // Recovery (truncating torn tails) happens here, before anyone appends or reads.
@@ -73,6 +79,7 @@ class EmbeddedLogImpl implements EmbeddedLog {
     readonly dir: string,
     private readonly segmentBytes: number,
     readonly logger: Warner,
+    private readonly retention: { bytes: number; ms: number },
   ) {}
 
   topic(name: string): Promise<Topic> {
@@ -141,7 +148,7 @@ class EmbeddedLogImpl implements EmbeddedLog {
     const topic = await pending
     const committed: Record<string, number> = {}
     for (const [group, state] of topic.offsets) committed[group] = state.committed
-    return { topic: name, endOffset: topic.store.endOffset, committed }
+    return { topic: name, endOffset: topic.store.endOffset, committed, bytes: topic.store.bytes }
   }
 
   dataSyncs(): number {
@@ -164,12 +171,12 @@ class EmbeddedLogImpl implements EmbeddedLog {
     topic.offsets.set(group, state)
   }
 
-  /** Retention: drop segments every group has consumed. Failure only delays it to the next commit. */
+  /** Retention: drop segments every group has consumed (beyond what `retention` keeps). Failure only delays it to the next commit. */
   async applyRetention(topic: Topic): Promise<void> {
     try {
       let min = Infinity
       for (const state of topic.offsets.values()) min = Math.min(min, state.committed)
-      if (min !== Infinity) await topic.store.deleteBelow(min)
+      if (min !== Infinity) await topic.store.deleteBelow(min, this.retention)
     } catch (err) {
       this.logger.warn({ topic: topic.store.name, err }, 'embedded log: retention failed')
     }
@@ -209,12 +216,15 @@ class SubscriptionImpl implements Subscription {
   private wake: (() => void) | null = null
   private backoffMs = MIN_BACKOFF_MS
   private readonly done: Promise<void>
+  /** Without onError, failures are logged once and then once a minute with a count (the loop retries every few seconds). */
+  private readonly failures: RepeatedFailures
 
   constructor(
     private readonly log: EmbeddedLogImpl,
     private readonly options: SubscribeOptions,
     onEnd: () => void,
   ) {
+    this.failures = new RepeatedFailures(log.logger, 'embedded log: consumer error')
     this.done = this.run()
       .catch((err) => this.log.logger.warn({ topic: options.topic, group: options.group, err }, 'embedded log: consumer failed'))
       .finally(onEnd)
@@ -283,6 +293,7 @@ class SubscriptionImpl implements Subscription {
         }
       }
       this.backoffMs = MIN_BACKOFF_MS
+      this.failures.success({ topic: name, group })
       if (!(await this.attempt(() => this.log.writeOffsets(topic, group, { committed: last + 1 }), batch))) return
       next = last + 1
       await this.log.applyRetention(topic)
@@ -333,6 +344,7 @@ class SubscriptionImpl implements Subscription {
       try {
         const value = await fn()
         this.backoffMs = MIN_BACKOFF_MS
+        this.failures.success({ topic: this.options.topic, group: this.options.group })
         return { value }
       } catch (err) {
         this.report(err, batch)
@@ -353,7 +365,7 @@ class SubscriptionImpl implements Subscription {
     const { topic, group, onError } = this.options
     try {
       if (onError) onError(err, batch)
-      else this.log.logger.warn({ topic, group, err, firstOffset: batch.firstOffset }, 'embedded log: consumer error')
+      else this.failures.failure(err, { topic, group, firstOffset: batch.firstOffset })
     } catch {
       // onError itself failing must not kill the delivery loop.
     }

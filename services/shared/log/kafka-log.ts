@@ -233,17 +233,17 @@ class KafkaLogImpl implements KafkaLog {
     return sub
   }
 
-  async stats(topic: string): Promise<TopicStats> {
+  async stats(topic: string, only?: string[]): Promise<TopicStats> {
     await this.ensureTopic(topic)
     const ends = await this.admin.fetchTopicOffsets(topic)
     const low = new Map(ends.map((p) => [p.partition, Number(p.low)]))
     const endOffset = ends.reduce((sum, p) => sum + Number(p.high), 0)
     const committed: Record<string, number> = {}
-    const { groups } = await this.admin.listGroups()
-    for (const { groupId, protocolType } of groups) {
-      if (protocolType !== 'consumer') continue
+    const groups = only ?? (await this.admin.listGroups()).groups.filter((g) => g.protocolType === 'consumer').map((g) => g.groupId)
+    for (const groupId of groups) {
       const [offsets] = await this.admin.fetchOffsets({ groupId, topics: [topic] })
-      if (!offsets || offsets.partitions.every((p) => Number(p.offset) < 0)) continue
+      // A group asked for by name counts even before its first commit: it is at the start of the topic.
+      if (!offsets || (!only && offsets.partitions.every((p) => Number(p.offset) < 0))) continue
       committed[groupId] = offsets.partitions.reduce((sum, p) => sum + (Number(p.offset) >= 0 ? Number(p.offset) : (low.get(p.partition) ?? 0)), 0)
     }
     return { topic, endOffset, committed }

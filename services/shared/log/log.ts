@@ -59,13 +59,16 @@ export interface TopicStats {
   endOffset: number
   /** Committed offsets per consumer group (sum over partitions). */
   committed: Record<string, number>
+  /** Bytes the topic takes on disk, where the log knows it cheaply (the embedded log). */
+  bytes?: number
 }
 
 export interface Log {
   /** Appends the messages; resolves only once they are durable. All or nothing per call. */
   append(topic: string, messages: LogMessage[]): Promise<void>
   subscribe(options: SubscribeOptions): Subscription
-  stats(topic: string): Promise<TopicStats>
+  /** Offsets of the topic and of every consumer group, or only of `groups` when given (cheaper on Kafka). */
+  stats(topic: string, groups?: string[]): Promise<TopicStats>
   close(): Promise<void>
 }
 

@@ -131,6 +131,8 @@ class Segment {
     public count: number,
     /** index[k] = position of record base + k*INDEX_EVERY; null until first read of an older segment. */
     public index: number[] | null,
+    /** When a record was last written to it (epoch ms): retention by age. */
+    public writtenAt: number,
   ) {}
 }
 
@@ -172,6 +174,11 @@ export class TopicStore {
     return last.base + last.count
   }
 
+  /** Bytes of every segment on disk. */
+  get bytes(): number {
+    return this.segments.reduce((sum, seg) => sum + seg.size, 0)
+  }
+
   private get active(): Segment {
     return this.segments[this.segments.length - 1]
   }
@@ -188,7 +195,7 @@ export class TopicStore {
       const path = join(this.dir, segmentFileName(0))
       const fh = await open(path, 'wx+')
       await syncDir(this.dir)
-      this.segments.push(new Segment(0, path, fh, 0, 0, []))
+      this.segments.push(new Segment(0, path, fh, 0, 0, [], Date.now()))
       return
     }
     const bases = names.map((n) => Number(n.slice(0, 20)))
@@ -197,11 +204,13 @@ export class TopicStore {
       const path = join(this.dir, names[i])
       const count = bases[i + 1] - bases[i]
       if (count < 0) throw new Error(`log segments of ${this.name} out of order at ${names[i]}`)
-      this.segments.push(new Segment(bases[i], path, null, (await stat(path)).size, count, null))
+      const { size, mtimeMs } = await stat(path)
+      this.segments.push(new Segment(bases[i], path, null, size, count, null, mtimeMs))
     }
     const path = join(this.dir, names[names.length - 1])
     const fh = await open(path, 'r+')
-    const last = new Segment(bases[bases.length - 1], path, fh, (await fh.stat()).size, 0, null)
+    const { size, mtimeMs } = await fh.stat()
+    const last = new Segment(bases[bases.length - 1], path, fh, size, 0, null, mtimeMs)
     this.segments.push(last)
     const scan = await this.scanSegment(last)
     last.index = scan.index
@@ -307,6 +316,7 @@ export class TopicStore {
     }
     seg.size = position
     seg.count = offset - seg.base
+    seg.writtenAt = Date.now()
     for (const item of group) item.resolve()
     for (const listener of this.listeners) listener()
   }
@@ -334,7 +344,7 @@ export class TopicStore {
       await unlink(path).catch(() => {})
       throw err
     }
-    const seg = new Segment(base, path, fh, 0, 0, [])
+    const seg = new Segment(base, path, fh, 0, 0, [], Date.now())
     this.segments.push(seg)
     return seg
   }
@@ -393,11 +403,23 @@ export class TopicStore {
     return this.segments[lo]
   }
 
-  /** Deletes whole segments whose records are all below `offset`, never the active one. */
-  async deleteBelow(offset: number): Promise<void> {
+  /**
+   * Deletes whole segments whose records are all below `offset`, never the active one, oldest first, except
+   * those `keep` spares: consumed segments are kept while they total at most keep.bytes and were last
+   * written less than keep.ms ago (either limit deletes, as Kafka's retention.bytes and retention.ms).
+   */
+  async deleteBelow(offset: number, keep: { bytes: number; ms: number } = { bytes: 0, ms: 0 }): Promise<void> {
+    let consumed = 0
+    let consumedBytes = 0
+    while (consumed < this.segments.length - 1 && this.segments[consumed].base + this.segments[consumed].count <= offset) {
+      consumedBytes += this.segments[consumed++].size
+    }
+    const now = Date.now()
     const doomed: Segment[] = []
-    while (this.segments.length > 1 && this.segments[0].base + this.segments[0].count <= offset) {
-      doomed.push(this.segments.shift()!)
+    while (doomed.length < consumed && (consumedBytes > keep.bytes || now - this.segments[0].writtenAt >= keep.ms)) {
+      const seg = this.segments.shift()!
+      consumedBytes -= seg.size
+      doomed.push(seg)
     }
     for (const seg of doomed) {
       await seg.fh?.close()
