@@ -5,7 +5,8 @@ import { createPerson, recordUpdated } from './person-ops'
 import { hasOwn, isPlainObject, jsonEqual, propertyChanges, setOwn } from './person-properties'
 import type { Person, PersonCommand, Properties } from './types'
 
-export type CommandResult = { ok: true; person: Person | null } | { ok: false; status: 404 | 400; detail: string }
+/** 500: the command could not be applied at all and went to dead letters with `detail` as its error. */
+export type CommandResult = { ok: true; person: Person | null } | { ok: false; status: 404 | 400 | 500; detail: string }
 
 export function applyCommand(repo: PersonRepo, command: PersonCommand): CommandResult {
   return repo.atomically(() => apply(repo, command))

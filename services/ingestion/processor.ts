@@ -29,18 +29,17 @@ import type { Log, LogBatch, Subscription } from '../shared/log/log'
 import { TOPICS } from '../shared/log/log'
 import { decodeIngest, type IngestItem } from '../shared/log/messages'
 import type { Metrics } from '../shared/metrics'
+import { RepeatedFailures } from '../shared/repeated-failures'
 import { DeadLetterStore, teamOf, type DeadLetter } from '../dead-letters/store'
 import { PersonRepo } from './person-repo'
 import { applyCommand, isDroppedPersonlessEvent, lookupsFor, processEvent, type CommandResult } from './person-rules'
 import { loadPersonState } from './person-loader'
 import { writeBatch } from './writer'
 import { CommandWaiters, type CommandResultPublisher } from './command-results'
-import type { PersonChanges, ProcessedEvent } from './types'
+import type { PersonChanges, PersonCommand, ProcessedEvent } from './types'
 
 // Person rules run this many items between turns of the event loop.
 const YIELD_EVERY = 250
-/** A batch that keeps failing is logged at most this often (with a count), not once per retry. */
-const FAILURE_LOG_EVERY_MS = 60_000
 
 export interface ProcessorOptions {
   maxBatchRecords: number
@@ -64,8 +63,8 @@ export class IngestionProcessor {
   private batchesWritten = 0
   private readonly changeListeners: Array<(changes: PersonChanges) => void> = []
   private readonly deadLetters: Pick<DeadLetterStore, 'record' | 'offsetsIn'>
-  /** Per topic/partition: the range that is failing, how often, and when that was last logged. */
-  private readonly failing = new Map<string, { range: string; count: number; loggedAt: number; unlogged: number }>()
+  /** Per topic/partition: the range that is failing, how often, and its log (once, then once a minute). */
+  private readonly failing = new Map<string, { range: string; count: number; log: RepeatedFailures }>()
 
   constructor(
     private readonly log: Log,
@@ -118,15 +117,14 @@ export class IngestionProcessor {
       if (isolating) await this.isolate(batch, null)
       else await this.processRange(batch)
     } catch (err) {
-      const known = failing?.range === range
-      this.failing.set(where, { range, count: failures + 1, loggedAt: known ? failing.loggedAt : 0, unlogged: known ? failing.unlogged : 0 })
+      const log = failing?.range === range ? failing.log : new RepeatedFailures(this.logger, 'ingestion batch failed; retrying')
+      this.failing.set(where, { range, count: failures + 1, log })
       this.metrics.inc('wren_ingestion_batch_retries_total')
       throw err
     }
-    if (this.failing.get(where)?.range === range) {
-      const { count } = this.failing.get(where)!
+    if (failing?.range === range) {
       this.failing.delete(where)
-      this.logger.info({ partition: batch.partition, firstOffset: batch.firstOffset, lastOffset: batch.lastOffset, failures: count, isolated: isolating }, 'ingestion batch stored after failing')
+      failing.log.success({ partition: batch.partition, firstOffset: batch.firstOffset, lastOffset: batch.lastOffset, isolated: isolating })
     }
     this.metrics.observe('wren_ingestion_batch_duration_seconds', (performance.now() - started) / 1000)
   }
@@ -165,32 +163,23 @@ export class IngestionProcessor {
     const [record] = batch.records
     const letter: DeadLetter = { offset: record.offset, error: errorText(error), payload: record.value, teamId: teamOf(record.value) }
     await this.deadLetters.record(batch, [letter])
+    const command = commandIn(record.value)
+    if (command) {
+      const result: [string, CommandResult] = [command.commandId, { ok: false, status: 500, detail: letter.error }]
+      if (this.options.publishResults) await this.options.publishResults([result])
+      this.waiters.resolve(...result)
+    }
     this.metrics.inc('wren_dead_letters_total')
     this.logger.warn({ partition: batch.partition, offset: record.offset, teamId: letter.teamId, error: letter.error }, 'a message that fails alone was sent to the dead-letter store')
   }
 
   /** Logs a failing batch once, then at most once a minute with the number of failures since. */
   private reportFailure(err: unknown, batch: LogBatch): void {
-    const where = `${batch.topic}:${batch.partition}`
-    const range = `${batch.firstOffset}-${batch.lastOffset}`
-    const entry = this.failing.get(where)
+    const entry = this.failing.get(`${batch.topic}:${batch.partition}`)
     const context = { partition: batch.partition, firstOffset: batch.firstOffset, lastOffset: batch.lastOffset }
-    if (!entry || entry.range !== range) {
-      // Not a handler failure of a known range (an offset write, say): log it as it comes.
-      this.logger.error({ err, ...context }, 'ingestion failed; retrying')
-      return
-    }
-    const now = Date.now()
-    if (entry.loggedAt === 0) {
-      this.logger.error({ err, ...context }, 'ingestion batch failed; retrying')
-    } else if (now - entry.loggedAt >= FAILURE_LOG_EVERY_MS) {
-      this.logger.error({ error: errorText(err), ...context, failures: entry.unlogged + 1, total: entry.count }, 'ingestion batch still failing')
-    } else {
-      entry.unlogged++
-      return
-    }
-    entry.loggedAt = now
-    entry.unlogged = 0
+    // Not a handler failure of a known range (an offset write, say): log it as it comes.
+    if (entry?.range !== `${batch.firstOffset}-${batch.lastOffset}`) this.logger.error({ err, ...context }, 'ingestion failed; retrying')
+    else entry.log.failure(err, context)
   }
 
   /** Processes one range of the log and writes its output. Throws when the range cannot be written. */
@@ -226,6 +215,8 @@ export class IngestionProcessor {
         })
       } catch (err) {
         deadLetters.push({ offset, error: errorText(err), payload: batch.records[index].value, teamId: item.kind === 'event' ? item.event.teamId : item.command.teamId })
+        // Whoever waits for a command that cannot be applied hears so now, not after its timeout.
+        if (item.kind === 'command') results.push([item.command.commandId, { ok: false, status: 500, detail: errorText(err) }])
       }
     }
 
@@ -257,6 +248,16 @@ export class IngestionProcessor {
     for (const w of warnings.slice(0, 20)) this.logger.info({ teamId: w.teamId, details: w.details }, `ingestion warning: ${w.type}`)
     if (deadLetters.length) this.logger.warn({ count: deadLetters.length, first: deadLetters[0].error }, 'messages sent to the dead-letter store')
     for (const [commandId, result] of results) this.waiters.resolve(commandId, result)
+  }
+}
+
+/** The person command a log message holds, if it holds one and decodes. */
+function commandIn(value: Buffer): PersonCommand | null {
+  try {
+    const item = decodeIngest(value)
+    return item.kind === 'command' ? item.command : null
+  } catch {
+    return null
   }
 }
 

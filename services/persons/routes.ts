@@ -63,7 +63,10 @@ export async function personRoutes(app: FastifyInstance, deps: PersonRouteDeps):
     } catch {
       throw unavailable('The change is queued but was not applied in time; it will still be applied. Retry the read shortly.')
     }
-    if (!result.ok) throw new WrenError(result.status, result.status === 404 ? 'not_found' : 'invalid_input', result.detail)
+    if (!result.ok) {
+      const code = result.status === 404 ? 'not_found' : result.status === 400 ? 'invalid_input' : 'dead_lettered'
+      throw new WrenError(result.status, code, result.status === 500 ? `The change could not be applied and was kept as a dead letter: ${result.detail}` : result.detail)
+    }
   }
   const base = (caller: Caller, person: PersonRecord) => ({ commandId: randomUUID(), teamId: caller.project.id, personUuid: person.uuid, at: deps.clock.now().toISOString() })
 
