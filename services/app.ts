@@ -115,6 +115,7 @@ export async function buildWren(config: Config, logger: Logger = pino({ level: c
       await app.close()
       deletions.stop()
       await processor.stop()
+      await projects.close()
       await commandResults?.stop()
       await log.close()
       await clickhouse.close()

@@ -1,9 +1,10 @@
-// /api/projects/ and /api/personal_api_keys/: what a key can see and create.
+// /api/projects/: what a key can see and create (keys themselves: key-routes.ts).
 import type { FastifyInstance } from 'fastify'
-import { authorize, canReach, hasScope, isValidScope, personalKeyFrom } from '../shared/auth'
-import { badRequest, forbidden, notFound } from '../shared/errors'
+import { authorize, canReach, hasScope, personalKeyFrom } from '../shared/auth'
+import { badRequest, forbidden } from '../shared/errors'
 import { isRecord, sendFormatted } from '../shared/http'
 import type { Project, ProjectStore } from './store'
+import { keyRoutes } from './key-routes'
 
 export function serializeProject(p: Project): Record<string, unknown> {
   return { id: p.id, uuid: null, name: p.name, api_token: p.apiToken, timezone: p.timezone, created_at: p.createdAt, ...p.settings }
@@ -49,21 +50,7 @@ export async function projectRoutes(app: FastifyInstance, deps: { projects: Proj
     return reply.status(201).send(serializeProject(project))
   })
 
-  app.post<{ Body: unknown }>('/api/personal_api_keys/', async (request, reply) => {
-    const caller = personalKeyFrom(request, projects)
-    if (!caller.scopes.includes('*')) throw forbidden('permission_denied', 'Only a key holding every scope (*) can create keys.')
-    const body = isRecord(request.body) ? request.body : {}
-    const scopes = body.scopes
-    if (!Array.isArray(scopes) || scopes.length === 0 || !scopes.every((s) => typeof s === 'string' && isValidScope(s))) {
-      throw badRequest('invalid_input', 'scopes must be a non-empty list like ["person:read", "insight:read"] or ["*"].', 'scopes')
-    }
-    const teams = body.scoped_teams ?? []
-    if (!Array.isArray(teams) || !teams.every((t) => Number.isInteger(t))) throw badRequest('invalid_input', 'scoped_teams must be a list of project ids.', 'scoped_teams')
-    for (const t of teams as number[]) if (!projects.byId(t)) throw notFound(`Project ${t} does not exist.`)
-    const label = typeof body.label === 'string' ? body.label : 'api'
-    const { key, value } = await projects.createPersonalKey({ label, scopes: scopes as string[], scopedTeams: teams as number[] })
-    return reply.status(201).send({ id: key.id, label: key.label, value, mask_value: key.maskValue, scopes: key.scopes, scoped_teams: key.scopedTeams, created_at: key.createdAt })
-  })
+  await app.register(keyRoutes, { projects })
 }
 
 function isTimezone(value: unknown): boolean {
