@@ -50,6 +50,23 @@ describe('projects and keys API', () => {
       expect((await call('POST', '/api/projects/', { name: 'By writer' }, writer.value)).status).toBe(201)
       expect((await call('GET', '/api/projects/')).body.count).toBe(before + 1)
     })
+
+    it('gives ten concurrent creations ten distinct projects, each with a working project API key', async () => {
+      const created = await Promise.all(Array.from({ length: 10 }, (_, i) => call('POST', '/api/projects/', { name: `Concurrent ${i}` })))
+      expect(created.map((r) => r.status)).toEqual(Array(10).fill(201))
+      const ids = created.map((r) => r.body.id)
+      expect(new Set(ids).size).toBe(10)
+      for (const r of created) {
+        const read = await call('GET', `/api/projects/${r.body.id}/`)
+        expect(read.body).toMatchObject({ id: r.body.id, name: r.body.name, api_token: r.body.api_token })
+        const capture = await fetch(`${t.url}/capture/`, { method: 'POST', headers: { 'content-type': 'application/json' }, body: JSON.stringify({ api_key: r.body.api_token, event: 'created', distinct_id: 'u1' }) })
+        expect(capture.status, r.body.name).toBe(200)
+      }
+      // Still ten after a reload from storage: no creation overwrote another's row.
+      await t.wren.projects.refresh()
+      const listed = (await call('GET', '/api/projects/')).body.results.filter((p: any) => p.name.startsWith('Concurrent '))
+      expect(listed.map((p: any) => p.id).sort((a: number, b: number) => a - b)).toEqual([...ids].sort((a, b) => a - b))
+    })
   })
 
   describe('GET /api/projects/', () => {
