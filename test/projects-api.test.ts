@@ -119,6 +119,52 @@ describe('projects and keys API', () => {
     })
   })
 
+  describe('project settings', () => {
+    it('refuses to overwrite id or api_token, and unknown settings or wrong types, naming the key', async () => {
+      const route = `/api/projects/${second.id}/`
+      const cases: Array<[Record<string, unknown>, string]> = [
+        [{ id: 999, api_token: 'phc_spoofed' }, 'id'],
+        [{ api_token: 'phc_spoofed' }, 'api_token'],
+        [{ created_at: '2020-01-01T00:00:00Z' }, 'created_at'],
+        [{ favourite_colour: 'blue' }, 'favourite_colour'],
+        [{ name: 'Fine', constructor: {} }, 'constructor'],
+        [{ session_recording_opt_in: 'yes' }, 'session_recording_opt_in'],
+        [{ week_start_day: 3 }, 'week_start_day'],
+        [{ app_urls: 'https://shop.example' }, 'app_urls'],
+        [{ test_account_filters: { email: 'x' } }, 'test_account_filters'],
+        [{ remote_config: [1, 2] }, 'remote_config'],
+      ]
+      for (const [body, attr] of cases) {
+        const res = await call('PATCH', route, body)
+        expect(res.status, JSON.stringify(body)).toBe(400)
+        expect(res.body.attr, JSON.stringify(body)).toBe(attr)
+        expect(res.body.detail).toContain(attr)
+      }
+      const listed = (await call('GET', '/api/projects/')).body.results.find((p: any) => p.api_token === second.api_token)
+      expect(listed).toMatchObject({ id: second.id, api_token: second.api_token })
+      expect(listed.favourite_colour).toBeUndefined()
+      expect((await call('GET', route)).body.name).not.toBe('Fine')
+    })
+
+    it('stores known settings with their types, takes a read-modify-write back, and resets with null', async () => {
+      const route = `/api/projects/${second.id}/`
+      const res = await call('PATCH', route, { session_recording_opt_in: true, app_urls: ['https://shop.example'], week_start_day: 1, test_account_filters: [{ key: 'email', operator: 'not_icontains', value: '@test.dev', type: 'person' }] })
+      expect(res.status).toBe(200)
+      expect(res.body).toMatchObject({ id: second.id, api_token: second.api_token, session_recording_opt_in: true, app_urls: ['https://shop.example'], week_start_day: 1 })
+      const config = await fetch(`${t.url}/array/${second.api_token}/config`)
+      expect((await config.json()).sessionRecording).toMatchObject({ endpoint: '/s/' })
+
+      const roundTrip = await call('PATCH', route, { ...res.body, name: 'Second, round trip' })
+      expect(roundTrip.status).toBe(200)
+      expect(roundTrip.body).toMatchObject({ id: second.id, name: 'Second, round trip', api_token: second.api_token, week_start_day: 1 })
+
+      const reset = await call('PATCH', route, { week_start_day: null })
+      expect(reset.status).toBe(200)
+      expect(reset.body.week_start_day).toBeUndefined()
+      expect(reset.body.session_recording_opt_in).toBe(true)
+    })
+  })
+
   describe('POST /api/personal_api_keys/', () => {
     it('creates a key with limited scopes and projects that works only within them', async () => {
       const res = await call('POST', '/api/personal_api_keys/', { label: 'ci', scopes: ['person:read'], scoped_teams: [second.id] })

@@ -5,9 +5,11 @@ import { badRequest, forbidden } from '../shared/errors'
 import { isRecord, sendFormatted } from '../shared/http'
 import type { Project, ProjectStore } from './store'
 import { keyRoutes } from './key-routes'
+import { applySettings, PROJECT_SETTINGS, READ_ONLY_FIELDS } from './settings'
 
 export function serializeProject(p: Project): Record<string, unknown> {
-  return { id: p.id, uuid: null, name: p.name, api_token: p.apiToken, timezone: p.timezone, created_at: p.createdAt, ...p.settings }
+  // Settings first: nothing stored in them can shadow the project's own fields.
+  return { ...knownSettings(p.settings), id: p.id, uuid: null, name: p.name, api_token: p.apiToken, timezone: p.timezone, created_at: p.createdAt }
 }
 
 export async function projectRoutes(app: FastifyInstance, deps: { projects: ProjectStore }): Promise<void> {
@@ -29,12 +31,18 @@ export async function projectRoutes(app: FastifyInstance, deps: { projects: Proj
       const { project } = authorize(request, projects, 'project:write', request.params.project_id)
       const body = isRecord(request.body) ? request.body : {}
       const { name, timezone, ...settings } = body
+      const current = serializeProject(project)
+      for (const field of READ_ONLY_FIELDS) {
+        if (!(field in settings)) continue
+        if (settings[field] !== current[field]) throw badRequest('read_only', `${field} cannot be changed.`, field)
+        delete settings[field]
+      }
       if (name !== undefined && (typeof name !== 'string' || !name.trim())) throw badRequest('invalid_input', 'name must be a non-empty string.', 'name')
       if (timezone !== undefined && !isTimezone(timezone)) throw badRequest('invalid_input', `Unknown timezone '${String(timezone)}'.`, 'timezone')
       const updated = await projects.updateProject(project.id, {
         ...(name !== undefined ? { name: name as string } : {}),
         ...(timezone !== undefined ? { timezone: timezone as string } : {}),
-        settings: { ...project.settings, ...settings },
+        settings: applySettings(knownSettings(project.settings), settings),
       })
       return sendFormatted(request, reply, 200, serializeProject(updated))
     })
@@ -51,6 +59,11 @@ export async function projectRoutes(app: FastifyInstance, deps: { projects: Proj
   })
 
   await app.register(keyRoutes, { projects })
+}
+
+/** Settings stored before the allow-list existed may hold anything: only known keys are shown or kept. */
+function knownSettings(settings: Record<string, unknown>): Record<string, unknown> {
+  return Object.fromEntries(Object.entries(settings).filter(([k]) => Object.hasOwn(PROJECT_SETTINGS, k)))
 }
 
 function isTimezone(value: unknown): boolean {
