@@ -152,7 +152,7 @@ describe('projects and keys API', () => {
       expect(res.status).toBe(200)
       expect(res.body).toMatchObject({ id: second.id, api_token: second.api_token, session_recording_opt_in: true, app_urls: ['https://shop.example'], week_start_day: 1 })
       const config = await fetch(`${t.url}/array/${second.api_token}/config`)
-      expect((await config.json()).sessionRecording).toMatchObject({ endpoint: '/s/' })
+      expect(((await config.json()) as any).sessionRecording).toMatchObject({ endpoint: '/s/' })
 
       const roundTrip = await call('PATCH', route, { ...res.body, name: 'Second, round trip' })
       expect(roundTrip.status).toBe(200)
