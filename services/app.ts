@@ -87,7 +87,7 @@ export async function buildWren(config: Config, logger: Logger = pino({ level: c
   const cohortReader = new CachedCohortReader(clickhouse, logger.child({ service: 'cohorts' }))
   await cohortReader.start(cohortStore)
   if (runs('api')) await app.register(insightRoutes, { projects, clickhouse, clock, cohorts: cohortStore, siteUrl: config.siteUrl })
-  const flags = await buildFlags({ clickhouse, clock, projects, processor, cohorts: cohortReader, logger: logger.child({ service: 'flags' }), siteUrl: config.siteUrl })
+  const flags = await buildFlags({ clickhouse, clock, projects, processor, cohorts: cohortReader, cohortStore, logger: logger.child({ service: 'flags' }), siteUrl: config.siteUrl })
   // With roles in separate processes, projects, keys and flags are written by whichever api process got
   // the request: the others re-read these small tables every second (decide sees a flag change within ~1 s).
   const configRefresh = roles.has('all')

@@ -56,9 +56,14 @@ export class TrendService {
     const testFilters = request.filterTestAccounts ? parsePropertyGroup(project.settings.test_account_filters ?? [], 'test_account_filters') : null
     const globalProperties: PropertyGroup = testFilters && testFilters.values.length ? { type: 'AND', values: [request.properties, testFilters] } : request.properties
 
-    // Actions (a missing action drops its series) and every cohort any filter could reach.
+    // Actions: one this project never had (another project's id) is a 400; a deleted one drops its series.
     const actionIds = request.series.filter((s) => s.kind === 'actions').map((s) => Number(s.id))
-    const actions = actionIds.length ? await this.deps.actions.byIds(project.id, actionIds) : new Map<number, Action>()
+    const badId = request.series.find((s) => s.kind === 'actions' && !(Number.isSafeInteger(Number(s.id)) && Number(s.id) > 0))
+    if (badId) throw badRequest('invalid_input', `Action id must be a positive integer, got '${String(badId.id)}'.`, 'actions')
+    const found = actionIds.length ? await this.deps.actions.byIds(project.id, actionIds, { includeDeleted: true }) : new Map<number, Action>()
+    for (const id of actionIds) if (!found.has(id)) throw badRequest('invalid_input', `Action ${id} does not exist in this project.`, 'actions')
+    const actions = new Map([...found].filter(([, a]) => !a.deleted))
+    // And every cohort any filter could reach.
     const series = request.series.filter((s) => s.kind === 'events' || actions.has(Number(s.id)))
     const needsCohorts =
       cohortIdsIn(globalProperties).length > 0 || series.some((s) => cohortIdsIn(s.properties).length > 0) || request.breakdownType === 'cohort' || [...actions.values()].some((a) => cohortIdsOfAction(a).length > 0)

@@ -1,0 +1,59 @@
+// Projects that cannot be confused: objects of one project are not usable from another (flags naming
+// another project's cohort, trends over another project's action).
+import { afterAll, beforeAll, describe, expect, it } from 'vitest'
+import { api, startWren, type TestWren } from './support/wren'
+import { createProject } from './support/management'
+
+describe('tenancy', () => {
+  let t: TestWren
+  let call: ReturnType<typeof api>
+  let other: { id: number; api_token: string }
+  beforeAll(async () => {
+    t = await startWren()
+    call = api(t)
+    other = await createProject(t, 'Other')
+  })
+  afterAll(async () => {
+    await t?.close()
+  })
+
+  describe('another project’s objects', () => {
+    it('refuses a flag naming another project’s cohort, and decide stays error-free', async () => {
+      const theirs = await call('POST', `/api/projects/${other.id}/cohorts/`, { name: 'Theirs', filters: { properties: { type: 'AND', values: [{ key: 'plan', value: 'pro', type: 'person' }] } } })
+      expect(theirs.status).toBe(201)
+      const flags = `/api/projects/${t.projectId}/feature_flags/`
+      const withCohort = (id: number) => ({ groups: [{ properties: [{ key: 'id', type: 'cohort', value: id }], rollout_percentage: 100 }] })
+
+      const created = await call('POST', flags, { key: 'borrowed-cohort', filters: withCohort(theirs.body.id) })
+      expect(created.status).toBe(400)
+      expect(created.body).toMatchObject({ type: 'validation_error', attr: 'filters' })
+      expect(created.body.detail).toContain(`Cohort ${theirs.body.id} does not exist in this project`)
+
+      // Its own cohort, made a moment ago, is fine; changing it to the other project's is not.
+      const mine = await call('POST', `/api/projects/${t.projectId}/cohorts/`, { name: 'Mine', filters: { properties: { type: 'AND', values: [{ key: 'plan', value: 'pro', type: 'person' }] } } })
+      const flag = await call('POST', flags, { key: 'own-cohort', filters: withCohort(mine.body.id) })
+      expect(flag.status).toBe(201)
+      const patched = await call('PATCH', `${flags}${flag.body.id}/`, { filters: withCohort(theirs.body.id) })
+      expect(patched.status).toBe(400)
+      expect(patched.body.detail).toContain(`Cohort ${theirs.body.id}`)
+
+      const decide = await fetch(`${t.url}/decide/?v=3`, { method: 'POST', headers: { 'content-type': 'application/json' }, body: JSON.stringify({ api_key: t.projectKey, distinct_id: 'someone' }) })
+      const answer = (await decide.json()) as { featureFlags: Record<string, unknown>; errorsWhileComputingFlags: boolean }
+      expect(answer.errorsWhileComputingFlags).toBe(false)
+      expect(answer.featureFlags).toEqual({ 'own-cohort': false })
+    })
+
+    it('refuses a trend over another project’s action, naming it', async () => {
+      const theirs = await call('POST', `/api/projects/${other.id}/actions/`, { name: 'Their signup', steps: [{ event: 'signed_up' }] })
+      expect(theirs.status).toBe(201)
+      const trend = await call('POST', `/api/environments/${t.projectId}/insights/trend/`, { actions: [{ id: theirs.body.id }], events: [{ id: '$pageview' }] })
+      expect(trend.status).toBe(400)
+      expect(trend.body).toMatchObject({ type: 'validation_error', attr: 'actions' })
+      expect(trend.body.detail).toContain(`Action ${theirs.body.id} does not exist in this project`)
+      const bad = await call('GET', `/api/environments/${t.projectId}/insights/trend/?actions=${encodeURIComponent(JSON.stringify([{ id: 'abc' }]))}`)
+      expect(bad.status).toBe(400)
+      // The other project itself can use it.
+      expect((await call('POST', `/api/environments/${other.id}/insights/trend/`, { actions: [{ id: theirs.body.id }] })).status).toBe(200)
+    })
+  })
+})
