@@ -14,6 +14,7 @@ import { LogCommandWaiter, publishCommandResults } from './ingestion/command-res
 import type { Log } from './shared/log/log'
 import { lockDataDir } from './shared/lock'
 import { installErrorHandler } from './shared/http'
+import { guardManagementRoutes, type ManagementRoute } from './shared/management'
 import { Metrics } from './shared/metrics'
 import { ProjectStore } from './projects/store'
 import { bootstrapIfEmpty, type BootstrapResult } from './projects/bootstrap'
@@ -38,6 +39,8 @@ export interface Wren {
   processor: IngestionProcessor
   metrics: Metrics
   deletions: DeletionScheduler
+  /** Every management route as registered (method, url): what the authorization test enumerates. */
+  managementRoutes: ManagementRoute[]
   /** Set on the first start of an empty data directory. */
   bootstrap: BootstrapResult | null
   close(): Promise<void>
@@ -71,6 +74,7 @@ export async function buildWren(config: Config, logger: Logger = pino({ level: c
   const app = Fastify({ loggerInstance: logger as FastifyBaseLogger, trustProxy: true, routerOptions: { ignoreTrailingSlash: true }, logController: new LogController({ disableRequestLogging: true }), bodyLimit: 20 * 1024 * 1024 })
   await app.register(cors, { origin: true, credentials: true, methods: ['GET', 'POST', 'PATCH', 'PUT', 'DELETE', 'OPTIONS'] })
   installErrorHandler(app)
+  const managementRoutes = guardManagementRoutes(app)
   app.get('/_health', async () => ({ status: 'ok', roles: [...roles] }))
   app.get('/_readyz', async (_req, reply) => {
     const ping = await clickhouse.ping()
@@ -106,6 +110,7 @@ export async function buildWren(config: Config, logger: Logger = pino({ level: c
     processor,
     metrics,
     deletions,
+    managementRoutes,
     bootstrap,
     async close() {
       if (closed) return

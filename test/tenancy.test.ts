@@ -56,4 +56,35 @@ describe('tenancy', () => {
       expect((await call('POST', `/api/environments/${other.id}/insights/trend/`, { actions: [{ id: theirs.body.id }] })).status).toBe(200)
     })
   })
+
+  describe('size limits', () => {
+    it('refuses oversized names, descriptions, filters and settings of every management object with a 400 naming the field', async () => {
+      const p = `/api/projects/${t.projectId}`
+      const big = 'x'.repeat(1024 * 1024)
+      const cases: Array<[string, string, unknown, string]> = [
+        ['POST', `${p}/actions/`, { name: 'Huge', description: big, steps: [{ event: 'x' }] }, 'description'],
+        ['POST', `${p}/actions/`, { name: 'Steps', steps: [{ event: 'x', url: big }] }, 'steps'],
+        ['POST', `${p}/cohorts/`, { name: 'n'.repeat(401), filters: { properties: { type: 'AND', values: [{ key: 'plan', value: 'pro', type: 'person' }] } } }, 'name'],
+        ['POST', `${p}/cohorts/`, { name: 'Wide', filters: { properties: { type: 'AND', values: [{ key: 'plan', value: big, type: 'person' }] } } }, 'filters'],
+        ['POST', `${p}/feature_flags/`, { key: 'huge', filters: { groups: [{ properties: [{ key: 'email', value: big, type: 'person' }] }] } }, 'filters'],
+        ['POST', `${p}/feature_flags/`, { key: 'named', name: 'n'.repeat(401) }, 'name'],
+        ['PATCH', `${p}/`, { app_urls: [big] }, 'app_urls'],
+        ['PATCH', `${p}/`, { name: 'n'.repeat(401) }, 'name'],
+        ['POST', '/api/projects/', { name: 'n'.repeat(401) }, 'name'],
+        ['POST', '/api/personal_api_keys/', { label: 'l'.repeat(401), scopes: ['person:read'] }, 'label'],
+      ]
+      for (const [method, route, body, attr] of cases) {
+        const res = await call(method, route, body)
+        expect(res.status, `${method} ${route} ${attr}`).toBe(400)
+        expect(res.body, `${method} ${route}`).toMatchObject({ type: 'validation_error', code: 'max_length', attr })
+      }
+      const action = await call('POST', `${p}/actions/`, { name: 'Small', description: 'd'.repeat(10_000), steps: [{ event: 'x' }] })
+      expect(action.status).toBe(201)
+      const patched = await call('PATCH', `${p}/actions/${action.body.id}/`, { description: big })
+      expect(patched.status).toBe(400)
+      expect(patched.body.attr).toBe('description')
+      const list = await call('GET', `${p}/actions/`)
+      expect(list.text.length).toBeLessThan(100_000)
+    })
+  })
 })
