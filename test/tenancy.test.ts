@@ -1,8 +1,9 @@
 // Projects that cannot be confused: objects of one project are not usable from another (flags naming
-// another project's cohort, trends over another project's action).
+// another project's cohort, trends over another project's action); a person hidden from a key stays
+// hidden in events and trends; management objects have size limits.
 import { afterAll, beforeAll, describe, expect, it } from 'vitest'
-import { api, startWren, type TestWren } from './support/wren'
-import { createProject } from './support/management'
+import { api, captureBatch, drained, startWren, type TestWren } from './support/wren'
+import { createKey, createProject } from './support/management'
 
 describe('tenancy', () => {
   let t: TestWren
@@ -54,6 +55,46 @@ describe('tenancy', () => {
       expect(bad.status).toBe(400)
       // The other project itself can use it.
       expect((await call('POST', `/api/environments/${other.id}/insights/trend/`, { actions: [{ id: theirs.body.id }] })).status).toBe(200)
+    })
+  })
+
+  describe('a person hidden from a key (access level none)', () => {
+    it('hides that person’s events from the events list and from trends, by distinct id, person id and breakdown', async () => {
+      await captureBatch(t, [
+        { event: '$pageview', distinct_id: 'hidden-user', timestamp: '2025-06-03T10:00:00Z', properties: { $set: { email: 'hidden@example.com', plan: 'secret-plan' }, $current_url: 'https://hidden.example/private' } },
+        { event: '$pageview', distinct_id: 'hidden-user-device', timestamp: '2025-06-03T10:01:00Z', properties: {} },
+        { event: '$identify', distinct_id: 'hidden-user', timestamp: '2025-06-03T10:02:00Z', properties: { $anon_distinct_id: 'hidden-user-device' } },
+        { event: '$pageview', distinct_id: 'seen-user', timestamp: '2025-06-03T11:00:00Z', properties: { $set: { email: 'seen@example.com', plan: 'free' } } },
+      ])
+      await drained(t.wren)
+      const persons = `/api/environments/${t.projectId}/persons`
+      const hidden = (await call('GET', `${persons}/?distinct_id=hidden-user`)).body.results[0]
+      const limited = await createKey(t, ['query:read', 'insight:read', 'person:read'])
+      expect((await call('PUT', `${persons}/${hidden.id}/access_controls/`, { access_level: 'none', organization_member: limited.id })).status).toBe(200)
+      const as = (method: string, route: string, body?: unknown) => call(method, route, body, limited.value)
+      const events = `/api/projects/${t.projectId}/events/`
+      const trend = { events: [{ id: '$pageview' }], breakdown: 'plan', breakdown_type: 'person', date_from: '2025-06-01', date_to: '2025-06-07', refresh: true }
+
+      // The full key sees everything: the data is there.
+      expect((await call('GET', `${events}?distinct_id=hidden-user`)).body.results.length).toBeGreaterThan(0)
+      const all = (await call('POST', `/api/environments/${t.projectId}/insights/trend/`, trend)).body.result
+      expect(all.map((s: any) => s.breakdown_value)).toContain('secret-plan')
+
+      for (const query of ['?distinct_id=hidden-user', '?distinct_id=hidden-user-device', `?person_id=${hidden.uuid}`, '', '?event=$pageview']) {
+        const res = await as('GET', `${events}${query}`)
+        expect(res.status, query).toBe(200)
+        expect(res.body.results.map((e: any) => e.distinct_id), query).not.toEqual(expect.arrayContaining(['hidden-user']))
+        expect(res.text, query).not.toMatch(/hidden@example\.com|secret-plan|hidden\.example|hidden-user/)
+      }
+      expect((await as('GET', `${events}?distinct_id=seen-user`)).body.results).toHaveLength(1)
+
+      const limitedTrend = await as('POST', `/api/environments/${t.projectId}/insights/trend/`, trend)
+      expect(limitedTrend.status).toBe(200)
+      expect(limitedTrend.body.result.map((s: any) => [s.breakdown_value, s.count])).toEqual([['free', 1]])
+      expect(limitedTrend.text).not.toContain('secret-plan')
+      const csv = await as('GET', `/api/environments/${t.projectId}/insights/trend/?format=csv&events=${encodeURIComponent(JSON.stringify(trend.events))}&breakdown=plan&breakdown_type=person&date_from=2025-06-01&date_to=2025-06-07`)
+      expect(csv.status).toBe(200)
+      expect(csv.text).not.toContain('secret-plan')
     })
   })
 

@@ -5,7 +5,8 @@ import { queryRows } from '../shared/clickhouse'
 import type { Clock } from '../shared/clock'
 import { badRequest, WrenError } from '../shared/errors'
 import { SqlParams } from '../shared/property-filters'
-import type { Project } from '../projects/store'
+import type { PersonalApiKey, Project } from '../projects/store'
+import { hiddenPersons, visibleEventsSql } from '../shared/hidden-persons'
 import type { Action, ActionStore } from '../actions/store'
 import { actionSql, cohortIdsOfAction } from '../actions/match'
 import type { Cohort, CohortStore } from '../cohorts/store'
@@ -46,7 +47,8 @@ export class TrendService {
 
   constructor(private readonly deps: TrendServiceDeps) {}
 
-  async run(project: Project, request: TrendRequest, opts: { refresh: boolean }): Promise<TrendOutput> {
+  /** `viewer`: the key asking; events of persons it may not see are left out. */
+  async run(project: Project, request: TrendRequest, opts: { refresh: boolean; viewer?: PersonalApiKey }): Promise<TrendOutput> {
     const { clickhouse, clock } = this.deps
     const now = clock.now()
     const tz = project.timezone || 'UTC'
@@ -98,7 +100,9 @@ export class TrendService {
     if (series.length === 0) return { body: { is_cached: false, last_refresh: now.toISOString(), timezone: tz, result: [] }, floats: [], dateFrom: current.from, dateTo: current.to }
 
     const breakdown = breakdownExpr(request, params, hogql, cohortMembers, sessions)
-    const built = buildTrendQuery({ teamId: project.id, request, series: resolved, periods, totalValue, cumulative, params, filters, globalProperties, breakdown, hogql, sessions })
+    const hidden = opts.viewer ? await hiddenPersons(clickhouse, opts.viewer, project.id) : null
+    const visible = hidden ? visibleEventsSql(hidden, params) : '1'
+    const built = buildTrendQuery({ teamId: project.id, request, series: resolved, periods, totalValue, cumulative, params, filters, globalProperties, visible, breakdown, hogql, sessions })
     const sql = built.includes(PERSON_OVERRIDES) ? resolvePersonOverrides(built, await this.hasPersonOverrides(project.id), `team_id = ${params.add('Int64', project.id)}`) : built
 
     const version = await this.dataVersion(project.id)
