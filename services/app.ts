@@ -74,7 +74,7 @@ export async function buildWren(config: Config, logger: Logger = pino({ level: c
   const app = Fastify({ loggerInstance: logger as FastifyBaseLogger, trustProxy: true, routerOptions: { ignoreTrailingSlash: true }, logController: new LogController({ disableRequestLogging: true }), bodyLimit: 20 * 1024 * 1024 })
   await app.register(cors, { origin: true, credentials: true, methods: ['GET', 'POST', 'PATCH', 'PUT', 'DELETE', 'OPTIONS'] })
   installErrorHandler(app)
-  const managementRoutes = guardManagementRoutes(app)
+  const managementRoutes = await guardManagementRoutes(app, { projects, authFailures: config.authFailures })
   app.get('/_health', async () => ({ status: 'ok', roles: [...roles] }))
   app.get('/_readyz', async (_req, reply) => {
     const ping = await clickhouse.ping()

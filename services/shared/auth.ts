@@ -23,11 +23,17 @@ export function hasScope(key: PersonalApiKey, required: string): boolean {
   return access === 'read' && key.scopes.includes(`${object}:write`)
 }
 
-export function personalKeyFrom(request: FastifyRequest, store: ProjectStore): PersonalApiKey {
+/** The token of `Authorization: Bearer <token>`, if the header has that form. */
+export function bearerToken(request: FastifyRequest): string | null {
   const header = request.headers.authorization
   const match = typeof header === 'string' ? /^Bearer\s+(\S+)\s*$/i.exec(header) : null
-  if (!match) throw unauthorized('not_authenticated', 'Authentication credentials were not provided. Send `Authorization: Bearer <personal API key>`.')
-  const key = store.keyByValue(match[1])
+  return match ? match[1] : null
+}
+
+export function personalKeyFrom(request: FastifyRequest, store: ProjectStore): PersonalApiKey {
+  const token = bearerToken(request)
+  if (token === null) throw unauthorized('not_authenticated', 'Authentication credentials were not provided. Send `Authorization: Bearer <personal API key>`.')
+  const key = store.keyByValue(token)
   if (!key) throw unauthorized('authentication_failed', 'Personal API key found in request Authorization header is invalid.')
   store.markKeyUsed(key)
   return key

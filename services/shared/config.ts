@@ -18,8 +18,17 @@ export interface Config {
   kafka?: KafkaConfig | null
   /** Cluster mode's storage: set by CLICKHOUSE_URL; absent means chDB in the data directory. */
   clickhouse?: ClickHouseServerConfig | null
+  /** Failed management-API authentications allowed per client address and window; max 0 turns the limit off. */
+  authFailures: AuthFailureLimit
   /** What this process runs (`wren capture`, `wren ingest,api`, …); absent means everything ('all'). */
   roles?: Role[]
+}
+
+export interface AuthFailureLimit {
+  max: number
+  windowMs: number
+  /** Proxies (addresses or CIDRs) whose X-Forwarded-For names the client for this limit; otherwise the peer address counts. */
+  trustedProxies: string[]
 }
 
 export const ROLES = ['all', 'capture', 'ingest', 'api', 'decide', 'recordings'] as const
@@ -60,6 +69,11 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env): Config {
       maxWaitMs: intFrom(env.WREN_INGEST_WAIT_MS, 200, 'WREN_INGEST_WAIT_MS'),
       // Failpoint for crash tests: SIGKILL this process after N batches are written but not committed.
       crashAfterBatches: env.WREN_FAILPOINT_CRASH_AFTER_BATCHES ? intFrom(env.WREN_FAILPOINT_CRASH_AFTER_BATCHES, 0, 'WREN_FAILPOINT_CRASH_AFTER_BATCHES') : null,
+    },
+    authFailures: {
+      max: intFrom(env.WREN_AUTH_FAILURE_LIMIT, 100, 'WREN_AUTH_FAILURE_LIMIT'),
+      windowMs: 1000 * (intFrom(env.WREN_AUTH_FAILURE_WINDOW_S, 60, 'WREN_AUTH_FAILURE_WINDOW_S') || 1),
+      trustedProxies: (env.WREN_TRUSTED_PROXIES ?? '').split(',').map((p) => p.trim()).filter(Boolean),
     },
     kafka: env.KAFKA_BROKERS
       ? {
