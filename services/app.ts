@@ -14,6 +14,7 @@ import { LogCommandWaiter, publishCommandResults } from './ingestion/command-res
 import type { Log } from './shared/log/log'
 import { lockDataDir } from './shared/lock'
 import { installErrorHandler } from './shared/http'
+import { corsDelegator } from './shared/cors'
 import { guardManagementRoutes, type ManagementRoute } from './shared/management'
 import { Metrics } from './shared/metrics'
 import { ProjectStore } from './projects/store'
@@ -72,7 +73,7 @@ export async function buildWren(config: Config, logger: Logger = pino({ level: c
   if (runs('ingest')) deletions.start()
 
   const app = Fastify({ loggerInstance: logger as FastifyBaseLogger, trustProxy: true, routerOptions: { ignoreTrailingSlash: true }, logController: new LogController({ disableRequestLogging: true }), bodyLimit: 20 * 1024 * 1024 })
-  await app.register(cors, { origin: true, credentials: true, methods: ['GET', 'POST', 'PATCH', 'PUT', 'DELETE', 'OPTIONS'] })
+  await app.register(cors, { delegator: corsDelegator({ allowedOrigins: config.corsOrigins, siteUrl: config.siteUrl }) })
   installErrorHandler(app)
   const managementRoutes = await guardManagementRoutes(app, { projects, authFailures: config.authFailures })
   app.get('/_health', async () => ({ status: 'ok', roles: [...roles] }))

@@ -1,5 +1,6 @@
 // Configuration comes from environment variables, read here and nowhere else.
 import path from 'node:path'
+import { parseOrigins } from './cors'
 
 export interface Config {
   port: number
@@ -18,6 +19,8 @@ export interface Config {
   kafka?: KafkaConfig | null
   /** Cluster mode's storage: set by CLICKHOUSE_URL; absent means chDB in the data directory. */
   clickhouse?: ClickHouseServerConfig | null
+  /** Origins (besides the server's own and WREN_SITE_URL's) that may call the management API from a browser. */
+  corsOrigins: string[]
   /** Failed management-API authentications allowed per client address and window; max 0 turns the limit off. */
   authFailures: AuthFailureLimit
   /** What this process runs (`wren capture`, `wren ingest,api`, …); absent means everything ('all'). */
@@ -70,6 +73,7 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env): Config {
       // Failpoint for crash tests: SIGKILL this process after N batches are written but not committed.
       crashAfterBatches: env.WREN_FAILPOINT_CRASH_AFTER_BATCHES ? intFrom(env.WREN_FAILPOINT_CRASH_AFTER_BATCHES, 0, 'WREN_FAILPOINT_CRASH_AFTER_BATCHES') : null,
     },
+    corsOrigins: parseOrigins(env.WREN_CORS_ORIGINS),
     authFailures: {
       max: intFrom(env.WREN_AUTH_FAILURE_LIMIT, 100, 'WREN_AUTH_FAILURE_LIMIT'),
       windowMs: 1000 * (intFrom(env.WREN_AUTH_FAILURE_WINDOW_S, 60, 'WREN_AUTH_FAILURE_WINDOW_S') || 1),
