@@ -22,7 +22,8 @@ const USAGE = `usage:
   wren keys list                               list personal API keys (masked), one JSON line each
   wren keys revoke ID                          revoke a key (a running cluster drops it within ~1 s)
 Configuration by environment: PORT (8000), WREN_DATA_DIR (./data), WREN_PROJECT_API_KEY,
-WREN_PERSONAL_API_KEY, WREN_NOW, LOG_LEVEL. Cluster mode: KAFKA_BROKERS (host:port,…), KAFKA_PARTITIONS,
+WREN_PERSONAL_API_KEY, WREN_NOW, LOG_LEVEL, WREN_CORS_ORIGINS, WREN_AUTH_FAILURE_LIMIT,
+WREN_AUTH_FAILURE_WINDOW_S, WREN_TRUSTED_PROXIES. Cluster mode: KAFKA_BROKERS (host:port,…), KAFKA_PARTITIONS,
 KAFKA_REPLICATION_FACTOR, CLICKHOUSE_URL, CLICKHOUSE_USER, CLICKHOUSE_PASSWORD, CLICKHOUSE_DATABASE,
 CLICKHOUSE_CLUSTER.`
 
