@@ -19,6 +19,8 @@ import { IngestionLagMonitor, ingestionProblems, lagJson } from './shared/ingest
 import { RepeatedFailures } from './shared/repeated-failures'
 import { lockDataDir } from './shared/lock'
 import { installErrorHandler } from './shared/http'
+import { corsDelegator } from './shared/cors'
+import { guardManagementRoutes, type ManagementRoute } from './shared/management'
 import { Metrics } from './shared/metrics'
 import { ProjectStore } from './projects/store'
 import { bootstrapIfEmpty, type BootstrapResult } from './projects/bootstrap'
@@ -46,6 +48,8 @@ export interface Wren {
   /** How far behind ingestion is (readiness, /_health, /_metrics, capture's backpressure). */
   lag: IngestionLagMonitor
   deletions: DeletionScheduler
+  /** Every management route as registered (method, url): what the authorization test enumerates. */
+  managementRoutes: ManagementRoute[]
   /** Set on the first start of an empty data directory. */
   bootstrap: BootstrapResult | null
   close(): Promise<void>
@@ -92,7 +96,7 @@ export async function buildWren(config: Config, logger: Logger = pino({ level: c
   if (runs('ingest')) deletions.start()
 
   const app = Fastify({ loggerInstance: logger as FastifyBaseLogger, trustProxy: true, routerOptions: { ignoreTrailingSlash: true }, logController: new LogController({ disableRequestLogging: true }), bodyLimit: 20 * 1024 * 1024 })
-  await app.register(cors, { origin: true, credentials: true, methods: ['GET', 'POST', 'PATCH', 'PUT', 'DELETE', 'OPTIONS'] })
+  await app.register(cors, { delegator: corsDelegator({ allowedOrigins: config.corsOrigins, siteUrl: config.siteUrl }) })
   // Counted by route pattern, never the raw path: ids in paths would make a series per id.
   app.addHook('onResponse', async (request, reply) => {
     const labels = { method: request.method, route: request.routeOptions.url ?? 'unmatched', status: String(reply.statusCode) }
@@ -101,6 +105,7 @@ export async function buildWren(config: Config, logger: Logger = pino({ level: c
     if (config.logRequests) request.log.info({ ...labels, ms: Math.round(reply.elapsedTime * 10) / 10 }, 'request')
   })
   installErrorHandler(app)
+  const managementRoutes = await guardManagementRoutes(app, { projects, authFailures: config.authFailures })
   app.get('/_health', async () => ({
     status: 'ok',
     roles: [...roles],
@@ -131,7 +136,7 @@ export async function buildWren(config: Config, logger: Logger = pino({ level: c
   const cohortReader = new CachedCohortReader(clickhouse, logger.child({ service: 'cohorts' }))
   await cohortReader.start(cohortStore)
   if (runs('api')) await app.register(insightRoutes, { projects, clickhouse, clock, cohorts: cohortStore, siteUrl: config.siteUrl })
-  const flags = await buildFlags({ clickhouse, clock, projects, processor, metrics, cohorts: cohortReader, logger: logger.child({ service: 'flags' }), siteUrl: config.siteUrl })
+  const flags = await buildFlags({ clickhouse, clock, projects, processor, metrics, cohorts: cohortReader, cohortStore, logger: logger.child({ service: 'flags' }), siteUrl: config.siteUrl })
   // With roles in separate processes, projects, keys and flags are written by whichever api process got
   // the request: the others re-read these small tables every second (decide sees a flag change within ~1 s).
   const refreshFailures = new RepeatedFailures(logger, 'reloading projects and flags failed')
@@ -159,6 +164,7 @@ export async function buildWren(config: Config, logger: Logger = pino({ level: c
     metrics,
     lag,
     deletions,
+    managementRoutes,
     bootstrap,
     async close() {
       if (closed) return
@@ -169,6 +175,7 @@ export async function buildWren(config: Config, logger: Logger = pino({ level: c
       await app.close()
       deletions.stop()
       await processor.stop()
+      await projects.close()
       await commandResults?.stop()
       await log.close()
       await clickhouse.close()

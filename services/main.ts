@@ -7,6 +7,7 @@ import { isValidScope } from './shared/auth'
 import { lockDataDir, DataDirLockedError } from './shared/lock'
 import { migrate, openEmbeddedClickHouse, openServerClickHouse } from './shared/clickhouse'
 import { ProjectStore } from './projects/store'
+import { serializeKey } from './projects/key-routes'
 import { systemClock } from './shared/clock'
 import path from 'node:path'
 import type { Log } from './shared/log/log'
@@ -24,11 +25,14 @@ const USAGE = `usage:
   wren projects list
   wren keys create --scopes a:read,b:write [--projects 1,2] [--label L]
                                                create a personal API key, print it once
+  wren keys list                               list personal API keys (masked), one JSON line each
+  wren keys revoke ID                          revoke a key (a running cluster drops it within ~1 s)
   wren dead-letters list [--limit N]           messages ingestion could not handle, newest first
   wren dead-letters replay --id ID [--id ID…] | --all
                                                append them to the log again (each is replayed once)
 Configuration by environment: PORT (8000), WREN_DATA_DIR (./data), WREN_PROJECT_API_KEY,
-WREN_PERSONAL_API_KEY, WREN_NOW, LOG_LEVEL. Cluster mode: KAFKA_BROKERS (host:port,…), KAFKA_PARTITIONS,
+WREN_PERSONAL_API_KEY, WREN_NOW, LOG_LEVEL, WREN_CORS_ORIGINS, WREN_AUTH_FAILURE_LIMIT,
+WREN_AUTH_FAILURE_WINDOW_S, WREN_TRUSTED_PROXIES. Cluster mode: KAFKA_BROKERS (host:port,…), KAFKA_PARTITIONS,
 KAFKA_REPLICATION_FACTOR, CLICKHOUSE_URL, CLICKHOUSE_USER, CLICKHOUSE_PASSWORD, CLICKHOUSE_DATABASE,
 CLICKHOUSE_CLUSTER.`
 
@@ -81,7 +85,7 @@ async function main(argv: string[]): Promise<number> {
       if (!config.clickhouse) unlock = await lockDataDir(config.dataDir)
     } catch (err) {
       if (err instanceof DataDirLockedError) {
-        console.error(`${err.message}\nWhile Wren runs, use POST /api/projects/ or POST /api/personal_api_keys/ instead.`)
+        console.error(`${err.message}\nWhile Wren runs, use the API instead: POST /api/projects/, POST|GET /api/personal_api_keys/, DELETE /api/personal_api_keys/:id/.`)
         return 1
       }
       throw err
@@ -110,6 +114,18 @@ async function main(argv: string[]): Promise<number> {
         const scopedTeams = (values.projects ?? '').split(',').filter(Boolean).map(Number)
         const { key, value } = await store.createPersonalKey({ label: values.label ?? 'cli', scopes, scopedTeams })
         console.log(JSON.stringify({ id: key.id, value, scopes: key.scopes, scoped_teams: key.scopedTeams }))
+        return 0
+      }
+      if (what === 'keys' && action === 'list') {
+        for (const k of store.listKeys()) console.log(JSON.stringify(serializeKey(k)))
+        return 0
+      }
+      if (what === 'keys' && action === 'revoke' && args[0]) {
+        if (!(await store.revokeKey(args[0]))) {
+          console.error(`No personal API key with id ${args[0]} (wren keys list shows them).`)
+          return 1
+        }
+        console.log(JSON.stringify({ id: args[0], revoked: true }))
         return 0
       }
       console.error(USAGE)

@@ -62,9 +62,9 @@ export class ActionStore {
     return rows.map(fromRow)
   }
 
-  async byIds(teamId: number, ids: number[]): Promise<Map<number, Action>> {
+  async byIds(teamId: number, ids: number[], opts: { includeDeleted?: boolean } = {}): Promise<Map<number, Action>> {
     if (ids.length === 0) return new Map()
-    const rows = await queryRows<Row & { latest_version: number }>(this.client, `SELECT * FROM (${LATEST}) WHERE deleted = 0 AND id IN {ids:Array(UInt64)}`, { team: teamId, ids })
+    const rows = await queryRows<Row & { latest_version: number }>(this.client, `SELECT * FROM (${LATEST}) WHERE ${opts.includeDeleted ? '' : 'deleted = 0 AND '}id IN {ids:Array(UInt64)}`, { team: teamId, ids })
     return new Map(rows.map((r) => [Number(r.id), fromRow(r)]))
   }
 

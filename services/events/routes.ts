@@ -9,6 +9,7 @@ import { badRequest } from '../shared/errors'
 import { absoluteUrl, sendFormatted } from '../shared/http'
 import { SqlParams, parsePropertyFilters } from '../shared/property-filters'
 import { listFilterSql } from '../trends/properties'
+import { hiddenPersons, visibleEventsSql } from '../shared/hidden-persons'
 
 type Query = Record<string, string | undefined>
 const UUID_RE = /^[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}$/i
@@ -42,6 +43,8 @@ export async function eventRoutes(app: FastifyInstance, deps: { projects: Projec
       if (q.before) where.push(`timestamp < ${dateParam(params, q.before, 'before')}`)
       const filters = parsePropertyFilters(q.properties)
       if (filters.length) where.push(listFilterSql(filters, 'event', params))
+      const hidden = await hiddenPersons(deps.clickhouse, caller.key, caller.project.id)
+      if (hidden) where.push(visibleEventsSql(hidden, params))
       const rows = await queryRows<EventRow>(
         deps.clickhouse,
         `SELECT uuid, event, distinct_id, properties, timestamp, person_id, elements_chain FROM events

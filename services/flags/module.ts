@@ -14,6 +14,7 @@ import { openGeoIp, type GeoLookup } from './geoip'
 import { flagRoutes } from './routes'
 import { publicFlagRoutes } from './public-routes'
 import { NO_COHORTS, type CohortReader } from './types'
+import type { CohortStore } from '../cohorts/store'
 
 export interface FlagsModuleDeps {
   clickhouse: ClickHouseClient
@@ -24,6 +25,8 @@ export interface FlagsModuleDeps {
   logger: Logger
   siteUrl: string | null
   cohorts?: CohortReader
+  /** Stored cohorts, to refuse a flag that names a cohort of another project. */
+  cohortStore: Pick<CohortStore, 'list'>
 }
 
 export interface FlagsModule {
@@ -52,7 +55,7 @@ export async function buildFlags(deps: FlagsModuleDeps): Promise<FlagsModule> {
     snapshot,
     service,
     async register(app, parts) {
-      if (parts.api) await app.register(flagRoutes, { projects: deps.projects, flags, snapshot, siteUrl: deps.siteUrl })
+      if (parts.api) await app.register(flagRoutes, { projects: deps.projects, flags, cohorts: deps.cohortStore, snapshot, siteUrl: deps.siteUrl })
       if (parts.decide) await app.register(publicFlagRoutes, { projects: deps.projects, service, snapshot, cohorts, clock: deps.clock, metrics: deps.metrics })
     },
   }

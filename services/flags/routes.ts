@@ -8,13 +8,16 @@ import { absoluteUrl, isRecord, sendFormatted } from '../shared/http'
 import type { ProjectStore } from '../projects/store'
 import type { FlagStore } from './store'
 import type { PersonSnapshot } from './snapshot'
-import type { FeatureFlag } from './types'
+import type { FeatureFlag, FlagFilters } from './types'
+import type { CohortStore } from '../cohorts/store'
 import { serializeFlag } from './serialize'
-import { validateFilters, validateKey } from './validate'
+import { cohortIdsOf, validateFilters, validateKey } from './validate'
 
 export interface FlagRouteDeps {
   projects: ProjectStore
   flags: FlagStore
+  /** The project's cohorts as stored (not decide's cache, which may lag a cohort created a moment ago). */
+  cohorts: Pick<CohortStore, 'list'>
   snapshot: PersonSnapshot
   siteUrl: string | null
 }
@@ -30,6 +33,15 @@ export async function flagRoutes(app: FastifyInstance, deps: FlagRouteDeps): Pro
     const flag = Number.isInteger(n) ? deps.flags.get(caller.project.id, n) : undefined
     if (!flag) throw notFound()
     return flag
+  }
+
+  /** A flag may only use its own project's cohorts (another's would fail every decide of this project). */
+  const checkCohorts = async (teamId: number, filters: FlagFilters): Promise<FlagFilters> => {
+    const referenced = cohortIdsOf(filters)
+    if (referenced.length === 0) return filters
+    const known = new Set((await deps.cohorts.list(teamId)).map((c) => c.id))
+    for (const id of referenced) if (!known.has(id)) throw badRequest('invalid_input', `Cohort ${id} does not exist in this project.`, 'filters')
+    return filters
   }
 
   // The project's group types (the $groups types seen in events, indices 0–4), as flags aggregate by them.
@@ -71,7 +83,7 @@ export async function flagRoutes(app: FastifyInstance, deps: FlagRouteDeps): Pro
         teamId: caller.project.id,
         key,
         name: stringField(body.name, 'name') ?? '',
-        filters: validateFilters(filters, siblings, null),
+        filters: await checkCohorts(caller.project.id, validateFilters(filters, siblings, null)),
         active: boolField(body.active, 'active') ?? true,
         deleted: boolField(body.deleted, 'deleted') ?? false,
         ensureExperienceContinuity: boolField(body.ensure_experience_continuity, 'ensure_experience_continuity') ?? false,
@@ -102,7 +114,7 @@ export async function flagRoutes(app: FastifyInstance, deps: FlagRouteDeps): Pro
       const next: FeatureFlag = { ...current }
       if ('key' in body) next.key = validateKey(body.key, siblings, current.id)
       if ('name' in body) next.name = stringField(body.name, 'name') ?? ''
-      if ('filters' in body) next.filters = validateFilters(body.filters, siblings, current.id)
+      if ('filters' in body) next.filters = await checkCohorts(caller.project.id, validateFilters(body.filters, siblings, current.id))
       else if (typeof body.rollout_percentage === 'number') next.filters = validateFilters({ ...current.filters, groups: [{ properties: [], rollout_percentage: body.rollout_percentage }] }, siblings, current.id)
       if ('active' in body) next.active = boolField(body.active, 'active') ?? current.active
       if ('deleted' in body) next.deleted = boolField(body.deleted, 'deleted') ?? current.deleted

@@ -135,6 +135,12 @@ function checkProperty(raw: unknown, where: string, aggregation: number | null, 
   }
 }
 
+/** The cohort ids a flag's conditions name (cohorts belong to a project: the caller checks they exist there). */
+export function cohortIdsOf(filters: FlagFilters): number[] {
+  const groups = [...(filters.groups ?? []), ...(filters.super_groups ?? []), ...(filters.holdout_groups ?? [])]
+  return [...new Set(groups.flatMap((g) => (g.properties ?? []).filter((p) => p.type === 'cohort').map((p) => Number(p.value))))]
+}
+
 /** Flag dependencies must not form a cycle through the project's other flags. */
 function checkDependencyCycles(filters: FlagFilters, siblings: readonly FeatureFlag[], selfId: number | null): void {
   const depsOf = (f: FlagFilters): number[] => (f.groups ?? []).flatMap((g) => (g.properties ?? []).filter((p) => p.type === 'flag').map((p) => Number(p.key)))

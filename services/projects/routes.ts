@@ -1,12 +1,15 @@
-// /api/projects/ and /api/personal_api_keys/: what a key can see and create.
+// /api/projects/: what a key can see and create (keys themselves: key-routes.ts).
 import type { FastifyInstance } from 'fastify'
-import { authorize, canReach, hasScope, isValidScope, personalKeyFrom } from '../shared/auth'
-import { badRequest, forbidden, notFound } from '../shared/errors'
+import { authorize, canReach, hasScope, personalKeyFrom } from '../shared/auth'
+import { badRequest, forbidden } from '../shared/errors'
 import { isRecord, sendFormatted } from '../shared/http'
 import type { Project, ProjectStore } from './store'
+import { keyRoutes } from './key-routes'
+import { applySettings, PROJECT_SETTINGS, READ_ONLY_FIELDS } from './settings'
 
 export function serializeProject(p: Project): Record<string, unknown> {
-  return { id: p.id, uuid: null, name: p.name, api_token: p.apiToken, timezone: p.timezone, created_at: p.createdAt, ...p.settings }
+  // Settings first: nothing stored in them can shadow the project's own fields.
+  return { ...knownSettings(p.settings), id: p.id, uuid: null, name: p.name, api_token: p.apiToken, timezone: p.timezone, created_at: p.createdAt }
 }
 
 export async function projectRoutes(app: FastifyInstance, deps: { projects: ProjectStore }): Promise<void> {
@@ -28,12 +31,18 @@ export async function projectRoutes(app: FastifyInstance, deps: { projects: Proj
       const { project } = authorize(request, projects, 'project:write', request.params.project_id)
       const body = isRecord(request.body) ? request.body : {}
       const { name, timezone, ...settings } = body
+      const current = serializeProject(project)
+      for (const field of READ_ONLY_FIELDS) {
+        if (!(field in settings)) continue
+        if (settings[field] !== current[field]) throw badRequest('read_only', `${field} cannot be changed.`, field)
+        delete settings[field]
+      }
       if (name !== undefined && (typeof name !== 'string' || !name.trim())) throw badRequest('invalid_input', 'name must be a non-empty string.', 'name')
       if (timezone !== undefined && !isTimezone(timezone)) throw badRequest('invalid_input', `Unknown timezone '${String(timezone)}'.`, 'timezone')
       const updated = await projects.updateProject(project.id, {
         ...(name !== undefined ? { name: name as string } : {}),
         ...(timezone !== undefined ? { timezone: timezone as string } : {}),
-        settings: { ...project.settings, ...settings },
+        settings: applySettings(knownSettings(project.settings), settings),
       })
       return sendFormatted(request, reply, 200, serializeProject(updated))
     })
@@ -49,21 +58,12 @@ export async function projectRoutes(app: FastifyInstance, deps: { projects: Proj
     return reply.status(201).send(serializeProject(project))
   })
 
-  app.post<{ Body: unknown }>('/api/personal_api_keys/', async (request, reply) => {
-    const caller = personalKeyFrom(request, projects)
-    if (!caller.scopes.includes('*')) throw forbidden('permission_denied', 'Only a key holding every scope (*) can create keys.')
-    const body = isRecord(request.body) ? request.body : {}
-    const scopes = body.scopes
-    if (!Array.isArray(scopes) || scopes.length === 0 || !scopes.every((s) => typeof s === 'string' && isValidScope(s))) {
-      throw badRequest('invalid_input', 'scopes must be a non-empty list like ["person:read", "insight:read"] or ["*"].', 'scopes')
-    }
-    const teams = body.scoped_teams ?? []
-    if (!Array.isArray(teams) || !teams.every((t) => Number.isInteger(t))) throw badRequest('invalid_input', 'scoped_teams must be a list of project ids.', 'scoped_teams')
-    for (const t of teams as number[]) if (!projects.byId(t)) throw notFound(`Project ${t} does not exist.`)
-    const label = typeof body.label === 'string' ? body.label : 'api'
-    const { key, value } = await projects.createPersonalKey({ label, scopes: scopes as string[], scopedTeams: teams as number[] })
-    return reply.status(201).send({ id: key.id, label: key.label, value, mask_value: key.maskValue, scopes: key.scopes, scoped_teams: key.scopedTeams, created_at: key.createdAt })
-  })
+  await app.register(keyRoutes, { projects })
+}
+
+/** Settings stored before the allow-list existed may hold anything: only known keys are shown or kept. */
+function knownSettings(settings: Record<string, unknown>): Record<string, unknown> {
+  return Object.fromEntries(Object.entries(settings).filter(([k]) => Object.hasOwn(PROJECT_SETTINGS, k)))
 }
 
 function isTimezone(value: unknown): boolean {

@@ -4,6 +4,7 @@ import { createHash, randomBytes } from 'node:crypto'
 import type { ClickHouseClient } from '../shared/clickhouse'
 import { insertRows, queryRows } from '../shared/clickhouse'
 import type { Clock } from '../shared/clock'
+import { SerialQueue } from '../shared/serial'
 
 export interface Project {
   id: number
@@ -22,10 +23,15 @@ export interface PersonalApiKey {
   /** Empty: every project. */
   scopedTeams: number[]
   createdAt: string
+  /** Last authenticated request with this key (kept in memory, written in batches). */
+  lastUsedAt: string | null
 }
 
 export const PERSONAL_KEY_PREFIX = 'phx_'
 export const PROJECT_KEY_PREFIX = 'phc_'
+
+/** How long uses of keys gather in memory before one insert records them (never a write per request). */
+const USAGE_FLUSH_MS = 30_000
 
 export function hashKey(value: string): string {
   return createHash('sha256').update(value).digest('hex')
@@ -54,11 +60,21 @@ interface KeyRow {
   scoped_teams: string[]
   created_at: string
   is_deleted: number
+  version: string
 }
+
+type StoredKey = PersonalApiKey & { hash: string; version: number }
 
 export class ProjectStore {
   private readonly projects = new Map<number, Project & { version: number }>()
-  private readonly keysByHash = new Map<string, PersonalApiKey>()
+  private readonly keysByHash = new Map<string, StoredKey>()
+  /** Revoked here: a refresh whose read began before the revocation landed must not bring them back. */
+  private readonly revoked = new Set<string>()
+  /** Key id → last use not yet written. */
+  private readonly pendingUsage = new Map<string, string>()
+  private usageTimer: NodeJS.Timeout | null = null
+  /** Project creation reads the next id and inserts it one at a time, so concurrent creations cannot share an id. */
+  private readonly writes = new SerialQueue()
 
   private constructor(
     private readonly client: ClickHouseClient,
@@ -77,8 +93,16 @@ export class ProjectStore {
     this.projects.clear()
     for (const row of projects) this.projects.set(Number(row.id), fromProjectRow(row))
     const keys = await queryRows<KeyRow>(this.client, 'SELECT * FROM personal_api_keys FINAL WHERE is_deleted = 0')
+    const usage = await queryRows<{ id: string; last_used_at: string }>(this.client, 'SELECT id, max(last_used_at) AS last_used_at FROM personal_api_key_usage GROUP BY id')
+    const usedAt = new Map(usage.map((u) => [u.id, new Date(u.last_used_at).toISOString()]))
+    const previous = new Map([...this.keysByHash.values()].map((k) => [k.id, k.lastUsedAt]))
     this.keysByHash.clear()
-    for (const row of keys) this.keysByHash.set(row.secure_value, fromKeyRow(row))
+    for (const row of keys) {
+      if (this.revoked.has(row.id)) continue
+      const key = fromKeyRow(row)
+      key.lastUsedAt = latest(usedAt.get(key.id) ?? null, previous.get(key.id) ?? null)
+      this.keysByHash.set(row.secure_value, key)
+    }
   }
 
   isEmpty(): boolean {
@@ -105,19 +129,55 @@ export class ProjectStore {
     return this.keysByHash.get(hashKey(value))
   }
 
+  listKeys(): PersonalApiKey[] {
+    return [...this.keysByHash.values()].map(publicKey).sort((a, b) => a.createdAt.localeCompare(b.createdAt) || a.id.localeCompare(b.id))
+  }
+
+  /** Notes a use of `key`; uses are written together later (see USAGE_FLUSH_MS), never one insert per request. */
+  markKeyUsed(key: PersonalApiKey): void {
+    const now = this.clock.now().toISOString()
+    key.lastUsedAt = now
+    this.pendingUsage.set(key.id, now)
+    this.usageTimer ??= setTimeout(() => void this.flushUsage(), USAGE_FLUSH_MS).unref()
+  }
+
+  async flushUsage(): Promise<void> {
+    if (this.usageTimer) clearTimeout(this.usageTimer)
+    this.usageTimer = null
+    if (this.pendingUsage.size === 0) return
+    const rows = [...this.pendingUsage].map(([id, at]) => ({ id, last_used_at: at }))
+    this.pendingUsage.clear()
+    // Last-used times are informational: losing one batch to a failed insert is better than retrying forever.
+    await insertRows(this.client, 'personal_api_key_usage', rows).catch(() => undefined)
+  }
+
+  /** Revokes a key: refused from now on by this process, and by every other once it re-reads keys. */
+  async revokeKey(id: string): Promise<boolean> {
+    const key = [...this.keysByHash.values()].find((k) => k.id === id)
+    if (!key) return false
+    this.keysByHash.delete(key.hash)
+    this.revoked.add(id)
+    await insertRows(this.client, 'personal_api_keys', [{ ...keyRow(key), is_deleted: 1, version: key.version + 1 }])
+    return true
+  }
+
   async createProject(input: { name: string; apiToken?: string; timezone?: string }): Promise<Project> {
-    const id = Math.max(0, ...this.projects.keys()) + 1
-    const project = {
-      id,
-      name: input.name,
-      apiToken: input.apiToken ?? generateKey(PROJECT_KEY_PREFIX),
-      timezone: input.timezone ?? 'UTC',
-      settings: {},
-      createdAt: this.clock.now().toISOString(),
-      version: 1,
-    }
-    await this.writeProject(project)
-    return this.byId(id)!
+    return this.writes.run(async () => {
+      // The table's max too: another process (a second api role) may have created projects since the last refresh.
+      const [row] = await queryRows<{ max: number }>(this.client, 'SELECT max(id) AS max FROM projects')
+      const id = Math.max(0, Number(row?.max ?? 0), ...this.projects.keys()) + 1
+      const project = {
+        id,
+        name: input.name,
+        apiToken: input.apiToken ?? generateKey(PROJECT_KEY_PREFIX),
+        timezone: input.timezone ?? 'UTC',
+        settings: {},
+        createdAt: this.clock.now().toISOString(),
+        version: 1,
+      }
+      await this.writeProject(project)
+      return this.byId(id)!
+    })
   }
 
   async updateProject(id: number, patch: Partial<Pick<Project, 'name' | 'timezone' | 'settings'>>): Promise<Project> {
@@ -130,19 +190,25 @@ export class ProjectStore {
   /** Returns the key's value: shown once, stored only as a hash. */
   async createPersonalKey(input: { label: string; scopes: string[]; scopedTeams?: number[]; value?: string }): Promise<{ key: PersonalApiKey; value: string }> {
     const value = input.value ?? generateKey(PERSONAL_KEY_PREFIX)
-    const key: PersonalApiKey = {
+    const key: StoredKey = {
       id: randomBytes(8).toString('hex'),
       label: input.label,
       maskValue: `${value.slice(0, 4)}...${value.slice(-4)}`,
       scopes: input.scopes,
       scopedTeams: input.scopedTeams ?? [],
       createdAt: this.clock.now().toISOString(),
+      lastUsedAt: null,
+      hash: hashKey(value),
+      version: 1,
     }
-    await insertRows(this.client, 'personal_api_keys', [
-      { id: key.id, label: key.label, secure_value: hashKey(value), mask_value: key.maskValue, scopes: key.scopes, scoped_teams: key.scopedTeams, created_at: key.createdAt, is_deleted: 0, version: 1 },
-    ])
-    this.keysByHash.set(hashKey(value), key)
-    return { key, value }
+    await insertRows(this.client, 'personal_api_keys', [keyRow(key)])
+    this.keysByHash.set(key.hash, key)
+    return { key: publicKey(key), value }
+  }
+
+  /** Writes what is pending and stops the usage timer. */
+  async close(): Promise<void> {
+    await this.flushUsage()
   }
 
   private async writeProject(p: Project & { version: number }): Promise<void> {
@@ -165,7 +231,7 @@ function fromProjectRow(row: ProjectRow): Project & { version: number } {
   }
 }
 
-function fromKeyRow(row: KeyRow): PersonalApiKey {
+function fromKeyRow(row: KeyRow): StoredKey {
   return {
     id: row.id,
     label: row.label,
@@ -173,5 +239,21 @@ function fromKeyRow(row: KeyRow): PersonalApiKey {
     scopes: row.scopes,
     scopedTeams: row.scoped_teams.map(Number),
     createdAt: new Date(row.created_at).toISOString(),
+    lastUsedAt: null,
+    hash: row.secure_value,
+    version: Number(row.version),
   }
+}
+
+function keyRow(k: StoredKey): Record<string, unknown> {
+  return { id: k.id, label: k.label, secure_value: k.hash, mask_value: k.maskValue, scopes: k.scopes, scoped_teams: k.scopedTeams, created_at: k.createdAt, is_deleted: 0, version: k.version }
+}
+
+function publicKey({ hash: _h, version: _v, ...key }: StoredKey): PersonalApiKey {
+  return key
+}
+
+function latest(a: string | null, b: string | null): string | null {
+  if (a === null || b === null) return a ?? b
+  return a > b ? a : b
 }

@@ -45,17 +45,7 @@ export class AccessControls {
    * rule for everyone), in one query; objects not in the map have the default level.
    */
   async explicitLevels(key: PersonalApiKey, teamId: number, resource: string): Promise<Map<string, AccessLevel>> {
-    if (key.scopes.includes('*')) return new Map()
-    const rows = await queryRows<{ resource_id: string; level: AccessLevel }>(
-      this.client,
-      `SELECT resource_id, if(countIf(member = {m:String}) > 0, anyIf(access_level, member = {m:String}), any(access_level)) AS level FROM (
-         SELECT resource_id, member, argMax(access_level, version) AS access_level, argMax(is_deleted, version) AS deleted
-         FROM access_controls WHERE team_id = {t:Int64} AND resource = {r:String} AND member IN ('', {m:String})
-         GROUP BY resource_id, member HAVING deleted = 0)
-       GROUP BY resource_id`,
-      { t: teamId, r: resource, m: key.id },
-    )
-    return new Map(rows.map((r) => [r.resource_id, r.level]))
+    return explicitLevels(this.client, key, teamId, resource)
   }
 
   async require(key: PersonalApiKey, teamId: number, resource: string, resourceId: string, needed: 'viewer' | 'editor'): Promise<AccessLevel> {
@@ -90,4 +80,19 @@ export class AccessControls {
       { team_id: teamId, resource, resource_id: resourceId, member, access_level: level ?? 'none', created_at: now, updated_at: now, is_deleted: level === null ? 1 : 0, version: Number(prev?.v ?? 0) + 1 },
     ])
   }
+}
+
+/** AccessControls.explicitLevels, for readers that only need to know what is hidden (no clock). */
+export async function explicitLevels(client: ClickHouseClient, key: PersonalApiKey, teamId: number, resource: string): Promise<Map<string, AccessLevel>> {
+  if (key.scopes.includes('*')) return new Map()
+  const rows = await queryRows<{ resource_id: string; level: AccessLevel }>(
+    client,
+    `SELECT resource_id, if(countIf(member = {m:String}) > 0, anyIf(access_level, member = {m:String}), any(access_level)) AS level FROM (
+       SELECT resource_id, member, argMax(access_level, version) AS access_level, argMax(is_deleted, version) AS deleted
+       FROM access_controls WHERE team_id = {t:Int64} AND resource = {r:String} AND member IN ('', {m:String})
+       GROUP BY resource_id, member HAVING deleted = 0)
+     GROUP BY resource_id`,
+    { t: teamId, r: resource, m: key.id },
+  )
+  return new Map(rows.map((r) => [r.resource_id, r.level]))
 }

@@ -23,12 +23,19 @@ export function hasScope(key: PersonalApiKey, required: string): boolean {
   return access === 'read' && key.scopes.includes(`${object}:write`)
 }
 
-export function personalKeyFrom(request: FastifyRequest, store: ProjectStore): PersonalApiKey {
+/** The token of `Authorization: Bearer <token>`, if the header has that form. */
+export function bearerToken(request: FastifyRequest): string | null {
   const header = request.headers.authorization
   const match = typeof header === 'string' ? /^Bearer\s+(\S+)\s*$/i.exec(header) : null
-  if (!match) throw unauthorized('not_authenticated', 'Authentication credentials were not provided. Send `Authorization: Bearer <personal API key>`.')
-  const key = store.keyByValue(match[1])
+  return match ? match[1] : null
+}
+
+export function personalKeyFrom(request: FastifyRequest, store: ProjectStore): PersonalApiKey {
+  const token = bearerToken(request)
+  if (token === null) throw unauthorized('not_authenticated', 'Authentication credentials were not provided. Send `Authorization: Bearer <personal API key>`.')
+  const key = store.keyByValue(token)
   if (!key) throw unauthorized('authentication_failed', 'Personal API key found in request Authorization header is invalid.')
+  store.markKeyUsed(key)
   return key
 }
 
@@ -51,4 +58,23 @@ export function authorize(request: FastifyRequest, store: ProjectStore, scope: s
 
 export function canReach(key: PersonalApiKey, projectId: number): boolean {
   return key.scopedTeams.length === 0 || key.scopedTeams.includes(projectId)
+}
+
+/** The scopes in `scopes` that `holder` does not hold (write implies read; `*` only from `*`). */
+export function scopesBeyond(holder: PersonalApiKey, scopes: readonly string[]): string[] {
+  return scopes.filter((s) => (s === '*' ? !holder.scopes.includes('*') : !hasScope(holder, s)))
+}
+
+/** Whether a key limited to `scopedTeams` (empty: every project) reaches no project `holder` cannot. */
+export function projectsWithin(holder: PersonalApiKey, scopedTeams: readonly number[]): boolean {
+  if (holder.scopedTeams.length === 0) return true
+  return scopedTeams.length > 0 && scopedTeams.every((t) => holder.scopedTeams.includes(t))
+}
+
+/**
+ * A key manages (creates, lists, revokes) only keys that can do no more than itself: their scopes and
+ * projects are a subset of its own, so no key can mint its way to more.
+ */
+export function canManageKey(holder: PersonalApiKey, key: Pick<PersonalApiKey, 'scopes' | 'scopedTeams'>): boolean {
+  return scopesBeyond(holder, key.scopes).length === 0 && projectsWithin(holder, key.scopedTeams)
 }

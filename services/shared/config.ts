@@ -1,5 +1,6 @@
 // Configuration comes from environment variables, read here and nowhere else.
 import path from 'node:path'
+import { parseOrigins } from './cors'
 
 export interface Config {
   port: number
@@ -20,6 +21,10 @@ export interface Config {
   kafka?: KafkaConfig | null
   /** Cluster mode's storage: set by CLICKHOUSE_URL; absent means chDB in the data directory. */
   clickhouse?: ClickHouseServerConfig | null
+  /** Origins (besides the server's own and WREN_SITE_URL's) that may call the management API from a browser. */
+  corsOrigins: string[]
+  /** Failed management-API authentications allowed per client address and window; max 0 turns the limit off. */
+  authFailures: AuthFailureLimit
   /** What this process runs (`wren capture`, `wren ingest,api`, …); absent means everything ('all'). */
   roles?: Role[]
   /** Capture answers 503 past this many messages waiting for ingestion (0: never). */
@@ -32,6 +37,13 @@ export interface Config {
     /** Tests: while this file exists every ingestion batch fails before the processor sees it (a stall). */
     stallIngestionFile: string | null
   }
+}
+
+export interface AuthFailureLimit {
+  max: number
+  windowMs: number
+  /** Proxies (addresses or CIDRs) whose X-Forwarded-For names the client for this limit; otherwise the peer address counts. */
+  trustedProxies: string[]
 }
 
 export const ROLES = ['all', 'capture', 'ingest', 'api', 'decide', 'recordings'] as const
@@ -88,6 +100,12 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env): Config {
       stallSeconds: intFrom(env.WREN_READY_STALL_SECONDS, 60, 'WREN_READY_STALL_SECONDS'),
     },
     failpoints: { stallIngestionFile: env.WREN_FAILPOINT_STALL_INGESTION_FILE || null },
+    corsOrigins: parseOrigins(env.WREN_CORS_ORIGINS),
+    authFailures: {
+      max: intFrom(env.WREN_AUTH_FAILURE_LIMIT, 100, 'WREN_AUTH_FAILURE_LIMIT'),
+      windowMs: 1000 * (intFrom(env.WREN_AUTH_FAILURE_WINDOW_S, 60, 'WREN_AUTH_FAILURE_WINDOW_S') || 1),
+      trustedProxies: (env.WREN_TRUSTED_PROXIES ?? '').split(',').map((p) => p.trim()).filter(Boolean),
+    },
     kafka: env.KAFKA_BROKERS
       ? {
           brokers: env.KAFKA_BROKERS.split(',').map((b) => b.trim()).filter(Boolean),

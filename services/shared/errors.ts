@@ -1,7 +1,7 @@
 // Every error a user can see, in one place. Route handlers throw these; one error handler renders them
 // as PostHog's DRF-shaped JSON body: {type, code, detail, attr}.
 
-export type ErrorType = 'validation_error' | 'authentication_error' | 'invalid_request' | 'server_error'
+export type ErrorType = 'validation_error' | 'authentication_error' | 'invalid_request' | 'throttled_error' | 'server_error'
 
 export class WrenError extends Error {
   readonly status: number
@@ -18,7 +18,7 @@ export class WrenError extends Error {
     this.attr = attr
     this.headers = headers
     this.type =
-      status === 400 ? 'validation_error' : status === 401 || status === 403 ? 'authentication_error' : status >= 500 ? 'server_error' : 'invalid_request'
+      status === 400 ? 'validation_error' : status === 401 || status === 403 ? 'authentication_error' : status === 429 ? 'throttled_error' : status >= 500 ? 'server_error' : 'invalid_request'
   }
 
   toJSON(): { type: ErrorType; code: string; detail: string; attr: string | null } {
@@ -32,6 +32,7 @@ export const forbidden = (code: string, detail: string): WrenError => new WrenEr
 export const notFound = (detail = 'Not found.'): WrenError => new WrenError(404, 'not_found', detail)
 export const methodNotAllowed = (detail: string): WrenError => new WrenError(405, 'method_not_allowed', detail)
 export const payloadTooLarge = (detail: string): WrenError => new WrenError(413, 'payload_too_large', detail)
+export const throttled = (detail: string): WrenError => new WrenError(429, 'throttled', detail)
 export const unavailable = (detail: string): WrenError => new WrenError(503, 'unavailable', detail)
 /** Capture's backpressure: ingestion is too far behind to take more events now; the SDKs retry. */
 export const BACKLOG_FULL = 'ingestion_backlog_full'

@@ -42,6 +42,8 @@ export interface QueryInput {
   filters: FilterContext
   /** The global filter group, with test-account filters ANDed in when asked for. */
   globalProperties: PropertyGroup
+  /** Which events the caller may see ('1': all); hidden persons' events are left out (shared/hidden-persons.ts). */
+  visible: string
   breakdown: BreakdownPlan | null
   /** Compiles a restricted HogQL expression (math_hogql). */
   hogql(expr: string): string
@@ -139,7 +141,7 @@ function sharedSelectBody(input: QueryInput, members: Array<{ series: ResolvedSe
   const team = `team_id = ${params.add('Int64', input.teamId)}`
   const from = `timestamp >= toDateTime64(${params.add('String', instantParam(range.from, range.tz))}, 6, 'UTC')`
   const to = `timestamp <= toDateTime64(${params.add('String', instantParam(range.to, range.tz))}, 6, 'UTC')`
-  const global = compileGroup(input.globalProperties, input.filters)
+  const global = globalCondition(input)
   const any = conditions.includes('1') ? '1' : `(${conditions.join(' OR ')})`
   const where = [team, from, to, global, any].filter((c) => c !== '1').join(' AND ')
   const events = EVENTS_SOURCE
@@ -164,6 +166,12 @@ function conditionalAggregate(math: MathType, entity: SeriesEntity, actor: strin
   const value = `toFloat64OrNull(JSONExtract(${column}, ${params.add('String', entity.mathProperty ?? '')}, 'Nullable(String)'))`
   const fn = math in QUANTILES ? `quantileIf(${QUANTILES[math]})` : `${math}If`
   return `ifNull(${fn}(${value}, ${condition}), 0)`
+}
+
+/** What every event read of the trend must satisfy: the global filters, and only events the caller may see. */
+function globalCondition(input: QueryInput): string {
+  const parts = [compileGroup(input.globalProperties, input.filters), input.visible].filter((c) => c !== '1')
+  return parts.length ? parts.join(' AND ') : '1'
 }
 
 const EVENTS_SOURCE = '__wren_events_source__'
@@ -194,7 +202,7 @@ function seriesSelectBody(input: QueryInput, series: ResolvedSeries, index: numb
   const actor = entity.mathGroupTypeIndex !== null && ['dau', 'weekly_active', 'monthly_active', 'unique_group'].includes(math) ? `\`$group_${entity.mathGroupTypeIndex}\`` : PERSON_ID
 
   const team = `team_id = ${params.add('Int64', input.teamId)}`
-  const filters = [series.condition, compileGroup(input.globalProperties, input.filters), compileGroup(entity.properties, input.filters)].filter((c) => c !== '1')
+  const filters = [series.condition, globalCondition(input), compileGroup(entity.properties, input.filters)].filter((c) => c !== '1')
   if (math === 'unique_group' || actor !== PERSON_ID) filters.push(`${actor} != ''`)
   const match = filters.length ? filters.join(' AND ') : '1'
   const from = (r: DateRange, extraDays = 0) => {
@@ -226,7 +234,7 @@ function seriesSelectBody(input: QueryInput, series: ResolvedSeries, index: numb
 
   if (math === 'first_time_for_user' || math === 'first_matching_event_for_user') {
     if (input.breakdown?.multi) throw badRequest('unsupported', `math '${math}' cannot be combined with a cohort breakdown yet.`, 'breakdown')
-    const extra = [compileGroup(input.globalProperties, input.filters), compileGroup(entity.properties, input.filters)].filter((c) => c !== '1')
+    const extra = [globalCondition(input), compileGroup(entity.properties, input.filters)].filter((c) => c !== '1')
     const ok = extra.length ? extra.join(' AND ') : '1'
     const seriesOnly = math === 'first_time_for_user' ? series.condition : match
     const firstBucket = totalValue ? '0' : bucketOf('first_ts')

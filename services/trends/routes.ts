@@ -12,13 +12,13 @@ type Params = { project_id: string }
 
 export async function trendRoutes(app: FastifyInstance, deps: { projects: ProjectStore; trends: TrendService; siteUrl: string | null }): Promise<void> {
   const handle = async (request: FastifyRequest<{ Params: Params }>, reply: FastifyReply) => {
-    const { project } = authorize(request, deps.projects, 'insight:read', request.params.project_id)
+    const { project, key } = authorize(request, deps.projects, 'insight:read', request.params.project_id)
     const format = formatOf(request)
     const query = { ...(request.query as Record<string, unknown>) }
     delete query.format
     const input = mergeInput(query, request.body)
     const trendRequest = parseTrendRequest(input)
-    const out = await deps.trends.run(project, trendRequest, { refresh: refreshRequested(request.query, request.body) })
+    const out = await deps.trends.run(project, trendRequest, { refresh: refreshRequested(request.query, request.body), viewer: key })
     if (format === 'csv') {
       const filename = `export (${trendRequest.dateFrom ? wallDate(out.dateFrom) : 'up until'} - ${wallDate(out.dateTo)}) from PostHog.csv`
       return reply.status(200).type('text/csv; charset=utf-8').header('content-disposition', `attachment; filename="${filename}"`).send(trendCsv(out.body.result, out.floats))

@@ -5,7 +5,8 @@ import { queryRows } from '../shared/clickhouse'
 import type { Clock } from '../shared/clock'
 import { badRequest, WrenError } from '../shared/errors'
 import { SqlParams } from '../shared/property-filters'
-import type { Project } from '../projects/store'
+import type { PersonalApiKey, Project } from '../projects/store'
+import { hiddenPersons, visibleEventsSql } from '../shared/hidden-persons'
 import type { Action, ActionStore } from '../actions/store'
 import { actionSql, cohortIdsOfAction } from '../actions/match'
 import type { Cohort, CohortStore } from '../cohorts/store'
@@ -46,7 +47,8 @@ export class TrendService {
 
   constructor(private readonly deps: TrendServiceDeps) {}
 
-  async run(project: Project, request: TrendRequest, opts: { refresh: boolean }): Promise<TrendOutput> {
+  /** `viewer`: the key asking; events of persons it may not see are left out. */
+  async run(project: Project, request: TrendRequest, opts: { refresh: boolean; viewer?: PersonalApiKey }): Promise<TrendOutput> {
     const { clickhouse, clock } = this.deps
     const now = clock.now()
     const tz = project.timezone || 'UTC'
@@ -56,9 +58,14 @@ export class TrendService {
     const testFilters = request.filterTestAccounts ? parsePropertyGroup(project.settings.test_account_filters ?? [], 'test_account_filters') : null
     const globalProperties: PropertyGroup = testFilters && testFilters.values.length ? { type: 'AND', values: [request.properties, testFilters] } : request.properties
 
-    // Actions (a missing action drops its series) and every cohort any filter could reach.
+    // Actions: one this project never had (another project's id) is a 400; a deleted one drops its series.
     const actionIds = request.series.filter((s) => s.kind === 'actions').map((s) => Number(s.id))
-    const actions = actionIds.length ? await this.deps.actions.byIds(project.id, actionIds) : new Map<number, Action>()
+    const badId = request.series.find((s) => s.kind === 'actions' && !(Number.isSafeInteger(Number(s.id)) && Number(s.id) > 0))
+    if (badId) throw badRequest('invalid_input', `Action id must be a positive integer, got '${String(badId.id)}'.`, 'actions')
+    const found = actionIds.length ? await this.deps.actions.byIds(project.id, actionIds, { includeDeleted: true }) : new Map<number, Action>()
+    for (const id of actionIds) if (!found.has(id)) throw badRequest('invalid_input', `Action ${id} does not exist in this project.`, 'actions')
+    const actions = new Map([...found].filter(([, a]) => !a.deleted))
+    // And every cohort any filter could reach.
     const series = request.series.filter((s) => s.kind === 'events' || actions.has(Number(s.id)))
     const needsCohorts =
       cohortIdsIn(globalProperties).length > 0 || series.some((s) => cohortIdsIn(s.properties).length > 0) || request.breakdownType === 'cohort' || [...actions.values()].some((a) => cohortIdsOfAction(a).length > 0)
@@ -93,7 +100,9 @@ export class TrendService {
     if (series.length === 0) return { body: { is_cached: false, last_refresh: now.toISOString(), timezone: tz, result: [] }, floats: [], dateFrom: current.from, dateTo: current.to }
 
     const breakdown = breakdownExpr(request, params, hogql, cohortMembers, sessions)
-    const built = buildTrendQuery({ teamId: project.id, request, series: resolved, periods, totalValue, cumulative, params, filters, globalProperties, breakdown, hogql, sessions })
+    const hidden = opts.viewer ? await hiddenPersons(clickhouse, opts.viewer, project.id) : null
+    const visible = hidden ? visibleEventsSql(hidden, params) : '1'
+    const built = buildTrendQuery({ teamId: project.id, request, series: resolved, periods, totalValue, cumulative, params, filters, globalProperties, visible, breakdown, hogql, sessions })
     const sql = built.includes(PERSON_OVERRIDES) ? resolvePersonOverrides(built, await this.hasPersonOverrides(project.id), `team_id = ${params.add('Int64', project.id)}`) : built
 
     const version = await this.dataVersion(project.id)
