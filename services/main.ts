@@ -8,6 +8,7 @@ import { lockDataDir, DataDirLockedError } from './shared/lock'
 import { migrate, openEmbeddedClickHouse, openServerClickHouse } from './shared/clickhouse'
 import { ProjectStore } from './projects/store'
 import { systemClock } from './shared/clock'
+import { startWatchdog } from './shared/watchdog'
 
 const USAGE = `usage:
   wren start                                   start Wren in embedded mode (the default)
@@ -34,6 +35,7 @@ async function main(argv: string[]): Promise<number> {
 
   async function start(roles?: Role[]): Promise<number> {
     const logger = pino({ level: config.logLevel })
+    if (config.watchdogMs > 0) startWatchdog(config.watchdogMs)
     const wren = await buildWren(roles ? { ...config, roles } : config, logger)
     await wren.app.listen({ port: config.port, host: config.host })
     const address = `http://localhost:${config.port}`
@@ -61,6 +63,7 @@ async function main(argv: string[]): Promise<number> {
     }
     process.on('SIGINT', () => void stop('SIGINT'))
     process.on('SIGTERM', () => void stop('SIGTERM'))
+    if (config.failpointOomAfterMs !== null) setTimeout(runOutOfHeap, config.failpointOomAfterMs)
     return -1 // keep running
   }
 
@@ -109,6 +112,12 @@ async function main(argv: string[]): Promise<number> {
       await unlock()
     }
   }
+}
+
+/** The failpoint for the watchdog's test: what a decompression bomb did to the heap before it was capped. */
+function runOutOfHeap(): void {
+  const kept: string[][] = []
+  for (;;) kept.push(new Array(1_000_000).fill(String(kept.length)))
 }
 
 main(process.argv.slice(2)).then(

@@ -14,6 +14,10 @@ export interface Config {
   /** Public URL used in absolute `next`/`previous` links; defaults to the request's own host. */
   siteUrl: string | null
   ingestion: { maxBatchRecords: number; maxWaitMs: number; crashAfterBatches: number | null }
+  /** How long the main thread may stall (out of memory, a blocked event loop) before the process is killed; 0: never. */
+  watchdogMs: number
+  /** Failpoint for tests: run the main thread out of heap this many ms after the server listens. */
+  failpointOomAfterMs: number | null
   /** Cluster mode's log: set by KAFKA_BROKERS; absent means the embedded log in the data directory. */
   kafka?: KafkaConfig | null
   /** Cluster mode's storage: set by CLICKHOUSE_URL; absent means chDB in the data directory. */
@@ -61,6 +65,8 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env): Config {
       // Failpoint for crash tests: SIGKILL this process after N batches are written but not committed.
       crashAfterBatches: env.WREN_FAILPOINT_CRASH_AFTER_BATCHES ? intFrom(env.WREN_FAILPOINT_CRASH_AFTER_BATCHES, 0, 'WREN_FAILPOINT_CRASH_AFTER_BATCHES') : null,
     },
+    watchdogMs: intFrom(env.WREN_WATCHDOG_MS, 30_000, 'WREN_WATCHDOG_MS'),
+    failpointOomAfterMs: env.WREN_FAILPOINT_OOM_AFTER_MS ? intFrom(env.WREN_FAILPOINT_OOM_AFTER_MS, 0, 'WREN_FAILPOINT_OOM_AFTER_MS') : null,
     kafka: env.KAFKA_BROKERS
       ? {
           brokers: env.KAFKA_BROKERS.split(',').map((b) => b.trim()).filter(Boolean),
