@@ -13,7 +13,7 @@ import { kafkaDeadLetters } from './ingestion/dead-letters'
 import { LogCommandWaiter, publishCommandResults } from './ingestion/command-results'
 import type { Log } from './shared/log/log'
 import { lockDataDir } from './shared/lock'
-import { installErrorHandler } from './shared/http'
+import { clientErrorHandler, installErrorHandler, installJsonBodyParser, renderError } from './shared/http'
 import { Metrics } from './shared/metrics'
 import { ProjectStore } from './projects/store'
 import { bootstrapIfEmpty, type BootstrapResult } from './projects/bootstrap'
@@ -68,9 +68,11 @@ export async function buildWren(config: Config, logger: Logger = pino({ level: c
   const deletions = new DeletionScheduler(clickhouse, clock, logger.child({ service: 'deletions' }))
   if (runs('ingest')) deletions.start()
 
-  const app = Fastify({ loggerInstance: logger as FastifyBaseLogger, trustProxy: true, routerOptions: { ignoreTrailingSlash: true }, logController: new LogController({ disableRequestLogging: true }), bodyLimit: 20 * 1024 * 1024 })
-  await app.register(cors, { origin: true, credentials: true, methods: ['GET', 'POST', 'PATCH', 'PUT', 'DELETE', 'OPTIONS'] })
+  const app = Fastify({ loggerInstance: logger as FastifyBaseLogger, trustProxy: true, routerOptions: { ignoreTrailingSlash: true }, logController: new LogController({ disableRequestLogging: true }), bodyLimit: 20 * 1024 * 1024, frameworkErrors: renderError, clientErrorHandler })
+  // Any OPTIONS is answered 204 with the CORS headers, as PostHog does, not only a browser's full preflight.
+  await app.register(cors, { origin: true, credentials: true, methods: ['GET', 'POST', 'PATCH', 'PUT', 'DELETE', 'OPTIONS'], strictPreflight: false })
   installErrorHandler(app)
+  installJsonBodyParser(app)
   app.get('/_health', async () => ({ status: 'ok', roles: [...roles] }))
   app.get('/_readyz', async (_req, reply) => {
     const ping = await clickhouse.ping()

@@ -7,6 +7,7 @@ import { gunzip } from 'node:zlib'
 import { badRequest, payloadTooLarge, unauthorized, type WrenError } from '../shared/errors'
 import { parseTimestamp } from './timestamp'
 import { decompressLzBase64, LzOutputTooLarge } from './lz-string'
+import { jsonTooDeep, jsonTooDeepIn } from '../shared/json'
 
 export interface CaptureRequest {
   path: string // route path as requested, e.g. '/e/', '/batch', '/engage/', '/i/v0/e/', '/capture/', '/track/'
@@ -317,11 +318,14 @@ function resolveSentAt(batchSentAt: unknown, query: CaptureRequest['query']): Da
 }
 
 function parseJson(text: string): unknown {
+  let json: unknown
   try {
-    return JSON.parse(text)
+    json = JSON.parse(text)
   } catch (err) {
     throw badRequest('invalid_payload', `Failed to parse payload as JSON: ${(err as Error).message}`)
   }
+  if (jsonTooDeepIn(json)) throw jsonTooDeep()
+  return json
 }
 
 /** Decodes and validates a capture request. Any bad event fails the whole request: nothing is half-accepted. */

@@ -49,7 +49,7 @@ export async function captureRoutes(app: FastifyInstance, deps: CaptureDeps): Pr
   for (const path of CAPTURE_PATHS) {
     // PostHog capture answers any OPTIONS, not only a browser's full preflight (reference §1.1); the CORS
     // plugin's hook replies to it before the handler runs.
-    app.route({ method: ['GET', 'POST', 'OPTIONS'], url: path, bodyLimit: BODY_LIMIT, config: { cors: { strictPreflight: false } }, handler })
+    app.route({ method: ['GET', 'POST', 'OPTIONS'], url: path, bodyLimit: BODY_LIMIT, handler })
   }
 }
 
