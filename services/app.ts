@@ -4,7 +4,8 @@ import Fastify, { LogController, type FastifyBaseLogger, type FastifyInstance } 
 import cors from '@fastify/cors'
 import pino, { type Logger } from 'pino'
 import path from 'node:path'
-import type { Config, Role } from './shared/config'
+import type { Config, HttpTimeouts, Role } from './shared/config'
+import { unavailable } from './shared/errors'
 import { fixedClock, systemClock, type Clock } from './shared/clock'
 import { migrate, openEmbeddedClickHouse, openServerClickHouse, type ClickHouseClient } from './shared/clickhouse'
 import { openEmbeddedLog } from './shared/log/embedded-log'
@@ -68,11 +69,16 @@ export async function buildWren(config: Config, logger: Logger = pino({ level: c
   const deletions = new DeletionScheduler(clickhouse, clock, logger.child({ service: 'deletions' }))
   if (runs('ingest')) deletions.start()
 
-  const app = Fastify({ loggerInstance: logger as FastifyBaseLogger, trustProxy: true, routerOptions: { ignoreTrailingSlash: true }, logController: new LogController({ disableRequestLogging: true }), bodyLimit: 20 * 1024 * 1024, frameworkErrors: renderError, clientErrorHandler })
+  const app = Fastify({ loggerInstance: logger as FastifyBaseLogger, trustProxy: true, routerOptions: { ignoreTrailingSlash: true }, logController: new LogController({ disableRequestLogging: true }), bodyLimit: 20 * 1024 * 1024, frameworkErrors: renderError, clientErrorHandler, return503OnClosing: false, ...serverTimeouts(config.http) })
   // Any OPTIONS is answered 204 with the CORS headers, as PostHog does, not only a browser's full preflight.
   await app.register(cors, { origin: true, credentials: true, methods: ['GET', 'POST', 'PATCH', 'PUT', 'DELETE', 'OPTIONS'], strictPreflight: false })
   installErrorHandler(app)
   installJsonBodyParser(app)
+  let shuttingDown = false
+  // Requests that arrive on an open connection while the server drains (Fastify adds Connection: close).
+  app.addHook('onRequest', async () => {
+    if (shuttingDown) throw unavailable('Wren is shutting down: retry in a moment.')
+  })
   app.get('/_health', async () => ({ status: 'ok', roles: [...roles] }))
   app.get('/_readyz', async (_req, reply) => {
     const ping = await clickhouse.ping()
@@ -112,9 +118,13 @@ export async function buildWren(config: Config, logger: Logger = pino({ level: c
     async close() {
       if (closed) return
       closed = true
+      shuttingDown = true
       if (configRefresh) clearInterval(configRefresh)
       cohortReader.stop()
+      // Stop accepting; in-flight requests get the grace period, then the connections still open are closed.
+      const cutOff = setTimeout(() => app.server.closeAllConnections(), config.shutdown.graceMs)
       await app.close()
+      clearTimeout(cutOff)
       deletions.stop()
       await processor.stop()
       await commandResults?.stop()
@@ -122,5 +132,17 @@ export async function buildWren(config: Config, logger: Logger = pino({ level: c
       await clickhouse.close()
       await unlock()
     },
+  }
+}
+
+/** Fastify's and Node's server options for HttpTimeouts. */
+function serverTimeouts(t: HttpTimeouts) {
+  return {
+    requestTimeout: t.requestTimeoutMs,
+    keepAliveTimeout: t.keepAliveTimeoutMs,
+    connectionTimeout: t.connectionTimeoutMs,
+    // Node refuses a headers timeout longer than the request timeout (its own until Fastify sets ours), and
+    // checks both only every connectionsCheckingInterval (30 s by default): once a second here.
+    http: { requestTimeout: t.requestTimeoutMs, headersTimeout: t.requestTimeoutMs > 0 ? Math.min(t.headersTimeoutMs, t.requestTimeoutMs) : t.headersTimeoutMs, connectionsCheckingInterval: 1_000 },
   }
 }

@@ -58,6 +58,11 @@ async function main(argv: string[]): Promise<number> {
       if (stopping) return
       stopping = true
       logger.info({ signal }, 'shutting down')
+      // Whatever hangs (a connection, a batch, the storage), the process ends: a supervisor can restart it.
+      setTimeout(() => {
+        logger.error({ signal, timeoutMs: config.shutdown.timeoutMs }, 'shutdown did not finish in time (WREN_SHUTDOWN_TIMEOUT_MS): exiting with code 1')
+        process.exit(1)
+      }, config.shutdown.timeoutMs)
       await wren.close()
       process.exit(0)
     }

@@ -14,6 +14,10 @@ export interface Config {
   /** Public URL used in absolute `next`/`previous` links; defaults to the request's own host. */
   siteUrl: string | null
   ingestion: { maxBatchRecords: number; maxWaitMs: number; crashAfterBatches: number | null }
+  /** Bounds on one client's hold on the server (a slow client cannot keep a request or a shutdown open). */
+  http: HttpTimeouts
+  /** SIGTERM: in-flight requests get `graceMs`, then their connections are closed; past `timeoutMs` the process exits 1. */
+  shutdown: { graceMs: number; timeoutMs: number }
   /** How long the main thread may stall (out of memory, a blocked event loop) before the process is killed; 0: never. */
   watchdogMs: number
   /** Failpoint for tests: run the main thread out of heap this many ms after the server listens. */
@@ -24,6 +28,17 @@ export interface Config {
   clickhouse?: ClickHouseServerConfig | null
   /** What this process runs (`wren capture`, `wren ingest,api`, …); absent means everything ('all'). */
   roles?: Role[]
+}
+
+export interface HttpTimeouts {
+  /** To receive a request's headers. */
+  headersTimeoutMs: number
+  /** To receive a whole request, headers and body. */
+  requestTimeoutMs: number
+  /** An idle keep-alive connection is closed after this. */
+  keepAliveTimeoutMs: number
+  /** A socket with no traffic either way is closed after this (a response being computed counts as none). */
+  connectionTimeoutMs: number
 }
 
 export const ROLES = ['all', 'capture', 'ingest', 'api', 'decide', 'recordings'] as const
@@ -64,6 +79,16 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env): Config {
       maxWaitMs: intFrom(env.WREN_INGEST_WAIT_MS, 200, 'WREN_INGEST_WAIT_MS'),
       // Failpoint for crash tests: SIGKILL this process after N batches are written but not committed.
       crashAfterBatches: env.WREN_FAILPOINT_CRASH_AFTER_BATCHES ? intFrom(env.WREN_FAILPOINT_CRASH_AFTER_BATCHES, 0, 'WREN_FAILPOINT_CRASH_AFTER_BATCHES') : null,
+    },
+    http: {
+      headersTimeoutMs: intFrom(env.WREN_HEADERS_TIMEOUT_MS, 10_000, 'WREN_HEADERS_TIMEOUT_MS'),
+      requestTimeoutMs: intFrom(env.WREN_REQUEST_TIMEOUT_MS, 30_000, 'WREN_REQUEST_TIMEOUT_MS'),
+      keepAliveTimeoutMs: intFrom(env.WREN_KEEP_ALIVE_TIMEOUT_MS, 72_000, 'WREN_KEEP_ALIVE_TIMEOUT_MS'),
+      connectionTimeoutMs: intFrom(env.WREN_CONNECTION_TIMEOUT_MS, 120_000, 'WREN_CONNECTION_TIMEOUT_MS'),
+    },
+    shutdown: {
+      graceMs: intFrom(env.WREN_SHUTDOWN_GRACE_MS, 10_000, 'WREN_SHUTDOWN_GRACE_MS'),
+      timeoutMs: intFrom(env.WREN_SHUTDOWN_TIMEOUT_MS, 30_000, 'WREN_SHUTDOWN_TIMEOUT_MS'),
     },
     watchdogMs: intFrom(env.WREN_WATCHDOG_MS, 30_000, 'WREN_WATCHDOG_MS'),
     failpointOomAfterMs: env.WREN_FAILPOINT_OOM_AFTER_MS ? intFrom(env.WREN_FAILPOINT_OOM_AFTER_MS, 0, 'WREN_FAILPOINT_OOM_AFTER_MS') : null,
