@@ -64,6 +64,18 @@ describe('bad input answers a JSON 4xx, never a 500', () => {
     expect(ok.status).toBe(200)
   })
 
+  it('stores a distinct_id and properties holding half an emoji with U+FFFD in its place, and ingestion goes on', async () => {
+    // A client that cut a string between the two halves of an emoji; JSON.stringify sends the half as \ud83d.
+    await captureBatch(t, [{ event: 'half-emoji', distinct_id: 'cut-\ud83d', properties: { ['title\udc00']: 'a\ud83d', whole: '😀' } }])
+    // An alias reaches the person uuid (uuid v5 of the id), whose encodeURIComponent threw and stalled ingestion.
+    await captureBatch(t, [{ event: '$create_alias', distinct_id: 'cut-alias', properties: { alias: 'alias-\ud83d' } }])
+    await captureBatch(t, [{ event: 'after-half-emoji', distinct_id: 'next' }])
+    await drained(t.wren)
+    const [stored] = (await call('GET', `/api/projects/${t.projectId}/events/?event=half-emoji`)).body.results
+    expect(stored).toMatchObject({ distinct_id: 'cut-\ufffd', properties: { 'title\ufffd': 'a\ufffd', whole: '😀' } })
+    expect((await call('GET', `/api/projects/${t.projectId}/events/?event=after-half-emoji`)).body.results).toHaveLength(1)
+  })
+
   it('answers OPTIONS on /decide/ and /flags/ without an Origin with 204, as capture does', async () => {
     for (const route of ['/decide/', '/flags/', '/e/']) {
       const res = await fetch(t.url + route, { method: 'OPTIONS' })

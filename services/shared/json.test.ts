@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest'
-import { jsonTooDeepIn, MAX_JSON_DEPTH } from './json'
+import { jsonTooDeepIn, MAX_JSON_DEPTH, replaceLoneSurrogates } from './json'
 
 const nest = (depth: number): unknown => JSON.parse('['.repeat(depth) + ']'.repeat(depth))
 
@@ -14,5 +14,17 @@ describe('jsonTooDeepIn', () => {
     expect(jsonTooDeepIn(Array.from({ length: 10_000 }, () => [{ a: [1] }]))).toBe(false)
     expect(jsonTooDeepIn({ text: '['.repeat(1_000) })).toBe(false)
     expect(jsonTooDeepIn('scalar')).toBe(false)
+  })
+})
+
+describe('replaceLoneSurrogates', () => {
+  it('replaces half characters in keys and strings with U+FFFD, keeping whole ones', () => {
+    const value = JSON.parse('{"id":"a\\ud83d","ok":"😀","list":["\\ude00x",1,{"k\\ud800":"v"}],"__proto__":"\\udfff"}')
+    replaceLoneSurrogates(value)
+    expect(value.id).toBe('a\ufffd')
+    expect(value.ok).toBe('😀')
+    expect(value.list).toEqual(['\ufffdx', 1, { 'k\ufffd': 'v' }])
+    expect(Object.getOwnPropertyDescriptor(value, '__proto__')?.value).toBe('\ufffd')
+    expect(Object.getPrototypeOf(value)).toBe(Object.prototype)
   })
 })

@@ -33,3 +33,43 @@ export function jsonTooDeepIn(value: unknown): boolean {
   }
   return false
 }
+
+// A high surrogate not followed by a low one, or a low one not preceded by a high one: half a character.
+const LONE_SURROGATE = /[\ud800-\udbff](?![\udc00-\udfff])|(?<![\ud800-\udbff])[\udc00-\udfff]/g
+
+/**
+ * Replaces lone UTF-16 surrogates (half of an emoji, from a client that cut a string in two) with U+FFFD, in
+ * the keys and strings of parsed JSON, in place. JSON.parse lets them through; UTF-8 cannot carry them, and
+ * code that encodes them (encodeURIComponent in the person uuid) throws.
+ */
+export function replaceLoneSurrogates<T>(value: T): T {
+  if (typeof value === 'string') return fix(value) as T
+  const stack: unknown[] = [value]
+  while (stack.length > 0) {
+    const node = stack.pop()
+    if (Array.isArray(node)) {
+      for (let i = 0; i < node.length; i++) {
+        const item: unknown = node[i]
+        if (typeof item === 'string') node[i] = fix(item)
+        else if (typeof item === 'object' && item !== null) stack.push(item)
+      }
+    } else if (typeof node === 'object' && node !== null) {
+      const record = node as Record<string, unknown>
+      for (const key of Object.keys(record)) {
+        const item = record[key]
+        const fixedKey = fix(key)
+        const fixedItem = typeof item === 'string' ? fix(item) : item
+        if (fixedKey !== key) delete record[key]
+        // defineProperty, not assignment: an own "__proto__" key must stay a plain property.
+        if (fixedKey !== key || fixedItem !== item) Object.defineProperty(record, fixedKey, { value: fixedItem, writable: true, enumerable: true, configurable: true })
+        if (typeof item === 'object' && item !== null) stack.push(item)
+      }
+    }
+  }
+  return value
+}
+
+function fix(text: string): string {
+  LONE_SURROGATE.lastIndex = 0
+  return LONE_SURROGATE.test(text) ? text.replace(LONE_SURROGATE, '\ufffd') : text
+}
