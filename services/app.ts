@@ -5,7 +5,8 @@ import cors from '@fastify/cors'
 import pino, { type Logger } from 'pino'
 import path from 'node:path'
 import { existsSync } from 'node:fs'
-import type { Config, Role } from './shared/config'
+import type { Config, HttpTimeouts, Role } from './shared/config'
+import { unavailable } from './shared/errors'
 import { fixedClock, systemClock, type Clock } from './shared/clock'
 import { migrate, openEmbeddedClickHouse, openServerClickHouse, type ClickHouseClient } from './shared/clickhouse'
 import { openEmbeddedLog } from './shared/log/embedded-log'
@@ -18,7 +19,7 @@ import { stallingSubscriptions } from './shared/log/failpoint'
 import { IngestionLagMonitor, ingestionProblems, lagJson } from './shared/ingestion-lag'
 import { RepeatedFailures } from './shared/repeated-failures'
 import { lockDataDir } from './shared/lock'
-import { installErrorHandler } from './shared/http'
+import { clientErrorHandler, installErrorHandler, installJsonBodyParser, renderError } from './shared/http'
 import { corsDelegator } from './shared/cors'
 import { guardManagementRoutes, type ManagementRoute } from './shared/management'
 import { Metrics } from './shared/metrics'
@@ -95,7 +96,7 @@ export async function buildWren(config: Config, logger: Logger = pino({ level: c
   const deletions = new DeletionScheduler(clickhouse, clock, logger.child({ service: 'deletions' }))
   if (runs('ingest')) deletions.start()
 
-  const app = Fastify({ loggerInstance: logger as FastifyBaseLogger, trustProxy: true, routerOptions: { ignoreTrailingSlash: true }, logController: new LogController({ disableRequestLogging: true }), bodyLimit: 20 * 1024 * 1024 })
+  const app = Fastify({ loggerInstance: logger as FastifyBaseLogger, trustProxy: true, routerOptions: { ignoreTrailingSlash: true }, logController: new LogController({ disableRequestLogging: true }), bodyLimit: 20 * 1024 * 1024, frameworkErrors: renderError, clientErrorHandler, return503OnClosing: false, ...serverTimeouts(config.http) })
   await app.register(cors, { delegator: corsDelegator({ allowedOrigins: config.corsOrigins, siteUrl: config.siteUrl }) })
   // Counted by route pattern, never the raw path: ids in paths would make a series per id.
   app.addHook('onResponse', async (request, reply) => {
@@ -105,6 +106,12 @@ export async function buildWren(config: Config, logger: Logger = pino({ level: c
     if (config.logRequests) request.log.info({ ...labels, ms: Math.round(reply.elapsedTime * 10) / 10 }, 'request')
   })
   installErrorHandler(app)
+  installJsonBodyParser(app)
+  let shuttingDown = false
+  // Requests that arrive on an open connection while the server drains (Fastify adds Connection: close).
+  app.addHook('onRequest', async () => {
+    if (shuttingDown) throw unavailable('Wren is shutting down: retry in a moment.')
+  })
   const managementRoutes = await guardManagementRoutes(app, { projects, authFailures: config.authFailures })
   app.get('/_health', async () => ({
     status: 'ok',
@@ -169,10 +176,14 @@ export async function buildWren(config: Config, logger: Logger = pino({ level: c
     async close() {
       if (closed) return
       closed = true
+      shuttingDown = true
       if (configRefresh) clearInterval(configRefresh)
       cohortReader.stop()
       lag.stop()
+      // Stop accepting; in-flight requests get the grace period, then the connections still open are closed.
+      const cutOff = setTimeout(() => app.server.closeAllConnections(), config.shutdown.graceMs)
       await app.close()
+      clearTimeout(cutOff)
       deletions.stop()
       await processor.stop()
       await projects.close()
@@ -181,5 +192,17 @@ export async function buildWren(config: Config, logger: Logger = pino({ level: c
       await clickhouse.close()
       await unlock()
     },
+  }
+}
+
+/** Fastify's and Node's server options for HttpTimeouts. */
+function serverTimeouts(t: HttpTimeouts) {
+  return {
+    requestTimeout: t.requestTimeoutMs,
+    keepAliveTimeout: t.keepAliveTimeoutMs,
+    connectionTimeout: t.connectionTimeoutMs,
+    // Node refuses a headers timeout longer than the request timeout (its own until Fastify sets ours), and
+    // checks both only every connectionsCheckingInterval (30 s by default): once a second here.
+    http: { requestTimeout: t.requestTimeoutMs, headersTimeout: t.requestTimeoutMs > 0 ? Math.min(t.headersTimeoutMs, t.requestTimeoutMs) : t.headersTimeoutMs, connectionsCheckingInterval: 1_000 },
   }
 }

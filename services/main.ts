@@ -15,6 +15,7 @@ import { openEmbeddedLog } from './shared/log/embedded-log'
 import { openKafkaLog } from './shared/log/kafka-log'
 import { DeadLetterStore } from './dead-letters/store'
 import { serializeDeadLetter } from './dead-letters/routes'
+import { startWatchdog } from './shared/watchdog'
 
 const USAGE = `usage:
   wren start                                   start Wren in embedded mode (the default)
@@ -48,6 +49,7 @@ async function main(argv: string[]): Promise<number> {
 
   async function start(roles?: Role[]): Promise<number> {
     const logger = pino({ level: config.logLevel })
+    if (config.watchdogMs > 0) startWatchdog(config.watchdogMs)
     const wren = await buildWren(roles ? { ...config, roles } : config, logger)
     await wren.app.listen({ port: config.port, host: config.host })
     const address = `http://localhost:${config.port}`
@@ -70,11 +72,17 @@ async function main(argv: string[]): Promise<number> {
       if (stopping) return
       stopping = true
       logger.info({ signal }, 'shutting down')
+      // Whatever hangs (a connection, a batch, the storage), the process ends: a supervisor can restart it.
+      setTimeout(() => {
+        logger.error({ signal, timeoutMs: config.shutdown.timeoutMs }, 'shutdown did not finish in time (WREN_SHUTDOWN_TIMEOUT_MS): exiting with code 1')
+        process.exit(1)
+      }, config.shutdown.timeoutMs)
       await wren.close()
       process.exit(0)
     }
     process.on('SIGINT', () => void stop('SIGINT'))
     process.on('SIGTERM', () => void stop('SIGTERM'))
+    if (config.failpointOomAfterMs !== null) setTimeout(runOutOfHeap, config.failpointOomAfterMs)
     return -1 // keep running
   }
 
@@ -175,6 +183,12 @@ async function main(argv: string[]): Promise<number> {
       await unlock()
     }
   }
+}
+
+/** The failpoint for the watchdog's test: what a decompression bomb did to the heap before it was capped. */
+function runOutOfHeap(): void {
+  const kept: string[][] = []
+  for (;;) kept.push(new Array(1_000_000).fill(String(kept.length)))
 }
 
 main(process.argv.slice(2)).then(

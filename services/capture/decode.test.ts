@@ -2,6 +2,7 @@ import { gzipSync } from 'node:zlib'
 import lzString from 'lz-string'
 import { describe, it, expect } from 'vitest'
 import { WrenError } from '../shared/errors'
+import { lzBomb } from '../../test/support/lz-bomb'
 import { decodeCapture, MAX_DECOMPRESSED_BYTES, type CaptureRequest, type DecodedCapture } from './decode'
 
 const TOKEN = 'phc_test_token'
@@ -179,6 +180,11 @@ describe('decodeCapture: payload errors', () => {
     })
     const big = lzString.compressToBase64(chars.join(''))
     await rejects(decodeCapture(req(big, { query: { compression: 'lz64' } })), 413, 'payload_too_large')
+  })
+
+  it('rejects a crafted 256 KB lz64 stream (outputs growing by one character a code) with 413 before building it', async () => {
+    // lz-string itself would build ~5 billion characters from this and run V8 out of heap.
+    await rejects(decodeCapture(req(lzBomb(100_000), { path: '/batch/', query: { compression: 'lz64' } })), 413, 'payload_too_large')
   })
 
   it('rejects a JSON scalar and a non-object event with 400 invalid_payload', async () => {

@@ -4,9 +4,10 @@
 
 import { promisify } from 'node:util'
 import { gunzip } from 'node:zlib'
-import lzString from 'lz-string'
 import { badRequest, payloadTooLarge, unauthorized, type WrenError } from '../shared/errors'
 import { parseTimestamp } from './timestamp'
+import { decompressLzBase64, LzOutputTooLarge } from './lz-string'
+import { jsonTooDeep, jsonTooDeepIn, replaceLoneSurrogates } from '../shared/json'
 
 export interface CaptureRequest {
   path: string // route path as requested, e.g. '/e/', '/batch', '/engage/', '/i/v0/e/', '/capture/', '/track/'
@@ -114,14 +115,15 @@ async function gunzipCapped(bytes: Buffer): Promise<string> {
   return decodeUtf8(out, 'gzip payload')
 }
 
-function lz64(text: string): string {
+async function lz64(text: string): Promise<string> {
   let out: string | null
   try {
-    // lz-string has no output cap; the route's body limit bounds its input, and the result is checked below.
-    out = lzString.decompressFromBase64(text.trim())
+    // Capped while decoding (lz-string.ts): a crafted stream asks for billions of characters from a few KB.
+    // UTF-16 units never outnumber UTF-8 bytes, so a cap in units lets through everything the byte cap does.
+    out = await decompressLzBase64(text.trim(), MAX_DECOMPRESSED_BYTES)
   } catch (err) {
-    if (err instanceof RangeError) throw tooLarge() // the output would not even fit in a JS string
-    out = null
+    if (err instanceof LzOutputTooLarge) throw tooLarge()
+    throw err
   }
   if (!out) throw badRequest('invalid_payload', 'Failed to decode lz64 payload')
   if (Buffer.byteLength(out, 'utf8') > MAX_DECOMPRESSED_BYTES) throw tooLarge()
@@ -186,7 +188,7 @@ export async function payloadText(req: CaptureRequest): Promise<string> {
   // A gzip hint on bytes without the gzip magic could never gunzip (e.g. a proxy already inflated the body), so
   // those are read as plain text instead of failing.
   if (startsWithGzipMagic(payload)) text = await gunzipCapped(payload)
-  else if (compression === 'lz64') text = lz64(decodeUtf8(payload, 'lz64 payload'))
+  else if (compression === 'lz64') text = await lz64(decodeUtf8(payload, 'lz64 payload'))
   else text = decodeUtf8(payload, 'payload')
 
   // Legacy endpoints (and anything hinted base64) may still carry one more layer of base64.
@@ -315,12 +317,18 @@ function resolveSentAt(batchSentAt: unknown, query: CaptureRequest['query']): Da
   return date.getUTCFullYear() > 2020 ? date : null
 }
 
+const SURROGATE_RE = /[\ud800-\udfff]|\\u[dD][89a-fA-F]/
+
 function parseJson(text: string): unknown {
+  let json: unknown
   try {
-    return JSON.parse(text)
+    json = JSON.parse(text)
   } catch (err) {
     throw badRequest('invalid_payload', `Failed to parse payload as JSON: ${(err as Error).message}`)
   }
+  if (jsonTooDeepIn(json)) throw jsonTooDeep()
+  // The walk only when the text holds a surrogate at all, raw or escaped (a few ms to find out on 20 MB).
+  return SURROGATE_RE.test(text) ? replaceLoneSurrogates(json) : json
 }
 
 /** Decodes and validates a capture request. Any bad event fails the whole request: nothing is half-accepted. */

@@ -8,6 +8,7 @@ import { SqlParams } from '../shared/property-filters'
 import type { ProjectStore } from '../projects/store'
 import { cohortGroup, cohortIdsIn, cohortResolver, validateCohortGroup } from './membership'
 import type { Cohort, CohortStore } from './store'
+import { jsonTooDeep, jsonTooDeepIn } from '../shared/json'
 
 type Params = { project_id: string; id: string }
 
@@ -119,6 +120,7 @@ async function definitionOf(teamId: number, body: Record<string, unknown>, cohor
     } catch {
       throw badRequest('invalid_input', 'filters must be a JSON object.', 'filters')
     }
+    if (jsonTooDeepIn(filters)) throw jsonTooDeep('filters')
   }
   const group = cohortGroup(filters, body.groups)
   if (group.values.length === 0) throw badRequest('required', 'A dynamic cohort needs filters.properties (person-property groups) or groups; for a fixed list use is_static with distinct_ids or a CSV.', 'filters')

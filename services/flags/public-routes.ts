@@ -5,6 +5,7 @@ import { createHash, randomUUID } from 'node:crypto'
 import type { FastifyInstance, FastifyReply, FastifyRequest } from 'fastify'
 import { payloadText } from '../capture/decode'
 import { badRequest, forbidden, unauthorized } from '../shared/errors'
+import { jsonTooDeep, jsonTooDeepIn } from '../shared/json'
 import { hasScope, personalKeyFrom, canReach } from '../shared/auth'
 import type { ProjectStore, Project } from '../projects/store'
 import type { Clock } from '../shared/clock'
@@ -135,7 +136,8 @@ function bodyJsonFast(request: FastifyRequest): unknown {
   const type = request.headers['content-type']
   if (type !== undefined && type.includes('form')) return NOT_FAST
   try {
-    return JSON.parse(strictUtf8.decode(body))
+    const json: unknown = JSON.parse(strictUtf8.decode(body))
+    return jsonTooDeepIn(json) ? NOT_FAST : json
   } catch {
     return NOT_FAST
   }
@@ -152,11 +154,14 @@ async function bodyJson(request: FastifyRequest): Promise<unknown> {
     const decoded = Buffer.from(trimmed.replace(/ /g, '+'), 'base64').toString('utf8')
     if (decoded.trim().startsWith('{')) text = decoded
   }
+  let json: unknown
   try {
-    return JSON.parse(text)
+    json = JSON.parse(text)
   } catch {
     throw badRequest('invalid_payload', 'Request body could not be decoded: send JSON, gzip, base64, lz64 or a data= form.')
   }
+  if (jsonTooDeepIn(json)) throw jsonTooDeep()
+  return json
 }
 
 /** Active flags with dependency filters rewritten to flag keys plus their dependency chain (reference §3.6, §5). */

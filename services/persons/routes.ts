@@ -34,6 +34,8 @@ export interface PersonRouteDeps {
 const DEFAULT_LIMIT = 100
 const MAX_LIMIT = 1000
 const CSV_LIMIT = 10_000
+// date_from/date_to reach ClickHouse's parseDateTime64BestEffort, which refuses what JS's Date forgives ('0' is the year 2000 to Date).
+const ISO_DATE = /^\d{4}-\d{2}-\d{2}(?:[T ]\d{2}:\d{2}(?::\d{2}(?:\.\d+)?)?(?:Z|[+-]\d{2}:?\d{2})?)?$/
 const UUID_RE = /^[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}$/i
 
 type Params = { project_id: string; id: string }
@@ -148,7 +150,7 @@ export async function personRoutes(app: FastifyInstance, deps: PersonRouteDeps):
       const q = request.query
       const keys = q.properties ? parsePropertyFilters(q.properties).map((f) => f.key) : []
       for (const name of ['date_from', 'date_to'] as const) {
-        if (q[name] && Number.isNaN(new Date(q[name]).getTime())) throw badRequest('invalid_input', `${name} must be an ISO date or date-time, got '${q[name]}'.`, name)
+        if (q[name] && (!ISO_DATE.test(q[name]) || Number.isNaN(new Date(q[name]).getTime()))) throw badRequest('invalid_input', `${name} must be an ISO date or date-time, got '${q[name]}'.`, name)
       }
       const rows = await queries.propertiesAtEvents(caller.project.id, person.distinctIds, q.date_from ?? null, q.date_to ?? null)
       const timeline = propertiesTimeline(rows, keys, q.date_from ?? null, q.date_to ?? null)

@@ -17,6 +17,14 @@ export interface Config {
   /** Public URL used in absolute `next`/`previous` links; defaults to the request's own host. */
   siteUrl: string | null
   ingestion: { maxBatchRecords: number; maxWaitMs: number; maxRetries: number; crashAfterBatches: number | null; poisonEvent: string | null }
+  /** Bounds on one client's hold on the server (a slow client cannot keep a request or a shutdown open). */
+  http: HttpTimeouts
+  /** SIGTERM: in-flight requests get `graceMs`, then their connections are closed; past `timeoutMs` the process exits 1. */
+  shutdown: { graceMs: number; timeoutMs: number }
+  /** How long the main thread may stall (out of memory, a blocked event loop) before the process is killed; 0: never. */
+  watchdogMs: number
+  /** Failpoint for tests: run the main thread out of heap this many ms after the server listens. */
+  failpointOomAfterMs: number | null
   /** Cluster mode's log: set by KAFKA_BROKERS; absent means the embedded log in the data directory. */
   kafka?: KafkaConfig | null
   /** Cluster mode's storage: set by CLICKHOUSE_URL; absent means chDB in the data directory. */
@@ -44,6 +52,17 @@ export interface AuthFailureLimit {
   windowMs: number
   /** Proxies (addresses or CIDRs) whose X-Forwarded-For names the client for this limit; otherwise the peer address counts. */
   trustedProxies: string[]
+}
+
+export interface HttpTimeouts {
+  /** To receive a request's headers. */
+  headersTimeoutMs: number
+  /** To receive a whole request, headers and body. */
+  requestTimeoutMs: number
+  /** An idle keep-alive connection is closed after this. */
+  keepAliveTimeoutMs: number
+  /** A socket with no traffic either way is closed after this (a response being computed counts as none). */
+  connectionTimeoutMs: number
 }
 
 export const ROLES = ['all', 'capture', 'ingest', 'api', 'decide', 'recordings'] as const
@@ -106,6 +125,18 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env): Config {
       windowMs: 1000 * (intFrom(env.WREN_AUTH_FAILURE_WINDOW_S, 60, 'WREN_AUTH_FAILURE_WINDOW_S') || 1),
       trustedProxies: (env.WREN_TRUSTED_PROXIES ?? '').split(',').map((p) => p.trim()).filter(Boolean),
     },
+    http: {
+      headersTimeoutMs: intFrom(env.WREN_HEADERS_TIMEOUT_MS, 10_000, 'WREN_HEADERS_TIMEOUT_MS'),
+      requestTimeoutMs: intFrom(env.WREN_REQUEST_TIMEOUT_MS, 30_000, 'WREN_REQUEST_TIMEOUT_MS'),
+      keepAliveTimeoutMs: intFrom(env.WREN_KEEP_ALIVE_TIMEOUT_MS, 72_000, 'WREN_KEEP_ALIVE_TIMEOUT_MS'),
+      connectionTimeoutMs: intFrom(env.WREN_CONNECTION_TIMEOUT_MS, 120_000, 'WREN_CONNECTION_TIMEOUT_MS'),
+    },
+    shutdown: {
+      graceMs: intFrom(env.WREN_SHUTDOWN_GRACE_MS, 10_000, 'WREN_SHUTDOWN_GRACE_MS'),
+      timeoutMs: intFrom(env.WREN_SHUTDOWN_TIMEOUT_MS, 30_000, 'WREN_SHUTDOWN_TIMEOUT_MS'),
+    },
+    watchdogMs: intFrom(env.WREN_WATCHDOG_MS, 30_000, 'WREN_WATCHDOG_MS'),
+    failpointOomAfterMs: env.WREN_FAILPOINT_OOM_AFTER_MS ? intFrom(env.WREN_FAILPOINT_OOM_AFTER_MS, 0, 'WREN_FAILPOINT_OOM_AFTER_MS') : null,
     kafka: env.KAFKA_BROKERS
       ? {
           brokers: env.KAFKA_BROKERS.split(',').map((b) => b.trim()).filter(Boolean),

@@ -28,7 +28,8 @@ const METHODS = ['GET', 'POST', 'PATCH', 'PUT', 'DELETE', 'OPTIONS']
 
 export function corsDelegator(opts: { allowedOrigins: readonly string[]; siteUrl: string | null }): FastifyCorsOptionsDelegateCallback {
   const allowed = new Set([...opts.allowedOrigins, ...(opts.siteUrl ? [new URL(opts.siteUrl).origin] : [])])
-  const open: FastifyCorsOptions = { origin: true, credentials: true, methods: METHODS }
+  // Any OPTIONS is answered 204 with the CORS headers, as PostHog does, not only a browser's full preflight.
+  const open: FastifyCorsOptions = { origin: true, credentials: true, methods: METHODS, strictPreflight: false }
   const closed: FastifyCorsOptions = { origin: false }
   return (request, done) => {
     if (isPublicPath(request.url)) return done(null, open)

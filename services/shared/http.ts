@@ -1,17 +1,51 @@
 // HTTP plumbing shared by every route group: the one error handler, `?format=csv`, absolute URLs.
 import type { FastifyError, FastifyInstance, FastifyReply, FastifyRequest } from 'fastify'
 import { stringify } from 'csv-stringify/sync'
+import { STATUS_CODES } from 'node:http'
+import type { Socket } from 'node:net'
 import { BACKLOG_FULL, WrenError, badRequest, payloadTooLarge } from './errors'
+import { jsonTooDeep, jsonTooDeepIn } from './json'
 
 export function installErrorHandler(app: FastifyInstance): void {
-  app.setErrorHandler((error: FastifyError | WrenError, request, reply) => {
-    const wren = error instanceof WrenError ? error : fromFastifyError(error)
-    // Backpressure refusals are an answer (thousands a second in a flood), counted in /_metrics, not logged.
-    if (wren.status >= 500 && wren.code !== BACKLOG_FULL) request.log.error({ err: error }, 'request failed')
-    void reply.status(wren.status).headers(wren.headers).type('application/json').send(wren.toJSON())
-  })
+  app.setErrorHandler(renderError)
   app.setNotFoundHandler((request, reply) => {
     void reply.status(404).send(new WrenError(404, 'not_found', `No route ${request.method} ${request.url.split('?')[0]}.`).toJSON())
+  })
+}
+
+/** The one error renderer: route errors, and Fastify's own before routing (its `frameworkErrors` option, e.g. a malformed URL). */
+export function renderError(error: FastifyError | WrenError, request: FastifyRequest, reply: FastifyReply): void {
+  const wren = error instanceof WrenError ? error : fromFastifyError(error)
+  // Backpressure refusals are an answer (thousands a second in a flood), counted in /_metrics, not logged.
+  if (wren.status >= 500 && wren.code !== BACKLOG_FULL) request.log.error({ err: error }, 'request failed')
+  void reply.status(wren.status).headers(wren.headers).type('application/json').send(wren.toJSON())
+}
+
+/**
+ * Errors Node's HTTP parser raises before there is a request (malformed HTTP, headers too large, a request not
+ * received within the timeout): answered with the same JSON body as every other error, then the socket closes.
+ */
+export function clientErrorHandler(error: NodeJS.ErrnoException, socket: Socket): void {
+  if (error.code === 'ECONNRESET' || socket.destroyed) return
+  const wren =
+    error.code === 'ERR_HTTP_REQUEST_TIMEOUT'
+      ? new WrenError(408, 'request_timeout', 'The request was not received in time: send its headers and body without pausing.')
+      : error.code === 'HPE_HEADER_OVERFLOW'
+        ? new WrenError(431, 'headers_too_large', 'The request line and headers are larger than this server accepts.')
+        : badRequest('malformed_request', 'The request is not valid HTTP.')
+  if (socket.writable) {
+    const body = JSON.stringify(wren.toJSON())
+    socket.write(`HTTP/1.1 ${wren.status} ${STATUS_CODES[wren.status]}\r\nContent-Type: application/json\r\nContent-Length: ${Buffer.byteLength(body)}\r\nConnection: close\r\n\r\n${body}`)
+  }
+  socket.destroy(error)
+}
+
+/** Fastify's JSON body parser (prototype-poisoning checks included), after the nesting bound every user JSON gets. */
+export function installJsonBodyParser(app: FastifyInstance): void {
+  const parse = app.getDefaultJsonParser('error', 'error')
+  app.removeContentTypeParser('application/json')
+  app.addContentTypeParser('application/json', { parseAs: 'string' }, (request, body, done) => {
+    parse(request, body as string, (err, value) => (err ? done(err) : jsonTooDeepIn(value) ? done(jsonTooDeep(), undefined) : done(null, value)))
   })
 }
 

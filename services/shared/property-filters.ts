@@ -2,6 +2,7 @@
 // lists that the persons and events lists take. Filters compile to SQL in one place: trends/properties.ts.
 import { badRequest } from './errors'
 import { isRecord } from './http'
+import { jsonTooDeep, jsonTooDeepIn } from './json'
 
 export interface PropertyFilter {
   key: string
@@ -30,6 +31,7 @@ export function parsePropertyFilters(raw: unknown, attr = 'properties'): Propert
     } catch {
       throw badRequest('invalid_input', `${attr} must be a JSON list of property filters.`, attr)
     }
+    if (jsonTooDeepIn(value)) throw jsonTooDeep(attr)
   }
   if (value === undefined || value === null || value === '') return []
   if (isRecord(value) && Array.isArray(value.values)) value = value.values

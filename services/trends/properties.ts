@@ -5,6 +5,7 @@ import { badRequest } from '../shared/errors'
 import { isRecord } from '../shared/http'
 import type { SqlParams } from '../shared/property-filters'
 import { PERSON_ID } from './person-id'
+import { jsonTooDeep, jsonTooDeepIn } from '../shared/json'
 
 export interface PropertyFilter {
   key: string
@@ -40,6 +41,7 @@ export function parsePropertyGroup(raw: unknown, attr: string): PropertyGroup {
     } catch {
       throw badRequest('invalid_input', `${attr} must be a JSON list of property filters or a property group.`, attr)
     }
+    if (jsonTooDeepIn(value)) throw jsonTooDeep(attr)
   }
   if (value === undefined || value === null) return EMPTY
   if (Array.isArray(value)) return { type: 'AND', values: value.filter((v) => v !== null).map((v, i) => parseNode(v, `${attr}[${i}]`)) }

@@ -4,6 +4,7 @@ import { badRequest } from '../shared/errors'
 import { isRecord } from '../shared/http'
 import { INTERVALS, type Interval } from './dates'
 import { parsePropertyGroup, type PropertyGroup } from './properties'
+import { jsonTooDeep, jsonTooDeepIn } from '../shared/json'
 
 export const DISPLAYS = ['ActionsLineGraph', 'ActionsLineGraphCumulative', 'ActionsTable', 'ActionsPie', 'ActionsBar', 'ActionsBarValue', 'WorldMap', 'BoldNumber', 'ActionsAreaGraph', 'ActionsStackedBar'] as const
 export type Display = (typeof DISPLAYS)[number]
@@ -74,6 +75,7 @@ export function mergeInput(query: Record<string, unknown>, body: unknown): Recor
     if (typeof v === 'string' && JSON_FIELDS.includes(k)) {
       try {
         merged[k] = JSON.parse(v)
+        if (jsonTooDeepIn(merged[k])) throw jsonTooDeep(k)
       } catch {
         if (k !== 'breakdown') throw badRequest('invalid_input', `${k} must be JSON-encoded in the query string.`, k)
         merged[k] = v
@@ -176,6 +178,7 @@ function parseBreakdowns(raw: unknown): BreakdownSpec[] | null {
     } catch {
       throw badRequest('invalid_input', 'breakdowns must be a JSON list like [{"property": "$browser", "type": "event"}].', 'breakdowns')
     }
+    if (jsonTooDeepIn(value)) throw jsonTooDeep('breakdowns')
   }
   if (value === undefined || value === null || (Array.isArray(value) && value.length === 0)) return null
   if (!Array.isArray(value)) throw badRequest('invalid_input', 'breakdowns must be a list of {property, type}.', 'breakdowns')

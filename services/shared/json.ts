@@ -1,0 +1,75 @@
+// How deep user JSON may nest. V8's JSON.parse takes any depth, but JSON.stringify and every recursive walk
+// after it overflow the stack a few thousand levels down, which answered 500. PostHog's capture parses with
+// serde_json, whose default limit is 128 levels; Wren refuses deeper JSON with a 400 wherever user JSON
+// enters: request bodies (capture, decide, the management API) and JSON in query parameters.
+import { badRequest, type WrenError } from './errors'
+
+export const MAX_JSON_DEPTH = 128
+
+export function jsonTooDeep(attr: string | null = null): WrenError {
+  return badRequest('json_too_deep', `JSON is nested more than ${MAX_JSON_DEPTH} levels deep (objects and arrays within each other); flatten it.`, attr)
+}
+
+/**
+ * True when `value` (parsed JSON) holds objects/arrays more than MAX_JSON_DEPTH within each other. Checked after
+ * JSON.parse, which takes any depth without recursion: walking the parsed value costs a fraction of parsing it,
+ * where scanning the text again would cost about as much as the parse.
+ */
+export function jsonTooDeepIn(value: unknown): boolean {
+  if (typeof value !== 'object' || value === null) return false
+  const stack: unknown[] = [value]
+  const depths: number[] = [1]
+  while (stack.length > 0) {
+    const node = stack.pop() as Record<string, unknown> | unknown[]
+    const depth = depths.pop() as number
+    if (depth > MAX_JSON_DEPTH) return true
+    const children = Array.isArray(node) ? node : Object.values(node)
+    for (const child of children) {
+      if (typeof child === 'object' && child !== null) {
+        stack.push(child)
+        depths.push(depth + 1)
+      }
+    }
+  }
+  return false
+}
+
+// A high surrogate not followed by a low one, or a low one not preceded by a high one: half a character.
+const LONE_SURROGATE = /[\ud800-\udbff](?![\udc00-\udfff])|(?<![\ud800-\udbff])[\udc00-\udfff]/g
+
+/**
+ * Replaces lone UTF-16 surrogates (half of an emoji, from a client that cut a string in two) with U+FFFD, in
+ * the keys and strings of parsed JSON, in place. JSON.parse lets them through; UTF-8 cannot carry them, and
+ * code that encodes them (encodeURIComponent in the person uuid) throws.
+ */
+export function replaceLoneSurrogates<T>(value: T): T {
+  if (typeof value === 'string') return fix(value) as T
+  const stack: unknown[] = [value]
+  while (stack.length > 0) {
+    const node = stack.pop()
+    if (Array.isArray(node)) {
+      for (let i = 0; i < node.length; i++) {
+        const item: unknown = node[i]
+        if (typeof item === 'string') node[i] = fix(item)
+        else if (typeof item === 'object' && item !== null) stack.push(item)
+      }
+    } else if (typeof node === 'object' && node !== null) {
+      const record = node as Record<string, unknown>
+      for (const key of Object.keys(record)) {
+        const item = record[key]
+        const fixedKey = fix(key)
+        const fixedItem = typeof item === 'string' ? fix(item) : item
+        if (fixedKey !== key) delete record[key]
+        // defineProperty, not assignment: an own "__proto__" key must stay a plain property.
+        if (fixedKey !== key || fixedItem !== item) Object.defineProperty(record, fixedKey, { value: fixedItem, writable: true, enumerable: true, configurable: true })
+        if (typeof item === 'object' && item !== null) stack.push(item)
+      }
+    }
+  }
+  return value
+}
+
+function fix(text: string): string {
+  LONE_SURROGATE.lastIndex = 0
+  return LONE_SURROGATE.test(text) ? text.replace(LONE_SURROGATE, '\ufffd') : text
+}

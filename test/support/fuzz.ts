@@ -1,0 +1,316 @@
+// Hostile requests for every public route, from a seeded generator (the same seed gives the same requests):
+// truncated JSON, wrong types, deep nesting, invalid UTF-8, lying content encodings, gzip and lz64 bombs,
+// huge strings, prototype-pollution keys, random bytes, malformed HTTP. Used by test/fuzz-public-routes.test.ts
+// (a bounded run) and test/stress/fuzz.ts (a long one).
+import { gzipSync } from 'node:zlib'
+import net from 'node:net'
+import lzString from 'lz-string'
+import { lzBomb } from './lz-bomb'
+
+export interface FuzzRequest {
+  /** What was generated, to name a failure. */
+  what: string
+  method: 'GET' | 'POST' | 'PUT' | 'DELETE' | 'OPTIONS'
+  path: string
+  headers: Record<string, string>
+  body?: Buffer
+  /** Sent as these bytes on a raw socket instead (malformed HTTP that fetch cannot send). */
+  raw?: Buffer
+}
+
+export interface FuzzKeys {
+  projectKey: string
+  personalKey: string
+}
+
+export type Random = () => number
+
+/** mulberry32: small, fast, and the same sequence for the same seed. */
+export function seeded(seed: number): Random {
+  let a = seed >>> 0
+  return () => {
+    a = (a + 0x6d2b79f5) >>> 0
+    let t = Math.imul(a ^ (a >>> 15), 1 | a)
+    t = (t + Math.imul(t ^ (t >>> 7), 61 | t)) ^ t
+    return ((t ^ (t >>> 14)) >>> 0) / 4294967296
+  }
+}
+
+const CAPTURE_PATHS = ['/e/', '/i/v0/e/', '/batch/', '/capture/', '/track/', '/engage/']
+const DECIDE_PATHS = ['/decide/', '/decide/?v=2', '/decide/?v=3', '/decide/?v=4', '/flags/', '/flags/?v=1', '/flags/?v=2', '/flags/?v=2&config=true']
+
+// Built once: ~20 KB of gzip that inflates past the 20 MB cap, and 256 KB of lz-string asking for billions of characters.
+let bombs: { gzip: Buffer; lz64: string } | null = null
+function bombsOnce(): { gzip: Buffer; lz64: string } {
+  bombs ??= { gzip: gzipSync(Buffer.alloc(21 * 1024 * 1024, 0x20)), lz64: lzBomb(100_000) }
+  return bombs
+}
+
+export function* fuzzRequests(seed: number, keys: FuzzKeys, count: number): Generator<FuzzRequest> {
+  const random = seeded(seed)
+  const int = (n: number) => Math.floor(random() * n)
+  const pick = <T>(items: readonly T[]): T => items[int(items.length)]
+  const chance = (p: number) => random() < p
+
+  // --- JSON values -----------------------------------------------------------------------------------------
+  const weirdStrings = ['', ' ', 'null', 'undefined', '\u0000', '\ud800', '\udfff', '😀'.repeat(3), '\u202eevil', 'a'.repeat(300), '%00', '../../etc/passwd', '<script>', "'; DROP TABLE events; --", '{{7*7}}', '$set', '__proto__', 'constructor']
+  const weirdNumbers = [0, -0, -1, 1.5, 1e308, -1e308, 2 ** 53 + 1, 2 ** 64, 1e-320]
+  const scalar = (): unknown => pick([() => pick(weirdStrings), () => pick(weirdNumbers), () => chance(0.5), () => null, () => [], () => ({})])()
+  const hugeString = () => pick(['x', 'é', '😀', '\\', '"'])!.repeat(chance(0.9) ? 20_000 + int(200_000) : 1_000_000 + int(2_000_000))
+  // A placeholder that jsonText turns into `depth` levels of nesting (JSON.stringify itself would overflow the stack).
+  const nested = (depth: number): string => `@@deep@@${depth}`
+  const nestedText = (depth: number): string => {
+    const open: string[] = []
+    const close: string[] = []
+    for (let i = 0; i < depth; i++) {
+      const array = chance(0.5)
+      open.push(array ? '[' : '{"n":')
+      close.push(array ? ']' : '}')
+    }
+    return open.join('') + '1' + close.reverse().join('')
+  }
+  // Own "__proto__" / "constructor" keys, as JSON.parse makes them (an object literal would set the prototype).
+  const pollution = (): Record<string, unknown> =>
+    JSON.parse(pick(['{"__proto__":{"polluted":"yes","$set":{"a":1}}}', '{"constructor":{"prototype":{"polluted":"yes"}}}', '{"prototype":{"polluted":"yes"}}', '{"__proto__":[1,2]}', '{"hasOwnProperty":1,"toString":"x","valueOf":null}']))
+  const properties = (): Record<string, unknown> => {
+    const props: Record<string, unknown> = { $current_url: 'https://fuzz.example/' + int(1000), $browser: pick(['Chrome', 'Firefox', '']), n: int(100) }
+    if (chance(0.2)) props.$set = chance(0.5) ? { plan: pick(['free', 'pro']), ...pollution() } : scalar()
+    if (chance(0.1)) props.$set_once = scalar()
+    if (chance(0.1)) props.$groups = chance(0.5) ? { company: pick(['acme', 'globex', '', '__proto__']) } : scalar()
+    if (chance(0.1)) props.$unset = chance(0.5) ? ['plan', '__proto__'] : scalar()
+    if (chance(0.1)) Object.assign(props, pollution())
+    if (chance(0.05)) props.big = hugeString()
+    if (chance(0.05)) props.deep = nested(pick([50, 127, 129, 1_000, 20_000]))
+    return props
+  }
+  const eventName = () => pick(['$pageview', 'clicked', '$identify', '$create_alias', '$merge_dangerously', '$groupidentify', '$set', '$performance_event', '', '$exception', '$snapshot', '__proto__'])
+  const event = (token: boolean): Record<string, unknown> => {
+    const e: Record<string, unknown> = { event: eventName(), distinct_id: chance(0.9) ? `fuzz-${int(50)}` : scalar(), properties: properties() }
+    if (token) (e.properties as Record<string, unknown>).token = keys.projectKey
+    if (chance(0.3)) e.timestamp = pick(['2026-01-01T00:00:00Z', 'garbage', '9999-99-99', '-1', '1700000000', '2020-01-01T00:00:00+25:00', 1e20, null])
+    if (chance(0.2)) e.uuid = pick(['not-a-uuid', '018f1a2b-3c4d-7e5f-8a9b-0c1d2e3f4a5b', '', 7, null, '{018F1A2B-3C4D-7E5F-8A9B-0C1D2E3F4A5B}'])
+    if (chance(0.1)) e.offset = scalar()
+    if (chance(0.1)) e.$set = scalar()
+    if (e.event === '$create_alias' || e.event === '$merge_dangerously') (e.properties as Record<string, unknown>).alias = chance(0.7) ? `fuzz-${int(50)}` : scalar()
+    if (e.event === '$groupidentify') Object.assign(e.properties as object, { $group_type: pick(['company', 'org', 'team', 'a', 'b', 'c', '', '__proto__']), $group_key: chance(0.7) ? `g-${int(5)}` : scalar(), $group_set: chance(0.7) ? { name: 'x', ...pollution() } : scalar() })
+    return e
+  }
+  const capturePayload = (): unknown => {
+    switch (int(5)) {
+      case 0:
+        return { api_key: keys.projectKey, ...event(false) }
+      case 1:
+        return Array.from({ length: 1 + int(5) }, () => event(true))
+      case 2:
+        return { api_key: keys.projectKey, batch: Array.from({ length: 1 + int(20) }, () => event(false)), sent_at: pick([new Date().toISOString(), 'garbage', 5, null]), historical_migration: scalar() }
+      case 3:
+        return { $token: keys.projectKey, $distinct_id: `fuzz-${int(50)}`, $set: { ...pollution(), plan: 'x' } }
+      default:
+        return { ...event(true), api_key: pick([keys.projectKey, keys.personalKey, 'phc_nonexistent', '', 5, null]) }
+    }
+  }
+  const decidePayload = (): unknown => ({
+    [pick(['api_key', 'token', '$token'])]: chance(0.9) ? keys.projectKey : scalar(),
+    distinct_id: chance(0.85) ? `fuzz-${int(50)}` : scalar(),
+    ...(chance(0.4) ? { groups: chance(0.7) ? { company: 'acme', ...pollution() } : scalar() } : {}),
+    ...(chance(0.4) ? { person_properties: chance(0.7) ? { plan: 'pro', ...pollution() } : scalar() } : {}),
+    ...(chance(0.3) ? { group_properties: chance(0.7) ? { company: { size: 5 }, ...pollution() } : scalar() } : {}),
+    ...(chance(0.2) ? { flag_keys_to_evaluate: chance(0.5) ? ['a', 5, null] : scalar() } : {}),
+    ...(chance(0.1) ? { deep: nested(pick([129, 5_000])) } : {}),
+    ...(chance(0.05) ? { big: hugeString() } : {}),
+  })
+  // Replaces one value somewhere in the tree with a value of another type.
+  const wrongType = (value: unknown): unknown => {
+    if (Array.isArray(value) && value.length > 0) {
+      const copy = [...value]
+      const i = int(copy.length)
+      copy[i] = chance(0.5) ? wrongType(copy[i]) : scalar()
+      return copy
+    }
+    if (value && typeof value === 'object') {
+      const copy: Record<string, unknown> = { ...(value as Record<string, unknown>) }
+      const keysOf = Object.keys(copy)
+      if (keysOf.length === 0) return scalar()
+      const k = pick(keysOf)
+      copy[k] = chance(0.5) ? wrongType(copy[k]) : scalar()
+      return copy
+    }
+    return scalar()
+  }
+
+  // --- bytes -----------------------------------------------------------------------------------------------
+  const randomBytes = (n: number) => Buffer.from(Array.from({ length: n }, () => int(256)))
+  const invalidUtf8 = (bytes: Buffer) => {
+    const out = Buffer.from(bytes)
+    for (let i = 0; i < 1 + int(4); i++) if (out.length) out[int(out.length)] = 0x80 + int(0x80)
+    return out
+  }
+  const truncate = (bytes: Buffer) => bytes.subarray(0, int(Math.max(1, bytes.length)))
+  interface Encoded {
+    body: Buffer
+    query: string
+    headers: Record<string, string>
+    how: string
+  }
+  const encode = (json: string, pathIsCapture: boolean): Encoded => {
+    const plain = Buffer.from(json)
+    const b64 = plain.toString('base64')
+    // lz-string compresses ~2 MB/s: large payloads go in the other encodings.
+    const small = json.length <= 50_000
+    const lz = () => (small ? lzString.compressToBase64(json) : b64)
+    const encodings: Array<() => Encoded> = [
+      () => ({ body: plain, query: '', headers: { 'content-type': 'application/json' }, how: 'json' }),
+      () => ({ body: truncate(plain), query: '', headers: { 'content-type': 'application/json' }, how: 'truncated json' }),
+      () => ({ body: invalidUtf8(plain), query: '', headers: { 'content-type': 'application/json' }, how: 'invalid utf-8' }),
+      () => ({ body: gzipSync(plain), query: '', headers: { 'content-encoding': 'gzip', 'content-type': 'text/plain' }, how: 'gzip' }),
+      () => ({ body: truncate(gzipSync(plain)), query: '?compression=gzip-js', headers: {}, how: 'truncated gzip' }),
+      () => ({ body: Buffer.concat([Buffer.from([0x1f, 0x8b]), randomBytes(int(200))]), query: '', headers: {}, how: 'gzip magic, garbage' }),
+      () => ({ body: plain, query: '', headers: { 'content-encoding': pick(['gzip', 'br', 'deflate', 'lz64', 'identity, gzip', 'x-unknown']) }, how: 'lying content-encoding' }),
+      () => ({ body: plain, query: `?compression=${pick(['gzip', 'lz64', 'base64', 'lz-string', 'bogus'])}`, headers: {}, how: 'lying compression hint' }),
+      () => ({ body: Buffer.from(lz()), query: '?compression=lz64', headers: {}, how: small ? 'lz64' : 'base64 hinted lz64' }),
+      () => ({ body: invalidUtf8(Buffer.from(lz())), query: '?compression=lz64', headers: {}, how: small ? 'corrupted lz64' : 'corrupted base64 hinted lz64' }),
+      () => ({ body: Buffer.from(b64), query: chance(0.5) ? '?compression=base64' : '', headers: { 'content-type': 'text/plain' }, how: 'base64' }),
+      () => ({ body: Buffer.from(`data=${encodeURIComponent(chance(0.5) ? b64 : lz())}&compression=${pick(['base64', 'lz64', 'gzip', ''])}`), query: '', headers: { 'content-type': 'application/x-www-form-urlencoded' }, how: 'form' }),
+      () => ({ body: Buffer.from(`data=${b64}`), query: '', headers: { 'content-type': 'application/x-www-form-urlencoded' }, how: 'sloppy form' }),
+      () => ({ body: bombsOnce().gzip, query: '', headers: { 'content-encoding': 'gzip' }, how: 'gzip bomb' }),
+      () => ({ body: Buffer.from(bombsOnce().lz64), query: '?compression=lz64', headers: {}, how: 'lz64 bomb' }),
+      () => ({ body: Buffer.from(`data=${encodeURIComponent(bombsOnce().lz64)}&compression=lz64`), query: '', headers: { 'content-type': 'application/x-www-form-urlencoded' }, how: 'lz64 bomb in a form' }),
+      () => ({ body: randomBytes(int(2_000)), query: '', headers: { 'content-type': pick(['application/json', 'text/plain', 'application/octet-stream', 'multipart/form-data; boundary=x']) }, how: 'random bytes' }),
+      () => ({ body: Buffer.alloc(0), query: '', headers: { 'content-type': 'application/json' }, how: 'empty' }),
+    ]
+    if (!pathIsCapture) encodings.splice(10, 1) // raw base64 bodies are a capture-only wire form
+    return pick(encodings)()
+  }
+
+  // --- requests ----------------------------------------------------------------------------------------------
+  const jsonText = (value: unknown): string => {
+    const text = (JSON.stringify(value) ?? 'null').replace(/"@@deep@@(\d+)"/g, (_, depth: string) => nestedText(Number(depth)))
+    return chance(0.1) ? text.replace(/"[^"]*":/, '"__proto__":') : text
+  }
+  const tokens = () => pick([keys.projectKey, keys.personalKey, 'phc_nope', 'a'.repeat(2_000), '%00', '..%2F..%2Fetc', '%F0%9F%98%80', '%ZZ', 'null', ' '])
+
+  for (let n = 0; n < count; n++) {
+    const kind = int(100)
+    if (kind < 45) {
+      const path = pick(CAPTURE_PATHS)
+      let payload = capturePayload()
+      if (chance(0.3)) payload = wrongType(payload)
+      const json = jsonText(payload)
+      if (chance(0.15)) {
+        // GET ?data= (old SDKs and beacons)
+        const data = chance(0.5) ? Buffer.from(json).toString('base64') : encodeURIComponent(chance(0.2) ? json.slice(0, int(json.length)).replace(/[\ud800-\udbff]$/, '') : json)
+        const query = `?data=${data.slice(0, 6_000)}${chance(0.3) ? `&compression=${pick(['base64', 'lz64', 'gzip'])}` : ''}${chance(0.3) ? `&ip=1&_=${pick(['1700000000000', 'x', '-5'])}` : ''}${chance(0.2) ? '&beacon=1' : ''}`
+        yield { what: `GET ${path} ?data=`, method: 'GET', path: path + query, headers: {} }
+      } else {
+        const e = encode(json, true)
+        yield { what: `POST ${path} (${e.how})`, method: 'POST', path: path + e.query, headers: e.headers, body: e.body }
+      }
+    } else if (kind < 70) {
+      const path = pick(DECIDE_PATHS)
+      let payload = decidePayload()
+      if (chance(0.3)) payload = wrongType(payload)
+      const e = encode(jsonText(payload), false)
+      const query = e.query ? (path.includes('?') ? '&' + e.query.slice(1) : e.query) : ''
+      yield { what: `POST ${path} (${e.how})`, method: 'POST', path: path + query, headers: e.headers, body: e.body }
+    } else if (kind < 80) {
+      const suffix = pick(['config', 'config.js'])
+      yield { what: `GET /array/:token/${suffix}`, method: 'GET', path: `/array/${tokens()}/${suffix}${chance(0.2) ? '?x=' + tokens() : ''}`, headers: {} }
+    } else if (kind < 88) {
+      const auth = pick([`Bearer ${keys.personalKey}`, `Bearer ${keys.projectKey}`, 'Bearer ', 'Bearer phx_nope', 'Basic abc', keys.personalKey, ''])
+      const path = pick(['/api/feature_flag/local_evaluation/', '/api/feature_flag/local_evaluation', '/flags/definitions'])
+      const query = chance(0.5) ? `?token=${tokens()}${chance(0.3) ? '&send_cohorts' : ''}` : ''
+      yield { what: `GET ${path} (${auth.slice(0, 12)})`, method: 'GET', path: path + query, headers: { ...(auth ? { authorization: auth } : {}), ...(chance(0.2) ? { 'if-none-match': pick(['*', 'W/"x"', '"', '']) } : {}) } }
+    } else if (kind < 94) {
+      // Methods and paths the routes do not take, and OPTIONS without CORS headers.
+      const path = pick([...CAPTURE_PATHS, ...DECIDE_PATHS, '/array/x/config', '/api/feature_flag/local_evaluation/', '/e/%zz', '/decide/%', '/' + 'a'.repeat(5_000)])
+      const method = pick(['GET', 'PUT', 'DELETE', 'OPTIONS'] as const)
+      yield { what: `${method} ${path.slice(0, 40)}`, method, path, headers: chance(0.5) ? { origin: pick(['https://x.example', 'null', '']) } : {} }
+    } else {
+      // Malformed HTTP on a raw socket.
+      const raw = pick([
+        () => `POST /e/ HTTP/1.1\r\nHost: x\r\nContent-Length: 5\r\n\r\n{"a":1}GARBAGE\r\n\r\n`,
+        () => `GET /e/ HTTP/1.1\r\nHost: x\r\nBad Header\r\n\r\n`,
+        () => `GET /e/\u0001 HTTP/1.1\r\nHost: x\r\n\r\n`,
+        () => `POST /batch/ HTTP/1.1\r\nHost: x\r\nTransfer-Encoding: chunked\r\n\r\nZZ\r\nxx\r\n0\r\n\r\n`,
+        () => `POST /decide/ HTTP/1.1\r\nHost: x\r\nContent-Length: 3\r\nContent-Length: 4\r\n\r\nabcd`,
+        () => `${randomBytes(40).toString('latin1')}\r\n\r\n`,
+        () => `GET /_health HTTP/1.1\r\nHost: x\r\nX: ${'y'.repeat(20_000)}\r\n\r\n`,
+      ])()
+      yield { what: `raw: ${JSON.stringify(raw.slice(0, 30))}`, method: 'POST', path: '', headers: {}, raw: Buffer.from(raw, 'latin1') }
+    }
+  }
+}
+
+export interface FuzzAnswer {
+  status: number
+  contentType: string | null
+  body: string
+}
+
+/** Sends one fuzz request; null when the server closed a raw connection without answering (allowed for malformed HTTP). */
+export async function sendFuzz(url: string, req: FuzzRequest): Promise<FuzzAnswer | null> {
+  if (req.raw) return sendRaw(url, req.raw)
+  const res = await fetch(url + req.path, { method: req.method, headers: req.headers, body: req.body && req.method !== 'GET' ? new Uint8Array(req.body) : undefined })
+  return { status: res.status, contentType: res.headers.get('content-type'), body: await res.text() }
+}
+
+function sendRaw(url: string, bytes: Buffer): Promise<FuzzAnswer | null> {
+  const { hostname, port } = new URL(url)
+  return new Promise((resolve) => {
+    const socket = net.connect(Number(port), hostname)
+    let response = ''
+    socket.setTimeout(10_000, () => socket.destroy())
+    socket.on('data', (d: Buffer) => (response += d.toString('latin1')))
+    socket.on('error', () => {})
+    socket.on('close', () => {
+      const m = /^HTTP\/1\.1 (\d{3})[^\r]*\r\n([\s\S]*?)\r\n\r\n([\s\S]*)$/.exec(response)
+      if (!m) return resolve(null)
+      const type = /^content-type:\s*(.*)$/im.exec(m[2])?.[1] ?? null
+      // Only the first response (a pipelined garbage request may add a second).
+      const length = Number(/^content-length:\s*(\d+)$/im.exec(m[2])?.[1] ?? m[3].length)
+      resolve({ status: Number(m[1]), contentType: type, body: m[3].slice(0, length) })
+    })
+    socket.end(bytes)
+  })
+}
+
+/** What a response must look like: no 5xx, and every error a JSON {type, code, detail} body. Returns the problem, or null. */
+export function problemWith(answer: FuzzAnswer): string | null {
+  if (answer.status >= 500) return `answered ${answer.status}: ${answer.body.slice(0, 300)}`
+  if (answer.status < 400) return null
+  if (!answer.contentType?.startsWith('application/json')) return `answered ${answer.status} as ${answer.contentType}: ${answer.body.slice(0, 200)}`
+  let body: unknown
+  try {
+    body = JSON.parse(answer.body)
+  } catch {
+    return `answered ${answer.status} with a body that is not JSON: ${answer.body.slice(0, 200)}`
+  }
+  const b = body as Record<string, unknown>
+  if (typeof b?.type !== 'string' || typeof b.code !== 'string' || typeof b.detail !== 'string') return `answered ${answer.status} without {type, code, detail}: ${answer.body.slice(0, 200)}`
+  return null
+}
+
+export interface FuzzRun {
+  problems: string[]
+  statuses: Map<number, number>
+}
+
+/** Sends `count` requests of the seeded generator, `concurrency` at a time, and collects what is wrong with the answers. */
+export async function runFuzz(url: string, keys: FuzzKeys, opts: { seed: number; count: number; concurrency: number; onProgress?: (sent: number) => void }): Promise<FuzzRun> {
+  const requests = fuzzRequests(opts.seed, keys, opts.count)
+  const run: FuzzRun = { problems: [], statuses: new Map() }
+  let sent = 0
+  const worker = async () => {
+    for (let next = requests.next(); !next.done; next = requests.next()) {
+      const req = next.value
+      const answer = await sendFuzz(url, req).catch((err: unknown): FuzzAnswer => ({ status: 0, contentType: null, body: `request failed: ${String(err)}` }))
+      if (++sent % 1_000 === 0) opts.onProgress?.(sent)
+      if (answer === null) continue // malformed HTTP closed without an answer
+      run.statuses.set(answer.status, (run.statuses.get(answer.status) ?? 0) + 1)
+      const problem = answer.status === 0 ? answer.body : problemWith(answer)
+      if (problem) run.problems.push(`${req.what}: ${problem}`)
+    }
+  }
+  await Promise.all(Array.from({ length: opts.concurrency }, worker))
+  return run
+}
