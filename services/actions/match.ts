@@ -1,6 +1,6 @@
 // An action as a SQL condition over the events table: any step matches (OR); a step is the AND of its
 // parts. Element parts (selector, tag, href, text) apply only to `$autocapture` steps, as in PostHog.
-import { badRequest } from '../shared/errors'
+import { wrenError } from '../shared/errors'
 import { compareValue, compileGroup, parsePropertyGroup, selectorSql, escapeRegex, type FilterContext } from '../trends/properties'
 import type { Action, ActionStep } from './store'
 
@@ -8,19 +8,19 @@ const MATCHINGS = ['contains', 'exact', 'regex']
 
 export function validateSteps(raw: unknown): ActionStep[] {
   if (raw === undefined || raw === null) return []
-  if (!Array.isArray(raw)) throw badRequest('invalid_input', 'steps must be a list of step objects.', 'steps')
+  if (!Array.isArray(raw)) throw wrenError('invalid_input', 'steps must be a list of step objects.', 'steps')
   return raw.map((s, i) => {
-    if (typeof s !== 'object' || s === null || Array.isArray(s)) throw badRequest('invalid_input', `steps[${i}] must be an object.`, 'steps')
+    if (typeof s !== 'object' || s === null || Array.isArray(s)) throw wrenError('invalid_input', `steps[${i}] must be an object.`, 'steps')
     const step = s as Record<string, unknown>
     const out: ActionStep = {}
     for (const k of ['event', 'url', 'text', 'href', 'selector', 'tag_name'] as const) {
       const v = step[k]
-      if (v !== undefined && v !== null && typeof v !== 'string') throw badRequest('invalid_input', `steps[${i}].${k} must be a string.`, 'steps')
+      if (v !== undefined && v !== null && typeof v !== 'string') throw wrenError('invalid_input', `steps[${i}].${k} must be a string.`, 'steps')
       out[k] = (v as string | null | undefined) ?? null
     }
     for (const k of ['url_matching', 'text_matching', 'href_matching'] as const) {
       const v = step[k]
-      if (v !== undefined && v !== null && !MATCHINGS.includes(v as string)) throw badRequest('invalid_input', `steps[${i}].${k} must be contains, exact or regex.`, 'steps')
+      if (v !== undefined && v !== null && !MATCHINGS.includes(v as string)) throw wrenError('invalid_input', `steps[${i}].${k} must be contains, exact or regex.`, 'steps')
       out[k] = (v as ActionStep['url_matching']) ?? null
     }
     if (out.url && !out.url_matching) out.url_matching = 'contains'

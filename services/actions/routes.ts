@@ -1,7 +1,7 @@
 // /api/projects/:project_id/actions/ (and /api/environments/...): CRUD with scopes action:read/write.
 import type { FastifyInstance } from 'fastify'
 import { authorize } from '../shared/auth'
-import { badRequest, notFound } from '../shared/errors'
+import { wrenError } from '../shared/errors'
 import { isRecord, sendFormatted } from '../shared/http'
 import type { ProjectStore } from '../projects/store'
 import type { Action, ActionStore } from './store'
@@ -17,9 +17,9 @@ export async function actionRoutes(app: FastifyInstance, deps: { projects: Proje
   const { projects, actions } = deps
   const find = async (teamId: number, rawId: string) => {
     const id = Number(rawId)
-    if (!Number.isInteger(id) || id <= 0) throw notFound(`Action ${rawId} does not exist.`)
+    if (!Number.isInteger(id) || id <= 0) throw wrenError('not_found', `Action ${rawId} does not exist.`)
     const action = await actions.get(teamId, id)
-    if (!action) throw notFound(`Action ${rawId} does not exist.`)
+    if (!action) throw wrenError('not_found', `Action ${rawId} does not exist.`)
     return action
   }
 
@@ -38,9 +38,9 @@ export async function actionRoutes(app: FastifyInstance, deps: { projects: Proje
     app.post<{ Params: Params; Body: unknown }>(`${prefix}/`, async (request, reply) => {
       const { project } = authorize(request, projects, 'action:write', request.params.project_id)
       const body = isRecord(request.body) ? request.body : {}
-      if (typeof body.name !== 'string' || !body.name.trim()) throw badRequest('required', 'name is required.', 'name')
+      if (typeof body.name !== 'string' || !body.name.trim()) throw wrenError('required', 'name is required.', 'name')
       const existing = await actions.list(project.id)
-      if (existing.some((a) => a.name === body.name)) throw badRequest('unique', `This project already has an action named '${body.name}'.`, 'name')
+      if (existing.some((a) => a.name === body.name)) throw wrenError('unique', `This project already has an action named '${body.name}'.`, 'name')
       const action = await actions.save(project.id, { name: body.name, description: stringOr(body.description, ''), steps: validateSteps(body.steps), tags: tagsOf(body.tags) })
       return reply.status(201).send(serializeAction(action))
     })
@@ -49,8 +49,8 @@ export async function actionRoutes(app: FastifyInstance, deps: { projects: Proje
       const { project } = authorize(request as never, projects, 'action:write', request.params.project_id)
       const current = await find(project.id, request.params.id)
       const body = isRecord(request.body) ? request.body : {}
-      if (!partial && (typeof body.name !== 'string' || !body.name.trim())) throw badRequest('required', 'name is required.', 'name')
-      if (body.name !== undefined && (typeof body.name !== 'string' || !body.name.trim())) throw badRequest('invalid_input', 'name must be a non-empty string.', 'name')
+      if (!partial && (typeof body.name !== 'string' || !body.name.trim())) throw wrenError('required', 'name is required.', 'name')
+      if (body.name !== undefined && (typeof body.name !== 'string' || !body.name.trim())) throw wrenError('invalid_input', 'name must be a non-empty string.', 'name')
       return actions.save(project.id, {
         id: current.id,
         name: (body.name as string | undefined) ?? current.name,
@@ -78,6 +78,6 @@ function stringOr(v: unknown, fallback: string): string {
 
 function tagsOf(v: unknown): string[] {
   if (v === undefined || v === null) return []
-  if (!Array.isArray(v) || !v.every((t) => typeof t === 'string')) throw badRequest('invalid_input', 'tags must be a list of strings.', 'tags')
+  if (!Array.isArray(v) || !v.every((t) => typeof t === 'string')) throw wrenError('invalid_input', 'tags must be a list of strings.', 'tags')
   return v
 }

@@ -4,7 +4,7 @@
 
 import { promisify } from 'node:util'
 import { gunzip } from 'node:zlib'
-import { badRequest, payloadTooLarge, unauthorized, type WrenError } from '../shared/errors'
+import { type WrenError, wrenError } from '../shared/errors'
 import { parseTimestamp } from './timestamp'
 import { decompressLzBase64, LzOutputTooLarge } from './lz-string'
 import { jsonTooDeep, jsonTooDeepIn, replaceLoneSurrogates } from '../shared/json'
@@ -95,12 +95,12 @@ function decodeUtf8(bytes: Uint8Array, what: string): string {
   try {
     return utf8.decode(bytes)
   } catch {
-    throw badRequest('invalid_payload', `Failed to decode ${what}: invalid UTF-8`)
+    throw wrenError('invalid_payload', `Failed to decode ${what}: invalid UTF-8`)
   }
 }
 
 function tooLarge(): WrenError {
-  return payloadTooLarge(`Payload exceeds ${MAX_DECOMPRESSED_BYTES} bytes (after decompression)`)
+  return wrenError('payload_too_large', `Payload exceeds ${MAX_DECOMPRESSED_BYTES} bytes (after decompression)`)
 }
 
 async function gunzipCapped(bytes: Buffer): Promise<string> {
@@ -110,7 +110,7 @@ async function gunzipCapped(bytes: Buffer): Promise<string> {
     out = await gunzipAsync(bytes, { maxOutputLength: MAX_DECOMPRESSED_BYTES })
   } catch (err) {
     if ((err as { code?: string }).code === 'ERR_BUFFER_TOO_LARGE') throw tooLarge()
-    throw badRequest('invalid_payload', `Failed to decode gzip payload: ${(err as Error).message}`)
+    throw wrenError('invalid_payload', `Failed to decode gzip payload: ${(err as Error).message}`)
   }
   return decodeUtf8(out, 'gzip payload')
 }
@@ -125,7 +125,7 @@ async function lz64(text: string): Promise<string> {
     if (err instanceof LzOutputTooLarge) throw tooLarge()
     throw err
   }
-  if (!out) throw badRequest('invalid_payload', 'Failed to decode lz64 payload')
+  if (!out) throw wrenError('invalid_payload', 'Failed to decode lz64 payload')
   if (Buffer.byteLength(out, 'utf8') > MAX_DECOMPRESSED_BYTES) throw tooLarge()
   return out
 }
@@ -146,7 +146,7 @@ function extractPayload(req: CaptureRequest): { payload: Buffer; compression: Co
   let payload: Buffer
   if (req.query.data) payload = Buffer.from(unmangleBase64(req.query.data), 'utf8')
   else if (req.body.length > 0) payload = req.body
-  else throw badRequest('empty_payload', 'Empty request payload')
+  else throw wrenError('empty_payload', 'Empty request payload')
   if (payload.length > MAX_DECOMPRESSED_BYTES) throw tooLarge()
 
   // Some SDKs base64 the whole body (even a form). lz-string output is base64 text too, so not when hinted lz64.
@@ -230,12 +230,12 @@ function readShape(json: unknown, path: string): RawShape {
   } else if (isObject(json)) {
     items = [json]
   } else {
-    throw badRequest('invalid_payload', 'Payload must be a JSON object or array')
+    throw wrenError('invalid_payload', 'Payload must be a JSON object or array')
   }
   // Legacy engage ({$token, $distinct_id, $set}) has no event name; only /engage turns it into $identify.
   const engage = routePath(path) === '/engage'
   for (const item of items) {
-    if (!isObject(item)) throw badRequest('invalid_payload', 'Every event must be a JSON object')
+    if (!isObject(item)) throw wrenError('invalid_payload', 'Every event must be a JSON object')
     shape.events.push(engage && item.event == null ? { ...item, event: '$identify' } : item)
   }
   return shape
@@ -246,7 +246,7 @@ const UUID_RE = /^(?:urn:uuid:)?\{?([0-9a-f]{8})-?([0-9a-f]{4})-?([0-9a-f]{4})-?
 function readUuid(value: unknown): string | null {
   if (value === undefined || value === null || value === '') return null
   const m = typeof value === 'string' ? UUID_RE.exec(value) : null
-  if (!m) throw badRequest('invalid_uuid', `Invalid event uuid: ${JSON.stringify(value)}`, 'uuid')
+  if (!m) throw wrenError('invalid_uuid', `Invalid event uuid: ${JSON.stringify(value)}`, 'uuid')
   return m.slice(1).join('-').toLowerCase()
 }
 
@@ -263,14 +263,14 @@ function resolveToken(shape: RawShape): string {
   let token = shape.batchToken
   if (token === null) {
     const tokens = new Set(shape.events.map(eventToken).filter((t): t is string => t !== null).map((t) => t.trim()))
-    if (tokens.size > 1) throw badRequest('multiple_tokens', 'Events in one request must share one project API key')
+    if (tokens.size > 1) throw wrenError('multiple_tokens', 'Events in one request must share one project API key')
     token = tokens.values().next().value ?? null
   }
   // A copied key with a stray newline is still the key.
   token = token?.trim() ?? ''
-  if (token === '') throw unauthorized('ingest_key_required', 'Project API key missing: send api_key or token')
+  if (token === '') throw wrenError('ingest_key_required', 'Project API key missing: send api_key or token')
   if (token.startsWith('phx_')) {
-    throw unauthorized('ingest_key_invalid', 'A personal API key (phx_...) cannot be used as a project API key')
+    throw wrenError('ingest_key_invalid', 'A personal API key (phx_...) cannot be used as a project API key')
   }
   return token
 }
@@ -280,9 +280,9 @@ const MAX_DISTINCT_ID_CHARS = 200
 function readDistinctId(e: Json, props: Json): string {
   const top = e.distinct_id ?? e.$distinct_id
   const value = top ?? props.distinct_id
-  if (value === undefined || value === null) throw badRequest('missing_distinct_id', 'Event has no distinct_id', 'distinct_id')
+  if (value === undefined || value === null) throw wrenError('missing_distinct_id', 'Event has no distinct_id', 'distinct_id')
   const text = (typeof value === 'string' ? value : JSON.stringify(value)).replace(/\0/g, '\uFFFD')
-  if (text === '') throw badRequest('missing_distinct_id', 'Event has an empty distinct_id', 'distinct_id')
+  if (text === '') throw wrenError('missing_distinct_id', 'Event has an empty distinct_id', 'distinct_id')
   // Truncate by code points so a surrogate pair is never split.
   const chars = Array.from(text)
   return chars.length > MAX_DISTINCT_ID_CHARS ? chars.slice(0, MAX_DISTINCT_ID_CHARS).join('') : text
@@ -290,9 +290,9 @@ function readDistinctId(e: Json, props: Json): string {
 
 function toDecodedEvent(e: Json, uuid: string | null): DecodedEvent {
   if (e.event === undefined || e.event === null || e.event === '') {
-    throw badRequest('missing_event_name', 'Event has no event name', 'event')
+    throw wrenError('missing_event_name', 'Event has no event name', 'event')
   }
-  if (typeof e.event !== 'string') throw badRequest('invalid_payload', 'Event name must be a string', 'event')
+  if (typeof e.event !== 'string') throw wrenError('invalid_payload', 'Event name must be a string', 'event')
   const properties = isObject(e.properties) ? e.properties : {}
   const ts = e.timestamp
   return {
@@ -324,7 +324,7 @@ function parseJson(text: string): unknown {
   try {
     json = JSON.parse(text)
   } catch (err) {
-    throw badRequest('invalid_payload', `Failed to parse payload as JSON: ${(err as Error).message}`)
+    throw wrenError('invalid_payload', `Failed to parse payload as JSON: ${(err as Error).message}`)
   }
   if (jsonTooDeepIn(json)) throw jsonTooDeep()
   // The walk only when the text holds a surrogate at all, raw or escaped (a few ms to find out on 20 MB).
@@ -334,11 +334,11 @@ function parseJson(text: string): unknown {
 /** Decodes and validates a capture request. Any bad event fails the whole request: nothing is half-accepted. */
 export async function decodeCapture(req: CaptureRequest): Promise<DecodedCapture> {
   const shape = readShape(parseJson(await payloadText(req)), req.path)
-  if (shape.events.length === 0) throw badRequest('empty_payload', 'Request contains no events')
+  if (shape.events.length === 0) throw wrenError('empty_payload', 'Request contains no events')
 
   const uuids = shape.events.map((e) => readUuid(e.uuid))
   const kept = shape.events.map((e, i) => ({ e, uuid: uuids[i] })).filter(({ e }) => e.event !== '$performance_event')
-  if (kept.length === 0) throw badRequest('empty_payload_filtered', 'Every event in the request was filtered out')
+  if (kept.length === 0) throw wrenError('empty_payload_filtered', 'Every event in the request was filtered out')
 
   const token = resolveToken(shape)
   return {

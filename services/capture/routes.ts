@@ -4,7 +4,7 @@ import { setImmediate } from 'node:timers/promises'
 import type { FastifyInstance, FastifyRequest } from 'fastify'
 import { decodeCapture, type CaptureRequest } from './decode'
 import { newEventUuid, toIngestEvent } from './stamp'
-import { unauthorized } from '../shared/errors'
+import { wrenError } from '../shared/errors'
 import { encodeIngest } from '../shared/log/messages'
 import { TOPICS, type Log, type LogMessage } from '../shared/log/log'
 import type { ProjectStore } from '../projects/store'
@@ -42,7 +42,7 @@ export async function captureRoutes(app: FastifyInstance, deps: CaptureDeps): Pr
   const handler = async (request: FastifyRequest, reply: import('fastify').FastifyReply) => {
     const decoded = await decodeCapture(toCaptureRequest(request))
     const project = deps.projects.byToken(decoded.token)
-    if (!project) throw unauthorized('ingest_key_invalid', 'Project API key is invalid: no project has this token.')
+    if (!project) throw wrenError('ingest_key_invalid', 'Project API key is invalid: no project has this token.')
     const now = deps.clock.now()
     const messages: LogMessage[] = []
     for (const e of decoded.events) {

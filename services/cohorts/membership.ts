@@ -1,7 +1,7 @@
 // A cohort's current members as a SQL subquery of person uuids: dynamic cohorts match the latest person
 // properties against their property groups (which may name other cohorts); static cohorts map their
 // distinct ids to the persons those ids belong to now.
-import { badRequest } from '../shared/errors'
+import { wrenError } from '../shared/errors'
 import { isRecord } from '../shared/http'
 import type { SqlParams } from '../shared/property-filters'
 import { compileGroup, isGroup, parsePropertyGroup, PERSON_COLUMNS, type PropertyGroup, type PropertyNode } from '../trends/properties'
@@ -14,7 +14,7 @@ export function cohortGroup(filters: unknown, groups?: unknown): PropertyGroup {
     return {
       type: 'OR',
       values: groups.map((g, i) => {
-        if (!isRecord(g)) throw badRequest('invalid_input', `groups[${i}] must be an object with properties.`, 'groups')
+        if (!isRecord(g)) throw wrenError('invalid_input', `groups[${i}] must be an object with properties.`, 'groups')
         return parsePropertyGroup(g.properties ?? [], `groups[${i}].properties`)
       }),
     }
@@ -26,7 +26,7 @@ export function cohortGroup(filters: unknown, groups?: unknown): PropertyGroup {
 export function validateCohortGroup(group: PropertyNode): void {
   if (isGroup(group)) return group.values.forEach(validateCohortGroup)
   if (group.type !== 'person' && group.type !== 'cohort') {
-    throw badRequest('unsupported', `Cohorts are defined by person properties and other cohorts; '${group.type}' filters (e.g. behavioral) are not supported.`, 'filters')
+    throw wrenError('unsupported', `Cohorts are defined by person properties and other cohorts; '${group.type}' filters (e.g. behavioral) are not supported.`, 'filters')
   }
 }
 
@@ -49,8 +49,8 @@ export function cohortResolver(teamId: number, cohorts: Map<number, Cohort>, par
     const done = compiled.get(id)
     if (done) return done
     const cohort = cohorts.get(id)
-    if (!cohort) throw badRequest('invalid_input', `Cohort ${id} does not exist in this project.`, 'properties')
-    if (stack.includes(id)) throw badRequest('invalid_input', `Cohort ${id} refers to itself through ${stack.join(' → ')}.`, 'properties')
+    if (!cohort) throw wrenError('invalid_input', `Cohort ${id} does not exist in this project.`, 'properties')
+    if (stack.includes(id)) throw wrenError('invalid_input', `Cohort ${id} refers to itself through ${stack.join(' → ')}.`, 'properties')
     stack.push(id)
     let sql: string
     if (cohort.isStatic) {

@@ -2,7 +2,7 @@
 // Static cohorts take `distinct_ids` in JSON, or a CSV file (multipart field `csv`, or a text/csv body).
 import type { FastifyInstance } from 'fastify'
 import { authorize } from '../shared/auth'
-import { badRequest, notFound } from '../shared/errors'
+import { wrenError } from '../shared/errors'
 import { isRecord, sendFormatted } from '../shared/http'
 import { SqlParams } from '../shared/property-filters'
 import type { ProjectStore } from '../projects/store'
@@ -52,7 +52,7 @@ export async function cohortRoutes(app: FastifyInstance, deps: { projects: Proje
   const find = async (teamId: number, raw: string) => {
     const id = Number(raw)
     const cohort = Number.isInteger(id) && id > 0 ? await cohorts.get(teamId, id) : undefined
-    if (!cohort) throw notFound(`Cohort ${raw} does not exist.`)
+    if (!cohort) throw wrenError('not_found', `Cohort ${raw} does not exist.`)
     return cohort
   }
 
@@ -73,7 +73,7 @@ export async function cohortRoutes(app: FastifyInstance, deps: { projects: Proje
     app.post<{ Params: Params; Body: unknown }>(`${prefix}/`, async (request, reply) => {
       const { project } = authorize(request, projects, 'cohort:write', request.params.project_id)
       const body = isRecord(request.body) ? request.body : {}
-      if (typeof body.name !== 'string' || !body.name.trim()) throw badRequest('required', 'name is required.', 'name')
+      if (typeof body.name !== 'string' || !body.name.trim()) throw wrenError('required', 'name is required.', 'name')
       const distinctIds = staticMembersOf(body)
       const isStatic = body.is_static === true || body.is_static === 'true' || distinctIds !== null
       const filters = isStatic ? { properties: { type: 'AND', values: [] } } : await definitionOf(project.id, body, cohorts)
@@ -86,9 +86,9 @@ export async function cohortRoutes(app: FastifyInstance, deps: { projects: Proje
       const { project } = authorize(request, projects, 'cohort:write', request.params.project_id)
       const current = await find(project.id, request.params.id)
       const body = isRecord(request.body) ? request.body : {}
-      if (body.name !== undefined && (typeof body.name !== 'string' || !body.name.trim())) throw badRequest('invalid_input', 'name must be a non-empty string.', 'name')
+      if (body.name !== undefined && (typeof body.name !== 'string' || !body.name.trim())) throw wrenError('invalid_input', 'name must be a non-empty string.', 'name')
       const distinctIds = staticMembersOf(body)
-      if (distinctIds && !current.isStatic) throw badRequest('invalid_input', 'Only static cohorts take a list of distinct ids or a CSV.', 'csv')
+      if (distinctIds && !current.isStatic) throw wrenError('invalid_input', 'Only static cohorts take a list of distinct ids or a CSV.', 'csv')
       const redefined = !current.isStatic && (body.filters !== undefined || body.groups !== undefined)
       const updated = await cohorts.save(project.id, {
         id: current.id,
@@ -118,18 +118,18 @@ async function definitionOf(teamId: number, body: Record<string, unknown>, cohor
     try {
       filters = JSON.parse(filters)
     } catch {
-      throw badRequest('invalid_input', 'filters must be a JSON object.', 'filters')
+      throw wrenError('invalid_input', 'filters must be a JSON object.', 'filters')
     }
     if (jsonTooDeepIn(filters)) throw jsonTooDeep('filters')
   }
   const group = cohortGroup(filters, body.groups)
-  if (group.values.length === 0) throw badRequest('required', 'A dynamic cohort needs filters.properties (person-property groups) or groups; for a fixed list use is_static with distinct_ids or a CSV.', 'filters')
+  if (group.values.length === 0) throw wrenError('required', 'A dynamic cohort needs filters.properties (person-property groups) or groups; for a fixed list use is_static with distinct_ids or a CSV.', 'filters')
   validateCohortGroup(group)
   const referenced = cohortIdsIn(group)
-  if (selfId !== undefined && referenced.includes(selfId)) throw badRequest('invalid_input', 'A cohort cannot contain itself.', 'filters')
+  if (selfId !== undefined && referenced.includes(selfId)) throw wrenError('invalid_input', 'A cohort cannot contain itself.', 'filters')
   if (referenced.length) {
     const known = new Map((await cohorts.list(teamId)).map((c) => [c.id, c] as const))
-    for (const id of referenced) if (!known.has(id)) throw badRequest('invalid_input', `Cohort ${id} does not exist in this project.`, 'filters')
+    for (const id of referenced) if (!known.has(id)) throw wrenError('invalid_input', `Cohort ${id} does not exist in this project.`, 'filters')
   }
   return { properties: group }
 }
@@ -137,23 +137,23 @@ async function definitionOf(teamId: number, body: Record<string, unknown>, cohor
 /** distinct ids from `distinct_ids` or a CSV (first column, or the `distinct_id` column if named). */
 function staticMembersOf(body: Record<string, unknown>): string[] | null {
   if (Array.isArray(body.distinct_ids)) {
-    if (!body.distinct_ids.every((d) => typeof d === 'string' || typeof d === 'number')) throw badRequest('invalid_input', 'distinct_ids must be a list of strings.', 'distinct_ids')
+    if (!body.distinct_ids.every((d) => typeof d === 'string' || typeof d === 'number')) throw wrenError('invalid_input', 'distinct_ids must be a list of strings.', 'distinct_ids')
     return body.distinct_ids.map(String)
   }
   if (typeof body.csv !== 'string') return null
   const rows = parseCsv(body.csv)
-  if (rows.length === 0) throw badRequest('invalid_csv', 'The CSV has no rows.', 'csv')
+  if (rows.length === 0) throw wrenError('invalid_csv', 'The CSV has no rows.', 'csv')
   const header = rows[0].map((c) => c.toLowerCase())
   const column = header.indexOf('distinct_id')
   const ids = (column >= 0 ? rows.slice(1).map((r) => r[column]) : rows.map((r) => r[0])).filter((v) => v)
-  if (ids.length === 0) throw badRequest('invalid_csv', 'The CSV lists no distinct ids.', 'csv')
+  if (ids.length === 0) throw wrenError('invalid_csv', 'The CSV lists no distinct ids.', 'csv')
   return ids
 }
 
 /** Just enough multipart/form-data: text fields, and file fields read as text. */
 function parseMultipart(contentType: string, body: Buffer): Record<string, string> {
   const boundary = /boundary=(?:"([^"]+)"|([^;]+))/i.exec(contentType)
-  if (!boundary) throw badRequest('invalid_input', 'multipart/form-data without a boundary.')
+  if (!boundary) throw wrenError('invalid_input', 'multipart/form-data without a boundary.')
   const marker = `--${boundary[1] ?? boundary[2]}`
   const fields: Record<string, string> = {}
   for (const part of body.toString('utf8').split(marker).slice(1)) {

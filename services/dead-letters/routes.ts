@@ -3,7 +3,7 @@
 // (*) and limited to no project may see or replay them.
 import type { FastifyInstance, FastifyRequest } from 'fastify'
 import { personalKeyFrom } from '../shared/auth'
-import { badRequest, forbidden } from '../shared/errors'
+import { wrenError } from '../shared/errors'
 import { absoluteUrl, isRecord } from '../shared/http'
 import type { Log } from '../shared/log/log'
 import type { Metrics } from '../shared/metrics'
@@ -37,8 +37,8 @@ export function serializeDeadLetter(l: DeadLetterRecord): Record<string, unknown
 export async function deadLetterRoutes(app: FastifyInstance, deps: DeadLetterRouteDeps): Promise<void> {
   const requireAdmin = (request: FastifyRequest) => {
     const key = personalKeyFrom(request, deps.projects)
-    if (!key.scopes.includes('*')) throw forbidden('permission_denied', 'Dead letters need a personal API key holding every scope (*).')
-    if (key.scopedTeams.length > 0) throw forbidden('permission_denied', 'Dead letters can belong to no project: a key limited to some projects cannot see them.')
+    if (!key.scopes.includes('*')) throw wrenError('permission_denied', 'Dead letters need a personal API key holding every scope (*).')
+    if (key.scopedTeams.length > 0) throw wrenError('permission_denied', 'Dead letters can belong to no project: a key limited to some projects cannot see them.')
   }
 
   app.get<{ Querystring: Record<string, string | undefined> }>('/api/dead_letters/', async (request) => {
@@ -60,7 +60,7 @@ export async function deadLetterRoutes(app: FastifyInstance, deps: DeadLetterRou
     const ids = body.ids
     const all = body.all === true
     if (!all && !(Array.isArray(ids) && ids.length > 0 && ids.every((id) => typeof id === 'string'))) {
-      throw badRequest('invalid_input', 'Send {"ids": ["wren_ingest/0/123", …]} or {"all": true}.', 'ids')
+      throw wrenError('invalid_input', 'Send {"ids": ["wren_ingest/0/123", …]} or {"all": true}.', 'ids')
     }
     const { replayed } = await deps.store.replay(deps.log, all ? { all: true } : { ids: ids as string[] })
     deps.metrics.inc('wren_dead_letters_replayed_total', replayed.length)
@@ -71,6 +71,6 @@ export async function deadLetterRoutes(app: FastifyInstance, deps: DeadLetterRou
 function intParam(value: string | undefined, fallback: number, min: number, max: number, name: string): number {
   if (value === undefined || value === '') return fallback
   const n = Number(value)
-  if (!Number.isInteger(n) || n < min || n > max) throw badRequest('invalid_input', `${name} must be an integer from ${min} to ${max}.`, name)
+  if (!Number.isInteger(n) || n < min || n > max) throw wrenError('invalid_input', `${name} must be an integer from ${min} to ${max}.`, name)
   return n
 }

@@ -5,7 +5,7 @@ import type { ClickHouseClient } from '../shared/clickhouse'
 import { queryRows } from '../shared/clickhouse'
 import type { ProjectStore } from '../projects/store'
 import { authorize } from '../shared/auth'
-import { badRequest } from '../shared/errors'
+import { wrenError } from '../shared/errors'
 import { absoluteUrl, sendFormatted } from '../shared/http'
 import { SqlParams, parsePropertyFilters } from '../shared/property-filters'
 import { listFilterSql } from '../trends/properties'
@@ -30,13 +30,13 @@ export async function eventRoutes(app: FastifyInstance, deps: { projects: Projec
       const caller = authorize(request, deps.projects, 'query:read', request.params.project_id)
       const q = request.query
       const limit = Number(q.limit ?? 100)
-      if (!Number.isInteger(limit) || limit < 1 || limit > 10_000) throw badRequest('invalid_input', 'limit must be an integer from 1 to 10000.', 'limit')
+      if (!Number.isInteger(limit) || limit < 1 || limit > 10_000) throw wrenError('invalid_input', 'limit must be an integer from 1 to 10000.', 'limit')
       const params = new SqlParams()
       const where = ['team_id = {team:Int64}']
       if (q.event) where.push(`event = ${params.add('String', q.event)}`)
       if (q.distinct_id) where.push(`distinct_id = ${params.add('String', q.distinct_id)}`)
       if (q.person_id) {
-        if (!UUID_RE.test(q.person_id)) throw badRequest('invalid_input', `person_id must be a person's uuid, got '${q.person_id}'.`, 'person_id')
+        if (!UUID_RE.test(q.person_id)) throw wrenError('invalid_input', `person_id must be a person's uuid, got '${q.person_id}'.`, 'person_id')
         where.push(`person_id = ${params.add('UUID', q.person_id)}`)
       }
       if (q.after) where.push(`timestamp > ${dateParam(params, q.after, 'after')}`)
@@ -70,6 +70,6 @@ export async function eventRoutes(app: FastifyInstance, deps: { projects: Projec
 }
 
 function dateParam(params: SqlParams, raw: string, name: string): string {
-  if (Number.isNaN(new Date(raw).getTime())) throw badRequest('invalid_input', `${name} must be an ISO date-time, got '${raw}'.`, name)
+  if (Number.isNaN(new Date(raw).getTime())) throw wrenError('invalid_input', `${name} must be an ISO date-time, got '${raw}'.`, name)
   return `parseDateTime64BestEffort(${params.add('String', raw)}, 6)`
 }

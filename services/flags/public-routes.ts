@@ -4,7 +4,7 @@
 import { createHash, randomUUID } from 'node:crypto'
 import type { FastifyInstance, FastifyReply, FastifyRequest } from 'fastify'
 import { payloadText } from '../capture/decode'
-import { badRequest, forbidden, unauthorized } from '../shared/errors'
+import { wrenError } from '../shared/errors'
 import { jsonTooDeep, jsonTooDeepIn } from '../shared/json'
 import { hasScope, personalKeyFrom, canReach } from '../shared/auth'
 import type { ProjectStore, Project } from '../projects/store'
@@ -38,7 +38,7 @@ export async function publicFlagRoutes(app: FastifyInstance, deps: PublicFlagDep
 
   const projectFor = (token: string): Project => {
     const project = deps.projects.byToken(token)
-    if (!project) throw unauthorized('invalid_api_key', 'Project API key invalid. You can find your project API key in your Wren project settings.')
+    if (!project) throw wrenError('invalid_api_key', 'Project API key invalid. You can find your project API key in your Wren project settings.')
     return project
   }
 
@@ -99,14 +99,14 @@ export async function publicFlagRoutes(app: FastifyInstance, deps: PublicFlagDep
 
   const definitions = async (request: FastifyRequest<{ Querystring: Query }>, reply: FastifyReply) => {
     const key = personalKeyFrom(request, deps.projects)
-    if (!hasScope(key, 'feature_flag:read')) throw forbidden('permission_denied', "API key missing required scope 'feature_flag:read'")
+    if (!hasScope(key, 'feature_flag:read')) throw wrenError('permission_denied', "API key missing required scope 'feature_flag:read'")
     const token = request.query.token
     let project: Project | undefined
     if (token) project = deps.projects.byToken(token)
     else if (key.scopedTeams.length === 1) project = deps.projects.byId(key.scopedTeams[0])
     else if (deps.projects.list().length === 1) project = deps.projects.list()[0]
-    if (!project) throw token ? unauthorized('invalid_api_key', 'Project API key invalid.') : badRequest('missing_token', 'Send ?token=<project API key>.', 'token')
-    if (!canReach(key, project.id)) throw forbidden('permission_denied', "You don't have access to the project.")
+    if (!project) throw token ? wrenError('invalid_api_key', 'Project API key invalid.') : wrenError('missing_token', 'Send ?token=<project API key>.', 'token')
+    if (!canReach(key, project.id)) throw wrenError('permission_denied', "You don't have access to the project.")
     const body = localEvaluationBody(project.id, deps)
     const text = JSON.stringify(body)
     const etag = `W/"${createHash('sha1').update(text).digest('hex')}"`
@@ -146,7 +146,7 @@ function bodyJsonFast(request: FastifyRequest): unknown {
 async function bodyJson(request: FastifyRequest): Promise<unknown> {
   const body = Buffer.isBuffer(request.body) ? request.body : Buffer.alloc(0)
   const query = request.query as Query
-  if (body.length === 0 && !query.data) throw badRequest('empty_payload', 'Request body is empty: send a JSON body with token and distinct_id.')
+  if (body.length === 0 && !query.data) throw wrenError('empty_payload', 'Request body is empty: send a JSON body with token and distinct_id.')
   let text = await payloadText({ path: request.url, query, headers: request.headers, body })
   const trimmed = text.trim()
   // A form's data= value (and old base64 bodies) may still be base64 of the JSON.
@@ -158,7 +158,7 @@ async function bodyJson(request: FastifyRequest): Promise<unknown> {
   try {
     json = JSON.parse(text)
   } catch {
-    throw badRequest('invalid_payload', 'Request body could not be decoded: send JSON, gzip, base64, lz64 or a data= form.')
+    throw wrenError('invalid_payload', 'Request body could not be decoded: send JSON, gzip, base64, lz64 or a data= form.')
   }
   if (jsonTooDeepIn(json)) throw jsonTooDeep()
   return json

@@ -1,5 +1,5 @@
 // A decide / flags request body (reference §4.1), with PostHog's field aliases.
-import { badRequest, unauthorized } from '../shared/errors'
+import { wrenError } from '../shared/errors'
 import { isRecord } from '../shared/http'
 import type { Properties } from './types'
 
@@ -22,12 +22,12 @@ const MAX_DISTINCT_ID = 200
 
 /** Checks the token first (401), then the distinct id (400). */
 export function readFlagsRequest(body: unknown): FlagsRequest {
-  if (!isRecord(body)) throw badRequest('invalid_payload', 'Request body must be a JSON object.')
+  if (!isRecord(body)) throw wrenError('invalid_payload', 'Request body must be a JSON object.')
   const token = first(body, ['token', '$token', 'api_key'])
-  if (typeof token !== 'string' || token.trim() === '') throw unauthorized('no_api_key', 'API key not provided. You can find your project API key in your Wren project settings.')
+  if (typeof token !== 'string' || token.trim() === '') throw wrenError('no_api_key', 'API key not provided. You can find your project API key in your Wren project settings.')
   const rawId = first(body, ['distinct_id', '$distinct_id'])
   if (rawId === undefined || rawId === null || (typeof rawId !== 'string' && typeof rawId !== 'number')) {
-    throw badRequest('missing_distinct_id', 'Decide requires a distinct_id.', 'distinct_id')
+    throw wrenError('missing_distinct_id', 'Decide requires a distinct_id.', 'distinct_id')
   }
   const idText = String(rawId)
   // At most 200 code points; a string of at most 200 UTF-16 units has no more than that.

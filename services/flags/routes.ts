@@ -3,7 +3,7 @@
 // the activity log. Scopes feature_flag:read / feature_flag:write.
 import type { FastifyInstance, FastifyRequest } from 'fastify'
 import { authorize, type Caller } from '../shared/auth'
-import { badRequest, methodNotAllowed, notFound } from '../shared/errors'
+import { wrenError } from '../shared/errors'
 import { absoluteUrl, isRecord, sendFormatted } from '../shared/http'
 import type { ProjectStore } from '../projects/store'
 import type { FlagStore } from './store'
@@ -31,7 +31,7 @@ export async function flagRoutes(app: FastifyInstance, deps: FlagRouteDeps): Pro
   const flagFor = (caller: Caller, id: string): FeatureFlag => {
     const n = Number(id)
     const flag = Number.isInteger(n) ? deps.flags.get(caller.project.id, n) : undefined
-    if (!flag) throw notFound()
+    if (!flag) throw wrenError('not_found')
     return flag
   }
 
@@ -40,7 +40,7 @@ export async function flagRoutes(app: FastifyInstance, deps: FlagRouteDeps): Pro
     const referenced = cohortIdsOf(filters)
     if (referenced.length === 0) return filters
     const known = new Set((await deps.cohorts.list(teamId)).map((c) => c.id))
-    for (const id of referenced) if (!known.has(id)) throw badRequest('invalid_input', `Cohort ${id} does not exist in this project.`, 'filters')
+    for (const id of referenced) if (!known.has(id)) throw wrenError('invalid_input', `Cohort ${id} does not exist in this project.`, 'filters')
     return filters
   }
 
@@ -143,7 +143,7 @@ export async function flagRoutes(app: FastifyInstance, deps: FlagRouteDeps): Pro
 
     app.delete<{ Params: Params }>(`${prefix}/:id/`, async (request) => {
       authorize(request, deps.projects, 'feature_flag:write', request.params.project_id)
-      throw methodNotAllowed('Method "DELETE" not allowed. Delete a feature flag by PATCHing {"deleted": true}.')
+      throw wrenError('method_not_allowed', 'Method "DELETE" not allowed. Delete a feature flag by PATCHing {"deleted": true}.')
     })
 
     app.get<{ Params: Params; Querystring: Query }>(`${prefix}/activity/`, async (request, reply) => {
@@ -178,43 +178,43 @@ async function activityPage(deps: FlagRouteDeps, caller: Caller, flagId: number 
 }
 
 function bodyOf(request: FastifyRequest): Record<string, unknown> {
-  if (!isRecord(request.body)) throw badRequest('invalid_input', 'Request body must be a JSON object.')
+  if (!isRecord(request.body)) throw wrenError('invalid_input', 'Request body must be a JSON object.')
   return request.body
 }
 
 function stringField(value: unknown, attr: string): string | undefined {
   if (value === undefined || value === null) return undefined
-  if (typeof value !== 'string') throw badRequest('invalid_input', `${attr} must be a string.`, attr)
+  if (typeof value !== 'string') throw wrenError('invalid_input', `${attr} must be a string.`, attr)
   return value
 }
 
 function boolField(value: unknown, attr: string): boolean | undefined {
   if (value === undefined) return undefined
-  if (typeof value !== 'boolean') throw badRequest('invalid_input', `${attr} must be true or false.`, attr)
+  if (typeof value !== 'boolean') throw wrenError('invalid_input', `${attr} must be true or false.`, attr)
   return value
 }
 
 function stringList(value: unknown, attr: string): string[] | undefined {
   if (value === undefined || value === null) return undefined
-  if (!Array.isArray(value) || value.some((v) => typeof v !== 'string')) throw badRequest('invalid_input', `${attr} must be a list of strings.`, attr)
+  if (!Array.isArray(value) || value.some((v) => typeof v !== 'string')) throw wrenError('invalid_input', `${attr} must be a list of strings.`, attr)
   return value as string[]
 }
 
 function runtimeField(value: unknown): FeatureFlag['evaluationRuntime'] | undefined {
   if (value === undefined || value === null) return undefined
-  if (value !== 'server' && value !== 'client' && value !== 'all') throw badRequest('invalid_choice', `"${String(value)}" is not a valid choice: server, client or all.`, 'evaluation_runtime')
+  if (value !== 'server' && value !== 'client' && value !== 'all') throw wrenError('invalid_choice', `"${String(value)}" is not a valid choice: server, client or all.`, 'evaluation_runtime')
   return value
 }
 
 function bucketingField(value: unknown): FeatureFlag['bucketingIdentifier'] | undefined {
   if (value === undefined || value === null) return undefined
-  if (value !== 'distinct_id' && value !== 'device_id') throw badRequest('invalid_choice', `"${String(value)}" is not a valid choice: distinct_id or device_id.`, 'bucketing_identifier')
+  if (value !== 'distinct_id' && value !== 'device_id') throw wrenError('invalid_choice', `"${String(value)}" is not a valid choice: distinct_id or device_id.`, 'bucketing_identifier')
   return value
 }
 
 function intParam(raw: string | undefined, fallback: number, attr: string, min: number, max: number): number {
   if (raw === undefined || raw === '') return fallback
   const n = Number(raw)
-  if (!Number.isInteger(n) || n < min || n > max) throw badRequest('invalid_input', `${attr} must be an integer from ${min} to ${max}.`, attr)
+  if (!Number.isInteger(n) || n < min || n > max) throw wrenError('invalid_input', `${attr} must be an integer from ${min} to ${max}.`, attr)
   return n
 }

@@ -1,6 +1,6 @@
 // What the management API accepts as a flag (PostHog's FeatureFlagSerializer, reference §2.2). Every
 // rejection is a 400 that names the field.
-import { badRequest } from '../shared/errors'
+import { wrenError } from '../shared/errors'
 import { isRecord } from '../shared/http'
 import { ALL_OPERATORS } from './operators'
 import { parseDateString } from './dates'
@@ -11,81 +11,81 @@ const STRING_ONLY_OPERATORS = new Set(['regex', 'icontains', 'not_regex', 'not_i
 const MAX_LIST = 1000
 
 export function validateKey(key: unknown, siblings: readonly FeatureFlag[], selfId: number | null): string {
-  if (typeof key !== 'string' || key === '') throw badRequest('required', 'This field is required.', 'key')
-  if (!KEY_RE.test(key)) throw badRequest('invalid_key', 'Only letters, numbers, hyphens ("-") & underscores ("_") are allowed.', 'key')
-  if (key.length > 400) throw badRequest('max_length', 'Ensure this field has no more than 400 characters.', 'key')
-  if (siblings.some((f) => f.key === key && !f.deleted && f.id !== selfId)) throw badRequest('unique', 'There is already a feature flag with this key.', 'key')
+  if (typeof key !== 'string' || key === '') throw wrenError('required', 'This field is required.', 'key')
+  if (!KEY_RE.test(key)) throw wrenError('invalid_key', 'Only letters, numbers, hyphens ("-") & underscores ("_") are allowed.', 'key')
+  if (key.length > 400) throw wrenError('max_length', 'Ensure this field has no more than 400 characters.', 'key')
+  if (siblings.some((f) => f.key === key && !f.deleted && f.id !== selfId)) throw wrenError('unique', 'There is already a feature flag with this key.', 'key')
   return key
 }
 
 /** Validates and normalizes `filters` (payload values become JSON-encoded strings). */
 export function validateFilters(raw: unknown, siblings: readonly FeatureFlag[], selfId: number | null): FlagFilters {
   if (raw === undefined || raw === null) return { groups: [] }
-  if (!isRecord(raw)) throw badRequest('invalid_input', 'filters must be an object.', 'filters')
+  if (!isRecord(raw)) throw wrenError('invalid_input', 'filters must be an object.', 'filters')
   const filters = structuredClone(raw) as FlagFilters
   const aggregation = filters.aggregation_group_type_index
   if (aggregation !== undefined && aggregation !== null && !(Number.isInteger(aggregation) && aggregation >= 0 && aggregation <= 4)) {
-    throw badRequest('invalid_input', 'aggregation_group_type_index must be an integer from 0 to 4.', 'filters')
+    throw wrenError('invalid_input', 'aggregation_group_type_index must be an integer from 0 to 4.', 'filters')
   }
   const groupFlag = typeof aggregation === 'number'
 
   const groups = filters.groups ?? []
-  if (!Array.isArray(groups)) throw badRequest('invalid_input', 'filters.groups must be a list of condition groups.', 'filters')
+  if (!Array.isArray(groups)) throw wrenError('invalid_input', 'filters.groups must be a list of condition groups.', 'filters')
   filters.groups = groups
 
   let variantKeys: string[] = []
   if (filters.multivariate !== undefined && filters.multivariate !== null) {
     const variants = isRecord(filters.multivariate) ? filters.multivariate.variants : undefined
-    if (!Array.isArray(variants)) throw badRequest('invalid_input', 'Invalid variant definitions: multivariate.variants must be a list.', 'filters')
+    if (!Array.isArray(variants)) throw wrenError('invalid_input', 'Invalid variant definitions: multivariate.variants must be a list.', 'filters')
     let sum = 0
     for (const v of variants) {
-      if (!isRecord(v) || typeof v.key !== 'string' || v.key === '') throw badRequest('invalid_input', 'Invalid variant definitions: every variant needs a key.', 'filters')
+      if (!isRecord(v) || typeof v.key !== 'string' || v.key === '') throw wrenError('invalid_input', 'Invalid variant definitions: every variant needs a key.', 'filters')
       if (typeof v.rollout_percentage !== 'number' || !Number.isFinite(v.rollout_percentage) || v.rollout_percentage < 0) {
-        throw badRequest('invalid_input', `Invalid variant definitions: variant '${v.key}' needs a rollout_percentage.`, 'filters')
+        throw wrenError('invalid_input', `Invalid variant definitions: variant '${v.key}' needs a rollout_percentage.`, 'filters')
       }
       sum += v.rollout_percentage
     }
-    if (new Set(variants.map((v) => (v as { key: string }).key)).size !== variants.length) throw badRequest('invalid_input', 'Invalid variant definitions: variant keys must be unique.', 'filters')
-    if (variants.length > 0 && Math.abs(sum - 100) > 1e-9) throw badRequest('invalid_input', 'Invalid variant definitions: Variant rollout percentages must sum to 100.', 'filters')
+    if (new Set(variants.map((v) => (v as { key: string }).key)).size !== variants.length) throw wrenError('invalid_input', 'Invalid variant definitions: variant keys must be unique.', 'filters')
+    if (variants.length > 0 && Math.abs(sum - 100) > 1e-9) throw wrenError('invalid_input', 'Invalid variant definitions: Variant rollout percentages must sum to 100.', 'filters')
     variantKeys = variants.map((v) => (v as { key: string }).key)
   }
 
   const checkGroup = (group: unknown, where: string): void => {
-    if (!isRecord(group)) throw badRequest('invalid_input', `${where} must be an object.`, 'filters')
+    if (!isRecord(group)) throw wrenError('invalid_input', `${where} must be an object.`, 'filters')
     const g = group as ConditionGroup
     if (g.rollout_percentage !== undefined && g.rollout_percentage !== null) {
       if (typeof g.rollout_percentage !== 'number' || g.rollout_percentage < 0 || g.rollout_percentage > 100) {
-        throw badRequest('invalid_input', `${where}.rollout_percentage must be a number from 0 to 100.`, 'filters')
+        throw wrenError('invalid_input', `${where}.rollout_percentage must be a number from 0 to 100.`, 'filters')
       }
     }
     if (g.variant !== undefined && g.variant !== null && !variantKeys.includes(g.variant)) {
-      throw badRequest('invalid_input', `Filters are not valid (variant override does not exist): '${String(g.variant)}' is not a variant of this flag.`, 'filters')
+      throw wrenError('invalid_input', `Filters are not valid (variant override does not exist): '${String(g.variant)}' is not a variant of this flag.`, 'filters')
     }
     const conditionAggregation = typeof g.aggregation_group_type_index === 'number' ? g.aggregation_group_type_index : aggregation
     const properties = g.properties ?? []
-    if (!Array.isArray(properties)) throw badRequest('invalid_input', `${where}.properties must be a list.`, 'filters')
+    if (!Array.isArray(properties)) throw wrenError('invalid_input', `${where}.properties must be a list.`, 'filters')
     properties.forEach((p, i) => checkProperty(p, `${where}.properties[${i}]`, typeof conditionAggregation === 'number' ? conditionAggregation : null, siblings, selfId))
   }
   groups.forEach((g, i) => checkGroup(g, `filters.groups[${i}]`))
   for (const name of ['super_groups', 'holdout_groups'] as const) {
     const list = filters[name]
     if (list !== undefined && list !== null) {
-      if (!Array.isArray(list)) throw badRequest('invalid_input', `filters.${name} must be a list.`, 'filters')
+      if (!Array.isArray(list)) throw wrenError('invalid_input', `filters.${name} must be a list.`, 'filters')
       list.forEach((g, i) => checkGroup(g, `filters.${name}[${i}]`))
     }
   }
   if (filters.holdout !== undefined && filters.holdout !== null) {
     const h = filters.holdout
-    if (!isRecord(h) || typeof h.id !== 'number' || typeof h.exclusion_percentage !== 'number') throw badRequest('invalid_input', 'filters.holdout must be {id, exclusion_percentage}.', 'filters')
+    if (!isRecord(h) || typeof h.id !== 'number' || typeof h.exclusion_percentage !== 'number') throw wrenError('invalid_input', 'filters.holdout must be {id, exclusion_percentage}.', 'filters')
   }
 
   if (filters.payloads !== undefined && filters.payloads !== null) {
-    if (!isRecord(filters.payloads)) throw badRequest('invalid_input', 'filters.payloads must be an object.', 'filters')
+    if (!isRecord(filters.payloads)) throw wrenError('invalid_input', 'filters.payloads must be an object.', 'filters')
     const allowed = variantKeys.length > 0 ? variantKeys : ['true']
     const payloads: Record<string, string> = {}
     for (const [key, value] of Object.entries(filters.payloads)) {
       if (!allowed.includes(key)) {
-        throw badRequest('invalid_input', variantKeys.length > 0 ? `Payload keys must match a variant key: '${key}' is not a variant.` : `Payload keys must be 'true' for boolean flags, got '${key}'.`, 'filters')
+        throw wrenError('invalid_input', variantKeys.length > 0 ? `Payload keys must match a variant key: '${key}' is not a variant.` : `Payload keys must be 'true' for boolean flags, got '${key}'.`, 'filters')
       }
       if (value === null || value === undefined || value === '') continue
       payloads[key] = typeof value === 'string' ? value : JSON.stringify(value)
@@ -98,40 +98,40 @@ export function validateFilters(raw: unknown, siblings: readonly FeatureFlag[], 
 }
 
 function checkProperty(raw: unknown, where: string, aggregation: number | null, siblings: readonly FeatureFlag[], selfId: number | null): void {
-  if (!isRecord(raw) || typeof raw.key !== 'string' || raw.key === '') throw badRequest('invalid_input', `${where} needs a string key.`, 'filters')
+  if (!isRecord(raw) || typeof raw.key !== 'string' || raw.key === '') throw wrenError('invalid_input', `${where} needs a string key.`, 'filters')
   const p = raw as unknown as PropertyFilter
   const type = p.type ?? 'person'
   const operator = p.operator ?? 'exact'
-  if (!(ALL_OPERATORS as readonly string[]).includes(operator)) throw badRequest('invalid_input', `${where}: unknown operator '${operator}'.`, 'filters')
+  if (!(ALL_OPERATORS as readonly string[]).includes(operator)) throw wrenError('invalid_input', `${where}: unknown operator '${operator}'.`, 'filters')
   if (aggregation === null && !['person', 'cohort', 'flag', 'person_metadata'].includes(type)) {
-    throw badRequest('invalid_input', `Filters are not valid (can only use person, cohort and flag properties): ${where} has type '${type}'.`, 'filters')
+    throw wrenError('invalid_input', `Filters are not valid (can only use person, cohort and flag properties): ${where} has type '${type}'.`, 'filters')
   }
   if (aggregation !== null && type !== 'flag' && !(type === 'group' && (p.group_type_index === undefined || p.group_type_index === null || p.group_type_index === aggregation))) {
-    throw badRequest('invalid_input', `Filters are not valid (can only use group properties of type ${aggregation}): ${where}.`, 'filters')
+    throw wrenError('invalid_input', `Filters are not valid (can only use group properties of type ${aggregation}): ${where}.`, 'filters')
   }
   if (type === 'flag') {
-    if (operator !== 'flag_evaluates_to') throw badRequest('invalid_input', `${where}: flag dependencies must use the flag_evaluates_to operator.`, 'filters')
-    if (!(typeof p.value === 'boolean' || typeof p.value === 'string')) throw badRequest('invalid_input', `${where}: flag_evaluates_to needs true, false or a variant key.`, 'filters')
+    if (operator !== 'flag_evaluates_to') throw wrenError('invalid_input', `${where}: flag dependencies must use the flag_evaluates_to operator.`, 'filters')
+    if (!(typeof p.value === 'boolean' || typeof p.value === 'string')) throw wrenError('invalid_input', `${where}: flag_evaluates_to needs true, false or a variant key.`, 'filters')
     const depId = Number(p.key)
-    if (selfId !== null && depId === selfId) throw badRequest('invalid_input', `${where}: a flag cannot depend on itself.`, 'filters')
-    if (!siblings.some((f) => f.id === depId && !f.deleted)) throw badRequest('invalid_input', `${where}: flag dependency ${p.key} does not exist.`, 'filters')
+    if (selfId !== null && depId === selfId) throw wrenError('invalid_input', `${where}: a flag cannot depend on itself.`, 'filters')
+    if (!siblings.some((f) => f.id === depId && !f.deleted)) throw wrenError('invalid_input', `${where}: flag dependency ${p.key} does not exist.`, 'filters')
     return
   }
-  if (operator === 'flag_evaluates_to') throw badRequest('invalid_input', `${where}: flag_evaluates_to is only for flag dependencies.`, 'filters')
+  if (operator === 'flag_evaluates_to') throw wrenError('invalid_input', `${where}: flag_evaluates_to is only for flag dependencies.`, 'filters')
   if (type === 'cohort') {
-    if (!Number.isInteger(Number(p.value))) throw badRequest('invalid_input', `${where}: a cohort filter's value is the cohort id.`, 'filters')
+    if (!Number.isInteger(Number(p.value))) throw wrenError('invalid_input', `${where}: a cohort filter's value is the cohort id.`, 'filters')
     return
   }
-  if ((operator === 'in' || operator === 'not_in')) throw badRequest('invalid_input', `${where}: in / not_in are only for cohorts.`, 'filters')
-  if (Array.isArray(p.value) && p.value.length > MAX_LIST) throw badRequest('invalid_input', `${where}: a list value may have at most ${MAX_LIST} entries.`, 'filters')
+  if ((operator === 'in' || operator === 'not_in')) throw wrenError('invalid_input', `${where}: in / not_in are only for cohorts.`, 'filters')
+  if (Array.isArray(p.value) && p.value.length > MAX_LIST) throw wrenError('invalid_input', `${where}: a list value may have at most ${MAX_LIST} entries.`, 'filters')
   if (STRING_ONLY_OPERATORS.has(operator) && typeof p.value !== 'string') {
-    throw badRequest('invalid_input', `${where}: the ${operator} operator needs a string value.`, 'filters')
+    throw wrenError('invalid_input', `${where}: the ${operator} operator needs a string value.`, 'filters')
   }
   if ((operator === 'is_date_before' || operator === 'is_date_after' || operator === 'is_date_exact') && (typeof p.value !== 'string' || parseDateString(p.value, 'UTC', Date.now()) === null)) {
-    throw badRequest('invalid_date', `${where}: '${String(p.value)}' is not a valid date.`, 'filters')
+    throw wrenError('invalid_date', `${where}: '${String(p.value)}' is not a valid date.`, 'filters')
   }
   if ((operator === 'between' || operator === 'not_between') && !(Array.isArray(p.value) && p.value.length === 2)) {
-    throw badRequest('invalid_input', `${where}: ${operator} needs a [min, max] value.`, 'filters')
+    throw wrenError('invalid_input', `${where}: ${operator} needs a [min, max] value.`, 'filters')
   }
 }
 
@@ -149,7 +149,7 @@ function checkDependencyCycles(filters: FlagFilters, siblings: readonly FeatureF
   const stack = depsOf(filters)
   while (stack.length) {
     const id = stack.pop()!
-    if (selfId !== null && id === selfId) throw badRequest('invalid_input', 'Circular dependency detected: this flag depends on itself through its dependencies.', 'filters')
+    if (selfId !== null && id === selfId) throw wrenError('invalid_input', 'Circular dependency detected: this flag depends on itself through its dependencies.', 'filters')
     if (seen.has(id)) continue
     seen.add(id)
     const dep = byId.get(id)

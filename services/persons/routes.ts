@@ -6,7 +6,7 @@ import type { FastifyInstance, FastifyRequest } from 'fastify'
 import type { ClickHouseClient } from '../shared/clickhouse'
 import type { Clock } from '../shared/clock'
 import { authorize, type Caller } from '../shared/auth'
-import { badRequest, methodNotAllowed, notFound, unavailable, WrenError } from '../shared/errors'
+import { wrenError } from '../shared/errors'
 import { absoluteUrl, formatOf, isRecord, sendFormatted } from '../shared/http'
 import { encodeIngest } from '../shared/log/messages'
 import { TOPICS, type Log } from '../shared/log/log'
@@ -63,11 +63,11 @@ export async function personRoutes(app: FastifyInstance, deps: PersonRouteDeps):
     try {
       result = await applied
     } catch {
-      throw unavailable('The change is queued but was not applied in time; it will still be applied. Retry the read shortly.')
+      throw wrenError('unavailable', 'The change is queued but was not applied in time; it will still be applied. Retry the read shortly.')
     }
     if (!result.ok) {
       const code = result.status === 404 ? 'not_found' : result.status === 400 ? 'invalid_input' : 'dead_lettered'
-      throw new WrenError(result.status, code, result.status === 500 ? `The change could not be applied and was kept as a dead letter: ${result.detail}` : result.detail)
+      throw wrenError(code, result.status === 500 ? `The change could not be applied and was kept as a dead letter: ${result.detail}` : result.detail)
     }
   }
   const base = (caller: Caller, person: PersonRecord) => ({ commandId: randomUUID(), teamId: caller.project.id, personUuid: person.uuid, at: deps.clock.now().toISOString() })
@@ -90,7 +90,7 @@ export async function personRoutes(app: FastifyInstance, deps: PersonRouteDeps):
 
     app.post<{ Params: Params }>(`${prefix}/`, async (request) => {
       authorize(request, deps.projects, 'person:write', request.params.project_id)
-      throw methodNotAllowed('Persons cannot be created through this API. Send events through capture instead: an $identify event (posthog.identify) creates and names a person, $set sets its properties.')
+      throw wrenError('method_not_allowed', 'Persons cannot be created through this API. Send events through capture instead: an $identify event (posthog.identify) creates and names a person, $set sets its properties.')
     })
 
     app.get<{ Params: Params }>(`${prefix}/:id/`, async (request, reply) => {
@@ -102,10 +102,10 @@ export async function personRoutes(app: FastifyInstance, deps: PersonRouteDeps):
     app.route<{ Params: Params; Body: unknown }>({ method: ['PATCH', 'PUT'], url: `${prefix}/:id/`, handler: async (request, reply) => {
       const { caller, person, level } = await personFor(request, 'person:write', 'editor')
       const body = isRecord(request.body) ? request.body : {}
-      if (!isRecord(body.properties)) throw badRequest('required', 'properties is required: an object of person properties to set.', 'properties')
+      if (!isRecord(body.properties)) throw wrenError('required', 'properties is required: an object of person properties to set.', 'properties')
       await command(caller, { action: 'update_properties', ...base(caller, person), set: body.properties })
       const updated = await queries.get(caller.project.id, { uuid: person.uuid })
-      if (!updated) throw notFound('Person was deleted while it was being updated.')
+      if (!updated) throw wrenError('not_found', 'Person was deleted while it was being updated.')
       return sendFormatted(request, reply, 200, serializePerson(updated, level))
     } })
 
@@ -140,7 +140,7 @@ export async function personRoutes(app: FastifyInstance, deps: PersonRouteDeps):
       const { caller, person } = await personFor(request, 'person:write', 'editor')
       const body = isRecord(request.body) ? request.body : {}
       const key = body.$unset ?? request.query.$unset
-      if (typeof key !== 'string' || !key) throw badRequest('required', '$unset is required: the name of the property to delete.', '$unset')
+      if (typeof key !== 'string' || !key) throw wrenError('required', '$unset is required: the name of the property to delete.', '$unset')
       await command(caller, { action: 'delete_property', ...base(caller, person), key })
       return sendFormatted(request, reply, 200, { success: true })
     })
@@ -150,7 +150,7 @@ export async function personRoutes(app: FastifyInstance, deps: PersonRouteDeps):
       const q = request.query
       const keys = q.properties ? parsePropertyFilters(q.properties).map((f) => f.key) : []
       for (const name of ['date_from', 'date_to'] as const) {
-        if (q[name] && (!ISO_DATE.test(q[name]) || Number.isNaN(new Date(q[name]).getTime()))) throw badRequest('invalid_input', `${name} must be an ISO date or date-time, got '${q[name]}'.`, name)
+        if (q[name] && (!ISO_DATE.test(q[name]) || Number.isNaN(new Date(q[name]).getTime()))) throw wrenError('invalid_input', `${name} must be an ISO date or date-time, got '${q[name]}'.`, name)
       }
       const rows = await queries.propertiesAtEvents(caller.project.id, person.distinctIds, q.date_from ?? null, q.date_to ?? null)
       const timeline = propertiesTimeline(rows, keys, q.date_from ?? null, q.date_to ?? null)
@@ -162,7 +162,7 @@ export async function personRoutes(app: FastifyInstance, deps: PersonRouteDeps):
       const body = isRecord(request.body) ? request.body : {}
       const main = body.main_distinct_id
       if (main !== undefined && main !== null && (typeof main !== 'string' || !person.distinctIds.includes(main))) {
-        throw badRequest('invalid_input', 'main_distinct_id must be one of the person’s distinct ids.', 'main_distinct_id')
+        throw wrenError('invalid_input', 'main_distinct_id must be one of the person’s distinct ids.', 'main_distinct_id')
       }
       await command(caller, { action: 'split', ...base(caller, person), ...(typeof main === 'string' ? { mainDistinctId: main } : {}) })
       return sendFormatted(request, reply, 200, { success: true })
@@ -187,20 +187,20 @@ async function findPerson(queries: PersonQueries, teamId: number, raw: string, o
   let person: PersonRecord | null
   if (UUID_RE.test(raw)) person = await queries.get(teamId, { uuid: raw.toLowerCase() }, opts)
   else if (/^\d+$/.test(raw)) person = Number.isSafeInteger(Number(raw)) ? await queries.get(teamId, { id: Number(raw) }, opts) : null
-  else throw badRequest('invalid_input', `'${raw}' is not a person id or uuid. To find a person by distinct id, use /persons/?distinct_id=${encodeURIComponent(raw)}`, 'id')
-  if (!person) throw notFound('Person not found.')
+  else throw wrenError('invalid_input', `'${raw}' is not a person id or uuid. To find a person by distinct id, use /persons/?distinct_id=${encodeURIComponent(raw)}`, 'id')
+  if (!person) throw wrenError('not_found', 'Person not found.')
   return person
 }
 
 function intParam(raw: string | undefined, fallback: number, name: string, min: number, max: number): number {
   if (raw === undefined || raw === '') return fallback
   const n = Number(raw)
-  if (!Number.isInteger(n) || n < min) throw badRequest('invalid_input', `${name} must be an integer ≥ ${min}, got '${raw}'.`, name)
+  if (!Number.isInteger(n) || n < min) throw wrenError('invalid_input', `${name} must be an integer ≥ ${min}, got '${raw}'.`, name)
   return Math.min(n, max)
 }
 
 function boolParam(raw: string | undefined, name: string): boolean {
   if (raw === undefined || raw === '' || raw === 'false' || raw === '0') return false
   if (raw === 'true' || raw === '1') return true
-  throw badRequest('invalid_input', `${name} must be true or false, got '${raw}'.`, name)
+  throw wrenError('invalid_input', `${name} must be true or false, got '${raw}'.`, name)
 }

@@ -1,7 +1,7 @@
 // /api/projects/: what a key can see and create (keys themselves: key-routes.ts).
 import type { FastifyInstance } from 'fastify'
 import { authorize, canReach, hasScope, personalKeyFrom } from '../shared/auth'
-import { badRequest, forbidden } from '../shared/errors'
+import { wrenError } from '../shared/errors'
 import { isRecord, sendFormatted } from '../shared/http'
 import type { Project, ProjectStore } from './store'
 import { keyRoutes } from './key-routes'
@@ -17,7 +17,7 @@ export async function projectRoutes(app: FastifyInstance, deps: { projects: Proj
 
   app.get('/api/projects/', async (request, reply) => {
     const key = personalKeyFrom(request, projects)
-    if (!hasScope(key, 'project:read')) throw forbidden('permission_denied', "API key missing required scope 'project:read'")
+    if (!hasScope(key, 'project:read')) throw wrenError('permission_denied', "API key missing required scope 'project:read'")
     const results = projects.list().filter((p) => canReach(key, p.id)).map(serializeProject)
     return sendFormatted(request, reply, 200, { count: results.length, next: null, previous: null, results })
   })
@@ -34,11 +34,11 @@ export async function projectRoutes(app: FastifyInstance, deps: { projects: Proj
       const current = serializeProject(project)
       for (const field of READ_ONLY_FIELDS) {
         if (!(field in settings)) continue
-        if (settings[field] !== current[field]) throw badRequest('read_only', `${field} cannot be changed.`, field)
+        if (settings[field] !== current[field]) throw wrenError('read_only', `${field} cannot be changed.`, field)
         delete settings[field]
       }
-      if (name !== undefined && (typeof name !== 'string' || !name.trim())) throw badRequest('invalid_input', 'name must be a non-empty string.', 'name')
-      if (timezone !== undefined && !isTimezone(timezone)) throw badRequest('invalid_input', `Unknown timezone '${String(timezone)}'.`, 'timezone')
+      if (name !== undefined && (typeof name !== 'string' || !name.trim())) throw wrenError('invalid_input', 'name must be a non-empty string.', 'name')
+      if (timezone !== undefined && !isTimezone(timezone)) throw wrenError('invalid_input', `Unknown timezone '${String(timezone)}'.`, 'timezone')
       const updated = await projects.updateProject(project.id, {
         ...(name !== undefined ? { name: name as string } : {}),
         ...(timezone !== undefined ? { timezone: timezone as string } : {}),
@@ -50,10 +50,10 @@ export async function projectRoutes(app: FastifyInstance, deps: { projects: Proj
 
   app.post<{ Body: unknown }>('/api/projects/', async (request, reply) => {
     const key = personalKeyFrom(request, projects)
-    if (!hasScope(key, 'project:write')) throw forbidden('permission_denied', "API key missing required scope 'project:write'")
-    if (key.scopedTeams.length > 0) throw forbidden('permission_denied', 'A key limited to some projects cannot create projects.')
+    if (!hasScope(key, 'project:write')) throw wrenError('permission_denied', "API key missing required scope 'project:write'")
+    if (key.scopedTeams.length > 0) throw wrenError('permission_denied', 'A key limited to some projects cannot create projects.')
     const body = isRecord(request.body) ? request.body : {}
-    if (typeof body.name !== 'string' || !body.name.trim()) throw badRequest('required', 'name is required.', 'name')
+    if (typeof body.name !== 'string' || !body.name.trim()) throw wrenError('required', 'name is required.', 'name')
     const project = await projects.createProject({ name: body.name.trim() })
     return reply.status(201).send(serializeProject(project))
   })

@@ -1,22 +1,22 @@
 // Project settings: an allow-list of the PostHog team fields Wren keeps, each with its type. Anything
 // else in a PATCH is refused with a 400 naming the key, so settings can never shadow a project's own
 // fields (id, api_token) or grow unbounded junk. `null` puts a setting back to its default.
-import { badRequest } from '../shared/errors'
+import { wrenError } from '../shared/errors'
 import { isRecord } from '../shared/http'
 import { parsePropertyGroup } from '../trends/properties'
 
 type Check = (value: unknown, attr: string) => unknown
 
 const bool: Check = (v, attr) => {
-  if (typeof v !== 'boolean') throw badRequest('invalid_input', `${attr} must be true or false.`, attr)
+  if (typeof v !== 'boolean') throw wrenError('invalid_input', `${attr} must be true or false.`, attr)
   return v
 }
 const stringList: Check = (v, attr) => {
-  if (!Array.isArray(v) || !v.every((s) => typeof s === 'string')) throw badRequest('invalid_input', `${attr} must be a list of strings.`, attr)
+  if (!Array.isArray(v) || !v.every((s) => typeof s === 'string')) throw wrenError('invalid_input', `${attr} must be a list of strings.`, attr)
   return v
 }
 const object: Check = (v, attr) => {
-  if (!isRecord(v)) throw badRequest('invalid_input', `${attr} must be an object.`, attr)
+  if (!isRecord(v)) throw wrenError('invalid_input', `${attr} must be an object.`, attr)
   return v
 }
 
@@ -24,13 +24,13 @@ const object: Check = (v, attr) => {
 export const PROJECT_SETTINGS: Record<string, Check> = {
   // trends
   test_account_filters: (v, attr) => {
-    if (!Array.isArray(v)) throw badRequest('invalid_input', `${attr} must be a list of property filters.`, attr)
+    if (!Array.isArray(v)) throw wrenError('invalid_input', `${attr} must be a list of property filters.`, attr)
     parsePropertyGroup(v, attr)
     return v
   },
   test_account_filters_default_checked: bool,
   week_start_day: (v, attr) => {
-    if (v !== 0 && v !== 1) throw badRequest('invalid_choice', `${attr} must be 0 (Sunday) or 1 (Monday).`, attr)
+    if (v !== 0 && v !== 1) throw wrenError('invalid_choice', `${attr} must be 0 (Sunday) or 1 (Monday).`, attr)
     return v
   },
   // remote config read by posthog-js (flags/remote-config.ts)
@@ -58,7 +58,7 @@ export function applySettings(current: Record<string, unknown>, patch: Record<st
   const next = { ...current }
   for (const [key, value] of Object.entries(patch)) {
     const check = Object.hasOwn(PROJECT_SETTINGS, key) ? PROJECT_SETTINGS[key] : undefined
-    if (!check) throw badRequest('unknown_field', `'${key}' is not a project setting. Known settings: ${Object.keys(PROJECT_SETTINGS).join(', ')}.`, key)
+    if (!check) throw wrenError('unknown_field', `'${key}' is not a project setting. Known settings: ${Object.keys(PROJECT_SETTINGS).join(', ')}.`, key)
     if (value === null) delete next[key]
     else next[key] = check(value, key)
   }

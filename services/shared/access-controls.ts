@@ -3,7 +3,7 @@
 // every scope (*) administers access and always has the highest level.
 import type { ClickHouseClient } from './clickhouse'
 import { insertRows, queryRows } from './clickhouse'
-import { badRequest, forbidden } from './errors'
+import { wrenError } from './errors'
 import type { Clock } from './clock'
 import type { PersonalApiKey } from '../projects/store'
 
@@ -50,7 +50,7 @@ export class AccessControls {
 
   async require(key: PersonalApiKey, teamId: number, resource: string, resourceId: string, needed: 'viewer' | 'editor'): Promise<AccessLevel> {
     const level = await this.levelFor(key, teamId, resource, resourceId)
-    if (ACCESS_LEVELS.indexOf(level) < ACCESS_LEVELS.indexOf(needed)) throw forbidden('permission_denied', `You need ${needed} access to this ${resource}; you have '${level}'.`)
+    if (ACCESS_LEVELS.indexOf(level) < ACCESS_LEVELS.indexOf(needed)) throw wrenError('permission_denied', `You need ${needed} access to this ${resource}; you have '${level}'.`)
     return level
   }
 
@@ -68,12 +68,12 @@ export class AccessControls {
   }
 
   async set(key: PersonalApiKey, teamId: number, resource: string, resourceId: string, body: Record<string, unknown>): Promise<void> {
-    if (!key.scopes.includes('*')) throw forbidden('permission_denied', `Must hold every scope (*) to modify ${resource} permissions.`)
+    if (!key.scopes.includes('*')) throw wrenError('permission_denied', `Must hold every scope (*) to modify ${resource} permissions.`)
     const level = body.access_level
-    if (level !== null && !(ACCESS_LEVELS as readonly unknown[]).includes(level)) throw badRequest('invalid_input', `Invalid access level. Must be one of: ${ACCESS_LEVELS.join(', ')}`, 'access_level')
-    if (body.role) throw badRequest('invalid_input', 'Roles are not supported; scope a rule to an organization_member (a personal API key id) or to everyone.', 'role')
+    if (level !== null && !(ACCESS_LEVELS as readonly unknown[]).includes(level)) throw wrenError('invalid_input', `Invalid access level. Must be one of: ${ACCESS_LEVELS.join(', ')}`, 'access_level')
+    if (body.role) throw wrenError('invalid_input', 'Roles are not supported; scope a rule to an organization_member (a personal API key id) or to everyone.', 'role')
     const member = body.organization_member ?? ''
-    if (typeof member !== 'string') throw badRequest('invalid_input', 'organization_member must be a personal API key id.', 'organization_member')
+    if (typeof member !== 'string') throw wrenError('invalid_input', 'organization_member must be a personal API key id.', 'organization_member')
     const now = this.clock.now().toISOString()
     const [prev] = await queryRows<{ v: number }>(this.client, `SELECT max(version) AS v FROM access_controls WHERE team_id = {t:Int64} AND resource = {r:String} AND resource_id = {id:String} AND member = {m:String}`, { t: teamId, r: resource, id: resourceId, m: member })
     await insertRows(this.client, 'access_controls', [

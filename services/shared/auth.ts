@@ -2,7 +2,7 @@
 // and the project in the path. Scopes are PostHog's: `<object>:read|write`, or `*` for all; write
 // implies read.
 import type { FastifyRequest } from 'fastify'
-import { forbidden, notFound, unauthorized, badRequest } from './errors'
+import { wrenError } from './errors'
 import type { PersonalApiKey, Project, ProjectStore } from '../projects/store'
 
 export const SCOPE_OBJECTS = [
@@ -32,9 +32,9 @@ export function bearerToken(request: FastifyRequest): string | null {
 
 export function personalKeyFrom(request: FastifyRequest, store: ProjectStore): PersonalApiKey {
   const token = bearerToken(request)
-  if (token === null) throw unauthorized('not_authenticated', 'Authentication credentials were not provided. Send `Authorization: Bearer <personal API key>`.')
+  if (token === null) throw wrenError('not_authenticated', 'Authentication credentials were not provided. Send `Authorization: Bearer <personal API key>`.')
   const key = store.keyByValue(token)
-  if (!key) throw unauthorized('authentication_failed', 'Personal API key found in request Authorization header is invalid.')
+  if (!key) throw wrenError('authentication_failed', 'Personal API key found in request Authorization header is invalid.')
   store.markKeyUsed(key)
   return key
 }
@@ -47,12 +47,12 @@ export interface Caller {
 /** Checks key, scope and project; returns who is calling for which project. */
 export function authorize(request: FastifyRequest, store: ProjectStore, scope: string, projectIdParam: string | undefined): Caller {
   const key = personalKeyFrom(request, store)
-  if (!hasScope(key, scope)) throw forbidden('permission_denied', `API key missing required scope '${scope}'`)
+  if (!hasScope(key, scope)) throw wrenError('permission_denied', `API key missing required scope '${scope}'`)
   const projectId = Number(projectIdParam)
-  if (!Number.isInteger(projectId) || projectId <= 0) throw badRequest('invalid_project_id', `Project id must be a positive integer, got '${projectIdParam}'.`, 'project_id')
+  if (!Number.isInteger(projectId) || projectId <= 0) throw wrenError('invalid_project_id', `Project id must be a positive integer, got '${projectIdParam}'.`, 'project_id')
   const project = store.byId(projectId)
-  if (!project) throw notFound(`Project ${projectId} does not exist.`)
-  if (!canReach(key, projectId)) throw forbidden('permission_denied', "You don't have access to the project.")
+  if (!project) throw wrenError('not_found', `Project ${projectId} does not exist.`)
+  if (!canReach(key, projectId)) throw wrenError('permission_denied', "You don't have access to the project.")
   return { key, project }
 }
 

@@ -1,24 +1,91 @@
-// Every error a user can see, in one place. Route handlers throw these; one error handler renders them
-// as PostHog's DRF-shaped JSON body: {type, code, detail, attr}.
+// Every error a user can see, in one catalogue: its code, its HTTP status, and what it says when the
+// throw site adds nothing. Route handlers throw `wrenError(code, detail, attr)`; one error handler
+// renders it as PostHog's DRF-shaped JSON body: {type, code, detail, attr}.
 
 export type ErrorType = 'validation_error' | 'authentication_error' | 'invalid_request' | 'throttled_error' | 'server_error'
 
+interface CatalogueEntry {
+  status: number
+  detail: string
+}
+
+export const ERROR_CATALOGUE = {
+  // 400: the request itself is wrong; `attr` names the field when there is one.
+  invalid_input: { status: 400, detail: 'The request is not valid.' },
+  required: { status: 400, detail: 'This field is required.' },
+  invalid_choice: { status: 400, detail: 'Not a valid choice.' },
+  unique: { status: 400, detail: 'This value is already taken.' },
+  read_only: { status: 400, detail: 'This field cannot be changed.' },
+  unknown_field: { status: 400, detail: 'This field is not known.' },
+  unsupported: { status: 400, detail: 'This is not supported.' },
+  malformed_request: { status: 400, detail: 'The request is not valid HTTP.' },
+  invalid_json: { status: 400, detail: 'Request body is not valid JSON.' },
+  json_too_deep: { status: 400, detail: 'The JSON is nested too deeply.' },
+  max_length: { status: 400, detail: 'A field is longer than this server accepts.' },
+  invalid_format: { status: 400, detail: "format must be 'json' or 'csv'." },
+  invalid_project_id: { status: 400, detail: 'Project id must be a positive integer.' },
+  invalid_uuid: { status: 400, detail: 'Not a valid uuid.' },
+  invalid_date: { status: 400, detail: 'Not a valid date.' },
+  invalid_csv: { status: 400, detail: 'The CSV is not valid.' },
+  invalid_regex: { status: 400, detail: 'A regex filter is not a valid RE2 pattern.' },
+  invalid_formula: { status: 400, detail: 'The formula is not valid.' },
+  invalid_hogql: { status: 400, detail: 'The HogQL expression is not allowed.' },
+  invalid_expression: { status: 400, detail: 'The query could not run with these inputs.' },
+  too_many_buckets: { status: 400, detail: 'The query asks for too many time buckets.' },
+  // Capture and decide: the SDK's payload.
+  invalid_payload: { status: 400, detail: 'Request body could not be decoded.' },
+  empty_payload: { status: 400, detail: 'Request body is empty.' },
+  empty_payload_filtered: { status: 400, detail: 'Every event in the batch was dropped.' },
+  missing_distinct_id: { status: 400, detail: 'distinct_id is required.' },
+  missing_event_name: { status: 400, detail: 'event is required.' },
+  multiple_tokens: { status: 400, detail: 'A batch may name only one project API key.' },
+  missing_token: { status: 400, detail: 'Send ?token=<project API key>.' },
+  invalid_key: { status: 400, detail: 'Not a valid key.' },
+  // 401/403: who is calling, and what they may do.
+  not_authenticated: { status: 401, detail: 'Authentication credentials were not provided. Send `Authorization: Bearer <personal API key>`.' },
+  authentication_failed: { status: 401, detail: 'Personal API key found in request Authorization header is invalid.' },
+  invalid_api_key: { status: 401, detail: 'Project API key invalid.' },
+  no_api_key: { status: 401, detail: 'No project API key was sent.' },
+  ingest_key_required: { status: 401, detail: 'No project API key was sent.' },
+  ingest_key_invalid: { status: 401, detail: 'Project API key is invalid: no project has this token.' },
+  permission_denied: { status: 403, detail: 'You do not have permission to perform this action.' },
+  // Other answers a client acts on.
+  not_found: { status: 404, detail: 'Not found.' },
+  method_not_allowed: { status: 405, detail: 'Method not allowed.' },
+  request_timeout: { status: 408, detail: 'The request was not received in time: send its headers and body without pausing.' },
+  payload_too_large: { status: 413, detail: 'Request body is larger than this endpoint accepts.' },
+  unsupported_media_type: { status: 415, detail: 'This Content-Type is not accepted here.' },
+  throttled: { status: 429, detail: 'Too many requests.' },
+  headers_too_large: { status: 431, detail: 'The request line and headers are larger than this server accepts.' },
+  /** A 4xx Fastify raised that has no entry of its own: its status is kept (see fromFastifyError). */
+  invalid_request: { status: 400, detail: 'The request is not valid.' },
+  // 5xx: Wren's side.
+  server_error: { status: 500, detail: 'Internal server error.' },
+  dead_lettered: { status: 500, detail: 'The change could not be applied and was kept as a dead letter.' },
+  unavailable: { status: 503, detail: 'Wren cannot answer right now: retry in a moment.' },
+  /** Capture's backpressure: ingestion is too far behind to take more events now; the SDKs retry. */
+  ingestion_backlog_full: { status: 503, detail: 'Ingestion is behind: retry shortly.' },
+} as const satisfies Record<string, CatalogueEntry>
+
+export type ErrorCode = keyof typeof ERROR_CATALOGUE
+
+export const BACKLOG_FULL: ErrorCode = 'ingestion_backlog_full'
+
 export class WrenError extends Error {
   readonly status: number
-  readonly code: string
+  readonly code: ErrorCode
   readonly type: ErrorType
   readonly attr: string | null
   /** Response headers that go with the error (Retry-After). */
   readonly headers: Record<string, string>
 
-  constructor(status: number, code: string, detail: string, attr: string | null = null, headers: Record<string, string> = {}) {
-    super(detail)
-    this.status = status
+  constructor(code: ErrorCode, detail?: string, attr: string | null = null, opts: { headers?: Record<string, string>; status?: number } = {}) {
+    super(detail ?? ERROR_CATALOGUE[code].detail)
     this.code = code
+    this.status = opts.status ?? ERROR_CATALOGUE[code].status
     this.attr = attr
-    this.headers = headers
-    this.type =
-      status === 400 ? 'validation_error' : status === 401 || status === 403 ? 'authentication_error' : status === 429 ? 'throttled_error' : status >= 500 ? 'server_error' : 'invalid_request'
+    this.headers = opts.headers ?? {}
+    this.type = typeOf(this.status)
   }
 
   toJSON(): { type: ErrorType; code: string; detail: string; attr: string | null } {
@@ -26,15 +93,46 @@ export class WrenError extends Error {
   }
 }
 
-export const badRequest = (code: string, detail: string, attr: string | null = null): WrenError => new WrenError(400, code, detail, attr)
-export const unauthorized = (code: string, detail: string): WrenError => new WrenError(401, code, detail)
-export const forbidden = (code: string, detail: string): WrenError => new WrenError(403, code, detail)
-export const notFound = (detail = 'Not found.'): WrenError => new WrenError(404, 'not_found', detail)
-export const methodNotAllowed = (detail: string): WrenError => new WrenError(405, 'method_not_allowed', detail)
-export const payloadTooLarge = (detail: string): WrenError => new WrenError(413, 'payload_too_large', detail)
-export const throttled = (detail: string): WrenError => new WrenError(429, 'throttled', detail)
-export const unavailable = (detail: string): WrenError => new WrenError(503, 'unavailable', detail)
-/** Capture's backpressure: ingestion is too far behind to take more events now; the SDKs retry. */
-export const BACKLOG_FULL = 'ingestion_backlog_full'
+/** The one way to make an error a user sees: a catalogued code, what to say, and the field it is about. */
+export function wrenError(code: ErrorCode, detail?: string, attr: string | null = null): WrenError {
+  return new WrenError(code, detail, attr)
+}
+
 export const backlogFull = (detail: string, retryAfterSeconds: number): WrenError =>
-  new WrenError(503, BACKLOG_FULL, detail, null, { 'retry-after': String(retryAfterSeconds) })
+  new WrenError('ingestion_backlog_full', detail, null, { headers: { 'retry-after': String(retryAfterSeconds) } })
+
+function typeOf(status: number): ErrorType {
+  if (status === 400) return 'validation_error'
+  if (status === 401 || status === 403) return 'authentication_error'
+  if (status === 429) return 'throttled_error'
+  return status >= 500 ? 'server_error' : 'invalid_request'
+}
+
+/** ClickHouse's error names (`type`) that mean the caller's input, not Wren, made a query fail. */
+const CLICKHOUSE_INPUT_ERRORS: Record<string, (message: string) => WrenError> = {
+  CANNOT_COMPILE_REGEXP: (m) => wrenError('invalid_regex', `A regex filter is not a valid RE2 pattern: ${m.split('. ')[0]}`),
+  ILLEGAL_AGGREGATION: () => mixedAggregates(),
+  NOT_AN_AGGREGATE: () => mixedAggregates(),
+  ILLEGAL_TYPE_OF_ARGUMENT: (m) => badExpression(m),
+  NO_COMMON_TYPE: (m) => badExpression(m),
+  TYPE_MISMATCH: (m) => badExpression(m),
+  CANNOT_CONVERT_TYPE: (m) => badExpression(m),
+}
+
+/**
+ * ClickHouse refusing a query built from the caller's input is the caller's 400, by one rule wherever the
+ * query ran (the error handler applies it): regexes are compiled by ClickHouse (RE2 syntax), aggregates
+ * and types are checked by it. ClickHouse cannot say which field held the bad input, so attr is null.
+ * Anything else stays a 500.
+ */
+export function fromClickHouseError(err: unknown): WrenError | null {
+  if (!(err instanceof Error) || err.constructor.name !== 'ClickHouseError') return null
+  const type = String((err as { type?: unknown }).type)
+  const message = err.message.split('\n')[0]
+  const make = CLICKHOUSE_INPUT_ERRORS[type] ?? (type.startsWith('CANNOT_PARSE_') ? badExpression : null)
+  return make ? make(message) : null
+}
+
+const mixedAggregates = () =>
+  wrenError('invalid_hogql', 'The HogQL expression mixes aggregates and plain values: math_hogql must aggregate (e.g. sum(properties.price)), breakdowns and filters must not.')
+const badExpression = (message: string) => wrenError('invalid_expression', `The query could not run with these inputs: ${message.slice(0, 300)}`)

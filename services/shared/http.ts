@@ -3,13 +3,13 @@ import type { FastifyError, FastifyInstance, FastifyReply, FastifyRequest } from
 import { stringify } from 'csv-stringify/sync'
 import { STATUS_CODES } from 'node:http'
 import type { Socket } from 'node:net'
-import { BACKLOG_FULL, WrenError, badRequest, payloadTooLarge } from './errors'
+import { BACKLOG_FULL, WrenError, fromClickHouseError, wrenError } from './errors'
 import { jsonTooDeep, jsonTooDeepIn } from './json'
 
 export function installErrorHandler(app: FastifyInstance): void {
   app.setErrorHandler(renderError)
   app.setNotFoundHandler((request, reply) => {
-    void reply.status(404).send(new WrenError(404, 'not_found', `No route ${request.method} ${request.url.split('?')[0]}.`).toJSON())
+    void reply.status(404).send(new WrenError('not_found', `No route ${request.method} ${request.url.split('?')[0]}.`).toJSON())
   })
 }
 
@@ -29,10 +29,10 @@ export function clientErrorHandler(error: NodeJS.ErrnoException, socket: Socket)
   if (error.code === 'ECONNRESET' || socket.destroyed) return
   const wren =
     error.code === 'ERR_HTTP_REQUEST_TIMEOUT'
-      ? new WrenError(408, 'request_timeout', 'The request was not received in time: send its headers and body without pausing.')
+      ? new WrenError('request_timeout', 'The request was not received in time: send its headers and body without pausing.')
       : error.code === 'HPE_HEADER_OVERFLOW'
-        ? new WrenError(431, 'headers_too_large', 'The request line and headers are larger than this server accepts.')
-        : badRequest('malformed_request', 'The request is not valid HTTP.')
+        ? new WrenError('headers_too_large', 'The request line and headers are larger than this server accepts.')
+        : wrenError('malformed_request', 'The request is not valid HTTP.')
   if (socket.writable) {
     const body = JSON.stringify(wren.toJSON())
     socket.write(`HTTP/1.1 ${wren.status} ${STATUS_CODES[wren.status]}\r\nContent-Type: application/json\r\nContent-Length: ${Buffer.byteLength(body)}\r\nConnection: close\r\n\r\n${body}`)
@@ -50,13 +50,14 @@ export function installJsonBodyParser(app: FastifyInstance): void {
 }
 
 function fromFastifyError(error: FastifyError): WrenError {
-  // Regex filters are compiled by ClickHouse (RE2 syntax), so a bad pattern is only found there; it is the caller's input.
-  if ((error as { type?: unknown }).type === 'CANNOT_COMPILE_REGEXP') return badRequest('invalid_regex', `A regex filter is not a valid RE2 pattern: ${error.message.split('. ')[0]}`)
-  if (error.code === 'FST_ERR_CTP_BODY_TOO_LARGE') return payloadTooLarge('Request body is larger than this endpoint accepts.')
-  if (error.code === 'FST_ERR_CTP_INVALID_JSON_BODY' || error.code === 'FST_ERR_CTP_EMPTY_JSON_BODY') return badRequest('invalid_json', `Request body is not valid JSON: ${error.message}`)
-  if (error.validation) return badRequest('invalid_input', error.message, error.validationContext ?? null)
+  const fromClickHouse = fromClickHouseError(error)
+  if (fromClickHouse) return fromClickHouse
+  if (error.code === 'FST_ERR_CTP_BODY_TOO_LARGE') return wrenError('payload_too_large', 'Request body is larger than this endpoint accepts.')
+  if (error.code === 'FST_ERR_CTP_INVALID_JSON_BODY' || error.code === 'FST_ERR_CTP_EMPTY_JSON_BODY') return wrenError('invalid_json', `Request body is not valid JSON: ${error.message}`)
+  if (error.code === 'FST_ERR_CTP_INVALID_MEDIA_TYPE') return wrenError('unsupported_media_type', error.message)
+  if (error.validation) return wrenError('invalid_input', error.message, error.validationContext ?? null)
   const status = error.statusCode && error.statusCode >= 400 && error.statusCode < 500 ? error.statusCode : 500
-  return new WrenError(status, status === 500 ? 'server_error' : 'invalid_request', status === 500 ? 'Internal server error.' : error.message)
+  return status === 500 ? wrenError('server_error') : new WrenError('invalid_request', error.message, null, { status })
 }
 
 export type Format = 'json' | 'csv'
@@ -64,7 +65,7 @@ export type Format = 'json' | 'csv'
 export function formatOf(request: FastifyRequest): Format {
   const q = request.query as Record<string, unknown> | undefined
   const format = q?.format ?? 'json'
-  if (format !== 'json' && format !== 'csv') throw badRequest('invalid_format', `format must be 'json' or 'csv', got '${String(format)}'.`, 'format')
+  if (format !== 'json' && format !== 'csv') throw wrenError('invalid_format', `format must be 'json' or 'csv', got '${String(format)}'.`, 'format')
   const accept = request.headers.accept ?? ''
   return format === 'csv' || (q?.format === undefined && accept.startsWith('text/csv')) ? 'csv' : 'json'
 }

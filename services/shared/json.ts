@@ -2,12 +2,12 @@
 // after it overflow the stack a few thousand levels down, which answered 500. PostHog's capture parses with
 // serde_json, whose default limit is 128 levels; Wren refuses deeper JSON with a 400 wherever user JSON
 // enters: request bodies (capture, decide, the management API) and JSON in query parameters.
-import { badRequest, type WrenError } from './errors'
+import { type WrenError, wrenError } from './errors'
 
 export const MAX_JSON_DEPTH = 128
 
 export function jsonTooDeep(attr: string | null = null): WrenError {
-  return badRequest('json_too_deep', `JSON is nested more than ${MAX_JSON_DEPTH} levels deep (objects and arrays within each other); flatten it.`, attr)
+  return wrenError('json_too_deep', `JSON is nested more than ${MAX_JSON_DEPTH} levels deep (objects and arrays within each other); flatten it.`, attr)
 }
 
 /**

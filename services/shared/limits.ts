@@ -1,7 +1,7 @@
 // Size limits of what the management API stores (projects, actions, cohorts, flags, keys, settings),
 // checked in one place for every management route (management.ts) rather than route by route: a name
 // is a name, not 19 MB, and one object cannot make a list of them too large to read.
-import { badRequest } from './errors'
+import { wrenError } from './errors'
 import { isRecord } from './http'
 
 /** Characters of short texts: names, flag keys, key labels (PostHog's names allow 400). */
@@ -31,5 +31,5 @@ export function checkFieldSizes(body: unknown): void {
 }
 
 function tooLong(field: string, limit: string) {
-  return badRequest('max_length', `Ensure ${field} has ${limit}.`, field)
+  return wrenError('max_length', `Ensure ${field} has ${limit}.`, field)
 }

@@ -1,6 +1,6 @@
 // Query parameters for parameterized ClickHouse SQL, and the strict parser of the flat property-filter
 // lists that the persons and events lists take. Filters compile to SQL in one place: trends/properties.ts.
-import { badRequest } from './errors'
+import { wrenError } from './errors'
 import { isRecord } from './http'
 import { jsonTooDeep, jsonTooDeepIn } from './json'
 
@@ -29,17 +29,17 @@ export function parsePropertyFilters(raw: unknown, attr = 'properties'): Propert
     try {
       value = JSON.parse(raw)
     } catch {
-      throw badRequest('invalid_input', `${attr} must be a JSON list of property filters.`, attr)
+      throw wrenError('invalid_input', `${attr} must be a JSON list of property filters.`, attr)
     }
     if (jsonTooDeepIn(value)) throw jsonTooDeep(attr)
   }
   if (value === undefined || value === null || value === '') return []
   if (isRecord(value) && Array.isArray(value.values)) value = value.values
-  if (!Array.isArray(value)) throw badRequest('invalid_input', `${attr} must be a list of property filters.`, attr)
+  if (!Array.isArray(value)) throw wrenError('invalid_input', `${attr} must be a list of property filters.`, attr)
   return value.map((f, i) => {
-    if (!isRecord(f) || typeof f.key !== 'string' || !f.key) throw badRequest('invalid_input', `${attr}[${i}] needs a string key.`, attr)
+    if (!isRecord(f) || typeof f.key !== 'string' || !f.key) throw wrenError('invalid_input', `${attr}[${i}] needs a string key.`, attr)
     const operator = typeof f.operator === 'string' ? f.operator : 'exact'
-    if (!(OPERATORS as readonly string[]).includes(operator)) throw badRequest('invalid_input', `${attr}[${i}]: unknown operator '${operator}'.`, attr)
+    if (!(OPERATORS as readonly string[]).includes(operator)) throw wrenError('invalid_input', `${attr}[${i}]: unknown operator '${operator}'.`, attr)
     return { key: f.key, value: f.value, operator, type: typeof f.type === 'string' ? f.type : undefined }
   })
 }

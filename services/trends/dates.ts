@@ -1,7 +1,7 @@
 // Date ranges of a trend: parsing `date_from`/`date_to` (absolute and relative forms), PostHog's rounding
 // rules, the bucket list, `days` and `labels`, and the previous period for compare. All in wall time of
 // the project's timezone (see wall-time.ts).
-import { badRequest } from '../shared/errors'
+import { wrenError } from '../shared/errors'
 import {
   addDays, addMonths, endOfDay, endOfHour, fromWall, startOfDay, startOfHour, startOfMonth, startOfWeek, toWall, wallDate, wallDateTime, withTimeOf,
 } from './wall-time'
@@ -90,7 +90,7 @@ function lastDay(w: Date): number {
 }
 
 function badDate(value: string, attr: string) {
-  return badRequest('invalid_date', `${attr} '${value}' is not a date: use YYYY-MM-DD, an ISO date-time, 'all', or a relative form like -7d, -24h, -2w, -1m, -1q, -1y, dStart, mStart, yStart, -1mEnd.`, attr)
+  return wrenError('invalid_date', `${attr} '${value}' is not a date: use YYYY-MM-DD, an ISO date-time, 'all', or a relative form like -7d, -24h, -2w, -1m, -1q, -1y, dStart, mStart, yStart, -1mEnd.`, attr)
 }
 
 export interface DateRangeInput {
@@ -146,12 +146,12 @@ function buildRange(parsedFrom: ParsedDate, parsedTo: ParsedDate, dateToRelative
   const widen = !(input.exact || input.explicitDate || (interval === 'hour' && parsedFrom.relative) || (interval === 'day' && parsedFrom.hourUnit))
   let from = parsedFrom.wall
   if (widen) from = interval === 'month' ? startOfMonth(from) : interval === 'hour' ? startOfHour(from) : startOfDay(from)
-  if (to.getTime() < from.getTime()) throw badRequest('invalid_date', 'date_to is before date_from.', 'date_to')
+  if (to.getTime() < from.getTime()) throw wrenError('invalid_date', 'date_to is before date_from.', 'date_to')
   const buckets: Date[] = []
   const last = bucketStart(to, interval, weekStartDay).getTime()
   for (let b = bucketStart(from, interval, weekStartDay); b.getTime() <= last; b = nextBucket(b, interval)) {
     buckets.push(b)
-    if (buckets.length > 10_000) throw badRequest('too_many_buckets', `This date range has more than 10000 ${interval} buckets; choose a larger interval or a shorter range.`, 'interval')
+    if (buckets.length > 10_000) throw wrenError('too_many_buckets', `This date range has more than 10000 ${interval} buckets; choose a larger interval or a shorter range.`, 'interval')
   }
   return { interval, tz, weekStartDay, from, to, labelFrom: parsedFrom.wall, buckets, parsedFrom, parsedTo, dateToRelativeOrMissing }
 }

@@ -1,6 +1,6 @@
 // Trend formulas such as `A + B` or `(A-B)/B*100`: arithmetic over series letters (A = the first series),
 // parsed once and evaluated bucket by bucket. Division by zero gives 0, as in PostHog.
-import { badRequest } from '../shared/errors'
+import { wrenError } from '../shared/errors'
 
 type Node = { kind: 'num'; value: number } | { kind: 'var'; index: number } | { kind: 'neg'; arg: Node } | { kind: 'bin'; op: string; left: Node; right: Node }
 
@@ -14,7 +14,7 @@ export function parseFormula(text: string, seriesCount: number): Formula {
   const tokens = text.toLowerCase().match(/\d+(?:\.\d+)?|\.\d+|\*\*|[a-z]|[-+*/%^()]|\S/g) ?? []
   let pos = 0
   const letters = new Set<number>()
-  const fail = (why: string) => badRequest('invalid_formula', `Formula '${text}' is not valid: ${why}.`, 'formula')
+  const fail = (why: string) => wrenError('invalid_formula', `Formula '${text}' is not valid: ${why}.`, 'formula')
   const peek = () => tokens[pos]
   const expr = (): Node => {
     let left = term()
@@ -57,7 +57,7 @@ export function parseFormula(text: string, seriesCount: number): Formula {
       const index = t.charCodeAt(0) - 97
       if (index >= seriesCount) {
         const defined = Array.from({ length: seriesCount }, (_, i) => String.fromCharCode(65 + i)).join(', ')
-        throw badRequest('invalid_formula', `Formula references series ${t.toUpperCase()}, but only ${seriesCount} series ${seriesCount === 1 ? 'is' : 'are'} defined (${defined}).`, 'formula')
+        throw wrenError('invalid_formula', `Formula references series ${t.toUpperCase()}, but only ${seriesCount} series ${seriesCount === 1 ? 'is' : 'are'} defined (${defined}).`, 'formula')
       }
       letters.add(index)
       return { kind: 'var', index }

@@ -2,7 +2,7 @@
 // ClickHouse SQL over the current event row only. Identifiers are a fixed list of event columns plus
 // `properties.<key>` / `person.properties.<key>`; functions come from an allowlist; literals become
 // parameters. There is no way to name a table, a subquery or another project's rows.
-import { badRequest } from '../shared/errors'
+import { wrenError } from '../shared/errors'
 import type { SqlParams } from '../shared/property-filters'
 import { PERSON_ID } from './person-id'
 
@@ -103,7 +103,7 @@ function tokenize(src: string): Token[] {
     if (/^\s*$/.test(src.slice(pos))) break
     re.lastIndex = pos
     const m = re.exec(src)
-    if (!m) throw badRequest('invalid_hogql', `Cannot read the expression at '${src.slice(pos, pos + 20)}'.`, 'breakdown')
+    if (!m) throw wrenError('invalid_hogql', `Cannot read the expression at '${src.slice(pos, pos + 20)}'.`, 'breakdown')
     pos = re.lastIndex
     if (m[1] !== undefined) tokens.push({ t: 'num', v: m[1] })
     else if (m[2] !== undefined) tokens.push({ t: 'str', v: m[2].replace(/\\(.)/g, '$1') })
@@ -118,11 +118,11 @@ function tokenize(src: string): Token[] {
 
 export function compileHogql(src: string, params: SqlParams): string {
   const text = src.replace(/\s+AS\s+[`"]?[\w$]+[`"]?\s*$/i, '')
-  if (text.length > 2000) throw badRequest('invalid_hogql', 'The expression is too long.', 'breakdown')
+  if (text.length > 2000) throw wrenError('invalid_hogql', 'The expression is too long.', 'breakdown')
   const tokens = tokenize(text)
   let i = 0
   const peek = () => tokens[i]
-  const fail = (why: string) => badRequest('invalid_hogql', `HogQL expression '${src}' is not allowed: ${why}.`, 'breakdown')
+  const fail = (why: string) => wrenError('invalid_hogql', `HogQL expression '${src}' is not allowed: ${why}.`, 'breakdown')
   const expect = (v: string) => {
     if (tokens[i].v !== v) throw fail(`expected '${v}'`)
     i++

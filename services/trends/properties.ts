@@ -1,7 +1,7 @@
 // Property filters and nested AND/OR property groups, compiled to parameterized ClickHouse SQL: event,
 // person, group, element, cohort and event-metadata filters with every operator PostHog's trends take.
 // Values only ever enter the SQL as parameters.
-import { badRequest } from '../shared/errors'
+import { wrenError } from '../shared/errors'
 import { isRecord } from '../shared/http'
 import type { SqlParams } from '../shared/property-filters'
 import { PERSON_ID } from './person-id'
@@ -39,7 +39,7 @@ export function parsePropertyGroup(raw: unknown, attr: string): PropertyGroup {
     try {
       value = JSON.parse(raw)
     } catch {
-      throw badRequest('invalid_input', `${attr} must be a JSON list of property filters or a property group.`, attr)
+      throw wrenError('invalid_input', `${attr} must be a JSON list of property filters or a property group.`, attr)
     }
     if (jsonTooDeepIn(value)) throw jsonTooDeep(attr)
   }
@@ -57,31 +57,31 @@ export function parsePropertyGroup(raw: unknown, attr: string): PropertyGroup {
       }),
     }
   }
-  throw badRequest('invalid_input', `${attr} must be a list of property filters or a property group.`, attr)
+  throw wrenError('invalid_input', `${attr} must be a list of property filters or a property group.`, attr)
 }
 
 function parseNode(raw: unknown, attr: string): PropertyNode {
-  if (!isRecord(raw)) throw badRequest('invalid_input', `${attr} must be a property filter object.`, attr)
+  if (!isRecord(raw)) throw wrenError('invalid_input', `${attr} must be a property filter object.`, attr)
   if (Array.isArray(raw.values) && raw.key === undefined) {
     const type = String(raw.type ?? 'AND').toUpperCase()
-    if (type !== 'AND' && type !== 'OR') throw badRequest('invalid_input', `${attr}.type must be AND or OR.`, attr)
+    if (type !== 'AND' && type !== 'OR') throw wrenError('invalid_input', `${attr}.type must be AND or OR.`, attr)
     return { type, values: raw.values.filter((v) => v !== null).map((v, i) => parseNode(v, `${attr}.values[${i}]`)) }
   }
   let type = typeof raw.type === 'string' ? raw.type : 'event'
   if (type === 'events') type = 'event'
   if (type === 'precalculated-cohort' || type === 'static-cohort') type = 'cohort'
-  if (!(PROPERTY_TYPES as readonly string[]).includes(type)) throw badRequest('invalid_input', `${attr}: unknown property type '${type}'. Use one of ${PROPERTY_TYPES.join(', ')}.`, attr)
+  if (!(PROPERTY_TYPES as readonly string[]).includes(type)) throw wrenError('invalid_input', `${attr}: unknown property type '${type}'. Use one of ${PROPERTY_TYPES.join(', ')}.`, attr)
   const key = type === 'cohort' ? 'id' : raw.key
-  if (typeof key !== 'string' || !key) throw badRequest('invalid_input', `${attr} needs a string key.`, attr)
+  if (typeof key !== 'string' || !key) throw wrenError('invalid_input', `${attr} needs a string key.`, attr)
   const operator = typeof raw.operator === 'string' ? raw.operator : type === 'cohort' ? 'in' : 'exact'
-  if (!(PROPERTY_OPERATORS as readonly string[]).includes(operator)) throw badRequest('invalid_input', `${attr}: unknown operator '${operator}'. Use one of ${PROPERTY_OPERATORS.join(', ')}.`, attr)
+  if (!(PROPERTY_OPERATORS as readonly string[]).includes(operator)) throw wrenError('invalid_input', `${attr}: unknown operator '${operator}'. Use one of ${PROPERTY_OPERATORS.join(', ')}.`, attr)
   let value = raw.value !== undefined ? raw.value : raw.values
   if (Array.isArray(value)) value = value.filter((v) => v !== null)
   const filter: PropertyFilter = { key, value, operator, type }
   if (raw.negation === true) filter.negation = true
   if (type === 'group') {
     const idx = Number(raw.group_type_index)
-    if (!Number.isInteger(idx) || idx < 0 || idx > 4) throw badRequest('invalid_input', `${attr}: a group filter needs group_type_index 0-4.`, attr)
+    if (!Number.isInteger(idx) || idx < 0 || idx > 4) throw wrenError('invalid_input', `${attr}: a group filter needs group_type_index 0-4.`, attr)
     filter.groupTypeIndex = idx
   }
   return filter
@@ -126,7 +126,7 @@ export function listFilterSql(filters: Array<{ key: string; value?: unknown; ope
     params,
     columns: table === 'person' ? PERSON_COLUMNS : EVENT_COLUMNS,
     cohortMembers: () => {
-      throw badRequest('invalid_input', 'Cohort filters are not supported on this list.', 'properties')
+      throw wrenError('invalid_input', 'Cohort filters are not supported on this list.', 'properties')
     },
     dateParam: (v) => params.add('String', v),
   })
@@ -155,13 +155,13 @@ export function compileFilter(f: PropertyFilter, ctx: FilterContext): string {
   const { params, columns } = ctx
   switch (f.type) {
     case 'event':
-      if (!columns.event) throw badRequest('invalid_input', `Event property filters are not allowed here ('${f.key}').`, 'properties')
+      if (!columns.event) throw wrenError('invalid_input', `Event property filters are not allowed here ('${f.key}').`, 'properties')
       if (f.key === '$elements_chain' && columns.elements) return compareValue(columns.elements, f, ctx)
       return compareValue(jsonValue(columns.event, f.key, params, columns.materialized), f, ctx)
     case 'person':
       return compareValue(jsonValue(columns.person, f.key, params), f, ctx)
     case 'group': {
-      if (!columns.groups) throw badRequest('invalid_input', 'Group property filters are not allowed here.', 'properties')
+      if (!columns.groups) throw wrenError('invalid_input', 'Group property filters are not allowed here.', 'properties')
       const idx = f.groupTypeIndex ?? 0
       const expr = compareValue(jsonValue(`group${idx}_properties`, f.key, params), f, ctx)
       // A negative operator also matches events that belong to no group of that type.
@@ -169,26 +169,26 @@ export function compileFilter(f: PropertyFilter, ctx: FilterContext): string {
     }
     case 'event_metadata': {
       const column = METADATA_COLUMNS[f.key]
-      if (!column || !columns.event) throw badRequest('invalid_input', `Unknown event metadata '${f.key}'. Use one of ${Object.keys(METADATA_COLUMNS).join(', ')}.`, 'properties')
+      if (!column || !columns.event) throw wrenError('invalid_input', `Unknown event metadata '${f.key}'. Use one of ${Object.keys(METADATA_COLUMNS).join(', ')}.`, 'properties')
       return compareValue(column, f, ctx)
     }
     case 'cohort': {
       const ids = (Array.isArray(f.value) ? f.value : [f.value]).map(Number)
-      if (ids.length === 0 || ids.some((id) => !Number.isInteger(id))) throw badRequest('invalid_input', 'A cohort filter needs the cohort id as its value.', 'properties')
+      if (ids.length === 0 || ids.some((id) => !Number.isInteger(id))) throw wrenError('invalid_input', 'A cohort filter needs the cohort id as its value.', 'properties')
       const inAny = ids.map((id) => `${columns.personId} IN (${ctx.cohortMembers(id)})`).join(' OR ')
       return f.negation || f.operator === 'not_in' ? `NOT (${inAny})` : `(${inAny})`
     }
     case 'element':
-      if (!columns.elements) throw badRequest('invalid_input', 'Element filters are not allowed here.', 'properties')
+      if (!columns.elements) throw wrenError('invalid_input', 'Element filters are not allowed here.', 'properties')
       return elementFilter(columns.elements, f, ctx)
     case 'hogql':
-      if (!ctx.hogql) throw badRequest('invalid_input', 'HogQL filters are not allowed here.', 'properties')
+      if (!ctx.hogql) throw wrenError('invalid_input', 'HogQL filters are not allowed here.', 'properties')
       return `(${ctx.hogql(f.key)})`
     case 'session':
-      if (!ctx.session) throw badRequest('invalid_input', 'Session property filters are not allowed here.', 'properties')
+      if (!ctx.session) throw wrenError('invalid_input', 'Session property filters are not allowed here.', 'properties')
       return compareValue(ctx.session(f.key), f, ctx)
     default:
-      throw badRequest('invalid_input', `Unknown property type '${f.type}'.`, 'properties')
+      throw wrenError('invalid_input', `Unknown property type '${f.type}'.`, 'properties')
   }
 }
 
@@ -206,7 +206,7 @@ function valuesOf(f: PropertyFilter): string[] {
 
 function numberParam(v: string, f: PropertyFilter, params: SqlParams): string {
   const n = Number(v)
-  if (v.trim() === '' || !Number.isFinite(n)) throw badRequest('invalid_input', `Property filter '${f.key}' with operator ${f.operator} needs a number, got '${v}'.`, 'properties')
+  if (v.trim() === '' || !Number.isFinite(n)) throw wrenError('invalid_input', `Property filter '${f.key}' with operator ${f.operator} needs a number, got '${v}'.`, 'properties')
   return params.add('Float64', n)
 }
 
@@ -244,7 +244,7 @@ export function compareValue(x: string, f: PropertyFilter, ctx: FilterContext): 
     }
     case 'between':
     case 'not_between': {
-      if (values.length !== 2) throw badRequest('invalid_input', `Property filter '${f.key}' with operator ${f.operator} needs [min, max].`, 'properties')
+      if (values.length !== 2) throw wrenError('invalid_input', `Property filter '${f.key}' with operator ${f.operator} needs [min, max].`, 'properties')
       const inside = `(${num} >= ${numberParam(values[0], f, params)} AND ${num} <= ${numberParam(values[1], f, params)})`
       return f.operator === 'between' ? `ifNull(${inside}, 0)` : `ifNull(NOT ${inside}, 1)`
     }
@@ -255,14 +255,14 @@ export function compareValue(x: string, f: PropertyFilter, ctx: FilterContext): 
     case 'is_date_before':
     case 'is_date_after':
     case 'is_date_exact': {
-      if (values.length !== 1) throw badRequest('invalid_input', `Property filter '${f.key}' with operator ${f.operator} needs one date.`, 'properties')
+      if (values.length !== 1) throw wrenError('invalid_input', `Property filter '${f.key}' with operator ${f.operator} needs one date.`, 'properties')
       const d = `parseDateTime64BestEffortOrNull(${x}, 6, 'UTC')`
       const v = `toDateTime64(${ctx.dateParam(values[0])}, 6, 'UTC')`
       const op = f.operator === 'is_date_before' ? '<' : f.operator === 'is_date_after' ? '>' : '='
       return f.operator === 'is_date_exact' ? `ifNull(toStartOfMinute(${d}) = toStartOfMinute(${v}), 0)` : `ifNull(${d} ${op} ${v}, 0)`
     }
     default:
-      throw badRequest('invalid_input', `Unknown operator '${f.operator}'.`, 'properties')
+      throw wrenError('invalid_input', `Unknown operator '${f.operator}'.`, 'properties')
   }
 }
 
@@ -280,7 +280,7 @@ function elementFilter(chain: string, f: PropertyFilter, ctx: FilterContext): st
     }
     case 'tag_name':
     case 'selector': {
-      if (f.operator !== 'exact' && f.operator !== 'is_not') throw badRequest('invalid_input', `Element ${f.key} filters take only exact or is_not.`, 'properties')
+      if (f.operator !== 'exact' && f.operator !== 'is_not') throw wrenError('invalid_input', `Element ${f.key} filters take only exact or is_not.`, 'properties')
       const values = valuesOf(f)
       if (values.length === 0) return '1'
       const hits = values.map((v) => (f.key === 'tag_name' ? `match(${chain}, ${params.add('String', `(^|;)${escapeRegex(v)}(\\.|$|;|:)`)})` : selectorSql(chain, v, params)))
@@ -288,7 +288,7 @@ function elementFilter(chain: string, f: PropertyFilter, ctx: FilterContext): st
       return f.operator === 'exact' ? hit : `NOT ${hit}`
     }
     default:
-      throw badRequest('invalid_input', `Unknown element property '${f.key}'. Use text, href, tag_name or selector.`, 'properties')
+      throw wrenError('invalid_input', `Unknown element property '${f.key}'. Use text, href, tag_name or selector.`, 'properties')
   }
 }
 
@@ -312,7 +312,7 @@ export function selectorSql(chain: string, selector: string, params: SqlParams):
       continue
     }
     const m = /^([a-zA-Z][\w-]*|\*)?((?:[.#][\w-]+|\[[^\]]+\])*)$/.exec(part)
-    if (!m || part === '') throw badRequest('invalid_input', `Selector '${selector}' is not supported: use tags, .classes, #ids, [attr="value"], spaces and >.`, 'properties')
+    if (!m || part === '') throw wrenError('invalid_input', `Selector '${selector}' is not supported: use tags, .classes, #ids, [attr="value"], spaces and >.`, 'properties')
     const regexes: string[] = []
     if (m[1] && m[1] !== '*') regexes.push(`^${escapeRegex(m[1])}([.:]|$)`)
     for (const piece of m[2].match(/[.#][\w-]+|\[[^\]]+\]/g) ?? []) {
@@ -320,14 +320,14 @@ export function selectorSql(chain: string, selector: string, params: SqlParams):
       else if (piece.startsWith('#')) regexes.push(`attr_id="${escapeRegex(piece.slice(1))}"`)
       else {
         const am = /^\[([\w-]+)(?:=["']?([^"'\]]*)["']?)?\]$/.exec(piece)
-        if (!am) throw badRequest('invalid_input', `Selector attribute '${piece}' is not supported.`, 'properties')
+        if (!am) throw wrenError('invalid_input', `Selector attribute '${piece}' is not supported.`, 'properties')
         regexes.push(am[2] !== undefined ? `attr__${escapeRegex(am[1])}="${escapeRegex(am[2])}"` : `attr__${escapeRegex(am[1])}=`)
       }
     }
     elements.push({ conds: regexes, directChild: direct })
     direct = false
   }
-  if (elements.length === 0) throw badRequest('invalid_input', 'Empty selector.', 'properties')
+  if (elements.length === 0) throw wrenError('invalid_input', 'Empty selector.', 'properties')
   // Innermost (last in the selector) is matched first, then each ancestor further along the chain.
   const reversed = [...elements].reverse()
   const build = (k: number, prev: string | null): string => {

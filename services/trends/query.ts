@@ -1,7 +1,7 @@
 // The trend as one ClickHouse query: one SELECT per (series, period) joined by UNION ALL, each returning
 // rows of (series, period, bucket, breakdown, value). Zero-filling, breakdown limits, cumulative sums and
 // formulas happen afterwards on these few rows (shape.ts). User input only enters as parameters.
-import { badRequest } from '../shared/errors'
+import { wrenError } from '../shared/errors'
 import type { SqlParams } from '../shared/property-filters'
 import { instantParam, type DateRange, type Interval } from './dates'
 import { PERSON_ID, PERSON_OVERRIDES } from './person-id'
@@ -66,7 +66,7 @@ export class SessionColumns {
   /** A session property of the current event's session, NULL for events without one. */
   value(key: string): string {
     const p = SESSION_PROPERTIES[key]
-    if (!p) throw badRequest('invalid_input', `Unknown session property '${key}'. Use one of ${Object.keys(SESSION_PROPERTIES).join(', ')}.`, 'properties')
+    if (!p) throw wrenError('invalid_input', `Unknown session property '${key}'. Use one of ${Object.keys(SESSION_PROPERTIES).join(', ')}.`, 'properties')
     this.used = true
     return `if(session_key = '', NULL, toString(${p.column}))`
   }
@@ -233,7 +233,7 @@ function seriesSelectBody(input: QueryInput, series: ResolvedSeries, index: numb
   }
 
   if (math === 'first_time_for_user' || math === 'first_matching_event_for_user') {
-    if (input.breakdown?.multi) throw badRequest('unsupported', `math '${math}' cannot be combined with a cohort breakdown yet.`, 'breakdown')
+    if (input.breakdown?.multi) throw wrenError('unsupported', `math '${math}' cannot be combined with a cohort breakdown yet.`, 'breakdown')
     const extra = [globalCondition(input), compileGroup(entity.properties, input.filters)].filter((c) => c !== '1')
     const ok = extra.length ? extra.join(' AND ') : '1'
     const seriesOnly = math === 'first_time_for_user' ? series.condition : match
@@ -288,7 +288,7 @@ function aggregate(math: MathType, entity: SeriesEntity, actor: string, params: 
     const fn = math in QUANTILES ? `quantile(${QUANTILES[math]})` : math
     return `ifNull(${fn}(${value}), 0)`
   }
-  throw badRequest('invalid_input', `Unknown math '${math}'.`, 'math')
+  throw wrenError('invalid_input', `Unknown math '${math}'.`, 'math')
 }
 
 function bucketExpr(local: string, interval: Interval, weekStartDay: number): string {
@@ -342,7 +342,7 @@ function singleBreakdown(b: SingleBreakdown, params: SqlParams, hogql: (expr: st
       const columns: Record<string, string> = { distinct_id: 'distinct_id', event: 'event', person_id: `toString(${PERSON_ID})`, $session_id: '`$session_id`', $window_id: '`$window_id`' }
       for (let i = 0; i < 5; i++) columns[`$group_${i}`] = `\`$group_${i}\``
       const column = columns[b.key]
-      if (!column) throw badRequest('invalid_input', `Unknown event metadata breakdown '${b.key}'.`, 'breakdown')
+      if (!column) throw wrenError('invalid_input', `Unknown event metadata breakdown '${b.key}'.`, 'breakdown')
       return nullable(column)
     }
     case 'hogql':
@@ -354,11 +354,11 @@ function singleBreakdown(b: SingleBreakdown, params: SqlParams, hogql: (expr: st
 
 function cohortBreakdown(key: NonNullable<TrendRequest['breakdown']>, params: SqlParams, cohortMembers: (id: number) => string): BreakdownPlan {
   const ids = Array.isArray(key) ? key : [key]
-  if (ids.length === 0) throw badRequest('invalid_input', 'A cohort breakdown needs cohort ids.', 'breakdown')
+  if (ids.length === 0) throw wrenError('invalid_input', 'A cohort breakdown needs cohort ids.', 'breakdown')
   const parts = ids.map((id) => {
     if (id === 'all' || id === 0 || id === '0') return `'all'`
     const n = Number(id)
-    if (!Number.isInteger(n) || n <= 0) throw badRequest('invalid_input', `breakdown: '${id}' is not a cohort id.`, 'breakdown')
+    if (!Number.isInteger(n) || n <= 0) throw wrenError('invalid_input', `breakdown: '${id}' is not a cohort id.`, 'breakdown')
     return `if(${PERSON_ID} IN (${cohortMembers(n)}), ${params.add('String', String(n))}, '')`
   })
   return { expr: `arrayFilter(x -> x != '', [${parts.join(', ')}])`, multi: true }
