@@ -5,8 +5,9 @@ import cors from '@fastify/cors'
 import pino, { type Logger } from 'pino'
 import path from 'node:path'
 import { existsSync } from 'node:fs'
+import { createRequire } from 'node:module'
 import type { Config, HttpTimeouts, Role } from './shared/config'
-import { unavailable } from './shared/errors'
+import { wrenError } from './shared/errors'
 import { fixedClock, systemClock, type Clock } from './shared/clock'
 import { migrate, openEmbeddedClickHouse, openServerClickHouse, type ClickHouseClient } from './shared/clickhouse'
 import { openEmbeddedLog } from './shared/log/embedded-log'
@@ -22,6 +23,8 @@ import { lockDataDir } from './shared/lock'
 import { clientErrorHandler, installErrorHandler, installJsonBodyParser, renderError } from './shared/http'
 import { corsDelegator } from './shared/cors'
 import { guardManagementRoutes, type ManagementRoute } from './shared/management'
+import { installValidation } from './shared/http/validation'
+import { collectOpenApi, openApiRoutes, type RegisteredRoute } from './shared/http/openapi'
 import { Metrics } from './shared/metrics'
 import { ProjectStore } from './projects/store'
 import { bootstrapIfEmpty, type BootstrapResult } from './projects/bootstrap'
@@ -37,6 +40,8 @@ import { insightRoutes } from './trends/plugin'
 import { CohortStore } from './cohorts/store'
 import { CachedCohortReader } from './cohorts/reader'
 
+const WREN_VERSION = (createRequire(import.meta.url)('../package.json') as { version: string }).version
+
 export interface Wren {
   app: FastifyInstance
   config: Config
@@ -51,6 +56,8 @@ export interface Wren {
   deletions: DeletionScheduler
   /** Every management route as registered (method, url): what the authorization test enumerates. */
   managementRoutes: ManagementRoute[]
+  /** Every route as registered (method, url): what the OpenAPI test holds the document to. */
+  routes: RegisteredRoute[]
   /** Set on the first start of an empty data directory. */
   bootstrap: BootstrapResult | null
   close(): Promise<void>
@@ -107,12 +114,15 @@ export async function buildWren(config: Config, logger: Logger = pino({ level: c
   })
   installErrorHandler(app)
   installJsonBodyParser(app)
+  installValidation(app)
+  const routes = await collectOpenApi(app, { version: WREN_VERSION })
   let shuttingDown = false
   // Requests that arrive on an open connection while the server drains (Fastify adds Connection: close).
   app.addHook('onRequest', async () => {
-    if (shuttingDown) throw unavailable('Wren is shutting down: retry in a moment.')
+    if (shuttingDown) throw wrenError('unavailable', 'Wren is shutting down: retry in a moment.')
   })
   const managementRoutes = await guardManagementRoutes(app, { projects, authFailures: config.authFailures })
+  await app.register(openApiRoutes)
   app.get('/_health', async () => ({
     status: 'ok',
     roles: [...roles],
@@ -172,6 +182,7 @@ export async function buildWren(config: Config, logger: Logger = pino({ level: c
     lag,
     deletions,
     managementRoutes,
+    routes,
     bootstrap,
     async close() {
       if (closed) return

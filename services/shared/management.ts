@@ -12,7 +12,7 @@ import proxyAddr from '@fastify/proxy-addr'
 import type { AuthFailureLimit } from './config'
 import type { ProjectStore } from '../projects/store'
 import { bearerToken } from './auth'
-import { throttled } from './errors'
+import { wrenError } from './errors'
 import { checkFieldSizes } from './limits'
 
 export interface ManagementRoute {
@@ -20,8 +20,9 @@ export interface ManagementRoute {
   url: string
 }
 
-/** The management API: /api/… and the flag definitions server SDKs fetch with a personal API key. */
+/** The management API: /api/… (but the API's own public description) and the flag definitions server SDKs fetch with a personal API key. */
 export function isManagementUrl(url: string): boolean {
+  if (url.startsWith('/api/schema/')) return false
   return url.startsWith('/api/') || url === '/flags/definitions' || url === '/flags/definitions/'
 }
 
@@ -53,7 +54,7 @@ export async function guardManagementRoutes(app: FastifyInstance, deps: { projec
       const state = await failures(request, { increment: failed })
       if (!state.isAllowed && state.isExceeded) {
         reply.header('retry-after', String(state.ttlInSeconds))
-        throw throttled(`Too many failed authentications from this address. Retry in ${state.ttlInSeconds} seconds.`)
+        throw wrenError('throttled', `Too many failed authentications from this address. Retry in ${state.ttlInSeconds} seconds.`)
       }
     }
   }

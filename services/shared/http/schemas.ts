@@ -1,0 +1,54 @@
+// Schemas more than one route group declares: paging, ?format, ids, the error body and list envelopes.
+import { Type, type TSchema } from 'typebox'
+import { ERROR_CODE_KEYWORD } from './validation'
+
+/**
+ * `?limit`: the same rule on every list route. An integer from 1 to the route's maximum; anything else,
+ * above the maximum included, is a 400 naming `limit` (never silently clamped). Empty means not given.
+ */
+export const Limit = (defaultLimit: number, max: number) =>
+  Type.Integer({ minimum: 1, maximum: max, default: defaultLimit, description: `How many results to return, 1 to ${max} (default ${defaultLimit}).` })
+export const Offset = Type.Integer({ minimum: 0, default: 0, description: 'How many results to skip.' })
+export const Page = Type.Integer({ minimum: 1, default: 1, description: 'Which page of results, from 1.' })
+
+/** `?format=csv` (or `Accept: text/csv`) answers CSV with nested fields flattened to dotted columns. */
+export const Format = Type.Enum(['json', 'csv'], { description: 'json (default) or csv.', [ERROR_CODE_KEYWORD]: 'invalid_format' })
+
+export const Uuid = Type.String({ format: 'uuid', description: 'a uuid' })
+
+/** PostHog's error body, for every refusal. */
+export const ErrorBody = Type.Object(
+  {
+    type: Type.Enum(['validation_error', 'authentication_error', 'invalid_request', 'throttled_error', 'server_error']),
+    code: Type.String({ description: 'A stable code from Wren’s error catalogue.' }),
+    detail: Type.String(),
+    attr: Type.Union([Type.String(), Type.Null()], { description: 'The field the error is about, if any.' }),
+  },
+  { title: 'Error' },
+)
+
+/** Any JSON object; the route checks its fields itself (nested filters, steps, remote config). */
+export const AnyObject = (description?: string) => Type.Record(Type.String(), Type.Unknown(), description ? { description } : {})
+
+/** A raw body the route decodes itself (SDK payloads: JSON, gzip, base64, lz64, forms). */
+export const RawBody = (description: string) => Type.Unknown({ description, 'x-raw': true })
+
+/** DRF's limit/offset page. */
+export const Paginated = <T extends TSchema>(item: T) =>
+  Type.Object({
+    count: Type.Integer(),
+    next: Type.Union([Type.String(), Type.Null()]),
+    previous: Type.Union([Type.String(), Type.Null()]),
+    results: Type.Array(item),
+  })
+
+/** The activity log's page (person and flag activity). */
+export const ActivityPage = Type.Object({
+  results: Type.Array(AnyObject()),
+  next: Type.Union([Type.String(), Type.Null()]),
+  previous: Type.Union([Type.String(), Type.Null()]),
+  total_count: Type.Integer(),
+})
+
+export const Success = Type.Object({ success: Type.Boolean() })
+export const NoContent = Type.Null({ description: 'No content.' })

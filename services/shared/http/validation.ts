@@ -1,0 +1,81 @@
+// How declared schemas check requests, and how a failed check reads. Two ajv instances: the URL's parts
+// (path parameters, query string) arrive as strings and are coerced to the declared types ('5' → 5,
+// 'abc' stays a 400); a JSON body is taken as sent, so {"name": 5} is refused, never turned into "5".
+// A failure answers PostHog's DRF shape, {type: 'validation_error', code, detail, attr}, with the
+// offending field in attr.
+import type { FastifyInstance, FastifySchemaValidationError } from 'fastify'
+import { Ajv, type ErrorObject, type Options } from 'ajv'
+import { wrenError, type ErrorCode, type WrenError } from '../errors'
+
+/** Schema keywords Wren adds (OpenAPI extensions): the error code a failed field answers with. */
+export const ERROR_CODE_KEYWORD = 'x-error-code'
+
+const common: Options = { allErrors: false, useDefaults: true, verbose: true, strict: true, keywords: [ERROR_CODE_KEYWORD, 'example', 'x-raw'] }
+const formats: Record<string, RegExp> = {
+  uuid: /^[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}$/i,
+}
+
+function makeAjv(options: Options): Ajv {
+  const ajv = new Ajv({ ...common, ...options })
+  for (const [name, pattern] of Object.entries(formats)) ajv.addFormat(name, pattern)
+  // Descriptive only (the OpenAPI document); not checked.
+  for (const name of ['date-time', 'binary']) ajv.addFormat(name, true)
+  return ajv
+}
+
+export function installValidation(app: FastifyInstance): void {
+  const url = makeAjv({ coerceTypes: 'array' })
+  const body = makeAjv({ coerceTypes: false })
+  app.setValidatorCompiler(({ schema, httpPart }) => {
+    // A raw body (capture, decide: bytes in many encodings) is decoded by its route, not checked here.
+    if (httpPart === 'body' && (schema as Record<string, unknown>)['x-raw'] === true) return () => true
+    return (httpPart === 'body' ? body : url).compile(schema)
+  })
+  // Response schemas document the answer; the answer is written as JSON.stringify writes it (a schema
+  // never drops or reshapes a field on the way out).
+  app.setSerializerCompiler(() => (data) => JSON.stringify(data))
+  app.setSchemaErrorFormatter((errors, dataVar) => toWrenError(errors, dataVar))
+}
+
+/** The first failed check as a WrenError naming its field. */
+export function toWrenError(errors: FastifySchemaValidationError[], part: string): WrenError {
+  const error = errors[0] as ErrorObject
+  const path = error.instancePath.split('/').slice(1).map(unescapePointer)
+  if (error.keyword === 'required') path.push(String(error.params.missingProperty))
+  if (error.keyword === 'additionalProperties') path.push(String(error.params.additionalProperty))
+  const attr = path.length ? path.join('.') : part === 'body' ? null : part
+  const schema = (error.parentSchema ?? {}) as Record<string, unknown>
+  const code = (schema[ERROR_CODE_KEYWORD] as ErrorCode | undefined) ?? codeOf(error.keyword)
+  return wrenError(code, detailOf(error, attr ?? 'The request body', schema), attr)
+}
+
+function codeOf(keyword: string): ErrorCode {
+  if (keyword === 'required') return 'required'
+  if (keyword === 'enum' || keyword === 'const') return 'invalid_choice'
+  if (keyword === 'maxLength' || keyword === 'maxItems') return 'max_length'
+  if (keyword === 'additionalProperties') return 'unknown_field'
+  return 'invalid_input'
+}
+
+function detailOf(error: ErrorObject, name: string, schema: Record<string, unknown>): string {
+  const got = error.keyword === 'required' ? '' : `, got ${shown(error.data)}`
+  if (error.keyword === 'required') return `${name} is required.`
+  if (error.keyword === 'additionalProperties') return `${name} is not a known field.`
+  if (schema.type === 'integer' && ['type', 'minimum', 'maximum'].includes(error.keyword)) {
+    const { minimum, maximum } = schema as { minimum?: number; maximum?: number }
+    const range = minimum !== undefined && maximum !== undefined ? ` from ${minimum} to ${maximum}` : minimum !== undefined ? ` ≥ ${minimum}` : ''
+    return `${name} must be an integer${range}${got}.`
+  }
+  if (error.keyword === 'enum') return `${name} must be one of ${(schema.enum as unknown[]).map((v) => `'${String(v)}'`).join(', ')}${got}.`
+  if (error.keyword === 'format' || error.keyword === 'pattern') return `${name} must be ${String(schema.description ?? `a valid ${String(error.params.format ?? 'value')}`)}${got}.`
+  return `${name} ${error.message ?? 'is not valid'}${got}.`
+}
+
+function shown(value: unknown): string {
+  const text = typeof value === 'string' ? value : JSON.stringify(value) ?? String(value)
+  return `'${text.length > 100 ? text.slice(0, 100) + '…' : text}'`
+}
+
+function unescapePointer(segment: string): string {
+  return segment.replace(/~1/g, '/').replace(/~0/g, '~')
+}
