@@ -2,9 +2,12 @@
 // do no more than itself (scopes and projects a subset of its own, see canManageKey), so no key can mint
 // or reveal its way to more than it has.
 import type { FastifyInstance } from 'fastify'
-import { canManageKey, isValidScope, personalKeyFrom, projectsWithin, scopesBeyond } from '../shared/auth'
+import { Type } from 'typebox'
+import { canManageKey, projectsWithin, SCOPE_OBJECTS, scopesBeyond } from '../shared/auth'
 import { wrenError } from '../shared/errors'
-import { isRecord, sendFormatted } from '../shared/http'
+import { sendFormatted } from '../shared/http'
+import { routesOf } from '../shared/http/route'
+import { Format, NoContent, Paginated } from '../shared/http/schemas'
 import type { PersonalApiKey, ProjectStore } from './store'
 
 /** PostHog's shape; the value itself is shown once, at creation. */
@@ -12,47 +15,87 @@ export function serializeKey(k: PersonalApiKey): Record<string, unknown> {
   return { id: k.id, label: k.label, mask_value: k.maskValue, scopes: k.scopes, scoped_teams: k.scopedTeams, scoped_organizations: [], created_at: k.createdAt, last_used_at: k.lastUsedAt }
 }
 
+const Key = Type.Object({
+  id: Type.String(),
+  label: Type.String(),
+  mask_value: Type.String(),
+  scopes: Type.Array(Type.String()),
+  scoped_teams: Type.Array(Type.Integer()),
+  scoped_organizations: Type.Array(Type.String()),
+  created_at: Type.String({ format: 'date-time' }),
+  last_used_at: Type.Union([Type.String({ format: 'date-time' }), Type.Null()]),
+})
+const KeyId = Type.Object({ id: Type.String() })
+const SCOPES = ['*', ...SCOPE_OBJECTS.flatMap((o) => [`${o}:read`, `${o}:write`])]
+
 export async function keyRoutes(app: FastifyInstance, deps: { projects: ProjectStore }): Promise<void> {
   const { projects } = deps
+  const route = routesOf(app, { projects, tag: 'personal API keys' })
+  /** A key beyond the caller's reach answers as if it did not exist. */
+  const manageable = (caller: PersonalApiKey, id: string) => projects.listKeys().find((k) => k.id === id && canManageKey(caller, k))
 
-  app.post<{ Body: unknown }>('/api/personal_api_keys/', async (request, reply) => {
-    const caller = personalKeyFrom(request, projects)
-    const body = isRecord(request.body) ? request.body : {}
-    const scopes = body.scopes
-    if (!Array.isArray(scopes) || scopes.length === 0 || !scopes.every((s) => typeof s === 'string' && isValidScope(s))) {
-      throw wrenError('invalid_input', 'scopes must be a non-empty list like ["person:read", "insight:read"] or ["*"].', 'scopes')
-    }
-    const teams = body.scoped_teams ?? []
-    if (!Array.isArray(teams) || !teams.every((t) => Number.isInteger(t))) throw wrenError('invalid_input', 'scoped_teams must be a list of project ids.', 'scoped_teams')
-    for (const t of teams as number[]) if (!projects.byId(t)) throw wrenError('not_found', `Project ${t} does not exist.`)
-    const missing = scopesBeyond(caller, scopes as string[])
-    if (missing.length) throw wrenError('permission_denied', `A key can only create keys with scopes it holds itself; this key does not hold ${missing.map((s) => `'${s}'`).join(', ')}.`)
-    if (!projectsWithin(caller, teams as number[])) {
-      throw wrenError('permission_denied', `This key is limited to projects ${caller.scopedTeams.join(', ')}: the keys it creates must list scoped_teams within those.`)
-    }
-    const label = typeof body.label === 'string' ? body.label : 'api'
-    const { key, value } = await projects.createPersonalKey({ label, scopes: scopes as string[], scopedTeams: teams as number[] })
-    return reply.status(201).send({ ...serializeKey(key), value })
+  route({
+    method: 'POST',
+    url: '/api/personal_api_keys/',
+    summary: 'Create a personal API key (its value is shown once, here)',
+    description: 'A key creates only keys that can do no more than itself: scopes it holds, projects it reaches.',
+    access: { key: null },
+    schema: {
+      body: Type.Object({
+        label: Type.Optional(Type.String()),
+        scopes: Type.Array(Type.Enum(SCOPES), { minItems: 1, description: 'e.g. ["person:read", "insight:read"], or ["*"] for every scope' }),
+        scoped_teams: Type.Optional(Type.Array(Type.Integer(), { description: 'the project ids the key is limited to; empty: every project' })),
+      }),
+      response: { 201: Type.Intersect([Key, Type.Object({ value: Type.String() })]) },
+    },
+    handler: async (request, reply, caller) => {
+      const { scopes, scoped_teams: teams = [], label = 'api' } = request.body
+      for (const t of teams) if (!projects.byId(t)) throw wrenError('not_found', `Project ${t} does not exist.`)
+      const missing = scopesBeyond(caller, scopes)
+      if (missing.length) throw wrenError('permission_denied', `A key can only create keys with scopes it holds itself; this key does not hold ${missing.map((s) => `'${s}'`).join(', ')}.`)
+      if (!projectsWithin(caller, teams)) {
+        throw wrenError('permission_denied', `This key is limited to projects ${caller.scopedTeams.join(', ')}: the keys it creates must list scoped_teams within those.`)
+      }
+      const { key, value } = await projects.createPersonalKey({ label, scopes, scopedTeams: teams })
+      return reply.status(201).send({ ...serializeKey(key), value })
+    },
   })
 
-  app.get('/api/personal_api_keys/', async (request, reply) => {
-    const caller = personalKeyFrom(request, projects)
-    const results = projects.listKeys().filter((k) => canManageKey(caller, k)).map(serializeKey)
-    return sendFormatted(request, reply, 200, { count: results.length, next: null, previous: null, results })
+  route({
+    method: 'GET',
+    url: '/api/personal_api_keys/',
+    summary: 'List the keys this key manages',
+    access: { key: null },
+    schema: { querystring: Type.Object({ format: Type.Optional(Format) }), response: { 200: Paginated(Key) } },
+    handler: async (request, reply, caller) => {
+      const results = projects.listKeys().filter((k) => canManageKey(caller, k)).map(serializeKey)
+      return sendFormatted(request, reply, 200, { count: results.length, next: null, previous: null, results })
+    },
   })
 
-  app.get<{ Params: { id: string } }>('/api/personal_api_keys/:id/', async (request, reply) => {
-    const caller = personalKeyFrom(request, projects)
-    const key = projects.listKeys().find((k) => k.id === request.params.id && canManageKey(caller, k))
-    // Keys beyond the caller's reach answer as if they did not exist.
-    if (!key) throw wrenError('not_found', 'Personal API key not found.')
-    return sendFormatted(request, reply, 200, serializeKey(key))
+  route({
+    method: 'GET',
+    url: '/api/personal_api_keys/:id/',
+    summary: 'Retrieve a key',
+    access: { key: null },
+    schema: { params: KeyId, querystring: Type.Object({ format: Type.Optional(Format) }), response: { 200: Key } },
+    handler: async (request, reply, caller) => {
+      const key = manageable(caller, request.params.id)
+      if (!key) throw wrenError('not_found', 'Personal API key not found.')
+      return sendFormatted(request, reply, 200, serializeKey(key))
+    },
   })
 
-  app.delete<{ Params: { id: string } }>('/api/personal_api_keys/:id/', async (request, reply) => {
-    const caller = personalKeyFrom(request, projects)
-    const key = projects.listKeys().find((k) => k.id === request.params.id && canManageKey(caller, k))
-    if (!key || !(await projects.revokeKey(key.id))) throw wrenError('not_found', 'Personal API key not found.')
-    return reply.status(204).send()
+  route({
+    method: 'DELETE',
+    url: '/api/personal_api_keys/:id/',
+    summary: 'Revoke a key',
+    access: { key: null },
+    schema: { params: KeyId, response: { 204: NoContent } },
+    handler: async (request, reply, caller) => {
+      const key = manageable(caller, request.params.id)
+      if (!key || !(await projects.revokeKey(key.id))) throw wrenError('not_found', 'Personal API key not found.')
+      return reply.status(204).send()
+    },
   })
 }

@@ -1,8 +1,11 @@
 // /api/projects/: what a key can see and create (keys themselves: key-routes.ts).
 import type { FastifyInstance } from 'fastify'
-import { authorize, canReach, hasScope, personalKeyFrom } from '../shared/auth'
+import { Type } from 'typebox'
+import { canReach } from '../shared/auth'
 import { wrenError } from '../shared/errors'
-import { isRecord, sendFormatted } from '../shared/http'
+import { sendFormatted } from '../shared/http'
+import { routesOf } from '../shared/http/route'
+import { Format, Paginated } from '../shared/http/schemas'
 import type { Project, ProjectStore } from './store'
 import { keyRoutes } from './key-routes'
 import { applySettings, PROJECT_SETTINGS, READ_ONLY_FIELDS } from './settings'
@@ -12,32 +15,56 @@ export function serializeProject(p: Project): Record<string, unknown> {
   return { ...knownSettings(p.settings), id: p.id, uuid: null, name: p.name, api_token: p.apiToken, timezone: p.timezone, created_at: p.createdAt }
 }
 
+const Project = Type.Object(
+  { id: Type.Integer(), uuid: Type.Null(), name: Type.String(), api_token: Type.String(), timezone: Type.String(), created_at: Type.String({ format: 'date-time' }) },
+  { additionalProperties: true, description: 'A project, with its known settings.' },
+)
+const Name = Type.String({ minLength: 1, pattern: '\\S', description: 'a non-empty name' })
+
 export async function projectRoutes(app: FastifyInstance, deps: { projects: ProjectStore }): Promise<void> {
   const { projects } = deps
+  const route = routesOf(app, { projects, tag: 'projects' })
 
-  app.get('/api/projects/', async (request, reply) => {
-    const key = personalKeyFrom(request, projects)
-    if (!hasScope(key, 'project:read')) throw wrenError('permission_denied', "API key missing required scope 'project:read'")
-    const results = projects.list().filter((p) => canReach(key, p.id)).map(serializeProject)
-    return sendFormatted(request, reply, 200, { count: results.length, next: null, previous: null, results })
+  route({
+    method: 'GET',
+    url: '/api/projects/',
+    summary: 'List the projects this key reaches',
+    access: { key: 'project:read' },
+    schema: { querystring: Type.Object({ format: Type.Optional(Format) }), response: { 200: Paginated(Project) } },
+    handler: async (request, reply, key) => {
+      const results = projects.list().filter((p) => canReach(key, p.id)).map(serializeProject)
+      return sendFormatted(request, reply, 200, { count: results.length, next: null, previous: null, results })
+    },
   })
 
-  for (const prefix of ['/api/projects', '/api/environments']) {
-    app.get<{ Params: { project_id: string } }>(`${prefix}/:project_id/`, async (request, reply) => {
-      const { project } = authorize(request, projects, 'project:read', request.params.project_id)
-      return sendFormatted(request, reply, 200, serializeProject(project))
-    })
-    app.patch<{ Params: { project_id: string }; Body: unknown }>(`${prefix}/:project_id/`, async (request, reply) => {
-      const { project } = authorize(request, projects, 'project:write', request.params.project_id)
-      const body = isRecord(request.body) ? request.body : {}
-      const { name, timezone, ...settings } = body
+  route({
+    method: 'GET',
+    url: '/',
+    summary: 'Retrieve a project',
+    access: { project: 'project:read' },
+    schema: { querystring: Type.Object({ format: Type.Optional(Format) }), response: { 200: Project } },
+    handler: async (request, reply, { project }) => sendFormatted(request, reply, 200, serializeProject(project)),
+  })
+
+  route({
+    method: 'PATCH',
+    url: '/',
+    summary: 'Update a project’s name, timezone or settings',
+    description: `Settings: ${Object.keys(PROJECT_SETTINGS).join(', ')}; null puts one back to its default. ${READ_ONLY_FIELDS.join(', ')} may be sent back unchanged, never changed.`,
+    access: { project: 'project:write' },
+    schema: {
+      querystring: Type.Object({ format: Type.Optional(Format) }),
+      body: Type.Object({ name: Type.Optional(Name), timezone: Type.Optional(Type.String({ description: 'an IANA timezone' })) }, { additionalProperties: true }),
+      response: { 200: Project },
+    },
+    handler: async (request, reply, { project }) => {
+      const { name, timezone, ...settings } = request.body as Record<string, unknown>
       const current = serializeProject(project)
       for (const field of READ_ONLY_FIELDS) {
         if (!(field in settings)) continue
         if (settings[field] !== current[field]) throw wrenError('read_only', `${field} cannot be changed.`, field)
         delete settings[field]
       }
-      if (name !== undefined && (typeof name !== 'string' || !name.trim())) throw wrenError('invalid_input', 'name must be a non-empty string.', 'name')
       if (timezone !== undefined && !isTimezone(timezone)) throw wrenError('invalid_input', `Unknown timezone '${String(timezone)}'.`, 'timezone')
       const updated = await projects.updateProject(project.id, {
         ...(name !== undefined ? { name: name as string } : {}),
@@ -45,17 +72,21 @@ export async function projectRoutes(app: FastifyInstance, deps: { projects: Proj
         settings: applySettings(knownSettings(project.settings), settings),
       })
       return sendFormatted(request, reply, 200, serializeProject(updated))
-    })
-  }
+    },
+  })
 
-  app.post<{ Body: unknown }>('/api/projects/', async (request, reply) => {
-    const key = personalKeyFrom(request, projects)
-    if (!hasScope(key, 'project:write')) throw wrenError('permission_denied', "API key missing required scope 'project:write'")
-    if (key.scopedTeams.length > 0) throw wrenError('permission_denied', 'A key limited to some projects cannot create projects.')
-    const body = isRecord(request.body) ? request.body : {}
-    if (typeof body.name !== 'string' || !body.name.trim()) throw wrenError('required', 'name is required.', 'name')
-    const project = await projects.createProject({ name: body.name.trim() })
-    return reply.status(201).send(serializeProject(project))
+  route({
+    method: 'POST',
+    url: '/api/projects/',
+    summary: 'Create a project, with its own project API key',
+    description: 'A key limited to some projects cannot create projects.',
+    access: { key: 'project:write' },
+    schema: { body: Type.Object({ name: Name }), response: { 201: Project } },
+    handler: async (request, reply, key) => {
+      if (key.scopedTeams.length > 0) throw wrenError('permission_denied', 'A key limited to some projects cannot create projects.')
+      const project = await projects.createProject({ name: request.body.name.trim() })
+      return reply.status(201).send(serializeProject(project))
+    },
   })
 
   await app.register(keyRoutes, { projects })
