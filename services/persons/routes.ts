@@ -2,16 +2,19 @@
 // Reads go to ClickHouse; writes become commands on the log, applied by the ingestion processor (the
 // single writer of person state), and the route answers once the command is applied.
 import { randomUUID } from 'node:crypto'
-import type { FastifyInstance, FastifyRequest } from 'fastify'
+import type { FastifyInstance } from 'fastify'
+import { Type } from 'typebox'
 import type { ClickHouseClient } from '../shared/clickhouse'
 import type { Clock } from '../shared/clock'
-import { authorize, type Caller } from '../shared/auth'
+import type { Caller } from '../shared/auth'
 import { wrenError } from '../shared/errors'
-import { absoluteUrl, formatOf, isRecord, sendFormatted } from '../shared/http'
+import { absoluteUrl, sendFormatted } from '../shared/http'
+import { routesOf } from '../shared/http/route'
+import { ActivityPage, AnyObject, ErrorBody, Format, Limit, NoContent, Offset, Page, Paginated, Success, Uuid } from '../shared/http/schemas'
 import { encodeIngest } from '../shared/log/messages'
 import { TOPICS, type Log } from '../shared/log/log'
 import { parsePropertyFilters } from '../shared/property-filters'
-import { AccessControls, DEFAULT_LEVEL } from '../shared/access-controls'
+import { ACCESS_LEVELS, AccessControls, DEFAULT_LEVEL } from '../shared/access-controls'
 import type { ProjectStore } from '../projects/store'
 import type { IngestionProcessor } from '../ingestion/processor'
 import type { PersonCommand } from '../ingestion/types'
@@ -38,20 +41,32 @@ const CSV_LIMIT = 10_000
 const ISO_DATE = /^\d{4}-\d{2}-\d{2}(?:[T ]\d{2}:\d{2}(?::\d{2}(?:\.\d+)?)?(?:Z|[+-]\d{2}:?\d{2})?)?$/
 const UUID_RE = /^[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}$/i
 
-type Params = { project_id: string; id: string }
-type Query = Record<string, string | undefined>
+const Person = Type.Object({
+  id: Type.Integer(),
+  name: Type.String(),
+  distinct_ids: Type.Array(Type.String()),
+  properties: AnyObject(),
+  created_at: Type.String({ format: 'date-time' }),
+  uuid: Uuid,
+  is_identified: Type.Boolean(),
+  user_access_level: Type.Enum(ACCESS_LEVELS),
+})
+const PersonId = Type.Object({ id: Type.String({ description: 'The person’s integer id or uuid (to find one by distinct id: ?distinct_id= on the list).' }) })
+const FormatOnly = Type.Object({ format: Type.Optional(Format) })
+const PropertyFilters = Type.String({ description: 'A JSON list of property filters: [{"key", "value", "operator", "type"}].' })
+const IsoDate = Type.String({ pattern: ISO_DATE.source, description: 'an ISO date or date-time' })
+const AccessControlsAnswer = AnyObject('The rules on this person, and the caller’s level.')
 
 export async function personRoutes(app: FastifyInstance, deps: PersonRouteDeps): Promise<void> {
   const queries = new PersonQueries(deps.clickhouse)
   const access = new AccessControls(deps.clickhouse, deps.clock)
+  const route = routesOf(app, { projects: deps.projects, tag: 'persons' })
 
-  /** Auth, then the person named by `:id` (integer id or uuid), with the caller's access level. */
-  const personFor = async (request: FastifyRequest<{ Params: Params }>, scope: string, needed: 'viewer' | 'editor', opts: { includeDeleted?: boolean } = {}) => {
-    const caller = authorize(request, deps.projects, scope, request.params.project_id)
-    formatOf(request) // a bad ?format= is refused before anything changes
-    const person = await findPerson(queries, caller.project.id, request.params.id, opts)
+  /** The person named by `:id` (integer id or uuid), with the caller's access level. */
+  const personFor = async (caller: Caller, id: string, needed: 'viewer' | 'editor', opts: { includeDeleted?: boolean } = {}) => {
+    const person = await findPerson(queries, caller.project.id, id, opts)
     const level = await access.require(caller.key, caller.project.id, 'person', String(person.id), needed)
-    return { caller, person, level }
+    return { person, level }
   }
 
   const command = async (caller: Caller, cmd: PersonCommand) => {
@@ -72,13 +87,29 @@ export async function personRoutes(app: FastifyInstance, deps: PersonRouteDeps):
   }
   const base = (caller: Caller, person: PersonRecord) => ({ commandId: randomUUID(), teamId: caller.project.id, personUuid: person.uuid, at: deps.clock.now().toISOString() })
 
-  for (const prefix of ['/api/environments/:project_id/persons', '/api/projects/:project_id/persons']) {
-    app.get<{ Params: Params; Querystring: Query }>(`${prefix}/`, async (request, reply) => {
-      const caller = authorize(request, deps.projects, 'person:read', request.params.project_id)
+  route({
+    method: 'GET',
+    url: '/persons/',
+    summary: 'List persons, newest first',
+    description: `?format=csv answers up to ${CSV_LIMIT} persons at once.`,
+    access: { project: 'person:read' },
+    schema: {
+      querystring: Type.Object({
+        limit: Type.Optional(Limit(DEFAULT_LIMIT, MAX_LIMIT)),
+        offset: Type.Optional(Offset),
+        distinct_id: Type.Optional(Type.String()),
+        email: Type.Optional(Type.String()),
+        search: Type.Optional(Type.String({ description: 'Matches name, email and distinct ids.' })),
+        properties: Type.Optional(PropertyFilters),
+        format: Type.Optional(Format),
+      }),
+      response: { 200: Paginated(Person) },
+    },
+    handler: async (request, reply, caller) => {
       const q = request.query
       const csv = q.format === 'csv'
-      const limit = csv ? CSV_LIMIT : intParam(q.limit, DEFAULT_LIMIT, 'limit', 1, MAX_LIMIT)
-      const offset = csv ? 0 : intParam(q.offset, 0, 'offset', 0, Number.MAX_SAFE_INTEGER)
+      const limit = csv ? CSV_LIMIT : (q.limit ?? DEFAULT_LIMIT)
+      const offset = csv ? 0 : (q.offset ?? 0)
       const levels = await access.explicitLevels(caller.key, caller.project.id, 'person')
       const hiddenIds = [...levels].filter(([, level]) => level === 'none').map(([id]) => Number(id))
       const { total, persons } = await queries.list(caller.project.id, { distinctId: q.distinct_id, email: q.email, search: q.search, properties: parsePropertyFilters(q.properties), hiddenIds, limit, offset })
@@ -86,42 +117,86 @@ export async function personRoutes(app: FastifyInstance, deps: PersonRouteDeps):
       const next = offset + persons.length < total ? absoluteUrl(request, deps.siteUrl, { limit, offset: offset + limit }) : null
       const previous = offset > 0 ? absoluteUrl(request, deps.siteUrl, { limit, offset: Math.max(0, offset - limit) }) : null
       return sendFormatted(request, reply, 200, { count: total, next, previous, results })
-    })
+    },
+  })
 
-    app.post<{ Params: Params }>(`${prefix}/`, async (request) => {
-      authorize(request, deps.projects, 'person:write', request.params.project_id)
+  route({
+    method: 'POST',
+    url: '/persons/',
+    summary: 'Not allowed: persons are created by events',
+    access: { project: 'person:write' },
+    schema: { response: { 405: ErrorBody } },
+    handler: async () => {
       throw wrenError('method_not_allowed', 'Persons cannot be created through this API. Send events through capture instead: an $identify event (posthog.identify) creates and names a person, $set sets its properties.')
-    })
+    },
+  })
 
-    app.get<{ Params: Params }>(`${prefix}/:id/`, async (request, reply) => {
-      const { person, level } = await personFor(request, 'person:read', 'viewer')
+  route({
+    method: 'GET',
+    url: '/persons/:id/',
+    summary: 'Retrieve a person',
+    access: { project: 'person:read' },
+    schema: { params: PersonId, querystring: FormatOnly, response: { 200: Person } },
+    handler: async (request, reply, caller) => {
+      const { person, level } = await personFor(caller, request.params.id, 'viewer')
       return sendFormatted(request, reply, 200, serializePerson(person, level))
-    })
+    },
+  })
 
-    // PUT too: PostHog accepts both as a merge of the given properties.
-    app.route<{ Params: Params; Body: unknown }>({ method: ['PATCH', 'PUT'], url: `${prefix}/:id/`, handler: async (request, reply) => {
-      const { caller, person, level } = await personFor(request, 'person:write', 'editor')
-      const body = isRecord(request.body) ? request.body : {}
-      if (!isRecord(body.properties)) throw wrenError('required', 'properties is required: an object of person properties to set.', 'properties')
-      await command(caller, { action: 'update_properties', ...base(caller, person), set: body.properties })
+  // PUT too: PostHog accepts both as a merge of the given properties.
+  route({
+    method: ['PATCH', 'PUT'],
+    url: '/persons/:id/',
+    summary: 'Set some of a person’s properties (a merge)',
+    access: { project: 'person:write' },
+    schema: {
+      params: PersonId,
+      querystring: FormatOnly,
+      body: Type.Object({ properties: AnyObject('The person properties to set.') }),
+      response: { 200: Person },
+    },
+    handler: async (request, reply, caller) => {
+      const { person, level } = await personFor(caller, request.params.id, 'editor')
+      await command(caller, { action: 'update_properties', ...base(caller, person), set: request.body.properties })
       const updated = await queries.get(caller.project.id, { uuid: person.uuid })
       if (!updated) throw wrenError('not_found', 'Person was deleted while it was being updated.')
       return sendFormatted(request, reply, 200, serializePerson(updated, level))
-    } })
+    },
+  })
 
-    app.delete<{ Params: Params; Querystring: Query }>(`${prefix}/:id/`, async (request, reply) => {
-      const { caller, person } = await personFor(request, 'person:write', 'editor')
-      const deleteEvents = boolParam(request.query.delete_events, 'delete_events')
+  route({
+    method: 'DELETE',
+    url: '/persons/:id/',
+    summary: 'Delete a person (and, with delete_events=true, their events)',
+    access: { project: 'person:write' },
+    schema: {
+      params: PersonId,
+      querystring: Type.Object({ delete_events: Type.Optional(Type.Enum(['true', 'false', '1', '0', ''], { description: 'Also delete the person’s events (in the background).' })), format: Type.Optional(Format) }),
+      response: { 204: NoContent },
+    },
+    handler: async (request, reply, caller) => {
+      const { person } = await personFor(caller, request.params.id, 'editor')
+      const deleteEvents = ['true', '1'].includes(request.query.delete_events ?? '')
       await command(caller, { action: 'delete', ...base(caller, person) })
       if (deleteEvents) await deps.deletions.enqueuePersonEvents(caller.project.id, person.uuid, person.distinctIds)
       return reply.status(204).send()
-    })
+    },
+  })
 
-    app.get<{ Params: Params; Querystring: Query }>(`${prefix}/:id/activity/`, async (request, reply) => {
+  route({
+    method: 'GET',
+    url: '/persons/:id/activity/',
+    summary: 'A person’s activity log (a deleted person’s stays readable)',
+    access: { project: 'activity_log:read' },
+    schema: {
+      params: PersonId,
+      querystring: Type.Object({ limit: Type.Optional(Limit(10, MAX_LIMIT)), page: Type.Optional(Page), format: Type.Optional(Format) }),
+      response: { 200: ActivityPage },
+    },
+    handler: async (request, reply, caller) => {
       // A deleted person's activity stays readable: its last entry says it was deleted.
-      const { caller, person } = await personFor(request, 'activity_log:read', 'viewer', { includeDeleted: true })
-      const limit = intParam(request.query.limit, 10, 'limit', 1, 1000)
-      const page = intParam(request.query.page, 1, 'page', 1, Number.MAX_SAFE_INTEGER)
+      const { person } = await personFor(caller, request.params.id, 'viewer', { includeDeleted: true })
+      const { limit = 10, page = 1 } = request.query
       const { total, rows } = await queries.activity(caller.project.id, person.uuid, limit, (page - 1) * limit)
       const results = rows.map((r) => ({
         user: null,
@@ -134,53 +209,107 @@ export async function personRoutes(app: FastifyInstance, deps: PersonRouteDeps):
       const next = page * limit < total ? absoluteUrl(request, deps.siteUrl, { limit, page: page + 1 }) : null
       const previous = page > 1 ? absoluteUrl(request, deps.siteUrl, { limit, page: page - 1 }) : null
       return sendFormatted(request, reply, 200, { results, next, previous, total_count: total })
-    })
+    },
+  })
 
-    app.post<{ Params: Params; Querystring: Query; Body: unknown }>(`${prefix}/:id/delete_property/`, async (request, reply) => {
-      const { caller, person } = await personFor(request, 'person:write', 'editor')
-      const body = isRecord(request.body) ? request.body : {}
-      const key = body.$unset ?? request.query.$unset
-      if (typeof key !== 'string' || !key) throw wrenError('required', '$unset is required: the name of the property to delete.', '$unset')
+  route({
+    method: 'POST',
+    url: '/persons/:id/delete_property/',
+    summary: 'Delete one property of a person',
+    description: 'The property is named by $unset, in the body or the query string.',
+    access: { project: 'person:write' },
+    schema: {
+      params: PersonId,
+      querystring: Type.Object({ $unset: Type.Optional(Type.String()), format: Type.Optional(Format) }),
+      body: Type.Optional(Type.Object({ $unset: Type.Optional(Type.String({ description: 'The name of the property to delete.' })) })),
+      response: { 200: Success },
+    },
+    handler: async (request, reply, caller) => {
+      const { person } = await personFor(caller, request.params.id, 'editor')
+      const key = request.body?.$unset ?? request.query.$unset
+      if (!key) throw wrenError('required', '$unset is required: the name of the property to delete.', '$unset')
       await command(caller, { action: 'delete_property', ...base(caller, person), key })
       return sendFormatted(request, reply, 200, { success: true })
-    })
+    },
+  })
 
-    app.get<{ Params: Params; Querystring: Query }>(`${prefix}/:id/properties_timeline/`, async (request, reply) => {
-      const { caller, person } = await personFor(request, 'person:read', 'viewer')
+  route({
+    method: 'GET',
+    url: '/persons/:id/properties_timeline/',
+    summary: 'How a person’s properties changed over their events',
+    access: { project: 'person:read' },
+    schema: {
+      params: PersonId,
+      querystring: Type.Object({ properties: Type.Optional(PropertyFilters), date_from: Type.Optional(IsoDate), date_to: Type.Optional(IsoDate), format: Type.Optional(Format) }),
+      response: { 200: AnyObject('{points, crucial_property_keys, effective_date_from, effective_date_to}') },
+    },
+    handler: async (request, reply, caller) => {
+      const { person } = await personFor(caller, request.params.id, 'viewer')
       const q = request.query
       const keys = q.properties ? parsePropertyFilters(q.properties).map((f) => f.key) : []
       for (const name of ['date_from', 'date_to'] as const) {
-        if (q[name] && (!ISO_DATE.test(q[name]) || Number.isNaN(new Date(q[name]).getTime()))) throw wrenError('invalid_input', `${name} must be an ISO date or date-time, got '${q[name]}'.`, name)
+        if (q[name] && Number.isNaN(new Date(q[name]).getTime())) throw wrenError('invalid_input', `${name} must be an ISO date or date-time, got '${q[name]}'.`, name)
       }
       const rows = await queries.propertiesAtEvents(caller.project.id, person.distinctIds, q.date_from ?? null, q.date_to ?? null)
       const timeline = propertiesTimeline(rows, keys, q.date_from ?? null, q.date_to ?? null)
       return sendFormatted(request, reply, 200, timeline, timeline.points)
-    })
+    },
+  })
 
-    app.post<{ Params: Params; Body: unknown }>(`${prefix}/:id/split/`, async (request, reply) => {
-      const { caller, person } = await personFor(request, 'person:write', 'editor')
-      const body = isRecord(request.body) ? request.body : {}
-      const main = body.main_distinct_id
-      if (main !== undefined && main !== null && (typeof main !== 'string' || !person.distinctIds.includes(main))) {
-        throw wrenError('invalid_input', 'main_distinct_id must be one of the person’s distinct ids.', 'main_distinct_id')
-      }
+  route({
+    method: 'POST',
+    url: '/persons/:id/split/',
+    summary: 'Split a merged person: each distinct id becomes its own person',
+    access: { project: 'person:write' },
+    schema: {
+      params: PersonId,
+      querystring: FormatOnly,
+      body: Type.Optional(Type.Object({ main_distinct_id: Type.Optional(Type.Union([Type.String(), Type.Null()], { description: 'The distinct id that keeps the person (one of its own).' })) })),
+      response: { 200: Success },
+    },
+    handler: async (request, reply, caller) => {
+      const { person } = await personFor(caller, request.params.id, 'editor')
+      const main = request.body?.main_distinct_id
+      if (typeof main === 'string' && !person.distinctIds.includes(main)) throw wrenError('invalid_input', 'main_distinct_id must be one of the person’s distinct ids.', 'main_distinct_id')
       await command(caller, { action: 'split', ...base(caller, person), ...(typeof main === 'string' ? { mainDistinctId: main } : {}) })
       return sendFormatted(request, reply, 200, { success: true })
-    })
+    },
+  })
 
-    app.get<{ Params: Params }>(`${prefix}/:id/access_controls/`, async (request, reply) => {
-      const { caller, person } = await personFor(request, 'access_control:read', 'viewer')
+  route({
+    method: 'GET',
+    url: '/persons/:id/access_controls/',
+    summary: 'Who may see and change this person',
+    access: { project: 'access_control:read' },
+    schema: { params: PersonId, querystring: FormatOnly, response: { 200: AccessControlsAnswer } },
+    handler: async (request, reply, caller) => {
+      const { person } = await personFor(caller, request.params.id, 'viewer')
       return sendFormatted(request, reply, 200, await access.describe(caller.key, caller.project.id, 'person', String(person.id)))
-    })
+    },
+  })
 
-    app.put<{ Params: Params; Body: unknown }>(`${prefix}/:id/access_controls/`, async (request, reply) => {
-      const caller = authorize(request, deps.projects, 'access_control:write', request.params.project_id)
-      formatOf(request)
+  route({
+    method: 'PUT',
+    url: '/persons/:id/access_controls/',
+    summary: 'Set a rule: a key’s (or everyone’s) access level on this person',
+    description: 'Needs a key holding every scope (*). access_level null removes the rule.',
+    access: { project: 'access_control:write' },
+    schema: {
+      params: PersonId,
+      querystring: FormatOnly,
+      body: Type.Object({
+        access_level: Type.Optional(Type.Union([Type.Enum(ACCESS_LEVELS), Type.Null()])),
+        organization_member: Type.Optional(Type.Union([Type.String({ description: 'a personal API key id' }), Type.Null()])),
+        role: Type.Optional(Type.Unknown({ description: 'Not supported.' })),
+      }),
+      response: { 200: AccessControlsAnswer },
+    },
+    handler: async (request, reply, caller) => {
       const person = await findPerson(queries, caller.project.id, request.params.id)
-      await access.set(caller.key, caller.project.id, 'person', String(person.id), isRecord(request.body) ? request.body : {})
+      await access.set(caller.key, caller.project.id, 'person', String(person.id), request.body)
       return sendFormatted(request, reply, 200, await access.describe(caller.key, caller.project.id, 'person', String(person.id)))
-    })
-  }
+    },
+  })
 }
 
 async function findPerson(queries: PersonQueries, teamId: number, raw: string, opts: { includeDeleted?: boolean } = {}): Promise<PersonRecord> {
@@ -190,17 +319,4 @@ async function findPerson(queries: PersonQueries, teamId: number, raw: string, o
   else throw wrenError('invalid_input', `'${raw}' is not a person id or uuid. To find a person by distinct id, use /persons/?distinct_id=${encodeURIComponent(raw)}`, 'id')
   if (!person) throw wrenError('not_found', 'Person not found.')
   return person
-}
-
-function intParam(raw: string | undefined, fallback: number, name: string, min: number, max: number): number {
-  if (raw === undefined || raw === '') return fallback
-  const n = Number(raw)
-  if (!Number.isInteger(n) || n < min) throw wrenError('invalid_input', `${name} must be an integer ≥ ${min}, got '${raw}'.`, name)
-  return Math.min(n, max)
-}
-
-function boolParam(raw: string | undefined, name: string): boolean {
-  if (raw === undefined || raw === '' || raw === 'false' || raw === '0') return false
-  if (raw === 'true' || raw === '1') return true
-  throw wrenError('invalid_input', `${name} must be true or false, got '${raw}'.`, name)
 }
