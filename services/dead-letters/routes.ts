@@ -1,13 +1,15 @@
 // /api/dead_letters/: list the messages ingestion could not handle, and replay them after a fix. Dead
 // letters can belong to no project (a message that does not decode), so only a key holding every scope
 // (*) and limited to no project may see or replay them.
-import type { FastifyInstance, FastifyRequest } from 'fastify'
-import { personalKeyFrom } from '../shared/auth'
+import type { FastifyInstance } from 'fastify'
+import { Type } from 'typebox'
 import { wrenError } from '../shared/errors'
-import { absoluteUrl, isRecord } from '../shared/http'
+import { absoluteUrl } from '../shared/http'
+import { routesOf } from '../shared/http/route'
+import { Limit, Offset, Paginated } from '../shared/http/schemas'
 import type { Log } from '../shared/log/log'
 import type { Metrics } from '../shared/metrics'
-import type { ProjectStore } from '../projects/store'
+import type { PersonalApiKey, ProjectStore } from '../projects/store'
 import { payloadPreview, type DeadLetterRecord, type DeadLetterStore } from './store'
 
 export interface DeadLetterRouteDeps {
@@ -34,43 +36,67 @@ export function serializeDeadLetter(l: DeadLetterRecord): Record<string, unknown
   }
 }
 
+const DeadLetter = Type.Object({
+  id: Type.String({ description: 'topic/partition/offset' }),
+  team_id: Type.Union([Type.Integer(), Type.Null()]),
+  error: Type.String(),
+  created_at: Type.String({ format: 'date-time' }),
+  source: Type.Object({ topic: Type.String(), partition: Type.Integer(), offset: Type.Integer(), consumer_group: Type.String() }),
+  size: Type.Integer(),
+  replayed_at: Type.Union([Type.String({ format: 'date-time' }), Type.Null()]),
+  payload_preview: Type.String(),
+})
+
 export async function deadLetterRoutes(app: FastifyInstance, deps: DeadLetterRouteDeps): Promise<void> {
-  const requireAdmin = (request: FastifyRequest) => {
-    const key = personalKeyFrom(request, deps.projects)
-    if (!key.scopes.includes('*')) throw wrenError('permission_denied', 'Dead letters need a personal API key holding every scope (*).')
+  const route = routesOf(app, { projects: deps.projects, tag: 'dead letters' })
+  const WHO = 'Needs a key holding every scope (*) and limited to no project: dead letters can belong to no project.'
+  const requireUnlimited = (key: PersonalApiKey) => {
     if (key.scopedTeams.length > 0) throw wrenError('permission_denied', 'Dead letters can belong to no project: a key limited to some projects cannot see them.')
   }
 
-  app.get<{ Querystring: Record<string, string | undefined> }>('/api/dead_letters/', async (request) => {
-    requireAdmin(request)
-    const limit = intParam(request.query.limit, DEFAULT_LIMIT, 1, MAX_LIMIT, 'limit')
-    const offset = intParam(request.query.offset, 0, 0, Number.MAX_SAFE_INTEGER, 'offset')
-    const { count, results } = await deps.store.list({ limit, offset })
-    return {
-      count,
-      next: offset + limit < count ? absoluteUrl(request, deps.siteUrl, { limit, offset: offset + limit }) : null,
-      previous: offset > 0 ? absoluteUrl(request, deps.siteUrl, { limit, offset: Math.max(0, offset - limit) }) : null,
-      results: results.map(serializeDeadLetter),
-    }
+  route({
+    method: 'GET',
+    url: '/api/dead_letters/',
+    summary: 'List the messages ingestion could not handle',
+    description: WHO,
+    access: { key: '*' },
+    schema: {
+      querystring: Type.Object({ limit: Type.Optional(Limit(DEFAULT_LIMIT, MAX_LIMIT)), offset: Type.Optional(Offset) }),
+      response: { 200: Paginated(DeadLetter) },
+    },
+    handler: async (request, _reply, key) => {
+      requireUnlimited(key)
+      const { limit = DEFAULT_LIMIT, offset = 0 } = request.query
+      const { count, results } = await deps.store.list({ limit, offset })
+      return {
+        count,
+        next: offset + limit < count ? absoluteUrl(request, deps.siteUrl, { limit, offset: offset + limit }) : null,
+        previous: offset > 0 ? absoluteUrl(request, deps.siteUrl, { limit, offset: Math.max(0, offset - limit) }) : null,
+        results: results.map(serializeDeadLetter),
+      }
+    },
   })
 
-  app.post<{ Body: unknown }>('/api/dead_letters/replay/', async (request) => {
-    requireAdmin(request)
-    const body = isRecord(request.body) ? request.body : {}
-    const ids = body.ids
-    const all = body.all === true
-    if (!all && !(Array.isArray(ids) && ids.length > 0 && ids.every((id) => typeof id === 'string'))) {
-      throw wrenError('invalid_input', 'Send {"ids": ["wren_ingest/0/123", …]} or {"all": true}.', 'ids')
-    }
-    const { replayed } = await deps.store.replay(deps.log, all ? { all: true } : { ids: ids as string[] })
-    deps.metrics.inc('wren_dead_letters_replayed_total', replayed.length)
-    return { replayed: replayed.length, ids: replayed }
+  route({
+    method: 'POST',
+    url: '/api/dead_letters/replay/',
+    summary: 'Replay dead letters onto the log, after a fix',
+    description: WHO,
+    access: { key: '*' },
+    schema: {
+      body: Type.Object({
+        ids: Type.Optional(Type.Array(Type.String(), { description: 'e.g. ["wren_ingest/0/123"]' })),
+        all: Type.Optional(Type.Boolean({ description: 'Replay every dead letter not replayed yet.' })),
+      }),
+      response: { 200: Type.Object({ replayed: Type.Integer(), ids: Type.Array(Type.String()) }) },
+    },
+    handler: async (request, _reply, key) => {
+      requireUnlimited(key)
+      const { ids, all = false } = request.body
+      if (!all && !(ids && ids.length > 0)) throw wrenError('invalid_input', 'Send {"ids": ["wren_ingest/0/123", …]} or {"all": true}.', 'ids')
+      const { replayed } = await deps.store.replay(deps.log, all ? { all: true } : { ids: ids! })
+      deps.metrics.inc('wren_dead_letters_replayed_total', replayed.length)
+      return { replayed: replayed.length, ids: replayed }
+    },
   })
-}
-
-function intParam(value: string | undefined, fallback: number, min: number, max: number, name: string): number {
-  if (value === undefined || value === '') return fallback
-  const n = Number(value)
-  if (!Number.isInteger(n) || n < min || n > max) throw wrenError('invalid_input', `${name} must be an integer from ${min} to ${max}.`, name)
-  return n
 }

@@ -1,18 +1,18 @@
 // GET /api/projects/:project_id/events/: the raw event list PostHog has long offered (newest first),
 // with `event`, `distinct_id`, `person_id`, `after`, `before`, `properties` filters and `limit`.
 import type { FastifyInstance } from 'fastify'
+import { Type } from 'typebox'
 import type { ClickHouseClient } from '../shared/clickhouse'
 import { queryRows } from '../shared/clickhouse'
 import type { ProjectStore } from '../projects/store'
-import { authorize } from '../shared/auth'
 import { wrenError } from '../shared/errors'
 import { absoluteUrl, sendFormatted } from '../shared/http'
+import { routesOf } from '../shared/http/route'
+import { AnyObject, Format, Limit, Uuid } from '../shared/http/schemas'
 import { SqlParams, parsePropertyFilters } from '../shared/property-filters'
 import { listFilterSql } from '../trends/properties'
 import { hiddenPersons, visibleEventsSql } from '../shared/hidden-persons'
 
-type Query = Record<string, string | undefined>
-const UUID_RE = /^[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}$/i
 
 interface EventRow {
   uuid: string
@@ -24,21 +24,48 @@ interface EventRow {
   elements_chain: string
 }
 
+const Event = Type.Object({
+  id: Uuid,
+  distinct_id: Type.String(),
+  properties: AnyObject(),
+  event: Type.String(),
+  timestamp: Type.String({ format: 'date-time' }),
+  person: Type.Null(),
+  person_id: Uuid,
+  elements: Type.Array(Type.Unknown()),
+  elements_chain: Type.String(),
+})
+const MAX_LIMIT = 10_000
+
 export async function eventRoutes(app: FastifyInstance, deps: { projects: ProjectStore; clickhouse: ClickHouseClient; siteUrl: string | null }): Promise<void> {
-  for (const prefix of ['/api/projects/:project_id/events', '/api/environments/:project_id/events']) {
-    app.get<{ Params: { project_id: string }; Querystring: Query }>(`${prefix}/`, async (request, reply) => {
-      const caller = authorize(request, deps.projects, 'query:read', request.params.project_id)
+  const route = routesOf(app, { projects: deps.projects, tag: 'events' })
+  route({
+    method: 'GET',
+    url: '/events/',
+    summary: 'List events, newest first',
+    description: '`next` pages further back in time.',
+    access: { project: 'query:read' },
+    schema: {
+      querystring: Type.Object({
+        limit: Type.Optional(Limit(100, MAX_LIMIT)),
+        event: Type.Optional(Type.String()),
+        distinct_id: Type.Optional(Type.String()),
+        person_id: Type.Optional(Type.String({ format: 'uuid', description: 'a person’s uuid' })),
+        after: Type.Optional(Type.String({ description: 'an ISO date-time' })),
+        before: Type.Optional(Type.String({ description: 'an ISO date-time' })),
+        properties: Type.Optional(Type.String({ description: 'A JSON list of property filters.' })),
+        format: Type.Optional(Format),
+      }),
+      response: { 200: Type.Object({ next: Type.Union([Type.String(), Type.Null()]), results: Type.Array(Event) }) },
+    },
+    handler: async (request, reply, caller) => {
       const q = request.query
-      const limit = Number(q.limit ?? 100)
-      if (!Number.isInteger(limit) || limit < 1 || limit > 10_000) throw wrenError('invalid_input', 'limit must be an integer from 1 to 10000.', 'limit')
+      const limit = q.limit ?? 100
       const params = new SqlParams()
       const where = ['team_id = {team:Int64}']
       if (q.event) where.push(`event = ${params.add('String', q.event)}`)
       if (q.distinct_id) where.push(`distinct_id = ${params.add('String', q.distinct_id)}`)
-      if (q.person_id) {
-        if (!UUID_RE.test(q.person_id)) throw wrenError('invalid_input', `person_id must be a person's uuid, got '${q.person_id}'.`, 'person_id')
-        where.push(`person_id = ${params.add('UUID', q.person_id)}`)
-      }
+      if (q.person_id) where.push(`person_id = ${params.add('UUID', q.person_id)}`)
       if (q.after) where.push(`timestamp > ${dateParam(params, q.after, 'after')}`)
       if (q.before) where.push(`timestamp < ${dateParam(params, q.before, 'before')}`)
       const filters = parsePropertyFilters(q.properties)
@@ -65,8 +92,8 @@ export async function eventRoutes(app: FastifyInstance, deps: { projects: Projec
         elements_chain: r.elements_chain,
       }))
       return sendFormatted(request, reply, 200, { next, results })
-    })
-  }
+    },
+  })
 }
 
 function dateParam(params: SqlParams, raw: string, name: string): string {
