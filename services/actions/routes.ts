@@ -1,20 +1,42 @@
 // /api/projects/:project_id/actions/ (and /api/environments/...): CRUD with scopes action:read/write.
 import type { FastifyInstance } from 'fastify'
-import { authorize } from '../shared/auth'
+import { Type } from 'typebox'
 import { wrenError } from '../shared/errors'
-import { isRecord, sendFormatted } from '../shared/http'
+import { sendFormatted } from '../shared/http'
+import { routesOf } from '../shared/http/route'
+import { AnyObject, Format, NoContent, Paginated } from '../shared/http/schemas'
 import type { ProjectStore } from '../projects/store'
 import type { Action, ActionStore } from './store'
 import { validateSteps } from './match'
-
-type Params = { project_id: string; id: string }
 
 export function serializeAction(a: Action): Record<string, unknown> {
   return { id: a.id, name: a.name, description: a.description, tags: a.tags, steps: a.steps, created_at: a.createdAt, updated_at: a.updatedAt, deleted: a.deleted, is_calculating: false, team_id: a.teamId }
 }
 
+const ActionAnswer = Type.Object({
+  id: Type.Integer(),
+  name: Type.String(),
+  description: Type.String(),
+  tags: Type.Array(Type.String()),
+  steps: Type.Array(AnyObject()),
+  created_at: Type.String({ format: 'date-time' }),
+  updated_at: Type.String({ format: 'date-time' }),
+  deleted: Type.Boolean(),
+  is_calculating: Type.Boolean(),
+  team_id: Type.Integer(),
+})
+const ActionId = Type.Object({ id: Type.String({ description: 'The action’s id.' }) })
+const FormatOnly = Type.Object({ format: Type.Optional(Format) })
+const Name = Type.String({ minLength: 1, pattern: '\\S', description: 'a non-empty name' })
+const fields = {
+  description: Type.Optional(Type.String()),
+  steps: Type.Optional(Type.Array(AnyObject(), { description: 'Each step matches events: {event, properties, url, url_matching, selector, tag_name, text, href}; an action matches an event that any step matches.' })),
+  tags: Type.Optional(Type.Union([Type.Array(Type.String()), Type.Null()])),
+}
+
 export async function actionRoutes(app: FastifyInstance, deps: { projects: ProjectStore; actions: ActionStore }): Promise<void> {
   const { projects, actions } = deps
+  const route = routesOf(app, { projects, tag: 'actions' })
   const find = async (teamId: number, rawId: string) => {
     const id = Number(rawId)
     if (!Number.isInteger(id) || id <= 0) throw wrenError('not_found', `Action ${rawId} does not exist.`)
@@ -23,61 +45,81 @@ export async function actionRoutes(app: FastifyInstance, deps: { projects: Proje
     return action
   }
 
-  for (const prefix of ['/api/projects/:project_id/actions', '/api/environments/:project_id/actions']) {
-    app.get<{ Params: Params }>(`${prefix}/`, async (request, reply) => {
-      const { project } = authorize(request, projects, 'action:read', request.params.project_id)
+  route({
+    method: 'GET',
+    url: '/actions/',
+    summary: 'List actions',
+    access: { project: 'action:read' },
+    schema: { querystring: FormatOnly, response: { 200: Paginated(ActionAnswer) } },
+    handler: async (request, reply, { project }) => {
       const results = (await actions.list(project.id)).map(serializeAction)
       return sendFormatted(request, reply, 200, { count: results.length, next: null, previous: null, results })
-    })
+    },
+  })
 
-    app.get<{ Params: Params }>(`${prefix}/:id/`, async (request, reply) => {
-      const { project } = authorize(request, projects, 'action:read', request.params.project_id)
-      return sendFormatted(request, reply, 200, serializeAction(await find(project.id, request.params.id)))
-    })
+  route({
+    method: 'GET',
+    url: '/actions/:id/',
+    summary: 'Retrieve an action',
+    access: { project: 'action:read' },
+    schema: { params: ActionId, querystring: FormatOnly, response: { 200: ActionAnswer } },
+    handler: async (request, reply, { project }) => sendFormatted(request, reply, 200, serializeAction(await find(project.id, request.params.id))),
+  })
 
-    app.post<{ Params: Params; Body: unknown }>(`${prefix}/`, async (request, reply) => {
-      const { project } = authorize(request, projects, 'action:write', request.params.project_id)
-      const body = isRecord(request.body) ? request.body : {}
-      if (typeof body.name !== 'string' || !body.name.trim()) throw wrenError('required', 'name is required.', 'name')
+  route({
+    method: 'POST',
+    url: '/actions/',
+    summary: 'Create an action',
+    access: { project: 'action:write' },
+    schema: { body: Type.Object({ name: Name, ...fields }), response: { 201: ActionAnswer } },
+    handler: async (request, reply, { project }) => {
+      const body = request.body
       const existing = await actions.list(project.id)
       if (existing.some((a) => a.name === body.name)) throw wrenError('unique', `This project already has an action named '${body.name}'.`, 'name')
-      const action = await actions.save(project.id, { name: body.name, description: stringOr(body.description, ''), steps: validateSteps(body.steps), tags: tagsOf(body.tags) })
+      const action = await actions.save(project.id, { name: body.name, description: body.description ?? '', steps: validateSteps(body.steps), tags: body.tags ?? [] })
       return reply.status(201).send(serializeAction(action))
+    },
+  })
+
+  for (const method of ['PATCH', 'PUT'] as const) {
+    route({
+      method,
+      url: '/actions/:id/',
+      summary: method === 'PATCH' ? 'Update some of an action' : 'Replace an action',
+      description: 'deleted: true deletes it.',
+      access: { project: 'action:write' },
+      schema: {
+        params: ActionId,
+        querystring: FormatOnly,
+        body: Type.Object({ name: method === 'PUT' ? Name : Type.Optional(Name), ...fields, deleted: Type.Optional(Type.Boolean()) }),
+        response: { 200: ActionAnswer },
+      },
+      handler: async (request, reply, { project }) => {
+        const current = await find(project.id, request.params.id)
+        const body = request.body
+        const saved = await actions.save(project.id, {
+          id: current.id,
+          name: body.name ?? current.name,
+          description: body.description ?? current.description,
+          steps: body.steps !== undefined ? validateSteps(body.steps) : current.steps,
+          tags: body.tags !== undefined ? (body.tags ?? []) : current.tags,
+          deleted: body.deleted === true,
+        })
+        return sendFormatted(request, reply, 200, serializeAction(saved))
+      },
     })
+  }
 
-    const update = async (request: { params: Params; body: unknown }, partial: boolean) => {
-      const { project } = authorize(request as never, projects, 'action:write', request.params.project_id)
-      const current = await find(project.id, request.params.id)
-      const body = isRecord(request.body) ? request.body : {}
-      if (!partial && (typeof body.name !== 'string' || !body.name.trim())) throw wrenError('required', 'name is required.', 'name')
-      if (body.name !== undefined && (typeof body.name !== 'string' || !body.name.trim())) throw wrenError('invalid_input', 'name must be a non-empty string.', 'name')
-      return actions.save(project.id, {
-        id: current.id,
-        name: (body.name as string | undefined) ?? current.name,
-        description: body.description !== undefined ? stringOr(body.description, '') : current.description,
-        steps: body.steps !== undefined ? validateSteps(body.steps) : current.steps,
-        tags: body.tags !== undefined ? tagsOf(body.tags) : current.tags,
-        deleted: body.deleted === true,
-      })
-    }
-    app.patch<{ Params: Params; Body: unknown }>(`${prefix}/:id/`, async (request, reply) => sendFormatted(request, reply, 200, serializeAction(await update(request, true))))
-    app.put<{ Params: Params; Body: unknown }>(`${prefix}/:id/`, async (request, reply) => sendFormatted(request, reply, 200, serializeAction(await update(request, false))))
-
-    app.delete<{ Params: Params }>(`${prefix}/:id/`, async (request, reply) => {
-      const { project } = authorize(request, projects, 'action:write', request.params.project_id)
+  route({
+    method: 'DELETE',
+    url: '/actions/:id/',
+    summary: 'Delete an action',
+    access: { project: 'action:write' },
+    schema: { params: ActionId, response: { 204: NoContent } },
+    handler: async (request, reply, { project }) => {
       const current = await find(project.id, request.params.id)
       await actions.save(project.id, { ...current, deleted: true })
       return reply.status(204).send()
-    })
-  }
-}
-
-function stringOr(v: unknown, fallback: string): string {
-  return typeof v === 'string' ? v : fallback
-}
-
-function tagsOf(v: unknown): string[] {
-  if (v === undefined || v === null) return []
-  if (!Array.isArray(v) || !v.every((t) => typeof t === 'string')) throw wrenError('invalid_input', 'tags must be a list of strings.', 'tags')
-  return v
+    },
+  })
 }

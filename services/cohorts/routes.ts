@@ -1,16 +1,44 @@
 // /api/projects/:project_id/cohorts/ (and /api/environments/...): CRUD with scopes cohort:read/write.
 // Static cohorts take `distinct_ids` in JSON, or a CSV file (multipart field `csv`, or a text/csv body).
 import type { FastifyInstance } from 'fastify'
-import { authorize } from '../shared/auth'
+import { Type } from 'typebox'
 import { wrenError } from '../shared/errors'
-import { isRecord, sendFormatted } from '../shared/http'
+import { sendFormatted } from '../shared/http'
+import { routesOf } from '../shared/http/route'
+import { AnyObject, Format, NoContent, Paginated } from '../shared/http/schemas'
 import { SqlParams } from '../shared/property-filters'
 import type { ProjectStore } from '../projects/store'
 import { cohortGroup, cohortIdsIn, cohortResolver, validateCohortGroup } from './membership'
 import type { Cohort, CohortStore } from './store'
 import { jsonTooDeep, jsonTooDeepIn } from '../shared/json'
 
-type Params = { project_id: string; id: string }
+const CohortAnswer = Type.Object({
+  id: Type.Integer(),
+  name: Type.String(),
+  description: Type.String(),
+  groups: Type.Array(Type.Unknown()),
+  filters: AnyObject(),
+  is_static: Type.Boolean(),
+  is_calculating: Type.Boolean(),
+  count: Type.Union([Type.Integer(), Type.Null()], { description: 'Members now; null when the count could not be taken.' }),
+  created_at: Type.String({ format: 'date-time' }),
+  updated_at: Type.String({ format: 'date-time' }),
+  deleted: Type.Boolean(),
+  team_id: Type.Integer(),
+})
+const CohortId = Type.Object({ id: Type.String({ description: 'The cohort’s id.' }) })
+const FormatOnly = Type.Object({ format: Type.Optional(Format) })
+const Name = Type.String({ minLength: 1, pattern: '\\S', description: 'a non-empty name' })
+// A multipart form or a CSV body carries strings: is_static may be 'true', filters a JSON string.
+const fields = {
+  description: Type.Optional(Type.String()),
+  is_static: Type.Optional(Type.Union([Type.Boolean(), Type.Enum(['true', 'false'])])),
+  filters: Type.Optional(Type.Union([AnyObject('{properties: a group of person-property and cohort filters}'), Type.String({ description: 'the same, as JSON' })])),
+  groups: Type.Optional(Type.Unknown({ description: 'PostHog’s older form of filters.' })),
+  distinct_ids: Type.Optional(Type.Array(Type.Union([Type.String(), Type.Number()]), { description: 'The members of a static cohort.' })),
+  csv: Type.Optional(Type.String({ description: 'A CSV of distinct ids (first column, or the distinct_id column): a multipart field `csv`, or a text/csv body.' })),
+}
+const CONSUMES = ['application/json', 'multipart/form-data', 'text/csv']
 
 export async function cohortRoutes(app: FastifyInstance, deps: { projects: ProjectStore; cohorts: CohortStore }): Promise<void> {
   const { projects, cohorts } = deps
@@ -56,59 +84,88 @@ export async function cohortRoutes(app: FastifyInstance, deps: { projects: Proje
     return cohort
   }
 
-  for (const prefix of ['/api/projects/:project_id/cohorts', '/api/environments/:project_id/cohorts']) {
-    app.get<{ Params: Params }>(`${prefix}/`, async (request, reply) => {
-      const { project } = authorize(request, projects, 'cohort:read', request.params.project_id)
+  const route = routesOf(app, { projects, tag: 'cohorts' })
+
+  route({
+    method: 'GET',
+    url: '/cohorts/',
+    summary: 'List cohorts, with their member counts',
+    access: { project: 'cohort:read' },
+    schema: { querystring: FormatOnly, response: { 200: Paginated(CohortAnswer) } },
+    handler: async (request, reply, { project }) => {
       const list = await cohorts.list(project.id)
       const known = new Map(list.map((c) => [c.id, c] as const))
       const results = await Promise.all(list.map((c) => serialize(c, known)))
       return sendFormatted(request, reply, 200, { count: results.length, next: null, previous: null, results })
-    })
+    },
+  })
 
-    app.get<{ Params: Params }>(`${prefix}/:id/`, async (request, reply) => {
-      const { project } = authorize(request, projects, 'cohort:read', request.params.project_id)
-      return sendFormatted(request, reply, 200, await serialize(await find(project.id, request.params.id)))
-    })
+  route({
+    method: 'GET',
+    url: '/cohorts/:id/',
+    summary: 'Retrieve a cohort',
+    access: { project: 'cohort:read' },
+    schema: { params: CohortId, querystring: FormatOnly, response: { 200: CohortAnswer } },
+    handler: async (request, reply, { project }) => sendFormatted(request, reply, 200, await serialize(await find(project.id, request.params.id))),
+  })
 
-    app.post<{ Params: Params; Body: unknown }>(`${prefix}/`, async (request, reply) => {
-      const { project } = authorize(request, projects, 'cohort:write', request.params.project_id)
-      const body = isRecord(request.body) ? request.body : {}
-      if (typeof body.name !== 'string' || !body.name.trim()) throw wrenError('required', 'name is required.', 'name')
+  route({
+    method: 'POST',
+    url: '/cohorts/',
+    summary: 'Create a cohort: dynamic (person-property filters) or static (a list of distinct ids, or a CSV)',
+    access: { project: 'cohort:write' },
+    consumes: CONSUMES,
+    schema: { body: Type.Object({ name: Name, ...fields }), response: { 201: CohortAnswer } },
+    handler: async (request, reply, { project }) => {
+      const body = request.body
       const distinctIds = staticMembersOf(body)
       const isStatic = body.is_static === true || body.is_static === 'true' || distinctIds !== null
       const filters = isStatic ? { properties: { type: 'AND', values: [] } } : await definitionOf(project.id, body, cohorts)
-      const cohort = await cohorts.save(project.id, { name: body.name, description: typeof body.description === 'string' ? body.description : '', filters, isStatic })
+      const cohort = await cohorts.save(project.id, { name: body.name, description: body.description ?? '', filters, isStatic })
       if (distinctIds) await cohorts.addStaticMembers(project.id, cohort.id, distinctIds)
       return reply.status(201).send(await serialize(cohort))
-    })
+    },
+  })
 
-    app.patch<{ Params: Params; Body: unknown }>(`${prefix}/:id/`, async (request, reply) => {
-      const { project } = authorize(request, projects, 'cohort:write', request.params.project_id)
+  route({
+    method: 'PATCH',
+    url: '/cohorts/:id/',
+    summary: 'Update a cohort; a static cohort takes more distinct ids or a CSV',
+    description: 'deleted: true deletes it.',
+    access: { project: 'cohort:write' },
+    consumes: CONSUMES,
+    schema: { params: CohortId, querystring: FormatOnly, body: Type.Object({ name: Type.Optional(Name), ...fields, deleted: Type.Optional(Type.Boolean()) }), response: { 200: CohortAnswer } },
+    handler: async (request, reply, { project }) => {
       const current = await find(project.id, request.params.id)
-      const body = isRecord(request.body) ? request.body : {}
-      if (body.name !== undefined && (typeof body.name !== 'string' || !body.name.trim())) throw wrenError('invalid_input', 'name must be a non-empty string.', 'name')
+      const body = request.body
       const distinctIds = staticMembersOf(body)
       if (distinctIds && !current.isStatic) throw wrenError('invalid_input', 'Only static cohorts take a list of distinct ids or a CSV.', 'csv')
       const redefined = !current.isStatic && (body.filters !== undefined || body.groups !== undefined)
       const updated = await cohorts.save(project.id, {
         id: current.id,
-        name: (body.name as string | undefined) ?? current.name,
-        description: typeof body.description === 'string' ? body.description : current.description,
+        name: body.name ?? current.name,
+        description: body.description ?? current.description,
         filters: redefined ? await definitionOf(project.id, body, cohorts, current.id) : current.filters,
         isStatic: current.isStatic,
         deleted: body.deleted === true,
       })
       if (distinctIds) await cohorts.addStaticMembers(project.id, current.id, distinctIds)
       return sendFormatted(request, reply, 200, await serialize(updated))
-    })
+    },
+  })
 
-    app.delete<{ Params: Params }>(`${prefix}/:id/`, async (request, reply) => {
-      const { project } = authorize(request, projects, 'cohort:write', request.params.project_id)
+  route({
+    method: 'DELETE',
+    url: '/cohorts/:id/',
+    summary: 'Delete a cohort',
+    access: { project: 'cohort:write' },
+    schema: { params: CohortId, response: { 204: NoContent } },
+    handler: async (request, reply, { project }) => {
       const current = await find(project.id, request.params.id)
       await cohorts.save(project.id, { ...current, deleted: true })
       return reply.status(204).send()
-    })
-  }
+    },
+  })
 }
 
 /** A dynamic cohort's definition, checked: person/cohort filters only, known cohorts, no cycles. */

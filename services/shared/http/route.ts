@@ -44,6 +44,8 @@ export interface RouteDeclaration<S extends RouteSchema, A extends Access> {
   description?: string
   access: A
   schema: S
+  /** The body's content types, for the document (default: JSON); the group's parsers read them. */
+  consumes?: string[]
   bodyLimit?: number
   handler: (request: RouteRequest<S>, reply: FastifyReply, caller: CallerOf<A>) => unknown
 }
@@ -86,6 +88,7 @@ export function routesOf(app: FastifyInstance, deps: { projects: ProjectStore | 
       summary: decl.summary,
       description: describe(decl.description, access),
       tags: [tag],
+      ...(decl.consumes ? { consumes: decl.consumes } : {}),
       ...('public' in access ? {} : { security: [{ PersonalAPIKey: [] }] }),
       response: { ...errorAnswers(access, decl.schema), ...decl.schema.response },
     }
