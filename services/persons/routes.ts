@@ -221,12 +221,12 @@ export async function personRoutes(app: FastifyInstance, deps: PersonRouteDeps):
     schema: {
       params: PersonId,
       querystring: Type.Object({ $unset: Type.Optional(Type.String()), format: Type.Optional(Format) }),
-      body: Type.Optional(Type.Object({ $unset: Type.Optional(Type.String({ description: 'The name of the property to delete.' })) })),
+      body: Type.Object({ $unset: Type.Optional(Type.String({ description: 'The name of the property to delete.' })) }),
       response: { 200: Success },
     },
     handler: async (request, reply, caller) => {
       const { person } = await personFor(caller, request.params.id, 'editor')
-      const key = request.body?.$unset ?? request.query.$unset
+      const key = request.body.$unset ?? request.query.$unset
       if (!key) throw wrenError('required', '$unset is required: the name of the property to delete.', '$unset')
       await command(caller, { action: 'delete_property', ...base(caller, person), key })
       return sendFormatted(request, reply, 200, { success: true })
@@ -264,12 +264,12 @@ export async function personRoutes(app: FastifyInstance, deps: PersonRouteDeps):
     schema: {
       params: PersonId,
       querystring: FormatOnly,
-      body: Type.Optional(Type.Object({ main_distinct_id: Type.Optional(Type.Union([Type.String(), Type.Null()], { description: 'The distinct id that keeps the person (one of its own).' })) })),
+      body: Type.Object({ main_distinct_id: Type.Optional(Type.Union([Type.String(), Type.Null()], { description: 'The distinct id that keeps the person (one of its own).' })) }),
       response: { 200: Success },
     },
     handler: async (request, reply, caller) => {
       const { person } = await personFor(caller, request.params.id, 'editor')
-      const main = request.body?.main_distinct_id
+      const main = request.body.main_distinct_id
       if (typeof main === 'string' && !person.distinctIds.includes(main)) throw wrenError('invalid_input', 'main_distinct_id must be one of the person’s distinct ids.', 'main_distinct_id')
       await command(caller, { action: 'split', ...base(caller, person), ...(typeof main === 'string' ? { mainDistinctId: main } : {}) })
       return sendFormatted(request, reply, 200, { success: true })

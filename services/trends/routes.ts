@@ -1,24 +1,52 @@
 // GET|POST /api/environments/:project_id/insights/trend/ (and /api/projects/...), scope insight:read.
 import type { FastifyInstance, FastifyReply, FastifyRequest } from 'fastify'
-import { authorize } from '../shared/auth'
+import type { Caller } from '../shared/auth'
+import { Type } from 'typebox'
 import { absoluteUrl, formatOf, isRecord } from '../shared/http'
+import { routesOf } from '../shared/http/route'
+import { AnyObject, Format } from '../shared/http/schemas'
 import type { ProjectStore } from '../projects/store'
 import { wallDate } from './wall-time'
 import { trendCsv } from './csv'
-import { mergeInput, parseTrendRequest } from './request'
+import { BREAKDOWN_TYPES, DISPLAYS, mergeInput, parseTrendRequest } from './request'
 import type { TrendService } from './service'
 
-type Params = { project_id: string }
+// PostHog's legacy trend filter: in the query string, lists and objects are JSON-encoded; in a POST body
+// they are JSON. request.ts reads both into one TrendRequest and names the field of any bad input.
+const FIELDS: Record<string, string> = {
+  events: 'JSON list of event series: [{id, name, math, math_property, properties, custom_name, order}]',
+  actions: 'JSON list of action series: [{id, math, …}]',
+  properties: 'JSON property filters (a list, or a group {type, values}) applied to every series',
+  filter_test_accounts: 'true: leave out the project’s test accounts',
+  date_from: 'ISO date, or relative (-7d, -1m, mStart, all)',
+  date_to: 'ISO date, or relative',
+  explicit_date: 'true: date_from/date_to are exact times, not whole days',
+  interval: 'minute, hour, day, week or month',
+  display: DISPLAYS.join(', '),
+  breakdown: 'a property name, a cohort id list (JSON), or a HogQL expression',
+  breakdown_type: BREAKDOWN_TYPES.join(', '),
+  breakdown_limit: 'how many breakdown values before "other" (default 25)',
+  breakdown_group_type_index: 'the group type of a group breakdown',
+  breakdown_normalize_url: 'true: strip query strings and trailing slashes of URL values',
+  breakdown_hide_other_aggregation: 'true: no "other" series',
+  breakdowns: 'JSON list of up to three {property, type} breakdowns',
+  compare: 'true: add the previous period',
+  compare_to: 'a relative offset for compare, e.g. -1w',
+  formula: 'a formula over the series letters, e.g. A/B',
+  refresh: 'true: recompute, do not answer from the cache',
+  offset: 'the series page, with breakdown_limit',
+}
+const TrendQuery = Type.Object({ ...Object.fromEntries(Object.entries(FIELDS).map(([k, description]) => [k, Type.Optional(Type.String({ description }))])), format: Type.Optional(Format) })
 
 export async function trendRoutes(app: FastifyInstance, deps: { projects: ProjectStore; trends: TrendService; siteUrl: string | null }): Promise<void> {
-  const handle = async (request: FastifyRequest<{ Params: Params }>, reply: FastifyReply) => {
-    const { project, key } = authorize(request, deps.projects, 'insight:read', request.params.project_id)
+  const route = routesOf(app, { projects: deps.projects, tag: 'insights' })
+  const handle = async (request: FastifyRequest, reply: FastifyReply, { project, key }: Caller, body: unknown) => {
     const format = formatOf(request)
     const query = { ...(request.query as Record<string, unknown>) }
     delete query.format
-    const input = mergeInput(query, request.body)
+    const input = mergeInput(query, body)
     const trendRequest = parseTrendRequest(input)
-    const out = await deps.trends.run(project, trendRequest, { refresh: refreshRequested(request.query, request.body), viewer: key })
+    const out = await deps.trends.run(project, trendRequest, { refresh: refreshRequested(request.query, body), viewer: key })
     if (format === 'csv') {
       const filename = `export (${trendRequest.dateFrom ? wallDate(out.dateFrom) : 'up until'} - ${wallDate(out.dateTo)}) from PostHog.csv`
       return reply.status(200).type('text/csv; charset=utf-8').header('content-disposition', `attachment; filename="${filename}"`).send(trendCsv(out.body.result, out.floats))
@@ -29,10 +57,26 @@ export async function trendRoutes(app: FastifyInstance, deps: { projects: Projec
     const next = out.body.result.length >= limit ? absoluteUrl(request, deps.siteUrl, { offset: offset + limit }) : null
     return reply.status(200).send({ ...out.body, next })
   }
-  for (const prefix of ['/api/environments/:project_id/insights/trend', '/api/projects/:project_id/insights/trend']) {
-    app.get<{ Params: Params }>(`${prefix}/`, handle)
-    app.post<{ Params: Params }>(`${prefix}/`, handle)
-  }
+  const summary = 'Compute a trend: event counts (or other math) per interval, per series and breakdown'
+  const answer = { 200: Type.Object({ is_cached: Type.Boolean(), last_refresh: Type.String(), timezone: Type.String(), result: Type.Array(AnyObject()), next: Type.Union([Type.String(), Type.Null()]) }) }
+  route({
+    method: 'GET',
+    url: '/insights/trend/',
+    summary,
+    description: 'Lists and objects in the query string are JSON-encoded. ?format=csv answers the table PostHog exports.',
+    access: { project: 'insight:read' },
+    schema: { querystring: TrendQuery, response: answer },
+    handler: (request, reply, caller) => handle(request, reply, caller, undefined),
+  })
+  route({
+    method: 'POST',
+    url: '/insights/trend/',
+    summary,
+    description: 'The fields may come in the query string (lists JSON-encoded) or the JSON body; the body wins.',
+    access: { project: 'insight:read' },
+    schema: { querystring: TrendQuery, body: AnyObject(`The query string's fields, as JSON: ${Object.keys(FIELDS).join(', ')}.`), response: answer },
+    handler: (request, reply, caller) => handle(request, reply, caller, request.body),
+  })
 }
 
 /** `refresh` in the query string wins over the body; true, 1, yes and a bare `?refresh` count. */

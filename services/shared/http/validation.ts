@@ -27,9 +27,19 @@ export function installValidation(app: FastifyInstance): void {
   const url = makeAjv({ coerceTypes: 'array' })
   const body = makeAjv({ coerceTypes: false })
   app.setValidatorCompiler(({ schema, httpPart }) => {
+    if (httpPart !== 'body') return url.compile(schema)
     // A raw body (capture, decide: bytes in many encodings) is decoded by its route, not checked here.
-    if (httpPart === 'body' && (schema as Record<string, unknown>)['x-raw'] === true) return () => true
-    return (httpPart === 'body' ? body : url).compile(schema)
+    if ((schema as Record<string, unknown>)['x-raw'] === true) return () => true
+    // No body at all reads as an empty JSON object (as DRF's request.data does): its required fields are missing.
+    const validate = body.compile(schema)
+    const check = (data: unknown) => {
+      const value = data === undefined ? {} : data
+      const valid = validate(value)
+      check.errors = validate.errors
+      return valid ? { value } : false
+    }
+    check.errors = null as typeof validate.errors
+    return check
   })
   // Response schemas document the answer; the answer is written as JSON.stringify writes it (a schema
   // never drops or reshapes a field on the way out).
@@ -43,10 +53,11 @@ export function toWrenError(errors: FastifySchemaValidationError[], part: string
   const path = error.instancePath.split('/').slice(1).map(unescapePointer)
   if (error.keyword === 'required') path.push(String(error.params.missingProperty))
   if (error.keyword === 'additionalProperties') path.push(String(error.params.additionalProperty))
-  const attr = path.length ? path.join('.') : part === 'body' ? null : part
+  // attr names the request's field (as DRF's does); the detail names the place inside it.
+  const attr = path.length ? path[0] : part === 'body' ? null : part
   const schema = (error.parentSchema ?? {}) as Record<string, unknown>
   const code = (schema[ERROR_CODE_KEYWORD] as ErrorCode | undefined) ?? codeOf(error.keyword)
-  return wrenError(code, detailOf(error, attr ?? 'The request body', schema), attr)
+  return wrenError(code, detailOf(error, path.length ? path.join('.') : 'The request body', schema), attr)
 }
 
 function codeOf(keyword: string): ErrorCode {
