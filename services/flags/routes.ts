@@ -1,10 +1,13 @@
 // Flag management (reference §2.3) under /api/projects/:project_id/feature_flags/ and the environments
 // prefix: list, create, retrieve, PATCH, soft delete by `deleted: true` (HTTP DELETE is refused), and
 // the activity log. Scopes feature_flag:read / feature_flag:write.
-import type { FastifyInstance, FastifyRequest } from 'fastify'
-import { authorize, type Caller } from '../shared/auth'
+import type { FastifyInstance } from 'fastify'
+import { Type } from 'typebox'
+import type { Caller } from '../shared/auth'
 import { wrenError } from '../shared/errors'
-import { absoluteUrl, isRecord, sendFormatted } from '../shared/http'
+import { absoluteUrl, sendFormatted } from '../shared/http'
+import { routesOf } from '../shared/http/route'
+import { ActivityPage, AnyObject, ErrorBody, Format, Limit, Offset, Page, Paginated } from '../shared/http/schemas'
 import type { ProjectStore } from '../projects/store'
 import type { FlagStore } from './store'
 import type { PersonSnapshot } from './snapshot'
@@ -22,8 +25,28 @@ export interface FlagRouteDeps {
   siteUrl: string | null
 }
 
-type Params = { project_id: string; id: string }
-type Query = Record<string, string | undefined>
+const MAX_LIMIT = 1000
+const FormatOnly = Type.Object({ format: Type.Optional(Format) })
+const FlagId = Type.Object({ id: Type.String({ description: 'The flag’s id.' }) })
+const ActivityQuery = Type.Object({ limit: Type.Optional(Limit(10, MAX_LIMIT)), page: Type.Optional(Page), format: Type.Optional(Format) })
+const Key = Type.String({ description: 'Letters, numbers, hyphens and underscores; unique among the project’s flags.' })
+const Tags = Type.Union([Type.Array(Type.String()), Type.Null()])
+const flagFields = {
+  name: Type.Optional(Type.Union([Type.String(), Type.Null()])),
+  filters: Type.Optional(Type.Union([AnyObject('{groups: [{properties, rollout_percentage, variant}], multivariate: {variants}, payloads, aggregation_group_type_index, super_groups, holdout_groups}'), Type.Null()])),
+  rollout_percentage: Type.Optional(Type.Number({ description: 'Shorthand for one group with no conditions at this rollout.' })),
+  active: Type.Optional(Type.Boolean()),
+  deleted: Type.Optional(Type.Boolean()),
+  ensure_experience_continuity: Type.Optional(Type.Boolean()),
+  tags: Type.Optional(Tags),
+  evaluation_runtime: Type.Optional(Type.Union([Type.Enum(['server', 'client', 'all']), Type.Null()])),
+  evaluation_tags: Type.Optional(Tags),
+  bucketing_identifier: Type.Optional(Type.Union([Type.Enum(['distinct_id', 'device_id']), Type.Null()])),
+}
+const Flag = Type.Object(
+  { id: Type.Integer(), key: Type.String(), name: Type.String(), filters: AnyObject(), active: Type.Boolean(), deleted: Type.Boolean(), version: Type.Integer(), created_at: Type.String({ format: 'date-time' }) },
+  { additionalProperties: true, description: 'PostHog’s FeatureFlagSerializer fields.' },
+)
 
 const EDITABLE = ['key', 'name', 'filters', 'active', 'deleted', 'ensure_experience_continuity', 'tags', 'evaluation_runtime', 'evaluation_tags', 'bucketing_identifier'] as const
 
@@ -44,21 +67,42 @@ export async function flagRoutes(app: FastifyInstance, deps: FlagRouteDeps): Pro
     return filters
   }
 
+  const route = routesOf(app, { projects: deps.projects, tag: 'feature flags' })
+
   // The project's group types (the $groups types seen in events, indices 0–4), as flags aggregate by them.
-  for (const prefix of ['/api/projects/:project_id/groups_types', '/api/environments/:project_id/groups_types']) {
-    app.get<{ Params: Params }>(`${prefix}/`, async (request, reply) => {
-      const caller = authorize(request, deps.projects, 'group:read', request.params.project_id)
+  route({
+    method: 'GET',
+    url: '/groups_types/',
+    summary: 'The project’s group types (from $groups in its events)',
+    access: { project: 'group:read' },
+    schema: {
+      querystring: FormatOnly,
+      response: { 200: Type.Array(Type.Object({ group_type: Type.String(), group_type_index: Type.Integer(), name_singular: Type.Null(), name_plural: Type.Null() })) },
+    },
+    handler: async (request, reply, caller) => {
       const types = [...deps.snapshot.groupTypeNames(caller.project.id)].sort((a, b) => a[0] - b[0])
       return sendFormatted(request, reply, 200, types.map(([index, name]) => ({ group_type: name, group_type_index: index, name_singular: null, name_plural: null })))
-    })
-  }
+    },
+  })
 
-  for (const prefix of ['/api/projects/:project_id/feature_flags', '/api/environments/:project_id/feature_flags']) {
-    app.get<{ Params: Params; Querystring: Query }>(`${prefix}/`, async (request, reply) => {
-      const caller = authorize(request, deps.projects, 'feature_flag:read', request.params.project_id)
+  route({
+    method: 'GET',
+    url: '/feature_flags/',
+    summary: 'List feature flags, newest first',
+    access: { project: 'feature_flag:read' },
+    schema: {
+      querystring: Type.Object({
+        limit: Type.Optional(Limit(100, MAX_LIMIT)),
+        offset: Type.Optional(Offset),
+        active: Type.Optional(Type.String({ description: 'true or false: only active or only inactive flags' })),
+        search: Type.Optional(Type.String({ description: 'Matches key and name.' })),
+        format: Type.Optional(Format),
+      }),
+      response: { 200: Paginated(Flag) },
+    },
+    handler: async (request, reply, caller) => {
       const q = request.query
-      const limit = intParam(q.limit, 100, 'limit', 1, 1000)
-      const offset = intParam(q.offset, 0, 'offset', 0, Number.MAX_SAFE_INTEGER)
+      const { limit = 100, offset = 0 } = q
       let flags = deps.flags.all(caller.project.id).filter((f) => !f.deleted)
       if (q.active === 'true' || q.active === 'false') flags = flags.filter((f) => f.active === (q.active === 'true'))
       if (q.search) flags = flags.filter((f) => f.key.toLowerCase().includes(q.search!.toLowerCase()) || f.name.toLowerCase().includes(q.search!.toLowerCase()))
@@ -67,14 +111,20 @@ export async function flagRoutes(app: FastifyInstance, deps: FlagRouteDeps): Pro
       const next = offset + page.length < flags.length ? absoluteUrl(request, deps.siteUrl, { limit, offset: offset + limit }) : null
       const previous = offset > 0 ? absoluteUrl(request, deps.siteUrl, { limit, offset: Math.max(0, offset - limit) }) : null
       return sendFormatted(request, reply, 200, { count: flags.length, next, previous, results: page.map(serializeFlag) })
-    })
+    },
+  })
 
-    app.post<{ Params: Params; Body: unknown }>(`${prefix}/`, async (request, reply) => {
-      const caller = authorize(request, deps.projects, 'feature_flag:write', request.params.project_id)
-      const body = bodyOf(request)
+  route({
+    method: 'POST',
+    url: '/feature_flags/',
+    summary: 'Create a feature flag',
+    access: { project: 'feature_flag:write' },
+    schema: { querystring: FormatOnly, body: Type.Object({ key: Key, ...flagFields }), response: { 201: Flag } },
+    handler: async (request, reply, caller) => {
+      const body = request.body
       const siblings = deps.flags.all(caller.project.id)
       const key = validateKey(body.key, siblings, null)
-      let filters = body.filters
+      let filters: unknown = body.filters
       if (filters === undefined && typeof body.rollout_percentage === 'number') filters = { groups: [{ properties: [], rollout_percentage: body.rollout_percentage }] }
       const now = deps.flags.now()
       const actor = caller.key.label
@@ -82,16 +132,16 @@ export async function flagRoutes(app: FastifyInstance, deps: FlagRouteDeps): Pro
         id: deps.flags.allocateId(),
         teamId: caller.project.id,
         key,
-        name: stringField(body.name, 'name') ?? '',
+        name: body.name ?? '',
         filters: await checkCohorts(caller.project.id, validateFilters(filters, siblings, null)),
-        active: boolField(body.active, 'active') ?? true,
-        deleted: boolField(body.deleted, 'deleted') ?? false,
-        ensureExperienceContinuity: boolField(body.ensure_experience_continuity, 'ensure_experience_continuity') ?? false,
+        active: body.active ?? true,
+        deleted: body.deleted ?? false,
+        ensureExperienceContinuity: body.ensure_experience_continuity ?? false,
         version: 1,
-        evaluationRuntime: runtimeField(body.evaluation_runtime) ?? 'all',
-        evaluationTags: stringList(body.evaluation_tags, 'evaluation_tags') ?? [],
-        bucketingIdentifier: bucketingField(body.bucketing_identifier) ?? null,
-        tags: stringList(body.tags, 'tags') ?? [],
+        evaluationRuntime: body.evaluation_runtime ?? 'all',
+        evaluationTags: body.evaluation_tags ?? [],
+        bucketingIdentifier: body.bucketing_identifier ?? null,
+        tags: body.tags ?? [],
         createdAt: now,
         createdBy: actor,
         updatedAt: now,
@@ -99,30 +149,40 @@ export async function flagRoutes(app: FastifyInstance, deps: FlagRouteDeps): Pro
       }
       await deps.flags.save(flag, { flagId: flag.id, activity: 'created', detail: { changes: null, name: flag.key }, actor, at: now })
       return sendFormatted(request, reply, 201, serializeFlag(flag))
-    })
+    },
+  })
 
-    app.get<{ Params: Params }>(`${prefix}/:id/`, async (request, reply) => {
-      const caller = authorize(request, deps.projects, 'feature_flag:read', request.params.project_id)
-      return sendFormatted(request, reply, 200, serializeFlag(flagFor(caller, request.params.id)))
-    })
+  route({
+    method: 'GET',
+    url: '/feature_flags/:id/',
+    summary: 'Retrieve a feature flag',
+    access: { project: 'feature_flag:read' },
+    schema: { params: FlagId, querystring: FormatOnly, response: { 200: Flag } },
+    handler: async (request, reply, caller) => sendFormatted(request, reply, 200, serializeFlag(flagFor(caller, request.params.id))),
+  })
 
-    const update = async (request: FastifyRequest<{ Params: Params; Body: unknown }>) => {
-      const caller = authorize(request, deps.projects, 'feature_flag:write', request.params.project_id)
+  route({
+    method: ['PATCH', 'PUT'],
+    url: '/feature_flags/:id/',
+    summary: 'Update a feature flag (deleted: true deletes it)',
+    access: { project: 'feature_flag:write' },
+    schema: { params: FlagId, querystring: FormatOnly, body: Type.Object({ key: Type.Optional(Key), ...flagFields }), response: { 200: Flag } },
+    handler: async (request, reply, caller) => {
       const current = flagFor(caller, request.params.id)
-      const body = bodyOf(request)
+      const body = request.body
       const siblings = deps.flags.all(caller.project.id)
       const next: FeatureFlag = { ...current }
       if ('key' in body) next.key = validateKey(body.key, siblings, current.id)
-      if ('name' in body) next.name = stringField(body.name, 'name') ?? ''
+      if ('name' in body) next.name = body.name ?? ''
       if ('filters' in body) next.filters = await checkCohorts(caller.project.id, validateFilters(body.filters, siblings, current.id))
       else if (typeof body.rollout_percentage === 'number') next.filters = validateFilters({ ...current.filters, groups: [{ properties: [], rollout_percentage: body.rollout_percentage }] }, siblings, current.id)
-      if ('active' in body) next.active = boolField(body.active, 'active') ?? current.active
-      if ('deleted' in body) next.deleted = boolField(body.deleted, 'deleted') ?? current.deleted
-      if ('ensure_experience_continuity' in body) next.ensureExperienceContinuity = boolField(body.ensure_experience_continuity, 'ensure_experience_continuity') ?? false
-      if ('evaluation_runtime' in body) next.evaluationRuntime = runtimeField(body.evaluation_runtime) ?? 'all'
-      if ('evaluation_tags' in body) next.evaluationTags = stringList(body.evaluation_tags, 'evaluation_tags') ?? []
-      if ('tags' in body) next.tags = stringList(body.tags, 'tags') ?? []
-      if ('bucketing_identifier' in body) next.bucketingIdentifier = bucketingField(body.bucketing_identifier) ?? null
+      if (body.active !== undefined) next.active = body.active
+      if (body.deleted !== undefined) next.deleted = body.deleted
+      if (body.ensure_experience_continuity !== undefined) next.ensureExperienceContinuity = body.ensure_experience_continuity
+      if ('evaluation_runtime' in body) next.evaluationRuntime = body.evaluation_runtime ?? 'all'
+      if ('evaluation_tags' in body) next.evaluationTags = body.evaluation_tags ?? []
+      if ('tags' in body) next.tags = body.tags ?? []
+      if ('bucketing_identifier' in body) next.bucketingIdentifier = body.bucketing_identifier ?? null
       // Undeleting a flag whose key was reused since is a key conflict.
       if (current.deleted && !next.deleted) validateKey(next.key, siblings, current.id)
       const changes = EDITABLE.flatMap((field) => {
@@ -130,37 +190,50 @@ export async function flagRoutes(app: FastifyInstance, deps: FlagRouteDeps): Pro
         const after = serializeFlag(next)[field]
         return JSON.stringify(before) === JSON.stringify(after) ? [] : [{ type: 'FeatureFlag', action: 'changed', field, before, after }]
       })
-      if (changes.length === 0) return current
+      if (changes.length === 0) return sendFormatted(request, reply, 200, serializeFlag(current))
       const now = deps.flags.now()
       next.version = current.version + 1
       next.updatedAt = now
       next.lastModifiedBy = caller.key.label
       await deps.flags.save(next, { flagId: next.id, activity: next.deleted && !current.deleted ? 'deleted' : 'updated', detail: { changes, name: next.key }, actor: caller.key.label, at: now })
-      return next
-    }
-    app.patch<{ Params: Params; Body: unknown }>(`${prefix}/:id/`, async (request, reply) => sendFormatted(request, reply, 200, serializeFlag(await update(request))))
-    app.put<{ Params: Params; Body: unknown }>(`${prefix}/:id/`, async (request, reply) => sendFormatted(request, reply, 200, serializeFlag(await update(request))))
+      return sendFormatted(request, reply, 200, serializeFlag(next))
+    },
+  })
 
-    app.delete<{ Params: Params }>(`${prefix}/:id/`, async (request) => {
-      authorize(request, deps.projects, 'feature_flag:write', request.params.project_id)
+  route({
+    method: 'DELETE',
+    url: '/feature_flags/:id/',
+    summary: 'Not allowed: delete a flag by PATCHing {"deleted": true}',
+    access: { project: 'feature_flag:write' },
+    schema: { params: FlagId, response: { 405: ErrorBody } },
+    handler: async () => {
       throw wrenError('method_not_allowed', 'Method "DELETE" not allowed. Delete a feature flag by PATCHing {"deleted": true}.')
-    })
+    },
+  })
 
-    app.get<{ Params: Params; Querystring: Query }>(`${prefix}/activity/`, async (request, reply) => {
-      const caller = authorize(request, deps.projects, 'activity_log:read', request.params.project_id)
-      return sendFormatted(request, reply, 200, await activityPage(deps, caller, null, request.query))
-    })
-    app.get<{ Params: Params; Querystring: Query }>(`${prefix}/:id/activity/`, async (request, reply) => {
-      const caller = authorize(request, deps.projects, 'activity_log:read', request.params.project_id)
+  route({
+    method: 'GET',
+    url: '/feature_flags/activity/',
+    summary: 'The activity log of every flag of the project',
+    access: { project: 'activity_log:read' },
+    schema: { querystring: ActivityQuery, response: { 200: ActivityPage } },
+    handler: async (request, reply, caller) => sendFormatted(request, reply, 200, await activityPage(deps, caller, null, request.query)),
+  })
+  route({
+    method: 'GET',
+    url: '/feature_flags/:id/activity/',
+    summary: 'A flag’s activity log',
+    access: { project: 'activity_log:read' },
+    schema: { params: FlagId, querystring: ActivityQuery, response: { 200: ActivityPage } },
+    handler: async (request, reply, caller) => {
       const flag = flagFor(caller, request.params.id)
       return sendFormatted(request, reply, 200, await activityPage(deps, caller, flag.id, request.query))
-    })
-  }
+    },
+  })
 }
 
-async function activityPage(deps: FlagRouteDeps, caller: Caller, flagId: number | null, q: Query) {
-  const limit = intParam(q.limit, 10, 'limit', 1, 1000)
-  const page = intParam(q.page, 1, 'page', 1, Number.MAX_SAFE_INTEGER)
+async function activityPage(deps: FlagRouteDeps, caller: Caller, flagId: number | null, q: { limit?: number; page?: number }) {
+  const { limit = 10, page = 1 } = q
   const { total, rows } = await deps.flags.activity(caller.project.id, flagId, limit, (page - 1) * limit)
   return {
     results: rows.map((r) => ({
@@ -175,46 +248,4 @@ async function activityPage(deps: FlagRouteDeps, caller: Caller, flagId: number 
     next: null,
     previous: null,
   }
-}
-
-function bodyOf(request: FastifyRequest): Record<string, unknown> {
-  if (!isRecord(request.body)) throw wrenError('invalid_input', 'Request body must be a JSON object.')
-  return request.body
-}
-
-function stringField(value: unknown, attr: string): string | undefined {
-  if (value === undefined || value === null) return undefined
-  if (typeof value !== 'string') throw wrenError('invalid_input', `${attr} must be a string.`, attr)
-  return value
-}
-
-function boolField(value: unknown, attr: string): boolean | undefined {
-  if (value === undefined) return undefined
-  if (typeof value !== 'boolean') throw wrenError('invalid_input', `${attr} must be true or false.`, attr)
-  return value
-}
-
-function stringList(value: unknown, attr: string): string[] | undefined {
-  if (value === undefined || value === null) return undefined
-  if (!Array.isArray(value) || value.some((v) => typeof v !== 'string')) throw wrenError('invalid_input', `${attr} must be a list of strings.`, attr)
-  return value as string[]
-}
-
-function runtimeField(value: unknown): FeatureFlag['evaluationRuntime'] | undefined {
-  if (value === undefined || value === null) return undefined
-  if (value !== 'server' && value !== 'client' && value !== 'all') throw wrenError('invalid_choice', `"${String(value)}" is not a valid choice: server, client or all.`, 'evaluation_runtime')
-  return value
-}
-
-function bucketingField(value: unknown): FeatureFlag['bucketingIdentifier'] | undefined {
-  if (value === undefined || value === null) return undefined
-  if (value !== 'distinct_id' && value !== 'device_id') throw wrenError('invalid_choice', `"${String(value)}" is not a valid choice: distinct_id or device_id.`, 'bucketing_identifier')
-  return value
-}
-
-function intParam(raw: string | undefined, fallback: number, attr: string, min: number, max: number): number {
-  if (raw === undefined || raw === '') return fallback
-  const n = Number(raw)
-  if (!Number.isInteger(n) || n < min || n > max) throw wrenError('invalid_input', `${attr} must be an integer from ${min} to ${max}.`, attr)
-  return n
 }
