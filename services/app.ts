@@ -25,6 +25,9 @@ import { corsDelegator } from './shared/cors'
 import { guardManagementRoutes, type ManagementRoute } from './shared/management'
 import { installValidation } from './shared/http/validation'
 import { collectOpenApi, openApiRoutes, type RegisteredRoute } from './shared/http/openapi'
+import { routesOf } from './shared/http/route'
+import { AnyObject } from './shared/http/schemas'
+import { Type } from 'typebox'
 import { Metrics } from './shared/metrics'
 import { ProjectStore } from './projects/store'
 import { bootstrapIfEmpty, type BootstrapResult } from './projects/bootstrap'
@@ -123,26 +126,52 @@ export async function buildWren(config: Config, logger: Logger = pino({ level: c
   })
   const managementRoutes = await guardManagementRoutes(app, { projects, authFailures: config.authFailures })
   await app.register(openApiRoutes)
-  app.get('/_health', async () => ({
-    status: 'ok',
-    roles: [...roles],
-    ingestion: lagJson(lag.current()),
-    ...(runs('capture') ? { capture: { refusing: backpressure.active, max_backlog: config.maxBacklog } } : {}),
-  }))
-  app.get('/_readyz', async (_req, reply) => {
-    const ping = await clickhouse.ping()
-    const current = lag.current()
-    // The Kafka log is connected (topics exist, producer up) before the server listens at all. Only a
-    // process that ingests is unready when ingestion is behind: taking capture or decide out of a load
-    // balancer would not help ingestion (capture refuses events itself past WREN_MAX_BACKLOG).
-    const reasons = [
-      ...(ping.success ? [] : [{ code: 'clickhouse_unavailable', detail: `ClickHouse does not answer: ${ping.error.message}` }]),
-      ...(runs('ingest') ? ingestionProblems(current, config.readiness) : []),
-    ]
-    const status = reasons.length ? reasons[0].code.replace('_', ' ') : 'ready'
-    return reply.status(reasons.length ? 503 : 200).send({ status, reasons, roles: [...roles], log: kafkaLog ? 'kafka' : 'embedded', ingestion: lagJson(current) })
+  await app.register(async (ops) => {
+    const route = routesOf(ops, { projects: null, tag: 'operations' })
+    const Lag = AnyObject('How far behind ingestion is: messages, seconds, stalled_seconds, log_bytes.')
+    route({
+      method: 'GET',
+      url: '/_health',
+      summary: 'Liveness: the process answers, with its roles and ingestion’s lag',
+      access: { public: 'no key.' },
+      schema: { response: { 200: Type.Object({ status: Type.Enum(['ok']), roles: Type.Array(Type.String()), ingestion: Lag, capture: Type.Optional(AnyObject()) }) } },
+      handler: async () => ({
+        status: 'ok',
+        roles: [...roles],
+        ingestion: lagJson(lag.current()),
+        ...(runs('capture') ? { capture: { refusing: backpressure.active, max_backlog: config.maxBacklog } } : {}),
+      }),
+    })
+    const Readiness = Type.Object({ status: Type.String(), reasons: Type.Array(Type.Object({ code: Type.String(), detail: Type.String() })), roles: Type.Array(Type.String()), log: Type.Enum(['kafka', 'embedded']), ingestion: Lag })
+    route({
+      method: 'GET',
+      url: '/_readyz',
+      summary: 'Readiness: ClickHouse answers and (in a process that ingests) ingestion keeps up',
+      access: { public: 'no key.' },
+      schema: { response: { 200: Readiness, 503: Readiness } },
+      handler: async (_req, reply) => {
+        const ping = await clickhouse.ping()
+        const current = lag.current()
+        // The Kafka log is connected (topics exist, producer up) before the server listens at all. Only a
+        // process that ingests is unready when ingestion is behind: taking capture or decide out of a load
+        // balancer would not help ingestion (capture refuses events itself past WREN_MAX_BACKLOG).
+        const reasons = [
+          ...(ping.success ? [] : [{ code: 'clickhouse_unavailable', detail: `ClickHouse does not answer: ${ping.error.message}` }]),
+          ...(runs('ingest') ? ingestionProblems(current, config.readiness) : []),
+        ]
+        const status = reasons.length ? reasons[0].code.replace('_', ' ') : 'ready'
+        return reply.status(reasons.length ? 503 : 200).send({ status, reasons, roles: [...roles], log: kafkaLog ? 'kafka' : 'embedded', ingestion: lagJson(current) })
+      },
+    })
+    route({
+      method: 'GET',
+      url: '/_metrics',
+      summary: 'Prometheus metrics',
+      access: { public: 'no key.' },
+      schema: { response: { 200: Type.String({ description: 'Prometheus text format' }) } },
+      handler: async (_req, reply) => reply.type(metrics.contentType).send(await metrics.render()),
+    })
   })
-  app.get('/_metrics', async (_req, reply) => reply.type(metrics.contentType).send(await metrics.render()))
   if (runs('capture')) await app.register(captureRoutes, { log, projects, clock, metrics, backpressure })
   if (runs('api')) await app.register(projectRoutes, { projects })
   if (runs('api')) await app.register(deadLetterRoutes, { projects, store: deadLetters, log, metrics, siteUrl: config.siteUrl })

@@ -4,7 +4,10 @@ import { setImmediate } from 'node:timers/promises'
 import type { FastifyInstance, FastifyRequest } from 'fastify'
 import { decodeCapture, type CaptureRequest } from './decode'
 import { newEventUuid, toIngestEvent } from './stamp'
+import { Type } from 'typebox'
 import { wrenError } from '../shared/errors'
+import { routesOf } from '../shared/http/route'
+import { ErrorBody, NoContent, RawBody, SDK_CONTENT_TYPES } from '../shared/http/schemas'
 import { encodeIngest } from '../shared/log/messages'
 import { TOPICS, type Log, type LogMessage } from '../shared/log/log'
 import type { ProjectStore } from '../projects/store'
@@ -58,12 +61,46 @@ export async function captureRoutes(app: FastifyInstance, deps: CaptureDeps): Pr
     return reply.status(200).send({ status: 'Ok' })
   }
 
+  const route = routesOf(app, { projects: deps.projects, tag: 'capture' })
   for (const path of CAPTURE_PATHS) {
     // PostHog capture answers any OPTIONS, not only a browser's full preflight (reference §1.1); the CORS
     // plugin's hook replies to it before the handler runs.
-    app.route({ method: ['GET', 'POST', 'OPTIONS'], url: path, bodyLimit: BODY_LIMIT, handler })
+    const answers = { 200: Type.Object({ status: Type.Enum(['Ok']) }), 204: NoContent, 400: ErrorBody, 401: ErrorBody, 413: ErrorBody, 503: ErrorBody }
+    route({
+      method: 'POST',
+      url: path,
+      summary: `Capture events (${path})`,
+      description: 'What the SDKs send: one event or a batch, as JSON, gzip, lz64, base64 or a data= form; the project API key is the payload’s token (api_key).',
+      access: { public: 'the project API key in the payload.' },
+      bodyLimit: BODY_LIMIT,
+      consumes: SDK_CONTENT_TYPES,
+      schema: {
+        querystring: CaptureQuery,
+        body: RawBody('{api_key|token, event, distinct_id, properties, timestamp} or {api_key, batch: [events]}, in any of the SDKs’ encodings'),
+        response: answers,
+      },
+      handler: (request, reply) => handler(request, reply),
+    })
+    route({
+      method: ['GET', 'OPTIONS'],
+      url: path,
+      summary: `Capture events from the query string (${path}?data=…)`,
+      description: 'The payload is ?data= (base64 or JSON, per ?compression=). OPTIONS answers any preflight.',
+      access: { public: 'the project API key in the payload.' },
+      schema: { querystring: CaptureQuery, response: answers },
+      handler: (request, reply) => handler(request, reply),
+    })
   }
 }
+
+const CaptureQuery = Type.Object({
+  data: Type.Optional(Type.Unknown({ description: 'The payload, when not in the body.' })),
+  compression: Type.Optional(Type.Unknown({ description: 'gzip-js, lz64 or base64.' })),
+  ver: Type.Optional(Type.Unknown({ description: 'The SDK version.' })),
+  ip: Type.Optional(Type.Unknown()),
+  _: Type.Optional(Type.Unknown({ description: 'The SDK’s send time (ms since the epoch).' })),
+  beacon: Type.Optional(Type.Unknown({ description: '1: answer 204 (navigator.sendBeacon).' })),
+})
 
 function toCaptureRequest(request: FastifyRequest): CaptureRequest {
   const body = Buffer.isBuffer(request.body) ? request.body : Buffer.alloc(0)

@@ -3,10 +3,13 @@
 // evaluation (GET /api/feature_flag/local_evaluation and /flags/definitions, with ETag / 304).
 import { createHash, randomUUID } from 'node:crypto'
 import type { FastifyInstance, FastifyReply, FastifyRequest } from 'fastify'
+import { Type } from 'typebox'
 import { payloadText } from '../capture/decode'
 import { wrenError } from '../shared/errors'
 import { jsonTooDeep, jsonTooDeepIn } from '../shared/json'
-import { hasScope, personalKeyFrom, canReach } from '../shared/auth'
+import { canReach } from '../shared/auth'
+import { routesOf } from '../shared/http/route'
+import { AnyObject, ErrorBody, NoContent, RawBody, SDK_CONTENT_TYPES } from '../shared/http/schemas'
 import type { ProjectStore, Project } from '../projects/store'
 import type { Clock } from '../shared/clock'
 import type { Metrics } from '../shared/metrics'
@@ -81,42 +84,95 @@ export async function publicFlagRoutes(app: FastifyInstance, deps: PublicFlagDep
     return evaluateParsed(request, reply, endpoint, json)
   }
 
-  app.post('/decide', { bodyLimit: BODY_LIMIT }, (request, reply) => evaluate(request, reply, 'decide'))
-  app.post('/flags', { bodyLimit: BODY_LIMIT }, (request, reply) => evaluate(request, reply, 'flags'))
+  const route = routesOf(app, { projects: deps.projects, tag: 'decide' })
+  const evaluation = (endpoint: 'decide' | 'flags') => ({
+    method: 'POST' as const,
+    url: `/${endpoint}`,
+    summary: endpoint === 'flags' ? 'Evaluate every flag for a distinct id (what the SDKs call)' : 'Evaluate flags, with the remote config (older SDKs)',
+    description: 'The project API key is the body’s token (api_key); person_properties, groups and group_properties override what Wren knows.',
+    access: { public: 'the project API key in the body.' },
+    bodyLimit: BODY_LIMIT,
+    consumes: SDK_CONTENT_TYPES,
+    schema: {
+      querystring: Type.Object({
+        v: Type.Optional(Type.Unknown({ description: 'The answer’s version (decide 1–4, flags 1–2).' })),
+        config: Type.Optional(Type.Unknown({ description: 'true: include the remote config.' })),
+        only_use_override_person_properties: Type.Optional(Type.Unknown({ description: 'true: evaluate on the sent person properties only.' })),
+        compression: Type.Optional(Type.Unknown()),
+        data: Type.Optional(Type.Unknown()),
+      }),
+      body: RawBody('{token, distinct_id, person_properties, groups, group_properties, …}, in any of the SDKs’ encodings'),
+      response: { 200: AnyObject('featureFlags, featureFlagPayloads, errorsWhileComputingFlags (decide) or flags (flags v2), and the remote config'), 400: ErrorBody, 401: ErrorBody, 413: ErrorBody },
+    },
+    handler: (request: FastifyRequest, reply: FastifyReply) => evaluate(request, reply, endpoint),
+  })
+  route(evaluation('decide'))
+  route(evaluation('flags'))
   // A GET of decide answers a minimal config, as PostHog's does.
-  app.get('/decide', async () => ({ config: { enable_collect_everything: true }, toolbarParams: {}, isAuthenticated: false, supportedCompression: ['gzip', 'gzip-js'], featureFlags: [], sessionRecording: false }))
-
-  app.get<{ Params: { token: string } }>('/array/:token/config', async (request, reply) => {
-    const project = projectFor(request.params.token)
-    return reply.header('cache-control', 'public, max-age=60').send({ token: project.apiToken, ...remoteConfig(project, deps.service.flagsOf(project.id).some((f) => f.active)) })
-  })
-  app.get<{ Params: { token: string } }>('/array/:token/config.js', async (request, reply) => {
-    const project = projectFor(request.params.token)
-    const config = { token: project.apiToken, ...remoteConfig(project, deps.service.flagsOf(project.id).some((f) => f.active)) }
-    const js = `(function() {\n  window._POSTHOG_REMOTE_CONFIG = window._POSTHOG_REMOTE_CONFIG || {};\n  window._POSTHOG_REMOTE_CONFIG[${JSON.stringify(project.apiToken)}] = {\n    config: ${JSON.stringify(config)},\n    siteApps: []\n  }\n})();\n`
-    return reply.type('application/javascript').header('cache-control', 'public, max-age=60').send(js)
+  route({
+    method: 'GET',
+    url: '/decide',
+    summary: 'A minimal config (as PostHog answers a GET of decide)',
+    access: { public: 'no key.' },
+    schema: { response: { 200: AnyObject() } },
+    handler: async () => ({ config: { enable_collect_everything: true }, toolbarParams: {}, isAuthenticated: false, supportedCompression: ['gzip', 'gzip-js'], featureFlags: [], sessionRecording: false }),
   })
 
-  const definitions = async (request: FastifyRequest<{ Querystring: Query }>, reply: FastifyReply) => {
-    const key = personalKeyFrom(request, deps.projects)
-    if (!hasScope(key, 'feature_flag:read')) throw wrenError('permission_denied', "API key missing required scope 'feature_flag:read'")
-    const token = request.query.token
-    let project: Project | undefined
-    if (token) project = deps.projects.byToken(token)
-    else if (key.scopedTeams.length === 1) project = deps.projects.byId(key.scopedTeams[0])
-    else if (deps.projects.list().length === 1) project = deps.projects.list()[0]
-    if (!project) throw token ? wrenError('invalid_api_key', 'Project API key invalid.') : wrenError('missing_token', 'Send ?token=<project API key>.', 'token')
-    if (!canReach(key, project.id)) throw wrenError('permission_denied', "You don't have access to the project.")
-    const body = localEvaluationBody(project.id, deps)
-    const text = JSON.stringify(body)
-    const etag = `W/"${createHash('sha1').update(text).digest('hex')}"`
-    reply.header('etag', etag).header('cache-control', 'private, must-revalidate')
-    const inm = request.headers['if-none-match']
-    if (typeof inm === 'string' && inm.split(',').some((t) => t.trim() === etag || t.trim() === etag.slice(2))) return reply.status(304).send()
-    return reply.type('application/json').send(text)
+  const Token = Type.Object({ token: Type.String({ description: 'The project API key.' }) })
+  route({
+    method: 'GET',
+    url: '/array/:token/config',
+    summary: 'The remote config posthog-js loads',
+    access: { public: 'the project API key in the path.' },
+    schema: { params: Token, response: { 200: AnyObject(), 401: ErrorBody } },
+    handler: async (request, reply) => {
+      const project = projectFor(request.params.token)
+      return reply.header('cache-control', 'public, max-age=60').send({ token: project.apiToken, ...remoteConfig(project, deps.service.flagsOf(project.id).some((f) => f.active)) })
+    },
+  })
+  route({
+    method: 'GET',
+    url: '/array/:token/config.js',
+    summary: 'The remote config as a script posthog-js loads',
+    access: { public: 'the project API key in the path.' },
+    schema: { params: Token, response: { 200: Type.String({ description: 'JavaScript' }), 401: ErrorBody } },
+    handler: async (request, reply) => {
+      const project = projectFor(request.params.token)
+      const config = { token: project.apiToken, ...remoteConfig(project, deps.service.flagsOf(project.id).some((f) => f.active)) }
+      const js = `(function() {\n  window._POSTHOG_REMOTE_CONFIG = window._POSTHOG_REMOTE_CONFIG || {};\n  window._POSTHOG_REMOTE_CONFIG[${JSON.stringify(project.apiToken)}] = {\n    config: ${JSON.stringify(config)},\n    siteApps: []\n  }\n})();\n`
+      return reply.type('application/javascript').header('cache-control', 'public, max-age=60').send(js)
+    },
+  })
+
+  for (const url of ['/api/feature_flag/local_evaluation', '/flags/definitions']) {
+    route({
+      method: 'GET',
+      url,
+      summary: 'The flag definitions server SDKs poll for local evaluation (ETag / 304)',
+      description: 'The project is ?token=, or the one project the key is limited to, or the only project.',
+      access: { key: 'feature_flag:read' },
+      schema: {
+        querystring: Type.Object({ token: Type.Optional(Type.String({ description: 'The project API key.' })), send_cohorts: Type.Optional(Type.Unknown()) }),
+        response: { 200: Type.Object({ flags: Type.Array(AnyObject()), group_type_mapping: AnyObject(), cohorts: AnyObject() }), 304: NoContent },
+      },
+      handler: async (request, reply, key) => {
+        const token = request.query.token
+        let project: Project | undefined
+        if (token) project = deps.projects.byToken(token)
+        else if (key.scopedTeams.length === 1) project = deps.projects.byId(key.scopedTeams[0])
+        else if (deps.projects.list().length === 1) project = deps.projects.list()[0]
+        if (!project) throw token ? wrenError('invalid_api_key', 'Project API key invalid.') : wrenError('missing_token', 'Send ?token=<project API key>.', 'token')
+        if (!canReach(key, project.id)) throw wrenError('permission_denied', "You don't have access to the project.")
+        const body = localEvaluationBody(project.id, deps)
+        const text = JSON.stringify(body)
+        const etag = `W/"${createHash('sha1').update(text).digest('hex')}"`
+        reply.header('etag', etag).header('cache-control', 'private, must-revalidate')
+        const inm = request.headers['if-none-match']
+        if (typeof inm === 'string' && inm.split(',').some((t) => t.trim() === etag || t.trim() === etag.slice(2))) return reply.status(304).send()
+        return reply.type('application/json').send(text)
+      },
+    })
   }
-  app.get('/api/feature_flag/local_evaluation', definitions)
-  app.get('/flags/definitions', definitions)
 }
 
 /** Keys of the flags part of an answer: a project's remote_config cannot shadow them. */

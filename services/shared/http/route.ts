@@ -75,11 +75,15 @@ export function routesOf(app: FastifyInstance, deps: { projects: ProjectStore | 
     const numeric = Object.entries(decl.schema.querystring?.properties ?? {})
       .filter(([, s]) => ['integer', 'number'].includes(String((s as { type?: unknown }).type)))
       .map(([name]) => name)
-    const preValidation = async (request: FastifyRequest): Promise<void> => {
-      check(request)
-      const query = request.query as Record<string, unknown>
-      for (const name of numeric) if (query[name] === '') delete query[name]
-    }
+    // Public routes without numeric parameters (capture, decide: the hot paths) get no hook at all.
+    const preValidation =
+      'public' in access && numeric.length === 0
+        ? undefined
+        : async (request: FastifyRequest): Promise<void> => {
+            check(request)
+            const query = request.query as Record<string, unknown>
+            for (const name of numeric) if (query[name] === '') delete query[name]
+          }
     const urls = 'project' in access ? PROJECT_PREFIXES.map((prefix) => prefix + decl.url) : [decl.url]
     const params = 'project' in access ? Type.Object({ project_id: ProjectId, ...(decl.schema.params?.properties ?? {}) }) : decl.schema.params
     const schema = {
@@ -98,7 +102,7 @@ export function routesOf(app: FastifyInstance, deps: { projects: ProjectStore | 
         url,
         schema,
         ...(decl.bodyLimit ? { bodyLimit: decl.bodyLimit } : {}),
-        preValidation,
+        ...(preValidation ? { preValidation } : {}),
         handler: (request, reply) => decl.handler(request as unknown as RouteRequest<S>, reply, callers.get(request) as CallerOf<A>),
       }
       app.route(options)

@@ -33,6 +33,9 @@ export const AnyObject = (description?: string) => Type.Record(Type.String(), Ty
 /** A raw body the route decodes itself (SDK payloads: JSON, gzip, base64, lz64, forms). */
 export const RawBody = (description: string) => Type.Unknown({ description, 'x-raw': true })
 
+/** What the SDKs send bodies as (capture and decide read every body as bytes and decode it themselves). */
+export const SDK_CONTENT_TYPES = ['application/json', 'text/plain', 'application/x-www-form-urlencoded']
+
 /** DRF's limit/offset page. */
 export const Paginated = <T extends TSchema>(item: T) =>
   Type.Object({
