@@ -1,5 +1,6 @@
-// The processor on real chDB, fed by a scripted log (a fake of Wren's own Log interface): replaying a
-// batch after a crash must store nothing twice, and a poison message must not stop the stream.
+// The processor on the ClickHouse person store and real chDB, fed by a scripted log (a fake of Wren's own
+// Log interface): replaying a batch after a crash must store nothing twice, and a poison message must
+// not stop the stream. processor.test.ts runs the loop itself on the fake store.
 import { afterAll, beforeAll, describe, expect, it } from 'vitest'
 import { mkdtemp, rm } from 'node:fs/promises'
 import { tmpdir } from 'node:os'
@@ -9,7 +10,10 @@ import { migrate, openEmbeddedClickHouse, queryRows, type ClickHouseClient } fro
 import type { Log, LogBatch, SubscribeOptions } from '../shared/log/log'
 import { encodeIngest } from '../shared/log/messages'
 import { Metrics } from '../shared/metrics'
-import { IngestionProcessor } from './processor'
+import { systemClock } from '../shared/clock'
+import { DeadLetterStore } from '../dead-letters/store'
+import { ClickHousePersonStore } from './clickhouse-person-store'
+import { IngestionProcessor, type ProcessorOptions } from './processor'
 import type { IngestEvent } from './types'
 
 /** Hands the given batches to the handler in order, and reports when each is done. */
@@ -76,9 +80,11 @@ function batch(first: number, values: Buffer[], redelivered = false): LogBatch {
   return { topic: 'wren_ingest', partition: 0, records, firstOffset: first, lastOffset: first + values.length - 1, redelivered }
 }
 
-describe('ingestion processor', () => {
+describe('ingestion processor on ClickHouse', () => {
   let dir: string
   let client: ClickHouseClient
+  const processor = (log: Log, logger: pino.Logger, metrics: Metrics, options: Omit<ProcessorOptions, 'deadLetters'>) =>
+    new IngestionProcessor(log, new ClickHousePersonStore(client), logger, metrics, { ...options, deadLetters: new DeadLetterStore(client, systemClock) })
   beforeAll(async () => {
     dir = await mkdtemp(path.join(tmpdir(), 'wren-processor-'))
     client = await openEmbeddedClickHouse(dir)
@@ -99,8 +105,7 @@ describe('ingestion processor', () => {
     ]
     // Batch [3,4] is written, then the process "dies" before committing, and the log redelivers it.
     const log = scriptedLog([batch(0, first), batch(3, second), batch(3, second, true)])
-    const processor = new IngestionProcessor(log, client, pino({ level: 'silent' }), new Metrics(), { maxBatchRecords: 100, maxWaitMs: 10 })
-    processor.start()
+    processor(log, pino({ level: 'silent' }), new Metrics(), { maxBatchRecords: 100, maxWaitMs: 10 }).start()
     await log.done
 
     const events = await queryRows<{ uuid: string; person_id: string }>(client, 'SELECT toString(uuid) AS uuid, toString(person_id) AS person_id FROM events ORDER BY uuid')
@@ -123,8 +128,7 @@ describe('ingestion processor', () => {
   it('a message that cannot be decoded goes to dead_letters and the rest of the batch is stored', async () => {
     const values = [encodeIngest({ kind: 'event', event: event(6, 'carol') }), Buffer.from('not avro'), encodeIngest({ kind: 'event', event: event(7, 'carol') })]
     const log = scriptedLog([batch(100, values)])
-    const processor = new IngestionProcessor(log, client, pino({ level: 'silent' }), new Metrics(), { maxBatchRecords: 100, maxWaitMs: 10 })
-    processor.start()
+    processor(log, pino({ level: 'silent' }), new Metrics(), { maxBatchRecords: 100, maxWaitMs: 10 }).start()
     await log.done
     const dead = await queryRows<{ offset: number; error: string }>(client, 'SELECT offset, error FROM dead_letters')
     expect(dead).toEqual([{ offset: 101, error: 'not a Wren message (bad magic byte)' }])
@@ -140,7 +144,7 @@ describe('ingestion processor', () => {
     const log = retryingLog([batch(200, values), batch(207, [tick(207)])])
     const lines: Array<{ msg: string; err?: unknown }> = []
     const logger = pino({ level: 'info' }, { write: (line: string) => void lines.push(JSON.parse(line)) })
-    new IngestionProcessor(log, client, logger, metrics, options).start()
+    processor(log, logger, metrics, options).start()
     await log.done
     // The repeated failure is logged once (with its stack), not once per retry, then its recovery once.
     expect(lines.filter((l) => /ingestion batch failed/.test(l.msg)).map((l) => l.msg)).toEqual(['ingestion batch failed; retrying', 'ingestion batch failed; retrying: recovered after 2 failures'])
@@ -153,7 +157,7 @@ describe('ingestion processor', () => {
     // in the middle of isolation: the recorded letter sends it straight to isolation.
     const replay = retryingLog([batch(200, values, true)])
     const again = new Metrics()
-    new IngestionProcessor(replay, client, pino({ level: 'silent' }), again, options).start()
+    processor(replay, pino({ level: 'silent' }), again, options).start()
     await replay.done
     expect(again.get('wren_ingestion_batch_retries_total')).toBe(0)
     expect(replay.deliveries).toBe(1)

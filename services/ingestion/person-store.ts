@@ -1,0 +1,35 @@
+// What the ingestion processor needs from storage, and nothing else: the stored person state a batch
+// reads, and one write of a batch's output. ClickHousePersonStore is the real one; FakePersonStore (test
+// support) keeps the same semantics in memory so the processor's loop can be unit-tested.
+//
+// The two promises every store keeps, on which the processor's exactly-once replay rests:
+// - load() with a replay bound leaves out every row written by the range starting at that offset (and by
+//   later ones): a replayed range is rebuilt from the state stored before it.
+// - write() is idempotent per range: writing the same range's output again stores nothing new.
+import type { LogBatch } from '../shared/log/log'
+import type { LoadedState, Lookups } from './person-repo'
+import type { PersonChanges, ProcessedEvent } from './types'
+
+/** Rows written by this partition's range starting at firstOffset, or later, are left out of a load. */
+export interface ReplayBound {
+  partition: number
+  firstOffset: number
+}
+
+/** The log range a write comes from: its rows carry its origin and its deduplication identity. */
+export type BatchRange = Pick<LogBatch, 'topic' | 'partition' | 'firstOffset' | 'lastOffset'>
+
+export type PingResult = { success: true } | { success: false; error: Error }
+
+export interface PersonStore {
+  /** The stored state for `wanted` (one round of reads per batch), leaving out rows at or after `bound`. */
+  load(wanted: Lookups, bound: ReplayBound | null): Promise<LoadedState>
+  /**
+   * Stores a range's person changes, then its events (an event row never points at a person that is
+   * not stored yet). Writing the same range again stores nothing twice. A write that throws may have
+   * stored part of its output.
+   */
+  write(range: BatchRange, changes: PersonChanges, events: ProcessedEvent[]): Promise<void>
+  /** Whether storage answers at all: a store that does not is no message's fault. */
+  ping(): Promise<PingResult>
+}
