@@ -10,7 +10,8 @@ import { Metrics } from '../shared/metrics'
 import { FakePersonStore } from './fake-person-store'
 import { IngestionProcessor, type ProcessorOptions } from './processor'
 import type { CommandResult } from './person-rules'
-import type { IngestEvent, PersonChanges, PersonCommand, ProcessedEvent } from './types'
+import type { IngestionWarning } from './person-repo'
+import type { IngestEvent, PersonChanges, PersonCommand, ProcessedEvent, Properties } from './types'
 
 export interface Delivery {
   batch: LogBatch
@@ -103,6 +104,8 @@ export interface Run {
   delivery: Delivery
 }
 
+const WARNING = 'ingestion warning: '
+
 export interface LogLine {
   level: number
   msg: string
@@ -172,12 +175,12 @@ export function ingestion(options: { store?: FakePersonStore; processor?: Partia
       options.processor = { ...options.processor, ...processorOptions }
       current = start()
     },
-    /** The types of the ingestion warnings logged since the last call, oldest first. */
-    warnings(): string[] {
-      const all = lines.filter((l) => l.msg.startsWith('ingestion warning: ')).map((l) => l.msg.slice('ingestion warning: '.length))
+    /** The ingestion warnings logged since the last call, oldest first. */
+    warnings(): IngestionWarning[] {
+      const all = lines.filter((l) => l.msg.startsWith(WARNING))
       const fresh = all.slice(warningsSeen)
       warningsSeen = all.length
-      return fresh
+      return fresh.map((l) => ({ teamId: l.teamId as number, type: l.msg.slice(WARNING.length), details: l.details as Properties }))
     },
   }
   return harness
