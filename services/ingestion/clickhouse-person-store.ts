@@ -4,8 +4,7 @@
 // deduplication token named after the range, so writing the same range twice stores it once.
 import type { ClickHouseClient } from '../shared/clickhouse'
 import { insertRows, queryRows } from '../shared/clickhouse'
-import type { Lookups, LoadedState } from './person-repo'
-import type { BatchRange, PersonStore, PingResult, ReplayBound } from './person-store'
+import type { BatchRange, LoadedState, Lookups, PersonStore, PingResult, ReplayBound } from './person-store'
 import type { DistinctIdRow, GroupRow, GroupTypeRow, Person, PersonChanges, ProcessedEvent } from './types'
 import { personUuid } from './person-uuid'
 

@@ -7,8 +7,7 @@
 // Rows are kept as inserted (no merges), so a test sees a second copy if a replay wrote one.
 import type { DeadLetter } from '../dead-letters/store'
 import type { LogBatch } from '../shared/log/log'
-import type { LoadedState, Lookups } from './person-repo'
-import type { BatchRange, PersonStore, PingResult, ReplayBound } from './person-store'
+import type { BatchRange, LoadedState, Lookups, PersonStore, PingResult, ReplayBound } from './person-store'
 import type { DeadLetterSink } from './processor'
 import { personUuid } from './person-uuid'
 import type { ActivityEntry, DistinctIdRow, GroupRow, GroupTypeRow, Person, PersonChanges, ProcessedEvent } from './types'
