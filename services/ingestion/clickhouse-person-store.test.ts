@@ -14,7 +14,10 @@ import { systemClock } from '../shared/clock'
 import { DeadLetterStore } from '../dead-letters/store'
 import { ClickHousePersonStore } from './clickhouse-person-store'
 import { IngestionProcessor, type ProcessorOptions } from './processor'
-import type { IngestEvent } from './types'
+import { FakePersonStore } from './fake-person-store'
+import type { LoadedState, Lookups } from './person-store'
+import { personUuid } from './person-uuid'
+import type { IngestEvent, Person, PersonChanges } from './types'
 
 /** Hands the given batches to the handler in order, and reports when each is done. */
 function scriptedLog(batches: LogBatch[]): Log & { done: Promise<void> } {
@@ -171,5 +174,64 @@ describe('ingestion processor on ClickHouse', () => {
     expect(dead).toEqual([{ offset: 203, error: 'failpoint: ClickHouse refuses a batch holding a "poison" event', team_id: 1 }])
     const versions = await queryRows<{ dup: number }>(client, 'SELECT count() - uniqExact(uuid, version) AS dup FROM person')
     expect(Number(versions[0].dup)).toBe(0)
+  })
+  it('loads what the fake store loads from the same writes: same rows, same replay bound, same deduplication', async () => {
+    const team = 77
+    const uuid = (id: string) => personUuid(team, id)
+    const at = '2024-01-01T00:00:01.000000Z'
+    const person = (id: string, extra: Partial<Person> = {}): Person => ({ teamId: team, uuid: uuid(id), id: 1, properties: {}, isIdentified: false, isDeleted: false, version: 0, createdAt: at, ...extra })
+    const none: PersonChanges = { persons: [], distinctIds: [], activity: [], groups: [], groupTypes: [] }
+    const range = (first: number, last: number) => ({ topic: 'wren_ingest', partition: 3, firstOffset: first, lastOffset: last })
+    const writes: Array<[ReturnType<typeof range>, PersonChanges]> = [
+      [
+        range(0, 1),
+        {
+          ...none,
+          persons: [person('a', { properties: { plan: 'free' } }), person('b', { id: 2 })],
+          distinctIds: [
+            { teamId: team, distinctId: 'a', personUuid: uuid('a'), isDeleted: false, version: 0 },
+            { teamId: team, distinctId: 'b', personUuid: uuid('b'), isDeleted: false, version: 0 },
+          ],
+          groupTypes: [{ teamId: team, groupType: 'org', groupTypeIndex: 0 }],
+          groups: [{ teamId: team, groupTypeIndex: 0, groupKey: 'acme', properties: { n: 1 }, createdAt: at, version: 1 }],
+        },
+      ],
+      [
+        range(2, 4),
+        {
+          ...none,
+          // b is merged into a: a's new version, b's tombstone, b's id moved
+          persons: [person('a', { properties: { plan: 'pro' }, version: 1, isIdentified: true }), person('b', { id: 2, version: 1, isDeleted: true })],
+          distinctIds: [{ teamId: team, distinctId: 'b', personUuid: uuid('a'), isDeleted: false, version: 1 }],
+          groupTypes: [{ teamId: team, groupType: 'project', groupTypeIndex: 1 }],
+          groups: [{ teamId: team, groupTypeIndex: 0, groupKey: 'acme', properties: { n: 2 }, createdAt: at, version: 2 }],
+        },
+      ],
+      // The same range again, even with other rows: both stores drop it.
+      [range(2, 4), { ...none, persons: [person('c', { id: 3 })] }],
+    ]
+    const stores = [new ClickHousePersonStore(client), new FakePersonStore()]
+    for (const store of stores) for (const [r, changes] of writes) await store.write(r, changes, [])
+    const wanted: Lookups = {
+      teamIds: [team],
+      distinctIds: ['a', 'b', 'c', 'nobody'].map((distinctId) => ({ teamId: team, distinctId })),
+      personUuids: [{ teamId: team, personUuid: uuid('c') }],
+      groups: [{ teamId: team, groupType: 'org', groupKey: 'acme' }, { teamId: team, groupType: 'project', groupKey: 'p' }],
+    }
+    const sorted = (state: LoadedState) => ({
+      teams: state.teams,
+      persons: [...state.persons].sort((x, y) => x.uuid.localeCompare(y.uuid)),
+      distinctIds: [...state.distinctIds].sort((x, y) => x.distinctId.localeCompare(y.distinctId)),
+      groups: state.groups,
+    })
+    for (const bound of [null, { partition: 3, firstOffset: 2 }, { partition: 3, firstOffset: 0 }, { partition: 4, firstOffset: 0 }]) {
+      const [real, fake] = await Promise.all(stores.map(async (store) => sorted(await store.load(wanted, bound))))
+      expect(fake, JSON.stringify(bound)).toEqual(real)
+    }
+    // Not vacuous: the bound matters, and the duplicate write was dropped.
+    const [unbounded, bounded] = [await stores[0].load(wanted, null), await stores[0].load(wanted, { partition: 3, firstOffset: 2 })]
+    expect(unbounded.persons.find((p) => p.uuid === uuid('a'))!.properties).toEqual({ plan: 'pro' })
+    expect(bounded.persons.find((p) => p.uuid === uuid('a'))!.properties).toEqual({ plan: 'free' })
+    expect(unbounded.persons.map((p) => p.uuid)).not.toContain(uuid('c'))
   })
 })

@@ -1,4 +1,4 @@
-// Test support: the person store (person-store.ts) and the dead-letter sink in memory, with ClickHouse's
+// Test support: the person store (person-store.ts) and the dead letters in memory, with ClickHouse's
 // semantics wherever the processor's replay depends on them, so the processor's loop can be unit-tested:
 // - every row keeps its origin (the partition and the last offset of the range that wrote it), and a load
 //   with a replay bound leaves out the rows at or after it, as the loader's SQL does;
@@ -8,7 +8,7 @@
 import type { DeadLetter } from '../dead-letters/store'
 import type { LogBatch } from '../shared/log/log'
 import type { BatchRange, LoadedState, Lookups, PersonStore, PingResult, ReplayBound } from './person-store'
-import type { DeadLetterSink } from './processor'
+import type { DeadLetterRecorder } from './processor'
 import { personUuid } from './person-uuid'
 import type { ActivityEntry, DistinctIdRow, GroupRow, GroupTypeRow, Person, PersonChanges, ProcessedEvent } from './types'
 
@@ -116,8 +116,8 @@ export class FakePersonStore implements PersonStore {
     return this.down ? { success: false, error: this.down } : { success: true }
   }
 
-  /** The dead-letter sink on the same storage (the dead_letters table), deduplicated per range likewise. */
-  readonly deadLetters: DeadLetterSink = {
+  /** The dead letters on the same storage (the dead_letters table), deduplicated per range likewise. */
+  readonly deadLetters: DeadLetterRecorder = {
     record: async (batch: LogBatch, letters: DeadLetter[]) => {
       this.check()
       const rows = letters.map((l) => ({ ...l, payload: Buffer.from(l.payload), topic: batch.topic, partition: batch.partition }))

@@ -49,7 +49,7 @@ export interface ProcessorOptions {
   /** Failpoint for tests: writing a batch that holds an event of this name fails, as if ClickHouse refused it. */
   poisonEvent?: string | null
   /** Where messages that cannot be handled go (the dead_letters table, dead-letters/store.ts). */
-  deadLetters: DeadLetterSink
+  deadLetters: DeadLetterRecorder
   /** Persons (and their distinct ids and groups) kept in memory between batches; the least recently used go first. */
   maxCachedPersons?: number
   /** Cluster mode: where applied commands' results go for api processes elsewhere (command-results.ts). */
@@ -57,7 +57,7 @@ export interface ProcessorOptions {
 }
 
 /** What the processor needs of the dead-letter store. */
-export type DeadLetterSink = Pick<DeadLetterStore, 'record' | 'offsetsIn'>
+export type DeadLetterRecorder = Pick<DeadLetterStore, 'record' | 'offsetsIn'>
 
 export class IngestionProcessor {
   private readonly repo: PersonRepo
@@ -65,7 +65,7 @@ export class IngestionProcessor {
   private subscription: Subscription | null = null
   private batchesWritten = 0
   private readonly changeListeners: Array<(changes: PersonChanges) => void> = []
-  private readonly deadLetters: DeadLetterSink
+  private readonly deadLetters: DeadLetterRecorder
   /** Per topic/partition: the range that is failing, how often, and its log (once, then once a minute). */
   private readonly failing = new Map<string, { range: string; count: number; log: RepeatedFailures }>()
 
