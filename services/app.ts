@@ -29,6 +29,7 @@ import { projectRoutes } from './projects/routes'
 import { captureRoutes } from './capture/routes'
 import { CaptureBackpressure } from './capture/backpressure'
 import { IngestionProcessor } from './ingestion/processor'
+import { ClickHousePersonStore } from './ingestion/clickhouse-person-store'
 import { personRoutes } from './persons/routes'
 import { DeletionScheduler } from './persons/deletions'
 import { eventRoutes } from './events/routes'
@@ -78,7 +79,7 @@ export async function buildWren(config: Config, logger: Logger = pino({ level: c
   const deadLetters = new DeadLetterStore(clickhouse, systemClock, kafkaLog ? kafkaDeadLetterFeed(kafkaLog, 'ingestion') : undefined)
   const stall = config.failpoints.stallIngestionFile
   const ingestLog = stall ? stallingSubscriptions(log, () => existsSync(stall)) : log
-  const processor = new IngestionProcessor(ingestLog, clickhouse, logger.child({ service: 'ingestion' }), metrics, { ...config.ingestion, deadLetters, ...(kafkaLog ? { publishResults: publishCommandResults(kafkaLog) } : {}) })
+  const processor = new IngestionProcessor(ingestLog, new ClickHousePersonStore(clickhouse), logger.child({ service: 'ingestion' }), metrics, { ...config.ingestion, deadLetters, ...(kafkaLog ? { publishResults: publishCommandResults(kafkaLog) } : {}) })
   if (runs('ingest')) processor.start()
   // An api process without the processor learns command results from the log.
   const commandResults = runs('api') && !runs('ingest') ? new LogCommandWaiter(log) : null

@@ -1,7 +1,8 @@
 // The person rules of ingestion (PostHog compatible): which person an event belongs to, what it changes
 // on that person and its groups, and what the event row records. Pure and synchronous over PersonRepo;
 // given the same repository state and inputs, the outputs are the same.
-import { LookupSet, type Lookups, type PersonRepo } from './person-repo'
+import type { PersonRepo } from './person-repo'
+import { LookupSet, type Lookups } from './person-store'
 import { personUuid, normalizeUuid } from './person-uuid'
 import { createPerson, updatePersonFromEvent } from './person-ops'
 import { handleIdentifyOrAlias, mergeSource } from './person-identity'
