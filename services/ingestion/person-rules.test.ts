@@ -237,11 +237,12 @@ describe('$process_person_profile: false', () => {
   })
 
   it('flags person-only events PostHog drops, and removes a true flag from properties', async () => {
-    const { store, one } = setup()
+    const { store, one, warnings } = setup()
     expect(isDroppedPersonlessEvent(ev('u', '$identify', { $process_person_profile: false }))).toBe(true)
     expect(isDroppedPersonlessEvent(ev('u', 'pageview', { $process_person_profile: false }))).toBe(false)
     const dropped = ev('u', '$identify', { $process_person_profile: false, $anon_distinct_id: 'a' })
-    expect(await one(dropped)).toBeUndefined() // the processor drops it
+    expect(await one(dropped)).toBeUndefined() // the processor drops it, and says so
+    expect(warnings().map((w) => w.type)).toEqual(['invalid_event_when_process_person_profile_is_false'])
     // The rules, asked anyway, store it as a personless event and warn.
     const repo = await loadedRepo(store, [dropped])
     processEvent(repo, dropped)

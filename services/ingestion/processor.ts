@@ -31,7 +31,7 @@ import type { Metrics } from '../shared/metrics'
 import { RepeatedFailures } from '../shared/repeated-failures'
 import { teamOf, type DeadLetter, type DeadLetterStore } from '../dead-letters/store'
 import { PersonRepo } from './person-repo'
-import { applyCommand, isDroppedPersonlessEvent, lookupsFor, processEvent, type CommandResult } from './person-rules'
+import { applyCommand, lookupsFor, processEvent, warnIfDroppedPersonless, type CommandResult } from './person-rules'
 import type { PersonStore } from './person-store'
 import { CommandWaiters, type CommandResultPublisher } from './command-results'
 import type { PersonChanges, PersonCommand, ProcessedEvent } from './types'
@@ -215,7 +215,7 @@ export class IngestionProcessor {
         // An item that throws leaves no half-applied person change behind.
         this.repo.atomically(() => {
           if (item.kind === 'command') results.push([item.command.commandId, applyCommand(this.repo, item.command)])
-          else if (!isDroppedPersonlessEvent(item.event)) events.push(processEvent(this.repo, item.event))
+          else if (!warnIfDroppedPersonless(this.repo, item.event)) events.push(processEvent(this.repo, item.event))
         })
       } catch (err) {
         deadLetters.push({ offset, error: errorText(err), payload: batch.records[index].value, teamId: item.kind === 'event' ? item.event.teamId : item.command.teamId })
