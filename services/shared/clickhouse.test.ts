@@ -37,6 +37,13 @@ describe('insertRows', () => {
     expect({ rows: Number(stored.rows), ids: Number(stored.ids) }).toEqual({ rows: 10, ids: 10 })
   })
 
+  it('an insert without a token after one with a token is stored (chDB keeps settings between calls)', async () => {
+    await insertRows(client, 'wide', [{ id: 100, text: 'tokened' }], 'wide:batch-2')
+    await insertRows(client, 'wide', [{ id: 101, text: 'plain' }])
+    const [stored] = await queryRows<{ rows: number }>(client, 'SELECT count() AS rows FROM wide WHERE id >= 100')
+    expect(Number(stored.rows)).toBe(2)
+  })
+
   it('keeps rows in order, each chunk within the budget unless a single row is bigger', () => {
     const rows = [5, 5, 5, 50, 5].map((n, id) => ({ id, text: 'x'.repeat(n) }))
     const chunks = chunkRows(rows, 100)

@@ -2,7 +2,7 @@
 // server in cluster mode. Tables are created and migrated at start from schemas/clickhouse/*.sql.
 import { readdir, readFile, mkdir } from 'node:fs/promises'
 import path from 'node:path'
-import { createClient, type ClickHouseClient } from '@clickhouse/client'
+import { ClickHouseLogLevel, createClient, type ClickHouseClient } from '@clickhouse/client'
 import { createChdbConnection } from 'chdb/connection'
 import { clusterStatements } from './clickhouse-cluster'
 
@@ -34,7 +34,9 @@ export async function openServerClickHouse(server: ClickHouseServer): Promise<Cl
   }
   // Synchronous inserts into Distributed tables: a batch is on its shards before its offset commits,
   // and a replay reaches each shard as the same block, which the deduplication token then drops.
-  return createClient({ url, username, password, database, clickhouse_settings: cluster ? { insert_distributed_sync: 1 } : {} })
+  // The client's own logger would print every ClickHouse error (a user's bad regex, say) to stderr outside
+  // pino; Wren handles and logs those errors itself.
+  return createClient({ url, username, password, database, clickhouse_settings: cluster ? { insert_distributed_sync: 1 } : {}, log: { level: ClickHouseLogLevel.OFF } })
 }
 
 const migrationsDir = new URL('../../schemas/clickhouse/', import.meta.url)
@@ -99,7 +101,9 @@ export async function insertRows(client: ClickHouseClient, table: string, rows: 
       format: 'JSONEachRow',
       clickhouse_settings: {
         date_time_input_format: 'best_effort',
-        ...(token ? { insert_deduplication_token: token } : {}),
+        // Always set, '' when there is none: chDB applies a call's settings to its one session, where they
+        // stay, so a token left by an earlier insert would make this one look like its duplicate.
+        insert_deduplication_token: token ?? '',
       },
     })
   }
