@@ -3,7 +3,7 @@
 // `settings.remote_config` (merged over the defaults) and turns recordings on with
 // `settings.session_recording_opt_in`.
 import { isRecord } from '../shared/http'
-import type { Project } from '../projects/store'
+import type { Project } from '../shared/tenancy'
 
 export function remoteConfig(project: Project, hasFeatureFlags: boolean): Record<string, unknown> {
   const s = project.settings

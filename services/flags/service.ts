@@ -1,7 +1,7 @@
 // Decide's evaluation for one request: flag definitions from the FlagStore, person and group state from
 // the snapshot (memory first, ClickHouse on a miss), request overrides and GeoIP merged in, then the
 // evaluator. Experience-continuity hash keys are stored when an anonymous id is first identified.
-import type { Project } from '../projects/store'
+import type { Project } from '../shared/tenancy'
 import type { Clock } from '../shared/clock'
 import { evaluateFlagList, type FlagResult } from './evaluate'
 import type { FlagsRequest } from './request'

@@ -5,7 +5,7 @@ import type { ClickHouseClient } from './clickhouse'
 import { insertRows, queryRows } from './clickhouse'
 import { badRequest, forbidden } from './errors'
 import type { Clock } from './clock'
-import type { PersonalApiKey } from '../projects/store'
+import type { PersonalApiKey } from './tenancy'
 
 export const ACCESS_LEVELS = ['none', 'viewer', 'editor'] as const
 export type AccessLevel = (typeof ACCESS_LEVELS)[number]

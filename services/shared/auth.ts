@@ -3,7 +3,7 @@
 // implies read.
 import type { FastifyRequest } from 'fastify'
 import { forbidden, notFound, unauthorized, badRequest } from './errors'
-import type { PersonalApiKey, Project, ProjectStore } from '../projects/store'
+import type { PersonalApiKey, Project, Tenants } from './tenancy'
 
 export const SCOPE_OBJECTS = [
   'access_control', 'action', 'activity_log', 'annotation', 'cohort', 'dashboard', 'early_access_feature', 'event_definition', 'experiment',
@@ -30,7 +30,7 @@ export function bearerToken(request: FastifyRequest): string | null {
   return match ? match[1] : null
 }
 
-export function personalKeyFrom(request: FastifyRequest, store: ProjectStore): PersonalApiKey {
+export function personalKeyFrom(request: FastifyRequest, store: Tenants): PersonalApiKey {
   const token = bearerToken(request)
   if (token === null) throw unauthorized('not_authenticated', 'Authentication credentials were not provided. Send `Authorization: Bearer <personal API key>`.')
   const key = store.keyByValue(token)
@@ -45,7 +45,7 @@ export interface Caller {
 }
 
 /** Checks key, scope and project; returns who is calling for which project. */
-export function authorize(request: FastifyRequest, store: ProjectStore, scope: string, projectIdParam: string | undefined): Caller {
+export function authorize(request: FastifyRequest, store: Tenants, scope: string, projectIdParam: string | undefined): Caller {
   const key = personalKeyFrom(request, store)
   if (!hasScope(key, scope)) throw forbidden('permission_denied', `API key missing required scope '${scope}'`)
   const projectId = Number(projectIdParam)

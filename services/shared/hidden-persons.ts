@@ -5,7 +5,7 @@ import type { ClickHouseClient } from './clickhouse'
 import { queryRows } from './clickhouse'
 import { explicitLevels } from './access-controls'
 import type { SqlParams } from './property-filters'
-import type { PersonalApiKey } from '../projects/store'
+import type { PersonalApiKey } from './tenancy'
 
 export interface HiddenPersons {
   uuids: string[]

@@ -10,7 +10,7 @@ import type { FastifyInstance, FastifyReply, FastifyRequest, RouteOptions } from
 import rateLimit from '@fastify/rate-limit'
 import proxyAddr from '@fastify/proxy-addr'
 import type { AuthFailureLimit } from './config'
-import type { ProjectStore } from '../projects/store'
+import type { Tenants } from './tenancy'
 import { bearerToken } from './auth'
 import { throttled } from './errors'
 import { checkFieldSizes } from './limits'
@@ -36,7 +36,7 @@ export function clientAddressOf(trustedProxies: readonly string[]): (request: Pi
 }
 
 /** Call before any route is registered. Returns the management routes, filled in as they are registered. */
-export async function guardManagementRoutes(app: FastifyInstance, deps: { projects: ProjectStore; authFailures: AuthFailureLimit }): Promise<ManagementRoute[]> {
+export async function guardManagementRoutes(app: FastifyInstance, deps: { projects: Tenants; authFailures: AuthFailureLimit }): Promise<ManagementRoute[]> {
   const { projects, authFailures } = deps
   const routes: ManagementRoute[] = []
   let limitFailures: ((request: FastifyRequest, reply: FastifyReply) => Promise<void>) | null = null

@@ -2,12 +2,11 @@
 // order, commits only after the handler, retries marked redelivered, and a consumer-group rebalance
 // between two consumers that hands every record to exactly one of them.
 import { afterAll, beforeAll, describe, expect, it } from 'vitest'
-import { kafkaUnavailableReason, startKafka, type KafkaBroker } from '../../../test/support/kafka'
-import { waitFor } from '../../../test/support/wren'
+import { kafkaUnavailableReason, startKafka, type KafkaBroker } from '../../../../test/support/kafka'
+import { waitFor } from '../../../../test/support/wren'
 import { openKafkaLog, type KafkaLog } from './kafka-log'
-import type { LogBatch } from './log'
-import { LogCommandWaiter, publishCommandResults } from '../../ingestion/command-results'
-import { skipReason } from '../../../test/support/skip'
+import type { LogBatch } from '../log'
+import { skipReason } from '../../../../test/support/skip'
 
 const unavailable = skipReason('kafka log tests', kafkaUnavailableReason())
 
@@ -118,13 +117,4 @@ describe.skipIf(unavailable !== null)(`kafka log on a real broker${unavailable ?
     }
   }, 120_000)
 
-  it('an api process without the processor learns a command result published by another process', async () => {
-    const [ingest, apiSide] = [await open(), await open()]
-    const waiter = new LogCommandWaiter(apiSide)
-    waiter.start()
-    const applied = waiter.waitForCommand('cmd-1', 30_000)
-    await publishCommandResults(ingest)([['cmd-0', { ok: false, status: 404, detail: 'no such person' }], ['cmd-1', { ok: false, status: 400, detail: 'bad property' }]])
-    expect(await applied).toEqual({ ok: false, status: 400, detail: 'bad property' })
-    await waiter.stop()
-  })
 })

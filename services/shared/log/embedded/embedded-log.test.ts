@@ -4,7 +4,7 @@ import { tmpdir } from 'node:os'
 import { join } from 'node:path'
 import { afterEach, beforeEach, describe, expect, it } from 'vitest'
 import { openEmbeddedLog, type EmbeddedLog } from './embedded-log'
-import type { LogBatch, LogMessage } from './log'
+import type { LogBatch, LogMessage } from '../log'
 
 let dir: string
 const opened: EmbeddedLog[] = []

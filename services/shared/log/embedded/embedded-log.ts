@@ -9,9 +9,9 @@
 
 import { mkdir, open, readdir, readFile, rename, unlink } from 'node:fs/promises'
 import { join } from 'node:path'
-import type { Log, LogBatch, LogMessage, SubscribeOptions, Subscription, TopicStats } from './log'
+import type { Log, LogBatch, LogMessage, SubscribeOptions, Subscription, TopicStats } from '../log'
 import { encodeMessages, syncDir, TopicStore, type Warner } from './segment'
-import { RepeatedFailures } from '../repeated-failures'
+import { RepeatedFailures } from '../../repeated-failures'
 
 export interface EmbeddedLogOptions {
   dir: string

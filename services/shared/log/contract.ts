@@ -1,8 +1,33 @@
-// Avro encoding of log messages. Every message starts with a magic byte and its schema version, so a
-// processor can read messages written before an upgrade: old versions are resolved to the current one.
+// The log's message contract: what capture and the persons API put on the ingest topic and ingestion
+// reads (IngestEvent, PersonCommand), and their Avro encoding. Every message starts with a magic byte
+// and its schema version, so a processor can read messages written before an upgrade: old versions are
+// resolved to the current one.
 import { readFileSync } from 'node:fs'
 import avro from 'avsc'
-import type { IngestEvent, PersonCommand } from '../../ingestion/types'
+
+export type Properties = Record<string, unknown>
+
+/** An event as capture accepted it: validated, stamped, timestamp already skew-corrected. */
+export interface IngestEvent {
+  teamId: number
+  uuid: string
+  event: string
+  distinctId: string
+  /** Top-level $set/$set_once already merged into properties.$set/$set_once (top-level keys win). */
+  properties: Properties
+  /** ISO 8601 UTC, microsecond precision allowed. */
+  timestamp: string
+  /** When capture received it, ISO 8601 UTC. */
+  now: string
+  elementsChain: string
+}
+
+/** A change asked for through the persons API; applied by the processor, the single writer. */
+export type PersonCommand =
+  | { action: 'update_properties'; commandId: string; teamId: number; personUuid: string; set: Properties; at: string }
+  | { action: 'delete_property'; commandId: string; teamId: number; personUuid: string; key: string; at: string }
+  | { action: 'split'; commandId: string; teamId: number; personUuid: string; mainDistinctId?: string; at: string }
+  | { action: 'delete'; commandId: string; teamId: number; personUuid: string; at: string }
 
 const MAGIC = 0x57 // 'W'
 const schemaDir = new URL('../../../schemas/avro/', import.meta.url)

@@ -8,7 +8,7 @@
 import { crc32 } from 'node:zlib'
 import { open, readdir, stat, unlink, type FileHandle } from 'node:fs/promises'
 import { join } from 'node:path'
-import type { LogMessage, LogRecord } from './log'
+import type { LogMessage, LogRecord } from '../log'
 
 export interface Warner {
   warn(obj: object, msg: string): void

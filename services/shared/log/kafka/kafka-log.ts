@@ -36,8 +36,8 @@
 // writes carry the same tokens.
 
 import { Kafka, Partitioners, logLevel as KafkaLogLevel, type Admin, type Consumer, type EachBatchPayload, type LogEntry, type Producer } from 'kafkajs'
-import type { Log, LogBatch, LogMessage, LogRecord, SubscribeOptions, Subscription, TopicStats } from './log'
-import { TOPICS } from './log'
+import type { Log, LogBatch, LogMessage, LogRecord, SubscribeOptions, Subscription, TopicStats } from '../log'
+import { TOPICS } from '../log'
 
 export interface KafkaLogOptions {
   brokers: string[]
