@@ -2,7 +2,7 @@
 // prefix: list, create, retrieve, PATCH, soft delete by `deleted: true` (HTTP DELETE is refused), and
 // the activity log. Scopes feature_flag:read / feature_flag:write.
 import type { FastifyInstance, FastifyRequest } from 'fastify'
-import { authorize, type Caller } from '../shared/auth'
+import { authorize, type Caller } from '../shared/http/auth'
 import { badRequest, methodNotAllowed, notFound } from '../shared/errors'
 import { absoluteUrl, isRecord, sendFormatted } from '../shared/http'
 import type { ProjectStore } from '../projects/store'

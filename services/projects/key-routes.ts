@@ -2,7 +2,7 @@
 // do no more than itself (scopes and projects a subset of its own, see canManageKey), so no key can mint
 // or reveal its way to more than it has.
 import type { FastifyInstance } from 'fastify'
-import { canManageKey, isValidScope, personalKeyFrom, projectsWithin, scopesBeyond } from '../shared/auth'
+import { canManageKey, isValidScope, personalKeyFrom, projectsWithin, scopesBeyond } from '../shared/http/auth'
 import { badRequest, forbidden, notFound } from '../shared/errors'
 import { isRecord, sendFormatted } from '../shared/http'
 import type { ProjectStore } from './store'

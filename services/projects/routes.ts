@@ -1,6 +1,6 @@
 // /api/projects/: what a key can see and create (keys themselves: key-routes.ts).
 import type { FastifyInstance } from 'fastify'
-import { authorize, canReach, hasScope, personalKeyFrom } from '../shared/auth'
+import { authorize, canReach, hasScope, personalKeyFrom } from '../shared/http/auth'
 import { badRequest, forbidden } from '../shared/errors'
 import { isRecord, sendFormatted } from '../shared/http'
 import type { ProjectStore } from './store'

@@ -3,7 +3,7 @@
 // and their breakdowns by person properties) leaves out their events.
 import type { ClickHouseClient } from './clickhouse'
 import { queryRows } from './clickhouse'
-import { explicitLevels } from './access-controls'
+import { explicitLevels } from './http/access-controls'
 import type { SqlParams } from './property-filters'
 import type { PersonalApiKey } from './tenancy'
 

@@ -4,7 +4,7 @@ import { readdir, readFile, mkdir } from 'node:fs/promises'
 import path from 'node:path'
 import { createClient, type ClickHouseClient } from '@clickhouse/client'
 import { createChdbConnection } from 'chdb/connection'
-import { clusterStatements } from './clickhouse-cluster'
+import { clusterStatements } from './cluster'
 
 export type { ClickHouseClient }
 
@@ -37,11 +37,11 @@ export async function openServerClickHouse(server: ClickHouseServer): Promise<Cl
   return createClient({ url, username, password, database, clickhouse_settings: cluster ? { insert_distributed_sync: 1 } : {} })
 }
 
-const migrationsDir = new URL('../../schemas/clickhouse/', import.meta.url)
+const migrationsDir = new URL('../../../schemas/clickhouse/', import.meta.url)
 
 /** Applies every migration not yet recorded in `schema_migrations`, in file-name order. */
 export async function migrate(client: ClickHouseClient, options: { cluster?: string | null } = {}): Promise<string[]> {
-  // On a cluster every statement gets its ON CLUSTER / Replicated / Distributed form (clickhouse-cluster.ts).
+  // On a cluster every statement gets its ON CLUSTER / Replicated / Distributed form (cluster.ts).
   const forms = (statement: string) => (options.cluster ? clusterStatements(statement, options.cluster) : [statement])
   for (const query of forms(`CREATE TABLE IF NOT EXISTS schema_migrations (name String, applied_at DateTime64(3, 'UTC') DEFAULT now64(3)) ENGINE = ReplacingMergeTree ORDER BY name`)) {
     await client.command({ query })

@@ -1,11 +1,11 @@
 // Object-level access controls, in PostHog's shape: a rule per (resource, object, member) with a level
 // from none < viewer < editor. Wren has no users, so a member is a personal API key; a key holding
 // every scope (*) administers access and always has the highest level.
-import type { ClickHouseClient } from './clickhouse'
-import { insertRows, queryRows } from './clickhouse'
-import { badRequest, forbidden } from './errors'
-import type { Clock } from './clock'
-import type { PersonalApiKey } from './tenancy'
+import type { ClickHouseClient } from '../clickhouse'
+import { insertRows, queryRows } from '../clickhouse'
+import { badRequest, forbidden } from '../errors'
+import type { Clock } from '../clock'
+import type { PersonalApiKey } from '../tenancy'
 
 export const ACCESS_LEVELS = ['none', 'viewer', 'editor'] as const
 export type AccessLevel = (typeof ACCESS_LEVELS)[number]

@@ -9,10 +9,10 @@
 import type { FastifyInstance, FastifyReply, FastifyRequest, RouteOptions } from 'fastify'
 import rateLimit from '@fastify/rate-limit'
 import proxyAddr from '@fastify/proxy-addr'
-import type { AuthFailureLimit } from './config'
-import type { Tenants } from './tenancy'
+import type { AuthFailureLimit } from '../config'
+import type { Tenants } from '../tenancy'
 import { bearerToken } from './auth'
-import { throttled } from './errors'
+import { throttled } from '../errors'
 import { checkFieldSizes } from './limits'
 
 export interface ManagementRoute {

@@ -4,7 +4,7 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest'
 import { mkdtemp, rm } from 'node:fs/promises'
 import { tmpdir } from 'node:os'
 import path from 'node:path'
-import { chunkRows, insertRows, openEmbeddedClickHouse, queryRows, type ClickHouseClient } from './clickhouse'
+import { chunkRows, insertRows, openEmbeddedClickHouse, queryRows, type ClickHouseClient } from './index'
 
 describe('insertRows', () => {
   let dir: string

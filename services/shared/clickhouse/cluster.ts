@@ -44,7 +44,7 @@ export function clusterStatements(statement: string, cluster: string): string[] 
     // The Distributed table mirrors the local table's columns, so a column change goes to both.
     return SHARDED_TABLES[name] ? [`ALTER TABLE ${name}_local ${on} ${rest}`, `ALTER TABLE ${name} ${on} ${rest}`] : [`ALTER TABLE ${name} ${on} ${rest}`]
   }
-  throw new Error(`no cluster form for this migration statement (add one in clickhouse-cluster.ts): ${statement.slice(0, 200)}`)
+  throw new Error(`no cluster form for this migration statement (add one in clickhouse/cluster.ts): ${statement.slice(0, 200)}`)
 }
 
 function quoteIdent(name: string): string {

@@ -1,9 +1,9 @@
 import { describe, expect, it } from 'vitest'
 import { readdirSync, readFileSync } from 'node:fs'
-import { clusterStatements } from './clickhouse-cluster'
-import { splitStatements } from './clickhouse'
+import { clusterStatements } from './cluster'
+import { splitStatements } from './index'
 
-const dir = new URL('../../schemas/clickhouse/', import.meta.url)
+const dir = new URL('../../../schemas/clickhouse/', import.meta.url)
 const statements = readdirSync(dir)
   .filter((f) => f.endsWith('.sql'))
   .sort()

@@ -3,8 +3,8 @@ import type { FastifyError, FastifyInstance, FastifyReply, FastifyRequest } from
 import { stringify } from 'csv-stringify/sync'
 import { STATUS_CODES } from 'node:http'
 import type { Socket } from 'node:net'
-import { BACKLOG_FULL, WrenError, badRequest, payloadTooLarge } from './errors'
-import { jsonTooDeep, jsonTooDeepIn } from './json'
+import { BACKLOG_FULL, WrenError, badRequest, payloadTooLarge } from '../errors'
+import { jsonTooDeep, jsonTooDeepIn } from '../json'
 
 export function installErrorHandler(app: FastifyInstance): void {
   app.setErrorHandler(renderError)

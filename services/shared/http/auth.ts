@@ -2,8 +2,8 @@
 // and the project in the path. Scopes are PostHog's: `<object>:read|write`, or `*` for all; write
 // implies read.
 import type { FastifyRequest } from 'fastify'
-import { forbidden, notFound, unauthorized, badRequest } from './errors'
-import type { PersonalApiKey, Project, Tenants } from './tenancy'
+import { forbidden, notFound, unauthorized, badRequest } from '../errors'
+import type { PersonalApiKey, Project, Tenants } from '../tenancy'
 
 export const SCOPE_OBJECTS = [
   'access_control', 'action', 'activity_log', 'annotation', 'cohort', 'dashboard', 'early_access_feature', 'event_definition', 'experiment',

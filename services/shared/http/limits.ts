@@ -1,8 +1,8 @@
 // Size limits of what the management API stores (projects, actions, cohorts, flags, keys, settings),
 // checked in one place for every management route (management.ts) rather than route by route: a name
 // is a name, not 19 MB, and one object cannot make a list of them too large to read.
-import { badRequest } from './errors'
-import { isRecord } from './http'
+import { badRequest } from '../errors'
+import { isRecord } from './index'
 
 /** Characters of short texts: names, flag keys, key labels (PostHog's names allow 400). */
 export const MAX_NAME_CHARS = 400
