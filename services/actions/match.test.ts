@@ -1,6 +1,6 @@
 import { describe, expect, it } from 'vitest'
-import { SqlParams } from '../shared/property-filters'
-import { EVENT_COLUMNS } from '../trends/properties'
+import { SqlParams } from '../shared/query/params'
+import { EVENT_COLUMNS } from '../shared/query/property-filters'
 import { actionSql, validateSteps } from './match'
 import type { Action } from './store'
 

@@ -7,9 +7,9 @@ import type { ProjectStore } from '../projects/store'
 import { authorize } from '../shared/http/auth'
 import { badRequest } from '../shared/errors'
 import { absoluteUrl, sendFormatted } from '../shared/http'
-import { SqlParams, parsePropertyFilters } from '../shared/property-filters'
-import { listFilterSql } from '../trends/properties'
-import { hiddenPersons, visibleEventsSql } from '../shared/hidden-persons'
+import { SqlParams, parsePropertyFilters } from '../shared/query/params'
+import { listFilterSql } from '../shared/query/property-filters'
+import { hiddenPersons, visibleEventsSql } from '../shared/query/hidden-persons'
 
 type Query = Record<string, string | undefined>
 const UUID_RE = /^[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}$/i

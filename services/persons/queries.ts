@@ -2,8 +2,8 @@
 // wins, deleted persons and moved distinct ids are left out.
 import type { ClickHouseClient } from '../shared/clickhouse'
 import { queryRows } from '../shared/clickhouse'
-import { SqlParams, type PropertyFilter } from '../shared/property-filters'
-import { listFilterSql } from '../trends/properties'
+import { SqlParams, type PropertyFilter } from '../shared/query/params'
+import { listFilterSql } from '../shared/query/property-filters'
 
 export interface PersonRecord {
   id: number

@@ -2,10 +2,10 @@
 // rows of (series, period, bucket, breakdown, value). Zero-filling, breakdown limits, cumulative sums and
 // formulas happen afterwards on these few rows (shape.ts). User input only enters as parameters.
 import { badRequest } from '../shared/errors'
-import type { SqlParams } from '../shared/property-filters'
+import type { SqlParams } from '../shared/query/params'
 import { instantParam, type DateRange, type Interval } from './dates'
-import { PERSON_ID, PERSON_OVERRIDES } from './person-id'
-import { compileGroup, EVENT_COLUMNS, jsonValue, type FilterContext, type PropertyGroup } from './properties'
+import { PERSON_ID, PERSON_OVERRIDES } from '../shared/query/persons-sql'
+import { compileGroup, EVENT_COLUMNS, jsonValue, type FilterContext, type PropertyGroup } from '../shared/query/property-filters'
 import { COUNT_PER_ACTOR_MATHS, PROPERTY_MATHS, type MathType, type SeriesEntity, type TrendRequest } from './request'
 
 export const NULL_LABEL = '$$_posthog_breakdown_null_$$'

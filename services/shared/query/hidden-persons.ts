@@ -1,11 +1,11 @@
 // Persons a key may not see (object access level `none`) are hidden wherever person data is returned:
 // the persons routes leave them out, and every events read made for that key (the events list, trends
 // and their breakdowns by person properties) leaves out their events.
-import type { ClickHouseClient } from './clickhouse'
-import { queryRows } from './clickhouse'
-import { explicitLevels } from './http/access-controls'
-import type { SqlParams } from './property-filters'
-import type { PersonalApiKey } from './tenancy'
+import type { ClickHouseClient } from '../clickhouse'
+import { queryRows } from '../clickhouse'
+import { explicitLevels } from '../http/access-controls'
+import type { SqlParams } from './params'
+import type { PersonalApiKey } from '../tenancy'
 
 export interface HiddenPersons {
   uuids: string[]

@@ -1,8 +1,8 @@
 // Query parameters for parameterized ClickHouse SQL, and the strict parser of the flat property-filter
 // lists that the persons and events lists take. Filters compile to SQL in one place: trends/properties.ts.
-import { badRequest } from './errors'
-import { isRecord } from './http'
-import { jsonTooDeep, jsonTooDeepIn } from './json'
+import { badRequest } from '../errors'
+import { isRecord } from '../http'
+import { jsonTooDeep, jsonTooDeepIn } from '../json'
 
 export interface PropertyFilter {
   key: string

@@ -1,6 +1,6 @@
 import { describe, expect, it } from 'vitest'
-import { SqlParams } from '../shared/property-filters'
-import { compileGroup, EVENT_COLUMNS, parsePropertyGroup, type FilterContext } from './properties'
+import { SqlParams } from './params'
+import { compileGroup, EVENT_COLUMNS, parsePropertyGroup, type FilterContext } from './property-filters'
 
 const ctx = (): FilterContext => ({ params: new SqlParams(), columns: EVENT_COLUMNS, cohortMembers: (id) => `SELECT ${id}`, dateParam: (v) => `'${v}'` })
 

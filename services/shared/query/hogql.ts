@@ -2,9 +2,9 @@
 // ClickHouse SQL over the current event row only. Identifiers are a fixed list of event columns plus
 // `properties.<key>` / `person.properties.<key>`; functions come from an allowlist; literals become
 // parameters. There is no way to name a table, a subquery or another project's rows.
-import { badRequest } from '../shared/errors'
-import type { SqlParams } from '../shared/property-filters'
-import { PERSON_ID } from './person-id'
+import { badRequest } from '../errors'
+import type { SqlParams } from './params'
+import { PERSON_ID } from './persons-sql'
 
 type Kind = 'string' | 'number' | 'bool' | 'any'
 interface Compiled {

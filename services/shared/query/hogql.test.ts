@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest'
-import { SqlParams } from '../shared/property-filters'
+import { SqlParams } from './params'
 import { compileHogql } from './hogql'
 
 describe('restricted hogql', () => {

@@ -1,11 +1,11 @@
 // Property filters and nested AND/OR property groups, compiled to parameterized ClickHouse SQL: event,
 // person, group, element, cohort and event-metadata filters with every operator PostHog's trends take.
 // Values only ever enter the SQL as parameters.
-import { badRequest } from '../shared/errors'
-import { isRecord } from '../shared/http'
-import type { SqlParams } from '../shared/property-filters'
-import { PERSON_ID } from './person-id'
-import { jsonTooDeep, jsonTooDeepIn } from '../shared/json'
+import { badRequest } from '../errors'
+import { isRecord } from '../http'
+import type { SqlParams } from './params'
+import { PERSON_ID } from './persons-sql'
+import { jsonTooDeep, jsonTooDeepIn } from '../json'
 
 export interface PropertyFilter {
   key: string
