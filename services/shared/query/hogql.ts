@@ -4,7 +4,7 @@
 // parameters. There is no way to name a table, a subquery or another project's rows.
 import { badRequest } from '../errors'
 import type { SqlParams } from './params'
-import { PERSON_ID } from './persons-sql'
+import type { PersonIdColumn } from './persons-sql'
 
 type Kind = 'string' | 'number' | 'bool' | 'any'
 interface Compiled {
@@ -18,7 +18,6 @@ const COLUMNS: Record<string, Compiled> = {
   event: { sql: 'event', kind: 'string' },
   distinct_id: { sql: 'distinct_id', kind: 'string' },
   timestamp: { sql: 'timestamp', kind: 'any' },
-  person_id: { sql: PERSON_ID, kind: 'any' },
   elements_chain: { sql: 'elements_chain', kind: 'string' },
   $session_id: { sql: '`$session_id`', kind: 'string' },
   $window_id: { sql: '`$window_id`', kind: 'string' },
@@ -116,7 +115,8 @@ function tokenize(src: string): Token[] {
   return tokens
 }
 
-export function compileHogql(src: string, params: SqlParams): string {
+/** `personId`: how the query reads an events row's person (its builder's choice, see persons-sql.ts). */
+export function compileHogql(src: string, params: SqlParams, personId: PersonIdColumn): string {
   const text = src.replace(/\s+AS\s+[`"]?[\w$]+[`"]?\s*$/i, '')
   if (text.length > 2000) throw badRequest('invalid_hogql', 'The expression is too long.', 'breakdown')
   const tokens = tokenize(text)
@@ -265,9 +265,9 @@ export function compileHogql(src: string, params: SqlParams): string {
       if (NUMERIC_CAST_FUNCTIONS.has(t.v)) return { sql: `${name}(toString(${sqlArgs[0]}))`, kind: 'number' }
       return { sql: `${name}(${sqlArgs.join(', ')})`, kind: spec[2] }
     }
-    const column = COLUMNS[t.v]
-    if (!column) throw fail(`'${t.v}' is not a field of events (use properties.<name>, person.properties.<name>, ${Object.keys(COLUMNS).join(', ')})`)
-    return column
+    if (t.v === 'person_id') return { sql: personId.sql, kind: 'any' }
+    if (!Object.hasOwn(COLUMNS, t.v)) throw fail(`'${t.v}' is not a field of events (use properties.<name>, person.properties.<name>, person_id, ${Object.keys(COLUMNS).join(', ')})`)
+    return COLUMNS[t.v]
   }
 
   const result = orExpr()

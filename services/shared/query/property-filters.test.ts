@@ -1,8 +1,9 @@
 import { describe, expect, it } from 'vitest'
 import { SqlParams } from './params'
-import { compileGroup, EVENT_COLUMNS, parsePropertyGroup, type FilterContext } from './property-filters'
+import { compileGroup, eventColumns, parsePropertyGroup, type FilterContext } from './property-filters'
+import { EventPersonId } from './persons-sql'
 
-const ctx = (): FilterContext => ({ params: new SqlParams(), columns: EVENT_COLUMNS, cohortMembers: (id) => `SELECT ${id}`, dateParam: (v) => `'${v}'` })
+const ctx = (): FilterContext => ({ params: new SqlParams(), columns: eventColumns(new EventPersonId(false)), cohortMembers: (id) => `SELECT ${id}`, dateParam: (v) => `'${v}'` })
 
 describe('property filters', () => {
   it('normalises lists, nested groups and the old key__operator style', () => {

@@ -4,7 +4,7 @@
 import { badRequest } from '../errors'
 import { isRecord } from '../http'
 import type { SqlParams } from './params'
-import { PERSON_ID } from './persons-sql'
+import { EventPersonId, type PersonIdColumn } from './persons-sql'
 import { jsonTooDeep, jsonTooDeepIn } from '../json'
 
 export interface PropertyFilter {
@@ -94,14 +94,17 @@ export const MATERIALIZED_EVENT_PROPERTIES: ReadonlySet<string> = new Set(['$bro
 export interface PropertyColumns {
   event: string | null
   person: string
-  personId: string
+  personId: PersonIdColumn
   groups: boolean
   elements: string | null
   /** Event properties that `event` also has as `mat_<key>` columns (only the events table does). */
   materialized: ReadonlySet<string>
 }
-export const EVENT_COLUMNS: PropertyColumns = { event: 'properties', person: 'person_properties', personId: PERSON_ID, groups: true, elements: 'elements_chain', materialized: MATERIALIZED_EVENT_PROPERTIES }
-export const PERSON_COLUMNS: PropertyColumns = { event: null, person: 'properties', personId: 'uuid', groups: false, elements: null, materialized: new Set() }
+/** The events table, reading each row's person as `personId` says (the query builder's choice). */
+export function eventColumns(personId: PersonIdColumn): PropertyColumns {
+  return { event: 'properties', person: 'person_properties', personId, groups: true, elements: 'elements_chain', materialized: MATERIALIZED_EVENT_PROPERTIES }
+}
+export const PERSON_COLUMNS: PropertyColumns = { event: null, person: 'properties', personId: { sql: 'uuid' }, groups: false, elements: null, materialized: new Set() }
 
 export interface FilterContext {
   params: SqlParams
@@ -124,7 +127,8 @@ export function listFilterSql(filters: Array<{ key: string; value?: unknown; ope
   const group: PropertyGroup = { type: 'AND', values: filters.map((f) => ({ key: f.key, value: f.value, operator: f.operator ?? 'exact', type: table })) }
   return compileGroup(group, {
     params,
-    columns: table === 'person' ? PERSON_COLUMNS : EVENT_COLUMNS,
+    // The lists have no cohort or person-id filters, so the events list reads no person id.
+    columns: table === 'person' ? PERSON_COLUMNS : eventColumns(new EventPersonId(false)),
     cohortMembers: () => {
       throw badRequest('invalid_input', 'Cohort filters are not supported on this list.', 'properties')
     },
@@ -168,14 +172,14 @@ export function compileFilter(f: PropertyFilter, ctx: FilterContext): string {
       return NEGATIVE.has(f.operator) ? `(\`$group_${idx}\` = '' OR ${expr})` : expr
     }
     case 'event_metadata': {
-      const column = METADATA_COLUMNS[f.key]
-      if (!column || !columns.event) throw badRequest('invalid_input', `Unknown event metadata '${f.key}'. Use one of ${Object.keys(METADATA_COLUMNS).join(', ')}.`, 'properties')
+      const column = columns.event ? metadataColumn(f.key, columns.personId) : undefined
+      if (!column) throw badRequest('invalid_input', `Unknown event metadata '${f.key}'. Use one of ${Object.keys(METADATA_COLUMNS).join(', ')}.`, 'properties')
       return compareValue(column, f, ctx)
     }
     case 'cohort': {
       const ids = (Array.isArray(f.value) ? f.value : [f.value]).map(Number)
       if (ids.length === 0 || ids.some((id) => !Number.isInteger(id))) throw badRequest('invalid_input', 'A cohort filter needs the cohort id as its value.', 'properties')
-      const inAny = ids.map((id) => `${columns.personId} IN (${ctx.cohortMembers(id)})`).join(' OR ')
+      const inAny = ids.map((id) => `${columns.personId.sql} IN (${ctx.cohortMembers(id)})`).join(' OR ')
       return f.negation || f.operator === 'not_in' ? `NOT (${inAny})` : `(${inAny})`
     }
     case 'element':
@@ -193,8 +197,14 @@ export function compileFilter(f: PropertyFilter, ctx: FilterContext): string {
 }
 
 const METADATA_COLUMNS: Record<string, string> = {
-  distinct_id: 'distinct_id', event: 'event', person_id: `toString(${PERSON_ID})`, timestamp: "formatDateTime(timestamp, '%Y-%m-%d %H:%i:%S', 'UTC')",
+  distinct_id: 'distinct_id', event: 'event', person_id: '' /* read as the query reads it: metadataColumn */, timestamp: "formatDateTime(timestamp, '%Y-%m-%d %H:%i:%S', 'UTC')",
   $group_0: '`$group_0`', $group_1: '`$group_1`', $group_2: '`$group_2`', $group_3: '`$group_3`', $group_4: '`$group_4`', $session_id: '`$session_id`', $window_id: '`$window_id`',
+}
+
+/** An events column by its metadata name; person_id as the query reads it. */
+function metadataColumn(key: string, personId: PersonIdColumn): string | undefined {
+  if (!Object.hasOwn(METADATA_COLUMNS, key)) return undefined
+  return key === 'person_id' ? `toString(${personId.sql})` : METADATA_COLUMNS[key]
 }
 
 const NEGATIVE = new Set(['is_not', 'not_icontains', 'not_regex', 'is_not_set', 'not_in', 'not_between'])
