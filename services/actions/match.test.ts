@@ -1,6 +1,6 @@
 import { describe, expect, it } from 'vitest'
 import { SqlParams } from '../shared/query/params'
-import { eventColumns } from '../shared/query/property-filters'
+import { eventColumns } from '../shared/property-filters/sql'
 import { EventPersonId } from '../shared/query/persons-sql'
 import { actionSql, validateSteps } from './match'
 import type { Action } from './store'

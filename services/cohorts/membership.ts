@@ -4,7 +4,8 @@
 import { badRequest } from '../shared/errors'
 import { isRecord } from '../shared/http'
 import type { SqlParams } from '../shared/query/params'
-import { compileGroup, isGroup, parsePropertyGroup, PERSON_COLUMNS, type PropertyGroup, type PropertyNode } from '../shared/query/property-filters'
+import { compileGroup, PERSON_COLUMNS } from '../shared/property-filters/sql'
+import { isGroup, parsePropertyGroup, type PropertyGroup, type PropertyNode } from '../shared/property-filters/parse'
 import type { Cohort } from './store'
 
 /** The cohort's definition as one property group: `filters.properties`, or legacy `groups` (OR of ANDs). */

@@ -4,7 +4,7 @@
 import type { Logger } from 'pino'
 import type { ClickHouseClient } from '../shared/clickhouse'
 import { queryRows } from '../shared/clickhouse'
-import type { CohortDefinition, CohortReader, PropertyGroup } from '../flags/types'
+import type { CohortDefinition, CohortReader, StoredPropertyGroup } from '../flags/types'
 import type { CohortStore } from './store'
 import { RepeatedFailures } from '../shared/repeated-failures'
 
@@ -79,7 +79,7 @@ export class CachedCohortReader implements CohortReader {
     )
     const cohorts = new Map<number, CohortDefinition[]>()
     for (const r of rows) {
-      const filters = JSON.parse(r.filters || '{}') as { properties?: PropertyGroup }
+      const filters = JSON.parse(r.filters || '{}') as { properties?: StoredPropertyGroup }
       const list = cohorts.get(Number(r.team_id)) ?? []
       list.push({ id: Number(r.id), isStatic: Number(r.is_static) === 1, properties: filters.properties ?? null })
       cohorts.set(Number(r.team_id), list)

@@ -7,8 +7,9 @@ import type { ProjectStore } from '../projects/store'
 import { authorize } from '../shared/http/auth'
 import { badRequest } from '../shared/errors'
 import { absoluteUrl, sendFormatted } from '../shared/http'
-import { SqlParams, parsePropertyFilters } from '../shared/query/params'
-import { listFilterSql } from '../shared/query/property-filters'
+import { SqlParams } from '../shared/query/params'
+import { parsePropertyFilters } from '../shared/property-filters/parse'
+import { listFilterSql } from '../shared/property-filters/sql'
 import { hiddenPersons, visibleEventsSql } from '../shared/query/hidden-persons'
 
 type Query = Record<string, string | undefined>

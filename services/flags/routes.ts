@@ -7,7 +7,6 @@ import { badRequest, methodNotAllowed, notFound } from '../shared/errors'
 import { absoluteUrl, isRecord, sendFormatted } from '../shared/http'
 import type { ProjectStore } from '../projects/store'
 import type { FlagStore } from './store'
-import type { PersonSnapshot } from './snapshot'
 import type { FeatureFlag, FlagFilters } from './types'
 import type { CohortStore } from '../cohorts/store'
 import { serializeFlag } from './serialize'
@@ -18,7 +17,8 @@ export interface FlagRouteDeps {
   flags: FlagStore
   /** The project's cohorts as stored (not decide's cache, which may lag a cohort created a moment ago). */
   cohorts: Pick<CohortStore, 'list'>
-  snapshot: PersonSnapshot
+  /** The project's group types by index (decide's snapshot keeps them; management only lists them). */
+  snapshot: { groupTypeNames(teamId: number): Map<number, string> }
   siteUrl: string | null
 }
 

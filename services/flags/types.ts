@@ -4,7 +4,8 @@
 export type Json = null | boolean | number | string | Json[] | { [key: string]: Json }
 export type Properties = Record<string, unknown>
 
-export interface PropertyFilter {
+/** A filter as the user sent it; decide reads it parsed (shared/property-filters/parse.ts storedFlagFilter). */
+export interface StoredPropertyFilter {
   key: string
   value?: unknown
   operator?: string | null
@@ -16,7 +17,7 @@ export interface PropertyFilter {
 }
 
 export interface ConditionGroup {
-  properties?: PropertyFilter[] | null
+  properties?: StoredPropertyFilter[] | null
   rollout_percentage?: number | null
   variant?: string | null
   aggregation_group_type_index?: number | null
@@ -68,12 +69,12 @@ export interface CohortDefinition {
   id: number
   isStatic: boolean
   /** `{type: AND|OR, values: [groups or filters]}`; unused for static cohorts. */
-  properties: PropertyGroup | null
+  properties: StoredPropertyGroup | null
 }
 
-export interface PropertyGroup {
+export interface StoredPropertyGroup {
   type?: string
-  values?: Array<PropertyGroup | PropertyFilter>
+  values?: Array<StoredPropertyGroup | StoredPropertyFilter>
 }
 
 /**

@@ -5,7 +5,7 @@
 import type { ClickHouseClient } from '../shared/clickhouse'
 import { insertRows, queryRows } from '../shared/clickhouse'
 import type { PersonChanges } from '../ingestion/types'
-import type { Properties } from './types'
+import type { Properties } from '../flags/types'
 
 export interface PersonEntry {
   uuid: string

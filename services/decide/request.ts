@@ -1,7 +1,7 @@
 // A decide / flags request body (reference §4.1), with PostHog's field aliases.
 import { badRequest, unauthorized } from '../shared/errors'
 import { isRecord } from '../shared/http'
-import type { Properties } from './types'
+import type { Properties } from '../flags/types'
 
 export interface FlagsRequest {
   token: string

@@ -6,8 +6,8 @@ import type { Clock } from '../shared/clock'
 import { evaluateFlagList, type FlagResult } from './evaluate'
 import type { FlagsRequest } from './request'
 import type { PersonEntry, PersonSnapshot } from './snapshot'
-import type { FlagStore } from './store'
-import type { CohortReader, FeatureFlag, Properties } from './types'
+import type { FlagStore } from '../flags/store'
+import type { CohortReader, FeatureFlag, Properties } from '../flags/types'
 import type { GeoLookup } from './geoip'
 
 export interface Evaluation {

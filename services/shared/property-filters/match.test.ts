@@ -1,6 +1,6 @@
 import { describe, expect, it } from 'vitest'
-import { matchProperty, MatchError } from './operators'
-import type { PropertyFilter } from './types'
+import { matchProperty, MatchError } from './match'
+import type { PropertyFilter } from './parse'
 
 const ctx = { timezone: 'UTC', now: Date.parse('2024-06-15T12:00:00Z') }
 const m = (operator: string, value: unknown, props: Record<string, unknown>, key = 'key') => matchProperty({ key, value, operator } as PropertyFilter, props, ctx)

@@ -1,7 +1,8 @@
 import { describe, expect, it } from 'vitest'
-import { SqlParams } from './params'
-import { compileGroup, eventColumns, parsePropertyGroup, type FilterContext } from './property-filters'
-import { EventPersonId } from './persons-sql'
+import { SqlParams } from '../query/params'
+import { compileGroup, eventColumns, type FilterContext } from './sql'
+import { parsePropertyGroup } from './parse'
+import { EventPersonId } from '../query/persons-sql'
 
 const ctx = (): FilterContext => ({ params: new SqlParams(), columns: eventColumns(new EventPersonId(false)), cohortMembers: (id) => `SELECT ${id}`, dateParam: (v) => `'${v}'` })
 

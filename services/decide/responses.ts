@@ -1,7 +1,7 @@
 // Response shapes per endpoint and version (reference §4.2–4.3).
 import type { Evaluation } from './service'
 import type { FlagResult, Reason } from './evaluate'
-import type { FeatureFlag } from './types'
+import type { FeatureFlag } from '../flags/types'
 
 export type Shape = 'decide_v1' | 'decide_v2' | 'legacy' | 'flags_v2'
 

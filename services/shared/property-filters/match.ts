@@ -1,20 +1,15 @@
-// One property filter against one set of properties, with the server's semantics (reference §3.1–3.3):
-// missing keys, null values, boolean-like exact matching, numeric-only comparisons, lenient semver and
-// team-timezone dates. A filter that cannot be evaluated throws MatchError; the caller counts it as no
-// match, as the server does.
+// One parsed property filter (parse.ts) matched in memory against one set of properties, as decide
+// evaluates flags, with the server's semantics (reference §3.1–3.3): missing keys, null values,
+// boolean-like exact matching, numeric-only comparisons, lenient semver and team-timezone dates. A
+// filter that cannot be evaluated throws MatchError; the caller counts it as no match, as the server does.
 import { parseDateString, parsePropertyDate } from './dates'
 import { compareVersions, inRange, parseVersion, rangeFor, type SemverCompare, type SemverRange } from './semver'
-import type { PropertyFilter } from './types'
+import type { PropertyFilter } from './parse'
+
+/** What matching reads of a parsed filter (negation and type are the caller's). */
+type Matched = Pick<PropertyFilter, 'key' | 'value' | 'operator'>
 
 export class MatchError extends Error {}
-
-export const PROPERTY_OPERATORS = [
-  'exact', 'is_not', 'icontains', 'not_icontains', 'icontains_multi', 'not_icontains_multi', 'regex', 'not_regex',
-  'gt', 'gte', 'lt', 'lte', 'between', 'not_between', 'starts_with', 'not_starts_with', 'ends_with', 'not_ends_with',
-  'semver_eq', 'semver_neq', 'semver_gt', 'semver_gte', 'semver_lt', 'semver_lte', 'semver_tilde', 'semver_caret', 'semver_wildcard',
-  'is_set', 'is_not_set', 'is_date_exact', 'is_date_after', 'is_date_before',
-] as const
-export const ALL_OPERATORS = [...PROPERTY_OPERATORS, 'in', 'not_in', 'flag_evaluates_to'] as const
 
 export interface MatchContext {
   timezone: string
@@ -90,12 +85,12 @@ function has(properties: Record<string, unknown>, key: string): boolean {
 }
 
 /** Whether `properties` match one filter (negation not applied); throws MatchError where the server errors. */
-export function matchProperty(filter: PropertyFilter, properties: Record<string, unknown>, ctx: MatchContext): boolean {
+export function matchProperty(filter: Matched, properties: Record<string, unknown>, ctx: MatchContext): boolean {
   return matcherFor(filter)(properties, ctx)
 }
 
 /** The operators without a compiled form (compileMatcher has already handled is_set and null values). */
-function matchUncompiled(filter: PropertyFilter, properties: Record<string, unknown>, ctx: MatchContext): boolean {
+function matchUncompiled(filter: Matched, properties: Record<string, unknown>, ctx: MatchContext): boolean {
   const key = filter.key
   const present = has(properties, key)
   const operator = filter.operator ?? 'exact'
@@ -166,20 +161,20 @@ function matchUncompiled(filter: PropertyFilter, properties: Record<string, unkn
 /** One filter compiled once per flag version: the raw hit (negation not applied); throws MatchError like matchProperty. */
 export type Matcher = (properties: Record<string, unknown>, ctx: MatchContext) => boolean
 
-const matchers = new WeakMap<PropertyFilter, Matcher>()
+const matchers = new WeakMap<Matched, Matcher>()
 
 /**
  * One filter with its value pre-processed (lower-cased needles, parsed numbers, compiled regexes); the
  * rarer operators without a compiled form go to matchUncompiled. Cached per filter object (flag
  * versions are immutable objects).
  */
-export function matcherFor(filter: PropertyFilter): Matcher {
+export function matcherFor(filter: Matched): Matcher {
   let m = matchers.get(filter)
   if (!m) matchers.set(filter, (m = compileMatcher(filter)))
   return m
 }
 
-function compileMatcher(filter: PropertyFilter): Matcher {
+function compileMatcher(filter: Matched): Matcher {
   const key = filter.key
   const operator = filter.operator ?? 'exact'
   if (operator === 'is_set') return (p) => has(p, key)

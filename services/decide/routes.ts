@@ -17,8 +17,8 @@ import { flagsBodyParts, shapeFor } from './responses'
 import { remoteConfig } from './remote-config'
 import type { Evaluation, FlagsService } from './service'
 import type { PersonSnapshot } from './snapshot'
-import type { CohortReader, FeatureFlag, PropertyFilter } from './types'
-import { minimalFlag } from './serialize'
+import type { CohortReader, FeatureFlag, StoredPropertyFilter } from '../flags/types'
+import { minimalFlag } from '../flags/serialize'
 
 export interface PublicFlagDeps {
   projects: ProjectStore
@@ -197,7 +197,7 @@ function rewriteDependencies(flag: FeatureFlag, byId: Map<string, FeatureFlag>):
     ...flag.filters,
     groups: groups.map((g) => ({
       ...g,
-      properties: (g.properties ?? []).map((p): PropertyFilter => {
+      properties: (g.properties ?? []).map((p): StoredPropertyFilter => {
         if (p.type !== 'flag') return p
         const dep = byId.get(String(p.key))
         const chain = chainOf(String(p.key), [String(flag.id)])

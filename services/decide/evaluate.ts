@@ -3,8 +3,9 @@
 // multivariate choice, payloads, group aggregation, experience continuity, cohorts and flag dependencies.
 // A flag that cannot be computed is reported `failed` and leaves the others intact.
 import { hashesFor, holdoutHash, type IdentifierHashes } from './hash'
-import { MatchError, matcherFor, type MatchContext } from './operators'
-import type { CohortReader, ConditionGroup, FeatureFlag, Properties, PropertyFilter, PropertyGroup } from './types'
+import { MatchError, matcherFor, type MatchContext } from '../shared/property-filters/match'
+import { storedFlagFilter, type PropertyFilter } from '../shared/property-filters/parse'
+import type { CohortReader, ConditionGroup, FeatureFlag, Properties, StoredPropertyFilter, StoredPropertyGroup } from '../flags/types'
 
 export type ReasonCode =
   | 'super_condition_value'
@@ -163,11 +164,12 @@ function compileFlag(flag: FeatureFlag): CompiledFlag {
     const conditionAggregation = numberOrNull(condition.aggregation_group_type_index) ?? aggregation
     const props: CompiledCondition['filters'] = []
     const cohorts: PropertyFilter[] = []
-    for (const filter of condition.properties ?? []) {
+    for (const stored of condition.properties ?? []) {
+      const filter = storedFlagFilter(stored)
       if (filter.type === 'cohort') cohorts.push(filter)
       else if (filter.type === 'flag') props.push({ filter, source: { kind: 'condition' } })
       else if (filter.type === 'group') {
-        const index = numberOrNull(filter.group_type_index) ?? conditionAggregation
+        const index = numberOrNull(filter.groupTypeIndex) ?? conditionAggregation
         props.push({ filter, source: index === null ? { kind: 'empty' } : { kind: 'group', index } })
       } else if (filter.type === 'person' && conditionAggregation !== null) props.push({ filter, source: { kind: 'person' } })
       else props.push({ filter, source: { kind: 'condition' } })
@@ -351,7 +353,7 @@ function earlyAccessOrHoldout(flag: FeatureFlag, c: CompiledFlag, run: Evaluatio
     const group = filters.super_groups[0]
     const keys = (group.properties ?? []).map((p) => p.key)
     if (keys.some((k) => Object.prototype.hasOwnProperty.call(input.personProperties, k))) {
-      const on = (group.properties ?? []).every((p) => safeMatch(p, input.personProperties, input))
+      const on = (group.properties ?? []).every((p) => safeMatch(parsed(p), input.personProperties, input))
       return matched(run, flag, c, on, null, reason('super_condition_value', 0), personId ?? input.distinctId)
     }
   }
@@ -514,12 +516,24 @@ function cohortMatch(cohortId: number, properties: Properties, input: Evaluation
   }
 }
 
-function groupMatch(group: PropertyGroup | null | undefined, properties: Properties, input: EvaluationInput, seen: Set<number>): boolean {
+/**
+ * Stored filters read outside compiled conditions (cohort definitions, super groups) in the parsed shape,
+ * once per stored object (definitions are replaced when they change, never edited).
+ */
+const parsedFilters = new WeakMap<StoredPropertyFilter, PropertyFilter>()
+
+function parsed(stored: StoredPropertyFilter): PropertyFilter {
+  let filter = parsedFilters.get(stored)
+  if (!filter) parsedFilters.set(stored, (filter = storedFlagFilter(stored)))
+  return filter
+}
+
+function groupMatch(group: StoredPropertyGroup | null | undefined, properties: Properties, input: EvaluationInput, seen: Set<number>): boolean {
   const values = group?.values ?? []
   if (values.length === 0) return true
-  const test = (entry: PropertyGroup | PropertyFilter): boolean => {
+  const test = (entry: StoredPropertyGroup | StoredPropertyFilter): boolean => {
     if ('values' in entry && Array.isArray(entry.values)) return groupMatch(entry, properties, input, seen)
-    const filter = entry as PropertyFilter
+    const filter = parsed(entry as StoredPropertyFilter)
     if (filter.type === 'cohort') {
       const inCohort = cohortMatch(Number(filter.value), properties, input, seen)
       const hit = filter.operator === 'not_in' ? !inCohort : inCohort

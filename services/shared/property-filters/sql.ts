@@ -1,91 +1,10 @@
-// Property filters and nested AND/OR property groups, compiled to parameterized ClickHouse SQL: event,
-// person, group, element, cohort and event-metadata filters with every operator PostHog's trends take.
-// Values only ever enter the SQL as parameters.
+// Parsed property filters and nested AND/OR property groups (parse.ts), compiled to parameterized
+// ClickHouse SQL: event, person, group, element, cohort and event-metadata filters with every operator
+// that runs in SQL (operators.ts). Values only ever enter the SQL as parameters.
 import { badRequest } from '../errors'
-import { isRecord } from '../http'
-import type { SqlParams } from './params'
-import { EventPersonId, type PersonIdColumn } from './persons-sql'
-import { jsonTooDeep, jsonTooDeepIn } from '../json'
-
-export interface PropertyFilter {
-  key: string
-  value?: unknown
-  operator: string
-  type: string
-  groupTypeIndex?: number
-  negation?: boolean
-}
-export interface PropertyGroup {
-  type: 'AND' | 'OR'
-  values: PropertyNode[]
-}
-export type PropertyNode = PropertyGroup | PropertyFilter
-
-export const isGroup = (n: PropertyNode): n is PropertyGroup => Array.isArray((n as PropertyGroup).values)
-
-export const PROPERTY_OPERATORS = [
-  'exact', 'is_not', 'icontains', 'not_icontains', 'regex', 'not_regex', 'gt', 'gte', 'lt', 'lte', 'min', 'max', 'is_set', 'is_not_set',
-  'is_date_before', 'is_date_after', 'is_date_exact', 'between', 'not_between', 'in', 'not_in',
-] as const
-export const PROPERTY_TYPES = ['event', 'person', 'cohort', 'group', 'session', 'element', 'event_metadata', 'hogql'] as const
-
-const EMPTY: PropertyGroup = { type: 'AND', values: [] }
-
-/** Accepts a list (AND), a `{type, values}` group (nested), a JSON string of either, or nothing. */
-export function parsePropertyGroup(raw: unknown, attr: string): PropertyGroup {
-  let value = raw
-  if (typeof raw === 'string') {
-    if (!raw.trim()) return EMPTY
-    try {
-      value = JSON.parse(raw)
-    } catch {
-      throw badRequest('invalid_input', `${attr} must be a JSON list of property filters or a property group.`, attr)
-    }
-    if (jsonTooDeepIn(value)) throw jsonTooDeep(attr)
-  }
-  if (value === undefined || value === null) return EMPTY
-  if (Array.isArray(value)) return { type: 'AND', values: value.filter((v) => v !== null).map((v, i) => parseNode(v, `${attr}[${i}]`)) }
-  if (isRecord(value) && Array.isArray(value.values)) return parseNode(value, attr) as PropertyGroup
-  if (isRecord(value) && Object.keys(value).length === 0) return EMPTY
-  if (isRecord(value)) {
-    // Old style {"key__operator": value}.
-    return {
-      type: 'AND',
-      values: Object.entries(value).map(([k, v]) => {
-        const [key, operator = 'exact'] = k.split('__')
-        return parseNode({ key, operator, value: v }, attr)
-      }),
-    }
-  }
-  throw badRequest('invalid_input', `${attr} must be a list of property filters or a property group.`, attr)
-}
-
-function parseNode(raw: unknown, attr: string): PropertyNode {
-  if (!isRecord(raw)) throw badRequest('invalid_input', `${attr} must be a property filter object.`, attr)
-  if (Array.isArray(raw.values) && raw.key === undefined) {
-    const type = String(raw.type ?? 'AND').toUpperCase()
-    if (type !== 'AND' && type !== 'OR') throw badRequest('invalid_input', `${attr}.type must be AND or OR.`, attr)
-    return { type, values: raw.values.filter((v) => v !== null).map((v, i) => parseNode(v, `${attr}.values[${i}]`)) }
-  }
-  let type = typeof raw.type === 'string' ? raw.type : 'event'
-  if (type === 'events') type = 'event'
-  if (type === 'precalculated-cohort' || type === 'static-cohort') type = 'cohort'
-  if (!(PROPERTY_TYPES as readonly string[]).includes(type)) throw badRequest('invalid_input', `${attr}: unknown property type '${type}'. Use one of ${PROPERTY_TYPES.join(', ')}.`, attr)
-  const key = type === 'cohort' ? 'id' : raw.key
-  if (typeof key !== 'string' || !key) throw badRequest('invalid_input', `${attr} needs a string key.`, attr)
-  const operator = typeof raw.operator === 'string' ? raw.operator : type === 'cohort' ? 'in' : 'exact'
-  if (!(PROPERTY_OPERATORS as readonly string[]).includes(operator)) throw badRequest('invalid_input', `${attr}: unknown operator '${operator}'. Use one of ${PROPERTY_OPERATORS.join(', ')}.`, attr)
-  let value = raw.value !== undefined ? raw.value : raw.values
-  if (Array.isArray(value)) value = value.filter((v) => v !== null)
-  const filter: PropertyFilter = { key, value, operator, type }
-  if (raw.negation === true) filter.negation = true
-  if (type === 'group') {
-    const idx = Number(raw.group_type_index)
-    if (!Number.isInteger(idx) || idx < 0 || idx > 4) throw badRequest('invalid_input', `${attr}: a group filter needs group_type_index 0-4.`, attr)
-    filter.groupTypeIndex = idx
-  }
-  return filter
-}
+import type { SqlParams } from '../query/params'
+import { EventPersonId, type PersonIdColumn } from '../query/persons-sql'
+import { isGroup, type PropertyFilter, type PropertyGroup, type PropertyNode } from './parse'
 
 /** Event properties stored as columns too (012_materialized_properties.sql); '' there means unset. */
 export const MATERIALIZED_EVENT_PROPERTIES: ReadonlySet<string> = new Set(['$browser', '$os', '$device_type', '$current_url', '$host'])
@@ -123,8 +42,8 @@ export interface FilterContext {
  * A flat list of filters (AND) on the persons or events list: every filter read as a property of that
  * table (persons: the person's properties; events: the event's), with no cohorts or sessions to join.
  */
-export function listFilterSql(filters: Array<{ key: string; value?: unknown; operator?: string }>, table: 'person' | 'event', params: SqlParams): string {
-  const group: PropertyGroup = { type: 'AND', values: filters.map((f) => ({ key: f.key, value: f.value, operator: f.operator ?? 'exact', type: table })) }
+export function listFilterSql(filters: PropertyFilter[], table: 'person' | 'event', params: SqlParams): string {
+  const group: PropertyGroup = { type: 'AND', values: filters.map((f) => ({ key: f.key, value: f.value, operator: f.operator, type: table })) }
   return compileGroup(group, {
     params,
     // The lists have no cohort or person-id filters, so the events list reads no person id.
