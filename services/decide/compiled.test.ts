@@ -4,7 +4,8 @@
 import { describe, expect, it } from 'vitest'
 import { evaluateFlags, type EvaluationInput } from './evaluate'
 import { flagsBody, flagsBodyParts, type Shape } from './responses'
-import { NO_COHORTS, type FeatureFlag, type FlagFilters } from '../flags/types'
+import type { FeatureFlag, FlagFilters } from '../flags/types'
+import { NO_COHORTS } from './cohorts'
 
 let nextId = 1
 const flag = (key: string, filters: FlagFilters, extra: Partial<FeatureFlag> = {}): FeatureFlag => ({

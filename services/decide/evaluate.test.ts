@@ -1,7 +1,8 @@
 import { describe, expect, it } from 'vitest'
 import { evaluateFlags, type EvaluationInput } from './evaluate'
 import { flagHash, holdoutHash } from './hash'
-import { NO_COHORTS, type CohortReader, type FeatureFlag, type FlagFilters } from '../flags/types'
+import type { FeatureFlag, FlagFilters } from '../flags/types'
+import { NO_COHORTS, type CohortReader } from './cohorts'
 
 let nextId = 1
 const flag = (key: string, filters: FlagFilters, extra: Partial<FeatureFlag> = {}): FeatureFlag => ({

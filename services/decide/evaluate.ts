@@ -5,7 +5,8 @@
 import { hashesFor, holdoutHash, type IdentifierHashes } from './hash'
 import { MatchError, matcherFor, type MatchContext } from '../shared/property-filters/match'
 import { storedFlagFilter, type PropertyFilter } from '../shared/property-filters/parse'
-import type { CohortReader, ConditionGroup, FeatureFlag, Properties, StoredPropertyFilter, StoredPropertyGroup } from '../flags/types'
+import type { ConditionGroup, FeatureFlag, Properties, StoredPropertyFilter, StoredPropertyGroup } from '../flags/types'
+import type { CohortReader } from './cohorts'
 
 export type ReasonCode =
   | 'super_condition_value'

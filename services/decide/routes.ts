@@ -17,7 +17,8 @@ import { flagsBodyParts, shapeFor } from './responses'
 import { remoteConfig } from './remote-config'
 import type { Evaluation, FlagsService } from './service'
 import type { PersonSnapshot } from './snapshot'
-import type { CohortReader, FeatureFlag, StoredPropertyFilter } from '../flags/types'
+import type { FeatureFlag, StoredPropertyFilter } from '../flags/types'
+import type { CohortReader } from './cohorts'
 import { minimalFlag } from '../flags/serialize'
 
 export interface PublicFlagDeps {

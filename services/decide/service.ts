@@ -7,7 +7,8 @@ import { evaluateFlagList, type FlagResult } from './evaluate'
 import type { FlagsRequest } from './request'
 import type { PersonEntry, PersonSnapshot } from './snapshot'
 import type { FlagStore } from '../flags/store'
-import type { CohortReader, FeatureFlag, Properties } from '../flags/types'
+import type { FeatureFlag, Properties } from '../flags/types'
+import type { CohortReader } from './cohorts'
 import type { GeoLookup } from './geoip'
 
 export interface Evaluation {

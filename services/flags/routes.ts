@@ -8,7 +8,6 @@ import { absoluteUrl, isRecord, sendFormatted } from '../shared/http'
 import type { ProjectStore } from '../projects/store'
 import type { FlagStore } from './store'
 import type { FeatureFlag, FlagFilters } from './types'
-import type { CohortStore } from '../cohorts/store'
 import { serializeFlag } from './serialize'
 import { cohortIdsOf, validateFilters, validateKey } from './validate'
 
@@ -16,7 +15,7 @@ export interface FlagRouteDeps {
   projects: ProjectStore
   flags: FlagStore
   /** The project's cohorts as stored (not decide's cache, which may lag a cohort created a moment ago). */
-  cohorts: Pick<CohortStore, 'list'>
+  cohorts: { list(teamId: number): Promise<Array<{ id: number }>> }
   /** The project's group types by index (decide's snapshot keeps them; management only lists them). */
   snapshot: { groupTypeNames(teamId: number): Map<number, string> }
   siteUrl: string | null

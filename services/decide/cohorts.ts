@@ -4,9 +4,35 @@
 import type { Logger } from 'pino'
 import type { ClickHouseClient } from '../shared/clickhouse'
 import { queryRows } from '../shared/clickhouse'
-import type { CohortDefinition, CohortReader, StoredPropertyGroup } from '../flags/types'
-import type { CohortStore } from './store'
+import type { StoredPropertyGroup } from '../flags/types'
+import type { CohortStore } from '../cohorts/store'
 import { RepeatedFailures } from '../shared/repeated-failures'
+
+/** A cohort as flags need it: a static member list or a property group (reference §3.5). */
+export interface CohortDefinition {
+  id: number
+  isStatic: boolean
+  /** `{type: AND|OR, values: [groups or filters]}`; unused for static cohorts. */
+  properties: StoredPropertyGroup | null
+}
+
+/**
+ * How flags read cohorts. The cohorts service (issue 4) owns storage; decide needs only these lookups,
+ * both answered from memory. `undefined` means "not known": the flag is then reported as failed.
+ */
+export interface CohortReader {
+  get(teamId: number, cohortId: number): CohortDefinition | undefined
+  /** Static cohort membership; undefined when the cohort or membership list is unknown. */
+  isStaticMember(teamId: number, cohortId: number, personUuid: string): boolean | undefined
+  /** Every non-deleted cohort of a project, for the local-evaluation payload. */
+  list(teamId: number): CohortDefinition[]
+}
+
+export const NO_COHORTS: CohortReader = {
+  get: () => undefined,
+  isStaticMember: () => undefined,
+  list: () => [],
+}
 
 const RELOAD_MS = 5_000
 
