@@ -43,7 +43,7 @@ export interface QueryInput {
   filters: FilterContext
   /** The global filter group, with test-account filters ANDed in when asked for. */
   globalProperties: PropertyGroup
-  /** Which events the caller may see ('1': all); hidden persons' events are left out (shared/hidden-persons.ts). */
+  /** Which events the caller may see ('1': all); hidden persons' events are left out (shared/query/hidden-persons.ts). */
   visible: string
   breakdown: BreakdownPlan | null
   /** Compiles a restricted HogQL expression (math_hogql). */
