@@ -9,8 +9,8 @@ import type { Config, HttpTimeouts, Role } from './shared/config'
 import { unavailable } from './shared/errors'
 import { fixedClock, systemClock, type Clock } from './shared/clock'
 import { migrate, openEmbeddedClickHouse, openServerClickHouse, type ClickHouseClient } from './shared/clickhouse'
-import { openEmbeddedLog } from './shared/log/embedded-log'
-import { openKafkaLog, type KafkaLog } from './shared/log/kafka-log'
+import { openEmbeddedLog } from './shared/log/embedded/embedded-log'
+import { openKafkaLog, type KafkaLog } from './shared/log/kafka/kafka-log'
 import { DeadLetterStore, kafkaDeadLetterFeed } from './dead-letters/store'
 import { deadLetterRoutes } from './dead-letters/routes'
 import { LogCommandWaiter, publishCommandResults } from './ingestion/command-results'
@@ -20,8 +20,8 @@ import { IngestionLagMonitor, ingestionProblems, lagJson } from './shared/ingest
 import { RepeatedFailures } from './shared/repeated-failures'
 import { lockDataDir } from './shared/lock'
 import { clientErrorHandler, installErrorHandler, installJsonBodyParser, renderError } from './shared/http'
-import { corsDelegator } from './shared/cors'
-import { guardManagementRoutes, type ManagementRoute } from './shared/management'
+import { corsDelegator } from './shared/http/cors'
+import { guardManagementRoutes, type ManagementRoute } from './shared/http/management'
 import { Metrics } from './shared/metrics'
 import { ProjectStore } from './projects/store'
 import { bootstrapIfEmpty, type BootstrapResult } from './projects/bootstrap'
@@ -31,12 +31,23 @@ import { CaptureBackpressure } from './capture/backpressure'
 import { IngestionProcessor } from './ingestion/processor'
 import { ClickHousePersonStore } from './ingestion/clickhouse-person-store'
 import { personRoutes } from './persons/routes'
+import { PersonQueries } from './persons/queries'
 import { DeletionScheduler } from './persons/deletions'
+import { AccessControls } from './shared/http/access-controls'
 import { eventRoutes } from './events/routes'
-import { buildFlags } from './flags/module'
-import { insightRoutes } from './trends/plugin'
+import { ActionStore } from './actions/store'
+import { actionRoutes } from './actions/routes'
 import { CohortStore } from './cohorts/store'
-import { CachedCohortReader } from './cohorts/reader'
+import { cohortRoutes } from './cohorts/routes'
+import { TrendService } from './trends/service'
+import { trendRoutes } from './trends/routes'
+import { FlagStore } from './flags/store'
+import { flagRoutes } from './flags/routes'
+import { CachedCohortReader, type CohortReader } from './decide/cohorts'
+import { PersonSnapshot } from './decide/snapshot'
+import { FlagsService } from './decide/service'
+import { openGeoIp, type GeoLookup } from './decide/geoip'
+import { publicFlagRoutes } from './decide/routes'
 
 export interface Wren {
   app: FastifyInstance
@@ -134,17 +145,14 @@ export async function buildWren(config: Config, logger: Logger = pino({ level: c
     return reply.status(reasons.length ? 503 : 200).send({ status, reasons, roles: [...roles], log: kafkaLog ? 'kafka' : 'embedded', ingestion: lagJson(current) })
   })
   app.get('/_metrics', async (_req, reply) => reply.type(metrics.contentType).send(await metrics.render()))
-  if (runs('capture')) await app.register(captureRoutes, { log, projects, clock, metrics, backpressure })
-  if (runs('api')) await app.register(projectRoutes, { projects })
-  if (runs('api')) await app.register(deadLetterRoutes, { projects, store: deadLetters, log, metrics, siteUrl: config.siteUrl })
-  if (runs('api')) await app.register(eventRoutes, { projects, clickhouse, siteUrl: config.siteUrl })
-  if (runs('api')) await app.register(personRoutes, { projects, clickhouse, log, processor: commandResults ?? processor, clock, deletions, siteUrl: config.siteUrl })
-  // One cohort store for insights and flags; decide reads cohorts from memory, kept fresh by the reader.
-  const cohortStore = new CohortStore(clickhouse, clock)
+  // Definitions and what reads them: trends read actions and cohorts from ClickHouse; decide reads flags,
+  // persons and cohorts from memory (one cohort store; the reader keeps decide's copy fresh).
+  const actions = new ActionStore(clickhouse, clock)
+  const cohorts = new CohortStore(clickhouse, clock)
   const cohortReader = new CachedCohortReader(clickhouse, logger.child({ service: 'cohorts' }))
-  await cohortReader.start(cohortStore)
-  if (runs('api')) await app.register(insightRoutes, { projects, clickhouse, clock, cohorts: cohortStore, siteUrl: config.siteUrl })
-  const flags = await buildFlags({ clickhouse, clock, projects, processor, metrics, cohorts: cohortReader, cohortStore, logger: logger.child({ service: 'flags' }), siteUrl: config.siteUrl })
+  await cohortReader.start(cohorts)
+  const trends = new TrendService({ clickhouse, clock, actions, cohorts })
+  const decide = await buildDecide({ clickhouse, clock, processor, cohorts: cohortReader, logger: logger.child({ service: 'flags' }) })
   // With roles in separate processes, projects, keys and flags are written by whichever api process got
   // the request: the others re-read these small tables every second (decide sees a flag change within ~1 s).
   const refreshFailures = new RepeatedFailures(logger, 'reloading projects and flags failed')
@@ -152,13 +160,27 @@ export async function buildWren(config: Config, logger: Logger = pino({ level: c
     ? null
     : setInterval(
         () =>
-          void Promise.all([projects.refresh(), flags.flags.refresh()]).then(
+          void Promise.all([projects.refresh(), decide.flags.refresh()]).then(
             () => refreshFailures.success(),
             (err: unknown) => refreshFailures.failure(err),
           ),
         1_000,
       ).unref()
-  await flags.register(app, { api: runs('api'), decide: runs('decide') })
+
+  const siteUrl = config.siteUrl
+  if (runs('capture')) await app.register(captureRoutes, { log, projects, clock, metrics, backpressure })
+  if (runs('api')) {
+    await app.register(projectRoutes, { projects })
+    await app.register(deadLetterRoutes, { projects, store: deadLetters, log, metrics, siteUrl })
+    await app.register(eventRoutes, { projects, clickhouse, siteUrl })
+    const personReads = { queries: new PersonQueries(clickhouse), access: new AccessControls(clickhouse, clock) }
+    await app.register(personRoutes, { projects, ...personReads, log, processor: commandResults ?? processor, clock, deletions, siteUrl })
+    await app.register(actionRoutes, { projects, actions })
+    await app.register(cohortRoutes, { projects, cohorts })
+    await app.register(trendRoutes, { projects, trends, siteUrl })
+    await app.register(flagRoutes, { projects, flags: decide.flags, cohorts, snapshot: decide.snapshot, siteUrl })
+  }
+  if (runs('decide')) await app.register(publicFlagRoutes, { projects, service: decide.service, snapshot: decide.snapshot, cohorts: cohortReader, clock, metrics })
 
   let closed = false
   return {
@@ -194,6 +216,24 @@ export async function buildWren(config: Config, logger: Logger = pino({ level: c
       await unlock()
     },
   }
+}
+
+/**
+ * Decide's parts: the flags it evaluates, the snapshot of persons and group types it reads (kept from the
+ * person changes ingestion reports), GeoIP when its database is there, and the evaluating service.
+ */
+async function buildDecide(deps: { clickhouse: ClickHouseClient; clock: Clock; processor: IngestionProcessor; cohorts: CohortReader; logger: Logger }) {
+  const flags = await FlagStore.load(deps.clickhouse, deps.clock)
+  const snapshot = new PersonSnapshot(deps.clickhouse)
+  await snapshot.loadGroupTypes()
+  deps.processor.onPersonChanges((changes) => snapshot.apply(changes))
+  let geoip: GeoLookup | null = null
+  try {
+    geoip = await openGeoIp()
+  } catch (err) {
+    deps.logger.warn({ err }, 'GeoIP database unavailable: $geoip_* flag properties come only from person_properties')
+  }
+  return { flags, snapshot, service: new FlagsService(flags, snapshot, deps.cohorts, deps.clock, geoip) }
 }
 
 /** Fastify's and Node's server options for HttpTimeouts. */

@@ -1,6 +1,6 @@
 // /api/projects/:project_id/actions/ (and /api/environments/...): CRUD with scopes action:read/write.
 import type { FastifyInstance } from 'fastify'
-import { authorize } from '../shared/auth'
+import { authorize } from '../shared/http/auth'
 import { badRequest, notFound } from '../shared/errors'
 import { isRecord, sendFormatted } from '../shared/http'
 import type { ProjectStore } from '../projects/store'

@@ -1,10 +1,10 @@
 // /api/projects/:project_id/cohorts/ (and /api/environments/...): CRUD with scopes cohort:read/write.
 // Static cohorts take `distinct_ids` in JSON, or a CSV file (multipart field `csv`, or a text/csv body).
 import type { FastifyInstance } from 'fastify'
-import { authorize } from '../shared/auth'
+import { authorize } from '../shared/http/auth'
 import { badRequest, notFound } from '../shared/errors'
 import { isRecord, sendFormatted } from '../shared/http'
-import { SqlParams } from '../shared/property-filters'
+import { SqlParams } from '../shared/query/params'
 import type { ProjectStore } from '../projects/store'
 import { cohortGroup, cohortIdsIn, cohortResolver, validateCohortGroup } from './membership'
 import type { Cohort, CohortStore } from './store'

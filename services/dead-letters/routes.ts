@@ -2,7 +2,7 @@
 // letters can belong to no project (a message that does not decode), so only a key holding every scope
 // (*) and limited to no project may see or replay them.
 import type { FastifyInstance, FastifyRequest } from 'fastify'
-import { personalKeyFrom } from '../shared/auth'
+import { personalKeyFrom } from '../shared/http/auth'
 import { badRequest, forbidden } from '../shared/errors'
 import { absoluteUrl, isRecord } from '../shared/http'
 import type { Log } from '../shared/log/log'

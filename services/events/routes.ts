@@ -4,12 +4,13 @@ import type { FastifyInstance } from 'fastify'
 import type { ClickHouseClient } from '../shared/clickhouse'
 import { queryRows } from '../shared/clickhouse'
 import type { ProjectStore } from '../projects/store'
-import { authorize } from '../shared/auth'
+import { authorize } from '../shared/http/auth'
 import { badRequest } from '../shared/errors'
 import { absoluteUrl, sendFormatted } from '../shared/http'
-import { SqlParams, parsePropertyFilters } from '../shared/property-filters'
-import { listFilterSql } from '../trends/properties'
-import { hiddenPersons, visibleEventsSql } from '../shared/hidden-persons'
+import { SqlParams } from '../shared/query/params'
+import { parsePropertyFilters } from '../shared/property-filters/parse'
+import { listFilterSql } from '../shared/property-filters/sql'
+import { hiddenPersons, visibleEventsSql } from '../shared/query/hidden-persons'
 
 type Query = Record<string, string | undefined>
 const UUID_RE = /^[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}$/i

@@ -2,14 +2,12 @@
 // prefix: list, create, retrieve, PATCH, soft delete by `deleted: true` (HTTP DELETE is refused), and
 // the activity log. Scopes feature_flag:read / feature_flag:write.
 import type { FastifyInstance, FastifyRequest } from 'fastify'
-import { authorize, type Caller } from '../shared/auth'
+import { authorize, type Caller } from '../shared/http/auth'
 import { badRequest, methodNotAllowed, notFound } from '../shared/errors'
 import { absoluteUrl, isRecord, sendFormatted } from '../shared/http'
 import type { ProjectStore } from '../projects/store'
 import type { FlagStore } from './store'
-import type { PersonSnapshot } from './snapshot'
 import type { FeatureFlag, FlagFilters } from './types'
-import type { CohortStore } from '../cohorts/store'
 import { serializeFlag } from './serialize'
 import { cohortIdsOf, validateFilters, validateKey } from './validate'
 
@@ -17,8 +15,9 @@ export interface FlagRouteDeps {
   projects: ProjectStore
   flags: FlagStore
   /** The project's cohorts as stored (not decide's cache, which may lag a cohort created a moment ago). */
-  cohorts: Pick<CohortStore, 'list'>
-  snapshot: PersonSnapshot
+  cohorts: { list(teamId: number): Promise<Array<{ id: number }>> }
+  /** The project's group types by index (decide's snapshot keeps them; management only lists them). */
+  snapshot: { groupTypeNames(teamId: number): Map<number, string> }
   siteUrl: string | null
 }
 

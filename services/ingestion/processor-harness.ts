@@ -5,7 +5,7 @@
 import pino from 'pino'
 import type { Log, LogBatch, LogMessage, LogRecord, SubscribeOptions, Subscription, TopicStats } from '../shared/log/log'
 import { TOPICS } from '../shared/log/log'
-import { encodeIngest } from '../shared/log/messages'
+import { encodeIngest } from '../shared/log/contract'
 import { Metrics } from '../shared/metrics'
 import { FakePersonStore } from './fake-person-store'
 import { IngestionProcessor, type ProcessorOptions } from './processor'

@@ -26,7 +26,7 @@
 import type { Logger } from 'pino'
 import type { Log, LogBatch, Subscription } from '../shared/log/log'
 import { TOPICS } from '../shared/log/log'
-import { decodeIngest, type IngestItem } from '../shared/log/messages'
+import { decodeIngest, type IngestItem } from '../shared/log/contract'
 import type { Metrics } from '../shared/metrics'
 import { RepeatedFailures } from '../shared/repeated-failures'
 import { teamOf, type DeadLetter, type DeadLetterStore } from '../dead-letters/store'

@@ -3,26 +3,27 @@
 // single writer of person state), and the route answers once the command is applied.
 import { randomUUID } from 'node:crypto'
 import type { FastifyInstance, FastifyRequest } from 'fastify'
-import type { ClickHouseClient } from '../shared/clickhouse'
 import type { Clock } from '../shared/clock'
-import { authorize, type Caller } from '../shared/auth'
+import { authorize, type Caller } from '../shared/http/auth'
 import { badRequest, methodNotAllowed, notFound, unavailable, WrenError } from '../shared/errors'
 import { absoluteUrl, formatOf, isRecord, sendFormatted } from '../shared/http'
-import { encodeIngest } from '../shared/log/messages'
+import { encodeIngest } from '../shared/log/contract'
 import { TOPICS, type Log } from '../shared/log/log'
-import { parsePropertyFilters } from '../shared/property-filters'
-import { AccessControls, DEFAULT_LEVEL } from '../shared/access-controls'
+import { parsePropertyFilters } from '../shared/property-filters/parse'
+import { DEFAULT_LEVEL, type AccessControls } from '../shared/http/access-controls'
 import type { ProjectStore } from '../projects/store'
 import type { IngestionProcessor } from '../ingestion/processor'
-import type { PersonCommand } from '../ingestion/types'
-import { PersonQueries, type PersonRecord } from './queries'
+import type { PersonCommand } from '../shared/log/contract'
+import type { PersonQueries, PersonRecord } from './queries'
 import { serializePerson } from './serialize'
 import { propertiesTimeline } from './timeline'
 import { DeletionScheduler } from './deletions'
 
 export interface PersonRouteDeps {
   projects: ProjectStore
-  clickhouse: ClickHouseClient
+  queries: PersonQueries
+  /** Object-level access to persons (a key may be limited to viewer or none on one person). */
+  access: AccessControls
   log: Log
   /** The processor itself in one process; in an `api` process, the command-results reader. */
   processor: Pick<IngestionProcessor, 'waitForCommand'>
@@ -42,8 +43,7 @@ type Params = { project_id: string; id: string }
 type Query = Record<string, string | undefined>
 
 export async function personRoutes(app: FastifyInstance, deps: PersonRouteDeps): Promise<void> {
-  const queries = new PersonQueries(deps.clickhouse)
-  const access = new AccessControls(deps.clickhouse, deps.clock)
+  const { queries, access } = deps
 
   /** Auth, then the person named by `:id` (integer id or uuid), with the caller's access level. */
   const personFor = async (request: FastifyRequest<{ Params: Params }>, scope: string, needed: 'viewer' | 'editor', opts: { includeDeleted?: boolean } = {}) => {

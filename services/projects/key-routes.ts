@@ -2,10 +2,11 @@
 // do no more than itself (scopes and projects a subset of its own, see canManageKey), so no key can mint
 // or reveal its way to more than it has.
 import type { FastifyInstance } from 'fastify'
-import { canManageKey, isValidScope, personalKeyFrom, projectsWithin, scopesBeyond } from '../shared/auth'
+import { canManageKey, isValidScope, personalKeyFrom, projectsWithin, scopesBeyond } from '../shared/http/auth'
 import { badRequest, forbidden, notFound } from '../shared/errors'
 import { isRecord, sendFormatted } from '../shared/http'
-import type { PersonalApiKey, ProjectStore } from './store'
+import type { ProjectStore } from './store'
+import type { PersonalApiKey } from '../shared/tenancy'
 
 /** PostHog's shape; the value itself is shown once, at creation. */
 export function serializeKey(k: PersonalApiKey): Record<string, unknown> {

@@ -1,9 +1,10 @@
 // /api/projects/: what a key can see and create (keys themselves: key-routes.ts).
 import type { FastifyInstance } from 'fastify'
-import { authorize, canReach, hasScope, personalKeyFrom } from '../shared/auth'
+import { authorize, canReach, hasScope, personalKeyFrom } from '../shared/http/auth'
 import { badRequest, forbidden } from '../shared/errors'
 import { isRecord, sendFormatted } from '../shared/http'
-import type { Project, ProjectStore } from './store'
+import type { ProjectStore } from './store'
+import type { Project } from '../shared/tenancy'
 import { keyRoutes } from './key-routes'
 import { applySettings, PROJECT_SETTINGS, READ_ONLY_FIELDS } from './settings'
 

@@ -5,27 +5,7 @@ import type { ClickHouseClient } from '../shared/clickhouse'
 import { insertRows, queryRows } from '../shared/clickhouse'
 import type { Clock } from '../shared/clock'
 import { SerialQueue } from '../shared/serial'
-
-export interface Project {
-  id: number
-  name: string
-  apiToken: string
-  timezone: string
-  settings: Record<string, unknown>
-  createdAt: string
-}
-
-export interface PersonalApiKey {
-  id: string
-  label: string
-  maskValue: string
-  scopes: string[]
-  /** Empty: every project. */
-  scopedTeams: number[]
-  createdAt: string
-  /** Last authenticated request with this key (kept in memory, written in batches). */
-  lastUsedAt: string | null
-}
+import type { PersonalApiKey, Project, Tenants } from '../shared/tenancy'
 
 export const PERSONAL_KEY_PREFIX = 'phx_'
 export const PROJECT_KEY_PREFIX = 'phc_'
@@ -65,7 +45,7 @@ interface KeyRow {
 
 type StoredKey = PersonalApiKey & { hash: string; version: number }
 
-export class ProjectStore {
+export class ProjectStore implements Tenants {
   private readonly projects = new Map<number, Project & { version: number }>()
   private readonly keysByHash = new Map<string, StoredKey>()
   /** Revoked here: a refresh whose read began before the revocation landed must not bring them back. */

@@ -1,6 +1,6 @@
 // GET|POST /api/environments/:project_id/insights/trend/ (and /api/projects/...), scope insight:read.
 import type { FastifyInstance, FastifyReply, FastifyRequest } from 'fastify'
-import { authorize } from '../shared/auth'
+import { authorize } from '../shared/http/auth'
 import { absoluteUrl, formatOf, isRecord } from '../shared/http'
 import type { ProjectStore } from '../projects/store'
 import { wallDate } from './wall-time'
