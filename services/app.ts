@@ -14,7 +14,8 @@ import { openKafkaLog, type KafkaLog } from './shared/log/kafka-log'
 import { DeadLetterStore, kafkaDeadLetterFeed } from './dead-letters/store'
 import { deadLetterRoutes } from './dead-letters/routes'
 import { LogCommandWaiter, publishCommandResults } from './ingestion/command-results'
-import type { Log } from './shared/log/log'
+import type { Log, Subscription } from './shared/log/log'
+import { followPersonChanges, publishPersonChanges } from './ingestion/person-feed'
 import { stallingSubscriptions } from './shared/log/failpoint'
 import { IngestionLagMonitor, ingestionProblems, lagJson } from './shared/ingestion-lag'
 import { RepeatedFailures } from './shared/repeated-failures'
@@ -79,7 +80,7 @@ export async function buildWren(config: Config, logger: Logger = pino({ level: c
   const deadLetters = new DeadLetterStore(clickhouse, systemClock, kafkaLog ? kafkaDeadLetterFeed(kafkaLog, 'ingestion') : undefined)
   const stall = config.failpoints.stallIngestionFile
   const ingestLog = stall ? stallingSubscriptions(log, () => existsSync(stall)) : log
-  const processor = new IngestionProcessor(ingestLog, new ClickHousePersonStore(clickhouse), logger.child({ service: 'ingestion' }), metrics, { ...config.ingestion, deadLetters, ...(kafkaLog ? { publishResults: publishCommandResults(kafkaLog) } : {}) })
+  const processor = new IngestionProcessor(ingestLog, new ClickHousePersonStore(clickhouse), logger.child({ service: 'ingestion' }), metrics, { ...config.ingestion, deadLetters, ...(kafkaLog ? { publishResults: publishCommandResults(kafkaLog), publishChanges: publishPersonChanges(kafkaLog) } : {}) })
   if (runs('ingest')) processor.start()
   // An api process without the processor learns command results from the log.
   const commandResults = runs('api') && !runs('ingest') ? new LogCommandWaiter(log) : null
@@ -144,7 +145,14 @@ export async function buildWren(config: Config, logger: Logger = pino({ level: c
   const cohortReader = new CachedCohortReader(clickhouse, logger.child({ service: 'cohorts' }))
   await cohortReader.start(cohortStore)
   if (runs('api')) await app.register(insightRoutes, { projects, clickhouse, clock, cohorts: cohortStore, siteUrl: config.siteUrl })
-  const flags = await buildFlags({ clickhouse, clock, projects, processor, metrics, cohorts: cohortReader, cohortStore, logger: logger.child({ service: 'flags' }), siteUrl: config.siteUrl })
+  // Decide's snapshot hears stored person changes from the processor in this process (embedded mode), or
+  // from the log's feed (cluster mode: the processors are other processes, or own only some partitions).
+  let personFeed: Subscription | null = null
+  const personChanges = (apply: Parameters<typeof followPersonChanges>[1]) => {
+    if (!kafkaLog) processor.onPersonChanges(apply)
+    else if (runs('decide') || runs('api')) personFeed = followPersonChanges(log, apply, logger.child({ service: 'person-feed' }))
+  }
+  const flags = await buildFlags({ clickhouse, clock, projects, personChanges, metrics, cohorts: cohortReader, cohortStore, logger: logger.child({ service: 'flags' }), siteUrl: config.siteUrl })
   // With roles in separate processes, projects, keys and flags are written by whichever api process got
   // the request: the others re-read these small tables every second (decide sees a flag change within ~1 s).
   const refreshFailures = new RepeatedFailures(logger, 'reloading projects and flags failed')
@@ -187,6 +195,7 @@ export async function buildWren(config: Config, logger: Logger = pino({ level: c
       clearTimeout(cutOff)
       deletions.stop()
       await processor.stop()
+      await personFeed?.stop()
       await projects.close()
       await commandResults?.stop()
       await log.close()

@@ -5,7 +5,7 @@ import type { Logger } from 'pino'
 import type { ClickHouseClient } from '../shared/clickhouse'
 import type { Clock } from '../shared/clock'
 import type { ProjectStore } from '../projects/store'
-import type { IngestionProcessor } from '../ingestion/processor'
+import type { SnapshotChanges } from '../ingestion/person-feed'
 import type { Metrics } from '../shared/metrics'
 import { FlagStore } from './store'
 import { PersonSnapshot } from './snapshot'
@@ -20,7 +20,8 @@ export interface FlagsModuleDeps {
   clickhouse: ClickHouseClient
   clock: Clock
   projects: ProjectStore
-  processor: IngestionProcessor
+  /** Hands the snapshot's apply to whatever hears stored person changes (the processor, or the log's feed). */
+  personChanges: (apply: (changes: SnapshotChanges) => void) => void
   metrics: Metrics
   logger: Logger
   siteUrl: string | null
@@ -42,7 +43,7 @@ export async function buildFlags(deps: FlagsModuleDeps): Promise<FlagsModule> {
   const flags = await FlagStore.load(deps.clickhouse, deps.clock)
   const snapshot = new PersonSnapshot(deps.clickhouse)
   await snapshot.loadGroupTypes()
-  deps.processor.onPersonChanges((changes) => snapshot.apply(changes))
+  deps.personChanges((changes) => snapshot.apply(changes))
   let geoip: GeoLookup | null = null
   try {
     geoip = await openGeoIp()
