@@ -18,7 +18,6 @@ import type { Log, Subscription } from './shared/log/log'
 import { followPersonChanges, publishPersonChanges } from './ingestion/person-feed'
 import { stallingSubscriptions } from './shared/log/failpoint'
 import { IngestionLagMonitor, ingestionProblems, lagJson } from './shared/ingestion-lag'
-import { RepeatedFailures } from './shared/repeated-failures'
 import { lockDataDir } from './shared/lock'
 import { clientErrorHandler, installErrorHandler, installJsonBodyParser, renderError } from './shared/http'
 import { corsDelegator } from './shared/cors'
@@ -38,6 +37,8 @@ import { buildFlags } from './flags/module'
 import { insightRoutes } from './trends/plugin'
 import { CohortStore } from './cohorts/store'
 import { CachedCohortReader } from './cohorts/reader'
+import { ActionStore } from './actions/store'
+import { ClusterConfigLog, LocalConfigLog, type ConfigLog } from './config/config-log'
 
 export interface Wren {
   app: FastifyInstance
@@ -72,7 +73,10 @@ export async function buildWren(config: Config, logger: Logger = pino({ level: c
   const log: Log = kafkaLog ?? (await openEmbeddedLog({ dir: path.join(config.dataDir, 'log'), logger, retention: config.logRetention }))
   const metrics = new Metrics()
 
-  const projects = await ProjectStore.load(clickhouse, clock)
+  // Configuration changes and new ids (config/config-log.ts): in memory in embedded mode; on the log in
+  // cluster mode, where the api processes hand out ids and every process keeps its copy from the log.
+  const configLog: ConfigLog = kafkaLog ? new ClusterConfigLog(log, clickhouse, logger.child({ service: 'config' }), { allocate: runs('api') }) : new LocalConfigLog(clickhouse, logger.child({ service: 'config' }))
+  const projects = await ProjectStore.load(clickhouse, clock, configLog)
   const bootstrap = await bootstrapIfEmpty(projects, { projectApiKey: config.bootstrapProjectApiKey, personalApiKey: config.bootstrapPersonalApiKey })
 
   // Dead letters are kept in ClickHouse in both modes (wall-clock times: they are operations, not events);
@@ -141,10 +145,11 @@ export async function buildWren(config: Config, logger: Logger = pino({ level: c
   if (runs('api')) await app.register(eventRoutes, { projects, clickhouse, siteUrl: config.siteUrl })
   if (runs('api')) await app.register(personRoutes, { projects, clickhouse, log, processor: commandResults ?? processor, clock, deletions, siteUrl: config.siteUrl })
   // One cohort store for insights and flags; decide reads cohorts from memory, kept fresh by the reader.
-  const cohortStore = new CohortStore(clickhouse, clock)
+  const cohortStore = new CohortStore(clickhouse, clock, configLog)
   const cohortReader = new CachedCohortReader(clickhouse, logger.child({ service: 'cohorts' }))
-  await cohortReader.start(cohortStore)
-  if (runs('api')) await app.register(insightRoutes, { projects, clickhouse, clock, cohorts: cohortStore, siteUrl: config.siteUrl })
+  await cohortReader.start(configLog)
+  const actions = new ActionStore(clickhouse, clock, configLog)
+  if (runs('api')) await app.register(insightRoutes, { projects, clickhouse, clock, actions, cohorts: cohortStore, siteUrl: config.siteUrl })
   // Decide's snapshot hears stored person changes from the processor in this process (embedded mode), or
   // from the log's feed (cluster mode: the processors are other processes, or own only some partitions).
   let personFeed: Subscription | null = null
@@ -152,20 +157,7 @@ export async function buildWren(config: Config, logger: Logger = pino({ level: c
     if (!kafkaLog) processor.onPersonChanges(apply)
     else if (runs('decide') || runs('api')) personFeed = followPersonChanges(log, apply, logger.child({ service: 'person-feed' }))
   }
-  const flags = await buildFlags({ clickhouse, clock, projects, personChanges, metrics, cohorts: cohortReader, cohortStore, logger: logger.child({ service: 'flags' }), siteUrl: config.siteUrl })
-  // With roles in separate processes, projects, keys and flags are written by whichever api process got
-  // the request: the others re-read these small tables every second (decide sees a flag change within ~1 s).
-  const refreshFailures = new RepeatedFailures(logger, 'reloading projects and flags failed')
-  const configRefresh = roles.has('all')
-    ? null
-    : setInterval(
-        () =>
-          void Promise.all([projects.refresh(), flags.flags.refresh()]).then(
-            () => refreshFailures.success(),
-            (err: unknown) => refreshFailures.failure(err),
-          ),
-        1_000,
-      ).unref()
+  const flags = await buildFlags({ clickhouse, clock, config: configLog, projects, personChanges, metrics, cohorts: cohortReader, cohortStore, logger: logger.child({ service: 'flags' }), siteUrl: config.siteUrl })
   await flags.register(app, { api: runs('api'), decide: runs('decide') })
 
   let closed = false
@@ -186,7 +178,6 @@ export async function buildWren(config: Config, logger: Logger = pino({ level: c
       if (closed) return
       closed = true
       shuttingDown = true
-      if (configRefresh) clearInterval(configRefresh)
       cohortReader.stop()
       lag.stop()
       // Stop accepting; in-flight requests get the grace period, then the connections still open are closed.
@@ -196,6 +187,7 @@ export async function buildWren(config: Config, logger: Logger = pino({ level: c
       deletions.stop()
       await processor.stop()
       await personFeed?.stop()
+      await configLog.stop()
       await projects.close()
       await commandResults?.stop()
       await log.close()

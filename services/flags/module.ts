@@ -15,10 +15,12 @@ import { flagRoutes } from './routes'
 import { publicFlagRoutes } from './public-routes'
 import { NO_COHORTS, type CohortReader } from './types'
 import type { CohortStore } from '../cohorts/store'
+import type { ConfigLog } from '../config/config-log'
 
 export interface FlagsModuleDeps {
   clickhouse: ClickHouseClient
   clock: Clock
+  config: ConfigLog
   projects: ProjectStore
   /** Hands the snapshot's apply to whatever hears stored person changes (the processor, or the log's feed). */
   personChanges: (apply: (changes: SnapshotChanges) => void) => void
@@ -40,7 +42,7 @@ export interface FlagsModule {
 
 export async function buildFlags(deps: FlagsModuleDeps): Promise<FlagsModule> {
   const cohorts = deps.cohorts ?? NO_COHORTS
-  const flags = await FlagStore.load(deps.clickhouse, deps.clock)
+  const flags = await FlagStore.load(deps.clickhouse, deps.clock, deps.config)
   const snapshot = new PersonSnapshot(deps.clickhouse)
   await snapshot.loadGroupTypes()
   deps.personChanges((changes) => snapshot.apply(changes))

@@ -89,4 +89,6 @@ export const TOPICS = {
   commandResults: 'wren_command_results',
   /** Cluster mode: person changes the processor stored, for decide processes' snapshots (ingestion/person-feed.ts). */
   personChanges: 'wren_person_changes',
+  /** Cluster mode: configuration changes and id allocation, all keyed 'config' (config/config-log.ts). */
+  config: 'wren_config',
 } as const
