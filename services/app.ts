@@ -14,10 +14,10 @@ import { openKafkaLog, type KafkaLog } from './shared/log/kafka/kafka-log'
 import { DeadLetterStore, kafkaDeadLetterFeed } from './dead-letters/store'
 import { deadLetterRoutes } from './dead-letters/routes'
 import { LogCommandWaiter, publishCommandResults } from './ingestion/command-results'
-import type { Log } from './shared/log/log'
+import type { Log, Subscription } from './shared/log/log'
+import { followPersonChanges, publishPersonChanges, type SnapshotChanges } from './ingestion/person-feed'
 import { stallingSubscriptions } from './shared/log/failpoint'
 import { IngestionLagMonitor, ingestionProblems, lagJson } from './shared/ingestion-lag'
-import { RepeatedFailures } from './shared/repeated-failures'
 import { lockDataDir } from './shared/lock'
 import { clientErrorHandler, installErrorHandler, installJsonBodyParser, renderError } from './shared/http'
 import { corsDelegator } from './shared/http/cors'
@@ -48,6 +48,7 @@ import { PersonSnapshot } from './decide/snapshot'
 import { FlagsService } from './decide/service'
 import { openGeoIp, type GeoLookup } from './decide/geoip'
 import { publicFlagRoutes } from './decide/routes'
+import { ClusterConfigLog, LocalConfigLog, type ConfigLog } from './config/config-log'
 
 export interface Wren {
   app: FastifyInstance
@@ -82,7 +83,10 @@ export async function buildWren(config: Config, logger: Logger = pino({ level: c
   const log: Log = kafkaLog ?? (await openEmbeddedLog({ dir: path.join(config.dataDir, 'log'), logger, retention: config.logRetention }))
   const metrics = new Metrics()
 
-  const projects = await ProjectStore.load(clickhouse, clock)
+  // Configuration changes and new ids (config/config-log.ts): in memory in embedded mode; on the log in
+  // cluster mode, where the api processes hand out ids and every process keeps its copy from the log.
+  const configLog: ConfigLog = kafkaLog ? new ClusterConfigLog(log, clickhouse, logger.child({ service: 'config' }), { allocate: runs('api') }) : new LocalConfigLog(clickhouse, logger.child({ service: 'config' }))
+  const projects = await ProjectStore.load(clickhouse, clock, configLog)
   const bootstrap = await bootstrapIfEmpty(projects, { projectApiKey: config.bootstrapProjectApiKey, personalApiKey: config.bootstrapPersonalApiKey })
 
   // Dead letters are kept in ClickHouse in both modes (wall-clock times: they are operations, not events);
@@ -90,7 +94,7 @@ export async function buildWren(config: Config, logger: Logger = pino({ level: c
   const deadLetters = new DeadLetterStore(clickhouse, systemClock, kafkaLog ? kafkaDeadLetterFeed(kafkaLog, 'ingestion') : undefined)
   const stall = config.failpoints.stallIngestionFile
   const ingestLog = stall ? stallingSubscriptions(log, () => existsSync(stall)) : log
-  const processor = new IngestionProcessor(ingestLog, new ClickHousePersonStore(clickhouse), logger.child({ service: 'ingestion' }), metrics, { ...config.ingestion, deadLetters, ...(kafkaLog ? { publishResults: publishCommandResults(kafkaLog) } : {}) })
+  const processor = new IngestionProcessor(ingestLog, new ClickHousePersonStore(clickhouse), logger.child({ service: 'ingestion' }), metrics, { ...config.ingestion, deadLetters, ...(kafkaLog ? { publishResults: publishCommandResults(kafkaLog), publishChanges: publishPersonChanges(kafkaLog) } : {}) })
   if (runs('ingest')) processor.start()
   // An api process without the processor learns command results from the log.
   const commandResults = runs('api') && !runs('ingest') ? new LogCommandWaiter(log) : null
@@ -146,26 +150,21 @@ export async function buildWren(config: Config, logger: Logger = pino({ level: c
   })
   app.get('/_metrics', async (_req, reply) => reply.type(metrics.contentType).send(await metrics.render()))
   // Definitions and what reads them: trends read actions and cohorts from ClickHouse; decide reads flags,
-  // persons and cohorts from memory (one cohort store; the reader keeps decide's copy fresh).
-  const actions = new ActionStore(clickhouse, clock)
-  const cohorts = new CohortStore(clickhouse, clock)
+  // persons and cohorts from memory (one cohort store; the reader keeps decide's copy fresh from the
+  // configuration log). Every store hears the others' writes through the configuration log, not by polling.
+  const actions = new ActionStore(clickhouse, clock, configLog)
+  const cohorts = new CohortStore(clickhouse, clock, configLog)
   const cohortReader = new CachedCohortReader(clickhouse, logger.child({ service: 'cohorts' }))
-  await cohortReader.start(cohorts)
+  await cohortReader.start(configLog)
   const trends = new TrendService({ clickhouse, clock, actions, cohorts })
-  const decide = await buildDecide({ clickhouse, clock, processor, cohorts: cohortReader, logger: logger.child({ service: 'flags' }) })
-  // With roles in separate processes, projects, keys and flags are written by whichever api process got
-  // the request: the others re-read these small tables every second (decide sees a flag change within ~1 s).
-  const refreshFailures = new RepeatedFailures(logger, 'reloading projects and flags failed')
-  const configRefresh = roles.has('all')
-    ? null
-    : setInterval(
-        () =>
-          void Promise.all([projects.refresh(), decide.flags.refresh()]).then(
-            () => refreshFailures.success(),
-            (err: unknown) => refreshFailures.failure(err),
-          ),
-        1_000,
-      ).unref()
+  // Decide's snapshot hears stored person changes from the processor in this process (embedded mode), or
+  // from the log's feed (cluster mode: the processors are other processes, or own only some partitions).
+  let personFeed: Subscription | null = null
+  const personChanges = (apply: Parameters<typeof followPersonChanges>[1]) => {
+    if (!kafkaLog) processor.onPersonChanges(apply)
+    else if (runs('decide') || runs('api')) personFeed = followPersonChanges(log, apply, logger.child({ service: 'person-feed' }))
+  }
+  const decide = await buildDecide({ clickhouse, clock, config: configLog, personChanges, cohorts: cohortReader, logger: logger.child({ service: 'flags' }) })
 
   const siteUrl = config.siteUrl
   if (runs('capture')) await app.register(captureRoutes, { log, projects, clock, metrics, backpressure })
@@ -200,7 +199,6 @@ export async function buildWren(config: Config, logger: Logger = pino({ level: c
       if (closed) return
       closed = true
       shuttingDown = true
-      if (configRefresh) clearInterval(configRefresh)
       cohortReader.stop()
       lag.stop()
       // Stop accepting; in-flight requests get the grace period, then the connections still open are closed.
@@ -209,6 +207,8 @@ export async function buildWren(config: Config, logger: Logger = pino({ level: c
       clearTimeout(cutOff)
       deletions.stop()
       await processor.stop()
+      await personFeed?.stop()
+      await configLog.stop()
       await projects.close()
       await commandResults?.stop()
       await log.close()
@@ -222,11 +222,19 @@ export async function buildWren(config: Config, logger: Logger = pino({ level: c
  * Decide's parts: the flags it evaluates, the snapshot of persons and group types it reads (kept from the
  * person changes ingestion reports), GeoIP when its database is there, and the evaluating service.
  */
-async function buildDecide(deps: { clickhouse: ClickHouseClient; clock: Clock; processor: IngestionProcessor; cohorts: CohortReader; logger: Logger }) {
-  const flags = await FlagStore.load(deps.clickhouse, deps.clock)
+async function buildDecide(deps: {
+  clickhouse: ClickHouseClient
+  clock: Clock
+  config: ConfigLog
+  /** Hands the snapshot's apply to whatever hears stored person changes (the processor, or the log's feed). */
+  personChanges: (apply: (changes: SnapshotChanges) => void) => void
+  cohorts: CohortReader
+  logger: Logger
+}) {
+  const flags = await FlagStore.load(deps.clickhouse, deps.clock, deps.config)
   const snapshot = new PersonSnapshot(deps.clickhouse)
   await snapshot.loadGroupTypes()
-  deps.processor.onPersonChanges((changes) => snapshot.apply(changes))
+  deps.personChanges((changes) => snapshot.apply(changes))
   let geoip: GeoLookup | null = null
   try {
     geoip = await openGeoIp()

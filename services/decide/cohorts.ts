@@ -1,11 +1,12 @@
 // Cohorts as decide reads them: every project's definitions and static members (resolved to persons)
-// held in memory, reloaded after each cohort change and every few seconds, so flag evaluation never
+// held in memory, reloaded after each cohort change (heard on the configuration log, from any process) and
+// every few seconds (static members are distinct ids, whose persons change), so flag evaluation never
 // queries ClickHouse on the request path.
 import type { Logger } from 'pino'
 import type { ClickHouseClient } from '../shared/clickhouse'
 import { queryRows } from '../shared/clickhouse'
 import type { StoredPropertyGroup } from '../flags/types'
-import type { CohortStore } from '../cohorts/store'
+import type { ConfigLog } from '../config/config-log'
 import { RepeatedFailures } from '../shared/repeated-failures'
 
 /** A cohort as flags need it: a static member list or a property group (reference §3.5). */
@@ -42,6 +43,7 @@ export class CachedCohortReader implements CohortReader {
   private loaded = false
   private timer: NodeJS.Timeout | null = null
   private reloading: Promise<void> | null = null
+  private again = false
   private readonly failures: RepeatedFailures
 
   constructor(
@@ -51,9 +53,11 @@ export class CachedCohortReader implements CohortReader {
     this.failures = new RepeatedFailures(logger, 'reloading cohorts failed; keeping the previous ones')
   }
 
-  /** Loads now, then keeps fresh: after every write through `store`, and on a timer. */
-  async start(store: CohortStore): Promise<void> {
-    store.onChange(() => void this.reload())
+  /** Loads now, then keeps fresh: after every cohort change any process makes, and on a timer. */
+  async start(config: ConfigLog): Promise<void> {
+    config.onChange((change) => {
+      if (change.kind === 'cohort') void this.reload()
+    })
     await this.reload()
     this.timer = setInterval(() => void this.reload(), RELOAD_MS)
     this.timer.unref()
@@ -76,13 +80,24 @@ export class CachedCohortReader implements CohortReader {
     return this.cohorts.get(teamId) ?? []
   }
 
+  /** Reloads; asked again while a reload runs (which may have read before the change), it runs once more after. */
   reload(): Promise<void> {
-    this.reloading ??= this.load()
+    if (this.reloading) {
+      this.again = true
+      return this.reloading
+    }
+    this.reloading = this.load()
       .then(
         () => this.failures.success(),
         (err: unknown) => this.failures.failure(err),
       )
-      .finally(() => (this.reloading = null))
+      .finally(() => {
+        this.reloading = null
+        if (this.again) {
+          this.again = false
+          void this.reload()
+        }
+      })
     return this.reloading
   }
 

@@ -1,10 +1,11 @@
 // Decide's materialized snapshot of person state (DESIGN.md): for the distinct ids decide is asked
 // about, the person's properties and experience-continuity hash keys; group properties; each project's
 // group type mapping. Loaded from ClickHouse on a miss, then kept fresh by the ingestion processor's
-// person changes, so a warm distinct id costs no query.
+// person changes (in process in embedded mode, from the log's person-changes feed in cluster mode:
+// ingestion/person-feed.ts), so a warm distinct id costs no query.
 import type { ClickHouseClient } from '../shared/clickhouse'
 import { insertRows, queryRows } from '../shared/clickhouse'
-import type { PersonChanges } from '../ingestion/types'
+import type { SnapshotChanges } from '../ingestion/person-feed'
 import type { Properties } from '../flags/types'
 
 export interface PersonEntry {
@@ -115,8 +116,8 @@ export class PersonSnapshot {
     if (entry) for (const [flagKey, hashKey] of fresh) entry.overrides[flagKey] ??= hashKey
   }
 
-  /** The ingestion processor's person changes, applied once they are stored. */
-  apply(changes: PersonChanges): void {
+  /** The ingestion processor's person changes, applied once they are stored (in process, or from the log's feed). */
+  apply(changes: SnapshotChanges): void {
     this.epoch++
     for (const g of changes.groupTypes) this.setGroupType(g.teamId, g.groupTypeIndex, g.groupType)
     for (const g of changes.groups) {

@@ -78,7 +78,7 @@ export async function flagRoutes(app: FastifyInstance, deps: FlagRouteDeps): Pro
       const now = deps.flags.now()
       const actor = caller.key.label
       const flag: FeatureFlag = {
-        id: deps.flags.allocateId(),
+        id: await deps.flags.allocateId(),
         teamId: caller.project.id,
         key,
         name: stringField(body.name, 'name') ?? '',

@@ -34,6 +34,7 @@ import { PersonRepo } from './person-repo'
 import { applyCommand, lookupsFor, processEvent, warnIfDroppedPersonless, type CommandResult } from './person-rules'
 import type { PersonStore } from './person-store'
 import { CommandWaiters, type CommandResultPublisher } from './command-results'
+import type { PersonChangePublisher } from './person-feed'
 import type { PersonChanges, PersonCommand, ProcessedEvent } from './types'
 
 // Person rules run this many items between turns of the event loop.
@@ -54,6 +55,8 @@ export interface ProcessorOptions {
   maxCachedPersons?: number
   /** Cluster mode: where applied commands' results go for api processes elsewhere (command-results.ts). */
   publishResults?: CommandResultPublisher
+  /** Cluster mode: where stored person changes go for decide processes elsewhere (person-feed.ts). */
+  publishChanges?: PersonChangePublisher
 }
 
 /** What the processor needs of the dead-letter store. */
@@ -231,6 +234,7 @@ export class IngestionProcessor {
       await this.store.write(batch, changes, events)
       await this.deadLetters.record(batch, deadLetters)
       if (this.options.publishResults) await this.options.publishResults(results)
+      if (this.options.publishChanges) await this.options.publishChanges(changes)
     } catch (err) {
       // Memory is now ahead of storage; the log redelivers this batch and we rebuild from storage.
       this.repo.clear()

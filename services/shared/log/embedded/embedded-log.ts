@@ -246,7 +246,7 @@ class SubscriptionImpl implements Subscription {
     let pending: OffsetState['pending'] | null = null
     const saved = topic.offsets.get(group)
     if (!saved) {
-      next = store.startOffset
+      next = this.options.from === 'end' ? store.endOffset : store.startOffset
       if (!(await this.attempt(() => this.log.writeOffsets(topic, group, { committed: next }), this.placeholder(next)))) return
     } else {
       next = this.clamp(saved.committed, store, 'committed offset')

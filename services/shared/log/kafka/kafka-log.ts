@@ -80,6 +80,10 @@ const MAX_MESSAGE_BYTES = 32 << 20
 const TOPIC_CONFIG: Record<string, Array<{ name: string; value: string }>> = {
   // Read from the start by every api process as it starts (command-results.ts): keep it short.
   [TOPICS.commandResults]: [{ name: 'retention.ms', value: String(10 * 60_000) }],
+  // Read from the end by each decide process: what it holds is only for readers that are up.
+  [TOPICS.personChanges]: [{ name: 'retention.ms', value: String(10 * 60_000) }],
+  // Read from the start by every process as it starts (config/config-log.ts): keep it short.
+  [TOPICS.config]: [{ name: 'retention.ms', value: String(10 * 60_000) }],
 }
 
 export async function openKafkaLog(options: KafkaLogOptions): Promise<KafkaLog> {
@@ -344,7 +348,7 @@ class KafkaSubscription implements Subscription {
       }
     }
     if (this.stopping) return
-    await this.consumer.subscribe({ topics: [this.options.topic], fromBeginning: true })
+    await this.consumer.subscribe({ topics: [this.options.topic], fromBeginning: this.options.from !== 'end' })
     await this.consumer.run({
       autoCommit: false,
       eachBatchAutoResolve: false,
