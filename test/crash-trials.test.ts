@@ -20,7 +20,8 @@ describe(`crash trials (${TRIALS} SIGKILLs at random moments, seed ${SEED})`, ()
   let wren: WrenProcess | null = null
   afterAll(async () => {
     await wren?.stop('SIGKILL')
-    if (dataDir) await rm(dataDir, { recursive: true, force: true })
+    if (dataDir && !process.env.WREN_KEEP_DATA) await rm(dataDir, { recursive: true, force: true })
+    else if (dataDir) console.log('kept data dir', dataDir)
   })
 
   it(
@@ -108,6 +109,7 @@ describe(`crash trials (${TRIALS} SIGKILLs at random moments, seed ${SEED})`, ()
         },
         { timeoutMs: 90_000, intervalMs: 500, what: `all ${acknowledged.size} acknowledged events stored (seed ${SEED})` },
       ).catch(() => undefined)
+      if (missing.length && process.env.WREN_KEEP_DATA) console.log('missing', JSON.stringify(missing.slice(0, 5)), 'of', missing.length)
       expect(missing.length, `lost events (seed ${SEED})`).toBe(0)
       const ids = rows.map((e) => e.id)
       expect(ids.length - new Set(ids).size, `duplicated events (seed ${SEED})`).toBe(0)
