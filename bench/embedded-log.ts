@@ -8,7 +8,7 @@
 import { mkdtemp, open, rm } from 'node:fs/promises'
 import { tmpdir } from 'node:os'
 import { join } from 'node:path'
-import { openEmbeddedLog } from '../services/shared/log/embedded-log'
+import { openEmbeddedLog } from '../services/shared/log/embedded/embedded-log'
 import type { LogMessage } from '../services/shared/log/log'
 
 const seconds = Number(process.argv[2] ?? 3)

@@ -150,7 +150,7 @@ async function trial(n: number): Promise<TrialResult> {
   const { loadConfig } = await import('../services/shared/config')
   const { decodeCapture } = await import('../services/capture/decode')
   const { toIngestEvent, newEventUuid } = await import('../services/capture/stamp')
-  const { encodeIngest } = await import('../services/shared/log/messages')
+  const { encodeIngest } = await import('../services/shared/log/contract')
   const { TOPICS } = await import('../services/shared/log/log')
   const { queryRows, insertRows } = await import('../services/shared/clickhouse')
 

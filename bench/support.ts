@@ -289,17 +289,8 @@ export function failures(r: LoadResult): string {
 
 // ---- posthog-node-shaped events --------------------------------------------------------------------------
 
-/** Deterministic PRNG (mulberry32), so every run sends the same workload. */
-export function rng(seed: number): () => number {
-  let a = seed >>> 0
-  return () => {
-    a = (a + 0x6d2b79f5) >>> 0
-    let t = a
-    t = Math.imul(t ^ (t >>> 15), t | 1)
-    t ^= t + Math.imul(t ^ (t >>> 7), t | 61)
-    return ((t ^ (t >>> 14)) >>> 0) / 4294967296
-  }
-}
+/** Deterministic PRNG, so every run sends the same workload. */
+export { seeded as rng } from '../test/support/random'
 
 /** A random (v4-shaped) uuid from the PRNG. */
 export function uuidFrom(rand: () => number): string {

@@ -10,19 +10,19 @@ import type { Config, HttpTimeouts, Role } from './shared/config'
 import { wrenError } from './shared/errors'
 import { fixedClock, systemClock, type Clock } from './shared/clock'
 import { migrate, openEmbeddedClickHouse, openServerClickHouse, type ClickHouseClient } from './shared/clickhouse'
-import { openEmbeddedLog } from './shared/log/embedded-log'
-import { openKafkaLog, type KafkaLog } from './shared/log/kafka-log'
+import { openEmbeddedLog } from './shared/log/embedded/embedded-log'
+import { openKafkaLog, type KafkaLog } from './shared/log/kafka/kafka-log'
 import { DeadLetterStore, kafkaDeadLetterFeed } from './dead-letters/store'
 import { deadLetterRoutes } from './dead-letters/routes'
 import { LogCommandWaiter, publishCommandResults } from './ingestion/command-results'
-import type { Log } from './shared/log/log'
+import type { Log, Subscription } from './shared/log/log'
+import { followPersonChanges, publishPersonChanges, type SnapshotChanges } from './ingestion/person-feed'
 import { stallingSubscriptions } from './shared/log/failpoint'
 import { IngestionLagMonitor, ingestionProblems, lagJson } from './shared/ingestion-lag'
-import { RepeatedFailures } from './shared/repeated-failures'
 import { lockDataDir } from './shared/lock'
 import { clientErrorHandler, installErrorHandler, installJsonBodyParser, renderError } from './shared/http'
-import { corsDelegator } from './shared/cors'
-import { guardManagementRoutes, type ManagementRoute } from './shared/management'
+import { corsDelegator } from './shared/http/cors'
+import { guardManagementRoutes, type ManagementRoute } from './shared/http/management'
 import { installValidation } from './shared/http/validation'
 import { collectOpenApi, openApiRoutes, type RegisteredRoute } from './shared/http/openapi'
 import { routesOf } from './shared/http/route'
@@ -35,13 +35,26 @@ import { projectRoutes } from './projects/routes'
 import { captureRoutes } from './capture/routes'
 import { CaptureBackpressure } from './capture/backpressure'
 import { IngestionProcessor } from './ingestion/processor'
+import { ClickHousePersonStore } from './ingestion/clickhouse-person-store'
 import { personRoutes } from './persons/routes'
+import { PersonQueries } from './persons/queries'
 import { DeletionScheduler } from './persons/deletions'
+import { AccessControls } from './shared/http/access-controls'
 import { eventRoutes } from './events/routes'
-import { buildFlags } from './flags/module'
-import { insightRoutes } from './trends/plugin'
+import { ActionStore } from './actions/store'
+import { actionRoutes } from './actions/routes'
 import { CohortStore } from './cohorts/store'
-import { CachedCohortReader } from './cohorts/reader'
+import { cohortRoutes } from './cohorts/routes'
+import { TrendService } from './trends/service'
+import { trendRoutes } from './trends/routes'
+import { FlagStore } from './flags/store'
+import { flagRoutes } from './flags/routes'
+import { CachedCohortReader, type CohortReader } from './decide/cohorts'
+import { PersonSnapshot } from './decide/snapshot'
+import { FlagsService } from './decide/service'
+import { openGeoIp, type GeoLookup } from './decide/geoip'
+import { publicFlagRoutes } from './decide/routes'
+import { ClusterConfigLog, LocalConfigLog, type ConfigLog } from './config/config-log'
 
 const WREN_VERSION = (createRequire(import.meta.url)('../package.json') as { version: string }).version
 
@@ -80,7 +93,10 @@ export async function buildWren(config: Config, logger: Logger = pino({ level: c
   const log: Log = kafkaLog ?? (await openEmbeddedLog({ dir: path.join(config.dataDir, 'log'), logger, retention: config.logRetention }))
   const metrics = new Metrics()
 
-  const projects = await ProjectStore.load(clickhouse, clock)
+  // Configuration changes and new ids (config/config-log.ts): in memory in embedded mode; on the log in
+  // cluster mode, where the api processes hand out ids and every process keeps its copy from the log.
+  const configLog: ConfigLog = kafkaLog ? new ClusterConfigLog(log, clickhouse, logger.child({ service: 'config' }), { allocate: runs('api') }) : new LocalConfigLog(clickhouse, logger.child({ service: 'config' }))
+  const projects = await ProjectStore.load(clickhouse, clock, configLog)
   const bootstrap = await bootstrapIfEmpty(projects, { projectApiKey: config.bootstrapProjectApiKey, personalApiKey: config.bootstrapPersonalApiKey })
 
   // Dead letters are kept in ClickHouse in both modes (wall-clock times: they are operations, not events);
@@ -88,7 +104,7 @@ export async function buildWren(config: Config, logger: Logger = pino({ level: c
   const deadLetters = new DeadLetterStore(clickhouse, systemClock, kafkaLog ? kafkaDeadLetterFeed(kafkaLog, 'ingestion') : undefined)
   const stall = config.failpoints.stallIngestionFile
   const ingestLog = stall ? stallingSubscriptions(log, () => existsSync(stall)) : log
-  const processor = new IngestionProcessor(ingestLog, clickhouse, logger.child({ service: 'ingestion' }), metrics, { ...config.ingestion, deadLetters, ...(kafkaLog ? { publishResults: publishCommandResults(kafkaLog) } : {}) })
+  const processor = new IngestionProcessor(ingestLog, new ClickHousePersonStore(clickhouse), logger.child({ service: 'ingestion' }), metrics, { ...config.ingestion, deadLetters, ...(kafkaLog ? { publishResults: publishCommandResults(kafkaLog), publishChanges: publishPersonChanges(kafkaLog) } : {}) })
   if (runs('ingest')) processor.start()
   // An api process without the processor learns command results from the log.
   const commandResults = runs('api') && !runs('ingest') ? new LogCommandWaiter(log) : null
@@ -172,31 +188,37 @@ export async function buildWren(config: Config, logger: Logger = pino({ level: c
       handler: async (_req, reply) => reply.type(metrics.contentType).send(await metrics.render()),
     })
   })
-  if (runs('capture')) await app.register(captureRoutes, { log, projects, clock, metrics, backpressure })
-  if (runs('api')) await app.register(projectRoutes, { projects })
-  if (runs('api')) await app.register(deadLetterRoutes, { projects, store: deadLetters, log, metrics, siteUrl: config.siteUrl })
-  if (runs('api')) await app.register(eventRoutes, { projects, clickhouse, siteUrl: config.siteUrl })
-  if (runs('api')) await app.register(personRoutes, { projects, clickhouse, log, processor: commandResults ?? processor, clock, deletions, siteUrl: config.siteUrl })
-  // One cohort store for insights and flags; decide reads cohorts from memory, kept fresh by the reader.
-  const cohortStore = new CohortStore(clickhouse, clock)
+  // Definitions and what reads them: trends read actions and cohorts from ClickHouse; decide reads flags,
+  // persons and cohorts from memory (one cohort store; the reader keeps decide's copy fresh from the
+  // configuration log). Every store hears the others' writes through the configuration log, not by polling.
+  const actions = new ActionStore(clickhouse, clock, configLog)
+  const cohorts = new CohortStore(clickhouse, clock, configLog)
   const cohortReader = new CachedCohortReader(clickhouse, logger.child({ service: 'cohorts' }))
-  await cohortReader.start(cohortStore)
-  if (runs('api')) await app.register(insightRoutes, { projects, clickhouse, clock, cohorts: cohortStore, siteUrl: config.siteUrl })
-  const flags = await buildFlags({ clickhouse, clock, projects, processor, metrics, cohorts: cohortReader, cohortStore, logger: logger.child({ service: 'flags' }), siteUrl: config.siteUrl })
-  // With roles in separate processes, projects, keys and flags are written by whichever api process got
-  // the request: the others re-read these small tables every second (decide sees a flag change within ~1 s).
-  const refreshFailures = new RepeatedFailures(logger, 'reloading projects and flags failed')
-  const configRefresh = roles.has('all')
-    ? null
-    : setInterval(
-        () =>
-          void Promise.all([projects.refresh(), flags.flags.refresh()]).then(
-            () => refreshFailures.success(),
-            (err: unknown) => refreshFailures.failure(err),
-          ),
-        1_000,
-      ).unref()
-  await flags.register(app, { api: runs('api'), decide: runs('decide') })
+  await cohortReader.start(configLog)
+  const trends = new TrendService({ clickhouse, clock, actions, cohorts })
+  // Decide's snapshot hears stored person changes from the processor in this process (embedded mode), or
+  // from the log's feed (cluster mode: the processors are other processes, or own only some partitions).
+  let personFeed: Subscription | null = null
+  const personChanges = (apply: Parameters<typeof followPersonChanges>[1]) => {
+    if (!kafkaLog) processor.onPersonChanges(apply)
+    else if (runs('decide') || runs('api')) personFeed = followPersonChanges(log, apply, logger.child({ service: 'person-feed' }))
+  }
+  const decide = await buildDecide({ clickhouse, clock, config: configLog, personChanges, cohorts: cohortReader, logger: logger.child({ service: 'flags' }) })
+
+  const siteUrl = config.siteUrl
+  if (runs('capture')) await app.register(captureRoutes, { log, projects, clock, metrics, backpressure })
+  if (runs('api')) {
+    await app.register(projectRoutes, { projects })
+    await app.register(deadLetterRoutes, { projects, store: deadLetters, log, metrics, siteUrl })
+    await app.register(eventRoutes, { projects, clickhouse, siteUrl })
+    const personReads = { queries: new PersonQueries(clickhouse), access: new AccessControls(clickhouse, clock) }
+    await app.register(personRoutes, { projects, ...personReads, log, processor: commandResults ?? processor, clock, deletions, siteUrl })
+    await app.register(actionRoutes, { projects, actions })
+    await app.register(cohortRoutes, { projects, cohorts })
+    await app.register(trendRoutes, { projects, trends, siteUrl })
+    await app.register(flagRoutes, { projects, flags: decide.flags, cohorts, snapshot: decide.snapshot, siteUrl })
+  }
+  if (runs('decide')) await app.register(publicFlagRoutes, { projects, service: decide.service, snapshot: decide.snapshot, cohorts: cohortReader, clock, metrics })
 
   let closed = false
   return {
@@ -217,7 +239,6 @@ export async function buildWren(config: Config, logger: Logger = pino({ level: c
       if (closed) return
       closed = true
       shuttingDown = true
-      if (configRefresh) clearInterval(configRefresh)
       cohortReader.stop()
       lag.stop()
       // Stop accepting; in-flight requests get the grace period, then the connections still open are closed.
@@ -226,6 +247,8 @@ export async function buildWren(config: Config, logger: Logger = pino({ level: c
       clearTimeout(cutOff)
       deletions.stop()
       await processor.stop()
+      await personFeed?.stop()
+      await configLog.stop()
       await projects.close()
       await commandResults?.stop()
       await log.close()
@@ -233,6 +256,32 @@ export async function buildWren(config: Config, logger: Logger = pino({ level: c
       await unlock()
     },
   }
+}
+
+/**
+ * Decide's parts: the flags it evaluates, the snapshot of persons and group types it reads (kept from the
+ * person changes ingestion reports), GeoIP when its database is there, and the evaluating service.
+ */
+async function buildDecide(deps: {
+  clickhouse: ClickHouseClient
+  clock: Clock
+  config: ConfigLog
+  /** Hands the snapshot's apply to whatever hears stored person changes (the processor, or the log's feed). */
+  personChanges: (apply: (changes: SnapshotChanges) => void) => void
+  cohorts: CohortReader
+  logger: Logger
+}) {
+  const flags = await FlagStore.load(deps.clickhouse, deps.clock, deps.config)
+  const snapshot = new PersonSnapshot(deps.clickhouse)
+  await snapshot.loadGroupTypes()
+  deps.personChanges((changes) => snapshot.apply(changes))
+  let geoip: GeoLookup | null = null
+  try {
+    geoip = await openGeoIp()
+  } catch (err) {
+    deps.logger.warn({ err }, 'GeoIP database unavailable: $geoip_* flag properties come only from person_properties')
+  }
+  return { flags, snapshot, service: new FlagsService(flags, snapshot, deps.cohorts, deps.clock, geoip) }
 }
 
 /** Fastify's and Node's server options for HttpTimeouts. */

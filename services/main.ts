@@ -3,16 +3,17 @@ import { parseArgs } from 'node:util'
 import pino from 'pino'
 import { loadConfig, parseRoles, ROLES, type Role } from './shared/config'
 import { buildWren } from './app'
-import { isValidScope } from './shared/auth'
+import { isValidScope } from './shared/http/auth'
 import { lockDataDir, DataDirLockedError } from './shared/lock'
 import { migrate, openEmbeddedClickHouse, openServerClickHouse } from './shared/clickhouse'
 import { ProjectStore } from './projects/store'
+import { ClusterConfigLog, LocalConfigLog, type ConfigLog } from './config/config-log'
 import { serializeKey } from './projects/key-routes'
 import { systemClock } from './shared/clock'
 import path from 'node:path'
 import type { Log } from './shared/log/log'
-import { openEmbeddedLog } from './shared/log/embedded-log'
-import { openKafkaLog } from './shared/log/kafka-log'
+import { openEmbeddedLog } from './shared/log/embedded/embedded-log'
+import { openKafkaLog } from './shared/log/kafka/kafka-log'
 import { DeadLetterStore } from './dead-letters/store'
 import { serializeDeadLetter } from './dead-letters/routes'
 import { startWatchdog } from './shared/watchdog'
@@ -99,9 +100,15 @@ async function main(argv: string[]): Promise<number> {
       throw err
     }
     const client = config.clickhouse ? await openServerClickHouse(config.clickhouse) : await openEmbeddedClickHouse(config.dataDir)
+    let log: Log | null = null
+    let configLog: ConfigLog | null = null
     try {
       await migrate(client, { cluster: config.clickhouse?.cluster })
-      const store = await ProjectStore.load(client, systemClock)
+      // Cluster mode: the running processes hear the change on the log, and new ids come from their allocator.
+      const logger = pino({ level: 'warn' })
+      if (config.kafka && config.clickhouse) log = await openKafkaLog({ ...config.kafka, clientId: 'wren-cli' })
+      configLog = log ? new ClusterConfigLog(log, client, logger, { allocate: false }) : new LocalConfigLog(client, logger)
+      const store = await ProjectStore.load(client, systemClock, configLog)
       if (what === 'projects' && action === 'create' && args[0]) {
         const project = await store.createProject({ name: args.join(' ') })
         console.log(JSON.stringify({ id: project.id, name: project.name, api_token: project.apiToken }))
@@ -139,6 +146,8 @@ async function main(argv: string[]): Promise<number> {
       console.error(USAGE)
       return 2
     } finally {
+      await configLog?.stop()
+      await log?.close()
       await client.close()
       await unlock()
     }

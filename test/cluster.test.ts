@@ -17,6 +17,8 @@ import { api, spawnWren, waitFor, type WrenProcess } from './support/wren'
 import { kafkaUnavailableReason, startKafka, type KafkaBroker } from './support/kafka'
 import { generateKey, PERSONAL_KEY_PREFIX, PROJECT_KEY_PREFIX } from '../services/projects/store'
 import { skipReason } from './support/skip'
+import { openKafkaLog } from '../services/shared/log/kafka/kafka-log'
+import { LogCommandWaiter, publishCommandResults } from '../services/ingestion/command-results'
 
 const unavailable = skipReason('cluster tests', kafkaUnavailableReason())
 
@@ -212,6 +214,19 @@ describe.skipIf(unavailable !== null)(`cluster mode on a real Kafka broker${unav
     const letter = letters.find((l) => l.value === 'definitely not avro')!
     expect(letter.key).toMatch(/^wren_ingest\/\d+\/\d+$/)
     expect(letter.error).toBe('not a Wren message (bad magic byte)')
+  })
+
+  it('an api process without the processor learns a command result published by another process', async () => {
+    const quiet = { warn: () => {}, error: () => {}, info: () => {}, debug: () => {} }
+    const open = () => openKafkaLog({ brokers: [kafka.brokers], partitions: 4, replicationFactor: 1, sessionTimeoutMs: 6000, logger: quiet })
+    const [ingest, apiSide] = [await open(), await open()]
+    const waiter = new LogCommandWaiter(apiSide)
+    waiter.start()
+    const applied = waiter.waitForCommand('cmd-1', 30_000)
+    await publishCommandResults(ingest)([['cmd-0', { ok: false, status: 404, detail: 'no such person' }], ['cmd-1', { ok: false, status: 400, detail: 'bad property' }]])
+    expect(await applied).toEqual({ ok: false, status: 400, detail: 'bad property' })
+    await waiter.stop()
+    await Promise.all([ingest.close(), apiSide.close()])
   })
 
   it('a stalled ingest process is not ready; every role reports the lag it reads from Kafka', async () => {

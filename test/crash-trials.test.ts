@@ -8,30 +8,20 @@ import { tmpdir } from 'node:os'
 import path from 'node:path'
 import { randomUUID } from 'node:crypto'
 import { api, spawnWren, waitFor, type WrenProcess } from './support/wren'
+import { seeded } from './support/random'
 import { generateKey, PERSONAL_KEY_PREFIX, PROJECT_KEY_PREFIX } from '../services/projects/store'
 
 const TRIALS = Number(process.env.WREN_CRASH_TRIALS ?? 3)
 const SEED = Number(process.env.WREN_CRASH_SEED ?? Date.now() % 1_000_000)
 const USERS = 30
 
-/** A small seeded generator (mulberry32), so a failing run's kill moments can be replayed. */
-function seeded(seed: number): () => number {
-  let a = seed >>> 0
-  return () => {
-    a = (a + 0x6d2b79f5) >>> 0
-    let t = a
-    t = Math.imul(t ^ (t >>> 15), t | 1)
-    t ^= t + Math.imul(t ^ (t >>> 7), t | 61)
-    return ((t ^ (t >>> 14)) >>> 0) / 4294967296
-  }
-}
-
 describe(`crash trials (${TRIALS} SIGKILLs at random moments, seed ${SEED})`, () => {
   let dataDir = ''
   let wren: WrenProcess | null = null
   afterAll(async () => {
     await wren?.stop('SIGKILL')
-    if (dataDir) await rm(dataDir, { recursive: true, force: true })
+    if (dataDir && !process.env.WREN_KEEP_DATA) await rm(dataDir, { recursive: true, force: true })
+    else if (dataDir) console.log('kept data dir', dataDir)
   })
 
   it(
@@ -119,6 +109,7 @@ describe(`crash trials (${TRIALS} SIGKILLs at random moments, seed ${SEED})`, ()
         },
         { timeoutMs: 90_000, intervalMs: 500, what: `all ${acknowledged.size} acknowledged events stored (seed ${SEED})` },
       ).catch(() => undefined)
+      if (missing.length && process.env.WREN_KEEP_DATA) console.log('missing', JSON.stringify(missing.slice(0, 5)), 'of', missing.length)
       expect(missing.length, `lost events (seed ${SEED})`).toBe(0)
       const ids = rows.map((e) => e.id)
       expect(ids.length - new Set(ids).size, `duplicated events (seed ${SEED})`).toBe(0)

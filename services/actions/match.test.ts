@@ -1,8 +1,11 @@
 import { describe, expect, it } from 'vitest'
-import { SqlParams } from '../shared/property-filters'
-import { EVENT_COLUMNS } from '../trends/properties'
+import { SqlParams } from '../shared/query/params'
+import { eventColumns } from '../shared/property-filters/sql'
+import { EventPersonId } from '../shared/query/persons-sql'
 import { actionSql, validateSteps } from './match'
 import type { Action } from './store'
+
+const EVENT_COLUMNS = eventColumns(new EventPersonId(false))
 
 const action = (steps: Action['steps']): Action => ({ id: 1, teamId: 1, name: 'a', description: '', steps, tags: [], createdAt: '', updatedAt: '', deleted: false, version: 1 })
 

@@ -1,8 +1,10 @@
-// Actions in ClickHouse: each write is a full new version of the row; reads take the latest per id.
+// Actions in ClickHouse: each write is a full new version of the row; reads take the latest per id. New ids
+// come from the configuration log's allocator (config/config-log.ts), unique across processes.
 import type { ClickHouseClient } from '../shared/clickhouse'
 import { insertRows, queryRows } from '../shared/clickhouse'
 import type { Clock } from '../shared/clock'
-import { nextRowId, SerialQueue } from '../shared/serial'
+import { SerialQueue } from '../shared/serial'
+import type { ConfigLog } from '../config/config-log'
 
 export interface ActionStep {
   event?: string | null
@@ -55,6 +57,7 @@ export class ActionStore {
   constructor(
     private readonly client: ClickHouseClient,
     private readonly clock: Clock,
+    private readonly config: ConfigLog,
   ) {}
 
   async list(teamId: number, opts: { includeDeleted?: boolean } = {}): Promise<Action[]> {
@@ -72,14 +75,14 @@ export class ActionStore {
     return (await this.byIds(teamId, [id])).get(id)
   }
 
-  /** Creates (no id) or writes a new version of an action; serialized so ids stay unique. */
+  /** Creates (no id) or writes a new version of an action; serialized so this process's versions count up. */
   save(teamId: number, input: Pick<Action, 'name' | 'description' | 'steps' | 'tags'> & { id?: number; deleted?: boolean }): Promise<Action> {
     return this.writes.run(async () => {
       const now = this.clock.now().toISOString()
       let current: Action | undefined
       let id = input.id
       if (id === undefined) {
-        id = await nextRowId(this.client, 'actions')
+        id = await this.config.nextId('actions')
       } else {
         current = (await this.list(teamId, { includeDeleted: true })).find((a) => a.id === id)
       }
@@ -98,6 +101,7 @@ export class ActionStore {
       await insertRows(this.client, 'actions', [
         { team_id: teamId, id, name: action.name, description: action.description, steps: JSON.stringify(action.steps), tags: action.tags, created_at: action.createdAt, updated_at: now, deleted: action.deleted ? 1 : 0, version: action.version },
       ])
+      await this.config.publish({ kind: 'action', teamId, id })
       return action
     })
   }

@@ -2,7 +2,7 @@
 // the IngestEvent that goes on the log. Mirrors what PostHog's ingestion does on arrival (reference §1.4).
 
 import { v7 } from 'uuid'
-import type { IngestEvent, Properties } from '../ingestion/types'
+import type { IngestEvent, Properties } from '../shared/log/contract'
 import type { DecodedEvent } from './decode'
 import { resolveTimestamp } from './timestamp'
 

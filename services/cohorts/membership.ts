@@ -3,8 +3,9 @@
 // distinct ids to the persons those ids belong to now.
 import { wrenError } from '../shared/errors'
 import { isRecord } from '../shared/http'
-import type { SqlParams } from '../shared/property-filters'
-import { compileGroup, isGroup, parsePropertyGroup, PERSON_COLUMNS, type PropertyGroup, type PropertyNode } from '../trends/properties'
+import type { SqlParams } from '../shared/query/params'
+import { compileGroup, PERSON_COLUMNS } from '../shared/property-filters/sql'
+import { isGroup, parsePropertyGroup, type PropertyGroup, type PropertyNode } from '../shared/property-filters/parse'
 import type { Cohort } from './store'
 
 /** The cohort's definition as one property group: `filters.properties`, or legacy `groups` (OR of ANDs). */

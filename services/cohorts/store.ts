@@ -1,8 +1,11 @@
-// Cohorts in ClickHouse: definitions as versioned rows, static members as distinct ids.
+// Cohorts in ClickHouse: definitions as versioned rows, static members as distinct ids. New ids come from
+// the configuration log's allocator, and every change is published there (config/config-log.ts), so
+// decide's cohort readers in every process reload.
 import type { ClickHouseClient } from '../shared/clickhouse'
 import { insertRows, queryRows } from '../shared/clickhouse'
 import type { Clock } from '../shared/clock'
-import { nextRowId, SerialQueue } from '../shared/serial'
+import { SerialQueue } from '../shared/serial'
+import type { ConfigLog } from '../config/config-log'
 
 export interface Cohort {
   id: number
@@ -39,11 +42,11 @@ const LATEST = `
 
 export class CohortStore {
   private readonly writes = new SerialQueue()
-  private readonly listeners: Array<() => void> = []
 
   constructor(
     private readonly client: ClickHouseClient,
     private readonly clock: Clock,
+    private readonly config: ConfigLog,
   ) {}
 
   async list(teamId: number, opts: { includeDeleted?: boolean } = {}): Promise<Cohort[]> {
@@ -61,7 +64,7 @@ export class CohortStore {
       let id = input.id
       let current: Cohort | undefined
       if (id === undefined) {
-        id = await nextRowId(this.client, 'cohorts')
+        id = await this.config.nextId('cohorts')
       } else {
         current = (await this.list(teamId, { includeDeleted: true })).find((c) => c.id === id)
       }
@@ -80,18 +83,14 @@ export class CohortStore {
       await insertRows(this.client, 'cohorts', [
         { team_id: teamId, id, name: cohort.name, description: cohort.description, filters: JSON.stringify(cohort.filters), is_static: cohort.isStatic ? 1 : 0, created_at: cohort.createdAt, updated_at: now, deleted: cohort.deleted ? 1 : 0, version: cohort.version },
       ])
-      this.changed()
+      await this.changed(teamId)
       return cohort
     })
   }
 
-  /** Called after every stored change (definitions or static members): readers that cache reload. */
-  onChange(listener: () => void): void {
-    this.listeners.push(listener)
-  }
-
-  private changed(): void {
-    for (const listener of this.listeners) listener()
+  /** After every stored change (definitions or static members): readers that cache reload, in every process. */
+  private changed(teamId: number): Promise<void> {
+    return this.config.publish({ kind: 'cohort', teamId })
   }
 
   async addStaticMembers(teamId: number, cohortId: number, distinctIds: string[]): Promise<void> {
@@ -100,7 +99,7 @@ export class CohortStore {
     for (let i = 0; i < unique.length; i += 10_000) {
       await insertRows(this.client, 'cohort_static_members', unique.slice(i, i + 10_000).map((distinct_id) => ({ team_id: teamId, cohort_id: cohortId, distinct_id, added_at: at })))
     }
-    this.changed()
+    await this.changed(teamId)
   }
 
   /** How many current persons are members: for the `count` field. */

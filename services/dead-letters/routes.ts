@@ -9,7 +9,8 @@ import { routesOf } from '../shared/http/route'
 import { Limit, Offset, Paginated } from '../shared/http/schemas'
 import type { Log } from '../shared/log/log'
 import type { Metrics } from '../shared/metrics'
-import type { PersonalApiKey, ProjectStore } from '../projects/store'
+import type { ProjectStore } from '../projects/store'
+import type { PersonalApiKey } from '../shared/tenancy'
 import { payloadPreview, type DeadLetterRecord, type DeadLetterStore } from './store'
 
 export interface DeadLetterRouteDeps {

@@ -7,8 +7,8 @@ import type { ClickHouseClient } from '../shared/clickhouse'
 import { insertRows, queryRows } from '../shared/clickhouse'
 import type { Clock } from '../shared/clock'
 import type { Log, LogBatch } from '../shared/log/log'
-import type { KafkaLog } from '../shared/log/kafka-log'
-import { decodeIngest } from '../shared/log/messages'
+import type { KafkaLog } from '../shared/log/kafka/kafka-log'
+import { decodeIngest } from '../shared/log/contract'
 import { SerialQueue } from '../shared/serial'
 
 export interface DeadLetter {

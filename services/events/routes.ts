@@ -9,9 +9,10 @@ import { wrenError } from '../shared/errors'
 import { absoluteUrl, sendFormatted } from '../shared/http'
 import { routesOf } from '../shared/http/route'
 import { AnyObject, Format, Limit, Uuid } from '../shared/http/schemas'
-import { SqlParams, parsePropertyFilters } from '../shared/property-filters'
-import { listFilterSql } from '../trends/properties'
-import { hiddenPersons, visibleEventsSql } from '../shared/hidden-persons'
+import { SqlParams } from '../shared/query/params'
+import { parsePropertyFilters } from '../shared/property-filters/parse'
+import { listFilterSql } from '../shared/property-filters/sql'
+import { hiddenPersons, visibleEventsSql } from '../shared/query/hidden-persons'
 
 
 interface EventRow {

@@ -3,16 +3,14 @@
 // the activity log. Scopes feature_flag:read / feature_flag:write.
 import type { FastifyInstance } from 'fastify'
 import { Type } from 'typebox'
-import type { Caller } from '../shared/auth'
+import type { Caller } from '../shared/http/auth'
 import { wrenError } from '../shared/errors'
 import { absoluteUrl, sendFormatted } from '../shared/http'
 import { routesOf } from '../shared/http/route'
 import { ActivityPage, AnyObject, ErrorBody, Format, Limit, Offset, Page, Paginated } from '../shared/http/schemas'
 import type { ProjectStore } from '../projects/store'
 import type { FlagStore } from './store'
-import type { PersonSnapshot } from './snapshot'
 import type { FeatureFlag, FlagFilters } from './types'
-import type { CohortStore } from '../cohorts/store'
 import { serializeFlag } from './serialize'
 import { cohortIdsOf, validateFilters, validateKey } from './validate'
 
@@ -20,8 +18,9 @@ export interface FlagRouteDeps {
   projects: ProjectStore
   flags: FlagStore
   /** The project's cohorts as stored (not decide's cache, which may lag a cohort created a moment ago). */
-  cohorts: Pick<CohortStore, 'list'>
-  snapshot: PersonSnapshot
+  cohorts: { list(teamId: number): Promise<Array<{ id: number }>> }
+  /** The project's group types by index (decide's snapshot keeps them; management only lists them). */
+  snapshot: { groupTypeNames(teamId: number): Map<number, string> }
   siteUrl: string | null
 }
 
@@ -129,7 +128,7 @@ export async function flagRoutes(app: FastifyInstance, deps: FlagRouteDeps): Pro
       const now = deps.flags.now()
       const actor = caller.key.label
       const flag: FeatureFlag = {
-        id: deps.flags.allocateId(),
+        id: await deps.flags.allocateId(),
         teamId: caller.project.id,
         key,
         name: body.name ?? '',

@@ -1,10 +1,12 @@
 // Feature flags: ClickHouse holds every version; this store keeps the latest of each flag in memory, so
 // the management API reads and decide evaluates without a query. Listeners hear every change at once
-// (decide's snapshot, the local-evaluation ETag); `refresh()` re-reads for changes made by another
-// process (cluster mode).
+// (decide's snapshot, the local-evaluation ETag). Every save is published on the configuration log
+// (config/config-log.ts), from which every process's store keeps up (cluster mode: flags written through
+// another api process); new ids come from its allocator, unique across processes.
 import type { ClickHouseClient } from '../shared/clickhouse'
 import { insertRows, queryRows } from '../shared/clickhouse'
 import type { Clock } from '../shared/clock'
+import type { ConfigChange, ConfigLog } from '../config/config-log'
 import type { FeatureFlag } from './types'
 
 interface FlagRow {
@@ -25,20 +27,31 @@ export interface ActivityEntry {
 export class FlagStore {
   private readonly byTeam = new Map<number, Map<number, FeatureFlag>>()
   private readonly listeners: Array<(teamId: number) => void> = []
-  private nextId = 1
 
   private constructor(
     private readonly client: ClickHouseClient,
     private readonly clock: Clock,
-  ) {}
+    private readonly config: ConfigLog,
+  ) {
+    config.onChange((change) => this.apply(change))
+  }
 
-  static async load(client: ClickHouseClient, clock: Clock): Promise<FlagStore> {
-    const store = new FlagStore(client, clock)
+  static async load(client: ClickHouseClient, clock: Clock, config: ConfigLog): Promise<FlagStore> {
+    const store = new FlagStore(client, clock, config)
     await store.refresh()
     return store
   }
 
-  /** Re-reads the latest version of every flag; tells listeners about the projects whose flags changed. */
+  /** A flag stored by any process (this one included): kept when newer than what is held. */
+  private apply(change: ConfigChange): void {
+    if (change.kind !== 'flag') return
+    const flag = change.record as FeatureFlag
+    if ((this.get(flag.teamId, flag.id)?.version ?? 0) >= flag.version) return
+    this.put(flag)
+    this.emit(flag.teamId)
+  }
+
+  /** Reads the latest version of every flag; tells listeners about the projects whose flags changed. */
   async refresh(): Promise<void> {
     const rows = await queryRows<FlagRow>(
       this.client,
@@ -53,7 +66,6 @@ export class FlagStore {
         this.put(flag)
         changed.add(teamId)
       }
-      this.nextId = Math.max(this.nextId, flag.id + 1)
     }
     for (const teamId of changed) this.emit(teamId)
   }
@@ -71,8 +83,9 @@ export class FlagStore {
     return this.byTeam.get(teamId)?.get(id)
   }
 
-  allocateId(): number {
-    return this.nextId++
+  /** A new flag id, unique across every process. */
+  allocateId(): Promise<number> {
+    return this.config.nextId('feature_flags')
   }
 
   /** Stores a new version of a flag (the caller has bumped `version`) and tells listeners. */
@@ -85,6 +98,7 @@ export class FlagStore {
     ])
     this.put(flag)
     this.emit(flag.teamId)
+    await this.config.publish({ kind: 'flag', record: flag })
   }
 
   async activity(teamId: number, flagId: number | null, limit: number, offset: number): Promise<{ total: number; rows: ActivityEntry[] }> {

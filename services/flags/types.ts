@@ -4,7 +4,8 @@
 export type Json = null | boolean | number | string | Json[] | { [key: string]: Json }
 export type Properties = Record<string, unknown>
 
-export interface PropertyFilter {
+/** A filter as the user sent it; decide reads it parsed (shared/property-filters/parse.ts storedFlagFilter). */
+export interface StoredPropertyFilter {
   key: string
   value?: unknown
   operator?: string | null
@@ -16,7 +17,7 @@ export interface PropertyFilter {
 }
 
 export interface ConditionGroup {
-  properties?: PropertyFilter[] | null
+  properties?: StoredPropertyFilter[] | null
   rollout_percentage?: number | null
   variant?: string | null
   aggregation_group_type_index?: number | null
@@ -63,33 +64,7 @@ export interface FeatureFlag {
   lastModifiedBy: string | null
 }
 
-/** A cohort as flags need it: a static member list or a property group (reference §3.5). */
-export interface CohortDefinition {
-  id: number
-  isStatic: boolean
-  /** `{type: AND|OR, values: [groups or filters]}`; unused for static cohorts. */
-  properties: PropertyGroup | null
-}
-
-export interface PropertyGroup {
+export interface StoredPropertyGroup {
   type?: string
-  values?: Array<PropertyGroup | PropertyFilter>
-}
-
-/**
- * How flags read cohorts. The cohorts service (issue 4) owns storage; decide needs only these lookups,
- * both answered from memory. `undefined` means "not known": the flag is then reported as failed.
- */
-export interface CohortReader {
-  get(teamId: number, cohortId: number): CohortDefinition | undefined
-  /** Static cohort membership; undefined when the cohort or membership list is unknown. */
-  isStaticMember(teamId: number, cohortId: number, personUuid: string): boolean | undefined
-  /** Every non-deleted cohort of a project, for the local-evaluation payload. */
-  list(teamId: number): CohortDefinition[]
-}
-
-export const NO_COHORTS: CohortReader = {
-  get: () => undefined,
-  isStaticMember: () => undefined,
-  list: () => [],
+  values?: Array<StoredPropertyGroup | StoredPropertyFilter>
 }

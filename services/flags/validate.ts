@@ -2,9 +2,9 @@
 // rejection is a 400 that names the field.
 import { wrenError } from '../shared/errors'
 import { isRecord } from '../shared/http'
-import { ALL_OPERATORS } from './operators'
-import { parseDateString } from './dates'
-import type { ConditionGroup, FeatureFlag, FlagFilters, PropertyFilter } from './types'
+import { parseDateString } from '../shared/property-filters/dates'
+import { parseFlagFilter } from '../shared/property-filters/parse'
+import type { ConditionGroup, FeatureFlag, FlagFilters, StoredPropertyFilter } from './types'
 
 const KEY_RE = /^[a-zA-Z0-9_-]+$/
 const STRING_ONLY_OPERATORS = new Set(['regex', 'icontains', 'not_regex', 'not_icontains', 'gt', 'gte', 'lt', 'lte'])
@@ -98,15 +98,13 @@ export function validateFilters(raw: unknown, siblings: readonly FeatureFlag[], 
 }
 
 function checkProperty(raw: unknown, where: string, aggregation: number | null, siblings: readonly FeatureFlag[], selfId: number | null): void {
-  if (!isRecord(raw) || typeof raw.key !== 'string' || raw.key === '') throw wrenError('invalid_input', `${where} needs a string key.`, 'filters')
-  const p = raw as unknown as PropertyFilter
-  const type = p.type ?? 'person'
-  const operator = p.operator ?? 'exact'
-  if (!(ALL_OPERATORS as readonly string[]).includes(operator)) throw wrenError('invalid_input', `${where}: unknown operator '${operator}'.`, 'filters')
+  const p = parseFlagFilter(raw, where)
+  const { type, operator } = p
+  const groupTypeIndex = (raw as StoredPropertyFilter).group_type_index
   if (aggregation === null && !['person', 'cohort', 'flag', 'person_metadata'].includes(type)) {
     throw wrenError('invalid_input', `Filters are not valid (can only use person, cohort and flag properties): ${where} has type '${type}'.`, 'filters')
   }
-  if (aggregation !== null && type !== 'flag' && !(type === 'group' && (p.group_type_index === undefined || p.group_type_index === null || p.group_type_index === aggregation))) {
+  if (aggregation !== null && type !== 'flag' && !(type === 'group' && (groupTypeIndex === undefined || groupTypeIndex === null || groupTypeIndex === aggregation))) {
     throw wrenError('invalid_input', `Filters are not valid (can only use group properties of type ${aggregation}): ${where}.`, 'filters')
   }
   if (type === 'flag') {

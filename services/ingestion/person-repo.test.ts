@@ -1,5 +1,6 @@
 import { describe, expect, it } from 'vitest'
-import { PersonRepo, PersonStateNotLoadedError, type LoadedState, type Lookups } from './person-repo'
+import { PersonRepo, PersonStateNotLoadedError } from './person-repo'
+import type { LoadedState, Lookups } from './person-store'
 import { personUuid } from './person-uuid'
 import type { DistinctIdRow, Person } from './types'
 

@@ -1,25 +1,12 @@
-// In-memory person state for the ingestion processor: a cache of what ClickHouse holds (loaded before
-// each batch), the writes the rules made since the last drain, and an undo log so one failing item
-// leaves no half-applied change behind.
-import type { ActivityEntry, DistinctIdRow, GroupRow, GroupTypeRow, Person, PersonChanges, Properties } from './types'
+// In-memory person state for the ingestion processor: a cache of what the person store holds (loaded
+// before each batch; cached-rows.ts keeps each kind of row and its changes), the team counters and group
+// types, the output the rules made since the last drain, and an undo journal so one failing item leaves
+// no half-applied change behind.
+import { CachedRows, DistinctIdRows, groupKey, idKey, personKey } from './cached-rows'
 import { personUuid } from './person-uuid'
 import { capPersonProperties } from './person-size'
-
-export interface Lookups {
-  teamIds: number[]
-  distinctIds: Array<{ teamId: number; distinctId: string }>
-  personUuids: Array<{ teamId: number; personUuid: string }>
-  groups: Array<{ teamId: number; groupType: string; groupKey: string }>
-}
-
-export interface LoadedState {
-  teams: Array<{ teamId: number; nextPersonId: number; groupTypes: GroupTypeRow[] }>
-  /** Latest row per distinct id, deleted ones included (isDeleted true). */
-  distinctIds: DistinctIdRow[]
-  /** Latest version per uuid, deleted ones included (isDeleted true). */
-  persons: Person[]
-  groups: GroupRow[]
-}
+import { LookupSet, type LoadedState, type Lookups } from './person-store'
+import type { ActivityEntry, DistinctIdRow, GroupRow, GroupTypeRow, Person, PersonChanges, Properties } from './types'
 
 /** PostHog-style ingestion warning (e.g. cannot_merge_already_identified). */
 export interface IngestionWarning {
@@ -41,33 +28,17 @@ interface TeamState {
   createdIndices: Set<number>
 }
 
-type UndoEntry =
-  | { kind: 'person'; key: string; prev: Person | null | undefined; wasDirty: boolean }
-  | { kind: 'id'; key: string; prev: DistinctIdRow | null | undefined; wasDirty: boolean }
-  | { kind: 'group'; key: string; prev: GroupRow | null | undefined; wasDirty: boolean }
-  | { kind: 'team'; teamId: number; prev: TeamState }
-
-const SEP = '\u0000'
-const idKey = (teamId: number, distinctId: string) => `${teamId}${SEP}${distinctId}`
-const personKey = (teamId: number, uuid: string) => `${teamId}${SEP}${uuid}`
-const groupKey = (teamId: number, index: number, key: string) => `${teamId}${SEP}${index}${SEP}${key}`
-
 export class PersonRepo {
   private readonly maxPersons: number
   private teams = new Map<number, TeamState>()
-  /** null = known absent. Map order is least-recently-used first. */
-  private persons = new Map<string, Person | null>()
-  private distinctIds = new Map<string, DistinctIdRow | null>()
-  /** personKey → distinct ids whose live row points at that person. */
-  private idsByPerson = new Map<string, Set<string>>()
-  private groups = new Map<string, GroupRow | null>()
-  private dirtyPersons = new Set<string>()
-  private dirtyIds = new Set<string>()
-  private dirtyGroups = new Set<string>()
+  private readonly persons = new CachedRows<Person>()
+  private readonly distinctIds = new DistinctIdRows()
+  private readonly groups = new CachedRows<GroupRow>()
   private newGroupTypes: GroupTypeRow[] = []
   private activity: ActivityEntry[] = []
   private warnings: IngestionWarning[] = []
-  private undo: UndoEntry[] | null = null
+  /** While an atomic block runs: what undoes each of its writes, in order. */
+  private undo: Array<() => void> | null = null
 
   constructor(options?: { maxPersons?: number }) {
     this.maxPersons = options?.maxPersons ?? 200_000
@@ -85,7 +56,7 @@ export class PersonRepo {
         out.distinctId(teamId, distinctId)
         continue
       }
-      const row = this.distinctIds.get(key)
+      const row = this.distinctIds.peek(key)
       if (row && !row.isDeleted && !this.persons.has(personKey(teamId, row.personUuid))) out.distinctId(teamId, distinctId)
     }
     for (const { teamId, personUuid: uuid } of wanted.personUuids) {
@@ -127,39 +98,14 @@ export class PersonRepo {
     for (const teamId of asked.teamIds) {
       if (!this.teams.has(teamId)) this.teams.set(teamId, { nextPersonId: 1, groupTypes: new Map(), createdIndices: new Set() })
     }
-    for (const p of state.persons) {
-      const key = personKey(p.teamId, p.uuid)
-      const current = this.persons.get(key)
-      if (this.dirtyPersons.has(key) || (current && current.version >= p.version)) continue
-      this.persons.delete(key)
-      this.persons.set(key, { ...p, properties: { ...p.properties } })
-    }
-    for (const r of state.distinctIds) {
-      const key = idKey(r.teamId, r.distinctId)
-      const current = this.distinctIds.get(key)
-      if (this.dirtyIds.has(key) || (current && current.version >= r.version)) continue
-      this.storeRow(key, { ...r })
-    }
-    for (const g of state.groups) {
-      const key = groupKey(g.teamId, g.groupTypeIndex, g.groupKey)
-      const current = this.groups.get(key)
-      if (this.dirtyGroups.has(key) || (current && current.version >= g.version)) continue
-      this.groups.delete(key)
-      this.groups.set(key, { ...g, properties: { ...g.properties } })
-    }
-    for (const { teamId, distinctId } of asked.distinctIds) {
-      const key = idKey(teamId, distinctId)
-      if (!this.distinctIds.has(key)) this.distinctIds.set(key, null)
-    }
-    for (const { teamId, personUuid: uuid } of asked.personUuids) {
-      const key = personKey(teamId, uuid)
-      if (!this.persons.has(key)) this.persons.set(key, null)
-    }
+    for (const p of state.persons) this.persons.load(personKey(p.teamId, p.uuid), { ...p, properties: { ...p.properties } })
+    for (const r of state.distinctIds) this.distinctIds.load(idKey(r.teamId, r.distinctId), { ...r })
+    for (const g of state.groups) this.groups.load(groupKey(g.teamId, g.groupTypeIndex, g.groupKey), { ...g, properties: { ...g.properties } })
+    for (const { teamId, distinctId } of asked.distinctIds) this.distinctIds.absent(idKey(teamId, distinctId))
+    for (const { teamId, personUuid: uuid } of asked.personUuids) this.persons.absent(personKey(teamId, uuid))
     for (const g of asked.groups) {
       const index = this.teams.get(g.teamId)?.groupTypes.get(g.groupType)
-      if (index === undefined) continue
-      const key = groupKey(g.teamId, index, g.groupKey)
-      if (!this.groups.has(key)) this.groups.set(key, null)
+      if (index !== undefined) this.groups.absent(groupKey(g.teamId, index, g.groupKey))
     }
   }
 
@@ -167,18 +113,15 @@ export class PersonRepo {
 
   /** Everything changed since the last call (latest version of each), in a deterministic order; clears the change set. */
   takeChanges(): PersonChanges {
-    const persons = [...this.dirtyPersons].map((k) => structuredClone(this.persons.get(k) as Person))
+    const persons = this.persons.takeChanges()
     persons.sort((a, b) => a.teamId - b.teamId || compareText(a.uuid, b.uuid))
-    const distinctIds = [...this.dirtyIds].map((k) => ({ ...(this.distinctIds.get(k) as DistinctIdRow) }))
+    const distinctIds = this.distinctIds.takeChanges()
     distinctIds.sort((a, b) => a.teamId - b.teamId || compareText(a.distinctId, b.distinctId))
-    const groups = [...this.dirtyGroups].map((k) => structuredClone(this.groups.get(k) as GroupRow))
+    const groups = this.groups.takeChanges()
     groups.sort((a, b) => a.teamId - b.teamId || a.groupTypeIndex - b.groupTypeIndex || compareText(a.groupKey, b.groupKey))
     const groupTypes = this.newGroupTypes.map((g) => ({ ...g }))
     groupTypes.sort((a, b) => a.teamId - b.teamId || a.groupTypeIndex - b.groupTypeIndex)
     const activity = structuredClone(this.activity)
-    this.dirtyPersons.clear()
-    this.dirtyIds.clear()
-    this.dirtyGroups.clear()
     this.newGroupTypes = []
     this.activity = []
     for (const team of this.teams.values()) team.createdIndices.clear()
@@ -194,39 +137,16 @@ export class PersonRepo {
 
   /** Drops clean entries beyond maxPersons (never dirty ones), least recently used first. */
   evict(): void {
-    let excess = this.persons.size - this.maxPersons
-    if (excess > 0) {
-      for (const [key, person] of this.persons) {
-        if (excess <= 0) break
-        if (this.dirtyPersons.has(key)) continue
-        // A live person leaves together with its distinct ids, so a cached person always has them all.
-        const ids = person && !person.isDeleted ? this.idsByPerson.get(key) : undefined
-        if (ids && [...ids].some((id) => this.dirtyIds.has(idKey(person!.teamId, id)))) continue
-        if (ids) for (const id of [...ids]) this.dropRow(idKey(person!.teamId, id))
-        this.persons.delete(key)
-        excess--
-      }
-    }
-    excess = this.distinctIds.size - this.maxPersons
-    if (excess > 0) {
-      for (const [key, row] of this.distinctIds) {
-        if (excess <= 0) break
-        if (this.dirtyIds.has(key)) continue
-        const attached = row && !row.isDeleted && this.persons.get(personKey(row.teamId, row.personUuid))
-        if (attached) continue
-        this.dropRow(key)
-        excess--
-      }
-    }
-    excess = this.groups.size - this.maxPersons
-    if (excess > 0) {
-      for (const key of this.groups.keys()) {
-        if (excess <= 0) break
-        if (this.dirtyGroups.has(key)) continue
-        this.groups.delete(key)
-        excess--
-      }
-    }
+    // A live person leaves together with its distinct ids, so a cached person always has them all.
+    const liveIds = (person: Person | null) => (person && !person.isDeleted ? this.distinctIds.ofPerson(person.teamId, person.uuid) : undefined)
+    this.persons.evict(this.maxPersons, {
+      keep: (person) => [...(liveIds(person) ?? [])].some((id) => this.distinctIds.isDirty(idKey(person!.teamId, id))),
+      dropping: (person) => {
+        for (const id of [...(liveIds(person) ?? [])]) this.distinctIds.forget(idKey(person!.teamId, id))
+      },
+    })
+    this.distinctIds.evict(this.maxPersons, { keep: (row) => Boolean(row && !row.isDeleted && this.persons.peek(personKey(row.teamId, row.personUuid))) })
+    this.groups.evict(this.maxPersons)
   }
 
   /** Forget everything (used before replaying a batch after a crash). */
@@ -234,11 +154,7 @@ export class PersonRepo {
     this.teams.clear()
     this.persons.clear()
     this.distinctIds.clear()
-    this.idsByPerson.clear()
     this.groups.clear()
-    this.dirtyPersons.clear()
-    this.dirtyIds.clear()
-    this.dirtyGroups.clear()
     this.newGroupTypes = []
     this.activity = []
     this.warnings = []
@@ -248,8 +164,8 @@ export class PersonRepo {
   /** Runs `fn`; if it throws, every change it made to this repository is rolled back. */
   atomically<T>(fn: () => T): T {
     if (this.undo) return fn()
-    const log: UndoEntry[] = []
-    this.undo = log
+    const journal: Array<() => void> = []
+    this.undo = journal
     const activityLength = this.activity.length
     const warningsLength = this.warnings.length
     const groupTypesLength = this.newGroupTypes.length
@@ -259,7 +175,7 @@ export class PersonRepo {
       return result
     } catch (err) {
       this.undo = null
-      for (let i = log.length - 1; i >= 0; i--) this.revert(log[i])
+      for (let i = journal.length - 1; i >= 0; i--) journal[i]()
       this.activity.length = activityLength
       this.warnings.length = warningsLength
       this.newGroupTypes.length = groupTypesLength
@@ -278,22 +194,13 @@ export class PersonRepo {
 
   /** Like person(), but undefined when the repository does not know. */
   peekPerson(teamId: number, uuid: string): Person | null | undefined {
-    const key = personKey(teamId, uuid)
-    const found = this.persons.get(key)
-    if (found !== undefined) {
-      this.persons.delete(key)
-      this.persons.set(key, found)
-    }
-    return found
+    return this.persons.use(personKey(teamId, uuid))
   }
 
   /** The latest distinct-id row (possibly a tombstone), null when the id was never seen. */
   distinctIdRow(teamId: number, distinctId: string): DistinctIdRow | null {
-    const key = idKey(teamId, distinctId)
-    const row = this.distinctIds.get(key)
+    const row = this.distinctIds.use(idKey(teamId, distinctId))
     if (row === undefined) throw new PersonStateNotLoadedError(`distinct id ${JSON.stringify(distinctId)} of team ${teamId} was not loaded`)
-    this.distinctIds.delete(key)
-    this.distinctIds.set(key, row)
     return row
   }
 
@@ -310,7 +217,7 @@ export class PersonRepo {
    * the id the person's uuid was made from comes first, then the others in code-unit order.
    */
   distinctIdsOf(teamId: number, uuid: string): string[] {
-    const ids = [...(this.idsByPerson.get(personKey(teamId, uuid)) ?? [])]
+    const ids = [...(this.distinctIds.ofPerson(teamId, uuid) ?? [])]
     const primary = ids.filter((id) => personUuid(teamId, id) === uuid)
     const rest = ids.filter((id) => personUuid(teamId, id) !== uuid).sort(compareText)
     return [...primary.sort(compareText), ...rest]
@@ -323,14 +230,10 @@ export class PersonRepo {
   /** The group, null when it does not exist. */
   group(teamId: number, groupTypeIndex: number, key: string): GroupRow | null {
     const k = groupKey(teamId, groupTypeIndex, key)
-    const found = this.groups.get(k)
-    if (found !== undefined) {
-      this.groups.delete(k)
-      this.groups.set(k, found)
-      return found
-    }
+    const found = this.groups.use(k)
+    if (found !== undefined) return found
     if (this.team(teamId).createdIndices.has(groupTypeIndex)) {
-      this.groups.set(k, null) // a type made in memory has no stored groups; remember that
+      this.groups.absent(k) // a type made in memory has no stored groups; remember that
       return null
     }
     throw new PersonStateNotLoadedError(`group ${groupTypeIndex}:${JSON.stringify(key)} of team ${teamId} was not loaded`)
@@ -364,29 +267,18 @@ export class PersonRepo {
   /** Writes a person version and returns it as stored: properties past PostHog's size limit are refused (person-size.ts). */
   putPerson(person: Person): Person {
     const key = personKey(person.teamId, person.uuid)
-    const prev = this.persons.get(key)
-    const capped = capPersonProperties(person, prev)
+    const capped = capPersonProperties(person, this.persons.peek(key))
     if (capped.warning) this.warn(capped.warning)
-    this.undo?.push({ kind: 'person', key, prev, wasDirty: this.dirtyPersons.has(key) })
-    this.persons.delete(key)
-    this.persons.set(key, capped.person)
-    this.dirtyPersons.add(key)
+    this.journal(this.persons.put(key, capped.person))
     return capped.person
   }
 
   putDistinctId(row: DistinctIdRow): void {
-    const key = idKey(row.teamId, row.distinctId)
-    this.undo?.push({ kind: 'id', key, prev: this.distinctIds.get(key), wasDirty: this.dirtyIds.has(key) })
-    this.storeRow(key, row)
-    this.dirtyIds.add(key)
+    this.journal(this.distinctIds.put(idKey(row.teamId, row.distinctId), row))
   }
 
   putGroup(row: GroupRow): void {
-    const key = groupKey(row.teamId, row.groupTypeIndex, row.groupKey)
-    this.undo?.push({ kind: 'group', key, prev: this.groups.get(key), wasDirty: this.dirtyGroups.has(key) })
-    this.groups.delete(key)
-    this.groups.set(key, row)
-    this.dirtyGroups.add(key)
+    this.journal(this.groups.put(groupKey(row.teamId, row.groupTypeIndex, row.groupKey), row))
   }
 
   addActivity(entry: ActivityEntry): void {
@@ -408,80 +300,12 @@ export class PersonRepo {
 
   private recordTeam(teamId: number, team: TeamState): void {
     if (!this.undo) return
-    this.undo.push({ kind: 'team', teamId, prev: { nextPersonId: team.nextPersonId, groupTypes: new Map(team.groupTypes), createdIndices: new Set(team.createdIndices) } })
+    const prev: TeamState = { nextPersonId: team.nextPersonId, groupTypes: new Map(team.groupTypes), createdIndices: new Set(team.createdIndices) }
+    this.journal(() => this.teams.set(teamId, prev))
   }
 
-  private storeRow(key: string, row: DistinctIdRow | null): void {
-    const previous = this.distinctIds.get(key)
-    if (previous && !previous.isDeleted) {
-      const owner = personKey(previous.teamId, previous.personUuid)
-      const set = this.idsByPerson.get(owner)
-      set?.delete(previous.distinctId)
-      if (set && set.size === 0) this.idsByPerson.delete(owner)
-    }
-    this.distinctIds.delete(key)
-    this.distinctIds.set(key, row)
-    if (row && !row.isDeleted) {
-      const owner = personKey(row.teamId, row.personUuid)
-      let set = this.idsByPerson.get(owner)
-      if (!set) this.idsByPerson.set(owner, (set = new Set()))
-      set.add(row.distinctId)
-    }
-  }
-
-  private dropRow(key: string): void {
-    this.storeRow(key, null)
-    this.distinctIds.delete(key)
-  }
-
-  private revert(entry: UndoEntry): void {
-    switch (entry.kind) {
-      case 'person':
-        if (entry.prev === undefined) this.persons.delete(entry.key)
-        else this.persons.set(entry.key, entry.prev)
-        if (!entry.wasDirty) this.dirtyPersons.delete(entry.key)
-        break
-      case 'id':
-        if (entry.prev === undefined) this.dropRow(entry.key)
-        else this.storeRow(entry.key, entry.prev)
-        if (!entry.wasDirty) this.dirtyIds.delete(entry.key)
-        break
-      case 'group':
-        if (entry.prev === undefined) this.groups.delete(entry.key)
-        else this.groups.set(entry.key, entry.prev)
-        if (!entry.wasDirty) this.dirtyGroups.delete(entry.key)
-        break
-      case 'team':
-        this.teams.set(entry.teamId, entry.prev)
-        break
-    }
-  }
-}
-
-/** Collects lookups without duplicates, keeping first-seen order. */
-export class LookupSet {
-  private readonly seen = new Set<string>()
-  private readonly out: Lookups = { teamIds: [], distinctIds: [], personUuids: [], groups: [] }
-
-  team(teamId: number): void {
-    if (this.add(`t${SEP}${teamId}`)) this.out.teamIds.push(teamId)
-  }
-  distinctId(teamId: number, distinctId: string): void {
-    if (this.add(`d${SEP}${idKey(teamId, distinctId)}`)) this.out.distinctIds.push({ teamId, distinctId })
-  }
-  personUuid(teamId: number, uuid: string): void {
-    if (this.add(`p${SEP}${personKey(teamId, uuid)}`)) this.out.personUuids.push({ teamId, personUuid: uuid })
-  }
-  group(teamId: number, groupType: string, key: string): void {
-    if (this.add(`g${SEP}${teamId}${SEP}${groupType}${SEP}${key}`)) this.out.groups.push({ teamId, groupType, groupKey: key })
-  }
-  lookups(): Lookups {
-    return this.out
-  }
-  private add(key: string): boolean {
-    if (this.seen.has(key)) return false
-    this.seen.add(key)
-    return true
+  private journal(undo: () => void): void {
+    this.undo?.push(undo)
   }
 }
 

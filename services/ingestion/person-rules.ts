@@ -1,7 +1,8 @@
 // The person rules of ingestion (PostHog compatible): which person an event belongs to, what it changes
 // on that person and its groups, and what the event row records. Pure and synchronous over PersonRepo;
 // given the same repository state and inputs, the outputs are the same.
-import { LookupSet, type Lookups, type PersonRepo } from './person-repo'
+import type { PersonRepo } from './person-repo'
+import { LookupSet, type Lookups } from './person-store'
 import { personUuid, normalizeUuid } from './person-uuid'
 import { createPerson, updatePersonFromEvent } from './person-ops'
 import { handleIdentifyOrAlias, mergeSource } from './person-identity'
@@ -33,6 +34,13 @@ function processesPerson(event: IngestEvent): boolean {
  */
 export function isDroppedPersonlessEvent(event: IngestEvent): boolean {
   return !processesPerson(event) && PERSON_ONLY_EVENTS.has(event.event)
+}
+
+/** Records PostHog's warning for an event isDroppedPersonlessEvent drops; true when it is one. */
+export function warnIfDroppedPersonless(repo: PersonRepo, event: IngestEvent): boolean {
+  if (!isDroppedPersonlessEvent(event)) return false
+  repo.warn({ teamId: event.teamId, type: 'invalid_event_when_process_person_profile_is_false', details: { eventUuid: event.uuid, event: event.event, distinctId: event.distinctId } })
+  return true
 }
 
 /** Everything the rules may read for these items. */
@@ -71,9 +79,7 @@ function process(repo: PersonRepo, event: IngestEvent): ProcessedEvent {
   if (flag !== undefined && typeof flag !== 'boolean') {
     repo.warn({ teamId, type: 'invalid_process_person_profile', details: { eventUuid: event.uuid, event: event.event, distinctId: event.distinctId, $process_person_profile: flag } })
   }
-  if (isDroppedPersonlessEvent(event)) {
-    repo.warn({ teamId, type: 'invalid_event_when_process_person_profile_is_false', details: { eventUuid: event.uuid, event: event.event, distinctId: event.distinctId } })
-  }
+  warnIfDroppedPersonless(repo, event)
 
   if (!NO_INITIAL_PROPERTIES_EVENTS.has(event.event)) properties = addInitialProperties(properties)
   if (!processPerson || event.event === '$groupidentify') {

@@ -1,171 +1,207 @@
-// The processor on real chDB, fed by a scripted log (a fake of Wren's own Log interface): replaying a
-// batch after a crash must store nothing twice, and a poison message must not stop the stream.
-import { afterAll, beforeAll, describe, expect, it } from 'vitest'
-import { mkdtemp, rm } from 'node:fs/promises'
-import { tmpdir } from 'node:os'
-import path from 'node:path'
-import pino from 'pino'
-import { migrate, openEmbeddedClickHouse, queryRows, type ClickHouseClient } from '../shared/clickhouse'
-import type { Log, LogBatch, SubscribeOptions } from '../shared/log/log'
-import { encodeIngest } from '../shared/log/messages'
-import { Metrics } from '../shared/metrics'
-import { IngestionProcessor } from './processor'
-import type { IngestEvent } from './types'
+// The processor's loop itself (decode, load, rules, write, commit; retries, isolation, dead letters), run
+// on the fake person store and an in-memory log (processor-harness.ts). The same loop on ClickHouse:
+// clickhouse-person-store.test.ts.
+import { describe, expect, it } from 'vitest'
+import { FakePersonStore } from './fake-person-store'
+import { ev, ingestion } from './processor-harness'
+import { personUuid } from './person-uuid'
+import type { Person, PersonCommand, ProcessedEvent } from './types'
 
-/** Hands the given batches to the handler in order, and reports when each is done. */
-function scriptedLog(batches: LogBatch[]): Log & { done: Promise<void> } {
-  let resolveDone: () => void = () => {}
-  const done = new Promise<void>((r) => (resolveDone = r))
-  return {
-    done,
-    append: async () => {},
-    stats: async (topic) => ({ topic, endOffset: 0, committed: {} }),
-    close: async () => {},
-    subscribe(options: SubscribeOptions) {
-      void (async () => {
-        for (const batch of batches) await options.handler(batch)
-        resolveDone()
-      })()
-      return { stop: async () => {} }
-    },
-  }
-}
+const T = 1
+const pu = (id: string) => personUuid(T, id)
+const named = (events: ProcessedEvent[]) => events.map((e) => `${e.distinctId}:${e.event}`)
 
-const event = (n: number, distinctId: string, extra: Record<string, unknown> = {}): IngestEvent => ({
-  teamId: 1,
-  uuid: `00000000-0000-4000-8000-${String(n).padStart(12, '0')}`,
-  event: 'tick',
-  distinctId,
-  properties: { n, $set: { last: n }, ...extra },
-  timestamp: new Date(Date.UTC(2026, 0, 1, 0, 0, n)).toISOString(),
-  now: '2026-01-01T00:01:00.000Z',
-  elementsChain: '',
+describe('ingestion processor loop', () => {
+  it('stores events in log order, within a batch and across batches, and applies their person updates in that order', async () => {
+    const { run, store } = ingestion()
+    await run(ev('u', 'a', { $set: { step: 1 } }), ev('v', 'b'), ev('u', 'c', { $set: { step: 2 } }))
+    await run(ev('u', 'd', { $set: { step: 3 } }), ev('v', 'e', { $set_once: { first: 'e' } }), ev('v', 'f', { $set_once: { first: 'f' } }))
+    expect(named(store.events())).toEqual(['u:a', 'v:b', 'u:c', 'u:d', 'v:e', 'v:f'])
+    expect(store.person(T, pu('u'))!.properties.step).toBe(3)
+    expect(store.person(T, pu('v'))!.properties.first).toBe('e')
+    // Each event carries its person as of that event.
+    expect(store.events().map((e) => e.personProperties.step)).toEqual([1, undefined, 2, 3, undefined, undefined])
+    expect([store.person(T, pu('u'))!.id, store.person(T, pu('v'))!.id]).toEqual([1, 2])
+  })
+
+  it('merges persons written by an earlier batch, from memory and from storage alike', async () => {
+    const earlier = [ev('anon', 'pageview', { $set: { seen: 'anon' } }, 1), ev('user', 'signup', { $set: { plan: 'pro' } }, 2)]
+    const later = [ev('user', '$identify', { $anon_distinct_id: 'anon', $set: { email: 'u@x' } }, 3), ev('anon', 'pageview', {}, 4)]
+    const merge = async (restart: boolean) => {
+      const h = ingestion()
+      await h.run(...earlier)
+      // A new process knows nothing: the second batch reads both persons from the store.
+      if (restart) await h.restart()
+      const loadsBefore = h.store.loads.length
+      const { outputs } = await h.run(...later)
+      return { h, outputs: outputs as ProcessedEvent[], loaded: h.store.loads.slice(loadsBefore) }
+    }
+    const cached = await merge(false)
+    const loaded = await merge(true)
+    for (const { h, outputs } of [cached, loaded]) {
+      const merged = h.store.person(T, pu('user'))!
+      expect(merged).toMatchObject({ isIdentified: true, properties: { seen: 'anon', plan: 'pro', email: 'u@x' } })
+      expect(h.store.person(T, pu('anon'))!.isDeleted).toBe(true)
+      expect(h.store.idsOf(T, pu('user'))).toEqual(['anon', 'user'])
+      expect(outputs.map((o) => o.personId)).toEqual([pu('user'), pu('user')])
+    }
+    // The same rows either way; only the restarted process had to ask storage for the persons.
+    expect(loaded.h.store.persons()).toEqual(cached.h.store.persons())
+    expect(loaded.h.store.distinctIds()).toEqual(cached.h.store.distinctIds())
+    expect(cached.loaded.flatMap((l) => l.distinctIds)).toEqual([])
+    expect(loaded.loaded.flatMap((l) => l.distinctIds).map((d) => d.distinctId)).toEqual(['user', 'anon'])
+  })
+
+  it.each([
+    ['to a new process after a crash', true],
+    ['to the same process, its commit lost', false],
+  ])('rebuilds a batch redelivered (%s) from the state before it, writing the same rows, stored once', async (_, restart) => {
+    const h = ingestion()
+    await h.run(ev('anon', 'pageview', { $set: { a: 1 } }), ev('user', 'e'))
+    const items = [ev('user', '$identify', { $anon_distinct_id: 'anon', $set: { b: 2 } }), ev('anon', 'e', { $set: { c: 3 } }), ev('new', 'e'), { ...cmd('update_properties', pu('user')), set: { d: 4 } }]
+    await h.append(...items)
+    // The batch is written, then the process dies before the commit.
+    expect((await h.deliver(items, { crash: true })).delivery.committed).toBe(false)
+    const stored = { persons: h.store.personVersions(), events: h.store.events(), activity: h.store.activity() }
+    if (restart) await h.restart()
+    const replay = await h.deliver(items)
+    expect(replay.delivery).toMatchObject({ committed: true, batch: { firstOffset: 2, lastOffset: 5, redelivered: true } })
+    // Same output, computed from the state before the batch (its own rows are left out of the load)...
+    const [first, again] = h.store.writes.slice(-2)
+    expect(again).toEqual(first)
+    // ...so deduplication drops all of it.
+    expect(h.store.personVersions()).toEqual(stored.persons)
+    expect(h.store.events()).toEqual(stored.events)
+    expect(h.store.activity()).toEqual(stored.activity)
+    expect(replay.outputs[3]).toMatchObject({ ok: true, person: { uuid: pu('user'), properties: { a: 1, b: 2, c: 3, d: 4 } } })
+    expect(h.store.person(T, pu('new'))!.id).toBe(3)
+  })
+
+  it('replays a batch whose write failed half-way from storage, not from memory that ran ahead', async () => {
+    const h = ingestion()
+    await h.run(ev('u', 'e', { $set: { n: 1 } }))
+    h.store.refuse = (_, events) => events.some((e) => e.event === 'fails-once')
+    const items = [ev('u', 'e', { $set: { n: 2 } }), ev('u', 'fails-once')]
+    await h.append(...items)
+    // The person row of the batch is stored, its events are refused: the log hands the batch out again.
+    const failing = h.deliver(items, { attempts: 1 })
+    expect((await failing).delivery).toMatchObject({ committed: false, failures: 1 })
+    h.store.refuse = null
+    const replay = await h.deliver(items)
+    expect(replay.delivery).toMatchObject({ committed: true, batch: { redelivered: true } })
+    expect(named(h.store.events())).toEqual(['u:e', 'u:e', 'u:fails-once'])
+    expect(h.store.personVersions().map((p) => [p.version, p.properties.n])).toEqual([
+      [0, 1],
+      [1, 2],
+    ])
+  })
+
+  it('re-reads storage when the log reassigns the partition (another process may have written since)', async () => {
+    const h = ingestion()
+    await h.run(ev('u', 'e', { $set: { plan: 'free' } }))
+    const p = h.store.person(T, pu('u'))!
+    h.store.seed({ persons: [{ ...p, version: p.version + 1, properties: { ...p.properties, plan: 'pro' } }] })
+    await h.append(ev('u', 'e'))
+    const { outputs } = await h.deliver([], { reassigned: true })
+    expect(h.store.events().at(-1)!.personProperties.plan).toBe('pro')
+    expect(outputs).toEqual([])
+  })
+
+  it('dead-letters a message that cannot be decoded and stores the rest of the batch', async () => {
+    const h = ingestion()
+    const items = [ev('carol', 'a'), ev('carol', 'b')]
+    await h.append(items[0], Buffer.from('not avro'), items[1])
+    const { delivery } = await h.deliver(items)
+    expect(delivery).toMatchObject({ committed: true, failures: 0 })
+    expect(named(h.store.events())).toEqual(['carol:a', 'carol:b'])
+    expect(h.store.letters()).toEqual([{ topic: 'wren_ingest', partition: 0, offset: 1, error: 'not a Wren message (bad magic byte)', payload: Buffer.from('not avro'), teamId: null }])
+    expect(h.metrics.get('wren_dead_letters_total')).toBe(1)
+    expect(h.lines.some((l) => l.msg === 'messages sent to the dead-letter store')).toBe(true)
+  })
+
+  it('isolates a batch whose write keeps failing: the failing message is dead-lettered, everything else stored once, in order, also when replayed after a crash', async () => {
+    const store = new FakePersonStore()
+    store.refuse = (_, events) => events.some((e) => e.event === 'poison')
+    const options = { maxRetries: 2 }
+    const h = ingestion({ store, processor: options })
+    const tick = (n: number, name = 'tick') => ev(`dave-${n % 3}`, name, { n })
+    const items = [tick(0), tick(1), tick(2), tick(3, 'poison'), tick(4), tick(5), tick(6)]
+    await h.append(...items)
+    // Isolation is reached after two failures of the whole range; it writes the parts, then the process dies.
+    const first = await h.deliver(items, { crash: true })
+    expect(first.delivery).toMatchObject({ committed: false, failures: 2 })
+    expect(h.metrics.get('wren_ingestion_batch_retries_total')).toBe(2)
+    expect(h.metrics.get('wren_ingestion_batches_split_total')).toBe(3)
+    expect(h.metrics.get('wren_dead_letters_total')).toBe(1)
+    const stored = { events: h.store.events(), persons: h.store.personVersions() }
+
+    // A new process (no memory of the failures) is handed the same range: the recorded letter sends it
+    // straight to isolation, which walks the same parts and stores nothing twice.
+    await h.restart()
+    const replay = await h.deliver(items)
+    expect(replay.delivery).toMatchObject({ committed: true, failures: 0, batch: { redelivered: true } })
+    expect(h.metrics.get('wren_ingestion_batch_retries_total')).toBe(0)
+    expect(h.store.events()).toEqual(stored.events)
+    expect(h.store.personVersions()).toEqual(stored.persons)
+    await h.run(tick(7))
+    expect(h.store.events().map((e) => e.properties.n)).toEqual([0, 1, 2, 4, 5, 6, 7])
+    expect(h.store.letters()).toEqual([
+      { topic: 'wren_ingest', partition: 0, offset: 3, error: 'the store refuses this write', payload: expect.any(Buffer), teamId: T },
+    ])
+    // The failed writes of the whole range stored its person rows before the events were refused; the
+    // parts store the same versions again, identical, so ReplacingMergeTree folds them into one.
+    const firstCopy = new Map<string, Person>()
+    for (const p of h.store.personVersions()) {
+      const key = `${p.uuid}@${p.version}`
+      if (!firstCopy.has(key)) firstCopy.set(key, p)
+      expect(p).toEqual(firstCopy.get(key))
+    }
+  })
+
+  it('applies a person command that shares a batch with a poison message once the poison is isolated', async () => {
+    const store = new FakePersonStore()
+    store.refuse = (_, events) => events.some((e) => e.event === 'poison')
+    const h = ingestion({ store, processor: { maxRetries: 1 } })
+    await h.run(ev('u', 'e'))
+    const command = { ...cmd('update_properties', pu('u')), set: { a: 1 } }
+    const waiting = h.processor.waitForCommand(command.commandId, 5_000)
+    const { outputs } = await h.run(command, ev('u', 'poison'))
+    expect(await waiting).toMatchObject({ ok: true, person: { properties: { a: 1 } } })
+    expect(outputs[0]).toEqual(await waiting)
+    expect(h.store.letters().map((l) => l.offset)).toEqual([2])
+  })
+
+  it('answers a person command that is dead-lettered at once, with a 500', async () => {
+    const store = new FakePersonStore()
+    store.refuse = (changes) => changes.persons.some((p) => p.properties.poison === true)
+    const h = ingestion({ store, processor: { maxRetries: 1 } })
+    await h.run(ev('u', 'e'))
+    const command = { ...cmd('update_properties', pu('u')), set: { poison: true } }
+    const waiting = h.processor.waitForCommand(command.commandId, 5_000)
+    const { outputs } = await h.run(ev('u', 'before'), command, ev('u', 'after'))
+    expect(await waiting).toEqual({ ok: false, status: 500, detail: 'the store refuses this write' })
+    expect(outputs[1]).toEqual(await waiting)
+    expect(named(h.store.events())).toEqual(['u:e', 'u:before', 'u:after'])
+    expect(h.store.letters().map((l) => [l.offset, l.teamId])).toEqual([[2, T]])
+  })
+
+  it('does not blame any message when storage is down: nothing is dead-lettered, and the batch is stored once it is back', async () => {
+    const h = ingestion({ processor: { maxRetries: 1 } })
+    await h.run(ev('u', 'e'))
+    h.store.down = new Error('connection refused')
+    const items = [ev('u', 'a'), ev('u', 'b')]
+    await h.append(...items)
+    expect((await h.deliver(items, { attempts: 4 })).delivery).toMatchObject({ committed: false, failures: 4 })
+    expect(h.metrics.get('wren_ingestion_batches_split_total')).toBe(0)
+    h.store.down = null
+    expect((await h.deliver(items)).delivery).toMatchObject({ committed: true, failures: 0 })
+    expect(named(h.store.events())).toEqual(['u:e', 'u:a', 'u:b'])
+    expect(h.store.letters()).toEqual([])
+  })
 })
 
-/** Like the real logs: a batch whose handler throws is handed out again (marked redelivered) until it passes. */
-function retryingLog(batches: LogBatch[]): Log & { done: Promise<void>; deliveries: number } {
-  const log = {
-    ...scriptedLog([]),
-    deliveries: 0,
-    subscribe(options: SubscribeOptions) {
-      void (async () => {
-        for (let b of batches) {
-          for (;;) {
-            log.deliveries++
-            try {
-              await options.handler(b)
-              break
-            } catch (err) {
-              options.onError?.(err, b)
-              b = { ...b, redelivered: true }
-            }
-          }
-        }
-        resolveDone()
-      })()
-      return { stop: async () => {} }
-    },
-  } as Log & { done: Promise<void>; deliveries: number }
-  let resolveDone: () => void = () => {}
-  log.done = new Promise<void>((r) => (resolveDone = r))
-  return log
+let commands = 0
+
+function cmd(action: PersonCommand['action'], uuid: string): PersonCommand {
+  return { action, commandId: `c${++commands}`, teamId: T, personUuid: uuid, at: '2024-02-01T00:00:00.000Z' } as PersonCommand
 }
-
-function batch(first: number, values: Buffer[], redelivered = false): LogBatch {
-  const records = values.map((value, i) => ({ key: '1', value, partition: 0, offset: first + i }))
-  return { topic: 'wren_ingest', partition: 0, records, firstOffset: first, lastOffset: first + values.length - 1, redelivered }
-}
-
-describe('ingestion processor', () => {
-  let dir: string
-  let client: ClickHouseClient
-  beforeAll(async () => {
-    dir = await mkdtemp(path.join(tmpdir(), 'wren-processor-'))
-    client = await openEmbeddedClickHouse(dir)
-    await migrate(client)
-    // Background merges would fold duplicates and hide a broken replay; stop them to see raw rows.
-    for (const table of ['events', 'person', 'person_distinct_id', 'person_activity']) await client.command({ query: `SYSTEM STOP MERGES ${table}` })
-  })
-  afterAll(async () => {
-    await client?.close()
-    await rm(dir, { recursive: true, force: true })
-  })
-
-  it('replaying a batch that was already written stores every row once, with the same persons', async () => {
-    const first = [event(1, 'alice'), event(2, 'bob'), event(3, 'alice', { $set_once: { first: 3 } })].map((e) => encodeIngest({ kind: 'event', event: e }))
-    const second = [
-      encodeIngest({ kind: 'event', event: { ...event(4, 'alice'), event: '$identify', properties: { $anon_distinct_id: 'bob', $set: { email: 'a@x' } } } }),
-      encodeIngest({ kind: 'event', event: event(5, 'bob') }),
-    ]
-    // Batch [3,4] is written, then the process "dies" before committing, and the log redelivers it.
-    const log = scriptedLog([batch(0, first), batch(3, second), batch(3, second, true)])
-    const processor = new IngestionProcessor(log, client, pino({ level: 'silent' }), new Metrics(), { maxBatchRecords: 100, maxWaitMs: 10 })
-    processor.start()
-    await log.done
-
-    const events = await queryRows<{ uuid: string; person_id: string }>(client, 'SELECT toString(uuid) AS uuid, toString(person_id) AS person_id FROM events ORDER BY uuid')
-    expect(events.map((e) => e.uuid.slice(-1))).toEqual(['1', '2', '3', '4', '5'])
-    const persons = await queryRows<{ uuid: string; rows: number; deleted: number; props: string }>(
-      client,
-      'SELECT toString(uuid) AS uuid, count() AS rows, argMax(is_deleted, version) AS deleted, argMax(properties, version) AS props FROM person GROUP BY uuid ORDER BY uuid',
-    )
-    const live = persons.filter((p) => Number(p.deleted) === 0)
-    expect(live).toHaveLength(1) // bob was merged into alice
-    expect(JSON.parse(live[0].props)).toMatchObject({ email: 'a@x', first: 3, last: 5 })
-    // The replayed batch wrote no second copy of any person version or mapping.
-    const versions = await queryRows<{ dup: number }>(client, 'SELECT count() - uniqExact(uuid, version) AS dup FROM person')
-    expect(Number(versions[0].dup)).toBe(0)
-    const mappings = await queryRows<{ dup: number }>(client, 'SELECT count() - uniqExact(distinct_id, version) AS dup FROM person_distinct_id')
-    expect(Number(mappings[0].dup)).toBe(0)
-    expect(new Set(events.slice(3).map((e) => e.person_id))).toEqual(new Set([live[0].uuid]))
-  })
-
-  it('a message that cannot be decoded goes to dead_letters and the rest of the batch is stored', async () => {
-    const values = [encodeIngest({ kind: 'event', event: event(6, 'carol') }), Buffer.from('not avro'), encodeIngest({ kind: 'event', event: event(7, 'carol') })]
-    const log = scriptedLog([batch(100, values)])
-    const processor = new IngestionProcessor(log, client, pino({ level: 'silent' }), new Metrics(), { maxBatchRecords: 100, maxWaitMs: 10 })
-    processor.start()
-    await log.done
-    const dead = await queryRows<{ offset: number; error: string }>(client, 'SELECT offset, error FROM dead_letters')
-    expect(dead).toEqual([{ offset: 101, error: 'not a Wren message (bad magic byte)' }])
-    const stored = await queryRows<{ c: number }>(client, "SELECT count() AS c FROM events WHERE distinct_id = 'carol'")
-    expect(Number(stored[0].c)).toBe(2)
-  })
-
-  it('a batch whose write keeps failing is split until the failing event is found: it goes to dead letters, the rest is stored once, also when replayed after a crash', async () => {
-    const tick = (n: number, name = 'tick') => encodeIngest({ kind: 'event', event: { ...event(n, `dave-${n % 3}`), event: name } })
-    const values = [tick(200), tick(201), tick(202), tick(203, 'poison'), tick(204), tick(205), tick(206)]
-    const options = { maxBatchRecords: 100, maxWaitMs: 10, maxRetries: 2, poisonEvent: 'poison' }
-    const metrics = new Metrics()
-    const log = retryingLog([batch(200, values), batch(207, [tick(207)])])
-    const lines: Array<{ msg: string; err?: unknown }> = []
-    const logger = pino({ level: 'info' }, { write: (line: string) => void lines.push(JSON.parse(line)) })
-    new IngestionProcessor(log, client, logger, metrics, options).start()
-    await log.done
-    // The repeated failure is logged once (with its stack), not once per retry, then its recovery once.
-    expect(lines.filter((l) => /ingestion batch failed/.test(l.msg)).map((l) => l.msg)).toEqual(['ingestion batch failed; retrying', 'ingestion batch failed; retrying: recovered after 2 failures'])
-    // Two failed tries of the whole range, then the halves (one split per level down to the event).
-    expect(metrics.get('wren_ingestion_batch_retries_total')).toBe(2)
-    expect(metrics.get('wren_ingestion_batches_split_total')).toBe(3)
-    expect(metrics.get('wren_dead_letters_total')).toBe(1)
-
-    // A new process (no memory of the failures) is handed the same range again, as after a SIGKILL
-    // in the middle of isolation: the recorded letter sends it straight to isolation.
-    const replay = retryingLog([batch(200, values, true)])
-    const again = new Metrics()
-    new IngestionProcessor(replay, client, pino({ level: 'silent' }), again, options).start()
-    await replay.done
-    expect(again.get('wren_ingestion_batch_retries_total')).toBe(0)
-    expect(replay.deliveries).toBe(1)
-
-    const stored = await queryRows<{ n: number; copies: number }>(
-      client,
-      "SELECT JSONExtractInt(properties, 'n') AS n, count() AS copies FROM events WHERE distinct_id LIKE 'dave-%' GROUP BY n ORDER BY n",
-    )
-    expect(stored.map((r) => [Number(r.n), Number(r.copies)])).toEqual([200, 201, 202, 204, 205, 206, 207].map((n) => [n, 1]))
-    const dead = await queryRows<{ offset: number; error: string; team_id: number }>(client, 'SELECT offset, error, team_id FROM dead_letters WHERE offset >= 200')
-    expect(dead).toEqual([{ offset: 203, error: 'failpoint: ClickHouse refuses a batch holding a "poison" event', team_id: 1 }])
-    const versions = await queryRows<{ dup: number }>(client, 'SELECT count() - uniqExact(uuid, version) AS dup FROM person')
-    expect(Number(versions[0].dup)).toBe(0)
-  })
-})

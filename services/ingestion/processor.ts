@@ -1,6 +1,7 @@
 // The ingestion processor: consumes the ingest topic, is the single writer of person state, and writes
-// events with their persons to ClickHouse in batches. Offsets are committed (by the log) only after the
-// batch is in ClickHouse; a batch replayed after a crash is rebuilt from the state before it.
+// events with their persons to its person store (person-store.ts: ClickHouse, or a fake in unit tests) in
+// batches. Offsets are committed (by the log) only after the batch is stored; a batch replayed after a
+// crash is rebuilt from the state before it.
 //
 // No batch stalls the stream. A batch that fails is handed back by the log (with backoff) and retried;
 // after maxRetries failures of the same range the processor isolates it: it writes the halves of the
@@ -23,19 +24,17 @@
 // person updates land before their event is produced; and events of such a partial write are stored
 // again by the parts, under the same uuids, which the events table (a ReplacingMergeTree) folds.
 import type { Logger } from 'pino'
-import type { ClickHouseClient } from '../shared/clickhouse'
-import { systemClock } from '../shared/clock'
 import type { Log, LogBatch, Subscription } from '../shared/log/log'
 import { TOPICS } from '../shared/log/log'
-import { decodeIngest, type IngestItem } from '../shared/log/messages'
+import { decodeIngest, type IngestItem } from '../shared/log/contract'
 import type { Metrics } from '../shared/metrics'
 import { RepeatedFailures } from '../shared/repeated-failures'
-import { DeadLetterStore, teamOf, type DeadLetter } from '../dead-letters/store'
+import { teamOf, type DeadLetter, type DeadLetterStore } from '../dead-letters/store'
 import { PersonRepo } from './person-repo'
-import { applyCommand, isDroppedPersonlessEvent, lookupsFor, processEvent, type CommandResult } from './person-rules'
-import { loadPersonState } from './person-loader'
-import { writeBatch } from './writer'
+import { applyCommand, lookupsFor, processEvent, warnIfDroppedPersonless, type CommandResult } from './person-rules'
+import type { PersonStore } from './person-store'
 import { CommandWaiters, type CommandResultPublisher } from './command-results'
+import type { PersonChangePublisher } from './person-feed'
 import type { PersonChanges, PersonCommand, ProcessedEvent } from './types'
 
 // Person rules run this many items between turns of the event loop.
@@ -50,30 +49,38 @@ export interface ProcessorOptions {
   crashAfterBatches?: number | null
   /** Failpoint for tests: writing a batch that holds an event of this name fails, as if ClickHouse refused it. */
   poisonEvent?: string | null
-  /** Where messages that cannot be handled go; the dead_letters table unless told otherwise. */
-  deadLetters?: Pick<DeadLetterStore, 'record' | 'offsetsIn'>
+  /** Where messages that cannot be handled go (the dead_letters table, dead-letters/store.ts). */
+  deadLetters: DeadLetterRecorder
+  /** Persons (and their distinct ids and groups) kept in memory between batches; the least recently used go first. */
+  maxCachedPersons?: number
   /** Cluster mode: where applied commands' results go for api processes elsewhere (command-results.ts). */
   publishResults?: CommandResultPublisher
+  /** Cluster mode: where stored person changes go for decide processes elsewhere (person-feed.ts). */
+  publishChanges?: PersonChangePublisher
 }
 
+/** What the processor needs of the dead-letter store. */
+export type DeadLetterRecorder = Pick<DeadLetterStore, 'record' | 'offsetsIn'>
+
 export class IngestionProcessor {
-  private readonly repo = new PersonRepo()
+  private readonly repo: PersonRepo
   private readonly waiters = new CommandWaiters()
   private subscription: Subscription | null = null
   private batchesWritten = 0
   private readonly changeListeners: Array<(changes: PersonChanges) => void> = []
-  private readonly deadLetters: Pick<DeadLetterStore, 'record' | 'offsetsIn'>
+  private readonly deadLetters: DeadLetterRecorder
   /** Per topic/partition: the range that is failing, how often, and its log (once, then once a minute). */
   private readonly failing = new Map<string, { range: string; count: number; log: RepeatedFailures }>()
 
   constructor(
     private readonly log: Log,
-    private readonly client: ClickHouseClient,
+    private readonly store: PersonStore,
     private readonly logger: Logger,
     private readonly metrics: Metrics,
     private readonly options: ProcessorOptions,
   ) {
-    this.deadLetters = options.deadLetters ?? new DeadLetterStore(client, systemClock)
+    this.deadLetters = options.deadLetters
+    this.repo = new PersonRepo({ maxPersons: options.maxCachedPersons })
   }
 
   start(): void {
@@ -92,7 +99,7 @@ export class IngestionProcessor {
     this.subscription = null
   }
 
-  /** Hears each batch's person changes once they are in ClickHouse (decide's snapshot keeps fresh this way). */
+  /** Hears each batch's person changes once they are stored (decide's snapshot keeps fresh this way). */
   onPersonChanges(listener: (changes: PersonChanges) => void): void {
     this.changeListeners.push(listener)
   }
@@ -134,8 +141,8 @@ export class IngestionProcessor {
    * that fails, and dead-letters the messages that fail alone (see the top of this file).
    */
   private async isolate(batch: LogBatch, error: unknown): Promise<void> {
-    // A ClickHouse that does not answer fails every write: that is no message's fault.
-    const ping = await this.client.ping()
+    // A store that does not answer fails every write: that is no message's fault.
+    const ping = await this.store.ping()
     if (!ping.success) throw error ?? ping.error
     if (batch.records.length === 1) {
       if (error === null) {
@@ -194,13 +201,13 @@ export class IngestionProcessor {
       }
     }
 
-    // A redelivered batch may be partly in ClickHouse already: forget what memory holds and rebuild the
+    // A redelivered batch may be partly stored already: forget what memory holds and rebuild the
     // state from before the batch, so the replay writes the same rows and deduplication drops them.
     // A partition this process just got (a Kafka rebalance) may have been written by another process.
     if (batch.redelivered || batch.reassigned) this.repo.clear()
     const bound = batch.redelivered ? { partition: batch.partition, firstOffset: batch.firstOffset } : null
     const wanted = this.repo.unknown(lookupsFor(items.map(({ item }) => (item.kind === 'event' ? item.event : item.command))))
-    this.repo.load(wanted, await loadPersonState(this.client, wanted, bound))
+    this.repo.load(wanted, await this.store.load(wanted, bound))
 
     const events: ProcessedEvent[] = []
     const results: Array<[string, CommandResult]> = []
@@ -211,7 +218,7 @@ export class IngestionProcessor {
         // An item that throws leaves no half-applied person change behind.
         this.repo.atomically(() => {
           if (item.kind === 'command') results.push([item.command.commandId, applyCommand(this.repo, item.command)])
-          else if (!isDroppedPersonlessEvent(item.event)) events.push(processEvent(this.repo, item.event))
+          else if (!warnIfDroppedPersonless(this.repo, item.event)) events.push(processEvent(this.repo, item.event))
         })
       } catch (err) {
         deadLetters.push({ offset, error: errorText(err), payload: batch.records[index].value, teamId: item.kind === 'event' ? item.event.teamId : item.command.teamId })
@@ -224,11 +231,12 @@ export class IngestionProcessor {
     try {
       const poison = this.options.poisonEvent
       if (poison && events.some((e) => e.event === poison)) throw new Error(`failpoint: ClickHouse refuses a batch holding a ${JSON.stringify(poison)} event`)
-      await writeBatch(this.client, batch, changes, events)
+      await this.store.write(batch, changes, events)
       await this.deadLetters.record(batch, deadLetters)
       if (this.options.publishResults) await this.options.publishResults(results)
+      if (this.options.publishChanges) await this.options.publishChanges(changes)
     } catch (err) {
-      // Memory is now ahead of ClickHouse; the log redelivers this batch and we rebuild from storage.
+      // Memory is now ahead of storage; the log redelivers this batch and we rebuild from storage.
       this.repo.clear()
       throw err
     }

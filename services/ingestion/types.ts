@@ -1,29 +1,9 @@
 // Shapes that flow through ingestion. Capture produces IngestEvent / PersonCommand (as Avro on the log);
 // the ingestion processor turns them into stored events and person changes.
 
-export type Properties = Record<string, unknown>
-
-/** An event as capture accepted it: validated, stamped, timestamp already skew-corrected. */
-export interface IngestEvent {
-  teamId: number
-  uuid: string
-  event: string
-  distinctId: string
-  /** Top-level $set/$set_once already merged into properties.$set/$set_once (top-level keys win). */
-  properties: Properties
-  /** ISO 8601 UTC, microsecond precision allowed. */
-  timestamp: string
-  /** When capture received it, ISO 8601 UTC. */
-  now: string
-  elementsChain: string
-}
-
-/** A change asked for through the persons API; applied by the processor, the single writer. */
-export type PersonCommand =
-  | { action: 'update_properties'; commandId: string; teamId: number; personUuid: string; set: Properties; at: string }
-  | { action: 'delete_property'; commandId: string; teamId: number; personUuid: string; key: string; at: string }
-  | { action: 'split'; commandId: string; teamId: number; personUuid: string; mainDistinctId?: string; at: string }
-  | { action: 'delete'; commandId: string; teamId: number; personUuid: string; at: string }
+// The log's message shapes belong to the log's contract (shared/log/contract.ts); re-exported for ingestion's code.
+export type { IngestEvent, PersonCommand, Properties } from '../shared/log/contract'
+import type { Properties } from '../shared/log/contract'
 
 export interface Person {
   teamId: number

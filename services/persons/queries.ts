@@ -2,8 +2,9 @@
 // wins, deleted persons and moved distinct ids are left out.
 import type { ClickHouseClient } from '../shared/clickhouse'
 import { queryRows } from '../shared/clickhouse'
-import { SqlParams, type PropertyFilter } from '../shared/property-filters'
-import { listFilterSql } from '../trends/properties'
+import { SqlParams } from '../shared/query/params'
+import type { PropertyFilter } from '../shared/property-filters/parse'
+import { listFilterSql } from '../shared/property-filters/sql'
 
 export interface PersonRecord {
   id: number

@@ -4,28 +4,29 @@
 import { randomUUID } from 'node:crypto'
 import type { FastifyInstance } from 'fastify'
 import { Type } from 'typebox'
-import type { ClickHouseClient } from '../shared/clickhouse'
 import type { Clock } from '../shared/clock'
-import type { Caller } from '../shared/auth'
+import type { Caller } from '../shared/http/auth'
 import { wrenError } from '../shared/errors'
 import { absoluteUrl, sendFormatted } from '../shared/http'
 import { routesOf } from '../shared/http/route'
 import { ActivityPage, AnyObject, ErrorBody, Format, Limit, NoContent, Offset, Page, Paginated, Success, Uuid } from '../shared/http/schemas'
-import { encodeIngest } from '../shared/log/messages'
+import { encodeIngest } from '../shared/log/contract'
 import { TOPICS, type Log } from '../shared/log/log'
-import { parsePropertyFilters } from '../shared/property-filters'
-import { ACCESS_LEVELS, AccessControls, DEFAULT_LEVEL } from '../shared/access-controls'
+import { parsePropertyFilters } from '../shared/property-filters/parse'
+import { ACCESS_LEVELS, DEFAULT_LEVEL, type AccessControls } from '../shared/http/access-controls'
 import type { ProjectStore } from '../projects/store'
 import type { IngestionProcessor } from '../ingestion/processor'
-import type { PersonCommand } from '../ingestion/types'
-import { PersonQueries, type PersonRecord } from './queries'
+import type { PersonCommand } from '../shared/log/contract'
+import type { PersonQueries, PersonRecord } from './queries'
 import { serializePerson } from './serialize'
 import { propertiesTimeline } from './timeline'
 import { DeletionScheduler } from './deletions'
 
 export interface PersonRouteDeps {
   projects: ProjectStore
-  clickhouse: ClickHouseClient
+  queries: PersonQueries
+  /** Object-level access to persons (a key may be limited to viewer or none on one person). */
+  access: AccessControls
   log: Log
   /** The processor itself in one process; in an `api` process, the command-results reader. */
   processor: Pick<IngestionProcessor, 'waitForCommand'>
@@ -58,8 +59,7 @@ const IsoDate = Type.String({ pattern: ISO_DATE.source, description: 'an ISO dat
 const AccessControlsAnswer = AnyObject('The rules on this person, and the caller’s level.')
 
 export async function personRoutes(app: FastifyInstance, deps: PersonRouteDeps): Promise<void> {
-  const queries = new PersonQueries(deps.clickhouse)
-  const access = new AccessControls(deps.clickhouse, deps.clock)
+  const { queries, access } = deps
   const route = routesOf(app, { projects: deps.projects, tag: 'persons' })
 
   /** The person named by `:id` (integer id or uuid), with the caller's access level. */

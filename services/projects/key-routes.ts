@@ -3,12 +3,13 @@
 // or reveal its way to more than it has.
 import type { FastifyInstance } from 'fastify'
 import { Type } from 'typebox'
-import { canManageKey, projectsWithin, SCOPE_OBJECTS, scopesBeyond } from '../shared/auth'
+import { canManageKey, projectsWithin, SCOPE_OBJECTS, scopesBeyond } from '../shared/http/auth'
 import { wrenError } from '../shared/errors'
 import { sendFormatted } from '../shared/http'
 import { routesOf } from '../shared/http/route'
 import { Format, NoContent, Paginated } from '../shared/http/schemas'
-import type { PersonalApiKey, ProjectStore } from './store'
+import type { ProjectStore } from './store'
+import type { PersonalApiKey } from '../shared/tenancy'
 
 /** PostHog's shape; the value itself is shown once, at creation. */
 export function serializeKey(k: PersonalApiKey): Record<string, unknown> {

@@ -1,12 +1,13 @@
 // /api/projects/: what a key can see and create (keys themselves: key-routes.ts).
 import type { FastifyInstance } from 'fastify'
 import { Type } from 'typebox'
-import { canReach } from '../shared/auth'
+import { canReach } from '../shared/http/auth'
 import { wrenError } from '../shared/errors'
 import { sendFormatted } from '../shared/http'
 import { routesOf } from '../shared/http/route'
 import { Format, Paginated } from '../shared/http/schemas'
-import type { Project, ProjectStore } from './store'
+import type { ProjectStore } from './store'
+import type { Project } from '../shared/tenancy'
 import { keyRoutes } from './key-routes'
 import { applySettings, PROJECT_SETTINGS, READ_ONLY_FIELDS } from './settings'
 

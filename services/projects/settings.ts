@@ -3,7 +3,7 @@
 // fields (id, api_token) or grow unbounded junk. `null` puts a setting back to its default.
 import { wrenError } from '../shared/errors'
 import { isRecord } from '../shared/http'
-import { parsePropertyGroup } from '../trends/properties'
+import { parsePropertyGroup } from '../shared/property-filters/parse'
 
 type Check = (value: unknown, attr: string) => unknown
 

@@ -1,31 +1,13 @@
 // Projects and personal API keys. ClickHouse holds them; this store keeps the (small) set in memory so
-// that capture and auth never query on the request path.
+// that capture and auth never query on the request path. Every write is published on the configuration
+// log (config/config-log.ts), from which every process's store keeps up; project ids come from its allocator.
 import { createHash, randomBytes } from 'node:crypto'
 import type { ClickHouseClient } from '../shared/clickhouse'
 import { insertRows, queryRows } from '../shared/clickhouse'
 import type { Clock } from '../shared/clock'
 import { SerialQueue } from '../shared/serial'
-
-export interface Project {
-  id: number
-  name: string
-  apiToken: string
-  timezone: string
-  settings: Record<string, unknown>
-  createdAt: string
-}
-
-export interface PersonalApiKey {
-  id: string
-  label: string
-  maskValue: string
-  scopes: string[]
-  /** Empty: every project. */
-  scopedTeams: number[]
-  createdAt: string
-  /** Last authenticated request with this key (kept in memory, written in batches). */
-  lastUsedAt: string | null
-}
+import type { PersonalApiKey, Project, Tenants } from '../shared/tenancy'
+import type { ConfigChange, ConfigLog } from '../config/config-log'
 
 export const PERSONAL_KEY_PREFIX = 'phx_'
 export const PROJECT_KEY_PREFIX = 'phc_'
@@ -65,29 +47,49 @@ interface KeyRow {
 
 type StoredKey = PersonalApiKey & { hash: string; version: number }
 
-export class ProjectStore {
+export class ProjectStore implements Tenants {
   private readonly projects = new Map<number, Project & { version: number }>()
   private readonly keysByHash = new Map<string, StoredKey>()
-  /** Revoked here: a refresh whose read began before the revocation landed must not bring them back. */
+  /** Revoked keys: a refresh whose read began before the revocation landed, or an older change, must not bring them back. */
   private readonly revoked = new Set<string>()
   /** Key id → last use not yet written. */
   private readonly pendingUsage = new Map<string, string>()
   private usageTimer: NodeJS.Timeout | null = null
-  /** Project creation reads the next id and inserts it one at a time, so concurrent creations cannot share an id. */
-  private readonly writes = new SerialQueue()
 
   private constructor(
     private readonly client: ClickHouseClient,
     private readonly clock: Clock,
-  ) {}
+    private readonly config: ConfigLog,
+  ) {
+    config.onChange((change) => this.apply(change))
+  }
 
-  static async load(client: ClickHouseClient, clock: Clock): Promise<ProjectStore> {
-    const store = new ProjectStore(client, clock)
+  static async load(client: ClickHouseClient, clock: Clock, config: ConfigLog): Promise<ProjectStore> {
+    const store = new ProjectStore(client, clock, config)
     await store.refresh()
     return store
   }
 
-  /** Re-reads both tables (cheap: they are small). */
+  /** A project or key stored by any process (this one included): kept when newer than what is held. */
+  private apply(change: ConfigChange): void {
+    if (change.kind === 'project') {
+      const project = change.record as Project & { version: number }
+      if ((this.projects.get(project.id)?.version ?? 0) < project.version) this.projects.set(project.id, project)
+    } else if (change.kind === 'key') {
+      const key = change.record as StoredKey & { deleted?: boolean }
+      if (this.revoked.has(key.id)) return
+      if (key.deleted) {
+        this.revoked.add(key.id)
+        this.keysByHash.delete(key.hash)
+        return
+      }
+      const current = this.keysByHash.get(key.hash)
+      if (!current) this.keysByHash.set(key.hash, { ...key, lastUsedAt: null })
+      else if (current.version < key.version) this.keysByHash.set(key.hash, { ...key, lastUsedAt: current.lastUsedAt })
+    }
+  }
+
+  /** Reads both tables (cheap: they are small). */
   async refresh(): Promise<void> {
     const projects = await queryRows<ProjectRow>(this.client, 'SELECT * FROM projects FINAL WHERE is_deleted = 0 ORDER BY id')
     this.projects.clear()
@@ -151,33 +153,31 @@ export class ProjectStore {
     await insertRows(this.client, 'personal_api_key_usage', rows).catch(() => undefined)
   }
 
-  /** Revokes a key: refused from now on by this process, and by every other once it re-reads keys. */
+  /** Revokes a key: refused from now on by this process, and by every other once it hears the change. */
   async revokeKey(id: string): Promise<boolean> {
     const key = [...this.keysByHash.values()].find((k) => k.id === id)
     if (!key) return false
     this.keysByHash.delete(key.hash)
     this.revoked.add(id)
     await insertRows(this.client, 'personal_api_keys', [{ ...keyRow(key), is_deleted: 1, version: key.version + 1 }])
+    await this.config.publish({ kind: 'key', record: { ...key, version: key.version + 1, deleted: true } })
     return true
   }
 
-  async createProject(input: { name: string; apiToken?: string; timezone?: string }): Promise<Project> {
-    return this.writes.run(async () => {
-      // The table's max too: another process (a second api role) may have created projects since the last refresh.
-      const [row] = await queryRows<{ max: number }>(this.client, 'SELECT max(id) AS max FROM projects')
-      const id = Math.max(0, Number(row?.max ?? 0), ...this.projects.keys()) + 1
-      const project = {
-        id,
-        name: input.name,
-        apiToken: input.apiToken ?? generateKey(PROJECT_KEY_PREFIX),
-        timezone: input.timezone ?? 'UTC',
-        settings: {},
-        createdAt: this.clock.now().toISOString(),
-        version: 1,
-      }
-      await this.writeProject(project)
-      return this.byId(id)!
-    })
+  /** `id` only for the first project of an empty installation (bootstrap): every other id comes from the allocator. */
+  async createProject(input: { id?: number; name: string; apiToken?: string; timezone?: string }): Promise<Project> {
+    const id = input.id ?? (await this.config.nextId('projects'))
+    const project = {
+      id,
+      name: input.name,
+      apiToken: input.apiToken ?? generateKey(PROJECT_KEY_PREFIX),
+      timezone: input.timezone ?? 'UTC',
+      settings: {},
+      createdAt: this.clock.now().toISOString(),
+      version: 1,
+    }
+    await this.writeProject(project)
+    return this.byId(id)!
   }
 
   async updateProject(id: number, patch: Partial<Pick<Project, 'name' | 'timezone' | 'settings'>>): Promise<Project> {
@@ -203,6 +203,7 @@ export class ProjectStore {
     }
     await insertRows(this.client, 'personal_api_keys', [keyRow(key)])
     this.keysByHash.set(key.hash, key)
+    await this.config.publish({ kind: 'key', record: key })
     return { key: publicKey(key), value }
   }
 
@@ -216,6 +217,7 @@ export class ProjectStore {
       { id: p.id, name: p.name, api_token: p.apiToken, timezone: p.timezone, settings: JSON.stringify(p.settings), created_at: p.createdAt, is_deleted: 0, version: p.version },
     ])
     this.projects.set(p.id, p)
+    await this.config.publish({ kind: 'project', record: p })
   }
 }
 

@@ -1,7 +1,5 @@
-// Small pieces for the versioned configuration tables (actions, cohorts): writes one at a time, so
-// reading the next id and inserting it cannot interleave.
-import type { ClickHouseClient } from './clickhouse'
-import { queryRows } from './clickhouse'
+// Writes one at a time within a process (the versioned configuration tables: reading the current version
+// and inserting the next cannot interleave; ids come from config/config-log.ts).
 
 /** Runs tasks one after another; a failed task does not stop the ones queued behind it. */
 export class SerialQueue {
@@ -12,10 +10,4 @@ export class SerialQueue {
     this.tail = result.catch(() => undefined)
     return result
   }
-}
-
-/** The next free integer id of a table (ids are unique across projects, as PostHog's are). */
-export async function nextRowId(client: ClickHouseClient, table: 'actions' | 'cohorts'): Promise<number> {
-  const [row] = await queryRows<{ next: number }>(client, `SELECT max(id) + 1 AS next FROM ${table}`)
-  return Math.max(1, Number(row?.next ?? 1))
 }

@@ -2,10 +2,11 @@
 // rows of (series, period, bucket, breakdown, value). Zero-filling, breakdown limits, cumulative sums and
 // formulas happen afterwards on these few rows (shape.ts). User input only enters as parameters.
 import { wrenError } from '../shared/errors'
-import type { SqlParams } from '../shared/property-filters'
+import type { SqlParams } from '../shared/query/params'
 import { instantParam, type DateRange, type Interval } from './dates'
-import { PERSON_ID, PERSON_OVERRIDES } from './person-id'
-import { compileGroup, EVENT_COLUMNS, jsonValue, type FilterContext, type PropertyGroup } from './properties'
+import type { EventPersonId, PersonIdColumn } from '../shared/query/persons-sql'
+import { compileGroup, jsonValue, MATERIALIZED_EVENT_PROPERTIES, type FilterContext } from '../shared/property-filters/sql'
+import type { PropertyGroup } from '../shared/property-filters/parse'
 import { COUNT_PER_ACTOR_MATHS, PROPERTY_MATHS, type MathType, type SeriesEntity, type TrendRequest } from './request'
 
 export const NULL_LABEL = '$$_posthog_breakdown_null_$$'
@@ -42,12 +43,14 @@ export interface QueryInput {
   filters: FilterContext
   /** The global filter group, with test-account filters ANDed in when asked for. */
   globalProperties: PropertyGroup
-  /** Which events the caller may see ('1': all); hidden persons' events are left out (shared/hidden-persons.ts). */
+  /** Which events the caller may see ('1': all); hidden persons' events are left out (shared/query/hidden-persons.ts). */
   visible: string
   breakdown: BreakdownPlan | null
   /** Compiles a restricted HogQL expression (math_hogql). */
   hogql(expr: string): string
   sessions: SessionColumns
+  /** How every events row's person is read (chosen by the caller from the project's merges). */
+  personId: EventPersonId
 }
 
 /** Session properties, computed per `$session_id` from all of its events and joined in when used. */
@@ -135,7 +138,7 @@ function sharedSelectBody(input: QueryInput, members: Array<{ series: ResolvedSe
   const aggregates = members.map(({ series }, i) => {
     const e = series.entity
     const math = effectiveMath(e.math, range.interval, totalValue)
-    const actor = e.mathGroupTypeIndex !== null && ['dau', 'unique_group'].includes(math) ? `\`$group_${e.mathGroupTypeIndex}\`` : PERSON_ID
+    const actor = () => (e.mathGroupTypeIndex !== null && ['dau', 'unique_group'].includes(math) ? `\`$group_${e.mathGroupTypeIndex}\`` : input.personId.sql)
     return `toFloat64(${conditionalAggregate(math, e, actor, params, conditions[i])})`
   })
   const team = `team_id = ${params.add('Int64', input.teamId)}`
@@ -152,13 +155,14 @@ function sharedSelectBody(input: QueryInput, members: Array<{ series: ResolvedSe
     ARRAY JOIN arrayFilter(x -> x.3 > 0, arrayZip(${indexes}, vals, hits)) AS t`
 }
 
-function conditionalAggregate(math: MathType, entity: SeriesEntity, actor: string, params: SqlParams, condition: string): string {
+/** `actor`: read only by the maths that count actors (reading the person id may add a join). */
+function conditionalAggregate(math: MathType, entity: SeriesEntity, actor: () => string, params: SqlParams, condition: string): string {
   switch (math) {
     case 'total':
       return `countIf(${condition})`
     case 'dau':
     case 'unique_group':
-      return `uniqExactIf(${actor}, ${condition})`
+      return `uniqExactIf(${actor()}, ${condition})`
     case 'unique_session':
       return `uniqExactIf(\`$session_id\`, \`$session_id\` != '' AND ${condition})`
   }
@@ -176,12 +180,13 @@ function globalCondition(input: QueryInput): string {
 
 const EVENTS_SOURCE = '__wren_events_source__'
 
-/** The events table of one select, with the session and person-override joins it turned out to need. */
+/** The events table of one select, with the session and person-override joins the query turned out to need. */
 function withSource(sql: string, input: QueryInput, range: DateRange): string {
   const team = `team_id = ${input.params.add('Int64', input.teamId)}`
   let source = 'events'
   if (input.sessions.used) source += ` ${sessionJoin(team, input.params.add('String', instantParam(range.from, range.tz)), input.params.add('String', instantParam(range.to, range.tz)))}`
-  if (sql.includes('override_person_id')) source += ` ${PERSON_OVERRIDES}`
+  const overrides = input.personId.join(team)
+  if (overrides) source += ` ${overrides}`
   return sql.split(EVENTS_SOURCE).join(source)
 }
 
@@ -199,11 +204,12 @@ function seriesSelectBody(input: QueryInput, series: ResolvedSeries, index: numb
   const head = `${index} AS series, ${period} AS period`
   const bucketOut = totalValue ? `'' AS bucket` : `formatDateTime(b, '%Y-%m-%d %H:%i:%S') AS bucket`
   const bd = input.breakdown ? (input.breakdown.multi ? `arrayJoin(${input.breakdown.expr})` : input.breakdown.expr) : `''`
-  const actor = entity.mathGroupTypeIndex !== null && ['dau', 'weekly_active', 'monthly_active', 'unique_group'].includes(math) ? `\`$group_${entity.mathGroupTypeIndex}\`` : PERSON_ID
+  const groupActor = entity.mathGroupTypeIndex !== null && ['dau', 'weekly_active', 'monthly_active', 'unique_group'].includes(math)
+  const actor = () => (groupActor ? `\`$group_${entity.mathGroupTypeIndex}\`` : input.personId.sql)
 
   const team = `team_id = ${params.add('Int64', input.teamId)}`
   const filters = [series.condition, globalCondition(input), compileGroup(entity.properties, input.filters)].filter((c) => c !== '1')
-  if (math === 'unique_group' || actor !== PERSON_ID) filters.push(`${actor} != ''`)
+  if (math === 'unique_group' || groupActor) filters.push(`${actor()} != ''`)
   const match = filters.length ? filters.join(' AND ') : '1'
   const from = (r: DateRange, extraDays = 0) => {
     const w = new Date(r.from.getTime() - extraDays * 86_400_000)
@@ -221,14 +227,14 @@ function seriesSelectBody(input: QueryInput, series: ResolvedSeries, index: numb
     const days = math === 'weekly_active' ? 7 : 30
     if (totalValue) {
       const windowFrom = `timestamp >= toDateTime64(${params.add('String', instantParam(new Date(range.to.getTime() - days * 86_400_000 + 1), range.tz))}, 6, 'UTC')`
-      return `SELECT ${head}, '' AS bucket, bd AS breakdown, toFloat64(uniqExact(a)) AS value FROM (SELECT ${actor} AS a, ${bd} AS bd FROM ${events} WHERE ${where(windowFrom)}) GROUP BY bd`
+      return `SELECT ${head}, '' AS bucket, bd AS breakdown, toFloat64(uniqExact(a)) AS value FROM (SELECT ${actor()} AS a, ${bd} AS bd FROM ${events} WHERE ${where(windowFrom)}) GROUP BY bd`
     }
     const hourly = range.interval === 'hour'
     const unitStart = hourly ? `toStartOfHour(${local('timestamp')})` : `toStartOfDay(${local('timestamp')})`
     const shift = hourly ? `toIntervalHour(i)` : `toIntervalDay(i)`
     const steps = hourly ? days * 24 : days
     return `SELECT ${head}, ${bucketOut}, bd AS breakdown, toFloat64(uniqExact(a)) AS value FROM (
-      SELECT a, bd, d + ${shift} AS b FROM (SELECT DISTINCT ${actor} AS a, ${bd} AS bd, ${unitStart} AS d FROM ${events} WHERE ${where(from(range, days))})
+      SELECT a, bd, d + ${shift} AS b FROM (SELECT DISTINCT ${actor()} AS a, ${bd} AS bd, ${unitStart} AS d FROM ${events} WHERE ${where(from(range, days))})
       ARRAY JOIN range(${steps}) AS i) GROUP BY b, bd`
   }
 
@@ -240,7 +246,7 @@ function seriesSelectBody(input: QueryInput, series: ResolvedSeries, index: numb
     const firstBucket = totalValue ? '0' : bucketOf('first_ts')
     return `SELECT ${head}, ${bucketOut}, bd AS breakdown, toFloat64(count()) AS value FROM (
       SELECT ${firstBucket} AS b, bd FROM (
-        SELECT ${PERSON_ID} AS a, min(timestamp) AS first_ts, argMin(${ok}, timestamp) AS ok, argMin(${bd}, timestamp) AS bd
+        SELECT ${input.personId.sql} AS a, min(timestamp) AS first_ts, argMin(${ok}, timestamp) AS ok, argMin(${bd}, timestamp) AS bd
         FROM ${events} WHERE ${team} AND ${to} AND ${seriesOnly} GROUP BY a)
       WHERE ok AND first_ts >= toDateTime64(${params.add('String', instantParam(range.from, range.tz))}, 6, 'UTC')) GROUP BY b, bd`
   }
@@ -249,13 +255,13 @@ function seriesSelectBody(input: QueryInput, series: ResolvedSeries, index: numb
     const fn = math.replace('_count_per_actor', '')
     const agg = fn in QUANTILES ? `quantile(${QUANTILES[fn]})(c)` : `${fn}(c)`
     return `SELECT ${head}, ${bucketOut}, bd AS breakdown, toFloat64(${agg}) AS value FROM (
-      SELECT ${bucketKey} AS b, ${bd} AS bd, ${actor} AS a, count() AS c FROM ${events} WHERE ${where(from(range))} GROUP BY b, bd, a) GROUP BY b, bd`
+      SELECT ${bucketKey} AS b, ${bd} AS bd, ${actor()} AS a, count() AS c FROM ${events} WHERE ${where(from(range))} GROUP BY b, bd, a) GROUP BY b, bd`
   }
 
   // dau/unique_group drawn cumulatively: each actor counts once, in its first bucket.
   if (input.cumulative && !totalValue && (math === 'dau' || math === 'unique_group')) {
     return `SELECT ${head}, ${bucketOut}, bd AS breakdown, toFloat64(count()) AS value FROM (
-      SELECT ${actor} AS a, ${bd} AS bd, min(${bucketKey}) AS b FROM ${events} WHERE ${where(from(range))} GROUP BY a, bd) GROUP BY b, bd`
+      SELECT ${actor()} AS a, ${bd} AS bd, min(${bucketKey}) AS b FROM ${events} WHERE ${where(from(range))} GROUP BY a, bd) GROUP BY b, bd`
   }
 
   // Session duration: once per session and bucket, then the math across sessions.
@@ -270,13 +276,13 @@ function seriesSelectBody(input: QueryInput, series: ResolvedSeries, index: numb
     SELECT ${bucketKey} AS b, ${bd} AS bd, toFloat64(${agg}) AS value FROM ${events} WHERE ${where(from(range))} GROUP BY b, bd)`
 }
 
-function aggregate(math: MathType, entity: SeriesEntity, actor: string, params: SqlParams, hogql: (expr: string) => string): string {
+function aggregate(math: MathType, entity: SeriesEntity, actor: () => string, params: SqlParams, hogql: (expr: string) => string): string {
   switch (math) {
     case 'total':
       return 'count()'
     case 'dau':
     case 'unique_group':
-      return `uniqExact(${actor})`
+      return `uniqExact(${actor()})`
     case 'unique_session':
       return "uniqExactIf(`$session_id`, `$session_id` != '')"
     case 'hogql':
@@ -308,14 +314,23 @@ function bucketExpr(local: string, interval: Interval, weekStartDay: number): st
 /** Separates the values of a multi-property breakdown inside one String. */
 export const MULTI_SEPARATOR = '\u001f'
 
-export function breakdownExpr(request: TrendRequest, params: SqlParams, hogql: (expr: string) => string, cohortMembers: (id: number) => string, sessions: SessionColumns): BreakdownPlan | null {
+/** What a breakdown expression is built with: the query's parameters and its readers of HogQL, cohorts, sessions and persons. */
+export interface BreakdownContext {
+  params: SqlParams
+  hogql(expr: string): string
+  cohortMembers(id: number): string
+  sessions: SessionColumns
+  personId: PersonIdColumn
+}
+
+export function breakdownExpr(request: TrendRequest, ctx: BreakdownContext): BreakdownPlan | null {
   if (request.breakdown === null) return null
   if (request.breakdowns) {
-    const parts = request.breakdowns.map((b) => singleBreakdown({ key: b.property, type: b.type, normalizeUrl: b.normalizeUrl, groupTypeIndex: b.groupTypeIndex }, params, hogql, sessions))
+    const parts = request.breakdowns.map((b) => singleBreakdown({ key: b.property, type: b.type, normalizeUrl: b.normalizeUrl, groupTypeIndex: b.groupTypeIndex }, ctx))
     return { expr: parts.length === 1 ? parts[0] : `concat(${parts.join(', char(31), ')})`, multi: false }
   }
-  if (request.breakdownType === 'cohort') return cohortBreakdown(request.breakdown, params, cohortMembers)
-  return { expr: singleBreakdown({ key: String(request.breakdown), type: request.breakdownType, normalizeUrl: request.breakdownNormalizeUrl, groupTypeIndex: request.breakdownGroupTypeIndex }, params, hogql, sessions), multi: false }
+  if (request.breakdownType === 'cohort') return cohortBreakdown(request.breakdown, ctx)
+  return { expr: singleBreakdown({ key: String(request.breakdown), type: request.breakdownType, normalizeUrl: request.breakdownNormalizeUrl, groupTypeIndex: request.breakdownGroupTypeIndex }, ctx), multi: false }
 }
 
 interface SingleBreakdown {
@@ -325,7 +340,8 @@ interface SingleBreakdown {
   groupTypeIndex: number | null
 }
 
-function singleBreakdown(b: SingleBreakdown, params: SqlParams, hogql: (expr: string) => string, sessions: SessionColumns): string {
+function singleBreakdown(b: SingleBreakdown, ctx: BreakdownContext): string {
+  const { params, hogql, sessions } = ctx
   const nullable = (expr: string) => {
     const v = `ifNull(nullIf(${expr}, ''), '${NULL_LABEL}')`
     return b.normalizeUrl ? `if(empty(trimRight(${v}, '/?#')), '/', trimRight(${v}, '/?#'))` : v
@@ -333,15 +349,15 @@ function singleBreakdown(b: SingleBreakdown, params: SqlParams, hogql: (expr: st
   const json = (column: string, materialized?: ReadonlySet<string>) => nullable(jsonValue(column, b.key, params, materialized))
   switch (b.type) {
     case 'event':
-      return json('properties', EVENT_COLUMNS.materialized)
+      return json('properties', MATERIALIZED_EVENT_PROPERTIES)
     case 'person':
       return json('person_properties')
     case 'group':
       return json(`group${b.groupTypeIndex ?? 0}_properties`)
     case 'event_metadata': {
-      const columns: Record<string, string> = { distinct_id: 'distinct_id', event: 'event', person_id: `toString(${PERSON_ID})`, $session_id: '`$session_id`', $window_id: '`$window_id`' }
+      const columns: Record<string, string> = { distinct_id: 'distinct_id', event: 'event', $session_id: '`$session_id`', $window_id: '`$window_id`' }
       for (let i = 0; i < 5; i++) columns[`$group_${i}`] = `\`$group_${i}\``
-      const column = columns[b.key]
+      const column = b.key === 'person_id' ? `toString(${ctx.personId.sql})` : Object.hasOwn(columns, b.key) ? columns[b.key] : undefined
       if (!column) throw wrenError('invalid_input', `Unknown event metadata breakdown '${b.key}'.`, 'breakdown')
       return nullable(column)
     }
@@ -352,14 +368,15 @@ function singleBreakdown(b: SingleBreakdown, params: SqlParams, hogql: (expr: st
   }
 }
 
-function cohortBreakdown(key: NonNullable<TrendRequest['breakdown']>, params: SqlParams, cohortMembers: (id: number) => string): BreakdownPlan {
+function cohortBreakdown(key: NonNullable<TrendRequest['breakdown']>, ctx: BreakdownContext): BreakdownPlan {
+  const { params, cohortMembers } = ctx
   const ids = Array.isArray(key) ? key : [key]
   if (ids.length === 0) throw wrenError('invalid_input', 'A cohort breakdown needs cohort ids.', 'breakdown')
   const parts = ids.map((id) => {
     if (id === 'all' || id === 0 || id === '0') return `'all'`
     const n = Number(id)
     if (!Number.isInteger(n) || n <= 0) throw wrenError('invalid_input', `breakdown: '${id}' is not a cohort id.`, 'breakdown')
-    return `if(${PERSON_ID} IN (${cohortMembers(n)}), ${params.add('String', String(n))}, '')`
+    return `if(${ctx.personId.sql} IN (${cohortMembers(n)}), ${params.add('String', String(n))}, '')`
   })
   return { expr: `arrayFilter(x -> x != '', [${parts.join(', ')}])`, multi: true }
 }

@@ -3,7 +3,7 @@
 import { wrenError } from '../shared/errors'
 import { isRecord } from '../shared/http'
 import { INTERVALS, type Interval } from './dates'
-import { parsePropertyGroup, type PropertyGroup } from './properties'
+import { parsePropertyGroup, type PropertyGroup } from '../shared/property-filters/parse'
 import { jsonTooDeep, jsonTooDeepIn } from '../shared/json'
 
 export const DISPLAYS = ['ActionsLineGraph', 'ActionsLineGraphCumulative', 'ActionsTable', 'ActionsPie', 'ActionsBar', 'ActionsBarValue', 'WorldMap', 'BoldNumber', 'ActionsAreaGraph', 'ActionsStackedBar'] as const

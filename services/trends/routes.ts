@@ -1,6 +1,6 @@
 // GET|POST /api/environments/:project_id/insights/trend/ (and /api/projects/...), scope insight:read.
 import type { FastifyInstance, FastifyReply, FastifyRequest } from 'fastify'
-import type { Caller } from '../shared/auth'
+import type { Caller } from '../shared/http/auth'
 import { Type } from 'typebox'
 import { absoluteUrl, formatOf, isRecord } from '../shared/http'
 import { routesOf } from '../shared/http/route'

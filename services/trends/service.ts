@@ -4,18 +4,19 @@ import type { ClickHouseClient } from '../shared/clickhouse'
 import { queryRows } from '../shared/clickhouse'
 import type { Clock } from '../shared/clock'
 import { wrenError } from '../shared/errors'
-import { SqlParams } from '../shared/property-filters'
-import type { PersonalApiKey, Project } from '../projects/store'
-import { hiddenPersons, visibleEventsSql } from '../shared/hidden-persons'
+import { SqlParams } from '../shared/query/params'
+import type { PersonalApiKey, Project } from '../shared/tenancy'
+import { hiddenPersons, visibleEventsSql } from '../shared/query/hidden-persons'
 import type { Action, ActionStore } from '../actions/store'
 import { actionSql, cohortIdsOfAction } from '../actions/match'
 import type { Cohort, CohortStore } from '../cohorts/store'
 import { cohortIdsIn, cohortResolver } from '../cohorts/membership'
 import { TrendCache } from './cache'
 import { instantParam, isoInTz, previousRange, resolveRange, type DateRange, type DateRangeInput } from './dates'
-import { compileHogql } from './hogql'
-import { PERSON_OVERRIDES, resolvePersonOverrides } from './person-id'
-import { EVENT_COLUMNS, parsePropertyGroup, type FilterContext, type PropertyGroup } from './properties'
+import { compileHogql } from '../shared/query/hogql'
+import { EventPersonId, hasPersonOverrides } from '../shared/query/persons-sql'
+import { eventColumns, type FilterContext } from '../shared/property-filters/sql'
+import { parsePropertyGroup, type PropertyGroup } from '../shared/property-filters/parse'
 import { breakdownExpr, buildTrendQuery, SessionColumns, type ResolvedSeries, type TrendRow } from './query'
 import { isTotalValue, PROPERTY_MATHS, type TrendRequest } from './request'
 import { shapeResults, type SeriesResult } from './shape'
@@ -77,13 +78,15 @@ export class TrendService {
     const periods = request.compare ? [current, previousRange(current, rangeInput, request.compareTo)] : [current]
 
     const params = new SqlParams()
+    // Persons as the query reads them: the stored person_id, or with the merges since (only when a project has any).
+    const personId = new EventPersonId(await hasPersonOverrides(clickhouse, project.id))
     const cohortMembers = cohortResolver(project.id, cohorts, params)
-    const hogql = (expr: string) => compileHogql(expr, params)
+    const hogql = (expr: string) => compileHogql(expr, params, personId)
     const sessions = new SessionColumns()
     const filters: FilterContext = {
       params,
       session: (key) => sessions.value(key),
-      columns: EVENT_COLUMNS,
+      columns: eventColumns(personId),
       cohortMembers,
       hogql,
       dateParam: (v) => {
@@ -99,11 +102,10 @@ export class TrendService {
     if (request.formula && series.length === 0) throw wrenError('invalid_formula', 'The formula has no series to combine.', 'formula')
     if (series.length === 0) return { body: { is_cached: false, last_refresh: now.toISOString(), timezone: tz, result: [] }, floats: [], dateFrom: current.from, dateTo: current.to }
 
-    const breakdown = breakdownExpr(request, params, hogql, cohortMembers, sessions)
+    const breakdown = breakdownExpr(request, { params, hogql, cohortMembers, sessions, personId })
     const hidden = opts.viewer ? await hiddenPersons(clickhouse, opts.viewer, project.id) : null
     const visible = hidden ? visibleEventsSql(hidden, params) : '1'
-    const built = buildTrendQuery({ teamId: project.id, request, series: resolved, periods, totalValue, cumulative, params, filters, globalProperties, visible, breakdown, hogql, sessions })
-    const sql = built.includes(PERSON_OVERRIDES) ? resolvePersonOverrides(built, await this.hasPersonOverrides(project.id), `team_id = ${params.add('Int64', project.id)}`) : built
+    const sql = buildTrendQuery({ teamId: project.id, request, series: resolved, periods, totalValue, cumulative, params, filters, globalProperties, visible, breakdown, hogql, sessions, personId })
 
     const version = await this.dataVersion(project.id)
     const key = TrendCache.key({ team: project.id, tz, weekStartDay, request, names, cohorts: [...cohorts.values()].map((c) => [c.id, c.name]), sql, params: params.values, version, ranges: periods.map((p) => [p.from, p.to]) })
@@ -121,12 +123,6 @@ export class TrendService {
     const lastRefresh = now.toISOString().replace('.000Z', 'Z')
     this.cache.set(key, { result, lastRefresh })
     return { body: { is_cached: false, last_refresh: lastRefresh, timezone: tz, result }, floats: floatsFor(result, floats, request), dateFrom: current.from, dateTo: current.to }
-  }
-
-  /** Whether any distinct id of the project ever moved to another person (see person-id.ts). */
-  private async hasPersonOverrides(teamId: number): Promise<boolean> {
-    const [row] = await queryRows<{ n: number }>(this.deps.clickhouse, 'SELECT count() AS n FROM (SELECT 1 FROM person_distinct_id WHERE team_id = {team:Int64} AND version >= 1 LIMIT 1)', { team: teamId })
-    return Number(row?.n ?? 0) > 0
   }
 
   private async earliestEvent(teamId: number): Promise<Date | null> {

@@ -6,6 +6,7 @@ import { gzipSync } from 'node:zlib'
 import net from 'node:net'
 import lzString from 'lz-string'
 import { lzBomb } from './lz-bomb'
+import { seeded, type Random } from './random'
 
 export interface FuzzRequest {
   /** What was generated, to name a failure. */
@@ -21,19 +22,6 @@ export interface FuzzRequest {
 export interface FuzzKeys {
   projectKey: string
   personalKey: string
-}
-
-export type Random = () => number
-
-/** mulberry32: small, fast, and the same sequence for the same seed. */
-export function seeded(seed: number): Random {
-  let a = seed >>> 0
-  return () => {
-    a = (a + 0x6d2b79f5) >>> 0
-    let t = Math.imul(a ^ (a >>> 15), 1 | a)
-    t = (t + Math.imul(t ^ (t >>> 7), 61 | t)) ^ t
-    return ((t ^ (t >>> 14)) >>> 0) / 4294967296
-  }
 }
 
 const CAPTURE_PATHS = ['/e/', '/i/v0/e/', '/batch/', '/capture/', '/track/', '/engage/']

@@ -8,6 +8,7 @@ import pino from 'pino'
 import { buildWren, type Wren } from '../../services/app'
 import { loadConfig } from '../../services/shared/config'
 import { generateKey, PERSONAL_KEY_PREFIX, PROJECT_KEY_PREFIX } from '../../services/projects/store'
+import { startClickHouseFixture } from './clickhouse-http'
 
 export interface TestWren {
   url: string
@@ -19,11 +20,17 @@ export interface TestWren {
   close(): Promise<void>
 }
 
+/**
+ * Starts Wren in this process on chDB, or with WREN_TEST_CLICKHOUSE_HTTP=1 on its own ClickHouse HTTP test
+ * fixture (./clickhouse-http.ts), so that any test file can be run through the CLICKHOUSE_URL client path.
+ */
 export async function startWren(env: Record<string, string> = {}): Promise<TestWren> {
   const dataDir = await mkdtemp(path.join(tmpdir(), 'wren-test-'))
   const projectKey = generateKey(PROJECT_KEY_PREFIX)
   const personalKey = generateKey(PERSONAL_KEY_PREFIX)
-  const config = loadConfig({ WREN_DATA_DIR: dataDir, WREN_PROJECT_API_KEY: projectKey, WREN_PERSONAL_API_KEY: personalKey, WREN_INGEST_WAIT_MS: '20', ...env })
+  const fixture = process.env.WREN_TEST_CLICKHOUSE_HTTP === '1' && !env.CLICKHOUSE_URL ? await startClickHouseFixture() : null
+  const overHttp: Record<string, string> = fixture ? { CLICKHOUSE_URL: fixture.url, CLICKHOUSE_USER: fixture.user, CLICKHOUSE_PASSWORD: fixture.password } : {}
+  const config = loadConfig({ WREN_DATA_DIR: dataDir, WREN_PROJECT_API_KEY: projectKey, WREN_PERSONAL_API_KEY: personalKey, WREN_INGEST_WAIT_MS: '20', ...overHttp, ...env })
   const wren = await buildWren(config, pino({ level: process.env.WREN_TEST_LOG ?? 'silent' }))
   await wren.app.listen({ port: 0, host: '127.0.0.1' })
   const address = wren.app.server.address()
@@ -37,6 +44,7 @@ export async function startWren(env: Record<string, string> = {}): Promise<TestW
     wren,
     async close() {
       await wren.close()
+      await fixture?.stop()
       await rm(dataDir, { recursive: true, force: true })
     },
   }

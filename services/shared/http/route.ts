@@ -10,9 +10,9 @@ import type { FastifyInstance, FastifyReply, FastifyRequest, HTTPMethods, RawSer
 import type { IncomingMessage } from 'node:http'
 import type { TypeBoxTypeProvider } from '@fastify/type-provider-typebox'
 import { Type, type TObject, type TSchema } from 'typebox'
-import { authorize, hasScope, personalKeyFrom, SCOPE_OBJECTS, type Caller } from '../auth'
+import { authorize, hasScope, personalKeyFrom, SCOPE_OBJECTS, type Caller } from './auth'
 import { wrenError } from '../errors'
-import type { PersonalApiKey, ProjectStore } from '../../projects/store'
+import type { PersonalApiKey, Tenants } from '../tenancy'
 import { ErrorBody } from './schemas'
 
 export type Scope = `${(typeof SCOPE_OBJECTS)[number]}:${'read' | 'write'}` | '*'
@@ -57,7 +57,7 @@ const ProjectId = Type.Integer({ minimum: 1, description: 'The project (environm
  * The declaring function for one route group: `tag` groups its routes in the document. Call it inside
  * the group's plugin; `projects` checks the keys (null for a group of public routes only).
  */
-export function routesOf(app: FastifyInstance, deps: { projects: ProjectStore | null; tag: string }) {
+export function routesOf(app: FastifyInstance, deps: { projects: Tenants | null; tag: string }) {
   const { projects, tag } = deps
   return function route<S extends RouteSchema, A extends Access>(decl: RouteDeclaration<S, A>): void {
     const callers = new WeakMap<FastifyRequest, Caller | PersonalApiKey>()

@@ -46,6 +46,12 @@ export interface SubscribeOptions {
    */
   handler: (batch: LogBatch) => Promise<void>
   onError?: (err: unknown, batch: LogBatch) => void
+  /**
+   * Where a group with no committed offset starts: 'start' (the default: everything the topic still
+   * holds) or 'end' (only what is appended from now on: a process's own reader of change feeds, which
+   * loads the state before that from storage).
+   */
+  from?: 'start' | 'end'
 }
 
 export interface Subscription {
@@ -81,4 +87,8 @@ export const TOPICS = {
   deadLetters: 'wren_dead_letters',
   /** Cluster mode: results of applied person commands, for api processes that wait on them. */
   commandResults: 'wren_command_results',
+  /** Cluster mode: person changes the processor stored, for decide processes' snapshots (ingestion/person-feed.ts). */
+  personChanges: 'wren_person_changes',
+  /** Cluster mode: configuration changes and id allocation, all keyed 'config' (config/config-log.ts). */
+  config: 'wren_config',
 } as const

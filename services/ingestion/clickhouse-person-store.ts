@@ -1,0 +1,150 @@
+// The person store on ClickHouse (person-store.ts): the loader's queries, one round per batch and project,
+// never one per event, and the batch writer. Every row carries its origin in the log (_partition and
+// _offset, the range's last offset), which is what a replay bound leaves out; every insert carries a
+// deduplication token named after the range, so writing the same range twice stores it once.
+import type { ClickHouseClient } from '../shared/clickhouse'
+import { insertRows, queryRows } from '../shared/clickhouse'
+import type { BatchRange, LoadedState, Lookups, PersonStore, PingResult, ReplayBound } from './person-store'
+import type { DistinctIdRow, GroupRow, GroupTypeRow, Person, PersonChanges, ProcessedEvent } from './types'
+import { personUuid } from './person-uuid'
+
+export class ClickHousePersonStore implements PersonStore {
+  constructor(private readonly client: ClickHouseClient) {}
+
+  async load(wanted: Lookups, bound: ReplayBound | null): Promise<LoadedState> {
+    const state: LoadedState = { teams: [], distinctIds: [], persons: [], groups: [] }
+    const teams = new Set<number>([...wanted.teamIds, ...wanted.distinctIds.map((d) => d.teamId), ...wanted.personUuids.map((p) => p.teamId), ...wanted.groups.map((g) => g.teamId)])
+    const where = bound ? 'NOT (_partition = {bp:UInt32} AND _offset >= {bo:UInt64})' : '1'
+    const boundParams = bound ? { bp: bound.partition, bo: bound.firstOffset } : {}
+
+    for (const teamId of teams) {
+      const p = { t: teamId, ...boundParams }
+      if (wanted.teamIds.includes(teamId)) {
+        const [max] = await queryRows<{ max_id: number }>(this.client, `SELECT max(id) AS max_id FROM person WHERE team_id = {t:Int64} AND ${where}`, p)
+        const groupTypes = await queryRows<{ group_type: string; group_type_index: number }>(
+          this.client,
+          `SELECT group_type, group_type_index FROM group_type_mapping WHERE team_id = {t:Int64} AND ${where} GROUP BY group_type, group_type_index ORDER BY group_type_index`,
+          p,
+        )
+        state.teams.push({ teamId, nextPersonId: Number(max?.max_id ?? 0) + 1, groupTypes: groupTypes.map((g): GroupTypeRow => ({ teamId, groupType: g.group_type, groupTypeIndex: Number(g.group_type_index) })) })
+      }
+
+      const ids = wanted.distinctIds.filter((d) => d.teamId === teamId).map((d) => d.distinctId)
+      const idRows = ids.length ? await distinctIdRows(this.client, `distinct_id IN {ids:Array(String)}`, { ...p, ids }, where) : []
+      const uuids = new Set<string>(wanted.personUuids.filter((x) => x.teamId === teamId).map((x) => x.personUuid))
+      for (const row of idRows) uuids.add(row.personUuid)
+      const found = new Set(idRows.map((r) => r.distinctId))
+      for (const id of ids) if (!found.has(id)) uuids.add(personUuid(teamId, id))
+
+      const persons = uuids.size ? await personRows(this.client, teamId, [...uuids], p, where) : []
+      const live = persons.filter((x) => !x.isDeleted).map((x) => x.uuid)
+      const allIds = live.length
+        ? await distinctIdRows(
+            this.client,
+            `distinct_id IN (SELECT distinct_id FROM person_distinct_id WHERE team_id = {t:Int64} AND person_uuid IN {uuids:Array(UUID)})`,
+            { ...p, uuids: live },
+            where,
+          )
+        : []
+      const byId = new Map<string, DistinctIdRow>()
+      for (const row of [...idRows, ...allIds]) byId.set(row.distinctId, row)
+      state.distinctIds.push(...byId.values())
+      state.persons.push(...persons)
+
+      const groupsWanted = wanted.groups.filter((g) => g.teamId === teamId)
+      if (groupsWanted.length) {
+        const known = state.teams.find((t) => t.teamId === teamId)?.groupTypes ?? []
+        const pairs = groupsWanted.flatMap((g) => {
+          const index = known.find((k) => k.groupType === g.groupType)?.groupTypeIndex
+          return index === undefined ? [] : [[index, g.groupKey] as [number, string]]
+        })
+        if (pairs.length) state.groups.push(...(await groupRows(this.client, teamId, pairs, p, where)))
+      }
+    }
+    return state
+  }
+
+  async write(range: BatchRange, changes: PersonChanges, events: ProcessedEvent[]): Promise<void> {
+    const origin = { _partition: range.partition, _offset: range.lastOffset }
+    const token = (table: string) => `${table}:${range.topic}:${range.partition}:${range.firstOffset}-${range.lastOffset}`
+    // Person state first: an event row never points at a person that is not stored yet.
+    await Promise.all([
+      insertRows(this.client, 'person', changes.persons.map((p) => ({ team_id: p.teamId, uuid: p.uuid, id: p.id, properties: JSON.stringify(p.properties), is_identified: p.isIdentified ? 1 : 0, is_deleted: p.isDeleted ? 1 : 0, version: p.version, created_at: p.createdAt, ...origin })), token('person')),
+      insertRows(this.client, 'person_distinct_id', changes.distinctIds.map((d) => ({ team_id: d.teamId, distinct_id: d.distinctId, person_uuid: d.personUuid, is_deleted: d.isDeleted ? 1 : 0, version: d.version, ...origin })), token('person_distinct_id')),
+      insertRows(this.client, 'person_activity', changes.activity.map((a) => ({ team_id: a.teamId, person_uuid: a.personUuid, activity: a.activity, detail: JSON.stringify(a.detail), at: a.at, ...origin })), token('person_activity')),
+      insertRows(this.client, 'groups', changes.groups.map((g) => ({ team_id: g.teamId, group_type_index: g.groupTypeIndex, group_key: g.groupKey, properties: JSON.stringify(g.properties), created_at: g.createdAt, version: g.version, ...origin })), token('groups')),
+      insertRows(this.client, 'group_type_mapping', changes.groupTypes.map((g) => ({ team_id: g.teamId, group_type: g.groupType, group_type_index: g.groupTypeIndex, ...origin })), token('group_type_mapping')),
+    ])
+    await insertRows(this.client, 'events', events.map((e) => eventRow(e, origin)), token('events'))
+  }
+
+  ping(): Promise<PingResult> {
+    return this.client.ping()
+  }
+}
+
+async function distinctIdRows(client: ClickHouseClient, filter: string, params: Record<string, unknown>, where: string): Promise<DistinctIdRow[]> {
+  const rows = await queryRows<{ team_id: number; distinct_id: string; person_uuid: string; is_deleted: number; ver: number }>(
+    client,
+    `SELECT team_id, distinct_id, argMax(person_uuid, version) AS person_uuid, argMax(is_deleted, version) AS is_deleted, max(version) AS ver
+     FROM person_distinct_id WHERE team_id = {t:Int64} AND ${filter} AND ${where} GROUP BY team_id, distinct_id`,
+    params,
+  )
+  return rows.map((r) => ({ teamId: Number(r.team_id), distinctId: r.distinct_id, personUuid: r.person_uuid, isDeleted: Number(r.is_deleted) === 1, version: Number(r.ver) }))
+}
+
+async function personRows(client: ClickHouseClient, teamId: number, uuids: string[], params: Record<string, unknown>, where: string): Promise<Person[]> {
+  const rows = await queryRows<{ uuid: string; id: number; properties: string; is_identified: number; is_deleted: number; ver: number; created_at: string }>(
+    client,
+    `SELECT uuid, argMax(id, version) AS id, argMax(properties, version) AS properties, argMax(is_identified, version) AS is_identified,
+            argMax(is_deleted, version) AS is_deleted, max(version) AS ver, argMax(created_at, version) AS created_at
+     FROM person WHERE team_id = {t:Int64} AND uuid IN {uuids:Array(UUID)} AND ${where} GROUP BY uuid`,
+    { ...params, uuids },
+  )
+  return rows.map((r) => ({
+    teamId,
+    uuid: r.uuid,
+    id: Number(r.id),
+    properties: JSON.parse(r.properties) as Record<string, unknown>,
+    isIdentified: Number(r.is_identified) === 1,
+    isDeleted: Number(r.is_deleted) === 1,
+    version: Number(r.ver),
+    createdAt: r.created_at,
+  }))
+}
+
+async function groupRows(client: ClickHouseClient, teamId: number, pairs: Array<[number, string]>, params: Record<string, unknown>, where: string): Promise<GroupRow[]> {
+  const rows = await queryRows<{ group_type_index: number; group_key: string; properties: string; created_at: string; ver: number }>(
+    client,
+    `SELECT group_type_index, group_key, argMax(properties, version) AS properties, argMax(created_at, version) AS created_at, max(version) AS ver
+     FROM groups WHERE team_id = {t:Int64} AND (group_type_index, group_key) IN arrayZip({indices:Array(UInt8)}, {keys:Array(String)}) AND ${where}
+     GROUP BY group_type_index, group_key`,
+    // Two arrays of plain values: a JS array of [index, key] pairs is not a Tuple parameter to ClickHouse.
+    { ...params, indices: pairs.map(([index]) => index), keys: pairs.map(([, key]) => key) },
+  )
+  return rows.map((r) => ({ teamId, groupTypeIndex: Number(r.group_type_index), groupKey: r.group_key, properties: JSON.parse(r.properties) as Record<string, unknown>, createdAt: r.created_at, version: Number(r.ver) }))
+}
+
+function eventRow(e: ProcessedEvent, origin: { _partition: number; _offset: number }): Record<string, unknown> {
+  const [g0, g1, g2, g3, g4] = e.groupProperties.map((g) => JSON.stringify(g))
+  return {
+    uuid: e.uuid,
+    event: e.event,
+    properties: JSON.stringify(e.properties),
+    timestamp: e.timestamp,
+    team_id: e.teamId,
+    distinct_id: e.distinctId,
+    elements_chain: e.elementsChain,
+    created_at: e.createdAt,
+    person_id: e.personId,
+    person_created_at: e.personCreatedAt,
+    person_properties: JSON.stringify(e.personProperties),
+    person_mode: e.personMode,
+    group0_properties: g0,
+    group1_properties: g1,
+    group2_properties: g2,
+    group3_properties: g3,
+    group4_properties: g4,
+    ...origin,
+  }
+}

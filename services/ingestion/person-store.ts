@@ -1,0 +1,80 @@
+// What the ingestion processor needs from storage, and nothing else: the stored person state a batch
+// reads, and one write of a batch's output. ClickHousePersonStore is the real one; FakePersonStore (test
+// support) keeps the same semantics in memory so the processor's loop can be unit-tested.
+//
+// The two promises every store keeps, on which the processor's exactly-once replay rests:
+// - load() with a replay bound leaves out every row written by the range starting at that offset (and by
+//   later ones): a replayed range is rebuilt from the state stored before it.
+// - write() is idempotent per range: writing the same range's output again stores nothing new.
+import type { LogBatch } from '../shared/log/log'
+import type { DistinctIdRow, GroupRow, GroupTypeRow, Person, PersonChanges, ProcessedEvent } from './types'
+
+/** What a batch's items may read (person-rules.ts lookupsFor), less what memory already knows. */
+export interface Lookups {
+  teamIds: number[]
+  distinctIds: Array<{ teamId: number; distinctId: string }>
+  personUuids: Array<{ teamId: number; personUuid: string }>
+  groups: Array<{ teamId: number; groupType: string; groupKey: string }>
+}
+
+/** What storage holds for some lookups: every lookup it does not contain is absent from storage. */
+export interface LoadedState {
+  teams: Array<{ teamId: number; nextPersonId: number; groupTypes: GroupTypeRow[] }>
+  /** Latest row per distinct id, deleted ones included (isDeleted true). */
+  distinctIds: DistinctIdRow[]
+  /** Latest version per uuid, deleted ones included (isDeleted true). */
+  persons: Person[]
+  groups: GroupRow[]
+}
+
+/** Rows written by this partition's range starting at firstOffset, or later, are left out of a load. */
+export interface ReplayBound {
+  partition: number
+  firstOffset: number
+}
+
+/** The log range a write comes from: its rows carry its origin and its deduplication identity. */
+export type BatchRange = Pick<LogBatch, 'topic' | 'partition' | 'firstOffset' | 'lastOffset'>
+
+export type PingResult = { success: true } | { success: false; error: Error }
+
+export interface PersonStore {
+  /** The stored state for `wanted` (one round of reads per batch), leaving out rows at or after `bound`. */
+  load(wanted: Lookups, bound: ReplayBound | null): Promise<LoadedState>
+  /**
+   * Stores a range's person changes, then its events (an event row never points at a person that is
+   * not stored yet). Writing the same range again stores nothing twice. A write that throws may have
+   * stored part of its output.
+   */
+  write(range: BatchRange, changes: PersonChanges, events: ProcessedEvent[]): Promise<void>
+  /** Whether storage answers at all: a store that does not is no message's fault. */
+  ping(): Promise<PingResult>
+}
+
+/** Collects lookups without duplicates, keeping first-seen order. */
+export class LookupSet {
+  private readonly seen = new Set<string>()
+  private readonly out: Lookups = { teamIds: [], distinctIds: [], personUuids: [], groups: [] }
+
+  team(teamId: number): void {
+    if (this.add('t', teamId)) this.out.teamIds.push(teamId)
+  }
+  distinctId(teamId: number, distinctId: string): void {
+    if (this.add('d', teamId, distinctId)) this.out.distinctIds.push({ teamId, distinctId })
+  }
+  personUuid(teamId: number, uuid: string): void {
+    if (this.add('p', teamId, uuid)) this.out.personUuids.push({ teamId, personUuid: uuid })
+  }
+  group(teamId: number, groupType: string, key: string): void {
+    if (this.add('g', teamId, groupType, key)) this.out.groups.push({ teamId, groupType, groupKey: key })
+  }
+  lookups(): Lookups {
+    return this.out
+  }
+  private add(...parts: Array<string | number>): boolean {
+    const key = parts.join('\u0000')
+    if (this.seen.has(key)) return false
+    this.seen.add(key)
+    return true
+  }
+}

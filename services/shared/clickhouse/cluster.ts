@@ -1,0 +1,58 @@
+// The cluster form of Wren's ClickHouse schema, generated from the same schemas/clickhouse/*.sql that
+// embedded mode runs, so there is one set of table definitions:
+//   - every statement runs ON CLUSTER;
+//   - a sharded table `t` becomes `t_local` (Replicated*MergeTree, one ZooKeeper path per shard) plus
+//     `t` = Distributed(cluster, db, t_local, sharding key), so the query code keeps using `t`;
+//   - every other table is Replicated*MergeTree on one path shared by all shards: a full copy on every
+//     node (persons, distinct ids and the small configuration tables are read by key and joined with
+//     events, so every node keeps them local, as PostHog does).
+// Insert deduplication tokens keep working: Replicated tables deduplicate by token within
+// replicated_deduplication_window (set from the embedded non_replicated_deduplication_window), and
+// inserts into Distributed tables are made synchronous (insert_distributed_sync=1), so a replayed batch
+// reaches each shard as the same block with the same token.
+
+/** Tables spread over shards, with the key that picks a row's shard. */
+export const SHARDED_TABLES: Record<string, string> = {
+  // A distinct id's events on one shard: SDK retries of a uuid (same distinct id) fold on that shard.
+  events: 'sipHash64(distinct_id)',
+}
+
+const CREATE_TABLE = /^CREATE TABLE (IF NOT EXISTS )?([A-Za-z_][A-Za-z0-9_]*)\s*\(([\s\S]*)$/i
+const ALTER_TABLE = /^ALTER TABLE ([A-Za-z_][A-Za-z0-9_]*)\s+([\s\S]*)$/i
+const ENGINE = /ENGINE\s*=\s*(ReplacingMergeTree|MergeTree|SummingMergeTree|AggregatingMergeTree|CollapsingMergeTree|VersionedCollapsingMergeTree)(\s*\(([^)]*)\))?/i
+
+/** Rewrites one statement of an embedded-mode migration into the statements for `cluster`. */
+export function clusterStatements(statement: string, cluster: string): string[] {
+  const on = `ON CLUSTER ${quoteIdent(cluster)}`
+  const create = CREATE_TABLE.exec(statement)
+  if (create) {
+    const [, ifNotExists = '', name, rest] = create
+    const sharded = SHARDED_TABLES[name]
+    const local = sharded ? `${name}_local` : name
+    const zkPath = sharded ? `/clickhouse/tables/{shard}/{database}/${local}` : `/clickhouse/tables/all/{database}/${local}`
+    const engine = ENGINE.exec(rest)
+    if (!engine) throw new Error(`no cluster form for the engine of table ${name}: ${statement.slice(0, 200)}`)
+    const args = [`'${zkPath}'`, `'{replica}'`, ...(engine[3]?.trim() ? [engine[3].trim()] : [])]
+    const body = rest.replace(ENGINE, `ENGINE = Replicated${engine[1]}(${args.join(', ')})`).replace(/non_replicated_deduplication_window/g, 'replicated_deduplication_window')
+    const out = [`CREATE TABLE ${ifNotExists}${local} ${on} (${body}`]
+    if (sharded) out.push(`CREATE TABLE ${ifNotExists}${name} ${on} AS ${local} ENGINE = Distributed(${quoteString(cluster)}, currentDatabase(), ${local}, ${sharded})`)
+    return out
+  }
+  const alter = ALTER_TABLE.exec(statement)
+  if (alter) {
+    const [, name, rest] = alter
+    // The Distributed table mirrors the local table's columns, so a column change goes to both.
+    return SHARDED_TABLES[name] ? [`ALTER TABLE ${name}_local ${on} ${rest}`, `ALTER TABLE ${name} ${on} ${rest}`] : [`ALTER TABLE ${name} ${on} ${rest}`]
+  }
+  throw new Error(`no cluster form for this migration statement (add one in clickhouse/cluster.ts): ${statement.slice(0, 200)}`)
+}
+
+function quoteIdent(name: string): string {
+  if (!/^[A-Za-z_][A-Za-z0-9_-]*$/.test(name)) throw new Error(`invalid ClickHouse cluster name ${JSON.stringify(name)}`)
+  return /^[A-Za-z_][A-Za-z0-9_]*$/.test(name) ? name : `\`${name}\``
+}
+
+function quoteString(name: string): string {
+  quoteIdent(name)
+  return `'${name}'`
+}

@@ -1,0 +1,54 @@
+// Inserts on real chDB: rows wider than one insert's budget are written as several inserts, each with
+// its own deduplication token, so writing the same rows again (a replay) stores them once.
+import { afterAll, beforeAll, describe, expect, it } from 'vitest'
+import { mkdtemp, rm } from 'node:fs/promises'
+import { tmpdir } from 'node:os'
+import path from 'node:path'
+import { chunkRows, insertRows, openEmbeddedClickHouse, queryRows, type ClickHouseClient } from './index'
+
+describe('insertRows', () => {
+  let dir: string
+  let client: ClickHouseClient
+  let inserts = 0
+  beforeAll(async () => {
+    dir = await mkdtemp(path.join(tmpdir(), 'wren-insert-'))
+    const real = await openEmbeddedClickHouse(dir)
+    // The real client, with its inserts counted.
+    client = new Proxy(real, {
+      get(target, prop, receiver) {
+        if (prop === 'insert') return (...args: Parameters<ClickHouseClient['insert']>) => (inserts++, target.insert(...args))
+        const value = Reflect.get(target, prop, receiver)
+        return typeof value === 'function' ? value.bind(target) : value
+      },
+    })
+    await client.command({ query: 'CREATE TABLE wide (id UInt32, text String) ENGINE = MergeTree ORDER BY id SETTINGS non_replicated_deduplication_window = 100' })
+  })
+  afterAll(async () => {
+    await client?.close()
+    await rm(dir, { recursive: true, force: true })
+  })
+
+  it('splits rows past the size budget into several inserts, and a replay of the same rows stores them once', async () => {
+    const rows = Array.from({ length: 10 }, (_, id) => ({ id, text: String(id).repeat(300) }))
+    await insertRows(client, 'wide', rows, 'wide:batch-1', 1_000)
+    expect(inserts).toBeGreaterThanOrEqual(4)
+    await insertRows(client, 'wide', rows, 'wide:batch-1', 1_000)
+    const [stored] = await queryRows<{ rows: number; ids: number }>(client, 'SELECT count() AS rows, uniqExact(id) AS ids FROM wide')
+    expect({ rows: Number(stored.rows), ids: Number(stored.ids) }).toEqual({ rows: 10, ids: 10 })
+  })
+
+  it('an insert without a token after one with a token is stored (chDB keeps settings between calls)', async () => {
+    await insertRows(client, 'wide', [{ id: 100, text: 'tokened' }], 'wide:batch-2')
+    await insertRows(client, 'wide', [{ id: 101, text: 'plain' }])
+    const [stored] = await queryRows<{ rows: number }>(client, 'SELECT count() AS rows FROM wide WHERE id >= 100')
+    expect(Number(stored.rows)).toBe(2)
+  })
+
+  it('keeps rows in order, each chunk within the budget unless a single row is bigger', () => {
+    const rows = [5, 5, 5, 50, 5].map((n, id) => ({ id, text: 'x'.repeat(n) }))
+    const chunks = chunkRows(rows, 100)
+    expect(chunks.flat()).toEqual(rows)
+    expect(chunks.map((c) => c.map((r) => r.id))).toEqual([[0, 1], [2], [3], [4]])
+    expect(chunkRows(rows, 1_000)).toEqual([rows])
+  })
+})

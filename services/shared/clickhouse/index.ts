@@ -1,0 +1,143 @@
+// The one way Wren reaches ClickHouse: @clickhouse/client, over chDB in embedded mode or over HTTP to a
+// server in cluster mode. Tables are created and migrated at start from schemas/clickhouse/*.sql.
+import { readdir, readFile, mkdir } from 'node:fs/promises'
+import path from 'node:path'
+import { ClickHouseLogLevel, createClient, type ClickHouseClient } from '@clickhouse/client'
+import { createChdbConnection } from 'chdb/connection'
+import { clusterStatements } from './cluster'
+
+export type { ClickHouseClient }
+
+export async function openEmbeddedClickHouse(dataDir: string): Promise<ClickHouseClient> {
+  const dir = path.join(dataDir, 'clickhouse')
+  await mkdir(dir, { recursive: true })
+  return createClient({ connection: createChdbConnection({ path: dir }) } as Parameters<typeof createClient>[0])
+}
+
+export interface ClickHouseServer {
+  url: string
+  username: string
+  password: string
+  database: string
+  cluster: string | null
+}
+
+/** Cluster mode: the same client over HTTP to a ClickHouse server (or a cluster's load balancer). */
+export async function openServerClickHouse(server: ClickHouseServer): Promise<ClickHouseClient> {
+  const { url, username, password, database, cluster } = server
+  if (!/^[A-Za-z_][A-Za-z0-9_]*$/.test(database)) throw new Error(`CLICKHOUSE_DATABASE must be a plain identifier, got ${database}`)
+  const admin = createClient({ url, username, password })
+  try {
+    await admin.command({ query: `CREATE DATABASE IF NOT EXISTS ${database}${cluster ? ` ON CLUSTER ${cluster}` : ''}` })
+  } finally {
+    await admin.close()
+  }
+  // Synchronous inserts into Distributed tables: a batch is on its shards before its offset commits,
+  // and a replay reaches each shard as the same block, which the deduplication token then drops.
+  // The client's own logger would print every ClickHouse error (a user's bad regex, say) to stderr outside
+  // pino; Wren handles and logs those errors itself.
+  return createClient({ url, username, password, database, clickhouse_settings: cluster ? { insert_distributed_sync: 1 } : {}, log: { level: ClickHouseLogLevel.OFF } })
+}
+
+const migrationsDir = new URL('../../../schemas/clickhouse/', import.meta.url)
+
+/** Applies every migration not yet recorded in `schema_migrations`, in file-name order. */
+export async function migrate(client: ClickHouseClient, options: { cluster?: string | null } = {}): Promise<string[]> {
+  // On a cluster every statement gets its ON CLUSTER / Replicated / Distributed form (cluster.ts).
+  const forms = (statement: string) => (options.cluster ? clusterStatements(statement, options.cluster) : [statement])
+  for (const query of forms(`CREATE TABLE IF NOT EXISTS schema_migrations (name String, applied_at DateTime64(3, 'UTC') DEFAULT now64(3)) ENGINE = ReplacingMergeTree ORDER BY name`)) {
+    await client.command({ query })
+  }
+  const applied = new Set((await queryRows<{ name: string }>(client, 'SELECT name FROM schema_migrations')).map((r) => r.name))
+  const files = (await readdir(migrationsDir)).filter((f) => f.endsWith('.sql')).sort()
+  const ran: string[] = []
+  for (const file of files) {
+    if (applied.has(file)) continue
+    const sql = await readFile(new URL(file, migrationsDir), 'utf8')
+    for (const statement of splitStatements(sql)) for (const query of forms(statement)) await client.command({ query })
+    await client.insert({ table: 'schema_migrations', values: [{ name: file }], format: 'JSONEachRow' })
+    ran.push(file)
+  }
+  return ran
+}
+
+export function splitStatements(sql: string): string[] {
+  return sql
+    .split(/;\s*(?:\n|$)/)
+    .map((s) => s.replace(/^\s*--.*$/gm, '').trim())
+    .filter((s) => s.length > 0)
+}
+
+// ISO date-times and plain JSON numbers, so rows read back as the values they were written as.
+const READ_SETTINGS = { date_time_output_format: 'iso', output_format_json_quote_64bit_integers: 0 } as const
+
+export async function queryRows<T>(client: ClickHouseClient, query: string, params: Record<string, unknown> = {}): Promise<T[]> {
+  const result = await client.query({ query, query_params: params, format: 'JSONEachRow', clickhouse_settings: READ_SETTINGS })
+  return result.json<T>()
+}
+
+/**
+ * Most characters of row values one insert carries (estimated: see rowChars). The client and chDB build
+ * an insert's body as one string, and V8 refuses strings past ~512 Mi characters: a batch of wide rows
+ * (person properties are copied onto every event) is written as several inserts below that.
+ */
+export const MAX_INSERT_CHARS = 32 << 20
+
+/**
+ * Inserts rows in chunks of at most `maxChars` estimated characters. Each chunk has its own
+ * deduplication token (the token, then `:1`, `:2`, … when there is more than one chunk): the same rows
+ * always make the same chunks, so a replay of the same rows stores them once.
+ */
+export async function insertRows(client: ClickHouseClient, table: string, rows: object[], dedupToken?: string, maxChars = MAX_INSERT_CHARS): Promise<void> {
+  if (rows.length === 0) return
+  const chunks = chunkRows(rows, maxChars)
+  for (const [i, values] of chunks.entries()) {
+    const token = dedupToken && i > 0 ? `${dedupToken}:${i}` : dedupToken
+    // JSONEachRow, measured: JSONCompactEachRow parses wide event rows ~25% faster in chDB, but its insert
+    // path held the event loop long enough to double capture's p99 while ingestion ran (bench/, 2026-11).
+    await client.insert({
+      table,
+      values,
+      format: 'JSONEachRow',
+      clickhouse_settings: {
+        date_time_input_format: 'best_effort',
+        // Always set, '' when there is none: chDB applies a call's settings to its one session, where they
+        // stay, so a token left by an earlier insert would make this one look like its duplicate.
+        insert_deduplication_token: token ?? '',
+      },
+    })
+  }
+}
+
+/** Consecutive runs of rows of at most `maxChars` estimated characters each (a bigger row goes alone). */
+export function chunkRows<T extends object>(rows: T[], maxChars: number): T[][] {
+  const chunks: T[][] = []
+  let current: T[] = []
+  let chars = 0
+  for (const row of rows) {
+    const size = rowChars(row)
+    if (current.length > 0 && chars + size > maxChars) {
+      chunks.push(current)
+      current = []
+      chars = 0
+    }
+    current.push(row)
+    chars += size
+  }
+  if (current.length) chunks.push(current)
+  return chunks
+}
+
+/**
+ * A row's JSON size without serializing it: the lengths of its keys and string values (wide rows carry
+ * their width in strings, already serialized JSON). Escaping can make a string at most six times longer,
+ * so a chunk of MAX_INSERT_CHARS stays far below V8's string limit.
+ */
+function rowChars(row: object): number {
+  let chars = 2
+  for (const [key, value] of Object.entries(row)) {
+    chars += key.length + 4
+    chars += typeof value === 'string' ? value.length : value === null || typeof value !== 'object' ? 24 : JSON.stringify(value).length
+  }
+  return chars
+}

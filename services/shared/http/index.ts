@@ -1,0 +1,113 @@
+// HTTP plumbing shared by every route group: the one error handler, `?format=csv`, absolute URLs.
+import type { FastifyError, FastifyInstance, FastifyReply, FastifyRequest } from 'fastify'
+import { stringify } from 'csv-stringify/sync'
+import { STATUS_CODES } from 'node:http'
+import type { Socket } from 'node:net'
+import { BACKLOG_FULL, WrenError, fromClickHouseError, wrenError } from '../errors'
+import { jsonTooDeep, jsonTooDeepIn } from '../json'
+
+export function installErrorHandler(app: FastifyInstance): void {
+  app.setErrorHandler(renderError)
+  app.setNotFoundHandler((request, reply) => {
+    void reply.status(404).send(new WrenError('not_found', `No route ${request.method} ${request.url.split('?')[0]}.`).toJSON())
+  })
+}
+
+/** The one error renderer: route errors, and Fastify's own before routing (its `frameworkErrors` option, e.g. a malformed URL). */
+export function renderError(error: FastifyError | WrenError, request: FastifyRequest, reply: FastifyReply): void {
+  const wren = error instanceof WrenError ? error : fromFastifyError(error)
+  // Backpressure refusals are an answer (thousands a second in a flood), counted in /_metrics, not logged.
+  if (wren.status >= 500 && wren.code !== BACKLOG_FULL) request.log.error({ err: error }, 'request failed')
+  void reply.status(wren.status).headers(wren.headers).type('application/json').send(wren.toJSON())
+}
+
+/**
+ * Errors Node's HTTP parser raises before there is a request (malformed HTTP, headers too large, a request not
+ * received within the timeout): answered with the same JSON body as every other error, then the socket closes.
+ */
+export function clientErrorHandler(error: NodeJS.ErrnoException, socket: Socket): void {
+  if (error.code === 'ECONNRESET' || socket.destroyed) return
+  const wren =
+    error.code === 'ERR_HTTP_REQUEST_TIMEOUT'
+      ? new WrenError('request_timeout', 'The request was not received in time: send its headers and body without pausing.')
+      : error.code === 'HPE_HEADER_OVERFLOW'
+        ? new WrenError('headers_too_large', 'The request line and headers are larger than this server accepts.')
+        : wrenError('malformed_request', 'The request is not valid HTTP.')
+  if (socket.writable) {
+    const body = JSON.stringify(wren.toJSON())
+    socket.write(`HTTP/1.1 ${wren.status} ${STATUS_CODES[wren.status]}\r\nContent-Type: application/json\r\nContent-Length: ${Buffer.byteLength(body)}\r\nConnection: close\r\n\r\n${body}`)
+  }
+  socket.destroy(error)
+}
+
+/** Fastify's JSON body parser (prototype-poisoning checks included), after the nesting bound every user JSON gets. */
+export function installJsonBodyParser(app: FastifyInstance): void {
+  const parse = app.getDefaultJsonParser('error', 'error')
+  app.removeContentTypeParser('application/json')
+  app.addContentTypeParser('application/json', { parseAs: 'string' }, (request, body, done) => {
+    parse(request, body as string, (err, value) => (err ? done(err) : jsonTooDeepIn(value) ? done(jsonTooDeep(), undefined) : done(null, value)))
+  })
+}
+
+function fromFastifyError(error: FastifyError): WrenError {
+  const fromClickHouse = fromClickHouseError(error)
+  if (fromClickHouse) return fromClickHouse
+  if (error.code === 'FST_ERR_CTP_BODY_TOO_LARGE') return wrenError('payload_too_large', 'Request body is larger than this endpoint accepts.')
+  if (error.code === 'FST_ERR_CTP_INVALID_JSON_BODY' || error.code === 'FST_ERR_CTP_EMPTY_JSON_BODY') return wrenError('invalid_json', `Request body is not valid JSON: ${error.message}`)
+  if (error.code === 'FST_ERR_CTP_INVALID_MEDIA_TYPE') return wrenError('unsupported_media_type', error.message)
+  if (error.validation) return wrenError('invalid_input', error.message, error.validationContext ?? null)
+  const status = error.statusCode && error.statusCode >= 400 && error.statusCode < 500 ? error.statusCode : 500
+  return status === 500 ? wrenError('server_error') : new WrenError('invalid_request', error.message, null, { status })
+}
+
+export type Format = 'json' | 'csv'
+
+export function formatOf(request: FastifyRequest): Format {
+  const q = request.query as Record<string, unknown> | undefined
+  const format = q?.format ?? 'json'
+  if (format !== 'json' && format !== 'csv') throw wrenError('invalid_format', `format must be 'json' or 'csv', got '${String(format)}'.`, 'format')
+  const accept = request.headers.accept ?? ''
+  return format === 'csv' || (q?.format === undefined && accept.startsWith('text/csv')) ? 'csv' : 'json'
+}
+
+/** Sends `body` as JSON, or as CSV with one row per entry of `rows` (default: body.results, or body). */
+export function sendFormatted(request: FastifyRequest, reply: FastifyReply, status: number, body: unknown, rows?: unknown[]): FastifyReply {
+  if (formatOf(request) === 'json') return reply.status(status).send(body)
+  const list = rows ?? (isRecord(body) && Array.isArray(body.results) ? body.results : [body])
+  return reply.status(status).type('text/csv; charset=utf-8').send(toCsv(list))
+}
+
+/** Flattens nested objects and arrays into dotted columns: properties.email, distinct_ids.0 */
+export function toCsv(rows: unknown[]): string {
+  const flat = rows.map((row) => flatten(row))
+  const columns: string[] = []
+  const seen = new Set<string>()
+  for (const row of flat) for (const key of Object.keys(row)) if (!seen.has(key)) (seen.add(key), columns.push(key))
+  if (columns.length === 0) return ''
+  return stringify(flat, { header: true, columns })
+}
+
+function flatten(value: unknown, prefix = '', out: Record<string, string> = {}): Record<string, string> {
+  if (Array.isArray(value) || isRecord(value)) {
+    const entries = Array.isArray(value) ? value.map((v, i) => [String(i), v] as const) : Object.entries(value)
+    if (entries.length === 0 && prefix) out[prefix] = Array.isArray(value) ? '[]' : '{}'
+    for (const [k, v] of entries) flatten(v, prefix ? `${prefix}.${k}` : k, out)
+  } else if (prefix) {
+    out[prefix] = value === null || value === undefined ? '' : String(value)
+  } else {
+    out.value = value === null || value === undefined ? '' : String(value)
+  }
+  return out
+}
+
+export function isRecord(value: unknown): value is Record<string, unknown> {
+  return typeof value === 'object' && value !== null && !Array.isArray(value)
+}
+
+/** The absolute URL of this request with some query parameters replaced. */
+export function absoluteUrl(request: FastifyRequest, siteUrl: string | null, params: Record<string, string | number>): string {
+  const base = siteUrl ?? `${request.protocol}://${request.host}`
+  const url = new URL(request.url, base.endsWith('/') ? base : base + '/')
+  for (const [k, v] of Object.entries(params)) url.searchParams.set(k, String(v))
+  return url.toString()
+}

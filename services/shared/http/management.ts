@@ -1,0 +1,69 @@
+// What every management route (the routes that take a personal API key) gets, attached when the route
+// is registered so that public routes (capture, decide, flags, remote config) pay nothing:
+//   - a limit on failed authentications per client address (@fastify/rate-limit's store): after `max`
+//     failures in a window, that address gets 429 with Retry-After on every management route, whatever
+//     key it sends, until the window ends; requests with a valid key never count;
+//   - the field size limits (limits.ts);
+//   - the list of these routes (the authorization test enumerates it, so a new route is covered the day
+//     it is added).
+import type { FastifyInstance, FastifyReply, FastifyRequest, RouteOptions } from 'fastify'
+import rateLimit from '@fastify/rate-limit'
+import proxyAddr from '@fastify/proxy-addr'
+import type { AuthFailureLimit } from '../config'
+import type { Tenants } from '../tenancy'
+import { bearerToken } from './auth'
+import { wrenError } from '../errors'
+import { checkFieldSizes } from './limits'
+
+export interface ManagementRoute {
+  method: string
+  url: string
+}
+
+/** The management API: /api/… (but the API's own public description) and the flag definitions server SDKs fetch with a personal API key. */
+export function isManagementUrl(url: string): boolean {
+  if (url.startsWith('/api/schema/')) return false
+  return url.startsWith('/api/') || url === '/flags/definitions' || url === '/flags/definitions/'
+}
+
+/**
+ * The address a failure counts against: the peer, or, when the peer is a trusted proxy, the client its
+ * X-Forwarded-For names (any client can write that header, so it is believed only from those proxies).
+ */
+export function clientAddressOf(trustedProxies: readonly string[]): (request: Pick<FastifyRequest, 'raw'>) => string {
+  if (trustedProxies.length === 0) return (request) => request.raw.socket.remoteAddress ?? 'unknown'
+  const trust = proxyAddr.compile([...trustedProxies])
+  return (request) => proxyAddr(request.raw, trust)
+}
+
+/** Call before any route is registered. Returns the management routes, filled in as they are registered. */
+export async function guardManagementRoutes(app: FastifyInstance, deps: { projects: Tenants; authFailures: AuthFailureLimit }): Promise<ManagementRoute[]> {
+  const { projects, authFailures } = deps
+  const routes: ManagementRoute[] = []
+  let limitFailures: ((request: FastifyRequest, reply: FastifyReply) => Promise<void>) | null = null
+  if (authFailures.max > 0) {
+    await app.register(rateLimit, { global: false })
+    const failures = app.createRateLimit({
+      max: authFailures.max,
+      timeWindow: authFailures.windowMs,
+      keyGenerator: clientAddressOf(authFailures.trustedProxies),
+    })
+    limitFailures = async (request, reply) => {
+      const token = bearerToken(request)
+      const failed = token === null || projects.keyByValue(token) === undefined
+      const state = await failures(request, { increment: failed })
+      if (!state.isAllowed && state.isExceeded) {
+        reply.header('retry-after', String(state.ttlInSeconds))
+        throw wrenError('throttled', `Too many failed authentications from this address. Retry in ${state.ttlInSeconds} seconds.`)
+      }
+    }
+  }
+
+  app.addHook('onRoute', (route: RouteOptions) => {
+    if (!isManagementUrl(route.url ?? '')) return
+    for (const method of [route.method].flat()) if (method !== 'HEAD') routes.push({ method, url: route.url! })
+    if (limitFailures) route.onRequest = [...[route.onRequest ?? []].flat(), limitFailures]
+    route.preValidation = [...[route.preValidation ?? []].flat(), async (request) => checkFieldSizes(request.body)]
+  })
+  return routes
+}

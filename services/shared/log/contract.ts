@@ -1,0 +1,105 @@
+// The log's message contract: what capture and the persons API put on the ingest topic and ingestion
+// reads (IngestEvent, PersonCommand), and their Avro encoding. Every message starts with a magic byte
+// and its schema version, so a processor can read messages written before an upgrade: old versions are
+// resolved to the current one.
+import { readFileSync } from 'node:fs'
+import avro from 'avsc'
+
+export type Properties = Record<string, unknown>
+
+/** An event as capture accepted it: validated, stamped, timestamp already skew-corrected. */
+export interface IngestEvent {
+  teamId: number
+  uuid: string
+  event: string
+  distinctId: string
+  /** Top-level $set/$set_once already merged into properties.$set/$set_once (top-level keys win). */
+  properties: Properties
+  /** ISO 8601 UTC, microsecond precision allowed. */
+  timestamp: string
+  /** When capture received it, ISO 8601 UTC. */
+  now: string
+  elementsChain: string
+}
+
+/** A change asked for through the persons API; applied by the processor, the single writer. */
+export type PersonCommand =
+  | { action: 'update_properties'; commandId: string; teamId: number; personUuid: string; set: Properties; at: string }
+  | { action: 'delete_property'; commandId: string; teamId: number; personUuid: string; key: string; at: string }
+  | { action: 'split'; commandId: string; teamId: number; personUuid: string; mainDistinctId?: string; at: string }
+  | { action: 'delete'; commandId: string; teamId: number; personUuid: string; at: string }
+
+const MAGIC = 0x57 // 'W'
+const schemaDir = new URL('../../../schemas/avro/', import.meta.url)
+
+function loadSchema(file: string): avro.Type {
+  return avro.Type.forSchema(JSON.parse(readFileSync(new URL(file, schemaDir), 'utf8')) as avro.Schema, { wrapUnions: true })
+}
+
+const ingestVersions: Record<number, avro.Type> = { 1: loadSchema('ingest-message.v1.avsc') }
+const INGEST_VERSION = 1
+const ingestCurrent = ingestVersions[INGEST_VERSION]
+const ingestResolvers = new Map<number, ReturnType<avro.Type["createResolver"]>>(
+  Object.entries(ingestVersions)
+    .filter(([v]) => Number(v) !== INGEST_VERSION)
+    .map(([v, type]) => [Number(v), ingestCurrent.createResolver(type)]),
+)
+
+export type IngestItem = { kind: 'event'; event: IngestEvent } | { kind: 'command'; command: PersonCommand }
+
+interface WireEvent {
+  uuid: string
+  event: string
+  distinct_id: string
+  properties: string
+  timestamp: string
+  now: string
+  elements_chain: string
+}
+interface WireCommand {
+  command_id: string
+  action: PersonCommand['action']
+  person_uuid: string
+  args: string
+  at: string
+}
+interface WireIngest {
+  team_id: number
+  body: { 'wren.CapturedEvent': WireEvent } | { 'wren.PersonCommand': WireCommand }
+}
+
+export function encodeIngest(item: IngestItem): Buffer {
+  const wire: WireIngest = item.kind === 'event' ? { team_id: item.event.teamId, body: { 'wren.CapturedEvent': eventToWire(item.event) } } : { team_id: item.command.teamId, body: { 'wren.PersonCommand': commandToWire(item.command) } }
+  return Buffer.concat([Buffer.from([MAGIC, INGEST_VERSION]), ingestCurrent.toBuffer(wire)])
+}
+
+/** Throws on a message that is not a Wren ingest message (the caller sends it to the dead-letter path). */
+export function decodeIngest(buf: Buffer): IngestItem {
+  if (buf.length < 2 || buf[0] !== MAGIC) throw new Error('not a Wren message (bad magic byte)')
+  const version = buf[1]
+  const writer = ingestVersions[version]
+  if (!writer) throw new Error(`unknown ingest message schema version ${version}`)
+  const payload = buf.subarray(2)
+  const resolver = ingestResolvers.get(version)
+  const wire = (resolver ? ingestCurrent.fromBuffer(payload, resolver) : ingestCurrent.fromBuffer(payload)) as WireIngest
+  const teamId = Number(wire.team_id)
+  if ('wren.CapturedEvent' in wire.body) {
+    const e = wire.body['wren.CapturedEvent']
+    return {
+      kind: 'event',
+      event: { teamId, uuid: e.uuid, event: e.event, distinctId: e.distinct_id, properties: JSON.parse(e.properties) as Record<string, unknown>, timestamp: e.timestamp, now: e.now, elementsChain: e.elements_chain },
+    }
+  }
+  const c = wire.body['wren.PersonCommand']
+  const args = JSON.parse(c.args) as Record<string, unknown>
+  return { kind: 'command', command: { ...args, action: c.action, commandId: c.command_id, teamId, personUuid: c.person_uuid, at: c.at } as PersonCommand }
+}
+
+function eventToWire(e: IngestEvent): WireEvent {
+  return { uuid: e.uuid, event: e.event, distinct_id: e.distinctId, properties: JSON.stringify(e.properties), timestamp: e.timestamp, now: e.now, elements_chain: e.elementsChain }
+}
+
+function commandToWire(c: PersonCommand): WireCommand {
+  const { action, commandId, teamId: _teamId, personUuid, at, ...args } = c
+  return { command_id: commandId, action, person_uuid: personUuid, args: JSON.stringify(args), at }
+}

@@ -1,0 +1,270 @@
+// Parsed property filters and nested AND/OR property groups (parse.ts), compiled to parameterized
+// ClickHouse SQL: event, person, group, element, cohort and event-metadata filters with every operator
+// that runs in SQL (operators.ts). Values only ever enter the SQL as parameters.
+import { wrenError } from '../errors'
+import type { SqlParams } from '../query/params'
+import { EventPersonId, type PersonIdColumn } from '../query/persons-sql'
+import { isGroup, type PropertyFilter, type PropertyGroup, type PropertyNode } from './parse'
+
+/** Event properties stored as columns too (012_materialized_properties.sql); '' there means unset. */
+export const MATERIALIZED_EVENT_PROPERTIES: ReadonlySet<string> = new Set(['$browser', '$os', '$device_type', '$current_url', '$host'])
+
+/** Where each kind of property lives, so one compiler serves events and the persons table. */
+export interface PropertyColumns {
+  event: string | null
+  person: string
+  personId: PersonIdColumn
+  groups: boolean
+  elements: string | null
+  /** Event properties that `event` also has as `mat_<key>` columns (only the events table does). */
+  materialized: ReadonlySet<string>
+}
+/** The events table, reading each row's person as `personId` says (the query builder's choice). */
+export function eventColumns(personId: PersonIdColumn): PropertyColumns {
+  return { event: 'properties', person: 'person_properties', personId, groups: true, elements: 'elements_chain', materialized: MATERIALIZED_EVENT_PROPERTIES }
+}
+export const PERSON_COLUMNS: PropertyColumns = { event: null, person: 'properties', personId: { sql: 'uuid' }, groups: false, elements: null, materialized: new Set() }
+
+export interface FilterContext {
+  params: SqlParams
+  columns: PropertyColumns
+  /** SQL selecting the current member person uuids of a cohort (throws 400 for an unknown one). */
+  cohortMembers(id: number): string
+  /** A restricted HogQL boolean expression (throws 400 when not allowed). */
+  hogql?(expr: string): string
+  /** Parses a date-filter value to a UTC instant param string. */
+  dateParam(value: string): string
+  /** A session property as a Nullable(String) expression (joins the session table into the query). */
+  session?(key: string): string
+}
+
+/**
+ * A flat list of filters (AND) on the persons or events list: every filter read as a property of that
+ * table (persons: the person's properties; events: the event's), with no cohorts or sessions to join.
+ */
+export function listFilterSql(filters: PropertyFilter[], table: 'person' | 'event', params: SqlParams): string {
+  const group: PropertyGroup = { type: 'AND', values: filters.map((f) => ({ key: f.key, value: f.value, operator: f.operator, type: table })) }
+  return compileGroup(group, {
+    params,
+    // The lists have no cohort or person-id filters, so the events list reads no person id.
+    columns: table === 'person' ? PERSON_COLUMNS : eventColumns(new EventPersonId(false)),
+    cohortMembers: () => {
+      throw wrenError('invalid_input', 'Cohort filters are not supported on this list.', 'properties')
+    },
+    dateParam: (v) => params.add('String', v),
+  })
+}
+
+export function compileGroup(group: PropertyNode, ctx: FilterContext): string {
+  if (!isGroup(group)) return compileFilter(group, ctx)
+  const parts = group.values.map((v) => compileGroup(v, ctx)).filter((s) => s !== '1')
+  if (parts.length === 0) return '1'
+  if (parts.length === 1) return parts[0]
+  return `(${parts.join(group.type === 'OR' ? ' OR ' : ' AND ')})`
+}
+
+const NONE: ReadonlySet<string> = new Set()
+
+/**
+ * A property of a JSON column as Nullable(String): NULL when missing or null, numbers as text. Keys in
+ * `materialized` are read from their stored `mat_<key>` column instead (events only).
+ */
+export function jsonValue(column: string, key: string, params: SqlParams, materialized: ReadonlySet<string> = NONE): string {
+  if (materialized.has(key)) return `nullIf(\`mat_${key}\`, '')`
+  return `JSONExtract(${column}, ${params.add('String', key)}, 'Nullable(String)')`
+}
+
+export function compileFilter(f: PropertyFilter, ctx: FilterContext): string {
+  const { params, columns } = ctx
+  switch (f.type) {
+    case 'event':
+      if (!columns.event) throw wrenError('invalid_input', `Event property filters are not allowed here ('${f.key}').`, 'properties')
+      if (f.key === '$elements_chain' && columns.elements) return compareValue(columns.elements, f, ctx)
+      return compareValue(jsonValue(columns.event, f.key, params, columns.materialized), f, ctx)
+    case 'person':
+      return compareValue(jsonValue(columns.person, f.key, params), f, ctx)
+    case 'group': {
+      if (!columns.groups) throw wrenError('invalid_input', 'Group property filters are not allowed here.', 'properties')
+      const idx = f.groupTypeIndex ?? 0
+      const expr = compareValue(jsonValue(`group${idx}_properties`, f.key, params), f, ctx)
+      // A negative operator also matches events that belong to no group of that type.
+      return NEGATIVE.has(f.operator) ? `(\`$group_${idx}\` = '' OR ${expr})` : expr
+    }
+    case 'event_metadata': {
+      const column = columns.event ? metadataColumn(f.key, columns.personId) : undefined
+      if (!column) throw wrenError('invalid_input', `Unknown event metadata '${f.key}'. Use one of ${Object.keys(METADATA_COLUMNS).join(', ')}.`, 'properties')
+      return compareValue(column, f, ctx)
+    }
+    case 'cohort': {
+      const ids = (Array.isArray(f.value) ? f.value : [f.value]).map(Number)
+      if (ids.length === 0 || ids.some((id) => !Number.isInteger(id))) throw wrenError('invalid_input', 'A cohort filter needs the cohort id as its value.', 'properties')
+      const inAny = ids.map((id) => `${columns.personId.sql} IN (${ctx.cohortMembers(id)})`).join(' OR ')
+      return f.negation || f.operator === 'not_in' ? `NOT (${inAny})` : `(${inAny})`
+    }
+    case 'element':
+      if (!columns.elements) throw wrenError('invalid_input', 'Element filters are not allowed here.', 'properties')
+      return elementFilter(columns.elements, f, ctx)
+    case 'hogql':
+      if (!ctx.hogql) throw wrenError('invalid_input', 'HogQL filters are not allowed here.', 'properties')
+      return `(${ctx.hogql(f.key)})`
+    case 'session':
+      if (!ctx.session) throw wrenError('invalid_input', 'Session property filters are not allowed here.', 'properties')
+      return compareValue(ctx.session(f.key), f, ctx)
+    default:
+      throw wrenError('invalid_input', `Unknown property type '${f.type}'.`, 'properties')
+  }
+}
+
+const METADATA_COLUMNS: Record<string, string> = {
+  distinct_id: 'distinct_id', event: 'event', person_id: '' /* read as the query reads it: metadataColumn */, timestamp: "formatDateTime(timestamp, '%Y-%m-%d %H:%i:%S', 'UTC')",
+  $group_0: '`$group_0`', $group_1: '`$group_1`', $group_2: '`$group_2`', $group_3: '`$group_3`', $group_4: '`$group_4`', $session_id: '`$session_id`', $window_id: '`$window_id`',
+}
+
+/** An events column by its metadata name; person_id as the query reads it. */
+function metadataColumn(key: string, personId: PersonIdColumn): string | undefined {
+  if (!Object.hasOwn(METADATA_COLUMNS, key)) return undefined
+  return key === 'person_id' ? `toString(${personId.sql})` : METADATA_COLUMNS[key]
+}
+
+const NEGATIVE = new Set(['is_not', 'not_icontains', 'not_regex', 'is_not_set', 'not_in', 'not_between'])
+
+function valuesOf(f: PropertyFilter): string[] {
+  const list = Array.isArray(f.value) ? f.value : [f.value]
+  return list.filter((v) => v !== undefined && v !== null).map((v) => (typeof v === 'string' ? v : typeof v === 'object' ? JSON.stringify(v) : String(v)))
+}
+
+function numberParam(v: string, f: PropertyFilter, params: SqlParams): string {
+  const n = Number(v)
+  if (v.trim() === '' || !Number.isFinite(n)) throw wrenError('invalid_input', `Property filter '${f.key}' with operator ${f.operator} needs a number, got '${v}'.`, 'properties')
+  return params.add('Float64', n)
+}
+
+/** `x` is a Nullable(String) expression: NULL when the property is missing or null. */
+export function compareValue(x: string, f: PropertyFilter, ctx: FilterContext): string {
+  const { params } = ctx
+  const values = valuesOf(f)
+  const num = `toFloat64OrNull(${x})`
+  const any = (fn: (v: string) => string, join: 'OR' | 'AND') => (values.length === 0 ? '1' : values.length === 1 ? fn(values[0]) : `(${values.map(fn).join(` ${join} `)})`)
+  switch (f.operator) {
+    case 'exact':
+    case 'in':
+      if (values.length === 0) return '1'
+      return `ifNull(${x} IN ${params.add('Array(String)', values)}, 0)`
+    case 'is_not':
+    case 'not_in':
+      if (values.length === 0) return '1'
+      return `ifNull(${x} NOT IN ${params.add('Array(String)', values)}, 1)`
+    case 'icontains':
+      return any((v) => `ifNull(positionCaseInsensitiveUTF8(${x}, ${params.add('String', v)}) > 0, 0)`, 'OR')
+    case 'not_icontains':
+      return any((v) => `ifNull(positionCaseInsensitiveUTF8(${x}, ${params.add('String', v)}) = 0, 1)`, 'AND')
+    case 'regex':
+      return any((v) => `ifNull(match(${x}, ${params.add('String', v)}), 0)`, 'OR')
+    case 'not_regex':
+      return any((v) => `ifNull(NOT match(${x}, ${params.add('String', v)}), 1)`, 'AND')
+    case 'gt':
+    case 'gte':
+    case 'min':
+    case 'lt':
+    case 'lte':
+    case 'max': {
+      const op = { gt: '>', gte: '>=', min: '>=', lt: '<', lte: '<=', max: '<=' }[f.operator]
+      return any((v) => `ifNull(${num} ${op} ${numberParam(v, f, params)}, 0)`, 'OR')
+    }
+    case 'between':
+    case 'not_between': {
+      if (values.length !== 2) throw wrenError('invalid_input', `Property filter '${f.key}' with operator ${f.operator} needs [min, max].`, 'properties')
+      const inside = `(${num} >= ${numberParam(values[0], f, params)} AND ${num} <= ${numberParam(values[1], f, params)})`
+      return f.operator === 'between' ? `ifNull(${inside}, 0)` : `ifNull(NOT ${inside}, 1)`
+    }
+    case 'is_set':
+      return `(${x} IS NOT NULL)`
+    case 'is_not_set':
+      return `(${x} IS NULL)`
+    case 'is_date_before':
+    case 'is_date_after':
+    case 'is_date_exact': {
+      if (values.length !== 1) throw wrenError('invalid_input', `Property filter '${f.key}' with operator ${f.operator} needs one date.`, 'properties')
+      const d = `parseDateTime64BestEffortOrNull(${x}, 6, 'UTC')`
+      const v = `toDateTime64(${ctx.dateParam(values[0])}, 6, 'UTC')`
+      const op = f.operator === 'is_date_before' ? '<' : f.operator === 'is_date_after' ? '>' : '='
+      return f.operator === 'is_date_exact' ? `ifNull(toStartOfMinute(${d}) = toStartOfMinute(${v}), 0)` : `ifNull(${d} ${op} ${v}, 0)`
+    }
+    default:
+      throw wrenError('invalid_input', `Unknown operator '${f.operator}'.`, 'properties')
+  }
+}
+
+/** Elements: attributes parsed out of `elements_chain` (`tag.class:attr="v"...;parent...`). */
+function elementFilter(chain: string, f: PropertyFilter, ctx: FilterContext): string {
+  const { params } = ctx
+  const attrValues = (attr: string) => `extractAll(${chain}, ${params.add('String', `(?::|")${attr}="(.*?)"`)})`
+  switch (f.key) {
+    case 'text':
+    case 'href': {
+      const list = attrValues(f.key)
+      const positive = NEGATIVE.has(f.operator) ? { ...f, operator: POSITIVE_OF[f.operator] ?? f.operator } : f
+      const hit = `arrayExists(v -> ${compareValue('toNullable(v)', positive, ctx)}, ${list})`
+      return NEGATIVE.has(f.operator) ? `NOT ${hit}` : hit
+    }
+    case 'tag_name':
+    case 'selector': {
+      if (f.operator !== 'exact' && f.operator !== 'is_not') throw wrenError('invalid_input', `Element ${f.key} filters take only exact or is_not.`, 'properties')
+      const values = valuesOf(f)
+      if (values.length === 0) return '1'
+      const hits = values.map((v) => (f.key === 'tag_name' ? `match(${chain}, ${params.add('String', `(^|;)${escapeRegex(v)}(\\.|$|;|:)`)})` : selectorSql(chain, v, params)))
+      const hit = hits.length === 1 ? hits[0] : `(${hits.join(' OR ')})`
+      return f.operator === 'exact' ? hit : `NOT ${hit}`
+    }
+    default:
+      throw wrenError('invalid_input', `Unknown element property '${f.key}'. Use text, href, tag_name or selector.`, 'properties')
+  }
+}
+
+const POSITIVE_OF: Record<string, string> = { is_not: 'exact', not_icontains: 'icontains', not_regex: 'regex', not_in: 'in' }
+
+export function escapeRegex(s: string): string {
+  return s.replace(/[.*+?^${}()|[\]\\/]/g, '\\$&')
+}
+
+/**
+ * A CSS selector over elements_chain. Supports tag, .class, #id, [attr] / [attr="v"], and the descendant
+ * and child combinators. The chain lists the clicked element first, then its ancestors, split by ';'.
+ */
+export function selectorSql(chain: string, selector: string, params: SqlParams): string {
+  const parts = selector.trim().replace(/\s*>\s*/g, ' > ').split(/\s+/).filter(Boolean)
+  const elements: Array<{ conds: string[]; directChild: boolean }> = []
+  let direct = false
+  for (const part of parts) {
+    if (part === '>') {
+      direct = true
+      continue
+    }
+    const m = /^([a-zA-Z][\w-]*|\*)?((?:[.#][\w-]+|\[[^\]]+\])*)$/.exec(part)
+    if (!m || part === '') throw wrenError('invalid_input', `Selector '${selector}' is not supported: use tags, .classes, #ids, [attr="value"], spaces and >.`, 'properties')
+    const regexes: string[] = []
+    if (m[1] && m[1] !== '*') regexes.push(`^${escapeRegex(m[1])}([.:]|$)`)
+    for (const piece of m[2].match(/[.#][\w-]+|\[[^\]]+\]/g) ?? []) {
+      if (piece.startsWith('.')) regexes.push(`^[^:]*\\.${escapeRegex(piece.slice(1))}([.:]|$)`)
+      else if (piece.startsWith('#')) regexes.push(`attr_id="${escapeRegex(piece.slice(1))}"`)
+      else {
+        const am = /^\[([\w-]+)(?:=["']?([^"'\]]*)["']?)?\]$/.exec(piece)
+        if (!am) throw wrenError('invalid_input', `Selector attribute '${piece}' is not supported.`, 'properties')
+        regexes.push(am[2] !== undefined ? `attr__${escapeRegex(am[1])}="${escapeRegex(am[2])}"` : `attr__${escapeRegex(am[1])}=`)
+      }
+    }
+    elements.push({ conds: regexes, directChild: direct })
+    direct = false
+  }
+  if (elements.length === 0) throw wrenError('invalid_input', 'Empty selector.', 'properties')
+  // Innermost (last in the selector) is matched first, then each ancestor further along the chain.
+  const reversed = [...elements].reverse()
+  const build = (k: number, prev: string | null): string => {
+    const el = reversed[k]
+    const cond = el.conds.length ? el.conds.map((re) => `match(e${k}, ${params.add('String', re)})`).join(' AND ') : '1'
+    const position = prev === null ? '' : reversed[k - 1].directChild ? ` AND i${k} = ${prev} + 1` : ` AND i${k} > ${prev}`
+    const rest = k + 1 < reversed.length ? ` AND ${build(k + 1, `i${k}`)}` : ''
+    return `arrayExists((e${k}, i${k}) -> ${cond}${position}${rest}, splitByChar(';', ${chain}), arrayEnumerate(splitByChar(';', ${chain})))`
+  }
+  return build(0, null)
+}

@@ -1,0 +1,276 @@
+// A restricted HogQL expression (for hogql breakdowns, filters and math): parsed here and re-emitted as
+// ClickHouse SQL over the current event row only. Identifiers are a fixed list of event columns plus
+// `properties.<key>` / `person.properties.<key>`; functions come from an allowlist; literals become
+// parameters. There is no way to name a table, a subquery or another project's rows.
+import { wrenError } from '../errors'
+import type { SqlParams } from './params'
+import type { PersonIdColumn } from './persons-sql'
+
+type Kind = 'string' | 'number' | 'bool' | 'any'
+interface Compiled {
+  sql: string
+  kind: Kind
+  /** A raw property value (Nullable(String)) that may need a numeric conversion. */
+  property?: boolean
+}
+
+const COLUMNS: Record<string, Compiled> = {
+  event: { sql: 'event', kind: 'string' },
+  distinct_id: { sql: 'distinct_id', kind: 'string' },
+  timestamp: { sql: 'timestamp', kind: 'any' },
+  elements_chain: { sql: 'elements_chain', kind: 'string' },
+  $session_id: { sql: '`$session_id`', kind: 'string' },
+  $window_id: { sql: '`$window_id`', kind: 'string' },
+  $group_0: { sql: '`$group_0`', kind: 'string' },
+  $group_1: { sql: '`$group_1`', kind: 'string' },
+  $group_2: { sql: '`$group_2`', kind: 'string' },
+  $group_3: { sql: '`$group_3`', kind: 'string' },
+  $group_4: { sql: '`$group_4`', kind: 'string' },
+}
+
+/** name → [min args, max args, result kind, numeric args?] */
+type FunctionSpec = [number, number, Kind, boolean]
+const FUNCTIONS = new Map<string, FunctionSpec>([
+  ['lower', [1, 1, 'string', false]],
+  ['upper', [1, 1, 'string', false]],
+  ['length', [1, 1, 'number', false]],
+  ['trim', [1, 1, 'string', false]],
+  ['concat', [1, 16, 'string', false]],
+  ['substring', [2, 3, 'string', false]],
+  ['replaceAll', [3, 3, 'string', false]],
+  ['toString', [1, 1, 'string', false]],
+  ['position', [2, 2, 'number', false]],
+  ['positionCaseInsensitive', [2, 2, 'number', false]],
+  ['like', [2, 2, 'bool', false]],
+  ['ilike', [2, 2, 'bool', false]],
+  ['notLike', [2, 2, 'bool', false]],
+  ['notILike', [2, 2, 'bool', false]],
+  ['match', [2, 2, 'bool', false]],
+  ['startsWith', [2, 2, 'bool', false]],
+  ['endsWith', [2, 2, 'bool', false]],
+  ['empty', [1, 1, 'bool', false]],
+  ['notEmpty', [1, 1, 'bool', false]],
+  ['domain', [1, 1, 'string', false]],
+  ['path', [1, 1, 'string', false]],
+  ['toInt', [1, 1, 'number', true]],
+  ['toFloat', [1, 1, 'number', true]],
+  ['round', [1, 2, 'number', true]],
+  ['floor', [1, 1, 'number', true]],
+  ['ceil', [1, 1, 'number', true]],
+  ['abs', [1, 1, 'number', true]],
+  ['greatest', [2, 8, 'number', true]],
+  ['least', [2, 8, 'number', true]],
+  ['if', [3, 3, 'any', false]],
+  ['multiIf', [3, 31, 'any', false]],
+  ['coalesce', [1, 8, 'any', false]],
+  ['ifNull', [2, 2, 'any', false]],
+  ['nullIf', [2, 2, 'any', false]],
+  ['isNull', [1, 1, 'bool', false]],
+  ['isNotNull', [1, 1, 'bool', false]],
+  ['toDate', [1, 1, 'any', false]],
+  ['toStartOfDay', [1, 1, 'any', false]],
+  ['toStartOfWeek', [1, 1, 'any', false]],
+  ['toStartOfMonth', [1, 1, 'any', false]],
+  ['toStartOfHour', [1, 1, 'any', false]],
+  ['toHour', [1, 1, 'number', false]],
+  ['toDayOfWeek', [1, 1, 'number', false]],
+  ['toDayOfMonth', [1, 1, 'number', false]],
+  ['toMonth', [1, 1, 'number', false]],
+  ['toYear', [1, 1, 'number', false]],
+  ['count', [0, 1, 'number', false]],
+  ['countIf', [1, 1, 'number', false]],
+  ['sum', [1, 1, 'number', true]],
+  ['avg', [1, 1, 'number', true]],
+  ['min', [1, 1, 'number', true]],
+  ['max', [1, 1, 'number', true]],
+  ['median', [1, 1, 'number', true]],
+  ['uniq', [1, 1, 'number', false]],
+  ['uniqExact', [1, 1, 'number', false]],
+  ['sumIf', [2, 2, 'number', true]],
+  ['avgIf', [2, 2, 'number', true]],
+])
+const RENAMED: Record<string, string> = { toInt: 'toInt64OrNull', toFloat: 'toFloat64OrNull', median: 'median', like: 'like', ilike: 'ilike' }
+const NUMERIC_CAST_FUNCTIONS = new Set(['toInt', 'toFloat'])
+
+type Token = { t: 'num' | 'str' | 'id' | 'op' | 'punct' | 'end'; v: string }
+
+function tokenize(src: string): Token[] {
+  const tokens: Token[] = []
+  const re = /\s*(?:(\d+(?:\.\d+)?)|'((?:[^'\\]|\\.)*)'|([A-Za-z_$][\w$]*)|`([^`]+)`|"([^"]+)"|(==|!=|<>|<=|>=|[-+*/%<>=])|([(),.\[\]]))/y
+  let pos = 0
+  while (pos < src.length) {
+    if (/^\s*$/.test(src.slice(pos))) break
+    re.lastIndex = pos
+    const m = re.exec(src)
+    if (!m) throw wrenError('invalid_hogql', `Cannot read the expression at '${src.slice(pos, pos + 20)}'.`, 'breakdown')
+    pos = re.lastIndex
+    if (m[1] !== undefined) tokens.push({ t: 'num', v: m[1] })
+    else if (m[2] !== undefined) tokens.push({ t: 'str', v: m[2].replace(/\\(.)/g, '$1') })
+    else if (m[3] !== undefined) tokens.push({ t: 'id', v: m[3] })
+    else if (m[4] !== undefined || m[5] !== undefined) tokens.push({ t: 'id', v: (m[4] ?? m[5])! })
+    else if (m[6] !== undefined) tokens.push({ t: 'op', v: m[6] })
+    else tokens.push({ t: 'punct', v: m[7] })
+  }
+  tokens.push({ t: 'end', v: '' })
+  return tokens
+}
+
+/** `personId`: how the query reads an events row's person (its builder's choice, see persons-sql.ts). */
+export function compileHogql(src: string, params: SqlParams, personId: PersonIdColumn): string {
+  const text = src.replace(/\s+AS\s+[`"]?[\w$]+[`"]?\s*$/i, '')
+  if (text.length > 2000) throw wrenError('invalid_hogql', 'The expression is too long.', 'breakdown')
+  const tokens = tokenize(text)
+  let i = 0
+  const peek = () => tokens[i]
+  const fail = (why: string) => wrenError('invalid_hogql', `HogQL expression '${src}' is not allowed: ${why}.`, 'breakdown')
+  const expect = (v: string) => {
+    if (tokens[i].v !== v) throw fail(`expected '${v}'`)
+    i++
+  }
+  const isKw = (kw: string) => peek().t === 'id' && peek().v.toUpperCase() === kw
+  const num = (c: Compiled) => (c.property || c.kind === 'string' ? `toFloat64OrNull(${c.sql})` : c.sql)
+
+  const orExpr = (): Compiled => {
+    let left = andExpr()
+    while (isKw('OR')) {
+      i++
+      left = { sql: `(${left.sql} OR ${andExpr().sql})`, kind: 'bool' }
+    }
+    return left
+  }
+  const andExpr = (): Compiled => {
+    let left = notExpr()
+    while (isKw('AND')) {
+      i++
+      left = { sql: `(${left.sql} AND ${notExpr().sql})`, kind: 'bool' }
+    }
+    return left
+  }
+  const notExpr = (): Compiled => {
+    if (isKw('NOT')) {
+      i++
+      return { sql: `(NOT ${notExpr().sql})`, kind: 'bool' }
+    }
+    return comparison()
+  }
+  const comparison = (): Compiled => {
+    const left = additive()
+    const t = peek()
+    if (t.t === 'op' && ['=', '==', '!=', '<>', '<', '<=', '>', '>='].includes(t.v)) {
+      i++
+      const right = additive()
+      const op = t.v === '==' ? '=' : t.v === '<>' ? '!=' : t.v
+      const numeric = left.kind === 'number' || right.kind === 'number'
+      const l = numeric ? num(left) : left.sql
+      const r = numeric ? num(right) : right.sql
+      return { sql: `ifNull(${l} ${op} ${r}, 0)`, kind: 'bool' }
+    }
+    if (isKw('LIKE') || isKw('ILIKE') || (isKw('NOT') && ['LIKE', 'ILIKE'].includes(tokens[i + 1]?.v.toUpperCase()))) {
+      const negated = isKw('NOT')
+      if (negated) i++
+      const fn = peek().v.toUpperCase() === 'LIKE' ? 'like' : 'ilike'
+      i++
+      const right = additive()
+      return { sql: `ifNull(${negated ? 'NOT ' : ''}${fn}(${left.sql}, ${right.sql}), ${negated ? 1 : 0})`, kind: 'bool' }
+    }
+    if (isKw('IS')) {
+      i++
+      const negated = isKw('NOT')
+      if (negated) i++
+      if (!isKw('NULL')) throw fail("expected NULL after IS")
+      i++
+      return { sql: `(${left.sql} IS ${negated ? 'NOT ' : ''}NULL)`, kind: 'bool' }
+    }
+    return left
+  }
+  const additive = (): Compiled => {
+    let left = multiplicative()
+    while (peek().t === 'op' && (peek().v === '+' || peek().v === '-')) {
+      const op = tokens[i++].v
+      const right = multiplicative()
+      left = { sql: `(${num(left)} ${op} ${num(right)})`, kind: 'number' }
+    }
+    return left
+  }
+  const multiplicative = (): Compiled => {
+    let left = unary()
+    while (peek().t === 'op' && ['*', '/', '%'].includes(peek().v)) {
+      const op = tokens[i++].v
+      const right = unary()
+      left = { sql: `(${num(left)} ${op} ${num(right)})`, kind: 'number' }
+    }
+    return left
+  }
+  const unary = (): Compiled => {
+    if (peek().t === 'op' && peek().v === '-') {
+      i++
+      return { sql: `(-${num(unary())})`, kind: 'number' }
+    }
+    return primary()
+  }
+  const propertyKey = (): string => {
+    // properties.key, properties.$key, properties['key with spaces']
+    if (peek().v === '.') {
+      i++
+      const t = tokens[i++]
+      if (t.t !== 'id' && t.t !== 'num') throw fail('expected a property name')
+      return t.v
+    }
+    if (peek().v === '[') {
+      i++
+      const t = tokens[i++]
+      if (t.t !== 'str') throw fail('expected a quoted property name')
+      expect(']')
+      return t.v
+    }
+    throw fail('expected .name after properties')
+  }
+  const primary = (): Compiled => {
+    const t = tokens[i++]
+    if (t.t === 'num') return { sql: params.add(t.v.includes('.') ? 'Float64' : 'Int64', Number(t.v)), kind: 'number' }
+    if (t.t === 'str') return { sql: params.add('String', t.v), kind: 'string' }
+    if (t.t === 'punct' && t.v === '(') {
+      const inner = orExpr()
+      expect(')')
+      return inner
+    }
+    if (t.t !== 'id') throw fail(`unexpected '${t.v}'`)
+    const upper = t.v.toUpperCase()
+    if (upper === 'TRUE' || upper === 'FALSE') return { sql: upper === 'TRUE' ? '1' : '0', kind: 'bool' }
+    if (upper === 'NULL') return { sql: 'NULL', kind: 'any' }
+    if (t.v === 'properties') return { sql: `JSONExtract(properties, ${params.add('String', propertyKey())}, 'Nullable(String)')`, kind: 'any', property: true }
+    if (t.v === 'person' && peek().v === '.') {
+      i++
+      const next = tokens[i++]
+      if (next.v !== 'properties') throw fail('only person.properties.<key> is available on person')
+      return { sql: `JSONExtract(person_properties, ${params.add('String', propertyKey())}, 'Nullable(String)')`, kind: 'any', property: true }
+    }
+    if (peek().v === '(') {
+      const spec = FUNCTIONS.get(t.v)
+      if (!spec) throw fail(`function '${t.v}' is not available`)
+      i++
+      const args: Compiled[] = []
+      if (peek().v !== ')') {
+        args.push(orExpr())
+        while (peek().v === ',') {
+          i++
+          args.push(orExpr())
+        }
+      }
+      expect(')')
+      if (args.length < spec[0] || args.length > spec[1]) throw fail(`${t.v} takes ${spec[0] === spec[1] ? spec[0] : `${spec[0]}-${spec[1]}`} arguments`)
+      const name = RENAMED[t.v] ?? t.v
+      const sqlArgs = args.map((a, k) => (spec[3] && !(NUMERIC_CAST_FUNCTIONS.has(t.v)) && !(t.v.endsWith('If') && k === args.length - 1) ? num(a) : a.sql))
+      if (t.v === 'count' && args.length === 1) return { sql: `count(${sqlArgs[0]})`, kind: 'number' }
+      if (NUMERIC_CAST_FUNCTIONS.has(t.v)) return { sql: `${name}(toString(${sqlArgs[0]}))`, kind: 'number' }
+      return { sql: `${name}(${sqlArgs.join(', ')})`, kind: spec[2] }
+    }
+    if (t.v === 'person_id') return { sql: personId.sql, kind: 'any' }
+    if (!Object.hasOwn(COLUMNS, t.v)) throw fail(`'${t.v}' is not a field of events (use properties.<name>, person.properties.<name>, person_id, ${Object.keys(COLUMNS).join(', ')})`)
+    return COLUMNS[t.v]
+  }
+
+  const result = orExpr()
+  if (peek().t !== 'end') throw fail(`unexpected '${peek().v}'`)
+  return result.sql
+}
