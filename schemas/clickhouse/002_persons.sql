@@ -1,5 +1,9 @@
 -- Person state, written only by the ingestion processor. _partition/_offset name the log batch that
--- produced a row, so a replay after a crash can rebuild the state from before that batch.
+-- produced a row, so a replay after a crash can rebuild the state from before that batch. They are part
+-- of the sorting key of every versioned table: a ReplacingMergeTree folds rows of one key into the
+-- latest version at any time, and a replayed batch needs the version from before it, not only the one
+-- the batch itself wrote before the crash. So merges fold only a range's rewrites; readers take
+-- argMax(..., version) over the versions kept.
 CREATE TABLE IF NOT EXISTS person (
     team_id Int64,
     uuid UUID,
@@ -11,7 +15,7 @@ CREATE TABLE IF NOT EXISTS person (
     created_at DateTime64(6, 'UTC'),
     _partition UInt32,
     _offset UInt64
-) ENGINE = ReplacingMergeTree(version) ORDER BY (team_id, uuid)
+) ENGINE = ReplacingMergeTree(version) ORDER BY (team_id, uuid, _partition, _offset)
 SETTINGS non_replicated_deduplication_window = 10000;
 
 CREATE TABLE IF NOT EXISTS person_distinct_id (
@@ -22,7 +26,7 @@ CREATE TABLE IF NOT EXISTS person_distinct_id (
     version Int64,
     _partition UInt32,
     _offset UInt64
-) ENGINE = ReplacingMergeTree(version) ORDER BY (team_id, distinct_id)
+) ENGINE = ReplacingMergeTree(version) ORDER BY (team_id, distinct_id, _partition, _offset)
 SETTINGS non_replicated_deduplication_window = 10000, index_granularity = 512;
 
 CREATE TABLE IF NOT EXISTS person_activity (
@@ -45,7 +49,7 @@ CREATE TABLE IF NOT EXISTS groups (
     version UInt64,
     _partition UInt32,
     _offset UInt64
-) ENGINE = ReplacingMergeTree(version) ORDER BY (team_id, group_type_index, group_key)
+) ENGINE = ReplacingMergeTree(version) ORDER BY (team_id, group_type_index, group_key, _partition, _offset)
 SETTINGS non_replicated_deduplication_window = 10000;
 
 CREATE TABLE IF NOT EXISTS group_type_mapping (

@@ -15,7 +15,7 @@ import { DeadLetterStore } from '../dead-letters/store'
 import { ClickHousePersonStore } from './clickhouse-person-store'
 import { IngestionProcessor, type ProcessorOptions } from './processor'
 import { FakePersonStore } from './fake-person-store'
-import type { LoadedState, Lookups } from './person-store'
+import type { LoadedState, Lookups, PersonStore } from './person-store'
 import { personUuid } from './person-uuid'
 import type { IngestEvent, Person, PersonChanges } from './types'
 
@@ -175,6 +175,61 @@ describe('ingestion processor on ClickHouse', () => {
     const versions = await queryRows<{ dup: number }>(client, 'SELECT count() - uniqExact(uuid, version) AS dup FROM person')
     expect(Number(versions[0].dup)).toBe(0)
   })
+  it('a batch replayed after a crash that stored its persons but not its events stores its events, even once ClickHouse has merged the person rows', async () => {
+    const anon = 'erin-anon'
+    const b0 = batch(400, [
+      encodeIngest({ kind: 'event', event: event(400, anon, { $set: { plan: 'free' } }) }),
+      encodeIngest({ kind: 'event', event: { ...event(401, 'erin'), event: '$identify', properties: { $anon_distinct_id: anon, $set: { email: 'e@x' } } } }),
+    ])
+    const b1 = batch(402, [encodeIngest({ kind: 'event', event: event(402, 'erin') }), encodeIngest({ kind: 'event', event: event(403, 'erin') })])
+    // The first process stores b0, then b1's person rows, and dies before b1's events and its commit.
+    const real = new ClickHousePersonStore(client)
+    const dying: PersonStore = {
+      load: (wanted, bound) => real.load(wanted, bound),
+      ping: () => real.ping(),
+      write: async (range, changes, events) => {
+        if (range.firstOffset !== b1.firstOffset) return real.write(range, changes, events)
+        await real.write(range, changes, [])
+        throw new Error('SIGKILL')
+      },
+    }
+    const deadLetters = new DeadLetterStore(client, systemClock)
+    let died: () => void = () => {}
+    const done = new Promise<void>((resolve) => (died = resolve))
+    const first: Log = {
+      ...scriptedLog([]),
+      subscribe(options: SubscribeOptions) {
+        void (async () => {
+          await options.handler(b0)
+          await options.handler(b1).catch(() => died())
+        })()
+        return { stop: async () => {} }
+      },
+    }
+    new IngestionProcessor(first, dying, pino({ level: 'silent' }), new Metrics(), { maxBatchRecords: 100, maxWaitMs: 10, deadLetters }).start()
+    await done
+    // Background merges fold each person's versions (ReplacingMergeTree) while the process is down.
+    for (const table of ['person', 'person_distinct_id']) {
+      await client.command({ query: `SYSTEM START MERGES ${table}` })
+      await client.command({ query: `OPTIMIZE TABLE ${table} FINAL` })
+      await client.command({ query: `SYSTEM STOP MERGES ${table}` })
+    }
+
+    const replay = scriptedLog([{ ...b1, redelivered: true }])
+    processor(replay, pino({ level: 'silent' }), new Metrics(), { maxBatchRecords: 100, maxWaitMs: 10 }).start()
+    await replay.done
+
+    const dead = await queryRows<{ offset: number; error: string }>(client, 'SELECT offset, error FROM dead_letters WHERE offset >= 400 AND offset < 500')
+    expect(dead).toEqual([])
+    const events = await queryRows<{ uuid: string; person_id: string }>(
+      client,
+      "SELECT toString(uuid) AS uuid, toString(person_id) AS person_id FROM events WHERE distinct_id IN ('erin', 'erin-anon') ORDER BY uuid",
+    )
+    expect(events).toEqual([400, 401, 402, 403].map((n) => ({ uuid: event(n, anon).uuid, person_id: personUuid(1, anon) })))
+    const [person] = await queryRows<{ props: string }>(client, 'SELECT argMax(properties, version) AS props FROM person WHERE uuid = {u:UUID}', { u: personUuid(1, anon) })
+    expect(JSON.parse(person.props)).toMatchObject({ plan: 'free', email: 'e@x', last: 403 })
+  })
+
   it('loads what the fake store loads from the same writes: same rows, same replay bound, same deduplication', async () => {
     const team = 77
     const uuid = (id: string) => personUuid(team, id)
