@@ -126,7 +126,10 @@ export async function runCapture(opts: CaptureOptions): Promise<void> {
       // Wren as shipped: capture and the ingestion processor in one process.
       const wren = await startWrenServer(projectKey)
       try {
-        const servers = [['wren', wren], ['hello', hello]] as const
+        const servers = [
+          ['wren', wren],
+          ['hello', hello],
+        ] as const
         if (opts.parts.has('single')) {
           // Latency first, while this Wren's processor has no backlog. The disk's own fsync latency now.
           fsyncs.push(await fsyncLatencies(1))
@@ -183,25 +186,41 @@ export async function runCapture(opts: CaptureOptions): Promise<void> {
       `   posthog-node bodies: ${BATCH_SIZE} events of ~${Math.round(bodies.eventBytes)} B, ${kb(avg(bodies.plain))} plain / ${kb(avg(bodies.gzip))} gzip;` +
         ` autocannon, ${BATCH_CONNECTIONS} connections, ${opts.seconds} s per run; median (per-run values)`,
     )
-    console.log(`   reference: hello-world Fastify POST /batch/ (body read as raw bytes, answers {"status":"Ok"}), same bodies and load, same run`)
+    console.log(
+      `   reference: hello-world Fastify POST /batch/ (body read as raw bytes, answers {"status":"Ok"}), same bodies and load, same run`,
+    )
     for (const encoding of ['plain', 'gzip'] as const) {
       const { wren, hello: ref } = r[encoding]
       const wrenRps = wren.map((x) => x.requestsPerSecond)
       const refRps = ref.map((x) => x.requestsPerSecond)
       const events = wrenRps.map((v) => v * BATCH_SIZE)
       console.log(`   ${encoding === 'plain' ? 'plain JSON' : 'gzip'}`)
-      console.log(`     Wren          ${spread(events)} events/s  -> ${verdict(median(events) >= BUDGET_EVENTS_PER_SECOND)}${wren.map(failures).join('')}`)
+      console.log(
+        `     Wren          ${spread(events)} events/s  -> ${verdict(median(events) >= BUDGET_EVENTS_PER_SECOND)}${wren.map(failures).join('')}`,
+      )
       console.log(`     Wren          ${spread(wrenRps)} req/s`)
       console.log(`     hello-world   ${spread(refRps)} req/s${ref.map(failures).join('')}`)
-      console.log(`     Wren/hello    ${spread(wrenRps.map((v, i) => v / refRps[i]), x)}`)
-      console.log(`     CPU           Wren ${cores(wren)} = ${eventsPerCpu(wren)} events per CPU-second; hello-world ${cores(ref)}; autocannon ${median(ref.map((x) => x.loadGeneratorCores)).toFixed(2)} cores while loading hello-world`)
+      console.log(
+        `     Wren/hello    ${spread(
+          wrenRps.map((v, i) => v / refRps[i]),
+          x,
+        )}`,
+      )
+      console.log(
+        `     CPU           Wren ${cores(wren)} = ${eventsPerCpu(wren)} events per CPU-second; hello-world ${cores(ref)}; autocannon ${median(ref.map((x) => x.loadGeneratorCores)).toFixed(2)} cores while loading hello-world`,
+      )
     }
     console.log(`   the processor (same process) had ingested, by the end of each run's /batch/ load: ${backlog.join('; ')}`)
     const alone = r.plain.alone
     const aloneEvents = alone.map((v) => v.requestsPerSecond * BATCH_SIZE)
     console.log(`   capture alone, plain JSON (ingestion held back: ${deferred})`)
     console.log(`     Wren          ${spread(aloneEvents)} events/s${alone.map(failures).join('')}`)
-    console.log(`     Wren/hello    ${spread(alone.map((v, i) => v.requestsPerSecond / r.plain.hello[i].requestsPerSecond), x)}`)
+    console.log(
+      `     Wren/hello    ${spread(
+        alone.map((v, i) => v.requestsPerSecond / r.plain.hello[i].requestsPerSecond),
+        x,
+      )}`,
+    )
     console.log(`     CPU           Wren ${cores(alone)} = ${eventsPerCpu(alone)} events per CPU-second`)
   }
 
@@ -211,7 +230,9 @@ export async function runCapture(opts: CaptureOptions): Promise<void> {
       `   autocannon overallRate ${fmt(SINGLE_RATE)}, ${SINGLE_CONNECTIONS} connections, ${opts.seconds} s per run; one ~${Math.round(avg(bodies.single))} B JSON event per request;` +
         ` every 2xx response time from autocannon's 'response' events (float ms; its own histogram has 1 ms steps)`,
     )
-    console.log(`   note: autocannon's rate limit releases each connection's quota at the start of every second: requests come in bursts of ${SINGLE_CONNECTIONS} concurrent, not evenly spaced`)
+    console.log(
+      `   note: autocannon's rate limit releases each connection's quota at the start of every second: requests come in bursts of ${SINGLE_CONNECTIONS} concurrent, not evenly spaced`,
+    )
     const rows: Array<[string, LoadResult[]]> = [
       ['Wren         ', r.single.wren],
       ['hello-world  ', r.single.hello],
@@ -224,11 +245,21 @@ export async function runCapture(opts: CaptureOptions): Promise<void> {
       )
     }
     const fsyncPct = (p: number) => median(fsyncs.map((f) => percentile(f, p)))
-    console.log(`     disk floor    one 4 KiB write + fdatasync, 1 s of them per run: p50 ${ms(fsyncPct(50))}  p90 ${ms(fsyncPct(90))}  p99 ${ms(fsyncPct(99))}  max ${ms(fsyncPct(100))}`)
+    console.log(
+      `     disk floor    one 4 KiB write + fdatasync, 1 s of them per run: p50 ${ms(fsyncPct(50))}  p90 ${ms(fsyncPct(90))}  p99 ${ms(fsyncPct(99))}  max ${ms(fsyncPct(100))}`,
+    )
     const wrenP99 = pct(r.single.wren, 99)
     const helloP99 = pct(r.single.hello, 99)
     console.log(`     Wren p99      ${spread(wrenP99, ms)}  -> ${verdict(median(wrenP99) <= BUDGET_P99_MS)}`)
-    console.log(`     Wren/hello    p50 ${spread(pct(r.single.wren, 50).map((w, i) => w / pct(r.single.hello, 50)[i]), x)}; p99 ${spread(wrenP99.map((w, i) => w / helloP99[i]), x)}`)
+    console.log(
+      `     Wren/hello    p50 ${spread(
+        pct(r.single.wren, 50).map((w, i) => w / pct(r.single.hello, 50)[i]),
+        x,
+      )}; p99 ${spread(
+        wrenP99.map((w, i) => w / helloP99[i]),
+        x,
+      )}`,
+    )
     console.log(`     "alone" = a Wren with ingestion held back (${deferred}): p99 ${spread(pct(r.single.alone, 99), ms)}`)
   }
 }

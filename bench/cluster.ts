@@ -27,7 +27,15 @@ async function captureThroughput(url: string): Promise<number> {
   let acknowledged = 0
   // Bodies are made up front so the load generator (on the same cores) costs as little as it can.
   const bodies = Array.from({ length: 64 }, () =>
-    JSON.stringify({ api_key: keys.WREN_PROJECT_API_KEY, batch: Array.from({ length: BATCH }, (_, i) => ({ event: 'bench', distinct_id: `u${i % 500}`, uuid: randomUUID(), properties: { i } })) }),
+    JSON.stringify({
+      api_key: keys.WREN_PROJECT_API_KEY,
+      batch: Array.from({ length: BATCH }, (_, i) => ({
+        event: 'bench',
+        distinct_id: `u${i % 500}`,
+        uuid: randomUUID(),
+        properties: { i },
+      })),
+    }),
   )
   let next = 0
   const body = () => bodies[next++ % bodies.length]
@@ -50,7 +58,11 @@ async function endToEnd(captureUrl: string, apiUrl: string): Promise<{ p50: numb
   for (let i = 0; i < LATENCY_SAMPLES; i++) {
     const event = `latency_${randomUUID().slice(0, 8)}`
     const start = performance.now()
-    const res = await fetch(`${captureUrl}/batch/`, { method: 'POST', headers: { 'content-type': 'application/json' }, body: JSON.stringify({ api_key: keys.WREN_PROJECT_API_KEY, batch: [{ event, distinct_id: `u${i}`, properties: {} }] }) })
+    const res = await fetch(`${captureUrl}/batch/`, {
+      method: 'POST',
+      headers: { 'content-type': 'application/json' },
+      body: JSON.stringify({ api_key: keys.WREN_PROJECT_API_KEY, batch: [{ event, distinct_id: `u${i}`, properties: {} }] }),
+    })
     if (res.status !== 200) throw new Error(`capture failed: ${res.status}`)
     const counted = async () => {
       const trend = await call('POST', `/api/environments/1/insights/trend/`, { events: [{ id: event }], date_from: '-1d' })
@@ -98,11 +110,24 @@ async function main(): Promise<void> {
     const clusterRate = await captureThroughput(capture.url)
 
     const fmt = (n: number) => Math.round(n).toLocaleString('en-US')
-    rows.push(['embedded (segment log + chDB, one process)', fmt(embeddedRate), embeddedLatency.p50.toFixed(0), embeddedLatency.p99.toFixed(0)])
-    rows.push(['cluster (capture → Kafka → ingest,api on chDB)', fmt(clusterRate), clusterLatency.p50.toFixed(0), clusterLatency.p99.toFixed(0)])
-    console.log(`\ncapture: /batch/ of ${BATCH}, ${IN_FLIGHT} in flight, ${SECONDS} s; end to end: ${LATENCY_SAMPLES} single events, capture → counted in a trend (ingest batch wait 20 ms)\n`)
+    rows.push([
+      'embedded (segment log + chDB, one process)',
+      fmt(embeddedRate),
+      embeddedLatency.p50.toFixed(0),
+      embeddedLatency.p99.toFixed(0),
+    ])
+    rows.push([
+      'cluster (capture → Kafka → ingest,api on chDB)',
+      fmt(clusterRate),
+      clusterLatency.p50.toFixed(0),
+      clusterLatency.p99.toFixed(0),
+    ])
+    console.log(
+      `\ncapture: /batch/ of ${BATCH}, ${IN_FLIGHT} in flight, ${SECONDS} s; end to end: ${LATENCY_SAMPLES} single events, capture → counted in a trend (ingest batch wait 20 ms)\n`,
+    )
     console.log(['mode'.padEnd(50), 'capture ev/s'.padStart(14), 'e2e p50 ms'.padStart(12), 'e2e p99 ms'.padStart(12)].join(''))
-    for (const [mode, rate, p50, p99] of rows) console.log([mode.padEnd(50), rate.padStart(14), p50.padStart(12), p99.padStart(12)].join(''))
+    for (const [mode, rate, p50, p99] of rows)
+      console.log([mode.padEnd(50), rate.padStart(14), p50.padStart(12), p99.padStart(12)].join(''))
   } finally {
     await Promise.all(processes.map((p) => p.stop()))
     await kafka.stop()

@@ -22,14 +22,29 @@ function flagDefinitions(): Array<Record<string, unknown>> {
     else if (kind === 1)
       flags.push({
         key: `mv-${i}`,
-        filters: { groups: [{ properties: [], rollout_percentage: 90 }], multivariate: { variants: [{ key: 'control', rollout_percentage: 50 }, { key: 'test', rollout_percentage: 50 }] }, payloads: { test: '{"a":1}' } },
+        filters: {
+          groups: [{ properties: [], rollout_percentage: 90 }],
+          multivariate: {
+            variants: [
+              { key: 'control', rollout_percentage: 50 },
+              { key: 'test', rollout_percentage: 50 },
+            ],
+          },
+          payloads: { test: '{"a":1}' },
+        },
       })
     else
       flags.push({
         key: `props-${i}`,
         filters: {
           groups: [
-            { properties: [{ key: 'plan', value: ['pro', 'team'], operator: 'exact', type: 'person' }, { key: 'email', value: 'example', operator: 'icontains', type: 'person' }], rollout_percentage: 50 },
+            {
+              properties: [
+                { key: 'plan', value: ['pro', 'team'], operator: 'exact', type: 'person' },
+                { key: 'email', value: 'example', operator: 'icontains', type: 'person' },
+              ],
+              rollout_percentage: 50,
+            },
             { properties: [{ key: 'age', value: '30', operator: 'gt', type: 'person' }] },
           ],
         },
@@ -69,33 +84,77 @@ try {
   const projects = (await (await fetch(`${wren.url}/api/projects/`, { headers: auth })).json()) as { results: Array<{ id: number }> }
   const projectId = projects.results[0].id
   for (const flag of flagDefinitions()) {
-    const res = await fetch(`${wren.url}/api/projects/${projectId}/feature_flags/`, { method: 'POST', headers: auth, body: JSON.stringify(flag) })
+    const res = await fetch(`${wren.url}/api/projects/${projectId}/feature_flags/`, {
+      method: 'POST',
+      headers: auth,
+      body: JSON.stringify(flag),
+    })
     if (res.status !== 201) throw new Error(`creating ${String(flag.key)}: ${res.status} ${await res.text()}`)
   }
   const ids = Array.from({ length: personCount }, (_, i) => `bench-user-${i}`)
-  const batch = ids.map((id, i) => ({ event: '$identify', distinct_id: id, properties: { $set: { plan: ['free', 'pro', 'team'][i % 3], email: `${id}@example.com`, age: i % 60 } } }))
-  await fetch(`${wren.url}/batch/`, { method: 'POST', headers: { 'content-type': 'application/json' }, body: JSON.stringify({ api_key: wren.projectKey, batch }) })
+  const batch = ids.map((id, i) => ({
+    event: '$identify',
+    distinct_id: id,
+    properties: { $set: { plan: ['free', 'pro', 'team'][i % 3], email: `${id}@example.com`, age: i % 60 } },
+  }))
+  await fetch(`${wren.url}/batch/`, {
+    method: 'POST',
+    headers: { 'content-type': 'application/json' },
+    body: JSON.stringify({ api_key: wren.projectKey, batch }),
+  })
   // Wait for ingestion, then warm every person into decide's snapshot.
   for (;;) {
     const r = (await (await fetch(`${wren.url}/api/projects/${projectId}/persons/?limit=1`, { headers: auth })).json()) as { count: number }
     if (r.count >= personCount) break
     await new Promise((res) => setTimeout(res, 200))
   }
-  const bodies = ids.map((id) => Buffer.from(JSON.stringify({ token: wren.projectKey, distinct_id: id, groups: {}, person_properties: { $lib: 'posthog-node' }, geoip_disable: true })))
-  for (const body of bodies) await fetch(`${wren.url}/flags/?v=2`, { method: 'POST', headers: { 'content-type': 'application/json' }, body })
-  const sample = (await (await fetch(`${wren.url}/flags/?v=2`, { method: 'POST', headers: { 'content-type': 'application/json' }, body: bodies[1] })).json()) as { flags: Record<string, unknown> }
-  console.log(`decide: 50 flags, ${personCount} warm persons, ${connections} connections, ${seconds}s per run; ${Object.keys(sample.flags).length} flags per answer`)
+  const bodies = ids.map((id) =>
+    Buffer.from(
+      JSON.stringify({
+        token: wren.projectKey,
+        distinct_id: id,
+        groups: {},
+        person_properties: { $lib: 'posthog-node' },
+        geoip_disable: true,
+      }),
+    ),
+  )
+  for (const body of bodies)
+    await fetch(`${wren.url}/flags/?v=2`, { method: 'POST', headers: { 'content-type': 'application/json' }, body })
+  const sample = (await (
+    await fetch(`${wren.url}/flags/?v=2`, { method: 'POST', headers: { 'content-type': 'application/json' }, body: bodies[1] })
+  ).json()) as { flags: Record<string, unknown> }
+  console.log(
+    `decide: 50 flags, ${personCount} warm persons, ${connections} connections, ${seconds}s per run; ${Object.keys(sample.flags).length} flags per answer`,
+  )
 
   const headers = { 'content-type': 'application/json' }
   await runLoad({ url: wren.url, path: '/flags/?v=2', bodies, headers, connections, seconds: 2 })
-  const decide = await measured(wren.child.pid, { url: wren.url, path: '/flags/?v=2', bodies, headers, connections, seconds, recordLatencies: true })
+  const decide = await measured(wren.child.pid, {
+    url: wren.url,
+    path: '/flags/?v=2',
+    bodies,
+    headers,
+    connections,
+    seconds,
+    recordLatencies: true,
+  })
   const helloBodies = [Buffer.from(JSON.stringify({ hello: 'world' }))]
   await runLoad({ url: hello.url, path: '/e', bodies: helloBodies, headers, connections, seconds: 2 })
-  const reference = await measured(hello.child.pid, { url: hello.url, path: '/e', bodies: helloBodies, headers, connections, seconds, recordLatencies: true })
+  const reference = await measured(hello.child.pid, {
+    url: hello.url,
+    path: '/e',
+    bodies: helloBodies,
+    headers,
+    connections,
+    seconds,
+    recordLatencies: true,
+  })
   console.log(summary('wren /flags?v=2', decide))
   console.log(summary('hello-world POST', reference))
   console.log(`ratio ${x(decide.requestsPerSecond / reference.requestsPerSecond)} (budget: >= 15,000 req/s, >= 0.70x, p99 <= 5 ms)`)
-  if (decide.cpuMicros !== null && reference.cpuMicros !== null) console.log(`server CPU per request: hello-world / decide = ${x(reference.cpuMicros / decide.cpuMicros)}`)
+  if (decide.cpuMicros !== null && reference.cpuMicros !== null)
+    console.log(`server CPU per request: hello-world / decide = ${x(reference.cpuMicros / decide.cpuMicros)}`)
 } finally {
   await wren.stop()
   await hello.stop()

@@ -172,7 +172,10 @@ async function trial(n: number): Promise<TrialResult> {
       const now = new Date()
       const messages = decoded.events.map((e) => ({
         key: String(teamId),
-        value: encodeIngest({ kind: 'event', event: toIngestEvent(e, { teamId, now, sentAt: decoded.sentAt, ip: '127.0.0.1', newUuid: newEventUuid }) }),
+        value: encodeIngest({
+          kind: 'event',
+          event: toIngestEvent(e, { teamId, now, sentAt: decoded.sentAt, ip: '127.0.0.1', newUuid: newEventUuid }),
+        }),
       }))
       appends.push(wren.log.append(TOPICS.ingest, messages))
       if (appends.length >= 32) await Promise.all(appends.splice(0))
@@ -262,7 +265,11 @@ async function trial(n: number): Promise<TrialResult> {
     const refStart = performance.now()
     for (const offset of offsets) {
       const b = byBatch.get(offset)!
-      await Promise.all((['person', 'person_distinct_id', 'person_activity'] as const).map((t) => insertRows(client, `bench_ref_${t}`, b[t] ?? [], token(t, offset))))
+      await Promise.all(
+        (['person', 'person_distinct_id', 'person_activity'] as const).map((t) =>
+          insertRows(client, `bench_ref_${t}`, b[t] ?? [], token(t, offset)),
+        ),
+      )
       const t = performance.now()
       await insertRows(client, 'bench_ref_events', b.events ?? [], token('events', offset))
       refEventsOnlySeconds += (performance.now() - t) / 1000
@@ -301,7 +308,10 @@ async function trial(n: number): Promise<TrialResult> {
 
 function runTrialProcess(n: number): Promise<TrialResult> {
   return new Promise((resolve, reject) => {
-    const child = spawn(process.execPath, ['--import', 'tsx', '--expose-gc', fileURLToPath(import.meta.url), 'trial', String(n)], { cwd: repoRoot, stdio: ['ignore', 'pipe', 'pipe'] })
+    const child = spawn(process.execPath, ['--import', 'tsx', '--expose-gc', fileURLToPath(import.meta.url), 'trial', String(n)], {
+      cwd: repoRoot,
+      stdio: ['ignore', 'pipe', 'pipe'],
+    })
     let out = ''
     child.stdout.on('data', (d: Buffer) => (out += d.toString()))
     child.stderr.on('data', (d: Buffer) => (out += d.toString()))
@@ -332,9 +342,18 @@ export async function runIngest(opts: IngestOptions): Promise<void> {
       ` batches of up to 10,000); ${fmt(r0.distinctIds)} distinct ids, ${fmt(r0.identifies)} $identify (half of them merge two persons), ${fmt(r0.withSet)} with $set; ${opts.trials} runs, a fresh process and data directory each`,
   )
   console.log(`   Wren processor      ${spread(rate)} events/s  -> ${verdict(median(rate) >= BUDGET_EVENTS_PER_SECOND)}`)
-  console.log(`                       drain time ${spread(results.map((r) => r.drainSeconds), sec)}`)
-  console.log(`   reference           ${spread(ref)} events/s: the same rows (${fmt(r0.rows.events)} events, ${fmt(r0.rows.person)} person, ${fmt(r0.rows.person_distinct_id)} distinct-id, ${fmt(r0.rows.person_activity)} activity) re-inserted with insertRows, per log batch (${r0.batches} batches)`)
-  console.log(`   reference, events only ${spread(refEvents)} events/s (the event inserts within it, ${fmt(r0.rows.events / r0.batches)} rows per insert)`)
+  console.log(
+    `                       drain time ${spread(
+      results.map((r) => r.drainSeconds),
+      sec,
+    )}`,
+  )
+  console.log(
+    `   reference           ${spread(ref)} events/s: the same rows (${fmt(r0.rows.events)} events, ${fmt(r0.rows.person)} person, ${fmt(r0.rows.person_distinct_id)} distinct-id, ${fmt(r0.rows.person_activity)} activity) re-inserted with insertRows, per log batch (${r0.batches} batches)`,
+  )
+  console.log(
+    `   reference, events only ${spread(refEvents)} events/s (the event inserts within it, ${fmt(r0.rows.events / r0.batches)} rows per insert)`,
+  )
   console.log(`   Wren/reference      ${spread(ratio, x)}`)
   console.log(
     `   CPU (process, all threads): Wren ${median(results.map((r) => r.drainCpuSeconds / r.drainSeconds)).toFixed(2)} cores = ${fmt(median(results.map((r) => r.events / r.drainCpuSeconds)))} events per CPU-second;` +
@@ -344,11 +363,24 @@ export async function runIngest(opts: IngestOptions): Promise<void> {
   const mid = [...results].sort((a, b) => a.drainSeconds - b.drainSeconds)[results.length >> 1]
   const other = mid.drainSeconds - mid.chInsertSeconds - mid.chQuerySeconds
   console.log(`   where the drain time went (the median run, ${sec(mid.drainSeconds)}):`)
-  console.log(`     waiting on ClickHouse inserts ${sec(mid.chInsertSeconds).padStart(8)} ${pct(mid.chInsertSeconds, mid.drainSeconds)}  ${mid.chInserts} inserts; includes the client's JSON encoding of the rows`)
-  console.log(`     waiting on ClickHouse queries ${sec(mid.chQuerySeconds).padStart(8)} ${pct(mid.chQuerySeconds, mid.drainSeconds)}  ${mid.chQueries} queries (the person lookups)`)
-  console.log(`     everything else               ${sec(other).padStart(8)} ${pct(other, mid.drainSeconds)}  decoding, person rules, building rows, offset commits`)
-  console.log(`   persons after: ${fmt(r0.persons)} live, ${fmt(r0.mergedPersons)} merged away; appending the workload through capture's code took ${sec(median(results.map((r) => r.appendSeconds)))}`)
-  console.log(`   resident memory after the drain ${spread(results.map((r) => r.rssAfter), mib)}; peak during it ${mib(median(results.map((r) => r.rssPeak)))}; JS heap used after ${mib(median(results.map((r) => r.heapUsedAfter)))}`)
+  console.log(
+    `     waiting on ClickHouse inserts ${sec(mid.chInsertSeconds).padStart(8)} ${pct(mid.chInsertSeconds, mid.drainSeconds)}  ${mid.chInserts} inserts; includes the client's JSON encoding of the rows`,
+  )
+  console.log(
+    `     waiting on ClickHouse queries ${sec(mid.chQuerySeconds).padStart(8)} ${pct(mid.chQuerySeconds, mid.drainSeconds)}  ${mid.chQueries} queries (the person lookups)`,
+  )
+  console.log(
+    `     everything else               ${sec(other).padStart(8)} ${pct(other, mid.drainSeconds)}  decoding, person rules, building rows, offset commits`,
+  )
+  console.log(
+    `   persons after: ${fmt(r0.persons)} live, ${fmt(r0.mergedPersons)} merged away; appending the workload through capture's code took ${sec(median(results.map((r) => r.appendSeconds)))}`,
+  )
+  console.log(
+    `   resident memory after the drain ${spread(
+      results.map((r) => r.rssAfter),
+      mib,
+    )}; peak during it ${mib(median(results.map((r) => r.rssPeak)))}; JS heap used after ${mib(median(results.map((r) => r.heapUsedAfter)))}`,
+  )
 }
 
 if (process.argv[1] === fileURLToPath(import.meta.url) && process.argv[2] === 'trial') {

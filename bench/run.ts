@@ -29,7 +29,10 @@ const events = option('events', 100_000)
 const name = args.shift() ?? 'all'
 
 const started = performance.now()
-const load = () => loadavg().map((l) => l.toFixed(1)).join(' ')
+const load = () =>
+  loadavg()
+    .map((l) => l.toFixed(1))
+    .join(' ')
 console.log(
   `Wren benchmarks — ${new Date().toISOString()}, node ${process.version}, ${cpus().length} cores (${cpus()[0]?.model.trim() ?? '?'}), load average ${load()}` +
     `\nmedians of ${trials} runs; figures and their references measured in the same run; nothing is asserted`,
@@ -65,7 +68,9 @@ switch (name) {
   default: {
     const script = path.join(repoRoot, 'bench', `${name}.ts`)
     if (!/^[a-z][a-z0-9-]*$/.test(name) || !existsSync(script)) {
-      console.error(`unknown benchmark ${JSON.stringify(name)}: use capture, batch, single, ingest, log, or the name of a bench/*.ts script`)
+      console.error(
+        `unknown benchmark ${JSON.stringify(name)}: use capture, batch, single, ingest, log, or the name of a bench/*.ts script`,
+      )
       process.exit(2)
     }
     console.log('')

@@ -119,13 +119,23 @@ export interface ChildServer {
 }
 
 /** Spawns `node --import tsx <script> ...args` and waits until `<url><readyPath>` answers. */
-async function spawnServer(script: string, args: string[], env: Record<string, string>, port: number, readyPath: string): Promise<ChildServer> {
+async function spawnServer(
+  script: string,
+  args: string[],
+  env: Record<string, string>,
+  port: number,
+  readyPath: string,
+): Promise<ChildServer> {
   let output = ''
-  const child = spawn(process.execPath, ['--import', 'tsx', ...(process.env.BENCH_NODE_FLAGS?.split(' ').filter(Boolean) ?? []), script, ...args], {
-    cwd: repoRoot,
-    env: { ...process.env, ...env },
-    stdio: ['ignore', 'pipe', 'pipe'],
-  })
+  const child = spawn(
+    process.execPath,
+    ['--import', 'tsx', ...(process.env.BENCH_NODE_FLAGS?.split(' ').filter(Boolean) ?? []), script, ...args],
+    {
+      cwd: repoRoot,
+      env: { ...process.env, ...env },
+      stdio: ['ignore', 'pipe', 'pipe'],
+    },
+  )
   child.stdout!.on('data', (d: Buffer) => (output += d.toString()))
   child.stderr!.on('data', (d: Buffer) => (output += d.toString()))
   const exited = new Promise<void>((resolve) => child.once('exit', () => resolve()))
@@ -133,7 +143,10 @@ async function spawnServer(script: string, args: string[], env: Record<string, s
   const deadline = Date.now() + 60_000
   for (;;) {
     if (child.exitCode !== null || child.signalCode !== null) throw new Error(`${path.basename(script)} exited early:\n${output}`)
-    const ok = await fetch(url + readyPath).then((r) => r.ok, () => false)
+    const ok = await fetch(url + readyPath).then(
+      (r) => r.ok,
+      () => false,
+    )
     if (ok) break
     if (Date.now() > deadline) {
       child.kill('SIGKILL')
@@ -165,7 +178,10 @@ export interface WrenServer extends ChildServer {
 }
 
 /** `wren start` (production defaults) on a fresh temporary data directory; stop() removes it. */
-export async function startWrenServer(projectKey = `phc_bench${randomBytes(12).toString('hex')}`, env: Record<string, string> = {}): Promise<WrenServer> {
+export async function startWrenServer(
+  projectKey = `phc_bench${randomBytes(12).toString('hex')}`,
+  env: Record<string, string> = {},
+): Promise<WrenServer> {
   const dataDir = await mkdtemp(path.join(tmpdir(), 'wren-bench-'))
   const port = await freePort()
   const server = await spawnServer(
@@ -301,8 +317,22 @@ export function uuidFrom(rand: () => number): string {
   return `${h.slice(0, 8)}-${h.slice(8, 12)}-${h.slice(12, 16)}-${h.slice(16, 20)}-${h.slice(20)}`
 }
 
-const PAGES = ['/', '/pricing', '/docs/getting-started', '/dashboard', '/dashboard/insights/trends', '/settings/project', '/blog/product-analytics-in-one-process', '/signup']
-const BROWSERS: Array<[string, number]> = [['Chrome', 124], ['Safari', 17.4], ['Firefox', 125], ['Microsoft Edge', 124]]
+const PAGES = [
+  '/',
+  '/pricing',
+  '/docs/getting-started',
+  '/dashboard',
+  '/dashboard/insights/trends',
+  '/settings/project',
+  '/blog/product-analytics-in-one-process',
+  '/signup',
+]
+const BROWSERS: Array<[string, number]> = [
+  ['Chrome', 124],
+  ['Safari', 17.4],
+  ['Firefox', 125],
+  ['Microsoft Edge', 124],
+]
 const OSES = ['Mac OS X', 'Windows', 'Linux', 'iOS', 'Android']
 const EVENTS = ['$pageview', '$pageview', '$pageview', '$pageleave', 'button clicked', 'feature used', 'report exported']
 const LIB_VERSION = '5.7.0'

@@ -22,7 +22,15 @@ const keep = process.env.BENCH_DATA_DIR
 const reuse = !!keep && existsSync(path.join(keep, 'clickhouse'))
 const dataDir = keep ?? (await mkdtemp(path.join(tmpdir(), 'wren-bench-trends-')))
 await mkdir(dataDir, { recursive: true })
-const wren = await buildWren(loadConfig({ WREN_DATA_DIR: dataDir, WREN_NOW: NOW, WREN_PROJECT_API_KEY: generateKey(PROJECT_KEY_PREFIX), WREN_PERSONAL_API_KEY: generateKey(PERSONAL_KEY_PREFIX) }), pino({ level: 'warn' }))
+const wren = await buildWren(
+  loadConfig({
+    WREN_DATA_DIR: dataDir,
+    WREN_NOW: NOW,
+    WREN_PROJECT_API_KEY: generateKey(PROJECT_KEY_PREFIX),
+    WREN_PERSONAL_API_KEY: generateKey(PERSONAL_KEY_PREFIX),
+  }),
+  pino({ level: 'warn' }),
+)
 const team = wren.projects.list()[0].id
 const { value: personalKey } = await wren.projects.createPersonalKey({ label: 'bench', scopes: ['*'] })
 const ch = wren.clickhouse
@@ -49,14 +57,21 @@ try {
   const loadSeconds = (performance.now() - loadStart) / 1000
   const [{ n }] = await queryRows<{ n: number }>(ch, 'SELECT count() AS n FROM events')
   if (reuse) console.log(`reusing ${Number(n).toLocaleString()} events in ${dataDir}`)
-  else console.log(`loaded ${EVENTS.toLocaleString()} events in ${loadSeconds.toFixed(1)} s (${Math.round(EVENTS / loadSeconds).toLocaleString()} rows/s, bulk SQL loader)`)
+  else
+    console.log(
+      `loaded ${EVENTS.toLocaleString()} events in ${loadSeconds.toFixed(1)} s (${Math.round(EVENTS / loadSeconds).toLocaleString()} rows/s, bulk SQL loader)`,
+    )
 
   const range = { date_from: '2026-02-14', date_to: '2026-03-15' }
   const from = "toDateTime64('2026-02-14 00:00:00', 6, 'UTC')"
   const to = "toDateTime64('2026-03-15 23:59:59.999999', 6, 'UTC')"
   const where = `team_id = ${team} AND timestamp >= ${from} AND timestamp <= ${to}`
   const cases: Array<{ name: string; body: Record<string, unknown>; sql: string }> = [
-    { name: 'daily $pageview, 30 days', body: { ...range, events: [{ id: '$pageview' }] }, sql: `SELECT toStartOfDay(timestamp) AS d, count() FROM events WHERE ${where} AND event = '$pageview' GROUP BY d ORDER BY d` },
+    {
+      name: 'daily $pageview, 30 days',
+      body: { ...range, events: [{ id: '$pageview' }] },
+      sql: `SELECT toStartOfDay(timestamp) AS d, count() FROM events WHERE ${where} AND event = '$pageview' GROUP BY d ORDER BY d`,
+    },
     {
       name: '... by $browser',
       body: { ...range, events: [{ id: '$pageview' }], breakdown: '$browser' },
@@ -67,7 +82,11 @@ try {
       body: { ...range, events: [{ id: '$pageview' }], breakdown: 'price' },
       sql: `SELECT toStartOfDay(timestamp) AS d, JSONExtractRaw(properties, 'price') AS b, count() FROM events WHERE ${where} AND event = '$pageview' GROUP BY d, b`,
     },
-    { name: '... dau', body: { ...range, events: [{ id: '$pageview', math: 'dau' }] }, sql: `SELECT toStartOfDay(timestamp) AS d, uniqExact(person_id) FROM events WHERE ${where} AND event = '$pageview' GROUP BY d ORDER BY d` },
+    {
+      name: '... dau',
+      body: { ...range, events: [{ id: '$pageview', math: 'dau' }] },
+      sql: `SELECT toStartOfDay(timestamp) AS d, uniqExact(person_id) FROM events WHERE ${where} AND event = '$pageview' GROUP BY d ORDER BY d`,
+    },
     {
       name: '... formula A/B',
       body: { ...range, events: [{ id: 'signed_up' }, { id: '$pageview' }], formula: 'A / B' },
@@ -88,16 +107,27 @@ try {
     }
     return ms.map(median)
   }
-  console.log(`\n${'case'.padEnd(32)} ${'wren (ms)'.padStart(10)} ${'hand SQL (ms)'.padStart(14)} ${'ratio'.padStart(6)}  ${'cached (ms)'.padStart(11)}`)
+  console.log(
+    `\n${'case'.padEnd(32)} ${'wren (ms)'.padStart(10)} ${'hand SQL (ms)'.padStart(14)} ${'ratio'.padStart(6)}  ${'cached (ms)'.padStart(11)}`,
+  )
   for (const c of cases) {
     const request = (refresh: boolean) => async () => {
-      const res = await wren.app.inject({ method: 'POST', url: `/api/environments/${team}/insights/trend/${refresh ? '?refresh=true' : ''}`, headers: { authorization: `Bearer ${personalKey}` }, payload: c.body })
+      const res = await wren.app.inject({
+        method: 'POST',
+        url: `/api/environments/${team}/insights/trend/${refresh ? '?refresh=true' : ''}`,
+        headers: { authorization: `Bearer ${personalKey}` },
+        payload: c.body,
+      })
       if (res.statusCode !== 200) throw new Error(`${c.name}: ${res.statusCode} ${res.body}`)
     }
     const [wrenMs, sqlMs, cachedMs] = await race([request(true), () => queryRows(ch, c.sql), request(false)])
-    console.log(`${c.name.padEnd(32)} ${wrenMs.toFixed(1).padStart(10)} ${sqlMs.toFixed(1).padStart(14)} ${(wrenMs / sqlMs).toFixed(2).padStart(6)}  ${cachedMs.toFixed(1).padStart(11)}`)
+    console.log(
+      `${c.name.padEnd(32)} ${wrenMs.toFixed(1).padStart(10)} ${sqlMs.toFixed(1).padStart(14)} ${(wrenMs / sqlMs).toFixed(2).padStart(6)}  ${cachedMs.toFixed(1).padStart(11)}`,
+    )
   }
-  console.log(`\nresident memory: ${(process.memoryUsage().rss / 2 ** 20).toFixed(0)} MiB (budget 1536 MiB); ${RUNS} timed runs per case, median`)
+  console.log(
+    `\nresident memory: ${(process.memoryUsage().rss / 2 ** 20).toFixed(0)} MiB (budget 1536 MiB); ${RUNS} timed runs per case, median`,
+  )
 } finally {
   await wren.close()
   if (!keep) await rm(dataDir, { recursive: true, force: true })

@@ -85,26 +85,46 @@ export async function buildWren(config: Config, logger: Logger = pino({ level: c
   // embedded log and chDB in the data directory (which one process owns, hence the lock).
   const roles = new Set<Role>(config.roles ?? ['all'])
   const runs = (role: Role) => roles.has('all') || roles.has(role)
-  if (!roles.has('all') && !config.kafka) throw new Error(`wren ${[...roles].join(',')} is a cluster-mode role and needs KAFKA_BROKERS; embedded mode runs every service in one process: wren start`)
+  if (!roles.has('all') && !config.kafka)
+    throw new Error(
+      `wren ${[...roles].join(',')} is a cluster-mode role and needs KAFKA_BROKERS; embedded mode runs every service in one process: wren start`,
+    )
   const unlock = config.kafka && config.clickhouse ? async () => {} : await lockDataDir(config.dataDir)
   const clickhouse = config.clickhouse ? await openServerClickHouse(config.clickhouse) : await openEmbeddedClickHouse(config.dataDir)
   await migrate(clickhouse, { cluster: config.clickhouse?.cluster })
-  const kafkaLog: KafkaLog | null = config.kafka ? await openKafkaLog({ ...config.kafka, clientId: `wren-${[...roles].join('-')}`, logger: logger.child({ service: 'kafka' }) }) : null
+  const kafkaLog: KafkaLog | null = config.kafka
+    ? await openKafkaLog({ ...config.kafka, clientId: `wren-${[...roles].join('-')}`, logger: logger.child({ service: 'kafka' }) })
+    : null
   const log: Log = kafkaLog ?? (await openEmbeddedLog({ dir: path.join(config.dataDir, 'log'), logger, retention: config.logRetention }))
   const metrics = new Metrics()
 
   // Configuration changes and new ids (config/config-log.ts): in memory in embedded mode; on the log in
   // cluster mode, where the api processes hand out ids and every process keeps its copy from the log.
-  const configLog: ConfigLog = kafkaLog ? new ClusterConfigLog(log, clickhouse, logger.child({ service: 'config' }), { allocate: runs('api') }) : new LocalConfigLog(clickhouse, logger.child({ service: 'config' }))
+  const configLog: ConfigLog = kafkaLog
+    ? new ClusterConfigLog(log, clickhouse, logger.child({ service: 'config' }), { allocate: runs('api') })
+    : new LocalConfigLog(clickhouse, logger.child({ service: 'config' }))
   const projects = await ProjectStore.load(clickhouse, clock, configLog)
-  const bootstrap = await bootstrapIfEmpty(projects, { projectApiKey: config.bootstrapProjectApiKey, personalApiKey: config.bootstrapPersonalApiKey })
+  const bootstrap = await bootstrapIfEmpty(projects, {
+    projectApiKey: config.bootstrapProjectApiKey,
+    personalApiKey: config.bootstrapPersonalApiKey,
+  })
 
   // Dead letters are kept in ClickHouse in both modes (wall-clock times: they are operations, not events);
   // cluster mode also feeds them to the Kafka dead-letter topic.
   const deadLetters = new DeadLetterStore(clickhouse, systemClock, kafkaLog ? kafkaDeadLetterFeed(kafkaLog, 'ingestion') : undefined)
   const stall = config.failpoints.stallIngestionFile
   const ingestLog = stall ? stallingSubscriptions(log, () => existsSync(stall)) : log
-  const processor = new IngestionProcessor(ingestLog, new ClickHousePersonStore(clickhouse), logger.child({ service: 'ingestion' }), metrics, { ...config.ingestion, deadLetters, ...(kafkaLog ? { publishResults: publishCommandResults(kafkaLog), publishChanges: publishPersonChanges(kafkaLog) } : {}) })
+  const processor = new IngestionProcessor(
+    ingestLog,
+    new ClickHousePersonStore(clickhouse),
+    logger.child({ service: 'ingestion' }),
+    metrics,
+    {
+      ...config.ingestion,
+      deadLetters,
+      ...(kafkaLog ? { publishResults: publishCommandResults(kafkaLog), publishChanges: publishPersonChanges(kafkaLog) } : {}),
+    },
+  )
   if (runs('ingest')) processor.start()
   // An api process without the processor learns command results from the log.
   const commandResults = runs('api') && !runs('ingest') ? new LogCommandWaiter(log) : null
@@ -122,7 +142,17 @@ export async function buildWren(config: Config, logger: Logger = pino({ level: c
   const deletions = new DeletionScheduler(clickhouse, clock, logger.child({ service: 'deletions' }))
   if (runs('ingest')) deletions.start()
 
-  const app = Fastify({ loggerInstance: logger as FastifyBaseLogger, trustProxy: true, routerOptions: { ignoreTrailingSlash: true }, logController: new LogController({ disableRequestLogging: true }), bodyLimit: 20 * 1024 * 1024, frameworkErrors: renderError, clientErrorHandler, return503OnClosing: false, ...serverTimeouts(config.http) })
+  const app = Fastify({
+    loggerInstance: logger as FastifyBaseLogger,
+    trustProxy: true,
+    routerOptions: { ignoreTrailingSlash: true },
+    logController: new LogController({ disableRequestLogging: true }),
+    bodyLimit: 20 * 1024 * 1024,
+    frameworkErrors: renderError,
+    clientErrorHandler,
+    return503OnClosing: false,
+    ...serverTimeouts(config.http),
+  })
   await app.register(cors, { delegator: corsDelegator({ allowedOrigins: config.corsOrigins, siteUrl: config.siteUrl }) })
   // Counted by route pattern, never the raw path: ids in paths would make a series per id.
   app.addHook('onResponse', async (request, reply) => {
@@ -150,7 +180,16 @@ export async function buildWren(config: Config, logger: Logger = pino({ level: c
       url: '/_health',
       summary: 'Liveness: the process answers, with its roles and ingestion’s lag',
       access: { public: 'no key.' },
-      schema: { response: { 200: Type.Object({ status: Type.Enum(['ok']), roles: Type.Array(Type.String()), ingestion: Lag, capture: Type.Optional(AnyObject()) }) } },
+      schema: {
+        response: {
+          200: Type.Object({
+            status: Type.Enum(['ok']),
+            roles: Type.Array(Type.String()),
+            ingestion: Lag,
+            capture: Type.Optional(AnyObject()),
+          }),
+        },
+      },
       handler: async () => ({
         status: 'ok',
         roles: [...roles],
@@ -158,7 +197,13 @@ export async function buildWren(config: Config, logger: Logger = pino({ level: c
         ...(runs('capture') ? { capture: { refusing: backpressure.active, max_backlog: config.maxBacklog } } : {}),
       }),
     })
-    const Readiness = Type.Object({ status: Type.String(), reasons: Type.Array(Type.Object({ code: Type.String(), detail: Type.String() })), roles: Type.Array(Type.String()), log: Type.Enum(['kafka', 'embedded']), ingestion: Lag })
+    const Readiness = Type.Object({
+      status: Type.String(),
+      reasons: Type.Array(Type.Object({ code: Type.String(), detail: Type.String() })),
+      roles: Type.Array(Type.String()),
+      log: Type.Enum(['kafka', 'embedded']),
+      ingestion: Lag,
+    })
     route({
       method: 'GET',
       url: '/_readyz',
@@ -176,7 +221,9 @@ export async function buildWren(config: Config, logger: Logger = pino({ level: c
           ...(runs('ingest') ? ingestionProblems(current, config.readiness) : []),
         ]
         const status = reasons.length ? reasons[0].code.replace('_', ' ') : 'ready'
-        return reply.status(reasons.length ? 503 : 200).send({ status, reasons, roles: [...roles], log: kafkaLog ? 'kafka' : 'embedded', ingestion: lagJson(current) })
+        return reply
+          .status(reasons.length ? 503 : 200)
+          .send({ status, reasons, roles: [...roles], log: kafkaLog ? 'kafka' : 'embedded', ingestion: lagJson(current) })
       },
     })
     route({
@@ -203,7 +250,14 @@ export async function buildWren(config: Config, logger: Logger = pino({ level: c
     if (!kafkaLog) processor.onPersonChanges(apply)
     else if (runs('decide') || runs('api')) personFeed = followPersonChanges(log, apply, logger.child({ service: 'person-feed' }))
   }
-  const decide = await buildDecide({ clickhouse, clock, config: configLog, personChanges, cohorts: cohortReader, logger: logger.child({ service: 'flags' }) })
+  const decide = await buildDecide({
+    clickhouse,
+    clock,
+    config: configLog,
+    personChanges,
+    cohorts: cohortReader,
+    logger: logger.child({ service: 'flags' }),
+  })
 
   const siteUrl = config.siteUrl
   if (runs('capture')) await app.register(captureRoutes, { log, projects, clock, metrics, backpressure })
@@ -218,7 +272,15 @@ export async function buildWren(config: Config, logger: Logger = pino({ level: c
     await app.register(trendRoutes, { projects, trends, siteUrl })
     await app.register(flagRoutes, { projects, flags: decide.flags, cohorts, snapshot: decide.snapshot, siteUrl })
   }
-  if (runs('decide')) await app.register(publicFlagRoutes, { projects, service: decide.service, snapshot: decide.snapshot, cohorts: cohortReader, clock, metrics })
+  if (runs('decide'))
+    await app.register(publicFlagRoutes, {
+      projects,
+      service: decide.service,
+      snapshot: decide.snapshot,
+      cohorts: cohortReader,
+      clock,
+      metrics,
+    })
 
   let closed = false
   return {
@@ -292,6 +354,10 @@ function serverTimeouts(t: HttpTimeouts) {
     connectionTimeout: t.connectionTimeoutMs,
     // Node refuses a headers timeout longer than the request timeout (its own until Fastify sets ours), and
     // checks both only every connectionsCheckingInterval (30 s by default): once a second here.
-    http: { requestTimeout: t.requestTimeoutMs, headersTimeout: t.requestTimeoutMs > 0 ? Math.min(t.headersTimeoutMs, t.requestTimeoutMs) : t.headersTimeoutMs, connectionsCheckingInterval: 1_000 },
+    http: {
+      requestTimeout: t.requestTimeoutMs,
+      headersTimeout: t.requestTimeoutMs > 0 ? Math.min(t.headersTimeoutMs, t.requestTimeoutMs) : t.headersTimeoutMs,
+      connectionsCheckingInterval: 1_000,
+    },
   }
 }

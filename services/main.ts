@@ -75,7 +75,10 @@ async function main(argv: string[]): Promise<number> {
       logger.info({ signal }, 'shutting down')
       // Whatever hangs (a connection, a batch, the storage), the process ends: a supervisor can restart it.
       setTimeout(() => {
-        logger.error({ signal, timeoutMs: config.shutdown.timeoutMs }, 'shutdown did not finish in time (WREN_SHUTDOWN_TIMEOUT_MS): exiting with code 1')
+        logger.error(
+          { signal, timeoutMs: config.shutdown.timeoutMs },
+          'shutdown did not finish in time (WREN_SHUTDOWN_TIMEOUT_MS): exiting with code 1',
+        )
         process.exit(1)
       }, config.shutdown.timeoutMs)
       await wren.close()
@@ -94,7 +97,9 @@ async function main(argv: string[]): Promise<number> {
       if (!config.clickhouse) unlock = await lockDataDir(config.dataDir)
     } catch (err) {
       if (err instanceof DataDirLockedError) {
-        console.error(`${err.message}\nWhile Wren runs, use the API instead: POST /api/projects/, POST|GET /api/personal_api_keys/, DELETE /api/personal_api_keys/:id/.`)
+        console.error(
+          `${err.message}\nWhile Wren runs, use the API instead: POST /api/projects/, POST|GET /api/personal_api_keys/, DELETE /api/personal_api_keys/:id/.`,
+        )
         return 1
       }
       throw err
@@ -119,11 +124,19 @@ async function main(argv: string[]): Promise<number> {
         return 0
       }
       if (what === 'keys' && action === 'create') {
-        const { values } = parseArgs({ args, options: { scopes: { type: 'string' }, projects: { type: 'string' }, label: { type: 'string' } } })
-        const scopes = (values.scopes ?? '').split(',').map((s) => s.trim()).filter(Boolean)
+        const { values } = parseArgs({
+          args,
+          options: { scopes: { type: 'string' }, projects: { type: 'string' }, label: { type: 'string' } },
+        })
+        const scopes = (values.scopes ?? '')
+          .split(',')
+          .map((s) => s.trim())
+          .filter(Boolean)
         const bad = scopes.filter((s) => !isValidScope(s))
         if (scopes.length === 0 || bad.length) {
-          console.error(`--scopes needs a comma-separated list like person:read,insight:read or *${bad.length ? ` (unknown: ${bad.join(', ')})` : ''}`)
+          console.error(
+            `--scopes needs a comma-separated list like person:read,insight:read or *${bad.length ? ` (unknown: ${bad.join(', ')})` : ''}`,
+          )
           return 2
         }
         const scopedTeams = (values.projects ?? '').split(',').filter(Boolean).map(Number)
@@ -155,7 +168,10 @@ async function main(argv: string[]): Promise<number> {
 
   /** On a stopped data directory in embedded mode, or with CLICKHOUSE_URL and KAFKA_BROKERS in cluster mode. */
   async function deadLetters(action: string | undefined, args: string[]): Promise<number> {
-    const { values } = parseArgs({ args, options: { id: { type: 'string', multiple: true }, all: { type: 'boolean' }, limit: { type: 'string' } } })
+    const { values } = parseArgs({
+      args,
+      options: { id: { type: 'string', multiple: true }, all: { type: 'boolean' }, limit: { type: 'string' } },
+    })
     if (!(action === 'list' || (action === 'replay' && (values.all || values.id?.length)))) {
       console.error(USAGE)
       return 2
@@ -182,7 +198,9 @@ async function main(argv: string[]): Promise<number> {
         for (const letter of results) console.log(JSON.stringify(serializeDeadLetter(letter)))
         return 0
       }
-      log = config.kafka ? await openKafkaLog({ ...config.kafka, clientId: 'wren-dead-letters' }) : await openEmbeddedLog({ dir: path.join(config.dataDir, 'log') })
+      log = config.kafka
+        ? await openKafkaLog({ ...config.kafka, clientId: 'wren-dead-letters' })
+        : await openEmbeddedLog({ dir: path.join(config.dataDir, 'log') })
       const { replayed } = await store.replay(log, values.all ? { all: true } : { ids: values.id ?? [] })
       console.log(JSON.stringify({ replayed: replayed.length, ids: replayed }))
       return 0

@@ -32,15 +32,29 @@ describe('failed authentication limit', () => {
     expect(retryAfter).toBeLessThanOrEqual(4)
     // Every management route, with any key, until the window ends; a forged X-Forwarded-For changes nothing.
     expect((await call('GET', '/api/personal_api_keys/')).status).toBe(429)
-    const forged = await fetch(`${t.url}/api/projects/`, { headers: { authorization: 'Bearer phx_guess', 'x-forwarded-for': '203.0.113.9' } })
+    const forged = await fetch(`${t.url}/api/projects/`, {
+      headers: { authorization: 'Bearer phx_guess', 'x-forwarded-for': '203.0.113.9' },
+    })
     expect(forged.status).toBe(429)
 
     // Capture, decide and remote config take project keys and are never limited.
-    const capture = await fetch(`${t.url}/capture/`, { method: 'POST', headers: { 'content-type': 'application/json' }, body: JSON.stringify({ api_key: t.projectKey, event: 'e', distinct_id: 'u' }) })
+    const capture = await fetch(`${t.url}/capture/`, {
+      method: 'POST',
+      headers: { 'content-type': 'application/json' },
+      body: JSON.stringify({ api_key: t.projectKey, event: 'e', distinct_id: 'u' }),
+    })
     expect(capture.status).toBe(200)
-    const badCapture = await fetch(`${t.url}/capture/`, { method: 'POST', headers: { 'content-type': 'application/json' }, body: JSON.stringify({ api_key: 'phc_wrong', event: 'e', distinct_id: 'u' }) })
+    const badCapture = await fetch(`${t.url}/capture/`, {
+      method: 'POST',
+      headers: { 'content-type': 'application/json' },
+      body: JSON.stringify({ api_key: 'phc_wrong', event: 'e', distinct_id: 'u' }),
+    })
     expect(badCapture.status).toBe(401)
-    const decide = await fetch(`${t.url}/decide/?v=3`, { method: 'POST', headers: { 'content-type': 'application/json' }, body: JSON.stringify({ api_key: t.projectKey, distinct_id: 'u' }) })
+    const decide = await fetch(`${t.url}/decide/?v=3`, {
+      method: 'POST',
+      headers: { 'content-type': 'application/json' },
+      body: JSON.stringify({ api_key: t.projectKey, distinct_id: 'u' }),
+    })
     expect(decide.status).toBe(200)
     expect((await fetch(`${t.url}/array/${t.projectKey}/config`)).status).toBe(200)
 
@@ -49,7 +63,14 @@ describe('failed authentication limit', () => {
   })
 
   it('believes X-Forwarded-For only from a trusted proxy', () => {
-    const request = (peer: string, forwarded?: string) => ({ raw: { socket: { remoteAddress: peer }, connection: { remoteAddress: peer }, headers: forwarded ? { 'x-forwarded-for': forwarded } : {} } }) as never
+    const request = (peer: string, forwarded?: string) =>
+      ({
+        raw: {
+          socket: { remoteAddress: peer },
+          connection: { remoteAddress: peer },
+          headers: forwarded ? { 'x-forwarded-for': forwarded } : {},
+        },
+      }) as never
     expect(clientAddressOf([])(request('10.0.0.5', '203.0.113.9'))).toBe('10.0.0.5')
     const behindProxy = clientAddressOf(['10.0.0.0/8'])
     expect(behindProxy(request('10.0.0.5', '203.0.113.9'))).toBe('203.0.113.9')

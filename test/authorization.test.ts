@@ -26,12 +26,23 @@ describe('authorization of every management route', () => {
   const markersB = ['authz-b-person', 'authz-b@example.com', 'authz-b-action', 'authz-b-cohort', 'authz-b-flag']
 
   const makeObjects = async (projectId: number, projectKey: string, tag: 'a' | 'b'): Promise<Objects> => {
-    await captureBatch({ url: t.url, projectKey }, [{ event: 'signed_up', distinct_id: `authz-${tag}-person`, properties: { $set: { email: `authz-${tag}@example.com` } } }])
+    await captureBatch({ url: t.url, projectKey }, [
+      { event: 'signed_up', distinct_id: `authz-${tag}-person`, properties: { $set: { email: `authz-${tag}@example.com` } } },
+    ])
     await drained(t.wren)
     const person = (await call('GET', `/api/projects/${projectId}/persons/?distinct_id=authz-${tag}-person`)).body.results[0]
-    const action = await call('POST', `/api/projects/${projectId}/actions/`, { name: `authz-${tag}-action`, steps: [{ event: 'signed_up' }] })
-    const cohort = await call('POST', `/api/projects/${projectId}/cohorts/`, { name: `authz-${tag}-cohort`, filters: { properties: { type: 'AND', values: [{ key: 'email', value: `authz-${tag}@example.com`, type: 'person' }] } } })
-    const flag = await call('POST', `/api/projects/${projectId}/feature_flags/`, { key: `authz-${tag}-flag`, filters: { groups: [{ properties: [], rollout_percentage: 100 }] } })
+    const action = await call('POST', `/api/projects/${projectId}/actions/`, {
+      name: `authz-${tag}-action`,
+      steps: [{ event: 'signed_up' }],
+    })
+    const cohort = await call('POST', `/api/projects/${projectId}/cohorts/`, {
+      name: `authz-${tag}-cohort`,
+      filters: { properties: { type: 'AND', values: [{ key: 'email', value: `authz-${tag}@example.com`, type: 'person' }] } },
+    })
+    const flag = await call('POST', `/api/projects/${projectId}/feature_flags/`, {
+      key: `authz-${tag}-flag`,
+      filters: { groups: [{ properties: [], rollout_percentage: 100 }] },
+    })
     for (const res of [action, cohort, flag]) if (res.status !== 201) throw new Error(`setup failed: ${res.status} ${res.text}`)
     return { persons: person.uuid, actions: action.body.id, cohorts: cohort.body.id, feature_flags: flag.body.id }
   }
@@ -49,7 +60,15 @@ describe('authorization of every management route', () => {
       otherProject: await createKey(t, ['*'], [other.id]),
       fullId: (await call('GET', '/api/personal_api_keys/')).body.results.find((k: any) => k.label === 'bootstrap').id,
     }
-    markersA = [t.projectKey, 'authz-a-person', 'authz-a@example.com', 'authz-a-action', 'authz-a-cohort', 'authz-a-flag', 'Default project']
+    markersA = [
+      t.projectKey,
+      'authz-a-person',
+      'authz-a@example.com',
+      'authz-a-action',
+      'authz-a-cohort',
+      'authz-a-flag',
+      'Default project',
+    ]
   })
   afterAll(async () => {
     await t?.close()
@@ -78,7 +97,10 @@ describe('authorization of every management route', () => {
     const body = bodyOf(method, url)
     const res = await fetch(t.url + pathOf(url, owner), {
       method,
-      headers: { ...(authorization !== null ? { authorization } : {}), ...(body !== undefined ? { 'content-type': 'application/json' } : {}) },
+      headers: {
+        ...(authorization !== null ? { authorization } : {}),
+        ...(body !== undefined ? { 'content-type': 'application/json' } : {}),
+      },
       body: body !== undefined ? JSON.stringify(body) : undefined,
     })
     return { route: `${method} ${url}`, status: res.status, text: await res.text() }
@@ -92,12 +114,18 @@ describe('authorization of every management route', () => {
     } catch {
       return `${o.route}: not a JSON error body: ${o.text.slice(0, 200)}`
     }
-    const fields = Object.keys(body as object).sort().join(',')
+    const fields = Object.keys(body as object)
+      .sort()
+      .join(',')
     if (fields !== 'attr,code,detail,type') return `${o.route}: body is not an error: ${o.text.slice(0, 200)}`
     const leaked = markers.filter((m) => o.text.includes(m))
     return leaked.length ? `${o.route}: leaks ${leaked.join(', ')}` : null
   }
-  const check = async (authorization: string | null, expect: (route: { method: string; url: string }, o: Outcome) => string | null, owner: 'a' | 'b' = 'a') => {
+  const check = async (
+    authorization: string | null,
+    expect: (route: { method: string; url: string }, o: Outcome) => string | null,
+    owner: 'a' | 'b' = 'a',
+  ) => {
     const failures: string[] = []
     for (const route of routes) {
       const failure = expect(route, await send(route.method, route.url, authorization, owner))
@@ -109,7 +137,15 @@ describe('authorization of every management route', () => {
   it('enumerates the routes from the router', () => {
     const names = routes.map((r) => `${r.method} ${r.url}`)
     expect(names.length).toBeGreaterThan(60)
-    expect(names).toEqual(expect.arrayContaining(['GET /api/projects/', 'POST /api/personal_api_keys/', 'DELETE /api/personal_api_keys/:id/', 'GET /api/environments/:project_id/persons/:id/', 'GET /api/feature_flag/local_evaluation']))
+    expect(names).toEqual(
+      expect.arrayContaining([
+        'GET /api/projects/',
+        'POST /api/personal_api_keys/',
+        'DELETE /api/personal_api_keys/:id/',
+        'GET /api/environments/:project_id/persons/:id/',
+        'GET /api/feature_flag/local_evaluation',
+      ]),
+    )
     expect(objects.b.actions).not.toBe(objects.a.actions)
     expect(objects.b.cohorts).not.toBe(objects.a.cohorts)
     expect(objects.b.feature_flags).not.toBe(objects.a.feature_flags)

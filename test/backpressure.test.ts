@@ -27,12 +27,26 @@ describe('capture backpressure', () => {
   let seq = 0
   /** Posts 5 events the way posthog-node does; remembers which were acknowledged and which refused. */
   const send = async () => {
-    const batch = Array.from({ length: 5 }, () => ({ event: 'flood', distinct_id: `user-${seq % 7}`, uuid: randomUUID(), properties: { n: seq++ } }))
-    const res = await fetch(`${t.url}/batch/`, { method: 'POST', headers: { 'content-type': 'application/json' }, body: JSON.stringify({ api_key: t.projectKey, batch }) })
+    const batch = Array.from({ length: 5 }, () => ({
+      event: 'flood',
+      distinct_id: `user-${seq % 7}`,
+      uuid: randomUUID(),
+      properties: { n: seq++ },
+    }))
+    const res = await fetch(`${t.url}/batch/`, {
+      method: 'POST',
+      headers: { 'content-type': 'application/json' },
+      body: JSON.stringify({ api_key: t.projectKey, batch }),
+    })
     for (const e of batch) (res.status === 200 ? acknowledged : refused).add(e.uuid)
     return res
   }
-  const decide = () => fetch(`${t.url}/decide/?v=3`, { method: 'POST', headers: { 'content-type': 'application/json' }, body: JSON.stringify({ token: t.projectKey, distinct_id: 'user-1' }) })
+  const decide = () =>
+    fetch(`${t.url}/decide/?v=3`, {
+      method: 'POST',
+      headers: { 'content-type': 'application/json' },
+      body: JSON.stringify({ token: t.projectKey, distinct_id: 'user-1' }),
+    })
 
   it('refuses capture with 503 and Retry-After past the backlog bound, keeps decide up, and accepts again after the catch-up', async () => {
     expect((await send()).status).toBe(200)
@@ -50,8 +64,18 @@ describe('capture backpressure', () => {
     expect(error).toMatchObject({ type: 'server_error', code: 'ingestion_backlog_full', attr: null })
     expect(error.detail).toMatch(/Ingestion is \d+ messages behind \(limit WREN_MAX_BACKLOG=20\)/)
     // Every path and the browser's beacon GET are refused alike; a preflight still answers.
-    expect((await fetch(`${t.url}/e/?ip=1`, { method: 'POST', body: JSON.stringify({ api_key: t.projectKey, event: 'x', distinct_id: 'y' }) })).status).toBe(503)
-    expect((await fetch(`${t.url}/e/`, { method: 'OPTIONS', headers: { origin: 'https://app.example', 'access-control-request-method': 'POST' } })).status).toBe(204)
+    expect(
+      (await fetch(`${t.url}/e/?ip=1`, { method: 'POST', body: JSON.stringify({ api_key: t.projectKey, event: 'x', distinct_id: 'y' }) }))
+        .status,
+    ).toBe(503)
+    expect(
+      (
+        await fetch(`${t.url}/e/`, {
+          method: 'OPTIONS',
+          headers: { origin: 'https://app.example', 'access-control-request-method': 'POST' },
+        })
+      ).status,
+    ).toBe(204)
     expect((await send()).status).toBe(503)
 
     // Decide is not capture: it keeps answering.

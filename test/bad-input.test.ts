@@ -19,15 +19,30 @@ describe('bad input answers a JSON 4xx, never a 500', () => {
     const res = await fetch(t.url + route, { method, headers: { 'content-type': 'application/json', ...headers }, body })
     return { status: res.status, type: res.headers.get('content-type'), body: (await res.json()) as Record<string, unknown> }
   }
-  const tooDeep = { status: 400, type: expect.stringMatching(/^application\/json/), body: { type: 'validation_error', code: 'json_too_deep', detail: expect.stringContaining('128 levels') } }
+  const tooDeep = {
+    status: 400,
+    type: expect.stringMatching(/^application\/json/),
+    body: { type: 'validation_error', code: 'json_too_deep', detail: expect.stringContaining('128 levels') },
+  }
 
   it('refuses event properties nested thousands of levels deep, on every capture path', async () => {
     for (const route of ['/e/', '/i/v0/e/', '/capture/']) {
-      expect(await send('POST', route, `{"api_key":"${t.projectKey}","event":"deep","distinct_id":"d","properties":${nested(5_000)}}`)).toMatchObject(tooDeep)
+      expect(
+        await send('POST', route, `{"api_key":"${t.projectKey}","event":"deep","distinct_id":"d","properties":${nested(5_000)}}`),
+      ).toMatchObject(tooDeep)
     }
-    expect(await send('POST', '/batch/', `{"api_key":"${t.projectKey}","batch":[{"event":"deep","distinct_id":"d","properties":{"x":${nested(100_000)}}}]}`)).toMatchObject(tooDeep)
+    expect(
+      await send(
+        'POST',
+        '/batch/',
+        `{"api_key":"${t.projectKey}","batch":[{"event":"deep","distinct_id":"d","properties":{"x":${nested(100_000)}}}]}`,
+      ),
+    ).toMatchObject(tooDeep)
     // 100 levels are fine, and stored.
-    expect((await send('POST', '/e/', `{"api_key":"${t.projectKey}","event":"nested-ok","distinct_id":"d","properties":{"n":${nested(100)}}}`)).status).toBe(200)
+    expect(
+      (await send('POST', '/e/', `{"api_key":"${t.projectKey}","event":"nested-ok","distinct_id":"d","properties":{"n":${nested(100)}}}`))
+        .status,
+    ).toBe(200)
     await drained(t.wren)
     const stored = await call('GET', `/api/projects/${t.projectId}/events/?event=nested-ok`)
     expect(JSON.stringify(stored.body.results[0].properties.n)).toBe(nested(100))
@@ -35,18 +50,29 @@ describe('bad input answers a JSON 4xx, never a 500', () => {
 
   it('refuses deeply nested decide and flags bodies', async () => {
     for (const route of ['/decide/?v=3', '/flags/?v=2']) {
-      expect(await send('POST', route, `{"api_key":"${t.projectKey}","distinct_id":"d","person_properties":${nested(5_000)}}`)).toMatchObject(tooDeep)
+      expect(
+        await send('POST', route, `{"api_key":"${t.projectKey}","distinct_id":"d","person_properties":${nested(5_000)}}`),
+      ).toMatchObject(tooDeep)
     }
   })
 
   it('refuses deeply nested management bodies and query JSON', async () => {
     const auth = { authorization: `Bearer ${t.personalKey}` }
     expect(await send('PATCH', `/api/projects/${t.projectId}/`, `{"settings":${nested(5_000)}}`, auth)).toMatchObject(tooDeep)
-    expect(await send('POST', `/api/projects/${t.projectId}/feature_flags/`, `{"key":"deep","filters":{"groups":[{"rollout_percentage":100}],"payloads":{"true":${nested(5_000)}}}}`, auth)).toMatchObject(tooDeep)
+    expect(
+      await send(
+        'POST',
+        `/api/projects/${t.projectId}/feature_flags/`,
+        `{"key":"deep","filters":{"groups":[{"rollout_percentage":100}],"payloads":{"true":${nested(5_000)}}}}`,
+        auth,
+      ),
+    ).toMatchObject(tooDeep)
     await captureBatch(t, [{ event: 'seen', distinct_id: 'deep-person', properties: { $set: { plan: 'free' } } }])
     await drained(t.wren)
     const person = (await call('GET', `/api/environments/${t.projectId}/persons/?distinct_id=deep-person`)).body.results[0]
-    expect(await send('PATCH', `/api/environments/${t.projectId}/persons/${person.id}/`, `{"properties":${nested(5_000)}}`, auth)).toMatchObject(tooDeep)
+    expect(
+      await send('PATCH', `/api/environments/${t.projectId}/persons/${person.id}/`, `{"properties":${nested(5_000)}}`, auth),
+    ).toMatchObject(tooDeep)
     const deepFilter = encodeURIComponent('['.repeat(2_000) + ']'.repeat(2_000))
     const res = await call('GET', `/api/projects/${t.projectId}/events/?properties=${deepFilter}`)
     expect({ status: res.status, body: res.body }).toMatchObject({ status: 400, body: { code: 'json_too_deep', attr: 'properties' } })
@@ -58,7 +84,11 @@ describe('bad input answers a JSON 4xx, never a 500', () => {
     const person = (await call('GET', `/api/environments/${t.projectId}/persons/?distinct_id=timeline-person`)).body.results[0]
     for (const query of ['date_from=0', 'date_to=1', 'date_from=tomorrow']) {
       const res = await call('GET', `/api/environments/${t.projectId}/persons/${person.id}/properties_timeline/?${query}`)
-      expect({ query, status: res.status, body: res.body }).toMatchObject({ query, status: 400, body: { type: 'validation_error', code: 'invalid_input' } })
+      expect({ query, status: res.status, body: res.body }).toMatchObject({
+        query,
+        status: 400,
+        body: { type: 'validation_error', code: 'invalid_input' },
+      })
     }
     const ok = await call('GET', `/api/environments/${t.projectId}/persons/${person.id}/properties_timeline/?date_from=2000-01-01`)
     expect(ok.status).toBe(200)

@@ -40,7 +40,10 @@ describe('capture API', () => {
     for (const path of PATHS) {
       for (const p of [path, path.slice(0, -1)]) {
         const stored = await eventsOf(`post${p}`)
-        expect(stored.map((e) => [e.event, e.properties.path]), p).toEqual([['clicked', p]])
+        expect(
+          stored.map((e) => [e.event, e.properties.path]),
+          p,
+        ).toEqual([['clicked', p]])
       }
     }
   })
@@ -52,14 +55,22 @@ describe('capture API', () => {
       expect(res.status, path).toBe(200)
     }
     await drained(t.wren)
-    for (const path of PATHS) expect((await eventsOf(`get${path}`)).map((e) => e.event), path).toEqual(['pixel'])
+    for (const path of PATHS)
+      expect(
+        (await eventsOf(`get${path}`)).map((e) => e.event),
+        path,
+      ).toEqual(['pixel'])
   })
 
   it('answers CORS preflight on every path, mirroring the origin with credentials', async () => {
     for (const path of PATHS) {
       const res = await fetch(t.url + path, {
         method: 'OPTIONS',
-        headers: { origin: 'https://shop.example', 'access-control-request-method': 'POST', 'access-control-request-headers': 'content-type' },
+        headers: {
+          origin: 'https://shop.example',
+          'access-control-request-method': 'POST',
+          'access-control-request-headers': 'content-type',
+        },
       })
       expect(res.status, path).toBeLessThan(300)
       expect(res.headers.get('access-control-allow-origin'), path).toBe('https://shop.example')
@@ -72,19 +83,41 @@ describe('capture API', () => {
       const bare = await fetch(`${t.url}/batch/`, { method: 'OPTIONS', headers })
       expect(bare.status, JSON.stringify(headers)).toBeLessThan(300)
     }
-    const simple = await fetch(`${t.url}/e/`, { method: 'POST', headers: { origin: 'https://shop.example', 'content-type': 'text/plain' }, body: JSON.stringify({ api_key: t.projectKey, event: 'x', distinct_id: 'cors' }) })
+    const simple = await fetch(`${t.url}/e/`, {
+      method: 'POST',
+      headers: { origin: 'https://shop.example', 'content-type': 'text/plain' },
+      body: JSON.stringify({ api_key: t.projectKey, event: 'x', distinct_id: 'cors' }),
+    })
     expect(simple.status).toBe(200)
     expect(simple.headers.get('access-control-allow-origin')).toBe('https://shop.example')
   })
 
   it('decodes the SDKs’ encodings: posthog-node gzip batch, posthog-js gzip text/plain, base64 form, legacy engage', async () => {
-    const gz = await post('/batch/', gzipSync(JSON.stringify({ api_key: t.projectKey, batch: [{ event: 'gz', distinct_id: 'enc-1', properties: {} }] })), { 'content-type': 'application/json', 'content-encoding': 'gzip' })
+    const gz = await post(
+      '/batch/',
+      gzipSync(JSON.stringify({ api_key: t.projectKey, batch: [{ event: 'gz', distinct_id: 'enc-1', properties: {} }] })),
+      { 'content-type': 'application/json', 'content-encoding': 'gzip' },
+    )
     expect(gz.status).toBe(200)
-    const js = await post('/e/', gzipSync(JSON.stringify({ api_key: t.projectKey, batch: [{ event: 'js', properties: { distinct_id: 'enc-1' } }], sent_at: new Date().toISOString() })), { 'content-type': 'text/plain' })
+    const js = await post(
+      '/e/',
+      gzipSync(
+        JSON.stringify({
+          api_key: t.projectKey,
+          batch: [{ event: 'js', properties: { distinct_id: 'enc-1' } }],
+          sent_at: new Date().toISOString(),
+        }),
+      ),
+      { 'content-type': 'text/plain' },
+    )
     expect(js.status).toBe(200)
-    const form = await post('/e/?compression=base64', `data=${encodeURIComponent(Buffer.from(JSON.stringify([{ event: 'beacon', properties: { token: t.projectKey, distinct_id: 'enc-1' } }])).toString('base64'))}`, {
-      'content-type': 'application/x-www-form-urlencoded',
-    })
+    const form = await post(
+      '/e/?compression=base64',
+      `data=${encodeURIComponent(Buffer.from(JSON.stringify([{ event: 'beacon', properties: { token: t.projectKey, distinct_id: 'enc-1' } }])).toString('base64'))}`,
+      {
+        'content-type': 'application/x-www-form-urlencoded',
+      },
+    )
     expect(form.status).toBe(200)
     const engage = await postJson('/engage/', { $token: t.projectKey, $distinct_id: 'enc-1', $set: { plan: 'pro' } })
     expect(engage.status).toBe(200)
@@ -116,7 +149,17 @@ describe('capture API', () => {
       ['/e/', JSON.stringify({ api_key: t.projectKey, distinct_id: 'd' }), undefined, 'missing_event_name'],
       ['/capture/', JSON.stringify({ api_key: t.projectKey, event: '', distinct_id: 'd' }), undefined, 'missing_event_name'],
       ['/e/', JSON.stringify({ api_key: t.projectKey, event: 'x', distinct_id: 'd', uuid: 'not-a-uuid' }), undefined, 'invalid_uuid'],
-      ['/batch/', JSON.stringify({ batch: [{ ...good, api_key: t.projectKey }, { ...good, api_key: 'phc_other' }] }), undefined, 'multiple_tokens'],
+      [
+        '/batch/',
+        JSON.stringify({
+          batch: [
+            { ...good, api_key: t.projectKey },
+            { ...good, api_key: 'phc_other' },
+          ],
+        }),
+        undefined,
+        'multiple_tokens',
+      ],
     ]
     for (const [path, body, headers, code] of cases) {
       const res = await post(path, body, headers)
@@ -141,7 +184,13 @@ describe('capture API', () => {
     })
     expect(res.status).toBe(400)
     expect(((await res.json()) as any).code).toBe('missing_distinct_id')
-    const withBadUuid = await postJson('/batch/', { api_key: t.projectKey, batch: [{ event: 'first', distinct_id: 'atomic-1' }, { event: 'x', distinct_id: 'atomic-1', uuid: 'nope' }] })
+    const withBadUuid = await postJson('/batch/', {
+      api_key: t.projectKey,
+      batch: [
+        { event: 'first', distinct_id: 'atomic-1' },
+        { event: 'x', distinct_id: 'atomic-1', uuid: 'nope' },
+      ],
+    })
     expect(withBadUuid.status).toBe(400)
     // A good request after them is stored; nothing of the rejected ones is.
     expect((await postJson('/batch/', { api_key: t.projectKey, batch: [{ event: 'after', distinct_id: 'atomic-1' }] })).status).toBe(200)
@@ -165,7 +214,10 @@ describe('capture API', () => {
   })
 
   it('answers 413 for a body over 20 MB', async () => {
-    const big = JSON.stringify({ api_key: t.projectKey, batch: [{ event: 'big', distinct_id: 'big-1', properties: { blob: 'x'.repeat(21 * 1024 * 1024) } }] })
+    const big = JSON.stringify({
+      api_key: t.projectKey,
+      batch: [{ event: 'big', distinct_id: 'big-1', properties: { blob: 'x'.repeat(21 * 1024 * 1024) } }],
+    })
     const res = await post('/batch/', big)
     expect(res.status).toBe(413)
     expect(await res.json()).toMatchObject({ code: 'payload_too_large' })

@@ -53,7 +53,15 @@ describe.skipIf(unavailable !== null)(`cluster mode on a real Kafka broker${unav
     kafka = await startKafka()
     // While stallFile exists the ingest process's batches fail (the last test stalls ingestion with it).
     stallFile = path.join(await dir('stall'), 'stall')
-    env = { ...keys, KAFKA_BROKERS: kafka.brokers, KAFKA_PARTITIONS: '4', KAFKA_SESSION_TIMEOUT_MS: '6000', WREN_INGEST_BATCH: '200', WREN_FAILPOINT_STALL_INGESTION_FILE: stallFile, WREN_READY_STALL_SECONDS: '3' }
+    env = {
+      ...keys,
+      KAFKA_BROKERS: kafka.brokers,
+      KAFKA_PARTITIONS: '4',
+      KAFKA_SESSION_TIMEOUT_MS: '6000',
+      WREN_INGEST_BATCH: '200',
+      WREN_FAILPOINT_STALL_INGESTION_FILE: stallFile,
+      WREN_READY_STALL_SECONDS: '3',
+    }
     coreDir = await dir('core')
     core = await spawn(coreDir, 'ingest,api')
     captures = await Promise.all([spawn(await dir('capture'), 'capture'), spawn(await dir('capture'), 'capture')])
@@ -73,13 +81,21 @@ describe.skipIf(unavailable !== null)(`cluster mode on a real Kafka broker${unav
   it('each role answers health and readiness, and serves only its own routes', async () => {
     const health = await (await fetch(`${captures[0].url}/_health`)).json()
     // A capture process reports ingestion's lag too, read from Kafka.
-    expect(health).toMatchObject({ status: 'ok', roles: ['capture'], ingestion: { lag_messages: expect.any(Number), committed_offset: expect.any(Number) } })
+    expect(health).toMatchObject({
+      status: 'ok',
+      roles: ['capture'],
+      ingestion: { lag_messages: expect.any(Number), committed_offset: expect.any(Number) },
+    })
     const ready = await fetch(`${core.url}/_readyz`)
     expect(ready.status).toBe(200)
     expect(await ready.json()).toMatchObject({ status: 'ready', roles: ['ingest', 'api'], log: 'kafka' })
     // The capture role has no management API, the api role no capture endpoint.
-    expect((await fetch(`${captures[0].url}/api/projects/`, { headers: { authorization: `Bearer ${keys.WREN_PERSONAL_API_KEY}` } })).status).toBe(404)
-    expect((await fetch(`${core.url}/batch/`, { method: 'POST', body: '{}', headers: { 'content-type': 'application/json' } })).status).toBe(404)
+    expect(
+      (await fetch(`${captures[0].url}/api/projects/`, { headers: { authorization: `Bearer ${keys.WREN_PERSONAL_API_KEY}` } })).status,
+    ).toBe(404)
+    expect(
+      (await fetch(`${core.url}/batch/`, { method: 'POST', body: '{}', headers: { 'content-type': 'application/json' } })).status,
+    ).toBe(404)
   })
 
   it('events from posthog-node through two capture processes reach persons and events via the API', async () => {
@@ -90,17 +106,23 @@ describe.skipIf(unavailable !== null)(`cluster mode on a real Kafka broker${unav
     clients[0].identify({ distinctId: 'sdk-user-0', properties: { email: 'zero@example.com' } })
     await Promise.all(clients.map((c) => c.shutdown()))
 
-    const events = await waitFor(async () => {
-      const rows = await storedEvents('sdk_event')
-      return rows.length >= 40 ? rows : false
-    }, { timeoutMs: 60_000, what: '40 sdk events via the API' })
+    const events = await waitFor(
+      async () => {
+        const rows = await storedEvents('sdk_event')
+        return rows.length >= 40 ? rows : false
+      },
+      { timeoutMs: 60_000, what: '40 sdk events via the API' },
+    )
     expect(events).toHaveLength(40)
     expect(new Set(events.map((e) => e.properties.i))).toEqual(new Set(Array.from({ length: 40 }, (_, i) => i)))
 
-    const persons = await waitFor(async () => {
-      const res = await call()('GET', `/api/environments/1/persons/?email=zero@example.com`)
-      return res.body?.results?.length === 1 ? res.body.results : false
-    }, { timeoutMs: 30_000, what: 'the identified person' })
+    const persons = await waitFor(
+      async () => {
+        const res = await call()('GET', `/api/environments/1/persons/?email=zero@example.com`)
+        return res.body?.results?.length === 1 ? res.body.results : false
+      },
+      { timeoutMs: 30_000, what: 'the identified person' },
+    )
     expect(persons[0].distinct_ids).toContain('sdk-user-0')
     const all = await call()('GET', `/api/environments/1/persons/?limit=100`)
     expect(all.body.results.filter((p: any) => p.distinct_ids.some((d: string) => d.startsWith('sdk-user-')))).toHaveLength(5)
@@ -112,16 +134,30 @@ describe.skipIf(unavailable !== null)(`cluster mode on a real Kafka broker${unav
     const send = async (url: string) => {
       const batch = Array.from({ length: 25 }, () => {
         const n = seq++
-        return { event: 'tick', distinct_id: `user-${n % 30}`, uuid: randomUUID(), properties: { n, $set: { last_n: n } }, timestamp: new Date(Date.UTC(2026, 0, 1) + n).toISOString() }
+        return {
+          event: 'tick',
+          distinct_id: `user-${n % 30}`,
+          uuid: randomUUID(),
+          properties: { n, $set: { last_n: n } },
+          timestamp: new Date(Date.UTC(2026, 0, 1) + n).toISOString(),
+        }
       })
-      const res = await fetch(`${url}/batch/`, { method: 'POST', headers: { 'content-type': 'application/json' }, body: JSON.stringify({ api_key: keys.WREN_PROJECT_API_KEY, batch }) }).catch(() => null)
+      const res = await fetch(`${url}/batch/`, {
+        method: 'POST',
+        headers: { 'content-type': 'application/json' },
+        body: JSON.stringify({ api_key: keys.WREN_PROJECT_API_KEY, batch }),
+      }).catch(() => null)
       if (res?.status === 200) for (const e of batch) acknowledged.add(e.uuid)
     }
     // Four senders over both capture processes, until `until` says stop (the events API reads ≤ 10,000).
     const flood = (until: () => boolean) =>
-      Promise.all(captures.flatMap((c) => [c, c]).map(async (c) => {
-        while (!until()) await send(c.url)
-      }))
+      Promise.all(
+        captures
+          .flatMap((c) => [c, c])
+          .map(async (c) => {
+            while (!until()) await send(c.url)
+          }),
+      )
 
     // Restart the core with a failpoint: it SIGKILLs itself after its fourth batch is in ClickHouse
     // and before that batch's offset is committed, so the batch is pending in the commit metadata.
@@ -142,12 +178,15 @@ describe.skipIf(unavailable !== null)(`cluster mode on a real Kafka broker${unav
     await flood(() => seq >= restartedAt + 1000)
 
     let missing: string[] = []
-    const stored = await waitFor(async () => {
-      const rows = await storedEvents('tick')
-      const have = new Set(rows.map((e) => e.id))
-      missing = [...acknowledged].filter((uuid) => !have.has(uuid))
-      return missing.length === 0 ? rows : false
-    }, { timeoutMs: 90_000, what: 'every acknowledged event to be stored' }).catch(() => [])
+    const stored = await waitFor(
+      async () => {
+        const rows = await storedEvents('tick')
+        const have = new Set(rows.map((e) => e.id))
+        missing = [...acknowledged].filter((uuid) => !have.has(uuid))
+        return missing.length === 0 ? rows : false
+      },
+      { timeoutMs: 90_000, what: 'every acknowledged event to be stored' },
+    ).catch(() => [])
     if (missing.length) console.error(`missing ${missing.length} of ${acknowledged.size}; core output:\n${core.output().slice(-8000)}`)
     expect(missing).toEqual([])
     const ids = stored.map((e) => e.id)
@@ -167,27 +206,48 @@ describe.skipIf(unavailable !== null)(`cluster mode on a real Kafka broker${unav
     core = await spawn(coreDir, 'ingest,api', { WREN_FAILPOINT_POISON_EVENT: 'poison', WREN_INGEST_MAX_RETRIES: '2' })
     const poison = randomUUID()
     const good = (n: number) => ({ event: 'kgood', distinct_id: `k-user-${n % 5}`, uuid: randomUUID(), properties: { n, $set: { n } } })
-    const batch = [...Array.from({ length: 40 }, (_, n) => good(n)), { event: 'poison', distinct_id: 'k-user-2', uuid: poison, properties: {} }, ...Array.from({ length: 40 }, (_, n) => good(40 + n))]
-    const res = await fetch(`${captures[0].url}/batch/`, { method: 'POST', headers: { 'content-type': 'application/json' }, body: JSON.stringify({ api_key: keys.WREN_PROJECT_API_KEY, batch }) })
+    const batch = [
+      ...Array.from({ length: 40 }, (_, n) => good(n)),
+      { event: 'poison', distinct_id: 'k-user-2', uuid: poison, properties: {} },
+      ...Array.from({ length: 40 }, (_, n) => good(40 + n)),
+    ]
+    const res = await fetch(`${captures[0].url}/batch/`, {
+      method: 'POST',
+      headers: { 'content-type': 'application/json' },
+      body: JSON.stringify({ api_key: keys.WREN_PROJECT_API_KEY, batch }),
+    })
     expect(res.status).toBe(200)
     await waitFor(async () => (await storedEvents('kgood')).length === 80, { timeoutMs: 60_000, what: 'the 80 good events' })
     expect(await storedEvents('poison')).toEqual([])
-    const letters = await waitFor(async () => {
-      const list = await call()('GET', '/api/dead_letters/')
-      const found = (list.body?.results ?? []).filter((l: any) => l.error.includes('failpoint'))
-      return found.length ? found : false
-    }, { what: 'the dead letter in the API' })
+    const letters = await waitFor(
+      async () => {
+        const list = await call()('GET', '/api/dead_letters/')
+        const found = (list.body?.results ?? []).filter((l: any) => l.error.includes('failpoint'))
+        return found.length ? found : false
+      },
+      { what: 'the dead letter in the API' },
+    )
     expect(letters).toHaveLength(1)
     expect(letters[0]).toMatchObject({ team_id: 1, replayed_at: null, source: { topic: 'wren_ingest' } })
     expect(letters[0].payload_preview).toContain(poison)
 
     expect(await core.stop()).toBe(0)
     core = await spawn(coreDir, 'ingest,api')
-    expect((await call()('POST', '/api/dead_letters/replay/', { ids: [letters[0].id] })).body).toEqual({ replayed: 1, ids: [letters[0].id] })
+    expect((await call()('POST', '/api/dead_letters/replay/', { ids: [letters[0].id] })).body).toEqual({
+      replayed: 1,
+      ids: [letters[0].id],
+    })
     await waitFor(async () => (await storedEvents('poison')).length === 1, { timeoutMs: 60_000, what: 'the replayed event' })
     expect((await call()('POST', '/api/dead_letters/replay/', { ids: [letters[0].id] })).body).toEqual({ replayed: 0, ids: [] })
     const marker = randomUUID()
-    await fetch(`${captures[1].url}/batch/`, { method: 'POST', headers: { 'content-type': 'application/json' }, body: JSON.stringify({ api_key: keys.WREN_PROJECT_API_KEY, batch: [{ event: 'kmarker', distinct_id: 'k-user-1', uuid: marker, properties: {} }] }) })
+    await fetch(`${captures[1].url}/batch/`, {
+      method: 'POST',
+      headers: { 'content-type': 'application/json' },
+      body: JSON.stringify({
+        api_key: keys.WREN_PROJECT_API_KEY,
+        batch: [{ event: 'kmarker', distinct_id: 'k-user-1', uuid: marker, properties: {} }],
+      }),
+    })
     await waitFor(async () => (await storedEvents('kmarker')).length === 1, { timeoutMs: 60_000, what: 'a marker after the replays' })
     expect((await storedEvents('poison')).map((e) => e.id)).toEqual([poison])
   }, 240_000)
@@ -199,15 +259,32 @@ describe.skipIf(unavailable !== null)(`cluster mode on a real Kafka broker${unav
     await producer.send({ topic: 'wren_ingest', messages: [{ key: '1', value: Buffer.from('definitely not avro') }] })
     await producer.disconnect()
     const after = randomUUID()
-    const res = await fetch(`${captures[1].url}/batch/`, { method: 'POST', headers: { 'content-type': 'application/json' }, body: JSON.stringify({ api_key: keys.WREN_PROJECT_API_KEY, batch: [{ event: 'after_poison', distinct_id: 'p1', uuid: after, properties: {} }] }) })
+    const res = await fetch(`${captures[1].url}/batch/`, {
+      method: 'POST',
+      headers: { 'content-type': 'application/json' },
+      body: JSON.stringify({
+        api_key: keys.WREN_PROJECT_API_KEY,
+        batch: [{ event: 'after_poison', distinct_id: 'p1', uuid: after, properties: {} }],
+      }),
+    })
     expect(res.status).toBe(200)
-    await waitFor(async () => (await storedEvents('after_poison')).some((e) => e.id === after), { timeoutMs: 60_000, what: 'the event after the poison message' })
+    await waitFor(async () => (await storedEvents('after_poison')).some((e) => e.id === after), {
+      timeoutMs: 60_000,
+      what: 'the event after the poison message',
+    })
 
     const consumer = client.consumer({ groupId: `dlq-reader-${randomUUID()}` })
     const letters: Array<{ key: string; value: string; error: string }> = []
     await consumer.connect()
     await consumer.subscribe({ topic: 'wren_dead_letters', fromBeginning: true })
-    await consumer.run({ eachMessage: async ({ message }) => void letters.push({ key: message.key!.toString(), value: message.value!.toString(), error: String(message.headers?.['wren-error']) }) })
+    await consumer.run({
+      eachMessage: async ({ message }) =>
+        void letters.push({
+          key: message.key!.toString(),
+          value: message.value!.toString(),
+          error: String(message.headers?.['wren-error']),
+        }),
+    })
     await waitFor(async () => letters.length > 0, { timeoutMs: 30_000, what: 'the dead letter' })
     await consumer.disconnect()
     expect(letters.map((l) => l.value)).toContain('definitely not avro')
@@ -218,27 +295,43 @@ describe.skipIf(unavailable !== null)(`cluster mode on a real Kafka broker${unav
 
   it('an api process without the processor learns a command result published by another process', async () => {
     const quiet = { warn: () => {}, error: () => {}, info: () => {}, debug: () => {} }
-    const open = () => openKafkaLog({ brokers: [kafka.brokers], partitions: 4, replicationFactor: 1, sessionTimeoutMs: 6000, logger: quiet })
+    const open = () =>
+      openKafkaLog({ brokers: [kafka.brokers], partitions: 4, replicationFactor: 1, sessionTimeoutMs: 6000, logger: quiet })
     const [ingest, apiSide] = [await open(), await open()]
     const waiter = new LogCommandWaiter(apiSide)
     waiter.start()
     const applied = waiter.waitForCommand('cmd-1', 30_000)
-    await publishCommandResults(ingest)([['cmd-0', { ok: false, status: 404, detail: 'no such person' }], ['cmd-1', { ok: false, status: 400, detail: 'bad property' }]])
+    await publishCommandResults(ingest)([
+      ['cmd-0', { ok: false, status: 404, detail: 'no such person' }],
+      ['cmd-1', { ok: false, status: 400, detail: 'bad property' }],
+    ])
     expect(await applied).toEqual({ ok: false, status: 400, detail: 'bad property' })
     await waiter.stop()
     await Promise.all([ingest.close(), apiSide.close()])
   })
 
   it('a stalled ingest process is not ready; every role reports the lag it reads from Kafka', async () => {
-    const health = async (p: WrenProcess) => (await (await fetch(`${p.url}/_health`)).json()) as { ingestion: { lag_messages: number; stalled_seconds: number } }
+    const health = async (p: WrenProcess) =>
+      (await (await fetch(`${p.url}/_health`)).json()) as { ingestion: { lag_messages: number; stalled_seconds: number } }
     await writeFile(stallFile, '')
-    const batch = Array.from({ length: 5 }, (_, i) => ({ event: 'stalled_on_kafka', distinct_id: `k-${i}`, uuid: randomUUID(), properties: {} }))
-    const res = await fetch(`${captures[0].url}/batch/`, { method: 'POST', headers: { 'content-type': 'application/json' }, body: JSON.stringify({ api_key: keys.WREN_PROJECT_API_KEY, batch }) })
+    const batch = Array.from({ length: 5 }, (_, i) => ({
+      event: 'stalled_on_kafka',
+      distinct_id: `k-${i}`,
+      uuid: randomUUID(),
+      properties: {},
+    }))
+    const res = await fetch(`${captures[0].url}/batch/`, {
+      method: 'POST',
+      headers: { 'content-type': 'application/json' },
+      body: JSON.stringify({ api_key: keys.WREN_PROJECT_API_KEY, batch }),
+    })
     expect(res.status).toBe(200)
     const unready = await waitFor(
       async () => {
         const r = await fetch(`${core.url}/_readyz`)
-        return r.status === 503 ? ((await r.json()) as { status: string; reasons: Array<{ code: string }>; ingestion: { lag_messages: number } }) : false
+        return r.status === 503
+          ? ((await r.json()) as { status: string; reasons: Array<{ code: string }>; ingestion: { lag_messages: number } })
+          : false
       },
       { timeoutMs: 60_000, what: 'the ingest process to report the stall' },
     )
@@ -246,12 +339,21 @@ describe.skipIf(unavailable !== null)(`cluster mode on a real Kafka broker${unav
     expect(unready.reasons.map((r) => r.code)).toContain('ingestion_stalled')
     expect(unready.ingestion.lag_messages).toBeGreaterThanOrEqual(5)
     // A capture process does not ingest: it stays ready, and reports the lag from Kafka.
-    await waitFor(async () => (await health(captures[1])).ingestion.lag_messages >= 5, { timeoutMs: 30_000, what: 'a capture process to see the lag' })
+    await waitFor(async () => (await health(captures[1])).ingestion.lag_messages >= 5, {
+      timeoutMs: 30_000,
+      what: 'a capture process to see the lag',
+    })
     expect((await fetch(`${captures[1].url}/_readyz`)).status).toBe(200)
 
     await rm(stallFile)
-    await waitFor(async () => (await fetch(`${core.url}/_readyz`)).status === 200, { timeoutMs: 60_000, what: 'the ingest process to be ready again' })
-    await waitFor(async () => (await health(captures[1])).ingestion.lag_messages === 0, { timeoutMs: 30_000, what: 'the lag to return to 0' })
+    await waitFor(async () => (await fetch(`${core.url}/_readyz`)).status === 200, {
+      timeoutMs: 60_000,
+      what: 'the ingest process to be ready again',
+    })
+    await waitFor(async () => (await health(captures[1])).ingestion.lag_messages === 0, {
+      timeoutMs: 30_000,
+      what: 'the lag to return to 0',
+    })
     expect((await storedEvents('stalled_on_kafka')).map((e) => e.id).sort()).toEqual(batch.map((e) => e.uuid).sort())
   }, 120_000)
 })

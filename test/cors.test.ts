@@ -15,15 +15,30 @@ describe('CORS', () => {
     await t?.close()
   })
   const preflight = (path: string, origin: string, method = 'POST') =>
-    fetch(t.url + path, { method: 'OPTIONS', headers: { origin, 'access-control-request-method': method, 'access-control-request-headers': 'authorization,content-type' } })
+    fetch(t.url + path, {
+      method: 'OPTIONS',
+      headers: { origin, 'access-control-request-method': method, 'access-control-request-headers': 'authorization,content-type' },
+    })
 
   it('keeps capture, decide, flags, remote config and /static open to any origin', async () => {
-    for (const path of ['/e/', '/batch/', '/i/v0/e/', '/decide/?v=3', '/flags/?v=2', `/array/${t.projectKey}/config`, '/static/recorder.js']) {
+    for (const path of [
+      '/e/',
+      '/batch/',
+      '/i/v0/e/',
+      '/decide/?v=3',
+      '/flags/?v=2',
+      `/array/${t.projectKey}/config`,
+      '/static/recorder.js',
+    ]) {
       const res = await preflight(path, EVIL)
       expect(res.status, path).toBeLessThan(300)
       expect(res.headers.get('access-control-allow-origin'), path).toBe(EVIL)
     }
-    const decide = await fetch(`${t.url}/decide/?v=3`, { method: 'POST', headers: { origin: EVIL, 'content-type': 'application/json' }, body: JSON.stringify({ api_key: t.projectKey, distinct_id: 'u' }) })
+    const decide = await fetch(`${t.url}/decide/?v=3`, {
+      method: 'POST',
+      headers: { origin: EVIL, 'content-type': 'application/json' },
+      body: JSON.stringify({ api_key: t.projectKey, distinct_id: 'u' }),
+    })
     expect(decide.status).toBe(200)
     expect(decide.headers.get('access-control-allow-origin')).toBe(EVIL)
     const config = await fetch(`${t.url}/array/${t.projectKey}/config`, { headers: { origin: EVIL } })
@@ -31,7 +46,13 @@ describe('CORS', () => {
   })
 
   it('gives other origins nothing on the management API: no allowed origin, no credentials, a failed preflight', async () => {
-    for (const path of ['/api/projects/', `/api/environments/${t.projectId}/persons/`, '/api/personal_api_keys/', '/api/feature_flag/local_evaluation/', '/flags/definitions']) {
+    for (const path of [
+      '/api/projects/',
+      `/api/environments/${t.projectId}/persons/`,
+      '/api/personal_api_keys/',
+      '/api/feature_flag/local_evaluation/',
+      '/flags/definitions',
+    ]) {
       const pre = await preflight(path, EVIL, 'GET')
       expect(pre.status, path).toBe(404)
       expect(pre.headers.get('access-control-allow-origin'), path).toBeNull()
@@ -54,7 +75,12 @@ describe('CORS', () => {
       expect(res.headers.get('vary')).toMatch(/origin/i)
     }
     // Close is not enough: another scheme, port or subdomain is another origin.
-    for (const origin of ['http://app.example.com', 'https://app.example.com:444', 'https://evil.app.example.com', 'https://app.example.com.evil.example']) {
+    for (const origin of [
+      'http://app.example.com',
+      'https://app.example.com:444',
+      'https://evil.app.example.com',
+      'https://app.example.com.evil.example',
+    ]) {
       const res = await fetch(`${t.url}/api/projects/`, { headers: { origin, authorization: `Bearer ${t.personalKey}` } })
       expect(res.headers.get('access-control-allow-origin'), origin).toBeNull()
     }

@@ -25,7 +25,11 @@ describe('crash recovery', () => {
     if (wren) await wren.stop()
     if (dataDir) await rm(dataDir, { recursive: true, force: true })
     dataDir = await mkdtemp(path.join(tmpdir(), 'wren-crash-'))
-    const env = { WREN_PROJECT_API_KEY: generateKey(PROJECT_KEY_PREFIX), WREN_PERSONAL_API_KEY: generateKey(PERSONAL_KEY_PREFIX), WREN_INGEST_BATCH: '200' }
+    const env = {
+      WREN_PROJECT_API_KEY: generateKey(PROJECT_KEY_PREFIX),
+      WREN_PERSONAL_API_KEY: generateKey(PERSONAL_KEY_PREFIX),
+      WREN_INGEST_BATCH: '200',
+    }
     wren = await spawnWren(dataDir, failpoint ? { ...env, WREN_FAILPOINT_CRASH_AFTER_BATCHES: '4' } : env)
     const acknowledged = new Set<string>()
     let seq = 0
@@ -34,9 +38,19 @@ describe('crash recovery', () => {
     const send = async (url: string) => {
       const batch = Array.from({ length: 25 }, () => {
         const n = seq++
-        return { event: 'tick', distinct_id: `user-${n % USERS}`, uuid: randomUUID(), properties: { n, $set: { last_n: n } }, timestamp: new Date(Date.UTC(2026, 0, 1) + n).toISOString() }
+        return {
+          event: 'tick',
+          distinct_id: `user-${n % USERS}`,
+          uuid: randomUUID(),
+          properties: { n, $set: { last_n: n } },
+          timestamp: new Date(Date.UTC(2026, 0, 1) + n).toISOString(),
+        }
       })
-      const res = await fetch(`${url}/batch/`, { method: 'POST', headers: { 'content-type': 'application/json' }, body: JSON.stringify({ api_key: env.WREN_PROJECT_API_KEY, batch }) }).catch(() => null)
+      const res = await fetch(`${url}/batch/`, {
+        method: 'POST',
+        headers: { 'content-type': 'application/json' },
+        body: JSON.stringify({ api_key: env.WREN_PROJECT_API_KEY, batch }),
+      }).catch(() => null)
       if (res?.status === 200) for (const e of batch) acknowledged.add(e.uuid)
       return res?.status === 200
     }
@@ -52,7 +66,10 @@ describe('crash recovery', () => {
     const flooding = flood(first.url, () => killed)
     if (failpoint) {
       // The process kills itself (SIGKILL) after its fourth batch is in ClickHouse, before the commit.
-      await waitFor(async () => first.child.exitCode !== null || first.child.signalCode !== null, { timeoutMs: 30_000, what: 'the failpoint to fire' })
+      await waitFor(async () => first.child.exitCode !== null || first.child.signalCode !== null, {
+        timeoutMs: 30_000,
+        what: 'the failpoint to fire',
+      })
       expect(first.child.signalCode).toBe('SIGKILL')
     } else {
       await waitFor(async () => acknowledged.size >= 1500, { timeoutMs: 30_000, what: '1500 acknowledged events' })

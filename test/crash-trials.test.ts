@@ -29,7 +29,11 @@ describe(`crash trials (${TRIALS} SIGKILLs at random moments, seed ${SEED})`, ()
     async () => {
       const random = seeded(SEED)
       dataDir = await mkdtemp(path.join(tmpdir(), 'wren-trials-'))
-      const env = { WREN_PROJECT_API_KEY: generateKey(PROJECT_KEY_PREFIX), WREN_PERSONAL_API_KEY: generateKey(PERSONAL_KEY_PREFIX), WREN_INGEST_BATCH: '300' }
+      const env = {
+        WREN_PROJECT_API_KEY: generateKey(PROJECT_KEY_PREFIX),
+        WREN_PERSONAL_API_KEY: generateKey(PERSONAL_KEY_PREFIX),
+        WREN_INGEST_BATCH: '300',
+      }
       const acknowledged = new Set<string>()
       let seq = 0
 
@@ -40,7 +44,12 @@ describe(`crash trials (${TRIALS} SIGKILLs at random moments, seed ${SEED})`, ()
         const identified = n >= USERS * 4
         const base = { uuid: randomUUID(), timestamp: new Date(Date.UTC(2026, 0, 1) + n).toISOString() }
         if (n >= USERS * 4 && n < USERS * 5) {
-          return { ...base, event: '$identify', distinct_id: `user-${u}`, properties: { $anon_distinct_id: `anon-${u}`, $set: { email: `u${u}@example.com` } } }
+          return {
+            ...base,
+            event: '$identify',
+            distinct_id: `user-${u}`,
+            properties: { $anon_distinct_id: `anon-${u}`, $set: { email: `u${u}@example.com` } },
+          }
         }
         return {
           ...base,
@@ -51,7 +60,11 @@ describe(`crash trials (${TRIALS} SIGKILLs at random moments, seed ${SEED})`, ()
       }
       const send = async (url: string) => {
         const batch = Array.from({ length: 20 }, () => eventFor(seq++))
-        const res = await fetch(`${url}/batch/`, { method: 'POST', headers: { 'content-type': 'application/json' }, body: JSON.stringify({ api_key: env.WREN_PROJECT_API_KEY, batch }) }).catch(() => null)
+        const res = await fetch(`${url}/batch/`, {
+          method: 'POST',
+          headers: { 'content-type': 'application/json' },
+          body: JSON.stringify({ api_key: env.WREN_PROJECT_API_KEY, batch }),
+        }).catch(() => null)
         if (res?.status === 200) for (const e of batch) acknowledged.add(e.uuid)
         return res?.status === 200
       }
@@ -82,7 +95,11 @@ describe(`crash trials (${TRIALS} SIGKILLs at random moments, seed ${SEED})`, ()
       // flight when a process died was never acknowledged (and may be lost): identify everyone again.
       wren = await spawnWren(dataDir, env)
       const identifies = Array.from({ length: USERS }, (_, u) => ({ ...eventFor(USERS * 4 + u), uuid: randomUUID() }))
-      const res = await fetch(`${wren.url}/batch/`, { method: 'POST', headers: { 'content-type': 'application/json' }, body: JSON.stringify({ api_key: env.WREN_PROJECT_API_KEY, batch: identifies }) })
+      const res = await fetch(`${wren.url}/batch/`, {
+        method: 'POST',
+        headers: { 'content-type': 'application/json' },
+        body: JSON.stringify({ api_key: env.WREN_PROJECT_API_KEY, batch: identifies }),
+      })
       expect(res.status).toBe(200)
       for (const e of identifies) acknowledged.add(e.uuid)
       let done = false

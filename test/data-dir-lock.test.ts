@@ -32,18 +32,29 @@ describe('data directory lock', () => {
     // Wren under a parent that never reaps it (a shell that execs sleep): once killed, it stays a zombie
     // and its pid stays taken, as under a supervisor that has not reaped it yet.
     const port = 20000 + Math.floor(Math.random() * 20000)
-    const parent: ChildProcess = spawn('sh', ['-c', `"$0" --import tsx services/main.ts start & echo $!; exec sleep 600`, process.execPath], {
-      cwd: repoRoot,
-      env: { ...process.env, ...env, PORT: String(port), HOST: '127.0.0.1', WREN_DATA_DIR: dataDir, LOG_LEVEL: 'warn' },
-      stdio: ['ignore', 'pipe', 'inherit'],
-    })
+    const parent: ChildProcess = spawn(
+      'sh',
+      ['-c', `"$0" --import tsx services/main.ts start & echo $!; exec sleep 600`, process.execPath],
+      {
+        cwd: repoRoot,
+        env: { ...process.env, ...env, PORT: String(port), HOST: '127.0.0.1', WREN_DATA_DIR: dataDir, LOG_LEVEL: 'warn' },
+        stdio: ['ignore', 'pipe', 'inherit'],
+      },
+    )
     cleanup.push(() => parent.kill('SIGKILL'))
-    const pid = await new Promise<number>((resolve) => parent.stdout!.once('data', (d: Buffer) => resolve(Number(d.toString().trim().split('\n')[0]))))
-    await waitFor(async () => (await fetch(`http://127.0.0.1:${port}/_health`).catch(() => null))?.ok, { timeoutMs: 60_000, what: 'the first Wren to start' })
+    const pid = await new Promise<number>((resolve) =>
+      parent.stdout!.once('data', (d: Buffer) => resolve(Number(d.toString().trim().split('\n')[0]))),
+    )
+    await waitFor(async () => (await fetch(`http://127.0.0.1:${port}/_health`).catch(() => null))?.ok, {
+      timeoutMs: 60_000,
+      what: 'the first Wren to start',
+    })
     expect(Number(await readFile(path.join(dataDir, 'wren.lock'), 'utf8'))).toBe(pid)
 
     process.kill(pid, 'SIGKILL')
-    await waitFor(async () => (await readFile(`/proc/${pid}/stat`, 'utf8')).split(') ')[1].startsWith('Z'), { what: 'the killed Wren to be a zombie' })
+    await waitFor(async () => (await readFile(`/proc/${pid}/stat`, 'utf8')).split(') ')[1].startsWith('Z'), {
+      what: 'the killed Wren to be a zombie',
+    })
     const restarted = started(await spawnWren(dataDir, env))
     expect((await fetch(`${restarted.url}/_health`)).status).toBe(200)
   })

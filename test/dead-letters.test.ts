@@ -16,7 +16,11 @@ const run = promisify(execFile)
 const repoRoot = path.resolve(import.meta.dirname, '..')
 
 describe('dead letters (embedded mode)', () => {
-  const env = { WREN_PROJECT_API_KEY: generateKey(PROJECT_KEY_PREFIX), WREN_PERSONAL_API_KEY: generateKey(PERSONAL_KEY_PREFIX), WREN_INGEST_MAX_RETRIES: '2' }
+  const env = {
+    WREN_PROJECT_API_KEY: generateKey(PROJECT_KEY_PREFIX),
+    WREN_PERSONAL_API_KEY: generateKey(PERSONAL_KEY_PREFIX),
+    WREN_INGEST_MAX_RETRIES: '2',
+  }
   let dataDir = ''
   let wren: WrenProcess | null = null
   let otherProject = { id: 0, key: '' }
@@ -27,8 +31,15 @@ describe('dead letters (embedded mode)', () => {
     return (res.body?.results ?? []) as Array<{ id: string }>
   }
   const cli = async (...args: string[]) => {
-    const { stdout } = await run(process.execPath, ['--import', 'tsx', path.join(repoRoot, 'services/main.ts'), 'dead-letters', ...args], { cwd: repoRoot, env: { ...process.env, WREN_DATA_DIR: dataDir, LOG_LEVEL: 'warn' } })
-    return stdout.trim().split('\n').filter(Boolean).map((line) => JSON.parse(line))
+    const { stdout } = await run(process.execPath, ['--import', 'tsx', path.join(repoRoot, 'services/main.ts'), 'dead-letters', ...args], {
+      cwd: repoRoot,
+      env: { ...process.env, WREN_DATA_DIR: dataDir, LOG_LEVEL: 'warn' },
+    })
+    return stdout
+      .trim()
+      .split('\n')
+      .filter(Boolean)
+      .map((line) => JSON.parse(line))
   }
 
   beforeAll(async () => {
@@ -49,9 +60,15 @@ describe('dead letters (embedded mode)', () => {
       { event: 'poison', distinct_id: 'user-3', uuid: poisonUuid, properties: { bad: true } },
       ...Array.from({ length: 60 }, (_, n) => good(60 + n)),
     ])
-    await captureBatch({ url: wren!.url, projectKey: otherProject.key }, Array.from({ length: 30 }, (_, n) => good(n)))
+    await captureBatch(
+      { url: wren!.url, projectKey: otherProject.key },
+      Array.from({ length: 30 }, (_, n) => good(n)),
+    )
     await waitFor(async () => (await events(1, 'good')).length === 120, { timeoutMs: 30_000, what: '120 good events of project 1' })
-    await waitFor(async () => (await events(otherProject.id, 'good')).length === 30, { timeoutMs: 30_000, what: '30 events of the other project' })
+    await waitFor(async () => (await events(otherProject.id, 'good')).length === 30, {
+      timeoutMs: 30_000,
+      what: '30 events of the other project',
+    })
     expect(await events(1, 'poison')).toEqual([])
 
     const res = await call()('GET', '/api/dead_letters/')
@@ -64,7 +81,9 @@ describe('dead letters (embedded mode)', () => {
     expect(letter.size).toBeGreaterThan(0)
     expect(letter.id).toBe(`wren_ingest/0/${letter.source.offset}`)
     // Ingestion goes on after it.
-    await captureBatch({ url: wren!.url, projectKey: env.WREN_PROJECT_API_KEY }, [{ event: 'after', distinct_id: 'user-1', properties: {} }])
+    await captureBatch({ url: wren!.url, projectKey: env.WREN_PROJECT_API_KEY }, [
+      { event: 'after', distinct_id: 'user-1', properties: {} },
+    ])
     await waitFor(async () => (await events(1, 'after')).length === 1, { what: 'an event after the dead letter' })
   })
 
@@ -103,7 +122,9 @@ describe('dead letters (embedded mode)', () => {
     expect(await wren!.stop()).toBe(0)
     expect(await cli('replay', '--all')).toEqual([{ replayed: 0, ids: [] }])
     wren = await spawnWren(dataDir, env)
-    await captureBatch({ url: wren.url, projectKey: env.WREN_PROJECT_API_KEY }, [{ event: 'marker', distinct_id: 'user-1', properties: {} }])
+    await captureBatch({ url: wren.url, projectKey: env.WREN_PROJECT_API_KEY }, [
+      { event: 'marker', distinct_id: 'user-1', properties: {} },
+    ])
     await waitFor(async () => (await events(1, 'marker')).length === 1, { what: 'a marker after the replays' })
     expect((await events(1, 'poison')).map((e) => e.id)).toEqual([poisonUuid])
   })

@@ -12,7 +12,12 @@ describe('events API', () => {
     call = api(t)
     events = `/api/projects/${t.projectId}/events`
     await captureBatch(t, [
-      { event: '$pageview', distinct_id: 'ev-ada', timestamp: '2026-03-01T10:00:00Z', properties: { $current_url: 'https://shop.example/', plan: 'pro' } },
+      {
+        event: '$pageview',
+        distinct_id: 'ev-ada',
+        timestamp: '2026-03-01T10:00:00Z',
+        properties: { $current_url: 'https://shop.example/', plan: 'pro' },
+      },
       { event: 'purchase', distinct_id: 'ev-ada', timestamp: '2026-03-02T10:00:00Z', properties: { amount: 30, plan: 'pro' } },
       { event: 'purchase', distinct_id: 'ev-bob', timestamp: '2026-03-03T10:00:00Z', properties: { amount: 5, plan: 'free' } },
       { event: '$pageview', distinct_id: 'ev-bob', timestamp: '2026-03-04T10:00:00Z', properties: { plan: 'free' } },
@@ -33,14 +38,21 @@ describe('events API', () => {
     const res = await call('GET', `${events}/`)
     expect(res.status).toBe(200)
     expect(res.body.next).toBeNull()
-    expect(res.body.results.map((e: any) => `${e.event}/${e.distinct_id}`)).toEqual(['$pageview/ev-bob', 'purchase/ev-bob', 'purchase/ev-ada', '$pageview/ev-ada'])
+    expect(res.body.results.map((e: any) => `${e.event}/${e.distinct_id}`)).toEqual([
+      '$pageview/ev-bob',
+      'purchase/ev-bob',
+      'purchase/ev-ada',
+      '$pageview/ev-ada',
+    ])
     const purchase = res.body.results[2]
     expect(purchase.properties).toMatchObject({ amount: 30, plan: 'pro' })
     expect(purchase.id).toMatch(/^[0-9a-f-]{36}$/)
     expect(new Date(purchase.timestamp).toISOString()).toBe('2026-03-02T10:00:00.000Z')
     const persons = await call('GET', `/api/environments/${t.projectId}/persons/?distinct_id=ev-ada`)
     expect(purchase.person_id).toBe(persons.body.results[0].uuid)
-    expect(await list('', `/api/environments/${t.projectId}/events`)).toEqual(res.body.results.map((e: any) => `${e.event}/${e.distinct_id}`))
+    expect(await list('', `/api/environments/${t.projectId}/events`)).toEqual(
+      res.body.results.map((e: any) => `${e.event}/${e.distinct_id}`),
+    )
   })
 
   it('filters by event, distinct_id, person_id, time and properties', async () => {

@@ -20,15 +20,31 @@ describe('feature flags over HTTP', () => {
   })
 
   const post = async (path: string, body: unknown, headers: Record<string, string> = { 'content-type': 'application/json' }) => {
-    const res = await fetch(t.url + path, { method: 'POST', headers, body: typeof body === 'string' || Buffer.isBuffer(body) ? body : JSON.stringify(body) })
+    const res = await fetch(t.url + path, {
+      method: 'POST',
+      headers,
+      body: typeof body === 'string' || Buffer.isBuffer(body) ? body : JSON.stringify(body),
+    })
     const text = await res.text()
     return { status: res.status, body: text ? JSON.parse(text) : null }
   }
 
   it('creates, lists, retrieves, patches (version bumps), soft-deletes, and logs activity', async () => {
-    const created = await call('POST', `${base}/`, { key: 'crud-flag', name: 'CRUD', filters: { groups: [{ properties: [], rollout_percentage: 50 }] } })
+    const created = await call('POST', `${base}/`, {
+      key: 'crud-flag',
+      name: 'CRUD',
+      filters: { groups: [{ properties: [], rollout_percentage: 50 }] },
+    })
     expect(created.status).toBe(201)
-    expect(created.body).toMatchObject({ key: 'crud-flag', name: 'CRUD', version: 1, active: true, deleted: false, is_simple_flag: true, rollout_percentage: 50 })
+    expect(created.body).toMatchObject({
+      key: 'crud-flag',
+      name: 'CRUD',
+      version: 1,
+      active: true,
+      deleted: false,
+      is_simple_flag: true,
+      rollout_percentage: 50,
+    })
     const id = created.body.id
     const env = await call('GET', `/api/environments/${t.projectId}/feature_flags/${id}/`)
     expect(env.body.key).toBe('crud-flag')
@@ -45,19 +61,49 @@ describe('feature flags over HTTP', () => {
     expect((await call('POST', `${base}/`, { key: 'crud-flag' })).status).toBe(201)
     const activity = await call('GET', `${base}/${id}/activity/`)
     expect(activity.body.results.map((a: any) => a.activity)).toEqual(['deleted', 'updated', 'created'])
-    expect(activity.body.results[1].detail.changes).toEqual([{ type: 'FeatureFlag', action: 'changed', field: 'active', before: true, after: false }])
+    expect(activity.body.results[1].detail.changes).toEqual([
+      { type: 'FeatureFlag', action: 'changed', field: 'active', before: true, after: false },
+    ])
   })
 
   it('validates like PostHog, naming the field', async () => {
     const cases: Array<[unknown, string]> = [
       [{ key: 'bad key!' }, 'key'],
       [{ key: 'crud-flag' }, 'key'],
-      [{ key: 'v1', filters: { multivariate: { variants: [{ key: 'a', rollout_percentage: 60 }, { key: 'b', rollout_percentage: 30 }] } } }, 'filters'],
-      [{ key: 'v2', filters: { multivariate: { variants: [{ key: 'a', rollout_percentage: 100 }] }, groups: [{ variant: 'zzz' }] } }, 'filters'],
+      [
+        {
+          key: 'v1',
+          filters: {
+            multivariate: {
+              variants: [
+                { key: 'a', rollout_percentage: 60 },
+                { key: 'b', rollout_percentage: 30 },
+              ],
+            },
+          },
+        },
+        'filters',
+      ],
+      [
+        { key: 'v2', filters: { multivariate: { variants: [{ key: 'a', rollout_percentage: 100 }] }, groups: [{ variant: 'zzz' }] } },
+        'filters',
+      ],
       [{ key: 'v3', filters: { payloads: { nope: '1' } } }, 'filters'],
       [{ key: 'v4', filters: { groups: [{ properties: [{ key: 'age', operator: 'gt', value: 5, type: 'person' }] }] } }, 'filters'],
-      [{ key: 'v5', filters: { groups: [{ properties: [{ key: 'd', operator: 'is_date_after', value: 'not a date', type: 'person' }] }] } }, 'filters'],
-      [{ key: 'v6', filters: { groups: [{ properties: [{ key: 'x', operator: 'exact', value: 1, type: 'group', group_type_index: 0 }] }] } }, 'filters'],
+      [
+        {
+          key: 'v5',
+          filters: { groups: [{ properties: [{ key: 'd', operator: 'is_date_after', value: 'not a date', type: 'person' }] }] },
+        },
+        'filters',
+      ],
+      [
+        {
+          key: 'v6',
+          filters: { groups: [{ properties: [{ key: 'x', operator: 'exact', value: 1, type: 'group', group_type_index: 0 }] }] },
+        },
+        'filters',
+      ],
       [{ key: 'v7', filters: { groups: [{ properties: [{ key: 'x', operator: 'nope', value: 1 }] }] } }, 'filters'],
     ]
     for (const [body, attr] of cases) {
@@ -75,8 +121,23 @@ describe('feature flags over HTTP', () => {
   })
 
   it('answers decide v1–v4 and flags v1/v2 in their shapes, with persons from capture', async () => {
-    await call('POST', `${base}/`, { key: 'pro-only', filters: { groups: [{ properties: [{ key: 'plan', value: 'pro', type: 'person' }] }], payloads: { true: '{"x":1}' } } })
-    await call('POST', `${base}/`, { key: 'multi', filters: { groups: [{ rollout_percentage: 100 }], multivariate: { variants: [{ key: 'control', rollout_percentage: 50 }, { key: 'test', rollout_percentage: 50 }] }, payloads: { control: '"c"', test: '"t"' } } })
+    await call('POST', `${base}/`, {
+      key: 'pro-only',
+      filters: { groups: [{ properties: [{ key: 'plan', value: 'pro', type: 'person' }] }], payloads: { true: '{"x":1}' } },
+    })
+    await call('POST', `${base}/`, {
+      key: 'multi',
+      filters: {
+        groups: [{ rollout_percentage: 100 }],
+        multivariate: {
+          variants: [
+            { key: 'control', rollout_percentage: 50 },
+            { key: 'test', rollout_percentage: 50 },
+          ],
+        },
+        payloads: { control: '"c"', test: '"t"' },
+      },
+    })
     await call('POST', `${base}/`, { key: 'off', filters: { groups: [{ rollout_percentage: 0 }] } })
     await captureBatch(t, [{ event: '$identify', distinct_id: 'pro-user', properties: { $set: { plan: 'pro' } } }])
     await drained(t.wren)
@@ -87,12 +148,29 @@ describe('feature flags over HTTP', () => {
     expect(v3.body.featureFlags).toEqual({ 'crud-flag': false, 'pro-only': true, multi: expectedVariant, off: false })
     expect(v3.body.featureFlagPayloads).toEqual({ 'pro-only': '{"x":1}', multi: expectedVariant === 'control' ? '"c"' : '"t"' })
     expect(v3.body.errorsWhileComputingFlags).toBe(false)
-    expect(v3.body).toMatchObject({ config: { enable_collect_everything: true }, isAuthenticated: false, supportedCompression: ['gzip', 'gzip-js'], sessionRecording: false })
+    expect(v3.body).toMatchObject({
+      config: { enable_collect_everything: true },
+      isAuthenticated: false,
+      supportedCompression: ['gzip', 'gzip-js'],
+      sessionRecording: false,
+    })
 
-    expect((await post('/decide/', { token: t.projectKey, distinct_id: 'pro-user' })).body.featureFlags.sort()).toEqual(['multi', 'pro-only'])
-    expect((await post('/decide/?v=2', { token: t.projectKey, distinct_id: 'pro-user' })).body.featureFlags).toEqual({ 'pro-only': true, multi: expectedVariant })
+    expect((await post('/decide/', { token: t.projectKey, distinct_id: 'pro-user' })).body.featureFlags.sort()).toEqual([
+      'multi',
+      'pro-only',
+    ])
+    expect((await post('/decide/?v=2', { token: t.projectKey, distinct_id: 'pro-user' })).body.featureFlags).toEqual({
+      'pro-only': true,
+      multi: expectedVariant,
+    })
     const v4 = await post('/decide/?v=4', { token: t.projectKey, distinct_id: 'pro-user' })
-    expect(v4.body.flags['pro-only']).toMatchObject({ key: 'pro-only', enabled: true, variant: null, reason: { code: 'condition_match', condition_index: 0, description: 'Matched condition set 1' }, metadata: { version: 1, payload: '{"x":1}' } })
+    expect(v4.body.flags['pro-only']).toMatchObject({
+      key: 'pro-only',
+      enabled: true,
+      variant: null,
+      reason: { code: 'condition_match', condition_index: 0, description: 'Matched condition set 1' },
+      metadata: { version: 1, payload: '{"x":1}' },
+    })
     expect(v4.body.flags.off).toMatchObject({ enabled: false, reason: { code: 'out_of_rollout_bound' } })
 
     const flags2 = await post('/flags/?v=2', { token: t.projectKey, distinct_id: 'free-user', person_properties: { plan: 'PRO' } })
@@ -109,11 +187,15 @@ describe('feature flags over HTTP', () => {
   it('decodes the body encodings old SDKs sent', async () => {
     const json = JSON.stringify({ token: t.projectKey, distinct_id: 'pro-user' })
     const b64 = Buffer.from(json).toString('base64')
-    const form = await post('/decide/?v=3&compression=base64', `data=${encodeURIComponent(b64)}`, { 'content-type': 'application/x-www-form-urlencoded' })
+    const form = await post('/decide/?v=3&compression=base64', `data=${encodeURIComponent(b64)}`, {
+      'content-type': 'application/x-www-form-urlencoded',
+    })
     expect(form.body.featureFlags['pro-only']).toBe(true)
     const gz = await post('/decide/?v=3&compression=gzip-js', gzipSync(json), { 'content-type': 'text/plain' })
     expect(gz.body.featureFlags['pro-only']).toBe(true)
-    const lz = await post('/decide/?v=3&compression=lz64', `data=${encodeURIComponent(lzString.compressToBase64(json))}`, { 'content-type': 'application/x-www-form-urlencoded' })
+    const lz = await post('/decide/?v=3&compression=lz64', `data=${encodeURIComponent(lzString.compressToBase64(json))}`, {
+      'content-type': 'application/x-www-form-urlencoded',
+    })
     expect(lz.body.featureFlags['pro-only']).toBe(true)
     const whole = await post('/decide/?v=3', b64, { 'content-type': 'application/json; encoding=base64' })
     expect(whole.body.featureFlags['pro-only']).toBe(true)
@@ -126,26 +208,44 @@ describe('feature flags over HTTP', () => {
     expect(missing.status).toBe(400)
     expect(missing.body.code).toBe('missing_distinct_id')
     expect((await post('/flags/?v=2', '\u0001garbage{', { 'content-type': 'application/json' })).status).toBe(400)
-    expect((await post('/flags/?v=2', gzipSync('not json'), { 'content-type': 'application/json', 'content-encoding': 'gzip' })).status).toBe(400)
+    expect(
+      (await post('/flags/?v=2', gzipSync('not json'), { 'content-type': 'application/json', 'content-encoding': 'gzip' })).status,
+    ).toBe(400)
   })
 
   it('fills $geoip_* from X-Forwarded-For only where person_properties does not set them', async () => {
-    await call('POST', `${base}/`, { key: 'geo-gb', filters: { groups: [{ properties: [{ key: '$geoip_country_code', value: 'GB', type: 'person' }] }] } })
+    await call('POST', `${base}/`, {
+      key: 'geo-gb',
+      filters: { groups: [{ properties: [{ key: '$geoip_country_code', value: 'GB', type: 'person' }] }] },
+    })
     const headers = { 'content-type': 'application/json', 'x-forwarded-for': '81.2.69.142, 10.0.0.1' }
     expect((await post('/flags/?v=2', { token: t.projectKey, distinct_id: 'geo' }, headers)).body.flags['geo-gb'].enabled).toBe(true)
-    expect((await post('/flags/?v=2', { token: t.projectKey, distinct_id: 'geo', person_properties: { $geoip_country_code: 'US' } }, headers)).body.flags['geo-gb'].enabled).toBe(false)
-    expect((await post('/flags/?v=2', { token: t.projectKey, distinct_id: 'geo', geoip_disable: true }, headers)).body.flags['geo-gb'].enabled).toBe(false)
+    expect(
+      (await post('/flags/?v=2', { token: t.projectKey, distinct_id: 'geo', person_properties: { $geoip_country_code: 'US' } }, headers))
+        .body.flags['geo-gb'].enabled,
+    ).toBe(false)
+    expect(
+      (await post('/flags/?v=2', { token: t.projectKey, distinct_id: 'geo', geoip_disable: true }, headers)).body.flags['geo-gb'].enabled,
+    ).toBe(false)
   })
 
   it('serves remote config and local-evaluation definitions with ETag / 304', async () => {
     const cfg = await fetch(`${t.url}/array/${t.projectKey}/config`)
     expect(cfg.status).toBe(200)
-    expect(await cfg.json()).toMatchObject({ token: t.projectKey, supportedCompression: ['gzip', 'gzip-js'], sessionRecording: false, hasFeatureFlags: true })
+    expect(await cfg.json()).toMatchObject({
+      token: t.projectKey,
+      supportedCompression: ['gzip', 'gzip-js'],
+      sessionRecording: false,
+      hasFeatureFlags: true,
+    })
     const js = await (await fetch(`${t.url}/array/${t.projectKey}/config.js`)).text()
     expect(js).toContain('_POSTHOG_REMOTE_CONFIG')
     expect((await fetch(`${t.url}/array/phc_nope/config`)).status).toBe(401)
 
-    for (const path of [`/api/feature_flag/local_evaluation/?token=${t.projectKey}&send_cohorts`, `/flags/definitions?token=${t.projectKey}&send_cohorts`]) {
+    for (const path of [
+      `/api/feature_flag/local_evaluation/?token=${t.projectKey}&send_cohorts`,
+      `/flags/definitions?token=${t.projectKey}&send_cohorts`,
+    ]) {
       const first = await fetch(t.url + path, { headers: { authorization: `Bearer ${t.personalKey}` } })
       expect(first.status).toBe(200)
       const body: any = await first.json()

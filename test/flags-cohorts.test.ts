@@ -15,7 +15,11 @@ describe('cohort conditions in flags', () => {
   })
 
   const decide = async (distinctId: string) => {
-    const res = await fetch(`${t.url}/decide/?v=3`, { method: 'POST', headers: { 'content-type': 'application/json' }, body: JSON.stringify({ api_key: t.projectKey, distinct_id: distinctId }) })
+    const res = await fetch(`${t.url}/decide/?v=3`, {
+      method: 'POST',
+      headers: { 'content-type': 'application/json' },
+      body: JSON.stringify({ api_key: t.projectKey, distinct_id: distinctId }),
+    })
     return (await res.json()) as { featureFlags: Record<string, unknown>; errorsWhileComputingFlags: boolean }
   }
 
@@ -28,13 +32,33 @@ describe('cohort conditions in flags', () => {
     await drained(t.wren)
     const pro = await call('POST', `/api/projects/${t.projectId}/cohorts/`, {
       name: 'Pro',
-      filters: { properties: { type: 'OR', values: [{ type: 'AND', values: [{ key: 'plan', value: 'pro', type: 'person', operator: 'exact' }] }] } },
+      filters: {
+        properties: { type: 'OR', values: [{ type: 'AND', values: [{ key: 'plan', value: 'pro', type: 'person', operator: 'exact' }] }] },
+      },
     })
-    const beta = await call('POST', `/api/projects/${t.projectId}/cohorts/`, { name: 'Beta testers', is_static: true, distinct_ids: ['cyd'] })
+    const beta = await call('POST', `/api/projects/${t.projectId}/cohorts/`, {
+      name: 'Beta testers',
+      is_static: true,
+      distinct_ids: ['cyd'],
+    })
     expect([pro.status, beta.status]).toEqual([201, 201])
     const flags = `/api/projects/${t.projectId}/feature_flags/`
-    expect((await call('POST', flags, { key: 'pro-feature', filters: { groups: [{ properties: [{ key: 'id', type: 'cohort', value: pro.body.id }], rollout_percentage: 100 }] } })).status).toBe(201)
-    expect((await call('POST', flags, { key: 'beta-feature', filters: { groups: [{ properties: [{ key: 'id', type: 'cohort', value: beta.body.id }], rollout_percentage: 100 }] } })).status).toBe(201)
+    expect(
+      (
+        await call('POST', flags, {
+          key: 'pro-feature',
+          filters: { groups: [{ properties: [{ key: 'id', type: 'cohort', value: pro.body.id }], rollout_percentage: 100 }] },
+        })
+      ).status,
+    ).toBe(201)
+    expect(
+      (
+        await call('POST', flags, {
+          key: 'beta-feature',
+          filters: { groups: [{ properties: [{ key: 'id', type: 'cohort', value: beta.body.id }], rollout_percentage: 100 }] },
+        })
+      ).status,
+    ).toBe(201)
 
     const ann = await decide('ann')
     expect(ann.errorsWhileComputingFlags).toBe(false)
@@ -62,7 +86,14 @@ describe('cohort conditions in flags', () => {
     expect(firefox.status).toBe(201)
     expect(firefox.body.count).toBe(1)
     const flags = `/api/projects/${t.projectId}/feature_flags/`
-    expect((await call('POST', flags, { key: 'firefox-only', filters: { groups: [{ properties: [{ key: 'id', type: 'cohort', value: firefox.body.id }], rollout_percentage: 100 }] } })).status).toBe(201)
+    expect(
+      (
+        await call('POST', flags, {
+          key: 'firefox-only',
+          filters: { groups: [{ properties: [{ key: 'id', type: 'cohort', value: firefox.body.id }], rollout_percentage: 100 }] },
+        })
+      ).status,
+    ).toBe(201)
     expect((await decide('fox-fan')).featureFlags['firefox-only']).toBe(true)
     expect((await decide('chrome-fan')).featureFlags['firefox-only']).toBe(false)
   })

@@ -19,7 +19,15 @@ describe('flag events in trends', () => {
   it('breaks a trend down by $feature/<key> and filters $feature_flag_called on $feature_flag', async () => {
     const flag = await call('POST', `/api/projects/${t.projectId}/feature_flags/`, {
       key: 'new-checkout',
-      filters: { groups: [{ rollout_percentage: 100 }], multivariate: { variants: [{ key: 'control', rollout_percentage: 50 }, { key: 'test', rollout_percentage: 50 }] } },
+      filters: {
+        groups: [{ rollout_percentage: 100 }],
+        multivariate: {
+          variants: [
+            { key: 'control', rollout_percentage: 50 },
+            { key: 'test', rollout_percentage: 50 },
+          ],
+        },
+      },
     })
     expect(flag.status).toBe(201)
     // The SDK asks Wren for each user's variant and reports it the way the spec describes.
@@ -46,7 +54,9 @@ describe('flag events in trends', () => {
     expect(counts).toEqual(Object.fromEntries(Object.entries(variants).filter(([, n]) => n > 0)))
 
     const called = await call('POST', `/api/environments/${t.projectId}/insights/trend/`, {
-      events: [{ id: '$feature_flag_called', properties: [{ key: '$feature_flag', value: 'new-checkout', operator: 'exact', type: 'event' }] }],
+      events: [
+        { id: '$feature_flag_called', properties: [{ key: '$feature_flag', value: 'new-checkout', operator: 'exact', type: 'event' }] },
+      ],
       date_from: 'all',
       display: 'BoldNumber',
       breakdown: '$feature_flag_response',

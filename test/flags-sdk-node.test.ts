@@ -16,7 +16,13 @@ describe('posthog-node with Wren flags', () => {
       key: 'multivariate',
       filters: {
         groups: [{ properties: [], rollout_percentage: 80 }],
-        multivariate: { variants: [{ key: 'control', rollout_percentage: 34 }, { key: 'test-a', rollout_percentage: 33 }, { key: 'test-b', rollout_percentage: 33 }] },
+        multivariate: {
+          variants: [
+            { key: 'control', rollout_percentage: 34 },
+            { key: 'test-a', rollout_percentage: 33 },
+            { key: 'test-b', rollout_percentage: 33 },
+          ],
+        },
         payloads: { control: '{"color":"blue"}', 'test-a': '{"color":"red"}' },
       },
     })
@@ -29,7 +35,14 @@ describe('posthog-node with Wren flags', () => {
         ],
       },
     })
-    await captureBatch(t, ids.map((id, i) => ({ event: '$identify', distinct_id: id, properties: { $set: { plan: ['free', 'pro', 'team'][i % 3], email: i % 5 === 0 ? `${id}@example.com` : `${id}@other.org` } } })))
+    await captureBatch(
+      t,
+      ids.map((id, i) => ({
+        event: '$identify',
+        distinct_id: id,
+        properties: { $set: { plan: ['free', 'pro', 'team'][i % 3], email: i % 5 === 0 ? `${id}@example.com` : `${id}@other.org` } },
+      })),
+    )
     await drained(t.wren)
   })
   afterAll(async () => {
@@ -37,7 +50,11 @@ describe('posthog-node with Wren flags', () => {
   })
 
   const decide = async (distinctId: string, personProperties: Record<string, unknown> = {}) => {
-    const res = await fetch(`${t.url}/decide/?v=3`, { method: 'POST', headers: { 'content-type': 'application/json' }, body: JSON.stringify({ api_key: t.projectKey, distinct_id: distinctId, person_properties: personProperties }) })
+    const res = await fetch(`${t.url}/decide/?v=3`, {
+      method: 'POST',
+      headers: { 'content-type': 'application/json' },
+      body: JSON.stringify({ api_key: t.projectKey, distinct_id: distinctId, person_properties: personProperties }),
+    })
     return (await res.json()) as { featureFlags: Record<string, boolean | string>; featureFlagPayloads: Record<string, string> }
   }
 
@@ -49,7 +66,9 @@ describe('posthog-node with Wren flags', () => {
         const flags = await client.getAllFlags(id)
         expect(flags, id).toEqual(expected.featureFlags)
         const payload = await client.getFeatureFlagPayload('multivariate', id)
-        expect(payload ?? null).toEqual(expected.featureFlagPayloads.multivariate ? JSON.parse(expected.featureFlagPayloads.multivariate) : null)
+        expect(payload ?? null).toEqual(
+          expected.featureFlagPayloads.multivariate ? JSON.parse(expected.featureFlagPayloads.multivariate) : null,
+        )
       }
       // Rollouts really split the population.
       const values = await Promise.all(ids.map((id) => client.getFeatureFlag('rollout-30', id)))
@@ -62,9 +81,17 @@ describe('posthog-node with Wren flags', () => {
   })
 
   it('local evaluation with a personal API key agrees with decide', async () => {
-    const client = new PostHog(t.projectKey, { host: t.url, personalApiKey: t.personalKey, flushAt: 1000, flushInterval: 0, featureFlagsPollingInterval: 60_000 })
+    const client = new PostHog(t.projectKey, {
+      host: t.url,
+      personalApiKey: t.personalKey,
+      flushAt: 1000,
+      flushInterval: 0,
+      featureFlagsPollingInterval: 60_000,
+    })
     try {
-      await waitFor(async () => (await client.getFeatureFlag('rollout-30', 'probe', { onlyEvaluateLocally: true })) !== undefined, { what: 'definitions to load' })
+      await waitFor(async () => (await client.getFeatureFlag('rollout-30', 'probe', { onlyEvaluateLocally: true })) !== undefined, {
+        what: 'definitions to load',
+      })
       for (const [i, id] of ids.entries()) {
         const personProperties = { plan: ['free', 'pro', 'team'][i % 3], email: i % 5 === 0 ? `${id}@example.com` : `${id}@other.org` }
         const expected = await decide(id)

@@ -45,7 +45,13 @@ describe.skipIf(unavailable !== null)(`posthog-python with Wren flags${unavailab
         key: 'multivariate',
         filters: {
           groups: [{ properties: [], rollout_percentage: 80 }],
-          multivariate: { variants: [{ key: 'control', rollout_percentage: 34 }, { key: 'test-a', rollout_percentage: 33 }, { key: 'test-b', rollout_percentage: 33 }] },
+          multivariate: {
+            variants: [
+              { key: 'control', rollout_percentage: 34 },
+              { key: 'test-a', rollout_percentage: 33 },
+              { key: 'test-b', rollout_percentage: 33 },
+            ],
+          },
           payloads: { control: '{"color":"blue"}', 'test-a': '{"color":"red","sizes":[1,2]}' },
         },
       }),
@@ -58,7 +64,10 @@ describe.skipIf(unavailable !== null)(`posthog-python with Wren flags${unavailab
           ],
         },
       }),
-      call('POST', base, { key: 'with-payload', filters: { groups: [{ properties: [], rollout_percentage: 60 }], payloads: { true: '{"limit":10}' } } }),
+      call('POST', base, {
+        key: 'with-payload',
+        filters: { groups: [{ properties: [], rollout_percentage: 60 }], payloads: { true: '{"limit":10}' } },
+      }),
       call('POST', base, {
         key: 'override',
         filters: {
@@ -66,13 +75,21 @@ describe.skipIf(unavailable !== null)(`posthog-python with Wren flags${unavailab
             { properties: [{ key: 'plan', value: 'team', operator: 'exact', type: 'person' }], rollout_percentage: 100, variant: 'beta' },
             { properties: [], rollout_percentage: 50 },
           ],
-          multivariate: { variants: [{ key: 'alpha', rollout_percentage: 70 }, { key: 'beta', rollout_percentage: 30 }] },
+          multivariate: {
+            variants: [
+              { key: 'alpha', rollout_percentage: 70 },
+              { key: 'beta', rollout_percentage: 30 },
+            ],
+          },
           payloads: { beta: '"just a string"' },
         },
       }),
     ])
     for (const r of created) expect(r.status, r.text).toBe(201)
-    await captureBatch(t, ids.map((id, i) => ({ event: '$identify', distinct_id: id, properties: { $set: { plan: plan(i), email: email(id, i) } } })))
+    await captureBatch(
+      t,
+      ids.map((id, i) => ({ event: '$identify', distinct_id: id, properties: { $set: { plan: plan(i), email: email(id, i) } } })),
+    )
     await drained(t.wren)
   }, 600_000)
   afterAll(async () => {
@@ -80,9 +97,17 @@ describe.skipIf(unavailable !== null)(`posthog-python with Wren flags${unavailab
   })
 
   const decide = async (distinctId: string) => {
-    const res = await fetch(`${t.url}/decide/?v=3`, { method: 'POST', headers: { 'content-type': 'application/json' }, body: JSON.stringify({ api_key: t.projectKey, distinct_id: distinctId }) })
+    const res = await fetch(`${t.url}/decide/?v=3`, {
+      method: 'POST',
+      headers: { 'content-type': 'application/json' },
+      body: JSON.stringify({ api_key: t.projectKey, distinct_id: distinctId }),
+    })
     expect(res.status).toBe(200)
-    return (await res.json()) as { featureFlags: Record<string, FlagValue>; featureFlagPayloads: Record<string, string>; errorsWhileComputingFlags: boolean }
+    return (await res.json()) as {
+      featureFlags: Record<string, FlagValue>
+      featureFlagPayloads: Record<string, string>
+      errorsWhileComputingFlags: boolean
+    }
   }
 
   const expectAgreement = async (out: PyOutput) => {
@@ -103,20 +128,45 @@ describe.skipIf(unavailable !== null)(`posthog-python with Wren flags${unavailab
       }
     }
     // The population really splits: every variant and both sides of every rollout occur.
-    for (const v of ['rollout-30=true', 'rollout-30=false', 'multivariate=control', 'multivariate=test-a', 'multivariate=test-b', 'multivariate=false', 'plan-gated=true', 'plan-gated=false', 'with-payload=true', 'with-payload=false', 'override=alpha', 'override=beta', 'override=false']) {
+    for (const v of [
+      'rollout-30=true',
+      'rollout-30=false',
+      'multivariate=control',
+      'multivariate=test-a',
+      'multivariate=test-b',
+      'multivariate=false',
+      'plan-gated=true',
+      'plan-gated=false',
+      'with-payload=true',
+      'with-payload=false',
+      'override=alpha',
+      'override=beta',
+      'override=false',
+    ]) {
       expect(seen, v).toContain(v)
     }
   }
 
   it('remote evaluation through /flags agrees with decide v3, payloads included', async () => {
-    const out = await runPythonJson<PyOutput>(python, script, { host: t.url, api_key: t.projectKey, keys: KEYS, cases: ids.map((distinct_id) => ({ distinct_id })) })
+    const out = await runPythonJson<PyOutput>(python, script, {
+      host: t.url,
+      api_key: t.projectKey,
+      keys: KEYS,
+      cases: ids.map((distinct_id) => ({ distinct_id })),
+    })
     expect(out.local).toBe(false)
     await expectAgreement(out)
   })
 
   it('local evaluation with a personal API key agrees with decide v3', async () => {
     const cases = ids.map((distinct_id, i) => ({ distinct_id, person_properties: { plan: plan(i), email: email(distinct_id, i) } }))
-    const out = await runPythonJson<PyOutput>(python, script, { host: t.url, api_key: t.projectKey, personal_api_key: t.personalKey, keys: KEYS, cases })
+    const out = await runPythonJson<PyOutput>(python, script, {
+      host: t.url,
+      api_key: t.projectKey,
+      personal_api_key: t.personalKey,
+      keys: KEYS,
+      cases,
+    })
     expect(out.local).toBe(true)
     expect(out.loaded).toBe(KEYS.length)
     await expectAgreement(out)

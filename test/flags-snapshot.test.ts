@@ -20,13 +20,20 @@ describe('decide snapshot', () => {
     await t?.close()
   })
   const flags = async (body: Record<string, unknown>) => {
-    const res = await fetch(`${t.url}/flags/?v=2`, { method: 'POST', headers: { 'content-type': 'application/json' }, body: JSON.stringify({ token: t.projectKey, ...body }) })
+    const res = await fetch(`${t.url}/flags/?v=2`, {
+      method: 'POST',
+      headers: { 'content-type': 'application/json' },
+      body: JSON.stringify({ token: t.projectKey, ...body }),
+    })
     return (await res.json()) as { flags: Record<string, { enabled: boolean; variant: string | null }> }
   }
 
   it('serves warm ids from memory and follows person and flag changes', async () => {
     const call = api(t)
-    const created = await call('POST', `/api/projects/${t.projectId}/feature_flags/`, { key: 'pro', filters: { groups: [{ properties: [{ key: 'plan', value: 'pro', type: 'person' }] }] } })
+    const created = await call('POST', `/api/projects/${t.projectId}/feature_flags/`, {
+      key: 'pro',
+      filters: { groups: [{ properties: [{ key: 'plan', value: 'pro', type: 'person' }] }] },
+    })
     await captureBatch(t, [{ event: '$identify', distinct_id: 'warm-user', properties: { $set: { plan: 'free' } } }])
     await drained(t.wren)
     expect((await flags({ distinct_id: 'warm-user' })).flags.pro.enabled).toBe(false)
@@ -46,7 +53,10 @@ describe('decide snapshot', () => {
 
   it('a person created after a miss is picked up from ingestion', async () => {
     expect((await flags({ distinct_id: 'late-user' })).flags.pro).toBeUndefined()
-    await api(t)('POST', `/api/projects/${t.projectId}/feature_flags/`, { key: 'late', filters: { groups: [{ properties: [{ key: 'plan', value: 'team', type: 'person' }] }] } })
+    await api(t)('POST', `/api/projects/${t.projectId}/feature_flags/`, {
+      key: 'late',
+      filters: { groups: [{ properties: [{ key: 'plan', value: 'team', type: 'person' }] }] },
+    })
     expect((await flags({ distinct_id: 'late-user' })).flags.late.enabled).toBe(false)
     await captureBatch(t, [{ event: '$identify', distinct_id: 'late-user', properties: { $set: { plan: 'team' } } }])
     await drained(t.wren)
@@ -60,7 +70,10 @@ describe('decide snapshot', () => {
     await call('POST', `/api/projects/${t.projectId}/feature_flags/`, {
       key: 'continuity',
       ensure_experience_continuity: true,
-      filters: { groups: [{ rollout_percentage: 100 }], multivariate: { variants: Array.from({ length: 10 }, (_, i) => ({ key: `v${i}`, rollout_percentage: 10 })) } },
+      filters: {
+        groups: [{ rollout_percentage: 100 }],
+        multivariate: { variants: Array.from({ length: 10 }, (_, i) => ({ key: `v${i}`, rollout_percentage: 10 })) },
+      },
     })
     const anon = (await flags({ distinct_id: 'anon-xyz' })).flags.continuity.variant
     await captureBatch(t, [{ event: '$identify', distinct_id: 'known-xyz', properties: { $anon_distinct_id: 'anon-xyz' } }])

@@ -11,12 +11,26 @@ import { generateKey, PERSONAL_KEY_PREFIX, PROJECT_KEY_PREFIX } from '../service
 const NULL = '$$_posthog_breakdown_null_$$'
 
 describe('groups across batches and restarts', () => {
-  const env = { WREN_PROJECT_API_KEY: generateKey(PROJECT_KEY_PREFIX), WREN_PERSONAL_API_KEY: generateKey(PERSONAL_KEY_PREFIX), WREN_NOW: '2026-03-15T12:00:00Z' }
+  const env = {
+    WREN_PROJECT_API_KEY: generateKey(PROJECT_KEY_PREFIX),
+    WREN_PERSONAL_API_KEY: generateKey(PERSONAL_KEY_PREFIX),
+    WREN_NOW: '2026-03-15T12:00:00Z',
+  }
   let dataDir = ''
   let wren: WrenProcess | null = null
   const target = () => ({ url: wren!.url, projectKey: env.WREN_PROJECT_API_KEY, personalKey: env.WREN_PERSONAL_API_KEY })
-  const pageview = (distinctId: string, company: string, n: number) => ({ event: '$pageview', distinct_id: distinctId, timestamp: `2026-03-1${n}T10:00:00Z`, properties: { n, $groups: { company } } })
-  const groupIdentify = (key: string, industry: string) => ({ event: '$groupidentify', distinct_id: 'admin', timestamp: '2026-03-01T00:00:00Z', properties: { $group_type: 'company', $group_key: key, $group_set: { industry } } })
+  const pageview = (distinctId: string, company: string, n: number) => ({
+    event: '$pageview',
+    distinct_id: distinctId,
+    timestamp: `2026-03-1${n}T10:00:00Z`,
+    properties: { n, $groups: { company } },
+  })
+  const groupIdentify = (key: string, industry: string) => ({
+    event: '$groupidentify',
+    distinct_id: 'admin',
+    timestamp: '2026-03-01T00:00:00Z',
+    properties: { $group_type: 'company', $group_key: key, $group_set: { industry } },
+  })
 
   const storedPageviews = async (count: number) =>
     waitFor(

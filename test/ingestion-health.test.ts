@@ -26,12 +26,15 @@ describe('ingestion lag in readiness and health', () => {
     const res = await fetch(t.url + route)
     return { status: res.status, body: (await res.json()) as any }
   }
-  const events = (n: number, from = 0) => Array.from({ length: n }, (_, i) => ({ event: 'stall_probe', distinct_id: `user-${from + i}`, properties: { n: from + i } }))
+  const events = (n: number, from = 0) =>
+    Array.from({ length: n }, (_, i) => ({ event: 'stall_probe', distinct_id: `user-${from + i}`, properties: { n: from + i } }))
 
   it('is ready while ingestion keeps up, not ready with the reason while it is stalled, ready again once it caught up', async () => {
     await captureBatch(t, events(3))
     await drained(t.wren)
-    await waitFor(async () => (await get('/_health')).body.ingestion.committed_offset === 3, { what: 'the lag monitor to see 3 messages ingested' })
+    await waitFor(async () => (await get('/_health')).body.ingestion.committed_offset === 3, {
+      what: 'the lag monitor to see 3 messages ingested',
+    })
     const ready = await get('/_readyz')
     expect(ready.status).toBe(200)
     expect(ready.body).toMatchObject({ status: 'ready', reasons: [], ingestion: { lag_messages: 0, lag_seconds: 0, stalled_seconds: 0 } })
@@ -66,7 +69,11 @@ describe('ingestion lag in readiness and health', () => {
       },
       { timeoutMs: 20_000, what: '/_readyz to recover' },
     )
-    expect(recovered.body).toMatchObject({ status: 'ready', reasons: [], ingestion: { lag_messages: 0, lag_seconds: 0, stalled_seconds: 0, end_offset: 8, committed_offset: 8 } })
+    expect(recovered.body).toMatchObject({
+      status: 'ready',
+      reasons: [],
+      ingestion: { lag_messages: 0, lag_seconds: 0, stalled_seconds: 0, end_offset: 8, committed_offset: 8 },
+    })
     expect((await get('/_health')).body.ingestion.lag_messages).toBe(0)
     const stored = await api(t)('GET', `/api/projects/${t.projectId}/events/?event=stall_probe`)
     expect(stored.body.results).toHaveLength(8)

@@ -12,8 +12,15 @@ const repoRoot = path.resolve(import.meta.dirname, '..')
 describe('wren keys list|revoke', () => {
   let dataDir: string
   const wren = async (...args: string[]) => {
-    const { stdout } = await promisify(execFile)(process.execPath, ['--import', 'tsx', path.join(repoRoot, 'services/main.ts'), ...args], { cwd: repoRoot, env: { ...process.env, WREN_DATA_DIR: dataDir, LOG_LEVEL: 'warn' } })
-    return stdout.trim().split('\n').filter(Boolean).map((line) => JSON.parse(line) as Record<string, any>)
+    const { stdout } = await promisify(execFile)(process.execPath, ['--import', 'tsx', path.join(repoRoot, 'services/main.ts'), ...args], {
+      cwd: repoRoot,
+      env: { ...process.env, WREN_DATA_DIR: dataDir, LOG_LEVEL: 'warn' },
+    })
+    return stdout
+      .trim()
+      .split('\n')
+      .filter(Boolean)
+      .map((line) => JSON.parse(line) as Record<string, any>)
   }
   beforeAll(async () => {
     dataDir = await mkdtemp(path.join(tmpdir(), 'wren-keys-cli-'))

@@ -34,7 +34,8 @@ const outside = (dir: string, target: string) => path.relative(dir, target).star
 
 describe('layout', () => {
   it('finds every kind of import it checks', () => {
-    const source = "import a from '../x'\nimport type { B } from \"../y\"\nexport { c } from '../z'\nconst d = await import('../w')\nimport 'side-effect'"
+    const source =
+      "import a from '../x'\nimport type { B } from \"../y\"\nexport { c } from '../z'\nconst d = await import('../w')\nimport 'side-effect'"
     expect(specifiersOf(source)).toEqual(['../x', '../y', '../z', '../w', 'side-effect'])
   })
 
@@ -55,7 +56,9 @@ describe('layout', () => {
     }
     const reaches = (from: string, to: string, seen = new Set<string>()): boolean =>
       [...(edges.get(from) ?? [])].some((next) => next === to || (!seen.has(next) && (seen.add(next), reaches(next, to, seen))))
-    const cycles = [...edges].flatMap(([from, tos]) => [...tos].filter((to) => reaches(to, from)).map((to) => `${from} → ${to} → … → ${from}`))
+    const cycles = [...edges].flatMap(([from, tos]) =>
+      [...tos].filter((to) => reaches(to, from)).map((to) => `${from} → ${to} → … → ${from}`),
+    )
     expect(cycles).toEqual([])
   })
 })

@@ -16,7 +16,10 @@ describe('?limit on every list route', () => {
     await captureBatch(t, [{ event: 'signed_up', distinct_id: 'limit-person', properties: { $set: { email: 'limit@example.com' } } }])
     await drained(t.wren)
     const person = (await call('GET', `/api/projects/${t.projectId}/persons/?distinct_id=limit-person`)).body.results[0]
-    const flag = await call('POST', `/api/projects/${t.projectId}/feature_flags/`, { key: 'limit-flag', filters: { groups: [{ properties: [], rollout_percentage: 100 }] } })
+    const flag = await call('POST', `/api/projects/${t.projectId}/feature_flags/`, {
+      key: 'limit-flag',
+      filters: { groups: [{ properties: [], rollout_percentage: 100 }] },
+    })
     const project = `/api/projects/${t.projectId}`
     lists = [
       { path: `${project}/events/`, max: 10_000 },
@@ -37,7 +40,8 @@ describe('?limit on every list route', () => {
     for (const { path, max } of lists) {
       for (const limit of ['abc', '0', '-1', '2.5', String(max + 1), '5000000']) {
         const res = await call('GET', `${path}?limit=${limit}`)
-        if (res.status !== 400 || res.body.attr !== 'limit' || res.body.type !== 'validation_error') failures.push(`${path}?limit=${limit}: ${res.status} ${res.text.slice(0, 120)}`)
+        if (res.status !== 400 || res.body.attr !== 'limit' || res.body.type !== 'validation_error')
+          failures.push(`${path}?limit=${limit}: ${res.status} ${res.text.slice(0, 120)}`)
       }
       for (const limit of ['1', String(max), '']) {
         const res = await call('GET', `${path}?limit=${limit}`)
@@ -52,9 +56,16 @@ describe('?limit on every list route', () => {
     const doc = (await call('GET', '/api/schema/')).body as { paths: Record<string, Record<string, Operation>> }
     const declared = Object.entries(doc.paths).flatMap(([path, ops]) => {
       const limit = ops.get?.parameters?.find((p) => p.in === 'query' && p.name === 'limit')
-      return limit && path.startsWith('/api/projects/') ? [`${path} ${limit.schema.maximum}`] : limit && !path.startsWith('/api/environments/') ? [`${path} ${limit.schema.maximum}`] : []
+      return limit && path.startsWith('/api/projects/')
+        ? [`${path} ${limit.schema.maximum}`]
+        : limit && !path.startsWith('/api/environments/')
+          ? [`${path} ${limit.schema.maximum}`]
+          : []
     })
-    const tested = lists.map(({ path, max }) => `${path.replace(`/api/projects/${t.projectId}/`, '/api/projects/{project_id}/').replace(/\/\d+\/activity\/$/, '/{id}/activity/')} ${max}`)
+    const tested = lists.map(
+      ({ path, max }) =>
+        `${path.replace(`/api/projects/${t.projectId}/`, '/api/projects/{project_id}/').replace(/\/\d+\/activity\/$/, '/{id}/activity/')} ${max}`,
+    )
     expect(declared.sort()).toEqual(tested.sort())
   })
 })

@@ -70,7 +70,9 @@ describe('/_metrics', () => {
     return { text, samples: parse(text) }
   }
   const value = (samples: Sample[], name: string, labels: Record<string, string> = {}) =>
-    samples.filter((s) => s.name === name && Object.entries(labels).every(([k, v]) => s.labels[k] === v)).reduce((sum, s) => sum + s.value, 0)
+    samples
+      .filter((s) => s.name === name && Object.entries(labels).every(([k, v]) => s.labels[k] === v))
+      .reduce((sum, s) => sum + s.value, 0)
 
   it('declares every Wren metric with HELP and TYPE, and the process metrics', async () => {
     const { text } = await scrape()
@@ -78,7 +80,12 @@ describe('/_metrics', () => {
       expect(text, name).toMatch(new RegExp(`^# HELP ${name} \\S.+$`, 'm'))
       expect(text, name).toContain(`# TYPE ${name} ${type}\n`)
     }
-    for (const name of ['process_cpu_seconds_total', 'process_resident_memory_bytes', 'nodejs_heap_size_used_bytes', 'nodejs_eventloop_lag_seconds']) {
+    for (const name of [
+      'process_cpu_seconds_total',
+      'process_resident_memory_bytes',
+      'nodejs_heap_size_used_bytes',
+      'nodejs_eventloop_lag_seconds',
+    ]) {
       expect(text).toContain(`# TYPE ${name} `)
     }
   })
@@ -102,15 +109,33 @@ describe('/_metrics', () => {
 
   it('counts events captured and ingested, and decide answers with and without evaluation errors', async () => {
     const before = (await scrape()).samples
-    await captureBatch(t, Array.from({ length: 4 }, (_, i) => ({ event: 'metered', distinct_id: `m-${i}` })))
+    await captureBatch(
+      t,
+      Array.from({ length: 4 }, (_, i) => ({ event: 'metered', distinct_id: `m-${i}` })),
+    )
     await drained(t.wren)
     const call = api(t)
     // A flag whose cohort was deleted after the flag was made cannot be evaluated.
-    const cohort = await call('POST', `/api/projects/${t.projectId}/cohorts/`, { name: 'short-lived', filters: { properties: { type: 'AND', values: [{ key: 'plan', value: 'pro', type: 'person' }] } } })
+    const cohort = await call('POST', `/api/projects/${t.projectId}/cohorts/`, {
+      name: 'short-lived',
+      filters: { properties: { type: 'AND', values: [{ key: 'plan', value: 'pro', type: 'person' }] } },
+    })
     expect(cohort.status).toBe(201)
-    expect((await call('POST', `/api/projects/${t.projectId}/feature_flags/`, { key: 'needs-missing-cohort', filters: { groups: [{ properties: [{ key: 'id', type: 'cohort', value: cohort.body.id }], rollout_percentage: 100 }] } })).status).toBe(201)
+    expect(
+      (
+        await call('POST', `/api/projects/${t.projectId}/feature_flags/`, {
+          key: 'needs-missing-cohort',
+          filters: { groups: [{ properties: [{ key: 'id', type: 'cohort', value: cohort.body.id }], rollout_percentage: 100 }] },
+        })
+      ).status,
+    ).toBe(201)
     expect((await call('DELETE', `/api/projects/${t.projectId}/cohorts/${cohort.body.id}/`)).status).toBe(204)
-    const decide = (endpoint: string) => fetch(`${t.url}${endpoint}`, { method: 'POST', headers: { 'content-type': 'application/json' }, body: JSON.stringify({ token: t.projectKey, distinct_id: 'm-0' }) })
+    const decide = (endpoint: string) =>
+      fetch(`${t.url}${endpoint}`, {
+        method: 'POST',
+        headers: { 'content-type': 'application/json' },
+        body: JSON.stringify({ token: t.projectKey, distinct_id: 'm-0' }),
+      })
     let flagsCalls = 0
     let flagsErrors = 0
     await waitFor(
@@ -136,11 +161,16 @@ describe('/_metrics', () => {
 
   it('shows a stall in the ingestion lag gauges, and the catch-up', async () => {
     await writeFile(stallFile, '')
-    await captureBatch(t, Array.from({ length: 6 }, (_, i) => ({ event: 'stalled', distinct_id: `s-${i}` })))
+    await captureBatch(
+      t,
+      Array.from({ length: 6 }, (_, i) => ({ event: 'stalled', distinct_id: `s-${i}` })),
+    )
     const stalled = await waitFor(
       async () => {
         const { samples } = await scrape()
-        return value(samples, 'wren_ingestion_lag_messages') === 6 && value(samples, 'wren_ingestion_stalled_seconds') >= 1 ? samples : false
+        return value(samples, 'wren_ingestion_lag_messages') === 6 && value(samples, 'wren_ingestion_stalled_seconds') >= 1
+          ? samples
+          : false
       },
       { timeoutMs: 20_000, what: 'the lag gauges to show the stall' },
     )
@@ -148,7 +178,10 @@ describe('/_metrics', () => {
     expect(value(stalled, 'wren_ingest_log_bytes')).toBeGreaterThan(0)
     await rm(stallFile)
     await drained(t.wren)
-    await waitFor(async () => value((await scrape()).samples, 'wren_ingestion_lag_messages') === 0, { timeoutMs: 20_000, what: 'the lag gauge to return to 0' })
+    await waitFor(async () => value((await scrape()).samples, 'wren_ingestion_lag_messages') === 0, {
+      timeoutMs: 20_000,
+      what: 'the lag gauge to return to 0',
+    })
     const after = (await scrape()).samples
     expect(value(after, 'wren_ingestion_lag_seconds')).toBe(0)
     expect(value(after, 'wren_ingestion_stalled_seconds')).toBe(0)

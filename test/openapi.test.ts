@@ -9,9 +9,15 @@ import { startWren, type TestWren } from './support/wren'
 import { skipReason } from './support/skip'
 
 const CHROMIUM = process.env.CHROMIUM_PATH ?? '/usr/bin/chromium'
-const noBrowser = skipReason('openapi reference page', existsSync(CHROMIUM) ? null : `no Chromium at ${CHROMIUM} (install Debian's chromium, or set CHROMIUM_PATH)`)
+const noBrowser = skipReason(
+  'openapi reference page',
+  existsSync(CHROMIUM) ? null : `no Chromium at ${CHROMIUM} (install Debian's chromium, or set CHROMIUM_PATH)`,
+)
 
-type Document = { openapi: string; paths: Record<string, Record<string, { security?: unknown[]; description?: string; parameters?: Array<{ in: string; name: string }> }>> }
+type Document = {
+  openapi: string
+  paths: Record<string, Record<string, { security?: unknown[]; description?: string; parameters?: Array<{ in: string; name: string }> }>>
+}
 
 describe('the OpenAPI document', () => {
   let t: TestWren
@@ -46,7 +52,9 @@ describe('the OpenAPI document', () => {
   it('lists every route the router has, with its methods', () => {
     const routes = t.wren.routes
     expect(routes.length).toBeGreaterThan(100)
-    const missing = routes.filter((r) => doc.paths[r.url.replace(/:(\w+)/g, '{$1}')]?.[r.method.toLowerCase()] === undefined).map((r) => `${r.method} ${r.url}`)
+    const missing = routes
+      .filter((r) => doc.paths[r.url.replace(/:(\w+)/g, '{$1}')]?.[r.method.toLowerCase()] === undefined)
+      .map((r) => `${r.method} ${r.url}`)
     expect(missing).toEqual([])
   })
 
@@ -59,7 +67,9 @@ describe('the OpenAPI document', () => {
     // SDK routes are public: the project API key travels in the payload.
     expect(doc.paths['/flags'].post.security).toBeUndefined()
     expect(doc.paths['/e'].post.security).toBeUndefined()
-    expect(doc.paths['/api/projects/{project_id}/events/'].get.parameters?.map((p) => `${p.in}:${p.name}`)).toEqual(expect.arrayContaining(['path:project_id', 'query:limit', 'query:event']))
+    expect(doc.paths['/api/projects/{project_id}/events/'].get.parameters?.map((p) => `${p.in}:${p.name}`)).toEqual(
+      expect.arrayContaining(['path:project_id', 'query:limit', 'query:event']),
+    )
   })
 
   it.skipIf(noBrowser)('renders a reference page that loads nothing from another origin', async () => {
@@ -71,7 +81,10 @@ describe('the OpenAPI document', () => {
       const res = await page.goto(`${t.url}/api/schema/docs/`)
       expect(res?.status()).toBe(200)
       // Swagger UI fetched the document and drew its operations.
-      await page.locator('.opblock-summary-path', { hasText: '/api/projects/{project_id}/persons/{id}/' }).first().waitFor({ timeout: 30_000 })
+      await page
+        .locator('.opblock-summary-path', { hasText: '/api/projects/{project_id}/persons/{id}/' })
+        .first()
+        .waitFor({ timeout: 30_000 })
       expect(await page.title()).toBe('Wren API reference')
       expect(requested).toContain(`${t.url}/api/schema/`)
       const elsewhere = requested.filter((url) => new URL(url).origin !== t.url && !url.startsWith('data:'))

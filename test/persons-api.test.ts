@@ -38,11 +38,31 @@ describe('persons API', () => {
     }
     // Four persons, created on four days; dee has two distinct ids.
     await capture([
-      { event: 'signed_up', distinct_id: 'list-ada', timestamp: '2026-01-01T10:00:00Z', properties: { $set: { email: 'ada@example.com', plan: 'pro', age: 36 } } },
-      { event: 'signed_up', distinct_id: 'list-bob', timestamp: '2026-01-02T10:00:00Z', properties: { $set: { email: 'Bob@Example.org', plan: 'free', age: 25 } } },
-      { event: 'signed_up', distinct_id: 'list-cyd', timestamp: '2026-01-03T10:00:00Z', properties: { $set: { name: 'Cyd', plan: 'free' } } },
+      {
+        event: 'signed_up',
+        distinct_id: 'list-ada',
+        timestamp: '2026-01-01T10:00:00Z',
+        properties: { $set: { email: 'ada@example.com', plan: 'pro', age: 36 } },
+      },
+      {
+        event: 'signed_up',
+        distinct_id: 'list-bob',
+        timestamp: '2026-01-02T10:00:00Z',
+        properties: { $set: { email: 'Bob@Example.org', plan: 'free', age: 25 } },
+      },
+      {
+        event: 'signed_up',
+        distinct_id: 'list-cyd',
+        timestamp: '2026-01-03T10:00:00Z',
+        properties: { $set: { name: 'Cyd', plan: 'free' } },
+      },
       { event: '$pageview', distinct_id: 'list-dee-anon', timestamp: '2026-01-04T10:00:00Z', properties: {} },
-      { event: '$identify', distinct_id: 'list-dee', timestamp: '2026-01-04T10:01:00Z', properties: { $anon_distinct_id: 'list-dee-anon', $set: { email: 'dee@example.com', plan: 'team', age: 51 } } },
+      {
+        event: '$identify',
+        distinct_id: 'list-dee',
+        timestamp: '2026-01-04T10:01:00Z',
+        properties: { $anon_distinct_id: 'list-dee-anon', $set: { email: 'dee@example.com', plan: 'team', age: 51 } },
+      },
     ])
   })
   afterAll(async () => {
@@ -106,11 +126,22 @@ describe('persons API', () => {
       expect(await names('search=list-cy')).toEqual([])
       const ada = await personOf('list-ada')
       expect(await names(`search=${ada.uuid}`)).toEqual(['ada@example.com'])
-      expect(await names(`properties=${q([{ key: 'plan', value: 'free', operator: 'exact', type: 'person' }])}`)).toEqual(['Cyd', 'Bob@Example.org'])
-      expect(await names(`properties=${q([{ key: 'age', value: 30, operator: 'gt', type: 'person' }])}`)).toEqual(['dee@example.com', 'ada@example.com'])
+      expect(await names(`properties=${q([{ key: 'plan', value: 'free', operator: 'exact', type: 'person' }])}`)).toEqual([
+        'Cyd',
+        'Bob@Example.org',
+      ])
+      expect(await names(`properties=${q([{ key: 'age', value: 30, operator: 'gt', type: 'person' }])}`)).toEqual([
+        'dee@example.com',
+        'ada@example.com',
+      ])
       expect(await names(`properties=${q([{ key: 'email', operator: 'is_not_set', type: 'person' }])}`)).toEqual(['Cyd'])
       expect(
-        await names(`properties=${q([{ key: 'email', value: 'EXAMPLE.COM', operator: 'icontains', type: 'person' }, { key: 'plan', value: 'pro', type: 'person' }])}`),
+        await names(
+          `properties=${q([
+            { key: 'email', value: 'EXAMPLE.COM', operator: 'icontains', type: 'person' },
+            { key: 'plan', value: 'pro', type: 'person' },
+          ])}`,
+        ),
       ).toEqual(['ada@example.com'])
       expect(await names(`properties=${q([{ key: 'plan', value: 'free' }])}&search=bob`)).toEqual(['Bob@Example.org'])
     })
@@ -151,7 +182,18 @@ describe('persons API', () => {
       expect(res.headers.get('content-type')).toMatch(/^text\/csv/)
       const [header, ...rows] = res.text.trim().split('\n')
       const columns = header.split(',')
-      expect(columns).toEqual(expect.arrayContaining(['id', 'name', 'distinct_ids.0', 'distinct_ids.1', 'properties.email', 'properties.plan', 'created_at', 'uuid']))
+      expect(columns).toEqual(
+        expect.arrayContaining([
+          'id',
+          'name',
+          'distinct_ids.0',
+          'distinct_ids.1',
+          'properties.email',
+          'properties.plan',
+          'created_at',
+          'uuid',
+        ]),
+      )
       expect(rows).toHaveLength(4)
       const email = columns.indexOf('properties.email')
       expect(rows.map((r) => r.split(',')[email])).toEqual(['dee@example.com', '', 'Bob@Example.org', 'ada@example.com'])
@@ -198,7 +240,9 @@ describe('persons API', () => {
 
   describe('update (PATCH)', () => {
     it('merges the given properties and answers 200 with the person as it now is', async () => {
-      await capture([{ event: '$set', distinct_id: 'patch-1', properties: { $set: { email: 'pat@example.com', plan: 'free', keep: 'yes' } } }])
+      await capture([
+        { event: '$set', distinct_id: 'patch-1', properties: { $set: { email: 'pat@example.com', plan: 'free', keep: 'yes' } } },
+      ])
       const before = await personOf('patch-1')
       const res = await call('PATCH', `${proj}/${before.id}/`, { properties: { plan: 'pro', seats: 3 } })
       expect(res.status).toBe(200)
@@ -214,7 +258,11 @@ describe('persons API', () => {
         expect(res.status, JSON.stringify(body)).toBe(400)
         expect(res.body, JSON.stringify(body)).toMatchObject({ type: 'validation_error', attr: 'properties' })
       }
-      const notJson = await fetch(`${t.url}${env}/${person.id}/`, { method: 'PATCH', headers: { authorization: `Bearer ${t.personalKey}`, 'content-type': 'application/json' }, body: '{"properties":' })
+      const notJson = await fetch(`${t.url}${env}/${person.id}/`, {
+        method: 'PATCH',
+        headers: { authorization: `Bearer ${t.personalKey}`, 'content-type': 'application/json' },
+        body: '{"properties":',
+      })
       expect(notJson.status).toBe(400)
       expect((await call('GET', `${env}/${person.id}/`)).body.properties).toEqual(person.properties)
     })
@@ -253,7 +301,9 @@ describe('persons API', () => {
 
   describe('delete_property', () => {
     it('removes the property named by $unset and answers 200', async () => {
-      await capture([{ event: '$set', distinct_id: 'unset-1', properties: { $set: { email: 'u@example.com', coupon: 'SPRING', plan: 'free' } } }])
+      await capture([
+        { event: '$set', distinct_id: 'unset-1', properties: { $set: { email: 'u@example.com', coupon: 'SPRING', plan: 'free' } } },
+      ])
       const person = await personOf('unset-1')
       const res = await call('POST', `${env}/${person.id}/delete_property/?$unset=coupon`, {})
       expect(res.status).toBe(200)
@@ -281,7 +331,11 @@ describe('persons API', () => {
     it('moves every distinct id but the first to a person of its own', async () => {
       await capture([
         { event: '$pageview', distinct_id: 'split-z-anon', properties: {} },
-        { event: '$identify', distinct_id: 'split-user', properties: { $anon_distinct_id: 'split-z-anon', $set: { email: 'split@example.com' } } },
+        {
+          event: '$identify',
+          distinct_id: 'split-user',
+          properties: { $anon_distinct_id: 'split-z-anon', $set: { email: 'split@example.com' } },
+        },
         { event: '$create_alias', distinct_id: 'split-user', properties: { alias: 'split-crm' } },
       ])
       const person = await personOf('split-user')
@@ -439,13 +493,26 @@ describe('persons API', () => {
 
       const initial = await as('GET', `${env}/${person.id}/access_controls/`)
       expect(initial.status).toBe(200)
-      expect(initial.body).toMatchObject({ access_controls: [], default_access_level: 'editor', user_access_level: 'editor', user_can_edit_access_levels: false })
+      expect(initial.body).toMatchObject({
+        access_controls: [],
+        default_access_level: 'editor',
+        user_access_level: 'editor',
+        user_can_edit_access_levels: false,
+      })
       expect(initial.body.available_access_levels).toEqual(['none', 'viewer', 'editor'])
 
-      const toViewer = await call('PUT', `${env}/${person.id}/access_controls/`, { access_level: 'viewer', organization_member: limited.id })
+      const toViewer = await call('PUT', `${env}/${person.id}/access_controls/`, {
+        access_level: 'viewer',
+        organization_member: limited.id,
+      })
       expect(toViewer.status).toBe(200)
       expect(toViewer.body.access_controls).toEqual([
-        expect.objectContaining({ access_level: 'viewer', resource: 'person', resource_id: String(person.id), organization_member: limited.id }),
+        expect.objectContaining({
+          access_level: 'viewer',
+          resource: 'person',
+          resource_id: String(person.id),
+          organization_member: limited.id,
+        }),
       ])
       expect(toViewer.body.user_access_level).toBe('editor')
 
@@ -460,9 +527,13 @@ describe('persons API', () => {
       expect((await as('DELETE', `${env}/${person.id}/`)).status).toBe(403)
       expect((await as('POST', `${env}/${person.id}/split/`, {})).status).toBe(403)
       // A key without every scope cannot change the rules, even for itself.
-      expect((await as('PUT', `${env}/${person.id}/access_controls/`, { access_level: 'editor', organization_member: limited.id })).status).toBe(403)
+      expect(
+        (await as('PUT', `${env}/${person.id}/access_controls/`, { access_level: 'editor', organization_member: limited.id })).status,
+      ).toBe(403)
 
-      expect((await call('PUT', `${env}/${person.id}/access_controls/`, { access_level: 'none', organization_member: limited.id })).status).toBe(200)
+      expect(
+        (await call('PUT', `${env}/${person.id}/access_controls/`, { access_level: 'none', organization_member: limited.id })).status,
+      ).toBe(200)
       expect((await as('GET', `${env}/${person.id}/`)).status).toBe(403)
       expect((await as('GET', `${env}/${person.id}/properties_timeline/`)).status).toBe(403)
       const hidden = await as('GET', `${env}/?distinct_id=acl-1`)
@@ -509,16 +580,50 @@ describe('persons API', () => {
         { method: 'GET', route: '/api/environments/:project_id/persons/', scope: 'person:read', wrong: keys.activity },
         { method: 'POST', route: '/api/environments/:project_id/persons/', scope: 'person:write', wrong: keys.read, body: {} },
         { method: 'GET', route: `/api/environments/:project_id/persons/${id}/`, scope: 'person:read', wrong: keys.activity },
-        { method: 'PATCH', route: `/api/environments/:project_id/persons/${id}/`, scope: 'person:write', wrong: keys.read, body: { properties: { hacked: true } } },
+        {
+          method: 'PATCH',
+          route: `/api/environments/:project_id/persons/${id}/`,
+          scope: 'person:write',
+          wrong: keys.read,
+          body: { properties: { hacked: true } },
+        },
         { method: 'DELETE', route: `/api/environments/:project_id/persons/${id}/`, scope: 'person:write', wrong: keys.read },
         { method: 'GET', route: `/api/environments/:project_id/persons/${id}/activity/`, scope: 'activity_log:read', wrong: keys.read },
-        { method: 'POST', route: `/api/environments/:project_id/persons/${id}/delete_property/?$unset=email`, scope: 'person:write', wrong: keys.read, body: {} },
-        { method: 'GET', route: `/api/environments/:project_id/persons/${id}/properties_timeline/`, scope: 'person:read', wrong: keys.activity },
+        {
+          method: 'POST',
+          route: `/api/environments/:project_id/persons/${id}/delete_property/?$unset=email`,
+          scope: 'person:write',
+          wrong: keys.read,
+          body: {},
+        },
+        {
+          method: 'GET',
+          route: `/api/environments/:project_id/persons/${id}/properties_timeline/`,
+          scope: 'person:read',
+          wrong: keys.activity,
+        },
         { method: 'POST', route: `/api/environments/:project_id/persons/${id}/split/`, scope: 'person:write', wrong: keys.read, body: {} },
-        { method: 'GET', route: `/api/environments/:project_id/persons/${id}/access_controls/`, scope: 'access_control:read', wrong: keys.read },
-        { method: 'PUT', route: `/api/environments/:project_id/persons/${id}/access_controls/`, scope: 'access_control:write', wrong: keys.write, body: { access_level: 'none' } },
+        {
+          method: 'GET',
+          route: `/api/environments/:project_id/persons/${id}/access_controls/`,
+          scope: 'access_control:read',
+          wrong: keys.read,
+        },
+        {
+          method: 'PUT',
+          route: `/api/environments/:project_id/persons/${id}/access_controls/`,
+          scope: 'access_control:write',
+          wrong: keys.write,
+          body: { access_level: 'none' },
+        },
         { method: 'GET', route: `/api/projects/:project_id/persons/${id}/`, scope: 'person:read', wrong: keys.activity },
-        { method: 'PATCH', route: `/api/projects/:project_id/persons/${id}/`, scope: 'person:write', wrong: keys.read, body: { properties: { hacked: true } } },
+        {
+          method: 'PATCH',
+          route: `/api/projects/:project_id/persons/${id}/`,
+          scope: 'person:write',
+          wrong: keys.read,
+          body: { properties: { hacked: true } },
+        },
       ]
       for (const r of routes) await expectAuthChecks(t, r, { wrongScopeKey: r.wrong, otherProjectKey: keys.otherProject })
       // Nothing above changed the person.

@@ -14,8 +14,15 @@ describe('posthog-node against Wren', () => {
 
   it('captures, identifies, aliases, sets and unsets, and the persons API shows exactly that', async () => {
     const client = new PostHog(t.projectKey, { host: t.url, flushAt: 100, flushInterval: 0 })
-    client.capture({ distinctId: 'anon-1', event: '$pageview', properties: { $current_url: 'https://shop.example/pricing', $set: { plan: 'free' } } })
-    client.identify({ distinctId: 'user-1', properties: { email: 'ada@example.com', $anon_distinct_id: 'anon-1', $set_once: { signup_plan: 'free' } } })
+    client.capture({
+      distinctId: 'anon-1',
+      event: '$pageview',
+      properties: { $current_url: 'https://shop.example/pricing', $set: { plan: 'free' } },
+    })
+    client.identify({
+      distinctId: 'user-1',
+      properties: { email: 'ada@example.com', $anon_distinct_id: 'anon-1', $set_once: { signup_plan: 'free' } },
+    })
     client.setPersonProperties({ distinctId: 'user-1', properties: { plan: 'pro' }, propertiesOnce: { signup_plan: 'pro' } })
     client.alias({ distinctId: 'user-1', alias: 'crm-42' })
     client.capture({ distinctId: 'user-2', event: 'signed_up', properties: { $set: { plan: 'team', coupon: 'SPRING' } } })
@@ -31,7 +38,12 @@ describe('posthog-node against Wren', () => {
 
     const ada = byName['ada@example.com']
     expect(ada.distinct_ids.sort()).toEqual(['anon-1', 'crm-42', 'user-1'])
-    expect(ada.properties).toMatchObject({ email: 'ada@example.com', plan: 'pro', signup_plan: 'free', $initial_current_url: 'https://shop.example/pricing' })
+    expect(ada.properties).toMatchObject({
+      email: 'ada@example.com',
+      plan: 'pro',
+      signup_plan: 'free',
+      $initial_current_url: 'https://shop.example/pricing',
+    })
     expect(ada.is_identified).toBe(true)
 
     const other = byName['user-2']

@@ -59,7 +59,11 @@ describe('projects and keys API', () => {
       for (const r of created) {
         const read = await call('GET', `/api/projects/${r.body.id}/`)
         expect(read.body).toMatchObject({ id: r.body.id, name: r.body.name, api_token: r.body.api_token })
-        const capture = await fetch(`${t.url}/capture/`, { method: 'POST', headers: { 'content-type': 'application/json' }, body: JSON.stringify({ api_key: r.body.api_token, event: 'created', distinct_id: 'u1' }) })
+        const capture = await fetch(`${t.url}/capture/`, {
+          method: 'POST',
+          headers: { 'content-type': 'application/json' },
+          body: JSON.stringify({ api_key: r.body.api_token, event: 'created', distinct_id: 'u1' }),
+        })
         expect(capture.status, r.body.name).toBe(200)
       }
       // Still ten after a reload from storage: no creation overwrote another's row.
@@ -102,8 +106,16 @@ describe('projects and keys API', () => {
     it('reads and updates a project under both prefixes, with auth checks', async () => {
       const wrongScopeKey = (await createKey(t, ['person:read'])).value
       const otherProjectKey = (await createKey(t, ['*'], [second.id])).value
-      await expectAuthChecks(t, { method: 'GET', route: '/api/projects/:project_id/', scope: 'project:read' }, { wrongScopeKey, otherProjectKey })
-      await expectAuthChecks(t, { method: 'PATCH', route: '/api/environments/:project_id/', scope: 'project:write', body: { name: 'Hijacked' } }, { wrongScopeKey, otherProjectKey })
+      await expectAuthChecks(
+        t,
+        { method: 'GET', route: '/api/projects/:project_id/', scope: 'project:read' },
+        { wrongScopeKey, otherProjectKey },
+      )
+      await expectAuthChecks(
+        t,
+        { method: 'PATCH', route: '/api/environments/:project_id/', scope: 'project:write', body: { name: 'Hijacked' } },
+        { wrongScopeKey, otherProjectKey },
+      )
 
       const res = await call('PATCH', `/api/environments/${second.id}/`, { name: 'Second, renamed', timezone: 'Europe/Berlin' })
       expect(res.status).toBe(200)
@@ -148,9 +160,20 @@ describe('projects and keys API', () => {
 
     it('stores known settings with their types, takes a read-modify-write back, and resets with null', async () => {
       const route = `/api/projects/${second.id}/`
-      const res = await call('PATCH', route, { session_recording_opt_in: true, app_urls: ['https://shop.example'], week_start_day: 1, test_account_filters: [{ key: 'email', operator: 'not_icontains', value: '@test.dev', type: 'person' }] })
+      const res = await call('PATCH', route, {
+        session_recording_opt_in: true,
+        app_urls: ['https://shop.example'],
+        week_start_day: 1,
+        test_account_filters: [{ key: 'email', operator: 'not_icontains', value: '@test.dev', type: 'person' }],
+      })
       expect(res.status).toBe(200)
-      expect(res.body).toMatchObject({ id: second.id, api_token: second.api_token, session_recording_opt_in: true, app_urls: ['https://shop.example'], week_start_day: 1 })
+      expect(res.body).toMatchObject({
+        id: second.id,
+        api_token: second.api_token,
+        session_recording_opt_in: true,
+        app_urls: ['https://shop.example'],
+        week_start_day: 1,
+      })
       const config = await fetch(`${t.url}/array/${second.api_token}/config`)
       expect(((await config.json()) as any).sessionRecording).toMatchObject({ endpoint: '/s/' })
 
@@ -237,7 +260,11 @@ describe('projects and keys API', () => {
 
   describe('listing and revoking keys', () => {
     it('lists keys masked, with label, scopes, projects, created and last used; a use is not a write', async () => {
-      const created = await call('POST', '/api/personal_api_keys/', { label: 'reporting', scopes: ['person:read'], scoped_teams: [second.id] })
+      const created = await call('POST', '/api/personal_api_keys/', {
+        label: 'reporting',
+        scopes: ['person:read'],
+        scoped_teams: [second.id],
+      })
       const value: string = created.body.value
       const before = await call('GET', '/api/personal_api_keys/')
       expect(before.status).toBe(200)
@@ -263,12 +290,19 @@ describe('projects and keys API', () => {
       const used = (await call('GET', '/api/personal_api_keys/')).body.results.find((k: any) => k.id === created.body.id)
       expect(new Date(used.last_used_at).getTime()).toBeGreaterThanOrEqual(new Date(created.body.created_at).getTime())
       // Uses gather in memory and are written together, not one insert per request.
-      const usageRows = async () => (await queryRows<{ id: string }>(t.wren.clickhouse, 'SELECT id FROM personal_api_key_usage WHERE id = {id:String}', { id: created.body.id })).length
+      const usageRows = async () =>
+        (
+          await queryRows<{ id: string }>(t.wren.clickhouse, 'SELECT id FROM personal_api_key_usage WHERE id = {id:String}', {
+            id: created.body.id,
+          })
+        ).length
       expect(await usageRows()).toBe(0)
       await t.wren.projects.flushUsage()
       expect(await usageRows()).toBe(1)
       await t.wren.projects.refresh()
-      expect((await call('GET', '/api/personal_api_keys/')).body.results.find((k: any) => k.id === created.body.id).last_used_at).toBe(used.last_used_at)
+      expect((await call('GET', '/api/personal_api_keys/')).body.results.find((k: any) => k.id === created.body.id).last_used_at).toBe(
+        used.last_used_at,
+      )
     })
 
     it('shows and revokes only keys within the caller’s own reach', async () => {
@@ -280,7 +314,9 @@ describe('projects and keys API', () => {
       expect(listed).not.toContain(outside.id)
       const bootstrap = (await call('GET', '/api/personal_api_keys/')).body.results.find((k: any) => k.label === 'bootstrap')
       expect(listed).not.toContain(bootstrap.id)
-      expect((await call('GET', '/api/personal_api_keys/', undefined, inside.value)).body.results.map((k: any) => k.id)).toEqual(expect.arrayContaining([inside.id]))
+      expect((await call('GET', '/api/personal_api_keys/', undefined, inside.value)).body.results.map((k: any) => k.id)).toEqual(
+        expect.arrayContaining([inside.id]),
+      )
 
       for (const id of [outside.id, bootstrap.id, 'no-such-key']) {
         const res = await call('DELETE', `/api/personal_api_keys/${id}/`, undefined, limited.value)

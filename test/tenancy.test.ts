@@ -20,7 +20,10 @@ describe('tenancy', () => {
 
   describe('another project’s objects', () => {
     it('refuses a flag naming another project’s cohort, and decide stays error-free', async () => {
-      const theirs = await call('POST', `/api/projects/${other.id}/cohorts/`, { name: 'Theirs', filters: { properties: { type: 'AND', values: [{ key: 'plan', value: 'pro', type: 'person' }] } } })
+      const theirs = await call('POST', `/api/projects/${other.id}/cohorts/`, {
+        name: 'Theirs',
+        filters: { properties: { type: 'AND', values: [{ key: 'plan', value: 'pro', type: 'person' }] } },
+      })
       expect(theirs.status).toBe(201)
       const flags = `/api/projects/${t.projectId}/feature_flags/`
       const withCohort = (id: number) => ({ groups: [{ properties: [{ key: 'id', type: 'cohort', value: id }], rollout_percentage: 100 }] })
@@ -31,14 +34,21 @@ describe('tenancy', () => {
       expect(created.body.detail).toContain(`Cohort ${theirs.body.id} does not exist in this project`)
 
       // Its own cohort, made a moment ago, is fine; changing it to the other project's is not.
-      const mine = await call('POST', `/api/projects/${t.projectId}/cohorts/`, { name: 'Mine', filters: { properties: { type: 'AND', values: [{ key: 'plan', value: 'pro', type: 'person' }] } } })
+      const mine = await call('POST', `/api/projects/${t.projectId}/cohorts/`, {
+        name: 'Mine',
+        filters: { properties: { type: 'AND', values: [{ key: 'plan', value: 'pro', type: 'person' }] } },
+      })
       const flag = await call('POST', flags, { key: 'own-cohort', filters: withCohort(mine.body.id) })
       expect(flag.status).toBe(201)
       const patched = await call('PATCH', `${flags}${flag.body.id}/`, { filters: withCohort(theirs.body.id) })
       expect(patched.status).toBe(400)
       expect(patched.body.detail).toContain(`Cohort ${theirs.body.id}`)
 
-      const decide = await fetch(`${t.url}/decide/?v=3`, { method: 'POST', headers: { 'content-type': 'application/json' }, body: JSON.stringify({ api_key: t.projectKey, distinct_id: 'someone' }) })
+      const decide = await fetch(`${t.url}/decide/?v=3`, {
+        method: 'POST',
+        headers: { 'content-type': 'application/json' },
+        body: JSON.stringify({ api_key: t.projectKey, distinct_id: 'someone' }),
+      })
       const answer = (await decide.json()) as { featureFlags: Record<string, unknown>; errorsWhileComputingFlags: boolean }
       expect(answer.errorsWhileComputingFlags).toBe(false)
       expect(answer.featureFlags).toEqual({ 'own-cohort': false })
@@ -47,11 +57,17 @@ describe('tenancy', () => {
     it('refuses a trend over another project’s action, naming it', async () => {
       const theirs = await call('POST', `/api/projects/${other.id}/actions/`, { name: 'Their signup', steps: [{ event: 'signed_up' }] })
       expect(theirs.status).toBe(201)
-      const trend = await call('POST', `/api/environments/${t.projectId}/insights/trend/`, { actions: [{ id: theirs.body.id }], events: [{ id: '$pageview' }] })
+      const trend = await call('POST', `/api/environments/${t.projectId}/insights/trend/`, {
+        actions: [{ id: theirs.body.id }],
+        events: [{ id: '$pageview' }],
+      })
       expect(trend.status).toBe(400)
       expect(trend.body).toMatchObject({ type: 'validation_error', attr: 'actions' })
       expect(trend.body.detail).toContain(`Action ${theirs.body.id} does not exist in this project`)
-      const bad = await call('GET', `/api/environments/${t.projectId}/insights/trend/?actions=${encodeURIComponent(JSON.stringify([{ id: 'abc' }]))}`)
+      const bad = await call(
+        'GET',
+        `/api/environments/${t.projectId}/insights/trend/?actions=${encodeURIComponent(JSON.stringify([{ id: 'abc' }]))}`,
+      )
       expect(bad.status).toBe(400)
       // The other project itself can use it.
       expect((await call('POST', `/api/environments/${other.id}/insights/trend/`, { actions: [{ id: theirs.body.id }] })).status).toBe(200)
@@ -61,29 +77,62 @@ describe('tenancy', () => {
   describe('a person hidden from a key (access level none)', () => {
     it('hides that person’s events from the events list and from trends, by distinct id, person id and breakdown', async () => {
       await captureBatch(t, [
-        { event: '$pageview', distinct_id: 'hidden-user', timestamp: '2025-06-03T10:00:00Z', properties: { $set: { email: 'hidden@example.com', plan: 'secret-plan' }, $current_url: 'https://hidden.example/private' } },
+        {
+          event: '$pageview',
+          distinct_id: 'hidden-user',
+          timestamp: '2025-06-03T10:00:00Z',
+          properties: { $set: { email: 'hidden@example.com', plan: 'secret-plan' }, $current_url: 'https://hidden.example/private' },
+        },
         { event: '$pageview', distinct_id: 'hidden-user-device', timestamp: '2025-06-03T10:01:00Z', properties: {} },
-        { event: '$identify', distinct_id: 'hidden-user', timestamp: '2025-06-03T10:02:00Z', properties: { $anon_distinct_id: 'hidden-user-device' } },
-        { event: '$pageview', distinct_id: 'seen-user', timestamp: '2025-06-03T11:00:00Z', properties: { $set: { email: 'seen@example.com', plan: 'free' } } },
+        {
+          event: '$identify',
+          distinct_id: 'hidden-user',
+          timestamp: '2025-06-03T10:02:00Z',
+          properties: { $anon_distinct_id: 'hidden-user-device' },
+        },
+        {
+          event: '$pageview',
+          distinct_id: 'seen-user',
+          timestamp: '2025-06-03T11:00:00Z',
+          properties: { $set: { email: 'seen@example.com', plan: 'free' } },
+        },
       ])
       await drained(t.wren)
       const persons = `/api/environments/${t.projectId}/persons`
       const hidden = (await call('GET', `${persons}/?distinct_id=hidden-user`)).body.results[0]
       const limited = await createKey(t, ['query:read', 'insight:read', 'person:read'])
-      expect((await call('PUT', `${persons}/${hidden.id}/access_controls/`, { access_level: 'none', organization_member: limited.id })).status).toBe(200)
+      expect(
+        (await call('PUT', `${persons}/${hidden.id}/access_controls/`, { access_level: 'none', organization_member: limited.id })).status,
+      ).toBe(200)
       const as = (method: string, route: string, body?: unknown) => call(method, route, body, limited.value)
       const events = `/api/projects/${t.projectId}/events/`
-      const trend = { events: [{ id: '$pageview' }], breakdown: 'plan', breakdown_type: 'person', date_from: '2025-06-01', date_to: '2025-06-07', refresh: true }
+      const trend = {
+        events: [{ id: '$pageview' }],
+        breakdown: 'plan',
+        breakdown_type: 'person',
+        date_from: '2025-06-01',
+        date_to: '2025-06-07',
+        refresh: true,
+      }
 
       // The full key sees everything: the data is there.
       expect((await call('GET', `${events}?distinct_id=hidden-user`)).body.results.length).toBeGreaterThan(0)
       const all = (await call('POST', `/api/environments/${t.projectId}/insights/trend/`, trend)).body.result
       expect(all.map((s: any) => s.breakdown_value)).toContain('secret-plan')
 
-      for (const query of ['?distinct_id=hidden-user', '?distinct_id=hidden-user-device', `?person_id=${hidden.uuid}`, '', '?event=$pageview']) {
+      for (const query of [
+        '?distinct_id=hidden-user',
+        '?distinct_id=hidden-user-device',
+        `?person_id=${hidden.uuid}`,
+        '',
+        '?event=$pageview',
+      ]) {
         const res = await as('GET', `${events}${query}`)
         expect(res.status, query).toBe(200)
-        expect(res.body.results.map((e: any) => e.distinct_id), query).not.toEqual(expect.arrayContaining(['hidden-user']))
+        expect(
+          res.body.results.map((e: any) => e.distinct_id),
+          query,
+        ).not.toEqual(expect.arrayContaining(['hidden-user']))
         expect(res.text, query).not.toMatch(/hidden@example\.com|secret-plan|hidden\.example|hidden-user/)
       }
       expect((await as('GET', `${events}?distinct_id=seen-user`)).body.results).toHaveLength(1)
@@ -92,7 +141,10 @@ describe('tenancy', () => {
       expect(limitedTrend.status).toBe(200)
       expect(limitedTrend.body.result.map((s: any) => [s.breakdown_value, s.count])).toEqual([['free', 1]])
       expect(limitedTrend.text).not.toContain('secret-plan')
-      const csv = await as('GET', `/api/environments/${t.projectId}/insights/trend/?format=csv&events=${encodeURIComponent(JSON.stringify(trend.events))}&breakdown=plan&breakdown_type=person&date_from=2025-06-01&date_to=2025-06-07`)
+      const csv = await as(
+        'GET',
+        `/api/environments/${t.projectId}/insights/trend/?format=csv&events=${encodeURIComponent(JSON.stringify(trend.events))}&breakdown=plan&breakdown_type=person&date_from=2025-06-01&date_to=2025-06-07`,
+      )
       expect(csv.status).toBe(200)
       expect(csv.text).not.toContain('secret-plan')
     })
@@ -105,9 +157,24 @@ describe('tenancy', () => {
       const cases: Array<[string, string, unknown, string]> = [
         ['POST', `${p}/actions/`, { name: 'Huge', description: big, steps: [{ event: 'x' }] }, 'description'],
         ['POST', `${p}/actions/`, { name: 'Steps', steps: [{ event: 'x', url: big }] }, 'steps'],
-        ['POST', `${p}/cohorts/`, { name: 'n'.repeat(401), filters: { properties: { type: 'AND', values: [{ key: 'plan', value: 'pro', type: 'person' }] } } }, 'name'],
-        ['POST', `${p}/cohorts/`, { name: 'Wide', filters: { properties: { type: 'AND', values: [{ key: 'plan', value: big, type: 'person' }] } } }, 'filters'],
-        ['POST', `${p}/feature_flags/`, { key: 'huge', filters: { groups: [{ properties: [{ key: 'email', value: big, type: 'person' }] }] } }, 'filters'],
+        [
+          'POST',
+          `${p}/cohorts/`,
+          { name: 'n'.repeat(401), filters: { properties: { type: 'AND', values: [{ key: 'plan', value: 'pro', type: 'person' }] } } },
+          'name',
+        ],
+        [
+          'POST',
+          `${p}/cohorts/`,
+          { name: 'Wide', filters: { properties: { type: 'AND', values: [{ key: 'plan', value: big, type: 'person' }] } } },
+          'filters',
+        ],
+        [
+          'POST',
+          `${p}/feature_flags/`,
+          { key: 'huge', filters: { groups: [{ properties: [{ key: 'email', value: big, type: 'person' }] }] } },
+          'filters',
+        ],
         ['POST', `${p}/feature_flags/`, { key: 'named', name: 'n'.repeat(401) }, 'name'],
         ['PATCH', `${p}/`, { app_urls: [big] }, 'app_urls'],
         ['PATCH', `${p}/`, { name: 'n'.repeat(401) }, 'name'],

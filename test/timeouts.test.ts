@@ -49,8 +49,19 @@ function slowClient(url: string, head: string, dribble: string, everyMs: number)
   }
 }
 
-const eventBody = JSON.stringify({ api_key: env.WREN_PROJECT_API_KEY, event: 'slow', distinct_id: 'slow-client', properties: { pad: 'x'.repeat(100) } })
-const slowBody = (url: string) => slowClient(url, `POST /e/ HTTP/1.1\r\nHost: localhost\r\nContent-Type: application/json\r\nContent-Length: ${eventBody.length}\r\n\r\n`, eventBody, 300)
+const eventBody = JSON.stringify({
+  api_key: env.WREN_PROJECT_API_KEY,
+  event: 'slow',
+  distinct_id: 'slow-client',
+  properties: { pad: 'x'.repeat(100) },
+})
+const slowBody = (url: string) =>
+  slowClient(
+    url,
+    `POST /e/ HTTP/1.1\r\nHost: localhost\r\nContent-Type: application/json\r\nContent-Length: ${eventBody.length}\r\n\r\n`,
+    eventBody,
+    300,
+  )
 
 describe('request and connection timeouts', () => {
   let dataDir = ''
@@ -73,7 +84,10 @@ describe('request and connection timeouts', () => {
       await waitFor(async () => client.isClosed(), { timeoutMs: 15_000, what: 'the server to close the slow request' })
       const { response } = await client.closed
       expect(response).toMatch(/^HTTP\/1\.1 408 /)
-      expect(JSON.parse(response.slice(response.indexOf('\r\n\r\n') + 4))).toMatchObject({ type: 'invalid_request', code: 'request_timeout' })
+      expect(JSON.parse(response.slice(response.indexOf('\r\n\r\n') + 4))).toMatchObject({
+        type: 'invalid_request',
+        code: 'request_timeout',
+      })
     } finally {
       client.stop()
     }
@@ -102,7 +116,11 @@ describe('shutdown', () => {
       await rm(dataDir, { recursive: true, force: true })
     }
   }
-  const exitOf = (wren: WrenProcess) => waitFor(async () => (wren.child.exitCode !== null ? { code: wren.child.exitCode } : null), { timeoutMs: 20_000, what: 'the process to exit after SIGTERM' })
+  const exitOf = (wren: WrenProcess) =>
+    waitFor(async () => (wren.child.exitCode !== null ? { code: wren.child.exitCode } : null), {
+      timeoutMs: 20_000,
+      what: 'the process to exit after SIGTERM',
+    })
 
   it('SIGTERM during a slow request closes it after the grace period and exits 0', async () => {
     await withWren({ WREN_SHUTDOWN_GRACE_MS: '1000' }, async (wren) => {

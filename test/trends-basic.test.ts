@@ -8,16 +8,32 @@ const NOW = '2026-03-15T12:00:00Z'
 describe('insights trend', () => {
   let t: TestWren
   let call: ReturnType<typeof api>
-  const trend = (body: Record<string, unknown>, query = '') => call('POST', `/api/environments/${t.projectId}/insights/trend/${query}`, body)
+  const trend = (body: Record<string, unknown>, query = '') =>
+    call('POST', `/api/environments/${t.projectId}/insights/trend/${query}`, body)
 
   beforeAll(async () => {
     t = await startWren({ WREN_NOW: NOW })
     call = api(t)
-    const ev = (event: string, distinct_id: string, timestamp: string, properties: Record<string, unknown> = {}) => ({ event, distinct_id, timestamp, properties })
+    const ev = (event: string, distinct_id: string, timestamp: string, properties: Record<string, unknown> = {}) => ({
+      event,
+      distinct_id,
+      timestamp,
+      properties,
+    })
     await captureBatch(t, [
-      ev('$pageview', 'u1', '2026-03-09T10:00:00Z', { $browser: 'Chrome', price: 10, $session_id: 's1', $set: { email: 'a@example.com', plan: 'pro' } }),
+      ev('$pageview', 'u1', '2026-03-09T10:00:00Z', {
+        $browser: 'Chrome',
+        price: 10,
+        $session_id: 's1',
+        $set: { email: 'a@example.com', plan: 'pro' },
+      }),
       ev('$pageview', 'u1', '2026-03-09T11:00:00Z', { $browser: 'Chrome', price: 20, $session_id: 's1' }),
-      ev('$pageview', 'u2', '2026-03-10T09:00:00Z', { $browser: 'Safari', price: 5, $session_id: 's2', $set: { email: 'b@test.dev', plan: 'free' } }),
+      ev('$pageview', 'u2', '2026-03-10T09:00:00Z', {
+        $browser: 'Safari',
+        price: 5,
+        $session_id: 's2',
+        $set: { email: 'b@test.dev', plan: 'free' },
+      }),
       ev('$pageview', 'u3', '2026-03-12T23:30:00Z', { $browser: 'Firefox', $session_id: 's3' }),
       ev('$pageview', 'u1', '2026-03-15T08:00:00Z', { $browser: 'Chrome', price: 'x', $session_id: 's4' }),
       ev('signed_up', 'u2', '2026-03-10T09:05:00Z', { plan: 'free' }),
@@ -37,7 +53,16 @@ describe('insights trend', () => {
     expect(res.body.timezone).toBe('UTC')
     const [s] = res.body.result
     expect(s.days).toEqual(['2026-03-08', '2026-03-09', '2026-03-10', '2026-03-11', '2026-03-12', '2026-03-13', '2026-03-14', '2026-03-15'])
-    expect(s.labels).toEqual(['8-Mar-2026', '9-Mar-2026', '10-Mar-2026', '11-Mar-2026', '12-Mar-2026', '13-Mar-2026', '14-Mar-2026', '15-Mar-2026'])
+    expect(s.labels).toEqual([
+      '8-Mar-2026',
+      '9-Mar-2026',
+      '10-Mar-2026',
+      '11-Mar-2026',
+      '12-Mar-2026',
+      '13-Mar-2026',
+      '14-Mar-2026',
+      '15-Mar-2026',
+    ])
     expect(s.data).toEqual([0, 2, 1, 0, 1, 0, 0, 1])
     expect(s.count).toBe(5)
     expect(s.label).toBe('$pageview')
@@ -136,7 +161,16 @@ describe('insights trend', () => {
     expect(current).toMatchObject({ compare: true, compare_label: 'current', data: [0, 2, 1, 0, 1, 0, 0, 1], count: 5 })
     expect(current.days[0]).toBe('2026-03-08')
     expect(previous).toMatchObject({ compare: true, compare_label: 'previous', data: [1, 0, 0, 0, 0, 0, 0, 0], count: 1 })
-    expect(previous.days).toEqual(['2026-03-01', '2026-03-02', '2026-03-03', '2026-03-04', '2026-03-05', '2026-03-06', '2026-03-07', '2026-03-08'])
+    expect(previous.days).toEqual([
+      '2026-03-01',
+      '2026-03-02',
+      '2026-03-03',
+      '2026-03-04',
+      '2026-03-05',
+      '2026-03-06',
+      '2026-03-07',
+      '2026-03-08',
+    ])
   })
 
   it('applies formulas bucket by bucket, with division by zero as 0', async () => {
@@ -163,11 +197,20 @@ describe('insights trend', () => {
     const [bar] = await dataOf({ events: [{ id: '$pageview' }], display: 'ActionsBar' })
     expect(bar.data).toEqual([2, 1, 0, 1, 0, 0, 1])
     const pie = await dataOf({ events: [{ id: '$pageview' }], display: 'ActionsPie', breakdown: '$browser' })
-    expect(pie.map((s: any) => [s.breakdown_value, s.aggregated_value])).toEqual([['Chrome', 3], ['Firefox', 1], ['Safari', 1]])
+    expect(pie.map((s: any) => [s.breakdown_value, s.aggregated_value])).toEqual([
+      ['Chrome', 3],
+      ['Firefox', 1],
+      ['Safari', 1],
+    ])
   })
 
   it('buckets by hour, week and month with PostHog labels', async () => {
-    const [hour] = await dataOf({ events: [{ id: '$pageview' }], interval: 'hour', date_from: '2026-03-09T09:00:00Z', date_to: '2026-03-09T12:00:00Z' })
+    const [hour] = await dataOf({
+      events: [{ id: '$pageview' }],
+      interval: 'hour',
+      date_from: '2026-03-09T09:00:00Z',
+      date_to: '2026-03-09T12:00:00Z',
+    })
     expect(hour.days).toEqual(['2026-03-09 09:00:00', '2026-03-09 10:00:00', '2026-03-09 11:00:00', '2026-03-09 12:00:00'])
     expect(hour.labels).toEqual(['9-Mar 09:00', '9-Mar 10:00', '9-Mar 11:00', '9-Mar 12:00'])
     expect(hour.data).toEqual([0, 1, 1, 0])
@@ -182,10 +225,14 @@ describe('insights trend', () => {
   })
 
   it('resolves relative and special date forms against WREN_NOW', async () => {
-    const days = async (date_from: string, date_to?: string) => (await dataOf({ events: [{ id: '$pageview' }], date_from, ...(date_to ? { date_to } : {}) }))[0].days
+    const days = async (date_from: string, date_to?: string) =>
+      (await dataOf({ events: [{ id: '$pageview' }], date_from, ...(date_to ? { date_to } : {}) }))[0].days
     expect(await days('mStart')).toHaveLength(15)
     expect((await days('mStart'))[0]).toBe('2026-03-01')
-    expect((await days('-1mStart', '-1mEnd')).slice(0, 1).concat((await days('-1mStart', '-1mEnd')).slice(-1))).toEqual(['2026-02-01', '2026-02-28'])
+    expect((await days('-1mStart', '-1mEnd')).slice(0, 1).concat((await days('-1mStart', '-1mEnd')).slice(-1))).toEqual([
+      '2026-02-01',
+      '2026-02-28',
+    ])
     expect(await days('dStart')).toEqual(['2026-03-15'])
     expect((await days('-2w'))[0]).toBe('2026-03-01')
     expect((await days('yStart'))[0]).toBe('2026-01-01')
@@ -215,14 +262,33 @@ describe('insights trend', () => {
     expect(await data([{ key: 'price', operator: 'is_set' }])).toEqual([2, 1, 0, 0, 0, 0, 1])
     expect(await data([{ key: 'price', operator: 'is_not_set' }])).toEqual([0, 0, 0, 1, 0, 0, 0])
     expect(await data([{ key: 'email', value: 'example.com', operator: 'icontains', type: 'person' }])).toEqual([2, 0, 0, 0, 0, 0, 1])
-    expect(await data({ type: 'OR', values: [{ type: 'AND', values: [{ key: '$browser', value: 'Safari' }] }, { type: 'AND', values: [{ key: 'plan', value: 'pro', type: 'person' }, { key: 'price', value: 15, operator: 'gt' }] }] })).toEqual([1, 1, 0, 0, 0, 0, 0])
-    const [perSeries, global] = await dataOf({ events: [{ id: '$pageview', properties: [{ key: '$browser', value: 'Safari' }] }, { id: '$pageview' }], properties: [{ key: 'price', operator: 'is_set' }] })
+    expect(
+      await data({
+        type: 'OR',
+        values: [
+          { type: 'AND', values: [{ key: '$browser', value: 'Safari' }] },
+          {
+            type: 'AND',
+            values: [
+              { key: 'plan', value: 'pro', type: 'person' },
+              { key: 'price', value: 15, operator: 'gt' },
+            ],
+          },
+        ],
+      }),
+    ).toEqual([1, 1, 0, 0, 0, 0, 0])
+    const [perSeries, global] = await dataOf({
+      events: [{ id: '$pageview', properties: [{ key: '$browser', value: 'Safari' }] }, { id: '$pageview' }],
+      properties: [{ key: 'price', operator: 'is_set' }],
+    })
     expect(perSeries.data).toEqual([0, 1, 0, 0, 0, 0, 0])
     expect(global.data).toEqual([2, 1, 0, 0, 0, 0, 1])
   })
 
   it("filters out test accounts using the project's test_account_filters", async () => {
-    const patch = await call('PATCH', `/api/projects/${t.projectId}/`, { test_account_filters: [{ key: 'email', operator: 'not_icontains', value: '@test.dev', type: 'person' }] })
+    const patch = await call('PATCH', `/api/projects/${t.projectId}/`, {
+      test_account_filters: [{ key: 'email', operator: 'not_icontains', value: '@test.dev', type: 'person' }],
+    })
     expect(patch.status).toBe(200)
     const [on] = await dataOf({ events: [{ id: '$pageview' }], filter_test_accounts: true })
     expect(on.data).toEqual([2, 0, 0, 1, 0, 0, 1])
@@ -231,12 +297,21 @@ describe('insights trend', () => {
   })
 
   it('answers ?format=csv with one row per series under the first series labels', async () => {
-    const res = await call('POST', `/api/environments/${t.projectId}/insights/trend/?format=csv`, { ...week, events: [{ id: '$pageview', custom_name: 'Views' }, { id: 'signed_up' }] })
+    const res = await call('POST', `/api/environments/${t.projectId}/insights/trend/?format=csv`, {
+      ...week,
+      events: [{ id: '$pageview', custom_name: 'Views' }, { id: 'signed_up' }],
+    })
     expect(res.status).toBe(200)
     expect(res.headers.get('content-type')).toMatch(/text\/csv/)
     expect(res.headers.get('content-disposition')).toBe('attachment; filename="export (2026-03-09 - 2026-03-15) from PostHog.csv"')
-    expect(res.text).toBe('series,9-Mar-2026,10-Mar-2026,11-Mar-2026,12-Mar-2026,13-Mar-2026,14-Mar-2026,15-Mar-2026\r\nViews,2,1,0,1,0,0,1\r\nsigned_up,0,1,0,0,1,1,0\r\n')
-    const formula = await call('POST', `/api/environments/${t.projectId}/insights/trend/?format=csv`, { ...week, events: [{ id: '$pageview' }], formula: 'A*0.5' })
+    expect(res.text).toBe(
+      'series,9-Mar-2026,10-Mar-2026,11-Mar-2026,12-Mar-2026,13-Mar-2026,14-Mar-2026,15-Mar-2026\r\nViews,2,1,0,1,0,0,1\r\nsigned_up,0,1,0,0,1,1,0\r\n',
+    )
+    const formula = await call('POST', `/api/environments/${t.projectId}/insights/trend/?format=csv`, {
+      ...week,
+      events: [{ id: '$pageview' }],
+      formula: 'A*0.5',
+    })
     expect(formula.text.split('\r\n')[1]).toBe('Formula (A*0.5),1.0,0.5,0.0,0.5,0.0,0.0,0.5')
   })
 
@@ -245,7 +320,12 @@ describe('insights trend', () => {
     expect(current).toMatchObject({ compare_label: 'current', data: [2, 1, 0, 1, 0, 0, 1] })
     expect(previous).toMatchObject({ compare_label: 'previous', data: [0, 0, 0, 0, 0, 0, 0] })
     expect(previous.days).toEqual(['2026-03-02', '2026-03-03', '2026-03-04', '2026-03-05', '2026-03-06', '2026-03-07', '2026-03-08'])
-    const formula = await dataOf({ events: [{ id: '$pageview' }, { id: 'signed_up' }], formula: 'A + B', compare: true, date_from: '2026-03-02' })
+    const formula = await dataOf({
+      events: [{ id: '$pageview' }, { id: 'signed_up' }],
+      formula: 'A + B',
+      compare: true,
+      date_from: '2026-03-02',
+    })
     expect(formula.map((s: any) => [s.compare_label, s.label, s.data])).toEqual([
       ['current', 'Formula (A + B)', [0, 0, 0, 0, 0, 0, 0, 2, 2, 0, 1, 1, 1, 1]],
       ['previous', 'Formula (A + B)', [0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 1]],

@@ -7,7 +7,18 @@ import type { Action } from './store'
 
 const EVENT_COLUMNS = eventColumns(new EventPersonId(false))
 
-const action = (steps: Action['steps']): Action => ({ id: 1, teamId: 1, name: 'a', description: '', steps, tags: [], createdAt: '', updatedAt: '', deleted: false, version: 1 })
+const action = (steps: Action['steps']): Action => ({
+  id: 1,
+  teamId: 1,
+  name: 'a',
+  description: '',
+  steps,
+  tags: [],
+  createdAt: '',
+  updatedAt: '',
+  deleted: false,
+  version: 1,
+})
 
 describe('action steps', () => {
   it('defaults url matching to contains and rejects bad steps', () => {
@@ -19,7 +30,12 @@ describe('action steps', () => {
 
   it('ORs steps, ANDs their parts, and uses element parts only for $autocapture', () => {
     const params = new SqlParams()
-    const sql = actionSql(action([{ event: 'a' }, { event: '$pageview', text: 'Buy' }, { event: '$autocapture', text: 'Buy' }]), { params, columns: EVENT_COLUMNS, cohortMembers: () => '', dateParam: (v) => v })
+    const sql = actionSql(action([{ event: 'a' }, { event: '$pageview', text: 'Buy' }, { event: '$autocapture', text: 'Buy' }]), {
+      params,
+      columns: EVENT_COLUMNS,
+      cohortMembers: () => '',
+      dateParam: (v) => v,
+    })
     expect(sql.startsWith('(event = {p0:String} OR event = {p1:String} OR (event = {p2:String} AND arrayExists(')).toBe(true)
     expect(actionSql(action([]), { params, columns: EVENT_COLUMNS, cohortMembers: () => '', dateParam: (v) => v })).toBe('1')
   })

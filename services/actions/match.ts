@@ -16,12 +16,14 @@ export function validateSteps(raw: unknown): ActionStep[] {
     const out: ActionStep = {}
     for (const k of ['event', 'url', 'text', 'href', 'selector', 'tag_name'] as const) {
       const v = step[k]
-      if (v !== undefined && v !== null && typeof v !== 'string') throw wrenError('invalid_input', `steps[${i}].${k} must be a string.`, 'steps')
+      if (v !== undefined && v !== null && typeof v !== 'string')
+        throw wrenError('invalid_input', `steps[${i}].${k} must be a string.`, 'steps')
       out[k] = (v as string | null | undefined) ?? null
     }
     for (const k of ['url_matching', 'text_matching', 'href_matching'] as const) {
       const v = step[k]
-      if (v !== undefined && v !== null && !MATCHINGS.includes(v as string)) throw wrenError('invalid_input', `steps[${i}].${k} must be contains, exact or regex.`, 'steps')
+      if (v !== undefined && v !== null && !MATCHINGS.includes(v as string))
+        throw wrenError('invalid_input', `steps[${i}].${k} must be contains, exact or regex.`, 'steps')
       out[k] = (v as ActionStep['url_matching']) ?? null
     }
     if (out.url && !out.url_matching) out.url_matching = 'contains'
@@ -43,9 +45,15 @@ function stepSql(step: ActionStep, ctx: FilterContext): string {
   const parts: string[] = []
   if (step.event) parts.push(`event = ${params.add('String', step.event)}`)
   if (step.url) {
-    const url = "`mat_$current_url`"
+    const url = '`mat_$current_url`'
     const v = params.add('String', step.url)
-    parts.push(step.url_matching === 'exact' ? `${url} = ${v}` : step.url_matching === 'regex' ? `match(${url}, ${v})` : `like(${url}, concat('%', ${v}, '%'))`)
+    parts.push(
+      step.url_matching === 'exact'
+        ? `${url} = ${v}`
+        : step.url_matching === 'regex'
+          ? `match(${url}, ${v})`
+          : `like(${url}, concat('%', ${v}, '%'))`,
+    )
   }
   if (step.event === '$autocapture') {
     if (step.selector) parts.push(selectorSql('elements_chain', step.selector, params))
@@ -67,7 +75,12 @@ function stepSql(step: ActionStep, ctx: FilterContext): string {
 
 /** Cohort ids that the action's step properties refer to (they must be loaded before compiling). */
 export function cohortIdsOfAction(action: Action): number[] {
-  return action.steps.flatMap((s) => (s.properties ?? []).flatMap((p) => (isCohortFilter(p) ? [Number((p as { value: unknown }).value)] : [])))
+  return action.steps.flatMap((s) =>
+    (s.properties ?? []).flatMap((p) => (isCohortFilter(p) ? [Number((p as { value: unknown }).value)] : [])),
+  )
 }
 
-const isCohortFilter = (p: unknown) => typeof p === 'object' && p !== null && ['cohort', 'precalculated-cohort', 'static-cohort'].includes(String((p as { type?: unknown }).type))
+const isCohortFilter = (p: unknown) =>
+  typeof p === 'object' &&
+  p !== null &&
+  ['cohort', 'precalculated-cohort', 'static-cohort'].includes(String((p as { type?: unknown }).type))

@@ -10,7 +10,18 @@ import type { Action, ActionStore } from './store'
 import { validateSteps } from './match'
 
 export function serializeAction(a: Action): Record<string, unknown> {
-  return { id: a.id, name: a.name, description: a.description, tags: a.tags, steps: a.steps, created_at: a.createdAt, updated_at: a.updatedAt, deleted: a.deleted, is_calculating: false, team_id: a.teamId }
+  return {
+    id: a.id,
+    name: a.name,
+    description: a.description,
+    tags: a.tags,
+    steps: a.steps,
+    created_at: a.createdAt,
+    updated_at: a.updatedAt,
+    deleted: a.deleted,
+    is_calculating: false,
+    team_id: a.teamId,
+  }
 }
 
 const ActionAnswer = Type.Object({
@@ -30,7 +41,12 @@ const FormatOnly = Type.Object({ format: Type.Optional(Format) })
 const Name = Type.String({ minLength: 1, pattern: '\\S', description: 'a non-empty name' })
 const fields = {
   description: Type.Optional(Type.String()),
-  steps: Type.Optional(Type.Array(AnyObject(), { description: 'Each step matches events: {event, properties, url, url_matching, selector, tag_name, text, href}; an action matches an event that any step matches.' })),
+  steps: Type.Optional(
+    Type.Array(AnyObject(), {
+      description:
+        'Each step matches events: {event, properties, url, url_matching, selector, tag_name, text, href}; an action matches an event that any step matches.',
+    }),
+  ),
   tags: Type.Optional(Type.Union([Type.Array(Type.String()), Type.Null()])),
 }
 
@@ -63,7 +79,8 @@ export async function actionRoutes(app: FastifyInstance, deps: { projects: Proje
     summary: 'Retrieve an action',
     access: { project: 'action:read' },
     schema: { params: ActionId, querystring: FormatOnly, response: { 200: ActionAnswer } },
-    handler: async (request, reply, { project }) => sendFormatted(request, reply, 200, serializeAction(await find(project.id, request.params.id))),
+    handler: async (request, reply, { project }) =>
+      sendFormatted(request, reply, 200, serializeAction(await find(project.id, request.params.id))),
   })
 
   route({
@@ -75,8 +92,14 @@ export async function actionRoutes(app: FastifyInstance, deps: { projects: Proje
     handler: async (request, reply, { project }) => {
       const body = request.body
       const existing = await actions.list(project.id)
-      if (existing.some((a) => a.name === body.name)) throw wrenError('unique', `This project already has an action named '${body.name}'.`, 'name')
-      const action = await actions.save(project.id, { name: body.name, description: body.description ?? '', steps: validateSteps(body.steps), tags: body.tags ?? [] })
+      if (existing.some((a) => a.name === body.name))
+        throw wrenError('unique', `This project already has an action named '${body.name}'.`, 'name')
+      const action = await actions.save(project.id, {
+        name: body.name,
+        description: body.description ?? '',
+        steps: validateSteps(body.steps),
+        tags: body.tags ?? [],
+      })
       return reply.status(201).send(serializeAction(action))
     },
   })

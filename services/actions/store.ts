@@ -61,13 +61,21 @@ export class ActionStore {
   ) {}
 
   async list(teamId: number, opts: { includeDeleted?: boolean } = {}): Promise<Action[]> {
-    const rows = await queryRows<Row & { latest_version: number }>(this.client, `SELECT * FROM (${LATEST}) ${opts.includeDeleted ? '' : 'WHERE deleted = 0'} ORDER BY id`, { team: teamId })
+    const rows = await queryRows<Row & { latest_version: number }>(
+      this.client,
+      `SELECT * FROM (${LATEST}) ${opts.includeDeleted ? '' : 'WHERE deleted = 0'} ORDER BY id`,
+      { team: teamId },
+    )
     return rows.map(fromRow)
   }
 
   async byIds(teamId: number, ids: number[], opts: { includeDeleted?: boolean } = {}): Promise<Map<number, Action>> {
     if (ids.length === 0) return new Map()
-    const rows = await queryRows<Row & { latest_version: number }>(this.client, `SELECT * FROM (${LATEST}) WHERE ${opts.includeDeleted ? '' : 'deleted = 0 AND '}id IN {ids:Array(UInt64)}`, { team: teamId, ids })
+    const rows = await queryRows<Row & { latest_version: number }>(
+      this.client,
+      `SELECT * FROM (${LATEST}) WHERE ${opts.includeDeleted ? '' : 'deleted = 0 AND '}id IN {ids:Array(UInt64)}`,
+      { team: teamId, ids },
+    )
     return new Map(rows.map((r) => [Number(r.id), fromRow(r)]))
   }
 
@@ -76,7 +84,10 @@ export class ActionStore {
   }
 
   /** Creates (no id) or writes a new version of an action; serialized so this process's versions count up. */
-  save(teamId: number, input: Pick<Action, 'name' | 'description' | 'steps' | 'tags'> & { id?: number; deleted?: boolean }): Promise<Action> {
+  save(
+    teamId: number,
+    input: Pick<Action, 'name' | 'description' | 'steps' | 'tags'> & { id?: number; deleted?: boolean },
+  ): Promise<Action> {
     return this.writes.run(async () => {
       const now = this.clock.now().toISOString()
       let current: Action | undefined
@@ -99,7 +110,18 @@ export class ActionStore {
         version: (current?.version ?? 0) + 1,
       }
       await insertRows(this.client, 'actions', [
-        { team_id: teamId, id, name: action.name, description: action.description, steps: JSON.stringify(action.steps), tags: action.tags, created_at: action.createdAt, updated_at: now, deleted: action.deleted ? 1 : 0, version: action.version },
+        {
+          team_id: teamId,
+          id,
+          name: action.name,
+          description: action.description,
+          steps: JSON.stringify(action.steps),
+          tags: action.tags,
+          created_at: action.createdAt,
+          updated_at: now,
+          deleted: action.deleted ? 1 : 0,
+          version: action.version,
+        },
       ])
       await this.config.publish({ kind: 'action', teamId, id })
       return action

@@ -14,7 +14,15 @@ describe('CaptureBackpressure', () => {
         return err as WrenError
       }
     }
-    for (const [waiting, expected] of [[99, false], [100, true], [90, true], [80, true], [79, false], [99, false], [150, true]] as const) {
+    for (const [waiting, expected] of [
+      [99, false],
+      [100, true],
+      [90, true],
+      [80, true],
+      [79, false],
+      [99, false],
+      [150, true],
+    ] as const) {
       backlog = waiting
       expect(refused() !== null, `backlog ${waiting}`).toBe(expected)
     }

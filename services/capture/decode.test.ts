@@ -86,7 +86,9 @@ describe('decodeCapture: encodings', () => {
   it('reads a properly urlencoded base64 form on a non-legacy path with the form compression field', async () => {
     const data = b64(payload)
     const body = new URLSearchParams({ data, compression: 'base64' }).toString()
-    const out = await decodeCapture(req(body, { path: '/i/v0/e/', headers: { 'content-type': 'application/x-www-form-urlencoded; charset=UTF-8' } }))
+    const out = await decodeCapture(
+      req(body, { path: '/i/v0/e/', headers: { 'content-type': 'application/x-www-form-urlencoded; charset=UTF-8' } }),
+    )
     expect(out.events[0].event).toBe('$pageview')
   })
 
@@ -206,7 +208,12 @@ describe('decodeCapture: shapes', () => {
   })
 
   it('reads a {api_key, batch, sent_at, historical_migration} batch', async () => {
-    const body = { api_key: TOKEN, batch: [{ event: 'a', distinct_id: 'd' }], sent_at: '2024-05-01T10:00:00.000Z', historical_migration: true }
+    const body = {
+      api_key: TOKEN,
+      batch: [{ event: 'a', distinct_id: 'd' }],
+      sent_at: '2024-05-01T10:00:00.000Z',
+      historical_migration: true,
+    }
     const out = await decodeCapture(req(body, { path: '/batch/' }))
     expect(out).toMatchObject({ token: TOKEN, historicalMigration: true })
     expect(out.sentAt?.toISOString()).toBe('2024-05-01T10:00:00.000Z')
@@ -256,7 +263,16 @@ describe('decodeCapture: shapes', () => {
     const out = await decodeCapture(req(b64(JSON.stringify(body)), { path: '/engage/' }))
     expect(out.token).toBe(TOKEN)
     expect(out.events).toEqual([
-      { uuid: null, event: '$identify', distinctId: 'person-9', properties: {}, timestamp: null, offset: null, set: { name: 'Ada' }, setOnce: null },
+      {
+        uuid: null,
+        event: '$identify',
+        distinctId: 'person-9',
+        properties: {},
+        timestamp: null,
+        offset: null,
+        set: { name: 'Ada' },
+        setOnce: null,
+      },
     ])
   })
 
@@ -379,7 +395,9 @@ describe('decodeCapture: sent_at', () => {
   })
 
   it('reads query sent_at and _ in milliseconds', async () => {
-    expect((await decodeCapture(req([ev()], { query: { sent_at: '1704067200000' } }))).sentAt?.toISOString()).toBe('2024-01-01T00:00:00.000Z')
+    expect((await decodeCapture(req([ev()], { query: { sent_at: '1704067200000' } }))).sentAt?.toISOString()).toBe(
+      '2024-01-01T00:00:00.000Z',
+    )
     expect((await decodeCapture(req([ev()], { query: { _: '1704067200000' } }))).sentAt?.toISOString()).toBe('2024-01-01T00:00:00.000Z')
   })
 

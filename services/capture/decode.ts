@@ -262,7 +262,12 @@ function eventToken(e: Json): string | null {
 function resolveToken(shape: RawShape): string {
   let token = shape.batchToken
   if (token === null) {
-    const tokens = new Set(shape.events.map(eventToken).filter((t): t is string => t !== null).map((t) => t.trim()))
+    const tokens = new Set(
+      shape.events
+        .map(eventToken)
+        .filter((t): t is string => t !== null)
+        .map((t) => t.trim()),
+    )
     if (tokens.size > 1) throw wrenError('multiple_tokens', 'Events in one request must share one project API key')
     token = tokens.values().next().value ?? null
   }

@@ -45,7 +45,19 @@ function posthogJsBatch(events: number, random: () => number): unknown[] {
       $session_id: '018f1a2b-9999-7e5f-8a9b-0c1d2e3f4a5b',
       $window_id: '018f1a2b-8888-7e5f-8a9b-0c1d2e3f4a5b',
       title: 'Boutique — Café ☕ 日本語 🐦',
-      $elements: i % 3 === 0 ? [{ tag_name: 'button', $el_text: 'Add to cart', classes: ['btn', 'btn-primary'], attr__class: 'btn btn-primary', nth_child: 2, nth_of_type: 1 }] : undefined,
+      $elements:
+        i % 3 === 0
+          ? [
+              {
+                tag_name: 'button',
+                $el_text: 'Add to cart',
+                classes: ['btn', 'btn-primary'],
+                attr__class: 'btn btn-primary',
+                nth_child: 2,
+                nth_of_type: 1,
+              },
+            ]
+          : undefined,
       token: 'phc_0123456789abcdefghijklmnopqrstuvwxyzABCDE',
     },
     timestamp: new Date(Date.UTC(2024, 4, 29, 12, 0, i)).toISOString(),
@@ -92,7 +104,10 @@ describe('decompressLzBase64', () => {
       expect(await decompressLzBase64(compressed, 1 << 30)).toBe(reference(compressed))
 
       const garbage = Array.from({ length: 1 + Math.floor(random() * 64) }, () => b64[Math.floor(random() * b64.length)]).join('')
-      const corrupted = [...compressed].map((ch) => (random() < 0.002 ? b64[Math.floor(random() * 64)] : ch)).join('').slice(0, Math.floor(compressed.length * (0.5 + random())))
+      const corrupted = [...compressed]
+        .map((ch) => (random() < 0.002 ? b64[Math.floor(random() * 64)] : ch))
+        .join('')
+        .slice(0, Math.floor(compressed.length * (0.5 + random())))
       for (const input of [garbage, corrupted]) {
         const expected = reference(input)
         const ours = await decompressLzBase64(input, 1 << 30)

@@ -65,18 +65,28 @@ export async function captureRoutes(app: FastifyInstance, deps: CaptureDeps): Pr
   for (const path of CAPTURE_PATHS) {
     // PostHog capture answers any OPTIONS, not only a browser's full preflight (reference §1.1); the CORS
     // plugin's hook replies to it before the handler runs.
-    const answers = { 200: Type.Object({ status: Type.Enum(['Ok']) }), 204: NoContent, 400: ErrorBody, 401: ErrorBody, 413: ErrorBody, 503: ErrorBody }
+    const answers = {
+      200: Type.Object({ status: Type.Enum(['Ok']) }),
+      204: NoContent,
+      400: ErrorBody,
+      401: ErrorBody,
+      413: ErrorBody,
+      503: ErrorBody,
+    }
     route({
       method: 'POST',
       url: path,
       summary: `Capture events (${path})`,
-      description: 'What the SDKs send: one event or a batch, as JSON, gzip, lz64, base64 or a data= form; the project API key is the payload’s token (api_key).',
+      description:
+        'What the SDKs send: one event or a batch, as JSON, gzip, lz64, base64 or a data= form; the project API key is the payload’s token (api_key).',
       access: { public: 'the project API key in the payload.' },
       bodyLimit: BODY_LIMIT,
       consumes: SDK_CONTENT_TYPES,
       schema: {
         querystring: CaptureQuery,
-        body: RawBody('{api_key|token, event, distinct_id, properties, timestamp} or {api_key, batch: [events]}, in any of the SDKs’ encodings'),
+        body: RawBody(
+          '{api_key|token, event, distinct_id, properties, timestamp} or {api_key, batch: [events]}, in any of the SDKs’ encodings',
+        ),
         response: answers,
       },
       handler: (request, reply) => handler(request, reply),

@@ -52,7 +52,7 @@ describe('toIngestEvent', () => {
     expect(toIngestEvent(decoded(), ctx).properties).not.toHaveProperty('$set_once')
   })
 
-  it("sets $ip from the request unless the event has one, and omits it when the ip is unknown", () => {
+  it('sets $ip from the request unless the event has one, and omits it when the ip is unknown', () => {
     expect(toIngestEvent(decoded({ properties: { $ip: '198.51.100.1' } }), ctx).properties.$ip).toBe('198.51.100.1')
     expect(toIngestEvent(decoded(), { ...ctx, ip: null }).properties).not.toHaveProperty('$ip')
   })

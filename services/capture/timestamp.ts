@@ -7,8 +7,7 @@ const FUTURE_CUTOFF_MS = 23 * HOUR_MS
 
 // YYYY-MM-DD, optionally followed by T/space and a time, optionally a fraction and a zone.
 // The zone may be Z, ±HH, ±HHMM or ±HH:MM (`+03` is what some SDKs send instead of `+03:00`).
-const ISO_RE =
-  /^(\d{4})-(\d{2})-(\d{2})(?:[Tt ](\d{2}):(\d{2})(?::(\d{2})(?:[.,](\d+))?)?\s*([Zz]|[+-]\d{2}(?::?\d{2})?)?)?$/
+const ISO_RE = /^(\d{4})-(\d{2})-(\d{2})(?:[Tt ](\d{2}):(\d{2})(?::(\d{2})(?:[.,](\d+))?)?\s*([Zz]|[+-]\d{2}(?::?\d{2})?)?)?$/
 // YYYY/MM/DD[ HH:MM[:SS]] and MM/DD/YYYY[ HH:MM[:SS]], both read as UTC.
 const SLASH_YMD_RE = /^(\d{4})\/(\d{1,2})\/(\d{1,2})(?:[ T](\d{1,2}):(\d{2})(?::(\d{2}))?)?$/
 const SLASH_MDY_RE = /^(\d{1,2})\/(\d{1,2})\/(\d{4})(?:[ T](\d{1,2}):(\d{2})(?::(\d{2}))?)?$/

@@ -3,13 +3,32 @@ import { SqlParams } from '../shared/query/params'
 import { cohortGroup, cohortResolver } from './membership'
 import type { Cohort } from './store'
 
-const cohort = (id: number, properties: unknown, isStatic = false): Cohort => ({ id, teamId: 1, name: `c${id}`, description: '', filters: { properties }, isStatic, createdAt: '', updatedAt: '', deleted: false, version: 1 })
+const cohort = (id: number, properties: unknown, isStatic = false): Cohort => ({
+  id,
+  teamId: 1,
+  name: `c${id}`,
+  description: '',
+  filters: { properties },
+  isStatic,
+  createdAt: '',
+  updatedAt: '',
+  deleted: false,
+  version: 1,
+})
 
 describe('cohort membership', () => {
   it('reads legacy groups as an OR of ANDs', () => {
-    expect(cohortGroup(undefined, [{ properties: [{ key: 'a', value: 1, type: 'person' }] }, { properties: [{ key: 'b', value: 2, type: 'person' }] }])).toMatchObject({
+    expect(
+      cohortGroup(undefined, [
+        { properties: [{ key: 'a', value: 1, type: 'person' }] },
+        { properties: [{ key: 'b', value: 2, type: 'person' }] },
+      ]),
+    ).toMatchObject({
       type: 'OR',
-      values: [{ type: 'AND', values: [{ key: 'a' }] }, { type: 'AND', values: [{ key: 'b' }] }],
+      values: [
+        { type: 'AND', values: [{ key: 'a' }] },
+        { type: 'AND', values: [{ key: 'b' }] },
+      ],
     })
   })
 

@@ -27,7 +27,11 @@ export function cohortGroup(filters: unknown, groups?: unknown): PropertyGroup {
 export function validateCohortGroup(group: PropertyNode): void {
   if (isGroup(group)) return group.values.forEach(validateCohortGroup)
   if (group.type !== 'person' && group.type !== 'cohort') {
-    throw wrenError('unsupported', `Cohorts are defined by person properties and other cohorts; '${group.type}' filters (e.g. behavioral) are not supported.`, 'filters')
+    throw wrenError(
+      'unsupported',
+      `Cohorts are defined by person properties and other cohorts; '${group.type}' filters (e.g. behavioral) are not supported.`,
+      'filters',
+    )
   }
 }
 
@@ -62,7 +66,10 @@ export function cohortResolver(teamId: number, cohorts: Map<number, Cohort>, par
         GROUP BY distinct_id HAVING id_deleted = 0)`
     } else {
       const group = cohortGroup(cohort.filters)
-      const where = group.values.length === 0 ? '0' : compileGroup(group, { params, columns: PERSON_COLUMNS, cohortMembers: members, dateParam: (v) => params.add('String', v) })
+      const where =
+        group.values.length === 0
+          ? '0'
+          : compileGroup(group, { params, columns: PERSON_COLUMNS, cohortMembers: members, dateParam: (v) => params.add('String', v) })
       sql = `SELECT uuid FROM (${LATEST_PERSONS(team)}) WHERE ${where}`
     }
     stack.pop()

@@ -33,10 +33,19 @@ const Name = Type.String({ minLength: 1, pattern: '\\S', description: 'a non-emp
 const fields = {
   description: Type.Optional(Type.String()),
   is_static: Type.Optional(Type.Union([Type.Boolean(), Type.Enum(['true', 'false'])])),
-  filters: Type.Optional(Type.Union([AnyObject('{properties: a group of person-property and cohort filters}'), Type.String({ description: 'the same, as JSON' })])),
+  filters: Type.Optional(
+    Type.Union([
+      AnyObject('{properties: a group of person-property and cohort filters}'),
+      Type.String({ description: 'the same, as JSON' }),
+    ]),
+  ),
   groups: Type.Optional(Type.Unknown({ description: 'PostHog’s older form of filters.' })),
   distinct_ids: Type.Optional(Type.Array(Type.Union([Type.String(), Type.Number()]), { description: 'The members of a static cohort.' })),
-  csv: Type.Optional(Type.String({ description: 'A CSV of distinct ids (first column, or the distinct_id column): a multipart field `csv`, or a text/csv body.' })),
+  csv: Type.Optional(
+    Type.String({
+      description: 'A CSV of distinct ids (first column, or the distinct_id column): a multipart field `csv`, or a text/csv body.',
+    }),
+  ),
 }
 const CONSUMES = ['application/json', 'multipart/form-data', 'text/csv']
 
@@ -49,7 +58,9 @@ export async function cohortRoutes(app: FastifyInstance, deps: { projects: Proje
       done(err as Error, undefined)
     }
   })
-  app.addContentTypeParser('text/csv', { parseAs: 'string', bodyLimit: 50 * 1024 * 1024 }, (_request, body, done) => done(null, { csv: body }))
+  app.addContentTypeParser('text/csv', { parseAs: 'string', bodyLimit: 50 * 1024 * 1024 }, (_request, body, done) =>
+    done(null, { csv: body }),
+  )
 
   const count = async (c: Cohort, known?: Map<number, Cohort>) => {
     if (c.deleted) return 0
@@ -106,7 +117,8 @@ export async function cohortRoutes(app: FastifyInstance, deps: { projects: Proje
     summary: 'Retrieve a cohort',
     access: { project: 'cohort:read' },
     schema: { params: CohortId, querystring: FormatOnly, response: { 200: CohortAnswer } },
-    handler: async (request, reply, { project }) => sendFormatted(request, reply, 200, await serialize(await find(project.id, request.params.id))),
+    handler: async (request, reply, { project }) =>
+      sendFormatted(request, reply, 200, await serialize(await find(project.id, request.params.id))),
   })
 
   route({
@@ -134,12 +146,18 @@ export async function cohortRoutes(app: FastifyInstance, deps: { projects: Proje
     description: 'deleted: true deletes it.',
     access: { project: 'cohort:write' },
     consumes: CONSUMES,
-    schema: { params: CohortId, querystring: FormatOnly, body: Type.Object({ name: Type.Optional(Name), ...fields, deleted: Type.Optional(Type.Boolean()) }), response: { 200: CohortAnswer } },
+    schema: {
+      params: CohortId,
+      querystring: FormatOnly,
+      body: Type.Object({ name: Type.Optional(Name), ...fields, deleted: Type.Optional(Type.Boolean()) }),
+      response: { 200: CohortAnswer },
+    },
     handler: async (request, reply, { project }) => {
       const current = await find(project.id, request.params.id)
       const body = request.body
       const distinctIds = staticMembersOf(body)
-      if (distinctIds && !current.isStatic) throw wrenError('invalid_input', 'Only static cohorts take a list of distinct ids or a CSV.', 'csv')
+      if (distinctIds && !current.isStatic)
+        throw wrenError('invalid_input', 'Only static cohorts take a list of distinct ids or a CSV.', 'csv')
       const redefined = !current.isStatic && (body.filters !== undefined || body.groups !== undefined)
       const updated = await cohorts.save(project.id, {
         id: current.id,
@@ -169,7 +187,12 @@ export async function cohortRoutes(app: FastifyInstance, deps: { projects: Proje
 }
 
 /** A dynamic cohort's definition, checked: person/cohort filters only, known cohorts, no cycles. */
-async function definitionOf(teamId: number, body: Record<string, unknown>, cohorts: CohortStore, selfId?: number): Promise<Cohort['filters']> {
+async function definitionOf(
+  teamId: number,
+  body: Record<string, unknown>,
+  cohorts: CohortStore,
+  selfId?: number,
+): Promise<Cohort['filters']> {
   let filters = body.filters
   if (typeof filters === 'string') {
     try {
@@ -180,13 +203,19 @@ async function definitionOf(teamId: number, body: Record<string, unknown>, cohor
     if (jsonTooDeepIn(filters)) throw jsonTooDeep('filters')
   }
   const group = cohortGroup(filters, body.groups)
-  if (group.values.length === 0) throw wrenError('required', 'A dynamic cohort needs filters.properties (person-property groups) or groups; for a fixed list use is_static with distinct_ids or a CSV.', 'filters')
+  if (group.values.length === 0)
+    throw wrenError(
+      'required',
+      'A dynamic cohort needs filters.properties (person-property groups) or groups; for a fixed list use is_static with distinct_ids or a CSV.',
+      'filters',
+    )
   validateCohortGroup(group)
   const referenced = cohortIdsIn(group)
   if (selfId !== undefined && referenced.includes(selfId)) throw wrenError('invalid_input', 'A cohort cannot contain itself.', 'filters')
   if (referenced.length) {
     const known = new Map((await cohorts.list(teamId)).map((c) => [c.id, c] as const))
-    for (const id of referenced) if (!known.has(id)) throw wrenError('invalid_input', `Cohort ${id} does not exist in this project.`, 'filters')
+    for (const id of referenced)
+      if (!known.has(id)) throw wrenError('invalid_input', `Cohort ${id} does not exist in this project.`, 'filters')
   }
   return { properties: group }
 }
@@ -194,7 +223,8 @@ async function definitionOf(teamId: number, body: Record<string, unknown>, cohor
 /** distinct ids from `distinct_ids` or a CSV (first column, or the `distinct_id` column if named). */
 function staticMembersOf(body: Record<string, unknown>): string[] | null {
   if (Array.isArray(body.distinct_ids)) {
-    if (!body.distinct_ids.every((d) => typeof d === 'string' || typeof d === 'number')) throw wrenError('invalid_input', 'distinct_ids must be a list of strings.', 'distinct_ids')
+    if (!body.distinct_ids.every((d) => typeof d === 'string' || typeof d === 'number'))
+      throw wrenError('invalid_input', 'distinct_ids must be a list of strings.', 'distinct_ids')
     return body.distinct_ids.map(String)
   }
   if (typeof body.csv !== 'string') return null
@@ -235,7 +265,7 @@ export function parseCsv(text: string): string[][] {
   for (let i = 0; i < src.length; i++) {
     const c = src[i]
     if (quoted) {
-      if (c === '"' && src[i + 1] === '"') (field += '"', i++)
+      if (c === '"' && src[i + 1] === '"') ((field += '"'), i++)
       else if (c === '"') quoted = false
       else field += c
     } else if (c === '"') quoted = true

@@ -50,7 +50,11 @@ export class CohortStore {
   ) {}
 
   async list(teamId: number, opts: { includeDeleted?: boolean } = {}): Promise<Cohort[]> {
-    const rows = await queryRows<Row>(this.client, `SELECT * FROM (${LATEST}) ${opts.includeDeleted ? '' : 'WHERE deleted = 0'} ORDER BY id`, { team: teamId })
+    const rows = await queryRows<Row>(
+      this.client,
+      `SELECT * FROM (${LATEST}) ${opts.includeDeleted ? '' : 'WHERE deleted = 0'} ORDER BY id`,
+      { team: teamId },
+    )
     return rows.map(fromRow)
   }
 
@@ -58,7 +62,10 @@ export class CohortStore {
     return (await this.list(teamId)).find((c) => c.id === id)
   }
 
-  save(teamId: number, input: Pick<Cohort, 'name' | 'description' | 'filters' | 'isStatic'> & { id?: number; deleted?: boolean }): Promise<Cohort> {
+  save(
+    teamId: number,
+    input: Pick<Cohort, 'name' | 'description' | 'filters' | 'isStatic'> & { id?: number; deleted?: boolean },
+  ): Promise<Cohort> {
     return this.writes.run(async () => {
       const now = this.clock.now().toISOString()
       let id = input.id
@@ -81,7 +88,18 @@ export class CohortStore {
         version: (current?.version ?? 0) + 1,
       }
       await insertRows(this.client, 'cohorts', [
-        { team_id: teamId, id, name: cohort.name, description: cohort.description, filters: JSON.stringify(cohort.filters), is_static: cohort.isStatic ? 1 : 0, created_at: cohort.createdAt, updated_at: now, deleted: cohort.deleted ? 1 : 0, version: cohort.version },
+        {
+          team_id: teamId,
+          id,
+          name: cohort.name,
+          description: cohort.description,
+          filters: JSON.stringify(cohort.filters),
+          is_static: cohort.isStatic ? 1 : 0,
+          created_at: cohort.createdAt,
+          updated_at: now,
+          deleted: cohort.deleted ? 1 : 0,
+          version: cohort.version,
+        },
       ])
       await this.changed(teamId)
       return cohort
@@ -97,7 +115,11 @@ export class CohortStore {
     const at = this.clock.now().toISOString()
     const unique = [...new Set(distinctIds)]
     for (let i = 0; i < unique.length; i += 10_000) {
-      await insertRows(this.client, 'cohort_static_members', unique.slice(i, i + 10_000).map((distinct_id) => ({ team_id: teamId, cohort_id: cohortId, distinct_id, added_at: at })))
+      await insertRows(
+        this.client,
+        'cohort_static_members',
+        unique.slice(i, i + 10_000).map((distinct_id) => ({ team_id: teamId, cohort_id: cohortId, distinct_id, added_at: at })),
+      )
     }
     await this.changed(teamId)
   }

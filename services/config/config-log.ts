@@ -56,7 +56,10 @@ export interface ConfigLog {
   stop(): Promise<void>
 }
 
-type Wire = { type: 'id'; request: string; kind: IdKind } | { type: 'ids'; answers: Array<[string, number]> } | { type: 'change'; change: ConfigChange }
+type Wire =
+  | { type: 'id'; request: string; kind: IdKind }
+  | { type: 'ids'; answers: Array<[string, number]> }
+  | { type: 'change'; change: ConfigChange }
 
 const ID_TIMEOUT_MS = 30_000
 
@@ -196,7 +199,11 @@ export class ClusterConfigLog extends Listeners implements ConfigLog {
       return [request, id]
     })
     const kinds = requests.map((r) => r.kind)
-    await insertRows(this.client, 'config_ids', answers.map(([, id], i) => ({ kind: kinds[i], id })))
+    await insertRows(
+      this.client,
+      'config_ids',
+      answers.map(([, id], i) => ({ kind: kinds[i], id })),
+    )
     this.highest = highest
     await this.append({ type: 'ids', answers })
   }

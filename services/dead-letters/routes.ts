@@ -52,7 +52,8 @@ export async function deadLetterRoutes(app: FastifyInstance, deps: DeadLetterRou
   const route = routesOf(app, { projects: deps.projects, tag: 'dead letters' })
   const WHO = 'Needs a key holding every scope (*) and limited to no project: dead letters can belong to no project.'
   const requireUnlimited = (key: PersonalApiKey) => {
-    if (key.scopedTeams.length > 0) throw wrenError('permission_denied', 'Dead letters can belong to no project: a key limited to some projects cannot see them.')
+    if (key.scopedTeams.length > 0)
+      throw wrenError('permission_denied', 'Dead letters can belong to no project: a key limited to some projects cannot see them.')
   }
 
   route({
@@ -94,7 +95,8 @@ export async function deadLetterRoutes(app: FastifyInstance, deps: DeadLetterRou
     handler: async (request, _reply, key) => {
       requireUnlimited(key)
       const { ids, all = false } = request.body
-      if (!all && !(ids && ids.length > 0)) throw wrenError('invalid_input', 'Send {"ids": ["wren_ingest/0/123", …]} or {"all": true}.', 'ids')
+      if (!all && !(ids && ids.length > 0))
+        throw wrenError('invalid_input', 'Send {"ids": ["wren_ingest/0/123", …]} or {"all": true}.', 'ids')
       const { replayed } = await deps.store.replay(deps.log, all ? { all: true } : { ids: ids! })
       deps.metrics.inc('wren_dead_letters_replayed_total', replayed.length)
       return { replayed: replayed.length, ids: replayed }

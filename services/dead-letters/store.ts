@@ -57,7 +57,16 @@ export class DeadLetterStore {
     await insertRows(
       this.client,
       'dead_letters',
-      letters.map((d) => ({ topic: batch.topic, partition: batch.partition, offset: d.offset, error: d.error, payload: d.payload.toString('base64'), at, team_id: d.teamId, size: d.payload.length })),
+      letters.map((d) => ({
+        topic: batch.topic,
+        partition: batch.partition,
+        offset: d.offset,
+        error: d.error,
+        payload: d.payload.toString('base64'),
+        at,
+        team_id: d.teamId,
+        size: d.payload.length,
+      })),
       `dead_letters:${batch.topic}:${batch.partition}:${batch.firstOffset}-${batch.lastOffset}`,
     )
     if (this.feed) await this.feed(batch, letters)
@@ -75,8 +84,14 @@ export class DeadLetterStore {
 
   /** Newest first. */
   async list(page: { limit: number; offset: number }): Promise<{ count: number; results: DeadLetterRecord[] }> {
-    const [{ count }] = await queryRows<{ count: number }>(this.client, `SELECT count() AS count FROM (SELECT DISTINCT topic, partition, offset FROM dead_letters)`)
-    const rows = await this.select('ORDER BY at DESC, topic, partition, offset DESC LIMIT {limit:UInt32} OFFSET {skip:UInt32}', { limit: page.limit, skip: page.offset })
+    const [{ count }] = await queryRows<{ count: number }>(
+      this.client,
+      `SELECT count() AS count FROM (SELECT DISTINCT topic, partition, offset FROM dead_letters)`,
+    )
+    const rows = await this.select('ORDER BY at DESC, topic, partition, offset DESC LIMIT {limit:UInt32} OFFSET {skip:UInt32}', {
+      limit: page.limit,
+      skip: page.offset,
+    })
     return { count: Number(count), results: rows }
   }
 
@@ -91,9 +106,17 @@ export class DeadLetterStore {
       const pending = letters.filter((l) => l.replayedAt === null)
       const byTopic = new Map<string, DeadLetterRecord[]>()
       for (const l of pending) byTopic.set(l.topic, [...(byTopic.get(l.topic) ?? []), l])
-      for (const [topic, list] of byTopic) await log.append(topic, list.map((l) => ({ key: String(l.teamId ?? 0), value: l.payload })))
+      for (const [topic, list] of byTopic)
+        await log.append(
+          topic,
+          list.map((l) => ({ key: String(l.teamId ?? 0), value: l.payload })),
+        )
       const at = this.clock.now().toISOString()
-      await insertRows(this.client, 'dead_letter_replays', pending.map((l) => ({ topic: l.topic, partition: l.partition, offset: l.offset, replayed_at: at })))
+      await insertRows(
+        this.client,
+        'dead_letter_replays',
+        pending.map((l) => ({ topic: l.topic, partition: l.partition, offset: l.offset, replayed_at: at })),
+      )
       return { replayed: pending.map((l) => l.id) }
     })
   }
@@ -101,15 +124,30 @@ export class DeadLetterStore {
   private async byIds(ids: string[]): Promise<DeadLetterRecord[]> {
     const keys = ids.map(parseId).filter((k): k is NonNullable<typeof k> => k !== null)
     if (keys.length === 0) return []
-    return this.select('ORDER BY topic, partition, offset', {
-      topics: keys.map((k) => k.topic),
-      partitions: keys.map((k) => k.partition),
-      offsets: keys.map((k) => k.offset),
-    }, '(topic, partition, offset) IN arrayZip({topics:Array(String)}, {partitions:Array(UInt32)}, {offsets:Array(UInt64)})')
+    return this.select(
+      'ORDER BY topic, partition, offset',
+      {
+        topics: keys.map((k) => k.topic),
+        partitions: keys.map((k) => k.partition),
+        offsets: keys.map((k) => k.offset),
+      },
+      '(topic, partition, offset) IN arrayZip({topics:Array(String)}, {partitions:Array(UInt32)}, {offsets:Array(UInt64)})',
+    )
   }
 
   private async select(tail: string, params: Record<string, unknown>, where = '1'): Promise<DeadLetterRecord[]> {
-    const rows = await queryRows<{ topic: string; partition: number; offset: number; team_id: number | null; consumer_group: string; error: string; at: string; size: number; payload: string; replayed_at: string | null }>(
+    const rows = await queryRows<{
+      topic: string
+      partition: number
+      offset: number
+      team_id: number | null
+      consumer_group: string
+      error: string
+      at: string
+      size: number
+      payload: string
+      replayed_at: string | null
+    }>(
       this.client,
       `SELECT topic, partition, offset, team_id, consumer_group, error, at, size, payload, replayed_at
        FROM (
@@ -166,5 +204,13 @@ export function teamOf(payload: Buffer): number | null {
 
 /** Cluster mode: the same letters also go to the Kafka dead-letter topic, keyed by their origin. */
 export function kafkaDeadLetterFeed(log: KafkaLog, group: string): DeadLetterSink {
-  return (batch, letters) => log.deadLetter(letters.map((d) => ({ source: { topic: batch.topic, partition: batch.partition, offset: d.offset }, error: d.error, payload: d.payload, group })))
+  return (batch, letters) =>
+    log.deadLetter(
+      letters.map((d) => ({
+        source: { topic: batch.topic, partition: batch.partition, offset: d.offset },
+        error: d.error,
+        payload: d.payload,
+        group,
+      })),
+    )
 }

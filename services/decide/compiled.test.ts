@@ -9,17 +9,49 @@ import { NO_COHORTS } from './cohorts'
 
 let nextId = 1
 const flag = (key: string, filters: FlagFilters, extra: Partial<FeatureFlag> = {}): FeatureFlag => ({
-  id: nextId++, teamId: 1, key, name: '', filters, active: true, deleted: false, ensureExperienceContinuity: false, version: 1,
-  evaluationRuntime: 'all', evaluationTags: [], bucketingIdentifier: null, tags: [], createdAt: '', createdBy: null, updatedAt: '', lastModifiedBy: null, ...extra,
+  id: nextId++,
+  teamId: 1,
+  key,
+  name: '',
+  filters,
+  active: true,
+  deleted: false,
+  ensureExperienceContinuity: false,
+  version: 1,
+  evaluationRuntime: 'all',
+  evaluationTags: [],
+  bucketingIdentifier: null,
+  tags: [],
+  createdAt: '',
+  createdBy: null,
+  updatedAt: '',
+  lastModifiedBy: null,
+  ...extra,
 })
 
 describe('answers assembled from cached bytes', () => {
-  const mv = { variants: [{ key: 'control', rollout_percentage: 40 }, { key: 'tést "q"', rollout_percentage: 40 }, { key: 'c', rollout_percentage: 20 }] }
+  const mv = {
+    variants: [
+      { key: 'control', rollout_percentage: 40 },
+      { key: 'tést "q"', rollout_percentage: 40 },
+      { key: 'c', rollout_percentage: 20 },
+    ],
+  }
   const flags: FeatureFlag[] = [
     flag('rollout', { groups: [{ properties: [], rollout_percentage: 40 }] }, { name: 'A "quoted" description' }),
-    flag('mv', { groups: [{ properties: [], rollout_percentage: 80 }], multivariate: mv, payloads: { control: '{"a":1}', 'tést "q"': '"ünïcode \\u2028"' } }),
-    flag('bool-payload', { groups: [{ properties: [{ key: 'plan', value: 'pro', type: 'person' }] }], payloads: { true: '[1,2,3]' } }, { version: 7 }),
-    flag('123', { groups: [{ properties: [{ key: 'age', value: 'x', operator: 'gt', type: 'person' }] }, { properties: [], rollout_percentage: 50 }] }),
+    flag('mv', {
+      groups: [{ properties: [], rollout_percentage: 80 }],
+      multivariate: mv,
+      payloads: { control: '{"a":1}', 'tést "q"': '"ünïcode \\u2028"' },
+    }),
+    flag(
+      'bool-payload',
+      { groups: [{ properties: [{ key: 'plan', value: 'pro', type: 'person' }] }], payloads: { true: '[1,2,3]' } },
+      { version: 7 },
+    ),
+    flag('123', {
+      groups: [{ properties: [{ key: 'age', value: 'x', operator: 'gt', type: 'person' }] }, { properties: [], rollout_percentage: 50 }],
+    }),
     flag('group', { aggregation_group_type_index: 0, groups: [{ properties: [], rollout_percentage: 50 }] }),
     flag('depends', { groups: [{ properties: [{ key: '999', type: 'flag', value: true, operator: 'flag_evaluates_to' }] }] }),
     flag('cohort', { groups: [{ properties: [{ key: 'id', type: 'cohort', value: 5 }] }] }),
@@ -27,8 +59,19 @@ describe('answers assembled from cached bytes', () => {
     flag('off', { groups: [{ properties: [] }] }, { active: false }),
   ]
   const input = (i: number): EvaluationInput => ({
-    teamId: 1, timezone: 'UTC', now: Date.now(), distinctId: `user-${i}`, personUuid: null, personProperties: { distinct_id: `user-${i}`, plan: i % 2 ? 'pro' : 'free', age: i },
-    groups: i % 3 ? { company: `c-${i}` } : {}, groupProperties: new Map(), groupTypeNames: new Map([[0, 'company']]), hashKeyOverrides: {}, anonDistinctId: null, deviceId: null, cohorts: NO_COHORTS,
+    teamId: 1,
+    timezone: 'UTC',
+    now: Date.now(),
+    distinctId: `user-${i}`,
+    personUuid: null,
+    personProperties: { distinct_id: `user-${i}`, plan: i % 2 ? 'pro' : 'free', age: i },
+    groups: i % 3 ? { company: `c-${i}` } : {},
+    groupProperties: new Map(),
+    groupTypeNames: new Map([[0, 'company']]),
+    hashKeyOverrides: {},
+    anonDistinctId: null,
+    deviceId: null,
+    cohorts: NO_COHORTS,
   })
   const shapes: Shape[] = ['decide_v1', 'decide_v2', 'legacy', 'flags_v2']
 

@@ -6,12 +6,40 @@ import { NO_COHORTS, type CohortReader } from './cohorts'
 
 let nextId = 1
 const flag = (key: string, filters: FlagFilters, extra: Partial<FeatureFlag> = {}): FeatureFlag => ({
-  id: nextId++, teamId: 1, key, name: '', filters, active: true, deleted: false, ensureExperienceContinuity: false, version: 1,
-  evaluationRuntime: 'all', evaluationTags: [], bucketingIdentifier: null, tags: [], createdAt: '', createdBy: null, updatedAt: '', lastModifiedBy: null, ...extra,
+  id: nextId++,
+  teamId: 1,
+  key,
+  name: '',
+  filters,
+  active: true,
+  deleted: false,
+  ensureExperienceContinuity: false,
+  version: 1,
+  evaluationRuntime: 'all',
+  evaluationTags: [],
+  bucketingIdentifier: null,
+  tags: [],
+  createdAt: '',
+  createdBy: null,
+  updatedAt: '',
+  lastModifiedBy: null,
+  ...extra,
 })
 const input = (over: Partial<EvaluationInput> = {}): EvaluationInput => ({
-  teamId: 1, timezone: 'UTC', now: Date.now(), distinctId: 'user-1', personUuid: 'p-1', personProperties: { distinct_id: 'user-1' }, groups: {}, groupProperties: new Map(),
-  groupTypeNames: new Map([[0, 'company']]), hashKeyOverrides: {}, anonDistinctId: null, deviceId: null, cohorts: NO_COHORTS, ...over,
+  teamId: 1,
+  timezone: 'UTC',
+  now: Date.now(),
+  distinctId: 'user-1',
+  personUuid: 'p-1',
+  personProperties: { distinct_id: 'user-1' },
+  groups: {},
+  groupProperties: new Map(),
+  groupTypeNames: new Map([[0, 'company']]),
+  hashKeyOverrides: {},
+  anonDistinctId: null,
+  deviceId: null,
+  cohorts: NO_COHORTS,
+  ...over,
 })
 const one = (f: FeatureFlag, i = input(), all: FeatureFlag[] = [f]) => evaluateFlags(all, i).get(f.key)!
 
@@ -20,12 +48,32 @@ describe('evaluation', () => {
     const pct = flagHash('r', 'user-1') * 100
     expect(one(flag('r', { groups: [{ rollout_percentage: Math.ceil(pct) }] })).enabled).toBe(true)
     expect(one(flag('r', { groups: [{ rollout_percentage: Math.floor(pct) }] })).reason.code).toBe('out_of_rollout_bound')
-    const f = flag('ordered', { groups: [{ properties: [{ key: 'x', value: 1, type: 'person' }] }, { rollout_percentage: 100, variant: 'b' }, { rollout_percentage: 100, variant: 'a' }], multivariate: { variants: [{ key: 'a', rollout_percentage: 50 }, { key: 'b', rollout_percentage: 50 }] } })
+    const f = flag('ordered', {
+      groups: [
+        { properties: [{ key: 'x', value: 1, type: 'person' }] },
+        { rollout_percentage: 100, variant: 'b' },
+        { rollout_percentage: 100, variant: 'a' },
+      ],
+      multivariate: {
+        variants: [
+          { key: 'a', rollout_percentage: 50 },
+          { key: 'b', rollout_percentage: 50 },
+        ],
+      },
+    })
     expect(one(f)).toMatchObject({ enabled: true, variant: 'b', reason: { code: 'condition_match', condition_index: 1 } })
   })
 
   it('an override naming no variant is ignored; the hash chooses', () => {
-    const f = flag('mv', { groups: [{ variant: 'ghost' }], multivariate: { variants: [{ key: 'a', rollout_percentage: 50 }, { key: 'b', rollout_percentage: 50 }] } })
+    const f = flag('mv', {
+      groups: [{ variant: 'ghost' }],
+      multivariate: {
+        variants: [
+          { key: 'a', rollout_percentage: 50 },
+          { key: 'b', rollout_percentage: 50 },
+        ],
+      },
+    })
     expect(one(f).variant).toBe(flagHash('mv', 'user-1', 'variant') < 0.5 ? 'a' : 'b')
   })
 
@@ -40,31 +88,45 @@ describe('evaluation', () => {
     expect(one(f).reason).toEqual({ code: 'no_group_type', condition_index: null, description: 'No group type' })
     const on = one(f, input({ groups: { company: 'acme' }, groupProperties: new Map([[0, { $group_key: 'acme' }]]) }))
     expect(on.enabled).toBe(true)
-    const partial = flag('p', { groups: [{ properties: [{ key: 'plan', value: 'x', type: 'person' }] }, { aggregation_group_type_index: 0, rollout_percentage: 100 }] })
-    expect(one(partial).reason.description).toBe('No matching condition set (group conditions were not evaluated because no group type was provided)')
+    const partial = flag('p', {
+      groups: [{ properties: [{ key: 'plan', value: 'x', type: 'person' }] }, { aggregation_group_type_index: 0, rollout_percentage: 100 }],
+    })
+    expect(one(partial).reason.description).toBe(
+      'No matching condition set (group conditions were not evaluated because no group type was provided)',
+    )
   })
 
   it('holdouts put the same people out for every flag that uses them', () => {
     const inHoldout = holdoutHash('user-1') <= 0.5
     const f = flag('h', { groups: [{}], holdout: { id: 7, exclusion_percentage: 50 } })
     const r = one(f)
-    if (inHoldout) expect(r).toMatchObject({ enabled: true, variant: 'holdout-7', reason: { code: 'holdout_condition_value', condition_index: null } })
+    if (inHoldout)
+      expect(r).toMatchObject({ enabled: true, variant: 'holdout-7', reason: { code: 'holdout_condition_value', condition_index: null } })
     else expect(r.reason.code).toBe('condition_match')
     expect(one(flag('h2', { groups: [], holdout: { id: 7, exclusion_percentage: 100 } })).variant).toBe('holdout-7')
   })
 
   it('early access: $feature_enrollment/<key> decides when present', () => {
     const f = flag('beta', { feature_enrollment: true, groups: [{ rollout_percentage: 0 }] })
-    expect(one(f, input({ personProperties: { '$feature_enrollment/beta': 'true' } }))).toMatchObject({ enabled: true, reason: { code: 'super_condition_value' } })
+    expect(one(f, input({ personProperties: { '$feature_enrollment/beta': 'true' } }))).toMatchObject({
+      enabled: true,
+      reason: { code: 'super_condition_value' },
+    })
     expect(one(f, input({ personProperties: { '$feature_enrollment/beta': false } })).enabled).toBe(false)
     expect(one(f).reason.code).toBe('out_of_rollout_bound')
   })
 
   it('flag dependencies, missing ones and cycles', () => {
     const base = flag('base', { groups: [{}], multivariate: { variants: [{ key: 'x', rollout_percentage: 100 }] } })
-    const dep = flag('dep', { groups: [{ properties: [{ key: String(base.id), type: 'flag', operator: 'flag_evaluates_to', value: 'x' }] }] })
-    const notDep = flag('not-dep', { groups: [{ properties: [{ key: String(base.id), type: 'flag', operator: 'flag_evaluates_to', value: false }] }] })
-    const missing = flag('missing', { groups: [{ properties: [{ key: '99999', type: 'flag', operator: 'flag_evaluates_to', value: true }] }] })
+    const dep = flag('dep', {
+      groups: [{ properties: [{ key: String(base.id), type: 'flag', operator: 'flag_evaluates_to', value: 'x' }] }],
+    })
+    const notDep = flag('not-dep', {
+      groups: [{ properties: [{ key: String(base.id), type: 'flag', operator: 'flag_evaluates_to', value: false }] }],
+    })
+    const missing = flag('missing', {
+      groups: [{ properties: [{ key: '99999', type: 'flag', operator: 'flag_evaluates_to', value: true }] }],
+    })
     const results = evaluateFlags([base, dep, notDep, missing], input())
     expect(results.get('dep')!.enabled).toBe(true)
     expect(results.get('not-dep')!.enabled).toBe(false)
@@ -77,7 +139,16 @@ describe('evaluation', () => {
 
   it('cohorts: dynamic ones match properties, static ones membership, unknown ones fail only their flag', () => {
     const cohorts: CohortReader = {
-      get: (_t, id) => (id === 1 ? { id: 1, isStatic: false, properties: { type: 'OR', values: [{ type: 'AND', values: [{ key: 'plan', value: 'pro', type: 'person' }] }] } } : id === 2 ? { id: 2, isStatic: true, properties: null } : undefined),
+      get: (_t, id) =>
+        id === 1
+          ? {
+              id: 1,
+              isStatic: false,
+              properties: { type: 'OR', values: [{ type: 'AND', values: [{ key: 'plan', value: 'pro', type: 'person' }] }] },
+            }
+          : id === 2
+            ? { id: 2, isStatic: true, properties: null }
+            : undefined,
       isStaticMember: (_t, _id, uuid) => uuid === 'p-1',
       list: () => [],
     }
@@ -93,7 +164,19 @@ describe('evaluation', () => {
   })
 
   it('experience continuity hashes the stored override, else the anonymous id', () => {
-    const f = flag('ec', { groups: [{}], multivariate: { variants: [{ key: 'a', rollout_percentage: 50 }, { key: 'b', rollout_percentage: 50 }] } }, { ensureExperienceContinuity: true })
+    const f = flag(
+      'ec',
+      {
+        groups: [{}],
+        multivariate: {
+          variants: [
+            { key: 'a', rollout_percentage: 50 },
+            { key: 'b', rollout_percentage: 50 },
+          ],
+        },
+      },
+      { ensureExperienceContinuity: true },
+    )
     const pick = (id: string) => (flagHash('ec', id, 'variant') < 0.5 ? 'a' : 'b')
     expect(one(f, input({ anonDistinctId: 'anon-9' })).variant).toBe(pick('anon-9'))
     expect(one(f, input({ anonDistinctId: 'anon-9', hashKeyOverrides: { ec: 'first-anon' } })).variant).toBe(pick('first-anon'))

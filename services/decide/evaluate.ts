@@ -72,7 +72,9 @@ export function describe(code: ReasonCode, index: number | null, skippedGroupTyp
     case 'condition_match':
       return `Matched condition set ${(index ?? 0) + 1}`
     case 'no_condition_match':
-      return skippedGroupType ? 'No matching condition set (group conditions were not evaluated because no group type was provided)' : 'No matching condition set'
+      return skippedGroupType
+        ? 'No matching condition set (group conditions were not evaluated because no group type was provided)'
+        : 'No matching condition set'
     case 'out_of_rollout_bound':
       return 'Out of rollout bound'
     case 'no_group_type':
@@ -184,8 +186,21 @@ function compileFlag(flag: FeatureFlag): CompiledFlag {
     }
   })
   const special =
-    filters.feature_enrollment === true || (Array.isArray(filters.super_groups) && filters.super_groups.length > 0) || !!filters.holdout || Array.isArray(filters.holdout_groups)
-  return { source: flag, filtersRef: flag.filters, aggregation, variantKeys, cumulative, payloads, conditions, special, earlyExit: filters.early_exit === true }
+    filters.feature_enrollment === true ||
+    (Array.isArray(filters.super_groups) && filters.super_groups.length > 0) ||
+    !!filters.holdout ||
+    Array.isArray(filters.holdout_groups)
+  return {
+    source: flag,
+    filtersRef: flag.filters,
+    aggregation,
+    variantKeys,
+    cumulative,
+    payloads,
+    conditions,
+    special,
+    earlyExit: filters.early_exit === true,
+  }
 }
 
 // ---- evaluation ---------------------------------------------------------------------------------------
@@ -261,7 +276,11 @@ class Evaluation {
  * Evaluates `flags` (the project's non-deleted flags; inactive ones evaluate to false) and returns the
  * results for the active ones, or only for `onlyKeys` when given (dependencies are still evaluated).
  */
-export function evaluateFlags(flags: readonly FeatureFlag[], input: EvaluationInput, onlyKeys?: ReadonlySet<string>): Map<string, FlagResult> {
+export function evaluateFlags(
+  flags: readonly FeatureFlag[],
+  input: EvaluationInput,
+  onlyKeys?: ReadonlySet<string>,
+): Map<string, FlagResult> {
   const out = new Map<string, FlagResult>()
   for (const r of evaluateFlagList(flags, input, onlyKeys)) out.set(r.flag.key, r)
   return out
@@ -314,7 +333,15 @@ function failure(flag: FeatureFlag, code: 'missing_dependency' | 'cohort_not_fou
 }
 
 /** The result of a decided flag: the variant (chosen by hash when not given) and its payload. */
-function matched(run: Evaluation, flag: FeatureFlag, c: CompiledFlag, enabled: boolean, variant: string | null, why: Reason, identifier: string | null): FlagResult {
+function matched(
+  run: Evaluation,
+  flag: FeatureFlag,
+  c: CompiledFlag,
+  enabled: boolean,
+  variant: string | null,
+  why: Reason,
+  identifier: string | null,
+): FlagResult {
   let chosen = variant
   if (enabled && chosen === null && identifier !== null) chosen = pickVariant(flag, c, identifier, run)
   const payload = enabled && c.payloads.size > 0 ? (c.payloads.get(chosen ?? 'true') ?? null) : null
@@ -326,7 +353,8 @@ function evaluateOne(flag: FeatureFlag, c: CompiledFlag, run: Evaluation): FlagR
   const flagAggregation = c.aggregation
 
   // A group flag with no key for its group type is not evaluated at all.
-  if (flagAggregation !== null && groupKeyFor(flagAggregation, input) === null) return matched(run, flag, c, false, null, reason('no_group_type', null), null)
+  if (flagAggregation !== null && groupKeyFor(flagAggregation, input) === null)
+    return matched(run, flag, c, false, null, reason('no_group_type', null), null)
 
   const personId = personIdentifier(flag, input)
   if (c.special) {
@@ -414,7 +442,12 @@ function conditionGroups(flag: FeatureFlag, c: CompiledFlag, run: Evaluation, pe
     }
     if (missed === 'out_of_rollout_bound' && c.earlyExit) break
   }
-  const final: Reason = bestCode === null ? reason('no_condition_match', null) : bestCode === 'no_condition_match' ? reason('no_condition_match', bestIndex, skippedGroupType) : reason(bestCode, bestIndex)
+  const final: Reason =
+    bestCode === null
+      ? reason('no_condition_match', null)
+      : bestCode === 'no_condition_match'
+        ? reason('no_condition_match', bestIndex, skippedGroupType)
+        : reason(bestCode, bestIndex)
   return matched(run, flag, c, false, null, final, null)
 }
 
@@ -477,7 +510,14 @@ function conditionProperties(condition: CompiledCondition, properties: Propertie
       if (!flagFilterMatches(filter, run)) return false
       continue
     }
-    const from = source.kind === 'condition' ? properties : source.kind === 'person' ? input.personProperties : source.kind === 'group' ? (input.groupProperties.get(source.index) ?? EMPTY) : EMPTY
+    const from =
+      source.kind === 'condition'
+        ? properties
+        : source.kind === 'person'
+          ? input.personProperties
+          : source.kind === 'group'
+            ? (input.groupProperties.get(source.index) ?? EMPTY)
+            : EMPTY
     if (!safeMatch(filter, from, input)) return false
   }
   for (const filter of condition.cohorts) {
@@ -529,7 +569,12 @@ function parsed(stored: StoredPropertyFilter): PropertyFilter {
   return filter
 }
 
-function groupMatch(group: StoredPropertyGroup | null | undefined, properties: Properties, input: EvaluationInput, seen: Set<number>): boolean {
+function groupMatch(
+  group: StoredPropertyGroup | null | undefined,
+  properties: Properties,
+  input: EvaluationInput,
+  seen: Set<number>,
+): boolean {
   const values = group?.values ?? []
   if (values.length === 0) return true
   const test = (entry: StoredPropertyGroup | StoredPropertyFilter): boolean => {

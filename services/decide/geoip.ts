@@ -35,7 +35,9 @@ export async function openGeoIp(): Promise<GeoLookup> {
 }
 
 function isPrivate(ip: string): boolean {
-  return /^(127\.|10\.|192\.168\.|172\.(1[6-9]|2\d|3[01])\.|169\.254\.|0\.)/.test(ip) || ip === '::1' || /^f[cd]/i.test(ip) || /^fe80/i.test(ip)
+  return (
+    /^(127\.|10\.|192\.168\.|172\.(1[6-9]|2\d|3[01])\.|169\.254\.|0\.)/.test(ip) || ip === '::1' || /^f[cd]/i.test(ip) || /^fe80/i.test(ip)
+  )
 }
 
 /** The first X-Forwarded-For entry, trimmed, without a port (`1.2.3.4:567`, `[v6]:port`). */

@@ -27,6 +27,12 @@ describe('flag hash', () => {
     expect(variantFor(0.75, variants)).toBe('c')
     expect(variantFor(0.99, [{ key: 'a', rollout_percentage: 90 }])).toBeNull()
     // Float running sum: 0.1 + 0.2 = 0.30000000000000004, so a hash of exactly 0.3 still falls in the second.
-    expect(variantFor(0.3, [{ key: 'x', rollout_percentage: 10 }, { key: 'y', rollout_percentage: 20 }, { key: 'z', rollout_percentage: 70 }])).toBe('y')
+    expect(
+      variantFor(0.3, [
+        { key: 'x', rollout_percentage: 10 },
+        { key: 'y', rollout_percentage: 20 },
+        { key: 'z', rollout_percentage: 70 },
+      ]),
+    ).toBe('y')
   })
 })

@@ -11,7 +11,9 @@ const LONG_SCALE = 0xfffffffffffffff
 
 // crypto.hash (Node ≥ 20.12) is a one-shot digest without a Hash object: about twice as fast.
 const oneShot = (crypto as { hash?: (algorithm: string, data: string, encoding: 'hex') => string }).hash
-const sha1Hex: (text: string) => string = oneShot ? (text) => oneShot('sha1', text, 'hex') : (text) => crypto.createHash('sha1').update(text, 'utf8').digest('hex')
+const sha1Hex: (text: string) => string = oneShot
+  ? (text) => oneShot('sha1', text, 'hex')
+  : (text) => crypto.createHash('sha1').update(text, 'utf8').digest('hex')
 
 function hashText(text: string): number {
   return parseInt(sha1Hex(text).slice(0, 15), 16) / LONG_SCALE

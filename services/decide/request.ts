@@ -24,7 +24,8 @@ const MAX_DISTINCT_ID = 200
 export function readFlagsRequest(body: unknown): FlagsRequest {
   if (!isRecord(body)) throw wrenError('invalid_payload', 'Request body must be a JSON object.')
   const token = first(body, ['token', '$token', 'api_key'])
-  if (typeof token !== 'string' || token.trim() === '') throw wrenError('no_api_key', 'API key not provided. You can find your project API key in your Wren project settings.')
+  if (typeof token !== 'string' || token.trim() === '')
+    throw wrenError('no_api_key', 'API key not provided. You can find your project API key in your Wren project settings.')
   const rawId = first(body, ['distinct_id', '$distinct_id'])
   if (rawId === undefined || rawId === null || (typeof rawId !== 'string' && typeof rawId !== 'number')) {
     throw wrenError('missing_distinct_id', 'Decide requires a distinct_id.', 'distinct_id')
@@ -37,7 +38,8 @@ export function readFlagsRequest(body: unknown): FlagsRequest {
   const groups: Record<string, string> = {}
   for (const [type, key] of Object.entries(groupsRaw)) if (typeof key === 'string' || typeof key === 'number') groups[type] = String(key)
   const groupProperties: Record<string, Properties> = {}
-  for (const [type, props] of Object.entries(recordOf(first(body, ['group_properties', '$group_properties'])))) if (isRecord(props)) groupProperties[type] = clean(props)
+  for (const [type, props] of Object.entries(recordOf(first(body, ['group_properties', '$group_properties']))))
+    if (isRecord(props)) groupProperties[type] = clean(props)
   const anon = first(body, ['$anon_distinct_id', 'anon_distinct_id']) ?? personProperties.$anon_distinct_id
   const device = first(body, ['$device_id', 'device_id']) ?? personProperties.$device_id
   const keys = first(body, ['flag_keys', 'flag_keys_to_evaluate'])

@@ -26,7 +26,10 @@ export function flagsBody(shape: Shape, evaluation: Evaluation): Record<string, 
     case 'decide_v1':
       return { featureFlags: results.filter((r) => r.enabled).map((r) => r.flag.key), errorsWhileComputingFlags: errors }
     case 'decide_v2':
-      return { featureFlags: Object.fromEntries(results.filter((r) => r.enabled).map((r) => [r.flag.key, value(r)])), errorsWhileComputingFlags: errors }
+      return {
+        featureFlags: Object.fromEntries(results.filter((r) => r.enabled).map((r) => [r.flag.key, value(r)])),
+        errorsWhileComputingFlags: errors,
+      }
     case 'legacy':
       return {
         featureFlags: Object.fromEntries(results.map((r) => [r.flag.key, value(r)])),
@@ -45,7 +48,13 @@ export function flagsBody(shape: Shape, evaluation: Evaluation): Record<string, 
               variant: r.enabled ? r.variant : null,
               ...(r.failed ? { failed: true } : {}),
               reason: r.reason,
-              metadata: { id: r.flag.id, version: r.flag.version ?? 0, description: r.flag.name || null, payload: r.enabled ? r.payload : null, has_experiment: false },
+              metadata: {
+                id: r.flag.id,
+                version: r.flag.version ?? 0,
+                description: r.flag.name || null,
+                payload: r.enabled ? r.payload : null,
+                has_experiment: false,
+              },
             },
           ]),
         ),
@@ -82,7 +91,16 @@ function piecesOf(flag: FeatureFlag): Pieces {
   let p = piecesByFlag.get(flag)
   // Flag versions are immutable objects; the checks only guard against a caller mutating one.
   if (!p || p.key !== flag.key || p.id !== flag.id || p.version !== flag.version || p.name !== flag.name) {
-    p = { key: flag.key, id: flag.id, version: flag.version, name: flag.name, v2: new WeakMap(), legacyValues: new Map(), legacyPayloads: new Map(), entries: 0 }
+    p = {
+      key: flag.key,
+      id: flag.id,
+      version: flag.version,
+      name: flag.name,
+      v2: new WeakMap(),
+      legacyValues: new Map(),
+      legacyPayloads: new Map(),
+      entries: 0,
+    }
     piecesByFlag.set(flag, p)
   }
   return p

@@ -43,13 +43,20 @@ export async function publicFlagRoutes(app: FastifyInstance, deps: PublicFlagDep
 
   const projectFor = (token: string): Project => {
     const project = deps.projects.byToken(token)
-    if (!project) throw wrenError('invalid_api_key', 'Project API key invalid. You can find your project API key in your Wren project settings.')
+    if (!project)
+      throw wrenError('invalid_api_key', 'Project API key invalid. You can find your project API key in your Wren project settings.')
     return project
   }
 
   // The answer is written as JSON bytes (see flagsBodyParts); a warm distinct id is answered without
   // a promise or a query (FlagsService.evaluate).
-  const answer = (request: FastifyRequest, reply: FastifyReply, endpoint: 'decide' | 'flags', project: Project, evaluation: Evaluation): void => {
+  const answer = (
+    request: FastifyRequest,
+    reply: FastifyReply,
+    endpoint: 'decide' | 'flags',
+    project: Project,
+    evaluation: Evaluation,
+  ): void => {
     const q = request.query as Query
     deps.metrics.inc('wren_decide_requests_total', 1, { endpoint })
     if (evaluation.errors) deps.metrics.inc('wren_decide_evaluation_errors_total', 1, { endpoint })
@@ -57,7 +64,10 @@ export async function publicFlagRoutes(app: FastifyInstance, deps: PublicFlagDep
     const withConfig = endpoint === 'decide' || q.config === 'true' || (q.v === undefined && q.config === undefined)
     let head = '{'
     if (withConfig) {
-      const config = remoteConfig(project, deps.service.flagsOf(project.id).some((f) => f.active))
+      const config = remoteConfig(
+        project,
+        deps.service.flagsOf(project.id).some((f) => f.active),
+      )
       for (const key of RESPONSE_KEYS) delete config[key]
       const members = JSON.stringify(config).slice(1, -1)
       if (members !== '') head += members + ','
@@ -69,12 +79,20 @@ export async function publicFlagRoutes(app: FastifyInstance, deps: PublicFlagDep
     reply.type('application/json; charset=utf-8').send(Buffer.concat(parts))
   }
 
-  const evaluateParsed = (request: FastifyRequest, reply: FastifyReply, endpoint: 'decide' | 'flags', json: unknown): Promise<void> | undefined => {
+  const evaluateParsed = (
+    request: FastifyRequest,
+    reply: FastifyReply,
+    endpoint: 'decide' | 'flags',
+    json: unknown,
+  ): Promise<void> | undefined => {
     const req = readFlagsRequest(json)
     const project = projectFor(req.token)
     // The client address matters only for GeoIP.
     const ip = req.geoipDisable ? null : clientIp(request.headers['x-forwarded-for'], request.socket.remoteAddress)
-    const evaluation = deps.service.evaluate(project, req, { ip, onlyOverrides: (request.query as Query).only_use_override_person_properties === 'true' })
+    const evaluation = deps.service.evaluate(project, req, {
+      ip,
+      onlyOverrides: (request.query as Query).only_use_override_person_properties === 'true',
+    })
     if (evaluation instanceof Promise) return evaluation.then((e) => answer(request, reply, endpoint, project, e))
     answer(request, reply, endpoint, project, evaluation)
     return undefined
@@ -90,8 +108,12 @@ export async function publicFlagRoutes(app: FastifyInstance, deps: PublicFlagDep
   const evaluation = (endpoint: 'decide' | 'flags') => ({
     method: 'POST' as const,
     url: `/${endpoint}`,
-    summary: endpoint === 'flags' ? 'Evaluate every flag for a distinct id (what the SDKs call)' : 'Evaluate flags, with the remote config (older SDKs)',
-    description: 'The project API key is the body’s token (api_key); person_properties, groups and group_properties override what Wren knows.',
+    summary:
+      endpoint === 'flags'
+        ? 'Evaluate every flag for a distinct id (what the SDKs call)'
+        : 'Evaluate flags, with the remote config (older SDKs)',
+    description:
+      'The project API key is the body’s token (api_key); person_properties, groups and group_properties override what Wren knows.',
     access: { public: 'the project API key in the body.' },
     bodyLimit: BODY_LIMIT,
     consumes: SDK_CONTENT_TYPES,
@@ -99,12 +121,19 @@ export async function publicFlagRoutes(app: FastifyInstance, deps: PublicFlagDep
       querystring: Type.Object({
         v: Type.Optional(Type.Unknown({ description: 'The answer’s version (decide 1–4, flags 1–2).' })),
         config: Type.Optional(Type.Unknown({ description: 'true: include the remote config.' })),
-        only_use_override_person_properties: Type.Optional(Type.Unknown({ description: 'true: evaluate on the sent person properties only.' })),
+        only_use_override_person_properties: Type.Optional(
+          Type.Unknown({ description: 'true: evaluate on the sent person properties only.' }),
+        ),
         compression: Type.Optional(Type.Unknown()),
         data: Type.Optional(Type.Unknown()),
       }),
       body: RawBody('{token, distinct_id, person_properties, groups, group_properties, …}, in any of the SDKs’ encodings'),
-      response: { 200: AnyObject('featureFlags, featureFlagPayloads, errorsWhileComputingFlags (decide) or flags (flags v2), and the remote config'), 400: ErrorBody, 401: ErrorBody, 413: ErrorBody },
+      response: {
+        200: AnyObject('featureFlags, featureFlagPayloads, errorsWhileComputingFlags (decide) or flags (flags v2), and the remote config'),
+        400: ErrorBody,
+        401: ErrorBody,
+        413: ErrorBody,
+      },
     },
     handler: (request: FastifyRequest, reply: FastifyReply) => evaluate(request, reply, endpoint),
   })
@@ -117,7 +146,14 @@ export async function publicFlagRoutes(app: FastifyInstance, deps: PublicFlagDep
     summary: 'A minimal config (as PostHog answers a GET of decide)',
     access: { public: 'no key.' },
     schema: { response: { 200: AnyObject() } },
-    handler: async () => ({ config: { enable_collect_everything: true }, toolbarParams: {}, isAuthenticated: false, supportedCompression: ['gzip', 'gzip-js'], featureFlags: [], sessionRecording: false }),
+    handler: async () => ({
+      config: { enable_collect_everything: true },
+      toolbarParams: {},
+      isAuthenticated: false,
+      supportedCompression: ['gzip', 'gzip-js'],
+      featureFlags: [],
+      sessionRecording: false,
+    }),
   })
 
   const Token = Type.Object({ token: Type.String({ description: 'The project API key.' }) })
@@ -129,7 +165,13 @@ export async function publicFlagRoutes(app: FastifyInstance, deps: PublicFlagDep
     schema: { params: Token, response: { 200: AnyObject(), 401: ErrorBody } },
     handler: async (request, reply) => {
       const project = projectFor(request.params.token)
-      return reply.header('cache-control', 'public, max-age=60').send({ token: project.apiToken, ...remoteConfig(project, deps.service.flagsOf(project.id).some((f) => f.active)) })
+      return reply.header('cache-control', 'public, max-age=60').send({
+        token: project.apiToken,
+        ...remoteConfig(
+          project,
+          deps.service.flagsOf(project.id).some((f) => f.active),
+        ),
+      })
     },
   })
   route({
@@ -140,7 +182,13 @@ export async function publicFlagRoutes(app: FastifyInstance, deps: PublicFlagDep
     schema: { params: Token, response: { 200: Type.String({ description: 'JavaScript' }), 401: ErrorBody } },
     handler: async (request, reply) => {
       const project = projectFor(request.params.token)
-      const config = { token: project.apiToken, ...remoteConfig(project, deps.service.flagsOf(project.id).some((f) => f.active)) }
+      const config = {
+        token: project.apiToken,
+        ...remoteConfig(
+          project,
+          deps.service.flagsOf(project.id).some((f) => f.active),
+        ),
+      }
       const js = `(function() {\n  window._POSTHOG_REMOTE_CONFIG = window._POSTHOG_REMOTE_CONFIG || {};\n  window._POSTHOG_REMOTE_CONFIG[${JSON.stringify(project.apiToken)}] = {\n    config: ${JSON.stringify(config)},\n    siteApps: []\n  }\n})();\n`
       return reply.type('application/javascript').header('cache-control', 'public, max-age=60').send(js)
     },
@@ -154,8 +202,14 @@ export async function publicFlagRoutes(app: FastifyInstance, deps: PublicFlagDep
       description: 'The project is ?token=, or the one project the key is limited to, or the only project.',
       access: { key: 'feature_flag:read' },
       schema: {
-        querystring: Type.Object({ token: Type.Optional(Type.String({ description: 'The project API key.' })), send_cohorts: Type.Optional(Type.Unknown()) }),
-        response: { 200: Type.Object({ flags: Type.Array(AnyObject()), group_type_mapping: AnyObject(), cohorts: AnyObject() }), 304: NoContent },
+        querystring: Type.Object({
+          token: Type.Optional(Type.String({ description: 'The project API key.' })),
+          send_cohorts: Type.Optional(Type.Unknown()),
+        }),
+        response: {
+          200: Type.Object({ flags: Type.Array(AnyObject()), group_type_mapping: AnyObject(), cohorts: AnyObject() }),
+          304: NoContent,
+        },
       },
       handler: async (request, reply, key) => {
         const token = request.query.token
@@ -163,14 +217,18 @@ export async function publicFlagRoutes(app: FastifyInstance, deps: PublicFlagDep
         if (token) project = deps.projects.byToken(token)
         else if (key.scopedTeams.length === 1) project = deps.projects.byId(key.scopedTeams[0])
         else if (deps.projects.list().length === 1) project = deps.projects.list()[0]
-        if (!project) throw token ? wrenError('invalid_api_key', 'Project API key invalid.') : wrenError('missing_token', 'Send ?token=<project API key>.', 'token')
+        if (!project)
+          throw token
+            ? wrenError('invalid_api_key', 'Project API key invalid.')
+            : wrenError('missing_token', 'Send ?token=<project API key>.', 'token')
         if (!canReach(key, project.id)) throw wrenError('permission_denied', "You don't have access to the project.")
         const body = localEvaluationBody(project.id, deps)
         const text = JSON.stringify(body)
         const etag = `W/"${createHash('sha1').update(text).digest('hex')}"`
         reply.header('etag', etag).header('cache-control', 'private, must-revalidate')
         const inm = request.headers['if-none-match']
-        if (typeof inm === 'string' && inm.split(',').some((t) => t.trim() === etag || t.trim() === etag.slice(2))) return reply.status(304).send()
+        if (typeof inm === 'string' && inm.split(',').some((t) => t.trim() === etag || t.trim() === etag.slice(2)))
+          return reply.status(304).send()
         return reply.type('application/json').send(text)
       },
     })
@@ -204,7 +262,8 @@ function bodyJsonFast(request: FastifyRequest): unknown {
 async function bodyJson(request: FastifyRequest): Promise<unknown> {
   const body = Buffer.isBuffer(request.body) ? request.body : Buffer.alloc(0)
   const query = request.query as Query
-  if (body.length === 0 && !query.data) throw wrenError('empty_payload', 'Request body is empty: send a JSON body with token and distinct_id.')
+  if (body.length === 0 && !query.data)
+    throw wrenError('empty_payload', 'Request body is empty: send a JSON body with token and distinct_id.')
   let text = await payloadText({ path: request.url, query, headers: request.headers, body })
   const trimmed = text.trim()
   // A form's data= value (and old base64 bodies) may still be base64 of the JSON.
@@ -223,12 +282,20 @@ async function bodyJson(request: FastifyRequest): Promise<unknown> {
 }
 
 /** Active flags with dependency filters rewritten to flag keys plus their dependency chain (reference §3.6, §5). */
-export function localEvaluationBody(teamId: number, deps: { service: FlagsService; snapshot: PersonSnapshot; cohorts: CohortReader }): Record<string, unknown> {
+export function localEvaluationBody(
+  teamId: number,
+  deps: { service: FlagsService; snapshot: PersonSnapshot; cohorts: CohortReader },
+): Record<string, unknown> {
   const all = deps.service.flagsOf(teamId)
   const byId = new Map(all.map((f) => [String(f.id), f]))
   const flags = all.filter((f) => f.active).map((f) => minimalFlag({ ...f, filters: rewriteDependencies(f, byId) }))
   const mapping = Object.fromEntries([...deps.snapshot.groupTypeNames(teamId)].map(([i, name]) => [String(i), name]))
-  const cohorts = Object.fromEntries(deps.cohorts.list(teamId).filter((c) => !c.isStatic && c.properties).map((c) => [String(c.id), c.properties]))
+  const cohorts = Object.fromEntries(
+    deps.cohorts
+      .list(teamId)
+      .filter((c) => !c.isStatic && c.properties)
+      .map((c) => [String(c.id), c.properties]),
+  )
   return { flags, group_type_mapping: mapping, cohorts }
 }
 

@@ -16,7 +16,15 @@ export interface Evaluation {
   errors: boolean
 }
 
-const GEOIP_KEYS = ['$geoip_city_name', '$geoip_country_name', '$geoip_country_code', '$geoip_continent_name', '$geoip_continent_code', '$geoip_postal_code', '$geoip_time_zone']
+const GEOIP_KEYS = [
+  '$geoip_city_name',
+  '$geoip_country_name',
+  '$geoip_country_code',
+  '$geoip_continent_name',
+  '$geoip_continent_code',
+  '$geoip_postal_code',
+  '$geoip_time_zone',
+]
 
 export class FlagsService {
   private readonly activeFlags = new Map<number, FeatureFlag[]>()
@@ -54,7 +62,12 @@ export class FlagsService {
     return this.evaluateLoading(project, flags, req, opts)
   }
 
-  private async evaluateLoading(project: Project, flags: FeatureFlag[], req: FlagsRequest, opts: { ip: string | null; onlyOverrides?: boolean }): Promise<Evaluation> {
+  private async evaluateLoading(
+    project: Project,
+    flags: FeatureFlag[],
+    req: FlagsRequest,
+    opts: { ip: string | null; onlyOverrides?: boolean },
+  ): Promise<Evaluation> {
     const teamId = project.id
     let storageError = false
     const person = await this.snapshot.person(teamId, req.distinctId).catch(() => ((storageError = true), null))
@@ -67,13 +80,27 @@ export class FlagsService {
       }
     }
     let overrides = person?.overrides ?? {}
-    if (person && req.anonDistinctId) overrides = await this.continuity(teamId, person.uuid, overrides, flags, req.anonDistinctId).catch(() => ((storageError = true), overrides))
+    if (person && req.anonDistinctId)
+      overrides = await this.continuity(teamId, person.uuid, overrides, flags, req.anonDistinctId).catch(
+        () => ((storageError = true), overrides),
+      )
     return this.compute(project, flags, req, opts, person, groups, storageError, overrides)
   }
 
   /** Whether the request needs a group loaded or a continuity key stored before it can be answered. */
-  private needsLoad(teamId: number, person: PersonEntry | null, flags: FeatureFlag[], req: FlagsRequest, opts: { onlyOverrides?: boolean }): boolean {
-    if (person && req.anonDistinctId && flags.some((f) => f.ensureExperienceContinuity && f.active && person.overrides[f.key] === undefined)) return true
+  private needsLoad(
+    teamId: number,
+    person: PersonEntry | null,
+    flags: FeatureFlag[],
+    req: FlagsRequest,
+    opts: { onlyOverrides?: boolean },
+  ): boolean {
+    if (
+      person &&
+      req.anonDistinctId &&
+      flags.some((f) => f.ensureExperienceContinuity && f.active && person.overrides[f.key] === undefined)
+    )
+      return true
     if (opts.onlyOverrides) return false
     for (const [index, name] of this.snapshot.groupTypeNames(teamId)) {
       const key = req.groups[name]
@@ -109,7 +136,9 @@ export class FlagsService {
     if (!req.geoipDisable && this.geoip && opts.ip) {
       const geo = this.geoip(opts.ip)
       // GeoIP only fills gaps: a $geoip_* value the caller sent wins, unless it is null.
-      for (const key of GEOIP_KEYS) if (geo[key] !== undefined && (req.personProperties[key] === undefined || req.personProperties[key] === null)) personProperties[key] = geo[key]
+      for (const key of GEOIP_KEYS)
+        if (geo[key] !== undefined && (req.personProperties[key] === undefined || req.personProperties[key] === null))
+          personProperties[key] = geo[key]
     }
 
     const groupTypeNames = this.snapshot.groupTypeNames(teamId)
@@ -145,7 +174,13 @@ export class FlagsService {
   }
 
   /** Flags with experience continuity hash with the anonymous id the person was first seen as: store it. */
-  private async continuity(teamId: number, personUuid: string, current: Record<string, string>, flags: FeatureFlag[], anonId: string): Promise<Record<string, string>> {
+  private async continuity(
+    teamId: number,
+    personUuid: string,
+    current: Record<string, string>,
+    flags: FeatureFlag[],
+    anonId: string,
+  ): Promise<Record<string, string>> {
     const missing = flags.filter((f) => f.ensureExperienceContinuity && f.active && current[f.key] === undefined)
     if (missing.length === 0) return current
     const fresh = Object.fromEntries(missing.map((f) => [f.key, anonId]))
@@ -158,7 +193,13 @@ export class FlagsService {
     if (!req.evaluationRuntime && !(req.evaluationContexts && req.evaluationContexts.length > 0)) return flags
     return flags.filter((f) => {
       if (req.evaluationRuntime && f.evaluationRuntime !== 'all' && f.evaluationRuntime !== req.evaluationRuntime) return false
-      if (req.evaluationContexts && req.evaluationContexts.length > 0 && f.evaluationTags.length > 0 && !f.evaluationTags.some((t) => req.evaluationContexts!.includes(t))) return false
+      if (
+        req.evaluationContexts &&
+        req.evaluationContexts.length > 0 &&
+        f.evaluationTags.length > 0 &&
+        !f.evaluationTags.some((t) => req.evaluationContexts!.includes(t))
+      )
+        return false
       return true
     })
   }

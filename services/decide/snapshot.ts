@@ -77,7 +77,11 @@ export class PersonSnapshot {
            WHERE team_id = {t:Int64} AND person_uuid = {u:UUID} GROUP BY feature_flag_key`,
           { t: teamId, u: row.person_uuid },
         )
-        entry = { uuid: row.person_uuid, properties: JSON.parse(p.properties) as Properties, overrides: Object.fromEntries(overrides.map((o) => [o.feature_flag_key, o.hash_key])) }
+        entry = {
+          uuid: row.person_uuid,
+          properties: JSON.parse(p.properties) as Properties,
+          overrides: Object.fromEntries(overrides.map((o) => [o.feature_flag_key, o.hash_key])),
+        }
       }
     }
     if (this.epoch === epoch) {
@@ -112,7 +116,17 @@ export class PersonSnapshot {
     const entry = this.persons.get(teamId + SEP + personUuid)
     const fresh = Object.entries(overrides).filter(([flagKey]) => !entry || entry.overrides[flagKey] === undefined)
     if (fresh.length === 0) return
-    await insertRows(this.client, 'feature_flag_hash_key_overrides', fresh.map(([flagKey, hashKey]) => ({ team_id: teamId, person_uuid: personUuid, feature_flag_key: flagKey, hash_key: hashKey, created_at: now })))
+    await insertRows(
+      this.client,
+      'feature_flag_hash_key_overrides',
+      fresh.map(([flagKey, hashKey]) => ({
+        team_id: teamId,
+        person_uuid: personUuid,
+        feature_flag_key: flagKey,
+        hash_key: hashKey,
+        created_at: now,
+      })),
+    )
     if (entry) for (const [flagKey, hashKey] of fresh) entry.overrides[flagKey] ??= hashKey
   }
 

@@ -14,7 +14,6 @@ import { parsePropertyFilters } from '../shared/property-filters/parse'
 import { listFilterSql } from '../shared/property-filters/sql'
 import { hiddenPersons, visibleEventsSql } from '../shared/query/hidden-persons'
 
-
 interface EventRow {
   uuid: string
   event: string
@@ -38,7 +37,10 @@ const Event = Type.Object({
 })
 const MAX_LIMIT = 10_000
 
-export async function eventRoutes(app: FastifyInstance, deps: { projects: ProjectStore; clickhouse: ClickHouseClient; siteUrl: string | null }): Promise<void> {
+export async function eventRoutes(
+  app: FastifyInstance,
+  deps: { projects: ProjectStore; clickhouse: ClickHouseClient; siteUrl: string | null },
+): Promise<void> {
   const route = routesOf(app, { projects: deps.projects, tag: 'events' })
   route({
     method: 'GET',

@@ -32,7 +32,14 @@ const Key = Type.String({ description: 'Letters, numbers, hyphens and underscore
 const Tags = Type.Union([Type.Array(Type.String()), Type.Null()])
 const flagFields = {
   name: Type.Optional(Type.Union([Type.String(), Type.Null()])),
-  filters: Type.Optional(Type.Union([AnyObject('{groups: [{properties, rollout_percentage, variant}], multivariate: {variants}, payloads, aggregation_group_type_index, super_groups, holdout_groups}'), Type.Null()])),
+  filters: Type.Optional(
+    Type.Union([
+      AnyObject(
+        '{groups: [{properties, rollout_percentage, variant}], multivariate: {variants}, payloads, aggregation_group_type_index, super_groups, holdout_groups}',
+      ),
+      Type.Null(),
+    ]),
+  ),
   rollout_percentage: Type.Optional(Type.Number({ description: 'Shorthand for one group with no conditions at this rollout.' })),
   active: Type.Optional(Type.Boolean()),
   deleted: Type.Optional(Type.Boolean()),
@@ -43,11 +50,31 @@ const flagFields = {
   bucketing_identifier: Type.Optional(Type.Union([Type.Enum(['distinct_id', 'device_id']), Type.Null()])),
 }
 const Flag = Type.Object(
-  { id: Type.Integer(), key: Type.String(), name: Type.String(), filters: AnyObject(), active: Type.Boolean(), deleted: Type.Boolean(), version: Type.Integer(), created_at: Type.String({ format: 'date-time' }) },
+  {
+    id: Type.Integer(),
+    key: Type.String(),
+    name: Type.String(),
+    filters: AnyObject(),
+    active: Type.Boolean(),
+    deleted: Type.Boolean(),
+    version: Type.Integer(),
+    created_at: Type.String({ format: 'date-time' }),
+  },
   { additionalProperties: true, description: 'PostHog’s FeatureFlagSerializer fields.' },
 )
 
-const EDITABLE = ['key', 'name', 'filters', 'active', 'deleted', 'ensure_experience_continuity', 'tags', 'evaluation_runtime', 'evaluation_tags', 'bucketing_identifier'] as const
+const EDITABLE = [
+  'key',
+  'name',
+  'filters',
+  'active',
+  'deleted',
+  'ensure_experience_continuity',
+  'tags',
+  'evaluation_runtime',
+  'evaluation_tags',
+  'bucketing_identifier',
+] as const
 
 export async function flagRoutes(app: FastifyInstance, deps: FlagRouteDeps): Promise<void> {
   const flagFor = (caller: Caller, id: string): FeatureFlag => {
@@ -62,7 +89,8 @@ export async function flagRoutes(app: FastifyInstance, deps: FlagRouteDeps): Pro
     const referenced = cohortIdsOf(filters)
     if (referenced.length === 0) return filters
     const known = new Set((await deps.cohorts.list(teamId)).map((c) => c.id))
-    for (const id of referenced) if (!known.has(id)) throw wrenError('invalid_input', `Cohort ${id} does not exist in this project.`, 'filters')
+    for (const id of referenced)
+      if (!known.has(id)) throw wrenError('invalid_input', `Cohort ${id} does not exist in this project.`, 'filters')
     return filters
   }
 
@@ -76,11 +104,25 @@ export async function flagRoutes(app: FastifyInstance, deps: FlagRouteDeps): Pro
     access: { project: 'group:read' },
     schema: {
       querystring: FormatOnly,
-      response: { 200: Type.Array(Type.Object({ group_type: Type.String(), group_type_index: Type.Integer(), name_singular: Type.Null(), name_plural: Type.Null() })) },
+      response: {
+        200: Type.Array(
+          Type.Object({
+            group_type: Type.String(),
+            group_type_index: Type.Integer(),
+            name_singular: Type.Null(),
+            name_plural: Type.Null(),
+          }),
+        ),
+      },
     },
     handler: async (request, reply, caller) => {
       const types = [...deps.snapshot.groupTypeNames(caller.project.id)].sort((a, b) => a[0] - b[0])
-      return sendFormatted(request, reply, 200, types.map(([index, name]) => ({ group_type: name, group_type_index: index, name_singular: null, name_plural: null })))
+      return sendFormatted(
+        request,
+        reply,
+        200,
+        types.map(([index, name]) => ({ group_type: name, group_type_index: index, name_singular: null, name_plural: null })),
+      )
     },
   })
 
@@ -104,7 +146,10 @@ export async function flagRoutes(app: FastifyInstance, deps: FlagRouteDeps): Pro
       const { limit = 100, offset = 0 } = q
       let flags = deps.flags.all(caller.project.id).filter((f) => !f.deleted)
       if (q.active === 'true' || q.active === 'false') flags = flags.filter((f) => f.active === (q.active === 'true'))
-      if (q.search) flags = flags.filter((f) => f.key.toLowerCase().includes(q.search!.toLowerCase()) || f.name.toLowerCase().includes(q.search!.toLowerCase()))
+      if (q.search)
+        flags = flags.filter(
+          (f) => f.key.toLowerCase().includes(q.search!.toLowerCase()) || f.name.toLowerCase().includes(q.search!.toLowerCase()),
+        )
       flags.sort((a, b) => b.createdAt.localeCompare(a.createdAt) || b.id - a.id)
       const page = flags.slice(offset, offset + limit)
       const next = offset + page.length < flags.length ? absoluteUrl(request, deps.siteUrl, { limit, offset: offset + limit }) : null
@@ -124,7 +169,8 @@ export async function flagRoutes(app: FastifyInstance, deps: FlagRouteDeps): Pro
       const siblings = deps.flags.all(caller.project.id)
       const key = validateKey(body.key, siblings, null)
       let filters: unknown = body.filters
-      if (filters === undefined && typeof body.rollout_percentage === 'number') filters = { groups: [{ properties: [], rollout_percentage: body.rollout_percentage }] }
+      if (filters === undefined && typeof body.rollout_percentage === 'number')
+        filters = { groups: [{ properties: [], rollout_percentage: body.rollout_percentage }] }
       const now = deps.flags.now()
       const actor = caller.key.label
       const flag: FeatureFlag = {
@@ -165,7 +211,12 @@ export async function flagRoutes(app: FastifyInstance, deps: FlagRouteDeps): Pro
     url: '/feature_flags/:id/',
     summary: 'Update a feature flag (deleted: true deletes it)',
     access: { project: 'feature_flag:write' },
-    schema: { params: FlagId, querystring: FormatOnly, body: Type.Object({ key: Type.Optional(Key), ...flagFields }), response: { 200: Flag } },
+    schema: {
+      params: FlagId,
+      querystring: FormatOnly,
+      body: Type.Object({ key: Type.Optional(Key), ...flagFields }),
+      response: { 200: Flag },
+    },
     handler: async (request, reply, caller) => {
       const current = flagFor(caller, request.params.id)
       const body = request.body
@@ -174,7 +225,12 @@ export async function flagRoutes(app: FastifyInstance, deps: FlagRouteDeps): Pro
       if ('key' in body) next.key = validateKey(body.key, siblings, current.id)
       if ('name' in body) next.name = body.name ?? ''
       if ('filters' in body) next.filters = await checkCohorts(caller.project.id, validateFilters(body.filters, siblings, current.id))
-      else if (typeof body.rollout_percentage === 'number') next.filters = validateFilters({ ...current.filters, groups: [{ properties: [], rollout_percentage: body.rollout_percentage }] }, siblings, current.id)
+      else if (typeof body.rollout_percentage === 'number')
+        next.filters = validateFilters(
+          { ...current.filters, groups: [{ properties: [], rollout_percentage: body.rollout_percentage }] },
+          siblings,
+          current.id,
+        )
       if (body.active !== undefined) next.active = body.active
       if (body.deleted !== undefined) next.deleted = body.deleted
       if (body.ensure_experience_continuity !== undefined) next.ensureExperienceContinuity = body.ensure_experience_continuity
@@ -194,7 +250,13 @@ export async function flagRoutes(app: FastifyInstance, deps: FlagRouteDeps): Pro
       next.version = current.version + 1
       next.updatedAt = now
       next.lastModifiedBy = caller.key.label
-      await deps.flags.save(next, { flagId: next.id, activity: next.deleted && !current.deleted ? 'deleted' : 'updated', detail: { changes, name: next.key }, actor: caller.key.label, at: now })
+      await deps.flags.save(next, {
+        flagId: next.id,
+        activity: next.deleted && !current.deleted ? 'deleted' : 'updated',
+        detail: { changes, name: next.key },
+        actor: caller.key.label,
+        at: now,
+      })
       return sendFormatted(request, reply, 200, serializeFlag(next))
     },
   })

@@ -3,7 +3,12 @@ import type { FeatureFlag } from './types'
 
 export function isSimpleFlag(flag: FeatureFlag): boolean {
   const groups = flag.filters.groups ?? []
-  return groups.length === 1 && (groups[0].properties ?? []).length === 0 && flag.filters.aggregation_group_type_index == null && !(flag.filters.multivariate?.variants?.length)
+  return (
+    groups.length === 1 &&
+    (groups[0].properties ?? []).length === 0 &&
+    flag.filters.aggregation_group_type_index == null &&
+    !flag.filters.multivariate?.variants?.length
+  )
 }
 
 function person(actor: string | null): Record<string, unknown> | null {

@@ -91,10 +91,25 @@ export class FlagStore {
   /** Stores a new version of a flag (the caller has bumped `version`) and tells listeners. */
   async save(flag: FeatureFlag, activity: ActivityEntry): Promise<void> {
     await insertRows(this.client, 'feature_flags', [
-      { team_id: flag.teamId, id: flag.id, key: flag.key, definition: JSON.stringify(flag), deleted: flag.deleted ? 1 : 0, version: flag.version, updated_at: flag.updatedAt },
+      {
+        team_id: flag.teamId,
+        id: flag.id,
+        key: flag.key,
+        definition: JSON.stringify(flag),
+        deleted: flag.deleted ? 1 : 0,
+        version: flag.version,
+        updated_at: flag.updatedAt,
+      },
     ])
     await insertRows(this.client, 'feature_flag_activity', [
-      { team_id: flag.teamId, flag_id: activity.flagId, activity: activity.activity, detail: JSON.stringify(activity.detail), actor: activity.actor, at: activity.at },
+      {
+        team_id: flag.teamId,
+        flag_id: activity.flagId,
+        activity: activity.activity,
+        detail: JSON.stringify(activity.detail),
+        actor: activity.actor,
+        at: activity.at,
+      },
     ])
     this.put(flag)
     this.emit(flag.teamId)
@@ -110,7 +125,16 @@ export class FlagStore {
       `SELECT flag_id, activity, detail, actor, at FROM feature_flag_activity WHERE ${where} ORDER BY at DESC LIMIT {limit:UInt32} OFFSET {offset:UInt32}`,
       params,
     )
-    return { total: Number(count?.n ?? 0), rows: rows.map((r) => ({ flagId: Number(r.flag_id), activity: r.activity, detail: JSON.parse(r.detail) as Record<string, unknown>, actor: r.actor, at: r.at })) }
+    return {
+      total: Number(count?.n ?? 0),
+      rows: rows.map((r) => ({
+        flagId: Number(r.flag_id),
+        activity: r.activity,
+        detail: JSON.parse(r.detail) as Record<string, unknown>,
+        actor: r.actor,
+        at: r.at,
+      })),
+    }
   }
 
   now(): string {

@@ -87,13 +87,17 @@ describe('ingestion processor on ClickHouse', () => {
   let dir: string
   let client: ClickHouseClient
   const processor = (log: Log, logger: pino.Logger, metrics: Metrics, options: Omit<ProcessorOptions, 'deadLetters'>) =>
-    new IngestionProcessor(log, new ClickHousePersonStore(client), logger, metrics, { ...options, deadLetters: new DeadLetterStore(client, systemClock) })
+    new IngestionProcessor(log, new ClickHousePersonStore(client), logger, metrics, {
+      ...options,
+      deadLetters: new DeadLetterStore(client, systemClock),
+    })
   beforeAll(async () => {
     dir = await mkdtemp(path.join(tmpdir(), 'wren-processor-'))
     client = await openEmbeddedClickHouse(dir)
     await migrate(client)
     // Background merges would fold duplicates and hide a broken replay; stop them to see raw rows.
-    for (const table of ['events', 'person', 'person_distinct_id', 'person_activity']) await client.command({ query: `SYSTEM STOP MERGES ${table}` })
+    for (const table of ['events', 'person', 'person_distinct_id', 'person_activity'])
+      await client.command({ query: `SYSTEM STOP MERGES ${table}` })
   })
   afterAll(async () => {
     await client?.close()
@@ -101,9 +105,14 @@ describe('ingestion processor on ClickHouse', () => {
   })
 
   it('replaying a batch that was already written stores every row once, with the same persons', async () => {
-    const first = [event(1, 'alice'), event(2, 'bob'), event(3, 'alice', { $set_once: { first: 3 } })].map((e) => encodeIngest({ kind: 'event', event: e }))
+    const first = [event(1, 'alice'), event(2, 'bob'), event(3, 'alice', { $set_once: { first: 3 } })].map((e) =>
+      encodeIngest({ kind: 'event', event: e }),
+    )
     const second = [
-      encodeIngest({ kind: 'event', event: { ...event(4, 'alice'), event: '$identify', properties: { $anon_distinct_id: 'bob', $set: { email: 'a@x' } } } }),
+      encodeIngest({
+        kind: 'event',
+        event: { ...event(4, 'alice'), event: '$identify', properties: { $anon_distinct_id: 'bob', $set: { email: 'a@x' } } },
+      }),
       encodeIngest({ kind: 'event', event: event(5, 'bob') }),
     ]
     // Batch [3,4] is written, then the process "dies" before committing, and the log redelivers it.
@@ -111,7 +120,10 @@ describe('ingestion processor on ClickHouse', () => {
     processor(log, pino({ level: 'silent' }), new Metrics(), { maxBatchRecords: 100, maxWaitMs: 10 }).start()
     await log.done
 
-    const events = await queryRows<{ uuid: string; person_id: string }>(client, 'SELECT toString(uuid) AS uuid, toString(person_id) AS person_id FROM events ORDER BY uuid')
+    const events = await queryRows<{ uuid: string; person_id: string }>(
+      client,
+      'SELECT toString(uuid) AS uuid, toString(person_id) AS person_id FROM events ORDER BY uuid',
+    )
     expect(events.map((e) => e.uuid.slice(-1))).toEqual(['1', '2', '3', '4', '5'])
     const persons = await queryRows<{ uuid: string; rows: number; deleted: number; props: string }>(
       client,
@@ -123,13 +135,20 @@ describe('ingestion processor on ClickHouse', () => {
     // The replayed batch wrote no second copy of any person version or mapping.
     const versions = await queryRows<{ dup: number }>(client, 'SELECT count() - uniqExact(uuid, version) AS dup FROM person')
     expect(Number(versions[0].dup)).toBe(0)
-    const mappings = await queryRows<{ dup: number }>(client, 'SELECT count() - uniqExact(distinct_id, version) AS dup FROM person_distinct_id')
+    const mappings = await queryRows<{ dup: number }>(
+      client,
+      'SELECT count() - uniqExact(distinct_id, version) AS dup FROM person_distinct_id',
+    )
     expect(Number(mappings[0].dup)).toBe(0)
     expect(new Set(events.slice(3).map((e) => e.person_id))).toEqual(new Set([live[0].uuid]))
   })
 
   it('a message that cannot be decoded goes to dead_letters and the rest of the batch is stored', async () => {
-    const values = [encodeIngest({ kind: 'event', event: event(6, 'carol') }), Buffer.from('not avro'), encodeIngest({ kind: 'event', event: event(7, 'carol') })]
+    const values = [
+      encodeIngest({ kind: 'event', event: event(6, 'carol') }),
+      Buffer.from('not avro'),
+      encodeIngest({ kind: 'event', event: event(7, 'carol') }),
+    ]
     const log = scriptedLog([batch(100, values)])
     processor(log, pino({ level: 'silent' }), new Metrics(), { maxBatchRecords: 100, maxWaitMs: 10 }).start()
     await log.done
@@ -150,7 +169,10 @@ describe('ingestion processor on ClickHouse', () => {
     processor(log, logger, metrics, options).start()
     await log.done
     // The repeated failure is logged once (with its stack), not once per retry, then its recovery once.
-    expect(lines.filter((l) => /ingestion batch failed/.test(l.msg)).map((l) => l.msg)).toEqual(['ingestion batch failed; retrying', 'ingestion batch failed; retrying: recovered after 2 failures'])
+    expect(lines.filter((l) => /ingestion batch failed/.test(l.msg)).map((l) => l.msg)).toEqual([
+      'ingestion batch failed; retrying',
+      'ingestion batch failed; retrying: recovered after 2 failures',
+    ])
     // Two failed tries of the whole range, then the halves (one split per level down to the event).
     expect(metrics.get('wren_ingestion_batch_retries_total')).toBe(2)
     expect(metrics.get('wren_ingestion_batches_split_total')).toBe(3)
@@ -170,7 +192,10 @@ describe('ingestion processor on ClickHouse', () => {
       "SELECT JSONExtractInt(properties, 'n') AS n, count() AS copies FROM events WHERE distinct_id LIKE 'dave-%' GROUP BY n ORDER BY n",
     )
     expect(stored.map((r) => [Number(r.n), Number(r.copies)])).toEqual([200, 201, 202, 204, 205, 206, 207].map((n) => [n, 1]))
-    const dead = await queryRows<{ offset: number; error: string; team_id: number }>(client, 'SELECT offset, error, team_id FROM dead_letters WHERE offset >= 200')
+    const dead = await queryRows<{ offset: number; error: string; team_id: number }>(
+      client,
+      'SELECT offset, error, team_id FROM dead_letters WHERE offset >= 200',
+    )
     expect(dead).toEqual([{ offset: 203, error: 'failpoint: ClickHouse refuses a batch holding a "poison" event', team_id: 1 }])
     const versions = await queryRows<{ dup: number }>(client, 'SELECT count() - uniqExact(uuid, version) AS dup FROM person')
     expect(Number(versions[0].dup)).toBe(0)
@@ -179,9 +204,15 @@ describe('ingestion processor on ClickHouse', () => {
     const anon = 'erin-anon'
     const b0 = batch(400, [
       encodeIngest({ kind: 'event', event: event(400, anon, { $set: { plan: 'free' } }) }),
-      encodeIngest({ kind: 'event', event: { ...event(401, 'erin'), event: '$identify', properties: { $anon_distinct_id: anon, $set: { email: 'e@x' } } } }),
+      encodeIngest({
+        kind: 'event',
+        event: { ...event(401, 'erin'), event: '$identify', properties: { $anon_distinct_id: anon, $set: { email: 'e@x' } } },
+      }),
     ])
-    const b1 = batch(402, [encodeIngest({ kind: 'event', event: event(402, 'erin') }), encodeIngest({ kind: 'event', event: event(403, 'erin') })])
+    const b1 = batch(402, [
+      encodeIngest({ kind: 'event', event: event(402, 'erin') }),
+      encodeIngest({ kind: 'event', event: event(403, 'erin') }),
+    ])
     // The first process stores b0, then b1's person rows, and dies before b1's events and its commit.
     const real = new ClickHousePersonStore(client)
     const dying: PersonStore = {
@@ -206,7 +237,11 @@ describe('ingestion processor on ClickHouse', () => {
         return { stop: async () => {} }
       },
     }
-    new IngestionProcessor(first, dying, pino({ level: 'silent' }), new Metrics(), { maxBatchRecords: 100, maxWaitMs: 10, deadLetters }).start()
+    new IngestionProcessor(first, dying, pino({ level: 'silent' }), new Metrics(), {
+      maxBatchRecords: 100,
+      maxWaitMs: 10,
+      deadLetters,
+    }).start()
     await done
     // Background merges fold each person's versions (ReplacingMergeTree) while the process is down.
     for (const table of ['person', 'person_distinct_id']) {
@@ -219,14 +254,21 @@ describe('ingestion processor on ClickHouse', () => {
     processor(replay, pino({ level: 'silent' }), new Metrics(), { maxBatchRecords: 100, maxWaitMs: 10 }).start()
     await replay.done
 
-    const dead = await queryRows<{ offset: number; error: string }>(client, 'SELECT offset, error FROM dead_letters WHERE offset >= 400 AND offset < 500')
+    const dead = await queryRows<{ offset: number; error: string }>(
+      client,
+      'SELECT offset, error FROM dead_letters WHERE offset >= 400 AND offset < 500',
+    )
     expect(dead).toEqual([])
     const events = await queryRows<{ uuid: string; person_id: string }>(
       client,
       "SELECT toString(uuid) AS uuid, toString(person_id) AS person_id FROM events WHERE distinct_id IN ('erin', 'erin-anon') ORDER BY uuid",
     )
     expect(events).toEqual([400, 401, 402, 403].map((n) => ({ uuid: event(n, anon).uuid, person_id: personUuid(1, anon) })))
-    const [person] = await queryRows<{ props: string }>(client, 'SELECT argMax(properties, version) AS props FROM person WHERE uuid = {u:UUID}', { u: personUuid(1, anon) })
+    const [person] = await queryRows<{ props: string }>(
+      client,
+      'SELECT argMax(properties, version) AS props FROM person WHERE uuid = {u:UUID}',
+      { u: personUuid(1, anon) },
+    )
     expect(JSON.parse(person.props)).toMatchObject({ plan: 'free', email: 'e@x', last: 403 })
   })
 
@@ -234,7 +276,17 @@ describe('ingestion processor on ClickHouse', () => {
     const team = 77
     const uuid = (id: string) => personUuid(team, id)
     const at = '2024-01-01T00:00:01.000000Z'
-    const person = (id: string, extra: Partial<Person> = {}): Person => ({ teamId: team, uuid: uuid(id), id: 1, properties: {}, isIdentified: false, isDeleted: false, version: 0, createdAt: at, ...extra })
+    const person = (id: string, extra: Partial<Person> = {}): Person => ({
+      teamId: team,
+      uuid: uuid(id),
+      id: 1,
+      properties: {},
+      isIdentified: false,
+      isDeleted: false,
+      version: 0,
+      createdAt: at,
+      ...extra,
+    })
     const none: PersonChanges = { persons: [], distinctIds: [], activity: [], groups: [], groupTypes: [] }
     const range = (first: number, last: number) => ({ topic: 'wren_ingest', partition: 3, firstOffset: first, lastOffset: last })
     const writes: Array<[ReturnType<typeof range>, PersonChanges]> = [
@@ -256,7 +308,10 @@ describe('ingestion processor on ClickHouse', () => {
         {
           ...none,
           // b is merged into a: a's new version, b's tombstone, b's id moved
-          persons: [person('a', { properties: { plan: 'pro' }, version: 1, isIdentified: true }), person('b', { id: 2, version: 1, isDeleted: true })],
+          persons: [
+            person('a', { properties: { plan: 'pro' }, version: 1, isIdentified: true }),
+            person('b', { id: 2, version: 1, isDeleted: true }),
+          ],
           distinctIds: [{ teamId: team, distinctId: 'b', personUuid: uuid('a'), isDeleted: false, version: 1 }],
           groupTypes: [{ teamId: team, groupType: 'project', groupTypeIndex: 1 }],
           groups: [{ teamId: team, groupTypeIndex: 0, groupKey: 'acme', properties: { n: 2 }, createdAt: at, version: 2 }],
@@ -271,7 +326,10 @@ describe('ingestion processor on ClickHouse', () => {
       teamIds: [team],
       distinctIds: ['a', 'b', 'c', 'nobody'].map((distinctId) => ({ teamId: team, distinctId })),
       personUuids: [{ teamId: team, personUuid: uuid('c') }],
-      groups: [{ teamId: team, groupType: 'org', groupKey: 'acme' }, { teamId: team, groupType: 'project', groupKey: 'p' }],
+      groups: [
+        { teamId: team, groupType: 'org', groupKey: 'acme' },
+        { teamId: team, groupType: 'project', groupKey: 'p' },
+      ],
     }
     const sorted = (state: LoadedState) => ({
       teams: state.teams,

@@ -13,20 +13,37 @@ export class ClickHousePersonStore implements PersonStore {
 
   async load(wanted: Lookups, bound: ReplayBound | null): Promise<LoadedState> {
     const state: LoadedState = { teams: [], distinctIds: [], persons: [], groups: [] }
-    const teams = new Set<number>([...wanted.teamIds, ...wanted.distinctIds.map((d) => d.teamId), ...wanted.personUuids.map((p) => p.teamId), ...wanted.groups.map((g) => g.teamId)])
+    const teams = new Set<number>([
+      ...wanted.teamIds,
+      ...wanted.distinctIds.map((d) => d.teamId),
+      ...wanted.personUuids.map((p) => p.teamId),
+      ...wanted.groups.map((g) => g.teamId),
+    ])
     const where = bound ? 'NOT (_partition = {bp:UInt32} AND _offset >= {bo:UInt64})' : '1'
     const boundParams = bound ? { bp: bound.partition, bo: bound.firstOffset } : {}
 
     for (const teamId of teams) {
       const p = { t: teamId, ...boundParams }
       if (wanted.teamIds.includes(teamId)) {
-        const [max] = await queryRows<{ max_id: number }>(this.client, `SELECT max(id) AS max_id FROM person WHERE team_id = {t:Int64} AND ${where}`, p)
+        const [max] = await queryRows<{ max_id: number }>(
+          this.client,
+          `SELECT max(id) AS max_id FROM person WHERE team_id = {t:Int64} AND ${where}`,
+          p,
+        )
         const groupTypes = await queryRows<{ group_type: string; group_type_index: number }>(
           this.client,
           `SELECT group_type, group_type_index FROM group_type_mapping WHERE team_id = {t:Int64} AND ${where} GROUP BY group_type, group_type_index ORDER BY group_type_index`,
           p,
         )
-        state.teams.push({ teamId, nextPersonId: Number(max?.max_id ?? 0) + 1, groupTypes: groupTypes.map((g): GroupTypeRow => ({ teamId, groupType: g.group_type, groupTypeIndex: Number(g.group_type_index) })) })
+        state.teams.push({
+          teamId,
+          nextPersonId: Number(max?.max_id ?? 0) + 1,
+          groupTypes: groupTypes.map((g): GroupTypeRow => ({
+            teamId,
+            groupType: g.group_type,
+            groupTypeIndex: Number(g.group_type_index),
+          })),
+        })
       }
 
       const ids = wanted.distinctIds.filter((d) => d.teamId === teamId).map((d) => d.distinctId)
@@ -69,13 +86,75 @@ export class ClickHousePersonStore implements PersonStore {
     const token = (table: string) => `${table}:${range.topic}:${range.partition}:${range.firstOffset}-${range.lastOffset}`
     // Person state first: an event row never points at a person that is not stored yet.
     await Promise.all([
-      insertRows(this.client, 'person', changes.persons.map((p) => ({ team_id: p.teamId, uuid: p.uuid, id: p.id, properties: JSON.stringify(p.properties), is_identified: p.isIdentified ? 1 : 0, is_deleted: p.isDeleted ? 1 : 0, version: p.version, created_at: p.createdAt, ...origin })), token('person')),
-      insertRows(this.client, 'person_distinct_id', changes.distinctIds.map((d) => ({ team_id: d.teamId, distinct_id: d.distinctId, person_uuid: d.personUuid, is_deleted: d.isDeleted ? 1 : 0, version: d.version, ...origin })), token('person_distinct_id')),
-      insertRows(this.client, 'person_activity', changes.activity.map((a) => ({ team_id: a.teamId, person_uuid: a.personUuid, activity: a.activity, detail: JSON.stringify(a.detail), at: a.at, ...origin })), token('person_activity')),
-      insertRows(this.client, 'groups', changes.groups.map((g) => ({ team_id: g.teamId, group_type_index: g.groupTypeIndex, group_key: g.groupKey, properties: JSON.stringify(g.properties), created_at: g.createdAt, version: g.version, ...origin })), token('groups')),
-      insertRows(this.client, 'group_type_mapping', changes.groupTypes.map((g) => ({ team_id: g.teamId, group_type: g.groupType, group_type_index: g.groupTypeIndex, ...origin })), token('group_type_mapping')),
+      insertRows(
+        this.client,
+        'person',
+        changes.persons.map((p) => ({
+          team_id: p.teamId,
+          uuid: p.uuid,
+          id: p.id,
+          properties: JSON.stringify(p.properties),
+          is_identified: p.isIdentified ? 1 : 0,
+          is_deleted: p.isDeleted ? 1 : 0,
+          version: p.version,
+          created_at: p.createdAt,
+          ...origin,
+        })),
+        token('person'),
+      ),
+      insertRows(
+        this.client,
+        'person_distinct_id',
+        changes.distinctIds.map((d) => ({
+          team_id: d.teamId,
+          distinct_id: d.distinctId,
+          person_uuid: d.personUuid,
+          is_deleted: d.isDeleted ? 1 : 0,
+          version: d.version,
+          ...origin,
+        })),
+        token('person_distinct_id'),
+      ),
+      insertRows(
+        this.client,
+        'person_activity',
+        changes.activity.map((a) => ({
+          team_id: a.teamId,
+          person_uuid: a.personUuid,
+          activity: a.activity,
+          detail: JSON.stringify(a.detail),
+          at: a.at,
+          ...origin,
+        })),
+        token('person_activity'),
+      ),
+      insertRows(
+        this.client,
+        'groups',
+        changes.groups.map((g) => ({
+          team_id: g.teamId,
+          group_type_index: g.groupTypeIndex,
+          group_key: g.groupKey,
+          properties: JSON.stringify(g.properties),
+          created_at: g.createdAt,
+          version: g.version,
+          ...origin,
+        })),
+        token('groups'),
+      ),
+      insertRows(
+        this.client,
+        'group_type_mapping',
+        changes.groupTypes.map((g) => ({ team_id: g.teamId, group_type: g.groupType, group_type_index: g.groupTypeIndex, ...origin })),
+        token('group_type_mapping'),
+      ),
     ])
-    await insertRows(this.client, 'events', events.map((e) => eventRow(e, origin)), token('events'))
+    await insertRows(
+      this.client,
+      'events',
+      events.map((e) => eventRow(e, origin)),
+      token('events'),
+    )
   }
 
   ping(): Promise<PingResult> {
@@ -83,18 +162,43 @@ export class ClickHousePersonStore implements PersonStore {
   }
 }
 
-async function distinctIdRows(client: ClickHouseClient, filter: string, params: Record<string, unknown>, where: string): Promise<DistinctIdRow[]> {
+async function distinctIdRows(
+  client: ClickHouseClient,
+  filter: string,
+  params: Record<string, unknown>,
+  where: string,
+): Promise<DistinctIdRow[]> {
   const rows = await queryRows<{ team_id: number; distinct_id: string; person_uuid: string; is_deleted: number; ver: number }>(
     client,
     `SELECT team_id, distinct_id, argMax(person_uuid, version) AS person_uuid, argMax(is_deleted, version) AS is_deleted, max(version) AS ver
      FROM person_distinct_id WHERE team_id = {t:Int64} AND ${filter} AND ${where} GROUP BY team_id, distinct_id`,
     params,
   )
-  return rows.map((r) => ({ teamId: Number(r.team_id), distinctId: r.distinct_id, personUuid: r.person_uuid, isDeleted: Number(r.is_deleted) === 1, version: Number(r.ver) }))
+  return rows.map((r) => ({
+    teamId: Number(r.team_id),
+    distinctId: r.distinct_id,
+    personUuid: r.person_uuid,
+    isDeleted: Number(r.is_deleted) === 1,
+    version: Number(r.ver),
+  }))
 }
 
-async function personRows(client: ClickHouseClient, teamId: number, uuids: string[], params: Record<string, unknown>, where: string): Promise<Person[]> {
-  const rows = await queryRows<{ uuid: string; id: number; properties: string; is_identified: number; is_deleted: number; ver: number; created_at: string }>(
+async function personRows(
+  client: ClickHouseClient,
+  teamId: number,
+  uuids: string[],
+  params: Record<string, unknown>,
+  where: string,
+): Promise<Person[]> {
+  const rows = await queryRows<{
+    uuid: string
+    id: number
+    properties: string
+    is_identified: number
+    is_deleted: number
+    ver: number
+    created_at: string
+  }>(
     client,
     `SELECT uuid, argMax(id, version) AS id, argMax(properties, version) AS properties, argMax(is_identified, version) AS is_identified,
             argMax(is_deleted, version) AS is_deleted, max(version) AS ver, argMax(created_at, version) AS created_at
@@ -113,7 +217,13 @@ async function personRows(client: ClickHouseClient, teamId: number, uuids: strin
   }))
 }
 
-async function groupRows(client: ClickHouseClient, teamId: number, pairs: Array<[number, string]>, params: Record<string, unknown>, where: string): Promise<GroupRow[]> {
+async function groupRows(
+  client: ClickHouseClient,
+  teamId: number,
+  pairs: Array<[number, string]>,
+  params: Record<string, unknown>,
+  where: string,
+): Promise<GroupRow[]> {
   const rows = await queryRows<{ group_type_index: number; group_key: string; properties: string; created_at: string; ver: number }>(
     client,
     `SELECT group_type_index, group_key, argMax(properties, version) AS properties, argMax(created_at, version) AS created_at, max(version) AS ver
@@ -122,7 +232,14 @@ async function groupRows(client: ClickHouseClient, teamId: number, pairs: Array<
     // Two arrays of plain values: a JS array of [index, key] pairs is not a Tuple parameter to ClickHouse.
     { ...params, indices: pairs.map(([index]) => index), keys: pairs.map(([, key]) => key) },
   )
-  return rows.map((r) => ({ teamId, groupTypeIndex: Number(r.group_type_index), groupKey: r.group_key, properties: JSON.parse(r.properties) as Record<string, unknown>, createdAt: r.created_at, version: Number(r.ver) }))
+  return rows.map((r) => ({
+    teamId,
+    groupTypeIndex: Number(r.group_type_index),
+    groupKey: r.group_key,
+    properties: JSON.parse(r.properties) as Record<string, unknown>,
+    createdAt: r.created_at,
+    version: Number(r.ver),
+  }))
 }
 
 function eventRow(e: ProcessedEvent, origin: { _partition: number; _offset: number }): Record<string, unknown> {

@@ -49,7 +49,10 @@ export type CommandResultPublisher = (results: Array<[string, CommandResult]>) =
 export function publishCommandResults(log: Log): CommandResultPublisher {
   return async (results) => {
     if (results.length === 0) return
-    await log.append(TOPICS.commandResults, results.map(([commandId, result]) => ({ key: commandId, value: Buffer.from(JSON.stringify(result)) })))
+    await log.append(
+      TOPICS.commandResults,
+      results.map(([commandId, result]) => ({ key: commandId, value: Buffer.from(JSON.stringify(result)) })),
+    )
   }
 }
 

@@ -55,7 +55,8 @@ export class FakePersonStore implements PersonStore {
   async load(wanted: Lookups, bound: ReplayBound | null): Promise<LoadedState> {
     this.check()
     this.loads.push(structuredClone(wanted))
-    const visible = <T>(rows: Array<Row<T>>) => rows.filter((r) => !(bound && r.partition === bound.partition && r.offset >= bound.firstOffset)).map((r) => r.value)
+    const visible = <T>(rows: Array<Row<T>>) =>
+      rows.filter((r) => !(bound && r.partition === bound.partition && r.offset >= bound.firstOffset)).map((r) => r.value)
     const persons = visible(this.tables.person)
     const ids = visible(this.tables.person_distinct_id)
     const groups = visible(this.tables.groups)
@@ -63,32 +64,54 @@ export class FakePersonStore implements PersonStore {
 
     // The loader's algorithm (clickhouse-person-store.ts), over these rows.
     const state: LoadedState = { teams: [], distinctIds: [], persons: [], groups: [] }
-    const teams = new Set([...wanted.teamIds, ...wanted.distinctIds.map((d) => d.teamId), ...wanted.personUuids.map((p) => p.teamId), ...wanted.groups.map((g) => g.teamId)])
+    const teams = new Set([
+      ...wanted.teamIds,
+      ...wanted.distinctIds.map((d) => d.teamId),
+      ...wanted.personUuids.map((p) => p.teamId),
+      ...wanted.groups.map((g) => g.teamId),
+    ])
     for (const teamId of teams) {
       if (wanted.teamIds.includes(teamId)) {
         const maxId = Math.max(0, ...persons.filter((p) => p.teamId === teamId).map((p) => p.id))
         const types = new Map<string, GroupTypeRow>()
         for (const g of groupTypes.filter((g) => g.teamId === teamId)) types.set(k(g.groupType, g.groupTypeIndex), { ...g })
-        state.teams.push({ teamId, nextPersonId: maxId + 1, groupTypes: [...types.values()].sort((a, b) => a.groupTypeIndex - b.groupTypeIndex) })
+        state.teams.push({
+          teamId,
+          nextPersonId: maxId + 1,
+          groupTypes: [...types.values()].sort((a, b) => a.groupTypeIndex - b.groupTypeIndex),
+        })
       }
-      const latestIds = latest(ids.filter((r) => r.teamId === teamId), (r) => r.distinctId)
+      const latestIds = latest(
+        ids.filter((r) => r.teamId === teamId),
+        (r) => r.distinctId,
+      )
       const wantedIds = wanted.distinctIds.filter((d) => d.teamId === teamId).map((d) => d.distinctId)
       const idRows = wantedIds.flatMap((id) => latestIds.get(id) ?? [])
       const uuids = new Set(wanted.personUuids.filter((p) => p.teamId === teamId).map((p) => p.personUuid))
       for (const row of idRows) uuids.add(row.personUuid)
       for (const id of wantedIds) if (!idRows.some((r) => r.distinctId === id)) uuids.add(personUuid(teamId, id))
-      const latestPersons = latest(persons.filter((p) => p.teamId === teamId), (p) => p.uuid)
+      const latestPersons = latest(
+        persons.filter((p) => p.teamId === teamId),
+        (p) => p.uuid,
+      )
       const found = [...uuids].flatMap((uuid) => latestPersons.get(uuid) ?? [])
       // Every id that ever pointed at a live person (in any row, as the SQL's subquery reads), at its latest.
       const live = new Set(found.filter((p) => !p.isDeleted).map((p) => p.uuid))
-      const everPointed = new Set(this.tables.person_distinct_id.filter((r) => r.value.teamId === teamId && live.has(r.value.personUuid)).map((r) => r.value.distinctId))
+      const everPointed = new Set(
+        this.tables.person_distinct_id
+          .filter((r) => r.value.teamId === teamId && live.has(r.value.personUuid))
+          .map((r) => r.value.distinctId),
+      )
       const allIds = [...everPointed].flatMap((id) => latestIds.get(id) ?? [])
       const byId = new Map<string, DistinctIdRow>()
       for (const row of [...idRows, ...allIds]) byId.set(row.distinctId, { ...row })
       state.distinctIds.push(...byId.values())
       state.persons.push(...found.map((p) => structuredClone(p)))
       const known = state.teams.find((t) => t.teamId === teamId)?.groupTypes ?? []
-      const latestGroups = latest(groups.filter((g) => g.teamId === teamId), (g) => k(g.groupTypeIndex, g.groupKey))
+      const latestGroups = latest(
+        groups.filter((g) => g.teamId === teamId),
+        (g) => k(g.groupTypeIndex, g.groupKey),
+      )
       for (const g of wanted.groups.filter((x) => x.teamId === teamId)) {
         const index = known.find((t) => t.groupType === g.groupType)?.groupTypeIndex
         const row = index === undefined ? undefined : latestGroups.get(k(index, g.groupKey))
@@ -100,7 +123,13 @@ export class FakePersonStore implements PersonStore {
 
   async write(range: BatchRange, changes: PersonChanges, events: ProcessedEvent[]): Promise<void> {
     this.check()
-    this.writes.push(structuredClone({ range: { topic: range.topic, partition: range.partition, firstOffset: range.firstOffset, lastOffset: range.lastOffset }, changes, events }))
+    this.writes.push(
+      structuredClone({
+        range: { topic: range.topic, partition: range.partition, firstOffset: range.firstOffset, lastOffset: range.lastOffset },
+        changes,
+        events,
+      }),
+    )
     const origin = { partition: range.partition, offset: range.lastOffset }
     const token = (table: string) => `${table}:${range.topic}:${range.partition}:${range.firstOffset}-${range.lastOffset}`
     this.insert(this.tables.person, changes.persons, origin, token('person'))
@@ -121,11 +150,19 @@ export class FakePersonStore implements PersonStore {
     record: async (batch: LogBatch, letters: DeadLetter[]) => {
       this.check()
       const rows = letters.map((l) => ({ ...l, payload: Buffer.from(l.payload), topic: batch.topic, partition: batch.partition }))
-      this.insert(this.tables.dead_letters, rows, { partition: batch.partition, offset: batch.lastOffset }, `dead_letters:${batch.topic}:${batch.partition}:${batch.firstOffset}-${batch.lastOffset}`, (row) => row)
+      this.insert(
+        this.tables.dead_letters,
+        rows,
+        { partition: batch.partition, offset: batch.lastOffset },
+        `dead_letters:${batch.topic}:${batch.partition}:${batch.firstOffset}-${batch.lastOffset}`,
+        (row) => row,
+      )
     },
     offsetsIn: async (topic: string, partition: number, first: number, last: number) => {
       this.check()
-      const offsets = this.tables.dead_letters.map((r) => r.value).filter((l) => l.topic === topic && l.partition === partition && l.offset >= first && l.offset <= last)
+      const offsets = this.tables.dead_letters
+        .map((r) => r.value)
+        .filter((l) => l.topic === topic && l.partition === partition && l.offset >= first && l.offset <= last)
       return [...new Set(offsets.map((l) => l.offset))].sort((a, b) => a - b)
     },
   }
@@ -161,15 +198,30 @@ export class FakePersonStore implements PersonStore {
 
   /** Latest version of every person, in the order they were first stored. */
   persons(): Person[] {
-    return [...latest(this.tables.person.map((r) => r.value), (p) => k(p.teamId, p.uuid)).values()].map((p) => structuredClone(p))
+    return [
+      ...latest(
+        this.tables.person.map((r) => r.value),
+        (p) => k(p.teamId, p.uuid),
+      ).values(),
+    ].map((p) => structuredClone(p))
   }
 
   distinctIds(): DistinctIdRow[] {
-    return [...latest(this.tables.person_distinct_id.map((r) => r.value), (r) => k(r.teamId, r.distinctId)).values()].map((r) => ({ ...r }))
+    return [
+      ...latest(
+        this.tables.person_distinct_id.map((r) => r.value),
+        (r) => k(r.teamId, r.distinctId),
+      ).values(),
+    ].map((r) => ({ ...r }))
   }
 
   groups(): GroupRow[] {
-    return [...latest(this.tables.groups.map((r) => r.value), (g) => k(g.teamId, g.groupTypeIndex, g.groupKey)).values()].map((g) => structuredClone(g))
+    return [
+      ...latest(
+        this.tables.groups.map((r) => r.value),
+        (g) => k(g.teamId, g.groupTypeIndex, g.groupKey),
+      ).values(),
+    ].map((g) => structuredClone(g))
   }
 
   /** Every group type row, as inserted. */
@@ -203,7 +255,13 @@ export class FakePersonStore implements PersonStore {
     if (this.down) throw this.down
   }
 
-  private insert<T>(table: Array<Row<T>>, rows: T[], origin: { partition: number; offset: number }, token?: string, copy: (row: T) => T = structuredClone): void {
+  private insert<T>(
+    table: Array<Row<T>>,
+    rows: T[],
+    origin: { partition: number; offset: number },
+    token?: string,
+    copy: (row: T) => T = structuredClone,
+  ): void {
     if (rows.length === 0) return // like insertRows: an empty insert sends nothing, so its token is not spent
     if (token !== undefined) {
       if (this.tokens.has(token)) return

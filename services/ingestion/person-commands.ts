@@ -94,7 +94,13 @@ function split(repo: PersonRepo, person: Person, mainDistinctId: string | undefi
     })
     splitOff.push({ uuid: created.uuid, distinctId })
   }
-  repo.addActivity({ teamId, personUuid: person.uuid, activity: 'split', detail: { split: { mainDistinctId: main ?? null, persons: splitOff } }, at })
+  repo.addActivity({
+    teamId,
+    personUuid: person.uuid,
+    activity: 'split',
+    detail: { split: { mainDistinctId: main ?? null, persons: splitOff } },
+    at,
+  })
   return { ok: true, person: original }
 }
 

@@ -38,12 +38,18 @@ export function publishPersonChanges(log: Log): PersonChangePublisher {
       if (!c) byTeam.set(teamId, (c = { persons: [], distinctIds: [], groups: [], groupTypes: [] }))
       return c
     }
-    for (const p of changes.persons) of(p.teamId).persons.push({ teamId: p.teamId, uuid: p.uuid, properties: p.properties, isDeleted: p.isDeleted })
-    for (const d of changes.distinctIds) of(d.teamId).distinctIds.push({ teamId: d.teamId, distinctId: d.distinctId, personUuid: d.personUuid, isDeleted: d.isDeleted })
-    for (const g of changes.groups) of(g.teamId).groups.push({ teamId: g.teamId, groupTypeIndex: g.groupTypeIndex, groupKey: g.groupKey, properties: g.properties })
+    for (const p of changes.persons)
+      of(p.teamId).persons.push({ teamId: p.teamId, uuid: p.uuid, properties: p.properties, isDeleted: p.isDeleted })
+    for (const d of changes.distinctIds)
+      of(d.teamId).distinctIds.push({ teamId: d.teamId, distinctId: d.distinctId, personUuid: d.personUuid, isDeleted: d.isDeleted })
+    for (const g of changes.groups)
+      of(g.teamId).groups.push({ teamId: g.teamId, groupTypeIndex: g.groupTypeIndex, groupKey: g.groupKey, properties: g.properties })
     for (const t of changes.groupTypes) of(t.teamId).groupTypes.push(t)
     if (byTeam.size === 0) return
-    await log.append(TOPICS.personChanges, [...byTeam].map(([teamId, c]) => ({ key: String(teamId), value: Buffer.from(JSON.stringify(c)) })))
+    await log.append(
+      TOPICS.personChanges,
+      [...byTeam].map(([teamId, c]) => ({ key: String(teamId), value: Buffer.from(JSON.stringify(c)) })),
+    )
   }
 }
 

@@ -5,7 +5,18 @@ import { assignDistinctId, createPerson, versionFloorFor } from './person-ops'
 import { applyUpdates, computeUpdates, earlierTimestamp, initialPersonProperties, meaningfulChanges } from './person-properties'
 import type { IngestEvent, Person, Properties } from './types'
 
-const CASE_INSENSITIVE_ILLEGAL = ['anonymous', 'guest', 'distinctid', 'distinct_id', 'id', 'not_authenticated', 'email', 'undefined', 'true', 'false']
+const CASE_INSENSITIVE_ILLEGAL = [
+  'anonymous',
+  'guest',
+  'distinctid',
+  'distinct_id',
+  'id',
+  'not_authenticated',
+  'email',
+  'undefined',
+  'true',
+  'false',
+]
 const CASE_SENSITIVE_ILLEGAL = ['[object Object]', 'NaN', 'None', 'none', 'null', '0', 'undefined']
 const quoted = (ids: string[]) => [...ids, ...ids.map((id) => `'${id}'`), ...ids.map((id) => `"${id}"`)]
 const ILLEGAL_ANY_CASE = new Set(quoted(CASE_INSENSITIVE_ILLEGAL))
@@ -19,7 +30,8 @@ export function isDistinctIdIllegal(id: string): boolean {
 /** The distinct id an identify / alias event merges into its own distinct id, if any. */
 export function mergeSource(eventName: string, properties: Properties): string | undefined {
   if ((eventName === '$create_alias' || eventName === '$merge_dangerously') && properties.alias) return String(properties.alias)
-  if (eventName === '$identify' && Object.prototype.hasOwnProperty.call(properties, '$anon_distinct_id')) return String(properties.$anon_distinct_id)
+  if (eventName === '$identify' && Object.prototype.hasOwnProperty.call(properties, '$anon_distinct_id'))
+    return String(properties.$anon_distinct_id)
   return undefined
 }
 
@@ -41,9 +53,16 @@ export function handleIdentifyOrAlias(repo: PersonRepo, event: IngestEvent, prop
   const into = event.distinctId
   const teamId = event.teamId
   if (into === other) return undefined
-  for (const [illegal, otherId] of [[into, other], [other, into]]) {
+  for (const [illegal, otherId] of [
+    [into, other],
+    [other, into],
+  ]) {
     if (isDistinctIdIllegal(illegal)) {
-      repo.warn({ teamId, type: 'cannot_merge_with_illegal_distinct_id', details: { illegalDistinctId: illegal, otherDistinctId: otherId, eventUuid: event.uuid } })
+      repo.warn({
+        teamId,
+        type: 'cannot_merge_with_illegal_distinct_id',
+        details: { illegalDistinctId: illegal, otherDistinctId: otherId, eventUuid: event.uuid },
+      })
       return undefined
     }
   }
@@ -85,7 +104,11 @@ function mergePeople(repo: PersonRepo, event: IngestEvent, properties: Propertie
     repo.warn({
       teamId,
       type: 'cannot_merge_already_identified',
-      details: { sourcePersonDistinctId: mergeSource(event.event, properties), targetPersonDistinctId: event.distinctId, eventUuid: event.uuid },
+      details: {
+        sourcePersonDistinctId: mergeSource(event.event, properties),
+        targetPersonDistinctId: event.distinctId,
+        eventUuid: event.uuid,
+      },
     })
     return { person: target, handled: false }
   }

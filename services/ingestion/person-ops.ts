@@ -2,7 +2,14 @@
 // at persons, writing property updates. Every write bumps the version of what it writes.
 import type { PersonRepo } from './person-repo'
 import { personUuid } from './person-uuid'
-import { applyUpdates, computeUpdates, meaningfulChanges, propertyChanges, updateTriggersWrite, type PropertyChange } from './person-properties'
+import {
+  applyUpdates,
+  computeUpdates,
+  meaningfulChanges,
+  propertyChanges,
+  updateTriggersWrite,
+  type PropertyChange,
+} from './person-properties'
 import { jsonBytesBound } from './person-size'
 import type { Person, Properties } from './types'
 
@@ -58,7 +65,13 @@ export function createPerson(repo: PersonRepo, spec: NewPerson): { person: Perso
     isDeleted: false,
   })
   for (const id of spec.distinctIds) assignDistinctId(repo, spec.teamId, id, person.uuid)
-  repo.addActivity({ teamId: spec.teamId, personUuid: person.uuid, activity: 'created', detail: { distinctIds: [...spec.distinctIds], ...spec.detail }, at: spec.at })
+  repo.addActivity({
+    teamId: spec.teamId,
+    personUuid: person.uuid,
+    activity: 'created',
+    detail: { distinctIds: [...spec.distinctIds], ...spec.detail },
+    at: spec.at,
+  })
   return { person, created: true }
 }
 
@@ -84,7 +97,11 @@ export interface EventUpdate {
  * Applies an event's $set / $set_once / $unset to an existing person. Returns the person's properties
  * as the event sees them: when the change is only filtered keys, it shows on the event but is not stored.
  */
-export function updatePersonFromEvent(repo: PersonRepo, person: Person, update: EventUpdate): { person: Person; eventProperties: Properties } {
+export function updatePersonFromEvent(
+  repo: PersonRepo,
+  person: Person,
+  update: EventUpdate,
+): { person: Person; eventProperties: Properties } {
   const updates = computeUpdates(update.eventName, update.properties, person.properties, update.timestamp)
   const next = applyUpdates(person.properties, updates)
   const changes = propertyChanges(person.properties, next)

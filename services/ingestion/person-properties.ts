@@ -93,7 +93,13 @@ export const FILTERED_PERSON_UPDATE_PROPERTIES: ReadonlySet<string> = new Set([
 ])
 
 /** Events that always write the person when something changed. */
-export const PERSON_EVENTS: ReadonlySet<string> = new Set(['$identify', '$create_alias', '$merge_dangerously', '$set', '$delete_person_property'])
+export const PERSON_EVENTS: ReadonlySet<string> = new Set([
+  '$identify',
+  '$create_alias',
+  '$merge_dangerously',
+  '$set',
+  '$delete_person_property',
+])
 /** Events handled outside the person pipeline in PostHog: they never update an existing person. */
 export const NO_PERSON_UPDATE_EVENTS: ReadonlySet<string> = new Set(['$exception', '$$heatmap'])
 /** Events that get no automatic person properties. */
@@ -185,7 +191,12 @@ export interface PropertyUpdates {
 }
 
 /** Properties a new person starts with: $set_once, then $set (a key in both ends with the $set value). */
-export function initialPersonProperties(eventName: string, properties: Properties, timestamp: string, creatorEventUuid: string): Properties {
+export function initialPersonProperties(
+  eventName: string,
+  properties: Properties,
+  timestamp: string,
+  creatorEventUuid: string,
+): Properties {
   const out: Properties = {}
   for (const [k, v] of Object.entries(copyProperties(properties.$set_once))) setOwn(out, k, v)
   for (const [k, v] of Object.entries(eventSet(eventName, properties, timestamp))) setOwn(out, k, v)

@@ -10,7 +10,17 @@ const none: Lookups = { teamIds: [], distinctIds: [], personUuids: [], groups: [
 const emptyState: LoadedState = { teams: [], distinctIds: [], persons: [], groups: [] }
 
 function person(id: string, extra: Partial<Person> = {}): Person {
-  return { teamId: T, id: 1, uuid: pu(id), properties: {}, isIdentified: false, createdAt: '2024-01-01T00:00:00.000Z', version: 0, isDeleted: false, ...extra }
+  return {
+    teamId: T,
+    id: 1,
+    uuid: pu(id),
+    properties: {},
+    isIdentified: false,
+    createdAt: '2024-01-01T00:00:00.000Z',
+    version: 0,
+    isDeleted: false,
+    ...extra,
+  }
 }
 function row(distinctId: string, owner: string, extra: Partial<DistinctIdRow> = {}): DistinctIdRow {
   return { teamId: T, distinctId, personUuid: owner, isDeleted: false, version: 0, ...extra }
@@ -29,7 +39,10 @@ describe('PersonRepo loading', () => {
     const repo = new PersonRepo()
     const wanted = ask({
       teamIds: [T],
-      distinctIds: [{ teamId: T, distinctId: 'a' }, { teamId: T, distinctId: 'missing' }],
+      distinctIds: [
+        { teamId: T, distinctId: 'a' },
+        { teamId: T, distinctId: 'missing' },
+      ],
       personUuids: [{ teamId: T, personUuid: pu('nobody') }],
       groups: [{ teamId: T, groupType: 'org', groupKey: 'k' }],
     })
@@ -69,8 +82,16 @@ describe('PersonRepo loading', () => {
 
   it('asks for groups of a known type together with their team, and not for groups of a type that does not exist', () => {
     const repo = new PersonRepo()
-    repo.load(ask({ teamIds: [T] }), { ...emptyState, teams: [{ teamId: T, nextPersonId: 1, groupTypes: [{ teamId: T, groupType: 'org', groupTypeIndex: 0 }] }] })
-    const wanted = ask({ groups: [{ teamId: T, groupType: 'org', groupKey: 'k' }, { teamId: T, groupType: 'nope', groupKey: 'k' }] })
+    repo.load(ask({ teamIds: [T] }), {
+      ...emptyState,
+      teams: [{ teamId: T, nextPersonId: 1, groupTypes: [{ teamId: T, groupType: 'org', groupTypeIndex: 0 }] }],
+    })
+    const wanted = ask({
+      groups: [
+        { teamId: T, groupType: 'org', groupKey: 'k' },
+        { teamId: T, groupType: 'nope', groupKey: 'k' },
+      ],
+    })
     expect(repo.unknown(wanted)).toEqual(ask({ teamIds: [T], groups: [{ teamId: T, groupType: 'org', groupKey: 'k' }] }))
     const asked = repo.unknown(wanted)
     repo.load(asked, {
@@ -86,7 +107,12 @@ describe('PersonRepo loading', () => {
   it('never lets a load go back in time over newer or unsaved memory', () => {
     const repo = new PersonRepo()
     const wanted = ask({ teamIds: [T], distinctIds: [{ teamId: T, distinctId: 'a' }] })
-    repo.load(wanted, { ...emptyState, teams: [{ teamId: T, nextPersonId: 1, groupTypes: [] }], distinctIds: [row('a', pu('a'))], persons: [person('a', { version: 4 })] })
+    repo.load(wanted, {
+      ...emptyState,
+      teams: [{ teamId: T, nextPersonId: 1, groupTypes: [] }],
+      distinctIds: [row('a', pu('a'))],
+      persons: [person('a', { version: 4 })],
+    })
     repo.putPerson(person('a', { version: 5, properties: { fresh: true } }))
     repo.load(wanted, { ...emptyState, distinctIds: [row('a', pu('a'))], persons: [person('a', { version: 9 })] })
     expect(repo.person(T, pu('a'))!.properties).toEqual({ fresh: true }) // unsaved change kept
@@ -109,12 +135,21 @@ describe('PersonRepo loading', () => {
 describe('PersonRepo changes', () => {
   function loaded() {
     const repo = new PersonRepo()
-    repo.load(ask({ teamIds: [T, 2], distinctIds: [{ teamId: T, distinctId: 'a' }, { teamId: T, distinctId: 'b' }] }), {
-      ...emptyState,
-      teams: [{ teamId: T, nextPersonId: 1, groupTypes: [] }],
-      distinctIds: [row('a', pu('a'))],
-      persons: [person('a')],
-    })
+    repo.load(
+      ask({
+        teamIds: [T, 2],
+        distinctIds: [
+          { teamId: T, distinctId: 'a' },
+          { teamId: T, distinctId: 'b' },
+        ],
+      }),
+      {
+        ...emptyState,
+        teams: [{ teamId: T, nextPersonId: 1, groupTypes: [] }],
+        distinctIds: [row('a', pu('a'))],
+        persons: [person('a')],
+      },
+    )
     return repo
   }
 
@@ -131,7 +166,12 @@ describe('PersonRepo changes', () => {
     expect(repo.ensureGroupType(T, 'org')).toBe(0)
     repo.addActivity({ teamId: T, personUuid: pu('a'), activity: 'updated', detail: {}, at: 'x' })
     const changes = repo.takeChanges()
-    expect(changes.persons.map((p) => [p.uuid, p.version])).toEqual([[pu('a'), 2], [pu('z'), 0]].sort((x, y) => (x[0] < y[0] ? -1 : 1)))
+    expect(changes.persons.map((p) => [p.uuid, p.version])).toEqual(
+      [
+        [pu('a'), 2],
+        [pu('z'), 0],
+      ].sort((x, y) => (x[0] < y[0] ? -1 : 1)),
+    )
     expect(changes.persons.find((p) => p.uuid === pu('a'))!.properties).toEqual({ last: true })
     expect(changes.distinctIds.map((r) => r.distinctId)).toEqual(['a', 'b'])
     expect(changes.groups).toHaveLength(1)
@@ -219,7 +259,11 @@ describe('PersonRepo eviction', () => {
 
   it('drops known-absent entries and orphan rows beyond the bound', () => {
     const repo = new PersonRepo({ maxPersons: 1 })
-    const wanted = ask({ teamIds: [T], distinctIds: ['x', 'y', 'z'].map((distinctId) => ({ teamId: T, distinctId })), personUuids: [{ teamId: T, personUuid: pu('x') }] })
+    const wanted = ask({
+      teamIds: [T],
+      distinctIds: ['x', 'y', 'z'].map((distinctId) => ({ teamId: T, distinctId })),
+      personUuids: [{ teamId: T, personUuid: pu('x') }],
+    })
     repo.load(wanted, { ...emptyState, teams: [{ teamId: T, nextPersonId: 1, groupTypes: [] }] })
     expect(repo.unknown(wanted)).toEqual(none)
     repo.evict()

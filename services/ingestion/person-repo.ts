@@ -100,7 +100,8 @@ export class PersonRepo {
     }
     for (const p of state.persons) this.persons.load(personKey(p.teamId, p.uuid), { ...p, properties: { ...p.properties } })
     for (const r of state.distinctIds) this.distinctIds.load(idKey(r.teamId, r.distinctId), { ...r })
-    for (const g of state.groups) this.groups.load(groupKey(g.teamId, g.groupTypeIndex, g.groupKey), { ...g, properties: { ...g.properties } })
+    for (const g of state.groups)
+      this.groups.load(groupKey(g.teamId, g.groupTypeIndex, g.groupKey), { ...g, properties: { ...g.properties } })
     for (const { teamId, distinctId } of asked.distinctIds) this.distinctIds.absent(idKey(teamId, distinctId))
     for (const { teamId, personUuid: uuid } of asked.personUuids) this.persons.absent(personKey(teamId, uuid))
     for (const g of asked.groups) {
@@ -138,14 +139,17 @@ export class PersonRepo {
   /** Drops clean entries beyond maxPersons (never dirty ones), least recently used first. */
   evict(): void {
     // A live person leaves together with its distinct ids, so a cached person always has them all.
-    const liveIds = (person: Person | null) => (person && !person.isDeleted ? this.distinctIds.ofPerson(person.teamId, person.uuid) : undefined)
+    const liveIds = (person: Person | null) =>
+      person && !person.isDeleted ? this.distinctIds.ofPerson(person.teamId, person.uuid) : undefined
     this.persons.evict(this.maxPersons, {
       keep: (person) => [...(liveIds(person) ?? [])].some((id) => this.distinctIds.isDirty(idKey(person!.teamId, id))),
       dropping: (person) => {
         for (const id of [...(liveIds(person) ?? [])]) this.distinctIds.forget(idKey(person!.teamId, id))
       },
     })
-    this.distinctIds.evict(this.maxPersons, { keep: (row) => Boolean(row && !row.isDeleted && this.persons.peek(personKey(row.teamId, row.personUuid))) })
+    this.distinctIds.evict(this.maxPersons, {
+      keep: (row) => Boolean(row && !row.isDeleted && this.persons.peek(personKey(row.teamId, row.personUuid))),
+    })
     this.groups.evict(this.maxPersons)
   }
 
@@ -300,7 +304,11 @@ export class PersonRepo {
 
   private recordTeam(teamId: number, team: TeamState): void {
     if (!this.undo) return
-    const prev: TeamState = { nextPersonId: team.nextPersonId, groupTypes: new Map(team.groupTypes), createdIndices: new Set(team.createdIndices) }
+    const prev: TeamState = {
+      nextPersonId: team.nextPersonId,
+      groupTypes: new Map(team.groupTypes),
+      createdIndices: new Set(team.createdIndices),
+    }
     this.journal(() => this.teams.set(teamId, prev))
   }
 

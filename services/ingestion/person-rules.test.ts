@@ -3,7 +3,14 @@
 // store holds. A few tests call the rules directly, for what the loop does not show.
 import { describe, expect, it } from 'vitest'
 import { PersonRepo } from './person-repo'
-import { applyCommand, isDistinctIdIllegal, isDroppedPersonlessEvent, lookupsFor, PERSONLESS_CREATED_AT, processEvent } from './person-rules'
+import {
+  applyCommand,
+  isDistinctIdIllegal,
+  isDroppedPersonlessEvent,
+  lookupsFor,
+  PERSONLESS_CREATED_AT,
+  processEvent,
+} from './person-rules'
 import type { FakePersonStore } from './fake-person-store'
 import { ev, ingestion, type Item, type Run } from './processor-harness'
 import type { ProcessorOptions } from './processor'
@@ -36,7 +43,14 @@ async function loadedRepo(store: FakePersonStore, items: Item[]): Promise<Person
 let commands = 0
 
 function cmd(action: string, personUuidValue: string, extra: Record<string, unknown> = {}): PersonCommand {
-  return { action, commandId: `c${++commands}`, teamId: T, personUuid: personUuidValue, at: '2024-02-01T00:00:00.000Z', ...extra } as PersonCommand
+  return {
+    action,
+    commandId: `c${++commands}`,
+    teamId: T,
+    personUuid: personUuidValue,
+    at: '2024-02-01T00:00:00.000Z',
+    ...extra,
+  } as PersonCommand
 }
 
 describe('person creation', () => {
@@ -51,12 +65,16 @@ describe('person creation', () => {
     expect(store.row(T, 'u1')).toEqual({ teamId: T, distinctId: 'u1', personUuid: pu('u1'), isDeleted: false, version: 0 })
     expect(out).toMatchObject({ personId: pu('u1'), personMode: 'full', personCreatedAt: e.timestamp, createdAt: e.now, distinctId: 'u1' })
     expect(out.personProperties).toEqual(p.properties)
-    expect(changes.activity).toEqual([{ teamId: T, personUuid: pu('u1'), activity: 'created', detail: { distinctIds: ['u1'] }, at: e.timestamp }])
+    expect(changes.activity).toEqual([
+      { teamId: T, personUuid: pu('u1'), activity: 'created', detail: { distinctIds: ['u1'] }, at: e.timestamp },
+    ])
   })
 
   it('numbers persons from the team counter in creation order', async () => {
     const { store, run } = setup()
-    store.seed({ persons: [{ teamId: T, id: 41, uuid: 'x', properties: {}, isIdentified: false, createdAt: '', version: 0, isDeleted: false }] })
+    store.seed({
+      persons: [{ teamId: T, id: 41, uuid: 'x', properties: {}, isIdentified: false, createdAt: '', version: 0, isDeleted: false }],
+    })
     await run(ev('a', 'e'), ev('b', 'e'), ev('a', 'e'))
     expect(store.person(T, pu('a'))!.id).toBe(42)
     expect(store.person(T, pu('b'))!.id).toBe(43)
@@ -130,7 +148,13 @@ describe('$set / $set_once / $unset', () => {
     await run(ev('u', 'e', { $set: { plan: 'free', $browser: 'Chrome' } }))
     const { changes } = await run(ev('u', 'e', { $set: { plan: 'pro', $browser: 'Firefox' }, $unset: ['gone'] }, 3))
     expect(changes.activity).toEqual([
-      { teamId: T, personUuid: pu('u'), activity: 'updated', detail: { changes: [{ field: 'plan', before: 'free', after: 'pro' }] }, at: ev('x', 'x', {}, 3).timestamp },
+      {
+        teamId: T,
+        personUuid: pu('u'),
+        activity: 'updated',
+        detail: { changes: [{ field: 'plan', before: 'free', after: 'pro' }] },
+        at: ev('x', 'x', {}, 3).timestamp,
+      },
     ])
   })
 })
@@ -143,7 +167,11 @@ describe('filtered properties', () => {
     const { outputs, changes } = await run(ev('u', 'pageview', { $current_url: 'https://b', $browser: 'Firefox' }))
     expect(changes.persons).toEqual([])
     expect(person('u')!.properties).toEqual(before.properties)
-    expect((outputs[0] as ProcessedEvent).personProperties).toMatchObject({ $current_url: 'https://b', $browser: 'Firefox', $initial_current_url: 'https://a' })
+    expect((outputs[0] as ProcessedEvent).personProperties).toMatchObject({
+      $current_url: 'https://b',
+      $browser: 'Firefox',
+      $initial_current_url: 'https://a',
+    })
   })
 
   it('writes filtered keys along with a non-filtered change, or when the key is new, or on person events', async () => {
@@ -172,7 +200,16 @@ describe('filtered properties', () => {
 describe('automatic person properties', () => {
   it('copies known event properties to $set and $initial_* to $set_once; explicit SDK values win', async () => {
     const { one } = setup()
-    const out = await one(ev('u', 'pageview', { $browser: 'Chrome', utm_source: 'news', gclid: null, $app_version: '2', $set: { $browser: 'Own' }, $set_once: { $initial_browser: 'OwnFirst' } }))
+    const out = await one(
+      ev('u', 'pageview', {
+        $browser: 'Chrome',
+        utm_source: 'news',
+        gclid: null,
+        $app_version: '2',
+        $set: { $browser: 'Own' },
+        $set_once: { $initial_browser: 'OwnFirst' },
+      }),
+    )
     expect(out.properties.$set).toEqual({ $browser: 'Own', utm_source: 'news', gclid: null, $app_version: '2' })
     expect(out.properties.$set_once).toEqual({ $initial_browser: 'OwnFirst', $initial_utm_source: 'news', $initial_app_version: '2' })
     expect(out.personProperties).toMatchObject({ $browser: 'Own', $initial_browser: 'OwnFirst', gclid: null, $initial_utm_source: 'news' })
@@ -218,21 +255,44 @@ describe('automatic person properties', () => {
 describe('$process_person_profile: false', () => {
   it('creates and updates nothing and strips person fields', async () => {
     const { one, store, run } = setup()
-    const e = ev('anon', 'pageview', { $process_person_profile: false, $set: { a: 1 }, $set_once: { b: 1 }, $unset: ['c'], $browser: 'x', $groups: { company: 'acme' } })
+    const e = ev('anon', 'pageview', {
+      $process_person_profile: false,
+      $set: { a: 1 },
+      $set_once: { b: 1 },
+      $unset: ['c'],
+      $browser: 'x',
+      $groups: { company: 'acme' },
+    })
     const out = await one(e)
-    expect(out).toMatchObject({ personId: pu('anon'), personProperties: {}, personMode: 'propertyless', personCreatedAt: PERSONLESS_CREATED_AT })
+    expect(out).toMatchObject({
+      personId: pu('anon'),
+      personProperties: {},
+      personMode: 'propertyless',
+      personCreatedAt: PERSONLESS_CREATED_AT,
+    })
     expect(out.properties).toEqual({ $process_person_profile: false, $browser: 'x', $groups: { company: 'acme' } })
     expect(out.groupProperties).toEqual([{}, {}, {}, {}, {}])
     expect(store.persons()).toHaveLength(0)
     expect(store.groupTypes()).toEqual([])
-    expect((await run(ev('anon', 'x', { $process_person_profile: false }))).changes).toEqual({ persons: [], distinctIds: [], activity: [], groups: [], groupTypes: [] })
+    expect((await run(ev('anon', 'x', { $process_person_profile: false }))).changes).toEqual({
+      persons: [],
+      distinctIds: [],
+      activity: [],
+      groups: [],
+      groupTypes: [],
+    })
   })
 
   it('attaches to an existing person as force_upgrade, without changing it', async () => {
     const { one, run, person } = setup()
     await run(ev('u', 'e', { $set: { a: 1 } }))
     const out = await one(ev('u', 'e', { $process_person_profile: false, $set: { a: 2 } }))
-    expect(out).toMatchObject({ personId: pu('u'), personMode: 'force_upgrade', personProperties: person('u')!.properties, personCreatedAt: person('u')!.createdAt })
+    expect(out).toMatchObject({
+      personId: pu('u'),
+      personMode: 'force_upgrade',
+      personProperties: person('u')!.properties,
+      personCreatedAt: person('u')!.createdAt,
+    })
     expect(person('u')!.properties.a).toBe(1)
   })
 
@@ -295,14 +355,24 @@ describe('identify, alias, merge', () => {
     const { changes, outputs } = await run(ev('user', '$identify', { $anon_distinct_id: 'anon', $set: { fromEvent: 1 } }, 20))
     const merged = person('anon')!
     expect(merged.uuid).toBe(pu('user'))
-    expect(merged.properties).toEqual({ shared: 'user', onlyAnon: 1, v: 2, fromEvent: 1, $creator_event_uuid: target.properties.$creator_event_uuid })
+    expect(merged.properties).toEqual({
+      shared: 'user',
+      onlyAnon: 1,
+      v: 2,
+      fromEvent: 1,
+      $creator_event_uuid: target.properties.$creator_event_uuid,
+    })
     expect(merged).toMatchObject({ createdAt: source.createdAt, version: 2, isIdentified: true, id: target.id })
     expect(store.person(T, pu('anon'))).toMatchObject({ isDeleted: true, version: 2 })
     expect(store.row(T, 'anon')).toMatchObject({ personUuid: pu('user'), version: 1 })
     expect(store.idsOf(T, pu('user'))).toEqual(['anon', 'user'])
     expect((outputs[0] as ProcessedEvent).personProperties).toEqual(merged.properties)
     expect(changes.activity).toEqual([
-      expect.objectContaining({ activity: 'merged', personUuid: pu('user'), detail: expect.objectContaining({ merge: { source: pu('anon'), distinctIds: ['anon'] } }) }),
+      expect.objectContaining({
+        activity: 'merged',
+        personUuid: pu('user'),
+        detail: expect.objectContaining({ merge: { source: pu('anon'), distinctIds: ['anon'] } }),
+      }),
     ])
   })
 
@@ -374,10 +444,40 @@ describe('identify, alias, merge', () => {
   })
 
   const illegal = [
-    'anonymous', 'ANONYMOUS', 'Guest', 'distinctid', 'DistinctId', 'distinct_id', 'id', 'ID', 'not_authenticated', 'email', 'Email',
-    'undefined', 'UNDEFINED', 'true', 'True', 'false', 'FALSE', '"guest"', "'Guest'", '"ID"', "'email'",
-    '[object Object]', 'NaN', 'None', 'none', 'null', '0', '"null"', "'NaN'", "'0'", '"[object Object]"',
-    '', ' ', '\t\n',
+    'anonymous',
+    'ANONYMOUS',
+    'Guest',
+    'distinctid',
+    'DistinctId',
+    'distinct_id',
+    'id',
+    'ID',
+    'not_authenticated',
+    'email',
+    'Email',
+    'undefined',
+    'UNDEFINED',
+    'true',
+    'True',
+    'false',
+    'FALSE',
+    '"guest"',
+    "'Guest'",
+    '"ID"',
+    "'email'",
+    '[object Object]',
+    'NaN',
+    'None',
+    'none',
+    'null',
+    '0',
+    '"null"',
+    "'NaN'",
+    "'0'",
+    '"[object Object]"',
+    '',
+    ' ',
+    '\t\n',
   ]
   it.each(illegal)('refuses to merge with illegal id %j in either position', async (bad) => {
     const { warnings, run, person, store } = setup()
@@ -397,7 +497,8 @@ describe('identify, alias, merge', () => {
   })
 
   it('allows ids that only look like illegal ones', async () => {
-    for (const ok of ['nan', 'NULL', 'Null', 'NONE', '00', 'guest1', '"nan"', 'anonymous ', "'none'x"]) expect(isDistinctIdIllegal(ok)).toBe(false)
+    for (const ok of ['nan', 'NULL', 'Null', 'NONE', '00', 'guest1', '"nan"', 'anonymous ', "'none'x"])
+      expect(isDistinctIdIllegal(ok)).toBe(false)
     const { run, person } = setup()
     await run(ev('user', '$identify', { $anon_distinct_id: 'nan' }))
     expect(person('nan')!.uuid).toBe(pu('user'))
@@ -443,12 +544,19 @@ describe('groups', () => {
   it('$groupidentify upserts the group, leaves person properties alone, and events carry group properties', async () => {
     const { run, one, store, person } = setup()
     await run(ev('u', 'e', { $set: { a: 1 } }))
-    const gi = ev('u', '$groupidentify', { $group_type: 'company', $group_key: 'acme', $group_set: { name: 'Acme', size: 5 }, $set: { a: 2 }, $unset: ['a'] }, 7)
+    const gi = ev(
+      'u',
+      '$groupidentify',
+      { $group_type: 'company', $group_key: 'acme', $group_set: { name: 'Acme', size: 5 }, $set: { a: 2 }, $unset: ['a'] },
+      7,
+    )
     const first = await one(gi)
     expect(first.personId).toBe(pu('u'))
     expect(first.properties).not.toHaveProperty('$set')
     expect(person('u')!.properties.a).toBe(1)
-    expect(store.groups()).toEqual([{ teamId: T, groupTypeIndex: 0, groupKey: 'acme', properties: { name: 'Acme', size: 5 }, createdAt: gi.timestamp, version: 1 }])
+    expect(store.groups()).toEqual([
+      { teamId: T, groupTypeIndex: 0, groupKey: 'acme', properties: { name: 'Acme', size: 5 }, createdAt: gi.timestamp, version: 1 },
+    ])
     const { changes } = await run(ev('u', '$groupidentify', { $group_type: 'company', $group_key: 'acme', $group_set: { size: 5 } }, 3))
     expect(changes.groups).toEqual([])
     await run(ev('u', '$groupidentify', { $group_type: 'company', $group_key: 'acme', $group_set: { size: 6 } }, 3))
@@ -479,7 +587,18 @@ describe('commands', () => {
     expect(p.version).toBe(1)
     expect(outputs[0]).toEqual({ ok: true, person: p })
     expect(changes.activity).toEqual([
-      { teamId: T, personUuid: pu('u'), activity: 'updated', detail: { changes: [{ field: 'b', before: 1, after: 2 }, { field: 'c', before: null, after: 3 }] }, at: '2024-02-01T00:00:00.000Z' },
+      {
+        teamId: T,
+        personUuid: pu('u'),
+        activity: 'updated',
+        detail: {
+          changes: [
+            { field: 'b', before: 1, after: 2 },
+            { field: 'c', before: null, after: 3 },
+          ],
+        },
+        at: '2024-02-01T00:00:00.000Z',
+      },
     ])
   })
 
@@ -502,13 +621,30 @@ describe('commands', () => {
     expect(store.person(T, pu('u'))).toMatchObject({ properties: {}, version: before.version + 1 })
     expect(store.idsOf(T, pu('u'))).toEqual(['u'])
     for (const id of ['a-alias', 'b-anon']) {
-      expect(store.person(T, pu(id))).toMatchObject({ properties: {}, isIdentified: false, isDeleted: false, createdAt: '2024-02-01T00:00:00.000Z' })
+      expect(store.person(T, pu(id))).toMatchObject({
+        properties: {},
+        isIdentified: false,
+        isDeleted: false,
+        createdAt: '2024-02-01T00:00:00.000Z',
+      })
       expect(store.row(T, id)).toMatchObject({ personUuid: pu(id), version: 2 })
     }
     expect(new Set([store.person(T, pu('a-alias'))!.id, store.person(T, pu('b-anon'))!.id])).toEqual(new Set([2, 3]))
     expect(outputs[0]).toMatchObject({ ok: true, person: { uuid: pu('u'), properties: {} } })
     expect(changes.activity).toContainEqual(
-      expect.objectContaining({ activity: 'split', personUuid: pu('u'), detail: { split: { mainDistinctId: 'u', persons: [{ uuid: pu('a-alias'), distinctId: 'a-alias' }, { uuid: pu('b-anon'), distinctId: 'b-anon' }] } } }),
+      expect.objectContaining({
+        activity: 'split',
+        personUuid: pu('u'),
+        detail: {
+          split: {
+            mainDistinctId: 'u',
+            persons: [
+              { uuid: pu('a-alias'), distinctId: 'a-alias' },
+              { uuid: pu('b-anon'), distinctId: 'b-anon' },
+            ],
+          },
+        },
+      }),
     )
   })
 
@@ -534,7 +670,9 @@ describe('commands', () => {
     expect(store.person(T, pu('u'))).toMatchObject({ isDeleted: true, version: 1 })
     expect(store.row(T, 'u')).toMatchObject({ isDeleted: true, version: 1 })
     expect(store.row(T, 'anon')).toMatchObject({ isDeleted: true, version: 2 })
-    expect(changes.activity).toEqual([{ teamId: T, personUuid: pu('u'), activity: 'deleted', detail: { distinctIds: ['u', 'anon'] }, at: '2024-02-01T00:00:00.000Z' }])
+    expect(changes.activity).toEqual([
+      { teamId: T, personUuid: pu('u'), activity: 'deleted', detail: { distinctIds: ['u', 'anon'] }, at: '2024-02-01T00:00:00.000Z' },
+    ])
   })
 
   it('answers 404 for unknown, deleted or malformed person uuids', async () => {
@@ -672,7 +810,9 @@ describe('person properties size limit (PostHog: 640 KiB, refused with person_pr
     expect(person('u')!.properties).toMatchObject({ plan: 'pro' })
     expect(person('u')!.properties).not.toHaveProperty('blob')
     for (const out of outputs as ProcessedEvent[]) expect(out.personProperties).not.toHaveProperty('blob')
-    expect(warnings()).toEqual([{ teamId: T, type: 'person_properties_size_violation', details: expect.objectContaining({ personId: pu('u') }) }])
+    expect(warnings()).toEqual([
+      { teamId: T, type: 'person_properties_size_violation', details: expect.objectContaining({ personId: pu('u') }) },
+    ])
   })
 
   it('trims a new person past the limit, and one already past it, keeping protected keys', async () => {
@@ -682,7 +822,18 @@ describe('person properties size limit (PostHog: 640 KiB, refused with person_pr
     expect(person('new')!.properties).not.toHaveProperty('a_blob')
     // Stored before the limit existed: the next write trims it to 512 KiB.
     store.seed({
-      persons: [{ teamId: T, id: 9, uuid: pu('old'), properties: { name: big, b1: big, b2: big }, isIdentified: false, createdAt: '', version: 0, isDeleted: false }],
+      persons: [
+        {
+          teamId: T,
+          id: 9,
+          uuid: pu('old'),
+          properties: { name: big, b1: big, b2: big },
+          isIdentified: false,
+          createdAt: '',
+          version: 0,
+          isDeleted: false,
+        },
+      ],
       distinctIds: [{ teamId: T, distinctId: 'old', personUuid: pu('old'), isDeleted: false, version: 0 }],
     })
     await run(ev('old', '$set', { $set: { c: 1 } }))

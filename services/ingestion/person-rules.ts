@@ -39,7 +39,11 @@ export function isDroppedPersonlessEvent(event: IngestEvent): boolean {
 /** Records PostHog's warning for an event isDroppedPersonlessEvent drops; true when it is one. */
 export function warnIfDroppedPersonless(repo: PersonRepo, event: IngestEvent): boolean {
   if (!isDroppedPersonlessEvent(event)) return false
-  repo.warn({ teamId: event.teamId, type: 'invalid_event_when_process_person_profile_is_false', details: { eventUuid: event.uuid, event: event.event, distinctId: event.distinctId } })
+  repo.warn({
+    teamId: event.teamId,
+    type: 'invalid_event_when_process_person_profile_is_false',
+    details: { eventUuid: event.uuid, event: event.event, distinctId: event.distinctId },
+  })
   return true
 }
 
@@ -77,7 +81,11 @@ function process(repo: PersonRepo, event: IngestEvent): ProcessedEvent {
   const flag = properties.$process_person_profile
   const processPerson = flag !== false
   if (flag !== undefined && typeof flag !== 'boolean') {
-    repo.warn({ teamId, type: 'invalid_process_person_profile', details: { eventUuid: event.uuid, event: event.event, distinctId: event.distinctId, $process_person_profile: flag } })
+    repo.warn({
+      teamId,
+      type: 'invalid_process_person_profile',
+      details: { eventUuid: event.uuid, event: event.event, distinctId: event.distinctId, $process_person_profile: flag },
+    })
   }
   warnIfDroppedPersonless(repo, event)
 

@@ -61,7 +61,10 @@ function fits(properties: Properties): boolean {
  * unchanged; past it, the previous properties stay (the change is refused), or, with no previous
  * properties within the limit to fall back on, the properties are trimmed.
  */
-export function capPersonProperties(person: Person, previous: Person | null | undefined): { person: Person; warning: IngestionWarning | null } {
+export function capPersonProperties(
+  person: Person,
+  previous: Person | null | undefined,
+): { person: Person; warning: IngestionWarning | null } {
   // Unchanged properties (an identify, a version bump) were checked when they were written.
   if (person.isDeleted || person.properties === previous?.properties || fits(person.properties)) return { person, warning: null }
   const fallback = previous && !previous.isDeleted ? previous.properties : person.properties
@@ -69,7 +72,10 @@ export function capPersonProperties(person: Person, previous: Person | null | un
   const warning: IngestionWarning = {
     teamId: person.teamId,
     type: 'person_properties_size_violation',
-    details: { personId: person.uuid, message: `Person properties exceed the size limit (${PERSON_PROPERTIES_LIMIT_BYTES} bytes) and the change was rejected` },
+    details: {
+      personId: person.uuid,
+      message: `Person properties exceed the size limit (${PERSON_PROPERTIES_LIMIT_BYTES} bytes) and the change was rejected`,
+    },
   }
   return { person: { ...person, properties }, warning }
 }

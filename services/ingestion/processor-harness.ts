@@ -45,7 +45,11 @@ export class MemoryLog implements Log {
   }
 
   async stats(topic: string): Promise<TopicStats> {
-    return { topic, endOffset: this.records(topic).length, committed: this.subscription ? { [this.subscription.group]: this.committed.get(topic) ?? 0 } : {} }
+    return {
+      topic,
+      endOffset: this.records(topic).length,
+      committed: this.subscription ? { [this.subscription.group]: this.committed.get(topic) ?? 0 } : {},
+    }
   }
 
   async close(): Promise<void> {
@@ -67,7 +71,15 @@ export class MemoryLog implements Log {
     const first = pending?.first ?? next
     const last = pending?.last ?? Math.min(records.length, next + maxBatchRecords) - 1
     if (last < first) throw new Error(`no records to deliver on ${topic}`)
-    let batch: LogBatch = { topic, partition: 0, records: records.slice(first, last + 1), firstOffset: first, lastOffset: last, redelivered: pending !== undefined, reassigned: options.reassigned }
+    let batch: LogBatch = {
+      topic,
+      partition: 0,
+      records: records.slice(first, last + 1),
+      firstOffset: first,
+      lastOffset: last,
+      redelivered: pending !== undefined,
+      reassigned: options.reassigned,
+    }
     this.pending.set(topic, { first, last })
     const attempts = options.attempts ?? 20
     for (let failures = 0; failures < attempts; failures++) {
@@ -151,7 +163,10 @@ export function ingestion(options: { store?: FakePersonStore; processor?: Partia
     },
     /** Appends the items (events and commands, or raw messages) to the ingest topic. */
     async append(...items: Array<Item | Buffer>): Promise<void> {
-      await log.append(TOPICS.ingest, items.map((item) => ({ key: String(Buffer.isBuffer(item) ? 0 : item.teamId), value: Buffer.isBuffer(item) ? item : encode(item) })))
+      await log.append(
+        TOPICS.ingest,
+        items.map((item) => ({ key: String(Buffer.isBuffer(item) ? 0 : item.teamId), value: Buffer.isBuffer(item) ? item : encode(item) })),
+      )
     },
     /** Appends the items and delivers them as one batch. */
     async run(...items: Item[]): Promise<Run> {

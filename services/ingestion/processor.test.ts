@@ -58,7 +58,12 @@ describe('ingestion processor loop', () => {
   ])('rebuilds a batch redelivered (%s) from the state before it, writing the same rows, stored once', async (_, restart) => {
     const h = ingestion()
     await h.run(ev('anon', 'pageview', { $set: { a: 1 } }), ev('user', 'e'))
-    const items = [ev('user', '$identify', { $anon_distinct_id: 'anon', $set: { b: 2 } }), ev('anon', 'e', { $set: { c: 3 } }), ev('new', 'e'), { ...cmd('update_properties', pu('user')), set: { d: 4 } }]
+    const items = [
+      ev('user', '$identify', { $anon_distinct_id: 'anon', $set: { b: 2 } }),
+      ev('anon', 'e', { $set: { c: 3 } }),
+      ev('new', 'e'),
+      { ...cmd('update_properties', pu('user')), set: { d: 4 } },
+    ]
     await h.append(...items)
     // The batch is written, then the process dies before the commit.
     expect((await h.deliver(items, { crash: true })).delivery.committed).toBe(false)
@@ -114,7 +119,16 @@ describe('ingestion processor loop', () => {
     const { delivery } = await h.deliver(items)
     expect(delivery).toMatchObject({ committed: true, failures: 0 })
     expect(named(h.store.events())).toEqual(['carol:a', 'carol:b'])
-    expect(h.store.letters()).toEqual([{ topic: 'wren_ingest', partition: 0, offset: 1, error: 'not a Wren message (bad magic byte)', payload: Buffer.from('not avro'), teamId: null }])
+    expect(h.store.letters()).toEqual([
+      {
+        topic: 'wren_ingest',
+        partition: 0,
+        offset: 1,
+        error: 'not a Wren message (bad magic byte)',
+        payload: Buffer.from('not avro'),
+        teamId: null,
+      },
+    ])
     expect(h.metrics.get('wren_dead_letters_total')).toBe(1)
     expect(h.lines.some((l) => l.msg === 'messages sent to the dead-letter store')).toBe(true)
   })

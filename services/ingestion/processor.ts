@@ -119,7 +119,9 @@ export class IngestionProcessor {
     // are the durable sign that it was being isolated.
     const isolating =
       failures >= (this.options.maxRetries ?? 3) ||
-      (batch.redelivered && failures === 0 && (await this.deadLetters.offsetsIn(batch.topic, batch.partition, batch.firstOffset, batch.lastOffset)).length > 0)
+      (batch.redelivered &&
+        failures === 0 &&
+        (await this.deadLetters.offsetsIn(batch.topic, batch.partition, batch.firstOffset, batch.lastOffset)).length > 0)
     try {
       if (isolating) await this.isolate(batch, null)
       else await this.processRange(batch)
@@ -157,7 +159,14 @@ export class IngestionProcessor {
     this.metrics.inc('wren_ingestion_batches_split_total')
     const half = Math.ceil(batch.records.length / 2)
     for (const records of [batch.records.slice(0, half), batch.records.slice(half)]) {
-      const part: LogBatch = { topic: batch.topic, partition: batch.partition, records, firstOffset: records[0].offset, lastOffset: records[records.length - 1].offset, redelivered: true }
+      const part: LogBatch = {
+        topic: batch.topic,
+        partition: batch.partition,
+        records,
+        firstOffset: records[0].offset,
+        lastOffset: records[records.length - 1].offset,
+        redelivered: true,
+      }
       try {
         await this.processRange(part)
       } catch (err) {
@@ -177,7 +186,10 @@ export class IngestionProcessor {
       this.waiters.resolve(...result)
     }
     this.metrics.inc('wren_dead_letters_total')
-    this.logger.warn({ partition: batch.partition, offset: record.offset, teamId: letter.teamId, error: letter.error }, 'a message that fails alone was sent to the dead-letter store')
+    this.logger.warn(
+      { partition: batch.partition, offset: record.offset, teamId: letter.teamId, error: letter.error },
+      'a message that fails alone was sent to the dead-letter store',
+    )
   }
 
   /** Logs a failing batch once, then at most once a minute with the number of failures since. */
@@ -221,7 +233,12 @@ export class IngestionProcessor {
           else if (!warnIfDroppedPersonless(this.repo, item.event)) events.push(processEvent(this.repo, item.event))
         })
       } catch (err) {
-        deadLetters.push({ offset, error: errorText(err), payload: batch.records[index].value, teamId: item.kind === 'event' ? item.event.teamId : item.command.teamId })
+        deadLetters.push({
+          offset,
+          error: errorText(err),
+          payload: batch.records[index].value,
+          teamId: item.kind === 'event' ? item.event.teamId : item.command.teamId,
+        })
         // Whoever waits for a command that cannot be applied hears so now, not after its timeout.
         if (item.kind === 'command') results.push([item.command.commandId, { ok: false, status: 500, detail: errorText(err) }])
       }
@@ -230,7 +247,8 @@ export class IngestionProcessor {
     const changes = this.repo.takeChanges()
     try {
       const poison = this.options.poisonEvent
-      if (poison && events.some((e) => e.event === poison)) throw new Error(`failpoint: ClickHouse refuses a batch holding a ${JSON.stringify(poison)} event`)
+      if (poison && events.some((e) => e.event === poison))
+        throw new Error(`failpoint: ClickHouse refuses a batch holding a ${JSON.stringify(poison)} event`)
       await this.store.write(batch, changes, events)
       await this.deadLetters.record(batch, deadLetters)
       if (this.options.publishResults) await this.options.publishResults(results)
@@ -254,7 +272,8 @@ export class IngestionProcessor {
     const warnings = this.repo.takeWarnings()
     this.metrics.inc('wren_ingestion_warnings_total', warnings.length)
     for (const w of warnings.slice(0, 20)) this.logger.info({ teamId: w.teamId, details: w.details }, `ingestion warning: ${w.type}`)
-    if (deadLetters.length) this.logger.warn({ count: deadLetters.length, first: deadLetters[0].error }, 'messages sent to the dead-letter store')
+    if (deadLetters.length)
+      this.logger.warn({ count: deadLetters.length, first: deadLetters[0].error }, 'messages sent to the dead-letter store')
     for (const [commandId, result] of results) this.waiters.resolve(commandId, result)
   }
 }

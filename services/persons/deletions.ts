@@ -41,7 +41,17 @@ export class DeletionScheduler {
 
   async enqueuePersonEvents(teamId: number, personUuid: string, distinctIds: string[]): Promise<void> {
     await insertRows(this.client, 'deletion_tasks', [
-      { id: randomUUID(), team_id: teamId, kind: 'person_events', key: personUuid, distinct_ids: distinctIds, created_at: this.clock.now().toISOString(), status: 'queued', finished_at: null, version: 1 },
+      {
+        id: randomUUID(),
+        team_id: teamId,
+        kind: 'person_events',
+        key: personUuid,
+        distinct_ids: distinctIds,
+        created_at: this.clock.now().toISOString(),
+        status: 'queued',
+        finished_at: null,
+        version: 1,
+      },
     ])
   }
 
@@ -72,11 +82,15 @@ export class DeletionScheduler {
     const cutoff = lastRunAtOrBefore(this.clock.now())
     const due = (await this.queued()).filter((t) => new Date(t.created_at).getTime() <= cutoff.getTime())
     for (const task of due) {
-      await this.client.command({ query: 'DELETE FROM events WHERE team_id = {t:Int64} AND (person_id = {p:UUID} OR distinct_id IN {ids:Array(String)}) AND created_at <= parseDateTime64BestEffort({c:String}, 6)',
+      await this.client.command({
+        query:
+          'DELETE FROM events WHERE team_id = {t:Int64} AND (person_id = {p:UUID} OR distinct_id IN {ids:Array(String)}) AND created_at <= parseDateTime64BestEffort({c:String}, 6)',
         // events that arrived after the request belong to whoever the distinct id names now
         query_params: { t: task.team_id, p: task.key, ids: task.distinct_ids, c: task.created_at },
       })
-      await insertRows(this.client, 'deletion_tasks', [{ ...task, status: 'done', finished_at: this.clock.now().toISOString(), version: 2 }])
+      await insertRows(this.client, 'deletion_tasks', [
+        { ...task, status: 'done', finished_at: this.clock.now().toISOString(), version: 2 },
+      ])
     }
     if (due.length) this.logger.info({ count: due.length }, 'ran queued deletions')
     return due.length

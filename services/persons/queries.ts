@@ -51,7 +51,8 @@ export class PersonQueries {
   async list(teamId: number, f: ListFilters): Promise<{ total: number; persons: PersonRecord[] }> {
     const params = new SqlParams()
     const where: string[] = []
-    if (f.distinctId !== undefined) where.push(`uuid IN (SELECT person_uuid FROM (${LATEST_DISTINCT_IDS}) WHERE distinct_id = ${params.add('String', f.distinctId)})`)
+    if (f.distinctId !== undefined)
+      where.push(`uuid IN (SELECT person_uuid FROM (${LATEST_DISTINCT_IDS}) WHERE distinct_id = ${params.add('String', f.distinctId)})`)
     if (f.email !== undefined) where.push(`JSONExtractString(properties, 'email') = ${params.add('String', f.email)}`)
     if (f.search) {
       const s = params.add('String', f.search)
@@ -72,7 +73,11 @@ export class PersonQueries {
     )
     let total = Number(rows[0]?.total ?? 0)
     if (rows.length === 0 && f.offset > 0) {
-      const [c] = await queryRows<{ c: number }>(this.client, `SELECT count() AS c FROM (${LATEST_PERSONS}) ${where.length ? 'WHERE ' + where.join(' AND ') : ''}`, { ...params.values, team: teamId })
+      const [c] = await queryRows<{ c: number }>(
+        this.client,
+        `SELECT count() AS c FROM (${LATEST_PERSONS}) ${where.length ? 'WHERE ' + where.join(' AND ') : ''}`,
+        { ...params.values, team: teamId },
+      )
       total = Number(c?.c ?? 0)
     }
     return { total, persons: await this.withDistinctIds(teamId, rows) }
@@ -82,12 +87,21 @@ export class PersonQueries {
   async get(teamId: number, key: { id: number } | { uuid: string }, opts: { includeDeleted?: boolean } = {}): Promise<PersonRecord | null> {
     const filter = 'id' in key ? 'id = {id:Int64}' : 'uuid = {uuid:UUID}'
     const persons = opts.includeDeleted ? LATEST_PERSONS_AND_DELETED : LATEST_PERSONS
-    const rows = await queryRows<Row>(this.client, `SELECT uuid, id, properties, created_at, is_identified FROM (${persons}) WHERE ${filter} LIMIT 1`, { team: teamId, ...key })
+    const rows = await queryRows<Row>(
+      this.client,
+      `SELECT uuid, id, properties, created_at, is_identified FROM (${persons}) WHERE ${filter} LIMIT 1`,
+      { team: teamId, ...key },
+    )
     const [person] = await this.withDistinctIds(teamId, rows)
     return person ?? null
   }
 
-  async activity(teamId: number, personUuid: string, limit: number, offset: number): Promise<{ total: number; rows: Array<{ activity: string; detail: string; at: string }> }> {
+  async activity(
+    teamId: number,
+    personUuid: string,
+    limit: number,
+    offset: number,
+  ): Promise<{ total: number; rows: Array<{ activity: string; detail: string; at: string }> }> {
     const rows = await queryRows<{ activity: string; detail: string; at: string; total: number }>(
       this.client,
       `SELECT activity, detail, at, count() OVER () AS total FROM person_activity
@@ -98,7 +112,12 @@ export class PersonQueries {
   }
 
   /** The person's properties as each of its events saw them, oldest first. */
-  async propertiesAtEvents(teamId: number, distinctIds: string[], from: string | null, to: string | null): Promise<Array<{ timestamp: string; person_properties: string }>> {
+  async propertiesAtEvents(
+    teamId: number,
+    distinctIds: string[],
+    from: string | null,
+    to: string | null,
+  ): Promise<Array<{ timestamp: string; person_properties: string }>> {
     return queryRows(
       this.client,
       `SELECT timestamp, person_properties FROM events

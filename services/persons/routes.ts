@@ -9,7 +9,19 @@ import type { Caller } from '../shared/http/auth'
 import { wrenError } from '../shared/errors'
 import { absoluteUrl, sendFormatted } from '../shared/http'
 import { routesOf } from '../shared/http/route'
-import { ActivityPage, AnyObject, ErrorBody, Format, Limit, NoContent, Offset, Page, Paginated, Success, Uuid } from '../shared/http/schemas'
+import {
+  ActivityPage,
+  AnyObject,
+  ErrorBody,
+  Format,
+  Limit,
+  NoContent,
+  Offset,
+  Page,
+  Paginated,
+  Success,
+  Uuid,
+} from '../shared/http/schemas'
 import { encodeIngest } from '../shared/log/contract'
 import { TOPICS, type Log } from '../shared/log/log'
 import { parsePropertyFilters } from '../shared/property-filters/parse'
@@ -52,7 +64,9 @@ const Person = Type.Object({
   is_identified: Type.Boolean(),
   user_access_level: Type.Enum(ACCESS_LEVELS),
 })
-const PersonId = Type.Object({ id: Type.String({ description: 'The person’s integer id or uuid (to find one by distinct id: ?distinct_id= on the list).' }) })
+const PersonId = Type.Object({
+  id: Type.String({ description: 'The person’s integer id or uuid (to find one by distinct id: ?distinct_id= on the list).' }),
+})
 const FormatOnly = Type.Object({ format: Type.Optional(Format) })
 const PropertyFilters = Type.String({ description: 'A JSON list of property filters: [{"key", "value", "operator", "type"}].' })
 const IsoDate = Type.String({ pattern: ISO_DATE.source, description: 'an ISO date or date-time' })
@@ -82,10 +96,18 @@ export async function personRoutes(app: FastifyInstance, deps: PersonRouteDeps):
     }
     if (!result.ok) {
       const code = result.status === 404 ? 'not_found' : result.status === 400 ? 'invalid_input' : 'dead_lettered'
-      throw wrenError(code, result.status === 500 ? `The change could not be applied and was kept as a dead letter: ${result.detail}` : result.detail)
+      throw wrenError(
+        code,
+        result.status === 500 ? `The change could not be applied and was kept as a dead letter: ${result.detail}` : result.detail,
+      )
     }
   }
-  const base = (caller: Caller, person: PersonRecord) => ({ commandId: randomUUID(), teamId: caller.project.id, personUuid: person.uuid, at: deps.clock.now().toISOString() })
+  const base = (caller: Caller, person: PersonRecord) => ({
+    commandId: randomUUID(),
+    teamId: caller.project.id,
+    personUuid: person.uuid,
+    at: deps.clock.now().toISOString(),
+  })
 
   route({
     method: 'GET',
@@ -112,7 +134,15 @@ export async function personRoutes(app: FastifyInstance, deps: PersonRouteDeps):
       const offset = csv ? 0 : (q.offset ?? 0)
       const levels = await access.explicitLevels(caller.key, caller.project.id, 'person')
       const hiddenIds = [...levels].filter(([, level]) => level === 'none').map(([id]) => Number(id))
-      const { total, persons } = await queries.list(caller.project.id, { distinctId: q.distinct_id, email: q.email, search: q.search, properties: parsePropertyFilters(q.properties), hiddenIds, limit, offset })
+      const { total, persons } = await queries.list(caller.project.id, {
+        distinctId: q.distinct_id,
+        email: q.email,
+        search: q.search,
+        properties: parsePropertyFilters(q.properties),
+        hiddenIds,
+        limit,
+        offset,
+      })
       const results = persons.map((p) => serializePerson(p, levels.get(String(p.id)) ?? DEFAULT_LEVEL))
       const next = offset + persons.length < total ? absoluteUrl(request, deps.siteUrl, { limit, offset: offset + limit }) : null
       const previous = offset > 0 ? absoluteUrl(request, deps.siteUrl, { limit, offset: Math.max(0, offset - limit) }) : null
@@ -127,7 +157,10 @@ export async function personRoutes(app: FastifyInstance, deps: PersonRouteDeps):
     access: { project: 'person:write' },
     schema: { response: { 405: ErrorBody } },
     handler: async () => {
-      throw wrenError('method_not_allowed', 'Persons cannot be created through this API. Send events through capture instead: an $identify event (posthog.identify) creates and names a person, $set sets its properties.')
+      throw wrenError(
+        'method_not_allowed',
+        'Persons cannot be created through this API. Send events through capture instead: an $identify event (posthog.identify) creates and names a person, $set sets its properties.',
+      )
     },
   })
 
@@ -171,7 +204,12 @@ export async function personRoutes(app: FastifyInstance, deps: PersonRouteDeps):
     access: { project: 'person:write' },
     schema: {
       params: PersonId,
-      querystring: Type.Object({ delete_events: Type.Optional(Type.Enum(['true', 'false', '1', '0', ''], { description: 'Also delete the person’s events (in the background).' })), format: Type.Optional(Format) }),
+      querystring: Type.Object({
+        delete_events: Type.Optional(
+          Type.Enum(['true', 'false', '1', '0', ''], { description: 'Also delete the person’s events (in the background).' }),
+        ),
+        format: Type.Optional(Format),
+      }),
       response: { 204: NoContent },
     },
     handler: async (request, reply, caller) => {
@@ -240,7 +278,12 @@ export async function personRoutes(app: FastifyInstance, deps: PersonRouteDeps):
     access: { project: 'person:read' },
     schema: {
       params: PersonId,
-      querystring: Type.Object({ properties: Type.Optional(PropertyFilters), date_from: Type.Optional(IsoDate), date_to: Type.Optional(IsoDate), format: Type.Optional(Format) }),
+      querystring: Type.Object({
+        properties: Type.Optional(PropertyFilters),
+        date_from: Type.Optional(IsoDate),
+        date_to: Type.Optional(IsoDate),
+        format: Type.Optional(Format),
+      }),
       response: { 200: AnyObject('{points, crucial_property_keys, effective_date_from, effective_date_to}') },
     },
     handler: async (request, reply, caller) => {
@@ -248,7 +291,8 @@ export async function personRoutes(app: FastifyInstance, deps: PersonRouteDeps):
       const q = request.query
       const keys = q.properties ? parsePropertyFilters(q.properties).map((f) => f.key) : []
       for (const name of ['date_from', 'date_to'] as const) {
-        if (q[name] && Number.isNaN(new Date(q[name]).getTime())) throw wrenError('invalid_input', `${name} must be an ISO date or date-time, got '${q[name]}'.`, name)
+        if (q[name] && Number.isNaN(new Date(q[name]).getTime()))
+          throw wrenError('invalid_input', `${name} must be an ISO date or date-time, got '${q[name]}'.`, name)
       }
       const rows = await queries.propertiesAtEvents(caller.project.id, person.distinctIds, q.date_from ?? null, q.date_to ?? null)
       const timeline = propertiesTimeline(rows, keys, q.date_from ?? null, q.date_to ?? null)
@@ -264,13 +308,18 @@ export async function personRoutes(app: FastifyInstance, deps: PersonRouteDeps):
     schema: {
       params: PersonId,
       querystring: FormatOnly,
-      body: Type.Object({ main_distinct_id: Type.Optional(Type.Union([Type.String(), Type.Null()], { description: 'The distinct id that keeps the person (one of its own).' })) }),
+      body: Type.Object({
+        main_distinct_id: Type.Optional(
+          Type.Union([Type.String(), Type.Null()], { description: 'The distinct id that keeps the person (one of its own).' }),
+        ),
+      }),
       response: { 200: Success },
     },
     handler: async (request, reply, caller) => {
       const { person } = await personFor(caller, request.params.id, 'editor')
       const main = request.body.main_distinct_id
-      if (typeof main === 'string' && !person.distinctIds.includes(main)) throw wrenError('invalid_input', 'main_distinct_id must be one of the person’s distinct ids.', 'main_distinct_id')
+      if (typeof main === 'string' && !person.distinctIds.includes(main))
+        throw wrenError('invalid_input', 'main_distinct_id must be one of the person’s distinct ids.', 'main_distinct_id')
       await command(caller, { action: 'split', ...base(caller, person), ...(typeof main === 'string' ? { mainDistinctId: main } : {}) })
       return sendFormatted(request, reply, 200, { success: true })
     },
@@ -312,11 +361,21 @@ export async function personRoutes(app: FastifyInstance, deps: PersonRouteDeps):
   })
 }
 
-async function findPerson(queries: PersonQueries, teamId: number, raw: string, opts: { includeDeleted?: boolean } = {}): Promise<PersonRecord> {
+async function findPerson(
+  queries: PersonQueries,
+  teamId: number,
+  raw: string,
+  opts: { includeDeleted?: boolean } = {},
+): Promise<PersonRecord> {
   let person: PersonRecord | null
   if (UUID_RE.test(raw)) person = await queries.get(teamId, { uuid: raw.toLowerCase() }, opts)
   else if (/^\d+$/.test(raw)) person = Number.isSafeInteger(Number(raw)) ? await queries.get(teamId, { id: Number(raw) }, opts) : null
-  else throw wrenError('invalid_input', `'${raw}' is not a person id or uuid. To find a person by distinct id, use /persons/?distinct_id=${encodeURIComponent(raw)}`, 'id')
+  else
+    throw wrenError(
+      'invalid_input',
+      `'${raw}' is not a person id or uuid. To find a person by distinct id, use /persons/?distinct_id=${encodeURIComponent(raw)}`,
+      'id',
+    )
   if (!person) throw wrenError('not_found', 'Person not found.')
   return person
 }

@@ -7,7 +7,10 @@ export interface BootstrapResult {
   personalApiKey: string
 }
 
-export async function bootstrapIfEmpty(store: ProjectStore, keys: { projectApiKey: string | null; personalApiKey: string | null }): Promise<BootstrapResult | null> {
+export async function bootstrapIfEmpty(
+  store: ProjectStore,
+  keys: { projectApiKey: string | null; personalApiKey: string | null },
+): Promise<BootstrapResult | null> {
   if (!store.isEmpty()) return null
   const project = await store.createProject({ id: 1, name: 'Default project', apiToken: keys.projectApiKey ?? undefined })
   const { value } = await store.createPersonalKey({ label: 'bootstrap', scopes: ['*'], value: keys.personalApiKey ?? undefined })

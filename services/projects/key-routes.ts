@@ -13,7 +13,16 @@ import type { PersonalApiKey } from '../shared/tenancy'
 
 /** PostHog's shape; the value itself is shown once, at creation. */
 export function serializeKey(k: PersonalApiKey): Record<string, unknown> {
-  return { id: k.id, label: k.label, mask_value: k.maskValue, scopes: k.scopes, scoped_teams: k.scopedTeams, scoped_organizations: [], created_at: k.createdAt, last_used_at: k.lastUsedAt }
+  return {
+    id: k.id,
+    label: k.label,
+    mask_value: k.maskValue,
+    scopes: k.scopes,
+    scoped_teams: k.scopedTeams,
+    scoped_organizations: [],
+    created_at: k.createdAt,
+    last_used_at: k.lastUsedAt,
+  }
 }
 
 const Key = Type.Object({
@@ -44,8 +53,13 @@ export async function keyRoutes(app: FastifyInstance, deps: { projects: ProjectS
     schema: {
       body: Type.Object({
         label: Type.Optional(Type.String()),
-        scopes: Type.Array(Type.Enum(SCOPES), { minItems: 1, description: 'e.g. ["person:read", "insight:read"], or ["*"] for every scope' }),
-        scoped_teams: Type.Optional(Type.Array(Type.Integer(), { description: 'the project ids the key is limited to; empty: every project' })),
+        scopes: Type.Array(Type.Enum(SCOPES), {
+          minItems: 1,
+          description: 'e.g. ["person:read", "insight:read"], or ["*"] for every scope',
+        }),
+        scoped_teams: Type.Optional(
+          Type.Array(Type.Integer(), { description: 'the project ids the key is limited to; empty: every project' }),
+        ),
       }),
       response: { 201: Type.Intersect([Key, Type.Object({ value: Type.String() })]) },
     },
@@ -53,9 +67,16 @@ export async function keyRoutes(app: FastifyInstance, deps: { projects: ProjectS
       const { scopes, scoped_teams: teams = [], label = 'api' } = request.body
       for (const t of teams) if (!projects.byId(t)) throw wrenError('not_found', `Project ${t} does not exist.`)
       const missing = scopesBeyond(caller, scopes)
-      if (missing.length) throw wrenError('permission_denied', `A key can only create keys with scopes it holds itself; this key does not hold ${missing.map((s) => `'${s}'`).join(', ')}.`)
+      if (missing.length)
+        throw wrenError(
+          'permission_denied',
+          `A key can only create keys with scopes it holds itself; this key does not hold ${missing.map((s) => `'${s}'`).join(', ')}.`,
+        )
       if (!projectsWithin(caller, teams)) {
-        throw wrenError('permission_denied', `This key is limited to projects ${caller.scopedTeams.join(', ')}: the keys it creates must list scoped_teams within those.`)
+        throw wrenError(
+          'permission_denied',
+          `This key is limited to projects ${caller.scopedTeams.join(', ')}: the keys it creates must list scoped_teams within those.`,
+        )
       }
       const { key, value } = await projects.createPersonalKey({ label, scopes, scopedTeams: teams })
       return reply.status(201).send({ ...serializeKey(key), value })
@@ -69,7 +90,10 @@ export async function keyRoutes(app: FastifyInstance, deps: { projects: ProjectS
     access: { key: null },
     schema: { querystring: Type.Object({ format: Type.Optional(Format) }), response: { 200: Paginated(Key) } },
     handler: async (request, reply, caller) => {
-      const results = projects.listKeys().filter((k) => canManageKey(caller, k)).map(serializeKey)
+      const results = projects
+        .listKeys()
+        .filter((k) => canManageKey(caller, k))
+        .map(serializeKey)
       return sendFormatted(request, reply, 200, { count: results.length, next: null, previous: null, results })
     },
   })

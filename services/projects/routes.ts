@@ -13,11 +13,26 @@ import { applySettings, PROJECT_SETTINGS, READ_ONLY_FIELDS } from './settings'
 
 export function serializeProject(p: Project): Record<string, unknown> {
   // Settings first: nothing stored in them can shadow the project's own fields.
-  return { ...knownSettings(p.settings), id: p.id, uuid: null, name: p.name, api_token: p.apiToken, timezone: p.timezone, created_at: p.createdAt }
+  return {
+    ...knownSettings(p.settings),
+    id: p.id,
+    uuid: null,
+    name: p.name,
+    api_token: p.apiToken,
+    timezone: p.timezone,
+    created_at: p.createdAt,
+  }
 }
 
 const Project = Type.Object(
-  { id: Type.Integer(), uuid: Type.Null(), name: Type.String(), api_token: Type.String(), timezone: Type.String(), created_at: Type.String({ format: 'date-time' }) },
+  {
+    id: Type.Integer(),
+    uuid: Type.Null(),
+    name: Type.String(),
+    api_token: Type.String(),
+    timezone: Type.String(),
+    created_at: Type.String({ format: 'date-time' }),
+  },
   { additionalProperties: true, description: 'A project, with its known settings.' },
 )
 const Name = Type.String({ minLength: 1, pattern: '\\S', description: 'a non-empty name' })
@@ -33,7 +48,10 @@ export async function projectRoutes(app: FastifyInstance, deps: { projects: Proj
     access: { key: 'project:read' },
     schema: { querystring: Type.Object({ format: Type.Optional(Format) }), response: { 200: Paginated(Project) } },
     handler: async (request, reply, key) => {
-      const results = projects.list().filter((p) => canReach(key, p.id)).map(serializeProject)
+      const results = projects
+        .list()
+        .filter((p) => canReach(key, p.id))
+        .map(serializeProject)
       return sendFormatted(request, reply, 200, { count: results.length, next: null, previous: null, results })
     },
   })
@@ -55,7 +73,10 @@ export async function projectRoutes(app: FastifyInstance, deps: { projects: Proj
     access: { project: 'project:write' },
     schema: {
       querystring: Type.Object({ format: Type.Optional(Format) }),
-      body: Type.Object({ name: Type.Optional(Name), timezone: Type.Optional(Type.String({ description: 'an IANA timezone' })) }, { additionalProperties: true }),
+      body: Type.Object(
+        { name: Type.Optional(Name), timezone: Type.Optional(Type.String({ description: 'an IANA timezone' })) },
+        { additionalProperties: true },
+      ),
       response: { 200: Project },
     },
     handler: async (request, reply, { project }) => {
@@ -66,7 +87,8 @@ export async function projectRoutes(app: FastifyInstance, deps: { projects: Proj
         if (settings[field] !== current[field]) throw wrenError('read_only', `${field} cannot be changed.`, field)
         delete settings[field]
       }
-      if (timezone !== undefined && !isTimezone(timezone)) throw wrenError('invalid_input', `Unknown timezone '${String(timezone)}'.`, 'timezone')
+      if (timezone !== undefined && !isTimezone(timezone))
+        throw wrenError('invalid_input', `Unknown timezone '${String(timezone)}'.`, 'timezone')
       const updated = await projects.updateProject(project.id, {
         ...(name !== undefined ? { name: name as string } : {}),
         ...(timezone !== undefined ? { timezone: timezone as string } : {}),

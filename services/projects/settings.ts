@@ -12,7 +12,8 @@ const bool: Check = (v, attr) => {
   return v
 }
 const stringList: Check = (v, attr) => {
-  if (!Array.isArray(v) || !v.every((s) => typeof s === 'string')) throw wrenError('invalid_input', `${attr} must be a list of strings.`, attr)
+  if (!Array.isArray(v) || !v.every((s) => typeof s === 'string'))
+    throw wrenError('invalid_input', `${attr} must be a list of strings.`, attr)
   return v
 }
 const object: Check = (v, attr) => {
@@ -58,7 +59,12 @@ export function applySettings(current: Record<string, unknown>, patch: Record<st
   const next = { ...current }
   for (const [key, value] of Object.entries(patch)) {
     const check = Object.hasOwn(PROJECT_SETTINGS, key) ? PROJECT_SETTINGS[key] : undefined
-    if (!check) throw wrenError('unknown_field', `'${key}' is not a project setting. Known settings: ${Object.keys(PROJECT_SETTINGS).join(', ')}.`, key)
+    if (!check)
+      throw wrenError(
+        'unknown_field',
+        `'${key}' is not a project setting. Known settings: ${Object.keys(PROJECT_SETTINGS).join(', ')}.`,
+        key,
+      )
     if (value === null) delete next[key]
     else next[key] = check(value, key)
   }

@@ -95,7 +95,10 @@ export class ProjectStore implements Tenants {
     this.projects.clear()
     for (const row of projects) this.projects.set(Number(row.id), fromProjectRow(row))
     const keys = await queryRows<KeyRow>(this.client, 'SELECT * FROM personal_api_keys FINAL WHERE is_deleted = 0')
-    const usage = await queryRows<{ id: string; last_used_at: string }>(this.client, 'SELECT id, max(last_used_at) AS last_used_at FROM personal_api_key_usage GROUP BY id')
+    const usage = await queryRows<{ id: string; last_used_at: string }>(
+      this.client,
+      'SELECT id, max(last_used_at) AS last_used_at FROM personal_api_key_usage GROUP BY id',
+    )
     const usedAt = new Map(usage.map((u) => [u.id, new Date(u.last_used_at).toISOString()]))
     const previous = new Map([...this.keysByHash.values()].map((k) => [k.id, k.lastUsedAt]))
     this.keysByHash.clear()
@@ -188,7 +191,12 @@ export class ProjectStore implements Tenants {
   }
 
   /** Returns the key's value: shown once, stored only as a hash. */
-  async createPersonalKey(input: { label: string; scopes: string[]; scopedTeams?: number[]; value?: string }): Promise<{ key: PersonalApiKey; value: string }> {
+  async createPersonalKey(input: {
+    label: string
+    scopes: string[]
+    scopedTeams?: number[]
+    value?: string
+  }): Promise<{ key: PersonalApiKey; value: string }> {
     const value = input.value ?? generateKey(PERSONAL_KEY_PREFIX)
     const key: StoredKey = {
       id: randomBytes(8).toString('hex'),
@@ -214,7 +222,16 @@ export class ProjectStore implements Tenants {
 
   private async writeProject(p: Project & { version: number }): Promise<void> {
     await insertRows(this.client, 'projects', [
-      { id: p.id, name: p.name, api_token: p.apiToken, timezone: p.timezone, settings: JSON.stringify(p.settings), created_at: p.createdAt, is_deleted: 0, version: p.version },
+      {
+        id: p.id,
+        name: p.name,
+        api_token: p.apiToken,
+        timezone: p.timezone,
+        settings: JSON.stringify(p.settings),
+        created_at: p.createdAt,
+        is_deleted: 0,
+        version: p.version,
+      },
     ])
     this.projects.set(p.id, p)
     await this.config.publish({ kind: 'project', record: p })
@@ -248,7 +265,17 @@ function fromKeyRow(row: KeyRow): StoredKey {
 }
 
 function keyRow(k: StoredKey): Record<string, unknown> {
-  return { id: k.id, label: k.label, secure_value: k.hash, mask_value: k.maskValue, scopes: k.scopes, scoped_teams: k.scopedTeams, created_at: k.createdAt, is_deleted: 0, version: k.version }
+  return {
+    id: k.id,
+    label: k.label,
+    secure_value: k.hash,
+    mask_value: k.maskValue,
+    scopes: k.scopes,
+    scoped_teams: k.scopedTeams,
+    created_at: k.createdAt,
+    is_deleted: 0,
+    version: k.version,
+  }
 }
 
 function publicKey({ hash: _h, version: _v, ...key }: StoredKey): PersonalApiKey {

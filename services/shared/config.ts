@@ -16,7 +16,13 @@ export interface Config {
   logRequests: boolean
   /** Public URL used in absolute `next`/`previous` links; defaults to the request's own host. */
   siteUrl: string | null
-  ingestion: { maxBatchRecords: number; maxWaitMs: number; maxRetries: number; crashAfterBatches: number | null; poisonEvent: string | null }
+  ingestion: {
+    maxBatchRecords: number
+    maxWaitMs: number
+    maxRetries: number
+    crashAfterBatches: number | null
+    poisonEvent: string | null
+  }
   /** Bounds on one client's hold on the server (a slow client cannot keep a request or a shutdown open). */
   http: HttpTimeouts
   /** SIGTERM: in-flight requests get `graceMs`, then their connections are closed; past `timeoutMs` the process exits 1. */
@@ -105,7 +111,9 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env): Config {
       // Failures of one batch before it is split to find the messages that fail (they go to dead letters).
       maxRetries: intFrom(env.WREN_INGEST_MAX_RETRIES, 3, 'WREN_INGEST_MAX_RETRIES'),
       // Failpoint for crash tests: SIGKILL this process after N batches are written but not committed.
-      crashAfterBatches: env.WREN_FAILPOINT_CRASH_AFTER_BATCHES ? intFrom(env.WREN_FAILPOINT_CRASH_AFTER_BATCHES, 0, 'WREN_FAILPOINT_CRASH_AFTER_BATCHES') : null,
+      crashAfterBatches: env.WREN_FAILPOINT_CRASH_AFTER_BATCHES
+        ? intFrom(env.WREN_FAILPOINT_CRASH_AFTER_BATCHES, 0, 'WREN_FAILPOINT_CRASH_AFTER_BATCHES')
+        : null,
       // Failpoint for dead-letter tests: writing a batch that holds an event of this name fails.
       poisonEvent: env.WREN_FAILPOINT_POISON_EVENT || null,
     },
@@ -123,7 +131,10 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env): Config {
     authFailures: {
       max: intFrom(env.WREN_AUTH_FAILURE_LIMIT, 100, 'WREN_AUTH_FAILURE_LIMIT'),
       windowMs: 1000 * (intFrom(env.WREN_AUTH_FAILURE_WINDOW_S, 60, 'WREN_AUTH_FAILURE_WINDOW_S') || 1),
-      trustedProxies: (env.WREN_TRUSTED_PROXIES ?? '').split(',').map((p) => p.trim()).filter(Boolean),
+      trustedProxies: (env.WREN_TRUSTED_PROXIES ?? '')
+        .split(',')
+        .map((p) => p.trim())
+        .filter(Boolean),
     },
     http: {
       headersTimeoutMs: intFrom(env.WREN_HEADERS_TIMEOUT_MS, 10_000, 'WREN_HEADERS_TIMEOUT_MS'),
@@ -136,24 +147,37 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env): Config {
       timeoutMs: intFrom(env.WREN_SHUTDOWN_TIMEOUT_MS, 30_000, 'WREN_SHUTDOWN_TIMEOUT_MS'),
     },
     watchdogMs: intFrom(env.WREN_WATCHDOG_MS, 30_000, 'WREN_WATCHDOG_MS'),
-    failpointOomAfterMs: env.WREN_FAILPOINT_OOM_AFTER_MS ? intFrom(env.WREN_FAILPOINT_OOM_AFTER_MS, 0, 'WREN_FAILPOINT_OOM_AFTER_MS') : null,
+    failpointOomAfterMs: env.WREN_FAILPOINT_OOM_AFTER_MS
+      ? intFrom(env.WREN_FAILPOINT_OOM_AFTER_MS, 0, 'WREN_FAILPOINT_OOM_AFTER_MS')
+      : null,
     kafka: env.KAFKA_BROKERS
       ? {
-          brokers: env.KAFKA_BROKERS.split(',').map((b) => b.trim()).filter(Boolean),
+          brokers: env.KAFKA_BROKERS.split(',')
+            .map((b) => b.trim())
+            .filter(Boolean),
           partitions: intFrom(env.KAFKA_PARTITIONS, 12, 'KAFKA_PARTITIONS') || 1,
           replicationFactor: intFrom(env.KAFKA_REPLICATION_FACTOR, 1, 'KAFKA_REPLICATION_FACTOR') || 1,
           sessionTimeoutMs: intFrom(env.KAFKA_SESSION_TIMEOUT_MS, 30_000, 'KAFKA_SESSION_TIMEOUT_MS'),
         }
       : null,
     clickhouse: env.CLICKHOUSE_URL
-      ? { url: env.CLICKHOUSE_URL, username: env.CLICKHOUSE_USER ?? 'default', password: env.CLICKHOUSE_PASSWORD ?? '', database: env.CLICKHOUSE_DATABASE ?? 'wren', cluster: env.CLICKHOUSE_CLUSTER || null }
+      ? {
+          url: env.CLICKHOUSE_URL,
+          username: env.CLICKHOUSE_USER ?? 'default',
+          password: env.CLICKHOUSE_PASSWORD ?? '',
+          database: env.CLICKHOUSE_DATABASE ?? 'wren',
+          cluster: env.CLICKHOUSE_CLUSTER || null,
+        }
       : null,
   }
 }
 
 /** Parses `capture`, `ingest,api`, … as given to the `wren` command. */
 export function parseRoles(text: string): Role[] {
-  const roles = text.split(',').map((r) => r.trim()).filter(Boolean)
+  const roles = text
+    .split(',')
+    .map((r) => r.trim())
+    .filter(Boolean)
   const bad = roles.filter((r) => !(ROLES as readonly string[]).includes(r))
   if (roles.length === 0 || bad.length) throw new Error(`unknown role ${bad.join(', ') || '(none)'}; roles are ${ROLES.join(', ')}`)
   return roles as Role[]

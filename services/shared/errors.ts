@@ -42,7 +42,10 @@ export const ERROR_CATALOGUE = {
   missing_token: { status: 400, detail: 'Send ?token=<project API key>.' },
   invalid_key: { status: 400, detail: 'Not a valid key.' },
   // 401/403: who is calling, and what they may do.
-  not_authenticated: { status: 401, detail: 'Authentication credentials were not provided. Send `Authorization: Bearer <personal API key>`.' },
+  not_authenticated: {
+    status: 401,
+    detail: 'Authentication credentials were not provided. Send `Authorization: Bearer <personal API key>`.',
+  },
   authentication_failed: { status: 401, detail: 'Personal API key found in request Authorization header is invalid.' },
   invalid_api_key: { status: 401, detail: 'Project API key invalid.' },
   no_api_key: { status: 401, detail: 'No project API key was sent.' },
@@ -79,7 +82,12 @@ export class WrenError extends Error {
   /** Response headers that go with the error (Retry-After). */
   readonly headers: Record<string, string>
 
-  constructor(code: ErrorCode, detail?: string, attr: string | null = null, opts: { headers?: Record<string, string>; status?: number } = {}) {
+  constructor(
+    code: ErrorCode,
+    detail?: string,
+    attr: string | null = null,
+    opts: { headers?: Record<string, string>; status?: number } = {},
+  ) {
     super(detail ?? ERROR_CATALOGUE[code].detail)
     this.code = code
     this.status = opts.status ?? ERROR_CATALOGUE[code].status
@@ -134,5 +142,9 @@ export function fromClickHouseError(err: unknown): WrenError | null {
 }
 
 const mixedAggregates = () =>
-  wrenError('invalid_hogql', 'The HogQL expression mixes aggregates and plain values: math_hogql must aggregate (e.g. sum(properties.price)), breakdowns and filters must not.')
-const badExpression = (message: string) => wrenError('invalid_expression', `The query could not run with these inputs: ${message.slice(0, 300)}`)
+  wrenError(
+    'invalid_hogql',
+    'The HogQL expression mixes aggregates and plain values: math_hogql must aggregate (e.g. sum(properties.price)), breakdowns and filters must not.',
+  )
+const badExpression = (message: string) =>
+  wrenError('invalid_expression', `The query could not run with these inputs: ${message.slice(0, 300)}`)

@@ -40,7 +40,17 @@ describe('LagEstimator', () => {
 })
 
 describe('ingestionProblems', () => {
-  const lag = (over: Partial<IngestionLag>): IngestionLag => ({ messages: 5, seconds: 0, stalledSeconds: 0, endOffset: 5, committedOffset: 0, logBytes: null, sampledAt: null, error: null, ...over })
+  const lag = (over: Partial<IngestionLag>): IngestionLag => ({
+    messages: 5,
+    seconds: 0,
+    stalledSeconds: 0,
+    endOffset: 5,
+    committedOffset: 0,
+    logBytes: null,
+    sampledAt: null,
+    error: null,
+    ...over,
+  })
   it('names a stall and a lag past their bounds, with the numbers', () => {
     const bounds = { maxLagSeconds: 300, stallSeconds: 60 }
     expect(ingestionProblems(lag({ seconds: 30, stalledSeconds: 30 }), bounds)).toEqual([])

@@ -162,10 +162,16 @@ export function ingestionProblems(lag: IngestionLag, bounds: ReadinessBounds): N
   const problems: NotReady[] = []
   const s = (n: number) => Math.floor(n)
   if (lag.stalledSeconds >= bounds.stallSeconds) {
-    problems.push({ code: 'ingestion_stalled', detail: `ingestion has committed nothing for ${s(lag.stalledSeconds)} s while ${lag.messages} messages wait (bound: WREN_READY_STALL_SECONDS=${bounds.stallSeconds})` })
+    problems.push({
+      code: 'ingestion_stalled',
+      detail: `ingestion has committed nothing for ${s(lag.stalledSeconds)} s while ${lag.messages} messages wait (bound: WREN_READY_STALL_SECONDS=${bounds.stallSeconds})`,
+    })
   }
   if (lag.seconds > bounds.maxLagSeconds) {
-    problems.push({ code: 'ingestion_lagging', detail: `the oldest of ${lag.messages} waiting messages was appended ${s(lag.seconds)} s ago (bound: WREN_READY_MAX_LAG_SECONDS=${bounds.maxLagSeconds})` })
+    problems.push({
+      code: 'ingestion_lagging',
+      detail: `the oldest of ${lag.messages} waiting messages was appended ${s(lag.seconds)} s ago (bound: WREN_READY_MAX_LAG_SECONDS=${bounds.maxLagSeconds})`,
+    })
   }
   return problems
 }

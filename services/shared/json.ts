@@ -7,7 +7,11 @@ import { type WrenError, wrenError } from './errors'
 export const MAX_JSON_DEPTH = 128
 
 export function jsonTooDeep(attr: string | null = null): WrenError {
-  return wrenError('json_too_deep', `JSON is nested more than ${MAX_JSON_DEPTH} levels deep (objects and arrays within each other); flatten it.`, attr)
+  return wrenError(
+    'json_too_deep',
+    `JSON is nested more than ${MAX_JSON_DEPTH} levels deep (objects and arrays within each other); flatten it.`,
+    attr,
+  )
 }
 
 /**
@@ -61,7 +65,8 @@ export function replaceLoneSurrogates<T>(value: T): T {
         const fixedItem = typeof item === 'string' ? fix(item) : item
         if (fixedKey !== key) delete record[key]
         // defineProperty, not assignment: an own "__proto__" key must stay a plain property.
-        if (fixedKey !== key || fixedItem !== item) Object.defineProperty(record, fixedKey, { value: fixedItem, writable: true, enumerable: true, configurable: true })
+        if (fixedKey !== key || fixedItem !== item)
+          Object.defineProperty(record, fixedKey, { value: fixedItem, writable: true, enumerable: true, configurable: true })
         if (typeof item === 'object' && item !== null) stack.push(item)
       }
     }

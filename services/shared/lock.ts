@@ -31,7 +31,9 @@ export async function lockDataDir(dataDir: string): Promise<() => Promise<void>>
     }
     if (Date.now() > deadline) {
       const pid = Number((await readFile(pidFile, 'utf8').catch(() => '')).trim())
-      throw new DataDirLockedError(`Data directory ${dataDir} is in use by ${pid ? `Wren process ${pid}` : 'another Wren process'}. Stop it first, or use the HTTP API.`)
+      throw new DataDirLockedError(
+        `Data directory ${dataDir} is in use by ${pid ? `Wren process ${pid}` : 'another Wren process'}. Stop it first, or use the HTTP API.`,
+      )
     }
     await new Promise((resolve) => setTimeout(resolve, 100))
   }

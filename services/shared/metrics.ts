@@ -32,19 +32,45 @@ export const CATALOGUE = {
     help: 'Capture requests answered 503 with Retry-After because ingestion was too far behind (WREN_MAX_BACKLOG), by reason.',
     labelNames: ['reason'],
   },
-  wren_capture_backpressure: { type: 'gauge', help: '1 while capture refuses events because ingestion is too far behind (WREN_MAX_BACKLOG), else 0.' },
+  wren_capture_backpressure: {
+    type: 'gauge',
+    help: '1 while capture refuses events because ingestion is too far behind (WREN_MAX_BACKLOG), else 0.',
+  },
   wren_ingested_events_total: { type: 'counter', help: 'Events ingestion wrote to ClickHouse.' },
-  wren_ingestion_warnings_total: { type: 'counter', help: 'Ingestion warnings: person merges refused, invalid values dropped, and the like (the log says which).' },
+  wren_ingestion_warnings_total: {
+    type: 'counter',
+    help: 'Ingestion warnings: person merges refused, invalid values dropped, and the like (the log says which).',
+  },
   wren_dead_letters_total: { type: 'counter', help: 'Messages ingestion could not process, stored as dead letters with their error.' },
   wren_dead_letters_replayed_total: { type: 'counter', help: 'Dead letters replayed into ingestion (wren dead-letters replay).' },
   wren_ingestion_batch_retries_total: { type: 'counter', help: 'Ingestion batches retried after a failure.' },
-  wren_ingestion_batch_duration_seconds: { type: 'histogram', help: 'Time to process one ingestion batch and write it to ClickHouse.', buckets: LATENCY_BUCKETS },
+  wren_ingestion_batch_duration_seconds: {
+    type: 'histogram',
+    help: 'Time to process one ingestion batch and write it to ClickHouse.',
+    buckets: LATENCY_BUCKETS,
+  },
   wren_ingestion_batches_split_total: { type: 'counter', help: 'Failing ingestion batches split in two to find the messages that fail.' },
-  wren_ingestion_lag_messages: { type: 'gauge', help: 'Messages appended to wren_ingest that the ingestion consumer group has not committed (sampled every 1 s embedded, 5 s on Kafka).' },
-  wren_ingestion_lag_seconds: { type: 'gauge', help: 'Seconds since the oldest message waiting for ingestion was appended (0 when none waits).' },
-  wren_ingestion_stalled_seconds: { type: 'gauge', help: 'Seconds the ingestion group has committed nothing while messages wait (0 while it makes progress or is idle).' },
-  wren_ingest_log_bytes: { type: 'gauge', help: 'Bytes the embedded log keeps on disk for wren_ingest (waiting messages plus consumed segments kept for replays); 0 on Kafka.' },
-  wren_decide_requests_total: { type: 'counter', help: 'Feature flag answers given by /decide and /flags, by endpoint.', labelNames: ['endpoint'] },
+  wren_ingestion_lag_messages: {
+    type: 'gauge',
+    help: 'Messages appended to wren_ingest that the ingestion consumer group has not committed (sampled every 1 s embedded, 5 s on Kafka).',
+  },
+  wren_ingestion_lag_seconds: {
+    type: 'gauge',
+    help: 'Seconds since the oldest message waiting for ingestion was appended (0 when none waits).',
+  },
+  wren_ingestion_stalled_seconds: {
+    type: 'gauge',
+    help: 'Seconds the ingestion group has committed nothing while messages wait (0 while it makes progress or is idle).',
+  },
+  wren_ingest_log_bytes: {
+    type: 'gauge',
+    help: 'Bytes the embedded log keeps on disk for wren_ingest (waiting messages plus consumed segments kept for replays); 0 on Kafka.',
+  },
+  wren_decide_requests_total: {
+    type: 'counter',
+    help: 'Feature flag answers given by /decide and /flags, by endpoint.',
+    labelNames: ['endpoint'],
+  },
   wren_decide_evaluation_errors_total: {
     type: 'counter',
     help: 'Feature flag answers with errorsWhileComputingFlags: true (some flag could not be evaluated), by endpoint.',
@@ -73,10 +99,21 @@ export class Metrics {
     for (const [name, def] of Object.entries(CATALOGUE) as Array<[MetricName, Definition]>) {
       const labelNames = [...(def.labelNames ?? [])]
       if (def.type === 'counter') this.counters.set(name, new Counter({ name, help: def.help, labelNames, registers }))
-      else if (def.type === 'histogram') this.histograms.set(name, new Histogram({ name, help: def.help, labelNames, buckets: [...(def.buckets ?? LATENCY_BUCKETS)], registers }))
+      else if (def.type === 'histogram')
+        this.histograms.set(
+          name,
+          new Histogram({ name, help: def.help, labelNames, buckets: [...(def.buckets ?? LATENCY_BUCKETS)], registers }),
+        )
       else {
         const read = () => this.readers.get(name)?.() ?? 0
-        new Gauge({ name, help: def.help, registers, collect() { this.set(read()) } })
+        new Gauge({
+          name,
+          help: def.help,
+          registers,
+          collect() {
+            this.set(read())
+          },
+        })
       }
     }
   }

@@ -33,7 +33,10 @@ export class RepeatedFailures {
       this.logger.warn({ ...fields, err }, this.message)
     } else if (now - this.loggedAt >= (this.options.everyMs ?? MINUTE_MS)) {
       // The stack was in the first line; now only the count and the latest message.
-      this.logger.warn({ ...fields, failures: this.unlogged, failuresInARow: this.total, lastError: this.lastError }, `${this.message} (${this.unlogged} times since the last report)`)
+      this.logger.warn(
+        { ...fields, failures: this.unlogged, failuresInARow: this.total, lastError: this.lastError },
+        `${this.message} (${this.unlogged} times since the last report)`,
+      )
     } else {
       return
     }

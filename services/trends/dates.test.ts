@@ -1,14 +1,31 @@
 import { describe, expect, it } from 'vitest'
 import { dayString, labelFor, previousRange, resolveRange, instantParam, type DateRangeInput } from './dates'
 
-const input = (over: Partial<DateRangeInput> = {}): DateRangeInput => ({ dateFrom: null, dateTo: null, interval: 'day', explicitDate: false, exact: false, earliest: null, ...over })
+const input = (over: Partial<DateRangeInput> = {}): DateRangeInput => ({
+  dateFrom: null,
+  dateTo: null,
+  interval: 'day',
+  explicitDate: false,
+  exact: false,
+  earliest: null,
+  ...over,
+})
 const days = (r: ReturnType<typeof resolveRange>) => r.buckets.map((b) => dayString(b, r.interval))
 
 describe('trend date ranges', () => {
   it('compares -7d with the weekday-aligned previous period', () => {
     const i = input({ dateFrom: '-7d' })
     const current = resolveRange(i, new Date('2020-01-04T13:00:00Z'), 'UTC', 0)
-    expect(days(current)).toEqual(['2019-12-28', '2019-12-29', '2019-12-30', '2019-12-31', '2020-01-01', '2020-01-02', '2020-01-03', '2020-01-04'])
+    expect(days(current)).toEqual([
+      '2019-12-28',
+      '2019-12-29',
+      '2019-12-30',
+      '2019-12-31',
+      '2020-01-01',
+      '2020-01-02',
+      '2020-01-03',
+      '2020-01-04',
+    ])
     const previous = previousRange(current, i, null)
     expect(days(previous)[0]).toBe('2019-12-21')
     expect(days(previous).at(-1)).toBe('2019-12-28')
@@ -50,18 +67,27 @@ describe('trend date ranges', () => {
     const now = new Date('2026-03-15T12:34:00Z')
     const r = (over: Partial<DateRangeInput>) => resolveRange(input(over), now, 'UTC', 0)
     expect(instantParam(r({ dateFrom: '2026-03-10', dateTo: '2026-03-12' }).to, 'UTC')).toBe('2026-03-12 23:59:59.999999')
-    expect(instantParam(r({ dateFrom: '2026-03-10T05:00:00Z', dateTo: '2026-03-10T17:00:00Z', interval: 'hour' }).to, 'UTC')).toBe('2026-03-10 17:00:00.000000')
+    expect(instantParam(r({ dateFrom: '2026-03-10T05:00:00Z', dateTo: '2026-03-10T17:00:00Z', interval: 'hour' }).to, 'UTC')).toBe(
+      '2026-03-10 17:00:00.000000',
+    )
     expect(instantParam(r({ dateFrom: '-2h', interval: 'hour' }).to, 'UTC')).toBe('2026-03-15 12:59:59.999999')
     const explicit = r({ dateFrom: '2026-03-10T05:30:00Z', dateTo: '2026-03-12T06:00:00Z', explicitDate: true })
-    expect([instantParam(explicit.from, 'UTC'), instantParam(explicit.to, 'UTC')]).toEqual(['2026-03-10 05:30:00.000000', '2026-03-12 06:00:00.000000'])
+    expect([instantParam(explicit.from, 'UTC'), instantParam(explicit.to, 'UTC')]).toEqual([
+      '2026-03-10 05:30:00.000000',
+      '2026-03-12 06:00:00.000000',
+    ])
     expect(instantParam(r({ dateFrom: 'all', earliest: new Date('2026-01-05T08:00:00Z') }).from, 'UTC')).toBe('2026-01-05 00:00:00.000000')
     const bold = r({ dateFrom: '-7d', exact: true })
-    expect([instantParam(bold.from, 'UTC'), instantParam(bold.to, 'UTC')]).toEqual(['2026-03-08 12:34:00.000000', '2026-03-15 12:34:00.000000'])
+    expect([instantParam(bold.from, 'UTC'), instantParam(bold.to, 'UTC')]).toEqual([
+      '2026-03-08 12:34:00.000000',
+      '2026-03-15 12:34:00.000000',
+    ])
   })
 
   it('parses relative forms and refuses nonsense', () => {
     const now = new Date('2026-03-15T12:34:00Z')
-    const from = (dateFrom: string, extra: Partial<DateRangeInput> = {}) => dayString(resolveRange(input({ dateFrom, ...extra }), now, 'UTC', 0).from, extra.interval ?? 'day')
+    const from = (dateFrom: string, extra: Partial<DateRangeInput> = {}) =>
+      dayString(resolveRange(input({ dateFrom, ...extra }), now, 'UTC', 0).from, extra.interval ?? 'day')
     expect(from('-1mStart')).toBe('2026-02-01')
     expect(from('-3d')).toBe('2026-03-12')
     expect(from('-48h', { interval: 'hour' })).toBe('2026-03-13 12:00:00')

@@ -3,7 +3,19 @@
 // the project's timezone (see wall-time.ts).
 import { wrenError } from '../shared/errors'
 import {
-  addDays, addMonths, endOfDay, endOfHour, fromWall, startOfDay, startOfHour, startOfMonth, startOfWeek, toWall, wallDate, wallDateTime, withTimeOf,
+  addDays,
+  addMonths,
+  endOfDay,
+  endOfHour,
+  fromWall,
+  startOfDay,
+  startOfHour,
+  startOfMonth,
+  startOfWeek,
+  toWall,
+  wallDate,
+  wallDateTime,
+  withTimeOf,
 } from './wall-time'
 
 export type Interval = 'hour' | 'day' | 'week' | 'month'
@@ -65,14 +77,35 @@ export function parseDate(value: string, nowWall: Date, tz: string, truncate: bo
       break
     case 'm':
       w = addMonths(w, -n)
-      if (position === 'Start') w = new Date(Date.UTC(w.getUTCFullYear(), w.getUTCMonth(), 1, w.getUTCHours(), w.getUTCMinutes(), w.getUTCSeconds(), w.getUTCMilliseconds()))
-      if (position === 'End') w = addMonths(new Date(Date.UTC(w.getUTCFullYear(), w.getUTCMonth(), 1, w.getUTCHours(), w.getUTCMinutes(), w.getUTCSeconds(), w.getUTCMilliseconds())), 1)
+      if (position === 'Start')
+        w = new Date(
+          Date.UTC(w.getUTCFullYear(), w.getUTCMonth(), 1, w.getUTCHours(), w.getUTCMinutes(), w.getUTCSeconds(), w.getUTCMilliseconds()),
+        )
+      if (position === 'End')
+        w = addMonths(
+          new Date(
+            Date.UTC(w.getUTCFullYear(), w.getUTCMonth(), 1, w.getUTCHours(), w.getUTCMinutes(), w.getUTCSeconds(), w.getUTCMilliseconds()),
+          ),
+          1,
+        )
       if (position === 'End') w = addDays(w, -1)
       break
     case 'y':
       w = addMonths(w, -12 * n)
-      if (position === 'Start') w = new Date(Date.UTC(w.getUTCFullYear(), 0, 1, w.getUTCHours(), w.getUTCMinutes(), w.getUTCSeconds(), w.getUTCMilliseconds()))
-      if (position === 'End') w = new Date(Date.UTC(w.getUTCFullYear(), w.getUTCMonth(), lastDay(w), w.getUTCHours(), w.getUTCMinutes(), w.getUTCSeconds(), w.getUTCMilliseconds()))
+      if (position === 'Start')
+        w = new Date(Date.UTC(w.getUTCFullYear(), 0, 1, w.getUTCHours(), w.getUTCMinutes(), w.getUTCSeconds(), w.getUTCMilliseconds()))
+      if (position === 'End')
+        w = new Date(
+          Date.UTC(
+            w.getUTCFullYear(),
+            w.getUTCMonth(),
+            lastDay(w),
+            w.getUTCHours(),
+            w.getUTCMinutes(),
+            w.getUTCSeconds(),
+            w.getUTCMilliseconds(),
+          ),
+        )
       break
     case 'M':
       w = new Date(w.getTime() - n * 60_000)
@@ -90,7 +123,11 @@ function lastDay(w: Date): number {
 }
 
 function badDate(value: string, attr: string) {
-  return wrenError('invalid_date', `${attr} '${value}' is not a date: use YYYY-MM-DD, an ISO date-time, 'all', or a relative form like -7d, -24h, -2w, -1m, -1q, -1y, dStart, mStart, yStart, -1mEnd.`, attr)
+  return wrenError(
+    'invalid_date',
+    `${attr} '${value}' is not a date: use YYYY-MM-DD, an ISO date-time, 'all', or a relative form like -7d, -24h, -2w, -1m, -1q, -1y, dStart, mStart, yStart, -1mEnd.`,
+    attr,
+  )
 }
 
 export interface DateRangeInput {
@@ -129,21 +166,41 @@ export function resolveRange(input: DateRangeInput, now: Date, tz: string, weekS
   } else if (input.dateFrom) {
     parsedFrom = parseDate(input.dateFrom, nowWall, tz, !input.exact, 'date_from')
   } else {
-    parsedFrom = { wall: input.exact ? addDays(nowWall, -7) : addDays(startOfDay(nowWall), -7), relative: true, hourUnit: false, weekMultipleDays: true }
+    parsedFrom = {
+      wall: input.exact ? addDays(nowWall, -7) : addDays(startOfDay(nowWall), -7),
+      relative: true,
+      hourUnit: false,
+      weekMultipleDays: true,
+    }
   }
-  const parsedTo: ParsedDate = input.dateTo ? parseDate(input.dateTo, nowWall, tz, false, 'date_to') : { wall: nowWall, relative: true, hourUnit: false, weekMultipleDays: false }
+  const parsedTo: ParsedDate = input.dateTo
+    ? parseDate(input.dateTo, nowWall, tz, false, 'date_to')
+    : { wall: nowWall, relative: true, hourUnit: false, weekMultipleDays: false }
   const dateToRelativeOrMissing = !input.dateTo || parsedTo.relative
   return buildRange(parsedFrom, parsedTo, dateToRelativeOrMissing, input, tz, weekStartDay)
 }
 
-function buildRange(parsedFrom: ParsedDate, parsedTo: ParsedDate, dateToRelativeOrMissing: boolean, input: DateRangeInput, tz: string, weekStartDay: number, roundTo = true): DateRange {
+function buildRange(
+  parsedFrom: ParsedDate,
+  parsedTo: ParsedDate,
+  dateToRelativeOrMissing: boolean,
+  input: DateRangeInput,
+  tz: string,
+  weekStartDay: number,
+  roundTo = true,
+): DateRange {
   const { interval } = input
   let to = parsedTo.wall
   if (roundTo && !input.explicitDate && !(input.exact && !input.dateTo)) {
     if (interval !== 'hour') to = endOfDay(to)
     else if (dateToRelativeOrMissing) to = endOfHour(to)
   }
-  const widen = !(input.exact || input.explicitDate || (interval === 'hour' && parsedFrom.relative) || (interval === 'day' && parsedFrom.hourUnit))
+  const widen = !(
+    input.exact ||
+    input.explicitDate ||
+    (interval === 'hour' && parsedFrom.relative) ||
+    (interval === 'day' && parsedFrom.hourUnit)
+  )
   let from = parsedFrom.wall
   if (widen) from = interval === 'month' ? startOfMonth(from) : interval === 'hour' ? startOfHour(from) : startOfDay(from)
   if (to.getTime() < from.getTime()) throw wrenError('invalid_date', 'date_to is before date_from.', 'date_to')
@@ -151,7 +208,12 @@ function buildRange(parsedFrom: ParsedDate, parsedTo: ParsedDate, dateToRelative
   const last = bucketStart(to, interval, weekStartDay).getTime()
   for (let b = bucketStart(from, interval, weekStartDay); b.getTime() <= last; b = nextBucket(b, interval)) {
     buckets.push(b)
-    if (buckets.length > 10_000) throw wrenError('too_many_buckets', `This date range has more than 10000 ${interval} buckets; choose a larger interval or a shorter range.`, 'interval')
+    if (buckets.length > 10_000)
+      throw wrenError(
+        'too_many_buckets',
+        `This date range has more than 10000 ${interval} buckets; choose a larger interval or a shorter range.`,
+        'interval',
+      )
   }
   return { interval, tz, weekStartDay, from, to, labelFrom: parsedFrom.wall, buckets, parsedFrom, parsedTo, dateToRelativeOrMissing }
 }
@@ -169,7 +231,13 @@ export function previousRange(current: DateRange, input: DateRangeInput, compare
   } else {
     prevFrom = new Date(from.getTime() - diff)
     prevFrom = withTimeOf(prevFrom, from)
-    if (current.interval === 'day' && current.parsedFrom.relative && current.parsedFrom.weekMultipleDays && !(input.dateTo && current.parsedTo.relative)) prevFrom = addDays(prevFrom, 1)
+    if (
+      current.interval === 'day' &&
+      current.parsedFrom.relative &&
+      current.parsedFrom.weekMultipleDays &&
+      !(input.dateTo && current.parsedTo.relative)
+    )
+      prevFrom = addDays(prevFrom, 1)
     prevTo = new Date(prevFrom.getTime() + diff)
     prevTo = withTimeOf(prevTo, to)
   }

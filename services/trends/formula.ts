@@ -2,7 +2,11 @@
 // parsed once and evaluated bucket by bucket. Division by zero gives 0, as in PostHog.
 import { wrenError } from '../shared/errors'
 
-type Node = { kind: 'num'; value: number } | { kind: 'var'; index: number } | { kind: 'neg'; arg: Node } | { kind: 'bin'; op: string; left: Node; right: Node }
+type Node =
+  | { kind: 'num'; value: number }
+  | { kind: 'var'; index: number }
+  | { kind: 'neg'; arg: Node }
+  | { kind: 'bin'; op: string; left: Node; right: Node }
 
 export interface Formula {
   text: string
@@ -57,7 +61,11 @@ export function parseFormula(text: string, seriesCount: number): Formula {
       const index = t.charCodeAt(0) - 97
       if (index >= seriesCount) {
         const defined = Array.from({ length: seriesCount }, (_, i) => String.fromCharCode(65 + i)).join(', ')
-        throw wrenError('invalid_formula', `Formula references series ${t.toUpperCase()}, but only ${seriesCount} series ${seriesCount === 1 ? 'is' : 'are'} defined (${defined}).`, 'formula')
+        throw wrenError(
+          'invalid_formula',
+          `Formula references series ${t.toUpperCase()}, but only ${seriesCount} series ${seriesCount === 1 ? 'is' : 'are'} defined (${defined}).`,
+          'formula',
+        )
       }
       letters.add(index)
       return { kind: 'var', index }

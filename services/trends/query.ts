@@ -56,8 +56,14 @@ export interface QueryInput {
 /** Session properties, computed per `$session_id` from all of its events and joined in when used. */
 export const SESSION_PROPERTIES: Record<string, { column: string; sql: string }> = {
   $session_duration: { column: 'session_duration', sql: "toFloat64(dateDiff('second', min(timestamp), max(timestamp)))" },
-  $entry_current_url: { column: 'session_entry_url', sql: "argMinIf(JSONExtractString(properties, '$current_url'), timestamp, JSONHas(properties, '$current_url'))" },
-  $exit_current_url: { column: 'session_exit_url', sql: "argMaxIf(JSONExtractString(properties, '$current_url'), timestamp, JSONHas(properties, '$current_url'))" },
+  $entry_current_url: {
+    column: 'session_entry_url',
+    sql: "argMinIf(JSONExtractString(properties, '$current_url'), timestamp, JSONHas(properties, '$current_url'))",
+  },
+  $exit_current_url: {
+    column: 'session_exit_url',
+    sql: "argMaxIf(JSONExtractString(properties, '$current_url'), timestamp, JSONHas(properties, '$current_url'))",
+  },
   $pageview_count: { column: 'session_pageview_count', sql: "countIf(event = '$pageview')" },
   $autocapture_count: { column: 'session_autocapture_count', sql: "countIf(event = '$autocapture')" },
   $start_timestamp: { column: 'session_start', sql: "formatDateTime(min(timestamp), '%Y-%m-%d %H:%i:%S', 'UTC')" },
@@ -69,7 +75,12 @@ export class SessionColumns {
   /** A session property of the current event's session, NULL for events without one. */
   value(key: string): string {
     const p = SESSION_PROPERTIES[key]
-    if (!p) throw wrenError('invalid_input', `Unknown session property '${key}'. Use one of ${Object.keys(SESSION_PROPERTIES).join(', ')}.`, 'properties')
+    if (!p)
+      throw wrenError(
+        'invalid_input',
+        `Unknown session property '${key}'. Use one of ${Object.keys(SESSION_PROPERTIES).join(', ')}.`,
+        'properties',
+      )
     this.used = true
     return `if(session_key = '', NULL, toString(${p.column}))`
   }
@@ -77,7 +88,9 @@ export class SessionColumns {
 
 /** Sessions seen within a day of the range (a session lasts at most a day), one row per session. */
 function sessionJoin(teamParam: string, fromParam: string, toParam: string): string {
-  const columns = Object.values(SESSION_PROPERTIES).map((p) => `${p.sql} AS ${p.column}`).join(', ')
+  const columns = Object.values(SESSION_PROPERTIES)
+    .map((p) => `${p.sql} AS ${p.column}`)
+    .join(', ')
   return `LEFT JOIN (SELECT \`$session_id\` AS session_key, ${columns} FROM events
     WHERE ${teamParam} AND \`$session_id\` != '' AND timestamp >= toDateTime64(${fromParam}, 6, 'UTC') - toIntervalDay(1) AND timestamp <= toDateTime64(${toParam}, 6, 'UTC') + toIntervalDay(1)
     GROUP BY session_key) AS sessions ON \`$session_id\` = sessions.session_key`
@@ -117,11 +130,21 @@ function sharesScan(input: QueryInput, series: ResolvedSeries, range: DateRange)
 }
 
 /** Several series in one pass: one -If aggregate per series, unpivoted; series without hits drop out. */
-function sharedSelect(input: QueryInput, members: Array<{ series: ResolvedSeries; index: number }>, period: number, range: DateRange): string {
+function sharedSelect(
+  input: QueryInput,
+  members: Array<{ series: ResolvedSeries; index: number }>,
+  period: number,
+  range: DateRange,
+): string {
   return withSource(sharedSelectBody(input, members, period, range), input, range)
 }
 
-function sharedSelectBody(input: QueryInput, members: Array<{ series: ResolvedSeries; index: number }>, period: number, range: DateRange): string {
+function sharedSelectBody(
+  input: QueryInput,
+  members: Array<{ series: ResolvedSeries; index: number }>,
+  period: number,
+  range: DateRange,
+): string {
   const { params, totalValue } = input
   const tz = params.add('String', range.tz)
   const bucketKey = totalValue ? '0' : bucketExpr(`toTimeZone(timestamp, ${tz})`, range.interval, range.weekStartDay)
@@ -138,7 +161,8 @@ function sharedSelectBody(input: QueryInput, members: Array<{ series: ResolvedSe
   const aggregates = members.map(({ series }, i) => {
     const e = series.entity
     const math = effectiveMath(e.math, range.interval, totalValue)
-    const actor = () => (e.mathGroupTypeIndex !== null && ['dau', 'unique_group'].includes(math) ? `\`$group_${e.mathGroupTypeIndex}\`` : input.personId.sql)
+    const actor = () =>
+      e.mathGroupTypeIndex !== null && ['dau', 'unique_group'].includes(math) ? `\`$group_${e.mathGroupTypeIndex}\`` : input.personId.sql
     return `toFloat64(${conditionalAggregate(math, e, actor, params, conditions[i])})`
   })
   const team = `team_id = ${params.add('Int64', input.teamId)}`
@@ -184,7 +208,8 @@ const EVENTS_SOURCE = '__wren_events_source__'
 function withSource(sql: string, input: QueryInput, range: DateRange): string {
   const team = `team_id = ${input.params.add('Int64', input.teamId)}`
   let source = 'events'
-  if (input.sessions.used) source += ` ${sessionJoin(team, input.params.add('String', instantParam(range.from, range.tz)), input.params.add('String', instantParam(range.to, range.tz)))}`
+  if (input.sessions.used)
+    source += ` ${sessionJoin(team, input.params.add('String', instantParam(range.from, range.tz)), input.params.add('String', instantParam(range.to, range.tz)))}`
   const overrides = input.personId.join(team)
   if (overrides) source += ` ${overrides}`
   return sql.split(EVENTS_SOURCE).join(source)
@@ -239,7 +264,8 @@ function seriesSelectBody(input: QueryInput, series: ResolvedSeries, index: numb
   }
 
   if (math === 'first_time_for_user' || math === 'first_matching_event_for_user') {
-    if (input.breakdown?.multi) throw wrenError('unsupported', `math '${math}' cannot be combined with a cohort breakdown yet.`, 'breakdown')
+    if (input.breakdown?.multi)
+      throw wrenError('unsupported', `math '${math}' cannot be combined with a cohort breakdown yet.`, 'breakdown')
     const extra = [globalCondition(input), compileGroup(entity.properties, input.filters)].filter((c) => c !== '1')
     const ok = extra.length ? extra.join(' AND ') : '1'
     const seriesOnly = math === 'first_time_for_user' ? series.condition : match
@@ -326,11 +352,24 @@ export interface BreakdownContext {
 export function breakdownExpr(request: TrendRequest, ctx: BreakdownContext): BreakdownPlan | null {
   if (request.breakdown === null) return null
   if (request.breakdowns) {
-    const parts = request.breakdowns.map((b) => singleBreakdown({ key: b.property, type: b.type, normalizeUrl: b.normalizeUrl, groupTypeIndex: b.groupTypeIndex }, ctx))
+    const parts = request.breakdowns.map((b) =>
+      singleBreakdown({ key: b.property, type: b.type, normalizeUrl: b.normalizeUrl, groupTypeIndex: b.groupTypeIndex }, ctx),
+    )
     return { expr: parts.length === 1 ? parts[0] : `concat(${parts.join(', char(31), ')})`, multi: false }
   }
   if (request.breakdownType === 'cohort') return cohortBreakdown(request.breakdown, ctx)
-  return { expr: singleBreakdown({ key: String(request.breakdown), type: request.breakdownType, normalizeUrl: request.breakdownNormalizeUrl, groupTypeIndex: request.breakdownGroupTypeIndex }, ctx), multi: false }
+  return {
+    expr: singleBreakdown(
+      {
+        key: String(request.breakdown),
+        type: request.breakdownType,
+        normalizeUrl: request.breakdownNormalizeUrl,
+        groupTypeIndex: request.breakdownGroupTypeIndex,
+      },
+      ctx,
+    ),
+    multi: false,
+  }
 }
 
 interface SingleBreakdown {
@@ -355,7 +394,12 @@ function singleBreakdown(b: SingleBreakdown, ctx: BreakdownContext): string {
     case 'group':
       return json(`group${b.groupTypeIndex ?? 0}_properties`)
     case 'event_metadata': {
-      const columns: Record<string, string> = { distinct_id: 'distinct_id', event: 'event', $session_id: '`$session_id`', $window_id: '`$window_id`' }
+      const columns: Record<string, string> = {
+        distinct_id: 'distinct_id',
+        event: 'event',
+        $session_id: '`$session_id`',
+        $window_id: '`$window_id`',
+      }
       for (let i = 0; i < 5; i++) columns[`$group_${i}`] = `\`$group_${i}\``
       const column = b.key === 'person_id' ? `toString(${ctx.personId.sql})` : Object.hasOwn(columns, b.key) ? columns[b.key] : undefined
       if (!column) throw wrenError('invalid_input', `Unknown event metadata breakdown '${b.key}'.`, 'breakdown')

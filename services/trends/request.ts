@@ -6,14 +6,46 @@ import { INTERVALS, type Interval } from './dates'
 import { parsePropertyGroup, type PropertyGroup } from '../shared/property-filters/parse'
 import { jsonTooDeep, jsonTooDeepIn } from '../shared/json'
 
-export const DISPLAYS = ['ActionsLineGraph', 'ActionsLineGraphCumulative', 'ActionsTable', 'ActionsPie', 'ActionsBar', 'ActionsBarValue', 'WorldMap', 'BoldNumber', 'ActionsAreaGraph', 'ActionsStackedBar'] as const
+export const DISPLAYS = [
+  'ActionsLineGraph',
+  'ActionsLineGraphCumulative',
+  'ActionsTable',
+  'ActionsPie',
+  'ActionsBar',
+  'ActionsBarValue',
+  'WorldMap',
+  'BoldNumber',
+  'ActionsAreaGraph',
+  'ActionsStackedBar',
+] as const
 export type Display = (typeof DISPLAYS)[number]
 const TOTAL_VALUE_DISPLAYS = new Set<Display>(['ActionsTable', 'ActionsPie', 'ActionsBarValue', 'WorldMap', 'BoldNumber'])
 export const isTotalValue = (d: Display) => TOTAL_VALUE_DISPLAYS.has(d)
 
 export const PROPERTY_MATHS = ['sum', 'avg', 'min', 'max', 'median', 'p75', 'p90', 'p95', 'p99'] as const
-export const COUNT_PER_ACTOR_MATHS = ['avg_count_per_actor', 'min_count_per_actor', 'max_count_per_actor', 'median_count_per_actor', 'p75_count_per_actor', 'p90_count_per_actor', 'p95_count_per_actor', 'p99_count_per_actor'] as const
-export const MATHS = ['total', 'dau', 'weekly_active', 'monthly_active', 'unique_session', 'unique_group', 'first_time_for_user', 'first_matching_event_for_user', 'hogql', ...PROPERTY_MATHS, ...COUNT_PER_ACTOR_MATHS] as const
+export const COUNT_PER_ACTOR_MATHS = [
+  'avg_count_per_actor',
+  'min_count_per_actor',
+  'max_count_per_actor',
+  'median_count_per_actor',
+  'p75_count_per_actor',
+  'p90_count_per_actor',
+  'p95_count_per_actor',
+  'p99_count_per_actor',
+] as const
+export const MATHS = [
+  'total',
+  'dau',
+  'weekly_active',
+  'monthly_active',
+  'unique_session',
+  'unique_group',
+  'first_time_for_user',
+  'first_matching_event_for_user',
+  'hogql',
+  ...PROPERTY_MATHS,
+  ...COUNT_PER_ACTOR_MATHS,
+] as const
 export type MathType = (typeof MATHS)[number]
 
 export const BREAKDOWN_TYPES = ['event', 'person', 'cohort', 'group', 'session', 'hogql', 'event_metadata'] as const
@@ -99,7 +131,8 @@ function optInt(input: Record<string, unknown>, key: string, min: number, max: n
   const v = input[key]
   if (v === undefined || v === null || v === '') return null
   const n = Number(v)
-  if (!Number.isInteger(n) || n < min || n > max) throw wrenError('invalid_input', `${key} must be an integer between ${min} and ${max}.`, key)
+  if (!Number.isInteger(n) || n < min || n > max)
+    throw wrenError('invalid_input', `${key} must be an integer between ${min} and ${max}.`, key)
   return n
 }
 
@@ -110,16 +143,28 @@ export function parseTrendRequest(input: Record<string, unknown>): TrendRequest 
     ...actions.map((a, i) => entity(a, 'actions', `actions[${i}]`)).filter((a) => a.id !== null),
     ...events.map((e, i) => entity(e, 'events', `events[${i}]`)),
   ]
-  if (entities.length === 0) throw wrenError('required', 'One of events or actions is required: give at least one entry, e.g. "events": [{"id": "$pageview"}].', 'events')
+  if (entities.length === 0)
+    throw wrenError(
+      'required',
+      'One of events or actions is required: give at least one entry, e.g. "events": [{"id": "$pageview"}].',
+      'events',
+    )
   // Stable sort by `order`, with a missing or zero order counting as -1 (as PostHog does).
-  const series = entities.map((e, i) => ({ e, i, o: e.order || -1 })).sort((a, b) => a.o - b.o || a.i - b.i).map((x) => x.e)
+  const series = entities
+    .map((e, i) => ({ e, i, o: e.order || -1 }))
+    .sort((a, b) => a.o - b.o || a.i - b.i)
+    .map((x) => x.e)
   // Aggregating the whole insight by a group type: unique-actor math counts groups instead of persons.
   const aggregationGroup = optInt(input, 'aggregation_group_type_index', 0, 4)
-  if (aggregationGroup !== null) for (const s of series) if (s.mathGroupTypeIndex === null && ['dau', 'weekly_active', 'monthly_active'].includes(s.math)) s.mathGroupTypeIndex = aggregationGroup
+  if (aggregationGroup !== null)
+    for (const s of series)
+      if (s.mathGroupTypeIndex === null && ['dau', 'weekly_active', 'monthly_active'].includes(s.math))
+        s.mathGroupTypeIndex = aggregationGroup
 
   const intervalRaw = optString(input, 'interval') ?? 'day'
   const interval = (intervalRaw === 'minute' ? 'hour' : intervalRaw) as Interval
-  if (!INTERVALS.includes(interval)) throw wrenError('invalid_input', `interval must be one of hour, day, week, month; got '${intervalRaw}'.`, 'interval')
+  if (!INTERVALS.includes(interval))
+    throw wrenError('invalid_input', `interval must be one of hour, day, week, month; got '${intervalRaw}'.`, 'interval')
 
   const displayRaw = optString(input, 'display')
   const display: Display = displayRaw && (DISPLAYS as readonly string[]).includes(displayRaw) ? (displayRaw as Display) : 'ActionsLineGraph'
@@ -127,10 +172,16 @@ export function parseTrendRequest(input: Record<string, unknown>): TrendRequest 
   let breakdown = input.breakdown as TrendRequest['breakdown'] | undefined
   if (breakdown === undefined || breakdown === '' || (Array.isArray(breakdown) && breakdown.length === 0)) breakdown = null
   if (Array.isArray(breakdown)) breakdown = breakdown.filter((b) => b !== null)
-  if (breakdown !== null && typeof breakdown !== 'string' && typeof breakdown !== 'number' && !Array.isArray(breakdown)) throw wrenError('invalid_input', 'breakdown must be a property key, a cohort id or a list of cohort ids.', 'breakdown')
+  if (breakdown !== null && typeof breakdown !== 'string' && typeof breakdown !== 'number' && !Array.isArray(breakdown))
+    throw wrenError('invalid_input', 'breakdown must be a property key, a cohort id or a list of cohort ids.', 'breakdown')
   let breakdownType = (optString(input, 'breakdown_type') ?? 'event') as BreakdownType
   if ((breakdownType as string) === 'events') breakdownType = 'event'
-  if (!BREAKDOWN_TYPES.includes(breakdownType)) throw wrenError('invalid_input', `breakdown_type must be one of ${BREAKDOWN_TYPES.join(', ')}; got '${breakdownType}'.`, 'breakdown_type')
+  if (!BREAKDOWN_TYPES.includes(breakdownType))
+    throw wrenError(
+      'invalid_input',
+      `breakdown_type must be one of ${BREAKDOWN_TYPES.join(', ')}; got '${breakdownType}'.`,
+      'breakdown_type',
+    )
   if (breakdown !== null && breakdownType !== 'cohort' && typeof breakdown !== 'string') {
     if (typeof breakdown === 'number') breakdown = String(breakdown)
     else throw wrenError('invalid_input', `A ${breakdownType} breakdown takes one property key as a string.`, 'breakdown')
@@ -141,7 +192,8 @@ export function parseTrendRequest(input: Record<string, unknown>): TrendRequest 
     breakdownType = breakdowns[0].type
   }
   const breakdownGroupTypeIndex = optInt(input, 'breakdown_group_type_index', 0, 4)
-  if (breakdown !== null && breakdownType === 'group' && breakdownGroupTypeIndex === null) throw wrenError('required', 'A group breakdown needs breakdown_group_type_index.', 'breakdown_group_type_index')
+  if (breakdown !== null && breakdownType === 'group' && breakdownGroupTypeIndex === null)
+    throw wrenError('required', 'A group breakdown needs breakdown_group_type_index.', 'breakdown_group_type_index')
 
   const formulaRaw = optString(input, 'formula')
   const formula = formulaRaw ? formulaRaw.replace(/[^a-zA-Z \-*^0-9+/().%]/g, '').trim() || null : null
@@ -183,11 +235,18 @@ function parseBreakdowns(raw: unknown): BreakdownSpec[] | null {
   if (value === undefined || value === null || (Array.isArray(value) && value.length === 0)) return null
   if (!Array.isArray(value)) throw wrenError('invalid_input', 'breakdowns must be a list of {property, type}.', 'breakdowns')
   return value.slice(0, 3).map((b, i) => {
-    if (!isRecord(b) || typeof b.property !== 'string' || !b.property) throw wrenError('invalid_input', `breakdowns[${i}] needs a string property.`, 'breakdowns')
+    if (!isRecord(b) || typeof b.property !== 'string' || !b.property)
+      throw wrenError('invalid_input', `breakdowns[${i}] needs a string property.`, 'breakdowns')
     const type = (b.type ?? 'event') as BreakdownType
-    if (!BREAKDOWN_TYPES.includes(type) || type === 'cohort') throw wrenError('invalid_input', `breakdowns[${i}].type must be one of ${BREAKDOWN_TYPES.filter((t) => t !== 'cohort').join(', ')}.`, 'breakdowns')
+    if (!BREAKDOWN_TYPES.includes(type) || type === 'cohort')
+      throw wrenError(
+        'invalid_input',
+        `breakdowns[${i}].type must be one of ${BREAKDOWN_TYPES.filter((t) => t !== 'cohort').join(', ')}.`,
+        'breakdowns',
+      )
     const idx = b.group_type_index === undefined || b.group_type_index === null ? null : Number(b.group_type_index)
-    if (type === 'group' && (idx === null || !Number.isInteger(idx) || idx < 0 || idx > 4)) throw wrenError('required', `breakdowns[${i}]: a group breakdown needs group_type_index 0-4.`, 'breakdowns')
+    if (type === 'group' && (idx === null || !Number.isInteger(idx) || idx < 0 || idx > 4))
+      throw wrenError('required', `breakdowns[${i}]: a group breakdown needs group_type_index 0-4.`, 'breakdowns')
     return { property: b.property, type: type as BreakdownSpec['type'], normalizeUrl: truthy(b.normalize_url), groupTypeIndex: idx }
   })
 }
@@ -209,15 +268,19 @@ function entity(raw: unknown, kind: 'events' | 'actions', attr: string): SeriesE
     id = n
   }
   const math = (raw.math === undefined || raw.math === null || raw.math === '' ? 'total' : raw.math) as MathType
-  if (!(MATHS as readonly string[]).includes(math as string)) throw wrenError('invalid_input', `${attr}: unknown math '${String(math)}'. Use one of ${MATHS.join(', ')}.`, attr)
+  if (!(MATHS as readonly string[]).includes(math as string))
+    throw wrenError('invalid_input', `${attr}: unknown math '${String(math)}'. Use one of ${MATHS.join(', ')}.`, attr)
   const mathProperty = typeof raw.math_property === 'string' && raw.math_property ? raw.math_property : null
-  if ((PROPERTY_MATHS as readonly string[]).includes(math) && !mathProperty) throw wrenError('required', `${attr}: math '${math}' needs math_property.`, attr)
+  if ((PROPERTY_MATHS as readonly string[]).includes(math) && !mathProperty)
+    throw wrenError('required', `${attr}: math '${math}' needs math_property.`, attr)
   const mathHogql = typeof raw.math_hogql === 'string' && raw.math_hogql.trim() ? raw.math_hogql : null
   if (math === 'hogql' && !mathHogql) throw wrenError('required', `${attr}: math 'hogql' needs math_hogql.`, attr)
   const groupIdx = raw.math_group_type_index
   const mathGroupTypeIndex = groupIdx === undefined || groupIdx === null ? null : Number(groupIdx)
-  if (mathGroupTypeIndex !== null && (!Number.isInteger(mathGroupTypeIndex) || mathGroupTypeIndex < 0 || mathGroupTypeIndex > 4)) throw wrenError('invalid_input', `${attr}.math_group_type_index must be 0-4.`, attr)
-  if (math === 'unique_group' && mathGroupTypeIndex === null) throw wrenError('required', `${attr}: math 'unique_group' needs math_group_type_index.`, attr)
+  if (mathGroupTypeIndex !== null && (!Number.isInteger(mathGroupTypeIndex) || mathGroupTypeIndex < 0 || mathGroupTypeIndex > 4))
+    throw wrenError('invalid_input', `${attr}.math_group_type_index must be 0-4.`, attr)
+  if (math === 'unique_group' && mathGroupTypeIndex === null)
+    throw wrenError('required', `${attr}: math 'unique_group' needs math_group_type_index.`, attr)
   const order = raw.order === undefined || raw.order === null ? null : Number(raw.order)
   return {
     kind,

@@ -36,9 +36,15 @@ const FIELDS: Record<string, string> = {
   refresh: 'true: recompute, do not answer from the cache',
   offset: 'the series page, with breakdown_limit',
 }
-const TrendQuery = Type.Object({ ...Object.fromEntries(Object.entries(FIELDS).map(([k, description]) => [k, Type.Optional(Type.String({ description }))])), format: Type.Optional(Format) })
+const TrendQuery = Type.Object({
+  ...Object.fromEntries(Object.entries(FIELDS).map(([k, description]) => [k, Type.Optional(Type.String({ description }))])),
+  format: Type.Optional(Format),
+})
 
-export async function trendRoutes(app: FastifyInstance, deps: { projects: ProjectStore; trends: TrendService; siteUrl: string | null }): Promise<void> {
+export async function trendRoutes(
+  app: FastifyInstance,
+  deps: { projects: ProjectStore; trends: TrendService; siteUrl: string | null },
+): Promise<void> {
   const route = routesOf(app, { projects: deps.projects, tag: 'insights' })
   const handle = async (request: FastifyRequest, reply: FastifyReply, { project, key }: Caller, body: unknown) => {
     const format = formatOf(request)
@@ -49,7 +55,11 @@ export async function trendRoutes(app: FastifyInstance, deps: { projects: Projec
     const out = await deps.trends.run(project, trendRequest, { refresh: refreshRequested(request.query, body), viewer: key })
     if (format === 'csv') {
       const filename = `export (${trendRequest.dateFrom ? wallDate(out.dateFrom) : 'up until'} - ${wallDate(out.dateTo)}) from PostHog.csv`
-      return reply.status(200).type('text/csv; charset=utf-8').header('content-disposition', `attachment; filename="${filename}"`).send(trendCsv(out.body.result, out.floats))
+      return reply
+        .status(200)
+        .type('text/csv; charset=utf-8')
+        .header('content-disposition', `attachment; filename="${filename}"`)
+        .send(trendCsv(out.body.result, out.floats))
     }
     // PostHog's `next`: a page link once a full page of series came back (the rows are never paged).
     const limit = Number((request.query as Record<string, unknown>).breakdown_limit) || 25
@@ -58,7 +68,15 @@ export async function trendRoutes(app: FastifyInstance, deps: { projects: Projec
     return reply.status(200).send({ ...out.body, next })
   }
   const summary = 'Compute a trend: event counts (or other math) per interval, per series and breakdown'
-  const answer = { 200: Type.Object({ is_cached: Type.Boolean(), last_refresh: Type.String(), timezone: Type.String(), result: Type.Array(AnyObject()), next: Type.Union([Type.String(), Type.Null()]) }) }
+  const answer = {
+    200: Type.Object({
+      is_cached: Type.Boolean(),
+      last_refresh: Type.String(),
+      timezone: Type.String(),
+      result: Type.Array(AnyObject()),
+      next: Type.Union([Type.String(), Type.Null()]),
+    }),
+  }
   route({
     method: 'GET',
     url: '/insights/trend/',
@@ -74,7 +92,11 @@ export async function trendRoutes(app: FastifyInstance, deps: { projects: Projec
     summary,
     description: 'The fields may come in the query string (lists JSON-encoded) or the JSON body; the body wins.',
     access: { project: 'insight:read' },
-    schema: { querystring: TrendQuery, body: AnyObject(`The query string's fields, as JSON: ${Object.keys(FIELDS).join(', ')}.`), response: answer },
+    schema: {
+      querystring: TrendQuery,
+      body: AnyObject(`The query string's fields, as JSON: ${Object.keys(FIELDS).join(', ')}.`),
+      response: answer,
+    },
     handler: (request, reply, caller) => handle(request, reply, caller, request.body),
   })
 }

@@ -56,24 +56,42 @@ export class TrendService {
     const weekStartDay = Number(project.settings.week_start_day) === 1 ? 1 : 0
     const totalValue = isTotalValue(request.display)
     const cumulative = request.display === 'ActionsLineGraphCumulative'
-    const testFilters = request.filterTestAccounts ? parsePropertyGroup(project.settings.test_account_filters ?? [], 'test_account_filters') : null
-    const globalProperties: PropertyGroup = testFilters && testFilters.values.length ? { type: 'AND', values: [request.properties, testFilters] } : request.properties
+    const testFilters = request.filterTestAccounts
+      ? parsePropertyGroup(project.settings.test_account_filters ?? [], 'test_account_filters')
+      : null
+    const globalProperties: PropertyGroup =
+      testFilters && testFilters.values.length ? { type: 'AND', values: [request.properties, testFilters] } : request.properties
 
     // Actions: one this project never had (another project's id) is a 400; a deleted one drops its series.
     const actionIds = request.series.filter((s) => s.kind === 'actions').map((s) => Number(s.id))
     const badId = request.series.find((s) => s.kind === 'actions' && !(Number.isSafeInteger(Number(s.id)) && Number(s.id) > 0))
     if (badId) throw wrenError('invalid_input', `Action id must be a positive integer, got '${String(badId.id)}'.`, 'actions')
-    const found = actionIds.length ? await this.deps.actions.byIds(project.id, actionIds, { includeDeleted: true }) : new Map<number, Action>()
-    for (const id of actionIds) if (!found.has(id)) throw wrenError('invalid_input', `Action ${id} does not exist in this project.`, 'actions')
+    const found = actionIds.length
+      ? await this.deps.actions.byIds(project.id, actionIds, { includeDeleted: true })
+      : new Map<number, Action>()
+    for (const id of actionIds)
+      if (!found.has(id)) throw wrenError('invalid_input', `Action ${id} does not exist in this project.`, 'actions')
     const actions = new Map([...found].filter(([, a]) => !a.deleted))
     // And every cohort any filter could reach.
     const series = request.series.filter((s) => s.kind === 'events' || actions.has(Number(s.id)))
     const needsCohorts =
-      cohortIdsIn(globalProperties).length > 0 || series.some((s) => cohortIdsIn(s.properties).length > 0) || request.breakdownType === 'cohort' || [...actions.values()].some((a) => cohortIdsOfAction(a).length > 0)
-    const cohorts = needsCohorts ? new Map((await this.deps.cohorts.list(project.id)).map((c) => [c.id, c] as const)) : new Map<number, Cohort>()
+      cohortIdsIn(globalProperties).length > 0 ||
+      series.some((s) => cohortIdsIn(s.properties).length > 0) ||
+      request.breakdownType === 'cohort' ||
+      [...actions.values()].some((a) => cohortIdsOfAction(a).length > 0)
+    const cohorts = needsCohorts
+      ? new Map((await this.deps.cohorts.list(project.id)).map((c) => [c.id, c] as const))
+      : new Map<number, Cohort>()
 
     const earliest = request.dateFrom === 'all' ? await this.earliestEvent(project.id) : null
-    const rangeInput: DateRangeInput = { dateFrom: request.dateFrom, dateTo: request.dateTo, interval: totalValue ? 'day' : request.interval, explicitDate: request.explicitDate, exact: request.display === 'BoldNumber', earliest }
+    const rangeInput: DateRangeInput = {
+      dateFrom: request.dateFrom,
+      dateTo: request.dateTo,
+      interval: totalValue ? 'day' : request.interval,
+      explicitDate: request.explicitDate,
+      exact: request.display === 'BoldNumber',
+      earliest,
+    }
     const current = resolveRange(rangeInput, now, tz, weekStartDay)
     const periods = request.compare ? [current, previousRange(current, rangeInput, request.compareTo)] : [current]
 
@@ -96,37 +114,109 @@ export class TrendService {
     }
     const resolved: ResolvedSeries[] = series.map((entity) => ({
       entity,
-      condition: entity.kind === 'actions' ? actionSql(actions.get(Number(entity.id))!, filters) : entity.id === null ? '1' : `event = ${params.add('String', entity.id)}`,
+      condition:
+        entity.kind === 'actions'
+          ? actionSql(actions.get(Number(entity.id))!, filters)
+          : entity.id === null
+            ? '1'
+            : `event = ${params.add('String', entity.id)}`,
     }))
-    const names = series.map((entity) => ({ entity, name: entity.kind === 'actions' ? actions.get(Number(entity.id))!.name : entity.id === null ? 'All events' : String(entity.id) }))
+    const names = series.map((entity) => ({
+      entity,
+      name: entity.kind === 'actions' ? actions.get(Number(entity.id))!.name : entity.id === null ? 'All events' : String(entity.id),
+    }))
     if (request.formula && series.length === 0) throw wrenError('invalid_formula', 'The formula has no series to combine.', 'formula')
-    if (series.length === 0) return { body: { is_cached: false, last_refresh: now.toISOString(), timezone: tz, result: [] }, floats: [], dateFrom: current.from, dateTo: current.to }
+    if (series.length === 0)
+      return {
+        body: { is_cached: false, last_refresh: now.toISOString(), timezone: tz, result: [] },
+        floats: [],
+        dateFrom: current.from,
+        dateTo: current.to,
+      }
 
     const breakdown = breakdownExpr(request, { params, hogql, cohortMembers, sessions, personId })
     const hidden = opts.viewer ? await hiddenPersons(clickhouse, opts.viewer, project.id) : null
     const visible = hidden ? visibleEventsSql(hidden, params) : '1'
-    const sql = buildTrendQuery({ teamId: project.id, request, series: resolved, periods, totalValue, cumulative, params, filters, globalProperties, visible, breakdown, hogql, sessions, personId })
+    const sql = buildTrendQuery({
+      teamId: project.id,
+      request,
+      series: resolved,
+      periods,
+      totalValue,
+      cumulative,
+      params,
+      filters,
+      globalProperties,
+      visible,
+      breakdown,
+      hogql,
+      sessions,
+      personId,
+    })
 
     const version = await this.dataVersion(project.id)
-    const key = TrendCache.key({ team: project.id, tz, weekStartDay, request, names, cohorts: [...cohorts.values()].map((c) => [c.id, c.name]), sql, params: params.values, version, ranges: periods.map((p) => [p.from, p.to]) })
-    const floats = (request.formula ? [true] : series.map((s) => (PROPERTY_MATHS as readonly string[]).includes(s.math) || s.math.endsWith('_count_per_actor') || s.math === 'hogql'))
+    const key = TrendCache.key({
+      team: project.id,
+      tz,
+      weekStartDay,
+      request,
+      names,
+      cohorts: [...cohorts.values()].map((c) => [c.id, c.name]),
+      sql,
+      params: params.values,
+      version,
+      ranges: periods.map((p) => [p.from, p.to]),
+    })
+    const floats = request.formula
+      ? [true]
+      : series.map(
+          (s) => (PROPERTY_MATHS as readonly string[]).includes(s.math) || s.math.endsWith('_count_per_actor') || s.math === 'hogql',
+        )
     const cached = opts.refresh ? undefined : this.cache.get(key)
     if (cached) {
       const result = cached.result as SeriesResult[]
-      return { body: { is_cached: true, last_refresh: cached.lastRefresh, timezone: tz, result }, floats: floatsFor(result, floats, request), dateFrom: current.from, dateTo: current.to }
+      return {
+        body: { is_cached: true, last_refresh: cached.lastRefresh, timezone: tz, result },
+        floats: floatsFor(result, floats, request),
+        dateFrom: current.from,
+        dateTo: current.to,
+      }
     }
 
     // A query ClickHouse refuses for the caller's input (a bad regex, mixed aggregates) is the caller's 400: the error handler's one rule (fromClickHouseError).
-    const rows = (await queryRows<TrendRow>(clickhouse, sql, params.values)).map((r) => ({ ...r, series: Number(r.series), period: Number(r.period), value: Number(r.value) }))
+    const rows = (await queryRows<TrendRow>(clickhouse, sql, params.values)).map((r) => ({
+      ...r,
+      series: Number(r.series),
+      period: Number(r.period),
+      value: Number(r.value),
+    }))
     const filter = filterObject(request, current)
-    const result = shapeResults({ request, series: names, periods, rows, totalValue, cumulative, filter, cohortNames: new Map([...cohorts.values()].map((c) => [c.id, c.name])) })
+    const result = shapeResults({
+      request,
+      series: names,
+      periods,
+      rows,
+      totalValue,
+      cumulative,
+      filter,
+      cohortNames: new Map([...cohorts.values()].map((c) => [c.id, c.name])),
+    })
     const lastRefresh = now.toISOString().replace('.000Z', 'Z')
     this.cache.set(key, { result, lastRefresh })
-    return { body: { is_cached: false, last_refresh: lastRefresh, timezone: tz, result }, floats: floatsFor(result, floats, request), dateFrom: current.from, dateTo: current.to }
+    return {
+      body: { is_cached: false, last_refresh: lastRefresh, timezone: tz, result },
+      floats: floatsFor(result, floats, request),
+      dateFrom: current.from,
+      dateTo: current.to,
+    }
   }
 
   private async earliestEvent(teamId: number): Promise<Date | null> {
-    const [row] = await queryRows<{ first: string | null }>(this.deps.clickhouse, "SELECT if(count() = 0, NULL, min(timestamp)) AS first FROM events WHERE team_id = {team:Int64} AND timestamp > toDateTime64('1980-01-01 00:00:00', 6, 'UTC')", { team: teamId })
+    const [row] = await queryRows<{ first: string | null }>(
+      this.deps.clickhouse,
+      "SELECT if(count() = 0, NULL, min(timestamp)) AS first FROM events WHERE team_id = {team:Int64} AND timestamp > toDateTime64('1980-01-01 00:00:00', 6, 'UTC')",
+      { team: teamId },
+    )
     return row?.first ? new Date(row.first) : null
   }
 
@@ -139,7 +229,10 @@ export class TrendService {
    */
   private async dataVersion(teamId: number): Promise<string> {
     const ch = this.deps.clickhouse
-    this.localParts ??= queryRows<{ engine: string }>(ch, "SELECT engine FROM system.tables WHERE database = currentDatabase() AND name = 'events'").then(
+    this.localParts ??= queryRows<{ engine: string }>(
+      ch,
+      "SELECT engine FROM system.tables WHERE database = currentDatabase() AND name = 'events'",
+    ).then(
       ([row]) => !!row && row.engine.endsWith('MergeTree'),
       () => false,
     )
@@ -174,7 +267,11 @@ function filterObject(request: TrendRequest, range: DateRange): Record<string, u
     compare_to: request.compareTo,
     breakdown: request.breakdowns ? null : request.breakdown,
     breakdown_type: request.breakdown !== null && !request.breakdowns ? request.breakdownType : null,
-    breakdowns: request.breakdowns?.map((b) => ({ property: b.property, type: b.type, ...(b.groupTypeIndex !== null ? { group_type_index: b.groupTypeIndex } : {}) })),
+    breakdowns: request.breakdowns?.map((b) => ({
+      property: b.property,
+      type: b.type,
+      ...(b.groupTypeIndex !== null ? { group_type_index: b.groupTypeIndex } : {}),
+    })),
     breakdown_limit: request.breakdown !== null ? request.breakdownLimit : null,
     breakdown_group_type_index: request.breakdownGroupTypeIndex,
     smoothing_intervals: request.smoothingIntervals > 1 ? request.smoothingIntervals : null,
@@ -182,4 +279,3 @@ function filterObject(request: TrendRequest, range: DateRange): Record<string, u
   for (const k of Object.keys(f)) if (f[k] === null || f[k] === undefined) delete f[k]
   return f
 }
-

@@ -89,7 +89,9 @@ function smooth(data: number[], n: number): number[] {
 
 function limitBreakdowns(blocks: Block[], request: TrendRequest, totalValue: boolean): Block[] {
   const total = (b: Block) => (totalValue ? b.aggregated : sum(b.data))
-  const sorted = [...blocks].sort((a, b) => rank(a.raw) - rank(b.raw) || total(b) - total(a) || (a.raw < b.raw ? -1 : a.raw > b.raw ? 1 : 0))
+  const sorted = [...blocks].sort(
+    (a, b) => rank(a.raw) - rank(b.raw) || total(b) - total(a) || (a.raw < b.raw ? -1 : a.raw > b.raw ? 1 : 0),
+  )
   if (sorted.length <= request.breakdownLimit) return sorted
   const kept = sorted.slice(0, request.breakdownLimit)
   if (request.breakdownHideOtherAggregation) return kept
@@ -102,7 +104,14 @@ function limitBreakdowns(blocks: Block[], request: TrendRequest, totalValue: boo
   return [...kept, other]
 }
 
-function seriesObject(input: ShapeInput, s: ShapeInput['series'][number], index: number, range: DateRange, period: number, block: Block): SeriesResult {
+function seriesObject(
+  input: ShapeInput,
+  s: ShapeInput['series'][number],
+  index: number,
+  range: DateRange,
+  period: number,
+  block: Block,
+): SeriesResult {
   const { request, totalValue } = input
   const e = s.entity
   const result: SeriesResult = {

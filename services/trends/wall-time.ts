@@ -7,7 +7,16 @@ const formatters = new Map<string, Intl.DateTimeFormat>()
 function formatter(tz: string): Intl.DateTimeFormat {
   let f = formatters.get(tz)
   if (!f) {
-    f = new Intl.DateTimeFormat('en-US', { timeZone: tz, hourCycle: 'h23', year: 'numeric', month: 'numeric', day: 'numeric', hour: 'numeric', minute: 'numeric', second: 'numeric' })
+    f = new Intl.DateTimeFormat('en-US', {
+      timeZone: tz,
+      hourCycle: 'h23',
+      year: 'numeric',
+      month: 'numeric',
+      day: 'numeric',
+      hour: 'numeric',
+      minute: 'numeric',
+      second: 'numeric',
+    })
     formatters.set(tz, f)
   }
   return f
@@ -53,7 +62,9 @@ export function addMonths(w: Date, n: number): Date {
   const y = w.getUTCFullYear()
   const m = w.getUTCMonth() + n
   const last = new Date(Date.UTC(y, m + 1, 0)).getUTCDate()
-  return new Date(Date.UTC(y, m, Math.min(w.getUTCDate(), last), w.getUTCHours(), w.getUTCMinutes(), w.getUTCSeconds(), w.getUTCMilliseconds()))
+  return new Date(
+    Date.UTC(y, m, Math.min(w.getUTCDate(), last), w.getUTCHours(), w.getUTCMinutes(), w.getUTCSeconds(), w.getUTCMilliseconds()),
+  )
 }
 
 export function startOfDay(w: Date): Date {

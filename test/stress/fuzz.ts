@@ -11,7 +11,12 @@ const t = await startWren()
 const started = Date.now()
 let failed = false
 try {
-  const { problems, statuses } = await runFuzz(t.url, t, { seed, count, concurrency: 8, onProgress: (sent) => console.log(`${sent} requests, ${Math.round((Date.now() - started) / 1000)} s`) })
+  const { problems, statuses } = await runFuzz(t.url, t, {
+    seed,
+    count,
+    concurrency: 8,
+    onProgress: (sent) => console.log(`${sent} requests, ${Math.round((Date.now() - started) / 1000)} s`),
+  })
   console.log('statuses:', Object.fromEntries([...statuses].sort((a, b) => a[0] - b[0])))
   for (const problem of problems.slice(0, 50)) console.log('PROBLEM', problem)
   if (problems.length > 0) failed = true

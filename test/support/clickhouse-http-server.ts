@@ -32,16 +32,82 @@ const engine = new Session(dataDir)
 const serverVersion = version().libchdb
 
 // URL parameters the HTTP handler consumes itself; every other parameter is a setting.
-const HTTP_PARAMETERS = new Set(['query', 'query_id', 'database', 'default_format', 'user', 'password', 'quota_key', 'session_id', 'session_timeout', 'session_check', 'compress', 'decompress', 'buffer_size', 'wait_end_of_query', 'role', 'enable_http_compression', 'http_zlib_compression_level', 'send_progress_in_http_headers', 'http_headers_progress_interval_ms', 'http_response_buffer_size', 'http_native_compression_disable_checksumming_on_decompress'])
+const HTTP_PARAMETERS = new Set([
+  'query',
+  'query_id',
+  'database',
+  'default_format',
+  'user',
+  'password',
+  'quota_key',
+  'session_id',
+  'session_timeout',
+  'session_check',
+  'compress',
+  'decompress',
+  'buffer_size',
+  'wait_end_of_query',
+  'role',
+  'enable_http_compression',
+  'http_zlib_compression_level',
+  'send_progress_in_http_headers',
+  'http_headers_progress_interval_ms',
+  'http_response_buffer_size',
+  'http_native_compression_disable_checksumming_on_decompress',
+])
 
 // ClickHouse's HTTP status for an exception (src/Server/HTTP/exceptionCodeToHTTPStatus.cpp), by type.
 const STATUS_BY_TYPE: Record<string, number> = {
   REQUIRED_PASSWORD: 401,
-  ...Object.fromEntries(['UNKNOWN_USER', 'WRONG_PASSWORD', 'AUTHENTICATION_FAILED', 'SET_NON_GRANTED_ROLE', 'ACCESS_DENIED'].map((t) => [t, 403])),
   ...Object.fromEntries(
-    ['BAD_ARGUMENTS', 'CANNOT_COMPILE_REGEXP', 'CANNOT_PARSE_TEXT', 'CANNOT_PARSE_ESCAPE_SEQUENCE', 'CANNOT_PARSE_QUOTED_STRING', 'CANNOT_PARSE_DATE', 'CANNOT_PARSE_DATETIME', 'CANNOT_PARSE_NUMBER', 'CANNOT_PARSE_DOMAIN_VALUE_FROM_STRING', 'CANNOT_PARSE_IPV4', 'CANNOT_PARSE_IPV6', 'CANNOT_PARSE_INPUT_ASSERTION_FAILED', 'CANNOT_PARSE_UUID', 'DUPLICATE_COLUMN', 'ILLEGAL_COLUMN', 'UNKNOWN_ELEMENT_IN_AST', 'UNKNOWN_TYPE_OF_AST_NODE', 'THERE_IS_NO_COLUMN', 'TOO_DEEP_AST', 'TOO_BIG_AST', 'UNEXPECTED_AST_STRUCTURE', 'SYNTAX_ERROR', 'INCORRECT_DATA', 'TYPE_MISMATCH', 'VALUE_IS_OUT_OF_RANGE_OF_DATA_TYPE'].map((t) => [t, 400]),
+    ['UNKNOWN_USER', 'WRONG_PASSWORD', 'AUTHENTICATION_FAILED', 'SET_NON_GRANTED_ROLE', 'ACCESS_DENIED'].map((t) => [t, 403]),
   ),
-  ...Object.fromEntries(['UNKNOWN_TABLE', 'UNKNOWN_FUNCTION', 'UNKNOWN_IDENTIFIER', 'UNKNOWN_TYPE', 'UNKNOWN_STORAGE', 'UNKNOWN_DATABASE', 'UNKNOWN_SETTING', 'UNKNOWN_DIRECTION_OF_SORTING', 'UNKNOWN_AGGREGATE_FUNCTION', 'UNKNOWN_FORMAT', 'UNKNOWN_DATABASE_ENGINE', 'UNKNOWN_TYPE_OF_QUERY', 'UNKNOWN_ROLE'].map((t) => [t, 404])),
+  ...Object.fromEntries(
+    [
+      'BAD_ARGUMENTS',
+      'CANNOT_COMPILE_REGEXP',
+      'CANNOT_PARSE_TEXT',
+      'CANNOT_PARSE_ESCAPE_SEQUENCE',
+      'CANNOT_PARSE_QUOTED_STRING',
+      'CANNOT_PARSE_DATE',
+      'CANNOT_PARSE_DATETIME',
+      'CANNOT_PARSE_NUMBER',
+      'CANNOT_PARSE_DOMAIN_VALUE_FROM_STRING',
+      'CANNOT_PARSE_IPV4',
+      'CANNOT_PARSE_IPV6',
+      'CANNOT_PARSE_INPUT_ASSERTION_FAILED',
+      'CANNOT_PARSE_UUID',
+      'DUPLICATE_COLUMN',
+      'ILLEGAL_COLUMN',
+      'UNKNOWN_ELEMENT_IN_AST',
+      'UNKNOWN_TYPE_OF_AST_NODE',
+      'THERE_IS_NO_COLUMN',
+      'TOO_DEEP_AST',
+      'TOO_BIG_AST',
+      'UNEXPECTED_AST_STRUCTURE',
+      'SYNTAX_ERROR',
+      'INCORRECT_DATA',
+      'TYPE_MISMATCH',
+      'VALUE_IS_OUT_OF_RANGE_OF_DATA_TYPE',
+    ].map((t) => [t, 400]),
+  ),
+  ...Object.fromEntries(
+    [
+      'UNKNOWN_TABLE',
+      'UNKNOWN_FUNCTION',
+      'UNKNOWN_IDENTIFIER',
+      'UNKNOWN_TYPE',
+      'UNKNOWN_STORAGE',
+      'UNKNOWN_DATABASE',
+      'UNKNOWN_SETTING',
+      'UNKNOWN_DIRECTION_OF_SORTING',
+      'UNKNOWN_AGGREGATE_FUNCTION',
+      'UNKNOWN_FORMAT',
+      'UNKNOWN_DATABASE_ENGINE',
+      'UNKNOWN_TYPE_OF_QUERY',
+      'UNKNOWN_ROLE',
+    ].map((t) => [t, 404]),
+  ),
   QUERY_IS_TOO_LARGE: 413,
   NOT_IMPLEMENTED: 501,
   SOCKET_TIMEOUT: 503,
@@ -73,8 +139,16 @@ function asException(err: unknown): { code: number; type: string; text: string }
   return { code: 1001, type: 'STD_EXCEPTION', text: `Code: 1001. DB::Exception: ${text}. (STD_EXCEPTION)` }
 }
 
-const decoders: Record<string, (b: Buffer) => Promise<Buffer>> = { gzip: promisify(zlib.gunzip), deflate: promisify(zlib.inflate), br: promisify(zlib.brotliDecompress) }
-const encoders: Record<string, (b: Buffer) => Promise<Buffer>> = { gzip: promisify(zlib.gzip), deflate: promisify(zlib.deflate), br: promisify(zlib.brotliCompress) }
+const decoders: Record<string, (b: Buffer) => Promise<Buffer>> = {
+  gzip: promisify(zlib.gunzip),
+  deflate: promisify(zlib.inflate),
+  br: promisify(zlib.brotliDecompress),
+}
+const encoders: Record<string, (b: Buffer) => Promise<Buffer>> = {
+  gzip: promisify(zlib.gzip),
+  deflate: promisify(zlib.deflate),
+  br: promisify(zlib.brotliCompress),
+}
 
 async function readBody(req: IncomingMessage): Promise<string> {
   const chunks: Buffer[] = []
@@ -95,7 +169,10 @@ function credentials(req: IncomingMessage, url: URL): { user: string; password: 
     return { user: decoded.slice(0, colon), password: decoded.slice(colon + 1) }
   }
   const header = (name: string) => (typeof req.headers[name] === 'string' ? (req.headers[name] as string) : undefined)
-  return { user: header('x-clickhouse-user') ?? url.searchParams.get('user') ?? 'default', password: header('x-clickhouse-key') ?? url.searchParams.get('password') ?? '' }
+  return {
+    user: header('x-clickhouse-user') ?? url.searchParams.get('user') ?? 'default',
+    password: header('x-clickhouse-key') ?? url.searchParams.get('password') ?? '',
+  }
 }
 
 // A SQL string literal whose value is exactly `value` (a parameter's text, parsed by its type later).
@@ -142,13 +219,22 @@ function responseEncoding(req: IncomingMessage, url: URL): string | null {
 
 async function handleQuery(req: IncomingMessage, res: ServerResponse, url: URL): Promise<void> {
   const queryId = url.searchParams.get('query_id') || randomUUID()
-  const headers: Record<string, string> = { 'X-ClickHouse-Query-Id': queryId, 'X-ClickHouse-Timezone': 'UTC', 'X-ClickHouse-Server-Display-Name': 'wren-test-clickhouse-fixture' }
+  const headers: Record<string, string> = {
+    'X-ClickHouse-Query-Id': queryId,
+    'X-ClickHouse-Timezone': 'UTC',
+    'X-ClickHouse-Server-Display-Name': 'wren-test-clickhouse-fixture',
+  }
   try {
     const given = credentials(req, url)
     if (given.user !== user || given.password !== password) {
-      throw new ClickHouseException(516, 'AUTHENTICATION_FAILED', `${given.user}: Authentication failed: password is incorrect, or there is no user with such name`)
+      throw new ClickHouseException(
+        516,
+        'AUTHENTICATION_FAILED',
+        `${given.user}: Authentication failed: password is incorrect, or there is no user with such name`,
+      )
     }
-    if (url.searchParams.has('session_id')) throw new ClickHouseException(48, 'NOT_IMPLEMENTED', 'session_id is not supported by the Wren test fixture')
+    if (url.searchParams.has('session_id'))
+      throw new ClickHouseException(48, 'NOT_IMPLEMENTED', 'session_id is not supported by the Wren test fixture')
     const fromUrl = url.searchParams.get('query') ?? ''
     const body = req.method === 'POST' ? await readBody(req) : ''
     const query = fromUrl && body ? `${fromUrl}\n${body}` : fromUrl || body
@@ -167,13 +253,32 @@ async function handleQuery(req: IncomingMessage, res: ServerResponse, url: URL):
     const rows = String(result?.rowsRead ?? 0)
     const bytes = String(result?.bytesRead ?? 0)
     const insert = /^\s*INSERT\b/i.test(query)
-    const summary = { read_rows: rows, read_bytes: bytes, written_rows: insert ? rows : '0', written_bytes: insert ? bytes : '0', total_rows_to_read: rows, result_rows: insert ? '0' : rows, result_bytes: insert ? '0' : String(output.length), elapsed_ns: String(Math.round((result?.elapsed ?? 0) * 1e9)) }
+    const summary = {
+      read_rows: rows,
+      read_bytes: bytes,
+      written_rows: insert ? rows : '0',
+      written_bytes: insert ? bytes : '0',
+      total_rows_to_read: rows,
+      result_rows: insert ? '0' : rows,
+      result_bytes: insert ? '0' : String(output.length),
+      elapsed_ns: String(Math.round((result?.elapsed ?? 0) * 1e9)),
+    }
     const encoding = responseEncoding(req, url)
-    res.writeHead(200, { ...headers, 'Content-Type': contentType(format), 'X-ClickHouse-Format': format, 'X-ClickHouse-Summary': JSON.stringify(summary), ...(encoding ? { 'Content-Encoding': encoding } : {}) })
+    res.writeHead(200, {
+      ...headers,
+      'Content-Type': contentType(format),
+      'X-ClickHouse-Format': format,
+      'X-ClickHouse-Summary': JSON.stringify(summary),
+      ...(encoding ? { 'Content-Encoding': encoding } : {}),
+    })
     res.end(encoding ? await encoders[encoding](output) : output)
   } catch (err) {
     const { code, type, text } = asException(err)
-    res.writeHead(STATUS_BY_TYPE[type] ?? 500, { ...headers, 'Content-Type': 'text/plain; charset=UTF-8', 'X-ClickHouse-Exception-Code': String(code) })
+    res.writeHead(STATUS_BY_TYPE[type] ?? 500, {
+      ...headers,
+      'Content-Type': 'text/plain; charset=UTF-8',
+      'X-ClickHouse-Exception-Code': String(code),
+    })
     res.end(`${text} (version ${serverVersion})\n`)
   }
 }

@@ -25,7 +25,16 @@ export interface FuzzKeys {
 }
 
 const CAPTURE_PATHS = ['/e/', '/i/v0/e/', '/batch/', '/capture/', '/track/', '/engage/']
-const DECIDE_PATHS = ['/decide/', '/decide/?v=2', '/decide/?v=3', '/decide/?v=4', '/flags/', '/flags/?v=1', '/flags/?v=2', '/flags/?v=2&config=true']
+const DECIDE_PATHS = [
+  '/decide/',
+  '/decide/?v=2',
+  '/decide/?v=3',
+  '/decide/?v=4',
+  '/flags/',
+  '/flags/?v=1',
+  '/flags/?v=2',
+  '/flags/?v=2&config=true',
+]
 
 // Built once: ~20 KB of gzip that inflates past the 20 MB cap, and 256 KB of lz-string asking for billions of characters.
 let bombs: { gzip: Buffer; lz64: string } | null = null
@@ -41,9 +50,29 @@ export function* fuzzRequests(seed: number, keys: FuzzKeys, count: number): Gene
   const chance = (p: number) => random() < p
 
   // --- JSON values -----------------------------------------------------------------------------------------
-  const weirdStrings = ['', ' ', 'null', 'undefined', '\u0000', '\ud800', '\udfff', '😀'.repeat(3), '\u202eevil', 'a'.repeat(300), '%00', '../../etc/passwd', '<script>', "'; DROP TABLE events; --", '{{7*7}}', '$set', '__proto__', 'constructor']
+  const weirdStrings = [
+    '',
+    ' ',
+    'null',
+    'undefined',
+    '\u0000',
+    '\ud800',
+    '\udfff',
+    '😀'.repeat(3),
+    '\u202eevil',
+    'a'.repeat(300),
+    '%00',
+    '../../etc/passwd',
+    '<script>',
+    "'; DROP TABLE events; --",
+    '{{7*7}}',
+    '$set',
+    '__proto__',
+    'constructor',
+  ]
   const weirdNumbers = [0, -0, -1, 1.5, 1e308, -1e308, 2 ** 53 + 1, 2 ** 64, 1e-320]
-  const scalar = (): unknown => pick([() => pick(weirdStrings), () => pick(weirdNumbers), () => chance(0.5), () => null, () => [], () => ({})])()
+  const scalar = (): unknown =>
+    pick([() => pick(weirdStrings), () => pick(weirdNumbers), () => chance(0.5), () => null, () => [], () => ({})])()
   const hugeString = () => pick(['x', 'é', '😀', '\\', '"'])!.repeat(chance(0.9) ? 20_000 + int(200_000) : 1_000_000 + int(2_000_000))
   // A placeholder that jsonText turns into `depth` levels of nesting (JSON.stringify itself would overflow the stack).
   const nested = (depth: number): string => `@@deep@@${depth}`
@@ -59,9 +88,21 @@ export function* fuzzRequests(seed: number, keys: FuzzKeys, count: number): Gene
   }
   // Own "__proto__" / "constructor" keys, as JSON.parse makes them (an object literal would set the prototype).
   const pollution = (): Record<string, unknown> =>
-    JSON.parse(pick(['{"__proto__":{"polluted":"yes","$set":{"a":1}}}', '{"constructor":{"prototype":{"polluted":"yes"}}}', '{"prototype":{"polluted":"yes"}}', '{"__proto__":[1,2]}', '{"hasOwnProperty":1,"toString":"x","valueOf":null}']))
+    JSON.parse(
+      pick([
+        '{"__proto__":{"polluted":"yes","$set":{"a":1}}}',
+        '{"constructor":{"prototype":{"polluted":"yes"}}}',
+        '{"prototype":{"polluted":"yes"}}',
+        '{"__proto__":[1,2]}',
+        '{"hasOwnProperty":1,"toString":"x","valueOf":null}',
+      ]),
+    )
   const properties = (): Record<string, unknown> => {
-    const props: Record<string, unknown> = { $current_url: 'https://fuzz.example/' + int(1000), $browser: pick(['Chrome', 'Firefox', '']), n: int(100) }
+    const props: Record<string, unknown> = {
+      $current_url: 'https://fuzz.example/' + int(1000),
+      $browser: pick(['Chrome', 'Firefox', '']),
+      n: int(100),
+    }
     if (chance(0.2)) props.$set = chance(0.5) ? { plan: pick(['free', 'pro']), ...pollution() } : scalar()
     if (chance(0.1)) props.$set_once = scalar()
     if (chance(0.1)) props.$groups = chance(0.5) ? { company: pick(['acme', 'globex', '', '__proto__']) } : scalar()
@@ -71,16 +112,42 @@ export function* fuzzRequests(seed: number, keys: FuzzKeys, count: number): Gene
     if (chance(0.05)) props.deep = nested(pick([50, 127, 129, 1_000, 20_000]))
     return props
   }
-  const eventName = () => pick(['$pageview', 'clicked', '$identify', '$create_alias', '$merge_dangerously', '$groupidentify', '$set', '$performance_event', '', '$exception', '$snapshot', '__proto__'])
+  const eventName = () =>
+    pick([
+      '$pageview',
+      'clicked',
+      '$identify',
+      '$create_alias',
+      '$merge_dangerously',
+      '$groupidentify',
+      '$set',
+      '$performance_event',
+      '',
+      '$exception',
+      '$snapshot',
+      '__proto__',
+    ])
   const event = (token: boolean): Record<string, unknown> => {
-    const e: Record<string, unknown> = { event: eventName(), distinct_id: chance(0.9) ? `fuzz-${int(50)}` : scalar(), properties: properties() }
+    const e: Record<string, unknown> = {
+      event: eventName(),
+      distinct_id: chance(0.9) ? `fuzz-${int(50)}` : scalar(),
+      properties: properties(),
+    }
     if (token) (e.properties as Record<string, unknown>).token = keys.projectKey
-    if (chance(0.3)) e.timestamp = pick(['2026-01-01T00:00:00Z', 'garbage', '9999-99-99', '-1', '1700000000', '2020-01-01T00:00:00+25:00', 1e20, null])
-    if (chance(0.2)) e.uuid = pick(['not-a-uuid', '018f1a2b-3c4d-7e5f-8a9b-0c1d2e3f4a5b', '', 7, null, '{018F1A2B-3C4D-7E5F-8A9B-0C1D2E3F4A5B}'])
+    if (chance(0.3))
+      e.timestamp = pick(['2026-01-01T00:00:00Z', 'garbage', '9999-99-99', '-1', '1700000000', '2020-01-01T00:00:00+25:00', 1e20, null])
+    if (chance(0.2))
+      e.uuid = pick(['not-a-uuid', '018f1a2b-3c4d-7e5f-8a9b-0c1d2e3f4a5b', '', 7, null, '{018F1A2B-3C4D-7E5F-8A9B-0C1D2E3F4A5B}'])
     if (chance(0.1)) e.offset = scalar()
     if (chance(0.1)) e.$set = scalar()
-    if (e.event === '$create_alias' || e.event === '$merge_dangerously') (e.properties as Record<string, unknown>).alias = chance(0.7) ? `fuzz-${int(50)}` : scalar()
-    if (e.event === '$groupidentify') Object.assign(e.properties as object, { $group_type: pick(['company', 'org', 'team', 'a', 'b', 'c', '', '__proto__']), $group_key: chance(0.7) ? `g-${int(5)}` : scalar(), $group_set: chance(0.7) ? { name: 'x', ...pollution() } : scalar() })
+    if (e.event === '$create_alias' || e.event === '$merge_dangerously')
+      (e.properties as Record<string, unknown>).alias = chance(0.7) ? `fuzz-${int(50)}` : scalar()
+    if (e.event === '$groupidentify')
+      Object.assign(e.properties as object, {
+        $group_type: pick(['company', 'org', 'team', 'a', 'b', 'c', '', '__proto__']),
+        $group_key: chance(0.7) ? `g-${int(5)}` : scalar(),
+        $group_set: chance(0.7) ? { name: 'x', ...pollution() } : scalar(),
+      })
     return e
   }
   const capturePayload = (): unknown => {
@@ -90,7 +157,12 @@ export function* fuzzRequests(seed: number, keys: FuzzKeys, count: number): Gene
       case 1:
         return Array.from({ length: 1 + int(5) }, () => event(true))
       case 2:
-        return { api_key: keys.projectKey, batch: Array.from({ length: 1 + int(20) }, () => event(false)), sent_at: pick([new Date().toISOString(), 'garbage', 5, null]), historical_migration: scalar() }
+        return {
+          api_key: keys.projectKey,
+          batch: Array.from({ length: 1 + int(20) }, () => event(false)),
+          sent_at: pick([new Date().toISOString(), 'garbage', 5, null]),
+          historical_migration: scalar(),
+        }
       case 3:
         return { $token: keys.projectKey, $distinct_id: `fuzz-${int(50)}`, $set: { ...pollution(), plan: 'x' } }
       default:
@@ -152,18 +224,65 @@ export function* fuzzRequests(seed: number, keys: FuzzKeys, count: number): Gene
       () => ({ body: invalidUtf8(plain), query: '', headers: { 'content-type': 'application/json' }, how: 'invalid utf-8' }),
       () => ({ body: gzipSync(plain), query: '', headers: { 'content-encoding': 'gzip', 'content-type': 'text/plain' }, how: 'gzip' }),
       () => ({ body: truncate(gzipSync(plain)), query: '?compression=gzip-js', headers: {}, how: 'truncated gzip' }),
-      () => ({ body: Buffer.concat([Buffer.from([0x1f, 0x8b]), randomBytes(int(200))]), query: '', headers: {}, how: 'gzip magic, garbage' }),
-      () => ({ body: plain, query: '', headers: { 'content-encoding': pick(['gzip', 'br', 'deflate', 'lz64', 'identity, gzip', 'x-unknown']) }, how: 'lying content-encoding' }),
-      () => ({ body: plain, query: `?compression=${pick(['gzip', 'lz64', 'base64', 'lz-string', 'bogus'])}`, headers: {}, how: 'lying compression hint' }),
+      () => ({
+        body: Buffer.concat([Buffer.from([0x1f, 0x8b]), randomBytes(int(200))]),
+        query: '',
+        headers: {},
+        how: 'gzip magic, garbage',
+      }),
+      () => ({
+        body: plain,
+        query: '',
+        headers: { 'content-encoding': pick(['gzip', 'br', 'deflate', 'lz64', 'identity, gzip', 'x-unknown']) },
+        how: 'lying content-encoding',
+      }),
+      () => ({
+        body: plain,
+        query: `?compression=${pick(['gzip', 'lz64', 'base64', 'lz-string', 'bogus'])}`,
+        headers: {},
+        how: 'lying compression hint',
+      }),
       () => ({ body: Buffer.from(lz()), query: '?compression=lz64', headers: {}, how: small ? 'lz64' : 'base64 hinted lz64' }),
-      () => ({ body: invalidUtf8(Buffer.from(lz())), query: '?compression=lz64', headers: {}, how: small ? 'corrupted lz64' : 'corrupted base64 hinted lz64' }),
-      () => ({ body: Buffer.from(b64), query: chance(0.5) ? '?compression=base64' : '', headers: { 'content-type': 'text/plain' }, how: 'base64' }),
-      () => ({ body: Buffer.from(`data=${encodeURIComponent(chance(0.5) ? b64 : lz())}&compression=${pick(['base64', 'lz64', 'gzip', ''])}`), query: '', headers: { 'content-type': 'application/x-www-form-urlencoded' }, how: 'form' }),
-      () => ({ body: Buffer.from(`data=${b64}`), query: '', headers: { 'content-type': 'application/x-www-form-urlencoded' }, how: 'sloppy form' }),
+      () => ({
+        body: invalidUtf8(Buffer.from(lz())),
+        query: '?compression=lz64',
+        headers: {},
+        how: small ? 'corrupted lz64' : 'corrupted base64 hinted lz64',
+      }),
+      () => ({
+        body: Buffer.from(b64),
+        query: chance(0.5) ? '?compression=base64' : '',
+        headers: { 'content-type': 'text/plain' },
+        how: 'base64',
+      }),
+      () => ({
+        body: Buffer.from(`data=${encodeURIComponent(chance(0.5) ? b64 : lz())}&compression=${pick(['base64', 'lz64', 'gzip', ''])}`),
+        query: '',
+        headers: { 'content-type': 'application/x-www-form-urlencoded' },
+        how: 'form',
+      }),
+      () => ({
+        body: Buffer.from(`data=${b64}`),
+        query: '',
+        headers: { 'content-type': 'application/x-www-form-urlencoded' },
+        how: 'sloppy form',
+      }),
       () => ({ body: bombsOnce().gzip, query: '', headers: { 'content-encoding': 'gzip' }, how: 'gzip bomb' }),
       () => ({ body: Buffer.from(bombsOnce().lz64), query: '?compression=lz64', headers: {}, how: 'lz64 bomb' }),
-      () => ({ body: Buffer.from(`data=${encodeURIComponent(bombsOnce().lz64)}&compression=lz64`), query: '', headers: { 'content-type': 'application/x-www-form-urlencoded' }, how: 'lz64 bomb in a form' }),
-      () => ({ body: randomBytes(int(2_000)), query: '', headers: { 'content-type': pick(['application/json', 'text/plain', 'application/octet-stream', 'multipart/form-data; boundary=x']) }, how: 'random bytes' }),
+      () => ({
+        body: Buffer.from(`data=${encodeURIComponent(bombsOnce().lz64)}&compression=lz64`),
+        query: '',
+        headers: { 'content-type': 'application/x-www-form-urlencoded' },
+        how: 'lz64 bomb in a form',
+      }),
+      () => ({
+        body: randomBytes(int(2_000)),
+        query: '',
+        headers: {
+          'content-type': pick(['application/json', 'text/plain', 'application/octet-stream', 'multipart/form-data; boundary=x']),
+        },
+        how: 'random bytes',
+      }),
       () => ({ body: Buffer.alloc(0), query: '', headers: { 'content-type': 'application/json' }, how: 'empty' }),
     ]
     if (!pathIsCapture) encodings.splice(10, 1) // raw base64 bodies are a capture-only wire form
@@ -175,7 +294,8 @@ export function* fuzzRequests(seed: number, keys: FuzzKeys, count: number): Gene
     const text = (JSON.stringify(value) ?? 'null').replace(/"@@deep@@(\d+)"/g, (_, depth: string) => nestedText(Number(depth)))
     return chance(0.1) ? text.replace(/"[^"]*":/, '"__proto__":') : text
   }
-  const tokens = () => pick([keys.projectKey, keys.personalKey, 'phc_nope', 'a'.repeat(2_000), '%00', '..%2F..%2Fetc', '%F0%9F%98%80', '%ZZ', 'null', ' '])
+  const tokens = () =>
+    pick([keys.projectKey, keys.personalKey, 'phc_nope', 'a'.repeat(2_000), '%00', '..%2F..%2Fetc', '%F0%9F%98%80', '%ZZ', 'null', ' '])
 
   for (let n = 0; n < count; n++) {
     const kind = int(100)
@@ -186,7 +306,9 @@ export function* fuzzRequests(seed: number, keys: FuzzKeys, count: number): Gene
       const json = jsonText(payload)
       if (chance(0.15)) {
         // GET ?data= (old SDKs and beacons)
-        const data = chance(0.5) ? Buffer.from(json).toString('base64') : encodeURIComponent(chance(0.2) ? json.slice(0, int(json.length)).replace(/[\ud800-\udbff]$/, '') : json)
+        const data = chance(0.5)
+          ? Buffer.from(json).toString('base64')
+          : encodeURIComponent(chance(0.2) ? json.slice(0, int(json.length)).replace(/[\ud800-\udbff]$/, '') : json)
         const query = `?data=${data.slice(0, 6_000)}${chance(0.3) ? `&compression=${pick(['base64', 'lz64', 'gzip'])}` : ''}${chance(0.3) ? `&ip=1&_=${pick(['1700000000000', 'x', '-5'])}` : ''}${chance(0.2) ? '&beacon=1' : ''}`
         yield { what: `GET ${path} ?data=`, method: 'GET', path: path + query, headers: {} }
       } else {
@@ -202,17 +324,48 @@ export function* fuzzRequests(seed: number, keys: FuzzKeys, count: number): Gene
       yield { what: `POST ${path} (${e.how})`, method: 'POST', path: path + query, headers: e.headers, body: e.body }
     } else if (kind < 80) {
       const suffix = pick(['config', 'config.js'])
-      yield { what: `GET /array/:token/${suffix}`, method: 'GET', path: `/array/${tokens()}/${suffix}${chance(0.2) ? '?x=' + tokens() : ''}`, headers: {} }
+      yield {
+        what: `GET /array/:token/${suffix}`,
+        method: 'GET',
+        path: `/array/${tokens()}/${suffix}${chance(0.2) ? '?x=' + tokens() : ''}`,
+        headers: {},
+      }
     } else if (kind < 88) {
-      const auth = pick([`Bearer ${keys.personalKey}`, `Bearer ${keys.projectKey}`, 'Bearer ', 'Bearer phx_nope', 'Basic abc', keys.personalKey, ''])
+      const auth = pick([
+        `Bearer ${keys.personalKey}`,
+        `Bearer ${keys.projectKey}`,
+        'Bearer ',
+        'Bearer phx_nope',
+        'Basic abc',
+        keys.personalKey,
+        '',
+      ])
       const path = pick(['/api/feature_flag/local_evaluation/', '/api/feature_flag/local_evaluation', '/flags/definitions'])
       const query = chance(0.5) ? `?token=${tokens()}${chance(0.3) ? '&send_cohorts' : ''}` : ''
-      yield { what: `GET ${path} (${auth.slice(0, 12)})`, method: 'GET', path: path + query, headers: { ...(auth ? { authorization: auth } : {}), ...(chance(0.2) ? { 'if-none-match': pick(['*', 'W/"x"', '"', '']) } : {}) } }
+      yield {
+        what: `GET ${path} (${auth.slice(0, 12)})`,
+        method: 'GET',
+        path: path + query,
+        headers: { ...(auth ? { authorization: auth } : {}), ...(chance(0.2) ? { 'if-none-match': pick(['*', 'W/"x"', '"', '']) } : {}) },
+      }
     } else if (kind < 94) {
       // Methods and paths the routes do not take, and OPTIONS without CORS headers.
-      const path = pick([...CAPTURE_PATHS, ...DECIDE_PATHS, '/array/x/config', '/api/feature_flag/local_evaluation/', '/e/%zz', '/decide/%', '/' + 'a'.repeat(5_000)])
+      const path = pick([
+        ...CAPTURE_PATHS,
+        ...DECIDE_PATHS,
+        '/array/x/config',
+        '/api/feature_flag/local_evaluation/',
+        '/e/%zz',
+        '/decide/%',
+        '/' + 'a'.repeat(5_000),
+      ])
       const method = pick(['GET', 'PUT', 'DELETE', 'OPTIONS'] as const)
-      yield { what: `${method} ${path.slice(0, 40)}`, method, path, headers: chance(0.5) ? { origin: pick(['https://x.example', 'null', '']) } : {} }
+      yield {
+        what: `${method} ${path.slice(0, 40)}`,
+        method,
+        path,
+        headers: chance(0.5) ? { origin: pick(['https://x.example', 'null', '']) } : {},
+      }
     } else {
       // Malformed HTTP on a raw socket.
       const raw = pick([
@@ -238,7 +391,11 @@ export interface FuzzAnswer {
 /** Sends one fuzz request; null when the server closed a raw connection without answering (allowed for malformed HTTP). */
 export async function sendFuzz(url: string, req: FuzzRequest): Promise<FuzzAnswer | null> {
   if (req.raw) return sendRaw(url, req.raw)
-  const res = await fetch(url + req.path, { method: req.method, headers: req.headers, body: req.body && req.method !== 'GET' ? new Uint8Array(req.body) : undefined })
+  const res = await fetch(url + req.path, {
+    method: req.method,
+    headers: req.headers,
+    body: req.body && req.method !== 'GET' ? new Uint8Array(req.body) : undefined,
+  })
   return { status: res.status, contentType: res.headers.get('content-type'), body: await res.text() }
 }
 
@@ -266,7 +423,8 @@ function sendRaw(url: string, bytes: Buffer): Promise<FuzzAnswer | null> {
 export function problemWith(answer: FuzzAnswer): string | null {
   if (answer.status >= 500) return `answered ${answer.status}: ${answer.body.slice(0, 300)}`
   if (answer.status < 400) return null
-  if (!answer.contentType?.startsWith('application/json')) return `answered ${answer.status} as ${answer.contentType}: ${answer.body.slice(0, 200)}`
+  if (!answer.contentType?.startsWith('application/json'))
+    return `answered ${answer.status} as ${answer.contentType}: ${answer.body.slice(0, 200)}`
   let body: unknown
   try {
     body = JSON.parse(answer.body)
@@ -274,7 +432,8 @@ export function problemWith(answer: FuzzAnswer): string | null {
     return `answered ${answer.status} with a body that is not JSON: ${answer.body.slice(0, 200)}`
   }
   const b = body as Record<string, unknown>
-  if (typeof b?.type !== 'string' || typeof b.code !== 'string' || typeof b.detail !== 'string') return `answered ${answer.status} without {type, code, detail}: ${answer.body.slice(0, 200)}`
+  if (typeof b?.type !== 'string' || typeof b.code !== 'string' || typeof b.detail !== 'string')
+    return `answered ${answer.status} without {type, code, detail}: ${answer.body.slice(0, 200)}`
   return null
 }
 
@@ -284,14 +443,22 @@ export interface FuzzRun {
 }
 
 /** Sends `count` requests of the seeded generator, `concurrency` at a time, and collects what is wrong with the answers. */
-export async function runFuzz(url: string, keys: FuzzKeys, opts: { seed: number; count: number; concurrency: number; onProgress?: (sent: number) => void }): Promise<FuzzRun> {
+export async function runFuzz(
+  url: string,
+  keys: FuzzKeys,
+  opts: { seed: number; count: number; concurrency: number; onProgress?: (sent: number) => void },
+): Promise<FuzzRun> {
   const requests = fuzzRequests(opts.seed, keys, opts.count)
   const run: FuzzRun = { problems: [], statuses: new Map() }
   let sent = 0
   const worker = async () => {
     for (let next = requests.next(); !next.done; next = requests.next()) {
       const req = next.value
-      const answer = await sendFuzz(url, req).catch((err: unknown): FuzzAnswer => ({ status: 0, contentType: null, body: `request failed: ${String(err)}` }))
+      const answer = await sendFuzz(url, req).catch((err: unknown): FuzzAnswer => ({
+        status: 0,
+        contentType: null,
+        body: `request failed: ${String(err)}`,
+      }))
       if (++sent % 1_000 === 0) opts.onProgress?.(sent)
       if (answer === null) continue // malformed HTTP closed without an answer
       run.statuses.set(answer.status, (run.statuses.get(answer.status) ?? 0) + 1)

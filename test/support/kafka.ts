@@ -11,7 +11,8 @@ import { Kafka, logLevel } from 'kafkajs'
 
 const repoRoot = path.resolve(import.meta.dirname, '../..')
 const KAFKA_VERSION = process.env.KAFKA_VERSION ?? '3.9.0'
-const cacheDir = process.env.WREN_KAFKA_CACHE ?? path.join(process.env.XDG_CACHE_HOME ?? path.join(homedir(), '.cache'), 'wren', `kafka-${KAFKA_VERSION}`)
+const cacheDir =
+  process.env.WREN_KAFKA_CACHE ?? path.join(process.env.XDG_CACHE_HOME ?? path.join(homedir(), '.cache'), 'wren', `kafka-${KAFKA_VERSION}`)
 
 /** Why Kafka tests cannot run here, or null when they can (Java, and the cached jars or Maven to fetch them). */
 export function kafkaUnavailableReason(): string | null {
@@ -28,22 +29,44 @@ export interface KafkaBroker {
 }
 
 export async function startKafka(): Promise<KafkaBroker> {
-  const fetched = spawnSync('bash', [path.join(repoRoot, 'infra/kafka/fetch-jars.sh')], { encoding: 'utf8', env: { ...process.env, KAFKA_VERSION, WREN_KAFKA_CACHE: cacheDir } })
+  const fetched = spawnSync('bash', [path.join(repoRoot, 'infra/kafka/fetch-jars.sh')], {
+    encoding: 'utf8',
+    env: { ...process.env, KAFKA_VERSION, WREN_KAFKA_CACHE: cacheDir },
+  })
   if (fetched.status !== 0) throw new Error(`fetching the Kafka jars failed:\n${fetched.stderr}`)
   const libs = fetched.stdout.trim().split('\n').pop()!
   const dir = await mkdtemp(path.join(tmpdir(), 'wren-kafka-'))
   const [brokerPort, controllerPort] = [await freePort(), await freePort()]
   const template = await readFile(path.join(repoRoot, 'infra/kafka/server.properties'), 'utf8')
-  const props = template.replaceAll('${BROKER_PORT}', String(brokerPort)).replaceAll('${CONTROLLER_PORT}', String(controllerPort)).replaceAll('${LOG_DIR}', path.join(dir, 'data'))
+  const props = template
+    .replaceAll('${BROKER_PORT}', String(brokerPort))
+    .replaceAll('${CONTROLLER_PORT}', String(controllerPort))
+    .replaceAll('${LOG_DIR}', path.join(dir, 'data'))
   await writeFile(path.join(dir, 'server.properties'), props)
-  await writeFile(path.join(dir, 'log4j.properties'), `log4j.rootLogger=WARN, file\nlog4j.appender.file=org.apache.log4j.FileAppender\nlog4j.appender.file.File=${path.join(dir, 'broker.log')}\nlog4j.appender.file.layout=org.apache.log4j.PatternLayout\nlog4j.appender.file.layout.ConversionPattern=[%d] %p %m (%c)%n\n`)
-  const jvm = ['-Xms256m', '-Xmx768m', '-XX:TieredStopAtLevel=1', `-Dlog4j.configuration=file:${path.join(dir, 'log4j.properties')}`, '-cp', `${libs}/*`]
+  await writeFile(
+    path.join(dir, 'log4j.properties'),
+    `log4j.rootLogger=WARN, file\nlog4j.appender.file=org.apache.log4j.FileAppender\nlog4j.appender.file.File=${path.join(dir, 'broker.log')}\nlog4j.appender.file.layout=org.apache.log4j.PatternLayout\nlog4j.appender.file.layout.ConversionPattern=[%d] %p %m (%c)%n\n`,
+  )
+  const jvm = [
+    '-Xms256m',
+    '-Xmx768m',
+    '-XX:TieredStopAtLevel=1',
+    `-Dlog4j.configuration=file:${path.join(dir, 'log4j.properties')}`,
+    '-cp',
+    `${libs}/*`,
+  ]
   const clusterId = spawnSync('java', [...jvm, 'kafka.tools.StorageTool', 'random-uuid'], { encoding: 'utf8' }).stdout.trim()
-  const format = spawnSync('java', [...jvm, 'kafka.tools.StorageTool', 'format', '-t', clusterId, '-c', path.join(dir, 'server.properties')], { encoding: 'utf8' })
+  const format = spawnSync(
+    'java',
+    [...jvm, 'kafka.tools.StorageTool', 'format', '-t', clusterId, '-c', path.join(dir, 'server.properties')],
+    { encoding: 'utf8' },
+  )
   if (format.status !== 0) throw new Error(`kafka storage format failed:\n${format.stdout}${format.stderr}`)
 
   let output = ''
-  const child: ChildProcess = spawn('java', [...jvm, 'kafka.Kafka', path.join(dir, 'server.properties')], { stdio: ['ignore', 'pipe', 'pipe'] })
+  const child: ChildProcess = spawn('java', [...jvm, 'kafka.Kafka', path.join(dir, 'server.properties')], {
+    stdio: ['ignore', 'pipe', 'pipe'],
+  })
   child.stdout!.on('data', (d: Buffer) => (output += d.toString()))
   child.stderr!.on('data', (d: Buffer) => (output += d.toString()))
   const exited = new Promise<void>((resolve) => child.once('exit', () => resolve()))

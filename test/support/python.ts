@@ -12,7 +12,8 @@ const venvPython = path.join(venvDir, 'bin', 'python')
 /** Why the Python SDK tests cannot run here, or null when python3 is available. */
 export function pythonUnavailable(): string | null {
   const probe = spawnSync('python3', ['-c', 'import sys, venv; print(sys.version_info >= (3, 9))'], { encoding: 'utf8' })
-  if (probe.error || probe.status !== 0) return `python3 with the venv module is not installed (${probe.error?.message ?? probe.stderr.trim()})`
+  if (probe.error || probe.status !== 0)
+    return `python3 with the venv module is not installed (${probe.error?.message ?? probe.stderr.trim()})`
   if (probe.stdout.trim() !== 'True') return 'python3 is older than 3.9; posthog-python needs 3.9+'
   return null
 }

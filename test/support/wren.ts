@@ -29,8 +29,17 @@ export async function startWren(env: Record<string, string> = {}): Promise<TestW
   const projectKey = generateKey(PROJECT_KEY_PREFIX)
   const personalKey = generateKey(PERSONAL_KEY_PREFIX)
   const fixture = process.env.WREN_TEST_CLICKHOUSE_HTTP === '1' && !env.CLICKHOUSE_URL ? await startClickHouseFixture() : null
-  const overHttp: Record<string, string> = fixture ? { CLICKHOUSE_URL: fixture.url, CLICKHOUSE_USER: fixture.user, CLICKHOUSE_PASSWORD: fixture.password } : {}
-  const config = loadConfig({ WREN_DATA_DIR: dataDir, WREN_PROJECT_API_KEY: projectKey, WREN_PERSONAL_API_KEY: personalKey, WREN_INGEST_WAIT_MS: '20', ...overHttp, ...env })
+  const overHttp: Record<string, string> = fixture
+    ? { CLICKHOUSE_URL: fixture.url, CLICKHOUSE_USER: fixture.user, CLICKHOUSE_PASSWORD: fixture.password }
+    : {}
+  const config = loadConfig({
+    WREN_DATA_DIR: dataDir,
+    WREN_PROJECT_API_KEY: projectKey,
+    WREN_PERSONAL_API_KEY: personalKey,
+    WREN_INGEST_WAIT_MS: '20',
+    ...overHttp,
+    ...env,
+  })
   const wren = await buildWren(config, pino({ level: process.env.WREN_TEST_LOG ?? 'silent' }))
   await wren.app.listen({ port: 0, host: '127.0.0.1' })
   const address = wren.app.server.address()
@@ -65,7 +74,15 @@ export async function spawnWren(dataDir: string, env: Record<string, string>, co
   let output = ''
   const child = spawn(process.execPath, ['--import', 'tsx', path.join(repoRoot, 'services/main.ts'), command], {
     cwd: repoRoot,
-    env: { ...process.env, PORT: String(port), HOST: '127.0.0.1', WREN_DATA_DIR: dataDir, LOG_LEVEL: 'warn', WREN_INGEST_WAIT_MS: '20', ...env },
+    env: {
+      ...process.env,
+      PORT: String(port),
+      HOST: '127.0.0.1',
+      WREN_DATA_DIR: dataDir,
+      LOG_LEVEL: 'warn',
+      WREN_INGEST_WAIT_MS: '20',
+      ...env,
+    },
     stdio: ['ignore', 'pipe', 'pipe'],
   })
   child.stdout!.on('data', (d: Buffer) => (output += d.toString()))
@@ -91,7 +108,10 @@ export async function spawnWren(dataDir: string, env: Record<string, string>, co
 }
 
 /** Polls `check` until it returns a truthy value. */
-export async function waitFor<T>(check: () => Promise<T | false | null | undefined>, opts: { timeoutMs?: number; intervalMs?: number; what?: string } = {}): Promise<T> {
+export async function waitFor<T>(
+  check: () => Promise<T | false | null | undefined>,
+  opts: { timeoutMs?: number; intervalMs?: number; what?: string } = {},
+): Promise<T> {
   const deadline = Date.now() + (opts.timeoutMs ?? 20_000)
   let last: unknown
   for (;;) {
@@ -109,10 +129,18 @@ export async function waitFor<T>(check: () => Promise<T | false | null | undefin
 
 /** A small HTTP client for the management API. */
 export function api(t: { url: string; personalKey: string }) {
-  return async (method: string, route: string, body?: unknown, key: string | null = t.personalKey): Promise<{ status: number; body: any; text: string; headers: Headers }> => {
+  return async (
+    method: string,
+    route: string,
+    body?: unknown,
+    key: string | null = t.personalKey,
+  ): Promise<{ status: number; body: any; text: string; headers: Headers }> => {
     const res = await fetch(t.url + route, {
       method,
-      headers: { ...(key ? { authorization: `Bearer ${key}` } : {}), ...(body !== undefined ? { 'content-type': 'application/json' } : {}) },
+      headers: {
+        ...(key ? { authorization: `Bearer ${key}` } : {}),
+        ...(body !== undefined ? { 'content-type': 'application/json' } : {}),
+      },
       body: body !== undefined ? JSON.stringify(body) : undefined,
     })
     const text = await res.text()
@@ -128,7 +156,11 @@ export function api(t: { url: string; personalKey: string }) {
 
 /** Sends events to /batch/ the way posthog-node does, and waits for them to be ingested. */
 export async function captureBatch(t: { url: string; projectKey: string }, events: Array<Record<string, unknown>>): Promise<void> {
-  const res = await fetch(`${t.url}/batch/`, { method: 'POST', headers: { 'content-type': 'application/json' }, body: JSON.stringify({ api_key: t.projectKey, batch: events }) })
+  const res = await fetch(`${t.url}/batch/`, {
+    method: 'POST',
+    headers: { 'content-type': 'application/json' },
+    body: JSON.stringify({ api_key: t.projectKey, batch: events }),
+  })
   if (res.status !== 200) throw new Error(`capture failed: ${res.status} ${await res.text()}`)
 }
 

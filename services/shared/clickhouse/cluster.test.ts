@@ -26,7 +26,9 @@ describe('cluster schema from the same migrations', () => {
     expect(local).toMatch(/^CREATE TABLE IF NOT EXISTS events_local ON CLUSTER wren \(/)
     expect(local).toContain(`ENGINE = ReplicatedReplacingMergeTree('/clickhouse/tables/{shard}/{database}/events_local', '{replica}')`)
     expect(local).toContain('replicated_deduplication_window = 10000')
-    expect(distributed).toBe(`CREATE TABLE IF NOT EXISTS events ON CLUSTER wren AS events_local ENGINE = Distributed('wren', currentDatabase(), events_local, sipHash64(distinct_id))`)
+    expect(distributed).toBe(
+      `CREATE TABLE IF NOT EXISTS events ON CLUSTER wren AS events_local ENGINE = Distributed('wren', currentDatabase(), events_local, sipHash64(distinct_id))`,
+    )
   })
 
   it('keeps a full replica of person tables on every node, with the version column', () => {
@@ -37,7 +39,10 @@ describe('cluster schema from the same migrations', () => {
   })
 
   it('sends column changes of a sharded table to both its local and Distributed tables', () => {
-    expect(clusterStatements('ALTER TABLE events ADD COLUMN x String', 'c1')).toEqual(['ALTER TABLE events_local ON CLUSTER c1 ADD COLUMN x String', 'ALTER TABLE events ON CLUSTER c1 ADD COLUMN x String'])
+    expect(clusterStatements('ALTER TABLE events ADD COLUMN x String', 'c1')).toEqual([
+      'ALTER TABLE events_local ON CLUSTER c1 ADD COLUMN x String',
+      'ALTER TABLE events ON CLUSTER c1 ADD COLUMN x String',
+    ])
     expect(() => clusterStatements('INSERT INTO projects VALUES (1)', 'c1')).toThrow(/no cluster form/)
   })
 })

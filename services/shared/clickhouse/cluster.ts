@@ -19,7 +19,8 @@ export const SHARDED_TABLES: Record<string, string> = {
 
 const CREATE_TABLE = /^CREATE TABLE (IF NOT EXISTS )?([A-Za-z_][A-Za-z0-9_]*)\s*\(([\s\S]*)$/i
 const ALTER_TABLE = /^ALTER TABLE ([A-Za-z_][A-Za-z0-9_]*)\s+([\s\S]*)$/i
-const ENGINE = /ENGINE\s*=\s*(ReplacingMergeTree|MergeTree|SummingMergeTree|AggregatingMergeTree|CollapsingMergeTree|VersionedCollapsingMergeTree)(\s*\(([^)]*)\))?/i
+const ENGINE =
+  /ENGINE\s*=\s*(ReplacingMergeTree|MergeTree|SummingMergeTree|AggregatingMergeTree|CollapsingMergeTree|VersionedCollapsingMergeTree)(\s*\(([^)]*)\))?/i
 
 /** Rewrites one statement of an embedded-mode migration into the statements for `cluster`. */
 export function clusterStatements(statement: string, cluster: string): string[] {
@@ -33,16 +34,23 @@ export function clusterStatements(statement: string, cluster: string): string[] 
     const engine = ENGINE.exec(rest)
     if (!engine) throw new Error(`no cluster form for the engine of table ${name}: ${statement.slice(0, 200)}`)
     const args = [`'${zkPath}'`, `'{replica}'`, ...(engine[3]?.trim() ? [engine[3].trim()] : [])]
-    const body = rest.replace(ENGINE, `ENGINE = Replicated${engine[1]}(${args.join(', ')})`).replace(/non_replicated_deduplication_window/g, 'replicated_deduplication_window')
+    const body = rest
+      .replace(ENGINE, `ENGINE = Replicated${engine[1]}(${args.join(', ')})`)
+      .replace(/non_replicated_deduplication_window/g, 'replicated_deduplication_window')
     const out = [`CREATE TABLE ${ifNotExists}${local} ${on} (${body}`]
-    if (sharded) out.push(`CREATE TABLE ${ifNotExists}${name} ${on} AS ${local} ENGINE = Distributed(${quoteString(cluster)}, currentDatabase(), ${local}, ${sharded})`)
+    if (sharded)
+      out.push(
+        `CREATE TABLE ${ifNotExists}${name} ${on} AS ${local} ENGINE = Distributed(${quoteString(cluster)}, currentDatabase(), ${local}, ${sharded})`,
+      )
     return out
   }
   const alter = ALTER_TABLE.exec(statement)
   if (alter) {
     const [, name, rest] = alter
     // The Distributed table mirrors the local table's columns, so a column change goes to both.
-    return SHARDED_TABLES[name] ? [`ALTER TABLE ${name}_local ${on} ${rest}`, `ALTER TABLE ${name} ${on} ${rest}`] : [`ALTER TABLE ${name} ${on} ${rest}`]
+    return SHARDED_TABLES[name]
+      ? [`ALTER TABLE ${name}_local ${on} ${rest}`, `ALTER TABLE ${name} ${on} ${rest}`]
+      : [`ALTER TABLE ${name} ${on} ${rest}`]
   }
   throw new Error(`no cluster form for this migration statement (add one in clickhouse/cluster.ts): ${statement.slice(0, 200)}`)
 }

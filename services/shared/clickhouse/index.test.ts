@@ -21,7 +21,9 @@ describe('insertRows', () => {
         return typeof value === 'function' ? value.bind(target) : value
       },
     })
-    await client.command({ query: 'CREATE TABLE wide (id UInt32, text String) ENGINE = MergeTree ORDER BY id SETTINGS non_replicated_deduplication_window = 100' })
+    await client.command({
+      query: 'CREATE TABLE wide (id UInt32, text String) ENGINE = MergeTree ORDER BY id SETTINGS non_replicated_deduplication_window = 100',
+    })
   })
   afterAll(async () => {
     await client?.close()

@@ -36,7 +36,14 @@ export async function openServerClickHouse(server: ClickHouseServer): Promise<Cl
   // and a replay reaches each shard as the same block, which the deduplication token then drops.
   // The client's own logger would print every ClickHouse error (a user's bad regex, say) to stderr outside
   // pino; Wren handles and logs those errors itself.
-  return createClient({ url, username, password, database, clickhouse_settings: cluster ? { insert_distributed_sync: 1 } : {}, log: { level: ClickHouseLogLevel.OFF } })
+  return createClient({
+    url,
+    username,
+    password,
+    database,
+    clickhouse_settings: cluster ? { insert_distributed_sync: 1 } : {},
+    log: { level: ClickHouseLogLevel.OFF },
+  })
 }
 
 const migrationsDir = new URL('../../../schemas/clickhouse/', import.meta.url)
@@ -45,7 +52,9 @@ const migrationsDir = new URL('../../../schemas/clickhouse/', import.meta.url)
 export async function migrate(client: ClickHouseClient, options: { cluster?: string | null } = {}): Promise<string[]> {
   // On a cluster every statement gets its ON CLUSTER / Replicated / Distributed form (cluster.ts).
   const forms = (statement: string) => (options.cluster ? clusterStatements(statement, options.cluster) : [statement])
-  for (const query of forms(`CREATE TABLE IF NOT EXISTS schema_migrations (name String, applied_at DateTime64(3, 'UTC') DEFAULT now64(3)) ENGINE = ReplacingMergeTree ORDER BY name`)) {
+  for (const query of forms(
+    `CREATE TABLE IF NOT EXISTS schema_migrations (name String, applied_at DateTime64(3, 'UTC') DEFAULT now64(3)) ENGINE = ReplacingMergeTree ORDER BY name`,
+  )) {
     await client.command({ query })
   }
   const applied = new Set((await queryRows<{ name: string }>(client, 'SELECT name FROM schema_migrations')).map((r) => r.name))
@@ -88,7 +97,13 @@ export const MAX_INSERT_CHARS = 32 << 20
  * deduplication token (the token, then `:1`, `:2`, … when there is more than one chunk): the same rows
  * always make the same chunks, so a replay of the same rows stores them once.
  */
-export async function insertRows(client: ClickHouseClient, table: string, rows: object[], dedupToken?: string, maxChars = MAX_INSERT_CHARS): Promise<void> {
+export async function insertRows(
+  client: ClickHouseClient,
+  table: string,
+  rows: object[],
+  dedupToken?: string,
+  maxChars = MAX_INSERT_CHARS,
+): Promise<void> {
   if (rows.length === 0) return
   const chunks = chunkRows(rows, maxChars)
   for (const [i, values] of chunks.entries()) {

@@ -48,16 +48,32 @@ export class AccessControls {
     return explicitLevels(this.client, key, teamId, resource)
   }
 
-  async require(key: PersonalApiKey, teamId: number, resource: string, resourceId: string, needed: 'viewer' | 'editor'): Promise<AccessLevel> {
+  async require(
+    key: PersonalApiKey,
+    teamId: number,
+    resource: string,
+    resourceId: string,
+    needed: 'viewer' | 'editor',
+  ): Promise<AccessLevel> {
     const level = await this.levelFor(key, teamId, resource, resourceId)
-    if (ACCESS_LEVELS.indexOf(level) < ACCESS_LEVELS.indexOf(needed)) throw wrenError('permission_denied', `You need ${needed} access to this ${resource}; you have '${level}'.`)
+    if (ACCESS_LEVELS.indexOf(level) < ACCESS_LEVELS.indexOf(needed))
+      throw wrenError('permission_denied', `You need ${needed} access to this ${resource}; you have '${level}'.`)
     return level
   }
 
   async describe(key: PersonalApiKey, teamId: number, resource: string, resourceId: string): Promise<Record<string, unknown>> {
     const rules = await this.rules(teamId, resource, resourceId)
     return {
-      access_controls: rules.map((r) => ({ access_level: r.access_level, resource, resource_id: resourceId, organization_member: r.member || null, role: null, created_by: null, created_at: r.created_at, updated_at: r.updated_at })),
+      access_controls: rules.map((r) => ({
+        access_level: r.access_level,
+        resource,
+        resource_id: resourceId,
+        organization_member: r.member || null,
+        role: null,
+        created_by: null,
+        created_at: r.created_at,
+        updated_at: r.updated_at,
+      })),
       available_access_levels: ACCESS_LEVELS,
       default_access_level: DEFAULT_LEVEL,
       minimum_access_level: 'none',
@@ -70,20 +86,46 @@ export class AccessControls {
   async set(key: PersonalApiKey, teamId: number, resource: string, resourceId: string, body: Record<string, unknown>): Promise<void> {
     if (!key.scopes.includes('*')) throw wrenError('permission_denied', `Must hold every scope (*) to modify ${resource} permissions.`)
     const level = body.access_level
-    if (level !== null && !(ACCESS_LEVELS as readonly unknown[]).includes(level)) throw wrenError('invalid_input', `Invalid access level. Must be one of: ${ACCESS_LEVELS.join(', ')}`, 'access_level')
-    if (body.role) throw wrenError('invalid_input', 'Roles are not supported; scope a rule to an organization_member (a personal API key id) or to everyone.', 'role')
+    if (level !== null && !(ACCESS_LEVELS as readonly unknown[]).includes(level))
+      throw wrenError('invalid_input', `Invalid access level. Must be one of: ${ACCESS_LEVELS.join(', ')}`, 'access_level')
+    if (body.role)
+      throw wrenError(
+        'invalid_input',
+        'Roles are not supported; scope a rule to an organization_member (a personal API key id) or to everyone.',
+        'role',
+      )
     const member = body.organization_member ?? ''
-    if (typeof member !== 'string') throw wrenError('invalid_input', 'organization_member must be a personal API key id.', 'organization_member')
+    if (typeof member !== 'string')
+      throw wrenError('invalid_input', 'organization_member must be a personal API key id.', 'organization_member')
     const now = this.clock.now().toISOString()
-    const [prev] = await queryRows<{ v: number }>(this.client, `SELECT max(version) AS v FROM access_controls WHERE team_id = {t:Int64} AND resource = {r:String} AND resource_id = {id:String} AND member = {m:String}`, { t: teamId, r: resource, id: resourceId, m: member })
+    const [prev] = await queryRows<{ v: number }>(
+      this.client,
+      `SELECT max(version) AS v FROM access_controls WHERE team_id = {t:Int64} AND resource = {r:String} AND resource_id = {id:String} AND member = {m:String}`,
+      { t: teamId, r: resource, id: resourceId, m: member },
+    )
     await insertRows(this.client, 'access_controls', [
-      { team_id: teamId, resource, resource_id: resourceId, member, access_level: level ?? 'none', created_at: now, updated_at: now, is_deleted: level === null ? 1 : 0, version: Number(prev?.v ?? 0) + 1 },
+      {
+        team_id: teamId,
+        resource,
+        resource_id: resourceId,
+        member,
+        access_level: level ?? 'none',
+        created_at: now,
+        updated_at: now,
+        is_deleted: level === null ? 1 : 0,
+        version: Number(prev?.v ?? 0) + 1,
+      },
     ])
   }
 }
 
 /** AccessControls.explicitLevels, for readers that only need to know what is hidden (no clock). */
-export async function explicitLevels(client: ClickHouseClient, key: PersonalApiKey, teamId: number, resource: string): Promise<Map<string, AccessLevel>> {
+export async function explicitLevels(
+  client: ClickHouseClient,
+  key: PersonalApiKey,
+  teamId: number,
+  resource: string,
+): Promise<Map<string, AccessLevel>> {
   if (key.scopes.includes('*')) return new Map()
   const rows = await queryRows<{ resource_id: string; level: AccessLevel }>(
     client,

@@ -6,9 +6,31 @@ import { wrenError } from '../errors'
 import type { PersonalApiKey, Project, Tenants } from '../tenancy'
 
 export const SCOPE_OBJECTS = [
-  'access_control', 'action', 'activity_log', 'annotation', 'cohort', 'dashboard', 'early_access_feature', 'event_definition', 'experiment',
-  'export', 'feature_flag', 'group', 'insight', 'notebook', 'organization', 'person', 'project', 'property_definition',
-  'query', 'session_recording', 'session_recording_playlist', 'sharing_configuration', 'survey', 'user', 'webhook',
+  'access_control',
+  'action',
+  'activity_log',
+  'annotation',
+  'cohort',
+  'dashboard',
+  'early_access_feature',
+  'event_definition',
+  'experiment',
+  'export',
+  'feature_flag',
+  'group',
+  'insight',
+  'notebook',
+  'organization',
+  'person',
+  'project',
+  'property_definition',
+  'query',
+  'session_recording',
+  'session_recording_playlist',
+  'sharing_configuration',
+  'survey',
+  'user',
+  'webhook',
 ] as const
 
 export function isValidScope(scope: string): boolean {
@@ -32,7 +54,8 @@ export function bearerToken(request: FastifyRequest): string | null {
 
 export function personalKeyFrom(request: FastifyRequest, store: Tenants): PersonalApiKey {
   const token = bearerToken(request)
-  if (token === null) throw wrenError('not_authenticated', 'Authentication credentials were not provided. Send `Authorization: Bearer <personal API key>`.')
+  if (token === null)
+    throw wrenError('not_authenticated', 'Authentication credentials were not provided. Send `Authorization: Bearer <personal API key>`.')
   const key = store.keyByValue(token)
   if (!key) throw wrenError('authentication_failed', 'Personal API key found in request Authorization header is invalid.')
   store.markKeyUsed(key)
@@ -49,7 +72,8 @@ export function authorize(request: FastifyRequest, store: Tenants, scope: string
   const key = personalKeyFrom(request, store)
   if (!hasScope(key, scope)) throw wrenError('permission_denied', `API key missing required scope '${scope}'`)
   const projectId = Number(projectIdParam)
-  if (!Number.isInteger(projectId) || projectId <= 0) throw wrenError('invalid_project_id', `Project id must be a positive integer, got '${projectIdParam}'.`, 'project_id')
+  if (!Number.isInteger(projectId) || projectId <= 0)
+    throw wrenError('invalid_project_id', `Project id must be a positive integer, got '${projectIdParam}'.`, 'project_id')
   const project = store.byId(projectId)
   if (!project) throw wrenError('not_found', `Project ${projectId} does not exist.`)
   if (!canReach(key, projectId)) throw wrenError('permission_denied', "You don't have access to the project.")

@@ -35,7 +35,9 @@ export function clientErrorHandler(error: NodeJS.ErrnoException, socket: Socket)
         : wrenError('malformed_request', 'The request is not valid HTTP.')
   if (socket.writable) {
     const body = JSON.stringify(wren.toJSON())
-    socket.write(`HTTP/1.1 ${wren.status} ${STATUS_CODES[wren.status]}\r\nContent-Type: application/json\r\nContent-Length: ${Buffer.byteLength(body)}\r\nConnection: close\r\n\r\n${body}`)
+    socket.write(
+      `HTTP/1.1 ${wren.status} ${STATUS_CODES[wren.status]}\r\nContent-Type: application/json\r\nContent-Length: ${Buffer.byteLength(body)}\r\nConnection: close\r\n\r\n${body}`,
+    )
   }
   socket.destroy(error)
 }
@@ -45,15 +47,19 @@ export function installJsonBodyParser(app: FastifyInstance): void {
   const parse = app.getDefaultJsonParser('error', 'error')
   app.removeContentTypeParser('application/json')
   app.addContentTypeParser('application/json', { parseAs: 'string' }, (request, body, done) => {
-    parse(request, body as string, (err, value) => (err ? done(err) : jsonTooDeepIn(value) ? done(jsonTooDeep(), undefined) : done(null, value)))
+    parse(request, body as string, (err, value) =>
+      err ? done(err) : jsonTooDeepIn(value) ? done(jsonTooDeep(), undefined) : done(null, value),
+    )
   })
 }
 
 function fromFastifyError(error: FastifyError): WrenError {
   const fromClickHouse = fromClickHouseError(error)
   if (fromClickHouse) return fromClickHouse
-  if (error.code === 'FST_ERR_CTP_BODY_TOO_LARGE') return wrenError('payload_too_large', 'Request body is larger than this endpoint accepts.')
-  if (error.code === 'FST_ERR_CTP_INVALID_JSON_BODY' || error.code === 'FST_ERR_CTP_EMPTY_JSON_BODY') return wrenError('invalid_json', `Request body is not valid JSON: ${error.message}`)
+  if (error.code === 'FST_ERR_CTP_BODY_TOO_LARGE')
+    return wrenError('payload_too_large', 'Request body is larger than this endpoint accepts.')
+  if (error.code === 'FST_ERR_CTP_INVALID_JSON_BODY' || error.code === 'FST_ERR_CTP_EMPTY_JSON_BODY')
+    return wrenError('invalid_json', `Request body is not valid JSON: ${error.message}`)
   if (error.code === 'FST_ERR_CTP_INVALID_MEDIA_TYPE') return wrenError('unsupported_media_type', error.message)
   if (error.validation) return wrenError('invalid_input', error.message, error.validationContext ?? null)
   const status = error.statusCode && error.statusCode >= 400 && error.statusCode < 500 ? error.statusCode : 500
@@ -65,7 +71,8 @@ export type Format = 'json' | 'csv'
 export function formatOf(request: FastifyRequest): Format {
   const q = request.query as Record<string, unknown> | undefined
   const format = q?.format ?? 'json'
-  if (format !== 'json' && format !== 'csv') throw wrenError('invalid_format', `format must be 'json' or 'csv', got '${String(format)}'.`, 'format')
+  if (format !== 'json' && format !== 'csv')
+    throw wrenError('invalid_format', `format must be 'json' or 'csv', got '${String(format)}'.`, 'format')
   const accept = request.headers.accept ?? ''
   return format === 'csv' || (q?.format === undefined && accept.startsWith('text/csv')) ? 'csv' : 'json'
 }

@@ -12,7 +12,14 @@ const refused = (body: unknown) => {
 
 describe('checkFieldSizes', () => {
   it('takes fields up to their limits', () => {
-    expect(refused({ name: 'n'.repeat(MAX_NAME_CHARS), key: 'k'.repeat(MAX_NAME_CHARS), description: 'd'.repeat(MAX_DESCRIPTION_CHARS), filters: { groups: ['x'.repeat(MAX_FIELD_BYTES - 20)] } })).toBeNull()
+    expect(
+      refused({
+        name: 'n'.repeat(MAX_NAME_CHARS),
+        key: 'k'.repeat(MAX_NAME_CHARS),
+        description: 'd'.repeat(MAX_DESCRIPTION_CHARS),
+        filters: { groups: ['x'.repeat(MAX_FIELD_BYTES - 20)] },
+      }),
+    ).toBeNull()
     expect(refused(null)).toBeNull()
     expect(refused('a string body')).toBeNull()
   })
@@ -28,6 +35,12 @@ describe('checkFieldSizes', () => {
   })
 
   it('leaves a static cohort’s members to the upload limit', () => {
-    expect(refused({ name: 'Big list', distinct_ids: Array.from({ length: 20_000 }, (_, i) => `user-${i}-${'x'.repeat(10)}`), csv: 'x'.repeat(MAX_FIELD_BYTES * 2) })).toBeNull()
+    expect(
+      refused({
+        name: 'Big list',
+        distinct_ids: Array.from({ length: 20_000 }, (_, i) => `user-${i}-${'x'.repeat(10)}`),
+        csv: 'x'.repeat(MAX_FIELD_BYTES * 2),
+      }),
+    ).toBeNull()
   })
 })

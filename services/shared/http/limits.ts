@@ -23,7 +23,8 @@ export function checkFieldSizes(body: unknown): void {
     if (typeof value === 'string' && NAMES.has(field)) {
       if (value.length > MAX_NAME_CHARS) throw tooLong(field, `no more than ${MAX_NAME_CHARS} characters`)
     } else if (typeof value === 'string' && field === 'description') {
-      if (value.length > MAX_DESCRIPTION_CHARS) throw tooLong(field, `no more than ${MAX_DESCRIPTION_CHARS.toLocaleString('en')} characters`)
+      if (value.length > MAX_DESCRIPTION_CHARS)
+        throw tooLong(field, `no more than ${MAX_DESCRIPTION_CHARS.toLocaleString('en')} characters`)
     } else if (Buffer.byteLength(typeof value === 'string' ? value : JSON.stringify(value)) > MAX_FIELD_BYTES) {
       throw tooLong(field, `no more than ${MAX_FIELD_BYTES / 1024} KiB as JSON`)
     }

@@ -37,7 +37,10 @@ export function clientAddressOf(trustedProxies: readonly string[]): (request: Pi
 }
 
 /** Call before any route is registered. Returns the management routes, filled in as they are registered. */
-export async function guardManagementRoutes(app: FastifyInstance, deps: { projects: Tenants; authFailures: AuthFailureLimit }): Promise<ManagementRoute[]> {
+export async function guardManagementRoutes(
+  app: FastifyInstance,
+  deps: { projects: Tenants; authFailures: AuthFailureLimit },
+): Promise<ManagementRoute[]> {
   const { projects, authFailures } = deps
   const routes: ManagementRoute[] = []
   let limitFailures: ((request: FastifyRequest, reply: FastifyReply) => Promise<void>) | null = null

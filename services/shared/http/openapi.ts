@@ -39,7 +39,11 @@ export async function collectOpenApi(app: FastifyInstance, info: { version: stri
       },
       components: {
         securitySchemes: {
-          PersonalAPIKey: { type: 'http', scheme: 'bearer', description: 'A personal API key (phx_…). Each route names the scope it needs.' },
+          PersonalAPIKey: {
+            type: 'http',
+            scheme: 'bearer',
+            description: 'A personal API key (phx_…). Each route names the scope it needs.',
+          },
         },
       },
     },

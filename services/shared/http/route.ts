@@ -6,7 +6,15 @@
 //   - its key, scope and project are checked from `access` before the request is validated or handled
 //     (the handler is handed the caller), so a refused request never learns whether its input was valid;
 //   - the OpenAPI entry (tags, security, the scope, the error answers) comes from the same declaration.
-import type { FastifyInstance, FastifyReply, FastifyRequest, HTTPMethods, RawServerDefault, RouteGenericInterface, RouteOptions } from 'fastify'
+import type {
+  FastifyInstance,
+  FastifyReply,
+  FastifyRequest,
+  HTTPMethods,
+  RawServerDefault,
+  RouteGenericInterface,
+  RouteOptions,
+} from 'fastify'
 import type { IncomingMessage } from 'node:http'
 import type { TypeBoxTypeProvider } from '@fastify/type-provider-typebox'
 import { Type, type TObject, type TSchema } from 'typebox'
@@ -34,7 +42,13 @@ export interface RouteSchema {
 
 type CallerOf<A extends Access> = A extends { project: Scope } ? Caller : A extends { key: Scope | null } ? PersonalApiKey : undefined
 
-export type RouteRequest<S extends RouteSchema> = FastifyRequest<RouteGenericInterface, RawServerDefault, IncomingMessage, S, TypeBoxTypeProvider>
+export type RouteRequest<S extends RouteSchema> = FastifyRequest<
+  RouteGenericInterface,
+  RawServerDefault,
+  IncomingMessage,
+  S,
+  TypeBoxTypeProvider
+>
 
 export interface RouteDeclaration<S extends RouteSchema, A extends Access> {
   method: HTTPMethods | HTTPMethods[]
@@ -64,10 +78,12 @@ export function routesOf(app: FastifyInstance, deps: { projects: Tenants | null;
     const access = decl.access as Access
     if (!projects && !('public' in access)) throw new Error(`${decl.url}: a route that takes a personal API key needs the project store`)
     const check = (request: FastifyRequest): void => {
-      if ('project' in access) callers.set(request, authorize(request, projects!, access.project, (request.params as { project_id?: string }).project_id))
+      if ('project' in access)
+        callers.set(request, authorize(request, projects!, access.project, (request.params as { project_id?: string }).project_id))
       else if ('key' in access) {
         const key = personalKeyFrom(request, projects!)
-        if (access.key !== null && !hasScope(key, access.key)) throw wrenError('permission_denied', `API key missing required scope '${access.key}'`)
+        if (access.key !== null && !hasScope(key, access.key))
+          throw wrenError('permission_denied', `API key missing required scope '${access.key}'`)
         callers.set(request, key)
       }
     }
@@ -85,7 +101,8 @@ export function routesOf(app: FastifyInstance, deps: { projects: Tenants | null;
             for (const name of numeric) if (query[name] === '') delete query[name]
           }
     const urls = 'project' in access ? PROJECT_PREFIXES.map((prefix) => prefix + decl.url) : [decl.url]
-    const params = 'project' in access ? Type.Object({ project_id: ProjectId, ...(decl.schema.params?.properties ?? {}) }) : decl.schema.params
+    const params =
+      'project' in access ? Type.Object({ project_id: ProjectId, ...(decl.schema.params?.properties ?? {}) }) : decl.schema.params
     const schema = {
       ...decl.schema,
       ...(params ? { params } : {}),

@@ -7,7 +7,12 @@ import { ERROR_CODE_KEYWORD } from './validation'
  * above the maximum included, is a 400 naming `limit` (never silently clamped). Empty means not given.
  */
 export const Limit = (defaultLimit: number, max: number) =>
-  Type.Integer({ minimum: 1, maximum: max, default: defaultLimit, description: `How many results to return, 1 to ${max} (default ${defaultLimit}).` })
+  Type.Integer({
+    minimum: 1,
+    maximum: max,
+    default: defaultLimit,
+    description: `How many results to return, 1 to ${max} (default ${defaultLimit}).`,
+  })
 export const Offset = Type.Integer({ minimum: 0, default: 0, description: 'How many results to skip.' })
 export const Page = Type.Integer({ minimum: 1, default: 1, description: 'Which page of results, from 1.' })
 

@@ -10,7 +10,13 @@ import { wrenError, type ErrorCode, type WrenError } from '../errors'
 /** Schema keywords Wren adds (OpenAPI extensions): the error code a failed field answers with. */
 export const ERROR_CODE_KEYWORD = 'x-error-code'
 
-const common: Options = { allErrors: false, useDefaults: true, verbose: true, strict: true, keywords: [ERROR_CODE_KEYWORD, 'example', 'x-raw'] }
+const common: Options = {
+  allErrors: false,
+  useDefaults: true,
+  verbose: true,
+  strict: true,
+  keywords: [ERROR_CODE_KEYWORD, 'example', 'x-raw'],
+}
 const formats: Record<string, RegExp> = {
   uuid: /^[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}$/i,
 }
@@ -74,16 +80,18 @@ function detailOf(error: ErrorObject, name: string, schema: Record<string, unkno
   if (error.keyword === 'additionalProperties') return `${name} is not a known field.`
   if (schema.type === 'integer' && ['type', 'minimum', 'maximum'].includes(error.keyword)) {
     const { minimum, maximum } = schema as { minimum?: number; maximum?: number }
-    const range = minimum !== undefined && maximum !== undefined ? ` from ${minimum} to ${maximum}` : minimum !== undefined ? ` ≥ ${minimum}` : ''
+    const range =
+      minimum !== undefined && maximum !== undefined ? ` from ${minimum} to ${maximum}` : minimum !== undefined ? ` ≥ ${minimum}` : ''
     return `${name} must be an integer${range}${got}.`
   }
   if (error.keyword === 'enum') return `${name} must be one of ${(schema.enum as unknown[]).map((v) => `'${String(v)}'`).join(', ')}${got}.`
-  if (error.keyword === 'format' || error.keyword === 'pattern') return `${name} must be ${String(schema.description ?? `a valid ${String(error.params.format ?? 'value')}`)}${got}.`
+  if (error.keyword === 'format' || error.keyword === 'pattern')
+    return `${name} must be ${String(schema.description ?? `a valid ${String(error.params.format ?? 'value')}`)}${got}.`
   return `${name} ${error.message ?? 'is not valid'}${got}.`
 }
 
 function shown(value: unknown): string {
-  const text = typeof value === 'string' ? value : JSON.stringify(value) ?? String(value)
+  const text = typeof value === 'string' ? value : (JSON.stringify(value) ?? String(value))
   return `'${text.length > 100 ? text.slice(0, 100) + '…' : text}'`
 }
 

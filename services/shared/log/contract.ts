@@ -39,7 +39,7 @@ function loadSchema(file: string): avro.Type {
 const ingestVersions: Record<number, avro.Type> = { 1: loadSchema('ingest-message.v1.avsc') }
 const INGEST_VERSION = 1
 const ingestCurrent = ingestVersions[INGEST_VERSION]
-const ingestResolvers = new Map<number, ReturnType<avro.Type["createResolver"]>>(
+const ingestResolvers = new Map<number, ReturnType<avro.Type['createResolver']>>(
   Object.entries(ingestVersions)
     .filter(([v]) => Number(v) !== INGEST_VERSION)
     .map(([v, type]) => [Number(v), ingestCurrent.createResolver(type)]),
@@ -69,7 +69,10 @@ interface WireIngest {
 }
 
 export function encodeIngest(item: IngestItem): Buffer {
-  const wire: WireIngest = item.kind === 'event' ? { team_id: item.event.teamId, body: { 'wren.CapturedEvent': eventToWire(item.event) } } : { team_id: item.command.teamId, body: { 'wren.PersonCommand': commandToWire(item.command) } }
+  const wire: WireIngest =
+    item.kind === 'event'
+      ? { team_id: item.event.teamId, body: { 'wren.CapturedEvent': eventToWire(item.event) } }
+      : { team_id: item.command.teamId, body: { 'wren.PersonCommand': commandToWire(item.command) } }
   return Buffer.concat([Buffer.from([MAGIC, INGEST_VERSION]), ingestCurrent.toBuffer(wire)])
 }
 
@@ -87,16 +90,36 @@ export function decodeIngest(buf: Buffer): IngestItem {
     const e = wire.body['wren.CapturedEvent']
     return {
       kind: 'event',
-      event: { teamId, uuid: e.uuid, event: e.event, distinctId: e.distinct_id, properties: JSON.parse(e.properties) as Record<string, unknown>, timestamp: e.timestamp, now: e.now, elementsChain: e.elements_chain },
+      event: {
+        teamId,
+        uuid: e.uuid,
+        event: e.event,
+        distinctId: e.distinct_id,
+        properties: JSON.parse(e.properties) as Record<string, unknown>,
+        timestamp: e.timestamp,
+        now: e.now,
+        elementsChain: e.elements_chain,
+      },
     }
   }
   const c = wire.body['wren.PersonCommand']
   const args = JSON.parse(c.args) as Record<string, unknown>
-  return { kind: 'command', command: { ...args, action: c.action, commandId: c.command_id, teamId, personUuid: c.person_uuid, at: c.at } as PersonCommand }
+  return {
+    kind: 'command',
+    command: { ...args, action: c.action, commandId: c.command_id, teamId, personUuid: c.person_uuid, at: c.at } as PersonCommand,
+  }
 }
 
 function eventToWire(e: IngestEvent): WireEvent {
-  return { uuid: e.uuid, event: e.event, distinct_id: e.distinctId, properties: JSON.stringify(e.properties), timestamp: e.timestamp, now: e.now, elements_chain: e.elementsChain }
+  return {
+    uuid: e.uuid,
+    event: e.event,
+    distinct_id: e.distinctId,
+    properties: JSON.stringify(e.properties),
+    timestamp: e.timestamp,
+    now: e.now,
+    elements_chain: e.elementsChain,
+  }
 }
 
 function commandToWire(c: PersonCommand): WireCommand {

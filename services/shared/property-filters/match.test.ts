@@ -3,11 +3,40 @@ import { matchProperty, MatchError } from './match'
 import type { PropertyFilter } from './parse'
 
 const ctx = { timezone: 'UTC', now: Date.parse('2024-06-15T12:00:00Z') }
-const m = (operator: string, value: unknown, props: Record<string, unknown>, key = 'key') => matchProperty({ key, value, operator } as PropertyFilter, props, ctx)
+const m = (operator: string, value: unknown, props: Record<string, unknown>, key = 'key') =>
+  matchProperty({ key, value, operator } as PropertyFilter, props, ctx)
 
 describe('operators: missing keys and null values (server semantics)', () => {
-  const falseWhenMissing = ['exact', 'icontains', 'starts_with', 'ends_with', 'icontains_multi', 'regex', 'gt', 'gte', 'lt', 'lte', 'between', 'semver_eq', 'semver_gt', 'semver_tilde', 'is_date_before', 'is_date_after', 'is_date_exact', 'is_set']
-  const trueWhenMissing = ['is_not', 'not_icontains', 'not_starts_with', 'not_ends_with', 'not_icontains_multi', 'not_regex', 'not_between', 'is_not_set']
+  const falseWhenMissing = [
+    'exact',
+    'icontains',
+    'starts_with',
+    'ends_with',
+    'icontains_multi',
+    'regex',
+    'gt',
+    'gte',
+    'lt',
+    'lte',
+    'between',
+    'semver_eq',
+    'semver_gt',
+    'semver_tilde',
+    'is_date_before',
+    'is_date_after',
+    'is_date_exact',
+    'is_set',
+  ]
+  const trueWhenMissing = [
+    'is_not',
+    'not_icontains',
+    'not_starts_with',
+    'not_ends_with',
+    'not_icontains_multi',
+    'not_regex',
+    'not_between',
+    'is_not_set',
+  ]
   it.each(falseWhenMissing)('%s is false when the key is absent', (op) => {
     const value = op === 'between' ? [1, 2] : op.startsWith('semver') ? '1.0.0' : op.startsWith('is_date') ? '2024-01-01' : 'x'
     expect(m(op, value, { other: 1 })).toBe(false)

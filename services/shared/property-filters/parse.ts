@@ -97,7 +97,12 @@ export function storedFlagFilter(raw: StoredFilter): PropertyFilter {
 type StoredFilter = { key: unknown; value?: unknown; operator?: unknown; type?: unknown; group_type_index?: unknown; negation?: unknown }
 
 function toFilter(raw: StoredFilter, defaultType: string): PropertyFilter {
-  const filter: PropertyFilter = { key: String(raw.key), value: raw.value, operator: typeof raw.operator === 'string' ? raw.operator : 'exact', type: typeof raw.type === 'string' ? raw.type : defaultType }
+  const filter: PropertyFilter = {
+    key: String(raw.key),
+    value: raw.value,
+    operator: typeof raw.operator === 'string' ? raw.operator : 'exact',
+    type: typeof raw.type === 'string' ? raw.type : defaultType,
+  }
   if (typeof raw.group_type_index === 'number') filter.groupTypeIndex = raw.group_type_index
   if (raw.negation === true) filter.negation = true
   return filter
@@ -114,14 +119,16 @@ const FLAG: Syntax = { runs: 'memory', defaultType: 'person' }
 
 /** The checks every syntax shares: an object with a string key and an operator that runs there. `field`: the attr errors name. */
 function readFilter(raw: unknown, where: string, syntax: Syntax, field: string): PropertyFilter {
-  if (!isRecord(raw) || typeof raw.key !== 'string' || raw.key === '') throw wrenError('invalid_input', `${where} needs a string key.`, field)
+  if (!isRecord(raw) || typeof raw.key !== 'string' || raw.key === '')
+    throw wrenError('invalid_input', `${where} needs a string key.`, field)
   const operator = typeof raw.operator === 'string' ? raw.operator : 'exact'
   checkOperator(operator, syntax.runs, where, field)
   return toFilter({ ...raw, key: raw.key }, syntax.defaultType)
 }
 
 function checkOperator(operator: string, runs: Evaluator, where: string, field: string): void {
-  if (!runsIn(operator, runs)) throw wrenError('invalid_input', `${where}: unknown operator '${operator}'. Use one of ${operatorsFor(runs).join(', ')}.`, field)
+  if (!runsIn(operator, runs))
+    throw wrenError('invalid_input', `${where}: unknown operator '${operator}'. Use one of ${operatorsFor(runs).join(', ')}.`, field)
 }
 
 /** A query's filter or nested group; errors name the offending part (`properties[0].values[1]`). */
@@ -135,7 +142,8 @@ function parseNode(raw: unknown, attr: string): PropertyNode {
   let type = typeof raw.type === 'string' ? raw.type : 'event'
   if (type === 'events') type = 'event'
   if (type === 'precalculated-cohort' || type === 'static-cohort') type = 'cohort'
-  if (!(PROPERTY_TYPES as readonly string[]).includes(type)) throw wrenError('invalid_input', `${attr}: unknown property type '${type}'. Use one of ${PROPERTY_TYPES.join(', ')}.`, attr)
+  if (!(PROPERTY_TYPES as readonly string[]).includes(type))
+    throw wrenError('invalid_input', `${attr}: unknown property type '${type}'. Use one of ${PROPERTY_TYPES.join(', ')}.`, attr)
   const key = type === 'cohort' ? 'id' : raw.key
   if (typeof key !== 'string' || !key) throw wrenError('invalid_input', `${attr} needs a string key.`, attr)
   const operator = typeof raw.operator === 'string' ? raw.operator : type === 'cohort' ? 'in' : 'exact'
@@ -146,7 +154,8 @@ function parseNode(raw: unknown, attr: string): PropertyNode {
   if (raw.negation === true) filter.negation = true
   if (type === 'group') {
     const idx = Number(raw.group_type_index)
-    if (!Number.isInteger(idx) || idx < 0 || idx > 4) throw wrenError('invalid_input', `${attr}: a group filter needs group_type_index 0-4.`, attr)
+    if (!Number.isInteger(idx) || idx < 0 || idx > 4)
+      throw wrenError('invalid_input', `${attr}: a group filter needs group_type_index 0-4.`, attr)
     filter.groupTypeIndex = idx
   }
   return filter

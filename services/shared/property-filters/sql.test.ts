@@ -4,13 +4,27 @@ import { compileGroup, eventColumns, type FilterContext } from './sql'
 import { parsePropertyGroup } from './parse'
 import { EventPersonId } from '../query/persons-sql'
 
-const ctx = (): FilterContext => ({ params: new SqlParams(), columns: eventColumns(new EventPersonId(false)), cohortMembers: (id) => `SELECT ${id}`, dateParam: (v) => `'${v}'` })
+const ctx = (): FilterContext => ({
+  params: new SqlParams(),
+  columns: eventColumns(new EventPersonId(false)),
+  cohortMembers: (id) => `SELECT ${id}`,
+  dateParam: (v) => `'${v}'`,
+})
 
 describe('property filters', () => {
   it('normalises lists, nested groups and the old key__operator style', () => {
-    expect(parsePropertyGroup([{ key: 'a', value: 1 }], 'properties')).toEqual({ type: 'AND', values: [{ key: 'a', value: 1, operator: 'exact', type: 'event' }] })
-    expect(parsePropertyGroup('{"plan__icontains": "pro"}', 'properties').values[0]).toMatchObject({ key: 'plan', operator: 'icontains', value: 'pro' })
-    expect(parsePropertyGroup({ type: 'OR', values: [{ type: 'AND', values: [{ key: 'x', type: 'events', values: ['1', null] }] }] }, 'p')).toEqual({
+    expect(parsePropertyGroup([{ key: 'a', value: 1 }], 'properties')).toEqual({
+      type: 'AND',
+      values: [{ key: 'a', value: 1, operator: 'exact', type: 'event' }],
+    })
+    expect(parsePropertyGroup('{"plan__icontains": "pro"}', 'properties').values[0]).toMatchObject({
+      key: 'plan',
+      operator: 'icontains',
+      value: 'pro',
+    })
+    expect(
+      parsePropertyGroup({ type: 'OR', values: [{ type: 'AND', values: [{ key: 'x', type: 'events', values: ['1', null] }] }] }, 'p'),
+    ).toEqual({
       type: 'OR',
       values: [{ type: 'AND', values: [{ key: 'x', type: 'event', operator: 'exact', value: ['1'] }] }],
     })
@@ -25,7 +39,10 @@ describe('property filters', () => {
 
   it('keeps values out of the SQL text', () => {
     const c = ctx()
-    const sql = compileGroup(parsePropertyGroup([{ key: "x'); DROP TABLE events; --", value: "'; SELECT 1 --", operator: 'icontains' }], 'p'), c)
+    const sql = compileGroup(
+      parsePropertyGroup([{ key: "x'); DROP TABLE events; --", value: "'; SELECT 1 --", operator: 'icontains' }], 'p'),
+      c,
+    )
     expect(sql).not.toContain('DROP')
     expect(sql).not.toContain('SELECT 1')
     expect(Object.values(c.params.values)).toEqual(["x'); DROP TABLE events; --", "'; SELECT 1 --"])

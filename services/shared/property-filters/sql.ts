@@ -21,9 +21,23 @@ export interface PropertyColumns {
 }
 /** The events table, reading each row's person as `personId` says (the query builder's choice). */
 export function eventColumns(personId: PersonIdColumn): PropertyColumns {
-  return { event: 'properties', person: 'person_properties', personId, groups: true, elements: 'elements_chain', materialized: MATERIALIZED_EVENT_PROPERTIES }
+  return {
+    event: 'properties',
+    person: 'person_properties',
+    personId,
+    groups: true,
+    elements: 'elements_chain',
+    materialized: MATERIALIZED_EVENT_PROPERTIES,
+  }
 }
-export const PERSON_COLUMNS: PropertyColumns = { event: null, person: 'properties', personId: { sql: 'uuid' }, groups: false, elements: null, materialized: new Set() }
+export const PERSON_COLUMNS: PropertyColumns = {
+  event: null,
+  person: 'properties',
+  personId: { sql: 'uuid' },
+  groups: false,
+  elements: null,
+  materialized: new Set(),
+}
 
 export interface FilterContext {
   params: SqlParams
@@ -43,7 +57,10 @@ export interface FilterContext {
  * table (persons: the person's properties; events: the event's), with no cohorts or sessions to join.
  */
 export function listFilterSql(filters: PropertyFilter[], table: 'person' | 'event', params: SqlParams): string {
-  const group: PropertyGroup = { type: 'AND', values: filters.map((f) => ({ key: f.key, value: f.value, operator: f.operator, type: table })) }
+  const group: PropertyGroup = {
+    type: 'AND',
+    values: filters.map((f) => ({ key: f.key, value: f.value, operator: f.operator, type: table })),
+  }
   return compileGroup(group, {
     params,
     // The lists have no cohort or person-id filters, so the events list reads no person id.
@@ -92,12 +109,18 @@ export function compileFilter(f: PropertyFilter, ctx: FilterContext): string {
     }
     case 'event_metadata': {
       const column = columns.event ? metadataColumn(f.key, columns.personId) : undefined
-      if (!column) throw wrenError('invalid_input', `Unknown event metadata '${f.key}'. Use one of ${Object.keys(METADATA_COLUMNS).join(', ')}.`, 'properties')
+      if (!column)
+        throw wrenError(
+          'invalid_input',
+          `Unknown event metadata '${f.key}'. Use one of ${Object.keys(METADATA_COLUMNS).join(', ')}.`,
+          'properties',
+        )
       return compareValue(column, f, ctx)
     }
     case 'cohort': {
       const ids = (Array.isArray(f.value) ? f.value : [f.value]).map(Number)
-      if (ids.length === 0 || ids.some((id) => !Number.isInteger(id))) throw wrenError('invalid_input', 'A cohort filter needs the cohort id as its value.', 'properties')
+      if (ids.length === 0 || ids.some((id) => !Number.isInteger(id)))
+        throw wrenError('invalid_input', 'A cohort filter needs the cohort id as its value.', 'properties')
       const inAny = ids.map((id) => `${columns.personId.sql} IN (${ctx.cohortMembers(id)})`).join(' OR ')
       return f.negation || f.operator === 'not_in' ? `NOT (${inAny})` : `(${inAny})`
     }
@@ -116,8 +139,17 @@ export function compileFilter(f: PropertyFilter, ctx: FilterContext): string {
 }
 
 const METADATA_COLUMNS: Record<string, string> = {
-  distinct_id: 'distinct_id', event: 'event', person_id: '' /* read as the query reads it: metadataColumn */, timestamp: "formatDateTime(timestamp, '%Y-%m-%d %H:%i:%S', 'UTC')",
-  $group_0: '`$group_0`', $group_1: '`$group_1`', $group_2: '`$group_2`', $group_3: '`$group_3`', $group_4: '`$group_4`', $session_id: '`$session_id`', $window_id: '`$window_id`',
+  distinct_id: 'distinct_id',
+  event: 'event',
+  person_id: '' /* read as the query reads it: metadataColumn */,
+  timestamp: "formatDateTime(timestamp, '%Y-%m-%d %H:%i:%S', 'UTC')",
+  $group_0: '`$group_0`',
+  $group_1: '`$group_1`',
+  $group_2: '`$group_2`',
+  $group_3: '`$group_3`',
+  $group_4: '`$group_4`',
+  $session_id: '`$session_id`',
+  $window_id: '`$window_id`',
 }
 
 /** An events column by its metadata name; person_id as the query reads it. */
@@ -130,12 +162,15 @@ const NEGATIVE = new Set(['is_not', 'not_icontains', 'not_regex', 'is_not_set', 
 
 function valuesOf(f: PropertyFilter): string[] {
   const list = Array.isArray(f.value) ? f.value : [f.value]
-  return list.filter((v) => v !== undefined && v !== null).map((v) => (typeof v === 'string' ? v : typeof v === 'object' ? JSON.stringify(v) : String(v)))
+  return list
+    .filter((v) => v !== undefined && v !== null)
+    .map((v) => (typeof v === 'string' ? v : typeof v === 'object' ? JSON.stringify(v) : String(v)))
 }
 
 function numberParam(v: string, f: PropertyFilter, params: SqlParams): string {
   const n = Number(v)
-  if (v.trim() === '' || !Number.isFinite(n)) throw wrenError('invalid_input', `Property filter '${f.key}' with operator ${f.operator} needs a number, got '${v}'.`, 'properties')
+  if (v.trim() === '' || !Number.isFinite(n))
+    throw wrenError('invalid_input', `Property filter '${f.key}' with operator ${f.operator} needs a number, got '${v}'.`, 'properties')
   return params.add('Float64', n)
 }
 
@@ -144,7 +179,8 @@ export function compareValue(x: string, f: PropertyFilter, ctx: FilterContext): 
   const { params } = ctx
   const values = valuesOf(f)
   const num = `toFloat64OrNull(${x})`
-  const any = (fn: (v: string) => string, join: 'OR' | 'AND') => (values.length === 0 ? '1' : values.length === 1 ? fn(values[0]) : `(${values.map(fn).join(` ${join} `)})`)
+  const any = (fn: (v: string) => string, join: 'OR' | 'AND') =>
+    values.length === 0 ? '1' : values.length === 1 ? fn(values[0]) : `(${values.map(fn).join(` ${join} `)})`
   switch (f.operator) {
     case 'exact':
     case 'in':
@@ -173,7 +209,8 @@ export function compareValue(x: string, f: PropertyFilter, ctx: FilterContext): 
     }
     case 'between':
     case 'not_between': {
-      if (values.length !== 2) throw wrenError('invalid_input', `Property filter '${f.key}' with operator ${f.operator} needs [min, max].`, 'properties')
+      if (values.length !== 2)
+        throw wrenError('invalid_input', `Property filter '${f.key}' with operator ${f.operator} needs [min, max].`, 'properties')
       const inside = `(${num} >= ${numberParam(values[0], f, params)} AND ${num} <= ${numberParam(values[1], f, params)})`
       return f.operator === 'between' ? `ifNull(${inside}, 0)` : `ifNull(NOT ${inside}, 1)`
     }
@@ -184,7 +221,8 @@ export function compareValue(x: string, f: PropertyFilter, ctx: FilterContext): 
     case 'is_date_before':
     case 'is_date_after':
     case 'is_date_exact': {
-      if (values.length !== 1) throw wrenError('invalid_input', `Property filter '${f.key}' with operator ${f.operator} needs one date.`, 'properties')
+      if (values.length !== 1)
+        throw wrenError('invalid_input', `Property filter '${f.key}' with operator ${f.operator} needs one date.`, 'properties')
       const d = `parseDateTime64BestEffortOrNull(${x}, 6, 'UTC')`
       const v = `toDateTime64(${ctx.dateParam(values[0])}, 6, 'UTC')`
       const op = f.operator === 'is_date_before' ? '<' : f.operator === 'is_date_after' ? '>' : '='
@@ -209,10 +247,15 @@ function elementFilter(chain: string, f: PropertyFilter, ctx: FilterContext): st
     }
     case 'tag_name':
     case 'selector': {
-      if (f.operator !== 'exact' && f.operator !== 'is_not') throw wrenError('invalid_input', `Element ${f.key} filters take only exact or is_not.`, 'properties')
+      if (f.operator !== 'exact' && f.operator !== 'is_not')
+        throw wrenError('invalid_input', `Element ${f.key} filters take only exact or is_not.`, 'properties')
       const values = valuesOf(f)
       if (values.length === 0) return '1'
-      const hits = values.map((v) => (f.key === 'tag_name' ? `match(${chain}, ${params.add('String', `(^|;)${escapeRegex(v)}(\\.|$|;|:)`)})` : selectorSql(chain, v, params)))
+      const hits = values.map((v) =>
+        f.key === 'tag_name'
+          ? `match(${chain}, ${params.add('String', `(^|;)${escapeRegex(v)}(\\.|$|;|:)`)})`
+          : selectorSql(chain, v, params),
+      )
       const hit = hits.length === 1 ? hits[0] : `(${hits.join(' OR ')})`
       return f.operator === 'exact' ? hit : `NOT ${hit}`
     }
@@ -232,7 +275,11 @@ export function escapeRegex(s: string): string {
  * and child combinators. The chain lists the clicked element first, then its ancestors, split by ';'.
  */
 export function selectorSql(chain: string, selector: string, params: SqlParams): string {
-  const parts = selector.trim().replace(/\s*>\s*/g, ' > ').split(/\s+/).filter(Boolean)
+  const parts = selector
+    .trim()
+    .replace(/\s*>\s*/g, ' > ')
+    .split(/\s+/)
+    .filter(Boolean)
   const elements: Array<{ conds: string[]; directChild: boolean }> = []
   let direct = false
   for (const part of parts) {
@@ -241,7 +288,12 @@ export function selectorSql(chain: string, selector: string, params: SqlParams):
       continue
     }
     const m = /^([a-zA-Z][\w-]*|\*)?((?:[.#][\w-]+|\[[^\]]+\])*)$/.exec(part)
-    if (!m || part === '') throw wrenError('invalid_input', `Selector '${selector}' is not supported: use tags, .classes, #ids, [attr="value"], spaces and >.`, 'properties')
+    if (!m || part === '')
+      throw wrenError(
+        'invalid_input',
+        `Selector '${selector}' is not supported: use tags, .classes, #ids, [attr="value"], spaces and >.`,
+        'properties',
+      )
     const regexes: string[] = []
     if (m[1] && m[1] !== '*') regexes.push(`^${escapeRegex(m[1])}([.:]|$)`)
     for (const piece of m[2].match(/[.#][\w-]+|\[[^\]]+\]/g) ?? []) {

@@ -6,12 +6,27 @@ import { EventPersonId } from './persons-sql'
 describe('restricted hogql', () => {
   it('turns properties and literals into parameters', () => {
     const params = new SqlParams()
-    const sql = compileHogql("concat(properties.$browser, ' / ', person.properties['plan name']) AS label", params, new EventPersonId(false))
-    expect(sql).toBe("concat(JSONExtract(properties, {p0:String}, 'Nullable(String)'), {p1:String}, JSONExtract(person_properties, {p2:String}, 'Nullable(String)'))")
+    const sql = compileHogql(
+      "concat(properties.$browser, ' / ', person.properties['plan name']) AS label",
+      params,
+      new EventPersonId(false),
+    )
+    expect(sql).toBe(
+      "concat(JSONExtract(properties, {p0:String}, 'Nullable(String)'), {p1:String}, JSONExtract(person_properties, {p2:String}, 'Nullable(String)'))",
+    )
     expect(params.values).toEqual({ p0: '$browser', p1: ' / ', p2: 'plan name' })
   })
   it('refuses tables, subqueries, unknown columns and functions', () => {
-    for (const bad of ['(SELECT 1)', 'team_id', "file('x')", 'properties.a FROM events', 'person.id', "remote('h', 'db', 't')", 'a; DROP TABLE events', 'events.properties']) {
+    for (const bad of [
+      '(SELECT 1)',
+      'team_id',
+      "file('x')",
+      'properties.a FROM events',
+      'person.id',
+      "remote('h', 'db', 't')",
+      'a; DROP TABLE events',
+      'events.properties',
+    ]) {
       expect(() => compileHogql(bad, new SqlParams(), new EventPersonId(false)), bad).toThrow(/not allowed|Cannot read/)
     }
   })
@@ -27,6 +42,8 @@ describe('the person of an events row', () => {
     const personId = new EventPersonId(true)
     expect(personId.join('team_id = 1')).toBe('')
     expect(compileHogql('person_id', new SqlParams(), personId)).toMatch(/^if\(override_person_id = .*, person_id, override_person_id\)$/)
-    expect(personId.join('team_id = 1')).toMatch(/^LEFT JOIN \(SELECT distinct_id AS override_distinct_id.* FROM person_distinct_id WHERE team_id = 1 /s)
+    expect(personId.join('team_id = 1')).toMatch(
+      /^LEFT JOIN \(SELECT distinct_id AS override_distinct_id.* FROM person_distinct_id WHERE team_id = 1 /s,
+    )
   })
 })

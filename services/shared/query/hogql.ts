@@ -89,7 +89,13 @@ const FUNCTIONS = new Map<string, FunctionSpec>([
   ['sumIf', [2, 2, 'number', true]],
   ['avgIf', [2, 2, 'number', true]],
 ])
-const RENAMED: Record<string, string> = { toInt: 'toInt64OrNull', toFloat: 'toFloat64OrNull', median: 'median', like: 'like', ilike: 'ilike' }
+const RENAMED: Record<string, string> = {
+  toInt: 'toInt64OrNull',
+  toFloat: 'toFloat64OrNull',
+  median: 'median',
+  like: 'like',
+  ilike: 'ilike',
+}
 const NUMERIC_CAST_FUNCTIONS = new Set(['toInt', 'toFloat'])
 
 type Token = { t: 'num' | 'str' | 'id' | 'op' | 'punct' | 'end'; v: string }
@@ -177,7 +183,7 @@ export function compileHogql(src: string, params: SqlParams, personId: PersonIdC
       i++
       const negated = isKw('NOT')
       if (negated) i++
-      if (!isKw('NULL')) throw fail("expected NULL after IS")
+      if (!isKw('NULL')) throw fail('expected NULL after IS')
       i++
       return { sql: `(${left.sql} IS ${negated ? 'NOT ' : ''}NULL)`, kind: 'bool' }
     }
@@ -238,12 +244,17 @@ export function compileHogql(src: string, params: SqlParams, personId: PersonIdC
     const upper = t.v.toUpperCase()
     if (upper === 'TRUE' || upper === 'FALSE') return { sql: upper === 'TRUE' ? '1' : '0', kind: 'bool' }
     if (upper === 'NULL') return { sql: 'NULL', kind: 'any' }
-    if (t.v === 'properties') return { sql: `JSONExtract(properties, ${params.add('String', propertyKey())}, 'Nullable(String)')`, kind: 'any', property: true }
+    if (t.v === 'properties')
+      return { sql: `JSONExtract(properties, ${params.add('String', propertyKey())}, 'Nullable(String)')`, kind: 'any', property: true }
     if (t.v === 'person' && peek().v === '.') {
       i++
       const next = tokens[i++]
       if (next.v !== 'properties') throw fail('only person.properties.<key> is available on person')
-      return { sql: `JSONExtract(person_properties, ${params.add('String', propertyKey())}, 'Nullable(String)')`, kind: 'any', property: true }
+      return {
+        sql: `JSONExtract(person_properties, ${params.add('String', propertyKey())}, 'Nullable(String)')`,
+        kind: 'any',
+        property: true,
+      }
     }
     if (peek().v === '(') {
       const spec = FUNCTIONS.get(t.v)
@@ -258,15 +269,21 @@ export function compileHogql(src: string, params: SqlParams, personId: PersonIdC
         }
       }
       expect(')')
-      if (args.length < spec[0] || args.length > spec[1]) throw fail(`${t.v} takes ${spec[0] === spec[1] ? spec[0] : `${spec[0]}-${spec[1]}`} arguments`)
+      if (args.length < spec[0] || args.length > spec[1])
+        throw fail(`${t.v} takes ${spec[0] === spec[1] ? spec[0] : `${spec[0]}-${spec[1]}`} arguments`)
       const name = RENAMED[t.v] ?? t.v
-      const sqlArgs = args.map((a, k) => (spec[3] && !(NUMERIC_CAST_FUNCTIONS.has(t.v)) && !(t.v.endsWith('If') && k === args.length - 1) ? num(a) : a.sql))
+      const sqlArgs = args.map((a, k) =>
+        spec[3] && !NUMERIC_CAST_FUNCTIONS.has(t.v) && !(t.v.endsWith('If') && k === args.length - 1) ? num(a) : a.sql,
+      )
       if (t.v === 'count' && args.length === 1) return { sql: `count(${sqlArgs[0]})`, kind: 'number' }
       if (NUMERIC_CAST_FUNCTIONS.has(t.v)) return { sql: `${name}(toString(${sqlArgs[0]}))`, kind: 'number' }
       return { sql: `${name}(${sqlArgs.join(', ')})`, kind: spec[2] }
     }
     if (t.v === 'person_id') return { sql: personId.sql, kind: 'any' }
-    if (!Object.hasOwn(COLUMNS, t.v)) throw fail(`'${t.v}' is not a field of events (use properties.<name>, person.properties.<name>, person_id, ${Object.keys(COLUMNS).join(', ')})`)
+    if (!Object.hasOwn(COLUMNS, t.v))
+      throw fail(
+        `'${t.v}' is not a field of events (use properties.<name>, person.properties.<name>, person_id, ${Object.keys(COLUMNS).join(', ')})`,
+      )
     return COLUMNS[t.v]
   }
 

@@ -37,6 +37,10 @@ export class EventPersonId implements PersonIdColumn {
 
 /** Whether any distinct id of the project ever moved to another person (one cheap read, LIMIT 1). */
 export async function hasPersonOverrides(client: ClickHouseClient, teamId: number): Promise<boolean> {
-  const [row] = await queryRows<{ n: number }>(client, 'SELECT count() AS n FROM (SELECT 1 FROM person_distinct_id WHERE team_id = {team:Int64} AND version >= 1 LIMIT 1)', { team: teamId })
+  const [row] = await queryRows<{ n: number }>(
+    client,
+    'SELECT count() AS n FROM (SELECT 1 FROM person_distinct_id WHERE team_id = {team:Int64} AND version >= 1 LIMIT 1)',
+    { team: teamId },
+  )
   return Number(row?.n ?? 0) > 0
 }

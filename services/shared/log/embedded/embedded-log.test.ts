@@ -207,7 +207,10 @@ describe('embedded log: recovery', () => {
     log = await open(200)
     const failed = deferred<unknown>()
     const sub = log.subscribe({
-      topic: 't', group: 'g', maxBatchRecords: 10, maxWaitMs: 0,
+      topic: 't',
+      group: 'g',
+      maxBatchRecords: 10,
+      maxWaitMs: 0,
       handler: async () => {},
       onError: (err) => failed.resolve(err),
     })
@@ -222,7 +225,10 @@ describe('embedded log: recovery', () => {
     const started = deferred<LogBatch>()
     const never = deferred()
     crashed.subscribe({
-      topic: 't', group: 'g', maxBatchRecords: 4, maxWaitMs: 0,
+      topic: 't',
+      group: 'g',
+      maxBatchRecords: 4,
+      maxWaitMs: 0,
       handler: (batch) => (started.resolve(batch), never.promise),
     })
     expect(await started.promise).toMatchObject({ firstOffset: 0, lastOffset: 3, redelivered: false })
@@ -296,7 +302,10 @@ describe('embedded log: consuming', () => {
     const errors: unknown[] = []
     const done = deferred()
     const sub = log.subscribe({
-      topic: 't', group: 'g', maxBatchRecords: 3, maxWaitMs: 0,
+      topic: 't',
+      group: 'g',
+      maxBatchRecords: 3,
+      maxWaitMs: 0,
       onError: (err, batch) => errors.push([(err as Error).message, batch.firstOffset, batch.lastOffset]),
       handler: async (batch) => {
         calls.push(batch)
@@ -313,7 +322,10 @@ describe('embedded log: consuming', () => {
       [3, 4, false],
     ])
     expect(calls[2].records).toEqual(calls[0].records)
-    expect(errors).toEqual([['fail 1', 0, 2], ['fail 2', 0, 2]])
+    expect(errors).toEqual([
+      ['fail 1', 0, 2],
+      ['fail 2', 0, 2],
+    ])
     expect((await log.stats('t')).committed).toEqual({ g: 5 })
   })
 
@@ -324,7 +336,10 @@ describe('embedded log: consuming', () => {
     let calls = 0
     const done = deferred()
     const sub = log.subscribe({
-      topic: 't', group: 'g', maxBatchRecords: 10, maxWaitMs: 0,
+      topic: 't',
+      group: 'g',
+      maxBatchRecords: 10,
+      maxWaitMs: 0,
       handler: async () => {
         // Four failures take 100 + 200 + 400 + 800 ms of backoff.
         if (++calls <= 4) throw new Error(`clickhouse refused the batch (${calls})`)
@@ -345,13 +360,20 @@ describe('embedded log: consuming', () => {
     const batches: LogBatch[] = []
     const third = deferred()
     const sub = log.subscribe({
-      topic: 't', group: 'g', maxBatchRecords: 10, maxWaitMs: 600_000,
+      topic: 't',
+      group: 'g',
+      maxBatchRecords: 10,
+      maxWaitMs: 600_000,
       handler: async (batch) => void (batches.push(batch) === 3 && third.resolve()),
     })
     await log.append('t', msgs(25, 5))
     await third.promise
     await sub.stop() // also checks that stop() ends the 10-minute wait for a partial batch
-    expect(batches.map((b) => [b.firstOffset, b.lastOffset])).toEqual([[0, 9], [10, 19], [20, 29]])
+    expect(batches.map((b) => [b.firstOffset, b.lastOffset])).toEqual([
+      [0, 9],
+      [10, 19],
+      [20, 29],
+    ])
   })
 
   it('delivers a partial batch once maxWaitMs has passed', async () => {
@@ -359,7 +381,10 @@ describe('embedded log: consuming', () => {
     const batches: LogBatch[] = []
     const got = [deferred(), deferred()]
     const sub = log.subscribe({
-      topic: 't', group: 'g', maxBatchRecords: 1000, maxWaitMs: 20,
+      topic: 't',
+      group: 'g',
+      maxBatchRecords: 1000,
+      maxWaitMs: 20,
       handler: async (batch) => void got[batches.push(batch) - 1]?.resolve(),
     })
     await log.append('t', msgs(0, 3))
@@ -378,7 +403,10 @@ describe('embedded log: consuming', () => {
     const release = deferred()
     let calls = 0
     const sub = log.subscribe({
-      topic: 't', group: 'g', maxBatchRecords: 10, maxWaitMs: 0,
+      topic: 't',
+      group: 'g',
+      maxBatchRecords: 10,
+      maxWaitMs: 0,
       handler: async () => {
         calls++
         started.resolve()
@@ -420,7 +448,12 @@ describe('embedded log: consuming', () => {
     await collect(log, 90, { group: 'slow' })
     const left = await segments()
     expect(left).toEqual([all.at(-1)])
-    expect(await log.stats('t')).toEqual({ topic: 't', endOffset: 90, committed: { slow: 90, fast: 90 }, bytes: (await stat(join(dir, 't', left[0]))).size })
+    expect(await log.stats('t')).toEqual({
+      topic: 't',
+      endOffset: 90,
+      committed: { slow: 90, fast: 90 },
+      bytes: (await stat(join(dir, 't', left[0]))).size,
+    })
     await log.append('t', msgs(90, 1))
     await log.close()
     log = await open(200)

@@ -50,7 +50,12 @@ const MAX_BACKOFF_MS = 5_000
 const consoleWarner: Warner = { warn: (obj, msg) => console.warn(msg, obj) }
 
 export async function openEmbeddedLog(options: EmbeddedLogOptions): Promise<EmbeddedLog> {
-  const log = new EmbeddedLogImpl(options.dir, options.segmentBytes ?? 64 << 20, options.logger ?? consoleWarner, options.retention ?? { bytes: 0, ms: 0 })
+  const log = new EmbeddedLogImpl(
+    options.dir,
+    options.segmentBytes ?? 64 << 20,
+    options.logger ?? consoleWarner,
+    options.retention ?? { bytes: 0, ms: 0 },
+  )
   await mkdir(options.dir, { recursive: true })
   try {
     // Recovery (truncating torn tails) happens here, before anyone appends or reads.

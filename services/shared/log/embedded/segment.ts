@@ -297,7 +297,10 @@ export class TopicStore {
     }
     if (n < group.length) this.queue.unshift(...group.splice(n))
     try {
-      const { bytesWritten } = await seg.fh!.writev(group.map((g) => g.buf), seg.size)
+      const { bytesWritten } = await seg.fh!.writev(
+        group.map((g) => g.buf),
+        seg.size,
+      )
       if (bytesWritten !== bytes) throw new Error(`short write to ${seg.path}: ${bytesWritten} of ${bytes}`)
       this.syncs++
       await seg.fh!.datasync()

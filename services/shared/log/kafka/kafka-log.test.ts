@@ -23,12 +23,21 @@ describe.skipIf(unavailable !== null)(`kafka log on a real broker${unavailable ?
   let kafka: KafkaBroker
   const logs: KafkaLog[] = []
   const open = async () => {
-    const log = await openKafkaLog({ brokers: [kafka.brokers], partitions: 4, replicationFactor: 1, sessionTimeoutMs: 6000, logger: { warn: () => {}, error: () => {}, info: () => {}, debug: () => {} } })
+    const log = await openKafkaLog({
+      brokers: [kafka.brokers],
+      partitions: 4,
+      replicationFactor: 1,
+      sessionTimeoutMs: 6000,
+      logger: { warn: () => {}, error: () => {}, info: () => {}, debug: () => {} },
+    })
     logs.push(log)
     return log
   }
   const produce = (log: KafkaLog, topic: string, from: number, count: number) =>
-    log.append(topic, Array.from({ length: count }, (_, i) => ({ key: `k${(from + i) % 8}`, value: Buffer.from(`k${(from + i) % 8}:${from + i}`) })))
+    log.append(
+      topic,
+      Array.from({ length: count }, (_, i) => ({ key: `k${(from + i) % 8}`, value: Buffer.from(`k${(from + i) % 8}:${from + i}`) })),
+    )
 
   beforeAll(async () => {
     kafka = await startKafka()
@@ -53,14 +62,24 @@ describe.skipIf(unavailable !== null)(`kafka log on a real broker${unavailable ?
           failOnce = false
           throw new Error('ClickHouse is away')
         }
-        deliveries.push({ consumer: 'a', partition: b.partition, first: b.firstOffset, last: b.lastOffset, redelivered: b.redelivered, values: b.records.map((r) => r.value.toString()) })
+        deliveries.push({
+          consumer: 'a',
+          partition: b.partition,
+          first: b.firstOffset,
+          last: b.lastOffset,
+          redelivered: b.redelivered,
+          values: b.records.map((r) => r.value.toString()),
+        })
       },
       onError: () => {},
     })
-    await waitFor(async () => {
-      const stats = await log.stats('klog_basic')
-      return stats.endOffset === 500 && stats.committed.basic === 500
-    }, { timeoutMs: 30_000, what: 'everything committed' })
+    await waitFor(
+      async () => {
+        const stats = await log.stats('klog_basic')
+        return stats.endOffset === 500 && stats.committed.basic === 500
+      },
+      { timeoutMs: 30_000, what: 'everything committed' },
+    )
     await sub.stop()
     expect(deliveries[0].redelivered).toBe(true)
     expect(deliveries.slice(1).every((d) => !d.redelivered)).toBe(true)
@@ -79,7 +98,14 @@ describe.skipIf(unavailable !== null)(`kafka log on a real broker${unavailable ?
     const deliveries: Delivery[] = []
     const handler = (consumer: string) => async (batch: LogBatch) => {
       await new Promise((r) => setTimeout(r, 10))
-      deliveries.push({ consumer, partition: batch.partition, first: batch.firstOffset, last: batch.lastOffset, redelivered: batch.redelivered, values: batch.records.map((r) => r.value.toString()) })
+      deliveries.push({
+        consumer,
+        partition: batch.partition,
+        first: batch.firstOffset,
+        last: batch.lastOffset,
+        redelivered: batch.redelivered,
+        values: batch.records.map((r) => r.value.toString()),
+      })
     }
     const options = { topic: 'klog_rebalance', group: 'rebalance', maxBatchRecords: 100, maxWaitMs: 20 }
     await produce(a, 'klog_rebalance', 0, 2000)
@@ -100,7 +126,10 @@ describe.skipIf(unavailable !== null)(`kafka log on a real broker${unavailable ?
     await subA.stop()
     await produce(b, 'klog_rebalance', produced, 1000)
     produced += 1000
-    await waitFor(async () => (await b.stats('klog_rebalance')).committed.rebalance === produced, { timeoutMs: 60_000, what: `all ${produced} committed` })
+    await waitFor(async () => (await b.stats('klog_rebalance')).committed.rebalance === produced, {
+      timeoutMs: 60_000,
+      what: `all ${produced} committed`,
+    })
     await subB.stop()
 
     const fresh = deliveries.filter((d) => !d.redelivered)
@@ -108,7 +137,8 @@ describe.skipIf(unavailable !== null)(`kafka log on a real broker${unavailable ?
     expect(values).toHaveLength(produced)
     expect(new Set(values).size).toBe(produced)
     // A replay, if any, is exactly a range handed out before.
-    for (const d of deliveries.filter((x) => x.redelivered)) expect(fresh.some((f) => f.partition === d.partition && f.first === d.first && f.last === d.last)).toBe(true)
+    for (const d of deliveries.filter((x) => x.redelivered))
+      expect(fresh.some((f) => f.partition === d.partition && f.first === d.first && f.last === d.last)).toBe(true)
     expect(new Set(deliveries.map((d) => d.consumer))).toEqual(new Set(['a', 'b']))
     // Per partition, batches follow each other without gaps or overlaps.
     for (let p = 0; p < 4; p++) {
@@ -116,5 +146,4 @@ describe.skipIf(unavailable !== null)(`kafka log on a real broker${unavailable ?
       for (let i = 1; i < ranges.length; i++) expect(ranges[i].first).toBe(ranges[i - 1].last + 1)
     }
   }, 120_000)
-
 })

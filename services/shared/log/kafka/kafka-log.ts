@@ -35,7 +35,16 @@
 // handler runs is a zombie: its final commit fails, the new owner redelivers the pending range, and both
 // writes carry the same tokens.
 
-import { Kafka, Partitioners, logLevel as KafkaLogLevel, type Admin, type Consumer, type EachBatchPayload, type LogEntry, type Producer } from 'kafkajs'
+import {
+  Kafka,
+  Partitioners,
+  logLevel as KafkaLogLevel,
+  type Admin,
+  type Consumer,
+  type EachBatchPayload,
+  type LogEntry,
+  type Producer,
+} from 'kafkajs'
 import type { Log, LogBatch, LogMessage, LogRecord, SubscribeOptions, Subscription, TopicStats } from '../log'
 import { TOPICS } from '../log'
 
@@ -104,7 +113,13 @@ class KafkaLogImpl implements KafkaLog {
   readonly admin: Admin
   private readonly ensured = new Map<string, Promise<void>>()
   private readonly subscriptions = new Set<KafkaSubscription>()
-  private readonly queue: Array<{ topic: string; messages: LogMessage[]; bytes: number; resolve: () => void; reject: (err: unknown) => void }> = []
+  private readonly queue: Array<{
+    topic: string
+    messages: LogMessage[]
+    bytes: number
+    resolve: () => void
+    reject: (err: unknown) => void
+  }> = []
   private sending = false
   private closing: Promise<void> | null = null
 
@@ -117,7 +132,12 @@ class KafkaLogImpl implements KafkaLog {
       logCreator: () => (entry: LogEntry) => this.kafkajsLog(entry),
       retry: { initialRetryTime: 100, retries: 8 },
     })
-    this.producer = this.kafka.producer({ idempotent: true, maxInFlightRequests: 1, allowAutoTopicCreation: false, createPartitioner: Partitioners.DefaultPartitioner })
+    this.producer = this.kafka.producer({
+      idempotent: true,
+      maxInFlightRequests: 1,
+      allowAutoTopicCreation: false,
+      createPartitioner: Partitioners.DefaultPartitioner,
+    })
     this.admin = this.kafka.admin()
   }
 
@@ -194,7 +214,8 @@ class KafkaLogImpl implements KafkaLog {
     if (this.sending || this.queue.length === 0) return
     let bytes = 0
     let count = 0
-    while (count < this.queue.length && (count === 0 || bytes + this.queue[count].bytes <= MAX_SEND_BYTES)) bytes += this.queue[count++].bytes
+    while (count < this.queue.length && (count === 0 || bytes + this.queue[count].bytes <= MAX_SEND_BYTES))
+      bytes += this.queue[count++].bytes
     const items = this.queue.splice(0, count)
     const byTopic = new Map<string, Array<{ key: string; value: Buffer }>>()
     for (const item of items) {
@@ -224,7 +245,13 @@ class KafkaLogImpl implements KafkaLog {
       messages: records.map((r) => ({
         key: `${r.source.topic}/${r.source.partition}/${r.source.offset}`,
         value: r.payload,
-        headers: { 'wren-error': r.error, 'wren-group': r.group, 'wren-source-topic': r.source.topic, 'wren-source-partition': String(r.source.partition), 'wren-source-offset': String(r.source.offset) },
+        headers: {
+          'wren-error': r.error,
+          'wren-group': r.group,
+          'wren-source-topic': r.source.topic,
+          'wren-source-partition': String(r.source.partition),
+          'wren-source-offset': String(r.source.offset),
+        },
       })),
     })
   }
@@ -248,7 +275,10 @@ class KafkaLogImpl implements KafkaLog {
       const [offsets] = await this.admin.fetchOffsets({ groupId, topics: [topic] })
       // A group asked for by name counts even before its first commit: it is at the start of the topic.
       if (!offsets || (!only && offsets.partitions.every((p) => Number(p.offset) < 0))) continue
-      committed[groupId] = offsets.partitions.reduce((sum, p) => sum + (Number(p.offset) >= 0 ? Number(p.offset) : (low.get(p.partition) ?? 0)), 0)
+      committed[groupId] = offsets.partitions.reduce(
+        (sum, p) => sum + (Number(p.offset) >= 0 ? Number(p.offset) : (low.get(p.partition) ?? 0)),
+        0,
+      )
     }
     return { topic, endOffset, committed }
   }
@@ -268,7 +298,10 @@ class KafkaLogImpl implements KafkaLog {
     const { message, ...rest } = log
     const obj = { kafka: rest }
     // Transient while a topic or a group settles; kafkajs retries them itself.
-    const transient = /does not host this topic-partition|Limiting retries for the idempotent producer|group is rebalancing|coordinator is not aware of this member/i.test(message)
+    const transient =
+      /does not host this topic-partition|Limiting retries for the idempotent producer|group is rebalancing|coordinator is not aware of this member/i.test(
+        message,
+      )
     if (transient) this.logger.debug(obj, `kafka: ${message}`)
     else if (level === KafkaLogLevel.ERROR) this.logger.error(obj, `kafka: ${message}`)
     else if (level === KafkaLogLevel.WARN) this.logger.warn(obj, `kafka: ${message}`)
@@ -326,7 +359,11 @@ class KafkaSubscription implements Subscription {
       this.partitions.clear()
     })
     this.consumer.on(this.consumer.events.CRASH, ({ payload }) => {
-      if (!payload.restart) this.log.logger.error({ topic: options.topic, group: options.group, err: payload.error }, 'kafka log: consumer crashed and will not restart; restart this process')
+      if (!payload.restart)
+        this.log.logger.error(
+          { topic: options.topic, group: options.group, err: payload.error },
+          'kafka log: consumer crashed and will not restart; restart this process',
+        )
     })
     this.started = this.start()
     this.started.catch((err) => this.report(err, this.placeholder(0)))
@@ -389,7 +426,12 @@ class KafkaSubscription implements Subscription {
       return
     }
     if (!live()) return
-    let records = batch.messages.map((m): LogRecord => ({ key: m.key?.toString() ?? '', value: m.value ?? Buffer.alloc(0), partition: batch.partition, offset: Number(m.offset) }))
+    let records = batch.messages.map((m): LogRecord => ({
+      key: m.key?.toString() ?? '',
+      value: m.value ?? Buffer.alloc(0),
+      partition: batch.partition,
+      offset: Number(m.offset),
+    }))
 
     if (state.pending && state.replay.length === 0 && records[0].offset > state.pending.last) {
       // The range is gone from the log (retention, or offsets reset by an operator): nothing to replay.
@@ -400,7 +442,9 @@ class KafkaSubscription implements Subscription {
       state.replay.push(...records.filter((r) => r.offset >= first && r.offset <= last))
       records = records.filter((r) => r.offset > last)
       const highWatermark = Number(batch.highWatermark)
-      const complete = state.replay.length > 0 && (state.replay[state.replay.length - 1].offset >= last || highWatermark - 1 <= state.replay[state.replay.length - 1].offset)
+      const complete =
+        state.replay.length > 0 &&
+        (state.replay[state.replay.length - 1].offset >= last || highWatermark - 1 <= state.replay[state.replay.length - 1].offset)
       if (!complete) {
         // Keep fetching after what we have; nothing is committed until the whole range is handled.
         if (state.replay.length) resolveOffset(String(state.replay[state.replay.length - 1].offset))
@@ -424,7 +468,15 @@ class KafkaSubscription implements Subscription {
     const live = () => !this.stopping && isRunning() && !isStale()
     const first = records[0].offset
     const last = records[records.length - 1].offset
-    let logBatch: LogBatch = { topic, partition: batch.partition, records, firstOffset: first, lastOffset: last, redelivered, reassigned: state.fresh }
+    let logBatch: LogBatch = {
+      topic,
+      partition: batch.partition,
+      records,
+      firstOffset: first,
+      lastOffset: last,
+      redelivered,
+      reassigned: state.fresh,
+    }
 
     // (1) Durably record the range before anyone sees it. Throws (and kafkajs rejoins) if we lost the
     // partition; kafkajs returns quietly when the consumer is stopping, so check that we are still live.
@@ -471,7 +523,11 @@ class KafkaSubscription implements Subscription {
     const [offsets] = await this.log.admin.fetchOffsets({ groupId: this.options.group, topics: [this.options.topic] })
     const committed = offsets?.partitions.find((p) => p.partition === partition)
     const pending = parsePending(committed?.metadata ?? null)
-    if (pending) this.log.logger.warn({ topic: this.options.topic, group: this.options.group, partition, pending }, 'kafka log: redelivering a batch the previous owner did not commit')
+    if (pending)
+      this.log.logger.warn(
+        { topic: this.options.topic, group: this.options.group, partition, pending },
+        'kafka log: redelivering a batch the previous owner did not commit',
+      )
     const state: PartitionState = { generation, pending, replay: [], fresh: true }
     if (generation === this.generation) this.partitions.set(partition, state)
     return state
@@ -485,7 +541,8 @@ class KafkaSubscription implements Subscription {
     const { topic, group, onError } = this.options
     try {
       if (onError) onError(err, batch)
-      else this.log.logger.warn({ topic, group, err, partition: batch.partition, firstOffset: batch.firstOffset }, 'kafka log: consumer error')
+      else
+        this.log.logger.warn({ topic, group, err, partition: batch.partition, firstOffset: batch.firstOffset }, 'kafka log: consumer error')
     } catch {
       // onError failing must not break delivery.
     }
@@ -497,7 +554,8 @@ function parsePending(metadata: string | null): PendingRange | null {
   try {
     const parsed = JSON.parse(metadata) as { pending?: unknown }
     const range = parsed.pending
-    if (Array.isArray(range) && range.length === 2 && range.every((n) => Number.isSafeInteger(n) && n >= 0) && range[0] <= range[1]) return { first: range[0], last: range[1] }
+    if (Array.isArray(range) && range.length === 2 && range.every((n) => Number.isSafeInteger(n) && n >= 0) && range[0] <= range[1])
+      return { first: range[0], last: range[1] }
   } catch {
     // Metadata someone else wrote (a tool resetting offsets): not ours, ignore it.
   }

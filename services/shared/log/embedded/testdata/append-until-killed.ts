@@ -8,7 +8,10 @@ const log = await openEmbeddedLog({ dir, segmentBytes: 64 << 10 })
 async function appender(id: number): Promise<void> {
   for (let seq = 0; ; seq++) {
     const value = Buffer.from(`${id}:${seq}:${'x'.repeat(200)}`)
-    await log.append('t', [{ key: String(id), value }, { key: String(id), value }])
+    await log.append('t', [
+      { key: String(id), value },
+      { key: String(id), value },
+    ])
     process.stdout.write(`${id} ${seq}\n`)
   }
 }
