@@ -1,6 +1,6 @@
 // Date ranges of a trend: parsing `date_from`/`date_to` (absolute and relative forms), PostHog's rounding
 // rules, the bucket list, `days` and `labels`, and the previous period for compare. All in wall time of
-// the project's timezone (see wall-time.ts).
+// the project's timezone (see shared/wall-time.ts).
 import { wrenError } from '../shared/errors'
 import {
   addDays,
@@ -16,7 +16,7 @@ import {
   wallDate,
   wallDateTime,
   withTimeOf,
-} from './wall-time'
+} from '../shared/wall-time'
 
 export type Interval = 'hour' | 'day' | 'week' | 'month'
 export const INTERVALS: readonly Interval[] = ['hour', 'day', 'week', 'month']

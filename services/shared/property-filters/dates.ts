@@ -2,40 +2,28 @@
 // relative dates (`-7d`, `3m`) anchored to now in the team timezone, naive strings in the team
 // timezone, RFC 3339 strings with their own offset, and a last lenient fallback in UTC.
 
+import { toWall } from '../wall-time'
+
 const RELATIVE_RE = /^-?(\d+)([hdwmy])$/
 const NAIVE_RE = /^(\d{4})-(\d{2})-(\d{2})(?:[ T](\d{2}):(\d{2})(?::(\d{2})(?:\.(\d+))?)?)?$/
 const RFC3339_RE = /^\d{4}-\d{2}-\d{2}[Tt ]\d{2}:\d{2}:\d{2}(?:\.\d+)?(?:[Zz]|[+-]\d{2}:\d{2})$/
 
-const formatters = new Map<string, Intl.DateTimeFormat>()
-
-function formatter(timeZone: string): Intl.DateTimeFormat {
-  let f = formatters.get(timeZone)
-  if (!f) {
-    f = new Intl.DateTimeFormat('en-US', {
-      timeZone,
-      hourCycle: 'h23',
-      year: 'numeric',
-      month: 'numeric',
-      day: 'numeric',
-      hour: 'numeric',
-      minute: 'numeric',
-      second: 'numeric',
-    })
-    formatters.set(timeZone, f)
-  }
-  return f
-}
-
 /** Wall-clock parts of an instant in a timezone. */
 function wallClock(ms: number, timeZone: string): { y: number; mo: number; d: number; h: number; mi: number; s: number } {
-  const parts: Record<string, number> = {}
-  for (const p of formatter(timeZone).formatToParts(new Date(ms))) if (p.type !== 'literal') parts[p.type] = Number(p.value)
-  return { y: parts.year, mo: parts.month, d: parts.day, h: parts.hour, mi: parts.minute, s: parts.second }
+  const w = toWall(new Date(ms), timeZone)
+  return {
+    y: w.getUTCFullYear(),
+    mo: w.getUTCMonth() + 1,
+    d: w.getUTCDate(),
+    h: w.getUTCHours(),
+    mi: w.getUTCMinutes(),
+    s: w.getUTCSeconds(),
+  }
 }
 
+/** How far the wall clock in `timeZone` is ahead of UTC at `ms`. */
 function offsetAt(ms: number, timeZone: string): number {
-  const w = wallClock(ms, timeZone)
-  return Date.UTC(w.y, w.mo - 1, w.d, w.h, w.mi, w.s) - Math.floor(ms / 1000) * 1000
+  return toWall(new Date(ms), timeZone).getTime() - ms
 }
 
 /** The instant at which the wall clock in `timeZone` shows these parts. */
