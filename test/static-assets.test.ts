@@ -95,6 +95,11 @@ describe('posthog-js bundles under /static/', () => {
 
     const plain = await fetch(`${t.url}/static/array.js`)
     expect(Buffer.from(await plain.arrayBuffer()).equals(packageFile('array.js'))).toBe(true)
+    // A browser revalidating its copy gets a 304 while the bundle is unchanged.
+    const etag = plain.headers.get('etag')
+    expect(etag).toBeTruthy()
+    const again = await fetch(`${t.url}/static/array.js`, { headers: { 'if-none-match': etag! } })
+    expect(again.status).toBe(304)
 
     for (const version of [VERSION, VERSION.split('.')[0]]) {
       const res = await fetch(`${t.url}/static/${version}/lazy-recorder.js`)
