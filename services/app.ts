@@ -54,6 +54,7 @@ import { PersonSnapshot } from './decide/snapshot'
 import { FlagsService } from './decide/service'
 import { openGeoIp, type GeoLookup } from './decide/geoip'
 import { publicFlagRoutes } from './decide/routes'
+import { staticRoutes } from './static/routes'
 import { ClusterConfigLog, LocalConfigLog, type ConfigLog } from './config/config-log'
 
 const WREN_VERSION = (createRequire(import.meta.url)('../package.json') as { version: string }).version
@@ -272,6 +273,8 @@ export async function buildWren(config: Config, logger: Logger = pino({ level: c
     await app.register(trendRoutes, { projects, trends, siteUrl })
     await app.register(flagRoutes, { projects, flags: decide.flags, cohorts, snapshot: decide.snapshot, siteUrl })
   }
+  // What posthog-js and PostHog's HTML snippet load from the API host, wherever SDK traffic is served.
+  if (runs('capture') || runs('decide')) await app.register(staticRoutes)
   if (runs('decide'))
     await app.register(publicFlagRoutes, {
       projects,
