@@ -55,6 +55,9 @@ import { FlagsService } from './decide/service'
 import { openGeoIp, type GeoLookup } from './decide/geoip'
 import { publicFlagRoutes } from './decide/routes'
 import { ClusterConfigLog, LocalConfigLog, type ConfigLog } from './config/config-log'
+import { recordingCaptureRoutes } from './recordings/capture-routes'
+import { RecordingsProcessor } from './recordings/processor'
+import { ClickHouseBlockStore } from './recordings/blocks'
 
 const WREN_VERSION = (createRequire(import.meta.url)('../package.json') as { version: string }).version
 
@@ -139,6 +142,11 @@ export async function buildWren(config: Config, logger: Logger = pino({ level: c
   metrics.gauge('wren_ingest_log_bytes', () => lag.current().logBytes ?? 0)
   const backpressure = new CaptureBackpressure(() => lag.current().messages, config.maxBacklog)
   metrics.gauge('wren_capture_backpressure', () => (backpressure.active ? 1 : 0))
+  // Session recordings: snapshots from /s/ into blocks in ClickHouse (recordings/processor.ts).
+  const recordings = new RecordingsProcessor(log, new ClickHouseBlockStore(clickhouse), logger.child({ service: 'recordings' }), metrics, {
+    ...config.recordings,
+  })
+  if (runs('recordings')) recordings.start()
   const deletions = new DeletionScheduler(clickhouse, clock, logger.child({ service: 'deletions' }))
   if (runs('ingest')) deletions.start()
 
@@ -260,7 +268,10 @@ export async function buildWren(config: Config, logger: Logger = pino({ level: c
   })
 
   const siteUrl = config.siteUrl
-  if (runs('capture')) await app.register(captureRoutes, { log, projects, clock, metrics, backpressure })
+  if (runs('capture')) {
+    await app.register(captureRoutes, { log, projects, clock, metrics, backpressure })
+    await app.register(recordingCaptureRoutes, { log, projects, clock, metrics, backpressure })
+  }
   if (runs('api')) {
     await app.register(projectRoutes, { projects })
     await app.register(deadLetterRoutes, { projects, store: deadLetters, log, metrics, siteUrl })
@@ -309,6 +320,7 @@ export async function buildWren(config: Config, logger: Logger = pino({ level: c
       clearTimeout(cutOff)
       deletions.stop()
       await processor.stop()
+      await recordings.stop()
       await personFeed?.stop()
       await configLog.stop()
       await projects.close()
