@@ -155,6 +155,80 @@ describe('POST /s/', () => {
     expect(await snapshotsAppended()).toBe(before)
   })
 
+  it('tells posthog-js to record only for an opted-in project, with its recording settings', async () => {
+    const call = api(t)
+    const route = `/api/projects/${t.projectId}/`
+    const configs = async () => {
+      const post = (path: string) =>
+        fetch(`${t.url}${path}`, {
+          method: 'POST',
+          headers: { 'content-type': 'application/json' },
+          body: JSON.stringify({ token: t.projectKey, distinct_id: 'user-1' }),
+        }).then((r) => r.json() as Promise<{ sessionRecording: unknown }>)
+      return [
+        ((await (await fetch(`${t.url}/array/${t.projectKey}/config`)).json()) as { sessionRecording: unknown }).sessionRecording,
+        (await post('/decide/?v=3')).sessionRecording,
+        (await post('/flags/?v=2&config=true')).sessionRecording,
+      ]
+    }
+    // Opted out: no recording, even when remote_config asks for one (its snapshots would be dropped).
+    expect(
+      (await call('PATCH', route, { session_recording_opt_in: false, remote_config: { sessionRecording: { endpoint: '/s/' } } })).status,
+    ).toBe(200)
+    expect(await configs()).toEqual([false, false, false])
+
+    const patched = await call('PATCH', route, {
+      session_recording_opt_in: true,
+      capture_console_log_opt_in: false,
+      session_recording_sample_rate: '0.5',
+      session_recording_minimum_duration_milliseconds: 2000,
+      session_recording_linked_flag: { id: 7, key: 'record-me', variant: 'test' },
+      session_recording_network_payload_capture_config: { recordHeaders: true, recordBody: false },
+      session_recording_url_blocklist_config: [{ url: '/admin', matching: 'regex' }],
+      remote_config: null,
+    })
+    expect(patched.status).toBe(200)
+    expect(patched.body).toMatchObject({ session_recording_sample_rate: 0.5, session_recording_minimum_duration_milliseconds: 2000 })
+    const expected = {
+      endpoint: '/s/',
+      consoleLogRecordingEnabled: false,
+      recorderVersion: 'v2',
+      sampleRate: '0.50',
+      minimumDurationMilliseconds: 2000,
+      linkedFlag: { flag: 'record-me', variant: 'test' },
+      networkPayloadCapture: { recordHeaders: true, recordBody: false },
+      urlBlocklist: [{ url: '/admin', matching: 'regex' }],
+      urlTriggers: [],
+      eventTriggers: [],
+    }
+    for (const config of await configs()) expect(config).toMatchObject(expected)
+
+    // PostHog's defaults: console logs on, no sampling at a rate of 1, no minimum duration.
+    await call('PATCH', route, {
+      capture_console_log_opt_in: null,
+      session_recording_sample_rate: 1,
+      session_recording_minimum_duration_milliseconds: null,
+      session_recording_linked_flag: null,
+    })
+    for (const config of await configs())
+      expect(config).toMatchObject({
+        consoleLogRecordingEnabled: true,
+        sampleRate: null,
+        minimumDurationMilliseconds: null,
+        linkedFlag: null,
+      })
+    for (const [body, attr] of [
+      [{ session_recording_sample_rate: 1.5 }, 'session_recording_sample_rate'],
+      [{ session_recording_sample_rate: 'half' }, 'session_recording_sample_rate'],
+      [{ session_recording_minimum_duration_milliseconds: 30_001 }, 'session_recording_minimum_duration_milliseconds'],
+      [{ session_recording_linked_flag: { id: 1 } }, 'session_recording_linked_flag'],
+      [{ session_recording_trigger_match_type_config: 'some' }, 'session_recording_trigger_match_type_config'],
+    ] as const) {
+      const res = await call('PATCH', route, body)
+      expect({ status: res.status, attr: res.body.attr }).toEqual({ status: 400, attr })
+    }
+  })
+
   it('answers browsers from any site and is in the OpenAPI document', async () => {
     const preflight = await fetch(`${t.url}/s/`, {
       method: 'OPTIONS',
