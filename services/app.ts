@@ -58,6 +58,7 @@ import { ClusterConfigLog, LocalConfigLog, type ConfigLog } from './config/confi
 import { recordingCaptureRoutes } from './recordings/capture-routes'
 import { RecordingsProcessor } from './recordings/processor'
 import { ClickHouseBlockStore } from './recordings/blocks'
+import { snapshotRoutes } from './recordings/snapshot-routes'
 
 const WREN_VERSION = (createRequire(import.meta.url)('../package.json') as { version: string }).version
 
@@ -143,7 +144,8 @@ export async function buildWren(config: Config, logger: Logger = pino({ level: c
   const backpressure = new CaptureBackpressure(() => lag.current().messages, config.maxBacklog)
   metrics.gauge('wren_capture_backpressure', () => (backpressure.active ? 1 : 0))
   // Session recordings: snapshots from /s/ into blocks in ClickHouse (recordings/processor.ts).
-  const recordings = new RecordingsProcessor(log, new ClickHouseBlockStore(clickhouse), logger.child({ service: 'recordings' }), metrics, {
+  const snapshotBlocks = new ClickHouseBlockStore(clickhouse)
+  const recordings = new RecordingsProcessor(log, snapshotBlocks, logger.child({ service: 'recordings' }), metrics, {
     ...config.recordings,
   })
   if (runs('recordings')) recordings.start()
@@ -282,6 +284,7 @@ export async function buildWren(config: Config, logger: Logger = pino({ level: c
     await app.register(cohortRoutes, { projects, cohorts })
     await app.register(trendRoutes, { projects, trends, siteUrl })
     await app.register(flagRoutes, { projects, flags: decide.flags, cohorts, snapshot: decide.snapshot, siteUrl })
+    await app.register(snapshotRoutes, { projects, blocks: snapshotBlocks })
   }
   if (runs('decide'))
     await app.register(publicFlagRoutes, {

@@ -117,6 +117,42 @@ describe('POST /s/', () => {
     expect(found.every((b) => b.size === Buffer.byteLength(b.events))).toBe(true)
   })
 
+  it('serves a stored recording to the player: its sources, then its blocks as JSONL', async () => {
+    const call = api(t)
+    const base = `/api/projects/${t.projectId}/session_recordings/ordered/snapshots`
+    const stored = await blocks.blocks(t.projectId, 'ordered')
+    const listed = await call('GET', base)
+    expect(listed.status).toBe(200)
+    expect(listed.body).toEqual({
+      sources: stored.map((b, i) => ({
+        source: 'blob_v2',
+        start_timestamp: b.firstTimestamp,
+        end_timestamp: b.lastTimestamp,
+        blob_key: String(i),
+      })),
+    })
+    const last = stored.length - 1
+    const all = await call('GET', `${base}?source=blob_v2&start_blob_key=0&end_blob_key=${last}&decompress=true`)
+    expect(all.status).toBe(200)
+    expect(all.headers.get('content-type')).toMatch(/^application\/jsonl/)
+    expect(all.headers.get('cache-control')).toBe('max-age=3600')
+    expect(all.text).toBe(stored.map((b) => b.events).join(''))
+    const one = await call('GET', `/api/environments/${t.projectId}/session_recordings/ordered/snapshots?source=blob_v2&blob_key=${last}`)
+    expect(one.text).toBe(stored[last].events)
+
+    for (const [query, status, attr] of [
+      [`?source=blob_v2&start_blob_key=0&end_blob_key=${last + 1}`, 400, 'end_blob_key'],
+      ['?source=blob_v2&start_blob_key=x&end_blob_key=0', 400, 'start_blob_key'],
+      ['?source=blob_v2&start_blob_key=0&end_blob_key=20', 400, 'end_blob_key'],
+      ['?source=realtime', 400, 'source'],
+    ] as const) {
+      const res = await call('GET', base + query)
+      expect({ status: res.status, attr: res.body.attr }, query).toEqual({ status, attr })
+    }
+    expect((await call('GET', `/api/projects/${t.projectId}/session_recordings/never-recorded/snapshots`)).status).toBe(404)
+    expect((await call('GET', base, undefined, null)).status).toBe(401)
+  })
+
   it('takes the session, window, source and library from the first event, as PostHog capture does', async () => {
     const first = snapshot('first-wins', undefined, rrweb(0), { properties: undefined })
     first.properties = { token: t.projectKey, $session_id: 'first-wins', $snapshot_data: rrweb(0), $snapshot_source: 'mobile' } as any

@@ -127,6 +127,10 @@ export interface BlockStore {
   write(range: BatchRange, blocks: SnapshotBlock[]): Promise<void>
 }
 
+/** One session's blocks, in one order everywhere: by start, then by where they came from in the log. */
+const SESSION_BLOCKS =
+  'WHERE team_id = {team:Int64} AND session_id = {session:String} ORDER BY first_timestamp, _partition, _offset, window_id'
+
 export class ClickHouseBlockStore implements BlockStore {
   constructor(private readonly client: ClickHouseClient) {}
 
@@ -154,6 +158,26 @@ export class ClickHouseBlockStore implements BlockStore {
     await insertRows(this.client, 'session_recording_blocks', rows, token)
   }
 
+  /** A session's blocks' time spans, in the order the snapshots API numbers them (its blob keys). */
+  async spans(teamId: number, sessionId: string): Promise<Array<{ firstTimestamp: string; lastTimestamp: string }>> {
+    const rows = await queryRows<{ first_timestamp: string; last_timestamp: string }>(
+      this.client,
+      `SELECT first_timestamp, last_timestamp FROM session_recording_blocks ${SESSION_BLOCKS}`,
+      { team: teamId, session: sessionId },
+    )
+    return rows.map((r) => ({ firstTimestamp: r.first_timestamp, lastTimestamp: r.last_timestamp }))
+  }
+
+  /** The JSONL text of a session's blocks `start`..`end` (blob keys, inclusive), concatenated. */
+  async lines(teamId: number, sessionId: string, start: number, end: number): Promise<string> {
+    const rows = await queryRows<{ events: string }>(
+      this.client,
+      `SELECT events FROM session_recording_blocks ${SESSION_BLOCKS} LIMIT {count:UInt32} OFFSET {start:UInt32}`,
+      { team: teamId, session: sessionId, start, count: end - start + 1 },
+    )
+    return rows.map((r) => r.events).join('')
+  }
+
   /** A session's blocks in time order (the snapshots API's sources, in the order it numbers them). */
   async blocks(teamId: number, sessionId: string): Promise<StoredBlock[]> {
     const rows = await queryRows<{
@@ -169,8 +193,7 @@ export class ClickHouseBlockStore implements BlockStore {
     }>(
       this.client,
       `SELECT window_id, first_timestamp, last_timestamp, distinct_id, events, event_count, size, snapshot_source, snapshot_library
-       FROM session_recording_blocks WHERE team_id = {team:Int64} AND session_id = {session:String}
-       ORDER BY first_timestamp, _partition, _offset, window_id`,
+       FROM session_recording_blocks ${SESSION_BLOCKS}`,
       { team: teamId, session: sessionId },
     )
     return rows.map((r) => ({
