@@ -56,6 +56,10 @@ import { openGeoIp, type GeoLookup } from './decide/geoip'
 import { publicFlagRoutes } from './decide/routes'
 import { staticRoutes } from './static/routes'
 import { ClusterConfigLog, LocalConfigLog, type ConfigLog } from './config/config-log'
+import { recordingCaptureRoutes } from './recordings/capture-routes'
+import { RecordingsProcessor } from './recordings/processor'
+import { ClickHouseBlockStore } from './recordings/blocks'
+import { snapshotRoutes } from './recordings/snapshot-routes'
 
 const WREN_VERSION = (createRequire(import.meta.url)('../package.json') as { version: string }).version
 
@@ -140,6 +144,12 @@ export async function buildWren(config: Config, logger: Logger = pino({ level: c
   metrics.gauge('wren_ingest_log_bytes', () => lag.current().logBytes ?? 0)
   const backpressure = new CaptureBackpressure(() => lag.current().messages, config.maxBacklog)
   metrics.gauge('wren_capture_backpressure', () => (backpressure.active ? 1 : 0))
+  // Session recordings: snapshots from /s/ into blocks in ClickHouse (recordings/processor.ts).
+  const snapshotBlocks = new ClickHouseBlockStore(clickhouse)
+  const recordings = new RecordingsProcessor(log, snapshotBlocks, logger.child({ service: 'recordings' }), metrics, {
+    ...config.recordings,
+  })
+  if (runs('recordings')) recordings.start()
   const deletions = new DeletionScheduler(clickhouse, clock, logger.child({ service: 'deletions' }))
   if (runs('ingest')) deletions.start()
 
@@ -261,7 +271,10 @@ export async function buildWren(config: Config, logger: Logger = pino({ level: c
   })
 
   const siteUrl = config.siteUrl
-  if (runs('capture')) await app.register(captureRoutes, { log, projects, clock, metrics, backpressure })
+  if (runs('capture')) {
+    await app.register(captureRoutes, { log, projects, clock, metrics, backpressure })
+    await app.register(recordingCaptureRoutes, { log, projects, clock, metrics, backpressure })
+  }
   if (runs('api')) {
     await app.register(projectRoutes, { projects })
     await app.register(deadLetterRoutes, { projects, store: deadLetters, log, metrics, siteUrl })
@@ -272,6 +285,7 @@ export async function buildWren(config: Config, logger: Logger = pino({ level: c
     await app.register(cohortRoutes, { projects, cohorts })
     await app.register(trendRoutes, { projects, trends, siteUrl })
     await app.register(flagRoutes, { projects, flags: decide.flags, cohorts, snapshot: decide.snapshot, siteUrl })
+    await app.register(snapshotRoutes, { projects, blocks: snapshotBlocks })
   }
   // What posthog-js and PostHog's HTML snippet load from the API host, wherever SDK traffic is served.
   if (runs('capture') || runs('decide')) await app.register(staticRoutes)
@@ -312,6 +326,7 @@ export async function buildWren(config: Config, logger: Logger = pino({ level: c
       clearTimeout(cutOff)
       deletions.stop()
       await processor.stop()
+      await recordings.stop()
       await personFeed?.stop()
       await configLog.stop()
       await projects.close()

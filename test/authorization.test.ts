@@ -4,10 +4,10 @@
 // a key limited to another project, and another project's object ids. Each must answer 401, 403 or 404
 // with an error body and none of the project's data.
 import { afterAll, beforeAll, describe, expect, it } from 'vitest'
-import { api, captureBatch, drained, startWren, type TestWren } from './support/wren'
+import { api, captureBatch, drained, startWren, waitFor, type TestWren } from './support/wren'
 import { createKey, createProject } from './support/management'
 
-type Objects = { persons: string; actions: number; cohorts: number; feature_flags: number }
+type Objects = { persons: string; actions: number; cohorts: number; feature_flags: number; session_recordings: string }
 interface Outcome {
   route: string
   status: number
@@ -44,7 +44,23 @@ describe('authorization of every management route', () => {
       filters: { groups: [{ properties: [], rollout_percentage: 100 }] },
     })
     for (const res of [action, cohort, flag]) if (res.status !== 201) throw new Error(`setup failed: ${res.status} ${res.text}`)
-    return { persons: person.uuid, actions: action.body.id, cohorts: cohort.body.id, feature_flags: flag.body.id }
+    // A session recording: the project opts in, posthog-js's recorder sends one snapshot.
+    const recording = `authz-${tag}-session`
+    await call('PATCH', `/api/projects/${projectId}/`, { session_recording_opt_in: true })
+    const snapshot = {
+      event: '$snapshot',
+      distinct_id: `authz-${tag}-person`,
+      properties: { token: projectKey, $session_id: recording, $snapshot_data: [{ type: 4, timestamp: Date.now(), data: {} }] },
+    }
+    await fetch(`${t.url}/s/`, { method: 'POST', body: JSON.stringify([snapshot]) })
+    await waitFor(async () => (await call('GET', `/api/projects/${projectId}/session_recordings/${recording}/snapshots`)).status === 200)
+    return {
+      persons: person.uuid,
+      actions: action.body.id,
+      cohorts: cohort.body.id,
+      feature_flags: flag.body.id,
+      session_recordings: recording,
+    }
   }
 
   beforeAll(async () => {

@@ -68,6 +68,9 @@ describe('capture backpressure', () => {
       (await fetch(`${t.url}/e/?ip=1`, { method: 'POST', body: JSON.stringify({ api_key: t.projectKey, event: 'x', distinct_id: 'y' }) }))
         .status,
     ).toBe(503)
+    // Recordings' /s/ too.
+    const snapshot = { event: '$snapshot', distinct_id: 'y', properties: { token: t.projectKey, $session_id: 's1', $snapshot_data: [] } }
+    expect((await fetch(`${t.url}/s/`, { method: 'POST', body: JSON.stringify([snapshot]) })).status).toBe(503)
     expect(
       (
         await fetch(`${t.url}/e/`, {

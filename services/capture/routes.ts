@@ -16,7 +16,7 @@ import type { Metrics } from '../shared/metrics'
 import type { CaptureBackpressure } from './backpressure'
 
 export const CAPTURE_PATHS = ['/e', '/i/v0/e', '/track', '/engage', '/capture', '/batch']
-const BODY_LIMIT = 20 * 1024 * 1024
+export const BODY_LIMIT = 20 * 1024 * 1024
 const STAMP_SLICE = 2_000
 
 export interface CaptureDeps {
@@ -27,8 +27,11 @@ export interface CaptureDeps {
   backpressure: CaptureBackpressure
 }
 
-export async function captureRoutes(app: FastifyInstance, deps: CaptureDeps): Promise<void> {
-  // Capture takes every body as raw bytes: SDKs send JSON, text/plain gzip, forms and base64.
+/**
+ * What every SDK intake route group shares (capture here, recordings' /s/): bodies as raw bytes (SDKs send
+ * JSON, text/plain gzip, forms and base64), and backpressure before the body is read.
+ */
+export function acceptSdkBodies(app: FastifyInstance, deps: Pick<CaptureDeps, 'metrics' | 'backpressure'>): void {
   app.removeAllContentTypeParsers()
   app.addContentTypeParser('*', { parseAs: 'buffer', bodyLimit: BODY_LIMIT }, (_req, body, done) => done(null, body))
   // Refused before the body is read: in a flood that is most of the work saved. Preflights still answer.
@@ -41,6 +44,10 @@ export async function captureRoutes(app: FastifyInstance, deps: CaptureDeps): Pr
       throw err
     }
   })
+}
+
+export async function captureRoutes(app: FastifyInstance, deps: CaptureDeps): Promise<void> {
+  acceptSdkBodies(app, deps)
 
   const handler = async (request: FastifyRequest, reply: import('fastify').FastifyReply) => {
     const decoded = await decodeCapture(toCaptureRequest(request))
@@ -103,7 +110,7 @@ export async function captureRoutes(app: FastifyInstance, deps: CaptureDeps): Pr
   }
 }
 
-const CaptureQuery = Type.Object({
+export const CaptureQuery = Type.Object({
   data: Type.Optional(Type.Unknown({ description: 'The payload, when not in the body.' })),
   compression: Type.Optional(Type.Unknown({ description: 'gzip-js, lz64 or base64.' })),
   ver: Type.Optional(Type.Unknown({ description: 'The SDK version.' })),
@@ -112,7 +119,7 @@ const CaptureQuery = Type.Object({
   beacon: Type.Optional(Type.Unknown({ description: '1: answer 204 (navigator.sendBeacon).' })),
 })
 
-function toCaptureRequest(request: FastifyRequest): CaptureRequest {
+export function toCaptureRequest(request: FastifyRequest): CaptureRequest {
   const body = Buffer.isBuffer(request.body) ? request.body : Buffer.alloc(0)
   return {
     path: request.routeOptions.url ?? request.url,

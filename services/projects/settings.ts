@@ -16,6 +16,10 @@ const stringList: Check = (v, attr) => {
     throw wrenError('invalid_input', `${attr} must be a list of strings.`, attr)
   return v
 }
+const list: Check = (v, attr) => {
+  if (!Array.isArray(v)) throw wrenError('invalid_input', `${attr} must be a list.`, attr)
+  return v
+}
 const object: Check = (v, attr) => {
   if (!isRecord(v)) throw wrenError('invalid_input', `${attr} must be an object.`, attr)
   return v
@@ -37,6 +41,34 @@ export const PROJECT_SETTINGS: Record<string, Check> = {
   // remote config read by posthog-js (flags/remote-config.ts)
   session_recording_opt_in: bool,
   capture_console_log_opt_in: bool,
+  // PostHog's recording settings, handed to posthog-js in the remote config's sessionRecording
+  session_recording_sample_rate: (v, attr) => {
+    // PostHog keeps a decimal with two places and takes it as a number or a numeric string.
+    const n = typeof v === 'string' && v.trim() !== '' ? Number(v) : v
+    if (typeof n !== 'number' || !(n >= 0 && n <= 1)) throw wrenError('invalid_input', `${attr} must be a number from 0 to 1.`, attr)
+    return Math.round(n * 100) / 100
+  },
+  session_recording_minimum_duration_milliseconds: (v, attr) => {
+    if (!Number.isInteger(v) || (v as number) < 0 || (v as number) > 30_000)
+      throw wrenError('invalid_input', `${attr} must be a whole number of milliseconds from 0 to 30000.`, attr)
+    return v
+  },
+  session_recording_linked_flag: (v, attr) => {
+    if (!isRecord(v) || typeof v.key !== 'string' || v.key === '')
+      throw wrenError('invalid_input', `${attr} must be an object with the flag's key (and optionally id and variant).`, attr)
+    if (v.variant !== undefined && v.variant !== null && typeof v.variant !== 'string')
+      throw wrenError('invalid_input', `${attr}.variant must be a string or null.`, attr)
+    return v
+  },
+  session_recording_network_payload_capture_config: object,
+  session_recording_masking_config: object,
+  session_recording_url_trigger_config: list,
+  session_recording_url_blocklist_config: list,
+  session_recording_event_trigger_config: stringList,
+  session_recording_trigger_match_type_config: (v, attr) => {
+    if (v !== 'any' && v !== 'all') throw wrenError('invalid_choice', `${attr} must be 'any' or 'all'.`, attr)
+    return v
+  },
   autocapture_opt_out: bool,
   remote_config: object,
   // PostHog team fields kept as given

@@ -23,6 +23,12 @@ export interface Config {
     crashAfterBatches: number | null
     poisonEvent: string | null
   }
+  /** The recordings processor (recordings/processor.ts): snapshot messages are up to 20 MB, so batches are short. */
+  recordings: {
+    maxBatchRecords: number
+    maxWaitMs: number
+    crashAfterBatches: number | null
+  }
   /** Bounds on one client's hold on the server (a slow client cannot keep a request or a shutdown open). */
   http: HttpTimeouts
   /** SIGTERM: in-flight requests get `graceMs`, then their connections are closed; past `timeoutMs` the process exits 1. */
@@ -116,6 +122,14 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env): Config {
         : null,
       // Failpoint for dead-letter tests: writing a batch that holds an event of this name fails.
       poisonEvent: env.WREN_FAILPOINT_POISON_EVENT || null,
+    },
+    recordings: {
+      maxBatchRecords: intFrom(env.WREN_RECORDINGS_BATCH, 100, 'WREN_RECORDINGS_BATCH'),
+      maxWaitMs: intFrom(env.WREN_RECORDINGS_WAIT_MS, 500, 'WREN_RECORDINGS_WAIT_MS'),
+      // Failpoint for crash tests: SIGKILL this process after N snapshot batches are written but not committed.
+      crashAfterBatches: env.WREN_FAILPOINT_RECORDINGS_CRASH_AFTER_BATCHES
+        ? intFrom(env.WREN_FAILPOINT_RECORDINGS_CRASH_AFTER_BATCHES, 0, 'WREN_FAILPOINT_RECORDINGS_CRASH_AFTER_BATCHES')
+        : null,
     },
     maxBacklog: intFrom(env.WREN_MAX_BACKLOG, 1_000_000, 'WREN_MAX_BACKLOG'),
     logRetention: {

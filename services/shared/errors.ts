@@ -40,6 +40,10 @@ export const ERROR_CATALOGUE = {
   missing_event_name: { status: 400, detail: 'event is required.' },
   multiple_tokens: { status: 400, detail: 'A batch may name only one project API key.' },
   missing_token: { status: 400, detail: 'Send ?token=<project API key>.' },
+  // Recordings' /s/: PostHog capture's MissingSessionId, InvalidSessionId and MissingSnapshotData.
+  missing_session_id: { status: 400, detail: 'A $snapshot event needs properties.$session_id.' },
+  invalid_session_id: { status: 400, detail: '$session_id must be at most 70 ASCII letters, digits or dashes.' },
+  missing_snapshot_data: { status: 400, detail: 'A $snapshot event needs properties.$snapshot_data (rrweb events).' },
   invalid_key: { status: 400, detail: 'Not a valid key.' },
   // 401/403: who is calling, and what they may do.
   not_authenticated: {

@@ -76,6 +76,20 @@ export const CATALOGUE = {
     help: 'Feature flag answers with errorsWhileComputingFlags: true (some flag could not be evaluated), by endpoint.',
     labelNames: ['endpoint'],
   },
+  wren_recording_snapshots_total: {
+    type: 'counter',
+    help: 'Snapshot requests (/s/) recordings capture appended durably to the snapshots log, one per request.',
+  },
+  wren_recording_snapshots_dropped_total: {
+    type: 'counter',
+    help: 'Snapshot requests or messages not stored, by reason: not_opted_in (capture), undecodable, no_events, out_of_range (the recordings processor).',
+    labelNames: ['reason'],
+  },
+  wren_recording_blocks_total: {
+    type: 'counter',
+    help: 'Snapshot blocks (one per session and window per batch) the recordings processor stored.',
+  },
+  wren_recording_events_total: { type: 'counter', help: 'rrweb events the recordings processor stored.' },
 } as const satisfies Record<string, Definition>
 
 export type MetricName = keyof typeof CATALOGUE

@@ -15,6 +15,8 @@
 export const SHARDED_TABLES: Record<string, string> = {
   // A distinct id's events on one shard: SDK retries of a uuid (same distinct id) fold on that shard.
   events: 'sipHash64(distinct_id)',
+  // A session's blocks on one shard: the snapshots API reads one session.
+  session_recording_blocks: 'sipHash64(session_id)',
 }
 
 const CREATE_TABLE = /^CREATE TABLE (IF NOT EXISTS )?([A-Za-z_][A-Za-z0-9_]*)\s*\(([\s\S]*)$/i

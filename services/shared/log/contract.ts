@@ -126,3 +126,73 @@ function commandToWire(c: PersonCommand): WireCommand {
   const { action, commandId, teamId: _teamId, personUuid, at, ...args } = c
   return { command_id: commandId, action, person_uuid: personUuid, args: JSON.stringify(args), at }
 }
+
+/** One /s/ request as capture accepted it (reference §4.2): one session, its rrweb events in the order sent. */
+export interface SnapshotItem {
+  teamId: number
+  sessionId: string
+  windowId: string
+  distinctId: string
+  uuid: string
+  snapshotSource: string
+  snapshotLibrary: string
+  /** ISO 8601 UTC: the first event's skew-corrected timestamp. */
+  timestamp: string
+  /** ISO 8601 UTC: when capture received it. */
+  now: string
+  /** The rrweb events, as a JSON array (kept as text: the processor stores it without rebuilding it). */
+  events: string
+}
+
+const snapshotVersions: Record<number, avro.Type> = { 1: loadSchema('snapshot-message.v1.avsc') }
+const SNAPSHOT_VERSION = 1
+const snapshotCurrent = snapshotVersions[SNAPSHOT_VERSION]
+
+interface WireSnapshot {
+  team_id: number
+  session_id: string
+  window_id: string
+  distinct_id: string
+  uuid: string
+  snapshot_source: string
+  snapshot_library: string
+  timestamp: string
+  now: string
+  events: string
+}
+
+export function encodeSnapshot(item: SnapshotItem): Buffer {
+  const wire: WireSnapshot = {
+    team_id: item.teamId,
+    session_id: item.sessionId,
+    window_id: item.windowId,
+    distinct_id: item.distinctId,
+    uuid: item.uuid,
+    snapshot_source: item.snapshotSource,
+    snapshot_library: item.snapshotLibrary,
+    timestamp: item.timestamp,
+    now: item.now,
+    events: item.events,
+  }
+  return Buffer.concat([Buffer.from([MAGIC, SNAPSHOT_VERSION]), snapshotCurrent.toBuffer(wire)])
+}
+
+/** Throws on a message that is not a Wren snapshot message. */
+export function decodeSnapshot(buf: Buffer): SnapshotItem {
+  if (buf.length < 2 || buf[0] !== MAGIC) throw new Error('not a Wren message (bad magic byte)')
+  const version = buf[1]
+  if (!snapshotVersions[version]) throw new Error(`unknown snapshot message schema version ${version}`)
+  const w = snapshotCurrent.fromBuffer(buf.subarray(2)) as WireSnapshot
+  return {
+    teamId: Number(w.team_id),
+    sessionId: w.session_id,
+    windowId: w.window_id,
+    distinctId: w.distinct_id,
+    uuid: w.uuid,
+    snapshotSource: w.snapshot_source,
+    snapshotLibrary: w.snapshot_library,
+    timestamp: w.timestamp,
+    now: w.now,
+    events: w.events,
+  }
+}

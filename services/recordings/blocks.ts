@@ -1,0 +1,211 @@
+// Snapshot blocks: what the recordings processor makes of one log batch (one block per team, session and
+// window, the window's rrweb events in the order they were sent), and their store in ClickHouse
+// (session_recording_blocks, schemas/clickhouse/033). Blocks are JSONL lines ["<window id>", <event>], the
+// snapshots API's format (reference §4.4), so they are served as stored.
+import type { ClickHouseClient } from '../shared/clickhouse'
+import { insertRows, queryRows } from '../shared/clickhouse'
+import type { SnapshotItem } from '../shared/log/contract'
+import type { LogBatch } from '../shared/log/log'
+
+/** An rrweb event: `type` and `timestamp` (ms) are all the processor relies on. */
+export interface RrwebEvent {
+  type: number
+  timestamp: number
+  data?: unknown
+  [key: string]: unknown
+}
+
+export interface SnapshotBlock {
+  teamId: number
+  sessionId: string
+  windowId: string
+  distinctId: string
+  snapshotSource: string
+  snapshotLibrary: string
+  /** The rrweb events, in the order they were sent (what the metadata hook reads). */
+  events: RrwebEvent[]
+  /** ms since the epoch: the events' earliest and latest timestamps. */
+  firstTimestamp: number
+  lastTimestamp: number
+  /** Snapshot messages the block gathers. */
+  messageCount: number
+}
+
+/** The log range a write comes from: its deduplication tokens are named after it. */
+export type BatchRange = Pick<LogBatch, 'topic' | 'partition' | 'firstOffset' | 'lastOffset'>
+
+/** PostHog's parser drops a message whose first or last event is this far from when it arrived. */
+const MAX_EVENT_AGE_MS = 7 * 24 * 3_600_000
+
+/** The events that count (PostHog's message parser): objects with a numeric type and a positive timestamp. */
+export function validEvents(events: unknown): RrwebEvent[] {
+  if (!Array.isArray(events)) return []
+  return events.filter(
+    (e): e is RrwebEvent =>
+      typeof e === 'object' &&
+      e !== null &&
+      typeof (e as RrwebEvent).type === 'number' &&
+      typeof (e as RrwebEvent).timestamp === 'number' &&
+      Number.isFinite((e as RrwebEvent).timestamp) &&
+      (e as RrwebEvent).timestamp > 0,
+  )
+}
+
+/**
+ * Why a message is dropped whole, or null: no valid event, or events 7 days or more from when capture
+ * received it (measured from the message's own `now`, so a replay drops the same messages).
+ */
+export function dropReason(item: SnapshotItem, events: RrwebEvent[]): 'no_events' | 'out_of_range' | null {
+  if (events.length === 0) return 'no_events'
+  const now = Date.parse(item.now)
+  const { first, last } = span(events)
+  return Math.abs(first - now) >= MAX_EVENT_AGE_MS || Math.abs(last - now) >= MAX_EVENT_AGE_MS ? 'out_of_range' : null
+}
+
+function span(events: RrwebEvent[]): { first: number; last: number } {
+  let first = Infinity
+  let last = -Infinity
+  for (const e of events) {
+    if (e.timestamp < first) first = e.timestamp
+    if (e.timestamp > last) last = e.timestamp
+  }
+  return { first, last }
+}
+
+/** Gathers a batch's messages into blocks, one per team, session and window, in the order first seen. */
+export function toBlocks(messages: Array<{ item: SnapshotItem; events: RrwebEvent[] }>): SnapshotBlock[] {
+  const blocks = new Map<string, SnapshotBlock>()
+  for (const { item, events } of messages) {
+    const key = `${item.teamId}\u0000${item.sessionId}\u0000${item.windowId}`
+    let block = blocks.get(key)
+    if (!block) {
+      block = {
+        teamId: item.teamId,
+        sessionId: item.sessionId,
+        windowId: item.windowId,
+        distinctId: item.distinctId,
+        snapshotSource: item.snapshotSource,
+        snapshotLibrary: item.snapshotLibrary,
+        events: [],
+        firstTimestamp: Infinity,
+        lastTimestamp: -Infinity,
+        messageCount: 0,
+      }
+      blocks.set(key, block)
+    }
+    const { first, last } = span(events)
+    for (const e of events) block.events.push(e)
+    block.firstTimestamp = Math.min(block.firstTimestamp, first)
+    block.lastTimestamp = Math.max(block.lastTimestamp, last)
+    block.messageCount++
+  }
+  return [...blocks.values()]
+}
+
+/** A block's stored text: one JSONL line ["<window id>", <event>] per event. */
+export function blockLines(block: Pick<SnapshotBlock, 'windowId' | 'events'>): string {
+  let text = ''
+  for (const e of block.events) text += `${JSON.stringify([block.windowId, e])}\n`
+  return text
+}
+
+export interface StoredBlock {
+  windowId: string
+  firstTimestamp: string
+  lastTimestamp: string
+  distinctId: string
+  /** JSONL lines ["<window id>", <event>]. */
+  events: string
+  eventCount: number
+  size: number
+  snapshotSource: string
+  snapshotLibrary: string
+}
+
+export interface BlockStore {
+  /** Stores a batch's blocks; writing the same range again stores nothing more. */
+  write(range: BatchRange, blocks: SnapshotBlock[]): Promise<void>
+}
+
+/** One session's blocks, in one order everywhere: by start, then by where they came from in the log. */
+const SESSION_BLOCKS =
+  'WHERE team_id = {team:Int64} AND session_id = {session:String} ORDER BY first_timestamp, _partition, _offset, window_id'
+
+export class ClickHouseBlockStore implements BlockStore {
+  constructor(private readonly client: ClickHouseClient) {}
+
+  async write(range: BatchRange, blocks: SnapshotBlock[]): Promise<void> {
+    const rows = blocks.map((b) => {
+      const events = blockLines(b)
+      return {
+        team_id: b.teamId,
+        session_id: b.sessionId,
+        window_id: b.windowId,
+        first_timestamp: new Date(b.firstTimestamp).toISOString(),
+        last_timestamp: new Date(b.lastTimestamp).toISOString(),
+        distinct_id: b.distinctId,
+        events,
+        event_count: b.events.length,
+        size: Buffer.byteLength(events),
+        message_count: b.messageCount,
+        snapshot_source: b.snapshotSource,
+        snapshot_library: b.snapshotLibrary,
+        _partition: range.partition,
+        _offset: range.lastOffset,
+      }
+    })
+    const token = `session_recording_blocks:${range.topic}:${range.partition}:${range.firstOffset}-${range.lastOffset}`
+    await insertRows(this.client, 'session_recording_blocks', rows, token)
+  }
+
+  /** A session's blocks' time spans, in the order the snapshots API numbers them (its blob keys). */
+  async spans(teamId: number, sessionId: string): Promise<Array<{ firstTimestamp: string; lastTimestamp: string }>> {
+    const rows = await queryRows<{ first_timestamp: string; last_timestamp: string }>(
+      this.client,
+      `SELECT first_timestamp, last_timestamp FROM session_recording_blocks ${SESSION_BLOCKS}`,
+      { team: teamId, session: sessionId },
+    )
+    return rows.map((r) => ({ firstTimestamp: r.first_timestamp, lastTimestamp: r.last_timestamp }))
+  }
+
+  /** The JSONL text of a session's blocks `start`..`end` (blob keys, inclusive), concatenated. */
+  async lines(teamId: number, sessionId: string, start: number, end: number): Promise<string> {
+    const rows = await queryRows<{ events: string }>(
+      this.client,
+      `SELECT events FROM session_recording_blocks ${SESSION_BLOCKS} LIMIT {count:UInt32} OFFSET {start:UInt32}`,
+      { team: teamId, session: sessionId, start, count: end - start + 1 },
+    )
+    return rows.map((r) => r.events).join('')
+  }
+
+  /** A session's blocks in time order (the snapshots API's sources, in the order it numbers them). */
+  async blocks(teamId: number, sessionId: string): Promise<StoredBlock[]> {
+    const rows = await queryRows<{
+      window_id: string
+      first_timestamp: string
+      last_timestamp: string
+      distinct_id: string
+      events: string
+      event_count: number
+      size: number
+      snapshot_source: string
+      snapshot_library: string
+    }>(
+      this.client,
+      `SELECT window_id, first_timestamp, last_timestamp, distinct_id, events, event_count, size, snapshot_source, snapshot_library
+       FROM session_recording_blocks ${SESSION_BLOCKS}`,
+      { team: teamId, session: sessionId },
+    )
+    return rows.map((r) => ({
+      windowId: r.window_id,
+      firstTimestamp: r.first_timestamp,
+      lastTimestamp: r.last_timestamp,
+      distinctId: r.distinct_id,
+      events: r.events,
+      eventCount: Number(r.event_count),
+      size: Number(r.size),
+      snapshotSource: r.snapshot_source,
+      snapshotLibrary: r.snapshot_library,
+    }))
+  }
+}
