@@ -60,6 +60,8 @@ import { recordingCaptureRoutes } from './recordings/capture-routes'
 import { RecordingsProcessor } from './recordings/processor'
 import { ClickHouseBlockStore } from './recordings/blocks'
 import { snapshotRoutes } from './recordings/snapshot-routes'
+import { ClickHouseMetadataStore } from './recordings/metadata-store'
+import { recordingRoutes } from './recordings/recording-routes'
 
 const WREN_VERSION = (createRequire(import.meta.url)('../package.json') as { version: string }).version
 
@@ -146,8 +148,10 @@ export async function buildWren(config: Config, logger: Logger = pino({ level: c
   metrics.gauge('wren_capture_backpressure', () => (backpressure.active ? 1 : 0))
   // Session recordings: snapshots from /s/ into blocks in ClickHouse (recordings/processor.ts).
   const snapshotBlocks = new ClickHouseBlockStore(clickhouse)
+  const recordingMetadata = new ClickHouseMetadataStore(clickhouse)
   const recordings = new RecordingsProcessor(log, snapshotBlocks, logger.child({ service: 'recordings' }), metrics, {
     ...config.recordings,
+    onBlocks: (range, blocks) => recordingMetadata.write(range, blocks),
   })
   if (runs('recordings')) recordings.start()
   const deletions = new DeletionScheduler(clickhouse, clock, logger.child({ service: 'deletions' }))
@@ -286,6 +290,7 @@ export async function buildWren(config: Config, logger: Logger = pino({ level: c
     await app.register(trendRoutes, { projects, trends, siteUrl })
     await app.register(flagRoutes, { projects, flags: decide.flags, cohorts, snapshot: decide.snapshot, siteUrl })
     await app.register(snapshotRoutes, { projects, blocks: snapshotBlocks })
+    await app.register(recordingRoutes, { projects, metadata: recordingMetadata, clock })
   }
   // What posthog-js and PostHog's HTML snippet load from the API host, wherever SDK traffic is served.
   if (runs('capture') || runs('decide')) await app.register(staticRoutes)
