@@ -17,7 +17,7 @@ describe('recordings crash recovery', () => {
     if (dataDir) await rm(dataDir, { recursive: true, force: true })
   })
 
-  it('after SIGKILL between a batch’s write and its commit, every acknowledged snapshot is stored exactly once', async () => {
+  it('after SIGKILL between a batch’s write and its commit, every acknowledged snapshot is stored and counted exactly once', async () => {
     dataDir = await mkdtemp(path.join(tmpdir(), 'wren-recordings-crash-'))
     const env = {
       WREN_PROJECT_API_KEY: generateKey(PROJECT_KEY_PREFIX),
@@ -90,6 +90,15 @@ describe('recordings crash recovery', () => {
       expect(new Set(stored).size).toBe(stored.length)
       expect(ns.filter((n) => !stored.includes(n))).toEqual([])
       expect(stored.length - ns.length).toBeLessThanOrEqual(2)
+      // The session's metadata counts each stored snapshot (a mouse move each) once too.
+      const metadata = await waitFor(
+        async () => {
+          const res = await call(second.url)('GET', `/api/projects/${projectId}/session_recordings/${session}/`)
+          return res.status === 200 && res.body.mouse_activity_count >= stored.length ? res.body : false
+        },
+        { timeoutMs: 30_000, what: `${session}'s metadata after the restart` },
+      )
+      expect(metadata.mouse_activity_count).toBe(stored.length)
     }
   })
 })
