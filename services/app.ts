@@ -290,7 +290,7 @@ export async function buildWren(config: Config, logger: Logger = pino({ level: c
     await app.register(trendRoutes, { projects, trends, siteUrl })
     await app.register(flagRoutes, { projects, flags: decide.flags, cohorts, snapshot: decide.snapshot, siteUrl })
     await app.register(snapshotRoutes, { projects, blocks: snapshotBlocks })
-    await app.register(recordingRoutes, { projects, metadata: recordingMetadata, clock })
+    await app.register(recordingRoutes, { projects, metadata: recordingMetadata, persons: personReads.queries, clock })
   }
   // What posthog-js and PostHog's HTML snippet load from the API host, wherever SDK traffic is served.
   if (runs('capture') || runs('decide')) await app.register(staticRoutes)

@@ -1,7 +1,7 @@
 // The recordings API over HTTP: snapshots a project's users send to /s/ show up in the list and retrieve
 // routes with PostHog's metadata (reference §4.3): counts, start url, duration, newest first.
 import { afterAll, beforeAll, describe, expect, it } from 'vitest'
-import { api, startWren, waitFor, type TestWren } from './support/wren'
+import { api, captureBatch, drained, startWren, waitFor, type TestWren } from './support/wren'
 
 describe('GET /api/projects/:id/session_recordings/', () => {
   let t: TestWren
@@ -80,7 +80,7 @@ describe('GET /api/projects/:id/session_recordings/', () => {
     expect(res.body.results[0]).toMatchObject({ id: 'rec-api-2', distinct_id: 'user-2', click_count: 1, recording_duration: 1 })
   })
 
-  it('pages with limit and filters by distinct id, duration and date', async () => {
+  it('pages with limit and filters by distinct id, person, duration and date', async () => {
     const base = `/api/environments/${t.projectId}/session_recordings/`
     const page = await call('GET', `${base}?limit=1`)
     expect(page.body.results.map((r: any) => r.id)).toEqual(['rec-api-2'])
@@ -91,6 +91,11 @@ describe('GET /api/projects/:id/session_recordings/', () => {
     const from = encodeURIComponent(new Date(start + 10_000).toISOString())
     expect((await call('GET', `${base}?date_from=${from}`)).body.results.map((r: any) => r.id)).toEqual(['rec-api-2'])
     expect((await call('GET', `${base}?date_to=${from}`)).body.results.map((r: any) => r.id)).toEqual(['rec-api-1'])
+    await captureBatch(t, [{ event: 'pageview', distinct_id: 'user-2', properties: {} }])
+    await drained(t.wren)
+    const person = (await call('GET', `/api/projects/${t.projectId}/persons/?distinct_id=user-2`)).body.results[0]
+    expect((await call('GET', `${base}?person_uuid=${person.uuid}`)).body.results.map((r: any) => r.id)).toEqual(['rec-api-2'])
+    expect((await call('GET', `${base}?person_uuid=${crypto.randomUUID()}`)).body.results).toEqual([])
     const bad = await call('GET', `${base}?date_from=yesterday-ish`)
     expect(bad.status).toBe(400)
     expect(bad.body.attr).toBe('date_from')

@@ -3,6 +3,7 @@
 // The list is PostHog's `{results, has_next}` envelope, newest first by start time.
 import type { FastifyInstance } from 'fastify'
 import { Type } from 'typebox'
+import type { PersonQueries } from '../persons/queries'
 import type { ProjectStore } from '../projects/store'
 import type { Clock } from '../shared/clock'
 import { wrenError } from '../shared/errors'
@@ -44,7 +45,7 @@ const Recording = Type.Object(
 
 export async function recordingRoutes(
   app: FastifyInstance,
-  deps: { projects: ProjectStore; metadata: ClickHouseMetadataStore; clock: Clock },
+  deps: { projects: ProjectStore; metadata: ClickHouseMetadataStore; persons: PersonQueries; clock: Clock },
 ): Promise<void> {
   const route = routesOf(app, { projects: deps.projects, tag: 'session recordings' })
   const show = (r: StoredRecording) => {
@@ -77,7 +78,7 @@ export async function recordingRoutes(
     url: '/session_recordings/',
     summary: 'The project’s session recordings, newest first',
     description:
-      'PostHog’s list envelope `{results, has_next}`, newest first by start time. Filters: `date_from`/`date_to` (on the start time), `distinct_id`, `min_duration` (seconds).',
+      'PostHog’s list envelope `{results, has_next}`, newest first by start time. Filters: `date_from`/`date_to` (on the start time), `distinct_id`, `person_uuid` (any of the person’s distinct ids), `min_duration` (seconds).',
     access: { project: 'session_recording:read' },
     schema: {
       querystring: Type.Object({
@@ -86,6 +87,7 @@ export async function recordingRoutes(
         date_from: Type.Optional(Type.String({ description: 'Recordings that started at or after this ISO date-time.' })),
         date_to: Type.Optional(Type.String({ description: 'Recordings that started at or before this ISO date-time.' })),
         distinct_id: Type.Optional(Type.String({ description: 'Recordings of this distinct id.' })),
+        person_uuid: Type.Optional(Type.String({ format: 'uuid', description: 'Recordings of any of this person’s distinct ids.' })),
         min_duration: Type.Optional(Type.Number({ minimum: 0, description: 'Recordings at least this many seconds long.' })),
       }),
       response: { 200: Type.Object({ results: Type.Array(Recording), has_next: Type.Boolean() }) },
@@ -93,12 +95,19 @@ export async function recordingRoutes(
     handler: async (request, _reply, caller) => {
       const q = request.query
       const limit = q.limit ?? DEFAULT_LIMIT
+      let distinctIds = q.distinct_id ? [q.distinct_id] : undefined
+      if (q.person_uuid) {
+        const person = await deps.persons.get(caller.project.id, { uuid: q.person_uuid })
+        const ids = person?.distinctIds ?? []
+        distinctIds = distinctIds ? distinctIds.filter((id) => ids.includes(id)) : ids
+      }
+      if (distinctIds?.length === 0) return { results: [], has_next: false }
       const rows = await deps.metadata.list(caller.project.id, {
         limit,
         offset: q.offset ?? 0,
         dateFrom: dateOf(q.date_from, 'date_from'),
         dateTo: dateOf(q.date_to, 'date_to'),
-        distinctIds: q.distinct_id ? [q.distinct_id] : undefined,
+        distinctIds,
         minDuration: q.min_duration,
       })
       return { results: rows.slice(0, limit).map(show), has_next: rows.length > limit }
