@@ -28,6 +28,7 @@ describe('?limit on every list route', () => {
       { path: `${project}/feature_flags/`, max: 1000 },
       { path: `${project}/feature_flags/activity/`, max: 1000 },
       { path: `${project}/feature_flags/${flag.body.id}/activity/`, max: 1000 },
+      { path: `${project}/session_recordings/`, max: 1000 },
       { path: '/api/dead_letters/', max: 1000 },
     ]
   })
