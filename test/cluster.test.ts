@@ -328,10 +328,12 @@ describe.skipIf(unavailable !== null)(`cluster mode on a real Kafka broker${unav
     expect(res.status).toBe(200)
     const unready = await waitFor(
       async () => {
+        // The lag is sampled every 5 s on Kafka: a sample from before the batch was appended can already
+        // say stalled (a message left by an earlier test), so wait for one that counts the batch too.
         const r = await fetch(`${core.url}/_readyz`)
-        return r.status === 503
-          ? ((await r.json()) as { status: string; reasons: Array<{ code: string }>; ingestion: { lag_messages: number } })
-          : false
+        if (r.status !== 503) return false
+        const body = (await r.json()) as { status: string; reasons: Array<{ code: string }>; ingestion: { lag_messages: number } }
+        return body.ingestion.lag_messages >= 5 ? body : false
       },
       { timeoutMs: 60_000, what: 'the ingest process to report the stall' },
     )
