@@ -4,30 +4,8 @@
 import { describe, expect, it } from 'vitest'
 import { evaluateFlags, type EvaluationInput } from './evaluate'
 import { flagsBody, flagsBodyParts, type Shape } from './responses'
-import type { FeatureFlag, FlagFilters } from '../flags/types'
-import { NO_COHORTS } from './cohorts'
-
-let nextId = 1
-const flag = (key: string, filters: FlagFilters, extra: Partial<FeatureFlag> = {}): FeatureFlag => ({
-  id: nextId++,
-  teamId: 1,
-  key,
-  name: '',
-  filters,
-  active: true,
-  deleted: false,
-  ensureExperienceContinuity: false,
-  version: 1,
-  evaluationRuntime: 'all',
-  evaluationTags: [],
-  bucketingIdentifier: null,
-  tags: [],
-  createdAt: '',
-  createdBy: null,
-  updatedAt: '',
-  lastModifiedBy: null,
-  ...extra,
-})
+import type { FeatureFlag } from '../flags/types'
+import { flag, input } from './test-flags'
 
 describe('answers assembled from cached bytes', () => {
   const mv = {
@@ -58,27 +36,19 @@ describe('answers assembled from cached bytes', () => {
     flag('holdout', { groups: [{ properties: [] }], holdout: { id: 3, exclusion_percentage: 30 }, multivariate: mv }),
     flag('off', { groups: [{ properties: [] }] }, { active: false }),
   ]
-  const input = (i: number): EvaluationInput => ({
-    teamId: 1,
-    timezone: 'UTC',
-    now: Date.now(),
-    distinctId: `user-${i}`,
-    personUuid: null,
-    personProperties: { distinct_id: `user-${i}`, plan: i % 2 ? 'pro' : 'free', age: i },
-    groups: i % 3 ? { company: `c-${i}` } : {},
-    groupProperties: new Map(),
-    groupTypeNames: new Map([[0, 'company']]),
-    hashKeyOverrides: {},
-    anonDistinctId: null,
-    deviceId: null,
-    cohorts: NO_COHORTS,
-  })
+  const inputFor = (i: number): EvaluationInput =>
+    input({
+      distinctId: `user-${i}`,
+      personUuid: null,
+      personProperties: { distinct_id: `user-${i}`, plan: i % 2 ? 'pro' : 'free', age: i },
+      groups: i % 3 ? { company: `c-${i}` } : {},
+    })
   const shapes: Shape[] = ['decide_v1', 'decide_v2', 'legacy', 'flags_v2']
 
   it('parse to exactly flagsBody for every shape, uncached and cached', () => {
     for (let round = 0; round < 2; round++) {
       for (let i = 0; i < 60; i++) {
-        const results = [...evaluateFlags(flags, input(i)).values()]
+        const results = [...evaluateFlags(flags, inputFor(i)).values()]
         const evaluation = { results, errors: results.some((r) => r.failed) }
         for (const shape of shapes) {
           const text = `{${Buffer.concat(flagsBodyParts(shape, evaluation)).toString('utf8')}}`

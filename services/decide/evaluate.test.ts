@@ -1,46 +1,10 @@
 import { describe, expect, it } from 'vitest'
 import { evaluateFlags, type EvaluationInput } from './evaluate'
 import { flagHash, holdoutHash } from './hash'
-import type { FeatureFlag, FlagFilters } from '../flags/types'
-import { NO_COHORTS, type CohortReader } from './cohorts'
+import type { FeatureFlag } from '../flags/types'
+import { flag, input } from './test-flags'
+import type { CohortReader } from './cohorts'
 
-let nextId = 1
-const flag = (key: string, filters: FlagFilters, extra: Partial<FeatureFlag> = {}): FeatureFlag => ({
-  id: nextId++,
-  teamId: 1,
-  key,
-  name: '',
-  filters,
-  active: true,
-  deleted: false,
-  ensureExperienceContinuity: false,
-  version: 1,
-  evaluationRuntime: 'all',
-  evaluationTags: [],
-  bucketingIdentifier: null,
-  tags: [],
-  createdAt: '',
-  createdBy: null,
-  updatedAt: '',
-  lastModifiedBy: null,
-  ...extra,
-})
-const input = (over: Partial<EvaluationInput> = {}): EvaluationInput => ({
-  teamId: 1,
-  timezone: 'UTC',
-  now: Date.now(),
-  distinctId: 'user-1',
-  personUuid: 'p-1',
-  personProperties: { distinct_id: 'user-1' },
-  groups: {},
-  groupProperties: new Map(),
-  groupTypeNames: new Map([[0, 'company']]),
-  hashKeyOverrides: {},
-  anonDistinctId: null,
-  deviceId: null,
-  cohorts: NO_COHORTS,
-  ...over,
-})
 const one = (f: FeatureFlag, i = input(), all: FeatureFlag[] = [f]) => evaluateFlags(all, i).get(f.key)!
 
 describe('evaluation', () => {
