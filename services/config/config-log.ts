@@ -27,12 +27,11 @@
 //     joining is not missed, old ones are ignored as older), applies changes and resolves its waits for ids.
 import { EventEmitter } from 'node:events'
 import { randomUUID } from 'node:crypto'
-import { hostname } from 'node:os'
 import type { Logger } from 'pino'
 import type { ClickHouseClient } from '../shared/clickhouse'
 import { insertRows, queryRows } from '../shared/clickhouse'
 import type { Log, LogBatch, Subscription } from '../shared/log/log'
-import { TOPICS } from '../shared/log/log'
+import { processGroup, TOPICS } from '../shared/log/log'
 import { SerialQueue } from '../shared/serial'
 
 /** Tables whose integer ids the allocator hands out. */
@@ -139,7 +138,7 @@ export class ClusterConfigLog extends Listeners implements ConfigLog {
     this.answers.setMaxListeners(0)
     this.reader = log.subscribe({
       topic: TOPICS.config,
-      group: `wren-config-${hostname()}-${process.pid}-${randomUUID().slice(0, 8)}`,
+      group: processGroup('wren-config'),
       maxBatchRecords: 1000,
       maxWaitMs: 5,
       handler: async (batch) => {

@@ -5,10 +5,8 @@
 // topic keeps minutes of results, see kafka-log.ts), so no result published after the command was
 // appended can be missed, whenever the subscription caught up.
 import { EventEmitter } from 'node:events'
-import { randomUUID } from 'node:crypto'
-import { hostname } from 'node:os'
 import type { Log, Subscription } from '../shared/log/log'
-import { TOPICS } from '../shared/log/log'
+import { processGroup, TOPICS } from '../shared/log/log'
 import type { CommandResult } from './person-rules'
 
 export interface CommandWaiter {
@@ -65,7 +63,7 @@ export class LogCommandWaiter implements CommandWaiter {
   start(): void {
     this.subscription = this.log.subscribe({
       topic: TOPICS.commandResults,
-      group: `wren-api-${hostname()}-${process.pid}-${randomUUID().slice(0, 8)}`,
+      group: processGroup('wren-api'),
       maxBatchRecords: 1000,
       maxWaitMs: 5,
       handler: async (batch) => {

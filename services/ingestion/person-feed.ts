@@ -12,11 +12,9 @@
 //
 // Embedded mode (one process) has no feed: the processor tells the snapshot directly
 // (processor.onPersonChanges). Either way the snapshot gets each change once.
-import { randomUUID } from 'node:crypto'
-import { hostname } from 'node:os'
 import type { Logger } from 'pino'
 import type { Log, Subscription } from '../shared/log/log'
-import { TOPICS } from '../shared/log/log'
+import { processGroup, TOPICS } from '../shared/log/log'
 import type { DistinctIdRow, GroupRow, GroupTypeRow, Person, PersonChanges } from './types'
 
 /** What decide's snapshot needs of a batch's person changes. */
@@ -57,7 +55,7 @@ export function publishPersonChanges(log: Log): PersonChangePublisher {
 export function followPersonChanges(log: Log, apply: (changes: SnapshotChanges) => void, logger: Logger): Subscription {
   return log.subscribe({
     topic: TOPICS.personChanges,
-    group: `wren-decide-${hostname()}-${process.pid}-${randomUUID().slice(0, 8)}`,
+    group: processGroup('wren-decide'),
     from: 'end',
     maxBatchRecords: 1000,
     maxWaitMs: 5,

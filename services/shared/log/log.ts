@@ -1,5 +1,7 @@
 // The log is Wren's source of truth: capture appends, stream processors consume. Two implementations of
 // this one interface: the embedded segment log (single machine) and Kafka (cluster mode).
+import { randomUUID } from 'node:crypto'
+import { hostname } from 'node:os'
 
 export interface LogMessage {
   /** Partition key: every message with the same key is delivered in append order. */
@@ -92,3 +94,11 @@ export const TOPICS = {
   /** Cluster mode: configuration changes and id allocation, all keyed 'config' (config/config-log.ts). */
   config: 'wren_config',
 } as const
+
+/**
+ * A consumer group of this process alone, for a topic every process reads in full (command results,
+ * person changes, configuration): each process gets every record, none shares its offsets.
+ */
+export function processGroup(prefix: string): string {
+  return `${prefix}-${hostname()}-${process.pid}-${randomUUID().slice(0, 8)}`
+}
