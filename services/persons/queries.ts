@@ -36,6 +36,14 @@ const LATEST_DISTINCT_IDS = `
   SELECT distinct_id, argMax(person_uuid, version) AS person_uuid, argMax(is_deleted, version) AS deleted, max(version) AS ver
   FROM person_distinct_id WHERE team_id = {team:Int64} GROUP BY distinct_id HAVING deleted = 0`
 
+/**
+ * SQL selecting the distinct ids now attached to the persons for whom `condition` (over the persons
+ * table: `properties`, `uuid`, `id`) holds; reads the `{team:Int64}` parameter.
+ */
+export function personDistinctIdsSql(condition: string): string {
+  return `SELECT distinct_id FROM (${LATEST_DISTINCT_IDS}) WHERE person_uuid IN (SELECT uuid FROM (${LATEST_PERSONS}) WHERE ${condition})`
+}
+
 interface Row {
   uuid: string
   id: number
@@ -96,6 +104,24 @@ export class PersonQueries {
     return person ?? null
   }
 
+  /**
+   * The person each of these distinct ids belongs to now (one query for a whole page), by distinct id. As
+   * PostHog embeds a person in a recording, its `distinctIds` hold only the distinct id it was found by.
+   */
+  async byDistinctIds(teamId: number, distinctIds: string[]): Promise<Map<string, PersonRecord>> {
+    if (distinctIds.length === 0) return new Map()
+    const rows = await queryRows<Row & { distinct_id: string }>(
+      this.client,
+      `SELECT d.distinct_id AS distinct_id, p.uuid AS uuid, p.id AS id, p.properties AS properties, p.created_at AS created_at,
+              p.is_identified AS is_identified
+       FROM (SELECT distinct_id, person_uuid FROM (${LATEST_DISTINCT_IDS}) WHERE distinct_id IN {ids:Array(String)}) AS d
+       INNER JOIN (SELECT * FROM (${LATEST_PERSONS}) WHERE uuid IN (SELECT person_uuid FROM (${LATEST_DISTINCT_IDS}) WHERE distinct_id IN {ids:Array(String)})) AS p
+       ON p.uuid = d.person_uuid`,
+      { team: teamId, ids: distinctIds },
+    )
+    return new Map(rows.map((r) => [r.distinct_id, toRecord(r, [r.distinct_id])] as const))
+  }
+
   async activity(
     teamId: number,
     personUuid: string,
@@ -137,13 +163,17 @@ export class PersonQueries {
     )
     const byPerson = new Map<string, string[]>()
     for (const row of ids) byPerson.set(row.person_uuid, [...(byPerson.get(row.person_uuid) ?? []), row.distinct_id])
-    return rows.map((r) => ({
-      id: Number(r.id),
-      uuid: r.uuid,
-      properties: JSON.parse(r.properties) as Record<string, unknown>,
-      createdAt: r.created_at,
-      isIdentified: Number(r.is_identified) === 1,
-      distinctIds: byPerson.get(r.uuid) ?? [],
-    }))
+    return rows.map((r) => toRecord(r, byPerson.get(r.uuid) ?? []))
+  }
+}
+
+function toRecord(r: Row, distinctIds: string[]): PersonRecord {
+  return {
+    id: Number(r.id),
+    uuid: r.uuid,
+    properties: JSON.parse(r.properties) as Record<string, unknown>,
+    createdAt: r.created_at,
+    isIdentified: Number(r.is_identified) === 1,
+    distinctIds,
   }
 }

@@ -35,6 +35,8 @@ export interface ParseOptions {
    * `attr` itself, not the entry.
    */
   strict?: boolean
+  /** Property types this query takes besides PROPERTY_TYPES (the recordings list: `recording`, `log_entry`). */
+  extraTypes?: readonly string[]
 }
 
 /**
@@ -60,8 +62,10 @@ export function parsePropertyGroup(raw: unknown, attr: string, options: ParseOpt
     if (!Array.isArray(value)) throw wrenError('invalid_input', `${attr} must be a list of property filters.`, attr)
     return { type: 'AND', values: value.map((f, i) => readFilter(f, `${attr}[${i}]`, LIST, attr)) }
   }
-  if (Array.isArray(value)) return { type: 'AND', values: value.filter((v) => v !== null).map((v, i) => parseNode(v, `${attr}[${i}]`)) }
-  if (isRecord(value) && Array.isArray(value.values)) return parseNode(value, attr) as PropertyGroup
+  const types = options.extraTypes?.length ? [...PROPERTY_TYPES, ...options.extraTypes] : PROPERTY_TYPES
+  if (Array.isArray(value))
+    return { type: 'AND', values: value.filter((v) => v !== null).map((v, i) => parseNode(v, `${attr}[${i}]`, types)) }
+  if (isRecord(value) && Array.isArray(value.values)) return parseNode(value, attr, types) as PropertyGroup
   if (isRecord(value) && Object.keys(value).length === 0) return EMPTY
   if (isRecord(value)) {
     // Old style {"key__operator": value}.
@@ -69,7 +73,7 @@ export function parsePropertyGroup(raw: unknown, attr: string, options: ParseOpt
       type: 'AND',
       values: Object.entries(value).map(([k, v]) => {
         const [key, operator = 'exact'] = k.split('__')
-        return parseNode({ key, operator, value: v }, attr)
+        return parseNode({ key, operator, value: v }, attr, types)
       }),
     }
   }
@@ -132,18 +136,18 @@ function checkOperator(operator: string, runs: Evaluator, where: string, field: 
 }
 
 /** A query's filter or nested group; errors name the offending part (`properties[0].values[1]`). */
-function parseNode(raw: unknown, attr: string): PropertyNode {
+function parseNode(raw: unknown, attr: string, types: readonly string[]): PropertyNode {
   if (!isRecord(raw)) throw wrenError('invalid_input', `${attr} must be a property filter object.`, attr)
   if (Array.isArray(raw.values) && raw.key === undefined) {
     const type = String(raw.type ?? 'AND').toUpperCase()
     if (type !== 'AND' && type !== 'OR') throw wrenError('invalid_input', `${attr}.type must be AND or OR.`, attr)
-    return { type, values: raw.values.filter((v) => v !== null).map((v, i) => parseNode(v, `${attr}.values[${i}]`)) }
+    return { type, values: raw.values.filter((v) => v !== null).map((v, i) => parseNode(v, `${attr}.values[${i}]`, types)) }
   }
   let type = typeof raw.type === 'string' ? raw.type : 'event'
   if (type === 'events') type = 'event'
   if (type === 'precalculated-cohort' || type === 'static-cohort') type = 'cohort'
-  if (!(PROPERTY_TYPES as readonly string[]).includes(type))
-    throw wrenError('invalid_input', `${attr}: unknown property type '${type}'. Use one of ${PROPERTY_TYPES.join(', ')}.`, attr)
+  if (!types.includes(type))
+    throw wrenError('invalid_input', `${attr}: unknown property type '${type}'. Use one of ${types.join(', ')}.`, attr)
   const key = type === 'cohort' ? 'id' : raw.key
   if (typeof key !== 'string' || !key) throw wrenError('invalid_input', `${attr} needs a string key.`, attr)
   const operator = typeof raw.operator === 'string' ? raw.operator : type === 'cohort' ? 'in' : 'exact'

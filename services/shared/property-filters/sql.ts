@@ -50,6 +50,11 @@ export interface FilterContext {
   dateParam(value: string): string
   /** A session property as a Nullable(String) expression (joins the session table into the query). */
   session?(key: string): string
+  /**
+   * The caller's own reading of a filter, or null to compile it here: the recordings list reads every
+   * filter as a condition on a session (an event of it, its person, its own metadata, its console logs).
+   */
+  own?(f: PropertyFilter): string | null
 }
 
 /**
@@ -92,6 +97,8 @@ export function jsonValue(column: string, key: string, params: SqlParams, materi
 }
 
 export function compileFilter(f: PropertyFilter, ctx: FilterContext): string {
+  const own = ctx.own?.(f)
+  if (own !== undefined && own !== null) return own
   const { params, columns } = ctx
   switch (f.type) {
     case 'event':
@@ -239,12 +246,8 @@ function elementFilter(chain: string, f: PropertyFilter, ctx: FilterContext): st
   const attrValues = (attr: string) => `extractAll(${chain}, ${params.add('String', `(?::|")${attr}="(.*?)"`)})`
   switch (f.key) {
     case 'text':
-    case 'href': {
-      const list = attrValues(f.key)
-      const positive = NEGATIVE.has(f.operator) ? { ...f, operator: POSITIVE_OF[f.operator] ?? f.operator } : f
-      const hit = `arrayExists(v -> ${compareValue('toNullable(v)', positive, ctx)}, ${list})`
-      return NEGATIVE.has(f.operator) ? `NOT ${hit}` : hit
-    }
+    case 'href':
+      return anyInList(attrValues(f.key), f, ctx)
     case 'tag_name':
     case 'selector': {
       if (f.operator !== 'exact' && f.operator !== 'is_not')
@@ -265,6 +268,16 @@ function elementFilter(chain: string, f: PropertyFilter, ctx: FilterContext): st
 }
 
 const POSITIVE_OF: Record<string, string> = { is_not: 'exact', not_icontains: 'icontains', not_regex: 'regex', not_in: 'in' }
+
+/**
+ * A filter on an Array(String) expression: true when any item matches; with a negative operator (is_not,
+ * not_icontains, …), true when no item matches its positive form (an element's texts, a recording's urls).
+ */
+export function anyInList(list: string, f: PropertyFilter, ctx: FilterContext): string {
+  const positive = NEGATIVE.has(f.operator) ? { ...f, operator: POSITIVE_OF[f.operator] ?? f.operator } : f
+  const hit = `arrayExists(v -> ${compareValue('toNullable(v)', positive, ctx)}, ${list})`
+  return NEGATIVE.has(f.operator) ? `NOT ${hit}` : hit
+}
 
 export function escapeRegex(s: string): string {
   return s.replace(/[.*+?^${}()|[\]\\/]/g, '\\$&')
