@@ -32,6 +32,7 @@ import { Metrics } from './shared/metrics'
 import { ProjectStore } from './projects/store'
 import { bootstrapIfEmpty, type BootstrapResult } from './projects/bootstrap'
 import { projectRoutes } from './projects/routes'
+import { capturesConsoleLogs } from './projects/settings'
 import { captureRoutes } from './capture/routes'
 import { CaptureBackpressure } from './capture/backpressure'
 import { IngestionProcessor } from './ingestion/processor'
@@ -148,7 +149,7 @@ export async function buildWren(config: Config, logger: Logger = pino({ level: c
   metrics.gauge('wren_capture_backpressure', () => (backpressure.active ? 1 : 0))
   // Session recordings: snapshots from /s/ into blocks in ClickHouse (recordings/processor.ts).
   const snapshotBlocks = new ClickHouseBlockStore(clickhouse)
-  const recordingMetadata = new ClickHouseMetadataStore(clickhouse)
+  const recordingMetadata = new ClickHouseMetadataStore(clickhouse, (teamId) => capturesConsoleLogs(projects.byId(teamId)?.settings ?? {}))
   const recordings = new RecordingsProcessor(log, snapshotBlocks, logger.child({ service: 'recordings' }), metrics, {
     ...config.recordings,
     onBlocks: (range, blocks) => recordingMetadata.write(range, blocks),
@@ -290,7 +291,7 @@ export async function buildWren(config: Config, logger: Logger = pino({ level: c
     await app.register(trendRoutes, { projects, trends, siteUrl })
     await app.register(flagRoutes, { projects, flags: decide.flags, cohorts, snapshot: decide.snapshot, siteUrl })
     await app.register(snapshotRoutes, { projects, blocks: snapshotBlocks })
-    await app.register(recordingRoutes, { projects, metadata: recordingMetadata, persons: personReads.queries, clock })
+    await app.register(recordingRoutes, { projects, metadata: recordingMetadata, persons: personReads.queries, actions, clickhouse, clock })
   }
   // What posthog-js and PostHog's HTML snippet load from the API host, wherever SDK traffic is served.
   if (runs('capture') || runs('decide')) await app.register(staticRoutes)

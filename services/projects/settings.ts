@@ -102,3 +102,12 @@ export function applySettings(current: Record<string, unknown>, patch: Record<st
   }
   return next
 }
+
+/**
+ * Whether a project captures console logs in its recordings: PostHog's `capture_console_log_opt_in`, on
+ * unless set to false. The remote config tells posthog-js so, and the recordings processor keeps (counts
+ * and stores) console lines only for such projects.
+ */
+export function capturesConsoleLogs(settings: Record<string, unknown>): boolean {
+  return settings.capture_console_log_opt_in !== false
+}

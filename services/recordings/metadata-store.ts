@@ -1,12 +1,14 @@
-// Session recording metadata in ClickHouse (session_recording_metadata, schemas/clickhouse/034): the
+// Session recording metadata in ClickHouse (session_recording_metadata, schemas/clickhouse/034 and 037): the
 // recordings processor's metadata hook stores, per log batch, one row per team and session with the
-// accumulator's state (metadata.ts) for that session's events in the batch. Readers gather a session's rows:
-// what is exact in SQL (start, end, duration, distinct id) filters and sorts there; the rest comes from
-// merging the rows' states in TypeScript, in log order.
+// accumulator's state (metadata.ts) for that session's events in the batch, and the session's distinct
+// console lines in log_entries (038) when the project captures console logs. Readers gather a session's
+// rows: what is exact in SQL (start, end, duration, counts, urls, distinct ids) filters and sorts there
+// (SESSION_SQL), and only the page's sessions have their states merged in TypeScript, in log order.
 import type { ClickHouseClient } from '../shared/clickhouse'
 import { insertRows, queryRows } from '../shared/clickhouse'
 import type { BatchRange, SnapshotBlock } from './blocks'
 import { RecordingMetadata, type RecordingMetadataState, type RecordingSummary } from './metadata'
+import { activeMilliseconds } from './segmentation'
 
 /** A session's metadata as stored: who, and the merged summary. */
 export interface StoredRecording {
@@ -26,7 +28,42 @@ export interface RecordingQuery {
   /** Seconds. */
   minDuration?: number
   sessionIds?: string[]
+  /** More conditions on each session (over SESSION_SQL's expressions and `session_id`), with their parameters. */
+  conditions?: string[]
+  params?: Record<string, unknown>
+  /** A SESSION_SQL key; newest first (start_time DESC) when absent. */
+  orderBy?: { key: SessionColumn; direction: 'ASC' | 'DESC' }
 }
+
+/**
+ * A session's metadata as SQL over its grouped rows: what filters and orders the list. Counts and active
+ * time are sums over the rows, as PostHog sums them over its blocks.
+ */
+export const SESSION_SQL = {
+  start_time: 'min(start_time)',
+  end_time: 'max(end_time)',
+  duration: "dateDiff('second', min(start_time), max(end_time))",
+  active_seconds: 'sum(active_milliseconds) / 1000',
+  inactive_seconds: "greatest(0, dateDiff('second', min(start_time), max(end_time)) - sum(active_milliseconds) / 1000)",
+  click_count: 'sum(click_count)',
+  keypress_count: 'sum(keypress_count)',
+  mouse_activity_count: 'sum(mouse_activity_count)',
+  console_log_count: 'sum(console_log_count)',
+  console_warn_count: 'sum(console_warn_count)',
+  console_error_count: 'sum(console_error_count)',
+  activity_score: `ifNull(round((sum(active_milliseconds) / 1000 + sum(click_count) + sum(keypress_count) + sum(console_error_count))
+    / nullIf(sum(mouse_activity_count) + dateDiff('second', min(start_time), max(end_time)) + sum(console_error_count)
+      + sum(console_log_count) + sum(console_warn_count), 0) * 100, 2), 0)`,
+  snapshot_source:
+    "if(argMin(snapshot_source, (start_time, _partition, _offset)) = '', 'web', argMin(snapshot_source, (start_time, _partition, _offset)))",
+  /** Every url any of the session's batches visited. */
+  urls: 'groupUniqArrayArray(urls)',
+  /** Every distinct id the session was sent with. */
+  distinct_ids: 'groupUniqArray(distinct_id)',
+  /** The distinct id the recording shows: its first batch's. */
+  distinct_id: 'argMin(distinct_id, (start_time, _partition, _offset))',
+} as const
+export type SessionColumn = keyof typeof SESSION_SQL
 
 /** Per team and session: the metadata of one batch's blocks (in the order the batch sent them). */
 export function metadataOf(
@@ -66,87 +103,132 @@ export function metadataOf(
 
 const timestamp = (ms: number | null): string => new Date(ms ?? 0).toISOString()
 
-export class ClickHouseMetadataStore {
-  constructor(private readonly client: ClickHouseClient) {}
+/**
+ * The state without its console lines: PostHog counts and keeps console logs only for a project that captures
+ * them (the remote config then tells posthog-js to send them; reference §4.3).
+ */
+function withoutConsole(state: RecordingMetadataState): RecordingMetadataState {
+  return { ...state, consoleLogCount: 0, consoleWarnCount: 0, consoleErrorCount: 0, consoleEntries: [] }
+}
 
-  /** The processor's metadata hook: one row per team and session of the batch, once per range. */
+/** PostHog's log_entries source for session recordings' console lines. */
+const LOG_SOURCE = 'session_replay'
+
+export class ClickHouseMetadataStore {
+  /** `capturesConsoleLogs`: whether a project takes console logs (asked when its batch is written). */
+  constructor(
+    private readonly client: ClickHouseClient,
+    private readonly capturesConsoleLogs: (teamId: number) => boolean = () => true,
+  ) {}
+
+  /** The processor's metadata hook: one row per team and session of the batch, and their console lines, once per range. */
   async write(range: BatchRange, blocks: SnapshotBlock[]): Promise<void> {
-    const rows = metadataOf(blocks)
-      .map(({ teamId, sessionId, distinctId, metadata }) => ({ teamId, sessionId, distinctId, state: metadata.toState() }))
+    const sessions = metadataOf(blocks)
+      .map(({ teamId, sessionId, distinctId, metadata }) => {
+        const state = metadata.toState()
+        return { teamId, sessionId, distinctId, state: this.capturesConsoleLogs(teamId) ? state : withoutConsole(state) }
+      })
       .filter((s) => s.state.eventCount > 0)
-      .map(({ teamId, sessionId, distinctId, state }) => ({
+    const rows = sessions.map(({ teamId, sessionId, distinctId, state }) => ({
+      team_id: teamId,
+      session_id: sessionId,
+      distinct_id: distinctId,
+      start_time: timestamp(state.firstTimestamp),
+      end_time: timestamp(state.lastTimestamp),
+      click_count: state.clickCount,
+      keypress_count: state.keypressCount,
+      mouse_activity_count: state.mouseActivityCount,
+      console_log_count: state.consoleLogCount,
+      console_warn_count: state.consoleWarnCount,
+      console_error_count: state.consoleErrorCount,
+      event_count: state.eventCount,
+      size: state.size,
+      state: JSON.stringify(state),
+      active_milliseconds: activeMilliseconds(state.activity),
+      urls: state.urls,
+      snapshot_source: state.snapshotSource ?? 'web',
+      _partition: range.partition,
+      _offset: range.lastOffset,
+    }))
+    const batch = `${range.topic}:${range.partition}:${range.firstOffset}-${range.lastOffset}`
+    await insertRows(this.client, 'session_recording_metadata', rows, `session_recording_metadata:${batch}`)
+    // The accumulator keeps each level and message once (its first line), up to MAX_CONSOLE_ENTRIES a session.
+    const lines = sessions.flatMap(({ teamId, sessionId, state }) =>
+      state.consoleEntries.map((entry) => ({
         team_id: teamId,
-        session_id: sessionId,
-        distinct_id: distinctId,
-        start_time: timestamp(state.firstTimestamp),
-        end_time: timestamp(state.lastTimestamp),
-        click_count: state.clickCount,
-        keypress_count: state.keypressCount,
-        mouse_activity_count: state.mouseActivityCount,
-        console_log_count: state.consoleLogCount,
-        console_warn_count: state.consoleWarnCount,
-        console_error_count: state.consoleErrorCount,
-        event_count: state.eventCount,
-        size: state.size,
-        state: JSON.stringify(state),
+        log_source: LOG_SOURCE,
+        log_source_id: sessionId,
+        timestamp: timestamp(entry.timestamp),
+        level: entry.level,
+        message: entry.message,
         _partition: range.partition,
         _offset: range.lastOffset,
-      }))
-    const token = `session_recording_metadata:${range.topic}:${range.partition}:${range.firstOffset}-${range.lastOffset}`
-    await insertRows(this.client, 'session_recording_metadata', rows, token)
+      })),
+    )
+    if (lines.length > 0) await insertRows(this.client, 'log_entries', lines, `log_entries:${batch}`)
   }
 
-  /** A project's recordings, newest first by start, with `limit + 1` rows at most (the caller tells has_next). */
+  /**
+   * A project's recordings in the query's order (newest first by start), with `limit + 1` at most (the caller
+   * tells has_next). Sessions are filtered, sorted and paged in SQL; only the page's states are read.
+   */
   async list(teamId: number, query: RecordingQuery): Promise<StoredRecording[]> {
     const where = ['team_id = {team:Int64}']
-    const having: string[] = []
-    const params: Record<string, unknown> = { team: teamId, limit: query.limit + 1, offset: query.offset }
+    const having: string[] = [...(query.conditions ?? [])]
+    const params: Record<string, unknown> = { ...query.params, team: teamId, limit: query.limit + 1, offset: query.offset }
     if (query.sessionIds) {
       where.push('session_id IN {sessions:Array(String)}')
       params.sessions = query.sessionIds
     }
     if (query.distinctIds) {
-      having.push('distinct_id IN {distinctIds:Array(String)}')
+      having.push(`${SESSION_SQL.distinct_id} IN {distinctIds:Array(String)}`)
       params.distinctIds = query.distinctIds
     }
     if (query.dateFrom !== undefined) {
-      having.push('first_ts >= parseDateTime64BestEffort({dateFrom:String}, 3)')
+      having.push(`${SESSION_SQL.start_time} >= parseDateTime64BestEffort({dateFrom:String}, 3)`)
       params.dateFrom = query.dateFrom
     }
     if (query.dateTo !== undefined) {
-      having.push('first_ts <= parseDateTime64BestEffort({dateTo:String}, 3)')
+      having.push(`${SESSION_SQL.start_time} <= parseDateTime64BestEffort({dateTo:String}, 3)`)
       params.dateTo = query.dateTo
     }
     if (query.minDuration !== undefined) {
-      having.push(`dateDiff('second', first_ts, last_ts) >= {minDuration:Float64}`)
+      having.push(`${SESSION_SQL.duration} >= {minDuration:Float64}`)
       params.minDuration = query.minDuration
     }
-    const rows = await queryRows<{ session_id: string; distinct_id: string; end_ms: string | number; states: string[] }>(
+    const order = query.orderBy ?? { key: 'start_time', direction: 'DESC' }
+    const page = await queryRows<{ session_id: string; recording_distinct_id: string; end_ms: string | number }>(
       this.client,
-      `SELECT session_id,
-              argMin(distinct_id, (start_time, _partition, _offset)) AS distinct_id,
-              min(start_time) AS first_ts,
-              max(end_time) AS last_ts,
-              toUnixTimestamp64Milli(last_ts) AS end_ms,
-              arrayMap(x -> x.4, arraySort(groupArray((start_time, _partition, _offset, state)))) AS states
+      `SELECT session_id, ${SESSION_SQL.distinct_id} AS recording_distinct_id, toUnixTimestamp64Milli(${SESSION_SQL.end_time}) AS end_ms
        FROM session_recording_metadata
        WHERE ${where.join(' AND ')}
        GROUP BY session_id
        ${having.length ? `HAVING ${having.join(' AND ')}` : ''}
-       ORDER BY first_ts DESC, session_id
+       ORDER BY ${SESSION_SQL[order.key]} ${order.direction}, session_id ${order.direction}
        LIMIT {limit:UInt32} OFFSET {offset:UInt32}`,
       params,
     )
-    return rows.map((r) => {
+    if (page.length === 0) return []
+    const states = await queryRows<{ session_id: string; states: string[] }>(
+      this.client,
+      `SELECT session_id, arrayMap(x -> x.4, arraySort(groupArray((start_time, _partition, _offset, state)))) AS states
+       FROM session_recording_metadata
+       WHERE team_id = {team:Int64} AND session_id IN {sessions:Array(String)}
+       GROUP BY session_id`,
+      { team: teamId, sessions: page.map((r) => r.session_id) },
+    )
+    const bySession = new Map(states.map((r) => [r.session_id, r.states] as const))
+    return page.map((r) => {
       const metadata = RecordingMetadata.empty()
-      for (const state of r.states) metadata.merge(RecordingMetadata.fromState(JSON.parse(state) as RecordingMetadataState))
-      return { sessionId: r.session_id, distinctId: r.distinct_id, endTimestamp: Number(r.end_ms), summary: metadata.summary() }
+      for (const state of bySession.get(r.session_id) ?? [])
+        metadata.merge(RecordingMetadata.fromState(JSON.parse(state) as RecordingMetadataState))
+      return { sessionId: r.session_id, distinctId: r.recording_distinct_id, endTimestamp: Number(r.end_ms), summary: metadata.summary() }
     })
   }
 
-  /** One recording, or null when the project has none with that session id. */
-  async get(teamId: number, sessionId: string): Promise<StoredRecording | null> {
-    const [recording] = await this.list(teamId, { limit: 1, offset: 0, sessionIds: [sessionId] })
+  /** One recording, or null when the project has none with that session id (or `only`'s conditions leave it out). */
+  async get(teamId: number, sessionId: string, only: Pick<RecordingQuery, 'conditions' | 'params'> = {}): Promise<StoredRecording | null> {
+    const [recording] = await this.list(teamId, { ...only, limit: 1, offset: 0, sessionIds: [sessionId] })
     return recording ?? null
   }
 }

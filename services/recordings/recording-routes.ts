@@ -1,14 +1,21 @@
 // GET /api/projects/:project_id/session_recordings/ and …/:id/: the recordings a project holds, with the
-// metadata PostHog shows for each (reference §4.3), from session_recording_metadata (metadata-store.ts).
-// The list is PostHog's `{results, has_next}` envelope, newest first by start time.
+// metadata PostHog shows for each (reference §4.3), from session_recording_metadata (metadata-store.ts), and
+// the person each belongs to (one persons query a page). The list is PostHog's `{results, has_next}`
+// envelope, newest first by start time, filtered as PostHog's RecordingsQuery is (list-query.ts).
+// Recordings of persons the key may not see are neither listed nor retrieved.
 import type { FastifyInstance } from 'fastify'
 import { Type } from 'typebox'
-import type { PersonQueries } from '../persons/queries'
+import type { ActionStore } from '../actions/store'
+import type { PersonQueries, PersonRecord } from '../persons/queries'
+import { displayName } from '../persons/serialize'
 import type { ProjectStore } from '../projects/store'
+import type { ClickHouseClient } from '../shared/clickhouse'
 import type { Clock } from '../shared/clock'
 import { wrenError } from '../shared/errors'
 import { routesOf } from '../shared/http/route'
 import { Limit, Offset } from '../shared/http/schemas'
+import { hiddenPersons } from '../shared/query/hidden-persons'
+import { DEFAULT_DATE_FROM, recordingQuery, visibleRecordings } from './list-query'
 import type { ClickHouseMetadataStore, StoredRecording } from './metadata-store'
 
 const DEFAULT_LIMIT = 50
@@ -17,6 +24,19 @@ const MAX_LIMIT = 1000
 const ONGOING_MS = 5 * 60_000
 
 const Nullable = <T extends ReturnType<typeof Type.String>>(t: T) => Type.Union([t, Type.Null()])
+
+// PostHog's MinimalPersonSerializer; as PostHog embeds it, distinct_ids holds the recording's distinct id only.
+const Person = Type.Object(
+  {
+    id: Type.Integer(),
+    name: Type.String(),
+    distinct_ids: Type.Array(Type.String()),
+    properties: Type.Record(Type.String(), Type.Unknown()),
+    created_at: Type.String({ format: 'date-time' }),
+    uuid: Type.String({ format: 'uuid' }),
+  },
+  { title: 'Recording person' },
+)
 
 const Recording = Type.Object(
   {
@@ -39,16 +59,38 @@ const Recording = Type.Object(
     snapshot_library: Nullable(Type.String()),
     ongoing: Type.Boolean(),
     activity_score: Type.Number(),
+    person: Type.Union([Person, Type.Null()], { description: 'The person of the recording’s distinct id, when it has one.' }),
+    storage: Type.String({ description: 'Where the snapshots are kept: `object_storage`, as PostHog says for blocks it stores.' }),
   },
   { title: 'Session recording' },
 )
 
 export async function recordingRoutes(
   app: FastifyInstance,
-  deps: { projects: ProjectStore; metadata: ClickHouseMetadataStore; persons: PersonQueries; clock: Clock },
+  deps: {
+    projects: ProjectStore
+    metadata: ClickHouseMetadataStore
+    persons: PersonQueries
+    actions: ActionStore
+    clickhouse: ClickHouseClient
+    clock: Clock
+  },
 ): Promise<void> {
   const route = routesOf(app, { projects: deps.projects, tag: 'session recordings' })
-  const show = (r: StoredRecording) => {
+  const showPerson = (p: PersonRecord) => ({
+    id: p.id,
+    name: displayName(p),
+    distinct_ids: p.distinctIds,
+    properties: p.properties,
+    created_at: p.createdAt,
+    uuid: p.uuid,
+  })
+  /** The recordings with their persons (one query for all of them). */
+  const withPersons = async (teamId: number, recordings: StoredRecording[]) => {
+    const persons = await deps.persons.byDistinctIds(teamId, [...new Set(recordings.map((r) => r.distinctId))])
+    return recordings.map((r) => show(r, persons.get(r.distinctId) ?? null))
+  }
+  const show = (r: StoredRecording, person: PersonRecord | null) => {
     const s = r.summary
     return {
       id: r.sessionId,
@@ -70,47 +112,68 @@ export async function recordingRoutes(
       snapshot_library: s.snapshot_library,
       ongoing: r.endTimestamp >= deps.clock.now().getTime() - ONGOING_MS,
       activity_score: s.activity_score,
+      person: person ? showPerson(person) : null,
+      storage: 'object_storage',
     }
   }
 
+  const json = (description: string) => Type.Optional(Type.String({ description: `JSON: ${description}` }))
   route({
     method: 'GET',
     url: '/session_recordings/',
     summary: 'The project’s session recordings, newest first',
-    description:
-      'PostHog’s list envelope `{results, has_next}`, newest first by start time. Filters: `date_from`/`date_to` (on the start time), `distinct_id`, `person_uuid` (any of the person’s distinct ids), `min_duration` (seconds).',
+    description: `PostHog’s list envelope \`{results, has_next}\`, newest first by start time, filtered as PostHog’s RecordingsQuery (JSON values in the query string). \`date_from\` defaults to \`${DEFAULT_DATE_FROM}\` as in PostHog (\`all\`: no bound). Example: \`having_predicates=[{"type":"recording","key":"console_error_count","operator":"gt","value":0}]\`.`,
     access: { project: 'session_recording:read' },
     schema: {
       querystring: Type.Object({
         limit: Type.Optional(Limit(DEFAULT_LIMIT, MAX_LIMIT)),
         offset: Type.Optional(Offset),
-        date_from: Type.Optional(Type.String({ description: 'Recordings that started at or after this ISO date-time.' })),
-        date_to: Type.Optional(Type.String({ description: 'Recordings that started at or before this ISO date-time.' })),
+        date_from: Type.Optional(Type.String({ description: 'Recordings that started at or after this date: ISO, or relative like -7d.' })),
+        date_to: Type.Optional(Type.String({ description: 'Recordings that started at or before this date: ISO, or relative like -1d.' })),
         distinct_id: Type.Optional(Type.String({ description: 'Recordings of this distinct id.' })),
+        distinct_ids: json('recordings of any of these distinct ids.'),
         person_uuid: Type.Optional(Type.String({ format: 'uuid', description: 'Recordings of any of this person’s distinct ids.' })),
+        session_ids: json('only these sessions.'),
         min_duration: Type.Optional(Type.Number({ minimum: 0, description: 'Recordings at least this many seconds long.' })),
+        events: json(
+          '[{"id": "$pageview", "properties": [...]}]: sessions with such an event (`$session_id`); an id of null is any event.',
+        ),
+        actions: json('[{"id": 3}]: sessions with an event that matches the action.'),
+        properties: json('property filters: event (an event of the session), person (its person), recording (as having_predicates).'),
+        console_log_filters: json(
+          '[{"type": "log_entry", "key": "level" | "message", "operator": …, "value": …}]: sessions with such a console line.',
+        ),
+        having_predicates: json(
+          'recording filters on the session itself: duration, active_seconds, inactive_seconds, click_count, keypress_count, mouse_activity_count, console_log_count, console_warn_count, console_error_count, activity_score, snapshot_source, visited_page (any url of the session).',
+        ),
+        filter_test_accounts: Type.Optional(Type.String({ description: 'true: apply the project’s test_account_filters too.' })),
+        operand: Type.Optional(
+          Type.String({ description: 'AND (default) or OR between events, actions, properties and console_log_filters.' }),
+        ),
+        order: Type.Optional(
+          Type.String({
+            description:
+              'start_time (default), duration, active_seconds, inactive_seconds, click_count, keypress_count, mouse_activity_count, console_*_count, activity_score.',
+          }),
+        ),
+        order_direction: Type.Optional(Type.String({ description: 'DESC (default) or ASC.' })),
       }),
       response: { 200: Type.Object({ results: Type.Array(Recording), has_next: Type.Boolean() }) },
     },
     handler: async (request, _reply, caller) => {
       const q = request.query
       const limit = q.limit ?? DEFAULT_LIMIT
-      let distinctIds = q.distinct_id ? [q.distinct_id] : undefined
+      const teamId = caller.project.id
+      const hidden = await hiddenPersons(deps.clickhouse, caller.key, teamId)
+      const query = await recordingQuery(q, { project: caller.project, now: deps.clock.now(), actions: deps.actions, hidden })
       if (q.person_uuid) {
-        const person = await deps.persons.get(caller.project.id, { uuid: q.person_uuid })
+        const person = await deps.persons.get(teamId, { uuid: q.person_uuid })
         const ids = person?.distinctIds ?? []
-        distinctIds = distinctIds ? distinctIds.filter((id) => ids.includes(id)) : ids
+        query.distinctIds = query.distinctIds ? query.distinctIds.filter((id) => ids.includes(id)) : ids
       }
-      if (distinctIds?.length === 0) return { results: [], has_next: false }
-      const rows = await deps.metadata.list(caller.project.id, {
-        limit,
-        offset: q.offset ?? 0,
-        dateFrom: dateOf(q.date_from, 'date_from'),
-        dateTo: dateOf(q.date_to, 'date_to'),
-        distinctIds,
-        minDuration: q.min_duration,
-      })
-      return { results: rows.slice(0, limit).map(show), has_next: rows.length > limit }
+      if (query.distinctIds?.length === 0) return { results: [], has_next: false }
+      const rows = await deps.metadata.list(teamId, { ...query, limit, offset: q.offset ?? 0 })
+      return { results: await withPersons(teamId, rows.slice(0, limit)), has_next: rows.length > limit }
     },
   })
 
@@ -124,15 +187,12 @@ export async function recordingRoutes(
       response: { 200: Recording },
     },
     handler: async (request, _reply, caller) => {
-      const recording = await deps.metadata.get(caller.project.id, request.params.id)
+      const teamId = caller.project.id
+      const hidden = await hiddenPersons(deps.clickhouse, caller.key, teamId)
+      const recording = await deps.metadata.get(teamId, request.params.id, visibleRecordings(hidden))
       if (!recording) throw wrenError('not_found', `No recording with session id ${JSON.stringify(request.params.id)} in this project.`)
-      return show(recording)
+      const [shown] = await withPersons(teamId, [recording])
+      return shown
     },
   })
-}
-
-function dateOf(raw: string | undefined, attr: string): string | undefined {
-  if (raw === undefined || raw === '') return undefined
-  if (Number.isNaN(new Date(raw).getTime())) throw wrenError('invalid_input', `${attr} must be an ISO date-time, got '${raw}'.`, attr)
-  return raw
 }

@@ -1,0 +1,277 @@
+// The recordings list's filters, in PostHog's query parameter names (its RecordingsQuery, sent as JSON in the
+// query string), compiled to conditions on each session of session_recording_metadata (metadata-store.ts):
+//
+//   date_from / date_to         the session's start (ISO, or relative like `-7d`); PostHog's default is `-3d`
+//   distinct_ids / person_uuid  whose sessions
+//   session_ids                 these sessions only
+//   events / actions            sessions with an event (`$session_id` = the session) that is one of these
+//   properties                  event filters (an event of the session has it), person filters (its person
+//                               has it), recording filters (as having_predicates)
+//   console_log_filters         sessions with a console line of this `level` / `message` (log_entries)
+//   having_predicates           the session's own metadata: duration, active_seconds, click_count,
+//                               console_error_count, … , snapshot_source, visited_page (any url of it)
+//   filter_test_accounts        the project's test_account_filters too
+//   operand                     AND (default) or OR between events, actions, properties and console filters
+//   order / order_direction     start_time (default), duration, active_seconds, click_count, …; DESC by default
+//
+// Everything runs in SQL (events and console lines as `session_id IN (subquery)`), so a page of a project
+// with many recordings reads only the page's states. Bad filters are 400s naming their parameter.
+import type { ActionStore } from '../actions/store'
+import { actionSql } from '../actions/match'
+import { personDistinctIdsSql } from '../persons/queries'
+import { wrenError } from '../shared/errors'
+import { isRecord } from '../shared/http'
+import { parseDateString } from '../shared/property-filters/dates'
+import { parsePropertyGroup, type PropertyFilter, type PropertyGroup } from '../shared/property-filters/parse'
+import {
+  anyInList,
+  compareValue,
+  compileFilter,
+  compileGroup,
+  eventColumns,
+  PERSON_COLUMNS,
+  type FilterContext,
+} from '../shared/property-filters/sql'
+import type { HiddenPersons } from '../shared/query/hidden-persons'
+import { SqlParams } from '../shared/query/params'
+import { EventPersonId } from '../shared/query/persons-sql'
+import type { Project } from '../shared/tenancy'
+import { SESSION_SQL, type RecordingQuery, type SessionColumn } from './metadata-store'
+
+/** The list's query string as the route reads it (JSON values as strings, as PostHog takes them). */
+export interface ListParams {
+  date_from?: string
+  date_to?: string
+  distinct_id?: string
+  distinct_ids?: string
+  session_ids?: string
+  min_duration?: number
+  events?: string
+  actions?: string
+  properties?: string
+  console_log_filters?: string
+  having_predicates?: string
+  filter_test_accounts?: string
+  operand?: string
+  order?: string
+  order_direction?: string
+}
+
+/** PostHog's default window for the list (RecordingsQuery.date_from). */
+export const DEFAULT_DATE_FROM = '-3d'
+
+/** The recording filter keys (`type: "recording"`), each a SESSION_SQL column; `duration` is the recording's length. */
+const RECORDING_KEYS: Record<string, SessionColumn> = {
+  duration: 'duration',
+  recording_duration: 'duration',
+  active_seconds: 'active_seconds',
+  inactive_seconds: 'inactive_seconds',
+  click_count: 'click_count',
+  keypress_count: 'keypress_count',
+  mouse_activity_count: 'mouse_activity_count',
+  console_log_count: 'console_log_count',
+  console_warn_count: 'console_warn_count',
+  console_error_count: 'console_error_count',
+  activity_score: 'activity_score',
+  snapshot_source: 'snapshot_source',
+}
+const VISITED_PAGE = 'visited_page'
+/** Console line filters (`type: "log_entry"`, or PostHog's older recording keys) → log_entries columns. */
+const LOG_KEYS: Record<string, 'level' | 'message'> = {
+  level: 'level',
+  message: 'message',
+  console_log_level: 'level',
+  console_log_query: 'message',
+}
+const ORDERS: Record<string, SessionColumn> = { start_time: 'start_time', ...RECORDING_KEYS }
+delete ORDERS.snapshot_source
+/** Events of a session are looked for this far around its start window (clocks of browsers drift). */
+const EVENT_MARGIN_MS = 24 * 3_600_000
+
+/** A JSON parameter, or a 400 naming it. */
+function json(raw: string | undefined, attr: string): unknown {
+  if (raw === undefined || raw === '') return undefined
+  try {
+    return JSON.parse(raw)
+  } catch {
+    throw wrenError('invalid_input', `${attr} must be JSON.`, attr)
+  }
+}
+
+function stringList(raw: string | undefined, attr: string): string[] | undefined {
+  const value = json(raw, attr)
+  if (value === undefined || value === null) return undefined
+  if (!Array.isArray(value) || value.some((v) => typeof v !== 'string'))
+    throw wrenError('invalid_input', `${attr} must be a JSON list of strings.`, attr)
+  return value as string[]
+}
+
+/** A date parameter as an ISO instant, read in the project's timezone; `all`: none. */
+function instant(raw: string, attr: string, timeZone: string, now: number): string | undefined {
+  if (raw === 'all') return undefined
+  const ms = parseDateString(raw, timeZone, now)
+  if (ms === null) throw wrenError('invalid_input', `${attr} must be an ISO date-time or a relative date like -7d, got '${raw}'.`, attr)
+  return new Date(ms).toISOString()
+}
+
+export interface ListContext {
+  project: Project
+  now: Date
+  actions: ActionStore
+  /** Persons the caller may not see: their recordings are left out. */
+  hidden: HiddenPersons | null
+}
+
+/** The store's query for these parameters (limit and offset aside). */
+export async function recordingQuery(q: ListParams, ctx: ListContext): Promise<Omit<RecordingQuery, 'limit' | 'offset'>> {
+  const { project } = ctx
+  const tz = project.timezone || 'UTC'
+  const now = ctx.now.getTime()
+  const params = new SqlParams()
+  const conditions: string[] = []
+  const dateFrom = instant(q.date_from || DEFAULT_DATE_FROM, 'date_from', tz, now)
+  const dateTo = q.date_to ? instant(q.date_to, 'date_to', tz, now) : undefined
+
+  // Events of the session, around its start window.
+  const at = (iso: string) => `parseDateTime64BestEffort(${params.add('String', iso)}, 3)`
+  const eventBounds = [
+    dateFrom ? `timestamp >= ${at(dateFrom)} - toIntervalMillisecond(${EVENT_MARGIN_MS})` : '',
+    dateTo ? `timestamp <= ${at(dateTo)} + toIntervalMillisecond(${EVENT_MARGIN_MS})` : '',
+  ].filter(Boolean)
+  const eventCtx = (attr: string): FilterContext => ({
+    params,
+    columns: eventColumns(new EventPersonId(false)),
+    cohortMembers: () => {
+      throw wrenError('invalid_input', 'Cohort filters are not supported on the recordings list.', attr)
+    },
+    // is_date_* read it with toDateTime64(…, 'UTC'): a UTC wall-clock string.
+    dateParam: (v) => params.add('String', (instant(v, attr, tz, now) ?? new Date(0).toISOString()).replace('T', ' ').replace('Z', '')),
+  })
+  const sessionsWithEvent = (condition: string) =>
+    `session_id IN (SELECT \`$session_id\` FROM events WHERE ${['team_id = {team:Int64}', "`$session_id` != ''", ...eventBounds, condition].join(' AND ')})`
+
+  /** Every filter as a condition on a session (see the header). */
+  const sessionCtx = (attr: string): FilterContext => ({
+    ...eventCtx(attr),
+    own: (f) => sessionFilter(f, attr),
+  })
+  const sessionFilter = (f: PropertyFilter, attr: string): string => {
+    switch (f.type) {
+      case 'recording':
+        return recordingFilter(f, attr)
+      case 'log_entry':
+        return consoleFilter(f, attr)
+      case 'person':
+        return `${SESSION_SQL.distinct_id} IN (${personDistinctIdsSql(compileFilter(f, { ...eventCtx(attr), columns: PERSON_COLUMNS }))})`
+      case 'event':
+      case 'element':
+      case 'event_metadata':
+      case 'group':
+        return sessionsWithEvent(compileFilter(f, eventCtx(attr)))
+      default:
+        throw wrenError('invalid_input', `${attr}: '${f.type}' filters are not supported on the recordings list.`, attr)
+    }
+  }
+  const recordingFilter = (f: PropertyFilter, attr: string): string => {
+    if (f.key === VISITED_PAGE) return anyInList(SESSION_SQL.urls, f, eventCtx(attr))
+    if (LOG_KEYS[f.key]) return consoleFilter(f, attr)
+    const column = RECORDING_KEYS[f.key]
+    if (!column)
+      throw wrenError(
+        'invalid_input',
+        `${attr}: unknown recording property '${f.key}'. Use one of ${[...Object.keys(RECORDING_KEYS), VISITED_PAGE].join(', ')}.`,
+        attr,
+      )
+    return compareValue(`toNullable(toString(${SESSION_SQL[column]}))`, f, eventCtx(attr))
+  }
+  const logCondition = (f: PropertyFilter, attr: string): string => {
+    const column = LOG_KEYS[f.key]
+    if (!column) throw wrenError('invalid_input', `${attr}: unknown console log property '${f.key}'. Use level or message.`, attr)
+    return compareValue(`toNullable(${column})`, f, eventCtx(attr))
+  }
+  const sessionsWithLines = (condition: string) =>
+    `session_id IN (SELECT log_source_id FROM log_entries WHERE team_id = {team:Int64} AND log_source = 'session_replay' AND ${condition})`
+  const consoleFilter = (f: PropertyFilter, attr: string) => sessionsWithLines(logCondition(f, attr))
+
+  const operand = (q.operand ?? 'AND').toUpperCase()
+  if (operand !== 'AND' && operand !== 'OR') throw wrenError('invalid_input', 'operand must be AND or OR.', 'operand')
+  const optional: string[] = []
+
+  // events: [{id: '$pageview', properties: [...]}, …]; an id of null is any event.
+  for (const [i, entry] of entries(q.events, 'events').entries()) {
+    const id = entry.id ?? entry.name ?? null
+    if (id !== null && typeof id !== 'string') throw wrenError('invalid_input', `events[${i}].id must be an event name or null.`, 'events')
+    const props = compileGroup(parsePropertyGroup(entry.properties, 'events'), eventCtx('events'))
+    optional.push(sessionsWithEvent([id === null ? '1' : `event = ${params.add('String', id)}`, props].join(' AND ')))
+  }
+  // actions: [{id: 3}, …]: an event of the session matches the action.
+  const actionEntries = entries(q.actions, 'actions')
+  if (actionEntries.length) {
+    const ids = actionEntries.map((a, i) => {
+      const id = Number(a.id)
+      if (!Number.isSafeInteger(id) || id <= 0) throw wrenError('invalid_input', `actions[${i}].id must be an action id.`, 'actions')
+      return id
+    })
+    const found = await ctx.actions.byIds(project.id, ids)
+    for (const id of ids) {
+      const action = found.get(id)
+      if (!action) throw wrenError('invalid_input', `Action ${id} does not exist in this project.`, 'actions')
+      optional.push(sessionsWithEvent(actionSql(action, eventCtx('actions'))))
+    }
+  }
+  const extra = { extraTypes: ['recording', 'log_entry'] }
+  const properties = parsePropertyGroup(json(q.properties, 'properties'), 'properties', extra)
+  if (properties.values.length) optional.push(compileGroup(properties, sessionCtx('properties')))
+  // Console lines: the filters hold together on one line (or any of them, with operand OR).
+  const consoleGroup = parsePropertyGroup(json(q.console_log_filters, 'console_log_filters'), 'console_log_filters', extra)
+  if (consoleGroup.values.length) {
+    const group: PropertyGroup = { type: operand, values: consoleGroup.values }
+    const lineCtx: FilterContext = { ...eventCtx('console_log_filters'), own: (f) => logCondition(f, 'console_log_filters') }
+    optional.push(sessionsWithLines(compileGroup(group, lineCtx)))
+  }
+  if (optional.length) conditions.push(optional.length === 1 ? optional[0] : `(${optional.join(` ${operand} `)})`)
+
+  const having = parsePropertyGroup(json(q.having_predicates, 'having_predicates'), 'having_predicates', extra)
+  if (having.values.length) conditions.push(compileGroup(having, sessionCtx('having_predicates')))
+  if (q.filter_test_accounts === 'true') {
+    const testFilters = parsePropertyGroup(project.settings.test_account_filters ?? [], 'test_account_filters')
+    if (testFilters.values.length) conditions.push(compileGroup(testFilters, sessionCtx('filter_test_accounts')))
+  }
+  if (ctx.hidden) conditions.push(`NOT hasAny(${SESSION_SQL.distinct_ids}, ${params.add('Array(String)', ctx.hidden.distinctIds)})`)
+
+  const orderKey = q.order ?? 'start_time'
+  const orderBy = ORDERS[orderKey]
+  if (!orderBy) throw wrenError('invalid_input', `order must be one of ${Object.keys(ORDERS).join(', ')}.`, 'order')
+  const direction = (q.order_direction ?? 'DESC').toUpperCase()
+  if (direction !== 'ASC' && direction !== 'DESC')
+    throw wrenError('invalid_input', 'order_direction must be ASC or DESC.', 'order_direction')
+
+  return {
+    dateFrom,
+    dateTo,
+    distinctIds: q.distinct_id !== undefined ? [q.distinct_id] : stringList(q.distinct_ids, 'distinct_ids'),
+    sessionIds: stringList(q.session_ids, 'session_ids'),
+    minDuration: q.min_duration,
+    conditions,
+    params: params.values,
+    orderBy: { key: orderBy, direction },
+  }
+}
+
+/** The conditions that leave hidden persons' recordings out (for retrieving one recording). */
+export function visibleRecordings(hidden: HiddenPersons | null): Pick<RecordingQuery, 'conditions' | 'params'> {
+  if (!hidden) return {}
+  const params = new SqlParams()
+  return {
+    conditions: [`NOT hasAny(${SESSION_SQL.distinct_ids}, ${params.add('Array(String)', hidden.distinctIds)})`],
+    params: params.values,
+  }
+}
+
+/** `events` / `actions`: a JSON list of objects. */
+function entries(raw: string | undefined, attr: string): Array<Record<string, unknown>> {
+  const value = json(raw, attr)
+  if (value === undefined || value === null) return []
+  if (!Array.isArray(value) || !value.every(isRecord)) throw wrenError('invalid_input', `${attr} must be a JSON list of objects.`, attr)
+  return value
+}
