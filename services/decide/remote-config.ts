@@ -3,13 +3,23 @@
 // `settings.remote_config` (merged over the defaults) and turns recordings on with
 // `settings.session_recording_opt_in`: only then does posthog-js record (and /s/ store anything), with
 // PostHog's recording settings (sample rate, minimum duration, linked flag, network payloads, masking,
-// triggers) as PostHog's decide hands them over.
+// triggers) as PostHog's decide hands them over. A project with `recording_domains` gets
+// `sessionRecording: false` on a page of any other site (by the request's Origin or Referer), as in PostHog.
+import { capturesConsoleLogs } from '../projects/settings'
 import { isRecord } from '../shared/http'
+import { escapeRegex } from '../shared/property-filters/sql'
 import type { Project } from '../shared/tenancy'
 
-export function remoteConfig(project: Project, hasFeatureFlags: boolean): Record<string, unknown> {
+/** The request headers the remote config depends on (`recording_domains`). */
+export interface ConfigRequest {
+  origin?: string
+  referer?: string
+  'user-agent'?: string
+}
+
+export function remoteConfig(project: Project, hasFeatureFlags: boolean, request: ConfigRequest = {}): Record<string, unknown> {
   const s = project.settings
-  const recordings = s.session_recording_opt_in === true
+  const recordings = s.session_recording_opt_in === true && onPermittedRecordingDomain(s.recording_domains, request)
   const base: Record<string, unknown> = {
     config: { enable_collect_everything: true },
     toolbarParams: {},
@@ -49,7 +59,7 @@ function sessionRecording(s: Project['settings']): Record<string, unknown> {
   const minimum = s.session_recording_minimum_duration_milliseconds
   return {
     endpoint: '/s/',
-    consoleLogRecordingEnabled: s.capture_console_log_opt_in !== false,
+    consoleLogRecordingEnabled: capturesConsoleLogs(s),
     recorderVersion: 'v2',
     // A string with two decimals, as PostHog sends it; a rate of 1 is no sampling at all.
     sampleRate: rate === '1.00' ? null : rate,
@@ -68,4 +78,40 @@ function sessionRecording(s: Project['settings']): Record<string, unknown> {
 /** An empty configuration object counts as none, as in PostHog (`x or None`). */
 function orNull(value: unknown): unknown {
   return isRecord(value) && Object.keys(value).length > 0 ? value : null
+}
+
+// PostHog's mobile SDKs send no Origin: their user agents are let through.
+const MOBILE_CLIENTS = ['posthog-android', 'posthog-ios', 'posthog-react-native', 'posthog-flutter']
+
+/** The hostname of a URL, or null for anything that is not one (a bare `example.com` included, as in PostHog). */
+function hostnameOf(url: unknown): string | null {
+  if (typeof url !== 'string' || url === '') return null
+  try {
+    return new URL(url).hostname || null
+  } catch {
+    return null
+  }
+}
+
+/** Whether `host` is one of the domains' hosts; `*` in one matches any characters (`https://*.example.com`). */
+function hostAllowed(domains: string[], host: string | null): boolean {
+  if (!host) return false
+  return domains.some((domain) => {
+    const allowed = hostnameOf(domain)
+    if (!allowed) return false
+    if (!allowed.includes('*')) return allowed === host
+    return new RegExp(`^${allowed.split('*').map(escapeRegex).join('.*')}$`).test(host)
+  })
+}
+
+/** PostHog's on_permitted_recording_domain: no domains (or an empty list) allows every site. */
+function onPermittedRecordingDomain(domains: unknown, request: ConfigRequest): boolean {
+  if (!Array.isArray(domains) || domains.length === 0) return true
+  const list = domains.filter((d): d is string => typeof d === 'string')
+  const agent = request['user-agent']
+  return (
+    hostAllowed(list, hostnameOf(request.origin)) ||
+    hostAllowed(list, hostnameOf(request.referer)) ||
+    (typeof agent === 'string' && MOBILE_CLIENTS.some((client) => agent.includes(client)))
+  )
 }

@@ -67,6 +67,7 @@ export async function publicFlagRoutes(app: FastifyInstance, deps: PublicFlagDep
       const config = remoteConfig(
         project,
         deps.service.flagsOf(project.id).some((f) => f.active),
+        request.headers,
       )
       for (const key of RESPONSE_KEYS) delete config[key]
       const members = JSON.stringify(config).slice(1, -1)
@@ -157,6 +158,11 @@ export async function publicFlagRoutes(app: FastifyInstance, deps: PublicFlagDep
   })
 
   const Token = Type.Object({ token: Type.String({ description: 'The project API key.' }) })
+  // Cached a minute; the answer depends on the page's site (recording_domains), so caches key on it too.
+  const cachedConfig = (reply: FastifyReply) => {
+    const vary = reply.getHeader('vary')
+    return reply.header('cache-control', 'public, max-age=60').header('vary', vary ? `${String(vary)}, Origin, Referer` : 'Origin, Referer')
+  }
   route({
     method: 'GET',
     url: '/array/:token/config',
@@ -165,11 +171,12 @@ export async function publicFlagRoutes(app: FastifyInstance, deps: PublicFlagDep
     schema: { params: Token, response: { 200: AnyObject(), 401: ErrorBody } },
     handler: async (request, reply) => {
       const project = projectFor(request.params.token)
-      return reply.header('cache-control', 'public, max-age=60').send({
+      return cachedConfig(reply).send({
         token: project.apiToken,
         ...remoteConfig(
           project,
           deps.service.flagsOf(project.id).some((f) => f.active),
+          request.headers,
         ),
       })
     },
@@ -187,10 +194,11 @@ export async function publicFlagRoutes(app: FastifyInstance, deps: PublicFlagDep
         ...remoteConfig(
           project,
           deps.service.flagsOf(project.id).some((f) => f.active),
+          request.headers,
         ),
       }
       const js = `(function() {\n  window._POSTHOG_REMOTE_CONFIG = window._POSTHOG_REMOTE_CONFIG || {};\n  window._POSTHOG_REMOTE_CONFIG[${JSON.stringify(project.apiToken)}] = {\n    config: ${JSON.stringify(config)},\n    siteApps: []\n  }\n})();\n`
-      return reply.type('application/javascript').header('cache-control', 'public, max-age=60').send(js)
+      return cachedConfig(reply).type('application/javascript').send(js)
     },
   })
 
