@@ -19,7 +19,7 @@
 import type { ActionStore } from '../actions/store'
 import { actionSql } from '../actions/match'
 import { personDistinctIdsSql } from '../persons/queries'
-import { wrenError } from '../shared/errors'
+import { WrenError, wrenError } from '../shared/errors'
 import { isRecord } from '../shared/http'
 import { parseDateString } from '../shared/property-filters/dates'
 import { parsePropertyGroup, type PropertyFilter, type PropertyGroup } from '../shared/property-filters/parse'
@@ -201,7 +201,7 @@ export async function recordingQuery(q: ListParams, ctx: ListContext): Promise<O
   for (const [i, entry] of entries(q.events, 'events').entries()) {
     const id = entry.id ?? entry.name ?? null
     if (id !== null && typeof id !== 'string') throw wrenError('invalid_input', `events[${i}].id must be an event name or null.`, 'events')
-    const props = compileGroup(parsePropertyGroup(entry.properties, 'events'), eventCtx('events'))
+    const props = about('events', () => compileGroup(parsePropertyGroup(entry.properties, 'events'), eventCtx('events')))
     optional.push(sessionsWithEvent([id === null ? '1' : `event = ${params.add('String', id)}`, props].join(' AND ')))
   }
   // actions: [{id: 3}, …]: an event of the session matches the action.
@@ -216,7 +216,7 @@ export async function recordingQuery(q: ListParams, ctx: ListContext): Promise<O
     for (const id of ids) {
       const action = found.get(id)
       if (!action) throw wrenError('invalid_input', `Action ${id} does not exist in this project.`, 'actions')
-      optional.push(sessionsWithEvent(actionSql(action, eventCtx('actions'))))
+      optional.push(sessionsWithEvent(about('actions', () => actionSql(action, eventCtx('actions')))))
     }
   }
   const extra = { extraTypes: ['recording', 'log_entry'] }
@@ -227,15 +227,16 @@ export async function recordingQuery(q: ListParams, ctx: ListContext): Promise<O
   if (consoleGroup.values.length) {
     const group: PropertyGroup = { type: operand, values: consoleGroup.values }
     const lineCtx: FilterContext = { ...eventCtx('console_log_filters'), own: (f) => logCondition(f, 'console_log_filters') }
-    optional.push(sessionsWithLines(compileGroup(group, lineCtx)))
+    optional.push(sessionsWithLines(about('console_log_filters', () => compileGroup(group, lineCtx))))
   }
   if (optional.length) conditions.push(optional.length === 1 ? optional[0] : `(${optional.join(` ${operand} `)})`)
 
   const having = parsePropertyGroup(json(q.having_predicates, 'having_predicates'), 'having_predicates', extra)
-  if (having.values.length) conditions.push(compileGroup(having, sessionCtx('having_predicates')))
+  if (having.values.length) conditions.push(about('having_predicates', () => compileGroup(having, sessionCtx('having_predicates'))))
   if (q.filter_test_accounts === 'true') {
     const testFilters = parsePropertyGroup(project.settings.test_account_filters ?? [], 'test_account_filters')
-    if (testFilters.values.length) conditions.push(compileGroup(testFilters, sessionCtx('filter_test_accounts')))
+    if (testFilters.values.length)
+      conditions.push(about('filter_test_accounts', () => compileGroup(testFilters, sessionCtx('filter_test_accounts'))))
   }
   if (ctx.hidden) conditions.push(`NOT hasAny(${SESSION_SQL.distinct_ids}, ${params.add('Array(String)', ctx.hidden.distinctIds)})`)
 
@@ -265,6 +266,16 @@ export function visibleRecordings(hidden: HiddenPersons | null): Pick<RecordingQ
   return {
     conditions: [`NOT hasAny(${SESSION_SQL.distinct_ids}, ${params.add('Array(String)', hidden.distinctIds)})`],
     params: params.values,
+  }
+}
+
+/** Runs a compile whose shared-compiler errors (which name `properties`) should name this parameter. */
+function about<T>(attr: string, compile: () => T): T {
+  try {
+    return compile()
+  } catch (err) {
+    if (err instanceof WrenError && err.attr === 'properties' && attr !== 'properties') throw new WrenError(err.code, err.message, attr)
+    throw err
   }
 }
 
