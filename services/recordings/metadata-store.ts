@@ -7,6 +7,7 @@ import type { ClickHouseClient } from '../shared/clickhouse'
 import { insertRows, queryRows } from '../shared/clickhouse'
 import type { BatchRange, SnapshotBlock } from './blocks'
 import { RecordingMetadata, type RecordingMetadataState, type RecordingSummary } from './metadata'
+import { LONGEST_RETENTION, retentionParams, withinRetention, type Retention } from './retention'
 
 /** A session's metadata as stored: who, and the merged summary. */
 export interface StoredRecording {
@@ -67,7 +68,11 @@ export function metadataOf(
 const timestamp = (ms: number | null): string => new Date(ms ?? 0).toISOString()
 
 export class ClickHouseMetadataStore {
-  constructor(private readonly client: ClickHouseClient) {}
+  /** `retention`: what each row is stored with, and which recordings readers still see (recordings/retention.ts). */
+  constructor(
+    private readonly client: ClickHouseClient,
+    private readonly retention: Retention = LONGEST_RETENTION,
+  ) {}
 
   /** The processor's metadata hook: one row per team and session of the batch, once per range. */
   async write(range: BatchRange, blocks: SnapshotBlock[]): Promise<void> {
@@ -89,6 +94,7 @@ export class ClickHouseMetadataStore {
         event_count: state.eventCount,
         size: state.size,
         state: JSON.stringify(state),
+        retention_days: this.retention.daysOf(teamId),
         _partition: range.partition,
         _offset: range.lastOffset,
       }))
@@ -99,8 +105,14 @@ export class ClickHouseMetadataStore {
   /** A project's recordings, newest first by start, with `limit + 1` rows at most (the caller tells has_next). */
   async list(teamId: number, query: RecordingQuery): Promise<StoredRecording[]> {
     const where = ['team_id = {team:Int64}']
-    const having: string[] = []
-    const params: Record<string, unknown> = { team: teamId, limit: query.limit + 1, offset: query.offset }
+    // Recordings past their retention are gone for readers, before ClickHouse's TTL drops their rows.
+    const having: string[] = [withinRetention('first_ts', 'retention_days')]
+    const params: Record<string, unknown> = {
+      team: teamId,
+      limit: query.limit + 1,
+      offset: query.offset,
+      ...retentionParams(this.retention, teamId),
+    }
     if (query.sessionIds) {
       where.push('session_id IN {sessions:Array(String)}')
       params.sessions = query.sessionIds
@@ -132,7 +144,7 @@ export class ClickHouseMetadataStore {
        FROM session_recording_metadata
        WHERE ${where.join(' AND ')}
        GROUP BY session_id
-       ${having.length ? `HAVING ${having.join(' AND ')}` : ''}
+       HAVING ${having.join(' AND ')}
        ORDER BY first_ts DESC, session_id
        LIMIT {limit:UInt32} OFFSET {offset:UInt32}`,
       params,
