@@ -63,6 +63,9 @@ import { ClickHouseBlockStore } from './recordings/blocks'
 import { snapshotRoutes } from './recordings/snapshot-routes'
 import { ClickHouseMetadataStore } from './recordings/metadata-store'
 import { recordingRoutes } from './recordings/recording-routes'
+import { aiRoutes } from './recordings/ai/routes'
+import { projectRetention } from './recordings/retention'
+import { chatModel } from './shared/ai/chat'
 
 const WREN_VERSION = (createRequire(import.meta.url)('../package.json') as { version: string }).version
 
@@ -148,8 +151,14 @@ export async function buildWren(config: Config, logger: Logger = pino({ level: c
   const backpressure = new CaptureBackpressure(() => lag.current().messages, config.maxBacklog)
   metrics.gauge('wren_capture_backpressure', () => (backpressure.active ? 1 : 0))
   // Session recordings: snapshots from /s/ into blocks in ClickHouse (recordings/processor.ts).
-  const snapshotBlocks = new ClickHouseBlockStore(clickhouse)
-  const recordingMetadata = new ClickHouseMetadataStore(clickhouse, (teamId) => capturesConsoleLogs(projects.byId(teamId)?.settings ?? {}))
+  // Each project's recording retention: stored on every row (ClickHouse's TTL drops it) and applied by readers.
+  const recordingRetention = projectRetention(projects, clock)
+  const snapshotBlocks = new ClickHouseBlockStore(clickhouse, recordingRetention)
+  const recordingMetadata = new ClickHouseMetadataStore(
+    clickhouse,
+    (teamId) => capturesConsoleLogs(projects.byId(teamId)?.settings ?? {}),
+    recordingRetention,
+  )
   const recordings = new RecordingsProcessor(log, snapshotBlocks, logger.child({ service: 'recordings' }), metrics, {
     ...config.recordings,
     onBlocks: (range, blocks) => recordingMetadata.write(range, blocks),
@@ -292,6 +301,7 @@ export async function buildWren(config: Config, logger: Logger = pino({ level: c
     await app.register(flagRoutes, { projects, flags: decide.flags, cohorts, snapshot: decide.snapshot, siteUrl })
     await app.register(snapshotRoutes, { projects, blocks: snapshotBlocks })
     await app.register(recordingRoutes, { projects, metadata: recordingMetadata, persons: personReads.queries, actions, clickhouse, clock })
+    await app.register(aiRoutes, { projects, model: chatModel(config.ai), clock })
   }
   // What posthog-js and PostHog's HTML snippet load from the API host, wherever SDK traffic is served.
   if (runs('capture') || runs('decide')) await app.register(staticRoutes)

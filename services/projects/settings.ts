@@ -25,6 +25,19 @@ const object: Check = (v, attr) => {
   return v
 }
 
+/** PostHog's session_recording_retention_period choices, in days: how long a project's recordings are kept. */
+export const RECORDING_RETENTION_DAYS: Record<string, number> = { '30d': 30, '90d': 90, '1y': 365, '5y': 1825 }
+export const DEFAULT_RECORDING_RETENTION = '30d'
+
+/** The project's recording retention in days (PostHog's default, 30 days, unless the setting says otherwise). */
+export function recordingRetentionDays(settings: Record<string, unknown>): number {
+  const period = settings.session_recording_retention_period
+  return (
+    (typeof period === 'string' && Object.hasOwn(RECORDING_RETENTION_DAYS, period) ? RECORDING_RETENTION_DAYS[period] : undefined) ??
+    RECORDING_RETENTION_DAYS[DEFAULT_RECORDING_RETENTION]
+  )
+}
+
 /** Known settings: what Wren reads (trends, remote config) and PostHog team fields clients round-trip. */
 export const PROJECT_SETTINGS: Record<string, Check> = {
   // trends
@@ -58,6 +71,11 @@ export const PROJECT_SETTINGS: Record<string, Check> = {
       throw wrenError('invalid_input', `${attr} must be an object with the flag's key (and optionally id and variant).`, attr)
     if (v.variant !== undefined && v.variant !== null && typeof v.variant !== 'string')
       throw wrenError('invalid_input', `${attr}.variant must be a string or null.`, attr)
+    return v
+  },
+  session_recording_retention_period: (v, attr) => {
+    if (typeof v !== 'string' || !Object.hasOwn(RECORDING_RETENTION_DAYS, v))
+      throw wrenError('invalid_choice', `${attr} must be one of ${Object.keys(RECORDING_RETENTION_DAYS).join(', ')}.`, attr)
     return v
   },
   session_recording_network_payload_capture_config: object,

@@ -6,6 +6,7 @@ import type { ClickHouseClient } from '../shared/clickhouse'
 import { insertRows, queryRows } from '../shared/clickhouse'
 import type { SnapshotItem } from '../shared/log/contract'
 import type { LogBatch } from '../shared/log/log'
+import { LONGEST_RETENTION, retentionParams, withinRetention, type Retention } from './retention'
 
 /** An rrweb event: `type` and `timestamp` (ms) are all the processor relies on. */
 export interface RrwebEvent {
@@ -127,12 +128,21 @@ export interface BlockStore {
   write(range: BatchRange, blocks: SnapshotBlock[]): Promise<void>
 }
 
-/** One session's blocks, in one order everywhere: by start, then by where they came from in the log. */
-const SESSION_BLOCKS =
-  'WHERE team_id = {team:Int64} AND session_id = {session:String} ORDER BY first_timestamp, _partition, _offset, window_id'
+/**
+ * One session's blocks, in one order everywhere: by start, then by where they came from in the log; none
+ * once the session is past its retention (recordings/retention.ts).
+ */
+const SESSION_BLOCKS = `WHERE team_id = {team:Int64} AND session_id = {session:String}
+  AND (SELECT ${withinRetention('min(first_timestamp)', 'retention_days')} FROM session_recording_blocks
+       WHERE team_id = {team:Int64} AND session_id = {session:String})
+  ORDER BY first_timestamp, _partition, _offset, window_id`
 
 export class ClickHouseBlockStore implements BlockStore {
-  constructor(private readonly client: ClickHouseClient) {}
+  /** `retention`: what each block is stored with, and which sessions readers still see. */
+  constructor(
+    private readonly client: ClickHouseClient,
+    private readonly retention: Retention = LONGEST_RETENTION,
+  ) {}
 
   async write(range: BatchRange, blocks: SnapshotBlock[]): Promise<void> {
     const rows = blocks.map((b) => {
@@ -150,6 +160,7 @@ export class ClickHouseBlockStore implements BlockStore {
         message_count: b.messageCount,
         snapshot_source: b.snapshotSource,
         snapshot_library: b.snapshotLibrary,
+        retention_days: this.retention.daysOf(b.teamId),
         _partition: range.partition,
         _offset: range.lastOffset,
       }
@@ -163,7 +174,7 @@ export class ClickHouseBlockStore implements BlockStore {
     const rows = await queryRows<{ first_timestamp: string; last_timestamp: string }>(
       this.client,
       `SELECT first_timestamp, last_timestamp FROM session_recording_blocks ${SESSION_BLOCKS}`,
-      { team: teamId, session: sessionId },
+      { team: teamId, session: sessionId, ...retentionParams(this.retention, teamId) },
     )
     return rows.map((r) => ({ firstTimestamp: r.first_timestamp, lastTimestamp: r.last_timestamp }))
   }
@@ -173,7 +184,7 @@ export class ClickHouseBlockStore implements BlockStore {
     const rows = await queryRows<{ events: string }>(
       this.client,
       `SELECT events FROM session_recording_blocks ${SESSION_BLOCKS} LIMIT {count:UInt32} OFFSET {start:UInt32}`,
-      { team: teamId, session: sessionId, start, count: end - start + 1 },
+      { team: teamId, session: sessionId, start, count: end - start + 1, ...retentionParams(this.retention, teamId) },
     )
     return rows.map((r) => r.events).join('')
   }
@@ -194,7 +205,7 @@ export class ClickHouseBlockStore implements BlockStore {
       this.client,
       `SELECT window_id, first_timestamp, last_timestamp, distinct_id, events, event_count, size, snapshot_source, snapshot_library
        FROM session_recording_blocks ${SESSION_BLOCKS}`,
-      { team: teamId, session: sessionId },
+      { team: teamId, session: sessionId, ...retentionParams(this.retention, teamId) },
     )
     return rows.map((r) => ({
       windowId: r.window_id,

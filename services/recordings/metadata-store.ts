@@ -9,6 +9,7 @@ import { insertRows, queryRows } from '../shared/clickhouse'
 import type { BatchRange, SnapshotBlock } from './blocks'
 import { RecordingMetadata, type RecordingMetadataState, type RecordingSummary } from './metadata'
 import { activeMilliseconds } from './segmentation'
+import { LONGEST_RETENTION, retentionParams, withinRetention, type Retention } from './retention'
 
 /** A session's metadata as stored: who, and the merged summary. */
 export interface StoredRecording {
@@ -115,10 +116,14 @@ function withoutConsole(state: RecordingMetadataState): RecordingMetadataState {
 const LOG_SOURCE = 'session_replay'
 
 export class ClickHouseMetadataStore {
-  /** `capturesConsoleLogs`: whether a project takes console logs (asked when its batch is written). */
+  /**
+   * `capturesConsoleLogs`: whether a project takes console logs (asked when its batch is written);
+   * `retention`: what each row is stored with, and which recordings readers still see (recordings/retention.ts).
+   */
   constructor(
     private readonly client: ClickHouseClient,
     private readonly capturesConsoleLogs: (teamId: number) => boolean = () => true,
+    private readonly retention: Retention = LONGEST_RETENTION,
   ) {}
 
   /** The processor's metadata hook: one row per team and session of the batch, and their console lines, once per range. */
@@ -147,6 +152,7 @@ export class ClickHouseMetadataStore {
       active_milliseconds: activeMilliseconds(state.activity),
       urls: state.urls,
       snapshot_source: state.snapshotSource ?? 'web',
+      retention_days: this.retention.daysOf(teamId),
       _partition: range.partition,
       _offset: range.lastOffset,
     }))
@@ -161,6 +167,7 @@ export class ClickHouseMetadataStore {
         timestamp: timestamp(entry.timestamp),
         level: entry.level,
         message: entry.message,
+        retention_days: this.retention.daysOf(teamId),
         _partition: range.partition,
         _offset: range.lastOffset,
       })),
@@ -174,8 +181,15 @@ export class ClickHouseMetadataStore {
    */
   async list(teamId: number, query: RecordingQuery): Promise<StoredRecording[]> {
     const where = ['team_id = {team:Int64}']
-    const having: string[] = [...(query.conditions ?? [])]
-    const params: Record<string, unknown> = { ...query.params, team: teamId, limit: query.limit + 1, offset: query.offset }
+    // Recordings past their retention are gone for readers, before ClickHouse's TTL drops their rows.
+    const having: string[] = [withinRetention(SESSION_SQL.start_time, 'retention_days'), ...(query.conditions ?? [])]
+    const params: Record<string, unknown> = {
+      ...query.params,
+      team: teamId,
+      limit: query.limit + 1,
+      offset: query.offset,
+      ...retentionParams(this.retention, teamId),
+    }
     if (query.sessionIds) {
       where.push('session_id IN {sessions:Array(String)}')
       params.sessions = query.sessionIds
@@ -203,7 +217,7 @@ export class ClickHouseMetadataStore {
        FROM session_recording_metadata
        WHERE ${where.join(' AND ')}
        GROUP BY session_id
-       ${having.length ? `HAVING ${having.join(' AND ')}` : ''}
+       HAVING ${having.join(' AND ')}
        ORDER BY ${SESSION_SQL[order.key]} ${order.direction}, session_id ${order.direction}
        LIMIT {limit:UInt32} OFFSET {offset:UInt32}`,
       params,

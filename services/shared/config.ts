@@ -53,10 +53,27 @@ export interface Config {
   logRetention: { bytes: number; ms: number }
   /** When /_readyz reports ingestion as not ready (README: Operating Wren). */
   readiness: { maxLagSeconds: number; stallSeconds: number }
+  /** The AI helpers' model (shared/ai/chat.ts): any OpenAI-compatible chat-completions endpoint; unset fields leave them off. */
+  ai: AiConfig
   failpoints: {
     /** Tests: while this file exists every ingestion batch fails before the processor sees it (a stall). */
     stallIngestionFile: string | null
   }
+}
+
+export const AI_RESPONSE_FORMATS = ['json_schema', 'json_object', 'none'] as const
+export type AiResponseFormat = (typeof AI_RESPONSE_FORMATS)[number]
+
+export interface AiConfig {
+  /** Base URL of an OpenAI-compatible API (`POST {url}/chat/completions`), e.g. https://api.openai.com/v1. */
+  url: string | null
+  /** Sent as `Authorization: Bearer`; a local server may need none. */
+  apiKey: string | null
+  model: string | null
+  /** One call to the model, connection to last byte; past it the helper answers 504. */
+  timeoutMs: number
+  /** How the answer's JSON shape is asked for: a JSON schema (structured outputs), any JSON object, or the prompt alone. */
+  responseFormat: AiResponseFormat
 }
 
 export interface AuthFailureLimit {
@@ -140,6 +157,13 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env): Config {
       maxLagSeconds: intFrom(env.WREN_READY_MAX_LAG_SECONDS, 300, 'WREN_READY_MAX_LAG_SECONDS'),
       stallSeconds: intFrom(env.WREN_READY_STALL_SECONDS, 60, 'WREN_READY_STALL_SECONDS'),
     },
+    ai: {
+      url: env.WREN_AI_URL ? env.WREN_AI_URL.replace(/\/+$/, '') : null,
+      apiKey: env.WREN_AI_API_KEY || null,
+      model: env.WREN_AI_MODEL || null,
+      timeoutMs: intFrom(env.WREN_AI_TIMEOUT_MS, 30_000, 'WREN_AI_TIMEOUT_MS') || 1,
+      responseFormat: choiceFrom(env.WREN_AI_RESPONSE_FORMAT, AI_RESPONSE_FORMATS, 'json_schema', 'WREN_AI_RESPONSE_FORMAT'),
+    },
     failpoints: { stallIngestionFile: env.WREN_FAILPOINT_STALL_INGESTION_FILE || null },
     corsOrigins: parseOrigins(env.WREN_CORS_ORIGINS),
     authFailures: {
@@ -195,6 +219,12 @@ export function parseRoles(text: string): Role[] {
   const bad = roles.filter((r) => !(ROLES as readonly string[]).includes(r))
   if (roles.length === 0 || bad.length) throw new Error(`unknown role ${bad.join(', ') || '(none)'}; roles are ${ROLES.join(', ')}`)
   return roles as Role[]
+}
+
+function choiceFrom<T extends string>(value: string | undefined, choices: readonly T[], fallback: T, name: string): T {
+  if (value === undefined || value === '') return fallback
+  if (!(choices as readonly string[]).includes(value)) throw new Error(`${name} must be one of ${choices.join(', ')}, got ${value}`)
+  return value as T
 }
 
 function intFrom(value: string | undefined, fallback: number, name: string): number {

@@ -70,6 +70,12 @@ export const ERROR_CATALOGUE = {
   server_error: { status: 500, detail: 'Internal server error.' },
   dead_lettered: { status: 500, detail: 'The change could not be applied and was kept as a dead letter.' },
   unavailable: { status: 503, detail: 'Wren cannot answer right now: retry in a moment.' },
+  // The AI helpers (shared/ai/chat.ts): a model Wren calls, configured or not.
+  ai_not_configured: { status: 501, detail: 'No AI model is configured: set WREN_AI_URL and WREN_AI_MODEL.' },
+  ai_refused: { status: 422, detail: 'The AI model declined to answer this request, twice.' },
+  ai_provider_error: { status: 502, detail: 'The AI provider answered with an error.' },
+  ai_invalid_response: { status: 502, detail: 'The AI model’s answer was not JSON of the expected shape, twice.' },
+  ai_provider_timeout: { status: 504, detail: 'The AI provider did not answer in time.' },
   /** Capture's backpressure: ingestion is too far behind to take more events now; the SDKs retry. */
   ingestion_backlog_full: { status: 503, detail: 'Ingestion is behind: retry shortly.' },
 } as const satisfies Record<string, CatalogueEntry>

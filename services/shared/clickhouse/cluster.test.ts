@@ -45,4 +45,19 @@ describe('cluster schema from the same migrations', () => {
     ])
     expect(() => clusterStatements('INSERT INTO projects VALUES (1)', 'c1')).toThrow(/no cluster form/)
   })
+
+  it('sends a storage change of a sharded table (its TTL) to the local table only, since a Distributed table has none', () => {
+    const retention = statements.filter((s) => /^ALTER TABLE session_recording_\w+ .*retention_days/.test(s))
+    expect(retention.map((s) => clusterStatements(s, 'c1'))).toEqual([
+      [
+        'ALTER TABLE session_recording_blocks_local ON CLUSTER c1 ADD COLUMN IF NOT EXISTS retention_days UInt16 DEFAULT 30',
+        'ALTER TABLE session_recording_blocks ON CLUSTER c1 ADD COLUMN IF NOT EXISTS retention_days UInt16 DEFAULT 30',
+      ],
+      [
+        'ALTER TABLE session_recording_blocks_local ON CLUSTER c1 MODIFY TTL toDateTime(first_timestamp) + toIntervalDay(retention_days + 1)',
+      ],
+      ['ALTER TABLE session_recording_metadata ON CLUSTER c1 ADD COLUMN IF NOT EXISTS retention_days UInt16 DEFAULT 30'],
+      ['ALTER TABLE session_recording_metadata ON CLUSTER c1 MODIFY TTL toDateTime(start_time) + toIntervalDay(retention_days + 1)'],
+    ])
+  })
 })

@@ -21,6 +21,7 @@ export const SHARDED_TABLES: Record<string, string> = {
 
 const CREATE_TABLE = /^CREATE TABLE (IF NOT EXISTS )?([A-Za-z_][A-Za-z0-9_]*)\s*\(([\s\S]*)$/i
 const ALTER_TABLE = /^ALTER TABLE ([A-Za-z_][A-Za-z0-9_]*)\s+([\s\S]*)$/i
+const COLUMN_CHANGE = /^(ADD|DROP|MODIFY|RENAME|COMMENT|CLEAR) COLUMN\b/i
 const ENGINE =
   /ENGINE\s*=\s*(ReplacingMergeTree|MergeTree|SummingMergeTree|AggregatingMergeTree|CollapsingMergeTree|VersionedCollapsingMergeTree)(\s*\(([^)]*)\))?/i
 
@@ -49,10 +50,12 @@ export function clusterStatements(statement: string, cluster: string): string[] 
   const alter = ALTER_TABLE.exec(statement)
   if (alter) {
     const [, name, rest] = alter
-    // The Distributed table mirrors the local table's columns, so a column change goes to both.
-    return SHARDED_TABLES[name]
+    // The Distributed table mirrors the local table's columns, so a column change goes to both; a change
+    // of storage (TTL, settings, indexes) is the local table's alone: a Distributed table has none.
+    if (!SHARDED_TABLES[name]) return [`ALTER TABLE ${name} ${on} ${rest}`]
+    return COLUMN_CHANGE.test(rest)
       ? [`ALTER TABLE ${name}_local ${on} ${rest}`, `ALTER TABLE ${name} ${on} ${rest}`]
-      : [`ALTER TABLE ${name} ${on} ${rest}`]
+      : [`ALTER TABLE ${name}_local ${on} ${rest}`]
   }
   throw new Error(`no cluster form for this migration statement (add one in clickhouse/cluster.ts): ${statement.slice(0, 200)}`)
 }
