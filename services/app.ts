@@ -62,6 +62,9 @@ import { ClickHouseBlockStore } from './recordings/blocks'
 import { snapshotRoutes } from './recordings/snapshot-routes'
 import { ClickHouseMetadataStore } from './recordings/metadata-store'
 import { recordingRoutes } from './recordings/recording-routes'
+import { SharingStore } from './recordings/sharing-store'
+import { RecordingStateStore } from './recordings/recording-state'
+import { sharingRoutes } from './recordings/sharing-routes'
 
 const WREN_VERSION = (createRequire(import.meta.url)('../package.json') as { version: string }).version
 
@@ -185,7 +188,10 @@ export async function buildWren(config: Config, logger: Logger = pino({ level: c
   app.addHook('onRequest', async () => {
     if (shuttingDown) throw wrenError('unavailable', 'Wren is shutting down: retry in a moment.')
   })
-  const managementRoutes = await guardManagementRoutes(app, { projects, authFailures: config.authFailures })
+  // Recordings' sharing configurations: the failure limit and the routes that take sharing tokens check them.
+  const recordingSharing = new SharingStore(clickhouse, clock)
+  const recordingState = new RecordingStateStore(clickhouse, clock)
+  const managementRoutes = await guardManagementRoutes(app, { projects, authFailures: config.authFailures, sharing: recordingSharing })
   await app.register(openApiRoutes)
   await app.register(async (ops) => {
     const route = routesOf(ops, { projects: null, tag: 'operations' })
@@ -289,8 +295,16 @@ export async function buildWren(config: Config, logger: Logger = pino({ level: c
     await app.register(cohortRoutes, { projects, cohorts })
     await app.register(trendRoutes, { projects, trends, siteUrl })
     await app.register(flagRoutes, { projects, flags: decide.flags, cohorts, snapshot: decide.snapshot, siteUrl })
-    await app.register(snapshotRoutes, { projects, blocks: snapshotBlocks })
-    await app.register(recordingRoutes, { projects, metadata: recordingMetadata, persons: personReads.queries, clock })
+    await app.register(snapshotRoutes, { projects, blocks: snapshotBlocks, sharing: recordingSharing, state: recordingState })
+    await app.register(recordingRoutes, {
+      projects,
+      metadata: recordingMetadata,
+      persons: personReads.queries,
+      clock,
+      sharing: recordingSharing,
+      state: recordingState,
+    })
+    await app.register(sharingRoutes, { projects, metadata: recordingMetadata, sharing: recordingSharing })
   }
   // What posthog-js and PostHog's HTML snippet load from the API host, wherever SDK traffic is served.
   if (runs('capture') || runs('decide')) await app.register(staticRoutes)

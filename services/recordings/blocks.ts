@@ -6,6 +6,7 @@ import type { ClickHouseClient } from '../shared/clickhouse'
 import { insertRows, queryRows } from '../shared/clickhouse'
 import type { SnapshotItem } from '../shared/log/contract'
 import type { LogBatch } from '../shared/log/log'
+import { NOT_DELETED } from './recording-state'
 
 /** An rrweb event: `type` and `timestamp` (ms) are all the processor relies on. */
 export interface RrwebEvent {
@@ -127,9 +128,9 @@ export interface BlockStore {
   write(range: BatchRange, blocks: SnapshotBlock[]): Promise<void>
 }
 
-/** One session's blocks, in one order everywhere: by start, then by where they came from in the log. */
-const SESSION_BLOCKS =
-  'WHERE team_id = {team:Int64} AND session_id = {session:String} ORDER BY first_timestamp, _partition, _offset, window_id'
+/** One session's blocks (none once it is deleted), in one order everywhere: by start, then by where they came from in the log. */
+const SESSION_BLOCKS = `WHERE team_id = {team:Int64} AND session_id = {session:String} AND ${NOT_DELETED}
+  ORDER BY first_timestamp, _partition, _offset, window_id`
 
 export class ClickHouseBlockStore implements BlockStore {
   constructor(private readonly client: ClickHouseClient) {}

@@ -7,6 +7,7 @@ import type { ClickHouseClient } from '../shared/clickhouse'
 import { insertRows, queryRows } from '../shared/clickhouse'
 import type { BatchRange, SnapshotBlock } from './blocks'
 import { RecordingMetadata, type RecordingMetadataState, type RecordingSummary } from './metadata'
+import { NOT_DELETED, VIEWED } from './recording-state'
 
 /** A session's metadata as stored: who, and the merged summary. */
 export interface StoredRecording {
@@ -15,6 +16,8 @@ export interface StoredRecording {
   /** ms since the epoch of the latest event (for `ongoing`). */
   endTimestamp: number
   summary: RecordingSummary
+  /** PATCH {viewed: true} was sent (recording-state.ts). */
+  viewed: boolean
 }
 
 export interface RecordingQuery {
@@ -98,7 +101,7 @@ export class ClickHouseMetadataStore {
 
   /** A project's recordings, newest first by start, with `limit + 1` rows at most (the caller tells has_next). */
   async list(teamId: number, query: RecordingQuery): Promise<StoredRecording[]> {
-    const where = ['team_id = {team:Int64}']
+    const where = ['team_id = {team:Int64}', NOT_DELETED]
     const having: string[] = []
     const params: Record<string, unknown> = { team: teamId, limit: query.limit + 1, offset: query.offset }
     if (query.sessionIds) {
@@ -121,14 +124,15 @@ export class ClickHouseMetadataStore {
       having.push(`dateDiff('second', first_ts, last_ts) >= {minDuration:Float64}`)
       params.minDuration = query.minDuration
     }
-    const rows = await queryRows<{ session_id: string; distinct_id: string; end_ms: string | number; states: string[] }>(
+    const rows = await queryRows<{ session_id: string; distinct_id: string; end_ms: string | number; states: string[]; viewed: number }>(
       this.client,
       `SELECT session_id,
               argMin(distinct_id, (start_time, _partition, _offset)) AS distinct_id,
               min(start_time) AS first_ts,
               max(end_time) AS last_ts,
               toUnixTimestamp64Milli(last_ts) AS end_ms,
-              arrayMap(x -> x.4, arraySort(groupArray((start_time, _partition, _offset, state)))) AS states
+              arrayMap(x -> x.4, arraySort(groupArray((start_time, _partition, _offset, state)))) AS states,
+              ${VIEWED} AS viewed
        FROM session_recording_metadata
        WHERE ${where.join(' AND ')}
        GROUP BY session_id
@@ -140,7 +144,13 @@ export class ClickHouseMetadataStore {
     return rows.map((r) => {
       const metadata = RecordingMetadata.empty()
       for (const state of r.states) metadata.merge(RecordingMetadata.fromState(JSON.parse(state) as RecordingMetadataState))
-      return { sessionId: r.session_id, distinctId: r.distinct_id, endTimestamp: Number(r.end_ms), summary: metadata.summary() }
+      return {
+        sessionId: r.session_id,
+        distinctId: r.distinct_id,
+        endTimestamp: Number(r.end_ms),
+        summary: metadata.summary(),
+        viewed: Number(r.viewed) === 1,
+      }
     })
   }
 
