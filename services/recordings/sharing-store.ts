@@ -38,20 +38,20 @@ const sha256 = (value: string): Buffer => createHash('sha256').update(value).dig
 interface Row {
   team_id: number
   session_id: string
-  enabled: number
-  access_token: string
-  settings: string
-  created_at: string
-  version: number
+  latest_enabled: number
+  latest_token: string
+  latest_settings: string
+  first_created_at: string
+  latest_version: number
 }
 
 /** The latest version of each configuration the WHERE clause picks (it names rows by team and session). */
 const LATEST = `SELECT team_id, session_id,
-         argMax(enabled, version) AS enabled,
-         argMax(access_token, version) AS access_token,
-         argMax(settings, version) AS settings,
-         min(created_at) AS created_at,
-         max(version) AS version
+         argMax(enabled, version) AS latest_enabled,
+         argMax(access_token, version) AS latest_token,
+         argMax(settings, version) AS latest_settings,
+         min(created_at) AS first_created_at,
+         max(version) AS latest_version
   FROM session_recording_sharing`
 
 export class SharingStore implements SharingTokens {
@@ -111,7 +111,7 @@ export class SharingStore implements SharingTokens {
       { hash: given.toString('hex') },
     )
     for (const row of rows) {
-      if (Number(row.enabled) === 1 && timingSafeEqual(sha256(row.access_token), given))
+      if (Number(row.latest_enabled) === 1 && timingSafeEqual(sha256(row.latest_token), given))
         return { teamId: Number(row.team_id), sessionId: row.session_id }
     }
     return null
@@ -122,10 +122,10 @@ function fromRow(row: Row): SharingConfiguration {
   return {
     teamId: Number(row.team_id),
     sessionId: row.session_id,
-    enabled: Number(row.enabled) === 1,
-    accessToken: row.access_token,
-    settings: row.settings ? (JSON.parse(row.settings) as SharingSettings) : null,
-    createdAt: row.created_at,
-    version: Number(row.version),
+    enabled: Number(row.latest_enabled) === 1,
+    accessToken: row.latest_token,
+    settings: row.latest_settings ? (JSON.parse(row.latest_settings) as SharingSettings) : null,
+    createdAt: row.first_created_at,
+    version: Number(row.latest_version),
   }
 }
