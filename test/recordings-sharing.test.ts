@@ -143,7 +143,10 @@ describe('session recording sharing, viewed and delete', () => {
     expect(badSetting.status).toBe(400)
     expect(badSetting.body).toMatchObject({ type: 'validation_error', attr: 'settings.noHeader' })
     expect((await call('PATCH', sharing, { enabled: 'yes' })).body).toMatchObject({ type: 'validation_error', attr: 'enabled' })
-    expect((await call('PATCH', sharing, { password_required: true })).body).toMatchObject({ code: 'unsupported', attr: 'password_required' })
+    expect((await call('PATCH', sharing, { password_required: true })).body).toMatchObject({
+      code: 'unsupported',
+      attr: 'password_required',
+    })
   })
 
   it('opens the shared recording’s retrieve, snapshots and page with the token alone', async () => {
@@ -166,7 +169,12 @@ describe('session recording sharing, viewed and delete', () => {
     const blocks = await withToken('GET', `${recording('share-1')}snapshots?source=blob_v2&start_blob_key=0&end_blob_key=0`, token)
     expect(blocks.status).toBe(200)
     expect(blocks.headers.get('content-type')).toMatch(/^application\/jsonl/)
-    expect(blocks.text.trim().split('\n').map((line) => JSON.parse(line)[1].type)).toEqual([4, 3, 3])
+    expect(
+      blocks.text
+        .trim()
+        .split('\n')
+        .map((line) => JSON.parse(line)[1].type),
+    ).toEqual([4, 3, 3])
 
     const page = await fetch(`${t.url}/shared/${token}`)
     expect(page.status).toBe(200)
@@ -316,7 +324,9 @@ describe('session recording sharing, viewed and delete', () => {
     expect(retrieve.get.security).toEqual([{ PersonalAPIKey: [] }, { SharingAccessToken: [] }])
     // The query parameter is documented by its security scheme (the document generator lists it there, not twice).
     expect(retrieve.get.description).toContain('sharing_access_token')
-    expect(doc.paths['/api/projects/{project_id}/session_recordings/{id}/snapshots'].get.security).toContainEqual({ SharingAccessToken: [] })
+    expect(doc.paths['/api/projects/{project_id}/session_recordings/{id}/snapshots'].get.security).toContainEqual({
+      SharingAccessToken: [],
+    })
     expect(retrieve.patch.security).toEqual([{ PersonalAPIKey: [] }])
     expect(retrieve.delete.security).toEqual([{ PersonalAPIKey: [] }])
     expect(doc.paths['/api/projects/{project_id}/session_recordings/'].get.security).toEqual([{ PersonalAPIKey: [] }])
