@@ -190,7 +190,7 @@ export async function buildWren(config: Config, logger: Logger = pino({ level: c
   })
   // Recordings' sharing configurations: the failure limit and the routes that take sharing tokens check them.
   const recordingSharing = new SharingStore(clickhouse, clock)
-  const recordingState = new RecordingStateStore(clickhouse, clock)
+  const recordingState = new RecordingStateStore(clickhouse, clock, config.clickhouse?.cluster ?? null)
   const managementRoutes = await guardManagementRoutes(app, { projects, authFailures: config.authFailures, sharing: recordingSharing })
   await app.register(openApiRoutes)
   await app.register(async (ops) => {

@@ -6,6 +6,7 @@
 import type { ClickHouseClient } from '../shared/clickhouse'
 import { insertRows, queryRows } from '../shared/clickhouse'
 import type { Clock } from '../shared/clock'
+import { deleteFrom } from '../shared/clickhouse/cluster'
 
 /** SQL condition for a query over one team's rows (`{team:Int64}`): the session has not been deleted. */
 export const NOT_DELETED = 'session_id NOT IN (SELECT session_id FROM session_recording_deletions WHERE team_id = {team:Int64})'
@@ -17,6 +18,8 @@ export class RecordingStateStore {
   constructor(
     private readonly client: ClickHouseClient,
     private readonly clock: Clock,
+    /** CLICKHOUSE_CLUSTER: blocks are sharded there, and deleted from every shard. */
+    private readonly cluster: string | null = null,
   ) {}
 
   /** Marks a recording viewed. Wren has no users: the mark is the project's, not a person's. */
@@ -33,7 +36,7 @@ export class RecordingStateStore {
     ])
     for (const table of ['session_recording_blocks', 'session_recording_metadata'])
       await this.client.command({
-        query: `DELETE FROM ${table} WHERE team_id = {team:Int64} AND session_id = {session:String}`,
+        query: `${deleteFrom(table, this.cluster)} WHERE team_id = {team:Int64} AND session_id = {session:String}`,
         query_params: { team: teamId, session: sessionId },
       })
   }

@@ -1,6 +1,6 @@
 import { describe, expect, it } from 'vitest'
 import { readdirSync, readFileSync } from 'node:fs'
-import { clusterStatements } from './cluster'
+import { clusterStatements, deleteFrom } from './cluster'
 import { splitStatements } from './index'
 
 const dir = new URL('../../../schemas/clickhouse/', import.meta.url)
@@ -44,5 +44,11 @@ describe('cluster schema from the same migrations', () => {
       'ALTER TABLE events ON CLUSTER c1 ADD COLUMN x String',
     ])
     expect(() => clusterStatements('INSERT INTO projects VALUES (1)', 'c1')).toThrow(/no cluster form/)
+  })
+
+  it('deletes a sharded table’s rows from its local tables on every shard', () => {
+    expect(deleteFrom('session_recording_blocks', 'wren')).toBe('DELETE FROM session_recording_blocks_local ON CLUSTER wren')
+    expect(deleteFrom('session_recording_metadata', 'wren')).toBe('DELETE FROM session_recording_metadata')
+    expect(deleteFrom('session_recording_blocks', null)).toBe('DELETE FROM session_recording_blocks')
   })
 })
