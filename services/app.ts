@@ -66,6 +66,9 @@ import { recordingRoutes } from './recordings/recording-routes'
 import { aiRoutes } from './recordings/ai/routes'
 import { projectRetention } from './recordings/retention'
 import { chatModel } from './shared/ai/chat'
+import { SharingStore } from './recordings/sharing-store'
+import { RecordingStateStore } from './recordings/recording-state'
+import { sharingRoutes } from './recordings/sharing-routes'
 
 const WREN_VERSION = (createRequire(import.meta.url)('../package.json') as { version: string }).version
 
@@ -195,7 +198,10 @@ export async function buildWren(config: Config, logger: Logger = pino({ level: c
   app.addHook('onRequest', async () => {
     if (shuttingDown) throw wrenError('unavailable', 'Wren is shutting down: retry in a moment.')
   })
-  const managementRoutes = await guardManagementRoutes(app, { projects, authFailures: config.authFailures })
+  // Recordings' sharing configurations: the failure limit and the routes that take sharing tokens check them.
+  const recordingSharing = new SharingStore(clickhouse, clock)
+  const recordingState = new RecordingStateStore(clickhouse, clock, config.clickhouse?.cluster ?? null)
+  const managementRoutes = await guardManagementRoutes(app, { projects, authFailures: config.authFailures, sharing: recordingSharing })
   await app.register(openApiRoutes)
   await app.register(async (ops) => {
     const route = routesOf(ops, { projects: null, tag: 'operations' })
@@ -299,8 +305,18 @@ export async function buildWren(config: Config, logger: Logger = pino({ level: c
     await app.register(cohortRoutes, { projects, cohorts })
     await app.register(trendRoutes, { projects, trends, siteUrl })
     await app.register(flagRoutes, { projects, flags: decide.flags, cohorts, snapshot: decide.snapshot, siteUrl })
-    await app.register(snapshotRoutes, { projects, blocks: snapshotBlocks })
-    await app.register(recordingRoutes, { projects, metadata: recordingMetadata, persons: personReads.queries, actions, clickhouse, clock })
+    await app.register(snapshotRoutes, { projects, blocks: snapshotBlocks, sharing: recordingSharing, state: recordingState })
+    await app.register(recordingRoutes, {
+      projects,
+      metadata: recordingMetadata,
+      persons: personReads.queries,
+      actions,
+      clickhouse,
+      clock,
+      sharing: recordingSharing,
+      state: recordingState,
+    })
+    await app.register(sharingRoutes, { projects, metadata: recordingMetadata, sharing: recordingSharing })
     await app.register(aiRoutes, { projects, model: chatModel(config.ai), clock })
   }
   // What posthog-js and PostHog's HTML snippet load from the API host, wherever SDK traffic is served.

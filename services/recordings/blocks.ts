@@ -7,6 +7,7 @@ import { insertRows, queryRows } from '../shared/clickhouse'
 import type { SnapshotItem } from '../shared/log/contract'
 import type { LogBatch } from '../shared/log/log'
 import { LONGEST_RETENTION, retentionParams, withinRetention, type Retention } from './retention'
+import { NOT_DELETED } from './recording-state'
 
 /** An rrweb event: `type` and `timestamp` (ms) are all the processor relies on. */
 export interface RrwebEvent {
@@ -130,9 +131,9 @@ export interface BlockStore {
 
 /**
  * One session's blocks, in one order everywhere: by start, then by where they came from in the log; none
- * once the session is past its retention (recordings/retention.ts).
+ * once the session is deleted or past its retention (recordings/retention.ts).
  */
-const SESSION_BLOCKS = `WHERE team_id = {team:Int64} AND session_id = {session:String}
+const SESSION_BLOCKS = `WHERE team_id = {team:Int64} AND session_id = {session:String} AND ${NOT_DELETED}
   AND (SELECT ${withinRetention('min(first_timestamp)', 'retention_days')} FROM session_recording_blocks
        WHERE team_id = {team:Int64} AND session_id = {session:String})
   ORDER BY first_timestamp, _partition, _offset, window_id`

@@ -10,6 +10,7 @@ import type { BatchRange, SnapshotBlock } from './blocks'
 import { RecordingMetadata, type RecordingMetadataState, type RecordingSummary } from './metadata'
 import { activeMilliseconds } from './segmentation'
 import { LONGEST_RETENTION, retentionParams, withinRetention, type Retention } from './retention'
+import { NOT_DELETED, VIEWED } from './recording-state'
 
 /** A session's metadata as stored: who, and the merged summary. */
 export interface StoredRecording {
@@ -18,6 +19,8 @@ export interface StoredRecording {
   /** ms since the epoch of the latest event (for `ongoing`). */
   endTimestamp: number
   summary: RecordingSummary
+  /** PATCH {viewed: true} was sent (recording-state.ts). */
+  viewed: boolean
 }
 
 export interface RecordingQuery {
@@ -180,7 +183,7 @@ export class ClickHouseMetadataStore {
    * tells has_next). Sessions are filtered, sorted and paged in SQL; only the page's states are read.
    */
   async list(teamId: number, query: RecordingQuery): Promise<StoredRecording[]> {
-    const where = ['team_id = {team:Int64}']
+    const where = ['team_id = {team:Int64}', NOT_DELETED]
     // Recordings past their retention are gone for readers, before ClickHouse's TTL drops their rows.
     const having: string[] = [withinRetention(SESSION_SQL.start_time, 'retention_days'), ...(query.conditions ?? [])]
     const params: Record<string, unknown> = {
@@ -211,9 +214,9 @@ export class ClickHouseMetadataStore {
       params.minDuration = query.minDuration
     }
     const order = query.orderBy ?? { key: 'start_time', direction: 'DESC' }
-    const page = await queryRows<{ session_id: string; recording_distinct_id: string; end_ms: string | number }>(
+    const page = await queryRows<{ session_id: string; recording_distinct_id: string; end_ms: string | number; viewed: number }>(
       this.client,
-      `SELECT session_id, ${SESSION_SQL.distinct_id} AS recording_distinct_id, toUnixTimestamp64Milli(${SESSION_SQL.end_time}) AS end_ms
+      `SELECT session_id, ${SESSION_SQL.distinct_id} AS recording_distinct_id, toUnixTimestamp64Milli(${SESSION_SQL.end_time}) AS end_ms, ${VIEWED} AS viewed
        FROM session_recording_metadata
        WHERE ${where.join(' AND ')}
        GROUP BY session_id
@@ -236,7 +239,13 @@ export class ClickHouseMetadataStore {
       const metadata = RecordingMetadata.empty()
       for (const state of bySession.get(r.session_id) ?? [])
         metadata.merge(RecordingMetadata.fromState(JSON.parse(state) as RecordingMetadataState))
-      return { sessionId: r.session_id, distinctId: r.recording_distinct_id, endTimestamp: Number(r.end_ms), summary: metadata.summary() }
+      return {
+        sessionId: r.session_id,
+        distinctId: r.recording_distinct_id,
+        endTimestamp: Number(r.end_ms),
+        summary: metadata.summary(),
+        viewed: Number(r.viewed) === 1,
+      }
     })
   }
 

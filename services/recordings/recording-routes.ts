@@ -13,10 +13,13 @@ import type { ClickHouseClient } from '../shared/clickhouse'
 import type { Clock } from '../shared/clock'
 import { wrenError } from '../shared/errors'
 import { routesOf } from '../shared/http/route'
-import { Limit, Offset } from '../shared/http/schemas'
+import { AnyObject, Limit, NoContent, Offset } from '../shared/http/schemas'
 import { hiddenPersons } from '../shared/query/hidden-persons'
+import type { PersonalApiKey } from '../shared/tenancy'
 import { DEFAULT_DATE_FROM, recordingQuery, visibleRecordings } from './list-query'
 import type { ClickHouseMetadataStore, StoredRecording } from './metadata-store'
+import type { RecordingStateStore } from './recording-state'
+import type { SharingStore } from './sharing-store'
 
 const DEFAULT_LIMIT = 50
 const MAX_LIMIT = 1000
@@ -65,6 +68,19 @@ const Recording = Type.Object(
   { title: 'Session recording' },
 )
 
+/** What a sharing token's holder sees of the recording (PostHog's SessionRecordingSharedSerializer). */
+const SharedRecording = Type.Object(
+  {
+    id: Type.String(),
+    recording_duration: Type.Number(),
+    start_time: Nullable(Type.String({ format: 'date-time' })),
+    end_time: Nullable(Type.String({ format: 'date-time' })),
+  },
+  { title: 'Shared session recording' },
+)
+
+const RecordingId = Type.Object({ id: Type.String({ description: 'The recording’s session id.' }) })
+
 export async function recordingRoutes(
   app: FastifyInstance,
   deps: {
@@ -74,9 +90,11 @@ export async function recordingRoutes(
     actions: ActionStore
     clickhouse: ClickHouseClient
     clock: Clock
+    sharing: SharingStore
+    state: RecordingStateStore
   },
 ): Promise<void> {
-  const route = routesOf(app, { projects: deps.projects, tag: 'session recordings' })
+  const route = routesOf(app, { projects: deps.projects, tag: 'session recordings', sharing: deps.sharing })
   const showPerson = (p: PersonRecord) => ({
     id: p.id,
     name: displayName(p),
@@ -95,7 +113,7 @@ export async function recordingRoutes(
     return {
       id: r.sessionId,
       distinct_id: r.distinctId,
-      viewed: false,
+      viewed: r.viewed,
       recording_duration: s.recording_duration,
       active_seconds: s.active_seconds,
       inactive_seconds: s.inactive_seconds,
@@ -177,22 +195,80 @@ export async function recordingRoutes(
     },
   })
 
+  /** The recording, unless it is not in the project or its person is hidden from the key (404 either way). */
+  const find = async (caller: { project: { id: number }; key: PersonalApiKey | null }, sessionId: string): Promise<StoredRecording> => {
+    const teamId = caller.project.id
+    const hidden = caller.key ? await hiddenPersons(deps.clickhouse, caller.key, teamId) : null
+    const recording = await deps.metadata.get(teamId, sessionId, visibleRecordings(hidden))
+    if (!recording) throw wrenError('not_found', `No recording with session id ${JSON.stringify(sessionId)} in this project.`)
+    return recording
+  }
+
   route({
     method: 'GET',
     url: '/session_recordings/:id/',
     summary: 'One session recording',
-    access: { project: 'session_recording:read' },
+    description: 'With a sharing access token instead of a key: only `{id, recording_duration, start_time, end_time}`.',
+    access: { project: 'session_recording:read', sharedRecording: 'id' },
+    schema: { params: RecordingId, response: { 200: Type.Union([Recording, SharedRecording]) } },
+    handler: async (request, _reply, caller) => {
+      const recording = await find(caller, request.params.id)
+      if (caller.key === null) {
+        const { recording_duration, start_time, end_time } = recording.summary
+        return { id: recording.sessionId, recording_duration, start_time, end_time }
+      }
+      const [shown] = await withPersons(caller.project.id, [recording])
+      return shown
+    },
+  })
+
+  route({
+    method: 'PATCH',
+    url: '/session_recordings/:id/',
+    summary: 'Mark a session recording viewed',
+    description:
+      'PostHog’s update fields: `viewed: true` marks the recording viewed (for the whole project: Wren has no users), `analyzed` and `player_metadata` are accepted and change nothing, and so is `person` (a recording’s person follows from its distinct id); other fields are ignored. Answers the recording (PostHog answers `{success: true}`).',
+    access: { project: 'session_recording:write' },
     schema: {
-      params: Type.Object({ id: Type.String({ description: 'The recording’s session id.' }) }),
+      params: RecordingId,
+      body: Type.Object({
+        viewed: Type.Optional(Type.Boolean()),
+        analyzed: Type.Optional(Type.Boolean()),
+        player_metadata: Type.Optional(AnyObject()),
+        person: Type.Optional(Type.Unknown({ description: 'Accepted and ignored.' })),
+      }),
       response: { 200: Recording },
     },
     handler: async (request, _reply, caller) => {
-      const teamId = caller.project.id
-      const hidden = await hiddenPersons(deps.clickhouse, caller.key, teamId)
-      const recording = await deps.metadata.get(teamId, request.params.id, visibleRecordings(hidden))
-      if (!recording) throw wrenError('not_found', `No recording with session id ${JSON.stringify(request.params.id)} in this project.`)
-      const [shown] = await withPersons(teamId, [recording])
-      return shown
+      const { project } = caller
+      const recording = await find(caller, request.params.id)
+      const body = request.body
+      if (!body.viewed && !body.analyzed && body.person === undefined)
+        throw wrenError(
+          'invalid_input',
+          "At least one of 'viewed' or 'analyzed' must be true (a recording cannot be marked unviewed).",
+          'viewed',
+        )
+      if (!body.viewed) return (await withPersons(project.id, [recording]))[0]
+      await deps.state.markViewed(project.id, recording.sessionId)
+      return (await withPersons(project.id, [{ ...recording, viewed: true }]))[0]
+    },
+  })
+
+  route({
+    method: 'DELETE',
+    url: '/session_recordings/:id/',
+    summary: 'Delete a session recording',
+    description:
+      'Removes its snapshot blocks and metadata and turns its sharing off. Afterwards the recording is gone from the list and retrieve (404) and its snapshots answer 410 `recording_deleted`; blocks of the session that arrive later are not shown.',
+    access: { project: 'session_recording:write' },
+    schema: { params: RecordingId, response: { 204: NoContent } },
+    handler: async (request, reply, caller) => {
+      const { project } = caller
+      const recording = await find(caller, request.params.id)
+      await deps.sharing.disable(project.id, recording.sessionId)
+      await deps.state.delete(project.id, recording.sessionId)
+      return reply.status(204).send()
     },
   })
 }

@@ -8,6 +8,8 @@ import type { ProjectStore } from '../projects/store'
 import { wrenError } from '../shared/errors'
 import { routesOf } from '../shared/http/route'
 import type { ClickHouseBlockStore } from './blocks'
+import type { RecordingStateStore } from './recording-state'
+import type { SharingStore } from './sharing-store'
 
 /** Blocks one request may ask for (PostHog's limit for personal API keys). */
 export const MAX_BLOCKS_PER_REQUEST = 20
@@ -19,15 +21,18 @@ const Source = Type.Object({
   blob_key: Type.String({ description: 'The block’s number, from 0, in time order.' }),
 })
 
-export async function snapshotRoutes(app: FastifyInstance, deps: { projects: ProjectStore; blocks: ClickHouseBlockStore }): Promise<void> {
-  const route = routesOf(app, { projects: deps.projects, tag: 'session recordings' })
+export async function snapshotRoutes(
+  app: FastifyInstance,
+  deps: { projects: ProjectStore; blocks: ClickHouseBlockStore; sharing: SharingStore; state: RecordingStateStore },
+): Promise<void> {
+  const route = routesOf(app, { projects: deps.projects, tag: 'session recordings', sharing: deps.sharing })
   route({
     method: 'GET',
     url: '/session_recordings/:id/snapshots',
     summary: 'A recording’s snapshot sources, or the rrweb events of a range of them',
     description:
       'Without `source`: `{sources: [{source: "blob_v2", start_timestamp, end_timestamp, blob_key}]}`, one per stored block in time order. With `source=blob_v2&start_blob_key=i&end_blob_key=j`: the blocks i..j as JSONL, one `["<window id>", <rrweb event>]` per line.',
-    access: { project: 'session_recording:read' },
+    access: { project: 'session_recording:read', sharedRecording: 'id' },
     schema: {
       params: Type.Object({ id: Type.String({ description: 'The recording’s session id.' }) }),
       querystring: Type.Object({
@@ -53,7 +58,10 @@ export async function snapshotRoutes(app: FastifyInstance, deps: { projects: Pro
       const sessionId = request.params.id
       const q = request.query
       const spans = await deps.blocks.spans(teamId, sessionId)
-      if (spans.length === 0) throw wrenError('not_found', `No recording with session id ${JSON.stringify(sessionId)} in this project.`)
+      if (spans.length === 0) {
+        if (await deps.state.isDeleted(teamId, sessionId)) throw wrenError('recording_deleted')
+        throw wrenError('not_found', `No recording with session id ${JSON.stringify(sessionId)} in this project.`)
+      }
       if (q.source === undefined || q.source === '') {
         return {
           sources: spans.map((s, i) => ({

@@ -1,6 +1,6 @@
 import { describe, expect, it } from 'vitest'
 import { readdirSync, readFileSync } from 'node:fs'
-import { clusterStatements } from './cluster'
+import { clusterStatements, deleteFrom } from './cluster'
 import { splitStatements } from './index'
 
 const dir = new URL('../../../schemas/clickhouse/', import.meta.url)
@@ -59,5 +59,11 @@ describe('cluster schema from the same migrations', () => {
       ['ALTER TABLE session_recording_metadata ON CLUSTER c1 ADD COLUMN IF NOT EXISTS retention_days UInt16 DEFAULT 30'],
       ['ALTER TABLE session_recording_metadata ON CLUSTER c1 MODIFY TTL toDateTime(start_time) + toIntervalDay(retention_days + 1)'],
     ])
+  })
+
+  it('deletes a sharded table’s rows from its local tables on every shard', () => {
+    expect(deleteFrom('session_recording_blocks', 'wren')).toBe('DELETE FROM session_recording_blocks_local ON CLUSTER wren')
+    expect(deleteFrom('session_recording_metadata', 'wren')).toBe('DELETE FROM session_recording_metadata')
+    expect(deleteFrom('session_recording_blocks', null)).toBe('DELETE FROM session_recording_blocks')
   })
 })

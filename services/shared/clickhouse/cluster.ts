@@ -60,6 +60,14 @@ export function clusterStatements(statement: string, cluster: string): string[] 
   throw new Error(`no cluster form for this migration statement (add one in clickhouse/cluster.ts): ${statement.slice(0, 200)}`)
 }
 
+/**
+ * The start of a lightweight DELETE of `table`'s rows: on a cluster, a sharded table's rows are in its
+ * local tables on every shard (a Distributed table takes no DELETE); replicated tables pass a DELETE on.
+ */
+export function deleteFrom(table: string, cluster: string | null): string {
+  return cluster && SHARDED_TABLES[table] ? `DELETE FROM ${table}_local ON CLUSTER ${quoteIdent(cluster)}` : `DELETE FROM ${table}`
+}
+
 function quoteIdent(name: string): string {
   if (!/^[A-Za-z_][A-Za-z0-9_-]*$/.test(name)) throw new Error(`invalid ClickHouse cluster name ${JSON.stringify(name)}`)
   return /^[A-Za-z_][A-Za-z0-9_]*$/.test(name) ? name : `\`${name}\``

@@ -67,6 +67,65 @@ export interface Caller {
   project: Project
 }
 
+/** The query parameter that carries a sharing token (PostHog's name). */
+export const SHARING_TOKEN_PARAM = 'sharing_access_token'
+
+/** What an enabled sharing configuration opens: one recording of one project. */
+export interface SharedRecording {
+  teamId: number
+  sessionId: string
+}
+
+/** Sharing tokens as the request path checks them (recordings/sharing-store.ts implements it). */
+export interface SharingTokens {
+  /** The recording an enabled configuration with this token shares, or null (unknown, rotated or disabled alike). */
+  findEnabled(token: string): Promise<SharedRecording | null>
+}
+
+/** A caller let in by a sharing token rather than a key: it may read one recording of `project`. */
+export interface SharedCaller {
+  key: null
+  project: Project
+  sessionId: string
+}
+
+export function sharingTokenOf(request: FastifyRequest): string | null {
+  const value = (request.query as Record<string, unknown> | undefined)?.[SHARING_TOKEN_PARAM]
+  return typeof value === 'string' && value !== '' ? value : null
+}
+
+const grants = new WeakMap<FastifyRequest, Promise<SharedRecording | null>>()
+
+/** What the request's sharing token opens, looked up once per request (the failure limit asks too), or null. */
+export function sharingGrantOf(request: FastifyRequest, tokens: SharingTokens): Promise<SharedRecording | null> {
+  const token = sharingTokenOf(request)
+  if (token === null) return Promise.resolve(null)
+  let grant = grants.get(request)
+  if (!grant) grants.set(request, (grant = tokens.findEnabled(token)))
+  return grant
+}
+
+/**
+ * A request that shows `?sharing_access_token=`: the token alone decides (as in PostHog, where it is
+ * tried before any key), and it opens only a GET of the recording it shares, in that recording's project.
+ */
+export async function authorizeShared(
+  request: FastifyRequest,
+  store: Tenants,
+  tokens: SharingTokens,
+  sessionParam: string,
+): Promise<SharedCaller> {
+  if (request.method !== 'GET' && request.method !== 'HEAD')
+    throw wrenError('authentication_failed', 'A sharing access token is accepted only for GET requests.')
+  const grant = await sharingGrantOf(request, tokens)
+  if (!grant) throw wrenError('authentication_failed', 'Sharing access token is invalid.')
+  const params = request.params as Record<string, string | undefined>
+  const project = store.byId(Number(params.project_id))
+  if (!project || project.id !== grant.teamId || params[sessionParam] !== grant.sessionId)
+    throw wrenError('permission_denied', 'A sharing access token opens only the recording it shares.')
+  return { key: null, project, sessionId: grant.sessionId }
+}
+
 /** Checks key, scope and project; returns who is calling for which project. */
 export function authorize(request: FastifyRequest, store: Tenants, scope: string, projectIdParam: string | undefined): Caller {
   const key = personalKeyFrom(request, store)

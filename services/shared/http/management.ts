@@ -2,7 +2,8 @@
 // is registered so that public routes (capture, decide, flags, remote config) pay nothing:
 //   - a limit on failed authentications per client address (@fastify/rate-limit's store): after `max`
 //     failures in a window, that address gets 429 with Retry-After on every management route, whatever
-//     key it sends, until the window ends; requests with a valid key never count;
+//     key it sends, until the window ends; requests with a valid key never count, nor do requests with a
+//     valid sharing token on a route that takes one (a shared player makes several per view);
 //   - the field size limits (limits.ts);
 //   - the list of these routes (the authorization test enumerates it, so a new route is covered the day
 //     it is added).
@@ -11,7 +12,7 @@ import rateLimit from '@fastify/rate-limit'
 import proxyAddr from '@fastify/proxy-addr'
 import type { AuthFailureLimit } from '../config'
 import type { Tenants } from '../tenancy'
-import { bearerToken } from './auth'
+import { bearerToken, sharingGrantOf, type SharingTokens } from './auth'
 import { wrenError } from '../errors'
 import { checkFieldSizes } from './limits'
 
@@ -39,11 +40,15 @@ export function clientAddressOf(trustedProxies: readonly string[]): (request: Pi
 /** Call before any route is registered. Returns the management routes, filled in as they are registered. */
 export async function guardManagementRoutes(
   app: FastifyInstance,
-  deps: { projects: Tenants; authFailures: AuthFailureLimit },
+  deps: { projects: Tenants; authFailures: AuthFailureLimit; sharing?: SharingTokens },
 ): Promise<ManagementRoute[]> {
-  const { projects, authFailures } = deps
+  const { projects, authFailures, sharing } = deps
   const routes: ManagementRoute[] = []
   let limitFailures: ((request: FastifyRequest, reply: FastifyReply) => Promise<void>) | null = null
+  const sharedGrant = async (request: FastifyRequest): Promise<boolean> => {
+    const takesSharing = request.routeOptions.config?.sharedRecording !== undefined
+    return takesSharing && sharing !== undefined && (await sharingGrantOf(request, sharing)) !== null
+  }
   if (authFailures.max > 0) {
     await app.register(rateLimit, { global: false })
     const failures = app.createRateLimit({
@@ -53,7 +58,7 @@ export async function guardManagementRoutes(
     })
     limitFailures = async (request, reply) => {
       const token = bearerToken(request)
-      const failed = token === null || projects.keyByValue(token) === undefined
+      const failed = (token === null || projects.keyByValue(token) === undefined) && !(await sharedGrant(request))
       const state = await failures(request, { increment: failed })
       if (!state.isAllowed && state.isExceeded) {
         reply.header('retry-after', String(state.ttlInSeconds))

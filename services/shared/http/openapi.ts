@@ -44,6 +44,13 @@ export async function collectOpenApi(app: FastifyInstance, info: { version: stri
             scheme: 'bearer',
             description: 'A personal API key (phx_…). Each route names the scope it needs.',
           },
+          SharingAccessToken: {
+            type: 'apiKey',
+            in: 'query',
+            name: 'sharing_access_token',
+            description:
+              'The access token of a recording’s enabled sharing configuration: it opens that recording’s retrieve and snapshots (GET) and nothing else.',
+          },
         },
       },
     },

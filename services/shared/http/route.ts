@@ -18,20 +18,41 @@ import type {
 import type { IncomingMessage } from 'node:http'
 import type { TypeBoxTypeProvider } from '@fastify/type-provider-typebox'
 import { Type, type TObject, type TSchema } from 'typebox'
-import { authorize, hasScope, personalKeyFrom, SCOPE_OBJECTS, type Caller } from './auth'
+import {
+  authorize,
+  authorizeShared,
+  hasScope,
+  personalKeyFrom,
+  SCOPE_OBJECTS,
+  SHARING_TOKEN_PARAM,
+  sharingTokenOf,
+  type Caller,
+  type SharedCaller,
+  type SharingTokens,
+} from './auth'
 import { wrenError } from '../errors'
 import type { PersonalApiKey, Tenants } from '../tenancy'
 import { ErrorBody } from './schemas'
+
+declare module 'fastify' {
+  interface FastifyContextConfig {
+    /** The path parameter naming the recording a sharing token may open on this route (see Access). */
+    sharedRecording?: string
+  }
+}
 
 export type Scope = `${(typeof SCOPE_OBJECTS)[number]}:${'read' | 'write'}` | '*'
 
 /**
  * Who may call a route:
  *   { project: scope }  a personal API key holding `scope`, for the project in the path (both prefixes);
+ *     with `sharedRecording: '<path parameter>'` (GET routes only), a request that shows
+ *     `?sharing_access_token=` instead is let in by the token alone, when an enabled sharing configuration
+ *     of that project shares the recording the parameter names (the handler gets a SharedCaller);
  *   { key: scope }      a personal API key holding `scope` (null: any valid key), no project in the path;
  *   { public: how }     no personal API key; `how` says, for the document, what identifies the caller.
  */
-export type Access = { project: Scope } | { key: Scope | null } | { public: string }
+export type Access = { project: Scope; sharedRecording?: string } | { key: Scope | null } | { public: string }
 
 export interface RouteSchema {
   params?: TObject
@@ -40,7 +61,13 @@ export interface RouteSchema {
   response?: Record<number, TSchema>
 }
 
-type CallerOf<A extends Access> = A extends { project: Scope } ? Caller : A extends { key: Scope | null } ? PersonalApiKey : undefined
+type CallerOf<A extends Access> = A extends { project: Scope; sharedRecording: string }
+  ? Caller | SharedCaller
+  : A extends { project: Scope }
+    ? Caller
+    : A extends { key: Scope | null }
+      ? PersonalApiKey
+      : undefined
 
 export type RouteRequest<S extends RouteSchema> = FastifyRequest<
   RouteGenericInterface,
@@ -69,18 +96,26 @@ const ProjectId = Type.Integer({ minimum: 1, description: 'The project (environm
 
 /**
  * The declaring function for one route group: `tag` groups its routes in the document. Call it inside
- * the group's plugin; `projects` checks the keys (null for a group of public routes only).
+ * the group's plugin; `projects` checks the keys (null for a group of public routes only); `sharing`
+ * checks sharing tokens (needed by routes that declare `sharedRecording`).
  */
-export function routesOf(app: FastifyInstance, deps: { projects: Tenants | null; tag: string }) {
-  const { projects, tag } = deps
+export function routesOf(app: FastifyInstance, deps: { projects: Tenants | null; tag: string; sharing?: SharingTokens }) {
+  const { projects, tag, sharing } = deps
   return function route<S extends RouteSchema, A extends Access>(decl: RouteDeclaration<S, A>): void {
-    const callers = new WeakMap<FastifyRequest, Caller | PersonalApiKey>()
+    const callers = new WeakMap<FastifyRequest, Caller | SharedCaller | PersonalApiKey>()
     const access = decl.access as Access
     if (!projects && !('public' in access)) throw new Error(`${decl.url}: a route that takes a personal API key needs the project store`)
-    const check = (request: FastifyRequest): void => {
-      if ('project' in access)
-        callers.set(request, authorize(request, projects!, access.project, (request.params as { project_id?: string }).project_id))
-      else if ('key' in access) {
+    const shared = 'project' in access ? access.sharedRecording : undefined
+    if (shared !== undefined && (!sharing || decl.method !== 'GET'))
+      throw new Error(`${decl.url}: a route that takes sharing tokens is a GET route and needs the sharing store`)
+    const check = async (request: FastifyRequest): Promise<void> => {
+      if ('project' in access) {
+        const caller =
+          shared !== undefined && sharingTokenOf(request) !== null
+            ? await authorizeShared(request, projects!, sharing!, shared)
+            : authorize(request, projects!, access.project, (request.params as { project_id?: string }).project_id)
+        callers.set(request, caller)
+      } else if ('key' in access) {
         const key = personalKeyFrom(request, projects!)
         if (access.key !== null && !hasScope(key, access.key))
           throw wrenError('permission_denied', `API key missing required scope '${access.key}'`)
@@ -96,21 +131,31 @@ export function routesOf(app: FastifyInstance, deps: { projects: Tenants | null;
       'public' in access && numeric.length === 0
         ? undefined
         : async (request: FastifyRequest): Promise<void> => {
-            check(request)
+            await check(request)
             const query = request.query as Record<string, unknown>
             for (const name of numeric) if (query[name] === '') delete query[name]
           }
     const urls = 'project' in access ? PROJECT_PREFIXES.map((prefix) => prefix + decl.url) : [decl.url]
     const params =
       'project' in access ? Type.Object({ project_id: ProjectId, ...(decl.schema.params?.properties ?? {}) }) : decl.schema.params
+    const querystring =
+      shared === undefined
+        ? decl.schema.querystring
+        : Type.Object({
+            ...(decl.schema.querystring?.properties ?? {}),
+            [SHARING_TOKEN_PARAM]: Type.Optional(
+              Type.String({ description: 'The access token of this recording’s enabled sharing configuration, in place of a key.' }),
+            ),
+          })
     const schema = {
       ...decl.schema,
       ...(params ? { params } : {}),
+      ...(querystring ? { querystring } : {}),
       summary: decl.summary,
       description: describe(decl.description, access),
       tags: [tag],
       ...(decl.consumes ? { consumes: decl.consumes } : {}),
-      ...('public' in access ? {} : { security: [{ PersonalAPIKey: [] }] }),
+      ...('public' in access ? {} : { security: [{ PersonalAPIKey: [] }, ...(shared === undefined ? [] : [{ SharingAccessToken: [] }])] }),
       response: { ...errorAnswers(access, decl.schema), ...decl.schema.response },
     }
     for (const url of urls) {
@@ -120,6 +165,8 @@ export function routesOf(app: FastifyInstance, deps: { projects: Tenants | null;
         schema,
         ...(decl.bodyLimit ? { bodyLimit: decl.bodyLimit } : {}),
         ...(preValidation ? { preValidation } : {}),
+        // Read by the failed-authentication limit (management.ts): a valid sharing token is no failure here.
+        ...(shared === undefined ? {} : { config: { sharedRecording: shared } }),
         handler: (request, reply) => decl.handler(request as unknown as RouteRequest<S>, reply, callers.get(request) as CallerOf<A>),
       }
       app.route(options)
@@ -130,7 +177,11 @@ export function routesOf(app: FastifyInstance, deps: { projects: Tenants | null;
 function describe(description: string | undefined, access: Access): string {
   const who =
     'project' in access
-      ? `Needs a personal API key with scope \`${access.project}\` that reaches the project.`
+      ? `Needs a personal API key with scope \`${access.project}\` that reaches the project${
+          access.sharedRecording === undefined
+            ? '.'
+            : `, or \`?${SHARING_TOKEN_PARAM}=\`: the access token of the recording’s enabled sharing configuration (it opens this recording only).`
+        }`
       : 'key' in access
         ? access.key === null
           ? 'Needs a personal API key.'

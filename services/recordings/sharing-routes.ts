@@ -1,0 +1,154 @@
+// A recording's sharing (reference §4.5): GET/PATCH /api/projects/:project_id/session_recordings/:id/sharing/
+// and POST …/sharing/refresh/, and the public page GET /shared/:token that an enabled configuration's
+// token opens. The token also opens that one recording's retrieve and snapshots as
+// ?sharing_access_token= (the `sharedRecording` access of those routes, shared/http/route.ts).
+import type { FastifyInstance } from 'fastify'
+import { Type } from 'typebox'
+import type { ProjectStore } from '../projects/store'
+import { wrenError } from '../shared/errors'
+import { routesOf } from '../shared/http/route'
+import type { ClickHouseMetadataStore } from './metadata-store'
+import { sharedPlayerPage } from './player-page'
+import { newAccessToken, SHARING_SETTINGS, type SharingConfiguration, type SharingSettings, type SharingStore } from './sharing-store'
+
+const SETTINGS_DESCRIPTION = `Display switches of the shared page: ${SHARING_SETTINGS.join(', ')} (booleans; other keys are dropped).`
+const Settings = Type.Union(
+  [Type.Object(Object.fromEntries(SHARING_SETTINGS.map((name) => [name, Type.Optional(Type.Boolean())]))), Type.Null()],
+  { description: SETTINGS_DESCRIPTION },
+)
+
+const Sharing = Type.Object(
+  {
+    created_at: Type.Union([Type.String({ format: 'date-time' }), Type.Null()], {
+      description: 'When the configuration was first saved; null while it is only built (never enabled, disabled or rotated).',
+    }),
+    enabled: Type.Boolean(),
+    access_token: Type.String({ description: 'Opens the recording at /shared/<access_token> while enabled. A secret.' }),
+    settings: Settings,
+    password_required: Type.Boolean({ description: 'Always false: Wren offers no password-protected shares.' }),
+    share_passwords: Type.Array(Type.Never(), { description: 'Always empty.' }),
+  },
+  { title: 'Sharing configuration' },
+)
+
+const RecordingId = Type.Object({ id: Type.String({ description: 'The recording’s session id.' }) })
+
+function show(config: SharingConfiguration) {
+  return {
+    created_at: config.createdAt,
+    enabled: config.enabled,
+    access_token: config.accessToken,
+    settings: config.settings,
+    password_required: false,
+    share_passwords: [],
+  }
+}
+
+/** PostHog keeps the known switches (booleans) and drops other keys; a known switch that is not a boolean is refused. */
+function settingsOf(value: unknown): SharingSettings | null {
+  if (value === null) return null
+  if (typeof value !== 'object' || Array.isArray(value))
+    throw wrenError('invalid_input', 'settings must be an object of display switches, or null.', 'settings')
+  const settings: SharingSettings = {}
+  for (const name of SHARING_SETTINGS) {
+    const v = (value as Record<string, unknown>)[name]
+    if (v === undefined || v === null) continue
+    if (typeof v !== 'boolean') throw wrenError('invalid_input', `settings.${name} must be a boolean.`, `settings.${name}`)
+    settings[name] = v
+  }
+  return settings
+}
+
+export async function sharingRoutes(
+  app: FastifyInstance,
+  deps: { projects: ProjectStore; metadata: ClickHouseMetadataStore; sharing: SharingStore },
+): Promise<void> {
+  const route = routesOf(app, { projects: deps.projects, tag: 'session recordings' })
+  /** The recording must exist in the project (and not be deleted) before its sharing is read or written. */
+  const configurationOf = async (teamId: number, sessionId: string): Promise<SharingConfiguration> => {
+    if (!(await deps.metadata.get(teamId, sessionId)))
+      throw wrenError('not_found', `No recording with session id ${JSON.stringify(sessionId)} in this project.`)
+    return deps.sharing.get(teamId, sessionId)
+  }
+
+  route({
+    method: 'GET',
+    url: '/session_recordings/:id/sharing/',
+    summary: 'A recording’s sharing configuration',
+    description:
+      'The saved configuration, or, when there is none, one built without saving (as PostHog does): disabled, `created_at` null, and a fresh `access_token` on every such GET. The token that counts is the one PATCH or refresh answers.',
+    access: { project: 'sharing_configuration:read' },
+    schema: { params: RecordingId, response: { 200: Sharing } },
+    handler: async (request, _reply, { project }) => show(await configurationOf(project.id, request.params.id)),
+  })
+
+  route({
+    method: 'PATCH',
+    url: '/session_recordings/:id/sharing/',
+    summary: 'Enable or disable sharing of a recording',
+    description:
+      'Saves the configuration (building it first when there is none). Disabling stops its token at once; enabling again brings the same token back.',
+    access: { project: 'sharing_configuration:write' },
+    schema: {
+      params: RecordingId,
+      body: Type.Object({
+        enabled: Type.Optional(Type.Boolean()),
+        settings: Type.Optional(Type.Unknown({ description: SETTINGS_DESCRIPTION })),
+        password_required: Type.Optional(Type.Boolean({ description: 'Only false: Wren offers no password-protected shares.' })),
+      }),
+      response: { 200: Sharing },
+    },
+    handler: async (request, _reply, { project }) => {
+      const current = await configurationOf(project.id, request.params.id)
+      const body = request.body
+      if (body.password_required === true)
+        throw wrenError('unsupported', 'Password-protected sharing is not offered by Wren.', 'password_required')
+      const saved = await deps.sharing.save({
+        ...current,
+        ...(body.enabled !== undefined ? { enabled: body.enabled } : {}),
+        ...(body.settings !== undefined ? { settings: settingsOf(body.settings) } : {}),
+      })
+      return show(saved)
+    },
+  })
+
+  route({
+    method: 'POST',
+    url: '/session_recordings/:id/sharing/refresh/',
+    summary: 'Rotate a recording’s sharing token',
+    description: 'Saves the configuration with a new `access_token`; the old one stops working at once. Enabled stays as it was.',
+    access: { project: 'sharing_configuration:write' },
+    schema: { params: RecordingId, response: { 200: Sharing } },
+    handler: async (request, _reply, { project }) => {
+      const current = await configurationOf(project.id, request.params.id)
+      return show(await deps.sharing.save({ ...current, accessToken: newAccessToken() }))
+    },
+  })
+
+  const publicRoute = routesOf(app, { projects: null, tag: 'session recordings' })
+  publicRoute({
+    method: 'GET',
+    url: '/shared/:token',
+    summary: 'The shared player page of a recording (HTML)',
+    description: 'Answers 404 for a token no enabled sharing configuration holds (unknown, rotated and disabled alike).',
+    access: { public: 'the access token of an enabled sharing configuration, in the path.' },
+    schema: {
+      params: Type.Object({ token: Type.String({ description: 'The sharing configuration’s access token.' }) }),
+      response: { 200: Type.String({ description: 'An HTML page.' }) },
+    },
+    handler: async (request, reply) => {
+      const token = request.params.token
+      const shared = await deps.sharing.findEnabled(token)
+      if (!shared) throw wrenError('not_found', 'Nothing is shared at this address.')
+      return (
+        reply
+          .type('text/html; charset=utf-8')
+          // The token is in the URL: keep it out of caches, Referer headers and search engines.
+          .header('cache-control', 'no-store')
+          .header('referrer-policy', 'no-referrer')
+          .header('x-robots-tag', 'noindex')
+          .send(sharedPlayerPage({ projectId: shared.teamId, sessionId: shared.sessionId, accessToken: token }))
+      )
+    },
+  })
+}
