@@ -43,7 +43,7 @@ describe('session recording retention', () => {
       what: 'the recordings processor to store the snapshots',
     })
   }
-  const listed = async () => ((await call('GET', recordings())).body.results as Array<{ id: string }>).map((r) => r.id)
+  const listed = async () => ((await call('GET', `${recordings()}?date_from=all`)).body.results as Array<{ id: string }>).map((r) => r.id)
   const setRetention = async (period: string | null) => {
     const res = await call('PATCH', project(), { session_recording_retention_period: period })
     expect(res.status).toBe(200)
