@@ -125,6 +125,8 @@ export interface StoredBlock {
 export interface BlockStore {
   /** Stores a batch's blocks; writing the same range again stores nothing more. */
   write(range: BatchRange, blocks: SnapshotBlock[]): Promise<void>
+  /** Whether the store answers at all (a write that fails while it does not is no message's fault). */
+  ping(): Promise<{ success: boolean; error?: Error }>
 }
 
 /** One session's blocks, in one order everywhere: by start, then by where they came from in the log. */
@@ -133,6 +135,10 @@ const SESSION_BLOCKS =
 
 export class ClickHouseBlockStore implements BlockStore {
   constructor(private readonly client: ClickHouseClient) {}
+
+  ping(): Promise<{ success: boolean; error?: Error }> {
+    return this.client.ping()
+  }
 
   async write(range: BatchRange, blocks: SnapshotBlock[]): Promise<void> {
     const rows = blocks.map((b) => {
