@@ -4,14 +4,17 @@
 //   npm run bench                       capture (/batch/ throughput and /e/ latency) and ingestion
 //   npm run bench -- capture            1 and 2 only          npm run bench -- batch | single | ingest
 //   npm run bench -- log                the embedded log micro-benchmark (bench/embedded-log.ts)
+//   npm run bench -- recordings         snapshots through /s/, storage per minute, the list (bench/recordings.ts)
 //   npm run bench -- <name> [args]      any other bench/<name>.ts, run as its own process
 //   options: --trials N (3)  --seconds S per load run (5)  --events N for ingestion (100000)
+//            recordings: --sessions N (100)  --minutes M per session (5)  --recordings N listed (100000)
 import { spawn } from 'node:child_process'
 import { existsSync } from 'node:fs'
 import { cpus, loadavg } from 'node:os'
 import path from 'node:path'
 import { runCapture } from './capture'
 import { runIngest } from './ingest'
+import { runRecordings } from './recordings'
 import { repoRoot } from './support'
 
 const args = process.argv.slice(2)
@@ -26,6 +29,9 @@ const option = (name: string, fallback: number) => {
 const trials = option('trials', 3)
 const seconds = option('seconds', 5)
 const events = option('events', 100_000)
+const sessions = option('sessions', 100)
+const minutes = option('minutes', 5)
+const recordings = option('recordings', 100_000)
 const name = args.shift() ?? 'all'
 
 const started = performance.now()
@@ -61,6 +67,9 @@ switch (name) {
   case 'ingest':
     await runIngest({ trials, events })
     break
+  case 'recordings':
+    await runRecordings({ trials, sessions, minutes, recordings })
+    break
   case 'log':
     console.log('')
     await runScript(path.join(repoRoot, 'bench/embedded-log.ts'), args)
@@ -69,7 +78,7 @@ switch (name) {
     const script = path.join(repoRoot, 'bench', `${name}.ts`)
     if (!/^[a-z][a-z0-9-]*$/.test(name) || !existsSync(script)) {
       console.error(
-        `unknown benchmark ${JSON.stringify(name)}: use capture, batch, single, ingest, log, or the name of a bench/*.ts script`,
+        `unknown benchmark ${JSON.stringify(name)}: use capture, batch, single, ingest, recordings, log, or the name of a bench/*.ts script`,
       )
       process.exit(2)
     }

@@ -177,12 +177,16 @@ export interface WrenServer extends ChildServer {
   dataDir: string
 }
 
-/** `wren start` (production defaults) on a fresh temporary data directory; stop() removes it. */
+/**
+ * `wren start` (production defaults) on a fresh temporary data directory, which stop() removes; or on
+ * `dataDir`, which stop() leaves (a benchmark that stops and starts Wren on the same data).
+ */
 export async function startWrenServer(
   projectKey = `phc_bench${randomBytes(12).toString('hex')}`,
   env: Record<string, string> = {},
+  existingDataDir?: string,
 ): Promise<WrenServer> {
-  const dataDir = await mkdtemp(path.join(tmpdir(), 'wren-bench-'))
+  const dataDir = existingDataDir ?? (await mkdtemp(path.join(tmpdir(), 'wren-bench-')))
   const port = await freePort()
   const server = await spawnServer(
     path.join(repoRoot, 'services/main.ts'),
@@ -197,7 +201,7 @@ export async function startWrenServer(
     dataDir,
     async stop() {
       await server.stop()
-      await rm(dataDir, { recursive: true, force: true })
+      if (!existingDataDir) await rm(dataDir, { recursive: true, force: true })
     },
   }
 }

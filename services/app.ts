@@ -15,10 +15,10 @@ import { openKafkaLog, type KafkaLog } from './shared/log/kafka/kafka-log'
 import { DeadLetterStore, kafkaDeadLetterFeed } from './dead-letters/store'
 import { deadLetterRoutes } from './dead-letters/routes'
 import { LogCommandWaiter, publishCommandResults } from './ingestion/command-results'
-import type { Log, Subscription } from './shared/log/log'
+import { TOPICS, type Log, type Subscription } from './shared/log/log'
 import { followPersonChanges, publishPersonChanges, type SnapshotChanges } from './ingestion/person-feed'
 import { stallingSubscriptions } from './shared/log/failpoint'
-import { IngestionLagMonitor, ingestionProblems, lagJson } from './shared/ingestion-lag'
+import { INGESTION_GROUP, IngestionLagMonitor, RECORDINGS_GROUP, lagJson, lagProblems } from './shared/ingestion-lag'
 import { lockDataDir } from './shared/lock'
 import { clientErrorHandler, installErrorHandler, installJsonBodyParser, renderError } from './shared/http'
 import { corsDelegator } from './shared/http/cors'
@@ -83,6 +83,8 @@ export interface Wren {
   metrics: Metrics
   /** How far behind ingestion is (readiness, /_health, /_metrics, capture's backpressure). */
   lag: IngestionLagMonitor
+  /** The recordings processor's lag on the snapshots topic. */
+  recordingsLag: IngestionLagMonitor
   deletions: DeletionScheduler
   /** Every management route as registered (method, url): what the authorization test enumerates. */
   managementRoutes: ManagementRoute[]
@@ -125,7 +127,7 @@ export async function buildWren(config: Config, logger: Logger = pino({ level: c
 
   // Dead letters are kept in ClickHouse in both modes (wall-clock times: they are operations, not events);
   // cluster mode also feeds them to the Kafka dead-letter topic.
-  const deadLetters = new DeadLetterStore(clickhouse, systemClock, kafkaLog ? kafkaDeadLetterFeed(kafkaLog, 'ingestion') : undefined)
+  const deadLetters = new DeadLetterStore(clickhouse, systemClock, kafkaLog ? kafkaDeadLetterFeed(kafkaLog) : undefined)
   const stall = config.failpoints.stallIngestionFile
   const ingestLog = stall ? stallingSubscriptions(log, () => existsSync(stall)) : log
   const processor = new IngestionProcessor(
@@ -135,7 +137,7 @@ export async function buildWren(config: Config, logger: Logger = pino({ level: c
     metrics,
     {
       ...config.ingestion,
-      deadLetters,
+      deadLetters: deadLetters.recorder(INGESTION_GROUP),
       ...(kafkaLog ? { publishResults: publishCommandResults(kafkaLog), publishChanges: publishPersonChanges(kafkaLog) } : {}),
     },
   )
@@ -145,7 +147,13 @@ export async function buildWren(config: Config, logger: Logger = pino({ level: c
   commandResults?.start()
   // Every role reports ingestion's lag (what an operator asks any process); Kafka's offsets cost admin
   // requests, so they are read less often than the embedded log's, which are in memory.
-  const lag = new IngestionLagMonitor(log, { intervalMs: kafkaLog ? 5_000 : 1_000, logger: logger.child({ service: 'ingestion-lag' }) })
+  const lagEvery = kafkaLog ? 5_000 : 1_000
+  const lag = new IngestionLagMonitor(log, {
+    topic: TOPICS.ingest,
+    group: INGESTION_GROUP,
+    intervalMs: lagEvery,
+    logger: logger.child({ service: 'ingestion-lag' }),
+  })
   await lag.start()
   metrics.gauge('wren_ingestion_lag_messages', () => lag.current().messages)
   metrics.gauge('wren_ingestion_lag_seconds', () => lag.current().seconds)
@@ -164,9 +172,20 @@ export async function buildWren(config: Config, logger: Logger = pino({ level: c
   )
   const recordings = new RecordingsProcessor(log, snapshotBlocks, logger.child({ service: 'recordings' }), metrics, {
     ...config.recordings,
+    deadLetters: deadLetters.recorder(RECORDINGS_GROUP),
     onBlocks: (range, blocks) => recordingMetadata.write(range, blocks),
   })
   if (runs('recordings')) recordings.start()
+  const recordingsLag = new IngestionLagMonitor(log, {
+    topic: TOPICS.snapshots,
+    group: RECORDINGS_GROUP,
+    intervalMs: lagEvery,
+    logger: logger.child({ service: 'recordings-lag' }),
+  })
+  await recordingsLag.start()
+  metrics.gauge('wren_recording_lag_messages', () => recordingsLag.current().messages)
+  metrics.gauge('wren_recording_lag_seconds', () => recordingsLag.current().seconds)
+  metrics.gauge('wren_recording_stalled_seconds', () => recordingsLag.current().stalledSeconds)
   const deletions = new DeletionScheduler(clickhouse, clock, logger.child({ service: 'deletions' }))
   if (runs('ingest')) deletions.start()
 
@@ -217,6 +236,7 @@ export async function buildWren(config: Config, logger: Logger = pino({ level: c
             status: Type.Enum(['ok']),
             roles: Type.Array(Type.String()),
             ingestion: Lag,
+            recordings: Lag,
             capture: Type.Optional(AnyObject()),
           }),
         },
@@ -225,6 +245,7 @@ export async function buildWren(config: Config, logger: Logger = pino({ level: c
         status: 'ok',
         roles: [...roles],
         ingestion: lagJson(lag.current()),
+        recordings: lagJson(recordingsLag.current()),
         ...(runs('capture') ? { capture: { refusing: backpressure.active, max_backlog: config.maxBacklog } } : {}),
       }),
     })
@@ -234,27 +255,35 @@ export async function buildWren(config: Config, logger: Logger = pino({ level: c
       roles: Type.Array(Type.String()),
       log: Type.Enum(['kafka', 'embedded']),
       ingestion: Lag,
+      recordings: Lag,
     })
     route({
       method: 'GET',
       url: '/_readyz',
-      summary: 'Readiness: ClickHouse answers and (in a process that ingests) ingestion keeps up',
+      summary: 'Readiness: ClickHouse answers and (in a process that runs them) ingestion and the recordings processor keep up',
       access: { public: 'no key.' },
       schema: { response: { 200: Readiness, 503: Readiness } },
       handler: async (_req, reply) => {
         const ping = await clickhouse.ping()
         const current = lag.current()
+        const recordingsCurrent = recordingsLag.current()
         // The Kafka log is connected (topics exist, producer up) before the server listens at all. Only a
-        // process that ingests is unready when ingestion is behind: taking capture or decide out of a load
-        // balancer would not help ingestion (capture refuses events itself past WREN_MAX_BACKLOG).
+        // process that runs a processor is unready when that processor is behind: taking capture or decide
+        // out of a load balancer would not help it (capture refuses events itself past WREN_MAX_BACKLOG).
         const reasons = [
           ...(ping.success ? [] : [{ code: 'clickhouse_unavailable', detail: `ClickHouse does not answer: ${ping.error.message}` }]),
-          ...(runs('ingest') ? ingestionProblems(current, config.readiness) : []),
+          ...(runs('ingest') ? lagProblems(current, config.readiness, 'ingestion') : []),
+          ...(runs('recordings') ? lagProblems(recordingsCurrent, config.readiness, 'recordings') : []),
         ]
         const status = reasons.length ? reasons[0].code.replace('_', ' ') : 'ready'
-        return reply
-          .status(reasons.length ? 503 : 200)
-          .send({ status, reasons, roles: [...roles], log: kafkaLog ? 'kafka' : 'embedded', ingestion: lagJson(current) })
+        return reply.status(reasons.length ? 503 : 200).send({
+          status,
+          reasons,
+          roles: [...roles],
+          log: kafkaLog ? 'kafka' : 'embedded',
+          ingestion: lagJson(current),
+          recordings: lagJson(recordingsCurrent),
+        })
       },
     })
     route({
@@ -342,6 +371,7 @@ export async function buildWren(config: Config, logger: Logger = pino({ level: c
     processor,
     metrics,
     lag,
+    recordingsLag,
     deletions,
     managementRoutes,
     routes,
@@ -352,6 +382,7 @@ export async function buildWren(config: Config, logger: Logger = pino({ level: c
       shuttingDown = true
       cohortReader.stop()
       lag.stop()
+      recordingsLag.stop()
       // Stop accepting; in-flight requests get the grace period, then the connections still open are closed.
       const cutOff = setTimeout(() => app.server.closeAllConnections(), config.shutdown.graceMs)
       await app.close()

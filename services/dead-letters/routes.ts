@@ -1,6 +1,6 @@
-// /api/dead_letters/: list the messages ingestion could not handle, and replay them after a fix. Dead
-// letters can belong to no project (a message that does not decode), so only a key holding every scope
-// (*) and limited to no project may see or replay them.
+// /api/dead_letters/: list the messages the processors (ingestion, recordings) could not handle, and
+// replay them after a fix. Dead letters can belong to no project (a message that does not decode), so
+// only a key holding every scope (*) and limited to no project may see or replay them.
 import type { FastifyInstance } from 'fastify'
 import { Type } from 'typebox'
 import { wrenError } from '../shared/errors'
@@ -33,7 +33,7 @@ export function serializeDeadLetter(l: DeadLetterRecord): Record<string, unknown
     source: { topic: l.topic, partition: l.partition, offset: l.offset, consumer_group: l.group },
     size: l.size,
     replayed_at: l.replayedAt,
-    payload_preview: payloadPreview(l.payload),
+    payload_preview: payloadPreview(l.topic, l.payload),
   }
 }
 
@@ -59,7 +59,7 @@ export async function deadLetterRoutes(app: FastifyInstance, deps: DeadLetterRou
   route({
     method: 'GET',
     url: '/api/dead_letters/',
-    summary: 'List the messages ingestion could not handle',
+    summary: 'List the messages ingestion and the recordings processor could not handle',
     description: WHO,
     access: { key: '*' },
     schema: {

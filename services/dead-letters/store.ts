@@ -2,13 +2,16 @@
 // person can look at them and, after a fix, replay them. One store in both modes, ClickHouse's
 // dead_letters table; cluster mode also feeds the Kafka topic wren_dead_letters for other consumers.
 // A letter is named by where its message was, `topic/partition/offset`, and is written under an insert
-// deduplication token named after the batch that found it, so a replayed batch records it once.
+// deduplication token named after the batch that found it, so a replayed batch records it once. Each
+// processor (ingestion on wren_ingest, recordings on wren_snapshots) records through its own recorder(),
+// which names its consumer group; a replay appends a payload to its topic under the key capture gave it.
 import type { ClickHouseClient } from '../shared/clickhouse'
 import { insertRows, queryRows } from '../shared/clickhouse'
 import type { Clock } from '../shared/clock'
 import type { Log, LogBatch } from '../shared/log/log'
 import type { KafkaLog } from '../shared/log/kafka/kafka-log'
-import { decodeIngest } from '../shared/log/contract'
+import { decodeIngest, decodeSnapshot } from '../shared/log/contract'
+import { TOPICS } from '../shared/log/log'
 import { SerialQueue } from '../shared/serial'
 
 export interface DeadLetter {
@@ -20,6 +23,16 @@ export interface DeadLetter {
 }
 
 export type DeadLetterSink = (batch: LogBatch, letters: DeadLetter[]) => Promise<void>
+
+/** What a processor needs of the dead-letter store (isolation.ts): record letters, and find those recorded. */
+export interface DeadLetterRecorder {
+  record: DeadLetterSink
+  /** Offsets of `topic`/`partition` between first and last that already have a letter. */
+  offsetsIn(topic: string, partition: number, first: number, last: number): Promise<number[]>
+}
+
+/** Cluster mode: where letters also go once stored, with the consumer group that found them. */
+export type DeadLetterFeed = (group: string, batch: LogBatch, letters: DeadLetter[]) => Promise<void>
 
 export interface DeadLetterRecord {
   id: string
@@ -47,11 +60,18 @@ export class DeadLetterStore {
     private readonly client: ClickHouseClient,
     private readonly clock: Clock,
     /** Cluster mode: where letters are also sent once stored (the Kafka dead-letter topic). */
-    private readonly feed?: DeadLetterSink,
+    private readonly feed?: DeadLetterFeed,
   ) {}
 
-  /** Records letters found in `batch` (the sink the ingestion processor writes to). */
-  readonly record: DeadLetterSink = async (batch, letters) => {
+  /** The recorder of one processor's consumer group (the group is kept with each letter). */
+  recorder(group: string): DeadLetterRecorder {
+    return {
+      record: (batch, letters) => this.record(group, batch, letters),
+      offsetsIn: (topic, partition, first, last) => this.offsetsIn(topic, partition, first, last),
+    }
+  }
+
+  private async record(group: string, batch: LogBatch, letters: DeadLetter[]): Promise<void> {
     if (letters.length === 0) return
     const at = this.clock.now().toISOString()
     await insertRows(
@@ -65,15 +85,15 @@ export class DeadLetterStore {
         payload: d.payload.toString('base64'),
         at,
         team_id: d.teamId,
+        consumer_group: group,
         size: d.payload.length,
       })),
       `dead_letters:${batch.topic}:${batch.partition}:${batch.firstOffset}-${batch.lastOffset}`,
     )
-    if (this.feed) await this.feed(batch, letters)
+    if (this.feed) await this.feed(group, batch, letters)
   }
 
-  /** Offsets of `topic`/`partition` between first and last that already have a letter. */
-  async offsetsIn(topic: string, partition: number, first: number, last: number): Promise<number[]> {
+  private async offsetsIn(topic: string, partition: number, first: number, last: number): Promise<number[]> {
     const rows = await queryRows<{ offset: number }>(
       this.client,
       'SELECT DISTINCT offset FROM dead_letters WHERE topic = {topic:String} AND partition = {partition:UInt32} AND offset BETWEEN {first:UInt64} AND {last:UInt64}',
@@ -109,7 +129,7 @@ export class DeadLetterStore {
       for (const [topic, list] of byTopic)
         await log.append(
           topic,
-          list.map((l) => ({ key: String(l.teamId ?? 0), value: l.payload })),
+          list.map((l) => ({ key: messageOf(topic, l.payload)?.key ?? String(l.teamId ?? 0), value: l.payload })),
         )
       const at = this.clock.now().toISOString()
       await insertRows(
@@ -181,30 +201,43 @@ function parseId(id: unknown): { topic: string; partition: number; offset: numbe
   return match ? { topic: match[1], partition: Number(match[2]), offset: Number(match[3]) } : null
 }
 
-/** What a person sees of a payload: the decoded message as JSON, or its bytes as text, cut short. */
-export function payloadPreview(payload: Buffer): string {
-  let text: string
-  try {
-    text = JSON.stringify(decodeIngest(payload))
-  } catch {
-    text = payload.toString('utf8')
-  }
-  return text.length > PREVIEW_CHARS ? `${text.slice(0, PREVIEW_CHARS)}…` : text
+/** What dead letters know of each topic's messages: their project, the key capture appended them under, and their content. */
+const MESSAGES: Record<string, (payload: Buffer) => { teamId: number; key: string; content: unknown }> = {
+  [TOPICS.ingest]: (payload) => {
+    const item = decodeIngest(payload)
+    const teamId = item.kind === 'event' ? item.event.teamId : item.command.teamId
+    return { teamId, key: String(teamId), content: item }
+  },
+  [TOPICS.snapshots]: (payload) => {
+    const item = decodeSnapshot(payload)
+    return { teamId: item.teamId, key: `${item.teamId}:${item.sessionId}`, content: item }
+  },
 }
 
-/** The project of a message, when it decodes. */
-export function teamOf(payload: Buffer): number | null {
+/** A message of `topic` decoded, or null when it does not decode. */
+function messageOf(topic: string, payload: Buffer): { teamId: number; key: string; content: unknown } | null {
   try {
-    const item = decodeIngest(payload)
-    return item.kind === 'event' ? item.event.teamId : item.command.teamId
+    return MESSAGES[topic]?.(payload) ?? null
   } catch {
     return null
   }
 }
 
+/** What a person sees of a payload: the decoded message as JSON, or its bytes as text, cut short. */
+export function payloadPreview(topic: string, payload: Buffer): string {
+  const message = messageOf(topic, payload)
+  const text = message ? JSON.stringify(message.content) : payload.toString('utf8')
+  return text.length > PREVIEW_CHARS ? `${text.slice(0, PREVIEW_CHARS)}…` : text
+}
+
+/** The project of a message of `topic`, when it decodes. */
+export function teamOf(topic: string, payload: Buffer): number | null {
+  return messageOf(topic, payload)?.teamId ?? null
+}
+
 /** Cluster mode: the same letters also go to the Kafka dead-letter topic, keyed by their origin. */
-export function kafkaDeadLetterFeed(log: KafkaLog, group: string): DeadLetterSink {
-  return (batch, letters) =>
+export function kafkaDeadLetterFeed(log: KafkaLog): DeadLetterFeed {
+  return (group, batch, letters) =>
     log.deadLetter(
       letters.map((d) => ({
         source: { topic: batch.topic, partition: batch.partition, offset: d.offset },

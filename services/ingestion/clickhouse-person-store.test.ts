@@ -89,7 +89,7 @@ describe('ingestion processor on ClickHouse', () => {
   const processor = (log: Log, logger: pino.Logger, metrics: Metrics, options: Omit<ProcessorOptions, 'deadLetters'>) =>
     new IngestionProcessor(log, new ClickHousePersonStore(client), logger, metrics, {
       ...options,
-      deadLetters: new DeadLetterStore(client, systemClock),
+      deadLetters: new DeadLetterStore(client, systemClock).recorder('ingestion'),
     })
   beforeAll(async () => {
     dir = await mkdtemp(path.join(tmpdir(), 'wren-processor-'))
@@ -224,7 +224,7 @@ describe('ingestion processor on ClickHouse', () => {
         throw new Error('SIGKILL')
       },
     }
-    const deadLetters = new DeadLetterStore(client, systemClock)
+    const deadLetters = new DeadLetterStore(client, systemClock).recorder('ingestion')
     let died: () => void = () => {}
     const done = new Promise<void>((resolve) => (died = resolve))
     const first: Log = {

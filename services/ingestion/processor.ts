@@ -3,33 +3,24 @@
 // batches. Offsets are committed (by the log) only after the batch is stored; a batch replayed after a
 // crash is rebuilt from the state before it.
 //
-// No batch stalls the stream. A batch that fails is handed back by the log (with backoff) and retried;
-// after maxRetries failures of the same range the processor isolates it: it writes the halves of the
-// range, each as a batch of its own, splitting again whichever half fails, until the messages that fail
-// alone are found. Those go to dead letters with their error; everything else is stored, in order, and
-// the whole range is committed.
+// No batch stalls the stream: a batch that keeps failing is isolated (dead-letters/isolation.ts) until
+// the messages that fail alone are found; they go to dead letters, everything else is stored.
 //
 // Exactly once through isolation. Every write, of a whole range or of a part, is computed from the state
 // stored before its first offset (the replay bound: rows written by this part or later ones are left
-// out) and carries deduplication tokens named after its own range; a dead letter is written under a
-// token named after its message's offset. After a crash in the middle of isolation the log hands out
-// the whole range again. Dead letters already recorded in it are durable proof that it was being
-// isolated, so the processor isolates at once, and walks the same halves in the same order: each part
-// written before the crash is rebuilt from the same state into the same rows under the same tokens
-// (ClickHouse drops them), each message dead-lettered before is recorded under the same token (dropped
-// too), and the walk goes on where it stopped. A crash before any letter was recorded retries the whole
-// range first, which rewrites what it wrote before (same rows, same tokens). Two things are not undone:
-// a failed write may have stored part of its rows before failing (the person tables are written before
-// the events), so persons can show the changes of a message that was then dead-lettered, as PostHog's
-// person updates land before their event is produced; and events of such a partial write are stored
-// again by the parts, under the same uuids, which the events table (a ReplacingMergeTree) folds.
+// out) and carries deduplication tokens named after its own range, which is what isolation needs to
+// replay a range after a crash. Two things are not undone: a failed write may have stored part of its
+// rows before failing (the person tables are written before the events), so persons can show the
+// changes of a message that was then dead-lettered, as PostHog's person updates land before their event
+// is produced; and events of such a partial write are stored again by the parts, under the same uuids,
+// which the events table (a ReplacingMergeTree) folds.
 import type { Logger } from 'pino'
 import type { Log, LogBatch, Subscription } from '../shared/log/log'
 import { TOPICS } from '../shared/log/log'
 import { decodeIngest, type IngestItem } from '../shared/log/contract'
 import type { Metrics } from '../shared/metrics'
-import { RepeatedFailures } from '../shared/repeated-failures'
-import { teamOf, type DeadLetter, type DeadLetterStore } from '../dead-letters/store'
+import type { DeadLetter, DeadLetterRecorder } from '../dead-letters/store'
+import { BatchIsolation, errorText } from '../dead-letters/isolation'
 import { PersonRepo } from './person-repo'
 import { applyCommand, lookupsFor, processEvent, warnIfDroppedPersonless, type CommandResult } from './person-rules'
 import type { PersonStore } from './person-store'
@@ -59,9 +50,6 @@ export interface ProcessorOptions {
   publishChanges?: PersonChangePublisher
 }
 
-/** What the processor needs of the dead-letter store. */
-export type DeadLetterRecorder = Pick<DeadLetterStore, 'record' | 'offsetsIn'>
-
 export class IngestionProcessor {
   private readonly repo: PersonRepo
   private readonly waiters = new CommandWaiters()
@@ -69,8 +57,7 @@ export class IngestionProcessor {
   private batchesWritten = 0
   private readonly changeListeners: Array<(changes: PersonChanges) => void> = []
   private readonly deadLetters: DeadLetterRecorder
-  /** Per topic/partition: the range that is failing, how often, and its log (once, then once a minute). */
-  private readonly failing = new Map<string, { range: string; count: number; log: RepeatedFailures }>()
+  private readonly isolation: BatchIsolation
 
   constructor(
     private readonly log: Log,
@@ -81,6 +68,15 @@ export class IngestionProcessor {
   ) {
     this.deadLetters = options.deadLetters
     this.repo = new PersonRepo({ maxPersons: options.maxCachedPersons })
+    this.isolation = new BatchIsolation(logger, metrics, {
+      name: 'ingestion',
+      maxRetries: options.maxRetries ?? 3,
+      deadLetters: options.deadLetters,
+      write: (batch) => this.processRange(batch),
+      ping: () => this.store.ping(),
+      onDeadLetter: (record, letter) => this.commandFailed(record.value, letter),
+      metrics: { retries: 'wren_ingestion_batch_retries_total', splits: 'wren_ingestion_batches_split_total' },
+    })
   }
 
   start(): void {
@@ -90,7 +86,7 @@ export class IngestionProcessor {
       maxBatchRecords: this.options.maxBatchRecords,
       maxWaitMs: this.options.maxWaitMs,
       handler: (batch) => this.handleBatch(batch),
-      onError: (err, batch) => this.reportFailure(err, batch),
+      onError: (err, batch) => this.isolation.reportFailure(err, batch),
     })
   }
 
@@ -111,94 +107,17 @@ export class IngestionProcessor {
 
   private async handleBatch(batch: LogBatch): Promise<void> {
     const started = performance.now()
-    const where = `${batch.topic}:${batch.partition}`
-    const range = `${batch.firstOffset}-${batch.lastOffset}`
-    const failing = this.failing.get(where)
-    const failures = failing?.range === range ? failing.count : 0
-    // After a crash (or a rebalance) the failure count is gone; letters already recorded in the range
-    // are the durable sign that it was being isolated.
-    const isolating =
-      failures >= (this.options.maxRetries ?? 3) ||
-      (batch.redelivered &&
-        failures === 0 &&
-        (await this.deadLetters.offsetsIn(batch.topic, batch.partition, batch.firstOffset, batch.lastOffset)).length > 0)
-    try {
-      if (isolating) await this.isolate(batch, null)
-      else await this.processRange(batch)
-    } catch (err) {
-      const log = failing?.range === range ? failing.log : new RepeatedFailures(this.logger, 'ingestion batch failed; retrying')
-      this.failing.set(where, { range, count: failures + 1, log })
-      this.metrics.inc('wren_ingestion_batch_retries_total')
-      throw err
-    }
-    if (failing?.range === range) {
-      this.failing.delete(where)
-      failing.log.success({ partition: batch.partition, firstOffset: batch.firstOffset, lastOffset: batch.lastOffset, isolated: isolating })
-    }
+    await this.isolation.handle(batch)
     this.metrics.observe('wren_ingestion_batch_duration_seconds', (performance.now() - started) / 1000)
   }
 
-  /**
-   * Writes the halves of a range that keeps failing as batches of their own, splitting again each half
-   * that fails, and dead-letters the messages that fail alone (see the top of this file).
-   */
-  private async isolate(batch: LogBatch, error: unknown): Promise<void> {
-    // A store that does not answer fails every write: that is no message's fault.
-    const ping = await this.store.ping()
-    if (!ping.success) throw error ?? ping.error
-    if (batch.records.length === 1) {
-      if (error === null) {
-        try {
-          return await this.processRange(batch)
-        } catch (err) {
-          error = err
-        }
-      }
-      return this.deadLetterAlone(batch, error)
-    }
-    this.metrics.inc('wren_ingestion_batches_split_total')
-    const half = Math.ceil(batch.records.length / 2)
-    for (const records of [batch.records.slice(0, half), batch.records.slice(half)]) {
-      const part: LogBatch = {
-        topic: batch.topic,
-        partition: batch.partition,
-        records,
-        firstOffset: records[0].offset,
-        lastOffset: records[records.length - 1].offset,
-        redelivered: true,
-      }
-      try {
-        await this.processRange(part)
-      } catch (err) {
-        await this.isolate(part, err)
-      }
-    }
-  }
-
-  private async deadLetterAlone(batch: LogBatch, error: unknown): Promise<void> {
-    const [record] = batch.records
-    const letter: DeadLetter = { offset: record.offset, error: errorText(error), payload: record.value, teamId: teamOf(record.value) }
-    await this.deadLetters.record(batch, [letter])
-    const command = commandIn(record.value)
-    if (command) {
-      const result: [string, CommandResult] = [command.commandId, { ok: false, status: 500, detail: letter.error }]
-      if (this.options.publishResults) await this.options.publishResults([result])
-      this.waiters.resolve(...result)
-    }
-    this.metrics.inc('wren_dead_letters_total')
-    this.logger.warn(
-      { partition: batch.partition, offset: record.offset, teamId: letter.teamId, error: letter.error },
-      'a message that fails alone was sent to the dead-letter store',
-    )
-  }
-
-  /** Logs a failing batch once, then at most once a minute with the number of failures since. */
-  private reportFailure(err: unknown, batch: LogBatch): void {
-    const entry = this.failing.get(`${batch.topic}:${batch.partition}`)
-    const context = { partition: batch.partition, firstOffset: batch.firstOffset, lastOffset: batch.lastOffset }
-    // Not a handler failure of a known range (an offset write, say): log it as it comes.
-    if (entry?.range !== `${batch.firstOffset}-${batch.lastOffset}`) this.logger.error({ err, ...context }, 'ingestion failed; retrying')
-    else entry.log.failure(err, context)
+  /** A command dead-lettered alone: whoever waits for its result hears that it failed. */
+  private async commandFailed(value: Buffer, letter: DeadLetter): Promise<void> {
+    const command = commandIn(value)
+    if (!command) return
+    const result: [string, CommandResult] = [command.commandId, { ok: false, status: 500, detail: letter.error }]
+    if (this.options.publishResults) await this.options.publishResults([result])
+    this.waiters.resolve(...result)
   }
 
   /** Processes one range of the log and writes its output. Throws when the range cannot be written. */
@@ -268,7 +187,7 @@ export class IngestionProcessor {
     }
     this.repo.evict()
     this.metrics.inc('wren_ingested_events_total', events.length)
-    this.metrics.inc('wren_dead_letters_total', deadLetters.length)
+    this.metrics.inc('wren_dead_letters_total', deadLetters.length, { topic: batch.topic })
     const warnings = this.repo.takeWarnings()
     this.metrics.inc('wren_ingestion_warnings_total', warnings.length)
     for (const w of warnings.slice(0, 20)) this.logger.info({ teamId: w.teamId, details: w.details }, `ingestion warning: ${w.type}`)
@@ -286,8 +205,4 @@ function commandIn(value: Buffer): PersonCommand | null {
   } catch {
     return null
   }
-}
-
-function errorText(err: unknown): string {
-  return err instanceof Error ? err.message : String(err)
 }

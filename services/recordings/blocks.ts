@@ -127,6 +127,8 @@ export interface StoredBlock {
 export interface BlockStore {
   /** Stores a batch's blocks; writing the same range again stores nothing more. */
   write(range: BatchRange, blocks: SnapshotBlock[]): Promise<void>
+  /** Whether the store answers at all (a write that fails while it does not is no message's fault). */
+  ping(): Promise<{ success: boolean; error?: Error }>
 }
 
 /**
@@ -144,6 +146,10 @@ export class ClickHouseBlockStore implements BlockStore {
     private readonly client: ClickHouseClient,
     private readonly retention: Retention = LONGEST_RETENTION,
   ) {}
+
+  ping(): Promise<{ success: boolean; error?: Error }> {
+    return this.client.ping()
+  }
 
   async write(range: BatchRange, blocks: SnapshotBlock[]): Promise<void> {
     const rows = blocks.map((b) => {

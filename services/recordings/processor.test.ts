@@ -1,6 +1,7 @@
 // The recordings processor on real chDB, handed batches directly: a batch handed out again after a crash
-// (between the write and the commit) stores nothing twice, and messages PostHog's parser drops never stop
-// the stream.
+// (between the write and the commit) stores nothing twice, messages PostHog's parser drops never stop
+// the stream, and a message whose write keeps failing becomes a dead letter while the rest is stored,
+// once, through a crash in the middle of the isolation.
 import { afterAll, beforeAll, describe, expect, it } from 'vitest'
 import { mkdtemp, rm } from 'node:fs/promises'
 import { tmpdir } from 'node:os'
@@ -10,6 +11,8 @@ import { migrate, openEmbeddedClickHouse, type ClickHouseClient } from '../share
 import { encodeSnapshot, type SnapshotItem } from '../shared/log/contract'
 import type { Log, LogBatch } from '../shared/log/log'
 import { Metrics } from '../shared/metrics'
+import { systemClock } from '../shared/clock'
+import { DeadLetterStore } from '../dead-letters/store'
 import { ClickHouseBlockStore, type SnapshotBlock } from './blocks'
 import { RecordingsProcessor } from './processor'
 
@@ -52,6 +55,16 @@ describe('recordings processor', () => {
   let metrics: Metrics
   const heard: SnapshotBlock[][] = []
   let processor: RecordingsProcessor
+  let deadLetters: DeadLetterStore
+  const processorWith = (options: { poisonSession?: string } = {}) =>
+    new RecordingsProcessor({} as Log, store, pino({ level: 'silent' }), metrics, {
+      maxBatchRecords: 100,
+      maxWaitMs: 10,
+      maxRetries: 2,
+      deadLetters: deadLetters.recorder('recordings'),
+      onBlocks: async (_range, blocks) => void heard.push(blocks),
+      ...options,
+    })
 
   beforeAll(async () => {
     dir = await mkdtemp(path.join(tmpdir(), 'wren-recordings-'))
@@ -59,11 +72,8 @@ describe('recordings processor', () => {
     await migrate(client)
     store = new ClickHouseBlockStore(client)
     metrics = new Metrics()
-    processor = new RecordingsProcessor({} as Log, store, pino({ level: 'silent' }), metrics, {
-      maxBatchRecords: 100,
-      maxWaitMs: 10,
-      onBlocks: async (_range, blocks) => void heard.push(blocks),
-    })
+    deadLetters = new DeadLetterStore(client, systemClock)
+    processor = processorWith()
   })
   afterAll(async () => {
     await client?.close()
@@ -95,7 +105,7 @@ describe('recordings processor', () => {
     expect(heard.map((blocks) => blocks.length)).toEqual([2, 2, 1])
   })
 
-  it('skips messages it cannot store (undecodable, no valid events, a week away) and stores the rest', async () => {
+  it('skips messages PostHog drops (no valid events, a week away), keeps undecodable ones as dead letters, and stores the rest', async () => {
     const dropped = metrics.get('wren_recording_snapshots_dropped_total')
     await processor.handleBatch(
       batch(10, [
@@ -107,6 +117,39 @@ describe('recordings processor', () => {
     )
     const blocks = await store.blocks(1, 's2')
     expect(blocks.map((b) => [b.windowId, b.eventCount])).toEqual([['s2', 1]])
-    expect(metrics.get('wren_recording_snapshots_dropped_total') - dropped).toBe(3)
+    expect(metrics.get('wren_recording_snapshots_dropped_total') - dropped).toBe(2)
+    const letters = (await deadLetters.list({ limit: 10, offset: 0 })).results.filter((l) => l.offset === 10)
+    expect(letters.map((l) => [l.id, l.group, l.teamId, l.payload.toString()])).toEqual([
+      ['wren_snapshots/0/10', 'recordings', null, 'not a snapshot'],
+    ])
+  })
+
+  it('retries a failing batch a bounded number of times, then stores the good messages and dead-letters the poison one, once through a crash', async () => {
+    const poisoned = processorWith({ poisonSession: 'poison' })
+    const items = [
+      item('good-a', 'w', [0, 1]),
+      item('good-b', 'w', [2]),
+      item('poison', 'w', [3], { teamId: 2 }),
+      item('good-a', 'w', [4]),
+      item('good-c', 'w', [5, 6]),
+    ]
+    const failing = batch(20, items)
+    // The log hands a failing batch out again each time; the first maxRetries attempts fail as a whole.
+    for (let attempt = 0; attempt < 2; attempt++)
+      await expect(poisoned.handleBatch({ ...failing, redelivered: attempt > 0 })).rejects.toThrow(/failpoint/)
+    expect(await store.blocks(1, 'good-a')).toEqual([])
+    // The third isolates it. The process dies before the commit: the next one gets the same range and,
+    // seeing the letter already recorded, isolates at once and writes the same parts again.
+    await poisoned.handleBatch({ ...failing, redelivered: true })
+    await processorWith({ poisonSession: 'poison' }).handleBatch({ ...failing, redelivered: true })
+
+    const eventsOf = async (session: string) => (await store.blocks(1, session)).reduce((n, b) => n + b.eventCount, 0)
+    expect([await eventsOf('good-a'), await eventsOf('good-b'), await eventsOf('good-c')]).toEqual([3, 1, 2])
+    expect(await store.blocks(2, 'poison')).toEqual([])
+    const letters = (await deadLetters.list({ limit: 10, offset: 0 })).results.filter((l) => l.offset >= 20)
+    expect(letters.map((l) => [l.id, l.group, l.teamId])).toEqual([['wren_snapshots/0/22', 'recordings', 2]])
+    expect(letters[0].error).toContain('failpoint')
+    expect(metrics.get('wren_recording_batch_retries_total')).toBe(2)
+    expect(metrics.get('wren_dead_letters_total')).toBeGreaterThanOrEqual(1)
   })
 })

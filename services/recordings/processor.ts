@@ -6,15 +6,22 @@
 // after the range. After a SIGKILL between the write and the commit the log hands out the same range
 // again; its rows are dropped by ClickHouse as duplicates, and nothing the range held is lost.
 //
-// A message that cannot be decoded, or that PostHog's parser would drop (no valid rrweb event, or events
-// 7 days or more from when capture received it), is skipped and counted; it never stops the stream. A
-// batch whose write fails is handed back by the log (with backoff) and written again.
+// A message that PostHog's parser would drop (no valid rrweb event, or events 7 days or more from when
+// capture received it) is skipped and counted. A message that does not decode is a dead letter. A batch
+// whose write fails is handed back by the log (with backoff) and written again, a bounded number of
+// times; then it is isolated (dead-letters/isolation.ts): its halves are written as batches of their
+// own until the messages that fail alone are found, and those go to dead letters, so one poison snapshot
+// cannot stall everyone's recordings. Each part's blocks are computed from the part alone and written
+// under its own range's tokens, which is what isolation needs to be exactly-once through a crash. A part
+// whose blocks were stored but whose metadata hook then failed keeps those blocks when it is split.
 import type { Logger } from 'pino'
 import type { Log, LogBatch, Subscription } from '../shared/log/log'
 import { TOPICS } from '../shared/log/log'
 import { decodeSnapshot, type SnapshotItem } from '../shared/log/contract'
 import type { Metrics } from '../shared/metrics'
-import { RepeatedFailures } from '../shared/repeated-failures'
+import { RECORDINGS_GROUP } from '../shared/ingestion-lag'
+import type { DeadLetter, DeadLetterRecorder } from '../dead-letters/store'
+import { BatchIsolation, errorText } from '../dead-letters/isolation'
 import { dropReason, toBlocks, validEvents, type BatchRange, type BlockStore, type RrwebEvent, type SnapshotBlock } from './blocks'
 
 /**
@@ -29,8 +36,14 @@ export type BlockListener = (range: BatchRange, blocks: SnapshotBlock[]) => Prom
 export interface RecordingsProcessorOptions {
   maxBatchRecords: number
   maxWaitMs: number
+  /** Failures of the same range before it is isolated (split until the failing messages are found). */
+  maxRetries?: number
+  /** Where messages that cannot be handled go (the dead_letters table, dead-letters/store.ts). */
+  deadLetters: DeadLetterRecorder
   /** Failpoint for crash tests: die (SIGKILL) after this many batches are written, before their commit. */
   crashAfterBatches?: number | null
+  /** Failpoint for tests: writing a batch that holds a snapshot of this session fails, as if ClickHouse refused it. */
+  poisonSession?: string | null
   /** The metadata hook (see BlockListener). */
   onBlocks?: BlockListener
 }
@@ -38,7 +51,7 @@ export interface RecordingsProcessorOptions {
 export class RecordingsProcessor {
   private subscription: Subscription | null = null
   private batchesWritten = 0
-  private readonly failures: RepeatedFailures
+  private readonly isolation: BatchIsolation
 
   constructor(
     private readonly log: Log,
@@ -47,18 +60,24 @@ export class RecordingsProcessor {
     private readonly metrics: Metrics,
     private readonly options: RecordingsProcessorOptions,
   ) {
-    this.failures = new RepeatedFailures(logger, 'recordings batch failed; retrying')
+    this.isolation = new BatchIsolation(logger, metrics, {
+      name: 'recordings',
+      maxRetries: options.maxRetries ?? 3,
+      deadLetters: options.deadLetters,
+      write: (batch) => this.writeRange(batch),
+      ping: () => store.ping(),
+      metrics: { retries: 'wren_recording_batch_retries_total', splits: 'wren_recording_batches_split_total' },
+    })
   }
 
   start(): void {
     this.subscription = this.log.subscribe({
       topic: TOPICS.snapshots,
-      group: 'recordings',
+      group: RECORDINGS_GROUP,
       maxBatchRecords: this.options.maxBatchRecords,
       maxWaitMs: this.options.maxWaitMs,
       handler: (batch) => this.handleBatch(batch),
-      onError: (err, batch) =>
-        this.failures.failure(err, { partition: batch.partition, firstOffset: batch.firstOffset, lastOffset: batch.lastOffset }),
+      onError: (err, batch) => this.isolation.reportFailure(err, batch),
     })
   }
 
@@ -67,9 +86,15 @@ export class RecordingsProcessor {
     this.subscription = null
   }
 
-  /** Stores one batch's blocks (exported for tests that hand batches in directly). */
-  async handleBatch(batch: LogBatch): Promise<void> {
+  /** The log's handler: stores one batch's blocks, or isolates the batch (exported for tests that hand batches in directly). */
+  handleBatch(batch: LogBatch): Promise<void> {
+    return this.isolation.handle(batch)
+  }
+
+  /** Stores one range's blocks and metadata. Throws when the range cannot be written. */
+  private async writeRange(batch: LogBatch): Promise<void> {
     const messages: Array<{ item: SnapshotItem; events: RrwebEvent[] }> = []
+    const deadLetters: DeadLetter[] = []
     for (const record of batch.records) {
       let item: SnapshotItem
       let events: RrwebEvent[]
@@ -77,7 +102,7 @@ export class RecordingsProcessor {
         item = decodeSnapshot(record.value)
         events = validEvents(JSON.parse(item.events))
       } catch (err) {
-        this.drop('undecodable', { partition: batch.partition, offset: record.offset, err })
+        deadLetters.push({ offset: record.offset, error: errorText(err), payload: record.value, teamId: null })
         continue
       }
       const reason = dropReason(item, events)
@@ -85,12 +110,21 @@ export class RecordingsProcessor {
       else messages.push({ item, events })
     }
     const blocks = toBlocks(messages)
+    const poison = this.options.poisonSession
+    if (poison && messages.some((m) => m.item.sessionId === poison))
+      throw new Error(`failpoint: ClickHouse refuses a batch holding a snapshot of session ${JSON.stringify(poison)}`)
     await this.store.write(batch, blocks)
     // HOOK (issue 11, metadata): per-session metadata from the stored blocks, before the commit.
     if (this.options.onBlocks) await this.options.onBlocks(batch, blocks)
+    await this.options.deadLetters.record(batch, deadLetters)
     if (this.options.crashAfterBatches && ++this.batchesWritten >= this.options.crashAfterBatches) process.kill(process.pid, 'SIGKILL')
-    this.failures.success({ partition: batch.partition, firstOffset: batch.firstOffset, lastOffset: batch.lastOffset })
     this.metrics.inc('wren_recording_blocks_total', blocks.length)
+    this.metrics.inc('wren_dead_letters_total', deadLetters.length, { topic: batch.topic })
+    if (deadLetters.length)
+      this.logger.warn(
+        { count: deadLetters.length, first: deadLetters[0].error },
+        'snapshot messages that do not decode sent to the dead-letter store',
+      )
     this.metrics.inc(
       'wren_recording_events_total',
       messages.reduce((n, m) => n + m.events.length, 0),

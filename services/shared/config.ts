@@ -27,7 +27,9 @@ export interface Config {
   recordings: {
     maxBatchRecords: number
     maxWaitMs: number
+    maxRetries: number
     crashAfterBatches: number | null
+    poisonSession: string | null
   }
   /** Bounds on one client's hold on the server (a slow client cannot keep a request or a shutdown open). */
   http: HttpTimeouts
@@ -143,10 +145,14 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env): Config {
     recordings: {
       maxBatchRecords: intFrom(env.WREN_RECORDINGS_BATCH, 100, 'WREN_RECORDINGS_BATCH'),
       maxWaitMs: intFrom(env.WREN_RECORDINGS_WAIT_MS, 500, 'WREN_RECORDINGS_WAIT_MS'),
+      // Failures of one snapshot batch before it is split to find the messages that fail (they go to dead letters).
+      maxRetries: intFrom(env.WREN_RECORDINGS_MAX_RETRIES, 3, 'WREN_RECORDINGS_MAX_RETRIES'),
       // Failpoint for crash tests: SIGKILL this process after N snapshot batches are written but not committed.
       crashAfterBatches: env.WREN_FAILPOINT_RECORDINGS_CRASH_AFTER_BATCHES
         ? intFrom(env.WREN_FAILPOINT_RECORDINGS_CRASH_AFTER_BATCHES, 0, 'WREN_FAILPOINT_RECORDINGS_CRASH_AFTER_BATCHES')
         : null,
+      // Failpoint for dead-letter tests: writing a snapshot batch that holds this session id fails.
+      poisonSession: env.WREN_FAILPOINT_POISON_SESSION || null,
     },
     maxBacklog: intFrom(env.WREN_MAX_BACKLOG, 1_000_000, 'WREN_MAX_BACKLOG'),
     logRetention: {

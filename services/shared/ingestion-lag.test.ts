@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest'
-import { LagEstimator, ingestionProblems, type IngestionLag } from './ingestion-lag'
+import { LagEstimator, lagProblems, type IngestionLag } from './ingestion-lag'
 
 describe('LagEstimator', () => {
   it('measures lag in messages and in seconds since the oldest waiting message was appended', () => {
@@ -39,7 +39,7 @@ describe('LagEstimator', () => {
   })
 })
 
-describe('ingestionProblems', () => {
+describe('lagProblems', () => {
   const lag = (over: Partial<IngestionLag>): IngestionLag => ({
     messages: 5,
     seconds: 0,
@@ -53,10 +53,14 @@ describe('ingestionProblems', () => {
   })
   it('names a stall and a lag past their bounds, with the numbers', () => {
     const bounds = { maxLagSeconds: 300, stallSeconds: 60 }
-    expect(ingestionProblems(lag({ seconds: 30, stalledSeconds: 30 }), bounds)).toEqual([])
-    const problems = ingestionProblems(lag({ seconds: 400, stalledSeconds: 61 }), bounds)
+    expect(lagProblems(lag({ seconds: 30, stalledSeconds: 30 }), bounds, 'ingestion')).toEqual([])
+    const problems = lagProblems(lag({ seconds: 400, stalledSeconds: 61 }), bounds, 'ingestion')
     expect(problems.map((p) => p.code)).toEqual(['ingestion_stalled', 'ingestion_lagging'])
     expect(problems[0].detail).toContain('61 s while 5 messages wait')
     expect(problems[1].detail).toContain('400 s ago')
+    // The recordings processor's lag is named as its own.
+    expect(lagProblems(lag({ stalledSeconds: 61 }), bounds, 'recordings')).toEqual([
+      { code: 'recordings_stalled', detail: expect.stringMatching(/^recordings has committed nothing for 61 s/) },
+    ])
   })
 })

@@ -1,21 +1,24 @@
-// How far behind ingestion is, as readiness, /_health, /_metrics and capture's backpressure see it.
-// Measured from outside the processor, on the log: every few seconds the ingest topic's end offset and
-// the ingestion group's committed offset are sampled. Lag in messages is end - committed; lag in seconds
+// How far behind a stream processor is (ingestion on wren_ingest, recordings on wren_snapshots), as
+// readiness, /_health, /_metrics and capture's backpressure see it. Measured from outside the processor,
+// on the log: every few seconds the topic's end offset and the processor group's committed offset are
+// sampled. Lag in messages is end - committed; lag in seconds
 // is how long ago the oldest uncommitted message was appended, estimated from when the sampled end first
 // passed it; "stalled" is how long the committed offset has not moved while messages wait.
 //
 // On Kafka the offsets are sums over partitions, so one stuck partition among busy ones shows as a growing
 // lag in messages sooner than as a stall.
-import { TOPICS, type Log } from './log/log'
+import type { Log } from './log/log'
 import { RepeatedFailures, type FailureLogger } from './repeated-failures'
 
 /** The processor's consumer group on the ingest topic (services/ingestion/processor.ts). */
 export const INGESTION_GROUP = 'ingestion'
+/** The recordings processor's consumer group on the snapshots topic (services/recordings/processor.ts). */
+export const RECORDINGS_GROUP = 'recordings'
 /** Samples kept while a stall lasts; beyond it every other one is dropped (the oldest always stays). */
 const MAX_SAMPLES = 2_000
 
 export interface IngestionLag {
-  /** Messages appended to the ingest topic that the ingestion group has not committed. */
+  /** Messages appended to the topic that the processor's group has not committed. */
   messages: number
   /** Seconds since the oldest of them was appended (0 when none waits). */
   seconds: number
@@ -23,7 +26,7 @@ export interface IngestionLag {
   stalledSeconds: number
   endOffset: number
   committedOffset: number
-  /** Bytes the log keeps on disk for the ingest topic (the embedded log; null on Kafka). */
+  /** Bytes the log keeps on disk for the topic (the embedded log; null on Kafka). */
   logBytes: number | null
   /** When the offsets were last read (null before the first read), and why the last read failed. */
   sampledAt: Date | null
@@ -73,6 +76,9 @@ export class LagEstimator {
 }
 
 export interface LagMonitorOptions {
+  /** The topic and the consumer group whose lag is measured. */
+  topic: string
+  group: string
   /** How often to read the offsets: the embedded log's are in memory, Kafka's cost two admin requests. */
   intervalMs: number
   logger: FailureLogger
@@ -94,7 +100,7 @@ export class IngestionLagMonitor {
     private readonly options: LagMonitorOptions,
   ) {
     this.now = options.now ?? Date.now
-    this.failures = new RepeatedFailures(options.logger, 'reading ingestion lag from the log failed')
+    this.failures = new RepeatedFailures(options.logger, `reading the lag of ${options.group} on ${options.topic} from the log failed`)
   }
 
   /** Samples now, then every intervalMs until stop(). */
@@ -113,10 +119,11 @@ export class IngestionLagMonitor {
   sample(): Promise<void> {
     this.sampling ??= (async () => {
       try {
-        const stats = await this.log.stats(TOPICS.ingest, [INGESTION_GROUP])
+        const { topic, group } = this.options
+        const stats = await this.log.stats(topic, [group])
         const at = this.now()
         // Before the processor's first commit the group has no offset: everything in the topic waits.
-        this.estimator.record(at, stats.endOffset, stats.committed[INGESTION_GROUP] ?? 0)
+        this.estimator.record(at, stats.endOffset, stats.committed[group] ?? 0)
         this.sampledAt = at
         this.logBytes = stats.bytes ?? null
         this.error = null
@@ -152,24 +159,27 @@ export interface ReadinessBounds {
   stallSeconds: number
 }
 
+/** The processors readiness speaks of: ingestion (events, persons) and recordings (snapshots). */
+export type Stream = 'ingestion' | 'recordings'
+
 export interface NotReady {
-  code: 'ingestion_stalled' | 'ingestion_lagging'
+  code: `${Stream}_stalled` | `${Stream}_lagging`
   detail: string
 }
 
-/** Why ingestion makes this process not ready; empty when it keeps up. */
-export function ingestionProblems(lag: IngestionLag, bounds: ReadinessBounds): NotReady[] {
+/** Why a processor (`stream`) makes this process not ready; empty when it keeps up. */
+export function lagProblems(lag: IngestionLag, bounds: ReadinessBounds, stream: Stream): NotReady[] {
   const problems: NotReady[] = []
   const s = (n: number) => Math.floor(n)
   if (lag.stalledSeconds >= bounds.stallSeconds) {
     problems.push({
-      code: 'ingestion_stalled',
-      detail: `ingestion has committed nothing for ${s(lag.stalledSeconds)} s while ${lag.messages} messages wait (bound: WREN_READY_STALL_SECONDS=${bounds.stallSeconds})`,
+      code: `${stream}_stalled`,
+      detail: `${stream} has committed nothing for ${s(lag.stalledSeconds)} s while ${lag.messages} messages wait (bound: WREN_READY_STALL_SECONDS=${bounds.stallSeconds})`,
     })
   }
   if (lag.seconds > bounds.maxLagSeconds) {
     problems.push({
-      code: 'ingestion_lagging',
+      code: `${stream}_lagging`,
       detail: `the oldest of ${lag.messages} waiting messages was appended ${s(lag.seconds)} s ago (bound: WREN_READY_MAX_LAG_SECONDS=${bounds.maxLagSeconds})`,
     })
   }

@@ -41,8 +41,12 @@ export const CATALOGUE = {
     type: 'counter',
     help: 'Ingestion warnings: person merges refused, invalid values dropped, and the like (the log says which).',
   },
-  wren_dead_letters_total: { type: 'counter', help: 'Messages ingestion could not process, stored as dead letters with their error.' },
-  wren_dead_letters_replayed_total: { type: 'counter', help: 'Dead letters replayed into ingestion (wren dead-letters replay).' },
+  wren_dead_letters_total: {
+    type: 'counter',
+    help: 'Messages a processor could not handle (ingestion on wren_ingest, recordings on wren_snapshots), stored as dead letters with their error, by topic.',
+    labelNames: ['topic'],
+  },
+  wren_dead_letters_replayed_total: { type: 'counter', help: 'Dead letters replayed onto their topic (wren dead-letters replay).' },
   wren_ingestion_batch_retries_total: { type: 'counter', help: 'Ingestion batches retried after a failure.' },
   wren_ingestion_batch_duration_seconds: {
     type: 'histogram',
@@ -82,7 +86,7 @@ export const CATALOGUE = {
   },
   wren_recording_snapshots_dropped_total: {
     type: 'counter',
-    help: 'Snapshot requests or messages not stored, by reason: not_opted_in (capture), undecodable, no_events, out_of_range (the recordings processor).',
+    help: 'Snapshot requests or messages not stored, by reason: not_opted_in (capture), no_events, out_of_range (the recordings processor). Messages that do not decode are dead letters.',
     labelNames: ['reason'],
   },
   wren_recording_blocks_total: {
@@ -90,6 +94,23 @@ export const CATALOGUE = {
     help: 'Snapshot blocks (one per session and window per batch) the recordings processor stored.',
   },
   wren_recording_events_total: { type: 'counter', help: 'rrweb events the recordings processor stored.' },
+  wren_recording_batch_retries_total: { type: 'counter', help: 'Recordings processor batches retried after a failure.' },
+  wren_recording_batches_split_total: {
+    type: 'counter',
+    help: 'Failing recordings processor batches split in two to find the snapshot messages that fail.',
+  },
+  wren_recording_lag_messages: {
+    type: 'gauge',
+    help: 'Messages appended to wren_snapshots that the recordings consumer group has not committed (sampled every 1 s embedded, 5 s on Kafka).',
+  },
+  wren_recording_lag_seconds: {
+    type: 'gauge',
+    help: 'Seconds since the oldest snapshot message waiting for the recordings processor was appended (0 when none waits).',
+  },
+  wren_recording_stalled_seconds: {
+    type: 'gauge',
+    help: 'Seconds the recordings group has committed nothing while snapshot messages wait (0 while it makes progress or is idle).',
+  },
 } as const satisfies Record<string, Definition>
 
 export type MetricName = keyof typeof CATALOGUE

@@ -1,0 +1,471 @@
+// Session recordings benchmark: snapshot ingestion through /s/ and the recordings processor, storage per
+// recorded minute, and the list route with 100,000 recordings stored.
+//
+// Each run is a child process on a fresh temporary data directory, driving a real `wren start` (its own
+// process, production defaults) over HTTP:
+//   1. throughput: S generated sessions (each a full snapshot of a ~400-node DOM, then M minutes of mouse
+//      moves, clicks, inputs, scrolls and mutations, with idle gaps) are posted to /s/ the way posthog-js
+//      sends them (a request per ~2 s of events, uncompressed JSON), 16 sessions at a time, until the
+//      processor has stored every event (/_metrics). Figures: MB/s of uncompressed rrweb JSON (request
+//      bodies) and sessions/s, acknowledgements and storage included.
+//      Reference: with Wren stopped, the rows the processor wrote (blocks and metadata, grouped by the log
+//      batch that wrote them) are inserted again with insertRows into copies of the tables, batch by
+//      batch: the ClickHouse work without HTTP, the log or the processor.
+//   2. storage: bytes on disk (system.parts, after OPTIMIZE … FINAL) of the blocks and metadata tables
+//      for the known recorded duration, and the events column's share (system.columns).
+//   3. list: 100,000 more recordings' metadata rows inserted directly (the setup, not a figure), then
+//      GET …/session_recordings/?limit=50 timed through Wren, next to a hand-written SQL of the same list
+//      (the newest 50 sessions with their summed counts) timed on the same engine and data.
+// The parent (runRecordings) runs this a few times and prints medians and ratios.
+import { spawn } from 'node:child_process'
+import { mkdtemp, rm } from 'node:fs/promises'
+import { tmpdir } from 'node:os'
+import path from 'node:path'
+import { fileURLToPath } from 'node:url'
+import { fmt, median, ms, percentile, repoRoot, rng, scrapeMetrics, spread, startWrenServer, x } from './support'
+
+export interface RecordingsOptions {
+  trials: number
+  /** Sessions posted in the throughput run. */
+  sessions: number
+  /** Recorded minutes per session. */
+  minutes: number
+  /** Recordings stored for the list latency. */
+  recordings: number
+}
+
+const RESULT_PREFIX = 'BENCH_RESULT '
+const CONCURRENT_SESSIONS = 16
+const LIST_REQUESTS = 100
+/** The metadata columns the list's setup fills (schemas/clickhouse/034); columns added later keep their defaults. */
+const METADATA_COLUMNS = [
+  'team_id',
+  'session_id',
+  'distinct_id',
+  'start_time',
+  'end_time',
+  'click_count',
+  'keypress_count',
+  'mouse_activity_count',
+  'console_log_count',
+  'console_warn_count',
+  'console_error_count',
+  'event_count',
+  'size',
+  'state',
+  '_partition',
+  '_offset',
+]
+
+interface TrialResult {
+  sessions: number
+  requests: number
+  events: number
+  jsonBytes: number
+  recordedMinutes: number
+  ackSeconds: number
+  storedSeconds: number
+  blockRows: number
+  metadataRows: number
+  batches: number
+  refSeconds: number
+  refBlocksOnlySeconds: number
+  diskBytes: number
+  compressedBytes: number
+  uncompressedBytes: number
+  eventsColumnBytes: number
+  listed: number
+  apiLatencies: number[]
+  sqlLatencies: number[]
+}
+
+// ---- the workload: realistic rrweb sessions ------------------------------------------------------------
+
+type Rand = () => number
+interface RrwebNode {
+  type: number
+  id: number
+  tagName?: string
+  attributes?: Record<string, string>
+  childNodes?: RrwebNode[]
+  textContent?: string
+}
+const WORDS = 'the quick product analytics dashboard shows trends funnels retention paths cohorts for every team member'.split(' ')
+
+function text(rand: Rand, words: number): string {
+  return Array.from({ length: words }, () => WORDS[Math.floor(rand() * WORDS.length)]).join(' ')
+}
+
+/** A serialized DOM (rrweb's full snapshot node tree) of about `target` nodes; also the ids of clickable and input nodes. */
+function dom(rand: Rand, target: number): { node: RrwebNode; clickable: number[]; inputs: number[] } {
+  let id = 1
+  const clickable: number[] = []
+  const inputs: number[] = []
+  const el = (tagName: string, attributes: Record<string, string>, childNodes: RrwebNode[] = []): RrwebNode => ({
+    type: 2,
+    id: id++,
+    tagName,
+    attributes,
+    childNodes,
+  })
+  const txt = (words: number): RrwebNode => ({ type: 3, id: id++, textContent: text(rand, words) })
+  const sections: RrwebNode[] = []
+  while (id < target) {
+    const kind = Math.floor(rand() * 4)
+    if (kind === 0) {
+      const button = el('button', { class: 'btn btn-primary', type: 'button' }, [txt(2)])
+      clickable.push(button.id)
+      sections.push(el('div', { class: 'toolbar' }, [button, el('span', { class: 'hint' }, [txt(4)])]))
+    } else if (kind === 1) {
+      const input = el('input', { type: 'text', name: `field-${id}`, placeholder: text(rand, 2) })
+      inputs.push(input.id)
+      sections.push(el('label', { class: 'field' }, [txt(2), input]))
+    } else if (kind === 2) {
+      const link = el('a', { href: `/page/${id}`, class: 'nav-link' }, [txt(2)])
+      clickable.push(link.id)
+      sections.push(el('li', { class: 'nav-item' }, [link]))
+    } else {
+      sections.push(el('div', { class: 'card' }, [el('h3', {}, [txt(3)]), el('p', { class: 'body' }, [txt(20)])]))
+    }
+  }
+  const head = el('head', {}, [el('title', {}, [txt(3)]), el('style', {}, [txt(40)])])
+  const body = el('body', { class: 'app' }, [el('main', { id: 'root' }, sections)])
+  const html = el('html', { lang: 'en' }, [head, body])
+  return { node: { type: 0, id: id++, childNodes: [html] }, clickable, inputs }
+}
+
+/**
+ * One session: a meta and full snapshot, then `minutes` of interaction with idle gaps, cut into the chunks
+ * posthog-js flushes (about every 2 s of events). Timestamps are ms since the epoch.
+ */
+function session(rand: Rand, start: number, minutes: number): Array<Array<Record<string, unknown>>> {
+  const { node, clickable, inputs } = dom(rand, 300 + Math.floor(rand() * 200))
+  const events: Array<Record<string, unknown>> = [
+    { type: 4, timestamp: start, data: { href: 'https://app.example.com/dashboard', width: 1440, height: 900 } },
+    { type: 2, timestamp: start + 5, data: { node, initialOffset: { top: 0, left: 0 } } },
+  ]
+  const end = start + minutes * 60_000
+  let t = start + 100
+  let x0 = 400
+  let y0 = 300
+  while (t < end) {
+    // Now and then the user goes idle for 10-40 s.
+    if (rand() < 0.01) t += 10_000 + Math.floor(rand() * 30_000)
+    const r = rand()
+    if (r < 0.55) {
+      const positions = Array.from({ length: 5 + Math.floor(rand() * 10) }, (_, i) => {
+        x0 = Math.max(0, Math.min(1440, x0 + Math.floor(rand() * 60 - 30)))
+        y0 = Math.max(0, Math.min(900, y0 + Math.floor(rand() * 60 - 30)))
+        return { x: x0, y: y0, id: clickable[Math.floor(rand() * clickable.length)] ?? 1, timeOffset: -i * 50 }
+      })
+      events.push({ type: 3, timestamp: t, data: { source: 1, positions } })
+    } else if (r < 0.65) {
+      const id = clickable[Math.floor(rand() * clickable.length)] ?? 1
+      for (const type of [1, 0, 2]) events.push({ type: 3, timestamp: t + type, data: { source: 2, type, id, x: x0, y: y0 } })
+    } else if (r < 0.78) {
+      events.push({ type: 3, timestamp: t, data: { source: 5, text: text(rand, 2), isChecked: false, id: inputs[0] ?? 1 } })
+    } else if (r < 0.9) {
+      events.push({ type: 3, timestamp: t, data: { source: 3, id: 1, x: 0, y: Math.floor(rand() * 4000) } })
+    } else {
+      const id = clickable[Math.floor(rand() * clickable.length)] ?? 1
+      events.push({
+        type: 3,
+        timestamp: t,
+        data: {
+          source: 0,
+          texts: [],
+          attributes: [{ id, attributes: { class: rand() < 0.5 ? 'btn active' : 'btn' } }],
+          removes: [],
+          adds: [],
+        },
+      })
+    }
+    t += 150 + Math.floor(rand() * 600)
+  }
+  const chunks: Array<Array<Record<string, unknown>>> = []
+  let chunk: Array<Record<string, unknown>> = []
+  let chunkStart = start
+  for (const e of events) {
+    if ((e.timestamp as number) - chunkStart >= 2_000 && chunk.length) {
+      chunks.push(chunk)
+      chunk = []
+      chunkStart = e.timestamp as number
+    }
+    chunk.push(e)
+  }
+  if (chunk.length) chunks.push(chunk)
+  return chunks
+}
+
+// ---- one run, in a child process --------------------------------------------------------------------
+
+async function trial(opts: RecordingsOptions): Promise<TrialResult> {
+  const { openEmbeddedClickHouse, queryRows, insertRows } = await import('../services/shared/clickhouse')
+  const { generateKey, PERSONAL_KEY_PREFIX, PROJECT_KEY_PREFIX } = await import('../services/projects/store')
+  const projectKey = generateKey(PROJECT_KEY_PREFIX)
+  const personalKey = generateKey(PERSONAL_KEY_PREFIX)
+  const dataDir = await mkdtemp(path.join(tmpdir(), 'wren-bench-recordings-'))
+  const env = { WREN_PERSONAL_API_KEY: personalKey }
+  try {
+    // ---- 1. throughput through /s/ and the processor ----
+    let wren = await startWrenServer(projectKey, env, dataDir)
+    const auth = { authorization: `Bearer ${personalKey}`, 'content-type': 'application/json' }
+    const projectId = ((await (await fetch(`${wren.url}/api/projects/`, { headers: auth })).json()) as { results: Array<{ id: number }> })
+      .results[0].id
+    await fetch(`${wren.url}/api/projects/${projectId}/`, {
+      method: 'PATCH',
+      headers: auth,
+      body: JSON.stringify({ session_recording_opt_in: true }),
+    })
+
+    const rand = rng(11)
+    const now = Date.now()
+    const sessions = Array.from({ length: opts.sessions }, (_, i) => {
+      const start = now - 2 * 3_600_000 + i * 1_000
+      const chunks = session(rand, start, opts.minutes)
+      const last = chunks[chunks.length - 1]
+      const duration = (last[last.length - 1].timestamp as number) - start
+      const bodies = chunks.map((events) =>
+        JSON.stringify([
+          {
+            event: '$snapshot',
+            properties: {
+              token: projectKey,
+              distinct_id: `user-${i}`,
+              $session_id: `bench-session-${i}`,
+              $window_id: `bench-window-${i}`,
+              $snapshot_bytes: JSON.stringify(events).length,
+              $snapshot_data: events,
+              $lib: 'web',
+            },
+          },
+        ]),
+      )
+      return { bodies, events: chunks.reduce((n, c) => n + c.length, 0), duration }
+    })
+    const events = sessions.reduce((n, s) => n + s.events, 0)
+    const jsonBytes = sessions.reduce((n, s) => n + s.bodies.reduce((m, b) => m + Buffer.byteLength(b), 0), 0)
+    const before = (await scrapeMetrics(wren.url)).wren_recording_events_total ?? 0
+    const started = performance.now()
+    let nextSession = 0
+    const sender = async () => {
+      for (let i = nextSession++; i < sessions.length; i = nextSession++) {
+        for (const body of sessions[i].bodies) {
+          const res = await fetch(`${wren.url}/s/`, { method: 'POST', headers: { 'content-type': 'application/json' }, body })
+          if (res.status !== 200) throw new Error(`/s/ answered ${res.status}: ${await res.text()}`)
+          await res.arrayBuffer()
+        }
+      }
+    }
+    await Promise.all(Array.from({ length: CONCURRENT_SESSIONS }, sender))
+    const ackSeconds = (performance.now() - started) / 1000
+    for (;;) {
+      if (((await scrapeMetrics(wren.url)).wren_recording_events_total ?? 0) - before >= events) break
+      await new Promise((r) => setTimeout(r, 20))
+    }
+    const storedSeconds = (performance.now() - started) / 1000
+    await wren.stop()
+
+    // ---- reference, storage and the list's setup, on the same data with Wren stopped ----
+    const client = await openEmbeddedClickHouse(dataDir)
+    const count = async (table: string) => Number((await queryRows<{ c: number }>(client, `SELECT count() AS c FROM ${table}`))[0].c)
+    const tables = ['session_recording_blocks', 'session_recording_metadata'] as const
+    const byBatch = new Map<number, Partial<Record<(typeof tables)[number], object[]>>>()
+    for (const table of tables) {
+      await client.command({ query: `CREATE TABLE bench_ref_${table} AS ${table}` })
+      for (const row of await queryRows<Record<string, unknown> & { _offset: number }>(client, `SELECT * FROM ${table} ORDER BY _offset`)) {
+        const batch = byBatch.get(Number(row._offset)) ?? {}
+        ;(batch[table] ??= []).push(row)
+        byBatch.set(Number(row._offset), batch)
+      }
+    }
+    const [blockRows, metadataRows] = [await count(tables[0]), await count(tables[1])]
+    let refBlocksOnlySeconds = 0
+    const refStart = performance.now()
+    for (const [offset, batch] of [...byBatch].sort((a, b) => a[0] - b[0])) {
+      const t = performance.now()
+      await insertRows(client, `bench_ref_${tables[0]}`, batch[tables[0]] ?? [], `ref:blocks:${offset}`)
+      refBlocksOnlySeconds += (performance.now() - t) / 1000
+      await insertRows(client, `bench_ref_${tables[1]}`, batch[tables[1]] ?? [], `ref:metadata:${offset}`)
+    }
+    const refSeconds = (performance.now() - refStart) / 1000
+    for (const table of tables) await client.command({ query: `DROP TABLE bench_ref_${table} SYNC` })
+
+    for (const table of tables) await client.command({ query: `OPTIMIZE TABLE ${table} FINAL` })
+    const [parts] = await queryRows<{ disk: number; compressed: number; uncompressed: number }>(
+      client,
+      `SELECT sum(bytes_on_disk) AS disk, sum(data_compressed_bytes) AS compressed, sum(data_uncompressed_bytes) AS uncompressed
+       FROM system.parts WHERE active AND database = currentDatabase() AND table IN {tables:Array(String)}`,
+      { tables: [...tables] },
+    )
+    const [column] = await queryRows<{ bytes: number }>(
+      client,
+      `SELECT sum(data_compressed_bytes) AS bytes FROM system.columns
+       WHERE database = currentDatabase() AND table = 'session_recording_blocks' AND name = 'events'`,
+    )
+
+    // The list's setup: more recordings' metadata rows, one per session, spread over the last 17 days,
+    // each with the state of a real recording.
+    await client.command({
+      query: `INSERT INTO session_recording_metadata (${METADATA_COLUMNS.join(', ')})
+              SELECT one.team_id, concat('listed-', toString(n.number)), concat('user-', toString(n.number % 5000)),
+                     now64(3) - toIntervalSecond(3600 + n.number * 15) AS start, start + toIntervalSecond(60 + n.number % 600),
+                     ${METADATA_COLUMNS.slice(5, -2)
+                       .map((c) => `one.${c}`)
+                       .join(', ')}, 0, 1000000 + n.number
+              FROM numbers({n:UInt32}) AS n CROSS JOIN (SELECT * FROM session_recording_metadata LIMIT 1) AS one`,
+      query_params: { n: opts.recordings },
+    })
+    const listed = (await count('session_recording_metadata')) - metadataRows
+    const listSql = `SELECT session_id, any(distinct_id) AS distinct_id, min(start_time) AS start_time, max(end_time) AS end_time,
+                            sum(click_count) AS click_count, sum(keypress_count) AS keypress_count,
+                            sum(mouse_activity_count) AS mouse_activity_count, sum(console_error_count) AS console_error_count,
+                            sum(event_count) AS event_count, sum(size) AS size
+                     FROM session_recording_metadata WHERE team_id = {team:Int64}
+                     GROUP BY session_id ORDER BY start_time DESC, session_id LIMIT 51`
+    const sqlLatencies: number[] = []
+    for (let i = 0; i < LIST_REQUESTS + 5; i++) {
+      const t = performance.now()
+      const rows = await queryRows(client, listSql, { team: projectId })
+      if (i >= 5) sqlLatencies.push(performance.now() - t)
+      if (rows.length !== 51) throw new Error(`the hand-written list returned ${rows.length} rows`)
+    }
+    await client.close()
+
+    // ---- 3. the list through Wren ----
+    wren = await startWrenServer(projectKey, env, dataDir)
+    const apiLatencies: number[] = []
+    try {
+      for (let i = 0; i < LIST_REQUESTS + 5; i++) {
+        const t = performance.now()
+        const res = await fetch(`${wren.url}/api/projects/${projectId}/session_recordings/?limit=50`, { headers: auth })
+        const body = (await res.json()) as { results?: unknown[] }
+        if (i >= 5) apiLatencies.push(performance.now() - t)
+        if (res.status !== 200 || body.results?.length !== 50)
+          throw new Error(`the list answered ${res.status}: ${JSON.stringify(body).slice(0, 300)}`)
+      }
+    } finally {
+      await wren.stop()
+    }
+
+    return {
+      sessions: opts.sessions,
+      requests: sessions.reduce((n, s) => n + s.bodies.length, 0),
+      events,
+      jsonBytes,
+      recordedMinutes: sessions.reduce((n, s) => n + s.duration, 0) / 60_000,
+      ackSeconds,
+      storedSeconds,
+      blockRows,
+      metadataRows,
+      batches: byBatch.size,
+      refSeconds,
+      refBlocksOnlySeconds,
+      diskBytes: Number(parts.disk),
+      compressedBytes: Number(parts.compressed),
+      uncompressedBytes: Number(parts.uncompressed),
+      eventsColumnBytes: Number(column.bytes),
+      listed,
+      apiLatencies: apiLatencies.sort((a, b) => a - b),
+      sqlLatencies: sqlLatencies.sort((a, b) => a - b),
+    }
+  } finally {
+    await rm(dataDir, { recursive: true, force: true })
+  }
+}
+
+function runTrialProcess(opts: RecordingsOptions): Promise<TrialResult> {
+  return new Promise((resolve, reject) => {
+    const child = spawn(process.execPath, ['--import', 'tsx', fileURLToPath(import.meta.url), 'trial', JSON.stringify(opts)], {
+      cwd: repoRoot,
+      stdio: ['ignore', 'pipe', 'pipe'],
+    })
+    let out = ''
+    child.stdout.on('data', (d: Buffer) => (out += d.toString()))
+    child.stderr.on('data', (d: Buffer) => (out += d.toString()))
+    child.once('error', reject)
+    child.once('exit', (code) => {
+      const line = out.split('\n').find((l) => l.startsWith(RESULT_PREFIX))
+      if (code === 0 && line) resolve(JSON.parse(line.slice(RESULT_PREFIX.length)) as TrialResult)
+      else reject(new Error(`recordings run exited with ${code}:\n${out}`))
+    })
+  })
+}
+
+// ---- the parent: runs and report ----------------------------------------------------------------------
+
+export async function runRecordings(opts: RecordingsOptions): Promise<void> {
+  const results: TrialResult[] = []
+  for (let t = 0; t < opts.trials; t++) results.push(await runTrialProcess(opts))
+  const r0 = results[0]
+  const mb = (bytes: number) => bytes / 1e6
+  const rate = results.map((r) => mb(r.jsonBytes) / r.storedSeconds)
+  const ref = results.map((r) => mb(r.jsonBytes) / r.refSeconds)
+  const refBlocks = results.map((r) => mb(r.jsonBytes) / r.refBlocksOnlySeconds)
+  const mbs = (n: number) => `${n.toFixed(1)} MB/s`
+  const kib = (n: number) => `${(n / 1024).toFixed(1)} KiB`
+
+  console.log(`\n== recordings: snapshots through /s/ and the recordings processor into ClickHouse`)
+  console.log(
+    `   ${fmt(r0.sessions)} sessions × ${opts.minutes} min (${fmt(r0.recordedMinutes)} recorded minutes with idle gaps): a full snapshot of a 300-500-node DOM, then mouse moves, clicks, inputs, scrolls and mutations;` +
+      ` ${fmt(r0.events)} rrweb events in ${fmt(r0.requests)} /s/ requests (one per ~2 s of events, uncompressed JSON), ${mb(r0.jsonBytes).toFixed(1)} MB of JSON, ${CONCURRENT_SESSIONS} sessions at a time; ${opts.trials} runs, a fresh process and data directory each`,
+  )
+  console.log(`   Wren, /s/ to stored    ${spread(rate, mbs)} of rrweb JSON`)
+  console.log(
+    `                          ${spread(
+      results.map((r) => r.sessions / r.storedSeconds),
+      (n) => n.toFixed(1),
+    )} sessions/s`,
+  )
+  console.log(
+    `                          (capture alone acknowledged everything in ${spread(
+      results.map((r) => r.ackSeconds),
+      (n) => `${n.toFixed(2)} s`,
+    )})`,
+  )
+  console.log(
+    `   reference              ${spread(ref, mbs)}: the same rows (${fmt(r0.blockRows)} blocks, ${fmt(r0.metadataRows)} metadata) re-inserted with insertRows, per log batch (${r0.batches} batches)`,
+  )
+  console.log(`   reference, blocks only ${spread(refBlocks, mbs)}`)
+  console.log(
+    `   Wren/reference         ${spread(
+      results.map((r, i) => rate[i] / ref[i]),
+      x,
+    )}`,
+  )
+
+  const perMinute = results.map((r) => r.diskBytes / r.recordedMinutes)
+  // system.columns knows per-column sizes of wide parts only; a small table's compact parts report 0.
+  const eventsColumnBytes = median(results.map((r) => r.eventsColumnBytes / r.recordedMinutes))
+  const eventsColumn = eventsColumnBytes > 0 ? kib(eventsColumnBytes) : 'not known (compact parts)'
+  console.log(`\n   storage per recorded minute (blocks + metadata, system.parts after OPTIMIZE FINAL)`)
+  console.log(`   on disk                ${spread(perMinute, kib)} per recorded minute`)
+  console.log(
+    `                          compressed ${kib(median(results.map((r) => r.compressedBytes / r.recordedMinutes)))}, uncompressed ${kib(median(results.map((r) => r.uncompressedBytes / r.recordedMinutes)))}; the events column ${eventsColumn};` +
+      ` rrweb JSON as sent ${kib(median(results.map((r) => r.jsonBytes / r.recordedMinutes)))} (${x(median(results.map((r) => r.jsonBytes / r.diskBytes)))} smaller on disk)`,
+  )
+
+  const api50 = results.map((r) => median(r.apiLatencies))
+  const sql50 = results.map((r) => median(r.sqlLatencies))
+  console.log(
+    `\n   list with ${fmt(r0.listed)} more recordings stored: GET …/session_recordings/?limit=50, ${LIST_REQUESTS} requests one after another`,
+  )
+  console.log(
+    `   Wren                   median ${spread(api50, ms)}; p99 ${ms(median(results.map((r) => percentile(r.apiLatencies, 99))))}`,
+  )
+  console.log(
+    `   reference              median ${spread(sql50, ms)}; p99 ${ms(median(results.map((r) => percentile(r.sqlLatencies, 99))))}: hand-written SQL (newest 50 sessions, summed counts) on chDB, no HTTP`,
+  )
+  console.log(
+    `   Wren/reference         ${spread(
+      results.map((_, i) => api50[i] / sql50[i]),
+      x,
+    )} of the median latency`,
+  )
+}
+
+if (process.argv[1] === fileURLToPath(import.meta.url) && process.argv[2] === 'trial') {
+  const result = await trial(JSON.parse(process.argv[3]) as RecordingsOptions)
+  console.log(RESULT_PREFIX + JSON.stringify(result))
+  process.exit(0)
+}
