@@ -62,6 +62,7 @@ import { ClickHouseBlockStore } from './recordings/blocks'
 import { snapshotRoutes } from './recordings/snapshot-routes'
 import { ClickHouseMetadataStore } from './recordings/metadata-store'
 import { recordingRoutes } from './recordings/recording-routes'
+import { playerRoutes } from './recordings/player-routes'
 
 const WREN_VERSION = (createRequire(import.meta.url)('../package.json') as { version: string }).version
 
@@ -291,6 +292,7 @@ export async function buildWren(config: Config, logger: Logger = pino({ level: c
     await app.register(flagRoutes, { projects, flags: decide.flags, cohorts, snapshot: decide.snapshot, siteUrl })
     await app.register(snapshotRoutes, { projects, blocks: snapshotBlocks })
     await app.register(recordingRoutes, { projects, metadata: recordingMetadata, persons: personReads.queries, clock })
+    await app.register(playerRoutes)
   }
   // What posthog-js and PostHog's HTML snippet load from the API host, wherever SDK traffic is served.
   if (runs('capture') || runs('decide')) await app.register(staticRoutes)

@@ -194,6 +194,12 @@ export async function decompressEvent(event: RrwebEvent): Promise<RrwebEvent> {
   if (data && source === IncrementalSource.Mutation)
     return { ...rest, data: await gunzipFields(data, ['texts', 'attributes', 'removes', 'adds']) }
   if (data && source === IncrementalSource.StyleSheetRule)
-    return { ...rest, data: await gunzipFields(data, ['adds', 'removes'].filter((field) => data[field] !== undefined)) }
+    return {
+      ...rest,
+      data: await gunzipFields(
+        data,
+        ['adds', 'removes'].filter((field) => data[field] !== undefined),
+      ),
+    }
   return rest as RrwebEvent
 }
