@@ -240,6 +240,7 @@ describe('the recordings player', () => {
         )
         const state = await page.evaluate(() => (globalThis as unknown as PlayerGlobal).document.body.dataset.state)
         expect(state, (await page.textContent('#wren-status')) ?? '').toBe('playing')
+        expect(await page.isVisible('#wren-key-form'), 'no key form while playing').toBe(false)
         const frame = await (await page.waitForSelector('.replayer-wrapper iframe', { state: 'attached' })).contentFrame()
         expect(frame, 'the replay iframe').not.toBeNull()
         await frame!.waitForSelector('#go', { state: 'attached' })
@@ -247,6 +248,7 @@ describe('the recordings player', () => {
         const shot = await page.locator('.rr-player__frame').screenshot()
         await mkdir(ARTIFACTS, { recursive: true })
         await writeFile(path.join(ARTIFACTS, artifact), shot)
+        await page.screenshot({ path: path.join(ARTIFACTS, artifact.replace(/\.png$/, '-page.png')), fullPage: true }) // the whole page, for a person to look at
         const { width, height, counts } = colours(shot)
         expect(width * height).toBeGreaterThan(10_000)
         expect(counts.size, 'colours in the replay area').toBeGreaterThan(1)

@@ -83,7 +83,9 @@ async function play(key: string | null): Promise<void> {
     showFacts(recording)
     const { events, skipped } = await loadPlayback(async (params) => (await request('/snapshots', params, key)).text())
     if (events.length < 2) throw new Error('This recording has no snapshots to play yet.')
-    const width = Math.max(320, replay.parentElement?.clientWidth ?? 1024)
+    const box = replay.parentElement ?? document.body
+    const padding = parseFloat(getComputedStyle(box).paddingLeft) + parseFloat(getComputedStyle(box).paddingRight)
+    const width = Math.max(320, box.clientWidth - padding)
     new Player({
       target: replay,
       props: { events: events as never, width, height: Math.round((width * 9) / 16), autoPlay: true, showController: true },
