@@ -1,21 +1,69 @@
-// The shared player page (GET /shared/:token, sharing-routes.ts): the HTML that plays one shared
-// recording. Placeholder body: the player's own change replaces it with the real page (keeping this
-// signature); for now the page carries the player's mount point and its configuration.
+// The HTML of the two player pages: the authenticated one (GET /project/:project_id/replay/:session_id, which
+// reads a personal API key from the browser's localStorage) and the shared one (/shared/:token, which reads
+// with its sharing token). Both load the same script and styles from Wren (services/recordings/player-assets.ts);
+// the page only carries what the script needs, as JSON in a <script type="application/json">.
 
-/** The page for one shared recording; `accessToken` is what the page's requests send as ?sharing_access_token=. */
-export function sharedPlayerPage(options: { projectId: number; sessionId: string; accessToken: string }): string {
-  // `<` escaped so that no value can close the script element.
-  const config = JSON.stringify(options).replace(/</g, '\\u003c')
+export const PLAYER_SCRIPT_URL = '/static/wren/player.js'
+export const PLAYER_STYLES_URL = '/static/wren/player.css'
+
+/** What the page hands its script. */
+export interface PlayerConfig {
+  projectId: number
+  sessionId: string
+  /** The shared page's token, sent as ?sharing_access_token=; null on the authenticated page. */
+  sharingAccessToken: string | null
+}
+
+const HTML_ESCAPES: Record<string, string> = { '&': '&amp;', '<': '&lt;', '>': '&gt;', '"': '&quot;', "'": '&#39;' }
+
+export function escapeHtml(text: string): string {
+  return text.replace(/[&<>"']/g, (char) => HTML_ESCAPES[char])
+}
+
+/**
+ * JSON for a <script type="application/json">: `<`, `>` and `&` as \u escapes, so no value can close the
+ * script element or open a comment; U+2028/U+2029 too, for any reader that takes it as JavaScript.
+ */
+export function jsonForScript(value: unknown): string {
+  return JSON.stringify(value).replace(/[<>&\u2028\u2029]/g, (char) => `\\u${char.charCodeAt(0).toString(16).padStart(4, '0')}`)
+}
+
+function playerPage(config: PlayerConfig, heading: string): string {
   return `<!doctype html>
 <html lang="en">
 <head>
 <meta charset="utf-8">
-<title>Shared recording</title>
+<meta name="viewport" content="width=device-width, initial-scale=1">
+<meta name="referrer" content="no-referrer">
+<meta name="robots" content="noindex">
+<title>${escapeHtml(heading)} · Wren</title>
+<link rel="stylesheet" href="${PLAYER_STYLES_URL}">
 </head>
 <body>
-<div id="player"></div>
-<script type="application/json" id="wren-player-config">${config}</script>
+<main>
+<h1>${escapeHtml(heading)}</h1>
+<ul class="facts" id="wren-facts"></ul>
+<form class="key" id="wren-key-form" hidden>
+<label for="wren-key">Personal API key</label>
+<input id="wren-key" name="key" type="password" autocomplete="off" placeholder="phx_…" required>
+<button type="submit">Play</button>
+</form>
+<p id="wren-status" role="status">Loading…</p>
+<div id="wren-replay"></div>
+</main>
+<script type="application/json" id="wren-player-config">${jsonForScript(config)}</script>
+<script src="${PLAYER_SCRIPT_URL}"></script>
 </body>
 </html>
 `
+}
+
+/** The shared page: it reads the recording with the sharing token, and nothing else. */
+export function sharedPlayerPage(opts: { projectId: number; sessionId: string; accessToken: string }): string {
+  return playerPage({ projectId: opts.projectId, sessionId: opts.sessionId, sharingAccessToken: opts.accessToken }, 'Shared recording')
+}
+
+/** The authenticated page: public HTML without secrets; its script sends the key the browser keeps. */
+export function replayPage(opts: { projectId: number; sessionId: string }): string {
+  return playerPage({ projectId: opts.projectId, sessionId: opts.sessionId, sharingAccessToken: null }, `Recording ${opts.sessionId}`)
 }

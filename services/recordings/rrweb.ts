@@ -1,7 +1,7 @@
 // rrweb event shapes as posthog-js sends them inside `$snapshot_data`, and the few facts about them that recording
 // metadata needs. Reference: capture-persons-recordings.md §4.1 (enums) and §4.3 (what counts as a click, a keypress, …).
+// No Node imports: the player page's script (services/recordings/player/) bundles this module for the browser.
 
-import { gunzipSync } from 'node:zlib'
 import { replaceLoneSurrogates } from '../shared/json'
 
 export const EventType = {
@@ -164,30 +164,42 @@ export function consoleLineFrom(event: RrwebEvent): ConsoleLine | null {
   return { level, message }
 }
 
-/** A gzipped JSON value that posthog-js stored as a binary string (one char per byte, fflate's `strFromU8(…, true)`). */
-function gunzipField(value: unknown): unknown {
+/**
+ * A gzipped JSON value that posthog-js stored as a binary string (one char per byte, fflate's `strFromU8(…, true)`).
+ * DecompressionStream is the web platform's gunzip, in Node and in browsers alike.
+ */
+async function gunzipField(value: unknown): Promise<unknown> {
   if (typeof value !== 'string') return value
-  return JSON.parse(gunzipSync(Buffer.from(value, 'latin1')).toString('utf8'))
+  const bytes = Uint8Array.from(value, (char) => char.charCodeAt(0))
+  const text = await new Response(new Blob([bytes]).stream().pipeThrough(new DecompressionStream('gzip'))).text()
+  return JSON.parse(text)
+}
+
+async function gunzipFields(data: Record<string, unknown>, fields: readonly string[]): Promise<Record<string, unknown>> {
+  const values = await Promise.all(fields.map((field) => gunzipField(data[field])))
+  return { ...data, ...Object.fromEntries(fields.map((field, i) => [field, values[i]])) }
 }
 
 /**
  * The event with posthog-js's partial compression (`cv: '2024-10'`) undone: a full snapshot's `data`, a mutation's
  * `texts`/`attributes`/`removes`/`adds` and a style sheet rule's `adds`/`removes` are gzipped JSON in binary strings.
- * Other events come back as they are. Throws when a field marked compressed is not valid gzipped JSON.
+ * Other events come back as they are. Rejects when a field marked compressed is not valid gzipped JSON.
  */
-export function decompressEvent(event: RrwebEvent): RrwebEvent {
+export async function decompressEvent(event: RrwebEvent): Promise<RrwebEvent> {
   if (event.cv !== COMPRESSION_VERSION) return event
   const { cv: _cv, ...rest } = event
-  if (event.type === EventType.FullSnapshot) return { ...rest, data: gunzipField(event.data) }
+  if (event.type === EventType.FullSnapshot) return { ...rest, data: await gunzipField(event.data) }
   const data = record(event.data)
   const source = incrementalSource(event)
-  if (data && source === IncrementalSource.Mutation) {
-    const fields = ['texts', 'attributes', 'removes', 'adds'] as const
-    return { ...rest, data: { ...data, ...Object.fromEntries(fields.map((field) => [field, gunzipField(data[field])])) } }
-  }
-  if (data && source === IncrementalSource.StyleSheetRule) {
-    const fields = ['adds', 'removes'].filter((field) => data[field] !== undefined)
-    return { ...rest, data: { ...data, ...Object.fromEntries(fields.map((field) => [field, gunzipField(data[field])])) } }
-  }
+  if (data && source === IncrementalSource.Mutation)
+    return { ...rest, data: await gunzipFields(data, ['texts', 'attributes', 'removes', 'adds']) }
+  if (data && source === IncrementalSource.StyleSheetRule)
+    return {
+      ...rest,
+      data: await gunzipFields(
+        data,
+        ['adds', 'removes'].filter((field) => data[field] !== undefined),
+      ),
+    }
   return rest as RrwebEvent
 }

@@ -1,0 +1,121 @@
+// The player pages' script (bundled for the browser by services/recordings/player-assets.ts; type-checked with
+// the DOM by this folder's tsconfig.json). It reads the page's configuration, loads the recording's metadata and
+// snapshots through Wren's API (with the page's sharing token, or the personal API key kept in this browser's
+// localStorage), and plays the events with rrweb's player. Every text from the server or the page's
+// configuration goes into the page as text, never as markup.
+
+import Player from 'rrweb-player'
+import { loadPlayback } from '../playback'
+import type { PlayerConfig } from '../player-page'
+
+/** Where the authenticated page keeps the personal API key: this browser only, never the URL. */
+const KEY_STORAGE = 'wren.personalApiKey'
+
+class ApiError extends Error {
+  constructor(
+    readonly status: number,
+    detail: string,
+  ) {
+    super(detail)
+  }
+}
+
+const byId = (id: string): HTMLElement => {
+  const element = document.getElementById(id)
+  if (!element) throw new Error(`The page has no #${id}.`)
+  return element
+}
+
+const config = JSON.parse(byId('wren-player-config').textContent ?? '{}') as PlayerConfig
+const status = byId('wren-status')
+const facts = byId('wren-facts')
+const form = byId('wren-key-form') as HTMLFormElement
+const replay = byId('wren-replay')
+
+function show(state: 'loading' | 'playing' | 'error' | 'needs-key', message: string): void {
+  document.body.dataset.state = state
+  status.className = state === 'error' ? 'error' : ''
+  status.textContent = message
+}
+
+const base = `/api/projects/${config.projectId}/session_recordings/${encodeURIComponent(config.sessionId)}`
+
+async function request(path: string, params: Record<string, string>, key: string | null): Promise<Response> {
+  const query = new URLSearchParams(params)
+  if (config.sharingAccessToken !== null) query.set('sharing_access_token', config.sharingAccessToken)
+  const search = query.toString()
+  const response = await fetch(`${base}${path}${search ? `?${search}` : ''}`, {
+    headers: key === null ? {} : { authorization: `Bearer ${key}` },
+    credentials: 'omit',
+  })
+  if (response.ok) return response
+  const body = (await response.json().catch(() => null)) as { detail?: unknown } | null
+  const detail = typeof body?.detail === 'string' ? body.detail : `${response.status} ${response.statusText}`
+  throw new ApiError(response.status, detail)
+}
+
+function showFacts(recording: Record<string, unknown>): void {
+  const items: Array<[string, unknown]> = [
+    ['Started', typeof recording.start_time === 'string' ? new Date(recording.start_time).toLocaleString() : null],
+    ['Duration', typeof recording.recording_duration === 'number' ? `${recording.recording_duration} s` : null],
+    ['Person', recording.distinct_id],
+    ['Clicks', recording.click_count],
+    ['Keypresses', recording.keypress_count],
+    ['Console errors', recording.console_error_count],
+    ['URL', recording.start_url],
+  ]
+  facts.replaceChildren(
+    ...items
+      .filter(([, value]) => value !== null && value !== undefined && value !== '')
+      .map(([label, value]) => {
+        const item = document.createElement('li')
+        item.textContent = `${label}: ${String(value)}`
+        return item
+      }),
+  )
+}
+
+async function play(key: string | null): Promise<void> {
+  show('loading', 'Loading the recording…')
+  replay.replaceChildren()
+  try {
+    const recording = (await (await request('/', {}, key)).json()) as Record<string, unknown>
+    showFacts(recording)
+    const { events, skipped } = await loadPlayback(async (params) => (await request('/snapshots', params, key)).text())
+    if (events.length < 2) throw new Error('This recording has no snapshots to play yet.')
+    const box = replay.parentElement ?? document.body
+    const padding = parseFloat(getComputedStyle(box).paddingLeft) + parseFloat(getComputedStyle(box).paddingRight)
+    const width = Math.max(320, box.clientWidth - padding)
+    new Player({
+      target: replay,
+      props: { events: events as never, width, height: Math.round((width * 9) / 16), autoPlay: true, showController: true },
+    })
+    show('playing', skipped ? `${skipped} events could not be read and are left out.` : '')
+  } catch (error) {
+    show('error', error instanceof Error ? error.message : String(error))
+    // A refused key: offer to paste another.
+    if (config.sharingAccessToken === null && error instanceof ApiError && (error.status === 401 || error.status === 403)) askForKey(false)
+  }
+}
+
+function askForKey(firstTime: boolean): void {
+  form.hidden = false
+  if (firstTime) show('needs-key', 'Paste a personal API key with session_recording:read to play this recording.')
+}
+
+form.addEventListener('submit', (submitted) => {
+  submitted.preventDefault()
+  const key = (new FormData(form).get('key') ?? '').toString().trim()
+  if (key === '') return
+  localStorage.setItem(KEY_STORAGE, key)
+  form.reset()
+  form.hidden = true
+  void play(key)
+})
+
+if (config.sharingAccessToken !== null) void play(null)
+else {
+  const key = localStorage.getItem(KEY_STORAGE)
+  if (key) void play(key)
+  else askForKey(true)
+}
