@@ -67,7 +67,7 @@ interface PosthogGlobal {
 }
 interface PlayerGlobal {
   document: { body: { dataset: Record<string, string | undefined> } }
-  localStorage: { setItem(key: string, value: string): void }
+  localStorage: { setItem(key: string, value: string): void; getItem(key: string): string | null }
 }
 
 /** posthog-js's request body: JSON, gzipped when the remote config allows it. */
@@ -275,6 +275,26 @@ describe('the recordings player', () => {
 
           // Loaded again, the page plays with the key this browser kept.
           await expectPlayerPlays(page, playerPage(), 'recordings-player.png')
+        } finally {
+          await context.close()
+        }
+      })
+
+      it('the shared page plays the recording with only its sharing token, and stops once sharing is off', async () => {
+        expect(sessionId, 'the recording test ran first').toBeDefined()
+        const sharing = `/api/projects/${t.projectId}/session_recordings/${encodeURIComponent(sessionId)}/sharing/`
+        const enabled = await call('PATCH', sharing, { enabled: true })
+        expect(enabled.status).toBe(200)
+        const token = enabled.body.access_token as string
+        // A fresh browser: no key in its storage, only the token in the link.
+        const context = await browser.newContext({ viewport: { width: 1200, height: 900 } })
+        try {
+          const page = await context.newPage()
+          await expectPlayerPlays(page, `${t.url}/shared/${token}`, 'recordings-shared-player.png')
+          expect(await page.evaluate(() => (globalThis as unknown as PlayerGlobal).localStorage.getItem('wren.personalApiKey'))).toBeNull()
+          expect((await call('PATCH', sharing, { enabled: false })).status).toBe(200)
+          const gone = await page.goto(`${t.url}/shared/${token}`)
+          expect(gone?.status()).toBe(404)
         } finally {
           await context.close()
         }
