@@ -19,6 +19,13 @@ describe('API conformance with PostHog clients', () => {
       { event: 'bought', distinct_id: 'young', timestamp: now, properties: { price: 5 } },
       { event: 'bought', distinct_id: 'adult', timestamp: now, properties: { price: 50 } },
       { event: 'bought', distinct_id: 'senior', timestamp: now, properties: { price: 500 } },
+      // Equal totals for the breakdown ordering: green 2, blue 1, red 1, null (missing and empty) 2.
+      ...[{ color: 'green' }, { color: 'green' }, { color: 'red' }, { color: 'blue' }, {}, { color: '' }].map((p, i) => ({
+        event: 'tie',
+        distinct_id: `tie-${i}`,
+        timestamp: now,
+        properties: { ...p, size: 's' },
+      })),
     ])
     await drained(t.wren)
   })
@@ -100,5 +107,146 @@ describe('API conformance with PostHog clients', () => {
       expect(await trend({ events: [{ id: 'bought' }], properties: [{ key: 'id', type: 'cohort', value: cohort.body.id }] })).toBe(2)
       expect(await trend({ actions: [{ id: action.body.id }] })).toBe(2)
     })
+  })
+
+  describe('2 and 5. breakdown order and paging', () => {
+    const trend = async (body: Record<string, unknown>) => {
+      const res = await call('POST', `${project}/insights/trend/`, { events: [{ id: 'tie' }], date_from: '-1d', ...body })
+      expect(res.status, JSON.stringify(res.body)).toBe(200)
+      return res.body as { result: Array<{ breakdown_value: unknown; count: number; compare_label?: string }>; next: string | null }
+    }
+    const NULL = '$$_posthog_breakdown_null_$$'
+
+    it('ranks by total, then value ascending, with null after real values; a one-entry breakdowns list answers lists', async () => {
+      const single = await trend({ breakdown: 'color' })
+      expect(single.result.map((r) => r.breakdown_value)).toEqual(['green', 'blue', 'red', NULL])
+      const multi = await trend({
+        breakdowns: [
+          { property: 'color', type: 'event' },
+          { property: 'size', type: 'event' },
+        ],
+      })
+      expect(multi.result.map((r) => r.breakdown_value)).toEqual([
+        ['green', 's'],
+        ['blue', 's'],
+        ['red', 's'],
+        [NULL, 's'],
+      ])
+      const one = await trend({ breakdowns: [{ property: 'color', type: 'event' }] })
+      expect(one.result.map((r) => r.breakdown_value)).toEqual([['green'], ['blue'], ['red'], [NULL]])
+      const formula = await trend({ events: [{ id: 'tie' }, { id: 'tie' }], formula: 'A+B', breakdown: 'color', compare: true })
+      const current = formula.result.filter((r) => r.compare_label === 'current')
+      expect(current.map((r) => r.breakdown_value)).toEqual(['green', 'blue', 'red', NULL])
+    })
+
+    it('following next visits each breakdown value once and stops', async () => {
+      const seen: unknown[] = []
+      let page = await trend({ breakdown: 'color', breakdown_limit: 2 })
+      for (let i = 0; i < 5; i++) {
+        seen.push(...page.result.map((r) => r.breakdown_value).filter((v) => v !== '$$_posthog_breakdown_other_$$'))
+        if (!page.next) break
+        const res = await call('POST', new URL(page.next).pathname + new URL(page.next).search, {
+          events: [{ id: 'tie' }],
+          date_from: '-1d',
+          breakdown: 'color',
+          breakdown_limit: 2,
+        })
+        page = res.body
+      }
+      expect(page.next).toBeNull()
+      expect(seen).toEqual(['green', 'blue', 'red', NULL])
+    })
+  })
+
+  it('4. GET insights/trend/ with no parameters is 200', async () => {
+    const res = await call('GET', `${project}/insights/trend/`)
+    expect(res.status, JSON.stringify(res.body)).toBe(200)
+    expect(Array.isArray(res.body.result)).toBe(true)
+  })
+
+  it('6. an over-deep property group is a 400, not a 500', async () => {
+    let group: Record<string, unknown> = { key: 'plan', type: 'person', value: 'pro' }
+    for (let i = 0; i < 5000; i++) group = { type: 'AND', values: [group] }
+    const trend = await call('POST', `${project}/insights/trend/`, { events: [{ id: 'bought' }], properties: group })
+    expect(trend.status, JSON.stringify(trend.body).slice(0, 300)).toBe(400)
+    expect(trend.body.type).toBe('validation_error')
+    const cohort = await call('POST', `${project}/cohorts/`, { name: 'deep', filters: { properties: group } })
+    expect(cohort.status, JSON.stringify(cohort.body).slice(0, 300)).toBe(400)
+    const flag = await call('POST', `${project}/feature_flags/`, { key: 'deep', filters: { groups: [{ properties: [group] }] } })
+    expect(flag.status, JSON.stringify(flag.body).slice(0, 300)).toBe(400)
+  })
+
+  it('7. a cohort filter on the persons list returns the cohort’s members', async () => {
+    const cohort = await call('POST', `${project}/cohorts/`, {
+      name: 'Pro plan',
+      filters: { properties: { type: 'OR', values: [{ type: 'AND', values: [{ key: 'plan', type: 'person', value: 'pro' }] }] } },
+    })
+    expect(cohort.status).toBe(201)
+    const filter = encodeURIComponent(JSON.stringify([{ type: 'cohort', key: 'id', value: cohort.body.id }]))
+    const res = await call('GET', `${project}/persons/?properties=${filter}`)
+    expect(res.status, JSON.stringify(res.body)).toBe(200)
+    expect(res.body.results.flatMap((p: { distinct_ids: string[] }) => p.distinct_ids).sort()).toEqual(['adult', 'senior'])
+  })
+
+  it('9. a known path with an unsupported method is 405 with Allow', async () => {
+    const res = await fetch(`${t.url}${project}/persons/`, { method: 'PUT', headers: { authorization: `Bearer ${t.personalKey}` } })
+    expect(res.status).toBe(405)
+    expect(res.headers.get('allow')).toContain('GET')
+    expect(await res.json()).toMatchObject({ type: 'invalid_request', code: 'method_not_allowed' })
+  })
+
+  it('10. properties_timeline takes relative dates', async () => {
+    const persons = await call('GET', `${project}/persons/?distinct_id=adult`)
+    const id = persons.body.results[0].uuid
+    const res = await call('GET', `${project}/persons/${id}/properties_timeline/?date_from=-7d&date_to=now`)
+    expect(res.status, JSON.stringify(res.body)).toBe(200)
+    expect(res.body.points.length).toBeGreaterThan(0)
+  })
+
+  it('12. errors raised before a route are in the one error shape', async () => {
+    const bad = await fetch(`${t.url}${project}/cohorts/`, {
+      method: 'POST',
+      headers: { authorization: `Bearer ${t.personalKey}`, 'content-type': 'application/x-unknown' },
+      body: 'x',
+    })
+    expect(bad.status).toBe(415)
+    expect(Object.keys((await bad.json()) as object).sort()).toEqual(['attr', 'code', 'detail', 'type'])
+    const huge = await fetch(`${t.url}${project}/persons/`, {
+      headers: { authorization: `Bearer ${t.personalKey}`, 'x-big': 'a'.repeat(20_000) },
+    })
+    expect(huge.status).toBe(431)
+    expect(Object.keys((await huge.json()) as object).sort()).toEqual(['attr', 'code', 'detail', 'type'])
+  })
+
+  it('15. following next on the events list visits every event once, even at one timestamp', async () => {
+    const at = new Date(Date.now() - 60_000).toISOString()
+    await captureBatch(
+      t,
+      Array.from({ length: 35 }, (_, i) => ({ event: 'same-instant', distinct_id: `burst-${i}`, timestamp: at, properties: { i } })),
+    )
+    await drained(t.wren)
+    const seen: number[] = []
+    let url: string | null = `${project}/events/?event=same-instant&limit=10`
+    for (let pages = 0; url && pages < 10; pages++) {
+      const res = await call('GET', url)
+      expect(res.status).toBe(200)
+      seen.push(...res.body.results.map((e: { properties: { i: number } }) => e.properties.i))
+      url = res.body.next ? new URL(res.body.next).pathname + new URL(res.body.next).search : null
+    }
+    expect(url).toBeNull()
+    expect(seen.sort((a, b) => a - b)).toEqual(Array.from({ length: 35 }, (_, i) => i))
+  })
+
+  it('16. posthog-js’s surveys poll answers the surveys list shape', async () => {
+    const res = await fetch(`${t.url}/api/surveys/?token=${t.projectKey}`)
+    expect(res.status).toBe(200)
+    expect(await res.json()).toEqual({ surveys: [] })
+  })
+
+  it('19. a NUL in a property string is stored as U+FFFD', async () => {
+    await captureBatch(t, [{ event: 'nul-event', distinct_id: 'nul-user', properties: { text: 'a\u0000b' } }])
+    await drained(t.wren)
+    const res = await call('GET', `${project}/events/?event=nul-event`)
+    expect(res.body.results[0].properties.text).toBe('a\uFFFDb')
   })
 })
