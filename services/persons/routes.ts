@@ -32,6 +32,7 @@ import type { PersonCommand } from '../shared/log/contract'
 import type { PersonQueries, PersonRecord } from './queries'
 import { serializePerson } from './serialize'
 import { propertiesTimeline } from './timeline'
+import type { CohortStore } from '../cohorts/store'
 import { DeletionScheduler } from './deletions'
 
 export interface PersonRouteDeps {
@@ -44,6 +45,8 @@ export interface PersonRouteDeps {
   processor: Pick<IngestionProcessor, 'waitForCommand'>
   clock: Clock
   deletions: DeletionScheduler
+  /** For cohort filters on the list. */
+  cohorts: Pick<CohortStore, 'list'>
   siteUrl: string | null
 }
 
@@ -134,12 +137,17 @@ export async function personRoutes(app: FastifyInstance, deps: PersonRouteDeps):
       const offset = csv ? 0 : (q.offset ?? 0)
       const levels = await access.explicitLevels(caller.key, caller.project.id, 'person')
       const hiddenIds = [...levels].filter(([, level]) => level === 'none').map(([id]) => Number(id))
+      const properties = parsePropertyFilters(q.properties)
+      const cohorts = properties.some((f) => f.type === 'cohort')
+        ? new Map((await deps.cohorts.list(caller.project.id)).map((c) => [c.id, c]))
+        : undefined
       const { total, persons } = await queries.list(caller.project.id, {
         distinctId: q.distinct_id,
         email: q.email,
         search: q.search,
-        properties: parsePropertyFilters(q.properties),
+        properties,
         hiddenIds,
+        cohorts,
         limit,
         offset,
       })
