@@ -264,6 +264,7 @@ describe('API conformance with PostHog clients', () => {
     const res = await fetch(`${t.url}/api/surveys/?token=${t.projectKey}`)
     expect(res.status).toBe(200)
     expect(await res.json()).toEqual({ surveys: [] })
+    expect((await fetch(`${t.url}/api/surveys?token=phc_nope`)).status).toBe(401)
   })
 
   it('19. a NUL in a property string is stored as U+FFFD', async () => {
