@@ -168,7 +168,10 @@ describe('API conformance with PostHog clients', () => {
     const leaf = '{"key":"plan","type":"person","value":"pro"}'
     const nest = (levels: number) => '{"type":"AND","values":['.repeat(levels) + leaf + ']}'.repeat(levels)
     const deep = nest(5000)
-    const wide = JSON.stringify({ type: 'AND', values: Array.from({ length: 20_000 }, (_, i) => ({ key: `k${i}`, type: 'person', value: 'v' })) })
+    const wide = JSON.stringify({
+      type: 'AND',
+      values: Array.from({ length: 20_000 }, (_, i) => ({ key: `k${i}`, type: 'person', value: 'v' })),
+    })
     const send = async (method: string, path: string, body?: string) => {
       const res = await fetch(t.url + path, {
         method,

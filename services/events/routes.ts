@@ -59,7 +59,8 @@ export async function eventRoutes(
         before_uuid: Type.Optional(
           Type.String({
             format: 'uuid',
-            description: 'With `before`: the last event already seen at that instant (`next` sets it, so events sharing a timestamp are not skipped).',
+            description:
+              'With `before`: the last event already seen at that instant (`next` sets it, so events sharing a timestamp are not skipped).',
           }),
         ),
         properties: Type.Optional(Type.String({ description: 'A JSON list of property filters.' })),
@@ -92,7 +93,10 @@ export async function eventRoutes(
         { ...params.values, team: caller.project.id, limit: limit + 1 },
       )
       const page = rows.slice(0, limit)
-      const next = rows.length > limit ? absoluteUrl(request, deps.siteUrl, { before: page[page.length - 1].timestamp, before_uuid: page[page.length - 1].uuid, limit }) : null
+      const next =
+        rows.length > limit
+          ? absoluteUrl(request, deps.siteUrl, { before: page[page.length - 1].timestamp, before_uuid: page[page.length - 1].uuid, limit })
+          : null
       const results = page.map((r) => ({
         id: r.uuid,
         distinct_id: r.distinct_id,
