@@ -158,6 +158,31 @@ describe('API conformance with PostHog clients', () => {
     })
   })
 
+  it('3. a new project filters local development traffic out of test accounts', async () => {
+    const created = await call('POST', '/api/projects/', { name: 'Fresh' })
+    expect(created.status).toBe(201)
+    expect(created.body.test_account_filters).toEqual([
+      { key: '$host', operator: 'not_regex', value: '^(localhost|127\\.0\\.0\\.1)($|:)', type: 'event' },
+    ])
+    const at = new Date().toISOString()
+    await captureBatch({ url: t.url, projectKey: created.body.api_token }, [
+      { event: 'visit', distinct_id: 'dev', timestamp: at, properties: { $host: 'localhost:3000' } },
+      { event: 'visit', distinct_id: 'dev', timestamp: at, properties: { $host: '127.0.0.1' } },
+      { event: 'visit', distinct_id: 'user', timestamp: at, properties: { $host: 'shop.example.com' } },
+    ])
+    await drained(t.wren)
+    const count = async (filterTestAccounts: boolean) => {
+      const res = await call('POST', `/api/projects/${created.body.id}/insights/trend/`, {
+        events: [{ id: 'visit' }],
+        date_from: '-1d',
+        filter_test_accounts: filterTestAccounts,
+      })
+      return (res.body.result as Array<{ count: number }>)[0].count
+    }
+    expect(await count(false)).toBe(3)
+    expect(await count(true)).toBe(1)
+  })
+
   it('4. GET insights/trend/ with no parameters is 200', async () => {
     const res = await call('GET', `${project}/insights/trend/`)
     expect(res.status, JSON.stringify(res.body)).toBe(200)
