@@ -330,7 +330,16 @@ export async function buildWren(config: Config, logger: Logger = pino({ level: c
     await app.register(deadLetterRoutes, { projects, store: deadLetters, log, metrics, siteUrl })
     await app.register(eventRoutes, { projects, clickhouse, siteUrl })
     const personReads = { queries: new PersonQueries(clickhouse), access: new AccessControls(clickhouse, clock) }
-    await app.register(personRoutes, { projects, ...personReads, log, processor: commandResults ?? processor, clock, deletions, siteUrl })
+    await app.register(personRoutes, {
+      projects,
+      ...personReads,
+      log,
+      processor: commandResults ?? processor,
+      clock,
+      deletions,
+      cohorts,
+      siteUrl,
+    })
     await app.register(actionRoutes, { projects, actions })
     await app.register(cohortRoutes, { projects, cohorts })
     await app.register(trendRoutes, { projects, trends, siteUrl })

@@ -202,6 +202,23 @@ export async function publicFlagRoutes(app: FastifyInstance, deps: PublicFlagDep
     },
   })
 
+  // posthog-js with surveys on asks for the project's surveys with its project key. Wren has no surveys
+  // yet: the list is empty, in PostHog's shape, so the SDK stops asking rather than retrying a 404.
+  route({
+    method: 'GET',
+    url: '/api/surveys/',
+    summary: 'The surveys posthog-js shows (none yet)',
+    access: { public: 'the project API key in `token`.' },
+    schema: {
+      querystring: Type.Object({ token: Type.String({ description: 'The project API key.' }) }),
+      response: { 200: Type.Object({ surveys: Type.Array(AnyObject()) }), 401: ErrorBody },
+    },
+    handler: async (request, reply) => {
+      projectFor(request.query.token)
+      return reply.header('cache-control', 'public, max-age=60').send({ surveys: [] })
+    },
+  })
+
   for (const url of ['/api/feature_flag/local_evaluation', '/flags/definitions']) {
     route({
       method: 'GET',

@@ -56,6 +56,13 @@ export async function eventRoutes(
         person_id: Type.Optional(Type.String({ format: 'uuid', description: 'a person’s uuid' })),
         after: Type.Optional(Type.String({ description: 'an ISO date-time' })),
         before: Type.Optional(Type.String({ description: 'an ISO date-time' })),
+        before_uuid: Type.Optional(
+          Type.String({
+            format: 'uuid',
+            description:
+              'With `before`: the last event already seen at that instant (`next` sets it, so events sharing a timestamp are not skipped).',
+          }),
+        ),
         properties: Type.Optional(Type.String({ description: 'A JSON list of property filters.' })),
         format: Type.Optional(Format),
       }),
@@ -70,7 +77,11 @@ export async function eventRoutes(
       if (q.distinct_id) where.push(`distinct_id = ${params.add('String', q.distinct_id)}`)
       if (q.person_id) where.push(`person_id = ${params.add('UUID', q.person_id)}`)
       if (q.after) where.push(`timestamp > ${dateParam(params, q.after, 'after')}`)
-      if (q.before) where.push(`timestamp < ${dateParam(params, q.before, 'before')}`)
+      if (q.before) {
+        const before = dateParam(params, q.before, 'before')
+        // The page is ordered by (timestamp, uuid): the next one starts after the last row's pair.
+        where.push(q.before_uuid ? `(timestamp, uuid) < (${before}, ${params.add('UUID', q.before_uuid)})` : `timestamp < ${before}`)
+      }
       const filters = parsePropertyFilters(q.properties)
       if (filters.length) where.push(listFilterSql(filters, 'event', params))
       const hidden = await hiddenPersons(deps.clickhouse, caller.key, caller.project.id)
@@ -82,7 +93,10 @@ export async function eventRoutes(
         { ...params.values, team: caller.project.id, limit: limit + 1 },
       )
       const page = rows.slice(0, limit)
-      const next = rows.length > limit ? absoluteUrl(request, deps.siteUrl, { before: page[page.length - 1].timestamp, limit }) : null
+      const next =
+        rows.length > limit
+          ? absoluteUrl(request, deps.siteUrl, { before: page[page.length - 1].timestamp, before_uuid: page[page.length - 1].uuid, limit })
+          : null
       const results = page.map((r) => ({
         id: r.uuid,
         distinct_id: r.distinct_id,

@@ -7,7 +7,9 @@ import { parseFlagFilter } from '../shared/property-filters/parse'
 import type { ConditionGroup, FeatureFlag, FlagFilters, StoredPropertyFilter } from './types'
 
 const KEY_RE = /^[a-zA-Z0-9_-]+$/
-const STRING_ONLY_OPERATORS = new Set(['regex', 'icontains', 'not_regex', 'not_icontains', 'gt', 'gte', 'lt', 'lte'])
+// PostHog's serializer asks for strings here, but its UI and API clients send numbers for the comparisons
+// (`{"operator": "gt", "value": 1}`) and its matcher reads either: a number or a string is accepted.
+const SCALAR_OPERATORS = new Set(['regex', 'icontains', 'not_regex', 'not_icontains', 'gt', 'gte', 'lt', 'lte'])
 const MAX_LIST = 1000
 
 export function validateKey(key: unknown, siblings: readonly FeatureFlag[], selfId: number | null): string {
@@ -166,8 +168,8 @@ function checkProperty(
   if (operator === 'in' || operator === 'not_in') throw wrenError('invalid_input', `${where}: in / not_in are only for cohorts.`, 'filters')
   if (Array.isArray(p.value) && p.value.length > MAX_LIST)
     throw wrenError('invalid_input', `${where}: a list value may have at most ${MAX_LIST} entries.`, 'filters')
-  if (STRING_ONLY_OPERATORS.has(operator) && typeof p.value !== 'string') {
-    throw wrenError('invalid_input', `${where}: the ${operator} operator needs a string value.`, 'filters')
+  if (SCALAR_OPERATORS.has(operator) && !(typeof p.value === 'string' || (typeof p.value === 'number' && Number.isFinite(p.value)))) {
+    throw wrenError('invalid_input', `${where}: the ${operator} operator needs a string or number value.`, 'filters')
   }
   if (
     (operator === 'is_date_before' || operator === 'is_date_after' || operator === 'is_date_exact') &&

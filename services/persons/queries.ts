@@ -5,6 +5,8 @@ import { queryRows } from '../shared/clickhouse'
 import { SqlParams } from '../shared/query/params'
 import type { PropertyFilter } from '../shared/property-filters/parse'
 import { listFilterSql } from '../shared/property-filters/sql'
+import { cohortResolver } from '../cohorts/membership'
+import type { Cohort } from '../cohorts/store'
 
 export interface PersonRecord {
   id: number
@@ -22,6 +24,8 @@ export interface ListFilters {
   properties: PropertyFilter[]
   /** Integer ids the caller may not see (access level 'none'). */
   hiddenIds?: number[]
+  /** The project's cohorts, for cohort filters in `properties`. */
+  cohorts?: Map<number, Cohort>
   limit: number
   offset: number
 }
@@ -70,7 +74,8 @@ export class PersonQueries {
       )
     }
     // The list has no events: every filter reads the person's own properties.
-    if (f.properties.length) where.push(listFilterSql(f.properties, 'person', params))
+    if (f.properties.length)
+      where.push(listFilterSql(f.properties, 'person', params, cohortResolver(teamId, f.cohorts ?? new Map(), params)))
     if (f.hiddenIds?.length) where.push(`id NOT IN ${params.add('Array(Int64)', f.hiddenIds)}`)
     const rows = await queryRows<Row>(
       this.client,

@@ -32,6 +32,9 @@ import type { PersonCommand } from '../shared/log/contract'
 import type { PersonQueries, PersonRecord } from './queries'
 import { serializePerson } from './serialize'
 import { propertiesTimeline } from './timeline'
+import type { CohortStore } from '../cohorts/store'
+import { parseDate } from '../trends/dates'
+import { fromWall, toWall } from '../shared/wall-time'
 import { DeletionScheduler } from './deletions'
 
 export interface PersonRouteDeps {
@@ -44,6 +47,8 @@ export interface PersonRouteDeps {
   processor: Pick<IngestionProcessor, 'waitForCommand'>
   clock: Clock
   deletions: DeletionScheduler
+  /** For cohort filters on the list. */
+  cohorts: Pick<CohortStore, 'list'>
   siteUrl: string | null
 }
 
@@ -69,7 +74,7 @@ const PersonId = Type.Object({
 })
 const FormatOnly = Type.Object({ format: Type.Optional(Format) })
 const PropertyFilters = Type.String({ description: 'A JSON list of property filters: [{"key", "value", "operator", "type"}].' })
-const IsoDate = Type.String({ pattern: ISO_DATE.source, description: 'an ISO date or date-time' })
+const TimelineDate = Type.String({ description: 'an ISO date or date-time, or relative as trends take it (-7d, -1m, mStart)' })
 const AccessControlsAnswer = AnyObject('The rules on this person, and the caller’s level.')
 
 export async function personRoutes(app: FastifyInstance, deps: PersonRouteDeps): Promise<void> {
@@ -134,12 +139,17 @@ export async function personRoutes(app: FastifyInstance, deps: PersonRouteDeps):
       const offset = csv ? 0 : (q.offset ?? 0)
       const levels = await access.explicitLevels(caller.key, caller.project.id, 'person')
       const hiddenIds = [...levels].filter(([, level]) => level === 'none').map(([id]) => Number(id))
+      const properties = parsePropertyFilters(q.properties)
+      const cohorts = properties.some((f) => f.type === 'cohort')
+        ? new Map((await deps.cohorts.list(caller.project.id)).map((c) => [c.id, c]))
+        : undefined
       const { total, persons } = await queries.list(caller.project.id, {
         distinctId: q.distinct_id,
         email: q.email,
         search: q.search,
-        properties: parsePropertyFilters(q.properties),
+        properties,
         hiddenIds,
+        cohorts,
         limit,
         offset,
       })
@@ -280,8 +290,8 @@ export async function personRoutes(app: FastifyInstance, deps: PersonRouteDeps):
       params: PersonId,
       querystring: Type.Object({
         properties: Type.Optional(PropertyFilters),
-        date_from: Type.Optional(IsoDate),
-        date_to: Type.Optional(IsoDate),
+        date_from: Type.Optional(TimelineDate),
+        date_to: Type.Optional(TimelineDate),
         format: Type.Optional(Format),
       }),
       response: { 200: AnyObject('{points, crucial_property_keys, effective_date_from, effective_date_to}') },
@@ -290,12 +300,21 @@ export async function personRoutes(app: FastifyInstance, deps: PersonRouteDeps):
       const { person } = await personFor(caller, request.params.id, 'viewer')
       const q = request.query
       const keys = q.properties ? parsePropertyFilters(q.properties).map((f) => f.key) : []
-      for (const name of ['date_from', 'date_to'] as const) {
-        if (q[name] && Number.isNaN(new Date(q[name]).getTime()))
-          throw wrenError('invalid_input', `${name} must be an ISO date or date-time, got '${q[name]}'.`, name)
+      // Every form trends take: ISO dates as given, relative ones (-7d, mStart) in the project's timezone.
+      const tz = caller.project.timezone || 'UTC'
+      const instant = (name: 'date_from' | 'date_to'): string | null => {
+        const raw = q[name]
+        if (!raw) return null
+        if (ISO_DATE.test(raw)) {
+          if (Number.isNaN(new Date(raw).getTime())) throw wrenError('invalid_input', `${name} is not a valid date: '${raw}'.`, name)
+          return raw
+        }
+        return fromWall(parseDate(raw, toWall(deps.clock.now(), tz), tz, name === 'date_from', name).wall, tz).toISOString()
       }
-      const rows = await queries.propertiesAtEvents(caller.project.id, person.distinctIds, q.date_from ?? null, q.date_to ?? null)
-      const timeline = propertiesTimeline(rows, keys, q.date_from ?? null, q.date_to ?? null)
+      const from = instant('date_from')
+      const to = instant('date_to')
+      const rows = await queries.propertiesAtEvents(caller.project.id, person.distinctIds, from, to)
+      const timeline = propertiesTimeline(rows, keys, from, to)
       return sendFormatted(request, reply, 200, timeline, timeline.points)
     },
   })

@@ -38,6 +38,15 @@ export function recordingRetentionDays(settings: Record<string, unknown>): numbe
   )
 }
 
+/**
+ * What a new project's test-account filters are, as PostHog sets them for a new team: leave out traffic
+ * from a local development server. (PostHog also adds the organization's email domain; Wren has no
+ * members to take it from.) Change them with PATCH /api/projects/:id/ {"test_account_filters": [...]}.
+ */
+export const DEFAULT_TEST_ACCOUNT_FILTERS = [
+  { key: '$host', operator: 'not_regex', value: '^(localhost|127\\.0\\.0\\.1)($|:)', type: 'event' },
+]
+
 /** Known settings: what Wren reads (trends, remote config) and PostHog team fields clients round-trip. */
 export const PROJECT_SETTINGS: Record<string, Check> = {
   // trends

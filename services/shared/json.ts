@@ -78,3 +78,19 @@ function fix(text: string): string {
   LONE_SURROGATE.lastIndex = 0
   return LONE_SURROGATE.test(text) ? text.replace(LONE_SURROGATE, '\ufffd') : text
 }
+
+const NUL = /\u0000/g
+
+/** `text` with NUL characters replaced by U+FFFD (PostHog does this at ingestion, so no tool downstream meets a raw NUL). */
+export function withoutNul(text: string): string {
+  return text.includes('\u0000') ? text.replace(NUL, '\uFFFD') : text
+}
+
+/** Parsed JSON with NUL replaced in every string, keys included. */
+export function withoutNulDeep<T>(value: T): T {
+  if (typeof value === 'string') return withoutNul(value) as T
+  if (Array.isArray(value)) return value.map(withoutNulDeep) as T
+  if (value !== null && typeof value === 'object')
+    return Object.fromEntries(Object.entries(value).map(([k, v]) => [withoutNul(k), withoutNulDeep(v)])) as T
+  return value
+}

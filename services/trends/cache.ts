@@ -3,7 +3,7 @@
 import { createHash } from 'node:crypto'
 
 export interface CachedTrend {
-  result: unknown[]
+  result: unknown
   lastRefresh: string
 }
 

@@ -87,6 +87,8 @@ export interface TrendRequest {
   breakdown: string | number | Array<string | number> | null
   breakdownType: BreakdownType
   breakdownLimit: number
+  /** `offset`: the page of breakdown values (with `next`), in ranking order. */
+  breakdownOffset: number
   breakdownGroupTypeIndex: number | null
   breakdownNormalizeUrl: boolean
   breakdownHideOtherAggregation: boolean
@@ -143,12 +145,6 @@ export function parseTrendRequest(input: Record<string, unknown>): TrendRequest 
     ...actions.map((a, i) => entity(a, 'actions', `actions[${i}]`)).filter((a) => a.id !== null),
     ...events.map((e, i) => entity(e, 'events', `events[${i}]`)),
   ]
-  if (entities.length === 0)
-    throw wrenError(
-      'required',
-      'One of events or actions is required: give at least one entry, e.g. "events": [{"id": "$pageview"}].',
-      'events',
-    )
   // Stable sort by `order`, with a missing or zero order counting as -1 (as PostHog does).
   const series = entities
     .map((e, i) => ({ e, i, o: e.order || -1 }))
@@ -211,6 +207,7 @@ export function parseTrendRequest(input: Record<string, unknown>): TrendRequest 
     breakdown,
     breakdownType,
     breakdownLimit: optInt(input, 'breakdown_limit', 1, 10_000) ?? (display === 'WorldMap' ? 250 : 25),
+    breakdownOffset: optInt(input, 'offset', 0, 1_000_000) ?? 0,
     breakdownGroupTypeIndex,
     breakdownNormalizeUrl: truthy(input.breakdown_normalize_url),
     breakdownHideOtherAggregation: truthy(input.breakdown_hide_other_aggregation),

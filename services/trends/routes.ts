@@ -61,10 +61,10 @@ export async function trendRoutes(
         .header('content-disposition', `attachment; filename="${filename}"`)
         .send(trendCsv(out.body.result, out.floats))
     }
-    // PostHog's `next`: a page link once a full page of series came back (the rows are never paged).
-    const limit = Number((request.query as Record<string, unknown>).breakdown_limit) || 25
-    const offset = Number((request.query as Record<string, unknown>).offset) || 0
-    const next = out.body.result.length >= limit ? absoluteUrl(request, deps.siteUrl, { offset: offset + limit }) : null
+    // PostHog's `next` raises `offset` by the limit; Wren's pages the breakdown values, and ends at the last.
+    const next = out.hasMore
+      ? absoluteUrl(request, deps.siteUrl, { offset: trendRequest.breakdownOffset + trendRequest.breakdownLimit })
+      : null
     return reply.status(200).send({ ...out.body, next })
   }
   const summary = 'Compute a trend: event counts (or other math) per interval, per series and breakdown'

@@ -19,7 +19,7 @@ import { eventColumns, type FilterContext } from '../shared/property-filters/sql
 import { parsePropertyGroup, type PropertyGroup } from '../shared/property-filters/parse'
 import { breakdownExpr, buildTrendQuery, SessionColumns, type ResolvedSeries, type TrendRow } from './query'
 import { isTotalValue, PROPERTY_MATHS, type TrendRequest } from './request'
-import { shapeResults, type SeriesResult } from './shape'
+import { shapeResults, type SeriesResult, type Shaped } from './shape'
 
 export interface TrendResponse {
   is_cached: boolean
@@ -30,6 +30,8 @@ export interface TrendResponse {
 
 export interface TrendOutput {
   body: TrendResponse
+  /** More breakdown values rank after this page (`next` pages to them). */
+  hasMore: boolean
   /** Per result row: whether its numbers are floats (for CSV). */
   floats: boolean[]
   dateFrom: DateRange['from']
@@ -129,6 +131,7 @@ export class TrendService {
     if (series.length === 0)
       return {
         body: { is_cached: false, last_refresh: now.toISOString(), timezone: tz, result: [] },
+        hasMore: false,
         floats: [],
         dateFrom: current.from,
         dateTo: current.to,
@@ -174,9 +177,10 @@ export class TrendService {
         )
     const cached = opts.refresh ? undefined : this.cache.get(key)
     if (cached) {
-      const result = cached.result as SeriesResult[]
+      const { result, hasMore } = cached.result as Shaped
       return {
         body: { is_cached: true, last_refresh: cached.lastRefresh, timezone: tz, result },
+        hasMore,
         floats: floatsFor(result, floats, request),
         dateFrom: current.from,
         dateTo: current.to,
@@ -191,7 +195,7 @@ export class TrendService {
       value: Number(r.value),
     }))
     const filter = filterObject(request, current)
-    const result = shapeResults({
+    const shaped = shapeResults({
       request,
       series: names,
       periods,
@@ -202,9 +206,11 @@ export class TrendService {
       cohortNames: new Map([...cohorts.values()].map((c) => [c.id, c.name])),
     })
     const lastRefresh = now.toISOString().replace('.000Z', 'Z')
-    this.cache.set(key, { result, lastRefresh })
+    this.cache.set(key, { result: shaped, lastRefresh })
+    const { result, hasMore } = shaped
     return {
       body: { is_cached: false, last_refresh: lastRefresh, timezone: tz, result },
+      hasMore,
       floats: floatsFor(result, floats, request),
       dateFrom: current.from,
       dateTo: current.to,

@@ -39,13 +39,24 @@ interface Block {
   aggregated: number
 }
 
-const rank = (raw: string) => (raw === OTHER_LABEL ? 2 : raw === NULL_LABEL ? 1 : 0)
+/** PostHog's ranking of breakdown values: real values, then null (a multi-breakdown with any null part), then other. */
+const rank = (raw: string) => (raw === OTHER_LABEL ? 2 : raw.split(MULTI_SEPARATOR).includes(NULL_LABEL) ? 1 : 0)
+/** Rank, then total descending, then the value ascending. */
+const byRanking = (a: { raw: string; total: number }, b: { raw: string; total: number }) =>
+  rank(a.raw) - rank(b.raw) || b.total - a.total || (a.raw < b.raw ? -1 : a.raw > b.raw ? 1 : 0)
 const sum = (xs: number[]) => xs.reduce((a, b) => a + b, 0)
 
-export function shapeResults(input: ShapeInput): SeriesResult[] {
+export interface Shaped {
+  result: SeriesResult[]
+  /** Breakdown values ranked after this page (what `next` pages to). */
+  hasMore: boolean
+}
+
+export function shapeResults(input: ShapeInput): Shaped {
   const { request, periods, totalValue } = input
   const hasBreakdown = request.breakdown !== null
   const out: SeriesResult[] = []
+  let hasMore = false
   const byKey = new Map<string, number>()
   input.rows.forEach((r, i) => byKey.set(`${r.series}\u0000${r.period}\u0000${r.breakdown}\u0000${r.bucket}`, i))
 
@@ -66,13 +77,17 @@ export function shapeResults(input: ShapeInput): SeriesResult[] {
         if (request.smoothingIntervals > 1) data = smooth(data, request.smoothingIntervals)
         return { raw, data, aggregated: 0 }
       })
-      if (hasBreakdown) blocks = limitBreakdowns(blocks, request, totalValue)
+      if (hasBreakdown) {
+        const page = limitBreakdowns(blocks, request, totalValue)
+        blocks = page.blocks
+        hasMore ||= page.hasMore
+      }
       return blocks.map((b) => seriesObject(input, s, index, range, period, b))
     })
     if (request.formula) out.push(...applyFormula(input, perSeries, range, period))
     else for (const list of perSeries) out.push(...list)
   })
-  return out
+  return { result: out, hasMore }
 }
 
 function runningSum(data: number[]): number[] {
@@ -87,21 +102,24 @@ function smooth(data: number[], n: number): number[] {
   })
 }
 
-function limitBreakdowns(blocks: Block[], request: TrendRequest, totalValue: boolean): Block[] {
+/** One page of a series' breakdown values (`offset`, `breakdown_limit`), the values after it summed into "other". */
+function limitBreakdowns(blocks: Block[], request: TrendRequest, totalValue: boolean): { blocks: Block[]; hasMore: boolean } {
   const total = (b: Block) => (totalValue ? b.aggregated : sum(b.data))
-  const sorted = [...blocks].sort(
-    (a, b) => rank(a.raw) - rank(b.raw) || total(b) - total(a) || (a.raw < b.raw ? -1 : a.raw > b.raw ? 1 : 0),
-  )
-  if (sorted.length <= request.breakdownLimit) return sorted
-  const kept = sorted.slice(0, request.breakdownLimit)
-  if (request.breakdownHideOtherAggregation) return kept
-  const rest = sorted.slice(request.breakdownLimit)
+  const sorted = blocks
+    .map((b) => ({ b, raw: b.raw, total: total(b) }))
+    .sort(byRanking)
+    .map((x) => x.b)
+  const start = request.breakdownOffset
+  const end = start + request.breakdownLimit
+  const kept = sorted.slice(start, end)
+  const rest = sorted.slice(end)
+  if (rest.length === 0 || request.breakdownHideOtherAggregation) return { blocks: kept, hasMore: rest.length > 0 }
   const other: Block = {
     raw: OTHER_LABEL,
     data: totalValue ? [] : rest[0].data.map((_, i) => sum(rest.map((b) => b.data[i]))),
     aggregated: sum(rest.map((b) => b.aggregated)),
   }
-  return [...kept, other]
+  return { blocks: [...kept, other], hasMore: true }
 }
 
 function seriesObject(
@@ -151,7 +169,8 @@ function seriesObject(
 }
 
 function breakdownValue(raw: string, input: ShapeInput): { value: string | number | string[]; label: string } {
-  if (input.request.breakdowns && input.request.breakdowns.length > 1) {
+  // The list form answers lists, even for one breakdown (as PostHog does).
+  if (input.request.breakdowns) {
     const n = input.request.breakdowns.length
     const values = raw === OTHER_LABEL ? new Array<string>(n).fill(OTHER_LABEL) : raw.split(MULTI_SEPARATOR)
     return { value: values, label: values.join('::') }
@@ -190,18 +209,15 @@ function applyFormula(input: ShapeInput, perSeries: SeriesResult[][], range: Dat
     results.push(base)
   }
   if (request.breakdown !== null) {
-    const key = (r: SeriesResult) => {
-      const raw = String(r.breakdown_value)
-      return [raw === OTHER_LABEL ? -2 : raw === NULL_LABEL ? -1 : 0, totalValue ? (r.aggregated_value ?? 0) : sum(r.data), r.count]
-    }
-    results.sort((a, b) => {
-      const ka = key(a)
-      const kb = key(b)
-      for (let i = 0; i < ka.length; i++) if (ka[i] !== kb[i]) return kb[i] - ka[i]
-      const ra = JSON.stringify(a.breakdown_value)
-      const rb = JSON.stringify(b.breakdown_value)
-      return ra < rb ? 1 : ra > rb ? -1 : 0
+    const ranked = (r: SeriesResult) => ({
+      r,
+      raw: Array.isArray(r.breakdown_value) ? r.breakdown_value.join(MULTI_SEPARATOR) : String(r.breakdown_value),
+      total: totalValue ? (r.aggregated_value ?? 0) : sum(r.data),
     })
+    return results
+      .map(ranked)
+      .sort(byRanking)
+      .map((x) => x.r)
   }
   return results
 }

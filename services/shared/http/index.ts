@@ -3,13 +3,43 @@ import type { FastifyError, FastifyInstance, FastifyReply, FastifyRequest } from
 import { stringify } from 'csv-stringify/sync'
 import { STATUS_CODES } from 'node:http'
 import type { Socket } from 'node:net'
+import Router from 'find-my-way'
 import { BACKLOG_FULL, WrenError, fromClickHouseError, wrenError } from '../errors'
 import { jsonTooDeep, jsonTooDeepIn } from '../json'
 
+/**
+ * The error handler, and the answer for a request no route takes: 405 with `Allow` when the path has
+ * routes for other methods (as PostHog answers), else 404. Call before any route is added: a second
+ * router (Fastify's own, find-my-way) learns every route's path and method to tell the two apart.
+ */
 export function installErrorHandler(app: FastifyInstance): void {
   app.setErrorHandler(renderError)
+  const known = Router({ ignoreTrailingSlash: true, ignoreDuplicateSlashes: true })
+  const methodsByPath = new Map<string, Set<string>>()
+  app.addHook('onRoute', (route) => {
+    if (route.url.includes('*')) return // catch-alls (CORS preflight, static files) say nothing about a path
+    // One entry per path shape: `/persons/:id/` and `/persons/:uuid/` are the same path to a caller.
+    const shape = route.url.replace(/:[^/]+/g, ':p')
+    let methods = methodsByPath.get(shape)
+    if (!methods) {
+      methodsByPath.set(shape, (methods = new Set()))
+      known.on('GET', shape, () => {}, { shape })
+    }
+    for (const method of [route.method].flat()) methods.add(method)
+  })
   app.setNotFoundHandler((request, reply) => {
-    void reply.status(404).send(new WrenError('not_found', `No route ${request.method} ${request.url.split('?')[0]}.`).toJSON())
+    const path = request.url.split('?')[0]
+    const found = known.find('GET', path)
+    const allowed = found ? methodsByPath.get((found.store as { shape: string }).shape) : undefined
+    if (allowed && !allowed.has(request.method)) {
+      const allow = [...allowed].sort().join(', ')
+      void reply
+        .status(405)
+        .header('allow', allow)
+        .send(new WrenError('method_not_allowed', `Method "${request.method}" not allowed on ${path}; this path takes ${allow}.`).toJSON())
+      return
+    }
+    void reply.status(404).send(new WrenError('not_found', `No route ${request.method} ${path}.`).toJSON())
   })
 }
 

@@ -21,9 +21,12 @@ export interface ManagementRoute {
   url: string
 }
 
-/** The management API: /api/… (but the API's own public description) and the flag definitions server SDKs fetch with a personal API key. */
+/**
+ * The management API: /api/… (but the API's own public description and the surveys posthog-js reads with
+ * the project key) and the flag definitions server SDKs fetch with a personal API key.
+ */
 export function isManagementUrl(url: string): boolean {
-  if (url.startsWith('/api/schema/')) return false
+  if (url.startsWith('/api/schema/') || url === '/api/surveys/') return false
   return url.startsWith('/api/') || url === '/flags/definitions' || url === '/flags/definitions/'
 }
 

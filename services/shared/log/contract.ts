@@ -4,6 +4,7 @@
 // resolved to the current one.
 import { readFileSync } from 'node:fs'
 import avro from 'avsc'
+import { withoutNul, withoutNulDeep } from '../json'
 
 export type Properties = Record<string, unknown>
 
@@ -88,14 +89,17 @@ export function decodeIngest(buf: Buffer): IngestItem {
   const teamId = Number(wire.team_id)
   if ('wren.CapturedEvent' in wire.body) {
     const e = wire.body['wren.CapturedEvent']
+    const properties = JSON.parse(e.properties) as Record<string, unknown>
     return {
       kind: 'event',
       event: {
         teamId,
         uuid: e.uuid,
-        event: e.event,
-        distinctId: e.distinct_id,
-        properties: JSON.parse(e.properties) as Record<string, unknown>,
+        // Events come out of the log with NUL replaced by U+FFFD, as PostHog's ingestion stores them
+        // (JSON text holds a NUL only as the escape `\u0000`, so the check on the text is cheap).
+        event: withoutNul(e.event),
+        distinctId: withoutNul(e.distinct_id),
+        properties: e.properties.includes('\\u0000') ? withoutNulDeep(properties) : properties,
         timestamp: e.timestamp,
         now: e.now,
         elementsChain: e.elements_chain,

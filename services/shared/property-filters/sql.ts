@@ -59,20 +59,34 @@ export interface FilterContext {
 
 /**
  * A flat list of filters (AND) on the persons or events list: every filter read as a property of that
- * table (persons: the person's properties; events: the event's), with no cohorts or sessions to join.
+ * table (persons: the person's properties; events: the event's), with no sessions to join. The persons list
+ * also takes cohort filters when given `cohortMembers`.
  */
-export function listFilterSql(filters: PropertyFilter[], table: 'person' | 'event', params: SqlParams): string {
+export function listFilterSql(
+  filters: PropertyFilter[],
+  table: 'person' | 'event',
+  params: SqlParams,
+  cohortMembers?: (id: number) => string,
+): string {
   const group: PropertyGroup = {
     type: 'AND',
-    values: filters.map((f) => ({ key: f.key, value: f.value, operator: f.operator, type: table })),
+    values: filters.map((f) => ({
+      key: f.key,
+      value: f.value,
+      operator: f.operator,
+      negation: f.negation,
+      type: f.type === 'cohort' && cohortMembers ? 'cohort' : table,
+    })),
   }
   return compileGroup(group, {
     params,
-    // The lists have no cohort or person-id filters, so the events list reads no person id.
+    // The events list has no cohort or person-id filters, so it reads no person id.
     columns: table === 'person' ? PERSON_COLUMNS : eventColumns(new EventPersonId(false)),
-    cohortMembers: () => {
-      throw wrenError('invalid_input', 'Cohort filters are not supported on this list.', 'properties')
-    },
+    cohortMembers:
+      cohortMembers ??
+      (() => {
+        throw wrenError('invalid_input', 'Cohort filters are not supported on this list.', 'properties')
+      }),
     dateParam: (v) => params.add('String', v),
   })
 }
