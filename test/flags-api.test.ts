@@ -89,7 +89,7 @@ describe('feature flags over HTTP', () => {
         'filters',
       ],
       [{ key: 'v3', filters: { payloads: { nope: '1' } } }, 'filters'],
-      [{ key: 'v4', filters: { groups: [{ properties: [{ key: 'age', operator: 'gt', value: 5, type: 'person' }] }] } }, 'filters'],
+      [{ key: 'v4', filters: { groups: [{ properties: [{ key: 'age', operator: 'gt', value: { n: 5 }, type: 'person' }] }] } }, 'filters'],
       [
         {
           key: 'v5',

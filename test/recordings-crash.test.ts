@@ -90,14 +90,19 @@ describe('recordings crash recovery', () => {
       expect(new Set(stored).size).toBe(stored.length)
       expect(ns.filter((n) => !stored.includes(n))).toEqual([])
       expect(stored.length - ns.length).toBeLessThanOrEqual(2)
-      // The session's metadata counts each stored snapshot (a mouse move each) once too.
-      const metadata = await waitFor(
+      // The session's metadata counts each stored snapshot (a mouse move each) once too. A snapshot the
+      // kill cut off may still be on its way through the processor: compare what is stored at one moment.
+      const settled = await waitFor(
         async () => {
           const res = await call(second.url)('GET', `/api/projects/${projectId}/session_recordings/${session}/`)
-          return res.status === 200 && res.body.mouse_activity_count >= stored.length ? res.body : false
+          const now = await read(session)
+          return res.status === 200 && res.body.mouse_activity_count === now.length ? { metadata: res.body, now } : false
         },
         { timeoutMs: 30_000, what: `${session}'s metadata after the restart` },
       )
+      expect(new Set(settled.now).size).toBe(settled.now.length)
+      const metadata = settled.metadata
+      stored.splice(0, stored.length, ...settled.now)
       expect(metadata.mouse_activity_count).toBe(stored.length)
     }
   })

@@ -182,7 +182,7 @@ describe('session recording sharing, viewed and delete', () => {
     expect(page.headers.get('cache-control')).toBe('no-store')
     expect(page.headers.get('referrer-policy')).toBe('no-referrer')
     const html = await page.text()
-    expect(html).toContain('id="player"')
+    expect(html).toContain('id="wren-replay"')
     expect(html).toContain('"sessionId":"share-1"')
     expect(html).toContain(token)
 

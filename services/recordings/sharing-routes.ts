@@ -7,6 +7,7 @@ import { Type } from 'typebox'
 import type { ProjectStore } from '../projects/store'
 import { wrenError } from '../shared/errors'
 import { routesOf } from '../shared/http/route'
+import { AnyObject } from '../shared/http/schemas'
 import type { ClickHouseMetadataStore } from './metadata-store'
 import { sharedPlayerPage } from './player-page'
 import { newAccessToken, SHARING_SETTINGS, type SharingConfiguration, type SharingSettings, type SharingStore } from './sharing-store'
@@ -26,7 +27,8 @@ const Sharing = Type.Object(
     access_token: Type.String({ description: 'Opens the recording at /shared/<access_token> while enabled. A secret.' }),
     settings: Settings,
     password_required: Type.Boolean({ description: 'Always false: Wren offers no password-protected shares.' }),
-    share_passwords: Type.Array(Type.Never(), { description: 'Always empty.' }),
+    // Not Type.Never(): its `not: {}` sends Swagger UI's example generator into a loop that freezes the reference page.
+    share_passwords: Type.Array(AnyObject(), { maxItems: 0, description: 'Always empty.' }),
   },
   { title: 'Sharing configuration' },
 )
