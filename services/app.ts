@@ -20,7 +20,7 @@ import { followPersonChanges, publishPersonChanges, type SnapshotChanges } from 
 import { stallingSubscriptions } from './shared/log/failpoint'
 import { INGESTION_GROUP, IngestionLagMonitor, RECORDINGS_GROUP, lagJson, lagProblems } from './shared/ingestion-lag'
 import { lockDataDir } from './shared/lock'
-import { clientErrorHandler, installErrorHandler, installJsonBodyParser, renderError } from './shared/http'
+import { clientErrorHandler, installErrorHandler, installJsonBodyParser, renderError, requestForLog } from './shared/http'
 import { corsDelegator } from './shared/http/cors'
 import { guardManagementRoutes, type ManagementRoute } from './shared/http/management'
 import { installValidation } from './shared/http/validation'
@@ -191,7 +191,7 @@ export async function buildWren(config: Config, logger: Logger = pino({ level: c
   if (runs('ingest')) deletions.start()
 
   const app = Fastify({
-    loggerInstance: logger as FastifyBaseLogger,
+    loggerInstance: logger.child({}, { serializers: { req: requestForLog } }) as FastifyBaseLogger,
     trustProxy: true,
     routerOptions: { ignoreTrailingSlash: true },
     logController: new LogController({ disableRequestLogging: true }),

@@ -23,7 +23,7 @@ export const ERROR_CATALOGUE = {
   json_too_deep: { status: 400, detail: 'The JSON is nested too deeply.' },
   max_length: { status: 400, detail: 'A field is longer than this server accepts.' },
   invalid_format: { status: 400, detail: "format must be 'json' or 'csv'." },
-  invalid_project_id: { status: 400, detail: 'Project id must be a positive integer.' },
+  invalid_project_id: { status: 400, detail: 'Project id must be a positive integer or `@current`.' },
   invalid_uuid: { status: 400, detail: 'Not a valid uuid.' },
   invalid_date: { status: 400, detail: 'Not a valid date.' },
   invalid_csv: { status: 400, detail: 'The CSV is not valid.' },

@@ -26,6 +26,8 @@ export interface PersonalApiKey {
 /** Projects and keys as the request path reads them: from memory, never a query per request. */
 export interface Tenants {
   byId(id: number): Project | undefined
+  /** Every project (for `@current`, the key's project). */
+  list(): Project[]
   byToken(token: string): Project | undefined
   keyByValue(value: string): PersonalApiKey | undefined
   /** Notes a use of `key` (written later, in batches). */

@@ -4,7 +4,7 @@ import { mkdtemp, rm } from 'node:fs/promises'
 import { tmpdir } from 'node:os'
 import path from 'node:path'
 import { spawn, type ChildProcess } from 'node:child_process'
-import pino from 'pino'
+import pino, { type Logger } from 'pino'
 import { buildWren, type Wren } from '../../services/app'
 import { loadConfig } from '../../services/shared/config'
 import { generateKey, PERSONAL_KEY_PREFIX, PROJECT_KEY_PREFIX } from '../../services/projects/store'
@@ -23,8 +23,9 @@ export interface TestWren {
 /**
  * Starts Wren in this process on chDB, or with WREN_TEST_CLICKHOUSE_HTTP=1 on its own ClickHouse HTTP test
  * fixture (./clickhouse-http.ts), so that any test file can be run through the CLICKHOUSE_URL client path.
+ * `logger`: Wren's log goes there (a test that reads the log), rather than to nothing (or WREN_TEST_LOG's level).
  */
-export async function startWren(env: Record<string, string> = {}): Promise<TestWren> {
+export async function startWren(env: Record<string, string> = {}, opts: { logger?: Logger } = {}): Promise<TestWren> {
   const dataDir = await mkdtemp(path.join(tmpdir(), 'wren-test-'))
   const projectKey = generateKey(PROJECT_KEY_PREFIX)
   const personalKey = generateKey(PERSONAL_KEY_PREFIX)
@@ -40,7 +41,7 @@ export async function startWren(env: Record<string, string> = {}): Promise<TestW
     ...overHttp,
     ...env,
   })
-  const wren = await buildWren(config, pino({ level: process.env.WREN_TEST_LOG ?? 'silent' }))
+  const wren = await buildWren(config, opts.logger ?? pino({ level: process.env.WREN_TEST_LOG ?? 'silent' }))
   await wren.app.listen({ port: 0, host: '127.0.0.1' })
   const address = wren.app.server.address()
   const port = typeof address === 'object' && address ? address.port : 0

@@ -1,5 +1,6 @@
-// Management-API authentication: `Authorization: Bearer <personal API key>`, the scope a route names,
-// and the project in the path. Scopes are PostHog's: `<object>:read|write`, or `*` for all; write
+// Management-API authentication: a personal API key (`Authorization: Bearer`, or `personal_api_key` in a
+// JSON body or the query string, as PostHog takes it), the scope a route names, and the project in the
+// path (an id, or `@current`). Scopes are PostHog's: `<object>:read|write`, or `*` for all; write
 // implies read.
 import type { FastifyRequest } from 'fastify'
 import { wrenError } from '../errors'
@@ -45,21 +46,64 @@ export function hasScope(key: PersonalApiKey, required: string): boolean {
   return access === 'read' && key.scopes.includes(`${object}:write`)
 }
 
-/** The token of `Authorization: Bearer <token>`, if the header has that form. */
-export function bearerToken(request: FastifyRequest): string | null {
-  const header = request.headers.authorization
-  const match = typeof header === 'string' ? /^Bearer\s+(\S+)\s*$/i.exec(header) : null
-  return match ? match[1] : null
+/** The name a personal API key goes by in a JSON body or the query string (PostHog's). */
+export const PERSONAL_KEY_PARAM = 'personal_api_key'
+
+export interface ShownKey {
+  value: string
+  source: 'Authorization header' | 'body' | 'query string'
 }
 
+/**
+ * The personal API key a request shows, and where. PostHog's order: `Authorization: Bearer`, then
+ * `personal_api_key` in a JSON body, then in the query string; only the first one found is tried, so a
+ * wrong key in the header is refused even beside a right one in the query string.
+ */
+export function shownKey(request: FastifyRequest): ShownKey | null {
+  const header = request.headers.authorization
+  const match = typeof header === 'string' ? /^Bearer\s+(\S+)\s*$/i.exec(header) : null
+  if (match) return { value: match[1], source: 'Authorization header' }
+  const body = request.body
+  if (typeof body === 'object' && body !== null && !Array.isArray(body) && PERSONAL_KEY_PARAM in body)
+    return { value: lastString((body as Record<string, unknown>)[PERSONAL_KEY_PARAM]), source: 'body' }
+  const query = request.query as Record<string, unknown> | undefined
+  if (query && PERSONAL_KEY_PARAM in query) return { value: lastString(query[PERSONAL_KEY_PARAM]), source: 'query string' }
+  return null
+}
+
+/** A repeated query parameter counts once, by its last value (as Django's request.GET reads it); a non-string is no key. */
+function lastString(value: unknown): string {
+  const last = Array.isArray(value) ? value.at(-1) : value
+  return typeof last === 'string' ? last : ''
+}
+
+/**
+ * The caller's personal API key. It is a credential, not input: `personal_api_key` is taken out of the body
+ * and the query string (wherever the key came from), so no schema refuses it as an unknown field and no
+ * handler stores or echoes it.
+ */
 export function personalKeyFrom(request: FastifyRequest, store: Tenants): PersonalApiKey {
-  const token = bearerToken(request)
-  if (token === null)
+  const shown = shownKey(request)
+  if (shown === null)
     throw wrenError('not_authenticated', 'Authentication credentials were not provided. Send `Authorization: Bearer <personal API key>`.')
-  const key = store.keyByValue(token)
-  if (!key) throw wrenError('authentication_failed', 'Personal API key found in request Authorization header is invalid.')
+  const key = store.keyByValue(shown.value)
+  if (!key) throw wrenError('authentication_failed', `Personal API key found in request ${shown.source} is invalid.`)
+  const body = request.body
+  if (typeof body === 'object' && body !== null) delete (body as Record<string, unknown>)[PERSONAL_KEY_PARAM]
+  delete (request.query as Record<string, unknown>)[PERSONAL_KEY_PARAM]
   store.markKeyUsed(key)
   return key
+}
+
+/** `url` (a path with its query, or an absolute URL) without `personal_api_key`: for links and logs. */
+export function withoutPersonalKey(url: string): string {
+  const query = url.indexOf('?')
+  if (query < 0) return url
+  const params = new URLSearchParams(url.slice(query + 1))
+  if (!params.has(PERSONAL_KEY_PARAM)) return url
+  params.delete(PERSONAL_KEY_PARAM)
+  const rest = params.toString()
+  return url.slice(0, query) + (rest ? `?${rest}` : '')
 }
 
 export interface Caller {
@@ -126,17 +170,37 @@ export async function authorizeShared(
   return { key: null, project, sessionId: grant.sessionId }
 }
 
+/**
+ * What PostHog takes in place of a project id for "the project I am in". PostHog reads it from the user's
+ * current project; Wren has no users, so it is the key's project: the one it is limited to, and for a key
+ * that reaches several (or every) project, the lowest id among them.
+ */
+export const CURRENT_PROJECT = '@current'
+
 /** Checks key, scope and project; returns who is calling for which project. */
 export function authorize(request: FastifyRequest, store: Tenants, scope: string, projectIdParam: string | undefined): Caller {
   const key = personalKeyFrom(request, store)
   if (!hasScope(key, scope)) throw wrenError('permission_denied', `API key missing required scope '${scope}'`)
-  const projectId = Number(projectIdParam)
+  const projectId = projectIdParam === CURRENT_PROJECT ? currentProjectOf(key, store) : Number(projectIdParam)
   if (!Number.isInteger(projectId) || projectId <= 0)
-    throw wrenError('invalid_project_id', `Project id must be a positive integer, got '${projectIdParam}'.`, 'project_id')
+    throw wrenError(
+      'invalid_project_id',
+      `Project id must be a positive integer or '${CURRENT_PROJECT}', got '${projectIdParam}'.`,
+      'project_id',
+    )
   const project = store.byId(projectId)
   if (!project) throw wrenError('not_found', `Project ${projectId} does not exist.`)
   if (!canReach(key, projectId)) throw wrenError('permission_denied', "You don't have access to the project.")
   return { key, project }
+}
+
+function currentProjectOf(key: PersonalApiKey, store: Tenants): number {
+  const reached = store
+    .list()
+    .map((p) => p.id)
+    .filter((id) => canReach(key, id))
+  if (reached.length === 0) throw wrenError('not_found', `No project for '${CURRENT_PROJECT}': this key reaches none.`)
+  return Math.min(...reached)
 }
 
 export function canReach(key: PersonalApiKey, projectId: number): boolean {

@@ -6,6 +6,7 @@ import type { Socket } from 'node:net'
 import Router from 'find-my-way'
 import { BACKLOG_FULL, WrenError, fromClickHouseError, wrenError } from '../errors'
 import { jsonTooDeep, jsonTooDeepIn } from '../json'
+import { withoutPersonalKey } from './auth'
 
 /**
  * The error handler, and the answer for a request no route takes: 405 with `Allow` when the path has
@@ -45,7 +46,7 @@ export function installErrorHandler(app: FastifyInstance): void {
 
 /** The one error renderer: route errors, and Fastify's own before routing (its `frameworkErrors` option, e.g. a malformed URL). */
 export function renderError(error: FastifyError | WrenError, request: FastifyRequest, reply: FastifyReply): void {
-  const wren = error instanceof WrenError ? error : fromFastifyError(error)
+  const wren = error instanceof WrenError ? error : fromFastifyError(error, request)
   // Backpressure refusals are an answer (thousands a second in a flood), counted in /_metrics, not logged.
   if (wren.status >= 500 && wren.code !== BACKLOG_FULL) request.log.error({ err: error }, 'request failed')
   void reply.status(wren.status).headers(wren.headers).type('application/json').send(wren.toJSON())
@@ -83,14 +84,15 @@ export function installJsonBodyParser(app: FastifyInstance): void {
   })
 }
 
-function fromFastifyError(error: FastifyError): WrenError {
+function fromFastifyError(error: FastifyError, request: FastifyRequest): WrenError {
   const fromClickHouse = fromClickHouseError(error)
   if (fromClickHouse) return fromClickHouse
   if (error.code === 'FST_ERR_CTP_BODY_TOO_LARGE')
     return wrenError('payload_too_large', 'Request body is larger than this endpoint accepts.')
   if (error.code === 'FST_ERR_CTP_INVALID_JSON_BODY' || error.code === 'FST_ERR_CTP_EMPTY_JSON_BODY')
     return wrenError('invalid_json', `Request body is not valid JSON: ${error.message}`)
-  if (error.code === 'FST_ERR_CTP_INVALID_MEDIA_TYPE') return wrenError('unsupported_media_type', error.message)
+  if (error.code === 'FST_ERR_CTP_INVALID_MEDIA_TYPE')
+    return wrenError('unsupported_media_type', `Unsupported media type "${request.headers['content-type'] ?? ''}" in request.`)
   if (error.validation) return wrenError('invalid_input', error.message, error.validationContext ?? null)
   const status = error.statusCode && error.statusCode >= 400 && error.statusCode < 500 ? error.statusCode : 500
   return status === 500 ? wrenError('server_error') : new WrenError('invalid_request', error.message, null, { status })
@@ -141,10 +143,24 @@ export function isRecord(value: unknown): value is Record<string, unknown> {
   return typeof value === 'object' && value !== null && !Array.isArray(value)
 }
 
-/** The absolute URL of this request with some query parameters replaced. */
+/**
+ * How a request reads in the log (Fastify's `req` fields), its URL without a personal API key: PostHog's
+ * clients may send one as `?personal_api_key=`.
+ */
+export function requestForLog(request: FastifyRequest): Record<string, unknown> {
+  return {
+    method: request.method,
+    url: withoutPersonalKey(request.url ?? ''),
+    host: request.host,
+    remoteAddress: request.ip,
+    remotePort: request.socket?.remotePort,
+  }
+}
+
+/** The absolute URL of this request with some query parameters replaced, never with a personal API key in it. */
 export function absoluteUrl(request: FastifyRequest, siteUrl: string | null, params: Record<string, string | number>): string {
   const base = siteUrl ?? `${request.protocol}://${request.host}`
-  const url = new URL(request.url, base.endsWith('/') ? base : base + '/')
+  const url = new URL(withoutPersonalKey(request.url), base.endsWith('/') ? base : base + '/')
   for (const [k, v] of Object.entries(params)) url.searchParams.set(k, String(v))
   return url.toString()
 }

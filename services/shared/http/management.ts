@@ -3,7 +3,8 @@
 //   - a limit on failed authentications per client address (@fastify/rate-limit's store): after `max`
 //     failures in a window, that address gets 429 with Retry-After on every management route, whatever
 //     key it sends, until the window ends; requests with a valid key never count, nor do requests with a
-//     valid sharing token on a route that takes one (a shared player makes several per view);
+//     valid sharing token on a route that takes one (a shared player makes several per view). It runs once
+//     the body is parsed (the key may be in it), before the route's own checks;
 //   - the field size limits (limits.ts);
 //   - the list of these routes (the authorization test enumerates it, so a new route is covered the day
 //     it is added).
@@ -12,7 +13,7 @@ import rateLimit from '@fastify/rate-limit'
 import proxyAddr from '@fastify/proxy-addr'
 import type { AuthFailureLimit } from '../config'
 import type { Tenants } from '../tenancy'
-import { bearerToken, sharingGrantOf, type SharingTokens } from './auth'
+import { sharingGrantOf, shownKey, type SharingTokens } from './auth'
 import { wrenError } from '../errors'
 import { checkFieldSizes } from './limits'
 
@@ -60,8 +61,8 @@ export async function guardManagementRoutes(
       keyGenerator: clientAddressOf(authFailures.trustedProxies),
     })
     limitFailures = async (request, reply) => {
-      const token = bearerToken(request)
-      const failed = (token === null || projects.keyByValue(token) === undefined) && !(await sharedGrant(request))
+      const key = shownKey(request)
+      const failed = (key === null || projects.keyByValue(key.value) === undefined) && !(await sharedGrant(request))
       const state = await failures(request, { increment: failed })
       if (!state.isAllowed && state.isExceeded) {
         reply.header('retry-after', String(state.ttlInSeconds))
@@ -73,8 +74,11 @@ export async function guardManagementRoutes(
   app.addHook('onRoute', (route: RouteOptions) => {
     if (!isManagementUrl(route.url ?? '')) return
     for (const method of [route.method].flat()) if (method !== 'HEAD') routes.push({ method, url: route.url! })
-    if (limitFailures) route.onRequest = [...[route.onRequest ?? []].flat(), limitFailures]
-    route.preValidation = [...[route.preValidation ?? []].flat(), async (request) => checkFieldSizes(request.body)]
+    route.preValidation = [
+      ...(limitFailures ? [limitFailures] : []),
+      ...[route.preValidation ?? []].flat(),
+      async (request) => checkFieldSizes(request.body),
+    ]
   })
   return routes
 }

@@ -42,7 +42,8 @@ export async function collectOpenApi(app: FastifyInstance, info: { version: stri
           PersonalAPIKey: {
             type: 'http',
             scheme: 'bearer',
-            description: 'A personal API key (phx_…). Each route names the scope it needs.',
+            description:
+              'A personal API key (phx_…). Each route names the scope it needs. As in PostHog, it may instead be sent as `personal_api_key` in a JSON body or the query string; only the first found is tried (header, then body, then query string).',
           },
           SharingAccessToken: {
             type: 'apiKey',

@@ -2,7 +2,8 @@
 // answers (TypeBox schemas: checked on the way in, typed in the handler, listed in the OpenAPI document),
 // and the handler. The declaration replaces what every handler used to do by hand:
 //   - a project route is registered under both URL prefixes, /api/projects/:project_id/… and
-//     /api/environments/:project_id/…;
+//     /api/environments/:project_id/…, where :project_id is an id or `@current` (the key's project: the
+//     handler always sees the id);
 //   - its key, scope and project are checked from `access` before the request is validated or handled
 //     (the handler is handed the caller), so a refused request never learns whether its input was valid;
 //   - the OpenAPI entry (tags, security, the scope, the error answers) comes from the same declaration.
@@ -21,6 +22,7 @@ import { Type, type TObject, type TSchema } from 'typebox'
 import {
   authorize,
   authorizeShared,
+  CURRENT_PROJECT,
   hasScope,
   personalKeyFrom,
   SCOPE_OBJECTS,
@@ -92,7 +94,9 @@ export interface RouteDeclaration<S extends RouteSchema, A extends Access> {
 }
 
 export const PROJECT_PREFIXES = ['/api/projects/:project_id', '/api/environments/:project_id'] as const
-const ProjectId = Type.Integer({ minimum: 1, description: 'The project (environment) id.' })
+const ProjectId = Type.Union([Type.Integer({ minimum: 1 }), Type.Literal(CURRENT_PROJECT)], {
+  description: `The project (environment) id, or \`${CURRENT_PROJECT}\`: the key's project (the one it is limited to, else the lowest id it reaches).`,
+})
 
 /**
  * The declaring function for one route group: `tag` groups its routes in the document. Call it inside
@@ -114,6 +118,8 @@ export function routesOf(app: FastifyInstance, deps: { projects: Tenants | null;
           shared !== undefined && sharingTokenOf(request) !== null
             ? await authorizeShared(request, projects!, sharing!, shared)
             : authorize(request, projects!, access.project, (request.params as { project_id?: string }).project_id)
+        // `@current` becomes the project's id before the parameters are checked, so every handler sees an id.
+        ;(request.params as { project_id?: number }).project_id = caller.project.id
         callers.set(request, caller)
       } else if ('key' in access) {
         const key = personalKeyFrom(request, projects!)

@@ -24,6 +24,7 @@ const key: PersonalApiKey = {
 }
 const tenants: Tenants = {
   byId: (id) => (id === 1 || id === 2 ? project(id) : undefined),
+  list: () => [project(1), project(2)],
   byToken: () => undefined,
   keyByValue: (value) => (value === 'phx_valid' ? key : undefined),
   markKeyUsed: () => {},
@@ -77,6 +78,10 @@ describe('routes that take a sharing token', () => {
     expect((await get('/api/projects/1/things/s1/', 'Bearer phx_valid')).json()).toEqual({ id: 's1', by: 'key' })
     expect((await get('/api/projects/1/things/s2/?sharing_access_token=tok-1')).statusCode).toBe(403)
     expect((await get('/api/projects/2/things/s1/?sharing_access_token=tok-1')).statusCode).toBe(403)
+    // `@current` is a key's project: a token alone names none, even the one its recording is in.
+    expect((await get('/api/projects/@current/things/s1/?sharing_access_token=tok-1')).statusCode).toBe(403)
+    expect((await get('/api/projects/@current/things/s1/?sharing_access_token=tok-1', 'Bearer phx_valid')).statusCode).toBe(403)
+    expect((await get('/api/projects/@current/things/s1/', 'Bearer phx_valid')).json()).toEqual({ id: 's1', by: 'key' })
     // A route that does not declare sharing ignores the token and wants a key.
     expect((await get('/api/projects/1/things/?sharing_access_token=tok-1')).statusCode).toBe(401)
     // The token decides when there is one, even beside a valid key.
