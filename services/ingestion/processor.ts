@@ -27,6 +27,7 @@ import type { PersonStore } from './person-store'
 import { CommandWaiters, type CommandResultPublisher } from './command-results'
 import type { PersonChangePublisher } from './person-feed'
 import type { PersonChanges, PersonCommand, ProcessedEvent } from './types'
+import { withGeoIp, type CityLookup } from './geoip'
 
 // Person rules run this many items between turns of the event loop.
 const YIELD_EVERY = 250
@@ -48,6 +49,8 @@ export interface ProcessorOptions {
   publishResults?: CommandResultPublisher
   /** Cluster mode: where stored person changes go for decide processes elsewhere (person-feed.ts). */
   publishChanges?: PersonChangePublisher
+  /** Adds $geoip_* from each event's $ip before person processing (geoip.ts); none without it. */
+  geoip?: CityLookup | null
 }
 
 export class IngestionProcessor {
@@ -128,7 +131,13 @@ export class IngestionProcessor {
     const deadLetters: DeadLetter[] = []
     for (const [index, record] of batch.records.entries()) {
       try {
-        items.push({ offset: record.offset, index, item: decodeIngest(record.value) })
+        const item = decodeIngest(record.value)
+        const geoip = this.options.geoip
+        items.push({
+          offset: record.offset,
+          index,
+          item: item.kind === 'event' && geoip ? { ...item, event: withGeoIp(item.event, geoip) } : item,
+        })
       } catch (err) {
         deadLetters.push({ offset: record.offset, error: errorText(err), payload: record.value, teamId: null })
       }
