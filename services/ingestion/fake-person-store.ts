@@ -9,6 +9,7 @@ import type { DeadLetter, DeadLetterRecorder } from '../dead-letters/store'
 import type { LogBatch } from '../shared/log/log'
 import type { BatchRange, LoadedState, Lookups, PersonStore, PingResult, ReplayBound } from './person-store'
 import { personUuid } from './person-uuid'
+import { firstIdAfter } from './person-ids'
 import type { ActivityEntry, DistinctIdRow, GroupRow, GroupTypeRow, Person, PersonChanges, ProcessedEvent } from './types'
 
 interface Row<T> {
@@ -63,6 +64,11 @@ export class FakePersonStore implements PersonStore {
 
     // The loader's algorithm (clickhouse-person-store.ts), over these rows.
     const state: LoadedState = { teams: [], distinctIds: [], persons: [], groups: [] }
+    if (wanted.personIds) {
+      const { partition, partitions } = wanted.personIds
+      const inSpace = persons.filter((p) => (p.id - 1) % partitions === partition % partitions)
+      state.nextPersonId = firstIdAfter(wanted.personIds, Math.max(0, ...inSpace.map((p) => p.id)))
+    }
     const teams = new Set([
       ...wanted.teamIds,
       ...wanted.distinctIds.map((d) => d.teamId),
@@ -71,12 +77,10 @@ export class FakePersonStore implements PersonStore {
     ])
     for (const teamId of teams) {
       if (wanted.teamIds.includes(teamId)) {
-        const maxId = Math.max(0, ...persons.filter((p) => p.teamId === teamId).map((p) => p.id))
         const types = new Map<string, GroupTypeRow>()
         for (const g of groupTypes.filter((g) => g.teamId === teamId)) types.set(k(g.groupType, g.groupTypeIndex), { ...g })
         state.teams.push({
           teamId,
-          nextPersonId: maxId + 1,
           groupTypes: [...types.values()].sort((a, b) => a.groupTypeIndex - b.groupTypeIndex),
         })
       }

@@ -56,7 +56,7 @@ export function createPerson(repo: PersonRepo, spec: NewPerson): { person: Perso
   }
   const person = repo.putPerson({
     teamId: spec.teamId,
-    id: repo.allocatePersonId(spec.teamId),
+    id: repo.allocatePersonId(),
     uuid: spec.uuid,
     properties: spec.properties,
     isIdentified: spec.isIdentified,

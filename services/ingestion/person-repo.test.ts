@@ -26,6 +26,8 @@ function row(distinctId: string, owner: string, extra: Partial<DistinctIdRow> = 
   return { teamId: T, distinctId, personUuid: owner, isDeleted: false, version: 0, ...extra }
 }
 const ask = (l: Partial<Lookups>): Lookups => ({ ...none, ...l })
+/** The embedded log's one partition: ids 1, 2, 3, … */
+const ONE = { partition: 0, partitions: 1 }
 
 describe('personUuid', () => {
   it('is uuidv5 of "team:distinct id" in the PostHog namespace', () => {
@@ -45,27 +47,48 @@ describe('PersonRepo loading', () => {
       ],
       personUuids: [{ teamId: T, personUuid: pu('nobody') }],
       groups: [{ teamId: T, groupType: 'org', groupKey: 'k' }],
+      personIds: ONE,
     })
     expect(repo.unknown(wanted)).toEqual(wanted)
     repo.load(wanted, {
-      teams: [{ teamId: T, nextPersonId: 8, groupTypes: [{ teamId: T, groupType: 'org', groupTypeIndex: 0 }] }],
+      teams: [{ teamId: T, groupTypes: [{ teamId: T, groupType: 'org', groupTypeIndex: 0 }] }],
       distinctIds: [row('a', pu('a'))],
       persons: [person('a')],
       groups: [],
+      nextPersonId: 8,
     })
     expect(repo.unknown(wanted)).toEqual(none)
     expect(repo.personForDistinctId(T, 'a')!.uuid).toBe(pu('a'))
     expect(repo.distinctIdRow(T, 'missing')).toBeNull()
     expect(repo.person(T, pu('nobody'))).toBeNull()
     expect(repo.group(T, 0, 'k')).toBeNull()
-    expect(repo.allocatePersonId(T)).toBe(8)
-    expect(repo.allocatePersonId(T)).toBe(9)
+    expect(repo.allocatePersonId()).toBe(8)
+    expect(repo.allocatePersonId()).toBe(9)
   })
 
-  it('starts an unseen team at person id 1', () => {
+  it('starts an id space with no stored ids at its first id', () => {
     const repo = new PersonRepo()
-    repo.load(ask({ teamIds: [5] }), emptyState)
-    expect(repo.allocatePersonId(5)).toBe(1)
+    repo.load(ask({ teamIds: [5], personIds: ONE }), emptyState)
+    expect(repo.allocatePersonId()).toBe(1)
+  })
+
+  it('hands out the ids of the current partition, one counter per partition, whatever the project', () => {
+    const repo = new PersonRepo()
+    const p1 = { partition: 1, partitions: 4 }
+    const p3 = { partition: 3, partitions: 4 }
+    repo.load(ask({ personIds: p1 }), { ...emptyState, nextPersonId: 6 })
+    repo.load(ask({ personIds: p3 }), emptyState)
+    expect(repo.unknown(ask({ personIds: p1 }))).toEqual(none)
+    repo.useIdSpace(p1)
+    expect([repo.allocatePersonId(), repo.allocatePersonId()]).toEqual([6, 10])
+    repo.useIdSpace(p3)
+    expect([repo.allocatePersonId(), repo.allocatePersonId()]).toEqual([4, 8])
+    repo.useIdSpace(p1)
+    expect(repo.allocatePersonId()).toBe(14)
+    repo.useIdSpace({ partition: 2, partitions: 4 })
+    expect(() => repo.allocatePersonId()).toThrow(PersonStateNotLoadedError)
+    repo.clear()
+    expect(repo.unknown(ask({ personIds: p1 }))).toEqual(ask({ personIds: p1 }))
   })
 
   it('treats a distinct id whose person is not in memory as unknown', () => {
@@ -84,7 +107,7 @@ describe('PersonRepo loading', () => {
     const repo = new PersonRepo()
     repo.load(ask({ teamIds: [T] }), {
       ...emptyState,
-      teams: [{ teamId: T, nextPersonId: 1, groupTypes: [{ teamId: T, groupType: 'org', groupTypeIndex: 0 }] }],
+      teams: [{ teamId: T, groupTypes: [{ teamId: T, groupType: 'org', groupTypeIndex: 0 }] }],
     })
     const wanted = ask({
       groups: [
@@ -95,7 +118,7 @@ describe('PersonRepo loading', () => {
     expect(repo.unknown(wanted)).toEqual(ask({ teamIds: [T], groups: [{ teamId: T, groupType: 'org', groupKey: 'k' }] }))
     const asked = repo.unknown(wanted)
     repo.load(asked, {
-      teams: [{ teamId: T, nextPersonId: 1, groupTypes: [{ teamId: T, groupType: 'org', groupTypeIndex: 0 }] }],
+      teams: [{ teamId: T, groupTypes: [{ teamId: T, groupType: 'org', groupTypeIndex: 0 }] }],
       distinctIds: [],
       persons: [],
       groups: [{ teamId: T, groupTypeIndex: 0, groupKey: 'k', properties: { n: 1 }, createdAt: 'c', version: 2 }],
@@ -109,7 +132,7 @@ describe('PersonRepo loading', () => {
     const wanted = ask({ teamIds: [T], distinctIds: [{ teamId: T, distinctId: 'a' }] })
     repo.load(wanted, {
       ...emptyState,
-      teams: [{ teamId: T, nextPersonId: 1, groupTypes: [] }],
+      teams: [{ teamId: T, groupTypes: [] }],
       distinctIds: [row('a', pu('a'))],
       persons: [person('a', { version: 4 })],
     })
@@ -127,7 +150,7 @@ describe('PersonRepo loading', () => {
     const repo = new PersonRepo()
     expect(() => repo.person(T, pu('x'))).toThrow(PersonStateNotLoadedError)
     expect(() => repo.distinctIdRow(T, 'x')).toThrow(PersonStateNotLoadedError)
-    expect(() => repo.allocatePersonId(T)).toThrow(PersonStateNotLoadedError)
+    expect(() => repo.allocatePersonId()).toThrow(PersonStateNotLoadedError)
     expect(repo.peekPerson(T, pu('x'))).toBeUndefined()
   })
 })
@@ -142,10 +165,11 @@ describe('PersonRepo changes', () => {
           { teamId: T, distinctId: 'a' },
           { teamId: T, distinctId: 'b' },
         ],
+        personIds: ONE,
       }),
       {
         ...emptyState,
-        teams: [{ teamId: T, nextPersonId: 1, groupTypes: [] }],
+        teams: [{ teamId: T, groupTypes: [] }],
         distinctIds: [row('a', pu('a'))],
         persons: [person('a')],
       },
@@ -207,7 +231,7 @@ describe('PersonRepo changes', () => {
       repo.atomically(() => {
         repo.putPerson(person('a', { version: 1, properties: { x: 1 } }))
         repo.putDistinctId(row('b', pu('a'), { version: 1 }))
-        repo.allocatePersonId(T)
+        repo.allocatePersonId()
         repo.ensureGroupType(T, 'org')
         repo.addActivity({ teamId: T, personUuid: pu('a'), activity: 'updated', detail: {}, at: 'x' })
         repo.warn({ teamId: T, type: 'w', details: {} })
@@ -217,7 +241,7 @@ describe('PersonRepo changes', () => {
     expect(repo.person(T, pu('a'))!.version).toBe(0)
     expect(repo.distinctIdRow(T, 'b')).toBeNull()
     expect(repo.distinctIdsOf(T, pu('a'))).toEqual(['a'])
-    expect(repo.allocatePersonId(T)).toBe(1)
+    expect(repo.allocatePersonId()).toBe(1)
     expect(repo.groupTypeIndex(T, 'org')).toBeUndefined()
     expect(repo.takeWarnings()).toEqual([])
     expect(repo.takeChanges()).toEqual({ persons: [], distinctIds: [], activity: [], groups: [], groupTypes: [] })
@@ -229,24 +253,28 @@ describe('PersonRepo eviction', () => {
     const repo = new PersonRepo({ maxPersons: 2 })
     const ids = ['p1', 'p2', 'p3', 'p4']
     const wanted = ask({ teamIds: [T], distinctIds: ids.map((distinctId) => ({ teamId: T, distinctId })) })
-    repo.load(wanted, {
-      teams: [{ teamId: T, nextPersonId: 5, groupTypes: [] }],
-      distinctIds: ids.map((id) => row(id, pu(id))),
-      persons: ids.map((id) => person(id)),
-      groups: [],
-    })
+    repo.load(
+      { ...wanted, personIds: ONE },
+      {
+        teams: [{ teamId: T, groupTypes: [] }],
+        distinctIds: ids.map((id) => row(id, pu(id))),
+        persons: ids.map((id) => person(id)),
+        groups: [],
+        nextPersonId: 5,
+      },
+    )
     repo.person(T, pu('p1')) // recently used
     repo.putPerson(person('p2', { version: 1 })) // dirty
     repo.evict()
     expect(repo.unknown(wanted).distinctIds.map((d) => d.distinctId)).toEqual(['p3', 'p4'])
     expect(repo.peekPerson(T, pu('p3'))).toBeUndefined()
     expect(repo.peekPerson(T, pu('p2'))!.version).toBe(1)
-    expect(repo.allocatePersonId(T)).toBe(5) // teams are never evicted
+    expect(repo.allocatePersonId()).toBe(5) // id counters are never evicted
   })
 
   it('keeps dirty persons even beyond the bound until they are drained', () => {
     const repo = new PersonRepo({ maxPersons: 1 })
-    repo.load(ask({ teamIds: [T] }), { ...emptyState, teams: [{ teamId: T, nextPersonId: 1, groupTypes: [] }] })
+    repo.load(ask({ teamIds: [T] }), { ...emptyState, teams: [{ teamId: T, groupTypes: [] }] })
     repo.putPerson(person('a'))
     repo.putPerson(person('b'))
     repo.evict()
@@ -264,7 +292,7 @@ describe('PersonRepo eviction', () => {
       distinctIds: ['x', 'y', 'z'].map((distinctId) => ({ teamId: T, distinctId })),
       personUuids: [{ teamId: T, personUuid: pu('x') }],
     })
-    repo.load(wanted, { ...emptyState, teams: [{ teamId: T, nextPersonId: 1, groupTypes: [] }] })
+    repo.load(wanted, { ...emptyState, teams: [{ teamId: T, groupTypes: [] }] })
     expect(repo.unknown(wanted)).toEqual(none)
     repo.evict()
     expect(repo.unknown(wanted).distinctIds).toHaveLength(2)
@@ -273,7 +301,7 @@ describe('PersonRepo eviction', () => {
   it('clear() forgets everything, including unsaved changes', () => {
     const repo = new PersonRepo()
     const wanted = ask({ teamIds: [T], distinctIds: [{ teamId: T, distinctId: 'a' }] })
-    repo.load(wanted, { ...emptyState, teams: [{ teamId: T, nextPersonId: 1, groupTypes: [] }] })
+    repo.load(wanted, { ...emptyState, teams: [{ teamId: T, groupTypes: [] }] })
     repo.putPerson(person('a'))
     repo.warn({ teamId: T, type: 'w', details: {} })
     repo.clear()

@@ -1,9 +1,10 @@
 // In-memory person state for the ingestion processor: a cache of what the person store holds (loaded
-// before each batch; cached-rows.ts keeps each kind of row and its changes), the team counters and group
-// types, the output the rules made since the last drain, and an undo journal so one failing item leaves
+// before each batch; cached-rows.ts keeps each kind of row and its changes), the person id counters
+// (person-ids.ts) and the teams' group types, the output the rules made since the last drain, and an undo journal so one failing item leaves
 // no half-applied change behind.
 import { CachedRows, DistinctIdRows, groupKey, idKey, personKey } from './cached-rows'
 import { personUuid } from './person-uuid'
+import { firstIdAfter, idSpaceKey, type PersonIdSpace } from './person-ids'
 import { capPersonProperties } from './person-size'
 import { LookupSet, type LoadedState, type Lookups } from './person-store'
 import type { ActivityEntry, DistinctIdRow, GroupRow, GroupTypeRow, Person, PersonChanges, Properties } from './types'
@@ -22,7 +23,6 @@ export const MAX_GROUP_TYPES_PER_TEAM = 5
 const MAX_PENDING_WARNINGS = 10_000
 
 interface TeamState {
-  nextPersonId: number
   groupTypes: Map<string, number>
   /** Group type indices created in memory since the last drain: no group of theirs can exist in storage. */
   createdIndices: Set<number>
@@ -31,6 +31,10 @@ interface TeamState {
 export class PersonRepo {
   private readonly maxPersons: number
   private teams = new Map<number, TeamState>()
+  /** Next person id per id space (idSpaceKey), once loaded. */
+  private readonly nextPersonIds = new Map<string, number>()
+  /** Where new person ids come from: the partition of the batch being processed. */
+  private idSpace: PersonIdSpace = { partition: 0, partitions: 1 }
   private readonly persons = new CachedRows<Person>()
   private readonly distinctIds = new DistinctIdRows()
   private readonly groups = new CachedRows<GroupRow>()
@@ -49,6 +53,7 @@ export class PersonRepo {
   /** What of `wanted` is not known in memory (neither present nor known-absent). */
   unknown(wanted: Lookups): Lookups {
     const out = new LookupSet()
+    if (wanted.personIds && !this.nextPersonIds.has(idSpaceKey(wanted.personIds))) out.personIds(wanted.personIds)
     for (const teamId of wanted.teamIds) if (!this.teams.has(teamId)) out.team(teamId)
     for (const { teamId, distinctId } of wanted.distinctIds) {
       const key = idKey(teamId, distinctId)
@@ -82,6 +87,12 @@ export class PersonRepo {
 
   /** Stores what the loader found; every lookup in `asked` that `state` does not contain becomes known-absent. */
   load(asked: Lookups, state: LoadedState): void {
+    if (asked.personIds) {
+      const key = idSpaceKey(asked.personIds)
+      const stored = state.nextPersonId ?? firstIdAfter(asked.personIds, 0)
+      // Memory may be ahead (not yet drained); never go back.
+      this.nextPersonIds.set(key, Math.max(this.nextPersonIds.get(key) ?? 0, stored))
+    }
     for (const t of state.teams) {
       const existing = this.teams.get(t.teamId)
       const groupTypes = new Map<string, number>()
@@ -90,13 +101,12 @@ export class PersonRepo {
         // Memory may be ahead (not yet drained); never go back.
         for (const [type, index] of existing.groupTypes) groupTypes.set(type, index)
         existing.groupTypes = groupTypes
-        existing.nextPersonId = Math.max(existing.nextPersonId, t.nextPersonId)
       } else {
-        this.teams.set(t.teamId, { nextPersonId: Math.max(1, t.nextPersonId), groupTypes, createdIndices: new Set() })
+        this.teams.set(t.teamId, { groupTypes, createdIndices: new Set() })
       }
     }
     for (const teamId of asked.teamIds) {
-      if (!this.teams.has(teamId)) this.teams.set(teamId, { nextPersonId: 1, groupTypes: new Map(), createdIndices: new Set() })
+      if (!this.teams.has(teamId)) this.teams.set(teamId, { groupTypes: new Map(), createdIndices: new Set() })
     }
     for (const p of state.persons) this.persons.load(personKey(p.teamId, p.uuid), { ...p, properties: { ...p.properties } })
     for (const r of state.distinctIds) this.distinctIds.load(idKey(r.teamId, r.distinctId), { ...r })
@@ -156,6 +166,7 @@ export class PersonRepo {
   /** Forget everything (used before replaying a batch after a crash). */
   clear(): void {
     this.teams.clear()
+    this.nextPersonIds.clear()
     this.persons.clear()
     this.distinctIds.clear()
     this.groups.clear()
@@ -245,11 +256,19 @@ export class PersonRepo {
 
   // ---- writes for the rules ----
 
-  /** Next integer person id of the team. */
-  allocatePersonId(teamId: number): number {
-    const team = this.team(teamId)
-    this.recordTeam(teamId, team)
-    return team.nextPersonId++
+  /** Ids of new persons come from `space` from now on (the processor sets it per batch). */
+  useIdSpace(space: PersonIdSpace): void {
+    this.idSpace = space
+  }
+
+  /** The next integer person id of the current id space: unique across every project. */
+  allocatePersonId(): number {
+    const key = idSpaceKey(this.idSpace)
+    const id = this.nextPersonIds.get(key)
+    if (id === undefined) throw new PersonStateNotLoadedError(`person ids of partition ${key} were not loaded`)
+    this.nextPersonIds.set(key, id + this.idSpace.partitions)
+    this.journal(() => this.nextPersonIds.set(key, id))
+    return id
   }
 
   /** Index of a group type, assigning the lowest free one (0–4) on first sight; null when the team is full. */
@@ -305,7 +324,6 @@ export class PersonRepo {
   private recordTeam(teamId: number, team: TeamState): void {
     if (!this.undo) return
     const prev: TeamState = {
-      nextPersonId: team.nextPersonId,
       groupTypes: new Map(team.groupTypes),
       createdIndices: new Set(team.createdIndices),
     }

@@ -35,7 +35,7 @@ function setup(processor: Partial<ProcessorOptions> = {}) {
 /** The rules alone, over a repository loaded from the store the way the processor loads it. */
 async function loadedRepo(store: FakePersonStore, items: Item[]): Promise<PersonRepo> {
   const repo = new PersonRepo()
-  const wanted = repo.unknown(lookupsFor(items))
+  const wanted = repo.unknown({ ...lookupsFor(items), personIds: { partition: 0, partitions: 1 } })
   repo.load(wanted, await store.load(wanted, null))
   return repo
 }
@@ -70,7 +70,7 @@ describe('person creation', () => {
     ])
   })
 
-  it('numbers persons from the team counter in creation order', async () => {
+  it('numbers persons in creation order, after the highest stored id', async () => {
     const { store, run } = setup()
     store.seed({
       persons: [{ teamId: T, id: 41, uuid: 'x', properties: {}, isIdentified: false, createdAt: '', version: 0, isDeleted: false }],
@@ -82,11 +82,14 @@ describe('person creation', () => {
     expect(store.person(T, pu('c'))!.id).toBe(44)
   })
 
-  it('keeps teams apart', async () => {
+  it('keeps teams apart, and never gives persons of two teams the same id', async () => {
     const { store, run } = setup()
+    store.seed({
+      persons: [{ teamId: 2, id: 7, uuid: 'x', properties: {}, isIdentified: false, createdAt: '', version: 0, isDeleted: false }],
+    })
     await run(ev('a', 'e', {}, 0, 1), ev('a', 'e', {}, 0, 2))
-    expect(store.person(1, pu('a', 1))!.id).toBe(1)
-    expect(store.person(2, pu('a', 2))!.id).toBe(1)
+    expect(store.person(1, pu('a', 1))!.id).toBe(8)
+    expect(store.person(2, pu('a', 2))!.id).toBe(9)
     expect(pu('a', 1)).not.toBe(pu('a', 2))
   })
 

@@ -8,6 +8,7 @@
 // - write() is idempotent per range: writing the same range's output again stores nothing new.
 import type { LogBatch } from '../shared/log/log'
 import type { DistinctIdRow, GroupRow, GroupTypeRow, Person, PersonChanges, ProcessedEvent } from './types'
+import type { PersonIdSpace } from './person-ids'
 
 /** What a batch's items may read (person-rules.ts lookupsFor), less what memory already knows. */
 export interface Lookups {
@@ -15,11 +16,15 @@ export interface Lookups {
   distinctIds: Array<{ teamId: number; distinctId: string }>
   personUuids: Array<{ teamId: number; personUuid: string }>
   groups: Array<{ teamId: number; groupType: string; groupKey: string }>
+  /** The id space whose next person id is wanted (person-ids.ts). */
+  personIds?: PersonIdSpace
 }
 
 /** What storage holds for some lookups: every lookup it does not contain is absent from storage. */
 export interface LoadedState {
-  teams: Array<{ teamId: number; nextPersonId: number; groupTypes: GroupTypeRow[] }>
+  teams: Array<{ teamId: number; groupTypes: GroupTypeRow[] }>
+  /** When `personIds` was asked: the first id of that space past every stored id of it. */
+  nextPersonId?: number
   /** Latest row per distinct id, deleted ones included (isDeleted true). */
   distinctIds: DistinctIdRow[]
   /** Latest version per uuid, deleted ones included (isDeleted true). */
@@ -64,6 +69,9 @@ export class LookupSet {
   }
   personUuid(teamId: number, uuid: string): void {
     if (this.add('p', teamId, uuid)) this.out.personUuids.push({ teamId, personUuid: uuid })
+  }
+  personIds(space: PersonIdSpace): void {
+    this.out.personIds = space
   }
   group(teamId: number, groupType: string, key: string): void {
     if (this.add('g', teamId, groupType, key)) this.out.groups.push({ teamId, groupType, groupKey: key })

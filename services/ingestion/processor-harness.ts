@@ -52,6 +52,10 @@ export class MemoryLog implements Log {
     }
   }
 
+  async partitions(): Promise<number> {
+    return 1
+  }
+
   async close(): Promise<void> {
     this.subscription = null
   }

@@ -27,6 +27,7 @@ import type { PersonStore } from './person-store'
 import { CommandWaiters, type CommandResultPublisher } from './command-results'
 import type { PersonChangePublisher } from './person-feed'
 import type { PersonChanges, PersonCommand, ProcessedEvent } from './types'
+import { withGeoIp, type CityLookup } from './geoip'
 
 // Person rules run this many items between turns of the event loop.
 const YIELD_EVERY = 250
@@ -48,6 +49,8 @@ export interface ProcessorOptions {
   publishResults?: CommandResultPublisher
   /** Cluster mode: where stored person changes go for decide processes elsewhere (person-feed.ts). */
   publishChanges?: PersonChangePublisher
+  /** Adds $geoip_* from each event's $ip before person processing (geoip.ts); none without it. */
+  geoip?: CityLookup | null
 }
 
 export class IngestionProcessor {
@@ -58,6 +61,8 @@ export class IngestionProcessor {
   private readonly changeListeners: Array<(changes: PersonChanges) => void> = []
   private readonly deadLetters: DeadLetterRecorder
   private readonly isolation: BatchIsolation
+  /** Partitions of the ingest topic (person ids step by it, person-ids.ts); read again after a rebalance or a failure. */
+  private partitions: number | null = null
 
   constructor(
     private readonly log: Log,
@@ -126,7 +131,13 @@ export class IngestionProcessor {
     const deadLetters: DeadLetter[] = []
     for (const [index, record] of batch.records.entries()) {
       try {
-        items.push({ offset: record.offset, index, item: decodeIngest(record.value) })
+        const item = decodeIngest(record.value)
+        const geoip = this.options.geoip
+        items.push({
+          offset: record.offset,
+          index,
+          item: item.kind === 'event' && geoip ? { ...item, event: withGeoIp(item.event, geoip) } : item,
+        })
       } catch (err) {
         deadLetters.push({ offset: record.offset, error: errorText(err), payload: record.value, teamId: null })
       }
@@ -135,9 +146,18 @@ export class IngestionProcessor {
     // A redelivered batch may be partly stored already: forget what memory holds and rebuild the
     // state from before the batch, so the replay writes the same rows and deduplication drops them.
     // A partition this process just got (a Kafka rebalance) may have been written by another process.
-    if (batch.redelivered || batch.reassigned) this.repo.clear()
+    if (batch.redelivered || batch.reassigned) {
+      this.repo.clear()
+      this.partitions = null
+    }
+    this.partitions ??= await this.log.partitions(batch.topic)
+    const personIds = { partition: batch.partition, partitions: this.partitions }
+    this.repo.useIdSpace(personIds)
     const bound = batch.redelivered ? { partition: batch.partition, firstOffset: batch.firstOffset } : null
-    const wanted = this.repo.unknown(lookupsFor(items.map(({ item }) => (item.kind === 'event' ? item.event : item.command))))
+    const wanted = this.repo.unknown({
+      ...lookupsFor(items.map(({ item }) => (item.kind === 'event' ? item.event : item.command))),
+      personIds,
+    })
     this.repo.load(wanted, await this.store.load(wanted, bound))
 
     const events: ProcessedEvent[] = []
@@ -175,6 +195,7 @@ export class IngestionProcessor {
     } catch (err) {
       // Memory is now ahead of storage; the log redelivers this batch and we rebuild from storage.
       this.repo.clear()
+      this.partitions = null
       throw err
     }
     if (this.options.crashAfterBatches && ++this.batchesWritten >= this.options.crashAfterBatches) process.kill(process.pid, 'SIGKILL')

@@ -7,7 +7,7 @@ import type { Properties } from '../shared/log/contract'
 
 export interface Person {
   teamId: number
-  /** Integer id, unique within the project, assigned in creation order. */
+  /** Integer id, unique across the instance (person-ids.ts); persons stored before that keep their per-project ids. */
   id: number
   /** Deterministic: uuidv5(`${teamId}:${firstDistinctId}`, PERSON_UUID_NAMESPACE). */
   uuid: string

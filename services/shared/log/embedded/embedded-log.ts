@@ -147,6 +147,10 @@ class EmbeddedLogImpl implements EmbeddedLog {
     return sub
   }
 
+  async partitions(): Promise<number> {
+    return 1
+  }
+
   async stats(name: string): Promise<TopicStats> {
     const pending = this.topics.get(name)
     if (!pending) return { topic: name, endOffset: 0, committed: {} }

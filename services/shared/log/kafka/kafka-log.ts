@@ -264,6 +264,14 @@ class KafkaLogImpl implements KafkaLog {
     return sub
   }
 
+  async partitions(topic: string): Promise<number> {
+    await this.ensureTopic(topic)
+    const { topics } = await this.admin.fetchTopicMetadata({ topics: [topic] })
+    const count = topics[0]?.partitions.length ?? 0
+    if (count === 0) throw new Error(`kafka topic ${topic} has no partitions`)
+    return count
+  }
+
   async stats(topic: string, only?: string[]): Promise<TopicStats> {
     await this.ensureTopic(topic)
     const ends = await this.admin.fetchTopicOffsets(topic)
