@@ -133,6 +133,19 @@ export class PersonQueries {
     return { params, where }
   }
 
+  /** The distinct ids now attached to the persons with these emails, or these person ids (uuids or integer ids). */
+  async distinctIdsOfPersons(teamId: number, by: 'email' | 'person_id', values: string[]): Promise<string[]> {
+    const condition =
+      by === 'email'
+        ? `JSONExtractString(properties, 'email') IN {values:Array(String)}`
+        : `(toString(uuid) IN {values:Array(String)} OR toString(id) IN {values:Array(String)})`
+    const rows = await queryRows<{ distinct_id: string }>(this.client, personDistinctIdsSql(condition), {
+      team: teamId,
+      values: by === 'email' ? values : values.map((v) => v.toLowerCase()),
+    })
+    return rows.map((r) => r.distinct_id)
+  }
+
   /** By integer id or uuid; a deleted person only when asked for (its activity outlives it). */
   async get(teamId: number, key: { id: number } | { uuid: string }, opts: { includeDeleted?: boolean } = {}): Promise<PersonRecord | null> {
     const filter = 'id' in key ? 'id = {id:Int64}' : 'uuid = {uuid:UUID}'
