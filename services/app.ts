@@ -343,7 +343,7 @@ export async function buildWren(config: Config, logger: Logger = pino({ level: c
       siteUrl,
     })
     await app.register(actionRoutes, { projects, actions })
-    await app.register(cohortRoutes, { projects, cohorts })
+    await app.register(cohortRoutes, { projects, cohorts, persons: personReads.queries })
     await app.register(trendRoutes, { projects, trends, siteUrl })
     await app.register(flagRoutes, { projects, flags: decide.flags, cohorts, snapshot: decide.snapshot, siteUrl })
     await app.register(snapshotRoutes, { projects, blocks: snapshotBlocks, sharing: recordingSharing, state: recordingState })

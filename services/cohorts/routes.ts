@@ -1,5 +1,5 @@
 // /api/projects/:project_id/cohorts/ (and /api/environments/...): CRUD with scopes cohort:read/write.
-// Static cohorts take `distinct_ids` in JSON, or a CSV file (multipart field `csv`, or a text/csv body).
+// Static cohorts take `distinct_ids` in JSON, or a CSV file (multipart field `csv`, or a text/csv body: upload.ts).
 import type { FastifyInstance } from 'fastify'
 import { Type } from 'typebox'
 import { wrenError } from '../shared/errors'
@@ -11,6 +11,7 @@ import type { ProjectStore } from '../projects/store'
 import { cohortGroup, cohortIdsIn, cohortResolver, validateCohortGroup } from './membership'
 import type { Cohort, CohortStore } from './store'
 import { jsonTooDeep, jsonTooDeepIn } from '../shared/json'
+import { acceptUploads, membersFromCsv, type PersonDirectory } from './upload'
 
 const CohortAnswer = Type.Object({
   id: Type.Integer(),
@@ -43,24 +44,19 @@ const fields = {
   distinct_ids: Type.Optional(Type.Array(Type.Union([Type.String(), Type.Number()]), { description: 'The members of a static cohort.' })),
   csv: Type.Optional(
     Type.String({
-      description: 'A CSV of distinct ids (first column, or the distinct_id column): a multipart field `csv`, or a text/csv body.',
+      description:
+        'A CSV of distinct ids (one column), or with a header naming a person_id, distinct_id or email column: a multipart file or field `csv`, or a text/csv body.',
     }),
   ),
 }
 const CONSUMES = ['application/json', 'multipart/form-data', 'text/csv']
 
-export async function cohortRoutes(app: FastifyInstance, deps: { projects: ProjectStore; cohorts: CohortStore }): Promise<void> {
-  const { projects, cohorts } = deps
-  app.addContentTypeParser('multipart/form-data', { parseAs: 'buffer', bodyLimit: 50 * 1024 * 1024 }, (request, body, done) => {
-    try {
-      done(null, parseMultipart(String(request.headers['content-type']), body as Buffer))
-    } catch (err) {
-      done(err as Error, undefined)
-    }
-  })
-  app.addContentTypeParser('text/csv', { parseAs: 'string', bodyLimit: 50 * 1024 * 1024 }, (_request, body, done) =>
-    done(null, { csv: body }),
-  )
+export async function cohortRoutes(
+  app: FastifyInstance,
+  deps: { projects: ProjectStore; cohorts: CohortStore; persons: PersonDirectory },
+): Promise<void> {
+  const { projects, cohorts, persons } = deps
+  await acceptUploads(app)
 
   const count = async (c: Cohort, known?: Map<number, Cohort>) => {
     if (c.deleted) return 0
@@ -130,7 +126,7 @@ export async function cohortRoutes(app: FastifyInstance, deps: { projects: Proje
     schema: { body: Type.Object({ name: Name, ...fields }), response: { 201: CohortAnswer } },
     handler: async (request, reply, { project }) => {
       const body = request.body
-      const distinctIds = staticMembersOf(body)
+      const distinctIds = await staticMembersOf(project.id, body, persons)
       const isStatic = body.is_static === true || body.is_static === 'true' || distinctIds !== null
       const filters = isStatic ? { properties: { type: 'AND', values: [] } } : await definitionOf(project.id, body, cohorts)
       const cohort = await cohorts.save(project.id, { name: body.name, description: body.description ?? '', filters, isStatic })
@@ -155,7 +151,7 @@ export async function cohortRoutes(app: FastifyInstance, deps: { projects: Proje
     handler: async (request, reply, { project }) => {
       const current = await find(project.id, request.params.id)
       const body = request.body
-      const distinctIds = staticMembersOf(body)
+      const distinctIds = await staticMembersOf(project.id, body, persons)
       if (distinctIds && !current.isStatic)
         throw wrenError('invalid_input', 'Only static cohorts take a list of distinct ids or a CSV.', 'csv')
       const redefined = !current.isStatic && (body.filters !== undefined || body.groups !== undefined)
@@ -220,65 +216,14 @@ async function definitionOf(
   return { properties: group }
 }
 
-/** distinct ids from `distinct_ids` or a CSV (first column, or the `distinct_id` column if named). */
-function staticMembersOf(body: Record<string, unknown>): string[] | null {
+/** distinct ids from `distinct_ids` or a CSV (upload.ts: its ids may be distinct ids, person ids or emails). */
+async function staticMembersOf(teamId: number, body: Record<string, unknown>, persons: PersonDirectory): Promise<string[] | null> {
   if (Array.isArray(body.distinct_ids)) {
     if (!body.distinct_ids.every((d) => typeof d === 'string' || typeof d === 'number'))
       throw wrenError('invalid_input', 'distinct_ids must be a list of strings.', 'distinct_ids')
     return body.distinct_ids.map(String)
   }
   if (typeof body.csv !== 'string') return null
-  const rows = parseCsv(body.csv)
-  if (rows.length === 0) throw wrenError('invalid_csv', 'The CSV has no rows.', 'csv')
-  const header = rows[0].map((c) => c.toLowerCase())
-  const column = header.indexOf('distinct_id')
-  const ids = (column >= 0 ? rows.slice(1).map((r) => r[column]) : rows.map((r) => r[0])).filter((v) => v)
-  if (ids.length === 0) throw wrenError('invalid_csv', 'The CSV lists no distinct ids.', 'csv')
-  return ids
-}
-
-/** Just enough multipart/form-data: text fields, and file fields read as text. */
-function parseMultipart(contentType: string, body: Buffer): Record<string, string> {
-  const boundary = /boundary=(?:"([^"]+)"|([^;]+))/i.exec(contentType)
-  if (!boundary) throw wrenError('invalid_input', 'multipart/form-data without a boundary.')
-  const marker = `--${boundary[1] ?? boundary[2]}`
-  const fields: Record<string, string> = {}
-  for (const part of body.toString('utf8').split(marker).slice(1)) {
-    if (part.startsWith('--')) break
-    const end = part.indexOf('\r\n\r\n')
-    if (end < 0) continue
-    const headers = part.slice(0, end)
-    const name = /name="([^"]*)"/i.exec(headers)?.[1]
-    if (!name) continue
-    fields[name] = part.slice(end + 4).replace(/\r\n$/, '')
-  }
-  return fields
-}
-
-/** RFC 4180 rows: quoted fields with "" escapes, CRLF or LF line ends, blank lines skipped. */
-export function parseCsv(text: string): string[][] {
-  const rows: string[][] = []
-  let row: string[] = []
-  let field = ''
-  let quoted = false
-  const src = text.replace(/^\uFEFF/, '')
-  for (let i = 0; i < src.length; i++) {
-    const c = src[i]
-    if (quoted) {
-      if (c === '"' && src[i + 1] === '"') ((field += '"'), i++)
-      else if (c === '"') quoted = false
-      else field += c
-    } else if (c === '"') quoted = true
-    else if (c === ',') (row.push(field.trim()), (field = ''))
-    else if (c === '\n' || c === '\r') {
-      if (c === '\r' && src[i + 1] === '\n') i++
-      row.push(field.trim())
-      if (row.some((f) => f !== '')) rows.push(row)
-      row = []
-      field = ''
-    } else field += c
-  }
-  row.push(field.trim())
-  if (row.some((f) => f !== '')) rows.push(row)
-  return rows
+  const { key, ids } = membersFromCsv(body.csv)
+  return key === 'distinct_id' ? ids : persons.distinctIdsOfPersons(teamId, key, ids)
 }

@@ -61,22 +61,7 @@ export class PersonQueries {
   constructor(private readonly client: ClickHouseClient) {}
 
   async list(teamId: number, f: ListFilters): Promise<{ total: number; persons: PersonRecord[] }> {
-    const params = new SqlParams()
-    const where: string[] = []
-    if (f.distinctId !== undefined)
-      where.push(`uuid IN (SELECT person_uuid FROM (${LATEST_DISTINCT_IDS}) WHERE distinct_id = ${params.add('String', f.distinctId)})`)
-    if (f.email !== undefined) where.push(`JSONExtractString(properties, 'email') = ${params.add('String', f.email)}`)
-    if (f.search) {
-      const s = params.add('String', f.search)
-      where.push(
-        `(positionCaseInsensitiveUTF8(JSONExtractString(properties, 'email'), ${s}) > 0 OR toString(uuid) = lower(${s})
-          OR uuid IN (SELECT person_uuid FROM (${LATEST_DISTINCT_IDS}) WHERE distinct_id = ${s}))`,
-      )
-    }
-    // The list has no events: every filter reads the person's own properties.
-    if (f.properties.length)
-      where.push(listFilterSql(f.properties, 'person', params, cohortResolver(teamId, f.cohorts ?? new Map(), params)))
-    if (f.hiddenIds?.length) where.push(`id NOT IN ${params.add('Array(Int64)', f.hiddenIds)}`)
+    const { params, where } = this.listWhere(teamId, f)
     const rows = await queryRows<Row>(
       this.client,
       `SELECT uuid, id, properties, created_at, is_identified, count() OVER () AS total
@@ -94,6 +79,71 @@ export class PersonQueries {
       total = Number(c?.c ?? 0)
     }
     return { total, persons: await this.withDistinctIds(teamId, rows) }
+  }
+
+  /**
+   * Every person the list's filters select, newest first as the list orders them, up to `max`: read a page
+   * at a time, each page starting after the last one's (created_at, id), so a caller holds one page at a
+   * time. (One streamed query would not do: over chDB, @clickhouse/client's result stream is the whole
+   * result already materialized in one buffer; only over HTTP does it arrive in chunks.)
+   */
+  async *each(teamId: number, f: Omit<ListFilters, 'limit' | 'offset'>, max: number, pageSize = 2_000): AsyncGenerator<PersonRecord> {
+    const { params, where } = this.listWhere(teamId, f)
+    let after: Row | null = null
+    for (let left = max; left > 0;) {
+      const conditions = after
+        ? [...where, '(created_at, id) < (parseDateTime64BestEffort({after_created_at:String}, 6), {after_id:Int64})']
+        : where
+      const rows: Row[] = await queryRows<Row>(
+        this.client,
+        `SELECT uuid, id, properties, created_at, is_identified
+         FROM (${LATEST_PERSONS}) ${conditions.length ? 'WHERE ' + conditions.join(' AND ') : ''}
+         ORDER BY created_at DESC, id DESC LIMIT {limit:UInt32}`,
+        {
+          ...params.values,
+          team: teamId,
+          limit: Math.min(pageSize, left),
+          ...(after ? { after_created_at: after.created_at, after_id: after.id } : {}),
+        },
+      )
+      yield* await this.withDistinctIds(teamId, rows)
+      if (rows.length < Math.min(pageSize, left)) return
+      left -= rows.length
+      after = rows[rows.length - 1]
+    }
+  }
+
+  private listWhere(teamId: number, f: Omit<ListFilters, 'limit' | 'offset'>): { params: SqlParams; where: string[] } {
+    const params = new SqlParams()
+    const where: string[] = []
+    if (f.distinctId !== undefined)
+      where.push(`uuid IN (SELECT person_uuid FROM (${LATEST_DISTINCT_IDS}) WHERE distinct_id = ${params.add('String', f.distinctId)})`)
+    if (f.email !== undefined) where.push(`JSONExtractString(properties, 'email') = ${params.add('String', f.email)}`)
+    if (f.search) {
+      const s = params.add('String', f.search)
+      where.push(
+        `(positionCaseInsensitiveUTF8(JSONExtractString(properties, 'email'), ${s}) > 0 OR toString(uuid) = lower(${s})
+          OR uuid IN (SELECT person_uuid FROM (${LATEST_DISTINCT_IDS}) WHERE distinct_id = ${s}))`,
+      )
+    }
+    // The list has no events: every filter reads the person's own properties.
+    if (f.properties.length)
+      where.push(listFilterSql(f.properties, 'person', params, cohortResolver(teamId, f.cohorts ?? new Map(), params)))
+    if (f.hiddenIds?.length) where.push(`id NOT IN ${params.add('Array(Int64)', f.hiddenIds)}`)
+    return { params, where }
+  }
+
+  /** The distinct ids now attached to the persons with these emails, or these person ids (uuids or integer ids). */
+  async distinctIdsOfPersons(teamId: number, by: 'email' | 'person_id', values: string[]): Promise<string[]> {
+    const condition =
+      by === 'email'
+        ? `JSONExtractString(properties, 'email') IN {values:Array(String)}`
+        : `(toString(uuid) IN {values:Array(String)} OR toString(id) IN {values:Array(String)})`
+    const rows = await queryRows<{ distinct_id: string }>(this.client, personDistinctIdsSql(condition), {
+      team: teamId,
+      values: by === 'email' ? values : values.map((v) => v.toLowerCase()),
+    })
+    return rows.map((r) => r.distinct_id)
   }
 
   /** By integer id or uuid; a deleted person only when asked for (its activity outlives it). */

@@ -7,7 +7,8 @@ import { Type } from 'typebox'
 import type { Clock } from '../shared/clock'
 import type { Caller } from '../shared/http/auth'
 import { wrenError } from '../shared/errors'
-import { absoluteUrl, sendFormatted } from '../shared/http'
+import { absoluteUrl, formatOf, sendFormatted } from '../shared/http'
+import { sendCsv } from '../shared/http/csv'
 import { routesOf } from '../shared/http/route'
 import {
   ActivityPage,
@@ -54,7 +55,8 @@ export interface PersonRouteDeps {
 
 const DEFAULT_LIMIT = 100
 const MAX_LIMIT = 1000
-const CSV_LIMIT = 10_000
+/** Persons one CSV export holds at most (PostHog's export limit). */
+const CSV_LIMIT = 300_000
 // date_from/date_to reach ClickHouse's parseDateTime64BestEffort, which refuses what JS's Date forgives ('0' is the year 2000 to Date).
 const ISO_DATE = /^\d{4}-\d{2}-\d{2}(?:[T ]\d{2}:\d{2}(?::\d{2}(?:\.\d+)?)?(?:Z|[+-]\d{2}:?\d{2})?)?$/
 const UUID_RE = /^[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}$/i
@@ -118,7 +120,7 @@ export async function personRoutes(app: FastifyInstance, deps: PersonRouteDeps):
     method: 'GET',
     url: '/persons/',
     summary: 'List persons, newest first',
-    description: `?format=csv answers up to ${CSV_LIMIT} persons at once.`,
+    description: `?format=csv answers every person the filters select (up to ${CSV_LIMIT.toLocaleString('en')}, newest first; limit and offset do not apply), streamed.`,
     access: { project: 'person:read' },
     schema: {
       querystring: Type.Object({
@@ -134,26 +136,22 @@ export async function personRoutes(app: FastifyInstance, deps: PersonRouteDeps):
     },
     handler: async (request, reply, caller) => {
       const q = request.query
-      const csv = q.format === 'csv'
-      const limit = csv ? CSV_LIMIT : (q.limit ?? DEFAULT_LIMIT)
-      const offset = csv ? 0 : (q.offset ?? 0)
       const levels = await access.explicitLevels(caller.key, caller.project.id, 'person')
       const hiddenIds = [...levels].filter(([, level]) => level === 'none').map(([id]) => Number(id))
       const properties = parsePropertyFilters(q.properties)
       const cohorts = properties.some((f) => f.type === 'cohort')
         ? new Map((await deps.cohorts.list(caller.project.id)).map((c) => [c.id, c]))
         : undefined
-      const { total, persons } = await queries.list(caller.project.id, {
-        distinctId: q.distinct_id,
-        email: q.email,
-        search: q.search,
-        properties,
-        hiddenIds,
-        cohorts,
-        limit,
-        offset,
-      })
-      const results = persons.map((p) => serializePerson(p, levels.get(String(p.id)) ?? DEFAULT_LEVEL))
+      const filters = { distinctId: q.distinct_id, email: q.email, search: q.search, properties, hiddenIds, cohorts }
+      const levelOf = (p: PersonRecord) => levels.get(String(p.id)) ?? DEFAULT_LEVEL
+      if (formatOf(request) === 'csv')
+        return sendCsv(reply, 200, async function* () {
+          for await (const p of queries.each(caller.project.id, filters, CSV_LIMIT)) yield serializePerson(p, levelOf(p))
+        })
+      const limit = q.limit ?? DEFAULT_LIMIT
+      const offset = q.offset ?? 0
+      const { total, persons } = await queries.list(caller.project.id, { ...filters, limit, offset })
+      const results = persons.map((p) => serializePerson(p, levelOf(p)))
       const next = offset + persons.length < total ? absoluteUrl(request, deps.siteUrl, { limit, offset: offset + limit }) : null
       const previous = offset > 0 ? absoluteUrl(request, deps.siteUrl, { limit, offset: Math.max(0, offset - limit) }) : null
       return sendFormatted(request, reply, 200, { count: total, next, previous, results })

@@ -1,12 +1,12 @@
 // HTTP plumbing shared by every route group: the one error handler, `?format=csv`, absolute URLs.
 import type { FastifyError, FastifyInstance, FastifyReply, FastifyRequest } from 'fastify'
-import { stringify } from 'csv-stringify/sync'
 import { STATUS_CODES } from 'node:http'
 import type { Socket } from 'node:net'
 import Router from 'find-my-way'
 import { BACKLOG_FULL, WrenError, fromClickHouseError, wrenError } from '../errors'
 import { jsonTooDeep, jsonTooDeepIn } from '../json'
 import { withoutPersonalKey } from './auth'
+import { sendCsv } from './csv'
 
 /**
  * The error handler, and the answer for a request no route takes: 405 with `Allow` when the path has
@@ -109,34 +109,16 @@ export function formatOf(request: FastifyRequest): Format {
   return format === 'csv' || (q?.format === undefined && accept.startsWith('text/csv')) ? 'csv' : 'json'
 }
 
-/** Sends `body` as JSON, or as CSV with one row per entry of `rows` (default: body.results, or body). */
-export function sendFormatted(request: FastifyRequest, reply: FastifyReply, status: number, body: unknown, rows?: unknown[]): FastifyReply {
+/** Sends `body` as JSON, or as CSV (csv.ts) with one row per entry of `rows` (default: body.results, or body). */
+export async function sendFormatted(
+  request: FastifyRequest,
+  reply: FastifyReply,
+  status: number,
+  body: unknown,
+  rows?: unknown[],
+): Promise<FastifyReply> {
   if (formatOf(request) === 'json') return reply.status(status).send(body)
-  const list = rows ?? (isRecord(body) && Array.isArray(body.results) ? body.results : [body])
-  return reply.status(status).type('text/csv; charset=utf-8').send(toCsv(list))
-}
-
-/** Flattens nested objects and arrays into dotted columns: properties.email, distinct_ids.0 */
-export function toCsv(rows: unknown[]): string {
-  const flat = rows.map((row) => flatten(row))
-  const columns: string[] = []
-  const seen = new Set<string>()
-  for (const row of flat) for (const key of Object.keys(row)) if (!seen.has(key)) (seen.add(key), columns.push(key))
-  if (columns.length === 0) return ''
-  return stringify(flat, { header: true, columns })
-}
-
-function flatten(value: unknown, prefix = '', out: Record<string, string> = {}): Record<string, string> {
-  if (Array.isArray(value) || isRecord(value)) {
-    const entries = Array.isArray(value) ? value.map((v, i) => [String(i), v] as const) : Object.entries(value)
-    if (entries.length === 0 && prefix) out[prefix] = Array.isArray(value) ? '[]' : '{}'
-    for (const [k, v] of entries) flatten(v, prefix ? `${prefix}.${k}` : k, out)
-  } else if (prefix) {
-    out[prefix] = value === null || value === undefined ? '' : String(value)
-  } else {
-    out.value = value === null || value === undefined ? '' : String(value)
-  }
-  return out
+  return sendCsv(reply, status, rows ?? (isRecord(body) && Array.isArray(body.results) ? body.results : [body]))
 }
 
 export function isRecord(value: unknown): value is Record<string, unknown> {
