@@ -18,11 +18,13 @@ export function TrendChart({ data, kind }: { data: ChartData; kind: ChartKind })
     const options: uPlot.Options = {
       width: width(),
       height: height(),
+      padding: [12, 28, 0, 0],
       scales: { x: { time: false }, y: { range: (_u, min, max) => [Math.min(0, min), max > 0 ? max * 1.1 : 1] } },
       axes: [
         {
           values: (_u, splits) => splits.map((i) => (Number.isInteger(i) ? (data.xLabels[i] ?? '') : '')),
-          space: 70,
+          // Room for the longest bucket label, so labels never overlap on a narrow screen.
+          space: Math.max(...data.xLabels.map((l) => l.length), 4) * 7 + 16,
           stroke: '#475569',
           grid: { stroke: '#eef2f7' },
         },

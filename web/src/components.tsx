@@ -95,8 +95,11 @@ export const OPERATORS = [
   { value: 'icontains', label: 'contains' },
   { value: 'not_icontains', label: 'does not contain' },
   { value: 'regex', label: 'matches regex' },
+  { value: 'not_regex', label: 'does not match regex' },
   { value: 'gt', label: '>' },
   { value: 'lt', label: '<' },
+  { value: 'gte', label: '≥' },
+  { value: 'lte', label: '≤' },
   { value: 'is_set', label: 'is set' },
   { value: 'is_not_set', label: 'is not set' },
 ]
