@@ -23,6 +23,12 @@ const unavailable = skipReason(
 const ARTIFACTS = path.resolve(import.meta.dirname, '..', 'test-artifacts', 'web')
 const WIDTHS = { desktop: { width: 1280, height: 860 }, phone: { width: 390, height: 844 } }
 
+/** What the test reads inside the page (the test is type-checked without the DOM's types). */
+interface PageGlobal {
+  localStorage: { getItem(key: string): string | null; setItem(key: string, value: string): void }
+  document: { querySelector(selector: string): { textContent: string | null } | null; documentElement: { scrollWidth: number } }
+}
+
 /** Pageviews per browser, from distinct users: the breakdown's values and totals. */
 const VISITS: Record<string, Array<[string, number]>> = {
   Chrome: [
@@ -143,14 +149,16 @@ describe('the web app', () => {
       await page.click('button[type=submit]')
       const error = await page.waitForSelector('.error')
       expect(await error.textContent()).toContain(refused.body.detail)
-      expect(await page.evaluate(() => localStorage.getItem('wren.personalApiKey'))).toBeNull()
+      expect(await page.evaluate(() => (globalThis as unknown as PageGlobal).localStorage.getItem('wren.personalApiKey'))).toBeNull()
 
       // A stored key Wren no longer takes: the app opens on the sign-in form with the error, and forgets the key.
-      await page.evaluate(() => localStorage.setItem('wren.personalApiKey', 'phx_revoked_or_mistyped'))
+      await page.evaluate(() =>
+        (globalThis as unknown as PageGlobal).localStorage.setItem('wren.personalApiKey', 'phx_revoked_or_mistyped'),
+      )
       await page.goto(`${t.url}/project/${t.projectId}/trends`)
       expect(await (await page.waitForSelector('.error')).textContent()).toContain(refused.body.detail)
       expect(await page.isVisible('#key')).toBe(true)
-      expect(await page.evaluate(() => localStorage.getItem('wren.personalApiKey'))).toBeNull()
+      expect(await page.evaluate(() => (globalThis as unknown as PageGlobal).localStorage.getItem('wren.personalApiKey'))).toBeNull()
     })
 
     it('signs in, keeps the key out of the URL, and signs out', async () => {
@@ -158,11 +166,13 @@ describe('the web app', () => {
       await signIn(page)
       expect(page.url()).toBe(`${t.url}/project/${t.projectId}/trends`)
       expect(page.url()).not.toContain(t.personalKey)
-      expect(await page.evaluate(() => localStorage.getItem('wren.personalApiKey'))).toBe(t.personalKey)
+      expect(await page.evaluate(() => (globalThis as unknown as PageGlobal).localStorage.getItem('wren.personalApiKey'))).toBe(
+        t.personalKey,
+      )
       expect(await page.textContent('nav.menu')).toContain('Feature flags')
       await page.click('button.signout')
       await page.waitForSelector('#key')
-      expect(await page.evaluate(() => localStorage.getItem('wren.personalApiKey'))).toBeNull()
+      expect(await page.evaluate(() => (globalThis as unknown as PageGlobal).localStorage.getItem('wren.personalApiKey'))).toBeNull()
       expect(elsewhere).toEqual([])
     })
 
@@ -203,7 +213,9 @@ describe('the web app', () => {
       await page.mouse.move(over.x + over.width * (today / (chrome.data.length - 1)) - 1, over.y + over.height / 2)
       const row = (label: string) =>
         page.locator('.u-legend .u-series', { has: page.locator('.u-label', { hasText: label }) }).locator('.u-value')
-      await page.waitForFunction(() => document.querySelector('.u-legend .u-series .u-value')?.textContent !== '')
+      await page.waitForFunction(
+        () => (globalThis as unknown as PageGlobal).document.querySelector('.u-legend .u-series .u-value')?.textContent !== '',
+      )
       expect(await page.locator('.u-legend .u-series').first().locator('.u-value').textContent()).toBe(chrome.labels[today])
       expect(await row('Chrome').textContent()).toBe(String(chrome.data[today]))
       const firefox = trend.body.result.find((s: { breakdown_value: string }) => s.breakdown_value === 'Firefox')
@@ -288,7 +300,7 @@ describe('the web app', () => {
         for (const [title, url] of pages) {
           await page.goto(`${t.url}/project/${t.projectId}/${url}`)
           await page.waitForSelector('.page-header h1')
-          await page.waitForFunction(() => !document.querySelector('.loading'))
+          await page.waitForFunction(() => !(globalThis as unknown as PageGlobal).document.querySelector('.loading'))
           expect(await page.locator('.error').count(), `${title}: ${await page.locator('.error').allTextContents()}`).toBe(0)
           await shoot(page, `${title}-${name}`, size.width)
         }
@@ -309,7 +321,7 @@ describe('the web app', () => {
       const commonest = Math.max(...counts.values())
       expect(counts.size, `${name}: colours`).toBeGreaterThan(20)
       expect(commonest / (image.width * image.height), `${name}: share of the commonest colour`).toBeLessThan(0.97)
-      const scrollWidth = await page.evaluate(() => document.documentElement.scrollWidth)
+      const scrollWidth = await page.evaluate(() => (globalThis as unknown as PageGlobal).document.documentElement.scrollWidth)
       expect(scrollWidth, `${name}: page width`).toBeLessThanOrEqual(width)
     }
   })
