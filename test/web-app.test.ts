@@ -59,6 +59,20 @@ describe('the web app', () => {
             event: '$pageview',
             properties: { $browser: browser, $current_url: `https://shop.example/${browser.toLowerCase()}` },
           })
+    // Earlier days, so the chart has a history (today's bucket holds only VISITS).
+    for (let daysAgo = 1; daysAgo <= 6; daysAgo++)
+      for (const [browser, times] of [
+        ['Chrome', 3 + (daysAgo % 3)],
+        ['Firefox', 2 + (daysAgo % 2)],
+        ['Safari', 1],
+      ] as const)
+        for (let i = 0; i < times; i++)
+          client.capture({
+            distinctId: `earlier-${browser.toLowerCase()}-${i}`,
+            event: '$pageview',
+            properties: { $browser: browser },
+            timestamp: new Date(Date.now() - daysAgo * 86_400_000),
+          })
     client.identify({ distinctId: 'ada', properties: { email: 'ada@example.com', plan: 'free' } })
     client.identify({ distinctId: 'bob', properties: { email: 'bob@test.org', plan: 'free' } })
     client.capture({ distinctId: 'ada', event: 'signed_up', properties: { $browser: 'Chrome' } })
@@ -225,7 +239,7 @@ describe('the web app', () => {
       await page.reload()
       await page.waitForSelector('.u-legend .u-series:nth-child(4)')
       expect(await page.inputValue('input[aria-label="Breakdown property"]')).toBe('$browser')
-      await page.screenshot({ path: path.join(ARTIFACTS, 'trends-breakdown-desktop.png') })
+      await page.screenshot({ path: path.join(ARTIFACTS, 'trends-breakdown-desktop.png'), fullPage: true })
       expect(elsewhere).toEqual([])
     })
 

@@ -15,7 +15,7 @@ export const APP_SCRIPT_URL = '/static/wren/app.js'
 export const APP_STYLES_URL = '/static/wren/app.css'
 
 /**
- * The app's own pages (web/src/routes.ts): the HTML is served for each, and the app draws the page. Other
+ * The app's own pages (web/src/main.tsx): the HTML is served for each, and the app draws the page. Other
  * paths under /project/:project_id/ (the player page, replay/:session_id) stay their own routes.
  */
 export const APP_SECTIONS = ['trends', 'events', 'persons', 'feature_flags', 'cohorts', 'actions', 'recordings', 'settings'] as const
@@ -119,22 +119,26 @@ export async function webRoutes(app: FastifyInstance): Promise<void> {
     schema: { response: { 200: Type.String({ description: 'An HTML page.' }) } },
     handler: async (request, reply) => send(reply, page, html, 'no-cache', request.headers['if-none-match']),
   })
-  // Each of the app's pages, and anything below one (a person, a flag): the page again, and the app routes it.
+  // Each of the app's pages, and one thing in it (a person, a flag): the page again, and the app routes it.
   const Section = Type.Union(
     APP_SECTIONS.map((section) => Type.Literal(section)),
     { description: `The app's page: ${APP_SECTIONS.join(', ')}.` },
   )
-  for (const url of ['/project/:project_id/:section', '/project/:project_id/:section/*'])
+  for (const url of ['/project/:project_id/:section', '/project/:project_id/:section/:item'])
     route({
       method: 'GET',
       url,
-      summary: url.endsWith('*') ? 'A page inside one of the web app’s pages (HTML)' : 'One of the web app’s pages (HTML)',
+      summary: url.endsWith(':item')
+        ? 'One thing in the web app (a person, a flag, …): its page (HTML)'
+        : 'One of the web app’s pages (HTML)',
       access: { public: 'no key: the app’s own requests carry one.' },
       schema: {
         params: Type.Object({
           project_id: Type.Integer({ minimum: 1, description: 'The project (environment) id.' }),
           section: Section,
-          ...(url.endsWith('*') ? { '*': Type.String({ description: 'The rest of the app’s path.' }) } : {}),
+          ...(url.endsWith(':item')
+            ? { item: Type.String({ description: 'A person’s uuid, a flag’s, cohort’s or action’s id, or new.' }) }
+            : {}),
         }),
         response: { 200: Type.String({ description: 'An HTML page.' }) },
       },

@@ -29,7 +29,13 @@ describe('shaping a trend for the chart', () => {
       series('$pageview', [1, 2], { compare_label: 'previous', days: ['2025-12-30', '2025-12-31'] }),
     ])
     expect(chart.xLabels).toEqual(['1-Jan-2026', '2-Jan-2026'])
-    expect(chart.series[1]).toEqual({ label: '$pageview (previous period)', values: [1, 2], colour: chart.series[0].colour, dashed: true })
+    expect(chart.series[1]).toEqual({
+      label: '$pageview (previous period)',
+      values: [1, 2],
+      colour: chart.series[0].colour,
+      dashed: true,
+      total: 3,
+    })
   })
 
   it('pads a shorter series with gaps rather than shifting it', () => {

@@ -22,6 +22,8 @@ export interface ChartSeries {
   colour: string
   /** The previous period of a comparison: drawn dashed. */
   dashed: boolean
+  /** Wren's count for the whole range: the legend shows it while no bucket is hovered. */
+  total: number
 }
 
 export interface ChartData {
@@ -55,7 +57,7 @@ export function shapeChart(result: TrendSeries[]): ChartData {
   const series = result.map((s): ChartSeries => {
     if (!colours.has(s.label)) colours.set(s.label, PALETTE[colours.size % PALETTE.length])
     const values: (number | null)[] = xLabels.map((_, i) => (i < s.data.length ? s.data[i] : null))
-    return { label: seriesLabel(s), values, colour: colours.get(s.label)!, dashed: s.compare_label === 'previous' }
+    return { label: seriesLabel(s), values, colour: colours.get(s.label)!, dashed: s.compare_label === 'previous', total: s.count }
   })
   return { xLabels, series }
 }

@@ -18,7 +18,7 @@ export function TrendChart({ data, kind }: { data: ChartData; kind: ChartKind })
     const options: uPlot.Options = {
       width: width(),
       height: height(),
-      padding: [12, 28, 0, 0],
+      padding: [12, 44, 0, 0],
       scales: { x: { time: false }, y: { range: (_u, min, max) => [Math.min(0, min), max > 0 ? max * 1.1 : 1] } },
       axes: [
         {
@@ -42,7 +42,8 @@ export function TrendChart({ data, kind }: { data: ChartData; kind: ChartKind })
           fill: kind === 'area' ? `${s.colour}33` : kind === 'bar' ? `${s.colour}${s.dashed ? '55' : 'bb'}` : undefined,
           paths: kind === 'bar' ? bars : undefined,
           points: { show: kind !== 'bar' && data.xLabels.length <= 60 },
-          value: (_u, v) => formatValue(v),
+          // The hovered bucket's value; the range's total while no bucket is hovered.
+          value: (_u, v, _series, index) => (index === null ? `${formatValue(s.total)} in all` : formatValue(v)),
         })),
       ],
     }
