@@ -1,12 +1,13 @@
 // Wren's web app (web/, served by services/web/routes.ts): its page, script and styles from Wren alone, the
 // app's paths that do not shadow the API or the player, and, in headless Chromium on a Wren with data sent
 // through posthog-node, what a user sees: signing in (and a wrong key's error), a trend broken down by
-// browser whose legend holds the browsers and whose hover value is the API's number, a person's property
+// browser whose legend holds the browsers and whose hover value is the API's number (and whose CSV export is
+// the API's), the project switcher (an empty project shows its snippet), a person's property
 // edited and still there after a reload, a flag created in the page that /flags then answers, the menu
 // limited to the key's scopes, and every page at 1280 and 390 px wide (screenshots under test-artifacts/web/,
 // checked not blank and not wider than the window).
 import { existsSync } from 'node:fs'
-import { mkdir, writeFile } from 'node:fs/promises'
+import { mkdir, readFile, writeFile } from 'node:fs/promises'
 import path from 'node:path'
 import { afterAll, beforeAll, describe, expect, it } from 'vitest'
 import { chromium, type Browser, type BrowserContext, type Page } from 'playwright-core'
@@ -175,7 +176,7 @@ describe('the web app', () => {
       expect(await page.evaluate(() => (globalThis as unknown as PageGlobal).localStorage.getItem('wren.personalApiKey'))).toBeNull()
     })
 
-    it('signs in, keeps the key out of the URL, and signs out', async () => {
+    it('signs in, keeps the key out of the URL, switches project (an empty one shows the snippet to install), and signs out', async () => {
       const { page, elsewhere } = await open(WIDTHS.desktop)
       await signIn(page)
       expect(page.url()).toBe(`${t.url}/project/${t.projectId}/trends`)
@@ -184,6 +185,16 @@ describe('the web app', () => {
         t.personalKey,
       )
       expect(await page.textContent('nav.menu')).toContain('Feature flags')
+
+      // The project switcher: an empty project opens on the snippet to install, with that project's key.
+      const second = await call('POST', '/api/projects/', { name: 'Second shop' })
+      expect(second.status, second.text).toBe(201)
+      await page.reload()
+      await page.selectOption('select[aria-label=Project]', String(second.body.id))
+      await page.waitForURL(`${t.url}/project/${second.body.id}/trends`)
+      await page.waitForSelector('text=This project has no events yet.')
+      expect(await page.textContent('[data-testid=snippet]')).toContain(second.body.api_token)
+      expect(await page.textContent('[data-testid=snippet]')).toContain(`api_host: ${JSON.stringify(t.url)}`)
       await page.click('button.signout')
       await page.waitForSelector('#key')
       expect(await page.evaluate(() => (globalThis as unknown as PageGlobal).localStorage.getItem('wren.personalApiKey'))).toBeNull()
@@ -209,14 +220,17 @@ describe('the web app', () => {
       const legend = await page.locator('.u-legend .u-series .u-label').allTextContents()
       expect(legend.slice(1).sort()).toEqual(Object.keys(VISITS).sort())
 
-      const trend = await call('POST', `/api/projects/${t.projectId}/insights/trend/`, {
+      // What the page asks for (web/src/query.ts's trendBody of this URL's query).
+      const trendQuery = {
         events: [{ id: '$pageview', type: 'events', order: 1, math: 'total' }],
+        actions: [],
         date_from: '-7d',
         interval: 'day',
         display: 'ActionsLineGraph',
-        breakdown: '$browser',
         breakdown_type: 'event',
-      })
+        breakdown: '$browser',
+      }
+      const trend = await call('POST', `/api/projects/${t.projectId}/insights/trend/`, trendQuery)
       expect(trend.status, trend.text).toBe(200)
       const chrome = trend.body.result.find((s: { breakdown_value: string }) => s.breakdown_value === 'Chrome')
       const today = chrome.data.length - 1
@@ -234,6 +248,17 @@ describe('the web app', () => {
       expect(await row('Chrome').textContent()).toBe(String(chrome.data[today]))
       const firefox = trend.body.result.find((s: { breakdown_value: string }) => s.breakdown_value === 'Firefox')
       expect(await row('Firefox').textContent()).toBe(String(firefox.data[today]))
+
+      // Export CSV saves what the API's ?format=csv answers for the same query.
+      const [download] = await Promise.all([page.waitForEvent('download'), page.click('button:has-text("Export CSV")')])
+      const saved = await readFile((await download.path())!, 'utf8')
+      const csv = await fetch(`${t.url}/api/projects/${t.projectId}/insights/trend/?format=csv`, {
+        method: 'POST',
+        headers: { authorization: `Bearer ${t.personalKey}`, 'content-type': 'application/json' },
+        body: JSON.stringify(trendQuery),
+      })
+      expect(saved).toBe(await csv.text())
+      expect(saved).toContain('Chrome')
 
       // The query is in the URL: a reload draws the same chart.
       await page.reload()

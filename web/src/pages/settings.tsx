@@ -23,6 +23,22 @@ const TIMEZONES: string[] = (() => {
   }
 })()
 
+/** The snippet for this project and this Wren, with a copy button. */
+export function Snippet() {
+  const { project } = useSession()
+  const code = snippet(location.origin, project.api_token)
+  return (
+    <>
+      <pre class="snippet" data-testid="snippet">
+        {code}
+      </pre>
+      <button type="button" class="secondary small" onClick={() => navigator.clipboard?.writeText(code)}>
+        Copy snippet
+      </button>
+    </>
+  )
+}
+
 export function SettingsPage() {
   const { project, path, can, refreshProjects } = useSession()
   const writable = can('project:write')
@@ -48,7 +64,6 @@ export function SettingsPage() {
       refreshProjects()
     })
   }
-  const code = snippet(location.origin, project.api_token)
   return (
     <div>
       <PageHeader title="Settings" />
@@ -58,12 +73,7 @@ export function SettingsPage() {
           Paste this into your site’s <code>&lt;head&gt;</code>: posthog-js then sends pageviews and events to this Wren ({location.origin}
           ). Any PostHog SDK works with the same key and host.
         </p>
-        <pre class="snippet" data-testid="snippet">
-          {code}
-        </pre>
-        <button type="button" class="secondary small" onClick={() => navigator.clipboard?.writeText(code)}>
-          Copy snippet
-        </button>
+        <Snippet />
         <dl class="facts">
           <dt>Project API key</dt>
           <dd>

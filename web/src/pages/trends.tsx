@@ -7,6 +7,7 @@ import { TrendChart } from '../chart'
 import { formatValue, shapeChart, shapeTotals, type TrendSeries } from '../chart-data'
 import { navigate } from '../router'
 import { useSession } from '../session'
+import { Snippet } from './settings'
 import {
   BREAKDOWN_TYPES,
   DATE_PRESETS,
@@ -288,11 +289,20 @@ export function TrendsPage({ search }: { search: string }) {
         <ErrorBox error={result.error} />
         {result.loading && !result.data ? <Loading /> : null}
         {result.data && !ready ? <Empty title="Pick an event or an action to see its trend." /> : null}
-        {result.data && ready && total === 0 ? (
+        {result.data && ready && total === 0 && eventNames.data?.length === 0 ? (
+          <Empty title="This project has no events yet.">
+            <p>
+              Paste this into your site’s &lt;head&gt; (or send events with any PostHog SDK to this Wren with the same key); pageviews then
+              show up here.
+            </p>
+            <Snippet />
+          </Empty>
+        ) : null}
+        {result.data && ready && total === 0 && eventNames.data?.length !== 0 ? (
           <Empty title="No events match this query.">
             <p>
-              Widen the date range or remove filters — or, if this project has no events yet, install the snippet from{' '}
-              <a href={`${base}/settings`}>Settings</a> on your site and come back.
+              Widen the date range, pick another event or remove filters. The events this project has are on the{' '}
+              <a href={`${base}/events`}>Events</a> page.
             </p>
           </Empty>
         ) : null}
