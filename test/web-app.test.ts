@@ -4,7 +4,7 @@
 // browser whose legend holds the browsers and whose hover value is the API's number (and whose CSV export is
 // the API's), the project switcher (an empty project shows its snippet), a person's property
 // edited and still there after a reload, a flag created in the page that /flags then answers, the menu
-// limited to the key's scopes, and every page at 1280 and 390 px wide (screenshots under test-artifacts/web/,
+// limited to the key's scopes, a recording listed with its metadata and shared, and every page at 1280 and 390 px wide (screenshots under test-artifacts/web/,
 // checked not blank and not wider than the window).
 import { existsSync } from 'node:fs'
 import { mkdir, readFile, writeFile } from 'node:fs/promises'
@@ -13,7 +13,7 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest'
 import { chromium, type Browser, type BrowserContext, type Page } from 'playwright-core'
 import { PNG } from 'pngjs'
 import { PostHog } from 'posthog-node'
-import { api, drained, startWren, type TestWren } from './support/wren'
+import { api, drained, startWren, waitFor, type TestWren } from './support/wren'
 import { skipReason } from './support/skip'
 
 const CHROMIUM = process.env.CHROMIUM_PATH ?? '/usr/bin/chromium'
@@ -44,12 +44,14 @@ const VISITS: Record<string, Array<[string, number]>> = {
   Safari: [['fay', 1]],
 }
 
+const SESSION = 'web-app-session-1'
+
 describe('the web app', () => {
   let t: TestWren
   let call: ReturnType<typeof api>
 
   beforeAll(async () => {
-    t = await startWren()
+    t = await startWren({ WREN_RECORDINGS_WAIT_MS: '20' })
     call = api(t)
     const client = new PostHog(t.projectKey, { host: t.url, flushAt: 1000, flushInterval: 0 })
     for (const [browser, visitors] of Object.entries(VISITS))
@@ -79,6 +81,31 @@ describe('the web app', () => {
     client.capture({ distinctId: 'ada', event: 'signed_up', properties: { $browser: 'Chrome' } })
     await client.shutdown()
     await drained(t.wren)
+
+    // One recorded session of ada's (the project records), as posthog-js sends it to /s/: a page, three clicks, a console error.
+    expect((await call('PATCH', `/api/projects/${t.projectId}/`, { session_recording_opt_in: true })).status).toBe(200)
+    const start = Date.now() - 60_000
+    const snapshots = [
+      { type: 4, timestamp: start, data: { href: 'https://shop.example/checkout', width: 800, height: 600 } },
+      ...[1, 2, 3].map((i) => ({ type: 3, timestamp: start + i * 1000, data: { source: 2, type: 2, id: 1, x: 10, y: 10 } })),
+      { type: 6, timestamp: start + 5000, data: { plugin: 'rrweb/console@1', payload: { level: 'error', payload: ['boom'], trace: [] } } },
+    ]
+    const sent = await fetch(`${t.url}/s/`, {
+      method: 'POST',
+      headers: { 'content-type': 'application/json' },
+      body: JSON.stringify([
+        {
+          event: '$snapshot',
+          distinct_id: 'ada',
+          properties: { token: t.projectKey, $session_id: SESSION, $window_id: 'w1', $snapshot_data: snapshots, $lib: 'web' },
+        },
+      ]),
+    })
+    expect(sent.status).toBe(200)
+    const { endOffset } = await t.wren.log.stats('wren_snapshots')
+    await waitFor(async () => ((await t.wren.log.stats('wren_snapshots', ['recordings'])).committed.recordings ?? 0) >= endOffset, {
+      what: 'the recordings processor to commit the snapshots',
+    })
   })
   afterAll(async () => {
     await t?.close()
@@ -314,6 +341,23 @@ describe('the web app', () => {
       await page.fill('#test-distinct-id', 'ada')
       await page.click('.test-flags button[type=submit]')
       expect(await (await page.waitForSelector('tr[data-flag="example-staff"] td.on')).textContent()).toBe('enabled')
+    })
+
+    it('lists a recording with its metadata, links it to the player, and shares it', async () => {
+      const { page } = await open(WIDTHS.desktop)
+      await signIn(page)
+      await page.goto(`${t.url}/project/${t.projectId}/recordings`)
+      const row = page.locator('table.recordings tbody tr', { has: page.locator(`a[href$="/replay/${SESSION}"]`) })
+      await row.waitFor()
+      const cells = await row.locator('td').allTextContents()
+      expect(cells.slice(0, 6)).toEqual(['ada@example.com', '5s', expect.any(String), '3', '1', 'https://shop.example/checkout'])
+      expect(await row.locator('a').first().getAttribute('href')).toBe(`/project/${t.projectId}/replay/${SESSION}`)
+      await row.locator('button:has-text("Share")').click()
+      const link = await row.locator('input[aria-label="Sharing link"]').inputValue()
+      expect(link).toMatch(new RegExp(`^${t.url}/shared/[\\w-]+$`))
+      const shared = await fetch(link)
+      expect(shared.status).toBe(200)
+      expect(shared.headers.get('content-type')).toMatch(/^text\/html/)
     })
 
     it('draws every page at 1280 and 390 px wide: not blank, no error, nothing wider than the window', async () => {
