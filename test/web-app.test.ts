@@ -3,7 +3,7 @@
 // through posthog-node, what a user sees: signing in (and a wrong key's error), a trend broken down by
 // browser whose legend holds the browsers and whose hover value is the API's number (and whose CSV export is
 // the API's), the project switcher (an empty project shows its snippet), a person's property
-// edited and still there after a reload, a flag created in the page that /flags then answers, the menu
+// edited and still there after a reload, a person deleted once confirmed, a flag created in the page that /flags then answers, the menu
 // limited to the key's scopes, a recording listed with its metadata and shared, and every page at 1280 and 390 px wide (screenshots under test-artifacts/web/,
 // checked not blank and not wider than the window).
 import { existsSync } from 'node:fs'
@@ -310,6 +310,20 @@ describe('the web app', () => {
       await expect.poll(() => page.locator('tr[data-key="plan"] .value').textContent(), { timeout: 10_000 }).toBe('enterprise')
       const persons = await call('GET', `/api/projects/${t.projectId}/persons/?distinct_id=ada`)
       expect(persons.body.results[0].properties.plan).toBe('enterprise')
+    })
+
+    it('deletes a person only once the deletion is confirmed', async () => {
+      const { page } = await open(WIDTHS.desktop)
+      await signIn(page)
+      const fay = (await call('GET', `/api/projects/${t.projectId}/persons/?distinct_id=fay`)).body.results[0]
+      await page.goto(`${t.url}/project/${t.projectId}/persons/${fay.uuid}`)
+      await page.click('.page-header button:has-text("Delete person")')
+      await page.click('[aria-label="Confirm delete"] button:has-text("Cancel")')
+      expect((await call('GET', `/api/projects/${t.projectId}/persons/${fay.uuid}/`)).status).toBe(200)
+      await page.click('.page-header button:has-text("Delete person")')
+      await page.click('[aria-label="Confirm delete"] button:has-text("Delete person")')
+      await page.waitForURL(`${t.url}/project/${t.projectId}/persons`)
+      expect((await call('GET', `/api/projects/${t.projectId}/persons/${fay.uuid}/`)).status).toBe(404)
     })
 
     it('creates a flag in the page that /flags then returns for a matching distinct id', async () => {

@@ -140,6 +140,8 @@ export function PersonPage({ id }: { id: string }) {
   const [newKey, setNewKey] = useState('')
   const [newValue, setNewValue] = useState('')
   const [editing, setEditing] = useState<{ key: string; value: string } | null>(null)
+  const [confirming, setConfirming] = useState<'split' | 'delete' | null>(null)
+  const [deleteEvents, setDeleteEvents] = useState(false)
 
   if (person.error) return <ErrorBox error={person.error} />
   if (!person.data) return <Loading />
@@ -168,38 +170,65 @@ export function PersonPage({ id }: { id: string }) {
       person.reload()
     })
   }
-  const split = () => {
-    if (!confirm(`Split this person into ${p.distinct_ids.length} persons, one per distinct id?`)) return
+  const split = () =>
     run(async () => {
       await post(personPath + 'split/', {})
       navigate(`${base}/persons`)
     })
-  }
-  const remove = () => {
-    const alsoEvents = confirm(`Delete ${p.name}? Press OK to delete the person and their events, or Cancel to choose again.`)
-    if (!alsoEvents && !confirm(`Delete ${p.name} but keep their events?`)) return
+  const remove = () =>
     run(async () => {
-      await del(personPath + (alsoEvents ? '?delete_events=true' : ''))
+      await del(personPath + (deleteEvents ? '?delete_events=true' : ''))
       navigate(`${base}/persons`)
     })
-  }
   const writable = can('person:write')
   const keys = Object.keys(p.properties ?? {}).sort()
   return (
     <div>
       <PageHeader title={p.name}>
         {writable && p.distinct_ids.length > 1 ? (
-          <button type="button" class="secondary" disabled={busy} onClick={split}>
+          <button type="button" class="secondary" disabled={busy} onClick={() => setConfirming('split')}>
             Split
           </button>
         ) : null}
         {writable ? (
-          <button type="button" class="danger" disabled={busy} onClick={remove}>
+          <button type="button" class="danger" disabled={busy} onClick={() => setConfirming('delete')}>
             Delete person
           </button>
         ) : null}
       </PageHeader>
       <ErrorBox error={actionError} />
+      {confirming === 'split' ? (
+        <section class="card confirm" role="alertdialog" aria-label="Confirm split">
+          <p>
+            Split {p.name} into {p.distinct_ids.length} persons, one for each distinct id? This cannot be undone.
+          </p>
+          <div class="inline">
+            <button type="button" class="danger" disabled={busy} onClick={split}>
+              Split into {p.distinct_ids.length} persons
+            </button>
+            <button type="button" class="secondary" onClick={() => setConfirming(null)}>
+              Cancel
+            </button>
+          </div>
+        </section>
+      ) : null}
+      {confirming === 'delete' ? (
+        <section class="card confirm" role="alertdialog" aria-label="Confirm delete">
+          <p>Delete {p.name}? Their distinct ids then start a new person if they send events again.</p>
+          <label class="check">
+            <input type="checkbox" checked={deleteEvents} onChange={(e) => setDeleteEvents(e.currentTarget.checked)} /> Also delete their
+            events (in the background)
+          </label>
+          <div class="inline">
+            <button type="button" class="danger" disabled={busy} onClick={remove}>
+              Delete person
+            </button>
+            <button type="button" class="secondary" onClick={() => setConfirming(null)}>
+              Cancel
+            </button>
+          </div>
+        </section>
+      ) : null}
       <section class="card">
         <dl class="facts">
           <dt>Distinct ids</dt>
