@@ -3,7 +3,7 @@ import { defineConfig } from 'vitest/config'
 // chDB allows one engine per process, so every test file runs in its own forked process.
 export default defineConfig({
   test: {
-    include: ['services/**/*.test.ts', 'test/**/*.test.ts'],
+    include: ['services/**/*.test.ts', 'test/**/*.test.ts', 'web/**/*.test.ts'],
     pool: 'forks',
     maxWorkers: 2,
     testTimeout: 60_000,

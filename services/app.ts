@@ -70,6 +70,7 @@ import { SharingStore } from './recordings/sharing-store'
 import { RecordingStateStore } from './recordings/recording-state'
 import { sharingRoutes } from './recordings/sharing-routes'
 import { playerRoutes } from './recordings/player-routes'
+import { webRoutes } from './web/routes'
 
 const WREN_VERSION = (createRequire(import.meta.url)('../package.json') as { version: string }).version
 
@@ -360,6 +361,7 @@ export async function buildWren(config: Config, logger: Logger = pino({ level: c
     await app.register(sharingRoutes, { projects, metadata: recordingMetadata, sharing: recordingSharing })
     await app.register(aiRoutes, { projects, model: chatModel(config.ai), clock })
     await app.register(playerRoutes)
+    await app.register(webRoutes)
   }
   // What posthog-js and PostHog's HTML snippet load from the API host, wherever SDK traffic is served.
   if (runs('capture') || runs('decide')) await app.register(staticRoutes)

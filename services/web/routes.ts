@@ -1,0 +1,147 @@
+// Wren's web app (top-level web/): its page at / and at the app's own paths under /project/:project_id/, and
+// its script and styles, bundled by esbuild from web/ (Preact, uPlot and their stylesheets, all from npm) when
+// first asked for and kept in memory, so `npm start` needs no build step and nothing comes from elsewhere.
+// The page holds no secret: the app reads a personal API key from the browser's localStorage and calls
+// Wren's public API with it.
+import { createHash } from 'node:crypto'
+import path from 'node:path'
+import { build } from 'esbuild'
+import type { FastifyInstance, FastifyReply } from 'fastify'
+import { Type } from 'typebox'
+import { routesOf } from '../shared/http/route'
+
+const SOURCE = path.resolve(import.meta.dirname, '..', '..', 'web')
+export const APP_SCRIPT_URL = '/static/wren/app.js'
+export const APP_STYLES_URL = '/static/wren/app.css'
+
+/**
+ * The app's own pages (web/src/main.tsx): the HTML is served for each, and the app draws the page. Other
+ * paths under /project/:project_id/ (the player page, replay/:session_id) stay their own routes.
+ */
+export const APP_SECTIONS = ['trends', 'events', 'persons', 'feature_flags', 'cohorts', 'actions', 'recordings', 'settings'] as const
+
+interface Asset {
+  bytes: Uint8Array
+  etag: string
+}
+
+const etagOf = (bytes: Uint8Array) => `"${createHash('sha256').update(bytes).digest('base64url').slice(0, 27)}"`
+
+/** The app's script and styles, bundled for browsers from web/. */
+export async function bundleApp(): Promise<{ js: Asset; css: Asset }> {
+  const result = await build({
+    entryPoints: { app: path.join(SOURCE, 'src', 'main.tsx') },
+    outdir: 'bundle',
+    bundle: true,
+    write: false,
+    format: 'iife',
+    platform: 'browser',
+    target: ['chrome110', 'firefox113', 'safari16.4'],
+    jsx: 'automatic',
+    jsxImportSource: 'preact',
+    minify: true,
+    legalComments: 'eof',
+    tsconfig: path.join(SOURCE, 'tsconfig.json'),
+    logLevel: 'silent',
+  })
+  const asset = (extension: string): Asset => {
+    const file = result.outputFiles.find((output) => output.path.endsWith(extension))
+    if (!file) throw new Error(`esbuild made no ${extension} for the web app`)
+    return { bytes: file.contents, etag: etagOf(file.contents) }
+  }
+  return { js: asset('.js'), css: asset('.css') }
+}
+
+const PAGE = `<!doctype html>
+<html lang="en">
+<head>
+<meta charset="utf-8">
+<meta name="viewport" content="width=device-width, initial-scale=1">
+<meta name="referrer" content="no-referrer">
+<meta name="robots" content="noindex">
+<title>Wren</title>
+<link rel="stylesheet" href="${APP_STYLES_URL}">
+</head>
+<body>
+<div id="app"><p class="boot">Loading Wren…</p></div>
+<noscript>Wren’s web app needs JavaScript.</noscript>
+<script src="${APP_SCRIPT_URL}"></script>
+</body>
+</html>
+`
+const PAGE_ETAG = etagOf(new TextEncoder().encode(PAGE))
+
+export async function webRoutes(app: FastifyInstance): Promise<void> {
+  const route = routesOf(app, { projects: null, tag: 'web app' })
+  let bundle: Promise<{ js: Asset; css: Asset }> | null = null
+  const assets = () => {
+    // A failed build is not kept: the next request tries again.
+    bundle ??= bundleApp().catch((error: unknown) => {
+      bundle = null
+      throw error
+    })
+    return bundle
+  }
+  const send = (reply: FastifyReply, asset: Asset, type: string, cache: string, ifNoneMatch: string | undefined) => {
+    reply.type(type).header('cache-control', cache).header('etag', asset.etag)
+    if (ifNoneMatch === asset.etag) return reply.status(304).send()
+    return reply.send(Buffer.from(asset.bytes))
+  }
+  // The script and styles change with Wren's version, and the page names them without one: browsers revalidate.
+  const ASSET_CACHE = 'no-cache'
+
+  route({
+    method: 'GET',
+    url: APP_SCRIPT_URL,
+    summary: 'The web app’s script (Preact, uPlot and the app, bundled)',
+    access: { public: 'no key (loaded by the web app’s page).' },
+    schema: { response: { 200: Type.String({ description: 'JavaScript.' }) } },
+    handler: async (request, reply) =>
+      send(reply, (await assets()).js, 'application/javascript; charset=utf-8', ASSET_CACHE, request.headers['if-none-match']),
+  })
+  route({
+    method: 'GET',
+    url: APP_STYLES_URL,
+    summary: 'The web app’s styles',
+    access: { public: 'no key (loaded by the web app’s page).' },
+    schema: { response: { 200: Type.String({ description: 'CSS.' }) } },
+    handler: async (request, reply) =>
+      send(reply, (await assets()).css, 'text/css; charset=utf-8', ASSET_CACHE, request.headers['if-none-match']),
+  })
+
+  const page = { bytes: new TextEncoder().encode(PAGE), etag: PAGE_ETAG }
+  const html = 'text/html; charset=utf-8'
+  route({
+    method: 'GET',
+    url: '/',
+    summary: 'Wren’s web app (HTML): sign in with a personal API key, then trends, events, persons, flags, recordings',
+    access: { public: 'no key: the app’s own requests carry one.' },
+    schema: { response: { 200: Type.String({ description: 'An HTML page.' }) } },
+    handler: async (request, reply) => send(reply, page, html, 'no-cache', request.headers['if-none-match']),
+  })
+  // Each of the app's pages, and one thing in it (a person, a flag): the page again, and the app routes it.
+  const Section = Type.Union(
+    APP_SECTIONS.map((section) => Type.Literal(section)),
+    { description: `The app's page: ${APP_SECTIONS.join(', ')}.` },
+  )
+  for (const url of ['/project/:project_id/:section', '/project/:project_id/:section/:item'])
+    route({
+      method: 'GET',
+      url,
+      summary: url.endsWith(':item')
+        ? 'One thing in the web app (a person, a flag, …): its page (HTML)'
+        : 'One of the web app’s pages (HTML)',
+      access: { public: 'no key: the app’s own requests carry one.' },
+      schema: {
+        params: Type.Object({
+          project_id: Type.Integer({ minimum: 1, description: 'The project (environment) id.' }),
+          section: Section,
+          ...(url.endsWith(':item')
+            ? { item: Type.String({ description: 'A person’s uuid, a flag’s, cohort’s or action’s id, or new.' }) }
+            : {}),
+        }),
+        response: { 200: Type.String({ description: 'An HTML page.' }) },
+      },
+      handler: async (request, reply) => send(reply, page, html, 'no-cache', request.headers['if-none-match']),
+    })
+}

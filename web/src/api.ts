@@ -1,0 +1,148 @@
+// Wren's public API, as the app calls it: a personal API key from localStorage in the Authorization header
+// (never in a URL), JSON in and out, and an API error's `detail` carried to the page.
+
+/** The key's place in localStorage: the same one the recordings player page reads. */
+export const KEY_STORAGE = 'wren.personalApiKey'
+
+export class ApiError extends Error {
+  constructor(
+    readonly status: number,
+    readonly detail: string,
+    readonly code: string | null,
+    readonly attr: string | null,
+  ) {
+    super(detail)
+  }
+}
+
+export interface Paginated<T> {
+  count?: number
+  next: string | null
+  previous?: string | null
+  results: T[]
+}
+
+export function storedKey(): string | null {
+  return localStorage.getItem(KEY_STORAGE)
+}
+
+export function storeKey(key: string | null): void {
+  if (key) localStorage.setItem(KEY_STORAGE, key)
+  else localStorage.removeItem(KEY_STORAGE)
+}
+
+/** `path` under /api/projects/:id/ when `project` is given, else from the root. */
+export function apiPath(project: number | null, path: string): string {
+  return project === null ? path : `/api/projects/${project}/${path.replace(/^\//, '')}`
+}
+
+/** Query-string parameters, skipping empty ones; objects and arrays as JSON (what Wren's list routes take). */
+export function withQuery(path: string, query: Record<string, unknown>): string {
+  const params = new URLSearchParams()
+  for (const [key, value] of Object.entries(query)) {
+    if (value === undefined || value === null || value === '') continue
+    params.set(key, typeof value === 'object' ? JSON.stringify(value) : String(value))
+  }
+  const text = params.toString()
+  return text ? `${path}${path.includes('?') ? '&' : '?'}${text}` : path
+}
+
+export async function request<T>(method: string, path: string, body?: unknown, key: string | null = storedKey()): Promise<T> {
+  const headers: Record<string, string> = {}
+  if (key) headers.authorization = `Bearer ${key}`
+  if (body !== undefined) headers['content-type'] = 'application/json'
+  let response: Response
+  try {
+    response = await fetch(path, { method, headers, body: body === undefined ? undefined : JSON.stringify(body) })
+  } catch (error) {
+    throw new ApiError(0, `Wren could not be reached: ${(error as Error).message}`, 'network', null)
+  }
+  const text = await response.text()
+  let json: unknown = null
+  try {
+    json = text ? JSON.parse(text) : null
+  } catch {
+    json = null
+  }
+  if (!response.ok) {
+    const error = (json ?? {}) as { detail?: unknown; code?: unknown; attr?: unknown }
+    const detail = typeof error.detail === 'string' ? error.detail : `Wren answered ${response.status} ${response.statusText}`.trim()
+    throw new ApiError(
+      response.status,
+      detail,
+      typeof error.code === 'string' ? error.code : null,
+      typeof error.attr === 'string' ? error.attr : null,
+    )
+  }
+  return json as T
+}
+
+export const get = <T>(path: string) => request<T>('GET', path)
+export const post = <T>(path: string, body: unknown) => request<T>('POST', path, body)
+export const patch = <T>(path: string, body: unknown) => request<T>('PATCH', path, body)
+export const del = <T>(path: string) => request<T>('DELETE', path)
+
+/** A CSV export (Wren's ?format=csv) saved as a file through the browser. */
+export async function downloadCsv(method: 'GET' | 'POST', path: string, body: unknown, filename: string): Promise<void> {
+  const key = storedKey()
+  const response = await fetch(withQuery(path, { format: 'csv' }), {
+    method,
+    headers: { ...(key ? { authorization: `Bearer ${key}` } : {}), ...(body ? { 'content-type': 'application/json' } : {}) },
+    body: body ? JSON.stringify(body) : undefined,
+  })
+  if (!response.ok) {
+    const error = (await response.json().catch(() => ({}))) as { detail?: string }
+    throw new ApiError(response.status, error.detail ?? `Wren answered ${response.status}`, null, null)
+  }
+  const url = URL.createObjectURL(await response.blob())
+  const link = document.createElement('a')
+  link.href = url
+  link.download = filename
+  link.click()
+  setTimeout(() => URL.revokeObjectURL(url), 1000)
+}
+
+export interface Project {
+  id: number
+  name: string
+  api_token: string
+  timezone: string
+  test_account_filters?: PropertyFilter[]
+  session_recording_opt_in?: boolean
+  capture_console_log_opt_in?: boolean
+  [setting: string]: unknown
+}
+
+export interface PropertyFilter {
+  key: string
+  value?: unknown
+  operator?: string
+  type?: string
+}
+
+export interface KeyInfo {
+  id: string
+  label: string
+  mask_value: string
+  scopes: string[]
+  scoped_teams: number[]
+}
+
+/** Whether `scopes` allow `required` ("object:read" or "object:write"); write implies read. */
+export function allows(scopes: string[] | null, required: string): boolean {
+  if (scopes === null) return true // not known: let the API answer
+  if (scopes.includes('*') || scopes.includes(required)) return true
+  const [object, access] = required.split(':')
+  return access === 'read' && scopes.includes(`${object}:write`)
+}
+
+/** The signed-in key's own scopes, from the keys it manages (itself among them), or null when not shown. */
+export async function ownScopes(key: string): Promise<string[] | null> {
+  const mask = `${key.slice(0, 4)}...${key.slice(-4)}`
+  try {
+    const keys = await request<Paginated<KeyInfo>>('GET', '/api/personal_api_keys/', undefined, key)
+    return keys.results.find((k) => k.mask_value === mask)?.scopes ?? null
+  } catch {
+    return null
+  }
+}

@@ -1,0 +1,213 @@
+// Wren's web app: sign in with a personal API key, pick a project, and the pages. Everything it shows comes
+// from Wren's public API.
+import 'uplot/dist/uPlot.min.css'
+import './styles.css'
+import { render } from 'preact'
+import { useEffect, useState } from 'preact/hooks'
+import { ApiError, allows, ownScopes, request, storeKey, storedKey, type Paginated, type Project } from './api'
+import { asApiError, ErrorBox, Loading } from './components'
+import { navigate, onLinkClick, parsePath, usePlace } from './router'
+import { SessionContext, type Session } from './session'
+import { TrendsPage } from './pages/trends'
+import { EventsPage } from './pages/events'
+import { PersonPage, PersonsPage } from './pages/persons'
+import { FlagPage, FlagsPage } from './pages/flags'
+import { CohortPage, CohortsPage } from './pages/cohorts'
+import { ActionPage, ActionsPage } from './pages/actions'
+import { RecordingsPage } from './pages/recordings'
+import { SettingsPage } from './pages/settings'
+
+/** The pages, in the menu's order, with the scope each needs (the menu hides what the key cannot read). */
+const SECTIONS = [
+  { section: 'trends', title: 'Trends', scope: 'insight:read' },
+  { section: 'events', title: 'Events', scope: 'query:read' },
+  { section: 'persons', title: 'Persons', scope: 'person:read' },
+  { section: 'feature_flags', title: 'Feature flags', scope: 'feature_flag:read' },
+  { section: 'cohorts', title: 'Cohorts', scope: 'cohort:read' },
+  { section: 'actions', title: 'Actions', scope: 'action:read' },
+  { section: 'recordings', title: 'Recordings', scope: 'session_recording:read' },
+  { section: 'settings', title: 'Settings', scope: 'project:read' },
+] as const
+
+interface SignedIn {
+  key: string
+  projects: Project[]
+  scopes: string[] | null
+}
+
+async function signIn(key: string): Promise<SignedIn> {
+  const projects = await request<Paginated<Project>>('GET', '/api/projects/', undefined, key)
+  if (!projects.results.length) throw new ApiError(403, 'This key reaches no project.', 'permission_denied', null)
+  return { key, projects: projects.results, scopes: await ownScopes(key) }
+}
+
+function SignIn({ error, onSignedIn }: { error: ApiError | null; onSignedIn: (s: SignedIn) => void }) {
+  const [key, setKey] = useState('')
+  const [failure, setFailure] = useState<ApiError | null>(error)
+  const [busy, setBusy] = useState(false)
+  const submit = async (event: Event) => {
+    event.preventDefault()
+    setBusy(true)
+    setFailure(null)
+    try {
+      const signed = await signIn(key.trim())
+      storeKey(signed.key)
+      onSignedIn(signed)
+    } catch (e) {
+      setFailure(asApiError(e))
+    } finally {
+      setBusy(false)
+    }
+  }
+  return (
+    <main class="signin">
+      <form onSubmit={submit} class="card">
+        <h1>
+          <span class="logo">◆</span> Wren
+        </h1>
+        <p>Sign in with a personal API key. It stays in this browser (local storage) and goes only to this Wren.</p>
+        <label for="key">Personal API key</label>
+        <input
+          id="key"
+          name="key"
+          type="password"
+          autocomplete="off"
+          placeholder="phx_…"
+          required
+          value={key}
+          onInput={(e) => setKey(e.currentTarget.value)}
+        />
+        <button type="submit" disabled={busy}>
+          {busy ? 'Signing in…' : 'Sign in'}
+        </button>
+        <ErrorBox error={failure} />
+        <p class="muted small">
+          No key yet? <code>npm start</code> prints the first one; more come from <code>POST /api/personal_api_keys/</code>.
+        </p>
+      </form>
+    </main>
+  )
+}
+
+function App() {
+  const place = usePlace()
+  const [signed, setSigned] = useState<SignedIn | null>(null)
+  const [error, setError] = useState<ApiError | null>(null)
+  const [checking, setChecking] = useState(() => storedKey() !== null)
+
+  const load = (key: string) =>
+    signIn(key).then(
+      (s) => {
+        setSigned(s)
+        setError(null)
+      },
+      (e: unknown) => {
+        // A key Wren refuses is dropped; anything else (Wren down) keeps it for the next try.
+        const failure = asApiError(e)
+        if (failure.status === 401 || failure.status === 403) storeKey(null)
+        setSigned(null)
+        setError(failure)
+      },
+    )
+  useEffect(() => {
+    const key = storedKey()
+    if (key) load(key).finally(() => setChecking(false))
+  }, [])
+
+  const { project: projectId, section, rest } = parsePath(place.path)
+  const project = signed ? (signed.projects.find((p) => p.id === projectId) ?? null) : null
+  const firstSection = signed ? (SECTIONS.find((s) => allows(signed.scopes, s.scope))?.section ?? 'settings') : 'trends'
+  useEffect(() => {
+    if (!signed) return
+    if (!project) navigate(`/project/${signed.projects[0].id}/${firstSection}`, { replace: true })
+    else if (!section) navigate(`/project/${project.id}/${firstSection}`, { replace: true })
+  }, [signed, project, section])
+
+  if (checking) return <Loading />
+  if (!signed) return <SignIn error={error} onSignedIn={(s) => setSigned(s)} />
+  if (!project || !section) return <Loading />
+
+  const session: Session = {
+    project,
+    projects: signed.projects,
+    scopes: signed.scopes,
+    refreshProjects: () => load(signed.key),
+  }
+  const signOut = () => {
+    storeKey(null)
+    setSigned(null)
+    setError(null)
+    navigate('/')
+  }
+  const switchProject = (id: string) => navigate(`/project/${id}/${section}`)
+  const known = SECTIONS.find((s) => s.section === section)
+  return (
+    <SessionContext.Provider value={session}>
+      <div class="shell" onClick={onLinkClick}>
+        <header class="topbar">
+          <a class="brand" href={`/project/${project.id}/${firstSection}`}>
+            <span class="logo">◆</span> Wren
+          </a>
+          <label class="project-switcher">
+            <span class="sr-only">Project</span>
+            <select aria-label="Project" value={String(project.id)} onChange={(e) => switchProject(e.currentTarget.value)}>
+              {signed.projects.map((p) => (
+                <option value={String(p.id)}>{p.name}</option>
+              ))}
+            </select>
+          </label>
+          <button type="button" class="secondary small signout" onClick={signOut}>
+            Sign out
+          </button>
+        </header>
+        <nav class="menu" aria-label="Pages">
+          {SECTIONS.filter((s) => allows(signed.scopes, s.scope)).map((s) => (
+            <a
+              href={`/project/${project.id}/${s.section}`}
+              class={s.section === section ? 'active' : ''}
+              aria-current={s.section === section ? 'page' : undefined}
+            >
+              {s.title}
+            </a>
+          ))}
+        </nav>
+        <main class="content" key={`${project.id}/${section}/${rest[0] ?? ''}`}>
+          {known && !allows(signed.scopes, known.scope) ? (
+            <ErrorBox
+              error={
+                new ApiError(403, `This key lacks the ${known.scope} scope that the ${known.title} page needs.`, 'permission_denied', null)
+              }
+            />
+          ) : (
+            <Page section={section} rest={rest} search={place.search} />
+          )}
+        </main>
+      </div>
+    </SessionContext.Provider>
+  )
+}
+
+function Page({ section, rest, search }: { section: string; rest: string[]; search: string }) {
+  switch (section) {
+    case 'trends':
+      return <TrendsPage search={search} />
+    case 'events':
+      return <EventsPage search={search} />
+    case 'persons':
+      return rest[0] ? <PersonPage id={rest[0]} /> : <PersonsPage search={search} />
+    case 'feature_flags':
+      return rest[0] ? <FlagPage id={rest[0]} /> : <FlagsPage />
+    case 'cohorts':
+      return rest[0] ? <CohortPage id={rest[0]} /> : <CohortsPage />
+    case 'actions':
+      return rest[0] ? <ActionPage id={rest[0]} /> : <ActionsPage />
+    case 'recordings':
+      return <RecordingsPage search={search} />
+    case 'settings':
+      return <SettingsPage />
+    default:
+      return <ErrorBox error={new ApiError(404, `There is no page called '${section}'.`, 'not_found', null)} />
+  }
+}
+
+render(<App />, document.getElementById('app')!)

@@ -1,0 +1,180 @@
+// Actions: named sets of events (each step an event, optionally its URL and properties) that trends can
+// count as a series; list, create, edit and delete.
+import { useState } from 'preact/hooks'
+import { get, patch, post, type Paginated, type PropertyFilter } from '../api'
+import { completeFilters, Empty, ErrorBox, Loading, PageHeader, PropertyFilters, useAction, useLoad } from '../components'
+import { navigate } from '../router'
+import { useSession } from '../session'
+
+interface Step {
+  event?: string | null
+  url?: string | null
+  url_matching?: 'contains' | 'exact' | 'regex' | null
+  properties?: PropertyFilter[]
+}
+interface Action {
+  id: number
+  name: string
+  description: string
+  steps: Step[]
+  created_at: string
+}
+
+export function ActionsPage() {
+  const { path, base, can } = useSession()
+  const actions = useLoad(() => get<Paginated<Action>>(path('actions/')), [])
+  return (
+    <div>
+      <PageHeader title="Actions">
+        {can('action:write') ? (
+          <a class="button" href={`${base}/actions/new`}>
+            New action
+          </a>
+        ) : null}
+      </PageHeader>
+      <ErrorBox error={actions.error} />
+      {actions.loading && !actions.data ? <Loading /> : null}
+      {actions.data && actions.data.results.length === 0 ? (
+        <Empty title="No actions yet.">
+          <p>
+            An action names the events that mean one thing to you (say, “Signed up”: a $pageview of /welcome or a signup event); trends can
+            then count it.
+          </p>
+        </Empty>
+      ) : null}
+      {actions.data && actions.data.results.length > 0 ? (
+        <div class="card scroll">
+          <table class="list">
+            <thead>
+              <tr>
+                <th>Name</th>
+                <th>Matches</th>
+              </tr>
+            </thead>
+            <tbody>
+              {actions.data.results.map((a) => (
+                <tr>
+                  <td>
+                    <a href={`${base}/actions/${a.id}`}>{a.name}</a>
+                  </td>
+                  <td class="truncate">
+                    {a.steps.map((s) => [s.event ?? 'any event', s.url ? `at ${s.url}` : ''].join(' ')).join(' or ')}
+                  </td>
+                </tr>
+              ))}
+            </tbody>
+          </table>
+        </div>
+      ) : null}
+    </div>
+  )
+}
+
+export function ActionPage({ id }: { id: string }) {
+  const { path } = useSession()
+  const isNew = id === 'new'
+  const action = useLoad(() => (isNew ? Promise.resolve(null) : get<Action>(path(`actions/${encodeURIComponent(id)}/`))), [id])
+  if (action.error) return <ErrorBox error={action.error} />
+  if (action.loading) return <Loading />
+  return <ActionEditor action={action.data} />
+}
+
+function ActionEditor({ action }: { action: Action | null }) {
+  const { path, base, can } = useSession()
+  const [name, setName] = useState(action?.name ?? '')
+  const [description, setDescription] = useState(action?.description ?? '')
+  const [steps, setSteps] = useState<Step[]>(action?.steps.length ? action.steps : [{ event: '$pageview', properties: [] }])
+  const [error, busy, run] = useAction()
+  const setStep = (i: number, patchStep: Partial<Step>) => setSteps(steps.map((s, j) => (j === i ? { ...s, ...patchStep } : s)))
+  const save = (event: Event) => {
+    event.preventDefault()
+    run(async () => {
+      const body = {
+        name,
+        description,
+        steps: steps.map((s) => ({
+          event: s.event?.trim() || null,
+          ...(s.url?.trim() ? { url: s.url.trim(), url_matching: s.url_matching ?? 'contains' } : {}),
+          properties: completeFilters(s.properties ?? []),
+        })),
+      }
+      if (action) await patch(path(`actions/${action.id}/`), body)
+      else await post(path('actions/'), body)
+      navigate(`${base}/actions`)
+    })
+  }
+  const remove = () => {
+    if (!action || !confirm(`Delete the action ${action.name}?`)) return
+    run(async () => {
+      await patch(path(`actions/${action.id}/`), { deleted: true })
+      navigate(`${base}/actions`)
+    })
+  }
+  return (
+    <form onSubmit={save}>
+      <PageHeader title={action ? `Action ${action.name}` : 'New action'}>
+        {action && can('action:write') ? (
+          <button type="button" class="danger" disabled={busy} onClick={remove}>
+            Delete
+          </button>
+        ) : null}
+      </PageHeader>
+      <ErrorBox error={error} />
+      <section class="card grid">
+        <label>
+          Name
+          <input name="name" required value={name} onInput={(e) => setName(e.currentTarget.value)} />
+        </label>
+        <label>
+          Description
+          <input name="description" value={description} onInput={(e) => setDescription(e.currentTarget.value)} />
+        </label>
+      </section>
+      {steps.map((s, i) => (
+        <section class="card step" key={i}>
+          <div class="inline">
+            <strong>{i === 0 ? 'Match' : 'or match'}</strong>
+            <input
+              aria-label={`Step ${i + 1} event`}
+              placeholder="event (blank: any)"
+              value={s.event ?? ''}
+              onInput={(e) => setStep(i, { event: e.currentTarget.value })}
+            />
+            <select
+              aria-label={`Step ${i + 1} URL matching`}
+              value={s.url_matching ?? 'contains'}
+              onChange={(e) => setStep(i, { url_matching: e.currentTarget.value as Step['url_matching'] })}
+            >
+              <option value="contains">URL contains</option>
+              <option value="exact">URL is</option>
+              <option value="regex">URL matches regex</option>
+            </select>
+            <input
+              aria-label={`Step ${i + 1} URL`}
+              placeholder="(any URL)"
+              value={s.url ?? ''}
+              onInput={(e) => setStep(i, { url: e.currentTarget.value })}
+            />
+            {steps.length > 1 ? (
+              <button type="button" class="link" onClick={() => setSteps(steps.filter((_, j) => j !== i))}>
+                Remove
+              </button>
+            ) : null}
+          </div>
+          <PropertyFilters value={s.properties ?? []} onChange={(properties) => setStep(i, { properties })} types={['event', 'person']} />
+        </section>
+      ))}
+      <button type="button" class="secondary small" onClick={() => setSteps([...steps, { event: '', properties: [] }])}>
+        + Add a step (or)
+      </button>
+      <div class="form-actions">
+        <button type="submit" disabled={busy || !can('action:write')}>
+          {action ? 'Save' : 'Create action'}
+        </button>
+        <a class="button secondary" href={`${base}/actions`}>
+          Cancel
+        </a>
+      </div>
+    </form>
+  )
+}

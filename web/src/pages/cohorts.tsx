@@ -1,0 +1,186 @@
+// Cohorts: the list with member counts; create and edit a dynamic cohort (persons matching property
+// filters, all of them) or a static one (a list of distinct ids); soft delete.
+import { useState } from 'preact/hooks'
+import { get, patch, post, type Paginated, type PropertyFilter } from '../api'
+import { completeFilters, Empty, ErrorBox, JsonView, Loading, PageHeader, PropertyFilters, useAction, useLoad } from '../components'
+import { navigate } from '../router'
+import { useSession } from '../session'
+
+interface Cohort {
+  id: number
+  name: string
+  description: string
+  is_static: boolean
+  count: number | null
+  filters: { properties?: { type?: string; values?: unknown[] } }
+  created_at: string
+}
+
+export function CohortsPage() {
+  const { path, base, can } = useSession()
+  const cohorts = useLoad(() => get<Paginated<Cohort>>(path('cohorts/')), [])
+  return (
+    <div>
+      <PageHeader title="Cohorts">
+        {can('cohort:write') ? (
+          <a class="button" href={`${base}/cohorts/new`}>
+            New cohort
+          </a>
+        ) : null}
+      </PageHeader>
+      <ErrorBox error={cohorts.error} />
+      {cohorts.loading && !cohorts.data ? <Loading /> : null}
+      {cohorts.data && cohorts.data.results.length === 0 ? (
+        <Empty title="No cohorts yet.">
+          <p>
+            A cohort is a group of persons — by their properties, or a list you give. Use them in trends (breakdown or filter) and flag
+            conditions.
+          </p>
+        </Empty>
+      ) : null}
+      {cohorts.data && cohorts.data.results.length > 0 ? (
+        <div class="card scroll">
+          <table class="list">
+            <thead>
+              <tr>
+                <th>Name</th>
+                <th>Kind</th>
+                <th class="num">Persons</th>
+              </tr>
+            </thead>
+            <tbody>
+              {cohorts.data.results.map((c) => (
+                <tr>
+                  <td>
+                    <a href={`${base}/cohorts/${c.id}`}>{c.name}</a>
+                    {c.description ? <div class="muted small">{c.description}</div> : null}
+                  </td>
+                  <td>{c.is_static ? 'static' : 'dynamic'}</td>
+                  <td class="num">{c.count ?? '–'}</td>
+                </tr>
+              ))}
+            </tbody>
+          </table>
+        </div>
+      ) : null}
+    </div>
+  )
+}
+
+/** The filters of a dynamic cohort the editor can show: one AND group of property filters (else null: shown as JSON). */
+function simpleFilters(cohort: Cohort | null): PropertyFilter[] | null {
+  const top = cohort?.filters.properties
+  if (!top?.values?.length) return []
+  const flat = top.values.length === 1 && typeof top.values[0] === 'object' && top.values[0] !== null && 'values' in top.values[0]
+  const values = flat ? ((top.values[0] as { values: unknown[] }).values as PropertyFilter[]) : (top.values as PropertyFilter[])
+  return values.every((v) => typeof v === 'object' && v !== null && 'key' in v) ? values : null
+}
+
+export function CohortPage({ id }: { id: string }) {
+  const { path } = useSession()
+  const isNew = id === 'new'
+  const cohort = useLoad(() => (isNew ? Promise.resolve(null) : get<Cohort>(path(`cohorts/${encodeURIComponent(id)}/`))), [id])
+  if (cohort.error) return <ErrorBox error={cohort.error} />
+  if (cohort.loading) return <Loading />
+  return <CohortEditor cohort={cohort.data} />
+}
+
+function CohortEditor({ cohort }: { cohort: Cohort | null }) {
+  const { path, base, can } = useSession()
+  const [name, setName] = useState(cohort?.name ?? '')
+  const [description, setDescription] = useState(cohort?.description ?? '')
+  const [isStatic, setStatic] = useState(cohort?.is_static ?? false)
+  const simple = simpleFilters(cohort)
+  const [filters, setFilters] = useState<PropertyFilter[]>(simple ?? [])
+  const [distinctIds, setDistinctIds] = useState('')
+  const [error, busy, run] = useAction()
+  const save = (event: Event) => {
+    event.preventDefault()
+    run(async () => {
+      const ids = distinctIds
+        .split(/[\s,]+/)
+        .map((d) => d.trim())
+        .filter(Boolean)
+      const body: Record<string, unknown> = { name, description }
+      if (!cohort) body.is_static = isStatic
+      if (!isStatic && simple !== null)
+        body.filters = {
+          properties: {
+            type: 'OR',
+            values: [{ type: 'AND', values: completeFilters(filters).map((f) => ({ ...f, type: f.type ?? 'person' })) }],
+          },
+        }
+      if (isStatic && ids.length) body.distinct_ids = ids
+      if (cohort) await patch(path(`cohorts/${cohort.id}/`), body)
+      else await post(path('cohorts/'), body)
+      navigate(`${base}/cohorts`)
+    })
+  }
+  const remove = () => {
+    if (!cohort || !confirm(`Delete the cohort ${cohort.name}?`)) return
+    run(async () => {
+      await patch(path(`cohorts/${cohort.id}/`), { deleted: true })
+      navigate(`${base}/cohorts`)
+    })
+  }
+  return (
+    <form onSubmit={save}>
+      <PageHeader title={cohort ? `Cohort ${cohort.name}` : 'New cohort'}>
+        {cohort && can('cohort:write') ? (
+          <button type="button" class="danger" disabled={busy} onClick={remove}>
+            Delete
+          </button>
+        ) : null}
+      </PageHeader>
+      <ErrorBox error={error} />
+      <section class="card grid">
+        <label>
+          Name
+          <input name="name" required value={name} onInput={(e) => setName(e.currentTarget.value)} />
+        </label>
+        <label>
+          Description
+          <input name="description" value={description} onInput={(e) => setDescription(e.currentTarget.value)} />
+        </label>
+        {cohort ? (
+          <p class="muted">
+            {cohort.is_static ? 'Static' : 'Dynamic'} cohort · {cohort.count ?? '–'} persons
+          </p>
+        ) : (
+          <label>
+            Kind
+            <select value={isStatic ? 'static' : 'dynamic'} onChange={(e) => setStatic(e.currentTarget.value === 'static')}>
+              <option value="dynamic">Dynamic: persons matching filters</option>
+              <option value="static">Static: a list of distinct ids</option>
+            </select>
+          </label>
+        )}
+      </section>
+      {isStatic ? (
+        <section class="card">
+          <label>
+            {cohort ? 'Add distinct ids' : 'Distinct ids'} (one a line, or comma-separated)
+            <textarea rows={5} value={distinctIds} onInput={(e) => setDistinctIds(e.currentTarget.value)} />
+          </label>
+        </section>
+      ) : simple === null ? (
+        <section class="card">
+          <p class="muted">These filters are nested deeper than this editor shows; they are kept as they are.</p>
+          <JsonView value={cohort?.filters} />
+        </section>
+      ) : (
+        <section class="card">
+          <PropertyFilters label="Persons where all of these hold" value={filters} onChange={setFilters} types={['person', 'cohort']} />
+        </section>
+      )}
+      <div class="form-actions">
+        <button type="submit" disabled={busy || !can('cohort:write')}>
+          {cohort ? 'Save' : 'Create cohort'}
+        </button>
+        <a class="button secondary" href={`${base}/cohorts`}>
+          Cancel
+        </a>
+      </div>
+    </form>
+  )
+}

@@ -1,0 +1,145 @@
+// Events: the newest first, refreshed every few seconds, filtered by event name, person (distinct id) and
+// properties; a click shows an event's full properties.
+import { useEffect, useMemo, useState } from 'preact/hooks'
+import { get, withQuery, type PropertyFilter } from '../api'
+import { completeFilters, Empty, ErrorBox, formatTime, Loading, PageHeader, PropertiesTable, PropertyFilters, useLoad } from '../components'
+import { navigate } from '../router'
+import { useSession } from '../session'
+
+export interface WrenEvent {
+  id: string
+  event: string
+  distinct_id: string
+  timestamp: string
+  person_id: string
+  properties: Record<string, unknown>
+}
+
+const REFRESH_MS = 5_000
+const PAGE = 100
+
+export function EventsPage({ search }: { search: string }) {
+  const { path, base } = useSession()
+  const params = new URLSearchParams(search)
+  const eventName = params.get('event') ?? ''
+  const distinctId = params.get('distinct_id') ?? ''
+  const filters = useMemo(() => {
+    try {
+      return JSON.parse(params.get('properties') ?? '[]') as PropertyFilter[]
+    } catch {
+      return []
+    }
+  }, [search])
+  const set = (patch: Record<string, string | PropertyFilter[]>) => {
+    const next = { event: eventName, distinct_id: distinctId, properties: filters as unknown, ...patch }
+    const props = completeFilters(next.properties as PropertyFilter[])
+    navigate(withQuery(`${base}/events`, { event: next.event, distinct_id: next.distinct_id, properties: props.length ? props : null }), {
+      replace: true,
+    })
+  }
+  const [live, setLive] = useState(true)
+  const [open, setOpen] = useState<string | null>(null)
+  const [limit, setLimit] = useState(PAGE)
+  const complete = completeFilters(filters)
+  const events = useLoad(
+    () =>
+      get<{ results: WrenEvent[]; next: string | null }>(
+        withQuery(path('events/'), { limit, event: eventName, distinct_id: distinctId, properties: complete.length ? complete : null }),
+      ),
+    [eventName, distinctId, JSON.stringify(complete), limit],
+  )
+  useEffect(() => {
+    if (!live) return
+    const timer = setInterval(events.reload, REFRESH_MS)
+    return () => clearInterval(timer)
+  }, [live, events.reload])
+
+  return (
+    <div>
+      <PageHeader title="Events">
+        <label class="check">
+          <input type="checkbox" checked={live} onChange={(e) => setLive(e.currentTarget.checked)} /> Live (every {REFRESH_MS / 1000} s)
+        </label>
+      </PageHeader>
+      <section class="card controls">
+        <label>
+          Event
+          <input
+            aria-label="Event name filter"
+            placeholder="any event"
+            value={eventName}
+            onChange={(e) => set({ event: e.currentTarget.value })}
+          />
+        </label>
+        <label>
+          Person (distinct id)
+          <input
+            aria-label="Distinct id filter"
+            placeholder="anyone"
+            value={distinctId}
+            onChange={(e) => set({ distinct_id: e.currentTarget.value })}
+          />
+        </label>
+        <PropertyFilters value={filters} onChange={(properties) => set({ properties })} types={['event', 'person']} />
+      </section>
+      <ErrorBox error={events.error} />
+      {events.loading && !events.data ? <Loading /> : null}
+      {events.data && events.data.results.length === 0 ? (
+        <Empty title="No events yet.">
+          <p>
+            {eventName || distinctId || complete.length
+              ? 'None match these filters: clear them to see every event.'
+              : 'Install the posthog-js snippet from Settings on your site (or send events with any PostHog SDK); they show up here within seconds.'}
+          </p>
+          <p>
+            <a href={`${base}/settings`}>Open Settings for the snippet →</a>
+          </p>
+        </Empty>
+      ) : null}
+      {events.data && events.data.results.length > 0 ? (
+        <div class="card scroll">
+          <table class="list events">
+            <thead>
+              <tr>
+                <th>Event</th>
+                <th>Person</th>
+                <th class="hide-narrow">URL</th>
+                <th>Time</th>
+              </tr>
+            </thead>
+            <tbody>
+              {events.data.results.map((e) => (
+                <>
+                  <tr class="clickable" onClick={() => setOpen(open === e.id ? null : e.id)} aria-expanded={open === e.id}>
+                    <td>
+                      <strong>{e.event}</strong>
+                    </td>
+                    <td>
+                      <a href={`${base}/persons/${e.person_id}`} onClick={(ev) => ev.stopPropagation()}>
+                        {e.distinct_id}
+                      </a>
+                    </td>
+                    <td class="hide-narrow truncate">{String(e.properties.$current_url ?? '')}</td>
+                    <td class="nowrap">{formatTime(e.timestamp)}</td>
+                  </tr>
+                  {open === e.id ? (
+                    <tr class="detail">
+                      <td colSpan={4}>
+                        <PropertiesTable properties={e.properties} />
+                      </td>
+                    </tr>
+                  ) : null}
+                </>
+              ))}
+            </tbody>
+          </table>
+          {events.data.next ? (
+            <button type="button" class="secondary" onClick={() => setLimit(limit + PAGE)}>
+              Show {PAGE} more
+            </button>
+          ) : null}
+        </div>
+      ) : null}
+    </div>
+  )
+}

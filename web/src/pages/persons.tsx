@@ -1,0 +1,392 @@
+// Persons: search, property filters and pages of 50; a person's page with their properties (edit, delete
+// one), distinct ids, events, properties timeline, and split and delete behind a confirmation.
+import { useState } from 'preact/hooks'
+import { del, get, patch, post, withQuery, type Paginated, type PropertyFilter } from '../api'
+import {
+  completeFilters,
+  Empty,
+  ErrorBox,
+  formatTime,
+  Loading,
+  PageHeader,
+  PropertiesTable,
+  PropertyFilters,
+  useAction,
+  useLoad,
+} from '../components'
+import { navigate } from '../router'
+import { useSession } from '../session'
+import type { WrenEvent } from './events'
+
+interface Person {
+  id: number
+  uuid: string
+  name: string
+  distinct_ids: string[]
+  properties: Record<string, unknown>
+  created_at: string
+}
+
+const PAGE = 50
+
+export function PersonsPage({ search }: { search: string }) {
+  const { path, base } = useSession()
+  const params = new URLSearchParams(search)
+  const text = params.get('search') ?? ''
+  const offset = Number(params.get('offset') ?? 0) || 0
+  let filters: PropertyFilter[] = []
+  try {
+    filters = JSON.parse(params.get('properties') ?? '[]') as PropertyFilter[]
+  } catch {
+    filters = []
+  }
+  const go = (next: { search?: string; offset?: number; properties?: PropertyFilter[] }) => {
+    const props = completeFilters(next.properties ?? filters)
+    navigate(
+      withQuery(`${base}/persons`, {
+        search: next.search ?? text,
+        offset: next.offset || null,
+        properties: props.length ? props.map((f) => ({ ...f, type: 'person' })) : null,
+      }),
+      { replace: true },
+    )
+  }
+  const complete = completeFilters(filters)
+  const persons = useLoad(
+    () =>
+      get<Paginated<Person>>(
+        withQuery(path('persons/'), { search: text, limit: PAGE, offset, properties: complete.length ? complete : null }),
+      ),
+    [text, offset, JSON.stringify(complete)],
+  )
+  return (
+    <div>
+      <PageHeader title="Persons" />
+      <section class="card controls">
+        <label>
+          Search
+          <input
+            type="search"
+            aria-label="Search persons"
+            placeholder="email, name or distinct id"
+            value={text}
+            onChange={(e) => go({ search: e.currentTarget.value, offset: 0 })}
+          />
+        </label>
+        <PropertyFilters value={filters} onChange={(properties) => go({ properties, offset: 0 })} types={['person']} />
+      </section>
+      <ErrorBox error={persons.error} />
+      {persons.loading && !persons.data ? <Loading /> : null}
+      {persons.data && persons.data.results.length === 0 ? (
+        <Empty title={text || complete.length ? 'No persons match.' : 'No persons yet.'}>
+          <p>
+            {text || complete.length
+              ? 'Try another search or remove a filter.'
+              : 'Persons appear when events arrive: install the snippet from Settings, or call posthog.identify() to name them.'}
+          </p>
+        </Empty>
+      ) : null}
+      {persons.data && persons.data.results.length > 0 ? (
+        <div class="card scroll">
+          <table class="list">
+            <thead>
+              <tr>
+                <th>Person</th>
+                <th class="hide-narrow">Distinct ids</th>
+                <th>First seen</th>
+              </tr>
+            </thead>
+            <tbody>
+              {persons.data.results.map((p) => (
+                <tr>
+                  <td>
+                    <a href={`${base}/persons/${p.uuid}`}>{p.name}</a>
+                  </td>
+                  <td class="hide-narrow truncate">{p.distinct_ids.join(', ')}</td>
+                  <td class="nowrap">{formatTime(p.created_at)}</td>
+                </tr>
+              ))}
+            </tbody>
+          </table>
+          <div class="pager">
+            <button type="button" class="secondary" disabled={offset === 0} onClick={() => go({ offset: Math.max(0, offset - PAGE) })}>
+              ← Previous
+            </button>
+            <span class="muted">
+              {offset + 1}–{offset + persons.data.results.length}
+              {persons.data.count !== undefined ? ` of ${persons.data.count}` : ''}
+            </span>
+            <button type="button" class="secondary" disabled={!persons.data.next} onClick={() => go({ offset: offset + PAGE })}>
+              Next →
+            </button>
+          </div>
+        </div>
+      ) : null}
+    </div>
+  )
+}
+
+interface TimelinePoint {
+  timestamp: string
+  properties: Record<string, unknown>
+  relevant_event_count: number
+}
+
+export function PersonPage({ id }: { id: string }) {
+  const { path, base, can } = useSession()
+  const person = useLoad(() => get<Person>(path(`persons/${encodeURIComponent(id)}/`)), [id])
+  const [tab, setTab] = useState<'properties' | 'events' | 'timeline'>('properties')
+  const [actionError, busy, run] = useAction()
+  const [newKey, setNewKey] = useState('')
+  const [newValue, setNewValue] = useState('')
+  const [editing, setEditing] = useState<{ key: string; value: string } | null>(null)
+  const [confirming, setConfirming] = useState<'split' | 'delete' | null>(null)
+  const [deleteEvents, setDeleteEvents] = useState(false)
+
+  if (person.error) return <ErrorBox error={person.error} />
+  if (!person.data) return <Loading />
+  const p = person.data
+  const personPath = path(`persons/${p.uuid}/`)
+  /** A typed value: JSON when it reads as JSON (numbers, true, lists), else the text. */
+  const typed = (text: string): unknown => {
+    try {
+      return JSON.parse(text)
+    } catch {
+      return text
+    }
+  }
+  const setProperty = (key: string, value: string) =>
+    run(async () => {
+      await patch(personPath, { properties: { [key]: typed(value) } })
+      setEditing(null)
+      setNewKey('')
+      setNewValue('')
+      person.reload()
+    })
+  const deleteProperty = (key: string) => {
+    if (!confirm(`Delete the property ${key} from this person?`)) return
+    run(async () => {
+      await post(personPath + 'delete_property/', { $unset: key })
+      person.reload()
+    })
+  }
+  const split = () =>
+    run(async () => {
+      await post(personPath + 'split/', {})
+      navigate(`${base}/persons`)
+    })
+  const remove = () =>
+    run(async () => {
+      await del(personPath + (deleteEvents ? '?delete_events=true' : ''))
+      navigate(`${base}/persons`)
+    })
+  const writable = can('person:write')
+  const keys = Object.keys(p.properties ?? {}).sort()
+  return (
+    <div>
+      <PageHeader title={p.name}>
+        {writable && p.distinct_ids.length > 1 ? (
+          <button type="button" class="secondary" disabled={busy} onClick={() => setConfirming('split')}>
+            Split
+          </button>
+        ) : null}
+        {writable ? (
+          <button type="button" class="danger" disabled={busy} onClick={() => setConfirming('delete')}>
+            Delete person
+          </button>
+        ) : null}
+      </PageHeader>
+      <ErrorBox error={actionError} />
+      {confirming === 'split' ? (
+        <section class="card confirm" role="alertdialog" aria-label="Confirm split">
+          <p>
+            Split {p.name} into {p.distinct_ids.length} persons, one for each distinct id? This cannot be undone.
+          </p>
+          <div class="inline">
+            <button type="button" class="danger" disabled={busy} onClick={split}>
+              Split into {p.distinct_ids.length} persons
+            </button>
+            <button type="button" class="secondary" onClick={() => setConfirming(null)}>
+              Cancel
+            </button>
+          </div>
+        </section>
+      ) : null}
+      {confirming === 'delete' ? (
+        <section class="card confirm" role="alertdialog" aria-label="Confirm delete">
+          <p>Delete {p.name}? Their distinct ids then start a new person if they send events again.</p>
+          <label class="check">
+            <input type="checkbox" checked={deleteEvents} onChange={(e) => setDeleteEvents(e.currentTarget.checked)} /> Also delete their
+            events (in the background)
+          </label>
+          <div class="inline">
+            <button type="button" class="danger" disabled={busy} onClick={remove}>
+              Delete person
+            </button>
+            <button type="button" class="secondary" onClick={() => setConfirming(null)}>
+              Cancel
+            </button>
+          </div>
+        </section>
+      ) : null}
+      <section class="card">
+        <dl class="facts">
+          <dt>Distinct ids</dt>
+          <dd class="distinct-ids">
+            {p.distinct_ids.map((d) => (
+              <code>{d}</code>
+            ))}
+          </dd>
+          <dt>First seen</dt>
+          <dd>{formatTime(p.created_at)}</dd>
+          <dt>UUID</dt>
+          <dd>
+            <code>{p.uuid}</code>
+          </dd>
+        </dl>
+      </section>
+      <div class="tabs" role="tablist">
+        {(['properties', 'events', 'timeline'] as const).map((t) => (
+          <button type="button" role="tab" aria-selected={tab === t} class={tab === t ? 'active' : 'secondary'} onClick={() => setTab(t)}>
+            {t === 'timeline' ? 'Properties timeline' : t[0].toUpperCase() + t.slice(1)}
+          </button>
+        ))}
+      </div>
+      {tab === 'properties' ? (
+        <section class="card">
+          {keys.length === 0 ? <p class="muted">No properties yet: posthog.identify() or $set on an event adds them.</p> : null}
+          <table class="props person-props">
+            <tbody>
+              {keys.map((k) => (
+                <tr data-key={k}>
+                  <th scope="row">{k}</th>
+                  <td>
+                    {editing?.key === k ? (
+                      <form
+                        class="inline"
+                        onSubmit={(e) => {
+                          e.preventDefault()
+                          setProperty(k, editing.value)
+                        }}
+                      >
+                        <input
+                          aria-label={`New value of ${k}`}
+                          value={editing.value}
+                          onInput={(e) => setEditing({ key: k, value: e.currentTarget.value })}
+                        />
+                        <button type="submit" disabled={busy}>
+                          Save
+                        </button>
+                        <button type="button" class="secondary" onClick={() => setEditing(null)}>
+                          Cancel
+                        </button>
+                      </form>
+                    ) : (
+                      <span class="value">
+                        {typeof p.properties[k] === 'string' ? (p.properties[k] as string) : JSON.stringify(p.properties[k])}
+                      </span>
+                    )}
+                  </td>
+                  {writable ? (
+                    <td class="row-actions">
+                      <button
+                        type="button"
+                        class="link"
+                        aria-label={`Edit ${k}`}
+                        onClick={() =>
+                          setEditing({
+                            key: k,
+                            value: typeof p.properties[k] === 'string' ? (p.properties[k] as string) : JSON.stringify(p.properties[k]),
+                          })
+                        }
+                      >
+                        Edit
+                      </button>
+                      <button type="button" class="link danger-text" aria-label={`Delete ${k}`} onClick={() => deleteProperty(k)}>
+                        Delete
+                      </button>
+                    </td>
+                  ) : null}
+                </tr>
+              ))}
+            </tbody>
+          </table>
+          {writable ? (
+            <form
+              class="inline add-property"
+              onSubmit={(e) => {
+                e.preventDefault()
+                if (newKey.trim()) setProperty(newKey.trim(), newValue)
+              }}
+            >
+              <input
+                aria-label="New property name"
+                placeholder="property"
+                value={newKey}
+                onInput={(e) => setNewKey(e.currentTarget.value)}
+              />
+              <input
+                aria-label="New property value"
+                placeholder="value"
+                value={newValue}
+                onInput={(e) => setNewValue(e.currentTarget.value)}
+              />
+              <button type="submit" disabled={busy}>
+                Add property
+              </button>
+            </form>
+          ) : null}
+        </section>
+      ) : null}
+      {tab === 'events' ? <PersonEvents uuid={p.uuid} /> : null}
+      {tab === 'timeline' ? <Timeline personPath={personPath} /> : null}
+    </div>
+  )
+}
+
+function PersonEvents({ uuid }: { uuid: string }) {
+  const { path, base } = useSession()
+  const events = useLoad(() => get<{ results: WrenEvent[] }>(withQuery(path('events/'), { person_id: uuid, limit: 50 })), [uuid])
+  if (events.error) return <ErrorBox error={events.error} />
+  if (!events.data) return <Loading />
+  if (!events.data.results.length) return <Empty title="No events for this person." />
+  return (
+    <section class="card scroll">
+      <table class="list">
+        <tbody>
+          {events.data.results.map((e) => (
+            <tr>
+              <td>
+                <strong>{e.event}</strong>
+              </td>
+              <td class="hide-narrow truncate">{String(e.properties.$current_url ?? '')}</td>
+              <td class="nowrap">{formatTime(e.timestamp)}</td>
+            </tr>
+          ))}
+        </tbody>
+      </table>
+      <p>
+        <a href={withQuery(`${base}/events`, { distinct_id: events.data.results[0].distinct_id })}>All of this person’s events →</a>
+      </p>
+    </section>
+  )
+}
+
+function Timeline({ personPath }: { personPath: string }) {
+  const timeline = useLoad(() => get<{ points: TimelinePoint[] }>(personPath + 'properties_timeline/'), [personPath])
+  if (timeline.error) return <ErrorBox error={timeline.error} />
+  if (!timeline.data) return <Loading />
+  if (!timeline.data.points.length) return <Empty title="No events carry this person’s properties yet." />
+  return (
+    <section class="card timeline">
+      {timeline.data.points.map((point) => (
+        <details>
+          <summary>
+            {formatTime(point.timestamp)} <span class="muted">· {point.relevant_event_count} events</span>
+          </summary>
+          <PropertiesTable properties={point.properties} />
+        </details>
+      ))}
+    </section>
+  )
+}

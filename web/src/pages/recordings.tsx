@@ -1,0 +1,206 @@
+// Recordings: the list with its filters and metadata columns, each linking to Wren's player page, and a
+// sharing link to enable and copy.
+import { useState } from 'preact/hooks'
+import { get, patch, withQuery } from '../api'
+import { Empty, ErrorBox, formatTime, Loading, PageHeader, useAction, useLoad } from '../components'
+import { navigate } from '../router'
+import { useSession } from '../session'
+
+interface Recording {
+  id: string
+  distinct_id: string
+  recording_duration: number
+  active_seconds: number
+  click_count: number
+  console_error_count: number
+  start_time: string
+  start_url: string | null
+  person?: { name?: string; uuid?: string } | null
+}
+
+const PAGE = 50
+const ORDERS = ['start_time', 'duration', 'active_seconds', 'click_count', 'console_error_count', 'activity_score']
+
+export const duration = (seconds: number) => {
+  const s = Math.round(seconds)
+  return s >= 3600 ? `${Math.floor(s / 3600)}h ${Math.floor((s % 3600) / 60)}m` : s >= 60 ? `${Math.floor(s / 60)}m ${s % 60}s` : `${s}s`
+}
+
+export function RecordingsPage({ search }: { search: string }) {
+  const { path, base, project, can } = useSession()
+  const params = new URLSearchParams(search)
+  const filters = {
+    date_from: params.get('date_from') ?? '-7d',
+    distinct_id: params.get('distinct_id') ?? '',
+    min_duration: params.get('min_duration') ?? '',
+    errors: params.get('errors') === 'true',
+    order: params.get('order') ?? 'start_time',
+    offset: Number(params.get('offset') ?? 0) || 0,
+  }
+  const go = (patchFilters: Partial<typeof filters>) => {
+    const next = { ...filters, offset: 0, ...patchFilters }
+    navigate(
+      withQuery(`${base}/recordings`, {
+        date_from: next.date_from === '-7d' ? null : next.date_from,
+        distinct_id: next.distinct_id,
+        min_duration: next.min_duration,
+        errors: next.errors ? 'true' : null,
+        order: next.order === 'start_time' ? null : next.order,
+        offset: next.offset || null,
+      }),
+      { replace: true },
+    )
+  }
+  const recordings = useLoad(
+    () =>
+      get<{ results: Recording[]; has_next: boolean }>(
+        withQuery(path('session_recordings/'), {
+          limit: PAGE,
+          offset: filters.offset,
+          date_from: filters.date_from,
+          distinct_id: filters.distinct_id,
+          min_duration: filters.min_duration,
+          order: filters.order,
+          having_predicates: filters.errors ? [{ type: 'recording', key: 'console_error_count', operator: 'gt', value: 0 }] : null,
+        }),
+      ),
+    [search],
+  )
+  const [shared, setShared] = useState<Record<string, string>>({})
+  const [error, busy, run] = useAction()
+  const share = (id: string) =>
+    run(async () => {
+      const config = await patch<{ access_token: string }>(path(`session_recordings/${id}/sharing/`), { enabled: true })
+      const link = `${location.origin}/shared/${config.access_token}`
+      setShared({ ...shared, [id]: link })
+      await navigator.clipboard?.writeText(link).catch(() => undefined)
+    })
+  return (
+    <div>
+      <PageHeader title="Recordings" />
+      <section class="card controls">
+        <label>
+          Started
+          <select aria-label="Started" value={filters.date_from} onChange={(e) => go({ date_from: e.currentTarget.value })}>
+            <option value="-24h">Last 24 hours</option>
+            <option value="-7d">Last 7 days</option>
+            <option value="-30d">Last 30 days</option>
+            <option value="all">Any time</option>
+          </select>
+        </label>
+        <label>
+          Distinct id
+          <input
+            aria-label="Recording distinct id"
+            placeholder="anyone"
+            value={filters.distinct_id}
+            onChange={(e) => go({ distinct_id: e.currentTarget.value })}
+          />
+        </label>
+        <label>
+          At least (seconds)
+          <input
+            type="number"
+            min={0}
+            aria-label="Minimum duration"
+            value={filters.min_duration}
+            onChange={(e) => go({ min_duration: e.currentTarget.value })}
+          />
+        </label>
+        <label>
+          Order by
+          <select aria-label="Order by" value={filters.order} onChange={(e) => go({ order: e.currentTarget.value })}>
+            {ORDERS.map((o) => (
+              <option value={o}>{o.replace(/_/g, ' ')}</option>
+            ))}
+          </select>
+        </label>
+        <label class="check">
+          <input type="checkbox" checked={filters.errors} onChange={(e) => go({ errors: e.currentTarget.checked })} /> With console errors
+        </label>
+      </section>
+      <ErrorBox error={recordings.error ?? error} />
+      {recordings.loading && !recordings.data ? <Loading /> : null}
+      {recordings.data && recordings.data.results.length === 0 ? (
+        <Empty title="No recordings here.">
+          <p>
+            {project.session_recording_opt_in
+              ? 'Recording is on: sessions of pages with the posthog-js snippet show up here a few seconds after they start. Widen the filters if you expected some.'
+              : 'Recording is off for this project. Turn it on in Settings; posthog-js then records sessions on pages with the snippet.'}
+          </p>
+          <p>
+            <a href={`${base}/settings`}>Settings →</a>
+          </p>
+        </Empty>
+      ) : null}
+      {recordings.data && recordings.data.results.length > 0 ? (
+        <div class="card scroll">
+          <table class="list recordings">
+            <thead>
+              <tr>
+                <th>Person</th>
+                <th>Duration</th>
+                <th class="hide-narrow">Active</th>
+                <th class="hide-narrow num">Clicks</th>
+                <th class="hide-narrow num">Errors</th>
+                <th class="hide-narrow">Start URL</th>
+                <th>Started</th>
+                <th />
+              </tr>
+            </thead>
+            <tbody>
+              {recordings.data.results.map((r) => (
+                <tr>
+                  <td>
+                    <a data-external href={`${base}/replay/${encodeURIComponent(r.id)}`}>
+                      {r.person?.name ?? r.distinct_id}
+                    </a>
+                  </td>
+                  <td>{duration(r.recording_duration)}</td>
+                  <td class="hide-narrow">{duration(r.active_seconds)}</td>
+                  <td class="hide-narrow num">{r.click_count}</td>
+                  <td class={`hide-narrow num ${r.console_error_count ? 'danger-text' : ''}`}>{r.console_error_count}</td>
+                  <td class="hide-narrow truncate">{r.start_url ?? ''}</td>
+                  <td class="nowrap">{formatTime(r.start_time)}</td>
+                  <td>
+                    {shared[r.id] ? (
+                      <input
+                        class="share-link"
+                        readOnly
+                        value={shared[r.id]}
+                        aria-label="Sharing link"
+                        onFocus={(e) => e.currentTarget.select()}
+                      />
+                    ) : can('sharing_configuration:write') ? (
+                      <button type="button" class="link" disabled={busy} onClick={() => share(r.id)}>
+                        Share
+                      </button>
+                    ) : null}
+                  </td>
+                </tr>
+              ))}
+            </tbody>
+          </table>
+          <div class="pager">
+            <button
+              type="button"
+              class="secondary"
+              disabled={filters.offset === 0}
+              onClick={() => go({ offset: Math.max(0, filters.offset - PAGE) })}
+            >
+              ← Previous
+            </button>
+            <button
+              type="button"
+              class="secondary"
+              disabled={!recordings.data.has_next}
+              onClick={() => go({ offset: filters.offset + PAGE })}
+            >
+              Next →
+            </button>
+          </div>
+        </div>
+      ) : null}
+    </div>
+  )
+}

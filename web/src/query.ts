@@ -1,0 +1,199 @@
+// The trends page's query: its state, that state in the page's URL (so a view can be shared and reloaded),
+// and the body Wren's /insights/trend/ takes. No DOM here: the unit tests run it in Node.
+import type { PropertyFilter } from './api'
+
+export const MATHS = [
+  { value: 'total', label: 'Total count' },
+  { value: 'dau', label: 'Unique users' },
+  { value: 'weekly_active', label: 'Weekly active users' },
+  { value: 'monthly_active', label: 'Monthly active users' },
+  { value: 'sum', label: 'Sum of a property' },
+  { value: 'avg', label: 'Average of a property' },
+  { value: 'min', label: 'Minimum of a property' },
+  { value: 'max', label: 'Maximum of a property' },
+  { value: 'median', label: 'Median of a property' },
+  { value: 'p90', label: '90th percentile of a property' },
+  { value: 'p95', label: '95th percentile of a property' },
+  { value: 'p99', label: '99th percentile of a property' },
+] as const
+export const PROPERTY_MATHS = new Set(['sum', 'avg', 'min', 'max', 'median', 'p90', 'p95', 'p99'])
+
+export const INTERVALS = ['hour', 'day', 'week', 'month'] as const
+export type Interval = (typeof INTERVALS)[number]
+
+/** How the page draws the result, and the display Wren is asked for (number and table take totals). */
+export const DISPLAYS = {
+  line: 'ActionsLineGraph',
+  bar: 'ActionsBar',
+  area: 'ActionsAreaGraph',
+  number: 'BoldNumber',
+  table: 'ActionsTable',
+} as const
+export type DisplayName = keyof typeof DISPLAYS
+
+export const BREAKDOWN_TYPES = ['event', 'person', 'cohort'] as const
+export type BreakdownType = (typeof BREAKDOWN_TYPES)[number]
+
+export const DATE_PRESETS = [
+  { value: '-24h', label: 'Last 24 hours' },
+  { value: '-7d', label: 'Last 7 days' },
+  { value: '-14d', label: 'Last 14 days' },
+  { value: '-30d', label: 'Last 30 days' },
+  { value: '-90d', label: 'Last 90 days' },
+  { value: 'mStart', label: 'This month' },
+  { value: 'yStart', label: 'Year to date' },
+  { value: 'all', label: 'All time' },
+] as const
+
+export interface Series {
+  kind: 'events' | 'actions'
+  /** The event's name, or the action's id. */
+  id: string
+  math: string
+  mathProperty: string | null
+  properties: PropertyFilter[]
+}
+
+export interface TrendQuery {
+  series: Series[]
+  properties: PropertyFilter[]
+  filterTestAccounts: boolean
+  dateFrom: string
+  /** null: up to now. */
+  dateTo: string | null
+  interval: Interval
+  breakdown: string | null
+  breakdownType: BreakdownType
+  compare: boolean
+  formula: string
+  display: DisplayName
+}
+
+export const DEFAULT_QUERY: TrendQuery = {
+  series: [{ kind: 'events', id: '$pageview', math: 'total', mathProperty: null, properties: [] }],
+  properties: [],
+  filterTestAccounts: false,
+  dateFrom: '-7d',
+  dateTo: null,
+  interval: 'day',
+  breakdown: null,
+  breakdownType: 'event',
+  compare: false,
+  formula: '',
+  display: 'line',
+}
+
+const SERIES_LETTERS = 'ABCDEFGHIJKLMNOPQRSTUVWXYZ'
+export const seriesLetter = (index: number) => SERIES_LETTERS[index] ?? `#${index + 1}`
+
+/** The query as URL search parameters: only what differs from the defaults, so links stay short. */
+export function encodeQuery(query: TrendQuery): string {
+  const params = new URLSearchParams()
+  const d = DEFAULT_QUERY
+  const series = query.series.map((s) => ({
+    kind: s.kind,
+    id: s.id,
+    ...(s.math !== 'total' ? { math: s.math } : {}),
+    ...(s.mathProperty ? { math_property: s.mathProperty } : {}),
+    ...(s.properties.length ? { properties: s.properties } : {}),
+  }))
+  if (JSON.stringify(query.series) !== JSON.stringify(d.series)) params.set('series', JSON.stringify(series))
+  if (query.properties.length) params.set('properties', JSON.stringify(query.properties))
+  if (query.filterTestAccounts) params.set('filter_test_accounts', 'true')
+  if (query.dateFrom !== d.dateFrom) params.set('date_from', query.dateFrom)
+  if (query.dateTo) params.set('date_to', query.dateTo)
+  if (query.interval !== d.interval) params.set('interval', query.interval)
+  if (query.breakdown) {
+    params.set('breakdown', query.breakdown)
+    params.set('breakdown_type', query.breakdownType)
+  }
+  if (query.compare) params.set('compare', 'true')
+  if (query.formula.trim()) params.set('formula', query.formula.trim())
+  if (query.display !== d.display) params.set('display', query.display)
+  return params.toString()
+}
+
+const parseJson = (text: string | null): unknown => {
+  if (!text) return undefined
+  try {
+    return JSON.parse(text)
+  } catch {
+    return undefined
+  }
+}
+
+const isRecord = (value: unknown): value is Record<string, unknown> => typeof value === 'object' && value !== null && !Array.isArray(value)
+
+function propertyFilters(value: unknown): PropertyFilter[] {
+  if (!Array.isArray(value)) return []
+  return value.filter((f): f is PropertyFilter => isRecord(f) && typeof f.key === 'string')
+}
+
+const oneOf = <T extends string>(choices: readonly T[], value: string | null, fallback: T): T =>
+  value !== null && (choices as readonly string[]).includes(value) ? (value as T) : fallback
+
+/** The query a URL's search part holds; anything missing or malformed takes its default (a bad link still opens). */
+export function decodeQuery(search: string): TrendQuery {
+  const params = new URLSearchParams(search)
+  const d = DEFAULT_QUERY
+  const rawSeries = parseJson(params.get('series'))
+  const series = Array.isArray(rawSeries)
+    ? rawSeries.filter(isRecord).flatMap((s): Series[] => {
+        const id = typeof s.id === 'string' || typeof s.id === 'number' ? String(s.id) : ''
+        if (!id) return []
+        return [
+          {
+            kind: s.kind === 'actions' ? 'actions' : 'events',
+            id,
+            math: typeof s.math === 'string' && MATHS.some((m) => m.value === s.math) ? s.math : 'total',
+            mathProperty: typeof s.math_property === 'string' && s.math_property ? s.math_property : null,
+            properties: propertyFilters(s.properties),
+          },
+        ]
+      })
+    : []
+  const breakdown = params.get('breakdown')
+  return {
+    series: series.length ? series : d.series,
+    properties: propertyFilters(parseJson(params.get('properties'))),
+    filterTestAccounts: params.get('filter_test_accounts') === 'true',
+    dateFrom: params.get('date_from') || d.dateFrom,
+    dateTo: params.get('date_to') || null,
+    interval: oneOf(INTERVALS, params.get('interval'), d.interval),
+    breakdown: breakdown || null,
+    breakdownType: oneOf(BREAKDOWN_TYPES, params.get('breakdown_type'), d.breakdownType),
+    compare: params.get('compare') === 'true',
+    formula: params.get('formula') ?? '',
+    display: oneOf(Object.keys(DISPLAYS) as DisplayName[], params.get('display'), d.display),
+  }
+}
+
+/** The body for POST /api/projects/:id/insights/trend/ (also what its ?format=csv takes). */
+export function trendBody(query: TrendQuery): Record<string, unknown> {
+  const entity = (s: Series, order: number) => ({
+    id: s.kind === 'actions' ? Number(s.id) : s.id,
+    type: s.kind,
+    // Wren sorts series by order, a zero counting as -1: one-based keeps the page's order (and the formula's letters).
+    order: order + 1,
+    math: s.math,
+    ...(PROPERTY_MATHS.has(s.math) && s.mathProperty ? { math_property: s.mathProperty } : {}),
+    ...(s.properties.length ? { properties: s.properties } : {}),
+  })
+  const body: Record<string, unknown> = {
+    events: query.series.flatMap((s, i) => (s.kind === 'events' ? [entity(s, i)] : [])),
+    actions: query.series.flatMap((s, i) => (s.kind === 'actions' ? [entity(s, i)] : [])),
+    date_from: query.dateFrom,
+    interval: query.interval,
+    display: DISPLAYS[query.display],
+  }
+  if (query.dateTo) body.date_to = query.dateTo
+  if (query.properties.length) body.properties = query.properties
+  if (query.filterTestAccounts) body.filter_test_accounts = true
+  if (query.breakdown) {
+    body.breakdown_type = query.breakdownType
+    body.breakdown = query.breakdownType === 'cohort' ? [Number(query.breakdown)] : query.breakdown
+  }
+  if (query.compare) body.compare = true
+  if (query.formula.trim()) body.formula = query.formula.trim()
+  return body
+}
