@@ -60,7 +60,9 @@ export async function collectOpenApi(app: FastifyInstance, info: { version: stri
 }
 
 const DOC_FILES = { 'swagger-ui.css': 'text/css; charset=utf-8', 'swagger-ui-bundle.js': 'application/javascript; charset=utf-8' } as const
-const INIT_JS = `window.ui = SwaggerUIBundle({ url: ${JSON.stringify(SCHEMA_URL)}, dom_id: '#reference', deepLinking: true, validatorUrl: null })\n`
+// Swagger UI draws only the operations near the screen once a document has 150 tags and operations (5.33+),
+// so the browser's find cannot see the rest: `filter` gives the page a box that narrows the list by tag.
+const INIT_JS = `window.ui = SwaggerUIBundle({ url: ${JSON.stringify(SCHEMA_URL)}, dom_id: '#reference', deepLinking: true, filter: true, validatorUrl: null })\n`
 const PAGE = `<!doctype html>
 <html lang="en">
 <head>
