@@ -3,11 +3,10 @@
 // first asked for and kept in memory, so `npm start` needs no build step and nothing comes from elsewhere.
 // The page holds no secret: the app reads a personal API key from the browser's localStorage and calls
 // Wren's public API with it.
-import { createHash } from 'node:crypto'
 import path from 'node:path'
-import { build } from 'esbuild'
-import type { FastifyInstance, FastifyReply } from 'fastify'
+import type { FastifyInstance } from 'fastify'
 import { Type } from 'typebox'
+import { browserBundle, CSS, etagOf, JS, sendAsset, type Asset } from '../shared/http/browser-bundle'
 import { routesOf } from '../shared/http/route'
 
 const SOURCE = path.resolve(import.meta.dirname, '..', '..', 'web')
@@ -20,37 +19,13 @@ export const APP_STYLES_URL = '/static/wren/app.css'
  */
 export const APP_SECTIONS = ['trends', 'events', 'persons', 'feature_flags', 'cohorts', 'actions', 'recordings', 'settings'] as const
 
-interface Asset {
-  bytes: Uint8Array
-  etag: string
-}
-
-const etagOf = (bytes: Uint8Array) => `"${createHash('sha256').update(bytes).digest('base64url').slice(0, 27)}"`
-
 /** The app's script and styles, bundled for browsers from web/. */
-export async function bundleApp(): Promise<{ js: Asset; css: Asset }> {
-  const result = await build({
-    entryPoints: { app: path.join(SOURCE, 'src', 'main.tsx') },
-    outdir: 'bundle',
-    bundle: true,
-    write: false,
-    format: 'iife',
-    platform: 'browser',
-    target: ['chrome110', 'firefox113', 'safari16.4'],
-    jsx: 'automatic',
-    jsxImportSource: 'preact',
-    minify: true,
-    legalComments: 'eof',
-    tsconfig: path.join(SOURCE, 'tsconfig.json'),
-    logLevel: 'silent',
-  })
-  const asset = (extension: string): Asset => {
-    const file = result.outputFiles.find((output) => output.path.endsWith(extension))
-    if (!file) throw new Error(`esbuild made no ${extension} for the web app`)
-    return { bytes: file.contents, etag: etagOf(file.contents) }
-  }
-  return { js: asset('.js'), css: asset('.css') }
-}
+export const bundleApp = browserBundle({
+  name: 'the web app',
+  entryPoints: { app: path.join(SOURCE, 'src', 'main.tsx') },
+  tsconfig: path.join(SOURCE, 'tsconfig.json'),
+  jsxImportSource: 'preact',
+})
 
 const PAGE = `<!doctype html>
 <html lang="en">
@@ -73,20 +48,7 @@ const PAGE_ETAG = etagOf(new TextEncoder().encode(PAGE))
 
 export async function webRoutes(app: FastifyInstance): Promise<void> {
   const route = routesOf(app, { projects: null, tag: 'web app' })
-  let bundle: Promise<{ js: Asset; css: Asset }> | null = null
-  const assets = () => {
-    // A failed build is not kept: the next request tries again.
-    bundle ??= bundleApp().catch((error: unknown) => {
-      bundle = null
-      throw error
-    })
-    return bundle
-  }
-  const send = (reply: FastifyReply, asset: Asset, type: string, cache: string, ifNoneMatch: string | undefined) => {
-    reply.type(type).header('cache-control', cache).header('etag', asset.etag)
-    if (ifNoneMatch === asset.etag) return reply.status(304).send()
-    return reply.send(Buffer.from(asset.bytes))
-  }
+
   // The script and styles change with Wren's version, and the page names them without one: browsers revalidate.
   const ASSET_CACHE = 'no-cache'
 
@@ -96,8 +58,7 @@ export async function webRoutes(app: FastifyInstance): Promise<void> {
     summary: 'The web app’s script (Preact, uPlot and the app, bundled)',
     access: { public: 'no key (loaded by the web app’s page).' },
     schema: { response: { 200: Type.String({ description: 'JavaScript.' }) } },
-    handler: async (request, reply) =>
-      send(reply, (await assets()).js, 'application/javascript; charset=utf-8', ASSET_CACHE, request.headers['if-none-match']),
+    handler: async (request, reply) => sendAsset(reply, (await bundleApp()).js, JS, ASSET_CACHE, request.headers['if-none-match']),
   })
   route({
     method: 'GET',
@@ -105,11 +66,10 @@ export async function webRoutes(app: FastifyInstance): Promise<void> {
     summary: 'The web app’s styles',
     access: { public: 'no key (loaded by the web app’s page).' },
     schema: { response: { 200: Type.String({ description: 'CSS.' }) } },
-    handler: async (request, reply) =>
-      send(reply, (await assets()).css, 'text/css; charset=utf-8', ASSET_CACHE, request.headers['if-none-match']),
+    handler: async (request, reply) => sendAsset(reply, (await bundleApp()).css, CSS, ASSET_CACHE, request.headers['if-none-match']),
   })
 
-  const page = { bytes: new TextEncoder().encode(PAGE), etag: PAGE_ETAG }
+  const page: Asset = { bytes: new TextEncoder().encode(PAGE), etag: PAGE_ETAG }
   const html = 'text/html; charset=utf-8'
   route({
     method: 'GET',
@@ -117,7 +77,7 @@ export async function webRoutes(app: FastifyInstance): Promise<void> {
     summary: 'Wren’s web app (HTML): sign in with a personal API key, then trends, events, persons, flags, recordings',
     access: { public: 'no key: the app’s own requests carry one.' },
     schema: { response: { 200: Type.String({ description: 'An HTML page.' }) } },
-    handler: async (request, reply) => send(reply, page, html, 'no-cache', request.headers['if-none-match']),
+    handler: async (request, reply) => sendAsset(reply, page, html, 'no-cache', request.headers['if-none-match']),
   })
   // Each of the app's pages, and one thing in it (a person, a flag): the page again, and the app routes it.
   const Section = Type.Union(
@@ -142,6 +102,6 @@ export async function webRoutes(app: FastifyInstance): Promise<void> {
         }),
         response: { 200: Type.String({ description: 'An HTML page.' }) },
       },
-      handler: async (request, reply) => send(reply, page, html, 'no-cache', request.headers['if-none-match']),
+      handler: async (request, reply) => sendAsset(reply, page, html, 'no-cache', request.headers['if-none-match']),
     })
 }
