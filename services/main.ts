@@ -61,13 +61,16 @@ async function main(argv: string[]): Promise<number> {
           'Wren created a default project on this new data directory.',
           `  project id:        ${wren.bootstrap.projectId}`,
           `  project API key:   ${wren.bootstrap.projectApiKey}   (for the SDKs: posthog.init(key, { api_host: '${address}' }))`,
-          `  personal API key:  ${wren.bootstrap.personalApiKey}   (for the management API; shown once, stored hashed)`,
+          `  personal API key:  ${wren.bootstrap.personalApiKey}   (for the management API and the web app; shown once, stored hashed)`,
+          '',
+          `Open ${address}/ and sign in with the personal API key: Settings has the snippet for your site.`,
           '',
         ].join('\n'),
       )
     }
     const storage = `${config.kafka ? `kafka: ${config.kafka.brokers.join(',')}` : `log: ${config.dataDir}`}, ${config.clickhouse ? `clickhouse: ${config.clickhouse.url}` : `chdb: ${config.dataDir}`}`
-    console.log(`Wren (${(roles ?? ['all']).join(',')}) is listening on ${address} (${storage})`)
+    const serves = !roles || roles.includes('all') || roles.includes('api')
+    console.log(`Wren (${(roles ?? ['all']).join(',')}) is listening on ${address} (${storage})${serves ? `; web app at ${address}/` : ''}`)
     let stopping = false
     const stop = async (signal: string) => {
       if (stopping) return
