@@ -2,7 +2,8 @@
 // property filter editor.
 import type { ComponentChildren } from 'preact'
 import { useCallback, useEffect, useRef, useState } from 'preact/hooks'
-import { ApiError, type PropertyFilter } from './api'
+import { ApiError, patch, type PropertyFilter } from './api'
+import { navigate } from './router'
 
 export interface Loaded<T> {
   data: T | null
@@ -87,6 +88,33 @@ export function PageHeader({ title, children }: { title: string; children?: Comp
       <div class="actions">{children}</div>
     </header>
   )
+}
+
+/**
+ * An editor's header: its title and, when `onDelete` is given (the object exists and the key may write), a
+ * Delete button.
+ */
+export function EditorHeader({ title, busy, onDelete }: { title: string; busy: boolean; onDelete: (() => void) | null }) {
+  return (
+    <PageHeader title={title}>
+      {onDelete ? (
+        <button type="button" class="danger" disabled={busy} onClick={onDelete}>
+          Delete
+        </button>
+      ) : null}
+    </PageHeader>
+  )
+}
+
+/** Deletes an object the way PostHog's API does (PATCH `{deleted: true}`) once the user confirms, then opens `back`. */
+export function softDelete(run: (action: () => Promise<unknown>) => Promise<boolean>, question: string, url: string, back: string) {
+  return () => {
+    if (!confirm(question)) return
+    void run(async () => {
+      await patch(url, { deleted: true })
+      navigate(back)
+    })
+  }
 }
 
 export const OPERATORS = [

@@ -2,7 +2,18 @@
 // count as a series; list, create, edit and delete.
 import { useState } from 'preact/hooks'
 import { get, patch, post, type Paginated, type PropertyFilter } from '../api'
-import { completeFilters, Empty, ErrorBox, Loading, PageHeader, PropertyFilters, useAction, useLoad } from '../components'
+import {
+  completeFilters,
+  EditorHeader,
+  Empty,
+  ErrorBox,
+  Loading,
+  PageHeader,
+  PropertyFilters,
+  softDelete,
+  useAction,
+  useLoad,
+} from '../components'
 import { navigate } from '../router'
 import { useSession } from '../session'
 
@@ -103,22 +114,17 @@ function ActionEditor({ action }: { action: Action | null }) {
       navigate(`${base}/actions`)
     })
   }
-  const remove = () => {
-    if (!action || !confirm(`Delete the action ${action.name}?`)) return
-    run(async () => {
-      await patch(path(`actions/${action.id}/`), { deleted: true })
-      navigate(`${base}/actions`)
-    })
-  }
   return (
     <form onSubmit={save}>
-      <PageHeader title={action ? `Action ${action.name}` : 'New action'}>
-        {action && can('action:write') ? (
-          <button type="button" class="danger" disabled={busy} onClick={remove}>
-            Delete
-          </button>
-        ) : null}
-      </PageHeader>
+      <EditorHeader
+        title={action ? `Action ${action.name}` : 'New action'}
+        busy={busy}
+        onDelete={
+          action && can('action:write')
+            ? softDelete(run, `Delete the action ${action.name}?`, path(`actions/${action.id}/`), `${base}/actions`)
+            : null
+        }
+      />
       <ErrorBox error={error} />
       <section class="card grid">
         <label>

@@ -2,7 +2,19 @@
 // filters, all of them) or a static one (a list of distinct ids); soft delete.
 import { useState } from 'preact/hooks'
 import { get, patch, post, type Paginated, type PropertyFilter } from '../api'
-import { completeFilters, Empty, ErrorBox, JsonView, Loading, PageHeader, PropertyFilters, useAction, useLoad } from '../components'
+import {
+  completeFilters,
+  EditorHeader,
+  Empty,
+  ErrorBox,
+  JsonView,
+  Loading,
+  PageHeader,
+  PropertyFilters,
+  softDelete,
+  useAction,
+  useLoad,
+} from '../components'
 import { navigate } from '../router'
 import { useSession } from '../session'
 
@@ -116,22 +128,17 @@ function CohortEditor({ cohort }: { cohort: Cohort | null }) {
       navigate(`${base}/cohorts`)
     })
   }
-  const remove = () => {
-    if (!cohort || !confirm(`Delete the cohort ${cohort.name}?`)) return
-    run(async () => {
-      await patch(path(`cohorts/${cohort.id}/`), { deleted: true })
-      navigate(`${base}/cohorts`)
-    })
-  }
   return (
     <form onSubmit={save}>
-      <PageHeader title={cohort ? `Cohort ${cohort.name}` : 'New cohort'}>
-        {cohort && can('cohort:write') ? (
-          <button type="button" class="danger" disabled={busy} onClick={remove}>
-            Delete
-          </button>
-        ) : null}
-      </PageHeader>
+      <EditorHeader
+        title={cohort ? `Cohort ${cohort.name}` : 'New cohort'}
+        busy={busy}
+        onDelete={
+          cohort && can('cohort:write')
+            ? softDelete(run, `Delete the cohort ${cohort.name}?`, path(`cohorts/${cohort.id}/`), `${base}/cohorts`)
+            : null
+        }
+      />
       <ErrorBox error={error} />
       <section class="card grid">
         <label>

@@ -3,7 +3,19 @@
 // /flags what a distinct id gets.
 import { useState } from 'preact/hooks'
 import { get, patch, post, request, withQuery, type Paginated, type PropertyFilter } from '../api'
-import { completeFilters, Empty, ErrorBox, JsonView, Loading, PageHeader, PropertyFilters, useAction, useLoad } from '../components'
+import {
+  completeFilters,
+  EditorHeader,
+  Empty,
+  ErrorBox,
+  JsonView,
+  Loading,
+  PageHeader,
+  PropertyFilters,
+  softDelete,
+  useAction,
+  useLoad,
+} from '../components'
 import { navigate } from '../router'
 import { useSession } from '../session'
 
@@ -245,22 +257,22 @@ function FlagEditor({ flag, path, base, writable }: { flag: Flag | null; path: (
       navigate(`${base}/feature_flags`)
     })
   }
-  const remove = () => {
-    if (!flag || !confirm(`Delete the flag ${flag.key}? SDKs stop receiving it.`)) return
-    run(async () => {
-      await patch(path(`feature_flags/${flag.id}/`), { deleted: true })
-      navigate(`${base}/feature_flags`)
-    })
-  }
   return (
     <form class="flag-editor" onSubmit={save}>
-      <PageHeader title={flag ? `Flag ${flag.key}` : 'New feature flag'}>
-        {flag && writable ? (
-          <button type="button" class="danger" disabled={busy} onClick={remove}>
-            Delete
-          </button>
-        ) : null}
-      </PageHeader>
+      <EditorHeader
+        title={flag ? `Flag ${flag.key}` : 'New feature flag'}
+        busy={busy}
+        onDelete={
+          flag && writable
+            ? softDelete(
+                run,
+                `Delete the flag ${flag.key}? SDKs stop receiving it.`,
+                path(`feature_flags/${flag.id}/`),
+                `${base}/feature_flags`,
+              )
+            : null
+        }
+      />
       <ErrorBox error={error} />
       <section class="card grid">
         <label>
