@@ -177,7 +177,7 @@ export async function buildWren(config: Config, logger: Logger = pino({ level: c
   const recordings = new RecordingsProcessor(log, snapshotBlocks, logger.child({ service: 'recordings' }), metrics, {
     ...config.recordings,
     deadLetters: deadLetters.recorder(RECORDINGS_GROUP),
-    onBlocks: (range, blocks) => recordingMetadata.write(range, blocks),
+    onBlocks: (range, blocks) => recordingMetadata.prepare(range, blocks),
   })
   if (runs('recordings')) recordings.start()
   const recordingsLag = new IngestionLagMonitor(log, {

@@ -129,8 +129,16 @@ export class ClickHouseMetadataStore {
     private readonly retention: Retention = LONGEST_RETENTION,
   ) {}
 
-  /** The processor's metadata hook: one row per team and session of the batch, and their console lines, once per range. */
+  /** Computes and stores one range's metadata (prepare, then its write). */
   async write(range: BatchRange, blocks: SnapshotBlock[]): Promise<void> {
+    await this.prepare(range, blocks)()
+  }
+
+  /**
+   * The processor's metadata hook (recordings/processor.ts BlockListener): computes, now, one row per team and
+   * session of the range and their console lines; the returned write stores them once per range.
+   */
+  prepare(range: BatchRange, blocks: SnapshotBlock[]): () => Promise<void> {
     const sessions = metadataOf(blocks)
       .map(({ teamId, sessionId, distinctId, metadata }) => {
         const state = metadata.toState()
@@ -160,7 +168,6 @@ export class ClickHouseMetadataStore {
       _offset: range.lastOffset,
     }))
     const batch = `${range.topic}:${range.partition}:${range.firstOffset}-${range.lastOffset}`
-    await insertRows(this.client, 'session_recording_metadata', rows, `session_recording_metadata:${batch}`)
     // The accumulator keeps each level and message once (its first line), up to MAX_CONSOLE_ENTRIES a session.
     const lines = sessions.flatMap(({ teamId, sessionId, state }) =>
       state.consoleEntries.map((entry) => ({
@@ -175,7 +182,10 @@ export class ClickHouseMetadataStore {
         _offset: range.lastOffset,
       })),
     )
-    if (lines.length > 0) await insertRows(this.client, 'log_entries', lines, `log_entries:${batch}`)
+    return async () => {
+      await insertRows(this.client, 'session_recording_metadata', rows, `session_recording_metadata:${batch}`)
+      if (lines.length > 0) await insertRows(this.client, 'log_entries', lines, `log_entries:${batch}`)
+    }
   }
 
   /**

@@ -14,7 +14,7 @@ import { Metrics } from '../shared/metrics'
 import { systemClock } from '../shared/clock'
 import { DeadLetterStore } from '../dead-letters/store'
 import { ClickHouseBlockStore, type SnapshotBlock } from './blocks'
-import { RecordingsProcessor } from './processor'
+import { RecordingsProcessor, type BlockListener } from './processor'
 
 const T0 = Date.UTC(2026, 0, 1, 12, 0, 0)
 
@@ -56,13 +56,13 @@ describe('recordings processor', () => {
   const heard: SnapshotBlock[][] = []
   let processor: RecordingsProcessor
   let deadLetters: DeadLetterStore
-  const processorWith = (options: { poisonSession?: string } = {}) =>
+  const processorWith = (options: { poisonSession?: string; onBlocks?: BlockListener } = {}) =>
     new RecordingsProcessor({} as Log, store, pino({ level: 'silent' }), metrics, {
       maxBatchRecords: 100,
       maxWaitMs: 10,
       maxRetries: 2,
       deadLetters: deadLetters.recorder('recordings'),
-      onBlocks: async (_range, blocks) => void heard.push(blocks),
+      onBlocks: (_range, blocks) => async () => void heard.push(blocks),
       ...options,
     })
 
@@ -151,5 +151,24 @@ describe('recordings processor', () => {
     expect(letters[0].error).toContain('failpoint')
     expect(metrics.get('wren_recording_batch_retries_total')).toBe(2)
     expect(metrics.get('wren_dead_letters_total')).toBeGreaterThanOrEqual(1)
+  })
+
+  it('isolates a message whose metadata cannot be computed without storing anyone’s blocks twice', async () => {
+    // The hook computes before any block is written: a range it cannot take leaves nothing behind, so the
+    // halves isolation writes next are the only copies.
+    const refuses = processorWith({
+      onBlocks: (_range, blocks) => {
+        if (blocks.some((b) => b.sessionId === 'bad-metadata')) throw new Error('metadata cannot read this snapshot')
+        return async () => undefined
+      },
+    })
+    const failing = batch(40, [item('meta-a', 'w', [0, 1]), item('bad-metadata', 'w', [2]), item('meta-b', 'w', [3])])
+    for (let attempt = 0; attempt < 2; attempt++)
+      await expect(refuses.handleBatch({ ...failing, redelivered: attempt > 0 })).rejects.toThrow(/metadata cannot read/)
+    await refuses.handleBatch({ ...failing, redelivered: true })
+    const eventsOf = async (session: string) => (await store.blocks(1, session)).reduce((n, b) => n + b.eventCount, 0)
+    expect([await eventsOf('meta-a'), await eventsOf('meta-b'), await eventsOf('bad-metadata')]).toEqual([2, 1, 0])
+    const letters = (await deadLetters.list({ limit: 10, offset: 0 })).results.filter((l) => l.offset >= 40)
+    expect(letters.map((l) => l.id)).toEqual(['wren_snapshots/0/41'])
   })
 })

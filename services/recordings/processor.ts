@@ -12,8 +12,12 @@
 // times; then it is isolated (dead-letters/isolation.ts): its halves are written as batches of their
 // own until the messages that fail alone are found, and those go to dead letters, so one poison snapshot
 // cannot stall everyone's recordings. Each part's blocks are computed from the part alone and written
-// under its own range's tokens, which is what isolation needs to be exactly-once through a crash. A part
-// whose blocks were stored but whose metadata hook then failed keeps those blocks when it is split.
+// under its own range's tokens, which is what isolation needs to be exactly-once through a crash. The
+// metadata is computed before anything is written (BlockListener), so a snapshot it cannot read fails its
+// range before the blocks are stored. What remains: a range whose blocks insert succeeds in part (a
+// multi-chunk insert) or whose metadata insert keeps failing after its blocks were stored would, once
+// split, store those blocks again under the halves' tokens; both need ClickHouse itself to keep refusing
+// one range's rows while taking others'.
 import type { Logger } from 'pino'
 import type { Log, LogBatch, Subscription } from '../shared/log/log'
 import { TOPICS } from '../shared/log/log'
@@ -25,13 +29,13 @@ import { BatchIsolation, errorText } from '../dead-letters/isolation'
 import { dropReason, toBlocks, validEvents, type BatchRange, type BlockStore, type RrwebEvent, type SnapshotBlock } from './blocks'
 
 /**
- * HOOK (issue 11, metadata): where per-session metadata is computed (recordings/metadata.ts, the
- * accumulator of reference §4.3). It is handed each batch's blocks after they are stored and before the
- * batch is committed; whatever it writes must carry deduplication tokens named after `range`, as the
- * blocks do, so a replayed batch stores its metadata once too. A throw makes the log hand the batch out
- * again (the blocks' rewrite is then dropped as a duplicate).
+ * The metadata hook (recordings/metadata-store.ts): handed each range's blocks before anything of the range
+ * is written, it computes what it will store at once — throwing for snapshots it cannot read, so that such a
+ * range leaves nothing behind and isolation's halves are the only copies written — and returns the write,
+ * which runs after the blocks are stored and before the commit. The write must carry deduplication tokens
+ * named after `range`, as the blocks do, so a replayed range stores its metadata once too.
  */
-export type BlockListener = (range: BatchRange, blocks: SnapshotBlock[]) => Promise<void>
+export type BlockListener = (range: BatchRange, blocks: SnapshotBlock[]) => () => Promise<void>
 
 export interface RecordingsProcessorOptions {
   maxBatchRecords: number
@@ -113,9 +117,9 @@ export class RecordingsProcessor {
     const poison = this.options.poisonSession
     if (poison && messages.some((m) => m.item.sessionId === poison))
       throw new Error(`failpoint: ClickHouse refuses a batch holding a snapshot of session ${JSON.stringify(poison)}`)
+    const writeMetadata = this.options.onBlocks?.(batch, blocks)
     await this.store.write(batch, blocks)
-    // HOOK (issue 11, metadata): per-session metadata from the stored blocks, before the commit.
-    if (this.options.onBlocks) await this.options.onBlocks(batch, blocks)
+    await writeMetadata?.()
     await this.options.deadLetters.record(batch, deadLetters)
     if (this.options.crashAfterBatches && ++this.batchesWritten >= this.options.crashAfterBatches) process.kill(process.pid, 'SIGKILL')
     this.metrics.inc('wren_recording_blocks_total', blocks.length)
