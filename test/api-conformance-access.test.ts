@@ -194,6 +194,12 @@ describe('project and key as PostHog clients send them', () => {
       expect(log).not.toContain(t.personalKey)
       expect(log).not.toContain(onlySecond)
       expect(log).not.toContain('phx_wrongwrongwrong')
+      // Nor a recording's sharing token, in the query string or in the shared page's path.
+      for (const url of [`/api/projects/1/session_recordings/s1/?sharing_access_token=${'tok'.repeat(15)}`, `/shared/${'tok'.repeat(15)}`])
+        t.wren.app.log.info({ req: { method: 'GET', url, host: 'h', ip: '::1' } }, 'a logged request')
+      expect(log).toContain('"url":"/api/projects/1/session_recordings/s1/"')
+      expect(log).toContain('"url":"/shared/<token>"')
+      expect(log).not.toContain('tok'.repeat(15))
     })
   })
 

@@ -95,13 +95,17 @@ export function personalKeyFrom(request: FastifyRequest, store: Tenants): Person
   return key
 }
 
-/** `url` (a path with its query, or an absolute URL) without `personal_api_key`: for links and logs. */
-export function withoutPersonalKey(url: string): string {
+/**
+ * `url` (a path with its query, or an absolute URL) without the secrets a query string may carry (a personal
+ * API key, a recording's sharing token): for links and logs.
+ */
+export function withoutSecrets(url: string): string {
   const query = url.indexOf('?')
   if (query < 0) return url
   const params = new URLSearchParams(url.slice(query + 1))
-  if (!params.has(PERSONAL_KEY_PARAM)) return url
+  if (!params.has(PERSONAL_KEY_PARAM) && !params.has(SHARING_TOKEN_PARAM)) return url
   params.delete(PERSONAL_KEY_PARAM)
+  params.delete(SHARING_TOKEN_PARAM)
   const rest = params.toString()
   return url.slice(0, query) + (rest ? `?${rest}` : '')
 }

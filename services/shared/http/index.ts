@@ -5,7 +5,7 @@ import type { Socket } from 'node:net'
 import Router from 'find-my-way'
 import { BACKLOG_FULL, WrenError, fromClickHouseError, wrenError } from '../errors'
 import { jsonTooDeep, jsonTooDeepIn } from '../json'
-import { withoutPersonalKey } from './auth'
+import { withoutSecrets } from './auth'
 import { sendCsv } from './csv'
 
 /**
@@ -126,13 +126,13 @@ export function isRecord(value: unknown): value is Record<string, unknown> {
 }
 
 /**
- * How a request reads in the log (Fastify's `req` fields), its URL without a personal API key: PostHog's
- * clients may send one as `?personal_api_key=`.
+ * How a request reads in the log (Fastify's `req` fields), its URL without secrets: PostHog's clients may send
+ * a personal API key as `?personal_api_key=`, a shared recording's page and requests carry its token.
  */
 export function requestForLog(request: FastifyRequest): Record<string, unknown> {
   return {
     method: request.method,
-    url: withoutPersonalKey(request.url ?? ''),
+    url: withoutSecrets(request.url ?? '').replace(/^\/shared\/[^/?#]+/, '/shared/<token>'),
     host: request.host,
     remoteAddress: request.ip,
     remotePort: request.socket?.remotePort,
@@ -142,7 +142,7 @@ export function requestForLog(request: FastifyRequest): Record<string, unknown> 
 /** The absolute URL of this request with some query parameters replaced, never with a personal API key in it. */
 export function absoluteUrl(request: FastifyRequest, siteUrl: string | null, params: Record<string, string | number>): string {
   const base = siteUrl ?? `${request.protocol}://${request.host}`
-  const url = new URL(withoutPersonalKey(request.url), base.endsWith('/') ? base : base + '/')
+  const url = new URL(withoutSecrets(request.url), base.endsWith('/') ? base : base + '/')
   for (const [k, v] of Object.entries(params)) url.searchParams.set(k, String(v))
   return url.toString()
 }
