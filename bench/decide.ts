@@ -78,7 +78,7 @@ type Measured = LoadResult & { cpuMicros: number }
 /** A load run with the server's own CPU time per answered request: a figure that contention on the machine bends less. */
 async function measured(pid: number | undefined, load: Parameters<typeof runLoad>[0]): Promise<Measured> {
   const before = cpuSeconds(pid)
-  const r = await runLoad(load)
+  const r = await runLoad({ ...load, serverPid: pid })
   const after = cpuSeconds(pid)
   return { ...r, cpuMicros: r.ok === 0 ? NaN : ((after - before) * 1e6) / r.ok }
 }
@@ -88,8 +88,9 @@ function summary(name: string, runs: Measured[]): string {
   const p50 = median(runs.map((r) => percentile(r.latencies, 50)))
   const p99 = median(runs.map((r) => percentile(r.latencies, 99)))
   const cpu = median(runs.map((r) => r.cpuMicros))
+  const cores = `   cores: server ${median(runs.map((r) => r.serverCores)).toFixed(2)}, load ${median(runs.map((r) => r.loadGeneratorCores)).toFixed(2)}`
   const each = runs.length > 1 ? `   (runs: ${runs.map((r) => fmt(r.requestsPerSecond)).join(', ')})` : ''
-  return `${name.padEnd(24)} ${fmt(rate).padStart(8)} req/s   p50 ${ms(p50)}   p99 ${ms(p99)}   server CPU ${cpu.toFixed(0)} µs/request${runs.map(failures).join('')}${each}`
+  return `${name.padEnd(24)} ${fmt(rate).padStart(8)} req/s   p50 ${ms(p50)}   p99 ${ms(p99)}   server CPU ${cpu.toFixed(0)} µs/request${cores}${runs.map(failures).join('')}${each}`
 }
 
 const personalKey = `phx_bench${randomBytes(12).toString('hex')}`
