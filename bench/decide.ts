@@ -1,10 +1,28 @@
 // Decide benchmark: POST /flags?v=2 (what posthog-node and posthog-js send) with 50 flags — rollouts,
 // multivariate, property conditions — on warm persons, beside a hello-world Fastify POST in the same run.
 // Wren runs as `wren start` in its own process; autocannon loads it from this one.
-//   node --import tsx bench/decide.ts [--seconds 10] [--connections 50] [--persons 2000]
+// References, each in its own process: a Fastify route answering the same pre-encoded bytes as Wren's
+// answer (the ceiling of any decide on this HTTP stack), and a hello-world POST. Then decide at a fixed
+// rate (--rate req/s) for its latency there.
+//   node --import tsx bench/decide.ts [--seconds 10] [--connections 50] [--persons 2000] [--trials 1] [--rate 5000]
 import { randomBytes } from 'node:crypto'
-import { readFileSync } from 'node:fs'
-import { failures, fmt, ms, percentile, startHelloWorld, startWrenServer, x, type LoadResult, runLoad } from './support'
+import { writeFileSync } from 'node:fs'
+import { tmpdir } from 'node:os'
+import path from 'node:path'
+import {
+  cpuSeconds,
+  failures,
+  fmt,
+  median,
+  ms,
+  percentile,
+  startHelloWorld,
+  startWrenServer,
+  x,
+  type ChildServer,
+  type LoadResult,
+  runLoad,
+} from './support'
 
 const arg = (name: string, fallback: number) => {
   const i = process.argv.indexOf(`--${name}`)
@@ -13,6 +31,8 @@ const arg = (name: string, fallback: number) => {
 const seconds = arg('seconds', 10)
 const connections = arg('connections', 50)
 const personCount = arg('persons', 2000)
+const trials = arg('trials', 1)
+const fixedRate = arg('rate', 5000)
 
 function flagDefinitions(): Array<Record<string, unknown>> {
   const flags: Array<Record<string, unknown>> = []
@@ -53,32 +73,29 @@ function flagDefinitions(): Array<Record<string, unknown>> {
   return flags
 }
 
-/** CPU seconds (user + system) a process has used so far; null where /proc is not available. */
-function cpuSeconds(pid: number | undefined): number | null {
-  try {
-    const fields = readFileSync(`/proc/${pid}/stat`, 'utf8').split(') ')[1].split(' ')
-    return (Number(fields[11]) + Number(fields[12])) / 100 // utime, stime in clock ticks (USER_HZ = 100)
-  } catch {
-    return null
-  }
-}
+type Measured = LoadResult & { cpuMicros: number }
 
 /** A load run with the server's own CPU time per answered request: a figure that contention on the machine bends less. */
-async function measured(pid: number | undefined, load: Parameters<typeof runLoad>[0]): Promise<LoadResult & { cpuMicros: number | null }> {
+async function measured(pid: number | undefined, load: Parameters<typeof runLoad>[0]): Promise<Measured> {
   const before = cpuSeconds(pid)
-  const r = await runLoad(load)
+  const r = await runLoad({ ...load, serverPid: pid })
   const after = cpuSeconds(pid)
-  return { ...r, cpuMicros: before === null || after === null || r.ok === 0 ? null : ((after - before) * 1e6) / r.ok }
+  return { ...r, cpuMicros: r.ok === 0 ? NaN : ((after - before) * 1e6) / r.ok }
 }
 
-function summary(name: string, r: LoadResult & { cpuMicros: number | null }): string {
-  const cpu = r.cpuMicros === null ? '' : `   server CPU ${r.cpuMicros.toFixed(0)} µs/request`
-  return `${name.padEnd(22)} ${fmt(r.requestsPerSecond).padStart(8)} req/s   p50 ${ms(percentile(r.latencies, 50))}   p99 ${ms(percentile(r.latencies, 99))}${cpu}${failures(r)}`
+function summary(name: string, runs: Measured[]): string {
+  const rate = median(runs.map((r) => r.requestsPerSecond))
+  const p50 = median(runs.map((r) => percentile(r.latencies, 50)))
+  const p99 = median(runs.map((r) => percentile(r.latencies, 99)))
+  const cpu = median(runs.map((r) => r.cpuMicros))
+  const cores = `   cores: server ${median(runs.map((r) => r.serverCores)).toFixed(2)}, load ${median(runs.map((r) => r.loadGeneratorCores)).toFixed(2)}`
+  const each = runs.length > 1 ? `   (runs: ${runs.map((r) => fmt(r.requestsPerSecond)).join(', ')})` : ''
+  return `${name.padEnd(24)} ${fmt(rate).padStart(8)} req/s   p50 ${ms(p50)}   p99 ${ms(p99)}   server CPU ${cpu.toFixed(0)} µs/request${cores}${runs.map(failures).join('')}${each}`
 }
 
 const personalKey = `phx_bench${randomBytes(12).toString('hex')}`
 const wren = await startWrenServer(undefined, { WREN_PERSONAL_API_KEY: personalKey })
-const hello = await startHelloWorld()
+let hello: ChildServer | null = null
 try {
   const auth = { authorization: `Bearer ${personalKey}`, 'content-type': 'application/json' }
   const projects = (await (await fetch(`${wren.url}/api/projects/`, { headers: auth })).json()) as { results: Array<{ id: number }> }
@@ -121,41 +138,79 @@ try {
   )
   for (const body of bodies)
     await fetch(`${wren.url}/flags/?v=2`, { method: 'POST', headers: { 'content-type': 'application/json' }, body })
-  const sample = (await (
-    await fetch(`${wren.url}/flags/?v=2`, { method: 'POST', headers: { 'content-type': 'application/json' }, body: bodies[1] })
-  ).json()) as { flags: Record<string, unknown> }
+  const sample = Buffer.from(
+    await (
+      await fetch(`${wren.url}/flags/?v=2`, { method: 'POST', headers: { 'content-type': 'application/json' }, body: bodies[1] })
+    ).arrayBuffer(),
+  )
+  const answerFile = path.join(tmpdir(), `wren-bench-decide-answer-${process.pid}.json`)
+  writeFileSync(answerFile, sample)
+  hello = await startHelloWorld(answerFile)
+  const flagCount = Object.keys((JSON.parse(sample.toString()) as { flags: Record<string, unknown> }).flags).length
   console.log(
-    `decide: 50 flags, ${personCount} warm persons, ${connections} connections, ${seconds}s per run; ${Object.keys(sample.flags).length} flags per answer`,
+    `decide: 50 flags, ${personCount} warm persons, ${connections} connections, ${seconds}s per run, ${trials} trial(s); ${flagCount} flags per answer (${sample.length} bytes)`,
   )
 
   const headers = { 'content-type': 'application/json' }
-  await runLoad({ url: wren.url, path: '/flags/?v=2', bodies, headers, connections, seconds: 2 })
-  const decide = await measured(wren.child.pid, {
-    url: wren.url,
-    path: '/flags/?v=2',
-    bodies,
-    headers,
-    connections,
-    seconds,
-    recordLatencies: true,
-  })
   const helloBodies = [Buffer.from(JSON.stringify({ hello: 'world' }))]
-  await runLoad({ url: hello.url, path: '/e', bodies: helloBodies, headers, connections, seconds: 2 })
-  const reference = await measured(hello.child.pid, {
-    url: hello.url,
-    path: '/e',
-    bodies: helloBodies,
-    headers,
-    connections,
-    seconds,
-    recordLatencies: true,
-  })
-  console.log(summary('wren /flags?v=2', decide))
-  console.log(summary('hello-world POST', reference))
-  console.log(`ratio ${x(decide.requestsPerSecond / reference.requestsPerSecond)} (budget: >= 15,000 req/s, >= 0.70x, p99 <= 5 ms)`)
-  if (decide.cpuMicros !== null && reference.cpuMicros !== null)
-    console.log(`server CPU per request: hello-world / decide = ${x(reference.cpuMicros / decide.cpuMicros)}`)
+  const targets = {
+    decide: { server: wren, path: '/flags/?v=2', bodies },
+    bytes: { server: hello, path: '/answer', bodies },
+    hello: { server: hello, path: '/e', bodies: helloBodies },
+  }
+  const runs: Record<keyof typeof targets, Measured[]> = { decide: [], bytes: [], hello: [] }
+  const atRate: Measured[] = []
+  const bytesAtRate: Measured[] = []
+  for (const t of Object.values(targets))
+    await runLoad({ url: t.server.url, path: t.path, bodies: t.bodies, headers, connections, seconds: 2 })
+  // Interleaved trials: a burst of load from elsewhere on the machine bends every figure of a trial alike.
+  for (let trial = 0; trial < trials; trial++) {
+    for (const [name, t] of Object.entries(targets) as Array<[keyof typeof targets, (typeof targets)['decide']]>)
+      runs[name].push(
+        await measured(t.server.child.pid, {
+          url: t.server.url,
+          path: t.path,
+          bodies: t.bodies,
+          headers,
+          connections,
+          seconds,
+          recordLatencies: true,
+        }),
+      )
+    for (const [t, into] of [
+      [targets.decide, atRate],
+      [targets.bytes, bytesAtRate],
+    ] as const)
+      into.push(
+        await measured(t.server.child.pid, {
+          url: t.server.url,
+          path: t.path,
+          bodies: t.bodies,
+          headers,
+          connections,
+          seconds,
+          overallRate: fixedRate,
+          recordLatencies: true,
+        }),
+      )
+  }
+  const rate = (name: keyof typeof targets) => median(runs[name].map((r) => r.requestsPerSecond))
+  const cpu = (name: keyof typeof targets) => median(runs[name].map((r) => r.cpuMicros))
+  console.log(summary('wren /flags?v=2', runs.decide))
+  console.log(summary('pre-encoded answer', runs.bytes))
+  console.log(summary('hello-world POST', runs.hello))
+  console.log(summary(`wren at ${fmt(fixedRate)} req/s`, atRate))
+  console.log(summary(`pre-encoded at ${fmt(fixedRate)} req/s`, bytesAtRate))
+  console.log(
+    `ratios: decide / pre-encoded ${x(rate('decide') / rate('bytes'))} (target >= 0.70x), decide / hello-world ${x(rate('decide') / rate('hello'))} (target >= 0.50x); p99 at ${fmt(fixedRate)} req/s ${ms(median(atRate.map((r) => percentile(r.latencies, 99))))} (target <= 5 ms; pre-encoded ${ms(median(bytesAtRate.map((r) => percentile(r.latencies, 99))))})`,
+  )
+  console.log(
+    `server CPU per request: pre-encoded / decide ${x(cpu('bytes') / cpu('decide'))}, hello-world / decide ${x(cpu('hello') / cpu('decide'))}`,
+  )
+} catch (err) {
+  console.error(`wren (exit ${wren.child.exitCode}, signal ${wren.child.signalCode}) output:\n${wren.output().slice(-4000)}`)
+  throw err
 } finally {
   await wren.stop()
-  await hello.stop()
+  await hello?.stop()
 }

@@ -167,9 +167,11 @@ async function spawnServer(
   }
 }
 
-export async function startHelloWorld(): Promise<ChildServer> {
+/** The hello-world server; with `answerFile`, POST /answer also answers that file's bytes. */
+export async function startHelloWorld(answerFile?: string): Promise<ChildServer> {
   const port = await freePort()
-  return spawnServer(fileURLToPath(import.meta.url), ['hello-server'], { PORT: String(port) }, port, '/_health')
+  const env: Record<string, string> = { PORT: String(port), ...(answerFile ? { ANSWER_FILE: answerFile } : {}) }
+  return spawnServer(fileURLToPath(import.meta.url), ['hello-server'], env, port, '/_health')
 }
 
 export interface WrenServer extends ChildServer {
@@ -394,6 +396,14 @@ async function helloServer(): Promise<void> {
   app.get('/_health', async () => ({ status: 'ok' }))
   const hello = async () => ({ status: 'Ok' })
   for (const url of ['/batch', '/e']) app.post(url, hello)
+  // A fixed answer, as bytes encoded in advance (ANSWER_FILE): the ceiling of a route that does no work
+  // beyond reading the body and writing those bytes (decide's second reference).
+  if (process.env.ANSWER_FILE) {
+    const answer = readFileSync(process.env.ANSWER_FILE)
+    app.post('/answer', (_req, reply) => {
+      reply.type('application/json; charset=utf-8').send(answer)
+    })
+  }
   app.post('/*', hello) // any other POST path, for benchmarks of other routes
   await app.listen({ port: Number(process.env.PORT), host: '127.0.0.1' })
   process.on('SIGTERM', () => void app.close().then(() => process.exit(0)))

@@ -205,12 +205,14 @@ export async function buildWren(config: Config, logger: Logger = pino({ level: c
     ...serverTimeouts(config.http),
   })
   await app.register(cors, { delegator: corsDelegator({ allowedOrigins: config.corsOrigins, siteUrl: config.siteUrl }) })
-  // Counted by route pattern, never the raw path: ids in paths would make a series per id.
-  app.addHook('onResponse', async (request, reply) => {
+  // Counted by route pattern, never the raw path: ids in paths would make a series per id. The hooks every
+  // request runs take Fastify's callback form: an async hook costs a promise per request.
+  app.addHook('onResponse', (request, reply, done) => {
     const labels = { method: request.method, route: request.routeOptions.url ?? 'unmatched', status: String(reply.statusCode) }
     metrics.inc('wren_http_requests_total', 1, labels)
     metrics.observe('wren_http_request_duration_seconds', reply.elapsedTime / 1000, labels)
     if (config.logRequests) request.log.info({ ...labels, ms: Math.round(reply.elapsedTime * 10) / 10 }, 'request')
+    done()
   })
   installErrorHandler(app)
   installJsonBodyParser(app)
@@ -218,8 +220,8 @@ export async function buildWren(config: Config, logger: Logger = pino({ level: c
   const routes = await collectOpenApi(app, { version: WREN_VERSION })
   let shuttingDown = false
   // Requests that arrive on an open connection while the server drains (Fastify adds Connection: close).
-  app.addHook('onRequest', async () => {
-    if (shuttingDown) throw wrenError('unavailable', 'Wren is shutting down: retry in a moment.')
+  app.addHook('onRequest', (_request, _reply, done) => {
+    done(shuttingDown ? wrenError('unavailable', 'Wren is shutting down: retry in a moment.') : undefined)
   })
   // Recordings' sharing configurations: the failure limit and the routes that take sharing tokens check them.
   const recordingSharing = new SharingStore(clickhouse, clock)

@@ -27,12 +27,15 @@ export interface CohortReader {
   isStaticMember(teamId: number, cohortId: number, personUuid: string): boolean | undefined
   /** Every non-deleted cohort of a project, for the local-evaluation payload. */
   list(teamId: number): CohortDefinition[]
+  /** Changes whenever what get or isStaticMember answer may have changed. */
+  version(): number
 }
 
 export const NO_COHORTS: CohortReader = {
   get: () => undefined,
   isStaticMember: () => undefined,
   list: () => [],
+  version: () => 0,
 }
 
 const RELOAD_MS = 5_000
@@ -41,6 +44,9 @@ export class CachedCohortReader implements CohortReader {
   private cohorts = new Map<number, CohortDefinition[]>()
   private staticMembers = new Map<string, Set<string>>()
   private loaded = false
+  private loadedVersion = 0
+  /** What was loaded last, to tell a reload that changed something from one that did not. */
+  private signature = ''
   private timer: NodeJS.Timeout | null = null
   private reloading: Promise<void> | null = null
   private again = false
@@ -78,6 +84,10 @@ export class CachedCohortReader implements CohortReader {
 
   list(teamId: number): CohortDefinition[] {
     return this.cohorts.get(teamId) ?? []
+  }
+
+  version(): number {
+    return this.loadedVersion
   }
 
   /** Reloads; asked again while a reload runs (which may have read before the change), it runs once more after. */
@@ -135,5 +145,14 @@ export class CachedCohortReader implements CohortReader {
     this.cohorts = cohorts
     this.staticMembers = staticMembers
     this.loaded = true
+    // The timed reload mostly finds nothing new: only a change makes cached flag answers stale.
+    const signature =
+      JSON.stringify(rows) +
+      members
+        .map((m) => `${m.team_id}:${m.cohort_id}:${m.person_uuid}`)
+        .sort()
+        .join(',')
+    if (signature !== this.signature) this.loadedVersion++
+    this.signature = signature
   }
 }

@@ -115,6 +115,7 @@ describe('evaluation', () => {
             : undefined,
       isStaticMember: (_t, _id, uuid) => uuid === 'p-1',
       list: () => [],
+      version: () => 0,
     }
     const dyn = flag('dyn', { groups: [{ properties: [{ key: 'id', type: 'cohort', value: 1 }] }] })
     const stat = flag('stat', { groups: [{ properties: [{ key: 'id', type: 'cohort', value: 2, operator: 'not_in' }] }] })

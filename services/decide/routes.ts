@@ -19,6 +19,7 @@ import { readFlagsRequest } from './request'
 import { flagsBodyParts, shapeFor } from './responses'
 import { remoteConfig } from './remote-config'
 import type { Evaluation, FlagsService } from './service'
+import { AnswerCache, MAX_KEY_BODY } from './answers'
 import type { PersonSnapshot } from './snapshot'
 import type { FeatureFlag, StoredPropertyFilter } from '../flags/types'
 import type { CohortReader } from './cohorts'
@@ -48,19 +49,22 @@ export async function publicFlagRoutes(app: FastifyInstance, deps: PublicFlagDep
     return project
   }
 
+  const answers = new AnswerCache()
+
   // The answer is written as JSON bytes (see flagsBodyParts); a warm distinct id is answered without
-  // a promise or a query (FlagsService.evaluate).
+  // a promise or a query (FlagsService.evaluate), and a request seen before, while what its evaluation
+  // read is unchanged, without evaluating (AnswerCache).
   const answer = (
     request: FastifyRequest,
     reply: FastifyReply,
     endpoint: 'decide' | 'flags',
     project: Project,
-    evaluation: Evaluation,
+    flags: Buffer,
+    errors: boolean,
   ): void => {
     const q = request.query as Query
     deps.metrics.inc('wren_decide_requests_total', 1, { endpoint })
-    if (evaluation.errors) deps.metrics.inc('wren_decide_evaluation_errors_total', 1, { endpoint })
-    const shape = shapeFor(endpoint, q.v)
+    if (errors) deps.metrics.inc('wren_decide_evaluation_errors_total', 1, { endpoint })
     const withConfig = endpoint === 'decide' || q.config === 'true' || (q.v === undefined && q.config === undefined)
     let head = '{'
     if (withConfig) {
@@ -73,36 +77,62 @@ export async function publicFlagRoutes(app: FastifyInstance, deps: PublicFlagDep
       const members = JSON.stringify(config).slice(1, -1)
       if (members !== '') head += members + ','
     }
-    const parts = flagsBodyParts(shape, evaluation)
-    parts.unshift(Buffer.from(head))
-    parts.push(Buffer.from(`,"requestId":"${randomUUID()}","evaluatedAt":${deps.clock.now().getTime()}}`))
+    const tail = `,"requestId":"${randomUUID()}","evaluatedAt":${deps.clock.now().getTime()}}`
     // Sent here, returning nothing: Fastify would otherwise send the handler's return value again.
-    reply.type('application/json; charset=utf-8').send(Buffer.concat(parts))
+    reply.type('application/json; charset=utf-8').send(Buffer.concat([Buffer.from(head), flags, Buffer.from(tail)]))
   }
+  const flagsBytes = (request: FastifyRequest, endpoint: 'decide' | 'flags', evaluation: Evaluation): Buffer =>
+    Buffer.concat(flagsBodyParts(shapeFor(endpoint, (request.query as Query).v), evaluation))
 
   const evaluateParsed = (
     request: FastifyRequest,
     reply: FastifyReply,
     endpoint: 'decide' | 'flags',
     json: unknown,
+    key: string | null,
   ): Promise<void> | undefined => {
     const req = readFlagsRequest(json)
     const project = projectFor(req.token)
     // The client address matters only for GeoIP.
     const ip = req.geoipDisable ? null : clientIp(request.headers['x-forwarded-for'], request.socket.remoteAddress)
+    const stamp = key === null ? null : deps.service.stamp(project, req)
     const evaluation = deps.service.evaluate(project, req, {
       ip,
       onlyOverrides: (request.query as Query).only_use_override_person_properties === 'true',
     })
-    if (evaluation instanceof Promise) return evaluation.then((e) => answer(request, reply, endpoint, project, e))
-    answer(request, reply, endpoint, project, evaluation)
+    if (evaluation instanceof Promise)
+      return evaluation.then((e) => answer(request, reply, endpoint, project, flagsBytes(request, endpoint, e), e.errors))
+    const flags = flagsBytes(request, endpoint, evaluation)
+    // Answered synchronously from the stamped state: reusable while that state holds.
+    if (key !== null && stamp !== null && !evaluation.errors) answers.set(key, { token: req.token, stamp, flags })
+    answer(request, reply, endpoint, project, flags, evaluation.errors)
     return undefined
   }
 
   const evaluate = (request: FastifyRequest, reply: FastifyReply, endpoint: 'decide' | 'flags'): Promise<void> | undefined => {
-    const json = bodyJsonFast(request)
-    if (json === NOT_FAST) return bodyJson(request).then((parsed) => evaluateParsed(request, reply, endpoint, parsed))
-    return evaluateParsed(request, reply, endpoint, json)
+    const body = plainJsonBody(request)
+    const key = body !== null && body.length <= MAX_KEY_BODY ? answerKey(request, endpoint, body) : null
+    if (key !== null) {
+      const hit = answers.get(key)
+      if (hit) {
+        const project = projectFor(hit.token)
+        if (deps.service.holds(hit.stamp, project)) {
+          answer(request, reply, endpoint, project, hit.flags, false)
+          return undefined
+        }
+        answers.delete(key)
+      }
+    }
+    const json = body === null ? NOT_FAST : parsePlain(body)
+    if (json === NOT_FAST) return bodyJson(request).then((parsed) => evaluateParsed(request, reply, endpoint, parsed, null))
+    return evaluateParsed(request, reply, endpoint, json, key)
+  }
+
+  /** The request as far as a flags answer depends on it: the answer's shape, the query, the body, and the address when GeoIP may read it. */
+  const answerKey = (request: FastifyRequest, endpoint: 'decide' | 'flags', body: Buffer): string => {
+    const q = request.query as Query
+    const ip = deps.service.readsIp ? clientIp(request.headers['x-forwarded-for'], request.socket.remoteAddress) : ''
+    return `${shapeFor(endpoint, q.v)}\u0000${q.only_use_override_person_properties === 'true'}\u0000${ip}\u0000${body.toString('latin1')}`
   }
 
   const route = routesOf(app, { projects: deps.projects, tag: 'decide' })
@@ -269,13 +299,17 @@ const strictUtf8 = new TextDecoder('utf-8', { fatal: true })
  * The common case without the general decoder: an uncompressed JSON object body, no form, no hints. Any
  * surprise (invalid UTF-8 or JSON) goes the general way, which reports it as that way does.
  */
-function bodyJsonFast(request: FastifyRequest): unknown {
+function plainJsonBody(request: FastifyRequest): Buffer | null {
   const body = request.body
-  if (!Buffer.isBuffer(body) || body.length === 0 || body[0] !== 0x7b) return NOT_FAST
+  if (!Buffer.isBuffer(body) || body.length === 0 || body[0] !== 0x7b) return null
   const query = request.query as Query
-  if (query.data !== undefined || query.compression !== undefined || request.headers['content-encoding'] !== undefined) return NOT_FAST
+  if (query.data !== undefined || query.compression !== undefined || request.headers['content-encoding'] !== undefined) return null
   const type = request.headers['content-type']
-  if (type !== undefined && type.includes('form')) return NOT_FAST
+  if (type !== undefined && type.includes('form')) return null
+  return body
+}
+
+function parsePlain(body: Buffer): unknown {
   try {
     const json: unknown = JSON.parse(strictUtf8.decode(body))
     return jsonTooDeepIn(json) ? NOT_FAST : json

@@ -16,6 +16,23 @@ export interface Evaluation {
   errors: boolean
 }
 
+/**
+ * Everything besides the request that a warm evaluation reads: the project's flag list (a new list on
+ * any flag change), its timezone, the person's snapshot entry and its version (a $set, a merge, a stored
+ * continuity key), group properties and types, and cohorts. While the stamp holds, the same request gets
+ * the same evaluation.
+ */
+export interface Stamp {
+  teamId: number
+  distinctId: string
+  flags: FeatureFlag[]
+  timezone: string
+  person: PersonEntry | null
+  personVersion: number
+  groups: number
+  cohorts: number
+}
+
 const GEOIP_KEYS = [
   '$geoip_city_name',
   '$geoip_country_name',
@@ -28,6 +45,8 @@ const GEOIP_KEYS = [
 
 export class FlagsService {
   private readonly activeFlags = new Map<number, FeatureFlag[]>()
+  /** Whether a flag list (with the cohorts of a cohort version) reads the clock: relative dates. */
+  private readonly clockBound = new WeakMap<FeatureFlag[], { cohorts: number; reads: boolean }>()
 
   constructor(
     private readonly flags: FlagStore,
@@ -39,11 +58,59 @@ export class FlagsService {
     flags.onChange((teamId) => this.activeFlags.delete(teamId))
   }
 
+  /** Whether evaluations read the client's address (GeoIP): then answers differ by address. */
+  get readsIp(): boolean {
+    return this.geoip !== null
+  }
+
   /** The project's non-deleted flags (inactive ones included: dependencies read them as false). */
   flagsOf(teamId: number): FeatureFlag[] {
     let list = this.activeFlags.get(teamId)
     if (!list) this.activeFlags.set(teamId, (list = this.flags.all(teamId).filter((f) => !f.deleted)))
     return list
+  }
+
+  /**
+   * The state a request's evaluation would read right now, when that evaluation can be reused while the
+   * state lasts: the person is warm, and no flag (or cohort) compares dates, which move with the clock.
+   */
+  stamp(project: Project, req: FlagsRequest): Stamp | null {
+    const teamId = project.id
+    const person = this.snapshot.peekPerson(teamId, req.distinctId)
+    if (person === undefined) return null
+    const flags = this.flagsOf(teamId)
+    const cohorts = this.cohorts.version()
+    let bound = this.clockBound.get(flags)
+    if (!bound || bound.cohorts !== cohorts) {
+      const cohortText = flags.some((f) => JSON.stringify(f.filters).includes('"cohort"')) ? JSON.stringify(this.cohorts.list(teamId)) : ''
+      bound = { cohorts, reads: (JSON.stringify(flags.map((f) => f.filters)) + cohortText).includes('is_date_') }
+      this.clockBound.set(flags, bound)
+    }
+    if (bound.reads) return null
+    return {
+      teamId,
+      distinctId: req.distinctId,
+      flags,
+      timezone: project.timezone,
+      person,
+      personVersion: person?.version ?? 0,
+      groups: this.snapshot.groupsVersion,
+      cohorts,
+    }
+  }
+
+  /** Whether an evaluation stamped `stamp` still holds for the same request to this project. */
+  holds(stamp: Stamp, project: Project): boolean {
+    const person = this.snapshot.peekPerson(stamp.teamId, stamp.distinctId)
+    return (
+      project.id === stamp.teamId &&
+      project.timezone === stamp.timezone &&
+      this.flagsOf(stamp.teamId) === stamp.flags &&
+      person === stamp.person &&
+      (person?.version ?? 0) === stamp.personVersion &&
+      this.snapshot.groupsVersion === stamp.groups &&
+      this.cohorts.version() === stamp.cohorts
+    )
   }
 
   /**

@@ -13,6 +13,8 @@ export interface PersonEntry {
   properties: Properties
   /** flag key → hash key */
   overrides: Record<string, string>
+  /** Bumped whenever properties or overrides change: answers computed from an older version are stale. */
+  version: number
 }
 
 const SEP = '\u0000'
@@ -26,6 +28,8 @@ export class PersonSnapshot {
   private readonly groupTypes = new Map<number, Map<number, string>>()
   /** Bumped on every applied change: a load that overlapped one is not cached (it may be older). */
   private epoch = 0
+  /** Bumped when a held group's properties or a group type mapping change (what a group flag reads). */
+  groupsVersion = 0
 
   constructor(
     private readonly client: ClickHouseClient,
@@ -81,6 +85,7 @@ export class PersonSnapshot {
           uuid: row.person_uuid,
           properties: JSON.parse(p.properties) as Properties,
           overrides: Object.fromEntries(overrides.map((o) => [o.feature_flag_key, o.hash_key])),
+          version: 0,
         }
       }
     }
@@ -107,7 +112,10 @@ export class PersonSnapshot {
       { t: teamId, i: index, k: key },
     )
     const properties = row ? (JSON.parse(row.properties) as Properties) : null
-    if (this.epoch === epoch) this.groups.set(teamId + SEP + index + SEP + key, properties)
+    if (this.epoch === epoch) {
+      this.groups.set(teamId + SEP + index + SEP + key, properties)
+      this.groupsVersion++
+    }
     return properties
   }
 
@@ -127,7 +135,10 @@ export class PersonSnapshot {
         created_at: now,
       })),
     )
-    if (entry) for (const [flagKey, hashKey] of fresh) entry.overrides[flagKey] ??= hashKey
+    if (entry) {
+      for (const [flagKey, hashKey] of fresh) entry.overrides[flagKey] ??= hashKey
+      entry.version++
+    }
   }
 
   /** The ingestion processor's person changes, applied once they are stored (in process, or from the log's feed). */
@@ -136,7 +147,10 @@ export class PersonSnapshot {
     for (const g of changes.groupTypes) this.setGroupType(g.teamId, g.groupTypeIndex, g.groupType)
     for (const g of changes.groups) {
       const key = g.teamId + SEP + g.groupTypeIndex + SEP + g.groupKey
-      if (this.groups.has(key)) this.groups.set(key, g.properties)
+      if (this.groups.has(key)) {
+        this.groups.set(key, g.properties)
+        this.groupsVersion++
+      }
     }
     // Persons merged or created under a distinct id decide has seen: their uuid now matters.
     const wanted = new Set<string>()
@@ -153,8 +167,10 @@ export class PersonSnapshot {
         this.persons.delete(key)
         continue
       }
-      if (current) current.properties = p.properties
-      else if (wanted.has(key)) this.persons.set(key, { uuid: p.uuid, properties: p.properties, overrides: {} })
+      if (current) {
+        current.properties = p.properties
+        current.version++
+      } else if (wanted.has(key)) this.persons.set(key, { uuid: p.uuid, properties: p.properties, overrides: {}, version: 0 })
     }
     // A distinct id now pointing at a person we do not hold is a miss again (its overrides live in storage).
     for (const d of changes.distinctIds) {
@@ -167,7 +183,9 @@ export class PersonSnapshot {
   private setGroupType(teamId: number, index: number, name: string): void {
     let m = this.groupTypes.get(teamId)
     if (!m) this.groupTypes.set(teamId, (m = new Map()))
+    if (m.get(index) === name) return
     m.set(index, name)
+    this.groupsVersion++
   }
 
   /** Bounded memory: past the cap, the oldest entries go (they are loaded again on their next miss). */
@@ -180,6 +198,9 @@ export class PersonSnapshot {
       this.distinctIds.delete(key)
     }
     if (this.persons.size > this.maxEntries) this.persons.clear()
-    if (this.groups.size > this.maxEntries) this.groups.clear()
+    if (this.groups.size > this.maxEntries) {
+      this.groups.clear()
+      this.groupsVersion++ // changes to groups no longer held would go unseen
+    }
   }
 }
