@@ -131,23 +131,26 @@ export class PropertyMaterializer implements PropertyColumnSource {
       .slice(0, Math.max(0, this.options.maxColumns - added))
       .map(([key]) => key)
     for (const key of hot) {
-      const name = materializedColumnName(key)
-      await this.ddl(
-        `ALTER TABLE events ADD COLUMN IF NOT EXISTS \`${name}\` LowCardinality(Nullable(String)) MATERIALIZED ${jsonPropertyExpr(key)} COMMENT ${literal(COMMENT_PREFIX + key)}`,
-      )
-      this.columns.set(key, `\`${name}\``)
+      for (const query of materializeStatements(key, this.options.cluster)) await this.client.command({ query })
+      this.columns.set(key, `\`${materializedColumnName(key)}\``)
       this.uses.delete(key)
-      // Stored parts get the column in the background (a mutation); until then reads compute it from the JSON.
-      await this.ddl(`ALTER TABLE events MATERIALIZE COLUMN \`${name}\``)
-      this.logger.info({ key, column: name }, 'materialized an event property')
+      this.logger.info({ key, column: materializedColumnName(key) }, 'materialized an event property')
     }
     return hot
   }
+}
 
-  private async ddl(statement: string): Promise<void> {
-    const { cluster } = this.options
-    for (const query of cluster ? clusterStatements(statement, cluster) : [statement]) await this.client.command({ query })
-  }
+/**
+ * The DDL giving `key` its column: added (on a cluster to every shard's local table and to the
+ * Distributed table), then written into the stored parts by a background mutation (local tables only);
+ * until a part is rewritten, reads compute the column from the JSON.
+ */
+export function materializeStatements(key: string, cluster: string | null): string[] {
+  const name = materializedColumnName(key)
+  return [
+    `ALTER TABLE events ADD COLUMN IF NOT EXISTS \`${name}\` LowCardinality(Nullable(String)) MATERIALIZED ${jsonPropertyExpr(key)} COMMENT ${literal(COMMENT_PREFIX + key)}`,
+    `ALTER TABLE events MATERIALIZE COLUMN \`${name}\``,
+  ].flatMap((statement) => (cluster ? clusterStatements(statement, cluster) : [statement]))
 }
 
 /** Keys worth a column: not empty, not huge, no control characters (they go into DDL as literals). */
