@@ -27,6 +27,7 @@ const keep = process.env.BENCH_DATA_DIR
 const reuse = !!keep && existsSync(path.join(keep, 'clickhouse'))
 const dataDir = keep ?? (await mkdtemp(path.join(tmpdir(), 'wren-bench-trends-')))
 await mkdir(dataDir, { recursive: true })
+const startedAt = performance.now()
 const wren = await buildWren(
   loadConfig({
     WREN_DATA_DIR: dataDir,
@@ -36,6 +37,8 @@ const wren = await buildWren(
   }),
   pino({ level: 'warn' }),
 )
+// Startup includes any migration the stored data has not had yet (a column rewritten over every event, say).
+console.log(`wren started in ${((performance.now() - startedAt) / 1000).toFixed(1)} s`)
 const team = wren.projects.list()[0].id
 const { value: personalKey } = await wren.projects.createPersonalKey({ label: 'bench', scopes: ['*'] })
 const ch = wren.clickhouse
@@ -135,27 +138,37 @@ try {
     },
   ]
   const median = (xs: number[]) => [...xs].sort((a, b) => a - b)[Math.floor(xs.length / 2)]
-  /** Runs the contenders alternately (after one warm-up each), so load from elsewhere hits both alike. */
+  /**
+   * Runs the contenders alternately (after one warm-up each), so load from elsewhere hits both alike.
+   * Also the process's CPU time per call (chDB runs in this process): other work on a shared machine
+   * stretches the wall time but hardly the CPU time, so CPU ratios stay comparable across noisy runs.
+   */
   const race = async (fns: Array<() => Promise<unknown>>) => {
     for (const fn of fns) await fn()
     const ms: number[][] = fns.map(() => [])
+    const cpu: number[][] = fns.map(() => [])
     for (let i = 0; i < RUNS; i++) {
       for (let j = 0; j < fns.length; j++) {
         const start = performance.now()
+        const startCpu = process.cpuUsage()
         await fns[j]()
+        const used = process.cpuUsage(startCpu)
         ms[j].push(performance.now() - start)
+        cpu[j].push((used.user + used.system) / 1000)
       }
     }
-    return ms.map(median)
+    return { wall: ms.map(median), cpu: cpu.map(median) }
   }
   console.log(
-    `\n${'case'.padEnd(32)} ${'wren (ms)'.padStart(10)} ${'hand SQL (ms)'.padStart(14)} ${'ratio'.padStart(6)}  ${'cached (ms)'.padStart(11)}`,
+    `\n${'case'.padEnd(32)} ${'wren (ms)'.padStart(10)} ${'hand SQL (ms)'.padStart(14)} ${'ratio'.padStart(6)}  ${'CPU ms: wren'.padStart(12)} ${'SQL'.padStart(6)} ${'ratio'.padStart(6)}  ${'cached (ms)'.padStart(11)} ${'peak RSS'.padStart(9)}`,
   )
   // Resident memory, sampled while the trends run (chDB answers off the event loop, so the sampler keeps running).
   let peakRss = process.memoryUsage().rss
   const sampler = setInterval(() => (peakRss = Math.max(peakRss, process.memoryUsage().rss)), 10)
   for (const c of cases) {
     await c.before?.()
+    let casePeak = process.memoryUsage().rss
+    const caseSampler = setInterval(() => (casePeak = Math.max(casePeak, process.memoryUsage().rss)), 10)
     const request = (refresh: boolean) => async () => {
       const res = await wren.app.inject({
         method: 'POST',
@@ -165,9 +178,11 @@ try {
       })
       if (res.statusCode !== 200) throw new Error(`${c.name}: ${res.statusCode} ${res.body}`)
     }
-    const [wrenMs, sqlMs, cachedMs] = await race([request(true), () => queryRows(ch, c.sql), request(false)])
+    const { wall, cpu } = await race([request(true), () => queryRows(ch, c.sql), request(false)])
+    clearInterval(caseSampler)
+    const [wrenMs, sqlMs, cachedMs] = wall
     console.log(
-      `${c.name.padEnd(32)} ${wrenMs.toFixed(1).padStart(10)} ${sqlMs.toFixed(1).padStart(14)} ${(wrenMs / sqlMs).toFixed(2).padStart(6)}  ${cachedMs.toFixed(1).padStart(11)}`,
+      `${c.name.padEnd(32)} ${wrenMs.toFixed(1).padStart(10)} ${sqlMs.toFixed(1).padStart(14)} ${(wrenMs / sqlMs).toFixed(2).padStart(6)}  ${cpu[0].toFixed(0).padStart(12)} ${cpu[1].toFixed(0).padStart(6)} ${(cpu[0] / cpu[1]).toFixed(2).padStart(6)}  ${cachedMs.toFixed(1).padStart(11)} ${`${(casePeak / 2 ** 20).toFixed(0)} MiB`.padStart(9)}`,
     )
   }
   clearInterval(sampler)

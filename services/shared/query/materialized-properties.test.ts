@@ -12,11 +12,12 @@ describe('materialized event properties', () => {
     const name = materializedColumnName("it's")
     expect(name).toMatch(/^pmat_it_s_[0-9a-f]{10}$/)
     expect(materializedColumnName('a.b')).not.toBe(materializedColumnName('a_b'))
-    expect(materializeStatements("it's", null)).toEqual([
+    expect(materializeStatements("it's", null, true)).toEqual([
       `ALTER TABLE events ADD COLUMN IF NOT EXISTS \`${name}\` LowCardinality(Nullable(String)) MATERIALIZED JSONExtract(properties, 'it\\'s', 'Nullable(String)') COMMENT 'wren event property: it\\'s'`,
       `ALTER TABLE events MATERIALIZE COLUMN \`${name}\``,
     ])
-    const cluster = materializeStatements('plan', 'wren')
+    expect(materializeStatements('id', null, false)[0]).toContain(' Nullable(String) MATERIALIZED ')
+    const cluster = materializeStatements('plan', 'wren', false)
     expect(cluster.map((s) => s.split(' ').slice(0, 7).join(' '))).toEqual([
       'ALTER TABLE events_local ON CLUSTER wren ADD',
       'ALTER TABLE events ON CLUSTER wren ADD',
