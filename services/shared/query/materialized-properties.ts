@@ -31,6 +31,7 @@ export const FIXED_PROPERTY_COLUMNS: PropertyColumnSource = { column: (key) => f
 /** A key with at most this many values in the sample gets a LowCardinality column (ClickHouse's advice: under ~10,000). */
 const LOW_CARDINALITY_MAX = 5_000
 const CARDINALITY_SAMPLE = 200_000
+const MAX_COUNTED_KEYS = 10_000
 
 /** The comment that marks an added column and names its key. */
 const COMMENT_PREFIX = 'wren event property: '
@@ -82,7 +83,9 @@ export class PropertyMaterializer implements PropertyColumnSource {
   /** The stored column of `key`, or undefined (and the read from the JSON counts towards a column). */
   column(key: string): string | undefined {
     const column = this.columns.get(key)
-    if (column === undefined && usable(key)) this.uses.set(key, (this.uses.get(key) ?? 0) + 1)
+    // Counted for a bounded number of keys (a flood of one-off keys must not grow the map without end).
+    if (column === undefined && usable(key) && (this.uses.has(key) || this.uses.size < MAX_COUNTED_KEYS))
+      this.uses.set(key, (this.uses.get(key) ?? 0) + 1)
     return column
   }
 
