@@ -47,6 +47,7 @@ import { actionRoutes } from './actions/routes'
 import { CohortStore } from './cohorts/store'
 import { cohortRoutes } from './cohorts/routes'
 import { TrendService } from './trends/service'
+import { PropertyMaterializer } from './shared/query/materialized-properties'
 import { trendRoutes } from './trends/routes'
 import { FlagStore } from './flags/store'
 import { flagRoutes } from './flags/routes'
@@ -88,6 +89,8 @@ export interface Wren {
   /** The recordings processor's lag on the snapshots topic. */
   recordingsLag: IngestionLagMonitor
   deletions: DeletionScheduler
+  /** Adds columns for the event properties trends read often (its job runs in api processes). */
+  materializer: PropertyMaterializer
   /** Every management route as registered (method, url): what the authorization test enumerates. */
   managementRoutes: ManagementRoute[]
   /** Every route as registered (method, url): what the OpenAPI test holds the document to. */
@@ -308,7 +311,12 @@ export async function buildWren(config: Config, logger: Logger = pino({ level: c
   const cohorts = new CohortStore(clickhouse, clock, configLog)
   const cohortReader = new CachedCohortReader(clickhouse, logger.child({ service: 'cohorts' }))
   await cohortReader.start(configLog)
-  const trends = new TrendService({ clickhouse, clock, actions, cohorts })
+  // Event properties the trends keep reading from the JSON get columns of their own (shared/query/materialized-properties.ts).
+  const materializer = new PropertyMaterializer(clickhouse, logger.child({ service: 'materializer' }), {
+    cluster: config.clickhouse?.cluster ?? null,
+  })
+  if (runs('api')) await materializer.start()
+  const trends = new TrendService({ clickhouse, clock, actions, cohorts, materialized: materializer })
   // Decide's snapshot hears stored person changes from the processor in this process (embedded mode), or
   // from the log's feed (cluster mode: the processors are other processes, or own only some partitions).
   let personFeed: Subscription | null = null
@@ -390,6 +398,7 @@ export async function buildWren(config: Config, logger: Logger = pino({ level: c
     lag,
     recordingsLag,
     deletions,
+    materializer,
     managementRoutes,
     routes,
     bootstrap,
@@ -405,6 +414,7 @@ export async function buildWren(config: Config, logger: Logger = pino({ level: c
       await app.close()
       clearTimeout(cutOff)
       deletions.stop()
+      await materializer.stop()
       await processor.stop()
       await recordings.stop()
       await personFeed?.stop()

@@ -5,7 +5,8 @@ import { wrenError } from '../shared/errors'
 import type { SqlParams } from '../shared/query/params'
 import { instantParam, type DateRange, type Interval } from './dates'
 import type { EventPersonId, PersonIdColumn } from '../shared/query/persons-sql'
-import { compileGroup, jsonValue, MATERIALIZED_EVENT_PROPERTIES, type FilterContext } from '../shared/property-filters/sql'
+import { compileGroup, jsonValue, type FilterContext } from '../shared/property-filters/sql'
+import type { PropertyColumnSource } from '../shared/query/materialized-properties'
 import type { PropertyGroup } from '../shared/property-filters/parse'
 import { COUNT_PER_ACTOR_MATHS, PROPERTY_MATHS, type MathType, type SeriesEntity, type TrendRequest } from './request'
 
@@ -347,6 +348,8 @@ export interface BreakdownContext {
   cohortMembers(id: number): string
   sessions: SessionColumns
   personId: PersonIdColumn
+  /** Event properties stored as columns of their own. */
+  materialized: PropertyColumnSource
 }
 
 export function breakdownExpr(request: TrendRequest, ctx: BreakdownContext): BreakdownPlan | null {
@@ -385,10 +388,10 @@ function singleBreakdown(b: SingleBreakdown, ctx: BreakdownContext): string {
     const v = `ifNull(nullIf(${expr}, ''), '${NULL_LABEL}')`
     return b.normalizeUrl ? `if(empty(trimRight(${v}, '/?#')), '/', trimRight(${v}, '/?#'))` : v
   }
-  const json = (column: string, materialized?: ReadonlySet<string>) => nullable(jsonValue(column, b.key, params, materialized))
+  const json = (column: string, materialized?: PropertyColumnSource) => nullable(jsonValue(column, b.key, params, materialized))
   switch (b.type) {
     case 'event':
-      return json('properties', MATERIALIZED_EVENT_PROPERTIES)
+      return json('properties', ctx.materialized)
     case 'person':
       return json('person_properties')
     case 'group':

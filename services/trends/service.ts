@@ -16,6 +16,7 @@ import { instantParam, isoInTz, previousRange, resolveRange, type DateRange, typ
 import { compileHogql } from '../shared/query/hogql'
 import { EventPersonId, hasPersonOverrides } from '../shared/query/persons-sql'
 import { eventColumns, type FilterContext } from '../shared/property-filters/sql'
+import type { PropertyColumnSource } from '../shared/query/materialized-properties'
 import { parsePropertyGroup, type PropertyGroup } from '../shared/property-filters/parse'
 import { breakdownExpr, buildTrendQuery, SessionColumns, type ResolvedSeries, type TrendRow } from './query'
 import { isTotalValue, PROPERTY_MATHS, type TrendRequest } from './request'
@@ -43,6 +44,8 @@ export interface TrendServiceDeps {
   clock: Clock
   actions: ActionStore
   cohorts: CohortStore
+  /** Event properties stored as columns; the trends' reads from the JSON tell it which to add. */
+  materialized?: PropertyColumnSource
 }
 
 export class TrendService {
@@ -106,7 +109,7 @@ export class TrendService {
     const filters: FilterContext = {
       params,
       session: (key) => sessions.value(key),
-      columns: eventColumns(personId),
+      columns: eventColumns(personId, this.deps.materialized),
       cohortMembers,
       hogql,
       dateParam: (v) => {
@@ -137,7 +140,14 @@ export class TrendService {
         dateTo: current.to,
       }
 
-    const breakdown = breakdownExpr(request, { params, hogql, cohortMembers, sessions, personId })
+    const breakdown = breakdownExpr(request, {
+      params,
+      hogql,
+      cohortMembers,
+      sessions,
+      personId,
+      materialized: filters.columns.materialized,
+    })
     const hidden = opts.viewer ? await hiddenPersons(clickhouse, opts.viewer, project.id) : null
     const visible = hidden ? visibleEventsSql(hidden, params) : '1'
     const sql = buildTrendQuery({

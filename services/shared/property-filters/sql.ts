@@ -4,10 +4,8 @@
 import { wrenError } from '../errors'
 import type { SqlParams } from '../query/params'
 import { EventPersonId, type PersonIdColumn } from '../query/persons-sql'
+import { FIXED_PROPERTY_COLUMNS, type PropertyColumnSource } from '../query/materialized-properties'
 import { isGroup, type PropertyFilter, type PropertyGroup, type PropertyNode } from './parse'
-
-/** Event properties stored as columns too (012_materialized_properties.sql); '' there means unset. */
-export const MATERIALIZED_EVENT_PROPERTIES: ReadonlySet<string> = new Set(['$browser', '$os', '$device_type', '$current_url', '$host'])
 
 /** Where each kind of property lives, so one compiler serves events and the persons table. */
 export interface PropertyColumns {
@@ -16,18 +14,21 @@ export interface PropertyColumns {
   personId: PersonIdColumn
   groups: boolean
   elements: string | null
-  /** Event properties that `event` also has as `mat_<key>` columns (only the events table does). */
-  materialized: ReadonlySet<string>
+  /** Event properties that `event` also has as columns of their own (only the events table does). */
+  materialized: PropertyColumnSource
 }
-/** The events table, reading each row's person as `personId` says (the query builder's choice). */
-export function eventColumns(personId: PersonIdColumn): PropertyColumns {
+/**
+ * The events table, reading each row's person as `personId` says (the query builder's choice), and event
+ * properties from their columns where `materialized` has one (query/materialized-properties.ts).
+ */
+export function eventColumns(personId: PersonIdColumn, materialized: PropertyColumnSource = FIXED_PROPERTY_COLUMNS): PropertyColumns {
   return {
     event: 'properties',
     person: 'person_properties',
     personId,
     groups: true,
     elements: 'elements_chain',
-    materialized: MATERIALIZED_EVENT_PROPERTIES,
+    materialized,
   }
 }
 export const PERSON_COLUMNS: PropertyColumns = {
@@ -36,7 +37,7 @@ export const PERSON_COLUMNS: PropertyColumns = {
   personId: { sql: 'uuid' },
   groups: false,
   elements: null,
-  materialized: new Set(),
+  materialized: { column: () => undefined },
 }
 
 export interface FilterContext {
@@ -99,14 +100,13 @@ export function compileGroup(group: PropertyNode, ctx: FilterContext): string {
   return `(${parts.join(group.type === 'OR' ? ' OR ' : ' AND ')})`
 }
 
-const NONE: ReadonlySet<string> = new Set()
-
 /**
- * A property of a JSON column as Nullable(String): NULL when missing or null, numbers as text. Keys in
- * `materialized` are read from their stored `mat_<key>` column instead (events only).
+ * A property of a JSON column as Nullable(String): NULL when missing or null, numbers as text. Keys
+ * `materialized` has a column for are read from that column instead (events only).
  */
-export function jsonValue(column: string, key: string, params: SqlParams, materialized: ReadonlySet<string> = NONE): string {
-  if (materialized.has(key)) return `nullIf(\`mat_${key}\`, '')`
+export function jsonValue(column: string, key: string, params: SqlParams, materialized?: PropertyColumnSource): string {
+  const stored = materialized?.column(key)
+  if (stored !== undefined) return stored
   return `JSONExtract(${column}, ${params.add('String', key)}, 'Nullable(String)')`
 }
 
