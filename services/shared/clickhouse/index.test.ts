@@ -54,3 +54,23 @@ describe('insertRows', () => {
     expect(chunkRows(rows, 1_000)).toEqual([rows])
   })
 })
+
+describe('queryRows', () => {
+  it('reads back many rows, strings with newlines, quotes and non-ASCII text as written', async () => {
+    const dir = await mkdtemp(path.join(tmpdir(), 'wren-query-'))
+    const client = await openEmbeddedClickHouse(dir)
+    try {
+      const rows = await queryRows<{ n: number; s: string }>(
+        client,
+        `SELECT number AS n, if(number = 7, {s:String}, toString(number)) AS s FROM numbers(50000) ORDER BY n`,
+        { s: 'a\nb "c" \\ é 🦜' },
+      )
+      expect(rows.length).toBe(50_000)
+      expect(rows[7]).toEqual({ n: 7, s: 'a\nb "c" \\ é 🦜' })
+      expect(rows[49_999]).toEqual({ n: 49_999, s: '49999' })
+    } finally {
+      await client.close()
+      await rm(dir, { recursive: true, force: true })
+    }
+  })
+})
