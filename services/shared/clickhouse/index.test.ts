@@ -46,6 +46,18 @@ describe('insertRows', () => {
     expect(Number(stored.rows)).toBe(2)
   })
 
+  it('rows of different keys: a key a row lacks gets the column default, as an omitted JSON key does', async () => {
+    await client.command({
+      query: `CREATE TABLE defaults (id UInt32, label String DEFAULT concat('row-', toString(id)), tags Array(String)) ENGINE = MergeTree ORDER BY id`,
+    })
+    await insertRows(client, 'defaults', [{ id: 1, label: 'one', tags: ['a', 'b'] }, { id: 2 }, { tags: ['c'], id: 3, label: undefined }])
+    expect(await queryRows(client, 'SELECT id, label, tags FROM defaults ORDER BY id')).toEqual([
+      { id: 1, label: 'one', tags: ['a', 'b'] },
+      { id: 2, label: 'row-2', tags: [] },
+      { id: 3, label: 'row-3', tags: ['c'] },
+    ])
+  })
+
   it('keeps rows in order, each chunk within the budget unless a single row is bigger', () => {
     const rows = [5, 5, 5, 50, 5].map((n, id) => ({ id, text: 'x'.repeat(n) }))
     const chunks = chunkRows(rows, 100)
