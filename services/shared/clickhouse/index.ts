@@ -2,7 +2,6 @@
 // server in cluster mode. Tables are created and migrated at start from schemas/clickhouse/*.sql.
 import { readdir, readFile, mkdir } from 'node:fs/promises'
 import path from 'node:path'
-import { Readable } from 'node:stream'
 import { ClickHouseLogLevel, createClient, type ClickHouseClient } from '@clickhouse/client'
 import { createChdbConnection } from 'chdb/connection'
 import { clusterStatements } from './cluster'
@@ -121,15 +120,15 @@ export async function insertRows(
   const chunks = chunkRows(rows, maxChars)
   for (const [i, values] of chunks.entries()) {
     const token = dedupToken && i > 0 ? `${dedupToken}:${i}` : dedupToken
-    // JSONCompactEachRow: the column names once, not on every row. Measured (bench/ingest.ts, 2026-11): the
-    // same rows re-inserted cost ~15% less CPU than as JSONEachRow (chDB parses less). A key a row lacks
-    // goes as null, which ClickHouse stores as the column's default, as JSONEachRow does for an omitted
-    // key (no Nullable column has a DEFAULT). The rows go as a stream encoded in turns: an array would be
-    // encoded in one go (hundreds of ms for a batch of 10,000 events, during which capture's requests wait).
+    // JSONCompactEachRow: the column names once, not on every row. Measured (10,000 event rows of
+    // ~1.7 KB into the events table on chDB, 2026-11): ~160 ms of CPU against ~250 ms as JSONEachRow. A key
+    // a row lacks goes as null, which ClickHouse stores as the column's default, as JSONEachRow does for
+    // an omitted key (no Nullable column has a DEFAULT). The client encodes the rows in one go: ~20-40 ms
+    // for 10,000 event rows; encoding them as a stream in turns cost ~2.5x the CPU (bench/README.md).
     const columns = columnsOf(values)
     await client.insert({
       table,
-      values: rowStream(values, columns),
+      values: values.map((row) => columns.map((c) => (row as Record<string, unknown>)[c])),
       columns,
       format: 'JSONCompactEachRow',
       clickhouse_settings: {
@@ -147,20 +146,6 @@ function columnsOf(rows: object[]): [string, ...string[]] {
   const columns = new Set<string>()
   for (const row of rows) for (const key in row) columns.add(key)
   return [...columns] as [string, ...string[]]
-}
-
-/** The rows as arrays of `columns`' values, an object stream that gives the event loop a turn after every slice of encoding. */
-function rowStream(rows: object[], columns: string[]): Readable {
-  const turns = new EventLoopTurns()
-  return Readable.from(
-    (async function* () {
-      for (const row of rows) {
-        if (turns.due()) await turns.take()
-        const r = row as Record<string, unknown>
-        yield columns.map((c) => r[c])
-      }
-    })(),
-  )
 }
 
 /** Consecutive runs of rows of at most `maxChars` estimated characters each (a bigger row goes alone). */
