@@ -5,7 +5,6 @@ import path from 'node:path'
 import { ClickHouseLogLevel, createClient, type ClickHouseClient } from '@clickhouse/client'
 import { createChdbConnection } from 'chdb/connection'
 import { clusterStatements } from './cluster'
-import { EventLoopTurns } from '../turns'
 
 export type { ClickHouseClient }
 
@@ -81,20 +80,9 @@ export function splitStatements(sql: string): string[] {
 // ISO date-times and plain JSON numbers, so rows read back as the values they were written as.
 const READ_SETTINGS = { date_time_output_format: 'iso', output_format_json_quote_64bit_integers: 0 } as const
 
-/** The rows of a query, parsed in turns (turns.ts): a large result does not hold the event loop. */
 export async function queryRows<T>(client: ClickHouseClient, query: string, params: Record<string, unknown> = {}): Promise<T[]> {
   const result = await client.query({ query, query_params: params, format: 'JSONEachRow', clickhouse_settings: READ_SETTINGS })
-  const text = await result.text()
-  const rows: T[] = []
-  const turns = new EventLoopTurns()
-  for (let start = 0; start < text.length;) {
-    let end = text.indexOf('\n', start)
-    if (end < 0) end = text.length
-    if (end > start) rows.push(JSON.parse(text.slice(start, end)) as T)
-    start = end + 1
-    if (turns.due()) await turns.take()
-  }
-  return rows
+  return result.json<T>()
 }
 
 /**
@@ -120,17 +108,12 @@ export async function insertRows(
   const chunks = chunkRows(rows, maxChars)
   for (const [i, values] of chunks.entries()) {
     const token = dedupToken && i > 0 ? `${dedupToken}:${i}` : dedupToken
-    // JSONCompactEachRow: the column names once, not on every row. Measured (10,000 event rows of
-    // ~1.7 KB into the events table on chDB, 2026-11): ~160 ms of CPU against ~250 ms as JSONEachRow. A key
-    // a row lacks goes as null, which ClickHouse stores as the column's default, as JSONEachRow does for
-    // an omitted key (no Nullable column has a DEFAULT). The client encodes the rows in one go: ~20-40 ms
-    // for 10,000 event rows; encoding them as a stream in turns cost ~2.5x the CPU (bench/README.md).
-    const columns = columnsOf(values)
+    // JSONEachRow, measured: JSONCompactEachRow parsed 10,000 event rows with ~35% less CPU in chDB alone,
+    // but re-inserting the ingestion benchmark's rows showed no difference (bench/README.md, 2026-11).
     await client.insert({
       table,
-      values: values.map((row) => columns.map((c) => (row as Record<string, unknown>)[c])),
-      columns,
-      format: 'JSONCompactEachRow',
+      values,
+      format: 'JSONEachRow',
       clickhouse_settings: {
         date_time_input_format: 'best_effort',
         // Always set, '' when there is none: chDB applies a call's settings to its one session, where they
@@ -139,13 +122,6 @@ export async function insertRows(
       },
     })
   }
-}
-
-/** Every key of the rows, in first-seen order. */
-function columnsOf(rows: object[]): [string, ...string[]] {
-  const columns = new Set<string>()
-  for (const row of rows) for (const key in row) columns.add(key)
-  return [...columns] as [string, ...string[]]
 }
 
 /** Consecutive runs of rows of at most `maxChars` estimated characters each (a bigger row goes alone). */
