@@ -12,6 +12,7 @@
 //      work of ingestion without the person work. The event inserts within it are timed apart.
 // The parent (runIngest) runs this a few times and prints medians.
 import { spawn } from 'node:child_process'
+import { monitorEventLoopDelay } from 'node:perf_hooks'
 import { mkdtemp, rm } from 'node:fs/promises'
 import { tmpdir } from 'node:os'
 import path from 'node:path'
@@ -51,6 +52,9 @@ interface TrialResult {
   /** CPU seconds of the whole process (all threads, chDB's included) during the drain / the reference. */
   drainCpuSeconds: number
   refCpuSeconds: number
+  /** Event-loop delay during the drain (ms): how long ingestion held the thread capture's requests run on. */
+  loopDelayP99: number
+  loopDelayMax: number
 }
 
 // ---- the workload -----------------------------------------------------------------------------------
@@ -224,6 +228,8 @@ async function trial(n: number): Promise<TrialResult> {
     const sampler = setInterval(() => (rssPeak = Math.max(rssPeak, process.memoryUsage().rss)), 50)
     const { endOffset } = await wren.log.stats(TOPICS.ingest)
     const drainCpu = cpuSeconds()
+    const loopDelay = monitorEventLoopDelay({ resolution: 1 })
+    loopDelay.enable()
     const drainStart = performance.now()
     wren.processor.start()
     for (;;) {
@@ -233,6 +239,7 @@ async function trial(n: number): Promise<TrialResult> {
     }
     const drainSeconds = (performance.now() - drainStart) / 1000
     const drainCpuSeconds = cpuSeconds() - drainCpu
+    loopDelay.disable()
     clearInterval(sampler)
     const usage = process.memoryUsage()
     rssPeak = Math.max(rssPeak, usage.rss)
@@ -299,6 +306,8 @@ async function trial(n: number): Promise<TrialResult> {
       refEventsOnlySeconds,
       drainCpuSeconds,
       refCpuSeconds,
+      loopDelayP99: loopDelay.percentile(99) / 1e6,
+      loopDelayMax: loopDelay.max / 1e6,
     }
   } finally {
     await wren.close()
@@ -371,6 +380,15 @@ export async function runIngest(opts: IngestOptions): Promise<void> {
   )
   console.log(
     `     everything else               ${sec(other).padStart(8)} ${pct(other, mid.drainSeconds)}  decoding, person rules, building rows, offset commits`,
+  )
+  console.log(
+    `   event-loop delay during the drain (the thread capture's requests share): p99 ${spread(
+      results.map((r) => r.loopDelayP99),
+      (n) => `${n.toFixed(1)} ms`,
+    )}, max ${spread(
+      results.map((r) => r.loopDelayMax),
+      (n) => `${n.toFixed(1)} ms`,
+    )}`,
   )
   console.log(
     `   persons after: ${fmt(r0.persons)} live, ${fmt(r0.mergedPersons)} merged away; appending the workload through capture's code took ${sec(median(results.map((r) => r.appendSeconds)))}`,

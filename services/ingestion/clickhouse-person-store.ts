@@ -4,6 +4,7 @@
 // deduplication token named after the range, so writing the same range twice stores it once.
 import type { ClickHouseClient } from '../shared/clickhouse'
 import { insertRows, queryRows } from '../shared/clickhouse'
+import { mapInTurns } from '../shared/turns'
 import type { BatchRange, LoadedState, Lookups, PersonStore, PingResult, ReplayBound } from './person-store'
 import type { DistinctIdRow, GroupRow, GroupTypeRow, Person, PersonChanges, ProcessedEvent } from './types'
 import { personUuid } from './person-uuid'
@@ -90,8 +91,9 @@ export class ClickHousePersonStore implements PersonStore {
   async write(range: BatchRange, changes: PersonChanges, events: ProcessedEvent[]): Promise<void> {
     const origin = { _partition: range.partition, _offset: range.lastOffset }
     const token = (table: string) => `${table}:${range.topic}:${range.partition}:${range.firstOffset}-${range.lastOffset}`
-    // Person state first: an event row never points at a person that is not stored yet.
-    await Promise.all([
+    // Person state first: an event row never points at a person that is not stored yet. The event rows are
+    // built (in turns) while ClickHouse stores the person rows.
+    const persons = Promise.all([
       insertRows(
         this.client,
         'person',
@@ -155,12 +157,11 @@ export class ClickHousePersonStore implements PersonStore {
         token('group_type_mapping'),
       ),
     ])
-    await insertRows(
-      this.client,
-      'events',
-      events.map((e) => eventRow(e, origin)),
-      token('events'),
-    )
+    // Awaited below, whatever building the rows does: a rejection is never left unhandled.
+    persons.catch(() => undefined)
+    const rows = await mapInTurns(events, (e) => eventRow(e, origin))
+    await persons
+    await insertRows(this.client, 'events', rows, token('events'))
   }
 
   ping(): Promise<PingResult> {

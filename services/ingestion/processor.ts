@@ -28,9 +28,7 @@ import { CommandWaiters, type CommandResultPublisher } from './command-results'
 import type { PersonChangePublisher } from './person-feed'
 import type { PersonChanges, PersonCommand, ProcessedEvent } from './types'
 import { withGeoIp, type CityLookup } from './geoip'
-
-// Person rules run this many items between turns of the event loop.
-const YIELD_EVERY = 250
+import { EventLoopTurns } from '../shared/turns'
 
 export interface ProcessorOptions {
   maxBatchRecords: number
@@ -127,9 +125,12 @@ export class IngestionProcessor {
 
   /** Processes one range of the log and writes its output. Throws when the range cannot be written. */
   private async processRange(batch: LogBatch): Promise<void> {
+    // Capture's requests share this thread: a 10,000-item batch is hundreds of ms of pure CPU, done in turns.
+    const turns = new EventLoopTurns()
     const items: Array<{ offset: number; index: number; item: IngestItem }> = []
     const deadLetters: DeadLetter[] = []
     for (const [index, record] of batch.records.entries()) {
+      if (turns.due()) await turns.take()
       try {
         const item = decodeIngest(record.value)
         const geoip = this.options.geoip
@@ -162,9 +163,8 @@ export class IngestionProcessor {
 
     const events: ProcessedEvent[] = []
     const results: Array<[string, CommandResult]> = []
-    for (const [n, { offset, index, item }] of items.entries()) {
-      // Give capture's requests a turn now and then: a 10,000-item batch is tens of ms of pure CPU.
-      if (n > 0 && n % YIELD_EVERY === 0) await new Promise((resolve) => setImmediate(resolve))
+    for (const { offset, index, item } of items) {
+      if (turns.due()) await turns.take()
       try {
         // An item that throws leaves no half-applied person change behind.
         this.repo.atomically(() => {

@@ -46,11 +46,43 @@ describe('insertRows', () => {
     expect(Number(stored.rows)).toBe(2)
   })
 
+  it('rows of different keys: a key a row lacks gets the column default, as an omitted JSON key does', async () => {
+    await client.command({
+      query: `CREATE TABLE defaults (id UInt32, label String DEFAULT concat('row-', toString(id)), tags Array(String)) ENGINE = MergeTree ORDER BY id`,
+    })
+    await insertRows(client, 'defaults', [{ id: 1, label: 'one', tags: ['a', 'b'] }, { id: 2 }, { tags: ['c'], id: 3, label: undefined }])
+    expect(await queryRows(client, 'SELECT id, label, tags FROM defaults ORDER BY id')).toEqual([
+      { id: 1, label: 'one', tags: ['a', 'b'] },
+      { id: 2, label: 'row-2', tags: [] },
+      { id: 3, label: 'row-3', tags: ['c'] },
+    ])
+  })
+
   it('keeps rows in order, each chunk within the budget unless a single row is bigger', () => {
     const rows = [5, 5, 5, 50, 5].map((n, id) => ({ id, text: 'x'.repeat(n) }))
     const chunks = chunkRows(rows, 100)
     expect(chunks.flat()).toEqual(rows)
     expect(chunks.map((c) => c.map((r) => r.id))).toEqual([[0, 1], [2], [3], [4]])
     expect(chunkRows(rows, 1_000)).toEqual([rows])
+  })
+})
+
+describe('queryRows', () => {
+  it('reads back many rows, strings with newlines, quotes and non-ASCII text as written', async () => {
+    const dir = await mkdtemp(path.join(tmpdir(), 'wren-query-'))
+    const client = await openEmbeddedClickHouse(dir)
+    try {
+      const rows = await queryRows<{ n: number; s: string }>(
+        client,
+        `SELECT number AS n, if(number = 7, {s:String}, toString(number)) AS s FROM numbers(50000) ORDER BY n`,
+        { s: 'a\nb "c" \\ é 🦜' },
+      )
+      expect(rows.length).toBe(50_000)
+      expect(rows[7]).toEqual({ n: 7, s: 'a\nb "c" \\ é 🦜' })
+      expect(rows[49_999]).toEqual({ n: 49_999, s: '49999' })
+    } finally {
+      await client.close()
+      await rm(dir, { recursive: true, force: true })
+    }
   })
 })

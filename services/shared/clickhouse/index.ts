@@ -108,8 +108,8 @@ export async function insertRows(
   const chunks = chunkRows(rows, maxChars)
   for (const [i, values] of chunks.entries()) {
     const token = dedupToken && i > 0 ? `${dedupToken}:${i}` : dedupToken
-    // JSONEachRow, measured: JSONCompactEachRow parses wide event rows ~25% faster in chDB, but its insert
-    // path held the event loop long enough to double capture's p99 while ingestion ran (bench/, 2026-11).
+    // JSONEachRow, measured: JSONCompactEachRow parsed 10,000 event rows with ~35% less CPU in chDB alone,
+    // but re-inserting the ingestion benchmark's rows showed no difference (bench/README.md, 2026-11).
     await client.insert({
       table,
       values,
