@@ -1,7 +1,8 @@
 // The recordings API over HTTP: snapshots a project's users send to /s/ show up in the list and retrieve
 // routes with PostHog's metadata (reference §4.3): counts, start url, duration, newest first.
 import { afterAll, beforeAll, describe, expect, it } from 'vitest'
-import { api, captureBatch, drained, startWren, waitFor, type TestWren } from './support/wren'
+import { api, captureBatch, drained, startWren, type TestWren } from './support/wren'
+import { recordingsProcessed, sendSnapshots } from './support/recordings'
 
 describe('GET /api/projects/:id/session_recordings/', () => {
   let t: TestWren
@@ -17,27 +18,9 @@ describe('GET /api/projects/:id/session_recordings/', () => {
     timestamp: start + at,
     data: { plugin: 'rrweb/console@1', payload: { level: 'error', payload: ['"boom"'], trace: [] } },
   })
-  const send = async (sessionId: string, distinctId: string, events: unknown[]) => {
-    const res = await fetch(`${t.url}/s/`, {
-      method: 'POST',
-      headers: { 'content-type': 'application/json' },
-      body: JSON.stringify([
-        {
-          event: '$snapshot',
-          distinct_id: distinctId,
-          properties: { token: t.projectKey, $session_id: sessionId, $window_id: 'w1', $snapshot_data: events, $lib: 'web' },
-        },
-      ]),
-    })
-    expect(res.status).toBe(200)
-  }
-  /** Until the recordings processor has committed everything appended so far. */
-  const processed = async () => {
-    const { endOffset } = await t.wren.log.stats('wren_snapshots')
-    await waitFor(async () => ((await t.wren.log.stats('wren_snapshots', ['recordings'])).committed.recordings ?? 0) >= endOffset, {
-      what: 'the recordings processor to commit every snapshot',
-    })
-  }
+  const send = (sessionId: string, distinctId: string, events: unknown[]) =>
+    sendSnapshots(t, { sessionId, distinctId, events, properties: { $lib: 'web' } })
+  const processed = () => recordingsProcessed(t.wren)
 
   beforeAll(async () => {
     t = await startWren({ WREN_RECORDINGS_WAIT_MS: '20' })

@@ -13,6 +13,7 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest'
 import { chromium, type Browser, type BrowserContext, type Page, type Request as PlaywrightRequest } from 'playwright-core'
 import { PNG } from 'pngjs'
 import { api, startWren, waitFor, type TestWren } from './support/wren'
+import { recordingsProcessed } from './support/recordings'
 import { skipReason } from './support/skip'
 import { POSTHOG_SNIPPET } from './support/posthog-snippet'
 
@@ -156,13 +157,7 @@ describe('the recordings player', () => {
         await new Promise((resolve) => (server ? server.close(resolve) : resolve(undefined)))
       })
 
-      /** Until the recordings processor has committed every snapshot appended so far. */
-      const processed = async () => {
-        const { endOffset } = await t.wren.log.stats('wren_snapshots')
-        await waitFor(async () => ((await t.wren.log.stats('wren_snapshots', ['recordings'])).committed.recordings ?? 0) >= endOffset, {
-          what: 'the recordings processor to commit every snapshot',
-        })
-      }
+      const processed = () => recordingsProcessed(t.wren)
 
       it('records clicks, typing and console errors, and the recordings API shows them', async () => {
         const context = await browser.newContext({ userAgent: USER_AGENT, viewport: { width: 1000, height: 700 } })

@@ -3,7 +3,8 @@
 // console logs), and recording_domains in the remote config.
 import { afterAll, beforeAll, describe, expect, it } from 'vitest'
 import { createKey } from './support/management'
-import { api, captureBatch, drained, startWren, waitFor, type TestWren } from './support/wren'
+import { api, captureBatch, drained, startWren, type TestWren } from './support/wren'
+import { recordingsProcessed, sendSnapshots } from './support/recordings'
 
 describe('session recordings list filters', () => {
   let t: TestWren
@@ -19,26 +20,9 @@ describe('session recordings list filters', () => {
     timestamp: start + at,
     data: { plugin: 'rrweb/console@1', payload: { level, payload: [text], trace: [] } },
   })
-  const send = async (sessionId: string, distinctId: string, events: unknown[]) => {
-    const res = await fetch(`${t.url}/s/`, {
-      method: 'POST',
-      headers: { 'content-type': 'application/json' },
-      body: JSON.stringify([
-        {
-          event: '$snapshot',
-          distinct_id: distinctId,
-          properties: { token: t.projectKey, $session_id: sessionId, $window_id: 'w1', $snapshot_data: events, $lib: 'web' },
-        },
-      ]),
-    })
-    expect(res.status).toBe(200)
-  }
-  const processed = async () => {
-    const { endOffset } = await t.wren.log.stats('wren_snapshots')
-    await waitFor(async () => ((await t.wren.log.stats('wren_snapshots', ['recordings'])).committed.recordings ?? 0) >= endOffset, {
-      what: 'the recordings processor to commit every snapshot',
-    })
-  }
+  const send = (sessionId: string, distinctId: string, events: unknown[]) =>
+    sendSnapshots(t, { sessionId, distinctId, events, properties: { $lib: 'web' } })
+  const processed = () => recordingsProcessed(t.wren)
   /** The ids the list answers for these query parameters (JSON values encoded). */
   const ids = async (query: Record<string, unknown> = {}, key?: string) => {
     const qs = new URLSearchParams(

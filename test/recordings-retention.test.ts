@@ -5,7 +5,8 @@
 // ago, then read today. "Today" is the real date, so ClickHouse's TTL (the server's wall clock) agrees.
 import { afterAll, beforeAll, describe, expect, it } from 'vitest'
 import { queryRows } from '../services/shared/clickhouse'
-import { api, startWren, waitFor, type TestWren } from './support/wren'
+import { api, startWren, type TestWren } from './support/wren'
+import { recordingsProcessed, sendSnapshots } from './support/recordings'
 
 const DAY = 24 * 3_600_000
 
@@ -26,22 +27,8 @@ describe('session recording retention', () => {
       { type: 4, timestamp: at, data: { href: `https://example.com/${sessionId}`, width: 800, height: 600 } },
       { type: 3, timestamp: at + 1_000, data: { source: 2, type: 2, id: 1, x: 5, y: 5 } },
     ]
-    const res = await fetch(`${t.url}/s/`, {
-      method: 'POST',
-      headers: { 'content-type': 'application/json' },
-      body: JSON.stringify([
-        {
-          event: '$snapshot',
-          distinct_id: `user-${sessionId}`,
-          properties: { token: t.projectKey, $session_id: sessionId, $window_id: 'w1', $snapshot_data: events },
-        },
-      ]),
-    })
-    expect(res.status).toBe(200)
-    const { endOffset } = await t.wren.log.stats('wren_snapshots')
-    await waitFor(async () => ((await t.wren.log.stats('wren_snapshots', ['recordings'])).committed.recordings ?? 0) >= endOffset, {
-      what: 'the recordings processor to store the snapshots',
-    })
+    await sendSnapshots(t, { sessionId, distinctId: `user-${sessionId}`, events })
+    await recordingsProcessed(t.wren)
   }
   const listed = async () => ((await call('GET', `${recordings()}?date_from=all`)).body.results as Array<{ id: string }>).map((r) => r.id)
   const setRetention = async (period: string | null) => {

@@ -3,7 +3,8 @@
 // else; disabling and rotating that hold at once; viewed in retrieve and list; a delete that removes the
 // rows from ClickHouse and is not undone by blocks of the session that arrive later.
 import { afterAll, beforeAll, describe, expect, it } from 'vitest'
-import { api, startWren, waitFor, type TestWren } from './support/wren'
+import { api, startWren, type TestWren } from './support/wren'
+import { recordingsProcessed, sendSnapshots } from './support/recordings'
 import { createKey, createProject, expectAuthChecks } from './support/management'
 import { queryRows } from '../services/shared/clickhouse'
 
@@ -15,27 +16,9 @@ describe('session recording sharing, viewed and delete', () => {
   const meta = (at: number) => ({ type: 4, timestamp: start + at, data: { href: 'https://example.com/shared', width: 800, height: 600 } })
   const click = (at: number) => ({ type: 3, timestamp: start + at, data: { source: 2, type: 2, id: 1, x: 10, y: 10 } })
 
-  const send = async (projectKey: string, sessionId: string, events: unknown[]) => {
-    const res = await fetch(`${t.url}/s/`, {
-      method: 'POST',
-      headers: { 'content-type': 'application/json' },
-      body: JSON.stringify([
-        {
-          event: '$snapshot',
-          distinct_id: `user-${sessionId}`,
-          properties: { token: projectKey, $session_id: sessionId, $window_id: 'w1', $snapshot_data: events, $lib: 'web' },
-        },
-      ]),
-    })
-    expect(res.status).toBe(200)
-  }
-  /** Until the recordings processor has committed everything appended so far. */
-  const processed = async () => {
-    const { endOffset } = await t.wren.log.stats('wren_snapshots')
-    await waitFor(async () => ((await t.wren.log.stats('wren_snapshots', ['recordings'])).committed.recordings ?? 0) >= endOffset, {
-      what: 'the recordings processor to commit every snapshot',
-    })
-  }
+  const send = (projectKey: string, sessionId: string, events: unknown[]) =>
+    sendSnapshots({ url: t.url, projectKey }, { sessionId, distinctId: `user-${sessionId}`, events, properties: { $lib: 'web' } })
+  const processed = () => recordingsProcessed(t.wren)
   const recording = (id: string, projectId = t.projectId) => `/api/projects/${projectId}/session_recordings/${id}/`
   /** A request with only a sharing token (no key). */
   const withToken = (method: string, path: string, token: string, body?: unknown) =>

@@ -13,7 +13,8 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest'
 import { chromium, type Browser, type BrowserContext, type Page } from 'playwright-core'
 import { PNG } from 'pngjs'
 import { PostHog } from 'posthog-node'
-import { api, drained, startWren, waitFor, type TestWren } from './support/wren'
+import { api, drained, startWren, type TestWren } from './support/wren'
+import { recordingsProcessed, sendSnapshots } from './support/recordings'
 import { skipReason } from './support/skip'
 
 const CHROMIUM = process.env.CHROMIUM_PATH ?? '/usr/bin/chromium'
@@ -90,22 +91,8 @@ describe('the web app', () => {
       ...[1, 2, 3].map((i) => ({ type: 3, timestamp: start + i * 1000, data: { source: 2, type: 2, id: 1, x: 10, y: 10 } })),
       { type: 6, timestamp: start + 5000, data: { plugin: 'rrweb/console@1', payload: { level: 'error', payload: ['boom'], trace: [] } } },
     ]
-    const sent = await fetch(`${t.url}/s/`, {
-      method: 'POST',
-      headers: { 'content-type': 'application/json' },
-      body: JSON.stringify([
-        {
-          event: '$snapshot',
-          distinct_id: 'ada',
-          properties: { token: t.projectKey, $session_id: SESSION, $window_id: 'w1', $snapshot_data: snapshots, $lib: 'web' },
-        },
-      ]),
-    })
-    expect(sent.status).toBe(200)
-    const { endOffset } = await t.wren.log.stats('wren_snapshots')
-    await waitFor(async () => ((await t.wren.log.stats('wren_snapshots', ['recordings'])).committed.recordings ?? 0) >= endOffset, {
-      what: 'the recordings processor to commit the snapshots',
-    })
+    await sendSnapshots(t, { sessionId: SESSION, distinctId: 'ada', events: snapshots, properties: { $lib: 'web' } })
+    await recordingsProcessed(t.wren)
   })
   afterAll(async () => {
     await t?.close()
