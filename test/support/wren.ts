@@ -4,6 +4,8 @@ import { mkdtemp, rm } from 'node:fs/promises'
 import { tmpdir } from 'node:os'
 import path from 'node:path'
 import { spawn, type ChildProcess } from 'node:child_process'
+import { createServer } from 'node:net'
+import type { AddressInfo } from 'node:net'
 import pino, { type Logger } from 'pino'
 import { buildWren, type Wren } from '../../services/app'
 import { loadConfig } from '../../services/shared/config'
@@ -69,9 +71,34 @@ export interface WrenProcess {
 
 const repoRoot = path.resolve(import.meta.dirname, '../..')
 
-/** Runs `wren start` (or `wren <command>`, e.g. a role) as its own process on `dataDir`, and waits until it answers. */
+/** A port nothing listens on now (the kernel's pick); a process may still take it before Wren does. */
+async function freePort(): Promise<number> {
+  const server = createServer()
+  await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve))
+  const { port } = server.address() as AddressInfo
+  await new Promise<void>((resolve) => server.close(() => resolve()))
+  return port
+}
+
+/**
+ * Runs `wren start` (or `wren <command>`, e.g. a role) as its own process on `dataDir`, and waits until it
+ * answers. A port taken between the pick and Wren's listen (other test files start processes too) is
+ * picked again.
+ */
 export async function spawnWren(dataDir: string, env: Record<string, string>, command = 'start'): Promise<WrenProcess> {
-  const port = 20000 + Math.floor(Math.random() * 20000)
+  for (let attempt = 1; ; attempt++) {
+    try {
+      return await spawnOnce(dataDir, env, command)
+    } catch (err) {
+      if (attempt >= 5 || !(err instanceof PortTaken)) throw err
+    }
+  }
+}
+
+class PortTaken extends Error {}
+
+async function spawnOnce(dataDir: string, env: Record<string, string>, command: string): Promise<WrenProcess> {
+  const port = await freePort()
   let output = ''
   const child = spawn(process.execPath, ['--import', 'tsx', path.join(repoRoot, 'services/main.ts'), command], {
     cwd: repoRoot,
@@ -92,7 +119,10 @@ export async function spawnWren(dataDir: string, env: Record<string, string>, co
   const url = `http://127.0.0.1:${port}`
   await waitFor(
     async () => {
-      if (child.exitCode !== null) throw new Error(`wren exited with ${child.exitCode}:\n${output}`)
+      if (child.exitCode !== null) {
+        const message = `wren exited with ${child.exitCode}:\n${output}`
+        throw output.includes('EADDRINUSE') ? new PortTaken(message) : new Error(message)
+      }
       return (await fetch(`${url}/_health`).catch(() => null))?.ok ?? false
     },
     { timeoutMs: 60_000, what: 'wren to start' },
