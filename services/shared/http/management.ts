@@ -23,15 +23,6 @@ export interface ManagementRoute {
 }
 
 /**
- * The management API: /api/… (but the API's own public description and the surveys posthog-js reads with
- * the project key) and the flag definitions server SDKs fetch with a personal API key.
- */
-export function isManagementUrl(url: string): boolean {
-  if (url.startsWith('/api/schema/') || url === '/api/surveys/') return false
-  return url.startsWith('/api/') || url === '/flags/definitions' || url === '/flags/definitions/'
-}
-
-/**
  * The address a failure counts against: the peer, or, when the peer is a trusted proxy, the client its
  * X-Forwarded-For names (any client can write that header, so it is believed only from those proxies).
  */
@@ -72,7 +63,7 @@ export async function guardManagementRoutes(
   }
 
   app.addHook('onRoute', (route: RouteOptions) => {
-    if (!isManagementUrl(route.url ?? '')) return
+    if (!route.config?.personalKey) return
     for (const method of [route.method].flat()) if (method !== 'HEAD') routes.push({ method, url: route.url! })
     route.preValidation = [
       ...(limitFailures ? [limitFailures] : []),

@@ -40,6 +40,8 @@ declare module 'fastify' {
   interface FastifyContextConfig {
     /** The path parameter naming the recording a sharing token may open on this route (see Access). */
     sharedRecording?: string
+    /** The route takes a personal API key (access `project` or `key`): management.ts guards it. */
+    personalKey?: boolean
   }
 }
 
@@ -171,8 +173,9 @@ export function routesOf(app: FastifyInstance, deps: { projects: Tenants | null;
         schema,
         ...(decl.bodyLimit ? { bodyLimit: decl.bodyLimit } : {}),
         ...(preValidation ? { preValidation } : {}),
-        // Read by the failed-authentication limit (management.ts): a valid sharing token is no failure here.
-        ...(shared === undefined ? {} : { config: { sharedRecording: shared } }),
+        // Read by management.ts: which routes take a personal key (its guards apply), and on which a valid
+        // sharing token is no failed authentication.
+        config: { personalKey: !('public' in access), ...(shared === undefined ? {} : { sharedRecording: shared }) },
         handler: (request, reply) => decl.handler(request as unknown as RouteRequest<S>, reply, callers.get(request) as CallerOf<A>),
       }
       app.route(options)
