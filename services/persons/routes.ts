@@ -34,8 +34,7 @@ import type { PersonQueries, PersonRecord } from './queries'
 import { serializePerson } from './serialize'
 import { propertiesTimeline } from './timeline'
 import type { CohortStore } from '../cohorts/store'
-import { parseDate } from '../trends/dates'
-import { fromWall, toWall } from '../shared/wall-time'
+import { dateParamInstant } from '../trends/dates'
 import { DeletionScheduler } from './deletions'
 
 export interface PersonRouteDeps {
@@ -307,7 +306,7 @@ export async function personRoutes(app: FastifyInstance, deps: PersonRouteDeps):
           if (Number.isNaN(new Date(raw).getTime())) throw wrenError('invalid_input', `${name} is not a valid date: '${raw}'.`, name)
           return raw
         }
-        return fromWall(parseDate(raw, toWall(deps.clock.now(), tz), tz, name === 'date_from', name).wall, tz).toISOString()
+        return dateParamInstant(raw, name, deps.clock.now(), tz).toISOString()
       }
       const from = instant('date_from')
       const to = instant('date_to')

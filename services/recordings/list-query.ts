@@ -37,6 +37,7 @@ import { SqlParams } from '../shared/query/params'
 import { EventPersonId } from '../shared/query/persons-sql'
 import type { Project } from '../shared/tenancy'
 import { SESSION_SQL, type RecordingQuery, type SessionColumn } from './metadata-store'
+import { dateParamInstant } from '../trends/dates'
 
 /** The list's query string as the route reads it (JSON values as strings, as PostHog takes them). */
 export interface ListParams {
@@ -106,7 +107,12 @@ function stringList(raw: string | undefined, attr: string): string[] | undefined
   return value as string[]
 }
 
-/** A date parameter as an ISO instant, read in the project's timezone; `all`: none. */
+/** `date_from` / `date_to` as trends read them (shared with the persons timeline); `all`: no bound. */
+function rangeEnd(raw: string, attr: 'date_from' | 'date_to', timeZone: string, now: number): string | undefined {
+  return raw === 'all' ? undefined : dateParamInstant(raw, attr, new Date(now), timeZone).toISOString()
+}
+
+/** A property filter's date value as an ISO instant, read in the project's timezone; `all`: none. */
 function instant(raw: string, attr: string, timeZone: string, now: number): string | undefined {
   if (raw === 'all') return undefined
   const ms = parseDateString(raw, timeZone, now)
@@ -129,8 +135,8 @@ export async function recordingQuery(q: ListParams, ctx: ListContext): Promise<O
   const now = ctx.now.getTime()
   const params = new SqlParams()
   const conditions: string[] = []
-  const dateFrom = instant(q.date_from || DEFAULT_DATE_FROM, 'date_from', tz, now)
-  const dateTo = q.date_to ? instant(q.date_to, 'date_to', tz, now) : undefined
+  const dateFrom = rangeEnd(q.date_from || DEFAULT_DATE_FROM, 'date_from', tz, now)
+  const dateTo = q.date_to ? rangeEnd(q.date_to, 'date_to', tz, now) : undefined
 
   // Events of the session, around its start window.
   const at = (iso: string) => `parseDateTime64BestEffort(${params.add('String', iso)}, 3)`

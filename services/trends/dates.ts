@@ -33,6 +33,15 @@ interface ParsedDate {
 const ABSOLUTE = /^(\d{4})-(\d{1,2})-(\d{1,2})(?:[T ](\d{1,2}):(\d{2})(?::(\d{2})(?:\.(\d{1,6}))?)?)?\s*(Z|[+-]\d{2}(?::?\d{2})?)?$/i
 const RELATIVE = /^-?(\d+)?([hdwmqysHDWQYS]|M)(Start|End)?$/
 
+/**
+ * A `date_from` / `date_to` query parameter outside trends (the properties timeline, the recordings list)
+ * as a UTC instant, in every form trends take, relative ones in the project's timezone (`date_from` rounded
+ * as trends round it); throws a 400 naming `attr`.
+ */
+export function dateParamInstant(value: string, attr: 'date_from' | 'date_to', now: Date, tz: string): Date {
+  return fromWall(parseDate(value, toWall(now, tz), tz, attr === 'date_from', attr).wall, tz)
+}
+
 /** Parses one date string against `nowWall`; throws a 400 naming `attr` when it is neither form. */
 export function parseDate(value: string, nowWall: Date, tz: string, truncate: boolean, attr: string): ParsedDate {
   const s = value.trim()
