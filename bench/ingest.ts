@@ -11,13 +11,27 @@
 //      insertRows into copies of the tables, batch by batch as the writer does: the ClickHouse
 //      work of ingestion without the person work. The event inserts within it are timed apart.
 // The parent (runIngest) runs this a few times and prints medians.
-import { spawn } from 'node:child_process'
 import { monitorEventLoopDelay } from 'node:perf_hooks'
 import { mkdtemp, rm } from 'node:fs/promises'
 import { tmpdir } from 'node:os'
 import path from 'node:path'
 import { fileURLToPath } from 'node:url'
-import { cpuSeconds, fmt, median, mib, posthogNodeEvent, repoRoot, rng, spread, uuidFrom, verdict, x, type EventOptions } from './support'
+import {
+  cpuSeconds,
+  fmt,
+  median,
+  mib,
+  posthogNodeEvent,
+  repoRoot,
+  rng,
+  spread,
+  uuidFrom,
+  verdict,
+  x,
+  type EventOptions,
+  reportTrialResult,
+  runTrialProcess,
+} from './support'
 
 export interface IngestOptions {
   trials: number
@@ -25,7 +39,6 @@ export interface IngestOptions {
 }
 
 const BUDGET_EVENTS_PER_SECOND = 50_000
-const RESULT_PREFIX = 'BENCH_RESULT '
 
 interface TrialResult {
   events: number
@@ -315,29 +328,12 @@ async function trial(n: number): Promise<TrialResult> {
   }
 }
 
-function runTrialProcess(n: number): Promise<TrialResult> {
-  return new Promise((resolve, reject) => {
-    const child = spawn(process.execPath, ['--import', 'tsx', '--expose-gc', fileURLToPath(import.meta.url), 'trial', String(n)], {
-      cwd: repoRoot,
-      stdio: ['ignore', 'pipe', 'pipe'],
-    })
-    let out = ''
-    child.stdout.on('data', (d: Buffer) => (out += d.toString()))
-    child.stderr.on('data', (d: Buffer) => (out += d.toString()))
-    child.once('error', reject)
-    child.once('exit', (code) => {
-      const line = out.split('\n').find((l) => l.startsWith(RESULT_PREFIX))
-      if (code === 0 && line) resolve(JSON.parse(line.slice(RESULT_PREFIX.length)) as TrialResult)
-      else reject(new Error(`ingest run exited with ${code}:\n${out}`))
-    })
-  })
-}
-
 // ---- the parent: runs and report ----------------------------------------------------------------------
 
 export async function runIngest(opts: IngestOptions): Promise<void> {
   const results: TrialResult[] = []
-  for (let t = 0; t < opts.trials; t++) results.push(await runTrialProcess(opts.events))
+  for (let t = 0; t < opts.trials; t++)
+    results.push(await runTrialProcess<TrialResult>(fileURLToPath(import.meta.url), [String(opts.events)], ['--expose-gc']))
   const r0 = results[0]
   const rate = results.map((r) => r.events / r.drainSeconds)
   const ref = results.map((r) => r.events / r.refSeconds)
@@ -403,6 +399,6 @@ export async function runIngest(opts: IngestOptions): Promise<void> {
 
 if (process.argv[1] === fileURLToPath(import.meta.url) && process.argv[2] === 'trial') {
   const result = await trial(Number(process.argv[3]))
-  console.log(RESULT_PREFIX + JSON.stringify(result))
+  reportTrialResult(result)
   process.exit(0)
 }

@@ -17,12 +17,24 @@
 //      GET …/session_recordings/?limit=50 timed through Wren, next to a hand-written SQL of the same list
 //      (the newest 50 sessions with their summed counts) timed on the same engine and data.
 // The parent (runRecordings) runs this a few times and prints medians and ratios.
-import { spawn } from 'node:child_process'
 import { mkdtemp, rm } from 'node:fs/promises'
 import { tmpdir } from 'node:os'
 import path from 'node:path'
 import { fileURLToPath } from 'node:url'
-import { fmt, median, ms, percentile, repoRoot, rng, scrapeMetrics, spread, startWrenServer, x } from './support'
+import {
+  fmt,
+  median,
+  ms,
+  percentile,
+  repoRoot,
+  rng,
+  scrapeMetrics,
+  spread,
+  startWrenServer,
+  x,
+  reportTrialResult,
+  runTrialProcess,
+} from './support'
 
 export interface RecordingsOptions {
   trials: number
@@ -34,7 +46,6 @@ export interface RecordingsOptions {
   recordings: number
 }
 
-const RESULT_PREFIX = 'BENCH_RESULT '
 const CONCURRENT_SESSIONS = 16
 const LIST_REQUESTS = 100
 /** The metadata columns the list's setup fills (schemas/clickhouse/034); columns added later keep their defaults. */
@@ -374,29 +385,12 @@ async function trial(opts: RecordingsOptions): Promise<TrialResult> {
   }
 }
 
-function runTrialProcess(opts: RecordingsOptions): Promise<TrialResult> {
-  return new Promise((resolve, reject) => {
-    const child = spawn(process.execPath, ['--import', 'tsx', fileURLToPath(import.meta.url), 'trial', JSON.stringify(opts)], {
-      cwd: repoRoot,
-      stdio: ['ignore', 'pipe', 'pipe'],
-    })
-    let out = ''
-    child.stdout.on('data', (d: Buffer) => (out += d.toString()))
-    child.stderr.on('data', (d: Buffer) => (out += d.toString()))
-    child.once('error', reject)
-    child.once('exit', (code) => {
-      const line = out.split('\n').find((l) => l.startsWith(RESULT_PREFIX))
-      if (code === 0 && line) resolve(JSON.parse(line.slice(RESULT_PREFIX.length)) as TrialResult)
-      else reject(new Error(`recordings run exited with ${code}:\n${out}`))
-    })
-  })
-}
-
 // ---- the parent: runs and report ----------------------------------------------------------------------
 
 export async function runRecordings(opts: RecordingsOptions): Promise<void> {
   const results: TrialResult[] = []
-  for (let t = 0; t < opts.trials; t++) results.push(await runTrialProcess(opts))
+  for (let t = 0; t < opts.trials; t++)
+    results.push(await runTrialProcess<TrialResult>(fileURLToPath(import.meta.url), [JSON.stringify(opts)]))
   const r0 = results[0]
   const mb = (bytes: number) => bytes / 1e6
   const rate = results.map((r) => mb(r.jsonBytes) / r.storedSeconds)
@@ -466,6 +460,6 @@ export async function runRecordings(opts: RecordingsOptions): Promise<void> {
 
 if (process.argv[1] === fileURLToPath(import.meta.url) && process.argv[2] === 'trial') {
   const result = await trial(JSON.parse(process.argv[3]) as RecordingsOptions)
-  console.log(RESULT_PREFIX + JSON.stringify(result))
+  reportTrialResult(result)
   process.exit(0)
 }

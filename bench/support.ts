@@ -412,3 +412,33 @@ async function helloServer(): Promise<void> {
 if (process.argv[1] === fileURLToPath(import.meta.url) && process.argv[2] === 'hello-server') {
   await helloServer()
 }
+
+/** How a trial process hands its result to the parent: one stdout line with this prefix and the JSON. */
+const RESULT_PREFIX = 'BENCH_RESULT '
+
+/** In a trial process: prints the result for `runTrialProcess`. */
+export function reportTrialResult(result: unknown): void {
+  console.log(RESULT_PREFIX + JSON.stringify(result))
+}
+
+/**
+ * Runs `script` as a fresh process (`node --import tsx [nodeArgs] script trial ...args`) for one trial, so each
+ * trial has its own heap and chDB engine, and returns what it reported with `reportTrialResult`.
+ */
+export function runTrialProcess<T>(script: string, args: string[], nodeArgs: string[] = []): Promise<T> {
+  return new Promise((resolve, reject) => {
+    const child = spawn(process.execPath, ['--import', 'tsx', ...nodeArgs, script, 'trial', ...args], {
+      cwd: repoRoot,
+      stdio: ['ignore', 'pipe', 'pipe'],
+    })
+    let out = ''
+    child.stdout.on('data', (d: Buffer) => (out += d.toString()))
+    child.stderr.on('data', (d: Buffer) => (out += d.toString()))
+    child.once('error', reject)
+    child.once('exit', (code) => {
+      const line = out.split('\n').find((l) => l.startsWith(RESULT_PREFIX))
+      if (code === 0 && line) resolve(JSON.parse(line.slice(RESULT_PREFIX.length)) as T)
+      else reject(new Error(`${path.basename(script)} trial exited with ${code}:\n${out}`))
+    })
+  })
+}

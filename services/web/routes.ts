@@ -80,10 +80,7 @@ export async function webRoutes(app: FastifyInstance): Promise<void> {
     handler: async (request, reply) => sendAsset(reply, page, html, 'no-cache', request.headers['if-none-match']),
   })
   // Each of the app's pages, and one thing in it (a person, a flag): the page again, and the app routes it.
-  const Section = Type.Union(
-    APP_SECTIONS.map((section) => Type.Literal(section)),
-    { description: `The app's page: ${APP_SECTIONS.join(', ')}.` },
-  )
+  const Section = Type.Enum([...APP_SECTIONS], { description: `The app's page: ${APP_SECTIONS.join(', ')}.` })
   for (const url of ['/project/:project_id/:section', '/project/:project_id/:section/:item'])
     route({
       method: 'GET',
