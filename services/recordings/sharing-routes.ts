@@ -27,7 +27,7 @@ const Sharing = Type.Object(
     access_token: Type.String({ description: 'Opens the recording at /shared/<access_token> while enabled. A secret.' }),
     settings: Settings,
     password_required: Type.Boolean({ description: 'Always false: Wren offers no password-protected shares.' }),
-    // Not Type.Never(): its `not: {}` sends Swagger UI's example generator into a loop that freezes the reference page.
+    // PostHog's list of share passwords; Wren has none (an empty list of objects, which Swagger UI can draw examples of).
     share_passwords: Type.Array(AnyObject(), { maxItems: 0, description: 'Always empty.' }),
   },
   { title: 'Sharing configuration' },
