@@ -5,6 +5,7 @@
 import { createRequire } from 'node:module'
 import { isIP } from 'node:net'
 import maxmind, { type CityResponse, type Reader } from 'maxmind'
+import { locationOf } from '../ingestion/geoip'
 
 /** The database's record for a public address; null for private, invalid or unknown ones. */
 export type GeoIpReader = (ip: string) => CityResponse | null
@@ -37,22 +38,20 @@ export async function openGeoIpReader(databasePath: string | null): Promise<GeoI
   }
 }
 
+/** The $geoip_* properties flags read (reference §7.2). */
+const FLAG_FIELDS = ['city_name', 'country_name', 'country_code', 'continent_name', 'continent_code', 'postal_code', 'time_zone']
+
 /** Decide's view: the seven $geoip_* flag properties, non-empty strings only. */
 export function flagGeoProperties(reader: GeoIpReader): GeoLookup {
   return (ip) => {
     const r = reader(ip)
     if (!r) return {}
+    const location = locationOf(r)
     const out: Record<string, string> = {}
-    const put = (key: string, value: string | undefined) => {
-      if (typeof value === 'string' && value !== '') out[key] = value
+    for (const field of FLAG_FIELDS) {
+      const value = location[field]
+      if (typeof value === 'string') out[`$geoip_${field}`] = value
     }
-    put('$geoip_city_name', r.city?.names?.en)
-    put('$geoip_country_name', r.country?.names?.en)
-    put('$geoip_country_code', r.country?.iso_code)
-    put('$geoip_continent_name', r.continent?.names?.en)
-    put('$geoip_continent_code', r.continent?.code)
-    put('$geoip_postal_code', r.postal?.code)
-    put('$geoip_time_zone', r.location?.time_zone)
     return out
   }
 }

@@ -55,7 +55,8 @@ export function withGeoIp(event: IngestEvent, lookup: CityLookup): IngestEvent {
   return { ...event, properties }
 }
 
-function locationOf(r: CityResponse): Record<string, string | number> {
+/** A database record as PostHog's `$geoip_<field>` fields (English names), only those it has; decide reads it too. */
+export function locationOf(r: CityResponse): Record<string, string | number> {
   const out: Record<string, string | number> = {}
   const put = (field: string, value: string | number | undefined) => {
     if (value !== undefined && value !== null && value !== '') out[field] = value
