@@ -90,6 +90,19 @@ export function PageHeader({ title, children }: { title: string; children?: Comp
   )
 }
 
+/** A list page's header: its title and, when the key may create one (`create` given), a link to a new one. */
+export function ListHeader({ title, create }: { title: string; create: { href: string; label: string } | null }) {
+  return (
+    <PageHeader title={title}>
+      {create ? (
+        <a class="button" href={create.href}>
+          {create.label}
+        </a>
+      ) : null}
+    </PageHeader>
+  )
+}
+
 /**
  * An editor's header: its title and, when `onDelete` is given (the object exists and the key may write), a
  * Delete button.

@@ -8,7 +8,7 @@ import {
   Empty,
   ErrorBox,
   Loading,
-  PageHeader,
+  ListHeader,
   PropertyFilters,
   softDelete,
   useAction,
@@ -36,13 +36,7 @@ export function ActionsPage() {
   const actions = useLoad(() => get<Paginated<Action>>(path('actions/')), [])
   return (
     <div>
-      <PageHeader title="Actions">
-        {can('action:write') ? (
-          <a class="button" href={`${base}/actions/new`}>
-            New action
-          </a>
-        ) : null}
-      </PageHeader>
+      <ListHeader title="Actions" create={can('action:write') ? { href: `${base}/actions/new`, label: 'New action' } : null} />
       <ErrorBox error={actions.error} />
       {actions.loading && !actions.data ? <Loading /> : null}
       {actions.data && actions.data.results.length === 0 ? (

@@ -9,7 +9,7 @@ import {
   ErrorBox,
   JsonView,
   Loading,
-  PageHeader,
+  ListHeader,
   PropertyFilters,
   softDelete,
   useAction,
@@ -33,13 +33,7 @@ export function CohortsPage() {
   const cohorts = useLoad(() => get<Paginated<Cohort>>(path('cohorts/')), [])
   return (
     <div>
-      <PageHeader title="Cohorts">
-        {can('cohort:write') ? (
-          <a class="button" href={`${base}/cohorts/new`}>
-            New cohort
-          </a>
-        ) : null}
-      </PageHeader>
+      <ListHeader title="Cohorts" create={can('cohort:write') ? { href: `${base}/cohorts/new`, label: 'New cohort' } : null} />
       <ErrorBox error={cohorts.error} />
       {cohorts.loading && !cohorts.data ? <Loading /> : null}
       {cohorts.data && cohorts.data.results.length === 0 ? (

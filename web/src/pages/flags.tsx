@@ -10,7 +10,7 @@ import {
   ErrorBox,
   JsonView,
   Loading,
-  PageHeader,
+  ListHeader,
   PropertyFilters,
   softDelete,
   useAction,
@@ -55,13 +55,10 @@ export function FlagsPage() {
     })
   return (
     <div>
-      <PageHeader title="Feature flags">
-        {can('feature_flag:write') ? (
-          <a class="button" href={`${base}/feature_flags/new`}>
-            New flag
-          </a>
-        ) : null}
-      </PageHeader>
+      <ListHeader
+        title="Feature flags"
+        create={can('feature_flag:write') ? { href: `${base}/feature_flags/new`, label: 'New flag' } : null}
+      />
       <TestDistinctId />
       <section class="card controls">
         <label>
