@@ -12,7 +12,7 @@
 //      work of ingestion without the person work. The event inserts within it are timed apart.
 // The parent (runIngest) runs this a few times and prints medians.
 import { monitorEventLoopDelay } from 'node:perf_hooks'
-import { mkdtemp, rm } from 'node:fs/promises'
+import { mkdtemp, rm, writeFile } from 'node:fs/promises'
 import { tmpdir } from 'node:os'
 import path from 'node:path'
 import { fileURLToPath } from 'node:url'
@@ -159,6 +159,9 @@ function busyClock() {
   }
 }
 
+/** String columns that hold JSON documents, among the tables the reference writes. */
+const JSON_COLUMNS = ['properties', 'person_properties', 'detail', ...[0, 1, 2, 3, 4].map((i) => `group${i}_properties`)]
+
 // ---- one run, in a child process --------------------------------------------------------------------
 
 async function trial(n: number): Promise<TrialResult> {
@@ -205,7 +208,7 @@ async function trial(n: number): Promise<TrialResult> {
     // time with at least one query (or insert) in flight, so parallel inserts are not counted twice.
     const client = wren.clickhouse
     const query = client.query.bind(client)
-    const insert = client.insert.bind(client)
+    const exec = client.exec.bind(client)
     const queries = busyClock()
     const inserts = busyClock()
     client.query = (async (params: Parameters<typeof query>[0]) => {
@@ -227,14 +230,14 @@ async function trial(n: number): Promise<TrialResult> {
         done()
       }
     }) as typeof client.query
-    client.insert = (async (params: Parameters<typeof insert>[0]) => {
+    client.exec = (async (params: Parameters<typeof exec>[0]) => {
       const done = inserts.begin()
       try {
-        return await insert(params)
+        return await exec(params)
       } finally {
         done()
       }
-    }) as typeof client.insert
+    }) as typeof client.exec
 
     global.gc?.()
     let rssPeak = process.memoryUsage().rss
@@ -243,6 +246,7 @@ async function trial(n: number): Promise<TrialResult> {
     const drainCpu = cpuSeconds()
     const loopDelay = monitorEventLoopDelay({ resolution: 1 })
     loopDelay.enable()
+    const profile = process.env.BENCH_CPU_PROFILE ? await cpuProfile() : null
     const drainStart = performance.now()
     wren.processor.start()
     for (;;) {
@@ -252,12 +256,13 @@ async function trial(n: number): Promise<TrialResult> {
     }
     const drainSeconds = (performance.now() - drainStart) / 1000
     const drainCpuSeconds = cpuSeconds() - drainCpu
+    if (profile) await writeFile(process.env.BENCH_CPU_PROFILE!, JSON.stringify(await profile.stop()))
     loopDelay.disable()
     clearInterval(sampler)
     const usage = process.memoryUsage()
     rssPeak = Math.max(rssPeak, usage.rss)
     client.query = query
-    client.insert = insert
+    client.exec = exec
 
     // What the processor wrote.
     const tables = ['events', 'person', 'person_distinct_id', 'person_activity'] as const
@@ -273,6 +278,8 @@ async function trial(n: number): Promise<TrialResult> {
     for (const table of tables) {
       await client.command({ query: `CREATE TABLE bench_ref_${table} AS ${table}` })
       for (const row of await queryRows<Record<string, unknown> & { _offset: number }>(client, `SELECT * FROM ${table} ORDER BY _offset`)) {
+        // JSON columns go in as objects, as Wren writes them (one JSON encoding, not a string escaped again).
+        for (const column of JSON_COLUMNS) if (typeof row[column] === 'string') row[column] = JSON.parse(row[column] as string)
         const batch = byBatch.get(row._offset) ?? {}
         ;(batch[table] ??= []).push(row)
         byBatch.set(row._offset, batch)
@@ -325,6 +332,22 @@ async function trial(n: number): Promise<TrialResult> {
   } finally {
     await wren.close()
     await rm(dataDir, { recursive: true, force: true })
+  }
+}
+
+/** The main thread's CPU profile from now until stop() (for BENCH_CPU_PROFILE=<file.cpuprofile>: the drain alone). */
+async function cpuProfile(): Promise<{ stop(): Promise<object> }> {
+  const { Session } = await import('node:inspector/promises')
+  const session = new Session()
+  session.connect()
+  await session.post('Profiler.enable')
+  await session.post('Profiler.start')
+  return {
+    async stop() {
+      const { profile } = await session.post('Profiler.stop')
+      session.disconnect()
+      return profile
+    },
   }
 }
 

@@ -37,6 +37,7 @@ import { captureRoutes } from './capture/routes'
 import { CaptureBackpressure } from './capture/backpressure'
 import { IngestionProcessor } from './ingestion/processor'
 import { ClickHousePersonStore } from './ingestion/clickhouse-person-store'
+import { WorkerPersonWork } from './ingestion/worker-person-work'
 import { personRoutes } from './persons/routes'
 import { PersonQueries } from './persons/queries'
 import { DeletionScheduler } from './persons/deletions'
@@ -144,7 +145,11 @@ export async function buildWren(config: Config, logger: Logger = pino({ level: c
     {
       ...config.ingestion,
       deadLetters: deadLetters.recorder(INGESTION_GROUP),
-      geoip,
+      // The person work runs on a worker thread: requests on this one never wait behind a batch.
+      work: new WorkerPersonWork(
+        { geoip: geoip ? { database: config.geoipDatabase } : null, poisonEvent: config.ingestion.poisonEvent },
+        logger.child({ service: 'ingestion' }),
+      ),
       ...(kafkaLog ? { publishResults: publishCommandResults(kafkaLog), publishChanges: publishPersonChanges(kafkaLog) } : {}),
     },
   )
@@ -415,7 +420,7 @@ export async function buildWren(config: Config, logger: Logger = pino({ level: c
       clearTimeout(cutOff)
       deletions.stop()
       await materializer.stop()
-      await processor.stop()
+      await processor.close()
       await recordings.stop()
       await personFeed?.stop()
       await configLog.stop()

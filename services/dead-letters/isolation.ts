@@ -16,6 +16,7 @@ import type { Logger } from 'pino'
 import type { LogBatch, LogRecord } from '../shared/log/log'
 import type { CounterName, Metrics } from '../shared/metrics'
 import { RepeatedFailures } from '../shared/repeated-failures'
+import { errorText } from '../shared/errors'
 import { teamOf, type DeadLetter, type DeadLetterRecorder } from './store'
 
 export interface IsolationOptions {
@@ -130,8 +131,4 @@ export class BatchIsolation {
       'a message that fails alone was sent to the dead-letter store',
     )
   }
-}
-
-export function errorText(err: unknown): string {
-  return err instanceof Error ? err.message : String(err)
 }

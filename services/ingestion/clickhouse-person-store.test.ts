@@ -14,7 +14,7 @@ import { systemClock } from '../shared/clock'
 import { DeadLetterStore } from '../dead-letters/store'
 import { ClickHousePersonStore } from './clickhouse-person-store'
 import { IngestionProcessor, type ProcessorOptions } from './processor'
-import { FakePersonStore } from './fake-person-store'
+import { FakePersonStore, type FakeWrite } from './fake-person-store'
 import type { LoadedState, Lookups, PersonStore } from './person-store'
 import { personUuid } from './person-uuid'
 import type { IngestEvent, Person, PersonChanges } from './types'
@@ -260,12 +260,13 @@ describe('ingestion processor on ClickHouse', () => {
     ])
     // The first process stores b0, then b1's person rows, and dies before b1's events and its commit.
     const real = new ClickHousePersonStore(client)
-    const dying: PersonStore = {
+    const dying: PersonStore<FakeWrite> = {
       load: (wanted, bound) => real.load(wanted, bound),
       ping: () => real.ping(),
-      write: async (range, changes, events) => {
-        if (range.firstOffset !== b1.firstOffset) return real.write(range, changes, events)
-        await real.write(range, changes, [])
+      prepare: (range, changes, events) => ({ range, changes, events }),
+      write: async ({ range, changes, events }) => {
+        if (range.firstOffset !== b1.firstOffset) return real.write(real.prepare(range, changes, events))
+        await real.write(real.prepare(range, changes, []))
         throw new Error('SIGKILL')
       },
     }
@@ -365,8 +366,11 @@ describe('ingestion processor on ClickHouse', () => {
       // The same range again, even with other rows: both stores drop it.
       [range(2, 4), { ...none, persons: [person('c', { id: 3 })] }],
     ]
-    const stores = [new ClickHousePersonStore(client), new FakePersonStore()]
-    for (const store of stores) for (const [r, changes] of writes) await store.write(r, changes, [])
+    const stores = [new ClickHousePersonStore(client), new FakePersonStore()] as const
+    for (const [r, changes] of writes) {
+      await stores[0].write(stores[0].prepare(r, changes, []))
+      await stores[1].write(stores[1].prepare(r, changes, []))
+    }
     const wanted: Lookups = {
       teamIds: [team],
       distinctIds: ['a', 'b', 'c', 'nobody'].map((distinctId) => ({ teamId: team, distinctId })),

@@ -3,14 +3,14 @@
 // _offset, the range's last offset), which is what a replay bound leaves out; every insert carries a
 // deduplication token named after the range, so writing the same range twice stores it once.
 import type { ClickHouseClient } from '../shared/clickhouse'
-import { insertRows, queryRows } from '../shared/clickhouse'
-import { mapInTurns } from '../shared/turns'
+import { insertEncoded, queryRows } from '../shared/clickhouse'
+import { preparePersonRows, rangeToken, type PreparedRows } from './person-rows'
 import type { BatchRange, LoadedState, Lookups, PersonStore, PingResult, ReplayBound } from './person-store'
 import type { DistinctIdRow, GroupRow, GroupTypeRow, Person, PersonChanges, ProcessedEvent } from './types'
 import { personUuid } from './person-uuid'
 import { firstIdAfter } from './person-ids'
 
-export class ClickHousePersonStore implements PersonStore {
+export class ClickHousePersonStore implements PersonStore<PreparedRows> {
   constructor(private readonly client: ClickHouseClient) {}
 
   async load(wanted: Lookups, bound: ReplayBound | null): Promise<LoadedState> {
@@ -88,80 +88,15 @@ export class ClickHousePersonStore implements PersonStore {
     return state
   }
 
-  async write(range: BatchRange, changes: PersonChanges, events: ProcessedEvent[]): Promise<void> {
-    const origin = { _partition: range.partition, _offset: range.lastOffset }
-    const token = (table: string) => `${table}:${range.topic}:${range.partition}:${range.firstOffset}-${range.lastOffset}`
-    // Person state first: an event row never points at a person that is not stored yet. The event rows are
-    // built (in turns) while ClickHouse stores the person rows.
-    const persons = Promise.all([
-      insertRows(
-        this.client,
-        'person',
-        changes.persons.map((p) => ({
-          team_id: p.teamId,
-          uuid: p.uuid,
-          id: p.id,
-          properties: JSON.stringify(p.properties),
-          is_identified: p.isIdentified ? 1 : 0,
-          is_deleted: p.isDeleted ? 1 : 0,
-          version: p.version,
-          created_at: p.createdAt,
-          ...origin,
-        })),
-        token('person'),
-      ),
-      insertRows(
-        this.client,
-        'person_distinct_id',
-        changes.distinctIds.map((d) => ({
-          team_id: d.teamId,
-          distinct_id: d.distinctId,
-          person_uuid: d.personUuid,
-          is_deleted: d.isDeleted ? 1 : 0,
-          version: d.version,
-          ...origin,
-        })),
-        token('person_distinct_id'),
-      ),
-      insertRows(
-        this.client,
-        'person_activity',
-        changes.activity.map((a) => ({
-          team_id: a.teamId,
-          person_uuid: a.personUuid,
-          activity: a.activity,
-          detail: JSON.stringify(a.detail),
-          at: a.at,
-          ...origin,
-        })),
-        token('person_activity'),
-      ),
-      insertRows(
-        this.client,
-        'groups',
-        changes.groups.map((g) => ({
-          team_id: g.teamId,
-          group_type_index: g.groupTypeIndex,
-          group_key: g.groupKey,
-          properties: JSON.stringify(g.properties),
-          created_at: g.createdAt,
-          version: g.version,
-          ...origin,
-        })),
-        token('groups'),
-      ),
-      insertRows(
-        this.client,
-        'group_type_mapping',
-        changes.groupTypes.map((g) => ({ team_id: g.teamId, group_type: g.groupType, group_type_index: g.groupTypeIndex, ...origin })),
-        token('group_type_mapping'),
-      ),
-    ])
-    // Awaited below, whatever building the rows does: a rejection is never left unhandled.
-    persons.catch(() => undefined)
-    const rows = await mapInTurns(events, (e) => eventRow(e, origin))
-    await persons
-    await insertRows(this.client, 'events', rows, token('events'))
+  prepare(range: BatchRange, changes: PersonChanges, events: ProcessedEvent[]): PreparedRows {
+    return preparePersonRows(range, changes, events)
+  }
+
+  async write(prepared: PreparedRows): Promise<void> {
+    // Person state first: an event row never points at a person that is not stored yet.
+    const token = (table: string) => rangeToken(prepared.range, table)
+    await Promise.all(prepared.persons.map(({ table, chunks }) => insertEncoded(this.client, table, chunks, token(table))))
+    await insertEncoded(this.client, 'events', prepared.events, token('events'))
   }
 
   ping(): Promise<PingResult> {
@@ -247,28 +182,4 @@ async function groupRows(
     createdAt: r.created_at,
     version: Number(r.ver),
   }))
-}
-
-function eventRow(e: ProcessedEvent, origin: { _partition: number; _offset: number }): Record<string, unknown> {
-  const [g0, g1, g2, g3, g4] = e.groupProperties.map((g) => JSON.stringify(g))
-  return {
-    uuid: e.uuid,
-    event: e.event,
-    properties: JSON.stringify(e.properties),
-    timestamp: e.timestamp,
-    team_id: e.teamId,
-    distinct_id: e.distinctId,
-    elements_chain: e.elementsChain,
-    created_at: e.createdAt,
-    person_id: e.personId,
-    person_created_at: e.personCreatedAt,
-    person_properties: JSON.stringify(e.personProperties),
-    person_mode: e.personMode,
-    group0_properties: g0,
-    group1_properties: g1,
-    group2_properties: g2,
-    group3_properties: g3,
-    group4_properties: g4,
-    ...origin,
-  }
 }

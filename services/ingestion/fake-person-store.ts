@@ -29,7 +29,14 @@ const SEEDED = { partition: 0, offset: -1 }
 
 const k = (...parts: Array<string | number>) => parts.join('\u0000')
 
-export class FakePersonStore implements PersonStore {
+/** What the fake stores for a range: the output itself. */
+export interface FakeWrite {
+  range: BatchRange
+  changes: PersonChanges
+  events: ProcessedEvent[]
+}
+
+export class FakePersonStore implements PersonStore<FakeWrite> {
   /** ClickHouse's tables, each row as inserted. */
   private readonly tables = {
     person: [] as Array<Row<Person>>,
@@ -44,7 +51,7 @@ export class FakePersonStore implements PersonStore {
   /** The lookups of every load, in order. */
   readonly loads: Lookups[] = []
   /** Every write the store was asked for (stored or dropped as a duplicate), in order. */
-  readonly writes: Array<{ range: BatchRange; changes: PersonChanges; events: ProcessedEvent[] }> = []
+  readonly writes: FakeWrite[] = []
   /** Set to an error to make storage unreachable: ping fails, and so does every load and write. */
   down: Error | null = null
   /** Writes this picks fail after their person tables are written, as when ClickHouse refuses the events insert. */
@@ -124,7 +131,11 @@ export class FakePersonStore implements PersonStore {
     return state
   }
 
-  async write(range: BatchRange, changes: PersonChanges, events: ProcessedEvent[]): Promise<void> {
+  prepare(range: BatchRange, changes: PersonChanges, events: ProcessedEvent[]): FakeWrite {
+    return { range, changes, events }
+  }
+
+  async write({ range, changes, events }: FakeWrite): Promise<void> {
     this.check()
     this.writes.push(
       structuredClone({

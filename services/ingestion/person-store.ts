@@ -6,6 +6,9 @@
 // - load() with a replay bound leaves out every row written by the range starting at that offset (and by
 //   later ones): a replayed range is rebuilt from the state stored before it.
 // - write() is idempotent per range: writing the same range's output again stores nothing new.
+//
+// prepare() and write() are two steps so that the work of encoding rows stays with the person work, off
+// the thread that serves requests; write() only hands ready rows to storage.
 import type { LogBatch } from '../shared/log/log'
 import type { DistinctIdRow, GroupRow, GroupTypeRow, Person, PersonChanges, ProcessedEvent } from './types'
 import type { PersonIdSpace } from './person-ids'
@@ -43,15 +46,20 @@ export type BatchRange = Pick<LogBatch, 'topic' | 'partition' | 'firstOffset' | 
 
 export type PingResult = { success: true } | { success: false; error: Error }
 
-export interface PersonStore {
+export interface PersonStore<Prepared = unknown> {
   /** The stored state for `wanted` (one round of reads per batch), leaving out rows at or after `bound`. */
   load(wanted: Lookups, bound: ReplayBound | null): Promise<LoadedState>
+  /**
+   * A range's output in the form write() stores: pure, synchronous and plain data (structured-cloneable),
+   * so that it is built where the person work runs, which may be another thread (compute-worker.ts).
+   */
+  prepare(range: BatchRange, changes: PersonChanges, events: ProcessedEvent[]): Prepared
   /**
    * Stores a range's person changes, then its events (an event row never points at a person that is
    * not stored yet). Writing the same range again stores nothing twice. A write that throws may have
    * stored part of its output.
    */
-  write(range: BatchRange, changes: PersonChanges, events: ProcessedEvent[]): Promise<void>
+  write(prepared: Prepared): Promise<void>
   /** Whether storage answers at all: a store that does not is no message's fault. */
   ping(): Promise<PingResult>
 }

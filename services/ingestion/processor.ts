@@ -17,18 +17,18 @@
 import type { Logger } from 'pino'
 import type { Log, LogBatch, Subscription } from '../shared/log/log'
 import { TOPICS } from '../shared/log/log'
-import { decodeIngest, type IngestItem } from '../shared/log/contract'
+import { decodeIngest } from '../shared/log/contract'
 import type { Metrics } from '../shared/metrics'
+import { errorText } from '../shared/errors'
 import type { DeadLetter, DeadLetterRecorder } from '../dead-letters/store'
-import { BatchIsolation, errorText } from '../dead-letters/isolation'
-import { PersonRepo } from './person-repo'
-import { applyCommand, lookupsFor, processEvent, warnIfDroppedPersonless, type CommandResult } from './person-rules'
+import { BatchIsolation } from '../dead-letters/isolation'
+import type { CommandResult } from './person-rules'
 import type { PersonStore } from './person-store'
 import { CommandWaiters, type CommandResultPublisher } from './command-results'
 import type { PersonChangePublisher } from './person-feed'
-import type { PersonChanges, PersonCommand, ProcessedEvent } from './types'
-import { withGeoIp, type CityLookup } from './geoip'
-import { EventLoopTurns } from '../shared/turns'
+import type { PersonChanges, PersonCommand } from './types'
+import type { CityLookup } from './geoip'
+import { PersonWork, type RangeOutput, type RangeWork } from './person-work'
 
 export interface ProcessorOptions {
   maxBatchRecords: number
@@ -51,8 +51,13 @@ export interface ProcessorOptions {
   geoip?: CityLookup | null
 }
 
-export class IngestionProcessor {
-  private readonly repo: PersonRepo
+/** Where the person work runs: in this thread (the default) or on a worker (compute-worker.ts), whose options it then has. */
+export interface ProcessorWork<Prepared> {
+  work?: RangeWork<Prepared>
+}
+
+export class IngestionProcessor<Prepared = unknown> {
+  private readonly work: RangeWork<Prepared>
   private readonly waiters = new CommandWaiters()
   private subscription: Subscription | null = null
   private batchesWritten = 0
@@ -64,25 +69,37 @@ export class IngestionProcessor {
 
   constructor(
     private readonly log: Log,
-    private readonly store: PersonStore,
+    private readonly store: PersonStore<Prepared>,
     private readonly logger: Logger,
     private readonly metrics: Metrics,
-    private readonly options: ProcessorOptions,
+    private readonly options: ProcessorOptions & ProcessorWork<Prepared>,
   ) {
     this.deadLetters = options.deadLetters
-    this.repo = new PersonRepo({ maxPersons: options.maxCachedPersons })
+    this.work =
+      options.work ??
+      new PersonWork({
+        prepare: (range, changes, events) => store.prepare(range, changes, events),
+        geoip: options.geoip ?? null,
+        maxCachedPersons: options.maxCachedPersons,
+        poisonEvent: options.poisonEvent,
+      })
     this.isolation = new BatchIsolation(logger, metrics, {
       name: 'ingestion',
       maxRetries: options.maxRetries ?? 3,
       deadLetters: options.deadLetters,
       write: (batch) => this.processRange(batch),
-      ping: () => this.store.ping(),
+      ping: async () => {
+        const storage = await this.store.ping()
+        return storage.success ? this.work.ping() : storage
+      },
       onDeadLetter: (record, letter) => this.commandFailed(record.value, letter),
       metrics: { retries: 'wren_ingestion_batch_retries_total', splits: 'wren_ingestion_batches_split_total' },
     })
   }
 
   start(): void {
+    // The worker (if the work runs on one) starts now, not with the first batch.
+    void this.work.ping()
     this.subscription = this.log.subscribe({
       topic: TOPICS.ingest,
       group: 'ingestion',
@@ -93,9 +110,16 @@ export class IngestionProcessor {
     })
   }
 
+  /** Stops taking batches (start() takes them again). */
   async stop(): Promise<void> {
     await this.subscription?.stop()
     this.subscription = null
+  }
+
+  /** Stops for good: the worker, if the work runs on one, too. */
+  async close(): Promise<void> {
+    await this.stop()
+    await this.work.close()
   }
 
   /** Hears each batch's person changes once they are stored (decide's snapshot keeps fresh this way). */
@@ -125,79 +149,36 @@ export class IngestionProcessor {
 
   /** Processes one range of the log and writes its output. Throws when the range cannot be written. */
   private async processRange(batch: LogBatch): Promise<void> {
-    // Capture's requests share this thread: a 10,000-item batch is hundreds of ms of pure CPU, done in turns.
-    const turns = new EventLoopTurns()
-    const items: Array<{ offset: number; index: number; item: IngestItem }> = []
-    const deadLetters: DeadLetter[] = []
-    for (const [index, record] of batch.records.entries()) {
-      if (turns.due()) await turns.take()
-      try {
-        const item = decodeIngest(record.value)
-        const geoip = this.options.geoip
-        items.push({
-          offset: record.offset,
-          index,
-          item: item.kind === 'event' && geoip ? { ...item, event: withGeoIp(item.event, geoip) } : item,
-        })
-      } catch (err) {
-        deadLetters.push({ offset: record.offset, error: errorText(err), payload: record.value, teamId: null })
-      }
-    }
-
-    // A redelivered batch may be partly stored already: forget what memory holds and rebuild the
-    // state from before the batch, so the replay writes the same rows and deduplication drops them.
-    // A partition this process just got (a Kafka rebalance) may have been written by another process.
-    if (batch.redelivered || batch.reassigned) {
-      this.repo.clear()
-      this.partitions = null
-    }
-    this.partitions ??= await this.log.partitions(batch.topic)
-    const personIds = { partition: batch.partition, partitions: this.partitions }
-    this.repo.useIdSpace(personIds)
-    const bound = batch.redelivered ? { partition: batch.partition, firstOffset: batch.firstOffset } : null
-    const wanted = this.repo.unknown({
-      ...lookupsFor(items.map(({ item }) => (item.kind === 'event' ? item.event : item.command))),
-      personIds,
-    })
-    this.repo.load(wanted, await this.store.load(wanted, bound))
-
-    const events: ProcessedEvent[] = []
-    const results: Array<[string, CommandResult]> = []
-    for (const { offset, index, item } of items) {
-      if (turns.due()) await turns.take()
-      try {
-        // An item that throws leaves no half-applied person change behind.
-        this.repo.atomically(() => {
-          if (item.kind === 'command') results.push([item.command.commandId, applyCommand(this.repo, item.command)])
-          else if (!warnIfDroppedPersonless(this.repo, item.event)) events.push(processEvent(this.repo, item.event))
-        })
-      } catch (err) {
-        deadLetters.push({
-          offset,
-          error: errorText(err),
-          payload: batch.records[index].value,
-          teamId: item.kind === 'event' ? item.event.teamId : item.command.teamId,
-        })
-        // Whoever waits for a command that cannot be applied hears so now, not after its timeout.
-        if (item.kind === 'command') results.push([item.command.commandId, { ok: false, status: 500, detail: errorText(err) }])
-      }
-    }
-
-    const changes = this.repo.takeChanges()
+    const replayed = batch.redelivered || Boolean(batch.reassigned)
+    if (replayed) this.partitions = null
+    let output
     try {
-      const poison = this.options.poisonEvent
-      if (poison && events.some((e) => e.event === poison))
-        throw new Error(`failpoint: ClickHouse refuses a batch holding a ${JSON.stringify(poison)} event`)
-      await this.store.write(batch, changes, events)
-      await this.deadLetters.record(batch, deadLetters)
-      if (this.options.publishResults) await this.options.publishResults(results)
-      if (this.options.publishChanges) await this.options.publishChanges(changes)
+      this.partitions ??= await this.log.partitions(batch.topic)
+      output = await this.work.compute(
+        {
+          topic: batch.topic,
+          partition: batch.partition,
+          firstOffset: batch.firstOffset,
+          lastOffset: batch.lastOffset,
+          values: batch.records.map((r) => r.value),
+          replayed,
+          partitions: this.partitions,
+        },
+        (wanted, bound) => this.store.load(wanted, bound),
+      )
+      if (output.poisoned) throw new Error(`failpoint: ClickHouse refuses a batch holding a ${JSON.stringify(this.options.poisonEvent)} event`)
+      await this.store.write(output.prepared)
+      await this.deadLetters.record(batch, lettersOf(batch, output.failed))
+      if (this.options.publishResults) await this.options.publishResults(output.results)
+      if (this.options.publishChanges) await this.options.publishChanges(output.changes)
     } catch (err) {
-      // Memory is now ahead of storage; the log redelivers this batch and we rebuild from storage.
-      this.repo.clear()
+      // Memory may now be ahead of storage; the log redelivers this batch and it is rebuilt from storage.
+      this.work.clear()
       this.partitions = null
       throw err
     }
+    const { changes, results } = output
+    const deadLetters = lettersOf(batch, output.failed)
     if (this.options.crashAfterBatches && ++this.batchesWritten >= this.options.crashAfterBatches) process.kill(process.pid, 'SIGKILL')
     for (const listener of this.changeListeners) {
       try {
@@ -206,16 +187,21 @@ export class IngestionProcessor {
         this.logger.error({ err }, 'person change listener failed')
       }
     }
-    this.repo.evict()
-    this.metrics.inc('wren_ingested_events_total', events.length)
+    this.work.stored()
+    this.metrics.inc('wren_ingested_events_total', output.events)
     this.metrics.inc('wren_dead_letters_total', deadLetters.length, { topic: batch.topic })
-    const warnings = this.repo.takeWarnings()
+    const warnings = output.warnings
     this.metrics.inc('wren_ingestion_warnings_total', warnings.length)
     for (const w of warnings.slice(0, 20)) this.logger.info({ teamId: w.teamId, details: w.details }, `ingestion warning: ${w.type}`)
     if (deadLetters.length)
       this.logger.warn({ count: deadLetters.length, first: deadLetters[0].error }, 'messages sent to the dead-letter store')
     for (const [commandId, result] of results) this.waiters.resolve(commandId, result)
   }
+}
+
+/** The dead letters of a range's messages that could not be handled. */
+function lettersOf(batch: LogBatch, failed: RangeOutput<unknown>['failed']): DeadLetter[] {
+  return failed.map(({ index, error, teamId }) => ({ offset: batch.records[index].offset, error, payload: batch.records[index].value, teamId }))
 }
 
 /** The person command a log message holds, if it holds one and decodes. */

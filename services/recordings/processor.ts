@@ -25,7 +25,8 @@ import { decodeSnapshot, type SnapshotItem } from '../shared/log/contract'
 import type { Metrics } from '../shared/metrics'
 import { RECORDINGS_GROUP } from '../shared/ingestion-lag'
 import type { DeadLetter, DeadLetterRecorder } from '../dead-letters/store'
-import { BatchIsolation, errorText } from '../dead-letters/isolation'
+import { BatchIsolation } from '../dead-letters/isolation'
+import { errorText } from '../shared/errors'
 import { dropReason, toBlocks, validEvents, type BatchRange, type BlockStore, type RrwebEvent, type SnapshotBlock } from './blocks'
 
 /**

@@ -159,3 +159,8 @@ const mixedAggregates = () =>
   )
 const badExpression = (message: string) =>
   wrenError('invalid_expression', `The query could not run with these inputs: ${message.slice(0, 300)}`)
+
+/** An error's message, or the text of whatever was thrown. */
+export function errorText(err: unknown): string {
+  return err instanceof Error ? err.message : String(err)
+}

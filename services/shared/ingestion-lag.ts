@@ -9,6 +9,7 @@
 // lag in messages sooner than as a stall.
 import type { Log } from './log/log'
 import { RepeatedFailures, type FailureLogger } from './repeated-failures'
+import { errorText } from './errors'
 
 /** The processor's consumer group on the ingest topic (services/ingestion/processor.ts). */
 export const INGESTION_GROUP = 'ingestion'
@@ -129,7 +130,7 @@ export class IngestionLagMonitor {
         this.error = null
         this.failures.success()
       } catch (err) {
-        this.error = err instanceof Error ? err.message : String(err)
+        this.error = errorText(err)
         this.failures.failure(err)
       }
     })().finally(() => (this.sampling = null))

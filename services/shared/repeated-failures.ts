@@ -1,6 +1,7 @@
 // Logging for loops that retry on failure (a consumer redelivering a batch, a reload timer): the first
 // failure is logged with its error, then at most one line a minute saying how many more happened, so a
 // failure that lasts hours leaves a readable log instead of a stack trace every few seconds.
+import { errorText } from './errors'
 
 export interface FailureLogger {
   warn(obj: object, msg: string): void
@@ -28,7 +29,7 @@ export class RepeatedFailures {
     const now = (this.options.now ?? Date.now)()
     this.total++
     this.unlogged++
-    this.lastError = err instanceof Error ? err.message : String(err)
+    this.lastError = errorText(err)
     if (this.total === 1) {
       this.logger.warn({ ...fields, err }, this.message)
     } else if (now - this.loggedAt >= (this.options.everyMs ?? MINUTE_MS)) {

@@ -4,7 +4,7 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest'
 import { mkdtemp, rm } from 'node:fs/promises'
 import { tmpdir } from 'node:os'
 import path from 'node:path'
-import { chunkRows, insertRows, openEmbeddedClickHouse, queryRows, type ClickHouseClient } from './index'
+import { encodeRows, insertRows, openEmbeddedClickHouse, queryRows, type ClickHouseClient } from './index'
 
 describe('insertRows', () => {
   let dir: string
@@ -16,7 +16,7 @@ describe('insertRows', () => {
     // The real client, with its inserts counted.
     client = new Proxy(real, {
       get(target, prop, receiver) {
-        if (prop === 'insert') return (...args: Parameters<ClickHouseClient['insert']>) => (inserts++, target.insert(...args))
+        if (prop === 'exec') return (...args: Parameters<ClickHouseClient['exec']>) => (inserts++, target.exec(...args))
         const value = Reflect.get(target, prop, receiver)
         return typeof value === 'function' ? value.bind(target) : value
       },
@@ -60,10 +60,26 @@ describe('insertRows', () => {
 
   it('keeps rows in order, each chunk within the budget unless a single row is bigger', () => {
     const rows = [5, 5, 5, 50, 5].map((n, id) => ({ id, text: 'x'.repeat(n) }))
-    const chunks = chunkRows(rows, 100)
-    expect(chunks.flat()).toEqual(rows)
-    expect(chunks.map((c) => c.map((r) => r.id))).toEqual([[0, 1], [2], [3], [4]])
-    expect(chunkRows(rows, 1_000)).toEqual([rows])
+    const chunks = encodeRows(rows, 60)
+    const ids = (chunk: string) => chunk.trimEnd().split('\n').map((line) => (JSON.parse(line) as { id: number }).id)
+    expect(chunks.map(ids)).toEqual([[0, 1], [2], [3], [4]])
+    expect(chunks.every((c) => c.length <= 60 || ids(c).length === 1)).toBe(true)
+    expect(encodeRows(rows, 1_000).map(ids)).toEqual([[0, 1, 2, 3, 4]])
+  })
+
+  it('an object or array for a String column is stored as its JSON text, exactly as JSON.stringify writes it', async () => {
+    await client.command({ query: 'CREATE TABLE texts (id UInt32, doc String, tags Array(String)) ENGINE = MergeTree ORDER BY id' })
+    const doc = { a: 1, b: 'x\n"é" 🦜 \\', c: [1, { d: null }], e: {} }
+    await insertRows(client, 'texts', [
+      { id: 1, doc, tags: ['t'] },
+      { id: 2, doc: JSON.stringify(doc), tags: [] },
+      { id: 3, doc: [1, 'two'], tags: [] },
+    ])
+    expect(await queryRows(client, 'SELECT id, doc, tags FROM texts ORDER BY id')).toEqual([
+      { id: 1, doc: JSON.stringify(doc), tags: ['t'] },
+      { id: 2, doc: JSON.stringify(doc), tags: [] },
+      { id: 3, doc: '[1,"two"]', tags: [] },
+    ])
   })
 })
 

@@ -2,9 +2,13 @@
 // server in cluster mode. Tables are created and migrated at start from schemas/clickhouse/*.sql.
 import { readdir, readFile, mkdir } from 'node:fs/promises'
 import path from 'node:path'
+import { Readable } from 'node:stream'
 import { ClickHouseLogLevel, createClient, type ClickHouseClient } from '@clickhouse/client'
 import { createChdbConnection } from 'chdb/connection'
 import { clusterStatements } from './cluster'
+import { encodeRows, MAX_INSERT_CHARS } from './rows'
+
+export { encodeRows, MAX_INSERT_CHARS }
 
 export type { ClickHouseClient }
 
@@ -86,73 +90,39 @@ export async function queryRows<T>(client: ClickHouseClient, query: string, para
 }
 
 /**
- * Most characters of row values one insert carries (estimated: see rowChars). The client and chDB build
- * an insert's body as one string, and V8 refuses strings past ~512 Mi characters: a batch of wide rows
- * (person properties are copied onto every event) is written as several inserts below that.
+ * Inserts bodies made by encodeRows, one insert each. Each has its own deduplication token (the token, then
+ * `:1`, `:2`, … when there is more than one chunk): the same rows always make the same chunks, so a replay
+ * of the same rows stores them once.
  */
-export const MAX_INSERT_CHARS = 32 << 20
-
-/**
- * Inserts rows in chunks of at most `maxChars` estimated characters. Each chunk has its own
- * deduplication token (the token, then `:1`, `:2`, … when there is more than one chunk): the same rows
- * always make the same chunks, so a replay of the same rows stores them once.
- */
-export async function insertRows(
-  client: ClickHouseClient,
-  table: string,
-  rows: object[],
-  dedupToken?: string,
-  maxChars = MAX_INSERT_CHARS,
-): Promise<void> {
-  if (rows.length === 0) return
-  const chunks = chunkRows(rows, maxChars)
-  for (const [i, values] of chunks.entries()) {
+export async function insertEncoded(client: ClickHouseClient, table: string, chunks: readonly string[], dedupToken?: string): Promise<void> {
+  for (const [i, body] of chunks.entries()) {
     const token = dedupToken && i > 0 ? `${dedupToken}:${i}` : dedupToken
     // JSONEachRow, measured: JSONCompactEachRow parsed 10,000 event rows with ~35% less CPU in chDB alone,
     // but re-inserting the ingestion benchmark's rows showed no difference (bench/README.md, 2026-11).
-    await client.insert({
-      table,
-      values,
-      format: 'JSONEachRow',
+    // exec, not insert: the client's insert encodes JSON rows itself and takes no ready body for them.
+    const { stream } = await client.exec({
+      query: `INSERT INTO ${table} FORMAT JSONEachRow`,
+      values: Readable.from([body]),
       clickhouse_settings: {
         date_time_input_format: 'best_effort',
+        input_format_json_read_objects_as_strings: 1,
         // Always set, '' when there is none: chDB applies a call's settings to its one session, where they
         // stay, so a token left by an earlier insert would make this one look like its duplicate.
         insert_deduplication_token: token ?? '',
       },
     })
+    stream.destroy()
   }
 }
 
-/** Consecutive runs of rows of at most `maxChars` estimated characters each (a bigger row goes alone). */
-export function chunkRows<T extends object>(rows: T[], maxChars: number): T[][] {
-  const chunks: T[][] = []
-  let current: T[] = []
-  let chars = 0
-  for (const row of rows) {
-    const size = rowChars(row)
-    if (current.length > 0 && chars + size > maxChars) {
-      chunks.push(current)
-      current = []
-      chars = 0
-    }
-    current.push(row)
-    chars += size
-  }
-  if (current.length) chunks.push(current)
-  return chunks
-}
-
-/**
- * A row's JSON size without serializing it: the lengths of its keys and string values (wide rows carry
- * their width in strings, already serialized JSON). Escaping can make a string at most six times longer,
- * so a chunk of MAX_INSERT_CHARS stays far below V8's string limit.
- */
-function rowChars(row: object): number {
-  let chars = 2
-  for (const [key, value] of Object.entries(row)) {
-    chars += key.length + 4
-    chars += typeof value === 'string' ? value.length : value === null || typeof value !== 'object' ? 24 : JSON.stringify(value).length
-  }
-  return chars
+/** Inserts rows (encodeRows, then insertEncoded). */
+export async function insertRows(
+  client: ClickHouseClient,
+  table: string,
+  rows: readonly object[],
+  dedupToken?: string,
+  maxChars = MAX_INSERT_CHARS,
+): Promise<void> {
+  if (rows.length === 0) return
+  await insertEncoded(client, table, encodeRows(rows, maxChars), dedupToken)
 }

@@ -1,0 +1,63 @@
+// The ingestion worker thread's entry: the person work (person-work.ts) on the ClickHouse store's rows
+// (person-rows.ts), driven by WorkerPersonWork (worker-person-work.ts) on the main thread. It reads
+// storage only by asking the main thread (which holds the one ClickHouse client: chDB allows one engine
+// per process), and never imports the client. Messages are handled one at a time, in order.
+import { parentPort, workerData } from 'node:worker_threads'
+import { openGeoIpReader } from '../decide/geoip'
+import { errorText } from '../shared/errors'
+import type { LoadedState } from './person-store'
+import { preparePersonRows } from './person-rows'
+import { PersonWork, type Loader } from './person-work'
+import type { FromWorker, ToWorker, WorkerSetup } from './worker-person-work'
+
+const setup = workerData as WorkerSetup
+const port = parentPort!
+const work = new PersonWork({
+  prepare: preparePersonRows,
+  geoip: setup.geoip ? await openGeoIpReader(setup.geoip.database) : null,
+  maxCachedPersons: setup.maxCachedPersons,
+  poisonEvent: setup.poisonEvent,
+})
+
+const send = (message: FromWorker) => port.postMessage(message)
+let loads = 0
+const waiting = new Map<number, { resolve: (state: LoadedState) => void; reject: (err: Error) => void }>()
+/** The stored state a range reads, asked of the main thread for the range being computed. */
+const loaderFor =
+  (compute: number): Loader =>
+  (wanted, bound) =>
+    new Promise((resolve, reject) => {
+      const id = ++loads
+      waiting.set(id, { resolve, reject })
+      send({ type: 'load', id, compute, wanted, bound })
+    })
+
+let queue = Promise.resolve()
+port.on('message', (message: ToWorker) => {
+  if (message.type === 'loaded' || message.type === 'loadFailed') {
+    const wait = waiting.get(message.id)
+    waiting.delete(message.id)
+    if (message.type === 'loaded') wait?.resolve(message.state)
+    else wait?.reject(new Error(message.error))
+    return
+  }
+  queue = queue.then(async () => {
+    if (message.type === 'stored') work.stored()
+    else if (message.type === 'clear') work.clear()
+    else {
+      const { id, input, data, ends } = message
+      let start = 0
+      const values = ends.map((end) => {
+        const value = new Uint8Array(data, start, end - start)
+        start = end
+        return value
+      })
+      try {
+        send({ type: 'computed', id, output: await work.compute({ ...input, values }, loaderFor(id)) })
+      } catch (err) {
+        send({ type: 'failed', id, error: errorText(err) })
+      }
+    }
+  })
+})
+send({ type: 'ready' })

@@ -1,0 +1,101 @@
+// A range's output as the rows ClickHouse stores (person-store.ts prepare): pure, no I/O and no client, so
+// that it runs where the person work runs (the ingestion worker, compute-worker.ts), off the thread that
+// serves requests. Every row carries its origin in the log (_partition, and _offset: the range's last
+// offset), which is what a replay bound leaves out of a load.
+import { encodeRows } from '../shared/clickhouse/rows'
+import type { BatchRange } from './person-store'
+import type { PersonChanges, ProcessedEvent } from './types'
+
+/** A range's rows, encoded: the person tables first, then the events (written in that order). */
+export interface PreparedRows {
+  range: BatchRange
+  /** JSONEachRow bodies (shared/clickhouse/rows.ts) per person table. */
+  persons: Array<{ table: string; chunks: string[] }>
+  events: string[]
+}
+
+export function preparePersonRows(range: BatchRange, changes: PersonChanges, events: ProcessedEvent[]): PreparedRows {
+  const origin = { _partition: range.partition, _offset: range.lastOffset }
+  const tables: Array<[string, object[]]> = [
+    [
+      'person',
+      changes.persons.map((p) => ({
+        team_id: p.teamId,
+        uuid: p.uuid,
+        id: p.id,
+        properties: p.properties,
+        is_identified: p.isIdentified ? 1 : 0,
+        is_deleted: p.isDeleted ? 1 : 0,
+        version: p.version,
+        created_at: p.createdAt,
+        ...origin,
+      })),
+    ],
+    [
+      'person_distinct_id',
+      changes.distinctIds.map((d) => ({
+        team_id: d.teamId,
+        distinct_id: d.distinctId,
+        person_uuid: d.personUuid,
+        is_deleted: d.isDeleted ? 1 : 0,
+        version: d.version,
+        ...origin,
+      })),
+    ],
+    [
+      'person_activity',
+      changes.activity.map((a) => ({ team_id: a.teamId, person_uuid: a.personUuid, activity: a.activity, detail: a.detail, at: a.at, ...origin })),
+    ],
+    [
+      'groups',
+      changes.groups.map((g) => ({
+        team_id: g.teamId,
+        group_type_index: g.groupTypeIndex,
+        group_key: g.groupKey,
+        properties: g.properties,
+        created_at: g.createdAt,
+        version: g.version,
+        ...origin,
+      })),
+    ],
+    [
+      'group_type_mapping',
+      changes.groupTypes.map((g) => ({ team_id: g.teamId, group_type: g.groupType, group_type_index: g.groupTypeIndex, ...origin })),
+    ],
+  ]
+  return {
+    range: { topic: range.topic, partition: range.partition, firstOffset: range.firstOffset, lastOffset: range.lastOffset },
+    persons: tables.filter(([, rows]) => rows.length > 0).map(([table, rows]) => ({ table, chunks: encodeRows(rows) })),
+    events: encodeRows(events.map((e) => eventRow(e, origin))),
+  }
+}
+
+/** The deduplication token of a range's insert into a table: the same range always gets the same one. */
+export function rangeToken(range: BatchRange, table: string): string {
+  return `${table}:${range.topic}:${range.partition}:${range.firstOffset}-${range.lastOffset}`
+}
+
+// Properties go in as objects: inserts read an object for a String column as its JSON text (rows.ts).
+function eventRow(e: ProcessedEvent, origin: { _partition: number; _offset: number }): object {
+  const [g0, g1, g2, g3, g4] = e.groupProperties
+  return {
+    uuid: e.uuid,
+    event: e.event,
+    properties: e.properties,
+    timestamp: e.timestamp,
+    team_id: e.teamId,
+    distinct_id: e.distinctId,
+    elements_chain: e.elementsChain,
+    created_at: e.createdAt,
+    person_id: e.personId,
+    person_created_at: e.personCreatedAt,
+    person_properties: e.personProperties,
+    person_mode: e.personMode,
+    group0_properties: g0,
+    group1_properties: g1,
+    group2_properties: g2,
+    group3_properties: g3,
+    group4_properties: g4,
+    ...origin,
+  }
+}

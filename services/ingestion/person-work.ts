@@ -1,0 +1,139 @@
+// The ingestion processor's CPU work on one range of the log: decode the messages, add GeoIP, apply them
+// to the persons in memory (person-repo.ts, person-rules.ts) and encode what to store (the store's
+// prepare). It reads storage only through the `load` it is given and writes nothing: the processor
+// (processor.ts) does the I/O. In Wren it runs on a worker thread (compute-worker.ts), so that capture's
+// and the API's requests never wait behind a batch; unit tests run it in their own thread.
+import { decodeIngest, type IngestItem } from '../shared/log/contract'
+import { errorText } from '../shared/errors'
+import { PersonRepo, type IngestionWarning } from './person-repo'
+import { applyCommand, lookupsFor, processEvent, warnIfDroppedPersonless, type CommandResult } from './person-rules'
+import type { BatchRange, LoadedState, Lookups, PersonStore, PingResult, ReplayBound } from './person-store'
+import type { PersonChanges, ProcessedEvent } from './types'
+import { withGeoIp, type CityLookup } from './geoip'
+
+/** One range of the ingest topic, as the person work needs it. */
+export interface RangeInput extends BatchRange {
+  /** The messages, offsets firstOffset.. in order. */
+  values: Uint8Array[]
+  /** The range was handed out before, or this process just got its partition: memory may be ahead of storage. */
+  replayed: boolean
+  /** Partitions of the ingest topic (person ids step by it, person-ids.ts). */
+  partitions: number
+}
+
+/** What a range's work produced, for the processor to store and announce. Plain data (it may cross threads). */
+export interface RangeOutput<Prepared> {
+  /** The store's form of the range's person changes and events (PersonStore.prepare). */
+  prepared: Prepared
+  changes: PersonChanges
+  /** Applied person commands' results, by command id. */
+  results: Array<[string, CommandResult]>
+  /** Messages that could not be handled, by their index in the range. */
+  failed: Array<{ index: number; error: string; teamId: number | null }>
+  events: number
+  warnings: IngestionWarning[]
+  /** The failpoint's event is among the range's events (ProcessorOptions.poisonEvent). */
+  poisoned: boolean
+}
+
+export type Loader = (wanted: Lookups, bound: ReplayBound | null) => Promise<LoadedState>
+
+/** The person work, wherever it runs: in this thread (PersonWork) or on a worker (WorkerPersonWork). */
+export interface RangeWork<Prepared> {
+  compute(input: RangeInput, load: Loader): Promise<RangeOutput<Prepared>>
+  /** The last output is stored: memory may let go of the persons used least recently. */
+  stored(): void
+  /** Storage did not take the last output: memory is ahead of it and is forgotten. */
+  clear(): void
+  /** Whether the work can run at all (a worker that cannot start is no message's fault). */
+  ping(): Promise<PingResult>
+  close(): Promise<void>
+}
+
+export interface PersonWorkOptions<Prepared> {
+  prepare: PersonStore<Prepared>['prepare']
+  geoip: CityLookup | null
+  /** Persons (and their distinct ids and groups) kept in memory between ranges; the least recently used go first. */
+  maxCachedPersons?: number
+  /** Failpoint for tests: a range holding an event of this name is reported as poisoned. */
+  poisonEvent?: string | null
+}
+
+export class PersonWork<Prepared> implements RangeWork<Prepared> {
+  private readonly repo: PersonRepo
+
+  constructor(private readonly options: PersonWorkOptions<Prepared>) {
+    this.repo = new PersonRepo({ maxPersons: options.maxCachedPersons })
+  }
+
+  async compute(input: RangeInput, load: Loader): Promise<RangeOutput<Prepared>> {
+    const items: Array<{ index: number; item: IngestItem }> = []
+    const failed: RangeOutput<Prepared>['failed'] = []
+    const geoip = this.options.geoip
+    for (const [index, value] of input.values.entries()) {
+      try {
+        const item = decodeIngest(Buffer.from(value.buffer, value.byteOffset, value.byteLength))
+        items.push({ index, item: item.kind === 'event' && geoip ? { ...item, event: withGeoIp(item.event, geoip) } : item })
+      } catch (err) {
+        failed.push({ index, error: errorText(err), teamId: null })
+      }
+    }
+
+    // A replayed range may be partly stored already: forget what memory holds and rebuild the state from
+    // before the range, so the replay writes the same rows and deduplication drops them. A partition this
+    // process just got (a Kafka rebalance) may have been written by another process.
+    if (input.replayed) this.repo.clear()
+    const personIds = { partition: input.partition, partitions: input.partitions }
+    this.repo.useIdSpace(personIds)
+    const bound = input.replayed ? { partition: input.partition, firstOffset: input.firstOffset } : null
+    const wanted = this.repo.unknown({
+      ...lookupsFor(items.map(({ item }) => (item.kind === 'event' ? item.event : item.command))),
+      personIds,
+    })
+    this.repo.load(wanted, await load(wanted, bound))
+
+    const events: ProcessedEvent[] = []
+    const results: Array<[string, CommandResult]> = []
+    for (const { index, item } of items) {
+      try {
+        // An item that throws leaves no half-applied person change behind.
+        this.repo.atomically(() => {
+          if (item.kind === 'command') results.push([item.command.commandId, applyCommand(this.repo, item.command)])
+          else if (!warnIfDroppedPersonless(this.repo, item.event)) events.push(processEvent(this.repo, item.event))
+        })
+      } catch (err) {
+        const teamId = item.kind === 'event' ? item.event.teamId : item.command.teamId
+        failed.push({ index, error: errorText(err), teamId })
+        // Whoever waits for a command that cannot be applied hears so now, not after its timeout.
+        if (item.kind === 'command') results.push([item.command.commandId, { ok: false, status: 500, detail: errorText(err) }])
+      }
+    }
+    failed.sort((a, b) => a.index - b.index)
+
+    const changes = this.repo.takeChanges()
+    const poison = this.options.poisonEvent
+    return {
+      prepared: this.options.prepare(input, changes, events),
+      changes,
+      results,
+      failed,
+      events: events.length,
+      warnings: this.repo.takeWarnings(),
+      poisoned: Boolean(poison && events.some((e) => e.event === poison)),
+    }
+  }
+
+  stored(): void {
+    this.repo.evict()
+  }
+
+  clear(): void {
+    this.repo.clear()
+  }
+
+  async ping(): Promise<PingResult> {
+    return { success: true }
+  }
+
+  async close(): Promise<void> {}
+}

@@ -1,0 +1,33 @@
+// Rows as ClickHouse insert bodies. Pure and free of the client (and of chDB): the ingestion worker
+// (ingestion/compute-worker.ts) encodes its rows with it on its own thread.
+
+/**
+ * Most characters one insert's body carries. chDB builds an insert's statement as one string, and V8
+ * refuses strings past ~512 Mi characters: a batch of wide rows (person properties are copied onto every
+ * event) is written as several inserts below that.
+ */
+export const MAX_INSERT_CHARS = 32 << 20
+
+/**
+ * Rows as JSONEachRow bodies of at most `maxChars` characters each (a bigger row goes alone), in order.
+ * A value that is an object or array for a String column is stored as its JSON text (inserts read objects
+ * as strings): `properties: {...}` costs one JSON encoding, where a pre-encoded string is escaped again.
+ * Pure, no I/O: it may run on another thread than the insert (the ingestion worker, ingestion/compute-worker.ts).
+ */
+export function encodeRows(rows: readonly object[], maxChars = MAX_INSERT_CHARS): string[] {
+  const chunks: string[] = []
+  let lines: string[] = []
+  let chars = 0
+  for (const row of rows) {
+    const line = JSON.stringify(row) + '\n'
+    if (lines.length > 0 && chars + line.length > maxChars) {
+      chunks.push(lines.join(''))
+      lines = []
+      chars = 0
+    }
+    lines.push(line)
+    chars += line.length
+  }
+  if (lines.length) chunks.push(lines.join(''))
+  return chunks
+}
