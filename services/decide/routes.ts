@@ -37,17 +37,14 @@ export interface PublicFlagDeps {
 type Query = Record<string, string | undefined>
 const BODY_LIMIT = 10 * 1024 * 1024
 
-export async function publicFlagRoutes(app: FastifyInstance, deps: PublicFlagDeps): Promise<void> {
-  // Old posthog-js sends forms, base64 and gzip: every body is read as bytes and decoded like capture's.
-  app.removeAllContentTypeParsers()
-  app.addContentTypeParser('*', { parseAs: 'buffer', bodyLimit: BODY_LIMIT }, (_req, body, done) => done(null, body))
+/**
+ * POST /decide and POST /flags, what the SDKs call on every page load and server-side check: a plugin of
+ * their own, so that app.ts can give them a scope without per-request CORS resolution.
+ */
+export async function flagAnswerRoutes(app: FastifyInstance, deps: PublicFlagDeps): Promise<void> {
+  acceptFlagBodies(app)
 
-  const projectFor = (token: string): Project => {
-    const project = deps.projects.byToken(token)
-    if (!project)
-      throw wrenError('invalid_api_key', 'Project API key invalid. You can find your project API key in your Wren project settings.')
-    return project
-  }
+  const projectFor = (token: string): Project => projectOf(deps.projects, token)
 
   const answers = new AnswerCache()
 
@@ -170,6 +167,13 @@ export async function publicFlagRoutes(app: FastifyInstance, deps: PublicFlagDep
   })
   route(evaluation('decide'))
   route(evaluation('flags'))
+}
+
+/** The other public flag routes: GET /decide, the remote config, surveys, and the definitions for local evaluation. */
+export async function publicFlagRoutes(app: FastifyInstance, deps: PublicFlagDeps): Promise<void> {
+  acceptFlagBodies(app)
+  const projectFor = (token: string): Project => projectOf(deps.projects, token)
+  const route = routesOf(app, { projects: deps.projects, tag: 'decide' })
   // A GET of decide answers a minimal config, as PostHog's does.
   route({
     method: 'GET',
@@ -288,6 +292,19 @@ export async function publicFlagRoutes(app: FastifyInstance, deps: PublicFlagDep
       },
     })
   }
+}
+
+/** Old posthog-js sends forms, base64 and gzip: every body is read as bytes and decoded like capture's. */
+function acceptFlagBodies(app: FastifyInstance): void {
+  app.removeAllContentTypeParsers()
+  app.addContentTypeParser('*', { parseAs: 'buffer', bodyLimit: BODY_LIMIT }, (_req, body, done) => done(null, body))
+}
+
+function projectOf(projects: ProjectStore, token: string): Project {
+  const project = projects.byToken(token)
+  if (!project)
+    throw wrenError('invalid_api_key', 'Project API key invalid. You can find your project API key in your Wren project settings.')
+  return project
 }
 
 /** Keys of the flags part of an answer: a project's remote_config cannot shadow them. */
