@@ -28,7 +28,7 @@ import { collectOpenApi, openApiRoutes, type RegisteredRoute } from './shared/ht
 import { routesOf } from './shared/http/route'
 import { AnyObject } from './shared/http/schemas'
 import { Type } from 'typebox'
-import { Metrics } from './shared/metrics'
+import { Metrics, type Labels } from './shared/metrics'
 import { ProjectStore } from './projects/store'
 import { bootstrapIfEmpty, type BootstrapResult } from './projects/bootstrap'
 import { projectRoutes } from './projects/routes'
@@ -209,8 +209,15 @@ export async function buildWren(config: Config, logger: Logger = pino({ level: c
   })
   // Counted by route pattern, never the raw path: ids in paths would make a series per id. The hooks every
   // request runs take Fastify's callback form: an async hook costs a promise per request.
+  // Each route's label sets are made once (per method and status) and reused.
+  const labelSets = new WeakMap<object, Map<string, Labels>>()
   app.addHook('onResponse', (request, reply, done) => {
-    const labels = { method: request.method, route: request.routeOptions.url ?? 'unmatched', status: String(reply.statusCode) }
+    const route = request.routeOptions
+    let sets = labelSets.get(route.config)
+    if (!sets) labelSets.set(route.config, (sets = new Map()))
+    const key = request.method + reply.statusCode
+    let labels = sets.get(key)
+    if (!labels) sets.set(key, (labels = { method: request.method, route: route.url ?? 'unmatched', status: String(reply.statusCode) }))
     metrics.inc('wren_http_requests_total', 1, labels)
     metrics.observe('wren_http_request_duration_seconds', reply.elapsedTime / 1000, labels)
     if (config.logRequests) request.log.info({ ...labels, ms: Math.round(reply.elapsedTime * 10) / 10 }, 'request')

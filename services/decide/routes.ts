@@ -60,8 +60,8 @@ export async function flagAnswerRoutes(app: FastifyInstance, deps: PublicFlagDep
     errors: boolean,
   ): void => {
     const q = request.query as Query
-    deps.metrics.inc('wren_decide_requests_total', 1, { endpoint })
-    if (errors) deps.metrics.inc('wren_decide_evaluation_errors_total', 1, { endpoint })
+    deps.metrics.inc('wren_decide_requests_total', 1, ENDPOINT_LABELS[endpoint])
+    if (errors) deps.metrics.inc('wren_decide_evaluation_errors_total', 1, ENDPOINT_LABELS[endpoint])
     const withConfig = endpoint === 'decide' || q.config === 'true' || (q.v === undefined && q.config === undefined)
     let head = '{'
     if (withConfig) {
@@ -75,8 +75,14 @@ export async function flagAnswerRoutes(app: FastifyInstance, deps: PublicFlagDep
       if (members !== '') head += members + ','
     }
     const tail = `,"requestId":"${randomUUID()}","evaluatedAt":${deps.clock.now().getTime()}}`
-    // Sent here, returning nothing: Fastify would otherwise send the handler's return value again.
-    reply.type('application/json; charset=utf-8').send(Buffer.concat([Buffer.from(head), flags, Buffer.from(tail)]))
+    // Written into one buffer (the head as UTF-8, the tail is ASCII), without a buffer per part; sent here,
+    // returning nothing: Fastify would otherwise send the handler's return value again.
+    const headBytes = Buffer.byteLength(head)
+    const body = Buffer.allocUnsafe(headBytes + flags.length + tail.length)
+    body.write(head, 0)
+    flags.copy(body, headBytes)
+    body.write(tail, headBytes + flags.length, 'latin1')
+    reply.type('application/json; charset=utf-8').send(body)
   }
   const flagsBytes = (request: FastifyRequest, endpoint: 'decide' | 'flags', evaluation: Evaluation): Buffer =>
     Buffer.concat(flagsBodyParts(shapeFor(endpoint, (request.query as Query).v), evaluation))
@@ -306,6 +312,8 @@ function projectOf(projects: ProjectStore, token: string): Project {
     throw wrenError('invalid_api_key', 'Project API key invalid. You can find your project API key in your Wren project settings.')
   return project
 }
+
+const ENDPOINT_LABELS = { decide: { endpoint: 'decide' }, flags: { endpoint: 'flags' } } as const
 
 /** Keys of the flags part of an answer: a project's remote_config cannot shadow them. */
 const RESPONSE_KEYS = ['featureFlags', 'featureFlagPayloads', 'errorsWhileComputingFlags', 'flags', 'requestId', 'evaluatedAt']
