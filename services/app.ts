@@ -21,14 +21,14 @@ import { stallingSubscriptions } from './shared/log/failpoint'
 import { INGESTION_GROUP, IngestionLagMonitor, RECORDINGS_GROUP, lagJson, lagProblems } from './shared/ingestion-lag'
 import { lockDataDir } from './shared/lock'
 import { clientErrorHandler, installErrorHandler, installJsonBodyParser, renderError, requestForLog } from './shared/http'
-import { corsDelegator } from './shared/http/cors'
+import { corsDelegator, openCors } from './shared/http/cors'
 import { guardManagementRoutes, type ManagementRoute } from './shared/http/management'
 import { installValidation } from './shared/http/validation'
 import { collectOpenApi, openApiRoutes, type RegisteredRoute } from './shared/http/openapi'
 import { routesOf } from './shared/http/route'
 import { AnyObject } from './shared/http/schemas'
 import { Type } from 'typebox'
-import { Metrics } from './shared/metrics'
+import { Metrics, type Labels } from './shared/metrics'
 import { ProjectStore } from './projects/store'
 import { bootstrapIfEmpty, type BootstrapResult } from './projects/bootstrap'
 import { projectRoutes } from './projects/routes'
@@ -56,7 +56,7 @@ import { CachedCohortReader, type CohortReader } from './decide/cohorts'
 import { PersonSnapshot } from './decide/snapshot'
 import { FlagsService } from './decide/service'
 import { flagGeoProperties, openGeoIpReader, type GeoIpReader } from './decide/geoip'
-import { publicFlagRoutes } from './decide/routes'
+import { flagAnswerRoutes, publicFlagRoutes } from './decide/routes'
 import { staticRoutes } from './static/routes'
 import { ClusterConfigLog, LocalConfigLog, type ConfigLog } from './config/config-log'
 import { recordingCaptureRoutes } from './recordings/capture-routes'
@@ -212,17 +212,23 @@ export async function buildWren(config: Config, logger: Logger = pino({ level: c
     return503OnClosing: false,
     ...serverTimeouts(config.http),
   })
-  await app.register(cors, { delegator: corsDelegator({ allowedOrigins: config.corsOrigins, siteUrl: config.siteUrl }) })
   // Counted by route pattern, never the raw path: ids in paths would make a series per id. The hooks every
   // request runs take Fastify's callback form: an async hook costs a promise per request.
+  // Each route's label sets are made once (per method and status) and reused.
+  const labelSets = new WeakMap<object, Map<string, Labels>>()
   app.addHook('onResponse', (request, reply, done) => {
-    const labels = { method: request.method, route: request.routeOptions.url ?? 'unmatched', status: String(reply.statusCode) }
+    const route = request.routeOptions
+    let sets = labelSets.get(route.config)
+    if (!sets) labelSets.set(route.config, (sets = new Map()))
+    const key = request.method + reply.statusCode
+    let labels = sets.get(key)
+    if (!labels) sets.set(key, (labels = { method: request.method, route: route.url ?? 'unmatched', status: String(reply.statusCode) }))
     metrics.inc('wren_http_requests_total', 1, labels)
     metrics.observe('wren_http_request_duration_seconds', reply.elapsedTime / 1000, labels)
     if (config.logRequests) request.log.info({ ...labels, ms: Math.round(reply.elapsedTime * 10) / 10 }, 'request')
     done()
   })
-  installErrorHandler(app)
+  const notFound = installErrorHandler(app)
   installJsonBodyParser(app)
   installValidation(app)
   const routes = await collectOpenApi(app, { version: WREN_VERSION })
@@ -235,80 +241,6 @@ export async function buildWren(config: Config, logger: Logger = pino({ level: c
   const recordingSharing = new SharingStore(clickhouse, clock)
   const recordingState = new RecordingStateStore(clickhouse, clock, config.clickhouse?.cluster ?? null)
   const managementRoutes = await guardManagementRoutes(app, { projects, authFailures: config.authFailures, sharing: recordingSharing })
-  await app.register(openApiRoutes)
-  await app.register(async (ops) => {
-    const route = routesOf(ops, { projects: null, tag: 'operations' })
-    const Lag = AnyObject('How far behind ingestion is: messages, seconds, stalled_seconds, log_bytes.')
-    route({
-      method: 'GET',
-      url: '/_health',
-      summary: 'Liveness: the process answers, with its roles and ingestion’s lag',
-      access: { public: 'no key.' },
-      schema: {
-        response: {
-          200: Type.Object({
-            status: Type.Enum(['ok']),
-            roles: Type.Array(Type.String()),
-            ingestion: Lag,
-            recordings: Lag,
-            capture: Type.Optional(AnyObject()),
-          }),
-        },
-      },
-      handler: async () => ({
-        status: 'ok',
-        roles: [...roles],
-        ingestion: lagJson(lag.current()),
-        recordings: lagJson(recordingsLag.current()),
-        ...(runs('capture') ? { capture: { refusing: backpressure.active, max_backlog: config.maxBacklog } } : {}),
-      }),
-    })
-    const Readiness = Type.Object({
-      status: Type.String(),
-      reasons: Type.Array(Type.Object({ code: Type.String(), detail: Type.String() })),
-      roles: Type.Array(Type.String()),
-      log: Type.Enum(['kafka', 'embedded']),
-      ingestion: Lag,
-      recordings: Lag,
-    })
-    route({
-      method: 'GET',
-      url: '/_readyz',
-      summary: 'Readiness: ClickHouse answers and (in a process that runs them) ingestion and the recordings processor keep up',
-      access: { public: 'no key.' },
-      schema: { response: { 200: Readiness, 503: Readiness } },
-      handler: async (_req, reply) => {
-        const ping = await clickhouse.ping()
-        const current = lag.current()
-        const recordingsCurrent = recordingsLag.current()
-        // The Kafka log is connected (topics exist, producer up) before the server listens at all. Only a
-        // process that runs a processor is unready when that processor is behind: taking capture or decide
-        // out of a load balancer would not help it (capture refuses events itself past WREN_MAX_BACKLOG).
-        const reasons = [
-          ...(ping.success ? [] : [{ code: 'clickhouse_unavailable', detail: `ClickHouse does not answer: ${ping.error.message}` }]),
-          ...(runs('ingest') ? lagProblems(current, config.readiness, 'ingestion') : []),
-          ...(runs('recordings') ? lagProblems(recordingsCurrent, config.readiness, 'recordings') : []),
-        ]
-        const status = reasons.length ? reasons[0].code.replace('_', ' ') : 'ready'
-        return reply.status(reasons.length ? 503 : 200).send({
-          status,
-          reasons,
-          roles: [...roles],
-          log: kafkaLog ? 'kafka' : 'embedded',
-          ingestion: lagJson(current),
-          recordings: lagJson(recordingsCurrent),
-        })
-      },
-    })
-    route({
-      method: 'GET',
-      url: '/_metrics',
-      summary: 'Prometheus metrics',
-      access: { public: 'no key.' },
-      schema: { response: { 200: Type.String({ description: 'Prometheus text format' }) } },
-      handler: async (_req, reply) => reply.type(metrics.contentType).send(await metrics.render()),
-    })
-  })
   // Definitions and what reads them: trends read actions and cohorts from ClickHouse; decide reads flags,
   // persons and cohorts from memory (one cohort store; the reader keeps decide's copy fresh from the
   // configuration log). Every store hears the others' writes through the configuration log, not by polling.
@@ -339,57 +271,150 @@ export async function buildWren(config: Config, logger: Logger = pino({ level: c
   })
 
   const siteUrl = config.siteUrl
-  if (runs('capture')) {
-    await app.register(captureRoutes, { log, projects, clock, metrics, backpressure })
-    await app.register(recordingCaptureRoutes, { log, projects, clock, metrics, backpressure })
-  }
-  if (runs('api')) {
-    await app.register(projectRoutes, { projects })
-    await app.register(deadLetterRoutes, { projects, store: deadLetters, log, metrics, siteUrl })
-    await app.register(eventRoutes, { projects, clickhouse, siteUrl })
-    const personReads = { queries: new PersonQueries(clickhouse), access: new AccessControls(clickhouse, clock) }
-    await app.register(personRoutes, {
-      projects,
-      ...personReads,
-      log,
-      processor: commandResults ?? processor,
-      clock,
-      deletions,
-      cohorts,
-      siteUrl,
+  // CORS (shared/http/cors.ts): every route but the SDKs' flag requests answers through @fastify/cors and its
+  // per-path delegator, and so do preflights (its OPTIONS catch-all) and unknown paths. The SDKs' flag
+  // requests, the hottest public route, are a scope of their own whose headers are fixed: the same open
+  // headers, without the delegator's work on every request.
+  await app.register(async (api) => {
+    await api.register(cors, { delegator: corsDelegator({ allowedOrigins: config.corsOrigins, siteUrl: config.siteUrl }) })
+    api.setNotFoundHandler(notFound)
+    await api.register(openApiRoutes)
+    await api.register(async (ops) => {
+      const route = routesOf(ops, { projects: null, tag: 'operations' })
+      const Lag = AnyObject('How far behind ingestion is: messages, seconds, stalled_seconds, log_bytes.')
+      route({
+        method: 'GET',
+        url: '/_health',
+        summary: 'Liveness: the process answers, with its roles and ingestion’s lag',
+        access: { public: 'no key.' },
+        schema: {
+          response: {
+            200: Type.Object({
+              status: Type.Enum(['ok']),
+              roles: Type.Array(Type.String()),
+              ingestion: Lag,
+              recordings: Lag,
+              capture: Type.Optional(AnyObject()),
+            }),
+          },
+        },
+        handler: async () => ({
+          status: 'ok',
+          roles: [...roles],
+          ingestion: lagJson(lag.current()),
+          recordings: lagJson(recordingsLag.current()),
+          ...(runs('capture') ? { capture: { refusing: backpressure.active, max_backlog: config.maxBacklog } } : {}),
+        }),
+      })
+      const Readiness = Type.Object({
+        status: Type.String(),
+        reasons: Type.Array(Type.Object({ code: Type.String(), detail: Type.String() })),
+        roles: Type.Array(Type.String()),
+        log: Type.Enum(['kafka', 'embedded']),
+        ingestion: Lag,
+        recordings: Lag,
+      })
+      route({
+        method: 'GET',
+        url: '/_readyz',
+        summary: 'Readiness: ClickHouse answers and (in a process that runs them) ingestion and the recordings processor keep up',
+        access: { public: 'no key.' },
+        schema: { response: { 200: Readiness, 503: Readiness } },
+        handler: async (_req, reply) => {
+          const ping = await clickhouse.ping()
+          const current = lag.current()
+          const recordingsCurrent = recordingsLag.current()
+          // The Kafka log is connected (topics exist, producer up) before the server listens at all. Only a
+          // process that runs a processor is unready when that processor is behind: taking capture or decide
+          // out of a load balancer would not help it (capture refuses events itself past WREN_MAX_BACKLOG).
+          const reasons = [
+            ...(ping.success ? [] : [{ code: 'clickhouse_unavailable', detail: `ClickHouse does not answer: ${ping.error.message}` }]),
+            ...(runs('ingest') ? lagProblems(current, config.readiness, 'ingestion') : []),
+            ...(runs('recordings') ? lagProblems(recordingsCurrent, config.readiness, 'recordings') : []),
+          ]
+          const status = reasons.length ? reasons[0].code.replace('_', ' ') : 'ready'
+          return reply.status(reasons.length ? 503 : 200).send({
+            status,
+            reasons,
+            roles: [...roles],
+            log: kafkaLog ? 'kafka' : 'embedded',
+            ingestion: lagJson(current),
+            recordings: lagJson(recordingsCurrent),
+          })
+        },
+      })
+      route({
+        method: 'GET',
+        url: '/_metrics',
+        summary: 'Prometheus metrics',
+        access: { public: 'no key.' },
+        schema: { response: { 200: Type.String({ description: 'Prometheus text format' }) } },
+        handler: async (_req, reply) => reply.type(metrics.contentType).send(await metrics.render()),
+      })
     })
-    await app.register(actionRoutes, { projects, actions })
-    await app.register(cohortRoutes, { projects, cohorts, persons: personReads.queries })
-    await app.register(trendRoutes, { projects, trends, siteUrl })
-    await app.register(flagRoutes, { projects, flags: decide.flags, cohorts, snapshot: decide.snapshot, siteUrl })
-    await app.register(snapshotRoutes, { projects, blocks: snapshotBlocks, sharing: recordingSharing, state: recordingState })
-    await app.register(recordingRoutes, {
-      projects,
-      metadata: recordingMetadata,
-      persons: personReads.queries,
-      actions,
-      clickhouse,
-      clock,
-      sharing: recordingSharing,
-      state: recordingState,
-    })
-    await app.register(sharingRoutes, { projects, metadata: recordingMetadata, sharing: recordingSharing })
-    await app.register(aiRoutes, { projects, model: chatModel(config.ai), clock })
-    await app.register(playerRoutes)
-    await app.register(webRoutes)
-  }
-  // What posthog-js and PostHog's HTML snippet load from the API host, wherever SDK traffic is served.
-  if (runs('capture') || runs('decide')) await app.register(staticRoutes)
+    if (runs('capture')) {
+      await api.register(captureRoutes, { log, projects, clock, metrics, backpressure })
+      await api.register(recordingCaptureRoutes, { log, projects, clock, metrics, backpressure })
+    }
+    if (runs('api')) {
+      await api.register(projectRoutes, { projects })
+      await api.register(deadLetterRoutes, { projects, store: deadLetters, log, metrics, siteUrl })
+      await api.register(eventRoutes, { projects, clickhouse, siteUrl })
+      const personReads = { queries: new PersonQueries(clickhouse), access: new AccessControls(clickhouse, clock) }
+      await api.register(personRoutes, {
+        projects,
+        ...personReads,
+        log,
+        processor: commandResults ?? processor,
+        clock,
+        deletions,
+        cohorts,
+        siteUrl,
+      })
+      await api.register(actionRoutes, { projects, actions })
+      await api.register(cohortRoutes, { projects, cohorts, persons: personReads.queries })
+      await api.register(trendRoutes, { projects, trends, siteUrl })
+      await api.register(flagRoutes, { projects, flags: decide.flags, cohorts, snapshot: decide.snapshot, siteUrl })
+      await api.register(snapshotRoutes, { projects, blocks: snapshotBlocks, sharing: recordingSharing, state: recordingState })
+      await api.register(recordingRoutes, {
+        projects,
+        metadata: recordingMetadata,
+        persons: personReads.queries,
+        actions,
+        clickhouse,
+        clock,
+        sharing: recordingSharing,
+        state: recordingState,
+      })
+      await api.register(sharingRoutes, { projects, metadata: recordingMetadata, sharing: recordingSharing })
+      await api.register(aiRoutes, { projects, model: chatModel(config.ai), clock })
+      await api.register(playerRoutes)
+      await api.register(webRoutes)
+    }
+    // What posthog-js and PostHog's HTML snippet load from the API host, wherever SDK traffic is served.
+    if (runs('capture') || runs('decide')) await api.register(staticRoutes)
+    if (runs('decide'))
+      await api.register(publicFlagRoutes, {
+        projects,
+        service: decide.service,
+        snapshot: decide.snapshot,
+        cohorts: cohortReader,
+        clock,
+        metrics,
+      })
+  })
   if (runs('decide'))
-    await app.register(publicFlagRoutes, {
-      projects,
-      service: decide.service,
-      snapshot: decide.snapshot,
-      cohorts: cohortReader,
-      clock,
-      metrics,
+    await app.register(async (sdk) => {
+      sdk.addHook('onRequest', openCors)
+      await sdk.register(flagAnswerRoutes, {
+        projects,
+        service: decide.service,
+        snapshot: decide.snapshot,
+        cohorts: cohortReader,
+        clock,
+        metrics,
+      })
     })
-
   let closed = false
   return {
     app,

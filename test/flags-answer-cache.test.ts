@@ -1,6 +1,6 @@
 // Decide keeps whole answers for requests it has seen (services/decide/answers.ts). Each case asks the
-// same bytes twice (the second answer is the kept one), changes what the answer depends on — a $set, the
-// flag, a cohort, a group — and asks the same bytes again: the answer must follow the change.
+// same bytes twice (the second answer is the kept one), changes what the answer depends on — a $set, a
+// merge, the flag, a cohort, a group — and asks the same bytes again: the answer must follow the change.
 import { afterAll, beforeAll, describe, expect, it } from 'vitest'
 import { api, captureBatch, drained, startWren, waitFor, type TestWren } from './support/wren'
 
@@ -52,6 +52,19 @@ describe('decide answers kept between requests', () => {
     await captureBatch(t, [{ event: '$set', distinct_id: 'cache-set', properties: { $set: { plan: 'pro' } } }])
     await drained(t.wren)
     expect((await flags({ distinct_id: 'cache-set' })).flags['cache-pro'].enabled).toBe(true)
+  })
+
+  it('a merge that moves the distinct id to another person is seen by the next request', async () => {
+    await createFlag({ key: 'cache-merge', filters: { groups: [{ properties: [{ key: 'plan', value: 'team', type: 'person' }] }] } })
+    await captureBatch(t, [
+      { event: '$pageview', distinct_id: 'cache-anon', properties: { $set: { plan: 'free' } } },
+      { event: '$identify', distinct_id: 'cache-user', properties: { $set: { plan: 'team' } } },
+    ])
+    await drained(t.wren)
+    expect((await twice({ distinct_id: 'cache-anon' })).flags['cache-merge'].enabled).toBe(false)
+    await captureBatch(t, [{ event: '$identify', distinct_id: 'cache-user', properties: { $anon_distinct_id: 'cache-anon' } }])
+    await drained(t.wren)
+    expect((await flags({ distinct_id: 'cache-anon' })).flags['cache-merge'].enabled).toBe(true)
   })
 
   it('a flag change is seen by the next request', async () => {

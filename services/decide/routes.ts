@@ -37,17 +37,14 @@ export interface PublicFlagDeps {
 type Query = Record<string, string | undefined>
 const BODY_LIMIT = 10 * 1024 * 1024
 
-export async function publicFlagRoutes(app: FastifyInstance, deps: PublicFlagDeps): Promise<void> {
-  // Old posthog-js sends forms, base64 and gzip: every body is read as bytes and decoded like capture's.
-  app.removeAllContentTypeParsers()
-  app.addContentTypeParser('*', { parseAs: 'buffer', bodyLimit: BODY_LIMIT }, (_req, body, done) => done(null, body))
+/**
+ * POST /decide and POST /flags, what the SDKs call on every page load and server-side check: a plugin of
+ * their own, so that app.ts can give them a scope without per-request CORS resolution.
+ */
+export async function flagAnswerRoutes(app: FastifyInstance, deps: PublicFlagDeps): Promise<void> {
+  acceptFlagBodies(app)
 
-  const projectFor = (token: string): Project => {
-    const project = deps.projects.byToken(token)
-    if (!project)
-      throw wrenError('invalid_api_key', 'Project API key invalid. You can find your project API key in your Wren project settings.')
-    return project
-  }
+  const projectFor = (token: string): Project => projectOf(deps.projects, token)
 
   const answers = new AnswerCache()
 
@@ -63,8 +60,8 @@ export async function publicFlagRoutes(app: FastifyInstance, deps: PublicFlagDep
     errors: boolean,
   ): void => {
     const q = request.query as Query
-    deps.metrics.inc('wren_decide_requests_total', 1, { endpoint })
-    if (errors) deps.metrics.inc('wren_decide_evaluation_errors_total', 1, { endpoint })
+    deps.metrics.inc('wren_decide_requests_total', 1, ENDPOINT_LABELS[endpoint])
+    if (errors) deps.metrics.inc('wren_decide_evaluation_errors_total', 1, ENDPOINT_LABELS[endpoint])
     const withConfig = endpoint === 'decide' || q.config === 'true' || (q.v === undefined && q.config === undefined)
     let head = '{'
     if (withConfig) {
@@ -78,8 +75,14 @@ export async function publicFlagRoutes(app: FastifyInstance, deps: PublicFlagDep
       if (members !== '') head += members + ','
     }
     const tail = `,"requestId":"${randomUUID()}","evaluatedAt":${deps.clock.now().getTime()}}`
-    // Sent here, returning nothing: Fastify would otherwise send the handler's return value again.
-    reply.type('application/json; charset=utf-8').send(Buffer.concat([Buffer.from(head), flags, Buffer.from(tail)]))
+    // Written into one buffer (the head as UTF-8, the tail is ASCII), without a buffer per part; sent here,
+    // returning nothing: Fastify would otherwise send the handler's return value again.
+    const headBytes = Buffer.byteLength(head)
+    const body = Buffer.allocUnsafe(headBytes + flags.length + tail.length)
+    body.write(head, 0)
+    flags.copy(body, headBytes)
+    body.write(tail, headBytes + flags.length, 'latin1')
+    reply.type('application/json; charset=utf-8').send(body)
   }
   const flagsBytes = (request: FastifyRequest, endpoint: 'decide' | 'flags', evaluation: Evaluation): Buffer =>
     Buffer.concat(flagsBodyParts(shapeFor(endpoint, (request.query as Query).v), evaluation))
@@ -170,6 +173,13 @@ export async function publicFlagRoutes(app: FastifyInstance, deps: PublicFlagDep
   })
   route(evaluation('decide'))
   route(evaluation('flags'))
+}
+
+/** The other public flag routes: GET /decide, the remote config, surveys, and the definitions for local evaluation. */
+export async function publicFlagRoutes(app: FastifyInstance, deps: PublicFlagDeps): Promise<void> {
+  acceptFlagBodies(app)
+  const projectFor = (token: string): Project => projectOf(deps.projects, token)
+  const route = routesOf(app, { projects: deps.projects, tag: 'decide' })
   // A GET of decide answers a minimal config, as PostHog's does.
   route({
     method: 'GET',
@@ -289,6 +299,21 @@ export async function publicFlagRoutes(app: FastifyInstance, deps: PublicFlagDep
     })
   }
 }
+
+/** Old posthog-js sends forms, base64 and gzip: every body is read as bytes and decoded like capture's. */
+function acceptFlagBodies(app: FastifyInstance): void {
+  app.removeAllContentTypeParsers()
+  app.addContentTypeParser('*', { parseAs: 'buffer', bodyLimit: BODY_LIMIT }, (_req, body, done) => done(null, body))
+}
+
+function projectOf(projects: ProjectStore, token: string): Project {
+  const project = projects.byToken(token)
+  if (!project)
+    throw wrenError('invalid_api_key', 'Project API key invalid. You can find your project API key in your Wren project settings.')
+  return project
+}
+
+const ENDPOINT_LABELS = { decide: { endpoint: 'decide' }, flags: { endpoint: 'flags' } } as const
 
 /** Keys of the flags part of an answer: a project's remote_config cannot shadow them. */
 const RESPONSE_KEYS = ['featureFlags', 'featureFlagPayloads', 'errorsWhileComputingFlags', 'flags', 'requestId', 'evaluatedAt']

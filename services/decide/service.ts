@@ -5,7 +5,7 @@ import type { Project } from '../shared/tenancy'
 import type { Clock } from '../shared/clock'
 import { evaluateFlagList, type FlagResult } from './evaluate'
 import type { FlagsRequest } from './request'
-import type { PersonEntry, PersonSnapshot } from './snapshot'
+import type { PersonEntry, PersonKeys, PersonSnapshot } from './snapshot'
 import type { FlagStore } from '../flags/store'
 import type { FeatureFlag, Properties } from '../flags/types'
 import type { CohortReader } from './cohorts'
@@ -28,6 +28,8 @@ export interface Stamp {
   flags: FeatureFlag[]
   timezone: string
   person: PersonEntry | null
+  /** Where the snapshot holds the distinct id and its person (made once: see PersonSnapshot.peekPersonAt). */
+  personKeys: PersonKeys
   personVersion: number
   groups: number
   cohorts: number
@@ -93,6 +95,7 @@ export class FlagsService {
       flags,
       timezone: project.timezone,
       person,
+      personKeys: this.snapshot.personKeys(teamId, req.distinctId, person),
       personVersion: person?.version ?? 0,
       groups: this.snapshot.groupsVersion,
       cohorts,
@@ -101,7 +104,7 @@ export class FlagsService {
 
   /** Whether an evaluation stamped `stamp` still holds for the same request to this project. */
   holds(stamp: Stamp, project: Project): boolean {
-    const person = this.snapshot.peekPerson(stamp.teamId, stamp.distinctId)
+    const person = this.snapshot.peekPersonAt(stamp.personKeys)
     return (
       project.id === stamp.teamId &&
       project.timezone === stamp.timezone &&

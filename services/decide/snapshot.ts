@@ -20,6 +20,11 @@ export interface PersonEntry {
 const SEP = '\u0000'
 const DEFAULT_MAX_ENTRIES = 500_000
 
+export interface PersonKeys {
+  distinct: string
+  person: string | null
+}
+
 export class PersonSnapshot {
   /** team+distinct id → person uuid, or null when no person has that distinct id (yet). */
   private readonly distinctIds = new Map<string, string | null>()
@@ -54,6 +59,20 @@ export class PersonSnapshot {
     if (uuid === undefined) return undefined
     if (uuid === null) return null
     return this.persons.get(teamId + SEP + uuid)
+  }
+
+  /** The map keys of a distinct id and of its person (null: none), for looking it up again without building them (see peekPersonAt). */
+  personKeys(teamId: number, distinctId: string, person: PersonEntry | null): PersonKeys {
+    return { distinct: teamId + SEP + distinctId, person: person === null ? null : teamId + SEP + person.uuid }
+  }
+
+  /** What peekPerson answers for the distinct id of `keys`, if it still has the person `keys` names; else undefined. */
+  peekPersonAt(keys: PersonKeys): PersonEntry | null | undefined {
+    const uuid = this.distinctIds.get(keys.distinct)
+    if (uuid === null) return keys.person === null ? null : undefined
+    if (uuid === undefined || keys.person === null) return undefined
+    const entry = this.persons.get(keys.person)
+    return entry?.uuid === uuid ? entry : undefined
   }
 
   async person(teamId: number, distinctId: string): Promise<PersonEntry | null> {

@@ -127,6 +127,8 @@ export class Metrics {
   private readonly readers = new Map<string, () => number>()
   /** Sums over label sets, so get() can answer without prom-client's asynchronous collection. */
   private readonly totals = new Map<string, number>()
+  /** Label objects as passed, with their copy holding only the metric's label names (see known). */
+  private readonly checked = new WeakMap<Labels, { name: MetricName; labels: Labels }>()
 
   constructor() {
     collectDefaultMetrics({ register: this.registry })
@@ -186,9 +188,14 @@ export class Metrics {
   }
 
   private known(name: MetricName, labels: Labels | undefined): Labels {
+    // Hot paths (every HTTP answer, every flags answer) pass the same label objects again and again: their
+    // checked copy is kept. A label object is never changed after it is passed.
+    const kept = labels && this.checked.get(labels)
+    if (kept && kept.name === name) return kept.labels
     const names: readonly string[] = (CATALOGUE[name] as Definition).labelNames ?? []
     const out: Labels = {}
     for (const key of names) if (labels?.[key] !== undefined) out[key] = labels[key]
+    if (labels) this.checked.set(labels, { name, labels: out })
     return out
   }
 }

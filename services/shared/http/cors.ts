@@ -5,7 +5,7 @@
 // WREN_SITE_URL's origin, and the server's own origin; any other origin gets no CORS headers at all
 // (its preflight is a 404), never a reflected origin with credentials.
 import type { FastifyCorsOptions, FastifyCorsOptionsDelegateCallback } from '@fastify/cors'
-import type { FastifyRequest } from 'fastify'
+import type { FastifyReply, FastifyRequest, HookHandlerDoneFunction } from 'fastify'
 
 declare module 'fastify' {
   interface FastifyContextConfig {
@@ -37,6 +37,19 @@ export function corsDelegator(opts: { allowedOrigins: readonly string[]; siteUrl
     if (origin && (allowed.has(origin) || origin === ownOrigin(request))) return done(null, { origin, methods: METHODS })
     done(null, closed)
   }
+}
+
+/**
+ * The open headers as a route's own onRequest hook, for a scope outside @fastify/cors (app.ts): what its
+ * `open` options answer a request that is not a preflight (OPTIONS goes to the plugin's catch-all), without
+ * resolving options on every request.
+ */
+export function openCors(request: FastifyRequest, reply: FastifyReply, done: HookHandlerDoneFunction): void {
+  reply.header('vary', 'Origin')
+  const origin = request.headers.origin
+  if (origin) reply.header('access-control-allow-origin', origin)
+  reply.header('access-control-allow-credentials', 'true')
+  done()
 }
 
 function ownOrigin(request: FastifyRequest): string {

@@ -9,11 +9,12 @@ import { withoutSecrets } from './auth'
 import { sendCsv } from './csv'
 
 /**
- * The error handler, and the answer for a request no route takes: 405 with `Allow` when the path has
+ * The error handler, and (returned, for the caller to set with setNotFoundHandler in the scope whose hooks
+ * unknown paths should run) the answer for a request no route takes: 405 with `Allow` when the path has
  * routes for other methods (as PostHog answers), else 404. Call before any route is added: a second
  * router (Fastify's own, find-my-way) learns every route's path and method to tell the two apart.
  */
-export function installErrorHandler(app: FastifyInstance): void {
+export function installErrorHandler(app: FastifyInstance): (request: FastifyRequest, reply: FastifyReply) => void {
   app.setErrorHandler(renderError)
   const known = Router({ ignoreTrailingSlash: true, ignoreDuplicateSlashes: true })
   const methodsByPath = new Map<string, Set<string>>()
@@ -28,7 +29,7 @@ export function installErrorHandler(app: FastifyInstance): void {
     }
     for (const method of [route.method].flat()) methods.add(method)
   })
-  app.setNotFoundHandler((request, reply) => {
+  return (request, reply) => {
     const path = request.url.split('?')[0]
     const found = known.find('GET', path)
     const allowed = found ? methodsByPath.get((found.store as { shape: string }).shape) : undefined
@@ -41,7 +42,7 @@ export function installErrorHandler(app: FastifyInstance): void {
       return
     }
     void reply.status(404).send(new WrenError('not_found', `No route ${request.method} ${path}.`).toJSON())
-  })
+  }
 }
 
 /** The one error renderer: route errors, and Fastify's own before routing (its `frameworkErrors` option, e.g. a malformed URL). */

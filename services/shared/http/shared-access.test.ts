@@ -43,7 +43,7 @@ describe('routes that take a sharing token', () => {
 
   beforeAll(async () => {
     app = Fastify()
-    installErrorHandler(app)
+    app.setNotFoundHandler(installErrorHandler(app))
     installValidation(app)
     await guardManagementRoutes(app, { projects: tenants, authFailures: { max: LIMIT, windowMs: 60_000, trustedProxies: [] }, sharing })
     const route = routesOf(app, { projects: tenants, tag: 't', sharing })
