@@ -176,7 +176,12 @@ async function trial(n: number): Promise<TrialResult> {
 
   const dataDir = await mkdtemp(path.join(tmpdir(), 'wren-bench-ingest-'))
   const projectKey = 'phc_benchingest00000000000000'
-  const config = loadConfig({ WREN_DATA_DIR: dataDir, WREN_PROJECT_API_KEY: projectKey, LOG_LEVEL: 'warn' })
+  const config = loadConfig({
+    WREN_DATA_DIR: dataDir,
+    WREN_PROJECT_API_KEY: projectKey,
+    LOG_LEVEL: 'warn',
+    WREN_INGEST_BATCH: process.env.WREN_INGEST_BATCH,
+  })
   const wren = await buildWren(config, pino({ level: 'warn' }, pino.destination(2)))
   try {
     await wren.processor.stop()

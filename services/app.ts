@@ -147,7 +147,11 @@ export async function buildWren(config: Config, logger: Logger = pino({ level: c
       deadLetters: deadLetters.recorder(INGESTION_GROUP),
       // The person work runs on a worker thread: requests on this one never wait behind a batch.
       work: new WorkerPersonWork(
-        { geoip: geoip ? { database: config.geoipDatabase } : null, poisonEvent: config.ingestion.poisonEvent },
+        {
+          geoip: geoip ? { database: config.geoipDatabase } : null,
+          poisonEvent: config.ingestion.poisonEvent,
+          partRecords: config.ingestion.partRecords,
+        },
         logger.child({ service: 'ingestion' }),
       ),
       ...(kafkaLog ? { publishResults: publishCommandResults(kafkaLog), publishChanges: publishPersonChanges(kafkaLog) } : {}),

@@ -29,6 +29,8 @@ describe('crash recovery', () => {
       WREN_PROJECT_API_KEY: generateKey(PROJECT_KEY_PREFIX),
       WREN_PERSONAL_API_KEY: generateKey(PERSONAL_KEY_PREFIX),
       WREN_INGEST_BATCH: '200',
+      // Each batch is stored in parts (ingestion/person-work.ts): a crash can fall between two parts.
+      WREN_INGEST_PART: '100',
     }
     wren = await spawnWren(dataDir, failpoint ? { ...env, WREN_FAILPOINT_CRASH_AFTER_BATCHES: '4' } : env)
     const acknowledged = new Set<string>()

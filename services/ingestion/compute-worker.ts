@@ -17,6 +17,7 @@ const work = new PersonWork({
   geoip: setup.geoip ? await openGeoIpReader(setup.geoip.database) : null,
   maxCachedPersons: setup.maxCachedPersons,
   poisonEvent: setup.poisonEvent,
+  partRecords: setup.partRecords,
 })
 
 const send = (message: FromWorker) => port.postMessage(message)
@@ -53,7 +54,11 @@ port.on('message', (message: ToWorker) => {
         return value
       })
       try {
-        send({ type: 'computed', id, output: await work.compute({ ...input, values }, loaderFor(id)) })
+        send({
+          type: 'computed',
+          id,
+          output: await work.compute({ ...input, values }, loaderFor(id), (part) => send({ type: 'part', id, part })),
+        })
       } catch (err) {
         send({ type: 'failed', id, error: errorText(err) })
       }

@@ -44,7 +44,14 @@ export function preparePersonRows(range: BatchRange, changes: PersonChanges, eve
     ],
     [
       'person_activity',
-      changes.activity.map((a) => ({ team_id: a.teamId, person_uuid: a.personUuid, activity: a.activity, detail: a.detail, at: a.at, ...origin })),
+      changes.activity.map((a) => ({
+        team_id: a.teamId,
+        person_uuid: a.personUuid,
+        activity: a.activity,
+        detail: a.detail,
+        at: a.at,
+        ...origin,
+      })),
     ],
     [
       'groups',

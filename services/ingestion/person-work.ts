@@ -21,26 +21,40 @@ export interface RangeInput extends BatchRange {
   partitions: number
 }
 
-/** What a range's work produced, for the processor to store and announce. Plain data (it may cross threads). */
-export interface RangeOutput<Prepared> {
-  /** The store's form of the range's person changes and events (PersonStore.prepare). */
+/**
+ * One part of a range's output, in the store's form: a range is worked and stored in parts (PART_RECORDS
+ * messages each, on offset multiples), so that storage writes one part while the next one is worked. Each
+ * part is written like a range of its own: its rows carry its own last offset and its tokens its own
+ * range, so a replay of the range rebuilds and deduplicates every part. Plain data (it may cross threads).
+ */
+export interface PartOutput<Prepared> {
+  range: BatchRange
+  /** The part's person changes and events, as the store writes them (PersonStore.prepare). */
   prepared: Prepared
   changes: PersonChanges
+  /** The failpoint's event is among the part's events (ProcessorOptions.poisonEvent). */
+  poisoned: boolean
+}
+
+/** What a range's work produced besides its parts. Plain data (it may cross threads). */
+export interface RangeOutput {
   /** Applied person commands' results, by command id. */
   results: Array<[string, CommandResult]>
   /** Messages that could not be handled, by their index in the range. */
   failed: Array<{ index: number; error: string; teamId: number | null }>
   events: number
   warnings: IngestionWarning[]
-  /** The failpoint's event is among the range's events (ProcessorOptions.poisonEvent). */
-  poisoned: boolean
 }
+
+/** Messages per part of a range (PartOutput), unless configured (WREN_INGEST_PART). */
+export const PART_RECORDS = 2_500
 
 export type Loader = (wanted: Lookups, bound: ReplayBound | null) => Promise<LoadedState>
 
 /** The person work, wherever it runs: in this thread (PersonWork) or on a worker (WorkerPersonWork). */
 export interface RangeWork<Prepared> {
-  compute(input: RangeInput, load: Loader): Promise<RangeOutput<Prepared>>
+  /** Works a range, handing each part to `part` as soon as it is ready, in order. */
+  compute(input: RangeInput, load: Loader, part: (part: PartOutput<Prepared>) => void): Promise<RangeOutput>
   /** The last output is stored: memory may let go of the persons used least recently. */
   stored(): void
   /** Storage did not take the last output: memory is ahead of it and is forgotten. */
@@ -55,8 +69,10 @@ export interface PersonWorkOptions<Prepared> {
   geoip: CityLookup | null
   /** Persons (and their distinct ids and groups) kept in memory between ranges; the least recently used go first. */
   maxCachedPersons?: number
-  /** Failpoint for tests: a range holding an event of this name is reported as poisoned. */
+  /** Failpoint for tests: a part holding an event of this name is reported as poisoned. */
   poisonEvent?: string | null
+  /** Messages per part (PART_RECORDS). */
+  partRecords?: number
 }
 
 export class PersonWork<Prepared> implements RangeWork<Prepared> {
@@ -66,9 +82,9 @@ export class PersonWork<Prepared> implements RangeWork<Prepared> {
     this.repo = new PersonRepo({ maxPersons: options.maxCachedPersons })
   }
 
-  async compute(input: RangeInput, load: Loader): Promise<RangeOutput<Prepared>> {
+  async compute(input: RangeInput, load: Loader, part: (part: PartOutput<Prepared>) => void): Promise<RangeOutput> {
     const items: Array<{ index: number; item: IngestItem }> = []
-    const failed: RangeOutput<Prepared>['failed'] = []
+    const failed: RangeOutput['failed'] = []
     const geoip = this.options.geoip
     for (const [index, value] of input.values.entries()) {
       try {
@@ -92,35 +108,39 @@ export class PersonWork<Prepared> implements RangeWork<Prepared> {
     })
     this.repo.load(wanted, await load(wanted, bound))
 
-    const events: ProcessedEvent[] = []
     const results: Array<[string, CommandResult]> = []
-    for (const { index, item } of items) {
-      try {
-        // An item that throws leaves no half-applied person change behind.
-        this.repo.atomically(() => {
-          if (item.kind === 'command') results.push([item.command.commandId, applyCommand(this.repo, item.command)])
-          else if (!warnIfDroppedPersonless(this.repo, item.event)) events.push(processEvent(this.repo, item.event))
-        })
-      } catch (err) {
-        const teamId = item.kind === 'event' ? item.event.teamId : item.command.teamId
-        failed.push({ index, error: errorText(err), teamId })
-        // Whoever waits for a command that cannot be applied hears so now, not after its timeout.
-        if (item.kind === 'command') results.push([item.command.commandId, { ok: false, status: 500, detail: errorText(err) }])
+    const poison = this.options.poisonEvent
+    const size = this.options.partRecords ?? PART_RECORDS
+    let eventCount = 0
+    let next = 0
+    for (const range of partsOf(input, size)) {
+      const events: ProcessedEvent[] = []
+      for (; next < items.length && input.firstOffset + items[next].index <= range.lastOffset; next++) {
+        const { index, item } = items[next]
+        try {
+          // An item that throws leaves no half-applied person change behind.
+          this.repo.atomically(() => {
+            if (item.kind === 'command') results.push([item.command.commandId, applyCommand(this.repo, item.command)])
+            else if (!warnIfDroppedPersonless(this.repo, item.event)) events.push(processEvent(this.repo, item.event))
+          })
+        } catch (err) {
+          const teamId = item.kind === 'event' ? item.event.teamId : item.command.teamId
+          failed.push({ index, error: errorText(err), teamId })
+          // Whoever waits for a command that cannot be applied hears so now, not after its timeout.
+          if (item.kind === 'command') results.push([item.command.commandId, { ok: false, status: 500, detail: errorText(err) }])
+        }
       }
+      const changes = this.repo.takeChanges()
+      eventCount += events.length
+      part({
+        range,
+        prepared: this.options.prepare(range, changes, events),
+        changes,
+        poisoned: Boolean(poison && events.some((e) => e.event === poison)),
+      })
     }
     failed.sort((a, b) => a.index - b.index)
-
-    const changes = this.repo.takeChanges()
-    const poison = this.options.poisonEvent
-    return {
-      prepared: this.options.prepare(input, changes, events),
-      changes,
-      results,
-      failed,
-      events: events.length,
-      warnings: this.repo.takeWarnings(),
-      poisoned: Boolean(poison && events.some((e) => e.event === poison)),
-    }
+    return { results, failed, events: eventCount, warnings: this.repo.takeWarnings() }
   }
 
   stored(): void {
@@ -136,4 +156,15 @@ export class PersonWork<Prepared> implements RangeWork<Prepared> {
   }
 
   async close(): Promise<void> {}
+}
+
+/** A range's parts: cut before every offset that is a multiple of `size`. */
+export function partsOf(range: BatchRange, size: number): BatchRange[] {
+  const parts: BatchRange[] = []
+  for (let first = range.firstOffset; first <= range.lastOffset;) {
+    const last = Math.min(range.lastOffset, (Math.floor(first / size) + 1) * size - 1)
+    parts.push({ topic: range.topic, partition: range.partition, firstOffset: first, lastOffset: last })
+    first = last + 1
+  }
+  return parts
 }

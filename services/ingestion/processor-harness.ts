@@ -7,8 +7,8 @@ import type { Log, LogBatch, LogMessage, LogRecord, SubscribeOptions, Subscripti
 import { TOPICS } from '../shared/log/log'
 import { encodeIngest } from '../shared/log/contract'
 import { Metrics } from '../shared/metrics'
-import { FakePersonStore } from './fake-person-store'
-import { IngestionProcessor, type ProcessorOptions } from './processor'
+import { FakePersonStore, type FakeWrite } from './fake-person-store'
+import { IngestionProcessor, type ProcessorOptions, type ProcessorWork } from './processor'
 import type { CommandResult } from './person-rules'
 import type { IngestionWarning } from './person-repo'
 import type { IngestEvent, PersonChanges, PersonCommand, ProcessedEvent, Properties } from './types'
@@ -132,7 +132,7 @@ export interface LogLine {
  * An IngestionProcessor on a FakePersonStore and a MemoryLog. run() appends items and delivers them as
  * one batch; restart() replaces the processor by a new one (no memory) on the same log and store.
  */
-export function ingestion(options: { store?: FakePersonStore; processor?: Partial<ProcessorOptions> } = {}) {
+export function ingestion(options: { store?: FakePersonStore; processor?: Partial<ProcessorOptions & ProcessorWork<FakeWrite>> } = {}) {
   const store = options.store ?? new FakePersonStore()
   const log = new MemoryLog()
   const lines: LogLine[] = []

@@ -3,6 +3,7 @@
 // clickhouse-person-store.test.ts.
 import { describe, expect, it } from 'vitest'
 import { FakePersonStore } from './fake-person-store'
+import { PersonWork } from './person-work'
 import { ev, ingestion } from './processor-harness'
 import { personUuid } from './person-uuid'
 import type { Person, PersonCommand, ProcessedEvent } from './types'
@@ -80,6 +81,45 @@ describe('ingestion processor loop', () => {
     expect(h.store.activity()).toEqual(stored.activity)
     expect(replay.outputs[3]).toMatchObject({ ok: true, person: { uuid: pu('user'), properties: { a: 1, b: 2, c: 3, d: 4 } } })
     expect(h.store.person(T, pu('new'))!.id).toBe(3)
+  })
+
+  it('stores a batch in parts (each its persons, then its events), and a replay after a part failed stores every row once', async () => {
+    const store = new FakePersonStore()
+    const work = new PersonWork({ prepare: (range, changes, events) => store.prepare(range, changes, events), geoip: null, partRecords: 2 })
+    const h = ingestion({ store, processor: { work } })
+    const items = [
+      ev('u', 'a', { $set: { n: 1 } }),
+      ev('v', 'b'),
+      ev('u', 'c', { $set: { n: 2 } }),
+      ev('u', 'fails-once', { $set: { n: 3 } }),
+      ev('v', 'e', { $set: { m: 1 } }),
+    ]
+    await h.append(...items)
+    store.refuse = (_, events) => events.some((e) => e.event === 'fails-once')
+    expect((await h.deliver(items, { attempts: 1 })).delivery).toMatchObject({ committed: false, failures: 1 })
+    // The first part is stored; the second got as far as its person rows.
+    expect(named(store.events())).toEqual(['u:a', 'v:b'])
+    store.refuse = null
+    const replay = await h.deliver(items)
+    expect(replay.delivery).toMatchObject({ committed: true, batch: { firstOffset: 0, lastOffset: 4, redelivered: true } })
+    // Parts cut on offset multiples, written in order, each with its own range.
+    expect(store.writes.map((w) => [w.range.firstOffset, w.range.lastOffset])).toEqual([
+      [0, 1],
+      [2, 3],
+      [0, 1],
+      [2, 3],
+      [4, 4],
+    ])
+    expect(named(store.events())).toEqual(['u:a', 'v:b', 'u:c', 'u:fails-once', 'v:e'])
+    expect(store.events().map((e) => e.personProperties.n ?? e.personProperties.m)).toEqual([1, undefined, 2, 3, 1])
+    // One row per person and part (its state at the part's end), none twice: the replay's writes of the
+    // parts the first attempt stored were deduplicated.
+    const rows = store
+      .personVersions()
+      .map((p) => `${p.uuid === pu('u') ? 'u' : 'v'} v${p.version} n=${p.properties.n} m=${p.properties.m}`)
+    expect(rows.sort()).toEqual(['u v0 n=1 m=undefined', 'u v2 n=3 m=undefined', 'v v0 n=undefined m=undefined', 'v v1 n=undefined m=1'])
+    // Decide's snapshot heard each stored part's changes.
+    expect(replay.changes.persons.length).toBeGreaterThan(0)
   })
 
   it('replays a batch whose write failed half-way from storage, not from memory that ran ahead', async () => {

@@ -28,7 +28,7 @@ import { CommandWaiters, type CommandResultPublisher } from './command-results'
 import type { PersonChangePublisher } from './person-feed'
 import type { PersonChanges, PersonCommand } from './types'
 import type { CityLookup } from './geoip'
-import { PersonWork, type RangeOutput, type RangeWork } from './person-work'
+import { PersonWork, type PartOutput, type RangeOutput, type RangeWork } from './person-work'
 
 export interface ProcessorOptions {
   maxBatchRecords: number
@@ -151,6 +151,15 @@ export class IngestionProcessor<Prepared = unknown> {
   private async processRange(batch: LogBatch): Promise<void> {
     const replayed = batch.redelivered || Boolean(batch.reassigned)
     if (replayed) this.partitions = null
+    // Parts are written in order while the next ones are worked (person-work.ts PartOutput).
+    let writes = Promise.resolve()
+    const write = async (part: PartOutput<Prepared>) => {
+      if (part.poisoned)
+        throw new Error(`failpoint: ClickHouse refuses a batch holding a ${JSON.stringify(this.options.poisonEvent)} event`)
+      await this.store.write(part.prepared)
+      if (this.options.publishChanges) await this.options.publishChanges(part.changes)
+      this.announce(part.changes)
+    }
     let output
     try {
       this.partitions ??= await this.log.partitions(batch.topic)
@@ -165,28 +174,26 @@ export class IngestionProcessor<Prepared = unknown> {
           partitions: this.partitions,
         },
         (wanted, bound) => this.store.load(wanted, bound),
+        (part) => {
+          writes = writes.then(() => write(part))
+          // Awaited below, after the work: a failed write is never left unhandled meanwhile.
+          writes.catch(() => undefined)
+        },
       )
-      if (output.poisoned) throw new Error(`failpoint: ClickHouse refuses a batch holding a ${JSON.stringify(this.options.poisonEvent)} event`)
-      await this.store.write(output.prepared)
+      await writes
       await this.deadLetters.record(batch, lettersOf(batch, output.failed))
       if (this.options.publishResults) await this.options.publishResults(output.results)
-      if (this.options.publishChanges) await this.options.publishChanges(output.changes)
     } catch (err) {
+      // No write of this range may still be running when the log hands it out again.
+      await writes.catch(() => undefined)
       // Memory may now be ahead of storage; the log redelivers this batch and it is rebuilt from storage.
       this.work.clear()
       this.partitions = null
       throw err
     }
-    const { changes, results } = output
+    const { results } = output
     const deadLetters = lettersOf(batch, output.failed)
     if (this.options.crashAfterBatches && ++this.batchesWritten >= this.options.crashAfterBatches) process.kill(process.pid, 'SIGKILL')
-    for (const listener of this.changeListeners) {
-      try {
-        listener(changes)
-      } catch (err) {
-        this.logger.error({ err }, 'person change listener failed')
-      }
-    }
     this.work.stored()
     this.metrics.inc('wren_ingested_events_total', output.events)
     this.metrics.inc('wren_dead_letters_total', deadLetters.length, { topic: batch.topic })
@@ -197,11 +204,27 @@ export class IngestionProcessor<Prepared = unknown> {
       this.logger.warn({ count: deadLetters.length, first: deadLetters[0].error }, 'messages sent to the dead-letter store')
     for (const [commandId, result] of results) this.waiters.resolve(commandId, result)
   }
+
+  /** Stored person changes, to whoever listens in this process (decide's snapshot). */
+  private announce(changes: PersonChanges): void {
+    for (const listener of this.changeListeners) {
+      try {
+        listener(changes)
+      } catch (err) {
+        this.logger.error({ err }, 'person change listener failed')
+      }
+    }
+  }
 }
 
 /** The dead letters of a range's messages that could not be handled. */
-function lettersOf(batch: LogBatch, failed: RangeOutput<unknown>['failed']): DeadLetter[] {
-  return failed.map(({ index, error, teamId }) => ({ offset: batch.records[index].offset, error, payload: batch.records[index].value, teamId }))
+function lettersOf(batch: LogBatch, failed: RangeOutput['failed']): DeadLetter[] {
+  return failed.map(({ index, error, teamId }) => ({
+    offset: batch.records[index].offset,
+    error,
+    payload: batch.records[index].value,
+    teamId,
+  }))
 }
 
 /** The person command a log message holds, if it holds one and decodes. */

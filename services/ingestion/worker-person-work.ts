@@ -11,13 +11,14 @@ import type { Logger } from 'pino'
 import { errorText } from '../shared/errors'
 import type { LoadedState, Lookups, PingResult, ReplayBound } from './person-store'
 import type { PreparedRows } from './person-rows'
-import type { Loader, RangeInput, RangeOutput, RangeWork } from './person-work'
+import type { Loader, PartOutput, RangeInput, RangeOutput, RangeWork } from './person-work'
 
 export interface WorkerSetup {
   /** GeoIP for events: the database to open (null: the bundled one), or none. */
   geoip: { database: string | null } | null
   maxCachedPersons?: number
   poisonEvent?: string | null
+  partRecords?: number
 }
 
 type Input = Omit<RangeInput, 'values'>
@@ -32,13 +33,15 @@ export type ToWorker =
 export type FromWorker =
   | { type: 'ready' }
   | { type: 'load'; id: number; compute: number; wanted: Lookups; bound: ReplayBound | null }
-  | { type: 'computed'; id: number; output: RangeOutput<PreparedRows> }
+  | { type: 'part'; id: number; part: PartOutput<PreparedRows> }
+  | { type: 'computed'; id: number; output: RangeOutput }
   | { type: 'failed'; id: number; error: string }
 
 interface Pending {
-  resolve: (output: RangeOutput<PreparedRows>) => void
+  resolve: (output: RangeOutput) => void
   reject: (err: Error) => void
   load: Loader
+  part: (part: PartOutput<PreparedRows>) => void
 }
 
 export class WorkerPersonWork implements RangeWork<PreparedRows> {
@@ -53,7 +56,7 @@ export class WorkerPersonWork implements RangeWork<PreparedRows> {
     private readonly logger: Logger,
   ) {}
 
-  compute(input: RangeInput, load: Loader): Promise<RangeOutput<PreparedRows>> {
+  compute(input: RangeInput, load: Loader, part: (part: PartOutput<PreparedRows>) => void): Promise<RangeOutput> {
     const worker = this.running()
     const id = ++this.computes
     // The messages, packed into one buffer that is handed over rather than copied.
@@ -67,7 +70,7 @@ export class WorkerPersonWork implements RangeWork<PreparedRows> {
     }
     const { values: _values, ...rest } = input
     return new Promise((resolve, reject) => {
-      this.pending.set(id, { resolve, reject, load })
+      this.pending.set(id, { resolve, reject, load, part })
       worker.postMessage({ type: 'compute', id, input: rest, data: data.buffer, ends } satisfies ToWorker, [data.buffer])
     })
   }
@@ -129,6 +132,7 @@ export class WorkerPersonWork implements RangeWork<PreparedRows> {
     }
     const pending = this.pending.get(message.id)
     if (!pending) return
+    if (message.type === 'part') return pending.part(message.part)
     this.pending.delete(message.id)
     if (message.type === 'computed') pending.resolve(message.output)
     else pending.reject(new Error(message.error))

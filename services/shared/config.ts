@@ -18,6 +18,8 @@ export interface Config {
   siteUrl: string | null
   ingestion: {
     maxBatchRecords: number
+    /** Messages per part of a batch: one part is stored while the next is worked (ingestion/person-work.ts). */
+    partRecords: number
     maxWaitMs: number
     maxRetries: number
     crashAfterBatches: number | null
@@ -135,6 +137,7 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env): Config {
     geoipDatabase: env.WREN_GEOIP_DATABASE ? path.resolve(env.WREN_GEOIP_DATABASE) : null,
     ingestion: {
       maxBatchRecords: intFrom(env.WREN_INGEST_BATCH, 10_000, 'WREN_INGEST_BATCH'),
+      partRecords: intFrom(env.WREN_INGEST_PART, 2_500, 'WREN_INGEST_PART'),
       maxWaitMs: intFrom(env.WREN_INGEST_WAIT_MS, 200, 'WREN_INGEST_WAIT_MS'),
       // Failures of one batch before it is split to find the messages that fail (they go to dead letters).
       maxRetries: intFrom(env.WREN_INGEST_MAX_RETRIES, 3, 'WREN_INGEST_MAX_RETRIES'),

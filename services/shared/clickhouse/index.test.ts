@@ -61,7 +61,11 @@ describe('insertRows', () => {
   it('keeps rows in order, each chunk within the budget unless a single row is bigger', () => {
     const rows = [5, 5, 5, 50, 5].map((n, id) => ({ id, text: 'x'.repeat(n) }))
     const chunks = encodeRows(rows, 60)
-    const ids = (chunk: string) => chunk.trimEnd().split('\n').map((line) => (JSON.parse(line) as { id: number }).id)
+    const ids = (chunk: string) =>
+      chunk
+        .trimEnd()
+        .split('\n')
+        .map((line) => (JSON.parse(line) as { id: number }).id)
     expect(chunks.map(ids)).toEqual([[0, 1], [2], [3], [4]])
     expect(chunks.every((c) => c.length <= 60 || ids(c).length === 1)).toBe(true)
     expect(encodeRows(rows, 1_000).map(ids)).toEqual([[0, 1, 2, 3, 4]])

@@ -94,7 +94,12 @@ export async function queryRows<T>(client: ClickHouseClient, query: string, para
  * `:1`, `:2`, … when there is more than one chunk): the same rows always make the same chunks, so a replay
  * of the same rows stores them once.
  */
-export async function insertEncoded(client: ClickHouseClient, table: string, chunks: readonly string[], dedupToken?: string): Promise<void> {
+export async function insertEncoded(
+  client: ClickHouseClient,
+  table: string,
+  chunks: readonly string[],
+  dedupToken?: string,
+): Promise<void> {
   for (const [i, body] of chunks.entries()) {
     const token = dedupToken && i > 0 ? `${dedupToken}:${i}` : dedupToken
     // JSONEachRow, measured: JSONCompactEachRow parsed 10,000 event rows with ~35% less CPU in chDB alone,
