@@ -213,7 +213,11 @@ async function trial(n: number): Promise<TrialResult> {
     // time with at least one query (or insert) in flight, so parallel inserts are not counted twice.
     const client = wren.clickhouse
     const query = client.query.bind(client)
-    const exec = client.exec.bind(client)
+    // Inserts reach chDB's session directly (shared/clickhouse insertEncoded): they are timed there.
+    const { Session } = (await import('chdb')) as unknown as {
+      Session: { prototype: { insert: (...args: unknown[]) => Promise<unknown> } }
+    }
+    const sessionInsert = Session.prototype.insert
     const queries = busyClock()
     const inserts = busyClock()
     client.query = (async (params: Parameters<typeof query>[0]) => {
@@ -235,14 +239,14 @@ async function trial(n: number): Promise<TrialResult> {
         done()
       }
     }) as typeof client.query
-    client.exec = (async (params: Parameters<typeof exec>[0]) => {
+    Session.prototype.insert = async function (this: unknown, ...args: unknown[]) {
       const done = inserts.begin()
       try {
-        return await exec(params)
+        return await sessionInsert.apply(this, args)
       } finally {
         done()
       }
-    }) as typeof client.exec
+    }
 
     global.gc?.()
     let rssPeak = process.memoryUsage().rss
@@ -267,7 +271,7 @@ async function trial(n: number): Promise<TrialResult> {
     const usage = process.memoryUsage()
     rssPeak = Math.max(rssPeak, usage.rss)
     client.query = query
-    client.exec = exec
+    Session.prototype.insert = sessionInsert
 
     // What the processor wrote.
     const tables = ['events', 'person', 'person_distinct_id', 'person_activity'] as const

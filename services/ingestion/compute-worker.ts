@@ -6,7 +6,7 @@ import { parentPort, workerData } from 'node:worker_threads'
 import { openGeoIpReader } from '../decide/geoip'
 import { errorText } from '../shared/errors'
 import type { LoadedState } from './person-store'
-import { preparePersonRows } from './person-rows'
+import { buffersOf, preparePersonRows } from './person-rows'
 import { PersonWork, type Loader } from './person-work'
 import type { FromWorker, ToWorker, WorkerSetup } from './worker-person-work'
 
@@ -57,7 +57,9 @@ port.on('message', (message: ToWorker) => {
         send({
           type: 'computed',
           id,
-          output: await work.compute({ ...input, values }, loaderFor(id), (part) => send({ type: 'part', id, part })),
+          output: await work.compute({ ...input, values }, loaderFor(id), (part) =>
+            port.postMessage({ type: 'part', id, part } satisfies FromWorker, buffersOf(part.prepared)),
+          ),
         })
       } catch (err) {
         send({ type: 'failed', id, error: errorText(err) })

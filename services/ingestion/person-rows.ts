@@ -6,12 +6,16 @@ import { encodeRows } from '../shared/clickhouse/rows'
 import type { BatchRange } from './person-store'
 import type { PersonChanges, ProcessedEvent } from './types'
 
-/** A range's rows, encoded: the person tables first, then the events (written in that order). */
+/**
+ * A range's rows, encoded: the person tables first, then the events (written in that order). Bodies are
+ * UTF-8 bytes, each in a buffer of its own, so that a worker hands them to the main thread without a copy
+ * and chDB takes them without a conversion.
+ */
 export interface PreparedRows {
   range: BatchRange
   /** JSONEachRow bodies (shared/clickhouse/rows.ts) per person table. */
-  persons: Array<{ table: string; chunks: string[] }>
-  events: string[]
+  persons: Array<{ table: string; chunks: Uint8Array[] }>
+  events: Uint8Array[]
 }
 
 export function preparePersonRows(range: BatchRange, changes: PersonChanges, events: ProcessedEvent[]): PreparedRows {
@@ -72,9 +76,21 @@ export function preparePersonRows(range: BatchRange, changes: PersonChanges, eve
   ]
   return {
     range: { topic: range.topic, partition: range.partition, firstOffset: range.firstOffset, lastOffset: range.lastOffset },
-    persons: tables.filter(([, rows]) => rows.length > 0).map(([table, rows]) => ({ table, chunks: encodeRows(rows) })),
-    events: encodeRows(events.map((e) => eventRow(e, origin))),
+    persons: tables.filter(([, rows]) => rows.length > 0).map(([table, rows]) => ({ table, chunks: bytes(encodeRows(rows)) })),
+    events: bytes(encodeRows(events.map((e) => eventRow(e, origin)))),
   }
+}
+
+/** The buffers of a prepared write, for a transfer between threads. */
+export function buffersOf(prepared: PreparedRows): ArrayBuffer[] {
+  return [...prepared.persons.flatMap((t) => t.chunks), ...prepared.events].map((chunk) => chunk.buffer as ArrayBuffer)
+}
+
+const utf8 = new TextEncoder()
+
+// TextEncoder gives each body a buffer of its own (Buffer.from may share one pool among small buffers).
+function bytes(chunks: string[]): Uint8Array[] {
+  return chunks.map((chunk) => utf8.encode(chunk))
 }
 
 /** The deduplication token of a range's insert into a table: the same range always gets the same one. */

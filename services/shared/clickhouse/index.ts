@@ -3,8 +3,9 @@
 import { readdir, readFile, mkdir } from 'node:fs/promises'
 import path from 'node:path'
 import { Readable } from 'node:stream'
-import { ClickHouseLogLevel, createClient, type ClickHouseClient } from '@clickhouse/client'
-import { createChdbConnection } from 'chdb/connection'
+import { ClickHouseLogLevel, createClient, parseError, type ClickHouseClient, type ClickHouseSettings } from '@clickhouse/client'
+import { errorText } from '../errors'
+import { createChdbConnection, type ChdbExtension } from 'chdb/connection'
 import { clusterStatements } from './cluster'
 import { encodeRows, MAX_INSERT_CHARS } from './rows'
 
@@ -12,10 +13,16 @@ export { encodeRows, MAX_INSERT_CHARS }
 
 export type { ClickHouseClient }
 
+/** chDB's own side of embedded clients: inserts hand it their bytes as they are (insertEncoded). */
+const embedded = new WeakMap<ClickHouseClient, ChdbExtension>()
+
 export async function openEmbeddedClickHouse(dataDir: string): Promise<ClickHouseClient> {
   const dir = path.join(dataDir, 'clickhouse')
   await mkdir(dir, { recursive: true })
-  return createClient({ connection: createChdbConnection({ path: dir }) } as Parameters<typeof createClient>[0])
+  const connection = createChdbConnection({ path: dir })
+  const client = createClient({ connection } as Parameters<typeof createClient>[0])
+  embedded.set(client, connection.chdb)
+  return client
 }
 
 export interface ClickHouseServer {
@@ -90,31 +97,42 @@ export async function queryRows<T>(client: ClickHouseClient, query: string, para
 }
 
 /**
- * Inserts bodies made by encodeRows, one insert each. Each has its own deduplication token (the token, then
- * `:1`, `:2`, … when there is more than one chunk): the same rows always make the same chunks, so a replay
- * of the same rows stores them once.
+ * Inserts bodies made by encodeRows (as text, or as UTF-8 bytes: a worker thread hands those over without
+ * a copy), one insert each. Each has its own deduplication token (the token, then `:1`, `:2`, … when there
+ * is more than one chunk): the same rows always make the same chunks, so a replay of the same rows stores
+ * them once.
  */
 export async function insertEncoded(
   client: ClickHouseClient,
   table: string,
-  chunks: readonly string[],
+  chunks: ReadonlyArray<string | Uint8Array>,
   dedupToken?: string,
 ): Promise<void> {
+  const chdb = embedded.get(client)
   for (const [i, body] of chunks.entries()) {
     const token = dedupToken && i > 0 ? `${dedupToken}:${i}` : dedupToken
     // JSONEachRow, measured: JSONCompactEachRow parsed 10,000 event rows with ~35% less CPU in chDB alone,
     // but re-inserting the ingestion benchmark's rows showed no difference (bench/README.md, 2026-11).
-    // exec, not insert: the client's insert encodes JSON rows itself and takes no ready body for them.
+    const settings = {
+      date_time_input_format: 'best_effort',
+      input_format_json_read_objects_as_strings: 1,
+      // Always set, '' when there is none: a token left by an earlier insert must never apply to this one.
+      insert_deduplication_token: token ?? '',
+    } satisfies Record<string, string | number>
+    if (chdb) {
+      // chDB takes the bytes as they are (no string conversion on this thread) and parses them in its own threads.
+      await chdb.rawInsert({ table, values: body, format: 'JSONEachRow', settings }).catch((err: unknown) => {
+        // In the client's shape (a ClickHouseError with its code), as chDB's other calls come through it.
+        throw parseError(errorText(err))
+      })
+      continue
+    }
+    // A server: the body as the request's body. exec, not insert: the client's insert encodes JSON rows
+    // itself and takes no ready body for them.
     const { stream } = await client.exec({
       query: `INSERT INTO ${table} FORMAT JSONEachRow`,
       values: Readable.from([body]),
-      clickhouse_settings: {
-        date_time_input_format: 'best_effort',
-        input_format_json_read_objects_as_strings: 1,
-        // Always set, '' when there is none: chDB applies a call's settings to its one session, where they
-        // stay, so a token left by an earlier insert would make this one look like its duplicate.
-        insert_deduplication_token: token ?? '',
-      },
+      clickhouse_settings: settings as ClickHouseSettings,
     })
     stream.destroy()
   }
