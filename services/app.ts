@@ -55,7 +55,8 @@ import { flagRoutes } from './flags/routes'
 import { CachedCohortReader, type CohortReader } from './decide/cohorts'
 import { PersonSnapshot } from './decide/snapshot'
 import { FlagsService } from './decide/service'
-import { flagGeoProperties, openGeoIpReader, type GeoIpReader } from './decide/geoip'
+import { flagGeoProperties } from './decide/geoip'
+import { openGeoIpReader, type CityLookup } from './ingestion/geoip'
 import { flagAnswerRoutes, publicFlagRoutes } from './decide/routes'
 import { staticRoutes } from './static/routes'
 import { ClusterConfigLog, LocalConfigLog, type ConfigLog } from './config/config-log'
@@ -473,7 +474,7 @@ async function buildDecide(deps: {
   /** Hands the snapshot's apply to whatever hears stored person changes (the processor, or the log's feed). */
   personChanges: (apply: (changes: SnapshotChanges) => void) => void
   cohorts: CohortReader
-  geoip: GeoIpReader | null
+  geoip: CityLookup | null
 }) {
   const flags = await FlagStore.load(deps.clickhouse, deps.clock, deps.config)
   const snapshot = new PersonSnapshot(deps.clickhouse)
@@ -488,7 +489,7 @@ async function buildDecide(deps: {
  * events ingested without their location cannot get it later, so a wrong path stops the start. Without
  * it, the bundled database is used if it is there; if not, Wren runs without GeoIP and says so.
  */
-async function openGeoIp(databasePath: string | null, logger: Logger): Promise<GeoIpReader | null> {
+async function openGeoIp(databasePath: string | null, logger: Logger): Promise<CityLookup | null> {
   if (databasePath) return openGeoIpReader(databasePath)
   try {
     return await openGeoIpReader(null)

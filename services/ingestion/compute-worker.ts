@@ -3,11 +3,11 @@
 // storage only by asking the main thread (which holds the one ClickHouse client: chDB allows one engine
 // per process), and never imports the client. Messages are handled one at a time, in order.
 import { parentPort, workerData } from 'node:worker_threads'
-import { openGeoIpReader } from '../decide/geoip'
 import { errorText } from '../shared/errors'
 import type { LoadedState } from './person-store'
 import { buffersOf, preparePersonRows } from './person-rows'
 import { PersonWork, type Loader } from './person-work'
+import { openGeoIpReader } from './geoip'
 import type { FromWorker, ToWorker, WorkerSetup } from './worker-person-work'
 
 const setup = workerData as WorkerSetup
