@@ -7,9 +7,10 @@
 //      toIngestEvent, encodeIngest): ~10k distinct ids, $set / $set_once, and $identify merges;
 //   3. restart the processor and time it until the committed offset reaches the end of the log;
 //   4. reference: read back exactly the rows the processor wrote (events, person, person_distinct_id,
-//      person_activity, grouped by the log batch that wrote them) and insert them again with
-//      insertRows into copies of the tables, batch by batch as the writer does: the ClickHouse
-//      work of ingestion without the person work. The event inserts within it are timed apart.
+//      person_activity, grouped by the part of a batch that wrote them: their _offset) and insert them
+//      again with insertRows into copies of the tables, part by part as the writer does, JSON columns
+//      as objects as Wren sends them: the ClickHouse work of ingestion without the person work. The
+//      event inserts within it are timed apart.
 // The parent (runIngest) runs this a few times and prints medians.
 import { monitorEventLoopDelay } from 'node:perf_hooks'
 import { mkdtemp, rm, writeFile } from 'node:fs/promises'
@@ -386,7 +387,7 @@ export async function runIngest(opts: IngestOptions): Promise<void> {
     )}`,
   )
   console.log(
-    `   reference           ${spread(ref)} events/s: the same rows (${fmt(r0.rows.events)} events, ${fmt(r0.rows.person)} person, ${fmt(r0.rows.person_distinct_id)} distinct-id, ${fmt(r0.rows.person_activity)} activity) re-inserted with insertRows, per log batch (${r0.batches} batches)`,
+    `   reference           ${spread(ref)} events/s: the same rows (${fmt(r0.rows.events)} events, ${fmt(r0.rows.person)} person, ${fmt(r0.rows.person_distinct_id)} distinct-id, ${fmt(r0.rows.person_activity)} activity) re-inserted with insertRows, per part as written (${r0.batches} parts)`,
   )
   console.log(
     `   reference, events only ${spread(refEvents)} events/s (the event inserts within it, ${fmt(r0.rows.events / r0.batches)} rows per insert)`,
@@ -401,13 +402,13 @@ export async function runIngest(opts: IngestOptions): Promise<void> {
   const other = mid.drainSeconds - mid.chInsertSeconds - mid.chQuerySeconds
   console.log(`   where the drain time went (the median run, ${sec(mid.drainSeconds)}):`)
   console.log(
-    `     waiting on ClickHouse inserts ${sec(mid.chInsertSeconds).padStart(8)} ${pct(mid.chInsertSeconds, mid.drainSeconds)}  ${mid.chInserts} inserts; includes the client's JSON encoding of the rows`,
+    `     waiting on ClickHouse inserts ${sec(mid.chInsertSeconds).padStart(8)} ${pct(mid.chInsertSeconds, mid.drainSeconds)}  ${mid.chInserts} inserts (rows arrive encoded from the worker)`,
   )
   console.log(
     `     waiting on ClickHouse queries ${sec(mid.chQuerySeconds).padStart(8)} ${pct(mid.chQuerySeconds, mid.drainSeconds)}  ${mid.chQueries} queries (the person lookups)`,
   )
   console.log(
-    `     everything else               ${sec(other).padStart(8)} ${pct(other, mid.drainSeconds)}  decoding, person rules, building rows, offset commits`,
+    `     everything else               ${sec(other).padStart(8)} ${pct(other, mid.drainSeconds)}  person work that no insert overlaps (the first part of each batch), offset commits`,
   )
   console.log(
     `   event-loop delay during the drain (the thread capture's requests share): p99 ${spread(
