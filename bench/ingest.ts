@@ -182,6 +182,7 @@ async function trial(n: number): Promise<TrialResult> {
     WREN_PROJECT_API_KEY: projectKey,
     LOG_LEVEL: 'warn',
     WREN_INGEST_BATCH: process.env.WREN_INGEST_BATCH,
+    WREN_INGEST_PART: process.env.WREN_INGEST_PART,
   })
   const wren = await buildWren(config, pino({ level: 'warn' }, pino.destination(2)))
   try {
