@@ -274,6 +274,8 @@ export async function buildWren(config: Config, logger: Logger = pino({ level: c
     cohorts: cohortReader,
     geoip,
   })
+  // What both flag route plugins read (the SDKs' POST /decide and /flags, and the other public flag routes).
+  const flagRouteDeps = { projects, service: decide.service, snapshot: decide.snapshot, cohorts: cohortReader, clock, metrics }
 
   const siteUrl = config.siteUrl
   // CORS (shared/http/cors.ts): every route but the SDKs' flag requests answers through @fastify/cors and its
@@ -398,27 +400,12 @@ export async function buildWren(config: Config, logger: Logger = pino({ level: c
     }
     // What posthog-js and PostHog's HTML snippet load from the API host, wherever SDK traffic is served.
     if (runs('capture') || runs('decide')) await api.register(staticRoutes)
-    if (runs('decide'))
-      await api.register(publicFlagRoutes, {
-        projects,
-        service: decide.service,
-        snapshot: decide.snapshot,
-        cohorts: cohortReader,
-        clock,
-        metrics,
-      })
+    if (runs('decide')) await api.register(publicFlagRoutes, flagRouteDeps)
   })
   if (runs('decide'))
     await app.register(async (sdk) => {
       sdk.addHook('onRequest', openCors)
-      await sdk.register(flagAnswerRoutes, {
-        projects,
-        service: decide.service,
-        snapshot: decide.snapshot,
-        cohorts: cohortReader,
-        clock,
-        metrics,
-      })
+      await sdk.register(flagAnswerRoutes, flagRouteDeps)
     })
   let closed = false
   return {
