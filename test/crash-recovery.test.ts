@@ -100,8 +100,13 @@ describe('crash recovery', () => {
       let missing: string[] = []
       const stored = await waitFor(
         async () => {
-          const res = await call('GET', `/api/projects/1/events/?event=tick&limit=10000`)
-          const rows = res.body.results as Array<{ id: string; distinct_id: string; person_id: string }>
+          // Every page: the senders may have outrun ingestion by more than one page before the kill.
+          const rows: Array<{ id: string; distinct_id: string; person_id: string }> = []
+          for (let route: string | null = `/api/projects/1/events/?event=tick&limit=10000`; route;) {
+            const res = await call('GET', route)
+            rows.push(...res.body.results)
+            route = res.body.next ? new URL(res.body.next as string).pathname + new URL(res.body.next as string).search : null
+          }
           const have = new Set(rows.map((e) => e.id))
           missing = [...acknowledged].filter((uuid) => !have.has(uuid))
           return missing.length === 0 ? rows : false
