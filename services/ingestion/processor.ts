@@ -3,6 +3,11 @@
 // batches. Offsets are committed (by the log) only after the batch is stored; a batch replayed after a
 // crash is rebuilt from the state before it.
 //
+// This class does the I/O: the log, the store's lookups and writes, dead letters, results and change
+// announcements. The CPU work of a range (decoding, person rules, encoding rows: person-work.ts) runs
+// where its RangeWork runs it: on a worker thread in Wren (worker-person-work.ts), in this thread in unit
+// tests. A range comes back in parts, written in order while the next part is worked.
+//
 // No batch stalls the stream: a batch that keeps failing is isolated (dead-letters/isolation.ts) until
 // the messages that fail alone are found; they go to dead letters, everything else is stored.
 //
