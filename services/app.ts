@@ -151,6 +151,7 @@ export async function buildWren(config: Config, logger: Logger = pino({ level: c
         {
           geoip: geoip ? { database: config.geoipDatabase } : null,
           poisonEvent: config.ingestion.poisonEvent,
+          exitOnEvent: config.ingestion.workerExitEvent,
           partRecords: config.ingestion.partRecords,
         },
         logger.child({ service: 'ingestion' }),

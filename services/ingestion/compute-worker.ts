@@ -4,6 +4,7 @@
 // per process), and never imports the client. Messages are handled one at a time, in order.
 import { parentPort, workerData } from 'node:worker_threads'
 import { errorText } from '../shared/errors'
+import { decodeIngest } from '../shared/log/contract'
 import type { LoadedState } from './person-store'
 import { buffersOf, preparePersonRows } from './person-rows'
 import { PersonWork, type Loader } from './person-work'
@@ -53,6 +54,7 @@ port.on('message', (message: ToWorker) => {
         start = end
         return value
       })
+      if (setup.exitOnEvent && values.some((value) => holdsEvent(value, setup.exitOnEvent!))) process.exit(70)
       try {
         send({
           type: 'computed',
@@ -68,3 +70,13 @@ port.on('message', (message: ToWorker) => {
   })
 })
 send({ type: 'ready' })
+
+/** Whether a message is an event of this name (the exit failpoint). */
+function holdsEvent(value: Uint8Array, name: string): boolean {
+  try {
+    const item = decodeIngest(Buffer.from(value.buffer, value.byteOffset, value.byteLength))
+    return item.kind === 'event' && item.event.event === name
+  } catch {
+    return false
+  }
+}

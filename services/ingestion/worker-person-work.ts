@@ -18,6 +18,8 @@ export interface WorkerSetup {
   geoip: { database: string | null } | null
   maxCachedPersons?: number
   poisonEvent?: string | null
+  /** Failpoint for tests: the worker exits on a range holding an event of this name (a message that kills it). */
+  exitOnEvent?: string | null
   partRecords?: number
 }
 

@@ -24,6 +24,8 @@ export interface Config {
     maxRetries: number
     crashAfterBatches: number | null
     poisonEvent: string | null
+    /** Failpoint for tests: the ingestion worker exits (as if a message killed it) on a batch holding an event of this name. */
+    workerExitEvent: string | null
   }
   /** The recordings processor (recordings/processor.ts): snapshot messages are up to 20 MB, so batches are short. */
   recordings: {
@@ -147,6 +149,8 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env): Config {
         : null,
       // Failpoint for dead-letter tests: writing a batch that holds an event of this name fails.
       poisonEvent: env.WREN_FAILPOINT_POISON_EVENT || null,
+      // Failpoint for tests: the ingestion worker thread exits on a batch that holds an event of this name.
+      workerExitEvent: env.WREN_FAILPOINT_WORKER_EXIT_EVENT || null,
     },
     recordings: {
       maxBatchRecords: intFrom(env.WREN_RECORDINGS_BATCH, 100, 'WREN_RECORDINGS_BATCH'),
