@@ -2,7 +2,7 @@
 // property filter editor.
 import type { ComponentChildren } from 'preact'
 import { useCallback, useEffect, useRef, useState } from 'preact/hooks'
-import { ApiError, patch, type PropertyFilter } from './api'
+import { ApiError, get, patch, post, type PropertyFilter } from './api'
 import { navigate } from './router'
 
 export interface Loaded<T> {
@@ -128,6 +128,89 @@ export function softDelete(run: (action: () => Promise<unknown>) => Promise<bool
       navigate(back)
     })
   }
+}
+
+/**
+ * A page's list: the load's error (or the page's own `error`), loading, `empty` when there are no rows,
+ * else a table of `head` and one `row` per result, then `footer` (a pager) in the same card.
+ */
+export function Listing<Page extends { results: unknown[] }>({
+  loaded,
+  error = null,
+  empty,
+  head,
+  row,
+  footer = null,
+  tableClass = 'list',
+}: {
+  loaded: Loaded<Page>
+  error?: ApiError | null
+  empty: ComponentChildren
+  head: ComponentChildren
+  row: (item: Page['results'][number]) => ComponentChildren
+  footer?: ((page: Page) => ComponentChildren) | null
+  tableClass?: string
+}) {
+  const page = loaded.data
+  const rows = page?.results
+  return (
+    <>
+      <ErrorBox error={loaded.error ?? error} />
+      {loaded.loading && !rows ? <Loading /> : null}
+      {rows && rows.length === 0 ? empty : null}
+      {rows && rows.length > 0 ? (
+        <div class="card scroll">
+          <table class={tableClass}>
+            <thead>
+              <tr>{head}</tr>
+            </thead>
+            <tbody>{rows.map(row)}</tbody>
+          </table>
+          {footer && page ? footer(page) : null}
+        </div>
+      ) : null}
+    </>
+  )
+}
+
+/** An object's page: `new` opens an empty editor; any other id is loaded from `url(id)` first. */
+export function ItemPage<T>({
+  id,
+  url,
+  editor,
+}: {
+  id: string
+  url: (id: string) => string
+  editor: (item: T | null) => ComponentChildren
+}) {
+  const isNew = id === 'new'
+  const item = useLoad(() => (isNew ? Promise.resolve(null) : get<T>(url(encodeURIComponent(id)))), [id])
+  if (item.error) return <ErrorBox error={item.error} />
+  if (item.loading) return <Loading />
+  return <>{editor(item.data)}</>
+}
+
+/** Saves an editor's object: PATCH when it exists (`id`), else POST to its collection; then opens `back`. */
+export async function saveItem(collection: string, id: number | null, body: object, back: string): Promise<void> {
+  if (id === null) await post(collection, body)
+  else await patch(`${collection}${id}/`, body)
+  navigate(back)
+}
+
+/** The name and description fields of an editor. */
+export function NameFields(props: { name: string; description: string; onName: (v: string) => void; onDescription: (v: string) => void }) {
+  return (
+    <>
+      <label>
+        Name
+        <input name="name" required value={props.name} onInput={(e) => props.onName(e.currentTarget.value)} />
+      </label>
+      <label>
+        Description
+        <input name="description" value={props.description} onInput={(e) => props.onDescription(e.currentTarget.value)} />
+      </label>
+    </>
+  )
 }
 
 export const OPERATORS = [

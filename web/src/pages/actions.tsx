@@ -1,20 +1,22 @@
 // Actions: named sets of events (each step an event, optionally its URL and properties) that trends can
 // count as a series; list, create, edit and delete.
 import { useState } from 'preact/hooks'
-import { get, patch, post, type Paginated, type PropertyFilter } from '../api'
+import { get, type Paginated, type PropertyFilter } from '../api'
 import {
   completeFilters,
   EditorHeader,
   Empty,
   ErrorBox,
-  Loading,
+  ItemPage,
   ListHeader,
+  Listing,
+  NameFields,
   PropertyFilters,
+  saveItem,
   softDelete,
   useAction,
   useLoad,
 } from '../components'
-import { navigate } from '../router'
 import { useSession } from '../session'
 
 interface Step {
@@ -37,51 +39,38 @@ export function ActionsPage() {
   return (
     <div>
       <ListHeader title="Actions" create={can('action:write') ? { href: `${base}/actions/new`, label: 'New action' } : null} />
-      <ErrorBox error={actions.error} />
-      {actions.loading && !actions.data ? <Loading /> : null}
-      {actions.data && actions.data.results.length === 0 ? (
-        <Empty title="No actions yet.">
-          <p>
-            An action names the events that mean one thing to you (say, “Signed up”: a $pageview of /welcome or a signup event); trends can
-            then count it.
-          </p>
-        </Empty>
-      ) : null}
-      {actions.data && actions.data.results.length > 0 ? (
-        <div class="card scroll">
-          <table class="list">
-            <thead>
-              <tr>
-                <th>Name</th>
-                <th>Matches</th>
-              </tr>
-            </thead>
-            <tbody>
-              {actions.data.results.map((a) => (
-                <tr>
-                  <td>
-                    <a href={`${base}/actions/${a.id}`}>{a.name}</a>
-                  </td>
-                  <td class="truncate">
-                    {a.steps.map((s) => [s.event ?? 'any event', s.url ? `at ${s.url}` : ''].join(' ')).join(' or ')}
-                  </td>
-                </tr>
-              ))}
-            </tbody>
-          </table>
-        </div>
-      ) : null}
+      <Listing
+        loaded={actions}
+        empty={
+          <Empty title="No actions yet.">
+            <p>
+              An action names the events that mean one thing to you (say, “Signed up”: a $pageview of /welcome or a signup event); trends
+              can then count it.
+            </p>
+          </Empty>
+        }
+        head={
+          <>
+            <th>Name</th>
+            <th>Matches</th>
+          </>
+        }
+        row={(a) => (
+          <tr>
+            <td>
+              <a href={`${base}/actions/${a.id}`}>{a.name}</a>
+            </td>
+            <td class="truncate">{a.steps.map((s) => [s.event ?? 'any event', s.url ? `at ${s.url}` : ''].join(' ')).join(' or ')}</td>
+          </tr>
+        )}
+      />
     </div>
   )
 }
 
 export function ActionPage({ id }: { id: string }) {
   const { path } = useSession()
-  const isNew = id === 'new'
-  const action = useLoad(() => (isNew ? Promise.resolve(null) : get<Action>(path(`actions/${encodeURIComponent(id)}/`))), [id])
-  if (action.error) return <ErrorBox error={action.error} />
-  if (action.loading) return <Loading />
-  return <ActionEditor action={action.data} />
+  return <ItemPage<Action> id={id} url={(id) => path(`actions/${id}/`)} editor={(action) => <ActionEditor action={action} />} />
 }
 
 function ActionEditor({ action }: { action: Action | null }) {
@@ -103,9 +92,7 @@ function ActionEditor({ action }: { action: Action | null }) {
           properties: completeFilters(s.properties ?? []),
         })),
       }
-      if (action) await patch(path(`actions/${action.id}/`), body)
-      else await post(path('actions/'), body)
-      navigate(`${base}/actions`)
+      await saveItem(path('actions/'), action?.id ?? null, body, `${base}/actions`)
     })
   }
   return (
@@ -121,14 +108,7 @@ function ActionEditor({ action }: { action: Action | null }) {
       />
       <ErrorBox error={error} />
       <section class="card grid">
-        <label>
-          Name
-          <input name="name" required value={name} onInput={(e) => setName(e.currentTarget.value)} />
-        </label>
-        <label>
-          Description
-          <input name="description" value={description} onInput={(e) => setDescription(e.currentTarget.value)} />
-        </label>
+        <NameFields name={name} description={description} onName={setName} onDescription={setDescription} />
       </section>
       {steps.map((s, i) => (
         <section class="card step" key={i}>

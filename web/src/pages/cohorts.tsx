@@ -1,21 +1,23 @@
 // Cohorts: the list with member counts; create and edit a dynamic cohort (persons matching property
 // filters, all of them) or a static one (a list of distinct ids); soft delete.
 import { useState } from 'preact/hooks'
-import { get, patch, post, type Paginated, type PropertyFilter } from '../api'
+import { get, type Paginated, type PropertyFilter } from '../api'
 import {
   completeFilters,
   EditorHeader,
   Empty,
   ErrorBox,
+  ItemPage,
   JsonView,
-  Loading,
   ListHeader,
+  Listing,
+  NameFields,
   PropertyFilters,
+  saveItem,
   softDelete,
   useAction,
   useLoad,
 } from '../components'
-import { navigate } from '../router'
 import { useSession } from '../session'
 
 interface Cohort {
@@ -34,41 +36,34 @@ export function CohortsPage() {
   return (
     <div>
       <ListHeader title="Cohorts" create={can('cohort:write') ? { href: `${base}/cohorts/new`, label: 'New cohort' } : null} />
-      <ErrorBox error={cohorts.error} />
-      {cohorts.loading && !cohorts.data ? <Loading /> : null}
-      {cohorts.data && cohorts.data.results.length === 0 ? (
-        <Empty title="No cohorts yet.">
-          <p>
-            A cohort is a group of persons — by their properties, or a list you give. Use them in trends (breakdown or filter) and flag
-            conditions.
-          </p>
-        </Empty>
-      ) : null}
-      {cohorts.data && cohorts.data.results.length > 0 ? (
-        <div class="card scroll">
-          <table class="list">
-            <thead>
-              <tr>
-                <th>Name</th>
-                <th>Kind</th>
-                <th class="num">Persons</th>
-              </tr>
-            </thead>
-            <tbody>
-              {cohorts.data.results.map((c) => (
-                <tr>
-                  <td>
-                    <a href={`${base}/cohorts/${c.id}`}>{c.name}</a>
-                    {c.description ? <div class="muted small">{c.description}</div> : null}
-                  </td>
-                  <td>{c.is_static ? 'static' : 'dynamic'}</td>
-                  <td class="num">{c.count ?? '–'}</td>
-                </tr>
-              ))}
-            </tbody>
-          </table>
-        </div>
-      ) : null}
+      <Listing
+        loaded={cohorts}
+        empty={
+          <Empty title="No cohorts yet.">
+            <p>
+              A cohort is a group of persons — by their properties, or a list you give. Use them in trends (breakdown or filter) and flag
+              conditions.
+            </p>
+          </Empty>
+        }
+        head={
+          <>
+            <th>Name</th>
+            <th>Kind</th>
+            <th class="num">Persons</th>
+          </>
+        }
+        row={(c) => (
+          <tr>
+            <td>
+              <a href={`${base}/cohorts/${c.id}`}>{c.name}</a>
+              {c.description ? <div class="muted small">{c.description}</div> : null}
+            </td>
+            <td>{c.is_static ? 'static' : 'dynamic'}</td>
+            <td class="num">{c.count ?? '–'}</td>
+          </tr>
+        )}
+      />
     </div>
   )
 }
@@ -84,11 +79,7 @@ function simpleFilters(cohort: Cohort | null): PropertyFilter[] | null {
 
 export function CohortPage({ id }: { id: string }) {
   const { path } = useSession()
-  const isNew = id === 'new'
-  const cohort = useLoad(() => (isNew ? Promise.resolve(null) : get<Cohort>(path(`cohorts/${encodeURIComponent(id)}/`))), [id])
-  if (cohort.error) return <ErrorBox error={cohort.error} />
-  if (cohort.loading) return <Loading />
-  return <CohortEditor cohort={cohort.data} />
+  return <ItemPage<Cohort> id={id} url={(id) => path(`cohorts/${id}/`)} editor={(cohort) => <CohortEditor cohort={cohort} />} />
 }
 
 function CohortEditor({ cohort }: { cohort: Cohort | null }) {
@@ -117,9 +108,7 @@ function CohortEditor({ cohort }: { cohort: Cohort | null }) {
           },
         }
       if (isStatic && ids.length) body.distinct_ids = ids
-      if (cohort) await patch(path(`cohorts/${cohort.id}/`), body)
-      else await post(path('cohorts/'), body)
-      navigate(`${base}/cohorts`)
+      await saveItem(path('cohorts/'), cohort?.id ?? null, body, `${base}/cohorts`)
     })
   }
   return (
@@ -135,14 +124,7 @@ function CohortEditor({ cohort }: { cohort: Cohort | null }) {
       />
       <ErrorBox error={error} />
       <section class="card grid">
-        <label>
-          Name
-          <input name="name" required value={name} onInput={(e) => setName(e.currentTarget.value)} />
-        </label>
-        <label>
-          Description
-          <input name="description" value={description} onInput={(e) => setDescription(e.currentTarget.value)} />
-        </label>
+        <NameFields name={name} description={description} onName={setName} onDescription={setDescription} />
         {cohort ? (
           <p class="muted">
             {cohort.is_static ? 'Static' : 'Dynamic'} cohort · {cohort.count ?? '–'} persons

@@ -2,21 +2,22 @@
 // properties and cohorts with their rollout, variants with payloads), soft delete, and a box that asks
 // /flags what a distinct id gets.
 import { useState } from 'preact/hooks'
-import { get, patch, post, request, withQuery, type Paginated, type PropertyFilter } from '../api'
+import { get, patch, request, withQuery, type Paginated, type PropertyFilter } from '../api'
 import {
   completeFilters,
   EditorHeader,
   Empty,
   ErrorBox,
+  ItemPage,
   JsonView,
-  Loading,
   ListHeader,
+  Listing,
   PropertyFilters,
+  saveItem,
   softDelete,
   useAction,
   useLoad,
 } from '../components'
-import { navigate } from '../router'
 import { useSession } from '../session'
 
 interface Group {
@@ -72,49 +73,43 @@ export function FlagsPage() {
           />
         </label>
       </section>
-      <ErrorBox error={flags.error ?? error} />
-      {flags.loading && !flags.data ? <Loading /> : null}
-      {flags.data && flags.data.results.length === 0 ? (
-        <Empty title={search ? 'No flags match.' : 'No feature flags yet.'}>
-          <p>Create one with “New flag”, then read it in your app with posthog.isFeatureEnabled('your-flag').</p>
-        </Empty>
-      ) : null}
-      {flags.data && flags.data.results.length > 0 ? (
-        <div class="card scroll">
-          <table class="list">
-            <thead>
-              <tr>
-                <th>Key</th>
-                <th class="hide-narrow">Rollout</th>
-                <th>Active</th>
-              </tr>
-            </thead>
-            <tbody>
-              {flags.data.results.map((f) => (
-                <tr>
-                  <td>
-                    <a href={`${base}/feature_flags/${f.id}`}>{f.key}</a>
-                    {f.name ? <div class="muted small">{f.name}</div> : null}
-                  </td>
-                  <td class="hide-narrow">{summary(f)}</td>
-                  <td>
-                    <label class="switch">
-                      <input
-                        type="checkbox"
-                        aria-label={`${f.key} active`}
-                        checked={f.active}
-                        disabled={busy || !can('feature_flag:write')}
-                        onChange={() => toggle(f)}
-                      />
-                      {f.active ? 'on' : 'off'}
-                    </label>
-                  </td>
-                </tr>
-              ))}
-            </tbody>
-          </table>
-        </div>
-      ) : null}
+      <Listing
+        loaded={flags}
+        error={error}
+        empty={
+          <Empty title={search ? 'No flags match.' : 'No feature flags yet.'}>
+            <p>Create one with “New flag”, then read it in your app with posthog.isFeatureEnabled('your-flag').</p>
+          </Empty>
+        }
+        head={
+          <>
+            <th>Key</th>
+            <th class="hide-narrow">Rollout</th>
+            <th>Active</th>
+          </>
+        }
+        row={(f) => (
+          <tr>
+            <td>
+              <a href={`${base}/feature_flags/${f.id}`}>{f.key}</a>
+              {f.name ? <div class="muted small">{f.name}</div> : null}
+            </td>
+            <td class="hide-narrow">{summary(f)}</td>
+            <td>
+              <label class="switch">
+                <input
+                  type="checkbox"
+                  aria-label={`${f.key} active`}
+                  checked={f.active}
+                  disabled={busy || !can('feature_flag:write')}
+                  onChange={() => toggle(f)}
+                />
+                {f.active ? 'on' : 'off'}
+              </label>
+            </td>
+          </tr>
+        )}
+      />
     </div>
   )
 }
@@ -230,11 +225,13 @@ function filtersOf(draft: Draft): Flag['filters'] {
 
 export function FlagPage({ id }: { id: string }) {
   const { path, base, can } = useSession()
-  const isNew = id === 'new'
-  const flag = useLoad(() => (isNew ? Promise.resolve(null) : get<Flag>(path(`feature_flags/${encodeURIComponent(id)}/`))), [id])
-  if (flag.error) return <ErrorBox error={flag.error} />
-  if (flag.loading) return <Loading />
-  return <FlagEditor flag={flag.data} path={path} base={base} writable={can('feature_flag:write')} />
+  return (
+    <ItemPage<Flag>
+      id={id}
+      url={(id) => path(`feature_flags/${id}/`)}
+      editor={(flag) => <FlagEditor flag={flag} path={path} base={base} writable={can('feature_flag:write')} />}
+    />
+  )
 }
 
 function FlagEditor({ flag, path, base, writable }: { flag: Flag | null; path: (p: string) => string; base: string; writable: boolean }) {
@@ -249,9 +246,7 @@ function FlagEditor({ flag, path, base, writable }: { flag: Flag | null; path: (
     event.preventDefault()
     run(async () => {
       const body = { key: draft.key.trim(), name: draft.name, active: draft.active, filters: filtersOf(draft) }
-      if (flag) await patch(path(`feature_flags/${flag.id}/`), body)
-      else await post(path('feature_flags/'), body)
-      navigate(`${base}/feature_flags`)
+      await saveItem(path('feature_flags/'), flag?.id ?? null, body, `${base}/feature_flags`)
     })
   }
   return (

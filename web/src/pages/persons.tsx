@@ -6,6 +6,7 @@ import {
   completeFilters,
   Empty,
   ErrorBox,
+  Listing,
   formatTime,
   Loading,
   PageHeader,
@@ -75,53 +76,48 @@ export function PersonsPage({ search }: { search: string }) {
         </label>
         <PropertyFilters value={filters} onChange={(properties) => go({ properties, offset: 0 })} types={['person']} />
       </section>
-      <ErrorBox error={persons.error} />
-      {persons.loading && !persons.data ? <Loading /> : null}
-      {persons.data && persons.data.results.length === 0 ? (
-        <Empty title={text || complete.length ? 'No persons match.' : 'No persons yet.'}>
-          <p>
-            {text || complete.length
-              ? 'Try another search or remove a filter.'
-              : 'Persons appear when events arrive: install the snippet from Settings, or call posthog.identify() to name them.'}
-          </p>
-        </Empty>
-      ) : null}
-      {persons.data && persons.data.results.length > 0 ? (
-        <div class="card scroll">
-          <table class="list">
-            <thead>
-              <tr>
-                <th>Person</th>
-                <th class="hide-narrow">Distinct ids</th>
-                <th>First seen</th>
-              </tr>
-            </thead>
-            <tbody>
-              {persons.data.results.map((p) => (
-                <tr>
-                  <td>
-                    <a href={`${base}/persons/${p.uuid}`}>{p.name}</a>
-                  </td>
-                  <td class="hide-narrow truncate">{p.distinct_ids.join(', ')}</td>
-                  <td class="nowrap">{formatTime(p.created_at)}</td>
-                </tr>
-              ))}
-            </tbody>
-          </table>
+      <Listing
+        loaded={persons}
+        empty={
+          <Empty title={text || complete.length ? 'No persons match.' : 'No persons yet.'}>
+            <p>
+              {text || complete.length
+                ? 'Try another search or remove a filter.'
+                : 'Persons appear when events arrive: install the snippet from Settings, or call posthog.identify() to name them.'}
+            </p>
+          </Empty>
+        }
+        head={
+          <>
+            <th>Person</th>
+            <th class="hide-narrow">Distinct ids</th>
+            <th>First seen</th>
+          </>
+        }
+        row={(p) => (
+          <tr>
+            <td>
+              <a href={`${base}/persons/${p.uuid}`}>{p.name}</a>
+            </td>
+            <td class="hide-narrow truncate">{p.distinct_ids.join(', ')}</td>
+            <td class="nowrap">{formatTime(p.created_at)}</td>
+          </tr>
+        )}
+        footer={(page) => (
           <div class="pager">
             <button type="button" class="secondary" disabled={offset === 0} onClick={() => go({ offset: Math.max(0, offset - PAGE) })}>
               ← Previous
             </button>
             <span class="muted">
-              {offset + 1}–{offset + persons.data.results.length}
-              {persons.data.count !== undefined ? ` of ${persons.data.count}` : ''}
+              {offset + 1}–{offset + page.results.length}
+              {page.count !== undefined ? ` of ${page.count}` : ''}
             </span>
-            <button type="button" class="secondary" disabled={!persons.data.next} onClick={() => go({ offset: offset + PAGE })}>
+            <button type="button" class="secondary" disabled={!page.next} onClick={() => go({ offset: offset + PAGE })}>
               Next →
             </button>
           </div>
-        </div>
-      ) : null}
+        )}
+      />
     </div>
   )
 }

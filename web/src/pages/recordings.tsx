@@ -2,7 +2,7 @@
 // sharing link to enable and copy.
 import { useState } from 'preact/hooks'
 import { get, patch, withQuery } from '../api'
-import { Empty, ErrorBox, formatTime, Loading, PageHeader, useAction, useLoad } from '../components'
+import { Empty, ErrorBox, Listing, formatTime, PageHeader, useAction, useLoad } from '../components'
 import { navigate } from '../router'
 import { useSession } from '../session'
 
@@ -119,68 +119,65 @@ export function RecordingsPage({ search }: { search: string }) {
           <input type="checkbox" checked={filters.errors} onChange={(e) => go({ errors: e.currentTarget.checked })} /> With console errors
         </label>
       </section>
-      <ErrorBox error={recordings.error ?? error} />
-      {recordings.loading && !recordings.data ? <Loading /> : null}
-      {recordings.data && recordings.data.results.length === 0 ? (
-        <Empty title="No recordings here.">
-          <p>
-            {project.session_recording_opt_in
-              ? 'Recording is on: sessions of pages with the posthog-js snippet show up here a few seconds after they start. Widen the filters if you expected some.'
-              : 'Recording is off for this project. Turn it on in Settings; posthog-js then records sessions on pages with the snippet.'}
-          </p>
-          <p>
-            <a href={`${base}/settings`}>Settings →</a>
-          </p>
-        </Empty>
-      ) : null}
-      {recordings.data && recordings.data.results.length > 0 ? (
-        <div class="card scroll">
-          <table class="list recordings">
-            <thead>
-              <tr>
-                <th>Person</th>
-                <th>Duration</th>
-                <th class="hide-narrow">Active</th>
-                <th class="hide-narrow num">Clicks</th>
-                <th class="hide-narrow num">Errors</th>
-                <th class="hide-narrow">Start URL</th>
-                <th>Started</th>
-                <th />
-              </tr>
-            </thead>
-            <tbody>
-              {recordings.data.results.map((r) => (
-                <tr>
-                  <td>
-                    <a data-external href={`${base}/replay/${encodeURIComponent(r.id)}`}>
-                      {r.person?.name ?? r.distinct_id}
-                    </a>
-                  </td>
-                  <td>{duration(r.recording_duration)}</td>
-                  <td class="hide-narrow">{duration(r.active_seconds)}</td>
-                  <td class="hide-narrow num">{r.click_count}</td>
-                  <td class={`hide-narrow num ${r.console_error_count ? 'danger-text' : ''}`}>{r.console_error_count}</td>
-                  <td class="hide-narrow truncate">{r.start_url ?? ''}</td>
-                  <td class="nowrap">{formatTime(r.start_time)}</td>
-                  <td>
-                    {shared[r.id] ? (
-                      <input
-                        class="share-link"
-                        readOnly
-                        value={shared[r.id]}
-                        aria-label="Sharing link"
-                        onFocus={(e) => e.currentTarget.select()}
-                      />
-                    ) : can('sharing_configuration:write') ? (
-                      <button type="button" class="link" disabled={busy} onClick={() => share(r.id)}>
-                        Share
-                      </button>
-                    ) : null}
-                  </td>
-                </tr>
-              ))}
-            </tbody>
-          </table>
+      <Listing
+        loaded={recordings}
+        error={error}
+        tableClass="list recordings"
+        empty={
+          <Empty title="No recordings here.">
+            <p>
+              {project.session_recording_opt_in
+                ? 'Recording is on: sessions of pages with the posthog-js snippet show up here a few seconds after they start. Widen the filters if you expected some.'
+                : 'Recording is off for this project. Turn it on in Settings; posthog-js then records sessions on pages with the snippet.'}
+            </p>
+            <p>
+              <a href={`${base}/settings`}>Settings →</a>
+            </p>
+          </Empty>
+        }
+        head={
+          <>
+            <th>Person</th>
+            <th>Duration</th>
+            <th class="hide-narrow">Active</th>
+            <th class="hide-narrow num">Clicks</th>
+            <th class="hide-narrow num">Errors</th>
+            <th class="hide-narrow">Start URL</th>
+            <th>Started</th>
+            <th />
+          </>
+        }
+        row={(r) => (
+          <tr>
+            <td>
+              <a data-external href={`${base}/replay/${encodeURIComponent(r.id)}`}>
+                {r.person?.name ?? r.distinct_id}
+              </a>
+            </td>
+            <td>{duration(r.recording_duration)}</td>
+            <td class="hide-narrow">{duration(r.active_seconds)}</td>
+            <td class="hide-narrow num">{r.click_count}</td>
+            <td class={`hide-narrow num ${r.console_error_count ? 'danger-text' : ''}`}>{r.console_error_count}</td>
+            <td class="hide-narrow truncate">{r.start_url ?? ''}</td>
+            <td class="nowrap">{formatTime(r.start_time)}</td>
+            <td>
+              {shared[r.id] ? (
+                <input
+                  class="share-link"
+                  readOnly
+                  value={shared[r.id]}
+                  aria-label="Sharing link"
+                  onFocus={(e) => e.currentTarget.select()}
+                />
+              ) : can('sharing_configuration:write') ? (
+                <button type="button" class="link" disabled={busy} onClick={() => share(r.id)}>
+                  Share
+                </button>
+              ) : null}
+            </td>
+          </tr>
+        )}
+        footer={(page) => (
           <div class="pager">
             <button
               type="button"
@@ -190,17 +187,12 @@ export function RecordingsPage({ search }: { search: string }) {
             >
               ← Previous
             </button>
-            <button
-              type="button"
-              class="secondary"
-              disabled={!recordings.data.has_next}
-              onClick={() => go({ offset: filters.offset + PAGE })}
-            >
+            <button type="button" class="secondary" disabled={!page.has_next} onClick={() => go({ offset: filters.offset + PAGE })}>
               Next →
             </button>
           </div>
-        </div>
-      ) : null}
+        )}
+      />
     </div>
   )
 }
