@@ -6,14 +6,9 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest'
 import { mkdtemp, rm } from 'node:fs/promises'
 import { tmpdir } from 'node:os'
 import path from 'node:path'
-import { execFile } from 'node:child_process'
-import { promisify } from 'node:util'
 import { randomUUID } from 'node:crypto'
-import { api, captureBatch, spawnWren, waitFor, type WrenProcess } from './support/wren'
+import { api, deadLettersCli, captureBatch, spawnWren, waitFor, type WrenProcess } from './support/wren'
 import { generateKey, PERSONAL_KEY_PREFIX, PROJECT_KEY_PREFIX } from '../services/projects/store'
-
-const run = promisify(execFile)
-const repoRoot = path.resolve(import.meta.dirname, '..')
 
 describe('dead letters (embedded mode)', () => {
   const env = {
@@ -30,17 +25,7 @@ describe('dead letters (embedded mode)', () => {
     const res = await call()('GET', `/api/projects/${projectId}/events/?event=${event}&limit=1000`)
     return (res.body?.results ?? []) as Array<{ id: string }>
   }
-  const cli = async (...args: string[]) => {
-    const { stdout } = await run(process.execPath, ['--import', 'tsx', path.join(repoRoot, 'services/main.ts'), 'dead-letters', ...args], {
-      cwd: repoRoot,
-      env: { ...process.env, WREN_DATA_DIR: dataDir, LOG_LEVEL: 'warn' },
-    })
-    return stdout
-      .trim()
-      .split('\n')
-      .filter(Boolean)
-      .map((line) => JSON.parse(line))
-  }
+  const cli = (...args: string[]) => deadLettersCli(dataDir, ...args)
 
   beforeAll(async () => {
     dataDir = await mkdtemp(path.join(tmpdir(), 'wren-dead-letters-'))

@@ -7,13 +7,8 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest'
 import { mkdtemp, rm } from 'node:fs/promises'
 import { tmpdir } from 'node:os'
 import path from 'node:path'
-import { execFile } from 'node:child_process'
-import { promisify } from 'node:util'
-import { api, spawnWren, waitFor, type WrenProcess } from './support/wren'
+import { api, deadLettersCli, spawnWren, waitFor, type WrenProcess } from './support/wren'
 import { generateKey, PERSONAL_KEY_PREFIX, PROJECT_KEY_PREFIX } from '../services/projects/store'
-
-const run = promisify(execFile)
-const repoRoot = path.resolve(import.meta.dirname, '..')
 const GOOD = ['good-1', 'good-2', 'good-3', 'good-4']
 const POISON = 'poison-session'
 
@@ -57,17 +52,7 @@ describe('recordings dead letters (embedded mode)', () => {
     const res = await call()('GET', `/api/projects/${projectId}/session_recordings/?limit=50`)
     return ((res.body?.results ?? []) as Array<{ id: string }>).map((r) => r.id).sort()
   }
-  const cli = async (...args: string[]) => {
-    const { stdout } = await run(process.execPath, ['--import', 'tsx', path.join(repoRoot, 'services/main.ts'), 'dead-letters', ...args], {
-      cwd: repoRoot,
-      env: { ...process.env, WREN_DATA_DIR: dataDir, LOG_LEVEL: 'warn' },
-    })
-    return stdout
-      .trim()
-      .split('\n')
-      .filter(Boolean)
-      .map((line) => JSON.parse(line))
-  }
+  const cli = (...args: string[]) => deadLettersCli(dataDir, ...args)
 
   beforeAll(async () => {
     dataDir = await mkdtemp(path.join(tmpdir(), 'wren-recordings-dead-letters-'))

@@ -3,7 +3,8 @@
 import { mkdtemp, rm } from 'node:fs/promises'
 import { tmpdir } from 'node:os'
 import path from 'node:path'
-import { spawn, type ChildProcess } from 'node:child_process'
+import { execFile, spawn, type ChildProcess } from 'node:child_process'
+import { promisify } from 'node:util'
 import { createServer } from 'node:net'
 import type { AddressInfo } from 'node:net'
 import pino, { type Logger } from 'pino'
@@ -204,4 +205,22 @@ export async function drained(wren: Wren): Promise<void> {
     },
     { what: 'ingestion to catch up', intervalMs: 25 },
   )
+}
+
+/** `wren dead-letters <args>` on a data directory, as an operator runs it: the JSON lines it prints. */
+export async function deadLettersCli(dataDir: string, ...args: string[]): Promise<any[]> {
+  const repoRoot = path.resolve(import.meta.dirname, '../..')
+  const { stdout } = await promisify(execFile)(
+    process.execPath,
+    ['--import', 'tsx', path.join(repoRoot, 'services/main.ts'), 'dead-letters', ...args],
+    {
+      cwd: repoRoot,
+      env: { ...process.env, WREN_DATA_DIR: dataDir, LOG_LEVEL: 'warn' },
+    },
+  )
+  return stdout
+    .trim()
+    .split('\n')
+    .filter(Boolean)
+    .map((line) => JSON.parse(line))
 }
