@@ -166,6 +166,7 @@ export class IngestionProcessor<Prepared = unknown> {
       this.announce(part.changes)
     }
     let output
+    let deadLetters: DeadLetter[] = []
     try {
       this.partitions ??= await this.log.partitions(batch.topic)
       output = await this.work.compute(
@@ -186,7 +187,8 @@ export class IngestionProcessor<Prepared = unknown> {
         },
       )
       await writes
-      await this.deadLetters.record(batch, lettersOf(batch, output.failed))
+      deadLetters = lettersOf(batch, output.failed)
+      await this.deadLetters.record(batch, deadLetters)
       if (this.options.publishResults) await this.options.publishResults(output.results)
     } catch (err) {
       // No write of this range may still be running when the log hands it out again.
@@ -197,7 +199,6 @@ export class IngestionProcessor<Prepared = unknown> {
       throw err
     }
     const { results } = output
-    const deadLetters = lettersOf(batch, output.failed)
     if (this.options.crashAfterBatches && ++this.batchesWritten >= this.options.crashAfterBatches) process.kill(process.pid, 'SIGKILL')
     this.work.stored()
     this.metrics.inc('wren_ingested_events_total', output.events)
