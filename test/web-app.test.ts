@@ -313,6 +313,33 @@ describe('the web app', () => {
       expect((await call('GET', `/api/projects/${t.projectId}/persons/${fay.uuid}/`)).status).toBe(404)
     })
 
+    it('creates a cohort in the page and saves an edit of it, as the API then shows', async () => {
+      const { page } = await open(WIDTHS.desktop)
+      await signIn(page)
+      await page.goto(`${t.url}/project/${t.projectId}/cohorts/new`)
+      await page.fill('input[name=name]', 'Example people')
+      await page.click('button:has-text("Add filter")')
+      await page.fill('input[aria-label="Property key"]', 'email')
+      await page.selectOption('select[aria-label="Operator"]', 'icontains')
+      await page.fill('input[aria-label="Value"]', 'example.com')
+      await page.click('button:has-text("Create cohort")')
+      await page.waitForSelector('table.list a:has-text("Example people")')
+      const cohorts = async () =>
+        (await call('GET', `/api/projects/${t.projectId}/cohorts/`)).body.results as Array<{
+          id: number
+          name: string
+          description: string
+        }>
+      const created = (await cohorts()).find((c) => c.name === 'Example people')!
+      expect(JSON.stringify(created)).toContain('example.com')
+
+      await page.click('table.list a:has-text("Example people")')
+      await page.fill('input[name=description]', 'people with an example.com address')
+      await page.click('button:has-text("Save")')
+      await page.waitForSelector('table.list a:has-text("Example people")')
+      expect((await cohorts()).find((c) => c.id === created.id)).toMatchObject({ description: 'people with an example.com address' })
+    })
+
     it('creates a flag in the page that /flags then returns for a matching distinct id', async () => {
       const { page } = await open(WIDTHS.desktop)
       await signIn(page)
