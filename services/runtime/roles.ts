@@ -1,0 +1,106 @@
+// What each role runs, as one table: the route groups it serves and the jobs it runs. The streams it
+// consumes come from the stream table (streams.ts), which names each stream's consumers. `wren start` (and
+// `wren all`) runs every role in one process; cluster mode runs any number of processes of each.
+import type { Config, Role } from '../shared/config'
+import { STREAMS, type StreamName } from './streams'
+import type { RouteGroupName } from './route-groups'
+
+export type RoleName = Exclude<Role, 'all'>
+
+export interface RoleRow {
+  does: string
+  routes: RouteGroupName[]
+  jobs: JobName[]
+}
+
+export type JobName = 'deletions' | 'materializer'
+
+export const JOB_DOCS: Record<JobName, string> = {
+  deletions: 'deletes the events of deleted persons in the background (persons/deletions.ts)',
+  materializer: 'gives event properties that trends read often a column of their own (shared/query/materialized-properties.ts)',
+}
+
+export const ROLE_TABLE: Record<RoleName, RoleRow> = {
+  capture: {
+    does: 'the SDKs’ intake: events, person updates and session recordings, appended to the log',
+    routes: ['operations', 'capture', 'recording-intake', 'static'],
+    jobs: [],
+  },
+  ingest: {
+    does: 'the ingestion processor: persons and events into ClickHouse; the one writer of persons',
+    routes: ['operations'],
+    jobs: ['deletions'],
+  },
+  api: {
+    does: 'the management API and the web app',
+    routes: [
+      'operations',
+      'projects',
+      'dead-letters',
+      'events',
+      'persons',
+      'actions',
+      'cohorts',
+      'trends',
+      'flags',
+      'recording-snapshots',
+      'recordings',
+      'recording-sharing',
+      'recording-ai',
+      'player',
+      'web',
+    ],
+    jobs: ['materializer'],
+  },
+  decide: {
+    does: 'feature flags and remote config for the SDKs, from the in-memory snapshot',
+    routes: ['operations', 'static', 'flags-public', 'flags-sdk'],
+    jobs: [],
+  },
+  recordings: {
+    does: 'the recordings processor: snapshots into blocks and metadata in ClickHouse',
+    routes: ['operations'],
+    jobs: [],
+  },
+}
+
+export const ROLE_NAMES = Object.keys(ROLE_TABLE) as RoleName[]
+
+/** The roles one process runs. */
+export class Roles {
+  readonly names: RoleName[]
+
+  constructor(readonly requested: Role[]) {
+    this.names = requested.includes('all') ? ROLE_NAMES : ROLE_NAMES.filter((r) => requested.includes(r))
+  }
+
+  static of(config: Pick<Config, 'roles' | 'kafka'>): Roles {
+    const roles = new Roles(config.roles ?? ['all'])
+    if (!roles.requested.includes('all') && !config.kafka)
+      throw new Error(
+        `wren ${roles.requested.join(',')} is a cluster-mode role and needs KAFKA_BROKERS; embedded mode runs every service in one process: wren start`,
+      )
+    return roles
+  }
+
+  runs(role: RoleName): boolean {
+    return this.names.includes(role)
+  }
+
+  /** The route groups to mount, each once, in the order of the route-group table. */
+  routeGroups(order: readonly RouteGroupName[]): RouteGroupName[] {
+    const wanted = new Set(this.names.flatMap((r) => ROLE_TABLE[r].routes))
+    return order.filter((g) => wanted.has(g))
+  }
+
+  jobs(): JobName[] {
+    return [...new Set(this.names.flatMap((r) => ROLE_TABLE[r].jobs))]
+  }
+
+  /** The streams this process consumes (cluster-only streams only with the Kafka log). */
+  streams(mode: 'embedded' | 'cluster'): StreamName[] {
+    return STREAMS.filter(
+      (s) => (mode === 'cluster' || s.modes === 'both') && (s.consumers as readonly RoleName[]).some((r) => this.runs(r)),
+    ).map((s) => s.name)
+  }
+}

@@ -1,0 +1,172 @@
+// Every route group as one table: its plugin, what it is handed (built from the stores on first use), and
+// its CORS scope. Which processes mount a group is the role table's business (roles.ts); a group is mounted
+// once, in this table's order, however many of a process's roles serve it.
+import type { FastifyInstance, FastifyPluginAsync, FastifyPluginOptions } from 'fastify'
+import { captureRoutes } from '../capture/routes'
+import { recordingCaptureRoutes } from '../recordings/capture-routes'
+import { staticRoutes } from '../static/routes'
+import { projectRoutes } from '../projects/routes'
+import { deadLetterRoutes } from '../dead-letters/routes'
+import { eventRoutes } from '../events/routes'
+import { personRoutes } from '../persons/routes'
+import { actionRoutes } from '../actions/routes'
+import { cohortRoutes } from '../cohorts/routes'
+import { trendRoutes } from '../trends/routes'
+import { flagRoutes } from '../flags/routes'
+import { flagAnswerRoutes, publicFlagRoutes, type PublicFlagDeps } from '../decide/routes'
+import { snapshotRoutes } from '../recordings/snapshot-routes'
+import { recordingRoutes } from '../recordings/recording-routes'
+import { sharingRoutes } from '../recordings/sharing-routes'
+import { aiRoutes } from '../recordings/ai/routes'
+import { playerRoutes } from '../recordings/player-routes'
+import { webRoutes } from '../web/routes'
+import { operationsRoutes } from './operations-routes'
+import type { CorsScope } from './server'
+import type { Stores } from './stores'
+import { STAGE_STREAMS } from './streams'
+
+interface RouteGroup {
+  cors: CorsScope
+  /** Registers the group's plugin in `scope` with what it is handed. */
+  mount(scope: FastifyInstance, stores: Stores): Promise<void>
+}
+
+/** A table row: the plugin and its dependencies, type-checked against each other. */
+function group<O extends FastifyPluginOptions>(
+  cors: CorsScope,
+  plugin: FastifyPluginAsync<O>,
+  deps: (stores: Stores) => Promise<O> | O,
+): RouteGroup {
+  return {
+    cors,
+    mount: async (scope, stores) => void (await scope.register(plugin, await deps(stores))),
+  }
+}
+
+const none = () => ({})
+
+/** What both flag route groups read (the SDKs' POST /decide and /flags, and the other public flag routes). */
+async function flagAnswerDeps(s: Stores): Promise<PublicFlagDeps> {
+  const { clock, metrics } = s.ctx
+  return {
+    projects: await s.projects(),
+    service: await s.flagsService(),
+    snapshot: await s.personSnapshot(),
+    cohorts: await s.cohortReader(),
+    clock,
+    metrics,
+  }
+}
+
+async function captureDeps(s: Stores) {
+  const { storage, clock, metrics } = s.ctx
+  return { log: storage.log, projects: await s.projects(), clock, metrics, backpressure: await s.backpressure() }
+}
+
+export const ROUTE_GROUPS = {
+  operations: group('delegated', operationsRoutes, async (s) => ({
+    roles: s.ctx.roles.requested,
+    log: s.ctx.storage.kafka ? ('kafka' as const) : ('embedded' as const),
+    clickhouse: s.ctx.storage.clickhouse,
+    metrics: s.ctx.metrics,
+    readiness: s.ctx.config.readiness,
+    stages: await Promise.all(
+      STAGE_STREAMS.map(async (stream) => ({
+        report: stream.lag.report,
+        lag: await s.lag(stream),
+        runsHere: stream.consumers.some((role) => s.ctx.roles.runs(role)),
+      })),
+    ),
+    capture: s.ctx.roles.runs('capture') ? { backpressure: await s.backpressure(), maxBacklog: s.ctx.config.maxBacklog } : null,
+  })),
+  capture: group('delegated', captureRoutes, captureDeps),
+  'recording-intake': group('delegated', recordingCaptureRoutes, captureDeps),
+  projects: group('delegated', projectRoutes, async (s) => ({ projects: await s.projects() })),
+  'dead-letters': group('delegated', deadLetterRoutes, async (s) => ({
+    projects: await s.projects(),
+    store: await s.deadLetters(),
+    log: s.ctx.storage.log,
+    metrics: s.ctx.metrics,
+    siteUrl: s.ctx.config.siteUrl,
+  })),
+  events: group('delegated', eventRoutes, async (s) => ({
+    projects: await s.projects(),
+    clickhouse: s.ctx.storage.clickhouse,
+    siteUrl: s.ctx.config.siteUrl,
+  })),
+  persons: group('delegated', personRoutes, async (s) => ({
+    projects: await s.projects(),
+    queries: await s.personQueries(),
+    access: await s.accessControls(),
+    log: s.ctx.storage.log,
+    processor: await s.personCommands(),
+    clock: s.ctx.clock,
+    deletions: await s.deletions(),
+    cohorts: await s.cohorts(),
+    siteUrl: s.ctx.config.siteUrl,
+  })),
+  actions: group('delegated', actionRoutes, async (s) => ({ projects: await s.projects(), actions: await s.actions() })),
+  cohorts: group('delegated', cohortRoutes, async (s) => ({
+    projects: await s.projects(),
+    cohorts: await s.cohorts(),
+    persons: await s.personQueries(),
+  })),
+  trends: group('delegated', trendRoutes, async (s) => ({
+    projects: await s.projects(),
+    trends: await s.trends(),
+    siteUrl: s.ctx.config.siteUrl,
+  })),
+  flags: group('delegated', flagRoutes, async (s) => ({
+    projects: await s.projects(),
+    flags: await s.flags(),
+    cohorts: await s.cohorts(),
+    snapshot: await s.personSnapshot(),
+    siteUrl: s.ctx.config.siteUrl,
+  })),
+  'recording-snapshots': group('delegated', snapshotRoutes, async (s) => ({
+    projects: await s.projects(),
+    blocks: await s.snapshotBlocks(),
+    sharing: await s.sharing(),
+    state: await s.recordingState(),
+  })),
+  recordings: group('delegated', recordingRoutes, async (s) => ({
+    projects: await s.projects(),
+    metadata: await s.recordingMetadata(),
+    persons: await s.personQueries(),
+    actions: await s.actions(),
+    clickhouse: s.ctx.storage.clickhouse,
+    clock: s.ctx.clock,
+    sharing: await s.sharing(),
+    state: await s.recordingState(),
+  })),
+  'recording-sharing': group('delegated', sharingRoutes, async (s) => ({
+    projects: await s.projects(),
+    metadata: await s.recordingMetadata(),
+    sharing: await s.sharing(),
+  })),
+  'recording-ai': group('delegated', aiRoutes, async (s) => ({ projects: await s.projects(), model: s.chatModel(), clock: s.ctx.clock })),
+  player: group('delegated', playerRoutes, none),
+  web: group('delegated', webRoutes, none),
+  // What posthog-js and PostHog's HTML snippet load from the API host, wherever SDK traffic is served.
+  static: group('delegated', staticRoutes, none),
+  'flags-public': group('delegated', publicFlagRoutes, flagAnswerDeps),
+  // The SDKs' flag requests: fixed open CORS headers, without the delegator's work on every request.
+  'flags-sdk': group('open', flagAnswerRoutes, flagAnswerDeps),
+} satisfies Record<string, RouteGroup>
+
+export type RouteGroupName = keyof typeof ROUTE_GROUPS
+
+export const ROUTE_GROUP_ORDER = Object.keys(ROUTE_GROUPS) as RouteGroupName[]
+
+/** Mounts the route groups of the process's roles on the server, each in its CORS scope. */
+export async function mountRouteGroups(
+  server: { mount(scopes: Record<CorsScope, Array<(scope: FastifyInstance) => Promise<void>>>): Promise<void> },
+  stores: Stores,
+): Promise<void> {
+  const scopes: Record<CorsScope, Array<(scope: FastifyInstance) => Promise<void>>> = { delegated: [], open: [] }
+  for (const name of stores.ctx.roles.routeGroups(ROUTE_GROUP_ORDER)) {
+    const row: RouteGroup = ROUTE_GROUPS[name]
+    scopes[row.cors].push((scope) => row.mount(scope, stores))
+  }
+  await server.mount(scopes)
+}

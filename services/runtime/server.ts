@@ -1,0 +1,129 @@
+// The HTTP server every role runs: Fastify's options, the hooks every request passes (metrics, shutdown),
+// the error handler and body parsing, the OpenAPI collector, the management routes' guard, and the two
+// CORS scopes route groups are mounted in.
+import Fastify, { LogController, type FastifyBaseLogger, type FastifyInstance } from 'fastify'
+import cors from '@fastify/cors'
+import type { Logger } from 'pino'
+import { createRequire } from 'node:module'
+import type { Config, HttpTimeouts } from '../shared/config'
+import { wrenError } from '../shared/errors'
+import { clientErrorHandler, installErrorHandler, installJsonBodyParser, renderError, requestForLog } from '../shared/http'
+import { corsDelegator, openCors } from '../shared/http/cors'
+import { guardManagementRoutes, type ManagementRoute } from '../shared/http/management'
+import { installValidation } from '../shared/http/validation'
+import { collectOpenApi, openApiRoutes, type RegisteredRoute } from '../shared/http/openapi'
+import type { SharingTokens } from '../shared/http/auth'
+import type { Tenants } from '../shared/tenancy'
+import type { Labels, Metrics } from '../shared/metrics'
+
+const WREN_VERSION = (createRequire(import.meta.url)('../../package.json') as { version: string }).version
+
+/** How a route group answers cross-origin requests. */
+export type CorsScope =
+  /** Through @fastify/cors and its per-path delegator (management routes, capture, static files…). */
+  | 'delegated'
+  /** Fixed open headers without the delegator's work per request: the SDKs' flag requests, the hottest route. */
+  | 'open'
+
+export interface Server {
+  app: FastifyInstance
+  /** Every route as registered (method, url): what the OpenAPI test holds the document to. */
+  routes: RegisteredRoute[]
+  /** Every management route as registered: what the authorization test enumerates. */
+  managementRoutes: ManagementRoute[]
+  /** Registers each scope's plugins, in order: the delegated scope also answers preflights and unknown paths. */
+  mount(scopes: Record<CorsScope, Array<(scope: FastifyInstance) => Promise<void>>>): Promise<void>
+  /** Stops accepting; in-flight requests get the grace period, then the connections still open are closed. */
+  close(): Promise<void>
+}
+
+export async function createServer(
+  config: Config,
+  logger: Logger,
+  metrics: Metrics,
+  auth: { projects: Tenants; sharing: SharingTokens },
+): Promise<Server> {
+  const app = Fastify({
+    loggerInstance: logger.child({}, { serializers: { req: requestForLog } }) as FastifyBaseLogger,
+    trustProxy: true,
+    routerOptions: { ignoreTrailingSlash: true },
+    logController: new LogController({ disableRequestLogging: true }),
+    bodyLimit: 20 * 1024 * 1024,
+    frameworkErrors: renderError,
+    clientErrorHandler,
+    return503OnClosing: false,
+    ...serverTimeouts(config.http),
+  })
+  countRequests(app, metrics, config.logRequests)
+  const notFound = installErrorHandler(app)
+  installJsonBodyParser(app)
+  installValidation(app)
+  const routes = await collectOpenApi(app, { version: WREN_VERSION })
+  let shuttingDown = false
+  // Requests that arrive on an open connection while the server drains (Fastify adds Connection: close).
+  app.addHook('onRequest', (_request, _reply, done) => {
+    done(shuttingDown ? wrenError('unavailable', 'Wren is shutting down: retry in a moment.') : undefined)
+  })
+  const managementRoutes = await guardManagementRoutes(app, { ...auth, authFailures: config.authFailures })
+  return {
+    app,
+    routes,
+    managementRoutes,
+    async mount(scopes) {
+      await app.register(async (api) => {
+        await api.register(cors, { delegator: corsDelegator({ allowedOrigins: config.corsOrigins, siteUrl: config.siteUrl }) })
+        api.setNotFoundHandler(notFound)
+        await api.register(openApiRoutes)
+        for (const plugin of scopes.delegated) await plugin(api)
+      })
+      if (scopes.open.length)
+        await app.register(async (sdk) => {
+          sdk.addHook('onRequest', openCors)
+          for (const plugin of scopes.open) await plugin(sdk)
+        })
+    },
+    async close() {
+      shuttingDown = true
+      const cutOff = setTimeout(() => app.server.closeAllConnections(), config.shutdown.graceMs)
+      await app.close()
+      clearTimeout(cutOff)
+    },
+  }
+}
+
+/**
+ * Requests counted by route pattern, never the raw path: ids in paths would make a series per id. The hooks
+ * every request runs take Fastify's callback form: an async hook costs a promise per request. Each route's
+ * label sets are made once (per method and status) and reused.
+ */
+function countRequests(app: FastifyInstance, metrics: Metrics, logRequests: boolean): void {
+  const labelSets = new WeakMap<object, Map<string, Labels>>()
+  app.addHook('onResponse', (request, reply, done) => {
+    const route = request.routeOptions
+    let sets = labelSets.get(route.config)
+    if (!sets) labelSets.set(route.config, (sets = new Map()))
+    const key = request.method + reply.statusCode
+    let labels = sets.get(key)
+    if (!labels) sets.set(key, (labels = { method: request.method, route: route.url ?? 'unmatched', status: String(reply.statusCode) }))
+    metrics.inc('wren_http_requests_total', 1, labels)
+    metrics.observe('wren_http_request_duration_seconds', reply.elapsedTime / 1000, labels)
+    if (logRequests) request.log.info({ ...labels, ms: Math.round(reply.elapsedTime * 10) / 10 }, 'request')
+    done()
+  })
+}
+
+/** Fastify's and Node's server options for HttpTimeouts. */
+function serverTimeouts(t: HttpTimeouts) {
+  return {
+    requestTimeout: t.requestTimeoutMs,
+    keepAliveTimeout: t.keepAliveTimeoutMs,
+    connectionTimeout: t.connectionTimeoutMs,
+    // Node refuses a headers timeout longer than the request timeout (its own until Fastify sets ours), and
+    // checks both only every connectionsCheckingInterval (30 s by default): once a second here.
+    http: {
+      requestTimeout: t.requestTimeoutMs,
+      headersTimeout: t.requestTimeoutMs > 0 ? Math.min(t.headersTimeoutMs, t.requestTimeoutMs) : t.headersTimeoutMs,
+      connectionsCheckingInterval: 1_000,
+    },
+  }
+}

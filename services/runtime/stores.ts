@@ -1,0 +1,350 @@
+// Stores and services, each built the first time something asks for it: a process builds only what its
+// roles' route groups, streams and jobs use (a capture process never loads flags; a decide process never
+// starts a materializer). Whatever has to stop registers on the lifecycle as it is built, after what it was
+// built on, so stopping runs in the right order by construction.
+import type { Logger } from 'pino'
+import { existsSync } from 'node:fs'
+import type { Config } from '../shared/config'
+import type { Clock } from '../shared/clock'
+import { systemClock } from '../shared/clock'
+import type { Metrics } from '../shared/metrics'
+import { INGESTION_GROUP, IngestionLagMonitor, RECORDINGS_GROUP } from '../shared/ingestion-lag'
+import { stallingSubscriptions } from '../shared/log/failpoint'
+import { chatModel } from '../shared/ai/chat'
+import { AccessControls } from '../shared/http/access-controls'
+import { PropertyMaterializer } from '../shared/query/materialized-properties'
+import { ClusterConfigLog, LocalConfigLog, type ConfigLog } from '../config/config-log'
+import { ProjectStore } from '../projects/store'
+import { capturesConsoleLogs } from '../projects/settings'
+import { DeadLetterStore, kafkaDeadLetterFeed } from '../dead-letters/store'
+import { CaptureBackpressure } from '../capture/backpressure'
+import { IngestionProcessor } from '../ingestion/processor'
+import { ClickHousePersonStore } from '../ingestion/clickhouse-person-store'
+import { WorkerPersonWork } from '../ingestion/worker-person-work'
+import { LogCommandWaiter, publishCommandResults } from '../ingestion/command-results'
+import { followPersonChanges, publishPersonChanges, type SnapshotChanges } from '../ingestion/person-feed'
+import { openGeoIpReader, type CityLookup } from '../ingestion/geoip'
+import { PersonQueries } from '../persons/queries'
+import { DeletionScheduler } from '../persons/deletions'
+import { ActionStore } from '../actions/store'
+import { CohortStore } from '../cohorts/store'
+import { TrendService } from '../trends/service'
+import { FlagStore } from '../flags/store'
+import { CachedCohortReader } from '../decide/cohorts'
+import { PersonSnapshot } from '../decide/snapshot'
+import { FlagsService } from '../decide/service'
+import { flagGeoProperties } from '../decide/geoip'
+import { RecordingsProcessor } from '../recordings/processor'
+import { ClickHouseBlockStore } from '../recordings/blocks'
+import { ClickHouseMetadataStore } from '../recordings/metadata-store'
+import { projectRetention } from '../recordings/retention'
+import { SharingStore } from '../recordings/sharing-store'
+import { RecordingStateStore } from '../recordings/recording-state'
+import type { Lifecycle } from './lifecycle'
+import type { Roles } from './roles'
+import type { Storage } from './storage'
+import { STAGE_STREAMS } from './streams'
+
+export interface StoreContext {
+  config: Config
+  logger: Logger
+  clock: Clock
+  storage: Storage
+  metrics: Metrics
+  lifecycle: Lifecycle
+  roles: Roles
+}
+
+type StageStream = (typeof STAGE_STREAMS)[number]
+
+export class Stores {
+  private readonly built = new Map<string, Promise<unknown>>()
+
+  constructor(readonly ctx: StoreContext) {}
+
+  /** `build`'s result, built once; concurrent callers share the one build. */
+  private once<T>(name: string, build: () => Promise<T> | T): Promise<T> {
+    let value = this.built.get(name) as Promise<T> | undefined
+    if (!value) this.built.set(name, (value = Promise.resolve().then(build)))
+    return value
+  }
+
+  private child(service: string): Logger {
+    return this.ctx.logger.child({ service })
+  }
+
+  private get cluster(): string | null {
+    return this.ctx.config.clickhouse?.cluster ?? null
+  }
+
+  /**
+   * The GeoIP database for $geoip_* on events and flags. One the user names (WREN_GEOIP_DATABASE) must open:
+   * events ingested without their location cannot get it later, so a wrong path stops the start. Without
+   * it, the bundled database is used if it is there; if not, Wren runs without GeoIP and says so.
+   */
+  geoip(): Promise<CityLookup | null> {
+    return this.once('geoip', async () => {
+      if (this.ctx.config.geoipDatabase) return openGeoIpReader(this.ctx.config.geoipDatabase)
+      try {
+        return await openGeoIpReader(null)
+      } catch (err) {
+        this.ctx.logger.warn({ err }, 'GeoIP database unavailable: no $geoip_* on events, and on flags only from person_properties')
+        return null
+      }
+    })
+  }
+
+  /**
+   * Configuration changes and new ids (config/config-log.ts): in memory in embedded mode; on the log in
+   * cluster mode, where the api processes hand out ids and every process keeps its copy from the log.
+   */
+  configLog(): Promise<ConfigLog> {
+    return this.once('config log', () => {
+      const { clickhouse, log, kafka } = this.ctx.storage
+      const configLog = kafka
+        ? new ClusterConfigLog(log, clickhouse, this.child('config'), { allocate: this.ctx.roles.runs('api') })
+        : new LocalConfigLog(clickhouse, this.child('config'))
+      return this.ctx.lifecycle.started('config log', configLog, (c) => c.stop())
+    })
+  }
+
+  projects(): Promise<ProjectStore> {
+    return this.once('projects', async () => {
+      const projects = await ProjectStore.load(this.ctx.storage.clickhouse, this.ctx.clock, await this.configLog())
+      return this.ctx.lifecycle.started('projects', projects, (p) => p.close())
+    })
+  }
+
+  /**
+   * Dead letters are kept in ClickHouse in both modes (wall-clock times: they are operations, not events);
+   * cluster mode also feeds them to the Kafka dead-letter topic.
+   */
+  deadLetters(): Promise<DeadLetterStore> {
+    const { clickhouse, kafka } = this.ctx.storage
+    return this.once('dead letters', () => new DeadLetterStore(clickhouse, systemClock, kafka ? kafkaDeadLetterFeed(kafka) : undefined))
+  }
+
+  /** The ingestion processor (the events stream's stage); the person work runs on a worker thread. */
+  ingestion(): Promise<IngestionProcessor> {
+    return this.once('ingestion', async () => {
+      const { config } = this.ctx
+      const { clickhouse, log, kafka } = this.ctx.storage
+      const stall = config.failpoints.stallIngestionFile
+      const geoip = await this.geoip()
+      const processor = new IngestionProcessor(
+        stall ? stallingSubscriptions(log, () => existsSync(stall)) : log,
+        new ClickHousePersonStore(clickhouse),
+        this.child('ingestion'),
+        this.ctx.metrics,
+        {
+          ...config.ingestion,
+          deadLetters: (await this.deadLetters()).recorder(INGESTION_GROUP),
+          // Requests on this thread never wait behind a batch.
+          work: new WorkerPersonWork(
+            {
+              geoip: geoip ? { database: config.geoipDatabase } : null,
+              poisonEvent: config.ingestion.poisonEvent,
+              exitOnEvent: config.ingestion.workerExitEvent,
+              partRecords: config.ingestion.partRecords,
+            },
+            this.child('ingestion'),
+          ),
+          ...(kafka ? { publishResults: publishCommandResults(kafka), publishChanges: publishPersonChanges(kafka) } : {}),
+        },
+      )
+      return this.ctx.lifecycle.started('ingestion', processor, (p) => p.close())
+    })
+  }
+
+  /** Where the persons API sends person commands and waits for their results. */
+  personCommands(): Promise<IngestionProcessor | LogCommandWaiter> {
+    return this.once<IngestionProcessor | LogCommandWaiter>('person commands', () => {
+      // In a process that runs ingestion, the processor itself; otherwise results are learned from the log.
+      if (this.ctx.roles.runs('ingest')) return this.ingestion()
+      const waiter = new LogCommandWaiter(this.ctx.storage.log)
+      waiter.start()
+      return this.ctx.lifecycle.started('command results', waiter, (w) => w.stop())
+    })
+  }
+
+  /**
+   * How far behind a stage is. Every role reports it (what an operator asks any process); Kafka's offsets
+   * cost admin requests, so they are read less often than the embedded log's, which are in memory.
+   */
+  lag(stream: StageStream): Promise<IngestionLagMonitor> {
+    return this.once(`lag ${stream.name}`, async () => {
+      const monitor = new IngestionLagMonitor(this.ctx.storage.log, {
+        topic: stream.topic,
+        group: stream.group,
+        intervalMs: this.ctx.storage.kafka ? 5_000 : 1_000,
+        logger: this.child(`${stream.lag.report === 'ingestion' ? 'ingestion' : 'recordings'}-lag`),
+      })
+      await monitor.start()
+      const { gauges } = stream.lag
+      this.ctx.metrics.gauge(`${gauges}_lag_messages`, () => monitor.current().messages)
+      this.ctx.metrics.gauge(`${gauges}_lag_seconds`, () => monitor.current().seconds)
+      this.ctx.metrics.gauge(`${gauges}_stalled_seconds`, () => monitor.current().stalledSeconds)
+      if ('logBytesGauge' in stream.lag) this.ctx.metrics.gauge(stream.lag.logBytesGauge, () => monitor.current().logBytes ?? 0)
+      return this.ctx.lifecycle.started(`lag ${stream.name}`, monitor, (m) => m.stop())
+    })
+  }
+
+  /** Capture refuses events past WREN_MAX_BACKLOG of ingestion lag. */
+  backpressure(): Promise<CaptureBackpressure> {
+    return this.once('backpressure', async () => {
+      const lag = await this.lag(STAGE_STREAMS[0])
+      const backpressure = new CaptureBackpressure(() => lag.current().messages, this.ctx.config.maxBacklog)
+      this.ctx.metrics.gauge('wren_capture_backpressure', () => (backpressure.active ? 1 : 0))
+      return backpressure
+    })
+  }
+
+  /** Each project's recording retention: stored on every row (ClickHouse's TTL drops it) and applied by readers. */
+  private async recordingRetention() {
+    return this.once('recording retention', async () => projectRetention(await this.projects(), this.ctx.clock))
+  }
+
+  snapshotBlocks(): Promise<ClickHouseBlockStore> {
+    return this.once('snapshot blocks', async () => new ClickHouseBlockStore(this.ctx.storage.clickhouse, await this.recordingRetention()))
+  }
+
+  recordingMetadata(): Promise<ClickHouseMetadataStore> {
+    return this.once('recording metadata', async () => {
+      const projects = await this.projects()
+      return new ClickHouseMetadataStore(
+        this.ctx.storage.clickhouse,
+        (teamId) => capturesConsoleLogs(projects.byId(teamId)?.settings ?? {}),
+        await this.recordingRetention(),
+      )
+    })
+  }
+
+  /** Session recordings: snapshots from /s/ into blocks in ClickHouse (the snapshots stream's stage). */
+  recordings(): Promise<RecordingsProcessor> {
+    return this.once('recordings', async () => {
+      const metadata = await this.recordingMetadata()
+      const processor = new RecordingsProcessor(
+        this.ctx.storage.log,
+        await this.snapshotBlocks(),
+        this.child('recordings'),
+        this.ctx.metrics,
+        {
+          ...this.ctx.config.recordings,
+          deadLetters: (await this.deadLetters()).recorder(RECORDINGS_GROUP),
+          onBlocks: (range, blocks) => metadata.prepare(range, blocks),
+        },
+      )
+      return this.ctx.lifecycle.started('recordings', processor, (p) => p.stop())
+    })
+  }
+
+  /** The stage of a stream, built (not started). */
+  stage(stream: StageStream): Promise<{ start(): void }> {
+    return stream.stage === 'ingestion' ? this.ingestion() : this.recordings()
+  }
+
+  deletions(): Promise<DeletionScheduler> {
+    return this.once('deletions', () =>
+      this.ctx.lifecycle.started(
+        'deletions',
+        new DeletionScheduler(this.ctx.storage.clickhouse, this.ctx.clock, this.child('deletions')),
+        (d) => d.stop(),
+      ),
+    )
+  }
+
+  /** Event properties the trends keep reading from the JSON get columns of their own. */
+  materializer(): Promise<PropertyMaterializer> {
+    return this.once('materializer', () =>
+      this.ctx.lifecycle.started(
+        'materializer',
+        new PropertyMaterializer(this.ctx.storage.clickhouse, this.child('materializer'), { cluster: this.cluster }),
+        (m) => m.stop(),
+      ),
+    )
+  }
+
+  /** Recordings' sharing configurations: the failure limit and the routes that take sharing tokens check them. */
+  sharing(): Promise<SharingStore> {
+    return this.once('sharing', () => new SharingStore(this.ctx.storage.clickhouse, this.ctx.clock))
+  }
+
+  recordingState(): Promise<RecordingStateStore> {
+    return this.once('recording state', () => new RecordingStateStore(this.ctx.storage.clickhouse, this.ctx.clock, this.cluster))
+  }
+
+  personQueries(): Promise<PersonQueries> {
+    return this.once('person queries', () => new PersonQueries(this.ctx.storage.clickhouse))
+  }
+
+  accessControls(): Promise<AccessControls> {
+    return this.once('access controls', () => new AccessControls(this.ctx.storage.clickhouse, this.ctx.clock))
+  }
+
+  // Definitions and what reads them: trends read actions and cohorts from ClickHouse; decide reads flags,
+  // persons and cohorts from memory (one cohort store; the reader keeps decide's copy fresh from the
+  // configuration log). Every store hears the others' writes through the configuration log, not by polling.
+
+  actions(): Promise<ActionStore> {
+    return this.once('actions', async () => new ActionStore(this.ctx.storage.clickhouse, this.ctx.clock, await this.configLog()))
+  }
+
+  cohorts(): Promise<CohortStore> {
+    return this.once('cohorts', async () => new CohortStore(this.ctx.storage.clickhouse, this.ctx.clock, await this.configLog()))
+  }
+
+  cohortReader(): Promise<CachedCohortReader> {
+    return this.once('cohort reader', async () => {
+      const reader = new CachedCohortReader(this.ctx.storage.clickhouse, this.child('cohorts'))
+      await reader.start(await this.configLog())
+      return this.ctx.lifecycle.started('cohort reader', reader, (r) => r.stop())
+    })
+  }
+
+  trends(): Promise<TrendService> {
+    return this.once('trends', async () => {
+      const { clickhouse } = this.ctx.storage
+      const [actions, cohorts, materialized] = await Promise.all([this.actions(), this.cohorts(), this.materializer()])
+      return new TrendService({ clickhouse, clock: this.ctx.clock, actions, cohorts, materialized })
+    })
+  }
+
+  flags(): Promise<FlagStore> {
+    return this.once('flags', async () => FlagStore.load(this.ctx.storage.clickhouse, this.ctx.clock, await this.configLog()))
+  }
+
+  /**
+   * Decide's snapshot of persons and group types. It hears stored person changes from the processor in this
+   * process (embedded mode), or from the log's feed (cluster mode: the processors are other processes, or
+   * own only some partitions).
+   */
+  personSnapshot(): Promise<PersonSnapshot> {
+    return this.once('person snapshot', async () => {
+      const { log, kafka } = this.ctx.storage
+      const snapshot = new PersonSnapshot(this.ctx.storage.clickhouse)
+      await snapshot.loadGroupTypes()
+      const apply = (changes: SnapshotChanges) => snapshot.apply(changes)
+      if (!kafka) (await this.ingestion()).onPersonChanges(apply)
+      else this.ctx.lifecycle.started('person feed', followPersonChanges(log, apply, this.child('person-feed')), (feed) => feed.stop())
+      return snapshot
+    })
+  }
+
+  /** Decide: flags evaluated from the snapshot, cohorts and GeoIP (when its database is there). */
+  flagsService(): Promise<FlagsService> {
+    return this.once('flags service', async () => {
+      const geoip = await this.geoip()
+      return new FlagsService(
+        await this.flags(),
+        await this.personSnapshot(),
+        await this.cohortReader(),
+        this.ctx.clock,
+        geoip ? flagGeoProperties(geoip) : null,
+      )
+    })
+  }
+
+  chatModel() {
+    return chatModel(this.ctx.config.ai)
+  }
+}

@@ -1,0 +1,113 @@
+// What flows through the log, as one table: each stream's topic, who appends to it, which consumer group
+// reads it in which roles, and (for the two batch processors) the stage that writes a range of it. The
+// processors, their lag monitors, gauges and readiness checks are derived from the rows with a stage.
+import { TOPICS } from '../shared/log/log'
+import { INGESTION_GROUP, RECORDINGS_GROUP } from '../shared/ingestion-lag'
+import type { RoleName } from './roles'
+
+export interface Stream {
+  name: string
+  topic: string
+  /** Who appends to it. */
+  producer: string
+  /** The consumer group; `<process>` stands for a group of each process's own (it reads every record). */
+  group: string
+  /** The roles whose processes consume it. */
+  consumers: RoleName[]
+  /** The batch stage that writes a range of the stream (run by the processor runner), if one does. */
+  stage: 'ingestion' | 'recordings' | null
+  /** The partition key. */
+  key: string
+  retention: string
+  /** Embedded mode has the stream too, or only the Kafka log (cluster mode) does. */
+  modes: 'both' | 'cluster'
+  /** For a stage: the name /_health and /_readyz report its lag under, and its gauges' prefix. */
+  lag?: { report: 'ingestion' | 'recordings'; gauges: string; logBytesGauge?: string }
+}
+
+export const STREAMS = [
+  {
+    name: 'events',
+    topic: TOPICS.ingest,
+    producer: 'capture (events), api (person commands), dead-letter replay',
+    group: INGESTION_GROUP,
+    consumers: ['ingest'],
+    stage: 'ingestion',
+    key: 'project id',
+    retention: 'until consumed (embedded: WREN_LOG_RETENTION_*); broker default on Kafka',
+    modes: 'both',
+    lag: { report: 'ingestion', gauges: 'wren_ingestion', logBytesGauge: 'wren_ingest_log_bytes' },
+  },
+  {
+    name: 'snapshots',
+    topic: TOPICS.snapshots,
+    producer: 'capture (/s/)',
+    group: RECORDINGS_GROUP,
+    consumers: ['recordings'],
+    stage: 'recordings',
+    key: 'project id and session id',
+    retention: 'until consumed (embedded); broker default on Kafka',
+    modes: 'both',
+    lag: { report: 'recordings', gauges: 'wren_recording' },
+  },
+  {
+    name: 'person-changes',
+    topic: TOPICS.personChanges,
+    producer: 'ingest (persons it stored)',
+    group: 'wren-decide-<process>',
+    consumers: ['decide', 'api'],
+    stage: null,
+    key: 'project id',
+    retention: '10 minutes',
+    modes: 'cluster',
+  },
+  {
+    name: 'command-results',
+    topic: TOPICS.commandResults,
+    producer: 'ingest (person commands applied)',
+    group: 'wren-api-<process>',
+    consumers: ['api'],
+    stage: null,
+    key: 'command id',
+    retention: '10 minutes',
+    modes: 'cluster',
+  },
+  {
+    name: 'config',
+    topic: TOPICS.config,
+    producer: 'api (configuration changes, id requests and answers), the CLI',
+    group: 'wren-config-<process>',
+    consumers: ['capture', 'ingest', 'api', 'decide', 'recordings'],
+    stage: null,
+    key: "'config' (one partition: one order)",
+    retention: '10 minutes',
+    modes: 'cluster',
+  },
+  {
+    name: 'config-ids',
+    topic: TOPICS.config,
+    producer: 'api (id requests)',
+    group: 'wren-config-ids',
+    consumers: ['api'],
+    stage: null,
+    key: "'config'",
+    retention: '10 minutes',
+    modes: 'cluster',
+  },
+  {
+    name: 'dead-letters',
+    topic: TOPICS.deadLetters,
+    producer: 'ingest, recordings (messages a stage could not handle)',
+    group: '(none: kept for operators; Wren lists them from ClickHouse)',
+    consumers: [],
+    stage: null,
+    key: 'the original key',
+    retention: 'broker default',
+    modes: 'cluster',
+  },
+] as const satisfies readonly Stream[]
+
+export type StreamName = (typeof STREAMS)[number]['name']
+
+/** The streams a batch stage writes, with their lag reports: what every process monitors and reports. */
+export const STAGE_STREAMS = STREAMS.filter((s): s is Extract<(typeof STREAMS)[number], { stage: string }> => s.stage !== null)
