@@ -17,12 +17,15 @@ import { openKafkaLog } from './shared/log/kafka/kafka-log'
 import { DeadLetterStore } from './dead-letters/store'
 import { serializeDeadLetter } from './dead-letters/routes'
 import { startWatchdog } from './shared/watchdog'
+import { describeRuntime } from './runtime/describe'
 
 const USAGE = `usage:
   wren start                                   start Wren in embedded mode (the default)
   wren all | capture | ingest | api | decide | recordings
                                                run one role (cluster mode: any number of each),
                                                or several: wren ingest,api; 'all' is what start runs
+  wren roles                                   what each role runs: its streams, route groups and jobs,
+                                               and the streams' topics and consumer groups
   wren projects create NAME                    create a project, print its project API key
   wren projects list
   wren keys create --scopes a:read,b:write [--projects 1,2] [--label L]
@@ -43,6 +46,7 @@ async function main(argv: string[]): Promise<number> {
   const config = loadConfig()
   if (command === 'start' || command === undefined) return start()
   if (command.split(',').every((r) => (ROLES as readonly string[]).includes(r))) return start(parseRoles(command))
+  if (command === 'roles') return (console.log(describeRuntime()), 0)
   if (command === 'projects' || command === 'keys') return manage(command, sub, rest)
   if (command === 'dead-letters') return deadLetters(sub, rest)
   console.error(USAGE)

@@ -1,0 +1,50 @@
+// The runtime's tables as Markdown: what `wren roles` prints and docs/architecture.md embeds (a test keeps
+// the two the same).
+import { ROLE_NAMES, ROLE_TABLE, JOB_DOCS, Roles } from './roles'
+import { STREAMS } from './streams'
+
+function table(head: string[], rows: string[][]): string {
+  const line = (cells: string[]) => `| ${cells.join(' | ')} |`
+  return [line(head), line(head.map(() => '---')), ...rows.map(line)].join('\n')
+}
+
+const code = (names: readonly string[]) => (names.length ? names.map((n) => `\`${n}\``).join(', ') : '–')
+
+export function describeRoles(): string {
+  return table(
+    ['role', 'what it does', 'streams it consumes (embedded / cluster)', 'route groups', 'jobs'],
+    ROLE_NAMES.map((role) => {
+      const roles = new Roles([role])
+      const embedded = new Roles(['all']).streams('embedded').filter((s) => roles.streams('cluster').includes(s))
+      const clusterOnly = roles.streams('cluster').filter((s) => !embedded.includes(s))
+      return [
+        `\`${role}\``,
+        ROLE_TABLE[role].does,
+        `${code(embedded)}${clusterOnly.length ? `; cluster: ${code(clusterOnly)}` : ''}`,
+        code(ROLE_TABLE[role].routes),
+        ROLE_TABLE[role].jobs.map((j) => `\`${j}\`: ${JOB_DOCS[j]}`).join('; ') || '–',
+      ]
+    }),
+  )
+}
+
+export function describeStreams(): string {
+  return table(
+    ['stream', 'topic', 'producer', 'consumer group', 'consumed by', 'stage', 'key', 'retention', 'modes'],
+    STREAMS.map((s) => [
+      `\`${s.name}\``,
+      `\`${s.topic}\``,
+      s.producer,
+      `\`${s.group}\``,
+      code(s.consumers),
+      s.stage ? `\`${s.stage}\`` : '–',
+      s.key,
+      s.retention,
+      s.modes === 'both' ? 'embedded and cluster' : 'cluster (Kafka) only',
+    ]),
+  )
+}
+
+export function describeRuntime(): string {
+  return `### Roles\n\n${describeRoles()}\n\n### Streams and topics\n\n${describeStreams()}\n`
+}
