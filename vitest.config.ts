@@ -8,5 +8,7 @@ export default defineConfig({
     maxWorkers: 2,
     testTimeout: 60_000,
     hookTimeout: 120_000,
+    // Every Wren a test starts, in its process or as a child, checks its answers against their schemas.
+    env: { WREN_CHECK_RESPONSES: '1' },
   },
 })

@@ -10,7 +10,7 @@ import { wrenError } from '../shared/errors'
 import { clientErrorHandler, installErrorHandler, installJsonBodyParser, renderError, requestForLog } from '../shared/http'
 import { corsDelegator, openCors } from '../shared/http/cors'
 import { guardManagementRoutes, type ManagementRoute } from '../shared/http/management'
-import { installValidation } from '../shared/http/validation'
+import { checkAnswers, installValidation } from '../shared/http/validation'
 import { collectOpenApi, openApiRoutes, type RegisteredRoute } from '../shared/http/openapi'
 import type { SharingTokens } from '../shared/http/auth'
 import type { Tenants } from '../shared/tenancy'
@@ -58,6 +58,7 @@ export async function createServer(
   const notFound = installErrorHandler(app)
   installJsonBodyParser(app)
   installValidation(app)
+  if (config.checkResponses) checkAnswers(app)
   const routes = await collectOpenApi(app, { version: WREN_VERSION })
   let shuttingDown = false
   // Requests that arrive on an open connection while the server drains (Fastify adds Connection: close).

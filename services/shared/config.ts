@@ -14,6 +14,8 @@ export interface Config {
   logLevel: string
   /** LOG_REQUESTS=1: one log line per request (method, route, status, ms). */
   logRequests: boolean
+  /** Tests: every answer is checked against its route's declared response schema (a mismatch is a 500). */
+  checkResponses: boolean
   /** Public URL used in absolute `next`/`previous` links; defaults to the request's own host. */
   siteUrl: string | null
   ingestion: {
@@ -135,6 +137,7 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env): Config {
     now,
     logLevel: env.LOG_LEVEL ?? 'info',
     logRequests: env.LOG_REQUESTS === '1' || env.LOG_REQUESTS === 'true',
+    checkResponses: env.WREN_CHECK_RESPONSES === '1',
     siteUrl: env.WREN_SITE_URL ?? null,
     geoipDatabase: env.WREN_GEOIP_DATABASE ? path.resolve(env.WREN_GEOIP_DATABASE) : null,
     ingestion: {

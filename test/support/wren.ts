@@ -41,6 +41,7 @@ export async function startWren(env: Record<string, string> = {}, opts: { logger
     WREN_PROJECT_API_KEY: projectKey,
     WREN_PERSONAL_API_KEY: personalKey,
     WREN_INGEST_WAIT_MS: '20',
+    WREN_CHECK_RESPONSES: '1',
     ...overHttp,
     ...env,
   })

@@ -98,3 +98,28 @@ function shown(value: unknown): string {
 function unescapePointer(segment: string): string {
   return segment.replace(/~1/g, '/').replace(/~0/g, '~')
 }
+
+/**
+ * For tests: every JSON answer is checked against the response schema its route declares for the status
+ * (or its `4xx`/`default` entry). A mismatch answers 500 naming the route and the field, so a schema cannot
+ * drift from what the route sends without a test failing. Answers a route writes as bytes are checked too.
+ */
+export function checkAnswers(app: FastifyInstance): void {
+  const ajv = makeAjv({ coerceTypes: false, useDefaults: false, allErrors: true })
+  const compiled = new WeakMap<object, ReturnType<Ajv['compile']>>()
+  app.addHook('onSend', (request, reply, payload, done) => {
+    const responses = request.routeOptions.schema?.response as Record<string, object> | undefined
+    const status = String(reply.statusCode)
+    const schema = responses?.[status] ?? responses?.[`${status[0]}xx`] ?? responses?.default
+    const type = String(reply.getHeader('content-type') ?? '')
+    if (!schema || !type.includes('json') || (typeof payload !== 'string' && !Buffer.isBuffer(payload))) return done(null, payload)
+    let validate = compiled.get(schema)
+    if (!validate) compiled.set(schema, (validate = ajv.compile(schema)))
+    if (validate(JSON.parse(payload.toString()))) return done(null, payload)
+    const where = `${request.method} ${request.routeOptions.url} ${status}`
+    const detail = ajv.errorsText(validate.errors, { dataVar: 'answer' })
+    request.log.error({ route: where, errors: validate.errors }, 'answer does not match its declared schema')
+    reply.status(500)
+    done(null, JSON.stringify({ type: 'server_error', code: 'answer_schema', detail: `${where}: ${detail}`, attr: null }))
+  })
+}
