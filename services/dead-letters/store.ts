@@ -13,23 +13,7 @@ import type { KafkaLog } from '../shared/log/kafka/kafka-log'
 import { decodeIngest, decodeSnapshot } from '../shared/log/contract'
 import { TOPICS } from '../shared/log/log'
 import { SerialQueue } from '../shared/serial'
-
-export interface DeadLetter {
-  offset: number
-  error: string
-  payload: Buffer
-  /** The project the message belongs to, when it could be decoded. */
-  teamId: number | null
-}
-
-export type DeadLetterSink = (batch: LogBatch, letters: DeadLetter[]) => Promise<void>
-
-/** What a processor needs of the dead-letter store (isolation.ts): record letters, and find those recorded. */
-export interface DeadLetterRecorder {
-  record: DeadLetterSink
-  /** Offsets of `topic`/`partition` between first and last that already have a letter. */
-  offsetsIn(topic: string, partition: number, first: number, last: number): Promise<number[]>
-}
+import type { DeadLetter, DeadLetterRecorder } from '../shared/processing/runner'
 
 /** Cluster mode: where letters also go once stored, with the consumer group that found them. */
 export type DeadLetterFeed = (group: string, batch: LogBatch, letters: DeadLetter[]) => Promise<void>
@@ -228,11 +212,6 @@ export function payloadPreview(topic: string, payload: Buffer): string {
   const message = messageOf(topic, payload)
   const text = message ? JSON.stringify(message.content) : payload.toString('utf8')
   return text.length > PREVIEW_CHARS ? `${text.slice(0, PREVIEW_CHARS)}…` : text
-}
-
-/** The project of a message of `topic`, when it decodes. */
-export function teamOf(topic: string, payload: Buffer): number | null {
-  return messageOf(topic, payload)?.teamId ?? null
 }
 
 /** Cluster mode: the same letters also go to the Kafka dead-letter topic, keyed by their origin. */

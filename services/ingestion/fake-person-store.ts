@@ -5,7 +5,7 @@
 // - an insert whose deduplication token (`table:topic:partition:first-last`) was seen before is dropped;
 // - a read takes each key's highest version, the later insert on ties (argMax over a ReplacingMergeTree).
 // Rows are kept as inserted (no merges), so a test sees a second copy if a replay wrote one.
-import type { DeadLetter, DeadLetterRecorder } from '../dead-letters/store'
+import type { DeadLetter, DeadLetterRecorder } from '../shared/processing/runner'
 import type { LogBatch } from '../shared/log/log'
 import type { BatchRange, LoadedState, Lookups, PersonStore, PingResult, ReplayBound } from './person-store'
 import { personUuid } from './person-uuid'

@@ -3,13 +3,13 @@
 // batches. Offsets are committed (by the log) only after the batch is stored; a batch replayed after a
 // crash is rebuilt from the state before it.
 //
-// This class does the I/O: the log, the store's lookups and writes, dead letters, results and change
-// announcements. The CPU work of a range (decoding, person rules, encoding rows: person-work.ts) runs
-// where its RangeWork runs it: on a worker thread in Wren (worker-person-work.ts), in this thread in unit
-// tests. A range comes back in parts, written in order while the next part is worked.
-//
-// No batch stalls the stream: a batch that keeps failing is isolated (dead-letters/isolation.ts) until
-// the messages that fail alone are found; they go to dead letters, everything else is stored.
+// The batch runner (shared/processing/runner.ts) owns the subscription, the commit, retries, and the
+// isolation of a range that keeps failing until its failing messages are dead letters (no batch stalls
+// the stream); the ingestion stage here writes a range. It does the I/O: the store's lookups
+// and writes, results and change announcements. The CPU work of a range (decoding, person rules, encoding
+// rows: person-work.ts) runs where its RangeWork runs it: on a worker thread in Wren
+// (worker-person-work.ts), in this thread in unit tests. A range comes back in parts, written in order
+// while the next part is worked.
 //
 // Exactly once through isolation. Every write, of a whole range or of a part, is computed from the state
 // stored before its first offset (the replay bound: rows written by this part or later ones are left
@@ -20,15 +20,14 @@
 // is produced; and events of such a partial write are stored again by the parts, under the same uuids,
 // which the events table (a ReplacingMergeTree) folds.
 import type { Logger } from 'pino'
-import type { Log, LogBatch, Subscription } from '../shared/log/log'
+import type { Log, LogBatch, LogRecord } from '../shared/log/log'
 import { TOPICS } from '../shared/log/log'
 import { decodeIngest } from '../shared/log/contract'
 import type { Metrics } from '../shared/metrics'
-import { errorText } from '../shared/errors'
-import type { DeadLetter, DeadLetterRecorder } from '../dead-letters/store'
-import { BatchIsolation } from '../dead-letters/isolation'
+import { INGESTION_GROUP } from '../shared/ingestion-lag'
+import { BatchRunner, type DeadLetter, type DeadLetterRecorder, type Stage, type Written } from '../shared/processing/runner'
 import type { CommandResult } from './person-rules'
-import type { PersonStore } from './person-store'
+import type { PersonStore, PingResult } from './person-store'
 import { CommandWaiters, type CommandResultPublisher } from './command-results'
 import type { PersonChangePublisher } from './person-feed'
 import type { PersonChanges, PersonCommand } from './types'
@@ -61,14 +60,68 @@ export interface ProcessorWork<Prepared> {
   work?: RangeWork<Prepared>
 }
 
+/** The ingest stream's processor: the ingestion stage under the batch runner, which owns the subscription and failures. */
 export class IngestionProcessor<Prepared = unknown> {
+  private readonly stage: IngestionStage<Prepared>
+  private readonly runner: BatchRunner
+
+  constructor(
+    log: Log,
+    store: PersonStore<Prepared>,
+    logger: Logger,
+    metrics: Metrics,
+    options: ProcessorOptions & ProcessorWork<Prepared>,
+  ) {
+    this.stage = new IngestionStage(log, store, logger, metrics, options)
+    this.runner = new BatchRunner(log, this.stage, logger, metrics, {
+      name: 'ingestion',
+      topic: TOPICS.ingest,
+      group: INGESTION_GROUP,
+      maxBatchRecords: options.maxBatchRecords,
+      maxWaitMs: options.maxWaitMs,
+      maxRetries: options.maxRetries ?? 3,
+      deadLetters: options.deadLetters,
+      crashAfterBatches: options.crashAfterBatches,
+      metrics: {
+        retries: 'wren_ingestion_batch_retries_total',
+        splits: 'wren_ingestion_batches_split_total',
+        duration: 'wren_ingestion_batch_duration_seconds',
+      },
+    })
+  }
+
+  start(): void {
+    this.stage.start()
+    this.runner.start()
+  }
+
+  /** Stops taking batches (start() takes them again). */
+  stop(): Promise<void> {
+    return this.runner.stop()
+  }
+
+  /** Stops for good: the worker, if the work runs on one, too. */
+  async close(): Promise<void> {
+    await this.stop()
+    await this.stage.close()
+  }
+
+  /** Hears each batch's person changes once they are stored (decide's snapshot keeps fresh this way). */
+  onPersonChanges(listener: (changes: PersonChanges) => void): void {
+    this.stage.onPersonChanges(listener)
+  }
+
+  /** Resolves with the command's result once it is applied and stored. */
+  waitForCommand(commandId: string, timeoutMs?: number): Promise<CommandResult> {
+    return this.stage.waitForCommand(commandId, timeoutMs)
+  }
+}
+
+/** Writes a range of the ingest topic: its events with their persons, its commands' results, its person changes. */
+class IngestionStage<Prepared> implements Stage {
   private readonly work: RangeWork<Prepared>
   private readonly waiters = new CommandWaiters()
-  private subscription: Subscription | null = null
-  private batchesWritten = 0
   private readonly changeListeners: Array<(changes: PersonChanges) => void> = []
-  private readonly deadLetters: DeadLetterRecorder
-  private readonly isolation: BatchIsolation
   /** Partitions of the ingest topic (person ids step by it, person-ids.ts); read again after a rebalance or a failure. */
   private partitions: number | null = null
 
@@ -79,7 +132,6 @@ export class IngestionProcessor<Prepared = unknown> {
     private readonly metrics: Metrics,
     private readonly options: ProcessorOptions & ProcessorWork<Prepared>,
   ) {
-    this.deadLetters = options.deadLetters
     this.work =
       options.work ??
       new PersonWork({
@@ -88,72 +140,50 @@ export class IngestionProcessor<Prepared = unknown> {
         maxCachedPersons: options.maxCachedPersons,
         poisonEvent: options.poisonEvent,
       })
-    this.isolation = new BatchIsolation(logger, metrics, {
-      name: 'ingestion',
-      maxRetries: options.maxRetries ?? 3,
-      deadLetters: options.deadLetters,
-      write: (batch) => this.processRange(batch),
-      ping: async () => {
-        const storage = await this.store.ping()
-        return storage.success ? this.work.ping() : storage
-      },
-      onDeadLetter: (record, letter) => this.commandFailed(record.value, letter),
-      metrics: { retries: 'wren_ingestion_batch_retries_total', splits: 'wren_ingestion_batches_split_total' },
-    })
   }
 
+  /** The worker (if the work runs on one) starts now, not with the first batch. */
   start(): void {
-    // The worker (if the work runs on one) starts now, not with the first batch.
     void this.work.ping()
-    this.subscription = this.log.subscribe({
-      topic: TOPICS.ingest,
-      group: 'ingestion',
-      maxBatchRecords: this.options.maxBatchRecords,
-      maxWaitMs: this.options.maxWaitMs,
-      handler: (batch) => this.handleBatch(batch),
-      onError: (err, batch) => this.isolation.reportFailure(err, batch),
-    })
   }
 
-  /** Stops taking batches (start() takes them again). */
-  async stop(): Promise<void> {
-    await this.subscription?.stop()
-    this.subscription = null
+  close(): Promise<void> {
+    return this.work.close()
   }
 
-  /** Stops for good: the worker, if the work runs on one, too. */
-  async close(): Promise<void> {
-    await this.stop()
-    await this.work.close()
-  }
-
-  /** Hears each batch's person changes once they are stored (decide's snapshot keeps fresh this way). */
   onPersonChanges(listener: (changes: PersonChanges) => void): void {
     this.changeListeners.push(listener)
   }
 
-  /** Resolves with the command's result once it is applied and stored. */
   waitForCommand(commandId: string, timeoutMs?: number): Promise<CommandResult> {
     return this.waiters.waitForCommand(commandId, timeoutMs)
   }
 
-  private async handleBatch(batch: LogBatch): Promise<void> {
-    const started = performance.now()
-    await this.isolation.handle(batch)
-    this.metrics.observe('wren_ingestion_batch_duration_seconds', (performance.now() - started) / 1000)
+  async ping(): Promise<PingResult> {
+    const storage = await this.store.ping()
+    return storage.success ? this.work.ping() : storage
+  }
+
+  teamOf(payload: Buffer): number | null {
+    try {
+      const item = decodeIngest(payload)
+      return item.kind === 'event' ? item.event.teamId : item.command.teamId
+    } catch {
+      return null
+    }
   }
 
   /** A command dead-lettered alone: whoever waits for its result hears that it failed. */
-  private async commandFailed(value: Buffer, letter: DeadLetter): Promise<void> {
-    const command = commandIn(value)
+  async deadLettered(record: LogRecord, letter: DeadLetter): Promise<void> {
+    const command = commandIn(record.value)
     if (!command) return
     const result: [string, CommandResult] = [command.commandId, { ok: false, status: 500, detail: letter.error }]
     if (this.options.publishResults) await this.options.publishResults([result])
     this.waiters.resolve(...result)
   }
 
-  /** Processes one range of the log and writes its output. Throws when the range cannot be written. */
-  private async processRange(batch: LogBatch): Promise<void> {
+  /** Works one range of the log and writes its output. Throws when the range cannot be written. */
+  async write(batch: LogBatch): Promise<Written> {
     const replayed = batch.redelivered || Boolean(batch.reassigned)
     if (replayed) this.partitions = null
     // Parts are written in order while the next ones are worked (person-work.ts PartOutput).
@@ -165,8 +195,7 @@ export class IngestionProcessor<Prepared = unknown> {
       if (this.options.publishChanges) await this.options.publishChanges(part.changes)
       this.announce(part.changes)
     }
-    let output
-    let deadLetters: DeadLetter[] = []
+    let output: RangeOutput
     try {
       this.partitions ??= await this.log.partitions(batch.topic)
       output = await this.work.compute(
@@ -187,8 +216,6 @@ export class IngestionProcessor<Prepared = unknown> {
         },
       )
       await writes
-      deadLetters = lettersOf(batch, output.failed)
-      await this.deadLetters.record(batch, deadLetters)
       if (this.options.publishResults) await this.options.publishResults(output.results)
     } catch (err) {
       // No write of this range may still be running when the log hands it out again.
@@ -198,17 +225,15 @@ export class IngestionProcessor<Prepared = unknown> {
       this.partitions = null
       throw err
     }
-    const { results } = output
-    if (this.options.crashAfterBatches && ++this.batchesWritten >= this.options.crashAfterBatches) process.kill(process.pid, 'SIGKILL')
+    return { letters: lettersOf(batch, output.failed), stored: () => this.stored(output) }
+  }
+
+  private stored(output: RangeOutput): void {
     this.work.stored()
     this.metrics.inc('wren_ingested_events_total', output.events)
-    this.metrics.inc('wren_dead_letters_total', deadLetters.length, { topic: batch.topic })
-    const warnings = output.warnings
-    this.metrics.inc('wren_ingestion_warnings_total', warnings.length)
-    for (const w of warnings.slice(0, 20)) this.logger.info({ teamId: w.teamId, details: w.details }, `ingestion warning: ${w.type}`)
-    if (deadLetters.length)
-      this.logger.warn({ count: deadLetters.length, first: deadLetters[0].error }, 'messages sent to the dead-letter store')
-    for (const [commandId, result] of results) this.waiters.resolve(commandId, result)
+    this.metrics.inc('wren_ingestion_warnings_total', output.warnings.length)
+    for (const w of output.warnings.slice(0, 20)) this.logger.info({ teamId: w.teamId, details: w.details }, `ingestion warning: ${w.type}`)
+    for (const [commandId, result] of output.results) this.waiters.resolve(commandId, result)
   }
 
   /** Stored person changes, to whoever listens in this process (decide's snapshot). */

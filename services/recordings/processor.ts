@@ -8,24 +8,22 @@
 //
 // A message that PostHog's parser would drop (no valid rrweb event, or events 7 days or more from when
 // capture received it) is skipped and counted. A message that does not decode is a dead letter. A batch
-// whose write fails is handed back by the log (with backoff) and written again, a bounded number of
-// times; then it is isolated (dead-letters/isolation.ts): its halves are written as batches of their
-// own until the messages that fail alone are found, and those go to dead letters, so one poison snapshot
-// cannot stall everyone's recordings. Each part's blocks are computed from the part alone and written
-// under its own range's tokens, which is what isolation needs to be exactly-once through a crash. The
-// metadata is computed before anything is written (BlockListener), so a snapshot it cannot read fails its
-// range before the blocks are stored. What remains: a range whose blocks insert succeeds in part (a
-// multi-chunk insert) or whose metadata insert keeps failing after its blocks were stored would, once
-// split, store those blocks again under the halves' tokens; both need ClickHouse itself to keep refusing
-// one range's rows while taking others'.
+// whose write keeps failing is isolated by the batch runner (shared/processing/runner.ts): its halves are
+// written as ranges of their own until the messages that fail alone are found, and those go to dead
+// letters, so one poison snapshot cannot stall everyone's recordings. Each part's blocks are computed from
+// the part alone and written under its own range's tokens, which is what isolation needs to be
+// exactly-once through a crash. The metadata is computed before anything is written (BlockListener), so a
+// snapshot it cannot read fails its range before the blocks are stored. What remains: a range whose
+// blocks insert succeeds in part (a multi-chunk insert) or whose metadata insert keeps failing after its
+// blocks were stored would, once split, store those blocks again under the halves' tokens; both need
+// ClickHouse itself to keep refusing one range's rows while taking others'.
 import type { Logger } from 'pino'
-import type { Log, LogBatch, Subscription } from '../shared/log/log'
+import type { Log, LogBatch } from '../shared/log/log'
 import { TOPICS } from '../shared/log/log'
 import { decodeSnapshot, type SnapshotItem } from '../shared/log/contract'
 import type { Metrics } from '../shared/metrics'
 import { RECORDINGS_GROUP } from '../shared/ingestion-lag'
-import type { DeadLetter, DeadLetterRecorder } from '../dead-letters/store'
-import { BatchIsolation } from '../dead-letters/isolation'
+import { BatchRunner, type DeadLetter, type DeadLetterRecorder, type Stage, type Written } from '../shared/processing/runner'
 import { errorText } from '../shared/errors'
 import { dropReason, toBlocks, validEvents, type BatchRange, type BlockStore, type RrwebEvent, type SnapshotBlock } from './blocks'
 
@@ -53,53 +51,63 @@ export interface RecordingsProcessorOptions {
   onBlocks?: BlockListener
 }
 
+/** The snapshots stream's processor: the recordings stage under the batch runner, which owns the subscription and failures. */
 export class RecordingsProcessor {
-  private subscription: Subscription | null = null
-  private batchesWritten = 0
-  private readonly isolation: BatchIsolation
+  private readonly runner: BatchRunner
 
-  constructor(
-    private readonly log: Log,
-    private readonly store: BlockStore,
-    private readonly logger: Logger,
-    private readonly metrics: Metrics,
-    private readonly options: RecordingsProcessorOptions,
-  ) {
-    this.isolation = new BatchIsolation(logger, metrics, {
+  constructor(log: Log, store: BlockStore, logger: Logger, metrics: Metrics, options: RecordingsProcessorOptions) {
+    this.runner = new BatchRunner(log, new RecordingsStage(store, logger, metrics, options), logger, metrics, {
       name: 'recordings',
+      topic: TOPICS.snapshots,
+      group: RECORDINGS_GROUP,
+      maxBatchRecords: options.maxBatchRecords,
+      maxWaitMs: options.maxWaitMs,
       maxRetries: options.maxRetries ?? 3,
       deadLetters: options.deadLetters,
-      write: (batch) => this.writeRange(batch),
-      ping: () => store.ping(),
+      crashAfterBatches: options.crashAfterBatches,
       metrics: { retries: 'wren_recording_batch_retries_total', splits: 'wren_recording_batches_split_total' },
     })
   }
 
   start(): void {
-    this.subscription = this.log.subscribe({
-      topic: TOPICS.snapshots,
-      group: RECORDINGS_GROUP,
-      maxBatchRecords: this.options.maxBatchRecords,
-      maxWaitMs: this.options.maxWaitMs,
-      handler: (batch) => this.handleBatch(batch),
-      onError: (err, batch) => this.isolation.reportFailure(err, batch),
-    })
+    this.runner.start()
   }
 
-  async stop(): Promise<void> {
-    await this.subscription?.stop()
-    this.subscription = null
+  stop(): Promise<void> {
+    return this.runner.stop()
   }
 
   /** The log's handler: stores one batch's blocks, or isolates the batch (exported for tests that hand batches in directly). */
   handleBatch(batch: LogBatch): Promise<void> {
-    return this.isolation.handle(batch)
+    return this.runner.handleBatch(batch)
+  }
+}
+
+/** Writes a range of the snapshots topic: its blocks, then its metadata. */
+class RecordingsStage implements Stage {
+  constructor(
+    private readonly store: BlockStore,
+    private readonly logger: Logger,
+    private readonly metrics: Metrics,
+    private readonly options: Pick<RecordingsProcessorOptions, 'poisonSession' | 'onBlocks'>,
+  ) {}
+
+  ping(): Promise<{ success: boolean; error?: Error }> {
+    return this.store.ping()
+  }
+
+  teamOf(payload: Buffer): number | null {
+    try {
+      return decodeSnapshot(payload).teamId
+    } catch {
+      return null
+    }
   }
 
   /** Stores one range's blocks and metadata. Throws when the range cannot be written. */
-  private async writeRange(batch: LogBatch): Promise<void> {
+  async write(batch: LogBatch): Promise<Written> {
     const messages: Array<{ item: SnapshotItem; events: RrwebEvent[] }> = []
-    const deadLetters: DeadLetter[] = []
+    const letters: DeadLetter[] = []
     for (const record of batch.records) {
       let item: SnapshotItem
       let events: RrwebEvent[]
@@ -107,7 +115,7 @@ export class RecordingsProcessor {
         item = decodeSnapshot(record.value)
         events = validEvents(JSON.parse(item.events))
       } catch (err) {
-        deadLetters.push({ offset: record.offset, error: errorText(err), payload: record.value, teamId: null })
+        letters.push({ offset: record.offset, error: errorText(err), payload: record.value, teamId: null })
         continue
       }
       const reason = dropReason(item, events)
@@ -121,19 +129,16 @@ export class RecordingsProcessor {
     const writeMetadata = this.options.onBlocks?.(batch, blocks)
     await this.store.write(batch, blocks)
     await writeMetadata?.()
-    await this.options.deadLetters.record(batch, deadLetters)
-    if (this.options.crashAfterBatches && ++this.batchesWritten >= this.options.crashAfterBatches) process.kill(process.pid, 'SIGKILL')
-    this.metrics.inc('wren_recording_blocks_total', blocks.length)
-    this.metrics.inc('wren_dead_letters_total', deadLetters.length, { topic: batch.topic })
-    if (deadLetters.length)
-      this.logger.warn(
-        { count: deadLetters.length, first: deadLetters[0].error },
-        'snapshot messages that do not decode sent to the dead-letter store',
-      )
-    this.metrics.inc(
-      'wren_recording_events_total',
-      messages.reduce((n, m) => n + m.events.length, 0),
-    )
+    return {
+      letters,
+      stored: () => {
+        this.metrics.inc('wren_recording_blocks_total', blocks.length)
+        this.metrics.inc(
+          'wren_recording_events_total',
+          messages.reduce((n, m) => n + m.events.length, 0),
+        )
+      },
+    }
   }
 
   private drop(reason: string, context: Record<string, unknown>): void {
