@@ -2,21 +2,12 @@
 // count as a series; list, create, edit and delete.
 import { useState } from 'preact/hooks'
 import { get, type Paginated, type PropertyFilter } from '../api'
-import {
-  completeFilters,
-  EditorHeader,
-  Empty,
-  ErrorBox,
-  ItemPage,
-  ListHeader,
-  Listing,
-  NameFields,
-  PropertyFilters,
-  saveItem,
-  softDelete,
-  useAction,
-  useLoad,
-} from '../components'
+import { ItemPage, NameFields, saveItem, softDelete } from '../components/editor'
+import { Empty, ErrorBox } from '../components/feedback'
+import { EditorHeader, ListHeader } from '../components/headers'
+import { Listing } from '../components/listing'
+import { useAction, useLoad } from '../components/load'
+import { completeFilters, PropertyFilters } from '../components/property-filters'
 import { useSession } from '../session'
 
 interface Step {

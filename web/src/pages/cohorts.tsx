@@ -2,22 +2,13 @@
 // filters, all of them) or a static one (a list of distinct ids); soft delete.
 import { useState } from 'preact/hooks'
 import { get, type Paginated, type PropertyFilter } from '../api'
-import {
-  completeFilters,
-  EditorHeader,
-  Empty,
-  ErrorBox,
-  ItemPage,
-  JsonView,
-  ListHeader,
-  Listing,
-  NameFields,
-  PropertyFilters,
-  saveItem,
-  softDelete,
-  useAction,
-  useLoad,
-} from '../components'
+import { ItemPage, NameFields, saveItem, softDelete } from '../components/editor'
+import { Empty, ErrorBox } from '../components/feedback'
+import { EditorHeader, ListHeader } from '../components/headers'
+import { Listing } from '../components/listing'
+import { useAction, useLoad } from '../components/load'
+import { JsonView } from '../components/properties'
+import { completeFilters, PropertyFilters } from '../components/property-filters'
 import { useSession } from '../session'
 
 interface Cohort {

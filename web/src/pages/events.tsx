@@ -2,7 +2,11 @@
 // properties; a click shows an event's full properties.
 import { useEffect, useMemo, useState } from 'preact/hooks'
 import { get, withQuery, type PropertyFilter } from '../api'
-import { completeFilters, Empty, ErrorBox, formatTime, Loading, PageHeader, PropertiesTable, PropertyFilters, useLoad } from '../components'
+import { Empty, ErrorBox, Loading } from '../components/feedback'
+import { PageHeader } from '../components/headers'
+import { useLoad } from '../components/load'
+import { formatTime, PropertiesTable } from '../components/properties'
+import { completeFilters, PropertyFilters } from '../components/property-filters'
 import { navigate } from '../router'
 import { useSession } from '../session'
 

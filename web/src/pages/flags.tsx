@@ -3,21 +3,13 @@
 // /flags what a distinct id gets.
 import { useState } from 'preact/hooks'
 import { get, patch, request, withQuery, type Paginated, type PropertyFilter } from '../api'
-import {
-  completeFilters,
-  EditorHeader,
-  Empty,
-  ErrorBox,
-  ItemPage,
-  JsonView,
-  ListHeader,
-  Listing,
-  PropertyFilters,
-  saveItem,
-  softDelete,
-  useAction,
-  useLoad,
-} from '../components'
+import { ItemPage, saveItem, softDelete } from '../components/editor'
+import { Empty, ErrorBox } from '../components/feedback'
+import { EditorHeader, ListHeader } from '../components/headers'
+import { Listing } from '../components/listing'
+import { useAction, useLoad } from '../components/load'
+import { JsonView } from '../components/properties'
+import { completeFilters, PropertyFilters } from '../components/property-filters'
 import { useSession } from '../session'
 
 interface Group {

@@ -2,19 +2,12 @@
 // one), distinct ids, events, properties timeline, and split and delete behind a confirmation.
 import { useState } from 'preact/hooks'
 import { del, get, patch, post, withQuery, type Paginated, type PropertyFilter } from '../api'
-import {
-  completeFilters,
-  Empty,
-  ErrorBox,
-  Listing,
-  formatTime,
-  Loading,
-  PageHeader,
-  PropertiesTable,
-  PropertyFilters,
-  useAction,
-  useLoad,
-} from '../components'
+import { Empty, ErrorBox, Loading } from '../components/feedback'
+import { PageHeader } from '../components/headers'
+import { Listing } from '../components/listing'
+import { useAction, useLoad } from '../components/load'
+import { formatTime, PropertiesTable } from '../components/properties'
+import { completeFilters, PropertyFilters } from '../components/property-filters'
 import { navigate } from '../router'
 import { useSession } from '../session'
 import type { WrenEvent } from './events'

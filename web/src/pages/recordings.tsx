@@ -2,7 +2,11 @@
 // sharing link to enable and copy.
 import { useState } from 'preact/hooks'
 import { get, patch, withQuery } from '../api'
-import { Empty, ErrorBox, Listing, formatTime, PageHeader, useAction, useLoad } from '../components'
+import { Empty, ErrorBox } from '../components/feedback'
+import { PageHeader } from '../components/headers'
+import { Listing } from '../components/listing'
+import { useAction, useLoad } from '../components/load'
+import { formatTime } from '../components/properties'
 import { navigate } from '../router'
 import { useSession } from '../session'
 

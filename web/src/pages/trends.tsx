@@ -2,7 +2,10 @@
 // comparison and formula, drawn as a chart, a number or a table. The whole query lives in the URL.
 import { useEffect, useMemo, useState } from 'preact/hooks'
 import { downloadCsv, post, get, type Paginated } from '../api'
-import { completeFilters, Empty, ErrorBox, Loading, PageHeader, PropertyFilters, useAction, useLoad } from '../components'
+import { Empty, ErrorBox, Loading } from '../components/feedback'
+import { PageHeader } from '../components/headers'
+import { useAction, useLoad } from '../components/load'
+import { completeFilters, PropertyFilters } from '../components/property-filters'
 import { TrendChart } from '../chart'
 import { formatValue, shapeChart, shapeTotals, type TrendSeries } from '../chart-data'
 import { navigate } from '../router'
