@@ -1,7 +1,8 @@
 // Settings: the project's name, timezone, test-account filters and recording opt-in, its project API key,
 // and the posthog-js snippet pointed at this Wren.
 import { useState } from 'preact/hooks'
-import { patch, type Project, type PropertyFilter } from '../api'
+import { patch, type PropertyFilter } from '../api'
+import type { Project } from '../answers'
 import { ErrorBox } from '../components/feedback'
 import { PageHeader } from '../components/headers'
 import { useAction } from '../components/load'
