@@ -5,6 +5,7 @@ import { wrenError } from '../shared/errors'
 import { sendFormatted } from '../shared/http'
 import { routesOf } from '../shared/http/route'
 import { AnyObject, Format, NoContent, Paginated } from '../shared/http/schemas'
+import { ActionAnswer } from './schemas'
 import type { ProjectStore } from '../projects/store'
 import type { Action, ActionStore } from './store'
 import { validateSteps } from './match'
@@ -24,18 +25,6 @@ export function serializeAction(a: Action): Record<string, unknown> {
   }
 }
 
-const ActionAnswer = Type.Object({
-  id: Type.Integer(),
-  name: Type.String(),
-  description: Type.String(),
-  tags: Type.Array(Type.String()),
-  steps: Type.Array(AnyObject()),
-  created_at: Type.String({ format: 'date-time' }),
-  updated_at: Type.String({ format: 'date-time' }),
-  deleted: Type.Boolean(),
-  is_calculating: Type.Boolean(),
-  team_id: Type.Integer(),
-})
 const ActionId = Type.Object({ id: Type.String({ description: 'The action’s id.' }) })
 const FormatOnly = Type.Object({ format: Type.Optional(Format) })
 const Name = Type.String({ minLength: 1, pattern: '\\S', description: 'a non-empty name' })

@@ -6,6 +6,7 @@ import { wrenError } from '../shared/errors'
 import { sendFormatted } from '../shared/http'
 import { routesOf } from '../shared/http/route'
 import { AnyObject, Format, NoContent, Paginated } from '../shared/http/schemas'
+import { CohortAnswer } from './schemas'
 import { SqlParams } from '../shared/query/params'
 import type { ProjectStore } from '../projects/store'
 import { cohortGroup, cohortIdsIn, cohortResolver, validateCohortGroup } from './membership'
@@ -13,20 +14,6 @@ import type { Cohort, CohortStore } from './store'
 import { jsonTooDeep, jsonTooDeepIn } from '../shared/json'
 import { acceptUploads, membersFromCsv, type PersonDirectory } from './upload'
 
-const CohortAnswer = Type.Object({
-  id: Type.Integer(),
-  name: Type.String(),
-  description: Type.String(),
-  groups: Type.Array(Type.Unknown()),
-  filters: AnyObject(),
-  is_static: Type.Boolean(),
-  is_calculating: Type.Boolean(),
-  count: Type.Union([Type.Integer(), Type.Null()], { description: 'Members now; null when the count could not be taken.' }),
-  created_at: Type.String({ format: 'date-time' }),
-  updated_at: Type.String({ format: 'date-time' }),
-  deleted: Type.Boolean(),
-  team_id: Type.Integer(),
-})
 const CohortId = Type.Object({ id: Type.String({ description: 'The cohort’s id.' }) })
 const FormatOnly = Type.Object({ format: Type.Optional(Format) })
 const Name = Type.String({ minLength: 1, pattern: '\\S', description: 'a non-empty name' })

@@ -8,7 +8,8 @@ import type { ProjectStore } from '../projects/store'
 import { wrenError } from '../shared/errors'
 import { absoluteUrl, sendFormatted } from '../shared/http'
 import { routesOf } from '../shared/http/route'
-import { AnyObject, Format, Limit, Uuid } from '../shared/http/schemas'
+import { Format, Limit } from '../shared/http/schemas'
+import { EventPage } from './schemas'
 import { SqlParams } from '../shared/query/params'
 import { parsePropertyFilters } from '../shared/property-filters/parse'
 import { listFilterSql } from '../shared/property-filters/sql'
@@ -24,17 +25,6 @@ interface EventRow {
   elements_chain: string
 }
 
-const Event = Type.Object({
-  id: Uuid,
-  distinct_id: Type.String(),
-  properties: AnyObject(),
-  event: Type.String(),
-  timestamp: Type.String({ format: 'date-time' }),
-  person: Type.Null(),
-  person_id: Uuid,
-  elements: Type.Array(Type.Unknown()),
-  elements_chain: Type.String(),
-})
 const MAX_LIMIT = 10_000
 
 export async function eventRoutes(
@@ -66,7 +56,7 @@ export async function eventRoutes(
         properties: Type.Optional(Type.String({ description: 'A JSON list of property filters.' })),
         format: Type.Optional(Format),
       }),
-      response: { 200: Type.Object({ next: Type.Union([Type.String(), Type.Null()]), results: Type.Array(Event) }) },
+      response: { 200: EventPage },
     },
     handler: async (request, reply, caller) => {
       const q = request.query

@@ -8,6 +8,7 @@ import { wrenError } from '../shared/errors'
 import { absoluteUrl, sendFormatted } from '../shared/http'
 import { routesOf } from '../shared/http/route'
 import { ActivityPage, AnyObject, ErrorBody, Format, Limit, Offset, Page, Paginated } from '../shared/http/schemas'
+import { Flag } from './schemas'
 import type { ProjectStore } from '../projects/store'
 import type { FlagStore } from './store'
 import type { FeatureFlag, FlagFilters } from './types'
@@ -49,19 +50,6 @@ const flagFields = {
   evaluation_tags: Type.Optional(Tags),
   bucketing_identifier: Type.Optional(Type.Union([Type.Enum(['distinct_id', 'device_id']), Type.Null()])),
 }
-const Flag = Type.Object(
-  {
-    id: Type.Integer(),
-    key: Type.String(),
-    name: Type.String(),
-    filters: AnyObject(),
-    active: Type.Boolean(),
-    deleted: Type.Boolean(),
-    version: Type.Integer(),
-    created_at: Type.String({ format: 'date-time' }),
-  },
-  { additionalProperties: true, description: 'PostHog’s FeatureFlagSerializer fields.' },
-)
 
 const EDITABLE = [
   'key',

@@ -10,19 +10,7 @@ import { wrenError } from '../shared/errors'
 import { absoluteUrl, formatOf, sendFormatted } from '../shared/http'
 import { sendCsv } from '../shared/http/csv'
 import { routesOf } from '../shared/http/route'
-import {
-  ActivityPage,
-  AnyObject,
-  ErrorBody,
-  Format,
-  Limit,
-  NoContent,
-  Offset,
-  Page,
-  Paginated,
-  Success,
-  Uuid,
-} from '../shared/http/schemas'
+import { ActivityPage, AnyObject, ErrorBody, Format, Limit, NoContent, Offset, Page, Paginated, Success } from '../shared/http/schemas'
 import { encodeIngest } from '../shared/log/contract'
 import { TOPICS, type Log } from '../shared/log/log'
 import { parsePropertyFilters } from '../shared/property-filters/parse'
@@ -31,6 +19,7 @@ import type { ProjectStore } from '../projects/store'
 import type { IngestionProcessor } from '../ingestion/processor'
 import type { PersonCommand } from '../shared/log/contract'
 import type { PersonQueries, PersonRecord } from './queries'
+import { Person, PropertiesTimeline } from './schemas'
 import { serializePerson } from './serialize'
 import { propertiesTimeline } from './timeline'
 import type { CohortStore } from '../cohorts/store'
@@ -60,16 +49,6 @@ const CSV_LIMIT = 300_000
 const ISO_DATE = /^\d{4}-\d{2}-\d{2}(?:[T ]\d{2}:\d{2}(?::\d{2}(?:\.\d+)?)?(?:Z|[+-]\d{2}:?\d{2})?)?$/
 const UUID_RE = /^[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}$/i
 
-const Person = Type.Object({
-  id: Type.Integer(),
-  name: Type.String(),
-  distinct_ids: Type.Array(Type.String()),
-  properties: AnyObject(),
-  created_at: Type.String({ format: 'date-time' }),
-  uuid: Uuid,
-  is_identified: Type.Boolean(),
-  user_access_level: Type.Enum(ACCESS_LEVELS),
-})
 const PersonId = Type.Object({
   id: Type.String({ description: 'The person’s integer id or uuid (to find one by distinct id: ?distinct_id= on the list).' }),
 })
@@ -291,7 +270,7 @@ export async function personRoutes(app: FastifyInstance, deps: PersonRouteDeps):
         date_to: Type.Optional(TimelineDate),
         format: Type.Optional(Format),
       }),
-      response: { 200: AnyObject('{points, crucial_property_keys, effective_date_from, effective_date_to}') },
+      response: { 200: PropertiesTimeline },
     },
     handler: async (request, reply, caller) => {
       const { person } = await personFor(caller, request.params.id, 'viewer')

@@ -8,6 +8,7 @@ import { wrenError } from '../shared/errors'
 import { sendFormatted } from '../shared/http'
 import { routesOf } from '../shared/http/route'
 import { Format, NoContent, Paginated } from '../shared/http/schemas'
+import { Key } from './schemas'
 import type { ProjectStore } from './store'
 import type { PersonalApiKey } from '../shared/tenancy'
 
@@ -25,16 +26,6 @@ export function serializeKey(k: PersonalApiKey): Record<string, unknown> {
   }
 }
 
-const Key = Type.Object({
-  id: Type.String(),
-  label: Type.String(),
-  mask_value: Type.String(),
-  scopes: Type.Array(Type.String()),
-  scoped_teams: Type.Array(Type.Integer()),
-  scoped_organizations: Type.Array(Type.String()),
-  created_at: Type.String({ format: 'date-time' }),
-  last_used_at: Type.Union([Type.String({ format: 'date-time' }), Type.Null()]),
-})
 const KeyId = Type.Object({ id: Type.String() })
 const SCOPES = ['*', ...SCOPE_OBJECTS.flatMap((o) => [`${o}:read`, `${o}:write`])]
 

@@ -6,6 +6,7 @@ import { wrenError } from '../shared/errors'
 import { sendFormatted } from '../shared/http'
 import { routesOf } from '../shared/http/route'
 import { Format, Paginated } from '../shared/http/schemas'
+import { ProjectAnswer } from './schemas'
 import type { ProjectStore } from './store'
 import type { Project } from '../shared/tenancy'
 import { keyRoutes } from './key-routes'
@@ -24,17 +25,6 @@ export function serializeProject(p: Project): Record<string, unknown> {
   }
 }
 
-const Project = Type.Object(
-  {
-    id: Type.Integer(),
-    uuid: Type.Null(),
-    name: Type.String(),
-    api_token: Type.String(),
-    timezone: Type.String(),
-    created_at: Type.String({ format: 'date-time' }),
-  },
-  { additionalProperties: true, description: 'A project, with its known settings.' },
-)
 const Name = Type.String({ minLength: 1, pattern: '\\S', description: 'a non-empty name' })
 
 export async function projectRoutes(app: FastifyInstance, deps: { projects: ProjectStore }): Promise<void> {
@@ -46,7 +36,7 @@ export async function projectRoutes(app: FastifyInstance, deps: { projects: Proj
     url: '/api/projects/',
     summary: 'List the projects this key reaches',
     access: { key: 'project:read' },
-    schema: { querystring: Type.Object({ format: Type.Optional(Format) }), response: { 200: Paginated(Project) } },
+    schema: { querystring: Type.Object({ format: Type.Optional(Format) }), response: { 200: Paginated(ProjectAnswer) } },
     handler: async (request, reply, key) => {
       const results = projects
         .list()
@@ -61,7 +51,7 @@ export async function projectRoutes(app: FastifyInstance, deps: { projects: Proj
     url: '/',
     summary: 'Retrieve a project',
     access: { project: 'project:read' },
-    schema: { querystring: Type.Object({ format: Type.Optional(Format) }), response: { 200: Project } },
+    schema: { querystring: Type.Object({ format: Type.Optional(Format) }), response: { 200: ProjectAnswer } },
     handler: async (request, reply, { project }) => sendFormatted(request, reply, 200, serializeProject(project)),
   })
 
@@ -77,7 +67,7 @@ export async function projectRoutes(app: FastifyInstance, deps: { projects: Proj
         { name: Type.Optional(Name), timezone: Type.Optional(Type.String({ description: 'an IANA timezone' })) },
         { additionalProperties: true },
       ),
-      response: { 200: Project },
+      response: { 200: ProjectAnswer },
     },
     handler: async (request, reply, { project }) => {
       const { name, timezone, ...settings } = request.body as Record<string, unknown>
@@ -104,7 +94,7 @@ export async function projectRoutes(app: FastifyInstance, deps: { projects: Proj
     summary: 'Create a project, with its own project API key',
     description: 'A key limited to some projects cannot create projects.',
     access: { key: 'project:write' },
-    schema: { body: Type.Object({ name: Name }), response: { 201: Project } },
+    schema: { body: Type.Object({ name: Name }), response: { 201: ProjectAnswer } },
     handler: async (request, reply, key) => {
       if (key.scopedTeams.length > 0) throw wrenError('permission_denied', 'A key limited to some projects cannot create projects.')
       const project = await projects.createProject({ name: request.body.name.trim() })

@@ -20,64 +20,12 @@ import { DEFAULT_DATE_FROM, recordingQuery, visibleRecordings } from './list-que
 import type { ClickHouseMetadataStore, StoredRecording } from './metadata-store'
 import type { RecordingStateStore } from './recording-state'
 import type { SharingStore } from './sharing-store'
+import { Recording, RecordingPage, SharedRecording } from './schemas'
 
 const DEFAULT_LIMIT = 50
 const MAX_LIMIT = 1000
 /** PostHog: a recording is ongoing while its last event is at most this old. */
 const ONGOING_MS = 5 * 60_000
-
-const Nullable = <T extends ReturnType<typeof Type.String>>(t: T) => Type.Union([t, Type.Null()])
-
-// PostHog's MinimalPersonSerializer; as PostHog embeds it, distinct_ids holds the recording's distinct id only.
-const Person = Type.Object(
-  {
-    id: Type.Integer(),
-    name: Type.String(),
-    distinct_ids: Type.Array(Type.String()),
-    properties: Type.Record(Type.String(), Type.Unknown()),
-    created_at: Type.String({ format: 'date-time' }),
-    uuid: Type.String({ format: 'uuid' }),
-  },
-  { title: 'Recording person' },
-)
-
-const Recording = Type.Object(
-  {
-    id: Type.String({ description: 'The session id.' }),
-    distinct_id: Type.String(),
-    viewed: Type.Boolean(),
-    recording_duration: Type.Number({ description: 'Seconds from the first event to the last.' }),
-    active_seconds: Type.Number(),
-    inactive_seconds: Type.Number(),
-    start_time: Nullable(Type.String({ format: 'date-time' })),
-    end_time: Nullable(Type.String({ format: 'date-time' })),
-    click_count: Type.Integer(),
-    keypress_count: Type.Integer(),
-    mouse_activity_count: Type.Integer(),
-    console_log_count: Type.Integer(),
-    console_warn_count: Type.Integer(),
-    console_error_count: Type.Integer(),
-    start_url: Nullable(Type.String()),
-    snapshot_source: Type.String(),
-    snapshot_library: Nullable(Type.String()),
-    ongoing: Type.Boolean(),
-    activity_score: Type.Number(),
-    person: Type.Union([Person, Type.Null()], { description: 'The person of the recording’s distinct id, when it has one.' }),
-    storage: Type.String({ description: 'Where the snapshots are kept: `object_storage`, as PostHog says for blocks it stores.' }),
-  },
-  { title: 'Session recording' },
-)
-
-/** What a sharing token's holder sees of the recording (PostHog's SessionRecordingSharedSerializer). */
-const SharedRecording = Type.Object(
-  {
-    id: Type.String(),
-    recording_duration: Type.Number(),
-    start_time: Nullable(Type.String({ format: 'date-time' })),
-    end_time: Nullable(Type.String({ format: 'date-time' })),
-  },
-  { title: 'Shared session recording' },
-)
 
 const RecordingId = Type.Object({ id: Type.String({ description: 'The recording’s session id.' }) })
 
@@ -176,7 +124,7 @@ export async function recordingRoutes(
         ),
         order_direction: Type.Optional(Type.String({ description: 'DESC (default) or ASC.' })),
       }),
-      response: { 200: Type.Object({ results: Type.Array(Recording), has_next: Type.Boolean() }) },
+      response: { 200: RecordingPage },
     },
     handler: async (request, _reply, caller) => {
       const q = request.query

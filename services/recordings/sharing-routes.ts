@@ -7,31 +7,10 @@ import { Type } from 'typebox'
 import type { ProjectStore } from '../projects/store'
 import { wrenError } from '../shared/errors'
 import { routesOf } from '../shared/http/route'
-import { AnyObject } from '../shared/http/schemas'
 import type { ClickHouseMetadataStore } from './metadata-store'
 import { sharedPlayerPage } from './player-page'
 import { newAccessToken, SHARING_SETTINGS, type SharingConfiguration, type SharingSettings, type SharingStore } from './sharing-store'
-
-const SETTINGS_DESCRIPTION = `Display switches of the shared page: ${SHARING_SETTINGS.join(', ')} (booleans; other keys are dropped).`
-const Settings = Type.Union(
-  [Type.Object(Object.fromEntries(SHARING_SETTINGS.map((name) => [name, Type.Optional(Type.Boolean())]))), Type.Null()],
-  { description: SETTINGS_DESCRIPTION },
-)
-
-const Sharing = Type.Object(
-  {
-    created_at: Type.Union([Type.String({ format: 'date-time' }), Type.Null()], {
-      description: 'When the configuration was first saved; null while it is only built (never enabled, disabled or rotated).',
-    }),
-    enabled: Type.Boolean(),
-    access_token: Type.String({ description: 'Opens the recording at /shared/<access_token> while enabled. A secret.' }),
-    settings: Settings,
-    password_required: Type.Boolean({ description: 'Always false: Wren offers no password-protected shares.' }),
-    // PostHog's list of share passwords; Wren has none (an empty list of objects, which Swagger UI can draw examples of).
-    share_passwords: Type.Array(AnyObject(), { maxItems: 0, description: 'Always empty.' }),
-  },
-  { title: 'Sharing configuration' },
-)
+import { SETTINGS_DESCRIPTION, Sharing } from './schemas'
 
 const RecordingId = Type.Object({ id: Type.String({ description: 'The recording’s session id.' }) })
 

@@ -5,6 +5,7 @@ import { Type } from 'typebox'
 import { absoluteUrl, formatOf, isRecord } from '../shared/http'
 import { routesOf } from '../shared/http/route'
 import { AnyObject, Format } from '../shared/http/schemas'
+import { TrendAnswer } from './schemas'
 import type { ProjectStore } from '../projects/store'
 import { wallDate } from '../shared/wall-time'
 import { trendCsv } from './csv'
@@ -68,15 +69,7 @@ export async function trendRoutes(
     return reply.status(200).send({ ...out.body, next })
   }
   const summary = 'Compute a trend: event counts (or other math) per interval, per series and breakdown'
-  const answer = {
-    200: Type.Object({
-      is_cached: Type.Boolean(),
-      last_refresh: Type.String(),
-      timezone: Type.String(),
-      result: Type.Array(AnyObject()),
-      next: Type.Union([Type.String(), Type.Null()]),
-    }),
-  }
+  const answer = { 200: TrendAnswer }
   route({
     method: 'GET',
     url: '/insights/trend/',

@@ -1,5 +1,6 @@
 // Wren's public API, as the app calls it: a personal API key from localStorage in the Authorization header
 // (never in a URL), JSON in and out, and an API error's `detail` carried to the page.
+import type { KeyInfo, Paginated } from './answers'
 
 /** The key's place in localStorage: the same one the recordings player page reads. */
 export const KEY_STORAGE = 'wren.personalApiKey'
@@ -13,13 +14,6 @@ export class ApiError extends Error {
   ) {
     super(detail)
   }
-}
-
-export interface Paginated<T> {
-  count?: number
-  next: string | null
-  previous?: string | null
-  results: T[]
 }
 
 export function storedKey(): string | null {
@@ -102,30 +96,11 @@ export async function downloadCsv(method: 'GET' | 'POST', path: string, body: un
   setTimeout(() => URL.revokeObjectURL(url), 1000)
 }
 
-export interface Project {
-  id: number
-  name: string
-  api_token: string
-  timezone: string
-  test_account_filters?: PropertyFilter[]
-  session_recording_opt_in?: boolean
-  capture_console_log_opt_in?: boolean
-  [setting: string]: unknown
-}
-
 export interface PropertyFilter {
   key: string
   value?: unknown
   operator?: string
   type?: string
-}
-
-export interface KeyInfo {
-  id: string
-  label: string
-  mask_value: string
-  scopes: string[]
-  scoped_teams: number[]
 }
 
 /** Whether `scopes` allow `required` ("object:read" or "object:write"); write implies read. */

@@ -1,19 +1,13 @@
 // From Wren's trend result to what the page draws: one line (or bar, or area) per series over shared x
 // positions, with the legend's labels and colours, or one total per series for the number and table
 // displays. No DOM here: the unit tests run it in Node.
+import type { TrendSeries as TrendSeriesAnswer } from './answers'
 
 /** One series of Wren's trend result (the fields the page reads). */
-export interface TrendSeries {
-  label: string
-  data: number[]
-  days: string[]
-  labels?: string[]
-  count: number
-  aggregated_value?: number
-  breakdown_value?: string | number | string[]
-  compare_label?: 'current' | 'previous'
-  action?: { name?: string | null } | null
-}
+export type TrendSeries = Pick<
+  TrendSeriesAnswer,
+  'label' | 'data' | 'days' | 'labels' | 'count' | 'aggregated_value' | 'breakdown_value' | 'compare_label'
+>
 
 export interface ChartSeries {
   label: string

@@ -1,7 +1,8 @@
 // What every page knows: the signed-in key's scopes and the current project.
 import { createContext } from 'preact'
 import { useContext } from 'preact/hooks'
-import { allows, apiPath, type Project } from './api'
+import { allows, apiPath } from './api'
+import type { Project } from './answers'
 
 export interface Session {
   project: Project

@@ -1,37 +1,15 @@
 // Actions: named sets of events (each step an event, optionally its URL and properties) that trends can
 // count as a series; list, create, edit and delete.
 import { useState } from 'preact/hooks'
-import { get, type Paginated, type PropertyFilter } from '../api'
-import {
-  completeFilters,
-  EditorHeader,
-  Empty,
-  ErrorBox,
-  ItemPage,
-  ListHeader,
-  Listing,
-  NameFields,
-  PropertyFilters,
-  saveItem,
-  softDelete,
-  useAction,
-  useLoad,
-} from '../components'
+import { get } from '../api'
+import type { Action, Paginated, Step } from '../answers'
+import { ItemPage, NameFields, saveItem, softDelete } from '../components/editor'
+import { Empty, ErrorBox } from '../components/feedback'
+import { EditorHeader, ListHeader } from '../components/headers'
+import { Listing } from '../components/listing'
+import { useAction, useLoad } from '../components/load'
+import { completeFilters, PropertyFilters } from '../components/property-filters'
 import { useSession } from '../session'
-
-interface Step {
-  event?: string | null
-  url?: string | null
-  url_matching?: 'contains' | 'exact' | 'regex' | null
-  properties?: PropertyFilter[]
-}
-interface Action {
-  id: number
-  name: string
-  description: string
-  steps: Step[]
-  created_at: string
-}
 
 export function ActionsPage() {
   const { path, base, can } = useSession()

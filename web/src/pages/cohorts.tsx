@@ -1,34 +1,16 @@
 // Cohorts: the list with member counts; create and edit a dynamic cohort (persons matching property
 // filters, all of them) or a static one (a list of distinct ids); soft delete.
 import { useState } from 'preact/hooks'
-import { get, type Paginated, type PropertyFilter } from '../api'
-import {
-  completeFilters,
-  EditorHeader,
-  Empty,
-  ErrorBox,
-  ItemPage,
-  JsonView,
-  ListHeader,
-  Listing,
-  NameFields,
-  PropertyFilters,
-  saveItem,
-  softDelete,
-  useAction,
-  useLoad,
-} from '../components'
+import { get, type PropertyFilter } from '../api'
+import type { Cohort, Paginated } from '../answers'
+import { ItemPage, NameFields, saveItem, softDelete } from '../components/editor'
+import { Empty, ErrorBox } from '../components/feedback'
+import { EditorHeader, ListHeader } from '../components/headers'
+import { Listing } from '../components/listing'
+import { useAction, useLoad } from '../components/load'
+import { JsonView } from '../components/properties'
+import { completeFilters, PropertyFilters } from '../components/property-filters'
 import { useSession } from '../session'
-
-interface Cohort {
-  id: number
-  name: string
-  description: string
-  is_static: boolean
-  count: number | null
-  filters: { properties?: { type?: string; values?: unknown[] } }
-  created_at: string
-}
 
 export function CohortsPage() {
   const { path, base, can } = useSession()

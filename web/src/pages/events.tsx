@@ -2,18 +2,14 @@
 // properties; a click shows an event's full properties.
 import { useEffect, useMemo, useState } from 'preact/hooks'
 import { get, withQuery, type PropertyFilter } from '../api'
-import { completeFilters, Empty, ErrorBox, formatTime, Loading, PageHeader, PropertiesTable, PropertyFilters, useLoad } from '../components'
+import type { EventPage } from '../answers'
+import { Empty, ErrorBox, Loading } from '../components/feedback'
+import { PageHeader } from '../components/headers'
+import { useLoad } from '../components/load'
+import { formatTime, PropertiesTable } from '../components/properties'
+import { completeFilters, PropertyFilters } from '../components/property-filters'
 import { navigate } from '../router'
 import { useSession } from '../session'
-
-export interface WrenEvent {
-  id: string
-  event: string
-  distinct_id: string
-  timestamp: string
-  person_id: string
-  properties: Record<string, unknown>
-}
 
 const REFRESH_MS = 5_000
 const PAGE = 100
@@ -43,7 +39,7 @@ export function EventsPage({ search }: { search: string }) {
   const complete = completeFilters(filters)
   const events = useLoad(
     () =>
-      get<{ results: WrenEvent[]; next: string | null }>(
+      get<EventPage>(
         withQuery(path('events/'), { limit, event: eventName, distinct_id: distinctId, properties: complete.length ? complete : null }),
       ),
     [eventName, distinctId, JSON.stringify(complete), limit],

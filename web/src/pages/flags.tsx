@@ -2,47 +2,16 @@
 // properties and cohorts with their rollout, variants with payloads), soft delete, and a box that asks
 // /flags what a distinct id gets.
 import { useState } from 'preact/hooks'
-import { get, patch, request, withQuery, type Paginated, type PropertyFilter } from '../api'
-import {
-  completeFilters,
-  EditorHeader,
-  Empty,
-  ErrorBox,
-  ItemPage,
-  JsonView,
-  ListHeader,
-  Listing,
-  PropertyFilters,
-  saveItem,
-  softDelete,
-  useAction,
-  useLoad,
-} from '../components'
+import { get, patch, request, withQuery } from '../api'
+import type { Flag, Group, Paginated, Variant } from '../answers'
+import { ItemPage, saveItem, softDelete } from '../components/editor'
+import { Empty, ErrorBox } from '../components/feedback'
+import { EditorHeader, ListHeader } from '../components/headers'
+import { Listing } from '../components/listing'
+import { useAction, useLoad } from '../components/load'
+import { JsonView } from '../components/properties'
+import { completeFilters, PropertyFilters } from '../components/property-filters'
 import { useSession } from '../session'
-
-interface Group {
-  properties: PropertyFilter[]
-  rollout_percentage: number | null
-  variant?: string | null
-}
-interface Variant {
-  key: string
-  name?: string
-  rollout_percentage: number
-}
-interface Flag {
-  id: number
-  key: string
-  name: string
-  active: boolean
-  deleted: boolean
-  created_at: string
-  filters: {
-    groups?: Group[]
-    multivariate?: { variants: Variant[] } | null
-    payloads?: Record<string, unknown>
-  }
-}
 
 export function FlagsPage() {
   const { path, base, can } = useSession()

@@ -1,32 +1,16 @@
 // Persons: search, property filters and pages of 50; a person's page with their properties (edit, delete
 // one), distinct ids, events, properties timeline, and split and delete behind a confirmation.
 import { useState } from 'preact/hooks'
-import { del, get, patch, post, withQuery, type Paginated, type PropertyFilter } from '../api'
-import {
-  completeFilters,
-  Empty,
-  ErrorBox,
-  Listing,
-  formatTime,
-  Loading,
-  PageHeader,
-  PropertiesTable,
-  PropertyFilters,
-  useAction,
-  useLoad,
-} from '../components'
+import { del, get, patch, post, withQuery, type PropertyFilter } from '../api'
+import type { EventPage, Paginated, Person, PropertiesTimeline } from '../answers'
+import { Empty, ErrorBox, Loading } from '../components/feedback'
+import { PageHeader } from '../components/headers'
+import { Listing } from '../components/listing'
+import { useAction, useLoad } from '../components/load'
+import { formatTime, PropertiesTable } from '../components/properties'
+import { completeFilters, PropertyFilters } from '../components/property-filters'
 import { navigate } from '../router'
 import { useSession } from '../session'
-import type { WrenEvent } from './events'
-
-interface Person {
-  id: number
-  uuid: string
-  name: string
-  distinct_ids: string[]
-  properties: Record<string, unknown>
-  created_at: string
-}
 
 const PAGE = 50
 
@@ -120,12 +104,6 @@ export function PersonsPage({ search }: { search: string }) {
       />
     </div>
   )
-}
-
-interface TimelinePoint {
-  timestamp: string
-  properties: Record<string, unknown>
-  relevant_event_count: number
 }
 
 export function PersonPage({ id }: { id: string }) {
@@ -342,7 +320,7 @@ export function PersonPage({ id }: { id: string }) {
 
 function PersonEvents({ uuid }: { uuid: string }) {
   const { path, base } = useSession()
-  const events = useLoad(() => get<{ results: WrenEvent[] }>(withQuery(path('events/'), { person_id: uuid, limit: 50 })), [uuid])
+  const events = useLoad(() => get<EventPage>(withQuery(path('events/'), { person_id: uuid, limit: 50 })), [uuid])
   if (events.error) return <ErrorBox error={events.error} />
   if (!events.data) return <Loading />
   if (!events.data.results.length) return <Empty title="No events for this person." />
@@ -369,7 +347,7 @@ function PersonEvents({ uuid }: { uuid: string }) {
 }
 
 function Timeline({ personPath }: { personPath: string }) {
-  const timeline = useLoad(() => get<{ points: TimelinePoint[] }>(personPath + 'properties_timeline/'), [personPath])
+  const timeline = useLoad(() => get<PropertiesTimeline>(personPath + 'properties_timeline/'), [personPath])
   if (timeline.error) return <ErrorBox error={timeline.error} />
   if (!timeline.data) return <Loading />
   if (!timeline.data.points.length) return <Empty title="No events carry this person’s properties yet." />

@@ -2,21 +2,14 @@
 // sharing link to enable and copy.
 import { useState } from 'preact/hooks'
 import { get, patch, withQuery } from '../api'
-import { Empty, ErrorBox, Listing, formatTime, PageHeader, useAction, useLoad } from '../components'
+import type { RecordingPage, Sharing } from '../answers'
+import { Empty, ErrorBox } from '../components/feedback'
+import { PageHeader } from '../components/headers'
+import { Listing } from '../components/listing'
+import { useAction, useLoad } from '../components/load'
+import { formatTime } from '../components/properties'
 import { navigate } from '../router'
 import { useSession } from '../session'
-
-interface Recording {
-  id: string
-  distinct_id: string
-  recording_duration: number
-  active_seconds: number
-  click_count: number
-  console_error_count: number
-  start_time: string
-  start_url: string | null
-  person?: { name?: string; uuid?: string } | null
-}
 
 const PAGE = 50
 const ORDERS = ['start_time', 'duration', 'active_seconds', 'click_count', 'console_error_count', 'activity_score']
@@ -53,7 +46,7 @@ export function RecordingsPage({ search }: { search: string }) {
   }
   const recordings = useLoad(
     () =>
-      get<{ results: Recording[]; has_next: boolean }>(
+      get<RecordingPage>(
         withQuery(path('session_recordings/'), {
           limit: PAGE,
           offset: filters.offset,
@@ -70,7 +63,7 @@ export function RecordingsPage({ search }: { search: string }) {
   const [error, busy, run] = useAction()
   const share = (id: string) =>
     run(async () => {
-      const config = await patch<{ access_token: string }>(path(`session_recordings/${id}/sharing/`), { enabled: true })
+      const config = await patch<Sharing>(path(`session_recordings/${id}/sharing/`), { enabled: true })
       const link = `${location.origin}/shared/${config.access_token}`
       setShared({ ...shared, [id]: link })
       await navigator.clipboard?.writeText(link).catch(() => undefined)

@@ -1,8 +1,12 @@
 // Settings: the project's name, timezone, test-account filters and recording opt-in, its project API key,
 // and the posthog-js snippet pointed at this Wren.
 import { useState } from 'preact/hooks'
-import { patch, type Project, type PropertyFilter } from '../api'
-import { completeFilters, ErrorBox, PageHeader, PropertyFilters, useAction } from '../components'
+import { patch, type PropertyFilter } from '../api'
+import type { Project } from '../answers'
+import { ErrorBox } from '../components/feedback'
+import { PageHeader } from '../components/headers'
+import { useAction } from '../components/load'
+import { completeFilters, PropertyFilters } from '../components/property-filters'
 import { useSession } from '../session'
 
 /** PostHog's HTML snippet (the stub that queues calls and loads posthog-js from api_host's /static/array.js, which Wren serves), pointed at this Wren. */

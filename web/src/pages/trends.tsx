@@ -1,8 +1,12 @@
 // Trends: series of events or actions, their math and filters, the date range, interval, breakdown,
 // comparison and formula, drawn as a chart, a number or a table. The whole query lives in the URL.
 import { useEffect, useMemo, useState } from 'preact/hooks'
-import { downloadCsv, post, get, type Paginated } from '../api'
-import { completeFilters, Empty, ErrorBox, Loading, PageHeader, PropertyFilters, useAction, useLoad } from '../components'
+import { downloadCsv, post, get } from '../api'
+import type { Action, Cohort, EventPage, Paginated, TrendAnswer } from '../answers'
+import { Empty, ErrorBox, Loading } from '../components/feedback'
+import { PageHeader } from '../components/headers'
+import { useAction, useLoad } from '../components/load'
+import { completeFilters, PropertyFilters } from '../components/property-filters'
 import { TrendChart } from '../chart'
 import { formatValue, shapeChart, shapeTotals, type TrendSeries } from '../chart-data'
 import { navigate } from '../router'
@@ -24,10 +28,8 @@ import {
   type TrendQuery,
 } from '../query'
 
-interface NamedThing {
-  id: number
-  name: string | null
-}
+/** An action or a cohort, as the series and breakdown pickers name it. */
+type NamedThing = Pick<Action | Cohort, 'id' | 'name'>
 
 /** The query as sent: half-typed filters and series left out, so typing does not fail the request. */
 function sendable(query: TrendQuery): TrendQuery {
@@ -57,12 +59,13 @@ export function TrendsPage({ search }: { search: string }) {
   const update = (patch: Partial<TrendQuery>) => navigate(`${base}/trends?${encodeQuery({ ...query, ...patch })}`, { replace: true })
   const body = useDebounced(trendBody(sendable(query)), 350)
   const ready = (body.events as unknown[]).length + (body.actions as unknown[]).length > 0
-  const result = useLoad(
-    () => (ready ? post<{ result: TrendSeries[] }>(path('insights/trend/'), body) : Promise.resolve({ result: [] })),
+  // Nothing to ask before a series is chosen: an empty result.
+  const result = useLoad<Pick<TrendAnswer, 'result'>>(
+    () => (ready ? post<TrendAnswer>(path('insights/trend/'), body) : Promise.resolve({ result: [] })),
     [JSON.stringify(body)],
   )
   const eventNames = useLoad(
-    () => get<Paginated<{ event: string }>>(path('events/?limit=200')).then((r) => [...new Set(r.results.map((e) => e.event))].sort()),
+    () => get<EventPage>(path('events/?limit=200')).then((r) => [...new Set(r.results.map((e) => e.event))].sort()),
     [project.id],
   )
   const actions = useLoad(() => get<Paginated<NamedThing>>(path('actions/')).then((r) => r.results), [project.id])
