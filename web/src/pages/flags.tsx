@@ -86,10 +86,11 @@ export function FlagsPage() {
 function summary(flag: Flag): string {
   const groups = flag.filters.groups ?? []
   const variants = flag.filters.multivariate?.variants ?? []
-  const rollout = groups.map(
-    (g) =>
-      `${g.rollout_percentage ?? 100}%${g.properties.length ? ` of ${g.properties.length === 1 ? 'a condition' : `${g.properties.length} conditions`}` : ''}`,
-  )
+  // A condition group may come without `properties` (the API stores it as none).
+  const rollout = groups.map((g) => {
+    const conditions = g.properties?.length ?? 0
+    return `${g.rollout_percentage ?? 100}%${conditions ? ` of ${conditions === 1 ? 'a condition' : `${conditions} conditions`}` : ''}`
+  })
   return `${rollout.join(', ') || 'nobody'}${variants.length ? ` · ${variants.length} variants` : ''}`
 }
 
@@ -173,7 +174,9 @@ const draftOf = (flag: Flag | null): Draft => {
     key: flag?.key ?? '',
     name: flag?.name ?? '',
     active: flag?.active ?? true,
-    groups: flag?.filters.groups?.length ? flag.filters.groups : [{ properties: [], rollout_percentage: 100 }],
+    groups: flag?.filters.groups?.length
+      ? flag.filters.groups.map((g) => ({ ...g, properties: g.properties ?? [] }))
+      : [{ properties: [], rollout_percentage: 100 }],
     variants: (flag?.filters.multivariate?.variants ?? []).map((v) => ({ ...v, payload: text(payloads[v.key]) })),
     payload: text(payloads.true),
   }
