@@ -1,5 +1,5 @@
 // The ingestion processor: consumes the ingest topic, is the single writer of person state, and writes
-// events with their persons to its person store (person-store.ts: ClickHouse, or a fake in unit tests) in
+// events with their persons to its person store (persons/store.ts: ClickHouse, or a fake in unit tests) in
 // batches. Offsets are committed (by the log) only after the batch is stored; a batch replayed after a
 // crash is rebuilt from the state before it.
 //
@@ -27,8 +27,8 @@ import type { Metrics } from '../shared/metrics'
 import { errorText } from '../shared/errors'
 import type { DeadLetter, DeadLetterRecorder } from '../dead-letters/store'
 import { BatchIsolation } from '../dead-letters/isolation'
-import type { CommandResult } from './person-rules'
-import type { PersonStore } from './person-store'
+import type { CommandResult } from './persons/rules'
+import type { PersonStore } from './persons/store'
 import { CommandWaiters, type CommandResultPublisher } from './command-results'
 import type { PersonChangePublisher } from './person-feed'
 import type { PersonChanges, PersonCommand } from './types'
@@ -69,7 +69,7 @@ export class IngestionProcessor<Prepared = unknown> {
   private readonly changeListeners: Array<(changes: PersonChanges) => void> = []
   private readonly deadLetters: DeadLetterRecorder
   private readonly isolation: BatchIsolation
-  /** Partitions of the ingest topic (person ids step by it, person-ids.ts); read again after a rebalance or a failure. */
+  /** Partitions of the ingest topic (person ids step by it, persons/ids.ts); read again after a rebalance or a failure. */
   private partitions: number | null = null
 
   constructor(
