@@ -3,7 +3,7 @@
 import type { FastifyInstance } from 'fastify'
 import { Type } from 'typebox'
 import { wrenError } from '../shared/errors'
-import { sendFormatted } from '../shared/http'
+import { sendFormatted } from '../shared/http/format'
 import { routesOf } from '../shared/http/route'
 import { AnyObject, Format, NoContent, Paginated } from '../shared/http/schemas'
 import { SqlParams } from '../shared/query/params'

@@ -4,7 +4,7 @@
 import type { FastifyInstance } from 'fastify'
 import { Type } from 'typebox'
 import { wrenError } from '../shared/errors'
-import { absoluteUrl } from '../shared/http'
+import { absoluteUrl } from '../shared/http/request-url'
 import { routesOf } from '../shared/http/route'
 import { Limit, Offset, Paginated } from '../shared/http/schemas'
 import type { Log } from '../shared/log/log'

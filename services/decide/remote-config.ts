@@ -6,7 +6,7 @@
 // triggers) as PostHog's decide hands them over. A project with `recording_domains` gets
 // `sessionRecording: false` on a page of any other site (by the request's Origin or Referer), as in PostHog.
 import { capturesConsoleLogs } from '../projects/settings'
-import { isRecord } from '../shared/http'
+import { isRecord } from '../shared/json'
 import { escapeRegex } from '../shared/property-filters/sql'
 import type { Project } from '../shared/tenancy'
 

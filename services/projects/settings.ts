@@ -2,7 +2,7 @@
 // else in a PATCH is refused with a 400 naming the key, so settings can never shadow a project's own
 // fields (id, api_token) or grow unbounded junk. `null` puts a setting back to its default.
 import { wrenError } from '../shared/errors'
-import { isRecord } from '../shared/http'
+import { isRecord } from '../shared/json'
 import { parsePropertyGroup } from '../shared/property-filters/parse'
 
 type Check = (value: unknown, attr: string) => unknown
