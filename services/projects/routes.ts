@@ -9,7 +9,7 @@ import { Format, Paginated } from '../shared/http/schemas'
 import type { ProjectStore } from './store'
 import type { Project } from '../shared/tenancy'
 import { keyRoutes } from './key-routes'
-import { applySettings, PROJECT_SETTINGS, READ_ONLY_FIELDS } from './settings'
+import { applySettings, PROJECT_SETTINGS, READ_ONLY_FIELDS } from '../shared/project-settings'
 
 export function serializeProject(p: Project): Record<string, unknown> {
   // Settings first: nothing stored in them can shadow the project's own fields.

@@ -5,7 +5,7 @@
 // project's current one: shortening the setting hides older recordings at once; lengthening it shows them
 // again only while their rows are still kept (a recording stored under 30 days is dropped after 30 days).
 import type { ProjectStore } from '../projects/store'
-import { RECORDING_RETENTION_DAYS, recordingRetentionDays } from '../projects/settings'
+import { RECORDING_RETENTION_DAYS, recordingRetentionDays } from '../shared/project-settings'
 import type { Clock } from '../shared/clock'
 
 export interface Retention {
