@@ -4,7 +4,7 @@ import type { FastifyInstance } from 'fastify'
 import { Type } from 'typebox'
 import type { ClickHouseClient } from '../shared/clickhouse'
 import { queryRows } from '../shared/clickhouse'
-import type { ProjectStore } from '../projects/store'
+import type { Tenants } from '../shared/tenancy'
 import { wrenError } from '../shared/errors'
 import { absoluteUrl } from '../shared/http/request-url'
 import { sendFormatted } from '../shared/http/format'
@@ -40,7 +40,7 @@ const MAX_LIMIT = 10_000
 
 export async function eventRoutes(
   app: FastifyInstance,
-  deps: { projects: ProjectStore; clickhouse: ClickHouseClient; siteUrl: string | null },
+  deps: { projects: Tenants; clickhouse: ClickHouseClient; siteUrl: string | null },
 ): Promise<void> {
   const route = routesOf(app, { projects: deps.projects, tag: 'events' })
   route({

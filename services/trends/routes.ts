@@ -7,7 +7,7 @@ import { formatOf } from '../shared/http/format'
 import { isRecord } from '../shared/json'
 import { routesOf } from '../shared/http/route'
 import { AnyObject, Format } from '../shared/http/schemas'
-import type { ProjectStore } from '../projects/store'
+import type { Tenants } from '../shared/tenancy'
 import { wallDate } from '../shared/wall-time'
 import { trendCsv } from './csv'
 import { BREAKDOWN_TYPES, DISPLAYS, mergeInput, parseTrendRequest } from './request'
@@ -45,7 +45,7 @@ const TrendQuery = Type.Object({
 
 export async function trendRoutes(
   app: FastifyInstance,
-  deps: { projects: ProjectStore; trends: TrendService; siteUrl: string | null },
+  deps: { projects: Tenants; trends: TrendService; siteUrl: string | null },
 ): Promise<void> {
   const route = routesOf(app, { projects: deps.projects, tag: 'insights' })
   const handle = async (request: FastifyRequest, reply: FastifyReply, { project, key }: Caller, body: unknown) => {
