@@ -1,6 +1,8 @@
-// The layout's two rules, checked on the source: services/shared/ is the bottom layer (it imports
+// The layout's rules, checked on the source: services/shared/ is the bottom layer (it imports
 // packages, Node and itself, never a service above it; its tests may also use test/support/), and no
 // service folder imports one that imports it back. A capability several services use moves to shared/.
+// Also: features read projects through shared/tenancy.ts (only the composition root imports projects/),
+// test support stays out of production code, and no two source files import each other, even in a loop.
 import { readdirSync, readFileSync } from 'node:fs'
 import path from 'node:path'
 import { describe, expect, it } from 'vitest'
@@ -59,6 +61,41 @@ describe('layout', () => {
     const cycles = [...edges].flatMap(([from, tos]) =>
       [...tos].filter((to) => reaches(to, from)).map((to) => `${from} → ${to} → … → ${from}`),
     )
+    expect(cycles).toEqual([])
+  })
+
+  it('only the composition root imports projects/: features read projects through shared/tenancy.ts', () => {
+    const projects = path.join(services, 'projects')
+    const root = ['app.ts', 'main.ts'].map((name) => path.join(services, name))
+    const through = importsUnder(services)
+      .filter(({ file, target }) => outside(projects, file) && !root.includes(file) && !outside(projects, target))
+      .map(({ file, spec }) => `${path.relative(services, file)} imports ${spec}`)
+    expect(through).toEqual([])
+  })
+
+  it('production code imports no test support (testing/ folders, test files)', () => {
+    const isTest = (file: string) => file.endsWith('.test.ts') || file.split(path.sep).includes('testing')
+    const leaks = importsUnder(services)
+      .filter(({ file, target }) => !isTest(file) && (isTest(target) || isTest(target + '.ts')))
+      .map(({ file, spec }) => `${path.relative(services, file)} imports ${spec}`)
+    expect(leaks).toEqual([])
+  })
+
+  it('no source file imports one that imports it back', () => {
+    const edges = new Map<string, Set<string>>()
+    for (const { file, target } of importsUnder(services)) edges.set(file, (edges.get(file) ?? new Set()).add(target + '.ts'))
+    const cycles: string[] = []
+    const state = new Map<string, 'open' | 'done'>()
+    const visit = (file: string, trail: string[]) => {
+      state.set(file, 'open')
+      for (const next of edges.get(file) ?? []) {
+        if (state.get(next) === 'open')
+          cycles.push([...trail.slice(trail.indexOf(next)), next].map((f) => path.relative(services, f)).join(' → '))
+        else if (!state.has(next)) visit(next, [...trail, next])
+      }
+      state.set(file, 'done')
+    }
+    for (const file of edges.keys()) if (!state.has(file)) visit(file, [file])
     expect(cycles).toEqual([])
   })
 })
