@@ -67,13 +67,15 @@ function importsUnder(dir: string): Array<{ file: string; spec: string; target: 
 }
 
 const outside = (dir: string, target: string) => path.relative(dir, target).startsWith('..')
+/** Tests and their support (testing/ folders) may reach across folders to build what they test. */
+const isTest = (file: string) => file.endsWith('.test.ts') || file.split(path.sep).includes('testing')
 const folderOf = (file: string) => path.relative(services, file).split(path.sep)[0]
 
 /** Folder → folder edges of production code (tests may reach across to build what they test). */
 function folderEdges(): Map<string, Set<string>> {
   const edges = new Map<string, Set<string>>()
   for (const { file, target } of importsUnder(services)) {
-    if (outside(services, target) || file.endsWith('.test.ts')) continue
+    if (outside(services, target) || isTest(file)) continue
     const [from, to] = [folderOf(file), folderOf(target)]
     if (from !== to) edges.set(from, (edges.get(from) ?? new Set()).add(to))
   }
@@ -84,7 +86,7 @@ function folderEdges(): Map<string, Set<string>> {
 function fileCircles(): string[][] {
   const graph = new Map<string, string[]>()
   for (const { file, target } of importsUnder(services))
-    if (!file.endsWith('.test.ts') && sourceSet.has(target)) graph.set(file, [...(graph.get(file) ?? []), target])
+    if (!isTest(file) && sourceSet.has(target)) graph.set(file, [...(graph.get(file) ?? []), target])
   let next = 0
   const index = new Map<string, number>()
   const low = new Map<string, number>()
@@ -156,6 +158,13 @@ describe('layout', () => {
         .filter((edge) => !used.has(edge))
         .map((edge) => `${edge} is listed but not imported`),
     ).toEqual([])
+  })
+
+  it('production code imports no test support (testing/ folders, test files)', () => {
+    const leaks = importsUnder(services)
+      .filter(({ file, target }) => !isTest(file) && isTest(target))
+      .map(({ file, spec }) => `${path.relative(services, file)} imports ${spec}`)
+    expect(leaks).toEqual([])
   })
 
   it('no circle between files', () => {

@@ -2,11 +2,11 @@
 import type { FastifyInstance } from 'fastify'
 import { Type } from 'typebox'
 import { wrenError } from '../shared/errors'
-import { sendFormatted } from '../shared/http'
+import { sendFormatted } from '../shared/http/format'
 import { routesOf } from '../shared/http/route'
 import { AnyObject, Format, NoContent, Paginated } from '../shared/http/schemas'
 import { ActionAnswer } from './schemas'
-import type { ProjectStore } from '../projects/store'
+import type { Tenants } from '../shared/tenancy'
 import type { Action, ActionStore } from './store'
 import { validateSteps } from './match'
 
@@ -39,7 +39,7 @@ const fields = {
   tags: Type.Optional(Type.Union([Type.Array(Type.String()), Type.Null()])),
 }
 
-export async function actionRoutes(app: FastifyInstance, deps: { projects: ProjectStore; actions: ActionStore }): Promise<void> {
+export async function actionRoutes(app: FastifyInstance, deps: { projects: Tenants; actions: ActionStore }): Promise<void> {
   const { projects, actions } = deps
   const route = routesOf(app, { projects, tag: 'actions' })
   const find = async (teamId: number, rawId: string) => {

@@ -10,7 +10,7 @@ import { routesOf } from '../shared/http/route'
 import { ErrorBody, NoContent, RawBody, SDK_CONTENT_TYPES } from '../shared/http/schemas'
 import { encodeIngest } from '../shared/log/contract'
 import { TOPICS, type Log, type LogMessage } from '../shared/log/log'
-import type { ProjectStore } from '../projects/store'
+import type { Tenants } from '../shared/tenancy'
 import type { Clock } from '../shared/clock'
 import type { Metrics } from '../shared/metrics'
 import type { CaptureBackpressure } from './backpressure'
@@ -21,7 +21,7 @@ const STAMP_SLICE = 2_000
 
 export interface CaptureDeps {
   log: Log
-  projects: ProjectStore
+  projects: Tenants
   clock: Clock
   metrics: Metrics
   backpressure: CaptureBackpressure

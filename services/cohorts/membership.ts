@@ -2,7 +2,7 @@
 // properties against their property groups (which may name other cohorts); static cohorts map their
 // distinct ids to the persons those ids belong to now.
 import { wrenError } from '../shared/errors'
-import { isRecord } from '../shared/http'
+import { isRecord } from '../shared/json'
 import type { SqlParams } from '../shared/query/params'
 import { compileGroup, PERSON_COLUMNS } from '../shared/property-filters/sql'
 import { isGroup, parsePropertyGroup, type PropertyGroup, type PropertyNode } from '../shared/property-filters/parse'

@@ -3,12 +3,12 @@
 import type { FastifyInstance } from 'fastify'
 import { Type } from 'typebox'
 import { wrenError } from '../shared/errors'
-import { sendFormatted } from '../shared/http'
+import { sendFormatted } from '../shared/http/format'
 import { routesOf } from '../shared/http/route'
 import { AnyObject, Format, NoContent, Paginated } from '../shared/http/schemas'
 import { CohortAnswer } from './schemas'
 import { SqlParams } from '../shared/query/params'
-import type { ProjectStore } from '../projects/store'
+import type { Tenants } from '../shared/tenancy'
 import { cohortGroup, cohortIdsIn, cohortResolver, validateCohortGroup } from './membership'
 import type { Cohort, CohortStore } from './store'
 import { jsonTooDeep, jsonTooDeepIn } from '../shared/json'
@@ -40,7 +40,7 @@ const CONSUMES = ['application/json', 'multipart/form-data', 'text/csv']
 
 export async function cohortRoutes(
   app: FastifyInstance,
-  deps: { projects: ProjectStore; cohorts: CohortStore; persons: PersonDirectory },
+  deps: { projects: Tenants; cohorts: CohortStore; persons: PersonDirectory },
 ): Promise<void> {
   const { projects, cohorts, persons } = deps
   await acceptUploads(app)

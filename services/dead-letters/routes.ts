@@ -4,17 +4,16 @@
 import type { FastifyInstance } from 'fastify'
 import { Type } from 'typebox'
 import { wrenError } from '../shared/errors'
-import { absoluteUrl } from '../shared/http'
+import { absoluteUrl } from '../shared/http/request-url'
 import { routesOf } from '../shared/http/route'
 import { Limit, Offset, Paginated } from '../shared/http/schemas'
 import type { Log } from '../shared/log/log'
 import type { Metrics } from '../shared/metrics'
-import type { ProjectStore } from '../projects/store'
-import type { PersonalApiKey } from '../shared/tenancy'
+import type { PersonalApiKey, Tenants } from '../shared/tenancy'
 import { payloadPreview, type DeadLetterRecord, type DeadLetterStore } from './store'
 
 export interface DeadLetterRouteDeps {
-  projects: ProjectStore
+  projects: Tenants
   store: DeadLetterStore
   log: Log
   metrics: Metrics

@@ -5,7 +5,7 @@ import { describe, expect, it } from 'vitest'
 import { evaluateFlags, type EvaluationInput } from './evaluate'
 import { flagsBody, flagsBodyParts, type Shape } from './responses'
 import type { FeatureFlag } from '../flags/types'
-import { flag, input } from './test-flags'
+import { flag, input } from './testing/flags'
 
 describe('answers assembled from cached bytes', () => {
   const mv = {

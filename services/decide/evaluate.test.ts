@@ -2,7 +2,7 @@ import { describe, expect, it } from 'vitest'
 import { evaluateFlags, type EvaluationInput } from './evaluate'
 import { flagHash, holdoutHash } from './hash'
 import type { FeatureFlag } from '../flags/types'
-import { flag, input } from './test-flags'
+import { flag, input } from './testing/flags'
 import type { CohortReader } from './cohorts'
 
 const one = (f: FeatureFlag, i = input(), all: FeatureFlag[] = [f]) => evaluateFlags(all, i).get(f.key)!

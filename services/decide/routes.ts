@@ -10,8 +10,7 @@ import { jsonTooDeep, jsonTooDeepIn } from '../shared/json'
 import { canReach } from '../shared/http/auth'
 import { routesOf } from '../shared/http/route'
 import { AnyObject, ErrorBody, NoContent, RawBody, SDK_CONTENT_TYPES } from '../shared/http/schemas'
-import type { ProjectStore } from '../projects/store'
-import type { Project } from '../shared/tenancy'
+import type { Project, Tenants } from '../shared/tenancy'
 import type { Clock } from '../shared/clock'
 import type { Metrics } from '../shared/metrics'
 import { clientIp } from './geoip'
@@ -26,7 +25,7 @@ import type { CohortReader } from './cohorts'
 import { minimalFlag } from '../flags/serialize'
 
 export interface PublicFlagDeps {
-  projects: ProjectStore
+  projects: Tenants
   service: FlagsService
   snapshot: PersonSnapshot
   cohorts: CohortReader
@@ -306,7 +305,7 @@ function acceptFlagBodies(app: FastifyInstance): void {
   app.addContentTypeParser('*', { parseAs: 'buffer', bodyLimit: BODY_LIMIT }, (_req, body, done) => done(null, body))
 }
 
-function projectOf(projects: ProjectStore, token: string): Project {
+function projectOf(projects: Tenants, token: string): Project {
   const project = projects.byToken(token)
   if (!project)
     throw wrenError('invalid_api_key', 'Project API key invalid. You can find your project API key in your Wren project settings.')

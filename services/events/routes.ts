@@ -4,9 +4,10 @@ import type { FastifyInstance } from 'fastify'
 import { Type } from 'typebox'
 import type { ClickHouseClient } from '../shared/clickhouse'
 import { queryRows } from '../shared/clickhouse'
-import type { ProjectStore } from '../projects/store'
+import type { Tenants } from '../shared/tenancy'
 import { wrenError } from '../shared/errors'
-import { absoluteUrl, sendFormatted } from '../shared/http'
+import { absoluteUrl } from '../shared/http/request-url'
+import { sendFormatted } from '../shared/http/format'
 import { routesOf } from '../shared/http/route'
 import { Format, Limit } from '../shared/http/schemas'
 import { EventPage } from './schemas'
@@ -29,7 +30,7 @@ const MAX_LIMIT = 10_000
 
 export async function eventRoutes(
   app: FastifyInstance,
-  deps: { projects: ProjectStore; clickhouse: ClickHouseClient; siteUrl: string | null },
+  deps: { projects: Tenants; clickhouse: ClickHouseClient; siteUrl: string | null },
 ): Promise<void> {
   const route = routesOf(app, { projects: deps.projects, tag: 'events' })
   route({

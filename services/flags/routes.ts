@@ -5,18 +5,19 @@ import type { FastifyInstance } from 'fastify'
 import { Type } from 'typebox'
 import type { Caller } from '../shared/http/auth'
 import { wrenError } from '../shared/errors'
-import { absoluteUrl, sendFormatted } from '../shared/http'
+import { absoluteUrl } from '../shared/http/request-url'
+import { sendFormatted } from '../shared/http/format'
 import { routesOf } from '../shared/http/route'
 import { ActivityPage, AnyObject, ErrorBody, Format, Limit, Offset, Page, Paginated } from '../shared/http/schemas'
 import { Flag } from './schemas'
-import type { ProjectStore } from '../projects/store'
+import type { Tenants } from '../shared/tenancy'
 import type { FlagStore } from './store'
 import type { FeatureFlag, FlagFilters } from './types'
 import { serializeFlag } from './serialize'
 import { cohortIdsOf, validateFilters, validateKey } from './validate'
 
 export interface FlagRouteDeps {
-  projects: ProjectStore
+  projects: Tenants
   flags: FlagStore
   /** The project's cohorts as stored (not decide's cache, which may lag a cohort created a moment ago). */
   cohorts: { list(teamId: number): Promise<Array<{ id: number }>> }

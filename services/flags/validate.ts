@@ -1,7 +1,7 @@
 // What the management API accepts as a flag (PostHog's FeatureFlagSerializer, reference §2.2). Every
 // rejection is a 400 that names the field.
 import { wrenError } from '../shared/errors'
-import { isRecord } from '../shared/http'
+import { isRecord } from '../shared/json'
 import { parseDateString } from '../shared/property-filters/dates'
 import { parseFlagFilter } from '../shared/property-filters/parse'
 import type { ConditionGroup, FeatureFlag, FlagFilters, StoredPropertyFilter } from './types'

@@ -7,7 +7,7 @@
 import { EventEmitter } from 'node:events'
 import type { Log, Subscription } from '../shared/log/log'
 import { processGroup, TOPICS } from '../shared/log/log'
-import type { CommandResult } from './person-rules'
+import type { CommandResult } from './persons/rules'
 
 export interface CommandWaiter {
   /** Resolves with the command's result once it is applied and stored; rejects after timeoutMs. */

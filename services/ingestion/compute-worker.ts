@@ -1,12 +1,12 @@
 // The ingestion worker thread's entry: the person work (person-work.ts) on the ClickHouse store's rows
-// (person-rows.ts), driven by WorkerPersonWork (worker-person-work.ts) on the main thread. It reads
+// (persons/rows.ts), driven by WorkerPersonWork (worker-person-work.ts) on the main thread. It reads
 // storage only by asking the main thread (which holds the one ClickHouse client: chDB allows one engine
 // per process), and never imports the client. Messages are handled one at a time, in order.
 import { parentPort, workerData } from 'node:worker_threads'
 import { errorText } from '../shared/errors'
 import { decodeIngest } from '../shared/log/contract'
-import type { LoadedState } from './person-store'
-import { buffersOf, preparePersonRows } from './person-rows'
+import type { LoadedState } from './persons/store'
+import { buffersOf, preparePersonRows } from './persons/rows'
 import { PersonWork, type Loader } from './person-work'
 import { openGeoIpReader } from './geoip'
 import type { FromWorker, ToWorker, WorkerSetup } from './worker-person-work'

@@ -1,14 +1,14 @@
 // The ingestion processor's CPU work on one range of the log: decode the messages, add GeoIP, apply them
-// to the persons in memory (person-repo.ts, person-rules.ts) and encode what to store (the store's
+// to the persons in memory (persons/repo.ts, persons/rules.ts) and encode what to store (the store's
 // prepare). It reads storage only through the `load` it is given and writes nothing: the processor
 // (processor.ts) does the I/O. In Wren it runs on a worker thread (compute-worker.ts), so that capture's
 // and the API's requests never wait behind a batch; unit tests run it in their own thread.
 import { decodeIngest, type IngestItem } from '../shared/log/contract'
 import { errorText } from '../shared/errors'
-import { PersonRepo, type IngestionWarning } from './person-repo'
-import { applyCommand, lookupsFor, processEvent, warnIfDroppedPersonless, type CommandResult } from './person-rules'
-import type { BatchRange, LoadedState, Lookups, PersonStore, PingResult, ReplayBound } from './person-store'
-import type { PersonChanges, ProcessedEvent } from './types'
+import { PersonRepo } from './persons/repo'
+import { applyCommand, lookupsFor, processEvent, warnIfDroppedPersonless, type CommandResult } from './persons/rules'
+import type { BatchRange, LoadedState, Lookups, PersonStore, PingResult, ReplayBound } from './persons/store'
+import type { IngestionWarning, PersonChanges, ProcessedEvent } from './types'
 import { withGeoIp, type CityLookup } from './geoip'
 
 /** One range of the ingest topic, as the person work needs it. */
@@ -17,7 +17,7 @@ export interface RangeInput extends BatchRange {
   values: Uint8Array[]
   /** The range was handed out before, or this process just got its partition: memory may be ahead of storage. */
   replayed: boolean
-  /** Partitions of the ingest topic (person ids step by it, person-ids.ts). */
+  /** Partitions of the ingest topic (person ids step by it, persons/ids.ts). */
   partitions: number
 }
 

@@ -1,11 +1,11 @@
 // The processor's loop itself (decode, load, rules, write, commit; retries, isolation, dead letters), run
-// on the fake person store and an in-memory log (processor-harness.ts). The same loop on ClickHouse:
-// clickhouse-person-store.test.ts.
+// on the fake person store and an in-memory log (testing/processor-harness.ts). The same loop on ClickHouse:
+// persons/clickhouse-store.test.ts.
 import { describe, expect, it } from 'vitest'
-import { FakePersonStore } from './fake-person-store'
+import { FakePersonStore } from './testing/fake-person-store'
 import { PersonWork } from './person-work'
-import { ev, ingestion } from './processor-harness'
-import { personUuid } from './person-uuid'
+import { ev, ingestion } from './testing/processor-harness'
+import { personUuid } from './persons/uuid'
 import type { Person, PersonCommand, ProcessedEvent } from './types'
 
 const T = 1

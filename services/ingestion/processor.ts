@@ -1,5 +1,5 @@
 // The ingestion processor: consumes the ingest topic, is the single writer of person state, and writes
-// events with their persons to its person store (person-store.ts: ClickHouse, or a fake in unit tests) in
+// events with their persons to its person store (persons/store.ts: ClickHouse, or a fake in unit tests) in
 // batches. Offsets are committed (by the log) only after the batch is stored; a batch replayed after a
 // crash is rebuilt from the state before it.
 //
@@ -26,8 +26,8 @@ import { decodeIngest } from '../shared/log/contract'
 import type { Metrics } from '../shared/metrics'
 import { INGESTION_GROUP } from '../shared/ingestion-lag'
 import { BatchRunner, type DeadLetter, type DeadLetterRecorder, type Stage, type Written } from '../shared/processing/runner'
-import type { CommandResult } from './person-rules'
-import type { PersonStore, PingResult } from './person-store'
+import type { CommandResult } from './persons/rules'
+import type { PersonStore, PingResult } from './persons/store'
 import { CommandWaiters, type CommandResultPublisher } from './command-results'
 import type { PersonChangePublisher } from './person-feed'
 import type { PersonChanges, PersonCommand } from './types'
@@ -122,7 +122,7 @@ class IngestionStage<Prepared> implements Stage {
   private readonly work: RangeWork<Prepared>
   private readonly waiters = new CommandWaiters()
   private readonly changeListeners: Array<(changes: PersonChanges) => void> = []
-  /** Partitions of the ingest topic (person ids step by it, person-ids.ts); read again after a rebalance or a failure. */
+  /** Partitions of the ingest topic (person ids step by it, persons/ids.ts); read again after a rebalance or a failure. */
   private partitions: number | null = null
 
   constructor(

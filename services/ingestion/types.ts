@@ -7,7 +7,7 @@ import type { Properties } from '../shared/log/contract'
 
 export interface Person {
   teamId: number
-  /** Integer id, unique across the instance (person-ids.ts); persons stored before that keep their per-project ids. */
+  /** Integer id, unique across the instance (persons/ids.ts); persons stored before that keep their per-project ids. */
   id: number
   /** Deterministic: uuidv5(`${teamId}:${firstDistinctId}`, PERSON_UUID_NAMESPACE). */
   uuid: string
@@ -84,6 +84,13 @@ export interface PersonChanges {
   activity: ActivityEntry[]
   groups: GroupRow[]
   groupTypes: GroupTypeRow[]
+}
+
+/** PostHog-style ingestion warning (e.g. cannot_merge_already_identified). */
+export interface IngestionWarning {
+  teamId: number
+  type: string
+  details: Properties
 }
 
 export const PERSON_UUID_NAMESPACE = '932979b4-65c3-4424-8467-0b66ec27bc22'

@@ -4,11 +4,11 @@
 import { afterEach, describe, expect, it } from 'vitest'
 import pino from 'pino'
 import { encodeIngest } from '../shared/log/contract'
-import { FakePersonStore } from './fake-person-store'
-import { ev } from './processor-harness'
-import { preparePersonRows, type PreparedRows } from './person-rows'
+import { FakePersonStore } from './testing/fake-person-store'
+import { ev } from './testing/processor-harness'
+import { preparePersonRows, type PreparedRows } from './persons/rows'
 import { PersonWork, type PartOutput, type RangeInput } from './person-work'
-import type { LoadedState, Lookups } from './person-store'
+import type { LoadedState, Lookups } from './persons/store'
 import { WorkerPersonWork } from './worker-person-work'
 
 const silent = pino({ level: 'silent' })

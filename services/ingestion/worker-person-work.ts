@@ -1,7 +1,7 @@
 // The person work (person-work.ts) on a worker thread, so that a batch's decoding, person rules and row
 // encoding never hold the thread that serves capture's and the API's requests. The main thread keeps
 // all I/O: the worker asks it for the stored state a range reads (PersonStore.load) and hands back the
-// range's rows ready to insert (person-rows.ts), which the processor writes.
+// range's rows ready to insert (persons/rows.ts), which the processor writes.
 //
 // A range's messages cross as one transferred buffer (no copy); the output crosses as plain data. If the
 // worker dies, the range in flight fails (the log hands it out again) and the next one starts a new
@@ -9,8 +9,8 @@
 import { Worker } from 'node:worker_threads'
 import type { Logger } from 'pino'
 import { errorText } from '../shared/errors'
-import type { LoadedState, Lookups, PingResult, ReplayBound } from './person-store'
-import type { PreparedRows } from './person-rows'
+import type { LoadedState, Lookups, PingResult, ReplayBound } from './persons/store'
+import type { PreparedRows } from './persons/rows'
 import type { Loader, PartOutput, RangeInput, RangeOutput, RangeWork } from './person-work'
 
 export interface WorkerSetup {

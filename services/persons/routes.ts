@@ -7,7 +7,8 @@ import { Type } from 'typebox'
 import type { Clock } from '../shared/clock'
 import type { Caller } from '../shared/http/auth'
 import { wrenError } from '../shared/errors'
-import { absoluteUrl, formatOf, sendFormatted } from '../shared/http'
+import { absoluteUrl } from '../shared/http/request-url'
+import { formatOf, sendFormatted } from '../shared/http/format'
 import { sendCsv } from '../shared/http/csv'
 import { routesOf } from '../shared/http/route'
 import { ActivityPage, AnyObject, ErrorBody, Format, Limit, NoContent, Offset, Page, Paginated, Success } from '../shared/http/schemas'
@@ -15,7 +16,7 @@ import { encodeIngest } from '../shared/log/contract'
 import { TOPICS, type Log } from '../shared/log/log'
 import { parsePropertyFilters } from '../shared/property-filters/parse'
 import { ACCESS_LEVELS, DEFAULT_LEVEL, type AccessControls } from '../shared/http/access-controls'
-import type { ProjectStore } from '../projects/store'
+import type { Tenants } from '../shared/tenancy'
 import type { IngestionProcessor } from '../ingestion/processor'
 import type { PersonCommand } from '../shared/log/contract'
 import type { PersonQueries, PersonRecord } from './queries'
@@ -27,7 +28,7 @@ import { dateParamInstant } from '../trends/dates'
 import { DeletionScheduler } from './deletions'
 
 export interface PersonRouteDeps {
-  projects: ProjectStore
+  projects: Tenants
   queries: PersonQueries
   /** Object-level access to persons (a key may be limited to viewer or none on one person). */
   access: AccessControls

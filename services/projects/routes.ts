@@ -3,14 +3,14 @@ import type { FastifyInstance } from 'fastify'
 import { Type } from 'typebox'
 import { canReach } from '../shared/http/auth'
 import { wrenError } from '../shared/errors'
-import { sendFormatted } from '../shared/http'
+import { sendFormatted } from '../shared/http/format'
 import { routesOf } from '../shared/http/route'
 import { Format, Paginated } from '../shared/http/schemas'
 import { ProjectAnswer } from './schemas'
 import type { ProjectStore } from './store'
 import type { Project } from '../shared/tenancy'
 import { keyRoutes } from './key-routes'
-import { applySettings, PROJECT_SETTINGS, READ_ONLY_FIELDS } from './settings'
+import { applySettings, PROJECT_SETTINGS, READ_ONLY_FIELDS } from '../shared/project-settings'
 
 export function serializeProject(p: Project): Record<string, unknown> {
   // Settings first: nothing stored in them can shadow the project's own fields.

@@ -1,7 +1,7 @@
 // Projects and personal API keys. ClickHouse holds them; this store keeps the (small) set in memory so
 // that capture and auth never query on the request path. Every write is published on the configuration
 // log (config/config-log.ts), from which every process's store keeps up; project ids come from its allocator.
-import { DEFAULT_TEST_ACCOUNT_FILTERS } from './settings'
+import { DEFAULT_TEST_ACCOUNT_FILTERS } from '../shared/project-settings'
 import { createHash, randomBytes } from 'node:crypto'
 import type { ClickHouseClient } from '../shared/clickhouse'
 import { insertRows, queryRows } from '../shared/clickhouse'

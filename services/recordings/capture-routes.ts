@@ -11,7 +11,7 @@ import { acceptSdkBodies, BODY_LIMIT, CaptureQuery, toCaptureRequest } from '../
 import { newEventUuid } from '../capture/stamp'
 import { resolveTimestamp } from '../capture/timestamp'
 import type { CaptureBackpressure } from '../capture/backpressure'
-import type { ProjectStore } from '../projects/store'
+import type { Tenants } from '../shared/tenancy'
 import type { Clock } from '../shared/clock'
 import { wrenError } from '../shared/errors'
 import { routesOf } from '../shared/http/route'
@@ -24,7 +24,7 @@ export const RECORDING_PATHS = ['/s']
 
 export interface RecordingCaptureDeps {
   log: Log
-  projects: ProjectStore
+  projects: Tenants
   clock: Clock
   metrics: Metrics
   backpressure: CaptureBackpressure

@@ -20,7 +20,7 @@ import type { ActionStore } from '../actions/store'
 import { actionSql } from '../actions/match'
 import { personDistinctIdsSql } from '../persons/queries'
 import { WrenError, wrenError } from '../shared/errors'
-import { isRecord } from '../shared/http'
+import { isRecord } from '../shared/json'
 import { parseDateString } from '../shared/property-filters/dates'
 import { parsePropertyGroup, type PropertyFilter, type PropertyGroup } from '../shared/property-filters/parse'
 import {

@@ -8,14 +8,13 @@ import { Type } from 'typebox'
 import type { ActionStore } from '../actions/store'
 import type { PersonQueries, PersonRecord } from '../persons/queries'
 import { displayName } from '../persons/serialize'
-import type { ProjectStore } from '../projects/store'
 import type { ClickHouseClient } from '../shared/clickhouse'
 import type { Clock } from '../shared/clock'
 import { wrenError } from '../shared/errors'
 import { routesOf } from '../shared/http/route'
 import { AnyObject, Limit, NoContent, Offset } from '../shared/http/schemas'
 import { hiddenPersons } from '../shared/query/hidden-persons'
-import type { PersonalApiKey } from '../shared/tenancy'
+import type { PersonalApiKey, Tenants } from '../shared/tenancy'
 import { DEFAULT_DATE_FROM, recordingQuery, visibleRecordings } from './list-query'
 import type { ClickHouseMetadataStore, StoredRecording } from './metadata-store'
 import type { RecordingStateStore } from './recording-state'
@@ -32,7 +31,7 @@ const RecordingId = Type.Object({ id: Type.String({ description: 'The recordingâ
 export async function recordingRoutes(
   app: FastifyInstance,
   deps: {
-    projects: ProjectStore
+    projects: Tenants
     metadata: ClickHouseMetadataStore
     persons: PersonQueries
     actions: ActionStore

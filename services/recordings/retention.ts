@@ -4,8 +4,8 @@
 // recording only while its start is within the shorter of the retention its rows were stored with and the
 // project's current one: shortening the setting hides older recordings at once; lengthening it shows them
 // again only while their rows are still kept (a recording stored under 30 days is dropped after 30 days).
-import type { ProjectStore } from '../projects/store'
-import { RECORDING_RETENTION_DAYS, recordingRetentionDays } from '../projects/settings'
+import type { Tenants } from '../shared/tenancy'
+import { RECORDING_RETENTION_DAYS, recordingRetentionDays } from '../shared/project-settings'
 import type { Clock } from '../shared/clock'
 
 export interface Retention {
@@ -16,7 +16,7 @@ export interface Retention {
 }
 
 /** The retention of each project, from its settings, measured from the service's clock. */
-export function projectRetention(projects: ProjectStore, clock: Clock): Retention {
+export function projectRetention(projects: Tenants, clock: Clock): Retention {
   return {
     daysOf: (teamId) => recordingRetentionDays(projects.byId(teamId)?.settings ?? {}),
     now: () => clock.now(),

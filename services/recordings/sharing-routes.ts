@@ -4,7 +4,7 @@
 // ?sharing_access_token= (the `sharedRecording` access of those routes, shared/http/route.ts).
 import type { FastifyInstance } from 'fastify'
 import { Type } from 'typebox'
-import type { ProjectStore } from '../projects/store'
+import type { Tenants } from '../shared/tenancy'
 import { wrenError } from '../shared/errors'
 import { routesOf } from '../shared/http/route'
 import type { ClickHouseMetadataStore } from './metadata-store'
@@ -42,7 +42,7 @@ function settingsOf(value: unknown): SharingSettings | null {
 
 export async function sharingRoutes(
   app: FastifyInstance,
-  deps: { projects: ProjectStore; metadata: ClickHouseMetadataStore; sharing: SharingStore },
+  deps: { projects: Tenants; metadata: ClickHouseMetadataStore; sharing: SharingStore },
 ): Promise<void> {
   const route = routesOf(app, { projects: deps.projects, tag: 'session recordings' })
   /** The recording must exist in the project (and not be deleted) before its sharing is read or written. */

@@ -4,7 +4,7 @@
 // blocks' JSONL lines ["<window id>", <rrweb event>], concatenated in order.
 import type { FastifyInstance } from 'fastify'
 import { Type } from 'typebox'
-import type { ProjectStore } from '../projects/store'
+import type { Tenants } from '../shared/tenancy'
 import { wrenError } from '../shared/errors'
 import { routesOf } from '../shared/http/route'
 import type { ClickHouseBlockStore } from './blocks'
@@ -23,7 +23,7 @@ const Source = Type.Object({
 
 export async function snapshotRoutes(
   app: FastifyInstance,
-  deps: { projects: ProjectStore; blocks: ClickHouseBlockStore; sharing: SharingStore; state: RecordingStateStore },
+  deps: { projects: Tenants; blocks: ClickHouseBlockStore; sharing: SharingStore; state: RecordingStateStore },
 ): Promise<void> {
   const route = routesOf(app, { projects: deps.projects, tag: 'session recordings', sharing: deps.sharing })
   route({

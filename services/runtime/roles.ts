@@ -3,9 +3,34 @@
 // `wren all`) runs every role in one process; cluster mode runs any number of processes of each.
 import type { Config, Role } from '../shared/config'
 import { STREAMS, type StreamName } from './streams'
-import type { RouteGroupName } from './route-groups'
 
 export type RoleName = Exclude<Role, 'all'>
+
+/** The route groups (route-groups.ts has each one's plugin and dependencies), in the order they are mounted. */
+export const ROUTE_GROUP_NAMES = [
+  'operations',
+  'capture',
+  'recording-intake',
+  'projects',
+  'dead-letters',
+  'events',
+  'persons',
+  'actions',
+  'cohorts',
+  'trends',
+  'flags',
+  'recording-snapshots',
+  'recordings',
+  'recording-sharing',
+  'recording-ai',
+  'player',
+  'web',
+  'static',
+  'flags-public',
+  'flags-sdk',
+] as const
+
+export type RouteGroupName = (typeof ROUTE_GROUP_NAMES)[number]
 
 export interface RoleRow {
   does: string
@@ -87,10 +112,10 @@ export class Roles {
     return this.names.includes(role)
   }
 
-  /** The route groups to mount, each once, in the order of the route-group table. */
-  routeGroups(order: readonly RouteGroupName[]): RouteGroupName[] {
+  /** The route groups to mount, each once, in mounting order. */
+  routeGroups(): RouteGroupName[] {
     const wanted = new Set(this.names.flatMap((r) => ROLE_TABLE[r].routes))
-    return order.filter((g) => wanted.has(g))
+    return ROUTE_GROUP_NAMES.filter((g) => wanted.has(g))
   }
 
   jobs(): JobName[] {

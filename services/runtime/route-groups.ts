@@ -1,6 +1,6 @@
 // Every route group as one table: its plugin, what it is handed (built from the stores on first use), and
 // its CORS scope. Which processes mount a group is the role table's business (roles.ts); a group is mounted
-// once, in this table's order, however many of a process's roles serve it.
+// once, in the order roles.ts lists the groups, however many of a process's roles serve it.
 import type { FastifyInstance, FastifyPluginAsync, FastifyPluginOptions } from 'fastify'
 import { captureRoutes } from '../capture/routes'
 import { recordingCaptureRoutes } from '../recordings/capture-routes'
@@ -24,6 +24,7 @@ import { operationsRoutes } from './operations-routes'
 import type { CorsScope } from './server'
 import type { Stores } from './stores'
 import { STAGE_STREAMS } from './streams'
+import type { RouteGroupName } from './roles'
 
 interface RouteGroup {
   cors: CorsScope
@@ -152,11 +153,7 @@ export const ROUTE_GROUPS = {
   'flags-public': group('delegated', publicFlagRoutes, flagAnswerDeps),
   // The SDKs' flag requests: fixed open CORS headers, without the delegator's work on every request.
   'flags-sdk': group('open', flagAnswerRoutes, flagAnswerDeps),
-} satisfies Record<string, RouteGroup>
-
-export type RouteGroupName = keyof typeof ROUTE_GROUPS
-
-export const ROUTE_GROUP_ORDER = Object.keys(ROUTE_GROUPS) as RouteGroupName[]
+} satisfies Record<RouteGroupName, RouteGroup>
 
 /** Mounts the route groups of the process's roles on the server, each in its CORS scope. */
 export async function mountRouteGroups(
@@ -164,7 +161,7 @@ export async function mountRouteGroups(
   stores: Stores,
 ): Promise<void> {
   const scopes: Record<CorsScope, Array<(scope: FastifyInstance) => Promise<void>>> = { delegated: [], open: [] }
-  for (const name of stores.ctx.roles.routeGroups(ROUTE_GROUP_ORDER)) {
+  for (const name of stores.ctx.roles.routeGroups()) {
     const row: RouteGroup = ROUTE_GROUPS[name]
     scopes[row.cors].push((scope) => row.mount(scope, stores))
   }

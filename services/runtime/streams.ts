@@ -3,7 +3,7 @@
 // processors, their lag monitors, gauges and readiness checks are derived from the rows with a stage.
 import { TOPICS } from '../shared/log/log'
 import { INGESTION_GROUP, RECORDINGS_GROUP } from '../shared/ingestion-lag'
-import type { RoleName } from './roles'
+import type { Role } from '../shared/config'
 
 export interface Stream {
   name: string
@@ -13,7 +13,7 @@ export interface Stream {
   /** The consumer group; `<process>` stands for a group of each process's own (it reads every record). */
   group: string
   /** The roles whose processes consume it. */
-  consumers: RoleName[]
+  consumers: Array<Exclude<Role, 'all'>>
   /** The batch stage that writes a range of the stream (run by the processor runner), if one does. */
   stage: 'ingestion' | 'recordings' | null
   /** The partition key. */

@@ -1,6 +1,7 @@
 // Who calls and for which project: the project and personal-API-key shapes every service shares, and
 // the lookups auth and capture make on the request path. The project store (projects/store.ts) keeps
-// them and implements Tenants; shared code depends on this interface, never on the store.
+// them and implements Tenants; shared code and every feature outside projects/ depend on this interface,
+// never on the store (only the composition root builds it).
 
 export interface Project {
   id: number

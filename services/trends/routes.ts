@@ -2,11 +2,13 @@
 import type { FastifyInstance, FastifyReply, FastifyRequest } from 'fastify'
 import type { Caller } from '../shared/http/auth'
 import { Type } from 'typebox'
-import { absoluteUrl, formatOf, isRecord } from '../shared/http'
+import { absoluteUrl } from '../shared/http/request-url'
+import { formatOf } from '../shared/http/format'
+import { isRecord } from '../shared/json'
 import { routesOf } from '../shared/http/route'
 import { AnyObject, Format } from '../shared/http/schemas'
 import { TrendAnswer } from './schemas'
-import type { ProjectStore } from '../projects/store'
+import type { Tenants } from '../shared/tenancy'
 import { wallDate } from '../shared/wall-time'
 import { trendCsv } from './csv'
 import { BREAKDOWN_TYPES, DISPLAYS, mergeInput, parseTrendRequest } from './request'
@@ -44,7 +46,7 @@ const TrendQuery = Type.Object({
 
 export async function trendRoutes(
   app: FastifyInstance,
-  deps: { projects: ProjectStore; trends: TrendService; siteUrl: string | null },
+  deps: { projects: Tenants; trends: TrendService; siteUrl: string | null },
 ): Promise<void> {
   const route = routesOf(app, { projects: deps.projects, tag: 'insights' })
   const handle = async (request: FastifyRequest, reply: FastifyReply, { project, key }: Caller, body: unknown) => {

@@ -4,7 +4,7 @@
 // that fails or is slow answers 502/504; nothing is ever answered that the model did not say.
 import type { FastifyInstance } from 'fastify'
 import { Type } from 'typebox'
-import type { ProjectStore } from '../../projects/store'
+import type { Tenants } from '../../shared/tenancy'
 import { askForJson, type ChatModel } from '../../shared/ai/chat'
 import type { Clock } from '../../shared/clock'
 import { wrenError } from '../../shared/errors'
@@ -25,7 +25,7 @@ const ProviderErrors = {
   504: ErrorBody,
 }
 
-export async function aiRoutes(app: FastifyInstance, deps: { projects: ProjectStore; model: ChatModel; clock: Clock }): Promise<void> {
+export async function aiRoutes(app: FastifyInstance, deps: { projects: Tenants; model: ChatModel; clock: Clock }): Promise<void> {
   const route = routesOf(app, { projects: deps.projects, tag: 'session recordings' })
 
   route({

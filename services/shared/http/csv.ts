@@ -3,7 +3,7 @@
 import { Readable, pipeline } from 'node:stream'
 import type { FastifyReply } from 'fastify'
 import { stringify } from 'csv-stringify'
-import { isRecord } from './index'
+import { isRecord } from '../json'
 
 /** The rows of a CSV, read twice (columns first, then the rows): a list, or a function that reads them again each time. */
 export type CsvRows = unknown[] | (() => AsyncIterable<unknown>)

@@ -2,7 +2,7 @@
 // checked in one place for every management route (management.ts) rather than route by route: a name
 // is a name, not 19 MB, and one object cannot make a list of them too large to read.
 import { wrenError } from '../errors'
-import { isRecord } from './index'
+import { isRecord } from '../json'
 
 /** Characters of short texts: names, flag keys, key labels (PostHog's names allow 400). */
 export const MAX_NAME_CHARS = 400

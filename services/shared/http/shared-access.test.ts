@@ -5,7 +5,7 @@
 import Fastify, { type FastifyInstance } from 'fastify'
 import { afterAll, beforeAll, describe, expect, it } from 'vitest'
 import { Type } from 'typebox'
-import { installErrorHandler } from './index'
+import { installErrorHandler } from './error-handler'
 import { guardManagementRoutes } from './management'
 import { routesOf } from './route'
 import { installValidation } from './validation'

@@ -3,8 +3,7 @@
 // list), and flags (one filter per condition entry, matched in memory by match.ts). Operators come from
 // the one list (operators.ts); a filter is refused when its operator cannot run where it is used.
 import { wrenError } from '../errors'
-import { isRecord } from '../http'
-import { jsonTooDeep, jsonTooDeepIn } from '../json'
+import { isRecord, jsonTooDeep, jsonTooDeepIn } from '../json'
 import { operatorsFor, runsIn, type Evaluator } from './operators'
 
 export interface PropertyFilter {

@@ -1,17 +1,10 @@
 // Building blocks shared by the event rules and the commands: creating persons, pointing distinct ids
 // at persons, writing property updates. Every write bumps the version of what it writes.
-import type { PersonRepo } from './person-repo'
-import { personUuid } from './person-uuid'
-import {
-  applyUpdates,
-  computeUpdates,
-  meaningfulChanges,
-  propertyChanges,
-  updateTriggersWrite,
-  type PropertyChange,
-} from './person-properties'
-import { jsonBytesBound } from './person-size'
-import type { Person, Properties } from './types'
+import type { PersonRepo } from './repo'
+import { personUuid } from './uuid'
+import { applyUpdates, computeUpdates, meaningfulChanges, propertyChanges, updateTriggersWrite, type PropertyChange } from './properties'
+import { jsonBytesBound } from './size'
+import type { Person, Properties } from '../types'
 
 /** How much unstored property changes (filtered keys only) may add to the properties an event carries. */
 const UNSTORED_CHANGES_ALLOWANCE_BYTES = 16 * 1024
@@ -121,7 +114,7 @@ export function updatePersonFromEvent(
 
 /**
  * Whether unstored changes are too big to show on the event: the stored properties are within the
- * person size limit (person-size.ts), and what an event shows may pass it only by this allowance.
+ * person size limit (size.ts), and what an event shows may pass it only by this allowance.
  */
 function growsPastLimit(changes: PropertyChange[]): boolean {
   let bytes = 0

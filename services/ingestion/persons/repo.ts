@@ -1,20 +1,13 @@
 // In-memory person state for the ingestion processor: a cache of what the person store holds (loaded
 // before each batch; cached-rows.ts keeps each kind of row and its changes), the person id counters
-// (person-ids.ts) and the teams' group types, the output the rules made since the last drain, and an undo journal so one failing item leaves
+// (ids.ts) and the teams' group types, the output the rules made since the last drain, and an undo journal so one failing item leaves
 // no half-applied change behind.
 import { CachedRows, DistinctIdRows, groupKey, idKey, personKey } from './cached-rows'
-import { personUuid } from './person-uuid'
-import { firstIdAfter, idSpaceKey, type PersonIdSpace } from './person-ids'
-import { capPersonProperties } from './person-size'
-import { LookupSet, type LoadedState, type Lookups } from './person-store'
-import type { ActivityEntry, DistinctIdRow, GroupRow, GroupTypeRow, Person, PersonChanges, Properties } from './types'
-
-/** PostHog-style ingestion warning (e.g. cannot_merge_already_identified). */
-export interface IngestionWarning {
-  teamId: number
-  type: string
-  details: Properties
-}
+import { personUuid } from './uuid'
+import { firstIdAfter, idSpaceKey, type PersonIdSpace } from './ids'
+import { capPersonProperties } from './size'
+import { LookupSet, type LoadedState, type Lookups } from './store'
+import type { ActivityEntry, DistinctIdRow, GroupRow, GroupTypeRow, IngestionWarning, Person, PersonChanges } from '../types'
 
 /** The rules asked for state the loader was not asked to load: a bug in lookups, never a user error. */
 export class PersonStateNotLoadedError extends Error {}
@@ -287,7 +280,7 @@ export class PersonRepo {
     return index
   }
 
-  /** Writes a person version and returns it as stored: properties past PostHog's size limit are refused (person-size.ts). */
+  /** Writes a person version and returns it as stored: properties past PostHog's size limit are refused (size.ts). */
   putPerson(person: Person): Person {
     const key = personKey(person.teamId, person.uuid)
     const capped = capPersonProperties(person, this.persons.peek(key))

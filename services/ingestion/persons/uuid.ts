@@ -1,6 +1,6 @@
 // Deterministic person UUIDs, so the same distinct id always names the same person (PostHog compatible).
 import { v5 } from 'uuid'
-import { PERSON_UUID_NAMESPACE } from './types'
+import { PERSON_UUID_NAMESPACE } from '../types'
 
 // The rules ask for the same ids several times per event; a bounded memo saves the sha1 each time.
 const memo = new Map<string, string>()

@@ -1,8 +1,8 @@
 import { describe, expect, it } from 'vitest'
-import { PersonRepo, PersonStateNotLoadedError } from './person-repo'
-import type { LoadedState, Lookups } from './person-store'
-import { personUuid } from './person-uuid'
-import type { DistinctIdRow, Person } from './types'
+import { PersonRepo, PersonStateNotLoadedError } from './repo'
+import type { LoadedState, Lookups } from './store'
+import { personUuid } from './uuid'
+import type { DistinctIdRow, Person } from '../types'
 
 const T = 1
 const pu = (id: string) => personUuid(T, id)

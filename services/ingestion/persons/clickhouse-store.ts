@@ -1,14 +1,14 @@
-// The person store on ClickHouse (person-store.ts): the loader's queries, one round per batch and project,
+// The person store on ClickHouse (store.ts): the loader's queries, one round per batch and project,
 // never one per event, and the batch writer. Every row carries its origin in the log (_partition and
 // _offset, the range's last offset), which is what a replay bound leaves out; every insert carries a
 // deduplication token named after the range, so writing the same range twice stores it once.
-import type { ClickHouseClient } from '../shared/clickhouse'
-import { insertEncoded, queryRows } from '../shared/clickhouse'
-import { preparePersonRows, rangeToken, type PreparedRows } from './person-rows'
-import type { BatchRange, LoadedState, Lookups, PersonStore, PingResult, ReplayBound } from './person-store'
-import type { DistinctIdRow, GroupRow, GroupTypeRow, Person, PersonChanges, ProcessedEvent } from './types'
-import { personUuid } from './person-uuid'
-import { firstIdAfter } from './person-ids'
+import type { ClickHouseClient } from '../../shared/clickhouse'
+import { insertEncoded, queryRows } from '../../shared/clickhouse'
+import { preparePersonRows, rangeToken, type PreparedRows } from './rows'
+import type { BatchRange, LoadedState, Lookups, PersonStore, PingResult, ReplayBound } from './store'
+import type { DistinctIdRow, GroupRow, GroupTypeRow, Person, PersonChanges, ProcessedEvent } from '../types'
+import { personUuid } from './uuid'
+import { firstIdAfter } from './ids'
 
 export class ClickHousePersonStore implements PersonStore<PreparedRows> {
   constructor(private readonly client: ClickHouseClient) {}
@@ -25,7 +25,7 @@ export class ClickHousePersonStore implements PersonStore<PreparedRows> {
     const boundParams = bound ? { bp: bound.partition, bo: bound.firstOffset } : {}
 
     if (wanted.personIds) {
-      // The highest stored id of the space, over every project: ids are unique across the instance (person-ids.ts).
+      // The highest stored id of the space, over every project: ids are unique across the instance (ids.ts).
       const { partition, partitions } = wanted.personIds
       const [max] = await queryRows<{ max_id: number }>(
         this.client,

@@ -1,7 +1,7 @@
 // Builders for decide's unit tests: a stored flag with every field a default, and one evaluation input.
-import type { FeatureFlag, FlagFilters } from '../flags/types'
-import type { EvaluationInput } from './evaluate'
-import { NO_COHORTS } from './cohorts'
+import type { FeatureFlag, FlagFilters } from '../../flags/types'
+import type { EvaluationInput } from '../evaluate'
+import { NO_COHORTS } from '../cohorts'
 
 let nextId = 1
 

@@ -4,9 +4,8 @@
 // rejected with a `person_properties_size_violation` ingestion warning, and a person already past it
 // (stored before the limit) is trimmed to 512 KiB by dropping keys in sorted order, sparing email, name
 // and the properties PostHog sets itself. Wren measures the JSON text in UTF-8 bytes.
-import { CAMPAIGN_PROPERTIES, EVENT_TO_PERSON_PROPERTIES } from './person-properties'
-import type { IngestionWarning } from './person-repo'
-import type { Person, Properties } from './types'
+import { CAMPAIGN_PROPERTIES, EVENT_TO_PERSON_PROPERTIES } from './properties'
+import type { IngestionWarning, Person, Properties } from '../types'
 
 export const PERSON_PROPERTIES_LIMIT_BYTES = 640 * 1024
 export const PERSON_PROPERTIES_TRIM_TARGET_BYTES = 512 * 1024

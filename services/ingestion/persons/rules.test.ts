@@ -1,21 +1,14 @@
 // The person rules, run the way they run in production: each run() is one batch through the real
-// processor loop (processor-harness.ts) on the fake person store, and what a test reads is what the
+// processor loop (testing/processor-harness.ts) on the fake person store, and what a test reads is what the
 // store holds. A few tests call the rules directly, for what the loop does not show.
 import { describe, expect, it } from 'vitest'
-import { PersonRepo } from './person-repo'
-import {
-  applyCommand,
-  isDistinctIdIllegal,
-  isDroppedPersonlessEvent,
-  lookupsFor,
-  PERSONLESS_CREATED_AT,
-  processEvent,
-} from './person-rules'
-import type { FakePersonStore } from './fake-person-store'
-import { ev, ingestion, type Item, type Run } from './processor-harness'
-import type { ProcessorOptions } from './processor'
-import { personUuid } from './person-uuid'
-import type { PersonCommand, ProcessedEvent } from './types'
+import { PersonRepo } from './repo'
+import { applyCommand, isDistinctIdIllegal, isDroppedPersonlessEvent, lookupsFor, PERSONLESS_CREATED_AT, processEvent } from './rules'
+import type { FakePersonStore } from '../testing/fake-person-store'
+import { ev, ingestion, type Item, type Run } from '../testing/processor-harness'
+import type { ProcessorOptions } from '../processor'
+import { personUuid } from './uuid'
+import type { PersonCommand, ProcessedEvent } from '../types'
 
 const T = 1
 const pu = (id: string, team = T) => personUuid(team, id)
@@ -797,7 +790,7 @@ describe('determinism and loading', () => {
   })
 })
 
-it('applyCommand and processEvent are exported from person-rules', async () => {
+it('applyCommand and processEvent are exported from persons/rules', async () => {
   expect(typeof applyCommand).toBe('function')
   expect(typeof processEvent).toBe('function')
 })

@@ -1,10 +1,10 @@
-// A range's output as the rows ClickHouse stores (person-store.ts prepare): pure, no I/O and no client, so
+// A range's output as the rows ClickHouse stores (store.ts prepare): pure, no I/O and no client, so
 // that it runs where the person work runs (the ingestion worker, compute-worker.ts), off the thread that
 // serves requests. Every row carries its origin in the log (_partition, and _offset: the range's last
 // offset), which is what a replay bound leaves out of a load.
-import { encodeRows } from '../shared/clickhouse/rows'
-import type { BatchRange } from './person-store'
-import type { PersonChanges, ProcessedEvent } from './types'
+import { encodeRows } from '../../shared/clickhouse/rows'
+import type { BatchRange } from './store'
+import type { PersonChanges, ProcessedEvent } from '../types'
 
 /**
  * A range's rows, encoded: the person tables first, then the events (written in that order). Bodies are

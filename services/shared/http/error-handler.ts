@@ -1,12 +1,10 @@
-// HTTP plumbing shared by every route group: the one error handler, `?format=csv`, absolute URLs.
+// The one error handler every route group shares: WrenErrors and Fastify's own errors rendered as one JSON
+// body, 404/405 for paths no route takes, and errors Node's HTTP parser raises before there is a request.
 import type { FastifyError, FastifyInstance, FastifyReply, FastifyRequest } from 'fastify'
 import { STATUS_CODES } from 'node:http'
 import type { Socket } from 'node:net'
 import Router from 'find-my-way'
 import { BACKLOG_FULL, WrenError, fromClickHouseError, wrenError } from '../errors'
-import { jsonTooDeep, jsonTooDeepIn } from '../json'
-import { withoutSecrets } from './auth'
-import { sendCsv } from './csv'
 
 /**
  * The error handler, and (returned, for the caller to set with setNotFoundHandler in the scope whose hooks
@@ -74,17 +72,6 @@ export function clientErrorHandler(error: NodeJS.ErrnoException, socket: Socket)
   socket.destroy(error)
 }
 
-/** Fastify's JSON body parser (prototype-poisoning checks included), after the nesting bound every user JSON gets. */
-export function installJsonBodyParser(app: FastifyInstance): void {
-  const parse = app.getDefaultJsonParser('error', 'error')
-  app.removeContentTypeParser('application/json')
-  app.addContentTypeParser('application/json', { parseAs: 'string' }, (request, body, done) => {
-    parse(request, body as string, (err, value) =>
-      err ? done(err) : jsonTooDeepIn(value) ? done(jsonTooDeep(), undefined) : done(null, value),
-    )
-  })
-}
-
 function fromFastifyError(error: FastifyError, request: FastifyRequest): WrenError {
   const fromClickHouse = fromClickHouseError(error)
   if (fromClickHouse) return fromClickHouse
@@ -97,53 +84,4 @@ function fromFastifyError(error: FastifyError, request: FastifyRequest): WrenErr
   if (error.validation) return wrenError('invalid_input', error.message, error.validationContext ?? null)
   const status = error.statusCode && error.statusCode >= 400 && error.statusCode < 500 ? error.statusCode : 500
   return status === 500 ? wrenError('server_error') : new WrenError('invalid_request', error.message, null, { status })
-}
-
-export type Format = 'json' | 'csv'
-
-export function formatOf(request: FastifyRequest): Format {
-  const q = request.query as Record<string, unknown> | undefined
-  const format = q?.format ?? 'json'
-  if (format !== 'json' && format !== 'csv')
-    throw wrenError('invalid_format', `format must be 'json' or 'csv', got '${String(format)}'.`, 'format')
-  const accept = request.headers.accept ?? ''
-  return format === 'csv' || (q?.format === undefined && accept.startsWith('text/csv')) ? 'csv' : 'json'
-}
-
-/** Sends `body` as JSON, or as CSV (csv.ts) with one row per entry of `rows` (default: body.results, or body). */
-export async function sendFormatted(
-  request: FastifyRequest,
-  reply: FastifyReply,
-  status: number,
-  body: unknown,
-  rows?: unknown[],
-): Promise<FastifyReply> {
-  if (formatOf(request) === 'json') return reply.status(status).send(body)
-  return sendCsv(reply, status, rows ?? (isRecord(body) && Array.isArray(body.results) ? body.results : [body]))
-}
-
-export function isRecord(value: unknown): value is Record<string, unknown> {
-  return typeof value === 'object' && value !== null && !Array.isArray(value)
-}
-
-/**
- * How a request reads in the log (Fastify's `req` fields), its URL without secrets: PostHog's clients may send
- * a personal API key as `?personal_api_key=`, a shared recording's page and requests carry its token.
- */
-export function requestForLog(request: FastifyRequest): Record<string, unknown> {
-  return {
-    method: request.method,
-    url: withoutSecrets(request.url ?? '').replace(/^\/shared\/[^/?#]+/, '/shared/<token>'),
-    host: request.host,
-    remoteAddress: request.ip,
-    remotePort: request.socket?.remotePort,
-  }
-}
-
-/** The absolute URL of this request with some query parameters replaced, never with a personal API key in it. */
-export function absoluteUrl(request: FastifyRequest, siteUrl: string | null, params: Record<string, string | number>): string {
-  const base = siteUrl ?? `${request.protocol}://${request.host}`
-  const url = new URL(withoutSecrets(request.url), base.endsWith('/') ? base : base + '/')
-  for (const [k, v] of Object.entries(params)) url.searchParams.set(k, String(v))
-  return url.toString()
 }

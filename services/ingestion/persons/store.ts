@@ -9,17 +9,17 @@
 //
 // prepare() and write() are two steps so that the work of encoding rows stays with the person work, off
 // the thread that serves requests; write() only hands ready rows to storage.
-import type { LogBatch } from '../shared/log/log'
-import type { DistinctIdRow, GroupRow, GroupTypeRow, Person, PersonChanges, ProcessedEvent } from './types'
-import type { PersonIdSpace } from './person-ids'
+import type { LogBatch } from '../../shared/log/log'
+import type { DistinctIdRow, GroupRow, GroupTypeRow, Person, PersonChanges, ProcessedEvent } from '../types'
+import type { PersonIdSpace } from './ids'
 
-/** What a batch's items may read (person-rules.ts lookupsFor), less what memory already knows. */
+/** What a batch's items may read (rules.ts lookupsFor), less what memory already knows. */
 export interface Lookups {
   teamIds: number[]
   distinctIds: Array<{ teamId: number; distinctId: string }>
   personUuids: Array<{ teamId: number; personUuid: string }>
   groups: Array<{ teamId: number; groupType: string; groupKey: string }>
-  /** The id space whose next person id is wanted (person-ids.ts). */
+  /** The id space whose next person id is wanted (ids.ts). */
   personIds?: PersonIdSpace
 }
 

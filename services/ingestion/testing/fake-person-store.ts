@@ -1,16 +1,16 @@
-// Test support: the person store (person-store.ts) and the dead letters in memory, with ClickHouse's
+// Test support: the person store (persons/store.ts) and the dead letters in memory, with ClickHouse's
 // semantics wherever the processor's replay depends on them, so the processor's loop can be unit-tested:
 // - every row keeps its origin (the partition and the last offset of the range that wrote it), and a load
 //   with a replay bound leaves out the rows at or after it, as the loader's SQL does;
 // - an insert whose deduplication token (`table:topic:partition:first-last`) was seen before is dropped;
 // - a read takes each key's highest version, the later insert on ties (argMax over a ReplacingMergeTree).
 // Rows are kept as inserted (no merges), so a test sees a second copy if a replay wrote one.
-import type { DeadLetter, DeadLetterRecorder } from '../shared/processing/runner'
-import type { LogBatch } from '../shared/log/log'
-import type { BatchRange, LoadedState, Lookups, PersonStore, PingResult, ReplayBound } from './person-store'
-import { personUuid } from './person-uuid'
-import { firstIdAfter } from './person-ids'
-import type { ActivityEntry, DistinctIdRow, GroupRow, GroupTypeRow, Person, PersonChanges, ProcessedEvent } from './types'
+import type { DeadLetter, DeadLetterRecorder } from '../../shared/processing/runner'
+import type { LogBatch } from '../../shared/log/log'
+import type { BatchRange, LoadedState, Lookups, PersonStore, PingResult, ReplayBound } from '../persons/store'
+import { personUuid } from '../persons/uuid'
+import { firstIdAfter } from '../persons/ids'
+import type { ActivityEntry, DistinctIdRow, GroupRow, GroupTypeRow, Person, PersonChanges, ProcessedEvent } from '../types'
 
 interface Row<T> {
   value: T
@@ -69,7 +69,7 @@ export class FakePersonStore implements PersonStore<FakeWrite> {
     const groups = visible(this.tables.groups)
     const groupTypes = visible(this.tables.group_type_mapping)
 
-    // The loader's algorithm (clickhouse-person-store.ts), over these rows.
+    // The loader's algorithm (persons/clickhouse-store.ts), over these rows.
     const state: LoadedState = { teams: [], distinctIds: [], persons: [], groups: [] }
     if (wanted.personIds) {
       const { partition, partitions } = wanted.personIds

@@ -1,9 +1,9 @@
 // $identify / $create_alias / $merge_dangerously: linking two distinct ids, merging their persons.
-import type { PersonRepo } from './person-repo'
-import { personUuid } from './person-uuid'
-import { assignDistinctId, createPerson, versionFloorFor } from './person-ops'
-import { applyUpdates, computeUpdates, earlierTimestamp, initialPersonProperties, meaningfulChanges } from './person-properties'
-import type { IngestEvent, Person, Properties } from './types'
+import type { PersonRepo } from './repo'
+import { personUuid } from './uuid'
+import { assignDistinctId, createPerson, versionFloorFor } from './ops'
+import { applyUpdates, computeUpdates, earlierTimestamp, initialPersonProperties, meaningfulChanges } from './properties'
+import type { IngestEvent, Person, Properties } from '../types'
 
 const CASE_INSENSITIVE_ILLEGAL = [
   'anonymous',

@@ -3,15 +3,14 @@
 // (shared/log/log.ts): a batch whose handler throws is handed out again, marked redelivered, and a range
 // handed out but never committed (the process died) is handed out again, exactly, to the next subscriber.
 import pino from 'pino'
-import type { Log, LogBatch, LogMessage, LogRecord, SubscribeOptions, Subscription, TopicStats } from '../shared/log/log'
-import { TOPICS } from '../shared/log/log'
-import { encodeIngest } from '../shared/log/contract'
-import { Metrics } from '../shared/metrics'
+import type { Log, LogBatch, LogMessage, LogRecord, SubscribeOptions, Subscription, TopicStats } from '../../shared/log/log'
+import { TOPICS } from '../../shared/log/log'
+import { encodeIngest } from '../../shared/log/contract'
+import { Metrics } from '../../shared/metrics'
 import { FakePersonStore, type FakeWrite } from './fake-person-store'
-import { IngestionProcessor, type ProcessorOptions, type ProcessorWork } from './processor'
-import type { CommandResult } from './person-rules'
-import type { IngestionWarning } from './person-repo'
-import type { IngestEvent, PersonChanges, PersonCommand, ProcessedEvent, Properties } from './types'
+import { IngestionProcessor, type ProcessorOptions, type ProcessorWork } from '../processor'
+import type { CommandResult } from '../persons/rules'
+import type { IngestEvent, IngestionWarning, PersonChanges, PersonCommand, ProcessedEvent, Properties } from '../types'
 
 export interface Delivery {
   batch: LogBatch

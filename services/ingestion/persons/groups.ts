@@ -1,8 +1,8 @@
 // Groups: $groups → $group_<index> event properties, $groupidentify → group upserts, and the group
 // properties each event carries. Only for events that process persons.
-import type { PersonRepo } from './person-repo'
-import { copyProperties, earlierTimestamp, hasOwn, isPlainObject, jsonEqual, setOwn } from './person-properties'
-import type { IngestEvent, Properties } from './types'
+import type { PersonRepo } from './repo'
+import { copyProperties, earlierTimestamp, hasOwn, isPlainObject, jsonEqual, setOwn } from './properties'
+import type { IngestEvent, Properties } from '../types'
 
 export type GroupPropertiesTuple = [Properties, Properties, Properties, Properties, Properties]
 

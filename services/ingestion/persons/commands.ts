@@ -1,9 +1,9 @@
 // Person changes asked for through the persons API, applied by the processor (the single writer).
-import type { PersonRepo } from './person-repo'
-import { normalizeUuid, personUuid } from './person-uuid'
-import { createPerson, recordUpdated } from './person-ops'
-import { hasOwn, isPlainObject, jsonEqual, propertyChanges, setOwn } from './person-properties'
-import type { Person, PersonCommand, Properties } from './types'
+import type { PersonRepo } from './repo'
+import { normalizeUuid, personUuid } from './uuid'
+import { createPerson, recordUpdated } from './ops'
+import { hasOwn, isPlainObject, jsonEqual, propertyChanges, setOwn } from './properties'
+import type { Person, PersonCommand, Properties } from '../types'
 
 /** 500: the command could not be applied at all and went to dead letters with `detail` as its error. */
 export type CommandResult = { ok: true; person: Person | null } | { ok: false; status: 404 | 400 | 500; detail: string }

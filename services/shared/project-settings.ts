@@ -1,9 +1,11 @@
 // Project settings: an allow-list of the PostHog team fields Wren keeps, each with its type. Anything
 // else in a PATCH is refused with a 400 naming the key, so settings can never shadow a project's own
-// fields (id, api_token) or grow unbounded junk. `null` puts a setting back to its default.
-import { wrenError } from '../shared/errors'
-import { isRecord } from '../shared/http'
-import { parsePropertyGroup } from '../shared/property-filters/parse'
+// fields (id, api_token) or grow unbounded junk. `null` puts a setting back to its default. In shared/:
+// the projects API writes the settings, and every feature that reads one (trends, remote config,
+// recordings) reads it here, never through projects/.
+import { wrenError } from './errors'
+import { isRecord } from './json'
+import { parsePropertyGroup } from './property-filters/parse'
 
 type Check = (value: unknown, attr: string) => unknown
 
@@ -60,7 +62,7 @@ export const PROJECT_SETTINGS: Record<string, Check> = {
     if (v !== 0 && v !== 1) throw wrenError('invalid_choice', `${attr} must be 0 (Sunday) or 1 (Monday).`, attr)
     return v
   },
-  // remote config read by posthog-js (flags/remote-config.ts)
+  // remote config read by posthog-js (decide/remote-config.ts)
   session_recording_opt_in: bool,
   capture_console_log_opt_in: bool,
   // PostHog's recording settings, handed to posthog-js in the remote config's sessionRecording

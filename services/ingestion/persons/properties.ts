@@ -1,6 +1,6 @@
 // Person property rules: which event properties become person properties ($set / $set_once / $unset,
 // first-touch $initial_* values) and which changes are worth a write. Pure functions.
-import type { Properties } from './types'
+import type { Properties } from '../types'
 
 /** Event properties copied to the person ($set) and as first-touch values ($set_once: $initial_<key>). */
 export const EVENT_TO_PERSON_PROPERTIES: readonly string[] = [

@@ -1,17 +1,17 @@
 // The person rules of ingestion (PostHog compatible): which person an event belongs to, what it changes
 // on that person and its groups, and what the event row records. Pure and synchronous over PersonRepo;
 // given the same repository state and inputs, the outputs are the same.
-import type { PersonRepo } from './person-repo'
-import { LookupSet, type Lookups } from './person-store'
-import { personUuid, normalizeUuid } from './person-uuid'
-import { createPerson, updatePersonFromEvent } from './person-ops'
-import { handleIdentifyOrAlias, mergeSource } from './person-identity'
-import { groupReferences, processGroups, type GroupPropertiesTuple } from './person-groups'
-import { addInitialProperties, initialPersonProperties, NO_INITIAL_PROPERTIES_EVENTS } from './person-properties'
-import type { IngestEvent, Person, PersonCommand, PersonMode, ProcessedEvent, Properties } from './types'
+import type { PersonRepo } from './repo'
+import { LookupSet, type Lookups } from './store'
+import { personUuid, normalizeUuid } from './uuid'
+import { createPerson, updatePersonFromEvent } from './ops'
+import { handleIdentifyOrAlias, mergeSource } from './identity'
+import { groupReferences, processGroups, type GroupPropertiesTuple } from './groups'
+import { addInitialProperties, initialPersonProperties, NO_INITIAL_PROPERTIES_EVENTS } from './properties'
+import type { IngestEvent, Person, PersonCommand, PersonMode, ProcessedEvent, Properties } from '../types'
 
-export { applyCommand, type CommandResult } from './person-commands'
-export { isDistinctIdIllegal } from './person-identity'
+export { applyCommand, type CommandResult } from './commands'
+export { isDistinctIdIllegal } from './identity'
 
 /** person_created_at of events without a person (PostHog's marker value, 5 s after the epoch). */
 export const PERSONLESS_CREATED_AT = '1970-01-01T00:00:05.000Z'

@@ -2,7 +2,7 @@
 // keys known to be absent (null), and the keys the rules wrote since the last drain. Each key keeps the
 // tick of its last use; eviction drops the oldest first. (A use that moved its key to the end of the map
 // cost a delete and an insert into a map of 100,000s of keys per read: ~10% of the person work.)
-import type { DistinctIdRow } from './types'
+import type { DistinctIdRow } from '../types'
 
 const SEP = '\u0000'
 export const idKey = (teamId: number, distinctId: string) => `${teamId}${SEP}${distinctId}`
