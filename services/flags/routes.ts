@@ -12,9 +12,8 @@ import { ActivityPage, AnyObject, ErrorBody, Format, Limit, Offset, Page, Pagina
 import { Flag } from './schemas'
 import type { Tenants } from '../shared/tenancy'
 import type { FlagStore } from './store'
-import type { FeatureFlag, FlagFilters } from './types'
 import { serializeFlag } from './serialize'
-import { cohortIdsOf, validateFilters, validateKey } from './validate'
+import { FlagManagement } from './service'
 
 export interface FlagRouteDeps {
   projects: Tenants
@@ -52,36 +51,8 @@ const flagFields = {
   bucketing_identifier: Type.Optional(Type.Union([Type.Enum(['distinct_id', 'device_id']), Type.Null()])),
 }
 
-const EDITABLE = [
-  'key',
-  'name',
-  'filters',
-  'active',
-  'deleted',
-  'ensure_experience_continuity',
-  'tags',
-  'evaluation_runtime',
-  'evaluation_tags',
-  'bucketing_identifier',
-] as const
-
 export async function flagRoutes(app: FastifyInstance, deps: FlagRouteDeps): Promise<void> {
-  const flagFor = (caller: Caller, id: string): FeatureFlag => {
-    const n = Number(id)
-    const flag = Number.isInteger(n) ? deps.flags.get(caller.project.id, n) : undefined
-    if (!flag) throw wrenError('not_found')
-    return flag
-  }
-
-  /** A flag may only use its own project's cohorts (another's would fail every decide of this project). */
-  const checkCohorts = async (teamId: number, filters: FlagFilters): Promise<FlagFilters> => {
-    const referenced = cohortIdsOf(filters)
-    if (referenced.length === 0) return filters
-    const known = new Set((await deps.cohorts.list(teamId)).map((c) => c.id))
-    for (const id of referenced)
-      if (!known.has(id)) throw wrenError('invalid_input', `Cohort ${id} does not exist in this project.`, 'filters')
-    return filters
-  }
+  const flags = new FlagManagement(deps.flags, deps.cohorts)
 
   const route = routesOf(app, { projects: deps.projects, tag: 'feature flags' })
 
@@ -133,17 +104,11 @@ export async function flagRoutes(app: FastifyInstance, deps: FlagRouteDeps): Pro
     handler: async (request, reply, caller) => {
       const q = request.query
       const { limit = 100, offset = 0 } = q
-      let flags = deps.flags.all(caller.project.id).filter((f) => !f.deleted)
-      if (q.active === 'true' || q.active === 'false') flags = flags.filter((f) => f.active === (q.active === 'true'))
-      if (q.search)
-        flags = flags.filter(
-          (f) => f.key.toLowerCase().includes(q.search!.toLowerCase()) || f.name.toLowerCase().includes(q.search!.toLowerCase()),
-        )
-      flags.sort((a, b) => b.createdAt.localeCompare(a.createdAt) || b.id - a.id)
-      const page = flags.slice(offset, offset + limit)
-      const next = offset + page.length < flags.length ? absoluteUrl(request, deps.siteUrl, { limit, offset: offset + limit }) : null
+      const all = flags.list(caller.project.id, q)
+      const page = all.slice(offset, offset + limit)
+      const next = offset + page.length < all.length ? absoluteUrl(request, deps.siteUrl, { limit, offset: offset + limit }) : null
       const previous = offset > 0 ? absoluteUrl(request, deps.siteUrl, { limit, offset: Math.max(0, offset - limit) }) : null
-      return sendFormatted(request, reply, 200, { count: flags.length, next, previous, results: page.map(serializeFlag) })
+      return sendFormatted(request, reply, 200, { count: all.length, next, previous, results: page.map(serializeFlag) })
     },
   })
 
@@ -153,37 +118,8 @@ export async function flagRoutes(app: FastifyInstance, deps: FlagRouteDeps): Pro
     summary: 'Create a feature flag',
     access: { project: 'feature_flag:write' },
     schema: { querystring: FormatOnly, body: Type.Object({ key: Key, ...flagFields }), response: { 201: Flag } },
-    handler: async (request, reply, caller) => {
-      const body = request.body
-      const siblings = deps.flags.all(caller.project.id)
-      const key = validateKey(body.key, siblings, null)
-      let filters: unknown = body.filters
-      if (filters === undefined && typeof body.rollout_percentage === 'number')
-        filters = { groups: [{ properties: [], rollout_percentage: body.rollout_percentage }] }
-      const now = deps.flags.now()
-      const actor = caller.key.label
-      const flag: FeatureFlag = {
-        id: await deps.flags.allocateId(),
-        teamId: caller.project.id,
-        key,
-        name: body.name ?? '',
-        filters: await checkCohorts(caller.project.id, validateFilters(filters, siblings, null)),
-        active: body.active ?? true,
-        deleted: body.deleted ?? false,
-        ensureExperienceContinuity: body.ensure_experience_continuity ?? false,
-        version: 1,
-        evaluationRuntime: body.evaluation_runtime ?? 'all',
-        evaluationTags: body.evaluation_tags ?? [],
-        bucketingIdentifier: body.bucketing_identifier ?? null,
-        tags: body.tags ?? [],
-        createdAt: now,
-        createdBy: actor,
-        updatedAt: now,
-        lastModifiedBy: actor,
-      }
-      await deps.flags.save(flag, { flagId: flag.id, activity: 'created', detail: { changes: null, name: flag.key }, actor, at: now })
-      return sendFormatted(request, reply, 201, serializeFlag(flag))
-    },
+    handler: async (request, reply, caller) =>
+      sendFormatted(request, reply, 201, serializeFlag(await flags.create(caller.project.id, request.body, caller.key.label))),
   })
 
   route({
@@ -192,7 +128,8 @@ export async function flagRoutes(app: FastifyInstance, deps: FlagRouteDeps): Pro
     summary: 'Retrieve a feature flag',
     access: { project: 'feature_flag:read' },
     schema: { params: FlagId, querystring: FormatOnly, response: { 200: Flag } },
-    handler: async (request, reply, caller) => sendFormatted(request, reply, 200, serializeFlag(flagFor(caller, request.params.id))),
+    handler: async (request, reply, caller) =>
+      sendFormatted(request, reply, 200, serializeFlag(flags.get(caller.project.id, request.params.id))),
   })
 
   route({
@@ -207,46 +144,8 @@ export async function flagRoutes(app: FastifyInstance, deps: FlagRouteDeps): Pro
       response: { 200: Flag },
     },
     handler: async (request, reply, caller) => {
-      const current = flagFor(caller, request.params.id)
-      const body = request.body
-      const siblings = deps.flags.all(caller.project.id)
-      const next: FeatureFlag = { ...current }
-      if ('key' in body) next.key = validateKey(body.key, siblings, current.id)
-      if ('name' in body) next.name = body.name ?? ''
-      if ('filters' in body) next.filters = await checkCohorts(caller.project.id, validateFilters(body.filters, siblings, current.id))
-      else if (typeof body.rollout_percentage === 'number')
-        next.filters = validateFilters(
-          { ...current.filters, groups: [{ properties: [], rollout_percentage: body.rollout_percentage }] },
-          siblings,
-          current.id,
-        )
-      if (body.active !== undefined) next.active = body.active
-      if (body.deleted !== undefined) next.deleted = body.deleted
-      if (body.ensure_experience_continuity !== undefined) next.ensureExperienceContinuity = body.ensure_experience_continuity
-      if ('evaluation_runtime' in body) next.evaluationRuntime = body.evaluation_runtime ?? 'all'
-      if ('evaluation_tags' in body) next.evaluationTags = body.evaluation_tags ?? []
-      if ('tags' in body) next.tags = body.tags ?? []
-      if ('bucketing_identifier' in body) next.bucketingIdentifier = body.bucketing_identifier ?? null
-      // Undeleting a flag whose key was reused since is a key conflict.
-      if (current.deleted && !next.deleted) validateKey(next.key, siblings, current.id)
-      const changes = EDITABLE.flatMap((field) => {
-        const before = serializeFlag(current)[field]
-        const after = serializeFlag(next)[field]
-        return JSON.stringify(before) === JSON.stringify(after) ? [] : [{ type: 'FeatureFlag', action: 'changed', field, before, after }]
-      })
-      if (changes.length === 0) return sendFormatted(request, reply, 200, serializeFlag(current))
-      const now = deps.flags.now()
-      next.version = current.version + 1
-      next.updatedAt = now
-      next.lastModifiedBy = caller.key.label
-      await deps.flags.save(next, {
-        flagId: next.id,
-        activity: next.deleted && !current.deleted ? 'deleted' : 'updated',
-        detail: { changes, name: next.key },
-        actor: caller.key.label,
-        at: now,
-      })
-      return sendFormatted(request, reply, 200, serializeFlag(next))
+      const flag = await flags.update(caller.project.id, request.params.id, request.body, caller.key.label)
+      return sendFormatted(request, reply, 200, serializeFlag(flag))
     },
   })
 
@@ -276,7 +175,7 @@ export async function flagRoutes(app: FastifyInstance, deps: FlagRouteDeps): Pro
     access: { project: 'activity_log:read' },
     schema: { params: FlagId, querystring: ActivityQuery, response: { 200: ActivityPage } },
     handler: async (request, reply, caller) => {
-      const flag = flagFor(caller, request.params.id)
+      const flag = flags.get(caller.project.id, request.params.id)
       return sendFormatted(request, reply, 200, await activityPage(deps, caller, flag.id, request.query))
     },
   })

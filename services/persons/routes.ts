@@ -1,7 +1,6 @@
 // The persons API (spec "Persons"), under /api/environments/:project_id/ and /api/projects/:project_id/.
-// Reads go to ClickHouse; writes become commands on the log, applied by the ingestion processor (the
-// single writer of person state), and the route answers once the command is applied.
-import { randomUUID } from 'node:crypto'
+// Reads go to ClickHouse; writes are PersonCommands (commands.ts): commands on the log, applied by the
+// ingestion processor (the single writer of person state), answered once the command is applied.
 import type { FastifyInstance } from 'fastify'
 import { Type } from 'typebox'
 import type { Clock } from '../shared/clock'
@@ -11,14 +10,24 @@ import { absoluteUrl } from '../shared/http/request-url'
 import { formatOf, sendFormatted } from '../shared/http/format'
 import { sendCsv } from '../shared/http/csv'
 import { routesOf } from '../shared/http/route'
-import { ActivityPage, AnyObject, ErrorBody, Format, Limit, NoContent, Offset, Page, Paginated, Success } from '../shared/http/schemas'
-import { encodeIngest } from '../shared/log/contract'
-import { TOPICS, type Log } from '../shared/log/log'
+import {
+  ActivityPage,
+  AnyObject,
+  ErrorBody,
+  Format,
+  Limit,
+  NoContent,
+  Offset,
+  Page,
+  Paginated,
+  Success,
+  Uuid,
+} from '../shared/http/schemas'
+import type { Log } from '../shared/log/log'
 import { parsePropertyFilters } from '../shared/property-filters/parse'
 import { ACCESS_LEVELS, DEFAULT_LEVEL, type AccessControls } from '../shared/http/access-controls'
 import type { Tenants } from '../shared/tenancy'
 import type { IngestionProcessor } from '../ingestion/processor'
-import type { PersonCommand } from '../shared/log/contract'
 import type { PersonQueries, PersonRecord } from './queries'
 import { Person, PropertiesTimeline } from './schemas'
 import { serializePerson } from './serialize'
@@ -26,6 +35,7 @@ import { propertiesTimeline } from './timeline'
 import type { CohortStore } from '../cohorts/store'
 import { dateParamInstant } from '../trends/dates'
 import { DeletionScheduler } from './deletions'
+import { PersonCommands } from './commands'
 
 export interface PersonRouteDeps {
   projects: Tenants
@@ -69,31 +79,7 @@ export async function personRoutes(app: FastifyInstance, deps: PersonRouteDeps):
     return { person, level }
   }
 
-  const command = async (caller: Caller, cmd: PersonCommand) => {
-    // Listen before appending, so a fast processor cannot apply the command before anyone waits for it.
-    const applied = deps.processor.waitForCommand(cmd.commandId)
-    applied.catch(() => {}) // handled below; keeps an append failure from leaving an unhandled rejection
-    await deps.log.append(TOPICS.ingest, [{ key: String(caller.project.id), value: encodeIngest({ kind: 'command', command: cmd }) }])
-    let result
-    try {
-      result = await applied
-    } catch {
-      throw wrenError('unavailable', 'The change is queued but was not applied in time; it will still be applied. Retry the read shortly.')
-    }
-    if (!result.ok) {
-      const code = result.status === 404 ? 'not_found' : result.status === 400 ? 'invalid_input' : 'dead_lettered'
-      throw wrenError(
-        code,
-        result.status === 500 ? `The change could not be applied and was kept as a dead letter: ${result.detail}` : result.detail,
-      )
-    }
-  }
-  const base = (caller: Caller, person: PersonRecord) => ({
-    commandId: randomUUID(),
-    teamId: caller.project.id,
-    personUuid: person.uuid,
-    at: deps.clock.now().toISOString(),
-  })
+  const commands = new PersonCommands(deps)
 
   route({
     method: 'GET',
@@ -177,9 +163,7 @@ export async function personRoutes(app: FastifyInstance, deps: PersonRouteDeps):
     },
     handler: async (request, reply, caller) => {
       const { person, level } = await personFor(caller, request.params.id, 'editor')
-      await command(caller, { action: 'update_properties', ...base(caller, person), set: request.body.properties })
-      const updated = await queries.get(caller.project.id, { uuid: person.uuid })
-      if (!updated) throw wrenError('not_found', 'Person was deleted while it was being updated.')
+      const updated = await commands.setProperties(caller.project.id, person, request.body.properties)
       return sendFormatted(request, reply, 200, serializePerson(updated, level))
     },
   })
@@ -202,8 +186,7 @@ export async function personRoutes(app: FastifyInstance, deps: PersonRouteDeps):
     handler: async (request, reply, caller) => {
       const { person } = await personFor(caller, request.params.id, 'editor')
       const deleteEvents = ['true', '1'].includes(request.query.delete_events ?? '')
-      await command(caller, { action: 'delete', ...base(caller, person) })
-      if (deleteEvents) await deps.deletions.enqueuePersonEvents(caller.project.id, person.uuid, person.distinctIds)
+      await commands.delete(caller.project.id, person, { deleteEvents })
       return reply.status(204).send()
     },
   })
@@ -253,7 +236,7 @@ export async function personRoutes(app: FastifyInstance, deps: PersonRouteDeps):
       const { person } = await personFor(caller, request.params.id, 'editor')
       const key = request.body.$unset ?? request.query.$unset
       if (!key) throw wrenError('required', '$unset is required: the name of the property to delete.', '$unset')
-      await command(caller, { action: 'delete_property', ...base(caller, person), key })
+      await commands.deleteProperty(caller.project.id, person, key)
       return sendFormatted(request, reply, 200, { success: true })
     },
   })
@@ -313,10 +296,7 @@ export async function personRoutes(app: FastifyInstance, deps: PersonRouteDeps):
     },
     handler: async (request, reply, caller) => {
       const { person } = await personFor(caller, request.params.id, 'editor')
-      const main = request.body.main_distinct_id
-      if (typeof main === 'string' && !person.distinctIds.includes(main))
-        throw wrenError('invalid_input', 'main_distinct_id must be one of the person’s distinct ids.', 'main_distinct_id')
-      await command(caller, { action: 'split', ...base(caller, person), ...(typeof main === 'string' ? { mainDistinctId: main } : {}) })
+      await commands.split(caller.project.id, person, request.body.main_distinct_id)
       return sendFormatted(request, reply, 200, { success: true })
     },
   })

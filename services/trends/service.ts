@@ -1,26 +1,14 @@
-// Computing a trend: resolve dates, actions and cohorts, look in the cache (keyed on the project's data
+// Executing a trend's plan (plan.ts): look in the cache (keyed on the plan and the project's data
 // version), otherwise run the one query and shape its rows into PostHog's series.
-import type { ClickHouseClient } from '../shared/clickhouse'
 import { queryRows } from '../shared/clickhouse'
 import type { Clock } from '../shared/clock'
-import { wrenError } from '../shared/errors'
-import { SqlParams } from '../shared/query/params'
 import type { PersonalApiKey, Project } from '../shared/tenancy'
-import { hiddenPersons, visibleEventsSql } from '../shared/query/hidden-persons'
-import type { Action, ActionStore } from '../actions/store'
-import { actionSql, cohortIdsOfAction } from '../actions/match'
-import type { Cohort, CohortStore } from '../cohorts/store'
-import { cohortIdsIn, cohortResolver } from '../cohorts/membership'
 import { TrendCache } from './cache'
-import { instantParam, isoInTz, previousRange, resolveRange, type DateRange, type DateRangeInput } from './dates'
-import { compileHogql } from '../shared/query/hogql'
-import { EventPersonId, hasPersonOverrides } from '../shared/query/persons-sql'
-import { eventColumns, type FilterContext } from '../shared/property-filters/sql'
-import type { PropertyColumnSource } from '../shared/query/materialized-properties'
-import { parsePropertyGroup, type PropertyGroup } from '../shared/property-filters/parse'
-import { breakdownExpr, buildTrendQuery, SessionColumns, type ResolvedSeries, type TrendRow } from './query'
-import { isTotalValue, PROPERTY_MATHS, type TrendRequest } from './request'
+import { isoInTz, type DateRange } from './dates'
+import type { TrendRow } from './query'
+import type { TrendRequest } from './request'
 import { shapeResults, type SeriesResult, type Shaped } from './shape'
+import { planTrend, type TrendPlan, type TrendPlanDeps } from './plan'
 
 export interface TrendResponse {
   is_cached: boolean
@@ -39,13 +27,8 @@ export interface TrendOutput {
   dateTo: DateRange['to']
 }
 
-export interface TrendServiceDeps {
-  clickhouse: ClickHouseClient
+export interface TrendServiceDeps extends TrendPlanDeps {
   clock: Clock
-  actions: ActionStore
-  cohorts: CohortStore
-  /** Event properties stored as columns; the trends' reads from the JSON tell it which to add. */
-  materialized?: PropertyColumnSource
 }
 
 export class TrendService {
@@ -55,83 +38,15 @@ export class TrendService {
 
   /** `viewer`: the key asking; events of persons it may not see are left out. */
   async run(project: Project, request: TrendRequest, opts: { refresh: boolean; viewer?: PersonalApiKey }): Promise<TrendOutput> {
-    const { clickhouse, clock } = this.deps
-    const now = clock.now()
-    const tz = project.timezone || 'UTC'
-    const weekStartDay = Number(project.settings.week_start_day) === 1 ? 1 : 0
-    const totalValue = isTotalValue(request.display)
-    const cumulative = request.display === 'ActionsLineGraphCumulative'
-    const testFilters = request.filterTestAccounts
-      ? parsePropertyGroup(project.settings.test_account_filters ?? [], 'test_account_filters')
-      : null
-    const globalProperties: PropertyGroup =
-      testFilters && testFilters.values.length ? { type: 'AND', values: [request.properties, testFilters] } : request.properties
+    const plan = await planTrend(this.deps, project, request, { now: this.deps.clock.now(), viewer: opts.viewer })
+    return this.execute(plan, opts)
+  }
 
-    // Actions: one this project never had (another project's id) is a 400; a deleted one drops its series.
-    const actionIds = request.series.filter((s) => s.kind === 'actions').map((s) => Number(s.id))
-    const badId = request.series.find((s) => s.kind === 'actions' && !(Number.isSafeInteger(Number(s.id)) && Number(s.id) > 0))
-    if (badId) throw wrenError('invalid_input', `Action id must be a positive integer, got '${String(badId.id)}'.`, 'actions')
-    const found = actionIds.length
-      ? await this.deps.actions.byIds(project.id, actionIds, { includeDeleted: true })
-      : new Map<number, Action>()
-    for (const id of actionIds)
-      if (!found.has(id)) throw wrenError('invalid_input', `Action ${id} does not exist in this project.`, 'actions')
-    const actions = new Map([...found].filter(([, a]) => !a.deleted))
-    // And every cohort any filter could reach.
-    const series = request.series.filter((s) => s.kind === 'events' || actions.has(Number(s.id)))
-    const needsCohorts =
-      cohortIdsIn(globalProperties).length > 0 ||
-      series.some((s) => cohortIdsIn(s.properties).length > 0) ||
-      request.breakdownType === 'cohort' ||
-      [...actions.values()].some((a) => cohortIdsOfAction(a).length > 0)
-    const cohorts = needsCohorts
-      ? new Map((await this.deps.cohorts.list(project.id)).map((c) => [c.id, c] as const))
-      : new Map<number, Cohort>()
-
-    const earliest = request.dateFrom === 'all' ? await this.earliestEvent(project.id) : null
-    const rangeInput: DateRangeInput = {
-      dateFrom: request.dateFrom,
-      dateTo: request.dateTo,
-      interval: totalValue ? 'day' : request.interval,
-      explicitDate: request.explicitDate,
-      exact: request.display === 'BoldNumber',
-      earliest,
-    }
-    const current = resolveRange(rangeInput, now, tz, weekStartDay)
-    const periods = request.compare ? [current, previousRange(current, rangeInput, request.compareTo)] : [current]
-
-    const params = new SqlParams()
-    // Persons as the query reads them: the stored person_id, or with the merges since (only when a project has any).
-    const personId = new EventPersonId(await hasPersonOverrides(clickhouse, project.id))
-    const cohortMembers = cohortResolver(project.id, cohorts, params)
-    const hogql = (expr: string) => compileHogql(expr, params, personId)
-    const sessions = new SessionColumns()
-    const filters: FilterContext = {
-      params,
-      session: (key) => sessions.value(key),
-      columns: eventColumns(personId, this.deps.materialized),
-      cohortMembers,
-      hogql,
-      dateParam: (v) => {
-        const d = resolveRange({ ...rangeInput, dateFrom: v, dateTo: null, exact: true }, now, tz, weekStartDay)
-        return params.add('String', instantParam(d.from, tz))
-      },
-    }
-    const resolved: ResolvedSeries[] = series.map((entity) => ({
-      entity,
-      condition:
-        entity.kind === 'actions'
-          ? actionSql(actions.get(Number(entity.id))!, filters)
-          : entity.id === null
-            ? '1'
-            : `event = ${params.add('String', entity.id)}`,
-    }))
-    const names = series.map((entity) => ({
-      entity,
-      name: entity.kind === 'actions' ? actions.get(Number(entity.id))!.name : entity.id === null ? 'All events' : String(entity.id),
-    }))
-    if (request.formula && series.length === 0) throw wrenError('invalid_formula', 'The formula has no series to combine.', 'formula')
-    if (series.length === 0)
+  /** The plan's rows shaped into PostHog's series, from the cache while the project's data is unchanged (unless `refresh`). */
+  async execute(plan: TrendPlan, opts: { refresh: boolean }): Promise<TrendOutput> {
+    const { request, tz, now, periods, cohorts } = plan
+    const current = periods[0]
+    if (plan.query === null)
       return {
         body: { is_cached: false, last_refresh: now.toISOString(), timezone: tz, result: [] },
         hasMore: false,
@@ -139,66 +54,35 @@ export class TrendService {
         dateFrom: current.from,
         dateTo: current.to,
       }
+    const { sql, params } = plan.query
 
-    const breakdown = breakdownExpr(request, {
-      params,
-      hogql,
-      cohortMembers,
-      sessions,
-      personId,
-      materialized: filters.columns.materialized,
-    })
-    const hidden = opts.viewer ? await hiddenPersons(clickhouse, opts.viewer, project.id) : null
-    const visible = hidden ? visibleEventsSql(hidden, params) : '1'
-    const sql = buildTrendQuery({
-      teamId: project.id,
-      request,
-      series: resolved,
-      periods,
-      totalValue,
-      cumulative,
-      params,
-      filters,
-      globalProperties,
-      visible,
-      breakdown,
-      hogql,
-      sessions,
-      personId,
-    })
-
-    const version = await this.dataVersion(project.id)
+    const version = await this.dataVersion(plan.teamId)
     const key = TrendCache.key({
-      team: project.id,
+      team: plan.teamId,
       tz,
-      weekStartDay,
+      weekStartDay: plan.weekStartDay,
       request,
-      names,
+      names: plan.names,
       cohorts: [...cohorts.values()].map((c) => [c.id, c.name]),
       sql,
       params: params.values,
       version,
       ranges: periods.map((p) => [p.from, p.to]),
     })
-    const floats = request.formula
-      ? [true]
-      : series.map(
-          (s) => (PROPERTY_MATHS as readonly string[]).includes(s.math) || s.math.endsWith('_count_per_actor') || s.math === 'hogql',
-        )
     const cached = opts.refresh ? undefined : this.cache.get(key)
     if (cached) {
       const { result, hasMore } = cached.result as Shaped
       return {
         body: { is_cached: true, last_refresh: cached.lastRefresh, timezone: tz, result },
         hasMore,
-        floats: floatsFor(result, floats, request),
+        floats: floatsFor(result, plan.floats, request),
         dateFrom: current.from,
         dateTo: current.to,
       }
     }
 
     // A query ClickHouse refuses for the caller's input (a bad regex, mixed aggregates) is the caller's 400: the error handler's one rule (fromClickHouseError).
-    const rows = (await queryRows<TrendRow>(clickhouse, sql, params.values)).map((r) => ({
+    const rows = (await queryRows<TrendRow>(this.deps.clickhouse, sql, params.values)).map((r) => ({
       ...r,
       series: Number(r.series),
       period: Number(r.period),
@@ -207,11 +91,11 @@ export class TrendService {
     const filter = filterObject(request, current)
     const shaped = shapeResults({
       request,
-      series: names,
+      series: plan.names,
       periods,
       rows,
-      totalValue,
-      cumulative,
+      totalValue: plan.totalValue,
+      cumulative: plan.cumulative,
       filter,
       cohortNames: new Map([...cohorts.values()].map((c) => [c.id, c.name])),
     })
@@ -221,19 +105,10 @@ export class TrendService {
     return {
       body: { is_cached: false, last_refresh: lastRefresh, timezone: tz, result },
       hasMore,
-      floats: floatsFor(result, floats, request),
+      floats: floatsFor(result, plan.floats, request),
       dateFrom: current.from,
       dateTo: current.to,
     }
-  }
-
-  private async earliestEvent(teamId: number): Promise<Date | null> {
-    const [row] = await queryRows<{ first: string | null }>(
-      this.deps.clickhouse,
-      "SELECT if(count() = 0, NULL, min(timestamp)) AS first FROM events WHERE team_id = {team:Int64} AND timestamp > toDateTime64('1980-01-01 00:00:00', 6, 'UTC')",
-      { team: teamId },
-    )
-    return row?.first ? new Date(row.first) : null
   }
 
   private localParts: Promise<boolean> | null = null

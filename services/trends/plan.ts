@@ -1,0 +1,188 @@
+// Planning a trend: the request resolved against the project — dates, actions, cohorts, the persons the
+// viewer may not see — into the one query to run (SQL and its parameters) and what shaping its rows needs.
+// What the plan reads besides definitions is what the SQL depends on: the earliest event (for "all"),
+// whether the project has person merges, and the hidden persons.
+import type { ClickHouseClient } from '../shared/clickhouse'
+import { queryRows } from '../shared/clickhouse'
+import { wrenError } from '../shared/errors'
+import { SqlParams } from '../shared/query/params'
+import type { PersonalApiKey, Project } from '../shared/tenancy'
+import { hiddenPersons, visibleEventsSql } from '../shared/query/hidden-persons'
+import type { Action, ActionStore } from '../actions/store'
+import { actionSql, cohortIdsOfAction } from '../actions/match'
+import type { Cohort, CohortStore } from '../cohorts/store'
+import { cohortIdsIn, cohortResolver } from '../cohorts/membership'
+import { instantParam, previousRange, resolveRange, type DateRange, type DateRangeInput } from './dates'
+import { compileHogql } from '../shared/query/hogql'
+import { EventPersonId, hasPersonOverrides } from '../shared/query/persons-sql'
+import { eventColumns, type FilterContext } from '../shared/property-filters/sql'
+import type { PropertyColumnSource } from '../shared/query/materialized-properties'
+import { parsePropertyGroup, type PropertyGroup } from '../shared/property-filters/parse'
+import { breakdownExpr, buildTrendQuery, SessionColumns, type ResolvedSeries } from './query'
+import { isTotalValue, PROPERTY_MATHS, type SeriesEntity, type TrendRequest } from './request'
+
+export interface TrendPlanDeps {
+  clickhouse: ClickHouseClient
+  actions: Pick<ActionStore, 'byIds'>
+  cohorts: Pick<CohortStore, 'list'>
+  /** Event properties stored as columns; the trends' reads from the JSON tell it which to add. */
+  materialized?: PropertyColumnSource
+}
+
+export interface TrendPlan {
+  teamId: number
+  tz: string
+  weekStartDay: number
+  /** The instant the dates were resolved at. */
+  now: Date
+  request: TrendRequest
+  totalValue: boolean
+  cumulative: boolean
+  /** The series left (a deleted action's is dropped), in order, with their display names. */
+  names: Array<{ entity: SeriesEntity; name: string }>
+  /** Every cohort a filter or the breakdown could reach, by id. */
+  cohorts: Map<number, Cohort>
+  /** The asked range, then the compared one. */
+  periods: DateRange[]
+  /** The one query; null when no series is left to count. */
+  query: { sql: string; params: SqlParams } | null
+  /** Per series: whether its numbers are floats (for CSV). */
+  floats: boolean[]
+}
+
+/** `viewer`: the key asking; events of persons it may not see are left out. */
+export async function planTrend(
+  deps: TrendPlanDeps,
+  project: Project,
+  request: TrendRequest,
+  opts: { now: Date; viewer?: PersonalApiKey },
+): Promise<TrendPlan> {
+  const { clickhouse } = deps
+  const now = opts.now
+  const tz = project.timezone || 'UTC'
+  const weekStartDay = Number(project.settings.week_start_day) === 1 ? 1 : 0
+  const totalValue = isTotalValue(request.display)
+  const cumulative = request.display === 'ActionsLineGraphCumulative'
+  const testFilters = request.filterTestAccounts
+    ? parsePropertyGroup(project.settings.test_account_filters ?? [], 'test_account_filters')
+    : null
+  const globalProperties: PropertyGroup =
+    testFilters && testFilters.values.length ? { type: 'AND', values: [request.properties, testFilters] } : request.properties
+
+  // Actions: one this project never had (another project's id) is a 400; a deleted one drops its series.
+  const actionIds = request.series.filter((s) => s.kind === 'actions').map((s) => Number(s.id))
+  const badId = request.series.find((s) => s.kind === 'actions' && !(Number.isSafeInteger(Number(s.id)) && Number(s.id) > 0))
+  if (badId) throw wrenError('invalid_input', `Action id must be a positive integer, got '${String(badId.id)}'.`, 'actions')
+  const found = actionIds.length ? await deps.actions.byIds(project.id, actionIds, { includeDeleted: true }) : new Map<number, Action>()
+  for (const id of actionIds)
+    if (!found.has(id)) throw wrenError('invalid_input', `Action ${id} does not exist in this project.`, 'actions')
+  const actions = new Map([...found].filter(([, a]) => !a.deleted))
+  // And every cohort any filter could reach.
+  const series = request.series.filter((s) => s.kind === 'events' || actions.has(Number(s.id)))
+  const needsCohorts =
+    cohortIdsIn(globalProperties).length > 0 ||
+    series.some((s) => cohortIdsIn(s.properties).length > 0) ||
+    request.breakdownType === 'cohort' ||
+    [...actions.values()].some((a) => cohortIdsOfAction(a).length > 0)
+  const cohorts = needsCohorts ? new Map((await deps.cohorts.list(project.id)).map((c) => [c.id, c] as const)) : new Map<number, Cohort>()
+
+  const earliest = request.dateFrom === 'all' ? await earliestEvent(clickhouse, project.id) : null
+  const rangeInput: DateRangeInput = {
+    dateFrom: request.dateFrom,
+    dateTo: request.dateTo,
+    interval: totalValue ? 'day' : request.interval,
+    explicitDate: request.explicitDate,
+    exact: request.display === 'BoldNumber',
+    earliest,
+  }
+  const current = resolveRange(rangeInput, now, tz, weekStartDay)
+  const periods = request.compare ? [current, previousRange(current, rangeInput, request.compareTo)] : [current]
+
+  const params = new SqlParams()
+  // Persons as the query reads them: the stored person_id, or with the merges since (only when a project has any).
+  const personId = new EventPersonId(await hasPersonOverrides(clickhouse, project.id))
+  const cohortMembers = cohortResolver(project.id, cohorts, params)
+  const hogql = (expr: string) => compileHogql(expr, params, personId)
+  const sessions = new SessionColumns()
+  const filters: FilterContext = {
+    params,
+    session: (key) => sessions.value(key),
+    columns: eventColumns(personId, deps.materialized),
+    cohortMembers,
+    hogql,
+    dateParam: (v) => {
+      const d = resolveRange({ ...rangeInput, dateFrom: v, dateTo: null, exact: true }, now, tz, weekStartDay)
+      return params.add('String', instantParam(d.from, tz))
+    },
+  }
+  const resolved: ResolvedSeries[] = series.map((entity) => ({
+    entity,
+    condition:
+      entity.kind === 'actions'
+        ? actionSql(actions.get(Number(entity.id))!, filters)
+        : entity.id === null
+          ? '1'
+          : `event = ${params.add('String', entity.id)}`,
+  }))
+  const names = series.map((entity) => ({
+    entity,
+    name: entity.kind === 'actions' ? actions.get(Number(entity.id))!.name : entity.id === null ? 'All events' : String(entity.id),
+  }))
+  if (request.formula && series.length === 0) throw wrenError('invalid_formula', 'The formula has no series to combine.', 'formula')
+  const plan: TrendPlan = {
+    teamId: project.id,
+    tz,
+    weekStartDay,
+    now,
+    request,
+    totalValue,
+    cumulative,
+    names,
+    cohorts,
+    periods,
+    query: null,
+    floats: request.formula
+      ? [true]
+      : series.map(
+          (s) => (PROPERTY_MATHS as readonly string[]).includes(s.math) || s.math.endsWith('_count_per_actor') || s.math === 'hogql',
+        ),
+  }
+  if (series.length === 0) return plan
+
+  const breakdown = breakdownExpr(request, {
+    params,
+    hogql,
+    cohortMembers,
+    sessions,
+    personId,
+    materialized: filters.columns.materialized,
+  })
+  const hidden = opts.viewer ? await hiddenPersons(clickhouse, opts.viewer, project.id) : null
+  const visible = hidden ? visibleEventsSql(hidden, params) : '1'
+  const sql = buildTrendQuery({
+    teamId: project.id,
+    request,
+    series: resolved,
+    periods,
+    totalValue,
+    cumulative,
+    params,
+    filters,
+    globalProperties,
+    visible,
+    breakdown,
+    hogql,
+    sessions,
+    personId,
+  })
+  return { ...plan, query: { sql, params } }
+}
+
+async function earliestEvent(clickhouse: ClickHouseClient, teamId: number): Promise<Date | null> {
+  const [row] = await queryRows<{ first: string | null }>(
+    clickhouse,
+    "SELECT if(count() = 0, NULL, min(timestamp)) AS first FROM events WHERE team_id = {team:Int64} AND timestamp > toDateTime64('1980-01-01 00:00:00', 6, 'UTC')",
+    { team: teamId },
+  )
+  return row?.first ? new Date(row.first) : null
+}
