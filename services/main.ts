@@ -1,23 +1,12 @@
-// The `wren` command: start the server, or manage projects and keys on a stopped data directory.
-import { parseArgs } from 'node:util'
+// The `wren` command: start the server, or manage projects, keys and dead letters (runtime/cli.ts).
 import pino from 'pino'
 import { loadConfig, parseRoles, ROLES, type Role } from './shared/config'
 import { buildWren } from './app'
-import { isValidScope } from './shared/http/auth'
-import { lockDataDir, DataDirLockedError } from './shared/lock'
-import { migrate, openEmbeddedClickHouse, openServerClickHouse } from './shared/clickhouse'
-import { ProjectStore } from './projects/store'
-import { ClusterConfigLog, LocalConfigLog, type ConfigLog } from './config/config-log'
-import { serializeKey } from './projects/key-routes'
-import { systemClock } from './shared/clock'
-import path from 'node:path'
-import type { Log } from './shared/log/log'
-import { openEmbeddedLog } from './shared/log/embedded/embedded-log'
-import { openKafkaLog } from './shared/log/kafka/kafka-log'
-import { DeadLetterStore } from './dead-letters/store'
-import { serializeDeadLetter } from './dead-letters/routes'
 import { startWatchdog } from './shared/watchdog'
 import { describeRuntime } from './runtime/describe'
+import { manage } from './runtime/cli'
+import { localUrl, publishControl } from './runtime/control'
+import { usesDataDir } from './runtime/storage'
 
 const USAGE = `usage:
   wren start                                   start Wren in embedded mode (the default)
@@ -35,6 +24,7 @@ const USAGE = `usage:
   wren dead-letters list [--limit N]           messages ingestion could not handle, newest first
   wren dead-letters replay --id ID [--id ID…] | --all
                                                append them to the log again (each is replayed once)
+  projects, keys and dead-letters work on a stopped data directory, and while Wren runs on it (through its API)
 Configuration by environment: PORT (8000), WREN_DATA_DIR (./data), WREN_PROJECT_API_KEY,
 WREN_PERSONAL_API_KEY, WREN_NOW, LOG_LEVEL, WREN_CORS_ORIGINS, WREN_AUTH_FAILURE_LIMIT,
 WREN_AUTH_FAILURE_WINDOW_S, WREN_TRUSTED_PROXIES. Cluster mode: KAFKA_BROKERS (host:port,…), KAFKA_PARTITIONS,
@@ -42,13 +32,12 @@ KAFKA_REPLICATION_FACTOR, CLICKHOUSE_URL, CLICKHOUSE_USER, CLICKHOUSE_PASSWORD, 
 CLICKHOUSE_CLUSTER.`
 
 async function main(argv: string[]): Promise<number> {
-  const [command, sub, ...rest] = argv
+  const [command] = argv
   const config = loadConfig()
   if (command === 'start' || command === undefined) return start()
   if (command.split(',').every((r) => (ROLES as readonly string[]).includes(r))) return start(parseRoles(command))
   if (command === 'roles') return (console.log(describeRuntime()), 0)
-  if (command === 'projects' || command === 'keys') return manage(command, sub, rest)
-  if (command === 'dead-letters') return deadLetters(sub, rest)
+  if (command === 'projects' || command === 'keys' || command === 'dead-letters') return manage(config, argv, USAGE)
   console.error(USAGE)
   return command === 'help' || command === '--help' ? 0 : 2
 
@@ -75,6 +64,15 @@ async function main(argv: string[]): Promise<number> {
     const storage = `${config.kafka ? `kafka: ${config.kafka.brokers.join(',')}` : `log: ${config.dataDir}`}, ${config.clickhouse ? `clickhouse: ${config.clickhouse.url}` : `chdb: ${config.dataDir}`}`
     const serves = !roles || roles.includes('all') || roles.includes('api')
     console.log(`Wren (${(roles ?? ['all']).join(',')}) is listening on ${address} (${storage})${serves ? `; web app at ${address}/` : ''}`)
+    // The CLI on this data directory runs its commands through this process (runtime/control.ts).
+    const unpublish =
+      serves && usesDataDir(config)
+        ? await publishControl(config.dataDir, {
+            url: localUrl(wren.app.server.address()),
+            pid: process.pid,
+            key: wren.projects.createProcessKey(),
+          })
+        : async () => {}
     let stopping = false
     const stop = async (signal: string) => {
       if (stopping) return
@@ -88,6 +86,8 @@ async function main(argv: string[]): Promise<number> {
         )
         process.exit(1)
       }, config.shutdown.timeoutMs)
+      // First, so that a CLI waits for the next process rather than calling this one as it stops.
+      await unpublish().catch((err: unknown) => logger.warn({ err }, 'removing the control file failed'))
       await wren.close()
       process.exit(0)
     }
@@ -95,127 +95,6 @@ async function main(argv: string[]): Promise<number> {
     process.on('SIGTERM', () => void stop('SIGTERM'))
     if (config.failpointOomAfterMs !== null) setTimeout(runOutOfHeap, config.failpointOomAfterMs)
     return -1 // keep running
-  }
-
-  async function manage(what: string, action: string | undefined, args: string[]): Promise<number> {
-    let unlock: () => Promise<void> = async () => {}
-    try {
-      // With a ClickHouse server (cluster mode) projects and keys live there, not in the data directory.
-      if (!config.clickhouse) unlock = await lockDataDir(config.dataDir)
-    } catch (err) {
-      if (err instanceof DataDirLockedError) {
-        console.error(
-          `${err.message}\nWhile Wren runs, use the API instead: POST /api/projects/, POST|GET /api/personal_api_keys/, DELETE /api/personal_api_keys/:id/.`,
-        )
-        return 1
-      }
-      throw err
-    }
-    const client = config.clickhouse ? await openServerClickHouse(config.clickhouse) : await openEmbeddedClickHouse(config.dataDir)
-    let log: Log | null = null
-    let configLog: ConfigLog | null = null
-    try {
-      await migrate(client, { cluster: config.clickhouse?.cluster })
-      // Cluster mode: the running processes hear the change on the log, and new ids come from their allocator.
-      const logger = pino({ level: 'warn' })
-      if (config.kafka && config.clickhouse) log = await openKafkaLog({ ...config.kafka, clientId: 'wren-cli' })
-      configLog = log ? new ClusterConfigLog(log, client, logger, { allocate: false }) : new LocalConfigLog(client, logger)
-      const store = await ProjectStore.load(client, systemClock, configLog)
-      if (what === 'projects' && action === 'create' && args[0]) {
-        const project = await store.createProject({ name: args.join(' ') })
-        console.log(JSON.stringify({ id: project.id, name: project.name, api_token: project.apiToken }))
-        return 0
-      }
-      if (what === 'projects' && action === 'list') {
-        for (const p of store.list()) console.log(JSON.stringify({ id: p.id, name: p.name, api_token: p.apiToken }))
-        return 0
-      }
-      if (what === 'keys' && action === 'create') {
-        const { values } = parseArgs({
-          args,
-          options: { scopes: { type: 'string' }, projects: { type: 'string' }, label: { type: 'string' } },
-        })
-        const scopes = (values.scopes ?? '')
-          .split(',')
-          .map((s) => s.trim())
-          .filter(Boolean)
-        const bad = scopes.filter((s) => !isValidScope(s))
-        if (scopes.length === 0 || bad.length) {
-          console.error(
-            `--scopes needs a comma-separated list like person:read,insight:read or *${bad.length ? ` (unknown: ${bad.join(', ')})` : ''}`,
-          )
-          return 2
-        }
-        const scopedTeams = (values.projects ?? '').split(',').filter(Boolean).map(Number)
-        const { key, value } = await store.createPersonalKey({ label: values.label ?? 'cli', scopes, scopedTeams })
-        console.log(JSON.stringify({ id: key.id, value, scopes: key.scopes, scoped_teams: key.scopedTeams }))
-        return 0
-      }
-      if (what === 'keys' && action === 'list') {
-        for (const k of store.listKeys()) console.log(JSON.stringify(serializeKey(k)))
-        return 0
-      }
-      if (what === 'keys' && action === 'revoke' && args[0]) {
-        if (!(await store.revokeKey(args[0]))) {
-          console.error(`No personal API key with id ${args[0]} (wren keys list shows them).`)
-          return 1
-        }
-        console.log(JSON.stringify({ id: args[0], revoked: true }))
-        return 0
-      }
-      console.error(USAGE)
-      return 2
-    } finally {
-      await configLog?.stop()
-      await log?.close()
-      await client.close()
-      await unlock()
-    }
-  }
-
-  /** On a stopped data directory in embedded mode, or with CLICKHOUSE_URL and KAFKA_BROKERS in cluster mode. */
-  async function deadLetters(action: string | undefined, args: string[]): Promise<number> {
-    const { values } = parseArgs({
-      args,
-      options: { id: { type: 'string', multiple: true }, all: { type: 'boolean' }, limit: { type: 'string' } },
-    })
-    if (!(action === 'list' || (action === 'replay' && (values.all || values.id?.length)))) {
-      console.error(USAGE)
-      return 2
-    }
-    let unlock: () => Promise<void> = async () => {}
-    try {
-      // The embedded log and chDB live in the data directory, which one process owns.
-      if (!(config.kafka && config.clickhouse)) unlock = await lockDataDir(config.dataDir)
-    } catch (err) {
-      if (err instanceof DataDirLockedError) {
-        console.error(`${err.message}\nWhile Wren runs, use GET /api/dead_letters/ and POST /api/dead_letters/replay/ instead.`)
-        return 1
-      }
-      throw err
-    }
-    const client = config.clickhouse ? await openServerClickHouse(config.clickhouse) : await openEmbeddedClickHouse(config.dataDir)
-    let log: Log | null = null
-    try {
-      await migrate(client, { cluster: config.clickhouse?.cluster })
-      const store = new DeadLetterStore(client, systemClock)
-      if (action === 'list') {
-        const limit = Number(values.limit ?? 100)
-        const { results } = await store.list({ limit: Number.isInteger(limit) && limit > 0 ? limit : 100, offset: 0 })
-        for (const letter of results) console.log(JSON.stringify(serializeDeadLetter(letter)))
-        return 0
-      }
-      log = config.kafka
-        ? await openKafkaLog({ ...config.kafka, clientId: 'wren-dead-letters' })
-        : await openEmbeddedLog({ dir: path.join(config.dataDir, 'log') })
-      const { replayed } = await store.replay(log, values.all ? { all: true } : { ids: values.id ?? [] })
-      console.log(JSON.stringify({ replayed: replayed.length, ids: replayed }))
-      return 0
-    } finally {
-      await log?.close()
-      await client.close()
-      await unlock()
-    }
   }
 }
 

@@ -56,6 +56,8 @@ export class ProjectStore implements Tenants {
   /** Key id → last use not yet written. */
   private readonly pendingUsage = new Map<string, string>()
   private usageTimer: NodeJS.Timeout | null = null
+  /** This process's own key (createProcessKey): apart from the stored keys, so no refresh or change drops it. */
+  private processKey: StoredKey | null = null
 
   private constructor(
     private readonly client: ClickHouseClient,
@@ -132,7 +134,28 @@ export class ProjectStore implements Tenants {
   }
 
   keyByValue(value: string): PersonalApiKey | undefined {
-    return this.keysByHash.get(hashKey(value))
+    const hash = hashKey(value)
+    return this.keysByHash.get(hash) ?? (this.processKey?.hash === hash ? this.processKey : undefined)
+  }
+
+  /**
+   * A key with every scope that lives in this process's memory only, for the CLI on the same data directory
+   * (runtime/control.ts): never stored, listed, revocable or counted as used; it dies with the process.
+   */
+  createProcessKey(): string {
+    const value = generateKey(PERSONAL_KEY_PREFIX)
+    this.processKey = {
+      id: `process-${randomBytes(8).toString('hex')}`,
+      label: 'wren process',
+      maskValue: `${value.slice(0, 4)}...${value.slice(-4)}`,
+      scopes: ['*'],
+      scopedTeams: [],
+      createdAt: this.clock.now().toISOString(),
+      lastUsedAt: null,
+      hash: hashKey(value),
+      version: 1,
+    }
+    return value
   }
 
   listKeys(): PersonalApiKey[] {
@@ -141,6 +164,7 @@ export class ProjectStore implements Tenants {
 
   /** Notes a use of `key`; uses are written together later (see USAGE_FLUSH_MS), never one insert per request. */
   markKeyUsed(key: PersonalApiKey): void {
+    if (key === this.processKey) return
     const now = this.clock.now().toISOString()
     key.lastUsedAt = now
     this.pendingUsage.set(key.id, now)
