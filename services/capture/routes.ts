@@ -2,7 +2,8 @@
 // No person work happens here.
 import { setImmediate } from 'node:timers/promises'
 import type { FastifyInstance, FastifyRequest } from 'fastify'
-import { decodeCapture, type CaptureRequest } from './decode'
+import { decodeCapture } from './decode'
+import type { SdkRequest } from '../shared/http/sdk-body'
 import { newEventUuid, toIngestEvent } from './stamp'
 import { Type } from 'typebox'
 import { wrenError } from '../shared/errors'
@@ -119,7 +120,7 @@ export const CaptureQuery = Type.Object({
   beacon: Type.Optional(Type.Unknown({ description: '1: answer 204 (navigator.sendBeacon).' })),
 })
 
-export function toCaptureRequest(request: FastifyRequest): CaptureRequest {
+export function toCaptureRequest(request: FastifyRequest): SdkRequest {
   const body = Buffer.isBuffer(request.body) ? request.body : Buffer.alloc(0)
   return {
     path: request.routeOptions.url ?? request.url,

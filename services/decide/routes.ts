@@ -4,7 +4,7 @@
 import { createHash, randomUUID } from 'node:crypto'
 import type { FastifyInstance, FastifyReply, FastifyRequest } from 'fastify'
 import { Type } from 'typebox'
-import { payloadText } from '../capture/decode'
+import { payloadText } from '../shared/http/sdk-body'
 import { wrenError } from '../shared/errors'
 import { jsonTooDeep, jsonTooDeepIn } from '../shared/json'
 import { canReach } from '../shared/http/auth'
