@@ -29,8 +29,8 @@ export interface CaptureDeps {
 }
 
 /**
- * What every SDK intake route group shares (events here, recordings' /s/ in recording-intake.ts): bodies as raw bytes (SDKs send
- * JSON, text/plain gzip, forms and base64), and backpressure before the body is read.
+ * What every SDK intake route group shares (events here, recordings' /s/ in recording-intake.ts): bodies
+ * as raw bytes (SDKs send JSON, text/plain gzip, forms and base64), and backpressure before the body is read.
  */
 export function acceptSdkBodies(app: FastifyInstance, deps: Pick<CaptureDeps, 'metrics' | 'backpressure'>): void {
   app.removeAllContentTypeParsers()
