@@ -9,7 +9,8 @@ import { PersonRepo, type IngestionWarning } from './person-repo'
 import { applyCommand, lookupsFor, processEvent, warnIfDroppedPersonless, type CommandResult } from './person-rules'
 import type { BatchRange, LoadedState, Lookups, PersonStore, PingResult, ReplayBound } from './person-store'
 import type { PersonChanges, ProcessedEvent } from './types'
-import { withGeoIp, type CityLookup } from './geoip'
+import { withGeoIp } from './geoip'
+import type { CityLookup } from '../shared/geoip'
 
 /** One range of the ingest topic, as the person work needs it. */
 export interface RangeInput extends BatchRange {

@@ -32,7 +32,7 @@ import type { PersonStore } from './person-store'
 import { CommandWaiters, type CommandResultPublisher } from './command-results'
 import type { PersonChangePublisher } from './person-feed'
 import type { PersonChanges, PersonCommand } from './types'
-import type { CityLookup } from './geoip'
+import type { CityLookup } from '../shared/geoip'
 import { PersonWork, type PartOutput, type RangeOutput, type RangeWork } from './person-work'
 
 export interface ProcessorOptions {
