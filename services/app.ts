@@ -14,9 +14,9 @@ import { openEmbeddedLog } from './shared/log/embedded/embedded-log'
 import { openKafkaLog, type KafkaLog } from './shared/log/kafka/kafka-log'
 import { DeadLetterStore, kafkaDeadLetterFeed } from './dead-letters/store'
 import { deadLetterRoutes } from './dead-letters/routes'
-import { LogCommandWaiter, publishCommandResults } from './ingestion/command-results'
+import { LogCommandWaiter, publishCommandResults } from './shared/log/command-results'
 import { TOPICS, type Log, type Subscription } from './shared/log/log'
-import { followPersonChanges, publishPersonChanges, type SnapshotChanges } from './ingestion/person-feed'
+import { followPersonChanges, publishPersonChanges, type SnapshotChanges } from './shared/log/person-changes'
 import { stallingSubscriptions } from './shared/log/failpoint'
 import { INGESTION_GROUP, IngestionLagMonitor, RECORDINGS_GROUP, lagJson, lagProblems } from './shared/ingestion-lag'
 import { lockDataDir } from './shared/lock'
@@ -59,7 +59,7 @@ import { flagGeoProperties } from './decide/geoip'
 import { openGeoIpReader, type CityLookup } from './shared/geoip'
 import { flagAnswerRoutes, publicFlagRoutes } from './decide/routes'
 import { staticRoutes } from './static/routes'
-import { ClusterConfigLog, LocalConfigLog, type ConfigLog } from './config/config-log'
+import { ClusterConfigLog, LocalConfigLog, type ConfigLog } from './shared/log/config-log'
 import { recordingCaptureRoutes } from './capture/recording-intake'
 import { RecordingsProcessor } from './recordings/processor'
 import { ClickHouseBlockStore } from './recordings/blocks'
@@ -122,7 +122,7 @@ export async function buildWren(config: Config, logger: Logger = pino({ level: c
   const log: Log = kafkaLog ?? (await openEmbeddedLog({ dir: path.join(config.dataDir, 'log'), logger, retention: config.logRetention }))
   const metrics = new Metrics()
 
-  // Configuration changes and new ids (config/config-log.ts): in memory in embedded mode; on the log in
+  // Configuration changes and new ids (shared/log/config-log.ts): in memory in embedded mode; on the log in
   // cluster mode, where the api processes hand out ids and every process keeps its copy from the log.
   const configLog: ConfigLog = kafkaLog
     ? new ClusterConfigLog(log, clickhouse, logger.child({ service: 'config' }), { allocate: runs('api') })

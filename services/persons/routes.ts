@@ -28,8 +28,8 @@ import { TOPICS, type Log } from '../shared/log/log'
 import { parsePropertyFilters } from '../shared/property-filters/parse'
 import { ACCESS_LEVELS, DEFAULT_LEVEL, type AccessControls } from '../shared/http/access-controls'
 import type { ProjectStore } from '../projects/store'
-import type { IngestionProcessor } from '../ingestion/processor'
 import type { PersonCommand } from '../shared/log/contract'
+import type { CommandWaiter } from '../shared/log/command-results'
 import type { PersonQueries, PersonRecord } from './queries'
 import { serializePerson } from './serialize'
 import { propertiesTimeline } from './timeline'
@@ -44,7 +44,7 @@ export interface PersonRouteDeps {
   access: AccessControls
   log: Log
   /** The processor itself in one process; in an `api` process, the command-results reader. */
-  processor: Pick<IngestionProcessor, 'waitForCommand'>
+  processor: CommandWaiter
   clock: Clock
   deletions: DeletionScheduler
   /** For cohort filters on the list. */
