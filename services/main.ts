@@ -9,7 +9,7 @@ import { migrate, openEmbeddedClickHouse, openServerClickHouse } from './shared/
 import { ProjectStore } from './projects/store'
 import { ClusterConfigLog, LocalConfigLog, type ConfigLog } from './shared/log/config-log'
 import { serializeKey } from './projects/key-routes'
-import { systemClock } from './shared/clock'
+import { systemClock } from './shared/time/clock'
 import path from 'node:path'
 import type { Log } from './shared/log/log'
 import { openEmbeddedLog } from './shared/log/embedded/embedded-log'

@@ -2,7 +2,7 @@
 // come from the configuration log's allocator (shared/log/config-log.ts), unique across processes.
 import type { ClickHouseClient } from '../shared/clickhouse'
 import { insertRows, queryRows } from '../shared/clickhouse'
-import type { Clock } from '../shared/clock'
+import type { Clock } from '../shared/time/clock'
 import { SerialQueue } from '../shared/serial'
 import type { ConfigLog } from '../shared/log/config-log'
 

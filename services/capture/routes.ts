@@ -12,7 +12,7 @@ import { ErrorBody, NoContent, RawBody, SDK_CONTENT_TYPES } from '../shared/http
 import { encodeIngest } from '../shared/log/contract'
 import { TOPICS, type Log, type LogMessage } from '../shared/log/log'
 import type { ProjectStore } from '../projects/store'
-import type { Clock } from '../shared/clock'
+import type { Clock } from '../shared/time/clock'
 import type { Metrics } from '../shared/metrics'
 import type { CaptureBackpressure } from './backpressure'
 

@@ -3,7 +3,7 @@
 // decide's cohort readers in every process reload.
 import type { ClickHouseClient } from '../shared/clickhouse'
 import { insertRows, queryRows } from '../shared/clickhouse'
-import type { Clock } from '../shared/clock'
+import type { Clock } from '../shared/time/clock'
 import { SerialQueue } from '../shared/serial'
 import type { ConfigLog } from '../shared/log/config-log'
 

@@ -5,7 +5,7 @@
 // another api process); new ids come from its allocator, unique across processes.
 import type { ClickHouseClient } from '../shared/clickhouse'
 import { insertRows, queryRows } from '../shared/clickhouse'
-import type { Clock } from '../shared/clock'
+import type { Clock } from '../shared/time/clock'
 import type { ConfigChange, ConfigLog } from '../shared/log/config-log'
 import type { FeatureFlag } from './types'
 

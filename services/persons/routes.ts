@@ -4,7 +4,7 @@
 import { randomUUID } from 'node:crypto'
 import type { FastifyInstance } from 'fastify'
 import { Type } from 'typebox'
-import type { Clock } from '../shared/clock'
+import type { Clock } from '../shared/time/clock'
 import type { Caller } from '../shared/http/auth'
 import { wrenError } from '../shared/errors'
 import { absoluteUrl, formatOf, sendFormatted } from '../shared/http'
@@ -34,7 +34,7 @@ import type { PersonQueries, PersonRecord } from './queries'
 import { serializePerson } from './serialize'
 import { propertiesTimeline } from './timeline'
 import type { CohortStore } from '../cohorts/store'
-import { dateParamInstant } from '../trends/dates'
+import { dateParamInstant } from '../shared/time/date-params'
 import { DeletionScheduler } from './deletions'
 
 export interface PersonRouteDeps {

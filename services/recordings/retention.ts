@@ -6,7 +6,7 @@
 // again only while their rows are still kept (a recording stored under 30 days is dropped after 30 days).
 import type { ProjectStore } from '../projects/store'
 import { RECORDING_RETENTION_DAYS, recordingRetentionDays } from '../projects/settings'
-import type { Clock } from '../shared/clock'
+import type { Clock } from '../shared/time/clock'
 
 export interface Retention {
   /** The project's retention now, in days. */

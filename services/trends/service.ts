@@ -2,7 +2,7 @@
 // version), otherwise run the one query and shape its rows into PostHog's series.
 import type { ClickHouseClient } from '../shared/clickhouse'
 import { queryRows } from '../shared/clickhouse'
-import type { Clock } from '../shared/clock'
+import type { Clock } from '../shared/time/clock'
 import { wrenError } from '../shared/errors'
 import { SqlParams } from '../shared/query/params'
 import type { PersonalApiKey, Project } from '../shared/tenancy'
