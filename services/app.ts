@@ -4,7 +4,7 @@
 import pino, { type Logger } from 'pino'
 import type { FastifyInstance } from 'fastify'
 import type { Config } from './shared/config'
-import { fixedClock, systemClock, type Clock } from './shared/clock'
+import { fixedClock, systemClock, type Clock } from './shared/time/clock'
 import type { ClickHouseClient } from './shared/clickhouse'
 import type { Log } from './shared/log/log'
 import { Metrics } from './shared/metrics'

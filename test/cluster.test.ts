@@ -18,7 +18,7 @@ import { kafkaUnavailableReason, startKafka, type KafkaBroker } from './support/
 import { generateKey, PERSONAL_KEY_PREFIX, PROJECT_KEY_PREFIX } from '../services/projects/store'
 import { skipReason } from './support/skip'
 import { openKafkaLog } from '../services/shared/log/kafka/kafka-log'
-import { LogCommandWaiter, publishCommandResults } from '../services/ingestion/command-results'
+import { LogCommandWaiter, publishCommandResults } from '../services/shared/log/command-results'
 
 const unavailable = skipReason('cluster tests', kafkaUnavailableReason())
 

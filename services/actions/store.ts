@@ -1,10 +1,10 @@
 // Actions in ClickHouse: each write is a full new version of the row; reads take the latest per id. New ids
-// come from the configuration log's allocator (config/config-log.ts), unique across processes.
+// come from the configuration log's allocator (shared/log/config-log.ts), unique across processes.
 import type { ClickHouseClient } from '../shared/clickhouse'
 import { insertRows, queryRows } from '../shared/clickhouse'
-import type { Clock } from '../shared/clock'
+import type { Clock } from '../shared/time/clock'
 import { SerialQueue } from '../shared/serial'
-import type { ConfigLog } from '../config/config-log'
+import type { ConfigLog } from '../shared/log/config-log'
 
 export interface ActionStep {
   event?: string | null

@@ -2,7 +2,8 @@
 // No person work happens here.
 import { setImmediate } from 'node:timers/promises'
 import type { FastifyInstance, FastifyRequest } from 'fastify'
-import { decodeCapture, type CaptureRequest } from './decode'
+import { decodeCapture } from './decode'
+import type { SdkRequest } from '../shared/http/sdk-body'
 import { newEventUuid, toIngestEvent } from './stamp'
 import { Type } from 'typebox'
 import { wrenError } from '../shared/errors'
@@ -11,7 +12,7 @@ import { ErrorBody, NoContent, RawBody, SDK_CONTENT_TYPES } from '../shared/http
 import { encodeIngest } from '../shared/log/contract'
 import { TOPICS, type Log, type LogMessage } from '../shared/log/log'
 import type { Tenants } from '../shared/tenancy'
-import type { Clock } from '../shared/clock'
+import type { Clock } from '../shared/time/clock'
 import type { Metrics } from '../shared/metrics'
 import type { CaptureBackpressure } from './backpressure'
 
@@ -28,8 +29,8 @@ export interface CaptureDeps {
 }
 
 /**
- * What every SDK intake route group shares (capture here, recordings' /s/): bodies as raw bytes (SDKs send
- * JSON, text/plain gzip, forms and base64), and backpressure before the body is read.
+ * What every SDK intake route group shares (events here, recordings' /s/ in recording-intake.ts): bodies
+ * as raw bytes (SDKs send JSON, text/plain gzip, forms and base64), and backpressure before the body is read.
  */
 export function acceptSdkBodies(app: FastifyInstance, deps: Pick<CaptureDeps, 'metrics' | 'backpressure'>): void {
   app.removeAllContentTypeParsers()
@@ -119,7 +120,7 @@ export const CaptureQuery = Type.Object({
   beacon: Type.Optional(Type.Unknown({ description: '1: answer 204 (navigator.sendBeacon).' })),
 })
 
-export function toCaptureRequest(request: FastifyRequest): CaptureRequest {
+export function toCaptureRequest(request: FastifyRequest): SdkRequest {
   const body = Buffer.isBuffer(request.body) ? request.body : Buffer.alloc(0)
   return {
     path: request.routeOptions.url ?? request.url,

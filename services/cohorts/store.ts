@@ -1,11 +1,11 @@
 // Cohorts in ClickHouse: definitions as versioned rows, static members as distinct ids. New ids come from
-// the configuration log's allocator, and every change is published there (config/config-log.ts), so
+// the configuration log's allocator, and every change is published there (shared/log/config-log.ts), so
 // decide's cohort readers in every process reload.
 import type { ClickHouseClient } from '../shared/clickhouse'
 import { insertRows, queryRows } from '../shared/clickhouse'
-import type { Clock } from '../shared/clock'
+import type { Clock } from '../shared/time/clock'
 import { SerialQueue } from '../shared/serial'
-import type { ConfigLog } from '../config/config-log'
+import type { ConfigLog } from '../shared/log/config-log'
 
 export interface Cohort {
   id: number

@@ -7,7 +7,7 @@
 // which names its consumer group; a replay appends a payload to its topic under the key capture gave it.
 import type { ClickHouseClient } from '../shared/clickhouse'
 import { insertRows, queryRows } from '../shared/clickhouse'
-import type { Clock } from '../shared/clock'
+import type { Clock } from '../shared/time/clock'
 import type { Log, LogBatch } from '../shared/log/log'
 import type { KafkaLog } from '../shared/log/kafka/kafka-log'
 import { decodeIngest, decodeSnapshot } from '../shared/log/contract'

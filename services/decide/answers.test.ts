@@ -2,7 +2,7 @@
 // gives the bytes the route writes. A request seen before is answered from the kept bytes while its stamp
 // holds, and evaluated again once it does not.
 import { describe, expect, it } from 'vitest'
-import { fixedClock } from '../shared/clock'
+import { fixedClock } from '../shared/time/clock'
 import { Metrics } from '../shared/metrics'
 import type { Project } from '../shared/tenancy'
 import { FlagAnswers, type FlagsCall } from './answers'

@@ -6,7 +6,7 @@ import type { Logger } from 'pino'
 import type { ClickHouseClient } from '../shared/clickhouse'
 import { queryRows } from '../shared/clickhouse'
 import type { StoredPropertyGroup } from '../flags/types'
-import type { ConfigLog } from '../config/config-log'
+import type { ConfigLog } from '../shared/log/config-log'
 import { RepeatedFailures } from '../shared/repeated-failures'
 
 /** A cohort as flags need it: a static member list or a property group (reference §3.5). */

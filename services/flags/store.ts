@@ -1,12 +1,12 @@
 // Feature flags: ClickHouse holds every version; this store keeps the latest of each flag in memory, so
 // the management API reads and decide evaluates without a query. Listeners hear every change at once
 // (decide's snapshot, the local-evaluation ETag). Every save is published on the configuration log
-// (config/config-log.ts), from which every process's store keeps up (cluster mode: flags written through
+// (shared/log/config-log.ts), from which every process's store keeps up (cluster mode: flags written through
 // another api process); new ids come from its allocator, unique across processes.
 import type { ClickHouseClient } from '../shared/clickhouse'
 import { insertRows, queryRows } from '../shared/clickhouse'
-import type { Clock } from '../shared/clock'
-import type { ConfigChange, ConfigLog } from '../config/config-log'
+import type { Clock } from '../shared/time/clock'
+import type { ConfigChange, ConfigLog } from '../shared/log/config-log'
 import type { FeatureFlag } from './types'
 
 interface FlagRow {

@@ -2,7 +2,7 @@
 // rejection is a 400 that names the field.
 import { wrenError } from '../shared/errors'
 import { isRecord } from '../shared/json'
-import { parseDateString } from '../shared/property-filters/dates'
+import { parseDateString } from '../shared/time/date-strings'
 import { parseFlagFilter } from '../shared/property-filters/parse'
 import type { ConditionGroup, FeatureFlag, FlagFilters, StoredPropertyFilter } from './types'
 

@@ -8,7 +8,7 @@ import { decodeIngest } from '../shared/log/contract'
 import type { LoadedState } from './persons/store'
 import { buffersOf, preparePersonRows } from './persons/rows'
 import { PersonWork, type Loader } from './person-work'
-import { openGeoIpReader } from './geoip'
+import { openGeoIpReader } from '../shared/geoip'
 import type { FromWorker, ToWorker, WorkerSetup } from './worker-person-work'
 
 const setup = workerData as WorkerSetup

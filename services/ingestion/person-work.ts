@@ -9,7 +9,8 @@ import { PersonRepo } from './persons/repo'
 import { applyCommand, lookupsFor, processEvent, warnIfDroppedPersonless, type CommandResult } from './persons/rules'
 import type { BatchRange, LoadedState, Lookups, PersonStore, PingResult, ReplayBound } from './persons/store'
 import type { IngestionWarning, PersonChanges, ProcessedEvent } from './types'
-import { withGeoIp, type CityLookup } from './geoip'
+import { withGeoIp } from './geoip'
+import type { CityLookup } from '../shared/geoip'
 
 /** One range of the ingest topic, as the person work needs it. */
 export interface RangeInput extends BatchRange {

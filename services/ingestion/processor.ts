@@ -26,12 +26,11 @@ import { decodeIngest } from '../shared/log/contract'
 import type { Metrics } from '../shared/metrics'
 import { INGESTION_GROUP } from '../shared/ingestion-lag'
 import { BatchRunner, type DeadLetter, type DeadLetterRecorder, type Stage, type Written } from '../shared/processing/runner'
-import type { CommandResult } from './persons/rules'
 import type { PersonStore, PingResult } from './persons/store'
-import { CommandWaiters, type CommandResultPublisher } from './command-results'
-import type { PersonChangePublisher } from './person-feed'
+import { CommandWaiters, type CommandResult, type CommandResultPublisher } from '../shared/log/command-results'
+import type { PersonChangePublisher } from '../shared/log/person-changes'
 import type { PersonChanges, PersonCommand } from './types'
-import type { CityLookup } from './geoip'
+import type { CityLookup } from '../shared/geoip'
 import { PersonWork, type PartOutput, type RangeOutput, type RangeWork } from './person-work'
 
 export interface ProcessorOptions {
@@ -47,9 +46,9 @@ export interface ProcessorOptions {
   deadLetters: DeadLetterRecorder
   /** Persons (and their distinct ids and groups) kept in memory between batches; the least recently used go first. */
   maxCachedPersons?: number
-  /** Cluster mode: where applied commands' results go for api processes elsewhere (command-results.ts). */
+  /** Cluster mode: where applied commands' results go for api processes elsewhere (shared/log/command-results.ts). */
   publishResults?: CommandResultPublisher
-  /** Cluster mode: where stored person changes go for decide processes elsewhere (person-feed.ts). */
+  /** Cluster mode: where stored person changes go for decide processes elsewhere (shared/log/person-changes.ts). */
   publishChanges?: PersonChangePublisher
   /** Adds $geoip_* from each event's $ip before person processing (geoip.ts); none without it. */
   geoip?: CityLookup | null

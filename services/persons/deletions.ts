@@ -4,7 +4,7 @@ import { randomUUID } from 'node:crypto'
 import type { Logger } from 'pino'
 import type { ClickHouseClient } from '../shared/clickhouse'
 import { insertRows, queryRows } from '../shared/clickhouse'
-import type { Clock } from '../shared/clock'
+import type { Clock } from '../shared/time/clock'
 
 /** The first Sunday 05:00 UTC strictly after `now`. */
 export function nextRunAfter(now: Date): Date {

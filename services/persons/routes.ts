@@ -3,7 +3,7 @@
 // ingestion processor (the single writer of person state), answered once the command is applied.
 import type { FastifyInstance } from 'fastify'
 import { Type } from 'typebox'
-import type { Clock } from '../shared/clock'
+import type { Clock } from '../shared/time/clock'
 import type { Caller } from '../shared/http/auth'
 import { wrenError } from '../shared/errors'
 import { absoluteUrl } from '../shared/http/request-url'
@@ -27,13 +27,13 @@ import type { Log } from '../shared/log/log'
 import { parsePropertyFilters } from '../shared/property-filters/parse'
 import { ACCESS_LEVELS, DEFAULT_LEVEL, type AccessControls } from '../shared/http/access-controls'
 import type { Tenants } from '../shared/tenancy'
-import type { IngestionProcessor } from '../ingestion/processor'
+import type { CommandWaiter } from '../shared/log/command-results'
 import type { PersonQueries, PersonRecord } from './queries'
 import { Person, PropertiesTimeline } from './schemas'
 import { serializePerson } from './serialize'
 import { propertiesTimeline } from './timeline'
 import type { CohortStore } from '../cohorts/store'
-import { dateParamInstant } from '../trends/dates'
+import { dateParamInstant } from '../shared/time/date-params'
 import { DeletionScheduler } from './deletions'
 import { PersonCommands } from './commands'
 
@@ -44,7 +44,7 @@ export interface PersonRouteDeps {
   access: AccessControls
   log: Log
   /** The processor itself in one process; in an `api` process, the command-results reader. */
-  processor: Pick<IngestionProcessor, 'waitForCommand'>
+  processor: CommandWaiter
   clock: Clock
   deletions: DeletionScheduler
   /** For cohort filters on the list. */

@@ -1,14 +1,14 @@
 // Projects and personal API keys. ClickHouse holds them; this store keeps the (small) set in memory so
 // that capture and auth never query on the request path. Every write is published on the configuration
-// log (config/config-log.ts), from which every process's store keeps up; project ids come from its allocator.
+// log (shared/log/config-log.ts), from which every process's store keeps up; project ids come from its allocator.
 import { DEFAULT_TEST_ACCOUNT_FILTERS } from '../shared/project-settings'
 import { createHash, randomBytes } from 'node:crypto'
 import type { ClickHouseClient } from '../shared/clickhouse'
 import { insertRows, queryRows } from '../shared/clickhouse'
-import type { Clock } from '../shared/clock'
+import type { Clock } from '../shared/time/clock'
 import { SerialQueue } from '../shared/serial'
 import type { PersonalApiKey, Project, Tenants } from '../shared/tenancy'
-import type { ConfigChange, ConfigLog } from '../config/config-log'
+import type { ConfigChange, ConfigLog } from '../shared/log/config-log'
 
 export const PERSONAL_KEY_PREFIX = 'phx_'
 export const PROJECT_KEY_PREFIX = 'phc_'

@@ -21,7 +21,7 @@ import { actionSql } from '../actions/match'
 import { personDistinctIdsSql } from '../persons/queries'
 import { WrenError, wrenError } from '../shared/errors'
 import { isRecord } from '../shared/json'
-import { parseDateString } from '../shared/property-filters/dates'
+import { parseDateString } from '../shared/time/date-strings'
 import { parsePropertyGroup, type PropertyFilter, type PropertyGroup } from '../shared/property-filters/parse'
 import {
   anyInList,
@@ -37,7 +37,7 @@ import { SqlParams } from '../shared/query/params'
 import { EventPersonId } from '../shared/query/persons-sql'
 import type { Project } from '../shared/tenancy'
 import { SESSION_SQL, type RecordingQuery, type SessionColumn } from './metadata-store'
-import { dateParamInstant } from '../trends/dates'
+import { dateParamInstant } from '../shared/time/date-params'
 
 /** The list's query string as the route reads it (JSON values as strings, as PostHog takes them). */
 export interface ListParams {

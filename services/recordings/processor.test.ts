@@ -11,7 +11,7 @@ import { migrate, openEmbeddedClickHouse, type ClickHouseClient } from '../share
 import { encodeSnapshot, type SnapshotItem } from '../shared/log/contract'
 import type { Log, LogBatch } from '../shared/log/log'
 import { Metrics } from '../shared/metrics'
-import { systemClock } from '../shared/clock'
+import { systemClock } from '../shared/time/clock'
 import { DeadLetterStore } from '../dead-letters/store'
 import { ClickHouseBlockStore, type SnapshotBlock } from './blocks'
 import { RecordingsProcessor, type BlockListener } from './processor'

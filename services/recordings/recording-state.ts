@@ -5,7 +5,7 @@
 // never bring a deleted recording back.
 import type { ClickHouseClient } from '../shared/clickhouse'
 import { insertRows, queryRows } from '../shared/clickhouse'
-import type { Clock } from '../shared/clock'
+import type { Clock } from '../shared/time/clock'
 import { deleteFrom } from '../shared/clickhouse/cluster'
 
 /** SQL condition for a query over one team's rows (`{team:Int64}`): the session has not been deleted. */

@@ -6,7 +6,7 @@
 // again only while their rows are still kept (a recording stored under 30 days is dropped after 30 days).
 import type { Tenants } from '../shared/tenancy'
 import { RECORDING_RETENTION_DAYS, recordingRetentionDays } from '../shared/project-settings'
-import type { Clock } from '../shared/clock'
+import type { Clock } from '../shared/time/clock'
 
 export interface Retention {
   /** The project's retention now, in days. */

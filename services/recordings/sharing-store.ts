@@ -9,7 +9,7 @@
 import { createHash, randomBytes, timingSafeEqual } from 'node:crypto'
 import type { ClickHouseClient } from '../shared/clickhouse'
 import { insertRows, queryRows } from '../shared/clickhouse'
-import type { Clock } from '../shared/clock'
+import type { Clock } from '../shared/time/clock'
 import type { SharedRecording, SharingTokens } from '../shared/http/auth'
 
 /** PostHog's SharingConfigurationSettings: display switches of the shared page, each a boolean. */

@@ -5,7 +5,7 @@
 import { parseArgs } from 'node:util'
 import pino from 'pino'
 import type { Config } from '../shared/config'
-import { systemClock } from '../shared/clock'
+import { systemClock } from '../shared/time/clock'
 import { DataDirLockedError } from '../shared/lock'
 import { Metrics } from '../shared/metrics'
 import { isValidScope } from '../shared/http/auth'

@@ -3,7 +3,7 @@
 // once, in the order roles.ts lists the groups, however many of a process's roles serve it.
 import type { FastifyInstance, FastifyPluginAsync, FastifyPluginOptions } from 'fastify'
 import { captureRoutes } from '../capture/routes'
-import { recordingCaptureRoutes } from '../recordings/capture-routes'
+import { recordingCaptureRoutes } from '../capture/recording-intake'
 import { staticRoutes } from '../static/routes'
 import { projectRoutes } from '../projects/routes'
 import { deadLetterRoutes } from '../dead-letters/routes'

@@ -1,5 +1,5 @@
 // Writes one at a time within a process (the versioned configuration tables: reading the current version
-// and inserting the next cannot interleave; ids come from config/config-log.ts).
+// and inserting the next cannot interleave; ids come from log/config-log.ts).
 
 /** Runs tasks one after another; a failed task does not stop the ones queued behind it. */
 export class SerialQueue {

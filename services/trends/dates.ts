@@ -1,6 +1,6 @@
-// Date ranges of a trend: parsing `date_from`/`date_to` (absolute and relative forms), PostHog's rounding
+// Date ranges of a trend: `date_from`/`date_to` (read by shared/time/date-params.ts), PostHog's rounding
 // rules, the bucket list, `days` and `labels`, and the previous period for compare. All in wall time of
-// the project's timezone (see shared/wall-time.ts).
+// the project's timezone (see shared/time/wall-time.ts).
 import { wrenError } from '../shared/errors'
 import {
   addDays,
@@ -16,128 +16,11 @@ import {
   wallDate,
   wallDateTime,
   withTimeOf,
-} from '../shared/wall-time'
+} from '../shared/time/wall-time'
+import { parseDate, type ParsedDate } from '../shared/time/date-params'
 
 export type Interval = 'hour' | 'day' | 'week' | 'month'
 export const INTERVALS: readonly Interval[] = ['hour', 'day', 'week', 'month']
-
-interface ParsedDate {
-  wall: Date
-  relative: boolean
-  /** Relative with an hour unit (`-48h`): decides truncation and widening. */
-  hourUnit: boolean
-  /** Relative `-Nd` with N a multiple of 7, for the compare kludge. */
-  weekMultipleDays: boolean
-}
-
-const ABSOLUTE = /^(\d{4})-(\d{1,2})-(\d{1,2})(?:[T ](\d{1,2}):(\d{2})(?::(\d{2})(?:\.(\d{1,6}))?)?)?\s*(Z|[+-]\d{2}(?::?\d{2})?)?$/i
-const RELATIVE = /^-?(\d+)?([hdwmqysHDWQYS]|M)(Start|End)?$/
-
-/**
- * A `date_from` / `date_to` query parameter outside trends (the properties timeline, the recordings list)
- * as a UTC instant, in every form trends take, relative ones in the project's timezone (`date_from` rounded
- * as trends round it); throws a 400 naming `attr`.
- */
-export function dateParamInstant(value: string, attr: 'date_from' | 'date_to', now: Date, tz: string): Date {
-  return fromWall(parseDate(value, toWall(now, tz), tz, attr === 'date_from', attr).wall, tz)
-}
-
-/** Parses one date string against `nowWall`; throws a 400 naming `attr` when it is neither form. */
-export function parseDate(value: string, nowWall: Date, tz: string, truncate: boolean, attr: string): ParsedDate {
-  const s = value.trim()
-  const abs = ABSOLUTE.exec(s)
-  if (abs) {
-    const [, y, mo, d, h, mi, sec, frac, offset] = abs
-    const ms = frac ? Math.floor(Number(frac.padEnd(6, '0')) / 1000) : 0
-    const fields = Date.UTC(Number(y), Number(mo) - 1, Number(d), Number(h ?? 0), Number(mi ?? 0), Number(sec ?? 0), ms)
-    const check = new Date(Date.UTC(Number(y), Number(mo) - 1, Number(d)))
-    if (check.getUTCMonth() !== Number(mo) - 1 || check.getUTCDate() !== Number(d) || Number(h ?? 0) > 23) throw badDate(value, attr)
-    let wall = new Date(fields)
-    if (offset) {
-      const sign = offset.toUpperCase() === 'Z' ? 0 : offset.startsWith('-') ? -1 : 1
-      const digits = offset.replace(/[^0-9]/g, '')
-      const minutes = sign === 0 ? 0 : sign * (Number(digits.slice(0, 2)) * 60 + Number(digits.slice(2, 4) || 0))
-      wall = toWall(new Date(fields - minutes * 60_000), tz)
-    }
-    return { wall, relative: false, hourUnit: false, weekMultipleDays: false }
-  }
-  const rel = RELATIVE.exec(s)
-  if (!rel) throw badDate(value, attr)
-  const n = Number(rel[1] ?? 0)
-  const unit = rel[2] === 'M' ? 'M' : rel[2].toLowerCase()
-  const position = rel[3]
-  let w = nowWall
-  switch (unit) {
-    case 'h':
-      w = new Date(w.getTime() - n * 3_600_000)
-      if (position === 'Start') w = startOfHour(w)
-      if (position === 'End') w = endOfHour(w)
-      break
-    case 'd':
-      w = addDays(w, -n)
-      if (position === 'Start') w = startOfDay(w)
-      if (position === 'End') w = endOfDay(w)
-      break
-    case 'w':
-      w = addDays(w, -7 * n)
-      break
-    case 'q':
-      w = addDays(w, -91 * n)
-      break
-    case 'm':
-      w = addMonths(w, -n)
-      if (position === 'Start')
-        w = new Date(
-          Date.UTC(w.getUTCFullYear(), w.getUTCMonth(), 1, w.getUTCHours(), w.getUTCMinutes(), w.getUTCSeconds(), w.getUTCMilliseconds()),
-        )
-      if (position === 'End')
-        w = addMonths(
-          new Date(
-            Date.UTC(w.getUTCFullYear(), w.getUTCMonth(), 1, w.getUTCHours(), w.getUTCMinutes(), w.getUTCSeconds(), w.getUTCMilliseconds()),
-          ),
-          1,
-        )
-      if (position === 'End') w = addDays(w, -1)
-      break
-    case 'y':
-      w = addMonths(w, -12 * n)
-      if (position === 'Start')
-        w = new Date(Date.UTC(w.getUTCFullYear(), 0, 1, w.getUTCHours(), w.getUTCMinutes(), w.getUTCSeconds(), w.getUTCMilliseconds()))
-      if (position === 'End')
-        w = new Date(
-          Date.UTC(
-            w.getUTCFullYear(),
-            w.getUTCMonth(),
-            lastDay(w),
-            w.getUTCHours(),
-            w.getUTCMinutes(),
-            w.getUTCSeconds(),
-            w.getUTCMilliseconds(),
-          ),
-        )
-      break
-    case 'M':
-      w = new Date(w.getTime() - n * 60_000)
-      break
-    case 's':
-      w = new Date(w.getTime() - n * 1000)
-      break
-  }
-  if (truncate) w = unit === 'h' ? startOfHour(w) : startOfDay(w)
-  return { wall: w, relative: true, hourUnit: unit === 'h', weekMultipleDays: unit === 'd' && n % 7 === 0 && !position }
-}
-
-function lastDay(w: Date): number {
-  return new Date(Date.UTC(w.getUTCFullYear(), w.getUTCMonth() + 1, 0)).getUTCDate()
-}
-
-function badDate(value: string, attr: string) {
-  return wrenError(
-    'invalid_date',
-    `${attr} '${value}' is not a date: use YYYY-MM-DD, an ISO date-time, 'all', or a relative form like -7d, -24h, -2w, -1m, -1q, -1y, dStart, mStart, yStart, -1mEnd.`,
-    attr,
-  )
-}
 
 export interface DateRangeInput {
   dateFrom: string | null

@@ -1,7 +1,7 @@
 // Executing a trend's plan (plan.ts): look in the cache (keyed on the plan and the project's data
 // version), otherwise run the one query and shape its rows into PostHog's series.
 import { queryRows } from '../shared/clickhouse'
-import type { Clock } from '../shared/clock'
+import type { Clock } from '../shared/time/clock'
 import type { PersonalApiKey, Project } from '../shared/tenancy'
 import { TrendCache } from './cache'
 import { isoInTz, type DateRange } from './dates'

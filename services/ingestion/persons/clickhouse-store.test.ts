@@ -10,7 +10,7 @@ import { migrate, openEmbeddedClickHouse, queryRows, type ClickHouseClient } fro
 import type { Log, LogBatch, SubscribeOptions } from '../../shared/log/log'
 import { encodeIngest } from '../../shared/log/contract'
 import { Metrics } from '../../shared/metrics'
-import { systemClock } from '../../shared/clock'
+import { systemClock } from '../../shared/time/clock'
 import { DeadLetterStore } from '../../dead-letters/store'
 import { ClickHousePersonStore } from './clickhouse-store'
 import { IngestionProcessor, type ProcessorOptions } from '../processor'

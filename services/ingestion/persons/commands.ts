@@ -4,9 +4,10 @@ import { normalizeUuid, personUuid } from './uuid'
 import { createPerson, recordUpdated } from './ops'
 import { hasOwn, isPlainObject, jsonEqual, propertyChanges, setOwn } from './properties'
 import type { Person, PersonCommand, Properties } from '../types'
+import type { CommandResult as PublishedResult } from '../../shared/log/command-results'
 
-/** 500: the command could not be applied at all and went to dead letters with `detail` as its error. */
-export type CommandResult = { ok: true; person: Person | null } | { ok: false; status: 404 | 400 | 500; detail: string }
+/** The result the processor publishes (shared/log/command-results.ts), with this folder's person. */
+export type CommandResult = PublishedResult<Person>
 
 export function applyCommand(repo: PersonRepo, command: PersonCommand): CommandResult {
   return repo.atomically(() => apply(repo, command))

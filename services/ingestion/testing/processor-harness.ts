@@ -9,7 +9,7 @@ import { encodeIngest } from '../../shared/log/contract'
 import { Metrics } from '../../shared/metrics'
 import { FakePersonStore, type FakeWrite } from './fake-person-store'
 import { IngestionProcessor, type ProcessorOptions, type ProcessorWork } from '../processor'
-import type { CommandResult } from '../persons/rules'
+import type { CommandResult } from '../../shared/log/command-results'
 import type { IngestEvent, IngestionWarning, PersonChanges, PersonCommand, ProcessedEvent, Properties } from '../types'
 
 export interface Delivery {

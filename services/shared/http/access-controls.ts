@@ -4,7 +4,7 @@
 import type { ClickHouseClient } from '../clickhouse'
 import { insertRows, queryRows } from '../clickhouse'
 import { wrenError } from '../errors'
-import type { Clock } from '../clock'
+import type { Clock } from '../time/clock'
 import type { PersonalApiKey } from '../tenancy'
 
 export const ACCESS_LEVELS = ['none', 'viewer', 'editor'] as const

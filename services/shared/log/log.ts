@@ -91,9 +91,9 @@ export const TOPICS = {
   deadLetters: 'wren_dead_letters',
   /** Cluster mode: results of applied person commands, for api processes that wait on them. */
   commandResults: 'wren_command_results',
-  /** Cluster mode: person changes the processor stored, for decide processes' snapshots (ingestion/person-feed.ts). */
+  /** Cluster mode: person changes the processor stored, for decide processes' snapshots (person-changes.ts). */
   personChanges: 'wren_person_changes',
-  /** Cluster mode: configuration changes and id allocation, all keyed 'config' (config/config-log.ts). */
+  /** Cluster mode: configuration changes and id allocation, all keyed 'config' (config-log.ts). */
   config: 'wren_config',
 } as const
 

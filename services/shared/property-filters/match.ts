@@ -2,7 +2,7 @@
 // evaluates flags, with the server's semantics (reference §3.1–3.3): missing keys, null values,
 // boolean-like exact matching, numeric-only comparisons, lenient semver and team-timezone dates. A
 // filter that cannot be evaluated throws MatchError; the caller counts it as no match, as the server does.
-import { parseDateString, parsePropertyDate } from './dates'
+import { parseDateString, parsePropertyDate } from '../time/date-strings'
 import { compareVersions, inRange, parseVersion, rangeFor, type SemverCompare, type SemverRange } from './semver'
 import type { PropertyFilter } from './parse'
 

@@ -91,7 +91,7 @@ const TOPIC_CONFIG: Record<string, Array<{ name: string; value: string }>> = {
   [TOPICS.commandResults]: [{ name: 'retention.ms', value: String(10 * 60_000) }],
   // Read from the end by each decide process: what it holds is only for readers that are up.
   [TOPICS.personChanges]: [{ name: 'retention.ms', value: String(10 * 60_000) }],
-  // Read from the start by every process as it starts (config/config-log.ts): keep it short.
+  // Read from the start by every process as it starts (config-log.ts): keep it short.
   [TOPICS.config]: [{ name: 'retention.ms', value: String(10 * 60_000) }],
 }
 

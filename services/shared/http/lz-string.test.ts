@@ -1,6 +1,6 @@
 import lzString from 'lz-string'
 import { describe, expect, it } from 'vitest'
-import { lzBomb } from '../../test/support/lz-bomb'
+import { lzBomb } from '../../../test/support/lz-bomb'
 import { decompressLzBase64, LzOutputTooLarge } from './lz-string'
 
 // A seeded generator, so a failure names an input that can be replayed.

@@ -28,11 +28,11 @@
 import { EventEmitter } from 'node:events'
 import { randomUUID } from 'node:crypto'
 import type { Logger } from 'pino'
-import type { ClickHouseClient } from '../shared/clickhouse'
-import { insertRows, queryRows } from '../shared/clickhouse'
-import type { Log, LogBatch, Subscription } from '../shared/log/log'
-import { processGroup, TOPICS } from '../shared/log/log'
-import { SerialQueue } from '../shared/serial'
+import type { ClickHouseClient } from '../clickhouse'
+import { insertRows, queryRows } from '../clickhouse'
+import type { Log, LogBatch, Subscription } from './log'
+import { processGroup, TOPICS } from './log'
+import { SerialQueue } from '../serial'
 
 /** Tables whose integer ids the allocator hands out. */
 export type IdKind = 'projects' | 'feature_flags' | 'actions' | 'cohorts'

@@ -5,10 +5,20 @@
 // topic keeps minutes of results, see kafka-log.ts), so no result published after the command was
 // appended can be missed, whenever the subscription caught up.
 import { EventEmitter } from 'node:events'
-import type { Log, Subscription } from '../shared/log/log'
-import { processGroup, TOPICS } from '../shared/log/log'
-import type { CommandResult } from './persons/rules'
+import type { Log, Subscription } from './log'
+import { processGroup, TOPICS } from './log'
 
+/**
+ * A person command's outcome as the processor publishes it: applied, with the person it left (ingestion's
+ * row, see ingestion/person-commands.ts; null once deleted), or refused. 500: the command could not be
+ * applied at all and went to dead letters with `detail` as its error.
+ */
+export type CommandResult<Person = unknown> = { ok: true; person: Person | null } | { ok: false; status: 404 | 400 | 500; detail: string }
+
+/**
+ * What the persons API needs to answer once its command is applied: the processor itself in one process,
+ * a LogCommandWaiter in an `api` process without it.
+ */
 export interface CommandWaiter {
   /** Resolves with the command's result once it is applied and stored; rejects after timeoutMs. */
   waitForCommand(commandId: string, timeoutMs?: number): Promise<CommandResult>

@@ -48,6 +48,20 @@ function offsetMs(instant: Date, tz: string): number {
   return toWall(instant, tz).getTime() - instant.getTime()
 }
 
+/**
+ * The instant (epoch ms) at which the wall clock in `timeZone` shows these parts, as property filters read
+ * dates (date-strings.ts, relative-dates.ts). It agrees with fromWall except for a wall time a DST change
+ * skips, which the two move to different sides of the gap; kept apart so filters answer as they did.
+ */
+export function zonedToUtc(y: number, mo: number, d: number, h = 0, mi = 0, s = 0, msPart = 0, timeZone = 'UTC'): number {
+  const guess = Date.UTC(y, mo - 1, d, h, mi, s, msPart)
+  if (timeZone === 'UTC') return guess
+  let ms = guess - offsetMs(new Date(guess), timeZone)
+  const second = guess - offsetMs(new Date(ms), timeZone)
+  if (second !== ms) ms = second
+  return ms
+}
+
 const pad = (n: number, w = 2) => String(n).padStart(w, '0')
 
 export const wallDate = (w: Date) => `${w.getUTCFullYear()}-${pad(w.getUTCMonth() + 1)}-${pad(w.getUTCDate())}`
@@ -55,6 +69,11 @@ export const wallDateTime = (w: Date) => `${wallDate(w)} ${pad(w.getUTCHours())}
 
 export function addDays(w: Date, n: number): Date {
   return new Date(w.getTime() + n * 86_400_000)
+}
+
+/** The days in month `mo` (1–12) of year `y`. */
+export function daysInMonth(y: number, mo: number): number {
+  return new Date(Date.UTC(y, mo, 0)).getUTCDate()
 }
 
 /** Calendar months with the day clamped to the month's last day (like dateutil's relativedelta). */

@@ -13,19 +13,22 @@
 // Embedded mode (one process) has no feed: the processor tells the snapshot directly
 // (processor.onPersonChanges). Either way the snapshot gets each change once.
 import type { Logger } from 'pino'
-import type { Log, Subscription } from '../shared/log/log'
-import { processGroup, TOPICS } from '../shared/log/log'
-import type { DistinctIdRow, GroupRow, GroupTypeRow, Person, PersonChanges } from './types'
+import type { Properties } from './contract'
+import type { Log, Subscription } from './log'
+import { processGroup, TOPICS } from './log'
 
-/** What decide's snapshot needs of a batch's person changes. */
+/**
+ * What decide's snapshot needs of a batch's person changes: the fields of ingestion's rows (ingestion/types.ts)
+ * that the feed carries. A batch's changes (PersonChanges) have these and more; only these are published.
+ */
 export interface SnapshotChanges {
-  persons: Array<Pick<Person, 'teamId' | 'uuid' | 'properties' | 'isDeleted'>>
-  distinctIds: Array<Pick<DistinctIdRow, 'teamId' | 'distinctId' | 'personUuid' | 'isDeleted'>>
-  groups: Array<Pick<GroupRow, 'teamId' | 'groupTypeIndex' | 'groupKey' | 'properties'>>
-  groupTypes: GroupTypeRow[]
+  persons: Array<{ teamId: number; uuid: string; properties: Properties; isDeleted: boolean }>
+  distinctIds: Array<{ teamId: number; distinctId: string; personUuid: string; isDeleted: boolean }>
+  groups: Array<{ teamId: number; groupTypeIndex: number; groupKey: string; properties: Properties }>
+  groupTypes: Array<{ teamId: number; groupType: string; groupTypeIndex: number }>
 }
 
-export type PersonChangePublisher = (changes: PersonChanges) => Promise<void>
+export type PersonChangePublisher = (changes: SnapshotChanges) => Promise<void>
 
 /** Appends a stored batch's changes to the person-changes topic, one record per project. */
 export function publishPersonChanges(log: Log): PersonChangePublisher {

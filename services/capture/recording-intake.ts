@@ -1,18 +1,19 @@
-// Recordings' capture: posthog-js's $snapshot events on /s/ (reference §4.2). The whole request is one
+// Recordings' intake: posthog-js's $snapshot events on /s/ (reference §4.2). The whole request is one
 // session: its ids, distinct id, source and library come from the first event, and every event's
 // $snapshot_data (rrweb events) goes into one message on the snapshots topic, keyed by team and session
 // so a session's snapshots stay in order. As PostHog, a project that has not opted in to recordings gets
-// the same answer and nothing is stored. The answer waits for the append to be durable.
+// the same answer and nothing is stored. The answer waits for the append to be durable. It sits beside
+// the other SDK intake (same bodies, backpressure, timestamps); recordings/ reads the topic it writes.
 import type { FastifyReply, FastifyRequest } from 'fastify'
 import type { FastifyInstance } from 'fastify'
 import { Type } from 'typebox'
-import { decodeCapture, type DecodedEvent } from '../capture/decode'
-import { acceptSdkBodies, BODY_LIMIT, CaptureQuery, toCaptureRequest } from '../capture/routes'
-import { newEventUuid } from '../capture/stamp'
-import { resolveTimestamp } from '../capture/timestamp'
-import type { CaptureBackpressure } from '../capture/backpressure'
+import { decodeCapture, type DecodedEvent } from './decode'
+import { acceptSdkBodies, BODY_LIMIT, CaptureQuery, toCaptureRequest } from './routes'
+import { newEventUuid } from './stamp'
+import { resolveTimestamp } from './timestamp'
+import type { CaptureBackpressure } from './backpressure'
 import type { Tenants } from '../shared/tenancy'
-import type { Clock } from '../shared/clock'
+import type { Clock } from '../shared/time/clock'
 import { wrenError } from '../shared/errors'
 import { routesOf } from '../shared/http/route'
 import { ErrorBody, NoContent, RawBody, SDK_CONTENT_TYPES } from '../shared/http/schemas'
