@@ -1,6 +1,6 @@
 // Configuration comes from environment variables, read here and nowhere else.
 import path from 'node:path'
-import { parseOrigins } from './http/cors'
+import { parseOrigins } from '../http/cors'
 
 export interface Config {
   port: number
