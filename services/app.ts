@@ -136,7 +136,7 @@ export async function buildWren(config: Config, logger: Logger = pino({ level: c
   // Dead letters are kept in ClickHouse in both modes (wall-clock times: they are operations, not events);
   // cluster mode also feeds them to the Kafka dead-letter topic.
   const deadLetters = new DeadLetterStore(clickhouse, systemClock, kafkaLog ? kafkaDeadLetterFeed(kafkaLog) : undefined)
-  const stall = config.failpoints.stallIngestionFile
+  const stall = config.failpoints.ingestStallFile
   const ingestLog = stall ? stallingSubscriptions(log, () => existsSync(stall)) : log
   const processor = new IngestionProcessor(
     ingestLog,
@@ -145,13 +145,15 @@ export async function buildWren(config: Config, logger: Logger = pino({ level: c
     metrics,
     {
       ...config.ingestion,
+      crashAfterBatches: config.failpoints.ingestCrashAfterBatches,
+      poisonEvent: config.failpoints.ingestPoisonEvent,
       deadLetters: deadLetters.recorder(INGESTION_GROUP),
       // The person work runs on a worker thread: requests on this one never wait behind a batch.
       work: new WorkerPersonWork(
         {
           geoip: geoip ? { database: config.geoipDatabase } : null,
-          poisonEvent: config.ingestion.poisonEvent,
-          exitOnEvent: config.ingestion.workerExitEvent,
+          poisonEvent: config.failpoints.ingestPoisonEvent,
+          exitOnEvent: config.failpoints.ingestWorkerExitEvent,
           partRecords: config.ingestion.partRecords,
         },
         logger.child({ service: 'ingestion' }),
@@ -190,6 +192,8 @@ export async function buildWren(config: Config, logger: Logger = pino({ level: c
   )
   const recordings = new RecordingsProcessor(log, snapshotBlocks, logger.child({ service: 'recordings' }), metrics, {
     ...config.recordings,
+    crashAfterBatches: config.failpoints.recordingsCrashAfterBatches,
+    poisonSession: config.failpoints.recordingsPoisonSession,
     deadLetters: deadLetters.recorder(RECORDINGS_GROUP),
     onBlocks: (range, blocks) => recordingMetadata.prepare(range, blocks),
   })

@@ -1,6 +1,11 @@
-// Configuration comes from environment variables, read here and nowhere else.
-import path from 'node:path'
-import { parseOrigins } from '../http/cors'
+// Configuration comes from environment variables, read here and nowhere else: each variable is a row of
+// ./table.ts (failpoints, for tests, are ./failpoints.ts), checked at start, where a bad value stops Wren.
+import type { Failpoints } from './failpoints'
+import type { AI_RESPONSE_FORMATS } from './table'
+
+export { loadConfig } from './load'
+export { printConfig } from './show'
+export { usageVariables } from './render'
 
 export interface Config {
   port: number
@@ -22,18 +27,12 @@ export interface Config {
     partRecords: number
     maxWaitMs: number
     maxRetries: number
-    crashAfterBatches: number | null
-    poisonEvent: string | null
-    /** Failpoint for tests: the ingestion worker exits (as if a message killed it) on a batch holding an event of this name. */
-    workerExitEvent: string | null
   }
   /** The recordings processor (recordings/processor.ts): snapshot messages are up to 20 MB, so batches are short. */
   recordings: {
     maxBatchRecords: number
     maxWaitMs: number
     maxRetries: number
-    crashAfterBatches: number | null
-    poisonSession: string | null
   }
   /** Bounds on one client's hold on the server (a slow client cannot keep a request or a shutdown open). */
   http: HttpTimeouts
@@ -41,8 +40,6 @@ export interface Config {
   shutdown: { graceMs: number; timeoutMs: number }
   /** How long the main thread may stall (out of memory, a blocked event loop) before the process is killed; 0: never. */
   watchdogMs: number
-  /** Failpoint for tests: run the main thread out of heap this many ms after the server listens. */
-  failpointOomAfterMs: number | null
   /** Cluster mode's log: set by KAFKA_BROKERS; absent means the embedded log in the data directory. */
   kafka?: KafkaConfig | null
   /** Cluster mode's storage: set by CLICKHOUSE_URL; absent means chDB in the data directory. */
@@ -63,13 +60,10 @@ export interface Config {
   geoipDatabase: string | null
   /** The AI helpers' model (shared/ai/chat.ts): any OpenAI-compatible chat-completions endpoint; unset fields leave them off. */
   ai: AiConfig
-  failpoints: {
-    /** Tests: while this file exists every ingestion batch fails before the processor sees it (a stall). */
-    stallIngestionFile: string | null
-  }
+  /** Failures tests cause on purpose (WREN_FAILPOINTS); all off otherwise. */
+  failpoints: Failpoints
 }
 
-export const AI_RESPONSE_FORMATS = ['json_schema', 'json_object', 'none'] as const
 export type AiResponseFormat = (typeof AI_RESPONSE_FORMATS)[number]
 
 export interface AiConfig {
@@ -123,109 +117,6 @@ export interface ClickHouseServerConfig {
   cluster: string | null
 }
 
-export function loadConfig(env: NodeJS.ProcessEnv = process.env): Config {
-  const now = env.WREN_NOW ? new Date(env.WREN_NOW) : null
-  if (now && Number.isNaN(now.getTime())) throw new Error(`WREN_NOW is not an ISO instant: ${env.WREN_NOW}`)
-  return {
-    port: intFrom(env.PORT, 8000, 'PORT'),
-    host: env.HOST ?? '0.0.0.0',
-    dataDir: path.resolve(env.WREN_DATA_DIR ?? './data'),
-    bootstrapProjectApiKey: env.WREN_PROJECT_API_KEY || null,
-    bootstrapPersonalApiKey: env.WREN_PERSONAL_API_KEY || null,
-    now,
-    logLevel: env.LOG_LEVEL ?? 'info',
-    logRequests: env.LOG_REQUESTS === '1' || env.LOG_REQUESTS === 'true',
-    siteUrl: env.WREN_SITE_URL ?? null,
-    geoipDatabase: env.WREN_GEOIP_DATABASE ? path.resolve(env.WREN_GEOIP_DATABASE) : null,
-    ingestion: {
-      maxBatchRecords: intFrom(env.WREN_INGEST_BATCH, 10_000, 'WREN_INGEST_BATCH'),
-      partRecords: intFrom(env.WREN_INGEST_PART, 2_500, 'WREN_INGEST_PART'),
-      maxWaitMs: intFrom(env.WREN_INGEST_WAIT_MS, 200, 'WREN_INGEST_WAIT_MS'),
-      // Failures of one batch before it is split to find the messages that fail (they go to dead letters).
-      maxRetries: intFrom(env.WREN_INGEST_MAX_RETRIES, 3, 'WREN_INGEST_MAX_RETRIES'),
-      // Failpoint for crash tests: SIGKILL this process after N batches are written but not committed.
-      crashAfterBatches: env.WREN_FAILPOINT_CRASH_AFTER_BATCHES
-        ? intFrom(env.WREN_FAILPOINT_CRASH_AFTER_BATCHES, 0, 'WREN_FAILPOINT_CRASH_AFTER_BATCHES')
-        : null,
-      // Failpoint for dead-letter tests: writing a batch that holds an event of this name fails.
-      poisonEvent: env.WREN_FAILPOINT_POISON_EVENT || null,
-      // Failpoint for tests: the ingestion worker thread exits on a batch that holds an event of this name.
-      workerExitEvent: env.WREN_FAILPOINT_WORKER_EXIT_EVENT || null,
-    },
-    recordings: {
-      maxBatchRecords: intFrom(env.WREN_RECORDINGS_BATCH, 100, 'WREN_RECORDINGS_BATCH'),
-      maxWaitMs: intFrom(env.WREN_RECORDINGS_WAIT_MS, 500, 'WREN_RECORDINGS_WAIT_MS'),
-      // Failures of one snapshot batch before it is split to find the messages that fail (they go to dead letters).
-      maxRetries: intFrom(env.WREN_RECORDINGS_MAX_RETRIES, 3, 'WREN_RECORDINGS_MAX_RETRIES'),
-      // Failpoint for crash tests: SIGKILL this process after N snapshot batches are written but not committed.
-      crashAfterBatches: env.WREN_FAILPOINT_RECORDINGS_CRASH_AFTER_BATCHES
-        ? intFrom(env.WREN_FAILPOINT_RECORDINGS_CRASH_AFTER_BATCHES, 0, 'WREN_FAILPOINT_RECORDINGS_CRASH_AFTER_BATCHES')
-        : null,
-      // Failpoint for dead-letter tests: writing a snapshot batch that holds this session id fails.
-      poisonSession: env.WREN_FAILPOINT_POISON_SESSION || null,
-    },
-    maxBacklog: intFrom(env.WREN_MAX_BACKLOG, 1_000_000, 'WREN_MAX_BACKLOG'),
-    logRetention: {
-      bytes: intFrom(env.WREN_LOG_RETENTION_BYTES, 128 << 20, 'WREN_LOG_RETENTION_BYTES'),
-      ms: intFrom(env.WREN_LOG_RETENTION_HOURS, 1, 'WREN_LOG_RETENTION_HOURS') * 3_600_000,
-    },
-    readiness: {
-      maxLagSeconds: intFrom(env.WREN_READY_MAX_LAG_SECONDS, 300, 'WREN_READY_MAX_LAG_SECONDS'),
-      stallSeconds: intFrom(env.WREN_READY_STALL_SECONDS, 60, 'WREN_READY_STALL_SECONDS'),
-    },
-    ai: {
-      url: env.WREN_AI_URL ? env.WREN_AI_URL.replace(/\/+$/, '') : null,
-      apiKey: env.WREN_AI_API_KEY || null,
-      model: env.WREN_AI_MODEL || null,
-      timeoutMs: intFrom(env.WREN_AI_TIMEOUT_MS, 30_000, 'WREN_AI_TIMEOUT_MS') || 1,
-      responseFormat: choiceFrom(env.WREN_AI_RESPONSE_FORMAT, AI_RESPONSE_FORMATS, 'json_schema', 'WREN_AI_RESPONSE_FORMAT'),
-    },
-    failpoints: { stallIngestionFile: env.WREN_FAILPOINT_STALL_INGESTION_FILE || null },
-    corsOrigins: parseOrigins(env.WREN_CORS_ORIGINS),
-    authFailures: {
-      max: intFrom(env.WREN_AUTH_FAILURE_LIMIT, 100, 'WREN_AUTH_FAILURE_LIMIT'),
-      windowMs: 1000 * (intFrom(env.WREN_AUTH_FAILURE_WINDOW_S, 60, 'WREN_AUTH_FAILURE_WINDOW_S') || 1),
-      trustedProxies: (env.WREN_TRUSTED_PROXIES ?? '')
-        .split(',')
-        .map((p) => p.trim())
-        .filter(Boolean),
-    },
-    http: {
-      headersTimeoutMs: intFrom(env.WREN_HEADERS_TIMEOUT_MS, 10_000, 'WREN_HEADERS_TIMEOUT_MS'),
-      requestTimeoutMs: intFrom(env.WREN_REQUEST_TIMEOUT_MS, 30_000, 'WREN_REQUEST_TIMEOUT_MS'),
-      keepAliveTimeoutMs: intFrom(env.WREN_KEEP_ALIVE_TIMEOUT_MS, 72_000, 'WREN_KEEP_ALIVE_TIMEOUT_MS'),
-      connectionTimeoutMs: intFrom(env.WREN_CONNECTION_TIMEOUT_MS, 120_000, 'WREN_CONNECTION_TIMEOUT_MS'),
-    },
-    shutdown: {
-      graceMs: intFrom(env.WREN_SHUTDOWN_GRACE_MS, 10_000, 'WREN_SHUTDOWN_GRACE_MS'),
-      timeoutMs: intFrom(env.WREN_SHUTDOWN_TIMEOUT_MS, 30_000, 'WREN_SHUTDOWN_TIMEOUT_MS'),
-    },
-    watchdogMs: intFrom(env.WREN_WATCHDOG_MS, 30_000, 'WREN_WATCHDOG_MS'),
-    failpointOomAfterMs: env.WREN_FAILPOINT_OOM_AFTER_MS
-      ? intFrom(env.WREN_FAILPOINT_OOM_AFTER_MS, 0, 'WREN_FAILPOINT_OOM_AFTER_MS')
-      : null,
-    kafka: env.KAFKA_BROKERS
-      ? {
-          brokers: env.KAFKA_BROKERS.split(',')
-            .map((b) => b.trim())
-            .filter(Boolean),
-          partitions: intFrom(env.KAFKA_PARTITIONS, 12, 'KAFKA_PARTITIONS') || 1,
-          replicationFactor: intFrom(env.KAFKA_REPLICATION_FACTOR, 1, 'KAFKA_REPLICATION_FACTOR') || 1,
-          sessionTimeoutMs: intFrom(env.KAFKA_SESSION_TIMEOUT_MS, 30_000, 'KAFKA_SESSION_TIMEOUT_MS'),
-        }
-      : null,
-    clickhouse: env.CLICKHOUSE_URL
-      ? {
-          url: env.CLICKHOUSE_URL,
-          username: env.CLICKHOUSE_USER ?? 'default',
-          password: env.CLICKHOUSE_PASSWORD ?? '',
-          database: env.CLICKHOUSE_DATABASE ?? 'wren',
-          cluster: env.CLICKHOUSE_CLUSTER || null,
-        }
-      : null,
-  }
-}
-
 /** Parses `capture`, `ingest,api`, … as given to the `wren` command. */
 export function parseRoles(text: string): Role[] {
   const roles = text
@@ -235,17 +126,4 @@ export function parseRoles(text: string): Role[] {
   const bad = roles.filter((r) => !(ROLES as readonly string[]).includes(r))
   if (roles.length === 0 || bad.length) throw new Error(`unknown role ${bad.join(', ') || '(none)'}; roles are ${ROLES.join(', ')}`)
   return roles as Role[]
-}
-
-function choiceFrom<T extends string>(value: string | undefined, choices: readonly T[], fallback: T, name: string): T {
-  if (value === undefined || value === '') return fallback
-  if (!(choices as readonly string[]).includes(value)) throw new Error(`${name} must be one of ${choices.join(', ')}, got ${value}`)
-  return value as T
-}
-
-function intFrom(value: string | undefined, fallback: number, name: string): number {
-  if (value === undefined || value === '') return fallback
-  const n = Number(value)
-  if (!Number.isInteger(n) || n < 0) throw new Error(`${name} must be a non-negative integer, got ${value}`)
-  return n
 }
