@@ -1,6 +1,6 @@
 // The `wren` command: start the server, or manage projects, keys and dead letters (runtime/cli.ts).
 import pino from 'pino'
-import { loadConfig, parseRoles, ROLES, type Role } from './shared/config'
+import { loadConfig, parseRoles, printConfig, usageVariables, ROLES, type Role } from './shared/config'
 import { buildWren } from './app'
 import { startWatchdog } from './shared/watchdog'
 import { describeRuntime } from './runtime/describe'
@@ -25,14 +25,12 @@ const USAGE = `usage:
   wren dead-letters replay --id ID [--id ID…] | --all
                                                append them to the log again (each is replayed once)
   projects, keys and dead-letters work on a stopped data directory, and while Wren runs on it (through its API)
-Configuration by environment: PORT (8000), WREN_DATA_DIR (./data), WREN_PROJECT_API_KEY,
-WREN_PERSONAL_API_KEY, WREN_NOW, LOG_LEVEL, WREN_CORS_ORIGINS, WREN_AUTH_FAILURE_LIMIT,
-WREN_AUTH_FAILURE_WINDOW_S, WREN_TRUSTED_PROXIES. Cluster mode: KAFKA_BROKERS (host:port,…), KAFKA_PARTITIONS,
-KAFKA_REPLICATION_FACTOR, CLICKHOUSE_URL, CLICKHOUSE_USER, CLICKHOUSE_PASSWORD, CLICKHOUSE_DATABASE,
-CLICKHOUSE_CLUSTER.`
+  wren config                                  the configuration in effect (keys masked) and which values are defaults
+${usageVariables()}`
 
 async function main(argv: string[]): Promise<number> {
   const [command] = argv
+  if (command === 'config') return printConfig()
   const config = loadConfig()
   if (command === 'start' || command === undefined) return start()
   if (command.split(',').every((r) => (ROLES as readonly string[]).includes(r))) return start(parseRoles(command))
@@ -93,7 +91,7 @@ async function main(argv: string[]): Promise<number> {
     }
     process.on('SIGINT', () => void stop('SIGINT'))
     process.on('SIGTERM', () => void stop('SIGTERM'))
-    if (config.failpointOomAfterMs !== null) setTimeout(runOutOfHeap, config.failpointOomAfterMs)
+    if (config.failpoints.oomAfterMs !== null) setTimeout(runOutOfHeap, config.failpoints.oomAfterMs)
     return -1 // keep running
   }
 }

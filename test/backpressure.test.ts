@@ -15,7 +15,7 @@ describe('capture backpressure', () => {
   beforeAll(async () => {
     dir = await mkdtemp(path.join(tmpdir(), 'wren-backpressure-'))
     stallFile = path.join(dir, 'stall')
-    t = await startWren({ WREN_MAX_BACKLOG: '20', WREN_FAILPOINT_STALL_INGESTION_FILE: stallFile })
+    t = await startWren({ WREN_MAX_BACKLOG: '20', WREN_FAILPOINTS: `ingest-stall-file=${stallFile}` })
   })
   afterAll(async () => {
     await t?.close()

@@ -19,7 +19,7 @@ describe('the CLI while Wren runs', () => {
     WREN_PROJECT_API_KEY: generateKey(PROJECT_KEY_PREFIX),
     WREN_PERSONAL_API_KEY: generateKey(PERSONAL_KEY_PREFIX),
     WREN_INGEST_MAX_RETRIES: '2',
-    WREN_FAILPOINT_POISON_EVENT: 'poison',
+    WREN_FAILPOINTS: 'ingest-poison-event=poison',
   }
   let dataDir = ''
   let server: WrenProcess | null = null

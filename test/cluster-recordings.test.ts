@@ -119,7 +119,7 @@ describe.skipIf(unavailable !== null)(
       }
 
       // The recordings process dies (SIGKILL) after its second batch is stored, before its commit.
-      const dying = await spawn('recordings', { WREN_FAILPOINT_RECORDINGS_CRASH_AFTER_BATCHES: '2' })
+      const dying = await spawn('recordings', { WREN_FAILPOINTS: 'recordings-crash-after-batches=2' })
       await sendMany(30)
       await waitFor(async () => dying.child.signalCode !== null, { timeoutMs: 30_000, what: 'the failpoint to fire' })
       expect(dying.child.signalCode).toBe('SIGKILL')

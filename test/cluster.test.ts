@@ -59,7 +59,7 @@ describe.skipIf(unavailable !== null)(`cluster mode on a real Kafka broker${unav
       KAFKA_PARTITIONS: '4',
       KAFKA_SESSION_TIMEOUT_MS: '6000',
       WREN_INGEST_BATCH: '200',
-      WREN_FAILPOINT_STALL_INGESTION_FILE: stallFile,
+      WREN_FAILPOINTS: `ingest-stall-file=${stallFile}`,
       WREN_READY_STALL_SECONDS: '3',
     }
     coreDir = await dir('core')
@@ -163,7 +163,7 @@ describe.skipIf(unavailable !== null)(`cluster mode on a real Kafka broker${unav
     // and before that batch's offset is committed, so the batch is pending in the commit metadata.
     // Capture keeps acknowledging into Kafka the whole time: ingestion being down loses nothing.
     expect(await core.stop()).toBe(0) // SIGTERM: finishes and commits its batch, leaves the group, exits 0
-    core = await spawn(coreDir, 'ingest,api', { WREN_FAILPOINT_CRASH_AFTER_BATCHES: '4' })
+    core = await spawn(coreDir, 'ingest,api', { WREN_FAILPOINTS: `${env.WREN_FAILPOINTS},ingest-crash-after-batches=4` })
     const dying = core
     const died = () => dying.child.signalCode !== null || dying.child.exitCode !== null
     await flood(() => died() || seq >= 4000)
@@ -203,7 +203,10 @@ describe.skipIf(unavailable !== null)(`cluster mode on a real Kafka broker${unav
 
   it('an event ClickHouse refuses goes to dead letters while the rest flows, and after the fix a replay stores it once', async () => {
     expect(await core.stop()).toBe(0)
-    core = await spawn(coreDir, 'ingest,api', { WREN_FAILPOINT_POISON_EVENT: 'poison', WREN_INGEST_MAX_RETRIES: '2' })
+    core = await spawn(coreDir, 'ingest,api', {
+      WREN_FAILPOINTS: `${env.WREN_FAILPOINTS},ingest-poison-event=poison`,
+      WREN_INGEST_MAX_RETRIES: '2',
+    })
     const poison = randomUUID()
     const good = (n: number) => ({ event: 'kgood', distinct_id: `k-user-${n % 5}`, uuid: randomUUID(), properties: { n, $set: { n } } })
     const batch = [

@@ -34,7 +34,7 @@ describe('crash recovery', () => {
         // Each batch is stored in parts (ingestion/person-work.ts): a crash can fall between two parts.
         WREN_INGEST_PART: '100',
       }
-      wren = await spawnWren(dataDir, failpoint ? { ...env, WREN_FAILPOINT_CRASH_AFTER_BATCHES: '4' } : env)
+      wren = await spawnWren(dataDir, failpoint ? { ...env, WREN_FAILPOINTS: 'ingest-crash-after-batches=4' } : env)
       const acknowledged = new Set<string>()
       let seq = 0
 

@@ -29,7 +29,7 @@ describe('dead letters (embedded mode)', () => {
 
   beforeAll(async () => {
     dataDir = await mkdtemp(path.join(tmpdir(), 'wren-dead-letters-'))
-    wren = await spawnWren(dataDir, { ...env, WREN_FAILPOINT_POISON_EVENT: 'poison' })
+    wren = await spawnWren(dataDir, { ...env, WREN_FAILPOINTS: 'ingest-poison-event=poison' })
     const created = await call()('POST', '/api/projects/', { name: 'Other' })
     otherProject = { id: created.body.id, key: created.body.api_token }
   })

@@ -68,7 +68,7 @@ describe('a fatal error', () => {
         ...env,
         NODE_OPTIONS: '--max-old-space-size=256',
         WREN_WATCHDOG_MS: '5000',
-        WREN_FAILPOINT_OOM_AFTER_MS: '1000',
+        WREN_FAILPOINTS: 'oom-after-ms=1000',
       })
       const exited = await waitFor(async () => dying.child.exitCode !== null || dying.child.signalCode !== null, {
         timeoutMs: 60_000,

@@ -15,7 +15,11 @@ describe('ingestion lag in readiness and health', () => {
   beforeAll(async () => {
     dir = await mkdtemp(path.join(tmpdir(), 'wren-stall-'))
     stallFile = path.join(dir, 'stall')
-    t = await startWren({ WREN_READY_STALL_SECONDS: '2', WREN_READY_MAX_LAG_SECONDS: '4', WREN_FAILPOINT_STALL_INGESTION_FILE: stallFile })
+    t = await startWren({
+      WREN_READY_STALL_SECONDS: '2',
+      WREN_READY_MAX_LAG_SECONDS: '4',
+      WREN_FAILPOINTS: `ingest-stall-file=${stallFile}`,
+    })
   })
   afterAll(async () => {
     await t?.close()

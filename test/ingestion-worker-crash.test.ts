@@ -15,7 +15,7 @@ describe('a message that kills the ingestion worker', () => {
     WREN_PROJECT_API_KEY: generateKey(PROJECT_KEY_PREFIX),
     WREN_PERSONAL_API_KEY: generateKey(PERSONAL_KEY_PREFIX),
     WREN_INGEST_MAX_RETRIES: '1',
-    WREN_FAILPOINT_WORKER_EXIT_EVENT: 'kills-worker',
+    WREN_FAILPOINTS: 'ingest-worker-exit-event=kills-worker',
   }
   let dataDir = ''
   let wren: WrenProcess | null = null

@@ -55,7 +55,7 @@ describe('/_metrics', () => {
   beforeAll(async () => {
     dir = await mkdtemp(path.join(tmpdir(), 'wren-metrics-'))
     stallFile = path.join(dir, 'stall')
-    t = await startWren({ WREN_FAILPOINT_STALL_INGESTION_FILE: stallFile })
+    t = await startWren({ WREN_FAILPOINTS: `ingest-stall-file=${stallFile}` })
   })
   afterAll(async () => {
     await t?.close()

@@ -25,7 +25,7 @@ describe('recordings crash recovery', () => {
       WREN_RECORDINGS_BATCH: '5',
       WREN_RECORDINGS_WAIT_MS: '20',
     }
-    const first = await spawnWren(dataDir, { ...env, WREN_FAILPOINT_RECORDINGS_CRASH_AFTER_BATCHES: '3' })
+    const first = await spawnWren(dataDir, { ...env, WREN_FAILPOINTS: 'recordings-crash-after-batches=3' })
     wren = first
     const call = (url: string) => api({ url, personalKey: env.WREN_PERSONAL_API_KEY })
     const projectId = (await call(first.url)('GET', '/api/projects/')).body.results[0].id as number

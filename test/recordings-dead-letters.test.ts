@@ -56,7 +56,7 @@ describe('recordings dead letters (embedded mode)', () => {
 
   beforeAll(async () => {
     dataDir = await mkdtemp(path.join(tmpdir(), 'wren-recordings-dead-letters-'))
-    wren = await spawnWren(dataDir, { ...env, WREN_FAILPOINT_POISON_SESSION: POISON })
+    wren = await spawnWren(dataDir, { ...env, WREN_FAILPOINTS: `recordings-poison-session=${POISON}` })
     projectId = (await call()('GET', '/api/projects/')).body.results[0].id
     expect((await call()('PATCH', `/api/projects/${projectId}/`, { session_recording_opt_in: true })).status).toBe(200)
   })

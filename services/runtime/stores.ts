@@ -128,7 +128,8 @@ export class Stores {
     return this.once('ingestion', async () => {
       const { config } = this.ctx
       const { clickhouse, log, kafka } = this.ctx.storage
-      const stall = config.failpoints.stallIngestionFile
+      const { failpoints } = config
+      const stall = failpoints.ingestStallFile
       const geoip = await this.geoip()
       const processor = new IngestionProcessor(
         stall ? stallingSubscriptions(log, () => existsSync(stall)) : log,
@@ -137,13 +138,15 @@ export class Stores {
         this.ctx.metrics,
         {
           ...config.ingestion,
+          crashAfterBatches: failpoints.ingestCrashAfterBatches,
+          poisonEvent: failpoints.ingestPoisonEvent,
           deadLetters: (await this.deadLetters()).recorder(INGESTION_GROUP),
           // Requests on this thread never wait behind a batch.
           work: new WorkerPersonWork(
             {
               geoip: geoip ? { database: config.geoipDatabase } : null,
-              poisonEvent: config.ingestion.poisonEvent,
-              exitOnEvent: config.ingestion.workerExitEvent,
+              poisonEvent: failpoints.ingestPoisonEvent,
+              exitOnEvent: failpoints.ingestWorkerExitEvent,
               partRecords: config.ingestion.partRecords,
             },
             this.child('ingestion'),

@@ -55,24 +55,3 @@ export function openCors(request: FastifyRequest, reply: FastifyReply, done: Hoo
 function ownOrigin(request: FastifyRequest): string {
   return `${request.protocol}://${request.host}`
 }
-
-/** WREN_CORS_ORIGINS: comma-separated origins such as https://app.example.com (scheme, host, port; no path). */
-export function parseOrigins(text: string | undefined): string[] {
-  const origins = (text ?? '')
-    .split(',')
-    .map((o) => o.trim())
-    .filter(Boolean)
-  for (const o of origins) {
-    let parsed: URL | null = null
-    try {
-      parsed = new URL(o)
-    } catch {
-      parsed = null
-    }
-    if (!parsed || parsed.origin !== o)
-      throw new Error(
-        `WREN_CORS_ORIGINS: '${o}' is not an origin like https://app.example.com (scheme and host, optional port, nothing after)`,
-      )
-  }
-  return origins
-}
