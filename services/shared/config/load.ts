@@ -1,5 +1,5 @@
 // The configuration as the table (./table.ts) and the failpoints (./failpoints.ts) read it from the environment.
-import type { Config } from './index'
+import type { Config } from './types'
 import { readFailpoints } from './failpoints'
 import { SECTION_SWITCHES, VARIABLES, type ConfigVariable } from './table'
 

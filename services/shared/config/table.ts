@@ -1,7 +1,7 @@
 // Every environment variable Wren reads, once: its name, the Config field it fills, its default as a user
 // would write it, how its text is parsed, and what it means. loadConfig, `wren config`, the usage text and
 // docs/configuration.md (npm run docs:config) all come from this table.
-import type { Config } from './index'
+import { AI_RESPONSE_FORMATS, type Config } from './types'
 import { choice, filePath, flag, hostPort, httpUrl, instant, integer, list, map, origin, port, proxy, text, type Parser } from './parse'
 
 export const GROUPS = {
@@ -78,7 +78,6 @@ function v<P extends ConfigField>(variable: Variable<P>): ConfigVariable {
 export const SECTION_SWITCHES = { kafka: 'KAFKA_BROKERS', clickhouse: 'CLICKHOUSE_URL' } as const
 
 const LOG_LEVELS = ['fatal', 'error', 'warn', 'info', 'debug', 'trace', 'silent'] as const
-export const AI_RESPONSE_FORMATS = ['json_schema', 'json_object', 'none'] as const
 const atLeastOne = map(integer, (n) => n || 1, 'a non-negative integer (0 counts as 1)')
 
 export const VARIABLES: readonly ConfigVariable[] = [
