@@ -16,37 +16,42 @@ export const FAILPOINTS = {
   ingestCrashAfterBatches: {
     parse: integer,
     does: 'SIGKILL the process after this many ingestion batches are written but not committed',
-    tests: ['test/crash-recovery.test.ts', 'test/cluster.test.ts'],
+    tests: ['test/ingestion/crash-recovery.test.ts', 'test/runtime/cluster.test.ts'],
   },
   ingestPoisonEvent: {
     parse: text,
     does: 'writing an ingestion batch that holds an event of this name fails (as a refusing ClickHouse would)',
-    tests: ['test/dead-letters.test.ts', 'test/cluster.test.ts', 'test/cli-running.test.ts'],
+    tests: ['test/dead-letters/dead-letters.test.ts', 'test/runtime/cluster.test.ts', 'test/runtime/cli-running.test.ts'],
   },
   ingestWorkerExitEvent: {
     parse: text,
     does: 'the ingestion worker thread exits on a batch that holds an event of this name (a message that kills it)',
-    tests: ['test/ingestion-worker-crash.test.ts'],
+    tests: ['test/ingestion/ingestion-worker-crash.test.ts'],
   },
   ingestStallFile: {
     parse: text,
     does: 'while this file exists every ingestion batch fails before the processor sees it (a real stall)',
-    tests: ['test/backpressure.test.ts', 'test/metrics.test.ts', 'test/ingestion-health.test.ts', 'test/cluster.test.ts'],
+    tests: [
+      'test/capture/backpressure.test.ts',
+      'test/runtime/metrics.test.ts',
+      'test/ingestion/ingestion-health.test.ts',
+      'test/runtime/cluster.test.ts',
+    ],
   },
   recordingsCrashAfterBatches: {
     parse: integer,
     does: 'SIGKILL the process after this many snapshot batches are written but not committed',
-    tests: ['test/recordings-crash.test.ts', 'test/cluster-recordings.test.ts'],
+    tests: ['test/recordings/recordings-crash.test.ts', 'test/recordings/cluster-recordings.test.ts'],
   },
   recordingsPoisonSession: {
     parse: text,
     does: 'writing a snapshot batch that holds this session id fails',
-    tests: ['test/recordings-dead-letters.test.ts'],
+    tests: ['test/dead-letters/recordings-dead-letters.test.ts'],
   },
   oomAfterMs: {
     parse: integer,
     does: 'the main thread runs out of heap this many ms after the server listens (for the watchdog)',
-    tests: ['test/decompression-bomb.test.ts'],
+    tests: ['test/capture/decompression-bomb.test.ts'],
   },
 } satisfies Record<string, Failpoint<unknown>>
 

@@ -1,0 +1,72 @@
+// `?limit` follows one rule on every list route: an integer from 1 to the route's maximum, or a 400
+// naming `limit` (a limit over the maximum was clamped on some routes and refused on others); an empty
+// `?limit=` is the default. The OpenAPI document states each maximum, and every list route it names
+// is checked here.
+import { afterAll, beforeAll, describe, expect, it } from 'vitest'
+import { api, captureBatch, drained, startWren, type TestWren } from '../support/wren'
+
+describe('?limit on every list route', () => {
+  let t: TestWren
+  let call: ReturnType<typeof api>
+  let lists: Array<{ path: string; max: number }>
+
+  beforeAll(async () => {
+    t = await startWren()
+    call = api(t)
+    await captureBatch(t, [{ event: 'signed_up', distinct_id: 'limit-person', properties: { $set: { email: 'limit@example.com' } } }])
+    await drained(t.wren)
+    const person = (await call('GET', `/api/projects/${t.projectId}/persons/?distinct_id=limit-person`)).body.results[0]
+    const flag = await call('POST', `/api/projects/${t.projectId}/feature_flags/`, {
+      key: 'limit-flag',
+      filters: { groups: [{ properties: [], rollout_percentage: 100 }] },
+    })
+    const project = `/api/projects/${t.projectId}`
+    lists = [
+      { path: `${project}/events/`, max: 10_000 },
+      { path: `${project}/persons/`, max: 1000 },
+      { path: `${project}/persons/${person.id}/activity/`, max: 1000 },
+      { path: `${project}/feature_flags/`, max: 1000 },
+      { path: `${project}/feature_flags/activity/`, max: 1000 },
+      { path: `${project}/feature_flags/${flag.body.id}/activity/`, max: 1000 },
+      { path: `${project}/session_recordings/`, max: 1000 },
+      { path: '/api/dead_letters/', max: 1000 },
+    ]
+  })
+  afterAll(async () => {
+    await t?.close()
+  })
+
+  it('refuses a limit that is not an integer from 1 to the maximum, with 400 naming limit, on every list route', async () => {
+    const failures: string[] = []
+    for (const { path, max } of lists) {
+      for (const limit of ['abc', '0', '-1', '2.5', String(max + 1), '5000000']) {
+        const res = await call('GET', `${path}?limit=${limit}`)
+        if (res.status !== 400 || res.body.attr !== 'limit' || res.body.type !== 'validation_error')
+          failures.push(`${path}?limit=${limit}: ${res.status} ${res.text.slice(0, 120)}`)
+      }
+      for (const limit of ['1', String(max), '']) {
+        const res = await call('GET', `${path}?limit=${limit}`)
+        if (res.status !== 200) failures.push(`${path}?limit=${limit}: ${res.status} ${res.text.slice(0, 120)}`)
+      }
+    }
+    expect(failures).toEqual([])
+  })
+
+  it('covers every route whose declaration takes a limit, at the maximum the document states', async () => {
+    type Operation = { parameters?: Array<{ in: string; name: string; schema: { maximum?: number } }> }
+    const doc = (await call('GET', '/api/schema/')).body as { paths: Record<string, Record<string, Operation>> }
+    const declared = Object.entries(doc.paths).flatMap(([path, ops]) => {
+      const limit = ops.get?.parameters?.find((p) => p.in === 'query' && p.name === 'limit')
+      return limit && path.startsWith('/api/projects/')
+        ? [`${path} ${limit.schema.maximum}`]
+        : limit && !path.startsWith('/api/environments/')
+          ? [`${path} ${limit.schema.maximum}`]
+          : []
+    })
+    const tested = lists.map(
+      ({ path, max }) =>
+        `${path.replace(`/api/projects/${t.projectId}/`, '/api/projects/{project_id}/').replace(/\/\d+\/activity\/$/, '/{id}/activity/')} ${max}`,
+    )
+    expect(declared.sort()).toEqual(tested.sort())
+  })
+})

@@ -1,0 +1,333 @@
+// Session recording end to end in headless Chromium: a page on another origin loads posthog-js through
+// PostHog's own HTML snippet from Wren's /static/, posthog-js starts recording (the project opted in), a
+// visitor clicks, types and logs console errors, and posthog-js sends the snapshots to /s/. The recordings
+// API then shows the session with PostHog's counts and start url, and Wren's player page plays it back:
+// the replayed page shows in the player (a screenshot of the replay area that is not blank), loaded from
+// Wren alone.
+import { existsSync } from 'node:fs'
+import { mkdir, writeFile } from 'node:fs/promises'
+import { createServer, type Server } from 'node:http'
+import path from 'node:path'
+import { gunzipSync } from 'node:zlib'
+import { afterAll, beforeAll, describe, expect, it } from 'vitest'
+import { chromium, type Browser, type BrowserContext, type Page, type Request as PlaywrightRequest } from 'playwright-core'
+import { PNG } from 'pngjs'
+import { api, startWren, waitFor, type TestWren } from '../support/wren'
+import { recordingsProcessed } from '../support/recordings'
+import { skipReason } from '../support/skip'
+import { POSTHOG_SNIPPET } from '../support/posthog-snippet'
+
+const CHROMIUM = process.env.CHROMIUM_PATH ?? '/usr/bin/chromium'
+const unavailable = skipReason(
+  'recordings-browser',
+  existsSync(CHROMIUM) ? null : `no Chromium at ${CHROMIUM} (install Debian's chromium, or set CHROMIUM_PATH)`,
+)
+const USER_AGENT = 'Mozilla/5.0 (X11; Linux x86_64) AppleWebKit/537.36 (KHTML, like Gecko) Chrome/140.0.0.0 Safari/537.36'
+const ARTIFACTS = path.resolve(import.meta.dirname, '../..', 'test-artifacts')
+
+const CLICKS = 4
+const TYPED = 'hello wren'
+const ERRORS = 3
+/** The recorded page's background: the replay must show it. */
+const PAGE_COLOUR = { r: 0xff, g: 0xd4, b: 0x00 }
+const lastError = `wren-e2e-error-${ERRORS}`
+
+/** The page a user of Wren records: PostHog's snippet pointed at Wren, with recording settings from Wren. */
+const recordedPage = (wrenUrl: string, token: string) => `<!doctype html>
+<html><head><meta charset="utf-8"><title>wren recorded page</title>
+<style>
+  body { margin: 0; background: #ffd400; font: 24px sans-serif; }
+  main { padding: 40px; }
+  button { font-size: 24px; padding: 12px 24px; background: #1d4ed8; color: #fff; border: 0; }
+  input { font-size: 24px; margin-top: 24px; display: block; }
+</style>
+<script>
+  ${POSTHOG_SNIPPET}
+  posthog.init(${JSON.stringify(token)}, {
+    api_host: ${JSON.stringify(wrenUrl)},
+    bootstrap: { distinctID: 'recorded-visitor' },
+    autocapture: false,
+    capture_pageview: false,
+    request_batching: false,
+    // Chromium under automation reports navigator.webdriver, which posthog-js treats as a bot.
+    opt_out_useragent_filter: true,
+  })
+</script></head>
+<body><main>
+  <h1>A recorded page</h1>
+  <button id="go" type="button">Clicked <span id="count">0</span> times</button>
+  <input id="name" type="text" placeholder="Your name">
+</main>
+<script>
+  let clicks = 0
+  document.getElementById('go').addEventListener('click', () => (document.getElementById('count').textContent = String(++clicks)))
+</script></body></html>`
+
+interface PosthogGlobal {
+  posthog: { sessionRecordingStarted(): boolean; get_session_id(): string }
+}
+interface PlayerGlobal {
+  document: { body: { dataset: Record<string, string | undefined> } }
+  localStorage: { setItem(key: string, value: string): void; getItem(key: string): string | null }
+}
+
+/** posthog-js's request body: JSON, gzipped when the remote config allows it. */
+const bodyText = (raw: Buffer | null): string => {
+  if (!raw || raw.length === 0) return ''
+  return (raw[0] === 0x1f && raw[1] === 0x8b ? gunzipSync(raw) : raw).toString('utf8')
+}
+
+/** Pixels of the PNG, as a count per colour ("r,g,b"). */
+function colours(png: Buffer): { width: number; height: number; counts: Map<string, number> } {
+  const image = PNG.sync.read(png)
+  const counts = new Map<string, number>()
+  for (let i = 0; i < image.data.length; i += 4) {
+    const key = `${image.data[i]},${image.data[i + 1]},${image.data[i + 2]}`
+    counts.set(key, (counts.get(key) ?? 0) + 1)
+  }
+  return { width: image.width, height: image.height, counts }
+}
+
+describe('the recordings player', () => {
+  let t: TestWren
+  let call: ReturnType<typeof api>
+
+  beforeAll(async () => {
+    t = await startWren({ WREN_RECORDINGS_WAIT_MS: '20' })
+    call = api(t)
+  })
+  afterAll(async () => {
+    await t?.close()
+  })
+
+  it('serves its script and styles from Wren, with an ETag, and the authenticated page as HTML', async () => {
+    for (const [file, type] of [
+      ['player.js', /^application\/javascript/],
+      ['player.css', /^text\/css/],
+    ] as const) {
+      const res = await fetch(`${t.url}/static/wren/${file}`)
+      expect(res.status, file).toBe(200)
+      expect(res.headers.get('content-type'), file).toMatch(type)
+      const body = await res.text()
+      expect(body.length, file).toBeGreaterThan(1000)
+      const etag = res.headers.get('etag')!
+      expect(etag, file).toMatch(/^"/)
+      expect((await fetch(`${t.url}/static/wren/${file}`, { headers: { 'if-none-match': etag } })).status, file).toBe(304)
+    }
+    const css = await (await fetch(`${t.url}/static/wren/player.css`)).text()
+    expect(css).toContain('.rr-player') // rrweb-player's own styles, bundled in
+    expect(css).not.toMatch(/@import|url\(\s*['"]?(https?:)?\/\//)
+
+    const page = await fetch(`${t.url}/project/${t.projectId}/replay/some-session`)
+    expect(page.status).toBe(200)
+    expect(page.headers.get('content-type')).toMatch(/^text\/html/)
+    expect(await page.text()).toContain('"sessionId":"some-session"')
+    const bad = await call('GET', '/project/not-a-number/replay/some-session')
+    expect(bad.status).toBe(400)
+    expect(bad.body).toMatchObject({ type: 'validation_error', attr: expect.stringContaining('project_id') })
+  })
+
+  describe.skipIf(unavailable !== null)(
+    `session recording from posthog-js in headless Chromium${unavailable ? ` (skipped: ${unavailable})` : ''}`,
+    () => {
+      let server: Server
+      let pageUrl: string
+      let browser: Browser
+      let sessionId: string
+
+      beforeAll(async () => {
+        const optIn = await call('PATCH', `/api/projects/${t.projectId}/`, {
+          session_recording_opt_in: true,
+          capture_console_log_opt_in: true,
+        })
+        expect(optIn.status, optIn.text).toBe(200)
+        const html = recordedPage(t.url, t.projectKey)
+        server = createServer((req, res) => {
+          if (req.url === '/') res.writeHead(200, { 'content-type': 'text/html' }).end(html)
+          else if (req.url === '/favicon.ico') res.writeHead(204).end()
+          else res.writeHead(404).end()
+        })
+        await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve))
+        const address = server.address()
+        pageUrl = `http://127.0.0.1:${typeof address === 'object' && address ? address.port : 0}/`
+        browser = await chromium.launch({ executablePath: CHROMIUM, args: ['--no-sandbox'] })
+      })
+      afterAll(async () => {
+        await browser?.close()
+        await new Promise((resolve) => (server ? server.close(resolve) : resolve(undefined)))
+      })
+
+      const processed = () => recordingsProcessed(t.wren)
+
+      it('records clicks, typing and console errors, and the recordings API shows them', async () => {
+        const context = await browser.newContext({ userAgent: USER_AGENT, viewport: { width: 1000, height: 700 } })
+        try {
+          const page = await context.newPage()
+          // Each /s/ request posthog-js sends: its body, and the answer's status once it has one (0: failed).
+          const snapshots = new Map<PlaywrightRequest, { status: number | null; body: string }>()
+          page.on('request', (req) => {
+            if (req.url().startsWith(`${t.url}/s/`)) snapshots.set(req, { status: null, body: bodyText(req.postDataBuffer()) })
+          })
+          page.on('requestfinished', async (req) => {
+            const sent = snapshots.get(req)
+            if (sent) sent.status = (await req.response())?.status() ?? 0
+          })
+          page.on('requestfailed', (req) => {
+            const sent = snapshots.get(req)
+            if (sent) sent.status = 0
+          })
+          await page.goto(pageUrl)
+          await page.waitForFunction(
+            () => (globalThis as unknown as PosthogGlobal).posthog.sessionRecordingStarted?.() === true,
+            undefined,
+            {
+              timeout: 20_000,
+            },
+          )
+          sessionId = await page.evaluate(() => (globalThis as unknown as PosthogGlobal).posthog.get_session_id())
+
+          for (let i = 0; i < CLICKS; i++) await page.click('#go')
+          await page.focus('#name')
+          await page.keyboard.type(TYPED)
+          for (let i = 1; i <= ERRORS; i++) await page.evaluate((n) => console.error(`wren-e2e-error-${n}`), i)
+          expect(await page.textContent('#count')).toBe(String(CLICKS))
+
+          // posthog-js flushes its snapshot buffer on a timer: wait for the request holding the last console error,
+          // and for every /s/ request before it to be answered.
+          const sent = () => [...snapshots.values()]
+          await waitFor(async () => sent().some((s) => s.body.includes(lastError)) && sent().every((s) => s.status !== null), {
+            what: 'posthog-js to send the last console error to /s/',
+          })
+          expect(sent().map((s) => s.status)).toEqual(sent().map(() => 200))
+          await processed()
+        } finally {
+          await context.close()
+        }
+
+        const list = await call('GET', `/api/projects/${t.projectId}/session_recordings/`)
+        expect(list.status, list.text).toBe(200)
+        const recording = list.body.results.find((r: { id: string }) => r.id === sessionId)
+        expect(recording, `session ${sessionId} in ${list.text}`).toBeDefined()
+        expect(recording).toMatchObject({
+          distinct_id: 'recorded-visitor',
+          click_count: CLICKS,
+          keypress_count: TYPED.length,
+          console_error_count: ERRORS,
+          start_url: pageUrl,
+          snapshot_source: 'web',
+        })
+      })
+
+      /**
+       * Opens a player page and checks that it plays: no error on the page, the recorded page rebuilt in the
+       * replay frame, a screenshot of the replay area that is not one colour and shows the recorded page's
+       * background, and no request anywhere but Wren. The screenshot is kept under test-artifacts/.
+       */
+      const expectPlayerPlays = async (page: Page, url: string, artifact = 'recordings-player.png') => {
+        const elsewhere: string[] = []
+        page.on('request', (req) => {
+          if (!req.url().startsWith(`${t.url}/`) && !req.url().startsWith('about:') && !req.url().startsWith('data:'))
+            elsewhere.push(req.url())
+        })
+        await page.goto(url)
+        await page.waitForFunction(() =>
+          ['playing', 'error'].includes((globalThis as unknown as PlayerGlobal).document.body.dataset.state ?? ''),
+        )
+        const state = await page.evaluate(() => (globalThis as unknown as PlayerGlobal).document.body.dataset.state)
+        expect(state, (await page.textContent('#wren-status')) ?? '').toBe('playing')
+        expect(await page.isVisible('#wren-key-form'), 'no key form while playing').toBe(false)
+        const frame = await (await page.waitForSelector('.replayer-wrapper iframe', { state: 'attached' })).contentFrame()
+        expect(frame, 'the replay iframe').not.toBeNull()
+        await frame!.waitForSelector('#go', { state: 'attached' })
+        await page.waitForTimeout(500) // let the replayer paint the first frames
+        const shot = await page.locator('.rr-player__frame').screenshot()
+        await mkdir(ARTIFACTS, { recursive: true })
+        await writeFile(path.join(ARTIFACTS, artifact), shot)
+        await page.screenshot({ path: path.join(ARTIFACTS, artifact.replace(/\.png$/, '-page.png')), fullPage: true }) // the whole page, for a person to look at
+        const { width, height, counts } = colours(shot)
+        expect(width * height).toBeGreaterThan(10_000)
+        expect(counts.size, 'colours in the replay area').toBeGreaterThan(1)
+        const page_colour = counts.get(`${PAGE_COLOUR.r},${PAGE_COLOUR.g},${PAGE_COLOUR.b}`) ?? 0
+        expect(page_colour / (width * height), 'share of the replay area showing the recorded page’s background').toBeGreaterThan(0.2)
+        expect(elsewhere).toEqual([])
+      }
+
+      const playerPage = () => `${t.url}/project/${t.projectId}/replay/${encodeURIComponent(sessionId)}`
+
+      it('the authenticated player page asks for a key, keeps it in this browser, and plays the recording', async () => {
+        expect(sessionId, 'the recording test ran first').toBeDefined()
+        const context: BrowserContext = await browser.newContext({ viewport: { width: 1200, height: 900 } })
+        try {
+          const page = await context.newPage()
+          await page.goto(playerPage())
+          await page.waitForFunction(() => (globalThis as unknown as PlayerGlobal).document.body.dataset.state === 'needs-key')
+          expect(await page.isVisible('#wren-key-form')).toBe(true)
+          await page.fill('#wren-key', t.personalKey)
+          await page.click('#wren-key-form button[type=submit]')
+          await page.waitForFunction(() => (globalThis as unknown as PlayerGlobal).document.body.dataset.state === 'playing')
+          expect(page.url()).toBe(playerPage())
+          expect(await page.textContent('#wren-facts')).toContain(`Clicks: ${CLICKS}`)
+
+          // Loaded again, the page plays with the key this browser kept.
+          await expectPlayerPlays(page, playerPage(), 'recordings-player.png')
+        } finally {
+          await context.close()
+        }
+      })
+
+      it('the shared page plays the recording with only its sharing token, and stops once sharing is off', async () => {
+        expect(sessionId, 'the recording test ran first').toBeDefined()
+        const sharing = `/api/projects/${t.projectId}/session_recordings/${encodeURIComponent(sessionId)}/sharing/`
+        const enabled = await call('PATCH', sharing, { enabled: true })
+        expect(enabled.status).toBe(200)
+        const token = enabled.body.access_token as string
+        // A fresh browser: no key in its storage, only the token in the link.
+        const context = await browser.newContext({ viewport: { width: 1200, height: 900 } })
+        try {
+          const page = await context.newPage()
+          await expectPlayerPlays(page, `${t.url}/shared/${token}`, 'recordings-shared-player.png')
+          expect(await page.evaluate(() => (globalThis as unknown as PlayerGlobal).localStorage.getItem('wren.personalApiKey'))).toBeNull()
+          expect((await call('PATCH', sharing, { enabled: false })).status).toBe(200)
+          const gone = await page.goto(`${t.url}/shared/${token}`)
+          expect(gone?.status()).toBe(404)
+        } finally {
+          await context.close()
+        }
+      })
+
+      it('the player page shows the API’s error detail for a refused key or an unknown recording', async () => {
+        const context = await browser.newContext()
+        try {
+          const page = await context.newPage()
+          const state = () => page.evaluate(() => (globalThis as unknown as PlayerGlobal).document.body.dataset.state)
+          const settled = () =>
+            page.waitForFunction(() =>
+              ['playing', 'error'].includes((globalThis as unknown as PlayerGlobal).document.body.dataset.state ?? ''),
+            )
+          await page.goto(`${t.url}/project/${t.projectId}/replay/no-such-session`)
+          await page.evaluate(
+            (key) => (globalThis as unknown as PlayerGlobal).localStorage.setItem('wren.personalApiKey', key),
+            t.personalKey,
+          )
+          await page.reload()
+          await settled()
+          const missing = await call('GET', `/api/projects/${t.projectId}/session_recordings/no-such-session/`)
+          expect(missing.status).toBe(404)
+          expect(await state()).toBe('error')
+          expect(await page.textContent('#wren-status')).toBe(missing.body.detail)
+
+          await page.evaluate(() => (globalThis as unknown as PlayerGlobal).localStorage.setItem('wren.personalApiKey', 'phx_not_a_key'))
+          await page.goto(playerPage())
+          await settled()
+          const refused = await call('GET', `/api/projects/${t.projectId}/session_recordings/${sessionId}/`, undefined, 'phx_not_a_key')
+          expect(refused.status).toBe(401)
+          expect(await state()).toBe('error')
+          expect(await page.textContent('#wren-status')).toBe(refused.body.detail)
+          expect(await page.isVisible('#wren-key-form'), 'the page offers to paste another key').toBe(true)
+        } finally {
+          await context.close()
+        }
+      })
+    },
+  )
+})

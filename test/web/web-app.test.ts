@@ -1,0 +1,439 @@
+// Wren's web app (web/, served by services/web/routes.ts): its page, script and styles from Wren alone, the
+// app's paths that do not shadow the API or the player, and, in headless Chromium on a Wren with data sent
+// through posthog-node, what a user sees: signing in (and a wrong key's error), a trend broken down by
+// browser whose legend holds the browsers and whose hover value is the API's number (and whose CSV export is
+// the API's), the project switcher (an empty project shows its snippet), a person's property
+// edited and still there after a reload, a person deleted once confirmed, a flag created in the page that /flags then answers, the menu
+// limited to the key's scopes, a recording listed with its metadata and shared, and every page at 1280 and 390 px wide (screenshots under test-artifacts/web/,
+// checked not blank and not wider than the window).
+import { existsSync } from 'node:fs'
+import { mkdir, readFile, writeFile } from 'node:fs/promises'
+import path from 'node:path'
+import { afterAll, beforeAll, describe, expect, it } from 'vitest'
+import { chromium, type Browser, type BrowserContext, type Page } from 'playwright-core'
+import { PNG } from 'pngjs'
+import { PostHog } from 'posthog-node'
+import { api, drained, startWren, type TestWren } from '../support/wren'
+import { recordingsProcessed, sendSnapshots } from '../support/recordings'
+import { skipReason } from '../support/skip'
+
+const CHROMIUM = process.env.CHROMIUM_PATH ?? '/usr/bin/chromium'
+const unavailable = skipReason(
+  'web-app',
+  existsSync(CHROMIUM) ? null : `no Chromium at ${CHROMIUM} (install Debian's chromium, or set CHROMIUM_PATH)`,
+)
+const ARTIFACTS = path.resolve(import.meta.dirname, '../..', 'test-artifacts', 'web')
+const WIDTHS = { desktop: { width: 1280, height: 860 }, phone: { width: 390, height: 844 } }
+
+/** What the test reads inside the page (the test is type-checked without the DOM's types). */
+interface PageGlobal {
+  localStorage: { getItem(key: string): string | null; setItem(key: string, value: string): void }
+  document: { querySelector(selector: string): { textContent: string | null } | null; documentElement: { scrollWidth: number } }
+}
+
+/** Pageviews per browser, from distinct users: the breakdown's values and totals. */
+const VISITS: Record<string, Array<[string, number]>> = {
+  Chrome: [
+    ['ada', 2],
+    ['cy', 1],
+    ['dee', 1],
+  ],
+  Firefox: [
+    ['bob', 2],
+    ['eve', 1],
+  ],
+  Safari: [['fay', 1]],
+}
+
+const SESSION = 'web-app-session-1'
+
+describe('the web app', () => {
+  let t: TestWren
+  let call: ReturnType<typeof api>
+
+  beforeAll(async () => {
+    t = await startWren({ WREN_RECORDINGS_WAIT_MS: '20' })
+    call = api(t)
+    const client = new PostHog(t.projectKey, { host: t.url, flushAt: 1000, flushInterval: 0 })
+    for (const [browser, visitors] of Object.entries(VISITS))
+      for (const [distinctId, times] of visitors)
+        for (let i = 0; i < times; i++)
+          client.capture({
+            distinctId,
+            event: '$pageview',
+            properties: { $browser: browser, $current_url: `https://shop.example/${browser.toLowerCase()}` },
+          })
+    // Earlier days, so the chart has a history (today's bucket holds only VISITS).
+    for (let daysAgo = 1; daysAgo <= 6; daysAgo++)
+      for (const [browser, times] of [
+        ['Chrome', 3 + (daysAgo % 3)],
+        ['Firefox', 2 + (daysAgo % 2)],
+        ['Safari', 1],
+      ] as const)
+        for (let i = 0; i < times; i++)
+          client.capture({
+            distinctId: `earlier-${browser.toLowerCase()}-${i}`,
+            event: '$pageview',
+            properties: { $browser: browser },
+            timestamp: new Date(Date.now() - daysAgo * 86_400_000),
+          })
+    client.identify({ distinctId: 'ada', properties: { email: 'ada@example.com', plan: 'free' } })
+    client.identify({ distinctId: 'bob', properties: { email: 'bob@test.org', plan: 'free' } })
+    client.capture({ distinctId: 'ada', event: 'signed_up', properties: { $browser: 'Chrome' } })
+    await client.shutdown()
+    await drained(t.wren)
+
+    // One recorded session of ada's (the project records), as posthog-js sends it to /s/: a page, three clicks, a console error.
+    expect((await call('PATCH', `/api/projects/${t.projectId}/`, { session_recording_opt_in: true })).status).toBe(200)
+    const start = Date.now() - 60_000
+    const snapshots = [
+      { type: 4, timestamp: start, data: { href: 'https://shop.example/checkout', width: 800, height: 600 } },
+      ...[1, 2, 3].map((i) => ({ type: 3, timestamp: start + i * 1000, data: { source: 2, type: 2, id: 1, x: 10, y: 10 } })),
+      { type: 6, timestamp: start + 5000, data: { plugin: 'rrweb/console@1', payload: { level: 'error', payload: ['boom'], trace: [] } } },
+    ]
+    await sendSnapshots(t, { sessionId: SESSION, distinctId: 'ada', events: snapshots, properties: { $lib: 'web' } })
+    await recordingsProcessed(t.wren)
+  })
+  afterAll(async () => {
+    await t?.close()
+  })
+
+  it('serves its page, script and styles from Wren, with ETags, and needs nothing from elsewhere', async () => {
+    for (const url of ['/', `/project/${t.projectId}/trends`, `/project/${t.projectId}/persons/some-uuid`]) {
+      const res = await fetch(t.url + url)
+      expect(res.status, url).toBe(200)
+      expect(res.headers.get('content-type'), url).toMatch(/^text\/html/)
+      const html = await res.text()
+      expect(html, url).toContain('<script src="/static/wren/app.js">')
+      expect(html, url).not.toMatch(/(src|href)="(https?:)?\/\//)
+    }
+    for (const [file, type] of [
+      ['app.js', /^application\/javascript/],
+      ['app.css', /^text\/css/],
+    ] as const) {
+      const res = await fetch(`${t.url}/static/wren/${file}`)
+      expect(res.status, file).toBe(200)
+      expect(res.headers.get('content-type'), file).toMatch(type)
+      const body = await res.text()
+      expect(body.length, file).toBeGreaterThan(1000)
+      if (file === 'app.css') {
+        expect(body).toContain('.u-legend') // uPlot's own styles, bundled in
+        expect(body).not.toMatch(/@import|url\(\s*['"]?(https?:)?\/\//)
+      }
+      const etag = res.headers.get('etag')!
+      expect((await fetch(`${t.url}/static/wren/${file}`, { headers: { 'if-none-match': etag } })).status, file).toBe(304)
+    }
+  })
+
+  it('leaves the API, the SDK routes and the player page their own', async () => {
+    const projects = await call('GET', '/api/projects/', undefined, null)
+    expect(projects.status).toBe(401)
+    expect(projects.body).toMatchObject({ type: 'authentication_error' })
+    const player = await fetch(`${t.url}/project/${t.projectId}/replay/some-session`)
+    expect(await player.text()).toContain('"sessionId":"some-session"')
+    expect((await fetch(`${t.url}/static/array.js`)).headers.get('content-type')).toMatch(/javascript/)
+    const unknown = await call('GET', `/project/${t.projectId}/not-a-page`)
+    expect(unknown.status).toBe(400)
+    expect(unknown.body).toMatchObject({ type: 'validation_error', attr: expect.stringContaining('section') })
+    expect((await call('GET', '/no-such-path')).status).toBe(404)
+  })
+
+  describe.skipIf(unavailable !== null)(`in headless Chromium${unavailable ? ` (skipped: ${unavailable})` : ''}`, () => {
+    let browser: Browser
+    const contexts: BrowserContext[] = []
+
+    beforeAll(async () => {
+      browser = await chromium.launch({ executablePath: CHROMIUM, args: ['--no-sandbox'] })
+      await mkdir(ARTIFACTS, { recursive: true })
+    })
+    afterAll(async () => {
+      for (const context of contexts) await context.close()
+      await browser?.close()
+    })
+
+    /** A fresh browser at `size`, with no key stored, failing on any request to anywhere but Wren. */
+    const open = async (size: { width: number; height: number }): Promise<{ page: Page; elsewhere: string[] }> => {
+      const context = await browser.newContext({ viewport: size })
+      contexts.push(context)
+      const page = await context.newPage()
+      const elsewhere: string[] = []
+      page.on('request', (req) => {
+        if (!req.url().startsWith(`${t.url}/`) && !/^(data|blob|about):/.test(req.url())) elsewhere.push(req.url())
+      })
+      return { page, elsewhere }
+    }
+    const signIn = async (page: Page, key = t.personalKey) => {
+      await page.goto(t.url + '/')
+      await page.fill('#key', key)
+      await page.click('button[type=submit]')
+      await page.waitForSelector('nav.menu')
+    }
+
+    it('shows the API’s error for a wrong key, typed or stored, instead of a blank page', async () => {
+      const { page } = await open(WIDTHS.desktop)
+      const refused = await call('GET', '/api/projects/', undefined, 'phx_not_a_key_of_this_wren')
+      expect(refused.status).toBe(401)
+      await page.goto(t.url + '/')
+      await page.fill('#key', 'phx_not_a_key_of_this_wren')
+      await page.click('button[type=submit]')
+      const error = await page.waitForSelector('.error')
+      expect(await error.textContent()).toContain(refused.body.detail)
+      expect(await page.evaluate(() => (globalThis as unknown as PageGlobal).localStorage.getItem('wren.personalApiKey'))).toBeNull()
+
+      // A stored key Wren no longer takes: the app opens on the sign-in form with the error, and forgets the key.
+      await page.evaluate(() =>
+        (globalThis as unknown as PageGlobal).localStorage.setItem('wren.personalApiKey', 'phx_revoked_or_mistyped'),
+      )
+      await page.goto(`${t.url}/project/${t.projectId}/trends`)
+      expect(await (await page.waitForSelector('.error')).textContent()).toContain(refused.body.detail)
+      expect(await page.isVisible('#key')).toBe(true)
+      expect(await page.evaluate(() => (globalThis as unknown as PageGlobal).localStorage.getItem('wren.personalApiKey'))).toBeNull()
+    })
+
+    it('signs in, keeps the key out of the URL, switches project (an empty one shows the snippet to install), and signs out', async () => {
+      const { page, elsewhere } = await open(WIDTHS.desktop)
+      await signIn(page)
+      expect(page.url()).toBe(`${t.url}/project/${t.projectId}/trends`)
+      expect(page.url()).not.toContain(t.personalKey)
+      expect(await page.evaluate(() => (globalThis as unknown as PageGlobal).localStorage.getItem('wren.personalApiKey'))).toBe(
+        t.personalKey,
+      )
+      expect(await page.textContent('nav.menu')).toContain('Feature flags')
+
+      // The project switcher: an empty project opens on the snippet to install, with that project's key.
+      const second = await call('POST', '/api/projects/', { name: 'Second shop' })
+      expect(second.status, second.text).toBe(201)
+      await page.reload()
+      await page.selectOption('select[aria-label=Project]', String(second.body.id))
+      await page.waitForURL(`${t.url}/project/${second.body.id}/trends`)
+      await page.waitForSelector('text=This project has no events yet.')
+      expect(await page.textContent('[data-testid=snippet]')).toContain(second.body.api_token)
+      expect(await page.textContent('[data-testid=snippet]')).toContain(`api_host: ${JSON.stringify(t.url)}`)
+      await page.click('button.signout')
+      await page.waitForSelector('#key')
+      expect(await page.evaluate(() => (globalThis as unknown as PageGlobal).localStorage.getItem('wren.personalApiKey'))).toBeNull()
+      expect(elsewhere).toEqual([])
+    })
+
+    it('shows only the pages a key’s scopes allow', async () => {
+      const created = await call('POST', '/api/personal_api_keys/', { label: 'trends only', scopes: ['insight:read', 'project:read'] })
+      expect(created.status, created.text).toBe(201)
+      const { page } = await open(WIDTHS.desktop)
+      await signIn(page, created.body.value)
+      expect((await page.locator('nav.menu a').allTextContents()).sort()).toEqual(['Settings', 'Trends'])
+      await page.goto(`${t.url}/project/${t.projectId}/persons`)
+      expect(await (await page.waitForSelector('.error')).textContent()).toContain('person:read')
+    })
+
+    it('draws a trend broken down by browser: the legend holds the browsers and the hover value is the API’s number', async () => {
+      const { page, elsewhere } = await open(WIDTHS.desktop)
+      await signIn(page)
+      const search = new URLSearchParams({ breakdown: '$browser', breakdown_type: 'event' })
+      await page.goto(`${t.url}/project/${t.projectId}/trends?${search}`)
+      await page.waitForSelector('.u-legend .u-series:nth-child(4)')
+      const legend = await page.locator('.u-legend .u-series .u-label').allTextContents()
+      expect(legend.slice(1).sort()).toEqual(Object.keys(VISITS).sort())
+
+      // What the page asks for (web/src/query.ts's trendBody of this URL's query).
+      const trendQuery = {
+        events: [{ id: '$pageview', type: 'events', order: 1, math: 'total' }],
+        actions: [],
+        date_from: '-7d',
+        interval: 'day',
+        display: 'ActionsLineGraph',
+        breakdown_type: 'event',
+        breakdown: '$browser',
+      }
+      const trend = await call('POST', `/api/projects/${t.projectId}/insights/trend/`, trendQuery)
+      expect(trend.status, trend.text).toBe(200)
+      const chrome = trend.body.result.find((s: { breakdown_value: string }) => s.breakdown_value === 'Chrome')
+      const today = chrome.data.length - 1
+      expect(chrome.data[today]).toBe(4)
+
+      // Hover the bucket of today: the legend shows that bucket's label and each series' value there.
+      const over = (await page.locator('.u-over').boundingBox())!
+      await page.mouse.move(over.x + over.width * (today / (chrome.data.length - 1)) - 1, over.y + over.height / 2)
+      const row = (label: string) =>
+        page.locator('.u-legend .u-series', { has: page.locator('.u-label', { hasText: label }) }).locator('.u-value')
+      await page.waitForFunction(
+        () => (globalThis as unknown as PageGlobal).document.querySelector('.u-legend .u-series .u-value')?.textContent !== '',
+      )
+      expect(await page.locator('.u-legend .u-series').first().locator('.u-value').textContent()).toBe(chrome.labels[today])
+      expect(await row('Chrome').textContent()).toBe(String(chrome.data[today]))
+      const firefox = trend.body.result.find((s: { breakdown_value: string }) => s.breakdown_value === 'Firefox')
+      expect(await row('Firefox').textContent()).toBe(String(firefox.data[today]))
+
+      // Export CSV saves what the API's ?format=csv answers for the same query.
+      const [download] = await Promise.all([page.waitForEvent('download'), page.click('button:has-text("Export CSV")')])
+      const saved = await readFile((await download.path())!, 'utf8')
+      const csv = await fetch(`${t.url}/api/projects/${t.projectId}/insights/trend/?format=csv`, {
+        method: 'POST',
+        headers: { authorization: `Bearer ${t.personalKey}`, 'content-type': 'application/json' },
+        body: JSON.stringify(trendQuery),
+      })
+      expect(saved).toBe(await csv.text())
+      expect(saved).toContain('Chrome')
+
+      // The query is in the URL: a reload draws the same chart.
+      await page.reload()
+      await page.waitForSelector('.u-legend .u-series:nth-child(4)')
+      expect(await page.inputValue('input[aria-label="Breakdown property"]')).toBe('$browser')
+      await page.screenshot({ path: path.join(ARTIFACTS, 'trends-breakdown-desktop.png'), fullPage: true })
+      expect(elsewhere).toEqual([])
+    })
+
+    it('edits a person’s property, and the new value is there after a reload', async () => {
+      const { page } = await open(WIDTHS.desktop)
+      await signIn(page)
+      await page.goto(`${t.url}/project/${t.projectId}/persons?search=ada%40example.com`)
+      await page.click('table.list a:has-text("ada@example.com")')
+      const plan = page.locator('tr[data-key="plan"]')
+      await expect.poll(() => plan.locator('.value').textContent()).toBe('free')
+      await plan.locator('button[aria-label="Edit plan"]').click()
+      await plan.locator('input').fill('enterprise')
+      await plan.locator('button[type=submit]').click()
+      await page.waitForSelector('tr[data-key="plan"] .value')
+      await page.reload()
+      await expect.poll(() => page.locator('tr[data-key="plan"] .value').textContent(), { timeout: 10_000 }).toBe('enterprise')
+      const persons = await call('GET', `/api/projects/${t.projectId}/persons/?distinct_id=ada`)
+      expect(persons.body.results[0].properties.plan).toBe('enterprise')
+    })
+
+    it('deletes a person only once the deletion is confirmed', async () => {
+      const { page } = await open(WIDTHS.desktop)
+      await signIn(page)
+      const fay = (await call('GET', `/api/projects/${t.projectId}/persons/?distinct_id=fay`)).body.results[0]
+      await page.goto(`${t.url}/project/${t.projectId}/persons/${fay.uuid}`)
+      await page.click('.page-header button:has-text("Delete person")')
+      await page.click('[aria-label="Confirm delete"] button:has-text("Cancel")')
+      expect((await call('GET', `/api/projects/${t.projectId}/persons/${fay.uuid}/`)).status).toBe(200)
+      await page.click('.page-header button:has-text("Delete person")')
+      await page.click('[aria-label="Confirm delete"] button:has-text("Delete person")')
+      await page.waitForURL(`${t.url}/project/${t.projectId}/persons`)
+      expect((await call('GET', `/api/projects/${t.projectId}/persons/${fay.uuid}/`)).status).toBe(404)
+    })
+
+    it('creates a cohort in the page and saves an edit of it, as the API then shows', async () => {
+      const { page } = await open(WIDTHS.desktop)
+      await signIn(page)
+      await page.goto(`${t.url}/project/${t.projectId}/cohorts/new`)
+      await page.fill('input[name=name]', 'Example people')
+      await page.click('button:has-text("Add filter")')
+      await page.fill('input[aria-label="Property key"]', 'email')
+      await page.selectOption('select[aria-label="Operator"]', 'icontains')
+      await page.fill('input[aria-label="Value"]', 'example.com')
+      await page.click('button:has-text("Create cohort")')
+      await page.waitForSelector('table.list a:has-text("Example people")')
+      const cohorts = async () =>
+        (await call('GET', `/api/projects/${t.projectId}/cohorts/`)).body.results as Array<{
+          id: number
+          name: string
+          description: string
+        }>
+      const created = (await cohorts()).find((c) => c.name === 'Example people')!
+      expect(JSON.stringify(created)).toContain('example.com')
+
+      await page.click('table.list a:has-text("Example people")')
+      await page.fill('input[name=description]', 'people with an example.com address')
+      await page.click('button:has-text("Save")')
+      await page.waitForSelector('table.list a:has-text("Example people")')
+      expect((await cohorts()).find((c) => c.id === created.id)).toMatchObject({ description: 'people with an example.com address' })
+    })
+
+    it('creates a flag in the page that /flags then returns for a matching distinct id', async () => {
+      const { page } = await open(WIDTHS.desktop)
+      await signIn(page)
+      await page.goto(`${t.url}/project/${t.projectId}/feature_flags/new`)
+      await page.fill('input[name=key]', 'example-staff')
+      await page.fill('input[name=name]', 'Only example.com people')
+      await page.click('.condition button:has-text("Add filter")')
+      await page.fill('.condition input[aria-label="Property key"]', 'email')
+      await page.selectOption('.condition select[aria-label="Operator"]', 'icontains')
+      await page.fill('.condition input[aria-label="Value"]', 'example.com')
+      await page.fill('textarea[name=payload]', '{"banner": true}')
+      await page.click('button:has-text("Create flag")')
+      await page.waitForSelector('table.list a:has-text("example-staff")')
+
+      const flags = async (distinctId: string) => {
+        const res = await fetch(`${t.url}/flags?v=2`, {
+          method: 'POST',
+          headers: { 'content-type': 'application/json' },
+          body: JSON.stringify({ token: t.projectKey, distinct_id: distinctId }),
+        })
+        return ((await res.json()) as { flags: Record<string, { enabled: boolean; metadata?: { payload?: unknown } }> }).flags
+      }
+      expect((await flags('ada'))['example-staff']).toMatchObject({ enabled: true, metadata: { payload: '{"banner": true}' } })
+      expect((await flags('bob'))['example-staff']).toMatchObject({ enabled: false })
+
+      // The page's own box asks /flags the same question.
+      await page.fill('#test-distinct-id', 'ada')
+      await page.click('.test-flags button[type=submit]')
+      expect(await (await page.waitForSelector('tr[data-flag="example-staff"] td.on')).textContent()).toBe('enabled')
+    })
+
+    it('lists a recording with its metadata, links it to the player, and shares it', async () => {
+      const { page } = await open(WIDTHS.desktop)
+      await signIn(page)
+      await page.goto(`${t.url}/project/${t.projectId}/recordings`)
+      const row = page.locator('table.recordings tbody tr', { has: page.locator(`a[href$="/replay/${SESSION}"]`) })
+      await row.waitFor()
+      const cells = await row.locator('td').allTextContents()
+      expect(cells.slice(0, 6)).toEqual(['ada@example.com', '5s', expect.any(String), '3', '1', 'https://shop.example/checkout'])
+      expect(await row.locator('a').first().getAttribute('href')).toBe(`/project/${t.projectId}/replay/${SESSION}`)
+      await row.locator('button:has-text("Share")').click()
+      const link = await row.locator('input[aria-label="Sharing link"]').inputValue()
+      expect(link).toMatch(new RegExp(`^${t.url}/shared/[\\w-]+$`))
+      const shared = await fetch(link)
+      expect(shared.status).toBe(200)
+      expect(shared.headers.get('content-type')).toMatch(/^text\/html/)
+    })
+
+    it('draws every page at 1280 and 390 px wide: not blank, no error, nothing wider than the window', async () => {
+      const ada = (await call('GET', `/api/projects/${t.projectId}/persons/?distinct_id=ada`)).body.results[0]
+      const pages: Array<[string, string]> = [
+        ['trends', `trends?breakdown=%24browser&breakdown_type=event`],
+        ['events', 'events'],
+        ['persons', 'persons'],
+        ['person', `persons/${ada.uuid}`],
+        ['feature-flags', 'feature_flags'],
+        ['feature-flag-new', 'feature_flags/new'],
+        ['cohorts', 'cohorts'],
+        ['actions', 'actions'],
+        ['recordings', 'recordings'],
+        ['settings', 'settings'],
+      ]
+      for (const [name, size] of Object.entries(WIDTHS)) {
+        const { page, elsewhere } = await open(size)
+        await page.goto(t.url + '/')
+        await page.waitForSelector('#key')
+        await shoot(page, `sign-in-${name}`, size.width)
+        await signIn(page)
+        for (const [title, url] of pages) {
+          await page.goto(`${t.url}/project/${t.projectId}/${url}`)
+          await page.waitForSelector('.page-header h1')
+          await page.waitForFunction(() => !(globalThis as unknown as PageGlobal).document.querySelector('.loading'))
+          expect(await page.locator('.error').count(), `${title}: ${await page.locator('.error').allTextContents()}`).toBe(0)
+          await shoot(page, `${title}-${name}`, size.width)
+        }
+        expect(elsewhere).toEqual([])
+      }
+    })
+
+    /** Saves a screenshot under test-artifacts/web/ and checks it is not blank and the page fits the width. */
+    const shoot = async (page: Page, name: string, width: number) => {
+      const png = await page.screenshot({ fullPage: true })
+      await writeFile(path.join(ARTIFACTS, `${name}.png`), png)
+      const image = PNG.sync.read(png)
+      const counts = new Map<number, number>()
+      for (let i = 0; i < image.data.length; i += 4) {
+        const key = (image.data[i] << 16) | (image.data[i + 1] << 8) | image.data[i + 2]
+        counts.set(key, (counts.get(key) ?? 0) + 1)
+      }
+      const commonest = Math.max(...counts.values())
+      expect(counts.size, `${name}: colours`).toBeGreaterThan(20)
+      expect(commonest / (image.width * image.height), `${name}: share of the commonest colour`).toBeLessThan(0.97)
+      const scrollWidth = await page.evaluate(() => (globalThis as unknown as PageGlobal).document.documentElement.scrollWidth)
+      expect(scrollWidth, `${name}: page width`).toBeLessThanOrEqual(width)
+    }
+  })
+})
