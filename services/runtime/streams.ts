@@ -101,7 +101,7 @@ export const STREAMS = [
     group: '(none: kept for operators; Wren lists them from ClickHouse)',
     consumers: [],
     stage: null,
-    key: 'the original key',
+    key: 'the source topic/partition/offset',
     retention: 'broker default',
     modes: 'cluster',
   },
