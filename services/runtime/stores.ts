@@ -232,6 +232,8 @@ export class Stores {
         this.ctx.metrics,
         {
           ...this.ctx.config.recordings,
+          crashAfterBatches: this.ctx.config.failpoints.recordingsCrashAfterBatches,
+          poisonSession: this.ctx.config.failpoints.recordingsPoisonSession,
           deadLetters: (await this.deadLetters()).recorder(RECORDINGS_GROUP),
           onBlocks: (range, blocks) => metadata.prepare(range, blocks),
         },
