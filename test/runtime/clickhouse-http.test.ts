@@ -24,7 +24,7 @@ describe('Wren over ClickHouse HTTP (the chDB test fixture)', () => {
   })
 
   it('creates its database and applies every migration once', async () => {
-    const files = (await readdir(new URL('../schemas/clickhouse/', import.meta.url))).filter((f) => f.endsWith('.sql')).sort()
+    const files = (await readdir(new URL('../../schemas/clickhouse/', import.meta.url))).filter((f) => f.endsWith('.sql')).sort()
     expect(await migrate(client)).toEqual(files)
     expect(await migrate(client)).toEqual([])
     const tables = await queryRows<{ name: string }>(client, 'SELECT name FROM system.tables WHERE database = currentDatabase()')
