@@ -4,7 +4,7 @@ import { Type } from 'typebox'
 import { wrenError } from '../shared/errors'
 import { sendFormatted } from '../shared/http/format'
 import { routesOf } from '../shared/http/route'
-import { AnyObject, Format, NoContent, Paginated } from '../shared/http/schemas'
+import { AnyObject, Format, NoContent, Paginated, RecordId } from '../shared/http/schemas'
 import { ActionAnswer } from './schemas'
 import type { Tenants } from '../shared/tenancy'
 import type { Action, ActionStore } from './store'
@@ -25,7 +25,7 @@ export function serializeAction(a: Action): Record<string, unknown> {
   }
 }
 
-const ActionId = Type.Object({ id: Type.String({ description: 'The action’s id.' }) })
+const ActionId = Type.Object({ id: RecordId('The action’s id.') })
 const FormatOnly = Type.Object({ format: Type.Optional(Format) })
 const Name = Type.String({ minLength: 1, pattern: '\\S', description: 'a non-empty name' })
 const fields = {

@@ -5,7 +5,7 @@ import { Type } from 'typebox'
 import { wrenError } from '../shared/errors'
 import { sendFormatted } from '../shared/http/format'
 import { routesOf } from '../shared/http/route'
-import { AnyObject, Format, NoContent, Paginated } from '../shared/http/schemas'
+import { AnyObject, Format, NoContent, Paginated, RecordId } from '../shared/http/schemas'
 import { CohortAnswer } from './schemas'
 import { SqlParams } from '../shared/query/params'
 import type { Tenants } from '../shared/tenancy'
@@ -14,7 +14,7 @@ import type { Cohort, CohortStore } from './store'
 import { jsonTooDeep, jsonTooDeepIn } from '../shared/json'
 import { acceptUploads, membersFromCsv, type PersonDirectory } from './upload'
 
-const CohortId = Type.Object({ id: Type.String({ description: 'The cohort’s id.' }) })
+const CohortId = Type.Object({ id: RecordId('The cohort’s id.') })
 const FormatOnly = Type.Object({ format: Type.Optional(Format) })
 const Name = Type.String({ minLength: 1, pattern: '\\S', description: 'a non-empty name' })
 // A multipart form or a CSV body carries strings: is_static may be 'true', filters a JSON string.

@@ -8,7 +8,7 @@ import { wrenError } from '../shared/errors'
 import { absoluteUrl } from '../shared/http/request-url'
 import { sendFormatted } from '../shared/http/format'
 import { routesOf } from '../shared/http/route'
-import { ActivityPage, AnyObject, ErrorBody, Format, Limit, Offset, Page, Paginated } from '../shared/http/schemas'
+import { ActivityPage, AnyObject, ErrorBody, Format, Limit, Offset, Page, Paginated, RecordId } from '../shared/http/schemas'
 import { Flag } from './schemas'
 import type { Tenants } from '../shared/tenancy'
 import type { FlagStore } from './store'
@@ -27,7 +27,7 @@ export interface FlagRouteDeps {
 
 const MAX_LIMIT = 1000
 const FormatOnly = Type.Object({ format: Type.Optional(Format) })
-const FlagId = Type.Object({ id: Type.String({ description: 'The flag’s id.' }) })
+const FlagId = Type.Object({ id: RecordId('The flag’s id.') })
 const ActivityQuery = Type.Object({ limit: Type.Optional(Limit(10, MAX_LIMIT)), page: Type.Optional(Page), format: Type.Optional(Format) })
 const Key = Type.String({ description: 'Letters, numbers, hyphens and underscores; unique among the project’s flags.' })
 const Tags = Type.Union([Type.Array(Type.String()), Type.Null()])

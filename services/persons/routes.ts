@@ -20,6 +20,7 @@ import {
   Offset,
   Page,
   Paginated,
+  RecordId,
   Success,
   Uuid,
 } from '../shared/http/schemas'
@@ -61,7 +62,7 @@ const ISO_DATE = /^\d{4}-\d{2}-\d{2}(?:[T ]\d{2}:\d{2}(?::\d{2}(?:\.\d+)?)?(?:Z|
 const UUID_RE = /^[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}$/i
 
 const PersonId = Type.Object({
-  id: Type.String({ description: 'The person’s integer id or uuid (to find one by distinct id: ?distinct_id= on the list).' }),
+  id: RecordId('The person’s integer id or uuid (to find one by distinct id: ?distinct_id= on the list).'),
 })
 const FormatOnly = Type.Object({ format: Type.Optional(Format) })
 const PropertyFilters = Type.String({ description: 'A JSON list of property filters: [{"key", "value", "operator", "type"}].' })

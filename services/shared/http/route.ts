@@ -130,6 +130,10 @@ export function routesOf(app: FastifyInstance, deps: { projects: Tenants | null;
         callers.set(request, key)
       }
     }
+    // Every route takes a repeated query parameter's first value (validation.ts): an array one cannot be declared.
+    for (const [name, s] of Object.entries(decl.schema.querystring?.properties ?? {}))
+      if ((s as { type?: unknown }).type === 'array')
+        throw new Error(`${decl.url}: ?${name} is an array; repeated query parameters take their first value`)
     // An empty query value of a numeric parameter (?limit=) means the parameter was not given.
     const numeric = Object.entries(decl.schema.querystring?.properties ?? {})
       .filter(([, s]) => ['integer', 'number'].includes(String((s as { type?: unknown }).type)))

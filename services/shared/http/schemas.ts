@@ -1,6 +1,6 @@
 // Schemas more than one route group declares: paging, ?format, ids, the error body and list envelopes.
 import { Type, type TSchema } from 'typebox'
-import { ERROR_CODE_KEYWORD } from './validation'
+import { ERROR_CODE_KEYWORD, RECORD_ID_KEYWORD } from './validation'
 
 /**
  * `?limit`: the same rule on every list route. An integer from 1 to the route's maximum; anything else,
@@ -18,6 +18,13 @@ export const Page = Type.Integer({ minimum: 1, default: 1, description: 'Which p
 
 /** `?format=csv` (or `Accept: text/csv`) answers CSV with nested fields flattened to dotted columns. */
 export const Format = Type.Enum(['json', 'csv'], { description: 'json (default) or csv.', [ERROR_CODE_KEYWORD]: 'invalid_format' })
+
+/**
+ * A path parameter naming a record by id: a string, looked up by its route (an unknown id is a 404); one
+ * that reads as a number past 2^53 is a 404 before the route looks (no record has it, and it cannot be
+ * sent to ClickHouse).
+ */
+export const RecordId = (description: string) => Type.String({ description, [RECORD_ID_KEYWORD]: true })
 
 export const Uuid = Type.String({ format: 'uuid', description: 'a uuid' })
 

@@ -2,13 +2,16 @@
 // (path parameters, query string) arrive as strings and are coerced to the declared types ('5' → 5,
 // 'abc' stays a 400); a JSON body is taken as sent, so {"name": 5} is refused, never turned into "5".
 // A failure answers PostHog's DRF shape, {type: 'validation_error', code, detail, attr}, with the
-// offending field in attr.
+// offending field in attr. A repeated query parameter takes its first value; an integer is a safe one
+// (past 2^53 it is a 400 naming the field, and a record id past 2^53 is a 404: nothing has that id).
 import type { FastifyInstance, FastifySchemaValidationError } from 'fastify'
 import { Ajv, type ErrorObject, type Options } from 'ajv'
 import { wrenError, type ErrorCode, type WrenError } from '../errors'
 
 /** Schema keywords Wren adds (OpenAPI extensions): the error code a failed field answers with. */
 export const ERROR_CODE_KEYWORD = 'x-error-code'
+/** A path parameter naming a record by id (an integer, or for some records a uuid): see RecordId. */
+export const RECORD_ID_KEYWORD = 'x-record-id'
 
 const common: Options = {
   allErrors: false,
@@ -26,14 +29,55 @@ function makeAjv(options: Options): Ajv {
   for (const [name, pattern] of Object.entries(formats)) ajv.addFormat(name, pattern)
   // Descriptive only (the OpenAPI document); not checked.
   for (const name of ['date-time', 'binary']) ajv.addFormat(name, true)
+  ajv.addKeyword({
+    keyword: RECORD_ID_KEYWORD,
+    type: 'string',
+    schemaType: 'boolean',
+    validate: (on: boolean, id: string) => !on || !pastSafe(id),
+  })
   return ajv
+}
+
+/** A number (in any notation: 1e30, 99999999999999999999) no integer id can be: past ±2^53. */
+function pastSafe(text: string): boolean {
+  const n = Number(text)
+  return text.trim() !== '' && !Number.isNaN(n) && Math.abs(n) > Number.MAX_SAFE_INTEGER
+}
+
+/**
+ * A copy of a URL part's schema whose integers stay within ±2^53: past it a number loses its digits, and
+ * the ClickHouse clients refuse to send it (a 500), so it is a 400 naming the field. The declared schema
+ * (the OpenAPI document's) is left as it is.
+ */
+function safeIntegers(schema: unknown): unknown {
+  if (Array.isArray(schema)) return schema.map(safeIntegers)
+  if (schema === null || typeof schema !== 'object') return schema
+  const copy: Record<string, unknown> = {}
+  for (const [key, value] of Object.entries(schema))
+    copy[key] = ['default', 'enum', 'const', 'example', 'examples'].includes(key) ? value : safeIntegers(value)
+  if (copy.type === 'integer') {
+    copy.minimum ??= -Number.MAX_SAFE_INTEGER
+    copy.maximum ??= Number.MAX_SAFE_INTEGER
+  }
+  return copy
 }
 
 export function installValidation(app: FastifyInstance): void {
   const url = makeAjv({ coerceTypes: 'array' })
   const body = makeAjv({ coerceTypes: false })
+  // A repeated parameter (?v=3&v=1) arrives as an array: every route takes its first value, so no handler
+  // or SDK decoder (capture, /s/, decide read the query themselves) meets an array where it reads a string.
+  // No route declares an array query parameter (routesOf refuses one).
+  app.addHook('onRequest', (request, _reply, done) => {
+    const query = request.query as Record<string, unknown>
+    for (const name in query) {
+      const value = query[name]
+      if (Array.isArray(value)) query[name] = value[0]
+    }
+    done()
+  })
   app.setValidatorCompiler(({ schema, httpPart }) => {
-    if (httpPart !== 'body') return url.compile(schema)
+    if (httpPart !== 'body') return url.compile(safeIntegers(schema) as object)
     // A raw body (capture, decide: bytes in many encodings) is decoded by its route, not checked here.
     if ((schema as Record<string, unknown>)['x-raw'] === true) return () => true
     // No body at all reads as an empty JSON object (as DRF's request.data does): its required fields are missing.
@@ -71,6 +115,7 @@ function codeOf(keyword: string): ErrorCode {
   if (keyword === 'enum' || keyword === 'const') return 'invalid_choice'
   if (keyword === 'maxLength' || keyword === 'maxItems') return 'max_length'
   if (keyword === 'additionalProperties') return 'unknown_field'
+  if (keyword === RECORD_ID_KEYWORD) return 'not_found'
   return 'invalid_input'
 }
 
@@ -78,6 +123,7 @@ function detailOf(error: ErrorObject, name: string, schema: Record<string, unkno
   const got = error.keyword === 'required' ? '' : `, got ${shown(error.data)}`
   if (error.keyword === 'required') return `${name} is required.`
   if (error.keyword === 'additionalProperties') return `${name} is not a known field.`
+  if (error.keyword === RECORD_ID_KEYWORD) return `No record has ${name} ${shown(error.data)}: ids stay below 2^53.`
   if (schema.type === 'integer' && ['type', 'minimum', 'maximum'].includes(error.keyword)) {
     const { minimum, maximum } = schema as { minimum?: number; maximum?: number }
     const range =
