@@ -6,6 +6,29 @@
 export const PLAYER_SCRIPT_URL = '/static/wren/player.js'
 export const PLAYER_STYLES_URL = '/static/wren/player.css'
 
+/**
+ * The player pages' Content-Security-Policy. Scripts and API calls: Wren's own only, so nothing a recording holds
+ * can run or send the key elsewhere. The replay is an about:blank iframe that inherits this policy and rebuilds
+ * the recorded page: its <style> elements and style attributes (rrweb's and rrweb-player's too), and the images,
+ * fonts, media and stylesheets it loaded from its own site, so those may come from anywhere.
+ * The authenticated page holds a key form and the key: never framed. The shared page is meant to be embedded
+ * (PostHog's shared recordings offer an iframe snippet) and holds only its token, which the framing site has.
+ */
+export function playerPolicy(page: 'authenticated' | 'shared'): string {
+  return [
+    "default-src 'none'",
+    "script-src 'self'",
+    "connect-src 'self'",
+    "style-src * 'unsafe-inline' data: blob:",
+    'img-src * data: blob:',
+    'font-src * data:',
+    'media-src * data: blob:',
+    "form-action 'none'",
+    "base-uri 'none'",
+    `frame-ancestors ${page === 'shared' ? '*' : "'none'"}`,
+  ].join('; ')
+}
+
 /** What the page hands its script. */
 export interface PlayerConfig {
   projectId: number

@@ -7,7 +7,7 @@ import type { FastifyInstance } from 'fastify'
 import { Type } from 'typebox'
 import { browserBundle, CSS, JS, sendAsset } from '../shared/http/browser-bundle'
 import { routesOf } from '../shared/http/route'
-import { PLAYER_SCRIPT_URL, PLAYER_STYLES_URL, replayPage } from './player-page'
+import { PLAYER_SCRIPT_URL, PLAYER_STYLES_URL, playerPolicy, replayPage } from './player-page'
 
 const SOURCE = path.join(import.meta.dirname, 'player')
 
@@ -58,6 +58,7 @@ export async function playerRoutes(app: FastifyInstance): Promise<void> {
       reply
         .type('text/html; charset=utf-8')
         .header('cache-control', 'no-store')
+        .header('content-security-policy', playerPolicy('authenticated'))
         .send(replayPage({ projectId: request.params.project_id, sessionId: request.params.session_id })),
   })
 }

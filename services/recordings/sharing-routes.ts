@@ -8,7 +8,7 @@ import type { Tenants } from '../shared/tenancy'
 import { wrenError } from '../shared/errors'
 import { routesOf } from '../shared/http/route'
 import type { ClickHouseMetadataStore } from './metadata-store'
-import { sharedPlayerPage } from './player-page'
+import { playerPolicy, sharedPlayerPage } from './player-page'
 import { newAccessToken, SHARING_SETTINGS, type SharingConfiguration, type SharingSettings, type SharingStore } from './sharing-store'
 import { SETTINGS_DESCRIPTION, Sharing } from './schemas'
 
@@ -128,6 +128,7 @@ export async function sharingRoutes(
           .header('cache-control', 'no-store')
           .header('referrer-policy', 'no-referrer')
           .header('x-robots-tag', 'noindex')
+          .header('content-security-policy', playerPolicy('shared'))
           .send(sharedPlayerPage({ projectId: shared.teamId, sessionId: shared.sessionId, accessToken: token }))
       )
     },

@@ -14,6 +14,14 @@ import type { SharingStore } from './sharing-store'
 /** Blocks one request may ask for (PostHog's limit for personal API keys). */
 export const MAX_BLOCKS_PER_REQUEST = 20
 
+/**
+ * A stored block does not change, and the player reads it again on every seek: the browser that read it with a
+ * key may keep it an hour (it held the key, and the data). `private`: never a shared cache, which cannot tell
+ * who may read it. A sharing token's read is kept nowhere, so that turning sharing off stops it at once.
+ */
+const KEY_CACHE = 'private, max-age=3600'
+const SHARED_CACHE = 'private, no-store'
+
 const Source = Type.Object({
   source: Type.Enum(['blob_v2']),
   start_timestamp: Type.String({ format: 'date-time' }),
@@ -91,7 +99,10 @@ export async function snapshotRoutes(
           'end_blob_key',
         )
       const text = await deps.blocks.lines(teamId, sessionId, start, end)
-      return reply.type('application/jsonl').header('cache-control', 'max-age=3600').send(text)
+      return reply
+        .type('application/jsonl')
+        .header('cache-control', caller.key === null ? SHARED_CACHE : KEY_CACHE)
+        .send(text)
     },
   })
 }

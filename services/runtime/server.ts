@@ -47,7 +47,9 @@ export async function createServer(
 ): Promise<Server> {
   const app = Fastify({
     loggerInstance: logger.child({}, { serializers: { req: requestForLog } }) as FastifyBaseLogger,
-    trustProxy: true,
+    // X-Forwarded-For/-Host/-Proto (request.ip, .host, .protocol: links Wren builds, the CORS same-origin check)
+    // are any client's to write: believed only from the proxies named, as the failed-authentication limit does.
+    trustProxy: config.authFailures.trustedProxies.length > 0 ? [...config.authFailures.trustedProxies] : false,
     routerOptions: { ignoreTrailingSlash: true },
     logController: new LogController({ disableRequestLogging: true }),
     bodyLimit: 20 * 1024 * 1024,

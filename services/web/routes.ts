@@ -4,7 +4,7 @@
 // The page holds no secret: the app reads a personal API key from the browser's localStorage and calls
 // Wren's public API with it.
 import path from 'node:path'
-import type { FastifyInstance } from 'fastify'
+import type { FastifyInstance, FastifyReply } from 'fastify'
 import { Type } from 'typebox'
 import { browserBundle, CSS, etagOf, JS, sendAsset, type Asset } from '../shared/http/browser-bundle'
 import { routesOf } from '../shared/http/route'
@@ -44,6 +44,23 @@ const PAGE = `<!doctype html>
 </body>
 </html>
 `
+/**
+ * The page's Content-Security-Policy: the app keeps a personal API key in localStorage, so only Wren's own script
+ * runs and it talks to Wren alone; styles are the bundle's (Preact and uPlot set styles through the DOM, which a
+ * policy does not govern); never framed (a page that takes a key is a clickjacking target).
+ */
+export const APP_POLICY = [
+  "default-src 'none'",
+  "script-src 'self'",
+  "connect-src 'self'",
+  "style-src 'self'",
+  "img-src 'self' data: blob:",
+  "font-src 'self'",
+  "form-action 'none'",
+  "base-uri 'none'",
+  "frame-ancestors 'none'",
+].join('; ')
+
 const PAGE_ETAG = etagOf(new TextEncoder().encode(PAGE))
 
 export async function webRoutes(app: FastifyInstance): Promise<void> {
@@ -70,14 +87,15 @@ export async function webRoutes(app: FastifyInstance): Promise<void> {
   })
 
   const page: Asset = { bytes: new TextEncoder().encode(PAGE), etag: PAGE_ETAG }
-  const html = 'text/html; charset=utf-8'
+  const sendPage = (reply: FastifyReply, ifNoneMatch: string | undefined) =>
+    sendAsset(reply.header('content-security-policy', APP_POLICY), page, 'text/html; charset=utf-8', 'no-cache', ifNoneMatch)
   route({
     method: 'GET',
     url: '/',
     summary: 'Wren’s web app (HTML): sign in with a personal API key, then trends, events, persons, flags, recordings',
     access: { public: 'no key: the app’s own requests carry one.' },
     schema: { response: { 200: Type.String({ description: 'An HTML page.' }) } },
-    handler: async (request, reply) => sendAsset(reply, page, html, 'no-cache', request.headers['if-none-match']),
+    handler: async (request, reply) => sendPage(reply, request.headers['if-none-match']),
   })
   // Each of the app's pages, and one thing in it (a person, a flag): the page again, and the app routes it.
   const Section = Type.Enum([...APP_SECTIONS], { description: `The app's page: ${APP_SECTIONS.join(', ')}.` })
@@ -99,6 +117,6 @@ export async function webRoutes(app: FastifyInstance): Promise<void> {
         }),
         response: { 200: Type.String({ description: 'An HTML page.' }) },
       },
-      handler: async (request, reply) => sendAsset(reply, page, html, 'no-cache', request.headers['if-none-match']),
+      handler: async (request, reply) => sendPage(reply, request.headers['if-none-match']),
     })
 }

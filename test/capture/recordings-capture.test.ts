@@ -135,7 +135,7 @@ describe('POST /s/', () => {
     const all = await call('GET', `${base}?source=blob_v2&start_blob_key=0&end_blob_key=${last}&decompress=true`)
     expect(all.status).toBe(200)
     expect(all.headers.get('content-type')).toMatch(/^application\/jsonl/)
-    expect(all.headers.get('cache-control')).toBe('max-age=3600')
+    expect(all.headers.get('cache-control')).toBe('private, max-age=3600')
     expect(all.text).toBe(stored.map((b) => b.events).join(''))
     const one = await call('GET', `/api/environments/${t.projectId}/session_recordings/ordered/snapshots?source=blob_v2&blob_key=${last}`)
     expect(one.text).toBe(stored[last].events)

@@ -121,6 +121,10 @@ describe('the recordings player', () => {
     const page = await fetch(`${t.url}/project/${t.projectId}/replay/some-session`)
     expect(page.status).toBe(200)
     expect(page.headers.get('content-type')).toMatch(/^text\/html/)
+    // The page takes a key: Wren's own scripts only, talking to Wren alone, never framed.
+    const policy = page.headers.get('content-security-policy') ?? ''
+    for (const directive of ["default-src 'none'", "script-src 'self'", "connect-src 'self'", "frame-ancestors 'none'"])
+      expect(policy).toContain(directive)
     expect(await page.text()).toContain('"sessionId":"some-session"')
     const bad = await call('GET', '/project/not-a-number/replay/some-session')
     expect(bad.status).toBe(400)
@@ -228,6 +232,10 @@ describe('the recordings player', () => {
         page.on('request', (req) => {
           if (!req.url().startsWith(`${t.url}/`) && !req.url().startsWith('about:') && !req.url().startsWith('data:'))
             elsewhere.push(req.url())
+        })
+        // The replay iframe inherits the page's CSP: anything it refuses shows as a console error.
+        page.on('console', (message) => {
+          if (/Content Security Policy/i.test(message.text())) elsewhere.push(message.text())
         })
         await page.goto(url)
         await page.waitForFunction(() =>

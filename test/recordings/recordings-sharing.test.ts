@@ -152,6 +152,8 @@ describe('session recording sharing, viewed and delete', () => {
     const blocks = await withToken('GET', `${recording('share-1')}snapshots?source=blob_v2&start_blob_key=0&end_blob_key=0`, token)
     expect(blocks.status).toBe(200)
     expect(blocks.headers.get('content-type')).toMatch(/^application\/jsonl/)
+    // Kept by no cache: once sharing is off, nobody reads the recording again.
+    expect(blocks.headers.get('cache-control')).toBe('private, no-store')
     expect(
       blocks.text
         .trim()
@@ -164,6 +166,11 @@ describe('session recording sharing, viewed and delete', () => {
     expect(page.headers.get('content-type')).toMatch(/^text\/html/)
     expect(page.headers.get('cache-control')).toBe('no-store')
     expect(page.headers.get('referrer-policy')).toBe('no-referrer')
+    // Embeddable anywhere (it holds only its token); its scripts and calls are Wren's own.
+    const policy = page.headers.get('content-security-policy') ?? ''
+    expect(policy).toContain('frame-ancestors *')
+    expect(policy).toContain("script-src 'self'")
+    expect(policy).toContain("connect-src 'self'")
     const html = await page.text()
     expect(html).toContain('id="wren-replay"')
     expect(html).toContain('"sessionId":"share-1"')

@@ -105,6 +105,10 @@ describe('the web app', () => {
       expect(res.headers.get('content-type'), url).toMatch(/^text\/html/)
       const html = await res.text()
       expect(html, url).toContain('<script src="/static/wren/app.js">')
+      // Only Wren's own script runs, it talks to Wren alone, and the page (it takes a key) is never framed.
+      const policy = res.headers.get('content-security-policy') ?? ''
+      for (const directive of ["default-src 'none'", "script-src 'self'", "connect-src 'self'", "frame-ancestors 'none'"])
+        expect(policy, url).toContain(directive)
       expect(html, url).not.toMatch(/(src|href)="(https?:)?\/\//)
     }
     for (const [file, type] of [
@@ -151,7 +155,7 @@ describe('the web app', () => {
       await browser?.close()
     })
 
-    /** A fresh browser at `size`, with no key stored, failing on any request to anywhere but Wren. */
+    /** A fresh browser at `size`, with no key stored, failing on any request to anywhere but Wren or anything its CSP refuses. */
     const open = async (size: { width: number; height: number }): Promise<{ page: Page; elsewhere: string[] }> => {
       const context = await browser.newContext({ viewport: size })
       contexts.push(context)
@@ -159,6 +163,9 @@ describe('the web app', () => {
       const elsewhere: string[] = []
       page.on('request', (req) => {
         if (!req.url().startsWith(`${t.url}/`) && !/^(data|blob|about):/.test(req.url())) elsewhere.push(req.url())
+      })
+      page.on('console', (message) => {
+        if (/Content Security Policy/i.test(message.text())) elsewhere.push(message.text())
       })
       return { page, elsewhere }
     }

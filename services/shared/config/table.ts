@@ -413,7 +413,7 @@ export const VARIABLES: readonly ConfigVariable[] = [
     default: '',
     parse: list(proxy, 'addresses or CIDRs, comma-separated'),
     whenUnset: 'none',
-    doc: 'proxies whose `X-Forwarded-For` names the client for that limit; otherwise the peer address counts',
+    doc: 'proxies whose `X-Forwarded-For`/`-Host`/`-Proto` Wren believes: the client address for that limit and for captured events’ `$ip`, the host and scheme of the links it builds and of its own origin (CORS). From any other peer they are ignored: the peer address and the `Host` header count',
   }),
 
   // ai
