@@ -1,9 +1,11 @@
-// /api/personal_api_keys/: create, list and revoke personal API keys. A key manages only keys that can
-// do no more than itself (scopes and projects a subset of its own, see canManageKey), so no key can mint
-// or reveal its way to more than it has.
+// /api/personal_api_keys/: create, list and revoke personal API keys. Managing keys needs `*` (PostHog
+// lets a personal key manage none; Wren has no sessions, so `*` keys do it): a key with some scopes
+// only would otherwise mint itself a copy that outlives its revocation. Any key reads itself (`@current`
+// or its own id, as in PostHog) and may revoke itself. A `*` key manages only keys that can do no more
+// than itself (projects a subset of its own, see canManageKey), so no key can reach more than it has.
 import type { FastifyInstance } from 'fastify'
 import { Type } from 'typebox'
-import { canManageKey, projectsWithin, SCOPE_OBJECTS, scopesBeyond } from '../shared/http/auth'
+import { canManageKey, hasScope, projectsWithin, SCOPE_OBJECTS, scopesBeyond } from '../shared/http/auth'
 import { wrenError } from '../shared/errors'
 import { sendFormatted } from '../shared/http/format'
 import { routesOf } from '../shared/http/route'
@@ -26,21 +28,35 @@ export function serializeKey(k: PersonalApiKey): Record<string, unknown> {
   }
 }
 
-const KeyId = Type.Object({ id: Type.String() })
+/** The scope key management needs. */
+const MANAGE = '*'
+/** PostHog's name for the key making the request. */
+const CURRENT_KEY = '@current'
+const KeyId = Type.Object({
+  id: Type.String({ description: `a key's id, or \`${CURRENT_KEY}\`: the key making the request` }),
+})
 const SCOPES = ['*', ...SCOPE_OBJECTS.flatMap((o) => [`${o}:read`, `${o}:write`])]
 
 export async function keyRoutes(app: FastifyInstance, deps: { projects: ProjectStore }): Promise<void> {
   const { projects } = deps
   const route = routesOf(app, { projects, tag: 'personal API keys' })
-  /** A key beyond the caller's reach answers as if it did not exist. */
-  const manageable = (caller: PersonalApiKey, id: string) => projects.listKeys().find((k) => k.id === id && canManageKey(caller, k))
+  /**
+   * The key `id` names, for `caller`: itself (`@current` or its own id) always; another only for a key
+   * holding `*` (403 otherwise, whether or not it exists), and beyond that key's reach it does not exist.
+   */
+  const keyFor = (caller: PersonalApiKey, id: string): PersonalApiKey | undefined => {
+    if (id === CURRENT_KEY || id === caller.id) return caller
+    if (!hasScope(caller, MANAGE))
+      throw wrenError('permission_denied', `API key missing required scope '${MANAGE}': a key without it may read or revoke only itself.`)
+    return projects.listKeys().find((k) => k.id === id && canManageKey(caller, k))
+  }
 
   route({
     method: 'POST',
     url: '/api/personal_api_keys/',
     summary: 'Create a personal API key (its value is shown once, here)',
-    description: 'A key creates only keys that can do no more than itself: scopes it holds, projects it reaches.',
-    access: { key: null },
+    description: 'The new key reaches only projects the caller reaches (a key limited to projects creates keys limited within them).',
+    access: { key: MANAGE },
     schema: {
       body: Type.Object({
         label: Type.Optional(Type.String()),
@@ -78,7 +94,7 @@ export async function keyRoutes(app: FastifyInstance, deps: { projects: ProjectS
     method: 'GET',
     url: '/api/personal_api_keys/',
     summary: 'List the keys this key manages',
-    access: { key: null },
+    access: { key: MANAGE },
     schema: { querystring: Type.Object({ format: Type.Optional(Format) }), response: { 200: Paginated(Key) } },
     handler: async (request, reply, caller) => {
       const results = projects
@@ -93,10 +109,11 @@ export async function keyRoutes(app: FastifyInstance, deps: { projects: ProjectS
     method: 'GET',
     url: '/api/personal_api_keys/:id/',
     summary: 'Retrieve a key',
+    description: `Any key reads itself (\`${CURRENT_KEY}\` or its own id); other keys need \`${MANAGE}\`.`,
     access: { key: null },
     schema: { params: KeyId, querystring: Type.Object({ format: Type.Optional(Format) }), response: { 200: Key } },
     handler: async (request, reply, caller) => {
-      const key = manageable(caller, request.params.id)
+      const key = keyFor(caller, request.params.id)
       if (!key) throw wrenError('not_found', 'Personal API key not found.')
       return sendFormatted(request, reply, 200, serializeKey(key))
     },
@@ -106,10 +123,11 @@ export async function keyRoutes(app: FastifyInstance, deps: { projects: ProjectS
     method: 'DELETE',
     url: '/api/personal_api_keys/:id/',
     summary: 'Revoke a key',
+    description: `Any key revokes itself (\`${CURRENT_KEY}\` or its own id); other keys need \`${MANAGE}\`.`,
     access: { key: null },
     schema: { params: KeyId, response: { 204: NoContent } },
     handler: async (request, reply, caller) => {
-      const key = manageable(caller, request.params.id)
+      const key = keyFor(caller, request.params.id)
       if (!key || !(await projects.revokeKey(key.id))) throw wrenError('not_found', 'Personal API key not found.')
       return reply.status(204).send()
     },

@@ -1,5 +1,5 @@
 // Failed management-API authentication is limited per client address (429 with Retry-After), while
-// requests with a valid key never count, and capture and decide are untouched.
+// requests with a valid key never count and are never refused, and capture and decide are untouched.
 import { afterAll, beforeAll, describe, expect, it } from 'vitest'
 import { api, startWren, waitFor, type TestWren } from '../support/wren'
 import { clientAddressOf } from '../../services/shared/http/management'
@@ -30,12 +30,25 @@ describe('failed authentication limit', () => {
     const retryAfter = Number(refused.headers.get('retry-after'))
     expect(retryAfter).toBeGreaterThan(0)
     expect(retryAfter).toBeLessThanOrEqual(4)
-    // Every management route, with any key, until the window ends; a forged X-Forwarded-For changes nothing.
-    expect((await call('GET', '/api/personal_api_keys/')).status).toBe(429)
+    // Every management route, for any failing request, until the window ends; a forged X-Forwarded-For
+    // changes nothing.
+    expect((await call('GET', '/api/personal_api_keys/', undefined, null)).status).toBe(429)
     const forged = await fetch(`${t.url}/api/projects/`, {
       headers: { authorization: 'Bearer phx_guess', 'x-forwarded-for': '203.0.113.9' },
     })
     expect(forged.status).toBe(429)
+    // A valid key from the same address (everyone behind one proxy) is served all along: the bootstrap
+    // key and a key with one scope alike. Its requests are not failures, so they end no lockout either.
+    const reader = await call('POST', '/api/personal_api_keys/', { label: 'reader', scopes: ['project:read'] })
+    expect(reader.status).toBe(201)
+    for (let i = 0; i < LIMIT * 2; i++) {
+      expect((await call('GET', route)).status).toBe(200)
+      expect((await call('GET', '/api/personal_api_keys/')).status).toBe(200)
+      expect((await call('GET', route, undefined, reader.body.value)).status).toBe(200)
+    }
+    // A valid key without the route's scope is no failed authentication either: its 403 is the route's.
+    expect((await call('GET', `${route}persons/`, undefined, reader.body.value)).status).toBe(403)
+    expect((await call('GET', route, undefined, 'phx_wrong0000000000000000000000000000000')).status).toBe(429)
 
     // Capture, decide and remote config take project keys and are never limited.
     const capture = await fetch(`${t.url}/capture/`, {
@@ -58,7 +71,11 @@ describe('failed authentication limit', () => {
     expect(decide.status).toBe(200)
     expect((await fetch(`${t.url}/array/${t.projectKey}/config`)).status).toBe(200)
 
-    await waitFor(async () => (await call('GET', route)).status === 200, { timeoutMs: 10_000, intervalMs: 500, what: 'the window to end' })
+    await waitFor(async () => (await call('GET', route, undefined, null)).status === 401, {
+      timeoutMs: 10_000,
+      intervalMs: 500,
+      what: 'the window to end',
+    })
     expect((await call('GET', route, undefined, 'phx_wrong0000000000000000000000000000000')).status).toBe(401)
   })
 

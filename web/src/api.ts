@@ -1,6 +1,6 @@
 // Wren's public API, as the app calls it: a personal API key from localStorage in the Authorization header
 // (never in a URL), JSON in and out, and an API error's `detail` carried to the page.
-import type { KeyInfo, Paginated } from './answers'
+import type { KeyInfo } from './answers'
 
 /** The key's place in localStorage: the same one the recordings player page reads. */
 export const KEY_STORAGE = 'wren.personalApiKey'
@@ -111,12 +111,10 @@ export function allows(scopes: string[] | null, required: string): boolean {
   return access === 'read' && scopes.includes(`${object}:write`)
 }
 
-/** The signed-in key's own scopes, from the keys it manages (itself among them), or null when not shown. */
+/** The signed-in key's own scopes (any key may read itself at `@current`), or null when not shown. */
 export async function ownScopes(key: string): Promise<string[] | null> {
-  const mask = `${key.slice(0, 4)}...${key.slice(-4)}`
   try {
-    const keys = await request<Paginated<KeyInfo>>('GET', '/api/personal_api_keys/', undefined, key)
-    return keys.results.find((k) => k.mask_value === mask)?.scopes ?? null
+    return (await request<KeyInfo>('GET', '/api/personal_api_keys/@current/', undefined, key)).scopes
   } catch {
     return null
   }

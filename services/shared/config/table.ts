@@ -396,7 +396,7 @@ export const VARIABLES: readonly ConfigVariable[] = [
     field: 'authFailures.max',
     default: '100',
     parse: integer,
-    doc: 'failed management-API authentications per client address per window before 429; `0` turns the limit off',
+    doc: 'failed management-API authentications per client address per window before its failing requests get 429 (a valid key is never refused); `0` turns the limit off',
   }),
   v({
     env: 'WREN_AUTH_FAILURE_WINDOW_S',

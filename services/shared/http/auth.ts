@@ -224,7 +224,8 @@ export function projectsWithin(holder: PersonalApiKey, scopedTeams: readonly num
 
 /**
  * A key manages (creates, lists, revokes) only keys that can do no more than itself: their scopes and
- * projects are a subset of its own, so no key can mint its way to more.
+ * projects are a subset of its own, so no key can mint its way to more. (Only `*` keys manage keys at all,
+ * see projects/key-routes.ts, so today the projects decide.)
  */
 export function canManageKey(holder: PersonalApiKey, key: Pick<PersonalApiKey, 'scopes' | 'scopedTeams'>): boolean {
   return scopesBeyond(holder, key.scopes).length === 0 && projectsWithin(holder, key.scopedTeams)

@@ -1,10 +1,12 @@
 // What every management route (the routes that take a personal API key) gets, attached when the route
 // is registered so that public routes (capture, decide, flags, remote config) pay nothing:
 //   - a limit on failed authentications per client address (@fastify/rate-limit's store): after `max`
-//     failures in a window, that address gets 429 with Retry-After on every management route, whatever
-//     key it sends, until the window ends; requests with a valid key never count, nor do requests with a
-//     valid sharing token on a route that takes one (a shared player makes several per view). It runs once
-//     the body is parsed (the key may be in it), before the route's own checks;
+//     failures in a window, that address's failing requests get 429 with Retry-After on every management
+//     route until the window ends. It slows guessing only: a request with a valid key, or with a valid
+//     sharing token on a route that takes one (a shared player makes several per view), neither counts nor
+//     is ever refused, since behind a proxy every client shares one address and one guesser would
+//     otherwise lock everyone out. It runs once the body is parsed (the key may be in it), before the
+//     route's own checks;
 //   - the field size limits (limits.ts);
 //   - the list of these routes (the authorization test enumerates it, so a new route is covered the day
 //     it is added).
@@ -53,8 +55,9 @@ export async function guardManagementRoutes(
     })
     limitFailures = async (request, reply) => {
       const key = shownKey(request)
-      const failed = (key === null || projects.keyByValue(key.value) === undefined) && !(await sharedGrant(request))
-      const state = await failures(request, { increment: failed })
+      const valid = (key !== null && projects.keyByValue(key.value) !== undefined) || (await sharedGrant(request))
+      if (valid) return
+      const state = await failures(request)
       if (!state.isAllowed && state.isExceeded) {
         reply.header('retry-after', String(state.ttlInSeconds))
         throw wrenError('throttled', `Too many failed authentications from this address. Retry in ${state.ttlInSeconds} seconds.`)
