@@ -107,7 +107,10 @@ describe('the CLI while Wren runs', () => {
     expect(offline.map((k) => k.id)).toEqual(listed.map((k: any) => k.id))
 
     server = await spawnWren(dataDir, env)
-    const next = JSON.parse(await readFile(controlFile(), 'utf8'))
+    // The restarted process writes its control file just after it starts to answer.
+    const next = JSON.parse(
+      await waitFor(() => readFile(controlFile(), 'utf8').catch(() => null), { what: 'the restarted process’s control file' }),
+    )
     expect(next.key).not.toBe(control.key)
     expect((await api({ url: server.url, personalKey: control.key })('GET', '/api/projects/')).status).toBe(401)
     expect((await call()('GET', '/api/projects/')).status).toBe(200)
