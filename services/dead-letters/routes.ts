@@ -10,7 +10,7 @@ import { Limit, Offset, Paginated } from '../shared/http/schemas'
 import type { Log } from '../shared/log/log'
 import type { Metrics } from '../shared/metrics'
 import type { PersonalApiKey, Tenants } from '../shared/tenancy'
-import { payloadPreview, type DeadLetterRecord, type DeadLetterStore } from './store'
+import type { DeadLetterRecord, DeadLetterStore } from './store'
 
 export interface DeadLetterRouteDeps {
   projects: Tenants
@@ -32,7 +32,7 @@ export function serializeDeadLetter(l: DeadLetterRecord): Record<string, unknown
     source: { topic: l.topic, partition: l.partition, offset: l.offset, consumer_group: l.group },
     size: l.size,
     replayed_at: l.replayedAt,
-    payload_preview: payloadPreview(l.topic, l.payload),
+    payload_preview: l.payloadPreview,
   }
 }
 

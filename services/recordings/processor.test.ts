@@ -119,7 +119,7 @@ describe('recordings processor', () => {
     expect(blocks.map((b) => [b.windowId, b.eventCount])).toEqual([['s2', 1]])
     expect(metrics.get('wren_recording_snapshots_dropped_total') - dropped).toBe(2)
     const letters = (await deadLetters.list({ limit: 10, offset: 0 })).results.filter((l) => l.offset === 10)
-    expect(letters.map((l) => [l.id, l.group, l.teamId, l.payload.toString()])).toEqual([
+    expect(letters.map((l) => [l.id, l.group, l.teamId, l.payloadPreview])).toEqual([
       ['wren_snapshots/0/10', 'recordings', null, 'not a snapshot'],
     ])
   })
