@@ -9,6 +9,8 @@ import { AnyObject, Format, NoContent, Paginated, RecordId } from '../shared/htt
 import { CohortAnswer } from './schemas'
 import { SqlParams } from '../shared/query/params'
 import type { Tenants } from '../shared/tenancy'
+import type { ClickHouseClient } from '../shared/clickhouse'
+import type { HiddenPersons } from '../shared/query/hidden-persons'
 import { cohortGroup, cohortIdsIn, cohortResolver, validateCohortGroup } from './membership'
 import type { Cohort, CohortStore } from './store'
 import { jsonTooDeep, jsonTooDeepIn } from '../shared/json'
@@ -40,24 +42,25 @@ const CONSUMES = ['application/json', 'multipart/form-data', 'text/csv']
 
 export async function cohortRoutes(
   app: FastifyInstance,
-  deps: { projects: Tenants; cohorts: CohortStore; persons: PersonDirectory },
+  deps: { projects: Tenants; cohorts: CohortStore; persons: PersonDirectory; clickhouse: ClickHouseClient },
 ): Promise<void> {
   const { projects, cohorts, persons } = deps
   await acceptUploads(app)
 
-  const count = async (c: Cohort, known?: Map<number, Cohort>) => {
+  // The count leaves out the persons hidden from the key: else it answers whether a hidden person has a property.
+  const count = async (c: Cohort, hidden: HiddenPersons | null, known?: Map<number, Cohort>) => {
     if (c.deleted) return 0
     const params = new SqlParams()
     const all = new Map(known ?? (await cohorts.list(c.teamId)).map((x) => [x.id, x] as const))
     all.set(c.id, c)
     try {
       const sql = cohortResolver(c.teamId, all, params)(c.id)
-      return await cohorts.countMembers(c.teamId, sql, params.values)
+      return await cohorts.countMembers(c.teamId, sql, params.values, hidden?.uuids ?? [])
     } catch {
       return null
     }
   }
-  const serialize = async (c: Cohort, known?: Map<number, Cohort>) => ({
+  const serialize = async (c: Cohort, hidden: HiddenPersons | null, known?: Map<number, Cohort>) => ({
     id: c.id,
     name: c.name,
     description: c.description,
@@ -65,7 +68,7 @@ export async function cohortRoutes(
     filters: c.filters,
     is_static: c.isStatic,
     is_calculating: false,
-    count: await count(c, known),
+    count: await count(c, hidden, known),
     created_at: c.createdAt,
     updated_at: c.updatedAt,
     deleted: c.deleted,
@@ -78,18 +81,19 @@ export async function cohortRoutes(
     return cohort
   }
 
-  const route = routesOf(app, { projects, tag: 'cohorts' })
+  const route = routesOf(app, { projects, tag: 'cohorts', clickhouse: deps.clickhouse })
 
   route({
     method: 'GET',
     url: '/cohorts/',
     summary: 'List cohorts, with their member counts',
     access: { project: 'cohort:read' },
+    personData: true,
     schema: { querystring: FormatOnly, response: { 200: Paginated(CohortAnswer) } },
-    handler: async (request, reply, { project }) => {
+    handler: async (request, reply, { project }, hidden) => {
       const list = await cohorts.list(project.id)
       const known = new Map(list.map((c) => [c.id, c] as const))
-      const results = await Promise.all(list.map((c) => serialize(c, known)))
+      const results = await Promise.all(list.map((c) => serialize(c, hidden, known)))
       return sendFormatted(request, reply, 200, { count: results.length, next: null, previous: null, results })
     },
   })
@@ -99,9 +103,10 @@ export async function cohortRoutes(
     url: '/cohorts/:id/',
     summary: 'Retrieve a cohort',
     access: { project: 'cohort:read' },
+    personData: true,
     schema: { params: CohortId, querystring: FormatOnly, response: { 200: CohortAnswer } },
-    handler: async (request, reply, { project }) =>
-      sendFormatted(request, reply, 200, await serialize(await find(project.id, request.params.id))),
+    handler: async (request, reply, { project }, hidden) =>
+      sendFormatted(request, reply, 200, await serialize(await find(project.id, request.params.id), hidden)),
   })
 
   route({
@@ -109,16 +114,17 @@ export async function cohortRoutes(
     url: '/cohorts/',
     summary: 'Create a cohort: dynamic (person-property filters) or static (a list of distinct ids, or a CSV)',
     access: { project: 'cohort:write' },
+    personData: true,
     consumes: CONSUMES,
     schema: { body: Type.Object({ name: Name, ...fields }), response: { 201: CohortAnswer } },
-    handler: async (request, reply, { project }) => {
+    handler: async (request, reply, { project }, hidden) => {
       const body = request.body
       const distinctIds = await staticMembersOf(project.id, body, persons)
       const isStatic = body.is_static === true || body.is_static === 'true' || distinctIds !== null
       const filters = isStatic ? { properties: { type: 'AND', values: [] } } : await definitionOf(project.id, body, cohorts)
       const cohort = await cohorts.save(project.id, { name: body.name, description: body.description ?? '', filters, isStatic })
       if (distinctIds) await cohorts.addStaticMembers(project.id, cohort.id, distinctIds)
-      return reply.status(201).send(await serialize(cohort))
+      return reply.status(201).send(await serialize(cohort, hidden))
     },
   })
 
@@ -128,6 +134,7 @@ export async function cohortRoutes(
     summary: 'Update a cohort; a static cohort takes more distinct ids or a CSV',
     description: 'deleted: true deletes it.',
     access: { project: 'cohort:write' },
+    personData: true,
     consumes: CONSUMES,
     schema: {
       params: CohortId,
@@ -135,7 +142,7 @@ export async function cohortRoutes(
       body: Type.Object({ name: Type.Optional(Name), ...fields, deleted: Type.Optional(Type.Boolean()) }),
       response: { 200: CohortAnswer },
     },
-    handler: async (request, reply, { project }) => {
+    handler: async (request, reply, { project }, hidden) => {
       const current = await find(project.id, request.params.id)
       const body = request.body
       const distinctIds = await staticMembersOf(project.id, body, persons)
@@ -151,7 +158,7 @@ export async function cohortRoutes(
         deleted: body.deleted === true,
       })
       if (distinctIds) await cohorts.addStaticMembers(project.id, current.id, distinctIds)
-      return sendFormatted(request, reply, 200, await serialize(updated))
+      return sendFormatted(request, reply, 200, await serialize(updated, hidden))
     },
   })
 

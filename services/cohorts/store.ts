@@ -124,9 +124,13 @@ export class CohortStore {
     await this.changed(teamId)
   }
 
-  /** How many current persons are members: for the `count` field. */
-  async countMembers(teamId: number, membersSql: string, params: Record<string, unknown>): Promise<number> {
-    const [row] = await queryRows<{ n: number }>(this.client, `SELECT count() AS n FROM (${membersSql})`, { ...params, team: teamId })
+  /** How many current persons are members, but for the persons `hidden` (their uuids): for the `count` field. */
+  async countMembers(teamId: number, membersSql: string, params: Record<string, unknown>, hidden: string[] = []): Promise<number> {
+    // The members query answers one column of person uuids (its name differs by cohort kind).
+    const sql = hidden.length
+      ? `SELECT count() AS n FROM (${membersSql}) AS m WHERE COLUMNS('uuid') NOT IN {hidden_persons:Array(UUID)}`
+      : `SELECT count() AS n FROM (${membersSql})`
+    const [row] = await queryRows<{ n: number }>(this.client, sql, { ...params, team: teamId, hidden_persons: hidden })
     return Number(row?.n ?? 0)
   }
 }

@@ -14,7 +14,7 @@ import { EventPage } from './schemas'
 import { SqlParams } from '../shared/query/params'
 import { parsePropertyFilters } from '../shared/property-filters/parse'
 import { listFilterSql } from '../shared/property-filters/sql'
-import { hiddenPersons, visibleEventsSql } from '../shared/query/hidden-persons'
+import { visibleEventsSql } from '../shared/query/hidden-persons'
 
 interface EventRow {
   uuid: string
@@ -32,13 +32,14 @@ export async function eventRoutes(
   app: FastifyInstance,
   deps: { projects: Tenants; clickhouse: ClickHouseClient; siteUrl: string | null },
 ): Promise<void> {
-  const route = routesOf(app, { projects: deps.projects, tag: 'events' })
+  const route = routesOf(app, { projects: deps.projects, tag: 'events', clickhouse: deps.clickhouse })
   route({
     method: 'GET',
     url: '/events/',
     summary: 'List events, newest first',
     description: '`next` pages further back in time.',
     access: { project: 'query:read' },
+    personData: true,
     schema: {
       querystring: Type.Object({
         limit: Type.Optional(Limit(100, MAX_LIMIT)),
@@ -59,7 +60,7 @@ export async function eventRoutes(
       }),
       response: { 200: EventPage },
     },
-    handler: async (request, reply, caller) => {
+    handler: async (request, reply, caller, hidden) => {
       const q = request.query
       const limit = q.limit ?? 100
       const params = new SqlParams()
@@ -75,7 +76,6 @@ export async function eventRoutes(
       }
       const filters = parsePropertyFilters(q.properties)
       if (filters.length) where.push(listFilterSql(filters, 'event', params))
-      const hidden = await hiddenPersons(deps.clickhouse, caller.key, caller.project.id)
       if (hidden) where.push(visibleEventsSql(hidden, params))
       const rows = await queryRows<EventRow>(
         deps.clickhouse,

@@ -13,8 +13,8 @@ import type { Clock } from '../shared/time/clock'
 import { wrenError } from '../shared/errors'
 import { routesOf } from '../shared/http/route'
 import { AnyObject, Limit, NoContent, Offset } from '../shared/http/schemas'
-import { hiddenPersons } from '../shared/query/hidden-persons'
-import type { PersonalApiKey, Tenants } from '../shared/tenancy'
+import type { HiddenPersons } from '../shared/query/hidden-persons'
+import type { Tenants } from '../shared/tenancy'
 import { DEFAULT_DATE_FROM, recordingQuery, visibleRecordings } from './list-query'
 import type { ClickHouseMetadataStore, StoredRecording } from './metadata-store'
 import type { RecordingStateStore } from './recording-state'
@@ -41,7 +41,7 @@ export async function recordingRoutes(
     state: RecordingStateStore
   },
 ): Promise<void> {
-  const route = routesOf(app, { projects: deps.projects, tag: 'session recordings', sharing: deps.sharing })
+  const route = routesOf(app, { projects: deps.projects, tag: 'session recordings', sharing: deps.sharing, clickhouse: deps.clickhouse })
   const showPerson = (p: PersonRecord) => ({
     id: p.id,
     name: displayName(p),
@@ -89,6 +89,7 @@ export async function recordingRoutes(
     summary: 'The project’s session recordings, newest first',
     description: `PostHog’s list envelope \`{results, has_next}\`, newest first by start time, filtered as PostHog’s RecordingsQuery (JSON values in the query string). \`date_from\` defaults to \`${DEFAULT_DATE_FROM}\` as in PostHog (\`all\`: no bound). Example: \`having_predicates=[{"type":"recording","key":"console_error_count","operator":"gt","value":0}]\`.`,
     access: { project: 'session_recording:read' },
+    personData: true,
     schema: {
       querystring: Type.Object({
         limit: Type.Optional(Limit(DEFAULT_LIMIT, MAX_LIMIT)),
@@ -125,11 +126,10 @@ export async function recordingRoutes(
       }),
       response: { 200: RecordingPage },
     },
-    handler: async (request, _reply, caller) => {
+    handler: async (request, _reply, caller, hidden) => {
       const q = request.query
       const limit = q.limit ?? DEFAULT_LIMIT
       const teamId = caller.project.id
-      const hidden = await hiddenPersons(deps.clickhouse, caller.key, teamId)
       const query = await recordingQuery(q, { project: caller.project, now: deps.clock.now(), actions: deps.actions, hidden })
       if (q.person_uuid) {
         const person = await deps.persons.get(teamId, { uuid: q.person_uuid })
@@ -143,9 +143,8 @@ export async function recordingRoutes(
   })
 
   /** The recording, unless it is not in the project or its person is hidden from the key (404 either way). */
-  const find = async (caller: { project: { id: number }; key: PersonalApiKey | null }, sessionId: string): Promise<StoredRecording> => {
+  const find = async (caller: { project: { id: number } }, sessionId: string, hidden: HiddenPersons | null): Promise<StoredRecording> => {
     const teamId = caller.project.id
-    const hidden = caller.key ? await hiddenPersons(deps.clickhouse, caller.key, teamId) : null
     const recording = await deps.metadata.get(teamId, sessionId, visibleRecordings(hidden))
     if (!recording) throw wrenError('not_found', `No recording with session id ${JSON.stringify(sessionId)} in this project.`)
     return recording
@@ -157,9 +156,10 @@ export async function recordingRoutes(
     summary: 'One session recording',
     description: 'With a sharing access token instead of a key: only `{id, recording_duration, start_time, end_time}`.',
     access: { project: 'session_recording:read', sharedRecording: 'id' },
+    personData: true,
     schema: { params: RecordingId, response: { 200: Type.Union([Recording, SharedRecording]) } },
-    handler: async (request, _reply, caller) => {
-      const recording = await find(caller, request.params.id)
+    handler: async (request, _reply, caller, hidden) => {
+      const recording = await find(caller, request.params.id, hidden)
       if (caller.key === null) {
         const { recording_duration, start_time, end_time } = recording.summary
         return { id: recording.sessionId, recording_duration, start_time, end_time }
@@ -176,6 +176,7 @@ export async function recordingRoutes(
     description:
       'PostHog’s update fields: `viewed: true` marks the recording viewed (for the whole project: Wren has no users), `analyzed` and `player_metadata` are accepted and change nothing, and so is `person` (a recording’s person follows from its distinct id); other fields are ignored. Answers the recording (PostHog answers `{success: true}`).',
     access: { project: 'session_recording:write' },
+    personData: true,
     schema: {
       params: RecordingId,
       body: Type.Object({
@@ -186,9 +187,9 @@ export async function recordingRoutes(
       }),
       response: { 200: Recording },
     },
-    handler: async (request, _reply, caller) => {
+    handler: async (request, _reply, caller, hidden) => {
       const { project } = caller
-      const recording = await find(caller, request.params.id)
+      const recording = await find(caller, request.params.id, hidden)
       const body = request.body
       if (!body.viewed && !body.analyzed && body.person === undefined)
         throw wrenError(
@@ -209,10 +210,11 @@ export async function recordingRoutes(
     description:
       'Removes its snapshot blocks and metadata and turns its sharing off. Afterwards the recording is gone from the list and retrieve (404) and its snapshots answer 410 `recording_deleted`; blocks of the session that arrive later are not shown.',
     access: { project: 'session_recording:write' },
+    personData: true,
     schema: { params: RecordingId, response: { 204: NoContent } },
-    handler: async (request, reply, caller) => {
+    handler: async (request, reply, caller, hidden) => {
       const { project } = caller
-      const recording = await find(caller, request.params.id)
+      const recording = await find(caller, request.params.id, hidden)
       await deps.sharing.disable(project.id, recording.sessionId)
       await deps.state.delete(project.id, recording.sessionId)
       return reply.status(204).send()

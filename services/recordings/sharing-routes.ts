@@ -8,6 +8,9 @@ import type { Tenants } from '../shared/tenancy'
 import { wrenError } from '../shared/errors'
 import { routesOf } from '../shared/http/route'
 import type { ClickHouseMetadataStore } from './metadata-store'
+import type { ClickHouseClient } from '../shared/clickhouse'
+import type { HiddenPersons } from '../shared/query/hidden-persons'
+import { visibleRecordings } from './list-query'
 import { playerPolicy, sharedPlayerPage } from './player-page'
 import { newAccessToken, SHARING_SETTINGS, type SharingConfiguration, type SharingSettings, type SharingStore } from './sharing-store'
 import { SETTINGS_DESCRIPTION, Sharing } from './schemas'
@@ -42,12 +45,16 @@ function settingsOf(value: unknown): SharingSettings | null {
 
 export async function sharingRoutes(
   app: FastifyInstance,
-  deps: { projects: Tenants; metadata: ClickHouseMetadataStore; sharing: SharingStore },
+  deps: { projects: Tenants; metadata: ClickHouseMetadataStore; sharing: SharingStore; clickhouse: ClickHouseClient },
 ): Promise<void> {
-  const route = routesOf(app, { projects: deps.projects, tag: 'session recordings' })
-  /** The recording must exist in the project (and not be deleted) before its sharing is read or written. */
-  const configurationOf = async (teamId: number, sessionId: string): Promise<SharingConfiguration> => {
-    if (!(await deps.metadata.get(teamId, sessionId)))
+  const route = routesOf(app, { projects: deps.projects, tag: 'session recordings', clickhouse: deps.clickhouse })
+  /**
+   * The recording must exist in the project (and not be deleted), and its person not be hidden from the
+   * key, before its sharing is read or written: 404 otherwise, as for an unknown recording. A token made
+   * before the person was hidden keeps working: it is a grant of its own (route.ts, personData).
+   */
+  const configurationOf = async (teamId: number, sessionId: string, hidden: HiddenPersons | null): Promise<SharingConfiguration> => {
+    if (!(await deps.metadata.get(teamId, sessionId, visibleRecordings(hidden))))
       throw wrenError('not_found', `No recording with session id ${JSON.stringify(sessionId)} in this project.`)
     return deps.sharing.get(teamId, sessionId)
   }
@@ -59,8 +66,9 @@ export async function sharingRoutes(
     description:
       'The saved configuration, or, when there is none, one built without saving (as PostHog does): disabled, `created_at` null, and a fresh `access_token` on every such GET. The token that counts is the one PATCH or refresh answers.',
     access: { project: 'sharing_configuration:read' },
+    personData: true,
     schema: { params: RecordingId, response: { 200: Sharing } },
-    handler: async (request, _reply, { project }) => show(await configurationOf(project.id, request.params.id)),
+    handler: async (request, _reply, { project }, hidden) => show(await configurationOf(project.id, request.params.id, hidden)),
   })
 
   route({
@@ -70,6 +78,7 @@ export async function sharingRoutes(
     description:
       'Saves the configuration (building it first when there is none). Disabling stops its token at once; enabling again brings the same token back.',
     access: { project: 'sharing_configuration:write' },
+    personData: true,
     schema: {
       params: RecordingId,
       body: Type.Object({
@@ -79,8 +88,8 @@ export async function sharingRoutes(
       }),
       response: { 200: Sharing },
     },
-    handler: async (request, _reply, { project }) => {
-      const current = await configurationOf(project.id, request.params.id)
+    handler: async (request, _reply, { project }, hidden) => {
+      const current = await configurationOf(project.id, request.params.id, hidden)
       const body = request.body
       if (body.password_required === true)
         throw wrenError('unsupported', 'Password-protected sharing is not offered by Wren.', 'password_required')
@@ -99,9 +108,10 @@ export async function sharingRoutes(
     summary: 'Rotate a recording’s sharing token',
     description: 'Saves the configuration with a new `access_token`; the old one stops working at once. Enabled stays as it was.',
     access: { project: 'sharing_configuration:write' },
+    personData: true,
     schema: { params: RecordingId, response: { 200: Sharing } },
-    handler: async (request, _reply, { project }) => {
-      const current = await configurationOf(project.id, request.params.id)
+    handler: async (request, _reply, { project }, hidden) => {
+      const current = await configurationOf(project.id, request.params.id, hidden)
       return show(await deps.sharing.save({ ...current, accessToken: newAccessToken() }))
     },
   })

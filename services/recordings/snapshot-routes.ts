@@ -8,6 +8,9 @@ import type { Tenants } from '../shared/tenancy'
 import { wrenError } from '../shared/errors'
 import { routesOf } from '../shared/http/route'
 import type { ClickHouseBlockStore } from './blocks'
+import type { ClickHouseClient } from '../shared/clickhouse'
+import { visibleRecordings } from './list-query'
+import type { ClickHouseMetadataStore } from './metadata-store'
 import type { RecordingStateStore } from './recording-state'
 import type { SharingStore } from './sharing-store'
 
@@ -31,9 +34,16 @@ const Source = Type.Object({
 
 export async function snapshotRoutes(
   app: FastifyInstance,
-  deps: { projects: Tenants; blocks: ClickHouseBlockStore; sharing: SharingStore; state: RecordingStateStore },
+  deps: {
+    projects: Tenants
+    blocks: ClickHouseBlockStore
+    sharing: SharingStore
+    state: RecordingStateStore
+    metadata: ClickHouseMetadataStore
+    clickhouse: ClickHouseClient
+  },
 ): Promise<void> {
-  const route = routesOf(app, { projects: deps.projects, tag: 'session recordings', sharing: deps.sharing })
+  const route = routesOf(app, { projects: deps.projects, tag: 'session recordings', sharing: deps.sharing, clickhouse: deps.clickhouse })
   route({
     method: 'GET',
     url: '/session_recordings/:id/snapshots',
@@ -41,6 +51,7 @@ export async function snapshotRoutes(
     description:
       'Without `source`: `{sources: [{source: "blob_v2", start_timestamp, end_timestamp, blob_key}]}`, one per stored block in time order. With `source=blob_v2&start_blob_key=i&end_blob_key=j`: the blocks i..j as JSONL, one `["<window id>", <rrweb event>]` per line.',
     access: { project: 'session_recording:read', sharedRecording: 'id' },
+    personData: true,
     schema: {
       params: Type.Object({ id: Type.String({ description: 'The recording’s session id.' }) }),
       querystring: Type.Object({
@@ -61,15 +72,18 @@ export async function snapshotRoutes(
         ]),
       },
     },
-    handler: async (request, reply, caller) => {
+    handler: async (request, reply, caller, hidden) => {
       const teamId = caller.project.id
       const sessionId = request.params.id
       const q = request.query
       const spans = await deps.blocks.spans(teamId, sessionId)
       if (spans.length === 0) {
         if (await deps.state.isDeleted(teamId, sessionId)) throw wrenError('recording_deleted')
-        throw wrenError('not_found', `No recording with session id ${JSON.stringify(sessionId)} in this project.`)
+        throw notFound(sessionId)
       }
+      // A recording of a person hidden from the key answers as an unknown one. Its person is known from its
+      // metadata: while none is stored yet, a key that has hidden persons is not shown the blocks either.
+      if (hidden !== null && !(await deps.metadata.get(teamId, sessionId, visibleRecordings(hidden)))) throw notFound(sessionId)
       if (q.source === undefined || q.source === '') {
         return {
           sources: spans.map((s, i) => ({
@@ -105,6 +119,10 @@ export async function snapshotRoutes(
         .send(text)
     },
   })
+}
+
+function notFound(sessionId: string) {
+  return wrenError('not_found', `No recording with session id ${JSON.stringify(sessionId)} in this project.`)
 }
 
 function blobKey(value: string | undefined, attr: string): number {

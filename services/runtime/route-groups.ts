@@ -111,6 +111,7 @@ export const ROUTE_GROUPS = {
     projects: await s.projects(),
     cohorts: await s.cohorts(),
     persons: await s.personQueries(),
+    clickhouse: s.ctx.storage.clickhouse,
   })),
   trends: group('delegated', trendRoutes, async (s) => ({
     projects: await s.projects(),
@@ -129,6 +130,8 @@ export const ROUTE_GROUPS = {
     blocks: await s.snapshotBlocks(),
     sharing: await s.sharing(),
     state: await s.recordingState(),
+    metadata: await s.recordingMetadata(),
+    clickhouse: s.ctx.storage.clickhouse,
   })),
   recordings: group('delegated', recordingRoutes, async (s) => ({
     projects: await s.projects(),
@@ -144,6 +147,7 @@ export const ROUTE_GROUPS = {
     projects: await s.projects(),
     metadata: await s.recordingMetadata(),
     sharing: await s.sharing(),
+    clickhouse: s.ctx.storage.clickhouse,
   })),
   'recording-ai': group('delegated', aiRoutes, async (s) => ({ projects: await s.projects(), model: s.chatModel(), clock: s.ctx.clock })),
   player: group('delegated', playerRoutes, none),

@@ -16,6 +16,8 @@ export const DOCS_URL = '/api/schema/docs/'
 export interface RegisteredRoute {
   method: string
   url: string
+  /** Declared `personData` (route.ts): its handler leaves out the persons hidden from the key. */
+  personData: boolean
 }
 
 /**
@@ -28,7 +30,8 @@ export async function collectOpenApi(app: FastifyInstance, info: { version: stri
   app.addHook('onRoute', (route) => {
     // Routes hidden from the document (the CORS plugin's OPTIONS catch-all) are not its to list.
     if ((route.schema as { hide?: boolean } | undefined)?.hide === true) return
-    for (const method of [route.method].flat()) if (method !== 'HEAD') routes.push({ method, url: route.url })
+    for (const method of [route.method].flat())
+      if (method !== 'HEAD') routes.push({ method, url: route.url, personData: route.config?.personData === true })
   })
   await app.register(swagger, {
     openapi: {

@@ -34,6 +34,8 @@ import {
 } from './auth'
 import { wrenError } from '../errors'
 import type { PersonalApiKey, Tenants } from '../tenancy'
+import type { ClickHouseClient } from '../clickhouse'
+import { hiddenPersons, type HiddenPersons } from '../query/hidden-persons'
 import { ErrorBody } from './schemas'
 
 declare module 'fastify' {
@@ -42,6 +44,8 @@ declare module 'fastify' {
     sharedRecording?: string
     /** The route takes a personal API key (access `project` or `key`): management.ts guards it. */
     personalKey?: boolean
+    /** The route reads person-derived data and its handler is handed the key's hidden persons (see personData). */
+    personData?: boolean
   }
 }
 
@@ -81,7 +85,10 @@ export type RouteRequest<S extends RouteSchema> = FastifyRequest<
   TypeBoxTypeProvider
 >
 
-export interface RouteDeclaration<S extends RouteSchema, A extends Access> {
+/** What a `personData` route's handler is handed: the persons hidden from the key (null: none, or a sharing token). */
+type HiddenOf<P extends boolean> = P extends true ? HiddenPersons | null : undefined
+
+export interface RouteDeclaration<S extends RouteSchema, A extends Access, P extends boolean = false> {
   method: HTTPMethods | HTTPMethods[]
   /** For `{ project }` access, the path after /api/projects/:project_id (e.g. '/persons/:id/'); otherwise the whole path. */
   url: string
@@ -92,7 +99,15 @@ export interface RouteDeclaration<S extends RouteSchema, A extends Access> {
   /** The body's content types, for the document (default: JSON); the group's parsers read them. */
   consumes?: string[]
   bodyLimit?: number
-  handler: (request: RouteRequest<S>, reply: FastifyReply, caller: CallerOf<A>) => unknown
+  /**
+   * The route reads person-derived data (persons, their events, recordings, cohort members): the handler
+   * is handed the persons hidden from the key (object access level `none`, hidden-persons.ts) and must leave
+   * them out. `{ project }` access only. A sharing token's request is handed null: the token is a grant of
+   * its own, independent of who opens it (as in PostHog). test/persons/person-data-routes.test.ts holds
+   * every route under the person-data paths to declaring this.
+   */
+  personData?: P
+  handler: (request: RouteRequest<S>, reply: FastifyReply, caller: CallerOf<A>, hidden: HiddenOf<P>) => unknown
 }
 
 export const PROJECT_PREFIXES = ['/api/projects/:project_id', '/api/environments/:project_id'] as const
@@ -103,13 +118,20 @@ const ProjectId = Type.Union([Type.Integer({ minimum: 1 }), Type.Literal(CURRENT
 /**
  * The declaring function for one route group: `tag` groups its routes in the document. Call it inside
  * the group's plugin; `projects` checks the keys (null for a group of public routes only); `sharing`
- * checks sharing tokens (needed by routes that declare `sharedRecording`).
+ * checks sharing tokens (needed by routes that declare `sharedRecording`); `clickhouse` reads the hidden
+ * persons (needed by routes that declare `personData`).
  */
-export function routesOf(app: FastifyInstance, deps: { projects: Tenants | null; tag: string; sharing?: SharingTokens }) {
-  const { projects, tag, sharing } = deps
-  return function route<S extends RouteSchema, A extends Access>(decl: RouteDeclaration<S, A>): void {
+export function routesOf(
+  app: FastifyInstance,
+  deps: { projects: Tenants | null; tag: string; sharing?: SharingTokens; clickhouse?: ClickHouseClient },
+) {
+  const { projects, tag, sharing, clickhouse } = deps
+  return function route<S extends RouteSchema, A extends Access, P extends boolean = false>(decl: RouteDeclaration<S, A, P>): void {
     const callers = new WeakMap<FastifyRequest, Caller | SharedCaller | PersonalApiKey>()
     const access = decl.access as Access
+    const personData = decl.personData === true
+    if (personData && (!('project' in access) || !clickhouse))
+      throw new Error(`${decl.url}: a route that reads person data takes { project } access and needs the ClickHouse client`)
     if (!projects && !('public' in access)) throw new Error(`${decl.url}: a route that takes a personal API key needs the project store`)
     const shared = 'project' in access ? access.sharedRecording : undefined
     if (shared !== undefined && (!sharing || decl.method !== 'GET'))
@@ -179,8 +201,15 @@ export function routesOf(app: FastifyInstance, deps: { projects: Tenants | null;
         ...(preValidation ? { preValidation } : {}),
         // Read by management.ts: which routes take a personal key (its guards apply), and on which a valid
         // sharing token is no failed authentication.
-        config: { personalKey: !('public' in access), ...(shared === undefined ? {} : { sharedRecording: shared }) },
-        handler: (request, reply) => decl.handler(request as unknown as RouteRequest<S>, reply, callers.get(request) as CallerOf<A>),
+        config: { personalKey: !('public' in access), personData, ...(shared === undefined ? {} : { sharedRecording: shared }) },
+        handler: personData
+          ? async (request, reply) => {
+              const caller = callers.get(request) as Caller | SharedCaller
+              const hidden = caller.key ? await hiddenPersons(clickhouse!, caller.key, caller.project.id) : null
+              return decl.handler(request as unknown as RouteRequest<S>, reply, caller as CallerOf<A>, hidden as HiddenOf<P>)
+            }
+          : (request, reply) =>
+              decl.handler(request as unknown as RouteRequest<S>, reply, callers.get(request) as CallerOf<A>, undefined as HiddenOf<P>),
       }
       app.route(options)
     }

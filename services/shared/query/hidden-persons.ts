@@ -1,6 +1,7 @@
 // Persons a key may not see (object access level `none`) are hidden wherever person data is returned:
 // the persons routes leave them out, and every events read made for that key (the events list, trends
-// and their breakdowns by person properties) leaves out their events.
+// and their breakdowns by person properties) leaves out their events. A route that reads person-derived
+// data declares `personData` (http/route.ts) and is handed these; a test holds the person-data paths to it.
 import type { ClickHouseClient } from '../clickhouse'
 import { queryRows } from '../clickhouse'
 import { explicitLevels } from '../http/access-controls'
