@@ -1,11 +1,11 @@
 import { describe, expect, it } from 'vitest'
-import { CaptureBackpressure } from './backpressure'
+import { eventBackpressure, recordingsBackpressure } from './backpressure'
 import { WrenError } from '../shared/errors'
 
-describe('CaptureBackpressure', () => {
+describe('capture backpressure', () => {
   it('refuses from the bound on, with Retry-After, and accepts again only below 80% of it', () => {
     let backlog = 0
-    const gate = new CaptureBackpressure(() => backlog, 100)
+    const gate = eventBackpressure(() => backlog, 100)
     const refused = () => {
       try {
         gate.admit()
@@ -34,7 +34,35 @@ describe('CaptureBackpressure', () => {
   })
 
   it('never refuses with a bound of 0', () => {
-    const gate = new CaptureBackpressure(() => 1e9, 0)
+    const gate = eventBackpressure(() => 1e9, 0)
     expect(() => gate.admit()).not.toThrow()
+  })
+
+  it('refuses snapshots past either recordings limit, and accepts again once both are below 80%', () => {
+    let lag: { messages: number; logBytes: number | null } = { messages: 0, logBytes: 0 }
+    const gate = recordingsBackpressure(() => lag, { maxBacklog: 100, maxBacklogBytes: 1000 })
+    const refusal = () => {
+      try {
+        gate.admit()
+        return null
+      } catch (err) {
+        return (err as WrenError).message
+      }
+    }
+    lag = { messages: 10, logBytes: 999 }
+    expect(refusal()).toBeNull()
+    lag = { messages: 10, logBytes: 1000 }
+    expect(refusal()).toContain(
+      'The snapshots log holds 1000 bytes (limit WREN_MAX_RECORDINGS_BACKLOG_BYTES=1000): snapshots are not accepted',
+    )
+    lag = { messages: 90, logBytes: 100 } // bytes drained, messages still past 80%
+    expect(refusal()).toContain('Recordings processing is 90 messages behind (limit WREN_MAX_RECORDINGS_BACKLOG=100)')
+    lag = { messages: 79, logBytes: 100 }
+    expect(refusal()).toBeNull()
+    lag = { messages: 100, logBytes: 0 }
+    expect(refusal()).toContain('100 messages behind')
+    // Kafka reports no bytes: only messages count.
+    lag = { messages: 10, logBytes: null }
+    expect(refusal()).toBeNull()
   })
 })

@@ -28,14 +28,20 @@ export interface RecordingCaptureDeps {
   projects: Tenants
   clock: Clock
   metrics: Metrics
+  /** Ingestion's backpressure: a snapshot is capture too, refused while events are. */
   backpressure: CaptureBackpressure
+  /** The recordings stage's own: refused while snapshots wait too long for it. */
+  recordingsBackpressure: CaptureBackpressure
 }
 
 /** PostHog capture's rule: at most 70 ASCII letters, digits and dashes. */
 const SESSION_ID_RE = /^[A-Za-z0-9-]{1,70}$/
 
 export async function recordingCaptureRoutes(app: FastifyInstance, deps: RecordingCaptureDeps): Promise<void> {
-  acceptSdkBodies(app, deps)
+  acceptSdkBodies(app, deps.metrics, [
+    { backpressure: deps.backpressure, reason: 'backlog' },
+    { backpressure: deps.recordingsBackpressure, reason: 'recordings_backlog' },
+  ])
 
   const handler = async (request: FastifyRequest, reply: FastifyReply) => {
     const decoded = await decodeCapture(toCaptureRequest(request))

@@ -32,23 +32,30 @@ export interface CaptureDeps {
  * What every SDK intake route group shares (events here, recordings' /s/ in recording-intake.ts): bodies
  * as raw bytes (SDKs send JSON, text/plain gzip, forms and base64), and backpressure before the body is read.
  */
-export function acceptSdkBodies(app: FastifyInstance, deps: Pick<CaptureDeps, 'metrics' | 'backpressure'>): void {
+export function acceptSdkBodies(
+  app: FastifyInstance,
+  metrics: Metrics,
+  /** Each backpressure the routes answer to, with the reason its refusals are counted under. */
+  gates: Array<{ backpressure: CaptureBackpressure; reason: string }>,
+): void {
   app.removeAllContentTypeParsers()
   app.addContentTypeParser('*', { parseAs: 'buffer', bodyLimit: BODY_LIMIT }, (_req, body, done) => done(null, body))
   // Refused before the body is read: in a flood that is most of the work saved. Preflights still answer.
   app.addHook('onRequest', async (request) => {
     if (request.method === 'OPTIONS') return
-    try {
-      deps.backpressure.admit()
-    } catch (err) {
-      deps.metrics.inc('wren_capture_requests_refused_total', 1, { reason: 'backlog' })
-      throw err
+    for (const gate of gates) {
+      try {
+        gate.backpressure.admit()
+      } catch (err) {
+        metrics.inc('wren_capture_requests_refused_total', 1, { reason: gate.reason })
+        throw err
+      }
     }
   })
 }
 
 export async function captureRoutes(app: FastifyInstance, deps: CaptureDeps): Promise<void> {
-  acceptSdkBodies(app, deps)
+  acceptSdkBodies(app, deps.metrics, [{ backpressure: deps.backpressure, reason: 'backlog' }])
 
   const handler = async (request: FastifyRequest, reply: import('fastify').FastifyReply) => {
     const decoded = await decodeCapture(toCaptureRequest(request))

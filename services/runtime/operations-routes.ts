@@ -19,7 +19,11 @@ export interface OperationsDeps {
   /** Each stage stream's lag, under its report name, and whether this process runs its stage. */
   stages: Array<{ report: 'ingestion' | 'recordings'; lag: IngestionLagMonitor; runsHere: boolean }>
   /** Capture's backpressure, in a process that runs capture. */
-  capture: { backpressure: CaptureBackpressure; maxBacklog: number } | null
+  capture: {
+    backpressure: CaptureBackpressure
+    recordingsBackpressure: CaptureBackpressure
+    config: Pick<Config, 'maxBacklog' | 'maxRecordingsBacklog' | 'maxRecordingsBacklogBytes'>
+  } | null
 }
 
 export async function operationsRoutes(app: FastifyInstance, deps: OperationsDeps): Promise<void> {
@@ -38,7 +42,17 @@ export async function operationsRoutes(app: FastifyInstance, deps: OperationsDep
           roles: Type.Array(Type.String()),
           ingestion: Lag,
           recordings: Lag,
-          capture: Type.Optional(AnyObject()),
+          capture: Type.Optional(
+            Type.Object({
+              refusing: Type.Boolean({ description: 'capture refuses events: ingestion is past WREN_MAX_BACKLOG' }),
+              max_backlog: Type.Integer(),
+              recordings: Type.Object({
+                refusing: Type.Boolean({ description: '/s/ refuses snapshots: the recordings processor is past its limits' }),
+                max_backlog: Type.Integer(),
+                max_backlog_bytes: Type.Integer({ description: 'embedded log only; Kafka does not report bytes' }),
+              }),
+            }),
+          ),
         }),
       },
     },
@@ -46,7 +60,7 @@ export async function operationsRoutes(app: FastifyInstance, deps: OperationsDep
       status: 'ok',
       roles: deps.roles,
       ...lags(),
-      ...(deps.capture ? { capture: { refusing: deps.capture.backpressure.active, max_backlog: deps.capture.maxBacklog } } : {}),
+      ...(deps.capture ? { capture: captureJson(deps.capture) } : {}),
     }),
   })
   const Readiness = Type.Object({
@@ -84,4 +98,18 @@ export async function operationsRoutes(app: FastifyInstance, deps: OperationsDep
     schema: { response: { 200: Type.String({ description: 'Prometheus text format' }) } },
     handler: async (_req, reply) => reply.type(deps.metrics.contentType).send(await deps.metrics.render()),
   })
+}
+
+/** Capture's backpressure as /_health shows it. */
+function captureJson(capture: NonNullable<OperationsDeps['capture']>) {
+  const { config } = capture
+  return {
+    refusing: capture.backpressure.active,
+    max_backlog: config.maxBacklog,
+    recordings: {
+      refusing: capture.recordingsBackpressure.active,
+      max_backlog: config.maxRecordingsBacklog,
+      max_backlog_bytes: config.maxRecordingsBacklogBytes,
+    },
+  }
 }

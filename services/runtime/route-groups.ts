@@ -78,10 +78,19 @@ export const ROUTE_GROUPS = {
         runsHere: stream.consumers.some((role) => s.ctx.roles.runs(role)),
       })),
     ),
-    capture: s.ctx.roles.runs('capture') ? { backpressure: await s.backpressure(), maxBacklog: s.ctx.config.maxBacklog } : null,
+    capture: s.ctx.roles.runs('capture')
+      ? {
+          backpressure: await s.backpressure(),
+          recordingsBackpressure: await s.recordingsBackpressure(),
+          config: s.ctx.config,
+        }
+      : null,
   })),
   capture: group('delegated', captureRoutes, captureDeps),
-  'recording-intake': group('delegated', recordingCaptureRoutes, captureDeps),
+  'recording-intake': group('delegated', recordingCaptureRoutes, async (s) => ({
+    ...(await captureDeps(s)),
+    recordingsBackpressure: await s.recordingsBackpressure(),
+  })),
   projects: group('delegated', projectRoutes, async (s) => ({ projects: await s.projects() })),
   'dead-letters': group('delegated', deadLetterRoutes, async (s) => ({
     projects: await s.projects(),

@@ -16,7 +16,7 @@ import { ClusterConfigLog, LocalConfigLog, type ConfigLog } from '../shared/log/
 import { ProjectStore } from '../projects/store'
 import { capturesConsoleLogs } from '../shared/project-settings'
 import { DeadLetterStore, kafkaDeadLetterFeed } from '../dead-letters/store'
-import { CaptureBackpressure } from '../capture/backpressure'
+import { eventBackpressure, recordingsBackpressure, type CaptureBackpressure } from '../capture/backpressure'
 import { IngestionProcessor } from '../ingestion/processor'
 import { ClickHousePersonStore } from '../ingestion/persons/clickhouse-store'
 import { WorkerPersonWork } from '../ingestion/worker-person-work'
@@ -195,8 +195,22 @@ export class Stores {
   backpressure(): Promise<CaptureBackpressure> {
     return this.once('backpressure', async () => {
       const lag = await this.lag(STAGE_STREAMS[0])
-      const backpressure = new CaptureBackpressure(() => lag.current().messages, this.ctx.config.maxBacklog)
+      const backpressure = eventBackpressure(() => lag.current().messages, this.ctx.config.maxBacklog)
       this.ctx.metrics.gauge('wren_capture_backpressure', () => (backpressure.active ? 1 : 0))
+      return backpressure
+    })
+  }
+
+  /** /s/ refuses snapshots past WREN_MAX_RECORDINGS_BACKLOG(_BYTES) of the recordings stage's lag. */
+  recordingsBackpressure(): Promise<CaptureBackpressure> {
+    return this.once('recordings backpressure', async () => {
+      const lag = await this.lag(STAGE_STREAMS[1])
+      const { maxRecordingsBacklog, maxRecordingsBacklogBytes } = this.ctx.config
+      const backpressure = recordingsBackpressure(() => lag.current(), {
+        maxBacklog: maxRecordingsBacklog,
+        maxBacklogBytes: maxRecordingsBacklogBytes,
+      })
+      this.ctx.metrics.gauge('wren_recordings_backpressure', () => (backpressure.active ? 1 : 0))
       return backpressure
     })
   }
@@ -225,8 +239,10 @@ export class Stores {
   recordings(): Promise<RecordingsProcessor> {
     return this.once('recordings', async () => {
       const metadata = await this.recordingMetadata()
+      const stall = this.ctx.config.failpoints.recordingsStallFile
+      const { log } = this.ctx.storage
       const processor = new RecordingsProcessor(
-        this.ctx.storage.log,
+        stall ? stallingSubscriptions(log, () => existsSync(stall), 'recordings-stall-file') : log,
         await this.snapshotBlocks(),
         this.child('recordings'),
         this.ctx.metrics,

@@ -29,12 +29,16 @@ export const CATALOGUE = {
   wren_capture_events_total: { type: 'counter', help: 'Events capture acknowledged: appended durably to the log.' },
   wren_capture_requests_refused_total: {
     type: 'counter',
-    help: 'Capture requests answered 503 with Retry-After because ingestion was too far behind (WREN_MAX_BACKLOG), by reason.',
+    help: 'Capture requests answered 503 with Retry-After because a stage was too far behind, by reason: backlog (ingestion, WREN_MAX_BACKLOG) or recordings_backlog (/s/, WREN_MAX_RECORDINGS_BACKLOG and _BYTES).',
     labelNames: ['reason'],
   },
   wren_capture_backpressure: {
     type: 'gauge',
     help: '1 while capture refuses events because ingestion is too far behind (WREN_MAX_BACKLOG), else 0.',
+  },
+  wren_recordings_backpressure: {
+    type: 'gauge',
+    help: '1 while /s/ refuses snapshots because the recordings processor is too far behind (WREN_MAX_RECORDINGS_BACKLOG, WREN_MAX_RECORDINGS_BACKLOG_BYTES), else 0.',
   },
   wren_ingested_events_total: { type: 'counter', help: 'Events ingestion wrote to ClickHouse.' },
   wren_ingestion_warnings_total: {

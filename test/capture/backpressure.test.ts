@@ -86,7 +86,7 @@ describe('capture backpressure', () => {
     expect(flags.status).toBe(200)
     expect(await flags.json()).toMatchObject({ errorsWhileComputingFlags: false })
     const health = (await (await fetch(`${t.url}/_health`)).json()) as any
-    expect(health.capture).toEqual({ refusing: true, max_backlog: 20 })
+    expect(health.capture).toMatchObject({ refusing: true, max_backlog: 20, recordings: { refusing: false } })
     const metrics = await (await fetch(`${t.url}/_metrics`)).text()
     expect(metrics).toMatch(/^wren_capture_backpressure 1$/m)
     expect(metrics).toMatch(/^wren_capture_requests_refused_total\{reason="backlog"\} [1-9]\d*$/m)

@@ -43,6 +43,11 @@ export const FAILPOINTS = {
     does: 'SIGKILL the process after this many snapshot batches are written but not committed',
     tests: ['test/recordings/recordings-crash.test.ts', 'test/recordings/cluster-recordings.test.ts'],
   },
+  recordingsStallFile: {
+    parse: text,
+    does: 'while this file exists every recordings batch fails before the processor sees it (a real stall)',
+    tests: ['test/recordings/recordings-backpressure.test.ts'],
+  },
   recordingsPoisonSession: {
     parse: text,
     does: 'writing a snapshot batch that holds this session id fails',

@@ -330,6 +330,22 @@ export const VARIABLES: readonly ConfigVariable[] = [
     doc: 'capture answers 503 with `Retry-After` once this many messages wait for ingestion, and accepts again below 80% of it (`0`: never refuse)',
   }),
   v({
+    env: 'WREN_MAX_RECORDINGS_BACKLOG',
+    group: 'limits',
+    field: 'maxRecordingsBacklog',
+    default: '50000',
+    parse: integer,
+    doc: '`/s/` answers 503 with `Retry-After` once this many snapshot messages wait for the recordings processor, and accepts again below 80% of it (`0`: never refuse)',
+  }),
+  v({
+    env: 'WREN_MAX_RECORDINGS_BACKLOG_BYTES',
+    group: 'limits',
+    field: 'maxRecordingsBacklogBytes',
+    default: String(1 << 30),
+    parse: integer,
+    doc: 'embedded log: `/s/` answers 503 with `Retry-After` once the snapshots log holds this many bytes (what waits for the recordings processor, plus consumed segments kept under `WREN_LOG_RETENTION_BYTES`: keep it well above that), and accepts again below 80% of it (`0`: never refuse). Kafka does not report bytes: there only `WREN_MAX_RECORDINGS_BACKLOG` applies',
+  }),
+  v({
     env: 'WREN_HEADERS_TIMEOUT_MS',
     group: 'limits',
     field: 'http.headersTimeoutMs',

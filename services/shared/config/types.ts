@@ -51,6 +51,9 @@ export interface Config {
   roles?: Role[]
   /** Capture answers 503 past this many messages waiting for ingestion (0: never). */
   maxBacklog: number
+  /** /s/ answers 503 past this many snapshot messages waiting for the recordings stage, or log bytes kept for them (0: never). */
+  maxRecordingsBacklog: number
+  maxRecordingsBacklogBytes: number
   /** Consumed segments of the embedded log kept for replays (either limit deletes). */
   logRetention: { bytes: number; ms: number }
   /** When /_readyz reports ingestion as not ready (README: Operating Wren). */

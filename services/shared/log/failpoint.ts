@@ -1,10 +1,10 @@
-// The ingest-stall-file failpoint (shared/config/failpoints.ts), for tests of readiness and backpressure:
-// a real ingestion stall, made from outside the processor. While `stalled()` says so, every batch fails
+// The ingest-stall-file and recordings-stall-file failpoints (shared/config/failpoints.ts), for tests of
+// readiness and backpressure: a real stall of a stage, made from outside its processor. While `stalled()` says so, every batch fails
 // before the handler sees it, and the log redelivers it with backoff, exactly as it does when ClickHouse
 // refuses a batch.
 import type { Log } from './log'
 
-export function stallingSubscriptions(log: Log, stalled: () => boolean): Log {
+export function stallingSubscriptions(log: Log, stalled: () => boolean, failpoint = 'ingest-stall-file'): Log {
   return {
     append: (topic, messages) => log.append(topic, messages),
     stats: (topic, groups) => log.stats(topic, groups),
@@ -14,7 +14,7 @@ export function stallingSubscriptions(log: Log, stalled: () => boolean): Log {
       log.subscribe({
         ...options,
         handler: async (batch) => {
-          if (stalled()) throw new Error('failpoint: ingestion stalled (the file of the ingest-stall-file failpoint exists)')
+          if (stalled()) throw new Error(`failpoint: stage stalled (the file of the ${failpoint} failpoint exists)`)
           return options.handler(batch)
         },
       }),
