@@ -12,7 +12,7 @@ import { installJsonBodyParser } from '../shared/http/json-body'
 import { requestForLog } from '../shared/http/request-url'
 import { corsDelegator, openCors } from '../shared/http/cors'
 import { guardManagementRoutes, type ManagementRoute } from '../shared/http/management'
-import { checkAnswers, installValidation } from '../shared/http/validation'
+import { checkAnswers, firstValueQuery, installValidation } from '../shared/http/validation'
 import { collectOpenApi, openApiRoutes, type RegisteredRoute } from '../shared/http/openapi'
 import type { SharingTokens } from '../shared/http/auth'
 import type { Tenants } from '../shared/tenancy'
@@ -50,7 +50,7 @@ export async function createServer(
     // X-Forwarded-For/-Host/-Proto (request.ip, .host, .protocol: links Wren builds, the CORS same-origin check)
     // are any client's to write: believed only from the proxies named, as the failed-authentication limit does.
     trustProxy: config.authFailures.trustedProxies.length > 0 ? [...config.authFailures.trustedProxies] : false,
-    routerOptions: { ignoreTrailingSlash: true },
+    routerOptions: { ignoreTrailingSlash: true, querystringParser: firstValueQuery },
     logController: new LogController({ disableRequestLogging: true }),
     bodyLimit: 20 * 1024 * 1024,
     frameworkErrors: renderError,

@@ -6,6 +6,7 @@
 // (past 2^53 it is a 400 naming the field, and a record id past 2^53 is a 404: nothing has that id).
 import type { FastifyInstance, FastifySchemaValidationError } from 'fastify'
 import { Ajv, type ErrorObject, type Options } from 'ajv'
+import { parse as parseQuery } from 'fast-querystring'
 import { wrenError, type ErrorCode, type WrenError } from '../errors'
 
 /** Schema keywords Wren adds (OpenAPI extensions): the error code a failed field answers with. */
@@ -62,20 +63,25 @@ function safeIntegers(schema: unknown): unknown {
   return copy
 }
 
+/**
+ * The query-string parser every route uses (Fastify's own, fast-querystring) with one rule on top: a repeated
+ * parameter (?v=3&v=1) takes its first value, so no handler or SDK decoder (capture, /s/ and decide read the
+ * query themselves) meets an array where it reads a string. No route declares an array query parameter
+ * (routesOf refuses one).
+ */
+export function firstValueQuery(text: string): Record<string, unknown> {
+  if (text.length === 0) return {}
+  const query = parseQuery(text) as Record<string, unknown>
+  for (const name in query) {
+    const value = query[name]
+    if (Array.isArray(value)) query[name] = value[0]
+  }
+  return query
+}
+
 export function installValidation(app: FastifyInstance): void {
   const url = makeAjv({ coerceTypes: 'array' })
   const body = makeAjv({ coerceTypes: false })
-  // A repeated parameter (?v=3&v=1) arrives as an array: every route takes its first value, so no handler
-  // or SDK decoder (capture, /s/, decide read the query themselves) meets an array where it reads a string.
-  // No route declares an array query parameter (routesOf refuses one).
-  app.addHook('onRequest', (request, _reply, done) => {
-    const query = request.query as Record<string, unknown>
-    for (const name in query) {
-      const value = query[name]
-      if (Array.isArray(value)) query[name] = value[0]
-    }
-    done()
-  })
   app.setValidatorCompiler(({ schema, httpPart }) => {
     if (httpPart !== 'body') return url.compile(safeIntegers(schema) as object)
     // A raw body (capture, decide: bytes in many encodings) is decoded by its route, not checked here.
