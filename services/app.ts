@@ -22,7 +22,7 @@ import { Roles } from './runtime/roles'
 import { Stores } from './runtime/stores'
 import { createServer } from './runtime/server'
 import { mountRouteGroups } from './runtime/route-groups'
-import { STAGE_STREAMS } from './runtime/streams'
+import { STAGE_STREAMS, stageStream } from './runtime/streams'
 
 export interface Wren {
   app: FastifyInstance
@@ -48,8 +48,6 @@ export interface Wren {
   routes: RegisteredRoute[]
   /** Set on the first start of an empty data directory. */
   bootstrap: BootstrapResult | null
-  /** The components in the order they started; `close` stops them last first. */
-  components: string[]
   close(): Promise<void>
 }
 
@@ -67,8 +65,8 @@ export async function buildWren(config: Config, logger: Logger = pino({ level: c
       personalApiKey: config.bootstrapPersonalApiKey,
     })
     // Every process reports each stage's lag; a process whose roles consume a stage's stream runs it.
-    const [lag, recordingsLag] = await Promise.all(STAGE_STREAMS.map((stream) => stores.lag(stream)))
-    for (const stream of STAGE_STREAMS) if (stream.consumers.some((role) => roles.runs(role))) (await stores.stage(stream)).start()
+    const [lag, recordingsLag] = await Promise.all([stores.lag(stageStream('events')), stores.lag(stageStream('snapshots'))])
+    for (const stream of STAGE_STREAMS) if (roles.consumes(stream)) (await stores.stage(stream)).start()
     for (const job of roles.jobs()) await (await stores[job]()).start()
     const server = await createServer(config, logger, metrics, { projects, sharing: await stores.sharing() })
     await mountRouteGroups(server, stores)
@@ -99,7 +97,6 @@ export async function buildWren(config: Config, logger: Logger = pino({ level: c
       managementRoutes: server.managementRoutes,
       routes: server.routes,
       bootstrap,
-      components: lifecycle.order,
       close: () => lifecycle.stop(),
     }
   } catch (err) {

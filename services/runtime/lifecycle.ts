@@ -14,11 +14,6 @@ export class Lifecycle {
     return value
   }
 
-  /** The components in the order they started (what `stop` undoes, last first). */
-  get order(): string[] {
-    return this.steps.map((s) => s.name)
-  }
-
   /**
    * Stops every component, last started first. A step that fails is logged and the rest still run (the
    * storage is still closed and the data directory unlocked); the first failure is thrown at the end.

@@ -112,6 +112,11 @@ export class Roles {
     return this.names.includes(role)
   }
 
+  /** True when one of this process's roles consumes `stream` (and so runs its stage, if it has one). */
+  consumes(stream: { consumers: readonly RoleName[] }): boolean {
+    return stream.consumers.some((role) => this.runs(role))
+  }
+
   /** The route groups to mount, each once, in mounting order. */
   routeGroups(): RouteGroupName[] {
     const wanted = new Set(this.names.flatMap((r) => ROLE_TABLE[r].routes))
@@ -124,8 +129,6 @@ export class Roles {
 
   /** The streams this process consumes (cluster-only streams only with the Kafka log). */
   streams(mode: 'embedded' | 'cluster'): StreamName[] {
-    return STREAMS.filter(
-      (s) => (mode === 'cluster' || s.modes === 'both') && (s.consumers as readonly RoleName[]).some((r) => this.runs(r)),
-    ).map((s) => s.name)
+    return STREAMS.filter((s) => (mode === 'cluster' || s.modes === 'both') && this.consumes(s)).map((s) => s.name)
   }
 }

@@ -75,7 +75,7 @@ export const ROUTE_GROUPS = {
       STAGE_STREAMS.map(async (stream) => ({
         report: stream.lag.report,
         lag: await s.lag(stream),
-        runsHere: stream.consumers.some((role) => s.ctx.roles.runs(role)),
+        runsHere: s.ctx.roles.consumes(stream),
       })),
     ),
     capture: s.ctx.roles.runs('capture')

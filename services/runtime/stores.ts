@@ -42,7 +42,7 @@ import { RecordingStateStore } from '../recordings/recording-state'
 import type { Lifecycle } from './lifecycle'
 import type { Roles } from './roles'
 import type { Storage } from './storage'
-import { STAGE_STREAMS } from './streams'
+import { stageStream, type StageStream } from './streams'
 
 export interface StoreContext {
   config: Config
@@ -53,8 +53,6 @@ export interface StoreContext {
   lifecycle: Lifecycle
   roles: Roles
 }
-
-type StageStream = (typeof STAGE_STREAMS)[number]
 
 export class Stores {
   private readonly built = new Map<string, Promise<unknown>>()
@@ -194,7 +192,7 @@ export class Stores {
   /** Capture refuses events past WREN_MAX_BACKLOG of ingestion lag. */
   backpressure(): Promise<CaptureBackpressure> {
     return this.once('backpressure', async () => {
-      const lag = await this.lag(STAGE_STREAMS[0])
+      const lag = await this.lag(stageStream('events'))
       const backpressure = eventBackpressure(() => lag.current().messages, this.ctx.config.maxBacklog)
       this.ctx.metrics.gauge('wren_capture_backpressure', () => (backpressure.active ? 1 : 0))
       return backpressure
@@ -204,7 +202,7 @@ export class Stores {
   /** /s/ refuses snapshots past WREN_MAX_RECORDINGS_BACKLOG(_BYTES) of the recordings stage's lag. */
   recordingsBackpressure(): Promise<CaptureBackpressure> {
     return this.once('recordings backpressure', async () => {
-      const lag = await this.lag(STAGE_STREAMS[1])
+      const lag = await this.lag(stageStream('snapshots'))
       const { maxRecordingsBacklog, maxRecordingsBacklogBytes } = this.ctx.config
       const backpressure = recordingsBackpressure(() => lag.current(), {
         maxBacklog: maxRecordingsBacklog,

@@ -111,3 +111,10 @@ export type StreamName = (typeof STREAMS)[number]['name']
 
 /** The streams a batch stage writes, with their lag reports: what every process monitors and reports. */
 export const STAGE_STREAMS = STREAMS.filter((s): s is Extract<(typeof STREAMS)[number], { stage: string }> => s.stage !== null)
+
+export type StageStream = (typeof STAGE_STREAMS)[number]
+
+/** A stage stream by its name in the table. */
+export function stageStream(name: StageStream['name']): StageStream {
+  return STAGE_STREAMS.find((s) => s.name === name)!
+}

@@ -103,7 +103,7 @@ export interface RouteDeclaration<S extends RouteSchema, A extends Access, P ext
    * The route reads person-derived data (persons, their events, recordings, cohort members): the handler
    * is handed the persons hidden from the key (object access level `none`, hidden-persons.ts) and must leave
    * them out. `{ project }` access only. A sharing token's request is handed null: the token is a grant of
-   * its own, independent of who opens it (as in PostHog). test/persons/person-data-routes.test.ts holds
+   * its own, independent of who opens it (as in PostHog). test/recordings/recordings-hidden-persons.test.ts holds
    * every route under the person-data paths to declaring this.
    */
   personData?: P
