@@ -1,40 +1,6 @@
 import { describe, it, expect } from 'vitest'
-import { WrenError } from '../shared/errors'
-import type { SdkRequest } from '../shared/http/sdk-body'
-import { decodeCapture, type DecodedCapture } from './decode'
-
-const TOKEN = 'phc_test_token'
-
-interface Opts {
-  path?: string
-  query?: Record<string, string | undefined>
-  headers?: Record<string, string>
-}
-
-function req(body: unknown, opts: Opts = {}): SdkRequest {
-  const bytes = Buffer.isBuffer(body) ? body : Buffer.from(typeof body === 'string' ? body : JSON.stringify(body), 'utf8')
-  return { path: opts.path ?? '/e/', query: opts.query ?? {}, headers: opts.headers ?? {}, body: bytes }
-}
-
-const ev = (extra: Record<string, unknown> = {}): Record<string, unknown> => ({
-  event: '$pageview',
-  distinct_id: 'user-1',
-  properties: { token: TOKEN },
-  ...extra,
-})
-
-async function rejects(p: Promise<DecodedCapture>, status: number, code: string): Promise<WrenError> {
-  const err = await p.then(
-    () => null,
-    (e: unknown) => e,
-  )
-  expect(err).toBeInstanceOf(WrenError)
-  const w = err as WrenError
-  expect({ status: w.status, code: w.code }).toEqual({ status, code })
-  return w
-}
-
-const b64 = (s: string): string => Buffer.from(s, 'utf8').toString('base64')
+import { b64, rejectsWith as rejects, sdkEvent as ev, sdkRequest as req, TOKEN } from '../shared/http/testing/sdk-requests'
+import { decodeCapture } from './decode'
 
 describe('decodeCapture: payload errors', () => {
   it('rejects invalid JSON with 400 invalid_payload naming JSON', async () => {

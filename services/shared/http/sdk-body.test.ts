@@ -1,22 +1,9 @@
 import { gzipSync } from 'node:zlib'
 import lzString from 'lz-string'
 import { describe, it, expect } from 'vitest'
-import { WrenError } from '../errors'
 import { lzBomb } from '../../../test/support/lz-bomb'
 import { MAX_DECOMPRESSED_BYTES, payloadText, type SdkRequest } from './sdk-body'
-
-const TOKEN = 'phc_test_token'
-
-interface Opts {
-  path?: string
-  query?: Record<string, string | undefined>
-  headers?: Record<string, string>
-}
-
-function req(body: unknown, opts: Opts = {}): SdkRequest {
-  const bytes = Buffer.isBuffer(body) ? body : Buffer.from(typeof body === 'string' ? body : JSON.stringify(body), 'utf8')
-  return { path: opts.path ?? '/e/', query: opts.query ?? {}, headers: opts.headers ?? {}, body: bytes }
-}
+import { b64, rejectsWith as rejects, sdkEvent as ev, sdkRequest as req, TOKEN } from './testing/sdk-requests'
 
 type RawEvent = { event: string; distinct_id: string; properties: Record<string, unknown> }
 
@@ -25,25 +12,6 @@ async function events(r: SdkRequest): Promise<RawEvent[]> {
   return JSON.parse(await payloadText(r)) as RawEvent[]
 }
 
-const ev = (extra: Record<string, unknown> = {}): Record<string, unknown> => ({
-  event: '$pageview',
-  distinct_id: 'user-1',
-  properties: { token: TOKEN },
-  ...extra,
-})
-
-async function rejects(p: Promise<unknown>, status: number, code: string): Promise<WrenError> {
-  const err = await p.then(
-    () => null,
-    (e: unknown) => e,
-  )
-  expect(err).toBeInstanceOf(WrenError)
-  const w = err as WrenError
-  expect({ status: w.status, code: w.code }).toEqual({ status, code })
-  return w
-}
-
-const b64 = (s: string): string => Buffer.from(s, 'utf8').toString('base64')
 // What a browser form-encoder does to base64 ('+' → '%2B') and what a sloppy one does ('+' left raw, read as ' ').
 const sloppyForm = (fields: Record<string, string>): string =>
   Object.entries(fields)
