@@ -30,7 +30,7 @@ export async function playerRoutes(app: FastifyInstance): Promise<void> {
     summary: 'The player pages’ script (rrweb’s player and Wren’s loader, bundled)',
     access: { public: 'no key (loaded by the player pages).' },
     schema: { response: { 200: Type.String({ description: 'JavaScript.' }) } },
-    handler: async (request, reply) => sendAsset(reply, (await bundlePlayer()).js, JS, CACHE, request.headers['if-none-match']),
+    handler: async (request, reply) => sendAsset(request, reply, (await bundlePlayer()).js, JS, CACHE),
   })
   route({
     method: 'GET',
@@ -38,7 +38,7 @@ export async function playerRoutes(app: FastifyInstance): Promise<void> {
     summary: 'The player pages’ styles (rrweb’s player’s and the page’s)',
     access: { public: 'no key (loaded by the player pages).' },
     schema: { response: { 200: Type.String({ description: 'CSS.' }) } },
-    handler: async (request, reply) => sendAsset(reply, (await bundlePlayer()).css, CSS, CACHE, request.headers['if-none-match']),
+    handler: async (request, reply) => sendAsset(request, reply, (await bundlePlayer()).css, CSS, CACHE),
   })
   route({
     method: 'GET',

@@ -3,6 +3,8 @@
 // CORS scopes route groups are mounted in.
 import Fastify, { LogController, type FastifyBaseLogger, type FastifyInstance } from 'fastify'
 import cors from '@fastify/cors'
+import compress from '@fastify/compress'
+import { constants } from 'node:zlib'
 import type { Logger } from 'pino'
 import { createRequire } from 'node:module'
 import type { Config, HttpTimeouts } from '../shared/config'
@@ -77,6 +79,7 @@ export async function createServer(
     async mount(scopes) {
       await app.register(async (api) => {
         await api.register(cors, { delegator: corsDelegator({ allowedOrigins: config.corsOrigins, siteUrl: config.siteUrl }) })
+        await api.register(compress, ANSWER_COMPRESSION)
         api.setNotFoundHandler(notFound)
         await api.register(openApiRoutes)
         for (const plugin of scopes.delegated) await plugin(api)
@@ -94,6 +97,20 @@ export async function createServer(
       clearTimeout(cutOff)
     },
   }
+}
+
+/**
+ * API answers (a trends result, a persons page, a CSV export) brotli- or gzip-encoded by Accept-Encoding, at a
+ * speed fit for answers made once each: brotli quality 4 is about as fast as gzip's default and smaller.
+ * Bodies under 1 KB go as they are. Request bodies are not decoded here: the SDKs' encodings are capture's
+ * (shared/http/sdk-body.ts). The browser bundles come encoded ahead (browser-bundle.ts); the SDKs' flag
+ * route, the hottest, answers in its own scope without the hook.
+ */
+const ANSWER_COMPRESSION = {
+  encodings: ['br', 'gzip'] as Array<'br' | 'gzip'>,
+  threshold: 1024,
+  globalDecompression: false,
+  brotliOptions: { params: { [constants.BROTLI_PARAM_QUALITY]: 4 } },
 }
 
 /**

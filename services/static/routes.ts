@@ -4,7 +4,7 @@
 // `/static/<kind>.js?v=<version>`, or `/static/<version>/<kind>.js` with `strict_script_versioning` (and
 // the loader's `data-sdk-version`, a major or full version). The names served are the bundles the package
 // itself lists in dist/integrity.json, nothing else: a name is looked up in that list, never joined to a path.
-import type { FastifyInstance, FastifyReply } from 'fastify'
+import type { FastifyInstance, FastifyReply, FastifyRequest } from 'fastify'
 import { readFileSync } from 'node:fs'
 import { readFile } from 'node:fs/promises'
 import { createRequire } from 'node:module'
@@ -12,6 +12,7 @@ import path from 'node:path'
 import { Type } from 'typebox'
 import { wrenError } from '../shared/errors'
 import { routesOf } from '../shared/http/route'
+import { JS, sendAsset, type Asset } from '../shared/http/browser-bundle'
 
 const require = createRequire(import.meta.url)
 const DIST = path.join(path.dirname(require.resolve('posthog-js/package.json')), 'dist')
@@ -24,27 +25,23 @@ const BUNDLES = new Map(Object.entries(files).filter(([name]) => name.endsWith('
 /** The versions a versioned path may name: the package's own, full or major (what the loader accepts). */
 const VERSIONS = new Set([VERSION, VERSION.split('.')[0]])
 
-const JAVASCRIPT = 'application/javascript; charset=utf-8'
 /** A name that says its version is that version's for good; a bare name changes when Wren's posthog-js does. */
 const IMMUTABLE = 'public, max-age=31536000, immutable'
 const REVALIDATE = 'public, max-age=3600'
 
 export async function staticRoutes(app: FastifyInstance): Promise<void> {
   const route = routesOf(app, { projects: null, tag: 'sdk' })
-  const cache = new Map<string, Buffer>()
+  const assets = new Map<string, Promise<Asset>>()
+  const asset = (name: string, hash: string) => {
+    let found = assets.get(name)
+    if (!found) assets.set(name, (found = readFile(path.join(DIST, name)).then((bytes) => ({ bytes, etag: `"${hash}"` }))))
+    return found
+  }
 
-  const send = async (reply: FastifyReply, name: string, versioned: boolean, ifNoneMatch: string | undefined) => {
+  const send = async (request: FastifyRequest, reply: FastifyReply, name: string, versioned: boolean) => {
     const hash = BUNDLES.get(name)
     if (hash === undefined) throw wrenError('not_found', `No posthog-js bundle ${name} here (Wren serves posthog-js ${VERSION}).`)
-    const etag = `"${hash}"`
-    reply
-      .type(JAVASCRIPT)
-      .header('cache-control', versioned ? IMMUTABLE : REVALIDATE)
-      .header('etag', etag)
-    if (ifNoneMatch === etag) return reply.status(304).send()
-    let bytes = cache.get(name)
-    if (!bytes) cache.set(name, (bytes = await readFile(path.join(DIST, name))))
-    return reply.send(bytes)
+    return sendAsset(request, reply, await asset(name, hash), JS, versioned ? IMMUTABLE : REVALIDATE)
   }
 
   const description = `The posthog-js ${VERSION} bundles: ${[...BUNDLES.keys()].join(', ')}. Any other name is a 404.`
@@ -64,7 +61,7 @@ export async function staticRoutes(app: FastifyInstance): Promise<void> {
       querystring: Query,
       response: { 200: Script },
     },
-    handler: (request, reply) => send(reply, request.params.file, request.query.v === VERSION, request.headers['if-none-match']),
+    handler: (request, reply) => send(request, reply, request.params.file, request.query.v === VERSION),
   })
   route({
     method: 'GET',
@@ -83,7 +80,7 @@ export async function staticRoutes(app: FastifyInstance): Promise<void> {
     handler: (request, reply) => {
       const { version, file } = request.params
       if (!VERSIONS.has(version)) throw wrenError('not_found', `Wren serves posthog-js ${VERSION}, not ${version}.`)
-      return send(reply, file, version === VERSION, request.headers['if-none-match'])
+      return send(request, reply, file, version === VERSION)
     },
   })
 }

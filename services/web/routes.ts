@@ -4,7 +4,7 @@
 // The page holds no secret: the app reads a personal API key from the browser's localStorage and calls
 // Wren's public API with it.
 import path from 'node:path'
-import type { FastifyInstance, FastifyReply } from 'fastify'
+import type { FastifyInstance, FastifyReply, FastifyRequest } from 'fastify'
 import { Type } from 'typebox'
 import { browserBundle, CSS, etagOf, JS, sendAsset, type Asset } from '../shared/http/browser-bundle'
 import { routesOf } from '../shared/http/route'
@@ -75,7 +75,7 @@ export async function webRoutes(app: FastifyInstance): Promise<void> {
     summary: 'The web app’s script (Preact, uPlot and the app, bundled)',
     access: { public: 'no key (loaded by the web app’s page).' },
     schema: { response: { 200: Type.String({ description: 'JavaScript.' }) } },
-    handler: async (request, reply) => sendAsset(reply, (await bundleApp()).js, JS, ASSET_CACHE, request.headers['if-none-match']),
+    handler: async (request, reply) => sendAsset(request, reply, (await bundleApp()).js, JS, ASSET_CACHE),
   })
   route({
     method: 'GET',
@@ -83,19 +83,19 @@ export async function webRoutes(app: FastifyInstance): Promise<void> {
     summary: 'The web app’s styles',
     access: { public: 'no key (loaded by the web app’s page).' },
     schema: { response: { 200: Type.String({ description: 'CSS.' }) } },
-    handler: async (request, reply) => sendAsset(reply, (await bundleApp()).css, CSS, ASSET_CACHE, request.headers['if-none-match']),
+    handler: async (request, reply) => sendAsset(request, reply, (await bundleApp()).css, CSS, ASSET_CACHE),
   })
 
   const page: Asset = { bytes: new TextEncoder().encode(PAGE), etag: PAGE_ETAG }
-  const sendPage = (reply: FastifyReply, ifNoneMatch: string | undefined) =>
-    sendAsset(reply.header('content-security-policy', APP_POLICY), page, 'text/html; charset=utf-8', 'no-cache', ifNoneMatch)
+  const sendPage = (request: FastifyRequest, reply: FastifyReply) =>
+    sendAsset(request, reply.header('content-security-policy', APP_POLICY), page, 'text/html; charset=utf-8', 'no-cache')
   route({
     method: 'GET',
     url: '/',
     summary: 'Wren’s web app (HTML): sign in with a personal API key, then trends, events, persons, flags, recordings',
     access: { public: 'no key: the app’s own requests carry one.' },
     schema: { response: { 200: Type.String({ description: 'An HTML page.' }) } },
-    handler: async (request, reply) => sendPage(reply, request.headers['if-none-match']),
+    handler: async (request, reply) => sendPage(request, reply),
   })
   // Each of the app's pages, and one thing in it (a person, a flag): the page again, and the app routes it.
   const Section = Type.Enum([...APP_SECTIONS], { description: `The app's page: ${APP_SECTIONS.join(', ')}.` })
@@ -117,6 +117,6 @@ export async function webRoutes(app: FastifyInstance): Promise<void> {
         }),
         response: { 200: Type.String({ description: 'An HTML page.' }) },
       },
-      handler: async (request, reply) => sendPage(reply, request.headers['if-none-match']),
+      handler: async (request, reply) => sendPage(request, reply),
     })
 }

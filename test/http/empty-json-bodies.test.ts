@@ -20,7 +20,8 @@ describe('an empty body with a JSON content type', () => {
       headers: { authorization: `Bearer ${t.personalKey}`, 'content-type': 'application/json' },
       body: method === 'GET' ? undefined : body,
     })
-    return { status: res.status, body: res.status === 204 ? null : await res.json() }
+    const answer: any = res.status === 204 ? null : await res.json()
+    return { status: res.status, body: answer }
   }
 
   it('revokes a key with DELETE (requests.delete with a JSON header), and a second DELETE is a 404', async () => {

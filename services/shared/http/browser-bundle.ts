@@ -2,8 +2,11 @@
 // and npm packages when first asked for, kept in memory, and answered with an ETag, so `npm start` needs no
 // build step and a page loads nothing from anywhere else. One bundle is one script and its styles.
 import { createHash } from 'node:crypto'
+import { promisify } from 'node:util'
+import { brotliCompress, constants, gzip } from 'node:zlib'
 import { build } from 'esbuild'
-import type { FastifyReply } from 'fastify'
+import negotiate from '@fastify/accept-negotiator'
+import type { FastifyReply, FastifyRequest } from 'fastify'
 
 export interface Asset {
   bytes: Uint8Array
@@ -55,11 +58,41 @@ export function browserBundle(source: BundleSource): () => Promise<{ js: Asset; 
     }))
 }
 
-/** Answers `asset` with its ETag: 304 when the browser has it already. */
-export function sendAsset(reply: FastifyReply, asset: Asset, type: string, cache: string, ifNoneMatch: string | undefined) {
-  reply.type(type).header('cache-control', cache).header('etag', asset.etag)
-  if (ifNoneMatch === asset.etag) return reply.status(304).send()
-  return reply.send(Buffer.from(asset.bytes))
+type Encoding = 'br' | 'gzip'
+/** Brotli first: smaller than gzip (posthog-js's array.js: 380 KB as it is, 122 KB gzip -9, 102 KB brotli 11). */
+const ENCODINGS: Encoding[] = ['br', 'gzip']
+const brotli = promisify(brotliCompress)
+const gzipped = promisify(gzip)
+/** Each asset's encoded bytes, made once at the strongest setting (an asset is sent many times, encoded once). */
+const encoded = new WeakMap<Asset, Map<Encoding, Promise<Buffer>>>()
+
+function encode(asset: Asset, encoding: Encoding): Promise<Buffer> {
+  let variants = encoded.get(asset)
+  if (!variants) encoded.set(asset, (variants = new Map()))
+  let bytes = variants.get(encoding)
+  if (!bytes) {
+    bytes =
+      encoding === 'br'
+        ? brotli(asset.bytes, { params: { [constants.BROTLI_PARAM_QUALITY]: constants.BROTLI_MAX_QUALITY } })
+        : gzipped(asset.bytes, { level: 9 })
+    variants.set(encoding, bytes)
+  }
+  return bytes
+}
+
+/**
+ * Answers `asset` with its ETag (304 when the browser has it already), brotli- or gzip-encoded when the
+ * browser takes it. Each encoding has its own ETag (a strong ETag names exact bytes), and `Vary` says the
+ * answer depends on Accept-Encoding.
+ */
+export async function sendAsset(request: FastifyRequest, reply: FastifyReply, asset: Asset, type: string, cache: string) {
+  const accepted = request.headers['accept-encoding']
+  const encoding = asset.bytes.length >= 1024 && accepted ? negotiate(accepted, ENCODINGS) : null
+  const etag = encoding ? `${asset.etag.slice(0, -1)}-${encoding}"` : asset.etag
+  reply.type(type).header('cache-control', cache).header('etag', etag).header('vary', 'accept-encoding')
+  if (request.headers['if-none-match'] === etag) return reply.status(304).send()
+  if (!encoding) return reply.send(Buffer.from(asset.bytes))
+  return reply.header('content-encoding', encoding).send(await encode(asset, encoding))
 }
 
 export const JS = 'application/javascript; charset=utf-8'

@@ -9,6 +9,7 @@ import path from 'node:path'
 import { Type } from 'typebox'
 import { wrenError } from '../errors'
 import { routesOf } from './route'
+import { etagOf, sendAsset, type Asset } from './browser-bundle'
 
 export const SCHEMA_URL = '/api/schema/'
 export const DOCS_URL = '/api/schema/docs/'
@@ -102,7 +103,12 @@ export async function openApiRoutes(app: FastifyInstance): Promise<void> {
   })
 
   const uiDir = path.dirname(createRequire(import.meta.url).resolve('swagger-ui-dist/package.json'))
-  const cache = new Map<string, Buffer>()
+  const assets = new Map<string, Promise<Asset>>()
+  const asset = (file: string) => {
+    let found = assets.get(file)
+    if (!found) assets.set(file, (found = readFile(path.join(uiDir, file)).then((bytes) => ({ bytes, etag: etagOf(bytes) }))))
+    return found
+  }
   route({
     method: 'GET',
     url: DOCS_URL,
@@ -122,12 +128,10 @@ export async function openApiRoutes(app: FastifyInstance): Promise<void> {
     },
     handler: async (request, reply) => {
       const file = request.params.file
-      reply.header('cache-control', 'public, max-age=3600')
-      if (file === 'init.js') return reply.type('application/javascript; charset=utf-8').send(INIT_JS)
+      const cache = 'public, max-age=3600'
+      if (file === 'init.js') return reply.type('application/javascript; charset=utf-8').header('cache-control', cache).send(INIT_JS)
       if (!Object.hasOwn(DOC_FILES, file)) throw wrenError('not_found', `No file ${file} in the reference page.`)
-      let bytes = cache.get(file)
-      if (!bytes) cache.set(file, (bytes = await readFile(path.join(uiDir, file))))
-      return reply.type(DOC_FILES[file as keyof typeof DOC_FILES]).send(bytes)
+      return sendAsset(request, reply, await asset(file), DOC_FILES[file as keyof typeof DOC_FILES], cache)
     },
   })
 }
