@@ -15,9 +15,9 @@ function configOf(html: string): PlayerConfig {
 describe('player pages', () => {
   it('carries a hostile session id and token as data: no markup, and the script reads them back unchanged', () => {
     const shared = sharedPlayerPage({ projectId: 7, sessionId: HOSTILE, accessToken: HOSTILE })
-    expect(configOf(shared)).toEqual({ projectId: 7, sessionId: HOSTILE, sharingAccessToken: HOSTILE })
-    const page = replayPage({ projectId: 7, sessionId: HOSTILE })
-    expect(configOf(page)).toEqual({ projectId: 7, sessionId: HOSTILE, sharingAccessToken: null })
+    expect(configOf(shared)).toEqual({ projectId: 7, sessionId: HOSTILE, sharingAccessToken: HOSTILE, startAt: 0 })
+    const page = replayPage({ projectId: 7, sessionId: HOSTILE, startAt: 0 })
+    expect(configOf(page)).toEqual({ projectId: 7, sessionId: HOSTILE, sharingAccessToken: null, startAt: 0 })
     for (const html of [shared, page]) {
       // Only the page's own two scripts, and no comment the id could open.
       expect(html.match(/<script/gi)).toHaveLength(2)
@@ -30,10 +30,10 @@ describe('player pages', () => {
   })
 
   it('loads only Wren’s own script and styles, and puts no key in the authenticated page', () => {
-    const page = replayPage({ projectId: 1, sessionId: 's1' })
+    const page = replayPage({ projectId: 1, sessionId: 's1', startAt: 0 })
     expect([...page.matchAll(/(?:src|href)="([^"]*)"/g)].map((m) => m[1])).toEqual([PLAYER_STYLES_URL, PLAYER_SCRIPT_URL])
     expect(page).not.toMatch(/https?:\/\//)
     expect(page).not.toMatch(/phx_[A-Za-z0-9]/) // a key, as opposed to the input's placeholder
-    expect(configOf(page)).toEqual({ projectId: 1, sessionId: 's1', sharingAccessToken: null })
+    expect(configOf(page)).toEqual({ projectId: 1, sessionId: 's1', sharingAccessToken: null, startAt: 0 })
   })
 })

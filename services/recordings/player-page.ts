@@ -35,6 +35,8 @@ export interface PlayerConfig {
   sessionId: string
   /** The shared page's token, sent as ?sharing_access_token=; null on the authenticated page. */
   sharingAccessToken: string | null
+  /** Seconds into the recording to start at (PostHog's `?t=`, which posthog-js's replay links carry); 0 from the start. */
+  startAt: number
 }
 
 const HTML_ESCAPES: Record<string, string> = { '&': '&amp;', '<': '&lt;', '>': '&gt;', '"': '&quot;', "'": '&#39;' }
@@ -83,10 +85,13 @@ function playerPage(config: PlayerConfig, heading: string): string {
 
 /** The shared page: it reads the recording with the sharing token, and nothing else. */
 export function sharedPlayerPage(opts: { projectId: number; sessionId: string; accessToken: string }): string {
-  return playerPage({ projectId: opts.projectId, sessionId: opts.sessionId, sharingAccessToken: opts.accessToken }, 'Shared recording')
+  return playerPage(
+    { projectId: opts.projectId, sessionId: opts.sessionId, sharingAccessToken: opts.accessToken, startAt: 0 },
+    'Shared recording',
+  )
 }
 
 /** The authenticated page: public HTML without secrets; its script sends the key the browser keeps. */
-export function replayPage(opts: { projectId: number; sessionId: string }): string {
-  return playerPage({ projectId: opts.projectId, sessionId: opts.sessionId, sharingAccessToken: null }, `Recording ${opts.sessionId}`)
+export function replayPage(opts: { projectId: number; sessionId: string; startAt: number }): string {
+  return playerPage({ ...opts, sharingAccessToken: null }, `Recording ${opts.sessionId}`)
 }

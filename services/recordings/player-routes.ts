@@ -4,6 +4,8 @@
 // anywhere else.
 import path from 'node:path'
 import type { FastifyInstance } from 'fastify'
+import { wrenError } from '../shared/errors'
+import type { Tenants } from '../shared/tenancy'
 import { Type } from 'typebox'
 import { browserBundle, CSS, JS, sendAsset } from '../shared/http/browser-bundle'
 import { routesOf } from '../shared/http/route'
@@ -18,7 +20,7 @@ const bundlePlayer = browserBundle({
   tsconfig: path.join(SOURCE, 'tsconfig.json'),
 })
 
-export async function playerRoutes(app: FastifyInstance): Promise<void> {
+export async function playerRoutes(app: FastifyInstance, deps: { projects: Tenants }): Promise<void> {
   const route = routesOf(app, { projects: null, tag: 'session recordings' })
 
   // The pages name the script and styles without a version: browsers revalidate (ETag) rather than keep a stale player.
@@ -45,20 +47,34 @@ export async function playerRoutes(app: FastifyInstance): Promise<void> {
     url: '/project/:project_id/replay/:session_id',
     summary: 'A page that plays one session recording (HTML)',
     description:
-      'The page holds no secret: its script reads a personal API key with `session_recording:read` from the browser’s localStorage (`wren.personalApiKey`; the page asks for one when there is none) and loads the recording through the API with it.',
+      'The page holds no secret: its script reads a personal API key with `session_recording:read` from the browser’s localStorage (`wren.personalApiKey`; the page asks for one when there is none) and loads the recording through the API with it. posthog-js’s `get_session_replay_url()` names the project by its token (`/project/phc_…/replay/…`): that link is redirected to the project’s id, `?t=` kept.',
     access: { public: 'no key: the page’s own requests carry one.' },
     schema: {
       params: Type.Object({
-        project_id: Type.Integer({ minimum: 1, description: 'The project (environment) id.' }),
+        project_id: Type.String({ description: 'The project (environment) id, or its project API token.' }),
         session_id: Type.String({ description: 'The recording’s session id.' }),
       }),
-      response: { 200: Type.String({ description: 'An HTML page.' }) },
+      querystring: Type.Object({
+        t: Type.Optional(Type.Integer({ minimum: 0, description: 'Seconds into the recording to start playing at.' })),
+      }),
+      response: { 200: Type.String({ description: 'An HTML page.' }), 302: Type.Null({ description: 'To the page by project id.' }) },
     },
-    handler: async (request, reply) =>
-      reply
+    handler: async (request, reply) => {
+      const { project_id: project, session_id: sessionId } = request.params
+      const startAt = request.query.t ?? 0
+      if (!/^\d+$/.test(project)) {
+        const found = deps.projects.byToken(project)
+        if (!found) throw wrenError('not_found', 'No project has this id or token.', 'project_id')
+        const at = startAt > 0 ? `?t=${startAt}` : ''
+        return reply.redirect(`/project/${found.id}/replay/${encodeURIComponent(sessionId)}${at}`, 302)
+      }
+      const projectId = Number(project)
+      if (!Number.isSafeInteger(projectId) || projectId < 1) throw wrenError('not_found', 'No project has this id or token.', 'project_id')
+      return reply
         .type('text/html; charset=utf-8')
         .header('cache-control', 'no-store')
         .header('content-security-policy', playerPolicy('authenticated'))
-        .send(replayPage({ projectId: request.params.project_id, sessionId: request.params.session_id })),
+        .send(replayPage({ projectId, sessionId, startAt }))
+    },
   })
 }

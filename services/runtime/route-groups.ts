@@ -159,7 +159,7 @@ export const ROUTE_GROUPS = {
     clickhouse: s.ctx.storage.clickhouse,
   })),
   'recording-ai': group('delegated', aiRoutes, async (s) => ({ projects: await s.projects(), model: s.chatModel(), clock: s.ctx.clock })),
-  player: group('delegated', playerRoutes, none),
+  player: group('delegated', playerRoutes, async (s) => ({ projects: await s.projects() })),
   web: group('delegated', webRoutes, none),
   // What posthog-js and PostHog's HTML snippet load from the API host, wherever SDK traffic is served.
   static: group('delegated', staticRoutes, none),

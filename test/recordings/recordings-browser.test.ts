@@ -64,7 +64,11 @@ const recordedPage = (wrenUrl: string, token: string) => `<!doctype html>
 </script></body></html>`
 
 interface PosthogGlobal {
-  posthog: { sessionRecordingStarted(): boolean; get_session_id(): string }
+  posthog: {
+    sessionRecordingStarted(): boolean
+    get_session_id(): string
+    get_session_replay_url(options: { withTimestamp: boolean; timestampLookBack: number }): string
+  }
 }
 interface PlayerGlobal {
   document: { body: { dataset: Record<string, string | undefined> } }
@@ -126,9 +130,12 @@ describe('the recordings player', () => {
     for (const directive of ["default-src 'none'", "script-src 'self'", "connect-src 'self'", "frame-ancestors 'none'"])
       expect(policy).toContain(directive)
     expect(await page.text()).toContain('"sessionId":"some-session"')
-    const bad = await call('GET', '/project/not-a-number/replay/some-session')
-    expect(bad.status).toBe(400)
-    expect(bad.body).toMatchObject({ type: 'validation_error', attr: expect.stringContaining('project_id') })
+    const bad = await call('GET', '/project/not-a-token/replay/some-session')
+    expect(bad.status).toBe(404)
+    expect(bad.body).toMatchObject({ code: 'not_found', attr: 'project_id' })
+    const late = await call('GET', `/project/${t.projectId}/replay/some-session?t=-5`)
+    expect(late.status).toBe(400)
+    expect(late.body).toMatchObject({ type: 'validation_error', attr: expect.stringContaining('t') })
   })
 
   describe.skipIf(unavailable !== null)(
@@ -138,6 +145,8 @@ describe('the recordings player', () => {
       let pageUrl: string
       let browser: Browser
       let sessionId: string
+      /** The replay link posthog-js builds for the session (`/project/<token>/replay/<id>?t=…`). */
+      let replayUrl: string
 
       beforeAll(async () => {
         const optIn = await call('PATCH', `/api/projects/${t.projectId}/`, {
@@ -195,6 +204,9 @@ describe('the recordings player', () => {
           await page.keyboard.type(TYPED)
           for (let i = 1; i <= ERRORS; i++) await page.evaluate((n) => console.error(`wren-e2e-error-${n}`), i)
           expect(await page.textContent('#count')).toBe(String(CLICKS))
+          replayUrl = await page.evaluate(() =>
+            (globalThis as unknown as PosthogGlobal).posthog.get_session_replay_url({ withTimestamp: true, timestampLookBack: 0 }),
+          )
 
           // posthog-js flushes its snapshot buffer on a timer: wait for the request holding the last console error,
           // and for every /s/ request before it to be answered.
@@ -278,6 +290,15 @@ describe('the recordings player', () => {
 
           // Loaded again, the page plays with the key this browser kept.
           await expectPlayerPlays(page, playerPage(), 'recordings-player.png')
+
+          // The link posthog-js builds names the project by its token: it lands on the player at `t`.
+          const link = new URL(replayUrl)
+          expect(link.pathname).toBe(`/project/${t.projectKey}/replay/${sessionId}`)
+          link.searchParams.set('t', '1')
+          await page.goto(link.toString())
+          await page.waitForFunction(() => (globalThis as unknown as PlayerGlobal).document.body.dataset.state === 'playing')
+          expect(page.url()).toBe(`${playerPage()}?t=1`)
+          expect(await page.textContent('#wren-status')).toContain('Playing from 0:01.')
         } finally {
           await context.close()
         }

@@ -75,6 +75,9 @@ function showFacts(recording: Record<string, unknown>): void {
   )
 }
 
+/** Seconds as m:ss, as the player's controller shows time. */
+const clock = (seconds: number) => `${Math.floor(seconds / 60)}:${String(Math.floor(seconds % 60)).padStart(2, '0')}`
+
 async function play(key: string | null): Promise<void> {
   show('loading', 'Loading the recording…')
   replay.replaceChildren()
@@ -86,11 +89,16 @@ async function play(key: string | null): Promise<void> {
     const box = replay.parentElement ?? document.body
     const padding = parseFloat(getComputedStyle(box).paddingLeft) + parseFloat(getComputedStyle(box).paddingRight)
     const width = Math.max(320, box.clientWidth - padding)
-    new Player({
+    const player = new Player({
       target: replay,
       props: { events: events as never, width, height: Math.round((width * 9) / 16), autoPlay: true, showController: true },
     })
-    show('playing', skipped ? `${skipped} events could not be read and are left out.` : '')
+    const notes = skipped ? [`${skipped} events could not be read and are left out.`] : []
+    if (config.startAt > 0) {
+      player.goto(config.startAt * 1000, true)
+      notes.unshift(`Playing from ${clock(config.startAt)}.`)
+    }
+    show('playing', notes.join(' '))
   } catch (error) {
     show('error', error instanceof Error ? error.message : String(error))
     // A refused key: offer to paste another.
