@@ -131,7 +131,7 @@ export class PersonWork<Prepared> implements RangeWork<Prepared> {
     let next = 0
     let storing: Promise<void> = Promise.resolve()
     for (const slot of partsOf(input, size)) {
-      for (let first = slot.firstOffset; first <= slot.lastOffset; ) {
+      for (let first = slot.firstOffset; first <= slot.lastOffset;) {
         const events: ProcessedEvent[] = []
         let bytes = 0
         let last = slot.lastOffset

@@ -465,7 +465,7 @@ class KafkaSubscription implements Subscription {
       if (!(await this.deliver(payload, state, replay, true))) return
     }
 
-    for (let i = 0; i < records.length && live(); ) {
+    for (let i = 0; i < records.length && live();) {
       const next = withinBytes(records.slice(i, i + this.options.maxBatchRecords), this.options.maxBatchBytes)
       if (!(await this.deliver(payload, state, next, false))) return
       i += next.length
