@@ -132,7 +132,7 @@ export const VARIABLES: readonly ConfigVariable[] = [
     field: 'shutdown.timeoutMs',
     default: '30000',
     parse: integer,
-    doc: 'a shutdown still unfinished after this exits with code 1 and a log line',
+    doc: 'a shutdown still unfinished after this exits with code 1 and a log line, once no call into the embedded ClickHouse engine is under way (one still running after as long again is ended by SIGKILL)',
   }),
   v({
     env: 'WREN_WATCHDOG_MS',
