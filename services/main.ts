@@ -7,6 +7,7 @@ import { describeRuntime } from './runtime/describe'
 import { manage } from './runtime/cli'
 import { localUrl, publishControl } from './runtime/control'
 import { usesDataDir } from './runtime/storage'
+import { engineIdle } from './shared/clickhouse'
 
 const USAGE = `usage:
   wren start                                   start Wren in embedded mode (the default)
@@ -77,12 +78,18 @@ async function main(argv: string[]): Promise<number> {
       stopping = true
       logger.info({ signal }, 'shutting down')
       // Whatever hangs (a connection, a batch, the storage), the process ends: a supervisor can restart it.
+      // Never under a chDB call, though: the engine runs in this process, and exiting mid-write crashes it.
+      // One still under way after a second timeout is left like a kill -9 would (what the log replays).
       setTimeout(() => {
         logger.error(
           { signal, timeoutMs: config.shutdown.timeoutMs },
-          'shutdown did not finish in time (WREN_SHUTDOWN_TIMEOUT_MS): exiting with code 1',
+          'shutdown did not finish in time (WREN_SHUTDOWN_TIMEOUT_MS): exiting with code 1 once no storage call is under way',
         )
-        process.exit(1)
+        setTimeout(() => {
+          logger.error('a storage call is still under way: killing the process')
+          process.kill(process.pid, 'SIGKILL')
+        }, config.shutdown.timeoutMs).unref()
+        void engineIdle(wren.clickhouse).then(() => process.exit(1))
       }, config.shutdown.timeoutMs)
       // First, so that a CLI waits for the next process rather than calling this one as it stops.
       await unpublish().catch((err: unknown) => logger.warn({ err }, 'removing the control file failed'))

@@ -6,8 +6,9 @@ import { parentPort, workerData } from 'node:worker_threads'
 import { errorText } from '../shared/errors'
 import { decodeIngest } from '../shared/log/contract'
 import type { LoadedState } from './persons/store'
-import { buffersOf, preparePersonRows } from './persons/rows'
-import { PersonWork, type Loader } from './person-work'
+import { buffersOf, preparedBytes, preparePersonRows } from './persons/rows'
+import { PersonWork, type Loader, type PartOutput } from './person-work'
+import type { PreparedRows } from './persons/rows'
 import { openGeoIpReader } from '../shared/geoip'
 import type { FromWorker, ToWorker, WorkerSetup } from './worker-person-work'
 
@@ -19,11 +20,24 @@ const work = new PersonWork({
   maxCachedPersons: setup.maxCachedPersons,
   poisonEvent: setup.poisonEvent,
   partRecords: setup.partRecords,
+  partBytes: setup.partBytes,
+  measure: preparedBytes,
 })
 
 const send = (message: FromWorker) => port.postMessage(message)
 let loads = 0
 const waiting = new Map<number, { resolve: (state: LoadedState) => void; reject: (err: Error) => void }>()
+let parts = 0
+const writing = new Map<number, { resolve: () => void; reject: (err: Error) => void }>()
+/** Hands a part to the main thread, which answers once it is stored. */
+const handOver =
+  (id: number) =>
+  (part: PartOutput<PreparedRows>): Promise<void> =>
+    new Promise((resolve, reject) => {
+      const seq = ++parts
+      writing.set(seq, { resolve, reject })
+      port.postMessage({ type: 'part', id, seq, part } satisfies FromWorker, buffersOf(part.prepared))
+    })
 /** The stored state a range reads, asked of the main thread for the range being computed. */
 const loaderFor =
   (compute: number): Loader =>
@@ -43,6 +57,13 @@ port.on('message', (message: ToWorker) => {
     else wait?.reject(new Error(message.error))
     return
   }
+  if (message.type === 'partWritten') {
+    const wait = writing.get(message.part)
+    writing.delete(message.part)
+    if (message.error === null) wait?.resolve()
+    else wait?.reject(new Error(message.error))
+    return
+  }
   queue = queue.then(async () => {
     if (message.type === 'stored') work.stored()
     else if (message.type === 'clear') work.clear()
@@ -59,9 +80,7 @@ port.on('message', (message: ToWorker) => {
         send({
           type: 'computed',
           id,
-          output: await work.compute({ ...input, values }, loaderFor(id), (part) =>
-            port.postMessage({ type: 'part', id, part } satisfies FromWorker, buffersOf(part.prepared)),
-          ),
+          output: await work.compute({ ...input, values }, loaderFor(id), handOver(id)),
         })
       } catch (err) {
         send({ type: 'failed', id, error: errorText(err) })

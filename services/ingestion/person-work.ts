@@ -10,6 +10,7 @@ import { applyCommand, lookupsFor, processEvent, warnIfDroppedPersonless, type C
 import type { BatchRange, LoadedState, Lookups, PersonStore, PingResult, ReplayBound } from './persons/store'
 import type { IngestionWarning, PersonChanges, ProcessedEvent } from './types'
 import { withGeoIp } from './geoip'
+import { eventRowBytes } from './persons/rows'
 import type { CityLookup } from '../shared/geoip'
 
 /** One range of the ingest topic, as the person work needs it. */
@@ -24,9 +25,12 @@ export interface RangeInput extends BatchRange {
 
 /**
  * One part of a range's output, in the store's form: a range is worked and stored in parts (PART_RECORDS
- * messages each, on offset multiples), so that storage writes one part while the next one is worked. Each
- * part is written like a range of its own: its rows carry its own last offset and its tokens its own
- * range, so a replay of the range rebuilds and deduplicates every part. Plain data (it may cross threads).
+ * messages each, on offset multiples, cut again where their event rows would pass `partBytes`), so that
+ * storage writes one part while the next one is worked, and what a batch holds in memory stays bounded
+ * however wide its rows are (a person's properties are copied onto each of its events). Each part is
+ * written like a range of its own: its rows carry its own last offset and its tokens its own range, so a
+ * replay of the range, rebuilt from the same stored state, cuts the same parts and deduplicates every one.
+ * Plain data (it may cross threads).
  */
 export interface PartOutput<Prepared> {
   range: BatchRange
@@ -35,6 +39,8 @@ export interface PartOutput<Prepared> {
   changes: PersonChanges
   /** The failpoint's event is among the part's events (ProcessorOptions.poisonEvent). */
   poisoned: boolean
+  /** Bytes the part hands to storage (PersonWorkOptions.measure), or about what its event rows take. */
+  bytes: number
 }
 
 /** What a range's work produced besides its parts. Plain data (it may cross threads). */
@@ -54,8 +60,12 @@ export type Loader = (wanted: Lookups, bound: ReplayBound | null) => Promise<Loa
 
 /** The person work, wherever it runs: in this thread (PersonWork) or on a worker (WorkerPersonWork). */
 export interface RangeWork<Prepared> {
-  /** Works a range, handing each part to `part` as soon as it is ready, in order. */
-  compute(input: RangeInput, load: Loader, part: (part: PartOutput<Prepared>) => void): Promise<RangeOutput>
+  /**
+   * Works a range, handing each part to `part` as soon as it is ready, in order. `part` resolves once the
+   * part is stored: the next part is handed over only then (one part is worked while one is stored, never
+   * more), and a rejection ends the work with its error.
+   */
+  compute(input: RangeInput, load: Loader, part: (part: PartOutput<Prepared>) => Promise<void>): Promise<RangeOutput>
   /** The last output is stored: memory may let go of the persons used least recently. */
   stored(): void
   /** Storage did not take the last output: memory is ahead of it and is forgotten. */
@@ -74,6 +84,10 @@ export interface PersonWorkOptions<Prepared> {
   poisonEvent?: string | null
   /** Messages per part (PART_RECORDS). */
   partRecords?: number
+  /** About how many bytes of event rows a part holds at most (always at least one message): eventRowBytes. */
+  partBytes?: number
+  /** The bytes a part hands to storage, for PartOutput.bytes. */
+  measure?: (prepared: Prepared) => number
 }
 
 export class PersonWork<Prepared> implements RangeWork<Prepared> {
@@ -83,7 +97,7 @@ export class PersonWork<Prepared> implements RangeWork<Prepared> {
     this.repo = new PersonRepo({ maxPersons: options.maxCachedPersons })
   }
 
-  async compute(input: RangeInput, load: Loader, part: (part: PartOutput<Prepared>) => void): Promise<RangeOutput> {
+  async compute(input: RangeInput, load: Loader, part: (part: PartOutput<Prepared>) => Promise<void>): Promise<RangeOutput> {
     const items: Array<{ index: number; item: IngestItem }> = []
     const failed: RangeOutput['failed'] = []
     const geoip = this.options.geoip
@@ -112,34 +126,61 @@ export class PersonWork<Prepared> implements RangeWork<Prepared> {
     const results: Array<[string, CommandResult]> = []
     const poison = this.options.poisonEvent
     const size = this.options.partRecords ?? PART_RECORDS
+    const maxBytes = this.options.partBytes ?? Infinity
     let eventCount = 0
     let next = 0
-    for (const range of partsOf(input, size)) {
-      const events: ProcessedEvent[] = []
-      for (; next < items.length && input.firstOffset + items[next].index <= range.lastOffset; next++) {
-        const { index, item } = items[next]
-        try {
-          // An item that throws leaves no half-applied person change behind.
-          this.repo.atomically(() => {
-            if (item.kind === 'command') results.push([item.command.commandId, applyCommand(this.repo, item.command)])
-            else if (!warnIfDroppedPersonless(this.repo, item.event)) events.push(processEvent(this.repo, item.event))
-          })
-        } catch (err) {
-          const teamId = item.kind === 'event' ? item.event.teamId : item.command.teamId
-          failed.push({ index, error: errorText(err), teamId })
-          // Whoever waits for a command that cannot be applied hears so now, not after its timeout.
-          if (item.kind === 'command') results.push([item.command.commandId, { ok: false, status: 500, detail: errorText(err) }])
+    let storing: Promise<void> = Promise.resolve()
+    for (const slot of partsOf(input, size)) {
+      for (let first = slot.firstOffset; first <= slot.lastOffset;) {
+        const events: ProcessedEvent[] = []
+        let bytes = 0
+        let last = slot.lastOffset
+        for (; next < items.length && input.firstOffset + items[next].index <= slot.lastOffset; next++) {
+          const { index, item } = items[next]
+          try {
+            // An item that throws leaves no half-applied person change behind.
+            this.repo.atomically(() => {
+              if (item.kind === 'command') results.push([item.command.commandId, applyCommand(this.repo, item.command)])
+              else if (!warnIfDroppedPersonless(this.repo, item.event)) {
+                const event = processEvent(this.repo, item.event)
+                const rowBytes = eventRowBytes(event)
+                // Past the bound: undone, and the first event of the next part.
+                if (events.length > 0 && bytes + rowBytes > maxBytes) throw PART_FULL
+                events.push(event)
+                bytes += rowBytes
+              }
+            })
+          } catch (err) {
+            if (err === PART_FULL) {
+              last = input.firstOffset + index - 1
+              break
+            }
+            const teamId = item.kind === 'event' ? item.event.teamId : item.command.teamId
+            failed.push({ index, error: errorText(err), teamId })
+            // Whoever waits for a command that cannot be applied hears so now, not after its timeout.
+            if (item.kind === 'command') results.push([item.command.commandId, { ok: false, status: 500, detail: errorText(err) }])
+          }
         }
+        const range = { topic: input.topic, partition: input.partition, firstOffset: first, lastOffset: last }
+        const changes = this.repo.takeChanges()
+        eventCount += events.length
+        const prepared = this.options.prepare(range, changes, events)
+        const output: PartOutput<Prepared> = {
+          range,
+          prepared,
+          changes,
+          poisoned: Boolean(poison && events.some((e) => e.event === poison)),
+          bytes: this.options.measure ? this.options.measure(prepared) : bytes,
+        }
+        // The previous part is stored before this one is handed over: a batch holds two parts at most.
+        await storing
+        storing = part(output)
+        // Awaited before the next part (or at the end): never left unhandled meanwhile.
+        storing.catch(() => undefined)
+        first = last + 1
       }
-      const changes = this.repo.takeChanges()
-      eventCount += events.length
-      part({
-        range,
-        prepared: this.options.prepare(range, changes, events),
-        changes,
-        poisoned: Boolean(poison && events.some((e) => e.event === poison)),
-      })
     }
+    await storing
     failed.sort((a, b) => a.index - b.index)
     return { results, failed, events: eventCount, warnings: this.repo.takeWarnings() }
   }
@@ -158,6 +199,9 @@ export class PersonWork<Prepared> implements RangeWork<Prepared> {
 
   async close(): Promise<void> {}
 }
+
+/** Thrown inside an event's atomic step to undo it: it would take its part past partBytes. */
+const PART_FULL = new Error('the part is full')
 
 /** A range's parts: cut before every offset that is a multiple of `size`. */
 export function partsOf(range: BatchRange, size: number): BatchRange[] {

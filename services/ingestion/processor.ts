@@ -35,6 +35,8 @@ import { PersonWork, type PartOutput, type RangeOutput, type RangeWork } from '.
 
 export interface ProcessorOptions {
   maxBatchRecords: number
+  /** Most bytes of log messages per batch (the log's SubscribeOptions.maxBatchBytes). */
+  maxBatchBytes?: number
   maxWaitMs: number
   /** Failures of the same range before it is isolated (split until the failing messages are found). */
   maxRetries?: number
@@ -77,6 +79,7 @@ export class IngestionProcessor<Prepared = unknown> {
       topic: TOPICS.ingest,
       group: INGESTION_GROUP,
       maxBatchRecords: options.maxBatchRecords,
+      maxBatchBytes: options.maxBatchBytes,
       maxWaitMs: options.maxWaitMs,
       maxRetries: options.maxRetries ?? 3,
       deadLetters: options.deadLetters,
@@ -181,16 +184,21 @@ class IngestionStage<Prepared> implements Stage {
     this.waiters.resolve(...result)
   }
 
-  /** Works one range of the log and writes its output. Throws when the range cannot be written. */
-  async write(batch: LogBatch): Promise<Written> {
+  /**
+   * Works one range of the log and writes its output. Throws when the range cannot be written, or when
+   * `stopping` is aborted before one of its parts (the parts written so far are a prefix a replay rebuilds).
+   */
+  async write(batch: LogBatch, stopping?: AbortSignal): Promise<Written> {
     const replayed = batch.redelivered || Boolean(batch.reassigned)
     if (replayed) this.partitions = null
     // Parts are written in order while the next ones are worked (person-work.ts PartOutput).
     let writes = Promise.resolve()
     const write = async (part: PartOutput<Prepared>) => {
+      stopping?.throwIfAborted()
       if (part.poisoned)
         throw new Error(`failpoint: ClickHouse refuses a batch holding a ${JSON.stringify(this.options.poisonEvent)} event`)
       await this.store.write(part.prepared)
+      this.metrics.observe('wren_ingestion_part_bytes', part.bytes)
       if (this.options.publishChanges) await this.options.publishChanges(part.changes)
       this.announce(part.changes)
     }
@@ -212,17 +220,22 @@ class IngestionStage<Prepared> implements Stage {
           writes = writes.then(() => write(part))
           // Awaited below, after the work: a failed write is never left unhandled meanwhile.
           writes.catch(() => undefined)
+          return writes
         },
       )
       await writes
       if (this.options.publishResults) await this.options.publishResults(output.results)
     } catch (err) {
-      // No write of this range may still be running when the log hands it out again.
-      await writes.catch(() => undefined)
+      // No write of this range may still be running when the log hands it out again; a write's own error
+      // is the range's (the work only passes it on, as text when it runs on a worker).
+      const failedWrite = await writes.then(
+        () => null,
+        (writeErr: unknown) => ({ writeErr }),
+      )
       // Memory may now be ahead of storage; the log redelivers this batch and it is rebuilt from storage.
       this.work.clear()
       this.partitions = null
-      throw err
+      throw failedWrite ? failedWrite.writeErr : err
     }
     return { letters: lettersOf(batch, output.failed), stored: () => this.stored(output) }
   }

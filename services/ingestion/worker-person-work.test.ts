@@ -46,7 +46,7 @@ describe('the person work on a worker thread', () => {
 
     const run = async (w: { compute: PersonWork<PreparedRows>['compute'] }) => {
       const parts: Array<ReturnType<typeof readable>> = []
-      const output = await w.compute(range(values), load, (part) => parts.push(readable(part)))
+      const output = await w.compute(range(values), load, async (part) => void parts.push(readable(part)))
       return { parts, output }
     }
     work = new WorkerPersonWork({ geoip: null, partRecords: 4 }, silent)
@@ -74,7 +74,7 @@ describe('the person work on a worker thread', () => {
       work.compute(
         range(values),
         async () => ({ teams: [], distinctIds: [], persons: [], groups: [] }),
-        () => {},
+        async () => {},
       ),
     ).rejects.toThrow()
   })

@@ -21,6 +21,8 @@ export interface WorkerSetup {
   /** Failpoint for tests: the worker exits on a range holding an event of this name (a message that kills it). */
   exitOnEvent?: string | null
   partRecords?: number
+  /** Bytes of event rows per part (PersonWorkOptions.partBytes). */
+  partBytes?: number
 }
 
 type Input = Omit<RangeInput, 'values'>
@@ -29,13 +31,15 @@ export type ToWorker =
   | { type: 'compute'; id: number; input: Input; data: ArrayBuffer; ends: number[] }
   | { type: 'loaded'; id: number; state: LoadedState }
   | { type: 'loadFailed'; id: number; error: string }
+  /** A part handed over is stored (error null), or could not be: the worker goes on only then. */
+  | { type: 'partWritten'; part: number; error: string | null }
   | { type: 'stored' }
   | { type: 'clear' }
 
 export type FromWorker =
   | { type: 'ready' }
   | { type: 'load'; id: number; compute: number; wanted: Lookups; bound: ReplayBound | null }
-  | { type: 'part'; id: number; part: PartOutput<PreparedRows> }
+  | { type: 'part'; id: number; seq: number; part: PartOutput<PreparedRows> }
   | { type: 'computed'; id: number; output: RangeOutput }
   | { type: 'failed'; id: number; error: string }
 
@@ -43,7 +47,7 @@ interface Pending {
   resolve: (output: RangeOutput) => void
   reject: (err: Error) => void
   load: Loader
-  part: (part: PartOutput<PreparedRows>) => void
+  part: (part: PartOutput<PreparedRows>) => Promise<void>
 }
 
 export class WorkerPersonWork implements RangeWork<PreparedRows> {
@@ -58,7 +62,7 @@ export class WorkerPersonWork implements RangeWork<PreparedRows> {
     private readonly logger: Logger,
   ) {}
 
-  compute(input: RangeInput, load: Loader, part: (part: PartOutput<PreparedRows>) => void): Promise<RangeOutput> {
+  compute(input: RangeInput, load: Loader, part: (part: PartOutput<PreparedRows>) => Promise<void>): Promise<RangeOutput> {
     const worker = this.running()
     const id = ++this.computes
     // The messages, packed into one buffer that is handed over rather than copied.
@@ -134,7 +138,14 @@ export class WorkerPersonWork implements RangeWork<PreparedRows> {
     }
     const pending = this.pending.get(message.id)
     if (!pending) return
-    if (message.type === 'part') return pending.part(message.part)
+    if (message.type === 'part') {
+      const answer = (error: string | null) => worker.postMessage({ type: 'partWritten', part: message.seq, error } satisfies ToWorker)
+      pending.part(message.part).then(
+        () => answer(null),
+        (err: unknown) => answer(errorText(err)),
+      )
+      return
+    }
     this.pending.delete(message.id)
     if (message.type === 'computed') pending.resolve(message.output)
     else pending.reject(new Error(message.error))

@@ -38,6 +38,8 @@ export type BlockListener = (range: BatchRange, blocks: SnapshotBlock[]) => () =
 
 export interface RecordingsProcessorOptions {
   maxBatchRecords: number
+  /** Most bytes of snapshot messages per batch (the log's SubscribeOptions.maxBatchBytes). */
+  maxBatchBytes?: number
   maxWaitMs: number
   /** Failures of the same range before it is isolated (split until the failing messages are found). */
   maxRetries?: number
@@ -61,6 +63,7 @@ export class RecordingsProcessor {
       topic: TOPICS.snapshots,
       group: RECORDINGS_GROUP,
       maxBatchRecords: options.maxBatchRecords,
+      maxBatchBytes: options.maxBatchBytes,
       maxWaitMs: options.maxWaitMs,
       maxRetries: options.maxRetries ?? 3,
       deadLetters: options.deadLetters,

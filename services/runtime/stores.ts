@@ -4,7 +4,7 @@
 // built on, so stopping runs in the right order by construction.
 import type { Logger } from 'pino'
 import { existsSync } from 'node:fs'
-import type { Config } from '../shared/config'
+import { batchBytes, type Config } from '../shared/config'
 import { systemClock, type Clock } from '../shared/time/clock'
 import type { Metrics } from '../shared/metrics'
 import { INGESTION_GROUP, IngestionLagMonitor, RECORDINGS_GROUP } from '../shared/ingestion-lag'
@@ -136,6 +136,7 @@ export class Stores {
         this.ctx.metrics,
         {
           ...config.ingestion,
+          maxBatchBytes: batchBytes(config).ingestBatchBytes,
           crashAfterBatches: failpoints.ingestCrashAfterBatches,
           poisonEvent: failpoints.ingestPoisonEvent,
           deadLetters: (await this.deadLetters()).recorder(INGESTION_GROUP),
@@ -146,6 +147,7 @@ export class Stores {
               poisonEvent: failpoints.ingestPoisonEvent,
               exitOnEvent: failpoints.ingestWorkerExitEvent,
               partRecords: config.ingestion.partRecords,
+              partBytes: batchBytes(config).ingestPartBytes,
             },
             this.child('ingestion'),
           ),
@@ -246,6 +248,7 @@ export class Stores {
         this.ctx.metrics,
         {
           ...this.ctx.config.recordings,
+          maxBatchBytes: batchBytes(this.ctx.config).recordingsBatchBytes,
           crashAfterBatches: this.ctx.config.failpoints.recordingsCrashAfterBatches,
           poisonSession: this.ctx.config.failpoints.recordingsPoisonSession,
           deadLetters: (await this.deadLetters()).recorder(RECORDINGS_GROUP),

@@ -57,6 +57,11 @@ export const CATALOGUE = {
     help: 'Time to process one ingestion batch and write it to ClickHouse.',
     buckets: LATENCY_BUCKETS,
   },
+  wren_ingestion_part_bytes: {
+    type: 'histogram',
+    help: 'Bytes of rows one ingestion write hands to ClickHouse: a part of a batch, bounded by WREN_INGEST_PART_BYTES (and WREN_INGEST_PART messages).',
+    buckets: [1 << 20, 4 << 20, 16 << 20, 64 << 20, 256 << 20, 1 << 30],
+  },
   wren_ingestion_batches_split_total: { type: 'counter', help: 'Failing ingestion batches split in two to find the messages that fail.' },
   wren_ingestion_lag_messages: {
     type: 'gauge',

@@ -81,6 +81,40 @@ export function preparePersonRows(range: BatchRange, changes: PersonChanges, eve
   }
 }
 
+/** The bytes a prepared write hands to storage. */
+export function preparedBytes(prepared: PreparedRows): number {
+  return [...prepared.persons.flatMap((t) => t.chunks), ...prepared.events].reduce((n, chunk) => n + chunk.byteLength, 0)
+}
+
+/**
+ * About what an event's row takes in its insert's body, without encoding it: its JSON length with every
+ * string counted as if nothing in it were escaped (exact for plain ASCII text), plus the row's other
+ * columns. A person's properties are one object shared by the events it is copied onto: measured once.
+ */
+export function eventRowBytes(e: ProcessedEvent): number {
+  let bytes = ROW_COLUMNS_BYTES + e.uuid.length + e.event.length + e.distinctId.length + e.elementsChain.length + e.personId.length
+  bytes += jsonLength(e.properties) + jsonLength(e.personProperties)
+  for (const group of e.groupProperties) bytes += jsonLength(group)
+  return bytes
+}
+
+/** The column names, timestamps, team, mode and origin of an event row: well above what they take. */
+const ROW_COLUMNS_BYTES = 512
+const measured = new WeakMap<object, number>()
+
+function jsonLength(value: unknown): number {
+  if (typeof value === 'string') return value.length + 2
+  if (typeof value === 'number') return String(value).length
+  if (typeof value !== 'object' || value === null) return 5
+  const known = measured.get(value)
+  if (known !== undefined) return known
+  let bytes = 2
+  if (Array.isArray(value)) for (const item of value) bytes += jsonLength(item) + 1
+  else for (const [key, item] of Object.entries(value)) bytes += key.length + 4 + jsonLength(item)
+  measured.set(value, bytes)
+  return bytes
+}
+
 /** The buffers of a prepared write, for a transfer between threads. */
 export function buffersOf(prepared: PreparedRows): ArrayBuffer[] {
   return [...prepared.persons.flatMap((t) => t.chunks), ...prepared.events].map((chunk) => chunk.buffer as ArrayBuffer)

@@ -14,15 +14,65 @@ export { encodeRows, MAX_INSERT_CHARS }
 export type { ClickHouseClient }
 
 /** chDB's own side of embedded clients: inserts hand it their bytes as they are (insertEncoded). */
-const embedded = new WeakMap<ClickHouseClient, ChdbExtension>()
+const embedded = new WeakMap<ClickHouseClient, Pick<ChdbExtension, 'rawInsert'>>()
+/** The calls under way in each embedded client's engine (see EngineCalls). */
+const engines = new WeakMap<ClickHouseClient, EngineCalls>()
+
+/**
+ * chDB runs in this process, on threads of its own: a process that exits while one of its calls is under way
+ * (a write, above all) tears the engine down under it and dies by a signal. Every call is counted, so that
+ * closing, and an exit past the shutdown deadline, wait for the calls under way and start no new ones.
+ */
+class EngineCalls {
+  private readonly underWay = new Set<Promise<unknown>>()
+  private closed = false
+
+  track<T>(call: () => Promise<T>): Promise<T> {
+    if (this.closed) return Promise.reject(new Error('chDB is closing: no new queries'))
+    const running = call()
+    this.underWay.add(running)
+    const done = () => void this.underWay.delete(running)
+    running.then(done, done)
+    return running
+  }
+
+  /** Refuses new calls; resolves once none is under way. */
+  async drain(): Promise<void> {
+    this.closed = true
+    while (this.underWay.size) await Promise.allSettled([...this.underWay])
+  }
+}
 
 export async function openEmbeddedClickHouse(dataDir: string): Promise<ClickHouseClient> {
   const dir = path.join(dataDir, 'clickhouse')
   await mkdir(dir, { recursive: true })
   const connection = createChdbConnection({ path: dir })
+  const calls = new EngineCalls()
+  const methods = connection as unknown as Record<string, (...args: unknown[]) => Promise<unknown>>
+  for (const name of ['query', 'exec', 'command', 'insert'] as const) {
+    const call = methods[name].bind(connection)
+    methods[name] = (...args) => calls.track(() => call(...args))
+  }
+  const ping = connection.ping.bind(connection)
+  connection.ping = (params) => calls.track(() => ping(params)).catch((error: Error) => ({ success: false as const, error }))
+  const close = connection.close.bind(connection)
+  connection.close = async () => {
+    await calls.drain()
+    await close()
+  }
+  const chdb = connection.chdb
   const client = createClient({ connection } as Parameters<typeof createClient>[0])
-  embedded.set(client, connection.chdb)
+  embedded.set(client, { rawInsert: (params) => calls.track(() => chdb.rawInsert(params)) })
+  engines.set(client, calls)
   return client
+}
+
+/**
+ * Refuses new calls to an embedded client's engine and resolves once none is under way (at once for a
+ * ClickHouse server, which no exit of this process can harm).
+ */
+export function engineIdle(client: ClickHouseClient): Promise<void> {
+  return engines.get(client)?.drain() ?? Promise.resolve()
 }
 
 export interface ClickHouseServer {

@@ -36,6 +36,7 @@ export const FAILPOINTS = {
       'test/runtime/metrics.test.ts',
       'test/ingestion/ingestion-health.test.ts',
       'test/runtime/cluster.test.ts',
+      'test/ingestion/shutdown-backlog.test.ts',
     ],
   },
   recordingsCrashAfterBatches: {

@@ -2,6 +2,7 @@
 // would write it, how its text is parsed, and what it means. loadConfig, `wren config`, the usage text and
 // docs/configuration.md (npm run docs:config) all come from this table.
 import { AI_RESPONSE_FORMATS, type Config } from './types'
+import { memorySizedText } from './memory'
 import { choice, filePath, flag, hostPort, httpUrl, instant, integer, list, map, origin, port, proxy, text, type Parser } from './parse'
 
 export const GROUPS = {
@@ -131,7 +132,7 @@ export const VARIABLES: readonly ConfigVariable[] = [
     field: 'shutdown.timeoutMs',
     default: '30000',
     parse: integer,
-    doc: 'a shutdown still unfinished after this exits with code 1 and a log line',
+    doc: 'a shutdown still unfinished after this exits with code 1 and a log line, once no call into the embedded ClickHouse engine is under way (one still running after as long again is ended by SIGKILL)',
   }),
   v({
     env: 'WREN_WATCHDOG_MS',
@@ -246,12 +247,28 @@ export const VARIABLES: readonly ConfigVariable[] = [
     doc: 'most events per ingestion batch',
   }),
   v({
+    env: 'WREN_INGEST_BATCH_BYTES',
+    group: 'ingestion',
+    field: 'ingestion.maxBatchBytes',
+    parse: atLeastOne,
+    whenUnset: memorySizedText('ingestBatchBytes'),
+    doc: 'most bytes of captured messages per ingestion batch (a batch ends before the message that would pass it; a larger message goes alone)',
+  }),
+  v({
     env: 'WREN_INGEST_PART',
     group: 'ingestion',
     field: 'ingestion.partRecords',
     default: '2500',
     parse: integer,
     doc: 'events per part of a batch: one part is stored while the next is processed (on a worker thread)',
+  }),
+  v({
+    env: 'WREN_INGEST_PART_BYTES',
+    group: 'ingestion',
+    field: 'ingestion.partBytes',
+    parse: atLeastOne,
+    whenUnset: memorySizedText('ingestPartBytes'),
+    doc: "about the most bytes of event rows per part of a batch, which bounds what a batch holds in memory: every event row carries a copy of its person's properties (up to 640 KiB), so rows can be far larger than the messages. A part ends before the event that would pass it (a larger event goes alone); the metric `wren_ingestion_part_bytes` shows the parts written",
   }),
   v({
     env: 'WREN_INGEST_WAIT_MS',
@@ -302,6 +319,14 @@ export const VARIABLES: readonly ConfigVariable[] = [
     default: '100',
     parse: integer,
     doc: 'most snapshot messages per recordings batch',
+  }),
+  v({
+    env: 'WREN_RECORDINGS_BATCH_BYTES',
+    group: 'recordings',
+    field: 'recordings.maxBatchBytes',
+    parse: atLeastOne,
+    whenUnset: memorySizedText('recordingsBatchBytes'),
+    doc: 'most bytes of snapshot messages per recordings batch (a batch ends before the message that would pass it; a larger message goes alone)',
   }),
   v({
     env: 'WREN_RECORDINGS_WAIT_MS',

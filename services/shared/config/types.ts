@@ -22,14 +22,20 @@ export interface Config {
   siteUrl: string | null
   ingestion: {
     maxBatchRecords: number
+    /** Most bytes of log messages per batch; null: sized from memory (./memory.ts). */
+    maxBatchBytes: number | null
     /** Messages per part of a batch: one part is stored while the next is worked (ingestion/person-work.ts). */
     partRecords: number
+    /** Most bytes of rows per part (person properties are copied onto every event row); null: sized from memory. */
+    partBytes: number | null
     maxWaitMs: number
     maxRetries: number
   }
   /** The recordings processor (recordings/processor.ts): snapshot messages are up to 20 MB, so batches are short. */
   recordings: {
     maxBatchRecords: number
+    /** Most bytes of snapshot messages per batch; null: sized from memory (./memory.ts). */
+    maxBatchBytes: number | null
     maxWaitMs: number
     maxRetries: number
   }

@@ -40,6 +40,11 @@ export interface SubscribeOptions {
   topic: string
   group: string
   maxBatchRecords: number
+  /**
+   * Most bytes (keys and values) per batch: a batch ends before the record that would pass it, and always
+   * holds at least one record. Unset: no bound but the count.
+   */
+  maxBatchBytes?: number
   /** How long to wait for more records before delivering a partial batch. */
   maxWaitMs: number
   /**
@@ -80,6 +85,22 @@ export interface Log {
   /** How many partitions the topic has (the embedded log: one). */
   partitions(topic: string): Promise<number>
   close(): Promise<void>
+}
+
+/** The bytes a record counts for against SubscribeOptions.maxBatchBytes. */
+export function recordBytes(record: LogMessage): number {
+  return Buffer.byteLength(record.key) + record.value.length
+}
+
+/** The longest run of `records` from the first that stays within `maxBytes` (never fewer than one record). */
+export function withinBytes<T extends LogMessage>(records: T[], maxBytes: number | undefined): T[] {
+  if (maxBytes === undefined) return records
+  let bytes = 0
+  for (let i = 0; i < records.length; i++) {
+    bytes += recordBytes(records[i])
+    if (i > 0 && bytes > maxBytes) return records.slice(0, i)
+  }
+  return records
 }
 
 export const TOPICS = {

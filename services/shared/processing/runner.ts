@@ -17,6 +17,10 @@
 // tokens (ClickHouse drops them), each message dead-lettered before is recorded under the same token
 // (dropped too), and the walk goes on where it stopped. A crash before any letter was recorded retries
 // the whole range first, which rewrites what it wrote before.
+//
+// Stopping does not wait for a long range to end: the stage is told (an abort signal) and stops at its next
+// part, throwing `interrupted`. Nothing of the range is committed, so the log hands it out again at the next
+// start, and the parts already written are dropped by their tokens as after a crash.
 import type { Logger } from 'pino'
 import type { Log, LogBatch, LogRecord, Subscription } from '../log/log'
 import type { CounterName, HistogramName, Metrics } from '../metrics'
@@ -55,7 +59,7 @@ export interface Stage {
    * when the range cannot be written. The same range must always make the same rows, under deduplication
    * tokens named after it (see the top).
    */
-  write(range: LogBatch): Promise<Written>
+  write(range: LogBatch, stopping?: AbortSignal): Promise<Written>
   /** Whether storage (and whatever else every write needs) answers. */
   ping(): Promise<{ success: boolean; error?: Error }>
   /** The project a message belongs to, when it decodes (kept with its dead letter). */
@@ -70,6 +74,8 @@ export interface RunnerOptions {
   topic: string
   group: string
   maxBatchRecords: number
+  /** Most bytes of messages per batch (the log's SubscribeOptions.maxBatchBytes). */
+  maxBatchBytes?: number
   maxWaitMs: number
   /** Failures of the same range before it is isolated. */
   maxRetries: number
@@ -82,6 +88,8 @@ export interface RunnerOptions {
 
 export class BatchRunner {
   private subscription: Subscription | null = null
+  /** Aborted by stop(): the range being written ends at its next part (see the top). */
+  private stopping = new AbortController()
   private rangesWritten = 0
   /** Per topic/partition: the range that is failing, how often, and its log (once, then once a minute). */
   private readonly failing = new Map<string, { range: string; count: number; log: RepeatedFailures }>()
@@ -95,18 +103,24 @@ export class BatchRunner {
   ) {}
 
   start(): void {
+    this.stopping = new AbortController()
     this.subscription = this.log.subscribe({
       topic: this.options.topic,
       group: this.options.group,
       maxBatchRecords: this.options.maxBatchRecords,
+      maxBatchBytes: this.options.maxBatchBytes,
       maxWaitMs: this.options.maxWaitMs,
       handler: (batch) => this.handleBatch(batch),
       onError: (err, batch) => this.reportFailure(err, batch),
     })
   }
 
-  /** Stops taking batches, once the one in flight is committed (start() takes them again). */
+  /**
+   * Stops taking batches; the one in flight is committed, or interrupted at its next part and left for the
+   * next start (start() takes them again).
+   */
   async stop(): Promise<void> {
+    this.stopping.abort()
     await this.subscription?.stop()
     this.subscription = null
   }
@@ -129,6 +143,8 @@ export class BatchRunner {
       if (isolating) await this.isolate(batch, null)
       else await this.write(batch)
     } catch (err) {
+      // Not a failure: the range is handed out again at the next start.
+      if (this.stopping.signal.aborted) throw err
       const log = failing?.range === range ? failing.log : new RepeatedFailures(this.logger, `${this.options.name} batch failed; retrying`)
       this.failing.set(where, { range, count: failures + 1, log })
       this.metrics.inc(this.options.metrics.retries)
@@ -145,6 +161,8 @@ export class BatchRunner {
   private reportFailure(err: unknown, batch: LogBatch): void {
     const entry = this.failing.get(`${batch.topic}:${batch.partition}`)
     const context = { partition: batch.partition, firstOffset: batch.firstOffset, lastOffset: batch.lastOffset }
+    if (this.stopping.signal.aborted)
+      return this.logger.info(context, `${this.options.name} stopped in the middle of a batch: the next start writes it again`)
     // Not a handler failure of a known range (an offset write, say): log it as it comes.
     if (entry?.range !== `${batch.firstOffset}-${batch.lastOffset}`)
       this.logger.error({ err, ...context }, `${this.options.name} failed; retrying`)
@@ -153,7 +171,7 @@ export class BatchRunner {
 
   /** Has the stage write one range, then records the letters it found. Throws when the range cannot be written. */
   private async write(range: LogBatch): Promise<void> {
-    const { letters, stored } = await this.stage.write(range)
+    const { letters, stored } = await this.stage.write(range, this.stopping.signal)
     await this.options.deadLetters.record(range, letters)
     if (this.options.crashAfterBatches && ++this.rangesWritten >= this.options.crashAfterBatches) process.kill(process.pid, 'SIGKILL')
     stored?.()
@@ -171,6 +189,7 @@ export class BatchRunner {
         try {
           return await this.write(range)
         } catch (err) {
+          if (this.stopping.signal.aborted) throw err
           error = err
         }
       }
@@ -181,6 +200,7 @@ export class BatchRunner {
       try {
         await this.write(part)
       } catch (err) {
+        if (this.stopping.signal.aborted) throw err
         await this.isolate(part, err)
       }
     }

@@ -376,6 +376,61 @@ describe('embedded log: consuming', () => {
     ])
   })
 
+  it('ends a batch before the record that would pass maxBatchBytes, a larger record alone, a redelivery as it was', async () => {
+    const log = await open()
+    // Keys and values of 10 bytes each ('k' and 9 bytes), then one of 40 bytes, then 10-byte ones again.
+    const sized = (n: number, bytes: number) => Array.from({ length: n }, () => ({ key: 'k', value: Buffer.alloc(bytes - 1, 'x') }))
+    await log.append('t', [...sized(7, 10), ...sized(1, 40), ...sized(4, 10)])
+    const batches: LogBatch[] = []
+    const all = deferred()
+    const sub = log.subscribe({
+      topic: 't',
+      group: 'g',
+      maxBatchRecords: 100,
+      maxBatchBytes: 25,
+      maxWaitMs: 0,
+      handler: async (batch) => {
+        batches.push(batch)
+        if (batch.lastOffset === 11) all.resolve()
+      },
+    })
+    await all.promise
+    await sub.stop()
+    expect(batches.map((b) => [b.firstOffset, b.lastOffset])).toEqual([
+      [0, 1],
+      [2, 3],
+      [4, 5],
+      [6, 6],
+      [7, 7],
+      [8, 9],
+      [10, 11],
+    ])
+
+    // A range handed out before a crash is handed out whole, even if the bound is lower now.
+    const crashed = await open(undefined, [])
+    await crashed.append('u', sized(4, 10))
+    const started = deferred<LogBatch>()
+    const never = deferred()
+    crashed.subscribe({ topic: 'u', group: 'g', maxBatchRecords: 100, maxWaitMs: 0, handler: (b) => (started.resolve(b), never.promise) })
+    expect(await started.promise).toMatchObject({ firstOffset: 0, lastOffset: 3 })
+    const restarted = await openEmbeddedLog({ dir })
+    const redelivered = deferred<LogBatch>()
+    const sub2 = restarted.subscribe({
+      topic: 'u',
+      group: 'g',
+      maxBatchRecords: 100,
+      maxBatchBytes: 10,
+      maxWaitMs: 0,
+      handler: async (b) => redelivered.resolve(b),
+    })
+    expect(await redelivered.promise).toMatchObject({ firstOffset: 0, lastOffset: 3, redelivered: true })
+    await sub2.stop()
+    await restarted.close()
+    const closing = crashed.close()
+    never.reject(new Error('gone'))
+    await closing
+  })
+
   it('delivers a partial batch once maxWaitMs has passed', async () => {
     const log = await open()
     const batches: LogBatch[] = []

@@ -138,6 +138,7 @@ class EmbeddedLogImpl implements EmbeddedLog {
     if (!NAME.test(topic)) throw new Error(`invalid topic name ${JSON.stringify(topic)}`)
     if (!NAME.test(group)) throw new Error(`invalid consumer group name ${JSON.stringify(group)}`)
     if (!Number.isInteger(maxBatchRecords) || maxBatchRecords < 1) throw new Error('maxBatchRecords must be ≥ 1')
+    if (options.maxBatchBytes !== undefined && !(options.maxBatchBytes >= 1)) throw new Error('maxBatchBytes must be ≥ 1')
     if (!(maxWaitMs >= 0)) throw new Error('maxWaitMs must be ≥ 0')
     // Two consumers of one group in one log would race on the offset file.
     const key = `${topic}/${group}`
@@ -281,8 +282,11 @@ class SubscriptionImpl implements Subscription {
         if (end === null) return
         last = end
       }
-      const read = await this.attempt(() => store.read(first, last - first + 1), this.placeholder(first))
+      // A redelivered range is handed out exactly as before, whatever the byte bound is now.
+      const maxBytes = redelivered ? Infinity : this.options.maxBatchBytes
+      const read = await this.attempt(() => store.read(first, last - first + 1, maxBytes), this.placeholder(first))
       if (!read || this.stopped) return
+      last = first + read.value.length - 1
       let batch: LogBatch = { topic: name, partition: 0, records: read.value, firstOffset: first, lastOffset: last, redelivered }
       const marked = { committed: first, pending: { first, last } }
       if (!(await this.attempt(() => this.log.writeOffsets(topic, group, marked), batch))) return

@@ -352,13 +352,18 @@ export class TopicStore {
     return seg
   }
 
-  /** Reads up to `count` consecutive durable records starting at `from`. */
-  async read(from: number, count: number): Promise<LogRecord[]> {
+  /**
+   * Reads up to `count` consecutive durable records starting at `from`, stopping before the record that
+   * would take their keys and values past `maxBytes` (the first record is read whatever its size).
+   */
+  async read(from: number, count: number, maxBytes = Infinity): Promise<LogRecord[]> {
     if (from < this.startOffset) throw new Error(`offset ${from} of ${this.name} was deleted by retention`)
     const out: LogRecord[] = []
     let offset = from
+    let bytes = 0
+    let full = false
     const until = Math.min(from + count, this.endOffset)
-    while (offset < until) {
+    while (offset < until && !full) {
       const seg = this.segmentOf(offset)
       if (!seg.index) {
         // An older segment, first read since open: its count is known from the next segment's base.
@@ -377,6 +382,12 @@ export class TopicStore {
       const scan = await readFrames(await this.handle(seg), seg.index![k], seg.size, chunk, (payload) => {
         if (current >= offset) {
           const keyLength = payload.readUInt16BE(0)
+          // The frame's payload is the key's length (2 bytes), the key and the value.
+          bytes += payload.length - 2
+          if (out.length > 0 && bytes > maxBytes) {
+            full = true
+            return false
+          }
           out.push({
             key: payload.toString('utf8', 2, 2 + keyLength),
             value: payload.subarray(2 + keyLength),
@@ -387,7 +398,7 @@ export class TopicStore {
         current++
         return current < stop
       })
-      if (scan.problem || current < stop) {
+      if (scan.problem || (current < stop && !full)) {
         throw new Error(`embedded log segment ${seg.path} is corrupt at ${scan.position} (${scan.problem ?? 'short'})`)
       }
       offset = stop

@@ -46,7 +46,7 @@ import {
   type Producer,
 } from 'kafkajs'
 import type { Log, LogBatch, LogMessage, LogRecord, SubscribeOptions, Subscription, TopicStats } from '../log'
-import { TOPICS } from '../log'
+import { TOPICS, withinBytes } from '../log'
 
 export interface KafkaLogOptions {
   brokers: string[]
@@ -355,8 +355,9 @@ class KafkaSubscription implements Subscription {
       // The broker batches for us: it answers once 1 MiB is there or maxWaitMs has passed.
       maxWaitTimeInMs: Math.max(options.maxWaitMs, 1),
       minBytes: 1 << 20,
-      maxBytesPerPartition: 16 << 20,
-      maxBytes: 64 << 20,
+      // A fetch holds a few batches at most (the broker still returns a record batch larger than this whole).
+      maxBytesPerPartition: fetchBytes(options.maxBatchBytes),
+      maxBytes: 4 * fetchBytes(options.maxBatchBytes),
       sessionTimeout: log.options.sessionTimeoutMs ?? 30_000,
       heartbeatInterval: Math.min(3_000, Math.floor((log.options.sessionTimeoutMs ?? 30_000) / 3)),
       retry: { initialRetryTime: 100, retries: 10 },
@@ -464,8 +465,10 @@ class KafkaSubscription implements Subscription {
       if (!(await this.deliver(payload, state, replay, true))) return
     }
 
-    for (let i = 0; i < records.length && live(); i += this.options.maxBatchRecords) {
-      if (!(await this.deliver(payload, state, records.slice(i, i + this.options.maxBatchRecords), false))) return
+    for (let i = 0; i < records.length && live();) {
+      const next = withinBytes(records.slice(i, i + this.options.maxBatchRecords), this.options.maxBatchBytes)
+      if (!(await this.deliver(payload, state, next, false))) return
+      i += next.length
     }
   }
 
@@ -555,6 +558,11 @@ class KafkaSubscription implements Subscription {
       // onError failing must not break delivery.
     }
   }
+}
+
+/** Bytes a fetch asks per partition: what a batch holds, within 1 to 16 MiB. */
+function fetchBytes(maxBatchBytes: number | undefined): number {
+  return Math.min(16 << 20, Math.max(1 << 20, maxBatchBytes ?? 16 << 20))
 }
 
 function parsePending(metadata: string | null): PendingRange | null {
