@@ -10,7 +10,7 @@ import { isRecord } from '../shared/json'
 import type { PersonalApiKey, Project } from '../shared/tenancy'
 import { numberTiles, type Dashboard, type DashboardFilters, type NewTile, type Tile } from './dashboard-store'
 import { refreshRequested, type InsightResult } from './results'
-import type { InsightDeps } from './routes'
+import type { InsightDeps } from './deps'
 import { DashboardAnswer, DashboardBasicAnswer } from './schemas'
 import { serializeDashboard, serializeInsight } from './serialize'
 
@@ -50,10 +50,7 @@ export async function dashboardRoutes(app: FastifyInstance, deps: InsightDeps): 
   /** The dashboard with its tiles' insights, their results computed in parallel. */
   const withTiles = async (project: Project, dashboard: Dashboard, opts: { refresh: boolean; viewer?: PersonalApiKey }) => {
     const ids = dashboard.tiles.flatMap((t) => (t.insightId !== null ? [t.insightId] : []))
-    const [tileInsights, boards] = await Promise.all([
-      ids.length ? insights.list(project.id, { ids }) : [],
-      dashboards.list(project.id),
-    ])
+    const [tileInsights, boards] = await Promise.all([ids.length ? insights.list(project.id, { ids }) : [], dashboards.list(project.id)])
     const byId = new Map(tileInsights.map((i) => [i.id, i]))
     const tiles = await Promise.all(
       dashboard.tiles
@@ -145,7 +142,8 @@ export async function dashboardRoutes(app: FastifyInstance, deps: InsightDeps): 
     method: 'PATCH',
     url: '/dashboards/:id/',
     summary: 'Update a dashboard, its filters or its tiles',
-    description: 'deleted: true deletes it. tiles: [{id, layouts, color, deleted}] changes those tiles; a tile without id adds a text tile.',
+    description:
+      'deleted: true deletes it. tiles: [{id, layouts, color, deleted}] changes those tiles; a tile without id adds a text tile.',
     access: { project: 'dashboard:write' },
     schema: {
       params: DashboardId,
@@ -189,7 +187,13 @@ export async function dashboardRoutes(app: FastifyInstance, deps: InsightDeps): 
   })
 }
 
-type TileChange = { id?: number; text?: { body: string } | null; layouts?: Record<string, unknown>; color?: string | null; deleted?: boolean }
+type TileChange = {
+  id?: number
+  text?: { body: string } | null
+  layouts?: Record<string, unknown>
+  color?: string | null
+  deleted?: boolean
+}
 
 function newTextTile(t: TileChange): NewTile {
   if (!t.text) throw wrenError('required', 'A new tile needs text: {"body": "..."} (insights are added from the insight).', 'tiles')

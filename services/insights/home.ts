@@ -52,7 +52,10 @@ function layout(index: number): Record<string, unknown> {
   }
 }
 
-export async function createHomeDashboard(stores: { insights: InsightStore; dashboards: DashboardStore }, teamId: number): Promise<Dashboard> {
+export async function createHomeDashboard(
+  stores: { insights: InsightStore; dashboards: DashboardStore },
+  teamId: number,
+): Promise<Dashboard> {
   const insights = []
   for (const item of HOME_INSIGHTS)
     insights.push(

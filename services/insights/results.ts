@@ -121,7 +121,13 @@ export class InsightResults {
 }
 
 function answer(body: { result: unknown[]; last_refresh: string; is_cached: boolean; timezone: string }): InsightResult {
-  return { result: body.result, last_refresh: body.last_refresh, is_cached: body.is_cached, timezone: body.timezone, result_unavailable: null }
+  return {
+    result: body.result,
+    last_refresh: body.last_refresh,
+    is_cached: body.is_cached,
+    timezone: body.timezone,
+    result_unavailable: null,
+  }
 }
 
 function unavailable(reason: string): InsightResult {

@@ -6,25 +6,19 @@ import { Type } from 'typebox'
 import { wrenError } from '../shared/errors'
 import { routesOf } from '../shared/http/route'
 import { AnyObject, ErrorBody, Paginated, RecordId } from '../shared/http/schemas'
-import type { Project, Tenants } from '../shared/tenancy'
-import type { DashboardStore } from './dashboard-store'
+import type { Project } from '../shared/tenancy'
 import { numberTiles } from './dashboard-store'
 import { dashboardRoutes } from './dashboard-routes'
-import { checkComputable, refreshRequested, type InsightResults } from './results'
+import type { InsightDeps } from './deps'
+import { checkComputable, refreshRequested } from './results'
 import { InsightAnswer } from './schemas'
 import { serializeInsight } from './serialize'
-import type { Insight, InsightFields, InsightStore } from './store'
-
-export interface InsightDeps {
-  projects: Tenants
-  insights: InsightStore
-  dashboards: DashboardStore
-  results: InsightResults
-}
+import type { Insight, InsightFields } from './store'
 
 const InsightId = Type.Object({ id: RecordId('The insight’s id.') })
 const Refresh = Type.String({
-  description: 'true, force_blocking or force_async: recompute. Otherwise (blocking, async, force_cache, false) the cached result, computed on a miss.',
+  description:
+    'true, force_blocking or force_async: recompute. Otherwise (blocking, async, force_cache, false) the cached result, computed on a miss.',
 })
 const fields = {
   name: Type.Optional(Type.Union([Type.String(), Type.Null()])),
@@ -34,7 +28,9 @@ const fields = {
   saved: Type.Optional(Type.Boolean()),
   favorited: Type.Optional(Type.Boolean()),
   tags: Type.Optional(Type.Array(Type.String())),
-  dashboards: Type.Optional(Type.Array(Type.Integer(), { description: 'The dashboards the insight is on: tiles are added and removed to match.' })),
+  dashboards: Type.Optional(
+    Type.Array(Type.Integer(), { description: 'The dashboards the insight is on: tiles are added and removed to match.' }),
+  ),
 }
 
 export async function insightRoutes(app: FastifyInstance, deps: InsightDeps): Promise<void> {
@@ -131,7 +127,11 @@ export async function insightRoutes(app: FastifyInstance, deps: InsightDeps): Pr
     summary: 'Update an insight',
     description: 'deleted: true deletes it (and takes it off its dashboards); dashboards: the dashboards it is on.',
     access: { project: 'insight:write' },
-    schema: { params: InsightId, body: Type.Object({ ...fields, deleted: Type.Optional(Type.Boolean()) }), response: { 200: InsightAnswer } },
+    schema: {
+      params: InsightId,
+      body: Type.Object({ ...fields, deleted: Type.Optional(Type.Boolean()) }),
+      response: { 200: InsightAnswer },
+    },
     handler: async (request, reply, { project }) => {
       const current = await find(project.id, request.params.id)
       const body = request.body

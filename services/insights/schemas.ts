@@ -21,9 +21,7 @@ export const InsightAnswer = Type.Object(
     last_refresh: Type.Optional(Nullable(Type.String({ description: 'When the result was computed.' }))),
     is_cached: Type.Optional(Type.Boolean()),
     timezone: Type.Optional(Nullable(Type.String())),
-    result_unavailable: Type.Optional(
-      Nullable(Type.String({ description: 'Why result is null: Wren computes trends insights only.' })),
-    ),
+    result_unavailable: Type.Optional(Nullable(Type.String({ description: 'Why result is null: Wren computes trends insights only.' }))),
     saved: Type.Boolean(),
     favorited: Type.Boolean(),
     deleted: Type.Boolean(),

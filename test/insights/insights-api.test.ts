@@ -24,7 +24,13 @@ describe('saved insights and dashboards', () => {
       properties: { $browser, $current_url: `https://example.com/${ago}` },
     })
     // Three pageviews in the last week, two more three weeks ago.
-    await captureBatch(t, [pv('u1', 1, 'Chrome'), pv('u2', 2, 'Safari'), pv('u1', 3, 'Chrome'), pv('u3', 20, 'Firefox'), pv('u3', 21, 'Chrome')])
+    await captureBatch(t, [
+      pv('u1', 1, 'Chrome'),
+      pv('u2', 2, 'Safari'),
+      pv('u1', 3, 'Chrome'),
+      pv('u3', 20, 'Firefox'),
+      pv('u3', 21, 'Chrome'),
+    ])
     await drained(t.wren)
   })
   afterAll(async () => {
@@ -140,7 +146,9 @@ describe('saved insights and dashboards', () => {
 
     // Tiles move; the insight comes off the dashboard when it is taken off.
     const tileId = tile && filtered.body.tiles.find((x: any) => x.insight).id
-    const moved = await call('PATCH', at(`/dashboards/${dashboard.body.id}/`), { tiles: [{ id: tileId, layouts: { sm: { x: 6, y: 0, w: 6, h: 5 } } }] })
+    const moved = await call('PATCH', at(`/dashboards/${dashboard.body.id}/`), {
+      tiles: [{ id: tileId, layouts: { sm: { x: 6, y: 0, w: 6, h: 5 } } }],
+    })
     expect(moved.body.tiles.find((x: any) => x.id === tileId).layouts.sm.x).toBe(6)
     await call('PATCH', at(`/insights/${insight.body.id}/`), { dashboards: [] })
     const after = await call('GET', at(`/dashboards/${dashboard.body.id}/`))
@@ -158,13 +166,18 @@ describe('saved insights and dashboards', () => {
       const names = home.body.tiles.map((tile: any) => tile.insight?.name ?? 'text')
       expect(names).toEqual(['Pageviews', 'Unique users', 'Top pages', 'Browsers', 'Flag usage', 'text'])
       expect(home.body.tiles.at(-1).text.body).toContain('Recordings')
-      for (const tile of home.body.tiles.filter((x: any) => x.insight)) expect(tile.insight.result, tile.insight.name).toEqual(expect.any(Array))
+      for (const tile of home.body.tiles.filter((x: any) => x.insight))
+        expect(tile.insight.result, tile.insight.name).toEqual(expect.any(Array))
       if (projectId === t.projectId) {
         const [views, users, pages, browsers] = home.body.tiles.map((x: any) => x.insight?.result)
         expect(views[0].count).toBe(5)
         expect(users[0].count).toBe(5) // daily uniques summed: one user a day
         expect(pages.map((s: any) => s.aggregated_value).reduce((a: number, b: number) => a + b, 0)).toBe(5)
-        expect(Object.fromEntries(browsers.map((s: any) => [s.breakdown_value, s.aggregated_value]))).toEqual({ Chrome: 3, Safari: 1, Firefox: 1 })
+        expect(Object.fromEntries(browsers.map((s: any) => [s.breakdown_value, s.aggregated_value]))).toEqual({
+          Chrome: 3,
+          Safari: 1,
+          Firefox: 1,
+        })
       }
     }
   })
