@@ -15,6 +15,7 @@ import { applySettings, PROJECT_SETTINGS, READ_ONLY_FIELDS } from '../shared/pro
 export function serializeProject(p: Project): Record<string, unknown> {
   // Settings first: nothing stored in them can shadow the project's own fields.
   return {
+    primary_dashboard: null,
     ...knownSettings(p.settings),
     id: p.id,
     uuid: null,

@@ -58,6 +58,7 @@ export class ProjectStore implements Tenants {
   private usageTimer: NodeJS.Timeout | null = null
   /** This process's own key (createProcessKey): apart from the stored keys, so no refresh or change drops it. */
   private processKey: StoredKey | null = null
+  private readonly createdHooks: Array<(project: Project) => Promise<void>> = []
 
   private constructor(
     private readonly client: ClickHouseClient,
@@ -205,7 +206,13 @@ export class ProjectStore implements Tenants {
       version: 1,
     }
     await this.writeProject(project)
+    for (const hook of this.createdHooks) await hook(this.byId(id)!)
     return this.byId(id)!
+  }
+
+  /** `hook` runs after this process creates a project, before createProject answers (the home dashboard is made so). */
+  onCreated(hook: (project: Project) => Promise<void>): void {
+    this.createdHooks.push(hook)
   }
 
   async updateProject(id: number, patch: Partial<Pick<Project, 'name' | 'timezone' | 'settings'>>): Promise<Project> {

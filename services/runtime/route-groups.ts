@@ -12,6 +12,7 @@ import { personRoutes } from '../persons/routes'
 import { actionRoutes } from '../actions/routes'
 import { cohortRoutes } from '../cohorts/routes'
 import { trendRoutes } from '../trends/routes'
+import { insightRoutes } from '../insights/routes'
 import { flagRoutes } from '../flags/routes'
 import { flagAnswerRoutes, publicFlagRoutes, type PublicFlagDeps } from '../decide/routes'
 import { snapshotRoutes } from '../recordings/snapshot-routes'
@@ -126,6 +127,12 @@ export const ROUTE_GROUPS = {
     projects: await s.projects(),
     trends: await s.trends(),
     siteUrl: s.ctx.config.siteUrl,
+  })),
+  insights: group('delegated', insightRoutes, async (s) => ({
+    projects: await s.projects(),
+    insights: await s.insights(),
+    dashboards: await s.dashboards(),
+    results: await s.insightResults(),
   })),
   flags: group('delegated', flagRoutes, async (s) => ({
     projects: await s.projects(),

@@ -28,6 +28,10 @@ import { DeletionScheduler } from '../persons/deletions'
 import { ActionStore } from '../actions/store'
 import { CohortStore } from '../cohorts/store'
 import { TrendService } from '../trends/service'
+import { InsightStore } from '../insights/store'
+import { DashboardStore } from '../insights/dashboard-store'
+import { InsightResults } from '../insights/results'
+import { createHomeDashboard } from '../insights/home'
 import { FlagStore } from '../flags/store'
 import { CachedCohortReader } from '../decide/cohorts'
 import { PersonSnapshot } from '../decide/snapshot'
@@ -108,6 +112,11 @@ export class Stores {
   projects(): Promise<ProjectStore> {
     return this.once('projects', async () => {
       const projects = await ProjectStore.load(this.ctx.storage.clickhouse, this.ctx.clock, await this.configLog())
+      // A new project opens on its home dashboard (PostHog's primary_dashboard).
+      projects.onCreated(async (project) => {
+        const home = await createHomeDashboard({ insights: await this.insights(), dashboards: await this.dashboards() }, project.id)
+        await projects.updateProject(project.id, { settings: { ...project.settings, primary_dashboard: home.id } })
+      })
       return this.ctx.lifecycle.started('projects', projects, (p) => p.close())
     })
   }
@@ -328,6 +337,19 @@ export class Stores {
       const [actions, cohorts, materialized] = await Promise.all([this.actions(), this.cohorts(), this.materializer()])
       return new TrendService({ clickhouse, clock: this.ctx.clock, actions, cohorts, materialized })
     })
+  }
+
+  insights(): Promise<InsightStore> {
+    return this.once('insights', async () => new InsightStore(this.ctx.storage.clickhouse, this.ctx.clock, await this.configLog()))
+  }
+
+  dashboards(): Promise<DashboardStore> {
+    return this.once('dashboards', async () => new DashboardStore(this.ctx.storage.clickhouse, this.ctx.clock, await this.configLog()))
+  }
+
+  /** Saved insights' results: trends, through the trend service and its cache. */
+  insightResults(): Promise<InsightResults> {
+    return this.once('insight results', async () => new InsightResults(await this.trends()))
   }
 
   flags(): Promise<FlagStore> {

@@ -99,6 +99,11 @@ export const PROJECT_SETTINGS: Record<string, Check> = {
     return v
   },
   autocapture_opt_out: bool,
+  // the dashboard the app opens on: a new project's home dashboard (insights/home.ts)
+  primary_dashboard: (v, attr) => {
+    if (!Number.isSafeInteger(v) || (v as number) <= 0) throw wrenError('invalid_input', `${attr} must be a dashboard id.`, attr)
+    return v
+  },
   remote_config: object,
   // PostHog team fields kept as given
   app_urls: stringList,

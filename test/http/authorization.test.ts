@@ -7,7 +7,15 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest'
 import { api, captureBatch, drained, startWren, waitFor, type TestWren } from '../support/wren'
 import { createKey, createProject } from '../support/management'
 
-type Objects = { persons: string; actions: number; cohorts: number; feature_flags: number; session_recordings: string }
+type Objects = {
+  persons: string
+  actions: number
+  cohorts: number
+  feature_flags: number
+  session_recordings: string
+  insights: number
+  dashboards: number
+}
 interface Outcome {
   route: string
   status: number
@@ -23,7 +31,15 @@ describe('authorization of every management route', () => {
   let keys: { noScope: { id: string; value: string }; otherProject: { id: string; value: string }; fullId: string }
   /** Strings only project A's data contains: none may appear in a refused answer. */
   let markersA: string[]
-  const markersB = ['authz-b-person', 'authz-b@example.com', 'authz-b-action', 'authz-b-cohort', 'authz-b-flag']
+  const markersB = [
+    'authz-b-person',
+    'authz-b@example.com',
+    'authz-b-action',
+    'authz-b-cohort',
+    'authz-b-flag',
+    'authz-b-insight',
+    'authz-b-dashboard',
+  ]
 
   const makeObjects = async (projectId: number, projectKey: string, tag: 'a' | 'b'): Promise<Objects> => {
     await captureBatch({ url: t.url, projectKey }, [
@@ -43,7 +59,14 @@ describe('authorization of every management route', () => {
       key: `authz-${tag}-flag`,
       filters: { groups: [{ properties: [], rollout_percentage: 100 }] },
     })
-    for (const res of [action, cohort, flag]) if (res.status !== 201) throw new Error(`setup failed: ${res.status} ${res.text}`)
+    const dashboard = await call('POST', `/api/projects/${projectId}/dashboards/`, { name: `authz-${tag}-dashboard` })
+    const insight = await call('POST', `/api/projects/${projectId}/insights/`, {
+      name: `authz-${tag}-insight`,
+      filters: { events: [{ id: 'signed_up' }] },
+      dashboards: [dashboard.body.id],
+    })
+    for (const res of [action, cohort, flag, dashboard, insight])
+      if (res.status !== 201) throw new Error(`setup failed: ${res.status} ${res.text}`)
     // A session recording: the project opts in, posthog-js's recorder sends one snapshot.
     const recording = `authz-${tag}-session`
     await call('PATCH', `/api/projects/${projectId}/`, { session_recording_opt_in: true })
@@ -60,6 +83,8 @@ describe('authorization of every management route', () => {
       cohorts: cohort.body.id,
       feature_flags: flag.body.id,
       session_recordings: recording,
+      insights: insight.body.id,
+      dashboards: dashboard.body.id,
     }
   }
 
@@ -83,6 +108,8 @@ describe('authorization of every management route', () => {
       'authz-a-action',
       'authz-a-cohort',
       'authz-a-flag',
+      'authz-a-insight',
+      'authz-a-dashboard',
       'Default project',
     ]
   })
@@ -211,6 +238,8 @@ describe('authorization of every management route', () => {
     expect((await call('GET', `/api/projects/${other.id}/actions/${objects.b.actions}/`)).body.name).toBe('authz-b-action')
     expect((await call('GET', `/api/projects/${other.id}/cohorts/${objects.b.cohorts}/`)).body.name).toBe('authz-b-cohort')
     expect((await call('GET', `/api/projects/${other.id}/feature_flags/${objects.b.feature_flags}/`)).body.key).toBe('authz-b-flag')
+    expect((await call('GET', `/api/projects/${other.id}/insights/${objects.b.insights}/`)).body.name).toBe('authz-b-insight')
+    expect((await call('GET', `/api/projects/${other.id}/dashboards/${objects.b.dashboards}/`)).body.name).toBe('authz-b-dashboard')
     expect((await call('GET', `/api/projects/${t.projectId}/`)).body.name).toBe('Default project')
     expect((await call('GET', '/api/personal_api_keys/')).body.results.map((k: any) => k.label)).not.toContain('escalated')
   })

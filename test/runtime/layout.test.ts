@@ -16,7 +16,7 @@ const FLOORS: string[][] = [
   ['shared'],
   ['projects', 'actions', 'cohorts', 'flags', 'capture', 'events', 'dead-letters', 'ingestion', 'static', 'web'],
   ['trends', 'persons', 'decide'],
-  ['recordings'],
+  ['recordings', 'insights'],
   ['runtime'],
   ['app.ts'],
   ['main.ts'],
@@ -30,6 +30,7 @@ const FEATURE_IMPORTS: Record<string, string> = {
   'decide → flags': 'the flag definitions decide evaluates',
   'recordings → actions': 'the recordings list filtered by action',
   'recordings → persons': 'the recordings list filtered by person, and the person shown on a recording',
+  'insights → trends': 'an insight’s result is a trend: its request and the trend service (with its cache)',
 }
 
 /** What the top floors may weigh. */

@@ -35,8 +35,8 @@ import { processGroup, TOPICS } from './log'
 import { SerialQueue } from '../serial'
 
 /** Tables whose integer ids the allocator hands out. */
-export type IdKind = 'projects' | 'feature_flags' | 'actions' | 'cohorts'
-const ID_KINDS: IdKind[] = ['projects', 'feature_flags', 'actions', 'cohorts']
+export type IdKind = 'projects' | 'feature_flags' | 'actions' | 'cohorts' | 'insights' | 'dashboards'
+const ID_KINDS: IdKind[] = ['projects', 'feature_flags', 'actions', 'cohorts', 'insights', 'dashboards']
 
 /** A stored configuration record (the store's own shape, with its version), or a signal to reload. */
 export type ConfigChange =

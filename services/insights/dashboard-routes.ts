@@ -1,0 +1,220 @@
+// /api/projects/:project_id/dashboards/ (and /api/environments/...): dashboards and their tiles, scopes
+// dashboard:read/write. A dashboard's GET computes its insight tiles in parallel (from the trends cache
+// while the data is unchanged; ?refresh=true recomputes), each with the dashboard's filters applied.
+import type { FastifyInstance } from 'fastify'
+import { Type } from 'typebox'
+import { wrenError } from '../shared/errors'
+import { routesOf } from '../shared/http/route'
+import { AnyObject, ErrorBody, Paginated, RecordId } from '../shared/http/schemas'
+import { isRecord } from '../shared/json'
+import type { PersonalApiKey, Project } from '../shared/tenancy'
+import { numberTiles, type Dashboard, type DashboardFilters, type NewTile, type Tile } from './dashboard-store'
+import { refreshRequested, type InsightResult } from './results'
+import type { InsightDeps } from './deps'
+import { DashboardAnswer, DashboardBasicAnswer } from './schemas'
+import { serializeDashboard, serializeInsight } from './serialize'
+
+const DashboardId = Type.Object({ id: RecordId('The dashboard’s id.') })
+const Filters = Type.Object(
+  {
+    date_from: Type.Optional(Type.Union([Type.String(), Type.Null()])),
+    date_to: Type.Optional(Type.Union([Type.String(), Type.Null()])),
+    properties: Type.Optional(Type.Unknown()),
+  },
+  { description: 'date_from/date_to override every tile’s date range; properties are added to every tile’s.' },
+)
+const TileInput = Type.Object({
+  id: Type.Optional(Type.Integer({ description: 'An existing tile (to change its layouts or color); none: a new text tile.' })),
+  text: Type.Optional(Type.Union([Type.Object({ body: Type.String() }), Type.Null()])),
+  layouts: Type.Optional(AnyObject()),
+  color: Type.Optional(Type.Union([Type.String(), Type.Null()])),
+  deleted: Type.Optional(Type.Boolean({ description: 'true: take the tile off the dashboard.' })),
+})
+const fields = {
+  description: Type.Optional(Type.String()),
+  pinned: Type.Optional(Type.Boolean()),
+  filters: Type.Optional(Filters),
+  tags: Type.Optional(Type.Array(Type.String())),
+}
+
+export async function dashboardRoutes(app: FastifyInstance, deps: InsightDeps): Promise<void> {
+  const { projects, insights, dashboards, results } = deps
+  const route = routesOf(app, { projects, tag: 'dashboards' })
+  const find = async (teamId: number, rawId: string): Promise<Dashboard> => {
+    const id = Number(rawId)
+    const dashboard = Number.isInteger(id) && id > 0 ? await dashboards.get(teamId, id) : undefined
+    if (!dashboard) throw wrenError('not_found', `Dashboard ${rawId} does not exist.`)
+    return dashboard
+  }
+
+  /** The dashboard with its tiles' insights, their results computed in parallel. */
+  const withTiles = async (project: Project, dashboard: Dashboard, opts: { refresh: boolean; viewer?: PersonalApiKey }) => {
+    const ids = dashboard.tiles.flatMap((t) => (t.insightId !== null ? [t.insightId] : []))
+    const [tileInsights, boards] = await Promise.all([ids.length ? insights.list(project.id, { ids }) : [], dashboards.list(project.id)])
+    const byId = new Map(tileInsights.map((i) => [i.id, i]))
+    const tiles = await Promise.all(
+      dashboard.tiles
+        .filter((t) => t.insightId === null || byId.has(t.insightId))
+        .map(async (tile) => {
+          const insight = tile.insightId !== null ? byId.get(tile.insightId)! : null
+          const result = insight ? await tileResult(project, insight, dashboard.filters, opts) : undefined
+          return {
+            id: tile.id,
+            insight: insight ? serializeInsight(insight, boards, result) : null,
+            text: tile.text,
+            layouts: tile.layouts,
+            color: tile.color,
+          }
+        }),
+    )
+    return { ...serializeDashboard(dashboard), tiles }
+  }
+  /** One tile's failure (a query ClickHouse refuses) is that tile's, not the dashboard's. */
+  const tileResult = async (
+    project: Project,
+    insight: Parameters<typeof results.of>[1],
+    filters: DashboardFilters,
+    opts: { refresh: boolean; viewer?: PersonalApiKey },
+  ): Promise<InsightResult> => {
+    try {
+      return await results.of(project, insight, { ...opts, dashboard: filters })
+    } catch (err) {
+      const reason = isRecord(err) && typeof err.message === 'string' ? err.message : 'The query failed.'
+      return { result: null, last_refresh: null, is_cached: false, timezone: null, result_unavailable: reason }
+    }
+  }
+
+  route({
+    method: 'GET',
+    url: '/dashboards/',
+    summary: 'List dashboards',
+    description: 'Without tiles: retrieve a dashboard for its tiles and their results.',
+    access: { project: 'dashboard:read' },
+    schema: { response: { 200: Paginated(DashboardBasicAnswer) } },
+    handler: async (_request, reply, { project }) => {
+      const results = (await dashboards.list(project.id)).map(serializeDashboard)
+      return reply.status(200).send({ count: results.length, next: null, previous: null, results })
+    },
+  })
+
+  route({
+    method: 'GET',
+    url: '/dashboards/:id/',
+    summary: 'Retrieve a dashboard with its tiles’ results',
+    access: { project: 'dashboard:read' },
+    schema: {
+      params: DashboardId,
+      querystring: Type.Object({ refresh: Type.Optional(Type.String({ description: 'true or force_blocking: recompute every tile.' })) }),
+      response: { 200: DashboardAnswer },
+    },
+    handler: async (request, reply, { project, key }) => {
+      const dashboard = await find(project.id, request.params.id)
+      return reply.status(200).send(await withTiles(project, dashboard, { refresh: refreshRequested(request.query.refresh), viewer: key }))
+    },
+  })
+
+  route({
+    method: 'POST',
+    url: '/dashboards/',
+    summary: 'Create a dashboard',
+    description: 'Insights are put on it with PATCH /insights/:id/ {"dashboards": [...]}; text tiles with tiles: [{text: {body}}].',
+    access: { project: 'dashboard:write' },
+    schema: {
+      body: Type.Object({ name: Type.String(), ...fields, tiles: Type.Optional(Type.Array(TileInput)) }),
+      response: { 201: DashboardAnswer },
+    },
+    handler: async (request, reply, { project, key }) => {
+      const body = request.body
+      const dashboard = await dashboards.create(project.id, {
+        name: body.name,
+        description: body.description ?? '',
+        pinned: body.pinned ?? false,
+        filters: body.filters ?? {},
+        tags: body.tags ?? [],
+        deleted: false,
+        tiles: (body.tiles ?? []).map(newTextTile),
+      })
+      return reply.status(201).send(await withTiles(project, dashboard, { refresh: false, viewer: key }))
+    },
+  })
+
+  route({
+    method: 'PATCH',
+    url: '/dashboards/:id/',
+    summary: 'Update a dashboard, its filters or its tiles',
+    description:
+      'deleted: true deletes it. tiles: [{id, layouts, color, deleted}] changes those tiles; a tile without id adds a text tile.',
+    access: { project: 'dashboard:write' },
+    schema: {
+      params: DashboardId,
+      body: Type.Object({
+        name: Type.Optional(Type.String()),
+        ...fields,
+        tiles: Type.Optional(Type.Array(TileInput)),
+        deleted: Type.Optional(Type.Boolean()),
+      }),
+      response: { 200: DashboardAnswer },
+    },
+    handler: async (request, reply, { project, key }) => {
+      const current = await find(project.id, request.params.id)
+      const body = request.body
+      const known = new Set(current.tiles.map((t) => t.id))
+      const unknown = (body.tiles ?? []).filter((t) => t.id !== undefined && !known.has(t.id))
+      if (unknown.length) throw wrenError('invalid_input', `Tile ${unknown.map((t) => t.id).join(', ')} is not on this dashboard.`, 'tiles')
+      const updated = (await dashboards.update(project.id, current.id, (d) => ({
+        ...(body.name !== undefined ? { name: body.name } : {}),
+        ...(body.description !== undefined ? { description: body.description } : {}),
+        ...(body.pinned !== undefined ? { pinned: body.pinned } : {}),
+        ...(body.filters !== undefined ? { filters: body.filters } : {}),
+        ...(body.tags !== undefined ? { tags: body.tags } : {}),
+        ...(body.deleted !== undefined ? { deleted: body.deleted } : {}),
+        ...(body.tiles !== undefined ? { tiles: applyTiles(d.tiles, body.tiles) } : {}),
+      })))!
+      return reply.status(200).send(await withTiles(project, updated, { refresh: false, viewer: key }))
+    },
+  })
+
+  route({
+    method: 'DELETE',
+    url: '/dashboards/:id/',
+    summary: 'Refused: delete a dashboard by PATCHing {"deleted": true}',
+    access: { project: 'dashboard:write' },
+    schema: { params: DashboardId, response: { 405: ErrorBody } },
+    handler: async (request, _reply, { project }) => {
+      await find(project.id, request.params.id)
+      throw wrenError('method_not_allowed', 'Method "DELETE" not allowed. Delete a dashboard by PATCHing {"deleted": true}.')
+    },
+  })
+}
+
+type TileChange = {
+  id?: number
+  text?: { body: string } | null
+  layouts?: Record<string, unknown>
+  color?: string | null
+  deleted?: boolean
+}
+
+function newTextTile(t: TileChange): NewTile {
+  if (!t.text) throw wrenError('required', 'A new tile needs text: {"body": "..."} (insights are added from the insight).', 'tiles')
+  return { insightId: null, text: t.text, layouts: t.layouts ?? {}, color: t.color ?? null }
+}
+
+/** The tiles after `changes`: listed tiles changed or removed, the others kept, tiles without id added. */
+function applyTiles(current: Tile[], changes: TileChange[]): Tile[] {
+  const byId = new Map(changes.filter((c) => c.id !== undefined).map((c) => [c.id!, c]))
+  const kept = current.flatMap((tile) => {
+    const change = byId.get(tile.id)
+    if (!change) return [tile]
+    if (change.deleted) return []
+    return [
+      {
+        ...tile,
+        ...(change.layouts !== undefined ? { layouts: change.layouts } : {}),
+        ...(change.color !== undefined ? { color: change.color } : {}),
+        ...(change.text && tile.text ? { text: change.text } : {}),
+      },
+    ]
+  })
+  return numberTiles(kept, changes.filter((c) => c.id === undefined).map(newTextTile))
+}

@@ -1,0 +1,12 @@
+// What the insight and dashboard routes are handed (runtime/route-groups.ts builds it).
+import type { Tenants } from '../shared/tenancy'
+import type { DashboardStore } from './dashboard-store'
+import type { InsightResults } from './results'
+import type { InsightStore } from './store'
+
+export interface InsightDeps {
+  projects: Tenants
+  insights: InsightStore
+  dashboards: DashboardStore
+  results: InsightResults
+}

@@ -1,0 +1,83 @@
+// The home dashboard every new project gets, and the app opens on (the project's primary_dashboard). Its
+// insights are trends Wren computes; PostHog's own "Product analytics" template leans on retention,
+// lifecycle and funnels, which Wren does not compute, so the tiles are the web basics instead. Recent
+// recordings are a text tile pointing at the recordings page (PostHog has no recordings tile); flag usage is
+// a trend of $feature_flag_called by flag, as PostHog's flag dashboards chart it.
+import type { DashboardStore, Dashboard } from './dashboard-store'
+import type { InsightStore } from './store'
+
+const LAST_30_DAYS = { date_from: '-30d', date_to: null }
+
+function trend(event: string, opts: { math?: string; breakdown?: string; display: string }): Record<string, unknown> {
+  return {
+    kind: 'InsightVizNode',
+    source: {
+      kind: 'TrendsQuery',
+      series: [{ kind: 'EventsNode', event, name: event, math: opts.math ?? 'total' }],
+      interval: 'day',
+      dateRange: LAST_30_DAYS,
+      ...(opts.breakdown ? { breakdownFilter: { breakdown: opts.breakdown, breakdown_type: 'event' } } : {}),
+      trendsFilter: { display: opts.display },
+    },
+  }
+}
+
+export const HOME_INSIGHTS: Array<{ name: string; description: string; query: Record<string, unknown> }> = [
+  { name: 'Pageviews', description: 'Pageviews per day, last 30 days.', query: trend('$pageview', { display: 'ActionsLineGraph' }) },
+  {
+    name: 'Unique users',
+    description: 'Users with a pageview, per day.',
+    query: trend('$pageview', { math: 'dau', display: 'ActionsLineGraph' }),
+  },
+  {
+    name: 'Top pages',
+    description: 'Pageviews by URL.',
+    query: trend('$pageview', { breakdown: '$current_url', display: 'ActionsTable' }),
+  },
+  { name: 'Browsers', description: 'Pageviews by browser.', query: trend('$pageview', { breakdown: '$browser', display: 'ActionsPie' }) },
+  {
+    name: 'Flag usage',
+    description: 'Feature flag checks ($feature_flag_called) by flag.',
+    query: trend('$feature_flag_called', { breakdown: '$feature_flag', display: 'ActionsTable' }),
+  },
+]
+
+const RECORDINGS_TEXT = '**Recent recordings**\n\nWatch what your users did: open [Recordings](recordings) for the latest sessions.'
+
+/** Two tiles a row on the wide grid, one a row on the narrow one, as PostHog lays out its templates. */
+function layout(index: number): Record<string, unknown> {
+  return {
+    sm: { x: (index % 2) * 6, y: Math.floor(index / 2) * 5, w: 6, h: 5, minW: 3, minH: 5 },
+    xs: { x: 0, y: index * 5, w: 1, h: 5, minW: 1, minH: 5 },
+  }
+}
+
+export async function createHomeDashboard(
+  stores: { insights: InsightStore; dashboards: DashboardStore },
+  teamId: number,
+): Promise<Dashboard> {
+  const insights = []
+  for (const item of HOME_INSIGHTS)
+    insights.push(
+      await stores.insights.create(teamId, {
+        ...item,
+        filters: {},
+        saved: true,
+        favorited: false,
+        tags: [],
+        deleted: false,
+      }),
+    )
+  return stores.dashboards.create(teamId, {
+    name: 'Home',
+    description: 'What your product is doing: traffic, users, pages, browsers, flags and recordings.',
+    pinned: true,
+    filters: {},
+    tags: [],
+    deleted: false,
+    tiles: [
+      ...insights.map((insight, i) => ({ insightId: insight.id, text: null, layouts: layout(i), color: null })),
+      { insightId: null, text: { body: RECORDINGS_TEXT }, layouts: layout(insights.length), color: null },
+    ],
+  })
+}

@@ -1,0 +1,147 @@
+// Saved insights in ClickHouse: each write is a full new version of the row; reads take the latest per id.
+// Every change goes through `update` (read the current row, apply the change, write version + 1), the one
+// place a compare-and-set on the version will go. New ids come from the configuration log's allocator.
+import { randomBytes } from 'node:crypto'
+import type { ClickHouseClient } from '../shared/clickhouse'
+import { insertRows, queryRows } from '../shared/clickhouse'
+import type { Clock } from '../shared/time/clock'
+import { SerialQueue } from '../shared/serial'
+import type { ConfigLog } from '../shared/log/config-log'
+
+export interface Insight {
+  id: number
+  teamId: number
+  shortId: string
+  name: string
+  description: string
+  /** PostHog's query (an InsightVizNode, or any other node), or null for a legacy `filters` insight. */
+  query: Record<string, unknown> | null
+  filters: Record<string, unknown>
+  saved: boolean
+  favorited: boolean
+  tags: string[]
+  createdAt: string
+  lastModifiedAt: string
+  deleted: boolean
+  version: number
+}
+
+export type InsightFields = Pick<Insight, 'name' | 'description' | 'query' | 'filters' | 'saved' | 'favorited' | 'tags' | 'deleted'>
+
+interface Row {
+  team_id: number
+  id: number
+  short_id: string
+  name: string
+  description: string
+  query: string
+  filters: string
+  saved: number
+  favorited: number
+  tags: string[]
+  created_at: string
+  last_modified_at: string
+  deleted: number
+  latest_version: number
+}
+
+const LATEST = `
+  SELECT id, team_id, argMax(short_id, version) AS short_id, argMax(name, version) AS name,
+         argMax(description, version) AS description, argMax(query, version) AS query, argMax(filters, version) AS filters,
+         argMax(saved, version) AS saved, argMax(favorited, version) AS favorited, argMax(tags, version) AS tags,
+         argMax(created_at, version) AS created_at, argMax(last_modified_at, version) AS last_modified_at,
+         argMax(deleted, version) AS deleted, max(version) AS latest_version
+  FROM insights WHERE team_id = {team:Int64} GROUP BY team_id, id`
+
+/** PostHog's short ids: 8 characters from a URL-safe alphabet. */
+function shortId(): string {
+  const alphabet = 'abcdefghijklmnopqrstuvwxyzABCDEFGHIJKLMNOPQRSTUVWXYZ0123456789'
+  return [...randomBytes(8)].map((b) => alphabet[b % alphabet.length]).join('')
+}
+
+export class InsightStore {
+  private readonly writes = new SerialQueue()
+
+  constructor(
+    private readonly client: ClickHouseClient,
+    private readonly clock: Clock,
+    private readonly config: ConfigLog,
+  ) {}
+
+  async list(teamId: number, opts: { includeDeleted?: boolean; ids?: number[]; shortId?: string } = {}): Promise<Insight[]> {
+    const where = [
+      ...(opts.includeDeleted ? [] : ['deleted = 0']),
+      ...(opts.ids ? ['id IN {ids:Array(UInt64)}'] : []),
+      ...(opts.shortId !== undefined ? ['short_id = {short:String}'] : []),
+    ]
+    const rows = await queryRows<Row>(
+      this.client,
+      `SELECT * FROM (${LATEST}) ${where.length ? `WHERE ${where.join(' AND ')}` : ''} ORDER BY id`,
+      { team: teamId, ids: opts.ids ?? [], short: opts.shortId ?? '' },
+    )
+    return rows.map(fromRow)
+  }
+
+  async get(teamId: number, id: number, opts: { includeDeleted?: boolean } = {}): Promise<Insight | undefined> {
+    return (await this.list(teamId, { ...opts, ids: [id] }))[0]
+  }
+
+  create(teamId: number, fields: InsightFields): Promise<Insight> {
+    return this.writes.run(async () => {
+      const now = this.clock.now().toISOString()
+      const id = await this.config.nextId('insights')
+      return this.write({ ...fields, id, teamId, shortId: shortId(), createdAt: now, lastModifiedAt: now, version: 1 })
+    })
+  }
+
+  /** The one update path: the current version, `change` applied, written as the next version. */
+  update(teamId: number, id: number, change: (current: Insight) => Partial<InsightFields>): Promise<Insight | undefined> {
+    return this.writes.run(async () => {
+      const current = await this.get(teamId, id, { includeDeleted: true })
+      if (!current) return undefined
+      const lastModifiedAt = this.clock.now().toISOString()
+      return this.write({ ...current, ...change(current), lastModifiedAt, version: current.version + 1 })
+    })
+  }
+
+  private async write(insight: Insight): Promise<Insight> {
+    await insertRows(this.client, 'insights', [
+      {
+        team_id: insight.teamId,
+        id: insight.id,
+        short_id: insight.shortId,
+        name: insight.name,
+        description: insight.description,
+        query: insight.query ? JSON.stringify(insight.query) : '',
+        filters: JSON.stringify(insight.filters),
+        saved: insight.saved ? 1 : 0,
+        favorited: insight.favorited ? 1 : 0,
+        tags: insight.tags,
+        created_at: insight.createdAt,
+        last_modified_at: insight.lastModifiedAt,
+        deleted: insight.deleted ? 1 : 0,
+        version: insight.version,
+      },
+    ])
+    return insight
+  }
+}
+
+function fromRow(r: Row): Insight {
+  return {
+    id: Number(r.id),
+    teamId: Number(r.team_id),
+    shortId: r.short_id,
+    name: r.name,
+    description: r.description,
+    query: r.query ? (JSON.parse(r.query) as Record<string, unknown>) : null,
+    filters: JSON.parse(r.filters || '{}') as Record<string, unknown>,
+    saved: Number(r.saved) === 1,
+    favorited: Number(r.favorited) === 1,
+    tags: r.tags,
+    createdAt: new Date(r.created_at).toISOString(),
+    lastModifiedAt: new Date(r.last_modified_at).toISOString(),
+    deleted: Number(r.deleted) === 1,
+    version: Number(r.latest_version),
+  }
+}
