@@ -284,7 +284,7 @@ export class Stores {
 
   /** Recordings' sharing configurations: the failure limit and the routes that take sharing tokens check them. */
   sharing(): Promise<SharingStore> {
-    return this.once('sharing', () => new SharingStore(this.ctx.storage.clickhouse, this.ctx.clock))
+    return this.once('sharing', async () => new SharingStore(this.ctx.storage.clickhouse, this.ctx.clock, await this.configLog()))
   }
 
   recordingState(): Promise<RecordingStateStore> {
