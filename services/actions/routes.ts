@@ -83,7 +83,7 @@ export async function actionRoutes(app: FastifyInstance, deps: { projects: Tenan
       const existing = await actions.list(project.id)
       if (existing.some((a) => a.name === body.name))
         throw wrenError('unique', `This project already has an action named '${body.name}'.`, 'name')
-      const action = await actions.save(project.id, {
+      const action = await actions.create(project.id, {
         name: body.name,
         description: body.description ?? '',
         steps: validateSteps(body.steps),
@@ -107,16 +107,21 @@ export async function actionRoutes(app: FastifyInstance, deps: { projects: Tenan
         response: { 200: ActionAnswer },
       },
       handler: async (request, reply, { project }) => {
-        const current = await find(project.id, request.params.id)
+        const { id } = await find(project.id, request.params.id)
         const body = request.body
-        const saved = await actions.save(project.id, {
-          id: current.id,
-          name: body.name ?? current.name,
-          description: body.description ?? current.description,
-          steps: body.steps !== undefined ? validateSteps(body.steps) : current.steps,
-          tags: body.tags !== undefined ? (body.tags ?? []) : current.tags,
-          deleted: body.deleted === true,
+        const steps = body.steps !== undefined ? validateSteps(body.steps) : undefined
+        // The fields given, onto the action as stored now: a concurrent update of other fields stays.
+        const saved = await actions.update(project.id, id, (current) => {
+          if (current.deleted) throw wrenError('not_found', `Action ${request.params.id} does not exist.`)
+          return {
+            ...(body.name !== undefined ? { name: body.name } : {}),
+            ...(body.description !== undefined ? { description: body.description } : {}),
+            ...(steps !== undefined ? { steps } : {}),
+            ...(body.tags !== undefined ? { tags: body.tags ?? [] } : {}),
+            deleted: body.deleted === true,
+          }
         })
+        if (!saved) throw wrenError('not_found', `Action ${request.params.id} does not exist.`)
         return sendFormatted(request, reply, 200, serializeAction(saved))
       },
     })
@@ -129,8 +134,8 @@ export async function actionRoutes(app: FastifyInstance, deps: { projects: Tenan
     access: { project: 'action:write' },
     schema: { params: ActionId, response: { 204: NoContent } },
     handler: async (request, reply, { project }) => {
-      const current = await find(project.id, request.params.id)
-      await actions.save(project.id, { ...current, deleted: true })
+      const { id } = await find(project.id, request.params.id)
+      await actions.update(project.id, id, () => ({ deleted: true }))
       return reply.status(204).send()
     },
   })

@@ -1,9 +1,10 @@
 // Actions in ClickHouse: each write is a full new version of the row; reads take the latest per id. New ids
-// come from the configuration log's allocator (shared/log/config-log.ts), unique across processes.
+// come from the configuration log's allocator (shared/log/config-log.ts), unique across processes; updates
+// are compare-and-set on the version (shared/versioned-update.ts).
 import type { ClickHouseClient } from '../shared/clickhouse'
 import { insertRows, queryRows } from '../shared/clickhouse'
 import type { Clock } from '../shared/time/clock'
-import { SerialQueue } from '../shared/serial'
+import { VersionedUpdates } from '../shared/versioned-update'
 import type { ConfigLog } from '../shared/log/config-log'
 
 export interface ActionStep {
@@ -52,13 +53,15 @@ const LATEST = `
   FROM actions WHERE team_id = {team:Int64} GROUP BY team_id, id`
 
 export class ActionStore {
-  private readonly writes = new SerialQueue()
+  private readonly updates: VersionedUpdates
 
   constructor(
     private readonly client: ClickHouseClient,
     private readonly clock: Clock,
     private readonly config: ConfigLog,
-  ) {}
+  ) {
+    this.updates = new VersionedUpdates(config)
+  }
 
   async list(teamId: number, opts: { includeDeleted?: boolean } = {}): Promise<Action[]> {
     const rows = await queryRows<Row & { latest_version: number }>(
@@ -83,49 +86,56 @@ export class ActionStore {
     return (await this.byIds(teamId, [id])).get(id)
   }
 
-  /** Creates (no id) or writes a new version of an action; serialized so this process's versions count up. */
-  save(
+  async create(teamId: number, input: Pick<Action, 'name' | 'description' | 'steps' | 'tags'>): Promise<Action> {
+    const now = this.clock.now().toISOString()
+    const action: Action = {
+      ...input,
+      id: await this.config.nextId('actions'),
+      teamId,
+      createdAt: now,
+      updatedAt: now,
+      deleted: false,
+      version: 1,
+    }
+    await this.write(action)
+    return action
+  }
+
+  /**
+   * Applies `change` to the action as stored now (deleted included), so a concurrent update of other
+   * fields stays. The action afterwards, or undefined when there is none.
+   */
+  async update(
     teamId: number,
-    input: Pick<Action, 'name' | 'description' | 'steps' | 'tags'> & { id?: number; deleted?: boolean },
-  ): Promise<Action> {
-    return this.writes.run(async () => {
-      const now = this.clock.now().toISOString()
-      let current: Action | undefined
-      let id = input.id
-      if (id === undefined) {
-        id = await this.config.nextId('actions')
-      } else {
-        current = (await this.list(teamId, { includeDeleted: true })).find((a) => a.id === id)
-      }
-      const action: Action = {
-        id,
-        teamId,
-        name: input.name,
-        description: input.description,
-        steps: input.steps,
-        tags: input.tags,
-        createdAt: current?.createdAt ?? now,
-        updatedAt: now,
-        deleted: input.deleted ?? false,
-        version: (current?.version ?? 0) + 1,
-      }
-      await insertRows(this.client, 'actions', [
-        {
-          team_id: teamId,
-          id,
-          name: action.name,
-          description: action.description,
-          steps: JSON.stringify(action.steps),
-          tags: action.tags,
-          created_at: action.createdAt,
-          updated_at: now,
-          deleted: action.deleted ? 1 : 0,
-          version: action.version,
-        },
-      ])
-      await this.config.publish({ kind: 'action', teamId, id })
-      return action
+    id: number,
+    change: (current: Action) => Partial<Pick<Action, 'name' | 'description' | 'steps' | 'tags' | 'deleted'>>,
+  ): Promise<Action | undefined> {
+    const outcome = await this.updates.update<Action>({
+      object: { kind: 'action', teamId, id },
+      read: async () => (await this.byIds(teamId, [id], { includeDeleted: true })).get(id),
+      change: (current) => ({ ...current, ...change(current), updatedAt: this.clock.now().toISOString() }),
+      write: (next) => this.write(next),
     })
+    if (outcome.status === 'missing') return undefined
+    return outcome.status === 'written' ? outcome.next : outcome.current
+  }
+
+  private async write(action: Action): Promise<void> {
+    await insertRows(this.client, 'actions', [
+      {
+        team_id: action.teamId,
+        id: action.id,
+        name: action.name,
+        description: action.description,
+        steps: JSON.stringify(action.steps),
+        tags: action.tags,
+        created_at: action.createdAt,
+        updated_at: action.updatedAt,
+        deleted: action.deleted ? 1 : 0,
+        version: action.version,
+      },
+    ])
+    await this.config.publish({ kind: 'action', teamId: action.teamId, id: action.id })
   }
 }
 

@@ -122,7 +122,7 @@ export async function cohortRoutes(
       const distinctIds = await staticMembersOf(project.id, body, persons)
       const isStatic = body.is_static === true || body.is_static === 'true' || distinctIds !== null
       const filters = isStatic ? { properties: { type: 'AND', values: [] } } : await definitionOf(project.id, body, cohorts)
-      const cohort = await cohorts.save(project.id, { name: body.name, description: body.description ?? '', filters, isStatic })
+      const cohort = await cohorts.create(project.id, { name: body.name, description: body.description ?? '', filters, isStatic })
       if (distinctIds) await cohorts.addStaticMembers(project.id, cohort.id, distinctIds)
       return reply.status(201).send(await serialize(cohort, hidden))
     },
@@ -149,14 +149,18 @@ export async function cohortRoutes(
       if (distinctIds && !current.isStatic)
         throw wrenError('invalid_input', 'Only static cohorts take a list of distinct ids or a CSV.', 'csv')
       const redefined = !current.isStatic && (body.filters !== undefined || body.groups !== undefined)
-      const updated = await cohorts.save(project.id, {
-        id: current.id,
-        name: body.name ?? current.name,
-        description: body.description ?? current.description,
-        filters: redefined ? await definitionOf(project.id, body, cohorts, current.id) : current.filters,
-        isStatic: current.isStatic,
-        deleted: body.deleted === true,
+      const filters = redefined ? await definitionOf(project.id, body, cohorts, current.id) : undefined
+      // The fields given, onto the cohort as stored now: a concurrent update of other fields stays.
+      const updated = await cohorts.update(project.id, current.id, (stored) => {
+        if (stored.deleted) throw wrenError('not_found', `Cohort ${request.params.id} does not exist.`)
+        return {
+          ...(body.name !== undefined ? { name: body.name } : {}),
+          ...(body.description !== undefined ? { description: body.description } : {}),
+          ...(filters !== undefined ? { filters } : {}),
+          deleted: body.deleted === true,
+        }
       })
+      if (!updated) throw wrenError('not_found', `Cohort ${request.params.id} does not exist.`)
       if (distinctIds) await cohorts.addStaticMembers(project.id, current.id, distinctIds)
       return sendFormatted(request, reply, 200, await serialize(updated, hidden))
     },
@@ -170,7 +174,7 @@ export async function cohortRoutes(
     schema: { params: CohortId, response: { 204: NoContent } },
     handler: async (request, reply, { project }) => {
       const current = await find(project.id, request.params.id)
-      await cohorts.save(project.id, { ...current, deleted: true })
+      await cohorts.update(project.id, current.id, () => ({ deleted: true }))
       return reply.status(204).send()
     },
   })

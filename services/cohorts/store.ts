@@ -1,10 +1,11 @@
 // Cohorts in ClickHouse: definitions as versioned rows, static members as distinct ids. New ids come from
 // the configuration log's allocator, and every change is published there (shared/log/config-log.ts), so
-// decide's cohort readers in every process reload.
+// decide's cohort readers in every process reload. Updates are compare-and-set on the version
+// (shared/versioned-update.ts).
 import type { ClickHouseClient } from '../shared/clickhouse'
 import { insertRows, queryRows } from '../shared/clickhouse'
 import type { Clock } from '../shared/time/clock'
-import { SerialQueue } from '../shared/serial'
+import { VersionedUpdates } from '../shared/versioned-update'
 import type { ConfigLog } from '../shared/log/config-log'
 
 export interface Cohort {
@@ -41,13 +42,15 @@ const LATEST = `
   FROM cohorts WHERE team_id = {team:Int64} GROUP BY team_id, id`
 
 export class CohortStore {
-  private readonly writes = new SerialQueue()
+  private readonly updates: VersionedUpdates
 
   constructor(
     private readonly client: ClickHouseClient,
     private readonly clock: Clock,
     private readonly config: ConfigLog,
-  ) {}
+  ) {
+    this.updates = new VersionedUpdates(config)
+  }
 
   async list(teamId: number, opts: { includeDeleted?: boolean } = {}): Promise<Cohort[]> {
     const rows = await queryRows<Row>(
@@ -62,48 +65,56 @@ export class CohortStore {
     return (await this.list(teamId)).find((c) => c.id === id)
   }
 
-  save(
+  async create(teamId: number, input: Pick<Cohort, 'name' | 'description' | 'filters' | 'isStatic'>): Promise<Cohort> {
+    const now = this.clock.now().toISOString()
+    const cohort: Cohort = {
+      ...input,
+      id: await this.config.nextId('cohorts'),
+      teamId,
+      createdAt: now,
+      updatedAt: now,
+      deleted: false,
+      version: 1,
+    }
+    await this.write(cohort)
+    return cohort
+  }
+
+  /**
+   * Applies `change` to the cohort as stored now (deleted included), so a concurrent update of other
+   * fields stays. The cohort afterwards, or undefined when there is none.
+   */
+  async update(
     teamId: number,
-    input: Pick<Cohort, 'name' | 'description' | 'filters' | 'isStatic'> & { id?: number; deleted?: boolean },
-  ): Promise<Cohort> {
-    return this.writes.run(async () => {
-      const now = this.clock.now().toISOString()
-      let id = input.id
-      let current: Cohort | undefined
-      if (id === undefined) {
-        id = await this.config.nextId('cohorts')
-      } else {
-        current = (await this.list(teamId, { includeDeleted: true })).find((c) => c.id === id)
-      }
-      const cohort: Cohort = {
-        id,
-        teamId,
-        name: input.name,
-        description: input.description,
-        filters: input.filters,
-        isStatic: input.isStatic,
-        createdAt: current?.createdAt ?? now,
-        updatedAt: now,
-        deleted: input.deleted ?? false,
-        version: (current?.version ?? 0) + 1,
-      }
-      await insertRows(this.client, 'cohorts', [
-        {
-          team_id: teamId,
-          id,
-          name: cohort.name,
-          description: cohort.description,
-          filters: JSON.stringify(cohort.filters),
-          is_static: cohort.isStatic ? 1 : 0,
-          created_at: cohort.createdAt,
-          updated_at: now,
-          deleted: cohort.deleted ? 1 : 0,
-          version: cohort.version,
-        },
-      ])
-      await this.changed(teamId)
-      return cohort
+    id: number,
+    change: (current: Cohort) => Partial<Pick<Cohort, 'name' | 'description' | 'filters' | 'deleted'>>,
+  ): Promise<Cohort | undefined> {
+    const outcome = await this.updates.update<Cohort>({
+      object: { kind: 'cohort', teamId, id },
+      read: async () => (await this.list(teamId, { includeDeleted: true })).find((c) => c.id === id),
+      change: (current) => ({ ...current, ...change(current), updatedAt: this.clock.now().toISOString() }),
+      write: (next) => this.write(next),
     })
+    if (outcome.status === 'missing') return undefined
+    return outcome.status === 'written' ? outcome.next : outcome.current
+  }
+
+  private async write(cohort: Cohort): Promise<void> {
+    await insertRows(this.client, 'cohorts', [
+      {
+        team_id: cohort.teamId,
+        id: cohort.id,
+        name: cohort.name,
+        description: cohort.description,
+        filters: JSON.stringify(cohort.filters),
+        is_static: cohort.isStatic ? 1 : 0,
+        created_at: cohort.createdAt,
+        updated_at: cohort.updatedAt,
+        deleted: cohort.deleted ? 1 : 0,
+        version: cohort.version,
+      },
+    ])
+    await this.changed(cohort.teamId)
   }
 
   /** After every stored change (definitions or static members): readers that cache reload, in every process. */

@@ -18,6 +18,19 @@ function memoryStore() {
       flags.set(flag.id, flag)
       activity.push(entry)
     },
+    async update(
+      teamId: number,
+      id: number,
+      change: (current: FeatureFlag) => Promise<{ flag: FeatureFlag; activity: ActivityEntry } | null>,
+    ) {
+      const current = this.get(teamId, id)
+      if (!current) return undefined
+      const changed = await change(current)
+      if (!changed) return current
+      const next = { ...changed.flag, version: current.version + 1 }
+      await this.save(next, changed.activity)
+      return next
+    },
     now: () => '2024-05-01T00:00:00.000Z',
   }
 }

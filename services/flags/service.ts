@@ -39,7 +39,7 @@ const EDITABLE = [
 
 export class FlagManagement {
   constructor(
-    private readonly flags: Pick<FlagStore, 'all' | 'get' | 'allocateId' | 'save' | 'now'>,
+    private readonly flags: Pick<FlagStore, 'all' | 'get' | 'allocateId' | 'save' | 'update' | 'now'>,
     /** The project's cohorts as stored (not decide's cache, which may lag a cohort created a moment ago). */
     private readonly cohorts: { list(teamId: number): Promise<Array<{ id: number }>> },
   ) {}
@@ -94,47 +94,53 @@ export class FlagManagement {
     return flag
   }
 
-  /** Applies the fields given; `deleted: true` deletes. The flag as it is afterwards (unchanged when nothing changed). */
+  /**
+   * Applies the fields given to the flag as stored now (a concurrent PATCH of other fields stays);
+   * `deleted: true` deletes. The flag as it is afterwards (unchanged when nothing changed).
+   */
   async update(teamId: number, id: string, body: FlagFields, actor: string): Promise<FeatureFlag> {
-    const current = this.get(teamId, id)
-    const siblings = this.flags.all(teamId)
-    const next: FeatureFlag = { ...current }
-    if ('key' in body) next.key = validateKey(body.key, siblings, current.id)
-    if ('name' in body) next.name = body.name ?? ''
-    if ('filters' in body) next.filters = await this.checkCohorts(teamId, validateFilters(body.filters, siblings, current.id))
-    else if (typeof body.rollout_percentage === 'number')
-      next.filters = validateFilters(
-        { ...current.filters, groups: [{ properties: [], rollout_percentage: body.rollout_percentage }] },
-        siblings,
-        current.id,
-      )
-    if (body.active !== undefined) next.active = body.active
-    if (body.deleted !== undefined) next.deleted = body.deleted
-    if (body.ensure_experience_continuity !== undefined) next.ensureExperienceContinuity = body.ensure_experience_continuity
-    if ('evaluation_runtime' in body) next.evaluationRuntime = body.evaluation_runtime ?? 'all'
-    if ('evaluation_tags' in body) next.evaluationTags = body.evaluation_tags ?? []
-    if ('tags' in body) next.tags = body.tags ?? []
-    if ('bucketing_identifier' in body) next.bucketingIdentifier = body.bucketing_identifier ?? null
-    // Undeleting a flag whose key was reused since is a key conflict.
-    if (current.deleted && !next.deleted) validateKey(next.key, siblings, current.id)
-    const changes = EDITABLE.flatMap((field) => {
-      const before = serializeFlag(current)[field]
-      const after = serializeFlag(next)[field]
-      return JSON.stringify(before) === JSON.stringify(after) ? [] : [{ type: 'FeatureFlag', action: 'changed', field, before, after }]
+    const flagId = this.get(teamId, id).id
+    const updated = await this.flags.update(teamId, flagId, async (current) => {
+      const siblings = this.flags.all(teamId)
+      const next: FeatureFlag = { ...current }
+      if ('key' in body) next.key = validateKey(body.key, siblings, current.id)
+      if ('name' in body) next.name = body.name ?? ''
+      if ('filters' in body) next.filters = await this.checkCohorts(teamId, validateFilters(body.filters, siblings, current.id))
+      else if (typeof body.rollout_percentage === 'number')
+        next.filters = validateFilters(
+          { ...current.filters, groups: [{ properties: [], rollout_percentage: body.rollout_percentage }] },
+          siblings,
+          current.id,
+        )
+      if (body.active !== undefined) next.active = body.active
+      if (body.deleted !== undefined) next.deleted = body.deleted
+      if (body.ensure_experience_continuity !== undefined) next.ensureExperienceContinuity = body.ensure_experience_continuity
+      if ('evaluation_runtime' in body) next.evaluationRuntime = body.evaluation_runtime ?? 'all'
+      if ('evaluation_tags' in body) next.evaluationTags = body.evaluation_tags ?? []
+      if ('tags' in body) next.tags = body.tags ?? []
+      if ('bucketing_identifier' in body) next.bucketingIdentifier = body.bucketing_identifier ?? null
+      // Undeleting a flag whose key was reused since is a key conflict.
+      if (current.deleted && !next.deleted) validateKey(next.key, siblings, current.id)
+      const changes = EDITABLE.flatMap((field) => {
+        const before = serializeFlag(current)[field]
+        const after = serializeFlag(next)[field]
+        return JSON.stringify(before) === JSON.stringify(after) ? [] : [{ type: 'FeatureFlag', action: 'changed', field, before, after }]
+      })
+      if (changes.length === 0) return null
+      const now = this.flags.now()
+      next.updatedAt = now
+      next.lastModifiedBy = actor
+      const activity = {
+        flagId: next.id,
+        activity: next.deleted && !current.deleted ? ('deleted' as const) : ('updated' as const),
+        detail: { changes, name: next.key },
+        actor,
+        at: now,
+      }
+      return { flag: next, activity }
     })
-    if (changes.length === 0) return current
-    const now = this.flags.now()
-    next.version = current.version + 1
-    next.updatedAt = now
-    next.lastModifiedBy = actor
-    await this.flags.save(next, {
-      flagId: next.id,
-      activity: next.deleted && !current.deleted ? 'deleted' : 'updated',
-      detail: { changes, name: next.key },
-      actor,
-      at: now,
-    })
-    return next
+    if (!updated) throw wrenError('not_found')
+    return updated
   }
 
   /** A flag may only use its own project's cohorts (another's would fail every decide of this project). */

@@ -8,6 +8,7 @@ import { insertRows, queryRows } from '../shared/clickhouse'
 import type { Clock } from '../shared/time/clock'
 import type { ConfigChange, ConfigLog } from '../shared/log/config-log'
 import type { FeatureFlag } from './types'
+import { VersionedUpdates } from '../shared/versioned-update'
 
 interface FlagRow {
   team_id: number
@@ -27,12 +28,14 @@ export interface ActivityEntry {
 export class FlagStore {
   private readonly byTeam = new Map<number, Map<number, FeatureFlag>>()
   private readonly listeners: Array<(teamId: number) => void> = []
+  private readonly updates: VersionedUpdates
 
   private constructor(
     private readonly client: ClickHouseClient,
     private readonly clock: Clock,
     private readonly config: ConfigLog,
   ) {
+    this.updates = new VersionedUpdates(config)
     config.onChange((change) => this.apply(change))
   }
 
@@ -86,6 +89,38 @@ export class FlagStore {
   /** A new flag id, unique across every process. */
   allocateId(): Promise<number> {
     return this.config.nextId('feature_flags')
+  }
+
+  /**
+   * Applies `change` to the flag as stored now (not to this process's copy, which may lag another
+   * process's write); `change` answers null when there is nothing to write. The flag afterwards, or
+   * undefined when there is no such flag.
+   */
+  async update(
+    teamId: number,
+    id: number,
+    change: (current: FeatureFlag) => Promise<{ flag: FeatureFlag; activity: ActivityEntry } | null>,
+  ): Promise<FeatureFlag | undefined> {
+    let activity: ActivityEntry | undefined
+    const outcome = await this.updates.update<FeatureFlag>({
+      object: { kind: 'flag', teamId, id },
+      read: async () => {
+        const [row] = await queryRows<FlagRow>(
+          this.client,
+          'SELECT team_id, id, argMax(definition, version) AS definition, max(version) AS ver FROM feature_flags WHERE team_id = {t:Int64} AND id = {id:Int64} GROUP BY team_id, id',
+          { t: teamId, id },
+        )
+        return row ? { ...(JSON.parse(row.definition) as FeatureFlag), version: Number(row.ver) } : undefined
+      },
+      change: async (current) => {
+        const changed = await change(current)
+        activity = changed?.activity
+        return changed?.flag ?? null
+      },
+      write: (next) => this.save(next, activity!),
+    })
+    if (outcome.status === 'missing') return undefined
+    return outcome.status === 'written' ? outcome.next : outcome.current
   }
 
   /** Stores a new version of a flag (the caller has bumped `version`) and tells listeners. */

@@ -5,6 +5,7 @@
 // a trend of $feature_flag_called by flag, as PostHog's flag dashboards chart it.
 import type { DashboardStore, Dashboard } from './dashboard-store'
 import type { InsightStore } from './store'
+import type { Project } from '../shared/tenancy'
 
 const LAST_30_DAYS = { date_from: '-30d', date_to: null }
 
@@ -80,4 +81,40 @@ export async function createHomeDashboard(
       { insightId: null, text: { body: RECORDINGS_TEXT }, layouts: layout(insights.length), color: null },
     ],
   })
+}
+
+/** What the job needs of the project store: its projects, a hook on creation, and a settings update. */
+interface HomeProjects {
+  list(): Project[]
+  onCreated(hook: (project: Project) => Promise<void>): void
+  updateProject(id: number, patch: (stored: Project) => Partial<Pick<Project, 'settings'>>): Promise<Project>
+}
+
+/**
+ * The api role's job: every project opens on a home dashboard (PostHog's primary_dashboard). A project this
+ * process creates gets one before its creation is answered; at start, any project without one (the
+ * bootstrap project, when a process of another role made it) gets one. Two api processes starting at once
+ * may each make one: the first to set primary_dashboard wins (the update is compare-and-set on the
+ * project), and the other's dashboard is deleted.
+ */
+export class HomeDashboards {
+  constructor(
+    private readonly projects: HomeProjects,
+    private readonly stores: { insights: InsightStore; dashboards: DashboardStore },
+  ) {}
+
+  async start(): Promise<void> {
+    this.projects.onCreated((project) => this.give(project))
+    for (const project of this.projects.list()) if (!project.settings.primary_dashboard) await this.give(project)
+  }
+
+  async stop(): Promise<void> {}
+
+  private async give(project: Project): Promise<void> {
+    const home = await createHomeDashboard(this.stores, project.id)
+    const stored = await this.projects.updateProject(project.id, (current) =>
+      current.settings.primary_dashboard ? {} : { settings: { ...current.settings, primary_dashboard: home.id } },
+    )
+    if (stored.settings.primary_dashboard !== home.id) await this.stores.dashboards.update(project.id, home.id, () => ({ deleted: true }))
+  }
 }

@@ -80,11 +80,11 @@ export async function projectRoutes(app: FastifyInstance, deps: { projects: Proj
       }
       if (timezone !== undefined && !isTimezone(timezone))
         throw wrenError('invalid_input', `Unknown timezone '${String(timezone)}'.`, 'timezone')
-      const updated = await projects.updateProject(project.id, {
+      const updated = await projects.updateProject(project.id, (stored) => ({
         ...(name !== undefined ? { name: name as string } : {}),
         ...(timezone !== undefined ? { timezone: timezone as string } : {}),
-        settings: applySettings(knownSettings(project.settings), settings),
-      })
+        settings: applySettings(knownSettings(stored.settings), settings),
+      }))
       return sendFormatted(request, reply, 200, serializeProject(updated))
     },
   })

@@ -6,9 +6,9 @@ import { createHash, randomBytes } from 'node:crypto'
 import type { ClickHouseClient } from '../shared/clickhouse'
 import { insertRows, queryRows } from '../shared/clickhouse'
 import type { Clock } from '../shared/time/clock'
-import { SerialQueue } from '../shared/serial'
 import type { PersonalApiKey, Project, Tenants } from '../shared/tenancy'
 import type { ConfigChange, ConfigLog } from '../shared/log/config-log'
+import { VersionedUpdates } from '../shared/versioned-update'
 
 export const PERSONAL_KEY_PREFIX = 'phx_'
 export const PROJECT_KEY_PREFIX = 'phc_'
@@ -59,12 +59,14 @@ export class ProjectStore implements Tenants {
   /** This process's own key (createProcessKey): apart from the stored keys, so no refresh or change drops it. */
   private processKey: StoredKey | null = null
   private readonly createdHooks: Array<(project: Project) => Promise<void>> = []
+  private readonly updates: VersionedUpdates
 
   private constructor(
     private readonly client: ClickHouseClient,
     private readonly clock: Clock,
     private readonly config: ConfigLog,
   ) {
+    this.updates = new VersionedUpdates(config)
     config.onChange((change) => this.apply(change))
   }
 
@@ -184,13 +186,27 @@ export class ProjectStore implements Tenants {
 
   /** Revokes a key: refused from now on by this process, and by every other once it hears the change. */
   async revokeKey(id: string): Promise<boolean> {
-    const key = [...this.keysByHash.values()].find((k) => k.id === id)
-    if (!key) return false
-    this.keysByHash.delete(key.hash)
-    this.revoked.add(id)
-    await insertRows(this.client, 'personal_api_keys', [{ ...keyRow(key), is_deleted: 1, version: key.version + 1 }])
-    await this.config.publish({ kind: 'key', record: { ...key, version: key.version + 1, deleted: true } })
-    return true
+    const outcome = await this.updates.update<StoredKey & { deleted?: boolean }>({
+      object: { kind: 'key', id },
+      read: async () => {
+        const [row] = await queryRows<KeyRow>(
+          this.client,
+          'SELECT * FROM personal_api_keys FINAL WHERE id = {id:String} AND is_deleted = 0',
+          {
+            id,
+          },
+        )
+        return row ? fromKeyRow(row) : undefined
+      },
+      change: (current) => ({ ...current, deleted: true }),
+      write: async (next) => {
+        this.keysByHash.delete(next.hash)
+        this.revoked.add(id)
+        await insertRows(this.client, 'personal_api_keys', [{ ...keyRow(next), is_deleted: 1 }])
+        await this.config.publish({ kind: 'key', record: next })
+      },
+    })
+    return outcome.status === 'written'
   }
 
   /** `id` only for the first project of an empty installation (bootstrap): every other id comes from the allocator. */
@@ -215,11 +231,25 @@ export class ProjectStore implements Tenants {
     this.createdHooks.push(hook)
   }
 
-  async updateProject(id: number, patch: Partial<Pick<Project, 'name' | 'timezone' | 'settings'>>): Promise<Project> {
-    const current = this.projects.get(id)
-    if (!current) throw new Error(`no project ${id}`)
-    await this.writeProject({ ...current, ...patch, version: current.version + 1 })
-    return this.byId(id)!
+  /** Applies `patch` to the project as stored now (so concurrent updates of different fields all stay). */
+  async updateProject(id: number, patch: (current: Project) => Partial<Pick<Project, 'name' | 'timezone' | 'settings'>>): Promise<Project> {
+    const outcome = await this.updates.update<Project & { version: number }>({
+      object: { kind: 'project', id },
+      read: async () => {
+        const [row] = await queryRows<ProjectRow>(this.client, 'SELECT * FROM projects FINAL WHERE id = {id:UInt64} AND is_deleted = 0', {
+          id,
+        })
+        return row ? fromProjectRow(row) : undefined
+      },
+      change: (current) => {
+        const { version: _v, ...project } = current
+        return { ...current, ...patch(project) }
+      },
+      write: (next) => this.writeProject(next),
+    })
+    if (outcome.status !== 'written') throw new Error(`no project ${id}`)
+    const { version: _v, ...project } = outcome.next
+    return project
   }
 
   /** Returns the key's value: shown once, stored only as a hash. */

@@ -89,15 +89,16 @@ export async function sharingRoutes(
       response: { 200: Sharing },
     },
     handler: async (request, _reply, { project }, hidden) => {
-      const current = await configurationOf(project.id, request.params.id, hidden)
+      await configurationOf(project.id, request.params.id, hidden)
       const body = request.body
       if (body.password_required === true)
         throw wrenError('unsupported', 'Password-protected sharing is not offered by Wren.', 'password_required')
-      const saved = await deps.sharing.save({
-        ...current,
+      const settings = body.settings !== undefined ? settingsOf(body.settings) : undefined
+      // Onto the configuration as stored now: a racing enable's token, or a racing disable, is kept.
+      const saved = await deps.sharing.update(project.id, request.params.id, () => ({
         ...(body.enabled !== undefined ? { enabled: body.enabled } : {}),
-        ...(body.settings !== undefined ? { settings: settingsOf(body.settings) } : {}),
-      })
+        ...(settings !== undefined ? { settings } : {}),
+      }))
       return show(saved)
     },
   })
@@ -111,8 +112,8 @@ export async function sharingRoutes(
     personData: true,
     schema: { params: RecordingId, response: { 200: Sharing } },
     handler: async (request, _reply, { project }, hidden) => {
-      const current = await configurationOf(project.id, request.params.id, hidden)
-      return show(await deps.sharing.save({ ...current, accessToken: newAccessToken() }))
+      await configurationOf(project.id, request.params.id, hidden)
+      return show(await deps.sharing.update(project.id, request.params.id, () => ({ accessToken: newAccessToken() })))
     },
   })
 

@@ -5,12 +5,16 @@
 // disabling or rotating must hold at once in every api process. The configuration log reaches the other
 // processes only when they next read the topic, so a rotated token would keep working there for a moment;
 // a read of the shared table per check does not. The table stays small (one row per shared recording and
-// write), and the check reads it by the token's hash.
+// write), and the check reads it by the token's hash. Writes are compare-and-set on the version through the
+// configuration log's claims (shared/versioned-update.ts), so a disable racing a rotation is never undone and
+// two first enables end with one token.
 import { createHash, randomBytes, timingSafeEqual } from 'node:crypto'
 import type { ClickHouseClient } from '../shared/clickhouse'
 import { insertRows, queryRows } from '../shared/clickhouse'
 import type { Clock } from '../shared/time/clock'
 import type { SharedRecording, SharingTokens } from '../shared/http/auth'
+import type { ConfigLog } from '../shared/log/config-log'
+import { VersionedUpdates } from '../shared/versioned-update'
 
 /** PostHog's SharingConfigurationSettings: display switches of the shared page, each a boolean. */
 export const SHARING_SETTINGS = ['detailed', 'hideExtraDetails', 'legend', 'noHeader', 'showInspector', 'whitelabel'] as const
@@ -55,10 +59,15 @@ const LATEST = `SELECT team_id, session_id,
   FROM session_recording_sharing`
 
 export class SharingStore implements SharingTokens {
+  private readonly updates: VersionedUpdates
+
   constructor(
     private readonly client: ClickHouseClient,
     private readonly clock: Clock,
-  ) {}
+    config: Pick<ConfigLog, 'claimVersion'>,
+  ) {
+    this.updates = new VersionedUpdates(config)
+  }
 
   /** The saved configuration of a recording, or one built (not saved) with a fresh token, as PostHog's GET does. */
   async get(teamId: number, sessionId: string): Promise<SharingConfiguration> {
@@ -71,9 +80,30 @@ export class SharingStore implements SharingTokens {
     return { teamId, sessionId, enabled: false, accessToken: newAccessToken(), settings: null, createdAt: null, version: 0 }
   }
 
-  /** Saves `config` as the recording's newest version (a rotation is a save with a new token). */
-  async save(config: SharingConfiguration): Promise<SharingConfiguration> {
-    const saved = { ...config, createdAt: config.createdAt ?? this.clock.now().toISOString(), version: config.version + 1 }
+  /**
+   * Applies `change` to the configuration as stored now (or as built, when it was never saved) and saves
+   * it as the newest version; `change` answers null when there is nothing to write. The configuration
+   * afterwards: what is stored.
+   */
+  async update(
+    teamId: number,
+    sessionId: string,
+    change: (current: SharingConfiguration) => Partial<Pick<SharingConfiguration, 'enabled' | 'accessToken' | 'settings'>> | null,
+  ): Promise<SharingConfiguration> {
+    const outcome = await this.updates.update<SharingConfiguration>({
+      object: { kind: 'sharing', teamId, sessionId },
+      read: () => this.get(teamId, sessionId),
+      change: (current) => {
+        const changed = change(current)
+        return changed && { ...current, ...changed, createdAt: current.createdAt ?? this.clock.now().toISOString() }
+      },
+      write: (next) => this.insert(next),
+    })
+    if (outcome.status === 'missing') throw new Error('a sharing configuration is always read')
+    return outcome.status === 'written' ? outcome.next : outcome.current
+  }
+
+  private async insert(saved: SharingConfiguration): Promise<void> {
     await insertRows(this.client, 'session_recording_sharing', [
       {
         team_id: saved.teamId,
@@ -86,13 +116,11 @@ export class SharingStore implements SharingTokens {
         version: saved.version,
       },
     ])
-    return saved
   }
 
   /** Turns a recording's sharing off, if it was ever saved (a deleted recording's). */
   async disable(teamId: number, sessionId: string): Promise<void> {
-    const current = await this.get(teamId, sessionId)
-    if (current.version > 0 && current.enabled) await this.save({ ...current, enabled: false })
+    await this.update(teamId, sessionId, (current) => (current.version > 0 && current.enabled ? { enabled: false } : null))
   }
 
   /**

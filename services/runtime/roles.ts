@@ -39,11 +39,12 @@ export interface RoleRow {
   jobs: JobName[]
 }
 
-export type JobName = 'deletions' | 'materializer'
+export type JobName = 'deletions' | 'materializer' | 'homeDashboards'
 
 export const JOB_DOCS: Record<JobName, string> = {
   deletions: 'deletes the events of deleted persons in the background (persons/deletions.ts)',
   materializer: 'gives event properties that trends read often a column of their own (shared/query/materialized-properties.ts)',
+  homeDashboards: 'gives every project a home dashboard, the one the app opens on (insights/home.ts)',
 }
 
 export const ROLE_TABLE: Record<RoleName, RoleRow> = {
@@ -77,7 +78,7 @@ export const ROLE_TABLE: Record<RoleName, RoleRow> = {
       'player',
       'web',
     ],
-    jobs: ['materializer'],
+    jobs: ['materializer', 'homeDashboards'],
   },
   decide: {
     does: 'feature flags and remote config for the SDKs, from the in-memory snapshot',

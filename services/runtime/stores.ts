@@ -31,7 +31,7 @@ import { TrendService } from '../trends/service'
 import { InsightStore } from '../insights/store'
 import { DashboardStore } from '../insights/dashboard-store'
 import { InsightResults } from '../insights/results'
-import { createHomeDashboard } from '../insights/home'
+import { HomeDashboards } from '../insights/home'
 import { FlagStore } from '../flags/store'
 import { CachedCohortReader } from '../decide/cohorts'
 import { PersonSnapshot } from '../decide/snapshot'
@@ -112,11 +112,6 @@ export class Stores {
   projects(): Promise<ProjectStore> {
     return this.once('projects', async () => {
       const projects = await ProjectStore.load(this.ctx.storage.clickhouse, this.ctx.clock, await this.configLog())
-      // A new project opens on its home dashboard (PostHog's primary_dashboard).
-      projects.onCreated(async (project) => {
-        const home = await createHomeDashboard({ insights: await this.insights(), dashboards: await this.dashboards() }, project.id)
-        await projects.updateProject(project.id, { settings: { ...project.settings, primary_dashboard: home.id } })
-      })
       return this.ctx.lifecycle.started('projects', projects, (p) => p.close())
     })
   }
@@ -284,6 +279,13 @@ export class Stores {
   }
 
   /** Event properties the trends keep reading from the JSON get columns of their own. */
+  homeDashboards(): Promise<HomeDashboards> {
+    return this.once('home dashboards', async () => {
+      const [projects, insights, dashboards] = await Promise.all([this.projects(), this.insights(), this.dashboards()])
+      return this.ctx.lifecycle.started('home dashboards', new HomeDashboards(projects, { insights, dashboards }), (h) => h.stop())
+    })
+  }
+
   materializer(): Promise<PropertyMaterializer> {
     return this.once('materializer', () =>
       this.ctx.lifecycle.started(
@@ -296,7 +298,7 @@ export class Stores {
 
   /** Recordings' sharing configurations: the failure limit and the routes that take sharing tokens check them. */
   sharing(): Promise<SharingStore> {
-    return this.once('sharing', () => new SharingStore(this.ctx.storage.clickhouse, this.ctx.clock))
+    return this.once('sharing', async () => new SharingStore(this.ctx.storage.clickhouse, this.ctx.clock, await this.configLog()))
   }
 
   recordingState(): Promise<RecordingStateStore> {

@@ -59,6 +59,7 @@ export const ERROR_CATALOGUE = {
   // Other answers a client acts on.
   not_found: { status: 404, detail: 'Not found.' },
   method_not_allowed: { status: 405, detail: 'Method not allowed.' },
+  conflict: { status: 409, detail: 'Someone else changed this at the same moment, again and again: retry.' },
   recording_deleted: { status: 410, detail: 'This recording was deleted.' },
   request_timeout: { status: 408, detail: 'The request was not received in time: send its headers and body without pausing.' },
   payload_too_large: { status: 413, detail: 'Request body is larger than this endpoint accepts.' },

@@ -1,6 +1,7 @@
 // Configuration written through two `wren api` processes at once, on one shared storage (the ClickHouse
 // HTTP test fixture, test/support/clickhouse-http-server.ts) and a real Kafka broker: every project, key,
-// flag, action and cohort gets its own id and every write is kept.
+// flag, action and cohort gets its own id and every write is kept; updates of one project or flag sent to
+// both processes at once all stay (compare-and-set on the version, shared/versioned-update.ts).
 //
 // Skipped until configuration ids are unique across api processes (issue 10, "Fix": today flag ids come
 // from a counter in each process's memory, and project, action and cohort ids from max(id)+1 read before
@@ -116,6 +117,29 @@ describe.skipIf(unavailable !== null)(
           expect.soft(byName, `${kind} listed by ${p.url}`).toEqual(Object.fromEntries(responses.map((r) => [k.name(r.body), r.body.id])))
         }
       }
+    })
+
+    it('keep both of two PATCHes of different fields sent to two processes at once', async () => {
+      const both = async (url: string, bodies: [object, object]) => {
+        const answers = await Promise.all(apis.map((p, i) => call(p)('PATCH', url, bodies[i])))
+        expect(answers.map((a) => a.status)).toEqual([200, 200])
+      }
+      const seenByBoth = (url: string, check: (body: any) => boolean, what: string) =>
+        Promise.all(apis.map((p) => waitFor(async () => check((await call(p)('GET', url)).body), { timeoutMs: 5_000, what })))
+      for (let i = 0; i < 5; i++) {
+        const on = i % 2 === 0
+        await both('/api/projects/1/', [{ autocapture_opt_out: on }, { session_recording_opt_in: on }])
+        await seenByBoth(
+          '/api/projects/1/',
+          (p) => p.autocapture_opt_out === on && p.session_recording_opt_in === on,
+          `project PATCHes of round ${i} both kept`,
+        )
+      }
+      const flag = await call(apis[0])('POST', '/api/projects/1/feature_flags/', { key: 'raced-across', rollout_percentage: 10 })
+      const url = `/api/projects/1/feature_flags/${flag.body.id}/`
+      await seenByBoth(url, (f) => f?.key === 'raced-across', 'the flag known to both processes')
+      await both(url, [{ name: 'Raced' }, { active: false }])
+      await seenByBoth(url, (f) => f.name === 'Raced' && f.active === false && f.version === 3, 'both flag PATCHes kept')
     })
   },
 )

@@ -22,6 +22,13 @@
 //     rebalance, a restart) starts its counters from the greater of each table's max(id) and the ids
 //     already handed out, so an id answered but not yet written by its requester is not handed out again.
 //     A batch replayed after a crash allocates new ids again: some ids are then skipped, none is reused.
+//   - Updates are compare-and-set on the object's version. A writer that read version N of an object
+//     appends a claim (object, N); the same owner answers claims in log order: granted iff N is the latest
+//     version it knows (loaded from the object's table, and from the versions it granted, `config_versions`,
+//     when unknown or after a reassignment), recorded in `config_versions` before it answers, as ids are.
+//     Granted, the writer writes N + 1; denied, it re-reads the object and tries again (VersionedUpdates,
+//     shared/versioned-update.ts). A grant whose row never lands (its writer died) stops blocking after
+//     CLAIM_EXPIRY_MS, once the table still holds N.
 //   - Changes are appended to the same topic. Every process (any role) reads the topic with a consumer
 //     group of its own, from the topic's start (it keeps minutes: a change appended while the process was
 //     joining is not missed, old ones are ignored as older), applies changes and resolves its waits for ids.
@@ -46,9 +53,23 @@ export type ConfigChange =
   | { kind: 'action'; teamId: number; id: number }
   | { kind: 'cohort'; teamId: number }
 
+/** A configuration object whose updates are compare-and-set on its version. */
+export type VersionedObject =
+  | { kind: 'project'; id: number }
+  | { kind: 'key'; id: string }
+  | { kind: 'flag' | 'action' | 'cohort'; teamId: number; id: number }
+  | { kind: 'sharing'; teamId: number; sessionId: string }
+
+export function objectKey(o: VersionedObject): string {
+  if (o.kind === 'project' || o.kind === 'key') return `${o.kind}:${o.id}`
+  return o.kind === 'sharing' ? `sharing:${o.teamId}/${o.sessionId}` : `${o.kind}:${o.teamId}/${o.id}`
+}
+
 export interface ConfigLog {
   /** A new id for a row of `kind`, unique across every process. */
   nextId(kind: IdKind): Promise<number>
+  /** Whether the caller, who read version `expected` of `object`, may write `expected + 1`: granted to one writer only. */
+  claimVersion(object: VersionedObject, expected: number): Promise<boolean>
   /** Tells every process (this one first) about a change that is stored. */
   publish(change: ConfigChange): Promise<void>
   onChange(listener: (change: ConfigChange) => void): void
@@ -58,9 +79,70 @@ export interface ConfigLog {
 type Wire =
   | { type: 'id'; request: string; kind: IdKind }
   | { type: 'ids'; answers: Array<[string, number]> }
+  | { type: 'claim'; request: string; object: VersionedObject; expected: number }
+  | { type: 'claims'; answers: Array<[string, boolean]> }
   | { type: 'change'; change: ConfigChange }
 
 const ID_TIMEOUT_MS = 30_000
+/** How long a granted version whose row has not landed blocks other writers (its writer may have died). */
+export const CLAIM_EXPIRY_MS = 30_000
+
+/** The latest version of an object in its own table (0: none yet). */
+async function storedVersion(client: ClickHouseClient, o: VersionedObject): Promise<number> {
+  const [table, where] =
+    o.kind === 'project'
+      ? ['projects', 'id = {id:UInt64}']
+      : o.kind === 'key'
+        ? ['personal_api_keys', 'id = {id:String}']
+        : o.kind === 'sharing'
+          ? ['session_recording_sharing', 'team_id = {team:Int64} AND session_id = {session:String}']
+          : [{ flag: 'feature_flags', action: 'actions', cohort: 'cohorts' }[o.kind], 'team_id = {team:Int64} AND id = {id:Int64}']
+  const params = o.kind === 'sharing' ? { team: o.teamId, session: o.sessionId } : { id: o.id, team: 'teamId' in o ? o.teamId : 0 }
+  const [row] = await queryRows<{ v: number }>(client, `SELECT max(version) AS v FROM ${table} WHERE ${where}`, params)
+  return Number(row?.v ?? 0)
+}
+
+/**
+ * The owner's knowledge of the latest version of each object it was asked about, and its rule for claims.
+ * `recorded`: versions granted by earlier owners count too (cluster mode, config_versions).
+ */
+class VersionClaims {
+  private known = new Map<string, { version: number; at: number }>()
+
+  constructor(
+    private readonly client: ClickHouseClient,
+    private readonly recorded: boolean,
+    private readonly expiryMs: number,
+  ) {}
+
+  forget(): void {
+    this.known.clear()
+  }
+
+  /** Grants or denies; a grant makes `expected + 1` the latest. */
+  async decide(object: VersionedObject, expected: number, now: number): Promise<boolean> {
+    const key = objectKey(object)
+    let state = this.known.get(key)
+    // Unknown, or a writer has seen a version this owner has not (written before it knew the object).
+    if (!state || expected > state.version) state = { version: await this.latest(object, key), at: now }
+    let granted = expected === state.version
+    // A granted version whose row never landed: once expired, the table's version counts again.
+    if (!granted && expected < state.version && now - state.at >= this.expiryMs)
+      granted = (await storedVersion(this.client, object)) === expected
+    if (granted) state = { version: expected + 1, at: now }
+    this.known.set(key, state)
+    return granted
+  }
+
+  private async latest(object: VersionedObject, key: string): Promise<number> {
+    const stored = await storedVersion(this.client, object)
+    if (!this.recorded) return stored
+    const [row] = await queryRows<{ v: number }>(this.client, 'SELECT max(version) AS v FROM config_versions WHERE object = {o:String}', {
+      o: key,
+    })
+    return Math.max(stored, Number(row?.v ?? 0))
+  }
+}
 
 /** The greatest id in use or handed out, per kind. */
 async function highestIds(client: ClickHouseClient): Promise<Map<IdKind, number>> {
@@ -97,12 +179,19 @@ abstract class Listeners {
 export class LocalConfigLog extends Listeners implements ConfigLog {
   private highest: Map<IdKind, number> | null = null
   private readonly serial = new SerialQueue()
+  private readonly claims: VersionClaims
 
   constructor(
     private readonly client: ClickHouseClient,
     logger: Logger,
+    options: { claimExpiryMs?: number } = {},
   ) {
     super(logger)
+    this.claims = new VersionClaims(client, false, options.claimExpiryMs ?? CLAIM_EXPIRY_MS)
+  }
+
+  claimVersion(object: VersionedObject, expected: number): Promise<boolean> {
+    return this.serial.run(() => this.claims.decide(object, expected, Date.now()))
   }
 
   nextId(kind: IdKind): Promise<number> {
@@ -127,14 +216,16 @@ export class ClusterConfigLog extends Listeners implements ConfigLog {
   private readonly reader: Subscription
   private allocator: Subscription | null = null
   private highest: Map<IdKind, number> | null = null
+  private readonly claims: VersionClaims
 
   constructor(
     private readonly log: Log,
     private readonly client: ClickHouseClient,
     logger: Logger,
-    options: { allocate: boolean },
+    options: { allocate: boolean; claimExpiryMs?: number },
   ) {
     super(logger)
+    this.claims = new VersionClaims(client, true, options.claimExpiryMs ?? CLAIM_EXPIRY_MS)
     this.answers.setMaxListeners(0)
     this.reader = log.subscribe({
       topic: TOPICS.config,
@@ -145,6 +236,7 @@ export class ClusterConfigLog extends Listeners implements ConfigLog {
         for (const wire of this.decode(batch)) {
           if (wire.type === 'change') this.emit(wire.change)
           else if (wire.type === 'ids') for (const [request, id] of wire.answers) this.answers.emit(request, id)
+          else if (wire.type === 'claims') for (const [request, granted] of wire.answers) this.answers.emit(request, granted)
         }
       },
     })
@@ -159,20 +251,31 @@ export class ClusterConfigLog extends Listeners implements ConfigLog {
     }
   }
 
-  async nextId(kind: IdKind): Promise<number> {
+  nextId(kind: IdKind): Promise<number> {
     const request = randomUUID()
-    const answered = new Promise<number>((resolve, reject) => {
+    return this.ask<number>({ type: 'id', request, kind }, `no ${kind} id was handed out`)
+  }
+
+  claimVersion(object: VersionedObject, expected: number): Promise<boolean> {
+    const request = randomUUID()
+    return this.ask<boolean>({ type: 'claim', request, object, expected }, `no answer to a claim on ${objectKey(object)}`)
+  }
+
+  /** Appends a request and waits for the owner's answer to it. */
+  private async ask<T>(wire: Extract<Wire, { request: string }>, missing: string): Promise<T> {
+    const answered = new Promise<T>((resolve, reject) => {
+      const answer = (value: T) => {
+        clearTimeout(timer)
+        resolve(value)
+      }
       const timer = setTimeout(() => {
-        this.answers.off(request, resolve)
-        reject(new Error(`no ${kind} id was handed out within ${ID_TIMEOUT_MS} ms: is an api process running?`))
+        this.answers.off(wire.request, answer)
+        reject(new Error(`${missing} within ${ID_TIMEOUT_MS} ms: is an api process running?`))
       }, ID_TIMEOUT_MS)
       timer.unref()
-      this.answers.once(request, (id: number) => {
-        clearTimeout(timer)
-        resolve(id)
-      })
+      this.answers.once(wire.request, answer)
     })
-    await this.append({ type: 'id', request, kind })
+    await this.append(wire)
     return answered
   }
 
@@ -186,9 +289,12 @@ export class ClusterConfigLog extends Listeners implements ConfigLog {
     await this.reader.stop()
   }
 
-  /** The owner's work: answers a batch's id requests in log order. */
+  /** The owner's work: answers a batch's id requests and version claims in log order. */
   private async allocate(batch: LogBatch): Promise<void> {
-    const requests = this.decode(batch).filter((w): w is Extract<Wire, { type: 'id' }> => w.type === 'id')
+    const wires = this.decode(batch)
+    if (batch.reassigned || batch.redelivered) this.claims.forget()
+    await this.grant(wires.filter((w): w is Extract<Wire, { type: 'claim' }> => w.type === 'claim'))
+    const requests = wires.filter((w): w is Extract<Wire, { type: 'id' }> => w.type === 'id')
     if (requests.length === 0) return
     if (!this.highest || batch.reassigned || batch.redelivered) this.highest = await highestIds(this.client)
     const highest = new Map(this.highest)
@@ -205,6 +311,26 @@ export class ClusterConfigLog extends Listeners implements ConfigLog {
     )
     this.highest = highest
     await this.append({ type: 'ids', answers })
+  }
+
+  /** Decides claims in log order; the granted versions are recorded before anyone hears of them. */
+  private async grant(claims: Array<Extract<Wire, { type: 'claim' }>>): Promise<void> {
+    if (claims.length === 0) return
+    const answers: Array<[string, boolean]> = []
+    const granted: Array<{ object: string; version: number }> = []
+    try {
+      for (const { request, object, expected } of claims) {
+        const ok = await this.claims.decide(object, expected, Date.now())
+        answers.push([request, ok])
+        if (ok) granted.push({ object: objectKey(object), version: expected + 1 })
+      }
+      if (granted.length > 0) await insertRows(this.client, 'config_versions', granted)
+    } catch (err) {
+      // What was decided in memory was not recorded: the retried batch decides again from storage.
+      this.claims.forget()
+      throw err
+    }
+    await this.append({ type: 'claims', answers })
   }
 
   private append(wire: Wire): Promise<void> {
