@@ -8,6 +8,7 @@ import { staticRoutes } from '../static/routes'
 import { projectRoutes } from '../projects/routes'
 import { deadLetterRoutes } from '../dead-letters/routes'
 import { eventRoutes } from '../events/routes'
+import { definitionRoutes } from '../definitions/routes'
 import { personRoutes } from '../persons/routes'
 import { actionRoutes } from '../actions/routes'
 import { cohortRoutes } from '../cohorts/routes'
@@ -103,6 +104,12 @@ export const ROUTE_GROUPS = {
   events: group('delegated', eventRoutes, async (s) => ({
     projects: await s.projects(),
     clickhouse: s.ctx.storage.clickhouse,
+    siteUrl: s.ctx.config.siteUrl,
+  })),
+  definitions: group('delegated', definitionRoutes, async (s) => ({
+    projects: await s.projects(),
+    queries: await s.definitionQueries(),
+    clock: s.ctx.clock,
     siteUrl: s.ctx.config.siteUrl,
   })),
   persons: group('delegated', personRoutes, async (s) => ({

@@ -24,6 +24,7 @@ import { LogCommandWaiter, publishCommandResults } from '../shared/log/command-r
 import { followPersonChanges, publishPersonChanges, type SnapshotChanges } from '../shared/log/person-changes'
 import { openGeoIpReader, type CityLookup } from '../shared/geoip'
 import { PersonQueries } from '../persons/queries'
+import { DefinitionQueries } from '../definitions/queries'
 import { DeletionScheduler } from '../persons/deletions'
 import { ActionStore } from '../actions/store'
 import { CohortStore } from '../cohorts/store'
@@ -307,6 +308,10 @@ export class Stores {
 
   personQueries(): Promise<PersonQueries> {
     return this.once('person queries', () => new PersonQueries(this.ctx.storage.clickhouse))
+  }
+
+  definitionQueries(): Promise<DefinitionQueries> {
+    return this.once('definition queries', () => new DefinitionQueries(this.ctx.storage.clickhouse))
   }
 
   accessControls(): Promise<AccessControls> {

@@ -23,6 +23,8 @@ describe('?limit on every list route', () => {
     const project = `/api/projects/${t.projectId}`
     lists = [
       { path: `${project}/events/`, max: 10_000 },
+      { path: `${project}/event_definitions/`, max: 1000 },
+      { path: `${project}/property_definitions/`, max: 1000 },
       { path: `${project}/persons/`, max: 1000 },
       { path: `${project}/persons/${person.id}/activity/`, max: 1000 },
       { path: `${project}/feature_flags/`, max: 1000 },

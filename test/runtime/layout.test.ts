@@ -14,7 +14,7 @@ const fixtures = path.resolve(import.meta.dirname, '../support')
 /** The floors, lowest first. A folder imports only its own floor's folder (itself) or lower floors. */
 const FLOORS: string[][] = [
   ['shared'],
-  ['projects', 'actions', 'cohorts', 'flags', 'capture', 'events', 'dead-letters', 'ingestion', 'static', 'web'],
+  ['projects', 'actions', 'cohorts', 'flags', 'capture', 'events', 'definitions', 'dead-letters', 'ingestion', 'static', 'web'],
   ['trends', 'persons', 'decide'],
   ['recordings', 'insights'],
   ['runtime'],

@@ -97,6 +97,7 @@ export class ClickHousePersonStore implements PersonStore<PreparedRows> {
     const token = (table: string) => rangeToken(prepared.range, table)
     await Promise.all(prepared.persons.map(({ table, chunks }) => insertEncoded(this.client, table, chunks, token(table))))
     await insertEncoded(this.client, 'events', prepared.events, token('events'))
+    await Promise.all(prepared.definitions.map(({ table, chunks }) => insertEncoded(this.client, table, chunks, token(table))))
   }
 
   ping(): Promise<PingResult> {

@@ -5,6 +5,7 @@
 import { encodeRows } from '../../shared/clickhouse/rows'
 import type { BatchRange } from './store'
 import type { PersonChanges, ProcessedEvent } from '../types'
+import { definitionRows } from '../definitions'
 
 /**
  * A range's rows, encoded: the person tables first, then the events (written in that order). Bodies are
@@ -16,6 +17,8 @@ export interface PreparedRows {
   /** JSONEachRow bodies (shared/clickhouse/rows.ts) per person table. */
   persons: Array<{ table: string; chunks: Uint8Array[] }>
   events: Uint8Array[]
+  /** Event and property definitions seen in the range (definitions.ts), per table; written after the events. */
+  definitions: Array<{ table: string; chunks: Uint8Array[] }>
 }
 
 export function preparePersonRows(range: BatchRange, changes: PersonChanges, events: ProcessedEvent[]): PreparedRows {
@@ -78,6 +81,9 @@ export function preparePersonRows(range: BatchRange, changes: PersonChanges, eve
     range: { topic: range.topic, partition: range.partition, firstOffset: range.firstOffset, lastOffset: range.lastOffset },
     persons: tables.filter(([, rows]) => rows.length > 0).map(([table, rows]) => ({ table, chunks: bytes(encodeRows(rows)) })),
     events: bytes(encodeRows(events.map((e) => eventRow(e, origin)))),
+    definitions: Object.entries(definitionRows(events, changes.groups))
+      .filter(([, rows]) => rows.length > 0)
+      .map(([table, rows]) => ({ table, chunks: bytes(encodeRows(rows)) })),
   }
 }
 
@@ -117,7 +123,9 @@ function jsonLength(value: unknown): number {
 
 /** The buffers of a prepared write, for a transfer between threads. */
 export function buffersOf(prepared: PreparedRows): ArrayBuffer[] {
-  return [...prepared.persons.flatMap((t) => t.chunks), ...prepared.events].map((chunk) => chunk.buffer as ArrayBuffer)
+  return [...prepared.persons.flatMap((t) => t.chunks), ...prepared.events, ...prepared.definitions.flatMap((t) => t.chunks)].map(
+    (chunk) => chunk.buffer as ArrayBuffer,
+  )
 }
 
 const utf8 = new TextEncoder()

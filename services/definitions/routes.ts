@@ -1,0 +1,174 @@
+// GET /api/projects/:project_id/event_definitions/ and /property_definitions/: the event names and
+// property names (with their types) ingestion has seen, as PostHog's API lists them, for the app's
+// pickers. Definitions are kept by ingestion (ingestion/definitions.ts); these routes only read them.
+import type { FastifyInstance } from 'fastify'
+import { Type } from 'typebox'
+import type { Tenants } from '../shared/tenancy'
+import type { Clock } from '../shared/time/clock'
+import { wrenError } from '../shared/errors'
+import { absoluteUrl } from '../shared/http/request-url'
+import { routesOf } from '../shared/http/route'
+import { Limit, Offset } from '../shared/http/schemas'
+import { DefinitionQueries, type EventOrdering } from './queries'
+import { EventDefinitionPage, PropertyDefinitionPage } from './schemas'
+
+const MAX_LIMIT = 1000
+// PostHog's property definitions answer 500 when no limit is asked; its other lists 100.
+const EVENT_DEFAULT_LIMIT = 100
+const PROPERTY_DEFAULT_LIMIT = 500
+// PostHog's group types are 0 to 4 (GROUP_TYPES_LIMIT).
+const GROUP_TYPES = 5
+
+// Event properties PostHog's API never lists: set by libraries or used by ingestion itself
+// (posthog/api/property_definition.py EVENTS_HIDDEN_PROPERTY_DEFINITIONS).
+const HIDDEN_EVENT_PROPERTIES = [
+  'distinct_id',
+  '$set',
+  '$set_once',
+  '$initial_referrer',
+  '$initial_referring_domain',
+  '$groups',
+  '$group_type',
+  '$group_key',
+  '$group_set',
+  ...Array.from({ length: GROUP_TYPES }, (_, i) => `$group_${i}`),
+]
+
+const JsonList = (description: string) => Type.String({ description: `${description} A JSON list of names.` })
+
+export async function definitionRoutes(
+  app: FastifyInstance,
+  deps: { projects: Tenants; queries: DefinitionQueries; clock: Clock; siteUrl: string | null },
+): Promise<void> {
+  const route = routesOf(app, { projects: deps.projects, tag: 'definitions' })
+  const pageLinks = (request: Parameters<typeof absoluteUrl>[0], limit: number, offset: number, count: number) => ({
+    next: offset + limit < count ? absoluteUrl(request, deps.siteUrl, { limit, offset: offset + limit }) : null,
+    previous: offset > 0 ? absoluteUrl(request, deps.siteUrl, { limit, offset: Math.max(0, offset - limit) }) : null,
+  })
+
+  route({
+    method: 'GET',
+    url: '/event_definitions/',
+    summary: 'List the event names ingestion has seen',
+    description: 'Newest last-seen day first, then by name (`ordering` to choose); `volume_30_day` counts the events of the last 30 days.',
+    access: { project: 'event_definition:read' },
+    schema: {
+      querystring: Type.Object({
+        limit: Type.Optional(Limit(EVENT_DEFAULT_LIMIT, MAX_LIMIT)),
+        offset: Type.Optional(Offset),
+        search: Type.Optional(Type.String({ description: 'Every word is somewhere in the name, any case.' })),
+        event_type: Type.Optional(
+          Type.Union([Type.Literal('event'), Type.Literal('event_custom'), Type.Literal('event_posthog')], {
+            description: "event (all), event_custom (names not starting with '$') or event_posthog (names starting with '$').",
+          }),
+        ),
+        ordering: Type.Optional(
+          Type.Union(
+            [
+              Type.Literal('name'),
+              Type.Literal('-name'),
+              Type.Literal('last_seen_at'),
+              Type.Literal('-last_seen_at'),
+              Type.Literal('created_at'),
+              Type.Literal('-created_at'),
+            ],
+            { description: 'name, last_seen_at or created_at; a leading - for descending.' },
+          ),
+        ),
+        excluded_properties: Type.Optional(JsonList('Event names to leave out.')),
+      }),
+      response: { 200: EventDefinitionPage },
+    },
+    handler: async (request, _reply, caller) => {
+      const q = request.query
+      const limit = q.limit ?? EVENT_DEFAULT_LIMIT
+      const offset = q.offset ?? 0
+      const ordering = q.ordering ? { field: q.ordering.replace(/^-/, '') as EventOrdering, descending: q.ordering.startsWith('-') } : null
+      const { count, results } = await deps.queries.events(
+        caller.project.id,
+        {
+          search: q.search ?? '',
+          eventType: q.event_type ?? 'event',
+          ordering,
+          excluded: jsonList(q.excluded_properties, 'excluded_properties') ?? [],
+          limit,
+          offset,
+        },
+        deps.clock.now(),
+      )
+      return { count, ...pageLinks(request, limit, offset, count), results }
+    },
+  })
+
+  route({
+    method: 'GET',
+    url: '/property_definitions/',
+    summary: 'List the property names ingestion has seen, with their types',
+    description:
+      'Event properties by default (`type`); a property keeps the type it was first seen with. With `event_names`, properties seen on those events come first.',
+    access: { project: 'property_definition:read' },
+    schema: {
+      querystring: Type.Object({
+        limit: Type.Optional(Limit(PROPERTY_DEFAULT_LIMIT, MAX_LIMIT)),
+        offset: Type.Optional(Offset),
+        type: Type.Optional(
+          Type.Union([Type.Literal('event'), Type.Literal('person'), Type.Literal('group'), Type.Literal('session')], {
+            description: 'event (default), person, group (with group_type_index) or session (Wren keeps none).',
+          }),
+        ),
+        group_type_index: Type.Optional(Type.Integer({ minimum: 0, maximum: GROUP_TYPES - 1 })),
+        search: Type.Optional(Type.String({ description: 'Every word is somewhere in the name, any case.' })),
+        properties: Type.Optional(Type.String({ description: 'Only these names, comma-separated.' })),
+        is_numerical: Type.Optional(Type.Boolean({ description: 'true: only numeric properties.' })),
+        event_names: Type.Optional(JsonList('Events whose properties come first, marked is_seen_on_filtered_events.')),
+        filter_by_event_names: Type.Optional(Type.Boolean({ description: 'true: only properties seen on `event_names`.' })),
+        excluded_properties: Type.Optional(JsonList('Property names to leave out.')),
+      }),
+      response: { 200: PropertyDefinitionPage },
+    },
+    handler: async (request, _reply, caller) => {
+      const q = request.query
+      const limit = q.limit ?? PROPERTY_DEFAULT_LIMIT
+      const offset = q.offset ?? 0
+      const kind = q.type ?? 'event'
+      // PostHog's own checks of these parameters (PropertyDefinitionQuerySerializer.validate).
+      if (kind === 'group' && q.group_type_index === undefined)
+        throw wrenError('invalid_input', '`group_type_index` must be set for `group` type', 'group_type_index')
+      if (kind !== 'group' && q.group_type_index !== undefined)
+        throw wrenError('invalid_input', '`group_type_index` can only set for `group` type', 'group_type_index')
+      const eventNames = jsonList(q.event_names, 'event_names')
+      if (kind !== 'event' && eventNames?.length)
+        throw wrenError('invalid_input', '`event_names` can only be set for `event` type', 'event_names')
+      // Session properties are computed by PostHog from sessions, not seen by ingestion: Wren has none.
+      if (kind === 'session') return { count: 0, next: null, previous: null, results: [] }
+      const excluded = jsonList(q.excluded_properties, 'excluded_properties') ?? []
+      const { count, results } = await deps.queries.properties(caller.project.id, {
+        kind,
+        groupTypeIndex: kind === 'group' ? (q.group_type_index ?? 0) : -1,
+        search: q.search ?? '',
+        names: q.properties ? q.properties.split(',') : null,
+        excluded: kind === 'event' ? [...excluded, ...HIDDEN_EVENT_PROPERTIES] : excluded,
+        numericalOnly: q.is_numerical === true,
+        eventNames,
+        filterByEventNames: q.filter_by_event_names === true,
+        limit,
+        offset,
+      })
+      return { count, ...pageLinks(request, limit, offset, count), results }
+    },
+  })
+}
+
+/** A JSON-encoded list of names (PostHog passes lists so, not as repeated parameters), or a 400 naming `attr`. */
+function jsonList(raw: string | undefined, attr: string): string[] | null {
+  if (raw === undefined || raw === '') return null
+  let value: unknown
+  try {
+    value = JSON.parse(raw)
+  } catch {
+    value = undefined
+  }
+  if (!Array.isArray(value) || !value.every((v) => typeof v === 'string'))
+    throw wrenError('invalid_input', `${attr} must be a JSON list of names, like ["$pageview"].`, attr)
+  return value
+}
