@@ -87,8 +87,9 @@ export class MemoryBudget {
       'ingestion_backlog_full',
       `Wren is busy with other large requests (${this.used} of WREN_REQUEST_MEMORY_BYTES=${this.limit} bytes in use): retry after ${RETRY_AFTER_SECONDS} s.`,
       null,
-      // The body is not read: the connection closes after the answer rather than take the rest of the upload.
-      { headers: { 'retry-after': String(RETRY_AFTER_SECONDS), connection: 'close' } },
+      // Sent before the body is read. The connection stays open (Node discards the rest of the body without
+      // holding it): closing it made clients still uploading see EPIPE instead of this answer and its Retry-After.
+      { headers: { 'retry-after': String(RETRY_AFTER_SECONDS) } },
     )
   }
 }
