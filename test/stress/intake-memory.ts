@@ -1,7 +1,8 @@
 // Large SDK bodies at once: node --import tsx test/stress/intake-memory.ts [senders=12] [seconds=30] [repo=.]
 // Starts `wren start` (embedded, default settings) from `repo` as its own process, and has `senders` clients
 // post 19 MB /s/ bodies for `seconds`, each waiting Retry-After on a 503 as posthog-js does. Prints the
-// answers, the process's peak RSS (VmHWM), and whether it survived. Exits 1 if it did not.
+// answers, the process's peak RSS (VmHWM) and heap (sampled from /_metrics), and whether it survived; exits 1
+// if it did not.
 import { spawn } from 'node:child_process'
 import { mkdtemp, readFile, rm } from 'node:fs/promises'
 import { tmpdir } from 'node:os'
@@ -78,7 +79,18 @@ const body = snapshotBody('stress-session')
 console.log(`${senders} senders of ${(body.length / 1e6).toFixed(1)} MB /s/ bodies for ${seconds} s`)
 const until = Date.now() + seconds * 1000
 let lastPeak = 0
-const sampler = setInterval(async () => (lastPeak = Math.max(lastPeak, await peakRss())), 500)
+let peakHeap = 0
+const heapUsed = async () => {
+  const text = await fetch(`${url}/_metrics`).then(
+    (r) => r.text(),
+    () => '',
+  )
+  return Number(/^nodejs_heap_size_used_bytes (\S+)$/m.exec(text)?.[1] ?? 0)
+}
+const sampler = setInterval(async () => {
+  lastPeak = Math.max(lastPeak, await peakRss())
+  peakHeap = Math.max(peakHeap, await heapUsed())
+}, 500)
 await Promise.all(
   Array.from({ length: senders }, async () => {
     while (Date.now() < until && exit === null) {
@@ -104,7 +116,9 @@ const health =
 lastPeak = Math.max(lastPeak, await peakRss())
 console.log('answers:', Object.fromEntries(answers))
 const survived = exit === null
-console.log(`peak RSS ${(lastPeak / 2 ** 30).toFixed(2)} GiB; survived: ${survived ? `yes (/_health ${health})` : `no (${exit})`}`)
+console.log(
+  `peak RSS ${(lastPeak / 2 ** 30).toFixed(2)} GiB, peak heap used ${(peakHeap / 2 ** 30).toFixed(2)} GiB (sampled); survived: ${survived ? `yes (/_health ${health})` : `no (${exit})`}`,
+)
 if (survived) {
   child.kill('SIGTERM')
   await new Promise((r) => child.once('exit', r))
