@@ -12,6 +12,7 @@ import { acceptSdkBodies, BODY_LIMIT, CaptureQuery, toCaptureRequest } from './r
 import { newEventUuid } from './stamp'
 import { resolveTimestamp } from './timestamp'
 import type { CaptureBackpressure } from './backpressure'
+import type { MemoryBudget } from '../shared/http/memory-budget'
 import type { Tenants } from '../shared/tenancy'
 import type { Clock } from '../shared/time/clock'
 import { wrenError } from '../shared/errors'
@@ -32,16 +33,22 @@ export interface RecordingCaptureDeps {
   backpressure: CaptureBackpressure
   /** The recordings stage's own: refused while snapshots wait too long for it. */
   recordingsBackpressure: CaptureBackpressure
+  memory: MemoryBudget
 }
 
 /** PostHog capture's rule: at most 70 ASCII letters, digits and dashes. */
 const SESSION_ID_RE = /^[A-Za-z0-9-]{1,70}$/
 
 export async function recordingCaptureRoutes(app: FastifyInstance, deps: RecordingCaptureDeps): Promise<void> {
-  acceptSdkBodies(app, deps.metrics, [
-    { backpressure: deps.backpressure, reason: 'backlog' },
-    { backpressure: deps.recordingsBackpressure, reason: 'recordings_backlog' },
-  ])
+  acceptSdkBodies(
+    app,
+    deps.metrics,
+    [
+      { backpressure: deps.backpressure, reason: 'backlog' },
+      { backpressure: deps.recordingsBackpressure, reason: 'recordings_backlog' },
+    ],
+    deps.memory,
+  )
 
   const handler = async (request: FastifyRequest, reply: FastifyReply) => {
     const decoded = await decodeCapture(toCaptureRequest(request))

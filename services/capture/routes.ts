@@ -15,6 +15,7 @@ import type { Tenants } from '../shared/tenancy'
 import type { Clock } from '../shared/time/clock'
 import type { Metrics } from '../shared/metrics'
 import type { CaptureBackpressure } from './backpressure'
+import { chargeOf, chargeRequestMemory, type MemoryBudget } from '../shared/http/memory-budget'
 
 export const CAPTURE_PATHS = ['/e', '/i/v0/e', '/track', '/engage', '/capture', '/batch']
 export const BODY_LIMIT = 20 * 1024 * 1024
@@ -26,17 +27,21 @@ export interface CaptureDeps {
   clock: Clock
   metrics: Metrics
   backpressure: CaptureBackpressure
+  /** The SDK intake's one memory budget, shared with /s/ and the flag answers. */
+  memory: MemoryBudget
 }
 
 /**
  * What every SDK intake route group shares (events here, recordings' /s/ in recording-intake.ts): bodies
- * as raw bytes (SDKs send JSON, text/plain gzip, forms and base64), and backpressure before the body is read.
+ * as raw bytes (SDKs send JSON, text/plain gzip, forms and base64), and backpressure and the memory budget
+ * before the body is read.
  */
 export function acceptSdkBodies(
   app: FastifyInstance,
   metrics: Metrics,
   /** Each backpressure the routes answer to, with the reason its refusals are counted under. */
   gates: Array<{ backpressure: CaptureBackpressure; reason: string }>,
+  memory: MemoryBudget,
 ): void {
   app.removeAllContentTypeParsers()
   app.addContentTypeParser('*', { parseAs: 'buffer', bodyLimit: BODY_LIMIT }, (_req, body, done) => done(null, body))
@@ -52,10 +57,12 @@ export function acceptSdkBodies(
       }
     }
   })
+  // After backpressure: a request refused for the backlog is never charged.
+  chargeRequestMemory(app, memory)
 }
 
 export async function captureRoutes(app: FastifyInstance, deps: CaptureDeps): Promise<void> {
-  acceptSdkBodies(app, deps.metrics, [{ backpressure: deps.backpressure, reason: 'backlog' }])
+  acceptSdkBodies(app, deps.metrics, [{ backpressure: deps.backpressure, reason: 'backlog' }], deps.memory)
 
   const handler = async (request: FastifyRequest, reply: import('fastify').FastifyReply) => {
     const decoded = await decodeCapture(toCaptureRequest(request))
@@ -134,5 +141,6 @@ export function toCaptureRequest(request: FastifyRequest): SdkRequest {
     query: request.query as Record<string, string | undefined>,
     headers: request.headers,
     body,
+    memory: chargeOf(request),
   }
 }

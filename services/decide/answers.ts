@@ -28,6 +28,8 @@ export interface FlagsCall {
   /** The raw body bytes. */
   body: unknown
   socket: { remoteAddress?: string }
+  /** Node's request: what its memory charge is kept under (shared/http/memory-budget.ts). */
+  raw?: object
 }
 
 export interface FlagAnswersDeps {

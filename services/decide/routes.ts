@@ -4,6 +4,7 @@
 import type { FastifyInstance, FastifyReply, FastifyRequest } from 'fastify'
 import { Type } from 'typebox'
 import { payloadText } from '../shared/http/sdk-body'
+import { chargeOf, chargeRequestMemory, type MemoryBudget } from '../shared/http/memory-budget'
 import { wrenError } from '../shared/errors'
 import { jsonTooDeep, jsonTooDeepIn } from '../shared/json'
 import { canReach } from '../shared/http/auth'
@@ -26,6 +27,8 @@ export interface PublicFlagDeps {
   cohorts: CohortReader
   clock: Clock
   metrics: Metrics
+  /** The SDK intake's one memory budget, shared with capture. */
+  memory: MemoryBudget
 }
 
 type Query = Record<string, string | undefined>
@@ -37,7 +40,7 @@ const BODY_LIMIT = 10 * 1024 * 1024
  * the answer; the route hands it the request and writes its bytes.
  */
 export async function flagAnswerRoutes(app: FastifyInstance, deps: PublicFlagDeps): Promise<void> {
-  acceptFlagBodies(app)
+  acceptFlagBodies(app, deps.memory)
   const answers = new FlagAnswers({ ...deps, decodeBody: bodyJson })
 
   // Sent here, returning nothing: Fastify would otherwise send the handler's return value again.
@@ -80,6 +83,7 @@ export async function flagAnswerRoutes(app: FastifyInstance, deps: PublicFlagDep
         400: ErrorBody,
         401: ErrorBody,
         413: ErrorBody,
+        503: ErrorBody,
       },
     },
     handler: (request: FastifyRequest, reply: FastifyReply) => evaluate(request, reply, endpoint),
@@ -90,7 +94,7 @@ export async function flagAnswerRoutes(app: FastifyInstance, deps: PublicFlagDep
 
 /** The other public flag routes: GET /decide, the remote config, surveys, and the definitions for local evaluation. */
 export async function publicFlagRoutes(app: FastifyInstance, deps: PublicFlagDeps): Promise<void> {
-  acceptFlagBodies(app)
+  acceptFlagBodies(app, deps.memory)
   const projectFor = (token: string): Project => projectOf(deps.projects, token)
   const route = routesOf(app, { projects: deps.projects, tag: 'decide' })
   // A GET of decide answers a minimal config, as PostHog's does.
@@ -206,9 +210,10 @@ export async function publicFlagRoutes(app: FastifyInstance, deps: PublicFlagDep
 }
 
 /** Old posthog-js sends forms, base64 and gzip: every body is read as bytes and decoded like capture's. */
-function acceptFlagBodies(app: FastifyInstance): void {
+function acceptFlagBodies(app: FastifyInstance, memory: MemoryBudget): void {
   app.removeAllContentTypeParsers()
   app.addContentTypeParser('*', { parseAs: 'buffer', bodyLimit: BODY_LIMIT }, (_req, body, done) => done(null, body))
+  chargeRequestMemory(app, memory)
 }
 
 /** A body in any of the SDKs' encodings, as JSON (what FlagAnswers asks for when the body is not plain JSON). */
@@ -217,7 +222,7 @@ async function bodyJson(request: FlagsCall): Promise<unknown> {
   const query = request.query as Query
   if (body.length === 0 && !query.data)
     throw wrenError('empty_payload', 'Request body is empty: send a JSON body with token and distinct_id.')
-  let text = await payloadText({ path: request.url, query, headers: request.headers, body })
+  let text = await payloadText({ path: request.url, query, headers: request.headers, body, memory: chargeOf(request) })
   const trimmed = text.trim()
   // A form's data= value (and old base64 bodies) may still be base64 of the JSON.
   if (!trimmed.startsWith('{') && /^[A-Za-z0-9+/= \r\n]+$/.test(trimmed)) {

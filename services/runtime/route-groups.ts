@@ -58,12 +58,20 @@ async function flagAnswerDeps(s: Stores): Promise<PublicFlagDeps> {
     cohorts: await s.cohortReader(),
     clock,
     metrics,
+    memory: await s.requestMemory(),
   }
 }
 
 async function captureDeps(s: Stores) {
   const { storage, clock, metrics } = s.ctx
-  return { log: storage.log, projects: await s.projects(), clock, metrics, backpressure: await s.backpressure() }
+  return {
+    log: storage.log,
+    projects: await s.projects(),
+    clock,
+    metrics,
+    backpressure: await s.backpressure(),
+    memory: await s.requestMemory(),
+  }
 }
 
 export const ROUTE_GROUPS = {

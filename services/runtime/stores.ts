@@ -7,6 +7,7 @@ import { existsSync } from 'node:fs'
 import { batchBytes, type Config } from '../shared/config'
 import { systemClock, type Clock } from '../shared/time/clock'
 import type { Metrics } from '../shared/metrics'
+import { defaultRequestMemoryBytes, MemoryBudget } from '../shared/http/memory-budget'
 import { INGESTION_GROUP, IngestionLagMonitor, RECORDINGS_GROUP } from '../shared/ingestion-lag'
 import { stallingSubscriptions } from '../shared/log/failpoint'
 import { chatModel } from '../shared/ai/chat'
@@ -193,6 +194,17 @@ export class Stores {
       this.ctx.metrics.gauge(`${gauges}_stalled_seconds`, () => monitor.current().stalledSeconds)
       if ('logBytesGauge' in stream.lag) this.ctx.metrics.gauge(stream.lag.logBytesGauge, () => monitor.current().logBytes ?? 0)
       return this.ctx.lifecycle.started(`lag ${stream.name}`, monitor, (m) => m.stop())
+    })
+  }
+
+  /** The one memory budget of the SDK intake requests (capture, /s/, the flag answers). */
+  requestMemory(): Promise<MemoryBudget> {
+    return this.once('request memory', () => {
+      const budget = new MemoryBudget(this.ctx.config.requestMemoryBytes ?? defaultRequestMemoryBytes(), () =>
+        this.ctx.metrics.inc('wren_request_memory_refused_total'),
+      )
+      this.ctx.metrics.gauge('wren_request_memory_bytes', () => budget.inUse)
+      return budget
     })
   }
 

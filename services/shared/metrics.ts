@@ -40,6 +40,14 @@ export const CATALOGUE = {
     type: 'gauge',
     help: '1 while /s/ refuses snapshots because the recordings processor is too far behind (WREN_MAX_RECORDINGS_BACKLOG, WREN_MAX_RECORDINGS_BACKLOG_BYTES), else 0.',
   },
+  wren_request_memory_bytes: {
+    type: 'gauge',
+    help: 'Bytes of memory the SDK intake requests in flight are charged (WREN_REQUEST_MEMORY_BYTES): 10 times each body, counted before it is read.',
+  },
+  wren_request_memory_refused_total: {
+    type: 'counter',
+    help: 'SDK intake requests answered 503 with Retry-After because the request memory budget (WREN_REQUEST_MEMORY_BYTES) was full (the request’s route is in wren_http_requests_total).',
+  },
   wren_ingested_events_total: { type: 'counter', help: 'Events ingestion wrote to ClickHouse.' },
   wren_ingestion_warnings_total: {
     type: 'counter',

@@ -371,6 +371,15 @@ export const VARIABLES: readonly ConfigVariable[] = [
     doc: 'embedded log: `/s/` answers 503 with `Retry-After` once the snapshots log holds this many bytes (what waits for the recordings processor, plus consumed segments kept under `WREN_LOG_RETENTION_BYTES`: keep it well above that), and accepts again below 80% of it (`0`: never refuse). Kafka does not report bytes: there only `WREN_MAX_RECORDINGS_BACKLOG` applies',
   }),
   v({
+    env: 'WREN_REQUEST_MEMORY_BYTES',
+    group: 'limits',
+    field: 'requestMemoryBytes',
+    parse: integer,
+    whenUnset:
+      "a quarter of the V8 heap limit (`--max-old-space-size`; Node's default is about a quarter of the machine's memory, at most 4 GiB)",
+    doc: 'memory the SDK intake requests (capture, `/s/`, `/decide`, `/flags`) may hold at once, each charged 10 times its `Content-Length` (a chunked body as it arrives, a compressed one as it inflates): the body, its text, its parsed JSON and its log message. A request that does not fit is answered 503 with `Retry-After` before its body is read; one larger than the whole budget is served when it is the only one (`0`: no limit)',
+  }),
+  v({
     env: 'WREN_HEADERS_TIMEOUT_MS',
     group: 'limits',
     field: 'http.headersTimeoutMs',

@@ -60,6 +60,8 @@ export interface Config {
   /** /s/ answers 503 past this many snapshot messages waiting for the recordings stage, or log bytes kept for them (0: never). */
   maxRecordingsBacklog: number
   maxRecordingsBacklogBytes: number
+  /** Bytes of memory the SDKs' intake requests may hold at once (shared/http/memory-budget.ts); null: a quarter of V8's heap limit; 0: no limit. */
+  requestMemoryBytes: number | null
   /** Consumed segments of the embedded log kept for replays (either limit deletes). */
   logRetention: { bytes: number; ms: number }
   /** When /_readyz reports ingestion as not ready (README: Operating Wren). */

@@ -7,12 +7,15 @@ import { promisify } from 'node:util'
 import { gunzip } from 'node:zlib'
 import { type WrenError, wrenError } from '../errors'
 import { decompressLzBase64, LzOutputTooLarge } from './lz-string'
+import { EXPANSION, type MemoryCharge } from './memory-budget'
 
 export interface SdkRequest {
   path: string // route path as requested, e.g. '/e/', '/batch', '/engage/', '/i/v0/e/', '/capture/', '/track/'
   query: Record<string, string | undefined>
   headers: Record<string, string | string[] | undefined> // lower-case names
   body: Buffer // raw body bytes (empty Buffer for GET)
+  /** The request's memory charge (memory-budget.ts), raised as a compressed body inflates; throws past the budget. */
+  memory?: MemoryCharge
 }
 
 export const MAX_DECOMPRESSED_BYTES = 20 * 1024 * 1024
@@ -168,6 +171,8 @@ export async function payloadText(req: SdkRequest): Promise<string> {
   if (startsWithGzipMagic(payload)) text = await gunzipCapped(payload)
   else if (compression === 'lz64') text = await lz64(decodeUtf8(payload, 'lz64 payload'))
   else text = decodeUtf8(payload, 'payload')
+  // The work after this (parsing, re-encoding) grows with the text, not with the compressed body charged so far.
+  if (text.length > payload.length) req.memory?.raise(text.length * EXPANSION)
 
   // Legacy endpoints (and anything hinted base64) may still carry one more layer of base64.
   if ((LEGACY_PATHS.has(routePath(req.path)) || compression === 'base64') && isStrictBase64(text)) {
