@@ -1,4 +1,4 @@
-// The definitions ingestion keeps (ingestion/definitions.ts, schemas/clickhouse/050_definitions.sql), read
+// The definitions ingestion keeps (ingestion/definitions.ts, schemas/clickhouse/046_definitions.sql), read
 // a page at a time: one query for the page, one for its count, and for events one more for the page's
 // 30-day volumes. Rows of parts not yet merged are folded here by GROUP BY.
 import { v5 } from 'uuid'

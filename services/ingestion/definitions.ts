@@ -1,7 +1,7 @@
 // Event and property definitions, kept by ingestion at no extra query: each part of a range (person-work.ts)
 // folds its events into one row per key (a project's event name; a property name per kind; an event's
 // property) in memory, and the store writes those rows with the part (persons/clickhouse-store.ts). The
-// tables (schemas/clickhouse/050_definitions.sql) fold rows of the same key, so a name seen in every batch
+// tables (schemas/clickhouse/046_definitions.sql) fold rows of the same key, so a name seen in every batch
 // is still one definition; the API (definitions/) reads them.
 //
 // PostHog's property-defs service (rust/property-defs-rs/src/types.rs) is what this follows: which
