@@ -31,6 +31,8 @@ export interface SnapshotBlock {
   lastTimestamp: number
   /** Snapshot messages the block gathers. */
   messageCount: number
+  /** The stored text: one JSONL line ["<window id>", <event>] per event. */
+  lines: string
 }
 
 /** The log range a write comes from: its deduplication tokens are named after it. */
@@ -74,13 +76,26 @@ function span(events: RrwebEvent[]): { first: number; last: number } {
   return { first, last }
 }
 
-/** Gathers a batch's messages into blocks, one per team, session and window, in the order first seen. */
-export function toBlocks(messages: Array<{ item: SnapshotItem; events: RrwebEvent[] }>): SnapshotBlock[] {
-  const blocks = new Map<string, SnapshotBlock>()
+/**
+ * A block's most JSONL characters before the next message of its session and window starts another block.
+ * A block is one row of one insert, and ClickHouse's JSON input refuses an object past 100 MiB; a block's text
+ * grows by about half again when escaped into that row. PostHog's blob ingester also cuts a session's blocks
+ * by size.
+ */
+export const MAX_BLOCK_CHARS = 16 * 1024 * 1024
+
+/**
+ * Gathers a batch's messages into blocks, one per team, session and window, in the order first seen; a
+ * session's window whose text would pass `maxChars` continues in a new block (a message is never split).
+ */
+export function toBlocks(messages: Array<{ item: SnapshotItem; events: RrwebEvent[] }>, maxChars = MAX_BLOCK_CHARS): SnapshotBlock[] {
+  const open = new Map<string, SnapshotBlock>()
+  const blocks: SnapshotBlock[] = []
   for (const { item, events } of messages) {
     const key = `${item.teamId}\u0000${item.sessionId}\u0000${item.windowId}`
-    let block = blocks.get(key)
-    if (!block) {
+    const text = lines(item.windowId, events)
+    let block = open.get(key)
+    if (!block || (block.lines.length > 0 && block.lines.length + text.length > maxChars)) {
       block = {
         teamId: item.teamId,
         sessionId: item.sessionId,
@@ -89,25 +104,28 @@ export function toBlocks(messages: Array<{ item: SnapshotItem; events: RrwebEven
         snapshotSource: item.snapshotSource,
         snapshotLibrary: item.snapshotLibrary,
         events: [],
+        lines: '',
         firstTimestamp: Infinity,
         lastTimestamp: -Infinity,
         messageCount: 0,
       }
-      blocks.set(key, block)
+      open.set(key, block)
+      blocks.push(block)
     }
     const { first, last } = span(events)
     for (const e of events) block.events.push(e)
+    block.lines += text
     block.firstTimestamp = Math.min(block.firstTimestamp, first)
     block.lastTimestamp = Math.max(block.lastTimestamp, last)
     block.messageCount++
   }
-  return [...blocks.values()]
+  return blocks
 }
 
-/** A block's stored text: one JSONL line ["<window id>", <event>] per event. */
-export function blockLines(block: Pick<SnapshotBlock, 'windowId' | 'events'>): string {
+/** Stored text: one JSONL line ["<window id>", <event>] per event. */
+function lines(windowId: string, events: RrwebEvent[]): string {
   let text = ''
-  for (const e of block.events) text += `${JSON.stringify([block.windowId, e])}\n`
+  for (const e of events) text += `${JSON.stringify([windowId, e])}\n`
   return text
 }
 
@@ -153,7 +171,7 @@ export class ClickHouseBlockStore implements BlockStore {
 
   async write(range: BatchRange, blocks: SnapshotBlock[]): Promise<void> {
     const rows = blocks.map((b) => {
-      const events = blockLines(b)
+      const events = b.lines
       return {
         team_id: b.teamId,
         session_id: b.sessionId,
