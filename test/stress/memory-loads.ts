@@ -3,8 +3,11 @@
 //   1. concurrent large snapshots: 12 senders posting 19 MB `/s/` bodies, each under the 20 MiB limit;
 //   2. a `/s/` flood: 2 MB snapshots as fast as 4 senders can post them;
 //   3. a wide person: 630 KB of person properties, then 10,000 events for that person in one request.
+// Each snapshot sender is one session, and waits Retry-After on a 503 as posthog-js does. After each load,
+// the stages must catch up (everything acknowledged stored).
 // Run: node --import tsx test/stress/memory-loads.ts [seconds=30]   (part of `npm run stress`)
-// Prints one line per load; exits 1 if a process died or answered a 5xx other than 503 + Retry-After.
+// Prints one line per load; exits 1 if a process died, answered a 5xx other than 503 + Retry-After, or did
+// not catch up.
 import { mkdtemp, readFile, rm } from 'node:fs/promises'
 import { tmpdir } from 'node:os'
 import path from 'node:path'
@@ -23,14 +26,13 @@ async function rss(pid: number): Promise<{ peak: number; now: number }> {
 }
 
 /** An rrweb full snapshot whose JSON is about `bytes` long: one page of text nodes, as a wide DOM is. */
-function snapshotBody(token: string, bytes: number): string {
+function snapshotBody(token: string, bytes: number, sessionId: string = randomUUID()): string {
   const text = 'x'.repeat(1000)
   const childNodes = Array.from({ length: Math.ceil(bytes / 1060) }, (_, i) => ({ type: 3, id: i + 10, textContent: text }))
   const events = [
     { type: 4, timestamp: Date.now(), data: { href: 'https://example.com/', width: 1280, height: 800 } },
     { type: 2, timestamp: Date.now(), data: { node: { type: 0, id: 1, childNodes }, initialOffset: { top: 0, left: 0 } } },
   ]
-  const sessionId = randomUUID()
   return JSON.stringify([
     {
       event: '$snapshot',
@@ -45,6 +47,7 @@ interface Outcome {
   problems: string[]
 }
 
+/** Posts `body`; on a 503 with Retry-After, waits that long (as posthog-js does) before returning. */
 async function post(url: string, body: string, outcome: Outcome): Promise<void> {
   const res = await fetch(url, { method: 'POST', headers: { 'content-type': 'application/json' }, body }).catch((err: Error) => err)
   if (res instanceof Error) {
@@ -53,17 +56,39 @@ async function post(url: string, body: string, outcome: Outcome): Promise<void> 
   }
   await res.arrayBuffer().catch(() => undefined)
   outcome.statuses.set(res.status, (outcome.statuses.get(res.status) ?? 0) + 1)
-  if (res.status >= 500 && !(res.status === 503 && res.headers.get('retry-after'))) outcome.problems.push(`${res.status} from ${url}`)
+  const retryAfter = Number(res.headers.get('retry-after'))
+  if (res.status >= 500 && !(res.status === 503 && retryAfter > 0)) outcome.problems.push(`${res.status} from ${url}`)
+  if (res.status === 503 && retryAfter > 0) await new Promise((r) => setTimeout(r, retryAfter * 1000))
 }
 
-/** `senders` loops posting `makeBody()` to `/s/` until `ms` have passed. */
-async function snapshotSenders(wren: WrenProcess, senders: number, ms: number, makeBody: () => string, outcome: Outcome): Promise<void> {
+/** `senders` loops, one session each, posting `makeBody(session)` to `/s/` until `ms` have passed. */
+async function snapshotSenders(
+  wren: WrenProcess,
+  senders: number,
+  ms: number,
+  makeBody: (sessionId: string) => string,
+  outcome: Outcome,
+): Promise<void> {
   const until = Date.now() + ms
   await Promise.all(
     Array.from({ length: senders }, async () => {
-      while (Date.now() < until) await post(`${wren.url}/s/`, makeBody(), outcome)
+      const sessionId = randomUUID()
+      while (Date.now() < until) await post(`${wren.url}/s/`, makeBody(sessionId), outcome)
     }),
   )
+}
+
+/** Until both stages have nothing left (the lag is sampled every few seconds); the seconds it took. */
+async function caughtUp(wren: WrenProcess): Promise<number> {
+  const started = Date.now()
+  await waitFor(
+    async () => {
+      const health = (await (await fetch(`${wren.url}/_health`)).json()) as Record<string, { messages?: number } | undefined>
+      return health.ingestion?.messages === 0 && health.recordings?.messages === 0 && Date.now() - started > 6000
+    },
+    { timeoutMs: 600_000, what: 'the stages to catch up', intervalMs: 500 },
+  )
+  return Math.round((Date.now() - started) / 1000)
 }
 
 async function wideProperties(): Promise<Record<string, string>> {
@@ -79,16 +104,16 @@ const loads: Load[] = [
   {
     name: '12 × 19 MB /s/ at once',
     async run(wren, keys, outcome) {
-      const body = snapshotBody(keys.project, 19 * MB)
-      await snapshotSenders(wren, 12, seconds * 1000, () => body, outcome)
-      return `${(body.length / MB).toFixed(1)} MB bodies`
+      const size = snapshotBody(keys.project, 19 * MB).length
+      await snapshotSenders(wren, 12, seconds * 1000, (session) => snapshotBody(keys.project, 19 * MB, session), outcome)
+      return `${(size / MB).toFixed(1)} MB bodies, caught up ${await caughtUp(wren)} s after`
     },
   },
   {
     name: '/s/ flood of 2 MB snapshots',
     async run(wren, keys, outcome) {
-      await snapshotSenders(wren, 4, seconds * 1000, () => snapshotBody(keys.project, 2 * MB), outcome)
-      return ''
+      await snapshotSenders(wren, 4, seconds * 1000, (session) => snapshotBody(keys.project, 2 * MB, session), outcome)
+      return `caught up ${await caughtUp(wren)} s after`
     },
   },
   {
@@ -109,14 +134,7 @@ const loads: Load[] = [
         properties: { n },
       }))
       await post(`${wren.url}/batch/`, batch(events), outcome)
-      // Until ingestion has nothing left: the events are then stored (the lag is sampled every few seconds).
-      await waitFor(
-        async () => {
-          const health = (await (await fetch(`${wren.url}/_health`)).json()) as { ingestion?: { messages?: number } }
-          return health.ingestion?.messages === 0 && Date.now() - started > 6000
-        },
-        { timeoutMs: 600_000, what: 'ingestion to catch up', intervalMs: 500 },
-      )
+      await caughtUp(wren)
       return `ingested in ${Math.round((Date.now() - started) / 1000)} s`
     },
   },
