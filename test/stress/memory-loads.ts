@@ -83,8 +83,8 @@ async function caughtUp(wren: WrenProcess): Promise<number> {
   const started = Date.now()
   await waitFor(
     async () => {
-      const health = (await (await fetch(`${wren.url}/_health`)).json()) as Record<string, { messages?: number } | undefined>
-      return health.ingestion?.messages === 0 && health.recordings?.messages === 0 && Date.now() - started > 6000
+      const health = (await (await fetch(`${wren.url}/_health`)).json()) as Record<string, { lag_messages?: number } | undefined>
+      return health.ingestion?.lag_messages === 0 && health.recordings?.lag_messages === 0 && Date.now() - started > 6000
     },
     { timeoutMs: 600_000, what: 'the stages to catch up', intervalMs: 500 },
   )
