@@ -80,11 +80,14 @@ export const ERROR_CATALOGUE = {
   ai_provider_timeout: { status: 504, detail: 'The AI provider did not answer in time.' },
   /** Capture's backpressure: ingestion is too far behind to take more events now; the SDKs retry. */
   ingestion_backlog_full: { status: 503, detail: 'Ingestion is behind: retry shortly.' },
+  /** The request memory budget (shared/http/memory-budget.ts): other large requests hold it; the SDKs retry. */
+  busy_with_large_requests: { status: 503, detail: 'Wren is busy with other large requests: retry shortly.' },
 } as const satisfies Record<string, CatalogueEntry>
 
 export type ErrorCode = keyof typeof ERROR_CATALOGUE
 
-export const BACKLOG_FULL: ErrorCode = 'ingestion_backlog_full'
+/** Refusals that ask the client to retry later (with Retry-After): expected under load, not logged as failures. */
+export const RETRY_LATER: ReadonlySet<ErrorCode> = new Set<ErrorCode>(['ingestion_backlog_full', 'busy_with_large_requests'])
 
 export class WrenError extends Error {
   readonly status: number

@@ -87,7 +87,7 @@ describe('request memory budget', () => {
     expect(refused.length + acknowledged.length).toBe(answers.length)
     for (const { res, body } of refused) {
       expect(Number(res.headers.get('retry-after'))).toBeGreaterThan(0)
-      expect(body).toMatchObject({ type: 'server_error', code: 'ingestion_backlog_full' })
+      expect(body).toMatchObject({ type: 'server_error', code: 'busy_with_large_requests' })
       expect(body.detail).toMatch(/WREN_REQUEST_MEMORY_BYTES=26214400/)
     }
     expect(await refusals()).toBe(refused.length)
@@ -120,7 +120,7 @@ describe('request memory budget', () => {
     const refused = await announced.answer
     expect(refused.statusCode).toBe(503)
     expect(Number(refused.headers['retry-after'])).toBeGreaterThan(0)
-    expect(JSON.parse(refused.text)).toMatchObject({ code: 'ingestion_backlog_full' })
+    expect(JSON.parse(refused.text)).toMatchObject({ code: 'busy_with_large_requests' })
     announced.req.destroy()
 
     // A chunked body (no Content-Length) is charged as it arrives, and refused once over.

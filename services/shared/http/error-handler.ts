@@ -4,7 +4,7 @@ import type { FastifyError, FastifyInstance, FastifyReply, FastifyRequest } from
 import { STATUS_CODES } from 'node:http'
 import type { Socket } from 'node:net'
 import Router from 'find-my-way'
-import { BACKLOG_FULL, WrenError, fromClickHouseError, wrenError } from '../errors'
+import { RETRY_LATER, WrenError, fromClickHouseError, wrenError } from '../errors'
 
 /**
  * The error handler, and (returned, for the caller to set with setNotFoundHandler in the scope whose hooks
@@ -47,7 +47,7 @@ export function installErrorHandler(app: FastifyInstance): (request: FastifyRequ
 export function renderError(error: FastifyError | WrenError, request: FastifyRequest, reply: FastifyReply): void {
   const wren = error instanceof WrenError ? error : fromFastifyError(error, request)
   // Backpressure refusals are an answer (thousands a second in a flood), counted in /_metrics, not logged.
-  if (wren.status >= 500 && wren.code !== BACKLOG_FULL) request.log.error({ err: error }, 'request failed')
+  if (wren.status >= 500 && !RETRY_LATER.has(wren.code)) request.log.error({ err: error }, 'request failed')
   void reply.status(wren.status).headers(wren.headers).type('application/json').send(wren.toJSON())
 }
 

@@ -20,7 +20,7 @@ describe('MemoryBudget', () => {
     const a = budget.charge(60)
     const b = budget.charge(40)
     const err = refusalOf(() => budget.charge(1))
-    expect(err).toMatchObject({ status: 503, code: 'ingestion_backlog_full' })
+    expect(err).toMatchObject({ status: 503, code: 'busy_with_large_requests' })
     expect(Number(err.headers['retry-after'])).toBeGreaterThan(0)
     expect(refused).toBe(1)
     a.release()

@@ -80,11 +80,11 @@ export class MemoryBudget {
     return this.limit === 0 || more === 0 || this.used + more <= this.limit || this.used - own === 0
   }
 
-  /** The 503 a request over the budget gets: capture's backpressure refusal (SDKs retry it; it is not logged). */
+  /** The 503 a request over the budget gets, with Retry-After, as capture's backpressure answers (SDKs retry it). */
   private refusal(): WrenError {
     this.onRefused()
     return new WrenError(
-      'ingestion_backlog_full',
+      'busy_with_large_requests',
       `Wren is busy with other large requests (${this.used} of WREN_REQUEST_MEMORY_BYTES=${this.limit} bytes in use): retry after ${RETRY_AFTER_SECONDS} s.`,
       null,
       // Sent before the body is read. The connection stays open (Node discards the rest of the body without
