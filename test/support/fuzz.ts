@@ -82,6 +82,8 @@ export function* fuzzRequests(seed: number, keys: FuzzKeys, count: number, opts:
   const int = (n: number) => Math.floor(random() * n)
   const pick = <T>(items: readonly T[]): T => items[int(items.length)]
   const chance = (p: number) => random() < p
+  // Snapshots are recent: a recording older than the project's retention is stored but never shown.
+  const epoch = Date.now()
   const bigLiteral = () => pick(BIG_LITERALS)
   // A placeholder that jsonText turns into the bare literal (JSON.stringify has no number past 2^53).
   const big = (): unknown => `@@big@@${bigLiteral()}`
@@ -341,7 +343,7 @@ export function* fuzzRequests(seed: number, keys: FuzzKeys, count: number, opts:
 
   // posthog-js's /s/ requests, as sent (gzip-js) or in any other encoding, valid or mangled.
   const snapshots = (): FuzzRequest => {
-    const at = Date.UTC(2026, 0, 1) + int(1_000_000_000)
+    const at = epoch - int(3_600_000)
     const compressed = chance(0.5)
     const chunks: RrwebEvent[][] = chance(0.3)
       ? [pageLoad(at, { compressed, bytes: chance(0.1) ? 300_000 : 4_000 }), interactions(at + 10, int(5), { compressed })]
@@ -427,7 +429,7 @@ export function* fuzzRequests(seed: number, keys: FuzzKeys, count: number, opts:
   const large = (size: number): FuzzRequest => {
     const toSnapshots = chance(0.5)
     const token = chance(0.35) ? keys.projectKey : 'phc_fuzz_no_such_project'
-    const at = Date.UTC(2026, 0, 1) + int(1_000_000_000)
+    const at = epoch - int(3_600_000)
     let json: string
     if (toSnapshots) {
       const session = { token, sessionId: `fuzz-large-${int(10)}`, distinctId: 'fuzz-large' }
