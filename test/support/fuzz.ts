@@ -392,7 +392,7 @@ export function* fuzzRequests(seed: number, keys: FuzzKeys, count: number, opts:
       .map(([name, schema]) => {
         const value = chance(0.8) ? sample(schema, draw) : scalar()
         const text = typeof value === 'string' ? value.replace(/^@@big@@/, '') : (JSON.stringify(value) ?? '')
-        return `${name}=${encodeURIComponent(text)}`
+        return `${name}=${percentEncoded(text)}`
       })
     const auth = pick([
       ...Array(10).fill(keys.personalKey),
@@ -572,6 +572,15 @@ export function* fuzzRequests(seed: number, keys: FuzzKeys, count: number, opts:
     if (opts.burstEvery && n > 0 && n % opts.burstEvery === 0) yield burst()
     const req = next()
     yield chance(0.12) && !req.raw ? { ...req, what: `${req.what} (repeated parameters)`, path: repeatParameters(req.path) } : req
+  }
+}
+
+/** encodeURIComponent, but a lone surrogate (which it throws on) goes as the invalid UTF-8 of one. */
+function percentEncoded(text: string): string {
+  try {
+    return encodeURIComponent(text)
+  } catch {
+    return encodeURIComponent(text.replace(/[\ud800-\udfff]/g, '')) + '%ED%A0%80'
   }
 }
 
