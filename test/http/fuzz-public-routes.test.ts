@@ -1,11 +1,14 @@
-// A bounded fuzz run over every public route (capture, decide/flags, remote config, local evaluation):
-// hostile bodies, encodings, headers and malformed HTTP from a seeded generator (test/support/fuzz.ts).
-// No answer is a 5xx, every error is a JSON {type, code, detail}, nothing pollutes Object.prototype, the
-// process keeps serving, and a good event sent afterwards is ingested. `npm run stress` runs the same
-// generator longer (test/stress/fuzz.ts).
+// A bounded fuzz run over every route (capture, /s/, decide/flags, remote config, local evaluation, the
+// management API under `*` and limited keys): hostile bodies, encodings, headers, repeated parameters, numbers
+// past 2^53, a burst of concurrent large bodies and malformed HTTP from a seeded generator
+// (test/support/fuzz.ts). No answer is a 5xx (but a 503 with Retry-After), every error is a JSON
+// {type, code, detail}, nothing pollutes Object.prototype, the process keeps serving, and a good event and a
+// good recording sent afterwards are stored. `npm run stress` runs the same generator longer
+// (test/stress/fuzz.ts).
 import { afterAll, beforeAll, describe, expect, it } from 'vitest'
 import { api, captureBatch, drained, startWren, type TestWren } from '../support/wren'
-import { runFuzz } from '../support/fuzz'
+import { recordingStored, runFuzz } from '../support/fuzz'
+import { managementTargets } from '../support/fuzz-management'
 
 const SEED = 20261122
 const REQUESTS = 1_200
@@ -21,12 +24,33 @@ describe('fuzzing the public routes', () => {
   })
 
   it(`answers ${REQUESTS} hostile requests (seed ${SEED}) without a 5xx, with JSON errors, and keeps ingesting`, async () => {
-    const { problems, statuses } = await runFuzz(t.url, t, { seed: SEED, count: REQUESTS, concurrency: CONCURRENCY })
+    const management = await managementTargets(t)
+    const { problems, statuses, kinds } = await runFuzz(
+      t.url,
+      { ...t, management },
+      // One burst, of bodies small enough for the normal suite: the long run's are up to the 20 MiB limit.
+      { seed: SEED, count: REQUESTS, concurrency: CONCURRENCY, burstEvery: 1_000, burstSizes: [1024 * 1024, 2 * 1024 * 1024] },
+    )
     expect(problems.slice(0, 20)).toEqual([])
     // The run really exercised acceptance and refusal.
     expect(statuses.get(200) ?? 0).toBeGreaterThan(100)
     expect(statuses.get(400) ?? 0).toBeGreaterThan(100)
     expect(statuses.get(413) ?? 0).toBeGreaterThan(5)
+    // Every kind of request was sent, and the management routes and /s/ both accepted and refused some.
+    const answered = (kind: string) => [...(kinds.get(kind as never) ?? new Map<number, number>())]
+    const count = (kind: string, ok: (status: number) => boolean) =>
+      answered(kind).reduce((n, [status, times]) => n + (ok(status) ? times : 0), 0)
+    for (const kind of ['management', 'snapshots']) {
+      expect(
+        count(kind, (s) => s < 300),
+        kind,
+      ).toBeGreaterThan(5)
+      expect(
+        count(kind, (s) => s >= 400),
+        kind,
+      ).toBeGreaterThan(10)
+    }
+    expect(count('burst', () => true)).toBeGreaterThanOrEqual(8)
     expect(Object.keys(Object.prototype)).toEqual([])
     expect(({} as Record<string, unknown>).polluted).toBeUndefined()
 
@@ -37,5 +61,6 @@ describe('fuzzing the public routes', () => {
     await drained(t.wren)
     const stored = await api(t)('GET', `/api/projects/${t.projectId}/events/?event=after-fuzz`)
     expect(stored.body.results.map((e: { distinct_id: string }) => e.distinct_id)).toEqual(['fuzz-survivor'])
+    expect(await recordingStored(t)).toBe(true)
   }, 120_000)
 })

@@ -92,4 +92,27 @@ describe('query strings never throw', () => {
     expect(page.status).toBe(400)
     expect(JSON.parse(page.text)).toMatchObject({ attr: 'page', detail: expect.stringContaining('page must be an integer') })
   })
+
+  it('answers 400 naming the field for integer query parameters that read as infinite', async () => {
+    // '1e400' and 'Infinity' coerce to Infinity, which the validator's range checks let through.
+    const lists = t.wren.routes.filter((r) => r.method === 'GET' && /^\/api\/projects\/:project_id\/[^:]*$/.test(r.url))
+    for (const { url } of lists)
+      for (const name of ['limit', 'offset', 'page'])
+        for (const value of ['1e400', 'Infinity', '-1e400']) {
+          const path = `${url.replace(':project_id', String(t.projectId))}?${name}=${value}`
+          const res = await manage('GET', path)
+          expect({ path, status: res.status }).toEqual({ path, status: res.status < 500 ? res.status : 'below 500' })
+          if (res.status === 400) expect(JSON.parse(res.text), path).toMatchObject({ attr: name })
+        }
+    const persons = await manage('GET', `/api/projects/${t.projectId}/persons/?limit=1e400`)
+    expect({ status: persons.status, body: JSON.parse(persons.text) }).toEqual({
+      status: 400,
+      body: {
+        type: 'validation_error',
+        code: 'invalid_input',
+        attr: 'limit',
+        detail: "limit must be an integer from 1 to 1000, got 'Infinity'.",
+      },
+    })
+  })
 })

@@ -1,5 +1,7 @@
 // SIGKILL at random moments, over several trials on one data directory: after every restart, each event
-// capture acknowledged is stored exactly once, and persons built from identify/alias/$set survive.
+// capture acknowledged is stored exactly once, and persons built from identify/alias/$set survive; beside
+// the events, posthog-js's session-recording snapshots flow to /s/, and each one acknowledged is stored
+// exactly once in its session.
 // `npm test` runs a few trials; `npm run stress` runs many (WREN_CRASH_TRIALS). The seed is printed, and
 // WREN_CRASH_SEED replays a failing run's kill moments.
 import { afterAll, describe, expect, it } from 'vitest'
@@ -9,11 +11,13 @@ import path from 'node:path'
 import { randomUUID } from 'node:crypto'
 import { api, spawnWren, waitFor, type WrenProcess } from '../support/wren'
 import { seeded } from '../support/random'
+import { interactions, pageLoad, posthogJsRequest, snapshotBatch } from '../support/rrweb'
 import { generateKey, PERSONAL_KEY_PREFIX, PROJECT_KEY_PREFIX } from '../../services/projects/store'
 
 const TRIALS = Number(process.env.WREN_CRASH_TRIALS ?? 3)
 const SEED = Number(process.env.WREN_CRASH_SEED ?? Date.now() % 1_000_000)
 const USERS = 30
+const SESSIONS = 6
 
 describe(`crash trials (${TRIALS} SIGKILLs at random moments, seed ${SEED})`, () => {
   let dataDir = ''
@@ -68,17 +72,49 @@ describe(`crash trials (${TRIALS} SIGKILLs at random moments, seed ${SEED})`, ()
         if (res?.status === 200) for (const e of batch) acknowledged.add(e.uuid)
         return res?.status === 200
       }
+      // Recordings: each /s/ request is one chunk of a session as posthog-js sends it (the page load first,
+      // then interactions), every rrweb event with a timestamp of its own, to find it again.
+      const snapshotsAcknowledged = new Map<string, number[]>()
+      const started = new Set<string>()
+      let snapshotSeq = 0
+      // Recent: a recording older than the project's retention is not shown.
+      const epoch = Date.now()
+      const sendSnapshot = async (url: string) => {
+        const n = snapshotSeq++
+        const sessionId = `trial-session-${n % SESSIONS}`
+        const at = epoch + n * 10
+        const events = started.has(sessionId)
+          ? interactions(at, 3, { compressed: n % 2 === 0 })
+          : [...pageLoad(at, { compressed: true }), ...interactions(at + 2, 3)]
+        started.add(sessionId)
+        const { path, body } = posthogJsRequest(
+          snapshotBatch({ token: env.WREN_PROJECT_API_KEY, sessionId, distinctId: `user-${n % USERS}` }, [events]),
+        )
+        const res = await fetch(url + path, { method: 'POST', body: new Uint8Array(body) }).catch(() => null)
+        if (res?.status !== 200) return false
+        snapshotsAcknowledged.set(sessionId, [...(snapshotsAcknowledged.get(sessionId) ?? []), ...events.map((e) => e.timestamp)])
+        return true
+      }
       const flood = async (url: string, until: () => boolean) => {
-        await Promise.all(
-          Array.from({ length: 3 }, async () => {
+        await Promise.all([
+          ...Array.from({ length: 3 }, async () => {
             while (!until()) if (!(await send(url))) return
           }),
-        )
+          (async () => {
+            while (!until()) if (!(await sendSnapshot(url))) return
+          })(),
+        ])
       }
 
       for (let trial = 0; trial < TRIALS; trial++) {
         wren = await spawnWren(dataDir, env)
         const current = wren
+        if (trial === 0) {
+          const optIn = await api({ url: current.url, personalKey: env.WREN_PERSONAL_API_KEY })('PATCH', '/api/projects/1/', {
+            session_recording_opt_in: true,
+          })
+          expect(optIn.status).toBe(200)
+        }
         let killed = false
         const flooding = flood(current.url, () => killed)
         // Kill somewhere between the first acknowledgement and a few batches in: mid-append, mid-batch,
@@ -143,7 +179,51 @@ describe(`crash trials (${TRIALS} SIGKILLs at random moments, seed ${SEED})`, ()
       }
       const late = rows.filter((e) => e.distinct_id.startsWith('user-'))
       for (const e of late) expect(e.person_id).toBe(personOf.get(e.distinct_id))
+
+      // Every acknowledged snapshot is in its session, none twice (a request the kill cut off may be stored
+      // without having been acknowledged, as with events).
+      expect(snapshotsAcknowledged.size).toBe(SESSIONS)
+      const storedOf = async (session: string): Promise<number[]> => {
+        const base = `/api/projects/1/session_recordings/${session}/snapshots`
+        const listed = await call('GET', base)
+        if (listed.status !== 200) return []
+        const count = (listed.body.sources as unknown[]).length
+        const timestamps: number[] = []
+        for (let from = 0; from < count; from += 20) {
+          const res = await call('GET', `${base}?source=blob_v2&start_blob_key=${from}&end_blob_key=${Math.min(from + 19, count - 1)}`)
+          for (const line of res.text.trimEnd().split('\n'))
+            timestamps.push((JSON.parse(line) as [string, { timestamp: number }])[1].timestamp)
+        }
+        return timestamps
+      }
+      const stored = new Map<string, number[]>()
+      const lostOf = (session: string) => snapshotsAcknowledged.get(session)!.filter((ts) => !stored.get(session)?.includes(ts))
+      await waitFor(
+        async () => {
+          for (const session of snapshotsAcknowledged.keys()) stored.set(session, await storedOf(session))
+          return [...snapshotsAcknowledged.keys()].every((session) => lostOf(session).length === 0)
+        },
+        { timeoutMs: 90_000, intervalMs: 1_000, what: `all acknowledged snapshots stored (seed ${SEED})` },
+      ).catch(() => undefined)
+      for (const [session, acked] of snapshotsAcknowledged) {
+        const lost = lostOf(session).map((ts) => (ts - epoch) / 10)
+        if (lost.length)
+          console.log(
+            session,
+            'acknowledged',
+            acked.length,
+            'stored',
+            stored.get(session)?.length,
+            'lost (request numbers)',
+            JSON.stringify(lost),
+            'of',
+            snapshotSeq,
+          )
+        expect(lost.length, `lost snapshots of ${session} (seed ${SEED})`).toBe(0)
+        const all = stored.get(session)!
+        expect(all.length - new Set(all).size, `duplicated snapshots of ${session} (seed ${SEED})`).toBe(0)
+      }
     },
-    (60 + TRIALS * 30) * 1000,
+    (150 + TRIALS * 30) * 1000,
   )
 })

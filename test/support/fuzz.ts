@@ -1,28 +1,62 @@
-// Hostile requests for every public route, from a seeded generator (the same seed gives the same requests):
+// Hostile requests for every route, from a seeded generator (the same seed gives the same requests):
 // truncated JSON, wrong types, deep nesting, invalid UTF-8, lying content encodings, gzip and lz64 bombs,
-// huge strings, prototype-pollution keys, random bytes, malformed HTTP. Used by test/fuzz-public-routes.test.ts
-// (a bounded run) and test/stress/fuzz.ts (a long one).
+// huge strings, prototype-pollution keys, random bytes, malformed HTTP, numbers past 2^53 (in ids, query
+// strings and bodies), repeated query parameters, session-recording snapshots as posthog-js sends them and
+// mangled, the management API under every kind of key (./fuzz-management.ts), and, every so often, a burst of
+// many concurrent bodies of several MB. Used by test/http/fuzz-public-routes.test.ts (a bounded run) and
+// test/stress/fuzz.ts (a long one).
 import { gzipSync } from 'node:zlib'
 import net from 'node:net'
 import lzString from 'lz-string'
 import { lzBomb } from './lz-bomb'
-import { seeded, type Random } from './random'
+import { seeded } from './random'
+import { fillPath, sample, type Draw, type ManagementTargets } from './fuzz-management'
+import { interactions, pageLoad, posthogJsRequest, snapshotBatch, type RrwebEvent } from './rrweb'
 
 export interface FuzzRequest {
   /** What was generated, to name a failure. */
   what: string
+  /** Which of the generator's kinds, to count what a run covered. */
+  kind: FuzzKind
   method: 'GET' | 'POST' | 'PUT' | 'DELETE' | 'OPTIONS'
   path: string
   headers: Record<string, string>
   body?: Buffer
   /** Sent as these bytes on a raw socket instead (malformed HTTP that fetch cannot send). */
   raw?: Buffer
+  /** Sent all at once instead (the request itself is only their envelope). */
+  burst?: FuzzRequest[]
 }
+
+export type FuzzKind = 'capture' | 'snapshots' | 'decide' | 'config' | 'local-evaluation' | 'management' | 'methods' | 'raw' | 'burst'
 
 export interface FuzzKeys {
   projectKey: string
   personalKey: string
+  /** The management routes and keys to fuzz them with; none without it. */
+  management?: ManagementTargets
 }
+
+export interface FuzzOptions {
+  /** A burst of 8–16 concurrent large bodies to /s/ and /batch/ every this many requests; none without it. */
+  burstEvery?: number
+  /** The sizes a burst's bodies are drawn from, in bytes (some near or past the 20 MiB limit). */
+  burstSizes?: number[]
+}
+
+const MiB = 1024 * 1024
+const BURST_SIZES = [1 * MiB, 3 * MiB, 5 * MiB, 8 * MiB, 12 * MiB, 19.5 * MiB, 20 * MiB - 4096, 20.5 * MiB]
+/** Numbers no double holds exactly, as JSON text, path ids and query values. */
+const BIG_LITERALS = [
+  '9007199254740993',
+  '99999999999999999999',
+  '-99999999999999999999',
+  '1e30',
+  '1e400',
+  '123456789012345678901234567890',
+]
+/** Query parameters the routes read, to repeat. */
+const REPEATABLE = ['compression', '_', 'ver', 'v', 'ip', 'beacon', 'config', 'token', 'api_key', 'limit', 'offset', 'format', 'data']
 
 const CAPTURE_PATHS = ['/e/', '/i/v0/e/', '/batch/', '/capture/', '/track/', '/engage/']
 const DECIDE_PATHS = [
@@ -43,11 +77,16 @@ function bombsOnce(): { gzip: Buffer; lz64: string } {
   return bombs
 }
 
-export function* fuzzRequests(seed: number, keys: FuzzKeys, count: number): Generator<FuzzRequest> {
+export function* fuzzRequests(seed: number, keys: FuzzKeys, count: number, opts: FuzzOptions = {}): Generator<FuzzRequest> {
   const random = seeded(seed)
   const int = (n: number) => Math.floor(random() * n)
   const pick = <T>(items: readonly T[]): T => items[int(items.length)]
   const chance = (p: number) => random() < p
+  // Snapshots are recent: a recording older than the project's retention is stored but never shown.
+  const epoch = Date.now()
+  const bigLiteral = () => pick(BIG_LITERALS)
+  // A placeholder that jsonText turns into the bare literal (JSON.stringify has no number past 2^53).
+  const big = (): unknown => `@@big@@${bigLiteral()}`
 
   // --- JSON values -----------------------------------------------------------------------------------------
   const weirdStrings = [
@@ -72,7 +111,7 @@ export function* fuzzRequests(seed: number, keys: FuzzKeys, count: number): Gene
   ]
   const weirdNumbers = [0, -0, -1, 1.5, 1e308, -1e308, 2 ** 53 + 1, 2 ** 64, 1e-320]
   const scalar = (): unknown =>
-    pick([() => pick(weirdStrings), () => pick(weirdNumbers), () => chance(0.5), () => null, () => [], () => ({})])()
+    pick([() => pick(weirdStrings), () => pick(weirdNumbers), () => chance(0.5), () => null, () => [], () => ({}), big])()
   const hugeString = () => pick(['x', 'é', '😀', '\\', '"'])!.repeat(chance(0.9) ? 20_000 + int(200_000) : 1_000_000 + int(2_000_000))
   // A placeholder that jsonText turns into `depth` levels of nesting (JSON.stringify itself would overflow the stack).
   const nested = (depth: number): string => `@@deep@@${depth}`
@@ -110,6 +149,7 @@ export function* fuzzRequests(seed: number, keys: FuzzKeys, count: number): Gene
     if (chance(0.1)) Object.assign(props, pollution())
     if (chance(0.05)) props.big = hugeString()
     if (chance(0.05)) props.deep = nested(pick([50, 127, 129, 1_000, 20_000]))
+    if (chance(0.05)) props.huge = big()
     return props
   }
   const eventName = () =>
@@ -138,7 +178,7 @@ export function* fuzzRequests(seed: number, keys: FuzzKeys, count: number): Gene
       e.timestamp = pick(['2026-01-01T00:00:00Z', 'garbage', '9999-99-99', '-1', '1700000000', '2020-01-01T00:00:00+25:00', 1e20, null])
     if (chance(0.2))
       e.uuid = pick(['not-a-uuid', '018f1a2b-3c4d-7e5f-8a9b-0c1d2e3f4a5b', '', 7, null, '{018F1A2B-3C4D-7E5F-8A9B-0C1D2E3F4A5B}'])
-    if (chance(0.1)) e.offset = scalar()
+    if (chance(0.1)) e.offset = chance(0.5) ? big() : scalar()
     if (chance(0.1)) e.$set = scalar()
     if (e.event === '$create_alias' || e.event === '$merge_dangerously')
       (e.properties as Record<string, unknown>).alias = chance(0.7) ? `fuzz-${int(50)}` : scalar()
@@ -291,15 +331,148 @@ export function* fuzzRequests(seed: number, keys: FuzzKeys, count: number): Gene
 
   // --- requests ----------------------------------------------------------------------------------------------
   const jsonText = (value: unknown): string => {
-    const text = (JSON.stringify(value) ?? 'null').replace(/"@@deep@@(\d+)"/g, (_, depth: string) => nestedText(Number(depth)))
+    const text = (JSON.stringify(value) ?? 'null')
+      .replace(/"@@deep@@(\d+)"/g, (_, depth: string) => nestedText(Number(depth)))
+      .replace(/"@@big@@([^"]+)"/g, '$1')
     return chance(0.1) ? text.replace(/"[^"]*":/, '"__proto__":') : text
   }
   const tokens = () =>
     pick([keys.projectKey, keys.personalKey, 'phc_nope', 'a'.repeat(2_000), '%00', '..%2F..%2Fetc', '%F0%9F%98%80', '%ZZ', 'null', ' '])
 
-  for (let n = 0; n < count; n++) {
+  const draw: Draw = { int, chance, pick, scalar, big }
+
+  // posthog-js's /s/ requests, as sent (gzip-js) or in any other encoding, valid or mangled.
+  const snapshots = (): FuzzRequest => {
+    const at = epoch - int(3_600_000)
+    const compressed = chance(0.5)
+    const chunks: RrwebEvent[][] = chance(0.3)
+      ? [pageLoad(at, { compressed, bytes: chance(0.1) ? 300_000 : 4_000 }), interactions(at + 10, int(5), { compressed })]
+      : [interactions(at, 1 + int(30), { compressed })]
+    const sessionId = chance(0.9) ? `fuzz-session-${int(20)}` : pick(['', 'a'.repeat(71), 'bad id!', '__proto__', 'ünï'])
+    const token = chance(0.9) ? keys.projectKey : pick([keys.personalKey, 'phc_nope', ''])
+    let batch: unknown = snapshotBatch({ token, sessionId, distinctId: `fuzz-${int(50)}` }, chunks)
+    let how = 'valid'
+    if (chance(0.5)) {
+      const events = batch as Array<{ properties: Record<string, unknown> } & Record<string, unknown>>
+      const first = events[0].properties
+      how = pick(['wrong type', 'no data', 'data not rrweb', 'garbage cv', 'big numbers', 'one object', 'pollution', 'empty'])
+      if (how === 'wrong type') batch = wrongType(batch)
+      else if (how === 'no data') delete first.$snapshot_data
+      else if (how === 'data not rrweb') first.$snapshot_data = scalar()
+      else if (how === 'garbage cv')
+        first.$snapshot_data = [{ type: 2, cv: '2024-10', timestamp: at, data: pick(['\u001f\u008bxx', '', 'not gzip']) }]
+      else if (how === 'big numbers')
+        Object.assign(events[0], { timestamp: big(), offset: big() }, { properties: { ...first, $snapshot_bytes: big() } })
+      else if (how === 'one object') batch = events[0]
+      else if (how === 'pollution') events[0].properties = { ...first, ...pollution() }
+      else batch = []
+    }
+    if (chance(0.5)) {
+      const { path, body } = posthogJsRequest(JSON.parse(jsonText(batch)), at)
+      return { what: `POST /s/ (posthog-js gzip-js, ${how})`, kind: 'snapshots', method: 'POST', path, headers: {}, body }
+    }
+    const e = encode(jsonText(batch), true)
+    return {
+      what: `POST /s/ (${e.how}, ${how})`,
+      kind: 'snapshots',
+      method: 'POST',
+      path: '/s/' + e.query,
+      headers: e.headers,
+      body: e.body,
+    }
+  }
+
+  // A management route from the router: ids of every kind, query values and bodies from its schema, mangled,
+  // under the `*` key, a limited one, or none that works.
+  const management = (targets: ManagementTargets): FuzzRequest => {
+    const route = pick(targets.routes)
+    const path = fillPath(route.url, targets.projectId, draw, bigLiteral)
+    const query = Object.entries(route.query)
+      .filter(() => chance(0.4))
+      .map(([name, schema]) => {
+        const value = chance(0.8) ? sample(schema, draw) : scalar()
+        const text = typeof value === 'string' ? value.replace(/^@@big@@/, '') : (JSON.stringify(value) ?? '')
+        return `${name}=${percentEncoded(text)}`
+      })
+    const auth = pick([
+      ...Array(10).fill(keys.personalKey),
+      ...targets.limitedKeys,
+      ...targets.limitedKeys,
+      keys.projectKey,
+      'phx_nope',
+      '',
+    ]) as string
+    const headers: Record<string, string> = auth ? { authorization: `Bearer ${auth}` } : {}
+    const what = `${route.method} ${route.url} (${auth === keys.personalKey ? '*' : auth.slice(0, 8) || 'no key'})`
+    const fullPath = path + (query.length ? '?' + query.join('&') : '')
+    if (route.method === 'GET' || route.method === 'DELETE')
+      return { what, kind: 'management', method: route.method as FuzzRequest['method'], path: fullPath, headers }
+    let body = route.body ? sample(route.body, draw) : scalar()
+    if (chance(0.3)) body = wrongType(body)
+    if (chance(0.1) && body && typeof body === 'object' && !Array.isArray(body)) body = { ...body, ...pollution() }
+    const json = jsonText(body)
+    const e = chance(0.8)
+      ? { body: Buffer.from(json), query: '', headers: { 'content-type': 'application/json' }, how: 'json' }
+      : encode(json, false)
+    return {
+      what: `${what} (${e.how})`,
+      kind: 'management',
+      method: route.method as FuzzRequest['method'],
+      path: fullPath + (e.query ? (query.length ? '&' : '?') + e.query.slice(1) : ''),
+      headers: { ...headers, ...e.headers },
+      body: e.body,
+    }
+  }
+
+  // Many concurrent bodies of several MB to /batch/ and /s/: most with a token no project has (decoded and
+  // parsed in full, then refused), some stored; plain or gzip, some near or past the 20 MiB limit.
+  const large = (size: number): FuzzRequest => {
+    const toSnapshots = chance(0.5)
+    const token = chance(0.35) ? keys.projectKey : 'phc_fuzz_no_such_project'
+    const at = epoch - int(3_600_000)
+    let json: string
+    if (toSnapshots) {
+      const session = { token, sessionId: `fuzz-large-${int(10)}`, distinctId: 'fuzz-large' }
+      json = JSON.stringify(snapshotBatch(session, [pageLoad(at, { bytes: size - 1_000 })]))
+    } else {
+      const events = 1 + int(20)
+      const blob = 'x'.repeat(Math.max(0, Math.floor(size / events) - 200))
+      const batch = Array.from({ length: events }, (_, i) => ({ event: 'large', distinct_id: `fuzz-large-${i}`, properties: { blob } }))
+      json = JSON.stringify({ api_key: token, batch })
+    }
+    const gzip = chance(0.3)
+    const path = toSnapshots ? '/s/' : '/batch/'
+    return {
+      what: `POST ${path} (${(json.length / MiB).toFixed(1)} MiB${gzip ? ' gzip' : ''}, ${token === keys.projectKey ? 'stored' : 'refused token'})`,
+      kind: 'burst',
+      method: 'POST',
+      path: path + (gzip ? '?compression=gzip-js' : ''),
+      headers: { 'content-type': 'application/json' },
+      body: gzip ? gzipSync(json) : Buffer.from(json),
+    }
+  }
+  const burst = (): FuzzRequest => {
+    const parts = Array.from({ length: 8 + int(9) }, () => large(pick(opts.burstSizes ?? BURST_SIZES)))
+    return { what: `burst of ${parts.length} large bodies`, kind: 'burst', method: 'POST', path: '', headers: {}, burst: parts }
+  }
+
+  // Every parameter the request has, and a few a route reads, sent again with other values (and as name[]).
+  const repeatParameters = (path: string): string => {
+    const at = path.indexOf('?')
+    const base = at < 0 ? path : path.slice(0, at)
+    const pairs = at < 0 ? [] : path.slice(at + 1).split('&')
+    const values = () => pick(['', 'x', '1', '-1', bigLiteral(), 'gzip', 'lz64', 'base64', 'json', 'csv', '%00', '[]', 'a'.repeat(100)])
+    const extra = pairs.map((pair) => `${pair.split('=')[0]}=${values()}`)
+    for (const name of Array.from({ length: 1 + int(3) }, () => pick(REPEATABLE)))
+      extra.push(
+        ...Array.from({ length: 2 + int(2) }, () => (chance(0.2) ? `${name}[]=${values()}` : chance(0.1) ? name : `${name}=${values()}`)),
+      )
+    return `${base}?${[...pairs, ...extra].join('&')}`
+  }
+
+  const next = (): FuzzRequest => {
     const kind = int(100)
-    if (kind < 45) {
+    if (kind < 38) {
       const path = pick(CAPTURE_PATHS)
       let payload = capturePayload()
       if (chance(0.3)) payload = wrongType(payload)
@@ -310,27 +483,30 @@ export function* fuzzRequests(seed: number, keys: FuzzKeys, count: number): Gene
           ? Buffer.from(json).toString('base64')
           : encodeURIComponent(chance(0.2) ? json.slice(0, int(json.length)).replace(/[\ud800-\udbff]$/, '') : json)
         const query = `?data=${data.slice(0, 6_000)}${chance(0.3) ? `&compression=${pick(['base64', 'lz64', 'gzip'])}` : ''}${chance(0.3) ? `&ip=1&_=${pick(['1700000000000', 'x', '-5'])}` : ''}${chance(0.2) ? '&beacon=1' : ''}`
-        yield { what: `GET ${path} ?data=`, method: 'GET', path: path + query, headers: {} }
+        return { what: `GET ${path} ?data=`, kind: 'capture', method: 'GET', path: path + query, headers: {} }
       } else {
         const e = encode(json, true)
-        yield { what: `POST ${path} (${e.how})`, method: 'POST', path: path + e.query, headers: e.headers, body: e.body }
+        return { what: `POST ${path} (${e.how})`, kind: 'capture', method: 'POST', path: path + e.query, headers: e.headers, body: e.body }
       }
-    } else if (kind < 70) {
+    } else if (kind < 46) {
+      return snapshots()
+    } else if (kind < 64) {
       const path = pick(DECIDE_PATHS)
       let payload = decidePayload()
       if (chance(0.3)) payload = wrongType(payload)
       const e = encode(jsonText(payload), false)
       const query = e.query ? (path.includes('?') ? '&' + e.query.slice(1) : e.query) : ''
-      yield { what: `POST ${path} (${e.how})`, method: 'POST', path: path + query, headers: e.headers, body: e.body }
-    } else if (kind < 80) {
+      return { what: `POST ${path} (${e.how})`, kind: 'decide', method: 'POST', path: path + query, headers: e.headers, body: e.body }
+    } else if (kind < 71) {
       const suffix = pick(['config', 'config.js'])
-      yield {
+      return {
         what: `GET /array/:token/${suffix}`,
+        kind: 'config',
         method: 'GET',
         path: `/array/${tokens()}/${suffix}${chance(0.2) ? '?x=' + tokens() : ''}`,
         headers: {},
       }
-    } else if (kind < 88) {
+    } else if (kind < 77) {
       const auth = pick([
         `Bearer ${keys.personalKey}`,
         `Bearer ${keys.projectKey}`,
@@ -342,13 +518,16 @@ export function* fuzzRequests(seed: number, keys: FuzzKeys, count: number): Gene
       ])
       const path = pick(['/api/feature_flag/local_evaluation/', '/api/feature_flag/local_evaluation', '/flags/definitions'])
       const query = chance(0.5) ? `?token=${tokens()}${chance(0.3) ? '&send_cohorts' : ''}` : ''
-      yield {
+      return {
         what: `GET ${path} (${auth.slice(0, 12)})`,
+        kind: 'local-evaluation',
         method: 'GET',
         path: path + query,
         headers: { ...(auth ? { authorization: auth } : {}), ...(chance(0.2) ? { 'if-none-match': pick(['*', 'W/"x"', '"', '']) } : {}) },
       }
-    } else if (kind < 94) {
+    } else if (kind < 91 && keys.management) {
+      return management(keys.management)
+    } else if (kind < 95) {
       // Methods and paths the routes do not take, and OPTIONS without CORS headers.
       const path = pick([
         ...CAPTURE_PATHS,
@@ -360,8 +539,9 @@ export function* fuzzRequests(seed: number, keys: FuzzKeys, count: number): Gene
         '/' + 'a'.repeat(5_000),
       ])
       const method = pick(['GET', 'PUT', 'DELETE', 'OPTIONS'] as const)
-      yield {
+      return {
         what: `${method} ${path.slice(0, 40)}`,
+        kind: 'methods',
         method,
         path,
         headers: chance(0.5) ? { origin: pick(['https://x.example', 'null', '']) } : {},
@@ -377,14 +557,37 @@ export function* fuzzRequests(seed: number, keys: FuzzKeys, count: number): Gene
         () => `${randomBytes(40).toString('latin1')}\r\n\r\n`,
         () => `GET /_health HTTP/1.1\r\nHost: x\r\nX: ${'y'.repeat(20_000)}\r\n\r\n`,
       ])()
-      yield { what: `raw: ${JSON.stringify(raw.slice(0, 30))}`, method: 'POST', path: '', headers: {}, raw: Buffer.from(raw, 'latin1') }
+      return {
+        what: `raw: ${JSON.stringify(raw.slice(0, 30))}`,
+        kind: 'raw',
+        method: 'POST',
+        path: '',
+        headers: {},
+        raw: Buffer.from(raw, 'latin1'),
+      }
     }
+  }
+
+  for (let n = 0; n < count; n++) {
+    if (opts.burstEvery && n > 0 && n % opts.burstEvery === 0) yield burst()
+    const req = next()
+    yield chance(0.12) && !req.raw ? { ...req, what: `${req.what} (repeated parameters)`, path: repeatParameters(req.path) } : req
+  }
+}
+
+/** encodeURIComponent, but a lone surrogate (which it throws on) goes as the invalid UTF-8 of one. */
+function percentEncoded(text: string): string {
+  try {
+    return encodeURIComponent(text)
+  } catch {
+    return encodeURIComponent(text.replace(/[\ud800-\udfff]/g, '')) + '%ED%A0%80'
   }
 }
 
 export interface FuzzAnswer {
   status: number
   contentType: string | null
+  retryAfter?: string | null
   body: string
 }
 
@@ -394,9 +597,11 @@ export async function sendFuzz(url: string, req: FuzzRequest): Promise<FuzzAnswe
   const res = await fetch(url + req.path, {
     method: req.method,
     headers: req.headers,
-    body: req.body && req.method !== 'GET' ? new Uint8Array(req.body) : undefined,
+    // The buffer itself, not a copy: a burst holds many MB.
+    body: req.body && req.method !== 'GET' ? (req.body as Uint8Array<ArrayBuffer>) : undefined,
   })
-  return { status: res.status, contentType: res.headers.get('content-type'), body: await res.text() }
+  const text = await res.text()
+  return { status: res.status, contentType: res.headers.get('content-type'), retryAfter: res.headers.get('retry-after'), body: text }
 }
 
 function sendRaw(url: string, bytes: Buffer): Promise<FuzzAnswer | null> {
@@ -411,17 +616,23 @@ function sendRaw(url: string, bytes: Buffer): Promise<FuzzAnswer | null> {
       const m = /^HTTP\/1\.1 (\d{3})[^\r]*\r\n([\s\S]*?)\r\n\r\n([\s\S]*)$/.exec(response)
       if (!m) return resolve(null)
       const type = /^content-type:\s*(.*)$/im.exec(m[2])?.[1] ?? null
+      const retryAfter = /^retry-after:\s*(.*)$/im.exec(m[2])?.[1] ?? null
       // Only the first response (a pipelined garbage request may add a second).
       const length = Number(/^content-length:\s*(\d+)$/im.exec(m[2])?.[1] ?? m[3].length)
-      resolve({ status: Number(m[1]), contentType: type, body: m[3].slice(0, length) })
+      resolve({ status: Number(m[1]), contentType: type, retryAfter, body: m[3].slice(0, length) })
     })
     socket.end(bytes)
   })
 }
 
-/** What a response must look like: no 5xx, and every error a JSON {type, code, detail} body. Returns the problem, or null. */
+/**
+ * What a response must look like: no 5xx but a 503 with Retry-After (backpressure, the memory budget), and every
+ * error a JSON {type, code, detail} body. Returns the problem, or null.
+ */
 export function problemWith(answer: FuzzAnswer): string | null {
-  if (answer.status >= 500) return `answered ${answer.status}: ${answer.body.slice(0, 300)}`
+  // 501 is how the AI routes say no model is configured (recordings/ai): deliberate, not a failure.
+  const deliberate = (answer.status === 503 && answer.retryAfter) || (answer.status === 501 && answer.body.includes('"ai_not_configured"'))
+  if (answer.status >= 500 && !deliberate) return `answered ${answer.status}: ${answer.body.slice(0, 300)}`
   if (answer.status < 400) return null
   if (!answer.contentType?.startsWith('application/json'))
     return `answered ${answer.status} as ${answer.contentType}: ${answer.body.slice(0, 200)}`
@@ -440,32 +651,75 @@ export function problemWith(answer: FuzzAnswer): string | null {
 export interface FuzzRun {
   problems: string[]
   statuses: Map<number, number>
+  /** The statuses each kind of request got. */
+  kinds: Map<FuzzKind, Map<number, number>>
+  /** The highest resident set size of this process seen during the run (Wren runs in it), in bytes. */
+  peakRss: number
 }
 
 /** Sends `count` requests of the seeded generator, `concurrency` at a time, and collects what is wrong with the answers. */
 export async function runFuzz(
   url: string,
   keys: FuzzKeys,
-  opts: { seed: number; count: number; concurrency: number; onProgress?: (sent: number) => void },
+  opts: FuzzOptions & { seed: number; count: number; concurrency: number; onProgress?: (sent: number) => void },
 ): Promise<FuzzRun> {
-  const requests = fuzzRequests(opts.seed, keys, opts.count)
-  const run: FuzzRun = { problems: [], statuses: new Map() }
+  const requests = fuzzRequests(opts.seed, keys, opts.count, opts)
+  const run: FuzzRun = { problems: [], statuses: new Map(), kinds: new Map(), peakRss: process.memoryUsage.rss() }
+  const sampleRss = () => (run.peakRss = Math.max(run.peakRss, process.memoryUsage.rss()))
+  const sampler = setInterval(sampleRss, 100)
   let sent = 0
+  const send = async (req: FuzzRequest) => {
+    const answer = await sendFuzz(url, req).catch((err: unknown): FuzzAnswer => ({
+      status: 0,
+      contentType: null,
+      body: `request failed: ${String(err)}`,
+    }))
+    if (++sent % 1_000 === 0) opts.onProgress?.(sent)
+    if (answer === null) return // malformed HTTP closed without an answer
+    run.statuses.set(answer.status, (run.statuses.get(answer.status) ?? 0) + 1)
+    const ofKind = run.kinds.get(req.kind) ?? new Map<number, number>()
+    run.kinds.set(req.kind, ofKind.set(answer.status, (ofKind.get(answer.status) ?? 0) + 1))
+    const problem = answer.status === 0 ? answer.body : problemWith(answer)
+    if (problem) run.problems.push(`${req.what} [${req.method} ${req.path.slice(0, 300)}]: ${problem}`)
+  }
   const worker = async () => {
     for (let next = requests.next(); !next.done; next = requests.next()) {
-      const req = next.value
-      const answer = await sendFuzz(url, req).catch((err: unknown): FuzzAnswer => ({
-        status: 0,
-        contentType: null,
-        body: `request failed: ${String(err)}`,
-      }))
-      if (++sent % 1_000 === 0) opts.onProgress?.(sent)
-      if (answer === null) continue // malformed HTTP closed without an answer
-      run.statuses.set(answer.status, (run.statuses.get(answer.status) ?? 0) + 1)
-      const problem = answer.status === 0 ? answer.body : problemWith(answer)
-      if (problem) run.problems.push(`${req.what}: ${problem}`)
+      if (next.value.burst) await Promise.all(next.value.burst.map(send)).finally(sampleRss)
+      else await send(next.value)
     }
   }
-  await Promise.all(Array.from({ length: opts.concurrency }, worker))
+  try {
+    await Promise.all(Array.from({ length: opts.concurrency }, worker))
+  } finally {
+    clearInterval(sampler)
+  }
   return run
+}
+
+/**
+ * After a run: a recording posthog-js sends (the project opted in again, as the fuzz may have changed that)
+ * reads back whole from the snapshots API. False when it is not there within `timeoutMs`.
+ */
+export async function recordingStored(
+  t: { url: string; projectId: number; projectKey: string; personalKey: string },
+  timeoutMs = 30_000,
+): Promise<boolean> {
+  const headers = { authorization: `Bearer ${t.personalKey}`, 'content-type': 'application/json' }
+  const base = `${t.url}/api/projects/${t.projectId}`
+  await fetch(`${base}/`, { method: 'PATCH', headers, body: JSON.stringify({ session_recording_opt_in: true }) })
+  const sessionId = `after-fuzz-${Date.now()}`
+  const at = Date.now()
+  const events = [...pageLoad(at, { compressed: true }), ...interactions(at + 10, 5, { compressed: true })]
+  const { path, body } = posthogJsRequest(snapshotBatch({ token: t.projectKey, sessionId, distinctId: 'fuzz-survivor' }, [events]))
+  if ((await fetch(t.url + path, { method: 'POST', body: new Uint8Array(body) })).status !== 200) return false
+  const snapshots = `${base}/session_recordings/${sessionId}/snapshots`
+  for (const deadline = Date.now() + timeoutMs; Date.now() < deadline; await new Promise((r) => setTimeout(r, 200))) {
+    const listed = await fetch(snapshots, { headers })
+    if (listed.status !== 200) continue
+    const sources = ((await listed.json()) as { sources: unknown[] }).sources.length
+    const blob = await fetch(`${snapshots}?source=blob_v2&start_blob_key=0&end_blob_key=${sources - 1}`, { headers })
+    const lines = (await blob.text()).trimEnd().split('\n')
+    if (lines.length >= events.length) return true
+  }
+  return false
 }

@@ -13,6 +13,8 @@ import { wrenError, type ErrorCode, type WrenError } from '../errors'
 export const ERROR_CODE_KEYWORD = 'x-error-code'
 /** A path parameter naming a record by id (an integer, or for some records a uuid): see RecordId. */
 export const RECORD_ID_KEYWORD = 'x-record-id'
+/** A URL part's number is finite: see safeIntegers. */
+const FINITE_KEYWORD = 'x-finite'
 
 const common: Options = {
   allErrors: false,
@@ -36,6 +38,12 @@ function makeAjv(options: Options): Ajv {
     schemaType: 'boolean',
     validate: (on: boolean, id: string) => !on || !pastSafe(id),
   })
+  // Not typed 'number': ajv runs its number keywords only on finite numbers.
+  ajv.addKeyword({
+    keyword: FINITE_KEYWORD,
+    schemaType: 'boolean',
+    validate: (on: boolean, n: unknown) => !on || typeof n !== 'number' || Number.isFinite(n),
+  })
   return ajv
 }
 
@@ -47,7 +55,8 @@ function pastSafe(text: string): boolean {
 
 /**
  * A copy of a URL part's schema whose integers stay within ±2^53: past it a number loses its digits, and
- * the ClickHouse clients refuse to send it (a 500), so it is a 400 naming the field. The declared schema
+ * the ClickHouse clients refuse to send it (a 500), so it is a 400 naming the field. Its numbers are finite:
+ * ajv coerces '1e400' and 'Infinity' to Infinity and skips its range checks for it. The declared schema
  * (the OpenAPI document's) is left as it is.
  */
 function safeIntegers(schema: unknown): unknown {
@@ -60,6 +69,7 @@ function safeIntegers(schema: unknown): unknown {
     copy.minimum ??= -Number.MAX_SAFE_INTEGER
     copy.maximum ??= Number.MAX_SAFE_INTEGER
   }
+  if (copy.type === 'integer' || copy.type === 'number') copy[FINITE_KEYWORD] = true
   return copy
 }
 
@@ -130,7 +140,7 @@ function detailOf(error: ErrorObject, name: string, schema: Record<string, unkno
   if (error.keyword === 'required') return `${name} is required.`
   if (error.keyword === 'additionalProperties') return `${name} is not a known field.`
   if (error.keyword === RECORD_ID_KEYWORD) return `No record has ${name} ${shown(error.data)}: ids stay below 2^53.`
-  if (schema.type === 'integer' && ['type', 'minimum', 'maximum'].includes(error.keyword)) {
+  if (schema.type === 'integer' && ['type', 'minimum', 'maximum', FINITE_KEYWORD].includes(error.keyword)) {
     const { minimum, maximum } = schema as { minimum?: number; maximum?: number }
     const range =
       minimum !== undefined && maximum !== undefined ? ` from ${minimum} to ${maximum}` : minimum !== undefined ? ` ≥ ${minimum}` : ''
@@ -143,7 +153,7 @@ function detailOf(error: ErrorObject, name: string, schema: Record<string, unkno
 }
 
 function shown(value: unknown): string {
-  const text = typeof value === 'string' ? value : (JSON.stringify(value) ?? String(value))
+  const text = typeof value === 'string' || typeof value === 'number' ? String(value) : (JSON.stringify(value) ?? String(value))
   return `'${text.length > 100 ? text.slice(0, 100) + '…' : text}'`
 }
 
