@@ -147,6 +147,17 @@ describe('tenancy', () => {
       )
       expect(csv.status).toBe(200)
       expect(csv.text).not.toContain('secret-plan')
+
+      // A saved insight of the same trend, read by each key (its result is computed for the reader).
+      const { refresh: _refresh, ...filters } = trend
+      const saved = await call('POST', `/api/projects/${t.projectId}/insights/`, { name: 'Plans', filters })
+      expect(saved.status).toBe(201)
+      const insight = `/api/projects/${t.projectId}/insights/${saved.body.id}/`
+      expect((await call('GET', insight)).text).toContain('secret-plan')
+      const limitedInsight = await as('GET', insight)
+      expect(limitedInsight.status).toBe(200)
+      expect(limitedInsight.body.result.map((s: any) => [s.breakdown_value, s.count])).toEqual([['free', 1]])
+      expect(limitedInsight.text).not.toContain('secret-plan')
     })
   })
 
