@@ -1,10 +1,10 @@
 // Dashboards in ClickHouse, versioned like insights (store.ts): `update` is the one path a change takes
-// (read the current row, apply the change, write version + 1). Tiles live in the dashboard's row: a tile
+// (the change applied to the row as stored now, written as version + 1 under the compare-and-set). Tiles live in the dashboard's row: a tile
 // shows an insight or a text, and is only ever read with its dashboard.
 import type { ClickHouseClient } from '../shared/clickhouse'
 import { insertRows, queryRows } from '../shared/clickhouse'
 import type { Clock } from '../shared/time/clock'
-import { SerialQueue } from '../shared/serial'
+import { VersionedUpdates } from '../shared/versioned-update'
 import type { ConfigLog } from '../shared/log/config-log'
 
 export interface Tile {
@@ -70,13 +70,15 @@ export function numberTiles(existing: Tile[], added: NewTile[]): Tile[] {
 }
 
 export class DashboardStore {
-  private readonly writes = new SerialQueue()
+  private readonly updates: VersionedUpdates
 
   constructor(
     private readonly client: ClickHouseClient,
     private readonly clock: Clock,
     private readonly config: ConfigLog,
-  ) {}
+  ) {
+    this.updates = new VersionedUpdates(config)
+  }
 
   async list(teamId: number, opts: { includeDeleted?: boolean; ids?: number[] } = {}): Promise<Dashboard[]> {
     const where = [...(opts.includeDeleted ? [] : ['deleted = 0']), ...(opts.ids ? ['id IN {ids:Array(UInt64)}'] : [])]
@@ -92,23 +94,26 @@ export class DashboardStore {
     return (await this.list(teamId, { ids: [id] }))[0]
   }
 
-  create(teamId: number, fields: Omit<DashboardFields, 'tiles'> & { tiles: NewTile[] }): Promise<Dashboard> {
-    return this.writes.run(async () => {
-      const now = this.clock.now().toISOString()
-      const id = await this.config.nextId('dashboards')
-      const tiles = numberTiles([], fields.tiles)
-      return this.write({ ...fields, tiles, id, teamId, createdAt: now, lastModifiedAt: now, version: 1 })
-    })
+  async create(teamId: number, fields: Omit<DashboardFields, 'tiles'> & { tiles: NewTile[] }): Promise<Dashboard> {
+    const now = this.clock.now().toISOString()
+    const id = await this.config.nextId('dashboards')
+    const tiles = numberTiles([], fields.tiles)
+    return this.write({ ...fields, tiles, id, teamId, createdAt: now, lastModifiedAt: now, version: 1 })
   }
 
-  /** The one update path: the current version, `change` applied, written as the next version. */
-  update(teamId: number, id: number, change: (current: Dashboard) => Partial<DashboardFields>): Promise<Dashboard | undefined> {
-    return this.writes.run(async () => {
-      const current = (await this.list(teamId, { ids: [id], includeDeleted: true }))[0]
-      if (!current) return undefined
-      const lastModifiedAt = this.clock.now().toISOString()
-      return this.write({ ...current, ...change(current), lastModifiedAt, version: current.version + 1 })
+  /**
+   * The one update path: `change` applied to the dashboard as stored now (deleted included), written as the next
+   * version under the configuration log's compare-and-set (shared/versioned-update.ts). Undefined: there is none.
+   */
+  async update(teamId: number, id: number, change: (current: Dashboard) => Partial<DashboardFields>): Promise<Dashboard | undefined> {
+    const outcome = await this.updates.update<Dashboard>({
+      object: { kind: 'dashboard', teamId, id },
+      read: async () => (await this.list(teamId, { ids: [id], includeDeleted: true }))[0],
+      change: (current) => ({ ...current, ...change(current), lastModifiedAt: this.clock.now().toISOString() }),
+      write: async (next) => void (await this.write(next)),
     })
+    if (outcome.status === 'missing') return undefined
+    return outcome.status === 'written' ? outcome.next : outcome.current
   }
 
   private async write(d: Dashboard): Promise<Dashboard> {

@@ -1,11 +1,11 @@
 // Saved insights in ClickHouse: each write is a full new version of the row; reads take the latest per id.
-// Every change goes through `update` (read the current row, apply the change, write version + 1), the one
-// place a compare-and-set on the version will go. New ids come from the configuration log's allocator.
+// Every change goes through `update` (the change applied to the row as stored now, written as version + 1
+// under the configuration log's compare-and-set). New ids come from the configuration log's allocator.
 import { randomBytes } from 'node:crypto'
 import type { ClickHouseClient } from '../shared/clickhouse'
 import { insertRows, queryRows } from '../shared/clickhouse'
 import type { Clock } from '../shared/time/clock'
-import { SerialQueue } from '../shared/serial'
+import { VersionedUpdates } from '../shared/versioned-update'
 import type { ConfigLog } from '../shared/log/config-log'
 
 export interface Insight {
@@ -60,13 +60,15 @@ function shortId(): string {
 }
 
 export class InsightStore {
-  private readonly writes = new SerialQueue()
+  private readonly updates: VersionedUpdates
 
   constructor(
     private readonly client: ClickHouseClient,
     private readonly clock: Clock,
     private readonly config: ConfigLog,
-  ) {}
+  ) {
+    this.updates = new VersionedUpdates(config)
+  }
 
   async list(teamId: number, opts: { includeDeleted?: boolean; ids?: number[]; shortId?: string } = {}): Promise<Insight[]> {
     const where = [
@@ -86,22 +88,25 @@ export class InsightStore {
     return (await this.list(teamId, { ...opts, ids: [id] }))[0]
   }
 
-  create(teamId: number, fields: InsightFields): Promise<Insight> {
-    return this.writes.run(async () => {
-      const now = this.clock.now().toISOString()
-      const id = await this.config.nextId('insights')
-      return this.write({ ...fields, id, teamId, shortId: shortId(), createdAt: now, lastModifiedAt: now, version: 1 })
-    })
+  async create(teamId: number, fields: InsightFields): Promise<Insight> {
+    const now = this.clock.now().toISOString()
+    const id = await this.config.nextId('insights')
+    return this.write({ ...fields, id, teamId, shortId: shortId(), createdAt: now, lastModifiedAt: now, version: 1 })
   }
 
-  /** The one update path: the current version, `change` applied, written as the next version. */
-  update(teamId: number, id: number, change: (current: Insight) => Partial<InsightFields>): Promise<Insight | undefined> {
-    return this.writes.run(async () => {
-      const current = await this.get(teamId, id, { includeDeleted: true })
-      if (!current) return undefined
-      const lastModifiedAt = this.clock.now().toISOString()
-      return this.write({ ...current, ...change(current), lastModifiedAt, version: current.version + 1 })
+  /**
+   * The one update path: `change` applied to the insight as stored now (deleted included), written as the next
+   * version under the configuration log's compare-and-set (shared/versioned-update.ts). Undefined: there is none.
+   */
+  async update(teamId: number, id: number, change: (current: Insight) => Partial<InsightFields>): Promise<Insight | undefined> {
+    const outcome = await this.updates.update<Insight>({
+      object: { kind: 'insight', teamId, id },
+      read: async () => await this.get(teamId, id, { includeDeleted: true }),
+      change: (current) => ({ ...current, ...change(current), lastModifiedAt: this.clock.now().toISOString() }),
+      write: async (next) => void (await this.write(next)),
     })
+    if (outcome.status === 'missing') return undefined
+    return outcome.status === 'written' ? outcome.next : outcome.current
   }
 
   private async write(insight: Insight): Promise<Insight> {

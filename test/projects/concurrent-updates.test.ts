@@ -1,5 +1,5 @@
 // Concurrent updates of one configuration object over HTTP on real chDB: PATCHes of different fields sent
-// at the same moment all stay (projects, flags, actions, cohorts), never one silently lost.
+// at the same moment all stay (projects, flags, actions, cohorts, insights, dashboards), never one silently lost.
 import { afterAll, beforeAll, describe, expect, it } from 'vitest'
 import { api, startWren, type TestWren } from '../support/wren'
 
@@ -69,6 +69,26 @@ describe('concurrent updates', () => {
       expect([a.status, b.status]).toEqual([200, 200])
       const read = await call('GET', url)
       expect({ name: read.body.name, description: read.body.description }).toEqual({ name: `renamed ${i}`, description: 'described' })
+    }
+  })
+
+  it('keeps both of two insight PATCHes and two dashboard PATCHes of different fields', async () => {
+    for (let i = 0; i < 5; i++) {
+      const insight = await call('POST', `${base()}/insights/`, { name: `race ${i}`, filters: { events: [{ id: '$pageview' }] } })
+      expect(insight.status).toBe(201)
+      const url = `${base()}/insights/${insight.body.id}/`
+      const [a, b] = await Promise.all([call('PATCH', url, { description: 'described' }), call('PATCH', url, { favorited: true })])
+      expect([a.status, b.status]).toEqual([200, 200])
+      const read = await call('GET', url)
+      expect({ description: read.body.description, favorited: read.body.favorited }).toEqual({ description: 'described', favorited: true })
+
+      const dashboard = await call('POST', `${base()}/dashboards/`, { name: `race ${i}` })
+      expect(dashboard.status).toBe(201)
+      const board = `${base()}/dashboards/${dashboard.body.id}/`
+      const [c, d] = await Promise.all([call('PATCH', board, { description: 'described' }), call('PATCH', board, { pinned: true })])
+      expect([c.status, d.status]).toEqual([200, 200])
+      const boardRead = await call('GET', board)
+      expect({ description: boardRead.body.description, pinned: boardRead.body.pinned }).toEqual({ description: 'described', pinned: true })
     }
   })
 

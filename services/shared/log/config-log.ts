@@ -57,7 +57,7 @@ export type ConfigChange =
 export type VersionedObject =
   | { kind: 'project'; id: number }
   | { kind: 'key'; id: string }
-  | { kind: 'flag' | 'action' | 'cohort'; teamId: number; id: number }
+  | { kind: 'flag' | 'action' | 'cohort' | 'insight' | 'dashboard'; teamId: number; id: number }
   | { kind: 'sharing'; teamId: number; sessionId: string }
 
 export function objectKey(o: VersionedObject): string {
@@ -96,7 +96,10 @@ async function storedVersion(client: ClickHouseClient, o: VersionedObject): Prom
         ? ['personal_api_keys', 'id = {id:String}']
         : o.kind === 'sharing'
           ? ['session_recording_sharing', 'team_id = {team:Int64} AND session_id = {session:String}']
-          : [{ flag: 'feature_flags', action: 'actions', cohort: 'cohorts' }[o.kind], 'team_id = {team:Int64} AND id = {id:Int64}']
+          : [
+              { flag: 'feature_flags', action: 'actions', cohort: 'cohorts', insight: 'insights', dashboard: 'dashboards' }[o.kind],
+              'team_id = {team:Int64} AND id = {id:Int64}',
+            ]
   const params = o.kind === 'sharing' ? { team: o.teamId, session: o.sessionId } : { id: o.id, team: 'teamId' in o ? o.teamId : 0 }
   const [row] = await queryRows<{ v: number }>(client, `SELECT max(version) AS v FROM ${table} WHERE ${where}`, params)
   return Number(row?.v ?? 0)
