@@ -135,7 +135,7 @@ export interface ListContext {
   project: Project
   now: Date
   actions: ActionStore
-  /** For cohort filters (in `properties` and the test-account filters). */
+  /** For cohort filters (in `properties`, `having_predicates` and the test-account filters). */
   cohorts: Pick<CohortStore, 'list'>
   /** Persons the caller may not see: their recordings are left out. */
   hidden: HiddenPersons | null
@@ -152,10 +152,11 @@ export async function recordingQuery(q: ListParams, ctx: ListContext): Promise<O
   const dateTo = q.date_to ? rangeEnd(q.date_to, 'date_to', tz, now) : undefined
   const extra = { extraTypes: ['recording', 'log_entry'] }
   const properties = parsePropertyGroup(json(q.properties, 'properties'), 'properties', extra)
+  const having = parsePropertyGroup(json(q.having_predicates, 'having_predicates'), 'having_predicates', extra)
   const testFilters =
     q.filter_test_accounts === 'true' ? parsePropertyGroup(project.settings.test_account_filters ?? [], 'test_account_filters') : null
   // Cohorts are read only when a filter names one.
-  const cohorts = [properties, testFilters].some((g) => g && cohortIdsIn(g).length > 0)
+  const cohorts = [properties, having, testFilters].some((g) => g && cohortIdsIn(g).length > 0)
     ? new Map((await ctx.cohorts.list(project.id)).map((c) => [c.id, c]))
     : new Map()
   const cohortMembers = cohortResolver(project.id, cohorts, params)
@@ -268,7 +269,6 @@ export async function recordingQuery(q: ListParams, ctx: ListContext): Promise<O
   }
   if (optional.length) conditions.push(optional.length === 1 ? optional[0] : `(${optional.join(` ${operand} `)})`)
 
-  const having = parsePropertyGroup(json(q.having_predicates, 'having_predicates'), 'having_predicates', extra)
   if (having.values.length) conditions.push(about('having_predicates', () => compileGroup(having, sessionCtx('having_predicates'))))
   if (testFilters?.values.length)
     conditions.push(about('filter_test_accounts', () => compileGroup(testFilters, sessionCtx('filter_test_accounts'))))

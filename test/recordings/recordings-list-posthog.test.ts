@@ -96,6 +96,8 @@ describe('recordings list filters as PostHog reads them', () => {
     const inCorp = { type: 'cohort', key: 'id', value: cohort.body.id }
     expect(await ids({ properties: [inCorp] })).toEqual(['sem-ann'])
     expect(await ids({ properties: [{ ...inCorp, operator: 'not_in' }] })).toEqual(['sem-cat', 'sem-ben'])
+    const unknown = await call('GET', `${base}?properties=${encodeURIComponent(JSON.stringify([{ ...inCorp, value: 987654 }]))}`)
+    expect({ status: unknown.status, attr: unknown.body.attr }).toEqual({ status: 400, attr: 'properties' })
     await setTestAccounts([{ ...inCorp, operator: 'not_in' }])
     try {
       expect(await ids({ filter_test_accounts: 'true' })).toEqual(['sem-cat', 'sem-ben'])
