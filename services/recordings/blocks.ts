@@ -31,6 +31,8 @@ export interface SnapshotBlock {
   lastTimestamp: number
   /** Snapshot messages the block gathers. */
   messageCount: number
+  /** ms since the epoch: when capture received the latest of them (its `now`; for `ongoing`). */
+  receivedAt: number
   /** The stored text: one JSONL line ["<window id>", <event>] per event. */
   lines: string
 }
@@ -108,6 +110,7 @@ export function toBlocks(messages: Array<{ item: SnapshotItem; events: RrwebEven
         firstTimestamp: Infinity,
         lastTimestamp: -Infinity,
         messageCount: 0,
+        receivedAt: 0,
       }
       open.set(key, block)
       blocks.push(block)
@@ -118,6 +121,7 @@ export function toBlocks(messages: Array<{ item: SnapshotItem; events: RrwebEven
     block.firstTimestamp = Math.min(block.firstTimestamp, first)
     block.lastTimestamp = Math.max(block.lastTimestamp, last)
     block.messageCount++
+    block.receivedAt = Math.max(block.receivedAt, Date.parse(item.now) || 0)
   }
   return blocks
 }

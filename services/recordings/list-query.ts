@@ -2,27 +2,32 @@
 // query string), compiled to conditions on each session of session_recording_metadata (metadata-store.ts):
 //
 //   date_from / date_to         the session's start (ISO, or relative like `-7d`); PostHog's default is `-3d`
-//   distinct_ids / person_uuid  whose sessions
+//   distinct_ids / person_uuid  whose sessions (an empty distinct_ids is no filter)
 //   session_ids                 these sessions only
-//   events / actions            sessions with an event (`$session_id` = the session) that is one of these
-//   properties                  event filters (an event of the session has it), person filters (its person
-//                               has it), recording filters (as having_predicates)
+//   events / actions            sessions with an event (`$session_id` = the session) that is one of these, with
+//                               the entry's own `properties`; an events entry with `id: null` is any event
+//   properties                  event filters (an event of the session has it; with a negative operator, every
+//                               event has it), person and cohort filters (its person has it / is in it),
+//                               recording filters (as having_predicates)
 //   console_log_filters         sessions with a console line of this `level` / `message` (log_entries)
 //   having_predicates           the session's own metadata: duration, active_seconds, click_count,
 //                               console_error_count, … , snapshot_source, visited_page (any url of it)
-//   filter_test_accounts        the project's test_account_filters too
-//   operand                     AND (default) or OR between events, actions, properties and console filters
+//   filter_test_accounts        the project's test_account_filters too (read as `properties` are)
+//   operand                     AND (default) or OR between events, actions, properties and console filters,
+//                               and between person filters (and between cohort filters) of a flat `properties`
 //   order / order_direction     start_time (default), duration, active_seconds, click_count, …; DESC by default
 //
 // Everything runs in SQL (events and console lines as `session_id IN (subquery)`), so a page of a project
 // with many recordings reads only the page's states. Bad filters are 400s naming their parameter.
 import type { ActionStore } from '../actions/store'
 import { actionSql } from '../actions/match'
+import { cohortIdsIn, cohortResolver } from '../cohorts/membership'
+import type { CohortStore } from '../cohorts/store'
 import { personDistinctIdsSql } from '../persons/queries'
 import { WrenError, wrenError } from '../shared/errors'
 import { isRecord } from '../shared/json'
 import { parseDateString } from '../shared/time/date-strings'
-import { parsePropertyGroup, type PropertyFilter, type PropertyGroup } from '../shared/property-filters/parse'
+import { isGroup, parsePropertyGroup, type PropertyFilter, type PropertyGroup } from '../shared/property-filters/parse'
 import {
   anyInList,
   compareValue,
@@ -86,6 +91,12 @@ const LOG_KEYS: Record<string, 'level' | 'message'> = {
 }
 const ORDERS: Record<string, SessionColumn> = { start_time: 'start_time', ...RECORDING_KEYS }
 delete ORDERS.snapshot_source
+/**
+ * PostHog's NEGATIVE_OPERATORS and INVERSE_OPERATOR_FOR (session_recording_list_from_query.py): an event filter
+ * with one of these holds for a session only when none of its events has the opposite (a session with one
+ * pageview on localhost is a test session, whatever its other events).
+ */
+const INVERSE_OPERATOR: Record<string, string> = { is_not: 'exact', not_regex: 'regex', not_icontains: 'icontains', is_not_set: 'is_set' }
 /** Events of a session are looked for this far around its start window (clocks of browsers drift). */
 const EVENT_MARGIN_MS = 24 * 3_600_000
 
@@ -124,6 +135,8 @@ export interface ListContext {
   project: Project
   now: Date
   actions: ActionStore
+  /** For cohort filters (in `properties`, `having_predicates` and the test-account filters). */
+  cohorts: Pick<CohortStore, 'list'>
   /** Persons the caller may not see: their recordings are left out. */
   hidden: HiddenPersons | null
 }
@@ -137,6 +150,16 @@ export async function recordingQuery(q: ListParams, ctx: ListContext): Promise<O
   const conditions: string[] = []
   const dateFrom = rangeEnd(q.date_from || DEFAULT_DATE_FROM, 'date_from', tz, now)
   const dateTo = q.date_to ? rangeEnd(q.date_to, 'date_to', tz, now) : undefined
+  const extra = { extraTypes: ['recording', 'log_entry'] }
+  const properties = parsePropertyGroup(json(q.properties, 'properties'), 'properties', extra)
+  const having = parsePropertyGroup(json(q.having_predicates, 'having_predicates'), 'having_predicates', extra)
+  const testFilters =
+    q.filter_test_accounts === 'true' ? parsePropertyGroup(project.settings.test_account_filters ?? [], 'test_account_filters') : null
+  // Cohorts are read only when a filter names one.
+  const cohorts = [properties, having, testFilters].some((g) => g && cohortIdsIn(g).length > 0)
+    ? new Map((await ctx.cohorts.list(project.id)).map((c) => [c.id, c]))
+    : new Map()
+  const cohortMembers = cohortResolver(project.id, cohorts, params)
 
   // Events of the session, around its start window.
   const at = (iso: string) => `parseDateTime64BestEffort(${params.add('String', iso)}, 3)`
@@ -147,14 +170,18 @@ export async function recordingQuery(q: ListParams, ctx: ListContext): Promise<O
   const eventCtx = (attr: string): FilterContext => ({
     params,
     columns: eventColumns(new EventPersonId(false)),
-    cohortMembers: () => {
-      throw wrenError('invalid_input', 'Cohort filters are not supported on the recordings list.', attr)
-    },
+    cohortMembers: (id) => about(attr, () => cohortMembers(id)),
     // is_date_* read it with toDateTime64(…, 'UTC'): a UTC wall-clock string.
     dateParam: (v) => params.add('String', (instant(v, attr, tz, now) ?? new Date(0).toISOString()).replace('T', ' ').replace('Z', '')),
   })
-  const sessionsWithEvent = (condition: string) =>
-    `session_id IN (SELECT \`$session_id\` FROM events WHERE ${['team_id = {team:Int64}', "`$session_id` != ''", ...eventBounds, condition].join(' AND ')})`
+  const eventsWhere = (condition: string) => ['team_id = {team:Int64}', "`$session_id` != ''", ...eventBounds, condition].join(' AND ')
+  const sessionsWithEvent = (condition: string) => `session_id IN (SELECT \`$session_id\` FROM events WHERE ${eventsWhere(condition)})`
+  /** PostHog's negative event filters: sessions with events, none of which has the opposite. */
+  const sessionsWithNoEvent = (condition: string) =>
+    `session_id IN (SELECT \`$session_id\` FROM events WHERE ${eventsWhere('1')} GROUP BY \`$session_id\` HAVING countIf(${condition}) = 0)`
+  /** A person's filter (or a cohort's) as the sessions of that person's distinct ids. */
+  const personSessions = (f: PropertyFilter, attr: string) =>
+    `${SESSION_SQL.distinct_id} IN (${personDistinctIdsSql(compileFilter(f, { ...eventCtx(attr), columns: PERSON_COLUMNS }))})`
 
   /** Every filter as a condition on a session (see the header). */
   const sessionCtx = (attr: string): FilterContext => ({
@@ -168,8 +195,13 @@ export async function recordingQuery(q: ListParams, ctx: ListContext): Promise<O
       case 'log_entry':
         return consoleFilter(f, attr)
       case 'person':
-        return `${SESSION_SQL.distinct_id} IN (${personDistinctIdsSql(compileFilter(f, { ...eventCtx(attr), columns: PERSON_COLUMNS }))})`
-      case 'event':
+      case 'cohort':
+        return personSessions(f, attr)
+      case 'event': {
+        const inverse = INVERSE_OPERATOR[f.operator]
+        if (inverse && !f.negation) return sessionsWithNoEvent(compileFilter({ ...f, operator: inverse }, eventCtx(attr)))
+        return sessionsWithEvent(compileFilter(f, eventCtx(attr)))
+      }
       case 'element':
       case 'event_metadata':
       case 'group':
@@ -203,14 +235,15 @@ export async function recordingQuery(q: ListParams, ctx: ListContext): Promise<O
   if (operand !== 'AND' && operand !== 'OR') throw wrenError('invalid_input', 'operand must be AND or OR.', 'operand')
   const optional: string[] = []
 
-  // events: [{id: '$pageview', properties: [...]}, …]; an id of null is any event.
+  // events: [{id: '$pageview', properties: [...]}, …]; an id of null is any event (PostHog's frontend sends
+  // {id: null, name: 'All events'}); only an entry without an id is read by its name.
   for (const [i, entry] of entries(q.events, 'events').entries()) {
-    const id = entry.id ?? entry.name ?? null
+    const id = entry.id !== undefined ? entry.id : (entry.name ?? null)
     if (id !== null && typeof id !== 'string') throw wrenError('invalid_input', `events[${i}].id must be an event name or null.`, 'events')
     const props = about('events', () => compileGroup(parsePropertyGroup(entry.properties, 'events'), eventCtx('events')))
     optional.push(sessionsWithEvent([id === null ? '1' : `event = ${params.add('String', id)}`, props].join(' AND ')))
   }
-  // actions: [{id: 3}, …]: an event of the session matches the action.
+  // actions: [{id: 3, properties: [...]}, …]: an event of the session matches the action and the entry's filters.
   const actionEntries = entries(q.actions, 'actions')
   if (actionEntries.length) {
     const ids = actionEntries.map((a, i) => {
@@ -219,15 +252,14 @@ export async function recordingQuery(q: ListParams, ctx: ListContext): Promise<O
       return id
     })
     const found = await ctx.actions.byIds(project.id, ids)
-    for (const id of ids) {
+    for (const [i, id] of ids.entries()) {
       const action = found.get(id)
       if (!action) throw wrenError('invalid_input', `Action ${id} does not exist in this project.`, 'actions')
-      optional.push(sessionsWithEvent(about('actions', () => actionSql(action, eventCtx('actions')))))
+      const props = about('actions', () => compileGroup(parsePropertyGroup(actionEntries[i].properties, 'actions'), eventCtx('actions')))
+      optional.push(sessionsWithEvent(`${about('actions', () => actionSql(action, eventCtx('actions')))} AND ${props}`))
     }
   }
-  const extra = { extraTypes: ['recording', 'log_entry'] }
-  const properties = parsePropertyGroup(json(q.properties, 'properties'), 'properties', extra)
-  if (properties.values.length) optional.push(compileGroup(properties, sessionCtx('properties')))
+  optional.push(...propertyConditions(properties, operand, (g) => compileGroup(g, sessionCtx('properties'))))
   // Console lines: the filters hold together on one line (or any of them, with operand OR).
   const consoleGroup = parsePropertyGroup(json(q.console_log_filters, 'console_log_filters'), 'console_log_filters', extra)
   if (consoleGroup.values.length) {
@@ -237,13 +269,9 @@ export async function recordingQuery(q: ListParams, ctx: ListContext): Promise<O
   }
   if (optional.length) conditions.push(optional.length === 1 ? optional[0] : `(${optional.join(` ${operand} `)})`)
 
-  const having = parsePropertyGroup(json(q.having_predicates, 'having_predicates'), 'having_predicates', extra)
   if (having.values.length) conditions.push(about('having_predicates', () => compileGroup(having, sessionCtx('having_predicates'))))
-  if (q.filter_test_accounts === 'true') {
-    const testFilters = parsePropertyGroup(project.settings.test_account_filters ?? [], 'test_account_filters')
-    if (testFilters.values.length)
-      conditions.push(about('filter_test_accounts', () => compileGroup(testFilters, sessionCtx('filter_test_accounts'))))
-  }
+  if (testFilters?.values.length)
+    conditions.push(about('filter_test_accounts', () => compileGroup(testFilters, sessionCtx('filter_test_accounts'))))
   if (ctx.hidden) conditions.push(`NOT hasAny(${SESSION_SQL.distinct_ids}, ${params.add('Array(String)', ctx.hidden.distinctIds)})`)
 
   const orderKey = q.order ?? 'start_time'
@@ -256,7 +284,7 @@ export async function recordingQuery(q: ListParams, ctx: ListContext): Promise<O
   return {
     dateFrom,
     dateTo,
-    distinctIds: q.distinct_id !== undefined ? [q.distinct_id] : stringList(q.distinct_ids, 'distinct_ids'),
+    distinctIds: q.distinct_id !== undefined ? [q.distinct_id] : nonEmpty(stringList(q.distinct_ids, 'distinct_ids')),
     sessionIds: stringList(q.session_ids, 'session_ids'),
     minDuration: q.min_duration,
     conditions,
@@ -273,6 +301,29 @@ export function visibleRecordings(hidden: HiddenPersons | null): Pick<RecordingQ
     conditions: [`NOT hasAny(${SESSION_SQL.distinct_ids}, ${params.add('Array(String)', hidden.distinctIds)})`],
     params: params.values,
   }
+}
+
+/**
+ * `properties` as PostHog splits a flat list (session_recording_list_from_query.py): person filters in one
+ * group and cohort filters in another, each joined by `operand` (PersonsPropertiesSubQuery,
+ * CohortPropertyGroupsSubQuery), the rest together; each part is one of the conditions `operand` joins.
+ * A nested group is read as given.
+ */
+function propertyConditions(properties: PropertyGroup, operand: 'AND' | 'OR', compile: (g: PropertyGroup) => string): string[] {
+  if (properties.values.length === 0) return []
+  if (operand === 'AND' || properties.values.some(isGroup)) return [compile(properties)]
+  const filters = properties.values as PropertyFilter[]
+  const parts = [
+    { type: 'AND' as const, values: filters.filter((f) => f.type !== 'person' && f.type !== 'cohort') },
+    { type: operand, values: filters.filter((f) => f.type === 'person') },
+    { type: operand, values: filters.filter((f) => f.type === 'cohort') },
+  ]
+  return parts.filter((g) => g.values.length > 0).map(compile)
+}
+
+/** PostHog reads an empty `distinct_ids` as no filter (`if self._query.distinct_ids`). */
+function nonEmpty(list: string[] | undefined): string[] | undefined {
+  return list?.length ? list : undefined
 }
 
 /** Runs a compile whose shared-compiler errors (which name `properties`) should name this parameter. */

@@ -16,8 +16,8 @@ import { NOT_DELETED, VIEWED } from './recording-state'
 export interface StoredRecording {
   sessionId: string
   distinctId: string
-  /** ms since the epoch of the latest event (for `ongoing`). */
-  endTimestamp: number
+  /** ms since the epoch: when capture received the session's latest snapshots (for `ongoing`). */
+  receivedAt: number
   summary: RecordingSummary
   /** PATCH {viewed: true} was sent (recording-state.ts). */
   viewed: boolean
@@ -64,6 +64,8 @@ export const SESSION_SQL = {
   urls: 'groupUniqArrayArray(urls)',
   /** Every distinct id the session was sent with. */
   distinct_ids: 'groupUniqArray(distinct_id)',
+  /** When capture received the session's latest snapshots (PostHog's max(_timestamp)). */
+  received_at: 'max(received_at)',
   /** The distinct id the recording shows: its first batch's. */
   distinct_id: 'argMin(distinct_id, (start_time, _partition, _offset))',
 } as const
@@ -72,10 +74,10 @@ export type SessionColumn = keyof typeof SESSION_SQL
 /** Per team and session: the metadata of one batch's blocks (in the order the batch sent them). */
 export function metadataOf(
   blocks: SnapshotBlock[],
-): Array<{ teamId: number; sessionId: string; distinctId: string; metadata: RecordingMetadata }> {
+): Array<{ teamId: number; sessionId: string; distinctId: string; receivedAt: number; metadata: RecordingMetadata }> {
   const sessions = new Map<
     string,
-    { teamId: number; sessionId: string; distinctId: string; metadata: RecordingMetadata; messages: number }
+    { teamId: number; sessionId: string; distinctId: string; receivedAt: number; metadata: RecordingMetadata; messages: number }
   >()
   for (const block of blocks) {
     const key = `${block.teamId}\u0000${block.sessionId}`
@@ -85,6 +87,7 @@ export function metadataOf(
         teamId: block.teamId,
         sessionId: block.sessionId,
         distinctId: block.distinctId,
+        receivedAt: 0,
         metadata: RecordingMetadata.empty(),
         messages: 0,
       }
@@ -97,6 +100,7 @@ export function metadataOf(
       snapshotLibrary: block.snapshotLibrary,
     })
     session.messages += block.messageCount
+    session.receivedAt = Math.max(session.receivedAt, block.receivedAt)
   }
   return [...sessions.values()].map(({ messages, metadata, ...rest }) => {
     // A block gathers several `$snapshot` messages: count the messages, not the blocks.
@@ -140,12 +144,12 @@ export class ClickHouseMetadataStore {
    */
   prepare(range: BatchRange, blocks: SnapshotBlock[]): () => Promise<void> {
     const sessions = metadataOf(blocks)
-      .map(({ teamId, sessionId, distinctId, metadata }) => {
+      .map(({ teamId, sessionId, distinctId, receivedAt, metadata }) => {
         const state = metadata.toState()
-        return { teamId, sessionId, distinctId, state: this.capturesConsoleLogs(teamId) ? state : withoutConsole(state) }
+        return { teamId, sessionId, distinctId, receivedAt, state: this.capturesConsoleLogs(teamId) ? state : withoutConsole(state) }
       })
       .filter((s) => s.state.eventCount > 0)
-    const rows = sessions.map(({ teamId, sessionId, distinctId, state }) => ({
+    const rows = sessions.map(({ teamId, sessionId, distinctId, receivedAt, state }) => ({
       team_id: teamId,
       session_id: sessionId,
       distinct_id: distinctId,
@@ -163,6 +167,7 @@ export class ClickHouseMetadataStore {
       active_milliseconds: activeMilliseconds(state.activity),
       urls: state.urls,
       snapshot_source: state.snapshotSource ?? 'web',
+      received_at: timestamp(receivedAt),
       retention_days: this.retention.daysOf(teamId),
       _partition: range.partition,
       _offset: range.lastOffset,
@@ -224,9 +229,9 @@ export class ClickHouseMetadataStore {
       params.minDuration = query.minDuration
     }
     const order = query.orderBy ?? { key: 'start_time', direction: 'DESC' }
-    const page = await queryRows<{ session_id: string; recording_distinct_id: string; end_ms: string | number; viewed: number }>(
+    const page = await queryRows<{ session_id: string; recording_distinct_id: string; received_ms: string | number; viewed: number }>(
       this.client,
-      `SELECT session_id, ${SESSION_SQL.distinct_id} AS recording_distinct_id, toUnixTimestamp64Milli(${SESSION_SQL.end_time}) AS end_ms, ${VIEWED} AS viewed
+      `SELECT session_id, ${SESSION_SQL.distinct_id} AS recording_distinct_id, toUnixTimestamp64Milli(${SESSION_SQL.received_at}) AS received_ms, ${VIEWED} AS viewed
        FROM session_recording_metadata
        WHERE ${where.join(' AND ')}
        GROUP BY session_id
@@ -252,7 +257,7 @@ export class ClickHouseMetadataStore {
       return {
         sessionId: r.session_id,
         distinctId: r.recording_distinct_id,
-        endTimestamp: Number(r.end_ms),
+        receivedAt: Number(r.received_ms),
         summary: metadata.summary(),
         viewed: Number(r.viewed) === 1,
       }

@@ -6,6 +6,7 @@
 import type { FastifyInstance } from 'fastify'
 import { Type } from 'typebox'
 import type { ActionStore } from '../actions/store'
+import type { CohortStore } from '../cohorts/store'
 import type { PersonQueries, PersonRecord } from '../persons/queries'
 import { displayName } from '../persons/serialize'
 import type { ClickHouseClient } from '../shared/clickhouse'
@@ -23,7 +24,7 @@ import { Recording, RecordingPage, SharedRecording } from './schemas'
 
 const DEFAULT_LIMIT = 50
 const MAX_LIMIT = 1000
-/** PostHog: a recording is ongoing while its last event is at most this old. */
+/** PostHog: a recording is ongoing while data for it arrived at most this long ago (max(_timestamp)), however old its events. */
 const ONGOING_MS = 5 * 60_000
 
 const RecordingId = Type.Object({ id: Type.String({ description: 'The recording’s session id.' }) })
@@ -35,6 +36,7 @@ export async function recordingRoutes(
     metadata: ClickHouseMetadataStore
     persons: PersonQueries
     actions: ActionStore
+    cohorts: Pick<CohortStore, 'list'>
     clickhouse: ClickHouseClient
     clock: Clock
     sharing: SharingStore
@@ -75,7 +77,7 @@ export async function recordingRoutes(
       start_url: s.start_url,
       snapshot_source: s.snapshot_source,
       snapshot_library: s.snapshot_library,
-      ongoing: r.endTimestamp >= deps.clock.now().getTime() - ONGOING_MS,
+      ongoing: r.receivedAt >= deps.clock.now().getTime() - ONGOING_MS,
       activity_score: s.activity_score,
       person: person ? showPerson(person) : null,
       storage: 'object_storage',
@@ -104,8 +106,10 @@ export async function recordingRoutes(
         events: json(
           '[{"id": "$pageview", "properties": [...]}]: sessions with such an event (`$session_id`); an id of null is any event.',
         ),
-        actions: json('[{"id": 3}]: sessions with an event that matches the action.'),
-        properties: json('property filters: event (an event of the session), person (its person), recording (as having_predicates).'),
+        actions: json('[{"id": 3, "properties": [...]}]: sessions with an event that matches the action and the entry’s properties.'),
+        properties: json(
+          'property filters: event (an event of the session; with is_not, not_icontains, not_regex or is_not_set, every event of it), person (its person), cohort (its person is in the cohort), recording (as having_predicates).',
+        ),
         console_log_filters: json(
           '[{"type": "log_entry", "key": "level" | "message", "operator": …, "value": …}]: sessions with such a console line.',
         ),
@@ -114,7 +118,10 @@ export async function recordingRoutes(
         ),
         filter_test_accounts: Type.Optional(Type.String({ description: 'true: apply the project’s test_account_filters too.' })),
         operand: Type.Optional(
-          Type.String({ description: 'AND (default) or OR between events, actions, properties and console_log_filters.' }),
+          Type.String({
+            description:
+              'AND (default) or OR between events, actions, properties and console_log_filters, and between person filters (and between cohort filters) of properties.',
+          }),
         ),
         order: Type.Optional(
           Type.String({
@@ -130,7 +137,13 @@ export async function recordingRoutes(
       const q = request.query
       const limit = q.limit ?? DEFAULT_LIMIT
       const teamId = caller.project.id
-      const query = await recordingQuery(q, { project: caller.project, now: deps.clock.now(), actions: deps.actions, hidden })
+      const query = await recordingQuery(q, {
+        project: caller.project,
+        now: deps.clock.now(),
+        actions: deps.actions,
+        cohorts: deps.cohorts,
+        hidden,
+      })
       if (q.person_uuid) {
         const person = await deps.persons.get(teamId, { uuid: q.person_uuid })
         const ids = person?.distinctIds ?? []

@@ -37,7 +37,9 @@ export const Recording = Type.Object(
     start_url: Nullable(Type.String()),
     snapshot_source: Type.String(),
     snapshot_library: Nullable(Type.String()),
-    ongoing: Type.Boolean(),
+    ongoing: Type.Boolean({
+      description: 'Data for it arrived in the last five minutes (PostHog’s max(_timestamp)), however old its events.',
+    }),
     activity_score: Type.Number(),
     person: Type.Union([Person, Type.Null()], { description: 'The person of the recording’s distinct id, when it has one.' }),
     storage: Type.String({ description: 'Where the snapshots are kept: `object_storage`, as PostHog says for blocks it stores.' }),

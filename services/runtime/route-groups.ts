@@ -169,6 +169,7 @@ export const ROUTE_GROUPS = {
     metadata: await s.recordingMetadata(),
     persons: await s.personQueries(),
     actions: await s.actions(),
+    cohorts: await s.cohorts(),
     clickhouse: s.ctx.storage.clickhouse,
     clock: s.ctx.clock,
     sharing: await s.sharing(),

@@ -30,6 +30,7 @@ const FEATURE_IMPORTS: Record<string, string> = {
   'decide → flags': 'the flag definitions decide evaluates',
   'recordings → actions': 'the recordings list filtered by action',
   'recordings → persons': 'the recordings list filtered by person, and the person shown on a recording',
+  'recordings → cohorts': 'the recordings list filtered by cohort: cohort definitions and membership SQL',
   'insights → trends': 'an insight’s result is a trend: its request and the trend service (with its cache)',
 }
 
