@@ -323,8 +323,11 @@ function SeriesRow({
       ) : (
         <select aria-label="Action" value={s.id} onChange={(e) => store.setSeriesEvent(i, e.currentTarget.value)}>
           <option value="">Choose an action…</option>
+          {/* selected on the option: the actions arrive after the select has its value (a reload). */}
           {actions.map((a) => (
-            <option value={String(a.id)}>{a.name ?? `Action ${a.id}`}</option>
+            <option value={String(a.id)} selected={String(a.id) === s.id}>
+              {a.name ?? `Action ${a.id}`}
+            </option>
           ))}
         </select>
       )}
@@ -396,7 +399,9 @@ function Breakdown({ query, store, cohorts }: { query: TrendQuery; store: Trends
             <option value="">none</option>
             <option value="all">all users</option>
             {cohorts.map((c) => (
-              <option value={String(c.id)}>{c.name ?? `Cohort ${c.id}`}</option>
+              <option value={String(c.id)} selected={String(c.id) === query.breakdown}>
+                {c.name ?? `Cohort ${c.id}`}
+              </option>
             ))}
           </select>
         ) : (
