@@ -40,6 +40,7 @@ interface TrendResultSeries {
   data: number[]
   count: number
   aggregated_value?: number
+  compare_label?: string
 }
 
 describe.skipIf(unavailable !== null)(`the trends editor in headless Chromium${unavailable ? ` (skipped: ${unavailable})` : ''}`, () => {
@@ -108,14 +109,17 @@ describe.skipIf(unavailable !== null)(`the trends editor in headless Chromium${u
   /** The chart's numbers, as it draws them. */
   const drawn = async (page: Page) => {
     const raw = await page.locator('[data-testid=trend-chart]').getAttribute('data-values', { timeout: 10_000 })
-    return JSON.parse(raw ?? '{}') as { labels: string[]; series: Array<{ label: string; values: number[] }> }
+    return JSON.parse(raw ?? '{}') as { labels: string[]; series: Array<{ label: string; values: Array<number | null> }> }
   }
 
   /** Waits until the chart shows the API's answer for `query`: every series' values, in order. */
   const expectChart = async (page: Page, query: Record<string, unknown>) => {
     const result = await trend(query)
     expect(result.length).toBeGreaterThan(0)
-    const expected = result.map((s) => s.data)
+    // The x axis is the current period's buckets: a compared previous period is drawn over them (one bucket more
+    // or fewer when the periods straddle different week or month boundaries).
+    const buckets = (result.find((s) => s.compare_label !== 'previous') ?? result[0]).data.length
+    const expected = result.map((s) => Array.from({ length: buckets }, (_, i) => s.data[i] ?? null))
     await expect.poll(async () => (await drawn(page)).series.map((s) => s.values), { timeout: 10_000 }).toEqual(expected)
     return result
   }
@@ -131,6 +135,9 @@ describe.skipIf(unavailable !== null)(`the trends editor in headless Chromium${u
     return page
   }
 
+  /** The suggestions a datalist offers. */
+  const options = (page: Page, id: string) =>
+    page.locator(`datalist#${id} option`).evaluateAll((os) => os.map((o) => o.getAttribute('value')))
   const series = (page: Page, letter: string): Locator => page.locator(`.series[data-series="${letter}"]`)
   const pageview = { id: '$pageview', type: 'events', order: 1, math: 'total' }
 
@@ -141,6 +148,9 @@ describe.skipIf(unavailable !== null)(`the trends editor in headless Chromium${u
     // A second series with another event, and unique users on it.
     await page.click('button:has-text("+ Add series")')
     const b = series(page, 'B')
+    await b.locator('input[aria-label="Event name"]').fill('purch')
+    // Suggestions come from the event definitions ingestion keeps.
+    await expect.poll(() => options(page, 'event-names-B')).toEqual(['purchase'])
     await b.locator('input[aria-label="Event name"]').fill('purchase')
     await b.locator('select[aria-label="Math"]').selectOption('dau')
     const twoSeries = [pageview, { id: 'purchase', type: 'events', order: 2, math: 'dau' }]
@@ -157,6 +167,8 @@ describe.skipIf(unavailable !== null)(`the trends editor in headless Chromium${u
 
     // Property math and weekly active users, on the second series.
     await b.locator('select[aria-label="Math"]').selectOption('sum')
+    await b.locator('input[aria-label="Math property"]').fill('pri')
+    await expect.poll(() => options(page, 'math-properties-B')).toEqual(['price'])
     await b.locator('input[aria-label="Math property"]').fill('price')
     const priced = await expectChart(page, {
       events: [pageview, { id: 'purchase', type: 'events', order: 2, math: 'sum', math_property: 'price' }],
@@ -171,6 +183,8 @@ describe.skipIf(unavailable !== null)(`the trends editor in headless Chromium${u
     await page.selectOption('select[aria-label="Breakdown type"]', 'person')
     await page.waitForURL(/breakdown_type=person/)
     expect(await page.inputValue('select[aria-label="Breakdown type"]')).toBe('person')
+    await page.fill('input[aria-label="Breakdown property"]', 'pla')
+    await expect.poll(() => options(page, 'breakdown-properties')).toEqual(['plan'])
     await page.fill('input[aria-label="Breakdown property"]', 'plan')
     const byPlan = await expectChart(page, { events: plain, breakdown: 'plan', breakdown_type: 'person' })
     expect((await drawn(page)).series.map((s) => s.label)).toEqual(byPlan.map((s) => s.label))
@@ -251,6 +265,15 @@ describe.skipIf(unavailable !== null)(`the trends editor in headless Chromium${u
     await expect.poll(() => series(page, 'B').locator('input[aria-label="Event name"]').inputValue()).toBe('signed_up')
     // The actions arrive after the editor opens: the picked one is then shown.
     await expect.poll(() => series(page, 'A').locator('select[aria-label="Action"]').inputValue()).toBe(String(actionId))
+    await expectChart(page, { ...range, filter_test_accounts: true })
+
+    // Another trends link opens its own query; back reopens this one from the URL.
+    await page.click('nav.menu a:has-text("Trends")')
+    await expect.poll(() => page.locator('.series').count()).toBe(1)
+    expect(await series(page, 'A').locator('input[aria-label="Event name"]').inputValue()).toBe('$pageview')
+    await expectChart(page, { events: [pageview] })
+    await page.goBack()
+    await expect.poll(() => series(page, 'B').locator('input[aria-label="Event name"]').inputValue()).toBe('signed_up')
     await expectChart(page, { ...range, filter_test_accounts: true })
     await page.context().close()
   })

@@ -7,6 +7,7 @@ import type { Action, Cohort, EventPage, Paginated, TrendAnswer } from '../answe
 import { Empty, ErrorBox, Loading } from '../components/feedback'
 import { PageHeader } from '../components/headers'
 import { useAction, useLoad } from '../components/load'
+import { DefinitionOptions } from '../components/definitions'
 import { PropertyFilters } from '../components/property-filters'
 import { TrendChart } from '../chart'
 import { formatValue, shapeChart, shapeTotals, type TrendSeries } from '../chart-data'
@@ -82,10 +83,8 @@ export function TrendsPage({ search }: { search: string }) {
     () => (ready ? post<TrendAnswer>(path('insights/trend/'), body) : Promise.resolve({ result: [] })),
     [JSON.stringify(body)],
   )
-  const eventNames = useLoad(
-    () => get<EventPage>(path('events/?limit=200')).then((r) => [...new Set(r.results.map((e) => e.event))].sort()),
-    [project.id],
-  )
+  // Whether the project has any event yet: an empty result then shows the snippet to install.
+  const anyEvents = useLoad(() => get<EventPage>(path('events/?limit=1')).then((r) => r.results.length > 0), [project.id])
   const actions = useLoad(() => get<Paginated<NamedThing>>(path('actions/')).then((r) => r.results), [project.id])
   const cohorts = useLoad(() => get<Paginated<NamedThing>>(path('cohorts/')).then((r) => r.results), [project.id])
   const [csvError, , runCsv] = useAction()
@@ -106,11 +105,6 @@ export function TrendsPage({ search }: { search: string }) {
         </button>
       </PageHeader>
       <ErrorBox error={csvError} />
-      <datalist id="event-names">
-        {(eventNames.data ?? []).map((name) => (
-          <option value={name} />
-        ))}
-      </datalist>
       <section class="card query">
         <div class="series-list">
           {query.series.map((s, i) => (
@@ -227,7 +221,7 @@ export function TrendsPage({ search }: { search: string }) {
         <ErrorBox error={result.error} />
         {result.loading && !result.data ? <Loading /> : null}
         {result.data && !ready ? <Empty title="Pick an event or an action to see its trend." /> : null}
-        {result.data && ready && total === 0 && eventNames.data?.length === 0 ? (
+        {result.data && ready && total === 0 && anyEvents.data === false ? (
           <Empty title="This project has no events yet.">
             <p>
               Paste this into your site’s &lt;head&gt; (or send events with any PostHog SDK to this Wren with the same key); pageviews then
@@ -236,7 +230,7 @@ export function TrendsPage({ search }: { search: string }) {
             <Snippet />
           </Empty>
         ) : null}
-        {result.data && ready && total === 0 && eventNames.data?.length !== 0 ? (
+        {result.data && ready && total === 0 && anyEvents.data !== false ? (
           <Empty title="No events match this query.">
             <p>
               Widen the date range, pick another event or remove filters. The events this project has are on the{' '}
@@ -313,13 +307,16 @@ function SeriesRow({
         <option value="actions">Action</option>
       </select>
       {s.kind === 'events' ? (
-        <input
-          aria-label="Event name"
-          list="event-names"
-          placeholder="event name, e.g. $pageview"
-          value={s.id}
-          onInput={(e) => store.setSeriesEvent(i, e.currentTarget.value)}
-        />
+        <>
+          <input
+            aria-label="Event name"
+            list={`event-names-${letter}`}
+            placeholder="event name, e.g. $pageview"
+            value={s.id}
+            onInput={(e) => store.setSeriesEvent(i, e.currentTarget.value)}
+          />
+          <DefinitionOptions id={`event-names-${letter}`} kind="event" search={s.id} />
+        </>
       ) : (
         <select aria-label="Action" value={s.id} onChange={(e) => store.setSeriesEvent(i, e.currentTarget.value)}>
           <option value="">Choose an action…</option>
@@ -337,12 +334,16 @@ function SeriesRow({
         ))}
       </select>
       {PROPERTY_MATHS.has(s.math) ? (
-        <input
-          aria-label="Math property"
-          placeholder="numeric property"
-          value={s.mathProperty ?? ''}
-          onInput={(e) => store.setMathProperty(i, e.currentTarget.value)}
-        />
+        <>
+          <input
+            aria-label="Math property"
+            list={`math-properties-${letter}`}
+            placeholder="numeric property"
+            value={s.mathProperty ?? ''}
+            onInput={(e) => store.setMathProperty(i, e.currentTarget.value)}
+          />
+          <DefinitionOptions id={`math-properties-${letter}`} kind="numeric property" search={s.mathProperty ?? ''} />
+        </>
       ) : null}
       {removable ? (
         <button type="button" class="link" aria-label={`Remove series ${letter}`} onClick={() => store.removeSeries(i)}>
@@ -404,13 +405,29 @@ function Breakdown({ query, store, cohorts }: { query: TrendQuery; store: Trends
               </option>
             ))}
           </select>
-        ) : (
+        ) : type === 'hogql' ? (
           <input
-            aria-label={type === 'hogql' ? 'Breakdown expression' : 'Breakdown property'}
+            aria-label="Breakdown expression"
             placeholder={BREAKDOWN_PLACEHOLDERS[type]}
             value={query.breakdown ?? ''}
             onInput={(e) => store.setBreakdown(e.currentTarget.value)}
           />
+        ) : (
+          <>
+            <input
+              aria-label="Breakdown property"
+              list="breakdown-properties"
+              placeholder={BREAKDOWN_PLACEHOLDERS[type]}
+              value={query.breakdown ?? ''}
+              onInput={(e) => store.setBreakdown(e.currentTarget.value)}
+            />
+            <DefinitionOptions
+              id="breakdown-properties"
+              kind={type === 'event' ? 'event property' : type}
+              search={query.breakdown ?? ''}
+              groupTypeIndex={query.breakdownGroupTypeIndex}
+            />
+          </>
         )}
       </span>
     </label>
