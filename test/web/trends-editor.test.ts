@@ -297,8 +297,13 @@ describe.skipIf(unavailable !== null)(`the trends editor in headless Chromium${u
       const colours = new Set<number>()
       for (let i = 0; i < image.data.length; i += 4) colours.add((image.data[i] << 16) | (image.data[i + 1] << 8) | image.data[i + 2])
       expect(colours.size, `${width}: colours`).toBeGreaterThan(20)
-      const scrollWidth = await page.evaluate(() => (globalThis as unknown as PageGlobal).document.documentElement.scrollWidth)
-      expect(scrollWidth, `${width}: page width`).toBeLessThanOrEqual(width)
+      const scrollWidth = () => page.evaluate(() => (globalThis as unknown as PageGlobal).document.documentElement.scrollWidth)
+      expect(await scrollWidth(), `${width}: page width`).toBeLessThanOrEqual(width)
+      // The widest breakdown (a group's type and property) fits too.
+      await page.selectOption('select[aria-label="Breakdown type"]', 'group')
+      await page.fill('input[aria-label="Breakdown property"]', 'industry')
+      expect(await page.inputValue('select[aria-label="Breakdown group type"]')).toBe('0')
+      expect(await scrollWidth(), `${width}: page width with a group breakdown`).toBeLessThanOrEqual(width)
       await page.context().close()
     }
   })
