@@ -1,6 +1,6 @@
 // The trends editor in headless Chromium, driven through its controls as a user does: a second series with
 // another event and its own math (unique users, a property's sum, weekly active), formulas over two series,
-// breakdowns switched to a person property and to a cohort (the type stays while its value is still
+// breakdowns switched to a person property, a cohort and a HogQL expression (the type stays while its value is still
 // missing), a series switched to an action (it stays an action), an event name deleted and retyped (nothing
 // comes back), a filter on the second series, interval, date range, comparison, the test-account filter and
 // all five displays. After each change the chart's numbers (the chart's data-values; the number and table
@@ -198,6 +198,11 @@ describe.skipIf(unavailable !== null)(`the trends editor in headless Chromium${u
     await page.selectOption('select[aria-label="Breakdown cohort"]', String(cohortId))
     const byCohort = await expectChart(page, { events: plain, breakdown: [cohortId], breakdown_type: 'cohort' })
     expect(byCohort.map((s) => s.label).join()).toContain('Pro plan')
+    // A HogQL expression breakdown.
+    await page.selectOption('select[aria-label="Breakdown type"]', 'hogql')
+    await page.fill('input[aria-label="Breakdown expression"]', 'properties.$browser')
+    const byExpression = await expectChart(page, { events: plain, breakdown: 'properties.$browser', breakdown_type: 'hogql' })
+    expect(byExpression.map((s) => s.label).join()).toContain('Firefox')
     await page.selectOption('select[aria-label="Breakdown type"]', 'event')
 
     // The first series becomes an action: it stays one while the action is picked.
