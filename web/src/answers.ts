@@ -6,6 +6,10 @@
 import type { Static } from 'typebox'
 import type { ActionAnswer } from '../../services/actions/schemas'
 import type { CohortAnswer } from '../../services/cohorts/schemas'
+import type {
+  EventDefinitionPage as EventDefinitionPageSchema,
+  PropertyDefinitionPage as PropertyDefinitionPageSchema,
+} from '../../services/definitions/schemas'
 import type { Event, EventPage as EventPageSchema } from '../../services/events/schemas'
 import type { Flag as FlagSchema } from '../../services/flags/schemas'
 import type { Person as PersonSchema, PropertiesTimeline as TimelineSchema } from '../../services/persons/schemas'
@@ -76,3 +80,6 @@ export type Sharing = Static<typeof SharingSchema>
 
 export type TrendAnswer = Static<typeof TrendAnswerSchema>
 export type TrendSeries = Static<typeof TrendSeriesSchema>
+
+export type EventDefinitionPage = Static<typeof EventDefinitionPageSchema>
+export type PropertyDefinitionPage = Static<typeof PropertyDefinitionPageSchema>

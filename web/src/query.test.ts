@@ -19,6 +19,7 @@ const full: TrendQuery = {
   interval: 'week',
   breakdown: '$os',
   breakdownType: 'person',
+  breakdownGroupTypeIndex: null,
   compare: true,
   formula: 'A / B',
   display: 'bar',
@@ -36,7 +37,7 @@ describe('the trends query in the URL', () => {
   })
 
   it('opens a malformed link with defaults instead of failing', () => {
-    const q = decodeQuery('series=not-json&interval=fortnight&display=pie&breakdown_type=group&properties=%5B1%2C2%5D')
+    const q = decodeQuery('series=not-json&interval=fortnight&display=pie&breakdown_type=funnel&properties=%5B1%2C2%5D')
     expect(q.series).toEqual(DEFAULT_QUERY.series)
     expect(q.interval).toBe('day')
     expect(q.display).toBe('line')
@@ -44,7 +45,7 @@ describe('the trends query in the URL', () => {
     expect(q.properties).toEqual([])
   })
 
-  it('drops series without an id and keeps unknown math out', () => {
+  it('keeps a series without an id (still being chosen) and keeps unknown math out', () => {
     const q = decodeQuery(
       `series=${encodeURIComponent(
         JSON.stringify([
@@ -53,7 +54,26 @@ describe('the trends query in the URL', () => {
         ]),
       )}`,
     )
-    expect(q.series).toEqual([{ kind: 'events', id: 'buy', math: 'total', mathProperty: null, properties: [] }])
+    expect(q.series).toEqual([
+      { kind: 'events', id: '', math: 'total', mathProperty: null, properties: [] },
+      { kind: 'events', id: 'buy', math: 'total', mathProperty: null, properties: [] },
+    ])
+  })
+
+  it('keeps incomplete edits: an emptied event, an action not yet chosen, a breakdown type without its value', () => {
+    const incomplete: TrendQuery = {
+      ...DEFAULT_QUERY,
+      series: [
+        { kind: 'events', id: '', math: 'total', mathProperty: null, properties: [] },
+        { kind: 'actions', id: '', math: 'dau', mathProperty: null, properties: [] },
+      ],
+      breakdownType: 'cohort',
+    }
+    expect(decodeQuery(encodeQuery(incomplete))).toEqual(incomplete)
+    for (const type of ['person', 'group', 'session', 'hogql'] as const)
+      expect(decodeQuery(encodeQuery({ ...DEFAULT_QUERY, breakdownType: type })).breakdownType).toBe(type)
+    const group = { ...DEFAULT_QUERY, breakdownType: 'group' as const, breakdown: 'industry', breakdownGroupTypeIndex: 2 }
+    expect(decodeQuery(encodeQuery(group))).toEqual(group)
   })
 })
 
@@ -81,6 +101,45 @@ describe('the body sent to /insights/trend/', () => {
     expect(trendBody({ ...DEFAULT_QUERY, display: 'table' }).display).toBe('ActionsTable')
     const cohort = trendBody({ ...DEFAULT_QUERY, breakdown: '12', breakdownType: 'cohort' })
     expect(cohort).toMatchObject({ breakdown: [12], breakdown_type: 'cohort' })
+  })
+
+  it('leaves incomplete parts out until they are complete, keeping the order of the others', () => {
+    const body = trendBody({
+      ...DEFAULT_QUERY,
+      series: [
+        { kind: 'events', id: '', math: 'total', mathProperty: null, properties: [] },
+        { kind: 'events', id: 'buy', math: 'sum', mathProperty: ' ', properties: [] },
+        { kind: 'actions', id: '', math: 'total', mathProperty: null, properties: [] },
+        {
+          kind: 'events',
+          id: 'signup',
+          math: 'total',
+          mathProperty: null,
+          properties: [{ key: '', value: '', operator: 'exact', type: 'event' }],
+        },
+      ],
+      breakdownType: 'person',
+      formula: 'A + B',
+    })
+    expect(body.events).toEqual([{ id: 'signup', type: 'events', order: 4, math: 'total' }])
+    expect(body.actions).toEqual([])
+    // The formula's letters name series that are not sent yet: it waits.
+    expect(body).not.toHaveProperty('formula')
+    expect(body).not.toHaveProperty('breakdown_type')
+    expect(
+      trendBody({ ...DEFAULT_QUERY, breakdownType: 'group', breakdown: 'industry', breakdownGroupTypeIndex: null }),
+    ).not.toHaveProperty('breakdown')
+  })
+
+  it('sends every breakdown type the API takes', () => {
+    expect(trendBody({ ...DEFAULT_QUERY, breakdownType: 'group', breakdown: 'industry', breakdownGroupTypeIndex: 1 })).toMatchObject({
+      breakdown: 'industry',
+      breakdown_type: 'group',
+      breakdown_group_type_index: 1,
+    })
+    for (const type of ['event', 'person', 'session', 'hogql'] as const)
+      expect(trendBody({ ...DEFAULT_QUERY, breakdownType: type, breakdown: ' x ' })).toMatchObject({ breakdown: 'x', breakdown_type: type })
+    expect(trendBody({ ...DEFAULT_QUERY, breakdownType: 'cohort', breakdown: 'all' })).toMatchObject({ breakdown: ['all'] })
   })
 
   it('sends no optional field that is not set', () => {

@@ -7,16 +7,18 @@ export const MATHS = [
   { value: 'dau', label: 'Unique users' },
   { value: 'weekly_active', label: 'Weekly active users' },
   { value: 'monthly_active', label: 'Monthly active users' },
+  { value: 'unique_session', label: 'Unique sessions' },
   { value: 'sum', label: 'Sum of a property' },
   { value: 'avg', label: 'Average of a property' },
   { value: 'min', label: 'Minimum of a property' },
   { value: 'max', label: 'Maximum of a property' },
   { value: 'median', label: 'Median of a property' },
+  { value: 'p75', label: '75th percentile of a property' },
   { value: 'p90', label: '90th percentile of a property' },
   { value: 'p95', label: '95th percentile of a property' },
   { value: 'p99', label: '99th percentile of a property' },
 ] as const
-export const PROPERTY_MATHS = new Set(['sum', 'avg', 'min', 'max', 'median', 'p90', 'p95', 'p99'])
+export const PROPERTY_MATHS = new Set(['sum', 'avg', 'min', 'max', 'median', 'p75', 'p90', 'p95', 'p99'])
 
 export const INTERVALS = ['hour', 'day', 'week', 'month'] as const
 export type Interval = (typeof INTERVALS)[number]
@@ -31,8 +33,17 @@ export const DISPLAYS = {
 } as const
 export type DisplayName = keyof typeof DISPLAYS
 
-export const BREAKDOWN_TYPES = ['event', 'person', 'cohort'] as const
+/** Every breakdown type Wren's trends take (services/trends/request.ts), as the page names them. */
+export const BREAKDOWN_TYPES = ['event', 'person', 'cohort', 'group', 'session', 'hogql'] as const
 export type BreakdownType = (typeof BREAKDOWN_TYPES)[number]
+export const BREAKDOWN_LABELS: Record<BreakdownType, string> = {
+  event: 'event property',
+  person: 'person property',
+  cohort: 'cohort',
+  group: 'group property',
+  session: 'session property',
+  hogql: 'HogQL expression',
+}
 
 export const DATE_PRESETS = [
   { value: '-24h', label: 'Last 24 hours' },
@@ -64,6 +75,8 @@ export interface TrendQuery {
   interval: Interval
   breakdown: string | null
   breakdownType: BreakdownType
+  /** A group breakdown's group type (0-4); null until chosen. */
+  breakdownGroupTypeIndex: number | null
   compare: boolean
   formula: string
   display: DisplayName
@@ -78,6 +91,7 @@ export const DEFAULT_QUERY: TrendQuery = {
   interval: 'day',
   breakdown: null,
   breakdownType: 'event',
+  breakdownGroupTypeIndex: null,
   compare: false,
   formula: '',
   display: 'line',
@@ -86,7 +100,9 @@ export const DEFAULT_QUERY: TrendQuery = {
 const SERIES_LETTERS = 'ABCDEFGHIJKLMNOPQRSTUVWXYZ'
 export const seriesLetter = (index: number) => SERIES_LETTERS[index] ?? `#${index + 1}`
 
-/** The query as URL search parameters: only what differs from the defaults, so links stay short. */
+/** The query as URL search parameters: only what differs from the defaults, so links stay short. Lossless:
+ * an incomplete edit (a series without its event yet, a breakdown type without its value) is kept, so the
+ * URL written while typing reopens the same editor. */
 export function encodeQuery(query: TrendQuery): string {
   const params = new URLSearchParams()
   const d = DEFAULT_QUERY
@@ -103,12 +119,11 @@ export function encodeQuery(query: TrendQuery): string {
   if (query.dateFrom !== d.dateFrom) params.set('date_from', query.dateFrom)
   if (query.dateTo) params.set('date_to', query.dateTo)
   if (query.interval !== d.interval) params.set('interval', query.interval)
-  if (query.breakdown) {
-    params.set('breakdown', query.breakdown)
-    params.set('breakdown_type', query.breakdownType)
-  }
+  if (query.breakdown) params.set('breakdown', query.breakdown)
+  if (query.breakdown || query.breakdownType !== d.breakdownType) params.set('breakdown_type', query.breakdownType)
+  if (query.breakdownGroupTypeIndex !== null) params.set('breakdown_group_type_index', String(query.breakdownGroupTypeIndex))
   if (query.compare) params.set('compare', 'true')
-  if (query.formula.trim()) params.set('formula', query.formula.trim())
+  if (query.formula) params.set('formula', query.formula)
   if (query.display !== d.display) params.set('display', query.display)
   return params.toString()
 }
@@ -138,21 +153,16 @@ export function decodeQuery(search: string): TrendQuery {
   const d = DEFAULT_QUERY
   const rawSeries = parseJson(params.get('series'))
   const series = Array.isArray(rawSeries)
-    ? rawSeries.filter(isRecord).flatMap((s): Series[] => {
-        const id = typeof s.id === 'string' || typeof s.id === 'number' ? String(s.id) : ''
-        if (!id) return []
-        return [
-          {
-            kind: s.kind === 'actions' ? 'actions' : 'events',
-            id,
-            math: typeof s.math === 'string' && MATHS.some((m) => m.value === s.math) ? s.math : 'total',
-            mathProperty: typeof s.math_property === 'string' && s.math_property ? s.math_property : null,
-            properties: propertyFilters(s.properties),
-          },
-        ]
-      })
+    ? rawSeries.filter(isRecord).map((s): Series => ({
+        kind: s.kind === 'actions' ? 'actions' : 'events',
+        // An empty id is a series still being chosen: it stays in the editor.
+        id: typeof s.id === 'string' || typeof s.id === 'number' ? String(s.id) : '',
+        math: typeof s.math === 'string' && MATHS.some((m) => m.value === s.math) ? s.math : 'total',
+        mathProperty: typeof s.math_property === 'string' && s.math_property ? s.math_property : null,
+        properties: propertyFilters(s.properties),
+      }))
     : []
-  const breakdown = params.get('breakdown')
+  const groupIndex = Number(params.get('breakdown_group_type_index') ?? NaN)
   return {
     series: series.length ? series : d.series,
     properties: propertyFilters(parseJson(params.get('properties'))),
@@ -160,40 +170,60 @@ export function decodeQuery(search: string): TrendQuery {
     dateFrom: params.get('date_from') || d.dateFrom,
     dateTo: params.get('date_to') || null,
     interval: oneOf(INTERVALS, params.get('interval'), d.interval),
-    breakdown: breakdown || null,
+    breakdown: params.get('breakdown') || null,
     breakdownType: oneOf(BREAKDOWN_TYPES, params.get('breakdown_type'), d.breakdownType),
+    breakdownGroupTypeIndex: Number.isInteger(groupIndex) && groupIndex >= 0 && groupIndex <= 4 ? groupIndex : null,
     compare: params.get('compare') === 'true',
     formula: params.get('formula') ?? '',
     display: oneOf(Object.keys(DISPLAYS) as DisplayName[], params.get('display'), d.display),
   }
 }
 
-/** The body for POST /api/projects/:id/insights/trend/ (also what its ?format=csv takes). */
+/** Only filters that say something: a key (or a cohort), so a half-typed row does not fail the request. */
+export const completeFilters = (filters: PropertyFilter[]) =>
+  filters.filter((f) => (f.type === 'cohort' ? f.value !== '' && f.value !== undefined : f.key.trim() !== ''))
+
+/** A series the API can answer: its event or action chosen, and the property a property math needs. */
+export const seriesComplete = (s: Series) => s.id.trim() !== '' && (!PROPERTY_MATHS.has(s.math) || !!s.mathProperty?.trim())
+
+/** Whether the breakdown is complete: its value, and a group breakdown's group type. */
+export const breakdownComplete = (q: TrendQuery) =>
+  !!q.breakdown?.trim() && (q.breakdownType !== 'group' || q.breakdownGroupTypeIndex !== null)
+
+/**
+ * The body for POST /api/projects/:id/insights/trend/ (also what its ?format=csv takes). Incomplete parts
+ * are left out until complete (so typing never fails the request): series, filters, the breakdown, and the
+ * formula while any series is incomplete (its letters would name other series).
+ */
 export function trendBody(query: TrendQuery): Record<string, unknown> {
   const entity = (s: Series, order: number) => ({
-    id: s.kind === 'actions' ? Number(s.id) : s.id,
+    id: s.kind === 'actions' ? Number(s.id) : s.id.trim(),
     type: s.kind,
     // Wren sorts series by order, a zero counting as -1: one-based keeps the page's order (and the formula's letters).
     order: order + 1,
     math: s.math,
-    ...(PROPERTY_MATHS.has(s.math) && s.mathProperty ? { math_property: s.mathProperty } : {}),
-    ...(s.properties.length ? { properties: s.properties } : {}),
+    ...(PROPERTY_MATHS.has(s.math) ? { math_property: s.mathProperty!.trim() } : {}),
+    ...(completeFilters(s.properties).length ? { properties: completeFilters(s.properties) } : {}),
   })
+  const ready = (kind: Series['kind']) => query.series.flatMap((s, i) => (s.kind === kind && seriesComplete(s) ? [entity(s, i)] : []))
   const body: Record<string, unknown> = {
-    events: query.series.flatMap((s, i) => (s.kind === 'events' ? [entity(s, i)] : [])),
-    actions: query.series.flatMap((s, i) => (s.kind === 'actions' ? [entity(s, i)] : [])),
+    events: ready('events'),
+    actions: ready('actions'),
     date_from: query.dateFrom,
     interval: query.interval,
     display: DISPLAYS[query.display],
   }
   if (query.dateTo) body.date_to = query.dateTo
-  if (query.properties.length) body.properties = query.properties
+  const properties = completeFilters(query.properties)
+  if (properties.length) body.properties = properties
   if (query.filterTestAccounts) body.filter_test_accounts = true
-  if (query.breakdown) {
+  if (breakdownComplete(query)) {
+    const value = query.breakdown!.trim()
     body.breakdown_type = query.breakdownType
-    body.breakdown = query.breakdownType === 'cohort' ? [Number(query.breakdown)] : query.breakdown
+    body.breakdown = query.breakdownType === 'cohort' ? [value === 'all' ? 'all' : Number(value)] : value
+    if (query.breakdownType === 'group') body.breakdown_group_type_index = query.breakdownGroupTypeIndex
   }
   if (query.compare) body.compare = true
-  if (query.formula.trim()) body.formula = query.formula.trim()
+  if (query.formula.trim() && query.series.every(seriesComplete)) body.formula = query.formula.trim()
   return body
 }

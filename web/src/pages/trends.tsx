@@ -1,18 +1,22 @@
 // Trends: series of events or actions, their math and filters, the date range, interval, breakdown,
-// comparison and formula, drawn as a chart, a number or a table. The whole query lives in the URL.
-import { useEffect, useMemo, useState } from 'preact/hooks'
+// comparison and formula, drawn as a chart, a number or a table. The editor's state is a store
+// (trends-store.ts); the URL is written from it, so a view can be shared and reloaded.
+import { useEffect, useMemo, useRef, useState } from 'preact/hooks'
 import { downloadCsv, post, get } from '../api'
 import type { Action, Cohort, EventPage, Paginated, TrendAnswer } from '../answers'
 import { Empty, ErrorBox, Loading } from '../components/feedback'
 import { PageHeader } from '../components/headers'
 import { useAction, useLoad } from '../components/load'
-import { completeFilters, PropertyFilters } from '../components/property-filters'
+import { DefinitionOptions } from '../components/definitions'
+import { PropertyFilters } from '../components/property-filters'
 import { TrendChart } from '../chart'
 import { formatValue, shapeChart, shapeTotals, type TrendSeries } from '../chart-data'
 import { navigate } from '../router'
 import { useSession } from '../session'
+import { createTrendsStore, type TrendsStore } from '../trends-store'
 import { Snippet } from './settings'
 import {
+  BREAKDOWN_LABELS,
   BREAKDOWN_TYPES,
   DATE_PRESETS,
   DISPLAYS,
@@ -23,6 +27,7 @@ import {
   encodeQuery,
   seriesLetter,
   trendBody,
+  type BreakdownType,
   type DisplayName,
   type Series,
   type TrendQuery,
@@ -30,18 +35,6 @@ import {
 
 /** An action or a cohort, as the series and breakdown pickers name it. */
 type NamedThing = Pick<Action | Cohort, 'id' | 'name'>
-
-/** The query as sent: half-typed filters and series left out, so typing does not fail the request. */
-function sendable(query: TrendQuery): TrendQuery {
-  return {
-    ...query,
-    series: query.series
-      .filter((s) => s.id.trim() !== '')
-      .map((s) => ({ ...s, properties: completeFilters(s.properties), mathProperty: s.mathProperty?.trim() || null })),
-    properties: completeFilters(query.properties),
-    breakdown: query.breakdown?.trim() || null,
-  }
-}
 
 /** A value that follows `value` once it has stayed the same for `ms`. */
 function useDebounced<T>(value: T, ms: number): T {
@@ -53,27 +46,49 @@ function useDebounced<T>(value: T, ms: number): T {
   return settled
 }
 
+/**
+ * The editor's store, read from the URL on load and whenever the URL changes from outside (back, forward,
+ * a link); the URL is written from the state once edits settle, and that write is not read back.
+ */
+function useTrendsStore(search: string, base: string): [TrendsStore, TrendQuery] {
+  const store = useMemo(() => createTrendsStore(decodeQuery(search)), [])
+  const [query, setQuery] = useState(store.get())
+  useEffect(() => store.subscribe(setQuery), [store])
+  const written = useRef<string | null>(null)
+  useEffect(() => {
+    const current = search.replace(/^\?/, '')
+    if (current === written.current) return
+    written.current = current
+    store.replace(decodeQuery(current))
+  }, [search])
+  useEffect(() => {
+    const timer = setTimeout(() => {
+      const next = encodeQuery(query)
+      if (next === written.current) return
+      written.current = next
+      navigate(`${base}/trends${next ? `?${next}` : ''}`, { replace: true })
+    }, 250)
+    return () => clearTimeout(timer)
+  }, [query])
+  return [store, query]
+}
+
 export function TrendsPage({ search }: { search: string }) {
   const { path, base, project } = useSession()
-  const query = useMemo(() => decodeQuery(search), [search])
-  const update = (patch: Partial<TrendQuery>) => navigate(`${base}/trends?${encodeQuery({ ...query, ...patch })}`, { replace: true })
-  const body = useDebounced(trendBody(sendable(query)), 350)
+  const [store, query] = useTrendsStore(search, base)
+  const body = useDebounced(trendBody(query), 350)
   const ready = (body.events as unknown[]).length + (body.actions as unknown[]).length > 0
   // Nothing to ask before a series is chosen: an empty result.
   const result = useLoad<Pick<TrendAnswer, 'result'>>(
     () => (ready ? post<TrendAnswer>(path('insights/trend/'), body) : Promise.resolve({ result: [] })),
     [JSON.stringify(body)],
   )
-  const eventNames = useLoad(
-    () => get<EventPage>(path('events/?limit=200')).then((r) => [...new Set(r.results.map((e) => e.event))].sort()),
-    [project.id],
-  )
+  // Whether the project has any event yet: an empty result then shows the snippet to install.
+  const anyEvents = useLoad(() => get<EventPage>(path('events/?limit=1')).then((r) => r.results.length > 0), [project.id])
   const actions = useLoad(() => get<Paginated<NamedThing>>(path('actions/')).then((r) => r.results), [project.id])
   const cohorts = useLoad(() => get<Paginated<NamedThing>>(path('cohorts/')).then((r) => r.results), [project.id])
   const [csvError, , runCsv] = useAction()
 
-  const setSeries = (i: number, patch: Partial<Series>) =>
-    update({ series: query.series.map((s, j) => (j === i ? { ...s, ...patch } : s)) })
   const customRange = !DATE_PRESETS.some((p) => p.value === query.dateFrom) || query.dateTo !== null
   const total = result.data ? result.data.result.reduce((n, s) => n + Math.abs(s.aggregated_value ?? s.count), 0) : 0
 
@@ -90,81 +105,12 @@ export function TrendsPage({ search }: { search: string }) {
         </button>
       </PageHeader>
       <ErrorBox error={csvError} />
-      <datalist id="event-names">
-        {(eventNames.data ?? []).map((name) => (
-          <option value={name} />
-        ))}
-      </datalist>
       <section class="card query">
         <div class="series-list">
           {query.series.map((s, i) => (
-            <div class="series" key={i}>
-              <span class="letter">{seriesLetter(i)}</span>
-              <select
-                aria-label="Series kind"
-                value={s.kind}
-                onChange={(e) => setSeries(i, { kind: e.currentTarget.value as Series['kind'], id: '' })}
-              >
-                <option value="events">Event</option>
-                <option value="actions">Action</option>
-              </select>
-              {s.kind === 'events' ? (
-                <input
-                  aria-label="Event name"
-                  list="event-names"
-                  placeholder="event name, e.g. $pageview"
-                  value={s.id}
-                  onInput={(e) => setSeries(i, { id: e.currentTarget.value })}
-                />
-              ) : (
-                <select aria-label="Action" value={s.id} onChange={(e) => setSeries(i, { id: e.currentTarget.value })}>
-                  <option value="">Choose an action…</option>
-                  {(actions.data ?? []).map((a) => (
-                    <option value={String(a.id)}>{a.name ?? `Action ${a.id}`}</option>
-                  ))}
-                </select>
-              )}
-              <select aria-label="Math" value={s.math} onChange={(e) => setSeries(i, { math: e.currentTarget.value })}>
-                {MATHS.map((m) => (
-                  <option value={m.value}>{m.label}</option>
-                ))}
-              </select>
-              {PROPERTY_MATHS.has(s.math) ? (
-                <input
-                  aria-label="Math property"
-                  placeholder="numeric property"
-                  value={s.mathProperty ?? ''}
-                  onInput={(e) => setSeries(i, { mathProperty: e.currentTarget.value })}
-                />
-              ) : null}
-              {query.series.length > 1 ? (
-                <button
-                  type="button"
-                  class="link"
-                  aria-label={`Remove series ${seriesLetter(i)}`}
-                  onClick={() => update({ series: query.series.filter((_, j) => j !== i) })}
-                >
-                  ✕
-                </button>
-              ) : null}
-              <details class="series-filters" open={s.properties.length > 0}>
-                <summary>Filters on {seriesLetter(i)}</summary>
-                <PropertyFilters
-                  label=""
-                  value={s.properties}
-                  onChange={(properties) => setSeries(i, { properties })}
-                  types={['event', 'person', 'cohort']}
-                />
-              </details>
-            </div>
+            <SeriesRow index={i} series={s} store={store} actions={actions.data ?? []} removable={query.series.length > 1} />
           ))}
-          <button
-            type="button"
-            class="secondary small"
-            onClick={() =>
-              update({ series: [...query.series, { kind: 'events', id: '', math: 'total', mathProperty: null, properties: [] }] })
-            }
-          >
+          <button type="button" class="secondary small" onClick={() => store.addSeries()}>
             + Add series
           </button>
         </div>
@@ -177,11 +123,11 @@ export function TrendsPage({ search }: { search: string }) {
               onChange={(e) => {
                 const value = e.currentTarget.value
                 if (value === 'custom')
-                  update({
+                  store.set({
                     dateFrom: new Date(Date.now() - 14 * 86_400_000).toISOString().slice(0, 10),
                     dateTo: new Date().toISOString().slice(0, 10),
                   })
-                else update({ dateFrom: value, dateTo: null })
+                else store.set({ dateFrom: value, dateTo: null })
               }}
             >
               {DATE_PRESETS.map((p) => (
@@ -194,7 +140,12 @@ export function TrendsPage({ search }: { search: string }) {
             <>
               <label>
                 From
-                <input type="date" aria-label="From" value={query.dateFrom} onChange={(e) => update({ dateFrom: e.currentTarget.value })} />
+                <input
+                  type="date"
+                  aria-label="From"
+                  value={query.dateFrom}
+                  onChange={(e) => store.set({ dateFrom: e.currentTarget.value })}
+                />
               </label>
               <label>
                 To
@@ -202,7 +153,7 @@ export function TrendsPage({ search }: { search: string }) {
                   type="date"
                   aria-label="To"
                   value={query.dateTo ?? ''}
-                  onChange={(e) => update({ dateTo: e.currentTarget.value || null })}
+                  onChange={(e) => store.set({ dateTo: e.currentTarget.value || null })}
                 />
               </label>
             </>
@@ -212,69 +163,47 @@ export function TrendsPage({ search }: { search: string }) {
             <select
               aria-label="Interval"
               value={query.interval}
-              onChange={(e) => update({ interval: e.currentTarget.value as TrendQuery['interval'] })}
+              onChange={(e) => store.set({ interval: e.currentTarget.value as TrendQuery['interval'] })}
             >
               {INTERVALS.map((i) => (
                 <option value={i}>{i}</option>
               ))}
             </select>
           </label>
-          <label>
-            Breakdown by
-            <span class="inline">
-              <select
-                aria-label="Breakdown type"
-                value={query.breakdownType}
-                onChange={(e) => update({ breakdownType: e.currentTarget.value as TrendQuery['breakdownType'], breakdown: null })}
-              >
-                {BREAKDOWN_TYPES.map((t) => (
-                  <option value={t}>{t === 'event' ? 'event property' : t === 'person' ? 'person property' : 'cohort'}</option>
-                ))}
-              </select>
-              {query.breakdownType === 'cohort' ? (
-                <select
-                  aria-label="Breakdown cohort"
-                  value={query.breakdown ?? ''}
-                  onChange={(e) => update({ breakdown: e.currentTarget.value || null })}
-                >
-                  <option value="">none</option>
-                  {(cohorts.data ?? []).map((c) => (
-                    <option value={String(c.id)}>{c.name ?? `Cohort ${c.id}`}</option>
-                  ))}
-                </select>
-              ) : (
-                <input
-                  aria-label="Breakdown property"
-                  placeholder="none, e.g. $browser"
-                  value={query.breakdown ?? ''}
-                  onInput={(e) => update({ breakdown: e.currentTarget.value || null })}
-                />
-              )}
-            </span>
-          </label>
+          <Breakdown query={query} store={store} cohorts={cohorts.data ?? []} />
           <label>
             Formula
             <input
               aria-label="Formula"
               placeholder="e.g. A / B"
               value={query.formula}
-              onInput={(e) => update({ formula: e.currentTarget.value })}
+              onInput={(e) => store.set({ formula: e.currentTarget.value })}
             />
-          </label>
-          <label class="check">
-            <input type="checkbox" checked={query.compare} onChange={(e) => update({ compare: e.currentTarget.checked })} /> Compare to
-            previous period
           </label>
           <label class="check">
             <input
               type="checkbox"
+              aria-label="Compare to previous period"
+              checked={query.compare}
+              onChange={(e) => store.set({ compare: e.currentTarget.checked })}
+            />{' '}
+            Compare to previous period
+          </label>
+          <label class="check">
+            <input
+              type="checkbox"
+              aria-label="Filter out test accounts"
               checked={query.filterTestAccounts}
-              onChange={(e) => update({ filterTestAccounts: e.currentTarget.checked })}
+              onChange={(e) => store.set({ filterTestAccounts: e.currentTarget.checked })}
             />{' '}
             Filter out test accounts
           </label>
         </div>
-        <PropertyFilters value={query.properties} onChange={(properties) => update({ properties })} types={['event', 'person', 'cohort']} />
+        <PropertyFilters
+          value={query.properties}
+          onChange={(properties) => store.set({ properties })}
+          types={['event', 'person', 'cohort']}
+        />
       </section>
       <div class="display-picker" role="group" aria-label="Display">
         {(Object.keys(DISPLAYS) as DisplayName[]).map((d) => (
@@ -282,7 +211,7 @@ export function TrendsPage({ search }: { search: string }) {
             type="button"
             class={query.display === d ? 'active' : 'secondary'}
             aria-pressed={query.display === d}
-            onClick={() => update({ display: d })}
+            onClick={() => store.set({ display: d })}
           >
             {d[0].toUpperCase() + d.slice(1)}
           </button>
@@ -292,7 +221,7 @@ export function TrendsPage({ search }: { search: string }) {
         <ErrorBox error={result.error} />
         {result.loading && !result.data ? <Loading /> : null}
         {result.data && !ready ? <Empty title="Pick an event or an action to see its trend." /> : null}
-        {result.data && ready && total === 0 && eventNames.data?.length === 0 ? (
+        {result.data && ready && total === 0 && anyEvents.data === false ? (
           <Empty title="This project has no events yet.">
             <p>
               Paste this into your site’s &lt;head&gt; (or send events with any PostHog SDK to this Wren with the same key); pageviews then
@@ -301,7 +230,7 @@ export function TrendsPage({ search }: { search: string }) {
             <Snippet />
           </Empty>
         ) : null}
-        {result.data && ready && total === 0 && eventNames.data?.length !== 0 ? (
+        {result.data && ready && total === 0 && anyEvents.data !== false ? (
           <Empty title="No events match this query.">
             <p>
               Widen the date range, pick another event or remove filters. The events this project has are on the{' '}
@@ -353,4 +282,154 @@ function TrendResult({ result, display }: { result: TrendSeries[]; display: Disp
       </table>
     )
   return <TrendChart data={chart} kind={display} />
+}
+
+/** One series: event or action, which one, its math (and a property math's property), its own filters. */
+function SeriesRow({
+  index: i,
+  series: s,
+  store,
+  actions,
+  removable,
+}: {
+  index: number
+  series: Series
+  store: TrendsStore
+  actions: NamedThing[]
+  removable: boolean
+}) {
+  const letter = seriesLetter(i)
+  return (
+    <div class="series" data-series={letter}>
+      <span class="letter">{letter}</span>
+      <select aria-label="Series kind" value={s.kind} onChange={(e) => store.setSeriesKind(i, e.currentTarget.value as Series['kind'])}>
+        <option value="events">Event</option>
+        <option value="actions">Action</option>
+      </select>
+      {s.kind === 'events' ? (
+        <>
+          <input
+            aria-label="Event name"
+            list={`event-names-${letter}`}
+            placeholder="event name, e.g. $pageview"
+            value={s.id}
+            onInput={(e) => store.setSeriesEvent(i, e.currentTarget.value)}
+          />
+          <DefinitionOptions id={`event-names-${letter}`} kind="event" search={s.id} />
+        </>
+      ) : (
+        <select aria-label="Action" value={s.id} onChange={(e) => store.setSeriesEvent(i, e.currentTarget.value)}>
+          <option value="">Choose an action…</option>
+          {/* selected on the option: the actions arrive after the select has its value (a reload). */}
+          {actions.map((a) => (
+            <option value={String(a.id)} selected={String(a.id) === s.id}>
+              {a.name ?? `Action ${a.id}`}
+            </option>
+          ))}
+        </select>
+      )}
+      <select aria-label="Math" value={s.math} onChange={(e) => store.setMath(i, e.currentTarget.value)}>
+        {MATHS.map((m) => (
+          <option value={m.value}>{m.label}</option>
+        ))}
+      </select>
+      {PROPERTY_MATHS.has(s.math) ? (
+        <>
+          <input
+            aria-label="Math property"
+            list={`math-properties-${letter}`}
+            placeholder="numeric property"
+            value={s.mathProperty ?? ''}
+            onInput={(e) => store.setMathProperty(i, e.currentTarget.value)}
+          />
+          <DefinitionOptions id={`math-properties-${letter}`} kind="numeric property" search={s.mathProperty ?? ''} />
+        </>
+      ) : null}
+      {removable ? (
+        <button type="button" class="link" aria-label={`Remove series ${letter}`} onClick={() => store.removeSeries(i)}>
+          ✕
+        </button>
+      ) : null}
+      <details class="series-filters" open={s.properties.length > 0}>
+        <summary>Filters on {letter}</summary>
+        <PropertyFilters
+          label=""
+          value={s.properties}
+          onChange={(properties) => store.setSeriesFilters(i, properties)}
+          types={['event', 'person', 'cohort']}
+        />
+      </details>
+    </div>
+  )
+}
+
+const BREAKDOWN_PLACEHOLDERS: Record<BreakdownType, string> = {
+  event: 'none, e.g. $browser',
+  person: 'none, e.g. plan',
+  cohort: '',
+  group: 'none, e.g. industry',
+  session: 'none, e.g. $entry_current_url',
+  hogql: "none, e.g. properties.$browser || ' ' || properties.$os",
+}
+
+/** The breakdown: its type, then the value that type takes (a property, a cohort, a group's property, an expression). */
+function Breakdown({ query, store, cohorts }: { query: TrendQuery; store: TrendsStore; cohorts: NamedThing[] }) {
+  const type = query.breakdownType
+  return (
+    <label>
+      Breakdown by
+      <span class="inline">
+        <select aria-label="Breakdown type" value={type} onChange={(e) => store.setBreakdownType(e.currentTarget.value as BreakdownType)}>
+          {BREAKDOWN_TYPES.map((t) => (
+            <option value={t}>{BREAKDOWN_LABELS[t]}</option>
+          ))}
+        </select>
+        {type === 'group' ? (
+          <select
+            aria-label="Breakdown group type"
+            value={String(query.breakdownGroupTypeIndex ?? '')}
+            onChange={(e) => store.setBreakdownGroupTypeIndex(e.currentTarget.value === '' ? null : Number(e.currentTarget.value))}
+          >
+            {[0, 1, 2, 3, 4].map((g) => (
+              <option value={String(g)}>group type {g}</option>
+            ))}
+          </select>
+        ) : null}
+        {type === 'cohort' ? (
+          <select aria-label="Breakdown cohort" value={query.breakdown ?? ''} onChange={(e) => store.setBreakdown(e.currentTarget.value)}>
+            <option value="">none</option>
+            <option value="all">all users</option>
+            {cohorts.map((c) => (
+              <option value={String(c.id)} selected={String(c.id) === query.breakdown}>
+                {c.name ?? `Cohort ${c.id}`}
+              </option>
+            ))}
+          </select>
+        ) : type === 'hogql' ? (
+          <input
+            aria-label="Breakdown expression"
+            placeholder={BREAKDOWN_PLACEHOLDERS[type]}
+            value={query.breakdown ?? ''}
+            onInput={(e) => store.setBreakdown(e.currentTarget.value)}
+          />
+        ) : (
+          <>
+            <input
+              aria-label="Breakdown property"
+              list="breakdown-properties"
+              placeholder={BREAKDOWN_PLACEHOLDERS[type]}
+              value={query.breakdown ?? ''}
+              onInput={(e) => store.setBreakdown(e.currentTarget.value)}
+            />
+            <DefinitionOptions
+              id="breakdown-properties"
+              kind={type === 'event' ? 'event property' : type}
+              search={query.breakdown ?? ''}
+              groupTypeIndex={query.breakdownGroupTypeIndex}
+            />
+          </>
+        )}
+      </span>
+    </label>
+  )
 }

@@ -1,0 +1,315 @@
+// The trends editor in headless Chromium, driven through its controls as a user does: a second series with
+// another event and its own math (unique users, a property's sum, weekly active), formulas over two series,
+// breakdowns switched to a person property, a cohort and a HogQL expression (the type stays while its value is still
+// missing), a series switched to an action (it stays an action), an event name deleted and retyped (nothing
+// comes back), a filter on the second series, interval, date range, comparison, the test-account filter and
+// all five displays. After each change the chart's numbers (the chart's data-values; the number and table
+// displays' cells) equal what the API answers for the same query. Screenshots at 1280 and 390 px.
+import { existsSync } from 'node:fs'
+import { mkdir, writeFile } from 'node:fs/promises'
+import path from 'node:path'
+import { afterAll, beforeAll, describe, expect, it } from 'vitest'
+import { chromium, type Browser, type Locator, type Page } from 'playwright-core'
+import { PNG } from 'pngjs'
+import { api, captureBatch, drained, startWren, type TestWren } from '../support/wren'
+import { skipReason } from '../support/skip'
+
+const CHROMIUM = process.env.CHROMIUM_PATH ?? '/usr/bin/chromium'
+const unavailable = skipReason(
+  'trends-editor',
+  existsSync(CHROMIUM) ? null : `no Chromium at ${CHROMIUM} (install Debian's chromium, or set CHROMIUM_PATH)`,
+)
+const ARTIFACTS = path.resolve(import.meta.dirname, '../..', 'test-artifacts', 'web')
+const DAY = 86_400_000
+
+/** What the test reads inside the page (the test is type-checked without the DOM's types). */
+interface PageGlobal {
+  document: { documentElement: { scrollWidth: number } }
+}
+
+/** Who buys and views what: plans (person properties), purchases with a price, pageviews over a week. */
+const PEOPLE: Array<{ id: string; plan: string; views: number; purchases: number[] }> = [
+  { id: 'ada', plan: 'pro', views: 3, purchases: [30, 12] },
+  { id: 'bob', plan: 'free', views: 2, purchases: [5] },
+  { id: 'cy', plan: 'pro', views: 1, purchases: [] },
+  { id: 'dee', plan: 'free', views: 4, purchases: [8, 8, 8] },
+]
+
+interface TrendResultSeries {
+  label: string
+  data: number[]
+  count: number
+  aggregated_value?: number
+  compare_label?: string
+}
+
+describe.skipIf(unavailable !== null)(`the trends editor in headless Chromium${unavailable ? ` (skipped: ${unavailable})` : ''}`, () => {
+  let t: TestWren
+  let call: ReturnType<typeof api>
+  let browser: Browser
+  let actionId: number
+  let cohortId: number
+
+  beforeAll(async () => {
+    t = await startWren()
+    call = api(t)
+    const events: Array<Record<string, unknown>> = []
+    for (const [n, person] of PEOPLE.entries()) {
+      events.push({ event: '$identify', distinct_id: person.id, properties: { $set: { plan: person.plan } } })
+      for (let daysAgo = 0; daysAgo < 6; daysAgo++)
+        for (let v = 0; v < person.views + (daysAgo % 2); v++)
+          events.push({
+            event: '$pageview',
+            distinct_id: person.id,
+            properties: { $browser: n % 2 ? 'Firefox' : 'Chrome' },
+            timestamp: new Date(Date.now() - daysAgo * DAY - v * 60_000).toISOString(),
+          })
+      for (const [i, price] of person.purchases.entries())
+        events.push({
+          event: 'purchase',
+          distinct_id: person.id,
+          properties: { price, $browser: n % 2 ? 'Firefox' : 'Chrome' },
+          timestamp: new Date(Date.now() - i * DAY).toISOString(),
+        })
+      events.push({ event: 'signed_up', distinct_id: person.id, properties: { $browser: n % 2 ? 'Firefox' : 'Chrome' } })
+    }
+    await captureBatch(t, events)
+    await drained(t.wren)
+    const action = await call('POST', `/api/projects/${t.projectId}/actions/`, { name: 'Bought', steps: [{ event: 'purchase' }] })
+    expect(action.status, action.text).toBe(201)
+    actionId = action.body.id
+    const cohort = await call('POST', `/api/projects/${t.projectId}/cohorts/`, {
+      name: 'Pro plan',
+      groups: [{ properties: [{ key: 'plan', value: 'pro', type: 'person' }] }],
+    })
+    expect(cohort.status, cohort.text).toBe(201)
+    cohortId = cohort.body.id
+    browser = await chromium.launch({ executablePath: CHROMIUM, args: ['--no-sandbox'] })
+    await mkdir(ARTIFACTS, { recursive: true })
+  })
+  afterAll(async () => {
+    await browser?.close()
+    await t?.close()
+  })
+
+  /** The API's answer for a query (the legacy filter shape, as PostHog's app sends it). */
+  const trend = async (query: Record<string, unknown>): Promise<TrendResultSeries[]> => {
+    const res = await call('POST', `/api/environments/${t.projectId}/insights/trend/`, {
+      date_from: '-7d',
+      interval: 'day',
+      display: 'ActionsLineGraph',
+      actions: [],
+      events: [],
+      ...query,
+    })
+    expect(res.status, res.text).toBe(200)
+    return res.body.result
+  }
+
+  /** The chart's numbers, as it draws them. */
+  const drawn = async (page: Page) => {
+    const raw = await page.locator('[data-testid=trend-chart]').getAttribute('data-values', { timeout: 10_000 })
+    return JSON.parse(raw ?? '{}') as { labels: string[]; series: Array<{ label: string; values: Array<number | null> }> }
+  }
+
+  /** Waits until the chart shows the API's answer for `query`: every series' values, in order. */
+  const expectChart = async (page: Page, query: Record<string, unknown>) => {
+    const result = await trend(query)
+    expect(result.length).toBeGreaterThan(0)
+    // The x axis is the current period's buckets: a compared previous period is drawn over them (one bucket more
+    // or fewer when the periods straddle different week or month boundaries).
+    const buckets = (result.find((s) => s.compare_label !== 'previous') ?? result[0]).data.length
+    const expected = result.map((s) => Array.from({ length: buckets }, (_, i) => s.data[i] ?? null))
+    await expect.poll(async () => (await drawn(page)).series.map((s) => s.values), { timeout: 10_000 }).toEqual(expected)
+    return result
+  }
+
+  const open = async (width: number) => {
+    const context = await browser.newContext({ viewport: { width, height: 900 } })
+    const page = await context.newPage()
+    await page.goto(t.url + '/')
+    await page.fill('#key', t.personalKey)
+    await page.click('button[type=submit]')
+    await page.waitForSelector('nav.menu')
+    await page.goto(`${t.url}/project/${t.projectId}/trends`)
+    return page
+  }
+
+  /** The suggestions a datalist offers. */
+  const options = (page: Page, id: string) =>
+    page.locator(`datalist#${id} option`).evaluateAll((os) => os.map((o) => o.getAttribute('value')))
+  const series = (page: Page, letter: string): Locator => page.locator(`.series[data-series="${letter}"]`)
+  const pageview = { id: '$pageview', type: 'events', order: 1, math: 'total' }
+
+  it('builds a two-series query through its controls, and every chart equals the API’s answer', async () => {
+    const page = await open(1280)
+    await expectChart(page, { events: [pageview] })
+
+    // A second series with another event, and unique users on it.
+    await page.click('button:has-text("+ Add series")')
+    const b = series(page, 'B')
+    await b.locator('input[aria-label="Event name"]').fill('purch')
+    // Suggestions come from the event definitions ingestion keeps.
+    await expect.poll(() => options(page, 'event-names-B')).toEqual(['purchase'])
+    await b.locator('input[aria-label="Event name"]').fill('purchase')
+    await b.locator('select[aria-label="Math"]').selectOption('dau')
+    const twoSeries = [pageview, { id: 'purchase', type: 'events', order: 2, math: 'dau' }]
+    await expectChart(page, { events: twoSeries })
+    expect(await series(page, 'A').locator('select[aria-label="Math"]').inputValue()).toBe('total')
+
+    // Formulas over the two series.
+    await page.fill('input[aria-label="Formula"]', 'A + B')
+    const sum = await expectChart(page, { events: twoSeries, formula: 'A + B' })
+    expect(sum).toHaveLength(1)
+    await page.fill('input[aria-label="Formula"]', 'A / B')
+    await expectChart(page, { events: twoSeries, formula: 'A / B' })
+    await page.fill('input[aria-label="Formula"]', '')
+
+    // Property math and weekly active users, on the second series.
+    await b.locator('select[aria-label="Math"]').selectOption('sum')
+    await b.locator('input[aria-label="Math property"]').fill('pri')
+    await expect.poll(() => options(page, 'math-properties-B')).toEqual(['price'])
+    await b.locator('input[aria-label="Math property"]').fill('price')
+    const priced = await expectChart(page, {
+      events: [pageview, { id: 'purchase', type: 'events', order: 2, math: 'sum', math_property: 'price' }],
+    })
+    expect(priced[1].count).toBe(PEOPLE.flatMap((p) => p.purchases).reduce((a, b) => a + b, 0))
+    await b.locator('select[aria-label="Math"]').selectOption('weekly_active')
+    await expectChart(page, { events: [pageview, { id: 'purchase', type: 'events', order: 2, math: 'weekly_active' }] })
+    await b.locator('select[aria-label="Math"]').selectOption('total')
+    const plain = [pageview, { id: 'purchase', type: 'events', order: 2, math: 'total' }]
+
+    // A person-property breakdown: the type stays while its property is typed.
+    await page.selectOption('select[aria-label="Breakdown type"]', 'person')
+    await page.waitForURL(/breakdown_type=person/)
+    expect(await page.inputValue('select[aria-label="Breakdown type"]')).toBe('person')
+    await page.fill('input[aria-label="Breakdown property"]', 'pla')
+    await expect.poll(() => options(page, 'breakdown-properties')).toEqual(['plan'])
+    await page.fill('input[aria-label="Breakdown property"]', 'plan')
+    const byPlan = await expectChart(page, { events: plain, breakdown: 'plan', breakdown_type: 'person' })
+    expect((await drawn(page)).series.map((s) => s.label)).toEqual(byPlan.map((s) => s.label))
+    expect(byPlan.map((s) => s.label).join()).toContain('pro')
+
+    // A cohort breakdown: the type stays until a cohort is picked.
+    await page.selectOption('select[aria-label="Breakdown type"]', 'cohort')
+    await page.waitForURL(/breakdown_type=cohort/)
+    await page.waitForTimeout(400)
+    expect(await page.inputValue('select[aria-label="Breakdown type"]')).toBe('cohort')
+    await page.selectOption('select[aria-label="Breakdown cohort"]', String(cohortId))
+    const byCohort = await expectChart(page, { events: plain, breakdown: [cohortId], breakdown_type: 'cohort' })
+    expect(byCohort.map((s) => s.label).join()).toContain('Pro plan')
+    // A HogQL expression breakdown.
+    await page.selectOption('select[aria-label="Breakdown type"]', 'hogql')
+    await page.fill('input[aria-label="Breakdown expression"]', 'properties.$browser')
+    const byExpression = await expectChart(page, { events: plain, breakdown: 'properties.$browser', breakdown_type: 'hogql' })
+    expect(byExpression.map((s) => s.label).join()).toContain('Firefox')
+    await page.selectOption('select[aria-label="Breakdown type"]', 'event')
+
+    // The first series becomes an action: it stays one while the action is picked.
+    const a = series(page, 'A')
+    await a.locator('select[aria-label="Series kind"]').selectOption('actions')
+    await page.waitForTimeout(400)
+    expect(await a.locator('select[aria-label="Series kind"]').inputValue()).toBe('actions')
+    await a.locator('select[aria-label="Action"]').selectOption(String(actionId))
+    const bought = { id: actionId, type: 'actions', order: 1, math: 'total' }
+    await expectChart(page, { actions: [bought], events: [{ id: 'purchase', type: 'events', order: 2, math: 'total' }] })
+
+    // The second series' event deleted and another typed: nothing comes back while typing.
+    const name = b.locator('input[aria-label="Event name"]')
+    await name.fill('')
+    await page.waitForTimeout(600)
+    expect(await name.inputValue()).toBe('')
+    await name.pressSequentially('signed_up', { delay: 30 })
+    await page.waitForTimeout(400)
+    expect(await name.inputValue()).toBe('signed_up')
+    const signedUp = { id: 'signed_up', type: 'events', order: 2, math: 'total' }
+    await expectChart(page, { actions: [bought], events: [signedUp] })
+
+    // A filter on the second series alone.
+    await b.locator('summary').click()
+    await b.locator('button:has-text("+ Add filter")').click()
+    await b.locator('input[aria-label="Property key"]').fill('$browser')
+    await b.locator('input[aria-label="Value"]').fill('Chrome')
+    const chromeOnly = { ...signedUp, properties: [{ key: '$browser', value: 'Chrome', operator: 'exact', type: 'event' }] }
+    const filtered = await expectChart(page, { actions: [bought], events: [chromeOnly] })
+    expect(filtered[1].count).toBe(2)
+
+    // Interval and date range, comparison, test accounts.
+    await page.selectOption('select[aria-label="Interval"]', 'week')
+    await page.selectOption('select[aria-label="Date range"]', '-30d')
+    const range = { actions: [bought], events: [chromeOnly], interval: 'week', date_from: '-30d' }
+    await expectChart(page, range)
+    await page.check('input[aria-label="Compare to previous period"]')
+    const compared = await expectChart(page, { ...range, compare: true })
+    expect(compared).toHaveLength(4)
+    await page.uncheck('input[aria-label="Compare to previous period"]')
+    await page.check('input[aria-label="Filter out test accounts"]')
+    await expectChart(page, { ...range, filter_test_accounts: true })
+
+    // The five displays: bar and area draw the same numbers; number and table show the API's totals.
+    for (const [display, sent] of [
+      ['Bar', 'ActionsBar'],
+      ['Area', 'ActionsAreaGraph'],
+    ]) {
+      await page.click(`.display-picker button:has-text("${display}")`)
+      await expectChart(page, { ...range, filter_test_accounts: true, display: sent })
+    }
+    for (const [display, cells, sent] of [
+      ['Number', '.numbers .value', 'BoldNumber'],
+      ['Table', 'table.list td.num', 'ActionsTable'],
+    ] as const) {
+      await page.click(`.display-picker button:has-text("${display}")`)
+      const totals = (await trend({ ...range, filter_test_accounts: true, display: sent })).map((s) => String(s.aggregated_value))
+      await expect.poll(() => page.locator(cells).allTextContents(), { timeout: 10_000 }).toEqual(totals)
+    }
+
+    // The state is in the URL: a reload reopens the same editor.
+    await page.click('.display-picker button:has-text("Line")')
+    await page.waitForTimeout(400)
+    await page.reload()
+    await expect.poll(() => series(page, 'B').locator('input[aria-label="Event name"]').inputValue()).toBe('signed_up')
+    // The actions arrive after the editor opens: the picked one is then shown.
+    await expect.poll(() => series(page, 'A').locator('select[aria-label="Action"]').inputValue()).toBe(String(actionId))
+    await expectChart(page, { ...range, filter_test_accounts: true })
+
+    // Another trends link opens its own query; back reopens this one from the URL.
+    await page.click('nav.menu a:has-text("Trends")')
+    await expect.poll(() => page.locator('.series').count()).toBe(1)
+    expect(await series(page, 'A').locator('input[aria-label="Event name"]').inputValue()).toBe('$pageview')
+    await expectChart(page, { events: [pageview] })
+    await page.goBack()
+    await expect.poll(() => series(page, 'B').locator('input[aria-label="Event name"]').inputValue()).toBe('signed_up')
+    await expectChart(page, { ...range, filter_test_accounts: true })
+    await page.context().close()
+  })
+
+  it('fits the editor at 1280 and 390 px wide (screenshots under test-artifacts/web/)', async () => {
+    for (const width of [1280, 390]) {
+      const page = await open(width)
+      const query = new URLSearchParams({
+        series: JSON.stringify([
+          { kind: 'events', id: '$pageview' },
+          { kind: 'events', id: 'purchase', math: 'sum', math_property: 'price' },
+        ]),
+        breakdown: 'plan',
+        breakdown_type: 'person',
+      })
+      await page.goto(`${t.url}/project/${t.projectId}/trends?${query}`)
+      await page.waitForSelector('.u-legend .u-series:nth-child(3)')
+      const png = await page.screenshot({ fullPage: true })
+      await writeFile(path.join(ARTIFACTS, `trends-editor-${width}.png`), png)
+      const image = PNG.sync.read(png)
+      const colours = new Set<number>()
+      for (let i = 0; i < image.data.length; i += 4) colours.add((image.data[i] << 16) | (image.data[i + 1] << 8) | image.data[i + 2])
+      expect(colours.size, `${width}: colours`).toBeGreaterThan(20)
+      const scrollWidth = () => page.evaluate(() => (globalThis as unknown as PageGlobal).document.documentElement.scrollWidth)
+      expect(await scrollWidth(), `${width}: page width`).toBeLessThanOrEqual(width)
+      // The widest breakdown (a group's type and property) fits too.
+      await page.selectOption('select[aria-label="Breakdown type"]', 'group')
+      await page.fill('input[aria-label="Breakdown property"]', 'industry')
+      expect(await page.inputValue('select[aria-label="Breakdown group type"]')).toBe('0')
+      expect(await scrollWidth(), `${width}: page width with a group breakdown`).toBeLessThanOrEqual(width)
+      await page.context().close()
+    }
+  })
+})
