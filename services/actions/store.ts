@@ -2,6 +2,7 @@
 // come from the configuration log's allocator (shared/log/config-log.ts), unique across processes; updates
 // are compare-and-set on the version (shared/versioned-update.ts).
 import type { ClickHouseClient } from '../shared/clickhouse'
+import { latestVersionsSql } from '../shared/clickhouse/rows'
 import { insertRows, queryRows } from '../shared/clickhouse'
 import type { Clock } from '../shared/time/clock'
 import { VersionedUpdates } from '../shared/versioned-update'
@@ -46,11 +47,7 @@ interface Row {
   version: number
 }
 
-const LATEST = `
-  SELECT id, team_id, argMax(name, version) AS name, argMax(description, version) AS description,
-         argMax(steps, version) AS steps, argMax(tags, version) AS tags, argMax(created_at, version) AS created_at,
-         argMax(updated_at, version) AS updated_at, argMax(deleted, version) AS deleted, max(version) AS latest_version
-  FROM actions WHERE team_id = {team:Int64} GROUP BY team_id, id`
+const LATEST = latestVersionsSql('actions', ['name', 'description', 'steps', 'tags', 'created_at', 'updated_at', 'deleted'])
 
 export class ActionStore {
   private readonly updates: VersionedUpdates

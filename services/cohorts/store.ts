@@ -3,6 +3,7 @@
 // decide's cohort readers in every process reload. Updates are compare-and-set on the version
 // (shared/versioned-update.ts).
 import type { ClickHouseClient } from '../shared/clickhouse'
+import { latestVersionsSql } from '../shared/clickhouse/rows'
 import { insertRows, queryRows } from '../shared/clickhouse'
 import type { Clock } from '../shared/time/clock'
 import { VersionedUpdates } from '../shared/versioned-update'
@@ -35,11 +36,7 @@ interface Row {
   latest_version: number
 }
 
-const LATEST = `
-  SELECT id, team_id, argMax(name, version) AS name, argMax(description, version) AS description,
-         argMax(filters, version) AS filters, argMax(is_static, version) AS is_static, argMax(created_at, version) AS created_at,
-         argMax(updated_at, version) AS updated_at, argMax(deleted, version) AS deleted, max(version) AS latest_version
-  FROM cohorts WHERE team_id = {team:Int64} GROUP BY team_id, id`
+const LATEST = latestVersionsSql('cohorts', ['name', 'description', 'filters', 'is_static', 'created_at', 'updated_at', 'deleted'])
 
 export class CohortStore {
   private readonly updates: VersionedUpdates

@@ -2,6 +2,7 @@
 // (the change applied to the row as stored now, written as version + 1 under the compare-and-set). Tiles live in the dashboard's row: a tile
 // shows an insight or a text, and is only ever read with its dashboard.
 import type { ClickHouseClient } from '../shared/clickhouse'
+import { latestVersionsSql } from '../shared/clickhouse/rows'
 import { insertRows, queryRows } from '../shared/clickhouse'
 import type { Clock } from '../shared/time/clock'
 import { VersionedUpdates } from '../shared/versioned-update'
@@ -55,13 +56,17 @@ interface Row {
   latest_version: number
 }
 
-const LATEST = `
-  SELECT id, team_id, argMax(name, version) AS name, argMax(description, version) AS description,
-         argMax(pinned, version) AS pinned, argMax(filters, version) AS filters, argMax(tiles, version) AS tiles,
-         argMax(tags, version) AS tags, argMax(created_at, version) AS created_at,
-         argMax(last_modified_at, version) AS last_modified_at, argMax(deleted, version) AS deleted,
-         max(version) AS latest_version
-  FROM dashboards WHERE team_id = {team:Int64} GROUP BY team_id, id`
+const LATEST = latestVersionsSql('dashboards', [
+  'name',
+  'description',
+  'pinned',
+  'filters',
+  'tiles',
+  'tags',
+  'created_at',
+  'last_modified_at',
+  'deleted',
+])
 
 /** Tiles with ids: the new ones numbered after the dashboard's highest. */
 export function numberTiles(existing: Tile[], added: NewTile[]): Tile[] {

@@ -3,6 +3,7 @@
 // under the configuration log's compare-and-set). New ids come from the configuration log's allocator.
 import { randomBytes } from 'node:crypto'
 import type { ClickHouseClient } from '../shared/clickhouse'
+import { latestVersionsSql } from '../shared/clickhouse/rows'
 import { insertRows, queryRows } from '../shared/clickhouse'
 import type { Clock } from '../shared/time/clock'
 import { VersionedUpdates } from '../shared/versioned-update'
@@ -45,13 +46,19 @@ interface Row {
   latest_version: number
 }
 
-const LATEST = `
-  SELECT id, team_id, argMax(short_id, version) AS short_id, argMax(name, version) AS name,
-         argMax(description, version) AS description, argMax(query, version) AS query, argMax(filters, version) AS filters,
-         argMax(saved, version) AS saved, argMax(favorited, version) AS favorited, argMax(tags, version) AS tags,
-         argMax(created_at, version) AS created_at, argMax(last_modified_at, version) AS last_modified_at,
-         argMax(deleted, version) AS deleted, max(version) AS latest_version
-  FROM insights WHERE team_id = {team:Int64} GROUP BY team_id, id`
+const LATEST = latestVersionsSql('insights', [
+  'short_id',
+  'name',
+  'description',
+  'query',
+  'filters',
+  'saved',
+  'favorited',
+  'tags',
+  'created_at',
+  'last_modified_at',
+  'deleted',
+])
 
 /** PostHog's short ids: 8 characters from a URL-safe alphabet. */
 function shortId(): string {

@@ -31,3 +31,13 @@ export function encodeRows(rows: readonly object[], maxChars = MAX_INSERT_CHARS)
   if (lines.length) chunks.push(lines.join(''))
   return chunks
 }
+
+/**
+ * The latest version of each row of a project's versioned configuration table (actions, cohorts, insights,
+ * dashboards: every write is a whole new version of the row): `columns` as of the highest version, and that
+ * version as `latest_version`. Takes the parameter `team`.
+ */
+export function latestVersionsSql(table: string, columns: readonly string[]): string {
+  const latest = columns.map((c) => `argMax(${c}, version) AS ${c}`).join(', ')
+  return `SELECT id, team_id, ${latest}, max(version) AS latest_version FROM ${table} WHERE team_id = {team:Int64} GROUP BY team_id, id`
+}
