@@ -27,7 +27,7 @@ describe('fuzzing the public routes', () => {
     const management = await managementTargets(t)
     const { problems, statuses, kinds } = await runFuzz(
       t.url,
-      { ...t, management },
+      { ...t, personalKey: management.fuzzKey, management },
       // One burst, of bodies small enough for the normal suite: the long run's are up to the 20 MiB limit.
       { seed: SEED, count: REQUESTS, concurrency: CONCURRENCY, burstEvery: 1_000, burstSizes: [1024 * 1024, 2 * 1024 * 1024] },
     )

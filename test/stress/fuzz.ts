@@ -18,7 +18,7 @@ try {
   const management = await managementTargets(t)
   const { problems, statuses, kinds, peakRss } = await runFuzz(
     t.url,
-    { ...t, management },
+    { ...t, personalKey: management.fuzzKey, management },
     {
       seed,
       count,

@@ -31,6 +31,11 @@ export interface ManagementTargets {
   routes: ManagementRoute[]
   /** Personal keys with some scopes, or limited to another project. */
   limitedKeys: string[]
+  /**
+   * The `*` key the fuzz sends (made for it): what the fuzz does with it (a key PATCHed, an access rule set)
+   * never touches the key the run's final checks read with.
+   */
+  fuzzKey: string
 }
 
 /** Reads the routes and their schemas, and makes the limited keys, with the instance's `*` key. */
@@ -50,6 +55,9 @@ export async function managementTargets(t: TestWren): Promise<ManagementTargets>
   const routes: ManagementRoute[] = []
   for (const { method, url } of t.wren.routes) {
     if (!url.startsWith('/api/') || method === 'HEAD' || method === 'OPTIONS') continue
+    // `DELETE /api/personal_api_keys/@current/` would revoke the fuzz's own key and leave the rest of the run
+    // unauthenticated; revocation has tests of its own (test/projects/keys-cli.test.ts, test/http/authorization.test.ts).
+    if (method === 'DELETE' && url === '/api/personal_api_keys/:id/') continue
     const operation = doc.paths?.[url.replace(/:(\w+)/g, '{$1}')]?.[method.toLowerCase()] ?? {}
     const query: Record<string, Schema> = {}
     for (const p of (operation.parameters ?? []) as Array<{ in: string; name: string; schema: Schema }>)
@@ -64,7 +72,8 @@ export async function managementTargets(t: TestWren): Promise<ManagementTargets>
     [['*'], [other.id]],
   ] as const)
     limitedKeys.push((await manage('POST', '/api/personal_api_keys/', { label: 'fuzz', scopes, scoped_teams: teams })).value as string)
-  return { projectId: t.projectId, routes, limitedKeys }
+  const fuzzKey = (await manage('POST', '/api/personal_api_keys/', { label: 'fuzz', scopes: ['*'] })).value as string
+  return { projectId: t.projectId, routes, limitedKeys, fuzzKey }
 }
 
 /** What the sampler draws on (the generator's seeded choices). */
