@@ -206,6 +206,8 @@ describe('the web app', () => {
         t.personalKey,
       )
       expect(await page.textContent('nav.menu')).toContain('Feature flags')
+      // The page's boot line is gone once the app draws (it used to stay above the app until a reload).
+      expect(await page.locator('text=Loading Wren…').count()).toBe(0)
 
       // The project switcher: an empty project opens on the snippet to install, with that project's key.
       const second = await call('POST', '/api/projects/', { name: 'Second shop' })

@@ -212,4 +212,7 @@ function Page({ section, rest, search }: { section: string; rest: string[]; sear
   }
 }
 
-render(<App />, document.getElementById('app')!)
+const root = document.getElementById('app')!
+// The page's "Loading Wren…" line is its own markup, not Preact's: cleared, or it stays above the app.
+root.replaceChildren()
+render(<App />, root)
