@@ -107,14 +107,12 @@ export class ActionStore {
     id: number,
     change: (current: Action) => Partial<Pick<Action, 'name' | 'description' | 'steps' | 'tags' | 'deleted'>>,
   ): Promise<Action | undefined> {
-    const outcome = await this.updates.update<Action>({
+    return this.updates.apply<Action>({
       object: { kind: 'action', teamId, id },
       read: async () => (await this.byIds(teamId, [id], { includeDeleted: true })).get(id),
       change: (current) => ({ ...current, ...change(current), updatedAt: this.clock.now().toISOString() }),
       write: (next) => this.write(next),
     })
-    if (outcome.status === 'missing') return undefined
-    return outcome.status === 'written' ? outcome.next : outcome.current
   }
 
   private async write(action: Action): Promise<void> {

@@ -86,14 +86,12 @@ export class CohortStore {
     id: number,
     change: (current: Cohort) => Partial<Pick<Cohort, 'name' | 'description' | 'filters' | 'deleted'>>,
   ): Promise<Cohort | undefined> {
-    const outcome = await this.updates.update<Cohort>({
+    return this.updates.apply<Cohort>({
       object: { kind: 'cohort', teamId, id },
       read: async () => (await this.list(teamId, { includeDeleted: true })).find((c) => c.id === id),
       change: (current) => ({ ...current, ...change(current), updatedAt: this.clock.now().toISOString() }),
       write: (next) => this.write(next),
     })
-    if (outcome.status === 'missing') return undefined
-    return outcome.status === 'written' ? outcome.next : outcome.current
   }
 
   private async write(cohort: Cohort): Promise<void> {

@@ -102,7 +102,7 @@ export class FlagStore {
     change: (current: FeatureFlag) => Promise<{ flag: FeatureFlag; activity: ActivityEntry } | null>,
   ): Promise<FeatureFlag | undefined> {
     let activity: ActivityEntry | undefined
-    const outcome = await this.updates.update<FeatureFlag>({
+    return this.updates.apply<FeatureFlag>({
       object: { kind: 'flag', teamId, id },
       read: async () => {
         const [row] = await queryRows<FlagRow>(
@@ -119,8 +119,6 @@ export class FlagStore {
       },
       write: (next) => this.save(next, activity!),
     })
-    if (outcome.status === 'missing') return undefined
-    return outcome.status === 'written' ? outcome.next : outcome.current
   }
 
   /** Stores a new version of a flag (the caller has bumped `version`) and tells listeners. */

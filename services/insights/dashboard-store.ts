@@ -111,14 +111,12 @@ export class DashboardStore {
    * version under the configuration log's compare-and-set (shared/versioned-update.ts). Undefined: there is none.
    */
   async update(teamId: number, id: number, change: (current: Dashboard) => Partial<DashboardFields>): Promise<Dashboard | undefined> {
-    const outcome = await this.updates.update<Dashboard>({
+    return this.updates.apply<Dashboard>({
       object: { kind: 'dashboard', teamId, id },
       read: async () => (await this.list(teamId, { ids: [id], includeDeleted: true }))[0],
       change: (current) => ({ ...current, ...change(current), lastModifiedAt: this.clock.now().toISOString() }),
       write: async (next) => void (await this.write(next)),
     })
-    if (outcome.status === 'missing') return undefined
-    return outcome.status === 'written' ? outcome.next : outcome.current
   }
 
   private async write(d: Dashboard): Promise<Dashboard> {

@@ -106,14 +106,12 @@ export class InsightStore {
    * version under the configuration log's compare-and-set (shared/versioned-update.ts). Undefined: there is none.
    */
   async update(teamId: number, id: number, change: (current: Insight) => Partial<InsightFields>): Promise<Insight | undefined> {
-    const outcome = await this.updates.update<Insight>({
+    return this.updates.apply<Insight>({
       object: { kind: 'insight', teamId, id },
       read: async () => await this.get(teamId, id, { includeDeleted: true }),
       change: (current) => ({ ...current, ...change(current), lastModifiedAt: this.clock.now().toISOString() }),
       write: async (next) => void (await this.write(next)),
     })
-    if (outcome.status === 'missing') return undefined
-    return outcome.status === 'written' ? outcome.next : outcome.current
   }
 
   private async write(insight: Insight): Promise<Insight> {

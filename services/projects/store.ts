@@ -233,7 +233,7 @@ export class ProjectStore implements Tenants {
 
   /** Applies `patch` to the project as stored now (so concurrent updates of different fields all stay). */
   async updateProject(id: number, patch: (current: Project) => Partial<Pick<Project, 'name' | 'timezone' | 'settings'>>): Promise<Project> {
-    const outcome = await this.updates.update<Project & { version: number }>({
+    const stored = await this.updates.apply<Project & { version: number }>({
       object: { kind: 'project', id },
       read: async () => {
         const [row] = await queryRows<ProjectRow>(this.client, 'SELECT * FROM projects FINAL WHERE id = {id:UInt64} AND is_deleted = 0', {
@@ -247,8 +247,8 @@ export class ProjectStore implements Tenants {
       },
       write: (next) => this.writeProject(next),
     })
-    if (outcome.status !== 'written') throw new Error(`no project ${id}`)
-    const { version: _v, ...project } = outcome.next
+    if (!stored) throw new Error(`no project ${id}`)
+    const { version: _v, ...project } = stored
     return project
   }
 

@@ -90,7 +90,7 @@ export class SharingStore implements SharingTokens {
     sessionId: string,
     change: (current: SharingConfiguration) => Partial<Pick<SharingConfiguration, 'enabled' | 'accessToken' | 'settings'>> | null,
   ): Promise<SharingConfiguration> {
-    const outcome = await this.updates.update<SharingConfiguration>({
+    const saved = await this.updates.apply<SharingConfiguration>({
       object: { kind: 'sharing', teamId, sessionId },
       read: () => this.get(teamId, sessionId),
       change: (current) => {
@@ -99,8 +99,8 @@ export class SharingStore implements SharingTokens {
       },
       write: (next) => this.insert(next),
     })
-    if (outcome.status === 'missing') throw new Error('a sharing configuration is always read')
-    return outcome.status === 'written' ? outcome.next : outcome.current
+    if (!saved) throw new Error('a sharing configuration is always read')
+    return saved
   }
 
   private async insert(saved: SharingConfiguration): Promise<void> {

@@ -101,7 +101,7 @@ export async function createServer(
 
 /**
  * API answers (a trends result, a persons page, a CSV export) brotli- or gzip-encoded by Accept-Encoding, at a
- * speed fit for answers made once each: brotli quality 4 is about as fast as gzip's default and smaller.
+ * speed fit for answers made once each: brotli quality 4 (6 ms for posthog-js’s 380 KB array.js, 122 KB) is faster than gzip’s default (10 ms, the same size).
  * Bodies under 1 KB go as they are. Request bodies are not decoded here: the SDKs' encodings are capture's
  * (shared/http/sdk-body.ts). The browser bundles come encoded ahead (browser-bundle.ts); the SDKs' flag
  * route, the hottest, answers in its own scope without the hook.

@@ -44,6 +44,12 @@ export class VersionedUpdates {
       throw wrenError('conflict')
     })
   }
+
+  /** `update`, answering the object afterwards: the record written, the current one if nothing changed, undefined if none. */
+  async apply<T extends { version: number }>(u: VersionedUpdate<T>): Promise<T | undefined> {
+    const outcome = await this.update(u)
+    return outcome.status === 'missing' ? undefined : outcome.status === 'written' ? outcome.next : outcome.current
+  }
 }
 
 const sleep = (ms: number) => new Promise((resolve) => setTimeout(resolve, ms))

@@ -37,6 +37,9 @@ describe('insights and dashboards across a restart', () => {
     wren = await spawnWren(dataDir, env)
 
     expect((await call()('GET', '/api/projects/1/')).body.primary_dashboard).toBe(home)
+    // The restart gave the project no second home dashboard.
+    const boards = (await call()('GET', '/api/projects/1/dashboards/')).body.results.map((d: any) => d.name)
+    expect(boards.sort()).toEqual(['Home', 'Kept'])
     const homeAfter = await call()('GET', `/api/projects/1/dashboards/${home}/`)
     expect(homeAfter.body.tiles).toHaveLength(6)
     const kept = await call()('GET', `/api/environments/1/dashboards/${dashboard.body.id}/`)

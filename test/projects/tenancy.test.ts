@@ -191,6 +191,9 @@ describe('tenancy', () => {
         ['PATCH', `${p}/`, { name: 'n'.repeat(401) }, 'name'],
         ['POST', '/api/projects/', { name: 'n'.repeat(401) }, 'name'],
         ['POST', '/api/personal_api_keys/', { label: 'l'.repeat(401), scopes: ['person:read'] }, 'label'],
+        ['POST', `${p}/insights/`, { name: 'n'.repeat(401), filters: { events: [{ id: 'x' }] } }, 'name'],
+        ['POST', `${p}/insights/`, { name: 'Wide', query: { kind: 'TrendsQuery', series: [{ event: big }] } }, 'query'],
+        ['POST', `${p}/dashboards/`, { name: 'Huge', description: big }, 'description'],
       ]
       for (const [method, route, body, attr] of cases) {
         const res = await call(method, route, body)
