@@ -1,7 +1,7 @@
 // An action as a SQL condition over the events table: any step matches (OR); a step is the AND of its
 // parts. Element parts (selector, tag, href, text) apply only to `$autocapture` steps, as in PostHog.
 import { wrenError } from '../shared/errors'
-import { compareValue, compileGroup, selectorSql, escapeRegex, type FilterContext } from '../shared/property-filters/sql'
+import { checkHogqlFilters, compareValue, compileGroup, selectorSql, escapeRegex, type FilterContext } from '../shared/property-filters/sql'
 import { parsePropertyGroup } from '../shared/property-filters/parse'
 import type { Action, ActionStep } from './store'
 
@@ -28,7 +28,7 @@ export function validateSteps(raw: unknown): ActionStep[] {
     }
     if (out.url && !out.url_matching) out.url_matching = 'contains'
     const props = step.properties ?? []
-    parsePropertyGroup(props, `steps[${i}].properties`)
+    checkHogqlFilters(parsePropertyGroup(props, `steps[${i}].properties`), 'events', 'steps')
     out.properties = Array.isArray(props) ? props : [props]
     return out
   })

@@ -4,7 +4,7 @@
 import { wrenError } from '../shared/errors'
 import { isRecord } from '../shared/json'
 import type { SqlParams } from '../shared/query/params'
-import { compileGroup, PERSON_COLUMNS } from '../shared/property-filters/sql'
+import { checkHogqlFilters, compileGroup, PERSON_COLUMNS } from '../shared/property-filters/sql'
 import { isGroup, parsePropertyGroup, type PropertyGroup, type PropertyNode } from '../shared/property-filters/parse'
 import type { Cohort } from './store'
 
@@ -23,9 +23,10 @@ export function cohortGroup(filters: unknown, groups?: unknown): PropertyGroup {
   return { type: 'AND', values: [] }
 }
 
-/** Only person and cohort filters can define a cohort here. */
+/** Only person, cohort and HogQL filters (over the person: properties.<key>) can define a cohort here. */
 export function validateCohortGroup(group: PropertyNode): void {
   if (isGroup(group)) return group.values.forEach(validateCohortGroup)
+  if (group.type === 'hogql') return checkHogqlFilters(group, 'persons', 'filters')
   if (group.type !== 'person' && group.type !== 'cohort') {
     throw wrenError(
       'unsupported',

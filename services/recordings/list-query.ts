@@ -8,7 +8,8 @@
 //                               the entry's own `properties`; an events entry with `id: null` is any event
 //   properties                  event filters (an event of the session has it; with a negative operator, every
 //                               event has it), person and cohort filters (its person has it / is in it),
-//                               recording filters (as having_predicates)
+//                               recording filters (as having_predicates), HogQL filters (an event of the
+//                               session matches it; one that reads only person.properties: its person does)
 //   console_log_filters         sessions with a console line of this `level` / `message` (log_entries)
 //   having_predicates           the session's own metadata: duration, active_seconds, click_count,
 //                               console_error_count, … , snapshot_source, visited_page (any url of it)
@@ -38,6 +39,7 @@ import {
   type FilterContext,
 } from '../shared/property-filters/sql'
 import type { HiddenPersons } from '../shared/query/hidden-persons'
+import { hogqlReadsEvent } from '../shared/query/hogql'
 import { SqlParams } from '../shared/query/params'
 import { EventPersonId } from '../shared/query/persons-sql'
 import type { Project } from '../shared/tenancy'
@@ -197,6 +199,8 @@ export async function recordingQuery(q: ListParams, ctx: ListContext): Promise<O
       case 'person':
       case 'cohort':
         return personSessions(f, attr)
+      case 'hogql':
+        return isPersonFilter(f) ? personSessions(f, attr) : sessionsWithEvent(compileFilter(f, eventCtx(attr)))
       case 'event': {
         const inverse = INVERSE_OPERATOR[f.operator]
         if (inverse && !f.negation) return sessionsWithNoEvent(compileFilter({ ...f, operator: inverse }, eventCtx(attr)))
@@ -314,11 +318,16 @@ function propertyConditions(properties: PropertyGroup, operand: 'AND' | 'OR', co
   if (operand === 'AND' || properties.values.some(isGroup)) return [compile(properties)]
   const filters = properties.values as PropertyFilter[]
   const parts = [
-    { type: 'AND' as const, values: filters.filter((f) => f.type !== 'person' && f.type !== 'cohort') },
-    { type: operand, values: filters.filter((f) => f.type === 'person') },
+    { type: 'AND' as const, values: filters.filter((f) => !isPersonFilter(f) && f.type !== 'cohort') },
+    { type: operand, values: filters.filter(isPersonFilter) },
     { type: operand, values: filters.filter((f) => f.type === 'cohort') },
   ]
   return parts.filter((g) => g.values.length > 0).map(compile)
+}
+
+/** A person filter, or a HogQL filter that reads only the person (PostHog's is_person_property). */
+function isPersonFilter(f: PropertyFilter): boolean {
+  return f.type === 'person' || (f.type === 'hogql' && !hogqlReadsEvent(f.key))
 }
 
 /** PostHog reads an empty `distinct_ids` as no filter (`if self._query.distinct_ids`). */

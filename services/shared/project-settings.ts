@@ -6,6 +6,7 @@
 import { wrenError } from './errors'
 import { isRecord } from './json'
 import { parsePropertyGroup } from './property-filters/parse'
+import { checkHogqlFilters } from './property-filters/sql'
 
 type Check = (value: unknown, attr: string) => unknown
 
@@ -54,7 +55,7 @@ export const PROJECT_SETTINGS: Record<string, Check> = {
   // trends
   test_account_filters: (v, attr) => {
     if (!Array.isArray(v)) throw wrenError('invalid_input', `${attr} must be a list of property filters.`, attr)
-    parsePropertyGroup(v, attr)
+    checkHogqlFilters(parsePropertyGroup(v, attr), 'events', attr)
     return v
   },
   test_account_filters_default_checked: bool,

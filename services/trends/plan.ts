@@ -109,7 +109,6 @@ export async function planTrend(
     session: (key) => sessions.value(key),
     columns: eventColumns(personId, deps.materialized),
     cohortMembers,
-    hogql,
     dateParam: (v) => {
       const d = resolveRange({ ...rangeInput, dateFrom: v, dateTo: null, exact: true }, now, tz, weekStartDay)
       return params.add('String', instantParam(d.from, tz))

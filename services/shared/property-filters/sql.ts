@@ -1,14 +1,19 @@
 // Parsed property filters and nested AND/OR property groups (parse.ts), compiled to parameterized
-// ClickHouse SQL: event, person, group, element, cohort and event-metadata filters with every operator
-// that runs in SQL (operators.ts). Values only ever enter the SQL as parameters.
+// ClickHouse SQL: event, person, group, element, cohort, event-metadata, session and HogQL filters with every
+// operator that runs in SQL (operators.ts). The one compiler of a property filter: trends, actions, cohorts,
+// the persons, events and recordings lists all compile through compileFilter, and a filter it cannot apply
+// where it is used is a 400, never left out. Values only ever enter the SQL as parameters.
 import { wrenError } from '../errors'
-import type { SqlParams } from '../query/params'
+import { compileHogql } from '../query/hogql'
+import { SqlParams } from '../query/params'
 import { EventPersonId, type PersonIdColumn } from '../query/persons-sql'
 import { FIXED_PROPERTY_COLUMNS, type PropertyColumnSource } from '../query/materialized-properties'
 import { isGroup, type PropertyFilter, type PropertyGroup, type PropertyNode } from './parse'
 
 /** Where each kind of property lives, so one compiler serves events and the persons table. */
 export interface PropertyColumns {
+  /** The table a row is of: HogQL filters read its fields (query/hogql.ts). */
+  table: 'events' | 'persons'
   event: string | null
   person: string
   personId: PersonIdColumn
@@ -23,6 +28,7 @@ export interface PropertyColumns {
  */
 export function eventColumns(personId: PersonIdColumn, materialized: PropertyColumnSource = FIXED_PROPERTY_COLUMNS): PropertyColumns {
   return {
+    table: 'events',
     event: 'properties',
     person: 'person_properties',
     personId,
@@ -32,6 +38,7 @@ export function eventColumns(personId: PersonIdColumn, materialized: PropertyCol
   }
 }
 export const PERSON_COLUMNS: PropertyColumns = {
+  table: 'persons',
   event: null,
   person: 'properties',
   personId: { sql: 'uuid' },
@@ -45,8 +52,6 @@ export interface FilterContext {
   columns: PropertyColumns
   /** SQL selecting the current member person uuids of a cohort (throws 400 for an unknown one). */
   cohortMembers(id: number): string
-  /** A restricted HogQL boolean expression (throws 400 when not allowed). */
-  hogql?(expr: string): string
   /** Parses a date-filter value to a UTC instant param string. */
   dateParam(value: string): string
   /** A session property as a Nullable(String) expression (joins the session table into the query). */
@@ -58,10 +63,15 @@ export interface FilterContext {
   own?(f: PropertyFilter): string | null
 }
 
+/** Types the lists read as a property of their own rows (the persons list's clients send `person`, the events list's `event`). */
+const OWN_PROPERTY_TYPES = new Set(['event', 'events', 'person'])
+const COHORT_TYPES = new Set(['cohort', 'precalculated-cohort', 'static-cohort'])
+
 /**
- * A flat list of filters (AND) on the persons or events list: every filter read as a property of that
- * table (persons: the person's properties; events: the event's), with no sessions to join. The persons list
- * also takes cohort filters when given `cohortMembers`.
+ * A flat list of filters (AND) on the persons or events list, with no sessions to join: event and person
+ * filters read a property of the list's rows (persons: the person's properties; events: the event's); every
+ * other type compiles as itself (HogQL over the row, cohorts on the persons list when given `cohortMembers`,
+ * elements and groups on the events list), and a type the list cannot apply is a 400.
  */
 export function listFilterSql(
   filters: PropertyFilter[],
@@ -72,11 +82,8 @@ export function listFilterSql(
   const group: PropertyGroup = {
     type: 'AND',
     values: filters.map((f) => ({
-      key: f.key,
-      value: f.value,
-      operator: f.operator,
-      negation: f.negation,
-      type: f.type === 'cohort' && cohortMembers ? 'cohort' : table,
+      ...f,
+      type: OWN_PROPERTY_TYPES.has(f.type) ? table : COHORT_TYPES.has(f.type) ? 'cohort' : f.type,
     })),
   }
   return compileGroup(group, {
@@ -90,6 +97,16 @@ export function listFilterSql(
       }),
     dateParam: (v) => params.add('String', v),
   })
+}
+
+/**
+ * Checks every HogQL filter of a stored definition (an action's steps, a cohort, the test-account filters)
+ * when it is written, so that a construct outside Wren's HogQL is a 400 naming `attr` then, not when a query
+ * reads it. `table`: the rows the definition is read against.
+ */
+export function checkHogqlFilters(node: PropertyNode, table: PropertyColumns['table'], attr: string): void {
+  if (isGroup(node)) return node.values.forEach((v) => checkHogqlFilters(v, table, attr))
+  if (node.type === 'hogql') compileHogql(node.key, new SqlParams(), { sql: 'person_id' }, { table, filter: true, attr })
 }
 
 export function compileGroup(group: PropertyNode, ctx: FilterContext): string {
@@ -129,7 +146,8 @@ export function compileFilter(f: PropertyFilter, ctx: FilterContext): string {
       return NEGATIVE.has(f.operator) ? `(\`$group_${idx}\` = '' OR ${expr})` : expr
     }
     case 'event_metadata': {
-      const column = columns.event ? metadataColumn(f.key, columns.personId) : undefined
+      if (!columns.event) throw wrenError('invalid_input', `Event metadata filters are not allowed here ('${f.key}').`, 'properties')
+      const column = metadataColumn(f.key, columns.personId)
       if (!column)
         throw wrenError(
           'invalid_input',
@@ -149,8 +167,7 @@ export function compileFilter(f: PropertyFilter, ctx: FilterContext): string {
       if (!columns.elements) throw wrenError('invalid_input', 'Element filters are not allowed here.', 'properties')
       return elementFilter(columns.elements, f, ctx)
     case 'hogql':
-      if (!ctx.hogql) throw wrenError('invalid_input', 'HogQL filters are not allowed here.', 'properties')
-      return `(${ctx.hogql(f.key)})`
+      return `(${compileHogql(f.key, params, columns.personId, { table: columns.table, filter: true, attr: 'properties' })})`
     case 'session':
       if (!ctx.session) throw wrenError('invalid_input', 'Session property filters are not allowed here.', 'properties')
       return compareValue(ctx.session(f.key), f, ctx)

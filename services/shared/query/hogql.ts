@@ -1,7 +1,9 @@
 // A restricted HogQL expression (for hogql breakdowns, filters and math): parsed here and re-emitted as
-// ClickHouse SQL over the current event row only. Identifiers are a fixed list of event columns plus
-// `properties.<key>` / `person.properties.<key>`; functions come from an allowlist; literals become
-// parameters. There is no way to name a table, a subquery or another project's rows.
+// ClickHouse SQL over the current row only — an event (with its person's properties), or a person (the
+// persons list, cohorts). Identifiers are a fixed list of event columns plus `properties.<key>` /
+// `person.properties.<key>`; functions come from an allowlist; literals become parameters. There is no way
+// to name a table, a subquery or another project's rows. PostHog's property_to_expr reads a `hogql` property
+// filter as parse_expr(key) over the table the query reads (posthog/hogql/property.py): so does Wren.
 import { wrenError } from '../errors'
 import type { SqlParams } from './params'
 import type { PersonIdColumn } from './persons-sql'
@@ -89,6 +91,8 @@ const FUNCTIONS = new Map<string, FunctionSpec>([
   ['sumIf', [2, 2, 'number', true]],
   ['avgIf', [2, 2, 'number', true]],
 ])
+/** Functions that aggregate rows: a filter (a condition on one row) cannot use them. */
+const AGGREGATES = new Set(['count', 'countIf', 'sum', 'avg', 'min', 'max', 'median', 'uniq', 'uniqExact', 'sumIf', 'avgIf'])
 const RENAMED: Record<string, string> = {
   toInt: 'toInt64OrNull',
   toFloat: 'toFloat64OrNull',
@@ -100,7 +104,7 @@ const NUMERIC_CAST_FUNCTIONS = new Set(['toInt', 'toFloat'])
 
 type Token = { t: 'num' | 'str' | 'id' | 'op' | 'punct' | 'end'; v: string }
 
-function tokenize(src: string): Token[] {
+function tokenize(src: string, attr: string): Token[] {
   const tokens: Token[] = []
   const re = /\s*(?:(\d+(?:\.\d+)?)|'((?:[^'\\]|\\.)*)'|([A-Za-z_$][\w$]*)|`([^`]+)`|"([^"]+)"|(==|!=|<>|<=|>=|[-+*/%<>=])|([(),.\[\]]))/y
   let pos = 0
@@ -108,7 +112,7 @@ function tokenize(src: string): Token[] {
     if (/^\s*$/.test(src.slice(pos))) break
     re.lastIndex = pos
     const m = re.exec(src)
-    if (!m) throw wrenError('invalid_hogql', `Cannot read the expression at '${src.slice(pos, pos + 20)}'.`, 'breakdown')
+    if (!m) throw wrenError('invalid_hogql', `Cannot read the HogQL expression '${src}' at '${src.slice(pos, pos + 20)}'.`, attr)
     pos = re.lastIndex
     if (m[1] !== undefined) tokens.push({ t: 'num', v: m[1] })
     else if (m[2] !== undefined) tokens.push({ t: 'str', v: m[2].replace(/\\(.)/g, '$1') })
@@ -121,14 +125,31 @@ function tokenize(src: string): Token[] {
   return tokens
 }
 
-/** `personId`: how the query reads an events row's person (its builder's choice, see persons-sql.ts). */
-export function compileHogql(src: string, params: SqlParams, personId: PersonIdColumn): string {
+export interface HogqlOptions {
+  /**
+   * The row the expression reads: an events row (the default), or a row of the persons table, where
+   * `properties` and `person.properties` are both the person's properties and there are no event columns.
+   */
+  table?: 'events' | 'persons'
+  /** A property filter: a condition on one row (no aggregates, not a bare value). */
+  filter?: boolean
+  /** The parameter errors name (default `breakdown`). */
+  attr?: string
+}
+
+/**
+ * `personId`: how the query reads the row's person (an events query builder's choice, see persons-sql.ts;
+ * the persons table's own uuid).
+ */
+export function compileHogql(src: string, params: SqlParams, personId: PersonIdColumn, opts: HogqlOptions = {}): string {
+  const attr = opts.attr ?? 'breakdown'
+  const persons = opts.table === 'persons'
   const text = src.replace(/\s+AS\s+[`"]?[\w$]+[`"]?\s*$/i, '')
-  if (text.length > 2000) throw wrenError('invalid_hogql', 'The expression is too long.', 'breakdown')
-  const tokens = tokenize(text)
+  if (text.length > 2000) throw wrenError('invalid_hogql', 'The expression is too long.', attr)
+  const tokens = tokenize(text, attr)
   let i = 0
   const peek = () => tokens[i]
-  const fail = (why: string) => wrenError('invalid_hogql', `HogQL expression '${src}' is not allowed: ${why}.`, 'breakdown')
+  const fail = (why: string) => wrenError('invalid_hogql', `HogQL expression '${src}' is not allowed: ${why}.`, attr)
   const expect = (v: string) => {
     if (tokens[i].v !== v) throw fail(`expected '${v}'`)
     i++
@@ -251,7 +272,7 @@ export function compileHogql(src: string, params: SqlParams, personId: PersonIdC
       const next = tokens[i++]
       if (next.v !== 'properties') throw fail('only person.properties.<key> is available on person')
       return {
-        sql: `JSONExtract(person_properties, ${params.add('String', propertyKey())}, 'Nullable(String)')`,
+        sql: `JSONExtract(${persons ? 'properties' : 'person_properties'}, ${params.add('String', propertyKey())}, 'Nullable(String)')`,
         kind: 'any',
         property: true,
       }
@@ -259,6 +280,7 @@ export function compileHogql(src: string, params: SqlParams, personId: PersonIdC
     if (peek().v === '(') {
       const spec = FUNCTIONS.get(t.v)
       if (!spec) throw fail(`function '${t.v}' is not available`)
+      if (opts.filter && AGGREGATES.has(t.v)) throw fail(`'${t.v}' aggregates rows, and a filter is a condition on one row`)
       i++
       const args: Compiled[] = []
       if (peek().v !== ')') {
@@ -280,6 +302,7 @@ export function compileHogql(src: string, params: SqlParams, personId: PersonIdC
       return { sql: `${name}(${sqlArgs.join(', ')})`, kind: spec[2] }
     }
     if (t.v === 'person_id') return { sql: personId.sql, kind: 'any' }
+    if (persons) throw fail(`'${t.v}' is not a field of persons (use properties.<name>, person.properties.<name>, person_id)`)
     if (!Object.hasOwn(COLUMNS, t.v))
       throw fail(
         `'${t.v}' is not a field of events (use properties.<name>, person.properties.<name>, person_id, ${Object.keys(COLUMNS).join(', ')})`,
@@ -289,5 +312,28 @@ export function compileHogql(src: string, params: SqlParams, personId: PersonIdC
 
   const result = orExpr()
   if (peek().t !== 'end') throw fail(`unexpected '${peek().v}'`)
+  if (opts.filter && (result.property || result.kind === 'string' || result.kind === 'number'))
+    throw fail(`a filter must be a condition (e.g. properties.plan = 'gold'), not a value`)
   return result.sql
+}
+
+/**
+ * Whether the expression reads the event itself (`properties.<key>` of the event, or an events column),
+ * rather than only its person (`person.properties.<key>`, person_id): PostHog's recordings list reads the
+ * first kind against a session's events and the second against its person (is_event_property /
+ * is_person_property in posthog/session_recordings/queries/utils.py). An expression that cannot be read
+ * counts as reading the event (compiling it there gives the 400).
+ */
+export function hogqlReadsEvent(src: string): boolean {
+  let tokens: Token[]
+  try {
+    tokens = tokenize(src, 'properties')
+  } catch {
+    return true
+  }
+  return tokens.some((t, k) => {
+    // Function names, and names after a dot (person.properties, a property's key), are not fields of the row.
+    if (t.t !== 'id' || tokens[k + 1]?.v === '(' || tokens[k - 1]?.v === '.') return false
+    return t.v === 'properties' || Object.hasOwn(COLUMNS, t.v)
+  })
 }
