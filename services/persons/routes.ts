@@ -26,6 +26,7 @@ import {
 } from '../shared/http/schemas'
 import type { Log } from '../shared/log/log'
 import { parsePropertyFilters } from '../shared/property-filters/parse'
+import { isCohortType } from '../shared/property-filters/sql'
 import { ACCESS_LEVELS, DEFAULT_LEVEL, type AccessControls } from '../shared/http/access-controls'
 import type { Tenants } from '../shared/tenancy'
 import type { CommandWaiter } from '../shared/log/command-results'
@@ -105,7 +106,7 @@ export async function personRoutes(app: FastifyInstance, deps: PersonRouteDeps):
       const levels = await access.explicitLevels(caller.key, caller.project.id, 'person')
       const hiddenIds = [...levels].filter(([, level]) => level === 'none').map(([id]) => Number(id))
       const properties = parsePropertyFilters(q.properties)
-      const cohorts = properties.some((f) => f.type === 'cohort')
+      const cohorts = properties.some((f) => isCohortType(f.type))
         ? new Map((await deps.cohorts.list(caller.project.id)).map((c) => [c.id, c]))
         : undefined
       const filters = { distinctId: q.distinct_id, email: q.email, search: q.search, properties, hiddenIds, cohorts }

@@ -66,6 +66,8 @@ export interface FilterContext {
 /** Types the lists read as a property of their own rows (the persons list's clients send `person`, the events list's `event`). */
 const OWN_PROPERTY_TYPES = new Set(['event', 'events', 'person'])
 const COHORT_TYPES = new Set(['cohort', 'precalculated-cohort', 'static-cohort'])
+/** Whether a list's filter names a cohort (PostHog's clients also send precalculated-cohort and static-cohort). */
+export const isCohortType = (type: string): boolean => COHORT_TYPES.has(type)
 
 /**
  * A flat list of filters (AND) on the persons or events list, with no sessions to join: event and person

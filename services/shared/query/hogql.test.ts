@@ -1,6 +1,6 @@
 import { describe, expect, it } from 'vitest'
 import { SqlParams } from './params'
-import { compileHogql } from './hogql'
+import { compileHogql, hogqlReadsEvent } from './hogql'
 import { EventPersonId } from './persons-sql'
 
 describe('restricted hogql', () => {
@@ -29,6 +29,31 @@ describe('restricted hogql', () => {
     ]) {
       expect(() => compileHogql(bad, new SqlParams(), new EventPersonId(false)), bad).toThrow(/not allowed|Cannot read/)
     }
+  })
+})
+
+describe('over a person', () => {
+  it('reads properties and person.properties as the person’s, and has no event columns', () => {
+    const uuid = { sql: 'uuid' }
+    expect(compileHogql("person.properties.plan = 'pro' AND person_id IS NOT NULL", new SqlParams(), uuid, { table: 'persons' })).toBe(
+      "(ifNull(JSONExtract(properties, {p0:String}, 'Nullable(String)') = {p1:String}, 0) AND (uuid IS NOT NULL))",
+    )
+    expect(() => compileHogql("event = 'x'", new SqlParams(), uuid, { table: 'persons' })).toThrow(/'event' is not a field of persons/)
+  })
+  it('tells expressions that read the event from those that read only its person (the recordings list)', () => {
+    expect(hogqlReadsEvent("properties.$browser = 'Chrome'")).toBe(true)
+    expect(hogqlReadsEvent("event = '$pageview' AND person.properties.plan = 'pro'")).toBe(true)
+    expect(hogqlReadsEvent("person.properties.plan = 'pro' AND lower(person.properties.event) = 'x'")).toBe(false)
+    expect(hogqlReadsEvent('person_id IS NOT NULL')).toBe(false)
+  })
+})
+
+describe('as a filter', () => {
+  it('is a condition on one row: no aggregates, no bare values', () => {
+    const filter = (src: string) => () => compileHogql(src, new SqlParams(), new EventPersonId(false), { filter: true, attr: 'properties' })
+    expect(filter("properties.plan = 'pro'")).not.toThrow()
+    expect(filter('count() > 1')).toThrow(/'count' aggregates rows/)
+    expect(filter('properties.plan')).toThrow(/must be a condition/)
   })
 })
 
