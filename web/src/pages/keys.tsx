@@ -22,8 +22,7 @@ type Preset = 'all' | 'read' | 'custom'
 async function creatableScopes(): Promise<string[]> {
   const doc = await get<{ paths: Record<string, Record<string, unknown>> }>('/api/schema/')
   const body = doc.paths[KEYS]?.post as
-    | { requestBody?: { content?: Record<string, { schema?: { properties?: { scopes?: { items?: { enum?: unknown[] } } } } }> } }
-    | undefined
+    { requestBody?: { content?: Record<string, { schema?: { properties?: { scopes?: { items?: { enum?: unknown[] } } } } }> } } | undefined
   const scopes = body?.requestBody?.content?.['application/json']?.schema?.properties?.scopes?.items?.enum
   return Array.isArray(scopes) ? scopes.filter((s): s is string => typeof s === 'string' && s !== ALL) : []
 }
@@ -54,6 +53,20 @@ export function KeysPage() {
 
 const projectsText = (teams: number[]) => (teams.length ? teams.map((t) => `#${t}`).join(', ') : 'All projects')
 const scopesText = (scopes: string[]) => (scopes.includes(ALL) ? 'All access (*)' : scopes.join(', '))
+/** A key's scopes for a table cell: a line breaks between scopes, never inside one. */
+const ScopeList = ({ scopes }: { scopes: string[] }) =>
+  scopes.includes(ALL) ? (
+    <>All access (*)</>
+  ) : (
+    <>
+      {scopes.map((s, i) => (
+        <>
+          <span class="nowrap">{s}</span>
+          {i < scopes.length - 1 ? ', ' : ''}
+        </>
+      ))}
+    </>
+  )
 
 function ThisKey({ info }: { info: KeyInfo }) {
   return (
@@ -242,7 +255,7 @@ function KeyList({ loaded, current }: { loaded: Loaded<Paginated<KeyInfo>>; curr
             <th>Scopes</th>
             <th class="hide-narrow">Projects</th>
             <th class="hide-narrow">Created</th>
-            <th>Last used</th>
+            <th class="hide-narrow">Last used</th>
             <th />
           </tr>
         </thead>
@@ -253,10 +266,12 @@ function KeyList({ loaded, current }: { loaded: Loaded<Paginated<KeyInfo>>; curr
                 <strong>{k.label}</strong> <code class="muted">{k.mask_value}</code>
                 {k.id === current ? <span class="muted"> (this key)</span> : null}
               </td>
-              <td class="key-scopes">{scopesText(k.scopes)}</td>
+              <td class="key-scopes">
+                <ScopeList scopes={k.scopes} />
+              </td>
               <td class="hide-narrow">{projectsText(k.scoped_teams)}</td>
               <td class="hide-narrow nowrap">{formatTime(k.created_at)}</td>
-              <td class="nowrap">{k.last_used_at ? formatTime(k.last_used_at) : 'never'}</td>
+              <td class="hide-narrow nowrap">{k.last_used_at ? formatTime(k.last_used_at) : 'never'}</td>
               <td>
                 <button type="button" class="secondary small" disabled={busy} onClick={() => setConfirming(k)}>
                   Revoke

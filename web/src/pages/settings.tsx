@@ -33,7 +33,9 @@ export function Snippet() {
   const [copied, setCopied] = useState(false)
   // A key without project:read signs in knowing the project by id alone (main.tsx), not its project API key.
   if (!project.api_token)
-    return <p class="muted">The posthog-js snippet needs the project API key, which a key with the project:read scope can see in Settings.</p>
+    return (
+      <p class="muted">The posthog-js snippet needs the project API key, which a key with the project:read scope can see in Settings.</p>
+    )
   const code = snippet(location.origin, project.api_token)
   const copy = () =>
     navigator.clipboard?.writeText(code).then(
