@@ -102,7 +102,7 @@ function SignIn({ error, onSignedIn }: { error: ApiError | null; onSignedIn: (s:
         </button>
         <ErrorBox error={failure} />
         <p class="muted small">
-          No key yet? <code>npm start</code> prints the first one; more come from <code>POST /api/personal_api_keys/</code>.
+          No key yet? <code>npm start</code> prints the first one; a key with the <code>*</code> scope makes more on the API keys page.
         </p>
       </form>
     </main>
