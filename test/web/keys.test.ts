@@ -1,10 +1,11 @@
 // The web app's API keys page and what a key can do in the app, in headless Chromium on a real Wren: a key
 // made in the page works against the API (its secret shown once, never again), revoked it is refused (401),
-// a second key too; a key with only query:read signs in, its menu holds only what its scopes allow and
-// another page's URL says which scope is missing; an empty project's Events page shows the snippet with a
-// copy button, and its Recordings page turns recording on; the project's domains saved in Settings survive
-// a reload (and the remote config follows them); the keys page at 1280 and 390 px wide (screenshots under
-// test-artifacts/web/, checked not blank and not wider than the window).
+// a second key too, and revoking the key it signed in with signs the app out; a key with only query:read
+// signs in, its menu holds only what its scopes allow and another page's URL says which scope is missing;
+// an empty project's Events page shows the snippet with a copy button, and its Recordings page turns
+// recording on; the project's domains saved in Settings survive a reload (and the remote config follows
+// them); the keys page at 1280 and 390 px wide (screenshots under test-artifacts/web/, checked not blank
+// and not wider than the window).
 import { existsSync } from 'node:fs'
 import { mkdir, writeFile } from 'node:fs/promises'
 import path from 'node:path'
@@ -146,6 +147,18 @@ describe.skipIf(unavailable !== null)(`the web app's keys, in headless Chromium$
     await other.fill('#key', first)
     await other.click('button[type=submit]')
     expect(await (await other.waitForSelector('.error')).textContent()).toContain(refused.body.detail)
+  })
+
+  it('revokes the key it is signed in with, once confirmed, and then opens on the sign-in form', async () => {
+    const created = await call('POST', '/api/personal_api_keys/', { label: 'short lived', scopes: ['*'] })
+    const page = await open()
+    await signIn(page, created.body.value)
+    await page.goto(`${t.url}/project/${t.projectId}/keys`)
+    await page.click(`tr[data-key="${created.body.id}"] button:has-text("Revoke")`)
+    expect(await page.textContent('[role=alertdialog]')).toContain('the key you are signed in with')
+    await page.click('[role=alertdialog] button:has-text("Revoke key")')
+    await page.waitForSelector('#key')
+    expect((await call('GET', `/api/projects/${t.projectId}/`, undefined, created.body.value)).status).toBe(401)
   })
 
   it('signs in with a key holding only query:read: its menu follows its scopes and another page says which scope is missing', async () => {

@@ -53,8 +53,8 @@ async function signIn(key: string): Promise<SignedIn> {
 
 /**
  * The projects of a key that may not read projects (no project:read): the ones it is limited to, known by
- * id alone. A key limited to none reaches every project, and its `@current` is the lowest id: the default
- * project, 1, which Wren creates first and never deletes.
+ * id alone. A key limited to none reaches every project, and its `@current` is the lowest id: 1, as project
+ * ids start at 1 and Wren never deletes a project.
  */
 function projectsOfKey(me: KeyInfo): Project[] {
   const ids = me.scoped_teams.length ? me.scoped_teams : [1]
