@@ -31,6 +31,8 @@ export type Project = Static<typeof ProjectAnswer> & {
   test_account_filters?: PropertyFilter[]
   session_recording_opt_in?: boolean
   capture_console_log_opt_in?: boolean
+  recording_domains?: string[]
+  app_urls?: string[]
 }
 
 export type KeyInfo = Static<typeof Key>

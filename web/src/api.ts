@@ -1,7 +1,5 @@
 // Wren's public API, as the app calls it: a personal API key from localStorage in the Authorization header
 // (never in a URL), JSON in and out, and an API error's `detail` carried to the page.
-import type { KeyInfo } from './answers'
-
 /** The key's place in localStorage: the same one the recordings player page reads. */
 export const KEY_STORAGE = 'wren.personalApiKey'
 
@@ -109,13 +107,4 @@ export function allows(scopes: string[] | null, required: string): boolean {
   if (scopes.includes('*') || scopes.includes(required)) return true
   const [object, access] = required.split(':')
   return access === 'read' && scopes.includes(`${object}:write`)
-}
-
-/** The signed-in key's own scopes (any key may read itself at `@current`), or null when not shown. */
-export async function ownScopes(key: string): Promise<string[] | null> {
-  try {
-    return (await request<KeyInfo>('GET', '/api/personal_api_keys/@current/', undefined, key)).scopes
-  } catch {
-    return null
-  }
 }

@@ -4,8 +4,8 @@ import 'uplot/dist/uPlot.min.css'
 import './styles.css'
 import { render } from 'preact'
 import { useEffect, useState } from 'preact/hooks'
-import { ApiError, allows, ownScopes, request, storeKey, storedKey } from './api'
-import type { Paginated, Project } from './answers'
+import { ApiError, allows, request, storeKey, storedKey } from './api'
+import type { KeyInfo, Paginated, Project } from './answers'
 import { ErrorBox, Loading } from './components/feedback'
 import { asApiError } from './components/load'
 import { navigate, onLinkClick, parsePath, usePlace } from './router'
@@ -18,6 +18,7 @@ import { CohortPage, CohortsPage } from './pages/cohorts'
 import { ActionPage, ActionsPage } from './pages/actions'
 import { RecordingsPage } from './pages/recordings'
 import { SettingsPage } from './pages/settings'
+import { KeysPage } from './pages/keys'
 
 /** The pages, in the menu's order, with the scope each needs (the menu hides what the key cannot read). */
 const SECTIONS = [
@@ -29,6 +30,8 @@ const SECTIONS = [
   { section: 'actions', title: 'Actions', scope: 'action:read' },
   { section: 'recordings', title: 'Recordings', scope: 'session_recording:read' },
   { section: 'settings', title: 'Settings', scope: 'project:read' },
+  // Listing, creating and revoking keys needs `*` (services/projects/key-routes.ts).
+  { section: 'keys', title: 'API keys', scope: '*' },
 ] as const
 
 interface SignedIn {
@@ -37,10 +40,25 @@ interface SignedIn {
   scopes: string[] | null
 }
 
+/** Any key Wren takes signs in: its own info says what it may do, and the projects it reaches. */
 async function signIn(key: string): Promise<SignedIn> {
-  const projects = await request<Paginated<Project>>('GET', '/api/projects/', undefined, key)
-  if (!projects.results.length) throw new ApiError(403, 'This key reaches no project.', 'permission_denied', null)
-  return { key, projects: projects.results, scopes: await ownScopes(key) }
+  // Every key may read itself, so this refuses only a key Wren does not take (401, with the API's reason).
+  const me = await request<KeyInfo>('GET', '/api/personal_api_keys/@current/', undefined, key)
+  const projects = allows(me.scopes, 'project:read')
+    ? (await request<Paginated<Project>>('GET', '/api/projects/', undefined, key)).results
+    : projectsOfKey(me)
+  if (!projects.length) throw new ApiError(403, 'This key reaches no project.', 'permission_denied', null)
+  return { key, projects, scopes: me.scopes }
+}
+
+/**
+ * The projects of a key that may not read projects (no project:read): the ones it is limited to, known by
+ * id alone. A key limited to none reaches every project, and its `@current` is the lowest id: 1, as project
+ * ids start at 1 and Wren never deletes a project.
+ */
+function projectsOfKey(me: KeyInfo): Project[] {
+  const ids = me.scoped_teams.length ? me.scoped_teams : [1]
+  return ids.map((id) => ({ id, uuid: null, name: `Project ${id}`, api_token: '', timezone: 'UTC', created_at: me.created_at }))
 }
 
 function SignIn({ error, onSignedIn }: { error: ApiError | null; onSignedIn: (s: SignedIn) => void }) {
@@ -84,7 +102,7 @@ function SignIn({ error, onSignedIn }: { error: ApiError | null; onSignedIn: (s:
         </button>
         <ErrorBox error={failure} />
         <p class="muted small">
-          No key yet? <code>npm start</code> prints the first one; more come from <code>POST /api/personal_api_keys/</code>.
+          No key yet? <code>npm start</code> prints the first one; a key with the <code>*</code> scope makes more on the API keys page.
         </p>
       </form>
     </main>
@@ -207,6 +225,8 @@ function Page({ section, rest, search }: { section: string; rest: string[]; sear
       return <RecordingsPage search={search} />
     case 'settings':
       return <SettingsPage />
+    case 'keys':
+      return <KeysPage />
     default:
       return <ErrorBox error={new ApiError(404, `There is no page called '${section}'.`, 'not_found', null)} />
   }

@@ -10,6 +10,7 @@ import { formatTime, PropertiesTable } from '../components/properties'
 import { completeFilters, PropertyFilters } from '../components/property-filters'
 import { navigate } from '../router'
 import { useSession } from '../session'
+import { Snippet } from './settings'
 
 const REFRESH_MS = 5_000
 const PAGE = 100
@@ -81,16 +82,19 @@ export function EventsPage({ search }: { search: string }) {
       <ErrorBox error={events.error} />
       {events.loading && !events.data ? <Loading /> : null}
       {events.data && events.data.results.length === 0 ? (
-        <Empty title="No events yet.">
-          <p>
-            {eventName || distinctId || complete.length
-              ? 'None match these filters: clear them to see every event.'
-              : 'Install the posthog-js snippet from Settings on your site (or send events with any PostHog SDK); they show up here within seconds.'}
-          </p>
-          <p>
-            <a href={`${base}/settings`}>Open Settings for the snippet →</a>
-          </p>
-        </Empty>
+        eventName || distinctId || complete.length ? (
+          <Empty title="No events match.">
+            <p>None match these filters: clear them to see every event.</p>
+          </Empty>
+        ) : (
+          <Empty title="No events yet.">
+            <p>
+              Paste this snippet into your site’s <code>&lt;head&gt;</code> (or send events with any PostHog SDK to {location.origin}); they
+              show up here within seconds.
+            </p>
+            <Snippet />
+          </Empty>
+        )
       ) : null}
       {events.data && events.data.results.length > 0 ? (
         <div class="card scroll">

@@ -10,6 +10,7 @@ import { useAction, useLoad } from '../components/load'
 import { formatTime } from '../components/properties'
 import { navigate } from '../router'
 import { useSession } from '../session'
+import { Snippet } from './settings'
 
 const PAGE = 50
 const ORDERS = ['start_time', 'duration', 'active_seconds', 'click_count', 'console_error_count', 'activity_score']
@@ -20,7 +21,7 @@ export const duration = (seconds: number) => {
 }
 
 export function RecordingsPage({ search }: { search: string }) {
-  const { path, base, project, can } = useSession()
+  const { path, base, project, can, refreshProjects } = useSession()
   const params = new URLSearchParams(search)
   const filters = {
     date_from: params.get('date_from') ?? '-7d',
@@ -61,6 +62,11 @@ export function RecordingsPage({ search }: { search: string }) {
   )
   const [shared, setShared] = useState<Record<string, string>>({})
   const [error, busy, run] = useAction()
+  const recordSessions = () =>
+    run(async () => {
+      await patch(path(''), { session_recording_opt_in: true })
+      refreshProjects()
+    })
   const share = (id: string) =>
     run(async () => {
       const config = await patch<Sharing>(path(`session_recordings/${id}/sharing/`), { enabled: true })
@@ -118,14 +124,26 @@ export function RecordingsPage({ search }: { search: string }) {
         tableClass="list recordings"
         empty={
           <Empty title="No recordings here.">
-            <p>
-              {project.session_recording_opt_in
-                ? 'Recording is on: sessions of pages with the posthog-js snippet show up here a few seconds after they start. Widen the filters if you expected some.'
-                : 'Recording is off for this project. Turn it on in Settings; posthog-js then records sessions on pages with the snippet.'}
-            </p>
-            <p>
-              <a href={`${base}/settings`}>Settings →</a>
-            </p>
+            {project.session_recording_opt_in ? (
+              <>
+                <p>
+                  Recording is on: sessions of pages with this posthog-js snippet show up here a few seconds after they start. Widen the
+                  filters if you expected some.
+                </p>
+                <Snippet />
+              </>
+            ) : (
+              <>
+                <p>Recording is off for this project: turn it on, and posthog-js records sessions on pages with the snippet.</p>
+                {can('project:write') ? (
+                  <button type="button" disabled={busy} onClick={recordSessions}>
+                    Turn recording on
+                  </button>
+                ) : (
+                  <p>A key with the project:write scope turns it on in Settings.</p>
+                )}
+              </>
+            )}
           </Empty>
         }
         head={

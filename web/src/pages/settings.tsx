@@ -1,5 +1,5 @@
-// Settings: the project's name, timezone, test-account filters and recording opt-in, its project API key,
-// and the posthog-js snippet pointed at this Wren.
+// Settings: the project's name, timezone, test-account filters, recording opt-in and the domains it records
+// on, its authorized URLs, its project API key, and the posthog-js snippet pointed at this Wren.
 import { useState } from 'preact/hooks'
 import { patch, type PropertyFilter } from '../api'
 import type { Project } from '../answers'
@@ -27,21 +27,43 @@ const TIMEZONES: string[] = (() => {
   }
 })()
 
-/** The snippet for this project and this Wren, with a copy button. */
+/** The snippet for this project and this Wren, with a copy button (or why it is not shown). */
 export function Snippet() {
   const { project } = useSession()
+  const [copied, setCopied] = useState(false)
+  // A key without project:read signs in knowing the project by id alone (main.tsx), not its project API key.
+  if (!project.api_token)
+    return (
+      <p class="muted">The posthog-js snippet needs the project API key, which a key with the project:read scope can see in Settings.</p>
+    )
   const code = snippet(location.origin, project.api_token)
+  const copy = () =>
+    navigator.clipboard?.writeText(code).then(
+      () => setCopied(true),
+      () => undefined,
+    )
   return (
     <>
       <pre class="snippet" data-testid="snippet">
         {code}
       </pre>
-      <button type="button" class="secondary small" onClick={() => navigator.clipboard?.writeText(code)}>
-        Copy snippet
-      </button>
+      <div class="inline">
+        <button type="button" class="secondary small" onClick={copy}>
+          Copy snippet
+        </button>
+        {copied ? <span class="ok">Copied.</span> : null}
+      </div>
     </>
   )
 }
+
+/** A list setting as the textarea shows it (one per line), and back. */
+const linesOf = (list: string[] | undefined) => (list ?? []).join('\n')
+const listOf = (lines: string) =>
+  lines
+    .split('\n')
+    .map((l) => l.trim())
+    .filter(Boolean)
 
 export function SettingsPage() {
   const { project, path, can, refreshProjects } = useSession()
@@ -51,6 +73,8 @@ export function SettingsPage() {
   const [filters, setFilters] = useState<PropertyFilter[]>(project.test_account_filters ?? [])
   const [recording, setRecording] = useState(project.session_recording_opt_in === true)
   const [consoleLogs, setConsoleLogs] = useState(project.capture_console_log_opt_in !== false)
+  const [recordingDomains, setRecordingDomains] = useState(linesOf(project.recording_domains))
+  const [appUrls, setAppUrls] = useState(linesOf(project.app_urls))
   const [saved, setSaved] = useState(false)
   const [error, busy, run] = useAction()
   const save = (event: Event) => {
@@ -63,6 +87,8 @@ export function SettingsPage() {
         test_account_filters: completeFilters(filters),
         session_recording_opt_in: recording,
         capture_console_log_opt_in: consoleLogs,
+        recording_domains: listOf(recordingDomains),
+        app_urls: listOf(appUrls),
       })
       setSaved(true)
       refreshProjects()
@@ -120,6 +146,22 @@ export function SettingsPage() {
           <input type="checkbox" checked={consoleLogs} onChange={(e) => setConsoleLogs(e.currentTarget.checked)} disabled={!writable} />{' '}
           Keep console logs in recordings
         </label>
+        <div class="grid">
+          <label>
+            Record only on these sites (one per line, e.g. https://shop.example or https://*.example.com; none: every site)
+            <textarea
+              name="recording_domains"
+              rows={3}
+              value={recordingDomains}
+              onInput={(e) => setRecordingDomains(e.currentTarget.value)}
+              disabled={!writable}
+            />
+          </label>
+          <label>
+            Authorized URLs (PostHog’s app_urls, one per line: kept for tools that read them; Wren itself does not filter by them)
+            <textarea name="app_urls" rows={3} value={appUrls} onInput={(e) => setAppUrls(e.currentTarget.value)} disabled={!writable} />
+          </label>
+        </div>
         <div class="form-actions">
           <button type="submit" disabled={busy || !writable}>
             Save settings

@@ -1,0 +1,274 @@
+// The web app's API keys page and what a key can do in the app, in headless Chromium on a real Wren: a key
+// made in the page works against the API (its secret shown once, never again), revoked it is refused (401),
+// a second key too, and revoking the key it signed in with signs the app out; a key with only query:read
+// signs in, its menu holds only what its scopes allow and another page's URL says which scope is missing;
+// an empty project's Events page shows the snippet with a copy button, and its Recordings page turns
+// recording on; the project's domains saved in Settings survive a reload (and the remote config follows
+// them); the keys page at 1280 and 390 px wide (screenshots under test-artifacts/web/, checked not blank
+// and not wider than the window).
+import { existsSync } from 'node:fs'
+import { mkdir, writeFile } from 'node:fs/promises'
+import path from 'node:path'
+import { afterAll, beforeAll, describe, expect, it } from 'vitest'
+import { chromium, type Browser, type BrowserContext, type Page } from 'playwright-core'
+import { PNG } from 'pngjs'
+import { api, startWren, type TestWren } from '../support/wren'
+import { skipReason } from '../support/skip'
+
+const CHROMIUM = process.env.CHROMIUM_PATH ?? '/usr/bin/chromium'
+const unavailable = skipReason(
+  'web-keys',
+  existsSync(CHROMIUM) ? null : `no Chromium at ${CHROMIUM} (install Debian's chromium, or set CHROMIUM_PATH)`,
+)
+const ARTIFACTS = path.resolve(import.meta.dirname, '../..', 'test-artifacts', 'web')
+const WIDTHS = { desktop: { width: 1280, height: 860 }, phone: { width: 390, height: 844 } }
+
+/** What the test reads inside the page (the test is type-checked without the DOM's types). */
+interface PageGlobal {
+  document: { documentElement: { scrollWidth: number } }
+  navigator: { clipboard: { readText(): Promise<string> } }
+}
+
+describe.skipIf(unavailable !== null)(`the web app's keys, in headless Chromium${unavailable ? ` (skipped: ${unavailable})` : ''}`, () => {
+  let t: TestWren
+  let call: ReturnType<typeof api>
+  let browser: Browser
+  const contexts: BrowserContext[] = []
+
+  beforeAll(async () => {
+    t = await startWren()
+    call = api(t)
+    browser = await chromium.launch({ executablePath: CHROMIUM, args: ['--no-sandbox'] })
+    await mkdir(ARTIFACTS, { recursive: true })
+  })
+  afterAll(async () => {
+    for (const context of contexts) await context.close()
+    await browser?.close()
+    await t?.close()
+  })
+
+  const open = async (size: { width: number; height: number } = WIDTHS.desktop): Promise<Page> => {
+    const context = await browser.newContext({ viewport: size, permissions: ['clipboard-read', 'clipboard-write'] })
+    contexts.push(context)
+    return context.newPage()
+  }
+  const signIn = async (page: Page, key = t.personalKey) => {
+    await page.goto(t.url + '/')
+    await page.fill('#key', key)
+    await page.click('button[type=submit]')
+    await page.waitForSelector('nav.menu')
+  }
+  const menu = async (page: Page) => page.locator('nav.menu a').allTextContents()
+  const clipboard = (page: Page) => page.evaluate(() => (globalThis as unknown as PageGlobal).navigator.clipboard.readText())
+
+  /** Creates a key in the open keys page and answers its value, read from the page (and copied by its button). */
+  const createKey = async (page: Page, label: string, pick: () => Promise<void>) => {
+    await page.fill('form[aria-label="Create a key"] input[name=label]', label)
+    await pick()
+    await page.click('form[aria-label="Create a key"] button[type=submit]')
+    const value = await page.locator('input[aria-label="New key value"]').inputValue()
+    await page.click('section[aria-label="New key"] button:has-text("Copy key")')
+    await page.waitForSelector('section[aria-label="New key"] .ok')
+    expect(await clipboard(page)).toBe(value)
+    return value
+  }
+  const keyId = async (label: string): Promise<string> =>
+    (await call('GET', '/api/personal_api_keys/')).body.results.find((k: { label: string }) => k.label === label).id
+  const revoke = async (page: Page, label: string) => {
+    const id = await keyId(label)
+    await page.click(`tr[data-key="${id}"] button:has-text("Revoke")`)
+    const dialog = page.locator('[role=alertdialog][aria-label="Confirm revoke"]')
+    expect(await dialog.textContent()).toContain(label)
+    await dialog.locator('button:has-text("Revoke key")').click()
+    await page.locator(`tr[data-key="${id}"]`).waitFor({ state: 'detached' })
+  }
+
+  it('creates keys that work against the API, shows each secret once, and revokes them (then refused with 401)', async () => {
+    const page = await open()
+    await signIn(page)
+    expect(await menu(page)).toContain('API keys')
+    await page.click('nav.menu a:has-text("API keys")')
+    await page.waitForURL(`${t.url}/project/${t.projectId}/keys`)
+    expect(await page.textContent('[data-testid=this-key]')).toContain('All access (*)')
+
+    // The first: picked scopes, every project.
+    const first = await createKey(page, 'events export', async () => {
+      await page.selectOption('select[name=preset]', 'custom')
+      await page.check('input[name="query:read"]')
+      await page.check('input[name="person:write"]')
+    })
+    expect(first).toMatch(/^phx_/)
+    expect((await call('GET', `/api/projects/${t.projectId}/events/`, undefined, first)).status).toBe(200)
+    expect((await call('GET', `/api/projects/${t.projectId}/persons/`, undefined, first)).status).toBe(200)
+    const beyond = await call('GET', '/api/projects/', undefined, first)
+    expect(beyond.status).toBe(403)
+    expect(beyond.body.detail).toContain('project:read')
+    const firstRow = page.locator(`tr[data-key="${await keyId('events export')}"]`)
+    expect(await firstRow.locator('td').allTextContents()).toEqual([
+      expect.stringContaining('events export'),
+      'query:read, person:write',
+      'All projects',
+      expect.any(String),
+      expect.any(String),
+      'Revoke',
+    ])
+
+    // Shown once: gone from the page once hidden, and nowhere after a reload or in the API's list.
+    await page.click('section[aria-label="New key"] button:has-text("Done")')
+    expect(await page.content()).not.toContain(first)
+    await page.reload()
+    await page.waitForSelector('table.keys tbody tr')
+    expect(await page.content()).not.toContain(first)
+    expect((await call('GET', '/api/personal_api_keys/')).text).not.toContain(first)
+
+    // The second: the read-everything preset, limited to the project.
+    const second = await createKey(page, 'read only shop', async () => {
+      await page.check(`input[name="project-${t.projectId}"]`)
+    })
+    expect(second).not.toBe(first)
+    const created = (await call('GET', `/api/personal_api_keys/@current/`, undefined, second)).body
+    expect(created).toMatchObject({ label: 'read only shop', scoped_teams: [t.projectId] })
+    expect(created.scopes).toContain('insight:read')
+    expect(created.scopes.every((s: string) => s.endsWith(':read'))).toBe(true)
+    expect((await call('GET', `/api/projects/${t.projectId}/persons/`, undefined, second)).status).toBe(200)
+    expect((await call('PATCH', `/api/projects/${t.projectId}/`, { name: 'nope' }, second)).status).toBe(403)
+
+    // Revoked (after a confirmation), each is refused from then on.
+    await revoke(page, 'events export')
+    const refused = await call('GET', `/api/projects/${t.projectId}/events/`, undefined, first)
+    expect(refused.status).toBe(401)
+    expect((await call('GET', `/api/projects/${t.projectId}/persons/`, undefined, second)).status).toBe(200)
+    await revoke(page, 'read only shop')
+    expect((await call('GET', `/api/projects/${t.projectId}/persons/`, undefined, second)).status).toBe(401)
+
+    // And the app refuses to sign in with one, with the API's reason.
+    const other = await open()
+    await other.goto(t.url + '/')
+    await other.fill('#key', first)
+    await other.click('button[type=submit]')
+    expect(await (await other.waitForSelector('.error')).textContent()).toContain(refused.body.detail)
+  })
+
+  it('revokes the key it is signed in with, once confirmed, and then opens on the sign-in form', async () => {
+    const created = await call('POST', '/api/personal_api_keys/', { label: 'short lived', scopes: ['*'] })
+    const page = await open()
+    await signIn(page, created.body.value)
+    await page.goto(`${t.url}/project/${t.projectId}/keys`)
+    await page.click(`tr[data-key="${created.body.id}"] button:has-text("Revoke")`)
+    expect(await page.textContent('[role=alertdialog]')).toContain('the key you are signed in with')
+    await page.click('[role=alertdialog] button:has-text("Revoke key")')
+    await page.waitForSelector('#key')
+    expect((await call('GET', `/api/projects/${t.projectId}/`, undefined, created.body.value)).status).toBe(401)
+  })
+
+  it('signs in with a key holding only query:read: its menu follows its scopes and another page says which scope is missing', async () => {
+    const created = await call('POST', '/api/personal_api_keys/', { label: 'query only', scopes: ['query:read'] })
+    expect(created.status, created.text).toBe(201)
+    const page = await open()
+    await signIn(page, created.body.value)
+    await page.waitForURL(`${t.url}/project/${t.projectId}/events`)
+    expect(await menu(page)).toEqual(['Events'])
+    for (const [section, scope] of [
+      ['persons', 'person:read'],
+      ['settings', 'project:read'],
+      ['keys', "'*'"],
+    ] as const) {
+      await page.goto(`${t.url}/project/${t.projectId}/${section}`)
+      expect(await (await page.waitForSelector('.error')).textContent(), section).toContain(scope.replace(/'/g, ''))
+    }
+
+    // A key limited to a second project opens that one.
+    const shop = await call('POST', '/api/projects/', { name: 'Second shop' })
+    const limited = await call('POST', '/api/personal_api_keys/', {
+      label: 'query second',
+      scopes: ['query:read', 'person:read'],
+      scoped_teams: [shop.body.id],
+    })
+    const other = await open()
+    await signIn(other, limited.body.value)
+    await other.waitForURL(`${t.url}/project/${shop.body.id}/events`)
+    expect(await menu(other)).toEqual(['Events', 'Persons'])
+    await other.waitForSelector('text=No events yet.')
+  })
+
+  it('shows an empty project’s snippet with a copy button on Events, and turns recording on from Recordings', async () => {
+    const page = await open()
+    await signIn(page)
+    await page.goto(`${t.url}/project/${t.projectId}/events`)
+    await page.waitForSelector('text=No events yet.')
+    const snippet = await page.textContent('[data-testid=snippet]')
+    expect(snippet).toContain(JSON.stringify(t.projectKey))
+    expect(snippet).toContain(`api_host: ${JSON.stringify(t.url)}`)
+    await page.click('button:has-text("Copy snippet")')
+    await page.waitForSelector('text=Copied.')
+    expect(await clipboard(page)).toBe(snippet)
+    await shoot(page, 'events-empty-desktop', 1280)
+
+    await page.goto(`${t.url}/project/${t.projectId}/recordings`)
+    await page.waitForSelector('text=Recording is off for this project')
+    await page.click('button:has-text("Turn recording on")')
+    await page.waitForSelector('[data-testid=snippet]')
+    expect((await call('GET', `/api/projects/${t.projectId}/`)).body.session_recording_opt_in).toBe(true)
+  })
+
+  it('keeps the project’s domains saved in Settings after a reload, and the remote config follows them', async () => {
+    const page = await open()
+    await signIn(page)
+    await page.goto(`${t.url}/project/${t.projectId}/settings`)
+    await page.fill('textarea[name=recording_domains]', 'https://shop.example\n  https://*.wren.test \n\n')
+    await page.fill('textarea[name=app_urls]', 'https://shop.example/app')
+    await page.click('button:has-text("Save settings")')
+    await page.waitForSelector('text=Saved.')
+    await page.reload()
+    await page.waitForSelector('textarea[name=recording_domains]')
+    expect(await page.inputValue('textarea[name=recording_domains]')).toBe('https://shop.example\nhttps://*.wren.test')
+    expect(await page.inputValue('textarea[name=app_urls]')).toBe('https://shop.example/app')
+    await shoot(page, 'settings-domains-desktop', 1280)
+    const project = (await call('GET', `/api/projects/${t.projectId}/`)).body
+    expect(project).toMatchObject({
+      recording_domains: ['https://shop.example', 'https://*.wren.test'],
+      app_urls: ['https://shop.example/app'],
+    })
+
+    // posthog-js records on the listed sites only.
+    await call('PATCH', `/api/projects/${t.projectId}/`, { session_recording_opt_in: true })
+    const config = async (origin: string) =>
+      ((await (await fetch(`${t.url}/array/${t.projectKey}/config`, { headers: { origin } })).json()) as { sessionRecording: unknown })
+        .sessionRecording
+    expect(await config('https://app.wren.test')).toMatchObject({ endpoint: '/s/' })
+    expect(await config('https://elsewhere.example')).toBe(false)
+  })
+
+  it('draws the keys page at 1280 and 390 px wide: not blank, nothing wider than the window', async () => {
+    await call('POST', '/api/personal_api_keys/', { label: 'a rather long label for the nightly warehouse export', scopes: ['*'] })
+    for (const [name, size] of Object.entries(WIDTHS)) {
+      const page = await open(size)
+      await signIn(page)
+      await page.goto(`${t.url}/project/${t.projectId}/keys`)
+      await page.waitForSelector('table.keys tbody tr')
+      await page.selectOption('select[name=preset]', 'custom')
+      await page.check('input[name="insight:read"]')
+      await page.fill('form[aria-label="Create a key"] input[name=label]', `dashboard reader (${name})`)
+      await page.click('form[aria-label="Create a key"] button[type=submit]')
+      await page.waitForSelector('input[aria-label="New key value"]')
+      expect(await page.locator('.error').count()).toBe(0)
+      await shoot(page, `keys-${name}`, size.width)
+    }
+  })
+
+  /** Saves a screenshot under test-artifacts/web/ and checks it is not blank and the page fits the width. */
+  const shoot = async (page: Page, name: string, width: number) => {
+    const png = await page.screenshot({ fullPage: true })
+    await writeFile(path.join(ARTIFACTS, `${name}.png`), png)
+    const image = PNG.sync.read(png)
+    const counts = new Map<number, number>()
+    for (let i = 0; i < image.data.length; i += 4) {
+      const key = (image.data[i] << 16) | (image.data[i + 1] << 8) | image.data[i + 2]
+      counts.set(key, (counts.get(key) ?? 0) + 1)
+    }
+    expect(counts.size, `${name}: colours`).toBeGreaterThan(20)
+    expect(Math.max(...counts.values()) / (image.width * image.height), `${name}: share of the commonest colour`).toBeLessThan(0.97)
+    const scrollWidth = await page.evaluate(() => (globalThis as unknown as PageGlobal).document.documentElement.scrollWidth)
+    expect(scrollWidth, `${name}: page width`).toBeLessThanOrEqual(width)
+  }
+})

@@ -1,0 +1,286 @@
+// API keys (for a key holding `*`: only such keys manage keys, see services/projects/key-routes.ts): the
+// signed-in key, a form that creates one (its secret shown once, with a copy button), the keys it manages
+// and revoking one once confirmed.
+import { useState } from 'preact/hooks'
+import { del, get, post, storeKey } from '../api'
+import type { KeyInfo, Paginated } from '../answers'
+import { ErrorBox, Loading } from '../components/feedback'
+import { PageHeader } from '../components/headers'
+import { useAction, useLoad, type Loaded } from '../components/load'
+import { formatTime } from '../components/properties'
+import { useSession } from '../session'
+
+const KEYS = '/api/personal_api_keys/'
+const ALL = '*'
+
+type Preset = 'all' | 'read' | 'custom'
+
+/**
+ * The scopes a key may be created with, as the API declares them (the `scopes` enum of POST
+ * /api/personal_api_keys/ in Wren's OpenAPI document), so the form offers exactly what the API takes.
+ */
+async function creatableScopes(): Promise<string[]> {
+  const doc = await get<{ paths: Record<string, Record<string, unknown>> }>('/api/schema/')
+  const body = doc.paths[KEYS]?.post as
+    { requestBody?: { content?: Record<string, { schema?: { properties?: { scopes?: { items?: { enum?: unknown[] } } } } }> } } | undefined
+  const scopes = body?.requestBody?.content?.['application/json']?.schema?.properties?.scopes?.items?.enum
+  return Array.isArray(scopes) ? scopes.filter((s): s is string => typeof s === 'string' && s !== ALL) : []
+}
+
+const objectsOf = (scopes: string[]) => [...new Set(scopes.map((s) => s.split(':')[0]))]
+
+export function KeysPage() {
+  const me = useLoad(() => get<KeyInfo>(`${KEYS}@current/`), [])
+  const keys = useLoad(() => get<Paginated<KeyInfo>>(KEYS), [])
+  const [created, setCreated] = useState<(KeyInfo & { value: string }) | null>(null)
+  return (
+    <div>
+      <PageHeader title="API keys" />
+      <ErrorBox error={me.error} />
+      {me.data ? <ThisKey info={me.data} /> : me.loading ? <Loading /> : null}
+      {created ? <NewSecret created={created} onDone={() => setCreated(null)} /> : null}
+      <CreateKey
+        caller={me.data}
+        onCreated={(k) => {
+          setCreated(k)
+          keys.reload()
+        }}
+      />
+      <KeyList loaded={keys} current={me.data?.id ?? null} />
+    </div>
+  )
+}
+
+const projectsText = (teams: number[]) => (teams.length ? teams.map((t) => `#${t}`).join(', ') : 'All projects')
+const scopesText = (scopes: string[]) => (scopes.includes(ALL) ? 'All access (*)' : scopes.join(', '))
+/** A key's scopes for a table cell: a line breaks between scopes, never inside one. */
+const ScopeList = ({ scopes }: { scopes: string[] }) =>
+  scopes.includes(ALL) ? (
+    <>All access (*)</>
+  ) : (
+    <>
+      {scopes.map((s, i) => (
+        <>
+          <span class="nowrap">{s}</span>
+          {i < scopes.length - 1 ? ', ' : ''}
+        </>
+      ))}
+    </>
+  )
+
+function ThisKey({ info }: { info: KeyInfo }) {
+  return (
+    <section class="card" data-testid="this-key">
+      <h2>Signed in with</h2>
+      <dl class="facts">
+        <dt>Label</dt>
+        <dd>{info.label}</dd>
+        <dt>Key</dt>
+        <dd>
+          <code>{info.mask_value}</code>
+        </dd>
+        <dt>Scopes</dt>
+        <dd>{scopesText(info.scopes)}</dd>
+        <dt>Projects</dt>
+        <dd>{projectsText(info.scoped_teams)}</dd>
+        <dt>Created</dt>
+        <dd>{formatTime(info.created_at)}</dd>
+      </dl>
+    </section>
+  )
+}
+
+/** The new key's value, shown this once (the API stores it hashed), with a copy button. */
+function NewSecret({ created, onDone }: { created: KeyInfo & { value: string }; onDone: () => void }) {
+  const [copied, setCopied] = useState(false)
+  const copy = () =>
+    navigator.clipboard?.writeText(created.value).then(
+      () => setCopied(true),
+      () => undefined,
+    )
+  return (
+    <section class="card secret" role="status" aria-label="New key">
+      <h2>Key “{created.label}” created</h2>
+      <p>Copy it now: Wren keeps only its hash, so it is shown this once.</p>
+      <div class="inline">
+        <input class="secret-value" readOnly aria-label="New key value" value={created.value} onFocus={(e) => e.currentTarget.select()} />
+        <button type="button" class="secondary small" onClick={copy}>
+          Copy key
+        </button>
+        {copied ? <span class="ok">Copied.</span> : null}
+      </div>
+      <p>
+        <button type="button" class="link" onClick={onDone}>
+          Done: hide it
+        </button>
+      </p>
+    </section>
+  )
+}
+
+function CreateKey({ caller, onCreated }: { caller: KeyInfo | null; onCreated: (k: KeyInfo & { value: string }) => void }) {
+  const { projects } = useSession()
+  const choices = useLoad(creatableScopes, [])
+  const [label, setLabel] = useState('')
+  const [preset, setPreset] = useState<Preset>('read')
+  const [picked, setPicked] = useState<string[]>([])
+  const [teams, setTeams] = useState<number[]>([])
+  const [error, busy, run] = useAction()
+  const all = choices.data ?? []
+  const limited = (caller?.scoped_teams.length ?? 0) > 0
+  const reachable = limited ? projects.filter((p) => caller!.scoped_teams.includes(p.id)) : projects
+  const chosenScopes = preset === 'all' ? [ALL] : preset === 'read' ? all.filter((s) => s.endsWith(':read')) : picked
+  const toggle = <T,>(list: T[], item: T, on: boolean) => (on ? [...list, item] : list.filter((x) => x !== item))
+  const submit = (event: Event) => {
+    event.preventDefault()
+    run(async () => {
+      const key = await post<KeyInfo & { value: string }>(KEYS, {
+        label: label.trim() || 'api',
+        scopes: chosenScopes,
+        // A key limited to projects creates keys within them: none ticked means all of its own.
+        scoped_teams: teams.length ? teams : limited ? caller!.scoped_teams : [],
+      })
+      setLabel('')
+      setPicked([])
+      setTeams([])
+      onCreated(key)
+    })
+  }
+  return (
+    <form class="card" onSubmit={submit} aria-label="Create a key">
+      <h2>Create a key</h2>
+      <ErrorBox error={error ?? choices.error} />
+      <div class="grid">
+        <label>
+          Label
+          <input name="label" placeholder="e.g. CI export" value={label} onInput={(e) => setLabel(e.currentTarget.value)} />
+        </label>
+        <label>
+          Access
+          <select name="preset" value={preset} onChange={(e) => setPreset(e.currentTarget.value as Preset)}>
+            <option value="read">Read everything</option>
+            <option value="all">All access (*), including managing keys</option>
+            <option value="custom">Pick scopes…</option>
+          </select>
+        </label>
+      </div>
+      {preset === 'custom' ? (
+        <fieldset class="scopes">
+          <legend>Scopes (write includes read)</legend>
+          {objectsOf(all).map((object) => (
+            <div class="scope-row">
+              <span>{object.replace(/_/g, ' ')}</span>
+              {['read', 'write'].map((access) => {
+                const scope = `${object}:${access}`
+                return all.includes(scope) ? (
+                  <label class="check">
+                    <input
+                      type="checkbox"
+                      name={scope}
+                      checked={picked.includes(scope)}
+                      onChange={(e) => setPicked(toggle(picked, scope, e.currentTarget.checked))}
+                    />{' '}
+                    {access}
+                  </label>
+                ) : null
+              })}
+            </div>
+          ))}
+        </fieldset>
+      ) : null}
+      <fieldset class="scopes">
+        <legend>Projects {limited ? '(this key reaches only these)' : '(none ticked: every project, also ones created later)'}</legend>
+        {reachable.map((p) => (
+          <label class="check">
+            <input
+              type="checkbox"
+              name={`project-${p.id}`}
+              checked={teams.includes(p.id)}
+              onChange={(e) => setTeams(toggle(teams, p.id, e.currentTarget.checked))}
+            />{' '}
+            {p.name} <span class="muted">#{p.id}</span>
+          </label>
+        ))}
+      </fieldset>
+      <div class="form-actions">
+        <button type="submit" disabled={busy || chosenScopes.length === 0}>
+          Create key
+        </button>
+        {preset === 'custom' && chosenScopes.length === 0 ? <span class="muted">Tick at least one scope.</span> : null}
+      </div>
+    </form>
+  )
+}
+
+function KeyList({ loaded, current }: { loaded: Loaded<Paginated<KeyInfo>>; current: string | null }) {
+  const [confirming, setConfirming] = useState<KeyInfo | null>(null)
+  const [error, busy, run] = useAction()
+  const revoke = (key: KeyInfo) =>
+    run(async () => {
+      await del(`${KEYS}${encodeURIComponent(key.id)}/`)
+      setConfirming(null)
+      // Revoked, the key it signed in with opens nothing more: back to the sign-in form.
+      if (key.id === current) {
+        storeKey(null)
+        location.assign('/')
+      } else loaded.reload()
+    })
+  const rows = loaded.data?.results ?? []
+  return (
+    <section class="card scroll">
+      <h2>Keys</h2>
+      <ErrorBox error={loaded.error ?? error} />
+      {loaded.loading && !loaded.data ? <Loading /> : null}
+      {confirming ? (
+        <div class="confirm card" role="alertdialog" aria-label="Confirm revoke">
+          <p>
+            Revoke “{confirming.label}” (<code>{confirming.mask_value}</code>)? Anything using it is refused from then on; this cannot be
+            undone.
+            {confirming.id === current ? ' It is the key you are signed in with: the app signs out.' : ''}
+          </p>
+          <div class="inline">
+            <button type="button" class="danger" disabled={busy} onClick={() => revoke(confirming)}>
+              Revoke key
+            </button>
+            <button type="button" class="secondary" onClick={() => setConfirming(null)}>
+              Cancel
+            </button>
+          </div>
+        </div>
+      ) : null}
+      <table class="list keys">
+        <thead>
+          <tr>
+            <th>Label</th>
+            <th>Scopes</th>
+            <th class="hide-narrow">Projects</th>
+            <th class="hide-narrow">Created</th>
+            <th class="hide-narrow">Last used</th>
+            <th />
+          </tr>
+        </thead>
+        <tbody>
+          {rows.map((k) => (
+            <tr data-key={k.id}>
+              <td>
+                <strong>{k.label}</strong> <code class="muted">{k.mask_value}</code>
+                {k.id === current ? <span class="muted"> (this key)</span> : null}
+              </td>
+              <td class="key-scopes">
+                <ScopeList scopes={k.scopes} />
+              </td>
+              <td class="hide-narrow">{projectsText(k.scoped_teams)}</td>
+              <td class="hide-narrow nowrap">{formatTime(k.created_at)}</td>
+              <td class="hide-narrow nowrap">{k.last_used_at ? formatTime(k.last_used_at) : 'never'}</td>
+              <td>
+                <button type="button" class="secondary small" disabled={busy} onClick={() => setConfirming(k)}>
+                  Revoke
+                </button>
+              </td>
+            </tr>
+          ))}
+        </tbody>
+      </table>
+    </section>
+  )
+}
