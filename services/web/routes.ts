@@ -17,7 +17,19 @@ export const APP_STYLES_URL = '/static/wren/app.css'
  * The app's own pages (web/src/main.tsx): the HTML is served for each, and the app draws the page. Other
  * paths under /project/:project_id/ (the player page, replay/:session_id) stay their own routes.
  */
-export const APP_SECTIONS = ['trends', 'events', 'persons', 'feature_flags', 'cohorts', 'actions', 'recordings', 'settings'] as const
+export const APP_SECTIONS = [
+  'home',
+  'dashboards',
+  'trends',
+  'insights',
+  'events',
+  'persons',
+  'feature_flags',
+  'cohorts',
+  'actions',
+  'recordings',
+  'settings',
+] as const
 
 /** The app's script and styles, bundled for browsers from web/. */
 export const bundleApp = browserBundle({

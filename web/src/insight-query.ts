@@ -95,10 +95,9 @@ const filtersOf = (value: unknown): PropertyFilter[] =>
 /** A legacy trends filter as the editor's state; what the editor has no control for takes its default. */
 function fromFilters(f: Json): TrendQuery {
   const d = DEFAULT_QUERY
-  const entities = [
-    ...(Array.isArray(f.events) ? f.events.filter(isRecord).map((e) => ({ ...e, kind: 'events' as const })) : []),
-    ...(Array.isArray(f.actions) ? f.actions.filter(isRecord).map((e) => ({ ...e, kind: 'actions' as const })) : []),
-  ].sort((a, b) => Number(a.order ?? 0) - Number(b.order ?? 0))
+  const of = (list: unknown, kind: Series['kind']): Array<Json & { kind: Series['kind'] }> =>
+    Array.isArray(list) ? list.filter(isRecord).map((e) => ({ ...e, kind })) : []
+  const entities = [...of(f.events, 'events'), ...of(f.actions, 'actions')].sort((a, b) => Number(a.order ?? 0) - Number(b.order ?? 0))
   const series = entities.map(
     (e): Series => ({
       kind: e.kind,
