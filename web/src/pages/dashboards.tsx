@@ -16,6 +16,7 @@ import { DATE_PRESETS } from '../query'
 import { navigate } from '../router'
 import { useSession } from '../session'
 import { duration } from './recordings'
+import { Snippet } from './settings'
 
 export function DashboardsPage() {
   const { path, base, can, project } = useSession()
@@ -195,8 +196,12 @@ export function DashboardPage({ id, home = false }: { id: string; home?: boolean
             </p>
           </div>
           <a class="button" href={`${base}/settings`}>
-            Get the snippet
+            Settings: the snippet
           </a>
+          <details class="banner-snippet">
+            <summary>Show the snippet here</summary>
+            <Snippet />
+          </details>
         </section>
       ) : null}
       {tiles.length === 0 ? (
