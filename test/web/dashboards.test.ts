@@ -293,7 +293,7 @@ describe.skipIf(unavailable !== null)(`Home and dashboards in headless Chromium$
     await banner.waitFor()
     expect(await banner.locator('h3').textContent()).toBe('No events yet — install the snippet')
     expect(await banner.locator('a.button').getAttribute('href')).toBe(`/project/${created.body.id}/settings`)
-    expect(await page.locator('.tile .tile-note').first().textContent()).toContain('No data in this range.')
+    expect(await page.locator('.tile .tile-note').first().textContent()).toContain('Waiting for the first events')
     // The snippet is there too, for this project's key.
     await banner.locator('summary').click()
     expect(await banner.locator('[data-testid=snippet]').textContent()).toContain(created.body.api_token)

@@ -214,7 +214,13 @@ export function DashboardPage({ id, home = false }: { id: string; home?: boolean
       ) : (
         <div class="tiles">
           {tiles.map((tile) => (
-            <TileCard tile={tile} dashboard={dashboard} refreshing={refreshing.has(tile.id)} now={now} />
+            <TileCard
+              tile={tile}
+              dashboard={dashboard}
+              refreshing={refreshing.has(tile.id)}
+              now={now}
+              noEvents={anyEvents.data === false}
+            />
           ))}
         </div>
       )}
@@ -230,7 +236,20 @@ function layoutOf(tile: Tile): { x: number; y: number; w: number } {
 }
 const position = (tile: Tile) => layoutOf(tile).y * 100 + layoutOf(tile).x
 
-function TileCard({ tile, dashboard, refreshing, now }: { tile: Tile; dashboard: Dashboard; refreshing: boolean; now: number }) {
+function TileCard({
+  tile,
+  dashboard,
+  refreshing,
+  now,
+  noEvents,
+}: {
+  tile: Tile
+  dashboard: Dashboard
+  refreshing: boolean
+  now: number
+  /** The project has no event at all: an empty tile waits for the first ones. */
+  noEvents: boolean
+}) {
   const { base } = useSession()
   const insight = tile.insight
   const width = layoutOf(tile).w
@@ -258,7 +277,7 @@ function TileCard({ tile, dashboard, refreshing, now }: { tile: Tile; dashboard:
             {insight.description ? <p class="muted small">{insight.description}</p> : null}
           </header>
           <div class="tile-body">
-            <InsightTileBody insight={insight} />
+            <InsightTileBody insight={insight} noEvents={noEvents} />
             {refreshing ? <div class="tile-busy">Refreshing…</div> : null}
           </div>
           <footer class="tile-footer muted small">
@@ -289,11 +308,13 @@ function nothingYet(insight: Insight, base: string): ComponentChildren {
   )
 }
 
-function InsightTileBody({ insight }: { insight: Insight }) {
+function InsightTileBody({ insight, noEvents }: { insight: Insight; noEvents: boolean }) {
   const { base } = useSession()
   if (insight.result_unavailable) return <p class="muted tile-note">{insight.result_unavailable}</p>
   const result = insight.result ?? []
   const total = result.reduce((n, s) => n + Math.abs(s.aggregated_value ?? s.count), 0)
+  if (total === 0 && noEvents)
+    return <p class="muted tile-note">Waiting for the first events: this fills in once the snippet sends some.</p>
   if (total === 0) return <p class="muted tile-note">{nothingYet(insight, base)}</p>
   return <TrendResult result={result} display={insightDisplay(insight)} compact />
 }
