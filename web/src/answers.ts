@@ -5,12 +5,7 @@
 // declared here, beside the schema's type.
 import type { Static } from 'typebox'
 import type { ActionAnswer } from '../../services/actions/schemas'
-import type {
-  DashboardAnswer,
-  DashboardBasicAnswer,
-  InsightAnswer,
-  TileAnswer,
-} from '../../services/insights/schemas'
+import type { DashboardAnswer, DashboardBasicAnswer, InsightAnswer, TileAnswer } from '../../services/insights/schemas'
 import type { CohortAnswer } from '../../services/cohorts/schemas'
 import type {
   EventDefinitionPage as EventDefinitionPageSchema,

@@ -98,15 +98,13 @@ function fromFilters(f: Json): TrendQuery {
   const of = (list: unknown, kind: Series['kind']): Array<Json & { kind: Series['kind'] }> =>
     Array.isArray(list) ? list.filter(isRecord).map((e) => ({ ...e, kind })) : []
   const entities = [...of(f.events, 'events'), ...of(f.actions, 'actions')].sort((a, b) => Number(a.order ?? 0) - Number(b.order ?? 0))
-  const series = entities.map(
-    (e): Series => ({
-      kind: e.kind,
-      id: e.id === null || e.id === undefined ? '' : String(e.id),
-      math: typeof e.math === 'string' && MATHS.some((m) => m.value === e.math) ? e.math : 'total',
-      mathProperty: typeof e.math_property === 'string' ? e.math_property : null,
-      properties: filtersOf(e.properties),
-    }),
-  )
+  const series = entities.map((e): Series => ({
+    kind: e.kind,
+    id: e.id === null || e.id === undefined ? '' : String(e.id),
+    math: typeof e.math === 'string' && MATHS.some((m) => m.value === e.math) ? e.math : 'total',
+    mathProperty: typeof e.math_property === 'string' ? e.math_property : null,
+    properties: filtersOf(e.properties),
+  }))
   const breakdownType = BREAKDOWN_TYPES.find((t) => t === f.breakdown_type) ?? d.breakdownType
   const rawBreakdown = Array.isArray(f.breakdown) ? f.breakdown[0] : f.breakdown
   const groupIndex = typeof f.breakdown_group_type_index === 'number' ? f.breakdown_group_type_index : null
