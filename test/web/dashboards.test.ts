@@ -304,7 +304,19 @@ describe.skipIf(unavailable !== null)(`Home and dashboards in headless Chromium$
     await page.context().close()
   })
 
-  it('draws Home at 1280 and 390 px wide: not blank, nothing wider than the window', async () => {
+  /** Saves a screenshot under test-artifacts/web/ and checks it is not blank and the page fits the width. */
+  const shoot = async (page: Page, name: string, width: number, minColours: number) => {
+    const png = await page.screenshot({ fullPage: true })
+    await writeFile(path.join(ARTIFACTS, `${name}.png`), png)
+    const image = PNG.sync.read(png)
+    const colours = new Set<number>()
+    for (let i = 0; i < image.data.length; i += 4) colours.add((image.data[i] << 16) | (image.data[i + 1] << 8) | image.data[i + 2])
+    expect(colours.size, `${name}: colours`).toBeGreaterThan(minColours)
+    const scrollWidth = await page.evaluate(() => (globalThis as unknown as PageGlobal).document.documentElement.scrollWidth)
+    expect(scrollWidth, `${name}: page width`).toBeLessThanOrEqual(width)
+  }
+
+  it('draws Home, the dashboards and the saved insights at 1280 and 390 px wide: not blank, nothing wider than the window', async () => {
     for (const [name, width] of [
       ['desktop', 1280],
       ['phone', 390],
@@ -313,14 +325,16 @@ describe.skipIf(unavailable !== null)(`Home and dashboards in headless Chromium$
       await page.waitForURL(`${t.url}/project/${t.projectId}/home`)
       await page.waitForSelector('.tile [data-testid=trend-chart] canvas')
       await expectTiles(page, homeId)
-      const png = await page.screenshot({ fullPage: true })
-      await writeFile(path.join(ARTIFACTS, `home-${name}.png`), png)
-      const image = PNG.sync.read(png)
-      const colours = new Set<number>()
-      for (let i = 0; i < image.data.length; i += 4) colours.add((image.data[i] << 16) | (image.data[i + 1] << 8) | image.data[i + 2])
-      expect(colours.size, `${name}: colours`).toBeGreaterThan(50)
-      const scrollWidth = await page.evaluate(() => (globalThis as unknown as PageGlobal).document.documentElement.scrollWidth)
-      expect(scrollWidth, `${name}: page width`).toBeLessThanOrEqual(width)
+      await shoot(page, `home-${name}`, width, 50)
+      // The lists fit too.
+      for (const [section, selector] of [
+        ['dashboards', 'table.list'],
+        ['insights', 'table.list'],
+      ]) {
+        await page.click(`nav.menu a[href$="/${section}"]`)
+        await page.waitForSelector(selector)
+        await shoot(page, `${section}-${name}`, width, 10)
+      }
       await page.context().close()
     }
   })
