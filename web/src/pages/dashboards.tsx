@@ -67,7 +67,11 @@ export function DashboardsPage() {
           <tr>
             <td>
               <a href={d.id === project.primary_dashboard ? `${base}/home` : `${base}/dashboards/${d.id}`}>{d.name}</a>
-              {d.id === project.primary_dashboard ? <span class="tag">Home</span> : null}
+              {d.id === project.primary_dashboard && d.name !== 'Home' ? (
+                <span class="tag" title="The project’s home dashboard: the app opens on it.">
+                  home
+                </span>
+              ) : null}
             </td>
             <td class="hide-narrow muted">{d.description}</td>
             <td class="hide-narrow nowrap">{formatTime(d.last_modified_at)}</td>
