@@ -18,7 +18,10 @@ export const APP_STYLES_URL = '/static/wren/app.css'
  * paths under /project/:project_id/ (the player page, replay/:session_id) stay their own routes.
  */
 export const APP_SECTIONS = [
+  'home',
+  'dashboards',
   'trends',
+  'insights',
   'events',
   'persons',
   'feature_flags',

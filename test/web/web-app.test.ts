@@ -200,7 +200,7 @@ describe('the web app', () => {
     it('signs in, keeps the key out of the URL, switches project (an empty one shows the snippet to install), and signs out', async () => {
       const { page, elsewhere } = await open(WIDTHS.desktop)
       await signIn(page)
-      expect(page.url()).toBe(`${t.url}/project/${t.projectId}/trends`)
+      expect(page.url()).toBe(`${t.url}/project/${t.projectId}/home`)
       expect(page.url()).not.toContain(t.personalKey)
       expect(await page.evaluate(() => (globalThis as unknown as PageGlobal).localStorage.getItem('wren.personalApiKey'))).toBe(
         t.personalKey,
@@ -209,13 +209,13 @@ describe('the web app', () => {
       // The page's boot line is gone once the app draws (it used to stay above the app until a reload).
       expect(await page.locator('text=Loading Wren…').count()).toBe(0)
 
-      // The project switcher: an empty project opens on the snippet to install, with that project's key.
+      // The project switcher: an empty project opens on Home with the snippet to install, with that project's key.
       const second = await call('POST', '/api/projects/', { name: 'Second shop' })
       expect(second.status, second.text).toBe(201)
       await page.reload()
       await page.selectOption('select[aria-label=Project]', String(second.body.id))
-      await page.waitForURL(`${t.url}/project/${second.body.id}/trends`)
-      await page.waitForSelector('text=This project has no events yet.')
+      await page.waitForURL(`${t.url}/project/${second.body.id}/home`)
+      await page.waitForSelector('text=No events yet — install the snippet')
       expect(await page.textContent('[data-testid=snippet]')).toContain(second.body.api_token)
       expect(await page.textContent('[data-testid=snippet]')).toContain(`api_host: ${JSON.stringify(t.url)}`)
       await page.click('button.signout')
@@ -229,7 +229,7 @@ describe('the web app', () => {
       expect(created.status, created.text).toBe(201)
       const { page } = await open(WIDTHS.desktop)
       await signIn(page, created.body.value)
-      expect((await page.locator('nav.menu a').allTextContents()).sort()).toEqual(['Settings', 'Trends'])
+      expect((await page.locator('nav.menu a').allTextContents()).sort()).toEqual(['Saved insights', 'Settings', 'Trends'])
       await page.goto(`${t.url}/project/${t.projectId}/persons`)
       expect(await (await page.waitForSelector('.error')).textContent()).toContain('person:read')
     })

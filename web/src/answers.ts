@@ -5,6 +5,7 @@
 // declared here, beside the schema's type.
 import type { Static } from 'typebox'
 import type { ActionAnswer } from '../../services/actions/schemas'
+import type { DashboardAnswer, DashboardBasicAnswer, InsightAnswer, TileAnswer } from '../../services/insights/schemas'
 import type { CohortAnswer } from '../../services/cohorts/schemas'
 import type {
   EventDefinitionPage as EventDefinitionPageSchema,
@@ -33,6 +34,8 @@ export type Project = Static<typeof ProjectAnswer> & {
   capture_console_log_opt_in?: boolean
   recording_domains?: string[]
   app_urls?: string[]
+  /** The dashboard the app opens on (services/insights/home.ts gives every project one). */
+  primary_dashboard?: number | null
 }
 
 export type KeyInfo = Static<typeof Key>
@@ -85,3 +88,11 @@ export type TrendSeries = Static<typeof TrendSeriesSchema>
 
 export type EventDefinitionPage = Static<typeof EventDefinitionPageSchema>
 export type PropertyDefinitionPage = Static<typeof PropertyDefinitionPageSchema>
+
+/** A saved insight; its query (open in the schema) is read by web/src/insight-query.ts. */
+export type Insight = Static<typeof InsightAnswer>
+export type DashboardSummary = Static<typeof DashboardBasicAnswer>
+export type Dashboard = Omit<Static<typeof DashboardAnswer>, 'filters'> & {
+  filters: { date_from?: string | null; date_to?: string | null; properties?: unknown }
+}
+export type Tile = Static<typeof TileAnswer>

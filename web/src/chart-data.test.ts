@@ -50,6 +50,9 @@ describe('shaping a trend for the chart', () => {
 
   it('names an empty breakdown value', () => {
     expect(shapeChart([series('', [1])]).series[0].label).toBe('(empty)')
+    // Events without the property: PostHog's null label, named as such (with a series' name before it too).
+    expect(shapeChart([series('$$_posthog_breakdown_null_$$', [1])]).series[0].label).toBe('(none)')
+    expect(shapeTotals([series('signed_up - $$_posthog_breakdown_null_$$', [1])])[0].label).toBe('signed_up - (none)')
   })
 })
 

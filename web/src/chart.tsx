@@ -8,13 +8,14 @@ export type ChartKind = 'line' | 'bar' | 'area'
 
 const bars = uPlot.paths.bars!({ size: [0.7, 60] })
 
-export function TrendChart({ data, kind }: { data: ChartData; kind: ChartKind }) {
+/** `height`: fixed (a dashboard tile's); else 340 px, or 260 on a narrow screen. */
+export function TrendChart({ data, kind, height: fixed }: { data: ChartData; kind: ChartKind; height?: number }) {
   const box = useRef<HTMLDivElement>(null)
   useEffect(() => {
     const element = box.current
     if (!element) return
     const width = () => Math.max(280, element.clientWidth)
-    const height = () => (element.clientWidth < 600 ? 260 : 340)
+    const height = () => fixed ?? (element.clientWidth < 600 ? 260 : 340)
     const options: uPlot.Options = {
       width: width(),
       height: height(),
@@ -55,7 +56,7 @@ export function TrendChart({ data, kind }: { data: ChartData; kind: ChartKind })
       resize.disconnect()
       plot.destroy()
     }
-  }, [data, kind])
+  }, [data, kind, fixed])
   // The drawn numbers, for tools (and tests) that read what the chart shows without hovering every bucket.
   const drawn = JSON.stringify({ labels: data.xLabels, series: data.series.map((s) => ({ label: s.label, values: s.values })) })
   return <div class="chart" ref={box} data-testid="trend-chart" data-values={drawn} />

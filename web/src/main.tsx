@@ -19,10 +19,18 @@ import { ActionPage, ActionsPage } from './pages/actions'
 import { RecordingsPage } from './pages/recordings'
 import { SettingsPage } from './pages/settings'
 import { KeysPage } from './pages/keys'
+import { DashboardPage, DashboardsPage, HomePage } from './pages/dashboards'
+import { InsightPage, SavedInsightsPage } from './pages/insights'
 
-/** The pages, in the menu's order, with the scope each needs (the menu hides what the key cannot read). */
+/**
+ * The pages, in the menu's order, with the scope each needs (the menu hides what the key cannot read). The app
+ * opens on the first the key can read: Home, the project's primary dashboard, for a key with dashboard:read.
+ */
 const SECTIONS = [
+  { section: 'home', title: 'Home', scope: 'dashboard:read' },
+  { section: 'dashboards', title: 'Dashboards', scope: 'dashboard:read' },
   { section: 'trends', title: 'Trends', scope: 'insight:read' },
+  { section: 'insights', title: 'Saved insights', scope: 'insight:read' },
   { section: 'events', title: 'Events', scope: 'query:read' },
   { section: 'persons', title: 'Persons', scope: 'person:read' },
   { section: 'feature_flags', title: 'Feature flags', scope: 'feature_flag:read' },
@@ -209,6 +217,12 @@ function App() {
 
 function Page({ section, rest, search }: { section: string; rest: string[]; search: string }) {
   switch (section) {
+    case 'home':
+      return <HomePage />
+    case 'dashboards':
+      return rest[0] ? <DashboardPage id={rest[0]} /> : <DashboardsPage />
+    case 'insights':
+      return rest[0] ? <InsightPage id={rest[0]} search={search} /> : <SavedInsightsPage />
     case 'trends':
       return <TrendsPage search={search} />
     case 'events':

@@ -3,18 +3,18 @@
 // (trends-store.ts); the URL is written from it, so a view can be shared and reloaded.
 import { useEffect, useMemo, useRef, useState } from 'preact/hooks'
 import { downloadCsv, post, get } from '../api'
-import type { Action, Cohort, EventPage, Paginated, TrendAnswer } from '../answers'
+import type { Action, Cohort, EventPage, Insight, Paginated, TrendAnswer } from '../answers'
 import { Empty, ErrorBox, Loading } from '../components/feedback'
 import { PageHeader } from '../components/headers'
 import { useAction, useLoad } from '../components/load'
 import { DefinitionOptions } from '../components/definitions'
 import { PropertyFilters } from '../components/property-filters'
-import { TrendChart } from '../chart'
-import { formatValue, shapeChart, shapeTotals, type TrendSeries } from '../chart-data'
+import { TrendResult } from '../components/trend-result'
 import { navigate } from '../router'
 import { useSession } from '../session'
 import { createTrendsStore, type TrendsStore } from '../trends-store'
 import { Snippet } from './settings'
+import { SaveInsight } from '../components/save-insight'
 import {
   BREAKDOWN_LABELS,
   BREAKDOWN_TYPES,
@@ -50,7 +50,7 @@ function useDebounced<T>(value: T, ms: number): T {
  * The editor's store, read from the URL on load and whenever the URL changes from outside (back, forward,
  * a link); the URL is written from the state once edits settle, and that write is not read back.
  */
-function useTrendsStore(search: string, base: string): [TrendsStore, TrendQuery] {
+function useTrendsStore(search: string, here: string): [TrendsStore, TrendQuery] {
   const store = useMemo(() => createTrendsStore(decodeQuery(search)), [])
   const [query, setQuery] = useState(store.get())
   useEffect(() => store.subscribe(setQuery), [store])
@@ -66,16 +66,17 @@ function useTrendsStore(search: string, base: string): [TrendsStore, TrendQuery]
       const next = encodeQuery(query)
       if (next === written.current) return
       written.current = next
-      navigate(`${base}/trends${next ? `?${next}` : ''}`, { replace: true })
+      navigate(`${here}${next ? `?${next}` : ''}`, { replace: true })
     }, 250)
     return () => clearTimeout(timer)
   }, [query])
   return [store, query]
 }
 
-export function TrendsPage({ search }: { search: string }) {
-  const { path, base, project } = useSession()
-  const [store, query] = useTrendsStore(search, base)
+/** `insight`: the saved insight being edited (its page is /insights/:id, the editor's state in the search part). */
+export function TrendsPage({ search, insight = null }: { search: string; insight?: Insight | null }) {
+  const { path, base, project, can } = useSession()
+  const [store, query] = useTrendsStore(search, insight ? `${base}/insights/${insight.id}` : `${base}/trends`)
   const body = useDebounced(trendBody(query), 350)
   const ready = (body.events as unknown[]).length + (body.actions as unknown[]).length > 0
   // Nothing to ask before a series is chosen: an empty result.
@@ -94,7 +95,7 @@ export function TrendsPage({ search }: { search: string }) {
 
   return (
     <div class="trends">
-      <PageHeader title="Trends">
+      <PageHeader title={insight ? (insight.name ?? 'Untitled insight') : 'Trends'}>
         <button
           type="button"
           class="secondary"
@@ -105,6 +106,13 @@ export function TrendsPage({ search }: { search: string }) {
         </button>
       </PageHeader>
       <ErrorBox error={csvError} />
+      {can('insight:write') ? (
+        <SaveInsight
+          query={query}
+          insight={insight}
+          actionName={(id) => actions.data?.find((a) => String(a.id) === id)?.name ?? `Action ${id}`}
+        />
+      ) : null}
       <section class="card query">
         <div class="series-list">
           {query.series.map((s, i) => (
@@ -242,46 +250,6 @@ export function TrendsPage({ search }: { search: string }) {
       </section>
     </div>
   )
-}
-
-function TrendResult({ result, display }: { result: TrendSeries[]; display: DisplayName }) {
-  const chart = useMemo(() => shapeChart(result), [result])
-  const totals = useMemo(() => shapeTotals(result), [result])
-  if (display === 'number')
-    return (
-      <div class="numbers">
-        {totals.map((t) => (
-          <div class="number">
-            <div class="value" style={{ color: t.colour }}>
-              {formatValue(t.value)}
-            </div>
-            <div class="muted">{t.label}</div>
-          </div>
-        ))}
-      </div>
-    )
-  if (display === 'table')
-    return (
-      <table class="list">
-        <thead>
-          <tr>
-            <th>Series</th>
-            <th class="num">Total</th>
-          </tr>
-        </thead>
-        <tbody>
-          {totals.map((t) => (
-            <tr>
-              <td>
-                <span class="swatch" style={{ background: t.colour }} /> {t.label}
-              </td>
-              <td class="num">{formatValue(t.value)}</td>
-            </tr>
-          ))}
-        </tbody>
-      </table>
-    )
-  return <TrendChart data={chart} kind={display} />
 }
 
 /** One series: event or action, which one, its math (and a property math's property), its own filters. */

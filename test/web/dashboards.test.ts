@@ -1,0 +1,341 @@
+// Home, dashboards and saved insights in headless Chromium, on a Wren with data sent through posthog-node:
+// after sign-in the app opens on the project's Home dashboard, whose tiles show the API's numbers (charts,
+// tables, the recordings text tile); two insights built in the trends editor are saved, put on a dashboard
+// (Home, then one made in the page), and after a reload each tile still shows the API's numbers; a saved
+// insight reopens in the editor with its query; Refresh recomputes every tile and the dashboard's date range
+// overrides the tiles'; an empty project's Home says to install the snippet. Screenshots at 1280 and 390 px
+// (test-artifacts/web/home-desktop.png, home-phone.png), checked not blank and not wider than the window.
+import { existsSync } from 'node:fs'
+import { mkdir, writeFile } from 'node:fs/promises'
+import path from 'node:path'
+import { afterAll, beforeAll, describe, expect, it } from 'vitest'
+import { chromium, type Browser, type Locator, type Page } from 'playwright-core'
+import { PNG } from 'pngjs'
+import { PostHog } from 'posthog-node'
+import { api, drained, startWren, type TestWren } from '../support/wren'
+import { skipReason } from '../support/skip'
+
+const CHROMIUM = process.env.CHROMIUM_PATH ?? '/usr/bin/chromium'
+const unavailable = skipReason(
+  'dashboards',
+  existsSync(CHROMIUM) ? null : `no Chromium at ${CHROMIUM} (install Debian's chromium, or set CHROMIUM_PATH)`,
+)
+const ARTIFACTS = path.resolve(import.meta.dirname, '../..', 'test-artifacts', 'web')
+const DAY = 86_400_000
+
+/** What the test reads inside the page (the test is type-checked without the DOM's types). */
+interface PageGlobal {
+  document: { documentElement: { scrollWidth: number } }
+}
+
+interface ResultSeries {
+  label: string
+  data: number[]
+  count: number
+  aggregated_value?: number
+}
+interface ApiInsight {
+  id: number
+  name: string | null
+  query: { source: { trendsFilter?: { display?: string } } } | null
+  result: ResultSeries[] | null
+  last_refresh: string | null
+  dashboards: number[]
+  favorited: boolean
+}
+
+/** Visits over the last two weeks: who, from which browser, to which page. */
+const VISITORS: Array<{ id: string; browser: string; page: string; perDay: number }> = [
+  { id: 'ada', browser: 'Chrome', page: '/pricing', perDay: 3 },
+  { id: 'bob', browser: 'Firefox', page: '/', perDay: 2 },
+  { id: 'cy', browser: 'Safari', page: '/docs', perDay: 1 },
+  { id: 'dee', browser: 'Chrome', page: '/', perDay: 1 },
+]
+
+/** A number as the page shows it (web/src/chart-data.ts formatValue). */
+const shown = (value: number) => value.toLocaleString('en-US', { maximumFractionDigits: 2 })
+
+describe.skipIf(unavailable !== null)(`Home and dashboards in headless Chromium${unavailable ? ` (skipped: ${unavailable})` : ''}`, () => {
+  let t: TestWren
+  let call: ReturnType<typeof api>
+  let browser: Browser
+  let homeId: number
+
+  const send = async (build: (client: PostHog) => void) => {
+    const client = new PostHog(t.projectKey, { host: t.url, flushAt: 1000, flushInterval: 0 })
+    build(client)
+    await client.shutdown()
+    await drained(t.wren)
+  }
+
+  beforeAll(async () => {
+    t = await startWren()
+    call = api(t)
+    await send((client) => {
+      for (let daysAgo = 0; daysAgo < 14; daysAgo++)
+        for (const v of VISITORS)
+          for (let i = 0; i < v.perDay + (daysAgo % 3 === 0 ? 1 : 0); i++)
+            client.capture({
+              distinctId: v.id,
+              event: '$pageview',
+              properties: { $browser: v.browser, $current_url: `https://shop.example${v.page}` },
+              timestamp: new Date(Date.now() - daysAgo * DAY - i * 60_000),
+            })
+      for (const [distinctId, flag] of [
+        ['ada', 'new-checkout'],
+        ['bob', 'new-checkout'],
+        ['cy', 'dark-mode'],
+      ])
+        client.capture({ distinctId, event: '$feature_flag_called', properties: { $feature_flag: flag, $feature_flag_response: true } })
+      for (const [distinctId, browser] of [
+        ['ada', 'Chrome'],
+        ['bob', 'Firefox'],
+        ['dee', 'Chrome'],
+      ]) {
+        client.capture({ distinctId, event: 'signed_up', properties: { $browser: browser } })
+        client.capture({ distinctId, event: 'purchase', properties: { $browser: browser, price: 20 } })
+      }
+    })
+    const project = await call('GET', `/api/projects/${t.projectId}/`)
+    expect(project.body.primary_dashboard, project.text).toEqual(expect.any(Number))
+    homeId = project.body.primary_dashboard
+    browser = await chromium.launch({ executablePath: CHROMIUM, args: ['--no-sandbox'] })
+    await mkdir(ARTIFACTS, { recursive: true })
+  })
+  afterAll(async () => {
+    await browser?.close()
+    await t?.close()
+  })
+
+  const open = async (width: number): Promise<Page> => {
+    const context = await browser.newContext({ viewport: { width, height: 900 } })
+    const page = await context.newPage()
+    await page.goto(t.url + '/')
+    await page.fill('#key', t.personalKey)
+    await page.click('button[type=submit]')
+    await page.waitForSelector('nav.menu')
+    return page
+  }
+
+  /** The dashboard as the API answers it: its insight tiles with their (cached) results. */
+  const dashboard = async (id: number): Promise<{ filters: Record<string, unknown>; tiles: Array<{ insight: ApiInsight | null }> }> => {
+    const res = await call('GET', `/api/projects/${t.projectId}/dashboards/${id}/`)
+    expect(res.status, res.text).toBe(200)
+    return res.body
+  }
+  const tileOf = (page: Page, insight: { id: number }): Locator => page.locator(`.tile[data-insight="${insight.id}"]`)
+
+  /** What a tile shows: a chart's values per series, a table's or a number's cells. */
+  const tileShows = async (tile: Locator): Promise<unknown> => {
+    if (await tile.locator('[data-testid=trend-chart]').count()) {
+      const raw = await tile.locator('[data-testid=trend-chart]').getAttribute('data-values')
+      return JSON.parse(raw ?? '{}').series.map((s: { values: unknown[] }) => s.values)
+    }
+    if (await tile.locator('.numbers .value').count()) return tile.locator('.numbers .value').allTextContents()
+    if (await tile.locator('td.num').count()) return tile.locator('td.num').allTextContents()
+    return tile.locator('.tile-note').allTextContents()
+  }
+  /** What the tile should show for the API's insight: its display's numbers. */
+  const expected = (insight: ApiInsight): unknown => {
+    const display = insight.query?.source.trendsFilter?.display ?? 'ActionsLineGraph'
+    const result = insight.result ?? []
+    if (['ActionsTable', 'ActionsPie', 'BoldNumber'].includes(display)) return result.map((s) => shown(s.aggregated_value ?? s.count))
+    return result.map((s) => s.data)
+  }
+  /** Every insight tile of dashboard `id` shows the API's numbers; answers the API's insights. */
+  const expectTiles = async (page: Page, id: number): Promise<ApiInsight[]> => {
+    const insights = (await dashboard(id)).tiles.flatMap((tile) => (tile.insight ? [tile.insight] : []))
+    for (const insight of insights) {
+      expect(insight.result, insight.name ?? '').not.toBeNull()
+      await expect.poll(() => tileShows(tileOf(page, insight)), { timeout: 10_000 }).toEqual(expected(insight))
+    }
+    return insights
+  }
+
+  it('opens on Home after sign-in, and every tile shows the API’s numbers', async () => {
+    const page = await open(1280)
+    await page.waitForURL(`${t.url}/project/${t.projectId}/home`)
+    expect(await page.locator('nav.menu a').first().textContent()).toBe('Home')
+    expect(await page.getAttribute('a.brand', 'href')).toBe(`/project/${t.projectId}/home`)
+    await page.waitForSelector('.tile')
+    const insights = await expectTiles(page, homeId)
+    expect(insights.map((i) => i.name)).toEqual(['Pageviews', 'Unique users', 'Top pages', 'Browsers', 'Flag usage'])
+    // The numbers are the data's: pageviews per browser, flags by name.
+    const browsers = insights.find((i) => i.name === 'Browsers')!.result!
+    expect(browsers.find((s) => s.label === 'Safari')!.aggregated_value).toBeGreaterThanOrEqual(14)
+    const flags = insights.find((i) => i.name === 'Flag usage')!
+    expect(await tileOf(page, flags).locator('td.label').allTextContents()).toEqual([' new-checkout', ' dark-mode'])
+    // The recordings text tile: its heading and a link to the recordings page.
+    const text = page.locator('.text-tile')
+    expect(await text.locator('h3').textContent()).toBe('Recent recordings')
+    expect(await text.locator('a:has-text("Recordings")').getAttribute('href')).toBe(`/project/${t.projectId}/recordings`)
+    // A tile's name opens its insight in the trends editor, loaded with its query.
+    await tileOf(page, flags).locator('h3 a').click()
+    await page.waitForURL(new RegExp(`/project/${t.projectId}/insights/${flags.id}`))
+    expect(await page.inputValue('.series[data-series="A"] input[aria-label="Event name"]')).toBe('$feature_flag_called')
+    expect(await page.inputValue('input[aria-label="Breakdown property"]')).toBe('$feature_flag')
+    expect(await page.textContent('.page-header h1')).toBe('Flag usage')
+    // The brand goes home.
+    await page.click('a.brand')
+    await page.waitForURL(`${t.url}/project/${t.projectId}/home`)
+    await page.context().close()
+  })
+
+  it('saves two insights built in the editor, puts them on dashboards, and after a reload each tile shows the API’s numbers', async () => {
+    const page = await open(1280)
+    // The first: signups as a number, saved with a name, then put on Home.
+    await page.goto(`${t.url}/project/${t.projectId}/trends`)
+    await page.fill('.series[data-series="A"] input[aria-label="Event name"]', 'signed_up')
+    await page.click('.display-picker button:has-text("Number")')
+    await page.fill('input[aria-label="Insight name"]', 'Signups')
+    await page.click('.save-insight button[type=submit]')
+    await page.waitForURL(new RegExp(`/project/${t.projectId}/insights/\\d+`))
+    const signupsId = Number(/insights\/(\d+)/.exec(page.url())![1])
+    const saved = await call('GET', `/api/projects/${t.projectId}/insights/${signupsId}/`)
+    expect(saved.body).toMatchObject({ name: 'Signups', saved: true, dashboards: [] })
+    expect(saved.body.query.source).toMatchObject({ series: [{ event: 'signed_up' }], trendsFilter: { display: 'BoldNumber' } })
+    await page.selectOption('select[aria-label="Dashboard"]', String(homeId))
+    await page.click('button:has-text("Add to dashboard")')
+    await page.waitForSelector('text=Added to Home.')
+    expect((await call('GET', `/api/projects/${t.projectId}/insights/${signupsId}/`)).body.dashboards).toEqual([homeId])
+    await page.goto(`${t.url}/project/${t.projectId}/home`)
+    await page.reload()
+    await page.waitForSelector(`.tile[data-insight="${signupsId}"]`)
+    await expectTiles(page, homeId)
+    expect(await tileOf(page, { id: signupsId }).locator('.numbers .value').textContent()).toBe('3')
+
+    // The second: purchases by browser as bars, on a dashboard made in the page.
+    await page.click('nav.menu a:has-text("Dashboards")')
+    await page.fill('input[aria-label="New dashboard name"]', 'Launch')
+    await page.click('button:has-text("New dashboard")')
+    await page.waitForURL(new RegExp(`/project/${t.projectId}/dashboards/\\d+`))
+    const launchId = Number(/dashboards\/(\d+)/.exec(page.url())![1])
+    await page.waitForSelector('text=This dashboard has no tiles yet.')
+    await page.click('nav.menu a:has-text("Trends")')
+    await page.fill('.series[data-series="A"] input[aria-label="Event name"]', 'purchase')
+    await page.fill('input[aria-label="Breakdown property"]', '$browser')
+    await page.click('.display-picker button:has-text("Bar")')
+    await page.waitForSelector('.u-legend .u-series:nth-child(3)')
+    await page.fill('input[aria-label="Insight name"]', 'Purchases by browser')
+    await page.click('.save-insight button[type=submit]')
+    await page.waitForURL(new RegExp(`/project/${t.projectId}/insights/\\d+`))
+    const purchasesId = Number(/insights\/(\d+)/.exec(page.url())![1])
+
+    // The saved insights list: both, with the dashboards they are on; one opened reloads its query in the editor.
+    await page.click('nav.menu a:has-text("Saved insights")')
+    const row = (id: number) => page.locator(`tr[data-insight="${id}"]`)
+    await row(signupsId).waitFor()
+    expect(await row(signupsId).locator('td').nth(2).textContent()).toBe('Home')
+    expect(await row(purchasesId).locator('td').nth(2).textContent()).toBe('–')
+    await row(purchasesId).locator('button[aria-label="Favorite"]').click()
+    await expect.poll(async () => (await call('GET', `/api/projects/${t.projectId}/insights/${purchasesId}/`)).body.favorited).toBe(true)
+    await row(purchasesId).locator('a:has-text("Purchases by browser")').click()
+    await page.waitForURL(new RegExp(`/insights/${purchasesId}`))
+    expect(await page.inputValue('.series[data-series="A"] input[aria-label="Event name"]')).toBe('purchase')
+    expect(await page.inputValue('input[aria-label="Breakdown property"]')).toBe('$browser')
+    expect(await page.getAttribute('.display-picker button:has-text("Bar")', 'aria-pressed')).toBe('true')
+    await page.selectOption('select[aria-label="Dashboard"]', String(launchId))
+    await page.click('button:has-text("Add to dashboard")')
+    await page.waitForSelector('text=Added to Launch.')
+    await page.goto(`${t.url}/project/${t.projectId}/dashboards/${launchId}`)
+    await page.reload()
+    await page.waitForSelector(`.tile[data-insight="${purchasesId}"]`)
+    const [purchases] = await expectTiles(page, launchId)
+    expect(purchases.result!.map((s) => [s.label, s.count]).sort()).toEqual([
+      ['Chrome', 2],
+      ['Firefox', 1],
+    ])
+    // Home still has the first, and its other tiles.
+    await page.goto(`${t.url}/project/${t.projectId}/home`)
+    await page.waitForSelector(`.tile[data-insight="${signupsId}"]`)
+    expect(await expectTiles(page, homeId)).toHaveLength(6)
+    await page.context().close()
+  })
+
+  it('recomputes every tile on Refresh, and the dashboard’s date range overrides the tiles’', async () => {
+    const page = await open(1280)
+    await page.waitForSelector('.tile[data-insight]')
+    const before = await expectTiles(page, homeId)
+    const pageviews = before.find((i) => i.name === 'Pageviews')!
+    const tile = tileOf(page, pageviews)
+    const computedAt = await tile.getAttribute('data-last-refresh')
+    await send((client) => {
+      for (let i = 0; i < 5; i++) client.capture({ distinctId: 'eve', event: '$pageview', properties: { $browser: 'Edge' } })
+    })
+    await page.click('button:has-text("Refresh")')
+    await expect.poll(() => tile.getAttribute('data-last-refresh'), { timeout: 15_000 }).not.toBe(computedAt)
+    await page.waitForSelector('.tile[aria-busy=true]', { state: 'detached' })
+    const after = await expectTiles(page, homeId)
+    const today = (i: ApiInsight) => i.result![0].data.at(-1)!
+    expect(today(after.find((i) => i.name === 'Pageviews')!)).toBe(today(pageviews) + 5)
+    expect(after.find((i) => i.name === 'Browsers')!.result!.map((s) => s.label)).toContain('Edge')
+
+    // The last 7 days on the dashboard: every trend tile is over 8 days (its own range is 30), as the API answers.
+    await page.selectOption('select[aria-label="Dashboard date range"]', '-7d')
+    await expect.poll(async () => (await dashboard(homeId)).filters.date_from).toBe('-7d')
+    const week = await expectTiles(page, homeId)
+    expect(week.find((i) => i.name === 'Pageviews')!.result![0].data).toHaveLength(8)
+    expect(await tile.locator('.tile-footer').textContent()).toContain('Last 7 days')
+    await page.reload()
+    expect(await page.inputValue('select[aria-label="Dashboard date range"]')).toBe('-7d')
+    await page.selectOption('select[aria-label="Dashboard date range"]', '')
+    await expect.poll(async () => (await dashboard(homeId)).filters.date_from ?? null).toBeNull()
+    expect((await expectTiles(page, homeId)).find((i) => i.name === 'Pageviews')!.result![0].data).toHaveLength(31)
+    await page.context().close()
+  })
+
+  it('says what to do on an empty project’s Home: install the snippet', async () => {
+    const created = await call('POST', '/api/projects/', { name: 'Empty shop' })
+    expect(created.status, created.text).toBe(201)
+    const page = await open(1280)
+    await page.goto(`${t.url}/project/${created.body.id}/home`)
+    const banner = page.locator('[data-testid=no-events]')
+    await banner.waitFor()
+    expect(await banner.locator('h3').textContent()).toBe('No events yet — install the snippet')
+    expect(await banner.locator('a.button').getAttribute('href')).toBe(`/project/${created.body.id}/settings`)
+    expect(await page.locator('.tile .tile-note').first().textContent()).toContain('Waiting for the first events')
+    // The snippet is there too, for this project's key.
+    await banner.locator('summary').click()
+    expect(await banner.locator('[data-testid=snippet]').textContent()).toContain(created.body.api_token)
+    await page.screenshot({ path: path.join(ARTIFACTS, 'home-empty-desktop.png'), fullPage: true })
+    await banner.locator('a.button').click()
+    await page.waitForSelector('[data-testid=snippet]')
+    expect(await page.textContent('[data-testid=snippet]')).toContain(created.body.api_token)
+    await page.context().close()
+  })
+
+  /** Saves a screenshot under test-artifacts/web/ and checks it is not blank and the page fits the width. */
+  const shoot = async (page: Page, name: string, width: number, minColours: number) => {
+    const png = await page.screenshot({ fullPage: true })
+    await writeFile(path.join(ARTIFACTS, `${name}.png`), png)
+    const image = PNG.sync.read(png)
+    const colours = new Set<number>()
+    for (let i = 0; i < image.data.length; i += 4) colours.add((image.data[i] << 16) | (image.data[i + 1] << 8) | image.data[i + 2])
+    expect(colours.size, `${name}: colours`).toBeGreaterThan(minColours)
+    const scrollWidth = await page.evaluate(() => (globalThis as unknown as PageGlobal).document.documentElement.scrollWidth)
+    expect(scrollWidth, `${name}: page width`).toBeLessThanOrEqual(width)
+  }
+
+  it('draws Home, the dashboards and the saved insights at 1280 and 390 px wide: not blank, nothing wider than the window', async () => {
+    for (const [name, width] of [
+      ['desktop', 1280],
+      ['phone', 390],
+    ] as const) {
+      const page = await open(width)
+      await page.waitForURL(`${t.url}/project/${t.projectId}/home`)
+      await page.waitForSelector('.tile [data-testid=trend-chart] canvas')
+      await expectTiles(page, homeId)
+      await shoot(page, `home-${name}`, width, 50)
+      // The lists fit too.
+      for (const [section, selector] of [
+        ['dashboards', 'table.list'],
+        ['insights', 'table.list'],
+      ]) {
+        await page.click(`nav.menu a[href$="/${section}"]`)
+        await page.waitForSelector(selector)
+        await shoot(page, `${section}-${name}`, width, 10)
+      }
+      await page.context().close()
+    }
+  })
+})

@@ -1,0 +1,50 @@
+// A trend's result as the trends page and a dashboard's tiles draw it: a chart (line, bar, area), one big
+// number per series, or a table of totals. `compact`: a tile's size (a shorter chart, a table whose rows
+// show each value's share, long labels cut).
+import { useMemo } from 'preact/hooks'
+import { TrendChart } from '../chart'
+import { formatValue, shapeChart, shapeTotals, type TrendSeries } from '../chart-data'
+import type { DisplayName } from '../query'
+
+export function TrendResult({ result, display, compact = false }: { result: TrendSeries[]; display: DisplayName; compact?: boolean }) {
+  const chart = useMemo(() => shapeChart(result), [result])
+  const totals = useMemo(() => shapeTotals(result), [result])
+  if (display === 'number')
+    return (
+      <div class="numbers">
+        {totals.map((t) => (
+          <div class="number">
+            <div class="value" style={{ color: t.colour }}>
+              {formatValue(t.value)}
+            </div>
+            <div class="muted">{t.label}</div>
+          </div>
+        ))}
+      </div>
+    )
+  if (display === 'table') {
+    const largest = Math.max(...totals.map((t) => Math.abs(t.value)), 1)
+    return (
+      <table class={compact ? 'list totals compact' : 'list totals'}>
+        <thead>
+          <tr>
+            <th>Series</th>
+            <th class="num">Total</th>
+          </tr>
+        </thead>
+        <tbody>
+          {totals.map((t) => (
+            <tr>
+              <td class="label" title={t.label}>
+                <span class="swatch" style={{ background: t.colour }} /> {t.label}
+                {compact ? <span class="share" style={{ width: `${(Math.abs(t.value) / largest) * 100}%`, background: t.colour }} /> : null}
+              </td>
+              <td class="num">{formatValue(t.value)}</td>
+            </tr>
+          ))}
+        </tbody>
+      </table>
+    )
+  }
+  return <TrendChart data={chart} kind={display} height={compact ? 220 : undefined} />
+}

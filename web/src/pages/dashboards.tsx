@@ -1,0 +1,391 @@
+// Dashboards: the list (and a new one), a dashboard's tiles (Home is the project's primary dashboard, where the
+// app opens), each insight tile drawn from the API's cached result; Refresh recomputes every tile in parallel
+// (?refresh=true), and the dashboard's date range overrides its tiles' (the dashboard's filters).
+import { useEffect, useState } from 'preact/hooks'
+import type { ComponentChildren } from 'preact'
+import { get, patch, post, withQuery } from '../api'
+import type { Dashboard, DashboardSummary, EventPage, Insight, Paginated, RecordingPage, Tile } from '../answers'
+import { Empty, ErrorBox, Loading } from '../components/feedback'
+import { PageHeader } from '../components/headers'
+import { Listing } from '../components/listing'
+import { useAction, useLoad } from '../components/load'
+import { formatTime } from '../components/properties'
+import { TrendResult } from '../components/trend-result'
+import { editorQuery, insightDisplay } from '../insight-query'
+import { DATE_PRESETS } from '../query'
+import { navigate } from '../router'
+import { useSession } from '../session'
+import { duration } from './recordings'
+import { Snippet } from './settings'
+
+export function DashboardsPage() {
+  const { path, base, can, project } = useSession()
+  const dashboards = useLoad(() => get<Paginated<DashboardSummary>>(path('dashboards/')), [])
+  const [name, setName] = useState('')
+  const [error, busy, run] = useAction()
+  const create = (e: Event) => {
+    e.preventDefault()
+    void run(async () => {
+      const created = await post<Dashboard>(path('dashboards/'), { name: name.trim() })
+      navigate(`${base}/dashboards/${created.id}`)
+    })
+  }
+  return (
+    <div>
+      <PageHeader title="Dashboards">
+        {can('dashboard:write') ? (
+          <form class="inline" onSubmit={create}>
+            <input
+              aria-label="New dashboard name"
+              placeholder="New dashboard name"
+              required
+              value={name}
+              onInput={(e) => setName(e.currentTarget.value)}
+            />
+            <button type="submit" disabled={busy || !name.trim()}>
+              New dashboard
+            </button>
+          </form>
+        ) : null}
+      </PageHeader>
+      <Listing
+        loaded={dashboards}
+        error={error}
+        empty={
+          <Empty title="No dashboards yet.">
+            <p>Name one above, then put saved insights on it from the trends editor (Add to dashboard).</p>
+          </Empty>
+        }
+        head={
+          <>
+            <th>Name</th>
+            <th class="hide-narrow">Description</th>
+            <th class="hide-narrow">Last modified</th>
+          </>
+        }
+        row={(d) => (
+          <tr>
+            <td>
+              <a href={d.id === project.primary_dashboard ? `${base}/home` : `${base}/dashboards/${d.id}`}>{d.name}</a>
+              {d.id === project.primary_dashboard && d.name !== 'Home' ? (
+                <span class="tag" title="The project’s home dashboard: the app opens on it.">
+                  home
+                </span>
+              ) : null}
+            </td>
+            <td class="hide-narrow muted">{d.description}</td>
+            <td class="hide-narrow nowrap">{formatTime(d.last_modified_at)}</td>
+          </tr>
+        )}
+      />
+    </div>
+  )
+}
+
+/** The project's primary dashboard (every project gets one: services/insights/home.ts). */
+export function HomePage() {
+  const { project, base } = useSession()
+  if (!project.primary_dashboard)
+    return (
+      <Empty title="This project has no home dashboard.">
+        <p>
+          Pick one of the <a href={`${base}/dashboards`}>dashboards</a>, or build a trend in <a href={`${base}/trends`}>Trends</a>.
+        </p>
+      </Empty>
+    )
+  return <DashboardPage id={String(project.primary_dashboard)} home />
+}
+
+const rangeLabel = (from: string | null | undefined, to: string | null | undefined) =>
+  to ? `${from} – ${to}` : (DATE_PRESETS.find((p) => p.value === from)?.label ?? (from ? `From ${from}` : 'Last 7 days'))
+
+/** "just now", "5 minutes ago", …: when a result was computed. */
+function ago(iso: string | null | undefined, now: number): string {
+  if (!iso) return 'not computed'
+  const seconds = Math.max(0, Math.round((now - new Date(iso).getTime()) / 1000))
+  if (seconds < 45) return 'just now'
+  const minutes = Math.round(seconds / 60)
+  if (minutes < 60) return `${minutes} min ago`
+  const hours = Math.round(minutes / 60)
+  return hours < 24 ? `${hours} h ago` : formatTime(iso)
+}
+
+export function DashboardPage({ id, home = false }: { id: string; home?: boolean }) {
+  const { path, base, can, project } = useSession()
+  const loaded = useLoad(() => get<Dashboard>(path(`dashboards/${encodeURIComponent(id)}/`)), [id])
+  const [dashboard, setDashboard] = useState<Dashboard | null>(null)
+  useEffect(() => setDashboard(loaded.data), [loaded.data])
+  const [refreshing, setRefreshing] = useState<Set<number>>(new Set())
+  const [error, busy, run] = useAction()
+  const [now, setNow] = useState(Date.now())
+  useEffect(() => {
+    const timer = setInterval(() => setNow(Date.now()), 30_000)
+    return () => clearInterval(timer)
+  }, [])
+  // Whether the project has any event yet: a dashboard of an empty project says to install the snippet.
+  const anyEvents = useLoad(
+    () => (can('query:read') ? get<EventPage>(path('events/?limit=1')).then((r) => r.results.length > 0) : Promise.resolve(null)),
+    [project.id],
+  )
+
+  if (loaded.error) return <ErrorBox error={loaded.error} />
+  if (!dashboard) return <Loading />
+
+  const tiles = [...dashboard.tiles].sort((a, b) => position(a) - position(b))
+  /** Every insight tile recomputed at once, each drawn as soon as its own answer comes. */
+  const refresh = () =>
+    run(async () => {
+      const insightTiles = tiles.filter((t) => t.insight)
+      setRefreshing(new Set(insightTiles.map((t) => t.id)))
+      const replace = (tile: Tile, insight: Insight) => {
+        setDashboard((d) => d && { ...d, tiles: d.tiles.map((t) => (t.id === tile.id ? { ...t, insight } : t)) })
+        setRefreshing((s) => new Set([...s].filter((x) => x !== tile.id)))
+      }
+      try {
+        await Promise.all(
+          insightTiles.map((tile) =>
+            get<Insight>(withQuery(path(`insights/${tile.insight!.id}/`), { refresh: 'true', from_dashboard: dashboard.id })).then((i) =>
+              replace(tile, i),
+            ),
+          ),
+        )
+      } finally {
+        setRefreshing(new Set())
+        setNow(Date.now())
+      }
+    })
+  const setRange = (dateFrom: string) =>
+    run(async () => {
+      const filters = { ...dashboard.filters, date_from: dateFrom || null, date_to: null }
+      setDashboard(await patch<Dashboard>(path(`dashboards/${dashboard.id}/`), { filters }))
+    })
+  const computed = tiles.flatMap((t) => (t.insight?.last_refresh ? [t.insight.last_refresh] : [])).sort()[0]
+
+  return (
+    <div class="dashboard" data-dashboard={dashboard.id}>
+      <PageHeader title={home ? `${dashboard.name} · ${project.name}` : dashboard.name}>
+        <label class="inline">
+          <span class="sr-only">Date range</span>
+          <select
+            aria-label="Dashboard date range"
+            value={dashboard.filters.date_from ?? ''}
+            disabled={busy || !can('dashboard:write')}
+            onChange={(e) => setRange(e.currentTarget.value)}
+          >
+            <option value="">Each tile’s own range</option>
+            {DATE_PRESETS.map((p) => (
+              <option value={p.value}>{p.label}</option>
+            ))}
+          </select>
+        </label>
+        <button type="button" class="secondary" disabled={busy} onClick={refresh}>
+          {refreshing.size ? 'Refreshing…' : 'Refresh'}
+        </button>
+      </PageHeader>
+      <p class="muted dashboard-meta">
+        {dashboard.description ? `${dashboard.description} ` : ''}
+        <span class="nowrap" data-testid="computed">
+          Computed {ago(computed, now)}.
+        </span>{' '}
+        <a href={`${base}/dashboards`}>All dashboards</a>
+      </p>
+      <ErrorBox error={error} />
+      {anyEvents.data === false ? (
+        <section class="card banner" data-testid="no-events">
+          <div>
+            <h3>No events yet — install the snippet</h3>
+            <p class="muted">
+              Paste the posthog-js snippet into your site’s &lt;head&gt; (or send events with any PostHog SDK to this Wren). Pageviews,
+              users, pages and browsers show up here within seconds.
+            </p>
+          </div>
+          <a class="button" href={`${base}/settings`}>
+            Settings: the snippet
+          </a>
+          <details class="banner-snippet">
+            <summary>Show the snippet here</summary>
+            <Snippet />
+          </details>
+        </section>
+      ) : null}
+      {tiles.length === 0 ? (
+        <Empty title="This dashboard has no tiles yet.">
+          <p>
+            Build a trend in <a href={`${base}/trends`}>Trends</a> (or open one of the <a href={`${base}/insights`}>saved insights</a>
+            ), then choose Add to dashboard.
+          </p>
+        </Empty>
+      ) : (
+        <div class="tiles">
+          {tiles.map((tile) => (
+            <TileCard
+              tile={tile}
+              dashboard={dashboard}
+              refreshing={refreshing.has(tile.id)}
+              now={now}
+              noEvents={anyEvents.data === false}
+            />
+          ))}
+        </div>
+      )}
+    </div>
+  )
+}
+
+/** The tile's place on the wide grid (PostHog's layouts.sm), top to bottom then left to right. */
+function layoutOf(tile: Tile): { x: number; y: number; w: number } {
+  const sm = (tile.layouts as { sm?: { x?: unknown; y?: unknown; w?: unknown } }).sm ?? {}
+  const num = (v: unknown, fallback: number) => (typeof v === 'number' && Number.isFinite(v) ? v : fallback)
+  return { x: num(sm.x, 0), y: num(sm.y, 1e6), w: Math.min(12, Math.max(3, num(sm.w, 6))) }
+}
+const position = (tile: Tile) => layoutOf(tile).y * 100 + layoutOf(tile).x
+
+function TileCard({
+  tile,
+  dashboard,
+  refreshing,
+  now,
+  noEvents,
+}: {
+  tile: Tile
+  dashboard: Dashboard
+  refreshing: boolean
+  now: number
+  /** The project has no event at all: an empty tile waits for the first ones. */
+  noEvents: boolean
+}) {
+  const { base } = useSession()
+  const insight = tile.insight
+  const width = layoutOf(tile).w
+  const query = insight ? editorQuery(insight) : null
+  const range = dashboard.filters.date_from
+    ? rangeLabel(dashboard.filters.date_from, dashboard.filters.date_to)
+    : query
+      ? rangeLabel(query.dateFrom, query.dateTo)
+      : null
+  return (
+    <article
+      class={`card tile ${insight ? 'insight-tile' : 'text-tile'}`}
+      style={{ '--span': String(width) }}
+      data-tile={tile.id}
+      data-insight={insight?.id}
+      data-last-refresh={insight?.last_refresh ?? undefined}
+      aria-busy={refreshing}
+    >
+      {insight ? (
+        <>
+          <header class="tile-header">
+            <h3>
+              <a href={`${base}/insights/${insight.id}`}>{insight.name ?? 'Untitled insight'}</a>
+            </h3>
+            {insight.description ? <p class="muted small">{insight.description}</p> : null}
+          </header>
+          <div class="tile-body">
+            <InsightTileBody insight={insight} noEvents={noEvents} />
+            {refreshing ? <div class="tile-busy">Refreshing…</div> : null}
+          </div>
+          <footer class="tile-footer muted small">
+            {range ? <span>{range}</span> : null}
+            <span>Computed {ago(insight.last_refresh, now)}</span>
+          </footer>
+        </>
+      ) : (
+        <TextTile body={tile.text?.body ?? ''} />
+      )}
+    </article>
+  )
+}
+
+/** What a tile whose insight has nothing to draw says, by what the insight counts. */
+function nothingYet(insight: Insight, base: string): ComponentChildren {
+  const events = editorQuery(insight)?.series.map((s) => s.id) ?? []
+  if (events.includes('$feature_flag_called'))
+    return (
+      <>
+        No flag checks in this range. posthog-js reports each flag it evaluates; see <a href={`${base}/feature_flags`}>Feature flags</a>.
+      </>
+    )
+  return (
+    <>
+      No data in this range. Widen the range, or see what arrives on <a href={`${base}/events`}>Events</a>.
+    </>
+  )
+}
+
+function InsightTileBody({ insight, noEvents }: { insight: Insight; noEvents: boolean }) {
+  const { base } = useSession()
+  if (insight.result_unavailable) return <p class="muted tile-note">{insight.result_unavailable}</p>
+  const result = insight.result ?? []
+  const total = result.reduce((n, s) => n + Math.abs(s.aggregated_value ?? s.count), 0)
+  if (total === 0 && noEvents)
+    return <p class="muted tile-note">Waiting for the first events: this fills in once the snippet sends some.</p>
+  if (total === 0) return <p class="muted tile-note">{nothingYet(insight, base)}</p>
+  return <TrendResult result={result} display={insightDisplay(insight)} compact />
+}
+
+/**
+ * A text tile: its markdown's paragraphs, **bold** and [links](to) (a relative link is a page of this project;
+ * no HTML is rendered). A tile that links to the recordings also lists the latest ones.
+ */
+function TextTile({ body }: { body: string }) {
+  const { base, can } = useSession()
+  const paragraphs = body.split(/\n{2,}/).filter((p) => p.trim())
+  const recordings = /\]\(recordings\)/.test(body) && can('session_recording:read')
+  return (
+    <div class="text-body">
+      {paragraphs.map((p, i) => {
+        const heading = /^\*\*[^*]+\*\*$/.test(p.trim())
+        return heading ? <h3 key={i}>{p.trim().slice(2, -2)}</h3> : <p key={i}>{inline(p, base)}</p>
+      })}
+      {recordings ? <RecentRecordings /> : null}
+    </div>
+  )
+}
+
+function inline(text: string, base: string): ComponentChildren[] {
+  const out: ComponentChildren[] = []
+  const pattern = /\*\*([^*]+)\*\*|\[([^\]]+)\]\(([^)\s]+)\)/g
+  let last = 0
+  for (const m of text.matchAll(pattern)) {
+    out.push(text.slice(last, m.index))
+    if (m[1] !== undefined) out.push(<strong>{m[1]}</strong>)
+    else if (/^https?:\/\//.test(m[3]))
+      out.push(
+        <a href={m[3]} target="_blank" rel="noopener noreferrer" data-external>
+          {m[2]}
+        </a>,
+      )
+    else if (/^[\w-]+(\/[\w-]+)*$/.test(m[3])) out.push(<a href={`${base}/${m[3]}`}>{m[2]}</a>)
+    else out.push(m[2])
+    last = m.index + m[0].length
+  }
+  out.push(text.slice(last))
+  return out
+}
+
+function RecentRecordings() {
+  const { path, base } = useSession()
+  const recordings = useLoad(() => get<RecordingPage>(withQuery(path('session_recordings/'), { limit: 5 })), [])
+  if (recordings.error) return null
+  if (!recordings.data) return <Loading />
+  if (!recordings.data.results.length)
+    return (
+      <p class="muted small">
+        No recordings yet: turn recording on in <a href={`${base}/settings`}>Settings</a>.
+      </p>
+    )
+  return (
+    <ul class="recent-recordings">
+      {recordings.data.results.map((r) => (
+        <li>
+          <a data-external href={`${base}/replay/${encodeURIComponent(r.id)}`}>
+            {r.person?.name ?? r.distinct_id}
+          </a>
+          <span class="muted small">
+            {duration(r.recording_duration)} · {formatTime(r.start_time)}
+          </span>
+        </li>
+      ))}
+    </ul>
+  )
+}

@@ -1,0 +1,115 @@
+// Saved insights: the list (name, favorite, the dashboards each is on), and a saved insight opened in the
+// trends editor (/insights/:id).
+import { useMemo, useState } from 'preact/hooks'
+import { get, patch } from '../api'
+import type { Insight, Paginated } from '../answers'
+import { Empty, ErrorBox, Loading } from '../components/feedback'
+import { PageHeader } from '../components/headers'
+import { Listing } from '../components/listing'
+import { useAction, useLoad } from '../components/load'
+import { formatTime } from '../components/properties'
+import { DashboardLinks, SavedContext, useDashboards } from '../components/save-insight'
+import { editorQuery } from '../insight-query'
+import { encodeQuery } from '../query'
+import { useSession } from '../session'
+import { TrendsPage } from './trends'
+
+export function SavedInsightsPage() {
+  const { path, base, can } = useSession()
+  const insights = useLoad(() => get<Paginated<Insight>>(path('insights/?saved=true')), [])
+  const dashboards = useDashboards()
+  const [error, busy, run] = useAction()
+  const [onlyFavorites, setOnlyFavorites] = useState(false)
+  const shown = useMemo(
+    () =>
+      insights.data && {
+        ...insights.data,
+        results: insights.data.results.filter((i) => !onlyFavorites || i.favorited),
+      },
+    [insights.data, onlyFavorites],
+  )
+  const favorite = (insight: Insight) =>
+    run(async () => {
+      await patch(path(`insights/${insight.id}/`), { favorited: !insight.favorited })
+      insights.reload()
+    })
+  return (
+    <div>
+      <PageHeader title="Saved insights">
+        <label class="check">
+          <input type="checkbox" checked={onlyFavorites} onChange={(e) => setOnlyFavorites(e.currentTarget.checked)} /> Favorites only
+        </label>
+        <a class="button" href={`${base}/trends`}>
+          New insight
+        </a>
+      </PageHeader>
+      <Listing
+        loaded={{ ...insights, data: shown }}
+        error={error ?? dashboards.error}
+        empty={
+          <Empty title={onlyFavorites ? 'No favorite insights yet.' : 'No saved insights yet.'}>
+            <p>
+              Build a trend in <a href={`${base}/trends`}>Trends</a> and press Save; it is listed here, and you can put it on a dashboard.
+            </p>
+          </Empty>
+        }
+        head={
+          <>
+            <th class="row-actions">
+              <span class="sr-only">Favorite</span>
+            </th>
+            <th>Name</th>
+            <th>Dashboards</th>
+            <th class="hide-narrow">Last modified</th>
+          </>
+        }
+        row={(insight) => (
+          <tr data-insight={insight.id}>
+            <td class="row-actions">
+              <button
+                type="button"
+                class={`link star ${insight.favorited ? 'on' : ''}`}
+                aria-label={insight.favorited ? 'Unfavorite' : 'Favorite'}
+                aria-pressed={insight.favorited}
+                disabled={busy || !can('insight:write')}
+                onClick={() => favorite(insight)}
+              >
+                {insight.favorited ? '★' : '☆'}
+              </button>
+            </td>
+            <td>
+              <a href={`${base}/insights/${insight.id}`}>{insight.name ?? 'Untitled insight'}</a>
+              {insight.description ? <div class="muted small">{insight.description}</div> : null}
+            </td>
+            <td>
+              <DashboardLinks ids={insight.dashboards} dashboards={dashboards.data ?? []} />
+            </td>
+            <td class="hide-narrow nowrap">{formatTime(insight.last_modified_at)}</td>
+          </tr>
+        )}
+      />
+    </div>
+  )
+}
+
+/** A saved insight in the trends editor: its query, unless the URL already holds edits of it (a reload). */
+export function InsightPage({ id, search }: { id: string; search: string }) {
+  const { path } = useSession()
+  const loaded = useLoad(() => get<Insight>(path(`insights/${encodeURIComponent(id)}/`)), [id])
+  const [insight, setInsight] = useState<Insight | null>(null)
+  const current = insight ?? loaded.data
+  if (loaded.error) return <ErrorBox error={loaded.error} />
+  if (!current) return <Loading />
+  const query = editorQuery(current)
+  if (!query)
+    return (
+      <Empty title={current.name ?? 'Untitled insight'}>
+        <p>{current.result_unavailable ?? 'Wren computes trends insights only; this insight is another kind.'}</p>
+      </Empty>
+    )
+  return (
+    <SavedContext.Provider value={setInsight}>
+      <TrendsPage search={search || encodeQuery(query)} insight={current} />
+    </SavedContext.Provider>
+  )
+}
