@@ -7,7 +7,7 @@
 import Player from 'rrweb-player'
 import { loadPlayback } from '../playback'
 import type { PlayerConfig } from '../player-page'
-import { consoleItems, showInspector, timelineMarks, type SessionEvent } from './inspector'
+import { clock, consoleItems, showInspector, timelineMarks, type SessionEvent } from './inspector'
 
 /** Where the authenticated page keeps the personal API key: this browser only, never the URL. */
 const KEY_STORAGE = 'wren.personalApiKey'
@@ -111,9 +111,6 @@ async function sessionEvents(
   }
 }
 
-/** Seconds as m:ss, as the player's controller shows time. */
-const clock = (seconds: number) => `${Math.floor(seconds / 60)}:${String(Math.floor(seconds % 60)).padStart(2, '0')}`
-
 async function play(key: string | null): Promise<void> {
   show('loading', 'Loading the recording…')
   replay.replaceChildren()
@@ -135,12 +132,9 @@ async function play(key: string | null): Promise<void> {
       props: { events: events as never, width, height: Math.round((width * 9) / 16), autoPlay: true, showController: true },
     })
     const start = events[0].timestamp
-    let playing = true
-    player.addEventListener('ui-update-player-state', (state) => {
-      playing = (state as { payload?: unknown }).payload === 'playing'
-    })
     showInspector(inspector, timeline, {
-      seek: (at) => player.goto(at, playing),
+      // Without a second argument the player keeps playing, or stays paused, as it was.
+      seek: (at) => player.goto(at),
       duration: events[events.length - 1].timestamp - start,
       console: consoleItems(events, start),
       marks: timelineMarks(events, start),
@@ -149,7 +143,7 @@ async function play(key: string | null): Promise<void> {
     const notes = skipped ? [`${skipped} events could not be read and are left out.`] : []
     if (config.startAt > 0) {
       player.goto(config.startAt * 1000, true)
-      notes.unshift(`Playing from ${clock(config.startAt)}.`)
+      notes.unshift(`Playing from ${clock(config.startAt * 1000)}.`)
     }
     show('playing', notes.join(' '))
   } catch (error) {
