@@ -343,30 +343,35 @@ describe.skipIf(unavailable !== null)(`the player's inspector${unavailable ? ` (
     expect(refused.status).toBe(401)
   })
 
+  /** Saves a full-page screenshot under test-artifacts/web/, checks it is not blank and the page and inspector fit the width. */
+  const shoot = async (page: Page, file: string, width: number) => {
+    const png = await page.screenshot({ fullPage: true })
+    await writeFile(path.join(ARTIFACTS, file), png)
+    const image = PNG.sync.read(png)
+    const counts = new Map<number, number>()
+    for (let i = 0; i < image.data.length; i += 4) {
+      const key = (image.data[i] << 16) | (image.data[i + 1] << 8) | image.data[i + 2]
+      counts.set(key, (counts.get(key) ?? 0) + 1)
+    }
+    expect(counts.size, `${file}: colours`).toBeGreaterThan(20)
+    expect(Math.max(...counts.values()) / (image.width * image.height), `${file}: share of the commonest colour`).toBeLessThan(0.9)
+    const scrollWidth = await page.evaluate(() => (globalThis as unknown as PageGlobal).document.documentElement.scrollWidth)
+    expect(scrollWidth, `${file}: page width`).toBeLessThanOrEqual(width)
+    expect(await page.locator('#wren-inspector').isVisible(), `${file}: the inspector`).toBe(true)
+    const inspector = (await page.locator('#wren-inspector').boundingBox())!
+    expect(inspector.x + inspector.width, `${file}: the inspector within the window`).toBeLessThanOrEqual(width)
+  }
+
   it('fits the player and its inspector into a wide and a narrow window (screenshots)', async () => {
-    for (const [name, size] of Object.entries(WIDTHS)) {
+    for (const size of Object.values(WIDTHS)) {
       const { page } = await open(size)
       await playing(page, player())
-      await page.click('#wren-inspector [role=tab]:has-text("Events")')
-      await page.locator('#wren-inspector ol.events summary').first().waitFor()
-      await page.locator('#wren-inspector [role=tab]').first().click()
       await page.waitForTimeout(500) // let the replayer paint
-      const png = await page.screenshot({ fullPage: true })
-      const file = `player-inspector-${size.width}.png`
-      await writeFile(path.join(ARTIFACTS, file), png)
-      const image = PNG.sync.read(png)
-      const counts = new Map<number, number>()
-      for (let i = 0; i < image.data.length; i += 4) {
-        const key = (image.data[i] << 16) | (image.data[i + 1] << 8) | image.data[i + 2]
-        counts.set(key, (counts.get(key) ?? 0) + 1)
-      }
-      expect(counts.size, `${name}: colours`).toBeGreaterThan(20)
-      expect(Math.max(...counts.values()) / (image.width * image.height), `${name}: share of the commonest colour`).toBeLessThan(0.9)
-      const scrollWidth = await page.evaluate(() => (globalThis as unknown as PageGlobal).document.documentElement.scrollWidth)
-      expect(scrollWidth, `${name}: page width`).toBeLessThanOrEqual(size.width)
-      expect(await page.locator('#wren-inspector').isVisible(), `${name}: the inspector`).toBe(true)
-      const inspector = (await page.locator('#wren-inspector').boundingBox())!
-      expect(inspector.x + inspector.width, `${name}: the inspector within the window`).toBeLessThanOrEqual(size.width)
+      await shoot(page, `player-inspector-${size.width}.png`, size.width)
+      await page.click('#wren-inspector [role=tab]:has-text("Events")')
+      const checkout = page.locator('#wren-inspector ol.events > li').filter({ has: page.locator('.name', { hasText: EVENT }) })
+      await checkout.locator('summary').click()
+      await shoot(page, `player-inspector-events-${size.width}.png`, size.width)
     }
   })
 
