@@ -1,6 +1,7 @@
 // The player's inspector end to end in headless Chromium: a page on another origin loads posthog-js through
 // PostHog's snippet from Wren, the project records sessions and console logs, and a visitor clicks, logs a
-// console.warn and a console.error, sends an event, and goes to a second page that logs a line. The player then
+// console.warn and a console.error, sends an event, and moves to a second page (history.pushState, as a single-page
+// app does) that logs a line. The player then
 // lists the console lines (a level filter and a search narrow them), the session's events (their properties
 // open), and the clicks and page changes on a strip under the player; choosing any of them moves the player's
 // clock there. A shared page shows the console and the strip but lists no events. The person's page lists the
@@ -190,15 +191,18 @@ describe.skipIf(unavailable !== null)(`the player's inspector${unavailable ? ` (
   })
 
   /** A fresh browser at `size` holding the personal key (as the web app keeps it), with requests to Wren noted. */
-  const open = async (size: { width: number; height: number }, withKey = true): Promise<{ page: Page; requests: string[] }> => {
+  const open = async (
+    size: { width: number; height: number },
+    key: string | null = t.personalKey,
+  ): Promise<{ page: Page; requests: string[] }> => {
     const context = await browser.newContext({ viewport: size })
     contexts.push(context)
     const page = await context.newPage()
     const requests: string[] = []
     page.on('request', (req) => requests.push(req.url()))
-    if (withKey) {
+    if (key !== null) {
       await page.goto(`${t.url}/project/${t.projectId}/replay/none`)
-      await page.evaluate((key) => (globalThis as unknown as PageGlobal).localStorage.setItem('wren.personalApiKey', key), t.personalKey)
+      await page.evaluate((stored) => (globalThis as unknown as PageGlobal).localStorage.setItem('wren.personalApiKey', stored), key)
     }
     return { page, requests }
   }
@@ -319,12 +323,22 @@ describe.skipIf(unavailable !== null)(`the player's inspector${unavailable ? ` (
     expect(await page.textContent('#wren-status')).toContain('Playing from 0:02.')
   })
 
+  it('a key that may play recordings but not read events still gets the console, and the events tab says why', async () => {
+    const created = await call('POST', '/api/personal_api_keys/', { label: 'recordings only', scopes: ['session_recording:read'] })
+    expect(created.status, created.text).toBe(201)
+    const { page } = await open(WIDTHS.desktop, created.body.value as string)
+    await playing(page, player())
+    expect(await page.locator('#wren-inspector ol.console li').count()).toBe(3)
+    await page.click('#wren-inspector [role=tab]:has-text("Events")')
+    await expect.poll(() => page.textContent('[role=tabpanel][aria-label=Events]')).toContain('need a key with query:read')
+  })
+
   it('a shared page shows the console and the marks but no events, and asks Wren for none', async () => {
     const sharing = await call('PATCH', `/api/projects/${t.projectId}/session_recordings/${encodeURIComponent(sessionId)}/sharing/`, {
       enabled: true,
     })
     expect(sharing.status).toBe(200)
-    const { page, requests } = await open(WIDTHS.desktop, false)
+    const { page, requests } = await open(WIDTHS.desktop, null)
     await playing(page, `${t.url}/shared/${sharing.body.access_token}`)
     expect(await page.locator('#wren-inspector [role=tab]').allTextContents()).toEqual(['Console (3)'])
     expect(await page.locator('#wren-inspector ol.console li').count()).toBe(3)

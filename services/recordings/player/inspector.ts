@@ -8,7 +8,7 @@
 // already reads. Its token opens that one recording's retrieve and snapshots and nothing else, and the session's
 // events carry more than the recording shows (every property, the person's too), so a shared page lists no events.
 
-import { consoleLineFrom, EventType, hrefFrom, isClick, type RrwebEvent } from '../rrweb'
+import { consoleLineFrom, EventType, hrefFrom, isClick, record, type RrwebEvent } from '../rrweb'
 
 /** The console method's level as the inspector filters it: `log` for log, debug, trace and the like. */
 export type ConsoleLevel = 'log' | 'info' | 'warn' | 'error'
@@ -34,9 +34,6 @@ export interface SessionEvent {
   timestamp: string
   properties: Record<string, unknown>
 }
-
-const record = (value: unknown): Record<string, unknown> | null =>
-  typeof value === 'object' && value !== null && !Array.isArray(value) ? (value as Record<string, unknown>) : null
 
 /** rrweb's console plugin sends each argument stringified: a string argument arrives as a JSON string, quotes and all. */
 function argumentText(item: string): string {
