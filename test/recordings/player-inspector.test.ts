@@ -1,10 +1,9 @@
 // The player's inspector end to end in headless Chromium: a page on another origin loads posthog-js through
 // PostHog's snippet from Wren, the project records sessions and console logs, and a visitor clicks, logs a
 // console.warn and a console.error, sends an event, and moves to a second page (history.pushState, as a single-page
-// app does) that logs a line. The player then
-// lists the console lines (a level filter and a search narrow them), the session's events (their properties
-// open), and the clicks and page changes on a strip under the player; choosing any of them moves the player's
-// clock there. A shared page shows the console and the strip but lists no events. The person's page lists the
+// app does) that logs a line. The player then lists the console lines (a level filter and a search narrow them),
+// the session's events (their properties open), and the clicks and page changes on a strip under the player;
+// choosing any of them moves the player's clock there. A shared page shows the console and the strip but lists no events. The person's page lists the
 // recording (it opens the player) and folds the person's empty properties away. Screenshots of the player at
 // 1280 and 390 px wide are kept under test-artifacts/web/.
 import { existsSync } from 'node:fs'
