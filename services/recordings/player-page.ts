@@ -74,7 +74,13 @@ function playerPage(config: PlayerConfig, heading: string): string {
 <button type="submit">Play</button>
 </form>
 <p id="wren-status" role="status">Loading…</p>
+<div class="stage">
+<div class="replay-column" id="wren-replay-column">
 <div id="wren-replay"></div>
+<div class="timeline" id="wren-timeline" aria-label="Clicks and page changes" hidden></div>
+</div>
+<aside class="inspector" id="wren-inspector" aria-label="Inspector" hidden></aside>
+</div>
 </main>
 <script type="application/json" id="wren-player-config">${jsonForScript(config)}</script>
 <script src="${PLAYER_SCRIPT_URL}"></script>

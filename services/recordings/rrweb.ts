@@ -94,7 +94,8 @@ const CONSOLE_LEVELS: ReadonlyMap<string, ConsoleLevel> = new Map([
 ])
 const MAX_CONSOLE_ITEM_CHARS = 2999
 
-function record(value: unknown): Record<string, unknown> | null {
+/** The value as an object of fields, or null for anything else (arrays too). */
+export function record(value: unknown): Record<string, unknown> | null {
   return typeof value === 'object' && value !== null && !Array.isArray(value) ? (value as Record<string, unknown>) : null
 }
 

@@ -7,6 +7,7 @@
 import Player from 'rrweb-player'
 import { loadPlayback } from '../playback'
 import type { PlayerConfig } from '../player-page'
+import { clock, consoleItems, showInspector, timelineMarks, type SessionEvent } from './inspector'
 
 /** Where the authenticated page keeps the personal API key: this browser only, never the URL. */
 const KEY_STORAGE = 'wren.personalApiKey'
@@ -31,6 +32,9 @@ const status = byId('wren-status')
 const facts = byId('wren-facts')
 const form = byId('wren-key-form') as HTMLFormElement
 const replay = byId('wren-replay')
+const replayColumn = byId('wren-replay-column')
+const timeline = byId('wren-timeline')
+const inspector = byId('wren-inspector')
 
 function show(state: 'loading' | 'playing' | 'error' | 'needs-key', message: string): void {
   document.body.dataset.state = state
@@ -40,11 +44,11 @@ function show(state: 'loading' | 'playing' | 'error' | 'needs-key', message: str
 
 const base = `/api/projects/${config.projectId}/session_recordings/${encodeURIComponent(config.sessionId)}`
 
-async function request(path: string, params: Record<string, string>, key: string | null): Promise<Response> {
+async function request(path: string, params: Record<string, string>, key: string | null, under = base): Promise<Response> {
   const query = new URLSearchParams(params)
   if (config.sharingAccessToken !== null) query.set('sharing_access_token', config.sharingAccessToken)
   const search = query.toString()
-  const response = await fetch(`${base}${path}${search ? `?${search}` : ''}`, {
+  const response = await fetch(`${under}${path}${search ? `?${search}` : ''}`, {
     headers: key === null ? {} : { authorization: `Bearer ${key}` },
     credentials: 'omit',
   })
@@ -75,28 +79,71 @@ function showFacts(recording: Record<string, unknown>): void {
   )
 }
 
-/** Seconds as m:ss, as the player's controller shows time. */
-const clock = (seconds: number) => `${Math.floor(seconds / 60)}:${String(Math.floor(seconds % 60)).padStart(2, '0')}`
+/** Events around the recording that carry its session id: at most this many, oldest first. */
+const MAX_SESSION_EVENTS = 1000
+const EVENTS_MARGIN_MS = 60_000
+
+/**
+ * The session's events through the events API (the key needs `query:read`), oldest first, or why there are none.
+ * The list is bounded by the recording's times (a minute either side: posthog-js sends the pageview before it starts
+ * recording) to spare the query.
+ */
+async function sessionEvents(
+  recording: Record<string, unknown>,
+  key: string | null,
+): Promise<{ items: SessionEvent[] } | { error: string }> {
+  const params: Record<string, string> = {
+    properties: JSON.stringify([{ key: '$session_id', value: config.sessionId, operator: 'exact', type: 'event' }]),
+    limit: String(MAX_SESSION_EVENTS),
+  }
+  const around = (at: unknown, by: number) => (typeof at === 'string' ? new Date(new Date(at).getTime() + by).toISOString() : null)
+  const after = around(recording.start_time, -EVENTS_MARGIN_MS)
+  const before = around(recording.end_time, EVENTS_MARGIN_MS)
+  if (after) params.after = after
+  if (before) params.before = before
+  try {
+    const page = (await (await request('/events/', params, key, `/api/projects/${config.projectId}`)).json()) as { results: SessionEvent[] }
+    return { items: page.results.reverse() }
+  } catch (error) {
+    if (error instanceof ApiError && error.status === 403)
+      return { error: `The session’s events need a key with query:read. ${error.message}` }
+    return { error: error instanceof Error ? error.message : String(error) }
+  }
+}
 
 async function play(key: string | null): Promise<void> {
   show('loading', 'Loading the recording…')
   replay.replaceChildren()
+  inspector.hidden = true
+  timeline.hidden = true
   try {
     const recording = (await (await request('/', {}, key)).json()) as Record<string, unknown>
     showFacts(recording)
+    // A shared page lists no events (inspector.ts says why); the authenticated page asks while the snapshots load.
+    const loadingEvents = config.sharingAccessToken === null ? sessionEvents(recording, key) : null
     const { events, skipped } = await loadPlayback(async (params) => (await request('/snapshots', params, key)).text())
     if (events.length < 2) throw new Error('This recording has no snapshots to play yet.')
-    const box = replay.parentElement ?? document.body
-    const padding = parseFloat(getComputedStyle(box).paddingLeft) + parseFloat(getComputedStyle(box).paddingRight)
-    const width = Math.max(320, box.clientWidth - padding)
+    // The inspector sits beside the player on a wide window and below it on a narrow one: the player takes its column.
+    inspector.hidden = false
+    const padding = parseFloat(getComputedStyle(replayColumn).paddingLeft) + parseFloat(getComputedStyle(replayColumn).paddingRight)
+    const width = Math.max(300, replayColumn.clientWidth - padding)
     const player = new Player({
       target: replay,
       props: { events: events as never, width, height: Math.round((width * 9) / 16), autoPlay: true, showController: true },
     })
+    const start = events[0].timestamp
+    showInspector(inspector, timeline, {
+      // Without a second argument the player keeps playing, or stays paused, as it was.
+      seek: (at) => player.goto(at),
+      duration: events[events.length - 1].timestamp - start,
+      console: consoleItems(events, start),
+      marks: timelineMarks(events, start),
+      events: loadingEvents && loadingEvents.then((loaded) => ('error' in loaded ? loaded : { ...loaded, start })),
+    })
     const notes = skipped ? [`${skipped} events could not be read and are left out.`] : []
     if (config.startAt > 0) {
       player.goto(config.startAt * 1000, true)
-      notes.unshift(`Playing from ${clock(config.startAt)}.`)
+      notes.unshift(`Playing from ${clock(config.startAt * 1000)}.`)
     }
     show('playing', notes.join(' '))
   } catch (error) {

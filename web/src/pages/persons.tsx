@@ -1,8 +1,9 @@
 // Persons: search, property filters and pages of 50; a person's page with their properties (edit, delete
-// one), distinct ids, events, properties timeline, and split and delete behind a confirmation.
+// one; empty ones folded away), distinct ids, events, recordings, properties timeline, and split and delete
+// behind a confirmation.
 import { useState } from 'preact/hooks'
 import { del, get, patch, post, withQuery, type PropertyFilter } from '../api'
-import type { EventPage, Paginated, Person, PropertiesTimeline } from '../answers'
+import type { EventPage, Paginated, Person, PropertiesTimeline, RecordingPage } from '../answers'
 import { Empty, ErrorBox, Loading } from '../components/feedback'
 import { PageHeader } from '../components/headers'
 import { Listing } from '../components/listing'
@@ -11,8 +12,18 @@ import { formatTime, PropertiesTable } from '../components/properties'
 import { completeFilters, PropertyFilters } from '../components/property-filters'
 import { navigate } from '../router'
 import { useSession } from '../session'
+import { duration } from './recordings'
 
 const PAGE = 50
+const TABS = ['properties', 'events', 'recordings', 'timeline'] as const
+
+/** A property with nothing in it (null, '', [] or {}): folded away under its toggle. */
+const isEmptyValue = (value: unknown): boolean =>
+  value === null ||
+  value === undefined ||
+  value === '' ||
+  (Array.isArray(value) && value.length === 0) ||
+  (typeof value === 'object' && !Array.isArray(value) && Object.keys(value).length === 0)
 
 export function PersonsPage({ search }: { search: string }) {
   const { path, base } = useSession()
@@ -109,7 +120,8 @@ export function PersonsPage({ search }: { search: string }) {
 export function PersonPage({ id }: { id: string }) {
   const { path, base, can } = useSession()
   const person = useLoad(() => get<Person>(path(`persons/${encodeURIComponent(id)}/`)), [id])
-  const [tab, setTab] = useState<'properties' | 'events' | 'timeline'>('properties')
+  const [tab, setTab] = useState<(typeof TABS)[number]>('properties')
+  const [showEmpty, setShowEmpty] = useState(false)
   const [actionError, busy, run] = useAction()
   const [newKey, setNewKey] = useState('')
   const [newValue, setNewValue] = useState('')
@@ -155,7 +167,9 @@ export function PersonPage({ id }: { id: string }) {
       navigate(`${base}/persons`)
     })
   const writable = can('person:write')
-  const keys = Object.keys(p.properties ?? {}).sort()
+  const allKeys = Object.keys(p.properties ?? {}).sort()
+  const emptyCount = allKeys.filter((k) => isEmptyValue(p.properties[k])).length
+  const keys = showEmpty ? allKeys : allKeys.filter((k) => !isEmptyValue(p.properties[k]))
   return (
     <div>
       <PageHeader title={p.name}>
@@ -220,7 +234,7 @@ export function PersonPage({ id }: { id: string }) {
         </dl>
       </section>
       <div class="tabs" role="tablist">
-        {(['properties', 'events', 'timeline'] as const).map((t) => (
+        {TABS.map((t) => (
           <button type="button" role="tab" aria-selected={tab === t} class={tab === t ? 'active' : 'secondary'} onClick={() => setTab(t)}>
             {t === 'timeline' ? 'Properties timeline' : t[0].toUpperCase() + t.slice(1)}
           </button>
@@ -228,7 +242,7 @@ export function PersonPage({ id }: { id: string }) {
       </div>
       {tab === 'properties' ? (
         <section class="card">
-          {keys.length === 0 ? <p class="muted">No properties yet: posthog.identify() or $set on an event adds them.</p> : null}
+          {allKeys.length === 0 ? <p class="muted">No properties yet: posthog.identify() or $set on an event adds them.</p> : null}
           <table class="props person-props">
             <tbody>
               {keys.map((k) => (
@@ -285,6 +299,13 @@ export function PersonPage({ id }: { id: string }) {
               ))}
             </tbody>
           </table>
+          {emptyCount > 0 ? (
+            <button type="button" class="link" aria-expanded={showEmpty} onClick={() => setShowEmpty(!showEmpty)}>
+              {showEmpty
+                ? `Hide ${emptyCount} empty ${emptyCount === 1 ? 'property' : 'properties'}`
+                : `Show ${emptyCount} empty ${emptyCount === 1 ? 'property' : 'properties'}`}
+            </button>
+          ) : null}
           {writable ? (
             <form
               class="inline add-property"
@@ -313,6 +334,7 @@ export function PersonPage({ id }: { id: string }) {
         </section>
       ) : null}
       {tab === 'events' ? <PersonEvents uuid={p.uuid} /> : null}
+      {tab === 'recordings' ? <PersonRecordings uuid={p.uuid} /> : null}
       {tab === 'timeline' ? <Timeline personPath={personPath} /> : null}
     </div>
   )
@@ -342,6 +364,54 @@ function PersonEvents({ uuid }: { uuid: string }) {
       <p>
         <a href={withQuery(`${base}/events`, { distinct_id: events.data.results[0].distinct_id })}>All of this person’s events →</a>
       </p>
+    </section>
+  )
+}
+
+/** The person's recordings (of any of their distinct ids), newest first, each opening Wren's player. */
+function PersonRecordings({ uuid }: { uuid: string }) {
+  const { path, base } = useSession()
+  const recordings = useLoad(
+    () => get<RecordingPage>(withQuery(path('session_recordings/'), { person_uuid: uuid, date_from: 'all', limit: PAGE })),
+    [uuid],
+  )
+  if (recordings.error) return <ErrorBox error={recordings.error} />
+  if (!recordings.data) return <Loading />
+  if (!recordings.data.results.length)
+    return (
+      <Empty title="No recordings of this person.">
+        <p>posthog-js records sessions when recording is on for the project (Settings).</p>
+      </Empty>
+    )
+  return (
+    <section class="card scroll">
+      <table class="list recordings">
+        <thead>
+          <tr>
+            <th>Started</th>
+            <th>Duration</th>
+            <th class="hide-narrow num">Clicks</th>
+            <th class="hide-narrow num">Errors</th>
+            <th class="hide-narrow">Start URL</th>
+          </tr>
+        </thead>
+        <tbody>
+          {recordings.data.results.map((r) => (
+            <tr>
+              <td class="nowrap">
+                <a data-external href={`${base}/replay/${encodeURIComponent(r.id)}`}>
+                  {formatTime(r.start_time)}
+                </a>
+              </td>
+              <td>{duration(r.recording_duration)}</td>
+              <td class="hide-narrow num">{r.click_count}</td>
+              <td class={`hide-narrow num ${r.console_error_count ? 'danger-text' : ''}`}>{r.console_error_count}</td>
+              <td class="hide-narrow truncate">{r.start_url ?? ''}</td>
+            </tr>
+          ))}
+        </tbody>
+      </table>
+      {recordings.data.has_next ? <p class="muted">The {PAGE} newest.</p> : null}
     </section>
   )
 }
