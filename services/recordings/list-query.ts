@@ -265,7 +265,9 @@ export async function recordingQuery(q: ListParams, ctx: ListContext): Promise<O
     const id = entry.id !== undefined ? entry.id : (entry.name ?? null)
     if (id !== null && typeof id !== 'string') throw wrenError('invalid_input', `events[${i}].id must be an event name or null.`, 'events')
     const props = parsePropertyGroup(entry.properties, 'events')
-    optional.push(sessionsWithEvent('events', (c) => [id === null ? '1' : `event = ${params.add('String', id)}`, compileGroup(props, c)].join(' AND ')))
+    optional.push(
+      sessionsWithEvent('events', (c) => [id === null ? '1' : `event = ${params.add('String', id)}`, compileGroup(props, c)].join(' AND ')),
+    )
   }
   // actions: [{id: 3, properties: [...]}, …]: an event of the session matches the action and the entry's filters.
   const actionEntries = entries(q.actions, 'actions')

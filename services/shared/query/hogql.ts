@@ -288,7 +288,8 @@ export function compileHogql(src: string, params: SqlParams, personId: PersonIdC
       if (persons) throw fail(`'session.${name.v}': a person has no session (session fields are read on events)`)
       if (!opts.sessions) throw fail(`'session.${name.v}': session fields are not available here`)
       const field = opts.sessions.field(name.v)
-      if (!field) throw fail(`'session.${name.v}' is not a session field (use ${SESSION_FIELD_NAMES.map((n) => `session.${n}`).join(', ')})`)
+      if (!field)
+        throw fail(`'session.${name.v}' is not a session field (use ${SESSION_FIELD_NAMES.map((n) => `session.${n}`).join(', ')})`)
       return field
     }
     if (peek().v === '(') {
