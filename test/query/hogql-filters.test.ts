@@ -216,6 +216,7 @@ describe.each(BACKENDS)('HogQL property filters on $name', ({ env }) => {
     expect(await total({ events: [{ id: '$pageview', properties: [hogql(`session.$exit_current_url = '${CHECKOUT}'`)] }] })).toEqual([2])
     const res = await ok(trend({ events: [{ id: 'purchased' }], breakdown_type: 'hogql', breakdown: 'session.$entry_current_url' }))
     expect(res.result.map((s: { breakdown_value: string; count: number }) => [s.breakdown_value, s.count])).toEqual([[LANDING, 1]])
+    expect(await total({ events: [{ id: 'purchased', math: 'hogql', math_hogql: 'max(session.$session_duration)' }] })).toEqual([100])
     const bad = await trend({ events: [{ id: '$pageview' }], properties: [hogql('session.$channel_type = 1')] })
     expect({ status: bad.status, code: bad.body?.code }, bad.text).toEqual({ status: 400, code: 'invalid_hogql' })
     expect(bad.body.detail).toContain("'session.$channel_type' is not a session field")
