@@ -15,6 +15,7 @@ import { SqlParams } from '../shared/query/params'
 import { parsePropertyFilters } from '../shared/property-filters/parse'
 import { listFilterSql } from '../shared/property-filters/sql'
 import { visibleEventsSql } from '../shared/query/hidden-persons'
+import { SESSION_JOIN_SETTINGS, SessionColumns, sessionJoin } from '../shared/query/sessions'
 
 interface EventRow {
   uuid: string
@@ -68,19 +69,23 @@ export async function eventRoutes(
       if (q.event) where.push(`event = ${params.add('String', q.event)}`)
       if (q.distinct_id) where.push(`distinct_id = ${params.add('String', q.distinct_id)}`)
       if (q.person_id) where.push(`person_id = ${params.add('UUID', q.person_id)}`)
-      if (q.after) where.push(`timestamp > ${dateParam(params, q.after, 'after')}`)
-      if (q.before) {
-        const before = dateParam(params, q.before, 'before')
+      const after = q.after ? dateParam(params, q.after, 'after') : undefined
+      const before = q.before ? dateParam(params, q.before, 'before') : undefined
+      if (after) where.push(`timestamp > ${after}`)
+      if (before) {
         // The page is ordered by (timestamp, uuid): the next one starts after the last row's pair.
         where.push(q.before_uuid ? `(timestamp, uuid) < (${before}, ${params.add('UUID', q.before_uuid)})` : `timestamp < ${before}`)
       }
       const filters = parsePropertyFilters(q.properties)
-      if (filters.length) where.push(listFilterSql(filters, 'event', params))
+      // Session filters (and HogQL's session.<field>) join the sessions of the events within a day of the page's bounds, only when used.
+      const sessions = new SessionColumns()
+      if (filters.length) where.push(listFilterSql(filters, 'event', params, { sessions }))
       if (hidden) where.push(visibleEventsSql(hidden, params))
+      const join = sessions.used ? sessionJoin('team_id = {team:Int64}', { from: after, to: before }) : ''
       const rows = await queryRows<EventRow>(
         deps.clickhouse,
-        `SELECT uuid, event, distinct_id, properties, timestamp, person_id, elements_chain FROM events
-         WHERE ${where.join(' AND ')} ORDER BY timestamp DESC, uuid DESC LIMIT {limit:UInt32}`,
+        `SELECT uuid, event, distinct_id, properties, timestamp, person_id, elements_chain FROM events ${join}
+         WHERE ${where.join(' AND ')} ORDER BY timestamp DESC, uuid DESC LIMIT {limit:UInt32}${sessions.used ? ` SETTINGS ${SESSION_JOIN_SETTINGS}` : ''}`,
         { ...params.values, team: caller.project.id, limit: limit + 1 },
       )
       const page = rows.slice(0, limit)

@@ -128,7 +128,7 @@ export class PersonQueries {
     }
     // The list has no events: every filter reads the person's own properties.
     if (f.properties.length)
-      where.push(listFilterSql(f.properties, 'person', params, cohortResolver(teamId, f.cohorts ?? new Map(), params)))
+      where.push(listFilterSql(f.properties, 'person', params, { cohortMembers: cohortResolver(teamId, f.cohorts ?? new Map(), params) }))
     if (f.hiddenIds?.length) where.push(`id NOT IN ${params.add('Array(Int64)', f.hiddenIds)}`)
     return { params, where }
   }

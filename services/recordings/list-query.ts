@@ -9,7 +9,9 @@
 //   properties                  event filters (an event of the session has it; with a negative operator, every
 //                               event has it), person and cohort filters (its person has it / is in it),
 //                               recording filters (as having_predicates), HogQL filters (an event of the
-//                               session matches it; one that reads only person.properties: its person does)
+//                               session matches it; one that reads only person.properties: its person does),
+//                               session filters (the session's properties as trends compute them from its
+//                               events: $session_duration, $entry_current_url, …; also HogQL's session.<field>)
 //   console_log_filters         sessions with a console line of this `level` / `message` (log_entries)
 //   having_predicates           the session's own metadata: duration, active_seconds, click_count,
 //                               console_error_count, … , snapshot_source, visited_page (any url of it)
@@ -41,6 +43,7 @@ import {
 import type { HiddenPersons } from '../shared/query/hidden-persons'
 import { hogqlReadsEvent } from '../shared/query/hogql'
 import { SqlParams } from '../shared/query/params'
+import { SessionColumns, sessionJoin } from '../shared/query/sessions'
 import { EventPersonId } from '../shared/query/persons-sql'
 import type { Project } from '../shared/tenancy'
 import { SESSION_SQL, type RecordingQuery, type SessionColumn } from './metadata-store'
@@ -172,12 +175,28 @@ export async function recordingQuery(q: ListParams, ctx: ListContext): Promise<O
   const eventCtx = (attr: string): FilterContext => ({
     params,
     columns: eventColumns(new EventPersonId(false)),
+    sessions: new SessionColumns(),
     cohortMembers: (id) => about(attr, () => cohortMembers(id)),
     // is_date_* read it with toDateTime64(…, 'UTC'): a UTC wall-clock string.
     dateParam: (v) => params.add('String', (instant(v, attr, tz, now) ?? new Date(0).toISOString()).replace('T', ' ').replace('Z', '')),
   })
+  let joinsSessions = false
   const eventsWhere = (condition: string) => ['team_id = {team:Int64}', "`$session_id` != ''", ...eventBounds, condition].join(' AND ')
-  const sessionsWithEvent = (condition: string) => `session_id IN (SELECT \`$session_id\` FROM events WHERE ${eventsWhere(condition)})`
+  /**
+   * Sessions with an event matching what `compile` makes of an events context: the event's own session
+   * properties (session filters, HogQL's session.<field>) join in only when read, computed from the
+   * session's events as trends compute them (query/sessions.ts), around the same window.
+   */
+  const sessionsWithEvent = (attr: string, compile: (c: FilterContext) => string) => {
+    const c = eventCtx(attr)
+    const condition = about(attr, () => compile(c))
+    const margin = `toIntervalMillisecond(${EVENT_MARGIN_MS})`
+    const join = c.sessions?.used
+      ? ` ${sessionJoin('team_id = {team:Int64}', { from: dateFrom && `${at(dateFrom)} - ${margin}`, to: dateTo && `${at(dateTo)} + ${margin}` })}`
+      : ''
+    if (join) joinsSessions = true
+    return `session_id IN (SELECT \`$session_id\` FROM events${join} WHERE ${eventsWhere(condition)})`
+  }
   /** PostHog's negative event filters: sessions with events, none of which has the opposite. */
   const sessionsWithNoEvent = (condition: string) =>
     `session_id IN (SELECT \`$session_id\` FROM events WHERE ${eventsWhere('1')} GROUP BY \`$session_id\` HAVING countIf(${condition}) = 0)`
@@ -200,16 +219,17 @@ export async function recordingQuery(q: ListParams, ctx: ListContext): Promise<O
       case 'cohort':
         return personSessions(f, attr)
       case 'hogql':
-        return isPersonFilter(f) ? personSessions(f, attr) : sessionsWithEvent(compileFilter(f, eventCtx(attr)))
+        return isPersonFilter(f) ? personSessions(f, attr) : sessionsWithEvent(attr, (c) => compileFilter(f, c))
       case 'event': {
         const inverse = INVERSE_OPERATOR[f.operator]
         if (inverse && !f.negation) return sessionsWithNoEvent(compileFilter({ ...f, operator: inverse }, eventCtx(attr)))
-        return sessionsWithEvent(compileFilter(f, eventCtx(attr)))
+        return sessionsWithEvent(attr, (c) => compileFilter(f, c))
       }
       case 'element':
       case 'event_metadata':
       case 'group':
-        return sessionsWithEvent(compileFilter(f, eventCtx(attr)))
+      case 'session':
+        return sessionsWithEvent(attr, (c) => compileFilter(f, c))
       default:
         throw wrenError('invalid_input', `${attr}: '${f.type}' filters are not supported on the recordings list.`, attr)
     }
@@ -244,8 +264,10 @@ export async function recordingQuery(q: ListParams, ctx: ListContext): Promise<O
   for (const [i, entry] of entries(q.events, 'events').entries()) {
     const id = entry.id !== undefined ? entry.id : (entry.name ?? null)
     if (id !== null && typeof id !== 'string') throw wrenError('invalid_input', `events[${i}].id must be an event name or null.`, 'events')
-    const props = about('events', () => compileGroup(parsePropertyGroup(entry.properties, 'events'), eventCtx('events')))
-    optional.push(sessionsWithEvent([id === null ? '1' : `event = ${params.add('String', id)}`, props].join(' AND ')))
+    const props = parsePropertyGroup(entry.properties, 'events')
+    optional.push(
+      sessionsWithEvent('events', (c) => [id === null ? '1' : `event = ${params.add('String', id)}`, compileGroup(props, c)].join(' AND ')),
+    )
   }
   // actions: [{id: 3, properties: [...]}, …]: an event of the session matches the action and the entry's filters.
   const actionEntries = entries(q.actions, 'actions')
@@ -259,8 +281,8 @@ export async function recordingQuery(q: ListParams, ctx: ListContext): Promise<O
     for (const [i, id] of ids.entries()) {
       const action = found.get(id)
       if (!action) throw wrenError('invalid_input', `Action ${id} does not exist in this project.`, 'actions')
-      const props = about('actions', () => compileGroup(parsePropertyGroup(actionEntries[i].properties, 'actions'), eventCtx('actions')))
-      optional.push(sessionsWithEvent(`${about('actions', () => actionSql(action, eventCtx('actions')))} AND ${props}`))
+      const props = parsePropertyGroup(actionEntries[i].properties, 'actions')
+      optional.push(sessionsWithEvent('actions', (c) => `${actionSql(action, c)} AND ${compileGroup(props, c)}`))
     }
   }
   optional.push(...propertyConditions(properties, operand, (g) => compileGroup(g, sessionCtx('properties'))))
@@ -294,6 +316,7 @@ export async function recordingQuery(q: ListParams, ctx: ListContext): Promise<O
     conditions,
     params: params.values,
     orderBy: { key: orderBy, direction },
+    joinsSessions,
   }
 }
 

@@ -11,6 +11,7 @@ import { RecordingMetadata, type RecordingMetadataState, type RecordingSummary }
 import { activeMilliseconds } from './segmentation'
 import { LONGEST_RETENTION, retentionParams, withinRetention, type Retention } from './retention'
 import { NOT_DELETED, VIEWED } from './recording-state'
+import { SESSION_JOIN_SETTINGS } from '../shared/query/sessions'
 
 /** A session's metadata as stored: who, and the merged summary. */
 export interface StoredRecording {
@@ -37,6 +38,8 @@ export interface RecordingQuery {
   params?: Record<string, unknown>
   /** A SESSION_SQL key; newest first (start_time DESC) when absent. */
   orderBy?: { key: SessionColumn; direction: 'ASC' | 'DESC' }
+  /** Some condition joins events to their sessions' properties (shared/query/sessions.ts: it needs SESSION_JOIN_SETTINGS). */
+  joinsSessions?: boolean
 }
 
 /**
@@ -237,7 +240,7 @@ export class ClickHouseMetadataStore {
        GROUP BY session_id
        HAVING ${having.join(' AND ')}
        ORDER BY ${SESSION_SQL[order.key]} ${order.direction}, session_id ${order.direction}
-       LIMIT {limit:UInt32} OFFSET {offset:UInt32}`,
+       LIMIT {limit:UInt32} OFFSET {offset:UInt32}${query.joinsSessions ? ` SETTINGS ${SESSION_JOIN_SETTINGS}` : ''}`,
       params,
     )
     if (page.length === 0) return []

@@ -18,7 +18,8 @@ import { EventPersonId, hasPersonOverrides } from '../shared/query/persons-sql'
 import { eventColumns, type FilterContext } from '../shared/property-filters/sql'
 import type { PropertyColumnSource } from '../shared/query/materialized-properties'
 import { parsePropertyGroup, type PropertyGroup } from '../shared/property-filters/parse'
-import { breakdownExpr, buildTrendQuery, SessionColumns, type ResolvedSeries } from './query'
+import { breakdownExpr, buildTrendQuery, type ResolvedSeries } from './query'
+import { SessionColumns } from '../shared/query/sessions'
 import { isTotalValue, PROPERTY_MATHS, type SeriesEntity, type TrendRequest } from './request'
 
 export interface TrendPlanDeps {
@@ -102,11 +103,11 @@ export async function planTrend(
   // Persons as the query reads them: the stored person_id, or with the merges since (only when a project has any).
   const personId = new EventPersonId(await hasPersonOverrides(clickhouse, project.id))
   const cohortMembers = cohortResolver(project.id, cohorts, params)
-  const hogql = (expr: string) => compileHogql(expr, params, personId)
   const sessions = new SessionColumns()
+  const hogql = (expr: string) => compileHogql(expr, params, personId, { sessions })
   const filters: FilterContext = {
     params,
-    session: (key) => sessions.value(key),
+    sessions,
     columns: eventColumns(personId, deps.materialized),
     cohortMembers,
     dateParam: (v) => {

@@ -8,6 +8,7 @@ import type { EventPersonId, PersonIdColumn } from '../shared/query/persons-sql'
 import { compileGroup, jsonValue, type FilterContext } from '../shared/property-filters/sql'
 import type { PropertyColumnSource } from '../shared/query/materialized-properties'
 import type { PropertyGroup } from '../shared/property-filters/parse'
+import { SESSION_JOIN_SETTINGS, sessionJoin, type SessionColumns } from '../shared/query/sessions'
 import { COUNT_PER_ACTOR_MATHS, PROPERTY_MATHS, type MathType, type SeriesEntity, type TrendRequest } from './request'
 
 export const NULL_LABEL = '$$_posthog_breakdown_null_$$'
@@ -54,49 +55,6 @@ export interface QueryInput {
   personId: EventPersonId
 }
 
-/** Session properties, computed per `$session_id` from all of its events and joined in when used. */
-export const SESSION_PROPERTIES: Record<string, { column: string; sql: string }> = {
-  $session_duration: { column: 'session_duration', sql: "toFloat64(dateDiff('second', min(timestamp), max(timestamp)))" },
-  $entry_current_url: {
-    column: 'session_entry_url',
-    sql: "argMinIf(JSONExtractString(properties, '$current_url'), timestamp, JSONHas(properties, '$current_url'))",
-  },
-  $exit_current_url: {
-    column: 'session_exit_url',
-    sql: "argMaxIf(JSONExtractString(properties, '$current_url'), timestamp, JSONHas(properties, '$current_url'))",
-  },
-  $pageview_count: { column: 'session_pageview_count', sql: "countIf(event = '$pageview')" },
-  $autocapture_count: { column: 'session_autocapture_count', sql: "countIf(event = '$autocapture')" },
-  $start_timestamp: { column: 'session_start', sql: "formatDateTime(min(timestamp), '%Y-%m-%d %H:%i:%S', 'UTC')" },
-  $end_timestamp: { column: 'session_end', sql: "formatDateTime(max(timestamp), '%Y-%m-%d %H:%i:%S', 'UTC')" },
-}
-
-export class SessionColumns {
-  used = false
-  /** A session property of the current event's session, NULL for events without one. */
-  value(key: string): string {
-    const p = SESSION_PROPERTIES[key]
-    if (!p)
-      throw wrenError(
-        'invalid_input',
-        `Unknown session property '${key}'. Use one of ${Object.keys(SESSION_PROPERTIES).join(', ')}.`,
-        'properties',
-      )
-    this.used = true
-    return `if(session_key = '', NULL, toString(${p.column}))`
-  }
-}
-
-/** Sessions seen within a day of the range (a session lasts at most a day), one row per session. */
-function sessionJoin(teamParam: string, fromParam: string, toParam: string): string {
-  const columns = Object.values(SESSION_PROPERTIES)
-    .map((p) => `${p.sql} AS ${p.column}`)
-    .join(', ')
-  return `LEFT JOIN (SELECT \`$session_id\` AS session_key, ${columns} FROM events
-    WHERE ${teamParam} AND \`$session_id\` != '' AND timestamp >= toDateTime64(${fromParam}, 6, 'UTC') - toIntervalDay(1) AND timestamp <= toDateTime64(${toParam}, 6, 'UTC') + toIntervalDay(1)
-    GROUP BY session_key) AS sessions ON \`$session_id\` = sessions.session_key`
-}
-
 const QUANTILES: Record<string, number> = { median: 0.5, p75: 0.75, p90: 0.9, p95: 0.95, p99: 0.99 }
 
 /** Weekly/monthly active become dau once the interval is as long as their window. */
@@ -119,7 +77,7 @@ export function buildTrendQuery(input: QueryInput): string {
     })
   })
   // On a cluster the session subquery reads each shard's own events (a session lives on one shard).
-  return `SELECT * FROM (${selects.map((s) => `(${s})`).join('\nUNION ALL\n')}) SETTINGS distributed_product_mode = 'local'`
+  return `SELECT * FROM (${selects.map((s) => `(${s})`).join('\nUNION ALL\n')}) SETTINGS ${SESSION_JOIN_SETTINGS}`
 }
 
 const SHAREABLE = new Set<string>(['total', 'dau', 'unique_session', 'unique_group', ...PROPERTY_MATHS])
@@ -210,7 +168,10 @@ function withSource(sql: string, input: QueryInput, range: DateRange): string {
   const team = `team_id = ${input.params.add('Int64', input.teamId)}`
   let source = 'events'
   if (input.sessions.used)
-    source += ` ${sessionJoin(team, input.params.add('String', instantParam(range.from, range.tz)), input.params.add('String', instantParam(range.to, range.tz)))}`
+    source += ` ${sessionJoin(team, {
+      from: `toDateTime64(${input.params.add('String', instantParam(range.from, range.tz))}, 6, 'UTC')`,
+      to: `toDateTime64(${input.params.add('String', instantParam(range.to, range.tz))}, 6, 'UTC')`,
+    })}`
   const overrides = input.personId.join(team)
   if (overrides) source += ` ${overrides}`
   return sql.split(EVENTS_SOURCE).join(source)

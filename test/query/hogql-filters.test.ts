@@ -18,6 +18,11 @@ const page = (at: number, href: string) => [
   { type: 3, timestamp: at + 500, data: { source: 2, type: 2, id: 1, x: 10, y: 10 } },
 ]
 const hogql = (key: string) => ({ type: 'hogql', key })
+const LANDING = 'https://shop.example/landing'
+const CHECKOUT = 'https://shop.example/checkout'
+const BLOG = 'https://shop.example/blog'
+/** PostHog's plain session property filter (`type: "session"`). */
+const session = (key: string, operator: string, value: unknown) => ({ type: 'session', key, operator, value })
 /** Outside Wren's subset: a function it does not have. */
 const OUTSIDE = "properties.tier = 'gold' OR rand() > 0"
 
@@ -89,6 +94,17 @@ describe.each(BACKENDS)('HogQL property filters on $name', ({ env }) => {
     await sendSnapshots(t, { sessionId: 'hq-ann', distinctId: 'ann', events: page(start, 'https://shop.example/a') })
     await sendSnapshots(t, { sessionId: 'hq-ben', distinctId: 'ben', events: page(start + 1_000, 'https://shop.example/b') })
     await sendSnapshots(t, { sessionId: 'hq-cat', distinctId: 'cat', events: page(start + 2_000, 'https://shop.example/c') })
+    // Sessions: dan's lasts 100 s (two pageviews, landing → checkout, then a purchase), eve's one blog pageview.
+    const at = (ms: number) => new Date(start + ms).toISOString()
+    await captureBatch(t, [
+      { event: '$pageview', distinct_id: 'dan', timestamp: at(3_000), properties: { $session_id: 'hq-long', $current_url: LANDING } },
+      { event: '$pageview', distinct_id: 'dan', timestamp: at(93_000), properties: { $session_id: 'hq-long', $current_url: CHECKOUT } },
+      { event: 'purchased', distinct_id: 'dan', timestamp: at(103_000), properties: { $session_id: 'hq-long' } },
+      { event: '$pageview', distinct_id: 'eve', timestamp: at(4_000), properties: { $session_id: 'hq-short', $current_url: BLOG } },
+    ])
+    await drained(t.wren)
+    await sendSnapshots(t, { sessionId: 'hq-long', distinctId: 'dan', events: page(start + 3_000, LANDING) })
+    await sendSnapshots(t, { sessionId: 'hq-short', distinctId: 'eve', events: page(start + 4_000, BLOG) })
     await recordingsProcessed(t.wren)
   })
   afterAll(async () => {
@@ -149,7 +165,7 @@ describe.each(BACKENDS)('HogQL property filters on $name', ({ env }) => {
     try {
       expect((await setTestAccounts([hogql("person.properties.plan != 'free'")])).status).toBe(200)
       expect(await recordings({ filter_test_accounts: 'true' })).toEqual(['hq-ann', 'hq-ben'])
-      expect(await recordings({ filter_test_accounts: 'false' })).toEqual(['hq-ann', 'hq-ben', 'hq-cat'])
+      expect(await recordings({ filter_test_accounts: 'false' })).toEqual(['hq-ann', 'hq-ben', 'hq-cat', 'hq-long', 'hq-short'])
       expect((await setTestAccounts([hogql("properties.tier = 'gold'")])).status).toBe(200)
       expect(await recordings({ filter_test_accounts: 'true' })).toEqual(['hq-ann', 'hq-cat'])
       // Trends read the same filters.
@@ -191,5 +207,60 @@ describe.each(BACKENDS)('HogQL property filters on $name', ({ env }) => {
       call('POST', `/api/projects/${t.projectId}/actions/`, { name: 'Bad', steps: [{ event: '$pageview', properties: [hogql(OUTSIDE)] }] }),
       'steps',
     )
+  })
+
+  // The session of an event (PostHog's session.<field>, sessions_v2.py): computed from the session's events.
+  it('filters and breaks down trends by the event’s session', async () => {
+    expect(await total({ events: [{ id: '$pageview' }], properties: [hogql('session.$session_duration > 60')] })).toEqual([2])
+    expect(await total({ events: [{ id: '$pageview' }], properties: [hogql('session.$pageview_count = 1')] })).toEqual([3])
+    expect(await total({ events: [{ id: '$pageview', properties: [hogql(`session.$exit_current_url = '${CHECKOUT}'`)] }] })).toEqual([2])
+    const res = await ok(trend({ events: [{ id: 'purchased' }], breakdown_type: 'hogql', breakdown: 'session.$entry_current_url' }))
+    expect(res.result.map((s: { breakdown_value: string; count: number }) => [s.breakdown_value, s.count])).toEqual([[LANDING, 1]])
+    expect(await total({ events: [{ id: 'purchased', math: 'hogql', math_hogql: 'max(session.$session_duration)' }] })).toEqual([100])
+    const bad = await trend({ events: [{ id: '$pageview' }], properties: [hogql('session.$channel_type = 1')] })
+    expect({ status: bad.status, code: bad.body?.code }, bad.text).toEqual({ status: 400, code: 'invalid_hogql' })
+    expect(bad.body.detail).toContain("'session.$channel_type' is not a session field")
+  })
+
+  it('filters the events list by the event’s session, as HogQL or a session filter', async () => {
+    const long = ['dan:$pageview', 'dan:$pageview', 'dan:purchased']
+    expect(await events([hogql(`session.$entry_current_url = '${LANDING}'`)])).toEqual(long)
+    expect(await events([hogql("session.$session_duration > 60 AND event = 'purchased'")])).toEqual(['dan:purchased'])
+    expect(await events([hogql('session.$pageview_count = 1 AND session.$start_timestamp <= session.$end_timestamp')])).toEqual([
+      'ann:$pageview',
+      'ben:$pageview',
+      'eve:$pageview',
+    ])
+    expect(await events([session('$session_duration', 'gt', 60)])).toEqual(long)
+    expect(await events([session('$entry_current_url', 'exact', BLOG)])).toEqual(['eve:$pageview'])
+  })
+
+  it('refuses session fields where the row is a person, naming the construct', async () => {
+    const res = await get('persons/', { properties: [hogql('session.$session_duration > 60')] })
+    expect({ status: res.status, code: res.body?.code }, res.text).toEqual({ status: 400, code: 'invalid_hogql' })
+    expect(res.body.detail).toContain("'session.$session_duration': a person has no session")
+    const plain = await get('persons/', { properties: [session('$session_duration', 'gt', 60)] })
+    expect({ status: plain.status, attr: plain.body?.attr }, plain.text).toEqual({ status: 400, attr: 'properties' })
+    expect(plain.body.detail).toContain('a person has no session')
+    const cohort = await call('POST', `/api/projects/${t.projectId}/cohorts/`, {
+      name: 'Long',
+      filters: { properties: { type: 'AND', values: [hogql('session.$session_duration > 60')] } },
+    })
+    expect({ status: cohort.status, attr: cohort.body?.attr }, cohort.text).toEqual({ status: 400, attr: 'filters' })
+    expect(cohort.body.detail).toContain('a person has no session')
+  })
+
+  it('filters recordings by the session’s properties, in properties, events entries and test-account filters', async () => {
+    expect(await recordings({ properties: [hogql('session.$session_duration > 60')] })).toEqual(['hq-long'])
+    expect(await recordings({ properties: [session('$entry_current_url', 'exact', BLOG)] })).toEqual(['hq-short'])
+    expect(await recordings({ properties: [session('$pageview_count', 'gt', 5)] })).toEqual([])
+    const entry = { events: [{ id: '$pageview', type: 'events', properties: [hogql('session.$pageview_count >= 2')] }] }
+    expect(await recordings(entry)).toEqual(['hq-long'])
+    try {
+      expect((await setTestAccounts([session('$session_duration', 'lt', 60)])).status).toBe(200)
+      expect(await recordings({ filter_test_accounts: 'true' })).toEqual(['hq-ann', 'hq-ben', 'hq-cat', 'hq-short'])
+    } finally {
+      await setTestAccounts([])
+    }
   })
 })

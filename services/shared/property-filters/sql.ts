@@ -6,6 +6,7 @@
 import { wrenError } from '../errors'
 import { compileHogql } from '../query/hogql'
 import { SqlParams } from '../query/params'
+import { SessionColumns } from '../query/sessions'
 import { EventPersonId, type PersonIdColumn } from '../query/persons-sql'
 import { FIXED_PROPERTY_COLUMNS, type PropertyColumnSource } from '../query/materialized-properties'
 import { isGroup, type PropertyFilter, type PropertyGroup, type PropertyNode } from './parse'
@@ -54,8 +55,11 @@ export interface FilterContext {
   cohortMembers(id: number): string
   /** Parses a date-filter value to a UTC instant param string. */
   dateParam(value: string): string
-  /** A session property as a Nullable(String) expression (joins the session table into the query). */
-  session?(key: string): string
+  /**
+   * The session of an events row (session filters, HogQL's session.<field>), where the query can join it in
+   * (query/sessions.ts: its builder adds sessionJoin when `used`); without it both are a 400.
+   */
+  sessions?: SessionColumns
   /**
    * The caller's own reading of a filter, or null to compile it here: the recordings list reads every
    * filter as a condition on a session (an event of it, its person, its own metadata, its console logs).
@@ -79,8 +83,9 @@ export function listFilterSql(
   filters: PropertyFilter[],
   table: 'person' | 'event',
   params: SqlParams,
-  cohortMembers?: (id: number) => string,
+  opts: { cohortMembers?: (id: number) => string; sessions?: SessionColumns } = {},
 ): string {
+  const { cohortMembers, sessions } = opts
   const group: PropertyGroup = {
     type: 'AND',
     values: filters.map((f) => ({
@@ -98,6 +103,7 @@ export function listFilterSql(
         throw wrenError('invalid_input', 'Cohort filters are not supported on this list.', 'properties')
       }),
     dateParam: (v) => params.add('String', v),
+    sessions: table === 'event' ? sessions : undefined,
   })
 }
 
@@ -108,7 +114,9 @@ export function listFilterSql(
  */
 export function checkHogqlFilters(node: PropertyNode, table: PropertyColumns['table'], attr: string): void {
   if (isGroup(node)) return node.values.forEach((v) => checkHogqlFilters(v, table, attr))
-  if (node.type === 'hogql') compileHogql(node.key, new SqlParams(), { sql: 'person_id' }, { table, filter: true, attr })
+  // Where the rows are events, the queries that read the definition join their sessions.
+  const sessions = table === 'events' ? new SessionColumns() : undefined
+  if (node.type === 'hogql') compileHogql(node.key, new SqlParams(), { sql: 'person_id' }, { table, filter: true, attr, sessions })
 }
 
 export function compileGroup(group: PropertyNode, ctx: FilterContext): string {
@@ -169,10 +177,13 @@ export function compileFilter(f: PropertyFilter, ctx: FilterContext): string {
       if (!columns.elements) throw wrenError('invalid_input', 'Element filters are not allowed here.', 'properties')
       return elementFilter(columns.elements, f, ctx)
     case 'hogql':
-      return `(${compileHogql(f.key, params, columns.personId, { table: columns.table, filter: true, attr: 'properties' })})`
+      return `(${compileHogql(f.key, params, columns.personId, { table: columns.table, filter: true, attr: 'properties', sessions: ctx.sessions })})`
     case 'session':
-      if (!ctx.session) throw wrenError('invalid_input', 'Session property filters are not allowed here.', 'properties')
-      return compareValue(ctx.session(f.key), f, ctx)
+      if (!ctx.sessions || columns.table !== 'events') {
+        const why = columns.table === 'persons' ? 'a person has no session' : 'sessions are not read here'
+        throw wrenError('invalid_input', `Session property filters are not allowed here ('${f.key}': ${why}).`, 'properties')
+      }
+      return compareValue(ctx.sessions.value(f.key), f, ctx)
     default:
       throw wrenError('invalid_input', `Unknown property type '${f.type}'.`, 'properties')
   }

@@ -45,6 +45,8 @@ describe('over a person', () => {
     expect(hogqlReadsEvent("event = '$pageview' AND person.properties.plan = 'pro'")).toBe(true)
     expect(hogqlReadsEvent("person.properties.plan = 'pro' AND lower(person.properties.event) = 'x'")).toBe(false)
     expect(hogqlReadsEvent('person_id IS NOT NULL')).toBe(false)
+    // An event's session is read through the event.
+    expect(hogqlReadsEvent('session.$session_duration > 60')).toBe(true)
   })
 })
 

@@ -1,12 +1,14 @@
 // A restricted HogQL expression (for hogql breakdowns, filters and math): parsed here and re-emitted as
 // ClickHouse SQL over the current row only — an event (with its person's properties), or a person (the
 // persons list, cohorts). Identifiers are a fixed list of event columns plus `properties.<key>` /
-// `person.properties.<key>`; functions come from an allowlist; literals become parameters. There is no way
+// `person.properties.<key>`, and on an events row `session.<field>` (its session's properties, sessions.ts,
+// where the query can join them); functions come from an allowlist; literals become parameters. There is no way
 // to name a table, a subquery or another project's rows. PostHog's property_to_expr reads a `hogql` property
 // filter as parse_expr(key) over the table the query reads (posthog/hogql/property.py): so does Wren.
 import { wrenError } from '../errors'
 import type { SqlParams } from './params'
 import type { PersonIdColumn } from './persons-sql'
+import { SESSION_FIELD_NAMES, type SessionColumns } from './sessions'
 
 type Kind = 'string' | 'number' | 'bool' | 'any'
 interface Compiled {
@@ -135,6 +137,8 @@ export interface HogqlOptions {
   filter?: boolean
   /** The parameter errors name (default `breakdown`). */
   attr?: string
+  /** The events row's session (`session.<field>`), where the query joins sessions; without it `session.` is a 400. */
+  sessions?: SessionColumns
 }
 
 /**
@@ -277,6 +281,17 @@ export function compileHogql(src: string, params: SqlParams, personId: PersonIdC
         property: true,
       }
     }
+    if (t.v === 'session' && peek().v === '.') {
+      i++
+      const name = tokens[i++]
+      if (name.t !== 'id') throw fail('expected a session field after session.')
+      if (persons) throw fail(`'session.${name.v}': a person has no session (session fields are read on events)`)
+      if (!opts.sessions) throw fail(`'session.${name.v}': session fields are not available here`)
+      const field = opts.sessions.field(name.v)
+      if (!field)
+        throw fail(`'session.${name.v}' is not a session field (use ${SESSION_FIELD_NAMES.map((n) => `session.${n}`).join(', ')})`)
+      return field
+    }
     if (peek().v === '(') {
       const spec = FUNCTIONS.get(t.v)
       if (!spec) throw fail(`function '${t.v}' is not available`)
@@ -305,7 +320,7 @@ export function compileHogql(src: string, params: SqlParams, personId: PersonIdC
     if (persons) throw fail(`'${t.v}' is not a field of persons (use properties.<name>, person.properties.<name>, person_id)`)
     if (!Object.hasOwn(COLUMNS, t.v))
       throw fail(
-        `'${t.v}' is not a field of events (use properties.<name>, person.properties.<name>, person_id, ${Object.keys(COLUMNS).join(', ')})`,
+        `'${t.v}' is not a field of events (use properties.<name>, person.properties.<name>, person_id, session.<field>, ${Object.keys(COLUMNS).join(', ')})`,
       )
     return COLUMNS[t.v]
   }
@@ -318,8 +333,8 @@ export function compileHogql(src: string, params: SqlParams, personId: PersonIdC
 }
 
 /**
- * Whether the expression reads the event itself (`properties.<key>` of the event, or an events column),
- * rather than only its person (`person.properties.<key>`, person_id): PostHog's recordings list reads the
+ * Whether the expression reads the event itself (`properties.<key>` of the event, an events column, or the
+ * event's `session.<field>`), rather than only its person (`person.properties.<key>`, person_id): PostHog's recordings list reads the
  * first kind against a session's events and the second against its person (is_event_property /
  * is_person_property in posthog/session_recordings/queries/utils.py). An expression that cannot be read
  * counts as reading the event (compiling it there gives the 400).
@@ -334,6 +349,6 @@ export function hogqlReadsEvent(src: string): boolean {
   return tokens.some((t, k) => {
     // Function names, and names after a dot (person.properties, a property's key), are not fields of the row.
     if (t.t !== 'id' || tokens[k + 1]?.v === '(' || tokens[k - 1]?.v === '.') return false
-    return t.v === 'properties' || Object.hasOwn(COLUMNS, t.v)
+    return t.v === 'properties' || t.v === 'session' || Object.hasOwn(COLUMNS, t.v)
   })
 }
