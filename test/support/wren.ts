@@ -74,7 +74,7 @@ export interface WrenProcess {
 const repoRoot = path.resolve(import.meta.dirname, '../..')
 
 /** A port nothing listens on now (the kernel's pick); a process may still take it before Wren does. */
-async function freePort(): Promise<number> {
+export async function freePort(): Promise<number> {
   const server = createServer()
   await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve))
   const { port } = server.address() as AddressInfo
