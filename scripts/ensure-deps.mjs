@@ -17,7 +17,8 @@ const hashOf = () => createHash('sha256').update(readFileSync(lock)).digest('hex
 function why() {
   if (!existsSync(npmRecord)) return 'first run'
   if (!existsSync(lock)) return null
-  if (existsSync(record)) return readFileSync(record, 'utf8').trim() === hashOf() ? null : 'package-lock.json changed since the last install'
+  if (existsSync(record))
+    return readFileSync(record, 'utf8').trim() === hashOf() ? null : 'package-lock.json changed since the last install'
   return statSync(lock).mtimeMs > statSync(npmRecord).mtimeMs ? 'package-lock.json is newer than the installed packages' : null
 }
 
