@@ -156,14 +156,16 @@ describe.skipIf(unavailable)('the deployment topology behind infra/Caddyfile', (
     await waitFor(
       async () => {
         for (let i = 0; i < 4; i++) {
-          const flags = await (
+          const flags = (await (
             await fetch(`${proxy}/flags/?v=2`, {
               method: 'POST',
               headers: { 'content-type': 'application/json' },
               body: JSON.stringify({ token: keys.WREN_PROJECT_API_KEY, distinct_id: 'probe' }),
             })
-          ).json()
-          const config = await (await fetch(`${proxy}/array/${keys.WREN_PROJECT_API_KEY}/config`)).json()
+          ).json()) as { flags?: Record<string, { enabled: boolean }> }
+          const config = (await (await fetch(`${proxy}/array/${keys.WREN_PROJECT_API_KEY}/config`)).json()) as {
+            sessionRecording?: unknown
+          }
           if (flags.flags?.['topology-flag']?.enabled !== true || !config.sessionRecording) return false
         }
         return true
