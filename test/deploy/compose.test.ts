@@ -10,6 +10,7 @@ import { BODY_LIMIT as CAPTURE_BODY_LIMIT, CAPTURE_PATHS } from '../../services/
 import { RECORDING_PATHS } from '../../services/capture/recording-intake'
 import { BODY_LIMIT as DECIDE_BODY_LIMIT } from '../../services/decide/routes'
 import { MAX_UPLOAD_BYTES } from '../../services/cohorts/upload'
+import { loadConfig } from '../../services/shared/config'
 import { generateKey, PERSONAL_KEY_PREFIX, PROJECT_KEY_PREFIX } from '../../services/projects/store'
 import { skipReason } from '../support/skip'
 import { caddyMissing } from './caddy'
@@ -77,6 +78,8 @@ describe.skipIf(skipReason('the compose file test', composeMissing))('docker-com
         CLICKHOUSE_PASSWORD: secrets.CLICKHOUSE_PASSWORD,
         WREN_PROJECT_API_KEY: secrets.WREN_PROJECT_API_KEY,
       })
+      // What compose gives a role is a configuration Wren starts with (keys, the proxy's trust, ClickHouse).
+      expect(() => loadConfig(config.services[role].environment)).not.toThrow()
       // The roles' health is the image's HEALTHCHECK.
       expect(config.services[role].healthcheck).toBeUndefined()
     }
