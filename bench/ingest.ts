@@ -176,7 +176,7 @@ async function trial(n: number): Promise<TrialResult> {
   const { queryRows, insertRows } = await import('../services/shared/clickhouse')
 
   const dataDir = await mkdtemp(path.join(tmpdir(), 'wren-bench-ingest-'))
-  const projectKey = 'phc_benchingest00000000000000'
+  const projectKey = 'phc_benchingest0000000000000000000000'
   const config = loadConfig({
     WREN_DATA_DIR: dataDir,
     WREN_PROJECT_API_KEY: projectKey,

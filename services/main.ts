@@ -5,6 +5,7 @@ import { buildWren } from './app'
 import { startWatchdog } from './shared/watchdog'
 import { describeRuntime } from './runtime/describe'
 import { manage } from './runtime/cli'
+import { init, INIT_USAGE } from './runtime/init'
 import { localUrl, publishControl } from './runtime/control'
 import { usesDataDir } from './runtime/storage'
 import { engineIdle } from './shared/clickhouse'
@@ -27,11 +28,13 @@ const USAGE = `usage:
                                                append them to the log again (each is replayed once)
   projects, keys and dead-letters work on a stopped data directory, and while Wren runs on it (through its API)
   wren config                                  the configuration in effect (keys masked) and which values are defaults
+${INIT_USAGE}
 ${usageVariables()}`
 
 async function main(argv: string[]): Promise<number> {
   const [command] = argv
   if (command === 'config') return printConfig()
+  if (command === 'init') return init(argv.slice(1))
   const config = loadConfig()
   if (command === 'start' || command === undefined) return start()
   if (command.split(',').every((r) => (ROLES as readonly string[]).includes(r))) return start(parseRoles(command))

@@ -32,7 +32,7 @@ export interface PublicFlagDeps {
 }
 
 type Query = Record<string, string | undefined>
-const BODY_LIMIT = 10 * 1024 * 1024
+export const BODY_LIMIT = 10 * 1024 * 1024
 
 /**
  * POST /decide and POST /flags, what the SDKs call on every page load and server-side check: a plugin of

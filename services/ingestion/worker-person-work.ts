@@ -9,6 +9,7 @@
 import { Worker } from 'node:worker_threads'
 import type { Logger } from 'pino'
 import { errorText } from '../shared/errors'
+import { COMPILED } from '../shared/paths'
 import type { LoadedState, Lookups, PingResult, ReplayBound } from './persons/store'
 import type { PreparedRows } from './persons/rows'
 import type { Loader, PartOutput, RangeInput, RangeOutput, RangeWork } from './person-work'
@@ -165,10 +166,13 @@ export class WorkerPersonWork implements RangeWork<PreparedRows> {
 }
 
 /**
- * The worker runs Wren's TypeScript as the main thread does, through tsx, registered in the worker itself
- * (a worker does not inherit the main thread's module hooks, and Node 20 does not apply `--import` to it).
+ * From source, the worker runs Wren's TypeScript as the main thread does, through tsx, registered in the
+ * worker itself (a worker does not inherit the main thread's module hooks, and Node 20 does not apply
+ * `--import` to it). Compiled (scripts/build.ts), the worker is its own bundle beside the main one.
  */
-const WORKER_ENTRY = `
+const WORKER_ENTRY = COMPILED
+  ? `import(${JSON.stringify(new URL('./compute-worker.js', import.meta.url).href)})`
+  : `
   import(${JSON.stringify(import.meta.resolve('tsx/esm/api'))})
     .then(({ register }) => (register(), import(${JSON.stringify(new URL('./compute-worker.ts', import.meta.url).href)})))
 `

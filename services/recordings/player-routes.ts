@@ -1,24 +1,27 @@
 // The authenticated player page (PostHog's app path, /project/:project_id/replay/:session_id) and the script and
 // styles both player pages load from Wren itself: services/recordings/player/ (with rrweb-player and its
-// stylesheet) bundled by esbuild when first asked for, then kept in memory. Nothing on the pages comes from
-// anywhere else.
+// stylesheet) bundled by esbuild, by `npm run build` or from source when first asked for, then kept in memory
+// (shared/http/browser-bundle.ts). Nothing on the pages comes from anywhere else.
 import path from 'node:path'
 import type { FastifyInstance } from 'fastify'
 import { wrenError } from '../shared/errors'
 import type { Tenants } from '../shared/tenancy'
 import { Type } from 'typebox'
-import { browserBundle, CSS, JS, sendAsset } from '../shared/http/browser-bundle'
+import { browserBundle, CSS, JS, sendAsset, type BundleSource } from '../shared/http/browser-bundle'
 import { routesOf } from '../shared/http/route'
+import { APP_ROOT } from '../shared/paths'
 import { PLAYER_SCRIPT_URL, PLAYER_STYLES_URL, playerPolicy, replayPage } from './player-page'
 
-const SOURCE = path.join(import.meta.dirname, 'player')
+const SOURCE = path.join(APP_ROOT, 'services', 'recordings', 'player')
 
 /** The player's script and styles, bundled for browsers from services/recordings/player/. */
-const bundlePlayer = browserBundle({
+export const PLAYER_BUNDLE: BundleSource = {
   name: 'the recordings player',
+  file: 'player',
   entryPoints: { player: path.join(SOURCE, 'main.ts'), styles: path.join(SOURCE, 'page.css') },
   tsconfig: path.join(SOURCE, 'tsconfig.json'),
-})
+}
+const bundlePlayer = browserBundle(PLAYER_BUNDLE)
 
 export async function playerRoutes(app: FastifyInstance, deps: { projects: Tenants }): Promise<void> {
   const route = routesOf(app, { projects: null, tag: 'session recordings' })

@@ -6,7 +6,7 @@ import cors from '@fastify/cors'
 import compress from '@fastify/compress'
 import { constants } from 'node:zlib'
 import type { Logger } from 'pino'
-import { createRequire } from 'node:module'
+import { readFileSync } from 'node:fs'
 import type { Config, HttpTimeouts } from '../shared/config'
 import { wrenError } from '../shared/errors'
 import { clientErrorHandler, installErrorHandler, renderError } from '../shared/http/error-handler'
@@ -19,8 +19,9 @@ import { collectOpenApi, openApiRoutes, type RegisteredRoute } from '../shared/h
 import type { SharingTokens } from '../shared/http/auth'
 import type { Tenants } from '../shared/tenancy'
 import type { Labels, Metrics } from '../shared/metrics'
+import { appUrl } from '../shared/paths'
 
-const WREN_VERSION = (createRequire(import.meta.url)('../../package.json') as { version: string }).version
+const WREN_VERSION = (JSON.parse(readFileSync(appUrl('package.json'), 'utf8')) as { version: string }).version
 
 /** How a route group answers cross-origin requests. */
 export type CorsScope =

@@ -1,15 +1,17 @@
 // Wren's web app (top-level web/): its page at / and at the app's own paths under /project/:project_id/, and
-// its script and styles, bundled by esbuild from web/ (Preact, uPlot and their stylesheets, all from npm) when
-// first asked for and kept in memory, so `npm start` needs no build step and nothing comes from elsewhere.
+// its script and styles, bundled by esbuild from web/ (Preact, uPlot and their stylesheets, all from npm):
+// by `npm run build` for a compiled Wren, or when first asked for from source, so `npm start` needs no build
+// step (shared/http/browser-bundle.ts). Nothing comes from elsewhere.
 // The page holds no secret: the app reads a personal API key from the browser's localStorage and calls
 // Wren's public API with it.
 import path from 'node:path'
 import type { FastifyInstance, FastifyReply, FastifyRequest } from 'fastify'
 import { Type } from 'typebox'
-import { browserBundle, CSS, etagOf, JS, sendAsset, type Asset } from '../shared/http/browser-bundle'
+import { browserBundle, CSS, etagOf, JS, sendAsset, type Asset, type BundleSource } from '../shared/http/browser-bundle'
 import { routesOf } from '../shared/http/route'
+import { APP_ROOT } from '../shared/paths'
 
-const SOURCE = path.resolve(import.meta.dirname, '..', '..', 'web')
+const SOURCE = path.join(APP_ROOT, 'web')
 export const APP_SCRIPT_URL = '/static/wren/app.js'
 export const APP_STYLES_URL = '/static/wren/app.css'
 
@@ -33,12 +35,14 @@ export const APP_SECTIONS = [
 ] as const
 
 /** The app's script and styles, bundled for browsers from web/. */
-export const bundleApp = browserBundle({
+export const APP_BUNDLE: BundleSource = {
   name: 'the web app',
+  file: 'app',
   entryPoints: { app: path.join(SOURCE, 'src', 'main.tsx') },
   tsconfig: path.join(SOURCE, 'tsconfig.json'),
   jsxImportSource: 'preact',
-})
+}
+export const bundleApp = browserBundle(APP_BUNDLE)
 
 const PAGE = `<!doctype html>
 <html lang="en">

@@ -74,7 +74,7 @@ export interface WrenProcess {
 const repoRoot = path.resolve(import.meta.dirname, '../..')
 
 /** A port nothing listens on now (the kernel's pick); a process may still take it before Wren does. */
-async function freePort(): Promise<number> {
+export async function freePort(): Promise<number> {
   const server = createServer()
   await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve))
   const { port } = server.address() as AddressInfo
@@ -82,15 +82,28 @@ async function freePort(): Promise<number> {
   return port
 }
 
+/** How a Wren process is started: from source through tsx (as `npm start`), or a build's compiled entry point. */
+export interface WrenEntry {
+  /** node's arguments before the command. */
+  args: string[]
+  cwd: string
+}
+export const SOURCE_ENTRY: WrenEntry = { args: ['--import', 'tsx', path.join(repoRoot, 'services/main.ts')], cwd: repoRoot }
+
 /**
  * Runs `wren start` (or `wren <command>`, e.g. a role) as its own process on `dataDir`, and waits until it
  * answers. A port taken between the pick and Wren's listen (other test files start processes too) is
  * picked again.
  */
-export async function spawnWren(dataDir: string, env: Record<string, string>, command = 'start'): Promise<WrenProcess> {
+export async function spawnWren(
+  dataDir: string,
+  env: Record<string, string>,
+  command = 'start',
+  entry: WrenEntry = SOURCE_ENTRY,
+): Promise<WrenProcess> {
   for (let attempt = 1; ; attempt++) {
     try {
-      return await spawnOnce(dataDir, env, command)
+      return await spawnOnce(dataDir, env, command, entry)
     } catch (err) {
       if (attempt >= 5 || !(err instanceof PortTaken)) throw err
     }
@@ -99,11 +112,11 @@ export async function spawnWren(dataDir: string, env: Record<string, string>, co
 
 class PortTaken extends Error {}
 
-async function spawnOnce(dataDir: string, env: Record<string, string>, command: string): Promise<WrenProcess> {
+async function spawnOnce(dataDir: string, env: Record<string, string>, command: string, entry: WrenEntry): Promise<WrenProcess> {
   const port = await freePort()
   let output = ''
-  const child = spawn(process.execPath, ['--import', 'tsx', path.join(repoRoot, 'services/main.ts'), command], {
-    cwd: repoRoot,
+  const child = spawn(process.execPath, [...entry.args, command], {
+    cwd: entry.cwd,
     env: {
       ...process.env,
       PORT: String(port),

@@ -8,6 +8,7 @@ import { errorText } from '../errors'
 import { createChdbConnection, type ChdbExtension } from 'chdb/connection'
 import { clusterStatements } from './cluster'
 import { encodeRows, MAX_INSERT_CHARS } from './rows'
+import { appUrl } from '../paths'
 
 export { encodeRows, MAX_INSERT_CHARS }
 
@@ -107,7 +108,7 @@ export async function openServerClickHouse(server: ClickHouseServer): Promise<Cl
   })
 }
 
-const migrationsDir = new URL('../../../schemas/clickhouse/', import.meta.url)
+const migrationsDir = appUrl('schemas/clickhouse/')
 
 /** Applies every migration not yet recorded in `schema_migrations`, in file-name order. */
 export async function migrate(client: ClickHouseClient, options: { cluster?: string | null } = {}): Promise<string[]> {

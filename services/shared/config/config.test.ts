@@ -87,6 +87,32 @@ describe('loadConfig', () => {
     expect(() => loadConfig({ [name]: value })).toThrow(message)
   })
 
+  it.each([
+    ['WREN_PROJECT_API_KEY', 'phc_replace_me_with_40_random_characters_0000', 'a placeholder'],
+    ['WREN_PERSONAL_API_KEY', 'phx_replace_me_with_40_random_characters_0000', 'a placeholder'],
+    ['WREN_PERSONAL_API_KEY', 'phx_…', 'a placeholder'],
+    ['WREN_PERSONAL_API_KEY', 'phx_put_your_personal_api_key_here_please', 'a placeholder'],
+    ['WREN_PROJECT_API_KEY', 'phc_abc123', 'has 10'],
+  ])('refuses a bootstrap key that is a placeholder or short (%s=%s), never showing it', (name, value, why) => {
+    const error = (() => {
+      try {
+        loadConfig({ [name]: value })
+      } catch (e) {
+        return (e as Error).message
+      }
+      return 'accepted'
+    })()
+    expect(error).toBe(
+      `${name} must be a key of at least 32 characters that is not a placeholder (\`npx wren init\` writes fresh ones into .env): this one ${why === 'a placeholder' ? 'is a placeholder' : why}`,
+    )
+    expect(error).not.toContain(value)
+  })
+
+  it('takes a generated key', () => {
+    const key = 'phc_Z7kP2qW9xT4mB8vN1cR6yH3jL5sD0fG2aQ9eU4oI'
+    expect(loadConfig({ WREN_PROJECT_API_KEY: key }).bootstrapProjectApiKey).toBe(key)
+  })
+
   it('names every bad variable at once', () => {
     expect(() => loadConfig({ PORT: 'x', WREN_INGEST_BATCH: 'y' })).toThrow(
       'PORT must be a port number (0 to 65535), got x\nWREN_INGEST_BATCH must be a non-negative integer, got y',
@@ -125,7 +151,7 @@ describe('wren config', () => {
   it('shows each value, masks keys and passwords, and marks defaults', () => {
     const { text, problems } = describeConfig({
       PORT: '9000',
-      WREN_PERSONAL_API_KEY: 'phx_secret',
+      WREN_PERSONAL_API_KEY: 'phx_q8Xw2LmZr4TbN7vKc1YpHs9DfJ3gUo6E',
       CLICKHOUSE_URL: 'http://wren:hunter2@clickhouse:8123',
       WREN_PORT: '1',
     })
@@ -134,7 +160,7 @@ describe('wren config', () => {
     expect(text).toMatch(/^ {2}HOST +0\.0\.0\.0 {2}\(default\)$/m)
     expect(text).toMatch(/^ {2}WREN_PERSONAL_API_KEY +\*{8}$/m)
     expect(text).toMatch(/^ {2}CLICKHOUSE_URL +http:\/\/wren:\*{8}@clickhouse:8123$/m)
-    expect(text).not.toMatch(/phx_secret|hunter2/)
+    expect(text).not.toMatch(/phx_q8Xw2LmZr4TbN7vKc1YpHs9DfJ3gUo6E|hunter2/)
     // A misspelt variable is set but read by nothing.
     expect(text).toMatch(/^set, but not read by Wren\n {2}WREN_PORT$/m)
   })

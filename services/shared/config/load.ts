@@ -36,9 +36,11 @@ export function readVariables(env: NodeJS.ProcessEnv): ReadVariable[] {
     if (text === undefined) return { variable, raw, value: null, problem: null }
     try {
       return { variable, raw, value: variable.parse.parse(text), problem: null }
-    } catch {
+    } catch (error) {
+      // A parser may say what is wrong beyond what it accepts (a secret's own value is never shown).
+      const why = error instanceof Error && error.message ? `: ${error.message}` : ''
       const got = variable.secret ? '' : `, got ${raw}`
-      return { variable, raw, value: null, problem: `${variable.env} must be ${variable.parse.accepts}${got}` }
+      return { variable, raw, value: null, problem: `${variable.env} must be ${variable.parse.accepts}${got}${why}` }
     }
   })
 }

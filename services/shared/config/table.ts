@@ -3,7 +3,23 @@
 // docs/configuration.md (npm run docs:config) all come from this table.
 import { AI_RESPONSE_FORMATS, type Config } from './types'
 import { memorySizedText } from './memory'
-import { choice, filePath, flag, hostPort, httpUrl, instant, integer, list, map, origin, port, proxy, text, type Parser } from './parse'
+import {
+  choice,
+  filePath,
+  flag,
+  hostPort,
+  httpUrl,
+  instant,
+  integer,
+  list,
+  map,
+  origin,
+  port,
+  proxy,
+  secretKey,
+  text,
+  type Parser,
+} from './parse'
 
 export const GROUPS = {
   server: { title: 'Server', about: 'The HTTP server, its logs, and how the process starts and stops.' },
@@ -417,7 +433,7 @@ export const VARIABLES: readonly ConfigVariable[] = [
     env: 'WREN_PROJECT_API_KEY',
     group: 'security',
     field: 'bootstrapProjectApiKey',
-    parse: text,
+    parse: secretKey,
     secret: true,
     whenUnset: 'generated',
     doc: 'project API key of the default project, used on the first start of an empty data directory only',
@@ -426,7 +442,7 @@ export const VARIABLES: readonly ConfigVariable[] = [
     env: 'WREN_PERSONAL_API_KEY',
     group: 'security',
     field: 'bootstrapPersonalApiKey',
-    parse: text,
+    parse: secretKey,
     secret: true,
     whenUnset: 'generated',
     doc: 'personal API key (all scopes), used on the first start of an empty data directory only',

@@ -1,12 +1,17 @@
-// Browser code Wren serves itself (the web app, the recordings player): bundled by esbuild from its source
-// and npm packages when first asked for, kept in memory, and answered with an ETag, so `npm start` needs no
-// build step and a page loads nothing from anywhere else. One bundle is one script and its styles.
+// Browser code Wren serves itself (the web app, the recordings player): one bundle is one script and its
+// styles, kept in memory and answered with an ETag, so a page loads nothing from anywhere else. A compiled
+// Wren (`npm run build`, scripts/build.ts) reads the bundles the build made (browser/ in its root); from
+// source (`npm start`) esbuild bundles them from their source and npm packages when first asked for, so
+// there is no build step.
 import { createHash } from 'node:crypto'
+import { readFile } from 'node:fs/promises'
+import path from 'node:path'
 import { promisify } from 'node:util'
 import { brotliCompress, constants, gzip } from 'node:zlib'
 import { build } from 'esbuild'
 import negotiate from '@fastify/accept-negotiator'
 import type { FastifyReply, FastifyRequest } from 'fastify'
+import { APP_ROOT } from '../paths'
 
 export interface Asset {
   bytes: Uint8Array
@@ -18,6 +23,8 @@ export const etagOf = (bytes: Uint8Array): string => `"${createHash('sha256').up
 export interface BundleSource {
   /** For errors: what is being bundled. */
   name: string
+  /** The built bundle's file names: browser/<file>.js and browser/<file>.css. */
+  file: string
   /** esbuild's entry points; together they must make exactly one .js and one .css. */
   entryPoints: Record<string, string>
   tsconfig: string
@@ -25,7 +32,11 @@ export interface BundleSource {
   jsxImportSource?: string
 }
 
-async function bundle(source: BundleSource): Promise<{ js: Asset; css: Asset }> {
+/** Where a build keeps the bundles (scripts/build.ts writes them). */
+export const BUILT_BUNDLES = path.join(APP_ROOT, 'browser')
+
+/** The bundle, made by esbuild from its source. */
+export async function bundle(source: BundleSource): Promise<{ js: Asset; css: Asset }> {
   const result = await build({
     entryPoints: source.entryPoints,
     outdir: 'bundle',
@@ -48,14 +59,31 @@ async function bundle(source: BundleSource): Promise<{ js: Asset; css: Asset }> 
   return { js: asset('.js'), css: asset('.css') }
 }
 
-/** The bundle, built on the first call and kept; a failed build is not kept (the next call tries again). */
+/** The bundle a build made, or null when there is none (running from source). */
+async function builtBundle(source: BundleSource): Promise<{ js: Asset; css: Asset } | null> {
+  const read = (extension: string) => readFile(path.join(BUILT_BUNDLES, `${source.file}${extension}`))
+  try {
+    const [js, css] = await Promise.all([read('.js'), read('.css')])
+    return { js: { bytes: js, etag: etagOf(js) }, css: { bytes: css, etag: etagOf(css) } }
+  } catch (error) {
+    if ((error as NodeJS.ErrnoException).code === 'ENOENT') return null
+    throw error
+  }
+}
+
+/**
+ * The bundle, the build's when there is one, else bundled from source on the first call; kept either way.
+ * A failed bundling is not kept (the next call tries again).
+ */
 export function browserBundle(source: BundleSource): () => Promise<{ js: Asset; css: Asset }> {
   let built: Promise<{ js: Asset; css: Asset }> | null = null
   return () =>
-    (built ??= bundle(source).catch((error: unknown) => {
-      built = null
-      throw error
-    }))
+    (built ??= builtBundle(source)
+      .then((found) => found ?? bundle(source))
+      .catch((error: unknown) => {
+        built = null
+        throw error
+      }))
 }
 
 type Encoding = 'br' | 'gzip'

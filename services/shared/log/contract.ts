@@ -5,6 +5,7 @@
 import { readFileSync } from 'node:fs'
 import avro from 'avsc'
 import { withoutNul, withoutNulDeep } from '../json'
+import { appUrl } from '../paths'
 
 export type Properties = Record<string, unknown>
 
@@ -31,7 +32,7 @@ export type PersonCommand =
   | { action: 'delete'; commandId: string; teamId: number; personUuid: string; at: string }
 
 const MAGIC = 0x57 // 'W'
-const schemaDir = new URL('../../../schemas/avro/', import.meta.url)
+const schemaDir = appUrl('schemas/avro/')
 
 function loadSchema(file: string): avro.Type {
   return avro.Type.forSchema(JSON.parse(readFileSync(new URL(file, schemaDir), 'utf8')) as avro.Schema, { wrapUnions: true })

@@ -1,0 +1,303 @@
+// The cluster's deployment topology without Docker: the build's compiled entry point (npm run build, as the
+// image runs it) as capture ×2, ingest ×2, decide ×2, api and recordings, separate processes on a real Kafka
+// broker and the ClickHouse-HTTP test fixture, behind Debian's caddy with infra/Caddyfile. posthog-js loads
+// through PostHog's snippet from the proxy in Chromium, captures, identifies, gets a flag and records;
+// posthog-node sends through it; one capture and one ingest process are SIGKILLed mid-load and every
+// event the proxy acknowledged is stored.
+import { execFile, spawn, type ChildProcess } from 'node:child_process'
+import { randomUUID } from 'node:crypto'
+import { existsSync } from 'node:fs'
+import { mkdir, mkdtemp, rm, symlink } from 'node:fs/promises'
+import { createServer, type Server } from 'node:http'
+import { tmpdir } from 'node:os'
+import path from 'node:path'
+import { promisify } from 'node:util'
+import { chromium, type Browser } from 'playwright-core'
+import { PostHog } from 'posthog-node'
+import { afterAll, beforeAll, describe, expect, it } from 'vitest'
+import { generateKey, PERSONAL_KEY_PREFIX, PROJECT_KEY_PREFIX } from '../../services/projects/store'
+import { startClickHouseFixture, type ClickHouseFixture } from '../support/clickhouse-http'
+import { kafkaUnavailableReason, startKafka, type KafkaBroker } from '../support/kafka'
+import { POSTHOG_SNIPPET } from '../support/posthog-snippet'
+import { skipReason } from '../support/skip'
+import { api, freePort, spawnWren, waitFor, type WrenEntry, type WrenProcess } from '../support/wren'
+import { caddyMissing } from './caddy'
+
+const repoRoot = path.resolve(import.meta.dirname, '../..')
+const CHROMIUM = process.env.CHROMIUM_PATH ?? '/usr/bin/chromium'
+const USER_AGENT = 'Mozilla/5.0 (X11; Linux x86_64) AppleWebKit/537.36 (KHTML, like Gecko) Chrome/140.0.0.0 Safari/537.36'
+const unavailable = skipReason(
+  'the deployment topology test',
+  caddyMissing() ?? kafkaUnavailableReason() ?? (existsSync(CHROMIUM) ? null : `no Chromium at ${CHROMIUM}`),
+)
+
+interface PosthogGlobal {
+  posthog: {
+    __loaded?: boolean
+    identify(id: string, set?: Record<string, unknown>): void
+    capture(event: string, properties?: Record<string, unknown>): void
+    getFeatureFlag(key: string): unknown
+    onFeatureFlags(callback: () => void): void
+    sessionRecordingStarted(): boolean
+    get_session_id(): string
+  }
+}
+
+describe.skipIf(unavailable)('the deployment topology behind infra/Caddyfile', () => {
+  let dir = ''
+  let kafka: KafkaBroker
+  let clickhouse: ClickHouseFixture
+  let caddy: ChildProcess | null = null
+  let caddyOutput = ''
+  let proxy = ''
+  let page: Server | null = null
+  let browser: Browser | null = null
+  const processes: Record<string, WrenProcess[]> = { capture: [], ingest: [], decide: [], api: [], recordings: [] }
+  const keys = { WREN_PROJECT_API_KEY: generateKey(PROJECT_KEY_PREFIX), WREN_PERSONAL_API_KEY: generateKey(PERSONAL_KEY_PREFIX) }
+  const call = () => api({ url: proxy, personalKey: keys.WREN_PERSONAL_API_KEY })
+
+  beforeAll(async () => {
+    dir = await mkdtemp(path.join(tmpdir(), 'wren-topology-'))
+    const out = path.join(dir, 'app', 'dist')
+    const [broker, fixture] = await Promise.all([
+      startKafka(),
+      startClickHouseFixture({ user: 'wren', password: 'a fixture password' }),
+      promisify(execFile)('npm', ['run', '--silent', 'build', '--', out], { cwd: repoRoot }),
+    ])
+    ;[kafka, clickhouse] = [broker, fixture]
+    await symlink(path.join(repoRoot, 'node_modules'), path.join(dir, 'app', 'node_modules'))
+    const entry: WrenEntry = { args: [path.join(out, 'services', 'main.js')], cwd: path.join(dir, 'app') }
+    let n = 0
+    const start = async (role: string) => {
+      const data = path.join(dir, `${role}-${n++}`)
+      await mkdir(data)
+      const p = await spawnWren(
+        data,
+        {
+          ...keys,
+          KAFKA_BROKERS: kafka.brokers,
+          KAFKA_PARTITIONS: '4',
+          KAFKA_SESSION_TIMEOUT_MS: '6000',
+          CLICKHOUSE_URL: clickhouse.url,
+          CLICKHOUSE_USER: clickhouse.user,
+          CLICKHOUSE_PASSWORD: clickhouse.password,
+          WREN_TRUSTED_PROXIES: '127.0.0.1',
+          WREN_RECORDINGS_WAIT_MS: '50',
+        },
+        role,
+        entry,
+      )
+      processes[role].push(p)
+      return p
+    }
+    // The first process migrates and bootstraps; the others find the tables and the project.
+    await start('ingest')
+    await Promise.all([
+      start('ingest'),
+      start('capture'),
+      start('capture'),
+      start('decide'),
+      start('decide'),
+      start('api'),
+      start('recordings'),
+    ])
+
+    const port = await freePort()
+    proxy = `http://127.0.0.1:${port}`
+    const hosts = (role: string) => processes[role].map((p) => new URL(p.url).host).join(' ')
+    caddy = spawn('caddy', ['run', '--config', path.join(repoRoot, 'infra/Caddyfile'), '--adapter', 'caddyfile'], {
+      env: {
+        PATH: process.env.PATH,
+        HOME: dir,
+        XDG_DATA_HOME: dir,
+        XDG_CONFIG_HOME: dir,
+        WREN_PROXY_SITE: `http://:${port}`,
+        WREN_CAPTURE_UPSTREAMS: hosts('capture'),
+        WREN_DECIDE_UPSTREAMS: hosts('decide'),
+        WREN_API_UPSTREAMS: hosts('api'),
+      },
+      stdio: ['ignore', 'pipe', 'pipe'],
+    })
+    caddy.stdout!.on('data', (d: Buffer) => (caddyOutput += d.toString()))
+    caddy.stderr!.on('data', (d: Buffer) => (caddyOutput += d.toString()))
+    await waitFor(
+      async () => {
+        if (caddy!.exitCode !== null) throw new Error(`caddy exited with ${caddy!.exitCode}:\n${caddyOutput}`)
+        return (await fetch(`${proxy}/_readyz`).catch(() => null))?.ok
+      },
+      { what: 'caddy to answer', timeoutMs: 30_000 },
+    )
+  }, 300_000)
+
+  afterAll(async () => {
+    await browser?.close()
+    await new Promise((resolve) => (page ? page.close(resolve) : resolve(undefined)))
+    if (caddy && caddy.exitCode === null) {
+      const exited = new Promise((resolve) => caddy!.once('exit', resolve))
+      caddy.kill('SIGTERM')
+      await exited
+    }
+    await Promise.all(Object.values(processes).flatMap((ps) => ps.map((p) => p.stop())))
+    await Promise.all([kafka?.stop(), clickhouse?.stop()])
+    if (dir) await rm(dir, { recursive: true, force: true })
+  }, 120_000)
+
+  it('posthog-js loads through the snippet from the proxy, captures, identifies, gets a flag and records', async () => {
+    const flag = await call()('POST', '/api/projects/@current/feature_flags/', {
+      key: 'topology-flag',
+      name: 'through the proxy',
+      active: true,
+      filters: { groups: [{ properties: [], rollout_percentage: 100 }] },
+    })
+    expect(flag.status, flag.text).toBe(201)
+    const optIn = await call()('PATCH', '/api/projects/@current/', { session_recording_opt_in: true })
+    expect(optIn.status, optIn.text).toBe(200)
+    // Both decide processes have heard of the flag and the opt-in (the config topic) before the page loads.
+    await waitFor(
+      async () => {
+        for (let i = 0; i < 4; i++) {
+          const flags = (await (
+            await fetch(`${proxy}/flags/?v=2`, {
+              method: 'POST',
+              headers: { 'content-type': 'application/json' },
+              body: JSON.stringify({ token: keys.WREN_PROJECT_API_KEY, distinct_id: 'probe' }),
+            })
+          ).json()) as { flags?: Record<string, { enabled: boolean }> }
+          const config = (await (await fetch(`${proxy}/array/${keys.WREN_PROJECT_API_KEY}/config`)).json()) as {
+            sessionRecording?: unknown
+          }
+          if (flags.flags?.['topology-flag']?.enabled !== true || !config.sessionRecording) return false
+        }
+        return true
+      },
+      { what: 'decide to serve the flag and the recording opt-in', timeoutMs: 30_000 },
+    )
+
+    const html = `<!doctype html><html><head><meta charset="utf-8"><title>topology</title><script>
+      ${POSTHOG_SNIPPET}
+      posthog.init(${JSON.stringify(keys.WREN_PROJECT_API_KEY)}, {
+        api_host: ${JSON.stringify(proxy)},
+        autocapture: false,
+        request_batching: false,
+        opt_out_useragent_filter: true,
+      })
+    </script></head><body><main><h1>Through the proxy</h1><button id="go">Go</button></main></body></html>`
+    page = createServer((req, res) => {
+      if (req.url === '/') res.writeHead(200, { 'content-type': 'text/html' }).end(html)
+      else res.writeHead(404).end()
+    })
+    await new Promise<void>((resolve) => page!.listen(0, '127.0.0.1', resolve))
+    const pageUrl = `http://127.0.0.1:${(page.address() as { port: number }).port}/`
+    browser = await chromium.launch({ executablePath: CHROMIUM, args: ['--no-sandbox'] })
+    const context = await browser.newContext({ userAgent: USER_AGENT })
+    const tab = await context.newPage()
+    const failed: string[] = []
+    tab.on('response', (res) => {
+      if (res.url().startsWith(proxy) && res.status() >= 400) failed.push(`${res.status()} ${res.url()}`)
+    })
+    await tab.goto(pageUrl)
+    await tab.waitForFunction(() => (globalThis as unknown as PosthogGlobal).posthog.__loaded === true, undefined, { timeout: 30_000 })
+    const flagValue = await tab.evaluate(
+      () =>
+        new Promise((resolve) =>
+          (globalThis as unknown as PosthogGlobal).posthog.onFeatureFlags(() =>
+            resolve((globalThis as unknown as PosthogGlobal).posthog.getFeatureFlag('topology-flag')),
+          ),
+        ),
+    )
+    expect(flagValue).toBe(true)
+    await tab.evaluate(() => {
+      const { posthog } = globalThis as unknown as PosthogGlobal
+      posthog.identify('browser-user', { plan: 'proxy' })
+      posthog.capture('clicked through the proxy', { where: 'topology' })
+    })
+    await tab.waitForFunction(() => (globalThis as unknown as PosthogGlobal).posthog.sessionRecordingStarted() === true, undefined, {
+      timeout: 30_000,
+    })
+    const sessionId = await tab.evaluate(() => (globalThis as unknown as PosthogGlobal).posthog.get_session_id())
+    for (let i = 0; i < 3; i++) await tab.click('#go')
+
+    // The pageview was sent before identify, under posthog-js's anonymous id; the rest under the user's.
+    const events = await waitFor(
+      async () => {
+        const res = await call()('GET', '/api/projects/@current/events/?limit=100')
+        const results = (res.body?.results ?? []) as Array<{ event: string; distinct_id: string }>
+        const names = results.filter((e) => e.distinct_id === 'browser-user').map((e) => e.event)
+        return names.includes('clicked through the proxy') && results.some((e) => e.event === '$pageview') ? names : null
+      },
+      { what: 'posthog-js events through the proxy', timeoutMs: 60_000 },
+    )
+    expect(events).toContain('$identify')
+    const person = await waitFor(
+      async () => {
+        const res = await call()('GET', '/api/projects/@current/persons/?distinct_id=browser-user')
+        return res.body?.results?.[0]?.properties?.plan === 'proxy' ? res.body.results[0] : null
+      },
+      { what: 'the identified person' },
+    )
+    expect(person.distinct_ids).toContain('browser-user')
+    const recording = await waitFor(
+      async () => {
+        const res = await call()('GET', '/api/projects/@current/session_recordings/')
+        return ((res.body?.results ?? []) as Array<{ id: string; distinct_id: string }>).find((r) => r.id === sessionId) ?? null
+      },
+      { what: 'the recording', timeoutMs: 60_000 },
+    )
+    expect(recording.distinct_id).toBe('browser-user')
+    expect(failed).toEqual([])
+    await context.close()
+  }, 240_000)
+
+  it('keeps every acknowledged event when a capture and an ingest process are SIGKILLed mid-load', async () => {
+    const posthog = new PostHog(keys.WREN_PROJECT_API_KEY, { host: proxy, flushAt: 10, flushInterval: 0 })
+    for (let i = 0; i < 30; i++) posthog.capture({ distinctId: `node-${i % 3}`, event: 'node through the proxy' })
+    await posthog.shutdown()
+
+    const acknowledged: string[] = []
+    const sent = new Set<string>()
+    const send = async (batch: number) => {
+      const events = Array.from({ length: 20 }, (_, i) => ({
+        event: 'load',
+        distinct_id: `load-${i % 7}`,
+        uuid: randomUUID(),
+        properties: { batch },
+      }))
+      for (const e of events) sent.add(e.uuid)
+      const res = await fetch(`${proxy}/batch/`, {
+        method: 'POST',
+        headers: { 'content-type': 'application/json' },
+        body: JSON.stringify({ api_key: keys.WREN_PROJECT_API_KEY, batch: events }),
+      }).catch(() => null)
+      if (res?.status === 200) acknowledged.push(...events.map((e) => e.uuid))
+    }
+    const BATCHES = 60
+    let next = 0
+    const worker = async () => {
+      while (next < BATCHES) {
+        const batch = next++
+        if (batch === 20) {
+          processes.capture[0].child.kill('SIGKILL')
+          processes.ingest[0].child.kill('SIGKILL')
+        }
+        await send(batch)
+      }
+    }
+    await Promise.all([worker(), worker(), worker()])
+    // Most batches got through the surviving capture process (the proxy retries a refused connection).
+    expect(acknowledged.length).toBeGreaterThanOrEqual((BATCHES - 5) * 20)
+
+    const stored = await waitFor(
+      async () => {
+        const res = await call()('GET', '/api/projects/@current/events/?event=load&limit=10000')
+        const ids = ((res.body?.results ?? []) as Array<{ id: string }>).map((e) => e.id)
+        return acknowledged.every((id) => ids.includes(id)) ? ids : null
+      },
+      { what: 'every acknowledged event, after the SIGKILLs', timeoutMs: 120_000, intervalMs: 1000 },
+    )
+    // Each stored once; a batch in flight at the kill may be stored without its answer reaching the client.
+    expect(new Set(stored).size).toBe(stored.length)
+    expect(stored.filter((id) => !sent.has(id))).toEqual([])
+    const fromNode = await call()('GET', '/api/projects/@current/events/?event=node%20through%20the%20proxy&limit=100')
+    expect(fromNode.body.results).toHaveLength(30)
+  }, 240_000)
+})
