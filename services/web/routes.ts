@@ -114,6 +114,18 @@ export async function webRoutes(app: FastifyInstance): Promise<void> {
     schema: { response: { 200: Type.String({ description: 'An HTML page.' }) } },
     handler: async (request, reply) => sendPage(request, reply),
   })
+  // A project's own address (PostHog's /project/:id, what people type): the page, which opens the project's first page.
+  route({
+    method: 'GET',
+    url: '/project/:project_id',
+    summary: 'A project in the web app (HTML): opens on its home dashboard, or the first page the key may read',
+    access: { public: 'no key: the app’s own requests carry one.' },
+    schema: {
+      params: Type.Object({ project_id: Type.Integer({ minimum: 1, description: 'The project (environment) id.' }) }),
+      response: { 200: Type.String({ description: 'An HTML page.' }) },
+    },
+    handler: async (request, reply) => sendPage(request, reply),
+  })
   // Each of the app's pages, and one thing in it (a person, a flag): the page again, and the app routes it.
   const Section = Type.Enum([...APP_SECTIONS], { description: `The app's page: ${APP_SECTIONS.join(', ')}.` })
   for (const url of ['/project/:project_id/:section', '/project/:project_id/:section/:item'])

@@ -99,7 +99,7 @@ describe('the web app', () => {
   })
 
   it('serves its page, script and styles from Wren, with ETags, and needs nothing from elsewhere', async () => {
-    for (const url of ['/', `/project/${t.projectId}/trends`, `/project/${t.projectId}/persons/some-uuid`]) {
+    for (const url of ['/', `/project/${t.projectId}`, `/project/${t.projectId}/trends`, `/project/${t.projectId}/persons/some-uuid`]) {
       const res = await fetch(t.url + url)
       expect(res.status, url).toBe(200)
       expect(res.headers.get('content-type'), url).toMatch(/^text\/html/)
@@ -202,6 +202,9 @@ describe('the web app', () => {
       await signIn(page)
       expect(page.url()).toBe(`${t.url}/project/${t.projectId}/home`)
       expect(page.url()).not.toContain(t.personalKey)
+      // A project's own address, typed as PostHog's, opens on its home dashboard.
+      await page.goto(`${t.url}/project/${t.projectId}`)
+      await page.waitForURL(`${t.url}/project/${t.projectId}/home`)
       expect(await page.evaluate(() => (globalThis as unknown as PageGlobal).localStorage.getItem('wren.personalApiKey'))).toBe(
         t.personalKey,
       )
