@@ -2,7 +2,7 @@
 // made in the page works against the API (its secret shown once, never again), revoked it is refused (401),
 // a second key too, and revoking the key it signed in with signs the app out; a key with only query:read
 // signs in, its menu holds only what its scopes allow and another page's URL says which scope is missing;
-// an empty project's Events page shows the snippet with a copy button, and its Recordings page turns
+// an empty project's Events and Persons pages show the snippet with a copy button, and its Recordings page turns
 // recording on; the project's domains saved in Settings survive a reload (and the remote config follows
 // them); the keys page at 1280 and 390 px wide (screenshots under test-artifacts/web/, checked not blank
 // and not wider than the window).
@@ -191,7 +191,7 @@ describe.skipIf(unavailable !== null)(`the web app's keys, in headless Chromium$
     await other.waitForSelector('text=No events yet.')
   })
 
-  it('shows an empty project’s snippet with a copy button on Events, and turns recording on from Recordings', async () => {
+  it('shows an empty project’s snippet with a copy button on Events and Persons, and turns recording on from Recordings', async () => {
     const page = await open()
     await signIn(page)
     await page.goto(`${t.url}/project/${t.projectId}/events`)
@@ -203,6 +203,11 @@ describe.skipIf(unavailable !== null)(`the web app's keys, in headless Chromium$
     await page.waitForSelector('text=Copied.')
     expect(await clipboard(page)).toBe(snippet)
     await shoot(page, 'events-empty-desktop', 1280)
+
+    // The Persons page of an empty project says the same next step.
+    await page.goto(`${t.url}/project/${t.projectId}/persons`)
+    await page.waitForSelector('text=No persons yet.')
+    expect(await page.textContent('[data-testid=snippet]')).toBe(snippet)
 
     await page.goto(`${t.url}/project/${t.projectId}/recordings`)
     await page.waitForSelector('text=Recording is off for this project')

@@ -13,6 +13,7 @@ import { completeFilters, PropertyFilters } from '../components/property-filters
 import { navigate } from '../router'
 import { useSession } from '../session'
 import { duration } from './recordings'
+import { Snippet } from './settings'
 
 const PAGE = 50
 const TABS = ['properties', 'events', 'recordings', 'timeline'] as const
@@ -74,13 +75,19 @@ export function PersonsPage({ search }: { search: string }) {
       <Listing
         loaded={persons}
         empty={
-          <Empty title={text || complete.length ? 'No persons match.' : 'No persons yet.'}>
-            <p>
-              {text || complete.length
-                ? 'Try another search or remove a filter.'
-                : 'Persons appear when events arrive: install the snippet from Settings, or call posthog.identify() to name them.'}
-            </p>
-          </Empty>
+          text || complete.length ? (
+            <Empty title="No persons match.">
+              <p>Try another search or remove a filter.</p>
+            </Empty>
+          ) : (
+            <Empty title="No persons yet.">
+              <p>
+                Persons appear when events arrive: paste this snippet into your site’s <code>&lt;head&gt;</code>, and call{' '}
+                <code>posthog.identify()</code> to name them.
+              </p>
+              <Snippet />
+            </Empty>
+          )
         }
         head={
           <>
