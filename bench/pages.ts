@@ -190,8 +190,14 @@ try {
   console.log(`\npage loads with ${EVENTS.toLocaleString()} events (first load; median of ${RUNS} more) — API answer alone (median)`)
   for (const p of pages) {
     const times: number[] = []
+    let lastRequests: Array<{ path: string; ms: number }> = []
     for (let run = 0; run <= RUNS; run++) {
       const page = await (p.signedOut ? signedOut : context).newPage()
+      const requests: Array<{ path: string; ms: number }> = []
+      page.on('requestfinished', (request) => {
+        const timing = request.timing()
+        requests.push({ path: new URL(request.url()).pathname, ms: timing.responseEnd })
+      })
       await page.goto(url + p.path)
       // Drawn: the app's content with nothing loading, or the player playing. Functions, not strings: the
       // app's CSP forbids eval, and Playwright sends functions without it.
@@ -213,6 +219,7 @@ try {
           throw new Error(`${p.name} (${page.url()}) never finished drawing (screenshot in ${tmpdir()})`, { cause: e })
         })
       times.push(await page.evaluate(() => (globalThis as unknown as PageGlobal).performance.now()))
+      if (run === RUNS) lastRequests = requests
       await page.close()
     }
     const reference: number[] = []
@@ -223,6 +230,11 @@ try {
     }
     console.log(
       `  ${p.name.padEnd(28)} ${times[0].toFixed(0).padStart(6)} ms first, ${median(times.slice(1)).toFixed(0).padStart(6)} ms median — API ${median(reference).toFixed(0)} ms`,
+    )
+    const api = lastRequests.filter((r) => r.path.startsWith('/api/'))
+    const slowest = api.sort((x, y) => y.ms - x.ms)[0]
+    console.log(
+      `  ${''.padEnd(28)} ${lastRequests.length} requests, ${api.length} to the API${slowest ? `, slowest ${slowest.path} ${slowest.ms.toFixed(0)} ms` : ''}`,
     )
   }
   console.log(
