@@ -4,7 +4,9 @@
 //   - end-to-end latency: one event captured → counted in a trend (POST insights/trend), p50/p99.
 // Kafka runs from Maven Central's jars (test/support/kafka.ts). No ClickHouse server can be installed
 // here, so the cluster side's ingest and api roles share one process on chDB (`wren ingest,api`) and
-// capture runs as its own process on Kafka. Prints figures, asserts nothing.
+// capture runs as its own process on Kafka. The same cluster is then measured again through its one public
+// entry point, Debian's caddy with infra/Caddyfile (when caddy is installed), as the SDKs reach it.
+// Prints figures, asserts nothing.
 //
 //   node --import tsx bench/cluster.ts [seconds per throughput run, default 10]
 import { mkdtemp, rm } from 'node:fs/promises'
@@ -14,6 +16,7 @@ import { randomUUID } from 'node:crypto'
 import { kafkaUnavailableReason, startKafka } from '../test/support/kafka'
 import { api, spawnWren, waitFor, type WrenProcess } from '../test/support/wren'
 import { generateKey, PERSONAL_KEY_PREFIX, PROJECT_KEY_PREFIX } from '../services/projects/store'
+import { caddyMissing, startCaddy, type Caddy } from '../test/deploy/caddy'
 
 const SECONDS = Number(process.argv[2] ?? 10)
 const BATCH = 100
@@ -84,6 +87,7 @@ async function main(): Promise<void> {
   }
   const dirs: string[] = []
   const processes: WrenProcess[] = []
+  let caddy: Caddy | null = null
   const dir = async () => {
     const d = await mkdtemp(path.join(tmpdir(), 'wren-bench-'))
     dirs.push(d)
@@ -100,14 +104,22 @@ async function main(): Promise<void> {
     const embeddedRate = await captureThroughput(embedded.url)
     await embedded.stop()
 
-    // Cluster: capture on Kafka, ingest+api on Kafka and chDB.
-    const kenv = { ...env, KAFKA_BROKERS: kafka.brokers, KAFKA_PARTITIONS: '4' }
-    const core = await spawnWren(await dir(), kenv, 'ingest,api')
+    // Cluster: capture on Kafka, ingest+api (+decide, for the proxy) on Kafka and chDB; each believes the proxy's X-Forwarded-For.
+    const kenv = { ...env, KAFKA_BROKERS: kafka.brokers, KAFKA_PARTITIONS: '4', WREN_TRUSTED_PROXIES: '127.0.0.1' }
+    const core = await spawnWren(await dir(), kenv, 'ingest,api,decide')
     processes.push(core)
     const capture = await spawnWren(await dir(), kenv, 'capture')
     processes.push(capture)
     const clusterLatency = await endToEnd(capture.url, core.url)
     const clusterRate = await captureThroughput(capture.url)
+    const missing = caddyMissing()
+    let proxied: { rate: number; latency: { p50: number; p99: number } } | null = null
+    if (missing) console.log(`(no proxy row: ${missing})`)
+    else {
+      const at = (p: WrenProcess) => new URL(p.url).host
+      caddy = await startCaddy({ capture: [at(capture)], decide: [at(core)], api: [at(core)] })
+      proxied = { latency: await endToEnd(caddy.url, caddy.url), rate: await captureThroughput(caddy.url) }
+    }
 
     const fmt = (n: number) => Math.round(n).toLocaleString('en-US')
     rows.push([
@@ -122,6 +134,13 @@ async function main(): Promise<void> {
       clusterLatency.p50.toFixed(0),
       clusterLatency.p99.toFixed(0),
     ])
+    if (proxied)
+      rows.push([
+        'the same cluster through infra/Caddyfile',
+        fmt(proxied.rate),
+        proxied.latency.p50.toFixed(0),
+        proxied.latency.p99.toFixed(0),
+      ])
     console.log(
       `\ncapture: /batch/ of ${BATCH}, ${IN_FLIGHT} in flight, ${SECONDS} s; end to end: ${LATENCY_SAMPLES} single events, capture → counted in a trend (ingest batch wait 20 ms)\n`,
     )
@@ -129,6 +148,7 @@ async function main(): Promise<void> {
     for (const [mode, rate, p50, p99] of rows)
       console.log([mode.padEnd(50), rate.padStart(14), p50.padStart(12), p99.padStart(12)].join(''))
   } finally {
+    await caddy?.stop()
     await Promise.all(processes.map((p) => p.stop()))
     await kafka.stop()
     await Promise.all(dirs.map((d) => rm(d, { recursive: true, force: true })))
