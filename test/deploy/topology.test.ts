@@ -1,6 +1,7 @@
 // The cluster's deployment topology without Docker: the build's compiled entry point (npm run build, as the
 // image runs it) as capture ×2, ingest ×2, decide ×2, api and recordings, separate processes on a real Kafka
-// broker and the ClickHouse-HTTP test fixture, behind Debian's caddy with infra/Caddyfile. posthog-js loads
+// broker and the ClickHouse-HTTP test fixture, behind Debian's caddy with infra/Caddyfile, all started at once
+// on empty storage (as docker compose starts them: each migrates; one project and key result). posthog-js loads
 // through PostHog's snippet from the proxy in Chromium, captures, identifies, gets a flag and records;
 // posthog-node and posthog-python (the real package from PyPI, in a venv) send through it; one capture and one ingest process are SIGKILLed mid-load and every
 // event the proxy acknowledged is stored.
@@ -93,9 +94,10 @@ describe.skipIf(unavailable)('the deployment topology behind infra/Caddyfile', (
       processes[role].push(p)
       return p
     }
-    // The first process migrates and bootstraps; the others find the tables and the project.
-    await start('ingest')
+    // All at once on empty storage, as `docker compose up` starts them (the first time, and on an upgrade):
+    // each applies the migrations it finds missing and bootstraps the one project and key.
     await Promise.all([
+      start('ingest'),
       start('ingest'),
       start('capture'),
       start('capture'),
@@ -144,6 +146,13 @@ describe.skipIf(unavailable)('the deployment topology behind infra/Caddyfile', (
     await Promise.all([kafka?.stop(), clickhouse?.stop()])
     if (dir) await rm(dir, { recursive: true, force: true })
   }, 120_000)
+
+  it('started every role at once on empty storage: one project and one bootstrap key', async () => {
+    const projects = await call()('GET', '/api/projects/')
+    expect(projects.body.results.map((p: { id: number; name: string }) => [p.id, p.name])).toEqual([[1, 'Default project']])
+    const personalKeys = await call()('GET', '/api/personal_api_keys/')
+    expect(personalKeys.body.results.map((k: { label: string }) => k.label)).toEqual(['bootstrap'])
+  })
 
   it('posthog-js loads through the snippet from the proxy, captures, identifies, gets a flag and records', async () => {
     const flag = await call()('POST', '/api/projects/@current/feature_flags/', {
