@@ -3,8 +3,8 @@
 // broker and the ClickHouse-HTTP test fixture, behind Debian's caddy with infra/Caddyfile, all started at once
 // on empty storage (as docker compose starts them: each migrates; one project and key result). posthog-js loads
 // through PostHog's snippet from the proxy in Chromium, captures, identifies, gets a flag and records;
-// posthog-node and posthog-python (the real package from PyPI, in a venv) send through it; one capture and one ingest process are SIGKILLed mid-load and every
-// event the proxy acknowledged is stored.
+// posthog-node and posthog-python (the real package from PyPI, in a venv) send through it; one capture and one
+// ingest process are SIGKILLed mid-load and every event the proxy acknowledged is stored.
 import { execFile, spawn, type ChildProcess } from 'node:child_process'
 import { randomUUID } from 'node:crypto'
 import { existsSync } from 'node:fs'
