@@ -38,7 +38,8 @@ export async function openStorage(config: Config, lifecycle: Lifecycle, opts: { 
     config.clickhouse ? await openServerClickHouse(config.clickhouse) : await openEmbeddedClickHouse(config.dataDir),
     (client) => client.close(),
   )
-  await migrate(clickhouse, { cluster: config.clickhouse?.cluster })
+  const migrated = await migrate(clickhouse, { cluster: config.clickhouse?.cluster })
+  if (migrated.length > 0) opts.logger.info({ migrations: migrated }, 'applied ClickHouse migrations')
   const kafka = config.kafka
     ? await openKafkaLog({ ...config.kafka, clientId: opts.clientId, logger: opts.logger.child({ service: 'kafka' }) })
     : null

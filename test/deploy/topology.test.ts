@@ -1,9 +1,10 @@
 // The cluster's deployment topology without Docker: the build's compiled entry point (npm run build, as the
 // image runs it) as capture ×2, ingest ×2, decide ×2, api and recordings, separate processes on a real Kafka
-// broker and the ClickHouse-HTTP test fixture, behind Debian's caddy with infra/Caddyfile. posthog-js loads
+// broker and the ClickHouse-HTTP test fixture, behind Debian's caddy with infra/Caddyfile, all started at once
+// on empty storage (as docker compose starts them: each migrates; one project and key result). posthog-js loads
 // through PostHog's snippet from the proxy in Chromium, captures, identifies, gets a flag and records;
-// posthog-node sends through it; one capture and one ingest process are SIGKILLed mid-load and every
-// event the proxy acknowledged is stored.
+// posthog-node and posthog-python (the real package from PyPI, in a venv) send through it; one capture and one
+// ingest process are SIGKILLed mid-load and every event the proxy acknowledged is stored.
 import { execFile, spawn, type ChildProcess } from 'node:child_process'
 import { randomUUID } from 'node:crypto'
 import { existsSync } from 'node:fs'
@@ -19,6 +20,7 @@ import { generateKey, PERSONAL_KEY_PREFIX, PROJECT_KEY_PREFIX } from '../../serv
 import { startClickHouseFixture, type ClickHouseFixture } from '../support/clickhouse-http'
 import { kafkaUnavailableReason, startKafka, type KafkaBroker } from '../support/kafka'
 import { POSTHOG_SNIPPET } from '../support/posthog-snippet'
+import { posthogPython, pythonUnavailable, runPythonJson } from '../support/python'
 import { skipReason } from '../support/skip'
 import { api, freePort, spawnWren, waitFor, type WrenEntry, type WrenProcess } from '../support/wren'
 import { caddyMissing } from './caddy'
@@ -30,6 +32,8 @@ const unavailable = skipReason(
   'the deployment topology test',
   caddyMissing() ?? kafkaUnavailableReason() ?? (existsSync(CHROMIUM) ? null : `no Chromium at ${CHROMIUM}`),
 )
+
+const pythonMissing = unavailable ? null : skipReason('posthog-python through the proxy', pythonUnavailable())
 
 interface PosthogGlobal {
   posthog: {
@@ -90,9 +94,10 @@ describe.skipIf(unavailable)('the deployment topology behind infra/Caddyfile', (
       processes[role].push(p)
       return p
     }
-    // The first process migrates and bootstraps; the others find the tables and the project.
-    await start('ingest')
+    // All at once on empty storage, as `docker compose up` starts them (the first time, and on an upgrade):
+    // each applies the migrations it finds missing and bootstraps the one project and key.
     await Promise.all([
+      start('ingest'),
       start('ingest'),
       start('capture'),
       start('capture'),
@@ -141,6 +146,13 @@ describe.skipIf(unavailable)('the deployment topology behind infra/Caddyfile', (
     await Promise.all([kafka?.stop(), clickhouse?.stop()])
     if (dir) await rm(dir, { recursive: true, force: true })
   }, 120_000)
+
+  it('started every role at once on empty storage: one project and one bootstrap key', async () => {
+    const projects = await call()('GET', '/api/projects/')
+    expect(projects.body.results.map((p: { id: number; name: string }) => [p.id, p.name])).toEqual([[1, 'Default project']])
+    const personalKeys = await call()('GET', '/api/personal_api_keys/')
+    expect(personalKeys.body.results.map((k: { label: string }) => k.label)).toEqual(['bootstrap'])
+  })
 
   it('posthog-js loads through the snippet from the proxy, captures, identifies, gets a flag and records', async () => {
     const flag = await call()('POST', '/api/projects/@current/feature_flags/', {
@@ -247,6 +259,45 @@ describe.skipIf(unavailable)('the deployment topology behind infra/Caddyfile', (
     expect(failed).toEqual([])
     await context.close()
   }, 240_000)
+
+  it.skipIf(pythonMissing)(
+    'posthog-python sends events and person properties through the proxy',
+    async () => {
+      const python = await posthogPython()
+      const sent = await runPythonJson<{ version: string; errors: string[] }>(
+        python,
+        path.join(repoRoot, 'test/fixtures/posthog_capture.py'),
+        {
+          host: proxy,
+          api_key: keys.WREN_PROJECT_API_KEY,
+          distinct_id: 'python-user',
+          event: 'python through the proxy',
+          count: 25,
+          person_properties: { sdk: 'posthog-python' },
+        },
+      )
+      expect(sent.errors).toEqual([])
+      const events = await waitFor(
+        async () => {
+          const res = await call()('GET', '/api/projects/@current/events/?event=python%20through%20the%20proxy&limit=100')
+          const results = (res.body?.results ?? []) as Array<{ distinct_id: string; properties: Record<string, unknown> }>
+          return results.length >= 25 ? results : null
+        },
+        { what: 'posthog-python events through the proxy', timeoutMs: 60_000 },
+      )
+      expect(events.map((e) => e.properties.i).sort((a, b) => Number(a) - Number(b))).toEqual(Array.from({ length: 25 }, (_, i) => i))
+      expect(new Set(events.map((e) => [e.distinct_id, e.properties.$lib].join(' ')))).toEqual(new Set(['python-user posthog-python']))
+      const person = await waitFor(
+        async () => {
+          const res = await call()('GET', '/api/projects/@current/persons/?distinct_id=python-user')
+          return res.body?.results?.[0]?.properties?.sdk === 'posthog-python' ? res.body.results[0] : null
+        },
+        { what: "posthog-python's person properties" },
+      )
+      expect(person.distinct_ids).toEqual(['python-user'])
+    },
+    120_000,
+  )
 
   it('keeps every acknowledged event when a capture and an ingest process are SIGKILLed mid-load', async () => {
     const posthog = new PostHog(keys.WREN_PROJECT_API_KEY, { host: proxy, flushAt: 10, flushInterval: 0 })

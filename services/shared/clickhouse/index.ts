@@ -110,8 +110,14 @@ export async function openServerClickHouse(server: ClickHouseServer): Promise<Cl
 
 const migrationsDir = appUrl('schemas/clickhouse/')
 
-/** Applies every migration not yet recorded in `schema_migrations`, in file-name order. */
-export async function migrate(client: ClickHouseClient, options: { cluster?: string | null } = {}): Promise<string[]> {
+/**
+ * Applies every migration not yet recorded in `schema_migrations`, in file-name order, and returns the names
+ * it applied. Every statement of a migration is one that can run again (`IF NOT EXISTS`, `MODIFY`): a start
+ * that dies halfway through a migration runs it whole at the next start, and processes that start at once
+ * may each apply it (test/deploy/upgrade.test.ts). `upTo`: only the files named up to it (the schema of an
+ * older version, for tests of upgrades).
+ */
+export async function migrate(client: ClickHouseClient, options: { cluster?: string | null; upTo?: string } = {}): Promise<string[]> {
   // On a cluster every statement gets its ON CLUSTER / Replicated / Distributed form (cluster.ts).
   const forms = (statement: string) => (options.cluster ? clusterStatements(statement, options.cluster) : [statement])
   for (const query of forms(
@@ -120,7 +126,9 @@ export async function migrate(client: ClickHouseClient, options: { cluster?: str
     await client.command({ query })
   }
   const applied = new Set((await queryRows<{ name: string }>(client, 'SELECT name FROM schema_migrations')).map((r) => r.name))
-  const files = (await readdir(migrationsDir)).filter((f) => f.endsWith('.sql')).sort()
+  const files = (await readdir(migrationsDir))
+    .filter((f) => f.endsWith('.sql') && (options.upTo === undefined || f.slice(0, options.upTo.length) <= options.upTo))
+    .sort()
   const ran: string[] = []
   for (const file of files) {
     if (applied.has(file)) continue
