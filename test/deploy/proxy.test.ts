@@ -1,25 +1,18 @@
 // infra/Caddyfile, the cluster's one public entry point, run by Debian's caddy in front of Wren: posthog-js's
 // files, remote config, flags, capture, the web app and the API all answer on the proxy's one address, only
 // ready processes get requests, and the client's real address reaches Wren however X-Forwarded-For is forged.
-import { spawn, type ChildProcess } from 'node:child_process'
-import { mkdtemp, rm } from 'node:fs/promises'
 import { createServer, type Server } from 'node:http'
-import { tmpdir } from 'node:os'
-import path from 'node:path'
 import { PostHog } from 'posthog-node'
 import { afterAll, beforeAll, describe, expect, it } from 'vitest'
 import { skipReason } from '../support/skip'
-import { api, freePort, startWren, waitFor, type TestWren } from '../support/wren'
-import { caddyMissing } from './caddy'
+import { api, startWren, waitFor, type TestWren } from '../support/wren'
+import { caddyMissing, startCaddy, type Caddy } from './caddy'
 
-const repoRoot = path.resolve(import.meta.dirname, '../..')
 const skip = skipReason('the proxy test (infra/Caddyfile)', caddyMissing())
 
 describe.skipIf(skip)('infra/Caddyfile in front of Wren', () => {
   let wren: TestWren
-  let caddy: ChildProcess | null = null
-  let caddyOutput = ''
-  let dir = ''
+  let caddy: Caddy | null = null
   let proxy = ''
   // A process that is up but not ready: /_readyz answers 503, anything else 500, and every request is counted.
   let unready: Server
@@ -27,7 +20,6 @@ describe.skipIf(skip)('infra/Caddyfile in front of Wren', () => {
   let unreadyChecks = 0
 
   beforeAll(async () => {
-    dir = await mkdtemp(path.join(tmpdir(), 'wren-proxy-'))
     // Wren believes X-Forwarded-For from the proxy only (here, on loopback).
     wren = await startWren({ WREN_TRUSTED_PROXIES: '127.0.0.1' })
     unready = createServer((req, res) => {
@@ -38,44 +30,17 @@ describe.skipIf(skip)('infra/Caddyfile in front of Wren', () => {
     await new Promise<void>((resolve) => unready.listen(0, '127.0.0.1', resolve))
     const unreadyAt = `127.0.0.1:${(unready.address() as { port: number }).port}`
     const wrenAt = new URL(wren.url).host
-    const port = await freePort()
-    proxy = `http://127.0.0.1:${port}`
-    caddy = spawn('caddy', ['run', '--config', path.join(repoRoot, 'infra/Caddyfile'), '--adapter', 'caddyfile'], {
-      env: {
-        PATH: process.env.PATH,
-        HOME: dir,
-        XDG_DATA_HOME: dir,
-        XDG_CONFIG_HOME: dir,
-        WREN_PROXY_SITE: `http://:${port}`,
-        // Every role is the one embedded Wren; capture and decide also list the unready process.
-        WREN_CAPTURE_UPSTREAMS: `${wrenAt} ${unreadyAt}`,
-        WREN_DECIDE_UPSTREAMS: `${unreadyAt} ${wrenAt}`,
-        WREN_API_UPSTREAMS: wrenAt,
-      },
-      stdio: ['ignore', 'pipe', 'pipe'],
-    })
-    caddy.stdout!.on('data', (d: Buffer) => (caddyOutput += d.toString()))
-    caddy.stderr!.on('data', (d: Buffer) => (caddyOutput += d.toString()))
-    await waitFor(
-      async () => {
-        if (caddy!.exitCode !== null) throw new Error(`caddy exited with ${caddy!.exitCode}:\n${caddyOutput}`)
-        return (await fetch(`${proxy}/_readyz`).catch(() => null))?.ok
-      },
-      { what: 'caddy to answer', timeoutMs: 30_000 },
-    )
+    // Every role is the one embedded Wren; capture and decide also list the unready process.
+    caddy = await startCaddy({ capture: [wrenAt, unreadyAt], decide: [unreadyAt, wrenAt], api: [wrenAt] })
+    proxy = caddy.url
     // Both groups have checked the unready process once: a failed check takes it out at once.
     await waitFor(async () => unreadyChecks >= 2, { what: 'the first health checks', timeoutMs: 10_000 })
   }, 60_000)
 
   afterAll(async () => {
-    if (caddy && caddy.exitCode === null) {
-      const exited = new Promise((resolve) => caddy!.once('exit', resolve))
-      caddy.kill('SIGTERM')
-      await exited
-    }
+    await caddy?.stop()
     await new Promise((resolve) => unready?.close(resolve))
     await wren?.close()
-    if (dir) await rm(dir, { recursive: true, force: true })
   })
 
   it('serves what posthog-js loads, flags, the web app and the API on one address, from ready processes only', async () => {

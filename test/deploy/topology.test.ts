@@ -5,7 +5,7 @@
 // through PostHog's snippet from the proxy in Chromium, captures, identifies, gets a flag and records;
 // posthog-node and posthog-python (the real package from PyPI, in a venv) send through it; one capture and one
 // ingest process are SIGKILLed mid-load and every event the proxy acknowledged is stored.
-import { execFile, spawn, type ChildProcess } from 'node:child_process'
+import { execFile } from 'node:child_process'
 import { randomUUID } from 'node:crypto'
 import { existsSync } from 'node:fs'
 import { mkdir, mkdtemp, rm, symlink } from 'node:fs/promises'
@@ -22,8 +22,8 @@ import { kafkaUnavailableReason, startKafka, type KafkaBroker } from '../support
 import { POSTHOG_SNIPPET } from '../support/posthog-snippet'
 import { posthogPython, pythonUnavailable, runPythonJson } from '../support/python'
 import { skipReason } from '../support/skip'
-import { api, freePort, spawnWren, waitFor, type WrenEntry, type WrenProcess } from '../support/wren'
-import { caddyMissing } from './caddy'
+import { api, spawnWren, waitFor, type WrenEntry, type WrenProcess } from '../support/wren'
+import { caddyMissing, startCaddy, type Caddy } from './caddy'
 
 const repoRoot = path.resolve(import.meta.dirname, '../..')
 const CHROMIUM = process.env.CHROMIUM_PATH ?? '/usr/bin/chromium'
@@ -51,8 +51,7 @@ describe.skipIf(unavailable)('the deployment topology behind infra/Caddyfile', (
   let dir = ''
   let kafka: KafkaBroker
   let clickhouse: ClickHouseFixture
-  let caddy: ChildProcess | null = null
-  let caddyOutput = ''
+  let caddy: Caddy | null = null
   let proxy = ''
   let page: Server | null = null
   let browser: Browser | null = null
@@ -107,41 +106,15 @@ describe.skipIf(unavailable)('the deployment topology behind infra/Caddyfile', (
       start('recordings'),
     ])
 
-    const port = await freePort()
-    proxy = `http://127.0.0.1:${port}`
-    const hosts = (role: string) => processes[role].map((p) => new URL(p.url).host).join(' ')
-    caddy = spawn('caddy', ['run', '--config', path.join(repoRoot, 'infra/Caddyfile'), '--adapter', 'caddyfile'], {
-      env: {
-        PATH: process.env.PATH,
-        HOME: dir,
-        XDG_DATA_HOME: dir,
-        XDG_CONFIG_HOME: dir,
-        WREN_PROXY_SITE: `http://:${port}`,
-        WREN_CAPTURE_UPSTREAMS: hosts('capture'),
-        WREN_DECIDE_UPSTREAMS: hosts('decide'),
-        WREN_API_UPSTREAMS: hosts('api'),
-      },
-      stdio: ['ignore', 'pipe', 'pipe'],
-    })
-    caddy.stdout!.on('data', (d: Buffer) => (caddyOutput += d.toString()))
-    caddy.stderr!.on('data', (d: Buffer) => (caddyOutput += d.toString()))
-    await waitFor(
-      async () => {
-        if (caddy!.exitCode !== null) throw new Error(`caddy exited with ${caddy!.exitCode}:\n${caddyOutput}`)
-        return (await fetch(`${proxy}/_readyz`).catch(() => null))?.ok
-      },
-      { what: 'caddy to answer', timeoutMs: 30_000 },
-    )
+    const hosts = (role: string) => processes[role].map((p) => new URL(p.url).host)
+    caddy = await startCaddy({ capture: hosts('capture'), decide: hosts('decide'), api: hosts('api') })
+    proxy = caddy.url
   }, 300_000)
 
   afterAll(async () => {
     await browser?.close()
     await new Promise((resolve) => (page ? page.close(resolve) : resolve(undefined)))
-    if (caddy && caddy.exitCode === null) {
-      const exited = new Promise((resolve) => caddy!.once('exit', resolve))
-      caddy.kill('SIGTERM')
-      await exited
-    }
+    await caddy?.stop()
     await Promise.all(Object.values(processes).flatMap((ps) => ps.map((p) => p.stop())))
     await Promise.all([kafka?.stop(), clickhouse?.stop()])
     if (dir) await rm(dir, { recursive: true, force: true })
