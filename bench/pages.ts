@@ -6,23 +6,21 @@
 // its content is drawn (no "Loading…" left; the player playing), first load then the median of the next runs.
 // Next to each page: the same page's API answer alone, timed with fetch, as the reference.
 //   npm run bench -- pages                   (BENCH_EVENTS=100000 for a quick run, CHROMIUM_PATH for another browser)
-import { existsSync } from 'node:fs'
 import { mkdtemp, rm } from 'node:fs/promises'
 import { loadavg, tmpdir } from 'node:os'
 import path from 'node:path'
 import pino from 'pino'
-import { chromium } from 'playwright-core'
 import { buildWren } from '../services/app'
 import { loadConfig } from '../services/shared/config'
 import { queryRows } from '../services/shared/clickhouse'
 import { generateKey, PERSONAL_KEY_PREFIX, PROJECT_KEY_PREFIX } from '../services/projects/store'
 import { median } from './support'
+import { chromiumMissing, launchChromium } from '../test/support/browser'
 
 const EVENTS = Number(process.env.BENCH_EVENTS ?? 1_000_000)
 const PERSONS = Number(process.env.BENCH_PERSONS ?? 5_000)
 const RECORDINGS = Number(process.env.BENCH_RECORDINGS ?? 300)
 const RUNS = Number(process.env.BENCH_RUNS ?? 5)
-const CHROMIUM = process.env.CHROMIUM_PATH ?? '/usr/bin/chromium'
 const CHUNK = 1_000_000
 const KEY_STORAGE = 'wren.personalApiKey'
 
@@ -32,7 +30,8 @@ interface PageGlobal {
   performance: { now(): number }
 }
 
-if (!existsSync(CHROMIUM)) throw new Error(`no Chromium at ${CHROMIUM} (install Debian's chromium, or set CHROMIUM_PATH)`)
+const missing = chromiumMissing()
+if (missing) throw new Error(missing)
 const dataDir = await mkdtemp(path.join(tmpdir(), 'wren-bench-pages-'))
 const projectKey = generateKey(PROJECT_KEY_PREFIX)
 const wren = await buildWren(
@@ -52,7 +51,7 @@ const { value: personalKey } = await wren.projects.createPersonalKey({ label: 'b
 const ch = wren.clickhouse
 const seconds = (since: number) => ((performance.now() - since) / 1000).toFixed(1)
 
-const browser = await chromium.launch({ executablePath: CHROMIUM, args: ['--no-sandbox'] })
+const browser = await launchChromium()
 try {
   let start = performance.now()
   for (let offset = 0; offset < EVENTS; offset += CHUNK) {

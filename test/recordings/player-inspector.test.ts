@@ -6,26 +6,18 @@
 // choosing any of them moves the player's clock there. A shared page shows the console and the strip but lists no events. The person's page lists the
 // recording (it opens the player) and folds the person's empty properties away. Screenshots of the player at
 // 1280 and 390 px wide are kept under test-artifacts/web/.
-import { existsSync } from 'node:fs'
-import { mkdir, writeFile } from 'node:fs/promises'
 import { createServer, type Server } from 'node:http'
-import path from 'node:path'
 import { gunzipSync } from 'node:zlib'
 import { afterAll, beforeAll, describe, expect, it } from 'vitest'
-import { chromium, type Browser, type BrowserContext, type Page } from 'playwright-core'
-import { PNG } from 'pngjs'
+import type { Browser, BrowserContext, Page } from 'playwright-core'
 import { api, drained, startWren, waitFor, type TestWren } from '../support/wren'
 import { recordingsProcessed } from '../support/recordings'
 import { skipReason } from '../support/skip'
 import { POSTHOG_SNIPPET } from '../support/posthog-snippet'
+import { chromiumMissing, expectDrawn, launchChromium } from '../support/browser'
 
-const CHROMIUM = process.env.CHROMIUM_PATH ?? '/usr/bin/chromium'
-const unavailable = skipReason(
-  'player-inspector',
-  existsSync(CHROMIUM) ? null : `no Chromium at ${CHROMIUM} (install Debian's chromium, or set CHROMIUM_PATH)`,
-)
+const unavailable = skipReason('player-inspector', chromiumMissing())
 const USER_AGENT = 'Mozilla/5.0 (X11; Linux x86_64) AppleWebKit/537.36 (KHTML, like Gecko) Chrome/140.0.0.0 Safari/537.36'
-const ARTIFACTS = path.resolve(import.meta.dirname, '../..', 'test-artifacts', 'web')
 const WIDTHS = { desktop: { width: 1280, height: 860 }, phone: { width: 390, height: 844 } }
 
 const VISITOR = 'inspector-visitor'
@@ -77,7 +69,7 @@ interface PosthogGlobal {
   }
 }
 interface PageGlobal {
-  document: { body: { dataset: Record<string, string | undefined> }; documentElement: { scrollWidth: number } }
+  document: { body: { dataset: Record<string, string | undefined> } }
   localStorage: { setItem(key: string, value: string): void }
 }
 
@@ -114,8 +106,7 @@ describe.skipIf(unavailable !== null)(`the player's inspector${unavailable ? ` (
     await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve))
     const address = server.address()
     const site = `http://127.0.0.1:${typeof address === 'object' && address ? address.port : 0}`
-    browser = await chromium.launch({ executablePath: CHROMIUM, args: ['--no-sandbox'] })
-    await mkdir(ARTIFACTS, { recursive: true })
+    browser = await launchChromium()
 
     // The visit: posthog-js sends what it records to Wren; the test waits until Wren has answered every request.
     const context = await browser.newContext({ userAgent: USER_AGENT, viewport: { width: 1000, height: 700 } })
@@ -357,19 +348,9 @@ describe.skipIf(unavailable !== null)(`the player's inspector${unavailable ? ` (
   })
 
   /** Saves a full-page screenshot under test-artifacts/web/, checks it is not blank and the page and inspector fit the width. */
-  const shoot = async (page: Page, file: string, width: number) => {
-    const png = await page.screenshot({ fullPage: true })
-    await writeFile(path.join(ARTIFACTS, file), png)
-    const image = PNG.sync.read(png)
-    const counts = new Map<number, number>()
-    for (let i = 0; i < image.data.length; i += 4) {
-      const key = (image.data[i] << 16) | (image.data[i + 1] << 8) | image.data[i + 2]
-      counts.set(key, (counts.get(key) ?? 0) + 1)
-    }
-    expect(counts.size, `${file}: colours`).toBeGreaterThan(20)
-    expect(Math.max(...counts.values()) / (image.width * image.height), `${file}: share of the commonest colour`).toBeLessThan(0.9)
-    const scrollWidth = await page.evaluate(() => (globalThis as unknown as PageGlobal).document.documentElement.scrollWidth)
-    expect(scrollWidth, `${file}: page width`).toBeLessThanOrEqual(width)
+  const shoot = async (page: Page, name: string, width: number) => {
+    await expectDrawn(page, name, width, { maxShare: 0.9 })
+    const file = `${name}.png`
     expect(await page.locator('#wren-inspector').isVisible(), `${file}: the inspector`).toBe(true)
     const inspector = (await page.locator('#wren-inspector').boundingBox())!
     expect(inspector.x + inspector.width, `${file}: the inspector within the window`).toBeLessThanOrEqual(width)
@@ -380,11 +361,11 @@ describe.skipIf(unavailable !== null)(`the player's inspector${unavailable ? ` (
       const { page } = await open(size)
       await playing(page, player())
       await page.waitForTimeout(500) // let the replayer paint
-      await shoot(page, `player-inspector-${size.width}.png`, size.width)
+      await shoot(page, `player-inspector-${size.width}`, size.width)
       await page.click('#wren-inspector [role=tab]:has-text("Events")')
       const checkout = page.locator('#wren-inspector ol.events > li').filter({ has: page.locator('.name', { hasText: EVENT }) })
       await checkout.locator('summary').click()
-      await shoot(page, `player-inspector-events-${size.width}.png`, size.width)
+      await shoot(page, `player-inspector-events-${size.width}`, size.width)
     }
   })
 

@@ -4,32 +4,25 @@
 // API then shows the session with PostHog's counts and start url, and Wren's player page plays it back:
 // the replayed page shows in the player (a screenshot of the replay area that is not blank), loaded from
 // Wren alone.
-import { existsSync } from 'node:fs'
-import { mkdir, writeFile } from 'node:fs/promises'
 import { createServer, type Server } from 'node:http'
 import path from 'node:path'
 import { gunzipSync } from 'node:zlib'
 import { afterAll, beforeAll, describe, expect, it } from 'vitest'
-import { chromium, type Browser, type BrowserContext, type Page, type Request as PlaywrightRequest } from 'playwright-core'
-import { PNG } from 'pngjs'
+import type { Browser, BrowserContext, Page, Request as PlaywrightRequest } from 'playwright-core'
 import { api, startWren, waitFor, type TestWren } from '../support/wren'
 import { recordingsProcessed } from '../support/recordings'
 import { skipReason } from '../support/skip'
 import { POSTHOG_SNIPPET } from '../support/posthog-snippet'
+import { ARTIFACTS, chromiumMissing, colourCounts, launchChromium } from '../support/browser'
 
-const CHROMIUM = process.env.CHROMIUM_PATH ?? '/usr/bin/chromium'
-const unavailable = skipReason(
-  'recordings-browser',
-  existsSync(CHROMIUM) ? null : `no Chromium at ${CHROMIUM} (install Debian's chromium, or set CHROMIUM_PATH)`,
-)
+const unavailable = skipReason('recordings-browser', chromiumMissing())
 const USER_AGENT = 'Mozilla/5.0 (X11; Linux x86_64) AppleWebKit/537.36 (KHTML, like Gecko) Chrome/140.0.0.0 Safari/537.36'
-const ARTIFACTS = path.resolve(import.meta.dirname, '../..', 'test-artifacts')
 
 const CLICKS = 4
 const TYPED = 'hello wren'
 const ERRORS = 3
-/** The recorded page's background: the replay must show it. */
-const PAGE_COLOUR = { r: 0xff, g: 0xd4, b: 0x00 }
+/** The recorded page's background (#ffd400): the replay must show it. */
+const PAGE_COLOUR = 0xffd400
 const lastError = `wren-e2e-error-${ERRORS}`
 
 /** The page a user of Wren records: PostHog's snippet pointed at Wren, with recording settings from Wren. */
@@ -79,17 +72,6 @@ interface PlayerGlobal {
 const bodyText = (raw: Buffer | null): string => {
   if (!raw || raw.length === 0) return ''
   return (raw[0] === 0x1f && raw[1] === 0x8b ? gunzipSync(raw) : raw).toString('utf8')
-}
-
-/** Pixels of the PNG, as a count per colour ("r,g,b"). */
-function colours(png: Buffer): { width: number; height: number; counts: Map<string, number> } {
-  const image = PNG.sync.read(png)
-  const counts = new Map<string, number>()
-  for (let i = 0; i < image.data.length; i += 4) {
-    const key = `${image.data[i]},${image.data[i + 1]},${image.data[i + 2]}`
-    counts.set(key, (counts.get(key) ?? 0) + 1)
-  }
-  return { width: image.width, height: image.height, counts }
 }
 
 describe('the recordings player', () => {
@@ -163,7 +145,7 @@ describe('the recordings player', () => {
         await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve))
         const address = server.address()
         pageUrl = `http://127.0.0.1:${typeof address === 'object' && address ? address.port : 0}/`
-        browser = await chromium.launch({ executablePath: CHROMIUM, args: ['--no-sandbox'] })
+        browser = await launchChromium()
       })
       afterAll(async () => {
         await browser?.close()
@@ -260,14 +242,12 @@ describe('the recordings player', () => {
         expect(frame, 'the replay iframe').not.toBeNull()
         await frame!.waitForSelector('#go', { state: 'attached' })
         await page.waitForTimeout(500) // let the replayer paint the first frames
-        const shot = await page.locator('.rr-player__frame').screenshot()
-        await mkdir(ARTIFACTS, { recursive: true })
-        await writeFile(path.join(ARTIFACTS, artifact), shot)
+        const shot = await page.locator('.rr-player__frame').screenshot({ path: path.join(ARTIFACTS, artifact) })
         await page.screenshot({ path: path.join(ARTIFACTS, artifact.replace(/\.png$/, '-page.png')), fullPage: true }) // the whole page, for a person to look at
-        const { width, height, counts } = colours(shot)
+        const { width, height, counts } = colourCounts(shot)
         expect(width * height).toBeGreaterThan(10_000)
         expect(counts.size, 'colours in the replay area').toBeGreaterThan(1)
-        const page_colour = counts.get(`${PAGE_COLOUR.r},${PAGE_COLOUR.g},${PAGE_COLOUR.b}`) ?? 0
+        const page_colour = counts.get(PAGE_COLOUR) ?? 0
         expect(page_colour / (width * height), 'share of the replay area showing the recorded page’s background').toBeGreaterThan(0.2)
         expect(elsewhere).toEqual([])
       }

@@ -5,28 +5,16 @@
 // insight reopens in the editor with its query; Refresh recomputes every tile and the dashboard's date range
 // overrides the tiles'; an empty project's Home says to install the snippet. Screenshots at 1280 and 390 px
 // (test-artifacts/web/home-desktop.png, home-phone.png), checked not blank and not wider than the window.
-import { existsSync } from 'node:fs'
-import { mkdir, writeFile } from 'node:fs/promises'
 import path from 'node:path'
 import { afterAll, beforeAll, describe, expect, it } from 'vitest'
-import { chromium, type Browser, type Locator, type Page } from 'playwright-core'
-import { PNG } from 'pngjs'
+import type { Browser, Locator, Page } from 'playwright-core'
 import { PostHog } from 'posthog-node'
 import { api, drained, startWren, type TestWren } from '../support/wren'
 import { skipReason } from '../support/skip'
+import { chromiumMissing, expectDrawn, launchChromium, WEB_ARTIFACTS } from '../support/browser'
 
-const CHROMIUM = process.env.CHROMIUM_PATH ?? '/usr/bin/chromium'
-const unavailable = skipReason(
-  'dashboards',
-  existsSync(CHROMIUM) ? null : `no Chromium at ${CHROMIUM} (install Debian's chromium, or set CHROMIUM_PATH)`,
-)
-const ARTIFACTS = path.resolve(import.meta.dirname, '../..', 'test-artifacts', 'web')
+const unavailable = skipReason('dashboards', chromiumMissing())
 const DAY = 86_400_000
-
-/** What the test reads inside the page (the test is type-checked without the DOM's types). */
-interface PageGlobal {
-  document: { documentElement: { scrollWidth: number } }
-}
 
 interface ResultSeries {
   label: string
@@ -99,8 +87,7 @@ describe.skipIf(unavailable !== null)(`Home and dashboards in headless Chromium$
     const project = await call('GET', `/api/projects/${t.projectId}/`)
     expect(project.body.primary_dashboard, project.text).toEqual(expect.any(Number))
     homeId = project.body.primary_dashboard
-    browser = await chromium.launch({ executablePath: CHROMIUM, args: ['--no-sandbox'] })
-    await mkdir(ARTIFACTS, { recursive: true })
+    browser = await launchChromium()
   })
   afterAll(async () => {
     await browser?.close()
@@ -297,24 +284,12 @@ describe.skipIf(unavailable !== null)(`Home and dashboards in headless Chromium$
     // The snippet is there too, for this project's key.
     await banner.locator('summary').click()
     expect(await banner.locator('[data-testid=snippet]').textContent()).toContain(created.body.api_token)
-    await page.screenshot({ path: path.join(ARTIFACTS, 'home-empty-desktop.png'), fullPage: true })
+    await page.screenshot({ path: path.join(WEB_ARTIFACTS, 'home-empty-desktop.png'), fullPage: true })
     await banner.locator('a.button').click()
     await page.waitForSelector('[data-testid=snippet]')
     expect(await page.textContent('[data-testid=snippet]')).toContain(created.body.api_token)
     await page.context().close()
   })
-
-  /** Saves a screenshot under test-artifacts/web/ and checks it is not blank and the page fits the width. */
-  const shoot = async (page: Page, name: string, width: number, minColours: number) => {
-    const png = await page.screenshot({ fullPage: true })
-    await writeFile(path.join(ARTIFACTS, `${name}.png`), png)
-    const image = PNG.sync.read(png)
-    const colours = new Set<number>()
-    for (let i = 0; i < image.data.length; i += 4) colours.add((image.data[i] << 16) | (image.data[i + 1] << 8) | image.data[i + 2])
-    expect(colours.size, `${name}: colours`).toBeGreaterThan(minColours)
-    const scrollWidth = await page.evaluate(() => (globalThis as unknown as PageGlobal).document.documentElement.scrollWidth)
-    expect(scrollWidth, `${name}: page width`).toBeLessThanOrEqual(width)
-  }
 
   it('draws Home, the dashboards and the saved insights at 1280 and 390 px wide: not blank, nothing wider than the window', async () => {
     for (const [name, width] of [
@@ -325,7 +300,7 @@ describe.skipIf(unavailable !== null)(`Home and dashboards in headless Chromium$
       await page.waitForURL(`${t.url}/project/${t.projectId}/home`)
       await page.waitForSelector('.tile [data-testid=trend-chart] canvas')
       await expectTiles(page, homeId)
-      await shoot(page, `home-${name}`, width, 50)
+      await expectDrawn(page, `home-${name}`, width, { minColours: 50 })
       // The lists fit too.
       for (const [section, selector] of [
         ['dashboards', 'table.list'],
@@ -333,7 +308,7 @@ describe.skipIf(unavailable !== null)(`Home and dashboards in headless Chromium$
       ]) {
         await page.click(`nav.menu a[href$="/${section}"]`)
         await page.waitForSelector(selector)
-        await shoot(page, `${section}-${name}`, width, 10)
+        await expectDrawn(page, `${section}-${name}`, width, { minColours: 10 })
       }
       await page.context().close()
     }

@@ -6,26 +6,17 @@
 // recording on; the project's domains saved in Settings survive a reload (and the remote config follows
 // them); the keys page at 1280 and 390 px wide (screenshots under test-artifacts/web/, checked not blank
 // and not wider than the window).
-import { existsSync } from 'node:fs'
-import { mkdir, writeFile } from 'node:fs/promises'
-import path from 'node:path'
 import { afterAll, beforeAll, describe, expect, it } from 'vitest'
-import { chromium, type Browser, type BrowserContext, type Page } from 'playwright-core'
-import { PNG } from 'pngjs'
+import type { Browser, BrowserContext, Page } from 'playwright-core'
 import { api, startWren, type TestWren } from '../support/wren'
 import { skipReason } from '../support/skip'
+import { chromiumMissing, expectDrawn, launchChromium } from '../support/browser'
 
-const CHROMIUM = process.env.CHROMIUM_PATH ?? '/usr/bin/chromium'
-const unavailable = skipReason(
-  'web-keys',
-  existsSync(CHROMIUM) ? null : `no Chromium at ${CHROMIUM} (install Debian's chromium, or set CHROMIUM_PATH)`,
-)
-const ARTIFACTS = path.resolve(import.meta.dirname, '../..', 'test-artifacts', 'web')
+const unavailable = skipReason('web-keys', chromiumMissing())
 const WIDTHS = { desktop: { width: 1280, height: 860 }, phone: { width: 390, height: 844 } }
 
 /** What the test reads inside the page (the test is type-checked without the DOM's types). */
 interface PageGlobal {
-  document: { documentElement: { scrollWidth: number } }
   navigator: { clipboard: { readText(): Promise<string> } }
 }
 
@@ -38,8 +29,7 @@ describe.skipIf(unavailable !== null)(`the web app's keys, in headless Chromium$
   beforeAll(async () => {
     t = await startWren()
     call = api(t)
-    browser = await chromium.launch({ executablePath: CHROMIUM, args: ['--no-sandbox'] })
-    await mkdir(ARTIFACTS, { recursive: true })
+    browser = await launchChromium()
   })
   afterAll(async () => {
     for (const context of contexts) await context.close()
@@ -202,7 +192,7 @@ describe.skipIf(unavailable !== null)(`the web app's keys, in headless Chromium$
     await page.click('button:has-text("Copy snippet")')
     await page.waitForSelector('text=Copied.')
     expect(await clipboard(page)).toBe(snippet)
-    await shoot(page, 'events-empty-desktop', 1280)
+    await expectDrawn(page, 'events-empty-desktop', 1280, { maxShare: 0.97 })
 
     // The Persons page of an empty project says the same next step.
     await page.goto(`${t.url}/project/${t.projectId}/persons`)
@@ -228,7 +218,7 @@ describe.skipIf(unavailable !== null)(`the web app's keys, in headless Chromium$
     await page.waitForSelector('textarea[name=recording_domains]')
     expect(await page.inputValue('textarea[name=recording_domains]')).toBe('https://shop.example\nhttps://*.wren.test')
     expect(await page.inputValue('textarea[name=app_urls]')).toBe('https://shop.example/app')
-    await shoot(page, 'settings-domains-desktop', 1280)
+    await expectDrawn(page, 'settings-domains-desktop', 1280, { maxShare: 0.97 })
     const project = (await call('GET', `/api/projects/${t.projectId}/`)).body
     expect(project).toMatchObject({
       recording_domains: ['https://shop.example', 'https://*.wren.test'],
@@ -257,23 +247,7 @@ describe.skipIf(unavailable !== null)(`the web app's keys, in headless Chromium$
       await page.click('form[aria-label="Create a key"] button[type=submit]')
       await page.waitForSelector('input[aria-label="New key value"]')
       expect(await page.locator('.error').count()).toBe(0)
-      await shoot(page, `keys-${name}`, size.width)
+      await expectDrawn(page, `keys-${name}`, size.width, { maxShare: 0.97 })
     }
   })
-
-  /** Saves a screenshot under test-artifacts/web/ and checks it is not blank and the page fits the width. */
-  const shoot = async (page: Page, name: string, width: number) => {
-    const png = await page.screenshot({ fullPage: true })
-    await writeFile(path.join(ARTIFACTS, `${name}.png`), png)
-    const image = PNG.sync.read(png)
-    const counts = new Map<number, number>()
-    for (let i = 0; i < image.data.length; i += 4) {
-      const key = (image.data[i] << 16) | (image.data[i + 1] << 8) | image.data[i + 2]
-      counts.set(key, (counts.get(key) ?? 0) + 1)
-    }
-    expect(counts.size, `${name}: colours`).toBeGreaterThan(20)
-    expect(Math.max(...counts.values()) / (image.width * image.height), `${name}: share of the commonest colour`).toBeLessThan(0.97)
-    const scrollWidth = await page.evaluate(() => (globalThis as unknown as PageGlobal).document.documentElement.scrollWidth)
-    expect(scrollWidth, `${name}: page width`).toBeLessThanOrEqual(width)
-  }
 })

@@ -5,27 +5,14 @@
 // comes back), a filter on the second series, interval, date range, comparison, the test-account filter and
 // all five displays. After each change the chart's numbers (the chart's data-values; the number and table
 // displays' cells) equal what the API answers for the same query. Screenshots at 1280 and 390 px.
-import { existsSync } from 'node:fs'
-import { mkdir, writeFile } from 'node:fs/promises'
-import path from 'node:path'
 import { afterAll, beforeAll, describe, expect, it } from 'vitest'
-import { chromium, type Browser, type Locator, type Page } from 'playwright-core'
-import { PNG } from 'pngjs'
+import type { Browser, Locator, Page } from 'playwright-core'
 import { api, captureBatch, drained, startWren, type TestWren } from '../support/wren'
 import { skipReason } from '../support/skip'
+import { chromiumMissing, expectDrawn, launchChromium, pageWidth } from '../support/browser'
 
-const CHROMIUM = process.env.CHROMIUM_PATH ?? '/usr/bin/chromium'
-const unavailable = skipReason(
-  'trends-editor',
-  existsSync(CHROMIUM) ? null : `no Chromium at ${CHROMIUM} (install Debian's chromium, or set CHROMIUM_PATH)`,
-)
-const ARTIFACTS = path.resolve(import.meta.dirname, '../..', 'test-artifacts', 'web')
+const unavailable = skipReason('trends-editor', chromiumMissing())
 const DAY = 86_400_000
-
-/** What the test reads inside the page (the test is type-checked without the DOM's types). */
-interface PageGlobal {
-  document: { documentElement: { scrollWidth: number } }
-}
 
 /** Who buys and views what: plans (person properties), purchases with a price, pageviews over a week. */
 const PEOPLE: Array<{ id: string; plan: string; views: number; purchases: number[] }> = [
@@ -84,8 +71,7 @@ describe.skipIf(unavailable !== null)(`the trends editor in headless Chromium${u
     })
     expect(cohort.status, cohort.text).toBe(201)
     cohortId = cohort.body.id
-    browser = await chromium.launch({ executablePath: CHROMIUM, args: ['--no-sandbox'] })
-    await mkdir(ARTIFACTS, { recursive: true })
+    browser = await launchChromium()
   })
   afterAll(async () => {
     await browser?.close()
@@ -296,19 +282,12 @@ describe.skipIf(unavailable !== null)(`the trends editor in headless Chromium${u
       })
       await page.goto(`${t.url}/project/${t.projectId}/trends?${query}`)
       await page.waitForSelector('.u-legend .u-series:nth-child(3)')
-      const png = await page.screenshot({ fullPage: true })
-      await writeFile(path.join(ARTIFACTS, `trends-editor-${width}.png`), png)
-      const image = PNG.sync.read(png)
-      const colours = new Set<number>()
-      for (let i = 0; i < image.data.length; i += 4) colours.add((image.data[i] << 16) | (image.data[i + 1] << 8) | image.data[i + 2])
-      expect(colours.size, `${width}: colours`).toBeGreaterThan(20)
-      const scrollWidth = () => page.evaluate(() => (globalThis as unknown as PageGlobal).document.documentElement.scrollWidth)
-      expect(await scrollWidth(), `${width}: page width`).toBeLessThanOrEqual(width)
+      await expectDrawn(page, `trends-editor-${width}`, width)
       // The widest breakdown (a group's type and property) fits too.
       await page.selectOption('select[aria-label="Breakdown type"]', 'group')
       await page.fill('input[aria-label="Breakdown property"]', 'industry')
       expect(await page.inputValue('select[aria-label="Breakdown group type"]')).toBe('0')
-      expect(await scrollWidth(), `${width}: page width with a group breakdown`).toBeLessThanOrEqual(width)
+      expect(await pageWidth(page), `trends-editor-${width}: page width with a group breakdown`).toBeLessThanOrEqual(width)
       await page.context().close()
     }
   })

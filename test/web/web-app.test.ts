@@ -6,29 +6,23 @@
 // edited and still there after a reload, a person deleted once confirmed, a flag created in the page that /flags then answers, the menu
 // limited to the key's scopes, a recording listed with its metadata and shared, and every page at 1280 and 390 px wide (screenshots under test-artifacts/web/,
 // checked not blank and not wider than the window).
-import { existsSync } from 'node:fs'
-import { mkdir, readFile, writeFile } from 'node:fs/promises'
+import { readFile } from 'node:fs/promises'
 import path from 'node:path'
 import { afterAll, beforeAll, describe, expect, it } from 'vitest'
-import { chromium, type Browser, type BrowserContext, type Page } from 'playwright-core'
-import { PNG } from 'pngjs'
+import type { Browser, BrowserContext, Page } from 'playwright-core'
 import { PostHog } from 'posthog-node'
 import { api, drained, startWren, type TestWren } from '../support/wren'
 import { recordingsProcessed, sendSnapshots } from '../support/recordings'
 import { skipReason } from '../support/skip'
+import { chromiumMissing, expectDrawn, launchChromium, WEB_ARTIFACTS } from '../support/browser'
 
-const CHROMIUM = process.env.CHROMIUM_PATH ?? '/usr/bin/chromium'
-const unavailable = skipReason(
-  'web-app',
-  existsSync(CHROMIUM) ? null : `no Chromium at ${CHROMIUM} (install Debian's chromium, or set CHROMIUM_PATH)`,
-)
-const ARTIFACTS = path.resolve(import.meta.dirname, '../..', 'test-artifacts', 'web')
+const unavailable = skipReason('web-app', chromiumMissing())
 const WIDTHS = { desktop: { width: 1280, height: 860 }, phone: { width: 390, height: 844 } }
 
 /** What the test reads inside the page (the test is type-checked without the DOM's types). */
 interface PageGlobal {
   localStorage: { getItem(key: string): string | null; setItem(key: string, value: string): void }
-  document: { querySelector(selector: string): { textContent: string | null } | null; documentElement: { scrollWidth: number } }
+  document: { querySelector(selector: string): { textContent: string | null } | null }
 }
 
 /** Pageviews per browser, from distinct users: the breakdown's values and totals. */
@@ -147,8 +141,7 @@ describe('the web app', () => {
     const contexts: BrowserContext[] = []
 
     beforeAll(async () => {
-      browser = await chromium.launch({ executablePath: CHROMIUM, args: ['--no-sandbox'] })
-      await mkdir(ARTIFACTS, { recursive: true })
+      browser = await launchChromium()
     })
     afterAll(async () => {
       for (const context of contexts) await context.close()
@@ -290,7 +283,7 @@ describe('the web app', () => {
       await page.reload()
       await page.waitForSelector('.u-legend .u-series:nth-child(4)')
       expect(await page.inputValue('input[aria-label="Breakdown property"]')).toBe('$browser')
-      await page.screenshot({ path: path.join(ARTIFACTS, 'trends-breakdown-desktop.png'), fullPage: true })
+      await page.screenshot({ path: path.join(WEB_ARTIFACTS, 'trends-breakdown-desktop.png'), fullPage: true })
       expect(elsewhere).toEqual([])
     })
 
@@ -418,34 +411,17 @@ describe('the web app', () => {
         const { page, elsewhere } = await open(size)
         await page.goto(t.url + '/')
         await page.waitForSelector('#key')
-        await shoot(page, `sign-in-${name}`, size.width)
+        await expectDrawn(page, `sign-in-${name}`, size.width, { maxShare: 0.97 })
         await signIn(page)
         for (const [title, url] of pages) {
           await page.goto(`${t.url}/project/${t.projectId}/${url}`)
           await page.waitForSelector('.page-header h1')
           await page.waitForFunction(() => !(globalThis as unknown as PageGlobal).document.querySelector('.loading'))
           expect(await page.locator('.error').count(), `${title}: ${await page.locator('.error').allTextContents()}`).toBe(0)
-          await shoot(page, `${title}-${name}`, size.width)
+          await expectDrawn(page, `${title}-${name}`, size.width, { maxShare: 0.97 })
         }
         expect(elsewhere).toEqual([])
       }
     })
-
-    /** Saves a screenshot under test-artifacts/web/ and checks it is not blank and the page fits the width. */
-    const shoot = async (page: Page, name: string, width: number) => {
-      const png = await page.screenshot({ fullPage: true })
-      await writeFile(path.join(ARTIFACTS, `${name}.png`), png)
-      const image = PNG.sync.read(png)
-      const counts = new Map<number, number>()
-      for (let i = 0; i < image.data.length; i += 4) {
-        const key = (image.data[i] << 16) | (image.data[i + 1] << 8) | image.data[i + 2]
-        counts.set(key, (counts.get(key) ?? 0) + 1)
-      }
-      const commonest = Math.max(...counts.values())
-      expect(counts.size, `${name}: colours`).toBeGreaterThan(20)
-      expect(commonest / (image.width * image.height), `${name}: share of the commonest colour`).toBeLessThan(0.97)
-      const scrollWidth = await page.evaluate(() => (globalThis as unknown as PageGlobal).document.documentElement.scrollWidth)
-      expect(scrollWidth, `${name}: page width`).toBeLessThanOrEqual(width)
-    }
   })
 })

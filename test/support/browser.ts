@@ -1,0 +1,60 @@
+// Headless Chromium for the tests (and bench/pages.ts): where it is, why it cannot run here, how it is
+// launched, and the check every page screenshot goes through (kept under test-artifacts/web/, not blank,
+// nothing wider than the window).
+import { existsSync } from 'node:fs'
+import path from 'node:path'
+import { expect } from 'vitest'
+import { chromium, type Browser, type Page } from 'playwright-core'
+import { PNG } from 'pngjs'
+
+export const CHROMIUM = process.env.CHROMIUM_PATH ?? '/usr/bin/chromium'
+/** Screenshots for a person to look at (CI keeps the folder). */
+export const ARTIFACTS = path.resolve(import.meta.dirname, '../..', 'test-artifacts')
+export const WEB_ARTIFACTS = path.join(ARTIFACTS, 'web')
+
+/** Why Chromium cannot run here, or null (pass it to skipReason). */
+export function chromiumMissing(): string | null {
+  return existsSync(CHROMIUM) ? null : `no Chromium at ${CHROMIUM} (install Debian's chromium, or set CHROMIUM_PATH)`
+}
+
+export function launchChromium(): Promise<Browser> {
+  return chromium.launch({ executablePath: CHROMIUM, args: ['--no-sandbox'] })
+}
+
+/** A PNG's size and its pixels counted per colour, the colour as 0xRRGGBB. */
+export function colourCounts(png: Buffer): { width: number; height: number; counts: Map<number, number> } {
+  const image = PNG.sync.read(png)
+  const counts = new Map<number, number>()
+  for (let i = 0; i < image.data.length; i += 4) {
+    const key = (image.data[i] << 16) | (image.data[i + 1] << 8) | image.data[i + 2]
+    counts.set(key, (counts.get(key) ?? 0) + 1)
+  }
+  return { width: image.width, height: image.height, counts }
+}
+
+/** The page's width as drawn (wider than the window when something does not fit). */
+export function pageWidth(page: Page): Promise<number> {
+  return page.evaluate(
+    () => (globalThis as unknown as { document: { documentElement: { scrollWidth: number } } }).document.documentElement.scrollWidth,
+  )
+}
+
+export interface DrawnChecks {
+  /** Distinct colours the screenshot must have more of (20). */
+  minColours?: number
+  /** When given, the commonest colour must cover less than this share of the screenshot. */
+  maxShare?: number
+}
+
+/**
+ * Saves a full-page screenshot as test-artifacts/web/<name>.png and checks it is not blank (more than
+ * `minColours` colours; with `maxShare`, no colour covering that share) and the page is no wider than `width`.
+ */
+export async function expectDrawn(page: Page, name: string, width: number, { minColours = 20, maxShare }: DrawnChecks = {}): Promise<void> {
+  const file = `${name}.png`
+  const { width: w, height: h, counts } = colourCounts(await page.screenshot({ path: path.join(WEB_ARTIFACTS, file), fullPage: true }))
+  expect(counts.size, `${file}: colours`).toBeGreaterThan(minColours)
+  if (maxShare !== undefined)
+    expect(Math.max(...counts.values()) / (w * h), `${file}: share of the commonest colour`).toBeLessThan(maxShare)
+  expect(await pageWidth(page), `${file}: page width`).toBeLessThanOrEqual(width)
+}
