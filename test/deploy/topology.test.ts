@@ -7,13 +7,12 @@
 // ingest process are SIGKILLed mid-load and every event the proxy acknowledged is stored.
 import { execFile } from 'node:child_process'
 import { randomUUID } from 'node:crypto'
-import { existsSync } from 'node:fs'
 import { mkdir, mkdtemp, rm, symlink } from 'node:fs/promises'
 import { createServer, type Server } from 'node:http'
 import { tmpdir } from 'node:os'
 import path from 'node:path'
 import { promisify } from 'node:util'
-import { chromium, type Browser } from 'playwright-core'
+import type { Browser } from 'playwright-core'
 import { PostHog } from 'posthog-node'
 import { afterAll, beforeAll, describe, expect, it } from 'vitest'
 import { generateKey, PERSONAL_KEY_PREFIX, PROJECT_KEY_PREFIX } from '../../services/projects/store'
@@ -23,15 +22,12 @@ import { POSTHOG_SNIPPET } from '../support/posthog-snippet'
 import { posthogPython, pythonUnavailable, runPythonJson } from '../support/python'
 import { skipReason } from '../support/skip'
 import { api, spawnWren, waitFor, type WrenEntry, type WrenProcess } from '../support/wren'
+import { chromiumMissing, launchChromium } from '../support/browser'
 import { caddyMissing, startCaddy, type Caddy } from './caddy'
 
 const repoRoot = path.resolve(import.meta.dirname, '../..')
-const CHROMIUM = process.env.CHROMIUM_PATH ?? '/usr/bin/chromium'
 const USER_AGENT = 'Mozilla/5.0 (X11; Linux x86_64) AppleWebKit/537.36 (KHTML, like Gecko) Chrome/140.0.0.0 Safari/537.36'
-const unavailable = skipReason(
-  'the deployment topology test',
-  caddyMissing() ?? kafkaUnavailableReason() ?? (existsSync(CHROMIUM) ? null : `no Chromium at ${CHROMIUM}`),
-)
+const unavailable = skipReason('the deployment topology test', caddyMissing() ?? kafkaUnavailableReason() ?? chromiumMissing())
 
 const pythonMissing = unavailable ? null : skipReason('posthog-python through the proxy', pythonUnavailable())
 
@@ -173,7 +169,7 @@ describe.skipIf(unavailable)('the deployment topology behind infra/Caddyfile', (
     })
     await new Promise<void>((resolve) => page!.listen(0, '127.0.0.1', resolve))
     const pageUrl = `http://127.0.0.1:${(page.address() as { port: number }).port}/`
-    browser = await chromium.launch({ executablePath: CHROMIUM, args: ['--no-sandbox'] })
+    browser = await launchChromium()
     const context = await browser.newContext({ userAgent: USER_AGENT })
     const tab = await context.newPage()
     const failed: string[] = []
