@@ -275,6 +275,8 @@ describe.skipIf(unavailable)('the deployment topology behind infra/Caddyfile', (
 
     const acknowledged: string[] = []
     const sent = new Set<string>()
+    // Each answer the proxy gave and how often: the failure message says what refused the batches.
+    const answers = new Map<string, number>()
     const send = async (batch: number) => {
       const events = Array.from({ length: 20 }, (_, i) => ({
         event: 'load',
@@ -287,8 +289,10 @@ describe.skipIf(unavailable)('the deployment topology behind infra/Caddyfile', (
         method: 'POST',
         headers: { 'content-type': 'application/json' },
         body: JSON.stringify({ api_key: keys.WREN_PROJECT_API_KEY, batch: events }),
-      }).catch(() => null)
-      if (res?.status === 200) acknowledged.push(...events.map((e) => e.uuid))
+      }).catch((e: unknown) => ({ status: String(e), text: async () => '' }))
+      const answer = `${res.status}${res.status === 200 ? '' : ` ${(await res.text()).slice(0, 120)}`}`
+      answers.set(answer, (answers.get(answer) ?? 0) + 1)
+      if (res.status === 200) acknowledged.push(...events.map((e) => e.uuid))
     }
     const BATCHES = 60
     let next = 0
@@ -304,7 +308,7 @@ describe.skipIf(unavailable)('the deployment topology behind infra/Caddyfile', (
     }
     await Promise.all([worker(), worker(), worker()])
     // Most batches got through the surviving capture process (the proxy retries a refused connection).
-    expect(acknowledged.length).toBeGreaterThanOrEqual((BATCHES - 5) * 20)
+    expect(acknowledged.length, `answers: ${JSON.stringify([...answers])}`).toBeGreaterThanOrEqual((BATCHES - 5) * 20)
 
     const stored = await waitFor(
       async () => {
