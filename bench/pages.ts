@@ -230,6 +230,7 @@ try {
     console.log(
       `  ${p.name.padEnd(28)} ${times[0].toFixed(0).padStart(6)} ms first, ${median(times.slice(1)).toFixed(0).padStart(6)} ms median — API ${median(reference).toFixed(0)} ms`,
     )
+    if (process.env.BENCH_VERBOSE) for (const r of lastRequests) console.log(`      ${r.ms.toFixed(0).padStart(6)} ms ${r.path}`)
     const api = lastRequests.filter((r) => r.path.startsWith('/api/'))
     const slowest = api.sort((x, y) => y.ms - x.ms)[0]
     console.log(
