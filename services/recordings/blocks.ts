@@ -158,7 +158,7 @@ export interface BlockStore {
  * once the session is deleted or past its retention (recordings/retention.ts).
  */
 const SESSION_BLOCKS = `WHERE team_id = {team:Int64} AND session_id = {session:String} AND ${NOT_DELETED}
-  AND (SELECT ${withinRetention('min(first_timestamp)', 'retention_days')} FROM session_recording_blocks
+  AND (SELECT ${withinRetention('min(first_timestamp)', 'min(retention_days)')} FROM session_recording_blocks
        WHERE team_id = {team:Int64} AND session_id = {session:String})
   ORDER BY first_timestamp, _partition, _offset, window_id`
 
