@@ -77,6 +77,8 @@ interface TrialResult {
   recordedMinutes: number
   ackSeconds: number
   storedSeconds: number
+  /** The processor's own time: its batches' handling (decoding, blocks, metadata, inserts), summed. */
+  processorSeconds: number
   blockRows: number
   metadataRows: number
   batches: number
@@ -258,7 +260,8 @@ async function trial(opts: RecordingsOptions): Promise<TrialResult> {
     })
     const events = sessions.reduce((n, s) => n + s.events, 0)
     const jsonBytes = sessions.reduce((n, s) => n + s.bodies.reduce((m, b) => m + Buffer.byteLength(b), 0), 0)
-    const before = (await scrapeMetrics(wren.url)).wren_recording_events_total ?? 0
+    const metricsBefore = await scrapeMetrics(wren.url)
+    const before = metricsBefore.wren_recording_events_total ?? 0
     const started = performance.now()
     let nextSession = 0
     const sender = async () => {
@@ -277,6 +280,8 @@ async function trial(opts: RecordingsOptions): Promise<TrialResult> {
       await new Promise((r) => setTimeout(r, 20))
     }
     const storedSeconds = (performance.now() - started) / 1000
+    const busy = 'wren_recording_batch_duration_seconds_sum'
+    const processorSeconds = ((await scrapeMetrics(wren.url))[busy] ?? 0) - (metricsBefore[busy] ?? 0)
     await wren.stop()
 
     // ---- reference, storage and the list's setup, on the same data with Wren stopped ----
@@ -387,6 +392,7 @@ async function trial(opts: RecordingsOptions): Promise<TrialResult> {
       recordedMinutes: sessions.reduce((n, s) => n + s.duration, 0) / 60_000,
       ackSeconds,
       storedSeconds,
+      processorSeconds,
       blockRows,
       metadataRows,
       batches: byBatch.size,
@@ -438,6 +444,13 @@ export async function runRecordings(opts: RecordingsOptions): Promise<void> {
       (n) => `${n.toFixed(2)} s`,
     )})`,
   )
+  const working = results.map((r) => mb(r.jsonBytes) / r.processorSeconds)
+  console.log(
+    `   the processor alone    ${spread(working, mbs)} while it works (its batches' handling time summed: ${spread(
+      results.map((r) => r.processorSeconds),
+      (n) => `${n.toFixed(2)} s`,
+    )}; the rest of /s/ to stored is capture and the wait to fill a batch)`,
+  )
   console.log(
     `   reference              ${spread(ref, mbs)}: the same rows (${fmt(r0.blockRows)} blocks, ${fmt(r0.metadataRows)} metadata) re-inserted with insertRows, per log batch (${r0.batches} batches)`,
   )
@@ -446,7 +459,10 @@ export async function runRecordings(opts: RecordingsOptions): Promise<void> {
     `   Wren/reference         ${spread(
       results.map((r, i) => rate[i] / ref[i]),
       x,
-    )}`,
+    )} (the processor alone: ${spread(
+      results.map((r, i) => working[i] / ref[i]),
+      x,
+    )})`,
   )
 
   const perMinute = results.map((r) => r.diskBytes / r.recordedMinutes)
