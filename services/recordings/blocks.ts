@@ -128,8 +128,10 @@ export function toBlocks(messages: Array<{ item: SnapshotItem; events: RrwebEven
 
 /** Stored text: one JSONL line ["<window id>", <event>] per event. */
 function lines(windowId: string, events: RrwebEvent[]): string {
+  // What JSON.stringify([windowId, e]) gives, with the window id serialized once.
+  const head = `[${JSON.stringify(windowId)},`
   let text = ''
-  for (const e of events) text += `${JSON.stringify([windowId, e])}\n`
+  for (const e of events) text += `${head}${JSON.stringify(e)}]\n`
   return text
 }
 

@@ -102,6 +102,7 @@ export function metadataOf(
       events: block.events,
       snapshotSource: block.snapshotSource,
       snapshotLibrary: block.snapshotLibrary,
+      bytes: Buffer.byteLength(block.lines),
     })
     session.messages += block.messageCount
     session.receivedAt = Math.max(session.receivedAt, block.receivedAt)
@@ -212,10 +213,15 @@ export class ClickHouseMetadataStore {
         _offset: range.lastOffset,
       })),
     )
+    // The three inserts are independent (each under its own token): they run together, and the write fails
+    // (to be retried whole) if any of them does.
     return async () => {
-      await insertRows(this.client, 'session_recording_metadata', rows, `session_recording_metadata:${batch}`)
-      await insertRows(this.client, 'session_recording_sessions', aggregated, `session_recording_sessions:${batch}`)
-      if (lines.length > 0) await insertRows(this.client, 'log_entries', lines, `log_entries:${batch}`)
+      const written = await Promise.allSettled([
+        insertRows(this.client, 'session_recording_metadata', rows, `session_recording_metadata:${batch}`),
+        insertRows(this.client, 'session_recording_sessions', aggregated, `session_recording_sessions:${batch}`),
+        insertRows(this.client, 'log_entries', lines, `log_entries:${batch}`),
+      ])
+      for (const result of written) if (result.status === 'rejected') throw result.reason
     }
   }
 
