@@ -13,9 +13,10 @@
 //      batch: the ClickHouse work without HTTP, the log or the processor.
 //   2. storage: bytes on disk (system.parts, after OPTIMIZE … FINAL) of the blocks and metadata tables
 //      for the known recorded duration, and the events column's share (system.columns).
-//   3. list: 100,000 more recordings' metadata rows inserted directly (the setup, not a figure), then
-//      GET …/session_recordings/?limit=50 timed through Wren, next to a hand-written SQL of the same list
-//      (the newest 50 sessions with their summed counts) timed on the same engine and data.
+//   3. list: 100,000 more recordings' metadata rows (and their sessions' pre-aggregated rows) inserted
+//      directly (the setup, not a figure), then GET …/session_recordings/?limit=50 timed through Wren, next
+//      to a hand-written SQL of the same list (the newest 50 sessions with their summed counts) timed on the
+//      same engine and data, and the same list read by hand from the pre-aggregated sessions.
 // The parent (runRecordings) runs this a few times and prints medians and ratios.
 import { mkdtemp, rm } from 'node:fs/promises'
 import { tmpdir } from 'node:os'
@@ -76,6 +77,8 @@ interface TrialResult {
   recordedMinutes: number
   ackSeconds: number
   storedSeconds: number
+  /** The processor's own time: its batches' handling (decoding, blocks, metadata, inserts), summed. */
+  processorSeconds: number
   blockRows: number
   metadataRows: number
   batches: number
@@ -88,6 +91,7 @@ interface TrialResult {
   listed: number
   apiLatencies: number[]
   sqlLatencies: number[]
+  sessionsSqlLatencies: number[]
 }
 
 // ---- the workload: realistic rrweb sessions ------------------------------------------------------------
@@ -256,7 +260,8 @@ async function trial(opts: RecordingsOptions): Promise<TrialResult> {
     })
     const events = sessions.reduce((n, s) => n + s.events, 0)
     const jsonBytes = sessions.reduce((n, s) => n + s.bodies.reduce((m, b) => m + Buffer.byteLength(b), 0), 0)
-    const before = (await scrapeMetrics(wren.url)).wren_recording_events_total ?? 0
+    const metricsBefore = await scrapeMetrics(wren.url)
+    const before = metricsBefore.wren_recording_events_total ?? 0
     const started = performance.now()
     let nextSession = 0
     const sender = async () => {
@@ -275,6 +280,8 @@ async function trial(opts: RecordingsOptions): Promise<TrialResult> {
       await new Promise((r) => setTimeout(r, 20))
     }
     const storedSeconds = (performance.now() - started) / 1000
+    const busy = 'wren_recording_batch_duration_seconds_sum'
+    const processorSeconds = ((await scrapeMetrics(wren.url))[busy] ?? 0) - (metricsBefore[busy] ?? 0)
     await wren.stop()
 
     // ---- reference, storage and the list's setup, on the same data with Wren stopped ----
@@ -316,7 +323,8 @@ async function trial(opts: RecordingsOptions): Promise<TrialResult> {
     )
 
     // The list's setup: more recordings' metadata rows, one per session, spread over the last 17 days,
-    // each with the state of a real recording.
+    // each with the state of a real recording, and their sessions' pre-aggregated rows (schemas/clickhouse/048)
+    // as the metadata hook writes them beside each metadata row.
     await client.command({
       query: `INSERT INTO session_recording_metadata (${METADATA_COLUMNS.join(', ')})
               SELECT one.team_id, concat('listed-', toString(n.number)), concat('user-', toString(n.number % 5000)),
@@ -327,20 +335,37 @@ async function trial(opts: RecordingsOptions): Promise<TrialResult> {
               FROM numbers({n:UInt32}) AS n CROSS JOIN (SELECT * FROM session_recording_metadata LIMIT 1) AS one`,
       query_params: { n: opts.recordings },
     })
+    await client.command({
+      query: `INSERT INTO session_recording_sessions
+              SELECT team_id, session_id, start_time, end_time, click_count, keypress_count, mouse_activity_count, console_log_count,
+                     console_warn_count, console_error_count, event_count, size, active_milliseconds, urls, [distinct_id],
+                     (start_time, _partition, _offset, distinct_id, toString(snapshot_source)), received_at, retention_days
+              FROM session_recording_metadata WHERE startsWith(session_id, 'listed-')`,
+    })
     const listed = (await count('session_recording_metadata')) - metadataRows
+    const timeList = async (sql: string) => {
+      const latencies: number[] = []
+      for (let i = 0; i < LIST_REQUESTS + 5; i++) {
+        const t = performance.now()
+        const rows = await queryRows(client, sql, { team: projectId })
+        if (i >= 5) latencies.push(performance.now() - t)
+        if (rows.length !== 51) throw new Error(`the hand-written list returned ${rows.length} rows`)
+      }
+      return latencies
+    }
     const listSql = `SELECT session_id, any(distinct_id) AS distinct_id, min(start_time) AS start_time, max(end_time) AS end_time,
                             sum(click_count) AS click_count, sum(keypress_count) AS keypress_count,
                             sum(mouse_activity_count) AS mouse_activity_count, sum(console_error_count) AS console_error_count,
                             sum(event_count) AS event_count, sum(size) AS size
                      FROM session_recording_metadata WHERE team_id = {team:Int64}
                      GROUP BY session_id ORDER BY start_time DESC, session_id LIMIT 51`
-    const sqlLatencies: number[] = []
-    for (let i = 0; i < LIST_REQUESTS + 5; i++) {
-      const t = performance.now()
-      const rows = await queryRows(client, listSql, { team: projectId })
-      if (i >= 5) sqlLatencies.push(performance.now() - t)
-      if (rows.length !== 51) throw new Error(`the hand-written list returned ${rows.length} rows`)
-    }
+    // The same list read from the pre-aggregated sessions (one row per session once merged).
+    const sessionsSql = `SELECT session_id, tupleElement(first, 4) AS distinct_id, start_time, end_time, click_count, keypress_count,
+                                mouse_activity_count, console_error_count, event_count, size
+                         FROM session_recording_sessions FINAL WHERE team_id = {team:Int64}
+                         ORDER BY start_time DESC, session_id LIMIT 51`
+    const sqlLatencies = await timeList(listSql)
+    const sessionsSqlLatencies = await timeList(sessionsSql)
     await client.close()
 
     // ---- 3. the list through Wren ----
@@ -367,6 +392,7 @@ async function trial(opts: RecordingsOptions): Promise<TrialResult> {
       recordedMinutes: sessions.reduce((n, s) => n + s.duration, 0) / 60_000,
       ackSeconds,
       storedSeconds,
+      processorSeconds,
       blockRows,
       metadataRows,
       batches: byBatch.size,
@@ -379,6 +405,7 @@ async function trial(opts: RecordingsOptions): Promise<TrialResult> {
       listed,
       apiLatencies: apiLatencies.sort((a, b) => a - b),
       sqlLatencies: sqlLatencies.sort((a, b) => a - b),
+      sessionsSqlLatencies: sessionsSqlLatencies.sort((a, b) => a - b),
     }
   } finally {
     await rm(dataDir, { recursive: true, force: true })
@@ -417,6 +444,13 @@ export async function runRecordings(opts: RecordingsOptions): Promise<void> {
       (n) => `${n.toFixed(2)} s`,
     )})`,
   )
+  const working = results.map((r) => mb(r.jsonBytes) / r.processorSeconds)
+  console.log(
+    `   the processor alone    ${spread(working, mbs)} while it works (its batches' handling time summed: ${spread(
+      results.map((r) => r.processorSeconds),
+      (n) => `${n.toFixed(2)} s`,
+    )}; the rest of /s/ to stored is capture and the wait to fill a batch)`,
+  )
   console.log(
     `   reference              ${spread(ref, mbs)}: the same rows (${fmt(r0.blockRows)} blocks, ${fmt(r0.metadataRows)} metadata) re-inserted with insertRows, per log batch (${r0.batches} batches)`,
   )
@@ -425,7 +459,10 @@ export async function runRecordings(opts: RecordingsOptions): Promise<void> {
     `   Wren/reference         ${spread(
       results.map((r, i) => rate[i] / ref[i]),
       x,
-    )}`,
+    )} (the processor alone: ${spread(
+      results.map((r, i) => working[i] / ref[i]),
+      x,
+    )})`,
   )
 
   const perMinute = results.map((r) => r.diskBytes / r.recordedMinutes)
@@ -450,11 +487,18 @@ export async function runRecordings(opts: RecordingsOptions): Promise<void> {
   console.log(
     `   reference              median ${spread(sql50, ms)}; p99 ${ms(median(results.map((r) => percentile(r.sqlLatencies, 99))))}: hand-written SQL (newest 50 sessions, summed counts) on chDB, no HTTP`,
   )
+  const sessions50 = results.map((r) => median(r.sessionsSqlLatencies))
+  console.log(
+    `   reference, sessions    median ${spread(sessions50, ms)}; p99 ${ms(median(results.map((r) => percentile(r.sessionsSqlLatencies, 99))))}: the same list from the pre-aggregated sessions (session_recording_sessions FINAL), no HTTP`,
+  )
   console.log(
     `   Wren/reference         ${spread(
       results.map((_, i) => api50[i] / sql50[i]),
       x,
-    )} of the median latency`,
+    )} of the median latency (${spread(
+      results.map((_, i) => api50[i] / sessions50[i]),
+      x,
+    )} of the pre-aggregated one)`,
   )
 }
 

@@ -128,8 +128,10 @@ export function toBlocks(messages: Array<{ item: SnapshotItem; events: RrwebEven
 
 /** Stored text: one JSONL line ["<window id>", <event>] per event. */
 function lines(windowId: string, events: RrwebEvent[]): string {
+  // What JSON.stringify([windowId, e]) gives, with the window id serialized once.
+  const head = `[${JSON.stringify(windowId)},`
   let text = ''
-  for (const e of events) text += `${JSON.stringify([windowId, e])}\n`
+  for (const e of events) text += `${head}${JSON.stringify(e)}]\n`
   return text
 }
 
@@ -158,7 +160,7 @@ export interface BlockStore {
  * once the session is deleted or past its retention (recordings/retention.ts).
  */
 const SESSION_BLOCKS = `WHERE team_id = {team:Int64} AND session_id = {session:String} AND ${NOT_DELETED}
-  AND (SELECT ${withinRetention('min(first_timestamp)', 'retention_days')} FROM session_recording_blocks
+  AND (SELECT ${withinRetention('min(first_timestamp)', 'min(retention_days)')} FROM session_recording_blocks
        WHERE team_id = {team:Int64} AND session_id = {session:String})
   ORDER BY first_timestamp, _partition, _offset, window_id`
 

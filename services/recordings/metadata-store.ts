@@ -1,9 +1,10 @@
-// Session recording metadata in ClickHouse (session_recording_metadata, schemas/clickhouse/034 and 037): the
-// recordings processor's metadata hook stores, per log batch, one row per team and session with the
-// accumulator's state (metadata.ts) for that session's events in the batch, and the session's distinct
-// console lines in log_entries (038) when the project captures console logs. Readers gather a session's
-// rows: what is exact in SQL (start, end, duration, counts, urls, distinct ids) filters and sorts there
-// (SESSION_SQL), and only the page's sessions have their states merged in TypeScript, in log order.
+// Session recording metadata in ClickHouse: the recordings processor's metadata hook stores, per log batch,
+// one row per team and session with the accumulator's state (metadata.ts) for that session's events in the
+// batch (session_recording_metadata, schemas/clickhouse/034 and 037), the same session's columns the list
+// filters and sorts on in session_recording_sessions (048: pre-aggregated, one row per session once
+// merged), and the session's distinct console lines in log_entries (038) when the project captures console
+// logs. The list filters, sorts and pages sessions in SQL over session_recording_sessions FINAL (SESSION_SQL),
+// and only the page's sessions have their states merged in TypeScript, in log order.
 import type { ClickHouseClient } from '../shared/clickhouse'
 import { insertRows, queryRows } from '../shared/clickhouse'
 import type { BatchRange, SnapshotBlock } from './blocks'
@@ -43,34 +44,34 @@ export interface RecordingQuery {
 }
 
 /**
- * A session's metadata as SQL over its grouped rows: what filters and orders the list. Counts and active
- * time are sums over the rows, as PostHog sums them over its blocks.
+ * A session's metadata as SQL over its row of session_recording_sessions read with FINAL: what filters and
+ * orders the list. Counts and active time are sums over the session's batches, as PostHog sums them over its
+ * blocks.
  */
 export const SESSION_SQL = {
-  start_time: 'min(start_time)',
-  end_time: 'max(end_time)',
-  duration: "dateDiff('second', min(start_time), max(end_time))",
-  active_seconds: 'sum(active_milliseconds) / 1000',
-  inactive_seconds: "greatest(0, dateDiff('second', min(start_time), max(end_time)) - sum(active_milliseconds) / 1000)",
-  click_count: 'sum(click_count)',
-  keypress_count: 'sum(keypress_count)',
-  mouse_activity_count: 'sum(mouse_activity_count)',
-  console_log_count: 'sum(console_log_count)',
-  console_warn_count: 'sum(console_warn_count)',
-  console_error_count: 'sum(console_error_count)',
-  activity_score: `ifNull(round((sum(active_milliseconds) / 1000 + sum(click_count) + sum(keypress_count) + sum(console_error_count))
-    / nullIf(sum(mouse_activity_count) + dateDiff('second', min(start_time), max(end_time)) + sum(console_error_count)
-      + sum(console_log_count) + sum(console_warn_count), 0) * 100, 2), 0)`,
-  snapshot_source:
-    "if(argMin(snapshot_source, (start_time, _partition, _offset)) = '', 'web', argMin(snapshot_source, (start_time, _partition, _offset)))",
+  start_time: 'start_time',
+  end_time: 'end_time',
+  duration: "dateDiff('second', start_time, end_time)",
+  active_seconds: 'active_milliseconds / 1000',
+  inactive_seconds: "greatest(0, dateDiff('second', start_time, end_time) - active_milliseconds / 1000)",
+  click_count: 'click_count',
+  keypress_count: 'keypress_count',
+  mouse_activity_count: 'mouse_activity_count',
+  console_log_count: 'console_log_count',
+  console_warn_count: 'console_warn_count',
+  console_error_count: 'console_error_count',
+  activity_score: `ifNull(round((active_milliseconds / 1000 + click_count + keypress_count + console_error_count)
+    / nullIf(mouse_activity_count + dateDiff('second', start_time, end_time) + console_error_count
+      + console_log_count + console_warn_count, 0) * 100, 2), 0)`,
+  snapshot_source: "if(tupleElement(first, 5) = '', 'web', tupleElement(first, 5))",
   /** Every url any of the session's batches visited. */
-  urls: 'groupUniqArrayArray(urls)',
+  urls: 'urls',
   /** Every distinct id the session was sent with. */
-  distinct_ids: 'groupUniqArray(distinct_id)',
+  distinct_ids: 'distinct_ids',
   /** When capture received the session's latest snapshots (PostHog's max(_timestamp)). */
-  received_at: 'max(received_at)',
+  received_at: 'received_at',
   /** The distinct id the recording shows: its first batch's. */
-  distinct_id: 'argMin(distinct_id, (start_time, _partition, _offset))',
+  distinct_id: 'tupleElement(first, 4)',
 } as const
 export type SessionColumn = keyof typeof SESSION_SQL
 
@@ -101,6 +102,7 @@ export function metadataOf(
       events: block.events,
       snapshotSource: block.snapshotSource,
       snapshotLibrary: block.snapshotLibrary,
+      bytes: Buffer.byteLength(block.lines),
     })
     session.messages += block.messageCount
     session.receivedAt = Math.max(session.receivedAt, block.receivedAt)
@@ -175,6 +177,27 @@ export class ClickHouseMetadataStore {
       _partition: range.partition,
       _offset: range.lastOffset,
     }))
+    // The same session's columns, to be summed up with its other batches' (048).
+    const aggregated = rows.map((row) => ({
+      team_id: row.team_id,
+      session_id: row.session_id,
+      start_time: row.start_time,
+      end_time: row.end_time,
+      click_count: row.click_count,
+      keypress_count: row.keypress_count,
+      mouse_activity_count: row.mouse_activity_count,
+      console_log_count: row.console_log_count,
+      console_warn_count: row.console_warn_count,
+      console_error_count: row.console_error_count,
+      event_count: row.event_count,
+      size: row.size,
+      active_milliseconds: row.active_milliseconds,
+      urls: row.urls,
+      distinct_ids: [row.distinct_id],
+      first: [row.start_time, row._partition, row._offset, row.distinct_id, row.snapshot_source],
+      received_at: row.received_at,
+      retention_days: row.retention_days,
+    }))
     const batch = `${range.topic}:${range.partition}:${range.firstOffset}-${range.lastOffset}`
     // The accumulator keeps each level and message once (its first line), up to MAX_CONSOLE_ENTRIES a session.
     const lines = sessions.flatMap(({ teamId, sessionId, state }) =>
@@ -190,9 +213,15 @@ export class ClickHouseMetadataStore {
         _offset: range.lastOffset,
       })),
     )
+    // The three inserts are independent (each under its own token): they run together, and the write fails
+    // (to be retried whole) if any of them does.
     return async () => {
-      await insertRows(this.client, 'session_recording_metadata', rows, `session_recording_metadata:${batch}`)
-      if (lines.length > 0) await insertRows(this.client, 'log_entries', lines, `log_entries:${batch}`)
+      const written = await Promise.allSettled([
+        insertRows(this.client, 'session_recording_metadata', rows, `session_recording_metadata:${batch}`),
+        insertRows(this.client, 'session_recording_sessions', aggregated, `session_recording_sessions:${batch}`),
+        insertRows(this.client, 'log_entries', lines, `log_entries:${batch}`),
+      ])
+      for (const result of written) if (result.status === 'rejected') throw result.reason
     }
   }
 
@@ -201,9 +230,13 @@ export class ClickHouseMetadataStore {
    * tells has_next). Sessions are filtered, sorted and paged in SQL; only the page's states are read.
    */
   async list(teamId: number, query: RecordingQuery): Promise<StoredRecording[]> {
-    const where = ['team_id = {team:Int64}', NOT_DELETED]
     // Recordings past their retention are gone for readers, before ClickHouse's TTL drops their rows.
-    const having: string[] = [withinRetention(SESSION_SQL.start_time, 'retention_days'), ...(query.conditions ?? [])]
+    const where = [
+      'team_id = {team:Int64}',
+      NOT_DELETED,
+      withinRetention(SESSION_SQL.start_time, 'retention_days'),
+      ...(query.conditions ?? []),
+    ]
     const params: Record<string, unknown> = {
       ...query.params,
       team: teamId,
@@ -216,29 +249,27 @@ export class ClickHouseMetadataStore {
       params.sessions = query.sessionIds
     }
     if (query.distinctIds) {
-      having.push(`${SESSION_SQL.distinct_id} IN {distinctIds:Array(String)}`)
+      where.push(`${SESSION_SQL.distinct_id} IN {distinctIds:Array(String)}`)
       params.distinctIds = query.distinctIds
     }
     if (query.dateFrom !== undefined) {
-      having.push(`${SESSION_SQL.start_time} >= parseDateTime64BestEffort({dateFrom:String}, 3)`)
+      where.push(`${SESSION_SQL.start_time} >= parseDateTime64BestEffort({dateFrom:String}, 3)`)
       params.dateFrom = query.dateFrom
     }
     if (query.dateTo !== undefined) {
-      having.push(`${SESSION_SQL.start_time} <= parseDateTime64BestEffort({dateTo:String}, 3)`)
+      where.push(`${SESSION_SQL.start_time} <= parseDateTime64BestEffort({dateTo:String}, 3)`)
       params.dateTo = query.dateTo
     }
     if (query.minDuration !== undefined) {
-      having.push(`${SESSION_SQL.duration} >= {minDuration:Float64}`)
+      where.push(`${SESSION_SQL.duration} >= {minDuration:Float64}`)
       params.minDuration = query.minDuration
     }
     const order = query.orderBy ?? { key: 'start_time', direction: 'DESC' }
     const page = await queryRows<{ session_id: string; recording_distinct_id: string; received_ms: string | number; viewed: number }>(
       this.client,
       `SELECT session_id, ${SESSION_SQL.distinct_id} AS recording_distinct_id, toUnixTimestamp64Milli(${SESSION_SQL.received_at}) AS received_ms, ${VIEWED} AS viewed
-       FROM session_recording_metadata
+       FROM session_recording_sessions FINAL
        WHERE ${where.join(' AND ')}
-       GROUP BY session_id
-       HAVING ${having.join(' AND ')}
        ORDER BY ${SESSION_SQL[order.key]} ${order.direction}, session_id ${order.direction}
        LIMIT {limit:UInt32} OFFSET {offset:UInt32}${query.joinsSessions ? ` SETTINGS ${SESSION_JOIN_SETTINGS}` : ''}`,
       params,

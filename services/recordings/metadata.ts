@@ -29,6 +29,11 @@ export interface SnapshotBatch {
   events: unknown[]
   snapshotSource?: string | null // `$snapshot_source`; 'web' when absent
   snapshotLibrary?: string | null // `$lib`
+  /**
+   * The bytes of the events' stored JSONL lines (["<window id>", <event>] each), when the caller already has
+   * them (the recordings processor's blocks, whose events are all valid): saves serializing each event again.
+   */
+  bytes?: number
 }
 
 export interface ConsoleEntry {
@@ -168,7 +173,7 @@ export class RecordingMetadata {
       const event = asRrwebEvent(value)
       if (!event) continue
       countEvent(part, event)
-      part.size += Buffer.byteLength(JSON.stringify([batch.windowId, event]) + '\n')
+      if (batch.bytes === undefined) part.size += Buffer.byteLength(JSON.stringify([batch.windowId, event]) + '\n')
       ;(isActive(event) ? active : inactive).push(event.timestamp)
       const href = hrefFrom(event)?.slice(0, MAX_URL_CHARS)
       if (href) {
@@ -184,6 +189,7 @@ export class RecordingMetadata {
       }
     }
     if (part.eventCount === 0) return this
+    if (batch.bytes !== undefined) part.size = batch.bytes
     part.urls = firstDistinct([], urls, (url) => url, MAX_URLS)
     part.consoleEntries = firstDistinct([], consoleEntries, consoleKey, MAX_CONSOLE_ENTRIES)
     part.activity = activityOf(active, inactive)

@@ -68,7 +68,11 @@ export class RecordingsProcessor {
       maxRetries: options.maxRetries ?? 3,
       deadLetters: options.deadLetters,
       crashAfterBatches: options.crashAfterBatches,
-      metrics: { retries: 'wren_recording_batch_retries_total', splits: 'wren_recording_batches_split_total' },
+      metrics: {
+        retries: 'wren_recording_batch_retries_total',
+        splits: 'wren_recording_batches_split_total',
+        duration: 'wren_recording_batch_duration_seconds',
+      },
     })
   }
 

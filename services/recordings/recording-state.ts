@@ -34,7 +34,7 @@ export class RecordingStateStore {
     await insertRows(this.client, 'session_recording_deletions', [
       { team_id: teamId, session_id: sessionId, deleted_at: this.clock.now().toISOString() },
     ])
-    for (const table of ['session_recording_blocks', 'session_recording_metadata'])
+    for (const table of ['session_recording_blocks', 'session_recording_metadata', 'session_recording_sessions'])
       await this.client.command({
         query: `${deleteFrom(table, this.cluster)} WHERE team_id = {team:Int64} AND session_id = {session:String}`,
         query_params: { team: teamId, session: sessionId },

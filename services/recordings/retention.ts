@@ -30,11 +30,12 @@ export const LONGEST_RETENTION: Retention = {
 }
 
 /**
- * SQL true while a session whose earliest timestamp is `start` (and whose rows' retentions are `days`,
- * aggregated) is within retention; its parameters come from `retentionParams`.
+ * SQL true while a session whose earliest timestamp is `start` and whose rows' shortest retention is `days`
+ * (both expressions over the session: aggregates of its rows, or its pre-aggregated row) is within retention;
+ * its parameters come from `retentionParams`.
  */
 export const withinRetention = (start: string, days: string) =>
-  `${start} >= parseDateTime64BestEffort({retention_now:String}, 3) - toIntervalDay(least({retention_days:UInt16}, min(${days})))`
+  `${start} >= parseDateTime64BestEffort({retention_now:String}, 3) - toIntervalDay(least({retention_days:UInt16}, ${days}))`
 
 export function retentionParams(retention: Retention, teamId: number): { retention_now: string; retention_days: number } {
   return { retention_now: retention.now().toISOString(), retention_days: retention.daysOf(teamId) }

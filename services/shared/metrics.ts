@@ -112,6 +112,11 @@ export const CATALOGUE = {
   },
   wren_recording_events_total: { type: 'counter', help: 'rrweb events the recordings processor stored.' },
   wren_recording_batch_retries_total: { type: 'counter', help: 'Recordings processor batches retried after a failure.' },
+  wren_recording_batch_duration_seconds: {
+    type: 'histogram',
+    help: 'Time to process one recordings batch and write its blocks and metadata to ClickHouse.',
+    buckets: LATENCY_BUCKETS,
+  },
   wren_recording_batches_split_total: {
     type: 'counter',
     help: 'Failing recordings processor batches split in two to find the snapshot messages that fail.',

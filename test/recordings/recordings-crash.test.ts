@@ -104,6 +104,15 @@ describe('recordings crash recovery', () => {
       const metadata = settled.metadata
       stored.splice(0, stored.length, ...settled.now)
       expect(metadata.mouse_activity_count).toBe(stored.length)
+      // The list filters on the session's pre-aggregated row, which counts each stored snapshot once too.
+      const filter = new URLSearchParams({
+        date_from: 'all',
+        session_ids: JSON.stringify([session]),
+        having_predicates: JSON.stringify([{ type: 'recording', key: 'mouse_activity_count', operator: 'exact', value: stored.length }]),
+      })
+      const listed = await call(second.url)('GET', `/api/projects/${projectId}/session_recordings/?${filter}`)
+      expect(listed.status).toBe(200)
+      expect(listed.body.results.map((r: { id: string }) => r.id)).toEqual([session])
     }
   })
 })

@@ -100,6 +100,7 @@ describe('session recording retention', () => {
     for (const [table, column] of [
       ['session_recording_blocks', 'first_timestamp'],
       ['session_recording_metadata', 'start_time'],
+      ['session_recording_sessions', 'start_time'],
     ]) {
       const [{ statement }] = await queryRows<{ statement: string }>(t.wren.clickhouse, `SHOW CREATE TABLE ${table}`)
       expect(statement).toContain(`TTL toDateTime(${column}) + toIntervalDay(retention_days + 1)`)

@@ -274,12 +274,14 @@ describe('session recording sharing, viewed and delete', () => {
     const token = await share('share-del')
     expect(await rowsOf('session_recording_blocks', 'share-del')).toBeGreaterThan(0)
     expect(await rowsOf('session_recording_metadata', 'share-del')).toBeGreaterThan(0)
+    expect(await rowsOf('session_recording_sessions', 'share-del')).toBeGreaterThan(0)
 
     const deleted = await call('DELETE', recording('share-del'))
     expect(deleted.status).toBe(204)
     expect(deleted.text).toBe('')
     expect(await rowsOf('session_recording_blocks', 'share-del')).toBe(0)
     expect(await rowsOf('session_recording_metadata', 'share-del')).toBe(0)
+    expect(await rowsOf('session_recording_sessions', 'share-del')).toBe(0)
 
     const gone = async () => {
       expect((await call('GET', recording('share-del'))).status).toBe(404)

@@ -1,6 +1,7 @@
 // The cluster form of Wren's ClickHouse schema, generated from the same schemas/clickhouse/*.sql that
 // embedded mode runs, so there is one set of table definitions:
-//   - every statement runs ON CLUSTER;
+//   - every statement runs ON CLUSTER, but a migration's one-off INSERT … SELECT into a table that is not
+//     sharded, which runs once (replication copies its rows);
 //   - a sharded table `t` becomes `t_local` (Replicated*MergeTree, one ZooKeeper path per shard) plus
 //     `t` = Distributed(cluster, db, t_local, sharding key), so the query code keeps using `t`;
 //   - every other table is Replicated*MergeTree on one path shared by all shards: a full copy on every
@@ -21,6 +22,7 @@ export const SHARDED_TABLES: Record<string, string> = {
 
 const CREATE_TABLE = /^CREATE TABLE (IF NOT EXISTS )?([A-Za-z_][A-Za-z0-9_]*)\s*\(([\s\S]*)$/i
 const ALTER_TABLE = /^ALTER TABLE ([A-Za-z_][A-Za-z0-9_]*)\s+([\s\S]*)$/i
+const INSERT_SELECT = /^INSERT INTO ([A-Za-z_][A-Za-z0-9_]*)\b[\s\S]*\bSELECT\b/i
 const COLUMN_CHANGE = /^(ADD|DROP|MODIFY|RENAME|COMMENT|CLEAR) COLUMN\b/i
 const ENGINE =
   /ENGINE\s*=\s*(ReplacingMergeTree|MergeTree|SummingMergeTree|AggregatingMergeTree|CollapsingMergeTree|VersionedCollapsingMergeTree)(\s*\(([^)]*)\))?/i
@@ -57,6 +59,10 @@ export function clusterStatements(statement: string, cluster: string): string[] 
       ? [`ALTER TABLE ${name}_local ${on} ${rest}`, `ALTER TABLE ${name} ${on} ${rest}`]
       : [`ALTER TABLE ${name}_local ${on} ${rest}`]
   }
+  // A migration's one-off copy into a table that is a full copy on every node: the node running the migration
+  // inserts, and replication takes the rows to the others (its deduplication token makes a second run a no-op).
+  const insert = INSERT_SELECT.exec(statement)
+  if (insert && !SHARDED_TABLES[insert[1]]) return [statement]
   throw new Error(`no cluster form for this migration statement (add one in clickhouse/cluster.ts): ${statement.slice(0, 200)}`)
 }
 
