@@ -22,6 +22,7 @@ import {
   type ChildServer,
   type LoadResult,
   runLoad,
+  sleep,
 } from './support'
 
 const arg = (name: string, fallback: number) => {
@@ -73,14 +74,17 @@ function flagDefinitions(): Array<Record<string, unknown>> {
   return flags
 }
 
-type Measured = LoadResult & { cpuMicros: number }
+type Measured = LoadResult & { cpuMicros: number; mainMicros: number }
 
 /** A load run with the server's own CPU time per answered request: a figure that contention on the machine bends less. */
 async function measured(pid: number | undefined, load: Parameters<typeof runLoad>[0]): Promise<Measured> {
   const before = cpuSeconds(pid)
+  const mainBefore = cpuSeconds(pid, 'main')
   const r = await runLoad({ ...load, serverPid: pid })
   const after = cpuSeconds(pid)
-  return { ...r, cpuMicros: r.ok === 0 ? NaN : ((after - before) * 1e6) / r.ok }
+  const mainAfter = cpuSeconds(pid, 'main')
+  const per = (seconds: number) => (r.ok === 0 ? NaN : (seconds * 1e6) / r.ok)
+  return { ...r, cpuMicros: per(after - before), mainMicros: per(mainAfter - mainBefore) }
 }
 
 function summary(name: string, runs: Measured[]): string {
@@ -88,9 +92,10 @@ function summary(name: string, runs: Measured[]): string {
   const p50 = median(runs.map((r) => percentile(r.latencies, 50)))
   const p99 = median(runs.map((r) => percentile(r.latencies, 99)))
   const cpu = median(runs.map((r) => r.cpuMicros))
+  const main = median(runs.map((r) => r.mainMicros))
   const cores = `   cores: server ${median(runs.map((r) => r.serverCores)).toFixed(2)}, load ${median(runs.map((r) => r.loadGeneratorCores)).toFixed(2)}`
   const each = runs.length > 1 ? `   (runs: ${runs.map((r) => fmt(r.requestsPerSecond)).join(', ')})` : ''
-  return `${name.padEnd(24)} ${fmt(rate).padStart(8)} req/s   p50 ${ms(p50)}   p99 ${ms(p99)}   server CPU ${cpu.toFixed(0)} µs/request${cores}${runs.map(failures).join('')}${each}`
+  return `${name.padEnd(24)} ${fmt(rate).padStart(8)} req/s   p50 ${ms(p50)}   p99 ${ms(p99)}   server CPU ${cpu.toFixed(0)} µs/request (main thread ${main.toFixed(0)})${cores}${runs.map(failures).join('')}${each}`
 }
 
 const personalKey = `phx_bench${randomBytes(12).toString('hex')}`
@@ -143,6 +148,11 @@ try {
       await fetch(`${wren.url}/flags/?v=2`, { method: 'POST', headers: { 'content-type': 'application/json' }, body: bodies[1] })
     ).arrayBuffer(),
   )
+  // What the process spends with no request at all (timers, lag sampling, engine threads): divided by the
+  // request rate, it is part of each request's CPU figure, the larger the fewer requests a run answers.
+  const idleFrom = cpuSeconds(wren.child.pid)
+  await sleep(3_000)
+  const idleCores = (cpuSeconds(wren.child.pid) - idleFrom) / 3
   const answerFile = path.join(tmpdir(), `wren-bench-decide-answer-${process.pid}.json`)
   writeFileSync(answerFile, sample)
   hello = await startHelloWorld(answerFile)
@@ -196,6 +206,9 @@ try {
   }
   const rate = (name: keyof typeof targets) => median(runs[name].map((r) => r.requestsPerSecond))
   const cpu = (name: keyof typeof targets) => median(runs[name].map((r) => r.cpuMicros))
+  console.log(
+    `wren idle before the runs: ${idleCores.toFixed(3)} cores (all threads), ${((idleCores * 1e6) / rate('decide')).toFixed(1)} µs per request at the rate below`,
+  )
   console.log(summary('wren /flags?v=2', runs.decide))
   console.log(summary('pre-encoded answer', runs.bytes))
   console.log(summary('hello-world POST', runs.hello))

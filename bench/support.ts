@@ -60,9 +60,10 @@ export const sleep = (msec: number) => new Promise<void>((r) => setTimeout(r, ms
  * CPU seconds (user + system, all threads) a process has used so far, from /proc (Linux); NaN elsewhere.
  * Noise on a shared machine changes wall-clock rates a lot and CPU per unit of work much less.
  */
-export function cpuSeconds(pid: number = process.pid): number {
+export function cpuSeconds(pid: number = process.pid, thread?: 'main'): number {
   try {
-    const stat = readFileSync(`/proc/${pid}/stat`, 'utf8')
+    // /proc/<pid>/stat sums every thread; /proc/<pid>/task/<pid>/stat is the main thread alone (the event loop).
+    const stat = readFileSync(thread === 'main' ? `/proc/${pid}/task/${pid}/stat` : `/proc/${pid}/stat`, 'utf8')
     const fields = stat.slice(stat.lastIndexOf(')') + 2).split(' ')
     return (Number(fields[11]) + Number(fields[12])) / 100 // utime, stime in clock ticks (USER_HZ = 100)
   } catch {

@@ -1,7 +1,7 @@
 // Capture: accept, validate, stamp, append to the log; answer only once the append is durable.
 // No person work happens here.
 import { setImmediate } from 'node:timers/promises'
-import type { FastifyInstance, FastifyRequest } from 'fastify'
+import type { FastifyInstance, FastifyReply, FastifyRequest } from 'fastify'
 import { decodeCapture } from './decode'
 import type { SdkRequest } from '../shared/http/sdk-body'
 import { newEventUuid, toIngestEvent } from './stamp'
@@ -46,25 +46,85 @@ export function acceptSdkBodies(
   app.removeAllContentTypeParsers()
   app.addContentTypeParser('*', { parseAs: 'buffer', bodyLimit: BODY_LIMIT }, (_req, body, done) => done(null, body))
   // Refused before the body is read: in a flood that is most of the work saved. Preflights still answer.
-  app.addHook('onRequest', async (request) => {
-    if (request.method === 'OPTIONS') return
+  // Fastify's callback form: an async hook costs a promise on every request.
+  app.addHook('onRequest', (request, _reply, done) => {
+    if (request.method === 'OPTIONS') return done()
     for (const gate of gates) {
       try {
         gate.backpressure.admit()
       } catch (err) {
         metrics.inc('wren_capture_requests_refused_total', 1, { reason: gate.reason })
-        throw err
+        return done(err as Error)
       }
     }
+    done()
   })
   // After backpressure: a request refused for the backlog is never charged.
   chargeRequestMemory(app, memory)
 }
 
+/**
+ * POST of every capture path, what the SDKs send: a plugin of its own, so that the route groups can give it
+ * the scope without per-request CORS resolution (fixed open headers, as decide's flag answers have).
+ */
 export async function captureRoutes(app: FastifyInstance, deps: CaptureDeps): Promise<void> {
   acceptSdkBodies(app, deps.metrics, [{ backpressure: deps.backpressure, reason: 'backlog' }], deps.memory)
+  const handler = captureHandler(deps)
+  const route = routesOf(app, { projects: deps.projects, tag: 'capture' })
+  for (const path of CAPTURE_PATHS) {
+    route({
+      method: 'POST',
+      url: path,
+      summary: `Capture events (${path})`,
+      description:
+        'What the SDKs send: one event or a batch, as JSON, gzip, lz64, base64 or a data= form; the project API key is the payload’s token (api_key).',
+      access: { public: 'the project API key in the payload.' },
+      bodyLimit: BODY_LIMIT,
+      consumes: SDK_CONTENT_TYPES,
+      schema: {
+        querystring: CaptureQuery,
+        body: RawBody(
+          '{api_key|token, event, distinct_id, properties, timestamp} or {api_key, batch: [events]}, in any of the SDKs’ encodings',
+        ),
+        response: ANSWERS,
+      },
+      handler,
+    })
+  }
+}
 
-  const handler = async (request: FastifyRequest, reply: import('fastify').FastifyReply) => {
+/** GET (the payload in ?data=) and OPTIONS of every capture path, in the scope of the CORS plugin, which answers preflights. */
+export async function captureQueryRoutes(app: FastifyInstance, deps: CaptureDeps): Promise<void> {
+  acceptSdkBodies(app, deps.metrics, [{ backpressure: deps.backpressure, reason: 'backlog' }], deps.memory)
+  const handler = captureHandler(deps)
+  const route = routesOf(app, { projects: deps.projects, tag: 'capture' })
+  for (const path of CAPTURE_PATHS) {
+    // PostHog capture answers any OPTIONS, not only a browser's full preflight (reference §1.1); the CORS
+    // plugin's hook replies to it before the handler runs.
+    route({
+      method: ['GET', 'OPTIONS'],
+      url: path,
+      summary: `Capture events from the query string (${path}?data=…)`,
+      description: 'The payload is ?data= (base64 or JSON, per ?compression=). OPTIONS answers any preflight.',
+      access: { public: 'the project API key in the payload.' },
+      schema: { querystring: CaptureQuery, response: ANSWERS },
+      handler,
+    })
+  }
+}
+
+const ANSWERS = {
+  200: Type.Object({ status: Type.Enum(['Ok']) }),
+  204: NoContent,
+  400: ErrorBody,
+  401: ErrorBody,
+  413: ErrorBody,
+  503: ErrorBody,
+}
+
+/** Decode, stamp, append durably, answer. */
+function captureHandler(deps: CaptureDeps) {
+  return async (request: FastifyRequest, reply: FastifyReply) => {
     const decoded = await decodeCapture(toCaptureRequest(request))
     const project = deps.projects.byToken(decoded.token)
     if (!project) throw wrenError('ingest_key_invalid', 'Project API key is invalid: no project has this token.')
@@ -81,47 +141,6 @@ export async function captureRoutes(app: FastifyInstance, deps: CaptureDeps): Pr
     const query = request.query as Record<string, string | undefined>
     if (query.beacon === '1') return reply.status(204).send()
     return reply.status(200).send({ status: 'Ok' })
-  }
-
-  const route = routesOf(app, { projects: deps.projects, tag: 'capture' })
-  for (const path of CAPTURE_PATHS) {
-    // PostHog capture answers any OPTIONS, not only a browser's full preflight (reference §1.1); the CORS
-    // plugin's hook replies to it before the handler runs.
-    const answers = {
-      200: Type.Object({ status: Type.Enum(['Ok']) }),
-      204: NoContent,
-      400: ErrorBody,
-      401: ErrorBody,
-      413: ErrorBody,
-      503: ErrorBody,
-    }
-    route({
-      method: 'POST',
-      url: path,
-      summary: `Capture events (${path})`,
-      description:
-        'What the SDKs send: one event or a batch, as JSON, gzip, lz64, base64 or a data= form; the project API key is the payload’s token (api_key).',
-      access: { public: 'the project API key in the payload.' },
-      bodyLimit: BODY_LIMIT,
-      consumes: SDK_CONTENT_TYPES,
-      schema: {
-        querystring: CaptureQuery,
-        body: RawBody(
-          '{api_key|token, event, distinct_id, properties, timestamp} or {api_key, batch: [events]}, in any of the SDKs’ encodings',
-        ),
-        response: answers,
-      },
-      handler: (request, reply) => handler(request, reply),
-    })
-    route({
-      method: ['GET', 'OPTIONS'],
-      url: path,
-      summary: `Capture events from the query string (${path}?data=…)`,
-      description: 'The payload is ?data= (base64 or JSON, per ?compression=). OPTIONS answers any preflight.',
-      access: { public: 'the project API key in the payload.' },
-      schema: { querystring: CaptureQuery, response: answers },
-      handler: (request, reply) => handler(request, reply),
-    })
   }
 }
 

@@ -30,6 +30,7 @@ export const ROUTE_GROUP_NAMES = [
   'static',
   'flags-public',
   'flags-sdk',
+  'capture-sdk',
 ] as const
 
 export type RouteGroupName = (typeof ROUTE_GROUP_NAMES)[number]
@@ -51,7 +52,7 @@ export const JOB_DOCS: Record<JobName, string> = {
 export const ROLE_TABLE: Record<RoleName, RoleRow> = {
   capture: {
     does: 'the SDKs’ intake: events, person updates and session recordings, appended to the log',
-    routes: ['operations', 'capture', 'recording-intake', 'static'],
+    routes: ['operations', 'capture', 'recording-intake', 'static', 'capture-sdk'],
     jobs: [],
   },
   ingest: {

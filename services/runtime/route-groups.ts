@@ -2,7 +2,7 @@
 // its CORS scope. Which processes mount a group is the role table's business (roles.ts); a group is mounted
 // once, in the order roles.ts lists the groups, however many of a process's roles serve it.
 import type { FastifyInstance, FastifyPluginAsync, FastifyPluginOptions } from 'fastify'
-import { captureRoutes } from '../capture/routes'
+import { captureQueryRoutes, captureRoutes } from '../capture/routes'
 import { recordingCaptureRoutes } from '../capture/recording-intake'
 import { staticRoutes } from '../static/routes'
 import { projectRoutes } from '../projects/routes'
@@ -96,7 +96,8 @@ export const ROUTE_GROUPS = {
         }
       : null,
   })),
-  capture: group('delegated', captureRoutes, captureDeps),
+  // GET ?data= and OPTIONS of the capture paths; their POST, what the SDKs send, is capture-sdk.
+  capture: group('delegated', captureQueryRoutes, captureDeps),
   'recording-intake': group('delegated', recordingCaptureRoutes, async (s) => ({
     ...(await captureDeps(s)),
     recordingsBackpressure: await s.recordingsBackpressure(),
@@ -189,6 +190,8 @@ export const ROUTE_GROUPS = {
   'flags-public': group('delegated', publicFlagRoutes, flagAnswerDeps),
   // The SDKs' flag requests: fixed open CORS headers, without the delegator's work on every request.
   'flags-sdk': group('open', flagAnswerRoutes, flagAnswerDeps),
+  // The SDKs' events (POST of every capture path): the same fixed open headers.
+  'capture-sdk': group('open', captureRoutes, captureDeps),
 } satisfies Record<RouteGroupName, RouteGroup>
 
 /** Mounts the route groups of the process's roles on the server, each in its CORS scope. */

@@ -5,7 +5,7 @@ import Fastify, { LogController, type FastifyBaseLogger, type FastifyInstance } 
 import cors from '@fastify/cors'
 import compress from '@fastify/compress'
 import { constants } from 'node:zlib'
-import type { Logger } from 'pino'
+import type { Bindings, ChildLoggerOptions, Logger } from 'pino'
 import { readFileSync } from 'node:fs'
 import type { Config, HttpTimeouts } from '../shared/config'
 import { wrenError } from '../shared/errors'
@@ -55,6 +55,7 @@ export async function createServer(
     trustProxy: config.authFailures.trustedProxies.length > 0 ? [...config.authFailures.trustedProxies] : false,
     routerOptions: { ignoreTrailingSlash: true, querystringParser: firstValueQuery },
     logController: new LogController({ disableRequestLogging: true }),
+    ...(config.logRequests ? {} : { childLoggerFactory: requestLoggerOnFirstUse }),
     bodyLimit: 20 * 1024 * 1024,
     frameworkErrors: renderError,
     clientErrorHandler,
@@ -133,6 +134,67 @@ function countRequests(app: FastifyInstance, metrics: Metrics, logRequests: bool
     if (logRequests) request.log.info({ ...labels, ms: Math.round(reply.elapsedTime * 10) / 10 }, 'request')
     done()
   })
+}
+
+/**
+ * A request's logger (request.log, reply.log) without request logging (LOG_REQUESTS=0, the default): Fastify
+ * would make a pino child with the request id for every request, which only an error or a warning reads.
+ * This one makes that same child when something first logs through it, so a line says what it said before.
+ */
+function requestLoggerOnFirstUse(
+  this: FastifyInstance,
+  logger: FastifyBaseLogger,
+  bindings: Bindings,
+  opts: ChildLoggerOptions,
+): FastifyBaseLogger {
+  return new RequestLogger(logger, bindings, opts) as unknown as FastifyBaseLogger
+}
+
+type Log = (...args: unknown[]) => void
+
+class RequestLogger {
+  private made: FastifyBaseLogger | undefined
+
+  constructor(
+    private readonly parent: FastifyBaseLogger,
+    private readonly bindings: Bindings,
+    private readonly opts: ChildLoggerOptions,
+  ) {}
+
+  private get real(): FastifyBaseLogger {
+    return (this.made ??= this.parent.child(this.bindings, this.opts))
+  }
+
+  get level(): string {
+    return this.made?.level ?? this.opts.level ?? this.parent.level
+  }
+  set level(level: string) {
+    this.real.level = level
+  }
+  fatal(...args: unknown[]): void {
+    ;(this.real.fatal as Log)(...args)
+  }
+  error(...args: unknown[]): void {
+    ;(this.real.error as Log)(...args)
+  }
+  warn(...args: unknown[]): void {
+    ;(this.real.warn as Log)(...args)
+  }
+  info(...args: unknown[]): void {
+    ;(this.real.info as Log)(...args)
+  }
+  debug(...args: unknown[]): void {
+    ;(this.real.debug as Log)(...args)
+  }
+  trace(...args: unknown[]): void {
+    ;(this.real.trace as Log)(...args)
+  }
+  silent(...args: unknown[]): void {
+    ;(this.real.silent as Log)(...args)
+  }
+  child(bindings: Bindings, opts?: ChildLoggerOptions): FastifyBaseLogger {
+    return this.real.child(bindings, opts)
+  }
 }
 
 /** Fastify's and Node's server options for HttpTimeouts. */

@@ -2,7 +2,7 @@
 // emits is declared here, once, with its help text and labels; services call inc/observe/gauge by name.
 // Each Wren instance has its own registry (tests build several in one process), holding the process
 // metrics prom-client collects too (CPU, memory, event loop lag, GC).
-import { Counter, Gauge, Histogram, Registry, collectDefaultMetrics } from 'prom-client'
+import { Gauge, Registry, collectDefaultMetrics } from 'prom-client'
 
 interface Definition {
   type: 'counter' | 'histogram' | 'gauge'
@@ -144,31 +144,28 @@ export type Labels = Record<string, string>
 
 export class Metrics {
   readonly registry = new Registry()
-  private readonly counters = new Map<string, Counter>()
-  private readonly histograms = new Map<string, Histogram>()
+  private readonly counters = new Map<string, CounterTotals>()
+  private readonly histograms = new Map<string, HistogramTotals>()
   private readonly readers = new Map<string, () => number>()
-  /** Sums over label sets, so get() can answer without prom-client's asynchronous collection. */
-  private readonly totals = new Map<string, number>()
-  /** Label objects as passed, with their copy holding only the metric's label names (see known). */
-  private readonly checked = new WeakMap<Labels, { name: MetricName; labels: Labels }>()
 
   constructor() {
     collectDefaultMetrics({ register: this.registry })
-    const registers = [this.registry]
     for (const [name, def] of Object.entries(CATALOGUE) as Array<[MetricName, Definition]>) {
-      const labelNames = [...(def.labelNames ?? [])]
-      if (def.type === 'counter') this.counters.set(name, new Counter({ name, help: def.help, labelNames, registers }))
-      else if (def.type === 'histogram')
-        this.histograms.set(
-          name,
-          new Histogram({ name, help: def.help, labelNames, buckets: [...(def.buckets ?? LATENCY_BUCKETS)], registers }),
-        )
-      else {
+      const labelNames = def.labelNames ?? []
+      if (def.type === 'counter') {
+        const counter = new CounterTotals(name, def.help, labelNames)
+        this.counters.set(name, counter)
+        this.registry.registerMetric(counter as never)
+      } else if (def.type === 'histogram') {
+        const histogram = new HistogramTotals(name, def.help, labelNames, def.buckets ?? LATENCY_BUCKETS)
+        this.histograms.set(name, histogram)
+        this.registry.registerMetric(histogram as never)
+      } else {
         const read = () => this.readers.get(name)?.() ?? 0
         new Gauge({
           name,
           help: def.help,
-          registers,
+          registers: [this.registry],
           collect() {
             this.set(read())
           },
@@ -180,14 +177,12 @@ export class Metrics {
   inc(name: CounterName, by = 1, labels?: Labels): void {
     // A metric never breaks its caller: a counter cannot go down, and unknown labels are dropped.
     if (!(by >= 0)) return
-    this.counters.get(name)!.inc(this.known(name, labels), by)
-    this.totals.set(name, (this.totals.get(name) ?? 0) + by)
+    this.counters.get(name)!.inc(labels, by)
   }
 
   observe(name: HistogramName, value: number, labels?: Labels): void {
     if (!Number.isFinite(value)) return
-    this.histograms.get(name)!.observe(this.known(name, labels), value)
-    this.totals.set(name, (this.totals.get(name) ?? 0) + 1)
+    this.histograms.get(name)!.observe(labels, value)
   }
 
   /** A value read when /_metrics is scraped. */
@@ -197,7 +192,7 @@ export class Metrics {
 
   /** A counter's total over all labels, a histogram's number of observations, or a gauge's value now. */
   get(name: MetricName): number {
-    return this.readers.get(name)?.() ?? this.totals.get(name) ?? 0
+    return this.readers.get(name)?.() ?? (this.counters.get(name) ?? this.histograms.get(name))?.total ?? 0
   }
 
   /** The Prometheus text exposition of every metric. */
@@ -208,16 +203,168 @@ export class Metrics {
   get contentType(): string {
     return this.registry.contentType
   }
+}
 
-  private known(name: MetricName, labels: Labels | undefined): Labels {
-    // Hot paths (every HTTP answer, every flags answer) pass the same label objects again and again: their
-    // checked copy is kept. A label object is never changed after it is passed.
-    const kept = labels && this.checked.get(labels)
-    if (kept && kept.name === name) return kept.labels
-    const names: readonly string[] = (CATALOGUE[name] as Definition).labelNames ?? []
-    const out: Labels = {}
-    for (const key of names) if (labels?.[key] !== undefined) out[key] = labels[key]
-    if (labels) this.checked.set(labels, { name, labels: out })
-    return out
+// Counters and histograms are counted here, per label set, and handed to prom-client's registry only when
+// /_metrics is scraped: prom-client's own Counter and Histogram hash the labels (sorted names and values
+// joined into a string) and check them on every update, which every HTTP answer and every flags answer
+// paid. A label object passed again (the hot paths keep theirs) finds its series through a WeakMap; a new
+// one is checked and filed under its values once. What the registry reads back (get, getForPromString) is
+// what prom-client's Counter and Histogram give for the same updates, so the exposition is the same text
+// (metrics.test.ts holds the two side by side).
+
+abstract class Totals<S extends { labels: Labels }> {
+  readonly aggregator = 'sum'
+  /** A counter's sum over all label sets, a histogram's number of observations. */
+  total = 0
+  /** By label values, in the order first seen (prom-client's order). */
+  protected series = new Map<string, S>()
+  private byObject = new WeakMap<Labels, S>()
+  private unlabelled: S | undefined
+
+  constructor(
+    readonly name: string,
+    readonly help: string,
+    protected readonly labelNames: readonly string[],
+  ) {}
+
+  protected abstract create(labels: Labels): S
+
+  /** The series of a label set: only the catalogue's label names, the others dropped. */
+  protected seriesOf(labels: Labels | undefined): S {
+    if (labels === undefined) return (this.unlabelled ??= this.find({}))
+    let s = this.byObject.get(labels)
+    if (s === undefined) {
+      const known: Labels = {}
+      for (const key of this.labelNames) if (labels[key] !== undefined) known[key] = labels[key]
+      this.byObject.set(labels, (s = this.find(known)))
+    }
+    return s
+  }
+
+  /** Forgets every series (prom-client's reset, for the registry's resetMetrics). */
+  reset(): void {
+    this.series = new Map()
+    this.byObject = new WeakMap()
+    this.unlabelled = undefined
+    this.total = 0
+  }
+
+  private find(labels: Labels): S {
+    const key = Object.entries(labels)
+      .map(([k, v]) => `${k}:${v}`)
+      .join(',')
+    let s = this.series.get(key)
+    if (s === undefined) this.series.set(key, (s = this.create(labels)))
+    return s
+  }
+}
+
+interface CounterSeries {
+  labels: Labels
+  value: number
+}
+
+class CounterTotals extends Totals<CounterSeries> {
+  readonly type = 'counter'
+
+  constructor(name: string, help: string, labelNames: readonly string[]) {
+    super(name, help, labelNames)
+    this.reset()
+  }
+
+  inc(labels: Labels | undefined, by: number): void {
+    this.seriesOf(labels).value += by
+    this.total += by
+  }
+
+  protected create(labels: Labels): CounterSeries {
+    return { value: 0, labels }
+  }
+
+  /** As prom-client's Counter: one without labels shows 0 before its first update. */
+  override reset(): void {
+    super.reset()
+    if (this.labelNames.length === 0) this.seriesOf(undefined)
+  }
+
+  async get() {
+    return {
+      help: this.help,
+      name: this.name,
+      type: this.type,
+      values: [...this.series.values()].map((s) => ({ value: s.value, labels: s.labels })),
+      aggregator: this.aggregator,
+    }
+  }
+}
+
+interface HistogramSeries {
+  labels: Labels
+  /** Observations per bucket (not cumulative): at or below its bound and above the one before. */
+  buckets: number[]
+  sum: number
+  count: number
+}
+
+class HistogramTotals extends Totals<HistogramSeries> {
+  readonly type = 'histogram'
+  private readonly bounds: readonly number[]
+
+  constructor(name: string, help: string, labelNames: readonly string[], buckets: readonly number[]) {
+    super(name, help, labelNames)
+    this.bounds = [...buckets].sort((a, b) => a - b)
+    // As prom-client's Histogram: one without labels shows its zero buckets before its first observation.
+    if (labelNames.length === 0) this.seriesOf(undefined)
+  }
+
+  observe(labels: Labels | undefined, value: number): void {
+    const s = this.seriesOf(labels)
+    s.sum += value
+    s.count += 1
+    this.total += 1
+    const bounds = this.bounds
+    for (let i = 0; i < bounds.length; i++) {
+      if (value <= bounds[i]) {
+        s.buckets[i] += 1
+        break
+      }
+    }
+  }
+
+  protected create(labels: Labels): HistogramSeries {
+    return { labels, buckets: this.bounds.map(() => 0), sum: 0, count: 0 }
+  }
+
+  /** What prom-client's Histogram gives the text exposition: the buckets' labels, and the series' as shared labels. */
+  async getForPromString() {
+    const bucket = `${this.name}_bucket`
+    const values: Array<{
+      labels: Record<string, string | number>
+      sharedLabels: Labels
+      value: number
+      metricName: string
+      exemplar: null | undefined
+    }> = []
+    for (const s of this.series.values()) {
+      let acc = 0
+      for (let i = 0; i < this.bounds.length; i++) {
+        acc += s.buckets[i]
+        values.push({ labels: { le: this.bounds[i] }, sharedLabels: s.labels, value: acc, metricName: bucket, exemplar: null })
+      }
+      values.push({ labels: { le: '+Inf' }, sharedLabels: s.labels, value: s.count, metricName: bucket, exemplar: null })
+      values.push({ labels: {}, sharedLabels: s.labels, value: s.sum, metricName: `${this.name}_sum`, exemplar: undefined })
+      values.push({ labels: {}, sharedLabels: s.labels, value: s.count, metricName: `${this.name}_count`, exemplar: undefined })
+    }
+    return { name: this.name, help: this.help, type: this.type, values, aggregator: this.aggregator }
+  }
+
+  /** As prom-client's Histogram.get(): each value's labels with the series' labels after its own. */
+  async get() {
+    const data = await this.getForPromString()
+    return {
+      ...data,
+      values: data.values.map(({ sharedLabels, labels, ...rest }) => ({ ...rest, labels: { ...labels, ...sharedLabels } })),
+    }
   }
 }

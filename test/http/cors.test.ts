@@ -45,6 +45,37 @@ describe('CORS', () => {
     expect(config.headers.get('access-control-allow-origin')).toBe(EVIL)
   })
 
+  it('answers capture’s POST (its own scope) with the CORS headers of its GET and OPTIONS (the plugin’s), errors included', async () => {
+    const corsHeaders = (res: Response) =>
+      Object.fromEntries([...res.headers].filter(([name]) => name.startsWith('access-control-') || name === 'vary'))
+    const data = Buffer.from(JSON.stringify({ api_key: t.projectKey, event: 'cors', distinct_id: 'u' })).toString('base64')
+    for (const path of ['/e/', '/batch/', '/i/v0/e/', '/capture/', '/track/', '/engage/'])
+      for (const origin of [EVIL, null]) {
+        const headers: Record<string, string> = { 'content-type': 'application/json', ...(origin ? { origin } : {}) }
+        const post = await fetch(t.url + path, {
+          method: 'POST',
+          headers,
+          body: JSON.stringify({ api_key: t.projectKey, event: 'cors', distinct_id: 'u' }),
+        })
+        expect(post.status, path).toBe(200)
+        const get = await fetch(`${t.url}${path}?data=${encodeURIComponent(data)}`, { headers })
+        expect(get.status, path).toBe(200)
+        expect(corsHeaders(post), path).toEqual(corsHeaders(get))
+        expect(corsHeaders(post), path).toEqual({
+          ...(origin ? { 'access-control-allow-origin': origin } : {}),
+          'access-control-allow-credentials': 'true',
+          vary: 'Origin',
+        })
+        const refused = await fetch(t.url + path, {
+          method: 'POST',
+          headers,
+          body: JSON.stringify({ api_key: 'phc_nope', event: 'x', distinct_id: 'u' }),
+        })
+        expect(refused.status, path).toBe(401)
+        expect(corsHeaders(refused), path).toEqual(corsHeaders(get))
+      }
+  })
+
   it('gives other origins nothing on the management API: no allowed origin, no credentials, a failed preflight', async () => {
     for (const path of [
       '/api/projects/',

@@ -5,6 +5,7 @@
 // 12 concurrent 19 MB /s/ uploads ran the main thread out of heap.
 import { getHeapStatistics } from 'node:v8'
 import { Transform } from 'node:stream'
+import type { ServerResponse } from 'node:http'
 import type { FastifyInstance, FastifyReply, FastifyRequest } from 'fastify'
 import { WrenError } from '../errors'
 
@@ -50,26 +51,19 @@ export class MemoryBudget {
   /** A charge of `bytes`; throws the 503 when it does not fit. */
   charge(bytes: number): MemoryCharge {
     if (!this.fits(bytes, 0)) throw this.refusal()
-    const budget = this
-    let held = bytes
-    let released = false
     this.used += bytes
-    return {
-      get bytes() {
-        return held
-      },
-      raise(to: number): void {
-        if (released || to <= held) return
-        if (!budget.fits(to - held, held)) throw budget.refusal()
-        budget.used += to - held
-        held = to
-      },
-      release() {
-        if (released) return
-        released = true
-        budget.used -= held
-      },
-    }
+    return new Charge(this, bytes)
+  }
+
+  /** Raises `charge` by `more` bytes; throws the 503 when they do not fit. */
+  raise(charge: MemoryCharge, more: number): void {
+    if (!this.fits(more, charge.bytes)) throw this.refusal()
+    this.used += more
+  }
+
+  /** Gives back `bytes` of a charge released. */
+  giveBack(bytes: number): void {
+    this.used -= bytes
   }
 
   /**
@@ -94,7 +88,38 @@ export class MemoryBudget {
   }
 }
 
+/** A class, not closures: every SDK request makes one. */
+class Charge implements MemoryCharge {
+  private released = false
+
+  constructor(
+    private readonly budget: MemoryBudget,
+    private held: number,
+  ) {}
+
+  get bytes(): number {
+    return this.held
+  }
+
+  raise(to: number): void {
+    if (this.released || to <= this.held) return
+    this.budget.raise(this, to - this.held)
+    this.held = to
+  }
+
+  release(): void {
+    if (this.released) return
+    this.released = true
+    this.budget.giveBack(this.held)
+  }
+}
+
 const charges = new WeakMap<object, MemoryCharge>()
+
+/** A response's 'close' listener, one function for all (no closure per request): releases its request's charge. */
+function releaseOnClose(this: ServerResponse): void {
+  charges.get(this.req)?.release()
+}
 
 /** The request's charge (for decoders to raise as they inflate); undefined outside the charged routes. */
 export function chargeOf(request: { raw?: object }): MemoryCharge | undefined {
@@ -116,7 +141,7 @@ export function chargeRequestMemory(app: FastifyInstance, budget: MemoryBudget):
       return done(err as WrenError)
     }
     charges.set(request.raw, charge)
-    reply.raw.once('close', () => charge.release())
+    reply.raw.on('close', releaseOnClose)
     done()
   })
   app.addHook('preParsing', (request, _reply, payload, done) => {
