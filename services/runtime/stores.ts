@@ -301,6 +301,7 @@ export class Stores {
           this.ctx.storage.clickhouse,
           this.ctx.storage.log,
           this.child('person-compaction'),
+          this.ctx.metrics,
           this.ctx.config.ingestion.compactionMs,
         ),
         (c) => c.stop(),

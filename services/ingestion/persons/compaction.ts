@@ -28,6 +28,7 @@ import { queryRows } from '../../shared/clickhouse'
 import type { Log } from '../../shared/log/log'
 import { TOPICS } from '../../shared/log/log'
 import { INGESTION_GROUP } from '../../shared/ingestion-lag'
+import type { Metrics } from '../../shared/metrics'
 
 /** The _partition of compacted rows: UInt32's largest, which no log partition has. */
 export const COMPACTED_PARTITION = 4294967295
@@ -59,6 +60,7 @@ export class PersonCompaction {
     private readonly client: ClickHouseClient,
     private readonly log: Log,
     private readonly logger: Logger,
+    private readonly metrics: Metrics,
     /** Between runs; 0: never on a timer (run() still compacts). */
     private readonly intervalMs: number,
   ) {}
@@ -100,6 +102,10 @@ export class PersonCompaction {
         tables.push(await this.compactTable(spec, committed))
       }
     const result = { tables, ms: Math.round(performance.now() - started) }
+    this.metrics.inc(
+      'wren_person_compaction_rows_total',
+      tables.reduce((n, t) => n + t.folded, 0),
+    )
     if (tables.some((t) => t.folded > 0)) this.logger.info(result, 'compacted person versions')
     return result
   }
