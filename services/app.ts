@@ -16,6 +16,7 @@ import type { ProjectStore } from './projects/store'
 import { bootstrapIfEmpty, type BootstrapResult } from './projects/bootstrap'
 import type { IngestionProcessor } from './ingestion/processor'
 import type { DeletionScheduler } from './persons/deletions'
+import type { PersonCompaction } from './ingestion/persons/compaction'
 import { Lifecycle } from './runtime/lifecycle'
 import { openStorage } from './runtime/storage'
 import { Roles } from './runtime/roles'
@@ -40,6 +41,8 @@ export interface Wren {
   processor: IngestionProcessor
   /** In a process that runs ingest or api. */
   deletions: DeletionScheduler
+  /** In a process that runs ingest: folds the person versions of committed batches. */
+  personCompaction: PersonCompaction
   /** In a process that runs api: adds columns for the event properties trends read often. */
   materializer: PropertyMaterializer
   /** Every management route as registered (method, url): what the authorization test enumerates. */
@@ -74,6 +77,7 @@ export async function buildWren(config: Config, logger: Logger = pino({ level: c
     // Built by now in the processes whose roles use them (every role runs in embedded mode).
     const processor = roles.runs('ingest') ? await stores.ingestion() : null
     const deletions = roles.runs('ingest') || roles.runs('api') ? await stores.deletions() : null
+    const personCompaction = roles.runs('ingest') ? await stores.personCompaction() : null
     const materializer = roles.runs('api') ? await stores.materializer() : null
     return {
       app: server.app,
@@ -90,6 +94,9 @@ export async function buildWren(config: Config, logger: Logger = pino({ level: c
       },
       get deletions() {
         return deletions ?? notHere('deletions (roles ingest and api)')
+      },
+      get personCompaction() {
+        return personCompaction ?? notHere('person compaction (role ingest)')
       },
       get materializer() {
         return materializer ?? notHere('the materializer (role api)')

@@ -3,7 +3,9 @@
 -- of the sorting key of every versioned table: a ReplacingMergeTree folds rows of one key into the
 -- latest version at any time, and a replayed batch needs the version from before it, not only the one
 -- the batch itself wrote before the crash. So merges fold only a range's rewrites; readers take
--- argMax(..., version) over the versions kept.
+-- argMax(..., version) over the versions kept. Versions of committed batches, which no replay needs but
+-- the latest, are folded by the ingest role's person compaction (services/ingestion/persons/compaction.ts)
+-- into one row per key at _partition 4294967295, _offset 0.
 CREATE TABLE IF NOT EXISTS person (
     team_id Int64,
     uuid UUID,

@@ -41,10 +41,12 @@ export interface RoleRow {
   jobs: JobName[]
 }
 
-export type JobName = 'deletions' | 'materializer' | 'homeDashboards'
+export type JobName = 'deletions' | 'personCompaction' | 'materializer' | 'homeDashboards'
 
 export const JOB_DOCS: Record<JobName, string> = {
   deletions: 'deletes the events of deleted persons in the background (persons/deletions.ts)',
+  personCompaction:
+    'folds the person and distinct-id versions of committed batches into one row each, so their storage stays flat (ingestion/persons/compaction.ts)',
   materializer: 'gives event properties that trends read often a column of their own (shared/query/materialized-properties.ts)',
   homeDashboards: 'gives every project a home dashboard, the one the app opens on (insights/home.ts)',
 }
@@ -58,7 +60,7 @@ export const ROLE_TABLE: Record<RoleName, RoleRow> = {
   ingest: {
     does: 'the ingestion processor: persons and events into ClickHouse; the one writer of persons',
     routes: ['operations'],
-    jobs: ['deletions'],
+    jobs: ['deletions', 'personCompaction'],
   },
   api: {
     does: 'the management API and the web app',

@@ -27,6 +27,7 @@ import { openGeoIpReader, type CityLookup } from '../shared/geoip'
 import { PersonQueries } from '../persons/queries'
 import { DefinitionQueries } from '../definitions/queries'
 import { DeletionScheduler } from '../persons/deletions'
+import { PersonCompaction } from '../ingestion/persons/compaction'
 import { ActionStore } from '../actions/store'
 import { CohortStore } from '../cohorts/store'
 import { TrendService } from '../trends/service'
@@ -287,6 +288,23 @@ export class Stores {
         'deletions',
         new DeletionScheduler(this.ctx.storage.clickhouse, this.ctx.clock, this.child('deletions')),
         (d) => d.stop(),
+      ),
+    )
+  }
+
+  /** Folds the person versions of committed batches (every WREN_PERSON_COMPACTION_MS). */
+  personCompaction(): Promise<PersonCompaction> {
+    return this.once('person compaction', () =>
+      this.ctx.lifecycle.started(
+        'person compaction',
+        new PersonCompaction(
+          this.ctx.storage.clickhouse,
+          this.ctx.storage.log,
+          this.child('person-compaction'),
+          this.ctx.metrics,
+          this.ctx.config.ingestion.compactionMs,
+        ),
+        (c) => c.stop(),
       ),
     )
   }

@@ -53,6 +53,10 @@ export const CATALOGUE = {
     type: 'counter',
     help: 'Ingestion warnings: person merges refused, invalid values dropped, and the like (the log says which).',
   },
+  wren_person_compaction_rows_total: {
+    type: 'counter',
+    help: 'Person and distinct-id rows of committed batches that person compaction folded into the latest version of their key (WREN_PERSON_COMPACTION_MS).',
+  },
   wren_dead_letters_total: {
     type: 'counter',
     help: 'Messages a processor could not handle (ingestion on wren_ingest, recordings on wren_snapshots), stored as dead letters with their error, by topic.',

@@ -17,6 +17,7 @@ const WREN_METRICS: Record<string, string> = {
   wren_capture_backpressure: 'gauge',
   wren_ingested_events_total: 'counter',
   wren_ingestion_warnings_total: 'counter',
+  wren_person_compaction_rows_total: 'counter',
   wren_dead_letters_total: 'counter',
   wren_dead_letters_replayed_total: 'counter',
   wren_ingestion_batch_retries_total: 'counter',

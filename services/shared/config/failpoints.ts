@@ -16,7 +16,7 @@ export const FAILPOINTS = {
   ingestCrashAfterBatches: {
     parse: integer,
     does: 'SIGKILL the process after this many ingestion batches are written but not committed',
-    tests: ['test/ingestion/crash-recovery.test.ts', 'test/runtime/cluster.test.ts'],
+    tests: ['test/ingestion/crash-recovery.test.ts', 'test/ingestion/crash-compaction.test.ts', 'test/runtime/cluster.test.ts'],
   },
   ingestPoisonEvent: {
     parse: text,

@@ -303,6 +303,14 @@ export const VARIABLES: readonly ConfigVariable[] = [
     doc: 'failures of one ingestion batch before it is split to find the messages that fail; those go to dead letters',
   }),
   v({
+    env: 'WREN_PERSON_COMPACTION_MS',
+    group: 'ingestion',
+    field: 'ingestion.compactionMs',
+    default: '3600000',
+    parse: integer,
+    doc: 'how often the person and distinct-id versions of committed batches are folded into one row per person and distinct id (every batch that changes a person adds a row; a replay needs only the latest committed one); `0` turns it off',
+  }),
+  v({
     env: 'WREN_GEOIP_DATABASE',
     group: 'ingestion',
     field: 'geoipDatabase',

@@ -30,6 +30,8 @@ export interface Config {
     partBytes: number | null
     maxWaitMs: number
     maxRetries: number
+    /** Between runs of person compaction (ingestion/persons/compaction.ts); 0: never. */
+    compactionMs: number
   }
   /** The recordings processor (recordings/processor.ts): snapshot messages are up to 20 MB, so batches are short. */
   recordings: {

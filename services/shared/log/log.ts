@@ -72,6 +72,11 @@ export interface TopicStats {
   endOffset: number
   /** Committed offsets per consumer group (sum over partitions). */
   committed: Record<string, number>
+  /**
+   * Committed offsets per consumer group and partition (the next offset that group will be handed there;
+   * while a range is pending, its first offset). Person compaction (ingestion/persons/compaction.ts) reads it.
+   */
+  committedByPartition?: Record<string, Record<number, number>>
   /** Bytes the topic takes on disk, where the log knows it cheaply (the embedded log). */
   bytes?: number
 }

@@ -507,6 +507,7 @@ describe('embedded log: consuming', () => {
       topic: 't',
       endOffset: 90,
       committed: { slow: 90, fast: 90 },
+      committedByPartition: { slow: { 0: 90 }, fast: { 0: 90 } },
       bytes: (await stat(join(dir, 't', left[0]))).size,
     })
     await log.append('t', msgs(90, 1))

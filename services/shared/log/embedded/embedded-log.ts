@@ -157,8 +157,12 @@ class EmbeddedLogImpl implements EmbeddedLog {
     if (!pending) return { topic: name, endOffset: 0, committed: {} }
     const topic = await pending
     const committed: Record<string, number> = {}
-    for (const [group, state] of topic.offsets) committed[group] = state.committed
-    return { topic: name, endOffset: topic.store.endOffset, committed, bytes: topic.store.bytes }
+    const committedByPartition: Record<string, Record<number, number>> = {}
+    for (const [group, state] of topic.offsets) {
+      committed[group] = state.committed
+      committedByPartition[group] = { 0: state.committed }
+    }
+    return { topic: name, endOffset: topic.store.endOffset, committed, committedByPartition, bytes: topic.store.bytes }
   }
 
   dataSyncs(): number {

@@ -278,17 +278,17 @@ class KafkaLogImpl implements KafkaLog {
     const low = new Map(ends.map((p) => [p.partition, Number(p.low)]))
     const endOffset = ends.reduce((sum, p) => sum + Number(p.high), 0)
     const committed: Record<string, number> = {}
+    const committedByPartition: Record<string, Record<number, number>> = {}
     const groups = only ?? (await this.admin.listGroups()).groups.filter((g) => g.protocolType === 'consumer').map((g) => g.groupId)
     for (const groupId of groups) {
       const [offsets] = await this.admin.fetchOffsets({ groupId, topics: [topic] })
       // A group asked for by name counts even before its first commit: it is at the start of the topic.
       if (!offsets || (!only && offsets.partitions.every((p) => Number(p.offset) < 0))) continue
-      committed[groupId] = offsets.partitions.reduce(
-        (sum, p) => sum + (Number(p.offset) >= 0 ? Number(p.offset) : (low.get(p.partition) ?? 0)),
-        0,
-      )
+      const at = (p: { partition: number; offset: string }) => (Number(p.offset) >= 0 ? Number(p.offset) : (low.get(p.partition) ?? 0))
+      committed[groupId] = offsets.partitions.reduce((sum, p) => sum + at(p), 0)
+      committedByPartition[groupId] = Object.fromEntries(offsets.partitions.map((p) => [p.partition, at(p)]))
     }
-    return { topic, endOffset, committed }
+    return { topic, endOffset, committed, committedByPartition }
   }
 
   close(): Promise<void> {
