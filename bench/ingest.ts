@@ -169,9 +169,7 @@ async function trial(n: number): Promise<TrialResult> {
   const pino = (await import('pino')).default
   const { buildWren } = await import('../services/app')
   const { loadConfig } = await import('../services/shared/config')
-  const { decodeCapture } = await import('../services/capture/decode')
-  const { toIngestEvent, newEventUuid } = await import('../services/capture/stamp')
-  const { encodeIngest } = await import('../services/shared/log/contract')
+  const { appendAsCapture } = await import('./append-as-capture')
   const { TOPICS } = await import('../services/shared/log/log')
   const { queryRows, insertRows } = await import('../services/shared/clickhouse')
 
@@ -192,22 +190,7 @@ async function trial(n: number): Promise<TrialResult> {
     // Append the workload exactly as capture would: 100 events per request, as posthog-node batches them.
     const workload = ingestWorkload(n)
     const appendStart = performance.now()
-    const appends: Array<Promise<void>> = []
-    for (let i = 0; i < workload.events.length; i += 100) {
-      const body = Buffer.from(JSON.stringify({ api_key: projectKey, batch: workload.events.slice(i, i + 100) }))
-      const decoded = await decodeCapture({ path: '/batch/', query: {}, headers: { 'content-type': 'application/json' }, body })
-      const now = new Date()
-      const messages = decoded.events.map((e) => ({
-        key: String(teamId),
-        value: encodeIngest({
-          kind: 'event',
-          event: toIngestEvent(e, { teamId, now, sentAt: decoded.sentAt, ip: '127.0.0.1', newUuid: newEventUuid }),
-        }),
-      }))
-      appends.push(wren.log.append(TOPICS.ingest, messages))
-      if (appends.length >= 32) await Promise.all(appends.splice(0))
-    }
-    await Promise.all(appends)
+    await appendAsCapture(wren, { projectKey, teamId }, workload.events)
     const appendSeconds = (performance.now() - appendStart) / 1000
     workload.events.length = 0 // let the source objects go before measuring memory
 

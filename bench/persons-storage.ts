@@ -21,11 +21,9 @@ import path from 'node:path'
 import pino from 'pino'
 import { buildWren } from '../services/app'
 import { loadConfig } from '../services/shared/config'
-import { decodeCapture } from '../services/capture/decode'
-import { newEventUuid, toIngestEvent } from '../services/capture/stamp'
-import { encodeIngest } from '../services/shared/log/contract'
 import { TOPICS } from '../services/shared/log/log'
 import { queryRows } from '../services/shared/clickhouse'
+import { appendAsCapture } from './append-as-capture'
 import { fmt, posthogNodeEvent, rng, uuidFrom, type EventOptions } from './support'
 
 const QUICK = process.env.BENCH_QUICK === '1'
@@ -101,22 +99,7 @@ async function main(): Promise<void> {
     const start = Date.now() - 3 * 86_400_000
 
     const ingest = async (events: Array<Record<string, unknown>>) => {
-      const appends: Array<Promise<void>> = []
-      for (let i = 0; i < events.length; i += 100) {
-        const body = Buffer.from(JSON.stringify({ api_key: projectKey, batch: events.slice(i, i + 100) }))
-        const decoded = await decodeCapture({ path: '/batch/', query: {}, headers: { 'content-type': 'application/json' }, body })
-        const now = new Date()
-        const messages = decoded.events.map((e) => ({
-          key: String(teamId),
-          value: encodeIngest({
-            kind: 'event',
-            event: toIngestEvent(e, { teamId, now, sentAt: decoded.sentAt, ip: '127.0.0.1', newUuid: newEventUuid }),
-          }),
-        }))
-        appends.push(wren.log.append(TOPICS.ingest, messages))
-        if (appends.length >= 32) await Promise.all(appends.splice(0))
-      }
-      await Promise.all(appends)
+      await appendAsCapture(wren, { projectKey, teamId }, events)
       const { endOffset } = await wren.log.stats(TOPICS.ingest)
       const began = performance.now()
       wren.processor.start()
