@@ -6,9 +6,8 @@
 // the other SDK intake (same bodies, backpressure, timestamps); recordings/ reads the topic it writes.
 import type { FastifyReply, FastifyRequest } from 'fastify'
 import type { FastifyInstance } from 'fastify'
-import { Type } from 'typebox'
 import { decodeCapture, type DecodedEvent } from './decode'
-import { acceptSdkBodies, BODY_LIMIT, CaptureQuery, toCaptureRequest } from './routes'
+import { acceptSdkBodies, BODY_LIMIT, CAPTURE_ANSWERS, CaptureQuery, toCaptureRequest } from './routes'
 import { newEventUuid } from './stamp'
 import { resolveTimestamp } from './timestamp'
 import type { CaptureBackpressure } from './backpressure'
@@ -17,7 +16,7 @@ import type { Tenants } from '../shared/tenancy'
 import type { Clock } from '../shared/time/clock'
 import { wrenError } from '../shared/errors'
 import { routesOf } from '../shared/http/route'
-import { ErrorBody, NoContent, RawBody, SDK_CONTENT_TYPES } from '../shared/http/schemas'
+import { RawBody, SDK_CONTENT_TYPES } from '../shared/http/schemas'
 import { encodeSnapshot, type SnapshotItem } from '../shared/log/contract'
 import { TOPICS, type Log } from '../shared/log/log'
 import type { Metrics } from '../shared/metrics'
@@ -85,14 +84,7 @@ export async function recordingCaptureRoutes(app: FastifyInstance, deps: Recordi
       schema: {
         querystring: CaptureQuery,
         body: RawBody('[{event: "$snapshot", distinct_id, properties: {token, $session_id, $window_id, $snapshot_data: [rrweb events]}}]'),
-        response: {
-          200: Type.Object({ status: Type.Enum(['Ok']) }),
-          204: NoContent,
-          400: ErrorBody,
-          401: ErrorBody,
-          413: ErrorBody,
-          503: ErrorBody,
-        },
+        response: CAPTURE_ANSWERS,
       },
       handler: (request, reply) => handler(request, reply),
     })

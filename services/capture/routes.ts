@@ -86,7 +86,7 @@ export async function captureRoutes(app: FastifyInstance, deps: CaptureDeps): Pr
         body: RawBody(
           '{api_key|token, event, distinct_id, properties, timestamp} or {api_key, batch: [events]}, in any of the SDKs’ encodings',
         ),
-        response: ANSWERS,
+        response: CAPTURE_ANSWERS,
       },
       handler,
     })
@@ -107,13 +107,14 @@ export async function captureQueryRoutes(app: FastifyInstance, deps: CaptureDeps
       summary: `Capture events from the query string (${path}?data=…)`,
       description: 'The payload is ?data= (base64 or JSON, per ?compression=). OPTIONS answers any preflight.',
       access: { public: 'the project API key in the payload.' },
-      schema: { querystring: CaptureQuery, response: ANSWERS },
+      schema: { querystring: CaptureQuery, response: CAPTURE_ANSWERS },
       handler,
     })
   }
 }
 
-const ANSWERS = {
+/** What capture's routes (and recordings' /s/) answer. */
+export const CAPTURE_ANSWERS = {
   200: Type.Object({ status: Type.Enum(['Ok']) }),
   204: NoContent,
   400: ErrorBody,
