@@ -105,12 +105,14 @@ describe.skipIf(skip)('infra/Caddyfile in front of Wren', () => {
     expect(unreadyRequests).toEqual([])
   }, 60_000)
 
-  it('answers 413 to a body over the role’s limit', async () => {
+  it('refuses a body over the role’s limit (413, or 502 when caddy trips first)', async () => {
     const res = await fetch(`${proxy}/flags/?v=2`, {
       method: 'POST',
       headers: { 'content-type': 'application/json' },
       body: JSON.stringify({ token: wren.projectKey, distinct_id: 'x', pad: 'x'.repeat(11 * 1024 * 1024) }),
     })
-    expect(res.status).toBe(413)
+    // Refused, never passed on. Wren answers 413 from the Content-Length; Debian's caddy (2.6) answers 502
+    // instead when its own max_size trips while it is still streaming the body, before Wren's 413 arrives.
+    expect([413, 502]).toContain(res.status)
   })
 })
