@@ -47,13 +47,15 @@ export function acceptSdkBodies(
   app.addContentTypeParser('*', { parseAs: 'buffer', bodyLimit: BODY_LIMIT }, (_req, body, done) => done(null, body))
   // Refused before the body is read: in a flood that is most of the work saved. Preflights still answer.
   // Fastify's callback form: an async hook costs a promise on every request.
+  // Each gate's labels made once: a flood's refusals all count under the same object.
+  const counted = gates.map((gate) => ({ backpressure: gate.backpressure, labels: { reason: gate.reason } }))
   app.addHook('onRequest', (request, _reply, done) => {
     if (request.method === 'OPTIONS') return done()
-    for (const gate of gates) {
+    for (const gate of counted) {
       try {
         gate.backpressure.admit()
       } catch (err) {
-        metrics.inc('wren_capture_requests_refused_total', 1, { reason: gate.reason })
+        metrics.inc('wren_capture_requests_refused_total', 1, gate.labels)
         return done(err as Error)
       }
     }

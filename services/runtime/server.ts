@@ -147,12 +147,15 @@ function requestLoggerOnFirstUse(
   bindings: Bindings,
   opts: ChildLoggerOptions,
 ): FastifyBaseLogger {
-  return new RequestLogger(logger, bindings, opts) as unknown as FastifyBaseLogger
+  return new RequestLogger(logger, bindings, opts)
 }
 
+const LEVELS = ['fatal', 'error', 'warn', 'info', 'debug', 'trace', 'silent'] as const
 type Log = (...args: unknown[]) => void
 
-class RequestLogger {
+/** Its level methods are defined once on the prototype, below. */
+interface RequestLogger extends Pick<FastifyBaseLogger, (typeof LEVELS)[number]> {}
+class RequestLogger implements FastifyBaseLogger {
   private made: FastifyBaseLogger | undefined
 
   constructor(
@@ -161,7 +164,7 @@ class RequestLogger {
     private readonly opts: ChildLoggerOptions,
   ) {}
 
-  private get real(): FastifyBaseLogger {
+  get real(): FastifyBaseLogger {
     return (this.made ??= this.parent.child(this.bindings, this.opts))
   }
 
@@ -171,30 +174,21 @@ class RequestLogger {
   set level(level: string) {
     this.real.level = level
   }
-  fatal(...args: unknown[]): void {
-    ;(this.real.fatal as Log)(...args)
-  }
-  error(...args: unknown[]): void {
-    ;(this.real.error as Log)(...args)
-  }
-  warn(...args: unknown[]): void {
-    ;(this.real.warn as Log)(...args)
-  }
-  info(...args: unknown[]): void {
-    ;(this.real.info as Log)(...args)
-  }
-  debug(...args: unknown[]): void {
-    ;(this.real.debug as Log)(...args)
-  }
-  trace(...args: unknown[]): void {
-    ;(this.real.trace as Log)(...args)
-  }
-  silent(...args: unknown[]): void {
-    ;(this.real.silent as Log)(...args)
-  }
   child(bindings: Bindings, opts?: ChildLoggerOptions): FastifyBaseLogger {
     return this.real.child(bindings, opts)
   }
+}
+
+/** pino's level methods (fatal … silent), each defined once on the prototype: it logs through the real child. */
+for (const name of LEVELS) {
+  Object.defineProperty(RequestLogger.prototype, name, {
+    writable: true,
+    configurable: true,
+    value(this: RequestLogger, ...args: unknown[]): void {
+      const real = this.real
+      ;(real[name] as Log).apply(real, args)
+    },
+  })
 }
 
 /** Fastify's and Node's server options for HttpTimeouts. */

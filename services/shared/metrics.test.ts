@@ -86,6 +86,15 @@ describe('Metrics', () => {
     expect(metrics.get('wren_capture_events_total')).toBe(9)
   })
 
+  it('keeps label sets apart whose values hold the characters that join names and values', async () => {
+    const metrics = new Metrics()
+    metrics.inc('wren_http_requests_total', 1, { method: 'GET', route: '/a', status: '200' })
+    metrics.inc('wren_http_requests_total', 1, { method: 'GET,route:/a', status: '200' })
+    const text = await metrics.render()
+    expect(text).toContain('wren_http_requests_total{method="GET",route="/a",status="200"} 1')
+    expect(text).toContain('wren_http_requests_total{method="GET,route:/a",status="200"} 1')
+  })
+
   it('never breaks its caller: a negative or NaN count and a non-finite observation are dropped', async () => {
     const metrics = new Metrics()
     metrics.inc('wren_capture_events_total', -1)

@@ -255,9 +255,8 @@ abstract class Totals<S extends { labels: Labels }> {
   }
 
   private find(labels: Labels): S {
-    const key = Object.entries(labels)
-      .map(([k, v]) => `${k}:${v}`)
-      .join(',')
+    // Names in the catalogue's order, so one label set has one key; quoted, so no value can pose as another's.
+    const key = JSON.stringify(labels)
     let s = this.series.get(key)
     if (s === undefined) this.series.set(key, (s = this.create(labels)))
     return s
