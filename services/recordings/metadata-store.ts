@@ -14,15 +14,19 @@ import { LONGEST_RETENTION, retentionParams, withinRetention, type Retention } f
 import { NOT_DELETED, VIEWED } from './recording-state'
 import { SESSION_JOIN_SETTINGS } from '../shared/query/sessions'
 
-/** A session's metadata as stored: who, and the merged summary. */
-export interface StoredRecording {
+/** A session of the list's page, before its summary is read: who, when received, whether viewed. */
+export interface RecordingPageRow {
   sessionId: string
   distinctId: string
   /** ms since the epoch: when capture received the session's latest snapshots (for `ongoing`). */
   receivedAt: number
-  summary: RecordingSummary
   /** PATCH {viewed: true} was sent (recording-state.ts). */
   viewed: boolean
+}
+
+/** A session's metadata as stored: who, and the merged summary. */
+export interface StoredRecording extends RecordingPageRow {
+  summary: RecordingSummary
 }
 
 export interface RecordingQuery {
@@ -227,9 +231,14 @@ export class ClickHouseMetadataStore {
 
   /**
    * A project's recordings in the query's order (newest first by start), with `limit + 1` at most (the caller
-   * tells has_next). Sessions are filtered, sorted and paged in SQL; only the page's states are read.
+   * tells has_next). Sessions are filtered, sorted and paged in SQL (page); only the page's states are read (summarize).
    */
   async list(teamId: number, query: RecordingQuery): Promise<StoredRecording[]> {
+    return this.summarize(teamId, await this.page(teamId, query))
+  }
+
+  /** The query's page of sessions, without their summaries (summarize reads those): `limit + 1` at most. */
+  async page(teamId: number, query: RecordingQuery): Promise<RecordingPageRow[]> {
     // Recordings past their retention are gone for readers, before ClickHouse's TTL drops their rows.
     const where = [
       'team_id = {team:Int64}',
@@ -274,6 +283,16 @@ export class ClickHouseMetadataStore {
        LIMIT {limit:UInt32} OFFSET {offset:UInt32}${query.joinsSessions ? ` SETTINGS ${SESSION_JOIN_SETTINGS}` : ''}`,
       params,
     )
+    return page.map((r) => ({
+      sessionId: r.session_id,
+      distinctId: r.recording_distinct_id,
+      receivedAt: Number(r.received_ms),
+      viewed: Number(r.viewed) === 1,
+    }))
+  }
+
+  /** The sessions with their summaries: their states merged in log order (one query for all of them). */
+  async summarize(teamId: number, page: RecordingPageRow[]): Promise<StoredRecording[]> {
     if (page.length === 0) return []
     const states = await queryRows<{ session_id: string; states: string[] }>(
       this.client,
@@ -281,20 +300,14 @@ export class ClickHouseMetadataStore {
        FROM session_recording_metadata
        WHERE team_id = {team:Int64} AND session_id IN {sessions:Array(String)}
        GROUP BY session_id`,
-      { team: teamId, sessions: page.map((r) => r.session_id) },
+      { team: teamId, sessions: page.map((r) => r.sessionId) },
     )
     const bySession = new Map(states.map((r) => [r.session_id, r.states] as const))
     return page.map((r) => {
       const metadata = RecordingMetadata.empty()
-      for (const state of bySession.get(r.session_id) ?? [])
+      for (const state of bySession.get(r.sessionId) ?? [])
         metadata.merge(RecordingMetadata.fromState(JSON.parse(state) as RecordingMetadataState))
-      return {
-        sessionId: r.session_id,
-        distinctId: r.recording_distinct_id,
-        receivedAt: Number(r.received_ms),
-        summary: metadata.summary(),
-        viewed: Number(r.viewed) === 1,
-      }
+      return { ...r, summary: metadata.summary() }
     })
   }
 
@@ -302,5 +315,10 @@ export class ClickHouseMetadataStore {
   async get(teamId: number, sessionId: string, only: Pick<RecordingQuery, 'conditions' | 'params'> = {}): Promise<StoredRecording | null> {
     const [recording] = await this.list(teamId, { ...only, limit: 1, offset: 0, sessionIds: [sessionId] })
     return recording ?? null
+  }
+
+  /** Whether the project has that recording (and `only`'s conditions keep it): get without reading its states. */
+  async has(teamId: number, sessionId: string, only: Pick<RecordingQuery, 'conditions' | 'params'> = {}): Promise<boolean> {
+    return (await this.page(teamId, { ...only, limit: 1, offset: 0, sessionIds: [sessionId] })).length > 0
   }
 }
