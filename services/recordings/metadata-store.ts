@@ -52,12 +52,13 @@ export interface RecordingQuery {
  * orders the list. Counts and active time are sums over the session's batches, as PostHog sums them over its
  * blocks.
  */
+const DURATION = "dateDiff('second', start_time, end_time)"
 export const SESSION_SQL = {
   start_time: 'start_time',
   end_time: 'end_time',
-  duration: "dateDiff('second', start_time, end_time)",
+  duration: DURATION,
   active_seconds: 'active_milliseconds / 1000',
-  inactive_seconds: "greatest(0, dateDiff('second', start_time, end_time) - active_milliseconds / 1000)",
+  inactive_seconds: `greatest(0, ${DURATION} - active_milliseconds / 1000)`,
   click_count: 'click_count',
   keypress_count: 'keypress_count',
   mouse_activity_count: 'mouse_activity_count',
@@ -65,7 +66,7 @@ export const SESSION_SQL = {
   console_warn_count: 'console_warn_count',
   console_error_count: 'console_error_count',
   activity_score: `ifNull(round((active_milliseconds / 1000 + click_count + keypress_count + console_error_count)
-    / nullIf(mouse_activity_count + dateDiff('second', start_time, end_time) + console_error_count
+    / nullIf(mouse_activity_count + ${DURATION} + console_error_count
       + console_log_count + console_warn_count, 0) * 100, 2), 0)`,
   snapshot_source: "if(tupleElement(first, 5) = '', 'web', tupleElement(first, 5))",
   /** Every url any of the session's batches visited. */
@@ -182,25 +183,11 @@ export class ClickHouseMetadataStore {
       _offset: range.lastOffset,
     }))
     // The same session's columns, to be summed up with its other batches' (048).
-    const aggregated = rows.map((row) => ({
-      team_id: row.team_id,
-      session_id: row.session_id,
-      start_time: row.start_time,
-      end_time: row.end_time,
-      click_count: row.click_count,
-      keypress_count: row.keypress_count,
-      mouse_activity_count: row.mouse_activity_count,
-      console_log_count: row.console_log_count,
-      console_warn_count: row.console_warn_count,
-      console_error_count: row.console_error_count,
-      event_count: row.event_count,
-      size: row.size,
-      active_milliseconds: row.active_milliseconds,
-      urls: row.urls,
-      distinct_ids: [row.distinct_id],
-      first: [row.start_time, row._partition, row._offset, row.distinct_id, row.snapshot_source],
-      received_at: row.received_at,
-      retention_days: row.retention_days,
+    // Its columns are the metadata row's but the state (and the first batch's fields, gathered in `first`).
+    const aggregated = rows.map(({ distinct_id, snapshot_source, _partition, _offset, state: _, ...same }) => ({
+      ...same,
+      distinct_ids: [distinct_id],
+      first: [same.start_time, _partition, _offset, distinct_id, snapshot_source],
     }))
     const batch = `${range.topic}:${range.partition}:${range.firstOffset}-${range.lastOffset}`
     // The accumulator keeps each level and message once (its first line), up to MAX_CONSOLE_ENTRIES a session.
