@@ -166,11 +166,13 @@ export async function recordingQuery(q: ListParams, ctx: ListContext): Promise<O
     : new Map()
   const cohortMembers = cohortResolver(project.id, cohorts, params)
 
-  // Events of the session, around its start window.
-  const at = (iso: string) => `parseDateTime64BestEffort(${params.add('String', iso)}, 3)`
+  // Events of the session, around its start window (the events' bounds, and the session join's).
+  const at = (iso: string, sign: '-' | '+') =>
+    `parseDateTime64BestEffort(${params.add('String', iso)}, 3) ${sign} toIntervalMillisecond(${EVENT_MARGIN_MS})`
+  const eventWindow = { from: dateFrom ? at(dateFrom, '-') : undefined, to: dateTo ? at(dateTo, '+') : undefined }
   const eventBounds = [
-    dateFrom ? `timestamp >= ${at(dateFrom)} - toIntervalMillisecond(${EVENT_MARGIN_MS})` : '',
-    dateTo ? `timestamp <= ${at(dateTo)} + toIntervalMillisecond(${EVENT_MARGIN_MS})` : '',
+    eventWindow.from ? `timestamp >= ${eventWindow.from}` : '',
+    eventWindow.to ? `timestamp <= ${eventWindow.to}` : '',
   ].filter(Boolean)
   const eventCtx = (attr: string): FilterContext => ({
     params,
@@ -190,10 +192,7 @@ export async function recordingQuery(q: ListParams, ctx: ListContext): Promise<O
   const sessionsWithEvent = (attr: string, compile: (c: FilterContext) => string) => {
     const c = eventCtx(attr)
     const condition = about(attr, () => compile(c))
-    const margin = `toIntervalMillisecond(${EVENT_MARGIN_MS})`
-    const join = c.sessions?.used
-      ? ` ${sessionJoin('team_id = {team:Int64}', { from: dateFrom && `${at(dateFrom)} - ${margin}`, to: dateTo && `${at(dateTo)} + ${margin}` })}`
-      : ''
+    const join = c.sessions?.used ? ` ${sessionJoin('team_id = {team:Int64}', eventWindow)}` : ''
     if (join) joinsSessions = true
     return `session_id IN (SELECT \`$session_id\` FROM events${join} WHERE ${eventsWhere(condition)})`
   }

@@ -14,15 +14,19 @@ import { LONGEST_RETENTION, retentionParams, withinRetention, type Retention } f
 import { NOT_DELETED, VIEWED } from './recording-state'
 import { SESSION_JOIN_SETTINGS } from '../shared/query/sessions'
 
-/** A session's metadata as stored: who, and the merged summary. */
-export interface StoredRecording {
+/** A session of the list's page, before its summary is read: who, when received, whether viewed. */
+export interface RecordingPageRow {
   sessionId: string
   distinctId: string
   /** ms since the epoch: when capture received the session's latest snapshots (for `ongoing`). */
   receivedAt: number
-  summary: RecordingSummary
   /** PATCH {viewed: true} was sent (recording-state.ts). */
   viewed: boolean
+}
+
+/** A session's metadata as stored: who, and the merged summary. */
+export interface StoredRecording extends RecordingPageRow {
+  summary: RecordingSummary
 }
 
 export interface RecordingQuery {
@@ -48,12 +52,13 @@ export interface RecordingQuery {
  * orders the list. Counts and active time are sums over the session's batches, as PostHog sums them over its
  * blocks.
  */
+const DURATION = "dateDiff('second', start_time, end_time)"
 export const SESSION_SQL = {
   start_time: 'start_time',
   end_time: 'end_time',
-  duration: "dateDiff('second', start_time, end_time)",
+  duration: DURATION,
   active_seconds: 'active_milliseconds / 1000',
-  inactive_seconds: "greatest(0, dateDiff('second', start_time, end_time) - active_milliseconds / 1000)",
+  inactive_seconds: `greatest(0, ${DURATION} - active_milliseconds / 1000)`,
   click_count: 'click_count',
   keypress_count: 'keypress_count',
   mouse_activity_count: 'mouse_activity_count',
@@ -61,7 +66,7 @@ export const SESSION_SQL = {
   console_warn_count: 'console_warn_count',
   console_error_count: 'console_error_count',
   activity_score: `ifNull(round((active_milliseconds / 1000 + click_count + keypress_count + console_error_count)
-    / nullIf(mouse_activity_count + dateDiff('second', start_time, end_time) + console_error_count
+    / nullIf(mouse_activity_count + ${DURATION} + console_error_count
       + console_log_count + console_warn_count, 0) * 100, 2), 0)`,
   snapshot_source: "if(tupleElement(first, 5) = '', 'web', tupleElement(first, 5))",
   /** Every url any of the session's batches visited. */
@@ -178,25 +183,11 @@ export class ClickHouseMetadataStore {
       _offset: range.lastOffset,
     }))
     // The same session's columns, to be summed up with its other batches' (048).
-    const aggregated = rows.map((row) => ({
-      team_id: row.team_id,
-      session_id: row.session_id,
-      start_time: row.start_time,
-      end_time: row.end_time,
-      click_count: row.click_count,
-      keypress_count: row.keypress_count,
-      mouse_activity_count: row.mouse_activity_count,
-      console_log_count: row.console_log_count,
-      console_warn_count: row.console_warn_count,
-      console_error_count: row.console_error_count,
-      event_count: row.event_count,
-      size: row.size,
-      active_milliseconds: row.active_milliseconds,
-      urls: row.urls,
-      distinct_ids: [row.distinct_id],
-      first: [row.start_time, row._partition, row._offset, row.distinct_id, row.snapshot_source],
-      received_at: row.received_at,
-      retention_days: row.retention_days,
+    // Its columns are the metadata row's but the state (and the first batch's fields, gathered in `first`).
+    const aggregated = rows.map(({ distinct_id, snapshot_source, _partition, _offset, state: _, ...same }) => ({
+      ...same,
+      distinct_ids: [distinct_id],
+      first: [same.start_time, _partition, _offset, distinct_id, snapshot_source],
     }))
     const batch = `${range.topic}:${range.partition}:${range.firstOffset}-${range.lastOffset}`
     // The accumulator keeps each level and message once (its first line), up to MAX_CONSOLE_ENTRIES a session.
@@ -227,9 +218,14 @@ export class ClickHouseMetadataStore {
 
   /**
    * A project's recordings in the query's order (newest first by start), with `limit + 1` at most (the caller
-   * tells has_next). Sessions are filtered, sorted and paged in SQL; only the page's states are read.
+   * tells has_next). Sessions are filtered, sorted and paged in SQL (page); only the page's states are read (summarize).
    */
   async list(teamId: number, query: RecordingQuery): Promise<StoredRecording[]> {
+    return this.summarize(teamId, await this.page(teamId, query))
+  }
+
+  /** The query's page of sessions, without their summaries (summarize reads those): `limit + 1` at most. */
+  async page(teamId: number, query: RecordingQuery): Promise<RecordingPageRow[]> {
     // Recordings past their retention are gone for readers, before ClickHouse's TTL drops their rows.
     const where = [
       'team_id = {team:Int64}',
@@ -274,6 +270,16 @@ export class ClickHouseMetadataStore {
        LIMIT {limit:UInt32} OFFSET {offset:UInt32}${query.joinsSessions ? ` SETTINGS ${SESSION_JOIN_SETTINGS}` : ''}`,
       params,
     )
+    return page.map((r) => ({
+      sessionId: r.session_id,
+      distinctId: r.recording_distinct_id,
+      receivedAt: Number(r.received_ms),
+      viewed: Number(r.viewed) === 1,
+    }))
+  }
+
+  /** The sessions with their summaries: their states merged in log order (one query for all of them). */
+  async summarize(teamId: number, page: RecordingPageRow[]): Promise<StoredRecording[]> {
     if (page.length === 0) return []
     const states = await queryRows<{ session_id: string; states: string[] }>(
       this.client,
@@ -281,20 +287,14 @@ export class ClickHouseMetadataStore {
        FROM session_recording_metadata
        WHERE team_id = {team:Int64} AND session_id IN {sessions:Array(String)}
        GROUP BY session_id`,
-      { team: teamId, sessions: page.map((r) => r.session_id) },
+      { team: teamId, sessions: page.map((r) => r.sessionId) },
     )
     const bySession = new Map(states.map((r) => [r.session_id, r.states] as const))
     return page.map((r) => {
       const metadata = RecordingMetadata.empty()
-      for (const state of bySession.get(r.session_id) ?? [])
+      for (const state of bySession.get(r.sessionId) ?? [])
         metadata.merge(RecordingMetadata.fromState(JSON.parse(state) as RecordingMetadataState))
-      return {
-        sessionId: r.session_id,
-        distinctId: r.recording_distinct_id,
-        receivedAt: Number(r.received_ms),
-        summary: metadata.summary(),
-        viewed: Number(r.viewed) === 1,
-      }
+      return { ...r, summary: metadata.summary() }
     })
   }
 
@@ -302,5 +302,10 @@ export class ClickHouseMetadataStore {
   async get(teamId: number, sessionId: string, only: Pick<RecordingQuery, 'conditions' | 'params'> = {}): Promise<StoredRecording | null> {
     const [recording] = await this.list(teamId, { ...only, limit: 1, offset: 0, sessionIds: [sessionId] })
     return recording ?? null
+  }
+
+  /** Whether the project has that recording (and `only`'s conditions keep it): get without reading its states. */
+  async has(teamId: number, sessionId: string, only: Pick<RecordingQuery, 'conditions' | 'params'> = {}): Promise<boolean> {
+    return (await this.page(teamId, { ...only, limit: 1, offset: 0, sessionIds: [sessionId] })).length > 0
   }
 }

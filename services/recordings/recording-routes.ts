@@ -52,9 +52,12 @@ export async function recordingRoutes(
     created_at: p.createdAt,
     uuid: p.uuid,
   })
-  /** The recordings with their persons (one query for all of them). */
+  /** The recordings' persons, by distinct id (one query for all of them). */
+  const personsOf = (teamId: number, recordings: Array<{ distinctId: string }>) =>
+    deps.persons.byDistinctIds(teamId, [...new Set(recordings.map((r) => r.distinctId))])
+  /** The recordings with their persons. */
   const withPersons = async (teamId: number, recordings: StoredRecording[]) => {
-    const persons = await deps.persons.byDistinctIds(teamId, [...new Set(recordings.map((r) => r.distinctId))])
+    const persons = await personsOf(teamId, recordings)
     return recordings.map((r) => show(r, persons.get(r.distinctId) ?? null))
   }
   const show = (r: StoredRecording, person: PersonRecord | null) => {
@@ -137,21 +140,21 @@ export async function recordingRoutes(
       const q = request.query
       const limit = q.limit ?? DEFAULT_LIMIT
       const teamId = caller.project.id
-      const query = await recordingQuery(q, {
-        project: caller.project,
-        now: deps.clock.now(),
-        actions: deps.actions,
-        cohorts: deps.cohorts,
-        hidden,
-      })
+      // The filters (which may read actions and cohorts) and person_uuid's person are independent: read together.
+      const [query, person] = await Promise.all([
+        recordingQuery(q, { project: caller.project, now: deps.clock.now(), actions: deps.actions, cohorts: deps.cohorts, hidden }),
+        q.person_uuid ? deps.persons.get(teamId, { uuid: q.person_uuid }) : undefined,
+      ])
       if (q.person_uuid) {
-        const person = await deps.persons.get(teamId, { uuid: q.person_uuid })
         const ids = person?.distinctIds ?? []
         query.distinctIds = query.distinctIds ? query.distinctIds.filter((id) => ids.includes(id)) : ids
       }
       if (query.distinctIds?.length === 0) return { results: [], has_next: false }
-      const rows = await deps.metadata.list(teamId, { ...query, limit, offset: q.offset ?? 0 })
-      return { results: await withPersons(teamId, rows.slice(0, limit)), has_next: rows.length > limit }
+      const page = await deps.metadata.page(teamId, { ...query, limit, offset: q.offset ?? 0 })
+      // The shown sessions' states and persons, together (the row past the limit only tells has_next).
+      const shown = page.slice(0, limit)
+      const [recordings, persons] = await Promise.all([deps.metadata.summarize(teamId, shown), personsOf(teamId, shown)])
+      return { results: recordings.map((r) => show(r, persons.get(r.distinctId) ?? null)), has_next: page.length > limit }
     },
   })
 

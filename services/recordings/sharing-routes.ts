@@ -54,7 +54,7 @@ export async function sharingRoutes(
    * before the person was hidden keeps working: it is a grant of its own (route.ts, personData).
    */
   const configurationOf = async (teamId: number, sessionId: string, hidden: HiddenPersons | null): Promise<SharingConfiguration> => {
-    if (!(await deps.metadata.get(teamId, sessionId, visibleRecordings(hidden))))
+    if (!(await deps.metadata.has(teamId, sessionId, visibleRecordings(hidden))))
       throw wrenError('not_found', `No recording with session id ${JSON.stringify(sessionId)} in this project.`)
     return deps.sharing.get(teamId, sessionId)
   }

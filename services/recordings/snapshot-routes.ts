@@ -83,7 +83,7 @@ export async function snapshotRoutes(
       }
       // A recording of a person hidden from the key answers as an unknown one. Its person is known from its
       // metadata: while none is stored yet, a key that has hidden persons is not shown the blocks either.
-      if (hidden !== null && !(await deps.metadata.get(teamId, sessionId, visibleRecordings(hidden)))) throw notFound(sessionId)
+      if (hidden !== null && !(await deps.metadata.has(teamId, sessionId, visibleRecordings(hidden)))) throw notFound(sessionId)
       if (q.source === undefined || q.source === '') {
         return {
           sources: spans.map((s, i) => ({

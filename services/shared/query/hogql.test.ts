@@ -51,6 +51,20 @@ describe('over a person', () => {
 })
 
 describe('as a filter', () => {
+  it('refuses hostile expressions with a 400 at once: deep nesting, long runs of spaces', () => {
+    const compile = (src: string) => () =>
+      compileHogql(src, new SqlParams(), new EventPersonId(false), { filter: true, attr: 'properties' })
+    const nested = (depth: number) => `${'('.repeat(depth)}properties.a = 'b'${')'.repeat(depth)}`
+    expect(compile(nested(99))).not.toThrow()
+    // 900 brackets fit the length limit, and may overflow the parser's stack (a 500, not a 400).
+    expect(compile(nested(900))).toThrow(/nest more than 100 deep/)
+    expect(compile(`abs(${nested(900)})`)).toThrow(/nest more than 100 deep/)
+    // The alias is stripped before the length is checked: a run of spaces is read in linear time.
+    const started = Date.now()
+    expect(compile(`1${' '.repeat(200_000)}x`)).toThrow(/too long/)
+    expect(Date.now() - started).toBeLessThan(1000)
+    expect(compileHogql("properties.a = 'b'   AS   `label` ", new SqlParams(), new EventPersonId(false))).not.toContain('label')
+  })
   it('is a condition on one row: no aggregates, no bare values', () => {
     const filter = (src: string) => () => compileHogql(src, new SqlParams(), new EventPersonId(false), { filter: true, attr: 'properties' })
     expect(filter("properties.plan = 'pro'")).not.toThrow()

@@ -104,6 +104,9 @@ const RENAMED: Record<string, string> = {
 }
 const NUMERIC_CAST_FUNCTIONS = new Set(['toInt', 'toFloat'])
 
+/** How deep brackets and function calls may nest in an expression (real ones nest a few levels). */
+const MAX_NESTING = 100
+
 type Token = { t: 'num' | 'str' | 'id' | 'op' | 'punct' | 'end'; v: string }
 
 function tokenize(src: string, attr: string): Token[] {
@@ -148,7 +151,9 @@ export interface HogqlOptions {
 export function compileHogql(src: string, params: SqlParams, personId: PersonIdColumn, opts: HogqlOptions = {}): string {
   const attr = opts.attr ?? 'breakdown'
   const persons = opts.table === 'persons'
-  const text = src.replace(/\s+AS\s+[`"]?[\w$]+[`"]?\s*$/i, '')
+  // (?<!\s): the alias's leading spaces are tried from the start of their run only (the same match; without it a long run
+  // of spaces takes quadratic time, before the length is checked).
+  const text = src.replace(/(?<!\s)\s+AS\s+[`"]?[\w$]+[`"]?\s*$/i, '')
   if (text.length > 2000) throw wrenError('invalid_hogql', 'The expression is too long.', attr)
   const tokens = tokenize(text, attr)
   let i = 0
@@ -161,12 +166,16 @@ export function compileHogql(src: string, params: SqlParams, personId: PersonIdC
   const isKw = (kw: string) => peek().t === 'id' && peek().v.toUpperCase() === kw
   const num = (c: Compiled) => (c.property || c.kind === 'string' ? `toFloat64OrNull(${c.sql})` : c.sql)
 
+  // Brackets and function calls nest orExpr: deeper than MAX_NESTING is a 400, not the stack's overflow.
+  let depth = 0
   const orExpr = (): Compiled => {
+    if (++depth > MAX_NESTING) throw fail(`brackets and calls nest more than ${MAX_NESTING} deep`)
     let left = andExpr()
     while (isKw('OR')) {
       i++
       left = { sql: `(${left.sql} OR ${andExpr().sql})`, kind: 'bool' }
     }
+    depth--
     return left
   }
   const andExpr = (): Compiled => {
