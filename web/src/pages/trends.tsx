@@ -84,10 +84,17 @@ export function TrendsPage({ search, insight = null }: { search: string; insight
     () => (ready ? post<TrendAnswer>(path('insights/trend/'), body) : Promise.resolve({ result: [] })),
     [JSON.stringify(body)],
   )
-  // Whether the project has any event yet: an empty result then shows the snippet to install.
-  const anyEvents = useLoad(() => get<EventPage>(path('events/?limit=1')).then((r) => r.results.length > 0), [project.id])
-  const actions = useLoad(() => get<Paginated<NamedThing>>(path('actions/')).then((r) => r.results), [project.id])
-  const cohorts = useLoad(() => get<Paginated<NamedThing>>(path('cohorts/')).then((r) => r.results), [project.id])
+  // The pickers' actions and cohorts are asked once the trend has answered (or failed): chDB answers one query at a
+  // time, so asking them alongside would keep the chart waiting.
+  const answered = result.data !== null || result.error !== null
+  const actions = useLoad(
+    () => (answered ? get<Paginated<NamedThing>>(path('actions/')).then((r) => r.results) : Promise.resolve(null)),
+    [project.id, answered],
+  )
+  const cohorts = useLoad(
+    () => (answered ? get<Paginated<NamedThing>>(path('cohorts/')).then((r) => r.results) : Promise.resolve(null)),
+    [project.id, answered],
+  )
   const [csvError, , runCsv] = useAction()
 
   const customRange = !DATE_PRESETS.some((p) => p.value === query.dateFrom) || query.dateTo !== null
@@ -229,26 +236,38 @@ export function TrendsPage({ search, insight = null }: { search: string; insight
         <ErrorBox error={result.error} />
         {result.loading && !result.data ? <Loading /> : null}
         {result.data && !ready ? <Empty title="Pick an event or an action to see its trend." /> : null}
-        {result.data && ready && total === 0 && anyEvents.data === false ? (
-          <Empty title="This project has no events yet.">
-            <p>
-              Paste this into your site’s &lt;head&gt; (or send events with any PostHog SDK to this Wren with the same key); pageviews then
-              show up here.
-            </p>
-            <Snippet />
-          </Empty>
-        ) : null}
-        {result.data && ready && total === 0 && anyEvents.data !== false ? (
-          <Empty title="No events match this query.">
-            <p>
-              Widen the date range, pick another event or remove filters. The events this project has are on the{' '}
-              <a href={`${base}/events`}>Events</a> page.
-            </p>
-          </Empty>
-        ) : null}
+        {result.data && ready && total === 0 ? <NothingToShow /> : null}
         {result.data && ready && total > 0 ? <TrendResult result={result.data.result} display={query.display} /> : null}
       </section>
     </div>
+  )
+}
+
+/**
+ * An empty result: the snippet to install when the project has no event yet, else how to widen the query. Whether
+ * there is any event is asked only here, once the trend has come back empty.
+ */
+function NothingToShow() {
+  const { path, base, project } = useSession()
+  const anyEvents = useLoad(() => get<EventPage>(path('events/?limit=1')).then((r) => r.results.length > 0), [project.id])
+  if (anyEvents.loading) return null
+  if (anyEvents.data === false)
+    return (
+      <Empty title="This project has no events yet.">
+        <p>
+          Paste this into your site’s &lt;head&gt; (or send events with any PostHog SDK to this Wren with the same key); pageviews then show
+          up here.
+        </p>
+        <Snippet />
+      </Empty>
+    )
+  return (
+    <Empty title="No events match this query.">
+      <p>
+        Widen the date range, pick another event or remove filters. The events this project has are on the{' '}
+        <a href={`${base}/events`}>Events</a> page.
+      </p>
+    </Empty>
   )
 }
 
