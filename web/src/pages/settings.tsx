@@ -7,6 +7,7 @@ import { ErrorBox } from '../components/feedback'
 import { PageHeader } from '../components/headers'
 import { useAction } from '../components/load'
 import { completeFilters, PropertyFilters } from '../components/property-filters'
+import { CopyButton } from '../components/copy'
 import { useSession } from '../session'
 
 /** PostHog's HTML snippet (the stub that queues calls and loads posthog-js from api_host's /static/array.js, which Wren serves), pointed at this Wren. */
@@ -30,28 +31,19 @@ const TIMEZONES: string[] = (() => {
 /** The snippet for this project and this Wren, with a copy button (or why it is not shown). */
 export function Snippet() {
   const { project } = useSession()
-  const [copied, setCopied] = useState(false)
   // A key without project:read signs in knowing the project by id alone (main.tsx), not its project API key.
   if (!project.api_token)
     return (
       <p class="muted">The posthog-js snippet needs the project API key, which a key with the project:read scope can see in Settings.</p>
     )
   const code = snippet(location.origin, project.api_token)
-  const copy = () =>
-    navigator.clipboard?.writeText(code).then(
-      () => setCopied(true),
-      () => undefined,
-    )
   return (
     <>
       <pre class="snippet" data-testid="snippet">
         {code}
       </pre>
       <div class="inline">
-        <button type="button" class="secondary small" onClick={copy}>
-          Copy snippet
-        </button>
-        {copied ? <span class="ok">Copied.</span> : null}
+        <CopyButton text={code} label="Copy snippet" />
       </div>
     </>
   )
