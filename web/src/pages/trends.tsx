@@ -3,7 +3,7 @@
 // (trends-store.ts); the URL is written from it, so a view can be shared and reloaded.
 import { useEffect, useMemo, useRef, useState } from 'preact/hooks'
 import { downloadCsv, post, get } from '../api'
-import type { Action, Cohort, EventPage, Insight, Paginated, TrendAnswer } from '../answers'
+import type { Action, Cohort, Insight, Paginated, TrendAnswer } from '../answers'
 import { Empty, ErrorBox, Loading } from '../components/feedback'
 import { PageHeader } from '../components/headers'
 import { useAction, useLoad } from '../components/load'
@@ -13,7 +13,7 @@ import { TrendResult } from '../components/trend-result'
 import { navigate } from '../router'
 import { useSession } from '../session'
 import { createTrendsStore, type TrendsStore } from '../trends-store'
-import { Snippet } from './settings'
+import { Snippet, useAnyEvents } from '../components/snippet'
 import { SaveInsight } from '../components/save-insight'
 import {
   BREAKDOWN_LABELS,
@@ -248,8 +248,8 @@ export function TrendsPage({ search, insight = null }: { search: string; insight
  * there is any event is asked only here, once the trend has come back empty.
  */
 function NothingToShow() {
-  const { path, base, project } = useSession()
-  const anyEvents = useLoad(() => get<EventPage>(path('events/?limit=1')).then((r) => r.results.length > 0), [project.id])
+  const { base } = useSession()
+  const anyEvents = useAnyEvents()
   if (anyEvents.loading) return null
   if (anyEvents.data === false)
     return (
