@@ -4,7 +4,8 @@
 // missing), a series switched to an action (it stays an action), an event name deleted and retyped (nothing
 // comes back), a filter on the second series, interval, date range, comparison, the test-account filter and
 // all five displays. After each change the chart's numbers (the chart's data-values; the number and table
-// displays' cells) equal what the API answers for the same query. Screenshots at 1280 and 390 px.
+// displays' cells) equal what the API answers for the same query. The trend is asked first (the pickers' lists
+// after it). Screenshots at 1280 and 390 px.
 import { afterAll, beforeAll, describe, expect, it } from 'vitest'
 import type { Browser, Locator, Page } from 'playwright-core'
 import { api, captureBatch, drained, startWren, type TestWren } from '../support/wren'
@@ -266,6 +267,37 @@ describe.skipIf(unavailable !== null)(`the trends editor in headless Chromium${u
     await page.goBack()
     await expect.poll(() => series(page, 'B').locator('input[aria-label="Event name"]').inputValue()).toBe('signed_up')
     await expectChart(page, { ...range, filter_test_accounts: true })
+    await page.context().close()
+  })
+
+  it('asks for the trend first: the pickers’ actions and cohorts once it has answered, whether any event exists only for an empty one', async () => {
+    const page = await open(1280)
+    // What the page asks of the API, in order: each request as sent, the trend's also as answered.
+    const asked: string[] = []
+    const name = (url: string) => {
+      const { pathname, search } = new URL(url)
+      if (pathname.endsWith('/insights/trend/')) return 'trend'
+      for (const list of ['actions', 'cohorts']) if (pathname.endsWith(`/${list}/`)) return list
+      return pathname.endsWith('/events/') && search === '?limit=1' ? 'any events' : null
+    }
+    page.on('request', (r) => {
+      const n = name(r.url())
+      if (n) asked.push(n)
+    })
+    page.on('requestfinished', (r) => {
+      if (name(r.url()) === 'trend') asked.push('trend answered')
+    })
+    await page.goto(`${t.url}/project/${t.projectId}/trends`)
+    await expectChart(page, { events: [pageview] })
+    await expect.poll(() => asked.filter((n) => n === 'actions' || n === 'cohorts').sort()).toEqual(['actions', 'cohorts'])
+    expect(asked.slice(0, 2)).toEqual(['trend', 'trend answered'])
+    expect(asked).not.toContain('any events')
+
+    // An event nothing matches: the project has events (asked now), so the query is what to change.
+    await series(page, 'A').locator('input[aria-label="Event name"]').fill('never_sent')
+    await page.waitForSelector('text=No events match this query.')
+    expect(asked.filter((n) => n === 'any events')).toHaveLength(1)
+    expect(asked.lastIndexOf('trend answered')).toBeLessThan(asked.indexOf('any events'))
     await page.context().close()
   })
 

@@ -2,13 +2,14 @@
 // InsightVizNode with a TrendsQuery source (what the home dashboard's insights are, services/insights/home.ts),
 // and opens a saved insight's TrendsQuery, or its legacy `filters`, in the editor. A tile draws an insight with
 // the display the editor has that is closest to the insight's. No DOM here: the unit tests run it in Node.
-import type { PropertyFilter } from './api'
 import {
   BREAKDOWN_TYPES,
   DEFAULT_QUERY,
   DISPLAYS,
   INTERVALS,
   MATHS,
+  isRecord,
+  propertyFilters,
   trendBody,
   type DisplayName,
   type Series,
@@ -16,7 +17,6 @@ import {
 } from './query'
 
 type Json = Record<string, unknown>
-const isRecord = (value: unknown): value is Json => typeof value === 'object' && value !== null && !Array.isArray(value)
 
 /** PostHog's displays, as the editor's (and a tile's) nearest: totals displays are tables, cumulative lines are lines. */
 const DISPLAY_OF: Record<string, DisplayName> = {
@@ -89,9 +89,6 @@ function trendsQueryFilters(q: Json): Json {
   }
 }
 
-const filtersOf = (value: unknown): PropertyFilter[] =>
-  Array.isArray(value) ? value.filter((f): f is PropertyFilter => isRecord(f) && typeof f.key === 'string') : []
-
 /** A legacy trends filter as the editor's state; what the editor has no control for takes its default. */
 function fromFilters(f: Json): TrendQuery {
   const d = DEFAULT_QUERY
@@ -103,14 +100,14 @@ function fromFilters(f: Json): TrendQuery {
     id: e.id === null || e.id === undefined ? '' : String(e.id),
     math: typeof e.math === 'string' && MATHS.some((m) => m.value === e.math) ? e.math : 'total',
     mathProperty: typeof e.math_property === 'string' ? e.math_property : null,
-    properties: filtersOf(e.properties),
+    properties: propertyFilters(e.properties),
   }))
   const breakdownType = BREAKDOWN_TYPES.find((t) => t === f.breakdown_type) ?? d.breakdownType
   const rawBreakdown = Array.isArray(f.breakdown) ? f.breakdown[0] : f.breakdown
   const groupIndex = typeof f.breakdown_group_type_index === 'number' ? f.breakdown_group_type_index : null
   return {
     series: series.length ? series : d.series,
-    properties: filtersOf(f.properties),
+    properties: propertyFilters(f.properties),
     filterTestAccounts: f.filter_test_accounts === true,
     dateFrom: typeof f.date_from === 'string' && f.date_from ? f.date_from : d.dateFrom,
     dateTo: typeof f.date_to === 'string' && f.date_to ? f.date_to : null,

@@ -137,9 +137,11 @@ const parseJson = (text: string | null): unknown => {
   }
 }
 
-const isRecord = (value: unknown): value is Record<string, unknown> => typeof value === 'object' && value !== null && !Array.isArray(value)
+export const isRecord = (value: unknown): value is Record<string, unknown> =>
+  typeof value === 'object' && value !== null && !Array.isArray(value)
 
-function propertyFilters(value: unknown): PropertyFilter[] {
+/** The well-formed property filters in a list read from outside (a URL, a saved insight); others are left out. */
+export function propertyFilters(value: unknown): PropertyFilter[] {
   if (!Array.isArray(value)) return []
   return value.filter((f): f is PropertyFilter => isRecord(f) && typeof f.key === 'string')
 }

@@ -4,7 +4,7 @@
 import { useEffect, useState } from 'preact/hooks'
 import type { ComponentChildren } from 'preact'
 import { get, patch, post, withQuery } from '../api'
-import type { Dashboard, DashboardSummary, EventPage, Insight, Paginated, RecordingPage, Tile } from '../answers'
+import type { Dashboard, DashboardSummary, Insight, Paginated, RecordingPage, Tile } from '../answers'
 import { Empty, ErrorBox, Loading } from '../components/feedback'
 import { PageHeader } from '../components/headers'
 import { Listing } from '../components/listing'
@@ -16,7 +16,7 @@ import { DATE_PRESETS } from '../query'
 import { navigate } from '../router'
 import { useSession } from '../session'
 import { duration } from './recordings'
-import { Snippet } from './settings'
+import { Snippet, useAnyEvents } from '../components/snippet'
 
 export function DashboardsPage() {
   const { path, base, can, project } = useSession()
@@ -123,10 +123,7 @@ export function DashboardPage({ id, home = false }: { id: string; home?: boolean
     return () => clearInterval(timer)
   }, [])
   // Whether the project has any event yet: a dashboard of an empty project says to install the snippet.
-  const anyEvents = useLoad(
-    () => (can('query:read') ? get<EventPage>(path('events/?limit=1')).then((r) => r.results.length > 0) : Promise.resolve(null)),
-    [project.id],
-  )
+  const anyEvents = useAnyEvents(can('query:read'))
 
   if (loaded.error) return <ErrorBox error={loaded.error} />
   if (!dashboard) return <Loading />

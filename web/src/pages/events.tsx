@@ -10,7 +10,7 @@ import { formatTime, PropertiesTable } from '../components/properties'
 import { completeFilters, PropertyFilters } from '../components/property-filters'
 import { navigate } from '../router'
 import { useSession } from '../session'
-import { Snippet } from './settings'
+import { Snippet } from '../components/snippet'
 
 const REFRESH_MS = 5_000
 const PAGE = 100

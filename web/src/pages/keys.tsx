@@ -8,6 +8,7 @@ import { ErrorBox, Loading } from '../components/feedback'
 import { PageHeader } from '../components/headers'
 import { useAction, useLoad, type Loaded } from '../components/load'
 import { formatTime } from '../components/properties'
+import { CopyButton } from '../components/copy'
 import { useSession } from '../session'
 
 const KEYS = '/api/personal_api_keys/'
@@ -92,22 +93,13 @@ function ThisKey({ info }: { info: KeyInfo }) {
 
 /** The new key's value, shown this once (the API stores it hashed), with a copy button. */
 function NewSecret({ created, onDone }: { created: KeyInfo & { value: string }; onDone: () => void }) {
-  const [copied, setCopied] = useState(false)
-  const copy = () =>
-    navigator.clipboard?.writeText(created.value).then(
-      () => setCopied(true),
-      () => undefined,
-    )
   return (
     <section class="card secret" role="status" aria-label="New key">
       <h2>Key “{created.label}” created</h2>
       <p>Copy it now: Wren keeps only its hash, so it is shown this once.</p>
       <div class="inline">
         <input class="secret-value" readOnly aria-label="New key value" value={created.value} onFocus={(e) => e.currentTarget.select()} />
-        <button type="button" class="secondary small" onClick={copy}>
-          Copy key
-        </button>
-        {copied ? <span class="ok">Copied.</span> : null}
+        <CopyButton text={created.value} label="Copy key" />
       </div>
       <p>
         <button type="button" class="link" onClick={onDone}>

@@ -13,7 +13,7 @@ import { completeFilters, PropertyFilters } from '../components/property-filters
 import { navigate } from '../router'
 import { useSession } from '../session'
 import { duration } from './recordings'
-import { Snippet } from './settings'
+import { Snippet } from '../components/snippet'
 
 const PAGE = 50
 const TABS = ['properties', 'events', 'recordings', 'timeline'] as const

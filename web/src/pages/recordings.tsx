@@ -10,7 +10,7 @@ import { useAction, useLoad } from '../components/load'
 import { formatTime } from '../components/properties'
 import { navigate } from '../router'
 import { useSession } from '../session'
-import { Snippet } from './settings'
+import { Snippet } from '../components/snippet'
 
 const PAGE = 50
 const ORDERS = ['start_time', 'duration', 'active_seconds', 'click_count', 'console_error_count', 'activity_score']

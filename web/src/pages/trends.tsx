@@ -3,7 +3,7 @@
 // (trends-store.ts); the URL is written from it, so a view can be shared and reloaded.
 import { useEffect, useMemo, useRef, useState } from 'preact/hooks'
 import { downloadCsv, post, get } from '../api'
-import type { Action, Cohort, EventPage, Insight, Paginated, TrendAnswer } from '../answers'
+import type { Action, Cohort, Insight, Paginated, TrendAnswer } from '../answers'
 import { Empty, ErrorBox, Loading } from '../components/feedback'
 import { PageHeader } from '../components/headers'
 import { useAction, useLoad } from '../components/load'
@@ -13,7 +13,7 @@ import { TrendResult } from '../components/trend-result'
 import { navigate } from '../router'
 import { useSession } from '../session'
 import { createTrendsStore, type TrendsStore } from '../trends-store'
-import { Snippet } from './settings'
+import { Snippet, useAnyEvents } from '../components/snippet'
 import { SaveInsight } from '../components/save-insight'
 import {
   BREAKDOWN_LABELS,
@@ -84,10 +84,17 @@ export function TrendsPage({ search, insight = null }: { search: string; insight
     () => (ready ? post<TrendAnswer>(path('insights/trend/'), body) : Promise.resolve({ result: [] })),
     [JSON.stringify(body)],
   )
-  // Whether the project has any event yet: an empty result then shows the snippet to install.
-  const anyEvents = useLoad(() => get<EventPage>(path('events/?limit=1')).then((r) => r.results.length > 0), [project.id])
-  const actions = useLoad(() => get<Paginated<NamedThing>>(path('actions/')).then((r) => r.results), [project.id])
-  const cohorts = useLoad(() => get<Paginated<NamedThing>>(path('cohorts/')).then((r) => r.results), [project.id])
+  // The pickers' actions and cohorts are asked once the trend has answered (or failed): chDB answers one query at a
+  // time, so asking them alongside would keep the chart waiting.
+  const answered = result.data !== null || result.error !== null
+  const actions = useLoad(
+    () => (answered ? get<Paginated<NamedThing>>(path('actions/')).then((r) => r.results) : Promise.resolve(null)),
+    [project.id, answered],
+  )
+  const cohorts = useLoad(
+    () => (answered ? get<Paginated<NamedThing>>(path('cohorts/')).then((r) => r.results) : Promise.resolve(null)),
+    [project.id, answered],
+  )
   const [csvError, , runCsv] = useAction()
 
   const customRange = !DATE_PRESETS.some((p) => p.value === query.dateFrom) || query.dateTo !== null
@@ -229,26 +236,38 @@ export function TrendsPage({ search, insight = null }: { search: string; insight
         <ErrorBox error={result.error} />
         {result.loading && !result.data ? <Loading /> : null}
         {result.data && !ready ? <Empty title="Pick an event or an action to see its trend." /> : null}
-        {result.data && ready && total === 0 && anyEvents.data === false ? (
-          <Empty title="This project has no events yet.">
-            <p>
-              Paste this into your site’s &lt;head&gt; (or send events with any PostHog SDK to this Wren with the same key); pageviews then
-              show up here.
-            </p>
-            <Snippet />
-          </Empty>
-        ) : null}
-        {result.data && ready && total === 0 && anyEvents.data !== false ? (
-          <Empty title="No events match this query.">
-            <p>
-              Widen the date range, pick another event or remove filters. The events this project has are on the{' '}
-              <a href={`${base}/events`}>Events</a> page.
-            </p>
-          </Empty>
-        ) : null}
+        {result.data && ready && total === 0 ? <NothingToShow /> : null}
         {result.data && ready && total > 0 ? <TrendResult result={result.data.result} display={query.display} /> : null}
       </section>
     </div>
+  )
+}
+
+/**
+ * An empty result: the snippet to install when the project has no event yet, else how to widen the query. Whether
+ * there is any event is asked only here, once the trend has come back empty.
+ */
+function NothingToShow() {
+  const { base } = useSession()
+  const anyEvents = useAnyEvents()
+  if (anyEvents.loading) return null
+  if (anyEvents.data === false)
+    return (
+      <Empty title="This project has no events yet.">
+        <p>
+          Paste this into your site’s &lt;head&gt; (or send events with any PostHog SDK to this Wren with the same key); pageviews then show
+          up here.
+        </p>
+        <Snippet />
+      </Empty>
+    )
+  return (
+    <Empty title="No events match this query.">
+      <p>
+        Widen the date range, pick another event or remove filters. The events this project has are on the{' '}
+        <a href={`${base}/events`}>Events</a> page.
+      </p>
+    </Empty>
   )
 }
 
