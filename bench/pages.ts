@@ -15,7 +15,7 @@ import { loadConfig } from '../services/shared/config'
 import { queryRows } from '../services/shared/clickhouse'
 import { generateKey, PERSONAL_KEY_PREFIX, PROJECT_KEY_PREFIX } from '../services/projects/store'
 import { median } from './support'
-import { chromiumMissing, launchChromium } from '../test/support/browser'
+import { chromiumMissing, launchChromium } from '../test/support/chromium'
 
 const EVENTS = Number(process.env.BENCH_EVENTS ?? 1_000_000)
 const PERSONS = Number(process.env.BENCH_PERSONS ?? 5_000)
