@@ -24,6 +24,14 @@ export function colourCounts(png: Buffer): { width: number; height: number; coun
 }
 
 /** The page's width as drawn (wider than the window when something does not fit). */
+/** Signs in to the web app at `url` with `key` (the sign-in form), waiting for the menu a signed-in page shows. */
+export async function signIn(page: Page, url: string, key: string): Promise<void> {
+  await page.goto(url + '/')
+  await page.fill('#key', key)
+  await page.click('button[type=submit]')
+  await page.waitForSelector('nav.menu')
+}
+
 export function pageWidth(page: Page): Promise<number> {
   return page.evaluate(
     () => (globalThis as unknown as { document: { documentElement: { scrollWidth: number } } }).document.documentElement.scrollWidth,
