@@ -340,9 +340,7 @@ describe('upgrading storage an older version left', () => {
     const server = (database: string) => ({ url: fixture.url, username: fixture.user, password: fixture.password, database, cluster: null })
     const env = () => ({
       WREN_DATA_DIR: dataDir,
-      CLICKHOUSE_URL: fixture.url,
-      CLICKHOUSE_USER: fixture.user,
-      CLICKHOUSE_PASSWORD: fixture.password,
+      ...fixture.env,
       CLICKHOUSE_DATABASE: 'upgraded',
     })
 
