@@ -7,15 +7,15 @@
 // Next to each page: the same page's API answer alone, timed with fetch, as the reference.
 //   npm run bench -- pages                   (BENCH_EVENTS=100000 for a quick run, CHROMIUM_PATH for another browser)
 import { mkdtemp, rm } from 'node:fs/promises'
-import { loadavg, tmpdir } from 'node:os'
+import { tmpdir } from 'node:os'
 import path from 'node:path'
 import pino from 'pino'
 import { buildWren } from '../services/app'
 import { loadConfig } from '../services/shared/config'
 import { queryRows } from '../services/shared/clickhouse'
 import { generateKey, PERSONAL_KEY_PREFIX, PROJECT_KEY_PREFIX } from '../services/projects/store'
-import { median } from './support'
-import { chromiumMissing, launchChromium } from '../test/support/browser'
+import { loadAverage, median } from './support'
+import { chromiumMissing, launchChromium } from '../test/support/chromium'
 
 const EVENTS = Number(process.env.BENCH_EVENTS ?? 1_000_000)
 const PERSONS = Number(process.env.BENCH_PERSONS ?? 5_000)
@@ -237,11 +237,7 @@ try {
       `  ${''.padEnd(28)} ${lastRequests.length} requests, ${api.length} to the API${slowest ? `, slowest ${slowest.path} ${slowest.ms.toFixed(0)} ms` : ''}`,
     )
   }
-  console.log(
-    `load average ${loadavg()
-      .map((l) => l.toFixed(1))
-      .join(' ')}`,
-  )
+  console.log(`load average ${loadAverage()}`)
 } finally {
   await browser.close()
   await wren.close()

@@ -16,7 +16,7 @@
 // person moves to a new device's anonymous id, whose events make an anonymous person that the next
 // $identify merges), 30% carry $set (plan, page, a counter), 2% $set_once.
 import { mkdtemp, rm } from 'node:fs/promises'
-import { loadavg, tmpdir } from 'node:os'
+import { tmpdir } from 'node:os'
 import path from 'node:path'
 import pino from 'pino'
 import { buildWren } from '../services/app'
@@ -24,7 +24,7 @@ import { loadConfig } from '../services/shared/config'
 import { TOPICS } from '../services/shared/log/log'
 import { queryRows } from '../services/shared/clickhouse'
 import { appendAsCapture } from './append-as-capture'
-import { fmt, posthogNodeEvent, rng, uuidFrom, type EventOptions } from './support'
+import { fmt, loadAverage, posthogNodeEvent, rng, sleep, uuidFrom, type EventOptions } from './support'
 
 const QUICK = process.env.BENCH_QUICK === '1'
 const EVENTS = Number(process.env.BENCH_EVENTS ?? (QUICK ? 100_000 : 1_000_000))
@@ -86,10 +86,6 @@ async function main(): Promise<void> {
   const config = loadConfig({ WREN_DATA_DIR: dataDir, WREN_PROJECT_API_KEY: projectKey, LOG_LEVEL: 'warn', WREN_PERSON_COMPACTION_MS: '0' })
   const wren = await buildWren(config, pino({ level: 'warn' }, pino.destination(2)))
   const client = wren.clickhouse
-  const load = () =>
-    loadavg()
-      .map((l) => l.toFixed(1))
-      .join(' ')
   try {
     await wren.processor.stop()
     const teamId = wren.bootstrap!.projectId
@@ -103,7 +99,7 @@ async function main(): Promise<void> {
       const { endOffset } = await wren.log.stats(TOPICS.ingest)
       const began = performance.now()
       wren.processor.start()
-      while (((await wren.log.stats(TOPICS.ingest)).committed.ingestion ?? 0) < endOffset) await new Promise((r) => setTimeout(r, 20))
+      while (((await wren.log.stats(TOPICS.ingest)).committed.ingestion ?? 0) < endOffset) await sleep(20)
       await wren.processor.stop()
       return (performance.now() - began) / 1000
     }
@@ -141,7 +137,9 @@ async function main(): Promise<void> {
           `; ${s.parts} parts)`,
       )
 
-    console.log(`== person storage: ${fmt(EVENTS)} events for ${fmt(people)} people${QUICK ? ' (quick)' : ''} — load average ${load()}`)
+    console.log(
+      `== person storage: ${fmt(EVENTS)} events for ${fmt(people)} people${QUICK ? ' (quick)' : ''} — load average ${loadAverage()}`,
+    )
     const first = workload(EVENTS, people, state, rand, start)
     const identifies = first.filter((e) => e.event === '$identify').length
     const withSet = first.filter((e) => (e.properties as Record<string, unknown>).$set).length
@@ -182,7 +180,7 @@ async function main(): Promise<void> {
     await optimize()
     line('after the merges fold them', await storage(), c2.live)
     console.log(`   then ${fmt(c2.live)} live persons (${fmt(c2.persons)} stored), ${fmt(c2.ids)} distinct ids`)
-    console.log(`   load average at the end ${load()}`)
+    console.log(`   load average at the end ${loadAverage()}`)
   } finally {
     await wren.close()
     await rm(dataDir, { recursive: true, force: true })

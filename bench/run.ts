@@ -11,12 +11,12 @@
 //            recordings: --sessions N (100)  --minutes M per session (5)  --recordings N listed (100000)
 import { spawn } from 'node:child_process'
 import { existsSync } from 'node:fs'
-import { cpus, loadavg } from 'node:os'
+import { cpus } from 'node:os'
 import path from 'node:path'
 import { runCapture } from './capture'
 import { runIngest } from './ingest'
 import { runRecordings } from './recordings'
-import { repoRoot } from './support'
+import { loadAverage, repoRoot } from './support'
 
 const args = process.argv.slice(2)
 const option = (name: string, fallback: number) => {
@@ -36,12 +36,8 @@ const recordings = option('recordings', 100_000)
 const name = args.shift() ?? 'all'
 
 const started = performance.now()
-const load = () =>
-  loadavg()
-    .map((l) => l.toFixed(1))
-    .join(' ')
 console.log(
-  `Wren benchmarks — ${new Date().toISOString()}, node ${process.version}, ${cpus().length} cores (${cpus()[0]?.model.trim() ?? '?'}), load average ${load()}` +
+  `Wren benchmarks — ${new Date().toISOString()}, node ${process.version}, ${cpus().length} cores (${cpus()[0]?.model.trim() ?? '?'}), load average ${loadAverage()}` +
     `\nmedians of ${trials} runs; figures and their references measured in the same run; nothing is asserted`,
 )
 
@@ -88,4 +84,4 @@ switch (name) {
   }
 }
 
-console.log(`\ntotal ${((performance.now() - started) / 1000).toFixed(0)} s; load average at the end ${load()}`)
+console.log(`\ntotal ${((performance.now() - started) / 1000).toFixed(0)} s; load average at the end ${loadAverage()}`)

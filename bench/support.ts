@@ -11,7 +11,7 @@ import { readFileSync } from 'node:fs'
 import { createServer } from 'node:net'
 import { randomBytes } from 'node:crypto'
 import { mkdtemp, open, rm } from 'node:fs/promises'
-import { tmpdir } from 'node:os'
+import { loadavg, tmpdir } from 'node:os'
 import path from 'node:path'
 import { fileURLToPath } from 'node:url'
 import autocannon from 'autocannon'
@@ -53,6 +53,12 @@ export function verdict(ok: boolean): string {
  * during a run: it waits for a batch of 100 M records or for 23 days. Isolates capture's own cost.
  */
 export const INGESTION_DEFERRED = { WREN_INGEST_BATCH: '100000000', WREN_INGEST_WAIT_MS: '2000000000' }
+
+/** The machine's load average over 1, 5 and 15 minutes, as `0.4 0.8 1.2` (the benches print it with their figures). */
+export const loadAverage = () =>
+  loadavg()
+    .map((l) => l.toFixed(1))
+    .join(' ')
 
 export const sleep = (msec: number) => new Promise<void>((r) => setTimeout(r, msec))
 

@@ -44,6 +44,16 @@ const personUuid = randomUUID()
 const sessionId = `upgrade-session-${randomUUID()}`
 const eventUuids = [randomUUID(), randomUUID(), randomUUID()]
 
+/** buildOlderStorage on the client `opening` gives, closed after (the older version's process ends). */
+async function buildOlderStorageOn(opening: Promise<ClickHouseClient>): Promise<void> {
+  const older = await opening
+  try {
+    await buildOlderStorage(older)
+  } finally {
+    await older.close()
+  }
+}
+
 /** Storage as the two older versions left it, with a project, a key, events, a person, a flag and a recording. */
 async function buildOlderStorage(client: ClickHouseClient): Promise<void> {
   // Wren of 2026-11-22.
@@ -295,12 +305,7 @@ describe('upgrading storage an older version left', () => {
 
     beforeAll(async () => {
       dataDir = await mkdtemp(path.join(tmpdir(), 'wren-upgrade-'))
-      const older = await openEmbeddedClickHouse(dataDir)
-      try {
-        await buildOlderStorage(older)
-      } finally {
-        await older.close()
-      }
+      await buildOlderStorageOn(openEmbeddedClickHouse(dataDir))
     }, 60_000)
     afterAll(async () => {
       await running?.wren.close()
@@ -335,21 +340,14 @@ describe('upgrading storage an older version left', () => {
     const server = (database: string) => ({ url: fixture.url, username: fixture.user, password: fixture.password, database, cluster: null })
     const env = () => ({
       WREN_DATA_DIR: dataDir,
-      CLICKHOUSE_URL: fixture.url,
-      CLICKHOUSE_USER: fixture.user,
-      CLICKHOUSE_PASSWORD: fixture.password,
+      ...fixture.env,
       CLICKHOUSE_DATABASE: 'upgraded',
     })
 
     beforeAll(async () => {
       fixture = await startClickHouseFixture({ user: 'wren', password: 'fixture secret' })
       dataDir = await mkdtemp(path.join(tmpdir(), 'wren-upgrade-http-'))
-      const older = await openServerClickHouse(server('upgraded'))
-      try {
-        await buildOlderStorage(older)
-      } finally {
-        await older.close()
-      }
+      await buildOlderStorageOn(openServerClickHouse(server('upgraded')))
     }, 60_000)
     afterAll(async () => {
       await running?.wren.close()

@@ -6,7 +6,7 @@ import { mkdtemp, rm } from 'node:fs/promises'
 import { tmpdir } from 'node:os'
 import path from 'node:path'
 import { randomUUID } from 'node:crypto'
-import { api, spawnWren, waitFor, type WrenProcess } from '../support/wren'
+import { api, captureBatch, spawnWren, waitFor, type WrenProcess } from '../support/wren'
 import { generateKey, PERSONAL_KEY_PREFIX, PROJECT_KEY_PREFIX } from '../../services/projects/store'
 
 const USERS = 20
@@ -39,12 +39,7 @@ describe('crash replay after person compaction', () => {
           ? { uuid, event: '$identify', distinct_id: `user-${u}`, properties: { $anon_distinct_id: `anon-${u}`, $set } }
           : { uuid, event: 'tick', distinct_id: round < 2 ? `anon-${u}` : `user-${u}`, properties: { $set } }
       })
-      const res = await fetch(`${url}/batch/`, {
-        method: 'POST',
-        headers: { 'content-type': 'application/json' },
-        body: JSON.stringify({ api_key: env.WREN_PROJECT_API_KEY, batch }),
-      })
-      expect(res.status).toBe(200)
+      await captureBatch({ url, projectKey: env.WREN_PROJECT_API_KEY }, batch)
     }
     const stored = async (url: string) => {
       const call = api({ url, personalKey: env.WREN_PERSONAL_API_KEY })

@@ -32,7 +32,7 @@ const BACKENDS: Array<{ name: string; env: () => Promise<Record<string, string>>
     name: 'ClickHouse HTTP',
     env: async () => {
       fixture = await startClickHouseFixture()
-      return { CLICKHOUSE_URL: fixture.url, CLICKHOUSE_USER: fixture.user, CLICKHOUSE_PASSWORD: fixture.password }
+      return fixture.env
     },
   },
 ]

@@ -112,9 +112,7 @@ describe('Wren over ClickHouse HTTP (the chDB test fixture)', () => {
     let call: ReturnType<typeof api>
     beforeAll(async () => {
       t = await startWren({
-        CLICKHOUSE_URL: fixture.url,
-        CLICKHOUSE_USER: fixture.user,
-        CLICKHOUSE_PASSWORD: fixture.password,
+        ...fixture.env,
         CLICKHOUSE_DATABASE: 'wren_app',
       })
       call = api(t)

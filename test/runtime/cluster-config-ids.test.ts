@@ -37,9 +37,7 @@ describe.skipIf(unavailable !== null)(
           ...keys,
           KAFKA_BROKERS: kafka.brokers,
           KAFKA_PARTITIONS: '4',
-          CLICKHOUSE_URL: clickhouse.url,
-          CLICKHOUSE_USER: clickhouse.user,
-          CLICKHOUSE_PASSWORD: clickhouse.password,
+          ...clickhouse.env,
         },
         'api',
       )

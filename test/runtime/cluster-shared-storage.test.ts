@@ -35,9 +35,7 @@ describe.skipIf(unavailable !== null)(
         KAFKA_BROKERS: kafka.brokers,
         KAFKA_PARTITIONS: '4',
         KAFKA_SESSION_TIMEOUT_MS: '6000',
-        CLICKHOUSE_URL: clickhouse.url,
-        CLICKHOUSE_USER: clickhouse.user,
-        CLICKHOUSE_PASSWORD: clickhouse.password,
+        ...clickhouse.env,
       }
       const p = await spawnWren(dir, env, role)
       processes.push(p)

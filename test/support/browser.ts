@@ -1,25 +1,16 @@
-// Headless Chromium for the tests (and bench/pages.ts): where it is, why it cannot run here, how it is
-// launched, and the check every page screenshot goes through (kept under test-artifacts/web/, not blank,
-// nothing wider than the window).
-import { existsSync } from 'node:fs'
+// Headless Chromium for the tests: where it is and how it is launched (./chromium, which bench/pages.ts
+// imports without vitest), and the check every page screenshot goes through (kept under
+// test-artifacts/web/, not blank, nothing wider than the window).
 import path from 'node:path'
 import { expect } from 'vitest'
-import { chromium, type Browser, type Page } from 'playwright-core'
+import type { Page } from 'playwright-core'
 import { PNG } from 'pngjs'
 
-export const CHROMIUM = process.env.CHROMIUM_PATH ?? '/usr/bin/chromium'
+export { CHROMIUM, chromiumMissing, launchChromium } from './chromium'
+
 /** Screenshots for a person to look at (CI keeps the folder). */
 export const ARTIFACTS = path.resolve(import.meta.dirname, '../..', 'test-artifacts')
 export const WEB_ARTIFACTS = path.join(ARTIFACTS, 'web')
-
-/** Why Chromium cannot run here, or null (pass it to skipReason). */
-export function chromiumMissing(): string | null {
-  return existsSync(CHROMIUM) ? null : `no Chromium at ${CHROMIUM} (install Debian's chromium, or set CHROMIUM_PATH)`
-}
-
-export function launchChromium(): Promise<Browser> {
-  return chromium.launch({ executablePath: CHROMIUM, args: ['--no-sandbox'] })
-}
 
 /** A PNG's size and its pixels counted per colour, the colour as 0xRRGGBB. */
 export function colourCounts(png: Buffer): { width: number; height: number; counts: Map<number, number> } {
@@ -33,6 +24,14 @@ export function colourCounts(png: Buffer): { width: number; height: number; coun
 }
 
 /** The page's width as drawn (wider than the window when something does not fit). */
+/** Signs in to the web app at `url` with `key` (the sign-in form), waiting for the menu a signed-in page shows. */
+export async function signIn(page: Page, url: string, key: string): Promise<void> {
+  await page.goto(url + '/')
+  await page.fill('#key', key)
+  await page.click('button[type=submit]')
+  await page.waitForSelector('nav.menu')
+}
+
 export function pageWidth(page: Page): Promise<number> {
   return page.evaluate(
     () => (globalThis as unknown as { document: { documentElement: { scrollWidth: number } } }).document.documentElement.scrollWidth,

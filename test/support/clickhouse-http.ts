@@ -12,6 +12,8 @@ export interface ClickHouseFixture {
   url: string
   user: string
   password: string
+  /** CLICKHOUSE_URL, CLICKHOUSE_USER and CLICKHOUSE_PASSWORD: what points a Wren process at the fixture. */
+  env: { CLICKHOUSE_URL: string; CLICKHOUSE_USER: string; CLICKHOUSE_PASSWORD: string }
   /** What the fixture printed (its chDB's messages, a crash). */
   output: () => string
   stop(): Promise<void>
@@ -40,6 +42,7 @@ export async function startClickHouseFixture(opts: { user?: string; password?: s
     url,
     user,
     password,
+    env: { CLICKHOUSE_URL: url, CLICKHOUSE_USER: user, CLICKHOUSE_PASSWORD: password },
     output: () => output,
     async stop() {
       if (child.exitCode === null && child.signalCode === null) child.kill('SIGTERM')

@@ -33,9 +33,7 @@ export async function startWren(env: Record<string, string> = {}, opts: { logger
   const projectKey = generateKey(PROJECT_KEY_PREFIX)
   const personalKey = generateKey(PERSONAL_KEY_PREFIX)
   const fixture = process.env.WREN_TEST_CLICKHOUSE_HTTP === '1' && !env.CLICKHOUSE_URL ? await startClickHouseFixture() : null
-  const overHttp: Record<string, string> = fixture
-    ? { CLICKHOUSE_URL: fixture.url, CLICKHOUSE_USER: fixture.user, CLICKHOUSE_PASSWORD: fixture.password }
-    : {}
+  const overHttp: Record<string, string> = fixture ? fixture.env : {}
   const config = loadConfig({
     WREN_DATA_DIR: dataDir,
     WREN_PROJECT_API_KEY: projectKey,

@@ -11,7 +11,7 @@ import type { Browser, Locator, Page } from 'playwright-core'
 import { PostHog } from 'posthog-node'
 import { api, drained, startWren, type TestWren } from '../support/wren'
 import { skipReason } from '../support/skip'
-import { chromiumMissing, expectDrawn, launchChromium, WEB_ARTIFACTS } from '../support/browser'
+import { chromiumMissing, expectDrawn, launchChromium, signIn, WEB_ARTIFACTS } from '../support/browser'
 
 const unavailable = skipReason('dashboards', chromiumMissing())
 const DAY = 86_400_000
@@ -97,10 +97,7 @@ describe.skipIf(unavailable !== null)(`Home and dashboards in headless Chromium$
   const open = async (width: number): Promise<Page> => {
     const context = await browser.newContext({ viewport: { width, height: 900 } })
     const page = await context.newPage()
-    await page.goto(t.url + '/')
-    await page.fill('#key', t.personalKey)
-    await page.click('button[type=submit]')
-    await page.waitForSelector('nav.menu')
+    await signIn(page, t.url, t.personalKey)
     return page
   }
 

@@ -10,7 +10,7 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest'
 import type { Browser, Locator, Page } from 'playwright-core'
 import { api, captureBatch, drained, startWren, type TestWren } from '../support/wren'
 import { skipReason } from '../support/skip'
-import { chromiumMissing, expectDrawn, launchChromium, pageWidth } from '../support/browser'
+import { chromiumMissing, expectDrawn, launchChromium, pageWidth, signIn } from '../support/browser'
 
 const unavailable = skipReason('trends-editor', chromiumMissing())
 const DAY = 86_400_000
@@ -114,10 +114,7 @@ describe.skipIf(unavailable !== null)(`the trends editor in headless Chromium${u
   const open = async (width: number) => {
     const context = await browser.newContext({ viewport: { width, height: 900 } })
     const page = await context.newPage()
-    await page.goto(t.url + '/')
-    await page.fill('#key', t.personalKey)
-    await page.click('button[type=submit]')
-    await page.waitForSelector('nav.menu')
+    await signIn(page, t.url, t.personalKey)
     await page.goto(`${t.url}/project/${t.projectId}/trends`)
     return page
   }
