@@ -5,7 +5,8 @@
 // process, production defaults) over HTTP:
 //   1. throughput: S generated sessions (each a full snapshot of a ~400-node DOM, then M minutes of mouse
 //      moves, clicks, inputs, scrolls and mutations, with idle gaps) are posted to /s/ the way posthog-js
-//      sends them (a request per ~2 s of events, uncompressed JSON), 16 sessions at a time, until the
+//      sends them (a request per ~2 s of events, uncompressed JSON; gzip'd with --gzip, as posthog-js does
+//      once the remote config offers gzip-js), 16 sessions at a time, until the
 //      processor has stored every event (/_metrics). Figures: MB/s of uncompressed rrweb JSON (request
 //      bodies) and sessions/s, acknowledgements and storage included.
 //      Reference: with Wren stopped, the rows the processor wrote (blocks and metadata, grouped by the log
@@ -19,6 +20,7 @@
 //      same engine and data, and the same list read by hand from the pre-aggregated sessions.
 // The parent (runRecordings) runs this a few times and prints medians and ratios.
 import { mkdtemp, rm } from 'node:fs/promises'
+import { gzipSync } from 'node:zlib'
 import { tmpdir } from 'node:os'
 import path from 'node:path'
 import { fileURLToPath } from 'node:url'
@@ -45,6 +47,8 @@ export interface RecordingsOptions {
   minutes: number
   /** Recordings stored for the list latency. */
   recordings: number
+  /** Bodies gzip'd, as posthog-js sends them when the remote config lists gzip-js (Wren's does). */
+  gzip: boolean
 }
 
 const CONCURRENT_SESSIONS = 16
@@ -77,6 +81,9 @@ interface TrialResult {
   recordedMinutes: number
   ackSeconds: number
   storedSeconds: number
+  /** Wren's process CPU (user + system, every thread: chDB's too) while capture took the requests, and to stored. */
+  ackCpuSeconds: number
+  storedCpuSeconds: number
   /** The processor's own time: its batches' handling (decoding, blocks, metadata, inserts), summed. */
   processorSeconds: number
   blockRows: number
@@ -260,14 +267,20 @@ async function trial(opts: RecordingsOptions): Promise<TrialResult> {
     })
     const events = sessions.reduce((n, s) => n + s.events, 0)
     const jsonBytes = sessions.reduce((n, s) => n + s.bodies.reduce((m, b) => m + Buffer.byteLength(b), 0), 0)
+    const sent = sessions.map((s) => (opts.gzip ? s.bodies.map((b) => gzipSync(b)) : s.bodies))
     const metricsBefore = await scrapeMetrics(wren.url)
     const before = metricsBefore.wren_recording_events_total ?? 0
+    const cpu = 'process_cpu_seconds_total'
     const started = performance.now()
     let nextSession = 0
     const sender = async () => {
       for (let i = nextSession++; i < sessions.length; i = nextSession++) {
-        for (const body of sessions[i].bodies) {
-          const res = await fetch(`${wren.url}/s/`, { method: 'POST', headers: { 'content-type': 'application/json' }, body })
+        for (const body of sent[i]) {
+          const res = await fetch(`${wren.url}/s/`, {
+            method: 'POST',
+            headers: { 'content-type': opts.gzip ? 'text/plain' : 'application/json' },
+            body,
+          })
           if (res.status !== 200) throw new Error(`/s/ answered ${res.status}: ${await res.text()}`)
           await res.arrayBuffer()
         }
@@ -275,13 +288,17 @@ async function trial(opts: RecordingsOptions): Promise<TrialResult> {
     }
     await Promise.all(Array.from({ length: CONCURRENT_SESSIONS }, sender))
     const ackSeconds = (performance.now() - started) / 1000
+    const ackCpuSeconds = ((await scrapeMetrics(wren.url))[cpu] ?? NaN) - (metricsBefore[cpu] ?? NaN)
+    let metricsStored: Record<string, number>
     for (;;) {
-      if (((await scrapeMetrics(wren.url)).wren_recording_events_total ?? 0) - before >= events) break
+      metricsStored = await scrapeMetrics(wren.url)
+      if ((metricsStored.wren_recording_events_total ?? 0) - before >= events) break
       await new Promise((r) => setTimeout(r, 20))
     }
     const storedSeconds = (performance.now() - started) / 1000
+    const storedCpuSeconds = (metricsStored[cpu] ?? NaN) - (metricsBefore[cpu] ?? NaN)
     const busy = 'wren_recording_batch_duration_seconds_sum'
-    const processorSeconds = ((await scrapeMetrics(wren.url))[busy] ?? 0) - (metricsBefore[busy] ?? 0)
+    const processorSeconds = (metricsStored[busy] ?? 0) - (metricsBefore[busy] ?? 0)
     await wren.stop()
 
     // ---- reference, storage and the list's setup, on the same data with Wren stopped ----
@@ -392,6 +409,8 @@ async function trial(opts: RecordingsOptions): Promise<TrialResult> {
       recordedMinutes: sessions.reduce((n, s) => n + s.duration, 0) / 60_000,
       ackSeconds,
       storedSeconds,
+      ackCpuSeconds,
+      storedCpuSeconds,
       processorSeconds,
       blockRows,
       metadataRows,
@@ -429,7 +448,7 @@ export async function runRecordings(opts: RecordingsOptions): Promise<void> {
   console.log(`\n== recordings: snapshots through /s/ and the recordings processor into ClickHouse`)
   console.log(
     `   ${fmt(r0.sessions)} sessions × ${opts.minutes} min (${fmt(r0.recordedMinutes)} recorded minutes with idle gaps): a full snapshot of a 300-500-node DOM, then mouse moves, clicks, inputs, scrolls and mutations;` +
-      ` ${fmt(r0.events)} rrweb events in ${fmt(r0.requests)} /s/ requests (one per ~2 s of events, uncompressed JSON), ${mb(r0.jsonBytes).toFixed(1)} MB of JSON, ${CONCURRENT_SESSIONS} sessions at a time; ${opts.trials} runs, a fresh process and data directory each`,
+      ` ${fmt(r0.events)} rrweb events in ${fmt(r0.requests)} /s/ requests (one per ~2 s of events, ${opts.gzip ? "gzip'd" : 'uncompressed'} JSON), ${mb(r0.jsonBytes).toFixed(1)} MB of JSON, ${CONCURRENT_SESSIONS} sessions at a time; ${opts.trials} runs, a fresh process and data directory each`,
   )
   console.log(`   Wren, /s/ to stored    ${spread(rate, mbs)} of rrweb JSON`)
   console.log(
@@ -442,7 +461,20 @@ export async function runRecordings(opts: RecordingsOptions): Promise<void> {
     `                          (capture alone acknowledged everything in ${spread(
       results.map((r) => r.ackSeconds),
       (n) => `${n.toFixed(2)} s`,
-    )})`,
+    )}: ${spread(
+      results.map((r) => r.requests / r.ackSeconds),
+      fmt,
+    )} requests/s)`,
+  )
+  const perRequest = (n: number) => `${fmt(n * 1e6)} µs`
+  console.log(
+    `   Wren's CPU per request ${spread(
+      results.map((r) => r.ackCpuSeconds / r.requests),
+      perRequest,
+    )} while capture took them (the processor's share included), ${spread(
+      results.map((r) => r.storedCpuSeconds / r.requests),
+      perRequest,
+    )} to stored (process CPU, every thread)`,
   )
   const working = results.map((r) => mb(r.jsonBytes) / r.processorSeconds)
   console.log(

@@ -9,6 +9,7 @@
 //   npm run bench -- <name> [args]      any other bench/<name>.ts, run as its own process
 //   options: --trials N (3)  --seconds S per load run (5)  --events N for ingestion (100000)
 //            recordings: --sessions N (100)  --minutes M per session (5)  --recordings N listed (100000)
+//                        --gzip: /s/ bodies gzip'd, as posthog-js sends them once Wren's config offers gzip-js
 import { spawn } from 'node:child_process'
 import { existsSync } from 'node:fs'
 import { cpus } from 'node:os'
@@ -27,12 +28,18 @@ const option = (name: string, fallback: number) => {
   args.splice(i, 2)
   return value
 }
+const flag = (name: string) => {
+  const i = args.indexOf(`--${name}`)
+  if (i >= 0) args.splice(i, 1)
+  return i >= 0
+}
 const trials = option('trials', 3)
 const seconds = option('seconds', 5)
 const events = option('events', 100_000)
 const sessions = option('sessions', 100)
 const minutes = option('minutes', 5)
 const recordings = option('recordings', 100_000)
+const gzip = flag('gzip')
 const name = args.shift() ?? 'all'
 
 const started = performance.now()
@@ -65,7 +72,7 @@ switch (name) {
     await runIngest({ trials, events })
     break
   case 'recordings':
-    await runRecordings({ trials, sessions, minutes, recordings })
+    await runRecordings({ trials, sessions, minutes, recordings, gzip })
     break
   case 'log':
     console.log('')
