@@ -98,7 +98,8 @@ export const ROUTE_GROUPS = {
   })),
   // GET ?data= and OPTIONS of the capture paths; their POST, what the SDKs send, is capture-sdk.
   capture: group('delegated', captureQueryRoutes, captureDeps),
-  'recording-intake': group('delegated', recordingCaptureRoutes, async (s) => ({
+  // posthog-js's recordings (POST /s/, its preflight answered by the delegated scope): fixed open headers too.
+  'recording-intake': group('open', recordingCaptureRoutes, async (s) => ({
     ...(await captureDeps(s)),
     recordingsBackpressure: await s.recordingsBackpressure(),
   })),

@@ -272,6 +272,10 @@ describe('POST /s/', () => {
     })
     expect(preflight.status).toBe(204)
     expect(preflight.headers.get('access-control-allow-origin')).toBe('https://shop.example')
+    const posted = await post('/s/', JSON.stringify([snapshot('from-a-shop', 'w', rrweb(0))]), { origin: 'https://shop.example' })
+    expect(posted.status).toBe(200)
+    expect(posted.headers.get('access-control-allow-origin')).toBe('https://shop.example')
+    expect(posted.headers.get('access-control-allow-credentials')).toBe('true')
     const doc = (await (await fetch(`${t.url}/api/schema/`)).json()) as { paths: Record<string, Record<string, unknown>> }
     expect(Object.keys(doc.paths['/s'] ?? {})).toContain('post')
   })
