@@ -32,6 +32,8 @@ export async function init(argv: string[]): Promise<number> {
     console.error(`wren init: ${file} exists; its keys may be in use. Keep it, or run wren init --force to replace it.`)
     return 1
   }
-  console.log(`wren init: wrote ${file} (fresh project and personal API keys, a ClickHouse password). Next: docker compose up -d --build`)
+  console.log(
+    `wren init: wrote ${file} (fresh project and personal API keys, a ClickHouse password). Next: docker compose up -d --build --scale capture=2`,
+  )
   return 0
 }

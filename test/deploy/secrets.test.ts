@@ -42,6 +42,8 @@ describe('secrets', () => {
     const file = path.join(dir, '.env')
     const first = await wren(['init', '--file', file])
     expect(first.code, first.stderr).toBe(0)
+    // What to run next is the README's command (compose.test.ts holds the README to docker-compose.yml).
+    expect(first.stdout).toContain('Next: docker compose up -d --build --scale capture=2')
     const text = await readFile(file, 'utf8')
     const values = envFile(text)
     expect(Object.keys(values).sort()).toEqual(['CLICKHOUSE_PASSWORD', 'WREN_PERSONAL_API_KEY', 'WREN_PROJECT_API_KEY'])
