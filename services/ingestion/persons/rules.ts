@@ -102,7 +102,7 @@ function process(repo: PersonRepo, event: IngestEvent): ProcessedEvent {
 
   const { person, personProperties } = resolvePerson(repo, event, properties)
   const groupProperties = processGroups(repo, event, properties)
-  return eventRow(event, properties, person.uuid, { ...personProperties }, person.createdAt, 'full', groupProperties)
+  return eventRow(event, properties, person.uuid, personProperties, person.createdAt, 'full', groupProperties)
 }
 
 /** The person this event belongs to after identify / alias handling, creation and property updates. */
@@ -138,7 +138,7 @@ function resolvePerson(repo: PersonRepo, event: IngestEvent, properties: Propert
 function personlessEvent(repo: PersonRepo, event: IngestEvent, properties: Properties): ProcessedEvent {
   const empty: GroupPropertiesTuple = [{}, {}, {}, {}, {}]
   const existing = repo.personForDistinctId(event.teamId, event.distinctId)
-  if (existing) return eventRow(event, properties, existing.uuid, { ...existing.properties }, existing.createdAt, 'force_upgrade', empty)
+  if (existing) return eventRow(event, properties, existing.uuid, existing.properties, existing.createdAt, 'force_upgrade', empty)
   return eventRow(event, properties, personUuid(event.teamId, event.distinctId), {}, PERSONLESS_CREATED_AT, 'propertyless', empty)
 }
 
