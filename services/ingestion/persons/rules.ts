@@ -77,8 +77,7 @@ export function processEvent(repo: PersonRepo, event: IngestEvent): ProcessedEve
 
 function process(repo: PersonRepo, event: IngestEvent): ProcessedEvent {
   const teamId = event.teamId
-  let properties: Properties = { ...event.properties }
-  const flag = properties.$process_person_profile
+  const flag = event.properties.$process_person_profile
   const processPerson = flag !== false
   if (flag !== undefined && typeof flag !== 'boolean') {
     repo.warn({
@@ -89,7 +88,9 @@ function process(repo: PersonRepo, event: IngestEvent): ProcessedEvent {
   }
   warnIfDroppedPersonless(repo, event)
 
-  if (!NO_INITIAL_PROPERTIES_EVENTS.has(event.event)) properties = addInitialProperties(properties)
+  // The row's properties are a copy (one: addInitialProperties makes it when it adds anything); the event's stay as they came.
+  let properties = NO_INITIAL_PROPERTIES_EVENTS.has(event.event) ? event.properties : addInitialProperties(event.properties)
+  if (properties === event.properties) properties = { ...properties }
   if (!processPerson || event.event === '$groupidentify') {
     delete properties.$set
     delete properties.$set_once
