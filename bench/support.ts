@@ -134,15 +134,11 @@ async function spawnServer(
   readyPath: string,
 ): Promise<ChildServer> {
   let output = ''
-  const child = spawn(
-    process.execPath,
-    ['--import', 'tsx', ...(process.env.BENCH_NODE_FLAGS?.split(' ').filter(Boolean) ?? []), script, ...args],
-    {
-      cwd: repoRoot,
-      env: { ...process.env, ...env },
-      stdio: ['ignore', 'pipe', 'pipe'],
-    },
-  )
+  const child = spawn(process.execPath, ['--import', 'tsx', ...benchNodeFlags(), script, ...args], {
+    cwd: repoRoot,
+    env: { ...process.env, ...env },
+    stdio: ['ignore', 'pipe', 'pipe'],
+  })
   child.stdout!.on('data', (d: Buffer) => (output += d.toString()))
   child.stderr!.on('data', (d: Buffer) => (output += d.toString()))
   const exited = new Promise<void>((resolve) => child.once('exit', () => resolve()))
@@ -423,6 +419,11 @@ if (process.argv[1] === fileURLToPath(import.meta.url) && process.argv[2] === 'h
 /** How a trial process hands its result to the parent: one stdout line with this prefix and the JSON. */
 const RESULT_PREFIX = 'BENCH_RESULT '
 
+/** Extra node flags for the processes a benchmark spawns (BENCH_NODE_FLAGS, e.g. `--cpu-prof --cpu-prof-dir=/tmp/p`). */
+function benchNodeFlags(): string[] {
+  return process.env.BENCH_NODE_FLAGS?.split(' ').filter(Boolean) ?? []
+}
+
 /** In a trial process: prints the result for `runTrialProcess`. */
 export function reportTrialResult(result: unknown): void {
   console.log(RESULT_PREFIX + JSON.stringify(result))
@@ -434,7 +435,7 @@ export function reportTrialResult(result: unknown): void {
  */
 export function runTrialProcess<T>(script: string, args: string[], nodeArgs: string[] = []): Promise<T> {
   return new Promise((resolve, reject) => {
-    const child = spawn(process.execPath, ['--import', 'tsx', ...nodeArgs, script, 'trial', ...args], {
+    const child = spawn(process.execPath, ['--import', 'tsx', ...nodeArgs, ...benchNodeFlags(), script, 'trial', ...args], {
       cwd: repoRoot,
       stdio: ['ignore', 'pipe', 'pipe'],
     })

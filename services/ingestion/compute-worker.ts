@@ -6,7 +6,7 @@ import { parentPort, workerData } from 'node:worker_threads'
 import { errorText } from '../shared/errors'
 import { decodeIngest } from '../shared/log/contract'
 import type { LoadedState } from './persons/store'
-import { buffersOf, preparedBytes, preparePersonRows } from './persons/rows'
+import { buffersOf, encodeEventRow, preparedBytes, preparePersonRows } from './persons/rows'
 import { PersonWork, type Loader, type PartOutput } from './person-work'
 import type { PreparedRows } from './persons/rows'
 import { openGeoIpReader } from '../shared/geoip'
@@ -16,6 +16,7 @@ const setup = workerData as WorkerSetup
 const port = parentPort!
 const work = new PersonWork({
   prepare: preparePersonRows,
+  encodeEvent: encodeEventRow,
   geoip: setup.geoip ? await openGeoIpReader(setup.geoip.database) : null,
   maxCachedPersons: setup.maxCachedPersons,
   poisonEvent: setup.poisonEvent,

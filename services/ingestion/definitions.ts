@@ -82,31 +82,66 @@ function isLikelyDate(s: string): boolean {
 /** A part's definition rows: its events' names and properties, their $set/$set_once, and its changed groups'. */
 export function definitionRows(events: readonly ProcessedEvent[], groups: readonly GroupRow[]): DefinitionRows {
   const eventDefs = new Map<string, { team_id: number; name: string; created_at: string; last_seen_at: string }>()
-  const propertyDefs = new Map<string, { seenAt: string; row: PropertyRow }>()
-  const eventProperties = new Map<string, object>()
+  // Rows in the order their keys were first seen, and an index by scope, then name: the names of an
+  // event's properties are looked up as they are, with no key built per property.
+  const propertyDefs: PropertySighting[] = []
+  const propertyScopes = new Map<string, Map<string, PropertySighting>>()
+  const eventProperties: object[] = []
+  const eventPropertyScopes = new Map<string, Set<string>>()
   let latest = ''
 
-  const property = (teamId: number, kind: PropertyKind, groupTypeIndex: number, name: string, value: unknown, seenAt: string) => {
+  const scope = (teamId: number, kind: PropertyKind, groupTypeIndex: number) => {
+    const key = `${teamId}\u0000${kind}\u0000${groupTypeIndex}`
+    let names = propertyScopes.get(key)
+    if (!names) propertyScopes.set(key, (names = new Map()))
+    return names
+  }
+  const property = (
+    names: Map<string, PropertySighting>,
+    teamId: number,
+    kind: PropertyKind,
+    groupTypeIndex: number,
+    name: string,
+    value: unknown,
+    seenAt: string,
+  ) => {
     if (name.length > MAX_NAME_LENGTH) return
-    const key = `${teamId}\u0000${kind}\u0000${groupTypeIndex}\u0000${name}`
-    const known = propertyDefs.get(key)
+    const known = names.get(name)
     // The earliest sighting with a type is the one that counts; an untyped one only makes the name known.
     if (known && known.row.first_type[1] !== '' && known.seenAt <= seenAt) return
     const type = detectPropertyType(name, value, Date.parse(seenAt) / 1000)
     if (known && !type) return
-    propertyDefs.set(key, {
-      seenAt,
-      row: { team_id: teamId, type: kind, group_type_index: groupTypeIndex, name, first_type: type ? [seenAt, type] : [UNTYPED_AT, ''] },
-    })
+    const row: PropertyRow = {
+      team_id: teamId,
+      type: kind,
+      group_type_index: groupTypeIndex,
+      name,
+      first_type: type ? [seenAt, type] : [UNTYPED_AT, ''],
+    }
+    if (known) {
+      known.seenAt = seenAt
+      known.row = row
+    } else {
+      const sighting = { seenAt, row }
+      names.set(name, sighting)
+      propertyDefs.push(sighting)
+    }
   }
   const properties = (teamId: number, kind: PropertyKind, values: unknown, seenAt: string, event?: string) => {
     if (!isObject(values)) return
-    for (const [name, value] of Object.entries(values)) {
+    const names = scope(teamId, kind, -1)
+    let seen: Set<string> | undefined
+    if (event !== undefined) {
+      const key = `${teamId}\u0000${event}`
+      seen = eventPropertyScopes.get(key)
+      if (!seen) eventPropertyScopes.set(key, (seen = new Set()))
+    }
+    for (const name of Object.keys(values)) {
       if (kind === 'event' && SKIP_EVENT_PROPERTIES.has(name)) continue
-      property(teamId, kind, -1, name, value, seenAt)
-      if (event !== undefined && name.length <= MAX_NAME_LENGTH) {
-        const key = `${teamId}\u0000${event}\u0000${name}`
-        if (!eventProperties.has(key)) eventProperties.set(key, { team_id: teamId, event, property: name })
+      property(names, teamId, kind, -1, name, values[name], seenAt)
+      if (seen && name.length <= MAX_NAME_LENGTH && !seen.has(name)) {
+        seen.add(name)
+        eventProperties.push({ team_id: teamId, event, property: name })
       }
     }
   }
@@ -131,14 +166,21 @@ export function definitionRows(events: readonly ProcessedEvent[], groups: readon
   }
   // Groups changed by this part's $groupidentify events, by their type's index (what the API's group_type_index names).
   if (latest)
-    for (const g of groups)
-      for (const [name, value] of Object.entries(g.properties)) property(g.teamId, 'group', g.groupTypeIndex, name, value, latest)
+    for (const g of groups) {
+      const names = scope(g.teamId, 'group', g.groupTypeIndex)
+      for (const [name, value] of Object.entries(g.properties)) property(names, g.teamId, 'group', g.groupTypeIndex, name, value, latest)
+    }
 
   return {
     event_definitions: [...eventDefs.values()],
-    property_definitions: [...propertyDefs.values()].map((p) => p.row),
-    event_properties: [...eventProperties.values()],
+    property_definitions: propertyDefs.map((p) => p.row),
+    event_properties: eventProperties,
   }
+}
+
+interface PropertySighting {
+  seenAt: string
+  row: PropertyRow
 }
 
 interface PropertyRow {

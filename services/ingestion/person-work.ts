@@ -10,7 +10,6 @@ import { applyCommand, lookupsFor, processEvent, warnIfDroppedPersonless, type C
 import type { BatchRange, LoadedState, Lookups, PersonStore, PingResult, ReplayBound } from './persons/store'
 import type { IngestionWarning, PersonChanges, ProcessedEvent } from './types'
 import { withGeoIp } from './geoip'
-import { eventRowBytes } from './persons/rows'
 import type { CityLookup } from '../shared/geoip'
 
 /** One range of the ingest topic, as the person work needs it. */
@@ -77,6 +76,7 @@ export interface RangeWork<Prepared> {
 
 export interface PersonWorkOptions<Prepared> {
   prepare: PersonStore<Prepared>['prepare']
+  encodeEvent: PersonStore<Prepared>['encodeEvent']
   geoip: CityLookup | null
   /** Persons (and their distinct ids and groups) kept in memory between ranges; the least recently used go first. */
   maxCachedPersons?: number
@@ -84,7 +84,7 @@ export interface PersonWorkOptions<Prepared> {
   poisonEvent?: string | null
   /** Messages per part (PART_RECORDS). */
   partRecords?: number
-  /** About how many bytes of event rows a part holds at most (always at least one message): eventRowBytes. */
+  /** About how many bytes of event rows a part holds at most (always at least one message): the rows' length (encodeEvent). */
   partBytes?: number
   /** The bytes a part hands to storage, for PartOutput.bytes. */
   measure?: (prepared: Prepared) => number
@@ -133,6 +133,7 @@ export class PersonWork<Prepared> implements RangeWork<Prepared> {
     for (const slot of partsOf(input, size)) {
       for (let first = slot.firstOffset; first <= slot.lastOffset;) {
         const events: ProcessedEvent[] = []
+        const rows: string[] = []
         let bytes = 0
         let last = slot.lastOffset
         for (; next < items.length && input.firstOffset + items[next].index <= slot.lastOffset; next++) {
@@ -143,11 +144,12 @@ export class PersonWork<Prepared> implements RangeWork<Prepared> {
               if (item.kind === 'command') results.push([item.command.commandId, applyCommand(this.repo, item.command)])
               else if (!warnIfDroppedPersonless(this.repo, item.event)) {
                 const event = processEvent(this.repo, item.event)
-                const rowBytes = eventRowBytes(event)
+                const row = this.options.encodeEvent(event)
                 // Past the bound: undone, and the first event of the next part.
-                if (events.length > 0 && bytes + rowBytes > maxBytes) throw PART_FULL
+                if (events.length > 0 && bytes + row.length > maxBytes) throw PART_FULL
                 events.push(event)
-                bytes += rowBytes
+                rows.push(row)
+                bytes += row.length
               }
             })
           } catch (err) {
@@ -164,7 +166,7 @@ export class PersonWork<Prepared> implements RangeWork<Prepared> {
         const range = { topic: input.topic, partition: input.partition, firstOffset: first, lastOffset: last }
         const changes = this.repo.takeChanges()
         eventCount += events.length
-        const prepared = this.options.prepare(range, changes, events)
+        const prepared = this.options.prepare(range, changes, events, rows)
         const output: PartOutput<Prepared> = {
           range,
           prepared,

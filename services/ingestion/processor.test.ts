@@ -85,7 +85,12 @@ describe('ingestion processor loop', () => {
 
   it('stores a batch in parts (each its persons, then its events), and a replay after a part failed stores every row once', async () => {
     const store = new FakePersonStore()
-    const work = new PersonWork({ prepare: (range, changes, events) => store.prepare(range, changes, events), geoip: null, partRecords: 2 })
+    const work = new PersonWork({
+      prepare: (range, changes, events) => store.prepare(range, changes, events),
+      encodeEvent: (e) => store.encodeEvent(e),
+      geoip: null,
+      partRecords: 2,
+    })
     const h = ingestion({ store, processor: { work } })
     const items = [
       ev('u', 'a', { $set: { n: 1 } }),

@@ -137,7 +137,8 @@ class IngestionStage<Prepared> implements Stage {
     this.work =
       options.work ??
       new PersonWork({
-        prepare: (range, changes, events) => store.prepare(range, changes, events),
+        prepare: (range, changes, events, rows) => store.prepare(range, changes, events, rows),
+        encodeEvent: (event) => store.encodeEvent(event),
         geoip: options.geoip ?? null,
         maxCachedPersons: options.maxCachedPersons,
         poisonEvent: options.poisonEvent,

@@ -6,7 +6,7 @@ import pino from 'pino'
 import { encodeIngest } from '../shared/log/contract'
 import { FakePersonStore } from './testing/fake-person-store'
 import { ev } from './testing/processor-harness'
-import { preparePersonRows, type PreparedRows } from './persons/rows'
+import { encodeEventRow, preparePersonRows, type PreparedRows } from './persons/rows'
 import { PersonWork, type PartOutput, type RangeInput } from './person-work'
 import type { LoadedState, Lookups } from './persons/store'
 import { WorkerPersonWork } from './worker-person-work'
@@ -51,7 +51,7 @@ describe('the person work on a worker thread', () => {
     }
     work = new WorkerPersonWork({ geoip: null, partRecords: 4 }, silent)
     const onWorker = await run(work)
-    const here = await run(new PersonWork({ prepare: preparePersonRows, geoip: null, partRecords: 4 }))
+    const here = await run(new PersonWork({ prepare: preparePersonRows, encodeEvent: encodeEventRow, geoip: null, partRecords: 4 }))
 
     expect(onWorker).toEqual(here)
     expect(onWorker.parts.map((p) => [p.range.firstOffset, p.range.lastOffset])).toEqual([

@@ -65,9 +65,12 @@ export class CachedRows<T extends { version: number }> {
     }
   }
 
-  /** Copies of the rows written since the last call, in the order first written; clears the change set. */
+  /**
+   * The rows written since the last call, in the order first written; clears the change set. Not copies:
+   * a row is never changed in place (a write puts a new row), so what is handed out stays as it was.
+   */
   takeChanges(): T[] {
-    const rows = [...this.dirty].map((key) => structuredClone(this.rows.get(key) as T))
+    const rows = [...this.dirty].map((key) => this.rows.get(key) as T)
     this.dirty.clear()
     return rows
   }

@@ -264,9 +264,18 @@ describe('ingestion processor on ClickHouse', () => {
       load: (wanted, bound) => real.load(wanted, bound),
       ping: () => real.ping(),
       prepare: (range, changes, events) => ({ range, changes, events }),
+      encodeEvent: (e) => real.encodeEvent(e),
       write: async ({ range, changes, events }) => {
-        if (range.firstOffset !== b1.firstOffset) return real.write(real.prepare(range, changes, events))
-        await real.write(real.prepare(range, changes, []))
+        if (range.firstOffset !== b1.firstOffset)
+          return real.write(
+            real.prepare(
+              range,
+              changes,
+              events,
+              events.map((e) => real.encodeEvent(e)),
+            ),
+          )
+        await real.write(real.prepare(range, changes, [], []))
         throw new Error('SIGKILL')
       },
     }
@@ -368,7 +377,7 @@ describe('ingestion processor on ClickHouse', () => {
     ]
     const stores = [new ClickHousePersonStore(client), new FakePersonStore()] as const
     for (const [r, changes] of writes) {
-      await stores[0].write(stores[0].prepare(r, changes, []))
+      await stores[0].write(stores[0].prepare(r, changes, [], []))
       await stores[1].write(stores[1].prepare(r, changes, []))
     }
     const wanted: Lookups = {

@@ -4,7 +4,7 @@
 // deduplication token named after the range, so writing the same range twice stores it once.
 import type { ClickHouseClient } from '../../shared/clickhouse'
 import { insertEncoded, queryRows } from '../../shared/clickhouse'
-import { preparePersonRows, rangeToken, type PreparedRows } from './rows'
+import { encodeEventRow, preparePersonRows, rangeToken, type PreparedRows } from './rows'
 import type { BatchRange, LoadedState, Lookups, PersonStore, PingResult, ReplayBound } from './store'
 import type { DistinctIdRow, GroupRow, GroupTypeRow, Person, PersonChanges, ProcessedEvent } from '../types'
 import { personUuid } from './uuid'
@@ -88,8 +88,12 @@ export class ClickHousePersonStore implements PersonStore<PreparedRows> {
     return state
   }
 
-  prepare(range: BatchRange, changes: PersonChanges, events: ProcessedEvent[]): PreparedRows {
-    return preparePersonRows(range, changes, events)
+  prepare(range: BatchRange, changes: PersonChanges, events: ProcessedEvent[], rows: string[]): PreparedRows {
+    return preparePersonRows(range, changes, events, rows)
+  }
+
+  encodeEvent(event: ProcessedEvent): string {
+    return encodeEventRow(event)
   }
 
   async write(prepared: PreparedRows): Promise<void> {

@@ -233,7 +233,9 @@ export function computeUpdates(eventName: string, properties: Properties, curren
   return { toSet, toUnset }
 }
 
+/** The properties after the updates: `current` itself when there are none (a version's properties never change in place). */
 export function applyUpdates(current: Properties, updates: PropertyUpdates): Properties {
+  if (updates.toUnset.length === 0 && isEmpty(updates.toSet)) return current
   const out: Properties = { ...current }
   for (const [k, v] of Object.entries(updates.toSet)) setOwn(out, k, v)
   for (const k of updates.toUnset) delete out[k]
@@ -249,6 +251,7 @@ export interface PropertyChange {
 /** Keys whose value differs between two property sets (absent shown as null), in a stable order. */
 export function propertyChanges(before: Properties, after: Properties): PropertyChange[] {
   const changes: PropertyChange[] = []
+  if (before === after) return changes
   for (const [k, v] of Object.entries(after)) {
     const old = ownValue(before, k)
     if (!hasOwn(before, k) || !jsonEqual(old, v)) changes.push({ field: k, before: old ?? null, after: v ?? null })
@@ -280,4 +283,9 @@ export function earlierTimestamp(a: string, b: string): string {
   const tb = Date.parse(b)
   if (Number.isFinite(ta) && Number.isFinite(tb) && ta !== tb) return ta < tb ? a : b
   return a <= b ? a : b
+}
+
+function isEmpty(properties: Properties): boolean {
+  for (const _ in properties) return false
+  return true
 }

@@ -207,11 +207,16 @@ describe('PersonRepo changes', () => {
     expect(repo.takeChanges()).toEqual({ persons: [], distinctIds: [], activity: [], groups: [], groupTypes: [] })
   })
 
-  it('hands out copies, so the writer cannot change memory', () => {
+  it('hands out rows that later writes leave as they were (a write puts a new row, never changes one)', () => {
     const repo = loaded()
     repo.putPerson(person('a', { version: 1, properties: { x: 1 } }))
-    repo.takeChanges().persons[0].properties.x = 2
-    expect(repo.person(T, pu('a'))!.properties.x).toBe(1)
+    repo.addActivity({ teamId: T, personUuid: pu('a'), activity: 'updated', detail: { x: 1 }, at: '2024-01-01T00:00:00.000Z' })
+    const taken = repo.takeChanges()
+    const before = structuredClone(taken)
+    repo.putPerson({ ...repo.person(T, pu('a'))!, version: 2, properties: { x: 2 } })
+    repo.addActivity({ teamId: T, personUuid: pu('a'), activity: 'updated', detail: { x: 2 }, at: '2024-01-01T00:00:01.000Z' })
+    expect(taken).toEqual(before)
+    expect(repo.takeChanges().persons[0].properties).toEqual({ x: 2 })
   })
 
   it('keeps the distinct-id index of each person, primary id first', () => {

@@ -125,7 +125,7 @@ export class PersonRepo {
     groups.sort((a, b) => a.teamId - b.teamId || a.groupTypeIndex - b.groupTypeIndex || compareText(a.groupKey, b.groupKey))
     const groupTypes = this.newGroupTypes.map((g) => ({ ...g }))
     groupTypes.sort((a, b) => a.teamId - b.teamId || a.groupTypeIndex - b.groupTypeIndex)
-    const activity = structuredClone(this.activity)
+    const activity = this.activity
     this.newGroupTypes = []
     this.activity = []
     for (const team of this.teams.values()) team.createdIndices.clear()

@@ -2,9 +2,9 @@
 // that it runs where the person work runs (the ingestion worker, compute-worker.ts), off the thread that
 // serves requests. Every row carries its origin in the log (_partition, and _offset: the range's last
 // offset), which is what a replay bound leaves out of a load.
-import { encodeRows } from '../../shared/clickhouse/rows'
+import { encodeRows, joinLines } from '../../shared/clickhouse/rows'
 import type { BatchRange } from './store'
-import type { PersonChanges, ProcessedEvent } from '../types'
+import type { PersonChanges, ProcessedEvent, Properties } from '../types'
 import { definitionRows } from '../definitions'
 
 /**
@@ -21,7 +21,8 @@ export interface PreparedRows {
   definitions: Array<{ table: string; chunks: Uint8Array[] }>
 }
 
-export function preparePersonRows(range: BatchRange, changes: PersonChanges, events: ProcessedEvent[]): PreparedRows {
+/** A range's rows; `rows` are its events' own (encodeEventRow), which take the range's origin here. */
+export function preparePersonRows(range: BatchRange, changes: PersonChanges, events: ProcessedEvent[], rows: string[]): PreparedRows {
   const origin = { _partition: range.partition, _offset: range.lastOffset }
   const tables: Array<[string, object[]]> = [
     [
@@ -80,7 +81,7 @@ export function preparePersonRows(range: BatchRange, changes: PersonChanges, eve
   return {
     range: { topic: range.topic, partition: range.partition, firstOffset: range.firstOffset, lastOffset: range.lastOffset },
     persons: tables.filter(([, rows]) => rows.length > 0).map(([table, rows]) => ({ table, chunks: bytes(encodeRows(rows)) })),
-    events: bytes(encodeRows(events.map((e) => eventRow(e, origin)))),
+    events: bytes(joinLines(rows.map((row) => `${row},"_partition":${origin._partition},"_offset":${origin._offset}}\n`))),
     definitions: Object.entries(definitionRows(events, changes.groups))
       .filter(([, rows]) => rows.length > 0)
       .map(([table, rows]) => ({ table, chunks: bytes(encodeRows(rows)) })),
@@ -93,32 +94,18 @@ export function preparedBytes(prepared: PreparedRows): number {
 }
 
 /**
- * About what an event's row takes in its insert's body, without encoding it: its JSON length with every
- * string counted as if nothing in it were escaped (exact for plain ASCII text), plus the row's other
- * columns. A person's properties are one object shared by the events it is copied onto: measured once.
+ * The JSON text of a person's or a group's properties, encoded once per version: a version is one
+ * object (never changed in place: a change makes a new one) shared by every event it is copied onto.
  */
-export function eventRowBytes(e: ProcessedEvent): number {
-  let bytes = ROW_COLUMNS_BYTES + e.uuid.length + e.event.length + e.distinctId.length + e.elementsChain.length + e.personId.length
-  bytes += jsonLength(e.properties) + jsonLength(e.personProperties)
-  for (const group of e.groupProperties) bytes += jsonLength(group)
-  return bytes
-}
+const jsonTexts = new WeakMap<Properties, string>()
 
-/** The column names, timestamps, team, mode and origin of an event row: well above what they take. */
-const ROW_COLUMNS_BYTES = 512
-const measured = new WeakMap<object, number>()
-
-function jsonLength(value: unknown): number {
-  if (typeof value === 'string') return value.length + 2
-  if (typeof value === 'number') return String(value).length
-  if (typeof value !== 'object' || value === null) return 5
-  const known = measured.get(value)
-  if (known !== undefined) return known
-  let bytes = 2
-  if (Array.isArray(value)) for (const item of value) bytes += jsonLength(item) + 1
-  else for (const [key, item] of Object.entries(value)) bytes += key.length + 4 + jsonLength(item)
-  measured.set(value, bytes)
-  return bytes
+function sharedJson(properties: Properties): string {
+  for (const _ in properties) {
+    let text = jsonTexts.get(properties)
+    if (text === undefined) jsonTexts.set(properties, (text = JSON.stringify(properties)))
+    return text
+  }
+  return '{}'
 }
 
 /** The buffers of a prepared write, for a transfer between threads. */
@@ -140,27 +127,21 @@ export function rangeToken(range: BatchRange, table: string): string {
   return `${table}:${range.topic}:${range.partition}:${range.firstOffset}-${range.lastOffset}`
 }
 
-// Properties go in as objects: inserts read an object for a String column as its JSON text (rows.ts).
-function eventRow(e: ProcessedEvent, origin: { _partition: number; _offset: number }): object {
+/**
+ * An event's JSONEachRow line without its origin columns and closing brace (preparePersonRows adds the
+ * part's): the text JSON.stringify gives the row. The JSON columns are String columns written as objects
+ * (inserts read an object for a String column as its JSON text). An event's own properties are encoded
+ * here, once; its person's and groups' once per version (sharedJson).
+ */
+export function encodeEventRow(e: ProcessedEvent): string {
   const [g0, g1, g2, g3, g4] = e.groupProperties
-  return {
-    uuid: e.uuid,
-    event: e.event,
-    properties: e.properties,
-    timestamp: e.timestamp,
-    team_id: e.teamId,
-    distinct_id: e.distinctId,
-    elements_chain: e.elementsChain,
-    created_at: e.createdAt,
-    person_id: e.personId,
-    person_created_at: e.personCreatedAt,
-    person_properties: e.personProperties,
-    person_mode: e.personMode,
-    group0_properties: g0,
-    group1_properties: g1,
-    group2_properties: g2,
-    group3_properties: g3,
-    group4_properties: g4,
-    ...origin,
-  }
+  const text = JSON.stringify
+  return (
+    `{"uuid":${text(e.uuid)},"event":${text(e.event)},"properties":${text(e.properties)},"timestamp":${text(e.timestamp)}` +
+    `,"team_id":${text(e.teamId)},"distinct_id":${text(e.distinctId)},"elements_chain":${text(e.elementsChain)}` +
+    `,"created_at":${text(e.createdAt)},"person_id":${text(e.personId)},"person_created_at":${text(e.personCreatedAt)}` +
+    `,"person_properties":${sharedJson(e.personProperties)},"person_mode":${text(e.personMode)}` +
+    `,"group0_properties":${sharedJson(g0)},"group1_properties":${sharedJson(g1)},"group2_properties":${sharedJson(g2)}` +
+    `,"group3_properties":${sharedJson(g3)},"group4_properties":${sharedJson(g4)}`
+  )
 }

@@ -77,8 +77,7 @@ export function processEvent(repo: PersonRepo, event: IngestEvent): ProcessedEve
 
 function process(repo: PersonRepo, event: IngestEvent): ProcessedEvent {
   const teamId = event.teamId
-  let properties: Properties = { ...event.properties }
-  const flag = properties.$process_person_profile
+  const flag = event.properties.$process_person_profile
   const processPerson = flag !== false
   if (flag !== undefined && typeof flag !== 'boolean') {
     repo.warn({
@@ -89,7 +88,9 @@ function process(repo: PersonRepo, event: IngestEvent): ProcessedEvent {
   }
   warnIfDroppedPersonless(repo, event)
 
-  if (!NO_INITIAL_PROPERTIES_EVENTS.has(event.event)) properties = addInitialProperties(properties)
+  // The row's properties are a copy (one: addInitialProperties makes it when it adds anything); the event's stay as they came.
+  let properties = NO_INITIAL_PROPERTIES_EVENTS.has(event.event) ? event.properties : addInitialProperties(event.properties)
+  if (properties === event.properties) properties = { ...properties }
   if (!processPerson || event.event === '$groupidentify') {
     delete properties.$set
     delete properties.$set_once
@@ -102,7 +103,7 @@ function process(repo: PersonRepo, event: IngestEvent): ProcessedEvent {
 
   const { person, personProperties } = resolvePerson(repo, event, properties)
   const groupProperties = processGroups(repo, event, properties)
-  return eventRow(event, properties, person.uuid, { ...personProperties }, person.createdAt, 'full', groupProperties)
+  return eventRow(event, properties, person.uuid, personProperties, person.createdAt, 'full', groupProperties)
 }
 
 /** The person this event belongs to after identify / alias handling, creation and property updates. */
@@ -138,7 +139,7 @@ function resolvePerson(repo: PersonRepo, event: IngestEvent, properties: Propert
 function personlessEvent(repo: PersonRepo, event: IngestEvent, properties: Properties): ProcessedEvent {
   const empty: GroupPropertiesTuple = [{}, {}, {}, {}, {}]
   const existing = repo.personForDistinctId(event.teamId, event.distinctId)
-  if (existing) return eventRow(event, properties, existing.uuid, { ...existing.properties }, existing.createdAt, 'force_upgrade', empty)
+  if (existing) return eventRow(event, properties, existing.uuid, existing.properties, existing.createdAt, 'force_upgrade', empty)
   return eventRow(event, properties, personUuid(event.teamId, event.distinctId), {}, PERSONLESS_CREATED_AT, 'propertyless', empty)
 }
 

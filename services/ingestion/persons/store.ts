@@ -53,7 +53,13 @@ export interface PersonStore<Prepared = unknown> {
    * A range's output in the form write() stores: pure, synchronous and plain data (structured-cloneable),
    * so that it is built where the person work runs, which may be another thread (compute-worker.ts).
    */
-  prepare(range: BatchRange, changes: PersonChanges, events: ProcessedEvent[]): Prepared
+  prepare(range: BatchRange, changes: PersonChanges, events: ProcessedEvent[], rows: string[]): Prepared
+  /**
+   * An event's row as prepare() takes it (`rows[i]` for `events[i]`): encoded once, as the event is made
+   * (the person work bounds a part by the rows' length), without its origin (the part's, known once the
+   * part is cut). Pure, like prepare().
+   */
+  encodeEvent(event: ProcessedEvent): string
   /**
    * Stores a range's person changes, then its events (an event row never points at a person that is
    * not stored yet). Writing the same range again stores nothing twice. A write that throws may have

@@ -135,6 +135,11 @@ export class FakePersonStore implements PersonStore<FakeWrite> {
     return { range, changes, events }
   }
 
+  /** The fake stores the events themselves: an event's JSON only stands for its size. */
+  encodeEvent(event: ProcessedEvent): string {
+    return JSON.stringify(event)
+  }
+
   async write({ range, changes, events }: FakeWrite): Promise<void> {
     this.check()
     this.writes.push(

@@ -15,20 +15,26 @@ export const MAX_INSERT_CHARS = 32 << 20
  * Pure, no I/O: it may run on another thread than the insert (the ingestion worker, ingestion/compute-worker.ts).
  */
 export function encodeRows(rows: readonly object[], maxChars = MAX_INSERT_CHARS): string[] {
+  return joinLines(
+    rows.map((row) => JSON.stringify(row) + '\n'),
+    maxChars,
+  )
+}
+
+/** JSONEachRow lines (each ending in a newline), joined into bodies of at most `maxChars` characters each (a bigger line goes alone), in order. */
+export function joinLines(lines: readonly string[], maxChars = MAX_INSERT_CHARS): string[] {
   const chunks: string[] = []
-  let lines: string[] = []
+  let first = 0
   let chars = 0
-  for (const row of rows) {
-    const line = JSON.stringify(row) + '\n'
-    if (lines.length > 0 && chars + line.length > maxChars) {
-      chunks.push(lines.join(''))
-      lines = []
+  for (let i = 0; i < lines.length; i++) {
+    if (i > first && chars + lines[i].length > maxChars) {
+      chunks.push(lines.slice(first, i).join(''))
+      first = i
       chars = 0
     }
-    lines.push(line)
-    chars += line.length
+    chars += lines[i].length
   }
-  if (lines.length) chunks.push(lines.join(''))
+  if (lines.length > first) chunks.push(lines.slice(first).join(''))
   return chunks
 }
 
