@@ -61,7 +61,12 @@ function literal(value: string): string {
   return `'${value.replace(/\\/g, '\\\\').replace(/'/g, "\\'")}'`
 }
 
-/** The expression the compiler reads a non-materialized event property with (property-filters/sql.ts). */
+/**
+ * The expression the compiler reads a non-materialized event property with (property-filters/sql.ts).
+ * Not simpleJSONExtract* (visitParam): it takes 2/3 of the CPU but reads the key's first match at any
+ * depth or inside an escaped key, and gives numbers and strings as written; guarded to give the same
+ * answers, it costs more than this (bench/README.md, Trends).
+ */
 export function jsonPropertyExpr(key: string): string {
   return `JSONExtract(properties, ${literal(key)}, 'Nullable(String)')`
 }
