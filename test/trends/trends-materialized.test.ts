@@ -1,5 +1,5 @@
 // Hot event properties get columns of their own (shared/query/materialized-properties.ts): a property the
-// trends keep reading from the JSON gets a column when the materializer's job runs, trends read it from
+// trends read from the JSON gets a column, started in the background at its first read, trends read it from
 // then on, and every answer stays what it was, for every operator and value kind, before and after the
 // stored parts are rewritten.
 import { afterAll, beforeAll, describe, expect, it } from 'vitest'
@@ -56,9 +56,9 @@ describe('materialized event properties', () => {
       properties,
     })
     await captureBatch(t, [
-      ev('09', { plan: 'pro', [QUOTED]: 'x' }),
+      ev('09', { plan: 'pro', [QUOTED]: 'x', country: 'NZ' }),
       ev('09', { plan: 'free' }),
-      ev('10', { plan: 42 }),
+      ev('10', { plan: 42, country: 'US' }),
       ev('11', { plan: true }),
       ev('12', { plan: '' }),
       ev('13', { plan: null }),
@@ -87,8 +87,8 @@ describe('materialized event properties', () => {
     expect(before[1].map(([value]: [string]) => value)).toEqual(['x', 'y', '$$_posthog_breakdown_null_$$'])
     expect(await columnsOf()).toEqual([])
 
-    // Each property was read from the JSON more than the three times that earn a column; the migration's
-    // own columns ($browser) are not added again.
+    // Each property was read from the JSON (once earns a column); the migration's own columns ($browser)
+    // are not added again.
     await trend({ events: [{ id: '$pageview' }], breakdown: '$browser' })
     expect((await t.wren.materializer.run()).sort()).toEqual([QUOTED, 'plan'].sort())
     expect(await columnsOf()).toEqual(
@@ -109,5 +109,18 @@ describe('materialized event properties', () => {
     expect(await questions()).toEqual(before)
     // Nothing more to add: the next run finds the columns in place.
     expect(await t.wren.materializer.run()).toEqual([])
+  })
+
+  it('starts adding the column of a property at its first read from the JSON, not at the next run of the job', async () => {
+    // The job runs again, on its timer (every 30 s: later than this test waits) and on first reads.
+    await t.wren.materializer.start()
+    const byCountry = () => trend({ events: [{ id: '$pageview' }], breakdown: 'country' })
+    const before = await byCountry()
+    expect(before.map(([value]: [string]) => value)).toEqual(['NZ', 'US', '$$_posthog_breakdown_null_$$'])
+    await waitFor(async () => (await columnsOf()).some(([name]) => name === materializedColumnName('country')), {
+      timeoutMs: 15_000,
+      what: "the column of 'country'",
+    })
+    expect(await byCountry()).toEqual(before)
   })
 })

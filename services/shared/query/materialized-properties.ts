@@ -1,8 +1,9 @@
 // Event properties stored as columns of the events table, so a query that breaks down or filters on one
 // reads a small column instead of parsing every row's properties JSON. Five are fixed by a migration
 // (012_materialized_properties.sql, String: '' there means unset). The others are added while Wren runs:
-// a key the query compiler had to read from the JSON `minUses` times gets a MATERIALIZED column of the
-// very expression the compiler would otherwise use (so answers are the same with or without it), stored
+// a key the query compiler had to read from the JSON `minUses` times (once, by default) gets, in the
+// background as soon as that happens (not at the job's next run), a MATERIALIZED column of the very
+// expression the compiler would otherwise use (so answers are the same with or without it), stored
 // as LowCardinality when a sample of the events shows few values (grouping by it then hashes dictionary
 // positions, not strings: about 0.7x the time), named
 // by a hash of the key and carrying the key in its COMMENT; the parts already stored are then rewritten
@@ -37,7 +38,7 @@ const MAX_COUNTED_KEYS = 10_000
 const COMMENT_PREFIX = 'wren event property: '
 
 export interface MaterializerOptions {
-  /** JSON reads of a key before it gets a column. */
+  /** JSON reads of a key before it gets a column (the read that reaches it starts a run at once). */
   minUses: number
   /** At most this many added columns (each costs a JSON parse per inserted row). */
   maxColumns: number
@@ -47,7 +48,7 @@ export interface MaterializerOptions {
   cluster: string | null
 }
 
-export const DEFAULT_MATERIALIZER_OPTIONS: MaterializerOptions = { minUses: 3, maxColumns: 20, intervalMs: 30_000, cluster: null }
+export const DEFAULT_MATERIALIZER_OPTIONS: MaterializerOptions = { minUses: 1, maxColumns: 20, intervalMs: 30_000, cluster: null }
 
 /** The column a key gets: readable, and unique by the key's hash. */
 export function materializedColumnName(key: string): string {
@@ -60,7 +61,12 @@ function literal(value: string): string {
   return `'${value.replace(/\\/g, '\\\\').replace(/'/g, "\\'")}'`
 }
 
-/** The expression the compiler reads a non-materialized event property with (property-filters/sql.ts). */
+/**
+ * The expression the compiler reads a non-materialized event property with (property-filters/sql.ts).
+ * Not simpleJSONExtract* (visitParam): it takes 2/3 of the CPU but reads the key's first match at any
+ * depth or inside an escaped key, and gives numbers and strings as written; guarded to give the same
+ * answers, it costs more than this (bench/README.md, Trends).
+ */
 export function jsonPropertyExpr(key: string): string {
   return `JSONExtract(properties, ${literal(key)}, 'Nullable(String)')`
 }
@@ -70,6 +76,8 @@ export class PropertyMaterializer implements PropertyColumnSource {
   private readonly uses = new Map<string, number>()
   private timer: NodeJS.Timeout | null = null
   private running: Promise<string[]> | null = null
+  /** A key reached `minUses` while a run was under way (which may have looked at the counts before): run again. */
+  private again = false
   private readonly options: MaterializerOptions
 
   constructor(
@@ -80,13 +88,26 @@ export class PropertyMaterializer implements PropertyColumnSource {
     this.options = { ...DEFAULT_MATERIALIZER_OPTIONS, ...options }
   }
 
-  /** The stored column of `key`, or undefined (and the read from the JSON counts towards a column). */
+  /**
+   * The stored column of `key`, or undefined: the read from the JSON counts towards a column, and the read
+   * that reaches `minUses` starts a run of the job in the background (while the job is started), so the
+   * next query on the key reads its column.
+   */
   column(key: string): string | undefined {
     const column = this.columns.get(key)
     // Counted for a bounded number of keys (a flood of one-off keys must not grow the map without end).
-    if (column === undefined && usable(key) && (this.uses.has(key) || this.uses.size < MAX_COUNTED_KEYS))
-      this.uses.set(key, (this.uses.get(key) ?? 0) + 1)
+    if (column === undefined && usable(key) && (this.uses.has(key) || this.uses.size < MAX_COUNTED_KEYS)) {
+      const uses = (this.uses.get(key) ?? 0) + 1
+      this.uses.set(key, uses)
+      if (uses === this.options.minUses) this.runSoon()
+    }
     return column
+  }
+
+  private runSoon(): void {
+    if (!this.timer) return // the job is stopped (or not started)
+    if (this.running) this.again = true
+    else void this.run()
   }
 
   /** Loads the columns already added, then runs the job every `intervalMs`. */
@@ -113,7 +134,13 @@ export class PropertyMaterializer implements PropertyColumnSource {
         this.logger.warn({ err }, 'materializing hot event properties failed')
         return []
       })
-      .finally(() => (this.running = null))
+      .finally(() => {
+        this.running = null
+        if (this.again) {
+          this.again = false
+          this.runSoon()
+        }
+      })
     return this.running
   }
 
