@@ -4,7 +4,8 @@ import { Type } from 'typebox'
 import { wrenError } from '../shared/errors'
 import { sendFormatted } from '../shared/http/format'
 import { routesOf } from '../shared/http/route'
-import { AnyObject, Format, NoContent, Paginated, RecordId } from '../shared/http/schemas'
+import { AnyObject, Format, NoContent, Limit, MAX_LIST_LIMIT, Offset, Paginated, RecordId } from '../shared/http/schemas'
+import { matchesSearch, pageOfList } from '../shared/http/request-url'
 import { ActionAnswer } from './schemas'
 import type { Tenants } from '../shared/tenancy'
 import type { Action, ActionStore } from './store'
@@ -39,7 +40,10 @@ const fields = {
   tags: Type.Optional(Type.Union([Type.Array(Type.String()), Type.Null()])),
 }
 
-export async function actionRoutes(app: FastifyInstance, deps: { projects: Tenants; actions: ActionStore }): Promise<void> {
+export async function actionRoutes(
+  app: FastifyInstance,
+  deps: { projects: Tenants; actions: ActionStore; siteUrl: string | null },
+): Promise<void> {
   const { projects, actions } = deps
   const route = routesOf(app, { projects, tag: 'actions' })
   const find = async (teamId: number, rawId: string) => {
@@ -55,10 +59,19 @@ export async function actionRoutes(app: FastifyInstance, deps: { projects: Tenan
     url: '/actions/',
     summary: 'List actions',
     access: { project: 'action:read' },
-    schema: { querystring: FormatOnly, response: { 200: Paginated(ActionAnswer) } },
+    schema: {
+      querystring: Type.Object({
+        format: Type.Optional(Format),
+        search: Type.Optional(Type.String({ description: 'Matches the name and description, any case.' })),
+        limit: Type.Optional(Limit(100, MAX_LIST_LIMIT)),
+        offset: Type.Optional(Offset),
+      }),
+      response: { 200: Paginated(ActionAnswer) },
+    },
     handler: async (request, reply, { project }) => {
-      const results = (await actions.list(project.id)).map(serializeAction)
-      return sendFormatted(request, reply, 200, { count: results.length, next: null, previous: null, results })
+      const shown = (await actions.list(project.id)).filter((a) => matchesSearch(request.query.search, a.name, a.description))
+      const page = pageOfList(request, deps.siteUrl, shown, request.query, 100)
+      return sendFormatted(request, reply, 200, { ...page, results: page.results.map(serializeAction) })
     },
   })
 

@@ -5,7 +5,8 @@ import { Type } from 'typebox'
 import { wrenError } from '../shared/errors'
 import { sendFormatted } from '../shared/http/format'
 import { routesOf } from '../shared/http/route'
-import { AnyObject, Format, NoContent, Paginated, RecordId } from '../shared/http/schemas'
+import { AnyObject, Format, NoContent, Limit, MAX_LIST_LIMIT, Offset, Paginated, RecordId } from '../shared/http/schemas'
+import { matchesSearch, pageOfList } from '../shared/http/request-url'
 import { CohortAnswer } from './schemas'
 import { SqlParams } from '../shared/query/params'
 import type { Tenants } from '../shared/tenancy'
@@ -42,7 +43,7 @@ const CONSUMES = ['application/json', 'multipart/form-data', 'text/csv']
 
 export async function cohortRoutes(
   app: FastifyInstance,
-  deps: { projects: Tenants; cohorts: CohortStore; persons: PersonDirectory; clickhouse: ClickHouseClient },
+  deps: { projects: Tenants; cohorts: CohortStore; persons: PersonDirectory; clickhouse: ClickHouseClient; siteUrl: string | null },
 ): Promise<void> {
   const { projects, cohorts, persons } = deps
   await acceptUploads(app)
@@ -89,12 +90,24 @@ export async function cohortRoutes(
     summary: 'List cohorts, with their member counts',
     access: { project: 'cohort:read' },
     personData: true,
-    schema: { querystring: FormatOnly, response: { 200: Paginated(CohortAnswer) } },
+    schema: {
+      querystring: Type.Object({
+        format: Type.Optional(Format),
+        search: Type.Optional(Type.String({ description: 'Matches the name and description, any case.' })),
+        limit: Type.Optional(Limit(100, MAX_LIST_LIMIT)),
+        offset: Type.Optional(Offset),
+      }),
+      response: { 200: Paginated(CohortAnswer) },
+    },
     handler: async (request, reply, { project }, hidden) => {
       const list = await cohorts.list(project.id)
       const known = new Map(list.map((c) => [c.id, c] as const))
-      const results = await Promise.all(list.map((c) => serialize(c, hidden, known)))
-      return sendFormatted(request, reply, 200, { count: results.length, next: null, previous: null, results })
+      const shown = list.filter((c) => matchesSearch(request.query.search, c.name, c.description))
+      const page = pageOfList(request, deps.siteUrl, shown, request.query, 100)
+      return sendFormatted(request, reply, 200, {
+        ...page,
+        results: await Promise.all(page.results.map((c) => serialize(c, hidden, known))),
+      })
     },
   })
 

@@ -6,7 +6,7 @@ import { Type } from 'typebox'
 import type { Tenants } from '../shared/tenancy'
 import type { Clock } from '../shared/time/clock'
 import { wrenError } from '../shared/errors'
-import { absoluteUrl } from '../shared/http/request-url'
+import { pageLinks } from '../shared/http/request-url'
 import { routesOf } from '../shared/http/route'
 import { Limit, Offset } from '../shared/http/schemas'
 import { DefinitionQueries, type EventOrdering } from './queries'
@@ -41,10 +41,6 @@ export async function definitionRoutes(
   deps: { projects: Tenants; queries: DefinitionQueries; clock: Clock; siteUrl: string | null },
 ): Promise<void> {
   const route = routesOf(app, { projects: deps.projects, tag: 'definitions' })
-  const pageLinks = (request: Parameters<typeof absoluteUrl>[0], limit: number, offset: number, count: number) => ({
-    next: offset + limit < count ? absoluteUrl(request, deps.siteUrl, { limit, offset: offset + limit }) : null,
-    previous: offset > 0 ? absoluteUrl(request, deps.siteUrl, { limit, offset: Math.max(0, offset - limit) }) : null,
-  })
 
   route({
     method: 'GET',
@@ -96,7 +92,7 @@ export async function definitionRoutes(
         },
         deps.clock.now(),
       )
-      return { count, ...pageLinks(request, limit, offset, count), results }
+      return { count, ...pageLinks(request, deps.siteUrl, { limit, offset, count }), results }
     },
   })
 
@@ -154,7 +150,7 @@ export async function definitionRoutes(
         limit,
         offset,
       })
-      return { count, ...pageLinks(request, limit, offset, count), results }
+      return { count, ...pageLinks(request, deps.siteUrl, { limit, offset, count }), results }
     },
   })
 }

@@ -5,10 +5,21 @@ import type { FastifyInstance } from 'fastify'
 import { Type } from 'typebox'
 import type { Caller } from '../shared/http/auth'
 import { wrenError } from '../shared/errors'
-import { absoluteUrl } from '../shared/http/request-url'
+import { pageOfList } from '../shared/http/request-url'
 import { sendFormatted } from '../shared/http/format'
 import { routesOf } from '../shared/http/route'
-import { ActivityPage, AnyObject, ErrorBody, Format, Limit, Offset, Page, Paginated, RecordId } from '../shared/http/schemas'
+import {
+  ActivityPage,
+  AnyObject,
+  ErrorBody,
+  Format,
+  Limit,
+  MAX_LIST_LIMIT,
+  Offset,
+  Page,
+  Paginated,
+  RecordId,
+} from '../shared/http/schemas'
 import { Flag } from './schemas'
 import type { Tenants } from '../shared/tenancy'
 import type { FlagStore } from './store'
@@ -25,10 +36,13 @@ export interface FlagRouteDeps {
   siteUrl: string | null
 }
 
-const MAX_LIMIT = 1000
 const FormatOnly = Type.Object({ format: Type.Optional(Format) })
 const FlagId = Type.Object({ id: RecordId('The flag’s id.') })
-const ActivityQuery = Type.Object({ limit: Type.Optional(Limit(10, MAX_LIMIT)), page: Type.Optional(Page), format: Type.Optional(Format) })
+const ActivityQuery = Type.Object({
+  limit: Type.Optional(Limit(10, MAX_LIST_LIMIT)),
+  page: Type.Optional(Page),
+  format: Type.Optional(Format),
+})
 const Key = Type.String({ description: 'Letters, numbers, hyphens and underscores; unique among the project’s flags.' })
 const Tags = Type.Union([Type.Array(Type.String()), Type.Null()])
 const flagFields = {
@@ -93,7 +107,7 @@ export async function flagRoutes(app: FastifyInstance, deps: FlagRouteDeps): Pro
     access: { project: 'feature_flag:read' },
     schema: {
       querystring: Type.Object({
-        limit: Type.Optional(Limit(100, MAX_LIMIT)),
+        limit: Type.Optional(Limit(100, MAX_LIST_LIMIT)),
         offset: Type.Optional(Offset),
         active: Type.Optional(Type.String({ description: 'true or false: only active or only inactive flags' })),
         search: Type.Optional(Type.String({ description: 'Matches key and name.' })),
@@ -102,13 +116,8 @@ export async function flagRoutes(app: FastifyInstance, deps: FlagRouteDeps): Pro
       response: { 200: Paginated(Flag) },
     },
     handler: async (request, reply, caller) => {
-      const q = request.query
-      const { limit = 100, offset = 0 } = q
-      const all = flags.list(caller.project.id, q)
-      const page = all.slice(offset, offset + limit)
-      const next = offset + page.length < all.length ? absoluteUrl(request, deps.siteUrl, { limit, offset: offset + limit }) : null
-      const previous = offset > 0 ? absoluteUrl(request, deps.siteUrl, { limit, offset: Math.max(0, offset - limit) }) : null
-      return sendFormatted(request, reply, 200, { count: all.length, next, previous, results: page.map(serializeFlag) })
+      const page = pageOfList(request, deps.siteUrl, flags.list(caller.project.id, request.query), request.query, 100)
+      return sendFormatted(request, reply, 200, { ...page, results: page.results.map(serializeFlag) })
     },
   })
 

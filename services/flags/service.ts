@@ -2,6 +2,7 @@
 // filters, a create, and a PATCH (the fields given, validated against the project's other flags and
 // cohorts; a version and an activity entry per real change, none for a PATCH that changes nothing).
 import { wrenError } from '../shared/errors'
+import { matchesSearch } from '../shared/http/request-url'
 import type { FlagStore } from './store'
 import type { FeatureFlag, FlagFilters } from './types'
 import { serializeFlag } from './serialize'
@@ -56,10 +57,7 @@ export class FlagManagement {
   list(teamId: number, q: { active?: string; search?: string }): FeatureFlag[] {
     let flags = this.flags.all(teamId).filter((f) => !f.deleted)
     if (q.active === 'true' || q.active === 'false') flags = flags.filter((f) => f.active === (q.active === 'true'))
-    if (q.search)
-      flags = flags.filter(
-        (f) => f.key.toLowerCase().includes(q.search!.toLowerCase()) || f.name.toLowerCase().includes(q.search!.toLowerCase()),
-      )
+    if (q.search) flags = flags.filter((f) => matchesSearch(q.search, f.key, f.name))
     flags.sort((a, b) => b.createdAt.localeCompare(a.createdAt) || b.id - a.id)
     return flags
   }

@@ -5,7 +5,8 @@ import type { FastifyInstance } from 'fastify'
 import { Type } from 'typebox'
 import { wrenError } from '../shared/errors'
 import { routesOf } from '../shared/http/route'
-import { AnyObject, ErrorBody, Paginated, RecordId } from '../shared/http/schemas'
+import { AnyObject, ErrorBody, Limit, MAX_LIST_LIMIT, Offset, Paginated, RecordId } from '../shared/http/schemas'
+import { matchesSearch, pageOfList } from '../shared/http/request-url'
 import { isRecord } from '../shared/json'
 import type { PersonalApiKey, Project } from '../shared/tenancy'
 import { numberTiles, type Dashboard, type DashboardFilters, type NewTile, type Tile } from './dashboard-store'
@@ -90,10 +91,18 @@ export async function dashboardRoutes(app: FastifyInstance, deps: InsightDeps): 
     summary: 'List dashboards',
     description: 'Without tiles: retrieve a dashboard for its tiles and their results.',
     access: { project: 'dashboard:read' },
-    schema: { response: { 200: Paginated(DashboardBasicAnswer) } },
-    handler: async (_request, reply, { project }) => {
-      const results = (await dashboards.list(project.id)).map(serializeDashboard)
-      return reply.status(200).send({ count: results.length, next: null, previous: null, results })
+    schema: {
+      querystring: Type.Object({
+        search: Type.Optional(Type.String({ description: 'Matches the name and description, any case.' })),
+        limit: Type.Optional(Limit(100, MAX_LIST_LIMIT)),
+        offset: Type.Optional(Offset),
+      }),
+      response: { 200: Paginated(DashboardBasicAnswer) },
+    },
+    handler: async (request, reply, { project }) => {
+      const shown = (await dashboards.list(project.id)).filter((d) => matchesSearch(request.query.search, d.name, d.description))
+      const page = pageOfList(request, deps.siteUrl, shown, request.query, 100)
+      return reply.status(200).send({ ...page, results: page.results.map(serializeDashboard) })
     },
   })
 

@@ -9,4 +9,6 @@ export interface InsightDeps {
   insights: InsightStore
   dashboards: DashboardStore
   results: InsightResults
+  /** The public URL the list pages' `next` and `previous` links are made of (WREN_SITE_URL); the request's host without it. */
+  siteUrl: string | null
 }

@@ -5,7 +5,8 @@ import type { FastifyInstance } from 'fastify'
 import { Type } from 'typebox'
 import { wrenError } from '../shared/errors'
 import { routesOf } from '../shared/http/route'
-import { AnyObject, ErrorBody, Paginated, RecordId } from '../shared/http/schemas'
+import { AnyObject, ErrorBody, Limit, MAX_LIST_LIMIT, Offset, Paginated, RecordId } from '../shared/http/schemas'
+import { matchesSearch, pageOfList } from '../shared/http/request-url'
 import type { Project } from '../shared/tenancy'
 import { numberTiles } from './dashboard-store'
 import { dashboardRoutes } from './dashboard-routes'
@@ -54,16 +55,23 @@ export async function insightRoutes(app: FastifyInstance, deps: InsightDeps): Pr
         saved: Type.Optional(Type.Boolean()),
         favorited: Type.Optional(Type.Boolean()),
         short_id: Type.Optional(Type.String()),
+        search: Type.Optional(Type.String({ description: 'Matches the name, description and tags, any case.' })),
+        limit: Type.Optional(Limit(100, MAX_LIST_LIMIT)),
+        offset: Type.Optional(Offset),
       }),
       response: { 200: Paginated(InsightAnswer) },
     },
     handler: async (request, reply, { project }) => {
-      const { saved, favorited, short_id } = request.query
+      const { saved, favorited, short_id, search } = request.query
       const [all, boards] = await Promise.all([insights.list(project.id, { shortId: short_id }), dashboards.list(project.id)])
-      const results = all
-        .filter((i) => (saved === undefined || i.saved === saved) && (favorited === undefined || i.favorited === favorited))
-        .map((i) => serializeInsight(i, boards))
-      return reply.status(200).send({ count: results.length, next: null, previous: null, results })
+      const shown = all.filter(
+        (i) =>
+          (saved === undefined || i.saved === saved) &&
+          (favorited === undefined || i.favorited === favorited) &&
+          matchesSearch(search, i.name, i.description, ...i.tags),
+      )
+      const page = pageOfList(request, deps.siteUrl, shown, request.query, 100)
+      return reply.status(200).send({ ...page, results: page.results.map((i) => serializeInsight(i, boards)) })
     },
   })
 

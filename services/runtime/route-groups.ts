@@ -133,12 +133,17 @@ export const ROUTE_GROUPS = {
     cohorts: await s.cohorts(),
     siteUrl: s.ctx.config.siteUrl,
   })),
-  actions: group('delegated', actionRoutes, async (s) => ({ projects: await s.projects(), actions: await s.actions() })),
+  actions: group('delegated', actionRoutes, async (s) => ({
+    projects: await s.projects(),
+    actions: await s.actions(),
+    siteUrl: s.ctx.config.siteUrl,
+  })),
   cohorts: group('delegated', cohortRoutes, async (s) => ({
     projects: await s.projects(),
     cohorts: await s.cohorts(),
     persons: await s.personQueries(),
     clickhouse: s.ctx.storage.clickhouse,
+    siteUrl: s.ctx.config.siteUrl,
   })),
   trends: group('delegated', trendRoutes, async (s) => ({
     projects: await s.projects(),
@@ -150,6 +155,7 @@ export const ROUTE_GROUPS = {
     insights: await s.insights(),
     dashboards: await s.dashboards(),
     results: await s.insightResults(),
+    siteUrl: s.ctx.config.siteUrl,
   })),
   flags: group('delegated', flagRoutes, async (s) => ({
     projects: await s.projects(),

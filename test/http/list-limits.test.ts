@@ -32,6 +32,10 @@ describe('?limit on every list route', () => {
       { path: `${project}/feature_flags/${flag.body.id}/activity/`, max: 1000 },
       { path: `${project}/session_recordings/`, max: 1000 },
       { path: '/api/dead_letters/', max: 1000 },
+      { path: `${project}/insights/`, max: 1000 },
+      { path: `${project}/dashboards/`, max: 1000 },
+      { path: `${project}/actions/`, max: 1000 },
+      { path: `${project}/cohorts/`, max: 1000 },
     ]
   })
   afterAll(async () => {
@@ -70,5 +74,49 @@ describe('?limit on every list route', () => {
         `${path.replace(`/api/projects/${t.projectId}/`, '/api/projects/{project_id}/').replace(/\/\d+\/activity\/$/, '/{id}/activity/')} ${max}`,
     )
     expect(declared.sort()).toEqual(tested.sort())
+  })
+
+  it('pages insights, dashboards, actions and cohorts by limit and offset with next and previous links, and searches them', async () => {
+    const project = `/api/projects/${t.projectId}`
+    const made: Record<string, string[]> = { insights: [], dashboards: [], actions: [], cohorts: [] }
+    for (const name of ['Checkout funnel', 'Signups by week', 'Checkout errors']) {
+      const bodies: Record<string, object> = {
+        insights: { name, saved: true, filters: { insight: 'TRENDS', events: [{ id: 'signed_up' }] } },
+        dashboards: { name },
+        actions: { name, steps: [{ event: 'signed_up' }] },
+        cohorts: { name, groups: [{ properties: [{ key: 'email', value: 'limit@example.com', type: 'person' }] }] },
+      }
+      for (const [list, body] of Object.entries(bodies)) {
+        const res = await call('POST', `${project}/${list}/`, body)
+        expect(res.status, `${list}: ${res.text}`).toBe(201)
+        made[list].push(name)
+      }
+    }
+    const names = (body: { results: Array<{ name: string }> }) => body.results.map((r) => r.name)
+    for (const list of Object.keys(made)) {
+      const all = await call('GET', `${project}/${list}/?limit=1000`)
+      const total = all.body.count as number
+      expect(names(all.body)).toEqual(expect.arrayContaining(made[list]))
+
+      // Two pages of two: the first links the second, the second links back and nowhere further when it ends.
+      const first = await call('GET', `${project}/${list}/?limit=2`)
+      expect(first.body.count, list).toBe(total)
+      expect(names(first.body), list).toEqual(names(all.body).slice(0, 2))
+      expect(first.body.previous, list).toBeNull()
+      const next = new URL(first.body.next as string)
+      expect([next.searchParams.get('limit'), next.searchParams.get('offset')], list).toEqual(['2', '2'])
+      const second = await call('GET', `${next.pathname}${next.search}`)
+      expect(names(second.body), list).toEqual(names(all.body).slice(2, 4))
+      expect(new URL(second.body.previous as string).searchParams.get('offset'), list).toBe('0')
+      if (total <= 4) expect(second.body.next, list).toBeNull()
+
+      // search: any case, in the name; count is the matches'.
+      const found = await call('GET', `${project}/${list}/?search=CHECKOUT`)
+      expect(found.status, list).toBe(200)
+      expect(names(found.body).sort(), list).toEqual(['Checkout errors', 'Checkout funnel'])
+      expect(found.body.count, list).toBe(2)
+      expect(names((await call('GET', `${project}/${list}/?search=checkout&limit=1&offset=1`)).body), list).toHaveLength(1)
+      expect((await call('GET', `${project}/${list}/?search=nothing-like-this`)).body.count, list).toBe(0)
+    }
   })
 })

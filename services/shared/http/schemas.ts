@@ -13,6 +13,8 @@ export const Limit = (defaultLimit: number, max: number) =>
     default: defaultLimit,
     description: `How many results to return, 1 to ${max} (default ${defaultLimit}).`,
   })
+/** The largest `?limit` of the lists that page a whole list in memory (flags, insights, dashboards, actions, cohorts). */
+export const MAX_LIST_LIMIT = 1000
 export const Offset = Type.Integer({ minimum: 0, default: 0, description: 'How many results to skip.' })
 export const Page = Type.Integer({ minimum: 1, default: 1, description: 'Which page of results, from 1.' })
 

@@ -2,7 +2,7 @@
 // is on, as links.
 import { createContext } from 'preact'
 import { useContext, useState } from 'preact/hooks'
-import { get, patch, post } from '../api'
+import { get, patch, post, WHOLE_LIST, withQuery } from '../api'
 import type { DashboardSummary, Insight, Paginated } from '../answers'
 import { derivedName, editorQuery, insightQuery } from '../insight-query'
 import { encodeQuery, seriesComplete, type TrendQuery } from '../query'
@@ -15,7 +15,10 @@ import { useAction, useLoad } from './load'
 export function useDashboards() {
   const { path, can, project } = useSession()
   return useLoad(
-    () => (can('dashboard:read') ? get<Paginated<DashboardSummary>>(path('dashboards/')).then((r) => r.results) : Promise.resolve([])),
+    () =>
+      can('dashboard:read')
+        ? get<Paginated<DashboardSummary>>(withQuery(path('dashboards/'), { limit: WHOLE_LIST })).then((r) => r.results)
+        : Promise.resolve([]),
     [project.id],
   )
 }

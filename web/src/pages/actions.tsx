@@ -1,7 +1,7 @@
 // Actions: named sets of events (each step an event, optionally its URL and properties) that trends can
 // count as a series; list, create, edit and delete.
 import { useState } from 'preact/hooks'
-import { get } from '../api'
+import { get, WHOLE_LIST, withQuery } from '../api'
 import type { Action, Paginated, Step } from '../answers'
 import { ItemPage, NameFields, saveItem, softDelete } from '../components/editor'
 import { Empty, ErrorBox } from '../components/feedback'
@@ -13,7 +13,7 @@ import { useSession } from '../session'
 
 export function ActionsPage() {
   const { path, base, can } = useSession()
-  const actions = useLoad(() => get<Paginated<Action>>(path('actions/')), [])
+  const actions = useLoad(() => get<Paginated<Action>>(withQuery(path('actions/'), { limit: WHOLE_LIST })), [])
   return (
     <div>
       <ListHeader title="Actions" create={can('action:write') ? { href: `${base}/actions/new`, label: 'New action' } : null} />

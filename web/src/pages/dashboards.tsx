@@ -3,7 +3,7 @@
 // (?refresh=true), and the dashboard's date range overrides its tiles' (the dashboard's filters).
 import { useEffect, useState } from 'preact/hooks'
 import type { ComponentChildren } from 'preact'
-import { get, patch, post, withQuery } from '../api'
+import { get, patch, post, WHOLE_LIST, withQuery } from '../api'
 import type { Dashboard, DashboardSummary, Insight, Paginated, RecordingPage, Tile } from '../answers'
 import { Empty, ErrorBox, Loading } from '../components/feedback'
 import { PageHeader } from '../components/headers'
@@ -20,7 +20,7 @@ import { Snippet, useAnyEvents } from '../components/snippet'
 
 export function DashboardsPage() {
   const { path, base, can, project } = useSession()
-  const dashboards = useLoad(() => get<Paginated<DashboardSummary>>(path('dashboards/')), [])
+  const dashboards = useLoad(() => get<Paginated<DashboardSummary>>(withQuery(path('dashboards/'), { limit: WHOLE_LIST })), [])
   const [name, setName] = useState('')
   const [error, busy, run] = useAction()
   const create = (e: Event) => {

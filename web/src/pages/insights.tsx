@@ -1,7 +1,7 @@
 // Saved insights: the list (name, favorite, the dashboards each is on), and a saved insight opened in the
 // trends editor (/insights/:id).
 import { useMemo, useState } from 'preact/hooks'
-import { get, patch } from '../api'
+import { get, patch, WHOLE_LIST, withQuery } from '../api'
 import type { Insight, Paginated } from '../answers'
 import { Empty, ErrorBox, Loading } from '../components/feedback'
 import { PageHeader } from '../components/headers'
@@ -16,7 +16,7 @@ import { TrendsPage } from './trends'
 
 export function SavedInsightsPage() {
   const { path, base, can } = useSession()
-  const insights = useLoad(() => get<Paginated<Insight>>(path('insights/?saved=true')), [])
+  const insights = useLoad(() => get<Paginated<Insight>>(withQuery(path('insights/'), { saved: 'true', limit: WHOLE_LIST })), [])
   const dashboards = useDashboards()
   const [error, busy, run] = useAction()
   const [onlyFavorites, setOnlyFavorites] = useState(false)

@@ -2,7 +2,7 @@
 // comparison and formula, drawn as a chart, a number or a table. The editor's state is a store
 // (trends-store.ts); the URL is written from it, so a view can be shared and reloaded.
 import { useEffect, useMemo, useRef, useState } from 'preact/hooks'
-import { downloadCsv, post, get } from '../api'
+import { downloadCsv, post, get, WHOLE_LIST, withQuery } from '../api'
 import type { Action, Cohort, Insight, Paginated, TrendAnswer } from '../answers'
 import { Empty, ErrorBox, Loading } from '../components/feedback'
 import { PageHeader } from '../components/headers'
@@ -88,11 +88,17 @@ export function TrendsPage({ search, insight = null }: { search: string; insight
   // time, so asking them alongside would keep the chart waiting.
   const answered = result.data !== null || result.error !== null
   const actions = useLoad(
-    () => (answered ? get<Paginated<NamedThing>>(path('actions/')).then((r) => r.results) : Promise.resolve(null)),
+    () =>
+      answered
+        ? get<Paginated<NamedThing>>(withQuery(path('actions/'), { limit: WHOLE_LIST })).then((r) => r.results)
+        : Promise.resolve(null),
     [project.id, answered],
   )
   const cohorts = useLoad(
-    () => (answered ? get<Paginated<NamedThing>>(path('cohorts/')).then((r) => r.results) : Promise.resolve(null)),
+    () =>
+      answered
+        ? get<Paginated<NamedThing>>(withQuery(path('cohorts/'), { limit: WHOLE_LIST })).then((r) => r.results)
+        : Promise.resolve(null),
     [project.id, answered],
   )
   const [csvError, , runCsv] = useAction()
