@@ -5,6 +5,7 @@ import { v5 } from 'uuid'
 import type { ClickHouseClient } from '../shared/clickhouse'
 import { queryRows } from '../shared/clickhouse'
 import { SqlParams } from '../shared/query/params'
+import { SESSION_PROPERTIES } from '../shared/query/sessions'
 
 // Ids are derived from the key (no table of ids to keep): the same definition always has the same id.
 const DEFINITION_ID_NAMESPACE = 'f4c1b0a2-8d3e-4b6f-9a57-2e0c9d1b7a64'
@@ -50,7 +51,7 @@ export interface PropertyDefinitionRow {
   id: string
   name: string
   is_numerical: boolean
-  property_type: 'DateTime' | 'String' | 'Numeric' | 'Boolean' | null
+  property_type: 'DateTime' | 'String' | 'Numeric' | 'Boolean' | 'Duration' | null
   tags: string[]
   is_seen_on_filtered_events: boolean | null
 }
@@ -147,6 +148,36 @@ export class DefinitionQueries {
       }),
     }
   }
+}
+
+/**
+ * The session properties Wren computes (shared/query/sessions.ts), as PostHog lists its sessions table's fields
+ * for `type=session` (get_lazy_session_table_properties_v2: in the table's order, aliases left out,
+ * $session_duration a Duration): computed per session, never seen by ingestion, so the same for every project.
+ */
+export function sessionPropertyDefinitions(
+  teamId: number,
+  q: Pick<PropertyDefinitionQuery, 'search' | 'names' | 'excluded' | 'numericalOnly' | 'limit' | 'offset'>,
+): { count: number; results: PropertyDefinitionRow[] } {
+  const words = q.search.toLowerCase().split(/\s+/).filter(Boolean)
+  const all = Object.entries(SESSION_PROPERTIES)
+    .filter(
+      ([name, p]) =>
+        words.every((w) => name.toLowerCase().includes(w)) &&
+        (q.names === null || q.names.includes(name)) &&
+        !q.excluded.includes(name) &&
+        (!q.numericalOnly || p.kind === 'number'),
+    )
+    .map(([name, p]): PropertyDefinitionRow => ({
+      id: definitionId(teamId, 'session', -1, name),
+      name,
+      is_numerical: p.kind === 'number',
+      property_type:
+        name === '$session_duration' ? 'Duration' : p.kind === 'number' ? 'Numeric' : p.kind === 'datetime' ? 'DateTime' : 'String',
+      tags: [],
+      is_seen_on_filtered_events: null,
+    }))
+  return { count: all.length, results: all.slice(q.offset, q.offset + q.limit) }
 }
 
 /** PostHog's term search: every word of the search is somewhere in the name, any case. */

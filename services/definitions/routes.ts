@@ -9,7 +9,7 @@ import { wrenError } from '../shared/errors'
 import { pageLinks } from '../shared/http/request-url'
 import { routesOf } from '../shared/http/route'
 import { Limit, Offset } from '../shared/http/schemas'
-import { DefinitionQueries, type EventOrdering } from './queries'
+import { DefinitionQueries, sessionPropertyDefinitions, type EventOrdering } from './queries'
 import { EventDefinitionPage, PropertyDefinitionPage } from './schemas'
 
 const MAX_LIMIT = 1000
@@ -109,7 +109,7 @@ export async function definitionRoutes(
         offset: Type.Optional(Offset),
         type: Type.Optional(
           Type.Union([Type.Literal('event'), Type.Literal('person'), Type.Literal('group'), Type.Literal('session')], {
-            description: 'event (default), person, group (with group_type_index) or session (Wren keeps none).',
+            description: 'event (default), person, group (with group_type_index) or session (the session fields Wren computes).',
           }),
         ),
         group_type_index: Type.Optional(Type.Integer({ minimum: 0, maximum: GROUP_TYPES - 1 })),
@@ -135,21 +135,25 @@ export async function definitionRoutes(
       const eventNames = jsonList(q.event_names, 'event_names')
       if (kind !== 'event' && eventNames?.length)
         throw wrenError('invalid_input', '`event_names` can only be set for `event` type', 'event_names')
-      // Session properties are computed by PostHog from sessions, not seen by ingestion: Wren has none.
-      if (kind === 'session') return { count: 0, next: null, previous: null, results: [] }
       const excluded = jsonList(q.excluded_properties, 'excluded_properties') ?? []
-      const { count, results } = await deps.queries.properties(caller.project.id, {
-        kind,
-        groupTypeIndex: kind === 'group' ? (q.group_type_index ?? 0) : -1,
+      const common = {
         search: q.search ?? '',
         names: q.properties ? q.properties.split(',') : null,
-        excluded: kind === 'event' ? [...excluded, ...HIDDEN_EVENT_PROPERTIES] : excluded,
         numericalOnly: q.is_numerical === true,
-        eventNames,
-        filterByEventNames: q.filter_by_event_names === true,
         limit,
         offset,
-      })
+      }
+      const { count, results } =
+        kind === 'session'
+          ? sessionPropertyDefinitions(caller.project.id, { ...common, excluded })
+          : await deps.queries.properties(caller.project.id, {
+              ...common,
+              kind,
+              groupTypeIndex: kind === 'group' ? (q.group_type_index ?? 0) : -1,
+              excluded: kind === 'event' ? [...excluded, ...HIDDEN_EVENT_PROPERTIES] : excluded,
+              eventNames,
+              filterByEventNames: q.filter_by_event_names === true,
+            })
       return { count, ...pageLinks(request, deps.siteUrl, { limit, offset, count }), results }
     },
   })

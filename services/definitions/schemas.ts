@@ -22,6 +22,7 @@ export const PropertyType = Type.Union([
   Type.Literal('String'),
   Type.Literal('Numeric'),
   Type.Literal('Boolean'),
+  Type.Literal('Duration'),
   Type.Null(),
 ])
 

@@ -136,12 +136,22 @@ describe('event and property definitions', () => {
       ['industry', 'String'],
     ])
     expect((await call('GET', `${project}/property_definitions/?type=group&group_type_index=1`)).body.count).toBe(0)
-    expect((await call('GET', `${project}/property_definitions/?type=session`)).body).toEqual({
-      count: 0,
-      next: null,
-      previous: null,
-      results: [],
-    })
+    // Session properties are computed per session, not seen: the fields Wren computes, as PostHog lists its sessions table's.
+    const sessions = (await call('GET', `${project}/property_definitions/?type=session`)).body
+    expect(sessions.results.map((r: any) => [r.name, r.property_type, r.is_numerical])).toEqual([
+      ['$session_duration', 'Duration', true],
+      ['$entry_current_url', 'String', false],
+      ['$exit_current_url', 'String', false],
+      ['$pageview_count', 'Numeric', true],
+      ['$autocapture_count', 'Numeric', true],
+      ['$start_timestamp', 'DateTime', false],
+      ['$end_timestamp', 'DateTime', false],
+    ])
+    expect(sessions.count).toBe(7)
+    const urls = (await call('GET', `${project}/property_definitions/?type=session&search=current%20URL&limit=1`)).body
+    expect([urls.count, urls.results.map((r: any) => r.name), urls.next !== null]).toEqual([2, ['$entry_current_url'], true])
+    const numeric = (await call('GET', `${project}/property_definitions/?type=session&is_numerical=true`)).body
+    expect(numeric.results.map((r: any) => r.name)).toEqual(['$session_duration', '$pageview_count', '$autocapture_count'])
   })
 
   it('marks, orders and filters properties by the events they were seen on, and by search, names and type', async () => {
