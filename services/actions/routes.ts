@@ -4,7 +4,7 @@ import { Type } from 'typebox'
 import { wrenError } from '../shared/errors'
 import { sendFormatted } from '../shared/http/format'
 import { routesOf } from '../shared/http/route'
-import { AnyObject, Format, NoContent, Limit, MAX_LIST_LIMIT, Offset, Paginated, RecordId } from '../shared/http/schemas'
+import { AnyObject, Format, NoContent, ListPaging, Paginated, RecordId } from '../shared/http/schemas'
 import { matchesSearch, pageOfList } from '../shared/http/request-url'
 import { ActionAnswer } from './schemas'
 import type { Tenants } from '../shared/tenancy'
@@ -62,9 +62,7 @@ export async function actionRoutes(
     schema: {
       querystring: Type.Object({
         format: Type.Optional(Format),
-        search: Type.Optional(Type.String({ description: 'Matches the name and description, any case.' })),
-        limit: Type.Optional(Limit(100, MAX_LIST_LIMIT)),
-        offset: Type.Optional(Offset),
+        ...ListPaging('the name and description'),
       }),
       response: { 200: Paginated(ActionAnswer) },
     },

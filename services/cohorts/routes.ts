@@ -5,7 +5,7 @@ import { Type } from 'typebox'
 import { wrenError } from '../shared/errors'
 import { sendFormatted } from '../shared/http/format'
 import { routesOf } from '../shared/http/route'
-import { AnyObject, Format, NoContent, Limit, MAX_LIST_LIMIT, Offset, Paginated, RecordId } from '../shared/http/schemas'
+import { AnyObject, Format, NoContent, ListPaging, Paginated, RecordId } from '../shared/http/schemas'
 import { matchesSearch, pageOfList } from '../shared/http/request-url'
 import { CohortAnswer } from './schemas'
 import { SqlParams } from '../shared/query/params'
@@ -93,9 +93,7 @@ export async function cohortRoutes(
     schema: {
       querystring: Type.Object({
         format: Type.Optional(Format),
-        search: Type.Optional(Type.String({ description: 'Matches the name and description, any case.' })),
-        limit: Type.Optional(Limit(100, MAX_LIST_LIMIT)),
-        offset: Type.Optional(Offset),
+        ...ListPaging('the name and description'),
       }),
       response: { 200: Paginated(CohortAnswer) },
     },

@@ -14,8 +14,8 @@ import {
   ErrorBody,
   Format,
   Limit,
+  ListPaging,
   MAX_LIST_LIMIT,
-  Offset,
   Page,
   Paginated,
   RecordId,
@@ -107,10 +107,8 @@ export async function flagRoutes(app: FastifyInstance, deps: FlagRouteDeps): Pro
     access: { project: 'feature_flag:read' },
     schema: {
       querystring: Type.Object({
-        limit: Type.Optional(Limit(100, MAX_LIST_LIMIT)),
-        offset: Type.Optional(Offset),
+        ...ListPaging('the key and name'),
         active: Type.Optional(Type.String({ description: 'true or false: only active or only inactive flags' })),
-        search: Type.Optional(Type.String({ description: 'Matches key and name.' })),
         format: Type.Optional(Format),
       }),
       response: { 200: Paginated(Flag) },

@@ -5,7 +5,7 @@ import type { FastifyInstance } from 'fastify'
 import { Type } from 'typebox'
 import { wrenError } from '../shared/errors'
 import { routesOf } from '../shared/http/route'
-import { AnyObject, ErrorBody, Limit, MAX_LIST_LIMIT, Offset, Paginated, RecordId } from '../shared/http/schemas'
+import { AnyObject, ErrorBody, ListPaging, Paginated, RecordId } from '../shared/http/schemas'
 import { matchesSearch, pageOfList } from '../shared/http/request-url'
 import { isRecord } from '../shared/json'
 import type { PersonalApiKey, Project } from '../shared/tenancy'
@@ -93,9 +93,7 @@ export async function dashboardRoutes(app: FastifyInstance, deps: InsightDeps): 
     access: { project: 'dashboard:read' },
     schema: {
       querystring: Type.Object({
-        search: Type.Optional(Type.String({ description: 'Matches the name and description, any case.' })),
-        limit: Type.Optional(Limit(100, MAX_LIST_LIMIT)),
-        offset: Type.Optional(Offset),
+        ...ListPaging('the name and description'),
       }),
       response: { 200: Paginated(DashboardBasicAnswer) },
     },

@@ -5,7 +5,7 @@ import type { FastifyInstance } from 'fastify'
 import { Type } from 'typebox'
 import { wrenError } from '../shared/errors'
 import { routesOf } from '../shared/http/route'
-import { AnyObject, ErrorBody, Limit, MAX_LIST_LIMIT, Offset, Paginated, RecordId } from '../shared/http/schemas'
+import { AnyObject, ErrorBody, ListPaging, Paginated, RecordId } from '../shared/http/schemas'
 import { matchesSearch, pageOfList } from '../shared/http/request-url'
 import type { Project } from '../shared/tenancy'
 import { numberTiles } from './dashboard-store'
@@ -55,9 +55,7 @@ export async function insightRoutes(app: FastifyInstance, deps: InsightDeps): Pr
         saved: Type.Optional(Type.Boolean()),
         favorited: Type.Optional(Type.Boolean()),
         short_id: Type.Optional(Type.String()),
-        search: Type.Optional(Type.String({ description: 'Matches the name, description and tags, any case.' })),
-        limit: Type.Optional(Limit(100, MAX_LIST_LIMIT)),
-        offset: Type.Optional(Offset),
+        ...ListPaging('the name, description and tags'),
       }),
       response: { 200: Paginated(InsightAnswer) },
     },

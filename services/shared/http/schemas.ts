@@ -16,6 +16,12 @@ export const Limit = (defaultLimit: number, max: number) =>
 /** The largest `?limit` of the lists that page a whole list in memory (flags, insights, dashboards, actions, cohorts). */
 export const MAX_LIST_LIMIT = 1000
 export const Offset = Type.Integer({ minimum: 0, default: 0, description: 'How many results to skip.' })
+/** `?search`, `?limit` and `?offset` of a list paged in memory (request-url.ts pageOfList), `search` matching `searched`. */
+export const ListPaging = (searched: string) => ({
+  search: Type.Optional(Type.String({ description: `Matches ${searched}, any case.` })),
+  limit: Type.Optional(Limit(100, MAX_LIST_LIMIT)),
+  offset: Type.Optional(Offset),
+})
 export const Page = Type.Integer({ minimum: 1, default: 1, description: 'Which page of results, from 1.' })
 
 /** `?format=csv` (or `Accept: text/csv`) answers CSV with nested fields flattened to dotted columns. */
