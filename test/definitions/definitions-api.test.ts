@@ -141,17 +141,20 @@ describe('event and property definitions', () => {
     expect(sessions.results.map((r: any) => [r.name, r.property_type, r.is_numerical])).toEqual([
       ['$session_duration', 'Duration', true],
       ['$entry_current_url', 'String', false],
-      ['$exit_current_url', 'String', false],
+      ['$end_current_url', 'String', false],
+      ['$entry_pathname', 'String', false],
+      ['$end_pathname', 'String', false],
       ['$pageview_count', 'Numeric', true],
       ['$autocapture_count', 'Numeric', true],
+      ['$screen_count', 'Numeric', true],
       ['$start_timestamp', 'DateTime', false],
       ['$end_timestamp', 'DateTime', false],
     ])
-    expect(sessions.count).toBe(7)
+    expect(sessions.count).toBe(10)
     const urls = (await call('GET', `${project}/property_definitions/?type=session&search=current%20URL&limit=1`)).body
     expect([urls.count, urls.results.map((r: any) => r.name), urls.next !== null]).toEqual([2, ['$entry_current_url'], true])
     const numeric = (await call('GET', `${project}/property_definitions/?type=session&is_numerical=true`)).body
-    expect(numeric.results.map((r: any) => r.name)).toEqual(['$session_duration', '$pageview_count', '$autocapture_count'])
+    expect(numeric.results.map((r: any) => r.name)).toEqual(['$session_duration', '$pageview_count', '$autocapture_count', '$screen_count'])
   })
 
   it('marks, orders and filters properties by the events they were seen on, and by search, names and type', async () => {

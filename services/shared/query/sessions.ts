@@ -15,18 +15,30 @@ export const SESSION_PROPERTIES: Record<string, { column: string; sql: string; k
     sql: "argMinIf(JSONExtractString(properties, '$current_url'), timestamp, JSONHas(properties, '$current_url'))",
     kind: 'string',
   },
-  $exit_current_url: {
+  $end_current_url: {
     column: 'session_exit_url',
     sql: "argMaxIf(JSONExtractString(properties, '$current_url'), timestamp, JSONHas(properties, '$current_url'))",
     kind: 'string',
   },
+  // The url's path without its query string or fragment, as PostHog's path(entry_url) / path(end_url).
+  $entry_pathname: {
+    column: 'session_entry_pathname',
+    sql: "path(argMinIf(JSONExtractString(properties, '$current_url'), timestamp, JSONHas(properties, '$current_url')))",
+    kind: 'string',
+  },
+  $end_pathname: {
+    column: 'session_end_pathname',
+    sql: "path(argMaxIf(JSONExtractString(properties, '$current_url'), timestamp, JSONHas(properties, '$current_url')))",
+    kind: 'string',
+  },
   $pageview_count: { column: 'session_pageview_count', sql: "countIf(event = '$pageview')", kind: 'number' },
   $autocapture_count: { column: 'session_autocapture_count', sql: "countIf(event = '$autocapture')", kind: 'number' },
+  $screen_count: { column: 'session_screen_count', sql: "countIf(event = '$screen')", kind: 'number' },
   $start_timestamp: { column: 'session_start', sql: 'min(timestamp)', kind: 'datetime' },
   $end_timestamp: { column: 'session_end', sql: 'max(timestamp)', kind: 'datetime' },
 }
-/** PostHog's other names of the same fields ($end_current_url is sessions_v2's own name, $exit_current_url its alias). */
-const ALIASES: Record<string, string> = { $end_current_url: '$exit_current_url' }
+/** PostHog's other names of the same fields (sessions_v2 keeps v1's $exit_* names as aliases of its $end_*). */
+const ALIASES: Record<string, string> = { $exit_current_url: '$end_current_url', $exit_pathname: '$end_pathname' }
 
 function property(key: string): (typeof SESSION_PROPERTIES)[string] | undefined {
   const name = Object.hasOwn(ALIASES, key) ? ALIASES[key] : key
