@@ -16,7 +16,13 @@ const noBrowser = skipReason(
 
 type Document = {
   openapi: string
-  paths: Record<string, Record<string, { security?: unknown[]; description?: string; parameters?: Array<{ in: string; name: string }> }>>
+  paths: Record<
+    string,
+    Record<
+      string,
+      { security?: unknown[]; description?: string; 'x-required-scopes'?: string[]; parameters?: Array<{ in: string; name: string }> }
+    >
+  >
 }
 
 describe('the OpenAPI document', () => {
@@ -63,6 +69,9 @@ describe('the OpenAPI document', () => {
     expect(persons.get.security).toEqual([{ PersonalAPIKey: [] }])
     expect(persons.get.description).toContain('`person:read`')
     expect(persons.patch.description).toContain('`person:write`')
+    // The same scope as a field a client can read (the app's keys page lists the scopes routes check first).
+    expect([persons.get['x-required-scopes'], persons.patch['x-required-scopes']]).toEqual([['person:read'], ['person:write']])
+    expect(doc.paths['/flags'].post['x-required-scopes']).toBeUndefined()
     expect(doc.paths['/api/environments/{project_id}/persons/{id}/'].get).toEqual(persons.get)
     // SDK routes are public: the project API key travels in the payload.
     expect(doc.paths['/flags'].post.security).toBeUndefined()

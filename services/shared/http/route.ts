@@ -187,6 +187,8 @@ export function routesOf(
       ...(querystring ? { querystring } : {}),
       summary: decl.summary,
       description: describe(decl.description, access),
+      // The scope the route checks, for clients that build keys (the app's keys page lists the served ones first).
+      ...(requiredScope(access) ? { 'x-required-scopes': [requiredScope(access)] } : {}),
       tags: [tag],
       ...(decl.consumes ? { consumes: decl.consumes } : {}),
       ...('public' in access ? {} : { security: [{ PersonalAPIKey: [] }, ...(shared === undefined ? [] : [{ SharingAccessToken: [] }])] }),
@@ -214,6 +216,11 @@ export function routesOf(
       app.route(options)
     }
   }
+}
+
+/** The scope a personal key needs for a route (none for public routes and routes any key may call). */
+function requiredScope(access: Access): string | null {
+  return 'project' in access ? access.project : 'key' in access ? access.key : null
 }
 
 function describe(description: string | undefined, access: Access): string {
