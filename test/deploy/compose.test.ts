@@ -124,7 +124,7 @@ describe('the deployment files', () => {
     const caddyfile = read('infra/Caddyfile')
     const matcher = (name: string) => caddyfile.match(new RegExp(`^\\s*@${name} path (.*)$`, 'm'))![1].split(' ')
     const handle = (name: string) => caddyfile.slice(caddyfile.indexOf(`handle @${name} {`))
-    const maxSize = (block: string) => block.match(/max_size (\d+)MiB/)![1]
+    const maxSize = (block: string) => block.match(/import body_limit (\d+)/)![1]
     for (const p of [...CAPTURE_PATHS, ...RECORDING_PATHS]) expect(matcher('capture')).toEqual(expect.arrayContaining([p, `${p}/*`]))
     expect(matcher('capture')).toContain('/static/*')
     expect(matcher('decide')).toEqual(expect.arrayContaining(['/decide', '/flags', '/flags/*', '/array/*/config', '/array/*/config.js']))
