@@ -287,7 +287,11 @@ describe.skipIf(unavailable !== null)(`the trends editor in headless Chromium${u
     await page.goto(`${t.url}/project/${t.projectId}/trends`)
     await expectChart(page, { events: [pageview] })
     await expect.poll(() => asked.filter((n) => n === 'actions' || n === 'cohorts').sort()).toEqual(['actions', 'cohorts'])
-    expect(asked.slice(0, 2)).toEqual(['trend', 'trend answered'])
+    // The trend first; the pickers' lists only once it has answered. (On a loaded machine the page has been
+    // seen to ask the trend twice before the first answer came, in one CI run of many: what this checks is
+    // the order, which holds either way.)
+    expect(asked[0]).toBe('trend')
+    for (const list of ['actions', 'cohorts']) expect(asked.indexOf('trend answered'), list).toBeLessThan(asked.indexOf(list))
     expect(asked).not.toContain('any events')
 
     // An event nothing matches: the project has events (asked now), so the query is what to change.
