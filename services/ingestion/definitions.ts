@@ -1,8 +1,8 @@
-// Event and property definitions, kept by ingestion at no extra query: each part of a range (person-work.ts)
-// folds its events into one row per key (a project's event name; a property name per kind; an event's
-// property) in memory, and the store writes those rows with the part (persons/clickhouse-store.ts). The
-// tables (schemas/clickhouse/046_definitions.sql) fold rows of the same key, so a name seen in every batch
-// is still one definition; the API (definitions/) reads them.
+// Event and property definitions, kept by ingestion at no extra query: a range's parts (person-work.ts)
+// fold their events into one row per key (a project's event name; a property name per kind; an event's
+// property) in memory, and the store writes those rows with the range's last part
+// (persons/clickhouse-store.ts). The tables (schemas/clickhouse/046_definitions.sql) fold rows of the same
+// key, so a name seen in every batch is still one definition; the API (definitions/) reads them.
 //
 // PostHog's property-defs service (rust/property-defs-rs/src/types.rs) is what this follows: which
 // properties count, and how a type is read from a value. A property keeps the first type it was seen with
@@ -15,7 +15,7 @@ export type PropertyType = 'DateTime' | 'String' | 'Numeric' | 'Boolean'
 /** The kinds of property definitions, as PostHog's `type` query parameter names them. */
 export type PropertyKind = 'event' | 'person' | 'group'
 
-/** The rows of one part, per table: plain objects for encodeRows. */
+/** The rows of a range, per table: plain objects for encodeRows. */
 export interface DefinitionRows {
   event_definitions: object[]
   property_definitions: object[]
@@ -79,24 +79,68 @@ function isLikelyDate(s: string): boolean {
   return RFC3339.test(s) || RFC2822.test(s) || DATE_PREFIX.test(s)
 }
 
-/** A part's definition rows: its events' names and properties, their $set/$set_once, and its changed groups'. */
-export function definitionRows(events: readonly ProcessedEvent[], groups: readonly GroupRow[]): DefinitionRows {
-  const eventDefs = new Map<string, { team_id: number; name: string; created_at: string; last_seen_at: string }>()
+/**
+ * The definition rows of a range: its events' names and properties, their $set/$set_once, and its changed
+ * groups', gathered part by part (add) and written once, with the range's last part (person-work.ts): a
+ * definitions insert per part cost as much as the part's event insert. Rows of the same key fold in memory
+ * here and in the tables, so a replay that cuts the range otherwise writes rows that fold the same.
+ */
+export class DefinitionSightings {
+  private readonly eventDefs = new Map<string, { team_id: number; name: string; created_at: string; last_seen_at: string }>()
   // Rows in the order their keys were first seen, and an index by scope, then name: the names of an
   // event's properties are looked up as they are, with no key built per property.
-  const propertyDefs: PropertySighting[] = []
-  const propertyScopes = new Map<string, Map<string, PropertySighting>>()
-  const eventProperties: object[] = []
-  const eventPropertyScopes = new Map<string, Set<string>>()
-  let latest = ''
+  private readonly propertyDefs: PropertySighting[] = []
+  private readonly propertyScopes = new Map<string, Map<string, PropertySighting>>()
+  private readonly eventProperties: object[] = []
+  private readonly eventPropertyScopes = new Map<string, Set<string>>()
+  private latest = ''
 
-  const scope = (teamId: number, kind: PropertyKind, groupTypeIndex: number) => {
+  /** One part's events, and the groups its $groupidentify events changed. */
+  add(events: readonly ProcessedEvent[], groups: readonly GroupRow[]): this {
+    for (const e of events) {
+      if (EVENTS_WITHOUT_DEFINITIONS.has(e.event) || e.event.length > MAX_NAME_LENGTH) continue
+      // When ingestion saw the event (capture's clock, the same on a replay), as PostHog's last_seen_at is.
+      const seenAt = e.createdAt
+      if (seenAt > this.latest) this.latest = seenAt
+      const key = `${e.teamId}\u0000${e.event}`
+      const def = this.eventDefs.get(key)
+      if (!def) this.eventDefs.set(key, { team_id: e.teamId, name: e.event, created_at: seenAt, last_seen_at: seenAt })
+      else {
+        if (seenAt < def.created_at) def.created_at = seenAt
+        if (seenAt > def.last_seen_at) def.last_seen_at = seenAt
+      }
+      // A $groupidentify's properties are its group's (below), not event properties (types.rs).
+      if (e.event === '$groupidentify') continue
+      this.properties(e.teamId, 'event', e.properties, seenAt, e.event)
+      this.properties(e.teamId, 'person', e.properties.$set, seenAt)
+      this.properties(e.teamId, 'person', e.properties.$set_once, seenAt)
+    }
+    // Groups changed by $groupidentify events, by their type's index (what the API's group_type_index names).
+    if (this.latest)
+      for (const g of groups) {
+        const names = this.scope(g.teamId, 'group', g.groupTypeIndex)
+        for (const [name, value] of Object.entries(g.properties))
+          this.property(names, g.teamId, 'group', g.groupTypeIndex, name, value, this.latest)
+      }
+    return this
+  }
+
+  rows(): DefinitionRows {
+    return {
+      event_definitions: [...this.eventDefs.values()],
+      property_definitions: this.propertyDefs.map((p) => p.row),
+      event_properties: this.eventProperties,
+    }
+  }
+
+  private scope(teamId: number, kind: PropertyKind, groupTypeIndex: number): Map<string, PropertySighting> {
     const key = `${teamId}\u0000${kind}\u0000${groupTypeIndex}`
-    let names = propertyScopes.get(key)
-    if (!names) propertyScopes.set(key, (names = new Map()))
+    let names = this.propertyScopes.get(key)
+    if (!names) this.propertyScopes.set(key, (names = new Map()))
     return names
   }
-  const property = (
+
+  private property(
     names: Map<string, PropertySighting>,
     teamId: number,
     kind: PropertyKind,
@@ -104,7 +148,7 @@ export function definitionRows(events: readonly ProcessedEvent[], groups: readon
     name: string,
     value: unknown,
     seenAt: string,
-  ) => {
+  ): void {
     if (name.length > MAX_NAME_LENGTH) return
     const known = names.get(name)
     // The earliest sighting with a type is the one that counts; an untyped one only makes the name known.
@@ -124,58 +168,33 @@ export function definitionRows(events: readonly ProcessedEvent[], groups: readon
     } else {
       const sighting = { seenAt, row }
       names.set(name, sighting)
-      propertyDefs.push(sighting)
+      this.propertyDefs.push(sighting)
     }
   }
-  const properties = (teamId: number, kind: PropertyKind, values: unknown, seenAt: string, event?: string) => {
+
+  private properties(teamId: number, kind: PropertyKind, values: unknown, seenAt: string, event?: string): void {
     if (!isObject(values)) return
-    const names = scope(teamId, kind, -1)
+    const names = this.scope(teamId, kind, -1)
     let seen: Set<string> | undefined
     if (event !== undefined) {
       const key = `${teamId}\u0000${event}`
-      seen = eventPropertyScopes.get(key)
-      if (!seen) eventPropertyScopes.set(key, (seen = new Set()))
+      seen = this.eventPropertyScopes.get(key)
+      if (!seen) this.eventPropertyScopes.set(key, (seen = new Set()))
     }
     for (const name of Object.keys(values)) {
       if (kind === 'event' && SKIP_EVENT_PROPERTIES.has(name)) continue
-      property(names, teamId, kind, -1, name, values[name], seenAt)
+      this.property(names, teamId, kind, -1, name, values[name], seenAt)
       if (seen && name.length <= MAX_NAME_LENGTH && !seen.has(name)) {
         seen.add(name)
-        eventProperties.push({ team_id: teamId, event, property: name })
+        this.eventProperties.push({ team_id: teamId, event, property: name })
       }
     }
   }
+}
 
-  for (const e of events) {
-    if (EVENTS_WITHOUT_DEFINITIONS.has(e.event) || e.event.length > MAX_NAME_LENGTH) continue
-    // When ingestion saw the event (capture's clock, the same on a replay), as PostHog's last_seen_at is.
-    const seenAt = e.createdAt
-    if (seenAt > latest) latest = seenAt
-    const key = `${e.teamId}\u0000${e.event}`
-    const def = eventDefs.get(key)
-    if (!def) eventDefs.set(key, { team_id: e.teamId, name: e.event, created_at: seenAt, last_seen_at: seenAt })
-    else {
-      if (seenAt < def.created_at) def.created_at = seenAt
-      if (seenAt > def.last_seen_at) def.last_seen_at = seenAt
-    }
-    // A $groupidentify's properties are its group's (below), not event properties (types.rs).
-    if (e.event === '$groupidentify') continue
-    properties(e.teamId, 'event', e.properties, seenAt, e.event)
-    properties(e.teamId, 'person', e.properties.$set, seenAt)
-    properties(e.teamId, 'person', e.properties.$set_once, seenAt)
-  }
-  // Groups changed by this part's $groupidentify events, by their type's index (what the API's group_type_index names).
-  if (latest)
-    for (const g of groups) {
-      const names = scope(g.teamId, 'group', g.groupTypeIndex)
-      for (const [name, value] of Object.entries(g.properties)) property(names, g.teamId, 'group', g.groupTypeIndex, name, value, latest)
-    }
-
-  return {
-    event_definitions: [...eventDefs.values()],
-    property_definitions: propertyDefs.map((p) => p.row),
-    event_properties: eventProperties,
-  }
+/** The definition rows of one set of events and groups. */
+export function definitionRows(events: readonly ProcessedEvent[], groups: readonly GroupRow[]): DefinitionRows {
+  return new DefinitionSightings().add(events, groups).rows()
 }
 
 interface PropertySighting {

@@ -10,6 +10,7 @@ import { applyCommand, lookupsFor, processEvent, warnIfDroppedPersonless, type C
 import type { BatchRange, LoadedState, Lookups, PersonStore, PingResult, ReplayBound } from './persons/store'
 import type { IngestionWarning, PersonChanges, ProcessedEvent } from './types'
 import { withGeoIp } from './geoip'
+import { DefinitionSightings } from './definitions'
 import type { CityLookup } from '../shared/geoip'
 
 /** One range of the ingest topic, as the person work needs it. */
@@ -130,7 +131,10 @@ export class PersonWork<Prepared> implements RangeWork<Prepared> {
     let eventCount = 0
     let next = 0
     let storing: Promise<void> = Promise.resolve()
-    for (const slot of partsOf(input, size)) {
+    // The range's definitions, gathered part by part and written with its last part.
+    const definitions = new DefinitionSightings()
+    const slots = partsOf(input, size)
+    for (const slot of slots) {
       for (let first = slot.firstOffset; first <= slot.lastOffset;) {
         const events: ProcessedEvent[] = []
         const rows: string[] = []
@@ -166,7 +170,9 @@ export class PersonWork<Prepared> implements RangeWork<Prepared> {
         const range = { topic: input.topic, partition: input.partition, firstOffset: first, lastOffset: last }
         const changes = this.repo.takeChanges()
         eventCount += events.length
-        const prepared = this.options.prepare(range, changes, events, rows)
+        definitions.add(events, changes.groups)
+        const isLast = slot === slots[slots.length - 1] && last === slot.lastOffset
+        const prepared = this.options.prepare(range, changes, events, rows, isLast ? definitions.rows() : null)
         const output: PartOutput<Prepared> = {
           range,
           prepared,

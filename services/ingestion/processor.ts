@@ -137,7 +137,7 @@ class IngestionStage<Prepared> implements Stage {
     this.work =
       options.work ??
       new PersonWork({
-        prepare: (range, changes, events, rows) => store.prepare(range, changes, events, rows),
+        prepare: (range, changes, events, rows, definitions) => store.prepare(range, changes, events, rows, definitions),
         encodeEvent: (event) => store.encodeEvent(event),
         geoip: options.geoip ?? null,
         maxCachedPersons: options.maxCachedPersons,

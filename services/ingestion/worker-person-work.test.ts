@@ -31,6 +31,25 @@ const readable = (part: PartOutput<PreparedRows>) => ({
 })
 
 describe('the person work on a worker thread', () => {
+  it('hands a range’s definitions to its last part only, with every part’s names (one insert per range, not per part)', async () => {
+    const store = new FakePersonStore()
+    const names = ['first', 'second', 'third']
+    const values = names.map((name, i) => encodeIngest({ kind: 'event', event: ev(`u${i}`, name, { [`${name}_prop`]: i }) }))
+    const parts: Array<PartOutput<PreparedRows>> = []
+    const work = new PersonWork({ prepare: preparePersonRows, encodeEvent: encodeEventRow, geoip: null, partRecords: 1 })
+    await work.compute(
+      range(values),
+      (wanted) => store.load(wanted, null),
+      async (part) => void parts.push(part),
+    )
+    const definitions = parts.map((p) => Object.fromEntries(p.prepared.definitions.map((t) => [t.table, text(t.chunks)])))
+    expect(definitions.slice(0, 2)).toEqual([{}, {}])
+    for (const name of names) {
+      expect(definitions[2].event_definitions).toContain(`"name":"${name}"`)
+      expect(definitions[2].property_definitions).toContain(`"name":"${name}_prop"`)
+    }
+  })
+
   it('gives the same parts as the work in this thread, loading through this thread', async () => {
     const store = new FakePersonStore()
     const values = [

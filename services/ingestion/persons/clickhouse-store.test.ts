@@ -18,6 +18,7 @@ import { FakePersonStore, type FakeWrite } from '../testing/fake-person-store'
 import type { LoadedState, Lookups, PersonStore } from './store'
 import { personUuid } from './uuid'
 import type { IngestEvent, Person, PersonChanges } from '../types'
+import { definitionRows } from '../definitions'
 
 /** Hands the given batches to the handler in order, and reports when each is done. */
 function scriptedLog(batches: LogBatch[]): Log & { done: Promise<void> } {
@@ -273,9 +274,10 @@ describe('ingestion processor on ClickHouse', () => {
               changes,
               events,
               events.map((e) => real.encodeEvent(e)),
+              definitionRows(events, changes.groups),
             ),
           )
-        await real.write(real.prepare(range, changes, [], []))
+        await real.write(real.prepare(range, changes, [], [], null))
         throw new Error('SIGKILL')
       },
     }
@@ -377,7 +379,7 @@ describe('ingestion processor on ClickHouse', () => {
     ]
     const stores = [new ClickHousePersonStore(client), new FakePersonStore()] as const
     for (const [r, changes] of writes) {
-      await stores[0].write(stores[0].prepare(r, changes, [], []))
+      await stores[0].write(stores[0].prepare(r, changes, [], [], null))
       await stores[1].write(stores[1].prepare(r, changes, []))
     }
     const wanted: Lookups = {

@@ -5,7 +5,7 @@
 import { encodeRows, joinLines } from '../../shared/clickhouse/rows'
 import type { BatchRange } from './store'
 import type { PersonChanges, ProcessedEvent, Properties } from '../types'
-import { definitionRows } from '../definitions'
+import type { DefinitionRows } from '../definitions'
 
 /**
  * A range's rows, encoded: the person tables first, then the events (written in that order). Bodies are
@@ -17,12 +17,18 @@ export interface PreparedRows {
   /** JSONEachRow bodies (shared/clickhouse/rows.ts) per person table. */
   persons: Array<{ table: string; chunks: Uint8Array[] }>
   events: Uint8Array[]
-  /** Event and property definitions seen in the range (definitions.ts), per table; written after the events. */
+  /** Event and property definitions seen in the whole range (definitions.ts), per table, with its last part; written after the events. */
   definitions: Array<{ table: string; chunks: Uint8Array[] }>
 }
 
 /** A range's rows; `rows` are its events' own (encodeEventRow), which take the range's origin here. */
-export function preparePersonRows(range: BatchRange, changes: PersonChanges, events: ProcessedEvent[], rows: string[]): PreparedRows {
+export function preparePersonRows(
+  range: BatchRange,
+  changes: PersonChanges,
+  events: ProcessedEvent[],
+  rows: string[],
+  definitions: DefinitionRows | null,
+): PreparedRows {
   const origin = { _partition: range.partition, _offset: range.lastOffset }
   const tables: Array<[string, object[]]> = [
     [
@@ -82,7 +88,7 @@ export function preparePersonRows(range: BatchRange, changes: PersonChanges, eve
     range: { topic: range.topic, partition: range.partition, firstOffset: range.firstOffset, lastOffset: range.lastOffset },
     persons: tables.filter(([, rows]) => rows.length > 0).map(([table, rows]) => ({ table, chunks: bytes(encodeRows(rows)) })),
     events: bytes(joinLines(rows.map((row) => `${row},"_partition":${origin._partition},"_offset":${origin._offset}}\n`))),
-    definitions: Object.entries(definitionRows(events, changes.groups))
+    definitions: Object.entries(definitions ?? {})
       .filter(([, rows]) => rows.length > 0)
       .map(([table, rows]) => ({ table, chunks: bytes(encodeRows(rows)) })),
   }

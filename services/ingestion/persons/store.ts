@@ -12,6 +12,7 @@
 import type { LogBatch } from '../../shared/log/log'
 import type { DistinctIdRow, GroupRow, GroupTypeRow, Person, PersonChanges, ProcessedEvent } from '../types'
 import type { PersonIdSpace } from './ids'
+import type { DefinitionRows } from '../definitions'
 
 /** What a batch's items may read (rules.ts lookupsFor), less what memory already knows. */
 export interface Lookups {
@@ -52,8 +53,9 @@ export interface PersonStore<Prepared = unknown> {
   /**
    * A range's output in the form write() stores: pure, synchronous and plain data (structured-cloneable),
    * so that it is built where the person work runs, which may be another thread (compute-worker.ts).
+   * `definitions`: the whole range's definition rows, with its last part only (null with the others).
    */
-  prepare(range: BatchRange, changes: PersonChanges, events: ProcessedEvent[], rows: string[]): Prepared
+  prepare(range: BatchRange, changes: PersonChanges, events: ProcessedEvent[], rows: string[], definitions: DefinitionRows | null): Prepared
   /**
    * An event's row as prepare() takes it (`rows[i]` for `events[i]`): encoded once, as the event is made
    * (the person work bounds a part by the rows' length), without its origin (the part's, known once the
