@@ -12,7 +12,7 @@ import path from 'node:path'
 import pino from 'pino'
 import { buildWren } from '../services/app'
 import { loadConfig } from '../services/shared/config'
-import { queryRows } from '../services/shared/clickhouse'
+import { INSERT_SELECT_SETTINGS, queryRows } from '../services/shared/clickhouse'
 import { generateKey, PERSONAL_KEY_PREFIX, PROJECT_KEY_PREFIX } from '../services/projects/store'
 import { loadAverage, median } from './support'
 import { chromiumMissing, launchChromium } from '../test/support/chromium'
@@ -58,6 +58,7 @@ try {
     const n = Math.min(CHUNK, EVENTS - offset)
     await ch.command({
       query: `INSERT INTO events (uuid, event, properties, timestamp, team_id, distinct_id, elements_chain, created_at, person_id, person_created_at, person_properties, person_mode, group0_properties, group1_properties, group2_properties, group3_properties, group4_properties, _partition, _offset)
+        SETTINGS ${INSERT_SELECT_SETTINGS}
         SELECT generateUUIDv4(number), ev, props, ts, {team:Int64}, did, '', ts, pid, now64(6) - toIntervalDay(40), '{"plan":"free"}', 'full', '{}', '{}', '{}', '{}', '{}', 0, intDiv(number, 10000)
         FROM (
           SELECT number,

@@ -15,7 +15,7 @@ import path from 'node:path'
 import pino from 'pino'
 import { buildWren } from '../services/app'
 import { loadConfig } from '../services/shared/config'
-import { queryRows } from '../services/shared/clickhouse'
+import { INSERT_SELECT_SETTINGS, queryRows } from '../services/shared/clickhouse'
 import { generateKey, PERSONAL_KEY_PREFIX, PROJECT_KEY_PREFIX } from '../services/projects/store'
 import { materializedColumnName } from '../services/shared/query/materialized-properties'
 
@@ -51,6 +51,7 @@ try {
     // Same columns the ingestion writer fills: persons-on-events, 200k persons, 35 days of history.
     await ch.command({
       query: `INSERT INTO events (uuid, event, properties, timestamp, team_id, distinct_id, elements_chain, created_at, person_id, person_created_at, person_properties, person_mode, group0_properties, group1_properties, group2_properties, group3_properties, group4_properties, _partition, _offset)
+        SETTINGS ${INSERT_SELECT_SETTINGS}
         SELECT generateUUIDv4(number), ev, props, ts, {team:Int64}, did, '', ts, pid, toDateTime64('2026-01-01 00:00:00', 6, 'UTC'), '{"plan":"free"}', 'full', '{}', '{}', '{}', '{}', '{}', 0, intDiv(number, 10000)
         FROM (
           SELECT number,

@@ -24,7 +24,7 @@
 // offset would fold the versions a replay needs.
 import type { Logger } from 'pino'
 import type { ClickHouseClient } from '../../shared/clickhouse'
-import { queryRows } from '../../shared/clickhouse'
+import { INSERT_SELECT_SETTINGS, queryRows } from '../../shared/clickhouse'
 import type { Log } from '../../shared/log/log'
 import { TOPICS } from '../../shared/log/log'
 import { INGESTION_GROUP } from '../../shared/ingestion-lag'
@@ -125,7 +125,7 @@ export class PersonCompaction {
     // Query-level SETTINGS: chDB keeps a setting passed as clickhouse_settings for the session (SET), and
     // ingestion's inserts rely on deduplication. These rows are new rows under no range's token.
     await this.client.command({
-      query: `INSERT INTO ${table} (${columns.join(', ')}) SETTINGS insert_deduplicate = 0, insert_deduplication_token = ''
+      query: `INSERT INTO ${table} (${columns.join(', ')}) SETTINGS insert_deduplicate = 0, insert_deduplication_token = '', ${INSERT_SELECT_SETTINGS}
               SELECT ${key.join(', ')}, ${values.map((c) => `argMax(${c}, version)`).join(', ')}, max(version), ${COMPACTED_PARTITION}, 0
               FROM ${table} WHERE ${isCommitted} OR _partition = ${COMPACTED_PARTITION}
               GROUP BY ${key.join(', ')} HAVING countIf(_partition != ${COMPACTED_PARTITION}) > 0`,

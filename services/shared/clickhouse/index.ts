@@ -65,20 +65,18 @@ export async function openEmbeddedClickHouse(dataDir: string): Promise<ClickHous
   const client = createClient({ connection } as Parameters<typeof createClient>[0])
   embedded.set(client, { rawInsert: (params) => calls.track(() => chdb.rawInsert(params)) })
   engines.set(client, calls)
-  // For the session, so for every later query: chDB keeps a SET for its session (as it keeps clickhouse_settings).
-  for (const [name, value] of Object.entries(EMBEDDED_SETTINGS)) await client.command({ query: `SET ${name} = ${value}` })
   return client
 }
 
 /**
- * Settings of the embedded engine, which shares this process's memory. An `INSERT … SELECT` (person
- * compaction, a migration, the trends bench's bulk loader) gathers its rows into blocks of up to 1 Mi rows
- * or 256 MiB before writing each as a part; the allocator keeps the pages of those blocks for seconds
- * after the insert, so a million wide event rows left the process at 1.4–1.6 GiB resident for the queries
- * that came next. Blocks of 64 MiB: 0.76 GiB (128 MiB: 1.04 GiB), with more, smaller parts for the merges
- * to join (bench/README.md, Trends). Inserts of ingestion's batches (32 MiB at most) are not changed.
+ * The `SETTINGS` clause of an `INSERT … SELECT` (person compaction, the benches' bulk loaders). Such an insert
+ * gathers its rows into blocks of up to 1 Mi rows or 256 MiB before writing each as a part; in the embedded
+ * engine the allocator keeps those blocks' pages for seconds after the insert, so a million wide event rows
+ * left the process at 1.4–1.6 GiB resident for the queries that came next; blocks of 64 MiB: 0.76 GiB
+ * (bench/README.md, Trends). Per statement, not for the session: set for the session it slowed ingestion's
+ * own inserts (JSONEachRow bodies of 32 MiB at most), 5.7 s against 4.1 s of inserts per 100,000 events.
  */
-const EMBEDDED_SETTINGS = { min_insert_block_size_bytes: 64 << 20 } as const
+export const INSERT_SELECT_SETTINGS = `min_insert_block_size_bytes = ${64 << 20}`
 
 /**
  * Refuses new calls to an embedded client's engine and resolves once none is under way (at once for a
