@@ -9,7 +9,6 @@ import type { BatchRange, LoadedState, Lookups, PersonStore, PingResult, ReplayB
 import type { DistinctIdRow, GroupRow, GroupTypeRow, Person, PersonChanges, ProcessedEvent } from '../types'
 import { personUuid } from './uuid'
 import { firstIdAfter } from './ids'
-import type { DefinitionRows } from '../definitions'
 
 export class ClickHousePersonStore implements PersonStore<PreparedRows> {
   constructor(private readonly client: ClickHouseClient) {}
@@ -89,14 +88,8 @@ export class ClickHousePersonStore implements PersonStore<PreparedRows> {
     return state
   }
 
-  prepare(
-    range: BatchRange,
-    changes: PersonChanges,
-    events: ProcessedEvent[],
-    rows: string[],
-    definitions: DefinitionRows | null,
-  ): PreparedRows {
-    return preparePersonRows(range, changes, events, rows, definitions)
+  prepare(...args: Parameters<typeof preparePersonRows>): PreparedRows {
+    return preparePersonRows(...args)
   }
 
   encodeEvent(event: ProcessedEvent): string {
