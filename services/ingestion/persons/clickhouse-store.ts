@@ -5,8 +5,8 @@
 import type { ClickHouseClient } from '../../shared/clickhouse'
 import { insertEncoded, queryRows } from '../../shared/clickhouse'
 import { encodeEventRow, preparePersonRows, rangeToken, type PreparedRows } from './rows'
-import type { BatchRange, LoadedState, Lookups, PersonStore, PingResult, ReplayBound } from './store'
-import type { DistinctIdRow, GroupRow, GroupTypeRow, Person, PersonChanges, ProcessedEvent } from '../types'
+import type { LoadedState, Lookups, PersonStore, PingResult, ReplayBound } from './store'
+import type { DistinctIdRow, GroupRow, GroupTypeRow, Person, ProcessedEvent } from '../types'
 import { personUuid } from './uuid'
 import { firstIdAfter } from './ids'
 
