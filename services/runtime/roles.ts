@@ -46,7 +46,7 @@ export type JobName = 'deletions' | 'personCompaction' | 'materializer' | 'homeD
 export const JOB_DOCS: Record<JobName, string> = {
   deletions: 'deletes the events of deleted persons in the background (persons/deletions.ts)',
   personCompaction:
-    'folds the person and distinct-id versions of committed batches into one row each, so their storage stays flat (ingestion/persons/compaction.ts)',
+    'folds the person, distinct-id and group versions of committed batches into one row each, so their storage stays flat (ingestion/persons/compaction.ts)',
   materializer: 'gives event properties that trends read often a column of their own (shared/query/materialized-properties.ts)',
   homeDashboards: 'gives every project a home dashboard, the one the app opens on (insights/home.ts)',
 }

@@ -1,4 +1,4 @@
-// Person compaction: keeps the storage of each person (and each distinct id) flat. Every batch that
+// Person compaction: keeps the storage of each person (and each distinct id and group) flat. Every batch that
 // changes a person adds a row (schemas/clickhouse/002_persons.sql: _partition and _offset are in the
 // sorting key, so merges never fold versions), because a replayed batch must be rebuilt from the version
 // before it. Only a batch that is not committed can be replayed, and its replay bound (store.ts) is at or
@@ -43,6 +43,8 @@ interface VersionedTable {
 export const COMPACTED_TABLES: VersionedTable[] = [
   { table: 'person', key: ['team_id', 'uuid'], values: ['id', 'properties', 'is_identified', 'is_deleted', 'created_at'] },
   { table: 'person_distinct_id', key: ['team_id', 'distinct_id'], values: ['person_uuid', 'is_deleted'] },
+  // Groups are versioned as persons are ($groupidentify adds a row per batch); every reader takes argMax over version.
+  { table: 'groups', key: ['team_id', 'group_type_index', 'group_key'], values: ['properties', 'created_at'] },
 ]
 
 export interface CompactionResult {
