@@ -15,14 +15,14 @@ import path from 'node:path'
 import pino from 'pino'
 import { buildWren } from '../services/app'
 import { loadConfig } from '../services/shared/config'
-import { INSERT_SELECT_SETTINGS, queryRows } from '../services/shared/clickhouse'
+import { queryRows } from '../services/shared/clickhouse'
+import { loadTrendEvents } from './trend-events'
 import { generateKey, PERSONAL_KEY_PREFIX, PROJECT_KEY_PREFIX } from '../services/projects/store'
 import { materializedColumnName } from '../services/shared/query/materialized-properties'
 
 const EVENTS = Number(process.env.BENCH_EVENTS ?? 10_000_000)
 const RUNS = Number(process.env.BENCH_RUNS ?? 7)
 const NOW = '2026-03-15T12:00:00Z'
-const CHUNK = 1_000_000
 
 const keep = process.env.BENCH_DATA_DIR
 const reuse = !!keep && existsSync(path.join(keep, 'clickhouse'))
@@ -46,24 +46,7 @@ const ch = wren.clickhouse
 
 try {
   const loadStart = performance.now()
-  for (let offset = 0; offset < (reuse ? 0 : EVENTS); offset += CHUNK) {
-    const n = Math.min(CHUNK, EVENTS - offset)
-    // Same columns the ingestion writer fills: persons-on-events, 200k persons, 35 days of history.
-    await ch.command({
-      query: `INSERT INTO events (uuid, event, properties, timestamp, team_id, distinct_id, elements_chain, created_at, person_id, person_created_at, person_properties, person_mode, group0_properties, group1_properties, group2_properties, group3_properties, group4_properties, _partition, _offset)
-        SETTINGS ${INSERT_SELECT_SETTINGS}
-        SELECT generateUUIDv4(number), ev, props, ts, {team:Int64}, did, '', ts, pid, toDateTime64('2026-01-01 00:00:00', 6, 'UTC'), '{"plan":"free"}', 'full', '{}', '{}', '{}', '{}', '{}', 0, intDiv(number, 10000)
-        FROM (
-          SELECT number,
-            multiIf(number % 10 < 6, '$pageview', number % 10 < 8, 'signed_up', '$autocapture') AS ev,
-            concat('{"$browser":"', ['Chrome', 'Safari', 'Firefox', 'Edge', 'Opera', 'Brave', 'Vivaldi', 'Samsung'][number % 8 + 1], '","$session_id":"s', toString(cityHash64(number) % 2000000), '","price":', toString(number % 100), '}') AS props,
-            toDateTime64({now:String}, 6, 'UTC') - toIntervalSecond(cityHash64(number, 7) % (35 * 86400)) AS ts,
-            concat('user', toString(cityHash64(number, 3) % 200000)) AS did,
-            reinterpretAsUUID(concat(reinterpretAsString(cityHash64(did)), reinterpretAsString(cityHash64(did, 1)))) AS pid
-          FROM numbers({offset:UInt64}, {n:UInt64}))`,
-      query_params: { team, now: '2026-03-15 12:00:00', offset, n },
-    })
-  }
+  if (!reuse) await loadTrendEvents(ch, { team, events: EVENTS, now: '2026-03-15 12:00:00' })
   const loadSeconds = (performance.now() - loadStart) / 1000
   const [{ n }] = await queryRows<{ n: number }>(ch, 'SELECT count() AS n FROM events')
   if (reuse) console.log(`reusing ${Number(n).toLocaleString()} events in ${dataDir}`)
