@@ -2,7 +2,8 @@
 // and the hello-world Fastify route, each in its own process, loaded by autocannon from this process.
 //   1. /batch/ throughput: posthog-node bodies of 100 events, plain JSON and gzip; events/s acknowledged
 //      (Wren answers 200 only once the append to the log is fsync'd).
-//   2. /e/ latency at a fixed offered rate (autocannon's overallRate).
+//   2. /e/ latency at a constant offered rate (open-loop, bench/open-loop.ts), and as autocannon's
+//      overallRate offers it (bursts: each connection's quota at the start of every second).
 // Runs alternate Wren / hello-world so that noise on the shared machine hits both; ratios are per pair.
 // Each run also measures a second Wren whose ingestion processor is held back by configuration: in
 // embedded mode the processor shares the process (and the two cores) with capture, and this shows
@@ -30,6 +31,7 @@ import {
   type Load,
   type LoadResult,
 } from './support'
+import { runAtRate, type RateLoad, type RateResult } from './open-loop'
 
 export interface CaptureOptions {
   trials: number
@@ -83,6 +85,8 @@ function makeBodies(projectKey: string): Bodies {
 const avg = (bufs: Buffer[]) => bufs.reduce((s, b) => s + b.length, 0) / bufs.length
 const kb = (n: number) => `${(n / 1024).toFixed(1)} KB`
 const cores = (rs: LoadResult[]) => `${median(rs.map((r) => r.serverCores)).toFixed(2)} cores`
+/** The server's CPU (all threads) per answered request. */
+const cpuPerRequest = (rs: LoadResult[]) => `${fmt(median(rs.map((r) => (r.serverCores * 1e6) / r.requestsPerSecond)))} µs/request`
 const eventsPerCpu = (rs: LoadResult[]) => fmt(median(rs.map((r) => (r.requestsPerSecond * BATCH_SIZE) / r.serverCores)))
 const pct = (rs: LoadResult[], p: number) => rs.map((r) => percentile(r.latencies, p))
 
@@ -100,7 +104,17 @@ export async function runCapture(opts: CaptureOptions): Promise<void> {
     connections: BATCH_CONNECTIONS,
     seconds,
   })
-  const singleLoad = (s: ChildServer, seconds: number): Load => ({
+  const singleAtRate = (s: ChildServer, seconds: number): RateLoad => ({
+    url: s.url,
+    serverPid: s.child.pid,
+    path: '/e/',
+    bodies: bodies.single,
+    headers: json,
+    connections: SINGLE_CONNECTIONS,
+    rate: SINGLE_RATE,
+    seconds,
+  })
+  const singleBurst = (s: ChildServer, seconds: number): Load => ({
     url: s.url,
     serverPid: s.child.pid,
     path: '/e/',
@@ -115,7 +129,8 @@ export async function runCapture(opts: CaptureOptions): Promise<void> {
   const r = {
     plain: { wren: [] as LoadResult[], hello: [] as LoadResult[], alone: [] as LoadResult[] },
     gzip: { wren: [] as LoadResult[], hello: [] as LoadResult[] },
-    single: { wren: [] as LoadResult[], hello: [] as LoadResult[], alone: [] as LoadResult[] },
+    single: { wren: [] as RateResult[], hello: [] as RateResult[], alone: [] as RateResult[] },
+    burst: { wren: [] as LoadResult[], hello: [] as LoadResult[], alone: [] as LoadResult[] },
   }
   const backlog: string[] = []
   const fsyncs: number[][] = []
@@ -133,8 +148,9 @@ export async function runCapture(opts: CaptureOptions): Promise<void> {
         if (opts.parts.has('single')) {
           // Latency first, while this Wren's processor has no backlog. The disk's own fsync latency now.
           fsyncs.push(await fsyncLatencies(1))
-          for (const [, s] of servers) await runLoad(singleLoad(s, 1))
-          for (const [name, s] of servers) r.single[name].push(await runLoad(singleLoad(s, opts.seconds)))
+          for (const [, s] of servers) await runAtRate(singleAtRate(s, 1))
+          for (const [name, s] of servers) r.single[name].push(await runAtRate(singleAtRate(s, opts.seconds)))
+          for (const [name, s] of servers) r.burst[name].push(await runLoad(singleBurst(s, opts.seconds)))
         }
         if (opts.parts.has('batch')) {
           for (const [, s] of servers) await runLoad(batchLoad(s, 'plain', 1))
@@ -158,8 +174,9 @@ export async function runCapture(opts: CaptureOptions): Promise<void> {
       const alone = await startWrenServer(projectKey, INGESTION_DEFERRED)
       try {
         if (opts.parts.has('single')) {
-          await runLoad(singleLoad(alone, 1))
-          r.single.alone.push(await runLoad(singleLoad(alone, opts.seconds)))
+          await runAtRate(singleAtRate(alone, 1))
+          r.single.alone.push(await runAtRate(singleAtRate(alone, opts.seconds)))
+          r.burst.alone.push(await runLoad(singleBurst(alone, opts.seconds)))
         }
         if (opts.parts.has('batch')) {
           await runLoad(batchLoad(alone, 'plain', 1))
@@ -227,23 +244,19 @@ export async function runCapture(opts: CaptureOptions): Promise<void> {
   if (opts.parts.has('single')) {
     console.log(`\n== 2. single-event /e/ latency at ${fmt(SINGLE_RATE)} req/s offered — budget p99 ≤ ${BUDGET_P99_MS} ms`)
     console.log(
-      `   autocannon overallRate ${fmt(SINGLE_RATE)}, ${SINGLE_CONNECTIONS} connections, ${opts.seconds} s per run; one ~${Math.round(avg(bodies.single))} B JSON event per request;` +
-        ` every 2xx response time from autocannon's 'response' events (float ms; its own histogram has 1 ms steps)`,
+      `   open loop (bench/open-loop.ts): ${fmt(SINGLE_RATE)} requests/s evenly spaced over ${SINGLE_CONNECTIONS} keep-alive connections, ${opts.seconds} s per run;` +
+        ` one ~${Math.round(avg(bodies.single))} B JSON event per request; latency from each request's due time to its answer (a stall counts for every request it delays)`,
     )
-    console.log(
-      `   note: autocannon's rate limit releases each connection's quota at the start of every second: requests come in bursts of ${SINGLE_CONNECTIONS} concurrent, not evenly spaced`,
-    )
-    const rows: Array<[string, LoadResult[]]> = [
-      ['Wren         ', r.single.wren],
-      ['hello-world  ', r.single.hello],
-      ['Wren, alone  ', r.single.alone],
-    ]
-    for (const [label, rs] of rows) {
+    const line = (label: string, rs: LoadResult[], extra = '') =>
       console.log(
         `     ${label} p50 ${ms(median(pct(rs, 50)))}  p90 ${ms(median(pct(rs, 90)))}  p99 ${ms(median(pct(rs, 99)))}  max ${ms(median(pct(rs, 100)))}` +
-          `  (${fmt(median(rs.map((v) => v.requestsPerSecond)))} req/s answered, server ${cores(rs)})${rs.map(failures).join('')}`,
+          `  (${fmt(median(rs.map((v) => v.requestsPerSecond)))} req/s answered, server ${cores(rs)}, ${cpuPerRequest(rs)}${extra})${rs.map(failures).join('')}`,
       )
-    }
+    const generator = (rs: RateResult[]) =>
+      `; generator ${median(rs.map((v) => v.loadGeneratorCores)).toFixed(2)} cores, its timer late by p99 ${ms(median(rs.map((v) => v.timerLagP99)))}`
+    line('Wren         ', r.single.wren, generator(r.single.wren))
+    line('hello-world  ', r.single.hello, generator(r.single.hello))
+    line('Wren, alone  ', r.single.alone, generator(r.single.alone))
     const fsyncPct = (p: number) => median(fsyncs.map((f) => percentile(f, p)))
     console.log(
       `     disk floor    one 4 KiB write + fdatasync, 1 s of them per run: p50 ${ms(fsyncPct(50))}  p90 ${ms(fsyncPct(90))}  p99 ${ms(fsyncPct(99))}  max ${ms(fsyncPct(100))}`,
@@ -261,5 +274,12 @@ export async function runCapture(opts: CaptureOptions): Promise<void> {
       )}`,
     )
     console.log(`     "alone" = a Wren with ingestion held back (${deferred}): p99 ${spread(pct(r.single.alone, 99), ms)}`)
+    console.log(
+      `   as a burst (the figure before the open loop): autocannon overallRate ${fmt(SINGLE_RATE)}, ${SINGLE_CONNECTIONS} connections, which sends` +
+        ` each connection's quota back to back at the start of every second: a saturated burst's queueing, not latency at a rate`,
+    )
+    line('Wren         ', r.burst.wren)
+    line('hello-world  ', r.burst.hello)
+    line('Wren, alone  ', r.burst.alone)
   }
 }

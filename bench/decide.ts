@@ -2,8 +2,9 @@
 // multivariate, property conditions — on warm persons, beside a hello-world Fastify POST in the same run.
 // Wren runs as `wren start` in its own process; autocannon loads it from this one.
 // References, each in its own process: a Fastify route answering the same pre-encoded bytes as Wren's
-// answer (the ceiling of any decide on this HTTP stack), and a hello-world POST. Then decide at a fixed
-// rate (--rate req/s) for its latency there.
+// answer (the ceiling of any decide on this HTTP stack), and a hello-world POST. Then decide and the
+// pre-encoded route at a constant rate (--rate req/s, open loop: bench/open-loop.ts) for the latency there,
+// and at autocannon's overallRate of the same rate (bursts at the start of every second: the older figure).
 //   node --import tsx bench/decide.ts [--seconds 10] [--connections 50] [--persons 2000] [--trials 1] [--rate 5000]
 import { randomBytes } from 'node:crypto'
 import { writeFileSync } from 'node:fs'
@@ -24,6 +25,7 @@ import {
   runLoad,
   sleep,
 } from './support'
+import { runAtRate } from './open-loop'
 
 const arg = (name: string, fallback: number) => {
   const i = process.argv.indexOf(`--${name}`)
@@ -77,10 +79,10 @@ function flagDefinitions(): Array<Record<string, unknown>> {
 type Measured = LoadResult & { cpuMicros: number; mainMicros: number }
 
 /** A load run with the server's own CPU time per answered request: a figure that contention on the machine bends less. */
-async function measured(pid: number | undefined, load: Parameters<typeof runLoad>[0]): Promise<Measured> {
+async function measured(pid: number | undefined, run: () => Promise<LoadResult>): Promise<Measured> {
   const before = cpuSeconds(pid)
   const mainBefore = cpuSeconds(pid, 'main')
-  const r = await runLoad({ ...load, serverPid: pid })
+  const r = await run()
   const after = cpuSeconds(pid)
   const mainAfter = cpuSeconds(pid, 'main')
   const per = (seconds: number) => (r.ok === 0 ? NaN : (seconds * 1e6) / r.ok)
@@ -171,38 +173,35 @@ try {
   const runs: Record<keyof typeof targets, Measured[]> = { decide: [], bytes: [], hello: [] }
   const atRate: Measured[] = []
   const bytesAtRate: Measured[] = []
+  const burst: Measured[] = []
+  const bytesBurst: Measured[] = []
   for (const t of Object.values(targets))
     await runLoad({ url: t.server.url, path: t.path, bodies: t.bodies, headers, connections, seconds: 2 })
   // Interleaved trials: a burst of load from elsewhere on the machine bends every figure of a trial alike.
   for (let trial = 0; trial < trials; trial++) {
     for (const [name, t] of Object.entries(targets) as Array<[keyof typeof targets, (typeof targets)['decide']]>)
       runs[name].push(
-        await measured(t.server.child.pid, {
-          url: t.server.url,
-          path: t.path,
-          bodies: t.bodies,
-          headers,
-          connections,
-          seconds,
-          recordLatencies: true,
-        }),
+        await measured(t.server.child.pid, () =>
+          runLoad({
+            url: t.server.url,
+            path: t.path,
+            bodies: t.bodies,
+            headers,
+            connections,
+            seconds,
+            recordLatencies: true,
+            serverPid: t.server.child.pid,
+          }),
+        ),
       )
-    for (const [t, into] of [
-      [targets.decide, atRate],
-      [targets.bytes, bytesAtRate],
-    ] as const)
-      into.push(
-        await measured(t.server.child.pid, {
-          url: t.server.url,
-          path: t.path,
-          bodies: t.bodies,
-          headers,
-          connections,
-          seconds,
-          overallRate: fixedRate,
-          recordLatencies: true,
-        }),
-      )
+    for (const [t, into, bursts] of [
+      [targets.decide, atRate, burst],
+      [targets.bytes, bytesAtRate, bytesBurst],
+    ] as const) {
+      const load = { url: t.server.url, path: t.path, bodies: t.bodies, headers, connections, seconds, serverPid: t.server.child.pid }
+      into.push(await measured(t.server.child.pid, () => runAtRate({ ...load, rate: fixedRate })))
+      bursts.push(await measured(t.server.child.pid, () => runLoad({ ...load, overallRate: fixedRate, recordLatencies: true })))
+    }
   }
   const rate = (name: keyof typeof targets) => median(runs[name].map((r) => r.requestsPerSecond))
   const cpu = (name: keyof typeof targets) => median(runs[name].map((r) => r.cpuMicros))
@@ -212,8 +211,16 @@ try {
   console.log(summary('wren /flags?v=2', runs.decide))
   console.log(summary('pre-encoded answer', runs.bytes))
   console.log(summary('hello-world POST', runs.hello))
+  console.log(
+    `at ${fmt(fixedRate)} req/s, open loop (evenly spaced over ${connections} keep-alive connections; latency from each request's due time):`,
+  )
   console.log(summary(`wren at ${fmt(fixedRate)} req/s`, atRate))
   console.log(summary(`pre-encoded at ${fmt(fixedRate)} req/s`, bytesAtRate))
+  console.log(
+    `as a burst (autocannon overallRate ${fmt(fixedRate)}: each connection's quota back to back at the start of every second; the figure before the open loop):`,
+  )
+  console.log(summary(`wren, burst`, burst))
+  console.log(summary(`pre-encoded, burst`, bytesBurst))
   console.log(
     `ratios: decide / pre-encoded ${x(rate('decide') / rate('bytes'))} (target >= 0.70x), decide / hello-world ${x(rate('decide') / rate('hello'))} (target >= 0.50x); p99 at ${fmt(fixedRate)} req/s ${ms(median(atRate.map((r) => percentile(r.latencies, 99))))} (target <= 5 ms; pre-encoded ${ms(median(bytesAtRate.map((r) => percentile(r.latencies, 99))))})`,
   )
