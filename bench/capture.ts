@@ -31,7 +31,7 @@ import {
   type Load,
   type LoadResult,
 } from './support'
-import { runAtRate, type RateLoad, type RateResult } from './open-loop'
+import { OPEN_LOOP_CONNECTIONS, runAtRate, type RateLoad, type RateResult } from './open-loop'
 
 export interface CaptureOptions {
   trials: number
@@ -110,7 +110,6 @@ export async function runCapture(opts: CaptureOptions): Promise<void> {
     path: '/e/',
     bodies: bodies.single,
     headers: json,
-    connections: SINGLE_CONNECTIONS,
     rate: SINGLE_RATE,
     seconds,
   })
@@ -244,7 +243,7 @@ export async function runCapture(opts: CaptureOptions): Promise<void> {
   if (opts.parts.has('single')) {
     console.log(`\n== 2. single-event /e/ latency at ${fmt(SINGLE_RATE)} req/s offered — budget p99 ≤ ${BUDGET_P99_MS} ms`)
     console.log(
-      `   open loop (bench/open-loop.ts): ${fmt(SINGLE_RATE)} requests/s evenly spaced over ${SINGLE_CONNECTIONS} keep-alive connections, ${opts.seconds} s per run;` +
+      `   open loop (bench/open-loop.ts): ${fmt(SINGLE_RATE)} requests/s evenly spaced over ${OPEN_LOOP_CONNECTIONS} keep-alive connections, ${opts.seconds} s per run;` +
         ` one ~${Math.round(avg(bodies.single))} B JSON event per request; latency from each request's due time to its answer (a stall counts for every request it delays)`,
     )
     const line = (label: string, rs: LoadResult[], extra = '') =>
@@ -253,7 +252,8 @@ export async function runCapture(opts: CaptureOptions): Promise<void> {
           `  (${fmt(median(rs.map((v) => v.requestsPerSecond)))} req/s answered, server ${cores(rs)}, ${cpuPerRequest(rs)}${extra})${rs.map(failures).join('')}`,
       )
     const generator = (rs: RateResult[]) =>
-      `; generator ${median(rs.map((v) => v.loadGeneratorCores)).toFixed(2)} cores, its timer late by p99 ${ms(median(rs.map((v) => v.timerLagP99)))}`
+      `; generator ${median(rs.map((v) => v.loadGeneratorCores)).toFixed(2)} cores, its timer late by p99 ${ms(median(rs.map((v) => v.timerLagP99)))},` +
+      ` at most ${Math.max(...rs.map((v) => v.peakInFlight))} requests in flight`
     line('Wren         ', r.single.wren, generator(r.single.wren))
     line('hello-world  ', r.single.hello, generator(r.single.hello))
     line('Wren, alone  ', r.single.alone, generator(r.single.alone))

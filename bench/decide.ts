@@ -25,7 +25,7 @@ import {
   runLoad,
   sleep,
 } from './support'
-import { runAtRate } from './open-loop'
+import { OPEN_LOOP_CONNECTIONS, runAtRate, type RateResult } from './open-loop'
 
 const arg = (name: string, fallback: number) => {
   const i = process.argv.indexOf(`--${name}`)
@@ -79,7 +79,7 @@ function flagDefinitions(): Array<Record<string, unknown>> {
 type Measured = LoadResult & { cpuMicros: number; mainMicros: number }
 
 /** A load run with the server's own CPU time per answered request: a figure that contention on the machine bends less. */
-async function measured(pid: number | undefined, run: () => Promise<LoadResult>): Promise<Measured> {
+async function measured<R extends LoadResult>(pid: number | undefined, run: () => Promise<R>): Promise<R & Measured> {
   const before = cpuSeconds(pid)
   const mainBefore = cpuSeconds(pid, 'main')
   const r = await run()
@@ -171,8 +171,8 @@ try {
     hello: { server: hello, path: '/e', bodies: helloBodies },
   }
   const runs: Record<keyof typeof targets, Measured[]> = { decide: [], bytes: [], hello: [] }
-  const atRate: Measured[] = []
-  const bytesAtRate: Measured[] = []
+  const atRate: Array<Measured & RateResult> = []
+  const bytesAtRate: Array<Measured & RateResult> = []
   const burst: Measured[] = []
   const bytesBurst: Measured[] = []
   for (const t of Object.values(targets))
@@ -199,7 +199,7 @@ try {
       [targets.bytes, bytesAtRate, bytesBurst],
     ] as const) {
       const load = { url: t.server.url, path: t.path, bodies: t.bodies, headers, connections, seconds, serverPid: t.server.child.pid }
-      into.push(await measured(t.server.child.pid, () => runAtRate({ ...load, rate: fixedRate })))
+      into.push(await measured(t.server.child.pid, () => runAtRate({ ...load, connections: OPEN_LOOP_CONNECTIONS, rate: fixedRate })))
       bursts.push(await measured(t.server.child.pid, () => runLoad({ ...load, overallRate: fixedRate, recordLatencies: true })))
     }
   }
@@ -212,10 +212,12 @@ try {
   console.log(summary('pre-encoded answer', runs.bytes))
   console.log(summary('hello-world POST', runs.hello))
   console.log(
-    `at ${fmt(fixedRate)} req/s, open loop (evenly spaced over ${connections} keep-alive connections; latency from each request's due time):`,
+    `at ${fmt(fixedRate)} req/s, open loop (evenly spaced over ${OPEN_LOOP_CONNECTIONS} keep-alive connections; latency from each request's due time):`,
   )
-  console.log(summary(`wren at ${fmt(fixedRate)} req/s`, atRate))
-  console.log(summary(`pre-encoded at ${fmt(fixedRate)} req/s`, bytesAtRate))
+  const generator = (rs: RateResult[]) =>
+    `   generator's timer late by p99 ${ms(median(rs.map((r) => r.timerLagP99)))}, at most ${Math.max(...rs.map((r) => r.peakInFlight))} requests in flight`
+  console.log(summary(`wren at ${fmt(fixedRate)} req/s`, atRate) + generator(atRate))
+  console.log(summary(`pre-encoded at ${fmt(fixedRate)} req/s`, bytesAtRate) + generator(bytesAtRate))
   console.log(
     `as a burst (autocannon overallRate ${fmt(fixedRate)}: each connection's quota back to back at the start of every second; the figure before the open loop):`,
   )

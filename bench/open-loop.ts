@@ -20,8 +20,8 @@ export interface RateLoad {
   /** Requests per second, evenly spaced. */
   rate: number
   seconds: number
-  /** Keep-alive connections in the pool: how many requests can be outstanding at once. */
-  connections: number
+  /** Keep-alive connections in the pool: how many requests can be outstanding at once (default 64). */
+  connections?: number
   /** The server's process, for the CPU it used during the run. */
   serverPid?: number
 }
@@ -29,7 +29,12 @@ export interface RateLoad {
 export interface RateResult extends LoadResult {
   /** How late this process's timer woke after the time it was set for (ms, p99): the generator's own jitter, counted in the latencies. */
   timerLagP99: number
+  /** The most requests outstanding at once: at the pool's size, due requests waited for a connection. */
+  peakInFlight: number
 }
+
+/** Enough connections that a stall of a few ms at the benches' rates does not exhaust the pool (SDK clients are many). */
+export const OPEN_LOOP_CONNECTIONS = 64
 
 const CRLF2 = Buffer.from('\r\n\r\n')
 
@@ -137,7 +142,9 @@ export async function runAtRate(load: RateLoad): Promise<RateResult> {
     conn.socket.destroy()
     if (answered + errors === total) finish()
   }
-  const sockets = await open(Number(url.port), url.hostname, load.connections)
+  const connections = load.connections ?? OPEN_LOOP_CONNECTIONS
+  const sockets = await open(Number(url.port), url.hostname, connections)
+  let peakInFlight = 0
   for (const s of sockets) idle.push(new Connection(s, onAnswer, onError))
 
   const serverCpu0 = load.serverPid ? cpuSeconds(load.serverPid) : NaN
@@ -149,6 +156,7 @@ export async function runAtRate(load: RateLoad): Promise<RateResult> {
       const due = start + next * interval
       if (due > now) break
       const conn = idle.pop()!
+      peakInFlight = Math.max(peakInFlight, connections - idle.length)
       conn.send(requests[next % requests.length], due)
       next++
     }
@@ -184,6 +192,7 @@ export async function runAtRate(load: RateLoad): Promise<RateResult> {
     statusCodes,
     serverCores,
     loadGeneratorCores,
+    peakInFlight,
     timerLagP99: lags.length ? lags[Math.min(lags.length - 1, Math.ceil(0.99 * lags.length) - 1)] : NaN,
   }
 }
