@@ -45,6 +45,7 @@ type Query = Record<string, string | undefined>
 
 export class FlagAnswers {
   private readonly cache = new AnswerCache()
+  private readonly slab = new Slab()
 
   constructor(private readonly deps: FlagAnswersDeps) {}
 
@@ -107,7 +108,7 @@ export class FlagAnswers {
     const tail = `,"requestId":"${randomUUID()}","evaluatedAt":${this.deps.clock.now().getTime()}}`
     // Written into one buffer (the head as UTF-8, the tail is ASCII), without a buffer per part.
     const headBytes = Buffer.byteLength(head)
-    const body = Buffer.allocUnsafe(headBytes + flags.length + tail.length)
+    const body = this.slab.take(headBytes + flags.length + tail.length)
     body.write(head, 0)
     flags.copy(body, headBytes)
     body.write(tail, headBytes + flags.length, 'latin1')
@@ -161,6 +162,28 @@ function parsePlain(body: Buffer): unknown {
     return jsonTooDeepIn(json) ? NOT_FAST : json
   } catch {
     return NOT_FAST
+  }
+}
+
+/**
+ * Answers' buffers, carved from 1 MiB slabs as Node carves buffers under 4 KiB from its pool: an answer of its
+ * own (12.5 KB for 50 flags) allocated a fresh ArrayBuffer on every request, 2–3% of decide's CPU. A slab is
+ * freed once no answer carved from it is referenced (they live until written to the socket).
+ */
+class Slab {
+  private static readonly BYTES = 1 << 20
+  private slab = Buffer.allocUnsafeSlow(Slab.BYTES)
+  private used = 0
+
+  take(size: number): Buffer {
+    if (size > Slab.BYTES >> 3) return Buffer.allocUnsafe(size)
+    if (this.used + size > Slab.BYTES) {
+      this.slab = Buffer.allocUnsafeSlow(Slab.BYTES)
+      this.used = 0
+    }
+    const buffer = this.slab.subarray(this.used, this.used + size)
+    this.used += (size + 7) & ~7 // 8-byte aligned, as Node's pool
+    return buffer
   }
 }
 

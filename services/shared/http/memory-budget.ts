@@ -6,7 +6,7 @@
 import { getHeapStatistics } from 'node:v8'
 import { Transform } from 'node:stream'
 import type { ServerResponse } from 'node:http'
-import type { FastifyInstance, FastifyReply, FastifyRequest } from 'fastify'
+import type { FastifyInstance } from 'fastify'
 import { WrenError } from '../errors'
 
 /**
@@ -128,8 +128,9 @@ export function chargeOf(request: { raw?: object }): MemoryCharge | undefined {
 
 /**
  * Charges every request of `app`'s routes to the budget before its body is read, from Content-Length, or as a
- * body without one streams in; refuses with the 503 past it. The charge is released once the response is
- * finished or the connection closes, whichever comes first.
+ * body without one streams in; refuses with the 503 past it. The charge is released when the response closes:
+ * right after it is finished (Node emits 'close' on the tick after 'finish'), or when the connection closes
+ * first. No onResponse hook: one hook fewer on every SDK request.
  */
 export function chargeRequestMemory(app: FastifyInstance, budget: MemoryBudget): void {
   app.addHook('onRequest', (request, reply, done) => {
@@ -161,9 +162,5 @@ export function chargeRequestMemory(app: FastifyInstance, budget: MemoryBudget):
     })
     payload.on('error', (err) => counted.destroy(err))
     done(null, payload.pipe(counted))
-  })
-  app.addHook('onResponse', (request: FastifyRequest, _reply: FastifyReply, done) => {
-    charges.get(request.raw)?.release()
-    done()
   })
 }
