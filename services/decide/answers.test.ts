@@ -71,6 +71,23 @@ describe('FlagAnswers', () => {
     expect(t.evaluations()).toBe(2)
   })
 
+  it('answers the same body in the shape each request asks for, however they alternate', () => {
+    const t = setup()
+    const body = { token: project.apiToken, distinct_id: 'u1' }
+    for (let i = 0; i < 2; i++) {
+      const v2 = JSON.parse(String(t.answers.answer('flags', call(body)))) as Record<string, unknown>
+      expect(Object.keys(v2)).toContain('flags')
+      expect(v2.featureFlags).toBeUndefined()
+      const legacy = JSON.parse(String(t.answers.answer('flags', call(body, { v: '1' })))) as Record<string, unknown>
+      expect(legacy.featureFlags).toEqual({ rollout: true })
+      expect(legacy.flags).toBeUndefined()
+      const overrides = JSON.parse(
+        String(t.answers.answer('flags', call(body, { v: '2', only_use_override_person_properties: 'true' }))),
+      ) as Record<string, unknown>
+      expect(Object.keys(overrides)).toContain('flags')
+    }
+  })
+
   it('refuses an unknown project key before evaluating', () => {
     const t = setup()
     expect(() => t.answers.answer('flags', call({ token: 'phc_other', distinct_id: 'u1' }))).toThrow(/Project API key invalid/)

@@ -14,7 +14,7 @@ import type { Metrics } from '../shared/metrics'
 import type { Project, Tenants } from '../shared/tenancy'
 import { clientIp } from './geoip'
 import { readFlagsRequest } from './request'
-import { flagsBodyParts, shapeFor } from './responses'
+import { flagsBodyParts, shapeFor, type Shape } from './responses'
 import { remoteConfig } from './remote-config'
 import type { Evaluation, FlagsService, Stamp } from './service'
 
@@ -70,7 +70,7 @@ export class FlagAnswers {
     return this.evaluate(call, endpoint, json, key)
   }
 
-  private evaluate(call: FlagsCall, endpoint: FlagsEndpoint, json: unknown, key: string | null): Buffer | Promise<Buffer> {
+  private evaluate(call: FlagsCall, endpoint: FlagsEndpoint, json: unknown, key: AnswerKey | null): Buffer | Promise<Buffer> {
     const req = readFlagsRequest(json)
     const project = projectOf(this.deps.projects, req.token)
     // The client address matters only for GeoIP.
@@ -84,7 +84,7 @@ export class FlagAnswers {
       return evaluation.then((e) => this.bytes(call, endpoint, project, flagsBytes(call, endpoint, e), e.errors))
     const flags = flagsBytes(call, endpoint, evaluation)
     // Answered synchronously from the stamped state: reusable while that state holds.
-    if (key !== null && stamp !== null && !evaluation.errors) this.cache.set(key, { token: req.token, stamp, flags })
+    if (key !== null && stamp !== null && !evaluation.errors) this.cache.set({ ...key, token: req.token, stamp, flags })
     return this.bytes(call, endpoint, project, flags, evaluation.errors)
   }
 
@@ -116,10 +116,14 @@ export class FlagAnswers {
   }
 
   /** The request as far as a flags answer depends on it: the answer's shape, the query, the body, and the address when GeoIP may read it. */
-  private key(call: FlagsCall, endpoint: FlagsEndpoint, body: Buffer): string {
+  private key(call: FlagsCall, endpoint: FlagsEndpoint, body: Buffer): AnswerKey {
     const q = call.query as Query
-    const ip = this.deps.service.readsIp ? clientIp(call.headers['x-forwarded-for'], call.socket.remoteAddress) : ''
-    return `${shapeFor(endpoint, q.v)}\u0000${q.only_use_override_person_properties === 'true'}\u0000${ip}\u0000${body.toString('latin1')}`
+    return {
+      body: body.toString('latin1'),
+      shape: shapeFor(endpoint, q.v),
+      onlyOverrides: q.only_use_override_person_properties === 'true',
+      ip: this.deps.service.readsIp ? clientIp(call.headers['x-forwarded-for'], call.socket.remoteAddress) : null,
+    }
   }
 }
 
@@ -187,7 +191,19 @@ class Slab {
   }
 }
 
-interface CachedAnswer {
+/**
+ * What an answer is kept under. The map's key is the body alone (a string made of the bytes as they are): a
+ * key joining the other parts to it was a new string to flatten and hash on every request. Two requests with
+ * the same body and another shape (or override switch, or address) take turns in the one entry.
+ */
+interface AnswerKey {
+  body: string
+  shape: Shape
+  onlyOverrides: boolean
+  ip: string | null
+}
+
+interface CachedAnswer extends AnswerKey {
   token: string
   stamp: Stamp
   /** The flags members of the answer (flagsBodyParts), joined. */
@@ -206,26 +222,27 @@ class AnswerCache {
 
   constructor(private readonly maxBytes = DEFAULT_MAX_BYTES) {}
 
-  get(key: string): CachedAnswer | undefined {
-    return this.entries.get(key)
+  get(key: AnswerKey): CachedAnswer | undefined {
+    const entry = this.entries.get(key.body)
+    return entry && entry.shape === key.shape && entry.onlyOverrides === key.onlyOverrides && entry.ip === key.ip ? entry : undefined
   }
 
-  set(key: string, answer: CachedAnswer): void {
-    this.delete(key)
-    this.entries.set(key, answer)
-    this.bytes += sizeOf(key, answer)
+  set(answer: CachedAnswer): void {
+    this.delete(answer)
+    this.entries.set(answer.body, answer)
+    this.bytes += sizeOf(answer)
     // Bounded: past the cap, the oldest entries go (insertion order).
-    for (const [old] of this.entries) {
+    for (const old of this.entries.values()) {
       if (this.bytes <= this.maxBytes) break
       this.delete(old)
     }
   }
 
-  delete(key: string): void {
-    const old = this.entries.get(key)
+  delete(key: AnswerKey): void {
+    const old = this.entries.get(key.body)
     if (!old) return
-    this.entries.delete(key)
-    this.bytes -= sizeOf(key, old)
+    this.entries.delete(key.body)
+    this.bytes -= sizeOf(old)
   }
 
   get size(): number {
@@ -233,6 +250,6 @@ class AnswerCache {
   }
 }
 
-function sizeOf(key: string, answer: CachedAnswer): number {
-  return key.length + answer.flags.length + ENTRY_OVERHEAD
+function sizeOf(answer: CachedAnswer): number {
+  return answer.body.length + answer.flags.length + ENTRY_OVERHEAD
 }
