@@ -3,6 +3,7 @@ import pino from 'pino'
 import { loadConfig, parseRoles, printConfig, usageVariables, ROLES, type Role } from './shared/config'
 import { buildWren } from './app'
 import { startWatchdog } from './shared/watchdog'
+import { lowerBackgroundThreads } from './shared/thread-priority'
 import { describeRuntime } from './runtime/describe'
 import { manage } from './runtime/cli'
 import { init, INIT_USAGE } from './runtime/init'
@@ -45,6 +46,7 @@ async function main(argv: string[]): Promise<number> {
 
   async function start(roles?: Role[]): Promise<number> {
     const logger = pino({ level: config.logLevel })
+    if (config.backgroundNice > 0) await lowerBackgroundThreads(config.backgroundNice)
     if (config.watchdogMs > 0) startWatchdog(config.watchdogMs)
     const wren = await buildWren(roles ? { ...config, roles } : config, logger)
     await wren.app.listen({ port: config.port, host: config.host })

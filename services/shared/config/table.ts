@@ -151,6 +151,14 @@ export const VARIABLES: readonly ConfigVariable[] = [
     doc: 'a shutdown still unfinished after this exits with code 1 and a log line, once no call into the embedded ClickHouse engine is under way (one still running after as long again is ended by SIGKILL)',
   }),
   v({
+    env: 'WREN_BACKGROUND_NICE',
+    group: 'server',
+    field: 'backgroundNice',
+    default: '10',
+    parse: integer,
+    doc: "the nice value (Linux) of the threads made after Wren starts: the embedded engine's and the ingestion worker's, so that their work waits for HTTP requests when the cores are busy rather than the other way round (the main thread, libuv's pool and V8's helpers keep theirs); `0` leaves them as they start",
+  }),
+  v({
     env: 'WREN_WATCHDOG_MS',
     group: 'server',
     field: 'watchdogMs',

@@ -47,6 +47,8 @@ export interface Config {
   shutdown: { graceMs: number; timeoutMs: number }
   /** How long the main thread may stall (out of memory, a blocked event loop) before the process is killed; 0: never. */
   watchdogMs: number
+  /** The nice value of the threads made after the start (the engine's, the ingestion worker's); 0: left as they start. */
+  backgroundNice: number
   /** Cluster mode's log: set by KAFKA_BROKERS; absent means the embedded log in the data directory. */
   kafka?: KafkaConfig | null
   /** Cluster mode's storage: set by CLICKHOUSE_URL; absent means chDB in the data directory. */
