@@ -50,6 +50,10 @@ type StoredKey = PersonalApiKey & { hash: string; version: number }
 
 export class ProjectStore implements Tenants {
   private readonly projects = new Map<number, Project & { version: number }>()
+  /** Project API key → project id: capture and decide look a project up by its key on every request. */
+  private readonly tokens = new Map<string, number>()
+  /** Each held project as callers see it (without its version), made once per version rather than per lookup. */
+  private readonly shown = new WeakMap<Project & { version: number }, Project>()
   private readonly keysByHash = new Map<string, StoredKey>()
   /** Revoked keys: a refresh whose read began before the revocation landed, or an older change, must not bring them back. */
   private readonly revoked = new Set<string>()
@@ -80,7 +84,7 @@ export class ProjectStore implements Tenants {
   private apply(change: ConfigChange): void {
     if (change.kind === 'project') {
       const project = change.record as Project & { version: number }
-      if ((this.projects.get(project.id)?.version ?? 0) < project.version) this.projects.set(project.id, project)
+      if ((this.projects.get(project.id)?.version ?? 0) < project.version) this.hold(project)
     } else if (change.kind === 'key') {
       const key = change.record as StoredKey & { deleted?: boolean }
       if (this.revoked.has(key.id)) return
@@ -99,7 +103,8 @@ export class ProjectStore implements Tenants {
   async refresh(): Promise<void> {
     const projects = await queryRows<ProjectRow>(this.client, 'SELECT * FROM projects FINAL WHERE is_deleted = 0 ORDER BY id')
     this.projects.clear()
-    for (const row of projects) this.projects.set(Number(row.id), fromProjectRow(row))
+    this.tokens.clear()
+    for (const row of projects) this.hold(fromProjectRow(row))
     const keys = await queryRows<KeyRow>(this.client, 'SELECT * FROM personal_api_keys FINAL WHERE is_deleted = 0')
     const usage = await queryRows<{ id: string; last_used_at: string }>(
       this.client,
@@ -121,19 +126,32 @@ export class ProjectStore implements Tenants {
   }
 
   list(): Project[] {
-    return [...this.projects.values()].map(({ version: _v, ...p }) => p)
+    return [...this.projects.values()].map((p) => this.show(p))
   }
 
   byId(id: number): Project | undefined {
     const p = this.projects.get(id)
-    if (!p) return undefined
-    const { version: _v, ...project } = p
-    return project
+    return p && this.show(p)
   }
 
   byToken(token: string): Project | undefined {
-    for (const p of this.projects.values()) if (p.apiToken === token) return this.byId(p.id)
-    return undefined
+    const id = this.tokens.get(token)
+    const project = id === undefined ? undefined : this.byId(id)
+    return project?.apiToken === token ? project : undefined
+  }
+
+  private hold(p: Project & { version: number }): void {
+    this.projects.set(p.id, p)
+    this.tokens.set(p.apiToken, p.id)
+  }
+
+  private show(p: Project & { version: number }): Project {
+    let project = this.shown.get(p)
+    if (!project) {
+      const { version: _v, ...rest } = p
+      this.shown.set(p, (project = rest))
+    }
+    return project
   }
 
   keyByValue(value: string): PersonalApiKey | undefined {
@@ -295,7 +313,7 @@ export class ProjectStore implements Tenants {
         version: p.version,
       },
     ])
-    this.projects.set(p.id, p)
+    this.hold(p)
     await this.config.publish({ kind: 'project', record: p })
   }
 }
