@@ -38,6 +38,23 @@ function loadSchema(file: string): avro.Type {
   return avro.Type.forSchema(JSON.parse(readFileSync(new URL(file, schemaDir), 'utf8')) as avro.Schema, { wrapUnions: true })
 }
 
+/** Where a message is encoded before its one copy out (avsc's toBuffer, then the header joined on, made three buffers and two copies). */
+const scratch = Buffer.allocUnsafe(64 * 1024)
+
+/** The magic byte, the schema version, then the Avro encoding of `wire`, in a buffer of its own. */
+function framed(type: avro.Type, version: number, wire: unknown): Buffer {
+  scratch[0] = MAGIC
+  scratch[1] = version
+  const end = type.encode(wire, scratch, 2)
+  if (end >= 0) return Buffer.from(scratch.subarray(0, end))
+  // Larger than the scratch space (a recording's snapshot): encoded again, into a buffer of its exact size.
+  const out = Buffer.allocUnsafe(scratch.length - end)
+  out[0] = MAGIC
+  out[1] = version
+  type.encode(wire, out, 2)
+  return out
+}
+
 const ingestVersions: Record<number, avro.Type> = { 1: loadSchema('ingest-message.v1.avsc') }
 const INGEST_VERSION = 1
 const ingestCurrent = ingestVersions[INGEST_VERSION]
@@ -75,7 +92,7 @@ export function encodeIngest(item: IngestItem): Buffer {
     item.kind === 'event'
       ? { team_id: item.event.teamId, body: { 'wren.CapturedEvent': eventToWire(item.event) } }
       : { team_id: item.command.teamId, body: { 'wren.PersonCommand': commandToWire(item.command) } }
-  return Buffer.concat([Buffer.from([MAGIC, INGEST_VERSION]), ingestCurrent.toBuffer(wire)])
+  return framed(ingestCurrent, INGEST_VERSION, wire)
 }
 
 /** Throws on a message that is not a Wren ingest message (the caller sends it to the dead-letter path). */
@@ -179,7 +196,7 @@ export function encodeSnapshot(item: SnapshotItem): Buffer {
     now: item.now,
     events: item.events,
   }
-  return Buffer.concat([Buffer.from([MAGIC, SNAPSHOT_VERSION]), snapshotCurrent.toBuffer(wire)])
+  return framed(snapshotCurrent, SNAPSHOT_VERSION, wire)
 }
 
 /** Throws on a message that is not a Wren snapshot message. */
