@@ -109,7 +109,8 @@ function readDistinctId(e: Json, props: Json): string {
   if (value === undefined || value === null) throw wrenError('missing_distinct_id', 'Event has no distinct_id', 'distinct_id')
   const text = (typeof value === 'string' ? value : JSON.stringify(value)).replace(/\0/g, '\uFFFD')
   if (text === '') throw wrenError('missing_distinct_id', 'Event has an empty distinct_id', 'distinct_id')
-  // Truncate by code points so a surrogate pair is never split.
+  // Truncate by code points so a surrogate pair is never split (a text no longer in UTF-16 units has no more code points).
+  if (text.length <= MAX_DISTINCT_ID_CHARS) return text
   const chars = Array.from(text)
   return chars.length > MAX_DISTINCT_ID_CHARS ? chars.slice(0, MAX_DISTINCT_ID_CHARS).join('') : text
 }
