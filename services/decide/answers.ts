@@ -14,7 +14,7 @@ import type { Metrics } from '../shared/metrics'
 import type { Project, Tenants } from '../shared/tenancy'
 import { clientIp } from './geoip'
 import { readFlagsRequest } from './request'
-import { flagsBodyParts, shapeFor, type Shape } from './responses'
+import { flagsBodyParts, shapeFor } from './responses'
 import { remoteConfig } from './remote-config'
 import type { Evaluation, FlagsService, Stamp } from './service'
 
@@ -45,7 +45,6 @@ type Query = Record<string, string | undefined>
 
 export class FlagAnswers {
   private readonly cache = new AnswerCache()
-  private readonly slab = new Slab()
 
   constructor(private readonly deps: FlagAnswersDeps) {}
 
@@ -70,7 +69,7 @@ export class FlagAnswers {
     return this.evaluate(call, endpoint, json, key)
   }
 
-  private evaluate(call: FlagsCall, endpoint: FlagsEndpoint, json: unknown, key: AnswerKey | null): Buffer | Promise<Buffer> {
+  private evaluate(call: FlagsCall, endpoint: FlagsEndpoint, json: unknown, key: string | null): Buffer | Promise<Buffer> {
     const req = readFlagsRequest(json)
     const project = projectOf(this.deps.projects, req.token)
     // The client address matters only for GeoIP.
@@ -84,7 +83,7 @@ export class FlagAnswers {
       return evaluation.then((e) => this.bytes(call, endpoint, project, flagsBytes(call, endpoint, e), e.errors))
     const flags = flagsBytes(call, endpoint, evaluation)
     // Answered synchronously from the stamped state: reusable while that state holds.
-    if (key !== null && stamp !== null && !evaluation.errors) this.cache.set({ ...key, token: req.token, stamp, flags })
+    if (key !== null && stamp !== null && !evaluation.errors) this.cache.set(key, { token: req.token, stamp, flags })
     return this.bytes(call, endpoint, project, flags, evaluation.errors)
   }
 
@@ -108,7 +107,7 @@ export class FlagAnswers {
     const tail = `,"requestId":"${randomUUID()}","evaluatedAt":${this.deps.clock.now().getTime()}}`
     // Written into one buffer (the head as UTF-8, the tail is ASCII), without a buffer per part.
     const headBytes = Buffer.byteLength(head)
-    const body = this.slab.take(headBytes + flags.length + tail.length)
+    const body = Buffer.allocUnsafe(headBytes + flags.length + tail.length)
     body.write(head, 0)
     flags.copy(body, headBytes)
     body.write(tail, headBytes + flags.length, 'latin1')
@@ -116,14 +115,10 @@ export class FlagAnswers {
   }
 
   /** The request as far as a flags answer depends on it: the answer's shape, the query, the body, and the address when GeoIP may read it. */
-  private key(call: FlagsCall, endpoint: FlagsEndpoint, body: Buffer): AnswerKey {
+  private key(call: FlagsCall, endpoint: FlagsEndpoint, body: Buffer): string {
     const q = call.query as Query
-    return {
-      body: body.toString('latin1'),
-      shape: shapeFor(endpoint, q.v),
-      onlyOverrides: q.only_use_override_person_properties === 'true',
-      ip: this.deps.service.readsIp ? clientIp(call.headers['x-forwarded-for'], call.socket.remoteAddress) : null,
-    }
+    const ip = this.deps.service.readsIp ? clientIp(call.headers['x-forwarded-for'], call.socket.remoteAddress) : ''
+    return `${shapeFor(endpoint, q.v)}\u0000${q.only_use_override_person_properties === 'true'}\u0000${ip}\u0000${body.toString('latin1')}`
   }
 }
 
@@ -169,41 +164,7 @@ function parsePlain(body: Buffer): unknown {
   }
 }
 
-/**
- * Answers' buffers, carved from 1 MiB slabs as Node carves buffers under 4 KiB from its pool: an answer of its
- * own (12.5 KB for 50 flags) allocated a fresh ArrayBuffer on every request, 2–3% of decide's CPU. A slab is
- * freed once no answer carved from it is referenced (they live until written to the socket).
- */
-class Slab {
-  private static readonly BYTES = 1 << 20
-  private slab = Buffer.allocUnsafeSlow(Slab.BYTES)
-  private used = 0
-
-  take(size: number): Buffer {
-    if (size > Slab.BYTES >> 3) return Buffer.allocUnsafe(size)
-    if (this.used + size > Slab.BYTES) {
-      this.slab = Buffer.allocUnsafeSlow(Slab.BYTES)
-      this.used = 0
-    }
-    const buffer = this.slab.subarray(this.used, this.used + size)
-    this.used += (size + 7) & ~7 // 8-byte aligned, as Node's pool
-    return buffer
-  }
-}
-
-/**
- * What an answer is kept under. The map's key is the body alone (a string made of the bytes as they are): a
- * key joining the other parts to it was a new string to flatten and hash on every request. Two requests with
- * the same body and another shape (or override switch, or address) take turns in the one entry.
- */
-interface AnswerKey {
-  body: string
-  shape: Shape
-  onlyOverrides: boolean
-  ip: string | null
-}
-
-interface CachedAnswer extends AnswerKey {
+interface CachedAnswer {
   token: string
   stamp: Stamp
   /** The flags members of the answer (flagsBodyParts), joined. */
@@ -222,27 +183,26 @@ class AnswerCache {
 
   constructor(private readonly maxBytes = DEFAULT_MAX_BYTES) {}
 
-  get(key: AnswerKey): CachedAnswer | undefined {
-    const entry = this.entries.get(key.body)
-    return entry && entry.shape === key.shape && entry.onlyOverrides === key.onlyOverrides && entry.ip === key.ip ? entry : undefined
+  get(key: string): CachedAnswer | undefined {
+    return this.entries.get(key)
   }
 
-  set(answer: CachedAnswer): void {
-    this.delete(answer)
-    this.entries.set(answer.body, answer)
-    this.bytes += sizeOf(answer)
+  set(key: string, answer: CachedAnswer): void {
+    this.delete(key)
+    this.entries.set(key, answer)
+    this.bytes += sizeOf(key, answer)
     // Bounded: past the cap, the oldest entries go (insertion order).
-    for (const old of this.entries.values()) {
+    for (const [old] of this.entries) {
       if (this.bytes <= this.maxBytes) break
       this.delete(old)
     }
   }
 
-  delete(key: AnswerKey): void {
-    const old = this.entries.get(key.body)
+  delete(key: string): void {
+    const old = this.entries.get(key)
     if (!old) return
-    this.entries.delete(key.body)
-    this.bytes -= sizeOf(old)
+    this.entries.delete(key)
+    this.bytes -= sizeOf(key, old)
   }
 
   get size(): number {
@@ -250,6 +210,6 @@ class AnswerCache {
   }
 }
 
-function sizeOf(answer: CachedAnswer): number {
-  return answer.body.length + answer.flags.length + ENTRY_OVERHEAD
+function sizeOf(key: string, answer: CachedAnswer): number {
+  return key.length + answer.flags.length + ENTRY_OVERHEAD
 }
