@@ -155,7 +155,7 @@ export async function runAtRate(load: RateLoad): Promise<RateResult> {
     while (next < total && idle.length > 0) {
       const due = start + next * interval
       if (due > now) break
-      const conn = idle.pop()!
+      const conn = idle.shift()! // the longest idle first: no connection sits idle long enough for the server to close it
       peakInFlight = Math.max(peakInFlight, connections - idle.length)
       conn.send(requests[next % requests.length], due)
       next++
