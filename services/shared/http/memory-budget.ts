@@ -114,7 +114,7 @@ class Charge implements MemoryCharge {
   }
 }
 
-/** Where a request's charge is kept: on Node's request itself (a WeakMap's write barrier cost ~1% of decide's CPU). */
+/** Where a request's charge is kept: on Node's request itself (a WeakMap's write barrier took up to 0.7% of decide's main thread). */
 const CHARGE = Symbol('wren.memoryCharge')
 type Charged = { [CHARGE]?: MemoryCharge }
 
