@@ -1,5 +1,5 @@
 // Capture benchmarks: Wren (`wren start`, production defaults, a fresh temporary data directory per run)
-// and the hello-world Fastify route, each in its own process, loaded by autocannon from this process.
+// and the hello-world Fastify route, each in its own process, loaded from this process (autocannon; the open loop for latency).
 //   1. /batch/ throughput: posthog-node bodies of 100 events, plain JSON and gzip; events/s acknowledged
 //      (Wren answers 200 only once the append to the log is fsync'd).
 //   2. /e/ latency at a constant offered rate (open-loop, bench/open-loop.ts), and as autocannon's

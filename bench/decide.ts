@@ -1,6 +1,6 @@
 // Decide benchmark: POST /flags?v=2 (what posthog-node and posthog-js send) with 50 flags — rollouts,
 // multivariate, property conditions — on warm persons, beside a hello-world Fastify POST in the same run.
-// Wren runs as `wren start` in its own process; autocannon loads it from this one.
+// Wren runs as `wren start` in its own process; autocannon (and the open loop) load it from this one.
 // References, each in its own process: a Fastify route answering the same pre-encoded bytes as Wren's
 // answer (the ceiling of any decide on this HTTP stack), and a hello-world POST. Then decide and the
 // pre-encoded route at a constant rate (--rate req/s, open loop: bench/open-loop.ts) for the latency there,
