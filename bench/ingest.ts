@@ -19,6 +19,7 @@ import path from 'node:path'
 import { fileURLToPath } from 'node:url'
 import {
   cpuSeconds,
+  threadCpuSeconds,
   fmt,
   median,
   mib,
@@ -66,6 +67,11 @@ interface TrialResult {
   /** CPU seconds of the whole process (all threads, chDB's included) during the drain / the reference. */
   drainCpuSeconds: number
   refCpuSeconds: number
+  /** The same CPU seconds by thread (threadDeltas). */
+  drainByThread: Array<[string, number]>
+  refByThread: Array<[string, number]>
+  /** The drain's start and end on the monotonic clock of V8's CPU profiles (µs): a `--cpu-prof` profile's samples of the drain lie between. */
+  drainClock: number[]
   /** Event-loop delay during the drain (ms): how long ingestion held the thread capture's requests run on. */
   loopDelayP99: number
   loopDelayMax: number
@@ -238,10 +244,12 @@ async function trial(n: number): Promise<TrialResult> {
     const sampler = setInterval(() => (rssPeak = Math.max(rssPeak, process.memoryUsage().rss)), 50)
     const { endOffset } = await wren.log.stats(TOPICS.ingest)
     const drainCpu = cpuSeconds()
+    const drainThreads = threadCpuSeconds()
     const loopDelay = monitorEventLoopDelay({ resolution: 1 })
     loopDelay.enable()
     const profile = process.env.BENCH_CPU_PROFILE ? await cpuProfile() : null
     const drainStart = performance.now()
+    const drainClock = [Number(process.hrtime.bigint() / 1000n)]
     wren.processor.start()
     for (;;) {
       const stats = await wren.log.stats(TOPICS.ingest)
@@ -249,7 +257,9 @@ async function trial(n: number): Promise<TrialResult> {
       await new Promise((r) => setTimeout(r, 5))
     }
     const drainSeconds = (performance.now() - drainStart) / 1000
+    drainClock.push(Number(process.hrtime.bigint() / 1000n))
     const drainCpuSeconds = cpuSeconds() - drainCpu
+    const drainByThread = threadDeltas(drainThreads, threadCpuSeconds())
     if (profile) await writeFile(process.env.BENCH_CPU_PROFILE!, JSON.stringify(await profile.stop()))
     loopDelay.disable()
     clearInterval(sampler)
@@ -283,6 +293,7 @@ async function trial(n: number): Promise<TrialResult> {
     const token = (table: string, offset: number) => `ref:${table}:${offset}`
     let refEventsOnlySeconds = 0
     const refCpu = cpuSeconds()
+    const refThreads = threadCpuSeconds()
     const refStart = performance.now()
     for (const offset of offsets) {
       const b = byBatch.get(offset)!
@@ -297,6 +308,7 @@ async function trial(n: number): Promise<TrialResult> {
     }
     const refSeconds = (performance.now() - refStart) / 1000
     const refCpuSeconds = cpuSeconds() - refCpu
+    const refByThread = threadDeltas(refThreads, threadCpuSeconds())
 
     return {
       events: n,
@@ -320,6 +332,9 @@ async function trial(n: number): Promise<TrialResult> {
       refEventsOnlySeconds,
       drainCpuSeconds,
       refCpuSeconds,
+      drainByThread,
+      refByThread,
+      drainClock,
       loopDelayP99: loopDelay.percentile(99) / 1e6,
       loopDelayMax: loopDelay.max / 1e6,
     }
@@ -327,6 +342,16 @@ async function trial(n: number): Promise<TrialResult> {
     await wren.close()
     await rm(dataDir, { recursive: true, force: true })
   }
+}
+
+/** CPU seconds each thread used between two readings (threadCpuSeconds), the busiest first, named `name#tid` (the main thread `main`). */
+function threadDeltas(before: ReturnType<typeof threadCpuSeconds>, after: ReturnType<typeof threadCpuSeconds>): Array<[string, number]> {
+  const out: Array<[string, number]> = []
+  for (const [tid, { name, seconds }] of after) {
+    const used = seconds - (before.get(tid)?.seconds ?? 0)
+    if (used > 0) out.push([tid === process.pid ? 'main' : `${name}#${tid}`, used])
+  }
+  return out.sort((a, b) => b[1] - a[1])
 }
 
 /** The main thread's CPU profile from now until stop() (for BENCH_CPU_PROFILE=<file.cpuprofile>: the drain alone). */

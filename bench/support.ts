@@ -7,7 +7,7 @@
 // load generator the same way.
 
 import { spawn, type ChildProcess } from 'node:child_process'
-import { readFileSync } from 'node:fs'
+import { readdirSync, readFileSync } from 'node:fs'
 import { createServer } from 'node:net'
 import { randomBytes } from 'node:crypto'
 import { mkdtemp, open, rm } from 'node:fs/promises'
@@ -75,6 +75,28 @@ export function cpuSeconds(pid: number = process.pid, thread?: 'main'): number {
   } catch {
     return NaN
   }
+}
+
+/** CPU seconds each thread of a process has used so far, by thread id, with the thread's name (/proc; empty elsewhere). */
+export function threadCpuSeconds(pid: number = process.pid): Map<number, { name: string; seconds: number }> {
+  const out = new Map<number, { name: string; seconds: number }>()
+  let tids: string[] = []
+  try {
+    tids = readdirSync(`/proc/${pid}/task`)
+  } catch {
+    return out
+  }
+  for (const tid of tids) {
+    try {
+      const stat = readFileSync(`/proc/${pid}/task/${tid}/stat`, 'utf8')
+      const name = stat.slice(stat.indexOf('(') + 1, stat.lastIndexOf(')'))
+      const fields = stat.slice(stat.lastIndexOf(')') + 2).split(' ')
+      out.set(Number(tid), { name, seconds: (Number(fields[11]) + Number(fields[12])) / 100 })
+    } catch {
+      // The thread ended between the listing and the read.
+    }
+  }
+  return out
 }
 
 /**
