@@ -1,7 +1,7 @@
 // The ingestion worker thread's entry: the person work (person-work.ts) on the ClickHouse store's rows
 // (persons/rows.ts), driven by WorkerPersonWork (worker-person-work.ts) on the main thread. It reads
 // storage only by asking the main thread (which holds the one ClickHouse client: chDB allows one engine
-// per process), and never imports the client. Messages are handled one at a time, in order.
+// per process), and never imports the client.
 import { parentPort, workerData } from 'node:worker_threads'
 import { errorText } from '../shared/errors'
 import { decodeIngest } from '../shared/log/contract'
@@ -49,7 +49,6 @@ const loaderFor =
       send({ type: 'load', id, compute, wanted, bound })
     })
 
-let queue = Promise.resolve()
 port.on('message', (message: ToWorker) => {
   if (message.type === 'loaded' || message.type === 'loadFailed') {
     const wait = waiting.get(message.id)
@@ -65,29 +64,21 @@ port.on('message', (message: ToWorker) => {
     else wait?.reject(new Error(message.error))
     return
   }
-  queue = queue.then(async () => {
-    if (message.type === 'stored') work.stored()
-    else if (message.type === 'clear') work.clear()
-    else {
-      const { id, input, data, ends } = message
-      let start = 0
-      const values = ends.map((end) => {
-        const value = new Uint8Array(data, start, end - start)
-        start = end
-        return value
-      })
-      if (setup.exitOnEvent && values.some((value) => holdsEvent(value, setup.exitOnEvent!))) process.exit(70)
-      try {
-        send({
-          type: 'computed',
-          id,
-          output: await work.compute({ ...input, values }, loaderFor(id), handOver(id)),
-        })
-      } catch (err) {
-        send({ type: 'failed', id, error: errorText(err) })
-      }
-    }
+  // The work keeps the order of ranges and clears itself (PersonWork).
+  if (message.type === 'stored') return work.stored()
+  if (message.type === 'clear') return work.clear()
+  const { id, input, data, ends } = message
+  let start = 0
+  const values = ends.map((end) => {
+    const value = new Uint8Array(data, start, end - start)
+    start = end
+    return value
   })
+  if (setup.exitOnEvent && values.some((value) => holdsEvent(value, setup.exitOnEvent!))) process.exit(70)
+  work.compute({ ...input, values }, loaderFor(id), handOver(id)).then(
+    (output) => send({ type: 'computed', id, output }),
+    (err: unknown) => send({ type: 'failed', id, error: errorText(err) }),
+  )
 })
 send({ type: 'ready' })
 

@@ -63,12 +63,14 @@ export interface RangeWork<Prepared> {
   /**
    * Works a range, handing each part to `part` as soon as it is ready, in order. `part` resolves once the
    * part is stored: the next part is handed over only then (one part is worked while one is stored, never
-   * more), and a rejection ends the work with its error.
+   * more), and a rejection ends the work with its error. Resolves once the last part is handed over (the
+   * caller waits for its write): ranges are worked one after the other, in the order of the calls, so the
+   * next range's first part is worked while the last one's last part is stored.
    */
   compute(input: RangeInput, load: Loader, part: (part: PartOutput<Prepared>) => Promise<void>): Promise<RangeOutput>
-  /** The last output is stored: memory may let go of the persons used least recently. */
+  /** The oldest range worked and not yet stored is stored: memory may let go of the persons used least recently. */
   stored(): void
-  /** Storage did not take the last output: memory is ahead of it and is forgotten. */
+  /** Storage did not take what was worked (or it was worked ahead for nothing): memory is ahead of it and is forgotten, once the ranges being worked are done. */
   clear(): void
   /** Whether the work can run at all (a worker that cannot start is no message's fault). */
   ping(): Promise<PingResult>
@@ -93,12 +95,47 @@ export interface PersonWorkOptions<Prepared> {
 
 export class PersonWork<Prepared> implements RangeWork<Prepared> {
   private readonly repo: PersonRepo
+  /** Ranges and clears, one after the other in the order they were asked for. */
+  private queue: Promise<unknown> = Promise.resolve()
+  /** The moment (PersonRepo.now) each range worked and not yet stored was done at, oldest first. */
+  private readonly unstored: number[] = []
+  /** The moment the newest stored range was done at: what was used up to it is stored, and may be evicted. */
+  private storedAt = 0
 
   constructor(private readonly options: PersonWorkOptions<Prepared>) {
     this.repo = new PersonRepo({ maxPersons: options.maxCachedPersons })
   }
 
-  async compute(input: RangeInput, load: Loader, part: (part: PartOutput<Prepared>) => Promise<void>): Promise<RangeOutput> {
+  compute(input: RangeInput, load: Loader, part: (part: PartOutput<Prepared>) => Promise<void>): Promise<RangeOutput> {
+    return this.next(() => this.work(input, load, part))
+  }
+
+  stored(): void {
+    this.storedAt = this.unstored.shift() ?? this.storedAt
+  }
+
+  clear(): void {
+    void this.next(async () => {
+      this.repo.clear()
+      this.unstored.length = 0
+    })
+  }
+
+  async ping(): Promise<PingResult> {
+    return { success: true }
+  }
+
+  async close(): Promise<void> {}
+
+  private next<T>(step: () => Promise<T>): Promise<T> {
+    const run = this.queue.then(step)
+    this.queue = run.catch(() => undefined)
+    return run
+  }
+
+  private async work(input: RangeInput, load: Loader, part: (part: PartOutput<Prepared>) => Promise<void>): Promise<RangeOutput> {
+    // Only what stored ranges alone used goes: the rows of a range still being stored are newer than storage.
+    this.repo.evict(this.storedAt)
     const items: Array<{ index: number; item: IngestItem }> = []
     const failed: RangeOutput['failed'] = []
     const geoip = this.options.geoip
@@ -188,24 +225,11 @@ export class PersonWork<Prepared> implements RangeWork<Prepared> {
         first = last + 1
       }
     }
-    await storing
+    // The last part is stored while the next range is worked (the caller waits for it).
+    this.unstored.push(this.repo.now())
     failed.sort((a, b) => a.index - b.index)
     return { results, failed, events: eventCount, warnings: this.repo.takeWarnings() }
   }
-
-  stored(): void {
-    this.repo.evict()
-  }
-
-  clear(): void {
-    this.repo.clear()
-  }
-
-  async ping(): Promise<PingResult> {
-    return { success: true }
-  }
-
-  async close(): Promise<void> {}
 }
 
 /** Thrown inside an event's atomic step to undo it: it would take its part past partBytes. */

@@ -127,6 +127,64 @@ describe('ingestion processor loop', () => {
     expect(replay.changes.persons.length).toBeGreaterThan(0)
   })
 
+  it.each([
+    // Loads after each delivery: the next batch's lookups are made while the one before is stored.
+    ['as handed out next', 'next', [2, 3, 3]],
+    // Worked ahead on memory that ran ahead of storage: dropped, and the batch loaded again.
+    ['dropped when the batch before it fails once', 'fail', [2, 4, 5]],
+    ['dropped when it comes reassigned (a rebalance)', 'reassigned', [2, 3, 4]],
+    ['dropped when the processor stops and starts again', 'restart', [2, 3, 4]],
+  ] as const)('works the next batch while one is stored (%s): the same rows as one batch after the other', async (_, next, loads) => {
+    // Three batches of three, each stored in parts of two: merges and $set across batches and parts.
+    const batches = [
+      [ev('u', 'a', { $set: { n: 1 } }), ev('anon', 'b', { $set: { seen: 1 } }), ev('v', 'c')],
+      [
+        ev('u', '$identify', { $anon_distinct_id: 'anon', $set: { n: 2 } }),
+        ev('anon', 'fails-once', { $set: { n: 3 } }),
+        ev('v', 'e', { $set: { m: 1 } }),
+      ],
+      [ev('u', 'f', { $set: { n: 4 } }), ev('w', 'g'), ev('anon', 'h', { $set_once: { first: 'h' } })],
+    ]
+    const run = async (ahead: boolean) => {
+      const store = new FakePersonStore()
+      const work = new PersonWork({
+        prepare: (range, changes, events) => store.prepare(range, changes, events),
+        encodeEvent: (e) => store.encodeEvent(e),
+        geoip: null,
+        partRecords: 2,
+      })
+      const h = ingestion({ store, processor: { work, maxBatchRecords: 3 } })
+      await h.append(...batches.flat())
+      if (ahead && next === 'fail') {
+        let refused = 0
+        store.refuse = (_, events) => events.some((e) => e.event === 'fails-once') && refused++ === 0
+      }
+      const ranges: Array<Array<[number, number]>> = []
+      const loads: number[] = []
+      for (const [i, items] of batches.entries()) {
+        const before = store.writes.length
+        if (ahead && i === 2 && next === 'restart') await h.restart()
+        const { delivery } = await h.deliver(items, { lookahead: ahead, reassigned: ahead && i === 2 && next === 'reassigned' })
+        expect(delivery.committed).toBe(true)
+        // Nothing of the batch worked ahead is written before it is handed out.
+        ranges.push(store.writes.slice(before).map((w) => [w.range.firstOffset, w.range.lastOffset]))
+        loads.push(store.loads.length)
+      }
+      return { store, ranges, loads }
+    }
+    const plain = await run(false)
+    const ahead = await run(true)
+    expect(plain.loads).toEqual([1, 2, 3])
+    expect(ahead.loads).toEqual(loads)
+    // Every write while a batch was delivered is of that batch's range.
+    expect(ahead.ranges.map((r, i) => r.every(([first, last]) => first >= 3 * i && last <= 3 * i + 2))).toEqual([true, true, true])
+    expect(ahead.store.persons()).toEqual(plain.store.persons())
+    expect(ahead.store.personVersions()).toEqual(plain.store.personVersions())
+    expect(ahead.store.distinctIds()).toEqual(plain.store.distinctIds())
+    expect(ahead.store.events()).toEqual(plain.store.events())
+    expect(ahead.store.activity()).toEqual(plain.store.activity())
+  })
+
   it('replays a batch whose write failed half-way from storage, not from memory that ran ahead', async () => {
     const h = ingestion()
     await h.run(ev('u', 'e', { $set: { n: 1 } }))

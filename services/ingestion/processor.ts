@@ -11,6 +11,12 @@
 // (worker-person-work.ts), in this thread in unit tests. A range comes back in parts, written in order
 // while the next part is worked.
 //
+// Across ranges: while a range is written, the next one the log has (SubscribeOptions.lookahead) is
+// worked, its lookups and first part ready by the time the last part before it is stored. It writes
+// nothing until the log hands it to the runner, after the range before it is committed: only memory is
+// ahead, and anything but that range coming next (a failure, a redelivery, a stop, a rebalance) drops it
+// and clears memory, so every write is still computed from what was stored (or worked) before it.
+//
 // Exactly once through isolation. Every write, of a whole range or of a part, is computed from the state
 // stored before its first offset (the replay bound: rows written by this part or later ones are left
 // out) and carries deduplication tokens named after its own range, which is what isolation needs to
@@ -98,8 +104,9 @@ export class IngestionProcessor<Prepared = unknown> {
   }
 
   /** Stops taking batches (start() takes them again). */
-  stop(): Promise<void> {
-    return this.runner.stop()
+  async stop(): Promise<void> {
+    await this.runner.stop()
+    await this.stage.dropLookahead()
   }
 
   /** Stops for good: the worker, if the work runs on one, too. */
@@ -119,9 +126,24 @@ export class IngestionProcessor<Prepared = unknown> {
   }
 }
 
+/** A range being worked (IngestionStage.begin). */
+interface Running {
+  batch: LogBatch
+  /** Settles once its last part is handed over to be written. */
+  output: Promise<RangeOutput>
+  /** The writes of the parts handed over so far, in order. */
+  writes(): Promise<void>
+  /** Its parts may be written now (write() took it), each unless `stopping` is aborted by then. */
+  take(stopping: AbortSignal | undefined): void
+  /** Its parts are never written: the work ends at its next part, with an error. */
+  drop(): void
+}
+
 /** Writes a range of the ingest topic: its events with their persons, its commands' results, its person changes. */
 class IngestionStage<Prepared> implements Stage {
   private readonly work: RangeWork<Prepared>
+  /** The range worked ahead (lookahead), until write() takes or drops it. */
+  private ahead: Running | null = null
   private readonly waiters = new CommandWaiters()
   private readonly changeListeners: Array<(changes: PersonChanges) => void> = []
   /** Partitions of the ingest topic (person ids step by it, persons/ids.ts); read again after a rebalance or a failure. */
@@ -186,15 +208,74 @@ class IngestionStage<Prepared> implements Stage {
   }
 
   /**
+   * Starts working the range the log means to hand out next, while this one is written: its lookups and
+   * first part are done by the time this range's last part is stored. None of its parts is written before
+   * write() takes it; anything else write() is handed (another range, or this one handed out again) drops
+   * it and what it did to memory.
+   */
+  lookahead(next: LogBatch): void {
+    if (this.ahead || next.redelivered || next.reassigned) return
+    this.ahead = this.begin(next, false)
+  }
+
+  /** Drops the range worked ahead, if any (the runner stopped, or a write failed): memory forgets what it did. */
+  async dropLookahead(): Promise<void> {
+    const ahead = this.ahead
+    this.ahead = null
+    if (!ahead) return
+    ahead.drop()
+    await ahead.output.catch(() => undefined)
+    this.work.clear()
+  }
+
+  /**
    * Works one range of the log and writes its output. Throws when the range cannot be written, or when
    * `stopping` is aborted before one of its parts (the parts written so far are a prefix a replay rebuilds).
    */
   async write(batch: LogBatch, stopping?: AbortSignal): Promise<Written> {
-    const replayed = batch.redelivered || Boolean(batch.reassigned)
+    let replayed = batch.redelivered || Boolean(batch.reassigned)
+    if (this.ahead && (replayed || !sameRange(this.ahead.batch, batch))) {
+      await this.dropLookahead()
+      // Memory was forgotten: the range is rebuilt from storage, as a replay.
+      replayed = true
+    }
     if (replayed) this.partitions = null
-    // Parts are written in order while the next ones are worked (person-work.ts PartOutput).
-    let writes = Promise.resolve()
-    const write = async (part: PartOutput<Prepared>) => {
+    const running = this.ahead ?? this.begin(batch, replayed)
+    this.ahead = null
+    running.take(stopping)
+    let output: RangeOutput
+    try {
+      output = await running.output
+      await running.writes()
+      if (this.options.publishResults) await this.options.publishResults(output.results)
+    } catch (err) {
+      // No write of this range may still be running when the log hands it out again; a write's own error
+      // is the range's (the work only passes it on, as text when it runs on a worker).
+      const failedWrite = await running.writes().then(
+        () => null,
+        (writeErr: unknown) => ({ writeErr }),
+      )
+      // Memory may now be ahead of storage, and so is a range worked ahead on it: the log redelivers this
+      // batch and it is rebuilt from storage.
+      await this.dropLookahead()
+      this.work.clear()
+      this.partitions = null
+      throw failedWrite ? failedWrite.writeErr : err
+    }
+    return { letters: lettersOf(batch, output.failed), stored: () => this.stored(output) }
+  }
+
+  /**
+   * Starts working a range. Its parts are written in order while the next ones are worked
+   * (person-work.ts PartOutput), once take() is called: at once by write(), later for a lookahead.
+   */
+  private begin(batch: LogBatch, replayed: boolean): Running {
+    let take: (stopping: AbortSignal | undefined) => void = () => {}
+    let drop: (err: Error) => void = () => {}
+    const taken = new Promise<AbortSignal | undefined>((resolve, reject) => ((take = resolve), (drop = reject)))
+    let writes: Promise<unknown> = taken
+    writes.catch(() => undefined)
+    const write = async (part: PartOutput<Prepared>, stopping: AbortSignal | undefined) => {
       stopping?.throwIfAborted()
       if (part.poisoned)
         throw new Error(`failpoint: ClickHouse refuses a batch holding a ${JSON.stringify(this.options.poisonEvent)} event`)
@@ -203,10 +284,9 @@ class IngestionStage<Prepared> implements Stage {
       if (this.options.publishChanges) await this.options.publishChanges(part.changes)
       this.announce(part.changes)
     }
-    let output: RangeOutput
-    try {
+    const output = (async () => {
       this.partitions ??= await this.log.partitions(batch.topic)
-      output = await this.work.compute(
+      return this.work.compute(
         {
           topic: batch.topic,
           partition: batch.partition,
@@ -218,27 +298,22 @@ class IngestionStage<Prepared> implements Stage {
         },
         (wanted, bound) => this.store.load(wanted, bound),
         (part) => {
-          writes = writes.then(() => write(part))
-          // Awaited below, after the work: a failed write is never left unhandled meanwhile.
-          writes.catch(() => undefined)
-          return writes
+          const stored = writes.then(() => taken).then((stopping) => write(part, stopping))
+          // Awaited by write(), after the work: a failed write is never left unhandled meanwhile.
+          stored.catch(() => undefined)
+          writes = stored
+          return stored
         },
       )
-      await writes
-      if (this.options.publishResults) await this.options.publishResults(output.results)
-    } catch (err) {
-      // No write of this range may still be running when the log hands it out again; a write's own error
-      // is the range's (the work only passes it on, as text when it runs on a worker).
-      const failedWrite = await writes.then(
-        () => null,
-        (writeErr: unknown) => ({ writeErr }),
-      )
-      // Memory may now be ahead of storage; the log redelivers this batch and it is rebuilt from storage.
-      this.work.clear()
-      this.partitions = null
-      throw failedWrite ? failedWrite.writeErr : err
+    })()
+    output.catch(() => undefined)
+    return {
+      batch,
+      output,
+      writes: () => writes.then(() => undefined),
+      take,
+      drop: () => drop(new Error('a range worked ahead was dropped: the log handed out another')),
     }
-    return { letters: lettersOf(batch, output.failed), stored: () => this.stored(output) }
   }
 
   private stored(output: RangeOutput): void {
@@ -259,6 +334,10 @@ class IngestionStage<Prepared> implements Stage {
       }
     }
   }
+}
+
+function sameRange(a: LogBatch, b: LogBatch): boolean {
+  return a.topic === b.topic && a.partition === b.partition && a.firstOffset === b.firstOffset && a.lastOffset === b.lastOffset
 }
 
 /** The dead letters of a range's messages that could not be handled. */

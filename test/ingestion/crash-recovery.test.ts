@@ -19,11 +19,15 @@ describe('crash recovery', () => {
   })
 
   it.each([
-    ['killed from outside while a batch is in flight', false],
-    ['killed right after a batch reached ClickHouse, before its offset was committed', true],
-  ])(
+    ['killed from outside while a batch is in flight', 'outside'],
+    ['killed right after a batch reached ClickHouse, before its offset was committed', 'failpoint'],
+    // A backlog is there from the start: the next batch is being worked (its lookups, its first part) while
+    // the one before is stored (processor.ts), and the process dies with both in flight.
+    ['killed right after a batch reached ClickHouse, with the next one worked ahead', 'backlog'],
+  ] as const)(
     'after SIGKILL mid-stream (%s), every acknowledged event is stored exactly once',
-    async (_how, failpoint) => {
+    async (_how, how) => {
+      const failpoint = how !== 'outside'
       if (wren) await wren.stop()
       if (dataDir) await rm(dataDir, { recursive: true, force: true })
       dataDir = await mkdtemp(path.join(tmpdir(), 'wren-crash-'))
@@ -34,7 +38,6 @@ describe('crash recovery', () => {
         // Each batch is stored in parts (ingestion/person-work.ts): a crash can fall between two parts.
         WREN_INGEST_PART: '100',
       }
-      wren = await spawnWren(dataDir, failpoint ? { ...env, WREN_FAILPOINTS: 'ingest-crash-after-batches=4' } : env)
       const acknowledged = new Set<string>()
       let seq = 0
 
@@ -65,6 +68,13 @@ describe('crash recovery', () => {
         await Promise.all(senders)
       }
 
+      if (how === 'backlog') {
+        // Ingestion waits (a batch of 100 M records, or 23 days) while 2,000 events are captured.
+        const held = await spawnWren(dataDir, { ...env, WREN_INGEST_BATCH: '100000000', WREN_INGEST_WAIT_MS: '2000000000' })
+        await flood(held.url, () => acknowledged.size >= 2000)
+        await held.stop()
+      }
+      wren = await spawnWren(dataDir, failpoint ? { ...env, WREN_FAILPOINTS: 'ingest-crash-after-batches=4' } : env)
       let killed = false
       const first = wren
       const flooding = flood(first.url, () => killed)

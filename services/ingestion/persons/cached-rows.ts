@@ -9,12 +9,18 @@ export const idKey = (teamId: number, distinctId: string) => `${teamId}${SEP}${d
 export const personKey = (teamId: number, uuid: string) => `${teamId}${SEP}${uuid}`
 export const groupKey = (teamId: number, index: number, key: string) => `${teamId}${SEP}${index}${SEP}${key}`
 
+/** The clock of uses, shared by a repository's kinds of rows, so that one tick marks a moment across them all. */
+export interface UseClock {
+  tick: number
+}
+
 export class CachedRows<T extends { version: number }> {
   protected readonly rows = new Map<string, T | null>()
   private readonly dirty = new Set<string>()
   /** The tick of each key's last use. */
   private readonly used = new Map<string, number>()
-  private tick = 0
+
+  constructor(private readonly clock: UseClock = { tick: 0 }) {}
 
   get size(): number {
     return this.rows.size
@@ -33,12 +39,13 @@ export class CachedRows<T extends { version: number }> {
   /** Like peek(), and counts as a use: the row becomes the most recently used. */
   use(key: string): T | null | undefined {
     const row = this.rows.get(key)
-    if (row !== undefined) this.used.set(key, ++this.tick)
+    if (row !== undefined) this.used.set(key, ++this.clock.tick)
     return row
   }
 
-  isDirty(key: string): boolean {
-    return this.dirty.has(key)
+  /** Whether the key has an unsaved change or was used after the tick `usedBy` (CachedRows.evict). */
+  isRecent(key: string, usedBy = Infinity): boolean {
+    return this.dirty.has(key) || (this.used.get(key) ?? 0) > usedBy
   }
 
   /** What storage holds; memory wins when it has an unsaved change or a version at least as new. */
@@ -76,15 +83,15 @@ export class CachedRows<T extends { version: number }> {
   }
 
   /**
-   * Drops clean entries, least recently used first, until at most `max` are left. `keep` spares an entry;
-   * `dropping` hears of each entry before it goes.
+   * Drops clean entries, least recently used first, until at most `max` are left, sparing every entry used
+   * after the tick `usedBy`. `keep` spares an entry; `dropping` hears of each entry before it goes.
    */
-  evict(max: number, hooks: { keep?: (row: T | null) => boolean; dropping?: (row: T | null) => void } = {}): void {
+  evict(max: number, hooks: { keep?: (row: T | null) => boolean; dropping?: (row: T | null) => void } = {}, usedBy = Infinity): void {
     let excess = this.rows.size - max
     if (excess <= 0) return
     const oldestFirst = [...this.used].sort((a, b) => a[1] - b[1])
-    for (const [key] of oldestFirst) {
-      if (excess <= 0) break
+    for (const [key, tick] of oldestFirst) {
+      if (excess <= 0 || tick > usedBy) break
       const row = this.rows.get(key) as T | null
       if (this.dirty.has(key) || hooks.keep?.(row)) continue
       hooks.dropping?.(row)
@@ -102,7 +109,7 @@ export class CachedRows<T extends { version: number }> {
   /** Stores the row as the most recently used. */
   protected set(key: string, row: T | null): void {
     this.rows.set(key, row)
-    this.used.set(key, ++this.tick)
+    this.used.set(key, ++this.clock.tick)
   }
 
   protected drop(key: string): void {

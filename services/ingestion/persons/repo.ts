@@ -28,9 +28,11 @@ export class PersonRepo {
   private readonly nextPersonIds = new Map<string, number>()
   /** Where new person ids come from: the partition of the batch being processed. */
   private idSpace: PersonIdSpace = { partition: 0, partitions: 1 }
-  private readonly persons = new CachedRows<Person>()
-  private readonly distinctIds = new DistinctIdRows()
-  private readonly groups = new CachedRows<GroupRow>()
+  /** Ticks on every use of a cached row (cached-rows.ts): a moment to evict up to (evict). */
+  private readonly clock = { tick: 0 }
+  private readonly persons = new CachedRows<Person>(this.clock)
+  private readonly distinctIds = new DistinctIdRows(this.clock)
+  private readonly groups = new CachedRows<GroupRow>(this.clock)
   private newGroupTypes: GroupTypeRow[] = []
   private activity: ActivityEntry[] = []
   private warnings: IngestionWarning[] = []
@@ -139,21 +141,35 @@ export class PersonRepo {
     return out
   }
 
-  /** Drops clean entries beyond maxPersons (never dirty ones), least recently used first. */
-  evict(): void {
+  /** The moment now, on the clock of uses: what evict(now) may drop is what was used up to here. */
+  now(): number {
+    return this.clock.tick
+  }
+
+  /**
+   * Drops clean entries beyond maxPersons (never dirty ones), least recently used first, and none used
+   * after the moment `usedBy` (now()): rows of ranges not yet stored stay.
+   */
+  evict(usedBy = Infinity): void {
     // A live person leaves together with its distinct ids, so a cached person always has them all.
     const liveIds = (person: Person | null) =>
       person && !person.isDeleted ? this.distinctIds.ofPerson(person.teamId, person.uuid) : undefined
-    this.persons.evict(this.maxPersons, {
-      keep: (person) => [...(liveIds(person) ?? [])].some((id) => this.distinctIds.isDirty(idKey(person!.teamId, id))),
-      dropping: (person) => {
-        for (const id of [...(liveIds(person) ?? [])]) this.distinctIds.forget(idKey(person!.teamId, id))
+    this.persons.evict(
+      this.maxPersons,
+      {
+        keep: (person) => [...(liveIds(person) ?? [])].some((id) => this.distinctIds.isRecent(idKey(person!.teamId, id), usedBy)),
+        dropping: (person) => {
+          for (const id of [...(liveIds(person) ?? [])]) this.distinctIds.forget(idKey(person!.teamId, id))
+        },
       },
-    })
-    this.distinctIds.evict(this.maxPersons, {
-      keep: (row) => Boolean(row && !row.isDeleted && this.persons.peek(personKey(row.teamId, row.personUuid))),
-    })
-    this.groups.evict(this.maxPersons)
+      usedBy,
+    )
+    this.distinctIds.evict(
+      this.maxPersons,
+      { keep: (row) => Boolean(row && !row.isDeleted && this.persons.peek(personKey(row.teamId, row.personUuid))) },
+      usedBy,
+    )
+    this.groups.evict(this.maxPersons, {}, usedBy)
   }
 
   /** Forget everything (used before replaying a batch after a crash). */

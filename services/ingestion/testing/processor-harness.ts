@@ -63,8 +63,10 @@ export class MemoryLog implements Log {
    * Hands the subscriber its next batch (the pending range, else up to maxBatchRecords new records) and
    * hands it again, marked redelivered, each time the handler throws, at most `attempts` times.
    * With `crash`, the handler's success is not committed, as when the process dies before the commit.
+   * With `lookahead`, the subscriber is told of the batch that follows while its handler first runs this
+   * one (SubscribeOptions.lookahead), as the real logs do when that batch is there.
    */
-  async deliver(options: { attempts?: number; crash?: boolean; reassigned?: boolean } = {}): Promise<Delivery> {
+  async deliver(options: { attempts?: number; crash?: boolean; reassigned?: boolean; lookahead?: boolean } = {}): Promise<Delivery> {
     const subscription = this.subscription
     if (!subscription) throw new Error('nothing is subscribed')
     const { topic, maxBatchRecords } = subscription
@@ -87,7 +89,18 @@ export class MemoryLog implements Log {
     const attempts = options.attempts ?? 20
     for (let failures = 0; failures < attempts; failures++) {
       try {
-        await subscription.handler(batch)
+        const handled = subscription.handler(batch)
+        const after = records.slice(last + 1, last + 1 + maxBatchRecords)
+        if (options.lookahead && failures === 0 && after.length)
+          subscription.lookahead?.({
+            topic,
+            partition: 0,
+            records: after,
+            firstOffset: last + 1,
+            lastOffset: last + after.length,
+            redelivered: false,
+          })
+        await handled
       } catch (err) {
         subscription.onError?.(err, batch)
         batch = { ...batch, redelivered: true, reassigned: undefined }

@@ -52,6 +52,13 @@ export interface SubscribeOptions {
    * committed durably. When it throws, the same batch is delivered again after a backoff.
    */
   handler: (batch: LogBatch) => Promise<void>
+  /**
+   * Told, while the handler runs a batch, of the batch the subscription means to hand it next (its records
+   * already read), so that work on it can start early. A hint only: nothing of it is pending or committed,
+   * and the next handler call may be another range, or this one redelivered or reassigned (a failure, a
+   * stop, a rebalance). Work started on it must store nothing until the handler is handed it.
+   */
+  lookahead?: (next: LogBatch) => void
   onError?: (err: unknown, batch: LogBatch) => void
   /**
    * Where a group with no committed offset starts: 'start' (the default: everything the topic still

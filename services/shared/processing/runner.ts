@@ -66,6 +66,11 @@ export interface Stage {
   teamOf(payload: Buffer): number | null
   /** Hears each message that fails alone, once its letter is recorded. */
   deadLettered?(record: LogRecord, letter: DeadLetter): Promise<void>
+  /**
+   * The range the log means to hand out next, while one is being written (SubscribeOptions.lookahead): the
+   * stage may start on it, but stores nothing of it before write() is handed that range.
+   */
+  lookahead?(next: LogBatch): void
 }
 
 export interface RunnerOptions {
@@ -111,6 +116,7 @@ export class BatchRunner {
       maxBatchBytes: this.options.maxBatchBytes,
       maxWaitMs: this.options.maxWaitMs,
       handler: (batch) => this.handleBatch(batch),
+      lookahead: this.stage.lookahead && ((next) => this.stage.lookahead!(next)),
       onError: (err, batch) => this.reportFailure(err, batch),
     })
   }

@@ -329,6 +329,55 @@ describe('embedded log: consuming', () => {
     expect((await log.stats('t')).committed).toEqual({ g: 5 })
   })
 
+  it('tells the handler of the next whole batch while it runs, then hands out exactly that one', async () => {
+    const log = await open()
+    await log.append('t', msgs(0, 10))
+    const calls: LogBatch[] = []
+    const heard: Array<[number, number, boolean]> = []
+    const told = deferred()
+    const offsets: unknown[] = []
+    const done = deferred()
+    const sub = log.subscribe({
+      topic: 't',
+      group: 'g',
+      maxBatchRecords: 4,
+      maxWaitMs: 0,
+      lookahead: (next) => {
+        heard.push([next.firstOffset, next.lastOffset, next.redelivered])
+        told.resolve()
+      },
+      handler: async (batch) => {
+        calls.push(batch)
+        // The first attempt hears of the next batch; it fails, and its retry (redelivered) hears nothing.
+        if (calls.length === 1) {
+          await told.promise
+          throw new Error('fail once')
+        }
+        offsets.push(JSON.parse(await readFile(join(dir, 't', 'consumers', 'g.json'), 'utf8')))
+        if (batch.lastOffset === 9) done.resolve()
+      },
+      onError: () => {},
+    })
+    await done.promise
+    await sub.stop()
+    // [8, 9] is not a whole batch (it would wait for maxWaitMs): no lookahead of it.
+    expect(heard).toEqual([[4, 7, false]])
+    expect(calls.map((b) => [b.firstOffset, b.lastOffset, b.redelivered])).toEqual([
+      [0, 3, false],
+      [0, 3, true],
+      [4, 7, false],
+      [8, 9, false],
+    ])
+    expect(values(calls.slice(1))).toEqual(msgs(0, 10).map((m) => m.value.toString()))
+    // Each batch is pending while its handler runs; the batch read ahead is marked pending as the one before is committed.
+    expect(offsets).toEqual([
+      { committed: 0, pending: { first: 0, last: 3 } },
+      { committed: 4, pending: { first: 4, last: 7 } },
+      { committed: 8, pending: { first: 8, last: 9 } },
+    ])
+    expect((await log.stats('t')).committed).toEqual({ g: 10 })
+  })
+
   it('logs a handler that keeps failing once (then once a minute with a count), and its recovery', async () => {
     const warnings: Warning[] = []
     const log = await open(undefined, warnings)

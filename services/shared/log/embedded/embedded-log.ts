@@ -6,10 +6,12 @@
 // a handler the file says {committed: first, pending: {first, last}}; after the handler resolves it says
 // {committed: last + 1}. A process that dies in between finds the pending range on restart and hands
 // out exactly that range again, marked redelivered, so the handler can reproduce its earlier output.
+// When the next batch was read while the handler ran (SubscribeOptions.lookahead), the two writes are
+// one: {committed: last + 1, pending: the next range}.
 
 import { mkdir, open, readdir, readFile, rename, unlink } from 'node:fs/promises'
 import { join } from 'node:path'
-import type { Log, LogBatch, LogMessage, SubscribeOptions, Subscription, TopicStats } from '../log'
+import type { Log, LogBatch, LogMessage, LogRecord, SubscribeOptions, Subscription, TopicStats } from '../log'
 import { encodeMessages, syncDir, TopicStore, type Warner } from './segment'
 import { RepeatedFailures } from '../../repeated-failures'
 
@@ -229,6 +231,8 @@ class SubscriptionImpl implements Subscription {
   /** Ends the current sleep early: on stop(), or on a new append while waiting for records. */
   private wake: (() => void) | null = null
   private backoffMs = MIN_BACKOFF_MS
+  /** The batch whose handler runs for the first time now (a lookahead is told only then). */
+  private handling: LogBatch | null = null
   private readonly done: Promise<void>
   /** Without onError, failures are logged once and then once a minute with a count (the loop retries every few seconds). */
   private readonly failures: RepeatedFailures
@@ -267,6 +271,9 @@ class SubscriptionImpl implements Subscription {
       pending = saved.pending ?? null
     }
 
+    /** The next batch's records, read while the handler ran the one before (SubscribeOptions.lookahead). */
+    let ahead: Promise<LogRecord[] | null> | null = null
+    let prefetched: LogRecord[] | null = null
     while (!this.stopped) {
       let first = next
       let last: number
@@ -281,6 +288,8 @@ class SubscriptionImpl implements Subscription {
           next = first
           continue
         }
+      } else if (prefetched) {
+        last = first + prefetched.length - 1
       } else {
         const end = await this.waitForRecords(store, next)
         if (end === null) return
@@ -288,19 +297,28 @@ class SubscriptionImpl implements Subscription {
       }
       // A redelivered range is handed out exactly as before, whatever the byte bound is now.
       const maxBytes = redelivered ? Infinity : this.options.maxBatchBytes
-      const read = await this.attempt(() => store.read(first, last - first + 1, maxBytes), this.placeholder(first))
+      // Read while the batch before it ran: its pending mark below is also that batch's commit.
+      const commits = prefetched !== null
+      const read = prefetched
+        ? { value: prefetched }
+        : await this.attempt(() => store.read(first, last - first + 1, maxBytes), this.placeholder(first))
+      prefetched = null
       if (!read || this.stopped) return
       last = first + read.value.length - 1
       let batch: LogBatch = { topic: name, partition: 0, records: read.value, firstOffset: first, lastOffset: last, redelivered }
       const marked = { committed: first, pending: { first, last } }
       if (!(await this.attempt(() => this.log.writeOffsets(topic, group, marked), batch))) return
+      if (commits) await this.log.applyRetention(topic)
+      ahead = this.options.lookahead ? this.readAhead(store, batch) : null
 
       // From here the batch is in flight: stop() waits for it and for its commit.
+      this.handling = batch
       for (;;) {
         try {
           await this.options.handler(batch)
           break
         } catch (err) {
+          this.handling = null
           this.report(err, batch)
           // Stopping now leaves the pending range in the offset file: the next run redelivers it.
           if (this.stopped) return
@@ -309,12 +327,49 @@ class SubscriptionImpl implements Subscription {
           batch = { ...batch, redelivered: true }
         }
       }
+      this.handling = null
       this.backoffMs = MIN_BACKOFF_MS
       this.failures.success({ topic: name, group })
-      if (!(await this.attempt(() => this.log.writeOffsets(topic, group, { committed: last + 1 }), batch))) return
       next = last + 1
+      // The next batch is here already: its pending mark is this one's commit.
+      prefetched = ahead ? await ahead : null
+      if (prefetched && !this.stopped) continue
+      prefetched = null
+      if (!(await this.attempt(() => this.log.writeOffsets(topic, group, { committed: next }), batch))) return
       await this.log.applyRetention(topic)
     }
+  }
+
+  /**
+   * Reads the batch after `current` when a whole one is there now (a partial one would wait for maxWaitMs)
+   * and tells the handler of it (SubscribeOptions.lookahead) if it still runs `current`; null otherwise.
+   */
+  private async readAhead(store: TopicStore, current: LogBatch): Promise<LogRecord[] | null> {
+    const first = current.lastOffset + 1
+    if (store.endOffset - first < this.options.maxBatchRecords) return null
+    let records: LogRecord[]
+    try {
+      records = await store.read(first, this.options.maxBatchRecords, this.options.maxBatchBytes)
+    } catch {
+      return null // read again, the usual way, when its turn comes
+    }
+    if (records.length === 0) return null
+    const next: LogBatch = {
+      topic: current.topic,
+      partition: 0,
+      records,
+      firstOffset: first,
+      lastOffset: first + records.length - 1,
+      redelivered: false,
+    }
+    if (this.handling === current) {
+      try {
+        this.options.lookahead?.(next)
+      } catch (err) {
+        this.report(err, next) // a hint that failed: the batch is handed out all the same
+      }
+    }
+    return records
   }
 
   /**

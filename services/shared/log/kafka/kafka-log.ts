@@ -465,15 +465,27 @@ class KafkaSubscription implements Subscription {
       if (!(await this.deliver(payload, state, replay, true))) return
     }
 
-    for (let i = 0; i < records.length && live();) {
-      const next = withinBytes(records.slice(i, i + this.options.maxBatchRecords), this.options.maxBatchBytes)
-      if (!(await this.deliver(payload, state, next, false))) return
+    const batchAt = (i: number) =>
+      i < records.length ? withinBytes(records.slice(i, i + this.options.maxBatchRecords), this.options.maxBatchBytes) : null
+    for (let i = 0, next = batchAt(0); next && live();) {
+      const following = batchAt(i + next.length)
+      if (!(await this.deliver(payload, state, next, false, following))) return
       i += next.length
+      next = following
     }
   }
 
-  /** Marks the range pending, runs the handler until it succeeds, commits. False when it must stop. */
-  private async deliver(payload: EachBatchPayload, state: PartitionState, records: LogRecord[], redelivered: boolean): Promise<boolean> {
+  /**
+   * Marks the range pending, runs the handler until it succeeds, commits. False when it must stop. The
+   * records that come next in this fetch, if any, are the handler's lookahead (SubscribeOptions.lookahead).
+   */
+  private async deliver(
+    payload: EachBatchPayload,
+    state: PartitionState,
+    records: LogRecord[],
+    redelivered: boolean,
+    following: LogRecord[] | null = null,
+  ): Promise<boolean> {
     const { batch, resolveOffset, heartbeat, isRunning, isStale } = payload
     const { topic } = this.options
     const live = () => !this.stopping && isRunning() && !isStale()
@@ -497,9 +509,11 @@ class KafkaSubscription implements Subscription {
     const beat = setInterval(() => void heartbeat().catch(() => {}), HEARTBEAT_EVERY_MS)
     try {
       let backoff = MIN_BACKOFF_MS
-      for (;;) {
+      for (let attempt = 0; ; attempt++) {
         try {
-          await this.options.handler(logBatch)
+          const handled = this.options.handler(logBatch)
+          if (attempt === 0 && following) this.lookahead(batch.partition, following)
+          await handled
           break
         } catch (err) {
           this.report(err, logBatch)
@@ -520,6 +534,25 @@ class KafkaSubscription implements Subscription {
     await this.commit(batch.topic, batch.partition, last + 1, '')
     resolveOffset(String(last))
     return true
+  }
+
+  /** Tells the handler of the batch it is to be handed next (a hint: see SubscribeOptions.lookahead). */
+  private lookahead(partition: number, records: LogRecord[]): void {
+    const { topic, lookahead } = this.options
+    const next: LogBatch = {
+      topic,
+      partition,
+      records,
+      firstOffset: records[0].offset,
+      lastOffset: records[records.length - 1].offset,
+      redelivered: false,
+      reassigned: false,
+    }
+    try {
+      lookahead?.(next)
+    } catch (err) {
+      this.report(err, next) // a hint that failed: the batch is handed out all the same
+    }
   }
 
   private async commit(topic: string, partition: number, offset: number, metadata: string): Promise<void> {
