@@ -290,6 +290,25 @@ describe('PersonRepo eviction', () => {
     expect(repo.peekPerson(T, pu('b'))).toBeDefined()
   })
 
+  it('spares what was used after a moment: the rows of a range still being stored (evict(usedBy))', () => {
+    const repo = new PersonRepo({ maxPersons: 1 })
+    repo.load(ask({ teamIds: [T] }), { ...emptyState, teams: [{ teamId: T, groupTypes: [] }] })
+    repo.putPerson(person('a')) // a range that is stored
+    repo.takeChanges()
+    const stored = repo.now()
+    repo.putPerson(person('b')) // the next range, worked while the one before is stored
+    repo.putPerson(person('c'))
+    repo.takeChanges()
+    repo.evict(stored)
+    expect([repo.peekPerson(T, pu('a')), repo.peekPerson(T, pu('b')), repo.peekPerson(T, pu('c'))].map(Boolean)).toEqual([
+      false,
+      true,
+      true,
+    ])
+    repo.evict(repo.now())
+    expect([repo.peekPerson(T, pu('b')), repo.peekPerson(T, pu('c'))].map(Boolean)).toEqual([false, true])
+  })
+
   it('drops known-absent entries and orphan rows beyond the bound', () => {
     const repo = new PersonRepo({ maxPersons: 1 })
     const wanted = ask({
