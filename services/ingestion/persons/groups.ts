@@ -50,13 +50,15 @@ export function processGroups(repo: PersonRepo, event: IngestEvent, properties: 
     if (index !== null) upsertGroup(repo, teamId, index, identify.groupKey, identify.set, event.timestamp)
   }
 
-  const out: GroupPropertiesTuple = [{}, {}, {}, {}, {}]
-  for (const [index, key] of named) {
-    const group = repo.group(teamId, index, key)
-    out[index] = group ? { ...group.properties } : {}
-  }
+  // A group's properties are one object per version, never changed in place (upsertGroup): the event
+  // carries that object, as it carries its person's (rows.ts encodes each version once).
+  const out: GroupPropertiesTuple = [NO_PROPERTIES, NO_PROPERTIES, NO_PROPERTIES, NO_PROPERTIES, NO_PROPERTIES]
+  for (const [index, key] of named) out[index] = repo.group(teamId, index, key)?.properties ?? NO_PROPERTIES
   return out
 }
+
+/** The properties of a group an event does not name. */
+const NO_PROPERTIES: Properties = Object.freeze({})
 
 function upsertGroup(repo: PersonRepo, teamId: number, index: number, key: string, set: Properties, timestamp: string): void {
   const existing = repo.group(teamId, index, key)

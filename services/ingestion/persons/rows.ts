@@ -106,9 +106,12 @@ export function preparedBytes(prepared: PreparedRows): number {
 const jsonTexts = new WeakMap<Properties, string>()
 
 function sharedJson(properties: Properties): string {
+  // The map first: `for … in` on a person's properties (often a dictionary-mode object) lists its keys
+  // every time, which cost more than the lookup. Empty objects (most groups) are not kept.
+  let text = jsonTexts.get(properties)
+  if (text !== undefined) return text
   for (const _ in properties) {
-    let text = jsonTexts.get(properties)
-    if (text === undefined) jsonTexts.set(properties, (text = JSON.stringify(properties)))
+    jsonTexts.set(properties, (text = JSON.stringify(properties)))
     return text
   }
   return '{}'
