@@ -37,6 +37,9 @@ describe(`crash trials (${TRIALS} SIGKILLs at random moments, seed ${SEED})`, ()
         WREN_PROJECT_API_KEY: generateKey(PROJECT_KEY_PREFIX),
         WREN_PERSONAL_API_KEY: generateKey(PERSONAL_KEY_PREFIX),
         WREN_INGEST_BATCH: '300',
+        // Parts of a batch (ingestion/person-work.ts), and the next batch worked while the last part is
+        // stored (processor.ts): a kill can fall between parts, and with a batch worked ahead.
+        WREN_INGEST_PART: '100',
       }
       const acknowledged = new Set<string>()
       let seq = 0
