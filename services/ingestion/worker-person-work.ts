@@ -173,9 +173,8 @@ export class WorkerPersonWork implements RangeWork<PreparedRows> {
  * The worker's young generation (V8's default is 48 MB, semi-spaces of 16 MB). A range's decoded messages
  * and a part's events outlive a few scavenges at the default size, so they were copied and promoted, and
  * old-space collections (on V8's helper threads) cleaned them up: the person work alone, 100,000 events of
- * the ingestion benchmark, took 83–122 µs of CPU per event at the default against 79–93 with 192 MB
- * (-20%: the worker 53–63 against 53–77, V8's helpers 19–28 against 30–40), for ~65 MiB more resident
- * memory at the peak (bench/README.md, Ingestion).
+ * the ingestion benchmark, took 83–122 µs of CPU per event at the default (median 109) against 76–93 at
+ * 192 MB (median 82), for ~65 MiB more resident memory at the peak (bench/README.md, Ingestion).
  */
 const YOUNG_GENERATION_MB = 192
 
