@@ -67,9 +67,9 @@ interface TrialResult {
   /** CPU seconds of the whole process (all threads, chDB's included) during the drain / the reference. */
   drainCpuSeconds: number
   refCpuSeconds: number
-  /** The same CPU seconds by thread (threadDeltas). */
-  drainByThread: Array<[string, number]>
-  refByThread: Array<[string, number]>
+  /** The same CPU seconds by group of threads (threadGroups). */
+  drainByThread: Record<ThreadGroup, number>
+  refByThread: Record<ThreadGroup, number>
   /** The drain's start and end on the monotonic clock of V8's CPU profiles (µs): a `--cpu-prof` profile's samples of the drain lie between. */
   drainClock: number[]
   /** Event-loop delay during the drain (ms): how long ingestion held the thread capture's requests run on. */
@@ -188,7 +188,10 @@ async function trial(n: number): Promise<TrialResult> {
     WREN_INGEST_BATCH: process.env.WREN_INGEST_BATCH,
     WREN_INGEST_PART: process.env.WREN_INGEST_PART,
   })
+  const nodeThreads = () => [...threadCpuSeconds()].filter(([tid, t]) => t.name === 'node' && tid !== process.pid).map(([tid]) => tid)
+  const atStart = nodeThreads().sort((a, b) => a - b)
   const wren = await buildWren(config, pino({ level: 'warn' }, pino.destination(2)))
+  const roles: ThreadRoles = { atStart, workers: new Set(nodeThreads().filter((tid) => !atStart.includes(tid))) }
   try {
     await wren.processor.stop()
     const teamId = wren.bootstrap!.projectId
@@ -259,7 +262,7 @@ async function trial(n: number): Promise<TrialResult> {
     const drainSeconds = (performance.now() - drainStart) / 1000
     drainClock.push(Number(process.hrtime.bigint() / 1000n))
     const drainCpuSeconds = cpuSeconds() - drainCpu
-    const drainByThread = threadDeltas(drainThreads, threadCpuSeconds())
+    const drainByThread = threadGroups(roles, drainThreads, threadCpuSeconds())
     if (profile) await writeFile(process.env.BENCH_CPU_PROFILE!, JSON.stringify(await profile.stop()))
     loopDelay.disable()
     clearInterval(sampler)
@@ -308,7 +311,7 @@ async function trial(n: number): Promise<TrialResult> {
     }
     const refSeconds = (performance.now() - refStart) / 1000
     const refCpuSeconds = cpuSeconds() - refCpu
-    const refByThread = threadDeltas(refThreads, threadCpuSeconds())
+    const refByThread = threadGroups(roles, refThreads, threadCpuSeconds())
 
     return {
       events: n,
@@ -344,14 +347,49 @@ async function trial(n: number): Promise<TrialResult> {
   }
 }
 
-/** CPU seconds each thread used between two readings (threadCpuSeconds), the busiest first, named `name#tid` (the main thread `main`). */
-function threadDeltas(before: ReturnType<typeof threadCpuSeconds>, after: ReturnType<typeof threadCpuSeconds>): Array<[string, number]> {
-  const out: Array<[string, number]> = []
+/** Which group each thread of this process belongs to, by its id (threadGroups). */
+interface ThreadRoles {
+  /** Node's threads at the start of the trial: V8's four helper threads (started first), then libuv's pool. */
+  atStart: number[]
+  /** Node's threads that Wren's start added: its workers (the ingestion worker among them). */
+  workers: Set<number>
+}
+
+const THREAD_GROUPS = [
+  'main',
+  'ingestion worker',
+  "V8's helpers (GC)",
+  "libuv's pool (chDB's calls)",
+  "chDB's threads",
+  "chDB's merges",
+] as const
+type ThreadGroup = (typeof THREAD_GROUPS)[number]
+
+/** CPU seconds each group of threads used between two readings (threadCpuSeconds). */
+function threadGroups(
+  roles: ThreadRoles,
+  before: ReturnType<typeof threadCpuSeconds>,
+  after: ReturnType<typeof threadCpuSeconds>,
+): Record<ThreadGroup, number> {
+  const out = Object.fromEntries(THREAD_GROUPS.map((g) => [g, 0])) as Record<ThreadGroup, number>
+  const helpers = new Set(roles.atStart.slice(0, 4))
   for (const [tid, { name, seconds }] of after) {
     const used = seconds - (before.get(tid)?.seconds ?? 0)
-    if (used > 0) out.push([tid === process.pid ? 'main' : `${name}#${tid}`, used])
+    const group: ThreadGroup =
+      tid === process.pid
+        ? 'main'
+        : name !== 'node'
+          ? name.startsWith('MergeMutate')
+            ? "chDB's merges"
+            : "chDB's threads"
+          : roles.workers.has(tid)
+            ? 'ingestion worker'
+            : helpers.has(tid)
+              ? "V8's helpers (GC)"
+              : "libuv's pool (chDB's calls)"
+    out[group] += used
   }
-  return out.sort((a, b) => b[1] - a[1])
+  return out
 }
 
 /** The main thread's CPU profile from now until stop() (for BENCH_CPU_PROFILE=<file.cpuprofile>: the drain alone). */
@@ -406,6 +444,10 @@ export async function runIngest(opts: IngestOptions): Promise<void> {
     `   CPU (process, all threads): Wren ${median(results.map((r) => r.drainCpuSeconds / r.drainSeconds)).toFixed(2)} cores = ${fmt(median(results.map((r) => r.events / r.drainCpuSeconds)))} events per CPU-second;` +
       ` reference ${median(results.map((r) => r.refCpuSeconds / r.refSeconds)).toFixed(2)} cores = ${fmt(median(results.map((r) => r.events / r.refCpuSeconds)))} events per CPU-second`,
   )
+  const perEvent = (pick: (r: TrialResult) => Record<ThreadGroup, number>) =>
+    THREAD_GROUPS.map((g) => `${g} ${fmt(median(results.map((r) => (1e6 * pick(r)[g]) / r.events)))}`).join(', ')
+  console.log(`   CPU per event by thread, µs (medians): Wren ${perEvent((r) => r.drainByThread)}`)
+  console.log(`                                          reference ${perEvent((r) => r.refByThread)}`)
   const pct = (a: number, b: number) => `${Math.round((100 * a) / b)}%`.padStart(4)
   const mid = [...results].sort((a, b) => a.drainSeconds - b.drainSeconds)[results.length >> 1]
   const other = mid.drainSeconds - mid.chInsertSeconds - mid.chQuerySeconds
