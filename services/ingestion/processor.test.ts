@@ -11,6 +11,14 @@ import type { Person, PersonCommand, ProcessedEvent } from './types'
 const T = 1
 const pu = (id: string) => personUuid(T, id)
 const named = (events: ProcessedEvent[]) => events.map((e) => `${e.distinctId}:${e.event}`)
+/** The person work in this thread, storing ranges in parts of two messages. */
+const inPartsOfTwo = (store: FakePersonStore) =>
+  new PersonWork({
+    prepare: (range, changes, events) => store.prepare(range, changes, events),
+    encodeEvent: (e) => store.encodeEvent(e),
+    geoip: null,
+    partRecords: 2,
+  })
 
 describe('ingestion processor loop', () => {
   it('stores events in log order, within a batch and across batches, and applies their person updates in that order', async () => {
@@ -85,13 +93,7 @@ describe('ingestion processor loop', () => {
 
   it('stores a batch in parts (each its persons, then its events), and a replay after a part failed stores every row once', async () => {
     const store = new FakePersonStore()
-    const work = new PersonWork({
-      prepare: (range, changes, events) => store.prepare(range, changes, events),
-      encodeEvent: (e) => store.encodeEvent(e),
-      geoip: null,
-      partRecords: 2,
-    })
-    const h = ingestion({ store, processor: { work } })
+    const h = ingestion({ store, processor: { work: inPartsOfTwo(store) } })
     const items = [
       ev('u', 'a', { $set: { n: 1 } }),
       ev('v', 'b'),
@@ -147,13 +149,7 @@ describe('ingestion processor loop', () => {
     ]
     const run = async (ahead: boolean) => {
       const store = new FakePersonStore()
-      const work = new PersonWork({
-        prepare: (range, changes, events) => store.prepare(range, changes, events),
-        encodeEvent: (e) => store.encodeEvent(e),
-        geoip: null,
-        partRecords: 2,
-      })
-      const h = ingestion({ store, processor: { work, maxBatchRecords: 3 } })
+      const h = ingestion({ store, processor: { work: inPartsOfTwo(store), maxBatchRecords: 3 } })
       await h.append(...batches.flat())
       if (ahead && next === 'fail') {
         let refused = 0
