@@ -104,11 +104,7 @@ export class WorkerPersonWork implements RangeWork<PreparedRows> {
 
   private running(): Worker {
     if (this.worker) return this.worker
-    const worker = new Worker(WORKER_ENTRY, {
-      eval: true,
-      workerData: this.setup,
-      resourceLimits: { maxYoungGenerationSizeMb: YOUNG_GENERATION_MB },
-    })
+    const worker = new Worker(WORKER_ENTRY, { eval: true, workerData: this.setup })
     // The worker never keeps the process alive on its own: Wren's shutdown stops it (close).
     worker.unref()
     let started: (result: PingResult) => void = () => {}
@@ -168,15 +164,6 @@ export class WorkerPersonWork implements RangeWork<PreparedRows> {
     this.pending.clear()
   }
 }
-
-/**
- * The worker's young generation (V8's default is 48 MB, semi-spaces of 16 MB). A range's decoded messages
- * and a part's events outlive a few scavenges at the default size, so they were copied and promoted, and
- * old-space collections (on V8's helper threads) cleaned them up: the person work alone, 100,000 events of
- * the ingestion benchmark, took 83–122 µs of CPU per event at the default (median 109) against 76–93 at
- * 192 MB (median 82), for ~65 MiB more resident memory at the peak (bench/README.md, Ingestion).
- */
-const YOUNG_GENERATION_MB = 192
 
 /**
  * From source, the worker runs Wren's TypeScript as the main thread does, through tsx, registered in the
