@@ -459,7 +459,7 @@ export async function runIngest(opts: IngestOptions): Promise<void> {
     `     waiting on ClickHouse queries ${sec(mid.chQuerySeconds).padStart(8)} ${pct(mid.chQuerySeconds, mid.drainSeconds)}  ${mid.chQueries} queries (the person lookups)`,
   )
   console.log(
-    `     everything else               ${sec(other).padStart(8)} ${pct(other, mid.drainSeconds)}  person work that no insert overlaps (the first part of each batch), offset commits`,
+    `     everything else               ${sec(other).padStart(8)} ${pct(other, mid.drainSeconds)}  person work that no insert overlaps (the first batch's lookups and first part, what working the next batch ahead did not cover), offset commits`,
   )
   console.log(
     `   event-loop delay during the drain (the thread capture's requests share): p99 ${spread(
