@@ -4,14 +4,21 @@
 // Each run is a child process on a fresh temporary data directory, driving a real `wren start` (its own
 // process, production defaults) over HTTP:
 //   1. throughput: S generated sessions (each a full snapshot of a ~400-node DOM, then M minutes of mouse
-//      moves, clicks, inputs, scrolls and mutations, with idle gaps) are posted to /s/ the way posthog-js
-//      sends them (a request per ~2 s of events, uncompressed JSON; gzip'd with --gzip, as posthog-js does
-//      once the remote config offers gzip-js), 16 sessions at a time, until the
-//      processor has stored every event (/_metrics). Figures: MB/s of uncompressed rrweb JSON (request
-//      bodies) and sessions/s, acknowledgements and storage included.
-//      Reference: with Wren stopped, the rows the processor wrote (blocks and metadata, grouped by the log
-//      batch that wrote them) are inserted again with insertRows into copies of the tables, batch by
-//      batch: the ClickHouse work without HTTP, the log or the processor.
+//      moves, clicks, inputs, scrolls and mutations, with idle gaps), cut into the requests posthog-js sends
+//      (one per ~2 s of events, uncompressed JSON; gzip'd with --gzip, as posthog-js does once the remote
+//      config offers gzip-js), posted to /s/ until the processor has stored every event (/_metrics), twice:
+//      a. as issue 24 measured it: on the fresh server, 16 senders in this process (fetch), each posting a
+//         session's requests one after another and waiting for each answer;
+//      b. loaded, on the server (a) warmed: the sessions again under new ids until there are --load-mb MB,
+//         in the order many browsers send them (every session's first request, then every second one, …),
+//         by autocannon over --connections keep-alive connections with the bodies built beforehand, so the
+//         client costs little and fixed costs (the last batch's WREN_RECORDINGS_WAIT_MS, a cold JIT) are a
+//         small part of the time.
+//      Figures: MB/s of uncompressed rrweb JSON (request bodies) and sessions/s, acknowledgements and storage
+//      included; Wren's process CPU per request; the processor's summed batch time.
+//      Reference: with Wren stopped, the rows the processor wrote (blocks, metadata and the sessions'
+//      pre-aggregated rows, grouped by the log batch that wrote them) are inserted again with insertRows
+//      into copies of the tables, batch by batch: the ClickHouse work without HTTP, the log or the processor.
 //   2. storage: bytes on disk (system.parts, after OPTIMIZE … FINAL) of the blocks and metadata tables
 //      for the known recorded duration, and the events column's share (system.columns).
 //   3. list: 100,000 more recordings' metadata rows (and their sessions' pre-aggregated rows) inserted
@@ -31,6 +38,8 @@ import {
   percentile,
   repoRoot,
   rng,
+  failures,
+  runLoad,
   scrapeMetrics,
   spread,
   startWrenServer,
@@ -49,6 +58,10 @@ export interface RecordingsOptions {
   recordings: number
   /** Bodies gzip'd, as posthog-js sends them when the remote config lists gzip-js (Wren's does). */
   gzip: boolean
+  /** MB of rrweb JSON the loaded run posts (the sessions sent again under new ids until there is this much). */
+  loadMb: number
+  /** The loaded run's keep-alive connections: requests of many browsers in flight at once. */
+  connections: number
 }
 
 const CONCURRENT_SESSIONS = 16
@@ -74,23 +87,16 @@ const METADATA_COLUMNS = [
 ]
 
 interface TrialResult {
+  /** Generated sessions, and their rrweb events (sent once by each way of sending, the loaded run repeating them). */
   sessions: number
-  requests: number
   events: number
-  jsonBytes: number
+  /** As issue 24 measured it: 16 sequential senders on the fresh server. */
+  sequential: Sending
+  /** Loaded: autocannon over many connections on the warmed server. */
+  loaded: Sending
+  /** Of everything stored (both ways of sending). */
   recordedMinutes: number
-  ackSeconds: number
-  storedSeconds: number
-  /** Wren's process CPU (user + system, every thread: chDB's too) while capture took the requests, and to stored. */
-  ackCpuSeconds: number
-  storedCpuSeconds: number
-  /** The processor's own time: its batches' handling (decoding, blocks, metadata, inserts), summed. */
-  processorSeconds: number
-  blockRows: number
   metadataRows: number
-  batches: number
-  refSeconds: number
-  refBlocksOnlySeconds: number
   diskBytes: number
   compressedBytes: number
   uncompressedBytes: number
@@ -221,6 +227,86 @@ function session(rand: Rand, start: number, minutes: number): Array<Array<Record
 
 // ---- one run, in a child process --------------------------------------------------------------------
 
+/** The /s/ bodies of the generated sessions, under session ids made by `id` (so the workload can be sent again as new sessions). */
+function bodiesOf(
+  generated: Array<{ chunks: Array<Array<Record<string, unknown>>> }>,
+  projectKey: string,
+  id: (i: number) => string,
+): string[][] {
+  return generated.map(({ chunks }, i) =>
+    chunks.map((events) =>
+      JSON.stringify([
+        {
+          event: '$snapshot',
+          properties: {
+            token: projectKey,
+            distinct_id: `user-${i}`,
+            $session_id: id(i),
+            $window_id: `window-${id(i)}`,
+            $snapshot_bytes: JSON.stringify(events).length,
+            $snapshot_data: events,
+            $lib: 'web',
+          },
+        },
+      ]),
+    ),
+  )
+}
+
+/** What one way of sending the workload measured, from the first request to the last event stored. */
+interface Sending {
+  requests: number
+  jsonBytes: number
+  sessions: number
+  /** Until capture had acknowledged every request. */
+  ackSeconds: number
+  storedSeconds: number
+  /** Wren's process CPU (user + system, every thread: chDB's too) while capture took the requests, and to stored. */
+  ackCpuSeconds: number
+  storedCpuSeconds: number
+  /** The processor's own time: its batches' handling (decoding, blocks, metadata, inserts), summed. */
+  processorSeconds: number
+  /** The loaded run: cores the load generator (this process) kept busy while capture took the requests. */
+  loadGeneratorCores?: number
+  /** Filled in once Wren has stopped: the same rows inserted again, log batch by log batch. */
+  batches: number
+  blockRows: number
+  refSeconds: number
+  refBlocksOnlySeconds: number
+}
+
+const CPU = 'process_cpu_seconds_total'
+const BUSY = 'wren_recording_batch_duration_seconds_sum'
+
+/** Sends (`send`, which resolves once capture acknowledged everything) and waits until the processor has stored `events` more events. */
+async function measured(
+  url: string,
+  events: number,
+  send: () => Promise<{ loadGeneratorCores?: number }>,
+): Promise<Omit<Sending, 'requests' | 'jsonBytes' | 'sessions' | 'batches' | 'blockRows' | 'refSeconds' | 'refBlocksOnlySeconds'>> {
+  const before = await scrapeMetrics(url)
+  const started = performance.now()
+  const { loadGeneratorCores } = await send()
+  const ackSeconds = (performance.now() - started) / 1000
+  const acked = await scrapeMetrics(url)
+  let stored: Record<string, number>
+  for (;;) {
+    stored = await scrapeMetrics(url)
+    if ((stored.wren_recording_events_total ?? 0) - (before.wren_recording_events_total ?? 0) >= events) break
+    await new Promise((r) => setTimeout(r, 20))
+  }
+  const storedSeconds = (performance.now() - started) / 1000
+  const diff = (after: Record<string, number>, name: string) => (after[name] ?? NaN) - (before[name] ?? NaN)
+  return {
+    ackSeconds,
+    storedSeconds,
+    ackCpuSeconds: diff(acked, CPU),
+    storedCpuSeconds: diff(stored, CPU),
+    processorSeconds: diff(stored, BUSY),
+    loadGeneratorCores,
+  }
+}
+
 async function trial(opts: RecordingsOptions): Promise<TrialResult> {
   const { openEmbeddedClickHouse, queryRows, insertRows } = await import('../services/shared/clickhouse')
   const { generateKey, PERSONAL_KEY_PREFIX, PROJECT_KEY_PREFIX } = await import('../services/projects/store')
@@ -242,96 +328,141 @@ async function trial(opts: RecordingsOptions): Promise<TrialResult> {
 
     const rand = rng(11)
     const now = Date.now()
-    const sessions = Array.from({ length: opts.sessions }, (_, i) => {
+    const generated = Array.from({ length: opts.sessions }, (_, i) => {
       const start = now - 2 * 3_600_000 + i * 1_000
       const chunks = session(rand, start, opts.minutes)
       const last = chunks[chunks.length - 1]
-      const duration = (last[last.length - 1].timestamp as number) - start
-      const bodies = chunks.map((events) =>
-        JSON.stringify([
-          {
-            event: '$snapshot',
-            properties: {
-              token: projectKey,
-              distinct_id: `user-${i}`,
-              $session_id: `bench-session-${i}`,
-              $window_id: `bench-window-${i}`,
-              $snapshot_bytes: JSON.stringify(events).length,
-              $snapshot_data: events,
-              $lib: 'web',
-            },
-          },
-        ]),
-      )
-      return { bodies, events: chunks.reduce((n, c) => n + c.length, 0), duration }
+      return { chunks, events: chunks.reduce((n, c) => n + c.length, 0), duration: (last[last.length - 1].timestamp as number) - start }
     })
-    const events = sessions.reduce((n, s) => n + s.events, 0)
-    const jsonBytes = sessions.reduce((n, s) => n + s.bodies.reduce((m, b) => m + Buffer.byteLength(b), 0), 0)
-    const sent = sessions.map((s) => (opts.gzip ? s.bodies.map((b) => gzipSync(b)) : s.bodies))
-    const metricsBefore = await scrapeMetrics(wren.url)
-    const before = metricsBefore.wren_recording_events_total ?? 0
-    const cpu = 'process_cpu_seconds_total'
-    const started = performance.now()
+    const events = generated.reduce((n, s) => n + s.events, 0)
+    const encode = (body: string) => (opts.gzip ? gzipSync(body) : Buffer.from(body))
+    const headers = { 'content-type': opts.gzip ? 'text/plain' : 'application/json' }
+
+    // 1a. As issue 24 measured it: on the fresh server, 16 senders in this process, each posting one session's
+    // requests in turn and waiting for each answer (fetch).
+    const first = bodiesOf(generated, projectKey, (i) => `bench-session-${i}`)
+    const firstSent = first.map((bodies) => bodies.map(encode))
     let nextSession = 0
     const sender = async () => {
-      for (let i = nextSession++; i < sessions.length; i = nextSession++) {
-        for (const body of sent[i]) {
-          const res = await fetch(`${wren.url}/s/`, {
-            method: 'POST',
-            headers: { 'content-type': opts.gzip ? 'text/plain' : 'application/json' },
-            body,
-          })
+      for (let i = nextSession++; i < firstSent.length; i = nextSession++) {
+        for (const body of firstSent[i]) {
+          const res = await fetch(`${wren.url}/s/`, { method: 'POST', headers, body })
           if (res.status !== 200) throw new Error(`/s/ answered ${res.status}: ${await res.text()}`)
           await res.arrayBuffer()
         }
       }
     }
-    await Promise.all(Array.from({ length: CONCURRENT_SESSIONS }, sender))
-    const ackSeconds = (performance.now() - started) / 1000
-    const ackCpuSeconds = ((await scrapeMetrics(wren.url))[cpu] ?? NaN) - (metricsBefore[cpu] ?? NaN)
-    let metricsStored: Record<string, number>
-    for (;;) {
-      metricsStored = await scrapeMetrics(wren.url)
-      if ((metricsStored.wren_recording_events_total ?? 0) - before >= events) break
-      await new Promise((r) => setTimeout(r, 20))
-    }
-    const storedSeconds = (performance.now() - started) / 1000
-    const storedCpuSeconds = (metricsStored[cpu] ?? NaN) - (metricsBefore[cpu] ?? NaN)
-    const busy = 'wren_recording_batch_duration_seconds_sum'
-    const processorSeconds = (metricsStored[busy] ?? 0) - (metricsBefore[busy] ?? 0)
+    const sequential = await measured(wren.url, events, async () => {
+      await Promise.all(Array.from({ length: CONCURRENT_SESSIONS }, sender))
+      return {}
+    })
+
+    // 1b. Loaded, on the server the first run warmed: the workload again as new sessions until there are
+    // `loadMb` MB of it, in the order many browsers send it (each session's requests ~2 s apart, so every
+    // session's first request, then every second one, …), by autocannon over `connections` keep-alive
+    // connections with the bodies built beforehand.
+    const firstBytes = first.flat().reduce((n, b) => n + Buffer.byteLength(b), 0)
+    const copies = Math.max(1, Math.ceil((opts.loadMb * 1e6) / firstBytes))
+    const copiesBodies = Array.from({ length: copies }, (_, k) => bodiesOf(generated, projectKey, (i) => `load-${k}-session-${i}`))
+    const loadBodies: Buffer[] = []
+    let loadBytes = 0
+    const longest = Math.max(...generated.map((s) => s.chunks.length))
+    for (let c = 0; c < longest; c++)
+      for (const bodies of copiesBodies)
+        for (const session of bodies)
+          if (c < session.length) {
+            loadBytes += Buffer.byteLength(session[c])
+            loadBodies.push(encode(session[c]))
+          }
+    copiesBodies.length = 0
+    const loaded = await measured(wren.url, copies * events, async () => {
+      const load = await runLoad({
+        url: wren.url,
+        path: '/s/',
+        bodies: loadBodies,
+        headers,
+        connections: opts.connections,
+        seconds: 0,
+        amount: loadBodies.length,
+        serverPid: wren.child.pid,
+      })
+      if (load.ok !== loadBodies.length) throw new Error(`/s/ acknowledged ${load.ok} of ${loadBodies.length} requests${failures(load)}`)
+      return { loadGeneratorCores: load.loadGeneratorCores }
+    })
     await wren.stop()
 
     // ---- reference, storage and the list's setup, on the same data with Wren stopped ----
     const client = await openEmbeddedClickHouse(dataDir)
     const count = async (table: string) => Number((await queryRows<{ c: number }>(client, `SELECT count() AS c FROM ${table}`))[0].c)
-    const tables = ['session_recording_blocks', 'session_recording_metadata'] as const
-    const byBatch = new Map<number, Partial<Record<(typeof tables)[number], object[]>>>()
-    for (const table of tables) {
-      await client.command({ query: `CREATE TABLE bench_ref_${table} AS ${table}` })
-      for (const row of await queryRows<Record<string, unknown> & { _offset: number }>(client, `SELECT * FROM ${table} ORDER BY _offset`)) {
-        const batch = byBatch.get(Number(row._offset)) ?? {}
-        ;(batch[table] ??= []).push(row)
-        byBatch.set(Number(row._offset), batch)
+    // The rows each log batch wrote: its blocks, its metadata, and its sessions' rows (made from the metadata
+    // rows as the processor makes them: the sessions table merges a session's rows of different batches).
+    const tables = {
+      session_recording_blocks: 'SELECT * FROM session_recording_blocks',
+      session_recording_metadata: 'SELECT * FROM session_recording_metadata',
+      session_recording_sessions: `SELECT team_id, session_id, start_time, end_time, click_count, keypress_count, mouse_activity_count,
+              console_log_count, console_warn_count, console_error_count, event_count, size, active_milliseconds, urls,
+              [distinct_id] AS distinct_ids, (start_time, _partition, _offset, distinct_id, toString(snapshot_source)) AS first,
+              received_at, retention_days, _offset
+       FROM session_recording_metadata`,
+    }
+    type Table = keyof typeof tables
+    const reference = async (prefix: string): Promise<Pick<Sending, 'batches' | 'blockRows' | 'refSeconds' | 'refBlocksOnlySeconds'>> => {
+      const byBatch = new Map<number, Partial<Record<Table, object[]>>>()
+      for (const [table, select] of Object.entries(tables) as Array<[Table, string]>) {
+        await client.command({ query: `CREATE TABLE IF NOT EXISTS bench_ref_${table} AS ${table}` })
+        const rows = await queryRows<Record<string, unknown> & { _offset: number }>(
+          client,
+          `${select} WHERE startsWith(session_id, {prefix:String}) ORDER BY _offset`,
+          { prefix },
+        )
+        for (const row of rows) {
+          const offset = Number(row._offset)
+          if (table === 'session_recording_sessions') delete (row as Partial<typeof row>)._offset
+          const batch = byBatch.get(offset) ?? {}
+          ;(batch[table] ??= []).push(row)
+          byBatch.set(offset, batch)
+        }
       }
+      let refBlocksOnlySeconds = 0
+      let blockRows = 0
+      const refStart = performance.now()
+      for (const [offset, batch] of [...byBatch].sort((a, b) => a[0] - b[0])) {
+        const t = performance.now()
+        await insertRows(client, 'bench_ref_session_recording_blocks', batch.session_recording_blocks ?? [], `ref:blocks:${offset}`)
+        refBlocksOnlySeconds += (performance.now() - t) / 1000
+        blockRows += batch.session_recording_blocks?.length ?? 0
+        for (const table of ['session_recording_metadata', 'session_recording_sessions'] as const)
+          await insertRows(client, `bench_ref_${table}`, batch[table] ?? [], `ref:${table}:${offset}`)
+      }
+      const refSeconds = (performance.now() - refStart) / 1000
+      for (const table of Object.keys(tables)) await client.command({ query: `DROP TABLE bench_ref_${table} SYNC` })
+      return { batches: byBatch.size, blockRows, refSeconds, refBlocksOnlySeconds }
     }
-    const [blockRows, metadataRows] = [await count(tables[0]), await count(tables[1])]
-    let refBlocksOnlySeconds = 0
-    const refStart = performance.now()
-    for (const [offset, batch] of [...byBatch].sort((a, b) => a[0] - b[0])) {
-      const t = performance.now()
-      await insertRows(client, `bench_ref_${tables[0]}`, batch[tables[0]] ?? [], `ref:blocks:${offset}`)
-      refBlocksOnlySeconds += (performance.now() - t) / 1000
-      await insertRows(client, `bench_ref_${tables[1]}`, batch[tables[1]] ?? [], `ref:metadata:${offset}`)
+    const sendings = {
+      sequential: {
+        ...sequential,
+        ...(await reference('bench-session-')),
+        requests: first.flat().length,
+        jsonBytes: firstBytes,
+        sessions: opts.sessions,
+      },
+      loaded: {
+        ...loaded,
+        ...(await reference('load-')),
+        requests: loadBodies.length,
+        jsonBytes: loadBytes,
+        sessions: copies * opts.sessions,
+      },
     }
-    const refSeconds = (performance.now() - refStart) / 1000
-    for (const table of tables) await client.command({ query: `DROP TABLE bench_ref_${table} SYNC` })
+    const metadataRows = await count('session_recording_metadata')
 
-    for (const table of tables) await client.command({ query: `OPTIMIZE TABLE ${table} FINAL` })
+    const storageTables = ['session_recording_blocks', 'session_recording_metadata'] as const
+    for (const table of storageTables) await client.command({ query: `OPTIMIZE TABLE ${table} FINAL` })
     const [parts] = await queryRows<{ disk: number; compressed: number; uncompressed: number }>(
       client,
       `SELECT sum(bytes_on_disk) AS disk, sum(data_compressed_bytes) AS compressed, sum(data_uncompressed_bytes) AS uncompressed
        FROM system.parts WHERE active AND database = currentDatabase() AND table IN {tables:Array(String)}`,
-      { tables: [...tables] },
+      { tables: [...storageTables] },
     )
     const [column] = await queryRows<{ bytes: number }>(
       client,
@@ -401,22 +532,14 @@ async function trial(opts: RecordingsOptions): Promise<TrialResult> {
       await wren.stop()
     }
 
+    const perCopyMinutes = generated.reduce((n, s) => n + s.duration, 0) / 60_000
     return {
       sessions: opts.sessions,
-      requests: sessions.reduce((n, s) => n + s.bodies.length, 0),
       events,
-      jsonBytes,
-      recordedMinutes: sessions.reduce((n, s) => n + s.duration, 0) / 60_000,
-      ackSeconds,
-      storedSeconds,
-      ackCpuSeconds,
-      storedCpuSeconds,
-      processorSeconds,
-      blockRows,
+      sequential: sendings.sequential,
+      loaded: sendings.loaded,
+      recordedMinutes: (1 + copies) * perCopyMinutes,
       metadataRows,
-      batches: byBatch.size,
-      refSeconds,
-      refBlocksOnlySeconds,
       diskBytes: Number(parts.disk),
       compressedBytes: Number(parts.compressed),
       uncompressedBytes: Number(parts.uncompressed),
@@ -439,73 +562,94 @@ export async function runRecordings(opts: RecordingsOptions): Promise<void> {
     results.push(await runTrialProcess<TrialResult>(fileURLToPath(import.meta.url), [JSON.stringify(opts)]))
   const r0 = results[0]
   const mb = (bytes: number) => bytes / 1e6
-  const rate = results.map((r) => mb(r.jsonBytes) / r.storedSeconds)
-  const ref = results.map((r) => mb(r.jsonBytes) / r.refSeconds)
-  const refBlocks = results.map((r) => mb(r.jsonBytes) / r.refBlocksOnlySeconds)
   const mbs = (n: number) => `${n.toFixed(1)} MB/s`
   const kib = (n: number) => `${(n / 1024).toFixed(1)} KiB`
+  const seconds = (n: number) => `${n.toFixed(2)} s`
+  const perRequest = (n: number) => `${fmt(n * 1e6)} µs`
+
+  /** The throughput figures of one way of sending, next to their reference. */
+  const report = (of: (r: TrialResult) => Sending) => {
+    const runs = results.map(of)
+    const rate = runs.map((r) => mb(r.jsonBytes) / r.storedSeconds)
+    const ref = runs.map((r) => mb(r.jsonBytes) / r.refSeconds)
+    const working = runs.map((r) => mb(r.jsonBytes) / r.processorSeconds)
+    const generator = runs.map((r) => r.loadGeneratorCores ?? NaN)
+    console.log(`   Wren, /s/ to stored    ${spread(rate, mbs)} of rrweb JSON`)
+    console.log(
+      `                          ${spread(
+        runs.map((r) => r.sessions / r.storedSeconds),
+        (n) => n.toFixed(1),
+      )} sessions/s`,
+    )
+    console.log(
+      `                          (capture acknowledged everything in ${spread(
+        runs.map((r) => r.ackSeconds),
+        seconds,
+      )}: ${spread(
+        runs.map((r) => r.requests / r.ackSeconds),
+        fmt,
+      )} requests/s${generator.every(Number.isFinite) ? `; the load generator kept ${median(generator).toFixed(2)} cores busy` : ''})`,
+    )
+    console.log(
+      `   Wren's CPU per request ${spread(
+        runs.map((r) => r.ackCpuSeconds / r.requests),
+        perRequest,
+      )} while capture took them (the processor's share included), ${spread(
+        runs.map((r) => r.storedCpuSeconds / r.requests),
+        perRequest,
+      )} to stored (process CPU, every thread)`,
+    )
+    console.log(
+      `   the processor alone    ${spread(working, mbs)} while it works (its batches' handling time summed: ${spread(
+        runs.map((r) => r.processorSeconds),
+        seconds,
+      )})`,
+    )
+    console.log(
+      `   reference              ${spread(ref, mbs)}: the same rows (${fmt(runs[0].blockRows)} blocks, and the batches' metadata and sessions rows) re-inserted with insertRows, per log batch (${runs[0].batches} batches)`,
+    )
+    console.log(
+      `   reference, blocks only ${spread(
+        runs.map((r) => mb(r.jsonBytes) / r.refBlocksOnlySeconds),
+        mbs,
+      )}`,
+    )
+    console.log(
+      `   Wren/reference         ${spread(
+        rate.map((r, i) => r / ref[i]),
+        x,
+      )} (the processor alone: ${spread(
+        working.map((w, i) => w / ref[i]),
+        x,
+      )})`,
+    )
+  }
 
   console.log(`\n== recordings: snapshots through /s/ and the recordings processor into ClickHouse`)
   console.log(
-    `   ${fmt(r0.sessions)} sessions × ${opts.minutes} min (${fmt(r0.recordedMinutes)} recorded minutes with idle gaps): a full snapshot of a 300-500-node DOM, then mouse moves, clicks, inputs, scrolls and mutations;` +
-      ` ${fmt(r0.events)} rrweb events in ${fmt(r0.requests)} /s/ requests (one per ~2 s of events, ${opts.gzip ? "gzip'd" : 'uncompressed'} JSON), ${mb(r0.jsonBytes).toFixed(1)} MB of JSON, ${CONCURRENT_SESSIONS} sessions at a time; ${opts.trials} runs, a fresh process and data directory each`,
-  )
-  console.log(`   Wren, /s/ to stored    ${spread(rate, mbs)} of rrweb JSON`)
-  console.log(
-    `                          ${spread(
-      results.map((r) => r.sessions / r.storedSeconds),
-      (n) => n.toFixed(1),
-    )} sessions/s`,
+    `   ${fmt(r0.sessions)} sessions × ${opts.minutes} min: a full snapshot of a 300-500-node DOM, then mouse moves, clicks, inputs, scrolls and mutations with idle gaps;` +
+      ` ${fmt(r0.events)} rrweb events in ${fmt(r0.sequential.requests)} /s/ requests (one per ~2 s of events, ${opts.gzip ? "gzip'd" : 'uncompressed'} JSON), ${mb(r0.sequential.jsonBytes).toFixed(1)} MB of JSON; ${opts.trials} runs, a fresh process and data directory each`,
   )
   console.log(
-    `                          (capture alone acknowledged everything in ${spread(
-      results.map((r) => r.ackSeconds),
-      (n) => `${n.toFixed(2)} s`,
-    )}: ${spread(
-      results.map((r) => r.requests / r.ackSeconds),
-      fmt,
-    )} requests/s)`,
+    `\n   loaded: the sessions sent again as ${fmt(r0.loaded.sessions)} new ones, ${fmt(r0.loaded.requests)} requests, ${mb(r0.loaded.jsonBytes).toFixed(1)} MB, in the order many browsers send them, by autocannon over ${opts.connections} keep-alive connections, on the server the first sending warmed`,
   )
-  const perRequest = (n: number) => `${fmt(n * 1e6)} µs`
+  report((r) => r.loaded)
   console.log(
-    `   Wren's CPU per request ${spread(
-      results.map((r) => r.ackCpuSeconds / r.requests),
-      perRequest,
-    )} while capture took them (the processor's share included), ${spread(
-      results.map((r) => r.storedCpuSeconds / r.requests),
-      perRequest,
-    )} to stored (process CPU, every thread)`,
+    `\n   as issue 24 measured it: the sessions on the fresh server, ${CONCURRENT_SESSIONS} senders in the bench process (fetch), each waiting for every answer`,
   )
-  const working = results.map((r) => mb(r.jsonBytes) / r.processorSeconds)
-  console.log(
-    `   the processor alone    ${spread(working, mbs)} while it works (its batches' handling time summed: ${spread(
-      results.map((r) => r.processorSeconds),
-      (n) => `${n.toFixed(2)} s`,
-    )}; the rest of /s/ to stored is capture and the wait to fill a batch)`,
-  )
-  console.log(
-    `   reference              ${spread(ref, mbs)}: the same rows (${fmt(r0.blockRows)} blocks, ${fmt(r0.metadataRows)} metadata) re-inserted with insertRows, per log batch (${r0.batches} batches)`,
-  )
-  console.log(`   reference, blocks only ${spread(refBlocks, mbs)}`)
-  console.log(
-    `   Wren/reference         ${spread(
-      results.map((r, i) => rate[i] / ref[i]),
-      x,
-    )} (the processor alone: ${spread(
-      results.map((r, i) => working[i] / ref[i]),
-      x,
-    )})`,
-  )
+  report((r) => r.sequential)
+  console.log('')
 
   const perMinute = results.map((r) => r.diskBytes / r.recordedMinutes)
+  const sent = (r: TrialResult) => r.sequential.jsonBytes + r.loaded.jsonBytes
   // system.columns knows per-column sizes of wide parts only; a small table's compact parts report 0.
   const eventsColumnBytes = median(results.map((r) => r.eventsColumnBytes / r.recordedMinutes))
   const eventsColumn = eventsColumnBytes > 0 ? kib(eventsColumnBytes) : 'not known (compact parts)'
-  console.log(`\n   storage per recorded minute (blocks + metadata, system.parts after OPTIMIZE FINAL)`)
+  console.log(`   storage per recorded minute (blocks + metadata, system.parts after OPTIMIZE FINAL)`)
   console.log(`   on disk                ${spread(perMinute, kib)} per recorded minute`)
   console.log(
     `                          compressed ${kib(median(results.map((r) => r.compressedBytes / r.recordedMinutes)))}, uncompressed ${kib(median(results.map((r) => r.uncompressedBytes / r.recordedMinutes)))}; the events column ${eventsColumn};` +
-      ` rrweb JSON as sent ${kib(median(results.map((r) => r.jsonBytes / r.recordedMinutes)))} (${x(median(results.map((r) => r.jsonBytes / r.diskBytes)))} smaller on disk)`,
+      ` rrweb JSON as sent ${kib(median(results.map((r) => sent(r) / r.recordedMinutes)))} (${x(median(results.map((r) => sent(r) / r.diskBytes)))} smaller on disk)`,
   )
 
   const api50 = results.map((r) => median(r.apiLatencies))

@@ -9,6 +9,7 @@
 //   npm run bench -- <name> [args]      any other bench/<name>.ts, run as its own process
 //   options: --trials N (3)  --seconds S per load run (5)  --events N for ingestion (100000)
 //            recordings: --sessions N (100)  --minutes M per session (5)  --recordings N listed (100000)
+//                        --load-mb N of the loaded run (100)  --connections N of the loaded run (64)
 //                        --gzip: /s/ bodies gzip'd, as posthog-js sends them once Wren's config offers gzip-js
 import { spawn } from 'node:child_process'
 import { existsSync } from 'node:fs'
@@ -39,6 +40,8 @@ const events = option('events', 100_000)
 const sessions = option('sessions', 100)
 const minutes = option('minutes', 5)
 const recordings = option('recordings', 100_000)
+const loadMb = option('load-mb', 100)
+const connections = option('connections', 64)
 const gzip = flag('gzip')
 const name = args.shift() ?? 'all'
 
@@ -72,7 +75,7 @@ switch (name) {
     await runIngest({ trials, events })
     break
   case 'recordings':
-    await runRecordings({ trials, sessions, minutes, recordings, gzip })
+    await runRecordings({ trials, sessions, minutes, recordings, gzip, loadMb, connections })
     break
   case 'log':
     console.log('')

@@ -253,6 +253,8 @@ export interface Load {
   headers: Record<string, string>
   connections: number
   seconds: number
+  /** Exactly this many requests (each of `bodies` once when it is their number), however long they take: `seconds` is then ignored. */
+  amount?: number
   /** autocannon's overallRate (requests per second over all connections); 0 = as fast as possible. */
   overallRate?: number
   /** Record each 2xx response time (ms, float) — autocannon's own histogram has 1 ms resolution. */
@@ -291,6 +293,7 @@ export async function runLoad(load: Load): Promise<LoadResult> {
         url: load.url + load.path,
         connections: load.connections,
         duration: load.seconds,
+        amount: load.amount,
         overallRate: load.overallRate || undefined,
         method: 'POST',
         headers: load.headers,
