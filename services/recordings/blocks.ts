@@ -35,6 +35,8 @@ export interface SnapshotBlock {
   receivedAt: number
   /** The stored text: one JSONL line ["<window id>", <event>] per event. */
   lines: string
+  /** The text's UTF-8 bytes. */
+  bytes: number
 }
 
 /** The log range a write comes from: its deduplication tokens are named after it. */
@@ -43,19 +45,76 @@ export type BatchRange = Pick<LogBatch, 'topic' | 'partition' | 'firstOffset' | 
 /** PostHog's parser drops a message whose first or last event is this far from when it arrived. */
 const MAX_EVENT_AGE_MS = 7 * 24 * 3_600_000
 
-/** The events that count (PostHog's message parser): objects with a numeric type and a positive timestamp. */
-export function validEvents(events: unknown): RrwebEvent[] {
-  if (!Array.isArray(events)) return []
-  return events.filter(
-    (e): e is RrwebEvent =>
-      typeof e === 'object' &&
-      e !== null &&
-      typeof (e as RrwebEvent).type === 'number' &&
-      typeof (e as RrwebEvent).timestamp === 'number' &&
-      Number.isFinite((e as RrwebEvent).timestamp) &&
-      (e as RrwebEvent).timestamp > 0,
+/** An event counts (PostHog's message parser) when it is an object with a numeric type and a positive timestamp. */
+function isValid(e: unknown): e is RrwebEvent {
+  return (
+    typeof e === 'object' &&
+    e !== null &&
+    typeof (e as RrwebEvent).type === 'number' &&
+    typeof (e as RrwebEvent).timestamp === 'number' &&
+    Number.isFinite((e as RrwebEvent).timestamp) &&
+    (e as RrwebEvent).timestamp > 0
   )
 }
+
+/** A message's events that count, in the order sent, each with its JSON text. */
+export interface MessageEvents {
+  events: RrwebEvent[]
+  /** JSON.stringify of each event. */
+  texts: string[]
+}
+
+/**
+ * The events that count of a message's JSON array of rrweb events, with their texts. Capture wrote the array
+ * with JSON.stringify, which JSON.parse then JSON.stringify give back unchanged, so each event's text is cut
+ * from the array rather than serialized again (text that JSON.stringify would not have written, such as
+ * whitespace between values, is serialized again instead).
+ */
+export function eventsOf(json: string): MessageEvents {
+  const all: unknown = JSON.parse(json)
+  if (!Array.isArray(all)) return { events: [], texts: [] }
+  const elements = arrayElements(json)
+  const exact = elements?.length === all.length
+  const out: MessageEvents = { events: [], texts: [] }
+  for (let i = 0; i < all.length; i++) {
+    const e: unknown = all[i]
+    if (!isValid(e)) continue
+    out.events.push(e)
+    out.texts.push(exact ? elements[i] : JSON.stringify(e))
+  }
+  return out
+}
+
+/** The texts of a JSON array's elements as JSON.stringify writes them, or null when the text has whitespace outside strings. */
+function arrayElements(json: string): string[] | null {
+  const elements: string[] = []
+  const end = json.length - 1
+  let depth = 0
+  let start = 1
+  for (let i = 1; i < end; i++) {
+    const c = json.charCodeAt(i)
+    if (c === QUOTE) {
+      // Past the string: a backslash escapes the character after it.
+      for (i++; i < end && json.charCodeAt(i) !== QUOTE; i++) if (json.charCodeAt(i) === BACKSLASH) i++
+    } else if (c === OPEN_BRACE || c === OPEN_BRACKET) depth++
+    else if (c === CLOSE_BRACE || c === CLOSE_BRACKET) depth--
+    else if (c === COMMA && depth === 0) {
+      elements.push(json.slice(start, i))
+      start = i + 1
+    } else if (c <= SPACE) return null
+  }
+  if (end > 1) elements.push(json.slice(start, end))
+  return elements
+}
+const code = (c: string) => c.charCodeAt(0)
+const QUOTE = code('"')
+const BACKSLASH = code('\\')
+const OPEN_BRACE = code('{')
+const CLOSE_BRACE = code('}')
+const OPEN_BRACKET = code('[')
+const CLOSE_BRACKET = code(']')
+const COMMA = code(',')
+const SPACE = code(' ')
 
 /**
  * Why a message is dropped whole, or null: no valid event, or events 7 days or more from when capture
@@ -90,12 +149,12 @@ export const MAX_BLOCK_CHARS = 16 * 1024 * 1024
  * Gathers a batch's messages into blocks, one per team, session and window, in the order first seen; a
  * session's window whose text would pass `maxChars` continues in a new block (a message is never split).
  */
-export function toBlocks(messages: Array<{ item: SnapshotItem; events: RrwebEvent[] }>, maxChars = MAX_BLOCK_CHARS): SnapshotBlock[] {
+export function toBlocks(messages: Array<{ item: SnapshotItem } & MessageEvents>, maxChars = MAX_BLOCK_CHARS): SnapshotBlock[] {
   const open = new Map<string, SnapshotBlock>()
   const blocks: SnapshotBlock[] = []
-  for (const { item, events } of messages) {
+  for (const { item, events, texts } of messages) {
     const key = `${item.teamId}\u0000${item.sessionId}\u0000${item.windowId}`
-    const text = lines(item.windowId, events)
+    const text = lines(item.windowId, texts)
     let block = open.get(key)
     if (!block || (block.lines.length > 0 && block.lines.length + text.length > maxChars)) {
       block = {
@@ -107,6 +166,7 @@ export function toBlocks(messages: Array<{ item: SnapshotItem; events: RrwebEven
         snapshotLibrary: item.snapshotLibrary,
         events: [],
         lines: '',
+        bytes: 0,
         firstTimestamp: Infinity,
         lastTimestamp: -Infinity,
         messageCount: 0,
@@ -123,15 +183,16 @@ export function toBlocks(messages: Array<{ item: SnapshotItem; events: RrwebEven
     block.messageCount++
     block.receivedAt = Math.max(block.receivedAt, Date.parse(item.now) || 0)
   }
+  for (const block of blocks) block.bytes = Buffer.byteLength(block.lines)
   return blocks
 }
 
-/** Stored text: one JSONL line ["<window id>", <event>] per event. */
-function lines(windowId: string, events: RrwebEvent[]): string {
+/** Stored text: one JSONL line ["<window id>", <event>] per event (its text: JSON.stringify of the event). */
+function lines(windowId: string, texts: string[]): string {
   // What JSON.stringify([windowId, e]) gives, with the window id serialized once.
   const head = `[${JSON.stringify(windowId)},`
   let text = ''
-  for (const e of events) text += `${head}${JSON.stringify(e)}]\n`
+  for (const e of texts) text += `${head}${e}]\n`
   return text
 }
 
@@ -187,7 +248,7 @@ export class ClickHouseBlockStore implements BlockStore {
         distinct_id: b.distinctId,
         events,
         event_count: b.events.length,
-        size: Buffer.byteLength(events),
+        size: b.bytes,
         message_count: b.messageCount,
         snapshot_source: b.snapshotSource,
         snapshot_library: b.snapshotLibrary,

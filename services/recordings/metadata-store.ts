@@ -83,7 +83,7 @@ export type SessionColumn = keyof typeof SESSION_SQL
 /** Per team and session: the metadata of one batch's blocks (in the order the batch sent them). */
 export function metadataOf(
   blocks: SnapshotBlock[],
-): Array<{ teamId: number; sessionId: string; distinctId: string; receivedAt: number; metadata: RecordingMetadata }> {
+): Array<{ teamId: number; sessionId: string; distinctId: string; receivedAt: number; state: RecordingMetadataState }> {
   const sessions = new Map<
     string,
     { teamId: number; sessionId: string; distinctId: string; receivedAt: number; metadata: RecordingMetadata; messages: number }
@@ -107,15 +107,16 @@ export function metadataOf(
       events: block.events,
       snapshotSource: block.snapshotSource,
       snapshotLibrary: block.snapshotLibrary,
-      bytes: Buffer.byteLength(block.lines),
+      bytes: block.bytes,
     })
     session.messages += block.messageCount
     session.receivedAt = Math.max(session.receivedAt, block.receivedAt)
   }
   return [...sessions.values()].map(({ messages, metadata, ...rest }) => {
-    // A block gathers several `$snapshot` messages: count the messages, not the blocks.
     const state = metadata.toState()
-    return { ...rest, metadata: RecordingMetadata.fromState({ ...state, messageCount: state.eventCount === 0 ? 0 : messages }) }
+    // A block gathers several `$snapshot` messages: count the messages, not the blocks.
+    state.messageCount = state.eventCount === 0 ? 0 : messages
+    return { ...rest, state }
   })
 }
 
@@ -154,10 +155,7 @@ export class ClickHouseMetadataStore {
    */
   prepare(range: BatchRange, blocks: SnapshotBlock[]): () => Promise<void> {
     const sessions = metadataOf(blocks)
-      .map(({ teamId, sessionId, distinctId, receivedAt, metadata }) => {
-        const state = metadata.toState()
-        return { teamId, sessionId, distinctId, receivedAt, state: this.capturesConsoleLogs(teamId) ? state : withoutConsole(state) }
-      })
+      .map((session) => (this.capturesConsoleLogs(session.teamId) ? session : { ...session, state: withoutConsole(session.state) }))
       .filter((s) => s.state.eventCount > 0)
     const rows = sessions.map(({ teamId, sessionId, distinctId, receivedAt, state }) => ({
       team_id: teamId,

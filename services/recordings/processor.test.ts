@@ -56,9 +56,10 @@ describe('recordings processor', () => {
   const heard: SnapshotBlock[][] = []
   let processor: RecordingsProcessor
   let deadLetters: DeadLetterStore
-  const processorWith = (options: { poisonSession?: string; onBlocks?: BlockListener } = {}) =>
+  const processorWith = (options: { poisonSession?: string; onBlocks?: BlockListener; partRecords?: number } = {}) =>
     new RecordingsProcessor({} as Log, store, pino({ level: 'silent' }), metrics, {
       maxBatchRecords: 100,
+      partRecords: 100,
       maxWaitMs: 10,
       maxRetries: 2,
       deadLetters: deadLetters.recorder('recordings'),
@@ -170,5 +171,40 @@ describe('recordings processor', () => {
     expect([await eventsOf('meta-a'), await eventsOf('meta-b'), await eventsOf('bad-metadata')]).toEqual([2, 1, 0])
     const letters = (await deadLetters.list({ limit: 10, offset: 0 })).results.filter((l) => l.offset >= 40)
     expect(letters.map((l) => l.id)).toEqual(['wren_snapshots/0/41'])
+  })
+
+  it('writes a batch in parts, and through a failing part, its isolation and a crash stores every other message once', async () => {
+    const parts = processorWith({ poisonSession: 'poison-part', partRecords: 2 })
+    const stored: string[] = []
+    const inParts = processorWith({
+      partRecords: 2,
+      onBlocks: (range) => async () => void stored.push(`${range.firstOffset}-${range.lastOffset}`),
+    })
+    await inParts.handleBatch(
+      batch(
+        50,
+        [1, 2, 3, 4, 5].map((t) => item('parted', 'w', [t])),
+      ),
+    )
+    // Each part's blocks and metadata are written under the part's own range.
+    expect(stored).toEqual(['50-51', '52-53', '54-54'])
+    expect((await store.blocks(1, 'parted')).map((b) => b.eventCount)).toEqual([2, 2, 1])
+
+    // The last part fails after the first two were stored; isolation's halves keep those parts whole.
+    const failing = batch(60, [
+      item('part-a', 'w', [0]),
+      item('part-b', 'w', [1]),
+      item('part-a', 'w', [2]),
+      item('part-b', 'w', [3]),
+      item('poison-part', 'w', [4], { teamId: 2 }),
+    ])
+    for (let attempt = 0; attempt < 2; attempt++)
+      await expect(parts.handleBatch({ ...failing, redelivered: attempt > 0 })).rejects.toThrow(/failpoint/)
+    await parts.handleBatch({ ...failing, redelivered: true })
+    await processorWith({ poisonSession: 'poison-part', partRecords: 2 }).handleBatch({ ...failing, redelivered: true })
+    const eventsOf = async (session: string) => (await store.blocks(1, session)).reduce((n, b) => n + b.eventCount, 0)
+    expect([await eventsOf('part-a'), await eventsOf('part-b')]).toEqual([2, 2])
+    const letters = (await deadLetters.list({ limit: 10, offset: 0 })).results.filter((l) => l.offset >= 60)
+    expect(letters.map((l) => l.id)).toEqual(['wren_snapshots/0/64'])
   })
 })

@@ -23,9 +23,9 @@ import { TOPICS } from '../shared/log/log'
 import { decodeSnapshot, type SnapshotItem } from '../shared/log/contract'
 import type { Metrics } from '../shared/metrics'
 import { RECORDINGS_GROUP } from '../shared/ingestion-lag'
-import { BatchRunner, type DeadLetter, type DeadLetterRecorder, type Stage, type Written } from '../shared/processing/runner'
+import { BatchRunner, partsOf, type DeadLetter, type DeadLetterRecorder, type Stage, type Written } from '../shared/processing/runner'
 import { errorText } from '../shared/errors'
-import { dropReason, toBlocks, validEvents, type BatchRange, type BlockStore, type RrwebEvent, type SnapshotBlock } from './blocks'
+import { dropReason, eventsOf, toBlocks, type BatchRange, type BlockStore, type MessageEvents, type SnapshotBlock } from './blocks'
 
 /**
  * The metadata hook (recordings/metadata-store.ts): handed each range's blocks before anything of the range
@@ -41,6 +41,8 @@ export interface RecordingsProcessorOptions {
   /** Most bytes of snapshot messages per batch (the log's SubscribeOptions.maxBatchBytes). */
   maxBatchBytes?: number
   maxWaitMs: number
+  /** Messages per part of a range: one part is stored while the next is worked (partsOf). */
+  partRecords: number
   /** Failures of the same range before it is isolated (split until the failing messages are found). */
   maxRetries?: number
   /** Where messages that cannot be handled go (the dead_letters table, dead-letters/store.ts). */
@@ -66,6 +68,7 @@ export class RecordingsProcessor {
       maxBatchBytes: options.maxBatchBytes,
       maxWaitMs: options.maxWaitMs,
       maxRetries: options.maxRetries ?? 3,
+      partRecords: options.partRecords,
       deadLetters: options.deadLetters,
       crashAfterBatches: options.crashAfterBatches,
       metrics: {
@@ -96,7 +99,7 @@ class RecordingsStage implements Stage {
     private readonly store: BlockStore,
     private readonly logger: Logger,
     private readonly metrics: Metrics,
-    private readonly options: Pick<RecordingsProcessorOptions, 'poisonSession' | 'onBlocks'>,
+    private readonly options: Pick<RecordingsProcessorOptions, 'poisonSession' | 'onBlocks' | 'partRecords'>,
   ) {}
 
   ping(): Promise<{ success: boolean; error?: Error }> {
@@ -111,41 +114,72 @@ class RecordingsStage implements Stage {
     }
   }
 
-  /** Stores one range's blocks and metadata. Throws when the range cannot be written. */
-  async write(batch: LogBatch): Promise<Written> {
-    const messages: Array<{ item: SnapshotItem; events: RrwebEvent[] }> = []
+  /**
+   * Stores one range's blocks and metadata, in parts (partsOf): each part's are stored while the next part is
+   * worked. Throws when the range cannot be written, or when `stopping` is aborted before one of its parts (the
+   * parts written so far are what a replay writes again, under the same tokens).
+   */
+  async write(batch: LogBatch, stopping?: AbortSignal): Promise<Written> {
     const letters: DeadLetter[] = []
-    for (const record of batch.records) {
+    let blocks = 0
+    let events = 0
+    let writes = Promise.resolve()
+    try {
+      for (const part of partsOf(batch, this.options.partRecords)) {
+        stopping?.throwIfAborted()
+        const messages = this.read(part, letters)
+        const partBlocks = toBlocks(messages)
+        const poison = this.options.poisonSession
+        if (poison && messages.some((m) => m.item.sessionId === poison))
+          throw new Error(`failpoint: ClickHouse refuses a batch holding a snapshot of session ${JSON.stringify(poison)}`)
+        const writeMetadata = this.options.onBlocks?.(part, partBlocks)
+        writes = writes.then(async () => {
+          await this.store.write(part, partBlocks)
+          await writeMetadata?.()
+        })
+        // Awaited below, after the work: a failed write is never left unhandled meanwhile.
+        writes.catch(() => undefined)
+        blocks += partBlocks.length
+        for (const m of messages) events += m.events.length
+        // The part's inserts start (chDB works them on its own threads) before the next part is worked.
+        await new Promise(setImmediate)
+      }
+      await writes
+    } catch (err) {
+      // No write of this range may still be running when the log hands it out again; a write's own error is the range's.
+      const failedWrite = await writes.then(
+        () => null,
+        (writeErr: unknown) => ({ writeErr }),
+      )
+      throw failedWrite ? failedWrite.writeErr : err
+    }
+    return {
+      letters,
+      stored: () => {
+        this.metrics.inc('wren_recording_blocks_total', blocks)
+        this.metrics.inc('wren_recording_events_total', events)
+      },
+    }
+  }
+
+  /** A part's messages that make blocks: decoded, their events read; a message that does not decode is a dead letter, one PostHog would drop is dropped. */
+  private read(part: LogBatch, letters: DeadLetter[]): Array<{ item: SnapshotItem } & MessageEvents> {
+    const messages: Array<{ item: SnapshotItem } & MessageEvents> = []
+    for (const record of part.records) {
       let item: SnapshotItem
-      let events: RrwebEvent[]
+      let events: MessageEvents
       try {
         item = decodeSnapshot(record.value)
-        events = validEvents(JSON.parse(item.events))
+        events = eventsOf(item.events)
       } catch (err) {
         letters.push({ offset: record.offset, error: errorText(err), payload: record.value, teamId: null })
         continue
       }
-      const reason = dropReason(item, events)
-      if (reason) this.drop(reason, { partition: batch.partition, offset: record.offset, teamId: item.teamId, sessionId: item.sessionId })
-      else messages.push({ item, events })
+      const reason = dropReason(item, events.events)
+      if (reason) this.drop(reason, { partition: part.partition, offset: record.offset, teamId: item.teamId, sessionId: item.sessionId })
+      else messages.push({ item, ...events })
     }
-    const blocks = toBlocks(messages)
-    const poison = this.options.poisonSession
-    if (poison && messages.some((m) => m.item.sessionId === poison))
-      throw new Error(`failpoint: ClickHouse refuses a batch holding a snapshot of session ${JSON.stringify(poison)}`)
-    const writeMetadata = this.options.onBlocks?.(batch, blocks)
-    await this.store.write(batch, blocks)
-    await writeMetadata?.()
-    return {
-      letters,
-      stored: () => {
-        this.metrics.inc('wren_recording_blocks_total', blocks.length)
-        this.metrics.inc(
-          'wren_recording_events_total',
-          messages.reduce((n, m) => n + m.events.length, 0),
-        )
-      },
-    }
+    return messages
   }
 
   private drop(reason: string, context: Record<string, unknown>): void {

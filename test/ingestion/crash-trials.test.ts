@@ -40,6 +40,8 @@ describe(`crash trials (${TRIALS} SIGKILLs at random moments, seed ${SEED})`, ()
         // Parts of a batch (ingestion/person-work.ts), and the next batch worked while the last part is
         // stored (processor.ts): a kill can fall between parts, and with a batch worked ahead.
         WREN_INGEST_PART: '100',
+        // Recordings batches in several parts, so that kills land between a batch's parts too.
+        WREN_RECORDINGS_PART: '4',
       }
       const acknowledged = new Set<string>()
       let seq = 0

@@ -23,6 +23,8 @@ describe('recordings crash recovery', () => {
       WREN_PROJECT_API_KEY: generateKey(PROJECT_KEY_PREFIX),
       WREN_PERSONAL_API_KEY: generateKey(PERSONAL_KEY_PREFIX),
       WREN_RECORDINGS_BATCH: '5',
+      // Each batch in parts, stored one after another: the replay after the kill writes every part again.
+      WREN_RECORDINGS_PART: '2',
       WREN_RECORDINGS_WAIT_MS: '20',
     }
     const first = await spawnWren(dataDir, { ...env, WREN_FAILPOINTS: 'recordings-crash-after-batches=3' })

@@ -348,9 +348,17 @@ export const VARIABLES: readonly ConfigVariable[] = [
     env: 'WREN_RECORDINGS_BATCH',
     group: 'recordings',
     field: 'recordings.maxBatchRecords',
-    default: '100',
+    default: '2000',
     parse: integer,
     doc: 'most snapshot messages per recordings batch',
+  }),
+  v({
+    env: 'WREN_RECORDINGS_PART',
+    group: 'recordings',
+    field: 'recordings.partRecords',
+    default: '1000',
+    parse: atLeastOne,
+    doc: 'snapshot messages per part of a recordings batch: one part is stored while the next is worked',
   }),
   v({
     env: 'WREN_RECORDINGS_BATCH_BYTES',

@@ -36,6 +36,7 @@ export interface Config {
   /** The recordings processor (recordings/processor.ts): snapshot messages are up to 20 MB, so batches are short. */
   recordings: {
     maxBatchRecords: number
+    partRecords: number
     /** Most bytes of snapshot messages per batch; null: sized from memory (./memory.ts). */
     maxBatchBytes: number | null
     maxWaitMs: number

@@ -84,6 +84,12 @@ export interface RunnerOptions {
   maxWaitMs: number
   /** Failures of the same range before it is isolated. */
   maxRetries: number
+  /**
+   * A stage that writes a range in parts of this many records (partsOf) and whose stored rows do not fold
+   * copies: isolation cuts a range at a multiple of it, so each part of a half is a part of the range, with the
+   * same rows and tokens, and what the range's failed writes stored is never stored again under other tokens.
+   */
+  partRecords?: number
   deadLetters: DeadLetterRecorder
   /** Failpoint for crash tests: die (SIGKILL) after this many ranges are written, before their commit. */
   crashAfterBatches?: number | null
@@ -202,7 +208,7 @@ export class BatchRunner {
       return this.deadLetterAlone(range, error)
     }
     this.metrics.inc(this.options.metrics.splits)
-    for (const part of halves(range)) {
+    for (const part of halves(range, this.options.partRecords)) {
       try {
         await this.write(part)
       } catch (err) {
@@ -230,15 +236,32 @@ export class BatchRunner {
   }
 }
 
-/** A range of two or more messages cut in two, each half a range of its own (handed out before: redelivered). */
-function halves(range: LogBatch): LogBatch[] {
-  const half = Math.ceil(range.records.length / 2)
-  return [range.records.slice(0, half), range.records.slice(half)].map((records) => ({
+/**
+ * A range of two or more messages cut in two, each half a range of its own (handed out before: redelivered);
+ * a range of more than `partRecords` at a multiple of it.
+ */
+function halves(range: LogBatch, partRecords = 1): LogBatch[] {
+  const parts = Math.ceil(range.records.length / partRecords)
+  const half = parts > 1 ? Math.ceil(parts / 2) * partRecords : Math.ceil(range.records.length / 2)
+  return [range.records.slice(0, half), range.records.slice(half)].map((records) => subRange(range, records, true))
+}
+
+/** A range in parts of `partRecords` records from its first (the last part may be shorter), each a range of its own. */
+export function partsOf(range: LogBatch, partRecords: number): LogBatch[] {
+  if (range.records.length <= partRecords) return [range]
+  const parts: LogBatch[] = []
+  for (let i = 0; i < range.records.length; i += partRecords)
+    parts.push(subRange(range, range.records.slice(i, i + partRecords), range.redelivered))
+  return parts
+}
+
+function subRange(range: LogBatch, records: LogRecord[], redelivered: boolean): LogBatch {
+  return {
     topic: range.topic,
     partition: range.partition,
     records,
     firstOffset: records[0].offset,
     lastOffset: records[records.length - 1].offset,
-    redelivered: true,
-  }))
+    redelivered,
+  }
 }
