@@ -65,7 +65,7 @@ describe('loadConfig', () => {
         maxRetries: 3,
         compactionMs: 3_600_000,
       },
-      recordings: { maxBatchRecords: 2000, partRecords: 1000, maxBatchBytes: null, maxWaitMs: 500, maxRetries: 3 },
+      recordings: { maxBatchRecords: 2000, partRecords: 2000, maxBatchBytes: null, maxWaitMs: 500, maxRetries: 3 },
       logRetention: { bytes: 128 << 20, ms: 3_600_000 },
       authFailures: { max: 100, windowMs: 60_000, trustedProxies: [] },
       corsOrigins: [],
