@@ -4,7 +4,10 @@
 // Exactly once: a batch's blocks are computed from the batch alone (no state carried between batches), so
 // the same range always makes the same rows, and they are inserted under a deduplication token named
 // after the range. After a SIGKILL between the write and the commit the log hands out the same range
-// again; its rows are dropped by ClickHouse as duplicates, and nothing the range held is lost.
+// again; its rows are dropped by ClickHouse as duplicates, and nothing the range held is lost. A range is
+// written in parts of `partRecords` messages from its first (each a range of its own, stored while the
+// next is worked); the runner isolates a range at a multiple of that, so every part of a half is a part of
+// the range, with the same rows and tokens.
 //
 // A message that PostHog's parser would drop (no valid rrweb event, or events 7 days or more from when
 // capture received it) is skipped and counted. A message that does not decode is a dead letter. A batch
