@@ -2,7 +2,7 @@
 // that capture and auth never query on the request path. Every write is published on the configuration
 // log (shared/log/config-log.ts), from which every process's store keeps up; project ids come from its allocator.
 import { DEFAULT_TEST_ACCOUNT_FILTERS } from '../shared/project-settings'
-import { createHash, randomBytes } from 'node:crypto'
+import { createHash, randomBytes, randomInt } from 'node:crypto'
 import type { ClickHouseClient } from '../shared/clickhouse'
 import { insertRows, queryRows } from '../shared/clickhouse'
 import type { Clock } from '../shared/time/clock'
@@ -20,8 +20,14 @@ export function hashKey(value: string): string {
   return createHash('sha256').update(value).digest('hex')
 }
 
+const KEY_ALPHABET = 'ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz0123456789'
+const KEY_LENGTH = 40
+
+/** A key as PostHog's look: the prefix, then 40 letters and digits drawn uniformly (~238 bits). */
 export function generateKey(prefix: string): string {
-  return prefix + randomBytes(32).toString('base64url').replace(/[-_]/g, '').slice(0, 40)
+  let key = prefix
+  for (let i = 0; i < KEY_LENGTH; i++) key += KEY_ALPHABET[randomInt(KEY_ALPHABET.length)]
+  return key
 }
 
 interface ProjectRow {

@@ -205,11 +205,19 @@ describe.skipIf(unavailable !== null)(`the player's inspector${unavailable ? ` (
     ).toBe('playing')
     await page.waitForSelector('#wren-inspector [role=tab]')
   }
-  /** Until the player has played to its end and stopped, so a jump leaves its clock where the jump put it. */
+  /**
+   * Until the player has played to its end and stopped, so a jump leaves its clock where the jump put it. The clock
+   * shows the end a moment before the player stops: until then a jump plays on (and skips idle stretches fast).
+   */
   const playedThrough = async (page: Page) => {
     const times = page.locator('.rr-timeline__time')
     await expect
-      .poll(async () => (await times.first().textContent()) === (await times.last().textContent()), { timeout: 60_000 })
+      .poll(
+        async () =>
+          (await times.first().textContent()) === (await times.last().textContent()) &&
+          (await page.evaluate(() => (globalThis as unknown as PageGlobal).document.body.dataset.player)) === 'paused',
+        { timeout: 60_000 },
+      )
       .toBe(true)
   }
   const clockOf = async (page: Page) => seconds(await page.locator('.rr-timeline__time').first().textContent())

@@ -131,6 +131,10 @@ async function play(key: string | null): Promise<void> {
       target: replay,
       props: { events: events as never, width, height: Math.round((width * 9) / 16), autoPlay: true, showController: true },
     })
+    // Whether the player is playing or paused, for whoever reads the page (a test waits on it before a jump).
+    player.addEventListener('ui-update-player-state', (detail) => {
+      document.body.dataset.player = (detail as { payload: string }).payload
+    })
     const start = events[0].timestamp
     showInspector(inspector, timeline, {
       // Without a second argument the player keeps playing, or stays paused, as it was.
