@@ -1,6 +1,7 @@
 // Stamps a decoded event with what only the server knows (uuid, ip, sent_at, skew-corrected timestamp), giving
 // the IngestEvent that goes on the log. Mirrors what PostHog's ingestion does on arrival (reference §1.4).
 
+import { randomFillSync } from 'node:crypto'
 import { v7 } from 'uuid'
 import type { IngestEvent, Properties } from '../shared/log/contract'
 import type { DecodedEvent } from './decode'
@@ -14,9 +15,30 @@ export interface StampContext {
   newUuid: () => string
 }
 
+// uuid's own v7() asks Web Crypto for 16 random bytes per id (~3 µs in a loop, 3% of /e/'s main thread in a profile
+// at 2,000 req/s); these are drawn 4 KiB at a time. Ids stay in order within a millisecond as v7() keeps them: the
+// sequence starts from random bits each millisecond and counts up within it (RFC 9562 §6.2, method 1).
+const randomPool = new Uint8Array(4096)
+let drawn = randomPool.length
+let lastMs = -Infinity
+let seq = 0
+
 /** A time-ordered uuid for events the client sent without one. */
 export function newEventUuid(): string {
-  return v7()
+  if (drawn + 16 > randomPool.length) {
+    randomFillSync(randomPool)
+    drawn = 0
+  }
+  const random = randomPool.subarray(drawn, (drawn += 16))
+  const now = Date.now()
+  if (now > lastMs) {
+    lastMs = now
+    seq = ((random[6] & 0x7f) << 24) | (random[7] << 16) | (random[8] << 8) | random[9]
+  } else {
+    seq = (seq + 1) | 0
+    if (seq === 0) lastMs++
+  }
+  return v7({ random, msecs: lastMs, seq })
 }
 
 function asObject(value: unknown): Properties {

@@ -213,7 +213,7 @@ export class Stores {
   backpressure(): Promise<CaptureBackpressure> {
     return this.once('backpressure', async () => {
       const lag = await this.lag(stageStream('events'))
-      const backpressure = eventBackpressure(() => lag.current().messages, this.ctx.config.maxBacklog)
+      const backpressure = eventBackpressure(() => lag.messages(), this.ctx.config.maxBacklog)
       this.ctx.metrics.gauge('wren_capture_backpressure', () => (backpressure.active ? 1 : 0))
       return backpressure
     })

@@ -137,6 +137,11 @@ export class IngestionLagMonitor {
     return this.sampling
   }
 
+  /** Messages waiting (current().messages without the rest: capture asks on every request). */
+  messages(): number {
+    return this.estimator.messages()
+  }
+
   current(): IngestionLag {
     const now = this.now()
     const { end, committed } = this.estimator.offsets()

