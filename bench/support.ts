@@ -67,13 +67,18 @@ export const sleep = (msec: number) => new Promise<void>((r) => setTimeout(r, ms
  * Noise on a shared machine changes wall-clock rates a lot and CPU per unit of work much less.
  */
 export function cpuSeconds(pid: number = process.pid, thread?: 'main'): number {
+  // /proc/<pid>/stat sums every thread; /proc/<pid>/task/<pid>/stat is the main thread alone (the event loop).
+  return procStat(thread === 'main' ? `/proc/${pid}/task/${pid}/stat` : `/proc/${pid}/stat`)?.seconds ?? NaN
+}
+
+/** A /proc stat file's name and CPU seconds (utime + stime, in clock ticks of USER_HZ = 100); null when it cannot be read. */
+function procStat(file: string): { name: string; seconds: number } | null {
   try {
-    // /proc/<pid>/stat sums every thread; /proc/<pid>/task/<pid>/stat is the main thread alone (the event loop).
-    const stat = readFileSync(thread === 'main' ? `/proc/${pid}/task/${pid}/stat` : `/proc/${pid}/stat`, 'utf8')
+    const stat = readFileSync(file, 'utf8')
     const fields = stat.slice(stat.lastIndexOf(')') + 2).split(' ')
-    return (Number(fields[11]) + Number(fields[12])) / 100 // utime, stime in clock ticks (USER_HZ = 100)
+    return { name: stat.slice(stat.indexOf('(') + 1, stat.lastIndexOf(')')), seconds: (Number(fields[11]) + Number(fields[12])) / 100 }
   } catch {
-    return NaN
+    return null
   }
 }
 
@@ -87,14 +92,9 @@ export function threadCpuSeconds(pid: number = process.pid): Map<number, { name:
     return out
   }
   for (const tid of tids) {
-    try {
-      const stat = readFileSync(`/proc/${pid}/task/${tid}/stat`, 'utf8')
-      const name = stat.slice(stat.indexOf('(') + 1, stat.lastIndexOf(')'))
-      const fields = stat.slice(stat.lastIndexOf(')') + 2).split(' ')
-      out.set(Number(tid), { name, seconds: (Number(fields[11]) + Number(fields[12])) / 100 })
-    } catch {
-      // The thread ended between the listing and the read.
-    }
+    // null: the thread ended between the listing and the read.
+    const stat = procStat(`/proc/${pid}/task/${tid}/stat`)
+    if (stat) out.set(Number(tid), stat)
   }
   return out
 }

@@ -22,13 +22,12 @@ export async function lowerBackgroundThreads(nice: number, everyMs = 1_000): Pro
   // libuv starts its pool on the first call that needs it: an fs call now, so that the pool is among the start's threads.
   await stat(process.cwd())
   const own = new Set(threadIds())
-  const seen = new Set<number>()
   const base = getPriority(process.pid)
+  let seen = new Set<number>()
   const lower = () => {
-    const tids = threadIds()
-    for (const tid of tids) {
+    const now = new Set(threadIds())
+    for (const tid of now) {
       if (own.has(tid) || seen.has(tid)) continue
-      seen.add(tid)
       try {
         // A thread its maker gave a priority of its own (the engine's memory worker runs at -20) keeps it.
         if (getPriority(tid) === base) setPriority(tid, nice)
@@ -36,7 +35,8 @@ export async function lowerBackgroundThreads(nice: number, everyMs = 1_000): Pro
         // gone already
       }
     }
-    if (seen.size > 2 * tids.length) for (const tid of seen) if (!tids.includes(tid)) seen.delete(tid)
+    // Only the threads alive now are remembered: an ended thread's id may be reused by a new one.
+    seen = now
   }
   const timer = setInterval(lower, everyMs).unref()
   return { stop: () => clearInterval(timer) }
