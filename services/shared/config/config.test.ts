@@ -85,6 +85,7 @@ describe('loadConfig', () => {
   it.each([
     ['PORT', 'eighty', 'PORT must be a port number (0 to 65535), got eighty'],
     ['WREN_SHUTDOWN_TIMEOUT_MS', '-1', 'WREN_SHUTDOWN_TIMEOUT_MS must be a non-negative integer, got -1'],
+    ['WREN_BACKGROUND_NICE', '20', 'WREN_BACKGROUND_NICE must be an integer from 0 to 19, got 20'],
     ['WREN_AI_URL', 'not a url', 'WREN_AI_URL must be an http or https URL, got not a url'],
     ['WREN_AI_RESPONSE_FORMAT', 'xml', 'WREN_AI_RESPONSE_FORMAT must be one of json_schema, json_object, none, got xml'],
     ['LOG_REQUESTS', 'yes', 'LOG_REQUESTS must be 1, true, 0 or false, got yes'],

@@ -29,6 +29,16 @@ export const port: Parser<number> = {
   },
 }
 
+/** A Linux nice value a thread can be lowered to (setPriority refuses past 19). */
+export const niceValue: Parser<number> = {
+  accepts: 'an integer from 0 to 19',
+  parse(t) {
+    const n = integer.parse(t)
+    if (n > 19) throw new Error()
+    return n
+  },
+}
+
 /** The same text, another value: `map(integer, (hours) => hours * 3_600_000)` for a retention in hours. */
 export function map<T, U>(parser: Parser<T>, to: (value: T) => U, accepts = parser.accepts): Parser<U> {
   return { accepts, parse: (t) => to(parser.parse(t)) }

@@ -13,6 +13,7 @@ import {
   integer,
   list,
   map,
+  niceValue,
   origin,
   port,
   proxy,
@@ -155,7 +156,7 @@ export const VARIABLES: readonly ConfigVariable[] = [
     group: 'server',
     field: 'backgroundNice',
     default: '10',
-    parse: integer,
+    parse: niceValue,
     doc: "the nice value (Linux) of the threads made after Wren starts: the embedded engine's and the ingestion worker's, so that their work waits for HTTP requests when the cores are busy rather than the other way round (the main thread, libuv's pool and V8's helpers keep theirs); `0` leaves them as they start",
   }),
   v({
