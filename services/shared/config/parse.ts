@@ -20,24 +20,22 @@ export const integer: Parser<number> = {
   },
 }
 
-export const port: Parser<number> = {
-  accepts: 'a port number (0 to 65535)',
-  parse(t) {
-    const n = integer.parse(t)
-    if (n > 65_535) throw new Error()
-    return n
-  },
+/** A non-negative integer no greater than `max`. */
+export function integerUpTo(max: number, accepts: string): Parser<number> {
+  return {
+    accepts,
+    parse(t) {
+      const n = integer.parse(t)
+      if (n > max) throw new Error()
+      return n
+    },
+  }
 }
 
+export const port = integerUpTo(65_535, 'a port number (0 to 65535)')
+
 /** A Linux nice value a thread can be lowered to (setPriority refuses past 19). */
-export const niceValue: Parser<number> = {
-  accepts: 'an integer from 0 to 19',
-  parse(t) {
-    const n = integer.parse(t)
-    if (n > 19) throw new Error()
-    return n
-  },
-}
+export const niceValue = integerUpTo(19, 'an integer from 0 to 19')
 
 /** The same text, another value: `map(integer, (hours) => hours * 3_600_000)` for a retention in hours. */
 export function map<T, U>(parser: Parser<T>, to: (value: T) => U, accepts = parser.accepts): Parser<U> {
