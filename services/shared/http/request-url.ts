@@ -35,8 +35,9 @@ export function absoluteUrl(request: FastifyRequest, siteUrl: string | null, par
 
 /**
  * Which page of a list a request asks for: `limit` results from `offset`. Every list route reads its
- * `?limit` and `?offset` (schemas.ts Paging) through this. An activity log also takes PostHog's `?page`
- * (from 1) and links by page, as PostHog's do (`links: 'page'`), unless the request sent an offset.
+ * `?limit` and `?offset` (schemas.ts Paging) through this. An activity log (`by: 'page'`, schemas.ts
+ * ActivityPaging) also takes PostHog's `?page` (from 1) and links by page as PostHog's do, unless the
+ * request sent an offset. Other routes never read `?page` (an undeclared parameter stays in the query).
  */
 export interface PageRequest {
   limit: number
@@ -47,14 +48,15 @@ export interface PageRequest {
 export function pageRequest(
   query: { limit?: number; offset?: number; page?: number },
   defaultLimit: number,
-  links: 'offset' | 'page' = 'offset',
+  by: 'offset' | 'page' = 'offset',
 ): PageRequest {
   const limit = query.limit ?? defaultLimit
-  if (query.page === undefined) return { limit, offset: query.offset ?? 0, byPage: links === 'page' && query.offset === undefined }
+  const page = by === 'page' ? query.page : undefined
+  if (page === undefined) return { limit, offset: query.offset ?? 0, byPage: by === 'page' && query.offset === undefined }
   if (query.offset !== undefined) throw wrenError('invalid_input', 'Send page or offset, not both.', 'offset')
-  const offset = (query.page - 1) * limit
+  const offset = (page - 1) * limit
   if (offset > MAX_OFFSET)
-    throw wrenError('invalid_input', `page ${query.page} of ${limit} starts past the largest offset, ${MAX_OFFSET}.`, 'page')
+    throw wrenError('invalid_input', `page ${page} of ${limit} starts past the largest offset, ${MAX_OFFSET}.`, 'page')
   return { limit, offset, byPage: true }
 }
 
