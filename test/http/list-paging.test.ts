@@ -92,6 +92,7 @@ describe('paging every list route', () => {
     const person = (await call('GET', `${project}/persons/?distinct_id=person-0`)).body.results[0]
     for (let n = 0; n < SEEDED; n++)
       expect((await call('PATCH', `${project}/persons/${person.id}/`, { properties: { seats: n } })).status).toBe(200)
+    await drained(t.wren)
 
     const ids: Record<string, number> = {
       '/api/projects/{project_id}/persons/{id}/activity/': person.id,

@@ -56,7 +56,7 @@ export function pageRequest(
   if (query.offset !== undefined) throw wrenError('invalid_input', 'Send page or offset, not both.', 'offset')
   const offset = (page - 1) * limit
   if (offset > MAX_OFFSET)
-    throw wrenError('invalid_input', `page ${page} of ${limit} starts past the largest offset, ${MAX_OFFSET}.`, 'page')
+    throw wrenError('invalid_input', `page ${page} of ${limit} results starts past offset ${MAX_OFFSET}, the most a list skips.`, 'page')
   return { limit, offset, byPage: true }
 }
 
