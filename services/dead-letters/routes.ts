@@ -4,9 +4,9 @@
 import type { FastifyInstance } from 'fastify'
 import { Type } from 'typebox'
 import { wrenError } from '../shared/errors'
-import { absoluteUrl } from '../shared/http/request-url'
+import { pageLinks, pageRequest } from '../shared/http/request-url'
 import { routesOf } from '../shared/http/route'
-import { Limit, Offset, Paginated } from '../shared/http/schemas'
+import { Paginated, Paging } from '../shared/http/schemas'
 import type { Log } from '../shared/log/log'
 import type { Metrics } from '../shared/metrics'
 import type { PersonalApiKey, Tenants } from '../shared/tenancy'
@@ -62,19 +62,14 @@ export async function deadLetterRoutes(app: FastifyInstance, deps: DeadLetterRou
     description: WHO,
     access: { key: '*' },
     schema: {
-      querystring: Type.Object({ limit: Type.Optional(Limit(DEFAULT_LIMIT, MAX_LIMIT)), offset: Type.Optional(Offset) }),
+      querystring: Type.Object(Paging(DEFAULT_LIMIT, MAX_LIMIT)),
       response: { 200: Paginated(DeadLetter) },
     },
     handler: async (request, _reply, key) => {
       requireUnlimited(key)
-      const { limit = DEFAULT_LIMIT, offset = 0 } = request.query
-      const { count, results } = await deps.store.list({ limit, offset })
-      return {
-        count,
-        next: offset + limit < count ? absoluteUrl(request, deps.siteUrl, { limit, offset: offset + limit }) : null,
-        previous: offset > 0 ? absoluteUrl(request, deps.siteUrl, { limit, offset: Math.max(0, offset - limit) }) : null,
-        results: results.map(serializeDeadLetter),
-      }
+      const page = pageRequest(request.query, DEFAULT_LIMIT)
+      const { count, results } = await deps.store.list({ limit: page.limit, offset: page.offset })
+      return { count, ...pageLinks(request, deps.siteUrl, page, { count }), results: results.map(serializeDeadLetter) }
     },
   })
 

@@ -6,9 +6,9 @@ import { Type } from 'typebox'
 import type { Tenants } from '../shared/tenancy'
 import type { Clock } from '../shared/time/clock'
 import { wrenError } from '../shared/errors'
-import { pageLinks } from '../shared/http/request-url'
+import { pageLinks, pageRequest } from '../shared/http/request-url'
 import { routesOf } from '../shared/http/route'
-import { Limit, Offset } from '../shared/http/schemas'
+import { Paging } from '../shared/http/schemas'
 import { DefinitionQueries, sessionPropertyDefinitions, type EventOrdering } from './queries'
 import { EventDefinitionPage, PropertyDefinitionPage } from './schemas'
 
@@ -50,8 +50,7 @@ export async function definitionRoutes(
     access: { project: 'event_definition:read' },
     schema: {
       querystring: Type.Object({
-        limit: Type.Optional(Limit(EVENT_DEFAULT_LIMIT, MAX_LIMIT)),
-        offset: Type.Optional(Offset),
+        ...Paging(EVENT_DEFAULT_LIMIT, MAX_LIMIT),
         search: Type.Optional(Type.String({ description: 'Every word is somewhere in the name, any case.' })),
         event_type: Type.Optional(
           Type.Union([Type.Literal('event'), Type.Literal('event_custom'), Type.Literal('event_posthog')], {
@@ -77,8 +76,7 @@ export async function definitionRoutes(
     },
     handler: async (request, _reply, caller) => {
       const q = request.query
-      const limit = q.limit ?? EVENT_DEFAULT_LIMIT
-      const offset = q.offset ?? 0
+      const page = pageRequest(q, EVENT_DEFAULT_LIMIT)
       const ordering = q.ordering ? { field: q.ordering.replace(/^-/, '') as EventOrdering, descending: q.ordering.startsWith('-') } : null
       const { count, results } = await deps.queries.events(
         caller.project.id,
@@ -87,12 +85,12 @@ export async function definitionRoutes(
           eventType: q.event_type ?? 'event',
           ordering,
           excluded: jsonList(q.excluded_properties, 'excluded_properties') ?? [],
-          limit,
-          offset,
+          limit: page.limit,
+          offset: page.offset,
         },
         deps.clock.now(),
       )
-      return { count, ...pageLinks(request, deps.siteUrl, { limit, offset, count }), results }
+      return { count, ...pageLinks(request, deps.siteUrl, page, { count }), results }
     },
   })
 
@@ -105,8 +103,7 @@ export async function definitionRoutes(
     access: { project: 'property_definition:read' },
     schema: {
       querystring: Type.Object({
-        limit: Type.Optional(Limit(PROPERTY_DEFAULT_LIMIT, MAX_LIMIT)),
-        offset: Type.Optional(Offset),
+        ...Paging(PROPERTY_DEFAULT_LIMIT, MAX_LIMIT),
         type: Type.Optional(
           Type.Union([Type.Literal('event'), Type.Literal('person'), Type.Literal('group'), Type.Literal('session')], {
             description: 'event (default), person, group (with group_type_index) or session (the session fields Wren computes).',
@@ -124,8 +121,7 @@ export async function definitionRoutes(
     },
     handler: async (request, _reply, caller) => {
       const q = request.query
-      const limit = q.limit ?? PROPERTY_DEFAULT_LIMIT
-      const offset = q.offset ?? 0
+      const page = pageRequest(q, PROPERTY_DEFAULT_LIMIT)
       const kind = q.type ?? 'event'
       // PostHog's own checks of these parameters (PropertyDefinitionQuerySerializer.validate).
       if (kind === 'group' && q.group_type_index === undefined)
@@ -140,8 +136,8 @@ export async function definitionRoutes(
         search: q.search ?? '',
         names: q.properties ? q.properties.split(',') : null,
         numericalOnly: q.is_numerical === true,
-        limit,
-        offset,
+        limit: page.limit,
+        offset: page.offset,
       }
       const { count, results } =
         kind === 'session'
@@ -154,7 +150,7 @@ export async function definitionRoutes(
               eventNames,
               filterByEventNames: q.filter_by_event_names === true,
             })
-      return { count, ...pageLinks(request, deps.siteUrl, { limit, offset, count }), results }
+      return { count, ...pageLinks(request, deps.siteUrl, page, { count }), results }
     },
   })
 }

@@ -1,15 +1,15 @@
 // GET /api/projects/:project_id/events/: the raw event list PostHog has long offered (newest first),
-// with `event`, `distinct_id`, `person_id`, `after`, `before`, `properties` filters and `limit`.
+// with `event`, `distinct_id`, `person_id`, `after`, `before`, `properties` filters, `limit` and `offset`.
 import type { FastifyInstance } from 'fastify'
 import { Type } from 'typebox'
 import type { ClickHouseClient } from '../shared/clickhouse'
 import { queryRows } from '../shared/clickhouse'
 import type { Tenants } from '../shared/tenancy'
 import { wrenError } from '../shared/errors'
-import { absoluteUrl } from '../shared/http/request-url'
+import { pageLinks, pageRequest } from '../shared/http/request-url'
 import { sendFormatted } from '../shared/http/format'
 import { routesOf } from '../shared/http/route'
-import { Format, Limit } from '../shared/http/schemas'
+import { Format, Limit, OffsetUpTo } from '../shared/http/schemas'
 import { EventPage } from './schemas'
 import { SqlParams } from '../shared/query/params'
 import { parsePropertyFilters } from '../shared/property-filters/parse'
@@ -28,6 +28,8 @@ interface EventRow {
 }
 
 const MAX_LIMIT = 10_000
+/** PostHog's largest offset on this list: further back, `next` (by time) or `before` reach. */
+const MAX_OFFSET = 100_000
 
 export async function eventRoutes(
   app: FastifyInstance,
@@ -38,12 +40,13 @@ export async function eventRoutes(
     method: 'GET',
     url: '/events/',
     summary: 'List events, newest first',
-    description: '`next` pages further back in time.',
+    description: `Newest first (then by uuid), the order \`offset\` counts in. \`next\` pages further back in time from the page’s last event, without limit; \`offset\` goes up to ${MAX_OFFSET.toLocaleString('en')}, as PostHog’s.`,
     access: { project: 'query:read' },
     personData: true,
     schema: {
       querystring: Type.Object({
         limit: Type.Optional(Limit(100, MAX_LIMIT)),
+        offset: Type.Optional(OffsetUpTo(MAX_OFFSET)),
         event: Type.Optional(Type.String()),
         distinct_id: Type.Optional(Type.String()),
         person_id: Type.Optional(Type.String({ format: 'uuid', description: 'a person’s uuid' })),
@@ -63,7 +66,8 @@ export async function eventRoutes(
     },
     handler: async (request, reply, caller, hidden) => {
       const q = request.query
-      const limit = q.limit ?? 100
+      const paging = pageRequest(q, 100)
+      const { limit } = paging
       const params = new SqlParams()
       const where = ['team_id = {team:Int64}']
       if (q.event) where.push(`event = ${params.add('String', q.event)}`)
@@ -85,14 +89,16 @@ export async function eventRoutes(
       const rows = await queryRows<EventRow>(
         deps.clickhouse,
         `SELECT uuid, event, distinct_id, properties, timestamp, person_id, elements_chain FROM events ${join}
-         WHERE ${where.join(' AND ')} ORDER BY timestamp DESC, uuid DESC LIMIT {limit:UInt32}${sessions.used ? ` SETTINGS ${SESSION_JOIN_SETTINGS}` : ''}`,
-        { ...params.values, team: caller.project.id, limit: limit + 1 },
+         WHERE ${where.join(' AND ')} ORDER BY timestamp DESC, uuid DESC
+         LIMIT {limit:UInt32} OFFSET {offset:UInt32}${sessions.used ? ` SETTINGS ${SESSION_JOIN_SETTINGS}` : ''}`,
+        { ...params.values, team: caller.project.id, limit: limit + 1, offset: paging.offset },
       )
       const page = rows.slice(0, limit)
-      const next =
-        rows.length > limit
-          ? absoluteUrl(request, deps.siteUrl, { before: page[page.length - 1].timestamp, before_uuid: page[page.length - 1].uuid, limit })
-          : null
+      const last = page[page.length - 1]
+      const { next } = pageLinks(request, deps.siteUrl, paging, {
+        more: rows.length > limit,
+        after: last && { before: last.timestamp, before_uuid: last.uuid },
+      })
       const results = page.map((r) => ({
         id: r.uuid,
         distinct_id: r.distinct_id,

@@ -1,22 +1,21 @@
 // Flag management (reference §2.3) under /api/projects/:project_id/feature_flags/ and the environments
 // prefix: list, create, retrieve, PATCH, soft delete by `deleted: true` (HTTP DELETE is refused), and
 // the activity log. Scopes feature_flag:read / feature_flag:write.
-import type { FastifyInstance } from 'fastify'
+import type { FastifyInstance, FastifyRequest } from 'fastify'
 import { Type } from 'typebox'
 import type { Caller } from '../shared/http/auth'
 import { wrenError } from '../shared/errors'
-import { pageOfList } from '../shared/http/request-url'
+import { pageLinks, pageOfList, pageRequest, type PageRequest } from '../shared/http/request-url'
 import { sendFormatted } from '../shared/http/format'
 import { routesOf } from '../shared/http/route'
 import {
   ActivityPage,
+  ActivityPaging,
   AnyObject,
   ErrorBody,
   Format,
-  Limit,
   ListPaging,
   MAX_LIST_LIMIT,
-  Page,
   Paginated,
   RecordId,
 } from '../shared/http/schemas'
@@ -38,11 +37,7 @@ export interface FlagRouteDeps {
 
 const FormatOnly = Type.Object({ format: Type.Optional(Format) })
 const FlagId = Type.Object({ id: RecordId('The flag’s id.') })
-const ActivityQuery = Type.Object({
-  limit: Type.Optional(Limit(10, MAX_LIST_LIMIT)),
-  page: Type.Optional(Page),
-  format: Type.Optional(Format),
-})
+const ActivityQuery = Type.Object({ ...ActivityPaging(MAX_LIST_LIMIT), format: Type.Optional(Format) })
 const Key = Type.String({ description: 'Letters, numbers, hyphens and underscores; unique among the project’s flags.' })
 const Tags = Type.Union([Type.Array(Type.String()), Type.Null()])
 const flagFields = {
@@ -173,7 +168,8 @@ export async function flagRoutes(app: FastifyInstance, deps: FlagRouteDeps): Pro
     summary: 'The activity log of every flag of the project',
     access: { project: 'activity_log:read' },
     schema: { querystring: ActivityQuery, response: { 200: ActivityPage } },
-    handler: async (request, reply, caller) => sendFormatted(request, reply, 200, await activityPage(deps, caller, null, request.query)),
+    handler: async (request, reply, caller) =>
+      sendFormatted(request, reply, 200, await activityPage(request, deps, caller, null, pageRequest(request.query, 10, 'page'))),
   })
   route({
     method: 'GET',
@@ -183,14 +179,13 @@ export async function flagRoutes(app: FastifyInstance, deps: FlagRouteDeps): Pro
     schema: { params: FlagId, querystring: ActivityQuery, response: { 200: ActivityPage } },
     handler: async (request, reply, caller) => {
       const flag = flags.get(caller.project.id, request.params.id)
-      return sendFormatted(request, reply, 200, await activityPage(deps, caller, flag.id, request.query))
+      return sendFormatted(request, reply, 200, await activityPage(request, deps, caller, flag.id, pageRequest(request.query, 10, 'page')))
     },
   })
 }
 
-async function activityPage(deps: FlagRouteDeps, caller: Caller, flagId: number | null, q: { limit?: number; page?: number }) {
-  const { limit = 10, page = 1 } = q
-  const { total, rows } = await deps.flags.activity(caller.project.id, flagId, limit, (page - 1) * limit)
+async function activityPage(request: FastifyRequest, deps: FlagRouteDeps, caller: Caller, flagId: number | null, page: PageRequest) {
+  const { total, rows } = await deps.flags.activity(caller.project.id, flagId, page.limit, page.offset)
   return {
     results: rows.map((r) => ({
       user: { first_name: r.actor, email: null },
@@ -200,8 +195,7 @@ async function activityPage(deps: FlagRouteDeps, caller: Caller, flagId: number 
       detail: { ...r.detail, short_id: null, type: null },
       created_at: r.at,
     })),
+    ...pageLinks(request, deps.siteUrl, page, { count: total }),
     total_count: total,
-    next: null,
-    previous: null,
   }
 }

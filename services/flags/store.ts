@@ -149,13 +149,15 @@ export class FlagStore {
     await this.config.publish({ kind: 'flag', record: flag })
   }
 
+  /** Newest first; entries of one millisecond in a fixed order, so that pages neither repeat nor skip one. */
   async activity(teamId: number, flagId: number | null, limit: number, offset: number): Promise<{ total: number; rows: ActivityEntry[] }> {
     const where = flagId === null ? 'team_id = {t:Int64}' : 'team_id = {t:Int64} AND flag_id = {f:Int64}'
     const params = { t: teamId, f: flagId ?? 0, limit, offset }
     const [count] = await queryRows<{ n: number }>(this.client, `SELECT count() AS n FROM feature_flag_activity WHERE ${where}`, params)
     const rows = await queryRows<{ flag_id: number; activity: ActivityEntry['activity']; detail: string; actor: string; at: string }>(
       this.client,
-      `SELECT flag_id, activity, detail, actor, at FROM feature_flag_activity WHERE ${where} ORDER BY at DESC LIMIT {limit:UInt32} OFFSET {offset:UInt32}`,
+      `SELECT flag_id, activity, detail, actor, at FROM feature_flag_activity WHERE ${where}
+       ORDER BY at DESC, flag_id DESC, activity, detail LIMIT {limit:UInt32} OFFSET {offset:UInt32}`,
       params,
     )
     return {

@@ -177,19 +177,26 @@ export class PersonQueries {
     return new Map(rows.map((r) => [r.distinct_id, toRecord(r, [r.distinct_id])] as const))
   }
 
+  /** Newest first; entries of one millisecond in a fixed order, so that pages neither repeat nor skip one. */
   async activity(
     teamId: number,
     personUuid: string,
     limit: number,
     offset: number,
   ): Promise<{ total: number; rows: Array<{ activity: string; detail: string; at: string }> }> {
-    const rows = await queryRows<{ activity: string; detail: string; at: string; total: number }>(
-      this.client,
-      `SELECT activity, detail, at, count() OVER () AS total FROM person_activity
-       WHERE team_id = {team:Int64} AND person_uuid = {uuid:UUID} ORDER BY at DESC, activity LIMIT {limit:UInt32} OFFSET {offset:UInt32}`,
-      { team: teamId, uuid: personUuid, limit, offset },
-    )
-    return { total: Number(rows[0]?.total ?? 0), rows }
+    const where = 'team_id = {team:Int64} AND person_uuid = {uuid:UUID}'
+    const params = { team: teamId, uuid: personUuid, limit, offset }
+    // Counted apart: a page past the end has no row to carry the count.
+    const [[count], rows] = await Promise.all([
+      queryRows<{ n: number }>(this.client, `SELECT count() AS n FROM person_activity WHERE ${where}`, params),
+      queryRows<{ activity: string; detail: string; at: string }>(
+        this.client,
+        `SELECT activity, detail, at FROM person_activity WHERE ${where}
+         ORDER BY at DESC, activity, detail LIMIT {limit:UInt32} OFFSET {offset:UInt32}`,
+        params,
+      ),
+    ])
+    return { total: Number(count?.n ?? 0), rows }
   }
 
   /** The person's properties as each of its events saw them, oldest first. */

@@ -6,20 +6,19 @@ import { Type } from 'typebox'
 import type { Clock } from '../shared/time/clock'
 import type { Caller } from '../shared/http/auth'
 import { wrenError } from '../shared/errors'
-import { absoluteUrl } from '../shared/http/request-url'
+import { pageLinks, pageRequest } from '../shared/http/request-url'
 import { formatOf, sendFormatted } from '../shared/http/format'
 import { sendCsv } from '../shared/http/csv'
 import { routesOf } from '../shared/http/route'
 import {
   ActivityPage,
+  ActivityPaging,
   AnyObject,
   ErrorBody,
   Format,
-  Limit,
   NoContent,
-  Offset,
-  Page,
   Paginated,
+  Paging,
   RecordId,
   Success,
   Uuid,
@@ -91,8 +90,7 @@ export async function personRoutes(app: FastifyInstance, deps: PersonRouteDeps):
     access: { project: 'person:read' },
     schema: {
       querystring: Type.Object({
-        limit: Type.Optional(Limit(DEFAULT_LIMIT, MAX_LIMIT)),
-        offset: Type.Optional(Offset),
+        ...Paging(DEFAULT_LIMIT, MAX_LIMIT),
         distinct_id: Type.Optional(Type.String()),
         email: Type.Optional(Type.String()),
         search: Type.Optional(Type.String({ description: 'Matches name, email and distinct ids.' })),
@@ -115,13 +113,10 @@ export async function personRoutes(app: FastifyInstance, deps: PersonRouteDeps):
         return sendCsv(reply, 200, async function* () {
           for await (const p of queries.each(caller.project.id, filters, CSV_LIMIT)) yield serializePerson(p, levelOf(p))
         })
-      const limit = q.limit ?? DEFAULT_LIMIT
-      const offset = q.offset ?? 0
-      const { total, persons } = await queries.list(caller.project.id, { ...filters, limit, offset })
+      const page = pageRequest(q, DEFAULT_LIMIT)
+      const { total, persons } = await queries.list(caller.project.id, { ...filters, limit: page.limit, offset: page.offset })
       const results = persons.map((p) => serializePerson(p, levelOf(p)))
-      const next = offset + persons.length < total ? absoluteUrl(request, deps.siteUrl, { limit, offset: offset + limit }) : null
-      const previous = offset > 0 ? absoluteUrl(request, deps.siteUrl, { limit, offset: Math.max(0, offset - limit) }) : null
-      return sendFormatted(request, reply, 200, { count: total, next, previous, results })
+      return sendFormatted(request, reply, 200, { count: total, ...pageLinks(request, deps.siteUrl, page, { count: total }), results })
     },
   })
 
@@ -200,14 +195,14 @@ export async function personRoutes(app: FastifyInstance, deps: PersonRouteDeps):
     access: { project: 'activity_log:read' },
     schema: {
       params: PersonId,
-      querystring: Type.Object({ limit: Type.Optional(Limit(10, MAX_LIMIT)), page: Type.Optional(Page), format: Type.Optional(Format) }),
+      querystring: Type.Object({ ...ActivityPaging(MAX_LIMIT), format: Type.Optional(Format) }),
       response: { 200: ActivityPage },
     },
     handler: async (request, reply, caller) => {
       // A deleted person's activity stays readable: its last entry says it was deleted.
       const { person } = await personFor(caller, request.params.id, 'viewer', { includeDeleted: true })
-      const { limit = 10, page = 1 } = request.query
-      const { total, rows } = await queries.activity(caller.project.id, person.uuid, limit, (page - 1) * limit)
+      const page = pageRequest(request.query, 10, 'page')
+      const { total, rows } = await queries.activity(caller.project.id, person.uuid, page.limit, page.offset)
       const results = rows.map((r) => ({
         user: null,
         activity: r.activity,
@@ -216,9 +211,11 @@ export async function personRoutes(app: FastifyInstance, deps: PersonRouteDeps):
         detail: { ...(JSON.parse(r.detail) as Record<string, unknown>), name: null, short_id: null, type: null },
         created_at: r.at,
       }))
-      const next = page * limit < total ? absoluteUrl(request, deps.siteUrl, { limit, page: page + 1 }) : null
-      const previous = page > 1 ? absoluteUrl(request, deps.siteUrl, { limit, page: page - 1 }) : null
-      return sendFormatted(request, reply, 200, { results, next, previous, total_count: total })
+      return sendFormatted(request, reply, 200, {
+        results,
+        ...pageLinks(request, deps.siteUrl, page, { count: total }),
+        total_count: total,
+      })
     },
   })
 

@@ -9,7 +9,8 @@ import { canManageKey, hasScope, projectsWithin, SCOPE_OBJECTS, scopesBeyond } f
 import { wrenError } from '../shared/errors'
 import { sendFormatted } from '../shared/http/format'
 import { routesOf } from '../shared/http/route'
-import { Format, NoContent, Paginated } from '../shared/http/schemas'
+import { Format, MAX_LIST_LIMIT, NoContent, Paginated, Paging } from '../shared/http/schemas'
+import { pageOfList } from '../shared/http/request-url'
 import { Key } from './schemas'
 import type { ProjectStore } from './store'
 import type { PersonalApiKey } from '../shared/tenancy'
@@ -37,8 +38,8 @@ const KeyId = Type.Object({
 })
 const SCOPES = ['*', ...SCOPE_OBJECTS.flatMap((o) => [`${o}:read`, `${o}:write`])]
 
-export async function keyRoutes(app: FastifyInstance, deps: { projects: ProjectStore }): Promise<void> {
-  const { projects } = deps
+export async function keyRoutes(app: FastifyInstance, deps: { projects: ProjectStore; siteUrl: string | null }): Promise<void> {
+  const { projects, siteUrl } = deps
   const route = routesOf(app, { projects, tag: 'personal API keys' })
   /**
    * The key `id` names, for `caller`: itself (`@current` or its own id) always; another only for a key
@@ -95,13 +96,15 @@ export async function keyRoutes(app: FastifyInstance, deps: { projects: ProjectS
     url: '/api/personal_api_keys/',
     summary: 'List the keys this key manages',
     access: { key: MANAGE },
-    schema: { querystring: Type.Object({ format: Type.Optional(Format) }), response: { 200: Paginated(Key) } },
+    description: 'Oldest first.',
+    schema: {
+      querystring: Type.Object({ ...Paging(100, MAX_LIST_LIMIT), format: Type.Optional(Format) }),
+      response: { 200: Paginated(Key) },
+    },
     handler: async (request, reply, caller) => {
-      const results = projects
-        .listKeys()
-        .filter((k) => canManageKey(caller, k))
-        .map(serializeKey)
-      return sendFormatted(request, reply, 200, { count: results.length, next: null, previous: null, results })
+      const managed = projects.listKeys().filter((k) => canManageKey(caller, k))
+      const page = pageOfList(request, siteUrl, managed, request.query, 100)
+      return sendFormatted(request, reply, 200, { ...page, results: page.results.map(serializeKey) })
     },
   })
 

@@ -5,7 +5,8 @@ import { canReach } from '../shared/http/auth'
 import { wrenError } from '../shared/errors'
 import { sendFormatted } from '../shared/http/format'
 import { routesOf } from '../shared/http/route'
-import { Format, Paginated } from '../shared/http/schemas'
+import { Format, MAX_LIST_LIMIT, Paginated, Paging } from '../shared/http/schemas'
+import { pageOfList } from '../shared/http/request-url'
 import { ProjectAnswer } from './schemas'
 import type { ProjectStore } from './store'
 import type { Project } from '../shared/tenancy'
@@ -28,8 +29,8 @@ export function serializeProject(p: Project): Record<string, unknown> {
 
 const Name = Type.String({ minLength: 1, pattern: '\\S', description: 'a non-empty name' })
 
-export async function projectRoutes(app: FastifyInstance, deps: { projects: ProjectStore }): Promise<void> {
-  const { projects } = deps
+export async function projectRoutes(app: FastifyInstance, deps: { projects: ProjectStore; siteUrl: string | null }): Promise<void> {
+  const { projects, siteUrl } = deps
   const route = routesOf(app, { projects, tag: 'projects' })
 
   route({
@@ -37,13 +38,18 @@ export async function projectRoutes(app: FastifyInstance, deps: { projects: Proj
     url: '/api/projects/',
     summary: 'List the projects this key reaches',
     access: { key: 'project:read' },
-    schema: { querystring: Type.Object({ format: Type.Optional(Format) }), response: { 200: Paginated(ProjectAnswer) } },
+    description: 'In the order they were created.',
+    schema: {
+      querystring: Type.Object({ ...Paging(100, MAX_LIST_LIMIT), format: Type.Optional(Format) }),
+      response: { 200: Paginated(ProjectAnswer) },
+    },
     handler: async (request, reply, key) => {
-      const results = projects
+      const reached = projects
         .list()
         .filter((p) => canReach(key, p.id))
-        .map(serializeProject)
-      return sendFormatted(request, reply, 200, { count: results.length, next: null, previous: null, results })
+        .sort((a, b) => a.id - b.id)
+      const page = pageOfList(request, siteUrl, reached, request.query, 100)
+      return sendFormatted(request, reply, 200, { ...page, results: page.results.map(serializeProject) })
     },
   })
 
@@ -103,7 +109,7 @@ export async function projectRoutes(app: FastifyInstance, deps: { projects: Proj
     },
   })
 
-  await app.register(keyRoutes, { projects })
+  await app.register(keyRoutes, { projects, siteUrl })
 }
 
 /** Settings stored before the allow-list existed may hold anything: only known keys are shown or kept. */

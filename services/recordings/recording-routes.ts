@@ -13,7 +13,8 @@ import type { ClickHouseClient } from '../shared/clickhouse'
 import type { Clock } from '../shared/time/clock'
 import { wrenError } from '../shared/errors'
 import { routesOf } from '../shared/http/route'
-import { AnyObject, Limit, NoContent, Offset } from '../shared/http/schemas'
+import { AnyObject, NoContent, Paging } from '../shared/http/schemas'
+import { pageLinks, pageRequest } from '../shared/http/request-url'
 import type { HiddenPersons } from '../shared/query/hidden-persons'
 import type { Tenants } from '../shared/tenancy'
 import { DEFAULT_DATE_FROM, recordingQuery, visibleRecordings } from './list-query'
@@ -41,6 +42,7 @@ export async function recordingRoutes(
     clock: Clock
     sharing: SharingStore
     state: RecordingStateStore
+    siteUrl: string | null
   },
 ): Promise<void> {
   const route = routesOf(app, { projects: deps.projects, tag: 'session recordings', sharing: deps.sharing, clickhouse: deps.clickhouse })
@@ -97,8 +99,7 @@ export async function recordingRoutes(
     personData: true,
     schema: {
       querystring: Type.Object({
-        limit: Type.Optional(Limit(DEFAULT_LIMIT, MAX_LIMIT)),
-        offset: Type.Optional(Offset),
+        ...Paging(DEFAULT_LIMIT, MAX_LIMIT),
         date_from: Type.Optional(Type.String({ description: 'Recordings that started at or after this date: ISO, or relative like -7d.' })),
         date_to: Type.Optional(Type.String({ description: 'Recordings that started at or before this date: ISO, or relative like -1d.' })),
         distinct_id: Type.Optional(Type.String({ description: 'Recordings of this distinct id.' })),
@@ -138,7 +139,8 @@ export async function recordingRoutes(
     },
     handler: async (request, _reply, caller, hidden) => {
       const q = request.query
-      const limit = q.limit ?? DEFAULT_LIMIT
+      const paging = pageRequest(q, DEFAULT_LIMIT)
+      const { limit, offset } = paging
       const teamId = caller.project.id
       // The filters (which may read actions and cohorts) and person_uuid's person are independent: read together.
       const [query, person] = await Promise.all([
@@ -149,12 +151,14 @@ export async function recordingRoutes(
         const ids = person?.distinctIds ?? []
         query.distinctIds = query.distinctIds ? query.distinctIds.filter((id) => ids.includes(id)) : ids
       }
-      if (query.distinctIds?.length === 0) return { results: [], has_next: false }
-      const page = await deps.metadata.page(teamId, { ...query, limit, offset: q.offset ?? 0 })
+      const links = (more: boolean) => pageLinks(request, deps.siteUrl, paging, { more })
+      if (query.distinctIds?.length === 0) return { results: [], has_next: false, ...links(false) }
+      const page = await deps.metadata.page(teamId, { ...query, limit, offset })
       // The shown sessions' states and persons, together (the row past the limit only tells has_next).
       const shown = page.slice(0, limit)
       const [recordings, persons] = await Promise.all([deps.metadata.summarize(teamId, shown), personsOf(teamId, shown)])
-      return { results: recordings.map((r) => show(r, persons.get(r.distinctId) ?? null)), has_next: page.length > limit }
+      const more = page.length > limit
+      return { results: recordings.map((r) => show(r, persons.get(r.distinctId) ?? null)), has_next: more, ...links(more) }
     },
   })
 

@@ -58,8 +58,13 @@ export const SharedRecording = Type.Object(
   { title: 'Shared session recording' },
 )
 
-/** The list's page: PostHog's `{results, has_next}` envelope. */
-export const RecordingPage = Type.Object({ results: Type.Array(Recording), has_next: Type.Boolean() })
+/** The list's page: PostHog's `{results, has_next}` envelope, with the `next` and `previous` links every list has. */
+export const RecordingPage = Type.Object({
+  results: Type.Array(Recording),
+  has_next: Type.Boolean(),
+  next: Type.Union([Type.String(), Type.Null()]),
+  previous: Type.Union([Type.String(), Type.Null()]),
+})
 
 export const SETTINGS_DESCRIPTION = `Display switches of the shared page: ${SHARING_SETTINGS.join(', ')} (booleans; other keys are dropped).`
 const Settings = Type.Union(

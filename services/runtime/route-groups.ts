@@ -103,7 +103,7 @@ export const ROUTE_GROUPS = {
     ...(await captureDeps(s)),
     recordingsBackpressure: await s.recordingsBackpressure(),
   })),
-  projects: group('delegated', projectRoutes, async (s) => ({ projects: await s.projects() })),
+  projects: group('delegated', projectRoutes, async (s) => ({ projects: await s.projects(), siteUrl: s.ctx.config.siteUrl })),
   'dead-letters': group('delegated', deadLetterRoutes, async (s) => ({
     projects: await s.projects(),
     store: await s.deadLetters(),
@@ -182,6 +182,7 @@ export const ROUTE_GROUPS = {
     clock: s.ctx.clock,
     sharing: await s.sharing(),
     state: await s.recordingState(),
+    siteUrl: s.ctx.config.siteUrl,
   })),
   'recording-sharing': group('delegated', sharingRoutes, async (s) => ({
     projects: await s.projects(),

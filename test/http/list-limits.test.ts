@@ -32,6 +32,8 @@ describe('?limit on every list route', () => {
       { path: `${project}/feature_flags/${flag.body.id}/activity/`, max: 1000 },
       { path: `${project}/session_recordings/`, max: 1000 },
       { path: '/api/dead_letters/', max: 1000 },
+      { path: '/api/projects/', max: 1000 },
+      { path: '/api/personal_api_keys/', max: 1000 },
       { path: `${project}/insights/`, max: 1000 },
       { path: `${project}/dashboards/`, max: 1000 },
       { path: `${project}/actions/`, max: 1000 },

@@ -52,8 +52,9 @@ interface SignedIn {
 async function signIn(key: string): Promise<SignedIn> {
   // Every key may read itself, so this refuses only a key Wren does not take (401, with the API's reason).
   const me = await request<KeyInfo>('GET', '/api/personal_api_keys/@current/', undefined, key)
+  // The projects list pages (100 by default); 1,000 at once is its most.
   const projects = allows(me.scopes, 'project:read')
-    ? (await request<Paginated<Project>>('GET', '/api/projects/', undefined, key)).results
+    ? (await request<Paginated<Project>>('GET', '/api/projects/?limit=1000', undefined, key)).results
     : projectsOfKey(me)
   if (!projects.length) throw new ApiError(403, 'This key reaches no project.', 'permission_denied', null)
   return { key, projects, scopes: me.scopes }

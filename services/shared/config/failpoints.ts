@@ -21,7 +21,12 @@ export const FAILPOINTS = {
   ingestPoisonEvent: {
     parse: text,
     does: 'writing an ingestion batch that holds an event of this name fails (as a refusing ClickHouse would)',
-    tests: ['test/dead-letters/dead-letters.test.ts', 'test/runtime/cluster.test.ts', 'test/runtime/cli-running.test.ts'],
+    tests: [
+      'test/dead-letters/dead-letters.test.ts',
+      'test/runtime/cluster.test.ts',
+      'test/runtime/cli-running.test.ts',
+      'test/http/list-paging.test.ts',
+    ],
   },
   ingestWorkerExitEvent: {
     parse: text,

@@ -15,14 +15,32 @@ export const Limit = (defaultLimit: number, max: number) =>
   })
 /** The largest `?limit` of the lists that page a whole list in memory (flags, insights, dashboards, actions, cohorts). */
 export const MAX_LIST_LIMIT = 1000
-export const Offset = Type.Integer({ minimum: 0, default: 0, description: 'How many results to skip.' })
+/**
+ * `?offset`: how many results to skip, from 0 to a maximum, or a 400 naming `offset`. Each list takes up
+ * to MAX_OFFSET (a list further than that is read by its filters, and ClickHouse's UInt32 parameters
+ * wrapped larger offsets round to the first page); the events list less, as PostHog's (its `next` pages by
+ * time instead, without limit).
+ */
+const offsetRange = (max: number) => ({ minimum: 0, maximum: max, description: `How many results to skip, 0 to ${max}.` })
+export const OffsetUpTo = (max: number) => Type.Integer({ ...offsetRange(max), default: 0 })
+export const MAX_OFFSET = 10_000_000
+export const Offset = OffsetUpTo(MAX_OFFSET)
+/** `?limit` and `?offset` of a list (read by request-url.ts pageRequest). */
+export const Paging = (defaultLimit: number, maxLimit: number) => ({
+  limit: Type.Optional(Limit(defaultLimit, maxLimit)),
+  offset: Type.Optional(Offset),
+})
 /** `?search`, `?limit` and `?offset` of a list paged in memory (request-url.ts pageOfList), `search` matching `searched`. */
 export const ListPaging = (searched: string) => ({
   search: Type.Optional(Type.String({ description: `Matches ${searched}, any case.` })),
-  limit: Type.Optional(Limit(100, MAX_LIST_LIMIT)),
-  offset: Type.Optional(Offset),
+  ...Paging(100, MAX_LIST_LIMIT),
 })
-export const Page = Type.Integer({ minimum: 1, default: 1, description: 'Which page of results, from 1.' })
+/** An activity log's `?limit`, and its page as PostHog counts it (`?page`, from 1) or an `?offset`. */
+export const ActivityPaging = (maxLimit: number) => ({
+  limit: Type.Optional(Limit(10, maxLimit)),
+  page: Type.Optional(Type.Integer({ minimum: 1, description: 'Which page of results, from 1 (default), or send offset.' })),
+  offset: Type.Optional(Type.Integer(offsetRange(MAX_OFFSET))),
+})
 
 /** `?format=csv` (or `Accept: text/csv`) answers CSV with nested fields flattened to dotted columns. */
 export const Format = Type.Enum(['json', 'csv'], { description: 'json (default) or csv.', [ERROR_CODE_KEYWORD]: 'invalid_format' })

@@ -38,7 +38,8 @@ const objectsOf = (scopes: string[]) => [...new Set(scopes.map((s) => s.split(':
 
 export function KeysPage() {
   const me = useLoad(() => get<KeyInfo>(`${KEYS}@current/`), [])
-  const keys = useLoad(() => get<Paginated<KeyInfo>>(KEYS), [])
+  // The list pages (100 by default); 1,000 at once is its most.
+  const keys = useLoad(() => get<Paginated<KeyInfo>>(`${KEYS}?limit=1000`), [])
   const [created, setCreated] = useState<(KeyInfo & { value: string }) | null>(null)
   return (
     <div>
