@@ -20,7 +20,8 @@
 // and it rewrites the parts at once, so the bytes go when it returns. Its predicate reads only the row's
 // own columns (no subquery), so it is deterministic, as a Replicated table requires. A lightweight DELETE
 // only masks the rows until parts merge (an OPTIMIZE … FINAL, which rewrites the whole table, measured 3×
-// the mutation's time for the same result: bench/README.md). A ReplacingMergeTree keyed without the
+// the mutation's time for the same result:
+// bench/results/2026-11-25-issue-24-persons-storage.md). A ReplacingMergeTree keyed without the
 // offset would fold the versions a replay needs.
 import type { Logger } from 'pino'
 import type { ClickHouseClient } from '../../shared/clickhouse'
