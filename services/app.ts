@@ -23,7 +23,7 @@ import { Roles } from './runtime/roles'
 import { Stores } from './runtime/stores'
 import { createServer } from './runtime/server'
 import { mountRouteGroups } from './runtime/route-groups'
-import { STAGE_STREAMS, stageStream } from './runtime/streams'
+import { STAGE_STREAMS, stageStream } from './shared/log/streams'
 
 export interface Wren {
   app: FastifyInstance

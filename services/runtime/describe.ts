@@ -1,7 +1,7 @@
 // The runtime's tables as Markdown: what `wren roles` prints and docs/architecture.md embeds (a test keeps
 // the two the same).
 import { ROLE_NAMES, ROLE_TABLE, JOB_DOCS, Roles } from './roles'
-import { STREAMS } from './streams'
+import { groupName, STREAMS } from '../shared/log/streams'
 
 function table(head: string[], rows: string[][]): string {
   const line = (cells: string[]) => `| ${cells.join(' | ')} |`
@@ -35,7 +35,7 @@ export function describeStreams(): string {
       `\`${s.name}\``,
       `\`${s.topic}\``,
       s.producer,
-      `\`${s.group}\``,
+      `\`${groupName(s)}\``,
       code(s.consumers),
       s.stage ? `\`${s.stage}\`` : '–',
       s.key,

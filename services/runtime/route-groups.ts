@@ -25,7 +25,7 @@ import { webRoutes } from '../web/routes'
 import { operationsRoutes } from './operations-routes'
 import type { CorsScope } from './server'
 import type { Stores } from './stores'
-import { STAGE_STREAMS } from './streams'
+import { STAGE_STREAMS } from '../shared/log/streams'
 import type { RouteGroupName } from './roles'
 
 interface RouteGroup {

@@ -8,7 +8,7 @@ import { batchBytes, type Config } from '../shared/config'
 import { systemClock, type Clock } from '../shared/time/clock'
 import type { Metrics } from '../shared/metrics'
 import { defaultRequestMemoryBytes, MemoryBudget } from '../shared/http/memory-budget'
-import { INGESTION_GROUP, IngestionLagMonitor, RECORDINGS_GROUP } from '../shared/ingestion-lag'
+import { IngestionLagMonitor } from '../shared/ingestion-lag'
 import { stallingSubscriptions } from '../shared/log/failpoint'
 import { chatModel } from '../shared/ai/chat'
 import { AccessControls } from '../shared/http/access-controls'
@@ -49,7 +49,7 @@ import { RecordingStateStore } from '../recordings/recording-state'
 import type { Lifecycle } from './lifecycle'
 import type { Roles } from './roles'
 import type { Storage } from './storage'
-import { stageStream, type StageStream } from './streams'
+import { stageStream, type StageStream } from '../shared/log/streams'
 
 export interface StoreContext {
   config: Config
@@ -146,7 +146,7 @@ export class Stores {
           maxBatchBytes: batchBytes(config).ingestBatchBytes,
           crashAfterBatches: failpoints.ingestCrashAfterBatches,
           poisonEvent: failpoints.ingestPoisonEvent,
-          deadLetters: (await this.deadLetters()).recorder(INGESTION_GROUP),
+          deadLetters: (await this.deadLetters()).recorder(stageStream('events').group),
           // Requests on this thread never wait behind a batch.
           work: new WorkerPersonWork(
             {
@@ -269,7 +269,7 @@ export class Stores {
           maxBatchBytes: batchBytes(this.ctx.config).recordingsBatchBytes,
           crashAfterBatches: this.ctx.config.failpoints.recordingsCrashAfterBatches,
           poisonSession: this.ctx.config.failpoints.recordingsPoisonSession,
-          deadLetters: (await this.deadLetters()).recorder(RECORDINGS_GROUP),
+          deadLetters: (await this.deadLetters()).recorder(stageStream('snapshots').group),
           onBlocks: (range, blocks) => metadata.prepare(range, blocks),
         },
       )

@@ -27,8 +27,7 @@ import type { Logger } from 'pino'
 import type { ClickHouseClient } from '../../shared/clickhouse'
 import { INSERT_SELECT_SETTINGS, queryRows } from '../../shared/clickhouse'
 import type { Log } from '../../shared/log/log'
-import { TOPICS } from '../../shared/log/log'
-import { INGESTION_GROUP } from '../../shared/ingestion-lag'
+import { subscription } from '../../shared/log/streams'
 import type { Metrics } from '../../shared/metrics'
 
 /** The _partition of compacted rows: UInt32's largest, which no log partition has. */
@@ -88,8 +87,9 @@ export class PersonCompaction {
 
   /** The committed offset of the ingestion group per partition of the ingest topic: rows below it are committed. */
   private async committed(): Promise<Array<[number, number]>> {
-    const stats = await this.log.stats(TOPICS.ingest, [INGESTION_GROUP])
-    const byPartition = stats.committedByPartition?.[INGESTION_GROUP] ?? {}
+    const { topic, group } = subscription('events')
+    const stats = await this.log.stats(topic, [group])
+    const byPartition = stats.committedByPartition?.[group] ?? {}
     return Object.entries(byPartition)
       .map(([partition, offset]): [number, number] => [Number(partition), offset])
       .filter(([, offset]) => offset > 0)
