@@ -20,7 +20,7 @@ import type { PersonCompaction } from './ingestion/persons/compaction'
 import { Lifecycle } from './runtime/lifecycle'
 import { openStorage } from './runtime/storage'
 import { Roles } from './runtime/roles'
-import { Stores } from './runtime/stores'
+import { createParts } from './runtime/services'
 import { createServer } from './runtime/server'
 import { mountRouteGroups } from './runtime/route-groups'
 import { STAGE_STREAMS, stageStream } from './shared/log/streams'
@@ -61,24 +61,25 @@ export async function buildWren(config: Config, logger: Logger = pino({ level: c
     const clock = config.now ? fixedClock(config.now) : systemClock
     const storage = await openStorage(config, lifecycle, { clientId: `wren-${roles.requested.join('-')}`, logger })
     const metrics = new Metrics()
-    const stores = new Stores({ config, logger, clock, storage, metrics, lifecycle, roles })
+    const parts = createParts({ config, logger, clock, storage, metrics, lifecycle, roles })
+    const { stores, stages, jobs } = parts
     const projects = await stores.projects()
     const bootstrap = await bootstrapIfEmpty(projects, {
       projectApiKey: config.bootstrapProjectApiKey,
       personalApiKey: config.bootstrapPersonalApiKey,
     })
     // Every process reports each stage's lag; a process whose roles consume a stage's stream runs it.
-    const [lag, recordingsLag] = await Promise.all([stores.lag(stageStream('events')), stores.lag(stageStream('snapshots'))])
-    for (const stream of STAGE_STREAMS) if (roles.consumes(stream)) (await stores.stage(stream)).start()
-    for (const job of roles.jobs()) await (await stores[job]()).start()
+    const [lag, recordingsLag] = await Promise.all([stages.lag(stageStream('events')), stages.lag(stageStream('snapshots'))])
+    for (const stream of STAGE_STREAMS) if (roles.consumes(stream)) (await stages.stage(stream)).start()
+    for (const job of roles.jobs()) await (await jobs[job]()).start()
     const server = await createServer(config, logger, metrics, { projects, sharing: await stores.sharing() })
-    await mountRouteGroups(server, stores)
+    await mountRouteGroups(server, parts)
     lifecycle.started('http server', server, (s) => s.close())
     // Built by now in the processes whose roles use them (every role runs in embedded mode).
-    const processor = roles.runs('ingest') ? await stores.ingestion() : null
-    const deletions = roles.runs('ingest') || roles.runs('api') ? await stores.deletions() : null
-    const personCompaction = roles.runs('ingest') ? await stores.personCompaction() : null
-    const materializer = roles.runs('api') ? await stores.materializer() : null
+    const processor = roles.runs('ingest') ? await stages.ingestion() : null
+    const deletions = roles.runs('ingest') || roles.runs('api') ? await jobs.deletions() : null
+    const personCompaction = roles.runs('ingest') ? await jobs.personCompaction() : null
+    const materializer = roles.runs('api') ? await jobs.materializer() : null
     return {
       app: server.app,
       config,
