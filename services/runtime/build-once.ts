@@ -1,8 +1,8 @@
 // What the runtime's builders share (stores.ts, stages.ts, jobs.ts, services.ts): the process's context, and
 // building each part the first time something asks for it, once. A process builds only what its roles' route
 // groups, streams and jobs use (a capture process never loads flags; a decide process never starts a
-// materializer). Whatever has to stop registers on the lifecycle as it is built, after what it was built on
-// (a builder awaits its parts before it registers), so stopping runs in the right order by construction.
+// materializer). Whatever has to stop registers on the lifecycle as it is built (a builder awaits its parts
+// before it registers), under its step of the stop table (stop-order.ts), which stops it before them.
 import type { Logger } from 'pino'
 import type { Config } from '../shared/config'
 import type { Clock } from '../shared/time/clock'
