@@ -1,6 +1,7 @@
-// Every route group as one table: its plugin, what it is handed (built from the stores, stages, jobs and services on first use), and
-// its CORS scope. Which processes mount a group is the role table's business (roles.ts); a group is mounted
-// once, in the order roles.ts lists the groups, however many of a process's roles serve it.
+// Every route group as one table: its plugin, what it is handed (built on first use from the stores, stages,
+// jobs and services: services.ts createParts), and its CORS scope. Which processes mount a group is the role
+// table's business (roles.ts); a group is mounted once, in the order roles.ts lists the groups, however many
+// of a process's roles serve it.
 import type { FastifyInstance, FastifyPluginAsync, FastifyPluginOptions } from 'fastify'
 import { captureQueryRoutes, captureRoutes } from '../capture/routes'
 import { recordingCaptureRoutes } from '../capture/recording-intake'

@@ -3,7 +3,7 @@
 import { readdirSync, readFileSync } from 'node:fs'
 import path from 'node:path'
 import { describe, expect, it } from 'vitest'
-import { groupName, STREAMS, subscription } from './streams'
+import { groupName, kafkaRetentionMs, STREAMS, subscription } from './streams'
 import { TOPICS } from './log'
 
 const services = path.resolve(import.meta.dirname, '../..')
@@ -46,6 +46,15 @@ describe('the stream rows', () => {
       for (const match of text.matchAll(literal)) spelled.push(`${name}: ${match[0]}`)
     }
     expect(spelled).toEqual([])
+  })
+
+  it('give the Kafka log the retention of the topics that keep less than the broker default', () => {
+    const tenMinutes = 10 * 60_000
+    expect(Object.fromEntries(kafkaRetentionMs())).toEqual({
+      [TOPICS.personChanges]: tenMinutes,
+      [TOPICS.commandResults]: tenMinutes,
+      [TOPICS.config]: tenMinutes,
+    })
   })
 
   it('show each group as the docs name it', () => {

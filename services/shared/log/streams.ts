@@ -25,12 +25,19 @@ export interface Stream {
   stage: 'ingestion' | 'recordings' | null
   /** The partition key. */
   key: string
-  retention: string
+  /** How long the topic keeps records: as text, or a time the Kafka log sets on the topic it creates. */
+  retention: string | { kafkaMs: number }
   /** Embedded mode has the stream too, or only the Kafka log (cluster mode) does. */
   modes: 'both' | 'cluster'
   /** For a stage: the name /_health and /_readyz report its lag under, and its gauges' prefix. */
   lag?: { report: 'ingestion' | 'recordings'; gauges: string; logBytesGauge?: string }
 }
+
+/**
+ * The change feeds and id requests: read from the start by every process as it starts (the configuration,
+ * command results) or only by readers that are up (person changes), so a short retention keeps them small.
+ */
+const SHORT = { kafkaMs: 10 * 60_000 }
 
 export const STREAMS = [
   {
@@ -67,7 +74,7 @@ export const STREAMS = [
     consumers: ['decide', 'api'],
     stage: null,
     key: 'project id',
-    retention: '10 minutes',
+    retention: SHORT,
     modes: 'cluster',
   },
   {
@@ -79,7 +86,7 @@ export const STREAMS = [
     consumers: ['api'],
     stage: null,
     key: 'command id',
-    retention: '10 minutes',
+    retention: SHORT,
     modes: 'cluster',
   },
   {
@@ -91,7 +98,7 @@ export const STREAMS = [
     consumers: ['capture', 'ingest', 'api', 'decide', 'recordings'],
     stage: null,
     key: "'config' (one partition: one order)",
-    retention: '10 minutes',
+    retention: SHORT,
     modes: 'cluster',
   },
   {
@@ -102,7 +109,7 @@ export const STREAMS = [
     consumers: ['api'],
     stage: null,
     key: "'config'",
-    retention: '10 minutes',
+    retention: SHORT,
     modes: 'cluster',
   },
   {
@@ -121,6 +128,17 @@ export const STREAMS = [
 export type StreamName = (typeof STREAMS)[number]['name']
 
 type ConsumedStream = Extract<(typeof STREAMS)[number], { group: string }>
+
+/** A stream's retention as the docs show it. */
+export function retentionText(stream: Stream): string {
+  return typeof stream.retention === 'string' ? stream.retention : `${stream.retention.kafkaMs / 60_000} minutes`
+}
+
+/** The retention.ms the Kafka log sets on each topic it creates that keeps less than the broker's default. */
+export function kafkaRetentionMs(): Map<string, number> {
+  const rows: readonly Stream[] = STREAMS
+  return new Map(rows.flatMap((s) => (typeof s.retention === 'string' ? [] : [[s.topic, s.retention.kafkaMs] as const])))
+}
 
 /** The consumer group a stream's row names, as the docs show it (`<process>`: each process's own). */
 export function groupName(stream: Stream): string {
