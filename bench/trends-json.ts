@@ -146,7 +146,7 @@ try {
     const breakdown = (table: string, expr: string, settings = '') =>
       `SELECT toStartOfDay(timestamp) AS d, ${expr} AS b, count() AS c FROM ${table} WHERE ${where} GROUP BY d, b ORDER BY d, b${settings ? ` SETTINGS ${settings}` : ''}`
     const path = (key: string) => `pj.\`${key}\``
-    // The same text answers as JSONExtract for scalars (bench/README.md lists where they differ).
+    // The same text answers as JSONExtract for scalars (bench/results/2026-11-28-issue-24-trends.md lists where they differ).
     const jsonRead = (key: string) => `CAST(${path(key)}, 'Nullable(String)')`
     for (const key of (process.env.BENCH_KEYS ?? 'price,$pathname,coupon').split(',')) {
       const k = `'${key}'`

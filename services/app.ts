@@ -20,10 +20,10 @@ import type { PersonCompaction } from './ingestion/persons/compaction'
 import { Lifecycle } from './runtime/lifecycle'
 import { openStorage } from './runtime/storage'
 import { Roles } from './runtime/roles'
-import { Stores } from './runtime/stores'
+import { createParts } from './runtime/services'
 import { createServer } from './runtime/server'
 import { mountRouteGroups } from './runtime/route-groups'
-import { STAGE_STREAMS, stageStream } from './runtime/streams'
+import { STAGE_STREAMS, stageStream } from './shared/log/streams'
 
 export interface Wren {
   app: FastifyInstance
@@ -51,6 +51,8 @@ export interface Wren {
   routes: RegisteredRoute[]
   /** Set on the first start of an empty data directory. */
   bootstrap: BootstrapResult | null
+  /** The steps close() runs, in its order (the stop table's, runtime/stop-order.ts). */
+  stopOrder(): string[]
   close(): Promise<void>
 }
 
@@ -60,25 +62,24 @@ export async function buildWren(config: Config, logger: Logger = pino({ level: c
   try {
     const clock = config.now ? fixedClock(config.now) : systemClock
     const storage = await openStorage(config, lifecycle, { clientId: `wren-${roles.requested.join('-')}`, logger })
-    const metrics = new Metrics()
-    const stores = new Stores({ config, logger, clock, storage, metrics, lifecycle, roles })
-    const projects = await stores.projects()
+    const parts = createParts({ config, logger, clock, storage, metrics: new Metrics(), lifecycle, roles })
+    const projects = await parts.stores.projects()
     const bootstrap = await bootstrapIfEmpty(projects, {
       projectApiKey: config.bootstrapProjectApiKey,
       personalApiKey: config.bootstrapPersonalApiKey,
     })
     // Every process reports each stage's lag; a process whose roles consume a stage's stream runs it.
-    const [lag, recordingsLag] = await Promise.all([stores.lag(stageStream('events')), stores.lag(stageStream('snapshots'))])
-    for (const stream of STAGE_STREAMS) if (roles.consumes(stream)) (await stores.stage(stream)).start()
-    for (const job of roles.jobs()) await (await stores[job]()).start()
-    const server = await createServer(config, logger, metrics, { projects, sharing: await stores.sharing() })
-    await mountRouteGroups(server, stores)
+    const [lag, recordingsLag] = await Promise.all([parts.stages.lag(stageStream('events')), parts.stages.lag(stageStream('snapshots'))])
+    for (const stream of STAGE_STREAMS) if (roles.consumes(stream)) (await parts.stages.stage(stream)).start()
+    for (const job of roles.jobs()) await (await parts.jobs[job]()).start()
+    const server = await createServer(config, logger, parts.ctx.metrics, { projects, sharing: await parts.stores.sharing() })
+    await mountRouteGroups(server, parts)
     lifecycle.started('http server', server, (s) => s.close())
     // Built by now in the processes whose roles use them (every role runs in embedded mode).
-    const processor = roles.runs('ingest') ? await stores.ingestion() : null
-    const deletions = roles.runs('ingest') || roles.runs('api') ? await stores.deletions() : null
-    const personCompaction = roles.runs('ingest') ? await stores.personCompaction() : null
-    const materializer = roles.runs('api') ? await stores.materializer() : null
+    const processor = roles.runs('ingest') ? await parts.stages.ingestion() : null
+    const deletions = roles.runs('ingest') || roles.runs('api') ? await parts.jobs.deletions() : null
+    const personCompaction = roles.runs('ingest') ? await parts.jobs.personCompaction() : null
+    const materializer = roles.runs('api') ? await parts.jobs.materializer() : null
     return {
       app: server.app,
       config,
@@ -86,7 +87,7 @@ export async function buildWren(config: Config, logger: Logger = pino({ level: c
       clickhouse: storage.clickhouse,
       log: storage.log,
       projects,
-      metrics,
+      metrics: parts.ctx.metrics,
       lag,
       recordingsLag,
       get processor() {
@@ -104,6 +105,7 @@ export async function buildWren(config: Config, logger: Logger = pino({ level: c
       managementRoutes: server.managementRoutes,
       routes: server.routes,
       bootstrap,
+      stopOrder: () => lifecycle.order(),
       close: () => lifecycle.stop(),
     }
   } catch (err) {

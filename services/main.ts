@@ -17,7 +17,8 @@ const USAGE = `usage:
                                                run one role (cluster mode: any number of each),
                                                or several: wren ingest,api; 'all' is what start runs
   wren roles                                   what each role runs: its streams, route groups and jobs,
-                                               and the streams' topics and consumer groups
+                                               the streams' topics and consumer groups, and the order
+                                               each process stops its parts in
   wren projects create NAME                    create a project, print its project API key
   wren projects list
   wren keys create --scopes a:read,b:write [--projects 1,2] [--label L]

@@ -27,10 +27,9 @@
 // which the events table (a ReplacingMergeTree) folds.
 import type { Logger } from 'pino'
 import type { Log, LogBatch, LogRecord } from '../shared/log/log'
-import { TOPICS } from '../shared/log/log'
 import { decodeIngest } from '../shared/log/contract'
 import type { Metrics } from '../shared/metrics'
-import { INGESTION_GROUP } from '../shared/ingestion-lag'
+import { subscription } from '../shared/log/streams'
 import { BatchRunner, type DeadLetter, type DeadLetterRecorder, type Stage, type Written } from '../shared/processing/runner'
 import type { PersonStore, PingResult } from './persons/store'
 import { CommandWaiters, type CommandResult, type CommandResultPublisher } from '../shared/log/command-results'
@@ -82,8 +81,7 @@ export class IngestionProcessor<Prepared = unknown> {
     this.stage = new IngestionStage(log, store, logger, metrics, options)
     this.runner = new BatchRunner(log, this.stage, logger, metrics, {
       name: 'ingestion',
-      topic: TOPICS.ingest,
-      group: INGESTION_GROUP,
+      ...subscription('events'),
       maxBatchRecords: options.maxBatchRecords,
       maxBatchBytes: options.maxBatchBytes,
       maxWaitMs: options.maxWaitMs,

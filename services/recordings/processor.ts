@@ -22,10 +22,9 @@
 // ClickHouse itself to keep refusing one range's rows while taking others'.
 import type { Logger } from 'pino'
 import type { Log, LogBatch } from '../shared/log/log'
-import { TOPICS } from '../shared/log/log'
 import { decodeSnapshot, type SnapshotItem } from '../shared/log/contract'
 import type { Metrics } from '../shared/metrics'
-import { RECORDINGS_GROUP } from '../shared/ingestion-lag'
+import { subscription } from '../shared/log/streams'
 import { BatchRunner, partsOf, type DeadLetter, type DeadLetterRecorder, type Stage, type Written } from '../shared/processing/runner'
 import { errorText } from '../shared/errors'
 import { dropReason, eventsOf, toBlocks, type BatchRange, type BlockStore, type MessageEvents, type SnapshotBlock } from './blocks'
@@ -65,8 +64,7 @@ export class RecordingsProcessor {
   constructor(log: Log, store: BlockStore, logger: Logger, metrics: Metrics, options: RecordingsProcessorOptions) {
     this.runner = new BatchRunner(log, new RecordingsStage(store, logger, metrics, options), logger, metrics, {
       name: 'recordings',
-      topic: TOPICS.snapshots,
-      group: RECORDINGS_GROUP,
+      ...subscription('snapshots'),
       maxBatchRecords: options.maxBatchRecords,
       maxBatchBytes: options.maxBatchBytes,
       maxWaitMs: options.maxWaitMs,

@@ -1,7 +1,8 @@
 // The runtime's tables as Markdown: what `wren roles` prints and docs/architecture.md embeds (a test keeps
 // the two the same).
 import { ROLE_NAMES, ROLE_TABLE, JOB_DOCS, Roles } from './roles'
-import { STREAMS } from './streams'
+import { groupName, retentionText, STREAMS } from '../shared/log/streams'
+import { STOP_ORDER, stopOrder } from './stop-order'
 
 function table(head: string[], rows: string[][]): string {
   const line = (cells: string[]) => `| ${cells.join(' | ')} |`
@@ -35,16 +36,36 @@ export function describeStreams(): string {
       `\`${s.name}\``,
       `\`${s.topic}\``,
       s.producer,
-      `\`${s.group}\``,
+      `\`${groupName(s)}\``,
       code(s.consumers),
       s.stage ? `\`${s.stage}\`` : '–',
       s.key,
-      s.retention,
+      retentionText(s),
       s.modes === 'both' ? 'embedded and cluster' : 'cluster (Kafka) only',
     ]),
   )
 }
 
+/** Each process's stop steps in the order its lifecycle runs them (the stop table's), and what each does. */
+export function describeStopOrder(): string {
+  const order = (roles: Roles, mode: 'embedded' | 'cluster') =>
+    stopOrder(roles, mode)
+      .map((step) => `\`${step.name}\`${step.when ? ` (${step.when})` : ''}`)
+      .join(' → ')
+  const processes = table(
+    ['process', 'stops, in this order'],
+    [
+      ['`wren start` (embedded: every role)', order(new Roles(['all']), 'embedded')],
+      ...ROLE_NAMES.map((role) => [`\`wren ${role}\` (cluster)`, order(new Roles([role]), 'cluster')]),
+    ],
+  )
+  const steps = table(
+    ['step', 'what stopping it does'],
+    STOP_ORDER.map((row) => [`\`${row.name}\``, row.stops]),
+  )
+  return `${processes}\n\n${steps}`
+}
+
 export function describeRuntime(): string {
-  return `### Roles\n\n${describeRoles()}\n\n### Streams and topics\n\n${describeStreams()}\n`
+  return `### Roles\n\n${describeRoles()}\n\n### Streams and topics\n\n${describeStreams()}\n\n### Stop order\n\n${describeStopOrder()}\n`
 }

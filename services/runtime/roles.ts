@@ -2,7 +2,7 @@
 // consumes come from the stream table (streams.ts), which names each stream's consumers. `wren start` (and
 // `wren all`) runs every role in one process; cluster mode runs any number of processes of each.
 import type { Config, Role } from '../shared/config'
-import { STREAMS, type StreamName } from './streams'
+import { STREAMS, type StreamName } from '../shared/log/streams'
 
 export type RoleName = Exclude<Role, 'all'>
 

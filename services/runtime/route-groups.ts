@@ -1,6 +1,7 @@
-// Every route group as one table: its plugin, what it is handed (built from the stores on first use), and
-// its CORS scope. Which processes mount a group is the role table's business (roles.ts); a group is mounted
-// once, in the order roles.ts lists the groups, however many of a process's roles serve it.
+// Every route group as one table: its plugin, what it is handed (built on first use from the stores, stages,
+// jobs and services: services.ts createParts), and its CORS scope. Which processes mount a group is the role
+// table's business (roles.ts); a group is mounted once, in the order roles.ts lists the groups, however many
+// of a process's roles serve it.
 import type { FastifyInstance, FastifyPluginAsync, FastifyPluginOptions } from 'fastify'
 import { captureQueryRoutes, captureRoutes } from '../capture/routes'
 import { recordingCaptureRoutes } from '../capture/recording-intake'
@@ -24,53 +25,53 @@ import { playerRoutes } from '../recordings/player-routes'
 import { webRoutes } from '../web/routes'
 import { operationsRoutes } from './operations-routes'
 import type { CorsScope } from './server'
-import type { Stores } from './stores'
-import { STAGE_STREAMS } from './streams'
+import type { Parts } from './services'
+import { STAGE_STREAMS } from '../shared/log/streams'
 import type { RouteGroupName } from './roles'
 
 interface RouteGroup {
   cors: CorsScope
   /** Registers the group's plugin in `scope` with what it is handed. */
-  mount(scope: FastifyInstance, stores: Stores): Promise<void>
+  mount(scope: FastifyInstance, parts: Parts): Promise<void>
 }
 
 /** A table row: the plugin and its dependencies, type-checked against each other. */
 function group<O extends FastifyPluginOptions>(
   cors: CorsScope,
   plugin: FastifyPluginAsync<O>,
-  deps: (stores: Stores) => Promise<O> | O,
+  deps: (parts: Parts) => Promise<O> | O,
 ): RouteGroup {
   return {
     cors,
-    mount: async (scope, stores) => void (await scope.register(plugin, await deps(stores))),
+    mount: async (scope, parts) => void (await scope.register(plugin, await deps(parts))),
   }
 }
 
 const none = () => ({})
 
 /** What both flag route groups read (the SDKs' POST /decide and /flags, and the other public flag routes). */
-async function flagAnswerDeps(s: Stores): Promise<PublicFlagDeps> {
+async function flagAnswerDeps(s: Parts): Promise<PublicFlagDeps> {
   const { clock, metrics } = s.ctx
   return {
-    projects: await s.projects(),
-    service: await s.flagsService(),
-    snapshot: await s.personSnapshot(),
-    cohorts: await s.cohortReader(),
+    projects: await s.stores.projects(),
+    service: await s.services.flagsService(),
+    snapshot: await s.services.personSnapshot(),
+    cohorts: await s.services.cohortReader(),
     clock,
     metrics,
-    memory: await s.requestMemory(),
+    memory: await s.services.requestMemory(),
   }
 }
 
-async function captureDeps(s: Stores) {
+async function captureDeps(s: Parts) {
   const { storage, clock, metrics } = s.ctx
   return {
     log: storage.log,
-    projects: await s.projects(),
+    projects: await s.stores.projects(),
     clock,
     metrics,
-    backpressure: await s.backpressure(),
-    memory: await s.requestMemory(),
+    backpressure: await s.services.backpressure(),
+    memory: await s.services.requestMemory(),
   }
 }
 
@@ -84,14 +85,14 @@ export const ROUTE_GROUPS = {
     stages: await Promise.all(
       STAGE_STREAMS.map(async (stream) => ({
         report: stream.lag.report,
-        lag: await s.lag(stream),
+        lag: await s.stages.lag(stream),
         runsHere: s.ctx.roles.consumes(stream),
       })),
     ),
     capture: s.ctx.roles.runs('capture')
       ? {
-          backpressure: await s.backpressure(),
-          recordingsBackpressure: await s.recordingsBackpressure(),
+          backpressure: await s.services.backpressure(),
+          recordingsBackpressure: await s.services.recordingsBackpressure(),
           config: s.ctx.config,
         }
       : null,
@@ -101,97 +102,101 @@ export const ROUTE_GROUPS = {
   // posthog-js's recordings (POST /s/, its preflight answered by the delegated scope): fixed open headers too.
   'recording-intake': group('open', recordingCaptureRoutes, async (s) => ({
     ...(await captureDeps(s)),
-    recordingsBackpressure: await s.recordingsBackpressure(),
+    recordingsBackpressure: await s.services.recordingsBackpressure(),
   })),
-  projects: group('delegated', projectRoutes, async (s) => ({ projects: await s.projects(), siteUrl: s.ctx.config.siteUrl })),
+  projects: group('delegated', projectRoutes, async (s) => ({ projects: await s.stores.projects(), siteUrl: s.ctx.config.siteUrl })),
   'dead-letters': group('delegated', deadLetterRoutes, async (s) => ({
-    projects: await s.projects(),
-    store: await s.deadLetters(),
+    projects: await s.stores.projects(),
+    store: await s.stores.deadLetters(),
     log: s.ctx.storage.log,
     metrics: s.ctx.metrics,
     siteUrl: s.ctx.config.siteUrl,
   })),
   events: group('delegated', eventRoutes, async (s) => ({
-    projects: await s.projects(),
+    projects: await s.stores.projects(),
     clickhouse: s.ctx.storage.clickhouse,
     siteUrl: s.ctx.config.siteUrl,
   })),
   definitions: group('delegated', definitionRoutes, async (s) => ({
-    projects: await s.projects(),
-    queries: await s.definitionQueries(),
+    projects: await s.stores.projects(),
+    queries: await s.stores.definitionQueries(),
     clock: s.ctx.clock,
     siteUrl: s.ctx.config.siteUrl,
   })),
   persons: group('delegated', personRoutes, async (s) => ({
-    projects: await s.projects(),
-    queries: await s.personQueries(),
-    access: await s.accessControls(),
+    projects: await s.stores.projects(),
+    queries: await s.stores.personQueries(),
+    access: await s.stores.accessControls(),
     log: s.ctx.storage.log,
-    processor: await s.personCommands(),
+    processor: await s.stages.personCommands(),
     clock: s.ctx.clock,
-    deletions: await s.deletions(),
-    cohorts: await s.cohorts(),
+    deletions: await s.jobs.deletions(),
+    cohorts: await s.stores.cohorts(),
     siteUrl: s.ctx.config.siteUrl,
   })),
   actions: group('delegated', actionRoutes, async (s) => ({
-    projects: await s.projects(),
-    actions: await s.actions(),
+    projects: await s.stores.projects(),
+    actions: await s.stores.actions(),
     siteUrl: s.ctx.config.siteUrl,
   })),
   cohorts: group('delegated', cohortRoutes, async (s) => ({
-    projects: await s.projects(),
-    cohorts: await s.cohorts(),
-    persons: await s.personQueries(),
+    projects: await s.stores.projects(),
+    cohorts: await s.stores.cohorts(),
+    persons: await s.stores.personQueries(),
     clickhouse: s.ctx.storage.clickhouse,
     siteUrl: s.ctx.config.siteUrl,
   })),
   trends: group('delegated', trendRoutes, async (s) => ({
-    projects: await s.projects(),
-    trends: await s.trends(),
+    projects: await s.stores.projects(),
+    trends: await s.services.trends(),
     siteUrl: s.ctx.config.siteUrl,
   })),
   insights: group('delegated', insightRoutes, async (s) => ({
-    projects: await s.projects(),
-    insights: await s.insights(),
-    dashboards: await s.dashboards(),
-    results: await s.insightResults(),
+    projects: await s.stores.projects(),
+    insights: await s.stores.insights(),
+    dashboards: await s.stores.dashboards(),
+    results: await s.services.insightResults(),
     siteUrl: s.ctx.config.siteUrl,
   })),
   flags: group('delegated', flagRoutes, async (s) => ({
-    projects: await s.projects(),
-    flags: await s.flags(),
-    cohorts: await s.cohorts(),
-    snapshot: await s.personSnapshot(),
+    projects: await s.stores.projects(),
+    flags: await s.stores.flags(),
+    cohorts: await s.stores.cohorts(),
+    snapshot: await s.services.personSnapshot(),
     siteUrl: s.ctx.config.siteUrl,
   })),
   'recording-snapshots': group('delegated', snapshotRoutes, async (s) => ({
-    projects: await s.projects(),
-    blocks: await s.snapshotBlocks(),
-    sharing: await s.sharing(),
-    state: await s.recordingState(),
-    metadata: await s.recordingMetadata(),
+    projects: await s.stores.projects(),
+    blocks: await s.stores.snapshotBlocks(),
+    sharing: await s.stores.sharing(),
+    state: await s.stores.recordingState(),
+    metadata: await s.stores.recordingMetadata(),
     clickhouse: s.ctx.storage.clickhouse,
   })),
   recordings: group('delegated', recordingRoutes, async (s) => ({
-    projects: await s.projects(),
-    metadata: await s.recordingMetadata(),
-    persons: await s.personQueries(),
-    actions: await s.actions(),
-    cohorts: await s.cohorts(),
+    projects: await s.stores.projects(),
+    metadata: await s.stores.recordingMetadata(),
+    persons: await s.stores.personQueries(),
+    actions: await s.stores.actions(),
+    cohorts: await s.stores.cohorts(),
     clickhouse: s.ctx.storage.clickhouse,
     clock: s.ctx.clock,
-    sharing: await s.sharing(),
-    state: await s.recordingState(),
+    sharing: await s.stores.sharing(),
+    state: await s.stores.recordingState(),
     siteUrl: s.ctx.config.siteUrl,
   })),
   'recording-sharing': group('delegated', sharingRoutes, async (s) => ({
-    projects: await s.projects(),
-    metadata: await s.recordingMetadata(),
-    sharing: await s.sharing(),
+    projects: await s.stores.projects(),
+    metadata: await s.stores.recordingMetadata(),
+    sharing: await s.stores.sharing(),
     clickhouse: s.ctx.storage.clickhouse,
   })),
-  'recording-ai': group('delegated', aiRoutes, async (s) => ({ projects: await s.projects(), model: s.chatModel(), clock: s.ctx.clock })),
-  player: group('delegated', playerRoutes, async (s) => ({ projects: await s.projects() })),
+  'recording-ai': group('delegated', aiRoutes, async (s) => ({
+    projects: await s.stores.projects(),
+    model: s.services.chatModel(),
+    clock: s.ctx.clock,
+  })),
+  player: group('delegated', playerRoutes, async (s) => ({ projects: await s.stores.projects() })),
   web: group('delegated', webRoutes, none),
   // What posthog-js and PostHog's HTML snippet load from the API host, wherever SDK traffic is served.
   static: group('delegated', staticRoutes, none),
@@ -205,12 +210,12 @@ export const ROUTE_GROUPS = {
 /** Mounts the route groups of the process's roles on the server, each in its CORS scope. */
 export async function mountRouteGroups(
   server: { mount(scopes: Record<CorsScope, Array<(scope: FastifyInstance) => Promise<void>>>): Promise<void> },
-  stores: Stores,
+  parts: Parts,
 ): Promise<void> {
   const scopes: Record<CorsScope, Array<(scope: FastifyInstance) => Promise<void>>> = { delegated: [], open: [] }
-  for (const name of stores.ctx.roles.routeGroups()) {
+  for (const name of parts.ctx.roles.routeGroups()) {
     const row: RouteGroup = ROUTE_GROUPS[name]
-    scopes[row.cors].push((scope) => row.mount(scope, stores))
+    scopes[row.cors].push((scope) => row.mount(scope, parts))
   }
   await server.mount(scopes)
 }

@@ -11,10 +11,6 @@ import type { Log } from './log/log'
 import { RepeatedFailures, type FailureLogger } from './repeated-failures'
 import { errorText } from './errors'
 
-/** The processor's consumer group on the ingest topic (services/ingestion/processor.ts). */
-export const INGESTION_GROUP = 'ingestion'
-/** The recordings processor's consumer group on the snapshots topic (services/recordings/processor.ts). */
-export const RECORDINGS_GROUP = 'recordings'
 /** Samples kept while a stall lasts; beyond it every other one is dropped (the oldest always stays). */
 const MAX_SAMPLES = 2_000
 

@@ -20,14 +20,14 @@
 // and it rewrites the parts at once, so the bytes go when it returns. Its predicate reads only the row's
 // own columns (no subquery), so it is deterministic, as a Replicated table requires. A lightweight DELETE
 // only masks the rows until parts merge (an OPTIMIZE … FINAL, which rewrites the whole table, measured 3×
-// the mutation's time for the same result: bench/README.md). A ReplacingMergeTree keyed without the
+// the mutation's time for the same result:
+// bench/results/2026-11-25-issue-24-persons-storage.md). A ReplacingMergeTree keyed without the
 // offset would fold the versions a replay needs.
 import type { Logger } from 'pino'
 import type { ClickHouseClient } from '../../shared/clickhouse'
 import { INSERT_SELECT_SETTINGS, queryRows } from '../../shared/clickhouse'
 import type { Log } from '../../shared/log/log'
-import { TOPICS } from '../../shared/log/log'
-import { INGESTION_GROUP } from '../../shared/ingestion-lag'
+import { subscription } from '../../shared/log/streams'
 import type { Metrics } from '../../shared/metrics'
 
 /** The _partition of compacted rows: UInt32's largest, which no log partition has. */
@@ -87,8 +87,9 @@ export class PersonCompaction {
 
   /** The committed offset of the ingestion group per partition of the ingest topic: rows below it are committed. */
   private async committed(): Promise<Array<[number, number]>> {
-    const stats = await this.log.stats(TOPICS.ingest, [INGESTION_GROUP])
-    const byPartition = stats.committedByPartition?.[INGESTION_GROUP] ?? {}
+    const { topic, group } = subscription('events')
+    const stats = await this.log.stats(topic, [group])
+    const byPartition = stats.committedByPartition?.[group] ?? {}
     return Object.entries(byPartition)
       .map(([partition, offset]): [number, number] => [Number(partition), offset])
       .filter(([, offset]) => offset > 0)

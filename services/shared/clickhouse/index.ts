@@ -73,7 +73,7 @@ export async function openEmbeddedClickHouse(dataDir: string): Promise<ClickHous
  * gathers its rows into blocks of up to 1 Mi rows or 256 MiB before writing each as a part; in the embedded
  * engine the allocator keeps those blocks' pages for seconds after the insert, so a million wide event rows
  * left the process at 1.4–1.6 GiB resident for the queries that came next; blocks of 64 MiB: 0.76 GiB
- * (bench/README.md, Trends). Per statement, not for the session: set for the session it slowed ingestion's
+ * (bench/results/2026-11-25-issue-24-trends.md). Per statement, not for the session: set for the session it slowed ingestion's
  * own inserts (JSONEachRow bodies of 32 MiB at most), 5.7 s against 4.1 s of inserts per 100,000 events.
  */
 export const INSERT_SELECT_SETTINGS = `min_insert_block_size_bytes = ${64 << 20}`
@@ -181,7 +181,7 @@ export async function insertEncoded(
   for (const [i, body] of chunks.entries()) {
     const token = dedupToken && i > 0 ? `${dedupToken}:${i}` : dedupToken
     // JSONEachRow, measured: JSONCompactEachRow parsed 10,000 event rows with ~35% less CPU in chDB alone,
-    // but re-inserting the ingestion benchmark's rows showed no difference (bench/README.md, 2026-11).
+    // but re-inserting the ingestion benchmark's rows showed no difference (bench/results/2026-11-25-issue-24-ingestion.md).
     const settings = {
       date_time_input_format: 'best_effort',
       input_format_json_read_objects_as_strings: 1,

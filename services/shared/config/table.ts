@@ -359,7 +359,7 @@ export const VARIABLES: readonly ConfigVariable[] = [
     field: 'recordings.partRecords',
     default: '2000',
     parse: atLeastOne,
-    doc: "snapshot messages per part of a recordings batch: one part is stored while the next is worked. Each part is three more inserts (and its sessions' rows again), which costs more CPU than the overlap gains on 2 busy cores (bench/README.md), so by default a batch is one part",
+    doc: "snapshot messages per part of a recordings batch: one part is stored while the next is worked. Each part is three more inserts (and its sessions' rows again), which costs more CPU than the overlap gains on 2 busy cores (bench/results/2026-11-28-issue-24-recordings.md), so by default a batch is one part",
   }),
   v({
     env: 'WREN_RECORDINGS_BATCH_BYTES',

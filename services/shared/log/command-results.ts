@@ -6,7 +6,8 @@
 // appended can be missed, whenever the subscription caught up.
 import { EventEmitter } from 'node:events'
 import type { Log, Subscription } from './log'
-import { processGroup, TOPICS } from './log'
+import { TOPICS } from './log'
+import { subscription } from './streams'
 
 /**
  * A person command's outcome as the processor publishes it: applied, with the person it left (ingestion's
@@ -72,8 +73,7 @@ export class LogCommandWaiter implements CommandWaiter {
 
   start(): void {
     this.subscription = this.log.subscribe({
-      topic: TOPICS.commandResults,
-      group: processGroup('wren-api'),
+      ...subscription('command-results'),
       maxBatchRecords: 1000,
       maxWaitMs: 5,
       handler: async (batch) => {

@@ -38,7 +38,8 @@ import type { Logger } from 'pino'
 import type { ClickHouseClient } from '../clickhouse'
 import { insertRows, queryRows } from '../clickhouse'
 import type { Log, LogBatch, Subscription } from './log'
-import { processGroup, TOPICS } from './log'
+import { TOPICS } from './log'
+import { subscription } from './streams'
 import { SerialQueue } from '../serial'
 
 /** Tables whose integer ids the allocator hands out. */
@@ -231,8 +232,7 @@ export class ClusterConfigLog extends Listeners implements ConfigLog {
     this.claims = new VersionClaims(client, true, options.claimExpiryMs ?? CLAIM_EXPIRY_MS)
     this.answers.setMaxListeners(0)
     this.reader = log.subscribe({
-      topic: TOPICS.config,
-      group: processGroup('wren-config'),
+      ...subscription('config'),
       maxBatchRecords: 1000,
       maxWaitMs: 5,
       handler: async (batch) => {
@@ -245,8 +245,7 @@ export class ClusterConfigLog extends Listeners implements ConfigLog {
     })
     if (options.allocate) {
       this.allocator = log.subscribe({
-        topic: TOPICS.config,
-        group: 'wren-config-ids',
+        ...subscription('config-ids'),
         maxBatchRecords: 1000,
         maxWaitMs: 5,
         handler: (batch) => this.allocate(batch),

@@ -15,7 +15,8 @@
 import type { Logger } from 'pino'
 import type { Properties } from './contract'
 import type { Log, Subscription } from './log'
-import { processGroup, TOPICS } from './log'
+import { TOPICS } from './log'
+import { subscription } from './streams'
 
 /**
  * What decide's snapshot needs of a batch's person changes: the fields of ingestion's rows (ingestion/types.ts)
@@ -57,9 +58,7 @@ export function publishPersonChanges(log: Log): PersonChangePublisher {
 /** Reads the person-changes topic from now on (a group of this process's own) and hands each change to `apply`. */
 export function followPersonChanges(log: Log, apply: (changes: SnapshotChanges) => void, logger: Logger): Subscription {
   return log.subscribe({
-    topic: TOPICS.personChanges,
-    group: processGroup('wren-decide'),
-    from: 'end',
+    ...subscription('person-changes'),
     maxBatchRecords: 1000,
     maxWaitMs: 5,
     handler: async (batch) => {

@@ -65,7 +65,7 @@ function literal(value: string): string {
  * The expression the compiler reads a non-materialized event property with (property-filters/sql.ts).
  * Not simpleJSONExtract* (visitParam): it takes 2/3 of the CPU but reads the key's first match at any
  * depth or inside an escaped key, and gives numbers and strings as written; guarded to give the same
- * answers, it costs more than this (bench/README.md, Trends).
+ * answers, it costs more than this (bench/results/2026-11-25-issue-24-trends.md).
  */
 export function jsonPropertyExpr(key: string): string {
   return `JSONExtract(properties, ${literal(key)}, 'Nullable(String)')`

@@ -47,6 +47,7 @@ import {
 } from 'kafkajs'
 import type { Log, LogBatch, LogMessage, LogRecord, SubscribeOptions, Subscription, TopicStats } from '../log'
 import { TOPICS, withinBytes } from '../log'
+import { kafkaRetentionMs } from '../streams'
 
 export interface KafkaLogOptions {
   brokers: string[]
@@ -85,15 +86,8 @@ const HEARTBEAT_EVERY_MS = 3_000
 /** Largest group-committed send; topics accept record batches up to MAX_MESSAGE_BYTES. */
 const MAX_SEND_BYTES = 8 << 20
 const MAX_MESSAGE_BYTES = 32 << 20
-/** Topics that keep less than the broker's default retention. */
-const TOPIC_CONFIG: Record<string, Array<{ name: string; value: string }>> = {
-  // Read from the start by every api process as it starts (command-results.ts): keep it short.
-  [TOPICS.commandResults]: [{ name: 'retention.ms', value: String(10 * 60_000) }],
-  // Read from the end by each decide process: what it holds is only for readers that are up.
-  [TOPICS.personChanges]: [{ name: 'retention.ms', value: String(10 * 60_000) }],
-  // Read from the start by every process as it starts (config-log.ts): keep it short.
-  [TOPICS.config]: [{ name: 'retention.ms', value: String(10 * 60_000) }],
-}
+/** Topics that keep less than the broker's default retention: their stream rows say how long (streams.ts). */
+const RETENTION_MS = kafkaRetentionMs()
 
 export async function openKafkaLog(options: KafkaLogOptions): Promise<KafkaLog> {
   const log = new KafkaLogImpl(options)
@@ -170,7 +164,7 @@ class KafkaLogImpl implements KafkaLog {
             replicationFactor,
             // With one replica min.insync.replicas must be 1; with more, a write needs two copies.
             configEntries: [
-              ...(TOPIC_CONFIG[topic] ?? []),
+              ...(RETENTION_MS.has(topic) ? [{ name: 'retention.ms', value: String(RETENTION_MS.get(topic)) }] : []),
               { name: 'min.insync.replicas', value: String(Math.min(2, replicationFactor)) },
               // One capture request is one record batch (one partition): allow large /batch/ bodies.
               { name: 'max.message.bytes', value: String(MAX_MESSAGE_BYTES) },
