@@ -82,6 +82,8 @@ export const ERROR_CATALOGUE = {
   ai_provider_timeout: { status: 504, detail: 'The AI provider did not answer in time.' },
   /** Capture's backpressure: ingestion is too far behind to take more events now; the SDKs retry. */
   ingestion_backlog_full: { status: 503, detail: 'Ingestion is behind: retry shortly.' },
+  /** Recordings' /s/ backpressure: the recordings stage is too far behind to take more snapshots now. */
+  recordings_backlog_full: { status: 503, detail: 'Recordings processing is behind: retry shortly.' },
   /** The request memory budget (shared/http/memory-budget.ts): other large requests hold it; the SDKs retry. */
   busy_with_large_requests: { status: 503, detail: 'Wren is busy with other large requests: retry shortly.' },
 } as const satisfies Record<string, CatalogueEntry>
@@ -89,7 +91,11 @@ export const ERROR_CATALOGUE = {
 export type ErrorCode = keyof typeof ERROR_CATALOGUE
 
 /** Refusals that ask the client to retry later (with Retry-After): expected under load, not logged as failures. */
-export const RETRY_LATER: ReadonlySet<ErrorCode> = new Set<ErrorCode>(['ingestion_backlog_full', 'busy_with_large_requests'])
+export const RETRY_LATER: ReadonlySet<ErrorCode> = new Set<ErrorCode>([
+  'ingestion_backlog_full',
+  'recordings_backlog_full',
+  'busy_with_large_requests',
+])
 
 export class WrenError extends Error {
   readonly status: number
@@ -123,8 +129,12 @@ export function wrenError(code: ErrorCode, detail?: string, attr: string | null 
   return new WrenError(code, detail, attr)
 }
 
-export const backlogFull = (detail: string, retryAfterSeconds: number): WrenError =>
-  new WrenError('ingestion_backlog_full', detail, null, { headers: { 'retry-after': String(retryAfterSeconds) } })
+/** A stage's backlog is past its bound (capture/backpressure.ts): `code` names the stage. */
+export const backlogFull = (
+  code: 'ingestion_backlog_full' | 'recordings_backlog_full',
+  detail: string,
+  retryAfterSeconds: number,
+): WrenError => new WrenError(code, detail, null, { headers: { 'retry-after': String(retryAfterSeconds) } })
 
 function typeOf(status: number): ErrorType {
   if (status === 400) return 'validation_error'
