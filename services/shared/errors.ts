@@ -152,6 +152,9 @@ const CLICKHOUSE_INPUT_ERRORS: Record<string, (message: string) => WrenError | n
   NO_COMMON_TYPE: (m) => badExpression(m),
   TYPE_MISMATCH: (m) => badExpression(m),
   CANNOT_CONVERT_TYPE: (m) => badExpression(m),
+  // A function's argument past what it takes (round(x, 99999999)); PostHog shows both to the user too.
+  ARGUMENT_OUT_OF_BOUND: (m) => badExpression(m),
+  BAD_ARGUMENTS: (m) => badExpression(m),
   // PostHog prints HogQL's `%` as modulo and shows ClickHouse's division by zero to the user.
   ILLEGAL_DIVISION: () =>
     wrenError(

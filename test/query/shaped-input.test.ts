@@ -91,6 +91,14 @@ describe('shaped query input answers a 4xx naming the construct', () => {
     expect(atBound.body.results.map((e: any) => e.distinct_id)).toEqual(['ann'])
   })
 
+  it('refuses a function argument out of its bounds, as PostHog does', async () => {
+    expect(refused(await events('round(properties.price, 99999999) = 7'))).toEqual({
+      status: 400,
+      code: 'invalid_expression',
+      detail: expect.stringContaining('Scale argument for rounding function is too large'),
+    })
+  })
+
   it('refuses numbers past 2^53, in HogQL and in property filters', async () => {
     expect(refused(await events('properties.price = 99999999999999999999'))).toEqual({
       status: 400,

@@ -442,7 +442,7 @@ export function* fuzzRequests(seed: number, keys: FuzzKeys, count: number, opts:
       () =>
         `${pick(['toString', 'constructor', 'valueOf', 'hasOwnProperty', '__proto__', 'toLocaleString', 'isPrototypeOf'])}(properties.a) = 'x'`,
       () => `${pick(['properties', 'person.properties'])}.${pick(['__proto__', 'constructor', 'toString'])} = 1`,
-      () => pick(['1 % 0 = 1', '1 / 0 = 1', 'toInt(properties.a) % 0 = 1', 'properties.a % 0 = 1', '-1 % 0 = 0']),
+      () => pick(['1 % 0 = 1', '1 / 0 = 1', 'toInt(properties.a) % 0 = 1', 'properties.a % 0 = 1', '-1 % 0 = 0', 'round(1, 99999999) = 1']),
       () => `properties.a = ${pick([bigLiteral(), '99999999999999999999.5', '0.' + '9'.repeat(400)])}`,
       () => `${pick(['sleep', 'file', 'url', 'system', 'rand', 'arrayJoin', 'remote'])}(1) = 1`,
       () => `${pick(['team_id', 'events', 'hasOwnProperty', '__proto__', 'person.id', 'session.__proto__'])} = 1`,
