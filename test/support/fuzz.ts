@@ -548,7 +548,7 @@ export function* fuzzRequests(seed: number, keys: FuzzKeys, count: number, opts:
 
   const next = (): FuzzRequest => {
     const kind = int(100)
-    if (kind < 38) {
+    if (kind < 34) {
       const path = pick(CAPTURE_PATHS)
       let payload = capturePayload()
       if (chance(0.3)) payload = wrongType(payload)
@@ -564,16 +564,16 @@ export function* fuzzRequests(seed: number, keys: FuzzKeys, count: number, opts:
         const e = encode(json, true)
         return { what: `POST ${path} (${e.how})`, kind: 'capture', method: 'POST', path: path + e.query, headers: e.headers, body: e.body }
       }
-    } else if (kind < 46) {
+    } else if (kind < 42) {
       return snapshots()
-    } else if (kind < 64) {
+    } else if (kind < 60) {
       const path = pick(DECIDE_PATHS)
       let payload = decidePayload()
       if (chance(0.3)) payload = wrongType(payload)
       const e = encode(jsonText(payload), false)
       const query = e.query ? (path.includes('?') ? '&' + e.query.slice(1) : e.query) : ''
       return { what: `POST ${path} (${e.how})`, kind: 'decide', method: 'POST', path: path + query, headers: e.headers, body: e.body }
-    } else if (kind < 71) {
+    } else if (kind < 67) {
       const suffix = pick(['config', 'config.js'])
       return {
         what: `GET /array/:token/${suffix}`,
@@ -582,7 +582,7 @@ export function* fuzzRequests(seed: number, keys: FuzzKeys, count: number, opts:
         path: `/array/${tokens()}/${suffix}${chance(0.2) ? '?x=' + tokens() : ''}`,
         headers: {},
       }
-    } else if (kind < 77) {
+    } else if (kind < 73) {
       const auth = pick([
         `Bearer ${keys.personalKey}`,
         `Bearer ${keys.projectKey}`,
@@ -601,7 +601,7 @@ export function* fuzzRequests(seed: number, keys: FuzzKeys, count: number, opts:
         path: path + query,
         headers: { ...(auth ? { authorization: auth } : {}), ...(chance(0.2) ? { 'if-none-match': pick(['*', 'W/"x"', '"', '']) } : {}) },
       }
-    } else if (kind < 84 && keys.management) {
+    } else if (kind < 77 && keys.management) {
       return query(keys.management.projectId)
     } else if (kind < 91 && keys.management) {
       return management(keys.management)
