@@ -3,7 +3,9 @@
 // hash in node_modules/.wren-lock-hash, and installs again when the lock file's hash differs from it. With no
 // record (node_modules installed by hand, or before this script kept one), a lock file newer than npm's own
 // record of the install (node_modules/.package-lock.json) counts as changed.
-// WREN_INSTALL_COMMAND replaces `npm install` (its test, test/deploy/ensure-deps.test.ts).
+// WREN_INSTALL_COMMAND replaces `npm install` (its test, test/deploy/ensure-deps.test.ts). npm install rather than
+// npm ci (which CI runs in its fresh clone): both install what the lock file says, and npm install does not delete
+// node_modules first (a checkout may link another's).
 import { createHash } from 'node:crypto'
 import { existsSync, readFileSync, statSync, writeFileSync } from 'node:fs'
 import { execSync } from 'node:child_process'

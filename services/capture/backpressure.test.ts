@@ -61,6 +61,8 @@ describe('capture backpressure', () => {
     expect(refusal()).toBeNull()
     lag = { messages: 100, logBytes: 0 }
     expect(refusal()).toContain('100 messages behind')
+    // The recordings bound refused it: its own code, not ingestion's.
+    expect(() => gate.admit()).toThrow(expect.objectContaining({ status: 503, code: 'recordings_backlog_full' }))
     // Kafka reports no bytes: only messages count.
     lag = { messages: 10, logBytes: null }
     expect(refusal()).toBeNull()

@@ -3,7 +3,7 @@
 // (a flood, or a stall, would otherwise fill the disk while every request is acknowledged). It accepts
 // again once every bound is below 80% of its limit, so it does not flap around it. The backlog comes from
 // the stage's lag monitor's last sample.
-import { backlogFull } from '../shared/errors'
+import { backlogFull, type ErrorCode } from '../shared/errors'
 
 const RESUME_BELOW = 0.8
 /** What Retry-After says: long enough for the stage to drain a good part of the backlog. */
@@ -26,6 +26,8 @@ export class CaptureBackpressure {
   constructor(
     /** What is refused ("events", "snapshots"), for the refusal's message. */
     private readonly refused: string,
+    /** The refusal's code: which stage is behind. */
+    private readonly code: Extract<ErrorCode, 'ingestion_backlog_full' | 'recordings_backlog_full'>,
     private readonly bounds: BacklogBound[],
   ) {}
 
@@ -44,6 +46,7 @@ export class CaptureBackpressure {
       .map((b) => [b, b.current() ?? 0] as const)
       .reduce((a, b) => (b[1] / b[0].max > a[1] / a[0].max ? b : a))
     throw backlogFull(
+      this.code,
       `${bound.says(current)} (limit ${bound.setting}=${bound.max}): ${this.refused} are not accepted until it catches up. Retry after ${RETRY_AFTER_SECONDS} s.`,
       RETRY_AFTER_SECONDS,
     )
@@ -58,7 +61,7 @@ export class CaptureBackpressure {
 
 /** Events: refused past WREN_MAX_BACKLOG messages waiting for ingestion. */
 export function eventBackpressure(messages: () => number, maxBacklog: number): CaptureBackpressure {
-  return new CaptureBackpressure('events', [
+  return new CaptureBackpressure('events', 'ingestion_backlog_full', [
     { setting: 'WREN_MAX_BACKLOG', max: maxBacklog, current: messages, says: (n) => `Ingestion is ${n} messages behind` },
   ])
 }
@@ -71,7 +74,7 @@ export function recordingsBackpressure(
   lag: () => { messages: number; logBytes: number | null },
   limits: { maxBacklog: number; maxBacklogBytes: number },
 ): CaptureBackpressure {
-  return new CaptureBackpressure('snapshots', [
+  return new CaptureBackpressure('snapshots', 'recordings_backlog_full', [
     {
       setting: 'WREN_MAX_RECORDINGS_BACKLOG',
       max: limits.maxBacklog,

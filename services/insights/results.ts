@@ -96,14 +96,17 @@ export function withDashboardFilters(filter: Record<string, unknown>, dashboard:
   return out
 }
 
-/** Throws the trends' 400 when a trends insight's filter or query cannot be computed (checked on save). */
-export function checkComputable(insight: Pick<Insight, 'query' | 'filters'>): void {
-  const kind = insightKind(insight)
-  if ('trends' in kind) parseTrendRequest(kind.trends)
-}
-
 export class InsightResults {
   constructor(private readonly trends: TrendService) {}
+
+  /**
+   * Throws the trends' 400 when a trends insight's filter or query cannot be computed in `project` (checked on
+   * save): a filter it cannot read, or a series naming an action the project does not have.
+   */
+  async check(project: Project, insight: Pick<Insight, 'query' | 'filters'>): Promise<void> {
+    const kind = insightKind(insight)
+    if ('trends' in kind) await this.trends.check(project, parseTrendRequest(kind.trends))
+  }
 
   async of(
     project: Project,

@@ -11,7 +11,7 @@ import type { Project } from '../shared/tenancy'
 import { numberTiles } from './dashboard-store'
 import { dashboardRoutes } from './dashboard-routes'
 import type { InsightDeps } from './deps'
-import { checkComputable, refreshRequested } from './results'
+import { refreshRequested } from './results'
 import { InsightAnswer } from './schemas'
 import { serializeInsight } from './serialize'
 import type { Insight, InsightFields } from './store'
@@ -119,7 +119,7 @@ export async function insightRoutes(app: FastifyInstance, deps: InsightDeps): Pr
         tags: body.tags ?? [],
         deleted: false,
       }
-      checkComputable(input)
+      await results.check(project, input)
       await checkDashboards(project, body.dashboards)
       const insight = await insights.create(project.id, input)
       if (body.dashboards) await placeOnDashboards(project, insight.id, body.dashboards)
@@ -151,7 +151,8 @@ export async function insightRoutes(app: FastifyInstance, deps: InsightDeps): Pr
         ...(body.tags !== undefined ? { tags: body.tags } : {}),
         ...(body.deleted !== undefined ? { deleted: body.deleted } : {}),
       }
-      checkComputable({ ...current, ...patch })
+      // What it computes is checked when it changes: an insight saved before a check existed can still be renamed or deleted.
+      if (patch.query !== undefined || patch.filters !== undefined) await results.check(project, { ...current, ...patch })
       await checkDashboards(project, body.dashboards)
       const updated = (await insights.update(project.id, current.id, () => patch))!
       const onDashboards = updated.deleted ? [] : body.dashboards

@@ -99,11 +99,9 @@ export async function projectRoutes(app: FastifyInstance, deps: { projects: Proj
     method: 'POST',
     url: '/api/projects/',
     summary: 'Create a project, with its own project API key',
-    description: 'A key limited to some projects cannot create projects.',
-    access: { key: 'project:write' },
+    access: { key: 'project:write', allProjects: 'A key limited to some projects cannot create projects.' },
     schema: { body: Type.Object({ name: Name }), response: { 201: ProjectAnswer } },
-    handler: async (request, reply, key) => {
-      if (key.scopedTeams.length > 0) throw wrenError('permission_denied', 'A key limited to some projects cannot create projects.')
+    handler: async (request, reply) => {
       const project = await projects.createProject({ name: request.body.name.trim() })
       return reply.status(201).send(serializeProject(project))
     },

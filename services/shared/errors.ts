@@ -32,6 +32,8 @@ export const ERROR_CATALOGUE = {
   invalid_hogql: { status: 400, detail: 'The HogQL expression is not allowed.' },
   invalid_expression: { status: 400, detail: 'The query could not run with these inputs.' },
   too_many_buckets: { status: 400, detail: 'The query asks for too many time buckets.' },
+  division_by_zero: { status: 400, detail: 'The query divided by zero.' },
+  query_too_complex: { status: 400, detail: 'The query is larger or nested deeper than ClickHouse accepts.' },
   // Capture and decide: the SDK's payload.
   invalid_payload: { status: 400, detail: 'Request body could not be decoded.' },
   empty_payload: { status: 400, detail: 'Request body is empty.' },
@@ -80,6 +82,8 @@ export const ERROR_CATALOGUE = {
   ai_provider_timeout: { status: 504, detail: 'The AI provider did not answer in time.' },
   /** Capture's backpressure: ingestion is too far behind to take more events now; the SDKs retry. */
   ingestion_backlog_full: { status: 503, detail: 'Ingestion is behind: retry shortly.' },
+  /** Recordings' /s/ backpressure: the recordings stage is too far behind to take more snapshots now. */
+  recordings_backlog_full: { status: 503, detail: 'Recordings processing is behind: retry shortly.' },
   /** The request memory budget (shared/http/memory-budget.ts): other large requests hold it; the SDKs retry. */
   busy_with_large_requests: { status: 503, detail: 'Wren is busy with other large requests: retry shortly.' },
 } as const satisfies Record<string, CatalogueEntry>
@@ -87,7 +91,11 @@ export const ERROR_CATALOGUE = {
 export type ErrorCode = keyof typeof ERROR_CATALOGUE
 
 /** Refusals that ask the client to retry later (with Retry-After): expected under load, not logged as failures. */
-export const RETRY_LATER: ReadonlySet<ErrorCode> = new Set<ErrorCode>(['ingestion_backlog_full', 'busy_with_large_requests'])
+export const RETRY_LATER: ReadonlySet<ErrorCode> = new Set<ErrorCode>([
+  'ingestion_backlog_full',
+  'recordings_backlog_full',
+  'busy_with_large_requests',
+])
 
 export class WrenError extends Error {
   readonly status: number
@@ -121,8 +129,12 @@ export function wrenError(code: ErrorCode, detail?: string, attr: string | null 
   return new WrenError(code, detail, attr)
 }
 
-export const backlogFull = (detail: string, retryAfterSeconds: number): WrenError =>
-  new WrenError('ingestion_backlog_full', detail, null, { headers: { 'retry-after': String(retryAfterSeconds) } })
+/** A stage's backlog is past its bound (capture/backpressure.ts): `code` names the stage. */
+export const backlogFull = (
+  code: 'ingestion_backlog_full' | 'recordings_backlog_full',
+  detail: string,
+  retryAfterSeconds: number,
+): WrenError => new WrenError(code, detail, null, { headers: { 'retry-after': String(retryAfterSeconds) } })
 
 function typeOf(status: number): ErrorType {
   if (status === 400) return 'validation_error'
@@ -132,7 +144,7 @@ function typeOf(status: number): ErrorType {
 }
 
 /** ClickHouse's error names (`type`) that mean the caller's input, not Wren, made a query fail. */
-const CLICKHOUSE_INPUT_ERRORS: Record<string, (message: string) => WrenError> = {
+const CLICKHOUSE_INPUT_ERRORS: Record<string, (message: string) => WrenError | null> = {
   CANNOT_COMPILE_REGEXP: (m) => wrenError('invalid_regex', `A regex filter is not a valid RE2 pattern: ${m.split('. ')[0]}`),
   ILLEGAL_AGGREGATION: () => mixedAggregates(),
   NOT_AN_AGGREGATE: () => mixedAggregates(),
@@ -140,6 +152,21 @@ const CLICKHOUSE_INPUT_ERRORS: Record<string, (message: string) => WrenError> = 
   NO_COMMON_TYPE: (m) => badExpression(m),
   TYPE_MISMATCH: (m) => badExpression(m),
   CANNOT_CONVERT_TYPE: (m) => badExpression(m),
+  // A function's argument past what it takes (round(x, 99999999)); PostHog shows both to the user too.
+  ARGUMENT_OUT_OF_BOUND: (m) => badExpression(m),
+  BAD_ARGUMENTS: (m) => badExpression(m),
+  // PostHog prints HogQL's `%` as modulo and shows ClickHouse's division by zero to the user.
+  ILLEGAL_DIVISION: () =>
+    wrenError(
+      'division_by_zero',
+      "The query divided by zero: a HogQL '%' (or an integer division) had a zero divisor. Guard it, e.g. x % nullIf(y, 0).",
+    ),
+  // Wren bounds what it builds from the caller's input (query/hogql.ts, property-filters/sql.ts) below these;
+  // a query that still reaches them is the caller's, not a fault of Wren.
+  TOO_DEEP_AST: () => tooComplex(),
+  TOO_BIG_AST: () => tooComplex(),
+  TOO_DEEP_RECURSION: () => tooComplex(),
+  SYNTAX_ERROR: (m) => (/max query size exceeded/i.test(m) ? tooComplex() : null),
 }
 
 /**
@@ -152,7 +179,11 @@ export function fromClickHouseError(err: unknown): WrenError | null {
   if (!(err instanceof Error) || err.constructor.name !== 'ClickHouseError') return null
   const type = String((err as { type?: unknown }).type)
   const message = err.message.split('\n')[0]
-  const make = CLICKHOUSE_INPUT_ERRORS[type] ?? (type.startsWith('CANNOT_PARSE_') ? badExpression : null)
+  const make = Object.hasOwn(CLICKHOUSE_INPUT_ERRORS, type)
+    ? CLICKHOUSE_INPUT_ERRORS[type]
+    : type.startsWith('CANNOT_PARSE_')
+      ? badExpression
+      : null
   return make ? make(message) : null
 }
 
@@ -160,6 +191,11 @@ const mixedAggregates = () =>
   wrenError(
     'invalid_hogql',
     'The HogQL expression mixes aggregates and plain values: math_hogql must aggregate (e.g. sum(properties.price)), breakdowns and filters must not.',
+  )
+const tooComplex = () =>
+  wrenError(
+    'query_too_complex',
+    'The query is larger or nested deeper than ClickHouse accepts: use fewer filters, fewer values in a filter, or less nesting.',
   )
 const badExpression = (message: string) =>
   wrenError('invalid_expression', `The query could not run with these inputs: ${message.slice(0, 300)}`)

@@ -51,6 +51,24 @@ export interface TrendPlan {
   floats: boolean[]
 }
 
+/**
+ * The actions the request's series name, deleted ones included; one this project never had (another
+ * project's id) is a 400. An insight is checked with it when it is saved, so that it is never saved uncomputable.
+ */
+export async function seriesActions(
+  deps: Pick<TrendPlanDeps, 'actions'>,
+  project: Project,
+  request: TrendRequest,
+): Promise<Map<number, Action>> {
+  const actionIds = request.series.filter((s) => s.kind === 'actions').map((s) => Number(s.id))
+  const badId = request.series.find((s) => s.kind === 'actions' && !(Number.isSafeInteger(Number(s.id)) && Number(s.id) > 0))
+  if (badId) throw wrenError('invalid_input', `Action id must be a positive integer, got '${String(badId.id)}'.`, 'actions')
+  const found = actionIds.length ? await deps.actions.byIds(project.id, actionIds, { includeDeleted: true }) : new Map<number, Action>()
+  for (const id of actionIds)
+    if (!found.has(id)) throw wrenError('invalid_input', `Action ${id} does not exist in this project.`, 'actions')
+  return found
+}
+
 /** `viewer`: the key asking; events of persons it may not see are left out. */
 export async function planTrend(
   deps: TrendPlanDeps,
@@ -70,14 +88,8 @@ export async function planTrend(
   const globalProperties: PropertyGroup =
     testFilters && testFilters.values.length ? { type: 'AND', values: [request.properties, testFilters] } : request.properties
 
-  // Actions: one this project never had (another project's id) is a 400; a deleted one drops its series.
-  const actionIds = request.series.filter((s) => s.kind === 'actions').map((s) => Number(s.id))
-  const badId = request.series.find((s) => s.kind === 'actions' && !(Number.isSafeInteger(Number(s.id)) && Number(s.id) > 0))
-  if (badId) throw wrenError('invalid_input', `Action id must be a positive integer, got '${String(badId.id)}'.`, 'actions')
-  const found = actionIds.length ? await deps.actions.byIds(project.id, actionIds, { includeDeleted: true }) : new Map<number, Action>()
-  for (const id of actionIds)
-    if (!found.has(id)) throw wrenError('invalid_input', `Action ${id} does not exist in this project.`, 'actions')
-  const actions = new Map([...found].filter(([, a]) => !a.deleted))
+  // A deleted action drops its series.
+  const actions = new Map([...(await seriesActions(deps, project, request))].filter(([, a]) => !a.deleted))
   // And every cohort any filter could reach.
   const series = request.series.filter((s) => s.kind === 'events' || actions.has(Number(s.id)))
   const needsCohorts =

@@ -8,7 +8,7 @@ import { isoInTz, type DateRange } from './dates'
 import type { TrendRow } from './query'
 import type { TrendRequest } from './request'
 import { shapeResults, type SeriesResult, type Shaped } from './shape'
-import { planTrend, type TrendPlan, type TrendPlanDeps } from './plan'
+import { planTrend, seriesActions, type TrendPlan, type TrendPlanDeps } from './plan'
 
 export interface TrendResponse {
   is_cached: boolean
@@ -40,6 +40,11 @@ export class TrendService {
   async run(project: Project, request: TrendRequest, opts: { refresh: boolean; viewer?: PersonalApiKey }): Promise<TrendOutput> {
     const plan = await planTrend(this.deps, project, request, { now: this.deps.clock.now(), viewer: opts.viewer })
     return this.execute(plan, opts)
+  }
+
+  /** Throws the 400 a request naming what the project does not have (another project's action) gets, without running it. */
+  async check(project: Project, request: TrendRequest): Promise<void> {
+    await seriesActions(this.deps, project, request)
   }
 
   /** The plan's rows shaped into PostHog's series, from the cache while the project's data is unchanged (unless `refresh`). */

@@ -223,6 +223,27 @@ describe('authorization of every management route', () => {
     expect(failures).toEqual([])
   })
 
+  it('refuses a key limited to another project with 403 before it reads the body: an empty or wrong one too', async () => {
+    const failures: string[] = []
+    // A limited key may make keys limited to its own projects: the key routes read the body to know.
+    const writes = routes.filter((r) => ['POST', 'PATCH', 'PUT'].includes(r.method) && !r.url.startsWith('/api/personal_api_keys/'))
+    for (const route of writes)
+      for (const body of ['{}', '{"name": 5}', '[]']) {
+        const res = await fetch(t.url + pathOf(route.url, 'a'), {
+          method: route.method,
+          headers: { authorization: `Bearer ${keys.otherProject.value}`, 'content-type': 'application/json' },
+          body,
+        })
+        const failure = refusal(
+          { route: `${route.method} ${route.url} ${body}`, status: res.status, text: await res.text() },
+          [403],
+          markersA,
+        )
+        if (failure) failures.push(failure)
+      }
+    expect(failures).toEqual([])
+  })
+
   it('answers 404 for another project’s object ids, even with a key holding every scope', async () => {
     const failures: string[] = []
     for (const route of routes.filter((r) => r.url.includes(':id') && !r.url.startsWith('/api/personal_api_keys/'))) {

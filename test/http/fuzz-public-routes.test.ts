@@ -1,5 +1,5 @@
 // A bounded fuzz run over every route (capture, /s/, decide/flags, remote config, local evaluation, the
-// management API under `*` and limited keys): hostile bodies, encodings, headers, repeated parameters, numbers
+// management API under `*` and limited keys, query input shaped to break the query): hostile bodies, encodings, headers, repeated parameters, numbers
 // past 2^53, a burst of concurrent large bodies and malformed HTTP from a seeded generator
 // (test/support/fuzz.ts). No answer is a 5xx (but a 503 with Retry-After), every error is a JSON
 // {type, code, detail}, nothing pollutes Object.prototype, the process keeps serving, and a good event and a
@@ -40,7 +40,7 @@ describe('fuzzing the public routes', () => {
     const answered = (kind: string) => [...(kinds.get(kind as never) ?? new Map<number, number>())]
     const count = (kind: string, ok: (status: number) => boolean) =>
       answered(kind).reduce((n, [status, times]) => n + (ok(status) ? times : 0), 0)
-    for (const kind of ['management', 'snapshots']) {
+    for (const kind of ['management', 'query', 'snapshots']) {
       expect(
         count(kind, (s) => s < 300),
         kind,

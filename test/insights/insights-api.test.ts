@@ -68,6 +68,33 @@ describe('saved insights and dashboards', () => {
     expect(res.body.attr).toBe('events[0]')
   })
 
+  it('refuses an insight naming another project’s action, on save and on update, as the trends API does', async () => {
+    const other = await createProject(t, 'Action owner')
+    const theirs = await call('POST', `/api/projects/${other.id}/actions/`, { name: 'their signup', steps: [{ event: '$pageview' }] })
+    const ours = await call('POST', at('/actions/'), { name: 'our views', steps: [{ event: '$pageview' }] })
+    const withAction = (id: number) => ({ insight: 'TRENDS', actions: [{ id, type: 'actions' }], date_from: '-7d' })
+    const refused = {
+      status: 400,
+      code: 'invalid_input',
+      attr: 'actions',
+      detail: `Action ${theirs.body.id} does not exist in this project.`,
+    }
+    const answer = (res: { status: number; body: any }) => ({ status: res.status, ...res.body })
+
+    const before = (await call('GET', at('/insights/'))).body.count
+    expect(answer(await call('POST', at('/insights/'), { filters: withAction(theirs.body.id) }))).toMatchObject(refused)
+    const query = { kind: 'InsightVizNode', source: { kind: 'TrendsQuery', series: [{ kind: 'ActionsNode', id: theirs.body.id }] } }
+    expect(answer(await call('POST', at('/insights/'), { query }))).toMatchObject(refused)
+    expect((await call('GET', at('/insights/'))).body.count).toBe(before)
+
+    const saved = await call('POST', at('/insights/'), { name: 'our action', filters: withAction(ours.body.id) })
+    expect(saved.status, saved.text).toBe(201)
+    expect(answer(await call('PATCH', at(`/insights/${saved.body.id}/`), { filters: withAction(theirs.body.id) }))).toMatchObject(refused)
+    const read = await call('GET', at(`/insights/${saved.body.id}/`))
+    expect(read.body.result[0]).toMatchObject({ label: 'our views', count: 3 })
+    expect((await call('PATCH', at(`/insights/${saved.body.id}/`), { deleted: true })).status).toBe(200)
+  })
+
   it('answers the second read from the cache with the same last_refresh; refresh=true recomputes', async () => {
     const { body } = await call('POST', at('/insights/'), { name: 'cached', filters: pageviews('-14d') })
     const first = await call('GET', at(`/insights/${body.id}/`))

@@ -79,7 +79,8 @@ describe('recordings backpressure', () => {
     expect(Number(full.headers.get('retry-after'))).toBeGreaterThan(0)
     expect(full.headers.get('content-type')).toMatch(/^application\/json/)
     const error = (await full.json()) as { detail: string }
-    expect(error).toMatchObject({ type: 'server_error', code: 'ingestion_backlog_full', attr: null })
+    // Its own code: the recordings bound refused it, not ingestion's.
+    expect(error).toMatchObject({ type: 'server_error', code: 'recordings_backlog_full', attr: null })
     expect(error.detail).toMatch(/Recordings processing is \d+ messages behind \(limit WREN_MAX_RECORDINGS_BACKLOG=5\)/)
     expect((await send()).status).toBe(503)
 

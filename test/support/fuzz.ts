@@ -2,7 +2,8 @@
 // truncated JSON, wrong types, deep nesting, invalid UTF-8, lying content encodings, gzip and lz64 bombs,
 // huge strings, prototype-pollution keys, random bytes, malformed HTTP, numbers past 2^53 (in ids, query
 // strings and bodies), repeated query parameters, session-recording snapshots as posthog-js sends them and
-// mangled, the management API under every kind of key (./fuzz-management.ts), and, every so often, a burst of
+// mangled, the management API under every kind of key (./fuzz-management.ts), query input shaped to break the
+// query (HogQL past ClickHouse's parser depth, filters listing thousands of values), and, every so often, a burst of
 // many concurrent bodies of several MB. Used by test/http/fuzz-public-routes.test.ts (a bounded run) and
 // test/stress/fuzz.ts (a long one).
 import { gzipSync } from 'node:zlib'
@@ -28,7 +29,8 @@ export interface FuzzRequest {
   burst?: FuzzRequest[]
 }
 
-export type FuzzKind = 'capture' | 'snapshots' | 'decide' | 'config' | 'local-evaluation' | 'management' | 'methods' | 'raw' | 'burst'
+export type FuzzKind =
+  'capture' | 'snapshots' | 'decide' | 'config' | 'local-evaluation' | 'management' | 'query' | 'methods' | 'raw' | 'burst'
 
 export interface FuzzKeys {
   projectKey: string
@@ -424,6 +426,80 @@ export function* fuzzRequests(seed: number, keys: FuzzKeys, count: number, opts:
     }
   }
 
+  // Query input shaped to break the query rather than ask a question (issue 30): HogQL nested past ClickHouse's
+  // parser depth, names an object's prototype answers, remainders by zero, numbers past 2^53, functions and
+  // fields outside the subset; group filters naming no group type, filters listing thousands of values, dates
+  // past what a date holds. To the events list, trends and saved insights, with the `*` key.
+  const hogqlBomb = (): string =>
+    pick([
+      () => `${'-'.repeat(int(1_200))}1 = 1`,
+      () => `${Array.from({ length: 1 + int(900) }, () => '1').join(pick(['+', '*', '-', ' AND ', ' OR ', ' = ']))} = 1`,
+      () => {
+        const depth = int(300)
+        return `${`${pick(['abs', 'lower', 'toString', 'coalesce'])}(`.repeat(depth)}1${')'.repeat(depth)} = 1`
+      },
+      () => `${'NOT '.repeat(int(600))}1 = 1`,
+      () =>
+        `${pick(['toString', 'constructor', 'valueOf', 'hasOwnProperty', '__proto__', 'toLocaleString', 'isPrototypeOf'])}(properties.a) = 'x'`,
+      () => `${pick(['properties', 'person.properties'])}.${pick(['__proto__', 'constructor', 'toString'])} = 1`,
+      () => pick(['1 % 0 = 1', '1 / 0 = 1', 'toInt(properties.a) % 0 = 1', 'properties.a % 0 = 1', '-1 % 0 = 0', 'round(1, 99999999) = 1']),
+      () => `properties.a = ${pick([bigLiteral(), '99999999999999999999.5', '0.' + '9'.repeat(400)])}`,
+      () => `${pick(['sleep', 'file', 'url', 'system', 'rand', 'arrayJoin', 'remote'])}(1) = 1`,
+      () => `${pick(['team_id', 'events', 'hasOwnProperty', '__proto__', 'person.id', 'session.__proto__'])} = 1`,
+    ])()
+  const manyValues = () => Array.from({ length: pick([201, 1_000, 6_000]) }, (_, i) => `^v${i}$`)
+  const hostileFilter = (): unknown =>
+    pick([
+      () => ({ type: 'hogql', key: hogqlBomb() }),
+      () => ({ type: 'group', key: 'industry', value: 'x', group_type_index: pick([99, -1, 1.5, 5, '0) OR (1', null, big()]) }),
+      () => ({
+        key: 'a',
+        operator: pick(['regex', 'not_regex', 'icontains', 'not_icontains', 'gt', 'exact', 'is_not']),
+        value: manyValues(),
+      }),
+      () => ({ key: 'a', operator: pick(['gt', 'lt', 'between']), value: pick([big(), 1e308, -1e308, [big(), big()]]) }),
+    ])()
+  const query = (projectId: number): FuzzRequest => {
+    const headers = { authorization: `Bearer ${keys.personalKey}`, 'content-type': 'application/json' }
+    const base = `/api/projects/${projectId}`
+    const filters = Array.from({ length: 1 + int(2) }, hostileFilter)
+    const trend = () => ({
+      events: [
+        chance(0.3)
+          ? { id: 'x', math: 'hogql', math_hogql: pick(['sum(1 % 0)', `sum(${'-'.repeat(int(900))}1)`, 'sum(toString(1))']) }
+          : { id: 'x' },
+      ],
+      properties: filters,
+      ...(chance(0.3) ? { breakdown: hogqlBomb().replace(/ = .*$/, ''), breakdown_type: 'hogql' } : {}),
+      ...(chance(0.2) ? { date_from: pick(['-99999999999999999999d', '-99999999999999999999h', `-${bigLiteral()}y`, '0000-00-00']) } : {}),
+    })
+    return pick([
+      (): FuzzRequest => ({
+        what: 'GET /events/ (hostile filter)',
+        kind: 'query',
+        method: 'GET',
+        path: `${base}/events/?properties=${percentEncoded(jsonText(filters.slice(0, 1)))}`,
+        headers,
+      }),
+      (): FuzzRequest => ({
+        what: 'POST /insights/trend/ (hostile query)',
+        kind: 'query',
+        method: 'POST',
+        path: `${base}/insights/trend/`,
+        headers,
+        body: Buffer.from(jsonText(trend())),
+      }),
+      (): FuzzRequest => ({
+        what: 'POST /insights/ (hostile filters)',
+        kind: 'query',
+        method: 'POST',
+        path: `${base}/insights/`,
+        headers,
+        body: Buffer.from(jsonText({ name: 'fuzz', filters: trend() })),
+      }),
+    ])()
+  }
+
   // Many concurrent bodies of several MB to /batch/ and /s/: most with a token no project has (decoded and
   // parsed in full, then refused), some stored; plain or gzip, some near or past the 20 MiB limit.
   const large = (size: number): FuzzRequest => {
@@ -472,7 +548,7 @@ export function* fuzzRequests(seed: number, keys: FuzzKeys, count: number, opts:
 
   const next = (): FuzzRequest => {
     const kind = int(100)
-    if (kind < 38) {
+    if (kind < 34) {
       const path = pick(CAPTURE_PATHS)
       let payload = capturePayload()
       if (chance(0.3)) payload = wrongType(payload)
@@ -488,16 +564,16 @@ export function* fuzzRequests(seed: number, keys: FuzzKeys, count: number, opts:
         const e = encode(json, true)
         return { what: `POST ${path} (${e.how})`, kind: 'capture', method: 'POST', path: path + e.query, headers: e.headers, body: e.body }
       }
-    } else if (kind < 46) {
+    } else if (kind < 42) {
       return snapshots()
-    } else if (kind < 64) {
+    } else if (kind < 60) {
       const path = pick(DECIDE_PATHS)
       let payload = decidePayload()
       if (chance(0.3)) payload = wrongType(payload)
       const e = encode(jsonText(payload), false)
       const query = e.query ? (path.includes('?') ? '&' + e.query.slice(1) : e.query) : ''
       return { what: `POST ${path} (${e.how})`, kind: 'decide', method: 'POST', path: path + query, headers: e.headers, body: e.body }
-    } else if (kind < 71) {
+    } else if (kind < 67) {
       const suffix = pick(['config', 'config.js'])
       return {
         what: `GET /array/:token/${suffix}`,
@@ -506,7 +582,7 @@ export function* fuzzRequests(seed: number, keys: FuzzKeys, count: number, opts:
         path: `/array/${tokens()}/${suffix}${chance(0.2) ? '?x=' + tokens() : ''}`,
         headers: {},
       }
-    } else if (kind < 77) {
+    } else if (kind < 73) {
       const auth = pick([
         `Bearer ${keys.personalKey}`,
         `Bearer ${keys.projectKey}`,
@@ -525,6 +601,8 @@ export function* fuzzRequests(seed: number, keys: FuzzKeys, count: number, opts:
         path: path + query,
         headers: { ...(auth ? { authorization: auth } : {}), ...(chance(0.2) ? { 'if-none-match': pick(['*', 'W/"x"', '"', '']) } : {}) },
       }
+    } else if (kind < 77 && keys.management) {
+      return query(keys.management.projectId)
     } else if (kind < 91 && keys.management) {
       return management(keys.management)
     } else if (kind < 95) {

@@ -58,9 +58,10 @@ export type Scope = `${(typeof SCOPE_OBJECTS)[number]}:${'read' | 'write'}` | '*
  *     `?sharing_access_token=` instead is let in by the token alone, when an enabled sharing configuration
  *     of that project shares the recording the parameter names (the handler gets a SharedCaller);
  *   { key: scope }      a personal API key holding `scope` (null: any valid key), no project in the path;
+ *     with `allProjects: '<refusal>'`, only a key limited to no project (a limited one gets the refusal, a 403);
  *   { public: how }     no personal API key; `how` says, for the document, what identifies the caller.
  */
-export type Access = { project: Scope; sharedRecording?: string } | { key: Scope | null } | { public: string }
+export type Access = { project: Scope; sharedRecording?: string } | { key: Scope | null; allProjects?: string } | { public: string }
 
 export interface RouteSchema {
   params?: TObject
@@ -149,6 +150,7 @@ export function routesOf(
         const key = personalKeyFrom(request, projects!)
         if (access.key !== null && !hasScope(key, access.key))
           throw wrenError('permission_denied', `API key missing required scope '${access.key}'`)
+        if (access.allProjects !== undefined && key.scopedTeams.length > 0) throw wrenError('permission_denied', access.allProjects)
         callers.set(request, key)
       }
     }
@@ -232,9 +234,7 @@ function describe(description: string | undefined, access: Access): string {
             : `, or \`?${SHARING_TOKEN_PARAM}=\`: the access token of the recording’s enabled sharing configuration (it opens this recording only).`
         }`
       : 'key' in access
-        ? access.key === null
-          ? 'Needs a personal API key.'
-          : `Needs a personal API key with scope \`${access.key}\`.`
+        ? `Needs a personal API key${access.key === null ? '' : ` with scope \`${access.key}\``}${access.allProjects === undefined ? '' : ' limited to no project'}.`
         : `Public: ${access.public}`
   return description ? `${description}\n\n${who}` : who
 }

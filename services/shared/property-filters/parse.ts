@@ -22,6 +22,9 @@ export type PropertyNode = PropertyGroup | PropertyFilter
 
 export const isGroup = (n: PropertyNode): n is PropertyGroup => Array.isArray((n as PropertyGroup).values)
 
+/** Group types a project has: `group_type_index` 0 to 4 (`$group_0`…`$group_4`, `group0_properties`…). */
+export const GROUP_TYPE_COUNT = 5
+
 /** The property types a query can filter on. */
 export const PROPERTY_TYPES = ['event', 'person', 'cohort', 'group', 'session', 'element', 'event_metadata', 'hogql'] as const
 
@@ -126,7 +129,17 @@ function readFilter(raw: unknown, where: string, syntax: Syntax, field: string):
     throw wrenError('invalid_input', `${where} needs a string key.`, field)
   const operator = typeof raw.operator === 'string' ? raw.operator : 'exact'
   checkOperator(operator, syntax.runs, where, field)
-  return toFilter({ ...raw, key: raw.key }, syntax.defaultType)
+  const filter = toFilter({ ...raw, key: raw.key }, syntax.defaultType)
+  if (filter.type === 'group' && syntax.runs === 'sql') filter.groupTypeIndex = groupTypeIndex(raw.group_type_index, where, field)
+  return filter
+}
+
+/** A group filter's group_type_index: an integer naming one of the project's group types. */
+function groupTypeIndex(raw: unknown, where: string, attr: string): number {
+  const idx = Number(raw)
+  if (!Number.isInteger(idx) || idx < 0 || idx >= GROUP_TYPE_COUNT)
+    throw wrenError('invalid_input', `${where}: a group filter needs group_type_index 0-${GROUP_TYPE_COUNT - 1}.`, attr)
+  return idx
 }
 
 function checkOperator(operator: string, runs: Evaluator, where: string, field: string): void {
@@ -155,11 +168,6 @@ function parseNode(raw: unknown, attr: string, types: readonly string[]): Proper
   if (Array.isArray(value)) value = value.filter((v) => v !== null)
   const filter: PropertyFilter = { key, value, operator, type }
   if (raw.negation === true) filter.negation = true
-  if (type === 'group') {
-    const idx = Number(raw.group_type_index)
-    if (!Number.isInteger(idx) || idx < 0 || idx > 4)
-      throw wrenError('invalid_input', `${attr}: a group filter needs group_type_index 0-4.`, attr)
-    filter.groupTypeIndex = idx
-  }
+  if (type === 'group') filter.groupTypeIndex = groupTypeIndex(raw.group_type_index, attr, attr)
   return filter
 }

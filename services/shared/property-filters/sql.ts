@@ -9,7 +9,7 @@ import { SqlParams } from '../query/params'
 import { SessionColumns } from '../query/sessions'
 import { EventPersonId, type PersonIdColumn } from '../query/persons-sql'
 import { FIXED_PROPERTY_COLUMNS, type PropertyColumnSource } from '../query/materialized-properties'
-import { isGroup, type PropertyFilter, type PropertyGroup, type PropertyNode } from './parse'
+import { GROUP_TYPE_COUNT, isGroup, type PropertyFilter, type PropertyGroup, type PropertyNode } from './parse'
 
 /** Where each kind of property lives, so one compiler serves events and the persons table. */
 export interface PropertyColumns {
@@ -150,10 +150,13 @@ export function compileFilter(f: PropertyFilter, ctx: FilterContext): string {
       return compareValue(jsonValue(columns.person, f.key, params), f, ctx)
     case 'group': {
       if (!columns.groups) throw wrenError('invalid_input', 'Group property filters are not allowed here.', 'properties')
+      // The group's columns come from a fixed list: group_type_index never enters the SQL as text.
       const idx = f.groupTypeIndex ?? 0
-      const expr = compareValue(jsonValue(`group${idx}_properties`, f.key, params), f, ctx)
+      const group = GROUP_COLUMNS[idx]
+      if (!group) throw wrenError('invalid_input', `A group filter needs group_type_index 0-${GROUP_TYPE_COUNT - 1}.`, 'properties')
+      const expr = compareValue(jsonValue(group.properties, f.key, params), f, ctx)
       // A negative operator also matches events that belong to no group of that type.
-      return NEGATIVE.has(f.operator) ? `(\`$group_${idx}\` = '' OR ${expr})` : expr
+      return NEGATIVE.has(f.operator) ? `(${group.key} = '' OR ${expr})` : expr
     }
     case 'event_metadata': {
       if (!columns.event) throw wrenError('invalid_input', `Event metadata filters are not allowed here ('${f.key}').`, 'properties')
@@ -189,6 +192,9 @@ export function compileFilter(f: PropertyFilter, ctx: FilterContext): string {
   }
 }
 
+/** Each group type's columns on an events row, by group_type_index. */
+const GROUP_COLUMNS = Array.from({ length: GROUP_TYPE_COUNT }, (_, i) => ({ properties: `group${i}_properties`, key: `\`$group_${i}\`` }))
+
 const METADATA_COLUMNS: Record<string, string> = {
   distinct_id: 'distinct_id',
   event: 'event',
@@ -220,18 +226,37 @@ function valuesOf(f: PropertyFilter): string[] {
 
 function numberParam(v: string, f: PropertyFilter, params: SqlParams): string {
   const n = Number(v)
-  if (v.trim() === '' || !Number.isFinite(n))
-    throw wrenError('invalid_input', `Property filter '${f.key}' with operator ${f.operator} needs a number, got '${v}'.`, 'properties')
+  // Past ±2^53 a number is no longer exact, and the query's parameters refuse it.
+  if (v.trim() === '' || !Number.isFinite(n) || Math.abs(n) > Number.MAX_SAFE_INTEGER)
+    throw wrenError(
+      'invalid_input',
+      `Property filter '${f.key}' with operator ${f.operator} needs a number within ±2^53, got '${v}'.`,
+      'properties',
+    )
   return params.add('Float64', n)
 }
+
+/**
+ * How many values a filter may list for an operator that compiles one condition per value (regex, icontains,
+ * gt, …): each adds its own SQL, and ClickHouse refuses a query past 256 KiB. exact, is_not, in and not_in
+ * take a list of any length (one array parameter).
+ */
+export const MAX_FILTER_ALTERNATIVES = 200
 
 /** `x` is a Nullable(String) expression: NULL when the property is missing or null. */
 export function compareValue(x: string, f: PropertyFilter, ctx: FilterContext): string {
   const { params } = ctx
   const values = valuesOf(f)
   const num = `toFloat64OrNull(${x})`
-  const any = (fn: (v: string) => string, join: 'OR' | 'AND') =>
-    values.length === 0 ? '1' : values.length === 1 ? fn(values[0]) : `(${values.map(fn).join(` ${join} `)})`
+  const any = (fn: (v: string) => string, join: 'OR' | 'AND') => {
+    if (values.length > MAX_FILTER_ALTERNATIVES)
+      throw wrenError(
+        'invalid_input',
+        `Property filter '${f.key}' with operator ${f.operator} lists ${values.length} values: at most ${MAX_FILTER_ALTERNATIVES} (exact and is_not take any number).`,
+        'properties',
+      )
+    return values.length === 0 ? '1' : values.length === 1 ? fn(values[0]) : `(${values.map(fn).join(` ${join} `)})`
+  }
   switch (f.operator) {
     case 'exact':
     case 'in':

@@ -65,6 +65,22 @@ describe('as a filter', () => {
     expect(Date.now() - started).toBeLessThan(1000)
     expect(compileHogql("properties.a = 'b'   AS   `label` ", new SqlParams(), new EventPersonId(false))).not.toContain('label')
   })
+  it('names functions by an own lookup: toString is the function, not Object.prototype.toString', () => {
+    expect(compileHogql("toString(properties.a) = '1'", new SqlParams(), new EventPersonId(false))).toBe(
+      "ifNull(toString(JSONExtract(properties, {p0:String}, 'Nullable(String)')) = {p1:String}, 0)",
+    )
+    expect(compileHogql('toInt(properties.a)', new SqlParams(), new EventPersonId(false))).toMatch(/^toInt64OrNull\(toString\(/)
+  })
+  it('bounds how deep operators and calls nest, naming the one past the bound', () => {
+    const compile = (src: string) => () => compileHogql(src, new SqlParams(), new EventPersonId(false))
+    // 100 operators are 100 levels.
+    expect(compile(Array(101).fill('1').join(' + '))).not.toThrow()
+    expect(compile(Array(102).fill('1').join(' + '))).toThrow("'+' nests the expression more than 100 levels deep")
+    expect(compile(`${'-'.repeat(101)}1`)).toThrow("unary '-' nests the expression more than 100 levels deep")
+    expect(compile(`${'NOT '.repeat(101)}1`)).toThrow('NOT nests the expression more than 100 levels deep')
+    // Brackets add no level of their own.
+    expect(compile(`${'('.repeat(90)}1 + 1${')'.repeat(90)}`)).not.toThrow()
+  })
   it('is a condition on one row: no aggregates, no bare values', () => {
     const filter = (src: string) => () => compileHogql(src, new SqlParams(), new EventPersonId(false), { filter: true, attr: 'properties' })
     expect(filter("properties.plan = 'pro'")).not.toThrow()

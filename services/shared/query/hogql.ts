@@ -16,6 +16,8 @@ interface Compiled {
   kind: Kind
   /** A raw property value (Nullable(String)) that may need a numeric conversion. */
   property?: boolean
+  /** How many operators and calls nest in `sql` (a field or a literal: none). */
+  depth?: number
 }
 
 const COLUMNS: Record<string, Compiled> = {
@@ -95,17 +97,24 @@ const FUNCTIONS = new Map<string, FunctionSpec>([
 ])
 /** Functions that aggregate rows: a filter (a condition on one row) cannot use them. */
 const AGGREGATES = new Set(['count', 'countIf', 'sum', 'avg', 'min', 'max', 'median', 'uniq', 'uniqExact', 'sumIf', 'avgIf'])
-const RENAMED: Record<string, string> = {
-  toInt: 'toInt64OrNull',
-  toFloat: 'toFloat64OrNull',
-  median: 'median',
-  like: 'like',
-  ilike: 'ilike',
-}
+/** Functions whose ClickHouse name differs (a Map: a plain object would also answer `toString` from its prototype). */
+const RENAMED = new Map([
+  ['toInt', 'toInt64OrNull'],
+  ['toFloat', 'toFloat64OrNull'],
+])
 const NUMERIC_CAST_FUNCTIONS = new Set(['toInt', 'toFloat'])
 
 /** How deep brackets and function calls may nest in an expression (real ones nest a few levels). */
 const MAX_NESTING = 100
+/**
+ * How deep operators and calls may nest in the SQL an expression becomes: a chain of 100 `+` or 100 unary
+ * minuses is 100 levels. ClickHouse refuses a query nested about 1,000 levels deep (max_parser_depth,
+ * max_ast_depth), and the query around the expression adds its own levels: past this bound the expression is a
+ * 400 naming the construct, never ClickHouse's error.
+ */
+const MAX_DEPTH = 100
+/** Literal numbers are exact doubles: past ±2^53 an integer is no longer the number that was written. */
+const MAX_LITERAL = Number.MAX_SAFE_INTEGER
 
 type Token = { t: 'num' | 'str' | 'id' | 'op' | 'punct' | 'end'; v: string }
 
@@ -165,6 +174,12 @@ export function compileHogql(src: string, params: SqlParams, personId: PersonIdC
   }
   const isKw = (kw: string) => peek().t === 'id' && peek().v.toUpperCase() === kw
   const num = (c: Compiled) => (c.property || c.kind === 'string' ? `toFloat64OrNull(${c.sql})` : c.sql)
+  /** SQL made of `parts` by `construct` (named in the error when it nests the expression too deep). */
+  const made = (sql: string, kind: Kind, parts: Compiled[], construct: string): Compiled => {
+    const depth = 1 + Math.max(0, ...parts.map((p) => p.depth ?? 0))
+    if (depth > MAX_DEPTH) throw fail(`${construct} nests the expression more than ${MAX_DEPTH} levels deep`)
+    return { sql, kind, depth }
+  }
 
   // Brackets and function calls nest orExpr: deeper than MAX_NESTING is a 400, not the stack's overflow.
   let depth = 0
@@ -173,7 +188,8 @@ export function compileHogql(src: string, params: SqlParams, personId: PersonIdC
     let left = andExpr()
     while (isKw('OR')) {
       i++
-      left = { sql: `(${left.sql} OR ${andExpr().sql})`, kind: 'bool' }
+      const right = andExpr()
+      left = made(`(${left.sql} OR ${right.sql})`, 'bool', [left, right], 'OR')
     }
     depth--
     return left
@@ -182,14 +198,16 @@ export function compileHogql(src: string, params: SqlParams, personId: PersonIdC
     let left = notExpr()
     while (isKw('AND')) {
       i++
-      left = { sql: `(${left.sql} AND ${notExpr().sql})`, kind: 'bool' }
+      const right = notExpr()
+      left = made(`(${left.sql} AND ${right.sql})`, 'bool', [left, right], 'AND')
     }
     return left
   }
   const notExpr = (): Compiled => {
     if (isKw('NOT')) {
       i++
-      return { sql: `(NOT ${notExpr().sql})`, kind: 'bool' }
+      const operand = notExpr()
+      return made(`(NOT ${operand.sql})`, 'bool', [operand], 'NOT')
     }
     return comparison()
   }
@@ -203,7 +221,7 @@ export function compileHogql(src: string, params: SqlParams, personId: PersonIdC
       const numeric = left.kind === 'number' || right.kind === 'number'
       const l = numeric ? num(left) : left.sql
       const r = numeric ? num(right) : right.sql
-      return { sql: `ifNull(${l} ${op} ${r}, 0)`, kind: 'bool' }
+      return made(`ifNull(${l} ${op} ${r}, 0)`, 'bool', [left, right], `'${t.v}'`)
     }
     if (isKw('LIKE') || isKw('ILIKE') || (isKw('NOT') && ['LIKE', 'ILIKE'].includes(tokens[i + 1]?.v.toUpperCase()))) {
       const negated = isKw('NOT')
@@ -211,7 +229,12 @@ export function compileHogql(src: string, params: SqlParams, personId: PersonIdC
       const fn = peek().v.toUpperCase() === 'LIKE' ? 'like' : 'ilike'
       i++
       const right = additive()
-      return { sql: `ifNull(${negated ? 'NOT ' : ''}${fn}(${left.sql}, ${right.sql}), ${negated ? 1 : 0})`, kind: 'bool' }
+      return made(
+        `ifNull(${negated ? 'NOT ' : ''}${fn}(${left.sql}, ${right.sql}), ${negated ? 1 : 0})`,
+        'bool',
+        [left, right],
+        fn.toUpperCase(),
+      )
     }
     if (isKw('IS')) {
       i++
@@ -219,7 +242,7 @@ export function compileHogql(src: string, params: SqlParams, personId: PersonIdC
       if (negated) i++
       if (!isKw('NULL')) throw fail('expected NULL after IS')
       i++
-      return { sql: `(${left.sql} IS ${negated ? 'NOT ' : ''}NULL)`, kind: 'bool' }
+      return made(`(${left.sql} IS ${negated ? 'NOT ' : ''}NULL)`, 'bool', [left], 'IS NULL')
     }
     return left
   }
@@ -228,7 +251,7 @@ export function compileHogql(src: string, params: SqlParams, personId: PersonIdC
     while (peek().t === 'op' && (peek().v === '+' || peek().v === '-')) {
       const op = tokens[i++].v
       const right = multiplicative()
-      left = { sql: `(${num(left)} ${op} ${num(right)})`, kind: 'number' }
+      left = made(`(${num(left)} ${op} ${num(right)})`, 'number', [left, right], `'${op}'`)
     }
     return left
   }
@@ -237,14 +260,15 @@ export function compileHogql(src: string, params: SqlParams, personId: PersonIdC
     while (peek().t === 'op' && ['*', '/', '%'].includes(peek().v)) {
       const op = tokens[i++].v
       const right = unary()
-      left = { sql: `(${num(left)} ${op} ${num(right)})`, kind: 'number' }
+      left = made(`(${num(left)} ${op} ${num(right)})`, 'number', [left, right], `'${op}'`)
     }
     return left
   }
   const unary = (): Compiled => {
     if (peek().t === 'op' && peek().v === '-') {
       i++
-      return { sql: `(-${num(unary())})`, kind: 'number' }
+      const operand = unary()
+      return made(`(-${num(operand)})`, 'number', [operand], "unary '-'")
     }
     return primary()
   }
@@ -267,7 +291,11 @@ export function compileHogql(src: string, params: SqlParams, personId: PersonIdC
   }
   const primary = (): Compiled => {
     const t = tokens[i++]
-    if (t.t === 'num') return { sql: params.add(t.v.includes('.') ? 'Float64' : 'Int64', Number(t.v)), kind: 'number' }
+    if (t.t === 'num') {
+      const n = Number(t.v)
+      if (n > MAX_LITERAL) throw fail(`the number ${t.v} is past 2^53 (numbers are exact up to ${MAX_LITERAL})`)
+      return { sql: params.add(t.v.includes('.') ? 'Float64' : 'Int64', n), kind: 'number' }
+    }
     if (t.t === 'str') return { sql: params.add('String', t.v), kind: 'string' }
     if (t.t === 'punct' && t.v === '(') {
       const inner = orExpr()
@@ -317,13 +345,13 @@ export function compileHogql(src: string, params: SqlParams, personId: PersonIdC
       expect(')')
       if (args.length < spec[0] || args.length > spec[1])
         throw fail(`${t.v} takes ${spec[0] === spec[1] ? spec[0] : `${spec[0]}-${spec[1]}`} arguments`)
-      const name = RENAMED[t.v] ?? t.v
+      const name = RENAMED.get(t.v) ?? t.v
       const sqlArgs = args.map((a, k) =>
         spec[3] && !NUMERIC_CAST_FUNCTIONS.has(t.v) && !(t.v.endsWith('If') && k === args.length - 1) ? num(a) : a.sql,
       )
-      if (t.v === 'count' && args.length === 1) return { sql: `count(${sqlArgs[0]})`, kind: 'number' }
-      if (NUMERIC_CAST_FUNCTIONS.has(t.v)) return { sql: `${name}(toString(${sqlArgs[0]}))`, kind: 'number' }
-      return { sql: `${name}(${sqlArgs.join(', ')})`, kind: spec[2] }
+      const call = (sql: string, kind: Kind) => made(sql, kind, args, `${t.v}()`)
+      if (NUMERIC_CAST_FUNCTIONS.has(t.v)) return call(`${name}(toString(${sqlArgs[0]}))`, 'number')
+      return call(`${name}(${sqlArgs.join(', ')})`, spec[2])
     }
     if (t.v === 'person_id') return { sql: personId.sql, kind: 'any' }
     if (persons) throw fail(`'${t.v}' is not a field of persons (use properties.<name>, person.properties.<name>, person_id)`)

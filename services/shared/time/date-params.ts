@@ -45,7 +45,8 @@ export function parseDate(value: string, nowWall: Date, tz: string, truncate: bo
     return { wall, relative: false, hourUnit: false, weekMultipleDays: false }
   }
   const rel = relativeWall(s, nowWall)
-  if (!rel) throw badDate(value, attr)
+  // A count so large that the date is past what a date can hold (-99999999999999999999d) is not a date either.
+  if (!rel || Number.isNaN(rel.wall.getTime())) throw badDate(value, attr)
   let w = rel.wall
   if (truncate) w = rel.unit === 'h' ? startOfHour(w) : startOfDay(w)
   return { wall: w, relative: true, hourUnit: rel.unit === 'h', weekMultipleDays: rel.unit === 'd' && rel.count % 7 === 0 && !rel.position }
