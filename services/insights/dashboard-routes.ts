@@ -138,7 +138,6 @@ export async function dashboardRoutes(app: FastifyInstance, deps: InsightDeps): 
         pinned: body.pinned ?? false,
         filters: body.filters ?? {},
         tags: body.tags ?? [],
-        deleted: false,
         tiles: (body.tiles ?? []).map(newTextTile),
       })
       return reply.status(201).send(await withTiles(project, dashboard, { refresh: false, viewer: key }))

@@ -66,7 +66,6 @@ export async function createHomeDashboard(
         saved: true,
         favorited: false,
         tags: [],
-        deleted: false,
       }),
     )
   return stores.dashboards.create(teamId, {
@@ -75,7 +74,6 @@ export async function createHomeDashboard(
     pinned: true,
     filters: {},
     tags: [],
-    deleted: false,
     tiles: [
       ...insights.map((insight, i) => ({ insightId: insight.id, text: null, layouts: layout(i), color: null })),
       { insightId: null, text: { body: RECORDINGS_TEXT }, layouts: layout(insights.length), color: null },

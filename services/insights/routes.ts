@@ -61,9 +61,10 @@ export async function insightRoutes(app: FastifyInstance, deps: InsightDeps): Pr
     },
     handler: async (request, reply, { project }) => {
       const { saved, favorited, short_id, search } = request.query
-      const [all, boards] = await Promise.all([insights.list(project.id, { shortId: short_id }), dashboards.list(project.id)])
+      const [all, boards] = await Promise.all([insights.list(project.id), dashboards.list(project.id)])
       const shown = all.filter(
         (i) =>
+          (short_id === undefined || i.shortId === short_id) &&
           (saved === undefined || i.saved === saved) &&
           (favorited === undefined || i.favorited === favorited) &&
           matchesSearch(search, i.name, i.description, ...i.tags),
@@ -117,7 +118,6 @@ export async function insightRoutes(app: FastifyInstance, deps: InsightDeps): Pr
         saved: body.saved ?? false,
         favorited: body.favorited ?? false,
         tags: body.tags ?? [],
-        deleted: false,
       }
       checkComputable(input)
       await checkDashboards(project, body.dashboards)
@@ -141,7 +141,7 @@ export async function insightRoutes(app: FastifyInstance, deps: InsightDeps): Pr
     handler: async (request, reply, { project }) => {
       const current = await find(project.id, request.params.id)
       const body = request.body
-      const patch: Partial<InsightFields> = {
+      const patch: Partial<InsightFields> & { deleted?: boolean } = {
         ...(body.name !== undefined ? { name: body.name ?? '' } : {}),
         ...(body.description !== undefined ? { description: body.description ?? '' } : {}),
         ...(body.query !== undefined ? { query: body.query } : {}),

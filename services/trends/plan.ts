@@ -8,7 +8,7 @@ import { wrenError } from '../shared/errors'
 import { SqlParams } from '../shared/query/params'
 import type { PersonalApiKey, Project } from '../shared/tenancy'
 import { hiddenPersons, visibleEventsSql } from '../shared/query/hidden-persons'
-import type { Action, ActionStore } from '../actions/store'
+import type { ActionStore } from '../actions/store'
 import { actionSql, cohortIdsOfAction } from '../actions/match'
 import type { Cohort, CohortStore } from '../cohorts/store'
 import { cohortIdsIn, cohortResolver } from '../cohorts/membership'
@@ -24,7 +24,7 @@ import { isTotalValue, PROPERTY_MATHS, type SeriesEntity, type TrendRequest } fr
 
 export interface TrendPlanDeps {
   clickhouse: ClickHouseClient
-  actions: Pick<ActionStore, 'byIds'>
+  actions: Pick<ActionStore, 'list'>
   cohorts: Pick<CohortStore, 'list'>
   /** Event properties stored as columns; the trends' reads from the JSON tell it which to add. */
   materialized?: PropertyColumnSource
@@ -74,7 +74,7 @@ export async function planTrend(
   const actionIds = request.series.filter((s) => s.kind === 'actions').map((s) => Number(s.id))
   const badId = request.series.find((s) => s.kind === 'actions' && !(Number.isSafeInteger(Number(s.id)) && Number(s.id) > 0))
   if (badId) throw wrenError('invalid_input', `Action id must be a positive integer, got '${String(badId.id)}'.`, 'actions')
-  const found = actionIds.length ? await deps.actions.byIds(project.id, actionIds, { includeDeleted: true }) : new Map<number, Action>()
+  const found = new Map((await deps.actions.list(project.id, { ids: actionIds, includeDeleted: true })).map((a) => [a.id, a] as const))
   for (const id of actionIds)
     if (!found.has(id)) throw wrenError('invalid_input', `Action ${id} does not exist in this project.`, 'actions')
   const actions = new Map([...found].filter(([, a]) => !a.deleted))
