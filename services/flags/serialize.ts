@@ -50,6 +50,7 @@ export function serializeFlag(flag: FeatureFlag): Record<string, unknown> {
     status: flag.deleted ? 'DELETED' : 'ACTIVE',
     evaluation_runtime: flag.evaluationRuntime,
     bucketing_identifier: flag.bucketingIdentifier,
+    last_called_at: null,
   }
 }
 

@@ -59,7 +59,7 @@ export async function insightRoutes(app: FastifyInstance, deps: InsightDeps): Pr
       }),
       response: { 200: Paginated(InsightAnswer) },
     },
-    handler: async (request, reply, { project }) => {
+    handler: async (request, reply, { project, key }) => {
       const { saved, favorited, short_id, search } = request.query
       const [all, boards] = await Promise.all([insights.list(project.id), dashboards.list(project.id)])
       const shown = all.filter(
@@ -70,7 +70,7 @@ export async function insightRoutes(app: FastifyInstance, deps: InsightDeps): Pr
           matchesSearch(search, i.name, i.description, ...i.tags),
       )
       const page = pageOfList(request, deps.siteUrl, shown, request.query, 100)
-      return reply.status(200).send({ ...page, results: page.results.map((i) => serializeInsight(i, boards)) })
+      return reply.status(200).send({ ...page, results: page.results.map((i) => serializeInsight(i, boards, key)) })
     },
   })
 
@@ -98,7 +98,7 @@ export async function insightRoutes(app: FastifyInstance, deps: InsightDeps): Pr
         dashboard: dashboard?.filters ?? null,
         viewer: key,
       })
-      return reply.status(200).send(serializeInsight(insight, boards, result))
+      return reply.status(200).send(serializeInsight(insight, boards, key, result))
     },
   })
 
@@ -108,7 +108,7 @@ export async function insightRoutes(app: FastifyInstance, deps: InsightDeps): Pr
     summary: 'Save an insight',
     access: { project: 'insight:write' },
     schema: { body: Type.Object(fields), response: { 201: InsightAnswer } },
-    handler: async (request, reply, { project }) => {
+    handler: async (request, reply, { project, key }) => {
       const body = request.body
       const input: InsightFields = {
         name: body.name ?? '',
@@ -123,7 +123,7 @@ export async function insightRoutes(app: FastifyInstance, deps: InsightDeps): Pr
       await checkDashboards(project, body.dashboards)
       const insight = await insights.create(project.id, input)
       if (body.dashboards) await placeOnDashboards(project, insight.id, body.dashboards)
-      return reply.status(201).send(serializeInsight(insight, await dashboards.list(project.id)))
+      return reply.status(201).send(serializeInsight(insight, await dashboards.list(project.id), key))
     },
   })
 
@@ -138,7 +138,7 @@ export async function insightRoutes(app: FastifyInstance, deps: InsightDeps): Pr
       body: Type.Object({ ...fields, deleted: Type.Optional(Type.Boolean()) }),
       response: { 200: InsightAnswer },
     },
-    handler: async (request, reply, { project }) => {
+    handler: async (request, reply, { project, key }) => {
       const current = await find(project.id, request.params.id)
       const body = request.body
       const patch: Partial<InsightFields> & { deleted?: boolean } = {
@@ -156,7 +156,7 @@ export async function insightRoutes(app: FastifyInstance, deps: InsightDeps): Pr
       const updated = (await insights.update(project.id, current.id, () => patch))!
       const onDashboards = updated.deleted ? [] : body.dashboards
       if (onDashboards) await placeOnDashboards(project, updated.id, onDashboards)
-      return reply.status(200).send(serializeInsight(updated, await dashboards.list(project.id)))
+      return reply.status(200).send(serializeInsight(updated, await dashboards.list(project.id), key))
     },
   })
 

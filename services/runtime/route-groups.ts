@@ -143,6 +143,7 @@ export const ROUTE_GROUPS = {
     cohorts: await s.cohorts(),
     persons: await s.personQueries(),
     clickhouse: s.ctx.storage.clickhouse,
+    clock: s.ctx.clock,
     siteUrl: s.ctx.config.siteUrl,
   })),
   trends: group('delegated', trendRoutes, async (s) => ({
