@@ -38,7 +38,7 @@ export const ACTIONS: ConfigObjectKind<Action, ActionFields> = {
   object: 'action',
   columns: ['name', 'description', 'steps', 'tags', 'updated_at'],
   create: (fields, now) => ({ ...fields, updatedAt: now }),
-  touch: (action, now) => ({ ...action, updatedAt: now }),
+  touch: (action, _current, now) => ({ ...action, updatedAt: now }),
   toRow: (a) => ({
     name: a.name,
     description: a.description,

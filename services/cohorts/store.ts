@@ -31,7 +31,7 @@ export const COHORTS: ConfigObjectKind<Cohort, CohortFields> = {
   object: 'cohort',
   columns: ['name', 'description', 'filters', 'is_static', 'updated_at'],
   create: (fields, now) => ({ ...fields, updatedAt: now }),
-  touch: (cohort, now) => ({ ...cohort, updatedAt: now }),
+  touch: (cohort, _current, now) => ({ ...cohort, updatedAt: now }),
   toRow: (c) => ({
     name: c.name,
     description: c.description,

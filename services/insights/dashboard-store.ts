@@ -52,7 +52,7 @@ export const DASHBOARDS: ConfigObjectKind<Dashboard, DashboardFields, NewDashboa
   object: 'dashboard',
   columns: ['name', 'description', 'pinned', 'filters', 'tiles', 'tags', 'last_modified_at'],
   create: (fields, now) => ({ ...fields, tiles: numberTiles([], fields.tiles), lastModifiedAt: now }),
-  touch: (dashboard, now) => ({ ...dashboard, lastModifiedAt: now }),
+  touch: (dashboard, _current, now) => ({ ...dashboard, lastModifiedAt: now }),
   toRow: (d) => ({
     name: d.name,
     description: d.description,

@@ -59,8 +59,7 @@ export function serializeInsight(
     tags: insight.tags,
     created_at: insight.createdAt,
     created_by: null,
-    // Every write of an insight is a change to it: the two times are one.
-    updated_at: insight.lastModifiedAt,
+    updated_at: insight.updatedAt,
     last_modified_at: insight.lastModifiedAt,
     last_modified_by: null,
     effective_restriction_level: EVERYONE_CAN_EDIT,

@@ -19,7 +19,9 @@ export interface Insight {
   favorited: boolean
   tags: string[]
   createdAt: string
+  /** The last change to what the insight shows (MATERIAL below); `updatedAt` is the last write of any kind. */
   lastModifiedAt: string
+  updatedAt: string
   deleted: boolean
   version: number
 }
@@ -32,12 +34,19 @@ function shortId(): string {
   return [...randomBytes(8)].map((b) => alphabet[b % alphabet.length]).join('')
 }
 
+/** What changes what an insight shows, as PostHog's Insight.MATERIAL_INSIGHT_FIELDS (with the query). */
+const MATERIAL = ['name', 'description', 'filters', 'query'] as const
+
 export const INSIGHTS: ConfigObjectKind<Insight, InsightFields> = {
   table: 'insights',
   object: 'insight',
-  columns: ['short_id', 'name', 'description', 'query', 'filters', 'saved', 'favorited', 'tags', 'last_modified_at'],
-  create: (fields, now) => ({ ...fields, shortId: shortId(), lastModifiedAt: now }),
-  touch: (insight, now) => ({ ...insight, lastModifiedAt: now }),
+  columns: ['short_id', 'name', 'description', 'query', 'filters', 'saved', 'favorited', 'tags', 'last_modified_at', 'updated_at'],
+  create: (fields, now) => ({ ...fields, shortId: shortId(), lastModifiedAt: now, updatedAt: now }),
+  touch: (next, current, now) => ({
+    ...next,
+    lastModifiedAt: MATERIAL.some((f) => JSON.stringify(next[f]) !== JSON.stringify(current[f])) ? now : current.lastModifiedAt,
+    updatedAt: now,
+  }),
   toRow: (i) => ({
     short_id: i.shortId,
     name: i.name,
@@ -48,6 +57,7 @@ export const INSIGHTS: ConfigObjectKind<Insight, InsightFields> = {
     favorited: i.favorited ? 1 : 0,
     tags: i.tags,
     last_modified_at: i.lastModifiedAt,
+    updated_at: i.updatedAt,
   }),
   fromRow: (r) => ({
     shortId: r.short_id as string,
@@ -59,6 +69,7 @@ export const INSIGHTS: ConfigObjectKind<Insight, InsightFields> = {
     favorited: Number(r.favorited) === 1,
     tags: r.tags as string[],
     lastModifiedAt: timestamp(r.last_modified_at),
+    updatedAt: timestamp(r.updated_at),
   }),
 }
 

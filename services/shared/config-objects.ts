@@ -30,8 +30,8 @@ export interface ConfigObjectKind<T extends ConfigObject, F extends Partial<T>, 
   columns: readonly string[]
   /** A new object's own fields from the caller's, at `now` (its modification time among them). */
   create(fields: C, now: string): Own<T>
-  /** The object as written at `now` after a change: sets its modification time. */
-  touch(object: T, now: string): T
+  /** The object as written at `now` after a change to `current`: sets its modification time. */
+  touch(next: T, current: T, now: string): T
   toRow(object: T): Record<string, unknown>
   fromRow(row: Record<string, unknown>): Own<T>
   /** What other processes hear after a write (none: nothing of theirs caches this kind). */
@@ -101,7 +101,7 @@ export class ConfigObjectStore<T extends ConfigObject, F extends Partial<T>, C =
     return this.updates.apply<T>({
       object: { kind: this.kind.object, teamId, id },
       read: () => this.get(teamId, id, { includeDeleted: true }),
-      change: (current) => this.kind.touch({ ...current, ...change(current) }, this.clock.now().toISOString()),
+      change: (current) => this.kind.touch({ ...current, ...change(current) }, current, this.clock.now().toISOString()),
       write: (next) => this.write(next),
     })
   }

@@ -205,10 +205,15 @@ describe("the fields PostHog's tools read", () => {
     const insight = await call('POST', at('/insights/'), { name: 'Views', filters, saved: true })
     expect(insight.status, insight.text).toBe(201)
     expect(mismatches(insight.body, INSIGHT)).toEqual([])
-    // PostHog's tools read updated_at beside last_modified_at; both move on every change here.
-    const patched = await call('PATCH', at(`/insights/${insight.body.id}/`), { description: 'views' })
-    expect(patched.body.updated_at).toBe(patched.body.last_modified_at)
-    expect(patched.body.updated_at > insight.body.updated_at).toBe(true)
+    // PostHog's tools read updated_at beside last_modified_at: any write moves the one, only a change to
+    // what the insight shows (name, description, filters, query) the other.
+    expect(insight.body.updated_at).toBe(insight.body.last_modified_at)
+    const favorited = await call('PATCH', at(`/insights/${insight.body.id}/`), { favorited: true })
+    expect(favorited.body.updated_at > insight.body.updated_at).toBe(true)
+    expect(favorited.body.last_modified_at).toBe(insight.body.last_modified_at)
+    const described = await call('PATCH', at(`/insights/${insight.body.id}/`), { description: 'views' })
+    expect(described.body.last_modified_at > insight.body.last_modified_at).toBe(true)
+    expect(described.body.updated_at).toBe(described.body.last_modified_at)
 
     const dashboard = await call('POST', at('/dashboards/'), { name: 'Board', tiles: [{ text: { body: 'hello' } }] })
     expect(dashboard.status, dashboard.text).toBe(201)

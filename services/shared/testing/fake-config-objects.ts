@@ -35,7 +35,10 @@ export class FakeConfigObjects<T extends ConfigObject, F extends Partial<T>, C =
   async update(teamId: number, id: number, change: (current: T) => Partial<F> & { deleted?: boolean }): Promise<T | undefined> {
     const current = await this.get(teamId, id, { includeDeleted: true })
     if (!current) return undefined
-    const next = { ...this.kind.touch({ ...current, ...change(current) }, this.clock.now().toISOString()), version: current.version + 1 }
+    const next = {
+      ...this.kind.touch({ ...current, ...change(current) }, current, this.clock.now().toISOString()),
+      version: current.version + 1,
+    }
     this.objects.set(id, structuredClone(next))
     return next
   }
