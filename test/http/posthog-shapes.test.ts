@@ -252,6 +252,10 @@ describe("the fields PostHog's tools read", () => {
     })
     expect(flag.status, flag.text).toBe(201)
     expect(mismatches(flag.body, FLAG)).toEqual([])
+    const reader = await createKey(t, ['feature_flag:read'])
+    const asReader = await api({ url: t.url, personalKey: reader.value })('GET', at(`/feature_flags/${flag.body.id}/`))
+    expect(asReader.body).toMatchObject({ can_edit: false, user_access_level: 'viewer' })
+    expect(flag.body).toMatchObject({ can_edit: true, user_access_level: 'editor' })
 
     const cohort = await call('POST', at('/cohorts/'), {
       name: 'Pro',
