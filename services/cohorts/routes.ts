@@ -11,10 +11,11 @@ import { CohortAnswer } from './schemas'
 import { SqlParams } from '../shared/query/params'
 import type { Tenants } from '../shared/tenancy'
 import type { ClickHouseClient } from '../shared/clickhouse'
+import type { Clock } from '../shared/time/clock'
 import type { HiddenPersons } from '../shared/query/hidden-persons'
 import { cohortGroup, cohortIdsIn, cohortResolver, validateCohortGroup } from './membership'
 import type { Cohort, CohortStore } from './store'
-import { jsonTooDeep, jsonTooDeepIn } from '../shared/json'
+import { isRecord, jsonTooDeep, jsonTooDeepIn } from '../shared/json'
 import { acceptUploads, membersFromCsv, type PersonDirectory } from './upload'
 
 const CohortId = Type.Object({ id: RecordId('The cohort’s id.') })
@@ -43,7 +44,14 @@ const CONSUMES = ['application/json', 'multipart/form-data', 'text/csv']
 
 export async function cohortRoutes(
   app: FastifyInstance,
-  deps: { projects: Tenants; cohorts: CohortStore; persons: PersonDirectory; clickhouse: ClickHouseClient; siteUrl: string | null },
+  deps: {
+    projects: Tenants
+    cohorts: CohortStore
+    persons: PersonDirectory
+    clickhouse: ClickHouseClient
+    clock: Clock
+    siteUrl: string | null
+  },
 ): Promise<void> {
   const { projects, cohorts, persons } = deps
   await acceptUploads(app)
@@ -61,20 +69,33 @@ export async function cohortRoutes(
       return null
     }
   }
-  const serialize = async (c: Cohort, hidden: HiddenPersons | null, known?: Map<number, Cohort>) => ({
-    id: c.id,
-    name: c.name,
-    description: c.description,
-    groups: [],
-    filters: c.filters,
-    is_static: c.isStatic,
-    is_calculating: false,
-    count: await count(c, hidden, known),
-    created_at: c.createdAt,
-    updated_at: c.updatedAt,
-    deleted: c.deleted,
-    team_id: c.teamId,
-  })
+  // Members are counted when the cohort is read, so its calculation is as of now and never pending.
+  const serialize = async (c: Cohort, hidden: HiddenPersons | null, known?: Map<number, Cohort>) => {
+    const members = await count(c, hidden, known)
+    return {
+      id: c.id,
+      name: c.name,
+      description: c.description,
+      groups: [],
+      filters: c.filters,
+      query: null,
+      version: c.version,
+      pending_version: c.version,
+      is_static: c.isStatic,
+      cohort_type: c.isStatic ? 'static' : 'person_property',
+      is_calculating: false,
+      last_calculation: deps.clock.now().toISOString(),
+      errors_calculating: members === null ? 1 : 0,
+      last_error_message: null,
+      count: members,
+      experiment_set: [],
+      created_by: null,
+      created_at: c.createdAt,
+      updated_at: c.updatedAt,
+      deleted: c.deleted,
+      team_id: c.teamId,
+    }
+  }
   const find = async (teamId: number, raw: string) => {
     const id = Number(raw)
     const cohort = Number.isInteger(id) && id > 0 ? await cohorts.get(teamId, id) : undefined
@@ -208,7 +229,10 @@ async function definitionOf(
     if (jsonTooDeepIn(filters)) throw jsonTooDeep('filters')
   }
   const group = cohortGroup(filters, body.groups)
-  if (group.values.length === 0)
+  // Said empty (`groups: []`, or an empty filters.properties), as a client that creates first and defines
+  // after does: a cohort of no one until it is given filters, as in PostHog. Not saying anything is a 400.
+  const saidEmpty = Array.isArray(body.groups) || (isRecord(filters) && filters.properties !== undefined)
+  if (group.values.length === 0 && !saidEmpty)
     throw wrenError(
       'required',
       'A dynamic cohort needs filters.properties (person-property groups) or groups; for a fixed list use is_static with distinct_ids or a CSV.',

@@ -549,6 +549,8 @@ function cohortMatch(cohortId: number, properties: Properties, input: Evaluation
     if (member === undefined) throw new CohortUnavailable()
     return member
   }
+  // A dynamic cohort with no filters yet (created empty, to be defined after) has no members.
+  if (!cohort.properties?.values?.length) return false
   seen.add(cohortId)
   try {
     return groupMatch(cohort.properties, properties, input, seen)

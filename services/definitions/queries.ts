@@ -30,6 +30,8 @@ export interface PropertyDefinitionQuery {
   /** Only these names (PostHog's comma-separated `properties`). */
   names: string[] | null
   excluded: string[]
+  /** Leave out every name starting with '$' (PostHog's exclude_core_properties). */
+  excludePrefixed: boolean
   numericalOnly: boolean
   eventNames: string[] | null
   filterByEventNames: boolean
@@ -116,6 +118,7 @@ export class DefinitionQueries {
     ]
     if (q.names) where.push(`name IN ${params.add('Array(String)', q.names)}`)
     if (q.excluded.length) where.push(`name NOT IN ${params.add('Array(String)', q.excluded)}`)
+    if (q.excludePrefixed) where.push(`NOT startsWith(name, '$')`)
     // PostHog leaves these two out of numerical properties: they are numbers that are not measures.
     const having = q.numericalOnly ? `HAVING property_type = 'Numeric' AND name NOT IN ('distinct_id', 'timestamp')` : ''
     const seenOn = q.eventNames?.length

@@ -11,6 +11,7 @@ import { routesOf } from '../shared/http/route'
 import { Paging } from '../shared/http/schemas'
 import { DefinitionQueries, sessionPropertyDefinitions, type EventOrdering } from './queries'
 import { EventDefinitionPage, PropertyDefinitionPage } from './schemas'
+import { CORE_EVENT_PROPERTIES_WITHOUT_PREFIX } from './core-properties'
 
 const MAX_LIMIT = 1000
 // PostHog's property definitions answer 500 when no limit is asked; its other lists 100.
@@ -116,6 +117,12 @@ export async function definitionRoutes(
         event_names: Type.Optional(JsonList('Events whose properties come first, marked is_seen_on_filtered_events.')),
         filter_by_event_names: Type.Optional(Type.Boolean({ description: 'true: only properties seen on `event_names`.' })),
         excluded_properties: Type.Optional(JsonList('Property names to leave out.')),
+        exclude_core_properties: Type.Optional(
+          Type.Boolean({
+            description:
+              "true (event properties only): leave out PostHog's own properties, every name starting with '$' and its taxonomy's others (utm_source, gclid, …).",
+          }),
+        ),
       }),
       response: { 200: PropertyDefinitionPage },
     },
@@ -132,6 +139,7 @@ export async function definitionRoutes(
       if (kind !== 'event' && eventNames?.length)
         throw wrenError('invalid_input', '`event_names` can only be set for `event` type', 'event_names')
       const excluded = jsonList(q.excluded_properties, 'excluded_properties') ?? []
+      const excludeCore = kind === 'event' && q.exclude_core_properties === true
       const common = {
         search: q.search ?? '',
         names: q.properties ? q.properties.split(',') : null,
@@ -146,7 +154,11 @@ export async function definitionRoutes(
               ...common,
               kind,
               groupTypeIndex: kind === 'group' ? (q.group_type_index ?? 0) : -1,
-              excluded: kind === 'event' ? [...excluded, ...HIDDEN_EVENT_PROPERTIES] : excluded,
+              excluded:
+                kind !== 'event'
+                  ? excluded
+                  : [...excluded, ...HIDDEN_EVENT_PROPERTIES, ...(excludeCore ? CORE_EVENT_PROPERTIES_WITHOUT_PREFIX : [])],
+              excludePrefixed: excludeCore,
               eventNames,
               filterByEventNames: q.filter_by_event_names === true,
             })

@@ -110,7 +110,7 @@ export async function flagRoutes(app: FastifyInstance, deps: FlagRouteDeps): Pro
     },
     handler: async (request, reply, caller) => {
       const page = pageOfList(request, deps.siteUrl, flags.list(caller.project.id, request.query), request.query, 100)
-      return sendFormatted(request, reply, 200, { ...page, results: page.results.map(serializeFlag) })
+      return sendFormatted(request, reply, 200, { ...page, results: page.results.map((f) => serializeFlag(f, caller.key)) })
     },
   })
 
@@ -121,7 +121,7 @@ export async function flagRoutes(app: FastifyInstance, deps: FlagRouteDeps): Pro
     access: { project: 'feature_flag:write' },
     schema: { querystring: FormatOnly, body: Type.Object({ key: Key, ...flagFields }), response: { 201: Flag } },
     handler: async (request, reply, caller) =>
-      sendFormatted(request, reply, 201, serializeFlag(await flags.create(caller.project.id, request.body, caller.key.label))),
+      sendFormatted(request, reply, 201, serializeFlag(await flags.create(caller.project.id, request.body, caller.key.label), caller.key)),
   })
 
   route({
@@ -131,7 +131,7 @@ export async function flagRoutes(app: FastifyInstance, deps: FlagRouteDeps): Pro
     access: { project: 'feature_flag:read' },
     schema: { params: FlagId, querystring: FormatOnly, response: { 200: Flag } },
     handler: async (request, reply, caller) =>
-      sendFormatted(request, reply, 200, serializeFlag(flags.get(caller.project.id, request.params.id))),
+      sendFormatted(request, reply, 200, serializeFlag(flags.get(caller.project.id, request.params.id), caller.key)),
   })
 
   route({
@@ -147,7 +147,7 @@ export async function flagRoutes(app: FastifyInstance, deps: FlagRouteDeps): Pro
     },
     handler: async (request, reply, caller) => {
       const flag = await flags.update(caller.project.id, request.params.id, request.body, caller.key.label)
-      return sendFormatted(request, reply, 200, serializeFlag(flag))
+      return sendFormatted(request, reply, 200, serializeFlag(flag, caller.key))
     },
   })
 

@@ -1,4 +1,6 @@
 // The management API's view of a flag (PostHog's FeatureFlagSerializer fields, reference §2.3).
+import { hasScope } from '../shared/http/auth'
+import type { PersonalApiKey } from '../shared/tenancy'
 import type { FeatureFlag } from './types'
 
 export function isSimpleFlag(flag: FeatureFlag): boolean {
@@ -15,8 +17,10 @@ function person(actor: string | null): Record<string, unknown> | null {
   return actor === null ? null : { id: null, uuid: null, distinct_id: actor, first_name: actor, email: null }
 }
 
-export function serializeFlag(flag: FeatureFlag): Record<string, unknown> {
+/** `viewer`: the key reading it, which can edit it when it holds feature_flag:write (none: as an editor sees it). */
+export function serializeFlag(flag: FeatureFlag, viewer?: PersonalApiKey): Record<string, unknown> {
   const simple = isSimpleFlag(flag)
+  const canEdit = viewer === undefined || hasScope(viewer, 'feature_flag:write')
   return {
     id: flag.id,
     name: flag.name,
@@ -37,19 +41,20 @@ export function serializeFlag(flag: FeatureFlag): Record<string, unknown> {
     features: [],
     rollback_conditions: null,
     performed_rollback: false,
-    can_edit: true,
+    can_edit: canEdit,
     tags: flag.tags,
     evaluation_tags: flag.evaluationTags,
     usage_dashboard: null,
     analytics_dashboards: [],
     has_enriched_analytics: false,
-    user_access_level: 'editor',
+    user_access_level: canEdit ? 'editor' : 'viewer',
     creation_context: 'feature_flags',
     is_remote_configuration: false,
     has_encrypted_payloads: false,
     status: flag.deleted ? 'DELETED' : 'ACTIVE',
     evaluation_runtime: flag.evaluationRuntime,
     bucketing_identifier: flag.bucketingIdentifier,
+    last_called_at: null,
   }
 }
 

@@ -13,7 +13,7 @@ import { numberTiles, type Dashboard, type DashboardFilters, type NewTile, type 
 import { refreshRequested, type InsightResult } from './results'
 import type { InsightDeps } from './deps'
 import { DashboardAnswer, DashboardBasicAnswer } from './schemas'
-import { serializeDashboard, serializeInsight } from './serialize'
+import { serializeDashboard, serializeDashboardWithTiles, serializeInsight, serializeTile } from './serialize'
 
 const DashboardId = Type.Object({ id: RecordId('The dashboard’s id.') })
 const Filters = Type.Object(
@@ -56,19 +56,13 @@ export async function dashboardRoutes(app: FastifyInstance, deps: InsightDeps): 
     const tiles = await Promise.all(
       dashboard.tiles
         .filter((t) => t.insightId === null || byId.has(t.insightId))
-        .map(async (tile) => {
+        .map(async (tile, order) => {
           const insight = tile.insightId !== null ? byId.get(tile.insightId)! : null
           const result = insight ? await tileResult(project, insight, dashboard.filters, opts) : undefined
-          return {
-            id: tile.id,
-            insight: insight ? serializeInsight(insight, boards, result) : null,
-            text: tile.text,
-            layouts: tile.layouts,
-            color: tile.color,
-          }
+          return serializeTile(tile, order, insight ? serializeInsight(insight, boards, opts.viewer, result) : null)
         }),
     )
-    return { ...serializeDashboard(dashboard), tiles }
+    return serializeDashboardWithTiles(dashboard, opts.viewer, tiles)
   }
   /** One tile's failure (a query ClickHouse refuses) is that tile's, not the dashboard's. */
   const tileResult = async (
@@ -97,10 +91,10 @@ export async function dashboardRoutes(app: FastifyInstance, deps: InsightDeps): 
       }),
       response: { 200: Paginated(DashboardBasicAnswer) },
     },
-    handler: async (request, reply, { project }) => {
+    handler: async (request, reply, { project, key }) => {
       const shown = (await dashboards.list(project.id)).filter((d) => matchesSearch(request.query.search, d.name, d.description))
       const page = pageOfList(request, deps.siteUrl, shown, request.query, 100)
-      return reply.status(200).send({ ...page, results: page.results.map(serializeDashboard) })
+      return reply.status(200).send({ ...page, results: page.results.map((d) => serializeDashboard(d, key)) })
     },
   })
 
@@ -138,7 +132,6 @@ export async function dashboardRoutes(app: FastifyInstance, deps: InsightDeps): 
         pinned: body.pinned ?? false,
         filters: body.filters ?? {},
         tags: body.tags ?? [],
-        deleted: false,
         tiles: (body.tiles ?? []).map(newTextTile),
       })
       return reply.status(201).send(await withTiles(project, dashboard, { refresh: false, viewer: key }))

@@ -1,11 +1,9 @@
-// Dashboards in ClickHouse, versioned like insights (store.ts): `update` is the one path a change takes
-// (the change applied to the row as stored now, written as version + 1 under the compare-and-set). Tiles live in the dashboard's row: a tile
-// shows an insight or a text, and is only ever read with its dashboard.
+// Dashboards: configuration objects (shared/config-objects.ts). Tiles live in the dashboard's row: a tile
+// shows an insight or a text, and is only ever read with its dashboard. Nothing else caches dashboards, so a
+// write publishes nothing.
 import type { ClickHouseClient } from '../shared/clickhouse'
-import { latestVersionsSql } from '../shared/clickhouse/rows'
-import { insertRows, queryRows } from '../shared/clickhouse'
+import { ConfigObjectStore, timestamp, type ConfigObjectKind } from '../shared/config-objects'
 import type { Clock } from '../shared/time/clock'
-import { VersionedUpdates } from '../shared/versioned-update'
 import type { ConfigLog } from '../shared/log/config-log'
 
 export interface Tile {
@@ -38,35 +36,10 @@ export interface Dashboard {
   version: number
 }
 
-export type DashboardFields = Pick<Dashboard, 'name' | 'description' | 'pinned' | 'filters' | 'tiles' | 'tags' | 'deleted'>
+export type DashboardFields = Pick<Dashboard, 'name' | 'description' | 'pinned' | 'filters' | 'tiles' | 'tags'>
 export type NewTile = Omit<Tile, 'id'>
-
-interface Row {
-  team_id: number
-  id: number
-  name: string
-  description: string
-  pinned: number
-  filters: string
-  tiles: string
-  tags: string[]
-  created_at: string
-  last_modified_at: string
-  deleted: number
-  latest_version: number
-}
-
-const LATEST = latestVersionsSql('dashboards', [
-  'name',
-  'description',
-  'pinned',
-  'filters',
-  'tiles',
-  'tags',
-  'created_at',
-  'last_modified_at',
-  'deleted',
-])
+/** A new dashboard's fields: its tiles are numbered as they are stored. */
+export type NewDashboard = Omit<DashboardFields, 'tiles'> & { tiles: NewTile[] }
 
 /** Tiles with ids: the new ones numbered after the dashboard's highest. */
 export function numberTiles(existing: Tile[], added: NewTile[]): Tile[] {
@@ -74,85 +47,34 @@ export function numberTiles(existing: Tile[], added: NewTile[]): Tile[] {
   return [...existing, ...added.map((t) => ({ ...t, id: ++next }))]
 }
 
-export class DashboardStore {
-  private readonly updates: VersionedUpdates
-
-  constructor(
-    private readonly client: ClickHouseClient,
-    private readonly clock: Clock,
-    private readonly config: ConfigLog,
-  ) {
-    this.updates = new VersionedUpdates(config)
-  }
-
-  async list(teamId: number, opts: { includeDeleted?: boolean; ids?: number[] } = {}): Promise<Dashboard[]> {
-    const where = [...(opts.includeDeleted ? [] : ['deleted = 0']), ...(opts.ids ? ['id IN {ids:Array(UInt64)}'] : [])]
-    const rows = await queryRows<Row>(
-      this.client,
-      `SELECT * FROM (${LATEST}) ${where.length ? `WHERE ${where.join(' AND ')}` : ''} ORDER BY id`,
-      { team: teamId, ids: opts.ids ?? [] },
-    )
-    return rows.map(fromRow)
-  }
-
-  async get(teamId: number, id: number): Promise<Dashboard | undefined> {
-    return (await this.list(teamId, { ids: [id] }))[0]
-  }
-
-  async create(teamId: number, fields: Omit<DashboardFields, 'tiles'> & { tiles: NewTile[] }): Promise<Dashboard> {
-    const now = this.clock.now().toISOString()
-    const id = await this.config.nextId('dashboards')
-    const tiles = numberTiles([], fields.tiles)
-    return this.write({ ...fields, tiles, id, teamId, createdAt: now, lastModifiedAt: now, version: 1 })
-  }
-
-  /**
-   * The one update path: `change` applied to the dashboard as stored now (deleted included), written as the next
-   * version under the configuration log's compare-and-set (shared/versioned-update.ts). Undefined: there is none.
-   */
-  async update(teamId: number, id: number, change: (current: Dashboard) => Partial<DashboardFields>): Promise<Dashboard | undefined> {
-    return this.updates.apply<Dashboard>({
-      object: { kind: 'dashboard', teamId, id },
-      read: async () => (await this.list(teamId, { ids: [id], includeDeleted: true }))[0],
-      change: (current) => ({ ...current, ...change(current), lastModifiedAt: this.clock.now().toISOString() }),
-      write: async (next) => void (await this.write(next)),
-    })
-  }
-
-  private async write(d: Dashboard): Promise<Dashboard> {
-    await insertRows(this.client, 'dashboards', [
-      {
-        team_id: d.teamId,
-        id: d.id,
-        name: d.name,
-        description: d.description,
-        pinned: d.pinned ? 1 : 0,
-        filters: JSON.stringify(d.filters),
-        tiles: JSON.stringify(d.tiles),
-        tags: d.tags,
-        created_at: d.createdAt,
-        last_modified_at: d.lastModifiedAt,
-        deleted: d.deleted ? 1 : 0,
-        version: d.version,
-      },
-    ])
-    return d
-  }
+export const DASHBOARDS: ConfigObjectKind<Dashboard, DashboardFields, NewDashboard> = {
+  table: 'dashboards',
+  object: 'dashboard',
+  columns: ['name', 'description', 'pinned', 'filters', 'tiles', 'tags', 'last_modified_at'],
+  create: (fields, now) => ({ ...fields, tiles: numberTiles([], fields.tiles), lastModifiedAt: now }),
+  touch: (dashboard, _current, now) => ({ ...dashboard, lastModifiedAt: now }),
+  toRow: (d) => ({
+    name: d.name,
+    description: d.description,
+    pinned: d.pinned ? 1 : 0,
+    filters: JSON.stringify(d.filters),
+    tiles: JSON.stringify(d.tiles),
+    tags: d.tags,
+    last_modified_at: d.lastModifiedAt,
+  }),
+  fromRow: (r) => ({
+    name: r.name as string,
+    description: r.description as string,
+    pinned: Number(r.pinned) === 1,
+    filters: JSON.parse((r.filters as string) || '{}') as DashboardFilters,
+    tiles: JSON.parse((r.tiles as string) || '[]') as Tile[],
+    tags: r.tags as string[],
+    lastModifiedAt: timestamp(r.last_modified_at),
+  }),
 }
 
-function fromRow(r: Row): Dashboard {
-  return {
-    id: Number(r.id),
-    teamId: Number(r.team_id),
-    name: r.name,
-    description: r.description,
-    pinned: Number(r.pinned) === 1,
-    filters: JSON.parse(r.filters || '{}') as DashboardFilters,
-    tiles: JSON.parse(r.tiles || '[]') as Tile[],
-    tags: r.tags,
-    createdAt: new Date(r.created_at).toISOString(),
-    lastModifiedAt: new Date(r.last_modified_at).toISOString(),
-    deleted: Number(r.deleted) === 1,
-    version: Number(r.latest_version),
+export class DashboardStore extends ConfigObjectStore<Dashboard, DashboardFields, NewDashboard> {
+  constructor(client: ClickHouseClient, clock: Clock, config: ConfigLog) {
+    super(client, clock, config, DASHBOARDS)
   }
 }

@@ -3,9 +3,16 @@
 // lifecycle and funnels, which Wren does not compute, so the tiles are the web basics instead. Recent
 // recordings are a text tile pointing at the recordings page (PostHog has no recordings tile); flag usage is
 // a trend of $feature_flag_called by flag, as PostHog's flag dashboards chart it.
-import type { DashboardStore, Dashboard } from './dashboard-store'
-import type { InsightStore } from './store'
+import type { Dashboard, DashboardFields, NewDashboard } from './dashboard-store'
+import type { Insight, InsightFields } from './store'
+import type { ConfigObjects } from '../shared/config-objects'
 import type { Project } from '../shared/tenancy'
+
+/** What making a home dashboard writes: the stores (shared/config-objects.ts), or their fakes in a test. */
+export interface HomeStores {
+  insights: Pick<ConfigObjects<Insight, InsightFields>, 'create'>
+  dashboards: Pick<ConfigObjects<Dashboard, DashboardFields, NewDashboard>, 'create' | 'update'>
+}
 
 const LAST_30_DAYS = { date_from: '-30d', date_to: null }
 
@@ -53,10 +60,7 @@ function layout(index: number): Record<string, unknown> {
   }
 }
 
-export async function createHomeDashboard(
-  stores: { insights: InsightStore; dashboards: DashboardStore },
-  teamId: number,
-): Promise<Dashboard> {
+export async function createHomeDashboard(stores: HomeStores, teamId: number): Promise<Dashboard> {
   const insights = []
   for (const item of HOME_INSIGHTS)
     insights.push(
@@ -66,7 +70,6 @@ export async function createHomeDashboard(
         saved: true,
         favorited: false,
         tags: [],
-        deleted: false,
       }),
     )
   return stores.dashboards.create(teamId, {
@@ -75,7 +78,6 @@ export async function createHomeDashboard(
     pinned: true,
     filters: {},
     tags: [],
-    deleted: false,
     tiles: [
       ...insights.map((insight, i) => ({ insightId: insight.id, text: null, layouts: layout(i), color: null })),
       { insightId: null, text: { body: RECORDINGS_TEXT }, layouts: layout(insights.length), color: null },
@@ -100,7 +102,7 @@ interface HomeProjects {
 export class HomeDashboards {
   constructor(
     private readonly projects: HomeProjects,
-    private readonly stores: { insights: InsightStore; dashboards: DashboardStore },
+    private readonly stores: HomeStores,
   ) {}
 
   async start(): Promise<void> {

@@ -59,17 +59,18 @@ export async function insightRoutes(app: FastifyInstance, deps: InsightDeps): Pr
       }),
       response: { 200: Paginated(InsightAnswer) },
     },
-    handler: async (request, reply, { project }) => {
+    handler: async (request, reply, { project, key }) => {
       const { saved, favorited, short_id, search } = request.query
-      const [all, boards] = await Promise.all([insights.list(project.id, { shortId: short_id }), dashboards.list(project.id)])
+      const [all, boards] = await Promise.all([insights.list(project.id), dashboards.list(project.id)])
       const shown = all.filter(
         (i) =>
+          (short_id === undefined || i.shortId === short_id) &&
           (saved === undefined || i.saved === saved) &&
           (favorited === undefined || i.favorited === favorited) &&
           matchesSearch(search, i.name, i.description, ...i.tags),
       )
       const page = pageOfList(request, deps.siteUrl, shown, request.query, 100)
-      return reply.status(200).send({ ...page, results: page.results.map((i) => serializeInsight(i, boards)) })
+      return reply.status(200).send({ ...page, results: page.results.map((i) => serializeInsight(i, boards, key)) })
     },
   })
 
@@ -97,7 +98,7 @@ export async function insightRoutes(app: FastifyInstance, deps: InsightDeps): Pr
         dashboard: dashboard?.filters ?? null,
         viewer: key,
       })
-      return reply.status(200).send(serializeInsight(insight, boards, result))
+      return reply.status(200).send(serializeInsight(insight, boards, key, result))
     },
   })
 
@@ -107,7 +108,7 @@ export async function insightRoutes(app: FastifyInstance, deps: InsightDeps): Pr
     summary: 'Save an insight',
     access: { project: 'insight:write' },
     schema: { body: Type.Object(fields), response: { 201: InsightAnswer } },
-    handler: async (request, reply, { project }) => {
+    handler: async (request, reply, { project, key }) => {
       const body = request.body
       const input: InsightFields = {
         name: body.name ?? '',
@@ -117,13 +118,12 @@ export async function insightRoutes(app: FastifyInstance, deps: InsightDeps): Pr
         saved: body.saved ?? false,
         favorited: body.favorited ?? false,
         tags: body.tags ?? [],
-        deleted: false,
       }
       await results.check(project, input)
       await checkDashboards(project, body.dashboards)
       const insight = await insights.create(project.id, input)
       if (body.dashboards) await placeOnDashboards(project, insight.id, body.dashboards)
-      return reply.status(201).send(serializeInsight(insight, await dashboards.list(project.id)))
+      return reply.status(201).send(serializeInsight(insight, await dashboards.list(project.id), key))
     },
   })
 
@@ -138,10 +138,10 @@ export async function insightRoutes(app: FastifyInstance, deps: InsightDeps): Pr
       body: Type.Object({ ...fields, deleted: Type.Optional(Type.Boolean()) }),
       response: { 200: InsightAnswer },
     },
-    handler: async (request, reply, { project }) => {
+    handler: async (request, reply, { project, key }) => {
       const current = await find(project.id, request.params.id)
       const body = request.body
-      const patch: Partial<InsightFields> = {
+      const patch: Partial<InsightFields> & { deleted?: boolean } = {
         ...(body.name !== undefined ? { name: body.name ?? '' } : {}),
         ...(body.description !== undefined ? { description: body.description ?? '' } : {}),
         ...(body.query !== undefined ? { query: body.query } : {}),
@@ -157,7 +157,7 @@ export async function insightRoutes(app: FastifyInstance, deps: InsightDeps): Pr
       const updated = (await insights.update(project.id, current.id, () => patch))!
       const onDashboards = updated.deleted ? [] : body.dashboards
       if (onDashboards) await placeOnDashboards(project, updated.id, onDashboards)
-      return reply.status(200).send(serializeInsight(updated, await dashboards.list(project.id)))
+      return reply.status(200).send(serializeInsight(updated, await dashboards.list(project.id), key))
     },
   })
 

@@ -4,7 +4,11 @@ import { Type } from 'typebox'
 import { AnyObject } from '../shared/http/schemas'
 import { TrendSeries } from '../trends/schemas'
 
-const Nullable = <T extends Parameters<typeof Type.Union>[0][number]>(t: T) => Type.Union([t, Type.Null()])
+const Nullable = <T extends Parameters<typeof Type.Union>[0][number]>(t: T, options?: { description: string }) =>
+  Type.Union([t, Type.Null()], options)
+
+const Time = Type.String({ format: 'date-time' })
+const Level = (description: string) => Type.Union([Type.Literal(21), Type.Literal(37)], { description })
 
 export const InsightAnswer = Type.Object(
   {
@@ -15,21 +19,34 @@ export const InsightAnswer = Type.Object(
     description: Type.String(),
     query: Nullable(AnyObject()),
     filters: AnyObject(),
+    filters_hash: Type.String({ description: 'Identifies the insight’s query and filters.' }),
+    order: Type.Null({ description: 'Insights are listed by id: no order of their own.' }),
     dashboards: Type.Array(Type.Integer(), { description: 'The dashboards the insight is on.' }),
-    dashboard_tiles: Type.Array(Type.Object({ id: Type.Integer(), dashboard_id: Type.Integer() })),
-    result: Type.Optional(Nullable(Type.Array(TrendSeries))),
-    last_refresh: Type.Optional(Nullable(Type.String({ description: 'When the result was computed.' }))),
-    is_cached: Type.Optional(Type.Boolean()),
-    timezone: Type.Optional(Nullable(Type.String())),
+    dashboard_tiles: Type.Array(Type.Object({ id: Type.Integer(), dashboard_id: Type.Integer(), deleted: Type.Boolean() })),
+    result: Nullable(Type.Array(TrendSeries), { description: 'Computed when one insight is read; null in lists and after a write.' }),
+    last_refresh: Nullable(Time, { description: 'When the result was computed.' }),
+    is_cached: Type.Boolean(),
+    timezone: Nullable(Type.String()),
     result_unavailable: Type.Optional(Nullable(Type.String({ description: 'Why result is null: Wren computes trends insights only.' }))),
+    hasMore: Type.Null(),
+    columns: Type.Null(),
+    cache_target_age: Type.Null({ description: 'Results are cached until the project’s data changes, not for a set age.' }),
+    next_allowed_client_refresh: Type.Null({ description: 'A refresh is allowed at any time.' }),
+    query_status: Type.Null({ description: 'Results are computed while the request waits.' }),
+    hogql: Type.Null(),
+    types: Type.Null(),
     saved: Type.Boolean(),
     favorited: Type.Boolean(),
     deleted: Type.Boolean(),
+    is_sample: Type.Boolean(),
     tags: Type.Array(Type.String()),
-    created_at: Type.String({ format: 'date-time' }),
+    created_at: Time,
     created_by: Type.Null(),
-    last_modified_at: Type.String({ format: 'date-time' }),
+    updated_at: Type.String({ format: 'date-time', description: 'The last write of any kind (favorited, tags, deleted, …).' }),
+    last_modified_at: Type.String({ format: 'date-time', description: 'The last change to its name, description, filters or query.' }),
     last_modified_by: Type.Null(),
+    effective_restriction_level: Level('21: everyone in the project can edit.'),
+    effective_privilege_level: Level('37: the key can edit (it holds insight:write); 21: it can view.'),
   },
   { title: 'Insight' },
 )
@@ -38,8 +55,15 @@ export const TileAnswer = Type.Object({
   id: Type.Integer(),
   insight: Nullable(InsightAnswer),
   text: Nullable(Type.Object({ body: Type.String() })),
+  button_tile: Type.Null(),
   layouts: AnyObject(),
   color: Nullable(Type.String()),
+  filters_overrides: AnyObject('Filters of this tile only: none in Wren.'),
+  show_description: Type.Null(),
+  transparent_background: Type.Null(),
+  order: Type.Integer({ description: 'The tile’s place on the dashboard, from 0.' }),
+  last_refresh: Nullable(Time),
+  is_cached: Type.Boolean(),
 })
 
 const DashboardFields = {
@@ -49,11 +73,34 @@ const DashboardFields = {
   pinned: Type.Boolean(),
   filters: AnyObject('date_from, date_to: override every tile’s date range; properties: added to every tile’s.'),
   tags: Type.Array(Type.String()),
-  created_at: Type.String({ format: 'date-time' }),
+  created_at: Time,
   created_by: Type.Null(),
-  last_modified_at: Type.String({ format: 'date-time' }),
+  last_modified_at: Time,
+  last_accessed_at: Type.Null(),
+  last_viewed_at: Type.Null(),
+  last_refresh: Nullable(Time, { description: 'The latest of its tiles’ results; null in lists.' }),
+  is_shared: Type.Boolean({ description: 'Dashboards are not shared publicly in Wren.' }),
   deleted: Type.Boolean(),
+  creation_mode: Type.Literal('default'),
+  restriction_level: Level('21: everyone in the project can edit.'),
+  effective_restriction_level: Level('21: everyone in the project can edit.'),
+  effective_privilege_level: Level('37: the key can edit (it holds dashboard:write); 21: it can view.'),
+  user_access_level: Type.Union([Type.Literal('editor'), Type.Literal('viewer')]),
+  access_control_version: Type.Literal('v2'),
+  team_id: Type.Integer(),
 }
 
 export const DashboardBasicAnswer = Type.Object(DashboardFields, { title: 'Dashboard (list)' })
-export const DashboardAnswer = Type.Object({ ...DashboardFields, tiles: Type.Array(TileAnswer) }, { title: 'Dashboard' })
+export const DashboardAnswer = Type.Object(
+  {
+    ...DashboardFields,
+    variables: AnyObject(),
+    persisted_filters: Nullable(AnyObject()),
+    persisted_variables: Type.Null(),
+    breakdown_colors: Type.Array(Type.Unknown()),
+    data_color_theme_id: Type.Null(),
+    quick_filter_ids: Type.Array(Type.String()),
+    tiles: Type.Array(TileAnswer),
+  },
+  { title: 'Dashboard' },
+)

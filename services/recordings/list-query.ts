@@ -276,7 +276,7 @@ export async function recordingQuery(q: ListParams, ctx: ListContext): Promise<O
       if (!Number.isSafeInteger(id) || id <= 0) throw wrenError('invalid_input', `actions[${i}].id must be an action id.`, 'actions')
       return id
     })
-    const found = await ctx.actions.byIds(project.id, ids)
+    const found = new Map((await ctx.actions.list(project.id, { ids })).map((a) => [a.id, a] as const))
     for (const [i, id] of ids.entries()) {
       const action = found.get(id)
       if (!action) throw wrenError('invalid_input', `Action ${id} does not exist in this project.`, 'actions')

@@ -144,6 +144,7 @@ export const ROUTE_GROUPS = {
     cohorts: await s.stores.cohorts(),
     persons: await s.stores.personQueries(),
     clickhouse: s.ctx.storage.clickhouse,
+    clock: s.ctx.clock,
     siteUrl: s.ctx.config.siteUrl,
   })),
   trends: group('delegated', trendRoutes, async (s) => ({

@@ -24,7 +24,7 @@ import { isTotalValue, PROPERTY_MATHS, type SeriesEntity, type TrendRequest } fr
 
 export interface TrendPlanDeps {
   clickhouse: ClickHouseClient
-  actions: Pick<ActionStore, 'byIds'>
+  actions: Pick<ActionStore, 'list'>
   cohorts: Pick<CohortStore, 'list'>
   /** Event properties stored as columns; the trends' reads from the JSON tell it which to add. */
   materialized?: PropertyColumnSource
@@ -63,7 +63,8 @@ export async function seriesActions(
   const actionIds = request.series.filter((s) => s.kind === 'actions').map((s) => Number(s.id))
   const badId = request.series.find((s) => s.kind === 'actions' && !(Number.isSafeInteger(Number(s.id)) && Number(s.id) > 0))
   if (badId) throw wrenError('invalid_input', `Action id must be a positive integer, got '${String(badId.id)}'.`, 'actions')
-  const found = actionIds.length ? await deps.actions.byIds(project.id, actionIds, { includeDeleted: true }) : new Map<number, Action>()
+  const found = new Map<number, Action>()
+  if (actionIds.length) for (const a of await deps.actions.list(project.id, { ids: actionIds, includeDeleted: true })) found.set(a.id, a)
   for (const id of actionIds)
     if (!found.has(id)) throw wrenError('invalid_input', `Action ${id} does not exist in this project.`, 'actions')
   return found

@@ -197,6 +197,19 @@ describe('event and property definitions', () => {
     expect(new URL(page.previous).searchParams.get('offset')).toBe('0')
   })
 
+  it("leaves out PostHog's own event properties with exclude_core_properties, as PostHog does", async () => {
+    const all = await call('GET', `${project}/property_definitions/?limit=1000`)
+    expect(names(all.body)).toEqual(expect.arrayContaining(['$lib', '$lib_version', '$current_url', 'utm_campaign', 'plan']))
+    const custom = await call('GET', `${project}/property_definitions/?limit=1000&exclude_core_properties=true`)
+    expect(custom.status, custom.text).toBe(200)
+    // Every '$' name and the taxonomy's others (utm_campaign) are PostHog's; what the app sent is left.
+    expect(names(custom.body).sort()).toEqual(['flip', 'is_trial', 'note', 'plan', 'price', 'renews_on'])
+    expect(custom.body.count).toBe(6)
+    // Person properties are not event properties: the parameter leaves them as they are.
+    const people = await call('GET', `${project}/property_definitions/?type=person&exclude_core_properties=true`)
+    expect(names(people.body)).toEqual(expect.arrayContaining(['email', 'first_plan']))
+  })
+
   it('refuses parameters PostHog refuses, naming them', async () => {
     const refused = async (query: string, attr: string) => {
       const res = await call('GET', `${project}/property_definitions/?${query}`)

@@ -152,7 +152,7 @@ describe('saved insights and dashboards', () => {
     const insight = await call('POST', at('/insights/'), { name: 'Views', filters: pageviews('-7d') })
     const placed = await call('PATCH', at(`/insights/${insight.body.id}/`), { dashboards: [dashboard.body.id] })
     expect(placed.body.dashboards).toEqual([dashboard.body.id])
-    expect(placed.body.dashboard_tiles).toEqual([{ id: expect.any(Number), dashboard_id: dashboard.body.id }])
+    expect(placed.body.dashboard_tiles).toEqual([{ id: expect.any(Number), dashboard_id: dashboard.body.id, deleted: false }])
 
     const board = await call('GET', at(`/dashboards/${dashboard.body.id}/`))
     expect(board.status).toBe(200)
