@@ -41,9 +41,9 @@ export type StoredUpTo = ReadonlyMap<number, number>
  */
 export async function copyWideEvents(client: ClickHouseClient, upTo: StoredUpTo, stopping: () => boolean): Promise<number> {
   if (upTo.size === 0) return 0
-  const chunks = await queryRows<{ partition: number; offset: string; chunk: number; chunks: number }>(
+  const chunks = await queryRows<{ partition: number; offset: string; chunk: number; last: number }>(
     client,
-    `SELECT _partition AS partition, toString(_offset) AS offset, chunk, uniqExact(chunk) OVER (PARTITION BY _partition, _offset) AS chunks
+    `SELECT _partition AS partition, toString(_offset) AS offset, chunk, max(chunk) OVER (PARTITION BY _partition, _offset) AS last
      FROM wide_events
      WHERE has({partitions:Array(UInt32)}, _partition)
        AND _offset <= transform(_partition, {partitions:Array(UInt32)}, {offsets:Array(UInt64)}, toUInt64(0))
@@ -51,7 +51,7 @@ export async function copyWideEvents(client: ClickHouseClient, upTo: StoredUpTo,
     { partitions: [...upTo.keys()], offsets: [...upTo.values()] },
   )
   let copied = 0
-  for (const { partition, offset, chunk, chunks: count } of chunks) {
+  for (const { partition, offset, chunk, last } of chunks) {
     if (stopping()) break
     // Numbers only: the part's origin and the chunk, checked, in the text of the statements.
     const [p, o, c] = [Number(partition), BigInt(offset), Number(chunk)]
@@ -70,8 +70,8 @@ export async function copyWideEvents(client: ClickHouseClient, upTo: StoredUpTo,
               ORDER BY w.seq LIMIT 1 BY w.seq`,
     })
     copied++
-    // Chunks are numbered from 0: the last one copied, the part is done.
-    if (c === Number(count) - 1) {
+    // The part's last chunk copied (a deletion may have taken others whole): the part is done.
+    if (c === Number(last)) {
       await client.command({ query: `DELETE FROM wide_events WHERE ${part('')}` })
       await client.command({ query: `DELETE FROM wide_event_persons WHERE ${part('')}` })
     }
