@@ -156,6 +156,9 @@ class IngestionStage<Prepared> implements Stage {
   private copyAgain = false
   private copyStopping = false
   private copyRetry: NodeJS.Timeout | null = null
+  /** Ranges being written (write() under way); `writesDone`: who waits for there to be none. */
+  private writing = 0
+  private writesDone: Array<() => void> = []
 
   constructor(
     private readonly log: Log,
@@ -194,7 +197,36 @@ class IngestionStage<Prepared> implements Stage {
     this.copyStopping = true
     if (this.copyRetry) clearTimeout(this.copyRetry)
     this.copyRetry = null
+    for (const done of this.writesDone.splice(0)) done()
     await this.copying
+  }
+
+  /**
+   * Whether the next chunk of copies may go, once it may. ClickHouse runs one statement at a time in
+   * embedded mode, so ingestion goes first while it has messages waiting, for up to COPY_YIELD_MS (a steady
+   * stream still lets a chunk through that often). False once stopping.
+   */
+  private async nextCopy(): Promise<boolean> {
+    const until = performance.now() + COPY_YIELD_MS
+    while (!this.copyStopping && performance.now() < until && (this.writing > 0 || (await this.waiting()))) {
+      let timer: NodeJS.Timeout | undefined
+      await new Promise<void>((resolve) => {
+        this.writesDone.push(resolve)
+        timer = setTimeout(resolve, 50)
+      })
+      clearTimeout(timer)
+    }
+    return !this.copyStopping
+  }
+
+  /** Whether the ingest topic has messages this group has not committed. */
+  private async waiting(): Promise<boolean> {
+    try {
+      const stats = await this.log.stats(TOPICS.ingest, [INGESTION_GROUP])
+      return stats.endOffset > (stats.committed[INGESTION_GROUP] ?? 0)
+    } catch {
+      return false
+    }
   }
 
   /** Ranges of `partition` up to `lastOffset` are stored: their wide events may be copied into events now. */
@@ -217,7 +249,7 @@ class IngestionStage<Prepared> implements Stage {
     this.copying = (async () => {
       do {
         this.copyAgain = false
-        await copy(new Map(this.storedUpTo), () => this.copyStopping)
+        await copy(new Map(this.storedUpTo), () => this.nextCopy())
       } while (this.copyAgain && !this.copyStopping)
     })()
       .catch((err: unknown) => {
@@ -290,6 +322,15 @@ class IngestionStage<Prepared> implements Stage {
    * `stopping` is aborted before one of its parts (the parts written so far are a prefix a replay rebuilds).
    */
   async write(batch: LogBatch, stopping?: AbortSignal): Promise<Written> {
+    this.writing++
+    try {
+      return await this.writeRange(batch, stopping)
+    } finally {
+      if (--this.writing === 0) for (const done of this.writesDone.splice(0)) done()
+    }
+  }
+
+  private async writeRange(batch: LogBatch, stopping?: AbortSignal): Promise<Written> {
     let replayed = batch.redelivered || Boolean(batch.reassigned)
     if (this.ahead && (replayed || !sameRange(this.ahead.batch, batch))) {
       await this.dropLookahead()
@@ -396,6 +437,8 @@ class IngestionStage<Prepared> implements Stage {
 
 /** How long after a failed copy of wide events it is tried again. */
 const COPY_RETRY_MS = 5000
+/** The longest a chunk of wide events' copies waits for ingestion (IngestionStage.nextCopy). */
+const COPY_YIELD_MS = 2000
 
 function sameRange(a: LogBatch, b: LogBatch): boolean {
   return a.topic === b.topic && a.partition === b.partition && a.firstOffset === b.firstOffset && a.lastOffset === b.lastOffset

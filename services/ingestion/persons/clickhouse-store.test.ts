@@ -471,10 +471,10 @@ describe('ingestion processor on ClickHouse', () => {
     )
     await store.write(prepared)
     const upTo = new Map([[0, 401]])
-    expect(await store.copyWide(upTo, () => false)).toBe(1)
+    expect(await store.copyWide(upTo, async () => true)).toBe(1)
     await store.write(prepared) // the token drops it: the part stays copied and deleted
     for (const { table, chunks } of prepared.wide) await insertEncoded(client, table, chunks, `left after a crash:${table}`)
-    expect(await copyWideEvents(client, upTo, () => false)).toBe(1)
+    expect(await copyWideEvents(client, upTo, async () => true)).toBe(1)
     expect((await copied()).filter((r) => r.event >= 400)).toEqual([400, 401].map((n) => ({ event: n, wide: 1, n: 1 })))
   })
 })

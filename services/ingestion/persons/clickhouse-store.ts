@@ -110,19 +110,23 @@ export class ClickHousePersonStore implements PersonStore<PreparedRows> {
     await Promise.all(prepared.definitions.map(({ table, chunks }) => insertEncoded(this.client, table, chunks, token(table))))
   }
 
-  async copyWide(upTo: StoredUpTo, stopping: () => boolean): Promise<number> {
+  async copyWide(upTo: StoredUpTo, next: () => Promise<boolean>): Promise<number> {
     // Nothing to look for (most ranges): no query. At the start, whatever an earlier process left.
     const stored = ([partition, offset]: [number, number]) => offset <= (upTo.get(partition) ?? -1)
     if (this.wideParts && !this.wideParts.some(stored)) return 0
-    const waiting = this.wideParts
-    this.wideParts = waiting?.filter((part) => !stored(part)) ?? []
+    this.wideParts = this.wideParts?.filter((part) => !stored(part)) ?? []
+    let stopped = false
+    let done = false
     try {
-      const copied = await copyWideEvents(this.client, upTo, stopping)
-      if (stopping()) this.wideParts = null
+      const copied = await copyWideEvents(this.client, upTo, async () => {
+        stopped = !(await next())
+        return !stopped
+      })
+      done = !stopped
       return copied
-    } catch (err) {
-      this.wideParts = null
-      throw err
+    } finally {
+      // Stopped or failed before the end: what is left is looked for the next time.
+      if (!done) this.wideParts = null
     }
   }
 

@@ -36,10 +36,11 @@ const COLUMNS = [
 export type StoredUpTo = ReadonlyMap<number, number>
 
 /**
- * Copies the chunks of every stored part, oldest first, until none is left or `stopping()`; returns how many
- * chunks it copied. A part whose chunks are all copied is deleted from the wide tables.
+ * Copies the chunks of every stored part, oldest first, each once `next()` says it may go (false: stop now),
+ * until none is left; returns how many chunks it copied. A part whose chunks are all copied is deleted from
+ * the wide tables.
  */
-export async function copyWideEvents(client: ClickHouseClient, upTo: StoredUpTo, stopping: () => boolean): Promise<number> {
+export async function copyWideEvents(client: ClickHouseClient, upTo: StoredUpTo, next: () => Promise<boolean>): Promise<number> {
   if (upTo.size === 0) return 0
   const chunks = await queryRows<{ partition: number; offset: string; chunk: number; last: number }>(
     client,
@@ -52,7 +53,7 @@ export async function copyWideEvents(client: ClickHouseClient, upTo: StoredUpTo,
   )
   let copied = 0
   for (const { partition, offset, chunk, last } of chunks) {
-    if (stopping()) break
+    if (!(await next())) break
     // Numbers only: the part's origin and the chunk, checked, in the text of the statements.
     const [p, o, c] = [Number(partition), BigInt(offset), Number(chunk)]
     const part = (alias: string) => `${alias}_partition = ${p} AND ${alias}_offset = ${o}`
