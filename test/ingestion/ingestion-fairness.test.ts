@@ -8,8 +8,8 @@ import { captureBatch, drained, startWren, waitFor, type TestWren } from '../sup
 import { createProject } from '../support/management'
 import { queryRows } from '../../services/shared/clickhouse'
 
-const KEYS = Number(process.env.WREN_TEST_FAIRNESS_KEYS ?? 300)
-const EVENTS = Number(process.env.WREN_TEST_FAIRNESS_EVENTS ?? 4000)
+const KEYS = Number(process.env.WREN_TEST_FAIRNESS_KEYS ?? 600)
+const EVENTS = Number(process.env.WREN_TEST_FAIRNESS_EVENTS ?? 2000)
 const WITHIN_MS = 5000
 
 describe('ingestion fairness', () => {
