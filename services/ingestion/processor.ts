@@ -156,6 +156,9 @@ class IngestionStage<Prepared> implements Stage {
   private copyAgain = false
   private copyStopping = false
   private copyRetry: NodeJS.Timeout | null = null
+  /** Ranges stored so far, and how many there were when a chunk of copies last went while ingestion was busy. */
+  private rangesStored = 0
+  private copiedAtRange = 0
   /** Ranges being written (write() under way); `writesDone`: who waits for there to be none. */
   private writing = 0
   private writesDone: Array<() => void> = []
@@ -203,12 +206,20 @@ class IngestionStage<Prepared> implements Stage {
 
   /**
    * Whether the next chunk of copies may go, once it may. ClickHouse runs one statement at a time in
-   * embedded mode, so ingestion goes first while it has messages waiting, for up to COPY_YIELD_MS (a steady
-   * stream still lets a chunk through that often). False once stopping.
+   * embedded mode, so while ingestion has messages waiting a chunk goes only between two ranges, one per
+   * range stored: an event of another project waits for at most one chunk per range ahead of it, and a
+   * steady stream still moves the copies on. False once stopping.
    */
   private async nextCopy(): Promise<boolean> {
-    const until = performance.now() + COPY_YIELD_MS
-    while (!this.copyStopping && performance.now() < until && (this.writing > 0 || (await this.waiting()))) {
+    for (;;) {
+      if (this.copyStopping) return false
+      if (this.writing === 0) {
+        if (!(await this.waiting())) return true
+        if (this.rangesStored > this.copiedAtRange) {
+          this.copiedAtRange = this.rangesStored
+          return true
+        }
+      }
       let timer: NodeJS.Timeout | undefined
       await new Promise<void>((resolve) => {
         this.writesDone.push(resolve)
@@ -216,7 +227,6 @@ class IngestionStage<Prepared> implements Stage {
       })
       clearTimeout(timer)
     }
-    return !this.copyStopping
   }
 
   /** Whether the ingest topic has messages this group has not committed. */
@@ -416,6 +426,7 @@ class IngestionStage<Prepared> implements Stage {
 
   private stored(batch: LogBatch, output: RangeOutput): void {
     this.work.stored()
+    this.rangesStored++
     this.storedUp(batch.partition, batch.lastOffset)
     this.metrics.inc('wren_ingested_events_total', output.events)
     this.metrics.inc('wren_ingestion_warnings_total', output.warnings.length)
@@ -437,8 +448,6 @@ class IngestionStage<Prepared> implements Stage {
 
 /** How long after a failed copy of wide events it is tried again. */
 const COPY_RETRY_MS = 5000
-/** The longest a chunk of wide events' copies waits for ingestion (IngestionStage.nextCopy). */
-const COPY_YIELD_MS = 2000
 
 function sameRange(a: LogBatch, b: LogBatch): boolean {
   return a.topic === b.topic && a.partition === b.partition && a.firstOffset === b.firstOffset && a.lastOffset === b.lastOffset

@@ -36,12 +36,12 @@ const COLUMNS = [
 export type StoredUpTo = ReadonlyMap<number, number>
 
 /**
- * Copies the chunks of every stored part, oldest first, each once `next()` says it may go (false: stop now),
- * until none is left; returns how many chunks it copied. A part whose chunks are all copied is deleted from
+ * Copies the chunks of every stored part, oldest first, each once `next()` says it may go (false: stop now;
+ * asked before the first chunk is looked for), until none is left; returns how many chunks it copied. A part whose chunks are all copied is deleted from
  * the wide tables.
  */
 export async function copyWideEvents(client: ClickHouseClient, upTo: StoredUpTo, next: () => Promise<boolean>): Promise<number> {
-  if (upTo.size === 0) return 0
+  if (upTo.size === 0 || !(await next())) return 0
   const chunks = await queryRows<{ partition: number; offset: string; chunk: number; last: number }>(
     client,
     `SELECT _partition AS partition, toString(_offset) AS offset, chunk, max(chunk) OVER (PARTITION BY _partition, _offset) AS last
@@ -53,7 +53,7 @@ export async function copyWideEvents(client: ClickHouseClient, upTo: StoredUpTo,
   )
   let copied = 0
   for (const { partition, offset, chunk, last } of chunks) {
-    if (!(await next())) break
+    if (copied > 0 && !(await next())) break
     // Numbers only: the part's origin and the chunk, checked, in the text of the statements.
     const [p, o, c] = [Number(partition), BigInt(offset), Number(chunk)]
     const part = (alias: string) => `${alias}_partition = ${p} AND ${alias}_offset = ${o}`
