@@ -105,6 +105,7 @@ export class IngestionProcessor<Prepared = unknown> {
   async stop(): Promise<void> {
     await this.runner.stop()
     await this.stage.dropLookahead()
+    await this.stage.stopCopying()
   }
 
   /** Stops for good: the worker, if the work runs on one, too. */
@@ -146,6 +147,19 @@ class IngestionStage<Prepared> implements Stage {
   private readonly changeListeners: Array<(changes: PersonChanges) => void> = []
   /** Partitions of the ingest topic (person ids step by it, persons/ids.ts); read again after a rebalance or a failure. */
   private partitions: number | null = null
+  /** Per partition, the last offset of the ranges stored so far: the store may copy their wide events (copyWide). */
+  private readonly storedUpTo = new Map<number, number>()
+  /** The copy of wide events under way, if any; `copyAgain`: a range was stored meanwhile. */
+  private copying: Promise<void> | null = null
+  private copyAgain = false
+  private copyStopping = false
+  private copyRetry: NodeJS.Timeout | null = null
+  /** Ranges stored so far, and how many there were when a chunk of copies last went while ingestion was busy. */
+  private rangesStored = 0
+  private copiedAtRange = 0
+  /** Ranges being written (write() under way); `writesDone`: who waits for there to be none. */
+  private writing = 0
+  private writesDone: Array<() => void> = []
 
   constructor(
     private readonly log: Log,
@@ -165,9 +179,94 @@ class IngestionStage<Prepared> implements Stage {
       })
   }
 
-  /** The worker (if the work runs on one) starts now, not with the first batch. */
+  /** The worker (if the work runs on one) starts now, not with the first batch; wide events an earlier run left are copied. */
   start(): void {
     void this.work.ping()
+    this.copyStopping = false
+    if (!this.store.copyWide) return
+    this.log.stats(TOPICS.ingest, [INGESTION_GROUP]).then(
+      (stats) => {
+        for (const [partition, committed] of Object.entries(stats.committedByPartition?.[INGESTION_GROUP] ?? {}))
+          if (committed > 0) this.storedUp(Number(partition), committed - 1)
+      },
+      (err: unknown) => this.logger.error({ err }, 'could not read the committed offsets: wide events are copied after the next batch'),
+    )
+  }
+
+  /** Stops copying wide events (at the next chunk); start() copies again. */
+  async stopCopying(): Promise<void> {
+    this.copyStopping = true
+    if (this.copyRetry) clearTimeout(this.copyRetry)
+    this.copyRetry = null
+    for (const done of this.writesDone.splice(0)) done()
+    await this.copying
+  }
+
+  /**
+   * Whether the next chunk of copies may go, once it may. ClickHouse runs one statement at a time in
+   * embedded mode, so while ingestion has messages waiting a chunk goes only between two ranges, one per
+   * range stored: an event of another project waits for at most one chunk per range ahead of it, and a
+   * steady stream still moves the copies on. False once stopping.
+   */
+  private async nextCopy(): Promise<boolean> {
+    for (;;) {
+      if (this.copyStopping) return false
+      if (this.writing === 0) {
+        if (!(await this.waiting())) return true
+        if (this.rangesStored > this.copiedAtRange) {
+          this.copiedAtRange = this.rangesStored
+          return true
+        }
+      }
+      let timer: NodeJS.Timeout | undefined
+      await new Promise<void>((resolve) => {
+        this.writesDone.push(resolve)
+        timer = setTimeout(resolve, 50)
+      })
+      clearTimeout(timer)
+    }
+  }
+
+  /** Whether the ingest topic has messages this group has not committed. */
+  private async waiting(): Promise<boolean> {
+    try {
+      const stats = await this.log.stats(TOPICS.ingest, [INGESTION_GROUP])
+      return stats.endOffset > (stats.committed[INGESTION_GROUP] ?? 0)
+    } catch {
+      return false
+    }
+  }
+
+  /** Ranges of `partition` up to `lastOffset` are stored: their wide events may be copied into events now. */
+  private storedUp(partition: number, lastOffset: number): void {
+    this.storedUpTo.set(partition, Math.max(lastOffset, this.storedUpTo.get(partition) ?? -1))
+    this.copyWide()
+  }
+
+  /**
+   * Copies the wide events of stored ranges (persons/wide.ts), in the background: one chunk at a time, so
+   * that the next ranges' writes come between chunks. A failure is tried again a few seconds later.
+   */
+  private copyWide(): void {
+    const copy = this.store.copyWide?.bind(this.store)
+    if (!copy || this.copyStopping) return
+    if (this.copying) {
+      this.copyAgain = true
+      return
+    }
+    this.copying = (async () => {
+      do {
+        this.copyAgain = false
+        await copy(new Map(this.storedUpTo), () => this.nextCopy())
+      } while (this.copyAgain && !this.copyStopping)
+    })()
+      .catch((err: unknown) => {
+        this.logger.error({ err }, 'copying wide events failed; trying again in a few seconds')
+        if (this.copyStopping) return
+        this.copyRetry = setTimeout(() => ((this.copyRetry = null), this.copyWide()), COPY_RETRY_MS)
+        this.copyRetry.unref()
+      })
+      .finally(() => (this.copying = null))
   }
 
   close(): Promise<void> {
@@ -231,6 +330,15 @@ class IngestionStage<Prepared> implements Stage {
    * `stopping` is aborted before one of its parts (the parts written so far are a prefix a replay rebuilds).
    */
   async write(batch: LogBatch, stopping?: AbortSignal): Promise<Written> {
+    this.writing++
+    try {
+      return await this.writeRange(batch, stopping)
+    } finally {
+      if (--this.writing === 0) for (const done of this.writesDone.splice(0)) done()
+    }
+  }
+
+  private async writeRange(batch: LogBatch, stopping?: AbortSignal): Promise<Written> {
     let replayed = batch.redelivered || Boolean(batch.reassigned)
     if (this.ahead && (replayed || !sameRange(this.ahead.batch, batch))) {
       await this.dropLookahead()
@@ -260,7 +368,7 @@ class IngestionStage<Prepared> implements Stage {
       this.partitions = null
       throw failedWrite ? failedWrite.writeErr : err
     }
-    return { letters: lettersOf(batch, output.failed), stored: () => this.stored(output) }
+    return { letters: lettersOf(batch, output.failed), stored: () => this.stored(batch, output) }
   }
 
   /**
@@ -314,8 +422,10 @@ class IngestionStage<Prepared> implements Stage {
     }
   }
 
-  private stored(output: RangeOutput): void {
+  private stored(batch: LogBatch, output: RangeOutput): void {
     this.work.stored()
+    this.rangesStored++
+    this.storedUp(batch.partition, batch.lastOffset)
     this.metrics.inc('wren_ingested_events_total', output.events)
     this.metrics.inc('wren_ingestion_warnings_total', output.warnings.length)
     for (const w of output.warnings.slice(0, 20)) this.logger.info({ teamId: w.teamId, details: w.details }, `ingestion warning: ${w.type}`)
@@ -333,6 +443,9 @@ class IngestionStage<Prepared> implements Stage {
     }
   }
 }
+
+/** How long after a failed copy of wide events it is tried again. */
+const COPY_RETRY_MS = 5000
 
 function sameRange(a: LogBatch, b: LogBatch): boolean {
   return a.topic === b.topic && a.partition === b.partition && a.firstOffset === b.firstOffset && a.lastOffset === b.lastOffset

@@ -82,12 +82,13 @@ export class DeletionScheduler {
     const cutoff = lastRunAtOrBefore(this.clock.now())
     const due = (await this.queued()).filter((t) => new Date(t.created_at).getTime() <= cutoff.getTime())
     for (const task of due) {
-      await this.client.command({
-        query:
-          'DELETE FROM events WHERE team_id = {t:Int64} AND (person_id = {p:UUID} OR distinct_id IN {ids:Array(String)}) AND created_at <= parseDateTime64BestEffort({c:String}, 6)',
-        // events that arrived after the request belong to whoever the distinct id names now
-        query_params: { t: task.team_id, p: task.key, ids: task.distinct_ids, c: task.created_at },
-      })
+      // Wide persons' events waiting for their copy into events (ingestion/persons/wide.ts) go too.
+      for (const table of ['events', 'wide_events'])
+        await this.client.command({
+          query: `DELETE FROM ${table} WHERE team_id = {t:Int64} AND (person_id = {p:UUID} OR distinct_id IN {ids:Array(String)}) AND created_at <= parseDateTime64BestEffort({c:String}, 6)`,
+          // events that arrived after the request belong to whoever the distinct id names now
+          query_params: { t: task.team_id, p: task.key, ids: task.distinct_ids, c: task.created_at },
+        })
       await insertRows(this.client, 'deletion_tasks', [
         { ...task, status: 'done', finished_at: this.clock.now().toISOString(), version: 2 },
       ])

@@ -1,13 +1,16 @@
-// A wide person (hundreds of KB of properties, under PostHog's 640 KiB cap) copied onto thousands of events
-// of one request: every event row carries the person's properties, so a batch's rows are far larger than
-// its messages. Ingestion writes them in parts bounded by WREN_INGEST_PART_BYTES, and stores every event.
+// A person's properties copied onto thousands of events of one request: every event row carries them, so a
+// batch's rows are far larger than its messages. Ingestion writes them in parts bounded by
+// WREN_INGEST_PART_BYTES, and stores every event. (Past WIDE_PERSON_CHARS of properties the copies are made
+// after the range is stored: ingestion-fairness.test.ts.)
 import { afterAll, beforeAll, describe, expect, it } from 'vitest'
 import { captureBatch, drained, startWren, type TestWren } from '../support/wren'
 import { queryRows } from '../../services/shared/clickhouse'
+import { WIDE_PERSON_CHARS } from '../../services/ingestion/persons/rows'
 
-const PART_BYTES = 4 << 20
+const PART_BYTES = 1 << 20
 const EVENTS = 1500
-const KEYS = 200
+/** Just under WIDE_PERSON_CHARS (persons/rows.ts). */
+const KEYS = 15
 
 describe('a wide person on many events', () => {
   let t: TestWren
@@ -19,8 +22,9 @@ describe('a wide person on many events', () => {
   })
 
   it('stores every event with the person’s properties, in writes that stay within WREN_INGEST_PART_BYTES', async () => {
-    // ~200 KB of properties, then the events in one request.
+    // ~15 KB of properties, then the events in one request.
     const wide = Object.fromEntries(Array.from({ length: KEYS }, (_, i) => [`p${i}`, `${i}:`.padEnd(1000, 'w')]))
+    expect(JSON.stringify(wide).length).toBeLessThan(WIDE_PERSON_CHARS)
     await captureBatch(t, [{ event: '$set', distinct_id: 'wide', properties: { $set: wide } }])
     await captureBatch(
       t,
@@ -30,9 +34,9 @@ describe('a wide person on many events', () => {
 
     const [stored] = await queryRows<{ events: number; withPerson: number }>(
       t.wren.clickhouse,
-      `SELECT count() AS events, countIf(JSONExtractString(person_properties, 'p199') = {last:String}) AS withPerson
+      `SELECT count() AS events, countIf(JSONExtractString(person_properties, 'p14') = {last:String}) AS withPerson
        FROM events WHERE event = 'wide_event'`,
-      { last: wide.p199 },
+      { last: wide.p14 },
     )
     expect(stored).toEqual({ events: EVENTS, withPerson: EVENTS })
 

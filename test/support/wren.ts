@@ -10,6 +10,7 @@ import type { AddressInfo } from 'node:net'
 import pino, { type Logger } from 'pino'
 import { buildWren, type Wren } from '../../services/app'
 import { loadConfig } from '../../services/shared/config'
+import { queryRows } from '../../services/shared/clickhouse'
 import { generateKey, PERSONAL_KEY_PREFIX, PROJECT_KEY_PREFIX } from '../../services/projects/store'
 import { startClickHouseFixture } from './clickhouse-http'
 
@@ -208,12 +209,14 @@ export async function captureBatch(t: { url: string; projectKey: string }, event
   if (res.status !== 200) throw new Error(`capture failed: ${res.status} ${await res.text()}`)
 }
 
-/** Waits until the ingestion processor has committed everything appended so far. */
+/** Waits until the ingestion processor has committed everything appended so far, and copied its wide persons' events. */
 export async function drained(wren: Wren): Promise<void> {
   await waitFor(
     async () => {
       const stats = await wren.log.stats('wren_ingest')
-      return (stats.committed.ingestion ?? 0) >= stats.endOffset
+      if ((stats.committed.ingestion ?? 0) < stats.endOffset) return false
+      const [wide] = await queryRows<{ n: number }>(wren.clickhouse, 'SELECT count() AS n FROM wide_events')
+      return Number(wide.n) === 0
     },
     { what: 'ingestion to catch up', intervalMs: 25 },
   )

@@ -6,18 +6,19 @@ import { mkdtemp, rm } from 'node:fs/promises'
 import { tmpdir } from 'node:os'
 import path from 'node:path'
 import pino from 'pino'
-import { migrate, openEmbeddedClickHouse, queryRows, type ClickHouseClient } from '../../shared/clickhouse'
+import { insertEncoded, migrate, openEmbeddedClickHouse, queryRows, type ClickHouseClient } from '../../shared/clickhouse'
 import type { Log, LogBatch, SubscribeOptions } from '../../shared/log/log'
 import { encodeIngest } from '../../shared/log/contract'
 import { Metrics } from '../../shared/metrics'
 import { systemClock } from '../../shared/time/clock'
 import { DeadLetterStore } from '../../dead-letters/store'
 import { ClickHousePersonStore } from './clickhouse-store'
+import { copyWideEvents } from './wide'
 import { IngestionProcessor, type ProcessorOptions } from '../processor'
 import { FakePersonStore, type FakeWrite } from '../testing/fake-person-store'
 import type { LoadedState, Lookups, PersonStore } from './store'
 import { personUuid } from './uuid'
-import type { IngestEvent, Person, PersonChanges } from '../types'
+import type { IngestEvent, Person, PersonChanges, Properties } from '../types'
 import { definitionRows } from '../definitions'
 
 /** Hands the given batches to the handler in order, and reports when each is done. */
@@ -406,5 +407,74 @@ describe('ingestion processor on ClickHouse', () => {
     expect(unbounded.persons.find((p) => p.uuid === uuid('a'))!.properties).toEqual({ plan: 'pro' })
     expect(bounded.persons.find((p) => p.uuid === uuid('a'))!.properties).toEqual({ plan: 'free' })
     expect(unbounded.persons.map((p) => p.uuid)).not.toContain(uuid('c'))
+  })
+  it('copies a wide person onto its events once: after the range is stored, through a replay, and when a copy runs again', async () => {
+    // 40 KB of properties (past WIDE_PERSON_CHARS): the person's events wait in wide_events for their copy.
+    const wide = Object.fromEntries(Array.from({ length: 40 }, (_, i) => [`w${i}`, 'w'.repeat(1000)]))
+    const values = [
+      { ...event(300, 'wide'), teamId: 31, properties: { n: 300, $set: wide } },
+      ...[301, 302, 303].map((n) => ({ ...event(n, 'wide'), teamId: 31 })),
+      { ...event(304, 'narrow'), teamId: 31 },
+    ].map((e) => encodeIngest({ kind: 'event', event: e }))
+    const copied = async () =>
+      queryRows<{ event: number; wide: number; n: number }>(
+        client,
+        `SELECT JSONExtractInt(properties, 'n') AS event, JSONExtractString(person_properties, 'w39') = {w39:String} AS wide, count() AS n
+         FROM events WHERE team_id = 31 GROUP BY event, wide ORDER BY event`,
+        { w39: wide.w39 },
+      )
+    // The second range is written, then handed out again (the process died before its commit).
+    const store = new ClickHousePersonStore(client)
+    const log = scriptedLog([batch(300, values.slice(0, 3)), batch(303, values.slice(3)), batch(303, values.slice(3), true)])
+    const running = new IngestionProcessor(log, store, pino({ level: 'silent' }), new Metrics(), {
+      maxBatchRecords: 100,
+      maxWaitMs: 10,
+      deadLetters: new DeadLetterStore(client, systemClock).recorder('ingestion'),
+    })
+    running.start()
+    await log.done
+    for (let tries = 0; (await copied()).length < 5 && tries < 200; tries++) await new Promise((r) => setTimeout(r, 50))
+    await running.close()
+
+    const expected = [300, 301, 302, 303].map((n) => ({ event: n, wide: 1, n: 1 }))
+    expect(await copied()).toEqual([...expected, { event: 304, wide: 0, n: 1 }])
+    const [left] = await queryRows<{ n: number }>(
+      client,
+      'SELECT (SELECT count() FROM wide_events) + (SELECT count() FROM wide_event_persons) AS n',
+    )
+    expect(Number(left.n)).toBe(0)
+
+    // A crash between a copy and the delete leaves the part's rows: the next copy stores nothing twice.
+    const range = { topic: 'wren_ingest', partition: 0, firstOffset: 400, lastOffset: 401 }
+    const again = (n: number) => ({ ...event(n, 'wide'), teamId: 31, personProperties: wide })
+    const processed = [again(400), again(401)].map((e) => ({
+      teamId: 31,
+      uuid: e.uuid,
+      event: e.event,
+      distinctId: e.distinctId,
+      properties: { n: e.properties.n },
+      timestamp: e.timestamp,
+      createdAt: e.timestamp,
+      elementsChain: '',
+      personId: personUuid(31, 'wide'),
+      personProperties: wide,
+      personCreatedAt: e.timestamp,
+      personMode: 'full' as const,
+      groupProperties: [{}, {}, {}, {}, {}] as [Properties, Properties, Properties, Properties, Properties],
+    }))
+    const prepared = store.prepare(
+      range,
+      { persons: [], distinctIds: [], activity: [], groups: [], groupTypes: [] },
+      processed,
+      processed.map((e) => store.encodeEvent(e)),
+      null,
+    )
+    await store.write(prepared)
+    const upTo = new Map([[0, 401]])
+    expect(await store.copyWide(upTo, async () => true)).toBe(1)
+    await store.write(prepared) // the token drops it: the part stays copied and deleted
+    for (const { table, chunks } of prepared.wide) await insertEncoded(client, table, chunks, `left after a crash:${table}`)
+    expect(await copyWideEvents(client, upTo, async () => true)).toBe(1)
+    expect((await copied()).filter((r) => r.event >= 400)).toEqual([400, 401].map((n) => ({ event: n, wide: 1, n: 1 })))
   })
 })

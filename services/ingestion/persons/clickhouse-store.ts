@@ -8,9 +8,13 @@ import { encodeEventRow, preparePersonRows, rangeToken, type PreparedRows } from
 import type { LoadedState, Lookups, PersonStore, PingResult, ReplayBound } from './store'
 import type { DistinctIdRow, GroupRow, GroupTypeRow, Person, ProcessedEvent } from '../types'
 import { personUuid } from './uuid'
+import { copyWideEvents, type StoredUpTo } from './wide'
 import { firstIdAfter } from './ids'
 
 export class ClickHousePersonStore implements PersonStore<PreparedRows> {
+  /** Parts (partition, last offset) whose wide events were written and are not copied yet; null: not looked for since the start. */
+  private wideParts: Array<[number, number]> | null = null
+
   constructor(private readonly client: ClickHouseClient) {}
 
   async load(wanted: Lookups, bound: ReplayBound | null): Promise<LoadedState> {
@@ -101,7 +105,29 @@ export class ClickHousePersonStore implements PersonStore<PreparedRows> {
     const token = (table: string) => rangeToken(prepared.range, table)
     await Promise.all(prepared.persons.map(({ table, chunks }) => insertEncoded(this.client, table, chunks, token(table))))
     await insertEncoded(this.client, 'events', prepared.events, token('events'))
+    for (const { table, chunks } of prepared.wide) await insertEncoded(this.client, table, chunks, token(table))
+    if (prepared.wide.length) this.wideParts?.push([prepared.range.partition, prepared.range.lastOffset])
     await Promise.all(prepared.definitions.map(({ table, chunks }) => insertEncoded(this.client, table, chunks, token(table))))
+  }
+
+  async copyWide(upTo: StoredUpTo, next: () => Promise<boolean>): Promise<number> {
+    // Nothing to look for (most ranges): no query. At the start, whatever an earlier process left.
+    const stored = ([partition, offset]: [number, number]) => offset <= (upTo.get(partition) ?? -1)
+    if (this.wideParts && !this.wideParts.some(stored)) return 0
+    this.wideParts = this.wideParts?.filter((part) => !stored(part)) ?? []
+    let stopped = false
+    let done = false
+    try {
+      const copied = await copyWideEvents(this.client, upTo, async () => {
+        stopped = !(await next())
+        return !stopped
+      })
+      done = !stopped
+      return copied
+    } finally {
+      // Stopped or failed before the end: what is left is looked for the next time.
+      if (!done) this.wideParts = null
+    }
   }
 
   ping(): Promise<PingResult> {

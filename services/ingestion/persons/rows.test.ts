@@ -8,7 +8,7 @@ import { ev } from '../testing/processor-harness'
 import { PersonWork } from '../person-work'
 import { encodeEventRow, preparePersonRows, type PreparedRows } from './rows'
 
-async function eventRows(events: ReturnType<typeof ev>[]): Promise<Array<Record<string, unknown>>> {
+async function preparedParts(events: ReturnType<typeof ev>[]): Promise<PreparedRows[]> {
   const store = new FakePersonStore()
   const values = events.map((event) => encodeIngest({ kind: 'event', event }))
   const parts: PreparedRows[] = []
@@ -17,11 +17,21 @@ async function eventRows(events: ReturnType<typeof ev>[]): Promise<Array<Record<
     async (wanted) => store.load(wanted, null),
     async (part) => void parts.push(part.prepared),
   )
-  const text = parts.flatMap((p) => p.events.map((chunk) => Buffer.from(chunk).toString('utf8'))).join('')
-  return text
+  return parts
+}
+
+/** JSONEachRow bodies as rows. */
+function lines(chunks: Uint8Array[]): Array<Record<string, unknown>> {
+  return chunks
+    .map((chunk) => Buffer.from(chunk).toString('utf8'))
+    .join('')
     .split('\n')
     .filter(Boolean)
     .map((line) => JSON.parse(line) as Record<string, unknown>)
+}
+
+async function eventRows(events: ReturnType<typeof ev>[]): Promise<Array<Record<string, unknown>>> {
+  return lines((await preparedParts(events)).flatMap((p) => p.events))
 }
 
 describe('event rows', () => {
@@ -68,5 +78,23 @@ describe('event rows', () => {
     ])
     expect(rows[3]).toMatchObject({ team_id: 1, person_mode: 'full', group0_properties: {}, _partition: 0, _offset: 6 })
     expect(rows[3].properties).toMatchObject({ $set: { plan: 'pro', seats: 3 } })
+  })
+
+  it("leave a wide person's properties to wide_events' copy: once per part, with the events in chunks", async () => {
+    const wide = Object.fromEntries(Array.from({ length: 20 }, (_, i) => [`w${i}`, 'w'.repeat(1000)]))
+    const [part] = await preparedParts([ev('u', 'a', { $set: wide }), ev('u', 'b'), ev('v', 'c'), ev('u', 'd', { $set: { w0: 'x' } })])
+    expect(lines(part.events).map((r) => [r.event, r.person_properties])).toEqual([['c', { $creator_event_uuid: expect.any(String) }]])
+    const tables = Object.fromEntries(part.wide.map(({ table, chunks }) => [table, lines(chunks)]))
+    const persons = tables.wide_event_persons
+    expect(persons.map((r) => [r.person_properties_ref, (r.person_properties as Record<string, string>).w0, r._offset])).toEqual([
+      [0, wide.w0, 3],
+      [1, 'x', 3],
+    ])
+    const staged = tables.wide_events
+    expect(staged.map((r) => [r.event, r.person_properties_ref, r.chunk, r.seq, 'person_properties' in r])).toEqual([
+      ['a', 0, 0, 0, false],
+      ['b', 0, 0, 1, false],
+      ['d', 1, 0, 3, false],
+    ])
   })
 })

@@ -68,6 +68,13 @@ export interface PersonStore<Prepared = unknown> {
    * stored part of its output.
    */
   write(prepared: Prepared): Promise<void>
+  /**
+   * Copies the events a write set aside (a wide person's: persons/wide.ts) into the events table, for the
+   * parts of stored ranges (`upTo`: per partition, the last offset stored), a chunk at a time once `next()`
+   * says it may go (false: stop), until none is left; how many chunks it copied. A store that sets nothing
+   * aside has none.
+   */
+  copyWide?(upTo: ReadonlyMap<number, number>, next: () => Promise<boolean>): Promise<number>
   /** Whether storage answers at all: a store that does not is no message's fault. */
   ping(): Promise<PingResult>
 }

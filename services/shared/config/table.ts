@@ -293,7 +293,7 @@ export const VARIABLES: readonly ConfigVariable[] = [
     field: 'ingestion.partBytes',
     parse: atLeastOne,
     whenUnset: memorySizedText('ingestPartBytes'),
-    doc: "about the most bytes of event rows per part of a batch, which bounds what a batch holds in memory: every event row carries a copy of its person's properties (up to 640 KiB), so rows can be far larger than the messages. A part ends before the event that would pass it (a larger event goes alone); the metric `wren_ingestion_part_bytes` shows the parts written",
+    doc: "about the most bytes of event rows per part of a batch, which bounds what a batch holds in memory: every event row carries a copy of its person's properties (up to 16 KiB: a wider person's copies are made after its batch is stored, docs/operating.md), so rows can be far larger than the messages. A part ends before the event that would pass it (a larger event goes alone); the metric `wren_ingestion_part_bytes` shows the parts written",
   }),
   v({
     env: 'WREN_INGEST_WAIT_MS',
