@@ -155,6 +155,7 @@ export const ROUTE_GROUPS = {
     insights: await s.insights(),
     dashboards: await s.dashboards(),
     results: await s.insightResults(),
+    tileConcurrency: s.ctx.config.dashboardConcurrency,
     siteUrl: s.ctx.config.siteUrl,
   })),
   flags: group('delegated', flagRoutes, async (s) => ({

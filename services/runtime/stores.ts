@@ -372,7 +372,7 @@ export class Stores {
     return this.once('trends', async () => {
       const { clickhouse } = this.ctx.storage
       const [actions, cohorts, materialized] = await Promise.all([this.actions(), this.cohorts(), this.materializer()])
-      return new TrendService({ clickhouse, clock: this.ctx.clock, actions, cohorts, materialized })
+      return new TrendService({ clickhouse, clock: this.ctx.clock, metrics: this.ctx.metrics, actions, cohorts, materialized })
     })
   }
 

@@ -154,7 +154,10 @@ const CLICKHOUSE_INPUT_ERRORS: Record<string, (message: string) => WrenError> = 
   MEMORY_LIMIT_EXCEEDED: (m) =>
     /\(total\)/.test(m)
       ? wrenError('unavailable', `ClickHouse as a whole is out of memory: retry in a moment. ${m}`)
-      : wrenError('query_too_large', `${ERROR_CATALOGUE.query_too_large.detail} Narrow the date range, the breakdown or the expression. ${m}`),
+      : wrenError(
+          'query_too_large',
+          `${ERROR_CATALOGUE.query_too_large.detail} Narrow the date range, the breakdown or the expression. ${m}`,
+        ),
   TOO_MANY_ROWS_OR_BYTES: (m) => wrenError('query_result_too_large', `${ERROR_CATALOGUE.query_result_too_large.detail} ${m}`),
   QUERY_WAS_CANCELLED: (m) => wrenError('query_cancelled', m),
 }

@@ -9,6 +9,8 @@ import type { TrendRow } from './query'
 import type { TrendRequest } from './request'
 import { shapeResults, type SeriesResult, type Shaped } from './shape'
 import { planTrend, type TrendPlan, type TrendPlanDeps } from './plan'
+import type { Metrics } from '../shared/metrics'
+import { SharedWork } from '../shared/work'
 
 export interface TrendResponse {
   is_cached: boolean
@@ -29,21 +31,31 @@ export interface TrendOutput {
 
 export interface TrendServiceDeps extends TrendPlanDeps {
   clock: Clock
+  metrics?: Metrics
+}
+
+export interface TrendRunOptions {
+  refresh: boolean
+  /** The key asking; events of persons it may not see are left out. */
+  viewer?: PersonalApiKey
+  /** The caller's (shared/http/caller-gone.ts): once it aborts, the trend's query stops unless another caller waits for it too. */
+  signal?: AbortSignal
 }
 
 export class TrendService {
   private readonly cache = new TrendCache()
+  /** Trends being computed, by cache key: identical requests at the same moment run one query. */
+  private readonly computing = new SharedWork<{ shaped: Shaped; lastRefresh: string }>()
 
   constructor(private readonly deps: TrendServiceDeps) {}
 
-  /** `viewer`: the key asking; events of persons it may not see are left out. */
-  async run(project: Project, request: TrendRequest, opts: { refresh: boolean; viewer?: PersonalApiKey }): Promise<TrendOutput> {
+  async run(project: Project, request: TrendRequest, opts: TrendRunOptions): Promise<TrendOutput> {
     const plan = await planTrend(this.deps, project, request, { now: this.deps.clock.now(), viewer: opts.viewer })
     return this.execute(plan, opts)
   }
 
   /** The plan's rows shaped into PostHog's series, from the cache while the project's data is unchanged (unless `refresh`). */
-  async execute(plan: TrendPlan, opts: { refresh: boolean }): Promise<TrendOutput> {
+  async execute(plan: TrendPlan, opts: TrendRunOptions): Promise<TrendOutput> {
     const { request, tz, now, periods, cohorts } = plan
     const current = periods[0]
     if (plan.query === null)
@@ -56,7 +68,7 @@ export class TrendService {
       }
     const { sql, params } = plan.query
 
-    const version = await this.dataVersion(plan.teamId)
+    const version = await this.dataVersion(plan.teamId, opts.signal)
     const key = TrendCache.key({
       team: plan.teamId,
       tz,
@@ -81,26 +93,31 @@ export class TrendService {
       }
     }
 
-    // A query ClickHouse refuses for the caller's input (a bad regex, mixed aggregates) is the caller's 400: the error handler's one rule (fromClickHouseError).
-    const rows = (await queryRows<TrendRow>(this.deps.clickhouse, sql, params.values)).map((r) => ({
-      ...r,
-      series: Number(r.series),
-      period: Number(r.period),
-      value: Number(r.value),
-    }))
-    const filter = filterObject(request, current)
-    const shaped = shapeResults({
-      request,
-      series: plan.names,
-      periods,
-      rows,
-      totalValue: plan.totalValue,
-      cumulative: plan.cumulative,
-      filter,
-      cohortNames: new Map([...cohorts.values()].map((c) => [c.id, c.name])),
+    const { shaped, lastRefresh } = await this.computing.run(key, opts.signal, async (signal) => {
+      // A query ClickHouse refuses for the caller's input (a bad regex, mixed aggregates) is the caller's 400: the error handler's one rule (fromClickHouseError).
+      this.deps.metrics?.inc('wren_trend_queries_total')
+      const rows = (await queryRows<TrendRow>(this.deps.clickhouse, sql, params.values, { signal })).map((r) => ({
+        ...r,
+        series: Number(r.series),
+        period: Number(r.period),
+        value: Number(r.value),
+      }))
+      const computed = {
+        shaped: shapeResults({
+          request,
+          series: plan.names,
+          periods,
+          rows,
+          totalValue: plan.totalValue,
+          cumulative: plan.cumulative,
+          filter: filterObject(request, current),
+          cohortNames: new Map([...cohorts.values()].map((c) => [c.id, c.name])),
+        }),
+        lastRefresh: now.toISOString().replace('.000Z', 'Z'),
+      }
+      this.cache.set(key, { result: computed.shaped, lastRefresh: computed.lastRefresh })
+      return computed
     })
-    const lastRefresh = now.toISOString().replace('.000Z', 'Z')
-    this.cache.set(key, { result: shaped, lastRefresh })
     const { result, hasMore } = shaped
     return {
       body: { is_cached: false, last_refresh: lastRefresh, timezone: tz, result },
@@ -118,7 +135,7 @@ export class TrendService {
    * local (embedded, single server) their parts tell it without reading rows; behind a Distributed
    * table (cluster) we read the project's own rows instead.
    */
-  private async dataVersion(teamId: number): Promise<string> {
+  private async dataVersion(teamId: number, signal?: AbortSignal): Promise<string> {
     const ch = this.deps.clickhouse
     this.localParts ??= queryRows<{ engine: string }>(
       ch,
@@ -134,7 +151,7 @@ export class TrendService {
                 (SELECT tuple(max(_offset), count()) FROM person WHERE team_id = {team:Int64}) AS p,
                 (SELECT tuple(max(_offset), count()) FROM person_distinct_id WHERE team_id = {team:Int64}) AS d,
                 (SELECT count() FROM cohort_static_members WHERE team_id = {team:Int64}) AS s`
-    const [row] = await queryRows<Record<string, unknown>>(ch, query, { team: teamId })
+    const [row] = await queryRows<Record<string, unknown>>(ch, query, { team: teamId }, { signal })
     return JSON.stringify(row)
   }
 }

@@ -152,7 +152,10 @@ export interface ClickHouseServer {
 }
 
 /** Cluster mode: the same client over HTTP to a ClickHouse server (or a cluster's load balancer). */
-export async function openServerClickHouse(server: ClickHouseServer, limits: QueryLimits = DEFAULT_QUERY_LIMITS): Promise<ClickHouseClient> {
+export async function openServerClickHouse(
+  server: ClickHouseServer,
+  limits: QueryLimits = DEFAULT_QUERY_LIMITS,
+): Promise<ClickHouseClient> {
   const { url, username, password, database, cluster } = server
   if (!/^[A-Za-z_][A-Za-z0-9_]*$/.test(database)) throw new Error(`CLICKHOUSE_DATABASE must be a plain identifier, got ${database}`)
   const admin = createClient({ url, username, password })
