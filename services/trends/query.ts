@@ -92,12 +92,14 @@ export function buildTrendQuery(input: QueryInput): string {
  * Values before the page (`offset`) are left out, as PostHog pages them.
  */
 function pageOfBreakdowns(rows: string, input: QueryInput): string {
-  const { params, request } = input
+  const { request } = input
   const start = request.breakdownOffset
   const end = start + request.breakdownLimit
   let weight = '1'
   if (!input.totalValue) {
-    const keys = `[${input.periods.map((p) => params.add('Array(String)', p.buckets.map(bucketKey))).join(', ')}]`
+    // Literals, not parameters: Wren's own date-times (no user input), and hundreds of them would make the
+    // URL of a request to a ClickHouse server too long.
+    const keys = `[${input.periods.map((p) => `[${p.buckets.map((b) => `'${wallDateTimeLiteral(bucketKey(b))}'`).join(',')}]`).join(', ')}]`
     const at = `indexOf(arrayElement(${keys}, period + 1), bucket)`
     weight = `if(${at} = 0, 0, ${input.cumulative ? `length(arrayElement(${keys}, period + 1)) - ${at} + 1` : '1'})`
   }
@@ -328,6 +330,12 @@ function bucketExpr(local: string, interval: Interval, weekStartDay: number): st
     case 'month':
       return `toStartOfMonth(${local})`
   }
+}
+
+/** A bucket's `YYYY-MM-DD hh:mm:ss`, checked to be only that before it is put into SQL text. */
+function wallDateTimeLiteral(key: string): string {
+  if (!/^\d{4}-\d\d-\d\d \d\d:\d\d:\d\d$/.test(key)) throw new Error(`not a bucket date-time: ${key}`)
+  return key
 }
 
 /** The breakdown value of an event as a String, with missing/empty values as the null label. */

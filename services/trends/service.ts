@@ -45,7 +45,7 @@ export interface TrendRunOptions {
 export class TrendService {
   private readonly cache = new TrendCache()
   /** Trends being computed, by cache key: identical requests at the same moment run one query. */
-  private readonly computing = new SharedWork<{ shaped: Shaped; lastRefresh: string }>()
+  private readonly computing = new SharedWork<{ shaped: Shaped; lastRefresh: string; isCached: boolean }>()
 
   constructor(private readonly deps: TrendServiceDeps) {}
 
@@ -67,9 +67,7 @@ export class TrendService {
         dateTo: current.to,
       }
     const { sql, params } = plan.query
-
-    const version = await this.dataVersion(plan.teamId, opts.signal)
-    const key = TrendCache.key({
+    const parts = {
       team: plan.teamId,
       tz,
       weekStartDay: plan.weekStartDay,
@@ -78,49 +76,44 @@ export class TrendService {
       cohorts: [...cohorts.values()].map((c) => [c.id, c.name]),
       sql,
       params: params.values,
-      version,
       ranges: periods.map((p) => [p.from, p.to]),
-    })
-    const cached = opts.refresh ? undefined : this.cache.get(key)
-    if (cached) {
-      const { result, hasMore } = cached.result as Shaped
-      return {
-        body: { is_cached: true, last_refresh: cached.lastRefresh, timezone: tz, result },
-        hasMore,
-        floats: floatsFor(result, plan.floats, request),
-        dateFrom: current.from,
-        dateTo: current.to,
-      }
     }
-
-    const { shaped, lastRefresh } = await this.computing.run(key, opts.signal, async (signal) => {
-      // A query ClickHouse refuses for the caller's input (a bad regex, mixed aggregates) is the caller's 400: the error handler's one rule (fromClickHouseError).
-      this.deps.metrics?.inc('wren_trend_queries_total')
-      const rows = (await queryRows<TrendRow>(this.deps.clickhouse, sql, params.values, { signal })).map((r) => ({
-        ...r,
-        series: Number(r.series),
-        period: Number(r.period),
-        value: Number(r.value),
-      }))
-      const computed = {
-        shaped: shapeResults({
-          request,
-          series: plan.names,
-          periods,
-          rows,
-          totalValue: plan.totalValue,
-          cumulative: plan.cumulative,
-          filter: filterObject(request, current),
-          cohortNames: new Map([...cohorts.values()].map((c) => [c.id, c.name])),
-        }),
-        lastRefresh: now.toISOString().replace('.000Z', 'Z'),
-      }
-      this.cache.set(key, { result: computed.shaped, lastRefresh: computed.lastRefresh })
-      return computed
-    })
+    // Identical requests at the same moment share the reading of the data's version, the cache and the query.
+    const { shaped, lastRefresh, isCached } = await this.computing.run(
+      TrendCache.key({ ...parts, refresh: opts.refresh }),
+      opts.signal,
+      async (signal) => {
+        const key = TrendCache.key({ ...parts, version: await this.dataVersion(plan.teamId, signal) })
+        const cached = opts.refresh ? undefined : this.cache.get(key)
+        if (cached) return { shaped: cached.result as Shaped, lastRefresh: cached.lastRefresh, isCached: true }
+        // A query ClickHouse refuses for the caller's input (a bad regex, mixed aggregates) is the caller's 400: the error handler's one rule (fromClickHouseError).
+        this.deps.metrics?.inc('wren_trend_queries_total')
+        const rows = (await queryRows<TrendRow>(this.deps.clickhouse, sql, params.values, { signal })).map((r) => ({
+          ...r,
+          series: Number(r.series),
+          period: Number(r.period),
+          value: Number(r.value),
+        }))
+        const computed = {
+          shaped: shapeResults({
+            request,
+            series: plan.names,
+            periods,
+            rows,
+            totalValue: plan.totalValue,
+            cumulative: plan.cumulative,
+            filter: filterObject(request, current),
+            cohortNames: new Map([...cohorts.values()].map((c) => [c.id, c.name])),
+          }),
+          lastRefresh: now.toISOString().replace('.000Z', 'Z'),
+        }
+        this.cache.set(key, { result: computed.shaped, lastRefresh: computed.lastRefresh })
+        return { ...computed, isCached: false }
+      },
+    )
     const { result, hasMore } = shaped
     return {
-      body: { is_cached: false, last_refresh: lastRefresh, timezone: tz, result },
+      body: { is_cached: isCached, last_refresh: lastRefresh, timezone: tz, result },
       hasMore,
       floats: floatsFor(result, plan.floats, request),
       dateFrom: current.from,

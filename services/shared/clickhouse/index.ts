@@ -87,8 +87,8 @@ function cancelled(): Error {
   return parseError('Code: 394. DB::Exception: Query was cancelled: the caller has gone. (QUERY_WAS_CANCELLED)')
 }
 
-/** The comment that starts every query queryRows runs: chDB keeps no query id of Wren's, so a kill finds the query by it. */
-const marker = (queryId: string) => `/* wren query ${queryId} */`
+/** The log_comment of an embedded query: chDB keeps no query id of Wren's, so a kill finds the query by it. */
+const marker = (queryId: string) => `wren query ${queryId}`
 
 export async function openEmbeddedClickHouse(dataDir: string, limits: QueryLimits = DEFAULT_QUERY_LIMITS): Promise<ClickHouseClient> {
   const dir = path.join(dataDir, 'clickhouse')
@@ -119,7 +119,7 @@ export async function openEmbeddedClickHouse(dataDir: string, limits: QueryLimit
     limits,
     gate: new Gate(),
     kill: async (queryId) => {
-      await control.queryAsync(`KILL QUERY WHERE startsWith(query, '${marker(queryId)}') ASYNC`, { format: 'Null' })
+      await control.queryAsync(`KILL QUERY WHERE Settings['log_comment'] = '${marker(queryId)}' ASYNC`, { format: 'Null' })
     },
   })
   return client
@@ -243,7 +243,8 @@ export async function queryRows<T>(
   const { signal } = opts
   const own = bounds.get(client)
   const queryId = randomUUID()
-  const sql = `${marker(queryId)} ${withSettings(query, limitSettings(own?.limits ?? DEFAULT_QUERY_LIMITS))}`
+  const settings = limitSettings(own?.limits ?? DEFAULT_QUERY_LIMITS)
+  const sql = withSettings(query, own?.gate ? { ...settings, log_comment: marker(queryId) } : settings)
   const run = async () => {
     if (signal?.aborted) throw cancelled()
     const kill = () => void (own ?? { kill: (id: string) => killById(client, id, null) }).kill(queryId).catch(() => {})
