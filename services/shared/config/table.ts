@@ -429,7 +429,7 @@ export const VARIABLES: readonly ConfigVariable[] = [
     field: 'query.maxSeconds',
     default: '60',
     parse: integer,
-    doc: "ClickHouse's `max_execution_time` for every query Wren runs for a caller (a trend, a list, a HogQL filter): past it the query stops and the caller gets 503 `query_timeout` (`0`: no limit). A caller that goes away stops its query too",
+    doc: "ClickHouse's `max_execution_time` for every query Wren reads rows with (what callers ask: trends, lists, HogQL filters; and Wren's own reads): past it the query stops and the caller gets 503 `query_timeout` (`0`: no limit). A caller that goes away stops its query too",
   }),
   v({
     env: 'WREN_QUERY_MAX_MEMORY_BYTES',
