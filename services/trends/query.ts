@@ -1,6 +1,7 @@
 // The trend as one ClickHouse query: one SELECT per (series, period) joined by UNION ALL, each returning
-// rows of (series, period, bucket, breakdown, value). Zero-filling, breakdown limits, cumulative sums and
-// formulas happen afterwards on these few rows (shape.ts). User input only enters as parameters.
+// rows of (series, period, bucket, breakdown, value); a breakdown keeps one page of its values per series
+// and sums the rest into "Other" in the query (pageOfBreakdowns). Zero-filling, cumulative sums and formulas
+// happen afterwards on these few rows (shape.ts). User input only enters as parameters.
 import { wrenError } from '../shared/errors'
 import type { SqlParams } from '../shared/query/params'
 import { bucketKey, instantParam, type DateRange, type Interval } from './dates'

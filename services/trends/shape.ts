@@ -1,5 +1,5 @@
 // From query rows to PostHog's series objects: zero-filled buckets, days and labels, cumulative sums,
-// smoothing, breakdown ranking with the limit, "other" and null buckets, compare periods and formulas.
+// smoothing, the breakdown page the query chose in PostHog's order ("other" last), compare periods and formulas.
 import { bucketKey, dayString, isoInTz, labelFor, type DateRange } from './dates'
 import { parseFormula } from './formula'
 import { MULTI_SEPARATOR, NULL_LABEL, OTHER_LABEL, type TrendRow } from './query'
