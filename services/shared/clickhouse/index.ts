@@ -232,18 +232,19 @@ const READ_SETTINGS = { date_time_output_format: 'iso', output_format_json_quote
  * Rows of a query, bounded by the client's limits (WREN_QUERY_*, ./limits.ts): past one, ClickHouse stops
  * the query and the error names the bound (the error handler answers it as a 4xx or 503, errors.ts).
  * `signal`: the caller's; when it aborts (the client went away) the query is killed in ClickHouse, or in
- * embedded mode never started if it had not been.
+ * embedded mode never started if it had not been. `unbounded`: a read of Wren's own that must see every
+ * row however many there are (decide's copy of the static cohorts, compaction's count), never a caller's.
  */
 export async function queryRows<T>(
   client: ClickHouseClient,
   query: string,
   params: Record<string, unknown> = {},
-  opts: { signal?: AbortSignal } = {},
+  opts: { signal?: AbortSignal; unbounded?: boolean } = {},
 ): Promise<T[]> {
   const { signal } = opts
   const own = bounds.get(client)
   const queryId = randomUUID()
-  const settings = limitSettings(own?.limits ?? DEFAULT_QUERY_LIMITS)
+  const settings = opts.unbounded ? {} : limitSettings(own?.limits ?? DEFAULT_QUERY_LIMITS)
   const sql = withSettings(query, own?.gate ? { ...settings, log_comment: marker(queryId) } : settings)
   const run = async () => {
     if (signal?.aborted) throw cancelled()
