@@ -127,6 +127,8 @@ export class CachedCohortReader implements CohortReader {
                    WHERE (team_id, distinct_id) IN (SELECT team_id, distinct_id FROM cohort_static_members)
                    GROUP BY team_id, distinct_id HAVING gone = 0) AS d
        ON m.team_id = d.team_id AND m.distinct_id = d.distinct_id`,
+      {},
+      { unbounded: true },
     )
     const cohorts = new Map<number, CohortDefinition[]>()
     for (const r of rows) {

@@ -1,6 +1,7 @@
 // /api/projects/:project_id/dashboards/ (and /api/environments/...): dashboards and their tiles, scopes
-// dashboard:read/write. A dashboard's GET computes its insight tiles in parallel (from the trends cache
-// while the data is unchanged; ?refresh=true recomputes), each with the dashboard's filters applied.
+// dashboard:read/write. A dashboard's GET computes its insight tiles a few at a time (WREN_DASHBOARD_CONCURRENCY;
+// from the trends cache while the data is unchanged; ?refresh=true recomputes), each with the dashboard's
+// filters applied; once its caller has gone, no further tile starts and the running ones stop.
 import type { FastifyInstance } from 'fastify'
 import { Type } from 'typebox'
 import { wrenError } from '../shared/errors'
@@ -8,7 +9,10 @@ import { routesOf } from '../shared/http/route'
 import { AnyObject, ErrorBody, ListPaging, Paginated, RecordId } from '../shared/http/schemas'
 import { matchesSearch, pageOfList } from '../shared/http/request-url'
 import { isRecord } from '../shared/json'
-import type { PersonalApiKey, Project } from '../shared/tenancy'
+import type { Project } from '../shared/tenancy'
+import { callerGone } from '../shared/http/caller-gone'
+import { mapBounded } from '../shared/work'
+import type { TrendRunOptions } from '../trends/service'
 import { numberTiles, type Dashboard, type DashboardFilters, type NewTile, type Tile } from './dashboard-store'
 import { refreshRequested, type InsightResult } from './results'
 import type { InsightDeps } from './deps'
@@ -39,7 +43,7 @@ const fields = {
 }
 
 export async function dashboardRoutes(app: FastifyInstance, deps: InsightDeps): Promise<void> {
-  const { projects, insights, dashboards, results } = deps
+  const { projects, insights, dashboards, results, tileConcurrency } = deps
   const route = routesOf(app, { projects, tag: 'dashboards' })
   const find = async (teamId: number, rawId: string): Promise<Dashboard> => {
     const id = Number(rawId)
@@ -48,19 +52,21 @@ export async function dashboardRoutes(app: FastifyInstance, deps: InsightDeps): 
     return dashboard
   }
 
-  /** The dashboard with its tiles' insights, their results computed in parallel. */
-  const withTiles = async (project: Project, dashboard: Dashboard, opts: { refresh: boolean; viewer?: PersonalApiKey }) => {
+  /** The dashboard with its tiles' insights, their results computed a few at a time. */
+  const withTiles = async (project: Project, dashboard: Dashboard, opts: TrendRunOptions) => {
     const ids = dashboard.tiles.flatMap((t) => (t.insightId !== null ? [t.insightId] : []))
     const [tileInsights, boards] = await Promise.all([ids.length ? insights.list(project.id, { ids }) : [], dashboards.list(project.id)])
     const byId = new Map(tileInsights.map((i) => [i.id, i]))
-    const tiles = await Promise.all(
-      dashboard.tiles
-        .filter((t) => t.insightId === null || byId.has(t.insightId))
-        .map(async (tile, order) => {
-          const insight = tile.insightId !== null ? byId.get(tile.insightId)! : null
-          const result = insight ? await tileResult(project, insight, dashboard.filters, opts) : undefined
-          return serializeTile(tile, order, insight ? serializeInsight(insight, boards, opts.viewer, result) : null)
-        }),
+    const shown = dashboard.tiles.filter((t) => t.insightId === null || byId.has(t.insightId))
+    const tiles = await mapBounded(
+      shown.map((tile, order) => ({ tile, order })),
+      tileConcurrency,
+      opts.signal,
+      async ({ tile, order }) => {
+        const insight = tile.insightId !== null ? byId.get(tile.insightId)! : null
+        const result = insight ? await tileResult(project, insight, dashboard.filters, opts) : undefined
+        return serializeTile(tile, order, insight ? serializeInsight(insight, boards, opts.viewer, result) : null)
+      },
     )
     return serializeDashboardWithTiles(dashboard, opts.viewer, tiles)
   }
@@ -69,7 +75,7 @@ export async function dashboardRoutes(app: FastifyInstance, deps: InsightDeps): 
     project: Project,
     insight: Parameters<typeof results.of>[1],
     filters: DashboardFilters,
-    opts: { refresh: boolean; viewer?: PersonalApiKey },
+    opts: TrendRunOptions,
   ): Promise<InsightResult> => {
     try {
       return await results.of(project, insight, { ...opts, dashboard: filters })
@@ -110,7 +116,8 @@ export async function dashboardRoutes(app: FastifyInstance, deps: InsightDeps): 
     },
     handler: async (request, reply, { project, key }) => {
       const dashboard = await find(project.id, request.params.id)
-      return reply.status(200).send(await withTiles(project, dashboard, { refresh: refreshRequested(request.query.refresh), viewer: key }))
+      const opts = { refresh: refreshRequested(request.query.refresh), viewer: key, signal: callerGone(reply) }
+      return reply.status(200).send(await withTiles(project, dashboard, opts))
     },
   })
 

@@ -9,6 +9,8 @@ export interface InsightDeps {
   insights: InsightStore
   dashboards: DashboardStore
   results: InsightResults
+  /** Tiles of one dashboard computed at once (WREN_DASHBOARD_CONCURRENCY). */
+  tileConcurrency: number
   /** The public URL the list pages' `next` and `previous` links are made of (WREN_SITE_URL); the request's host without it. */
   siteUrl: string | null
 }

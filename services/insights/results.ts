@@ -3,9 +3,9 @@
 // with `result: null` and the reason. A dashboard's filters override the insight's date range and add
 // their property filters to the insight's.
 import { isRecord } from '../shared/json'
-import type { PersonalApiKey, Project } from '../shared/tenancy'
+import type { Project } from '../shared/tenancy'
 import { parseTrendRequest } from '../trends/request'
-import type { TrendService } from '../trends/service'
+import type { TrendRunOptions, TrendService } from '../trends/service'
 import type { DashboardFilters } from './dashboard-store'
 import type { Insight } from './store'
 
@@ -108,17 +108,10 @@ export class InsightResults {
     if ('trends' in kind) await this.trends.check(project, parseTrendRequest(kind.trends))
   }
 
-  async of(
-    project: Project,
-    insight: Insight,
-    opts: { refresh: boolean; dashboard: DashboardFilters | null; viewer?: PersonalApiKey },
-  ): Promise<InsightResult> {
+  async of(project: Project, insight: Insight, opts: TrendRunOptions & { dashboard: DashboardFilters | null }): Promise<InsightResult> {
     const kind = insightKind(insight)
     if ('other' in kind) return unavailable(`Wren computes trends insights only; this insight is ${kind.other}.`)
-    const out = await this.trends.run(project, parseTrendRequest(withDashboardFilters(kind.trends, opts.dashboard)), {
-      refresh: opts.refresh,
-      viewer: opts.viewer,
-    })
+    const out = await this.trends.run(project, parseTrendRequest(withDashboardFilters(kind.trends, opts.dashboard)), opts)
     return answer(out.body)
   }
 }

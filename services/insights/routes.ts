@@ -4,6 +4,7 @@
 import type { FastifyInstance } from 'fastify'
 import { Type } from 'typebox'
 import { wrenError } from '../shared/errors'
+import { callerGone } from '../shared/http/caller-gone'
 import { routesOf } from '../shared/http/route'
 import { AnyObject, ErrorBody, ListPaging, Paginated, RecordId } from '../shared/http/schemas'
 import { matchesSearch, pageOfList } from '../shared/http/request-url'
@@ -97,6 +98,7 @@ export async function insightRoutes(app: FastifyInstance, deps: InsightDeps): Pr
         refresh: refreshRequested(request.query.refresh),
         dashboard: dashboard?.filters ?? null,
         viewer: key,
+        signal: callerGone(reply),
       })
       return reply.status(200).send(serializeInsight(insight, boards, key, result))
     },

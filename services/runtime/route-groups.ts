@@ -157,6 +157,7 @@ export const ROUTE_GROUPS = {
     insights: await s.stores.insights(),
     dashboards: await s.stores.dashboards(),
     results: await s.services.insightResults(),
+    tileConcurrency: s.ctx.config.dashboardConcurrency,
     siteUrl: s.ctx.config.siteUrl,
   })),
   flags: group('delegated', flagRoutes, async (s) => ({

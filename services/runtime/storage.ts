@@ -35,7 +35,9 @@ export async function openStorage(config: Config, lifecycle: Lifecycle, opts: { 
   if (usesDataDir(config)) lifecycle.started('data directory lock', await lockDataDir(config.dataDir), (unlock) => unlock())
   const clickhouse = lifecycle.started(
     'clickhouse',
-    config.clickhouse ? await openServerClickHouse(config.clickhouse) : await openEmbeddedClickHouse(config.dataDir),
+    config.clickhouse
+      ? await openServerClickHouse(config.clickhouse, config.query)
+      : await openEmbeddedClickHouse(config.dataDir, config.query),
     (client) => client.close(),
   )
   const migrated = await migrate(clickhouse, { cluster: config.clickhouse?.cluster })

@@ -34,6 +34,12 @@ export const ERROR_CATALOGUE = {
   too_many_buckets: { status: 400, detail: 'The query asks for too many time buckets.' },
   division_by_zero: { status: 400, detail: 'The query divided by zero.' },
   query_too_complex: { status: 400, detail: 'The query is larger or nested deeper than ClickHouse accepts.' },
+  // A query past one of its bounds (WREN_QUERY_*, shared/clickhouse/limits.ts): the same query would be again.
+  query_too_large: { status: 400, detail: 'The query needs more memory than one query may use (WREN_QUERY_MAX_MEMORY_BYTES).' },
+  query_result_too_large: {
+    status: 400,
+    detail: 'The query answers more than one query may (WREN_QUERY_MAX_RESULT_ROWS, WREN_QUERY_MAX_RESULT_BYTES).',
+  },
   // Capture and decide: the SDK's payload.
   invalid_payload: { status: 400, detail: 'Request body could not be decoded.' },
   empty_payload: { status: 400, detail: 'Request body is empty.' },
@@ -74,6 +80,9 @@ export const ERROR_CATALOGUE = {
   server_error: { status: 500, detail: 'Internal server error.' },
   dead_lettered: { status: 500, detail: 'The change could not be applied and was kept as a dead letter.' },
   unavailable: { status: 503, detail: 'Wren cannot answer right now: retry in a moment.' },
+  /** A query ran past its time (WREN_QUERY_MAX_SECONDS), or ClickHouse as a whole was out of memory: a quieter moment may do. */
+  query_timeout: { status: 503, detail: 'The query ran past the time one query may take (WREN_QUERY_MAX_SECONDS).' },
+  query_cancelled: { status: 503, detail: 'The query was stopped: its caller went away, or Wren is stopping.' },
   // The AI helpers (shared/ai/chat.ts): a model Wren calls, configured or not.
   ai_not_configured: { status: 501, detail: 'No AI model is configured: set WREN_AI_URL and WREN_AI_MODEL.' },
   ai_refused: { status: 422, detail: 'The AI model declined to answer this request, twice.' },
@@ -167,13 +176,24 @@ const CLICKHOUSE_INPUT_ERRORS: Record<string, (message: string) => WrenError | n
   TOO_BIG_AST: () => tooComplex(),
   TOO_DEEP_RECURSION: () => tooComplex(),
   SYNTAX_ERROR: (m) => (/max query size exceeded/i.test(m) ? tooComplex() : null),
+  // Past a bound of the query (shared/clickhouse/limits.ts); ClickHouse's text says which and how much.
+  TIMEOUT_EXCEEDED: (m) => wrenError('query_timeout', `${ERROR_CATALOGUE.query_timeout.detail} ${m}`),
+  MEMORY_LIMIT_EXCEEDED: (m) =>
+    /\(total\)/.test(m)
+      ? wrenError('unavailable', `ClickHouse as a whole is out of memory: retry in a moment. ${m}`)
+      : wrenError(
+          'query_too_large',
+          `${ERROR_CATALOGUE.query_too_large.detail} Narrow the date range, the breakdown or the expression. ${m}`,
+        ),
+  TOO_MANY_ROWS_OR_BYTES: (m) => wrenError('query_result_too_large', `${ERROR_CATALOGUE.query_result_too_large.detail} ${m}`),
+  QUERY_WAS_CANCELLED: (m) => wrenError('query_cancelled', m),
 }
 
 /**
  * ClickHouse refusing a query built from the caller's input is the caller's 400, by one rule wherever the
  * query ran (the error handler applies it): regexes are compiled by ClickHouse (RE2 syntax), aggregates
  * and types are checked by it. ClickHouse cannot say which field held the bad input, so attr is null.
- * Anything else stays a 500.
+ * A query past one of its bounds is answered as the bound it passed. Anything else stays a 500.
  */
 export function fromClickHouseError(err: unknown): WrenError | null {
   if (!(err instanceof Error) || err.constructor.name !== 'ClickHouseError') return null

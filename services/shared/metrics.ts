@@ -48,6 +48,10 @@ export const CATALOGUE = {
     type: 'counter',
     help: 'SDK intake requests answered 503 with Retry-After because the request memory budget (WREN_REQUEST_MEMORY_BYTES) was full (the request’s route is in wren_http_requests_total).',
   },
+  wren_trend_queries_total: {
+    type: 'counter',
+    help: 'Trend queries sent to ClickHouse (answers from the trends cache, and identical requests joining one under way, send none).',
+  },
   wren_ingested_events_total: { type: 'counter', help: 'Events ingestion wrote to ClickHouse.' },
   wren_ingestion_warnings_total: {
     type: 'counter',

@@ -1,9 +1,10 @@
 // The trend as one ClickHouse query: one SELECT per (series, period) joined by UNION ALL, each returning
-// rows of (series, period, bucket, breakdown, value). Zero-filling, breakdown limits, cumulative sums and
-// formulas happen afterwards on these few rows (shape.ts). User input only enters as parameters.
+// rows of (series, period, bucket, breakdown, value); a breakdown keeps one page of its values per series
+// and sums the rest into "Other" in the query (pageOfBreakdowns). Zero-filling, cumulative sums and formulas
+// happen afterwards on these few rows (shape.ts). User input only enters as parameters.
 import { wrenError } from '../shared/errors'
 import type { SqlParams } from '../shared/query/params'
-import { instantParam, type DateRange, type Interval } from './dates'
+import { bucketKey, instantParam, type DateRange, type Interval } from './dates'
 import type { EventPersonId, PersonIdColumn } from '../shared/query/persons-sql'
 import { compileGroup, jsonValue, type FilterContext } from '../shared/property-filters/sql'
 import type { PropertyColumnSource } from '../shared/query/materialized-properties'
@@ -76,8 +77,42 @@ export function buildTrendQuery(input: QueryInput): string {
       selects.push(seriesSelect(input, series, index, period, range))
     })
   })
+  const rows = `SELECT * FROM (${selects.map((s) => `(${s})`).join('\nUNION ALL\n')})`
   // On a cluster the session subquery reads each shard's own events (a session lives on one shard).
-  return `SELECT * FROM (${selects.map((s) => `(${s})`).join('\nUNION ALL\n')}) SETTINGS ${SESSION_JOIN_SETTINGS}`
+  return `${input.breakdown ? pageOfBreakdowns(rows, input) : rows} SETTINGS ${SESSION_JOIN_SETTINGS}`
+}
+
+/**
+ * The rows of one page of a breakdown's values per series and period, and the values ranked after it summed
+ * into "Other" (OTHER_LABEL; present whenever any value ranks after the page): at most `breakdown_limit + 1`
+ * values per series reach Wren, however many the events hold. PostHog's ranking: real values, then null
+ * (a multi-breakdown with any null part), then "Other"; each by its total descending, then the value
+ * ascending. The total is what the series draws, summed (shape.ts orders the page by the same): each bucket
+ * of the range once, a cumulative line's bucket once for itself and for every bucket after it; a total-value
+ * display's one number. Smoothing is left out of the total (a moving average's floors are not a sum).
+ * Values before the page (`offset`) are left out, as PostHog pages them.
+ */
+function pageOfBreakdowns(rows: string, input: QueryInput): string {
+  const { request } = input
+  const start = request.breakdownOffset
+  const end = start + request.breakdownLimit
+  let weight = '1'
+  if (!input.totalValue) {
+    // Literals, not parameters: Wren's own date-times (no user input), and hundreds of them would make the
+    // URL of a request to a ClickHouse server too long.
+    const keys = `[${input.periods.map((p) => `[${p.buckets.map((b) => `'${wallDateTimeLiteral(bucketKey(b))}'`).join(',')}]`).join(', ')}]`
+    const at = `indexOf(arrayElement(${keys}, period + 1), bucket)`
+    weight = `if(${at} = 0, 0, ${input.cumulative ? `length(arrayElement(${keys}, period + 1)) - ${at} + 1` : '1'})`
+  }
+  const nullPart = `position(concat(char(31), bd, char(31)), concat(char(31), '${NULL_LABEL}', char(31))) > 0`
+  const rank = `multiIf(bd = '${OTHER_LABEL}', 2, ${nullPart}, 1, 0)`
+  return `SELECT series, period, bucket, breakdown, sum(value) AS value FROM (
+    SELECT series, period, if(r <= ${end}, bd, '${OTHER_LABEL}') AS breakdown, pt.1 AS bucket, pt.2 AS value FROM (
+      SELECT series, period, bd, pts, row_number() OVER (PARTITION BY series, period ORDER BY ${rank}, total DESC, bd) AS r FROM (
+        SELECT series, period, breakdown AS bd, groupArray((bucket, value)) AS pts, sum(value * ${weight}) AS total
+        FROM (${rows}) GROUP BY series, period, bd))
+    ARRAY JOIN pts AS pt WHERE r > ${start})
+  GROUP BY series, period, bucket, breakdown`
 }
 
 const SHAREABLE = new Set<string>(['total', 'dau', 'unique_session', 'unique_group', ...PROPERTY_MATHS])
@@ -296,6 +331,12 @@ function bucketExpr(local: string, interval: Interval, weekStartDay: number): st
     case 'month':
       return `toStartOfMonth(${local})`
   }
+}
+
+/** A bucket's `YYYY-MM-DD hh:mm:ss`, checked to be only that before it is put into SQL text. */
+function wallDateTimeLiteral(key: string): string {
+  if (!/^\d{4}-\d\d-\d\d \d\d:\d\d:\d\d$/.test(key)) throw new Error(`not a bucket date-time: ${key}`)
+  return key
 }
 
 /** The breakdown value of an event as a String, with missing/empty values as the null label. */

@@ -3,6 +3,7 @@ import type { FastifyInstance, FastifyReply, FastifyRequest } from 'fastify'
 import type { Caller } from '../shared/http/auth'
 import { Type } from 'typebox'
 import { absoluteUrl } from '../shared/http/request-url'
+import { callerGone } from '../shared/http/caller-gone'
 import { formatOf } from '../shared/http/format'
 import { isRecord } from '../shared/json'
 import { routesOf } from '../shared/http/route'
@@ -55,7 +56,11 @@ export async function trendRoutes(
     delete query.format
     const input = mergeInput(query, body)
     const trendRequest = parseTrendRequest(input)
-    const out = await deps.trends.run(project, trendRequest, { refresh: refreshRequested(request.query, body), viewer: key })
+    const out = await deps.trends.run(project, trendRequest, {
+      refresh: refreshRequested(request.query, body),
+      viewer: key,
+      signal: callerGone(reply),
+    })
     if (format === 'csv') {
       const filename = `export (${trendRequest.dateFrom ? wallDate(out.dateFrom) : 'up until'} - ${wallDate(out.dateTo)}) from PostHog.csv`
       return reply

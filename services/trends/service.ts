@@ -9,6 +9,8 @@ import type { TrendRow } from './query'
 import type { TrendRequest } from './request'
 import { shapeResults, type SeriesResult, type Shaped } from './shape'
 import { planTrend, seriesActions, type TrendPlan, type TrendPlanDeps } from './plan'
+import type { Metrics } from '../shared/metrics'
+import { SharedWork } from '../shared/work'
 
 export interface TrendResponse {
   is_cached: boolean
@@ -29,15 +31,25 @@ export interface TrendOutput {
 
 export interface TrendServiceDeps extends TrendPlanDeps {
   clock: Clock
+  metrics?: Metrics
+}
+
+export interface TrendRunOptions {
+  refresh: boolean
+  /** The key asking; events of persons it may not see are left out. */
+  viewer?: PersonalApiKey
+  /** The caller's (shared/http/caller-gone.ts): once it aborts, the trend's query stops unless another caller waits for it too. */
+  signal?: AbortSignal
 }
 
 export class TrendService {
   private readonly cache = new TrendCache()
+  /** Trends being computed, by cache key: identical requests at the same moment run one query. */
+  private readonly computing = new SharedWork<{ shaped: Shaped; lastRefresh: string; isCached: boolean }>()
 
   constructor(private readonly deps: TrendServiceDeps) {}
 
-  /** `viewer`: the key asking; events of persons it may not see are left out. */
-  async run(project: Project, request: TrendRequest, opts: { refresh: boolean; viewer?: PersonalApiKey }): Promise<TrendOutput> {
+  async run(project: Project, request: TrendRequest, opts: TrendRunOptions): Promise<TrendOutput> {
     const plan = await planTrend(this.deps, project, request, { now: this.deps.clock.now(), viewer: opts.viewer })
     return this.execute(plan, opts)
   }
@@ -48,7 +60,7 @@ export class TrendService {
   }
 
   /** The plan's rows shaped into PostHog's series, from the cache while the project's data is unchanged (unless `refresh`). */
-  async execute(plan: TrendPlan, opts: { refresh: boolean }): Promise<TrendOutput> {
+  async execute(plan: TrendPlan, opts: TrendRunOptions): Promise<TrendOutput> {
     const { request, tz, now, periods, cohorts } = plan
     const current = periods[0]
     if (plan.query === null)
@@ -60,9 +72,7 @@ export class TrendService {
         dateTo: current.to,
       }
     const { sql, params } = plan.query
-
-    const version = await this.dataVersion(plan.teamId)
-    const key = TrendCache.key({
+    const parts = {
       team: plan.teamId,
       tz,
       weekStartDay: plan.weekStartDay,
@@ -71,44 +81,44 @@ export class TrendService {
       cohorts: [...cohorts.values()].map((c) => [c.id, c.name]),
       sql,
       params: params.values,
-      version,
       ranges: periods.map((p) => [p.from, p.to]),
-    })
-    const cached = opts.refresh ? undefined : this.cache.get(key)
-    if (cached) {
-      const { result, hasMore } = cached.result as Shaped
-      return {
-        body: { is_cached: true, last_refresh: cached.lastRefresh, timezone: tz, result },
-        hasMore,
-        floats: floatsFor(result, plan.floats, request),
-        dateFrom: current.from,
-        dateTo: current.to,
-      }
     }
-
-    // A query ClickHouse refuses for the caller's input (a bad regex, mixed aggregates) is the caller's 400: the error handler's one rule (fromClickHouseError).
-    const rows = (await queryRows<TrendRow>(this.deps.clickhouse, sql, params.values)).map((r) => ({
-      ...r,
-      series: Number(r.series),
-      period: Number(r.period),
-      value: Number(r.value),
-    }))
-    const filter = filterObject(request, current)
-    const shaped = shapeResults({
-      request,
-      series: plan.names,
-      periods,
-      rows,
-      totalValue: plan.totalValue,
-      cumulative: plan.cumulative,
-      filter,
-      cohortNames: new Map([...cohorts.values()].map((c) => [c.id, c.name])),
-    })
-    const lastRefresh = now.toISOString().replace('.000Z', 'Z')
-    this.cache.set(key, { result: shaped, lastRefresh })
+    // Identical requests at the same moment share the reading of the data's version, the cache and the query.
+    const { shaped, lastRefresh, isCached } = await this.computing.run(
+      TrendCache.key({ ...parts, refresh: opts.refresh }),
+      opts.signal,
+      async (signal) => {
+        const key = TrendCache.key({ ...parts, version: await this.dataVersion(plan.teamId, signal) })
+        const cached = opts.refresh ? undefined : this.cache.get(key)
+        if (cached) return { shaped: cached.result as Shaped, lastRefresh: cached.lastRefresh, isCached: true }
+        // A query ClickHouse refuses for the caller's input (a bad regex, mixed aggregates) is the caller's 400: the error handler's one rule (fromClickHouseError).
+        this.deps.metrics?.inc('wren_trend_queries_total')
+        const rows = (await queryRows<TrendRow>(this.deps.clickhouse, sql, params.values, { signal })).map((r) => ({
+          ...r,
+          series: Number(r.series),
+          period: Number(r.period),
+          value: Number(r.value),
+        }))
+        const computed = {
+          shaped: shapeResults({
+            request,
+            series: plan.names,
+            periods,
+            rows,
+            totalValue: plan.totalValue,
+            cumulative: plan.cumulative,
+            filter: filterObject(request, current),
+            cohortNames: new Map([...cohorts.values()].map((c) => [c.id, c.name])),
+          }),
+          lastRefresh: now.toISOString().replace('.000Z', 'Z'),
+        }
+        this.cache.set(key, { result: computed.shaped, lastRefresh: computed.lastRefresh })
+        return { ...computed, isCached: false }
+      },
+    )
     const { result, hasMore } = shaped
     return {
-      body: { is_cached: false, last_refresh: lastRefresh, timezone: tz, result },
+      body: { is_cached: isCached, last_refresh: lastRefresh, timezone: tz, result },
       hasMore,
       floats: floatsFor(result, plan.floats, request),
       dateFrom: current.from,
@@ -123,7 +133,7 @@ export class TrendService {
    * local (embedded, single server) their parts tell it without reading rows; behind a Distributed
    * table (cluster) we read the project's own rows instead.
    */
-  private async dataVersion(teamId: number): Promise<string> {
+  private async dataVersion(teamId: number, signal?: AbortSignal): Promise<string> {
     const ch = this.deps.clickhouse
     this.localParts ??= queryRows<{ engine: string }>(
       ch,
@@ -139,7 +149,7 @@ export class TrendService {
                 (SELECT tuple(max(_offset), count()) FROM person WHERE team_id = {team:Int64}) AS p,
                 (SELECT tuple(max(_offset), count()) FROM person_distinct_id WHERE team_id = {team:Int64}) AS d,
                 (SELECT count() FROM cohort_static_members WHERE team_id = {team:Int64}) AS s`
-    const [row] = await queryRows<Record<string, unknown>>(ch, query, { team: teamId })
+    const [row] = await queryRows<Record<string, unknown>>(ch, query, { team: teamId }, { signal })
     return JSON.stringify(row)
   }
 }

@@ -1,5 +1,5 @@
 // From query rows to PostHog's series objects: zero-filled buckets, days and labels, cumulative sums,
-// smoothing, breakdown ranking with the limit, "other" and null buckets, compare periods and formulas.
+// smoothing, the breakdown page the query chose in PostHog's order ("other" last), compare periods and formulas.
 import { bucketKey, dayString, isoInTz, labelFor, type DateRange } from './dates'
 import { parseFormula } from './formula'
 import { MULTI_SEPARATOR, NULL_LABEL, OTHER_LABEL, type TrendRow } from './query'
@@ -102,24 +102,18 @@ function smooth(data: number[], n: number): number[] {
   })
 }
 
-/** One page of a series' breakdown values (`offset`, `breakdown_limit`), the values after it summed into "other". */
+/**
+ * One page of a series' breakdown values, as the query chose them (query.ts: pageOfBreakdowns), in PostHog's
+ * order; "Other" is there when values rank after the page, and is dropped when the request hides it.
+ */
 function limitBreakdowns(blocks: Block[], request: TrendRequest, totalValue: boolean): { blocks: Block[]; hasMore: boolean } {
   const total = (b: Block) => (totalValue ? b.aggregated : sum(b.data))
   const sorted = blocks
     .map((b) => ({ b, raw: b.raw, total: total(b) }))
     .sort(byRanking)
     .map((x) => x.b)
-  const start = request.breakdownOffset
-  const end = start + request.breakdownLimit
-  const kept = sorted.slice(start, end)
-  const rest = sorted.slice(end)
-  if (rest.length === 0 || request.breakdownHideOtherAggregation) return { blocks: kept, hasMore: rest.length > 0 }
-  const other: Block = {
-    raw: OTHER_LABEL,
-    data: totalValue ? [] : rest[0].data.map((_, i) => sum(rest.map((b) => b.data[i]))),
-    aggregated: sum(rest.map((b) => b.aggregated)),
-  }
-  return { blocks: [...kept, other], hasMore: true }
+  const hasMore = sorted.some((b) => b.raw === OTHER_LABEL)
+  return { blocks: request.breakdownHideOtherAggregation ? sorted.filter((b) => b.raw !== OTHER_LABEL) : sorted, hasMore }
 }
 
 function seriesObject(

@@ -11,6 +11,7 @@
 // and the client accepts the codec; GET queries are read-only; `/ping` and `/` answer "Ok.\n"; errors
 // are `Code: N. DB::Exception: … (TYPE) (version …)` with the server's HTTP status for that code and the
 // X-ClickHouse-Exception-Code header; X-ClickHouse-Summary / -Query-Id / -Format / -Timezone headers.
+// `query_id` names the query for `KILL QUERY WHERE query_id = …` (and initial_query_id) from another request.
 // What it does not: sessions (`session_id`), multipart query parameters, external tables, progress
 // headers, and refusing multi-statement queries (chDB runs them). Each request runs on its own chDB
 // session on the same data directory, so settings, `USE` and parameters never leak between requests,
@@ -199,6 +200,17 @@ function preamble(url: URL, method: string): string[] {
   return statements
 }
 
+// Query ids: chDB gives each query an id of its own, so the fixture gives each query the id it was sent as
+// its log_comment, and a `KILL QUERY WHERE [initial_]query_id = …` finds the query by that.
+const idMarker = (queryId: string) => `fixture query_id ${queryId.replace(/[^\w-]/g, '')}`
+
+function killById(query: string, url: URL): string | null {
+  const match = /^\s*KILL QUERY WHERE (?:initial_)?query_id = (?:'([\w-]+)'|\{(\w+):String\})\s*(ASYNC|SYNC)?\s*$/i.exec(query)
+  if (!match) return null
+  const id = match[1] ?? url.searchParams.get(`param_${match[2]}`) ?? ''
+  return `KILL QUERY WHERE Settings['log_comment'] = '${idMarker(id)}' ASYNC`
+}
+
 function outputFormat(query: string, fallback: string): string {
   if (/^\s*INSERT\b/i.test(query)) return fallback
   return /\bFORMAT\s+([A-Za-z0-9_]+)\s*;?\s*$/i.exec(query)?.[1] ?? fallback
@@ -245,7 +257,8 @@ async function handleQuery(req: IncomingMessage, res: ServerResponse, url: URL):
     const session = new Session(dataDir)
     let result
     try {
-      result = emptyInsert ? null : await session.queryAsync([...preamble(url, req.method ?? 'GET'), query].join(';\n'), { format })
+      const statements = [...preamble(url, req.method ?? 'GET'), `SET log_comment = '${idMarker(queryId)}'`, killById(query, url) ?? query]
+      result = emptyInsert ? null : await session.queryAsync(statements.join(';\n'), { format })
     } finally {
       session.close()
     }

@@ -121,6 +121,7 @@ export class PersonCompaction {
       this.client,
       `SELECT count() AS rows, uniqExact(${key.join(', ')}) AS keys FROM ${table} WHERE ${isCommitted}`,
       params,
+      { unbounded: true },
     )
     const folded = Number(count?.rows ?? 0)
     if (folded === 0) return { table, folded: 0, keys: 0 }

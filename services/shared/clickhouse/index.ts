@@ -1,16 +1,20 @@
 // The one way Wren reaches ClickHouse: @clickhouse/client, over chDB in embedded mode or over HTTP to a
 // server in cluster mode. Tables are created and migrated at start from schemas/clickhouse/*.sql.
+import { randomUUID } from 'node:crypto'
 import { readdir, readFile, mkdir } from 'node:fs/promises'
 import path from 'node:path'
 import { Readable } from 'node:stream'
+import { Session } from 'chdb'
 import { ClickHouseLogLevel, createClient, parseError, type ClickHouseClient, type ClickHouseSettings } from '@clickhouse/client'
 import { errorText } from '../errors'
 import { createChdbConnection, type ChdbExtension } from 'chdb/connection'
 import { clusterStatements } from './cluster'
 import { encodeRows, MAX_INSERT_CHARS } from './rows'
 import { appUrl } from '../paths'
+import { DEFAULT_QUERY_LIMITS, limitSettings, withSettings, type QueryLimits } from './limits'
 
 export { encodeRows, MAX_INSERT_CHARS }
+export { DEFAULT_QUERY_LIMITS, type QueryLimits }
 
 export type { ClickHouseClient }
 
@@ -44,10 +48,55 @@ class EngineCalls {
   }
 }
 
-export async function openEmbeddedClickHouse(dataDir: string): Promise<ClickHouseClient> {
+/**
+ * How each client's queries are bounded and stopped (queryRows). `kill` stops a query under way by its id;
+ * `gate`, in embedded mode, holds queries in Wren until the engine takes them, so that one whose caller
+ * left is never started.
+ */
+interface Bounds {
+  limits: QueryLimits
+  kill(queryId: string): Promise<void>
+  gate: Gate | null
+}
+const bounds = new WeakMap<ClickHouseClient, Bounds>()
+
+/**
+ * chDB runs one query at a time on a session (Wren's client is one session): a query waits in the engine,
+ * where it cannot be taken back, until those before it finish. The gate keeps the queries run for callers
+ * in a queue of Wren's own until then, one at a time, and drops those whose caller has left.
+ */
+class Gate {
+  private busy = false
+  private readonly waiting: Array<() => void> = []
+
+  async run<T>(signal: AbortSignal | undefined, call: () => Promise<T>): Promise<T> {
+    if (this.busy) await new Promise<void>((resolve) => this.waiting.push(resolve))
+    this.busy = true
+    try {
+      if (signal?.aborted) throw cancelled()
+      return await call()
+    } finally {
+      this.busy = false
+      this.waiting.shift()?.()
+    }
+  }
+}
+
+/** The error a query whose caller left ends with (ClickHouse's own, in the client's shape). */
+function cancelled(): Error {
+  return parseError('Code: 394. DB::Exception: Query was cancelled: the caller has gone. (QUERY_WAS_CANCELLED)')
+}
+
+/** The log_comment of an embedded query: chDB keeps no query id of Wren's, so a kill finds the query by it. */
+const marker = (queryId: string) => `wren query ${queryId}`
+
+export async function openEmbeddedClickHouse(dataDir: string, limits: QueryLimits = DEFAULT_QUERY_LIMITS): Promise<ClickHouseClient> {
   const dir = path.join(dataDir, 'clickhouse')
   await mkdir(dir, { recursive: true })
   const connection = createChdbConnection({ path: dir })
+  // Kills come through a session of their own: the client's runs one query at a time, so a kill sent
+  // there would wait for the very query it is to stop.
+  const control = new Session(dir)
   const calls = new EngineCalls()
   const methods = connection as unknown as Record<string, (...args: unknown[]) => Promise<unknown>>
   for (const name of ['query', 'exec', 'command', 'insert'] as const) {
@@ -59,12 +108,20 @@ export async function openEmbeddedClickHouse(dataDir: string): Promise<ClickHous
   const close = connection.close.bind(connection)
   connection.close = async () => {
     await calls.drain()
+    control.close()
     await close()
   }
   const chdb = connection.chdb
   const client = createClient({ connection } as Parameters<typeof createClient>[0])
   embedded.set(client, { rawInsert: (params) => calls.track(() => chdb.rawInsert(params)) })
   engines.set(client, calls)
+  bounds.set(client, {
+    limits,
+    gate: new Gate(),
+    kill: async (queryId) => {
+      await control.queryAsync(`KILL QUERY WHERE Settings['log_comment'] = '${marker(queryId)}' ASYNC`, { format: 'Null' })
+    },
+  })
   return client
 }
 
@@ -95,7 +152,10 @@ export interface ClickHouseServer {
 }
 
 /** Cluster mode: the same client over HTTP to a ClickHouse server (or a cluster's load balancer). */
-export async function openServerClickHouse(server: ClickHouseServer): Promise<ClickHouseClient> {
+export async function openServerClickHouse(
+  server: ClickHouseServer,
+  limits: QueryLimits = DEFAULT_QUERY_LIMITS,
+): Promise<ClickHouseClient> {
   const { url, username, password, database, cluster } = server
   if (!/^[A-Za-z_][A-Za-z0-9_]*$/.test(database)) throw new Error(`CLICKHOUSE_DATABASE must be a plain identifier, got ${database}`)
   const admin = createClient({ url, username, password })
@@ -108,7 +168,7 @@ export async function openServerClickHouse(server: ClickHouseServer): Promise<Cl
   // and a replay reaches each shard as the same block, which the deduplication token then drops.
   // The client's own logger would print every ClickHouse error (a user's bad regex, say) to stderr outside
   // pino; Wren handles and logs those errors itself.
-  return createClient({
+  const client = createClient({
     url,
     username,
     password,
@@ -116,6 +176,14 @@ export async function openServerClickHouse(server: ClickHouseServer): Promise<Cl
     clickhouse_settings: cluster ? { insert_distributed_sync: 1 } : {},
     log: { level: ClickHouseLogLevel.OFF },
   })
+  bounds.set(client, { limits, gate: null, kill: (queryId) => killById(client, queryId, cluster) })
+  return client
+}
+
+/** A server stops a query by its id (on every node of a cluster, where its parts run as their own queries under it). */
+async function killById(client: ClickHouseClient, queryId: string, cluster: string | null): Promise<void> {
+  const on = cluster ? ` ON CLUSTER ${cluster}` : ''
+  await client.command({ query: `KILL QUERY${on} WHERE initial_query_id = {id:String} ASYNC`, query_params: { id: queryId } })
 }
 
 const migrationsDir = appUrl('schemas/clickhouse/')
@@ -160,9 +228,47 @@ export function splitStatements(sql: string): string[] {
 // ISO date-times and plain JSON numbers, so rows read back as the values they were written as.
 const READ_SETTINGS = { date_time_output_format: 'iso', output_format_json_quote_64bit_integers: 0 } as const
 
-export async function queryRows<T>(client: ClickHouseClient, query: string, params: Record<string, unknown> = {}): Promise<T[]> {
-  const result = await client.query({ query, query_params: params, format: 'JSONEachRow', clickhouse_settings: READ_SETTINGS })
-  return result.json<T>()
+/**
+ * Rows of a query, bounded by the client's limits (WREN_QUERY_*, ./limits.ts): past one, ClickHouse stops
+ * the query and the error names the bound (the error handler answers it as a 4xx or 503, errors.ts).
+ * `signal`: the caller's; when it aborts (the client went away) the query is killed in ClickHouse, or in
+ * embedded mode never started if it had not been. `unbounded`: a read of Wren's own that must see every
+ * row however many there are (decide's copy of the static cohorts, compaction's count), never a caller's.
+ */
+export async function queryRows<T>(
+  client: ClickHouseClient,
+  query: string,
+  params: Record<string, unknown> = {},
+  opts: { signal?: AbortSignal; unbounded?: boolean } = {},
+): Promise<T[]> {
+  const { signal } = opts
+  const own = bounds.get(client)
+  const queryId = randomUUID()
+  const settings = opts.unbounded ? {} : limitSettings(own?.limits ?? DEFAULT_QUERY_LIMITS)
+  const sql = withSettings(query, own?.gate ? { ...settings, log_comment: marker(queryId) } : settings)
+  const run = async () => {
+    if (signal?.aborted) throw cancelled()
+    const kill = () => void (own ?? { kill: (id: string) => killById(client, id, null) }).kill(queryId).catch(() => {})
+    signal?.addEventListener('abort', kill, { once: true })
+    try {
+      const result = await client.query({
+        query: sql,
+        query_params: params,
+        query_id: queryId,
+        format: 'JSONEachRow',
+        clickhouse_settings: READ_SETTINGS,
+        // A server's request is dropped at once (and the query killed above); chDB's call must be left to
+        // end on its own (the kill ends it), or closing would not wait for it (EngineCalls).
+        ...(own?.gate ? {} : { abort_signal: signal }),
+      })
+      return await result.json<T>()
+    } catch (err) {
+      throw signal?.aborted ? cancelled() : err
+    } finally {
+      signal?.removeEventListener('abort', kill)
+    }
+  }
+  return own?.gate ? own.gate.run(signal, run) : run()
 }
 
 /**

@@ -42,7 +42,10 @@ export const GROUPS = {
     title: 'Recordings',
     about: 'The processor that stores session-recording snapshots (up to 20 MB a message, so its batches are short).',
   },
-  limits: { title: 'Limits', about: "Bounds on what clients can make Wren hold: capture's backlog and the HTTP server's timeouts." },
+  limits: {
+    title: 'Limits',
+    about: "Bounds on what clients can make Wren hold: capture's backlog, the HTTP server's timeouts, and what each query may use.",
+  },
   security: {
     title: 'Security',
     about: 'The first keys, the browsers that may call the management API, and the limit on failed authentications.',
@@ -419,6 +422,46 @@ export const VARIABLES: readonly ConfigVariable[] = [
     whenUnset:
       "a quarter of the V8 heap limit (`--max-old-space-size`; Node's default is about a quarter of the machine's memory, at most 4 GiB)",
     doc: 'memory the SDK intake requests (capture, `/s/`, `/decide`, `/flags`) may hold at once, each charged 10 times its `Content-Length` (a chunked body as it arrives, a compressed one as it inflates): the body, its text, its parsed JSON and its log message. A request that does not fit is answered 503 with `Retry-After` before its body is read; one larger than the whole budget is served when it is the only one (`0`: no limit)',
+  }),
+  v({
+    env: 'WREN_QUERY_MAX_SECONDS',
+    group: 'limits',
+    field: 'query.maxSeconds',
+    default: '60',
+    parse: integer,
+    doc: "ClickHouse's `max_execution_time` for every query Wren reads rows with (what callers ask: trends, lists, HogQL filters; and Wren's own reads): past it the query stops and the caller gets 503 `query_timeout` (`0`: no limit). A caller that goes away stops its query too",
+  }),
+  v({
+    env: 'WREN_QUERY_MAX_MEMORY_BYTES',
+    group: 'limits',
+    field: 'query.maxMemoryBytes',
+    default: String(1 << 30),
+    parse: integer,
+    doc: "ClickHouse's `max_memory_usage` for each such query: past it the query stops and the caller gets 400 `query_too_large` (`0`: no limit)",
+  }),
+  v({
+    env: 'WREN_QUERY_MAX_RESULT_ROWS',
+    group: 'limits',
+    field: 'query.maxResultRows',
+    default: '1000000',
+    parse: integer,
+    doc: "ClickHouse's `max_result_rows` for each such query (rows that would reach Wren): past it the caller gets 400 `query_result_too_large` (`0`: no limit)",
+  }),
+  v({
+    env: 'WREN_QUERY_MAX_RESULT_BYTES',
+    group: 'limits',
+    field: 'query.maxResultBytes',
+    default: String(512 << 20),
+    parse: integer,
+    doc: "ClickHouse's `max_result_bytes` for each such query: past it the caller gets 400 `query_result_too_large` (`0`: no limit)",
+  }),
+  v({
+    env: 'WREN_DASHBOARD_CONCURRENCY',
+    group: 'limits',
+    field: 'dashboardConcurrency',
+    default: '4',
+    parse: atLeastOne,
+    doc: "tiles of one dashboard computed at once; the others wait their turn (and are not started once the dashboard's caller has gone)",
   }),
   v({
     env: 'WREN_HEADERS_TIMEOUT_MS',

@@ -1,5 +1,6 @@
 // The shape of Wren's configuration (what ./load.ts builds from the table of variables, ./table.ts).
 import type { Failpoints } from './failpoints'
+import type { QueryLimits } from '../clickhouse/limits'
 
 /** The answer formats an OpenAI-compatible chat API may be asked for (WREN_AI_RESPONSE_FORMAT). */
 export const AI_RESPONSE_FORMATS = ['json_schema', 'json_object', 'none'] as const
@@ -67,6 +68,10 @@ export interface Config {
   maxRecordingsBacklogBytes: number
   /** Bytes of memory the SDKs' intake requests may hold at once (shared/http/memory-budget.ts); null: a quarter of V8's heap limit; 0: no limit. */
   requestMemoryBytes: number | null
+  /** What each ClickHouse query Wren runs may use (shared/clickhouse/index.ts: QueryLimits). */
+  query: QueryLimits
+  /** Tiles of one dashboard computed at once. */
+  dashboardConcurrency: number
   /** Consumed segments of the embedded log kept for replays (either limit deletes). */
   logRetention: { bytes: number; ms: number }
   /** When /_readyz reports ingestion as not ready (README: Operating Wren). */

@@ -1,0 +1,163 @@
+// Queries run for callers who may go away (issue 30): a trend's query stops in ClickHouse when its client
+// disconnects; identical requests at the same moment run one query; a dashboard computes a few tiles at a
+// time; a query past its time bound is a 503 naming it. On chDB (in this process; a session of the test's
+// own reads system.processes) and on the ClickHouse HTTP test fixture (a server's path: query ids, KILL).
+import { createClient, type ClickHouseClient } from '@clickhouse/client'
+import { Session } from 'chdb'
+import path from 'node:path'
+import { afterAll, beforeAll, describe, expect, it } from 'vitest'
+import { startClickHouseFixture, type ClickHouseFixture } from '../support/clickhouse-http'
+import { loadBulkEvents } from '../support/bulk-events'
+import { api, startWren, waitFor, type TestWren } from '../support/wren'
+
+const NOW = '2026-03-15T12:00:00Z'
+/** A trend's query, as system.processes shows it (every trend query formats its buckets so). */
+const TREND_QUERIES = `SELECT count() AS n FROM system.processes WHERE query LIKE '%AS bucket%' AND query NOT LIKE '%system.processes%'`
+/** Events, each with an email of its own. */
+const EVENTS = 400_000
+/** A breakdown by every event's email, hourly over 30 days: seconds of work in ClickHouse. */
+const HEAVY = { events: [{ id: '$pageview' }], breakdown: 'email', interval: 'hour', date_from: '-30d', refresh: true }
+
+interface Backend {
+  name: string
+  start(env: Record<string, string>): Promise<{ t: TestWren; running: () => Promise<number>; stop(): Promise<void> }>
+}
+
+const BACKENDS: Backend[] = [
+  {
+    name: 'chDB',
+    async start(env) {
+      const t = await startWren({ WREN_NOW: NOW, ...env })
+      const session = new Session(path.join(t.dataDir, 'clickhouse'))
+      return {
+        t,
+        running: async () => (await session.queryAsync(TREND_QUERIES, { format: 'JSONEachRow' })).json<{ n: number }>().n,
+        async stop() {
+          session.close()
+          await t.close()
+        },
+      }
+    },
+  },
+  {
+    name: 'ClickHouse HTTP',
+    async start(env) {
+      const fixture: ClickHouseFixture = await startClickHouseFixture()
+      const t = await startWren({ WREN_NOW: NOW, ...fixture.env, ...env })
+      const client: ClickHouseClient = createClient({ url: fixture.url, username: fixture.user, password: fixture.password })
+      return {
+        t,
+        running: async () => (await (await client.query({ query: TREND_QUERIES, format: 'JSONEachRow' })).json<{ n: number }>())[0].n,
+        async stop() {
+          await client.close()
+          await t.close()
+          await fixture.stop()
+        },
+      }
+    },
+  },
+]
+
+describe.each(BACKENDS)('queries for callers, on $name', (backend) => {
+  let t: TestWren
+  let running: () => Promise<number>
+  let stop: () => Promise<void>
+  let call: ReturnType<typeof api>
+  const trendUrl = () => `${t.url}/api/projects/${t.projectId}/insights/trend/`
+  const post = (body: unknown, signal?: AbortSignal) =>
+    fetch(trendUrl(), {
+      method: 'POST',
+      headers: { authorization: `Bearer ${t.personalKey}`, 'content-type': 'application/json' },
+      body: JSON.stringify(body),
+      signal,
+    })
+
+  beforeAll(async () => {
+    ;({ t, running, stop } = await backend.start({ WREN_DASHBOARD_CONCURRENCY: '2' }))
+    call = api(t)
+    await loadBulkEvents(t.wren.clickhouse, { team: t.projectId, events: EVENTS, now: NOW })
+  }, 180_000)
+  afterAll(async () => {
+    await stop?.()
+  })
+
+  it('stops a trend’s query in ClickHouse when its client goes away, and answers /_health meanwhile', async () => {
+    const controller = new AbortController()
+    const answer = post(HEAVY, controller.signal).catch(() => 'aborted')
+    await waitFor(async () => (await running()) > 0, { timeoutMs: 60_000, intervalMs: 20, what: 'the trend query to run' })
+    const health = Date.now()
+    expect((await fetch(`${t.url}/_health`)).status).toBe(200)
+    expect(Date.now() - health).toBeLessThan(1_000)
+    controller.abort()
+    expect(await answer).toBe('aborted')
+    const aborted = Date.now()
+    await waitFor(async () => (await running()) === 0, { timeoutMs: 60_000, intervalMs: 20, what: 'the query to stop' })
+    // The whole query takes many seconds here; stopped, it is gone at once.
+    expect(Date.now() - aborted).toBeLessThan(3_000)
+  }, 120_000)
+
+  it('runs one query for identical requests at the same moment', async () => {
+    const queries = async () => Number(/^wren_trend_queries_total (\d+)/m.exec(await (await fetch(`${t.url}/_metrics`)).text())?.[1])
+    const before = await queries()
+    const body = { ...HEAVY, breakdown_limit: 3 }
+    const answers = await Promise.all(
+      [1, 2, 3, 4].map(() => post(body).then(async (r) => ({ status: r.status, body: (await r.json()) as { result: unknown } }))),
+    )
+    expect(answers.map((a) => a.status)).toEqual([200, 200, 200, 200])
+    expect(new Set(answers.map((a) => JSON.stringify(a.body.result))).size).toBe(1)
+    expect((await queries()) - before).toBe(1)
+  }, 120_000)
+
+  // chDB runs one query at a time (Wren's queue, shared/clickhouse): a server runs as many as it is sent.
+  it.skipIf(backend.name === 'chDB')(
+    'computes a dashboard’s tiles at most WREN_DASHBOARD_CONCURRENCY at a time',
+    async () => {
+      const ids: number[] = []
+      for (let days = 2; days < 8; days++) {
+        const res = await call('POST', `/api/projects/${t.projectId}/insights/`, {
+          name: `${days} days`,
+          filters: { insight: 'TRENDS', events: [{ id: '$pageview' }], breakdown: 'email', interval: 'hour', date_from: `-${days}d` },
+        })
+        expect(res.status).toBe(201)
+        ids.push(res.body.id)
+      }
+      const board = await call('POST', `/api/projects/${t.projectId}/dashboards/`, { name: 'many tiles' })
+      for (const id of ids) await call('PATCH', `/api/projects/${t.projectId}/insights/${id}/`, { dashboards: [board.body.id] })
+      let most = 0
+      let done = false
+      const watch = (async () => {
+        while (!done) most = Math.max(most, await running())
+      })()
+      const res = await call('GET', `/api/projects/${t.projectId}/dashboards/${board.body.id}/?refresh=true`)
+      done = true
+      await watch
+      expect(res.status).toBe(200)
+      expect(res.body.tiles.filter((tile: { insight: { result: unknown } }) => Array.isArray(tile.insight.result))).toHaveLength(6)
+      expect(most).toBeGreaterThan(0)
+      expect(most).toBeLessThanOrEqual(2)
+    },
+    180_000,
+  )
+})
+
+// On the fixture: this process's chDB engine is the first describe's.
+describe('a query past its time bound', () => {
+  let t: TestWren
+  let fixture: ClickHouseFixture
+  beforeAll(async () => {
+    fixture = await startClickHouseFixture()
+    t = await startWren({ WREN_NOW: NOW, WREN_QUERY_MAX_SECONDS: '1', ...fixture.env })
+    await loadBulkEvents(t.wren.clickhouse, { team: t.projectId, events: EVENTS, now: NOW })
+  }, 180_000)
+  afterAll(async () => {
+    await t?.close()
+    await fixture?.stop()
+  })
+
+  it('answers 503 query_timeout naming WREN_QUERY_MAX_SECONDS', async () => {
+    const res = await api(t)('POST', `/api/projects/${t.projectId}/insights/trend/`, HEAVY)
+    expect(res.status).toBe(503)
+    expect(res.body).toMatchObject({ type: 'server_error', code: 'query_timeout' })
+    expect(res.body.detail).toContain('WREN_QUERY_MAX_SECONDS')
+  }, 120_000)
+})
