@@ -184,9 +184,10 @@ class IngestionStage<Prepared> implements Stage {
     void this.work.ping()
     this.copyStopping = false
     if (!this.store.copyWide) return
-    this.log.stats(TOPICS.ingest, [INGESTION_GROUP]).then(
+    const { topic, group } = subscription('events')
+    this.log.stats(topic, [group]).then(
       (stats) => {
-        for (const [partition, committed] of Object.entries(stats.committedByPartition?.[INGESTION_GROUP] ?? {}))
+        for (const [partition, committed] of Object.entries(stats.committedByPartition?.[group] ?? {}))
           if (committed > 0) this.storedUp(Number(partition), committed - 1)
       },
       (err: unknown) => this.logger.error({ err }, 'could not read the committed offsets: wide events are copied after the next batch'),
@@ -230,8 +231,9 @@ class IngestionStage<Prepared> implements Stage {
   /** Whether the ingest topic has messages this group has not committed. */
   private async waiting(): Promise<boolean> {
     try {
-      const stats = await this.log.stats(TOPICS.ingest, [INGESTION_GROUP])
-      return stats.endOffset > (stats.committed[INGESTION_GROUP] ?? 0)
+      const { topic, group } = subscription('events')
+      const stats = await this.log.stats(topic, [group])
+      return stats.endOffset > (stats.committed[group] ?? 0)
     } catch {
       return false
     }

@@ -69,7 +69,7 @@ export class Services extends BuildOnce {
     return this.once('trends', async () => {
       const { clickhouse } = this.ctx.storage
       const [actions, cohorts, materialized] = await Promise.all([this.stores.actions(), this.stores.cohorts(), this.jobs.materializer()])
-      return new TrendService({ clickhouse, clock: this.ctx.clock, actions, cohorts, materialized })
+      return new TrendService({ clickhouse, clock: this.ctx.clock, metrics: this.ctx.metrics, actions, cohorts, materialized })
     })
   }
 

@@ -43,7 +43,7 @@ describe('trend bounds', () => {
     const input = { events: [{ id: '$pageview' }, { id: '$pageview', math: 'dau' }], breakdown: 'email', breakdown_limit: 5 }
     const project = t.wren.projects.byId(t.projectId)!
     const plan = await planTrend(
-      { clickhouse: t.wren.clickhouse, actions: { byIds: async () => new Map() }, cohorts: { list: async () => [] } },
+      { clickhouse: t.wren.clickhouse, actions: { list: async () => [] }, cohorts: { list: async () => [] } },
       project,
       parseTrendRequest(input),
       { now: new Date(NOW) },
