@@ -2,6 +2,7 @@
 // Central's jars with the machine's Java: infra/kafka/fetch-jars.sh resolves them once into
 // ~/.cache/wren/kafka-<version>. No Docker engine runs on these machines, so nothing here is a container.
 import { spawn, spawnSync, type ChildProcess } from 'node:child_process'
+import { randomBytes } from 'node:crypto'
 import { existsSync } from 'node:fs'
 import { mkdtemp, readFile, rm, writeFile } from 'node:fs/promises'
 import { createServer } from 'node:net'
@@ -55,7 +56,7 @@ export async function startKafka(): Promise<KafkaBroker> {
     '-cp',
     `${libs}/*`,
   ]
-  const clusterId = spawnSync('java', [...jvm, 'kafka.tools.StorageTool', 'random-uuid'], { encoding: 'utf8' }).stdout.trim()
+  const clusterId = randomClusterId()
   const format = spawnSync(
     'java',
     [...jvm, 'kafka.tools.StorageTool', 'format', '-t', clusterId, '-c', path.join(dir, 'server.properties')],
@@ -98,6 +99,14 @@ export async function startKafka(): Promise<KafkaBroker> {
     throw err
   }
   return { brokers, logDir: dir, stop }
+}
+
+/** A KRaft cluster id as `kafka-storage random-uuid` prints it (16 random bytes, base64url; never a leading '-'), without starting a JVM for it. */
+function randomClusterId(): string {
+  for (;;) {
+    const id = randomBytes(16).toString('base64url')
+    if (!id.startsWith('-')) return id
+  }
 }
 
 function freePort(): Promise<number> {

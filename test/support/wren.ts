@@ -139,7 +139,12 @@ async function spawnOnce(dataDir: string, env: Record<string, string>, command: 
       return (await fetch(`${url}/_health`).catch(() => null))?.ok ?? false
     },
     { timeoutMs: 60_000, what: 'wren to start' },
-  )
+  ).catch(async (err: unknown) => {
+    // The caller gets no handle to stop it: a process that never answered is not left running.
+    if (child.exitCode === null && child.signalCode === null) child.kill('SIGKILL')
+    await exited
+    throw err
+  })
   return {
     url,
     child,
