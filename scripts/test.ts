@@ -3,6 +3,13 @@
 // and the test files leave a core idle while they wait for browsers, brokers and child processes. A check's
 // output is printed when it ends; the exit status is not 0 when any check or test failed.
 import { spawn } from 'node:child_process'
+import path from 'node:path'
+
+// The tools from this checkout's node_modules, as npm's scripts find them, when run without npm too.
+const env = {
+  ...process.env,
+  PATH: `${path.resolve(import.meta.dirname, '../node_modules/.bin')}${path.delimiter}${process.env.PATH ?? ''}`,
+}
 
 const CHECKS: Array<[string, string[]]> = [
   ['prettier', ['--check', '.']],
@@ -13,11 +20,11 @@ const CHECKS: Array<[string, string[]]> = [
 
 function run(command: string, args: string[], quiet: boolean): Promise<{ code: number; output: string }> {
   return new Promise((resolve) => {
-    const child = spawn(command, args, { stdio: quiet ? ['ignore', 'pipe', 'pipe'] : 'inherit' })
+    const child = spawn(command, args, { env, stdio: quiet ? ['ignore', 'pipe', 'pipe'] : 'inherit' })
     let output = ''
     child.stdout?.on('data', (d: Buffer) => (output += d.toString()))
     child.stderr?.on('data', (d: Buffer) => (output += d.toString()))
-    child.on('error', (err) => resolve({ code: 1, output: String(err) }))
+    child.on('error', (err) => resolve({ code: 1, output: `${String(err)}\n` }))
     child.on('close', (code) => resolve({ code: code ?? 1, output }))
   })
 }
