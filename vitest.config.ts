@@ -14,8 +14,8 @@ import { defineConfig } from 'vitest/config'
 //   in-process  the rest of test/: a Wren in the test's own process on chDB, driven through its API and real SDKs
 // `npm run test:quick` runs unit and in-process (no browser, broker or child processes); `npm test` runs all.
 // The kafka, browser and processes files mostly wait (for a broker, a browser, a child process), so three files
-// run at once on two cores, and those groups start first: the longest files are there, and the short ones fill in
-// around them.
+// run at once on two cores, and those groups start first (WaitingFirst): the longest files are there, and the
+// short ones fill in around them.
 
 type Group = 'kafka' | 'browser' | 'processes' | 'in-process' | 'unit'
 const GROUPS: Group[] = ['kafka', 'browser', 'processes', 'in-process', 'unit']
@@ -41,15 +41,18 @@ function testFiles(dir: string): string[] {
 const byGroup = new Map<Group, string[]>(GROUPS.map((g) => [g, []]))
 for (const file of ['services', 'test', 'web'].flatMap(testFiles)) byGroup.get(groupOf(file))!.push(file)
 
-/** The groups in the order above; within one, the longest last time (or, on a first run, the largest) first. */
-class GroupsFirst extends BaseSequencer {
+/**
+ * The kafka, browser and processes files first, taken in turn from each group (so three brokers or three browsers do
+ * not start at once on two cores), then in-process, then unit. Within a group, the longest last time (or, on a
+ * first run, the largest) first.
+ */
+class WaitingFirst extends BaseSequencer {
   override async sort(files: TestSpecification[]): Promise<TestSpecification[]> {
     const sorted = await super.sort(files)
-    const rank = (spec: TestSpecification) => GROUPS.indexOf(spec.project.name as Group)
-    return sorted
-      .map((spec, i) => ({ spec, i }))
-      .sort((a, b) => rank(a.spec) - rank(b.spec) || a.i - b.i)
-      .map(({ spec }) => spec)
+    const of = (group: Group) => sorted.filter((spec) => spec.project.name === group)
+    const waiting = [of('kafka'), of('browser'), of('processes')]
+    const turns = Array.from({ length: Math.max(...waiting.map((g) => g.length)) }, (_, i) => waiting.flatMap((g) => g[i] ?? []))
+    return [...turns.flat(), ...of('in-process'), ...of('unit')]
   }
 }
 
@@ -66,7 +69,7 @@ export default defineConfig({
     // the same two cores, where ingestion behind capture (WREN_BACKGROUND_NICE's default) only waits longer
     // (the crash tests took 1.6x as long); services/shared/thread-priority.test.ts tests the priority itself.
     env: { WREN_CHECK_RESPONSES: '1', WREN_BACKGROUND_NICE: '0' },
-    sequence: { sequencer: GroupsFirst },
+    sequence: { sequencer: WaitingFirst },
     projects: GROUPS.map((name) => ({ extends: true, test: { name, include: byGroup.get(name)! } })),
   },
 })
