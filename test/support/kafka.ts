@@ -9,6 +9,7 @@ import { createServer } from 'node:net'
 import { homedir, tmpdir } from 'node:os'
 import path from 'node:path'
 import { Kafka, logLevel } from 'kafkajs'
+import { endsWithThisProcess } from './children'
 
 const repoRoot = path.resolve(import.meta.dirname, '../..')
 const KAFKA_VERSION = process.env.KAFKA_VERSION ?? '3.9.0'
@@ -65,9 +66,9 @@ export async function startKafka(): Promise<KafkaBroker> {
   if (format.status !== 0) throw new Error(`kafka storage format failed:\n${format.stdout}${format.stderr}`)
 
   let output = ''
-  const child: ChildProcess = spawn('java', [...jvm, 'kafka.Kafka', path.join(dir, 'server.properties')], {
-    stdio: ['ignore', 'pipe', 'pipe'],
-  })
+  const child: ChildProcess = endsWithThisProcess(
+    spawn('java', [...jvm, 'kafka.Kafka', path.join(dir, 'server.properties')], { stdio: ['ignore', 'pipe', 'pipe'] }),
+  )
   child.stdout!.on('data', (d: Buffer) => (output += d.toString()))
   child.stderr!.on('data', (d: Buffer) => (output += d.toString()))
   const exited = new Promise<void>((resolve) => child.once('exit', () => resolve()))

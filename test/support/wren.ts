@@ -12,6 +12,7 @@ import { buildWren, type Wren } from '../../services/app'
 import { loadConfig } from '../../services/shared/config'
 import { generateKey, PERSONAL_KEY_PREFIX, PROJECT_KEY_PREFIX } from '../../services/projects/store'
 import { startClickHouseFixture } from './clickhouse-http'
+import { endsWithThisProcess } from './children'
 
 export interface TestWren {
   url: string
@@ -113,19 +114,21 @@ class PortTaken extends Error {}
 async function spawnOnce(dataDir: string, env: Record<string, string>, command: string, entry: WrenEntry): Promise<WrenProcess> {
   const port = await freePort()
   let output = ''
-  const child = spawn(process.execPath, [...entry.args, command], {
-    cwd: entry.cwd,
-    env: {
-      ...process.env,
-      PORT: String(port),
-      HOST: '127.0.0.1',
-      WREN_DATA_DIR: dataDir,
-      LOG_LEVEL: 'warn',
-      WREN_INGEST_WAIT_MS: '20',
-      ...env,
-    },
-    stdio: ['ignore', 'pipe', 'pipe'],
-  })
+  const child = endsWithThisProcess(
+    spawn(process.execPath, [...entry.args, command], {
+      cwd: entry.cwd,
+      env: {
+        ...process.env,
+        PORT: String(port),
+        HOST: '127.0.0.1',
+        WREN_DATA_DIR: dataDir,
+        LOG_LEVEL: 'warn',
+        WREN_INGEST_WAIT_MS: '20',
+        ...env,
+      },
+      stdio: ['ignore', 'pipe', 'pipe'],
+    }),
+  )
   child.stdout!.on('data', (d: Buffer) => (output += d.toString()))
   child.stderr!.on('data', (d: Buffer) => (output += d.toString()))
   const exited = new Promise<number | null>((resolve) => child.once('exit', (code) => resolve(code)))
