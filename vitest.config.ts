@@ -1,17 +1,75 @@
+import { readFileSync, readdirSync } from 'node:fs'
+import path from 'node:path'
+import { BaseSequencer, type TestSpecification } from 'vitest/node'
 import { defineConfig } from 'vitest/config'
 
 // chDB allows one engine per process, so every test file runs in its own forked process.
+//
+// The files fall into groups by what they start, read from their text, so a new file joins its group by itself:
+//   kafka       a real Kafka broker (cluster mode)
+//   browser     headless Chromium
+//   unit        the rest of services/ and web/: the code beside its tests (some on an in-process chDB)
+//   processes   the rest of test/ that starts a child process: Wren (crash and restart tests, the CLI), Python,
+//               the ClickHouse HTTP fixture; and test/deploy/
+//   in-process  the rest of test/: a Wren in the test's own process on chDB, driven through its API and real SDKs
+// `npm run test:quick` runs unit and in-process (no browser, broker or child processes); `npm test` runs all.
+// The kafka, browser and processes files mostly wait (for a broker, a browser, a child process), so three files
+// run at once on two cores, and those groups start first (WaitingFirst): the longest files are there, and the
+// short ones fill in around them.
+
+type Group = 'kafka' | 'browser' | 'processes' | 'in-process' | 'unit'
+const GROUPS: Group[] = ['kafka', 'browser', 'processes', 'in-process', 'unit']
+
+const root = import.meta.dirname
+
+function groupOf(file: string): Group {
+  const text = readFileSync(path.join(root, file), 'utf8')
+  if (/support\/kafka'/.test(text)) return 'kafka'
+  if (/support\/(browser|chromium)'|'playwright-core'/.test(text)) return 'browser'
+  if (!file.startsWith('test/')) return 'unit'
+  if (file.startsWith('test/deploy/') || /\bspawnWren\(|'node:child_process'|support\/(python|clickhouse-http)'/.test(text))
+    return 'processes'
+  return 'in-process'
+}
+
+function testFiles(dir: string): string[] {
+  return readdirSync(path.join(root, dir), { recursive: true, encoding: 'utf8' })
+    .filter((name) => name.endsWith('.test.ts') && !name.split(path.sep).includes('node_modules'))
+    .map((name) => path.join(dir, name).split(path.sep).join('/'))
+}
+
+const byGroup = new Map<Group, string[]>(GROUPS.map((g) => [g, []]))
+for (const file of ['services', 'test', 'web'].flatMap(testFiles)) byGroup.get(groupOf(file))!.push(file)
+
+/**
+ * The kafka, browser and processes files first, taken in turn from each group (so three brokers or three browsers do
+ * not start at once on two cores), then in-process, then unit. Within a group, the longest last time (or, on a
+ * first run, the largest) first.
+ */
+class WaitingFirst extends BaseSequencer {
+  override async sort(files: TestSpecification[]): Promise<TestSpecification[]> {
+    const sorted = await super.sort(files)
+    const of = (group: Group) => sorted.filter((spec) => spec.project.name === group)
+    const waiting = [of('kafka'), of('browser'), of('processes')]
+    const turns = Array.from({ length: Math.max(...waiting.map((g) => g.length)) }, (_, i) => waiting.flatMap((g) => g[i] ?? []))
+    return [...turns.flat(), ...of('in-process'), ...of('unit')]
+  }
+}
+
 export default defineConfig({
   test: {
-    include: ['services/**/*.test.ts', 'test/**/*.test.ts', 'web/**/*.test.ts'],
     pool: 'forks',
-    maxWorkers: 2,
+    maxWorkers: 3,
     testTimeout: 60_000,
     hookTimeout: 120_000,
+    // expect.poll waits on a condition: its default of a second is a fixed time, too short on two busy cores.
+    expect: { poll: { timeout: 10_000 } },
     // Every Wren a test starts, in its process or as a child, checks its answers against their schemas.
     // Its background threads keep the process's priority: a test's own client floods the Wren it started on
     // the same two cores, where ingestion behind capture (WREN_BACKGROUND_NICE's default) only waits longer
     // (the crash tests took 1.6x as long); services/shared/thread-priority.test.ts tests the priority itself.
     env: { WREN_CHECK_RESPONSES: '1', WREN_BACKGROUND_NICE: '0' },
+    sequence: { sequencer: WaitingFirst },
+    projects: GROUPS.map((name) => ({ extends: true, test: { name, include: byGroup.get(name)! } })),
   },
 })

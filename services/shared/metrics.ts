@@ -59,7 +59,8 @@ export const CATALOGUE = {
   },
   wren_person_compaction_rows_total: {
     type: 'counter',
-    help: 'Person and distinct-id rows of committed batches that person compaction folded into the latest version of their key (WREN_PERSON_COMPACTION_MS).',
+    help: 'Rows of committed batches that person compaction folded into the latest version of their key (WREN_PERSON_COMPACTION_MS), by table: person, person_distinct_id, groups.',
+    labelNames: ['table'],
   },
   wren_dead_letters_total: {
     type: 'counter',

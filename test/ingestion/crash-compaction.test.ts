@@ -46,9 +46,10 @@ describe('crash replay after person compaction', () => {
       const res = await call('GET', `/api/projects/1/events/?limit=10000`)
       return res.body.results as Array<{ id: string }>
     }
-    const folded = async (url: string) => {
+    /** The rows compaction has folded so far, of one person table. */
+    const folded = async (url: string, table: string) => {
       const text = await (await fetch(`${url}/_metrics`)).text()
-      return Number(/^wren_person_compaction_rows_total (\d+)/m.exec(text)?.[1] ?? 0)
+      return Number(new RegExp(`^wren_person_compaction_rows_total\\{table="${table}"\\} (\\d+)`, 'm').exec(text)?.[1] ?? 0)
     }
 
     // Rounds 1..ROUNDS, each its own batch, then compaction until a run finds nothing left to fold.
@@ -58,12 +59,13 @@ describe('crash replay after person compaction', () => {
       const url = wren.url
       await waitFor(async () => (await stored(url)).length === round * USERS, { timeoutMs: 30_000, what: `round ${round} stored` })
     }
-    // Every committed version folded: a run may fold part of them and the next the rest.
+    // Every version the rounds wrote folded, once its batch is committed: a run may fold part of them and a
+    // later run the rest. Each round wrote a person row per user; rounds 1 and 2 a distinct-id row per user.
     const url = wren.url
-    await waitFor(async () => (await folded(url)) >= USERS * ROUNDS, {
+    await waitFor(async () => (await folded(url, 'person')) >= USERS * ROUNDS && (await folded(url, 'person_distinct_id')) >= USERS * 2, {
       timeoutMs: 30_000,
       intervalMs: 300,
-      what: 'compaction to fold every committed version',
+      what: 'compaction to fold every version the rounds wrote',
     })
     await wren.stop()
 

@@ -14,7 +14,7 @@ import { api, drained, startWren, waitFor, type TestWren } from '../support/wren
 import { recordingsProcessed } from '../support/recordings'
 import { skipReason } from '../support/skip'
 import { POSTHOG_SNIPPET } from '../support/posthog-snippet'
-import { chromiumMissing, expectDrawn, launchChromium } from '../support/browser'
+import { chromiumMissing, colourCounts, expectDrawn, launchChromium } from '../support/browser'
 
 const unavailable = skipReason('player-inspector', chromiumMissing())
 const USER_AGENT = 'Mozilla/5.0 (X11; Linux x86_64) AppleWebKit/537.36 (KHTML, like Gecko) Chrome/140.0.0.0 Safari/537.36'
@@ -25,6 +25,8 @@ const WARNING = 'wren-inspector-warning: the cart is nearly full'
 const ERROR = 'wren-inspector-error: checkout failed'
 const SECOND_PAGE_LINE = 'wren-inspector-log: second page ready'
 const EVENT = 'checkout failed'
+/** The recorded page's background (#ffd400), as the player paints it. */
+const RECORDED_BACKGROUND = 0xffd400
 
 /**
  * The recorded site, one page that moves to /next as a single-page app does (history.pushState): PostHog's snippet
@@ -69,7 +71,7 @@ interface PosthogGlobal {
   }
 }
 interface PageGlobal {
-  document: { body: { dataset: Record<string, string | undefined> } }
+  document: { body: { dataset: Record<string, string | undefined> }; querySelector(selector: string): { click(): void } | null }
   localStorage: { setItem(key: string, value: string): void }
 }
 
@@ -152,20 +154,29 @@ describe.skipIf(unavailable !== null)(`the player's inspector${unavailable ? ` (
           nickname: null,
         }),
       )
-      // A second or so between steps, so each lands on its own second of the recording.
-      await page.waitForTimeout(1200)
-      await page.click('#go')
-      await page.waitForTimeout(1200)
-      await page.evaluate((text) => console.warn(text), WARNING)
-      await page.waitForTimeout(1200)
-      await page.evaluate((text) => console.error(text), ERROR)
-      await page.evaluate((event) => (globalThis as unknown as PosthogGlobal).posthog.capture(event, { plan: 'pro', cart_items: 3 }), EVENT)
+      // Each step on its own second of the recording: a step waits, on the page's clock, until a second has
+      // passed since the one before it was done.
+      let stepDone = await page.evaluate(() => Date.now())
+      const step = async (action: () => Promise<unknown>) => {
+        await page.waitForFunction((after) => Date.now() >= after, stepDone + 1000)
+        await action()
+        stepDone = await page.evaluate(() => Date.now())
+      }
+      await step(() => page.click('#go'))
+      await step(() => page.evaluate((text) => console.warn(text), WARNING))
+      await step(async () => {
+        await page.evaluate((text) => console.error(text), ERROR)
+        await page.evaluate(
+          (event) => (globalThis as unknown as PosthogGlobal).posthog.capture(event, { plan: 'pro', cart_items: 3 }),
+          EVENT,
+        )
+      })
       await sentAll('posthog-js to send the first page’s console lines and event', ERROR, EVENT)
-      await page.waitForTimeout(1200)
-      await page.click('#next')
-      await page.waitForURL(`${site}/next`)
-      await page.waitForTimeout(1200)
-      await page.evaluate((text) => console.log(text), SECOND_PAGE_LINE)
+      await step(async () => {
+        await page.click('#next')
+        await page.waitForURL(`${site}/next`)
+      })
+      await step(() => page.evaluate((text) => console.log(text), SECOND_PAGE_LINE))
       await sentAll('posthog-js to send the second page’s line and pageview', SECOND_PAGE_LINE, `"$current_url":"${site}/next"`)
     } finally {
       await context.close()
@@ -206,19 +217,18 @@ describe.skipIf(unavailable !== null)(`the player's inspector${unavailable ? ` (
     await page.waitForSelector('#wren-inspector [role=tab]')
   }
   /**
-   * Until the player has played to its end and stopped, so a jump leaves its clock where the jump put it. The clock
-   * shows the end a moment before the player stops: until then a jump plays on (and skips idle stretches fast).
+   * Pauses the player, so a jump leaves its clock where the jump put it (a playing player plays on from there). The
+   * page says whether it plays (body data-player); its play/pause button is pressed only while it plays, in one step
+   * of the page, so a player that has just reached its end (and paused itself) is not started again.
    */
-  const playedThrough = async (page: Page) => {
-    const times = page.locator('.rr-timeline__time')
-    await expect
-      .poll(
-        async () =>
-          (await times.first().textContent()) === (await times.last().textContent()) &&
-          (await page.evaluate(() => (globalThis as unknown as PageGlobal).document.body.dataset.player)) === 'paused',
-        { timeout: 60_000 },
-      )
-      .toBe(true)
+  const paused = async (page: Page) => {
+    const state = () => (globalThis as unknown as PageGlobal).document.body.dataset.player
+    await page.waitForFunction(() => (globalThis as unknown as PageGlobal).document.body.dataset.player !== undefined)
+    await page.evaluate(() => {
+      const { document } = globalThis as unknown as PageGlobal
+      if (document.body.dataset.player === 'playing') document.querySelector('.rr-controller__btns button')!.click()
+    })
+    await expect.poll(() => page.evaluate(state)).toBe('paused')
   }
   const clockOf = async (page: Page) => seconds(await page.locator('.rr-timeline__time').first().textContent())
   /** Chooses the item and expects the player's clock at the item's time. */
@@ -256,7 +266,7 @@ describe.skipIf(unavailable !== null)(`the player's inspector${unavailable ? ` (
     expect(await page.textContent('#wren-inspector')).toContain('No console lines match.')
     await page.fill('input[aria-label="Search console"]', '')
 
-    await playedThrough(page)
+    await paused(page)
     const error = await jumpTo(page, lines.filter({ hasText: ERROR }).locator('button'))
     const warning = await jumpTo(page, lines.filter({ hasText: WARNING }).locator('button'))
     const last = await jumpTo(page, lines.filter({ hasText: SECOND_PAGE_LINE }).locator('button'))
@@ -282,7 +292,7 @@ describe.skipIf(unavailable !== null)(`the player's inspector${unavailable ? ` (
     expect(await checkout.locator('tr:has(th:text-is("cart_items")) td').textContent()).toBe('3')
     expect(await checkout.locator('tr:has(th:text-is("$session_id")) td').textContent()).toBe(sessionId)
 
-    await playedThrough(page)
+    await paused(page)
     const atEvent = await jumpTo(page, checkout.locator('button.jump'))
     const atSecondPage = await jumpTo(
       page,
@@ -307,7 +317,7 @@ describe.skipIf(unavailable !== null)(`the player's inspector${unavailable ? ` (
       expect.stringMatching(/^Page http:\/\/127\.0\.0\.1:\d+\/ at 0:0\d$/),
       expect.stringMatching(/\/next at 0:\d\d$/),
     ])
-    await playedThrough(page)
+    await paused(page)
     for (const mark of [clicks.first(), pages.last()]) {
       const at = seconds(/at (\d+:\d\d)$/.exec((await mark.getAttribute('aria-label')) ?? '')![1])
       await mark.click()
@@ -368,7 +378,12 @@ describe.skipIf(unavailable !== null)(`the player's inspector${unavailable ? ` (
     for (const size of Object.values(WIDTHS)) {
       const { page } = await open(size)
       await playing(page, player())
-      await page.waitForTimeout(500) // let the replayer paint
+      // Until the replayer has painted the recorded page (its yellow background) into the player.
+      await expect
+        .poll(async () => colourCounts(await page.locator('.rr-player__frame').screenshot()).counts.get(RECORDED_BACKGROUND) ?? 0, {
+          timeout: 10_000,
+        })
+        .toBeGreaterThan(0)
       await shoot(page, `player-inspector-${size.width}`, size.width)
       await page.click('#wren-inspector [role=tab]:has-text("Events")')
       const checkout = page.locator('#wren-inspector ol.events > li').filter({ has: page.locator('.name', { hasText: EVENT }) })

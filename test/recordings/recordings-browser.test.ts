@@ -241,14 +241,20 @@ describe('the recordings player', () => {
         const frame = await (await page.waitForSelector('.replayer-wrapper iframe', { state: 'attached' })).contentFrame()
         expect(frame, 'the replay iframe').not.toBeNull()
         await frame!.waitForSelector('#go', { state: 'attached' })
-        await page.waitForTimeout(500) // let the replayer paint the first frames
-        const shot = await page.locator('.rr-player__frame').screenshot({ path: path.join(ARTIFACTS, artifact) })
+        // Until the replayer has painted the recorded page: its background over a fifth of the replay area.
+        let shot = { width: 0, height: 0, counts: new Map<number, number>() }
+        await expect
+          .poll(
+            async () => {
+              shot = colourCounts(await page.locator('.rr-player__frame').screenshot({ path: path.join(ARTIFACTS, artifact) }))
+              return (shot.counts.get(PAGE_COLOUR) ?? 0) / (shot.width * shot.height)
+            },
+            { message: 'share of the replay area showing the recorded page’s background', timeout: 10_000 },
+          )
+          .toBeGreaterThan(0.2)
         await page.screenshot({ path: path.join(ARTIFACTS, artifact.replace(/\.png$/, '-page.png')), fullPage: true }) // the whole page, for a person to look at
-        const { width, height, counts } = colourCounts(shot)
-        expect(width * height).toBeGreaterThan(10_000)
-        expect(counts.size, 'colours in the replay area').toBeGreaterThan(1)
-        const page_colour = counts.get(PAGE_COLOUR) ?? 0
-        expect(page_colour / (width * height), 'share of the replay area showing the recorded page’s background').toBeGreaterThan(0.2)
+        expect(shot.width * shot.height).toBeGreaterThan(10_000)
+        expect(shot.counts.size, 'colours in the replay area').toBeGreaterThan(1)
         expect(elsewhere).toEqual([])
       }
 

@@ -6,6 +6,7 @@ import { spawn } from 'node:child_process'
 import { mkdtemp, rm } from 'node:fs/promises'
 import { tmpdir } from 'node:os'
 import path from 'node:path'
+import { endsWithThisProcess } from './children'
 
 export interface ClickHouseFixture {
   /** The URL to give Wren as CLICKHOUSE_URL. */
@@ -26,7 +27,9 @@ export async function startClickHouseFixture(opts: { user?: string; password?: s
   const password = opts.password ?? ''
   const dataDir = await mkdtemp(path.join(tmpdir(), 'wren-clickhouse-fixture-'))
   let output = ''
-  const child = spawn(process.execPath, ['--import', 'tsx', server, dataDir, '0', user, password], { stdio: ['ignore', 'pipe', 'pipe'] })
+  const child = endsWithThisProcess(
+    spawn(process.execPath, ['--import', 'tsx', server, dataDir, '0', user, password], { stdio: ['ignore', 'pipe', 'pipe'] }),
+  )
   const exited = new Promise<void>((resolve) => child.once('exit', () => resolve()))
   const url = await new Promise<string>((resolve, reject) => {
     const timer = setTimeout(() => reject(new Error(`the ClickHouse fixture did not start within 30 s:\n${output}`)), 30_000)

@@ -2,12 +2,14 @@
 // Central's jars with the machine's Java: infra/kafka/fetch-jars.sh resolves them once into
 // ~/.cache/wren/kafka-<version>. No Docker engine runs on these machines, so nothing here is a container.
 import { spawn, spawnSync, type ChildProcess } from 'node:child_process'
+import { randomBytes } from 'node:crypto'
 import { existsSync } from 'node:fs'
 import { mkdtemp, readFile, rm, writeFile } from 'node:fs/promises'
 import { createServer } from 'node:net'
 import { homedir, tmpdir } from 'node:os'
 import path from 'node:path'
 import { Kafka, logLevel } from 'kafkajs'
+import { endsWithThisProcess } from './children'
 
 const repoRoot = path.resolve(import.meta.dirname, '../..')
 const KAFKA_VERSION = process.env.KAFKA_VERSION ?? '3.9.0'
@@ -55,7 +57,7 @@ export async function startKafka(): Promise<KafkaBroker> {
     '-cp',
     `${libs}/*`,
   ]
-  const clusterId = spawnSync('java', [...jvm, 'kafka.tools.StorageTool', 'random-uuid'], { encoding: 'utf8' }).stdout.trim()
+  const clusterId = randomClusterId()
   const format = spawnSync(
     'java',
     [...jvm, 'kafka.tools.StorageTool', 'format', '-t', clusterId, '-c', path.join(dir, 'server.properties')],
@@ -64,9 +66,9 @@ export async function startKafka(): Promise<KafkaBroker> {
   if (format.status !== 0) throw new Error(`kafka storage format failed:\n${format.stdout}${format.stderr}`)
 
   let output = ''
-  const child: ChildProcess = spawn('java', [...jvm, 'kafka.Kafka', path.join(dir, 'server.properties')], {
-    stdio: ['ignore', 'pipe', 'pipe'],
-  })
+  const child: ChildProcess = endsWithThisProcess(
+    spawn('java', [...jvm, 'kafka.Kafka', path.join(dir, 'server.properties')], { stdio: ['ignore', 'pipe', 'pipe'] }),
+  )
   child.stdout!.on('data', (d: Buffer) => (output += d.toString()))
   child.stderr!.on('data', (d: Buffer) => (output += d.toString()))
   const exited = new Promise<void>((resolve) => child.once('exit', () => resolve()))
@@ -98,6 +100,14 @@ export async function startKafka(): Promise<KafkaBroker> {
     throw err
   }
   return { brokers, logDir: dir, stop }
+}
+
+/** A KRaft cluster id as `kafka-storage random-uuid` prints it (16 random bytes, base64url; never a leading '-'), without starting a JVM for it. */
+function randomClusterId(): string {
+  for (;;) {
+    const id = randomBytes(16).toString('base64url')
+    if (!id.startsWith('-')) return id
+  }
 }
 
 function freePort(): Promise<number> {

@@ -13,6 +13,7 @@ import { loadConfig } from '../../services/shared/config'
 import { queryRows } from '../../services/shared/clickhouse'
 import { generateKey, PERSONAL_KEY_PREFIX, PROJECT_KEY_PREFIX } from '../../services/projects/store'
 import { startClickHouseFixture } from './clickhouse-http'
+import { endsWithThisProcess } from './children'
 
 export interface TestWren {
   url: string
@@ -114,19 +115,21 @@ class PortTaken extends Error {}
 async function spawnOnce(dataDir: string, env: Record<string, string>, command: string, entry: WrenEntry): Promise<WrenProcess> {
   const port = await freePort()
   let output = ''
-  const child = spawn(process.execPath, [...entry.args, command], {
-    cwd: entry.cwd,
-    env: {
-      ...process.env,
-      PORT: String(port),
-      HOST: '127.0.0.1',
-      WREN_DATA_DIR: dataDir,
-      LOG_LEVEL: 'warn',
-      WREN_INGEST_WAIT_MS: '20',
-      ...env,
-    },
-    stdio: ['ignore', 'pipe', 'pipe'],
-  })
+  const child = endsWithThisProcess(
+    spawn(process.execPath, [...entry.args, command], {
+      cwd: entry.cwd,
+      env: {
+        ...process.env,
+        PORT: String(port),
+        HOST: '127.0.0.1',
+        WREN_DATA_DIR: dataDir,
+        LOG_LEVEL: 'warn',
+        WREN_INGEST_WAIT_MS: '20',
+        ...env,
+      },
+      stdio: ['ignore', 'pipe', 'pipe'],
+    }),
+  )
   child.stdout!.on('data', (d: Buffer) => (output += d.toString()))
   child.stderr!.on('data', (d: Buffer) => (output += d.toString()))
   const exited = new Promise<number | null>((resolve) => child.once('exit', (code) => resolve(code)))
@@ -140,7 +143,12 @@ async function spawnOnce(dataDir: string, env: Record<string, string>, command: 
       return (await fetch(`${url}/_health`).catch(() => null))?.ok ?? false
     },
     { timeoutMs: 60_000, what: 'wren to start' },
-  )
+  ).catch(async (err: unknown) => {
+    // The caller gets no handle to stop it: a process that never answered is not left running.
+    if (child.exitCode === null && child.signalCode === null) child.kill('SIGKILL')
+    await exited
+    throw err
+  })
   return {
     url,
     child,

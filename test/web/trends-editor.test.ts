@@ -124,6 +124,21 @@ describe.skipIf(unavailable !== null)(`the trends editor in headless Chromium${u
     page.locator(`datalist#${id} option`).evaluateAll((os) => os.map((o) => o.getAttribute('value')))
   const series = (page: Page, letter: string): Locator => page.locator(`.series[data-series="${letter}"]`)
   const pageview = { id: '$pageview', type: 'events', order: 1, math: 'total' }
+  /** The series the URL holds (the editor writes it from its state once an edit settles). */
+  const urlSeries = (url: URL) => JSON.parse(url.searchParams.get('series') ?? '[]') as Array<{ kind: string; id: string }>
+  /**
+   * Until the editor has written its state into the URL as `check` expects, and drawn and run its effects after that
+   * (preact runs them after the next frame): what the page shows then is what it keeps.
+   */
+  const written = async (page: Page, check: (url: URL) => boolean) => {
+    await page.waitForURL(check)
+    await page.evaluate(
+      () =>
+        new Promise<void>((resolve) =>
+          (globalThis as unknown as { requestAnimationFrame(next: () => void): void }).requestAnimationFrame(() => setTimeout(resolve)),
+        ),
+    )
+  }
 
   it('builds a two-series query through its controls, and every chart equals the API’s answer', async () => {
     const page = await open(1280)
@@ -176,8 +191,7 @@ describe.skipIf(unavailable !== null)(`the trends editor in headless Chromium${u
 
     // A cohort breakdown: the type stays until a cohort is picked.
     await page.selectOption('select[aria-label="Breakdown type"]', 'cohort')
-    await page.waitForURL(/breakdown_type=cohort/)
-    await page.waitForTimeout(400)
+    await written(page, (url) => url.searchParams.get('breakdown_type') === 'cohort')
     expect(await page.inputValue('select[aria-label="Breakdown type"]')).toBe('cohort')
     await page.selectOption('select[aria-label="Breakdown cohort"]', String(cohortId))
     const byCohort = await expectChart(page, { events: plain, breakdown: [cohortId], breakdown_type: 'cohort' })
@@ -192,7 +206,7 @@ describe.skipIf(unavailable !== null)(`the trends editor in headless Chromium${u
     // The first series becomes an action: it stays one while the action is picked.
     const a = series(page, 'A')
     await a.locator('select[aria-label="Series kind"]').selectOption('actions')
-    await page.waitForTimeout(400)
+    await written(page, (url) => urlSeries(url)[0]?.kind === 'actions')
     expect(await a.locator('select[aria-label="Series kind"]').inputValue()).toBe('actions')
     await a.locator('select[aria-label="Action"]').selectOption(String(actionId))
     const bought = { id: actionId, type: 'actions', order: 1, math: 'total' }
@@ -201,10 +215,12 @@ describe.skipIf(unavailable !== null)(`the trends editor in headless Chromium${u
     // The second series' event deleted and another typed: nothing comes back while typing.
     const name = b.locator('input[aria-label="Event name"]')
     await name.fill('')
-    await page.waitForTimeout(600)
+    await written(page, (url) => urlSeries(url)[1]?.id === '')
+    // The chart goes on with the first series alone, and the name stays empty.
+    await expectChart(page, { actions: [bought] })
     expect(await name.inputValue()).toBe('')
     await name.pressSequentially('signed_up', { delay: 30 })
-    await page.waitForTimeout(400)
+    await written(page, (url) => urlSeries(url)[1]?.id === 'signed_up')
     expect(await name.inputValue()).toBe('signed_up')
     const signedUp = { id: 'signed_up', type: 'events', order: 2, math: 'total' }
     await expectChart(page, { actions: [bought], events: [signedUp] })
@@ -249,7 +265,7 @@ describe.skipIf(unavailable !== null)(`the trends editor in headless Chromium${u
 
     // The state is in the URL: a reload reopens the same editor.
     await page.click('.display-picker button:has-text("Line")')
-    await page.waitForTimeout(400)
+    await written(page, (url) => !url.searchParams.has('display'))
     await page.reload()
     await expect.poll(() => series(page, 'B').locator('input[aria-label="Event name"]').inputValue()).toBe('signed_up')
     // The actions arrive after the editor opens: the picked one is then shown.

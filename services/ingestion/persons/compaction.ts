@@ -105,10 +105,7 @@ export class PersonCompaction {
         tables.push(await this.compactTable(spec, committed))
       }
     const result = { tables, ms: Math.round(performance.now() - started) }
-    this.metrics.inc(
-      'wren_person_compaction_rows_total',
-      tables.reduce((n, t) => n + t.folded, 0),
-    )
+    for (const t of tables) this.metrics.inc('wren_person_compaction_rows_total', t.folded, { table: t.table })
     if (tables.some((t) => t.folded > 0)) this.logger.info(result, 'compacted person versions')
     return result
   }

@@ -129,12 +129,14 @@ async function play(key: string | null): Promise<void> {
     const width = Math.max(300, replayColumn.clientWidth - padding)
     const player = new Player({
       target: replay,
-      props: { events: events as never, width, height: Math.round((width * 9) / 16), autoPlay: true, showController: true },
+      props: { events: events as never, width, height: Math.round((width * 9) / 16), autoPlay: false, showController: true },
     })
-    // Whether the player is playing or paused, for whoever reads the page (a test waits on it before a jump).
+    // Whether the player is playing or paused, for whoever reads the page (a test pauses it before a jump). It
+    // starts playing once this listens: with autoPlay the player would start inside its constructor, unheard.
     player.addEventListener('ui-update-player-state', (detail) => {
       document.body.dataset.player = (detail as { payload: string }).payload
     })
+    player.play()
     const start = events[0].timestamp
     showInspector(inspector, timeline, {
       // Without a second argument the player keeps playing, or stays paused, as it was.
