@@ -67,7 +67,7 @@ export default defineConfig({
     // Every Wren a test starts, in its process or as a child, checks its answers against their schemas.
     // Its background threads keep the process's priority: a test's own client floods the Wren it started on
     // the same two cores, where ingestion behind capture (WREN_BACKGROUND_NICE's default) only waits longer
-    // (the crash tests took 1.6x as long); services/shared/thread-priority.test.ts tests the priority itself.
+    // (the crash tests took 1.6x as long); services/platform/thread-priority.test.ts tests the priority itself.
     env: { WREN_CHECK_RESPONSES: '1', WREN_BACKGROUND_NICE: '0' },
     sequence: { sequencer: WaitingFirst },
     projects: GROUPS.map((name) => ({ extends: true, test: { name, include: byGroup.get(name)! } })),

@@ -3,8 +3,8 @@
 import type { Wren } from '../services/app'
 import { decodeCapture } from '../services/capture/decode'
 import { newEventUuid, toIngestEvent } from '../services/capture/stamp'
-import { encodeIngest } from '../services/shared/log/contract'
-import { TOPICS } from '../services/shared/log/log'
+import { encodeIngest } from '../services/platform/log/contract'
+import { TOPICS } from '../services/platform/log/log'
 
 export async function appendAsCapture(
   wren: Pick<Wren, 'log'>,

@@ -8,8 +8,8 @@
 import { mkdtemp, open, rm } from 'node:fs/promises'
 import { tmpdir } from 'node:os'
 import { join } from 'node:path'
-import { openEmbeddedLog } from '../services/shared/log/embedded/embedded-log'
-import type { LogMessage } from '../services/shared/log/log'
+import { openEmbeddedLog } from '../services/platform/log/embedded/embedded-log'
+import type { LogMessage } from '../services/platform/log/log'
 
 const seconds = Number(process.argv[2] ?? 3)
 const concurrencies = (process.argv[3] ?? '1,4,16,64').split(',').map(Number)

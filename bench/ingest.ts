@@ -174,10 +174,10 @@ const JSON_COLUMNS = ['properties', 'person_properties', 'detail', ...[0, 1, 2, 
 async function trial(n: number): Promise<TrialResult> {
   const pino = (await import('pino')).default
   const { buildWren } = await import('../services/app')
-  const { loadConfig } = await import('../services/shared/config')
+  const { loadConfig } = await import('../services/platform/config')
   const { appendAsCapture } = await import('./append-as-capture')
-  const { TOPICS } = await import('../services/shared/log/log')
-  const { queryRows, insertRows } = await import('../services/shared/clickhouse')
+  const { TOPICS } = await import('../services/platform/log/log')
+  const { queryRows, insertRows } = await import('../services/platform/clickhouse')
 
   const dataDir = await mkdtemp(path.join(tmpdir(), 'wren-bench-ingest-'))
   const projectKey = 'phc_benchingest0000000000000000000000'
@@ -207,7 +207,7 @@ async function trial(n: number): Promise<TrialResult> {
     // time with at least one query (or insert) in flight, so parallel inserts are not counted twice.
     const client = wren.clickhouse
     const query = client.query.bind(client)
-    // Inserts reach chDB's session directly (shared/clickhouse insertEncoded): they are timed there.
+    // Inserts reach chDB's session directly (platform/clickhouse insertEncoded): they are timed there.
     const { Session } = (await import('chdb')) as unknown as {
       Session: { prototype: { insert: (...args: unknown[]) => Promise<unknown> } }
     }

@@ -308,7 +308,7 @@ async function measured(
 }
 
 async function trial(opts: RecordingsOptions): Promise<TrialResult> {
-  const { openEmbeddedClickHouse, queryRows, insertRows } = await import('../services/shared/clickhouse')
+  const { openEmbeddedClickHouse, queryRows, insertRows } = await import('../services/platform/clickhouse')
   const { generateKey, PERSONAL_KEY_PREFIX, PROJECT_KEY_PREFIX } = await import('../services/projects/store')
   const projectKey = generateKey(PROJECT_KEY_PREFIX)
   const personalKey = generateKey(PERSONAL_KEY_PREFIX)

@@ -1,6 +1,6 @@
 // The trend benchmarks' events: the same columns as ingestion writes (persons-on-events, 200k persons,
 // 35 days of history before `now`), bulk-loaded with one SQL `INSERT … SELECT` per million rows.
-import { INSERT_SELECT_SETTINGS, type ClickHouseClient } from '../services/shared/clickhouse'
+import { INSERT_SELECT_SETTINGS, type ClickHouseClient } from '../services/platform/clickhouse'
 
 const CHUNK = 1_000_000
 

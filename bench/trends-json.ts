@@ -10,7 +10,7 @@
 import { mkdir, mkdtemp, rm } from 'node:fs/promises'
 import { loadavg, tmpdir } from 'node:os'
 import path from 'node:path'
-import { insertEncoded, migrate, openEmbeddedClickHouse, queryRows, encodeRows } from '../services/shared/clickhouse'
+import { insertEncoded, migrate, openEmbeddedClickHouse, queryRows, encodeRows } from '../services/platform/clickhouse'
 import { loadTrendEvents } from './trend-events'
 
 const EVENTS = Number(process.env.BENCH_EVENTS ?? 10_000_000)

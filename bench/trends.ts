@@ -14,11 +14,11 @@ import { tmpdir } from 'node:os'
 import path from 'node:path'
 import pino from 'pino'
 import { buildWren } from '../services/app'
-import { loadConfig } from '../services/shared/config'
-import { queryRows } from '../services/shared/clickhouse'
+import { loadConfig } from '../services/platform/config'
+import { queryRows } from '../services/platform/clickhouse'
 import { loadTrendEvents } from './trend-events'
 import { generateKey, PERSONAL_KEY_PREFIX, PROJECT_KEY_PREFIX } from '../services/projects/store'
-import { materializedColumnName } from '../services/shared/query/materialized-properties'
+import { materializedColumnName } from '../services/analytics/sql/materialized-properties'
 
 const EVENTS = Number(process.env.BENCH_EVENTS ?? 10_000_000)
 const RUNS = Number(process.env.BENCH_RUNS ?? 7)

@@ -6,11 +6,11 @@
 //   browser/app.{js,css}, browser/player.{js,css}  the web app and the recordings player, bundled
 //   schemas/                                        the Avro and ClickHouse schemas read at run time
 //   package.json                                    name, version, and "type": "module"
-// services/shared/paths.ts finds the root of either layout. `npm start` keeps running from source.
+// services/platform/paths.ts finds the root of either layout. `npm start` keeps running from source.
 import { cp, mkdir, readFile, rm, writeFile } from 'node:fs/promises'
 import path from 'node:path'
 import { build } from 'esbuild'
-import { bundle, type BundleSource } from '../services/shared/http/browser-bundle'
+import { bundle, type BundleSource } from '../services/platform/http/browser-bundle'
 import { APP_BUNDLE } from '../services/web/routes'
 import { PLAYER_BUNDLE } from '../services/recordings/player-routes'
 

@@ -1,15 +1,15 @@
 // The `wren` command: start the server, or manage projects, keys and dead letters (runtime/cli.ts).
 import pino from 'pino'
-import { loadConfig, parseRoles, printConfig, usageVariables, ROLES, type Role } from './shared/config'
+import { loadConfig, parseRoles, printConfig, usageVariables, ROLES, type Role } from './platform/config'
 import { buildWren } from './app'
-import { startWatchdog } from './shared/watchdog'
-import { lowerBackgroundThreads } from './shared/thread-priority'
+import { startWatchdog } from './platform/watchdog'
+import { lowerBackgroundThreads } from './platform/thread-priority'
 import { describeRuntime } from './runtime/describe'
 import { manage } from './runtime/cli'
 import { init, INIT_USAGE } from './runtime/init'
 import { localUrl, publishControl } from './runtime/control'
 import { usesDataDir } from './runtime/storage'
-import { engineIdle } from './shared/clickhouse'
+import { engineIdle } from './platform/clickhouse'
 
 const USAGE = `usage:
   wren start                                   start Wren in embedded mode (the default)

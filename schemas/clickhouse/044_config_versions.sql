@@ -1,4 +1,4 @@
--- Versions granted to writers of configuration objects in cluster mode (services/shared/log/config-log.ts),
+-- Versions granted to writers of configuration objects in cluster mode (services/platform/log/config-log.ts),
 -- written by the one api process that grants them before it answers, so that the next granter (after a
 -- rebalance) never grants a version twice, even one whose row is not written yet.
 CREATE TABLE IF NOT EXISTS config_versions (

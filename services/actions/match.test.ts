@@ -1,7 +1,7 @@
 import { describe, expect, it } from 'vitest'
-import { SqlParams } from '../shared/query/params'
-import { eventColumns } from '../shared/property-filters/sql'
-import { EventPersonId } from '../shared/query/persons-sql'
+import { SqlParams } from '../platform/clickhouse/params'
+import { eventColumns } from '../analytics/property-filters/sql'
+import { EventPersonId } from '../analytics/sql/persons-sql'
 import { actionSql, validateSteps } from './match'
 import type { Action } from './store'
 

@@ -1,8 +1,15 @@
 // An action as a SQL condition over the events table: any step matches (OR); a step is the AND of its
 // parts. Element parts (selector, tag, href, text) apply only to `$autocapture` steps, as in PostHog.
-import { wrenError } from '../shared/errors'
-import { checkHogqlFilters, compareValue, compileGroup, selectorSql, escapeRegex, type FilterContext } from '../shared/property-filters/sql'
-import { parsePropertyGroup } from '../shared/property-filters/parse'
+import { wrenError } from '../platform/errors'
+import {
+  checkHogqlFilters,
+  compareValue,
+  compileGroup,
+  selectorSql,
+  escapeRegex,
+  type FilterContext,
+} from '../analytics/property-filters/sql'
+import { parsePropertyGroup } from '../analytics/property-filters/parse'
 import type { Action, ActionStep } from './store'
 
 const MATCHINGS = ['contains', 'exact', 'regex']

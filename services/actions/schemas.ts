@@ -1,6 +1,6 @@
 // What the action routes answer: declared once, for the routes, the OpenAPI document and the web app's types.
 import { Type } from 'typebox'
-import { AnyObject } from '../shared/http/schemas'
+import { AnyObject } from '../platform/http/schemas'
 
 export const ActionAnswer = Type.Object({
   id: Type.Integer(),

@@ -1,9 +1,9 @@
-// Actions: configuration objects (shared/config-objects.ts). A write tells every process which action
+// Actions: configuration objects (platform/config-objects.ts). A write tells every process which action
 // changed.
-import type { ClickHouseClient } from '../shared/clickhouse'
-import { ConfigObjectStore, timestamp, type ConfigObjectKind } from '../shared/config-objects'
-import type { Clock } from '../shared/time/clock'
-import type { ConfigLog } from '../shared/log/config-log'
+import type { ClickHouseClient } from '../platform/clickhouse'
+import { ConfigObjectStore, timestamp, type ConfigObjectKind } from '../platform/config-objects'
+import type { Clock } from '../platform/clock'
+import type { ConfigLog } from '../platform/log/config-log'
 
 export interface ActionStep {
   event?: string | null

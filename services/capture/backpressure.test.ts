@@ -1,6 +1,6 @@
 import { describe, expect, it } from 'vitest'
 import { eventBackpressure, recordingsBackpressure } from './backpressure'
-import { WrenError } from '../shared/errors'
+import { WrenError } from '../platform/errors'
 
 describe('capture backpressure', () => {
   it('refuses from the bound on, with Retry-After, and accepts again only below 80% of it', () => {

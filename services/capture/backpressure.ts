@@ -3,7 +3,7 @@
 // (a flood, or a stall, would otherwise fill the disk while every request is acknowledged). It accepts
 // again once every bound is below 80% of its limit, so it does not flap around it. The backlog comes from
 // the stage's lag monitor's last sample.
-import { backlogFull, type ErrorCode } from '../shared/errors'
+import { backlogFull, type ErrorCode } from '../platform/errors'
 
 const RESUME_BELOW = 0.8
 /** What Retry-After says: long enough for the stage to drain a good part of the backlog. */

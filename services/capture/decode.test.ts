@@ -1,5 +1,5 @@
 import { describe, it, expect } from 'vitest'
-import { b64, rejectsWith as rejects, sdkEvent as ev, sdkRequest as req, TOKEN } from '../shared/http/testing/sdk-requests'
+import { b64, rejectsWith as rejects, sdkEvent as ev, sdkRequest as req, TOKEN } from '../platform/http/testing/sdk-requests'
 import { decodeCapture } from './decode'
 
 describe('decodeCapture: payload errors', () => {

@@ -1,10 +1,10 @@
 // Turns one capture HTTP request into validated events: the body as text (every SDK encoding, undone by
-// shared/http/sdk-body.ts), then the array / batch / single / engage JSON shapes, tokens, ids and sent_at.
+// platform/http/sdk-body.ts), then the array / batch / single / engage JSON shapes, tokens, ids and sent_at.
 
-import { wrenError } from '../shared/errors'
-import { payloadText, routePath, type SdkRequest } from '../shared/http/sdk-body'
+import { wrenError } from '../platform/errors'
+import { payloadText, routePath, type SdkRequest } from '../platform/http/sdk-body'
 import { parseTimestamp } from './timestamp'
-import { jsonTooDeep, jsonTooDeepIn, replaceLoneSurrogates } from '../shared/json'
+import { jsonTooDeep, jsonTooDeepIn, replaceLoneSurrogates } from '../platform/json'
 
 export interface DecodedEvent {
   uuid: string | null // null when not sent (or sent as ''); validated UUID otherwise

@@ -3,7 +3,7 @@
 
 import { randomFillSync } from 'node:crypto'
 import { v7 } from 'uuid'
-import type { IngestEvent, Properties } from '../shared/log/contract'
+import type { IngestEvent, Properties } from '../platform/log/contract'
 import type { DecodedEvent } from './decode'
 import { resolveTimestamp } from './timestamp'
 

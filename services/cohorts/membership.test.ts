@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest'
-import { SqlParams } from '../shared/query/params'
+import { SqlParams } from '../platform/clickhouse/params'
 import { cohortGroup, cohortResolver } from './membership'
 import type { Cohort } from './store'
 

@@ -1,11 +1,11 @@
 // A cohort's current members as a SQL subquery of person uuids: dynamic cohorts match the latest person
 // properties against their property groups (which may name other cohorts); static cohorts map their
 // distinct ids to the persons those ids belong to now.
-import { wrenError } from '../shared/errors'
-import { isRecord } from '../shared/json'
-import type { SqlParams } from '../shared/query/params'
-import { checkHogqlFilters, compileGroup, PERSON_COLUMNS } from '../shared/property-filters/sql'
-import { isGroup, parsePropertyGroup, type PropertyGroup, type PropertyNode } from '../shared/property-filters/parse'
+import { wrenError } from '../platform/errors'
+import { isRecord } from '../platform/json'
+import type { SqlParams } from '../platform/clickhouse/params'
+import { checkHogqlFilters, compileGroup, PERSON_COLUMNS } from '../analytics/property-filters/sql'
+import { isGroup, parsePropertyGroup, type PropertyGroup, type PropertyNode } from '../analytics/property-filters/parse'
 import type { Cohort } from './store'
 
 /** The cohort's definition as one property group: `filters.properties`, or legacy `groups` (OR of ANDs). */

@@ -1,7 +1,7 @@
 // What the cohort routes answer: declared once, for the routes, the OpenAPI document and the web app's types.
 // PostHog's CohortSerializer fields, with Wren's updated_at and team_id besides.
 import { Type } from 'typebox'
-import { AnyObject } from '../shared/http/schemas'
+import { AnyObject } from '../platform/http/schemas'
 
 const Time = Type.String({ format: 'date-time' })
 

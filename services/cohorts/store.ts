@@ -1,11 +1,11 @@
-// Cohorts in ClickHouse: definitions as configuration objects (shared/config-objects.ts), static members as
-// distinct ids. Every change is published on the configuration log (shared/log/config-log.ts), so decide's
+// Cohorts in ClickHouse: definitions as configuration objects (platform/config-objects.ts), static members as
+// distinct ids. Every change is published on the configuration log (platform/log/config-log.ts), so decide's
 // cohort readers in every process reload.
-import type { ClickHouseClient } from '../shared/clickhouse'
-import { insertRows, queryRows } from '../shared/clickhouse'
-import { ConfigObjectStore, timestamp, type ConfigObjectKind } from '../shared/config-objects'
-import type { Clock } from '../shared/time/clock'
-import type { ConfigChange, ConfigLog } from '../shared/log/config-log'
+import type { ClickHouseClient } from '../platform/clickhouse'
+import { insertRows, queryRows } from '../platform/clickhouse'
+import { ConfigObjectStore, timestamp, type ConfigObjectKind } from '../platform/config-objects'
+import type { Clock } from '../platform/clock'
+import type { ConfigChange, ConfigLog } from '../platform/log/config-log'
 
 export interface Cohort {
   id: number

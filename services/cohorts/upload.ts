@@ -4,7 +4,7 @@
 import type { FastifyInstance, FastifyRequest } from 'fastify'
 import multipart from '@fastify/multipart'
 import { parse } from 'csv-parse/sync'
-import { WrenError, wrenError } from '../shared/errors'
+import { WrenError, wrenError } from '../platform/errors'
 
 /** Bytes of one upload: a CSV body, or each field and file of a form. */
 export const MAX_UPLOAD_BYTES = 50 * 1024 * 1024

@@ -3,13 +3,13 @@
 // only a key holding every scope (*) and limited to no project may see or replay them.
 import type { FastifyInstance } from 'fastify'
 import { Type } from 'typebox'
-import { wrenError } from '../shared/errors'
-import { pageLinks, pageRequest } from '../shared/http/request-url'
-import { routesOf } from '../shared/http/route'
-import { Paginated, Paging } from '../shared/http/schemas'
-import type { Log } from '../shared/log/log'
-import type { Metrics } from '../shared/metrics'
-import type { Tenants } from '../shared/tenancy'
+import { wrenError } from '../platform/errors'
+import { pageLinks, pageRequest } from '../platform/http/request-url'
+import { routesOf } from '../platform/http/route'
+import { Paginated, Paging } from '../platform/http/schemas'
+import type { Log } from '../platform/log/log'
+import type { Metrics } from '../platform/metrics'
+import type { Tenants } from '../platform/tenancy'
 import type { DeadLetterRecord, DeadLetterStore } from './store'
 
 export interface DeadLetterRouteDeps {

@@ -5,15 +5,15 @@
 // deduplication token named after the batch that found it, so a replayed batch records it once. Each
 // processor (ingestion on wren_ingest, recordings on wren_snapshots) records through its own recorder(),
 // which names its consumer group; a replay appends a payload to its topic under the key capture gave it.
-import type { ClickHouseClient } from '../shared/clickhouse'
-import { insertRows, queryRows } from '../shared/clickhouse'
-import type { Clock } from '../shared/time/clock'
-import type { Log, LogBatch } from '../shared/log/log'
-import type { KafkaLog } from '../shared/log/kafka/kafka-log'
-import { decodeIngest, decodeSnapshot } from '../shared/log/contract'
-import { TOPICS } from '../shared/log/log'
-import { SerialQueue } from '../shared/serial'
-import type { DeadLetter, DeadLetterRecorder } from '../shared/processing/runner'
+import type { ClickHouseClient } from '../platform/clickhouse'
+import { insertRows, queryRows } from '../platform/clickhouse'
+import type { Clock } from '../platform/clock'
+import type { Log, LogBatch } from '../platform/log/log'
+import type { KafkaLog } from '../platform/log/kafka/kafka-log'
+import { decodeIngest, decodeSnapshot } from '../platform/log/contract'
+import { TOPICS } from '../platform/log/log'
+import { SerialQueue } from '../platform/serial'
+import type { DeadLetter, DeadLetterRecorder } from '../platform/processing/runner'
 
 /** Cluster mode: where letters also go once stored, with the consumer group that found them. */
 export type DeadLetterFeed = (group: string, batch: LogBatch, letters: DeadLetter[]) => Promise<void>

@@ -2,9 +2,9 @@
 // gives the bytes the route writes. A request seen before is answered from the kept bytes while its stamp
 // holds, and evaluated again once it does not.
 import { describe, expect, it } from 'vitest'
-import { fixedClock } from '../shared/time/clock'
-import { Metrics } from '../shared/metrics'
-import type { Project } from '../shared/tenancy'
+import { fixedClock } from '../platform/clock'
+import { Metrics } from '../platform/metrics'
+import type { Project } from '../platform/tenancy'
 import { FlagAnswers, type FlagsCall } from './answers'
 import type { Reason } from './evaluate'
 import type { Evaluation, Stamp } from './service'

@@ -7,11 +7,11 @@
 // invalidation message.
 import { randomUUID } from 'node:crypto'
 import type { IncomingHttpHeaders } from 'node:http'
-import { wrenError } from '../shared/errors'
-import { jsonTooDeepIn } from '../shared/json'
-import type { Clock } from '../shared/time/clock'
-import type { Metrics } from '../shared/metrics'
-import type { Project, Tenants } from '../shared/tenancy'
+import { wrenError } from '../platform/errors'
+import { jsonTooDeepIn } from '../platform/json'
+import type { Clock } from '../platform/clock'
+import type { Metrics } from '../platform/metrics'
+import type { Project, Tenants } from '../platform/tenancy'
 import { clientIp } from './geoip'
 import { readFlagsRequest } from './request'
 import { flagsBodyParts, shapeFor } from './responses'
@@ -28,7 +28,7 @@ export interface FlagsCall {
   /** The raw body bytes. */
   body: unknown
   socket: { remoteAddress?: string }
-  /** Node's request: what its memory charge is kept under (shared/http/memory-budget.ts). */
+  /** Node's request: what its memory charge is kept under (platform/http/memory-budget.ts). */
   raw?: object
 }
 

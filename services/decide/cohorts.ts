@@ -3,11 +3,11 @@
 // every few seconds (static members are distinct ids, whose persons change), so flag evaluation never
 // queries ClickHouse on the request path.
 import type { Logger } from 'pino'
-import type { ClickHouseClient } from '../shared/clickhouse'
-import { queryRows } from '../shared/clickhouse'
+import type { ClickHouseClient } from '../platform/clickhouse'
+import { queryRows } from '../platform/clickhouse'
 import type { StoredPropertyGroup } from '../flags/types'
-import type { ConfigLog } from '../shared/log/config-log'
-import { RepeatedFailures } from '../shared/repeated-failures'
+import type { ConfigLog } from '../platform/log/config-log'
+import { RepeatedFailures } from '../platform/repeated-failures'
 
 /** A cohort as flags need it: a static member list or a property group (reference §3.5). */
 export interface CohortDefinition {

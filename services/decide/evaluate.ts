@@ -3,8 +3,8 @@
 // multivariate choice, payloads, group aggregation, experience continuity, cohorts and flag dependencies.
 // A flag that cannot be computed is reported `failed` and leaves the others intact.
 import { hashesFor, holdoutHash, type IdentifierHashes } from './hash'
-import { MatchError, matcherFor, type MatchContext } from '../shared/property-filters/match'
-import { storedFlagFilter, type PropertyFilter } from '../shared/property-filters/parse'
+import { MatchError, matcherFor, type MatchContext } from '../analytics/property-filters/match'
+import { storedFlagFilter, type PropertyFilter } from '../analytics/property-filters/parse'
 import type { ConditionGroup, FeatureFlag, Properties, StoredPropertyFilter, StoredPropertyGroup } from '../flags/types'
 import type { CohortReader } from './cohorts'
 

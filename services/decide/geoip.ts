@@ -1,7 +1,7 @@
 // GeoIP for flags (reference §7.2: the first X-Forwarded-For address, seven $geoip_* properties, non-empty
-// strings only), from the one reader the process opens (shared/geoip.ts).
+// strings only), from the one reader the process opens (platform/geoip.ts).
 import { isIP } from 'node:net'
-import { locationOf, type CityLookup } from '../shared/geoip'
+import { locationOf, type CityLookup } from '../platform/geoip'
 
 export type GeoLookup = (ip: string) => Record<string, string>
 

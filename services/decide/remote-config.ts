@@ -5,10 +5,10 @@
 // PostHog's recording settings (sample rate, minimum duration, linked flag, network payloads, masking,
 // triggers) as PostHog's decide hands them over. A project with `recording_domains` gets
 // `sessionRecording: false` on a page of any other site (by the request's Origin or Referer), as in PostHog.
-import { capturesConsoleLogs } from '../shared/project-settings'
-import { isRecord } from '../shared/json'
-import { escapeRegex } from '../shared/property-filters/sql'
-import type { Project } from '../shared/tenancy'
+import { capturesConsoleLogs } from '../analytics/project-settings'
+import { isRecord } from '../platform/json'
+import { escapeRegex } from '../analytics/property-filters/sql'
+import type { Project } from '../platform/tenancy'
 
 /** The request headers the remote config depends on (`recording_domains`). */
 export interface ConfigRequest {

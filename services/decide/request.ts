@@ -1,6 +1,6 @@
 // A decide / flags request body (reference §4.1), with PostHog's field aliases.
-import { wrenError } from '../shared/errors'
-import { isRecord } from '../shared/json'
+import { wrenError } from '../platform/errors'
+import { isRecord } from '../platform/json'
 import type { Properties } from '../flags/types'
 
 export interface FlagsRequest {

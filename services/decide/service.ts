@@ -1,8 +1,8 @@
 // Decide's evaluation for one request: flag definitions from the FlagStore, person and group state from
 // the snapshot (memory first, ClickHouse on a miss), request overrides and GeoIP merged in, then the
 // evaluator. Experience-continuity hash keys are stored when an anonymous id is first identified.
-import type { Project } from '../shared/tenancy'
-import type { Clock } from '../shared/time/clock'
+import type { Project } from '../platform/tenancy'
+import type { Clock } from '../platform/clock'
 import { evaluateFlagList, type FlagResult } from './evaluate'
 import type { FlagsRequest } from './request'
 import type { PersonEntry, PersonKeys, PersonSnapshot } from './snapshot'

@@ -2,10 +2,10 @@
 // about, the person's properties and experience-continuity hash keys; group properties; each project's
 // group type mapping. Loaded from ClickHouse on a miss, then kept fresh by the ingestion processor's
 // person changes (in process in embedded mode, from the log's person-changes feed in cluster mode:
-// shared/log/person-changes.ts), so a warm distinct id costs no query.
-import type { ClickHouseClient } from '../shared/clickhouse'
-import { insertRows, queryRows } from '../shared/clickhouse'
-import type { SnapshotChanges } from '../shared/log/person-changes'
+// platform/log/person-changes.ts), so a warm distinct id costs no query.
+import type { ClickHouseClient } from '../platform/clickhouse'
+import { insertRows, queryRows } from '../platform/clickhouse'
+import type { SnapshotChanges } from '../platform/log/person-changes'
 import type { Properties } from '../flags/types'
 
 export interface PersonEntry {

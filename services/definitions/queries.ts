@@ -2,10 +2,10 @@
 // a page at a time: one query for the page, one for its count, and for events one more for the page's
 // 30-day volumes. Rows of parts not yet merged are folded here by GROUP BY.
 import { v5 } from 'uuid'
-import type { ClickHouseClient } from '../shared/clickhouse'
-import { queryRows } from '../shared/clickhouse'
-import { SqlParams } from '../shared/query/params'
-import { SESSION_PROPERTIES } from '../shared/query/sessions'
+import type { ClickHouseClient } from '../platform/clickhouse'
+import { queryRows } from '../platform/clickhouse'
+import { SqlParams } from '../platform/clickhouse/params'
+import { SESSION_PROPERTIES } from '../analytics/sql/sessions'
 
 // Ids are derived from the key (no table of ids to keep): the same definition always has the same id.
 const DEFINITION_ID_NAMESPACE = 'f4c1b0a2-8d3e-4b6f-9a57-2e0c9d1b7a64'
@@ -154,7 +154,7 @@ export class DefinitionQueries {
 }
 
 /**
- * The session properties Wren computes (shared/query/sessions.ts), as PostHog lists its sessions table's fields
+ * The session properties Wren computes (analytics/sql/sessions.ts), as PostHog lists its sessions table's fields
  * for `type=session` (get_lazy_session_table_properties_v2: in the table's order, aliases left out,
  * $session_duration a Duration): computed per session, never seen by ingestion, so the same for every project.
  */

@@ -1,7 +1,7 @@
 // What the definition routes answer (PostHog's /event_definitions/ and /property_definitions/ shapes),
 // declared once for the routes, the OpenAPI document and the web app's types.
 import { Type } from 'typebox'
-import { Paginated, Uuid } from '../shared/http/schemas'
+import { Paginated, Uuid } from '../platform/http/schemas'
 
 const Time = Type.Union([Type.String({ format: 'date-time' }), Type.Null()])
 

@@ -1,6 +1,6 @@
 // What the event routes answer: declared once, for the routes, the OpenAPI document and the web app's types.
 import { Type } from 'typebox'
-import { AnyObject, Uuid } from '../shared/http/schemas'
+import { AnyObject, Uuid } from '../platform/http/schemas'
 
 export const Event = Type.Object({
   id: Uuid,

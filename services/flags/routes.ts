@@ -3,11 +3,11 @@
 // the activity log. Scopes feature_flag:read / feature_flag:write.
 import type { FastifyInstance, FastifyRequest } from 'fastify'
 import { Type } from 'typebox'
-import type { Caller } from '../shared/http/auth'
-import { wrenError } from '../shared/errors'
-import { pageLinks, pageOfList, pageRequest, type PageRequest } from '../shared/http/request-url'
-import { sendFormatted } from '../shared/http/format'
-import { routesOf } from '../shared/http/route'
+import type { Caller } from '../platform/http/auth'
+import { wrenError } from '../platform/errors'
+import { pageLinks, pageOfList, pageRequest, type PageRequest } from '../platform/http/request-url'
+import { sendFormatted } from '../platform/http/format'
+import { routesOf } from '../platform/http/route'
 import {
   ActivityPage,
   ActivityPaging,
@@ -18,9 +18,9 @@ import {
   MAX_LIST_LIMIT,
   Paginated,
   RecordId,
-} from '../shared/http/schemas'
+} from '../platform/http/schemas'
 import { Flag } from './schemas'
-import type { Tenants } from '../shared/tenancy'
+import type { Tenants } from '../platform/tenancy'
 import type { FlagStore } from './store'
 import { serializeFlag } from './serialize'
 import { FlagManagement } from './service'

@@ -1,7 +1,7 @@
 // What the feature flag routes answer: declared once, for the routes, the OpenAPI document and the web app's types.
 // PostHog's FeatureFlagSerializer fields (reference §2.3), with Wren's values.
 import { Type } from 'typebox'
-import { AnyObject } from '../shared/http/schemas'
+import { AnyObject } from '../platform/http/schemas'
 
 const Time = Type.String({ format: 'date-time' })
 /** Who created or last changed the flag: the key's label (Wren has keys, not users). */

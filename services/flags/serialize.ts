@@ -1,6 +1,6 @@
 // The management API's view of a flag (PostHog's FeatureFlagSerializer fields, reference §2.3).
-import { hasScope } from '../shared/http/auth'
-import type { PersonalApiKey } from '../shared/tenancy'
+import { hasScope } from '../platform/http/auth'
+import type { PersonalApiKey } from '../platform/tenancy'
 import type { FeatureFlag } from './types'
 
 export function isSimpleFlag(flag: FeatureFlag): boolean {

@@ -1,8 +1,8 @@
 // Flag management's logic, apart from HTTP: a flag looked up by the id in a path, the list with its
 // filters, a create, and a PATCH (the fields given, validated against the project's other flags and
 // cohorts; a version and an activity entry per real change, none for a PATCH that changes nothing).
-import { wrenError } from '../shared/errors'
-import { matchesSearch } from '../shared/http/request-url'
+import { wrenError } from '../platform/errors'
+import { matchesSearch } from '../platform/http/request-url'
 import type { FlagStore } from './store'
 import type { FeatureFlag, FlagFilters } from './types'
 import { serializeFlag } from './serialize'

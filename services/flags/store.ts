@@ -1,14 +1,14 @@
 // Feature flags: ClickHouse holds every version; this store keeps the latest of each flag in memory, so
 // the management API reads and decide evaluates without a query. Listeners hear every change at once
 // (decide's snapshot, the local-evaluation ETag). Every save is published on the configuration log
-// (shared/log/config-log.ts), from which every process's store keeps up (cluster mode: flags written through
+// (platform/log/config-log.ts), from which every process's store keeps up (cluster mode: flags written through
 // another api process); new ids come from its allocator, unique across processes.
-import type { ClickHouseClient } from '../shared/clickhouse'
-import { insertRows, queryRows } from '../shared/clickhouse'
-import type { Clock } from '../shared/time/clock'
-import type { ConfigChange, ConfigLog } from '../shared/log/config-log'
+import type { ClickHouseClient } from '../platform/clickhouse'
+import { insertRows, queryRows } from '../platform/clickhouse'
+import type { Clock } from '../platform/clock'
+import type { ConfigChange, ConfigLog } from '../platform/log/config-log'
 import type { FeatureFlag } from './types'
-import { VersionedUpdates } from '../shared/versioned-update'
+import { VersionedUpdates } from '../platform/versioned-update'
 
 interface FlagRow {
   team_id: number

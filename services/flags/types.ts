@@ -4,7 +4,7 @@
 export type Json = null | boolean | number | string | Json[] | { [key: string]: Json }
 export type Properties = Record<string, unknown>
 
-/** A filter as the user sent it; decide reads it parsed (shared/property-filters/parse.ts storedFlagFilter). */
+/** A filter as the user sent it; decide reads it parsed (analytics/property-filters/parse.ts storedFlagFilter). */
 export interface StoredPropertyFilter {
   key: string
   value?: unknown

@@ -1,9 +1,9 @@
 // What the management API accepts as a flag (PostHog's FeatureFlagSerializer, reference §2.2). Every
 // rejection is a 400 that names the field.
-import { wrenError } from '../shared/errors'
-import { isRecord } from '../shared/json'
-import { parseDateString } from '../shared/time/date-strings'
-import { parseFlagFilter } from '../shared/property-filters/parse'
+import { wrenError } from '../platform/errors'
+import { isRecord } from '../platform/json'
+import { parseDateString } from '../analytics/time/date-strings'
+import { parseFlagFilter } from '../analytics/property-filters/parse'
 import type { ConditionGroup, FeatureFlag, FlagFilters, StoredPropertyFilter } from './types'
 
 const KEY_RE = /^[a-zA-Z0-9_-]+$/

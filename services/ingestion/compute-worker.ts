@@ -3,13 +3,13 @@
 // storage only by asking the main thread (which holds the one ClickHouse client: chDB allows one engine
 // per process), and never imports the client.
 import { parentPort, workerData } from 'node:worker_threads'
-import { errorText } from '../shared/errors'
-import { decodeIngest } from '../shared/log/contract'
+import { errorText } from '../platform/errors'
+import { decodeIngest } from '../platform/log/contract'
 import type { LoadedState } from './persons/store'
 import { buffersOf, encodeEventRow, preparedBytes, preparePersonRows } from './persons/rows'
 import { PersonWork, type Loader, type PartOutput } from './person-work'
 import type { PreparedRows } from './persons/rows'
-import { openGeoIpReader } from '../shared/geoip'
+import { openGeoIpReader } from '../platform/geoip'
 import type { FromWorker, ToWorker, WorkerSetup } from './worker-person-work'
 
 const setup = workerData as WorkerSetup

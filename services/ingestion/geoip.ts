@@ -6,8 +6,8 @@
 //   every subdivision the database lists.
 // Nothing is added when `$geoip_disable` is set, when there is no `$ip`, or when the lookup finds nothing
 // (private and loopback addresses included: PostHog's development-only stand-in for 127.0.0.1 is not
-// copied). The database and its reader are shared/geoip.ts.
-import { locationOf, type CityLookup } from '../shared/geoip'
+// copied). The database and its reader are platform/geoip.ts.
+import { locationOf, type CityLookup } from '../platform/geoip'
 import type { IngestEvent, Properties } from './types'
 
 /** The fields PostHog's transformation always writes on the person ($set / $set_once), null when unknown. */

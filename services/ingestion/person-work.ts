@@ -3,15 +3,15 @@
 // prepare). It reads storage only through the `load` it is given and writes nothing: the processor
 // (processor.ts) does the I/O. In Wren it runs on a worker thread (compute-worker.ts), so that capture's
 // and the API's requests never wait behind a batch; unit tests run it in their own thread.
-import { decodeIngest, type IngestItem } from '../shared/log/contract'
-import { errorText } from '../shared/errors'
+import { decodeIngest, type IngestItem } from '../platform/log/contract'
+import { errorText } from '../platform/errors'
 import { PersonRepo } from './persons/repo'
 import { applyCommand, lookupsFor, processEvent, warnIfDroppedPersonless, type CommandResult } from './persons/rules'
 import type { BatchRange, LoadedState, Lookups, PersonStore, PingResult, ReplayBound } from './persons/store'
 import type { IngestionWarning, PersonChanges, ProcessedEvent } from './types'
 import { withGeoIp } from './geoip'
 import { DefinitionSightings } from './definitions'
-import type { CityLookup } from '../shared/geoip'
+import type { CityLookup } from '../platform/geoip'
 
 /** One range of the ingest topic, as the person work needs it. */
 export interface RangeInput extends BatchRange {

@@ -3,7 +3,7 @@
 // batches. Offsets are committed (by the log) only after the batch is stored; a batch replayed after a
 // crash is rebuilt from the state before it.
 //
-// The batch runner (shared/processing/runner.ts) owns the subscription, the commit, retries, and the
+// The batch runner (platform/processing/runner.ts) owns the subscription, the commit, retries, and the
 // isolation of a range that keeps failing until its failing messages are dead letters (no batch stalls
 // the stream); the ingestion stage here writes a range. It does the I/O: the store's lookups
 // and writes, results and change announcements. The CPU work of a range (decoding, person rules, encoding
@@ -26,16 +26,16 @@
 // is produced; and events of such a partial write are stored again by the parts, under the same uuids,
 // which the events table (a ReplacingMergeTree) folds.
 import type { Logger } from 'pino'
-import type { Log, LogBatch, LogRecord } from '../shared/log/log'
-import { decodeIngest } from '../shared/log/contract'
-import type { Metrics } from '../shared/metrics'
-import { subscription } from '../shared/log/streams'
-import { BatchRunner, type DeadLetter, type DeadLetterRecorder, type Stage, type Written } from '../shared/processing/runner'
+import type { Log, LogBatch, LogRecord } from '../platform/log/log'
+import { decodeIngest } from '../platform/log/contract'
+import type { Metrics } from '../platform/metrics'
+import { subscription } from '../platform/log/streams'
+import { BatchRunner, type DeadLetter, type DeadLetterRecorder, type Stage, type Written } from '../platform/processing/runner'
 import type { PersonStore, PingResult } from './persons/store'
-import { CommandWaiters, type CommandResult, type CommandResultPublisher } from '../shared/log/command-results'
-import type { PersonChangePublisher } from '../shared/log/person-changes'
+import { CommandWaiters, type CommandResult, type CommandResultPublisher } from '../platform/log/command-results'
+import type { PersonChangePublisher } from '../platform/log/person-changes'
 import type { PersonChanges, PersonCommand } from './types'
-import type { CityLookup } from '../shared/geoip'
+import type { CityLookup } from '../platform/geoip'
 import { PersonWork, type PartOutput, type RangeOutput, type RangeWork } from './person-work'
 
 export interface ProcessorOptions {
@@ -53,9 +53,9 @@ export interface ProcessorOptions {
   deadLetters: DeadLetterRecorder
   /** Persons (and their distinct ids and groups) kept in memory between batches; the least recently used go first. */
   maxCachedPersons?: number
-  /** Cluster mode: where applied commands' results go for api processes elsewhere (shared/log/command-results.ts). */
+  /** Cluster mode: where applied commands' results go for api processes elsewhere (platform/log/command-results.ts). */
   publishResults?: CommandResultPublisher
-  /** Cluster mode: where stored person changes go for decide processes elsewhere (shared/log/person-changes.ts). */
+  /** Cluster mode: where stored person changes go for decide processes elsewhere (platform/log/person-changes.ts). */
   publishChanges?: PersonChangePublisher
   /** Adds $geoip_* from each event's $ip before person processing (geoip.ts); none without it. */
   geoip?: CityLookup | null

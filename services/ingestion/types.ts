@@ -1,9 +1,9 @@
 // Shapes that flow through ingestion. Capture produces IngestEvent / PersonCommand (as Avro on the log);
 // the ingestion processor turns them into stored events and person changes.
 
-// The log's message shapes belong to the log's contract (shared/log/contract.ts); re-exported for ingestion's code.
-export type { IngestEvent, PersonCommand, Properties } from '../shared/log/contract'
-import type { Properties } from '../shared/log/contract'
+// The log's message shapes belong to the log's contract (platform/log/contract.ts); re-exported for ingestion's code.
+export type { IngestEvent, PersonCommand, Properties } from '../platform/log/contract'
+import type { Properties } from '../platform/log/contract'
 
 export interface Person {
   teamId: number

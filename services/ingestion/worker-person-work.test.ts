@@ -3,7 +3,7 @@
 // and a worker that cannot start says so through ping (so isolation never blames a message for it).
 import { afterEach, describe, expect, it } from 'vitest'
 import pino from 'pino'
-import { encodeIngest } from '../shared/log/contract'
+import { encodeIngest } from '../platform/log/contract'
 import { FakePersonStore } from './testing/fake-person-store'
 import { ev } from './testing/processor-harness'
 import { encodeEventRow, preparePersonRows, type PreparedRows } from './persons/rows'

@@ -8,8 +8,8 @@
 // worker, whose memory is empty: it loads what it needs from storage, as after a restart.
 import { Worker } from 'node:worker_threads'
 import type { Logger } from 'pino'
-import { errorText } from '../shared/errors'
-import { COMPILED } from '../shared/paths'
+import { errorText } from '../platform/errors'
+import { COMPILED } from '../platform/paths'
 import type { LoadedState, Lookups, PingResult, ReplayBound } from './persons/store'
 import type { PreparedRows } from './persons/rows'
 import type { Loader, PartOutput, RangeInput, RangeOutput, RangeWork } from './person-work'

@@ -1,10 +1,10 @@
-// Dashboards: configuration objects (shared/config-objects.ts). Tiles live in the dashboard's row: a tile
+// Dashboards: configuration objects (platform/config-objects.ts). Tiles live in the dashboard's row: a tile
 // shows an insight or a text, and is only ever read with its dashboard. Nothing else caches dashboards, so a
 // write publishes nothing.
-import type { ClickHouseClient } from '../shared/clickhouse'
-import { ConfigObjectStore, timestamp, type ConfigObjectKind } from '../shared/config-objects'
-import type { Clock } from '../shared/time/clock'
-import type { ConfigLog } from '../shared/log/config-log'
+import type { ClickHouseClient } from '../platform/clickhouse'
+import { ConfigObjectStore, timestamp, type ConfigObjectKind } from '../platform/config-objects'
+import type { Clock } from '../platform/clock'
+import type { ConfigLog } from '../platform/log/config-log'
 
 export interface Tile {
   /** Unique within its dashboard. */

@@ -1,5 +1,5 @@
 // What the insight and dashboard routes are handed (runtime/route-groups.ts builds it).
-import type { Tenants } from '../shared/tenancy'
+import type { Tenants } from '../platform/tenancy'
 import type { DashboardStore } from './dashboard-store'
 import type { InsightResults } from './results'
 import type { InsightStore } from './store'

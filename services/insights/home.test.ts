@@ -1,9 +1,9 @@
 // Home dashboards on the configuration-object fakes: a project without one gets its tiles and becomes its
 // primary_dashboard; when another process set a primary_dashboard first, the one made here is deleted.
 import { describe, expect, it } from 'vitest'
-import { FakeConfigObjects } from '../shared/testing/fake-config-objects'
-import { fixedClock } from '../shared/time/clock'
-import type { Project } from '../shared/tenancy'
+import { FakeConfigObjects } from '../platform/testing/fake-config-objects'
+import { fixedClock } from '../platform/clock'
+import type { Project } from '../platform/tenancy'
 import { DASHBOARDS } from './dashboard-store'
 import { HOME_INSIGHTS, HomeDashboards } from './home'
 import { INSIGHTS } from './store'

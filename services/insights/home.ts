@@ -5,10 +5,10 @@
 // a trend of $feature_flag_called by flag, as PostHog's flag dashboards chart it.
 import type { Dashboard, DashboardFields, NewDashboard } from './dashboard-store'
 import type { Insight, InsightFields } from './store'
-import type { ConfigObjects } from '../shared/config-objects'
-import type { Project } from '../shared/tenancy'
+import type { ConfigObjects } from '../platform/config-objects'
+import type { Project } from '../platform/tenancy'
 
-/** What making a home dashboard writes: the stores (shared/config-objects.ts), or their fakes in a test. */
+/** What making a home dashboard writes: the stores (platform/config-objects.ts), or their fakes in a test. */
 export interface HomeStores {
   insights: Pick<ConfigObjects<Insight, InsightFields>, 'create'>
   dashboards: Pick<ConfigObjects<Dashboard, DashboardFields, NewDashboard>, 'create' | 'update'>

@@ -2,8 +2,8 @@
 // in an InsightVizNode) through the trends service and its cache. Any other kind is stored and answered
 // with `result: null` and the reason. A dashboard's filters override the insight's date range and add
 // their property filters to the insight's.
-import { isRecord } from '../shared/json'
-import type { Project } from '../shared/tenancy'
+import { isRecord } from '../platform/json'
+import type { Project } from '../platform/tenancy'
 import { parseTrendRequest } from '../trends/request'
 import type { TrendRunOptions, TrendService } from '../trends/service'
 import type { DashboardFilters } from './dashboard-store'

@@ -1,7 +1,7 @@
 // What the insight and dashboard routes answer: declared once, for the routes, the OpenAPI document and the
 // web app's types. PostHog's shapes (InsightSerializer, DashboardSerializer), with the fields Wren has.
 import { Type } from 'typebox'
-import { AnyObject } from '../shared/http/schemas'
+import { AnyObject } from '../platform/http/schemas'
 import { TrendSeries } from '../trends/schemas'
 
 const Nullable = <T extends Parameters<typeof Type.Union>[0][number]>(t: T, options?: { description: string }) =>

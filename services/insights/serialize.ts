@@ -1,8 +1,8 @@
 // Insights and dashboards in PostHog's shapes (schemas.ts): every field of its InsightSerializer,
 // DashboardSerializer and DashboardTileSerializer, with Wren's values, or null where Wren has no such thing.
 import { createHash } from 'node:crypto'
-import { hasScope } from '../shared/http/auth'
-import type { PersonalApiKey } from '../shared/tenancy'
+import { hasScope } from '../platform/http/auth'
+import type { PersonalApiKey } from '../platform/tenancy'
 import type { Dashboard, Tile } from './dashboard-store'
 import type { InsightResult } from './results'
 import type { Insight } from './store'

@@ -1,10 +1,10 @@
-// Saved insights: configuration objects (shared/config-objects.ts) with PostHog's short ids. Nothing else
+// Saved insights: configuration objects (platform/config-objects.ts) with PostHog's short ids. Nothing else
 // caches them, so a write publishes nothing.
 import { randomBytes } from 'node:crypto'
-import type { ClickHouseClient } from '../shared/clickhouse'
-import { ConfigObjectStore, timestamp, type ConfigObjectKind } from '../shared/config-objects'
-import type { Clock } from '../shared/time/clock'
-import type { ConfigLog } from '../shared/log/config-log'
+import type { ClickHouseClient } from '../platform/clickhouse'
+import { ConfigObjectStore, timestamp, type ConfigObjectKind } from '../platform/config-objects'
+import type { Clock } from '../platform/clock'
+import type { ConfigLog } from '../platform/log/config-log'
 
 export interface Insight {
   id: number

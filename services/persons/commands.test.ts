@@ -1,7 +1,7 @@
 // Person commands without HTTP: each change is appended to the log and answered by its applied result;
 // the wait starts before the append, and a refused or late command is the caller's error.
 import { describe, expect, it } from 'vitest'
-import { fixedClock } from '../shared/time/clock'
+import { fixedClock } from '../platform/clock'
 import { PersonCommands } from './commands'
 import type { PersonRecord } from './queries'
 

@@ -2,10 +2,10 @@
 // command appended to the ingest topic; the caller gets its answer once the processor has applied it (or
 // the reason it could not), as PostHog's API answers after its write.
 import { randomUUID } from 'node:crypto'
-import type { Clock } from '../shared/time/clock'
-import { wrenError } from '../shared/errors'
-import { encodeIngest, type PersonCommand, type Properties } from '../shared/log/contract'
-import { TOPICS, type Log } from '../shared/log/log'
+import type { Clock } from '../platform/clock'
+import { wrenError } from '../platform/errors'
+import { encodeIngest, type PersonCommand, type Properties } from '../platform/log/contract'
+import { TOPICS, type Log } from '../platform/log/log'
 import type { DeletionScheduler } from './deletions'
 import type { PersonQueries, PersonRecord } from './queries'
 

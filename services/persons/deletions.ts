@@ -2,9 +2,9 @@
 // every Sunday (as PostHog does), and at start for any run that was missed while Wren was down.
 import { randomUUID } from 'node:crypto'
 import type { Logger } from 'pino'
-import type { ClickHouseClient } from '../shared/clickhouse'
-import { insertRows, queryRows } from '../shared/clickhouse'
-import type { Clock } from '../shared/time/clock'
+import type { ClickHouseClient } from '../platform/clickhouse'
+import { insertRows, queryRows } from '../platform/clickhouse'
+import type { Clock } from '../platform/clock'
 
 /** The first Sunday 05:00 UTC strictly after `now`. */
 export function nextRunAfter(now: Date): Date {

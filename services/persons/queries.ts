@@ -1,10 +1,10 @@
 // Reads of person state from ClickHouse. Person rows are versioned: the latest version of each uuid
 // wins, deleted persons and moved distinct ids are left out.
-import type { ClickHouseClient } from '../shared/clickhouse'
-import { queryRows } from '../shared/clickhouse'
-import { SqlParams } from '../shared/query/params'
-import type { PropertyFilter } from '../shared/property-filters/parse'
-import { listFilterSql } from '../shared/property-filters/sql'
+import type { ClickHouseClient } from '../platform/clickhouse'
+import { queryRows } from '../platform/clickhouse'
+import { SqlParams } from '../platform/clickhouse/params'
+import type { PropertyFilter } from '../analytics/property-filters/parse'
+import { listFilterSql } from '../analytics/property-filters/sql'
 import { cohortResolver } from '../cohorts/membership'
 import type { Cohort } from '../cohorts/store'
 

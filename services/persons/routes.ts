@@ -3,13 +3,13 @@
 // ingestion processor (the single writer of person state), answered once the command is applied.
 import type { FastifyInstance } from 'fastify'
 import { Type } from 'typebox'
-import type { Clock } from '../shared/time/clock'
-import type { Caller } from '../shared/http/auth'
-import { wrenError } from '../shared/errors'
-import { pageLinks, pageRequest } from '../shared/http/request-url'
-import { formatOf, sendFormatted } from '../shared/http/format'
-import { sendCsv } from '../shared/http/csv'
-import { routesOf } from '../shared/http/route'
+import type { Clock } from '../platform/clock'
+import type { Caller } from '../platform/http/auth'
+import { wrenError } from '../platform/errors'
+import { pageLinks, pageRequest } from '../platform/http/request-url'
+import { formatOf, sendFormatted } from '../platform/http/format'
+import { sendCsv } from '../platform/http/csv'
+import { routesOf } from '../platform/http/route'
 import {
   ActivityPage,
   ActivityPaging,
@@ -22,19 +22,19 @@ import {
   RecordId,
   Success,
   Uuid,
-} from '../shared/http/schemas'
-import type { Log } from '../shared/log/log'
-import { parsePropertyFilters } from '../shared/property-filters/parse'
-import { isCohortType } from '../shared/property-filters/sql'
-import { ACCESS_LEVELS, DEFAULT_LEVEL, type AccessControls } from '../shared/http/access-controls'
-import type { Tenants } from '../shared/tenancy'
-import type { CommandWaiter } from '../shared/log/command-results'
+} from '../platform/http/schemas'
+import type { Log } from '../platform/log/log'
+import { parsePropertyFilters } from '../analytics/property-filters/parse'
+import { isCohortType } from '../analytics/property-filters/sql'
+import { ACCESS_LEVELS, DEFAULT_LEVEL, type AccessControls } from '../platform/http/access-controls'
+import type { Tenants } from '../platform/tenancy'
+import type { CommandWaiter } from '../platform/log/command-results'
 import type { PersonQueries, PersonRecord } from './queries'
 import { Person, PropertiesTimeline } from './schemas'
 import { serializePerson } from './serialize'
 import { propertiesTimeline } from './timeline'
 import type { CohortStore } from '../cohorts/store'
-import { dateParamInstant } from '../shared/time/date-params'
+import { dateParamInstant } from '../analytics/time/date-params'
 import { DeletionScheduler } from './deletions'
 import { PersonCommands } from './commands'
 

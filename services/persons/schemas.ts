@@ -1,7 +1,7 @@
 // What the person routes answer: declared once, for the routes, the OpenAPI document and the web app's types.
 import { Type } from 'typebox'
-import { ACCESS_LEVELS } from '../shared/http/access-controls'
-import { AnyObject, Uuid } from '../shared/http/schemas'
+import { ACCESS_LEVELS } from '../platform/http/access-controls'
+import { AnyObject, Uuid } from '../platform/http/schemas'
 
 export const Person = Type.Object({
   id: Type.Integer(),

@@ -5,15 +5,15 @@
 // than itself (projects a subset of its own, see canManageKey), so no key can reach more than it has.
 import type { FastifyInstance } from 'fastify'
 import { Type } from 'typebox'
-import { canManageKey, hasScope, projectsWithin, SCOPE_OBJECTS, scopesBeyond } from '../shared/http/auth'
-import { wrenError } from '../shared/errors'
-import { sendFormatted } from '../shared/http/format'
-import { routesOf } from '../shared/http/route'
-import { Format, MAX_LIST_LIMIT, NoContent, Paginated, Paging } from '../shared/http/schemas'
-import { pageOfList } from '../shared/http/request-url'
+import { canManageKey, hasScope, projectsWithin, SCOPE_OBJECTS, scopesBeyond } from '../platform/http/auth'
+import { wrenError } from '../platform/errors'
+import { sendFormatted } from '../platform/http/format'
+import { routesOf } from '../platform/http/route'
+import { Format, MAX_LIST_LIMIT, NoContent, Paginated, Paging } from '../platform/http/schemas'
+import { pageOfList } from '../platform/http/request-url'
 import { Key } from './schemas'
 import type { ProjectStore } from './store'
-import type { PersonalApiKey } from '../shared/tenancy'
+import type { PersonalApiKey } from '../platform/tenancy'
 
 /** PostHog's shape; the value itself is shown once, at creation. */
 export function serializeKey(k: PersonalApiKey): Record<string, unknown> {

@@ -1,17 +1,17 @@
 // /api/projects/: what a key can see and create (keys themselves: key-routes.ts).
 import type { FastifyInstance } from 'fastify'
 import { Type } from 'typebox'
-import { canReach } from '../shared/http/auth'
-import { wrenError } from '../shared/errors'
-import { sendFormatted } from '../shared/http/format'
-import { routesOf } from '../shared/http/route'
-import { Format, MAX_LIST_LIMIT, Paginated, Paging } from '../shared/http/schemas'
-import { pageOfList } from '../shared/http/request-url'
+import { canReach } from '../platform/http/auth'
+import { wrenError } from '../platform/errors'
+import { sendFormatted } from '../platform/http/format'
+import { routesOf } from '../platform/http/route'
+import { Format, MAX_LIST_LIMIT, Paginated, Paging } from '../platform/http/schemas'
+import { pageOfList } from '../platform/http/request-url'
 import { ProjectAnswer } from './schemas'
 import type { ProjectStore } from './store'
-import type { Project } from '../shared/tenancy'
+import type { Project } from '../platform/tenancy'
 import { keyRoutes } from './key-routes'
-import { applySettings, PROJECT_SETTINGS, READ_ONLY_FIELDS } from '../shared/project-settings'
+import { applySettings, PROJECT_SETTINGS, READ_ONLY_FIELDS } from '../analytics/project-settings'
 
 export function serializeProject(p: Project): Record<string, unknown> {
   // Settings first: nothing stored in them can shadow the project's own fields.

@@ -1,14 +1,14 @@
 // Projects and personal API keys. ClickHouse holds them; this store keeps the (small) set in memory so
 // that capture and auth never query on the request path. Every write is published on the configuration
-// log (shared/log/config-log.ts), from which every process's store keeps up; project ids come from its allocator.
-import { DEFAULT_TEST_ACCOUNT_FILTERS } from '../shared/project-settings'
+// log (platform/log/config-log.ts), from which every process's store keeps up; project ids come from its allocator.
+import { DEFAULT_TEST_ACCOUNT_FILTERS } from '../analytics/project-settings'
 import { createHash, randomBytes, randomInt } from 'node:crypto'
-import type { ClickHouseClient } from '../shared/clickhouse'
-import { insertRows, queryRows } from '../shared/clickhouse'
-import type { Clock } from '../shared/time/clock'
-import type { PersonalApiKey, Project, Tenants } from '../shared/tenancy'
-import type { ConfigChange, ConfigLog } from '../shared/log/config-log'
-import { VersionedUpdates } from '../shared/versioned-update'
+import type { ClickHouseClient } from '../platform/clickhouse'
+import { insertRows, queryRows } from '../platform/clickhouse'
+import type { Clock } from '../platform/clock'
+import type { PersonalApiKey, Project, Tenants } from '../platform/tenancy'
+import type { ConfigChange, ConfigLog } from '../platform/log/config-log'
+import { VersionedUpdates } from '../platform/versioned-update'
 
 export const PERSONAL_KEY_PREFIX = 'phx_'
 export const PROJECT_KEY_PREFIX = 'phc_'

@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest'
-import type { SnapshotItem } from '../shared/log/contract'
+import type { SnapshotItem } from '../platform/log/contract'
 import { eventsOf, toBlocks, type RrwebEvent } from './blocks'
 
 const item = (sessionId: string, windowId = 'w1'): SnapshotItem => ({

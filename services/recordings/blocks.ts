@@ -2,10 +2,10 @@
 // window, the window's rrweb events in the order they were sent), and their store in ClickHouse
 // (session_recording_blocks, schemas/clickhouse/033). Blocks are JSONL lines ["<window id>", <event>], the
 // snapshots API's format (reference §4.4), so they are served as stored.
-import type { ClickHouseClient } from '../shared/clickhouse'
-import { insertRows, queryRows } from '../shared/clickhouse'
-import type { SnapshotItem } from '../shared/log/contract'
-import type { LogBatch } from '../shared/log/log'
+import type { ClickHouseClient } from '../platform/clickhouse'
+import { insertRows, queryRows } from '../platform/clickhouse'
+import type { SnapshotItem } from '../platform/log/contract'
+import type { LogBatch } from '../platform/log/log'
 import { LONGEST_RETENTION, retentionParams, withinRetention, type Retention } from './retention'
 import { NOT_DELETED } from './recording-state'
 

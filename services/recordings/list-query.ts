@@ -27,10 +27,10 @@ import { actionSql } from '../actions/match'
 import { cohortIdsIn, cohortResolver } from '../cohorts/membership'
 import type { CohortStore } from '../cohorts/store'
 import { personDistinctIdsSql } from '../persons/queries'
-import { WrenError, wrenError } from '../shared/errors'
-import { isRecord } from '../shared/json'
-import { parseDateString } from '../shared/time/date-strings'
-import { isGroup, parsePropertyGroup, type PropertyFilter, type PropertyGroup } from '../shared/property-filters/parse'
+import { WrenError, wrenError } from '../platform/errors'
+import { isRecord } from '../platform/json'
+import { parseDateString } from '../analytics/time/date-strings'
+import { isGroup, parsePropertyGroup, type PropertyFilter, type PropertyGroup } from '../analytics/property-filters/parse'
 import {
   anyInList,
   compareValue,
@@ -39,15 +39,15 @@ import {
   eventColumns,
   PERSON_COLUMNS,
   type FilterContext,
-} from '../shared/property-filters/sql'
-import type { HiddenPersons } from '../shared/query/hidden-persons'
-import { hogqlReadsEvent } from '../shared/query/hogql'
-import { SqlParams } from '../shared/query/params'
-import { SessionColumns, sessionJoin } from '../shared/query/sessions'
-import { EventPersonId } from '../shared/query/persons-sql'
-import type { Project } from '../shared/tenancy'
+} from '../analytics/property-filters/sql'
+import type { HiddenPersons } from '../platform/http/hidden-persons'
+import { hogqlReadsEvent } from '../analytics/sql/hogql'
+import { SqlParams } from '../platform/clickhouse/params'
+import { SessionColumns, sessionJoin } from '../analytics/sql/sessions'
+import { EventPersonId } from '../analytics/sql/persons-sql'
+import type { Project } from '../platform/tenancy'
 import { SESSION_SQL, type RecordingQuery, type SessionColumn } from './metadata-store'
-import { dateParamInstant } from '../shared/time/date-params'
+import { dateParamInstant } from '../analytics/time/date-params'
 
 /** The list's query string as the route reads it (JSON values as strings, as PostHog takes them). */
 export interface ListParams {

@@ -5,14 +5,14 @@
 // merged), and the session's distinct console lines in log_entries (038) when the project captures console
 // logs. The list filters, sorts and pages sessions in SQL over session_recording_sessions FINAL (SESSION_SQL),
 // and only the page's sessions have their states merged in TypeScript, in log order.
-import type { ClickHouseClient } from '../shared/clickhouse'
-import { insertRows, queryRows } from '../shared/clickhouse'
+import type { ClickHouseClient } from '../platform/clickhouse'
+import { insertRows, queryRows } from '../platform/clickhouse'
 import type { BatchRange, SnapshotBlock } from './blocks'
 import { RecordingMetadata, type RecordingMetadataState, type RecordingSummary } from './metadata'
 import { activeMilliseconds } from './segmentation'
 import { LONGEST_RETENTION, retentionParams, withinRetention, type Retention } from './retention'
 import { NOT_DELETED, VIEWED } from './recording-state'
-import { SESSION_JOIN_SETTINGS } from '../shared/query/sessions'
+import { SESSION_JOIN_SETTINGS } from '../analytics/sql/sessions'
 
 /** A session of the list's page, before its summary is read: who, when received, whether viewed. */
 export interface RecordingPageRow {
@@ -43,7 +43,7 @@ export interface RecordingQuery {
   params?: Record<string, unknown>
   /** A SESSION_SQL key; newest first (start_time DESC) when absent. */
   orderBy?: { key: SessionColumn; direction: 'ASC' | 'DESC' }
-  /** Some condition joins events to their sessions' properties (shared/query/sessions.ts: it needs SESSION_JOIN_SETTINGS). */
+  /** Some condition joins events to their sessions' properties (analytics/sql/sessions.ts: it needs SESSION_JOIN_SETTINGS). */
   joinsSessions?: boolean
 }
 

@@ -1,15 +1,15 @@
 // The authenticated player page (PostHog's app path, /project/:project_id/replay/:session_id) and the script and
 // styles both player pages load from Wren itself: services/recordings/player/ (with rrweb-player and its
 // stylesheet) bundled by esbuild, by `npm run build` or from source when first asked for, then kept in memory
-// (shared/http/browser-bundle.ts). Nothing on the pages comes from anywhere else.
+// (platform/http/browser-bundle.ts). Nothing on the pages comes from anywhere else.
 import path from 'node:path'
 import type { FastifyInstance } from 'fastify'
-import { wrenError } from '../shared/errors'
-import type { Tenants } from '../shared/tenancy'
+import { wrenError } from '../platform/errors'
+import type { Tenants } from '../platform/tenancy'
 import { Type } from 'typebox'
-import { browserBundle, CSS, JS, sendAsset, type BundleSource } from '../shared/http/browser-bundle'
-import { routesOf } from '../shared/http/route'
-import { APP_ROOT } from '../shared/paths'
+import { browserBundle, CSS, JS, sendAsset, type BundleSource } from '../platform/http/browser-bundle'
+import { routesOf } from '../platform/http/route'
+import { APP_ROOT } from '../platform/paths'
 import { PLAYER_SCRIPT_URL, PLAYER_STYLES_URL, playerPolicy, replayPage } from './player-page'
 
 const SOURCE = path.join(APP_ROOT, 'services', 'recordings', 'player')

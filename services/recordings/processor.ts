@@ -11,7 +11,7 @@
 //
 // A message that PostHog's parser would drop (no valid rrweb event, or events 7 days or more from when
 // capture received it) is skipped and counted. A message that does not decode is a dead letter. A batch
-// whose write keeps failing is isolated by the batch runner (shared/processing/runner.ts): its halves are
+// whose write keeps failing is isolated by the batch runner (platform/processing/runner.ts): its halves are
 // written as ranges of their own until the messages that fail alone are found, and those go to dead
 // letters, so one poison snapshot cannot stall everyone's recordings. Each part's blocks are computed from
 // the part alone and written under its own range's tokens, which is what isolation needs to be
@@ -21,12 +21,12 @@
 // blocks were stored would, once split, store those blocks again under the halves' tokens; both need
 // ClickHouse itself to keep refusing one range's rows while taking others'.
 import type { Logger } from 'pino'
-import type { Log, LogBatch } from '../shared/log/log'
-import { decodeSnapshot, type SnapshotItem } from '../shared/log/contract'
-import type { Metrics } from '../shared/metrics'
-import { subscription } from '../shared/log/streams'
-import { BatchRunner, partsOf, type DeadLetter, type DeadLetterRecorder, type Stage, type Written } from '../shared/processing/runner'
-import { errorText } from '../shared/errors'
+import type { Log, LogBatch } from '../platform/log/log'
+import { decodeSnapshot, type SnapshotItem } from '../platform/log/contract'
+import type { Metrics } from '../platform/metrics'
+import { subscription } from '../platform/log/streams'
+import { BatchRunner, partsOf, type DeadLetter, type DeadLetterRecorder, type Stage, type Written } from '../platform/processing/runner'
+import { errorText } from '../platform/errors'
 import { dropReason, eventsOf, toBlocks, type BatchRange, type BlockStore, type MessageEvents, type SnapshotBlock } from './blocks'
 
 /**

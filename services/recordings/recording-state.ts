@@ -3,10 +3,10 @@
 // the readers of blocks and metadata (blocks.ts, metadata-store.ts) leave tombstoned sessions out, so
 // blocks of the session that reach ClickHouse later (the log replayed after a crash, a late /s/ request)
 // never bring a deleted recording back.
-import type { ClickHouseClient } from '../shared/clickhouse'
-import { insertRows, queryRows } from '../shared/clickhouse'
-import type { Clock } from '../shared/time/clock'
-import { deleteFrom } from '../shared/clickhouse/cluster'
+import type { ClickHouseClient } from '../platform/clickhouse'
+import { insertRows, queryRows } from '../platform/clickhouse'
+import type { Clock } from '../platform/clock'
+import { deleteFrom } from '../platform/clickhouse/cluster'
 
 /** SQL condition for a query over one team's rows (`{team:Int64}`): the session has not been deleted. */
 export const NOT_DELETED = 'session_id NOT IN (SELECT session_id FROM session_recording_deletions WHERE team_id = {team:Int64})'

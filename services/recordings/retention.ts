@@ -4,9 +4,9 @@
 // recording only while its start is within the shorter of the retention its rows were stored with and the
 // project's current one: shortening the setting hides older recordings at once; lengthening it shows them
 // again only while their rows are still kept (a recording stored under 30 days is dropped after 30 days).
-import type { Tenants } from '../shared/tenancy'
-import { RECORDING_RETENTION_DAYS, recordingRetentionDays } from '../shared/project-settings'
-import type { Clock } from '../shared/time/clock'
+import type { Tenants } from '../platform/tenancy'
+import { RECORDING_RETENTION_DAYS, recordingRetentionDays } from '../analytics/project-settings'
+import type { Clock } from '../platform/clock'
 
 export interface Retention {
   /** The project's retention now, in days. */

@@ -2,7 +2,7 @@
 // metadata needs. Reference: capture-persons-recordings.md §4.1 (enums) and §4.3 (what counts as a click, a keypress, …).
 // No Node imports: the player page's script (services/recordings/player/) bundles this module for the browser.
 
-import { replaceLoneSurrogates } from '../shared/json'
+import { replaceLoneSurrogates } from '../platform/json'
 
 export const EventType = {
   DomContentLoaded: 0,

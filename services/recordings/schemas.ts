@@ -1,6 +1,6 @@
 // What the session recording and sharing routes answer: declared once, for the routes, the OpenAPI document and the web app's types.
 import { Type } from 'typebox'
-import { AnyObject } from '../shared/http/schemas'
+import { AnyObject } from '../platform/http/schemas'
 import { SHARING_SETTINGS } from './sharing-store'
 
 const Nullable = <T extends ReturnType<typeof Type.String>>(t: T) => Type.Union([t, Type.Null()])

@@ -1,15 +1,15 @@
 // A recording's sharing (reference §4.5): GET/PATCH /api/projects/:project_id/session_recordings/:id/sharing/
 // and POST …/sharing/refresh/, and the public page GET /shared/:token that an enabled configuration's
 // token opens. The token also opens that one recording's retrieve and snapshots as
-// ?sharing_access_token= (the `sharedRecording` access of those routes, shared/http/route.ts).
+// ?sharing_access_token= (the `sharedRecording` access of those routes, platform/http/route.ts).
 import type { FastifyInstance } from 'fastify'
 import { Type } from 'typebox'
-import type { Tenants } from '../shared/tenancy'
-import { wrenError } from '../shared/errors'
-import { routesOf } from '../shared/http/route'
+import type { Tenants } from '../platform/tenancy'
+import { wrenError } from '../platform/errors'
+import { routesOf } from '../platform/http/route'
 import type { ClickHouseMetadataStore } from './metadata-store'
-import type { ClickHouseClient } from '../shared/clickhouse'
-import type { HiddenPersons } from '../shared/query/hidden-persons'
+import type { ClickHouseClient } from '../platform/clickhouse'
+import type { HiddenPersons } from '../platform/http/hidden-persons'
 import { visibleRecordings } from './list-query'
 import { playerPolicy, sharedPlayerPage } from './player-page'
 import { newAccessToken, SHARING_SETTINGS, type SharingConfiguration, type SharingSettings, type SharingStore } from './sharing-store'

@@ -6,15 +6,15 @@
 // processes only when they next read the topic, so a rotated token would keep working there for a moment;
 // a read of the shared table per check does not. The table stays small (one row per shared recording and
 // write), and the check reads it by the token's hash. Writes are compare-and-set on the version through the
-// configuration log's claims (shared/versioned-update.ts), so a disable racing a rotation is never undone and
+// configuration log's claims (platform/versioned-update.ts), so a disable racing a rotation is never undone and
 // two first enables end with one token.
 import { createHash, randomBytes, timingSafeEqual } from 'node:crypto'
-import type { ClickHouseClient } from '../shared/clickhouse'
-import { insertRows, queryRows } from '../shared/clickhouse'
-import type { Clock } from '../shared/time/clock'
-import type { SharedRecording, SharingTokens } from '../shared/http/auth'
-import type { ConfigLog } from '../shared/log/config-log'
-import { VersionedUpdates } from '../shared/versioned-update'
+import type { ClickHouseClient } from '../platform/clickhouse'
+import { insertRows, queryRows } from '../platform/clickhouse'
+import type { Clock } from '../platform/clock'
+import type { SharedRecording, SharingTokens } from '../platform/http/auth'
+import type { ConfigLog } from '../platform/log/config-log'
+import { VersionedUpdates } from '../platform/versioned-update'
 
 /** PostHog's SharingConfigurationSettings: display switches of the shared page, each a boolean. */
 export const SHARING_SETTINGS = ['detailed', 'hideExtraDetails', 'legend', 'noHeader', 'showInspector', 'whitelabel'] as const

@@ -4,9 +4,9 @@
 // materializer). Whatever has to stop registers on the lifecycle as it is built (a builder awaits its parts
 // before it registers), under its step of the stop table (stop-order.ts), which stops it before them.
 import type { Logger } from 'pino'
-import type { Config } from '../shared/config'
-import type { Clock } from '../shared/time/clock'
-import type { Metrics } from '../shared/metrics'
+import type { Config } from '../platform/config'
+import type { Clock } from '../platform/clock'
+import type { Metrics } from '../platform/metrics'
 import type { Lifecycle } from './lifecycle'
 import type { Roles } from './roles'
 import type { Storage } from './storage'

@@ -1,7 +1,7 @@
 // The runtime's tables as Markdown: what `wren roles` prints and docs/architecture.md embeds (a test keeps
 // the two the same).
 import { ROLE_NAMES, ROLE_TABLE, JOB_DOCS, Roles } from './roles'
-import { groupName, retentionText, STREAMS } from '../shared/log/streams'
+import { groupName, retentionText, STREAMS } from '../platform/log/streams'
 import { STOP_ORDER, stopOrder } from './stop-order'
 
 function table(head: string[], rows: string[][]): string {

@@ -1,7 +1,7 @@
 // The background jobs of the role table (roles.ts JobName), each built on first use (build-once.ts) and
 // started by the process whose roles run it; the routes that use one (persons: deletions; trends: the
 // materializer) are handed the same object.
-import { PropertyMaterializer } from '../shared/query/materialized-properties'
+import { PropertyMaterializer } from '../analytics/sql/materialized-properties'
 import { DeletionScheduler } from '../persons/deletions'
 import { PersonCompaction } from '../ingestion/persons/compaction'
 import { HomeDashboards } from '../insights/home'

@@ -2,12 +2,12 @@
 // stage streams: a process that runs a stage is unready when that stage is stuck or far behind.
 import type { FastifyInstance } from 'fastify'
 import { Type } from 'typebox'
-import type { ClickHouseClient } from '../shared/clickhouse'
-import type { Config } from '../shared/config'
-import { lagJson, lagProblems, type IngestionLagMonitor } from '../shared/ingestion-lag'
-import type { Metrics } from '../shared/metrics'
-import { routesOf } from '../shared/http/route'
-import { AnyObject } from '../shared/http/schemas'
+import type { ClickHouseClient } from '../platform/clickhouse'
+import type { Config } from '../platform/config'
+import { lagJson, lagProblems, type IngestionLagMonitor } from '../platform/ingestion-lag'
+import type { Metrics } from '../platform/metrics'
+import { routesOf } from '../platform/http/route'
+import { AnyObject } from '../platform/http/schemas'
 import type { CaptureBackpressure } from '../capture/backpressure'
 
 export interface OperationsDeps {

@@ -1,8 +1,8 @@
 // What each role runs, as one table: the route groups it serves and the jobs it runs. The streams it
 // consumes come from the stream table (streams.ts), which names each stream's consumers. `wren start` (and
 // `wren all`) runs every role in one process; cluster mode runs any number of processes of each.
-import type { Config, Role } from '../shared/config'
-import { STREAMS, type StreamName } from '../shared/log/streams'
+import type { Config, Role } from '../platform/config'
+import { STREAMS, type StreamName } from '../platform/log/streams'
 
 export type RoleName = Exclude<Role, 'all'>
 
@@ -47,7 +47,7 @@ export const JOB_DOCS: Record<JobName, string> = {
   deletions: 'deletes the events of deleted persons in the background (persons/deletions.ts)',
   personCompaction:
     'folds the person, distinct-id and group versions of committed batches into one row each, so their storage stays flat (ingestion/persons/compaction.ts)',
-  materializer: 'gives event properties that trends read often a column of their own (shared/query/materialized-properties.ts)',
+  materializer: 'gives event properties that trends read often a column of their own (analytics/sql/materialized-properties.ts)',
   homeDashboards: 'gives every project a home dashboard, the one the app opens on (insights/home.ts)',
 }
 

@@ -26,7 +26,7 @@ import { webRoutes } from '../web/routes'
 import { operationsRoutes } from './operations-routes'
 import type { CorsScope } from './server'
 import type { Parts } from './services'
-import { STAGE_STREAMS } from '../shared/log/streams'
+import { STAGE_STREAMS } from '../platform/log/streams'
 import type { RouteGroupName } from './roles'
 
 interface RouteGroup {

@@ -3,10 +3,10 @@
 import { afterEach, describe, expect, it } from 'vitest'
 import pino from 'pino'
 import { Writable } from 'node:stream'
-import { loadConfig } from '../shared/config'
-import { Metrics } from '../shared/metrics'
-import type { SharingTokens } from '../shared/http/auth'
-import type { Tenants } from '../shared/tenancy'
+import { loadConfig } from '../platform/config'
+import { Metrics } from '../platform/metrics'
+import type { SharingTokens } from '../platform/http/auth'
+import type { Tenants } from '../platform/tenancy'
 import { createServer, type Server } from './server'
 
 describe('request logger', () => {

@@ -7,19 +7,19 @@ import compress from '@fastify/compress'
 import { constants } from 'node:zlib'
 import type { Bindings, ChildLoggerOptions, Logger } from 'pino'
 import { readFileSync } from 'node:fs'
-import type { Config, HttpTimeouts } from '../shared/config'
-import { wrenError } from '../shared/errors'
-import { clientErrorHandler, installErrorHandler, renderError } from '../shared/http/error-handler'
-import { installJsonBodyParser } from '../shared/http/json-body'
-import { requestForLog } from '../shared/http/request-url'
-import { corsDelegator, openCors } from '../shared/http/cors'
-import { guardManagementRoutes, type ManagementRoute } from '../shared/http/management'
-import { checkAnswers, firstValueQuery, installValidation } from '../shared/http/validation'
-import { collectOpenApi, openApiRoutes, type RegisteredRoute } from '../shared/http/openapi'
-import type { SharingTokens } from '../shared/http/auth'
-import type { Tenants } from '../shared/tenancy'
-import type { Labels, Metrics } from '../shared/metrics'
-import { appUrl } from '../shared/paths'
+import type { Config, HttpTimeouts } from '../platform/config'
+import { wrenError } from '../platform/errors'
+import { clientErrorHandler, installErrorHandler, renderError } from '../platform/http/error-handler'
+import { installJsonBodyParser } from '../platform/http/json-body'
+import { requestForLog } from '../platform/http/request-url'
+import { corsDelegator, openCors } from '../platform/http/cors'
+import { guardManagementRoutes, type ManagementRoute } from '../platform/http/management'
+import { checkAnswers, firstValueQuery, installValidation } from '../platform/http/validation'
+import { collectOpenApi, openApiRoutes, type RegisteredRoute } from '../platform/http/openapi'
+import type { SharingTokens } from '../platform/http/auth'
+import type { Tenants } from '../platform/tenancy'
+import type { Labels, Metrics } from '../platform/metrics'
+import { appUrl } from '../platform/paths'
 
 const WREN_VERSION = (JSON.parse(readFileSync(appUrl('package.json'), 'utf8')) as { version: string }).version
 
@@ -105,7 +105,7 @@ export async function createServer(
  * API answers (a trends result, a persons page, a CSV export) brotli- or gzip-encoded by Accept-Encoding, at a
  * speed fit for answers made once each: brotli quality 4 (6 ms for posthog-js’s 380 KB array.js, 122 KB) is faster than gzip’s default (10 ms, the same size).
  * Bodies under 1 KB go as they are. Request bodies are not decoded here: the SDKs' encodings are capture's
- * (shared/http/sdk-body.ts). The browser bundles come encoded ahead (browser-bundle.ts); the SDKs' flag
+ * (platform/http/sdk-body.ts). The browser bundles come encoded ahead (browser-bundle.ts); the SDKs' flag
  * route, the hottest, answers in its own scope without the hook.
  */
 const ANSWER_COMPRESSION = {

@@ -2,9 +2,9 @@
 // results, and decide's snapshot and flag evaluation; each built on first use (build-once.ts) from the
 // stores, stages and jobs. createParts() puts the four together for a process (as Unleash's createStores and
 // createServices do): what the route groups (route-groups.ts) and the composition root (app.ts) build from.
-import { defaultRequestMemoryBytes, MemoryBudget } from '../shared/http/memory-budget'
-import { stageStream } from '../shared/log/streams'
-import { chatModel } from '../shared/ai/chat'
+import { defaultRequestMemoryBytes, MemoryBudget } from '../platform/http/memory-budget'
+import { stageStream } from '../platform/log/streams'
+import { chatModel } from '../platform/ai/chat'
 import { eventBackpressure, recordingsBackpressure, type CaptureBackpressure } from '../capture/backpressure'
 import { TrendService } from '../trends/service'
 import { InsightResults } from '../insights/results'

@@ -1,13 +1,13 @@
 // What reads the log: the stream stages (the ingestion and recordings processors, each the stage of its
-// stream's row in shared/log/streams.ts), how far behind each is, and the feeds a process follows (person
+// stream's row in platform/log/streams.ts), how far behind each is, and the feeds a process follows (person
 // commands' results, stored person changes). Each built on first use (build-once.ts), on the stores it uses.
 import { existsSync } from 'node:fs'
-import { batchBytes } from '../shared/config'
-import { IngestionLagMonitor } from '../shared/ingestion-lag'
-import { stallingSubscriptions } from '../shared/log/failpoint'
-import { stageStream, type StageStream } from '../shared/log/streams'
-import { LogCommandWaiter, publishCommandResults } from '../shared/log/command-results'
-import { followPersonChanges, publishPersonChanges, type SnapshotChanges } from '../shared/log/person-changes'
+import { batchBytes } from '../platform/config'
+import { IngestionLagMonitor } from '../platform/ingestion-lag'
+import { stallingSubscriptions } from '../platform/log/failpoint'
+import { stageStream, type StageStream } from '../platform/log/streams'
+import { LogCommandWaiter, publishCommandResults } from '../platform/log/command-results'
+import { followPersonChanges, publishPersonChanges, type SnapshotChanges } from '../platform/log/person-changes'
 import { IngestionProcessor } from '../ingestion/processor'
 import { ClickHousePersonStore } from '../ingestion/persons/clickhouse-store'
 import { WorkerPersonWork } from '../ingestion/worker-person-work'

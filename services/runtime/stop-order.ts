@@ -4,7 +4,7 @@
 // stops before the steps below it that it was built on: the server stops taking requests before anything
 // they use stops, the feeds, jobs and stages before the log and ClickHouse they read and write, what reads
 // configuration before the configuration log, and the log before ClickHouse (the processors are stopped by then).
-import { STREAMS, type StreamName } from '../shared/log/streams'
+import { STREAMS, type StreamName } from '../platform/log/streams'
 import type { JobName, RouteGroupName, Roles } from './roles'
 
 export type Mode = 'embedded' | 'cluster'

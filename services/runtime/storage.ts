@@ -7,12 +7,12 @@
 // the data directory unused, and unlocked.
 import path from 'node:path'
 import type { Logger } from 'pino'
-import type { Config } from '../shared/config'
-import { migrate, openEmbeddedClickHouse, openServerClickHouse, type ClickHouseClient } from '../shared/clickhouse'
-import { lockDataDir } from '../shared/lock'
-import type { Log } from '../shared/log/log'
-import { openEmbeddedLog } from '../shared/log/embedded/embedded-log'
-import { openKafkaLog, type KafkaLog } from '../shared/log/kafka/kafka-log'
+import type { Config } from '../platform/config'
+import { migrate, openEmbeddedClickHouse, openServerClickHouse, type ClickHouseClient } from '../platform/clickhouse'
+import { lockDataDir } from '../platform/lock'
+import type { Log } from '../platform/log/log'
+import { openEmbeddedLog } from '../platform/log/embedded/embedded-log'
+import { openKafkaLog, type KafkaLog } from '../platform/log/kafka/kafka-log'
 import type { Lifecycle } from './lifecycle'
 
 export interface Storage {

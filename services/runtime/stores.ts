@@ -1,11 +1,11 @@
 // The storage-backed stores: what reads and writes ClickHouse tables and the configuration log (and the
 // GeoIP database on disk), each built on first use (build-once.ts). The log's readers are stages.ts; what
 // the routes are handed beyond the stores is services.ts; the background jobs are jobs.ts.
-import { systemClock } from '../shared/time/clock'
-import { AccessControls } from '../shared/http/access-controls'
-import { ClusterConfigLog, LocalConfigLog, type ConfigLog } from '../shared/log/config-log'
-import { openGeoIpReader, type CityLookup } from '../shared/geoip'
-import { capturesConsoleLogs } from '../shared/project-settings'
+import { systemClock } from '../platform/clock'
+import { AccessControls } from '../platform/http/access-controls'
+import { ClusterConfigLog, LocalConfigLog, type ConfigLog } from '../platform/log/config-log'
+import { openGeoIpReader, type CityLookup } from '../platform/geoip'
+import { capturesConsoleLogs } from '../analytics/project-settings'
 import { ProjectStore } from '../projects/store'
 import { DeadLetterStore, kafkaDeadLetterFeed } from '../dead-letters/store'
 import { PersonQueries } from '../persons/queries'

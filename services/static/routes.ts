@@ -10,9 +10,9 @@ import { readFile } from 'node:fs/promises'
 import { createRequire } from 'node:module'
 import path from 'node:path'
 import { Type } from 'typebox'
-import { wrenError } from '../shared/errors'
-import { routesOf } from '../shared/http/route'
-import { JS, sendAsset, type Asset } from '../shared/http/browser-bundle'
+import { wrenError } from '../platform/errors'
+import { routesOf } from '../platform/http/route'
+import { JS, sendAsset, type Asset } from '../platform/http/browser-bundle'
 
 const require = createRequire(import.meta.url)
 const DIST = path.join(path.dirname(require.resolve('posthog-js/package.json')), 'dist')

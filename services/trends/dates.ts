@@ -1,7 +1,7 @@
-// Date ranges of a trend: `date_from`/`date_to` (read by shared/time/date-params.ts), PostHog's rounding
+// Date ranges of a trend: `date_from`/`date_to` (read by analytics/time/date-params.ts), PostHog's rounding
 // rules, the bucket list, `days` and `labels`, and the previous period for compare. All in wall time of
-// the project's timezone (see shared/time/wall-time.ts).
-import { wrenError } from '../shared/errors'
+// the project's timezone (see analytics/time/wall-time.ts).
+import { wrenError } from '../platform/errors'
 import {
   addDays,
   addMonths,
@@ -16,8 +16,8 @@ import {
   wallDate,
   wallDateTime,
   withTimeOf,
-} from '../shared/time/wall-time'
-import { parseDate, type ParsedDate } from '../shared/time/date-params'
+} from '../analytics/time/wall-time'
+import { parseDate, type ParsedDate } from '../analytics/time/date-params'
 
 export type Interval = 'hour' | 'day' | 'week' | 'month'
 export const INTERVALS: readonly Interval[] = ['hour', 'day', 'week', 'month']

@@ -2,14 +2,14 @@
 // rows of (series, period, bucket, breakdown, value); a breakdown keeps one page of its values per series
 // and sums the rest into "Other" in the query (pageOfBreakdowns). Zero-filling, cumulative sums and formulas
 // happen afterwards on these few rows (shape.ts). User input only enters as parameters.
-import { wrenError } from '../shared/errors'
-import type { SqlParams } from '../shared/query/params'
+import { wrenError } from '../platform/errors'
+import type { SqlParams } from '../platform/clickhouse/params'
 import { bucketKey, instantParam, type DateRange, type Interval } from './dates'
-import type { EventPersonId, PersonIdColumn } from '../shared/query/persons-sql'
-import { compileGroup, jsonValue, type FilterContext } from '../shared/property-filters/sql'
-import type { PropertyColumnSource } from '../shared/query/materialized-properties'
-import type { PropertyGroup } from '../shared/property-filters/parse'
-import { SESSION_JOIN_SETTINGS, sessionJoin, type SessionColumns } from '../shared/query/sessions'
+import type { EventPersonId, PersonIdColumn } from '../analytics/sql/persons-sql'
+import { compileGroup, jsonValue, type FilterContext } from '../analytics/property-filters/sql'
+import type { PropertyColumnSource } from '../analytics/sql/materialized-properties'
+import type { PropertyGroup } from '../analytics/property-filters/parse'
+import { SESSION_JOIN_SETTINGS, sessionJoin, type SessionColumns } from '../analytics/sql/sessions'
 import { COUNT_PER_ACTOR_MATHS, PROPERTY_MATHS, type MathType, type SeriesEntity, type TrendRequest } from './request'
 
 export const NULL_LABEL = '$$_posthog_breakdown_null_$$'
@@ -46,7 +46,7 @@ export interface QueryInput {
   filters: FilterContext
   /** The global filter group, with test-account filters ANDed in when asked for. */
   globalProperties: PropertyGroup
-  /** Which events the caller may see ('1': all); hidden persons' events are left out (shared/query/hidden-persons.ts). */
+  /** Which events the caller may see ('1': all); hidden persons' events are left out (platform/http/hidden-persons.ts). */
   visible: string
   breakdown: BreakdownPlan | null
   /** Compiles a restricted HogQL expression (math_hogql). */

@@ -1,16 +1,16 @@
 // Executing a trend's plan (plan.ts): look in the cache (keyed on the plan and the project's data
 // version), otherwise run the one query and shape its rows into PostHog's series.
-import { queryRows } from '../shared/clickhouse'
-import type { Clock } from '../shared/time/clock'
-import type { PersonalApiKey, Project } from '../shared/tenancy'
+import { queryRows } from '../platform/clickhouse'
+import type { Clock } from '../platform/clock'
+import type { PersonalApiKey, Project } from '../platform/tenancy'
 import { TrendCache } from './cache'
 import { isoInTz, type DateRange } from './dates'
 import type { TrendRow } from './query'
 import type { TrendRequest } from './request'
 import { shapeResults, type SeriesResult, type Shaped } from './shape'
 import { planTrend, seriesActions, type TrendPlan, type TrendPlanDeps } from './plan'
-import type { Metrics } from '../shared/metrics'
-import { SharedWork } from '../shared/work'
+import type { Metrics } from '../platform/metrics'
+import { SharedWork } from '../platform/work'
 
 export interface TrendResponse {
   is_cached: boolean
@@ -38,7 +38,7 @@ export interface TrendRunOptions {
   refresh: boolean
   /** The key asking; events of persons it may not see are left out. */
   viewer?: PersonalApiKey
-  /** The caller's (shared/http/caller-gone.ts): once it aborts, the trend's query stops unless another caller waits for it too. */
+  /** The caller's (platform/http/caller-gone.ts): once it aborts, the trend's query stops unless another caller waits for it too. */
   signal?: AbortSignal
 }
 

@@ -1,15 +1,15 @@
 // Wren's web app (top-level web/): its page at / and at the app's own paths under /project/:project_id/, and
 // its script and styles, bundled by esbuild from web/ (Preact, uPlot and their stylesheets, all from npm):
 // by `npm run build` for a compiled Wren, or when first asked for from source, so `npm start` needs no build
-// step (shared/http/browser-bundle.ts). Nothing comes from elsewhere.
+// step (platform/http/browser-bundle.ts). Nothing comes from elsewhere.
 // The page holds no secret: the app reads a personal API key from the browser's localStorage and calls
 // Wren's public API with it.
 import path from 'node:path'
 import type { FastifyInstance, FastifyReply, FastifyRequest } from 'fastify'
 import { Type } from 'typebox'
-import { browserBundle, CSS, etagOf, JS, sendAsset, type Asset, type BundleSource } from '../shared/http/browser-bundle'
-import { routesOf } from '../shared/http/route'
-import { APP_ROOT } from '../shared/paths'
+import { browserBundle, CSS, etagOf, JS, sendAsset, type Asset, type BundleSource } from '../platform/http/browser-bundle'
+import { routesOf } from '../platform/http/route'
+import { APP_ROOT } from '../platform/paths'
 
 const SOURCE = path.join(APP_ROOT, 'web')
 export const APP_SCRIPT_URL = '/static/wren/app.js'

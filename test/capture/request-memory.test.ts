@@ -9,7 +9,7 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest'
 import { api, drained, startWren, waitFor, type TestWren } from '../support/wren'
 import { recordingsProcessed } from '../support/recordings'
 
-/** Each request is charged 10× its body (services/shared/http/memory-budget.ts). */
+/** Each request is charged 10× its body (services/platform/http/memory-budget.ts). */
 const BUDGET = 25 * 1024 * 1024
 
 describe('request memory budget', () => {

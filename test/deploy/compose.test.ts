@@ -10,7 +10,7 @@ import { BODY_LIMIT as CAPTURE_BODY_LIMIT, CAPTURE_PATHS } from '../../services/
 import { RECORDING_PATHS } from '../../services/capture/recording-intake'
 import { BODY_LIMIT as DECIDE_BODY_LIMIT } from '../../services/decide/routes'
 import { MAX_UPLOAD_BYTES } from '../../services/cohorts/upload'
-import { loadConfig } from '../../services/shared/config'
+import { loadConfig } from '../../services/platform/config'
 import { generateKey, PERSONAL_KEY_PREFIX, PROJECT_KEY_PREFIX } from '../../services/projects/store'
 import { skipReason } from '../support/skip'
 import { caddyMissing } from './caddy'

@@ -7,7 +7,7 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest'
 import { skipReason } from '../support/skip'
 import { api, startWren, waitFor, type TestWren } from '../support/wren'
 import { caddyMissing, startCaddy, type Caddy } from './caddy'
-import { wrenError } from '../../services/shared/errors'
+import { wrenError } from '../../services/platform/errors'
 
 const skip = skipReason('the proxy test (infra/Caddyfile)', caddyMissing())
 

@@ -14,7 +14,7 @@ import path from 'node:path'
 import { randomUUID } from 'node:crypto'
 import pino from 'pino'
 import { buildWren, type Wren } from '../../services/app'
-import { loadConfig } from '../../services/shared/config'
+import { loadConfig } from '../../services/platform/config'
 import {
   insertRows,
   migrate,
@@ -23,7 +23,7 @@ import {
   queryRows,
   splitStatements,
   type ClickHouseClient,
-} from '../../services/shared/clickhouse'
+} from '../../services/platform/clickhouse'
 import { generateKey, hashKey, PERSONAL_KEY_PREFIX, PROJECT_KEY_PREFIX } from '../../services/projects/store'
 import { RecordingMetadata } from '../../services/recordings/metadata'
 import { startClickHouseFixture, type ClickHouseFixture } from '../support/clickhouse-http'

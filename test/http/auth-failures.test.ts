@@ -2,7 +2,7 @@
 // requests with a valid key never count and are never refused, and capture and decide are untouched.
 import { afterAll, beforeAll, describe, expect, it } from 'vitest'
 import { api, startWren, waitFor, type TestWren } from '../support/wren'
-import { clientAddressOf } from '../../services/shared/http/management'
+import { clientAddressOf } from '../../services/platform/http/management'
 
 const LIMIT = 5
 

@@ -6,7 +6,7 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest'
 import { captureBatch, drained, startWren, waitFor, type TestWren } from '../support/wren'
 import { createProject } from '../support/management'
-import { queryRows } from '../../services/shared/clickhouse'
+import { queryRows } from '../../services/platform/clickhouse'
 
 const KEYS = Number(process.env.WREN_TEST_FAIRNESS_KEYS ?? 600)
 const EVENTS = Number(process.env.WREN_TEST_FAIRNESS_EVENTS ?? 2000)

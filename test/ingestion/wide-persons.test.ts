@@ -4,7 +4,7 @@
 // after the range is stored: ingestion-fairness.test.ts.)
 import { afterAll, beforeAll, describe, expect, it } from 'vitest'
 import { captureBatch, drained, startWren, type TestWren } from '../support/wren'
-import { queryRows } from '../../services/shared/clickhouse'
+import { queryRows } from '../../services/platform/clickhouse'
 import { WIDE_PERSON_CHARS } from '../../services/ingestion/persons/rows'
 
 const PART_BYTES = 1 << 20

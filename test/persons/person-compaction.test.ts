@@ -4,7 +4,7 @@
 // same before and after, ingestion goes on from the compacted state, and a second run changes nothing.
 import { afterAll, beforeAll, describe, expect, it } from 'vitest'
 import { api, captureBatch, drained, startWren, type TestWren } from '../support/wren'
-import { queryRows } from '../../services/shared/clickhouse'
+import { queryRows } from '../../services/platform/clickhouse'
 
 const USERS = 8
 const COMPANIES = ['acme', 'globex']

@@ -3,7 +3,7 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest'
 import { api, startWren, type TestWren } from '../support/wren'
 import { createKey, createProject, expectAuthChecks } from '../support/management'
-import { queryRows } from '../../services/shared/clickhouse'
+import { queryRows } from '../../services/platform/clickhouse'
 
 describe('projects and keys API', () => {
   let t: TestWren

@@ -5,7 +5,7 @@
 // session's events, or against its person when it names only person.properties (is_event_property /
 // is_person_property in posthog/session_recordings/queries/utils.py; tests in
 // queries/test/listing_recordings/test_session_recording_list_hogql_filters.py). Wren compiles them with its
-// HogQL subset (shared/query/hogql.ts), and a construct outside it is a 400 naming it, on every surface.
+// HogQL subset (analytics/sql/hogql.ts), and a construct outside it is a 400 naming it, on every surface.
 // Run on chDB and on the ClickHouse HTTP test fixture.
 import { afterAll, beforeAll, describe, expect, it } from 'vitest'
 import { startClickHouseFixture, type ClickHouseFixture } from '../support/clickhouse-http'

@@ -108,7 +108,7 @@ describe.each(BACKENDS)('queries for callers, on $name', (backend) => {
     expect((await queries()) - before).toBe(1)
   }, 120_000)
 
-  // chDB runs one query at a time (Wren's queue, shared/clickhouse): a server runs as many as it is sent.
+  // chDB runs one query at a time (Wren's queue, platform/clickhouse): a server runs as many as it is sent.
   it.skipIf(backend.name === 'chDB')(
     'computes a dashboard’s tiles at most WREN_DASHBOARD_CONCURRENCY at a time',
     async () => {

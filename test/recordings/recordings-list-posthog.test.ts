@@ -3,7 +3,7 @@
 // when data last arrived, an action entry's own filters, `{id: null}` events, an empty distinct_ids, cohort
 // filters, operand OR between person filters, and negative event filters that hold for every event.
 import { afterAll, beforeAll, describe, expect, it } from 'vitest'
-import { DEFAULT_TEST_ACCOUNT_FILTERS } from '../../services/shared/project-settings'
+import { DEFAULT_TEST_ACCOUNT_FILTERS } from '../../services/analytics/project-settings'
 import { api, captureBatch, drained, startWren, type TestWren } from '../support/wren'
 import { recordingsProcessed, sendSnapshots } from '../support/recordings'
 

@@ -4,7 +4,7 @@
 // Time passes in this test by moving Wren's clock (WREN_NOW's fixed clock): snapshots are captured 40 days
 // ago, then read today. "Today" is the real date, so ClickHouse's TTL (the server's wall clock) agrees.
 import { afterAll, beforeAll, describe, expect, it } from 'vitest'
-import { queryRows } from '../../services/shared/clickhouse'
+import { queryRows } from '../../services/platform/clickhouse'
 import { api, startWren, type TestWren } from '../support/wren'
 import { recordingsProcessed, sendSnapshots } from '../support/recordings'
 

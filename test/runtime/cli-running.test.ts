@@ -10,7 +10,7 @@ import { execFile } from 'node:child_process'
 import { promisify } from 'node:util'
 import { api, captureBatch, spawnWren, waitFor, type WrenProcess } from '../support/wren'
 import { generateKey, PERSONAL_KEY_PREFIX, PROJECT_KEY_PREFIX } from '../../services/projects/store'
-import { lockDataDir } from '../../services/shared/lock'
+import { lockDataDir } from '../../services/platform/lock'
 
 const repoRoot = path.resolve(import.meta.dirname, '../..')
 

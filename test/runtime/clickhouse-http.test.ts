@@ -5,7 +5,7 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest'
 import { readdir } from 'node:fs/promises'
 import { createClient } from '@clickhouse/client'
-import { insertRows, migrate, openServerClickHouse, queryRows, type ClickHouseClient } from '../../services/shared/clickhouse'
+import { insertRows, migrate, openServerClickHouse, queryRows, type ClickHouseClient } from '../../services/platform/clickhouse'
 import { startClickHouseFixture, type ClickHouseFixture } from '../support/clickhouse-http'
 import { api, captureBatch, drained, startWren, type TestWren } from '../support/wren'
 

@@ -1,7 +1,7 @@
 // Configuration written through two `wren api` processes at once, on one shared storage (the ClickHouse
 // HTTP test fixture, test/support/clickhouse-http-server.ts) and a real Kafka broker: every project, key,
 // flag, action and cohort gets its own id and every write is kept; updates of one project or flag sent to
-// both processes at once all stay (compare-and-set on the version, shared/versioned-update.ts).
+// both processes at once all stay (compare-and-set on the version, platform/versioned-update.ts).
 //
 // Skipped until configuration ids are unique across api processes (issue 10, "Fix": today flag ids come
 // from a counter in each process's memory, and project, action and cohort ids from max(id)+1 read before

@@ -17,8 +17,8 @@ import { api, spawnWren, waitFor, type WrenProcess } from '../support/wren'
 import { kafkaUnavailableReason, startKafka, type KafkaBroker } from '../support/kafka'
 import { generateKey, PERSONAL_KEY_PREFIX, PROJECT_KEY_PREFIX } from '../../services/projects/store'
 import { skipReason } from '../support/skip'
-import { openKafkaLog } from '../../services/shared/log/kafka/kafka-log'
-import { LogCommandWaiter, publishCommandResults } from '../../services/shared/log/command-results'
+import { openKafkaLog } from '../../services/platform/log/kafka/kafka-log'
+import { LogCommandWaiter, publishCommandResults } from '../../services/platform/log/command-results'
 
 const unavailable = skipReason('cluster tests', kafkaUnavailableReason())
 

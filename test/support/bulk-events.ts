@@ -1,6 +1,6 @@
 // Many events at once for tests of what a query may cost: one SQL `INSERT … SELECT` per million rows,
 // straight into ClickHouse (capture would take minutes), each event with an `email` of its own.
-import type { ClickHouseClient } from '../../services/shared/clickhouse'
+import type { ClickHouseClient } from '../../services/platform/clickhouse'
 
 /** Rows per insert: a loaded machine's fixture takes one in well under the client's 30 s. */
 const CHUNK = 200_000

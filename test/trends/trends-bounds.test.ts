@@ -3,7 +3,7 @@
 // query past its memory bound is refused with a 400 naming the bound, rather than taking the machine's
 // memory. On chDB, in this process.
 import { afterAll, beforeAll, describe, expect, it } from 'vitest'
-import { queryRows } from '../../services/shared/clickhouse'
+import { queryRows } from '../../services/platform/clickhouse'
 import { planTrend } from '../../services/trends/plan'
 import { OTHER_LABEL, type TrendRow } from '../../services/trends/query'
 import { parseTrendRequest } from '../../services/trends/request'

@@ -1,10 +1,10 @@
-// Hot event properties get columns of their own (shared/query/materialized-properties.ts): a property the
+// Hot event properties get columns of their own (analytics/sql/materialized-properties.ts): a property the
 // trends read from the JSON gets a column, started in the background at its first read, trends read it from
 // then on, and every answer stays what it was, for every operator and value kind, before and after the
 // stored parts are rewritten.
 import { afterAll, beforeAll, describe, expect, it } from 'vitest'
-import { queryRows } from '../../services/shared/clickhouse'
-import { materializedColumnName } from '../../services/shared/query/materialized-properties'
+import { queryRows } from '../../services/platform/clickhouse'
+import { materializedColumnName } from '../../services/analytics/sql/materialized-properties'
 import { api, captureBatch, drained, startWren, waitFor, type TestWren } from '../support/wren'
 
 const NOW = '2026-03-15T12:00:00Z'

@@ -20,7 +20,7 @@ import type {
   RecordingPage as RecordingPageSchema,
   Sharing as SharingSchema,
 } from '../../services/recordings/schemas'
-import type { Paginated as PaginatedSchema } from '../../services/shared/http/schemas'
+import type { Paginated as PaginatedSchema } from '../../services/platform/http/schemas'
 import type { TrendAnswer as TrendAnswerSchema, TrendSeries as TrendSeriesSchema } from '../../services/trends/schemas'
 import type { PropertyFilter } from './api'
 

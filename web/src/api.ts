@@ -28,7 +28,7 @@ export function apiPath(project: number | null, path: string): string {
   return project === null ? path : `/api/projects/${project}/${path.replace(/^\//, '')}`
 }
 
-/** The largest page of the API's lists (services/shared/http/schemas.ts MAX_LIST_LIMIT): what the app asks for where it shows a whole list. */
+/** The largest page of the API's lists (services/platform/http/schemas.ts MAX_LIST_LIMIT): what the app asks for where it shows a whole list. */
 export const WHOLE_LIST = 1000
 
 /** Query-string parameters, skipping empty ones; objects and arrays as JSON (what Wren's list routes take). */

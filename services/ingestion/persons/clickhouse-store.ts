@@ -2,8 +2,8 @@
 // never one per event, and the batch writer. Every row carries its origin in the log (_partition and
 // _offset, the range's last offset), which is what a replay bound leaves out; every insert carries a
 // deduplication token named after the range, so writing the same range twice stores it once.
-import type { ClickHouseClient } from '../../shared/clickhouse'
-import { insertEncoded, queryRows } from '../../shared/clickhouse'
+import type { ClickHouseClient } from '../../platform/clickhouse'
+import { insertEncoded, queryRows } from '../../platform/clickhouse'
 import { encodeEventRow, preparePersonRows, rangeToken, type PreparedRows } from './rows'
 import type { LoadedState, Lookups, PersonStore, PingResult, ReplayBound } from './store'
 import type { DistinctIdRow, GroupRow, GroupTypeRow, Person, ProcessedEvent } from '../types'

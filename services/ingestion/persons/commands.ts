@@ -4,9 +4,9 @@ import { normalizeUuid, personUuid } from './uuid'
 import { createPerson, recordUpdated } from './ops'
 import { hasOwn, isPlainObject, jsonEqual, propertyChanges, setOwn } from './properties'
 import type { Person, PersonCommand, Properties } from '../types'
-import type { CommandResult as PublishedResult } from '../../shared/log/command-results'
+import type { CommandResult as PublishedResult } from '../../platform/log/command-results'
 
-/** The result the processor publishes (shared/log/command-results.ts), with this folder's person. */
+/** The result the processor publishes (platform/log/command-results.ts), with this folder's person. */
 export type CommandResult = PublishedResult<Person>
 
 export function applyCommand(repo: PersonRepo, command: PersonCommand): CommandResult {

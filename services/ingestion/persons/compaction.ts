@@ -24,11 +24,11 @@
 // bench/results/2026-11-25-issue-24-persons-storage.md). A ReplacingMergeTree keyed without the
 // offset would fold the versions a replay needs.
 import type { Logger } from 'pino'
-import type { ClickHouseClient } from '../../shared/clickhouse'
-import { INSERT_SELECT_SETTINGS, queryRows } from '../../shared/clickhouse'
-import type { Log } from '../../shared/log/log'
-import { subscription } from '../../shared/log/streams'
-import type { Metrics } from '../../shared/metrics'
+import type { ClickHouseClient } from '../../platform/clickhouse'
+import { INSERT_SELECT_SETTINGS, queryRows } from '../../platform/clickhouse'
+import type { Log } from '../../platform/log/log'
+import { subscription } from '../../platform/log/streams'
+import type { Metrics } from '../../platform/metrics'
 
 /** The _partition of compacted rows: UInt32's largest, which no log partition has. */
 export const COMPACTED_PARTITION = 4294967295

@@ -2,7 +2,7 @@
 // even when the person changes between its events within one part (a person's properties are encoded
 // once per version, and a version never changes in place), and a row holds every column of the events table.
 import { describe, expect, it } from 'vitest'
-import { encodeIngest } from '../../shared/log/contract'
+import { encodeIngest } from '../../platform/log/contract'
 import { FakePersonStore } from '../testing/fake-person-store'
 import { ev } from '../testing/processor-harness'
 import { PersonWork } from '../person-work'

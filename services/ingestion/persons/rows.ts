@@ -2,7 +2,7 @@
 // that it runs where the person work runs (the ingestion worker, compute-worker.ts), off the thread that
 // serves requests. Every row carries its origin in the log (_partition, and _offset: the range's last
 // offset), which is what a replay bound leaves out of a load.
-import { encodeRows, joinLines } from '../../shared/clickhouse/rows'
+import { encodeRows, joinLines } from '../../platform/clickhouse/rows'
 import type { BatchRange } from './store'
 import type { PersonChanges, ProcessedEvent, Properties } from '../types'
 import type { DefinitionRows } from '../definitions'
@@ -14,7 +14,7 @@ import type { DefinitionRows } from '../definitions'
  */
 export interface PreparedRows {
   range: BatchRange
-  /** JSONEachRow bodies (shared/clickhouse/rows.ts) per person table. */
+  /** JSONEachRow bodies (platform/clickhouse/rows.ts) per person table. */
   persons: Array<{ table: string; chunks: Uint8Array[] }>
   events: Uint8Array[]
   /** Wide persons' events (wide_events, and their persons' properties once per part: wide_event_persons), copied into events later (wide.ts). */

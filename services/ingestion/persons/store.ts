@@ -9,7 +9,7 @@
 //
 // prepare() and write() are two steps so that the work of encoding rows stays with the person work, off
 // the thread that serves requests; write() only hands ready rows to storage.
-import type { LogBatch } from '../../shared/log/log'
+import type { LogBatch } from '../../platform/log/log'
 import type { DistinctIdRow, GroupRow, GroupTypeRow, Person, PersonChanges, ProcessedEvent } from '../types'
 import type { PersonIdSpace } from './ids'
 import type { DefinitionRows } from '../definitions'

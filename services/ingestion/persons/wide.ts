@@ -8,8 +8,8 @@
 // a replay writes the same rows under the same tokens, which deduplication drops), each chunk under a
 // deduplication token named after its part and chunk, in one block; a crash between a copy and the delete
 // copies again, and the events table drops it.
-import type { ClickHouseClient } from '../../shared/clickhouse'
-import { INSERT_SELECT_SETTINGS, queryRows } from '../../shared/clickhouse'
+import type { ClickHouseClient } from '../../platform/clickhouse'
+import { INSERT_SELECT_SETTINGS, queryRows } from '../../platform/clickhouse'
 
 const COLUMNS = [
   'uuid',

@@ -5,8 +5,8 @@
 // - an insert whose deduplication token (`table:topic:partition:first-last`) was seen before is dropped;
 // - a read takes each key's highest version, the later insert on ties (argMax over a ReplacingMergeTree).
 // Rows are kept as inserted (no merges), so a test sees a second copy if a replay wrote one.
-import type { DeadLetter, DeadLetterRecorder } from '../../shared/processing/runner'
-import type { LogBatch } from '../../shared/log/log'
+import type { DeadLetter, DeadLetterRecorder } from '../../platform/processing/runner'
+import type { LogBatch } from '../../platform/log/log'
 import type { BatchRange, LoadedState, Lookups, PersonStore, PingResult, ReplayBound } from '../persons/store'
 import { personUuid } from '../persons/uuid'
 import { firstIdAfter } from '../persons/ids'

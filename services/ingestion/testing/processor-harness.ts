@@ -1,15 +1,15 @@
 // Test support: the real ingestion processor on the fake person store (fake-person-store.ts), fed by an
 // in-memory log whose deliveries a test drives one at a time. The log keeps the real logs' contract
-// (shared/log/log.ts): a batch whose handler throws is handed out again, marked redelivered, and a range
+// (platform/log/log.ts): a batch whose handler throws is handed out again, marked redelivered, and a range
 // handed out but never committed (the process died) is handed out again, exactly, to the next subscriber.
 import pino from 'pino'
-import type { Log, LogBatch, LogMessage, LogRecord, SubscribeOptions, Subscription, TopicStats } from '../../shared/log/log'
-import { TOPICS } from '../../shared/log/log'
-import { encodeIngest } from '../../shared/log/contract'
-import { Metrics } from '../../shared/metrics'
+import type { Log, LogBatch, LogMessage, LogRecord, SubscribeOptions, Subscription, TopicStats } from '../../platform/log/log'
+import { TOPICS } from '../../platform/log/log'
+import { encodeIngest } from '../../platform/log/contract'
+import { Metrics } from '../../platform/metrics'
 import { FakePersonStore, type FakeWrite } from './fake-person-store'
 import { IngestionProcessor, type ProcessorOptions, type ProcessorWork } from '../processor'
-import type { CommandResult } from '../../shared/log/command-results'
+import type { CommandResult } from '../../platform/log/command-results'
 import type { IngestEvent, IngestionWarning, PersonChanges, PersonCommand, ProcessedEvent, Properties } from '../types'
 
 export interface Delivery {

@@ -1,7 +1,7 @@
 // ai/filters: a conversation about which recordings the user wants, turned into recording filters or a
 // question back. The answer's shape is PostHog's (reference §4.6, its AI_FILTER_SCHEMA): every field is
 // present, so a question carries an empty filter group and a filter an empty question. The prompt is Wren's.
-import type { ChatMessage, JsonShape } from '../../shared/ai/chat'
+import type { ChatMessage, JsonShape } from '../../platform/ai/chat'
 
 export interface AiFilterAnswer {
   result: 'question' | 'filter'

@@ -2,7 +2,7 @@
 // (reference §4.6, AiRegexSchema): {result: "success" | "error", data: {output}}, the regex itself or why
 // none can be written. The prompt is Wren's; engine "re2" (ClickHouse's, which Wren's regex filters run
 // on) rules out lookaround and backreferences, which RE2 does not have.
-import type { ChatMessage, JsonShape } from '../../shared/ai/chat'
+import type { ChatMessage, JsonShape } from '../../platform/ai/chat'
 
 export interface AiRegexAnswer {
   result: 'success' | 'error'

@@ -1,15 +1,15 @@
 // POST /api/projects/:project_id/session_recordings/ai/filters/ and …/ai/regex/: the AI helpers of the
 // recordings list (reference §4.6), with PostHog's request and answer shapes, answered by the chat model
-// Wren is configured with (shared/ai/chat.ts). Without one they answer 501 ai_not_configured; a provider
+// Wren is configured with (platform/ai/chat.ts). Without one they answer 501 ai_not_configured; a provider
 // that fails or is slow answers 502/504; nothing is ever answered that the model did not say.
 import type { FastifyInstance } from 'fastify'
 import { Type } from 'typebox'
-import type { Tenants } from '../../shared/tenancy'
-import { askForJson, type ChatModel } from '../../shared/ai/chat'
-import type { Clock } from '../../shared/time/clock'
-import { wrenError } from '../../shared/errors'
-import { routesOf } from '../../shared/http/route'
-import { ErrorBody } from '../../shared/http/schemas'
+import type { Tenants } from '../../platform/tenancy'
+import { askForJson, type ChatModel } from '../../platform/ai/chat'
+import type { Clock } from '../../platform/clock'
+import { wrenError } from '../../platform/errors'
+import { routesOf } from '../../platform/http/route'
+import { ErrorBody } from '../../platform/http/schemas'
 import { AI_FILTER_SHAPE, checkFilterAnswer, filterPrompt, type AiFilterAnswer } from './filters'
 import { AI_REGEX_SHAPE, checkRegexAnswer, regexPrompt, type AiRegexAnswer } from './regex'
 
