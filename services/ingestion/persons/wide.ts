@@ -1,4 +1,4 @@
-// Copies wide persons' events into `events` (schemas/clickhouse/049_wide_events.sql). The person work
+// Copies wide persons' events into `events` (schemas/clickhouse/050_wide_events.sql). The person work
 // stores such an event in wide_events without its person's properties, and the properties once per part in
 // wide_event_persons (rows.ts); once the range is stored, ClickHouse copies them onto the events here, one
 // chunk (about WIDE_CHUNK_CHARS of properties) per statement, so that the events of other projects are
