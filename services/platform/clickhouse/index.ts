@@ -70,14 +70,17 @@ class Gate {
   private readonly waiting: Array<() => void> = []
 
   async run<T>(signal: AbortSignal | undefined, call: () => Promise<T>): Promise<T> {
+    // The gate passes straight to the next waiter: were it opened between, a query arriving in that moment
+    // would run beside the one woken.
     if (this.busy) await new Promise<void>((resolve) => this.waiting.push(resolve))
-    this.busy = true
+    else this.busy = true
     try {
       if (signal?.aborted) throw cancelled()
       return await call()
     } finally {
-      this.busy = false
-      this.waiting.shift()?.()
+      const next = this.waiting.shift()
+      if (next) next()
+      else this.busy = false
     }
   }
 }
