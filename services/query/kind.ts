@@ -1,0 +1,50 @@
+// What a query kind is. Every kind PostHog's Query API names that Wren computes is one row of the table in
+// kinds.ts, built from one folder kinds/<kind>/ that exports a QueryKind. The runner (runner.ts) owns what
+// every kind shares: the cache and its staleness, `refresh`, the async jobs and their cancellation, the
+// answer's envelope. A kind owns its model, its plan, its SQL and the shape of its results. A kind never
+// imports a sibling kind (test/runtime/layout.test.ts holds that); what two kinds share lives in
+// services/query/common/ or lower (services/analytics/).
+import type { PersonalApiKey, Project } from '../platform/tenancy'
+
+/** PostHog's intervals; the cache's staleness is set by the query's (PostHog's caching/utils.py). */
+export type StaleInterval = 'minute' | 'hour' | 'day' | 'week' | 'month'
+
+/** A dashboard's filters as `filters_override` carries them (PostHog's DashboardFilter). */
+export interface DashboardFilter {
+  date_from?: string | null
+  date_to?: string | null
+  explicitDate?: boolean | null
+  properties?: unknown
+  breakdown_filter?: Record<string, unknown> | null
+  interval?: string | null
+  filterTestAccounts?: boolean | null
+}
+
+/** One run of one query: who asks, for which project, when, and the signal that ends it. */
+export interface QueryRun {
+  project: Project
+  /** The key asking: rows of persons it may not see are left out (platform/http/hidden-persons.ts). */
+  viewer?: PersonalApiKey
+  /** The instant relative dates resolve at. */
+  now: Date
+  /** Aborted when the caller leaves or cancels (DELETE …/query/:id/): pass it to every queryRows. */
+  signal: AbortSignal
+}
+
+export interface QueryKind<Q, Deps> {
+  /** PostHog's kind name, e.g. 'HogQLQuery'. */
+  readonly kind: string
+  /** An insight kind (TrendsQuery, FunnelsQuery, …): PostHog's longer client refresh interval applies. */
+  readonly insight: boolean
+  /** The node (with its `kind`) validated into the kind's model; a 400 naming the field otherwise. */
+  parse(node: Record<string, unknown>): Q
+  /** `filters_override` applied as PostHog's apply_dashboard_filters does; absent: the kind takes none. */
+  withDashboardFilters?(query: Q, filters: DashboardFilter): Q
+  /** The interval its cached answer goes stale by; null: PostHog's default (no date range: 'minute'). */
+  staleInterval(query: Q): StaleInterval | null
+  /**
+   * The kind's part of the answer: `results` and the fields PostHog's response of this kind carries
+   * (`columns`, `types`, `hasMore`, `hogql`, …). The runner adds the envelope (`is_cached`, `cache_key`, …).
+   */
+  run(deps: Deps, run: QueryRun, query: Q): Promise<Record<string, unknown>>
+}
