@@ -29,6 +29,7 @@ import type { Logger } from 'pino'
 import type { Log, LogBatch, LogRecord } from '../platform/log/log'
 import { decodeIngest } from '../platform/log/contract'
 import type { Metrics } from '../platform/metrics'
+import type { CopiesWaiting } from '../platform/ingestion-lag'
 import { subscription } from '../platform/log/streams'
 import { BatchRunner, type DeadLetter, type DeadLetterRecorder, type Stage, type Written } from '../platform/processing/runner'
 import type { PersonStore, PingResult } from './persons/store'
@@ -73,7 +74,7 @@ export class IngestionProcessor<Prepared = unknown> {
 
   constructor(
     log: Log,
-    store: PersonStore<Prepared>,
+    private readonly store: PersonStore<Prepared>,
     logger: Logger,
     metrics: Metrics,
     options: ProcessorOptions & ProcessorWork<Prepared>,
@@ -106,6 +107,11 @@ export class IngestionProcessor<Prepared = unknown> {
     await this.runner.stop()
     await this.stage.dropLookahead()
     await this.stage.stopCopying()
+  }
+
+  /** Stored parts whose wide events wait for their copy (not in queries yet); null: not known now, or none set aside. */
+  copiesWaiting(): CopiesWaiting | null {
+    return this.store.copiesWaiting?.() ?? null
   }
 
   /** Stops for good: the worker, if the work runs on one, too. */
