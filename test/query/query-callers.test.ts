@@ -120,7 +120,8 @@ describe.each(BACKENDS)('queries for callers, on $name', (backend) => {
     const res = await call('DELETE', `/api/projects/${t.projectId}/query/${id}/`)
     expect([res.status, res.body]).toEqual([200, { message: 'Cancelled the query on ClickHouse.' }])
     await waitFor(async () => (await running()) === 0, { timeoutMs: 60_000, intervalMs: 20, what: 'the query to stop' })
-    expect(Date.now() - cancelled).toBeLessThan(3_000)
+    // Left to run, it takes several seconds (the identical-requests case below: 7 to 9 s under load).
+    expect(Date.now() - cancelled).toBeLessThan(4_000)
     expect((await call('GET', `/api/projects/${t.projectId}/query/${id}/`)).status).toBe(404)
   }, 120_000)
 
