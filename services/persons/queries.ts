@@ -163,7 +163,7 @@ export class PersonQueries {
    * The person each of these distinct ids belongs to now (one query for a whole page), by distinct id. As
    * PostHog embeds a person in a recording, its `distinctIds` hold only the distinct id it was found by.
    */
-  async byDistinctIds(teamId: number, distinctIds: string[]): Promise<Map<string, PersonRecord>> {
+  async byDistinctIds(teamId: number, distinctIds: string[], signal?: AbortSignal): Promise<Map<string, PersonRecord>> {
     if (distinctIds.length === 0) return new Map()
     const rows = await queryRows<Row & { distinct_id: string }>(
       this.client,
@@ -173,6 +173,7 @@ export class PersonQueries {
        INNER JOIN (SELECT * FROM (${LATEST_PERSONS}) WHERE uuid IN (SELECT person_uuid FROM (${LATEST_DISTINCT_IDS}) WHERE distinct_id IN {ids:Array(String)})) AS p
        ON p.uuid = d.person_uuid`,
       { team: teamId, ids: distinctIds },
+      { signal },
     )
     return new Map(rows.map((r) => [r.distinct_id, toRecord(r, [r.distinct_id])] as const))
   }

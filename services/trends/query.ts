@@ -9,7 +9,8 @@ import type { EventPersonId, PersonIdColumn } from '../analytics/sql/persons-sql
 import { compileGroup, jsonValue, type FilterContext } from '../analytics/property-filters/sql'
 import type { PropertyColumnSource } from '../analytics/sql/materialized-properties'
 import type { PropertyGroup } from '../analytics/property-filters/parse'
-import { SESSION_JOIN_SETTINGS, sessionJoin, type SessionColumns } from '../analytics/sql/sessions'
+import { SESSION_JOIN_SETTINGS, type SessionColumns } from '../analytics/sql/sessions'
+import { eventsSource } from '../analytics/sql/events-source'
 import { COUNT_PER_ACTOR_MATHS, PROPERTY_MATHS, type MathType, type SeriesEntity, type TrendRequest } from './request'
 
 export const NULL_LABEL = '$$_posthog_breakdown_null_$$'
@@ -201,15 +202,10 @@ const EVENTS_SOURCE = '__wren_events_source__'
 /** The events table of one select, with the session and person-override joins the query turned out to need. */
 function withSource(sql: string, input: QueryInput, range: DateRange): string {
   const team = `team_id = ${input.params.add('Int64', input.teamId)}`
-  let source = 'events'
-  if (input.sessions.used)
-    source += ` ${sessionJoin(team, {
-      from: `toDateTime64(${input.params.add('String', instantParam(range.from, range.tz))}, 6, 'UTC')`,
-      to: `toDateTime64(${input.params.add('String', instantParam(range.to, range.tz))}, 6, 'UTC')`,
-    })}`
-  const overrides = input.personId.join(team)
-  if (overrides) source += ` ${overrides}`
-  return sql.split(EVENTS_SOURCE).join(source)
+  const instant = (d: Date) => `toDateTime64(${input.params.add('String', instantParam(d, range.tz))}, 6, 'UTC')`
+  const bounds = input.sessions.used ? { from: instant(range.from), to: instant(range.to) } : {}
+  const { from } = eventsSource(team, input, bounds)
+  return sql.split(EVENTS_SOURCE).join(from)
 }
 
 function seriesSelect(input: QueryInput, series: ResolvedSeries, index: number, period: number, range: DateRange): string {
