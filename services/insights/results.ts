@@ -4,8 +4,8 @@
 // their property filters to the insight's.
 import { isRecord } from '../platform/json'
 import type { Project } from '../platform/tenancy'
-import { parseTrendRequest } from '../trends/request'
-import type { TrendRunOptions, TrendService } from '../trends/service'
+import { parseTrendRequest } from '../query/kinds/trends/request'
+import type { TrendRunOptions, TrendService } from '../query/kinds/trends/service'
 import type { DashboardFilters } from './dashboard-store'
 import type { Insight } from './store'
 

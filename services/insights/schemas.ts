@@ -2,7 +2,7 @@
 // web app's types. PostHog's shapes (InsightSerializer, DashboardSerializer), with the fields Wren has.
 import { Type } from 'typebox'
 import { AnyObject } from '../platform/http/schemas'
-import { TrendSeries } from '../trends/schemas'
+import { TrendSeries } from '../query/kinds/trends/schemas'
 
 const Nullable = <T extends Parameters<typeof Type.Union>[0][number]>(t: T, options?: { description: string }) =>
   Type.Union([t, Type.Null()], options)

@@ -6,7 +6,7 @@ import { defaultRequestMemoryBytes, MemoryBudget } from '../platform/http/memory
 import { stageStream } from '../platform/log/streams'
 import { chatModel } from '../platform/ai/chat'
 import { eventBackpressure, recordingsBackpressure, type CaptureBackpressure } from '../capture/backpressure'
-import { TrendService } from '../trends/service'
+import { TrendService } from '../query/kinds/trends/service'
 import { InsightResults } from '../insights/results'
 import { CachedCohortReader } from '../decide/cohorts'
 import { PersonSnapshot } from '../decide/snapshot'

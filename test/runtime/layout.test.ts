@@ -18,7 +18,7 @@ const FLOORS: string[][] = [
   ['platform'],
   ['analytics'],
   ['projects', 'actions', 'cohorts', 'flags', 'capture', 'events', 'definitions', 'dead-letters', 'ingestion', 'static', 'web'],
-  ['trends', 'persons', 'decide'],
+  ['query', 'persons', 'decide'],
   ['recordings', 'insights'],
   ['runtime'],
   ['app.ts'],
@@ -27,14 +27,14 @@ const FLOORS: string[][] = [
 
 /** Feature → feature imports, each for something that is the imported feature's own. */
 const FEATURE_IMPORTS: Record<string, string> = {
-  'trends → actions': 'a series can be an action: its definition and its SQL',
-  'trends → cohorts': 'cohort filters and breakdowns: cohort definitions and membership SQL',
+  'query → actions': 'a series can be an action: its definition and its SQL',
+  'query → cohorts': 'cohort filters and breakdowns: cohort definitions and membership SQL',
   'persons → cohorts': 'the persons list filtered by cohort: membership SQL',
   'decide → flags': 'the flag definitions decide evaluates',
   'recordings → actions': 'the recordings list filtered by action',
   'recordings → persons': 'the recordings list filtered by person, and the person shown on a recording',
   'recordings → cohorts': 'the recordings list filtered by cohort: cohort definitions and membership SQL',
-  'insights → trends': 'an insight’s result is a trend: its request and the trend service (with its cache)',
+  'insights → query': 'an insight’s result is its query’s answer: the Query API’s runner (with its cache)',
 }
 
 /** What the top floors may weigh. */

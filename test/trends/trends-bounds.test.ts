@@ -4,9 +4,9 @@
 // memory. On chDB, in this process.
 import { afterAll, beforeAll, describe, expect, it } from 'vitest'
 import { queryRows } from '../../services/platform/clickhouse'
-import { planTrend } from '../../services/trends/plan'
-import { OTHER_LABEL, type TrendRow } from '../../services/trends/query'
-import { parseTrendRequest } from '../../services/trends/request'
+import { planTrend } from '../../services/query/kinds/trends/plan'
+import { OTHER_LABEL, type TrendRow } from '../../services/query/kinds/trends/query'
+import { parseTrendRequest } from '../../services/query/kinds/trends/request'
 import { api, captureBatch, drained, startWren, type TestWren } from '../support/wren'
 
 const NOW = '2026-03-15T12:00:00Z'

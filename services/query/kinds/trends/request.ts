@@ -1,9 +1,9 @@
 // The trend request: PostHog's legacy filter fields, from the query string (lists JSON-encoded) and the
 // JSON body (the body wins), validated into one typed TrendRequest. Bad input is a 400 naming the field.
-import { wrenError } from '../platform/errors'
-import { INTERVALS, type Interval } from './dates'
-import { parsePropertyGroup, type PropertyGroup } from '../analytics/property-filters/parse'
-import { isRecord, jsonTooDeep, jsonTooDeepIn } from '../platform/json'
+import { wrenError } from '../../../platform/errors'
+import { INTERVALS, type Interval } from '../../common/dates'
+import { parsePropertyGroup, type PropertyGroup } from '../../../analytics/property-filters/parse'
+import { isRecord, jsonTooDeep, jsonTooDeepIn } from '../../../platform/json'
 
 export const DISPLAYS = [
   'ActionsLineGraph',

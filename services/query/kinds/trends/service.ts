@@ -1,16 +1,16 @@
 // Executing a trend's plan (plan.ts): look in the cache (keyed on the plan and the project's data
 // version), otherwise run the one query and shape its rows into PostHog's series.
-import { queryRows } from '../platform/clickhouse'
-import type { Clock } from '../platform/clock'
-import type { PersonalApiKey, Project } from '../platform/tenancy'
-import { TrendCache } from './cache'
-import { isoInTz, type DateRange } from './dates'
+import { queryRows } from '../../../platform/clickhouse'
+import type { Clock } from '../../../platform/clock'
+import type { PersonalApiKey, Project } from '../../../platform/tenancy'
+import { TrendCache } from '../../cache'
+import { isoInTz, type DateRange } from '../../common/dates'
 import type { TrendRow } from './query'
 import type { TrendRequest } from './request'
 import { shapeResults, type SeriesResult, type Shaped } from './shape'
 import { planTrend, seriesActions, type TrendPlan, type TrendPlanDeps } from './plan'
-import type { Metrics } from '../platform/metrics'
-import { SharedWork } from '../platform/work'
+import type { Metrics } from '../../../platform/metrics'
+import { SharedWork } from '../../../platform/work'
 
 export interface TrendResponse {
   is_cached: boolean
