@@ -53,9 +53,36 @@ export function orderItem(item: string): { expr: string; desc: boolean } {
 // ClickHouse's aggregate functions a HogQL column may call (PostHog's has_aggregation reads HogQL's list).
 const AGGREGATES = new Set(
   [
-    'count', 'countIf', 'countDistinct', 'sum', 'sumIf', 'avg', 'avgIf', 'min', 'minIf', 'max', 'maxIf', 'median', 'quantile',
-    'quantiles', 'uniq', 'uniqIf', 'uniqExact', 'uniqExactIf', 'any', 'anyIf', 'anyLast', 'argMin', 'argMax', 'groupArray',
-    'groupUniqArray', 'stddevPop', 'stddevSamp', 'varPop', 'varSamp', 'topK',
+    'count',
+    'countIf',
+    'countDistinct',
+    'sum',
+    'sumIf',
+    'avg',
+    'avgIf',
+    'min',
+    'minIf',
+    'max',
+    'maxIf',
+    'median',
+    'quantile',
+    'quantiles',
+    'uniq',
+    'uniqIf',
+    'uniqExact',
+    'uniqExactIf',
+    'any',
+    'anyIf',
+    'anyLast',
+    'argMin',
+    'argMax',
+    'groupArray',
+    'groupUniqArray',
+    'stddevPop',
+    'stddevSamp',
+    'varPop',
+    'varSamp',
+    'topK',
   ].map((n) => n.toLowerCase()),
 )
 
@@ -100,6 +127,11 @@ export function presentValue(value: unknown, type: string, tz: string): unknown 
     return value.map((v, i) => presentValue(v, parts[i] ?? '', tz))
   }
   return value
+}
+
+/** A column's ClickHouse type as the answer names it: datetimes in the project's timezone, as their values are. */
+export function presentType(type: string, tz: string): string {
+  return type.replace(/DateTime(64\(\d+, |\()'UTC'\)/g, (_, head: string) => `DateTime${head}'${tz}')`)
 }
 
 /** The element types of a Tuple's `A, B(C, D), E`. */

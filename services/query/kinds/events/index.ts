@@ -4,7 +4,6 @@
 // time bounds default as PostHog's: after the last 24 hours ("all" lifts it), before now + 5 s. One page of
 // `limit` rows from `offset`, one more row read to tell `hasMore`.
 import type { ClickHouseClient } from '../../../platform/clickhouse'
-import { queryRows } from '../../../platform/clickhouse'
 import { wrenError } from '../../../platform/errors'
 import { SqlParams } from '../../../platform/clickhouse/params'
 import type { Project } from '../../../platform/tenancy'
@@ -24,6 +23,7 @@ import { cohortIdsIn, cohortResolver } from '../../../cohorts/membership'
 import { PersonQueries, personDistinctIdsSql } from '../../../persons/queries'
 import type { DashboardFilter, QueryKind, QueryRun } from '../../kind'
 import { columnExpr, hasAggregation, orderItem, paging, presentValue, refuseUnknownFields, stringList } from '../../common/columns'
+import { readTable } from '../../common/table'
 
 export interface EventsQueryDeps {
   clickhouse: ClickHouseClient
@@ -147,8 +147,6 @@ export async function runEventsQuery(deps: EventsQueryDeps, run: QueryRun, q: Ev
       columns.push({ name, sql, aggregate: false, special: 'display' })
     } else columns.push({ name, sql: hogql(expr, `select[${i}]`), aggregate: await hasAggregation(expr, `select[${i}]`), special: null })
   }
-  const aggregated = columns.some((c) => c.aggregate)
-
   const where: string[] = [team]
   const having: string[] = []
   for (const [i, expr] of q.where.entries()) {
@@ -193,23 +191,12 @@ export async function runEventsQuery(deps: EventsQueryDeps, run: QueryRun, q: Ev
   const hidden = run.viewer ? await hiddenPersons(deps.clickhouse, run.viewer, project.id) : null
   if (hidden) where.push(visibleEventsSql(hidden, params))
 
-  const order = orderBySql(q, columns, hogql)
-  // Rows of one instant (or of one group) keep one order from page to page.
-  const ties = aggregated ? columns.flatMap((c, i) => (c.aggregate ? [] : [`c${i}`])) : ['uuid']
-  const select = columns.map((c, i) => `${c.sql} AS c${i}, toTypeName(c${i}) AS t${i}`).join(', ')
-  const groupBy = aggregated ? columns.flatMap((c, i) => (c.aggregate ? [] : [`c${i}`])) : []
+  const orderBy = orderBySql(q, columns, hogql)
+  // Last: the joins are those the columns, conditions and order read.
   const source = eventsSource(team, { sessions, personId }, { from: after, to: before })
-  const body = `SELECT ${select} FROM ${source.from} WHERE ${where.join(' AND ')}
-    ${groupBy.length ? `GROUP BY ${groupBy.join(', ')}` : ''} ${having.length ? `HAVING ${having.join(' AND ')}` : ''}`
-  const settings = source.settings ? ` SETTINGS ${source.settings}` : ''
-  const sql = `${body} ORDER BY ${[...order, ...ties].join(', ')} LIMIT ${q.limit + 1} OFFSET ${q.offset}${settings}`
-  const rows = await queryRows<Record<string, unknown>>(deps.clickhouse, sql, params.values, { signal })
-  const types = rows.length
-    ? columns.map((_, i) => String(rows[0][`t${i}`]))
-    : await describeTypes(deps.clickhouse, body + settings, params, columns.length, signal)
-
-  const page = rows.slice(0, q.limit)
-  const results = page.map((r) => columns.map((c, i) => presentValue(r[`c${i}`], types[i], tz)))
+  const table = { columns, from: source.from, where, having, orderBy, ties: ['uuid'], settings: source.settings }
+  const page = await readTable(deps.clickhouse, { ...table, limit: q.limit, offset: q.offset }, params, { tz, signal })
+  const results = page.rows
   for (const [i, c] of columns.entries()) {
     if (c.special === 'star') for (const row of results) row[i] = eventObject(row[i])
     if (c.special === 'display')
@@ -226,14 +213,16 @@ export async function runEventsQuery(deps: EventsQueryDeps, run: QueryRun, q: Ev
       for (const row of results) {
         const distinct_id = String(row[i])
         const p = persons.get(distinct_id)
-        row[i] = p ? { uuid: p.uuid, created_at: presentValue(p.createdAt, 'DateTime', tz), properties: p.properties, distinct_id } : { distinct_id }
+        row[i] = p
+          ? { uuid: p.uuid, created_at: presentValue(p.createdAt, 'DateTime', tz), properties: p.properties, distinct_id }
+          : { distinct_id }
       }
   }
   return {
     results,
     columns: columns.map((c) => c.name),
-    types,
-    hasMore: rows.length > q.limit,
+    types: page.types,
+    hasMore: page.hasMore,
     limit: q.limit,
     offset: q.offset,
   }
@@ -265,19 +254,6 @@ function eventObject(value: unknown): Record<string, unknown> {
   event.properties = typeof event.properties === 'string' ? (JSON.parse(event.properties) as unknown) : event.properties
   event.elements = []
   return event
-}
-
-/** The columns' types when the page has no row to carry them. */
-async function describeTypes(
-  client: ClickHouseClient,
-  select: string,
-  params: SqlParams,
-  count: number,
-  signal: AbortSignal,
-): Promise<string[]> {
-  const described = await queryRows<{ name: string; type: string }>(client, `DESCRIBE TABLE (${select})`, params.values, { signal })
-  const byName = new Map(described.map((d) => [d.name, d.type]))
-  return Array.from({ length: count }, (_, i) => byName.get(`c${i}`) ?? 'String')
 }
 
 async function cohortsFor(deps: EventsQueryDeps, project: Project, q: EventsQuery): Promise<Map<number, Cohort>> {
