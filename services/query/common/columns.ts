@@ -14,16 +14,22 @@ export function columnExpr(column: string): string {
   return column.split('--')[0].trim()
 }
 
-/** `limit` and `offset` of a table kind: PostHog's default, its maximum (a larger limit is capped, as PostHog's paginator does). */
+/**
+ * `limit` and `offset` of a table kind, as PostHog's paginator reads them: no limit (or one of 0 or less) is the
+ * default, a larger one than the maximum is the maximum.
+ */
 export function paging(node: Record<string, unknown>): { limit: number; offset: number } {
-  const int = (name: 'limit' | 'offset', min: number) => {
+  const int = (name: 'limit' | 'offset') => {
     const v = node[name]
     if (v === undefined || v === null) return undefined
-    if (typeof v !== 'number' || !Number.isSafeInteger(v) || v < min)
-      throw wrenError('invalid_input', `${name} must be an integer of at least ${min}, got ${JSON.stringify(v)}.`, name)
+    if (typeof v !== 'number' || !Number.isSafeInteger(v))
+      throw wrenError('invalid_input', `${name} must be an integer, got ${JSON.stringify(v)}.`, name)
     return v
   }
-  return { limit: Math.min(int('limit', 1) ?? DEFAULT_LIMIT, MAX_LIMIT), offset: int('offset', 0) ?? 0 }
+  const limit = int('limit')
+  const offset = int('offset') ?? 0
+  if (offset < 0) throw wrenError('invalid_input', `offset must be 0 or more, got ${offset}.`, 'offset')
+  return { limit: limit === undefined || limit <= 0 ? DEFAULT_LIMIT : Math.min(limit, MAX_LIMIT), offset }
 }
 
 /** A list of strings (`select`, `where`, `orderBy`), or undefined when absent. */
