@@ -13,7 +13,8 @@ import { compileHogql } from '../../../analytics/sql/hogql'
 import { SESSION_JOIN_SETTINGS } from '../../../analytics/sql/sessions'
 import { compileGroup, PERSON_COLUMNS } from '../../../analytics/property-filters/sql'
 import { parsePropertyGroup, type PropertyGroup } from '../../../analytics/property-filters/parse'
-import type { CohortStore } from '../../../cohorts/store'
+import type { Cohort, CohortStore } from '../../../cohorts/store'
+import type { Project } from '../../../platform/tenancy'
 import { cohortIdsIn, cohortResolver } from '../../../cohorts/membership'
 import { LATEST_DISTINCT_IDS, LATEST_PERSONS, PersonQueries } from '../../../persons/queries'
 import { sortDistinctIds } from '../../../persons/serialize'
@@ -26,8 +27,11 @@ export interface ActorsQueryDeps {
   cohorts: Pick<CohortStore, 'list'>
 }
 
-/** The actors SQL of one point of an insight node, from the node's own kind (kinds.ts wires it). */
-export type PointActors<D> = (deps: D, run: QueryRun, point: ActorsPoint) => Promise<ActorsSql>
+/** An insight node read by its own kind (kinds.ts wires it): the actors SQL of one of its points, and its definitions. */
+export interface InsightActors<D> {
+  actors(deps: D, run: QueryRun, point: ActorsPoint): Promise<ActorsSql>
+  definitions(deps: D, project: Project): Promise<unknown>
+}
 
 export interface ActorsQuery<D = unknown> {
   select: string[]
@@ -37,8 +41,8 @@ export interface ActorsQuery<D = unknown> {
   orderBy: string[] | null
   limit: number
   offset: number
-  /** The InsightActorsQuery: the insight (as sent: the cache key reads it) and the point. */
-  source: { insight: Record<string, unknown>; point: ActorsPoint; actors: PointActors<D> } | null
+  /** The InsightActorsQuery: the insight (as sent: the cache key reads it), the point, and the insight as its kind reads it. */
+  source: { insight: Record<string, unknown>; point: ActorsPoint; read: InsightActors<D> } | null
 }
 
 const FIELDS = ['select', 'search', 'properties', 'fixedProperties', 'orderBy', 'limit', 'offset', 'source']
@@ -53,12 +57,16 @@ const MAX_DISTINCT_IDS = 101
  * kind and answers its PointActors, or throws the 400 of a kind whose points have no actors in Wren.
  */
 export function actorsQueryKind<D extends ActorsQueryDeps>(
-  actorsOf: (insight: Record<string, unknown>) => PointActors<D>,
+  actorsOf: (insight: Record<string, unknown>) => InsightActors<D>,
 ): QueryKind<ActorsQuery<D>, D> {
   return {
     kind: 'ActorsQuery',
     insight: false,
     parse: (node) => parseActorsQuery(node, actorsOf),
+    definitions: async (deps, project, q) => ({
+      cohorts: await usedCohorts(deps, project, q),
+      source: q.source ? await q.source.read.definitions(deps, project) : null,
+    }),
     staleInterval: () => 'minute',
     run: runActorsQuery,
   }
@@ -66,7 +74,7 @@ export function actorsQueryKind<D extends ActorsQueryDeps>(
 
 export function parseActorsQuery<D>(
   node: Record<string, unknown>,
-  actorsOf: (insight: Record<string, unknown>) => PointActors<D>,
+  actorsOf: (insight: Record<string, unknown>) => InsightActors<D>,
 ): ActorsQuery<D> {
   refuseUnknownFields(node, 'ActorsQuery', FIELDS)
   const search = node.search === undefined || node.search === null ? null : node.search
@@ -88,7 +96,7 @@ export function parseActorsQuery<D>(
   }
 }
 
-function parseSource<D>(raw: unknown, actorsOf: (insight: Record<string, unknown>) => PointActors<D>): ActorsQuery<D>['source'] {
+function parseSource<D>(raw: unknown, actorsOf: (insight: Record<string, unknown>) => InsightActors<D>): ActorsQuery<D>['source'] {
   if (!isRecord(raw)) throw wrenError('invalid_input', 'source must be a query node.', 'source')
   if (raw.kind !== 'InsightActorsQuery')
     throw wrenError(
@@ -121,7 +129,7 @@ function parseSource<D>(raw: unknown, actorsOf: (insight: Record<string, unknown
     status,
     interval: int('interval'),
   }
-  return { insight: raw.source, point, actors: actorsOf(raw.source) }
+  return { insight: raw.source, point, read: actorsOf(raw.source) }
 }
 
 interface Column {
@@ -163,7 +171,7 @@ export async function runActorsQuery<D extends ActorsQueryDeps>(
   }
 
   const where: string[] = []
-  const cohorts = cohortIdsIn(q.properties).length + cohortIdsIn(q.fixedProperties).length > 0 ? await deps.cohorts.list(project.id) : []
+  const cohorts = await usedCohorts(deps, project, q)
   const filters = {
     params,
     columns: PERSON_COLUMNS,
@@ -185,7 +193,7 @@ export async function runActorsQuery<D extends ActorsQueryDeps>(
 
   let from = `(${LATEST_PERSONS}) AS persons`
   if (q.source) {
-    const point = await q.source.actors(deps, run, q.source.point)
+    const point = await q.source.read.actors(deps, run, q.source.point)
     // The source's parameters, renamed apart from this query's.
     const sql = point.sql.replace(/\{(p\d+):/g, '{s_$1:')
     for (const [k, v] of Object.entries(point.params)) params.values[/^p\d+$/.test(k) ? `s_${k}` : k] = v
@@ -229,6 +237,11 @@ export async function runActorsQuery<D extends ActorsQueryDeps>(
     offset: q.offset,
     missing_actors_count: 0,
   }
+}
+
+/** The project's cohorts when a filter names one (their definitions are the filter's SQL). */
+async function usedCohorts<D extends ActorsQueryDeps>(deps: D, project: Project, q: ActorsQuery<D>): Promise<Cohort[]> {
+  return cohortIdsIn(q.properties).length + cohortIdsIn(q.fixedProperties).length > 0 ? deps.cohorts.list(project.id) : []
 }
 
 function displayName(params: SqlParams): string {

@@ -266,6 +266,11 @@ export const eventsQueryKind: QueryKind<EventsQuery, EventsQueryDeps> = {
   insight: false,
   parse: parseEventsQuery,
   withDashboardFilters,
+  definitions: async (deps, project, q) => ({
+    action: q.actionId === null ? null : ((await deps.actions.list(project.id, { ids: [q.actionId] }))[0] ?? null),
+    cohorts: [...(await cohortsFor(deps, project, q)).values()],
+    testAccounts: q.filterTestAccounts ? (project.settings.test_account_filters ?? null) : null,
+  }),
   staleInterval: () => 'minute',
   run: runEventsQuery,
 }
