@@ -12,6 +12,8 @@ const services = path.resolve(import.meta.dirname, '../../services')
 const platform = path.join(services, 'platform')
 const analytics = path.join(services, 'analytics')
 const fixtures = path.resolve(import.meta.dirname, '../support')
+/** The Query API's kinds: one folder each, none importing a sibling (what two kinds share lives in query/common/ or lower). */
+const queryKinds = path.join(services, 'query', 'kinds')
 
 /** The floors, lowest first. A folder imports only its own floor's folder (itself) or lower floors. */
 const FLOORS: string[][] = [
@@ -172,6 +174,19 @@ describe('layout', () => {
         .filter((edge) => !used.has(edge))
         .map((edge) => `${edge} is listed but not imported`),
     ).toEqual([])
+  })
+
+  it('a query kind never imports a sibling kind, and of services/query only the contract and common/', () => {
+    const query = path.join(services, 'query')
+    const kindOf = (file: string) => (outside(queryKinds, file) ? null : path.relative(queryKinds, file).split(path.sep)[0])
+    const kinds = readdirSync(queryKinds, { withFileTypes: true }).filter((e) => e.isDirectory())
+    expect(kinds.length).toBeGreaterThan(0)
+    const allowed = (target: string) =>
+      outside(query, target) || target === path.join(query, 'kind.ts') || !outside(path.join(query, 'common'), target)
+    const across = importsUnder(queryKinds)
+      .filter(({ file, target }) => (kindOf(target) !== null ? kindOf(target) !== kindOf(file) : !allowed(target)))
+      .map(({ file, spec }) => `${path.relative(services, file)} imports ${spec}`)
+    expect(across).toEqual([])
   })
 
   it('production code imports no test support (testing/ folders, test files)', () => {
