@@ -193,4 +193,27 @@ describe('EventsQuery and ActorsQuery', () => {
       }
     expect(points).toBeGreaterThanOrEqual(4)
   })
+
+  it('lists the persons behind weekly-active, compared and cumulative points, as the trend counts them', async () => {
+    const series = (math: string) => [{ kind: 'EventsNode', event: '$pageview', math }]
+    const trends = [
+      { kind: 'TrendsQuery', series: series('weekly_active'), dateRange: { date_from: '-3d' }, interval: 'day' },
+      { kind: 'TrendsQuery', series: series('dau'), dateRange: { date_from: '-1d' }, interval: 'day', compareFilter: { compare: true } },
+      {
+        kind: 'TrendsQuery',
+        series: series('total'),
+        dateRange: { date_from: '-3d' },
+        trendsFilter: { display: 'ActionsLineGraphCumulative' },
+      },
+    ]
+    for (const trend of trends)
+      for (const line of (await ok(trend)).results)
+        for (const [i, day] of line.days.entries()) {
+          const source = { kind: 'InsightActorsQuery', day, series: 0, compare: line.compare_label ?? null, source: trend }
+          const actors = (await ok({ kind: 'ActorsQuery', select: ['id', 'event_count'], source })).results
+          // dau and weekly active count persons; a cumulative total counts their events up to the day.
+          const counted = line.action.math === 'total' ? actors.reduce((sum: number, row: number[]) => sum + row[1], 0) : actors.length
+          expect(counted, `${line.action.math} ${line.compare_label ?? ''} ${day}`).toBe(line.data[i])
+        }
+  })
 })
