@@ -75,7 +75,7 @@ const STAR_FIELDS = ['uuid', 'event', 'properties', 'timestamp', 'team_id', 'dis
 const DISPLAY_NAME_PROPERTIES = ['email', 'Email', 'name', 'Name', 'username', 'Username', 'UserName']
 
 export function parseEventsQuery(node: Record<string, unknown>): EventsQuery {
-  refuseUnknownFields(node, 'EventsQuery', FIELDS)
+  refuseUnknownFields(node, 'EventsQuery', FIELDS, ['source', 'actionSteps'])
   const optionalString = (name: string): string | null => {
     const v = node[name]
     if (v === undefined || v === null) return null
