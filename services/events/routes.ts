@@ -16,7 +16,8 @@ import { SqlParams } from '../platform/clickhouse/params'
 import { parsePropertyFilters } from '../analytics/property-filters/parse'
 import { listFilterSql } from '../analytics/property-filters/sql'
 import { visibleEventsSql } from '../platform/http/hidden-persons'
-import { SESSION_JOIN_SETTINGS, SessionColumns, sessionJoin } from '../analytics/sql/sessions'
+import { SessionColumns } from '../analytics/sql/sessions'
+import { eventsSource } from '../analytics/sql/events-source'
 
 interface EventRow {
   uuid: string
@@ -86,12 +87,12 @@ export async function eventRoutes(
       const sessions = new SessionColumns()
       if (filters.length) where.push(listFilterSql(filters, 'event', params, { sessions }))
       if (hidden) where.push(visibleEventsSql(hidden, params))
-      const join = sessions.used ? sessionJoin('team_id = {team:Int64}', { from: after, to: before }) : ''
+      const source = eventsSource('team_id = {team:Int64}', { sessions }, { from: after, to: before })
       const rows = await queryRows<EventRow>(
         deps.clickhouse,
-        `SELECT uuid, event, distinct_id, properties, timestamp, person_id, elements_chain FROM events ${join}
+        `SELECT uuid, event, distinct_id, properties, timestamp, person_id, elements_chain FROM ${source.from}
          WHERE ${where.join(' AND ')} ORDER BY timestamp DESC, uuid DESC
-         LIMIT {limit:UInt32} OFFSET {offset:UInt32}${sessions.used ? ` SETTINGS ${SESSION_JOIN_SETTINGS}` : ''}`,
+         LIMIT {limit:UInt32} OFFSET {offset:UInt32}${source.settings ? ` SETTINGS ${source.settings}` : ''}`,
         { ...params.values, team: caller.project.id, limit: limit + 1, offset: paging.offset },
         { signal: callerGone(reply) },
       )

@@ -36,9 +36,11 @@ const LATEST_PERSONS_AND_DELETED = `
   SELECT uuid, argMax(id, version) AS id, argMax(properties, version) AS properties, argMax(created_at, version) AS created_at,
          argMax(is_identified, version) AS is_identified, argMax(is_deleted, version) AS deleted
   FROM person WHERE team_id = {team:Int64} GROUP BY uuid`
-const LATEST_PERSONS = `${LATEST_PERSONS_AND_DELETED} HAVING deleted = 0`
+/** Each person of the project as it is now (its latest version), deleted ones left out; reads `{team:Int64}`. */
+export const LATEST_PERSONS = `${LATEST_PERSONS_AND_DELETED} HAVING deleted = 0`
 
-const LATEST_DISTINCT_IDS = `
+/** Each distinct id of the project and the person it belongs to now; reads `{team:Int64}`. */
+export const LATEST_DISTINCT_IDS = `
   SELECT distinct_id, argMax(person_uuid, version) AS person_uuid, argMax(is_deleted, version) AS deleted, max(version) AS ver
   FROM person_distinct_id WHERE team_id = {team:Int64} GROUP BY distinct_id HAVING deleted = 0`
 
@@ -167,7 +169,7 @@ export class PersonQueries {
    * The person each of these distinct ids belongs to now (one query for a whole page), by distinct id. As
    * PostHog embeds a person in a recording, its `distinctIds` hold only the distinct id it was found by.
    */
-  async byDistinctIds(teamId: number, distinctIds: string[]): Promise<Map<string, PersonRecord>> {
+  async byDistinctIds(teamId: number, distinctIds: string[], signal?: AbortSignal): Promise<Map<string, PersonRecord>> {
     if (distinctIds.length === 0) return new Map()
     const rows = await queryRows<Row & { distinct_id: string }>(
       this.client,
@@ -177,6 +179,7 @@ export class PersonQueries {
        INNER JOIN (SELECT * FROM (${LATEST_PERSONS}) WHERE uuid IN (SELECT person_uuid FROM (${LATEST_DISTINCT_IDS}) WHERE distinct_id IN {ids:Array(String)})) AS p
        ON p.uuid = d.person_uuid`,
       { team: teamId, ids: distinctIds },
+      { signal },
     )
     return new Map(rows.map((r) => [r.distinct_id, toRecord(r, [r.distinct_id])] as const))
   }
@@ -220,12 +223,25 @@ export class PersonQueries {
     )
   }
 
-  private async withDistinctIds(teamId: number, rows: Row[]): Promise<PersonRecord[]> {
+  /** These persons (by uuid) as they are now, with their distinct ids; one query for a whole page. */
+  async byUuids(teamId: number, uuids: string[], signal?: AbortSignal): Promise<Map<string, PersonRecord>> {
+    if (uuids.length === 0) return new Map()
+    const rows = await queryRows<Row>(
+      this.client,
+      `SELECT uuid, id, properties, created_at, is_identified FROM (${LATEST_PERSONS}) WHERE uuid IN {uuids:Array(UUID)}`,
+      { team: teamId, uuids },
+      { signal },
+    )
+    return new Map((await this.withDistinctIds(teamId, rows, signal)).map((p) => [p.uuid, p] as const))
+  }
+
+  private async withDistinctIds(teamId: number, rows: Row[], signal?: AbortSignal): Promise<PersonRecord[]> {
     if (rows.length === 0) return []
     const ids = await queryRows<{ distinct_id: string; person_uuid: string }>(
       this.client,
       `SELECT distinct_id, person_uuid FROM (${LATEST_DISTINCT_IDS}) WHERE person_uuid IN {uuids:Array(UUID)} ORDER BY ver, distinct_id`,
       { team: teamId, uuids: rows.map((r) => r.uuid) },
+      { signal },
     )
     const byPerson = new Map<string, string[]>()
     for (const row of ids) byPerson.set(row.person_uuid, [...(byPerson.get(row.person_uuid) ?? []), row.distinct_id])

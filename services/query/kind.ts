@@ -31,6 +31,31 @@ export interface QueryRun {
   signal: AbortSignal
 }
 
+/**
+ * One data point of an insight kind, as PostHog's InsightActorsQuery names it: `day` (a trend's bucket, as its
+ * `days` list it), `series` (index), `breakdown` (the clicked value), `compare` ('current' | 'previous'),
+ * `status` (lifecycle), `interval` (retention). What a kind does not read, it ignores; what it cannot apply
+ * is a 400 naming the field.
+ */
+export interface ActorsPoint {
+  day: string | number | null
+  series: number
+  breakdown: unknown
+  compare: 'current' | 'previous' | null
+  status: string | null
+  interval: number | null
+}
+
+/**
+ * The actors behind a data point as SQL (PostHog's to_actors_query): rows of `actor_id` (a person's uuid),
+ * `event_count` (its matching events) and `event_distinct_ids` (the distinct ids they were sent with), one
+ * row per actor; `params` its parameters. The ActorsQuery joins it to the persons.
+ */
+export interface ActorsSql {
+  sql: string
+  params: Record<string, unknown>
+}
+
 export interface QueryKind<Q, Deps> {
   /** PostHog's kind name, e.g. 'HogQLQuery'. */
   readonly kind: string
@@ -66,4 +91,6 @@ export interface QueryKind<Q, Deps> {
    * `resolved_date_range.date_to` before the computation, the cached answer never goes stale by age.
    */
   run(deps: Deps, run: QueryRun, query: Q): Promise<Record<string, unknown>>
+  /** An insight kind whose points have actors: the SQL of the actors behind one (an ActorsQuery's source). */
+  actors?(deps: Deps, run: QueryRun, query: Q, point: ActorsPoint): Promise<ActorsSql>
 }

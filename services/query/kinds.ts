@@ -5,9 +5,11 @@ import { wrenError } from '../platform/errors'
 import { isRecord } from '../platform/json'
 import type { QueryKind } from './kind'
 import { trendsKind, type TrendDeps } from './kinds/trends'
+import { eventsQueryKind, type EventsQueryDeps } from './kinds/events'
+import { actorsQueryKind, type ActorsQueryDeps, type InsightActors } from './kinds/actors'
 
 /** What the kinds are built with: the union of every row's dependencies (services.ts builds it). */
-export type QueryDeps = TrendDeps
+export type QueryDeps = TrendDeps & EventsQueryDeps & ActorsQueryDeps
 
 /** A kind as the runner holds it: its model is opaque to the runner. */
 // eslint-disable-next-line @typescript-eslint/no-explicit-any
@@ -15,6 +17,23 @@ export type AnyKind = QueryKind<any, QueryDeps>
 
 export const KINDS: Readonly<Record<string, AnyKind>> = {
   TrendsQuery: trendsKind,
+  EventsQuery: eventsQueryKind,
+  ActorsQuery: actorsQueryKind<QueryDeps>(insightActors),
+}
+
+/**
+ * An InsightActorsQuery's insight, parsed by its own row: how to find the actors behind one of its points
+ * (the row's `actors`), and what its answer depends on. A kind without `actors` is a 400 naming the source.
+ */
+function insightActors(insight: Record<string, unknown>): InsightActors<QueryDeps> {
+  const kind = computedKind(insight)
+  const { actors } = kind
+  if (!actors) throw wrenError('unsupported', `The actors behind a point of a ${kind.kind} are not computed yet.`, 'source.source')
+  const query: unknown = kind.parse(insight)
+  return {
+    actors: (deps, run, point) => actors(deps, run, query, point),
+    definitions: (deps, project) => kind.definitions?.(deps, project, query) ?? Promise.resolve(null),
+  }
 }
 
 /** The query kinds of PostHog's schema (NodeKind) that run a query: those not in KINDS are refused as not computed yet. */

@@ -1,6 +1,6 @@
 // Projects that cannot be confused: objects of one project are not usable from another (flags naming
 // another project's cohort, trends over another project's action); a person hidden from a key stays
-// hidden in events and trends; management objects have size limits.
+// hidden in events, trends and the Query API's events and persons; management objects have size limits.
 import { afterAll, beforeAll, describe, expect, it } from 'vitest'
 import { api, captureBatch, drained, startWren, type TestWren } from '../support/wren'
 import { createKey, createProject } from '../support/management'
@@ -136,6 +136,21 @@ describe('tenancy', () => {
         expect(res.text, query).not.toMatch(/hidden@example\.com|secret-plan|hidden\.example|hidden-user/)
       }
       expect((await as('GET', `${events}?distinct_id=seen-user`)).body.results).toHaveLength(1)
+
+      // The Query API's events table and persons: the same person is left out, by person, search and display name.
+      const query = `/api/environments/${t.projectId}/query/`
+      const everything = { kind: 'EventsQuery', select: ['*', 'person', 'person_display_name'], after: 'all' }
+      expect((await call('POST', query, { query: everything })).text).toContain('hidden@example.com')
+      for (const q of [
+        everything,
+        { kind: 'EventsQuery', select: ['*'], personId: hidden.uuid, after: 'all' },
+        { kind: 'ActorsQuery', select: ['person', 'properties.email', 'properties.plan'] },
+        { kind: 'ActorsQuery', search: 'hidden' },
+      ]) {
+        const res = await as('POST', query, { query: q })
+        expect(res.status, JSON.stringify(q)).toBe(200)
+        expect(res.text, JSON.stringify(q)).not.toMatch(/hidden@example\.com|secret-plan|hidden\.example|hidden-user/)
+      }
 
       const limitedTrend = await as('POST', `/api/environments/${t.projectId}/insights/trend/`, trend)
       expect(limitedTrend.status).toBe(200)

@@ -31,6 +31,7 @@ const FLOORS: string[][] = [
 const FEATURE_IMPORTS: Record<string, string> = {
   'query → actions': 'a series can be an action: its definition and its SQL',
   'query → cohorts': 'cohort filters and breakdowns: cohort definitions and membership SQL',
+  'query → persons': 'EventsQuery’s person column and ActorsQuery’s rows: the persons and their distinct ids',
   'persons → cohorts': 'the persons list filtered by cohort: membership SQL',
   'decide → flags': 'the flag definitions decide evaluates',
   'recordings → actions': 'the recordings list filtered by action',

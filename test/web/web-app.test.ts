@@ -230,6 +230,23 @@ describe('the web app', () => {
       expect(await (await page.waitForSelector('.error')).textContent()).toContain('person:read')
     })
 
+    it('lists the events through the Query API as an EventsQuery: the same events as the events list, newest first', async () => {
+      const { page } = await open(WIDTHS.desktop)
+      await signIn(page)
+      const asked = page.waitForRequest((r) => r.method() === 'POST' && r.url() === `${t.url}/api/projects/${t.projectId}/query/`)
+      await page.goto(`${t.url}/project/${t.projectId}/events`)
+      expect((await asked).postDataJSON().query).toMatchObject({
+        kind: 'EventsQuery',
+        select: ['*', 'person_id'],
+        orderBy: ['timestamp DESC'],
+      })
+      const rows = page.locator('table.events tbody tr.clickable')
+      await rows.first().waitFor()
+      const shown = await rows.evaluateAll((trs) => trs.map((tr) => [tr.children[0].textContent, tr.children[1].textContent].join(' ')))
+      const listed = (await call('GET', `/api/projects/${t.projectId}/events/?limit=100`)).body.results
+      expect(shown.sort()).toEqual(listed.map((e: { event: string; distinct_id: string }) => `${e.event} ${e.distinct_id}`).sort())
+    })
+
     it('draws a trend broken down by browser: the legend holds the browsers and the hover value is the API’s number', async () => {
       const { page, elsewhere } = await open(WIDTHS.desktop)
       await signIn(page)

@@ -57,6 +57,21 @@ export type Cohort = Omit<Static<typeof CohortAnswer>, 'filters'> & {
 export type WrenEvent = Static<typeof Event>
 export type EventPage = Static<typeof EventPageSchema>
 
+/** An event as an EventsQuery's `*` column holds it (services/query/kinds/events/). */
+export interface QueriedEvent {
+  uuid: string
+  event: string
+  distinct_id: string
+  properties: Record<string, unknown>
+  timestamp: string
+}
+/** The Query API's answer to the events page's EventsQuery: rows of [`*`, `person_id`]. */
+export interface EventsQueryAnswer {
+  results: Array<[QueriedEvent, string]>
+  columns: string[]
+  hasMore: boolean
+}
+
 /** A flag's condition set and variant as the app edits them (the schema leaves filters open). */
 export interface Group {
   properties: PropertyFilter[]

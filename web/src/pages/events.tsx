@@ -1,8 +1,9 @@
 // Events: the newest first, refreshed every few seconds, filtered by event name, person (distinct id) and
-// properties; a click shows an event's full properties.
+// properties; a click shows an event's full properties. Read through the Query API as an EventsQuery, as
+// PostHog's app reads its events table.
 import { useEffect, useMemo, useState } from 'preact/hooks'
-import { get, withQuery, type PropertyFilter } from '../api'
-import type { EventPage } from '../answers'
+import { post, withQuery, type PropertyFilter } from '../api'
+import type { EventsQueryAnswer } from '../answers'
 import { Empty, ErrorBox, Loading } from '../components/feedback'
 import { PageHeader } from '../components/headers'
 import { useLoad } from '../components/load'
@@ -39,10 +40,7 @@ export function EventsPage({ search }: { search: string }) {
   const [limit, setLimit] = useState(PAGE)
   const complete = completeFilters(filters)
   const events = useLoad(
-    () =>
-      get<EventPage>(
-        withQuery(path('events/'), { limit, event: eventName, distinct_id: distinctId, properties: complete.length ? complete : null }),
-      ),
+    () => post<EventsQueryAnswer>(path('query/'), { query: eventsQuery(eventName, distinctId, complete, limit) }),
     [eventName, distinctId, JSON.stringify(complete), limit],
   )
   useEffect(() => {
@@ -108,21 +106,21 @@ export function EventsPage({ search }: { search: string }) {
               </tr>
             </thead>
             <tbody>
-              {events.data.results.map((e) => (
+              {events.data.results.map(([e, personId]) => (
                 <>
-                  <tr class="clickable" onClick={() => setOpen(open === e.id ? null : e.id)} aria-expanded={open === e.id}>
+                  <tr class="clickable" onClick={() => setOpen(open === e.uuid ? null : e.uuid)} aria-expanded={open === e.uuid}>
                     <td>
                       <strong>{e.event}</strong>
                     </td>
                     <td>
-                      <a href={`${base}/persons/${e.person_id}`} onClick={(ev) => ev.stopPropagation()}>
+                      <a href={`${base}/persons/${personId}`} onClick={(ev) => ev.stopPropagation()}>
                         {e.distinct_id}
                       </a>
                     </td>
                     <td class="hide-narrow truncate">{String(e.properties.$current_url ?? '')}</td>
                     <td class="nowrap">{formatTime(e.timestamp)}</td>
                   </tr>
-                  {open === e.id ? (
+                  {open === e.uuid ? (
                     <tr class="detail">
                       <td colSpan={4}>
                         <PropertiesTable properties={e.properties} />
@@ -133,7 +131,7 @@ export function EventsPage({ search }: { search: string }) {
               ))}
             </tbody>
           </table>
-          {events.data.next ? (
+          {events.data.hasMore ? (
             <button type="button" class="secondary" onClick={() => setLimit(limit + PAGE)}>
               Show {PAGE} more
             </button>
@@ -142,4 +140,21 @@ export function EventsPage({ search }: { search: string }) {
       ) : null}
     </div>
   )
+}
+
+/**
+ * The page's EventsQuery: every event (`after: 'all'`: the page shows the newest whatever their age) with its
+ * person's id, newest first; the distinct id as a fixed filter on the event's own field.
+ */
+function eventsQuery(event: string, distinctId: string, properties: PropertyFilter[], limit: number): Record<string, unknown> {
+  return {
+    kind: 'EventsQuery',
+    select: ['*', 'person_id'],
+    orderBy: ['timestamp DESC'],
+    after: 'all',
+    limit,
+    ...(event ? { event } : {}),
+    ...(properties.length ? { properties } : {}),
+    ...(distinctId ? { fixedProperties: [{ type: 'event_metadata', key: 'distinct_id', value: distinctId, operator: 'exact' }] } : {}),
+  }
 }

@@ -6,6 +6,7 @@ import { computeTrend, type TrendDeps } from './compute'
 import { parseTrendsQuery, trendWithDashboardFilters } from './node'
 import { seriesActions, trendDefinitions } from './plan'
 import type { TrendRequest } from './request'
+import { trendActors } from './actors'
 
 export type { TrendDeps } from './compute'
 export { parseTrendRequest } from './request'
@@ -22,4 +23,5 @@ export const trendsKind: QueryKind<TrendRequest, TrendDeps> = {
   staleInterval: (query) => query.interval,
   check: async (deps, project, query) => void (await seriesActions(deps, project, query)),
   run: computeTrend,
+  actors: trendActors,
 }

@@ -18,7 +18,7 @@ import { EventPersonId, hasPersonOverrides } from '../../../analytics/sql/person
 import { eventColumns, type FilterContext } from '../../../analytics/property-filters/sql'
 import type { PropertyColumnSource } from '../../../analytics/sql/materialized-properties'
 import type { PropertyGroup } from '../../../analytics/property-filters/parse'
-import { breakdownExpr, buildTrendQuery, type ResolvedSeries } from './query'
+import { actorsSelect, breakdownExpr, buildTrendQuery, type QueryInput, type ResolvedSeries, type TrendPoint } from './query'
 import { SessionColumns } from '../../../analytics/sql/sessions'
 import { PROPERTY_MATHS, type SeriesEntity } from '../../common/series'
 import { withTestAccountFilters } from '../../common/test-accounts'
@@ -104,7 +104,7 @@ export async function planTrend(
   deps: TrendPlanDeps,
   project: Project,
   request: TrendRequest,
-  opts: { now: Date; viewer?: PersonalApiKey },
+  opts: { now: Date; viewer?: PersonalApiKey; point?: TrendPoint },
 ): Promise<TrendPlan> {
   const { clickhouse } = deps
   const now = opts.now
@@ -187,7 +187,7 @@ export async function planTrend(
   })
   const hidden = opts.viewer ? await hiddenPersons(clickhouse, opts.viewer, project.id) : null
   const visible = hidden ? visibleEventsSql(hidden, params) : '1'
-  const sql = buildTrendQuery({
+  const input: QueryInput = {
     teamId: project.id,
     request,
     series: resolved,
@@ -202,7 +202,9 @@ export async function planTrend(
     hogql,
     sessions,
     personId,
-  })
+  }
+  // The trend's numbers, or the persons behind one of them (an ActorsQuery's source, actors.ts).
+  const sql = opts.point ? actorsSelect(input, opts.point) : buildTrendQuery(input)
   return { ...plan, query: { sql, params } }
 }
 

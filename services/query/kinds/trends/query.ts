@@ -9,7 +9,8 @@ import type { EventPersonId, PersonIdColumn } from '../../../analytics/sql/perso
 import { compileGroup, jsonValue, type FilterContext } from '../../../analytics/property-filters/sql'
 import type { PropertyColumnSource } from '../../../analytics/sql/materialized-properties'
 import type { PropertyGroup } from '../../../analytics/property-filters/parse'
-import { SESSION_JOIN_SETTINGS, sessionJoin, type SessionColumns } from '../../../analytics/sql/sessions'
+import { SESSION_JOIN_SETTINGS, type SessionColumns } from '../../../analytics/sql/sessions'
+import { eventsSource } from '../../../analytics/sql/events-source'
 import { COUNT_PER_ACTOR_MATHS, PROPERTY_MATHS, type MathType, type SeriesEntity } from '../../common/series'
 import type { TrendRequest } from './request'
 
@@ -202,19 +203,76 @@ const EVENTS_SOURCE = '__wren_events_source__'
 /** The events table of one select, with the session and person-override joins the query turned out to need. */
 function withSource(sql: string, input: QueryInput, range: DateRange): string {
   const team = `team_id = ${input.params.add('Int64', input.teamId)}`
-  let source = 'events'
-  if (input.sessions.used)
-    source += ` ${sessionJoin(team, {
-      from: `toDateTime64(${input.params.add('String', instantParam(range.from, range.tz))}, 6, 'UTC')`,
-      to: `toDateTime64(${input.params.add('String', instantParam(range.to, range.tz))}, 6, 'UTC')`,
-    })}`
-  const overrides = input.personId.join(team)
-  if (overrides) source += ` ${overrides}`
-  return sql.split(EVENTS_SOURCE).join(source)
+  const instant = (d: Date) => `toDateTime64(${input.params.add('String', instantParam(d, range.tz))}, 6, 'UTC')`
+  const bounds = input.sessions.used ? { from: instant(range.from), to: instant(range.to) } : {}
+  const { from } = eventsSource(team, input, bounds)
+  return sql.split(EVENTS_SOURCE).join(from)
 }
 
 function seriesSelect(input: QueryInput, series: ResolvedSeries, index: number, period: number, range: DateRange): string {
   return withSource(seriesSelectBody(input, series, index, period, range), input, range)
+}
+
+/** One point of the trend, as an InsightActorsQuery names it (kind.ts ActorsPoint), resolved against the plan. */
+export interface TrendPoint {
+  series: number
+  period: number
+  /** The bucket's `YYYY-MM-DD hh:mm:ss` (a wall time in the project's timezone); null: the whole range (a total value). */
+  bucket: string | null
+  /** The breakdown value as the trend's rows hold it (a multi-property one joined by MULTI_SEPARATOR); null: none. */
+  breakdown: string | null
+}
+
+/**
+ * The persons behind one point: the events the series counts there (the same series, global and breakdown
+ * conditions as its number, over the same range and bucket; a weekly or monthly active point's window), one row
+ * per person with `event_count` and `event_distinct_ids` (kind.ts ActorsSql). A point whose actors are not
+ * persons (a group math), a first-time math and the "Other" breakdown are 400s naming the field.
+ */
+export function actorsSelect(input: QueryInput, point: TrendPoint): string {
+  const { params, totalValue } = input
+  const series = input.series[point.series]
+  const range = input.periods[point.period]
+  const entity = series.entity
+  const math = effectiveMath(entity.math, range.interval, totalValue)
+  if (entity.mathGroupTypeIndex !== null || math === 'unique_group')
+    throw wrenError('unsupported', 'The actors behind a point counted by groups are not computed yet: only persons.', 'series')
+  if (math === 'first_time_for_user' || math === 'first_matching_event_for_user')
+    throw wrenError('unsupported', `The actors behind a point of math '${math}' are not computed yet.`, 'series')
+  if (point.breakdown === OTHER_LABEL)
+    throw wrenError('unsupported', 'The actors behind the "Other" breakdown value are not computed yet: ask for one value.', 'breakdown')
+  if (point.breakdown !== null && !input.breakdown) throw wrenError('invalid_input', 'The trend has no breakdown.', 'breakdown')
+  const tz = params.add('String', range.tz)
+  const local = `toTimeZone(timestamp, ${tz})`
+  const team = `team_id = ${params.add('Int64', input.teamId)}`
+  const instant = (d: Date) => `toDateTime64(${params.add('String', instantParam(d, range.tz))}, 6, 'UTC')`
+  const conditions = [team, `timestamp <= ${instant(range.to)}`]
+  conditions.push(series.condition, globalCondition(input), compileGroup(entity.properties, input.filters))
+  const active = math === 'weekly_active' ? 7 : math === 'monthly_active' ? 30 : 0
+  if (active && totalValue) conditions.push(`timestamp >= ${instant(new Date(range.to.getTime() - active * 86_400_000 + 1))}`)
+  else conditions.push(`timestamp >= ${instant(new Date(range.from.getTime() - active * 86_400_000))}`)
+  if (point.bucket !== null && !totalValue) {
+    const bucket = params.add('String', wallDateTimeLiteral(point.bucket))
+    if (active) {
+      // Counted in the buckets of the window's days (or hours) after each active day (seriesSelectBody).
+      const unit = range.interval === 'hour' ? 'hour' : 'day'
+      const start = unit === 'hour' ? `toStartOfHour(${local})` : `toStartOfDay(${local})`
+      conditions.push(
+        `dateDiff('${unit}', ${start}, toDateTime(${bucket}, ${tz})) BETWEEN 0 AND ${unit === 'hour' ? active * 24 - 1 : active - 1}`,
+      )
+    } else {
+      const key = `formatDateTime(${bucketExpr(local, range.interval, range.weekStartDay)}, '%Y-%m-%d %H:%i:%S')`
+      conditions.push(input.cumulative ? `${key} <= ${bucket}` : `${key} = ${bucket}`)
+    }
+  }
+  if (point.breakdown !== null && input.breakdown) {
+    const value = params.add('String', point.breakdown)
+    conditions.push(input.breakdown.multi ? `has(${input.breakdown.expr}, ${value})` : `${input.breakdown.expr} = ${value}`)
+  }
+  const where = conditions.filter((c) => c !== '1').join(' AND ')
+  const sql = `SELECT ${input.personId.sql} AS actor_id, count() AS event_count, groupUniqArray(100)(distinct_id) AS event_distinct_ids
+    FROM ${EVENTS_SOURCE} WHERE ${where} GROUP BY actor_id`
+  return withSource(sql, input, range)
 }
 
 function seriesSelectBody(input: QueryInput, series: ResolvedSeries, index: number, period: number, range: DateRange): string {

@@ -1,0 +1,279 @@
+// ActorsQuery: the persons of a project, or the persons behind one data point of an insight when its `source` is
+// an InsightActorsQuery (posthog/hogql_queries/actors_query_runner.py, actor_strategies.py PersonStrategy).
+// `select` columns over the persons (`person` the person object, `id`, `created_at`, `properties.x`, and from a
+// source `event_count` and `event_distinct_ids`), `search` (email, name, id, a distinct id), person `properties`,
+// `orderBy`, and one page with `hasMore`. The point's SQL comes from the source's own kind (kind.ts `actors`),
+// found through the table of kinds: this kind never imports another.
+import type { ClickHouseClient } from '../../../platform/clickhouse'
+import { wrenError } from '../../../platform/errors'
+import { isRecord } from '../../../platform/json'
+import { SqlParams } from '../../../platform/clickhouse/params'
+import { hiddenPersons } from '../../../platform/http/hidden-persons'
+import { compileHogql } from '../../../analytics/sql/hogql'
+import { SESSION_JOIN_SETTINGS } from '../../../analytics/sql/sessions'
+import { compileGroup, PERSON_COLUMNS } from '../../../analytics/property-filters/sql'
+import { parsePropertyGroup, type PropertyGroup } from '../../../analytics/property-filters/parse'
+import type { Cohort, CohortStore } from '../../../cohorts/store'
+import type { Project } from '../../../platform/tenancy'
+import { cohortIdsIn, cohortResolver } from '../../../cohorts/membership'
+import { LATEST_DISTINCT_IDS, LATEST_PERSONS, PersonQueries } from '../../../persons/queries'
+import { sortDistinctIds } from '../../../persons/serialize'
+import type { ActorsPoint, ActorsSql, QueryKind, QueryRun } from '../../kind'
+import { columnExpr, hasAggregation, orderItem, paging, presentValue, refuseUnknownFields, stringList } from '../../common/columns'
+import { readTable } from '../../common/table'
+
+export interface ActorsQueryDeps {
+  clickhouse: ClickHouseClient
+  cohorts: Pick<CohortStore, 'list'>
+}
+
+/** An insight node read by its own kind (kinds.ts wires it): the actors SQL of one of its points, and its definitions. */
+export interface InsightActors<D> {
+  actors(deps: D, run: QueryRun, point: ActorsPoint): Promise<ActorsSql>
+  definitions(deps: D, project: Project): Promise<unknown>
+}
+
+export interface ActorsQuery<D = unknown> {
+  select: string[]
+  search: string | null
+  properties: PropertyGroup
+  fixedProperties: PropertyGroup
+  orderBy: string[] | null
+  limit: number
+  offset: number
+  /** The InsightActorsQuery: the insight (as sent: the cache key reads it), the point, and the insight as its kind reads it. */
+  source: { insight: Record<string, unknown>; point: ActorsPoint; read: InsightActors<D> } | null
+}
+
+const FIELDS = ['select', 'search', 'properties', 'fixedProperties', 'orderBy', 'limit', 'offset', 'source']
+const INSIGHT_ACTORS_FIELDS = ['source', 'day', 'status', 'interval', 'series', 'breakdown', 'compare', 'includeRecordings']
+/** PostHog's person display name for `person_display_name` and ordering by `person`: the first of these set. */
+const DISPLAY_NAME_PROPERTIES = ['email', 'Email', 'name', 'Name', 'username', 'Username', 'UserName']
+/** PostHog lists at most this many distinct ids on a person object. */
+const MAX_DISTINCT_IDS = 101
+
+/**
+ * The kind, given how to find a source insight's actors: `actorsOf(node)` parses the insight node with its own
+ * kind and answers its PointActors, or throws the 400 of a kind whose points have no actors in Wren.
+ */
+export function actorsQueryKind<D extends ActorsQueryDeps>(
+  actorsOf: (insight: Record<string, unknown>) => InsightActors<D>,
+): QueryKind<ActorsQuery<D>, D> {
+  return {
+    kind: 'ActorsQuery',
+    insight: false,
+    parse: (node) => parseActorsQuery(node, actorsOf),
+    definitions: async (deps, project, q) => ({
+      cohorts: await usedCohorts(deps, project, q),
+      source: q.source ? await q.source.read.definitions(deps, project) : null,
+    }),
+    staleInterval: () => 'minute',
+    run: runActorsQuery,
+  }
+}
+
+export function parseActorsQuery<D>(
+  node: Record<string, unknown>,
+  actorsOf: (insight: Record<string, unknown>) => InsightActors<D>,
+): ActorsQuery<D> {
+  refuseUnknownFields(node, 'ActorsQuery', FIELDS)
+  const search = node.search === undefined || node.search === null ? null : node.search
+  if (search !== null && typeof search !== 'string') throw wrenError('invalid_input', 'search must be a string.', 'search')
+  const source = node.source === undefined || node.source === null ? null : parseSource(node.source, actorsOf)
+  const select = stringList(node, 'select')
+  return {
+    select: select?.length
+      ? select
+      : source
+        ? ['person', 'id', 'person.$delete', 'event_distinct_ids']
+        : ['person', 'id', 'person.$delete'],
+    search: search || null,
+    properties: parsePropertyGroup(node.properties, 'properties'),
+    fixedProperties: parsePropertyGroup(node.fixedProperties, 'fixedProperties'),
+    orderBy: stringList(node, 'orderBy') ?? null,
+    ...paging(node),
+    source,
+  }
+}
+
+function parseSource<D>(raw: unknown, actorsOf: (insight: Record<string, unknown>) => InsightActors<D>): ActorsQuery<D>['source'] {
+  if (!isRecord(raw)) throw wrenError('invalid_input', 'source must be a query node.', 'source')
+  if (raw.kind !== 'InsightActorsQuery')
+    throw wrenError(
+      'unsupported',
+      `An ActorsQuery's source of kind '${String(raw.kind)}' is not computed yet: only InsightActorsQuery.`,
+      'source',
+    )
+  const unknown = Object.keys(raw).find((k) => !INSIGHT_ACTORS_FIELDS.includes(k) && !['kind', 'response', 'modifiers'].includes(k))
+  if (unknown) throw wrenError('unknown_field', `InsightActorsQuery has no field '${unknown}' that Wren can apply.`, `source.${unknown}`)
+  if (!isRecord(raw.source)) throw wrenError('required', 'An InsightActorsQuery needs the insight query as its source.', 'source.source')
+  const int = (name: string): number | null => {
+    const v = raw[name]
+    if (v === undefined || v === null) return null
+    if (typeof v !== 'number' || !Number.isSafeInteger(v) || v < 0)
+      throw wrenError('invalid_input', `${name} must be an integer of at least 0.`, `source.${name}`)
+    return v
+  }
+  const compare = raw.compare === undefined || raw.compare === null ? null : raw.compare
+  if (compare !== null && compare !== 'current' && compare !== 'previous')
+    throw wrenError('invalid_choice', "compare must be 'current' or 'previous'.", 'source.compare')
+  const day = raw.day === undefined || raw.day === null ? null : raw.day
+  if (day !== null && typeof day !== 'string' && typeof day !== 'number')
+    throw wrenError('invalid_input', 'day must be a date string.', 'source.day')
+  const status = raw.status === undefined || raw.status === null ? null : String(raw.status)
+  const point: ActorsPoint = {
+    day,
+    series: int('series') ?? 0,
+    breakdown: raw.breakdown ?? null,
+    compare,
+    status,
+    interval: int('interval'),
+  }
+  return { insight: raw.source, point, read: actorsOf(raw.source) }
+}
+
+interface Column {
+  name: string
+  sql: string
+  aggregate: boolean
+  special: 'person' | 'display' | null
+}
+
+export async function runActorsQuery<D extends ActorsQueryDeps>(
+  deps: D,
+  run: QueryRun,
+  q: ActorsQuery<D>,
+): Promise<Record<string, unknown>> {
+  const { project, signal } = run
+  const tz = project.timezone || 'UTC'
+  const params = new SqlParams()
+  params.values.team = project.id
+  const personId = { sql: 'persons.uuid' }
+  const hogql = (expr: string, attr: string) => compileHogql(expr, params, personId, { table: 'persons', attr })
+
+  const columns: Column[] = []
+  for (const [i, name] of q.select.entries()) {
+    const expr = columnExpr(name)
+    const plain = (sql: string, special: Column['special'] = null) => columns.push({ name, sql, aggregate: false, special })
+    if (expr === 'person' || expr === 'actor') plain('persons.uuid', 'person')
+    else if (expr === 'id') plain('persons.uuid')
+    else if (expr === 'created_at') plain('persons.created_at')
+    else if (expr === 'is_identified') plain('persons.is_identified')
+    else if (expr === 'person.$delete') plain('toUInt8(1)')
+    else if (expr === 'person_display_name') plain(`tuple(${displayName(params)}, toString(persons.uuid))`, 'display')
+    else if (expr === 'event_count' || expr === 'event_distinct_ids') {
+      if (!q.source)
+        throw wrenError('invalid_input', `select[${i}]: '${expr}' needs a source (the point whose events it counts).`, `select[${i}]`)
+      plain(`source.${expr}`)
+    } else if (expr === 'matched_recordings')
+      throw wrenError('unsupported', `select[${i}]: 'matched_recordings' is not computed yet.`, `select[${i}]`)
+    else columns.push({ name, sql: hogql(expr, `select[${i}]`), aggregate: await hasAggregation(expr, `select[${i}]`), special: null })
+  }
+
+  const where: string[] = []
+  const cohorts = await usedCohorts(deps, project, q)
+  const filters = {
+    params,
+    columns: PERSON_COLUMNS,
+    cohortMembers: cohortResolver(project.id, new Map(cohorts.map((c) => [c.id, c] as const)), params),
+    dateParam: (v: string) => params.add('String', v),
+  }
+  for (const group of [q.properties, q.fixedProperties]) {
+    const sql = compileGroup(group, filters)
+    if (sql !== '1') where.push(sql)
+  }
+  if (q.search) {
+    // PostHog's: the email, the name or the id contain it (case-insensitively), or a distinct id does.
+    const s = params.add('String', `%${q.search}%`)
+    where.push(`(JSONExtractString(persons.properties, 'email') ILIKE ${s} OR JSONExtractString(persons.properties, 'name') ILIKE ${s}
+      OR toString(persons.uuid) ILIKE ${s} OR persons.uuid IN (SELECT person_uuid FROM (${LATEST_DISTINCT_IDS}) WHERE distinct_id ILIKE ${s}))`)
+  }
+  const hidden = run.viewer ? await hiddenPersons(deps.clickhouse, run.viewer, project.id) : null
+  if (hidden) where.push(`persons.uuid NOT IN ${params.add('Array(UUID)', hidden.uuids)}`)
+
+  let from = `(${LATEST_PERSONS}) AS persons`
+  if (q.source) {
+    const point = await q.source.read.actors(deps, run, q.source.point)
+    // The source's parameters, renamed apart from this query's.
+    const sql = point.sql.replace(/\{(p\d+):/g, '{s_$1:')
+    for (const [k, v] of Object.entries(point.params)) params.values[/^p\d+$/.test(k) ? `s_${k}` : k] = v
+    from += ` INNER JOIN (${sql}) AS source ON source.actor_id = persons.uuid`
+  }
+  const orderBy = orderBySql(q, columns, hogql, params)
+  const table = { columns, from, where, having: [], orderBy, ties: ['persons.uuid'], settings: q.source ? SESSION_JOIN_SETTINGS : '' }
+  const page = await readTable(deps.clickhouse, { ...table, limit: q.limit, offset: q.offset }, params, { tz, signal })
+  const results = page.rows
+
+  for (const [i, c] of columns.entries())
+    if (c.special === 'display')
+      for (const row of results) {
+        const [display_name, id] = row[i] as string[]
+        row[i] = { display_name, id }
+      }
+  const personColumns = columns.flatMap((c, i) => (c.special === 'person' ? [i] : []))
+  if (personColumns.length && results.length) {
+    const uuids = [...new Set(results.map((row) => String(row[personColumns[0]])))]
+    const persons = await new PersonQueries(deps.clickhouse).byUuids(project.id, uuids, signal)
+    for (const i of personColumns)
+      for (const row of results) {
+        const p = persons.get(String(row[i]))
+        row[i] = p
+          ? {
+              id: p.uuid,
+              properties: p.properties,
+              is_identified: p.isIdentified,
+              created_at: presentValue(p.createdAt, 'DateTime', tz),
+              distinct_ids: sortDistinctIds(p.distinctIds).slice(0, MAX_DISTINCT_IDS),
+            }
+          : { id: row[i] }
+      }
+  }
+  return {
+    results,
+    columns: columns.map((c) => c.name),
+    types: page.types,
+    hasMore: page.hasMore,
+    limit: q.limit,
+    offset: q.offset,
+    missing_actors_count: 0,
+  }
+}
+
+/** The project's cohorts when a filter names one (their definitions are the filter's SQL). */
+async function usedCohorts<D extends ActorsQueryDeps>(deps: D, project: Project, q: ActorsQuery<D>): Promise<Cohort[]> {
+  return cohortIdsIn(q.properties).length + cohortIdsIn(q.fixedProperties).length > 0 ? deps.cohorts.list(project.id) : []
+}
+
+function displayName(params: SqlParams): string {
+  const props = DISPLAY_NAME_PROPERTIES.map((p) => `nullIf(JSONExtractString(persons.properties, ${params.add('String', p)}), '')`)
+  return `coalesce(${props.join(', ')}, toString(persons.uuid))`
+}
+
+/**
+ * PostHog's order: `orderBy` as given (`person` alone: by the email); else count() DESC if selected, the first
+ * aggregate DESC, created_at DESC if selected, the first column ASC.
+ */
+function orderBySql<D>(q: ActorsQuery<D>, columns: Column[], hogql: (expr: string, attr: string) => string, params: SqlParams): string[] {
+  const index = (expr: string) => columns.findIndex((c) => columnExpr(c.name).replace(/\s+/g, '') === expr.replace(/\s+/g, ''))
+  if (q.orderBy)
+    return q.orderBy.map((item, k) => {
+      const { expr, desc } = orderItem(item)
+      const i = index(expr)
+      const byPerson = expr === 'person' && q.orderBy!.length === 1
+      const sql = byPerson
+        ? `JSONExtractString(persons.properties, ${params.add('String', 'email')})`
+        : i >= 0
+          ? `c${i}`
+          : q.source && (expr === 'event_count' || expr === 'event_distinct_ids')
+            ? `source.${expr}`
+            : hogql(expr, `orderBy[${k}]`)
+      return `${sql} ${desc ? 'DESC' : 'ASC'}`
+    })
+  const count = index('count()')
+  if (count >= 0) return [`c${count} DESC`]
+  const aggregate = columns.findIndex((c) => c.aggregate)
+  if (aggregate >= 0) return [`c${aggregate} DESC`]
+  const created = index('created_at')
+  if (created >= 0) return [`c${created} DESC`]
+  return columns.length ? ['c0 ASC'] : []
+}
