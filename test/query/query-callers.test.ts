@@ -14,6 +14,11 @@ const NOW = '2026-03-15T12:00:00Z'
 /** Queries running whose text has `marker` (a trend's: every trend query formats its buckets so), as system.processes shows them. */
 const runningSql = (marker = 'AS bucket') =>
   `SELECT count() AS n FROM system.processes WHERE query LIKE '%${marker}%' AND query NOT LIKE '%system.processes%'`
+/**
+ * How soon a stopped query is gone from ClickHouse. Left to run, each query below takes 7 to 11 s on a quiet
+ * 2-core machine (more under load, as does stopping: 4.9 s at a load of 19, the slowest seen).
+ */
+const STOPPED_WITHIN_MS = 6_000
 /** Events, each with an email of its own. */
 const EVENTS = 400_000
 /** A breakdown by every event's email, hourly over 30 days: seconds of work in ClickHouse. */
@@ -103,7 +108,7 @@ describe.each(BACKENDS)('queries for callers, on $name', (backend) => {
     const aborted = Date.now()
     await waitFor(async () => (await running()) === 0, { timeoutMs: 60_000, intervalMs: 20, what: 'the query to stop' })
     // The whole query takes many seconds here; stopped, it is gone at once.
-    expect(Date.now() - aborted).toBeLessThan(3_000)
+    expect(Date.now() - aborted).toBeLessThan(STOPPED_WITHIN_MS)
   }, 120_000)
 
   it('cancels a running async query with DELETE: its ClickHouse query is gone at once', async () => {
@@ -121,7 +126,7 @@ describe.each(BACKENDS)('queries for callers, on $name', (backend) => {
     expect([res.status, res.body]).toEqual([200, { message: 'Cancelled the query on ClickHouse.' }])
     await waitFor(async () => (await running()) === 0, { timeoutMs: 60_000, intervalMs: 20, what: 'the query to stop' })
     // Left to run, it takes several seconds (the identical-requests case below: 7 to 9 s under load).
-    expect(Date.now() - cancelled).toBeLessThan(4_000)
+    expect(Date.now() - cancelled).toBeLessThan(STOPPED_WITHIN_MS)
     expect((await call('GET', `/api/projects/${t.projectId}/query/${id}/`)).status).toBe(404)
   }, 120_000)
 
@@ -138,7 +143,7 @@ describe.each(BACKENDS)('queries for callers, on $name', (backend) => {
     expect(await answer).toBe('aborted')
     const aborted = Date.now()
     await waitFor(async () => (await running()) === 0, { timeoutMs: 60_000, intervalMs: 20, what: 'the query to stop' })
-    expect(Date.now() - aborted).toBeLessThan(3_000)
+    expect(Date.now() - aborted).toBeLessThan(STOPPED_WITHIN_MS)
   }, 120_000)
 
   // A list's filter can be as costly as a trend: its query stops with its caller too (persons and recordings
@@ -156,7 +161,7 @@ describe.each(BACKENDS)('queries for callers, on $name', (backend) => {
     const aborted = Date.now()
     await waitFor(async () => (await running('zq3001')) === 0, { timeoutMs: 60_000, intervalMs: 20, what: 'the query to stop' })
     // Left to run, it takes 8 to 11 s here.
-    expect(Date.now() - aborted).toBeLessThan(4_000)
+    expect(Date.now() - aborted).toBeLessThan(STOPPED_WITHIN_MS)
   }, 120_000)
 
   it('runs one query for identical requests at the same moment', async () => {
