@@ -309,7 +309,7 @@ class Printer {
     const name = t.chain.join('.')
     if (j.table_args) {
       if (name !== 'numbers')
-        throw this.fail(`Unknown table function '${name}': HogQL reads only its tables (${TABLE_NAMES.join(', ')})`, t)
+        throw this.fail(`Unknown table function '${name}': HogQL reads only its tables (${TABLE_NAMES.join(', ')})`, t.start ? t : j)
       const args = (j.table_args as HogNode[]).map((a) => this.count(a))
       if (args.length < 1 || args.length > 2) throw this.fail('numbers takes one or two arguments', t)
       const source: Source = { alias, columns: new Map([['number', ['number', 'number']]]), star: ['number'] }
@@ -449,6 +449,13 @@ class Printer {
     const v = node.value
     const p = this.opts.params
     if (v === null || v === undefined) return { sql: 'NULL', kind: 'any' }
+    // A number past what a double holds exactly comes as its text.
+    if (node.value_type === 'number' && typeof v === 'string') {
+      const n = Number(v)
+      if (!Number.isFinite(n) || Math.abs(n) > MAX_SAFE)
+        throw this.fail(`the number ${v} is past 2^53 (numbers are exact up to ${MAX_SAFE})`, node)
+      return { sql: p.add('Float64', n), kind: 'number' }
+    }
     if (typeof v === 'boolean') return { sql: v ? 'true' : 'false', kind: 'bool' }
     if (typeof v === 'number') {
       if (!Number.isFinite(v) || Math.abs(v) > MAX_SAFE)
