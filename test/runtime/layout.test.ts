@@ -17,7 +17,7 @@ const fixtures = path.resolve(import.meta.dirname, '../support')
 const FLOORS: string[][] = [
   ['platform'],
   ['analytics'],
-  ['projects', 'actions', 'cohorts', 'flags', 'capture', 'events', 'definitions', 'dead-letters', 'ingestion', 'static', 'web'],
+  ['projects', 'actions', 'cohorts', 'flags', 'capture', 'events', 'definitions', 'dead-letters', 'ingestion', 'static', 'web', 'query'],
   ['trends', 'persons', 'decide'],
   ['recordings', 'insights'],
   ['runtime'],
