@@ -118,6 +118,17 @@ describe.each(BACKENDS)('HogQL property filters on $name', ({ env }) => {
     expect(await total({ events: [{ id: '$pageview' }], properties: [hogql("person.properties.plan = 'pro'")] })).toEqual([2])
     expect(await total({ events: [{ id: '$pageview', properties: [hogql('toInt(properties.amount) > 5')] }] })).toEqual([1])
     await refused(trend({ events: [{ id: '$pageview' }], properties: [hogql(OUTSIDE)] }), 'properties')
+    // The whole expression language, as PostHog's: IN lists, lambdas, CASE, PostHog's functions (rand).
+    expect(await total({ events: [{ id: '$pageview' }], properties: [hogql("properties.tier IN ('gold', 'platinum')")] })).toEqual([1])
+    expect(
+      await total({ events: [{ id: '$pageview' }], properties: [hogql("arrayExists(t -> t = properties.tier, ['silver'])")] }),
+    ).toEqual([1])
+    expect(
+      await total({
+        events: [{ id: '$pageview' }],
+        properties: [hogql("CASE WHEN properties.tier = 'gold' THEN 1 ELSE 0 END = 1 AND rand() >= 0")],
+      }),
+    ).toEqual([1])
   })
 
   it('filters the events list, and never returns every event for a filter it cannot apply', async () => {

@@ -44,6 +44,19 @@ describe('the HogQL printer', () => {
     }
   })
 
+  it('leaves out the persons the key asking may not see, from every table that holds them', () => {
+    const text =
+      'SELECT count() FROM events e JOIN persons p ON p.id = e.person_id JOIN person_distinct_ids d ON d.distinct_id = e.distinct_id'
+    const params = new SqlParams()
+    const hidden = { uuids: ['00000000-0000-4000-8000-000000000001'], distinctIds: ['hidden'] }
+    const { sql } = printQuery(parseSelect(text, 'query'), { params, text, attr: 'query', team: 42, hidden })
+    expect(sql).toMatch(
+      /WHERE events\.team_id = \{p0:Int64\} AND NOT \(events\.person_id IN \{p\d+:Array\(UUID\)\} OR events\.distinct_id IN/,
+    )
+    expect(sql).toMatch(/FROM person WHERE team_id = \{p0:Int64\} AND uuid NOT IN \{p\d+:Array\(UUID\)\}/)
+    expect(sql).toMatch(/HAVING argMax\(is_deleted, version\) = 0 AND person_id NOT IN \{p\d+:Array\(UUID\)\}/)
+  })
+
   it('prints the query language: aggregates, windows, lambdas, arrayJoin, CASE, regex, BETWEEN, LIMIT BY', () => {
     const cases: Array<[string, RegExp]> = [
       ['SELECT quantile(0.9)(properties.amount) FROM events', /quantile\(0\.9\)\(toFloat64OrNull\(JSONExtract/],

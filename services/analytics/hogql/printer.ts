@@ -7,6 +7,7 @@
 // every construct the printer does not print. A CTE or alias named like a table reads what it names (the
 // CTE, itself printed confined), never another project's rows.
 import type { SqlParams } from '../../platform/clickhouse/params'
+import type { HiddenPersons } from '../../platform/http/hidden-persons'
 import { wrenError, WrenError } from '../../platform/errors'
 import { aggregateSpec, PARAMETRIC } from './functions'
 import { hogqlError, type HogNode } from './parser'
@@ -56,6 +57,8 @@ export interface PrintOptions {
   team?: number
   timezone?: string
   personOverrides?: boolean
+  /** Persons the key asking may not see (platform/http/hidden-persons.ts): left out of every table. */
+  hidden?: HiddenPersons | null
   placeholders?: PlaceholderPrinter
 }
 
@@ -107,6 +110,7 @@ class Printer {
             tz: opts.params.add('String', opts.timezone || 'UTC'),
             personOverrides: opts.personOverrides ?? false,
             sessions: this.sessions,
+            hidden: opts.hidden ?? null,
           }
   }
 

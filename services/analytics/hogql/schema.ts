@@ -3,6 +3,7 @@
 // text of the caller's decides it. Fields with PostHog's types: datetimes in the project's timezone,
 // `properties.<key>` read from the JSON as text (NULL when missing or null).
 import type { SqlParams } from '../../platform/clickhouse/params'
+import type { HiddenPersons } from '../../platform/http/hidden-persons'
 import { SESSION_PROPERTIES, sessionJoin } from '../sql/sessions'
 import { EventPersonId } from '../sql/persons-sql'
 
@@ -28,7 +29,18 @@ export interface TableContext {
   personOverrides: boolean
   /** Whether the query reads `session.<field>` of events. */
   sessions: boolean
+  /** Persons the key asking may not see: their events and their rows are left out of every table. */
+  hidden: HiddenPersons | null
 }
+
+/** The events (of `table`, an alias or the table's name) a key may see: a condition to AND, or ''. */
+function visibleEvents(ctx: TableContext, table: string): string {
+  if (!ctx.hidden) return ''
+  const { uuids, distinctIds } = ctx.hidden
+  return ` AND NOT (${table}.person_id IN ${ctx.params.add('Array(UUID)', uuids)} OR ${table}.distinct_id IN ${ctx.params.add('Array(String)', distinctIds)})`
+}
+const visiblePersons = (ctx: TableContext, column: string) =>
+  ctx.hidden ? ` AND ${column} NOT IN ${ctx.params.add('Array(UUID)', ctx.hidden.uuids)}` : ''
 
 export interface TableDef {
   /** The table's SQL, read by one project only. */
@@ -130,7 +142,7 @@ export const TABLES: Record<string, TableDef> = {
       ${GROUP_KEYS.map(([k]) => `events.\`${k}\` AS \`${k}\``).join(', ')},
       ${[0, 1, 2, 3, 4].map((i) => `events.group${i}_properties AS group${i}_properties`).join(', ')}${sessions}
     FROM events ${personId.join(`team_id = ${ctx.team}`)} ${ctx.sessions ? sessionJoin(`team_id = ${ctx.team}`) : ''}
-    WHERE events.team_id = ${ctx.team}`
+    WHERE events.team_id = ${ctx.team}${visibleEvents(ctx, 'events')}`
     },
     chain(col, chain, ctx) {
       return eventChain(col, chain, ctx.params, (name) => {
@@ -151,7 +163,7 @@ export const TABLES: Record<string, TableDef> = {
     ],
     sql: (ctx) => `SELECT uuid AS id, ${tzOf('argMax(person.created_at, version)', ctx)} AS created_at,
       argMax(person.properties, version) AS properties, argMax(person.is_identified, version) AS is_identified
-    FROM person WHERE team_id = ${ctx.team} GROUP BY uuid HAVING argMax(is_deleted, version) = 0`,
+    FROM person WHERE team_id = ${ctx.team}${visiblePersons(ctx, 'uuid')} GROUP BY uuid HAVING argMax(is_deleted, version) = 0`,
     chain: (col, chain, ctx) => (chain[0] === 'properties' ? jsonProperty(col('properties'), chain.slice(1), ctx.params) : undefined),
   },
   person_distinct_ids: {
@@ -160,7 +172,8 @@ export const TABLES: Record<string, TableDef> = {
       ['person_id', 'person_id', 'any'],
     ],
     sql: (ctx) => `SELECT distinct_id, argMax(person_uuid, version) AS person_id
-    FROM person_distinct_id WHERE team_id = ${ctx.team} GROUP BY distinct_id HAVING argMax(is_deleted, version) = 0`,
+    FROM person_distinct_id WHERE team_id = ${ctx.team} GROUP BY distinct_id
+    HAVING argMax(is_deleted, version) = 0${visiblePersons(ctx, 'person_id')}`,
   },
   sessions: {
     columns: [
@@ -179,7 +192,7 @@ export const TABLES: Record<string, TableDef> = {
     sql: (ctx) => `SELECT \`$session_id\` AS session_id, any(distinct_id) AS distinct_id, ${Object.values(SESSION_PROPERTIES)
       .map((p) => `${p.kind === 'datetime' ? tzOf(p.sql, ctx) : p.sql} AS ${p.column}`)
       .join(', ')}
-    FROM events WHERE team_id = ${ctx.team} AND \`$session_id\` != '' GROUP BY session_id`,
+    FROM events WHERE team_id = ${ctx.team} AND \`$session_id\` != ''${visibleEvents(ctx, 'events')} GROUP BY session_id`,
   },
   groups: {
     columns: [

@@ -13,6 +13,7 @@ import { parseSelect, type HogNode } from '../../../analytics/hogql/parser'
 import { printQuery, type Printed } from '../../../analytics/hogql/printer'
 import { selectText, setText } from '../../../analytics/hogql/text'
 import { hasPersonOverrides } from '../../../analytics/sql/persons-sql'
+import { hiddenPersons } from '../../../platform/http/hidden-persons'
 import { SESSION_JOIN_SETTINGS } from '../../../analytics/sql/sessions'
 import { compileGroup, type PropertyColumns } from '../../../analytics/property-filters/sql'
 import { parsePropertyGroup, type PropertyGroup } from '../../../analytics/property-filters/parse'
@@ -202,8 +203,10 @@ async function run(deps: HogqlDeps, r: QueryRun, query: HogqlQuery): Promise<Rec
   const page = limits(query)
   // Only a query that names a person reads the person overrides (one cheap read).
   const personOverrides = /person/i.test(query.query) ? await hasPersonOverrides(deps.clickhouse, r.project.id) : false
+  const hidden = r.viewer ? await hiddenPersons(deps.clickhouse, r.viewer, r.project.id) : null
   const printed = printQuery(ast, {
     params,
+    hidden,
     text: query.query,
     attr: 'query',
     team: r.project.id,
