@@ -11,7 +11,7 @@ import type { HiddenPersons } from '../../platform/http/hidden-persons'
 import { wrenError, WrenError } from '../../platform/errors'
 import { aggregateSpec, PARAMETRIC } from './functions'
 import { hogqlError, type HogNode } from './parser'
-import { TABLE_NAMES, TABLES, type Kind, type Printed, type TableContext, type TableDef } from './schema'
+import { TABLE_NAMES, TABLES, tzOf, type Kind, type Printed, type TableContext, type TableDef } from './schema'
 import { toHogql } from './text'
 
 export type { Printed, Kind }
@@ -192,8 +192,7 @@ class Printer {
         const sources = item.chain.length === 1 ? scope.order : [this.source(item.chain[0], scope, item)]
         if (item.chain.length > 2) throw this.fail(`'${item.chain.join('.')}' is not a field`, item)
         if (sources.length === 0) throw this.fail('SELECT * needs a FROM', item)
-        for (const s of sources)
-          for (const col of s.star) push({ sql: `${s.alias}.${quote(s.columns.get(col)![0])}`, kind: s.columns.get(col)![1] }, col)
+        for (const s of sources) for (const col of s.star) push(this.column(s, [col]) as Printed, col)
         continue
       }
       if (item.node === 'Alias') {
@@ -370,7 +369,10 @@ class Printer {
         const l = this.expr(node.left, scope)
         const r = this.expr(node.right, scope)
         if (!['+', '-', '*', '/', '%'].includes(node.op)) throw this.fail(`'${node.op}' is not an operator`, node)
-        return { sql: `(${num(l)} ${node.op} ${num(r)})`, kind: 'number', aggregate: l.aggregate || r.aggregate }
+        // Numbers (and text cast to them) make a number; a datetime and an interval, a datetime.
+        const numeric = (p: Printed) => p.kind === 'number' || p.kind === 'string' || p.property
+        const kind: Kind = numeric(l) && numeric(r) ? 'number' : l.kind === 'datetime' || r.kind === 'datetime' ? 'datetime' : 'any'
+        return { sql: `(${num(l)} ${node.op} ${num(r)})`, kind, aggregate: l.aggregate || r.aggregate }
       }
       case 'And':
       case 'Or': {
@@ -390,7 +392,7 @@ class Printer {
       case 'BetweenExpr': {
         const [x, lo, hi] = [node.expr, node.low, node.high].map((e) => this.expr(e, scope))
         const numeric = lo.kind === 'number' || hi.kind === 'number'
-        const v = numeric ? num(x) : x.sql
+        const v = numeric ? num(x) : lo.kind === 'string' || hi.kind === 'string' ? x.sql : (x.instant ?? x.sql)
         return { sql: `ifNull(${v} ${node.negated ? 'NOT ' : ''}BETWEEN ${lo.sql} AND ${hi.sql}, 0)`, kind: 'bool', aggregate: x.aggregate }
       }
       case 'Call':
@@ -528,7 +530,11 @@ class Printer {
       }
       return `'${chain.join('.')}' is not a field of this table (it has ${src.star.join(', ')})`
     }
-    if (chain.length === 1) return { sql: col(c[0]), kind: c[1] }
+    if (chain.length === 1) {
+      // A table's stored instants read in the project's timezone; compared with an instant, as stored.
+      if (c[1] === 'datetime' && src.table && this.ctx) return { sql: tzOf(col(c[0]), this.ctx), kind: 'datetime', instant: col(c[0]) }
+      return { sql: col(c[0]), kind: c[1] }
+    }
     return {
       sql: `JSONExtract(${col(c[0])}, ${chain
         .slice(1)
@@ -564,7 +570,7 @@ class Printer {
     }
     if (Object.hasOwn(COMPARE_OPS, op)) {
       const numeric = l.kind === 'number' || r.kind === 'number'
-      const [a, b] = numeric ? [num(l), num(r)] : [l.sql, r.sql]
+      const [a, b] = numeric ? [num(l), num(r)] : [instant(l, r), instant(r, l)]
       return { sql: `ifNull(${a} ${COMPARE_OPS[op]} ${b}, 0)`, kind: 'bool', aggregate: agg }
     }
     const like: Record<string, string> = { like: 'like', ilike: 'ilike', 'not like': 'notLike', 'not ilike': 'notILike' }
@@ -720,6 +726,14 @@ function propertyChain(node: HogNode): string[] | null {
   if (n.node !== 'Field') return null
   const chain = n.chain as string[]
   return chain.includes('properties') || (chain.length === 1 && chain[0] === 'properties') ? [...chain, ...keys] : null
+}
+
+/**
+ * A datetime column as stored where the other side of its comparison is an instant too (not text, which
+ * ClickHouse would read in the column's timezone): the same answer, and the table's keys prune the read.
+ */
+function instant(p: Printed, other: Printed): string {
+  return p.instant && other.kind !== 'string' && !other.property ? p.instant : p.sql
 }
 
 /** A value read as a number: a property (text) or a string is cast (NULL when it is not one). */
