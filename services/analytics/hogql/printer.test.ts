@@ -77,10 +77,19 @@ describe('the HogQL printer', () => {
       ['SELECT n FROM events ARRAY JOIN [1, 2] AS n', /ARRAY JOIN \[\{p\d+:Int64\}, \{p\d+:Int64\}\] AS __a\d+/],
       ["SELECT CASE WHEN event = 'a' THEN 1 ELSE 2 END FROM events", /if\(ifNull\(__t0\.event = \{p\d+:String\}, 0\)/],
       ["SELECT event =~ 'sign.*' FROM events", /ifNull\(match\(__t0\.event, \{p\d+:String\}\), 0\)/],
-      ['SELECT 1 FROM events WHERE timestamp BETWEEN now() - INTERVAL 7 DAY AND now()', /__t0\.timestamp BETWEEN \(now\(\) - toIntervalDay/],
+      [
+        'SELECT 1 FROM events WHERE timestamp BETWEEN now() - INTERVAL 7 DAY AND now()',
+        /__t0\.timestamp BETWEEN \(now\(\) - toIntervalDay/,
+      ],
       // Datetimes read in the project's timezone; compared with an instant, as stored (the table's keys prune).
-      ['SELECT toStartOfDay(timestamp) FROM events WHERE timestamp >= now()', /toStartOfDay\(toTimeZone\(__t0\.timestamp, \{p1:String\}\)\)[^]*WHERE ifNull\(__t0\.timestamp >= now\(\), 0\)/],
-      ["SELECT 1 FROM events WHERE timestamp >= '2026-01-01'", /WHERE ifNull\(toTimeZone\(__t0\.timestamp, \{p1:String\}\) >= \{p\d+:String\}, 0\)/],
+      [
+        'SELECT toStartOfDay(timestamp) FROM events WHERE timestamp >= now()',
+        /toStartOfDay\(toTimeZone\(__t0\.timestamp, \{p1:String\}\)\)[^]*WHERE ifNull\(__t0\.timestamp >= now\(\), 0\)/,
+      ],
+      [
+        "SELECT 1 FROM events WHERE timestamp >= '2026-01-01'",
+        /WHERE ifNull\(toTimeZone\(__t0\.timestamp, \{p1:String\}\) >= \{p\d+:String\}, 0\)/,
+      ],
       ['SELECT event FROM events LIMIT 1 BY event', /LIMIT 1 BY __t0\.event/],
       [
         "SELECT properties.a.b, properties['c']['d'] FROM events",
