@@ -1,6 +1,7 @@
 // Dashboards: the list (and a new one), a dashboard's tiles (Home is the project's primary dashboard, where the
 // app opens), each insight tile drawn from the API's cached result; Refresh recomputes every tile in parallel
-// (?refresh=true), and the dashboard's date range overrides its tiles' (the dashboard's filters).
+// (?refresh=true), and the dashboard's date range overrides its tiles' (the dashboard's filters). A SQL
+// insight's tile is its table of rows.
 import { useEffect, useState } from 'preact/hooks'
 import type { ComponentChildren } from 'preact'
 import { get, patch, post, WHOLE_LIST, withQuery } from '../api'
@@ -11,6 +12,8 @@ import { Listing } from '../components/listing'
 import { useAction, useLoad } from '../components/load'
 import { formatTime } from '../components/properties'
 import { TrendResult } from '../components/trend-result'
+import { SqlResult } from '../components/sql-result'
+import { insightSql, sqlAnswer } from '../sql'
 import { editorQuery, insightDisplay } from '../insight-query'
 import { DATE_PRESETS } from '../query'
 import { navigate } from '../router'
@@ -312,6 +315,10 @@ function nothingYet(insight: Insight, base: string): ComponentChildren {
 function InsightTileBody({ insight, noEvents }: { insight: Insight; noEvents: boolean }) {
   const { base } = useSession()
   if (insight.result_unavailable) return <p class="muted tile-note">{insight.result_unavailable}</p>
+  if (insightSql(insight.query) !== null) {
+    const answer = sqlAnswer(insight)
+    return answer ? <SqlResult answer={answer} compact /> : <p class="muted tile-note">Not computed yet: Refresh computes it.</p>
+  }
   const result = insight.result ?? []
   const total = result.reduce((n, s) => n + Math.abs(s.aggregated_value ?? s.count), 0)
   if (total === 0 && noEvents)
