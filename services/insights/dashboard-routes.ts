@@ -12,9 +12,8 @@ import { isRecord } from '../platform/json'
 import type { Project } from '../platform/tenancy'
 import { callerGone } from '../platform/http/caller-gone'
 import { mapBounded } from '../platform/work'
-import type { TrendRunOptions } from '../trends/service'
 import { numberTiles, type Dashboard, type DashboardFilters, type NewTile, type Tile } from './dashboard-store'
-import { refreshRequested, type InsightResult } from './results'
+import { insightRefresh, type InsightResult, type InsightRunOptions } from './results'
 import type { InsightDeps } from './deps'
 import { DashboardAnswer, DashboardBasicAnswer } from './schemas'
 import { serializeDashboard, serializeDashboardWithTiles, serializeInsight, serializeTile } from './serialize'
@@ -53,7 +52,7 @@ export async function dashboardRoutes(app: FastifyInstance, deps: InsightDeps): 
   }
 
   /** The dashboard with its tiles' insights, their results computed a few at a time. */
-  const withTiles = async (project: Project, dashboard: Dashboard, opts: TrendRunOptions) => {
+  const withTiles = async (project: Project, dashboard: Dashboard, opts: InsightRunOptions) => {
     const ids = dashboard.tiles.flatMap((t) => (t.insightId !== null ? [t.insightId] : []))
     const [tileInsights, boards] = await Promise.all([ids.length ? insights.list(project.id, { ids }) : [], dashboards.list(project.id)])
     const byId = new Map(tileInsights.map((i) => [i.id, i]))
@@ -75,7 +74,7 @@ export async function dashboardRoutes(app: FastifyInstance, deps: InsightDeps): 
     project: Project,
     insight: Parameters<typeof results.of>[1],
     filters: DashboardFilters,
-    opts: TrendRunOptions,
+    opts: InsightRunOptions,
   ): Promise<InsightResult> => {
     try {
       return await results.of(project, insight, { ...opts, dashboard: filters })
@@ -116,7 +115,7 @@ export async function dashboardRoutes(app: FastifyInstance, deps: InsightDeps): 
     },
     handler: async (request, reply, { project, key }) => {
       const dashboard = await find(project.id, request.params.id)
-      const opts = { refresh: refreshRequested(request.query.refresh), viewer: key, signal: callerGone(reply) }
+      const opts = { mode: insightRefresh(request.query.refresh), viewer: key, signal: callerGone(reply) }
       return reply.status(200).send(await withTiles(project, dashboard, opts))
     },
   })
@@ -141,7 +140,7 @@ export async function dashboardRoutes(app: FastifyInstance, deps: InsightDeps): 
         tags: body.tags ?? [],
         tiles: (body.tiles ?? []).map(newTextTile),
       })
-      return reply.status(201).send(await withTiles(project, dashboard, { refresh: false, viewer: key }))
+      return reply.status(201).send(await withTiles(project, dashboard, { mode: 'blocking', viewer: key, signal: callerGone(reply) }))
     },
   })
 
@@ -177,7 +176,7 @@ export async function dashboardRoutes(app: FastifyInstance, deps: InsightDeps): 
         ...(body.deleted !== undefined ? { deleted: body.deleted } : {}),
         ...(body.tiles !== undefined ? { tiles: applyTiles(d.tiles, body.tiles) } : {}),
       })))!
-      return reply.status(200).send(await withTiles(project, updated, { refresh: false, viewer: key }))
+      return reply.status(200).send(await withTiles(project, updated, { mode: 'blocking', viewer: key, signal: callerGone(reply) }))
     },
   })
 

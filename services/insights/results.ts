@@ -1,11 +1,12 @@
-// An insight's result: Wren computes trends (legacy `filters` with insight TRENDS, or a TrendsQuery, bare or
-// in an InsightVizNode) through the trends service and its cache. Any other kind is stored and answered
-// with `result: null` and the reason. A dashboard's filters override the insight's date range and add
-// their property filters to the insight's.
-import { isRecord } from '../platform/json'
-import type { Project } from '../platform/tenancy'
-import { parseTrendRequest } from '../trends/request'
-import type { TrendRunOptions, TrendService } from '../trends/service'
+// An insight's result: its query (bare or in an InsightVizNode) or its legacy `filters` (a dialect of
+// TrendsQuery, insight TRENDS) run through the Query API's runner, with the endpoint's cache and `refresh`
+// rules. A kind Wren does not compute yet (FunnelsQuery, a legacy FUNNELS filter, …) is stored and answered
+// with `result: null` and the reason. A dashboard's filters apply as the endpoint's `filters_override`.
+import type { PersonalApiKey, Project } from '../platform/tenancy'
+import type { DashboardFilter } from '../query/kind'
+import { kindOfNode, unwrapNode, type AnyKind } from '../query/kinds'
+import { trendsKind, parseTrendRequest } from '../query/kinds/trends'
+import type { QueryRunner, RefreshMode } from '../query/runner'
 import type { DashboardFilters } from './dashboard-store'
 import type { Insight } from './store'
 
@@ -16,113 +17,103 @@ export interface InsightResult {
   timezone: string | null
   /** Why `result` is null (a kind Wren does not compute, or a query it could not run); null when there is one. */
   result_unavailable: string | null
+  /** The answer's other envelope fields, where PostHog's insight carries them. */
+  cache_target_age?: string | null
+  next_allowed_client_refresh?: string | null
+  query_status?: unknown
+  hasMore?: boolean | null
+  hogql?: string | null
+  columns?: unknown[] | null
+  types?: unknown[] | null
+}
+
+export interface InsightRunOptions {
+  mode: RefreshMode
+  /** The key asking; events of persons it may not see are left out. */
+  viewer?: PersonalApiKey
+  /** The caller's (platform/http/caller-gone.ts): once it aborts, the query stops unless another caller waits for it too. */
+  signal: AbortSignal
 }
 
 /**
- * Whether PostHog's `?refresh=` value recomputes: true and the force_ values (but force_cache) do. The others
- * (false, blocking, async, lazy_async, force_cache) answer from the trends cache, computing on a miss: the
- * cache is keyed on the project's data, so a hit is never stale.
+ * PostHog's `?refresh=` of an insight or dashboard as a runner mode: true (and a bare ?refresh), force_blocking
+ * and force_async recompute now; async, lazy_async and async_except_on_cache_miss compute a stale answer in the
+ * background (the insight then carries query_status); anything else (false, blocking, force_cache, absent)
+ * answers from the cache unless stale, computing what is missing or stale.
  */
-export function refreshRequested(value: string | undefined): boolean {
-  if (value === undefined) return false
-  return ['true', '1', 'yes', '', 'force_blocking', 'force_async'].includes(value.toLowerCase())
+export function insightRefresh(value: string | undefined): RefreshMode {
+  if (value === undefined) return 'blocking'
+  const v = value.toLowerCase()
+  if (['true', '1', 'yes', '', 'force_blocking', 'force_async'].includes(v)) return 'force_blocking'
+  if (v === 'async' || v === 'lazy_async' || v === 'async_except_on_cache_miss') return v
+  return 'blocking'
 }
 
-type Kind = { trends: Record<string, unknown> } | { other: string }
-
-/** The legacy trend filter an insight computes, or the kind it is when Wren does not compute it. */
-export function insightKind(insight: Pick<Insight, 'query' | 'filters'>): Kind {
-  const { query, filters } = insight
-  if (query) {
-    const source = query.kind === 'InsightVizNode' && isRecord(query.source) ? query.source : query
-    if (source.kind === 'TrendsQuery') return { trends: trendsQueryFilter(source) }
-    return { other: String(source.kind ?? 'unknown') }
-  }
-  const kind = typeof filters.insight === 'string' ? filters.insight.toUpperCase() : 'TRENDS'
-  if (kind !== 'TRENDS') return { other: kind }
-  if (!Array.isArray(filters.events) && !Array.isArray(filters.actions)) return { other: 'empty' }
-  return { trends: filters }
-}
-
-/** A TrendsQuery's fields in the legacy filter's words, which parseTrendRequest reads. */
-export function trendsQueryFilter(q: Record<string, unknown>): Record<string, unknown> {
-  const series = Array.isArray(q.series) ? q.series.filter(isRecord) : []
-  const entity = (s: Record<string, unknown>, order: number) => ({
-    ...s,
-    id: s.kind === 'ActionsNode' ? s.id : (s.event ?? null),
-    type: s.kind === 'ActionsNode' ? 'actions' : 'events',
-    order,
-  })
-  const indexed = series.map((s, i) => [s, i] as const)
-  const dateRange = isRecord(q.dateRange) ? q.dateRange : {}
-  const breakdown = isRecord(q.breakdownFilter) ? q.breakdownFilter : {}
-  const trendsFilter = isRecord(q.trendsFilter) ? q.trendsFilter : {}
-  const compare = isRecord(q.compareFilter) ? q.compareFilter : {}
-  return {
-    insight: 'TRENDS',
-    events: indexed.filter(([s]) => s.kind !== 'ActionsNode').map(([s, i]) => entity(s, i)),
-    actions: indexed.filter(([s]) => s.kind === 'ActionsNode').map(([s, i]) => entity(s, i)),
-    date_from: dateRange.date_from ?? null,
-    date_to: dateRange.date_to ?? null,
-    explicit_date: dateRange.explicitDate ?? null,
-    interval: q.interval ?? null,
-    properties: q.properties ?? null,
-    filter_test_accounts: q.filterTestAccounts ?? null,
-    aggregation_group_type_index: q.aggregation_group_type_index ?? null,
-    ...breakdown,
-    display: trendsFilter.display ?? null,
-    formula: trendsFilter.formula ?? null,
-    smoothing_intervals: trendsFilter.smoothingIntervals ?? null,
-    compare: compare.compare ?? null,
-    compare_to: compare.compare_to ?? null,
-  }
-}
-
-/** The filter with a dashboard's date range in place of its own, and the dashboard's properties added. */
-export function withDashboardFilters(filter: Record<string, unknown>, dashboard: DashboardFilters | null): Record<string, unknown> {
-  if (!dashboard) return filter
-  const out = { ...filter }
-  if (dashboard.date_from) {
-    out.date_from = dashboard.date_from
-    out.date_to = dashboard.date_to ?? null
-    out.explicit_date = null
-  }
-  const extra = dashboard.properties
-  if (extra !== undefined && extra !== null && !(Array.isArray(extra) && extra.length === 0)) {
-    const group = (p: unknown) => (Array.isArray(p) ? { type: 'AND', values: p } : p)
-    const own = out.properties
-    out.properties = own && !(Array.isArray(own) && own.length === 0) ? { type: 'AND', values: [group(own), group(extra)] } : extra
-  }
-  return out
-}
+type Computed = { kind: AnyKind; query: unknown } | { other: string }
 
 export class InsightResults {
-  constructor(private readonly trends: TrendService) {}
+  constructor(private readonly runner: QueryRunner) {}
 
-  /**
-   * Throws the trends' 400 when a trends insight's filter or query cannot be computed in `project` (checked on
-   * save): a filter it cannot read, or a series naming an action the project does not have.
-   */
-  async check(project: Project, insight: Pick<Insight, 'query' | 'filters'>): Promise<void> {
-    const kind = insightKind(insight)
-    if ('trends' in kind) await this.trends.check(project, parseTrendRequest(kind.trends))
+  /** What an insight computes: its kind's model, or the kind it is when Wren does not compute it. Throws the 400 of a bad query. */
+  computed(insight: Pick<Insight, 'query' | 'filters'>): Computed {
+    const { query, filters } = insight
+    if (query) {
+      const found = kindOfNode(unwrapNode(query))
+      if ('notComputed' in found) return { other: found.notComputed }
+      return this.runner.parse(query)
+    }
+    const kind = typeof filters.insight === 'string' ? filters.insight.toUpperCase() : 'TRENDS'
+    if (kind !== 'TRENDS') return { other: kind }
+    if (!Array.isArray(filters.events) && !Array.isArray(filters.actions)) return { other: 'empty' }
+    return { kind: trendsKind, query: parseTrendRequest(filters) }
   }
 
-  async of(project: Project, insight: Insight, opts: TrendRunOptions & { dashboard: DashboardFilters | null }): Promise<InsightResult> {
-    const kind = insightKind(insight)
-    if ('other' in kind) return unavailable(`Wren computes trends insights only; this insight is ${kind.other}.`)
-    const out = await this.trends.run(project, parseTrendRequest(withDashboardFilters(kind.trends, opts.dashboard)), opts)
-    return answer(out.body)
+  /**
+   * Throws the 400 an insight whose query or filters cannot be computed in `project` gets (checked on save):
+   * an unknown kind, a query its kind cannot read, a series naming an action the project does not have.
+   */
+  async check(project: Project, insight: Pick<Insight, 'query' | 'filters'>): Promise<void> {
+    const computed = this.computed(insight)
+    if ('kind' in computed) await this.runner.check(computed.kind, project, computed.query)
+  }
+
+  async of(project: Project, insight: Insight, opts: InsightRunOptions & { dashboard: DashboardFilters | null }): Promise<InsightResult> {
+    const computed = this.computed(insight)
+    if ('other' in computed) return unavailable(`Wren does not compute ${computed.other} insights yet.`)
+    const { kind } = computed
+    const query = opts.dashboard ? this.runner.withFilters(kind, computed.query, dashboardFilter(opts.dashboard)) : computed.query
+    const { body } = await this.runner.execute(kind, query, {
+      project,
+      viewer: opts.viewer,
+      signal: opts.signal,
+      mode: opts.mode,
+      insightId: insight.id,
+    })
+    return answer(body)
   }
 }
 
-function answer(body: { result: unknown[]; last_refresh: string; is_cached: boolean; timezone: string }): InsightResult {
+const dashboardFilter = (filters: DashboardFilters): DashboardFilter => ({
+  date_from: filters.date_from ?? null,
+  date_to: filters.date_to ?? null,
+  properties: filters.properties,
+})
+
+function answer(body: Record<string, unknown>): InsightResult {
+  const results = Array.isArray(body.results) ? body.results : null
   return {
-    result: body.result,
-    last_refresh: body.last_refresh,
-    is_cached: body.is_cached,
-    timezone: body.timezone,
+    result: results,
+    last_refresh: typeof body.last_refresh === 'string' ? body.last_refresh : null,
+    is_cached: body.is_cached === true,
+    timezone: typeof body.timezone === 'string' ? body.timezone : null,
     result_unavailable: null,
+    cache_target_age: (body.cache_target_age as string | undefined) ?? null,
+    next_allowed_client_refresh: (body.next_allowed_client_refresh as string | undefined) ?? null,
+    query_status: body.query_status ?? null,
+    hasMore: typeof body.hasMore === 'boolean' ? body.hasMore : null,
+    hogql: typeof body.hogql === 'string' ? body.hogql : null,
+    columns: Array.isArray(body.columns) ? body.columns : null,
+    types: Array.isArray(body.types) ? body.types : null,
   }
 }
 

@@ -12,7 +12,7 @@ import type { Project } from '../platform/tenancy'
 import { numberTiles } from './dashboard-store'
 import { dashboardRoutes } from './dashboard-routes'
 import type { InsightDeps } from './deps'
-import { refreshRequested } from './results'
+import { insightRefresh } from './results'
 import { InsightAnswer } from './schemas'
 import { serializeInsight } from './serialize'
 import type { Insight, InsightFields } from './store'
@@ -20,7 +20,7 @@ import type { Insight, InsightFields } from './store'
 const InsightId = Type.Object({ id: RecordId('The insight’s id.') })
 const Refresh = Type.String({
   description:
-    'true, force_blocking or force_async: recompute. Otherwise (blocking, async, force_cache, false) the cached result, computed on a miss.',
+    'true, force_blocking or force_async: recompute now. async, lazy_async, async_except_on_cache_miss: a stale or missing result is computed in the background (query_status says so). Otherwise (blocking, force_cache, false) the cached result unless stale, else computed now.',
 })
 const fields = {
   name: Type.Optional(Type.Union([Type.String(), Type.Null()])),
@@ -95,7 +95,7 @@ export async function insightRoutes(app: FastifyInstance, deps: InsightDeps): Pr
       const dashboard = from_dashboard !== undefined ? boards.find((d) => d.id === from_dashboard) : null
       if (dashboard === undefined) throw wrenError('not_found', `Dashboard ${from_dashboard} does not exist.`)
       const result = await results.of(project, insight, {
-        refresh: refreshRequested(request.query.refresh),
+        mode: insightRefresh(request.query.refresh),
         dashboard: dashboard?.filters ?? null,
         viewer: key,
         signal: callerGone(reply),

@@ -2,7 +2,7 @@
 // web app's types. PostHog's shapes (InsightSerializer, DashboardSerializer), with the fields Wren has.
 import { Type } from 'typebox'
 import { AnyObject } from '../platform/http/schemas'
-import { TrendSeries } from '../trends/schemas'
+import { TrendSeries } from '../query/kinds/trends/schemas'
 
 const Nullable = <T extends Parameters<typeof Type.Union>[0][number]>(t: T, options?: { description: string }) =>
   Type.Union([t, Type.Null()], options)
@@ -27,14 +27,18 @@ export const InsightAnswer = Type.Object(
     last_refresh: Nullable(Time, { description: 'When the result was computed.' }),
     is_cached: Type.Boolean(),
     timezone: Nullable(Type.String()),
-    result_unavailable: Type.Optional(Nullable(Type.String({ description: 'Why result is null: Wren computes trends insights only.' }))),
-    hasMore: Type.Null(),
-    columns: Type.Null(),
-    cache_target_age: Type.Null({ description: 'Results are cached until the project’s data changes, not for a set age.' }),
-    next_allowed_client_refresh: Type.Null({ description: 'A refresh is allowed at any time.' }),
-    query_status: Type.Null({ description: 'Results are computed while the request waits.' }),
-    hogql: Type.Null(),
-    types: Type.Null(),
+    result_unavailable: Type.Optional(
+      Nullable(Type.String({ description: 'Why result is null: a kind Wren does not compute yet, or a query that failed.' })),
+    ),
+    hasMore: Type.Union([Type.Boolean(), Type.Null()]),
+    columns: Type.Union([Type.Array(Type.Unknown()), Type.Null()]),
+    cache_target_age: Type.Union([Type.String(), Type.Null()], {
+      description: 'When the result counts as stale (PostHog’s thresholds by interval), or sooner if the project’s data changes.',
+    }),
+    next_allowed_client_refresh: Type.Union([Type.String(), Type.Null()]),
+    query_status: Type.Union([AnyObject('The background computation of a stale or missing result (?refresh=async).'), Type.Null()]),
+    hogql: Type.Union([Type.String(), Type.Null()]),
+    types: Type.Union([Type.Array(Type.Unknown()), Type.Null()]),
     saved: Type.Boolean(),
     favorited: Type.Boolean(),
     deleted: Type.Boolean(),

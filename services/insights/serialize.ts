@@ -17,6 +17,17 @@ const privilegeLevel = (viewer: PersonalApiKey | undefined, scope: string) => (v
 /** An insight that was listed, created or updated: its result is not computed, as PostHog's cache-only lists. */
 const NOT_COMPUTED: InsightResult = { result: null, last_refresh: null, is_cached: false, timezone: null, result_unavailable: null }
 
+/** The answer's fields an insight carries (PostHog's InsightSerializer), null where the answer has none. */
+const answerFields = (r: Partial<InsightResult>) => ({
+  hasMore: r.hasMore ?? null,
+  columns: r.columns ?? null,
+  cache_target_age: r.cache_target_age ?? null,
+  next_allowed_client_refresh: r.next_allowed_client_refresh ?? null,
+  query_status: r.query_status ?? null,
+  hogql: r.hogql ?? null,
+  types: r.types ?? null,
+})
+
 /** `dashboards`: the project's dashboards, from which the insight's own are found. */
 export function serializeInsight(
   insight: Insight,
@@ -27,7 +38,7 @@ export function serializeInsight(
   const tiles = dashboards.flatMap((d) =>
     d.tiles.filter((t) => t.insightId === insight.id).map((t) => ({ id: t.id, dashboard_id: d.id, deleted: false })),
   )
-  const { result_unavailable, ...result } = computed ?? NOT_COMPUTED
+  const { result_unavailable, result, last_refresh, is_cached, timezone, ...rest } = computed ?? NOT_COMPUTED
   return {
     id: insight.id,
     short_id: insight.shortId,
@@ -43,15 +54,12 @@ export function serializeInsight(
     order: null,
     dashboards: [...new Set(tiles.map((t) => t.dashboard_id))],
     dashboard_tiles: tiles,
-    ...result,
+    result,
+    last_refresh,
+    is_cached,
+    timezone,
     ...(computed ? { result_unavailable } : {}),
-    hasMore: null,
-    columns: null,
-    cache_target_age: null,
-    next_allowed_client_refresh: null,
-    query_status: null,
-    hogql: null,
-    types: null,
+    ...answerFields(rest),
     saved: insight.saved,
     favorited: insight.favorited,
     deleted: insight.deleted,

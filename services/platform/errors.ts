@@ -76,12 +76,16 @@ export const ERROR_CATALOGUE = {
   headers_too_large: { status: 431, detail: 'The request line and headers are larger than this server accepts.' },
   /** A 4xx Fastify raised that has no entry of its own: its status is kept (see fromFastifyError). */
   invalid_request: { status: 400, detail: 'The request is not valid.' },
+  /** The Query API's unknown query kind (PostHog's pydantic refusal of the body). */
+  parse_error: { status: 400, detail: 'The query could not be read.' },
   // 5xx: Wren's side.
   server_error: { status: 500, detail: 'Internal server error.' },
   dead_lettered: { status: 500, detail: 'The change could not be applied and was kept as a dead letter.' },
   unavailable: { status: 503, detail: 'Wren cannot answer right now: retry in a moment.' },
   /** A query ran past its time (WREN_QUERY_MAX_SECONDS), or ClickHouse as a whole was out of memory: a quieter moment may do. */
   query_timeout: { status: 503, detail: 'The query ran past the time one query may take (WREN_QUERY_MAX_SECONDS).' },
+  /** The Query API's asynchronous queries (query/jobs.ts): as many are running as one process runs at once. */
+  too_many_queries: { status: 429, detail: 'Too many asynchronous queries are running: retry when one is done.' },
   query_cancelled: { status: 503, detail: 'The query was stopped: its caller went away, or Wren is stopping.' },
   // The AI helpers (platform/ai/chat.ts): a model Wren calls, configured or not.
   ai_not_configured: { status: 501, detail: 'No AI model is configured: set WREN_AI_URL and WREN_AI_MODEL.' },

@@ -36,15 +36,34 @@ export interface QueryKind<Q, Deps> {
   readonly kind: string
   /** An insight kind (TrendsQuery, FunnelsQuery, …): PostHog's longer client refresh interval applies. */
   readonly insight: boolean
-  /** The node (with its `kind`) validated into the kind's model; a 400 naming the field otherwise. */
+  /**
+   * The node (with its `kind`) validated into the kind's model; a 400 naming the field otherwise. The
+   * runner has already put `variables_override` into the node's `variables` (PostHog's
+   * apply_dashboard_variables: a value replaced, its code_name kept). The model is the query's canonical
+   * form: the cache key is made of it (runner.ts), so two nodes that mean the same share an answer.
+   */
   parse(node: Record<string, unknown>): Q
   /** `filters_override` applied as PostHog's apply_dashboard_filters does; absent: the kind takes none. */
   withDashboardFilters?(query: Q, filters: DashboardFilter): Q
+  /**
+   * Throws the 400 a query naming what the project does not have (another project's action) gets, without
+   * running it: a saved insight is checked with it. Absent: parsing is the whole check.
+   */
+  check?(deps: Deps, project: Project, query: Q): Promise<void>
+  /**
+   * What the answer depends on besides the query and the project's events and persons (the runner's key
+   * has the project, its timezone and week start, the persons hidden from the key; the data version makes
+   * an answer stale): the definitions the kind resolves (actions, cohorts, project settings such as the
+   * test-account filters), so that editing one gives a new cache key. Absent: nothing else.
+   */
+  definitions?(deps: Deps, project: Project, query: Q): Promise<unknown>
   /** The interval its cached answer goes stale by; null: PostHog's default (no date range: 'minute'). */
   staleInterval(query: Q): StaleInterval | null
   /**
    * The kind's part of the answer: `results` and the fields PostHog's response of this kind carries
-   * (`columns`, `types`, `hasMore`, `hogql`, …). The runner adds the envelope (`is_cached`, `cache_key`, …).
+   * (`columns`, `types`, `hasMore`, `hogql`, `resolved_date_range`, …). The runner adds the envelope
+   * (`is_cached`, `cache_key`, …). It must be JSON (it is cached and may be read long after). With
+   * `resolved_date_range.date_to` before the computation, the cached answer never goes stale by age.
    */
   run(deps: Deps, run: QueryRun, query: Q): Promise<Record<string, unknown>>
 }

@@ -13,7 +13,7 @@ import { definitionRoutes } from '../definitions/routes'
 import { personRoutes } from '../persons/routes'
 import { actionRoutes } from '../actions/routes'
 import { cohortRoutes } from '../cohorts/routes'
-import { trendRoutes } from '../trends/routes'
+import { queryRoutes } from '../query/routes'
 import { insightRoutes } from '../insights/routes'
 import { flagRoutes } from '../flags/routes'
 import { flagAnswerRoutes, publicFlagRoutes, type PublicFlagDeps } from '../decide/routes'
@@ -147,9 +147,9 @@ export const ROUTE_GROUPS = {
     clock: s.ctx.clock,
     siteUrl: s.ctx.config.siteUrl,
   })),
-  trends: group('delegated', trendRoutes, async (s) => ({
+  query: group('delegated', queryRoutes, async (s) => ({
     projects: await s.stores.projects(),
-    trends: await s.services.trends(),
+    runner: await s.services.queryRunner(),
     siteUrl: s.ctx.config.siteUrl,
   })),
   insights: group('delegated', insightRoutes, async (s) => ({

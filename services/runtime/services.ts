@@ -1,4 +1,4 @@
-// The services the routes are handed beyond the stores: capture's intake bounds, trends and saved insights'
+// The services the routes are handed beyond the stores: capture's intake bounds, the Query API and saved insights'
 // results, and decide's snapshot and flag evaluation; each built on first use (build-once.ts) from the
 // stores, stages and jobs. createParts() puts the four together for a process (as Unleash's createStores and
 // createServices do): what the route groups (route-groups.ts) and the composition root (app.ts) build from.
@@ -6,7 +6,7 @@ import { defaultRequestMemoryBytes, MemoryBudget } from '../platform/http/memory
 import { stageStream } from '../platform/log/streams'
 import { chatModel } from '../platform/ai/chat'
 import { eventBackpressure, recordingsBackpressure, type CaptureBackpressure } from '../capture/backpressure'
-import { TrendService } from '../trends/service'
+import { QueryRunner } from '../query/runner'
 import { InsightResults } from '../insights/results'
 import { CachedCohortReader } from '../decide/cohorts'
 import { PersonSnapshot } from '../decide/snapshot'
@@ -62,20 +62,25 @@ export class Services extends BuildOnce {
     })
   }
 
-  // Trends read actions and cohorts from ClickHouse; decide reads flags, persons and cohorts from memory (one
-  // cohort store; the reader keeps decide's copy fresh from the configuration log).
+  // The Query API's kinds read actions and cohorts from ClickHouse; decide reads flags, persons and cohorts from
+  // memory (one cohort store; the reader keeps decide's copy fresh from the configuration log).
 
-  trends(): Promise<TrendService> {
-    return this.once('trends', async () => {
+  /** The Query API's runner: every kind (query/kinds.ts), its cache and its asynchronous jobs. */
+  queryRunner(): Promise<QueryRunner> {
+    return this.once('query runner', async () => {
       const { clickhouse } = this.ctx.storage
       const [actions, cohorts, materialized] = await Promise.all([this.stores.actions(), this.stores.cohorts(), this.jobs.materializer()])
-      return new TrendService({ clickhouse, clock: this.ctx.clock, metrics: this.ctx.metrics, actions, cohorts, materialized })
+      const runner = new QueryRunner(
+        { clickhouse, clock: this.ctx.clock, metrics: this.ctx.metrics, actions, cohorts, materialized },
+        { maxAsync: this.ctx.config.queryMaxAsync },
+      )
+      return this.ctx.lifecycle.started('query jobs', runner, (r) => r.jobs.stop())
     })
   }
 
-  /** Saved insights' results: trends, through the trend service and its cache. */
+  /** Saved insights' results: their queries through the Query API's runner and its cache. */
   insightResults(): Promise<InsightResults> {
-    return this.once('insight results', async () => new InsightResults(await this.trends()))
+    return this.once('insight results', async () => new InsightResults(await this.queryRunner()))
   }
 
   cohortReader(): Promise<CachedCohortReader> {

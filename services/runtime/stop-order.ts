@@ -45,9 +45,14 @@ export const STOP_ORDER = [
     builtBy: (roles) => runsJob(roles, 'homeDashboards'),
   },
   {
+    name: 'query jobs',
+    stops: 'cancels the running asynchronous Query API queries (their ClickHouse queries are killed); their statuses are forgotten',
+    builtBy: (roles) => serves(roles, 'query', 'insights'),
+  },
+  {
     name: 'materializer',
     stops: 'lets a running column backfill finish, and starts no other',
-    builtBy: (roles) => runsJob(roles, 'materializer') || serves(roles, 'trends', 'insights'),
+    builtBy: (roles) => runsJob(roles, 'materializer') || serves(roles, 'query', 'insights'),
   },
   {
     name: 'deletions',

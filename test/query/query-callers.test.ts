@@ -17,6 +17,14 @@ const TREND_QUERIES = `SELECT count() AS n FROM system.processes WHERE query LIK
 const EVENTS = 400_000
 /** A breakdown by every event's email, hourly over 30 days: seconds of work in ClickHouse. */
 const HEAVY = { events: [{ id: '$pageview' }], breakdown: 'email', interval: 'hour', date_from: '-30d', refresh: true }
+/** The same as the Query API's TrendsQuery. */
+const HEAVY_QUERY = {
+  kind: 'TrendsQuery',
+  series: [{ kind: 'EventsNode', event: '$pageview' }],
+  breakdownFilter: { breakdown: 'email' },
+  interval: 'hour',
+  dateRange: { date_from: '-30d' },
+}
 
 interface Backend {
   name: string
@@ -93,6 +101,40 @@ describe.each(BACKENDS)('queries for callers, on $name', (backend) => {
     const aborted = Date.now()
     await waitFor(async () => (await running()) === 0, { timeoutMs: 60_000, intervalMs: 20, what: 'the query to stop' })
     // The whole query takes many seconds here; stopped, it is gone at once.
+    expect(Date.now() - aborted).toBeLessThan(3_000)
+  }, 120_000)
+
+  it('cancels a running async query with DELETE: its ClickHouse query is gone at once', async () => {
+    const id = `cancel-${backend.name.replace(/\W/g, '')}`
+    const started = await call('POST', `/api/projects/${t.projectId}/query/`, {
+      query: HEAVY_QUERY,
+      refresh: 'force_async',
+      client_query_id: id,
+    })
+    expect([started.status, started.body.query_status.complete]).toEqual([202, false])
+    await waitFor(async () => (await running()) > 0, { timeoutMs: 60_000, intervalMs: 20, what: 'the job’s query to run' })
+    expect((await call('GET', `/api/projects/${t.projectId}/query/${id}/`)).status).toBe(202)
+    const cancelled = Date.now()
+    const res = await call('DELETE', `/api/projects/${t.projectId}/query/${id}/`)
+    expect([res.status, res.body]).toEqual([200, { message: 'Cancelled the query on ClickHouse.' }])
+    await waitFor(async () => (await running()) === 0, { timeoutMs: 60_000, intervalMs: 20, what: 'the query to stop' })
+    expect(Date.now() - cancelled).toBeLessThan(3_000)
+    expect((await call('GET', `/api/projects/${t.projectId}/query/${id}/`)).status).toBe(404)
+  }, 120_000)
+
+  it('stops a blocking POST query/ in ClickHouse when its client goes away', async () => {
+    const controller = new AbortController()
+    const answer = fetch(`${t.url}/api/projects/${t.projectId}/query/`, {
+      method: 'POST',
+      headers: { authorization: `Bearer ${t.personalKey}`, 'content-type': 'application/json' },
+      body: JSON.stringify({ query: HEAVY_QUERY, refresh: 'force_blocking' }),
+      signal: controller.signal,
+    }).catch(() => 'aborted')
+    await waitFor(async () => (await running()) > 0, { timeoutMs: 60_000, intervalMs: 20, what: 'the query to run' })
+    controller.abort()
+    expect(await answer).toBe('aborted')
+    const aborted = Date.now()
+    await waitFor(async () => (await running()) === 0, { timeoutMs: 60_000, intervalMs: 20, what: 'the query to stop' })
     expect(Date.now() - aborted).toBeLessThan(3_000)
   }, 120_000)
 

@@ -126,11 +126,11 @@ describe('persons hidden from a key', () => {
       'POST /persons/:id/split/': 'per-person access level',
       'GET /persons/:id/access_controls/': 'per-person access level',
       'PUT /persons/:id/access_controls/': 'needs every scope, which sees every person',
-      'GET /insights/trend/': 'trends/plan.ts leaves out hidden persons’ events for its viewer',
-      'POST /insights/trend/': 'trends/plan.ts leaves out hidden persons’ events for its viewer',
-      // Saved insights (and dashboards' tiles) compute their results through the trend service, with the viewer.
+      'GET /insights/trend/': 'query/kinds/trends/plan.ts leaves out hidden persons’ events for its viewer',
+      'POST /insights/trend/': 'query/kinds/trends/plan.ts leaves out hidden persons’ events for its viewer',
+      // Saved insights (and dashboards' tiles) compute their results through the query runner, with the viewer.
       'GET /insights/': 'lists insights without their results',
-      'GET /insights/:id/': 'its result is a trend run for the viewer (insights/results.ts → trends/plan.ts)',
+      'GET /insights/:id/': 'its result is a trend run for the viewer (insights/results.ts → query/kinds/trends/plan.ts)',
       'POST /insights/': 'its result is a trend run for the viewer',
       'PATCH /insights/:id/': 'its result is a trend run for the viewer',
       'DELETE /insights/:id/': 'answers 405: insights are deleted by PATCH',

@@ -12,13 +12,15 @@ const services = path.resolve(import.meta.dirname, '../../services')
 const platform = path.join(services, 'platform')
 const analytics = path.join(services, 'analytics')
 const fixtures = path.resolve(import.meta.dirname, '../support')
+/** The Query API's kinds: one folder each, none importing a sibling (what two kinds share lives in query/common/ or lower). */
+const queryKinds = path.join(services, 'query', 'kinds')
 
 /** The floors, lowest first. A folder imports only its own floor's folder (itself) or lower floors. */
 const FLOORS: string[][] = [
   ['platform'],
   ['analytics'],
   ['projects', 'actions', 'cohorts', 'flags', 'capture', 'events', 'definitions', 'dead-letters', 'ingestion', 'static', 'web'],
-  ['trends', 'persons', 'decide'],
+  ['query', 'persons', 'decide'],
   ['recordings', 'insights'],
   ['runtime'],
   ['app.ts'],
@@ -27,14 +29,14 @@ const FLOORS: string[][] = [
 
 /** Feature → feature imports, each for something that is the imported feature's own. */
 const FEATURE_IMPORTS: Record<string, string> = {
-  'trends → actions': 'a series can be an action: its definition and its SQL',
-  'trends → cohorts': 'cohort filters and breakdowns: cohort definitions and membership SQL',
+  'query → actions': 'a series can be an action: its definition and its SQL',
+  'query → cohorts': 'cohort filters and breakdowns: cohort definitions and membership SQL',
   'persons → cohorts': 'the persons list filtered by cohort: membership SQL',
   'decide → flags': 'the flag definitions decide evaluates',
   'recordings → actions': 'the recordings list filtered by action',
   'recordings → persons': 'the recordings list filtered by person, and the person shown on a recording',
   'recordings → cohorts': 'the recordings list filtered by cohort: cohort definitions and membership SQL',
-  'insights → trends': 'an insight’s result is a trend: its request and the trend service (with its cache)',
+  'insights → query': 'an insight’s result is its query’s answer: the Query API’s runner (with its cache)',
 }
 
 /** What the top floors may weigh. */
@@ -171,6 +173,19 @@ describe('layout', () => {
         .filter((edge) => !used.has(edge))
         .map((edge) => `${edge} is listed but not imported`),
     ).toEqual([])
+  })
+
+  it('a query kind never imports a sibling kind, and of services/query only the contract and common/', () => {
+    const query = path.join(services, 'query')
+    const kindOf = (file: string) => (outside(queryKinds, file) ? null : path.relative(queryKinds, file).split(path.sep)[0])
+    const kinds = readdirSync(queryKinds, { withFileTypes: true }).filter((e) => e.isDirectory())
+    expect(kinds.length).toBeGreaterThan(0)
+    const allowed = (target: string) =>
+      outside(query, target) || target === path.join(query, 'kind.ts') || !outside(path.join(query, 'common'), target)
+    const across = importsUnder(queryKinds)
+      .filter(({ file, target }) => (kindOf(target) !== null ? kindOf(target) !== kindOf(file) : !allowed(target)))
+      .map(({ file, spec }) => `${path.relative(services, file)} imports ${spec}`)
+    expect(across).toEqual([])
   })
 
   it('production code imports no test support (testing/ folders, test files)', () => {

@@ -3,6 +3,7 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest'
 import { PostHog } from 'posthog-node'
 import { api, drained, startWren, type TestWren } from '../support/wren'
+import { bothDoors } from '../support/trend-doors'
 
 describe('flag events in trends', () => {
   let t: TestWren
@@ -10,7 +11,7 @@ describe('flag events in trends', () => {
   beforeAll(async () => {
     // The real clock: the SDK stamps sent_at with it, and capture corrects skew against Wren's now.
     t = await startWren()
-    call = api(t)
+    call = bothDoors(api(t))
   })
   afterAll(async () => {
     await t?.close()

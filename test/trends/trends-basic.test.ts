@@ -2,6 +2,7 @@
 // intervals, displays, compare, formula, caching, CSV and bad input.
 import { afterAll, beforeAll, describe, expect, it } from 'vitest'
 import { api, captureBatch, drained, startWren, type TestWren } from '../support/wren'
+import { bothDoors } from '../support/trend-doors'
 
 const NOW = '2026-03-15T12:00:00Z'
 
@@ -13,7 +14,7 @@ describe('insights trend', () => {
 
   beforeAll(async () => {
     t = await startWren({ WREN_NOW: NOW })
-    call = api(t)
+    call = bothDoors(api(t))
     const ev = (event: string, distinct_id: string, timestamp: string, properties: Record<string, unknown> = {}) => ({
       event,
       distinct_id,

@@ -4,10 +4,11 @@
 // memory. On chDB, in this process.
 import { afterAll, beforeAll, describe, expect, it } from 'vitest'
 import { queryRows } from '../../services/platform/clickhouse'
-import { planTrend } from '../../services/trends/plan'
-import { OTHER_LABEL, type TrendRow } from '../../services/trends/query'
-import { parseTrendRequest } from '../../services/trends/request'
+import { planTrend } from '../../services/query/kinds/trends/plan'
+import { OTHER_LABEL, type TrendRow } from '../../services/query/kinds/trends/query'
+import { parseTrendRequest } from '../../services/query/kinds/trends/request'
 import { api, captureBatch, drained, startWren, type TestWren } from '../support/wren'
+import { bothDoors } from '../support/trend-doors'
 
 const NOW = '2026-03-15T12:00:00Z'
 const VALUES = 200
@@ -21,7 +22,7 @@ describe('trend bounds', () => {
 
   beforeAll(async () => {
     t = await startWren({ WREN_NOW: NOW, WREN_QUERY_MAX_MEMORY_BYTES: String(256 << 20) })
-    call = api(t)
+    call = bothDoors(api(t))
     // VALUES emails, the i-th on i + 1 events (so their ranking is known), over two days.
     const events = []
     for (let i = 0; i < VALUES; i++)

@@ -2,6 +2,7 @@
 // plus element filters over autocapture's elements_chain.
 import { afterAll, beforeAll, describe, expect, it } from 'vitest'
 import { api, captureBatch, drained, startWren, type TestWren } from '../support/wren'
+import { bothDoors } from '../support/trend-doors'
 
 describe('actions and cohorts in trends', () => {
   let t: TestWren
@@ -19,7 +20,7 @@ describe('actions and cohorts in trends', () => {
 
   beforeAll(async () => {
     t = await startWren({ WREN_NOW: '2026-03-15T12:00:00Z' })
-    call = api(t)
+    call = bothDoors(api(t))
     const ev = (event: string, distinct_id: string, timestamp: string, properties: Record<string, unknown> = {}) => ({
       event,
       distinct_id,

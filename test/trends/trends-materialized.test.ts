@@ -6,6 +6,7 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest'
 import { queryRows } from '../../services/platform/clickhouse'
 import { materializedColumnName } from '../../services/analytics/sql/materialized-properties'
 import { api, captureBatch, drained, startWren, waitFor, type TestWren } from '../support/wren'
+import { bothDoors } from '../support/trend-doors'
 
 const NOW = '2026-03-15T12:00:00Z'
 const QUOTED = `it's "a\\b"`
@@ -46,7 +47,7 @@ describe('materialized event properties', () => {
 
   beforeAll(async () => {
     t = await startWren({ WREN_NOW: NOW })
-    call = api(t)
+    call = bothDoors(api(t))
     // The job runs only when the test says.
     await t.wren.materializer.stop()
     const ev = (day: string, properties: Record<string, unknown>) => ({

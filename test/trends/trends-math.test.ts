@@ -2,6 +2,7 @@
 // and filters with their restrictions, and a project in a non-UTC timezone.
 import { afterAll, beforeAll, describe, expect, it } from 'vitest'
 import { api, captureBatch, drained, startWren, type TestWren } from '../support/wren'
+import { bothDoors } from '../support/trend-doors'
 
 describe('trend math, hogql and timezones', () => {
   let t: TestWren
@@ -23,7 +24,7 @@ describe('trend math, hogql and timezones', () => {
 
   beforeAll(async () => {
     t = await startWren({ WREN_NOW: '2026-03-15T12:00:00Z' })
-    call = api(t)
+    call = bothDoors(api(t))
     await captureBatch(t, [
       {
         event: '$groupidentify',

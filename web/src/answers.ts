@@ -21,7 +21,7 @@ import type {
   Sharing as SharingSchema,
 } from '../../services/recordings/schemas'
 import type { Paginated as PaginatedSchema } from '../../services/platform/http/schemas'
-import type { TrendAnswer as TrendAnswerSchema, TrendSeries as TrendSeriesSchema } from '../../services/trends/schemas'
+import type { TrendAnswer as TrendAnswerSchema, TrendSeries as TrendSeriesSchema } from '../../services/query/kinds/trends/schemas'
 import type { PropertyFilter } from './api'
 
 /** DRF's limit/offset page (count, next, previous) of `Item`s. */

@@ -33,7 +33,7 @@ export const DISPLAYS = {
 } as const
 export type DisplayName = keyof typeof DISPLAYS
 
-/** Every breakdown type Wren's trends take (services/trends/request.ts), as the page names them. */
+/** Every breakdown type Wren's trends take (services/query/kinds/trends/request.ts), as the page names them. */
 export const BREAKDOWN_TYPES = ['event', 'person', 'cohort', 'group', 'session', 'hogql'] as const
 export type BreakdownType = (typeof BREAKDOWN_TYPES)[number]
 export const BREAKDOWN_LABELS: Record<BreakdownType, string> = {

@@ -244,6 +244,39 @@ export async function queryRows<T>(
   params: Record<string, unknown> = {},
   opts: { signal?: AbortSignal; unbounded?: boolean } = {},
 ): Promise<T[]> {
+  return bounded(client, query, params, opts, 'JSONEachRow', async (result) => (await result.json<T>()) as T[])
+}
+
+/** A result with its columns' ClickHouse types, as PostHog's HogQL answers carry them. */
+export interface TypedRows {
+  meta: Array<{ name: string; type: string }>
+  rows: unknown[][]
+}
+
+/** Rows of a query as arrays in column order, with each column's name and type; bounded as queryRows is. */
+export async function queryTypedRows(
+  client: ClickHouseClient,
+  query: string,
+  params: Record<string, unknown> = {},
+  opts: { signal?: AbortSignal } = {},
+): Promise<TypedRows> {
+  return bounded(client, query, params, opts, 'JSONCompact', async (result) => {
+    const body = (await result.json()) as unknown as { meta: TypedRows['meta']; data: unknown[][] }
+    return { meta: body.meta, rows: body.data }
+  })
+}
+
+type ResultSet = Awaited<ReturnType<ClickHouseClient['query']>>
+
+/** queryRows' bounds, kill-by-signal and embedded gate, for one query read in `format`. */
+async function bounded<R>(
+  client: ClickHouseClient,
+  query: string,
+  params: Record<string, unknown>,
+  opts: { signal?: AbortSignal; unbounded?: boolean },
+  format: 'JSONEachRow' | 'JSONCompact',
+  read: (result: ResultSet) => Promise<R>,
+): Promise<R> {
   const { signal } = opts
   const own = bounds.get(client)
   const queryId = randomUUID()
@@ -258,13 +291,13 @@ export async function queryRows<T>(
         query: sql,
         query_params: params,
         query_id: queryId,
-        format: 'JSONEachRow',
+        format,
         clickhouse_settings: READ_SETTINGS,
         // A server's request is dropped at once (and the query killed above); chDB's call must be left to
         // end on its own (the kill ends it), or closing would not wait for it (EngineCalls).
         ...(own?.gate ? {} : { abort_signal: signal }),
       })
-      return await result.json<T>()
+      return await read(result as ResultSet)
     } catch (err) {
       throw signal?.aborted ? cancelled() : err
     } finally {

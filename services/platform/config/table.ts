@@ -466,6 +466,14 @@ export const VARIABLES: readonly ConfigVariable[] = [
     doc: "tiles of one dashboard computed at once; the others wait their turn (and are not started once the dashboard's caller has gone)",
   }),
   v({
+    env: 'WREN_QUERY_MAX_ASYNC',
+    group: 'limits',
+    field: 'queryMaxAsync',
+    default: '8',
+    parse: atLeastOne,
+    doc: 'asynchronous Query API queries (`refresh: async` and the like) one process runs at once; past it a new one is answered 429 `too_many_queries`. Their statuses live in memory: a restart forgets them (a status asked for then is a 404)',
+  }),
+  v({
     env: 'WREN_HEADERS_TIMEOUT_MS',
     group: 'limits',
     field: 'http.headersTimeoutMs',

@@ -72,6 +72,8 @@ export interface Config {
   query: QueryLimits
   /** Tiles of one dashboard computed at once. */
   dashboardConcurrency: number
+  /** The Query API's asynchronous queries one process runs at once (query/jobs.ts). */
+  queryMaxAsync: number
   /** Consumed segments of the embedded log kept for replays (either limit deletes). */
   logRetention: { bytes: number; ms: number }
   /** When /_readyz reports ingestion as not ready (README: Operating Wren). */

@@ -1,9 +1,9 @@
 // The trend request: PostHog's legacy filter fields, from the query string (lists JSON-encoded) and the
 // JSON body (the body wins), validated into one typed TrendRequest. Bad input is a 400 naming the field.
-import { wrenError } from '../platform/errors'
-import { INTERVALS, type Interval } from './dates'
-import { parsePropertyGroup, type PropertyGroup } from '../analytics/property-filters/parse'
-import { isRecord, jsonTooDeep, jsonTooDeepIn } from '../platform/json'
+import { wrenError } from '../../../platform/errors'
+import { INTERVALS, type Interval } from '../../common/dates'
+import { parsePropertyGroup, type PropertyGroup } from '../../../analytics/property-filters/parse'
+import { isRecord, jsonTooDeep, jsonTooDeepIn } from '../../../platform/json'
 
 export const DISPLAYS = [
   'ActionsLineGraph',
@@ -119,24 +119,25 @@ export function mergeInput(query: Record<string, unknown>, body: unknown): Recor
   return { ...merged, ...(body ?? {}) }
 }
 
-const truthy = (v: unknown) => v === true || (typeof v === 'string' && ['true', '1', 'yes'].includes(v.toLowerCase()))
+export const truthy = (v: unknown) => v === true || (typeof v === 'string' && ['true', '1', 'yes'].includes(v.toLowerCase()))
 
-function optString(input: Record<string, unknown>, key: string): string | null {
+export function optString(input: Record<string, unknown>, key: string, prefix = ''): string | null {
   const v = input[key]
   if (v === undefined || v === null || v === '') return null
-  if (typeof v !== 'string') throw wrenError('invalid_input', `${key} must be a string.`, key)
+  if (typeof v !== 'string') throw wrenError('invalid_input', `${prefix}${key} must be a string.`, prefix + key)
   return v
 }
 
-function optInt(input: Record<string, unknown>, key: string, min: number, max: number): number | null {
+export function optInt(input: Record<string, unknown>, key: string, min: number, max: number, prefix = ''): number | null {
   const v = input[key]
   if (v === undefined || v === null || v === '') return null
   const n = Number(v)
   if (!Number.isInteger(n) || n < min || n > max)
-    throw wrenError('invalid_input', `${key} must be an integer between ${min} and ${max}.`, key)
+    throw wrenError('invalid_input', `${prefix}${key} must be an integer between ${min} and ${max}.`, prefix + key)
   return n
 }
 
+/** The legacy filter dialect (insights/trend/, a saved insight's `filters`) read into the trend model. */
 export function parseTrendRequest(input: Record<string, unknown>): TrendRequest {
   const events = listOf(input.events, 'events').filter((e) => typeof e !== 'string')
   const actions = listOf(input.actions, 'actions').filter((e) => typeof e !== 'string')
@@ -149,100 +150,125 @@ export function parseTrendRequest(input: Record<string, unknown>): TrendRequest 
     .map((e, i) => ({ e, i, o: e.order || -1 }))
     .sort((a, b) => a.o - b.o || a.i - b.i)
     .map((x) => x.e)
-  // Aggregating the whole insight by a group type: unique-actor math counts groups instead of persons.
-  const aggregationGroup = optInt(input, 'aggregation_group_type_index', 0, 4)
-  if (aggregationGroup !== null)
-    for (const s of series)
-      if (s.mathGroupTypeIndex === null && ['dau', 'weekly_active', 'monthly_active'].includes(s.math))
-        s.mathGroupTypeIndex = aggregationGroup
-
-  const intervalRaw = optString(input, 'interval') ?? 'day'
-  const interval = (intervalRaw === 'minute' ? 'hour' : intervalRaw) as Interval
-  if (!INTERVALS.includes(interval))
-    throw wrenError('invalid_input', `interval must be one of hour, day, week, month; got '${intervalRaw}'.`, 'interval')
-
-  const displayRaw = optString(input, 'display')
-  const display: Display = displayRaw && (DISPLAYS as readonly string[]).includes(displayRaw) ? (displayRaw as Display) : 'ActionsLineGraph'
-
-  let breakdown = input.breakdown as TrendRequest['breakdown'] | undefined
-  if (breakdown === undefined || breakdown === '' || (Array.isArray(breakdown) && breakdown.length === 0)) breakdown = null
-  if (Array.isArray(breakdown)) breakdown = breakdown.filter((b) => b !== null)
-  if (breakdown !== null && typeof breakdown !== 'string' && typeof breakdown !== 'number' && !Array.isArray(breakdown))
-    throw wrenError('invalid_input', 'breakdown must be a property key, a cohort id or a list of cohort ids.', 'breakdown')
-  let breakdownType = (optString(input, 'breakdown_type') ?? 'event') as BreakdownType
-  if ((breakdownType as string) === 'events') breakdownType = 'event'
-  if (!BREAKDOWN_TYPES.includes(breakdownType))
-    throw wrenError(
-      'invalid_input',
-      `breakdown_type must be one of ${BREAKDOWN_TYPES.join(', ')}; got '${breakdownType}'.`,
-      'breakdown_type',
-    )
-  if (breakdown !== null && breakdownType !== 'cohort' && typeof breakdown !== 'string') {
-    if (typeof breakdown === 'number') breakdown = String(breakdown)
-    else throw wrenError('invalid_input', `A ${breakdownType} breakdown takes one property key as a string.`, 'breakdown')
-  }
-  const breakdowns = parseBreakdowns(input.breakdowns)
-  if (breakdowns) {
-    breakdown = breakdowns[0].property
-    breakdownType = breakdowns[0].type
-  }
-  const breakdownGroupTypeIndex = optInt(input, 'breakdown_group_type_index', 0, 4)
-  if (breakdown !== null && breakdownType === 'group' && breakdownGroupTypeIndex === null)
-    throw wrenError('required', 'A group breakdown needs breakdown_group_type_index.', 'breakdown_group_type_index')
-
-  const formulaRaw = optString(input, 'formula')
-  const formula = formulaRaw ? formulaRaw.replace(/[^a-zA-Z \-*^0-9+/().%]/g, '').trim() || null : null
-
+  const display = displayOf(optString(input, 'display'))
   return {
-    series,
+    series: withAggregationGroup(series, optInt(input, 'aggregation_group_type_index', 0, 4)),
     properties: parsePropertyGroup(input.properties, 'properties'),
     rawProperties: input.properties ?? [],
     filterTestAccounts: truthy(input.filter_test_accounts),
     dateFrom: optString(input, 'date_from'),
     dateTo: optString(input, 'date_to'),
     explicitDate: truthy(input.explicit_date),
-    interval,
+    interval: intervalOf(optString(input, 'interval'), 'interval'),
     display,
-    breakdown,
-    breakdownType,
-    breakdownLimit: optInt(input, 'breakdown_limit', 1, 10_000) ?? (display === 'WorldMap' ? 250 : 25),
+    ...breakdownOf(input, display, ''),
     breakdownOffset: optInt(input, 'offset', 0, 1_000_000) ?? 0,
-    breakdownGroupTypeIndex,
-    breakdownNormalizeUrl: truthy(input.breakdown_normalize_url),
-    breakdownHideOtherAggregation: truthy(input.breakdown_hide_other_aggregation),
-    breakdowns,
     compare: truthy(input.compare),
     compareTo: optString(input, 'compare_to'),
-    formula,
+    formula: formulaOf(optString(input, 'formula')),
     smoothingIntervals: optInt(input, 'smoothing_intervals', 1, 1000) ?? 1,
   }
 }
 
-function parseBreakdowns(raw: unknown): BreakdownSpec[] | null {
+/** Aggregating the whole insight by a group type: unique-actor math counts groups instead of persons. */
+export function withAggregationGroup(series: SeriesEntity[], aggregationGroup: number | null): SeriesEntity[] {
+  if (aggregationGroup !== null)
+    for (const s of series)
+      if (s.mathGroupTypeIndex === null && ['dau', 'weekly_active', 'monthly_active'].includes(s.math))
+        s.mathGroupTypeIndex = aggregationGroup
+  return series
+}
+
+export function intervalOf(raw: string | null, attr: string): Interval {
+  const intervalRaw = raw ?? 'day'
+  const interval = (intervalRaw === 'minute' ? 'hour' : intervalRaw) as Interval
+  if (!INTERVALS.includes(interval))
+    throw wrenError('invalid_input', `${attr} must be one of hour, day, week, month; got '${intervalRaw}'.`, attr)
+  return interval
+}
+
+export const displayOf = (raw: string | null): Display =>
+  raw && (DISPLAYS as readonly string[]).includes(raw) ? (raw as Display) : 'ActionsLineGraph'
+
+export const formulaOf = (raw: string | null): string | null => (raw ? raw.replace(/[^a-zA-Z \-*^0-9+/().%]/g, '').trim() || null : null)
+
+type BreakdownFields = Pick<
+  TrendRequest,
+  | 'breakdown'
+  | 'breakdownType'
+  | 'breakdownLimit'
+  | 'breakdownGroupTypeIndex'
+  | 'breakdownNormalizeUrl'
+  | 'breakdownHideOtherAggregation'
+  | 'breakdowns'
+>
+
+/**
+ * The breakdown fields, which both dialects name alike (the legacy filter at its top level, a TrendsQuery in
+ * its `breakdownFilter`); `prefix` is where they sit, for the 400's attr.
+ */
+export function breakdownOf(input: Record<string, unknown>, display: Display, prefix: string): BreakdownFields {
+  let breakdown = input.breakdown as TrendRequest['breakdown'] | undefined
+  if (breakdown === undefined || breakdown === '' || (Array.isArray(breakdown) && breakdown.length === 0)) breakdown = null
+  if (Array.isArray(breakdown)) breakdown = breakdown.filter((b) => b !== null)
+  if (breakdown !== null && typeof breakdown !== 'string' && typeof breakdown !== 'number' && !Array.isArray(breakdown))
+    throw wrenError('invalid_input', 'breakdown must be a property key, a cohort id or a list of cohort ids.', `${prefix}breakdown`)
+  let breakdownType = (optString(input, 'breakdown_type', prefix) ?? 'event') as BreakdownType
+  if ((breakdownType as string) === 'events') breakdownType = 'event'
+  if (!BREAKDOWN_TYPES.includes(breakdownType))
+    throw wrenError(
+      'invalid_input',
+      `breakdown_type must be one of ${BREAKDOWN_TYPES.join(', ')}; got '${breakdownType}'.`,
+      `${prefix}breakdown_type`,
+    )
+  if (breakdown !== null && breakdownType !== 'cohort' && typeof breakdown !== 'string') {
+    if (typeof breakdown === 'number') breakdown = String(breakdown)
+    else throw wrenError('invalid_input', `A ${breakdownType} breakdown takes one property key as a string.`, `${prefix}breakdown`)
+  }
+  const breakdowns = parseBreakdowns(input.breakdowns, `${prefix}breakdowns`)
+  if (breakdowns) {
+    breakdown = breakdowns[0].property
+    breakdownType = breakdowns[0].type
+  }
+  const breakdownGroupTypeIndex = optInt(input, 'breakdown_group_type_index', 0, 4, prefix)
+  if (breakdown !== null && breakdownType === 'group' && breakdownGroupTypeIndex === null)
+    throw wrenError('required', 'A group breakdown needs breakdown_group_type_index.', `${prefix}breakdown_group_type_index`)
+  return {
+    breakdown,
+    breakdownType,
+    breakdownLimit: optInt(input, 'breakdown_limit', 1, 10_000, prefix) ?? (display === 'WorldMap' ? 250 : 25),
+    breakdownGroupTypeIndex,
+    breakdownNormalizeUrl: truthy(input.breakdown_normalize_url),
+    breakdownHideOtherAggregation: truthy(input.breakdown_hide_other_aggregation),
+    breakdowns,
+  }
+}
+
+function parseBreakdowns(raw: unknown, attr: string): BreakdownSpec[] | null {
   let value = raw
   if (typeof raw === 'string') {
     try {
       value = JSON.parse(raw)
     } catch {
-      throw wrenError('invalid_input', 'breakdowns must be a JSON list like [{"property": "$browser", "type": "event"}].', 'breakdowns')
+      throw wrenError('invalid_input', 'breakdowns must be a JSON list like [{"property": "$browser", "type": "event"}].', attr)
     }
     if (jsonTooDeepIn(value)) throw jsonTooDeep('breakdowns')
   }
   if (value === undefined || value === null || (Array.isArray(value) && value.length === 0)) return null
-  if (!Array.isArray(value)) throw wrenError('invalid_input', 'breakdowns must be a list of {property, type}.', 'breakdowns')
+  if (!Array.isArray(value)) throw wrenError('invalid_input', 'breakdowns must be a list of {property, type}.', attr)
   return value.slice(0, 3).map((b, i) => {
     if (!isRecord(b) || typeof b.property !== 'string' || !b.property)
-      throw wrenError('invalid_input', `breakdowns[${i}] needs a string property.`, 'breakdowns')
+      throw wrenError('invalid_input', `breakdowns[${i}] needs a string property.`, attr)
     const type = (b.type ?? 'event') as BreakdownType
     if (!BREAKDOWN_TYPES.includes(type) || type === 'cohort')
       throw wrenError(
         'invalid_input',
         `breakdowns[${i}].type must be one of ${BREAKDOWN_TYPES.filter((t) => t !== 'cohort').join(', ')}.`,
-        'breakdowns',
+        attr,
       )
     const idx = b.group_type_index === undefined || b.group_type_index === null ? null : Number(b.group_type_index)
     if (type === 'group' && (idx === null || !Number.isInteger(idx) || idx < 0 || idx > 4))
-      throw wrenError('required', `breakdowns[${i}]: a group breakdown needs group_type_index 0-4.`, 'breakdowns')
+      throw wrenError('required', `breakdowns[${i}]: a group breakdown needs group_type_index 0-4.`, attr)
     return { property: b.property, type: type as BreakdownSpec['type'], normalizeUrl: truthy(b.normalize_url), groupTypeIndex: idx }
   })
 }
@@ -253,9 +279,10 @@ function listOf(raw: unknown, attr: string): unknown[] {
   return raw
 }
 
-function entity(raw: unknown, kind: 'events' | 'actions', attr: string): SeriesEntity {
+/** One series entity; `idKey`: where its event name or action id is (`id` in the legacy filter, `event` in an EventsNode). */
+export function entity(raw: unknown, kind: 'events' | 'actions', attr: string, idKey = 'id'): SeriesEntity {
   if (!isRecord(raw)) throw wrenError('invalid_input', `${attr} must be an object like {"id": "$pageview"}.`, attr)
-  let id = raw.id as string | number | null | undefined
+  let id = raw[idKey] as string | number | null | undefined
   if (id === undefined) id = null
   if (kind === 'events' && id !== null && typeof id !== 'string') id = String(id)
   if (kind === 'actions' && id !== null) {

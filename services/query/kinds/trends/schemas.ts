@@ -1,6 +1,6 @@
 // What the trend routes answer: declared once, for the routes, the OpenAPI document and the web app's types.
 import { Type } from 'typebox'
-import { AnyObject } from '../platform/http/schemas'
+import { AnyObject } from '../../../platform/http/schemas'
 
 /** One series of a trend (shape.ts's SeriesResult): a value per bucket, or one aggregated value. */
 export const TrendSeries = Type.Object(

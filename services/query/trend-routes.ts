@@ -1,19 +1,21 @@
-// GET|POST /api/environments/:project_id/insights/trend/ (and /api/projects/...), scope insight:read.
-import type { FastifyInstance, FastifyReply, FastifyRequest } from 'fastify'
+// GET|POST /api/environments/:project_id/insights/trend/ (and /api/projects/...), scope insight:read: the
+// legacy trend endpoint. Its filter is a dialect of the TrendsQuery kind, read into the same model and run by
+// the same runner (cache and all) as POST …/query/ with a TrendsQuery.
+import type { FastifyReply, FastifyRequest } from 'fastify'
 import type { Caller } from '../platform/http/auth'
 import { Type } from 'typebox'
 import { absoluteUrl } from '../platform/http/request-url'
 import { callerGone } from '../platform/http/caller-gone'
 import { formatOf } from '../platform/http/format'
 import { isRecord } from '../platform/json'
-import { routesOf } from '../platform/http/route'
+import type { routesOf } from '../platform/http/route'
 import { AnyObject, Format } from '../platform/http/schemas'
-import { TrendAnswer } from './schemas'
-import type { Tenants } from '../platform/tenancy'
-import { wallDate } from '../analytics/time/wall-time'
-import { trendCsv } from './csv'
-import { BREAKDOWN_TYPES, DISPLAYS, mergeInput, parseTrendRequest } from './request'
-import type { TrendService } from './service'
+import { TrendAnswer } from './kinds/trends/schemas'
+import { trendCsv } from './kinds/trends/csv'
+import { floatsOf, type TrendAnswer as TrendResults } from './kinds/trends/compute'
+import { trendsKind } from './kinds/trends'
+import { BREAKDOWN_TYPES, DISPLAYS, mergeInput, parseTrendRequest } from './kinds/trends/request'
+import type { QueryRunner } from './runner'
 
 // PostHog's legacy trend filter: in the query string, lists and objects are JSON-encoded; in a POST body
 // they are JSON. request.ts reads both into one TrendRequest and names the field of any bad input.
@@ -45,35 +47,38 @@ const TrendQuery = Type.Object({
   format: Type.Optional(Format),
 })
 
-export async function trendRoutes(
-  app: FastifyInstance,
-  deps: { projects: Tenants; trends: TrendService; siteUrl: string | null },
-): Promise<void> {
-  const route = routesOf(app, { projects: deps.projects, tag: 'insights' })
+/** Declared in the query routes' group (routes.ts). */
+export function trendRoutes(route: ReturnType<typeof routesOf>, deps: { runner: QueryRunner; siteUrl: string | null }): void {
   const handle = async (request: FastifyRequest, reply: FastifyReply, { project, key }: Caller, body: unknown) => {
     const format = formatOf(request)
     const query = { ...(request.query as Record<string, unknown>) }
     delete query.format
     const input = mergeInput(query, body)
     const trendRequest = parseTrendRequest(input)
-    const out = await deps.trends.run(project, trendRequest, {
-      refresh: refreshRequested(request.query, body),
+    const { body: answer } = await deps.runner.execute(trendsKind, trendRequest, {
+      project,
       viewer: key,
       signal: callerGone(reply),
+      mode: refreshRequested(request.query, body) ? 'force_blocking' : 'blocking',
     })
+    const out = answer as TrendResults & { is_cached: boolean; last_refresh: string; timezone: string }
     if (format === 'csv') {
-      const filename = `export (${trendRequest.dateFrom ? wallDate(out.dateFrom) : 'up until'} - ${wallDate(out.dateTo)}) from PostHog.csv`
+      // The range's first and last days, in the project's timezone (the resolved dates carry its offset).
+      const [from, to] = [out.resolved_date_range.date_from.slice(0, 10), out.resolved_date_range.date_to.slice(0, 10)]
+      const filename = `export (${trendRequest.dateFrom ? from : 'up until'} - ${to}) from PostHog.csv`
       return reply
         .status(200)
         .type('text/csv; charset=utf-8')
         .header('content-disposition', `attachment; filename="${filename}"`)
-        .send(trendCsv(out.body.result, out.floats))
+        .send(trendCsv(out.results, floatsOf(out.results, trendRequest)))
     }
     // PostHog's `next` raises `offset` by the limit; Wren's pages the breakdown values, and ends at the last.
     const next = out.hasMore
       ? absoluteUrl(request, deps.siteUrl, { offset: trendRequest.breakdownOffset + trendRequest.breakdownLimit })
       : null
-    return reply.status(200).send({ ...out.body, next })
+    return reply
+      .status(200)
+      .send({ is_cached: out.is_cached, last_refresh: out.last_refresh, timezone: out.timezone, result: out.results, next })
   }
   const summary = 'Compute a trend: event counts (or other math) per interval, per series and breakdown'
   const answer = { 200: TrendAnswer }

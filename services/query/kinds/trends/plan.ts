@@ -2,24 +2,24 @@
 // viewer may not see — into the one query to run (SQL and its parameters) and what shaping its rows needs.
 // What the plan reads besides definitions is what the SQL depends on: the earliest event (for "all"),
 // whether the project has person merges, and the hidden persons.
-import type { ClickHouseClient } from '../platform/clickhouse'
-import { queryRows } from '../platform/clickhouse'
-import { wrenError } from '../platform/errors'
-import { SqlParams } from '../platform/clickhouse/params'
-import type { PersonalApiKey, Project } from '../platform/tenancy'
-import { hiddenPersons, visibleEventsSql } from '../platform/http/hidden-persons'
-import type { Action, ActionStore } from '../actions/store'
-import { actionSql, cohortIdsOfAction } from '../actions/match'
-import type { Cohort, CohortStore } from '../cohorts/store'
-import { cohortIdsIn, cohortResolver } from '../cohorts/membership'
-import { instantParam, previousRange, resolveRange, type DateRange, type DateRangeInput } from './dates'
-import { compileHogql } from '../analytics/sql/hogql'
-import { EventPersonId, hasPersonOverrides } from '../analytics/sql/persons-sql'
-import { eventColumns, type FilterContext } from '../analytics/property-filters/sql'
-import type { PropertyColumnSource } from '../analytics/sql/materialized-properties'
-import { parsePropertyGroup, type PropertyGroup } from '../analytics/property-filters/parse'
+import type { ClickHouseClient } from '../../../platform/clickhouse'
+import { queryRows } from '../../../platform/clickhouse'
+import { wrenError } from '../../../platform/errors'
+import { SqlParams } from '../../../platform/clickhouse/params'
+import type { PersonalApiKey, Project } from '../../../platform/tenancy'
+import { hiddenPersons, visibleEventsSql } from '../../../platform/http/hidden-persons'
+import type { Action, ActionStore } from '../../../actions/store'
+import { actionSql, cohortIdsOfAction } from '../../../actions/match'
+import type { Cohort, CohortStore } from '../../../cohorts/store'
+import { cohortIdsIn, cohortResolver } from '../../../cohorts/membership'
+import { instantParam, previousRange, resolveRange, type DateRange, type DateRangeInput } from '../../common/dates'
+import { compileHogql } from '../../../analytics/sql/hogql'
+import { EventPersonId, hasPersonOverrides } from '../../../analytics/sql/persons-sql'
+import { eventColumns, type FilterContext } from '../../../analytics/property-filters/sql'
+import type { PropertyColumnSource } from '../../../analytics/sql/materialized-properties'
+import { parsePropertyGroup, type PropertyGroup } from '../../../analytics/property-filters/parse'
 import { breakdownExpr, buildTrendQuery, type ResolvedSeries } from './query'
-import { SessionColumns } from '../analytics/sql/sessions'
+import { SessionColumns } from '../../../analytics/sql/sessions'
 import { isTotalValue, PROPERTY_MATHS, type SeriesEntity, type TrendRequest } from './request'
 
 export interface TrendPlanDeps {
@@ -70,6 +70,37 @@ export async function seriesActions(
   return found
 }
 
+export interface TrendDefinitions {
+  /** The request's properties, with the project's test-account filters when it asks for them. */
+  globalProperties: PropertyGroup
+  /** The actions its series name, deleted ones left out (their series are dropped). */
+  actions: Map<number, Action>
+  /** Every cohort any filter or the breakdown could reach, by id. */
+  cohorts: Map<number, Cohort>
+}
+
+/** The definitions a trend resolves: what its answer depends on besides the query and the data (kind.ts definitions). */
+export async function trendDefinitions(
+  deps: Pick<TrendPlanDeps, 'actions' | 'cohorts'>,
+  project: Project,
+  request: TrendRequest,
+): Promise<TrendDefinitions> {
+  const testFilters = request.filterTestAccounts
+    ? parsePropertyGroup(project.settings.test_account_filters ?? [], 'test_account_filters')
+    : null
+  const globalProperties: PropertyGroup =
+    testFilters && testFilters.values.length ? { type: 'AND', values: [request.properties, testFilters] } : request.properties
+  const actions = new Map([...(await seriesActions(deps, project, request))].filter(([, a]) => !a.deleted))
+  const series = request.series.filter((s) => s.kind === 'events' || actions.has(Number(s.id)))
+  const needsCohorts =
+    cohortIdsIn(globalProperties).length > 0 ||
+    series.some((s) => cohortIdsIn(s.properties).length > 0) ||
+    request.breakdownType === 'cohort' ||
+    [...actions.values()].some((a) => cohortIdsOfAction(a).length > 0)
+  const cohorts = needsCohorts ? new Map((await deps.cohorts.list(project.id)).map((c) => [c.id, c] as const)) : new Map<number, Cohort>()
+  return { globalProperties, actions, cohorts }
+}
+
 /** `viewer`: the key asking; events of persons it may not see are left out. */
 export async function planTrend(
   deps: TrendPlanDeps,
@@ -83,22 +114,8 @@ export async function planTrend(
   const weekStartDay = Number(project.settings.week_start_day) === 1 ? 1 : 0
   const totalValue = isTotalValue(request.display)
   const cumulative = request.display === 'ActionsLineGraphCumulative'
-  const testFilters = request.filterTestAccounts
-    ? parsePropertyGroup(project.settings.test_account_filters ?? [], 'test_account_filters')
-    : null
-  const globalProperties: PropertyGroup =
-    testFilters && testFilters.values.length ? { type: 'AND', values: [request.properties, testFilters] } : request.properties
-
-  // A deleted action drops its series.
-  const actions = new Map([...(await seriesActions(deps, project, request))].filter(([, a]) => !a.deleted))
-  // And every cohort any filter could reach.
+  const { globalProperties, actions, cohorts } = await trendDefinitions(deps, project, request)
   const series = request.series.filter((s) => s.kind === 'events' || actions.has(Number(s.id)))
-  const needsCohorts =
-    cohortIdsIn(globalProperties).length > 0 ||
-    series.some((s) => cohortIdsIn(s.properties).length > 0) ||
-    request.breakdownType === 'cohort' ||
-    [...actions.values()].some((a) => cohortIdsOfAction(a).length > 0)
-  const cohorts = needsCohorts ? new Map((await deps.cohorts.list(project.id)).map((c) => [c.id, c] as const)) : new Map<number, Cohort>()
 
   const earliest = request.dateFrom === 'all' ? await earliestEvent(clickhouse, project.id) : null
   const rangeInput: DateRangeInput = {

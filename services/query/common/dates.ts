@@ -1,7 +1,7 @@
 // Date ranges of a trend: `date_from`/`date_to` (read by analytics/time/date-params.ts), PostHog's rounding
 // rules, the bucket list, `days` and `labels`, and the previous period for compare. All in wall time of
 // the project's timezone (see analytics/time/wall-time.ts).
-import { wrenError } from '../platform/errors'
+import { wrenError } from '../../platform/errors'
 import {
   addDays,
   addMonths,
@@ -16,8 +16,8 @@ import {
   wallDate,
   wallDateTime,
   withTimeOf,
-} from '../analytics/time/wall-time'
-import { parseDate, type ParsedDate } from '../analytics/time/date-params'
+} from '../../analytics/time/wall-time'
+import { parseDate, type ParsedDate } from '../../analytics/time/date-params'
 
 export type Interval = 'hour' | 'day' | 'week' | 'month'
 export const INTERVALS: readonly Interval[] = ['hour', 'day', 'week', 'month']

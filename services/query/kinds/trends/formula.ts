@@ -1,6 +1,6 @@
 // Trend formulas such as `A + B` or `(A-B)/B*100`: arithmetic over series letters (A = the first series),
 // parsed once and evaluated bucket by bucket. Division by zero gives 0, as in PostHog.
-import { wrenError } from '../platform/errors'
+import { wrenError } from '../../../platform/errors'
 
 type Node =
   | { kind: 'num'; value: number }

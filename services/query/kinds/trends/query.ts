@@ -2,14 +2,14 @@
 // rows of (series, period, bucket, breakdown, value); a breakdown keeps one page of its values per series
 // and sums the rest into "Other" in the query (pageOfBreakdowns). Zero-filling, cumulative sums and formulas
 // happen afterwards on these few rows (shape.ts). User input only enters as parameters.
-import { wrenError } from '../platform/errors'
-import type { SqlParams } from '../platform/clickhouse/params'
-import { bucketKey, instantParam, type DateRange, type Interval } from './dates'
-import type { EventPersonId, PersonIdColumn } from '../analytics/sql/persons-sql'
-import { compileGroup, jsonValue, type FilterContext } from '../analytics/property-filters/sql'
-import type { PropertyColumnSource } from '../analytics/sql/materialized-properties'
-import type { PropertyGroup } from '../analytics/property-filters/parse'
-import { SESSION_JOIN_SETTINGS, sessionJoin, type SessionColumns } from '../analytics/sql/sessions'
+import { wrenError } from '../../../platform/errors'
+import type { SqlParams } from '../../../platform/clickhouse/params'
+import { bucketKey, instantParam, type DateRange, type Interval } from '../../common/dates'
+import type { EventPersonId, PersonIdColumn } from '../../../analytics/sql/persons-sql'
+import { compileGroup, jsonValue, type FilterContext } from '../../../analytics/property-filters/sql'
+import type { PropertyColumnSource } from '../../../analytics/sql/materialized-properties'
+import type { PropertyGroup } from '../../../analytics/property-filters/parse'
+import { SESSION_JOIN_SETTINGS, sessionJoin, type SessionColumns } from '../../../analytics/sql/sessions'
 import { COUNT_PER_ACTOR_MATHS, PROPERTY_MATHS, type MathType, type SeriesEntity, type TrendRequest } from './request'
 
 export const NULL_LABEL = '$$_posthog_breakdown_null_$$'

@@ -1,6 +1,6 @@
 // From query rows to PostHog's series objects: zero-filled buckets, days and labels, cumulative sums,
 // smoothing, the breakdown page the query chose in PostHog's order ("other" last), compare periods and formulas.
-import { bucketKey, dayString, isoInTz, labelFor, type DateRange } from './dates'
+import { bucketKey, dayString, isoInTz, labelFor, type DateRange } from '../../common/dates'
 import { parseFormula } from './formula'
 import { MULTI_SEPARATOR, NULL_LABEL, OTHER_LABEL, type TrendRow } from './query'
 import type { SeriesEntity, TrendRequest } from './request'
