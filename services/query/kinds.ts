@@ -4,10 +4,11 @@
 import { wrenError } from '../platform/errors'
 import { isRecord } from '../platform/json'
 import type { QueryKind } from './kind'
+import { hogqlQueryKind, type HogqlDeps } from './kinds/hogql'
 import { trendsKind, type TrendDeps } from './kinds/trends'
 
 /** What the kinds are built with: the union of every row's dependencies (services.ts builds it). */
-export type QueryDeps = TrendDeps
+export type QueryDeps = TrendDeps & HogqlDeps
 
 /** A kind as the runner holds it: its model is opaque to the runner. */
 // eslint-disable-next-line @typescript-eslint/no-explicit-any
@@ -15,6 +16,7 @@ export type AnyKind = QueryKind<any, QueryDeps>
 
 export const KINDS: Readonly<Record<string, AnyKind>> = {
   TrendsQuery: trendsKind,
+  HogQLQuery: hogqlQueryKind,
 }
 
 /** The query kinds of PostHog's schema (NodeKind) that run a query: those not in KINDS are refused as not computed yet. */
