@@ -5,7 +5,7 @@
 import { useEffect, useState } from 'preact/hooks'
 import type { ComponentChildren } from 'preact'
 import { get, patch, post, WHOLE_LIST, withQuery } from '../api'
-import type { Dashboard, DashboardSummary, Insight, Paginated, RecordingPage, Tile } from '../answers'
+import type { Dashboard, DashboardSummary, Insight, Paginated, RecordingPage, Tile, TrendSeries } from '../answers'
 import { Empty, ErrorBox, Loading } from '../components/feedback'
 import { PageHeader } from '../components/headers'
 import { Listing } from '../components/listing'
@@ -319,7 +319,7 @@ function InsightTileBody({ insight, noEvents }: { insight: Insight; noEvents: bo
     const answer = sqlAnswer(insight)
     return answer ? <SqlResult answer={answer} compact /> : <p class="muted tile-note">Not computed yet: Refresh computes it.</p>
   }
-  const result = insight.result ?? []
+  const result = ((insight.result ?? []) as Array<TrendSeries | unknown[]>).filter((s): s is TrendSeries => !Array.isArray(s))
   const total = result.reduce((n, s) => n + Math.abs(s.aggregated_value ?? s.count), 0)
   if (total === 0 && noEvents)
     return <p class="muted tile-note">Waiting for the first events: this fills in once the snippet sends some.</p>
