@@ -142,7 +142,23 @@ export function errorPlace(sql: string, error: { detail: string; body?: Json | n
   return null
 }
 
-/** HogQL's tables as Wren serves them, with their fields (PostHog's names). */
+/** The session fields HogQL reads, on `sessions` and through an event's `session.` (Wren's computed ones). */
+const SESSION_FIELDS = [
+  '$start_timestamp',
+  '$end_timestamp',
+  '$session_duration',
+  '$entry_current_url',
+  '$end_current_url',
+  '$exit_current_url',
+  '$entry_pathname',
+  '$end_pathname',
+  '$exit_pathname',
+  '$pageview_count',
+  '$autocapture_count',
+  '$screen_count',
+]
+
+/** HogQL's tables as Wren serves them (services/analytics/hogql/schema.ts), with their fields: PostHog's names. */
 export const HOGQL_TABLES: Record<string, string[]> = {
   events: [
     'uuid',
@@ -157,6 +173,7 @@ export const HOGQL_TABLES: Record<string, string[]> = {
     'person_id',
     'person',
     'session',
+    'pdi',
     '$group_0',
     '$group_1',
     '$group_2',
@@ -164,28 +181,34 @@ export const HOGQL_TABLES: Record<string, string[]> = {
     '$group_4',
   ],
   persons: ['id', 'created_at', 'properties', 'is_identified'],
-  person_distinct_ids: ['distinct_id', 'person_id', 'person'],
-  sessions: [
-    'session_id',
-    'distinct_id',
-    '$start_timestamp',
-    '$end_timestamp',
-    '$session_duration',
-    '$entry_current_url',
-    '$end_current_url',
-    '$exit_current_url',
-    '$entry_pathname',
-    '$end_pathname',
-    '$exit_pathname',
-    '$pageview_count',
-    '$autocapture_count',
-    '$screen_count',
-  ],
-  groups: ['index', 'key', 'created_at', 'updated_at', 'properties'],
+  person_distinct_ids: ['distinct_id', 'person_id'],
+  sessions: ['session_id', 'id', 'distinct_id', 'duration', ...SESSION_FIELDS],
+  groups: ['index', 'key', 'created_at', 'properties'],
 }
 
-/** The fields behind a lazy join of `events` (`person.…`, `session.…`) and of `person_distinct_ids`. */
-const JOINS: Record<string, string> = { person: 'persons', session: 'sessions' }
+/** What follows a name in a chain: its fields, whose `properties` it has, and the names that lead further. */
+interface ChainLevel {
+  fields: string[]
+  properties?: 'event' | 'person' | 'group'
+  joins?: Record<string, ChainLevel>
+}
+
+/** The chains a table reads: an event's `person.`, `session.` and `pdi.` (its lazy joins in PostHog). */
+export const CHAINS: Record<string, ChainLevel> = {
+  events: {
+    fields: HOGQL_TABLES.events,
+    properties: 'event',
+    joins: {
+      person: { fields: ['id', 'properties', 'created_at'], properties: 'person' },
+      session: { fields: SESSION_FIELDS },
+      pdi: { fields: ['distinct_id', 'person_id'] },
+    },
+  },
+  persons: { fields: HOGQL_TABLES.persons, properties: 'person' },
+  person_distinct_ids: { fields: HOGQL_TABLES.person_distinct_ids },
+  sessions: { fields: HOGQL_TABLES.sessions },
+  groups: { fields: HOGQL_TABLES.groups, properties: 'group' },
+}
 
 /** HogQL functions the editor offers: the common ones of PostHog's function registry. */
 export const HOGQL_FUNCTIONS = [
@@ -306,7 +329,7 @@ export type Offer =
 
 /**
  * What to offer after `chain` (the dotted names before the word being typed, e.g. ['person', 'properties']) in
- * `sql`: a table's or lazy join's fields, property names, or (no chain) the fields of the tables the query reads
+ * `sql`: a table's or a chain's fields, property names, or (no chain) the fields of the tables the query reads
  * with HogQL's functions; null when nothing fits.
  */
 export function offerAt(sql: string, chain: string[]): Offer | null {
@@ -315,21 +338,17 @@ export function offerAt(sql: string, chain: string[]): Offer | null {
     const fields = tables.flatMap((t) => HOGQL_TABLES[t.table])
     return { kind: 'names', fields: [...new Set(fields)] }
   }
-  // A table alias or a table name first: what follows is read in that table.
+  // A table alias or a table name first: what follows is read in that table; else in the first table read.
   const head = chain[0]
   const named = tables.find((t) => t.alias === head)?.table ?? (head in HOGQL_TABLES ? head : null)
-  let table = named ?? tables[0]?.table ?? 'events'
-  let rest = named ? chain.slice(1) : chain
-  for (;;) {
-    if (!rest.length) return { kind: 'fields', fields: HOGQL_TABLES[table] ?? [] }
-    const [next, ...after] = rest
-    if (next === 'properties' && after.length === 0)
-      return { kind: 'properties', of: table === 'persons' ? 'person' : table === 'groups' ? 'group' : 'event' }
-    const joined = table === 'events' || table === 'person_distinct_ids' ? JOINS[next] : undefined
-    if (!joined) return null
-    table = joined
-    rest = after
+  let level: ChainLevel | undefined = CHAINS[named ?? tables[0]?.table ?? 'events']
+  const rest = named ? chain.slice(1) : chain
+  for (const [i, name] of rest.entries()) {
+    if (name === 'properties' && i === rest.length - 1 && level.properties) return { kind: 'properties', of: level.properties }
+    level = level.joins?.[name]
+    if (!level) return null
   }
+  return { kind: 'fields', fields: level.fields }
 }
 
 /** A name as HogQL reads it in a chain: as it is when it is a plain identifier, else in backticks. */
