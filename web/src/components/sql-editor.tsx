@@ -17,7 +17,8 @@ import {
   type DecorationSet,
 } from '@codemirror/view'
 import { defaultKeymap, history, historyKeymap } from '@codemirror/commands'
-import { bracketMatching, defaultHighlightStyle, syntaxHighlighting, syntaxTree } from '@codemirror/language'
+import { HighlightStyle, bracketMatching, defaultHighlightStyle, syntaxHighlighting, syntaxTree } from '@codemirror/language'
+import { tags } from '@lezer/highlight'
 import {
   autocompletion,
   closeBrackets,
@@ -45,11 +46,15 @@ const HogQL = SQLDialect.define({
     'select from where group by order having limit offset with as and or not in is null like ilike between case when then else end ' +
     'join left right inner outer full cross on using union all distinct asc desc interval array prewhere qualify sample over partition ' +
     'rows range window true false',
-  builtin: HOGQL_FUNCTIONS.join(' '),
+  // The highlighter looks words up lower-cased.
+  builtin: HOGQL_FUNCTIONS.join(' ').toLowerCase(),
   identifierQuotes: '`"',
   specialVar: '$?',
   caseInsensitiveIdentifiers: true,
 })
+
+/** HogQL's functions in a colour of their own (the default style leaves them plain). */
+const FUNCTION_STYLE = HighlightStyle.define([{ tag: tags.standard(tags.name), color: '#0e7490' }])
 
 const setError = StateEffect.define<EditorError | null>()
 
@@ -199,6 +204,7 @@ export function SqlEditor({
       highlightActiveLine(),
       bracketMatching(),
       closeBrackets(),
+      syntaxHighlighting(FUNCTION_STYLE),
       syntaxHighlighting(defaultHighlightStyle),
       sql({ dialect: HogQL }),
       HogQL.language.data.of({ autocomplete: hogqlCompletions((of, search) => handlers.current.propertyNames(of, search)) }),
