@@ -9,6 +9,7 @@ import { wrenError } from '../platform/errors'
 import { pageLinks, pageRequest } from '../platform/http/request-url'
 import { sendFormatted } from '../platform/http/format'
 import { routesOf } from '../platform/http/route'
+import { callerGone } from '../platform/http/caller-gone'
 import { Format, Limit, OffsetUpTo } from '../platform/http/schemas'
 import { EventPage } from './schemas'
 import { SqlParams } from '../platform/clickhouse/params'
@@ -92,6 +93,7 @@ export async function eventRoutes(
          WHERE ${where.join(' AND ')} ORDER BY timestamp DESC, uuid DESC
          LIMIT {limit:UInt32} OFFSET {offset:UInt32}${sessions.used ? ` SETTINGS ${SESSION_JOIN_SETTINGS}` : ''}`,
         { ...params.values, team: caller.project.id, limit: limit + 1, offset: paging.offset },
+        { signal: callerGone(reply) },
       )
       const page = rows.slice(0, limit)
       const last = page[page.length - 1]

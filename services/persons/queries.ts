@@ -28,6 +28,8 @@ export interface ListFilters {
   cohorts?: Map<number, Cohort>
   limit: number
   offset: number
+  /** The caller's (platform/http/caller-gone.ts): the list's queries stop once it aborts. */
+  signal?: AbortSignal
 }
 
 const LATEST_PERSONS_AND_DELETED = `
@@ -68,6 +70,7 @@ export class PersonQueries {
        FROM (${LATEST_PERSONS}) ${where.length ? 'WHERE ' + where.join(' AND ') : ''}
        ORDER BY created_at DESC, id DESC LIMIT {limit:UInt32} OFFSET {offset:UInt32}`,
       { ...params.values, team: teamId, limit: f.limit, offset: f.offset },
+      { signal: f.signal },
     )
     let total = Number(rows[0]?.total ?? 0)
     if (rows.length === 0 && f.offset > 0) {
@@ -75,6 +78,7 @@ export class PersonQueries {
         this.client,
         `SELECT count() AS c FROM (${LATEST_PERSONS}) ${where.length ? 'WHERE ' + where.join(' AND ') : ''}`,
         { ...params.values, team: teamId },
+        { signal: f.signal },
       )
       total = Number(c?.c ?? 0)
     }

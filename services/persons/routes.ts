@@ -10,6 +10,7 @@ import { pageLinks, pageRequest } from '../platform/http/request-url'
 import { formatOf, sendFormatted } from '../platform/http/format'
 import { sendCsv } from '../platform/http/csv'
 import { routesOf } from '../platform/http/route'
+import { callerGone } from '../platform/http/caller-gone'
 import {
   ActivityPage,
   ActivityPaging,
@@ -114,7 +115,12 @@ export async function personRoutes(app: FastifyInstance, deps: PersonRouteDeps):
           for await (const p of queries.each(caller.project.id, filters, CSV_LIMIT)) yield serializePerson(p, levelOf(p))
         })
       const page = pageRequest(q, DEFAULT_LIMIT)
-      const { total, persons } = await queries.list(caller.project.id, { ...filters, limit: page.limit, offset: page.offset })
+      const { total, persons } = await queries.list(caller.project.id, {
+        ...filters,
+        limit: page.limit,
+        offset: page.offset,
+        signal: callerGone(reply),
+      })
       const results = persons.map((p) => serializePerson(p, levelOf(p)))
       return sendFormatted(request, reply, 200, { count: total, ...pageLinks(request, deps.siteUrl, page, { count: total }), results })
     },

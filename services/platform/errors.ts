@@ -168,6 +168,21 @@ const CLICKHOUSE_INPUT_ERRORS: Record<string, (message: string) => WrenError | n
   // A function's argument past what it takes (round(x, 99999999)); PostHog shows both to the user too.
   ARGUMENT_OUT_OF_BOUND: (m) => badExpression(m),
   BAD_ARGUMENTS: (m) => badExpression(m),
+  // A HogQL query's own shape that ClickHouse refuses once it reads it (PostHog exposes these too, posthog/errors.py).
+  NUMBER_OF_ARGUMENTS_DOESNT_MATCH: (m) => badExpression(m),
+  TOO_FEW_ARGUMENTS_FOR_FUNCTION: (m) => badExpression(m),
+  TOO_MANY_ARGUMENTS_FOR_FUNCTION: (m) => badExpression(m),
+  UNKNOWN_IDENTIFIER: (m) => badExpression(m),
+  AMBIGUOUS_IDENTIFIER: (m) => badExpression(m),
+  AMBIGUOUS_COLUMN_NAME: (m) => badExpression(m),
+  MULTIPLE_EXPRESSIONS_FOR_ALIAS: (m) => badExpression(m),
+  CYCLIC_ALIASES: (m) => badExpression(m),
+  SIZES_OF_ARRAYS_DONT_MATCH: (m) => badExpression(m),
+  INVALID_JOIN_ON_EXPRESSION: (m) => badExpression(m),
+  INCORRECT_RESULT_OF_SCALAR_SUBQUERY: (m) => badExpression(m),
+  UNKNOWN_AGGREGATE_FUNCTION: (m) => badExpression(m),
+  TOO_LARGE_ARRAY_SIZE: (m) => badExpression(m),
+  DECIMAL_OVERFLOW: (m) => badExpression(m),
   // PostHog prints HogQL's `%` as modulo and shows ClickHouse's division by zero to the user.
   ILLEGAL_DIVISION: () =>
     wrenError(

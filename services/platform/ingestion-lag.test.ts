@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest'
-import { LagEstimator, lagProblems, type IngestionLag } from './ingestion-lag'
+import { LagEstimator, lagJson, lagProblems, type IngestionLag } from './ingestion-lag'
 
 describe('LagEstimator', () => {
   it('measures lag in messages and in seconds since the oldest waiting message was appended', () => {
@@ -62,5 +62,18 @@ describe('lagProblems', () => {
     expect(lagProblems(lag({ stalledSeconds: 61 }), bounds, 'recordings')).toEqual([
       { code: 'recordings_stalled', detail: expect.stringMatching(/^recordings has committed nothing for 61 s/) },
     ])
+  })
+  it('names stored events that wait for their copy past the lag bound, though the log is caught up', () => {
+    const bounds = { maxLagSeconds: 300, stallSeconds: 60 }
+    const caughtUp = lag({ messages: 0, committedOffset: 5 })
+    expect(lagProblems(caughtUp, bounds, 'ingestion', { parts: 2, seconds: 120 })).toEqual([])
+    expect(lagProblems(caughtUp, bounds, 'ingestion', { parts: 2, seconds: 301 })).toEqual([
+      { code: 'ingestion_lagging', detail: expect.stringMatching(/^the events of 2 stored parts with wide persons wait .* 301 s/) },
+    ])
+    expect(lagJson(caughtUp, { parts: 2, seconds: 301.04 })).toMatchObject({
+      lag_messages: 0,
+      copies_waiting: 2,
+      copies_waiting_seconds: 301,
+    })
   })
 })

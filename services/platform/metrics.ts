@@ -92,6 +92,14 @@ export const CATALOGUE = {
     type: 'gauge',
     help: 'Seconds the ingestion group has committed nothing while messages wait (0 while it makes progress or is idle).',
   },
+  wren_ingestion_copies_waiting: {
+    type: 'gauge',
+    help: 'Stored parts whose wide persons’ events wait for their copy into events (not in queries until copied).',
+  },
+  wren_ingestion_copies_waiting_seconds: {
+    type: 'gauge',
+    help: 'Seconds the oldest part counted by wren_ingestion_copies_waiting has waited (0 when none waits).',
+  },
   wren_ingest_log_bytes: {
     type: 'gauge',
     help: 'Bytes the embedded log keeps on disk for wren_ingest (waiting messages plus consumed segments kept for replays); 0 on Kafka.',

@@ -8,7 +8,7 @@
 // last written.
 import { randomUUID } from 'node:crypto'
 import type { Clock } from '../platform/clock'
-import { WrenError, wrenError } from '../platform/errors'
+import { fromClickHouseError, WrenError, wrenError } from '../platform/errors'
 
 /** PostHog's QueryStatus. */
 export interface QueryStatus {
@@ -106,12 +106,12 @@ export class QueryJobs {
         .then(() => work(controller.signal))
         .then(
           (results) => finish({ results }),
-          (err: unknown) =>
-            finish({
-              error: true,
-              // Only what the caller may read (a 4xx's detail, e.g. a refused query); other failures say nothing (PostHog's rule).
-              error_message: err instanceof WrenError && err.status < 500 ? err.message : null,
-            }),
+          (err: unknown) => {
+            // As the error handler reads it: a query ClickHouse refuses for the caller's input is the caller's 4xx.
+            const known = err instanceof WrenError ? err : fromClickHouseError(err)
+            // Only what the caller may read (a 4xx's detail); other failures say nothing (PostHog's rule).
+            finish({ error: true, error_message: known && known.status < 500 ? known.message : null })
+          },
         ),
     }
     this.jobs.set(slot, job)

@@ -14,7 +14,8 @@ import { TrendAnswer } from './kinds/trends/schemas'
 import { trendCsv } from './kinds/trends/csv'
 import { floatsOf, type TrendAnswer as TrendResults } from './kinds/trends/compute'
 import { trendsKind } from './kinds/trends'
-import { BREAKDOWN_TYPES, DISPLAYS, mergeInput, parseTrendRequest } from './kinds/trends/request'
+import { BREAKDOWN_TYPES } from './common/breakdown'
+import { DISPLAYS, mergeInput, parseTrendRequest } from './kinds/trends/request'
 import type { QueryRunner } from './runner'
 
 // PostHog's legacy trend filter: in the query string, lists and objects are JSON-encoded; in a POST body

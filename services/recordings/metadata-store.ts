@@ -45,6 +45,8 @@ export interface RecordingQuery {
   orderBy?: { key: SessionColumn; direction: 'ASC' | 'DESC' }
   /** Some condition joins events to their sessions' properties (analytics/sql/sessions.ts: it needs SESSION_JOIN_SETTINGS). */
   joinsSessions?: boolean
+  /** The caller's (platform/http/caller-gone.ts): the page's query stops once it aborts. */
+  signal?: AbortSignal
 }
 
 /**
@@ -267,6 +269,7 @@ export class ClickHouseMetadataStore {
        ORDER BY ${SESSION_SQL[order.key]} ${order.direction}, session_id ${order.direction}
        LIMIT {limit:UInt32} OFFSET {offset:UInt32}${query.joinsSessions ? ` SETTINGS ${SESSION_JOIN_SETTINGS}` : ''}`,
       params,
+      { signal: query.signal },
     )
     return page.map((r) => ({
       sessionId: r.session_id,

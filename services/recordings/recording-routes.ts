@@ -13,6 +13,7 @@ import type { ClickHouseClient } from '../platform/clickhouse'
 import type { Clock } from '../platform/clock'
 import { wrenError } from '../platform/errors'
 import { routesOf } from '../platform/http/route'
+import { callerGone } from '../platform/http/caller-gone'
 import { AnyObject, NoContent, Paging } from '../platform/http/schemas'
 import { pageLinks, pageRequest } from '../platform/http/request-url'
 import type { HiddenPersons } from '../platform/http/hidden-persons'
@@ -137,7 +138,7 @@ export async function recordingRoutes(
       }),
       response: { 200: RecordingPage },
     },
-    handler: async (request, _reply, caller, hidden) => {
+    handler: async (request, reply, caller, hidden) => {
       const q = request.query
       const paging = pageRequest(q, DEFAULT_LIMIT)
       const { limit, offset } = paging
@@ -153,7 +154,7 @@ export async function recordingRoutes(
       }
       const links = (more: boolean) => pageLinks(request, deps.siteUrl, paging, { more })
       if (query.distinctIds?.length === 0) return { results: [], has_next: false, ...links(false) }
-      const page = await deps.metadata.page(teamId, { ...query, limit, offset })
+      const page = await deps.metadata.page(teamId, { ...query, limit, offset, signal: callerGone(reply) })
       // The shown sessions' states and persons, together (the row past the limit only tells has_next).
       const shown = page.slice(0, limit)
       const [recordings, persons] = await Promise.all([deps.metadata.summarize(teamId, shown), personsOf(teamId, shown)])

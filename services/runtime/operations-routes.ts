@@ -4,7 +4,7 @@ import type { FastifyInstance } from 'fastify'
 import { Type } from 'typebox'
 import type { ClickHouseClient } from '../platform/clickhouse'
 import type { Config } from '../platform/config'
-import { lagJson, lagProblems, type IngestionLagMonitor } from '../platform/ingestion-lag'
+import { lagJson, lagProblems, type CopiesWaiting, type IngestionLagMonitor } from '../platform/ingestion-lag'
 import type { Metrics } from '../platform/metrics'
 import { routesOf } from '../platform/http/route'
 import { AnyObject } from '../platform/http/schemas'
@@ -17,7 +17,13 @@ export interface OperationsDeps {
   metrics: Metrics
   readiness: Config['readiness']
   /** Each stage stream's lag, under its report name, and whether this process runs its stage. */
-  stages: Array<{ report: 'ingestion' | 'recordings'; lag: IngestionLagMonitor; runsHere: boolean }>
+  stages: Array<{
+    report: 'ingestion' | 'recordings'
+    lag: IngestionLagMonitor
+    runsHere: boolean
+    /** In the process that runs the stage: what it stored and has not made queryable yet (wide persons' copies). */
+    copies?: () => CopiesWaiting | null
+  }>
   /** Capture's backpressure, in a process that runs capture. */
   capture: {
     backpressure: CaptureBackpressure
@@ -28,8 +34,10 @@ export interface OperationsDeps {
 
 export async function operationsRoutes(app: FastifyInstance, deps: OperationsDeps): Promise<void> {
   const route = routesOf(app, { projects: null, tag: 'operations' })
-  const Lag = AnyObject('How far behind ingestion is: messages, seconds, stalled_seconds, log_bytes.')
-  const lags = () => Object.fromEntries(deps.stages.map((s) => [s.report, lagJson(s.lag.current())]))
+  const Lag = AnyObject(
+    'How far behind ingestion is: messages, seconds, stalled_seconds, log_bytes; in the process that runs it, copies_waiting(_seconds): stored events of wide persons not in queries yet.',
+  )
+  const lags = () => Object.fromEntries(deps.stages.map((s) => [s.report, lagJson(s.lag.current(), s.copies?.())]))
   route({
     method: 'GET',
     url: '/_health',
@@ -84,7 +92,7 @@ export async function operationsRoutes(app: FastifyInstance, deps: OperationsDep
       // load balancer would not help it (capture refuses events itself past WREN_MAX_BACKLOG).
       const reasons = [
         ...(ping.success ? [] : [{ code: 'clickhouse_unavailable', detail: `ClickHouse does not answer: ${ping.error.message}` }]),
-        ...deps.stages.flatMap((s) => (s.runsHere ? lagProblems(s.lag.current(), deps.readiness, s.report) : [])),
+        ...deps.stages.flatMap((s) => (s.runsHere ? lagProblems(s.lag.current(), deps.readiness, s.report, s.copies?.()) : [])),
       ]
       const status = reasons.length ? reasons[0].code.replace('_', ' ') : 'ready'
       return reply.status(reasons.length ? 503 : 200).send({ status, reasons, roles: deps.roles, log: deps.log, ...lags() })

@@ -83,11 +83,16 @@ export const ROUTE_GROUPS = {
     metrics: s.ctx.metrics,
     readiness: s.ctx.config.readiness,
     stages: await Promise.all(
-      STAGE_STREAMS.map(async (stream) => ({
-        report: stream.lag.report,
-        lag: await s.stages.lag(stream),
-        runsHere: s.ctx.roles.consumes(stream),
-      })),
+      STAGE_STREAMS.map(async (stream) => {
+        const runsHere = s.ctx.roles.consumes(stream)
+        const ingestion = runsHere && stream.stage === 'ingestion' ? await s.stages.ingestion() : null
+        return {
+          report: stream.lag.report,
+          lag: await s.stages.lag(stream),
+          runsHere,
+          ...(ingestion ? { copies: () => ingestion.copiesWaiting() } : {}),
+        }
+      }),
     ),
     capture: s.ctx.roles.runs('capture')
       ? {

@@ -83,6 +83,9 @@ export class Stages extends BuildOnce {
           ...(kafka ? { publishResults: publishCommandResults(kafka), publishChanges: publishPersonChanges(kafka) } : {}),
         },
       )
+      // Events of wide persons are queryable once copied (ingestion/persons/wide.ts): the log's lag does not show them.
+      this.ctx.metrics.gauge('wren_ingestion_copies_waiting', () => processor.copiesWaiting()?.parts ?? 0)
+      this.ctx.metrics.gauge('wren_ingestion_copies_waiting_seconds', () => processor.copiesWaiting()?.seconds ?? 0)
       return this.ctx.lifecycle.started('ingestion', processor, (p) => p.close())
     })
   }

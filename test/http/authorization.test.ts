@@ -15,6 +15,8 @@ type Objects = {
   session_recordings: string
   insights: number
   dashboards: number
+  /** An asynchronous query's id. */
+  query: string
 }
 interface Outcome {
   route: string
@@ -65,6 +67,13 @@ describe('authorization of every management route', () => {
       filters: { events: [{ id: 'signed_up' }] },
       dashboards: [dashboard.body.id],
     })
+    // An asynchronous query: its id is what GET and DELETE …/query/:id/ name.
+    const query = await call('POST', `/api/projects/${projectId}/query/`, {
+      query: { kind: 'TrendsQuery', series: [{ kind: 'EventsNode', event: 'signed_up' }] },
+      refresh: 'force_async',
+      client_query_id: `authz-${tag}-query`,
+    })
+    if (query.status !== 202) throw new Error(`setup failed: ${query.status} ${query.text}`)
     for (const res of [action, cohort, flag, dashboard, insight])
       if (res.status !== 201) throw new Error(`setup failed: ${res.status} ${res.text}`)
     // A session recording: the project opts in, posthog-js's recorder sends one snapshot.
@@ -85,6 +94,7 @@ describe('authorization of every management route', () => {
       session_recordings: recording,
       insights: insight.body.id,
       dashboards: dashboard.body.id,
+      query: query.body.query_status.id,
     }
   }
 
@@ -119,9 +129,9 @@ describe('authorization of every management route', () => {
 
   /** The path of `url` in project A, with `:id` an object of project `owner` (or the full key's id). */
   const pathOf = (url: string, owner: 'a' | 'b'): string => {
-    const unknown = url.match(/:\w+/g)?.filter((p) => p !== ':project_id' && p !== ':id')
+    const unknown = url.match(/:\w+/g)?.filter((p) => p !== ':project_id' && p !== ':id' && p !== ':kind')
     if (unknown?.length) throw new Error(`${url}: this test does not know how to fill ${unknown.join(', ')}; teach it (pathOf)`)
-    let path = url.replace(':project_id', String(t.projectId))
+    let path = url.replace(':project_id', String(t.projectId)).replace(':kind', 'TrendsQuery')
     if (path.includes(':id')) {
       const kind = /\/([a-z_]+)\/:id\//.exec(url)?.[1]
       const id = kind === 'personal_api_keys' ? keys.fullId : (objects[owner] as Record<string, unknown>)[kind ?? '']

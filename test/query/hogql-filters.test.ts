@@ -5,7 +5,7 @@
 // session's events, or against its person when it names only person.properties (is_event_property /
 // is_person_property in posthog/session_recordings/queries/utils.py; tests in
 // queries/test/listing_recordings/test_session_recording_list_hogql_filters.py). Wren compiles them with its
-// HogQL subset (analytics/sql/hogql.ts), and a construct outside it is a 400 naming it, on every surface.
+// HogQL printer (analytics/hogql/), and a construct outside HogQL is a 400 naming it, on every surface.
 // Run on chDB and on the ClickHouse HTTP test fixture.
 import { afterAll, beforeAll, describe, expect, it } from 'vitest'
 import { startClickHouseFixture, type ClickHouseFixture } from '../support/clickhouse-http'
@@ -23,8 +23,8 @@ const CHECKOUT = 'https://shop.example/checkout'
 const BLOG = 'https://shop.example/blog'
 /** PostHog's plain session property filter (`type: "session"`). */
 const session = (key: string, operator: string, value: unknown) => ({ type: 'session', key, operator, value })
-/** Outside Wren's subset: a function it does not have. */
-const OUTSIDE = "properties.tier = 'gold' OR rand() > 0"
+/** Outside HogQL: a function it does not have (PostHog's HogQL has rand(), which Wren's old subset refused). */
+const OUTSIDE = "properties.tier = 'gold' OR sleep(1) > 0"
 
 const BACKENDS: Array<{ name: string; env: () => Promise<Record<string, string>> }> = [
   { name: 'chDB', env: async () => ({}) },
@@ -52,11 +52,11 @@ describe.each(BACKENDS)('HogQL property filters on $name', ({ env }) => {
     expect(r.status, r.text).toBe(200)
     return r.body
   }
-  /** A 400 that names the construct outside the subset (`rand`) and the parameter it is in. */
+  /** A 400 that names the construct outside HogQL (`sleep`) and the parameter it is in. */
   const refused = async (res: Promise<{ status: number; body: any; text: string }>, attr: string) => {
     const r = await res
     expect({ status: r.status, code: r.body?.code, attr: r.body?.attr }, r.text).toEqual({ status: 400, code: 'invalid_hogql', attr })
-    expect(r.body.detail).toContain("function 'rand' is not available")
+    expect(r.body.detail).toContain("function 'sleep' is not available")
   }
   const recordings = async (query: Record<string, unknown>) =>
     (await ok(get('session_recordings/', query))).results.map((r: { id: string }) => r.id).sort()
@@ -118,6 +118,17 @@ describe.each(BACKENDS)('HogQL property filters on $name', ({ env }) => {
     expect(await total({ events: [{ id: '$pageview' }], properties: [hogql("person.properties.plan = 'pro'")] })).toEqual([2])
     expect(await total({ events: [{ id: '$pageview', properties: [hogql('toInt(properties.amount) > 5')] }] })).toEqual([1])
     await refused(trend({ events: [{ id: '$pageview' }], properties: [hogql(OUTSIDE)] }), 'properties')
+    // The whole expression language, as PostHog's: IN lists, lambdas, CASE, PostHog's functions (rand).
+    expect(await total({ events: [{ id: '$pageview' }], properties: [hogql("properties.tier IN ('gold', 'platinum')")] })).toEqual([1])
+    expect(
+      await total({ events: [{ id: '$pageview' }], properties: [hogql("arrayExists(t -> t = properties.tier, ['silver'])")] }),
+    ).toEqual([1])
+    expect(
+      await total({
+        events: [{ id: '$pageview' }],
+        properties: [hogql("CASE WHEN properties.tier = 'gold' THEN 1 ELSE 0 END = 1 AND rand() >= 0")],
+      }),
+    ).toEqual([1])
   })
 
   it('filters the events list, and never returns every event for a filter it cannot apply', async () => {

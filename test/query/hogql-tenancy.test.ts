@@ -14,7 +14,7 @@ import {
   openServerClickHouse,
   type ClickHouseClient,
 } from '../../services/platform/clickhouse'
-import { WrenError } from '../../services/platform/errors'
+import { fromClickHouseError, WrenError } from '../../services/platform/errors'
 import type { Project } from '../../services/platform/tenancy'
 import { hogqlQueryKind } from '../../services/query/kinds/hogql'
 import { startClickHouseFixture, type ClickHouseFixture } from '../support/clickhouse-http'
@@ -188,6 +188,61 @@ describe.each(ENGINES)(
       expect(own.hasMore).toBeUndefined()
     })
 
+    it('runs the language: joins, CTEs, unions, windows, lambdas, arrayJoin, sessions', async () => {
+      expect(
+        await rows(
+          "SELECT e.distinct_id, p.properties.email FROM events e JOIN persons p ON p.id = e.person_id WHERE e.event = 'signed up'",
+        ),
+      ).toEqual([['ann', 'ann@team7.example']])
+      expect(
+        await rows(
+          'WITH v AS (SELECT distinct_id, count() AS n FROM events GROUP BY distinct_id) SELECT distinct_id, n FROM v ORDER BY n DESC, distinct_id',
+        ),
+      ).toEqual([
+        ['ann', 2],
+        ['bob', 1],
+      ])
+      expect(
+        await rows(
+          'SELECT distinct_id, row_number() OVER (PARTITION BY distinct_id ORDER BY timestamp) AS k FROM events ORDER BY distinct_id, k',
+        ),
+      ).toEqual([
+        ['ann', 1],
+        ['ann', 2],
+        ['bob', 1],
+      ])
+      expect(await rows('SELECT arrayMap(x -> x * 2, [1, 2, 3]), arrayFilter(x -> x > 1, [1, 2, 3])')).toEqual([
+        [
+          [2, 4, 6],
+          [2, 3],
+        ],
+      ])
+      expect(await rows("SELECT arrayJoin(['a', 'b']) AS letter ORDER BY letter")).toEqual([['a'], ['b']])
+      expect(await rows('SELECT x FROM (SELECT 1 AS x UNION ALL SELECT 2) ORDER BY x')).toEqual([[1], [2]])
+      expect(await rows('SELECT count() FROM events WHERE person_id IN (SELECT id FROM persons)')).toEqual([[3]])
+      expect(await rows('SELECT count() FROM sessions')).toEqual([[0]])
+    })
+
+    it('expands {filters} and {variables}, as PostHog’s HogQLQuery does', async () => {
+      const q = 'SELECT count() FROM events WHERE {filters} AND event = {variables.name}'
+      const variables = { v1: { variableId: 'v1', code_name: 'name', value: '$pageview' } }
+      expect(await rows(q, { variables, filters: { dateRange: { date_from: '2026-03-09', date_to: '2026-03-10' } } })).toEqual([[2]])
+      expect(
+        await rows(q, {
+          variables,
+          filters: {
+            dateRange: { date_from: '-1d' },
+            properties: [{ key: '$browser', value: 'Chrome', operator: 'exact', type: 'event' }],
+          },
+        }),
+      ).toEqual([[1]])
+      expect(await rows(q, { variables, filters: { dateRange: { date_from: '2026-03-10' } } })).toEqual([[1]])
+      await expect(run(q, { filters: {} })).rejects.toThrow(/Variable name is missing from query/)
+      await expect(run('SELECT count() FROM events e JOIN persons p ON p.id = e.person_id WHERE {filters}')).rejects.toThrow(
+        /\{filters\} works only/,
+      )
+    })
+
     it('confines every table it reads to the caller’s project: joins, subqueries, CTEs, unions, IN', async () => {
       const secret = "'theirs'"
       const confined = [
@@ -247,6 +302,10 @@ describe.each(ENGINES)(
       await refused('SELECT 1 AS team_id', /"team_id" cannot be an alias or identifier, as it's a reserved keyword/)
       await refused('SELECT * FROM events e JOIN persons p USING (id)', /USING is not supported/)
       await refused('INSERT INTO events VALUES (1)', /Syntax error/)
+      // What ClickHouse refuses of a query's own shape is the caller's 400 too, never a 500.
+      // (the error handler reads ClickHouse's error as the HTTP answer: errors.ts fromClickHouseError).
+      const shape = fromClickHouseError(await run("SELECT dateDiff('day', now())").catch((e: unknown) => e))
+      expect({ status: shape?.status, code: shape?.code }).toEqual({ status: 400, code: 'invalid_expression' })
     })
   },
   300_000,

@@ -136,6 +136,16 @@ describe('the Query API', () => {
       if (id === 'forced-1') expect(Object.keys(res.body)).toEqual(['query_status'])
       expect((await finished(id)).body.query_status.results.results[0].count, id).toBeGreaterThan(0)
     }
+    // A job whose query ClickHouse refuses fails with the refusal's words: GET answers 400.
+    const refused = await query({
+      query: pageviews('2026-03-03', { properties: [{ key: '$browser', value: '((', operator: 'regex', type: 'event' }] }),
+      refresh: 'force_async',
+      client_query_id: 'refused-1',
+    })
+    expect(refused.status).toBe(202)
+    const failed = await finished('refused-1')
+    expect([failed.status, failed.body.query_status.complete, failed.body.query_status.error]).toEqual([400, true, true])
+    expect(failed.body.query_status.error_message).toMatch(/regex/i)
     // DELETE of a finished job forgets it.
     expect((await call('DELETE', at('/query/mine-1/'))).body).toEqual({ message: 'Query already complete.' })
     expect((await call('GET', at('/query/mine-1/'))).status).toBe(404)

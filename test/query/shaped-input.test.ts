@@ -70,16 +70,16 @@ describe('shaped query input answers a 4xx naming the construct', () => {
   })
 
   it('refuses chains of operators nested deeper than the bound, before ClickHouse’s parser depth', async () => {
-    expect(refused(await events(`${'-'.repeat(990)}1 = 1`))).toEqual({
+    expect(refused(await events(`${'- '.repeat(990)}1 = 1`))).toEqual({
       status: 400,
       code: 'invalid_hogql',
-      detail: expect.stringContaining("unary '-' nests the expression more than 100 levels deep"),
+      detail: expect.stringContaining('more than 250 operators'),
     })
     const sum = (terms: number) => Array(terms).fill('properties.price').join(' + ')
     expect(refused(await events(`${Array(660).fill('1').join('+')} = 660`))).toEqual({
       status: 400,
       code: 'invalid_hogql',
-      detail: expect.stringContaining("'+' nests the expression more than 100 levels deep"),
+      detail: expect.stringContaining('more than 250 operators'),
     })
     expect(refused(await trend({ breakdown: `${'abs('.repeat(150)}1${')'.repeat(150)}`, breakdown_type: 'hogql' }))).toMatchObject({
       status: 400,

@@ -26,6 +26,8 @@ const WREN_METRICS: Record<string, string> = {
   wren_ingestion_lag_messages: 'gauge',
   wren_ingestion_lag_seconds: 'gauge',
   wren_ingestion_stalled_seconds: 'gauge',
+  wren_ingestion_copies_waiting: 'gauge',
+  wren_ingestion_copies_waiting_seconds: 'gauge',
   wren_ingest_log_bytes: 'gauge',
   wren_recording_batch_duration_seconds: 'histogram',
   wren_decide_requests_total: 'counter',

@@ -7,10 +7,11 @@
 // every construct the printer does not print. A CTE or alias named like a table reads what it names (the
 // CTE, itself printed confined), never another project's rows.
 import type { SqlParams } from '../../platform/clickhouse/params'
+import type { HiddenPersons } from '../../platform/http/hidden-persons'
 import { wrenError, WrenError } from '../../platform/errors'
 import { aggregateSpec, PARAMETRIC } from './functions'
 import { hogqlError, type HogNode } from './parser'
-import { TABLE_NAMES, TABLES, type Kind, type Printed, type TableContext, type TableDef } from './schema'
+import { TABLE_NAMES, TABLES, tzOf, type Kind, type Printed, type TableContext, type TableDef } from './schema'
 import { toHogql } from './text'
 
 export type { Printed, Kind }
@@ -56,6 +57,8 @@ export interface PrintOptions {
   team?: number
   timezone?: string
   personOverrides?: boolean
+  /** Persons the key asking may not see (platform/http/hidden-persons.ts): left out of every table. */
+  hidden?: HiddenPersons | null
   placeholders?: PlaceholderPrinter
 }
 
@@ -107,6 +110,7 @@ class Printer {
             tz: opts.params.add('String', opts.timezone || 'UTC'),
             personOverrides: opts.personOverrides ?? false,
             sessions: this.sessions,
+            hidden: opts.hidden ?? null,
           }
   }
 
@@ -188,8 +192,7 @@ class Printer {
         const sources = item.chain.length === 1 ? scope.order : [this.source(item.chain[0], scope, item)]
         if (item.chain.length > 2) throw this.fail(`'${item.chain.join('.')}' is not a field`, item)
         if (sources.length === 0) throw this.fail('SELECT * needs a FROM', item)
-        for (const s of sources)
-          for (const col of s.star) push({ sql: `${s.alias}.${quote(s.columns.get(col)![0])}`, kind: s.columns.get(col)![1] }, col)
+        for (const s of sources) for (const col of s.star) push(this.column(s, [col]) as Printed, col)
         continue
       }
       if (item.node === 'Alias') {
@@ -309,7 +312,7 @@ class Printer {
     const name = t.chain.join('.')
     if (j.table_args) {
       if (name !== 'numbers')
-        throw this.fail(`Unknown table function '${name}': HogQL reads only its tables (${TABLE_NAMES.join(', ')})`, t)
+        throw this.fail(`Unknown table function '${name}': HogQL reads only its tables (${TABLE_NAMES.join(', ')})`, t.start ? t : j)
       const args = (j.table_args as HogNode[]).map((a) => this.count(a))
       if (args.length < 1 || args.length > 2) throw this.fail('numbers takes one or two arguments', t)
       const source: Source = { alias, columns: new Map([['number', ['number', 'number']]]), star: ['number'] }
@@ -366,7 +369,10 @@ class Printer {
         const l = this.expr(node.left, scope)
         const r = this.expr(node.right, scope)
         if (!['+', '-', '*', '/', '%'].includes(node.op)) throw this.fail(`'${node.op}' is not an operator`, node)
-        return { sql: `(${num(l)} ${node.op} ${num(r)})`, kind: 'number', aggregate: l.aggregate || r.aggregate }
+        // Numbers (and text cast to them) make a number; a datetime and an interval, a datetime.
+        const numeric = (p: Printed) => p.kind === 'number' || p.kind === 'string' || p.property
+        const kind: Kind = numeric(l) && numeric(r) ? 'number' : l.kind === 'datetime' || r.kind === 'datetime' ? 'datetime' : 'any'
+        return { sql: `(${num(l)} ${node.op} ${num(r)})`, kind, aggregate: l.aggregate || r.aggregate }
       }
       case 'And':
       case 'Or': {
@@ -386,7 +392,7 @@ class Printer {
       case 'BetweenExpr': {
         const [x, lo, hi] = [node.expr, node.low, node.high].map((e) => this.expr(e, scope))
         const numeric = lo.kind === 'number' || hi.kind === 'number'
-        const v = numeric ? num(x) : x.sql
+        const v = numeric ? num(x) : lo.kind === 'string' || hi.kind === 'string' ? x.sql : (x.instant ?? x.sql)
         return { sql: `ifNull(${v} ${node.negated ? 'NOT ' : ''}BETWEEN ${lo.sql} AND ${hi.sql}, 0)`, kind: 'bool', aggregate: x.aggregate }
       }
       case 'Call':
@@ -449,6 +455,13 @@ class Printer {
     const v = node.value
     const p = this.opts.params
     if (v === null || v === undefined) return { sql: 'NULL', kind: 'any' }
+    // A number past what a double holds exactly comes as its text.
+    if (node.value_type === 'number' && typeof v === 'string') {
+      const n = Number(v)
+      if (!Number.isFinite(n) || Math.abs(n) > MAX_SAFE)
+        throw this.fail(`the number ${v} is past 2^53 (numbers are exact up to ${MAX_SAFE})`, node)
+      return { sql: p.add('Float64', n), kind: 'number' }
+    }
     if (typeof v === 'boolean') return { sql: v ? 'true' : 'false', kind: 'bool' }
     if (typeof v === 'number') {
       if (!Number.isFinite(v) || Math.abs(v) > MAX_SAFE)
@@ -517,7 +530,11 @@ class Printer {
       }
       return `'${chain.join('.')}' is not a field of this table (it has ${src.star.join(', ')})`
     }
-    if (chain.length === 1) return { sql: col(c[0]), kind: c[1] }
+    if (chain.length === 1) {
+      // A table's stored instants read in the project's timezone; compared with an instant, as stored.
+      if (c[1] === 'datetime' && src.table && this.ctx) return { sql: tzOf(col(c[0]), this.ctx), kind: 'datetime', instant: col(c[0]) }
+      return { sql: col(c[0]), kind: c[1] }
+    }
     return {
       sql: `JSONExtract(${col(c[0])}, ${chain
         .slice(1)
@@ -553,7 +570,7 @@ class Printer {
     }
     if (Object.hasOwn(COMPARE_OPS, op)) {
       const numeric = l.kind === 'number' || r.kind === 'number'
-      const [a, b] = numeric ? [num(l), num(r)] : [l.sql, r.sql]
+      const [a, b] = numeric ? [num(l), num(r)] : [instant(l, r), instant(r, l)]
       return { sql: `ifNull(${a} ${COMPARE_OPS[op]} ${b}, 0)`, kind: 'bool', aggregate: agg }
     }
     const like: Record<string, string> = { like: 'like', ilike: 'ilike', 'not like': 'notLike', 'not ilike': 'notILike' }
@@ -709,6 +726,14 @@ function propertyChain(node: HogNode): string[] | null {
   if (n.node !== 'Field') return null
   const chain = n.chain as string[]
   return chain.includes('properties') || (chain.length === 1 && chain[0] === 'properties') ? [...chain, ...keys] : null
+}
+
+/**
+ * A datetime column as stored where the other side of its comparison is an instant too (not text, which
+ * ClickHouse would read in the column's timezone): the same answer, and the table's keys prune the read.
+ */
+function instant(p: Printed, other: Printed): string {
+  return p.instant && other.kind !== 'string' && !other.property ? p.instant : p.sql
 }
 
 /** A value read as a number: a property (text) or a string is cast (NULL when it is not one). */

@@ -3,6 +3,7 @@
 // text of the caller's decides it. Fields with PostHog's types: datetimes in the project's timezone,
 // `properties.<key>` read from the JSON as text (NULL when missing or null).
 import type { SqlParams } from '../../platform/clickhouse/params'
+import type { HiddenPersons } from '../../platform/http/hidden-persons'
 import { SESSION_PROPERTIES, sessionJoin } from '../sql/sessions'
 import { EventPersonId } from '../sql/persons-sql'
 
@@ -11,6 +12,8 @@ export type Kind = 'string' | 'number' | 'bool' | 'datetime' | 'any'
 export interface Printed {
   sql: string
   kind: Kind
+  /** A datetime column as stored (UTC): compared with an instant it reads the table's keys, not their zoned copy. */
+  instant?: string
   /** A property read from JSON (Nullable(String)): cast to a number where a number meets it. */
   property?: boolean
   /** Holds an aggregate outside any subquery. */
@@ -28,7 +31,18 @@ export interface TableContext {
   personOverrides: boolean
   /** Whether the query reads `session.<field>` of events. */
   sessions: boolean
+  /** Persons the key asking may not see: their events and their rows are left out of every table. */
+  hidden: HiddenPersons | null
 }
+
+/** The events (of `table`, an alias or the table's name) a key may see: a condition to AND, or ''. */
+function visibleEvents(ctx: TableContext, table: string): string {
+  if (!ctx.hidden) return ''
+  const { uuids, distinctIds } = ctx.hidden
+  return ` AND NOT (${table}.person_id IN ${ctx.params.add('Array(UUID)', uuids)} OR ${table}.distinct_id IN ${ctx.params.add('Array(String)', distinctIds)})`
+}
+const visiblePersons = (ctx: TableContext, column: string) =>
+  ctx.hidden ? ` AND ${column} NOT IN ${ctx.params.add('Array(UUID)', ctx.hidden.uuids)}` : ''
 
 export interface TableDef {
   /** The table's SQL, read by one project only. */
@@ -47,7 +61,8 @@ export function jsonProperty(column: string, keys: string[], params: SqlParams):
   return { sql: `JSONExtract(${column}, ${path}, 'Nullable(String)')`, kind: 'any', property: true }
 }
 
-const tzOf = (sql: string, ctx: TableContext) => `toTimeZone(${sql}, ${ctx.tz})`
+/** A stored instant in the project's timezone (PostHog prints DateTime fields so); `instant`: the column itself. */
+export const tzOf = (sql: string, ctx: TableContext) => `toTimeZone(${sql}, ${ctx.tz})`
 
 const GROUP_KEYS = [0, 1, 2, 3, 4].map((i) => [`$group_${i}`, `$group_${i}`, 'string'] as const)
 
@@ -78,7 +93,8 @@ export function eventChain(
         ? { sql: col('person_properties'), kind: 'string' }
         : jsonProperty(col('person_properties'), rest.slice(1), params)
     if (rest.length === 1 && rest[0] === 'id') return { sql: col('person_id'), kind: 'any' }
-    if (rest.length === 1 && rest[0] === 'created_at') return { sql: col('person_created_at'), kind: 'datetime' }
+    if (rest.length === 1 && rest[0] === 'created_at')
+      return { sql: col('person_created_at'), kind: 'datetime', instant: col('person_created_at') }
     return `'person.${rest.join('.')}' is not a field of person (use person.id, person.properties.<name>, person.created_at)`
   }
   if (head === 'pdi' && rest.length === 1 && (rest[0] === 'person_id' || rest[0] === 'distinct_id'))
@@ -123,23 +139,24 @@ export const TABLES: Record<string, TableDef> = {
             .map((p) => `sessions.${p.column} AS ${p.column}`)
             .join(', ')}`
         : ''
-      return `SELECT events.uuid AS uuid, events.event AS event, events.properties AS properties, ${tzOf('events.timestamp', ctx)} AS timestamp,
-      events.distinct_id AS distinct_id, events.elements_chain AS elements_chain, ${tzOf('events.created_at', ctx)} AS created_at,
-      ${person} AS person_id, events.person_properties AS person_properties, ${tzOf('events.person_created_at', ctx)} AS person_created_at,
+      return `SELECT events.uuid AS uuid, events.event AS event, events.properties AS properties, events.timestamp AS timestamp,
+      events.distinct_id AS distinct_id, events.elements_chain AS elements_chain, events.created_at AS created_at,
+      ${person} AS person_id, events.person_properties AS person_properties, events.person_created_at AS person_created_at,
       toString(events.person_mode) AS person_mode, events.\`$session_id\` AS \`$session_id\`, events.\`$window_id\` AS \`$window_id\`,
       ${GROUP_KEYS.map(([k]) => `events.\`${k}\` AS \`${k}\``).join(', ')},
       ${[0, 1, 2, 3, 4].map((i) => `events.group${i}_properties AS group${i}_properties`).join(', ')}${sessions}
     FROM events ${personId.join(`team_id = ${ctx.team}`)} ${ctx.sessions ? sessionJoin(`team_id = ${ctx.team}`) : ''}
-    WHERE events.team_id = ${ctx.team}`
+    WHERE events.team_id = ${ctx.team}${visibleEvents(ctx, 'events')}`
     },
     chain(col, chain, ctx) {
-      return eventChain(col, chain, ctx.params, (name) => {
+      const r = eventChain(col, chain, ctx.params, (name) => {
         const f = sessionField(name)
         if (!f) return `'session.${name}' is not a session field`
         const value =
           f.kind === 'datetime' ? tzOf(col(f.column), ctx) : f.kind === 'string' ? `nullIf(${col(f.column)}, '')` : col(f.column)
         return { sql: `if(${col('session_key')} = '', NULL, ${value})`, kind: f.kind }
       })
+      return typeof r === 'object' && r.instant ? { ...r, sql: tzOf(r.sql, ctx) } : r
     },
   },
   persons: {
@@ -149,9 +166,9 @@ export const TABLES: Record<string, TableDef> = {
       ['properties', 'properties', 'string'],
       ['is_identified', 'is_identified', 'number'],
     ],
-    sql: (ctx) => `SELECT uuid AS id, ${tzOf('argMax(person.created_at, version)', ctx)} AS created_at,
+    sql: (ctx) => `SELECT uuid AS id, argMax(person.created_at, version) AS created_at,
       argMax(person.properties, version) AS properties, argMax(person.is_identified, version) AS is_identified
-    FROM person WHERE team_id = ${ctx.team} GROUP BY uuid HAVING argMax(is_deleted, version) = 0`,
+    FROM person WHERE team_id = ${ctx.team}${visiblePersons(ctx, 'uuid')} GROUP BY uuid HAVING argMax(is_deleted, version) = 0`,
     chain: (col, chain, ctx) => (chain[0] === 'properties' ? jsonProperty(col('properties'), chain.slice(1), ctx.params) : undefined),
   },
   person_distinct_ids: {
@@ -160,7 +177,8 @@ export const TABLES: Record<string, TableDef> = {
       ['person_id', 'person_id', 'any'],
     ],
     sql: (ctx) => `SELECT distinct_id, argMax(person_uuid, version) AS person_id
-    FROM person_distinct_id WHERE team_id = ${ctx.team} GROUP BY distinct_id HAVING argMax(is_deleted, version) = 0`,
+    FROM person_distinct_id WHERE team_id = ${ctx.team} GROUP BY distinct_id
+    HAVING argMax(is_deleted, version) = 0${visiblePersons(ctx, 'person_id')}`,
   },
   sessions: {
     columns: [
@@ -177,9 +195,9 @@ export const TABLES: Record<string, TableDef> = {
       ['$exit_pathname', 'session_end_pathname', 'string'],
     ],
     sql: (ctx) => `SELECT \`$session_id\` AS session_id, any(distinct_id) AS distinct_id, ${Object.values(SESSION_PROPERTIES)
-      .map((p) => `${p.kind === 'datetime' ? tzOf(p.sql, ctx) : p.sql} AS ${p.column}`)
+      .map((p) => `${p.sql} AS ${p.column}`)
       .join(', ')}
-    FROM events WHERE team_id = ${ctx.team} AND \`$session_id\` != '' GROUP BY session_id`,
+    FROM events WHERE team_id = ${ctx.team} AND \`$session_id\` != ''${visibleEvents(ctx, 'events')} GROUP BY session_id`,
   },
   groups: {
     columns: [
@@ -188,9 +206,7 @@ export const TABLES: Record<string, TableDef> = {
       ['created_at', 'group_created_at', 'datetime'],
       ['properties', 'group_properties', 'string'],
     ],
-    sql: (
-      ctx,
-    ) => `SELECT group_type_index AS group_index, group_key, ${tzOf('argMax(groups.created_at, version)', ctx)} AS group_created_at,
+    sql: (ctx) => `SELECT group_type_index AS group_index, group_key, argMax(groups.created_at, version) AS group_created_at,
       argMax(groups.properties, version) AS group_properties
     FROM groups WHERE team_id = ${ctx.team} GROUP BY group_type_index, group_key`,
     chain: (col, chain, ctx) => (chain[0] === 'properties' ? jsonProperty(col('group_properties'), chain.slice(1), ctx.params) : undefined),

@@ -424,7 +424,9 @@ describe('ingestion processor on ClickHouse', () => {
         { w39: wide.w39 },
       )
     // The second range is written, then handed out again (the process died before its commit).
-    const store = new ClickHousePersonStore(client)
+    let now = 1_000_000
+    const store = new ClickHousePersonStore(client, () => now)
+    expect(store.copiesWaiting()).toBeNull() // not looked for yet
     const log = scriptedLog([batch(300, values.slice(0, 3)), batch(303, values.slice(3)), batch(303, values.slice(3), true)])
     const running = new IngestionProcessor(log, store, pino({ level: 'silent' }), new Metrics(), {
       maxBatchRecords: 100,
@@ -469,9 +471,14 @@ describe('ingestion processor on ClickHouse', () => {
       processed.map((e) => store.encodeEvent(e)),
       null,
     )
+    expect(store.copiesWaiting()).toEqual({ parts: 0, seconds: 0 })
     await store.write(prepared)
+    now += 7_500
+    // Stored, not yet in queries: what /_readyz and the gauges report.
+    expect(store.copiesWaiting()).toEqual({ parts: 1, seconds: 7.5 })
     const upTo = new Map([[0, 401]])
     expect(await store.copyWide(upTo, async () => true)).toBe(1)
+    expect(store.copiesWaiting()).toEqual({ parts: 0, seconds: 0 })
     await store.write(prepared) // the token drops it: the part stays copied and deleted
     for (const { table, chunks } of prepared.wide) await insertEncoded(client, table, chunks, `left after a crash:${table}`)
     expect(await copyWideEvents(client, upTo, async () => true)).toBe(1)

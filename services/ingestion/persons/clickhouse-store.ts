@@ -4,6 +4,7 @@
 // deduplication token named after the range, so writing the same range twice stores it once.
 import type { ClickHouseClient } from '../../platform/clickhouse'
 import { insertEncoded, queryRows } from '../../platform/clickhouse'
+import type { CopiesWaiting } from '../../platform/ingestion-lag'
 import { encodeEventRow, preparePersonRows, rangeToken, type PreparedRows } from './rows'
 import type { LoadedState, Lookups, PersonStore, PingResult, ReplayBound } from './store'
 import type { DistinctIdRow, GroupRow, GroupTypeRow, Person, ProcessedEvent } from '../types'
@@ -12,10 +13,16 @@ import { copyWideEvents, type StoredUpTo } from './wide'
 import { firstIdAfter } from './ids'
 
 export class ClickHousePersonStore implements PersonStore<PreparedRows> {
-  /** Parts (partition, last offset) whose wide events were written and are not copied yet; null: not looked for since the start. */
-  private wideParts: Array<[number, number]> | null = null
+  /**
+   * Parts (partition, last offset, when written) whose wide events were written and are not copied yet;
+   * null: not known (since the start, or since a copy stopped early) until the next copy has looked.
+   */
+  private wideParts: Array<[number, number, number]> | null = null
 
-  constructor(private readonly client: ClickHouseClient) {}
+  constructor(
+    private readonly client: ClickHouseClient,
+    private readonly now: () => number = Date.now,
+  ) {}
 
   async load(wanted: Lookups, bound: ReplayBound | null): Promise<LoadedState> {
     const state: LoadedState = { teams: [], distinctIds: [], persons: [], groups: [] }
@@ -106,13 +113,13 @@ export class ClickHousePersonStore implements PersonStore<PreparedRows> {
     await Promise.all(prepared.persons.map(({ table, chunks }) => insertEncoded(this.client, table, chunks, token(table))))
     await insertEncoded(this.client, 'events', prepared.events, token('events'))
     for (const { table, chunks } of prepared.wide) await insertEncoded(this.client, table, chunks, token(table))
-    if (prepared.wide.length) this.wideParts?.push([prepared.range.partition, prepared.range.lastOffset])
+    if (prepared.wide.length) this.wideParts?.push([prepared.range.partition, prepared.range.lastOffset, this.now()])
     await Promise.all(prepared.definitions.map(({ table, chunks }) => insertEncoded(this.client, table, chunks, token(table))))
   }
 
   async copyWide(upTo: StoredUpTo, next: () => Promise<boolean>): Promise<number> {
     // Nothing to look for (most ranges): no query. At the start, whatever an earlier process left.
-    const stored = ([partition, offset]: [number, number]) => offset <= (upTo.get(partition) ?? -1)
+    const stored = ([partition, offset]: [number, number, number]) => offset <= (upTo.get(partition) ?? -1)
     if (this.wideParts && !this.wideParts.some(stored)) return 0
     this.wideParts = this.wideParts?.filter((part) => !stored(part)) ?? []
     let stopped = false
@@ -128,6 +135,12 @@ export class ClickHousePersonStore implements PersonStore<PreparedRows> {
       // Stopped or failed before the end: what is left is looked for the next time.
       if (!done) this.wideParts = null
     }
+  }
+
+  copiesWaiting(): CopiesWaiting | null {
+    if (!this.wideParts) return null
+    const oldest = Math.min(...this.wideParts.map(([, , at]) => at))
+    return { parts: this.wideParts.length, seconds: this.wideParts.length ? Math.max(0, (this.now() - oldest) / 1000) : 0 }
   }
 
   ping(): Promise<PingResult> {

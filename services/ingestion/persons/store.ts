@@ -9,6 +9,7 @@
 //
 // prepare() and write() are two steps so that the work of encoding rows stays with the person work, off
 // the thread that serves requests; write() only hands ready rows to storage.
+import type { CopiesWaiting } from '../../platform/ingestion-lag'
 import type { LogBatch } from '../../platform/log/log'
 import type { DistinctIdRow, GroupRow, GroupTypeRow, Person, PersonChanges, ProcessedEvent } from '../types'
 import type { PersonIdSpace } from './ids'
@@ -75,6 +76,8 @@ export interface PersonStore<Prepared = unknown> {
    * aside has none.
    */
   copyWide?(upTo: ReadonlyMap<number, number>, next: () => Promise<boolean>): Promise<number>
+  /** The parts whose set-aside events wait for copyWide (their events are not in queries yet); null: not known now. */
+  copiesWaiting?(): CopiesWaiting | null
   /** Whether storage answers at all: a store that does not is no message's fault. */
   ping(): Promise<PingResult>
 }

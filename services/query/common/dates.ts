@@ -22,6 +22,15 @@ import { parseDate, type ParsedDate } from '../../analytics/time/date-params'
 export type Interval = 'hour' | 'day' | 'week' | 'month'
 export const INTERVALS: readonly Interval[] = ['hour', 'day', 'week', 'month']
 
+/** A query's interval (default day; PostHog's minute is read as hour); anything else is a 400 naming `attr`. */
+export function intervalOf(raw: string | null, attr: string): Interval {
+  const intervalRaw = raw ?? 'day'
+  const interval = (intervalRaw === 'minute' ? 'hour' : intervalRaw) as Interval
+  if (!INTERVALS.includes(interval))
+    throw wrenError('invalid_input', `${attr} must be one of hour, day, week, month; got '${intervalRaw}'.`, attr)
+  return interval
+}
+
 export interface DateRangeInput {
   dateFrom: string | null
   dateTo: string | null

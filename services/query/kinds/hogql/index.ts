@@ -13,6 +13,7 @@ import { parseSelect, type HogNode } from '../../../analytics/hogql/parser'
 import { printQuery, type Printed } from '../../../analytics/hogql/printer'
 import { selectText, setText } from '../../../analytics/hogql/text'
 import { hasPersonOverrides } from '../../../analytics/sql/persons-sql'
+import { hiddenPersons } from '../../../platform/http/hidden-persons'
 import { SESSION_JOIN_SETTINGS } from '../../../analytics/sql/sessions'
 import { compileGroup, type PropertyColumns } from '../../../analytics/property-filters/sql'
 import { parsePropertyGroup, type PropertyGroup } from '../../../analytics/property-filters/parse'
@@ -90,7 +91,12 @@ function filtersSql(query: HogqlQuery, run: QueryRun, params: SqlParams, table: 
   const range = f.dateRange ?? {}
   const from = range.date_from ?? '-7d'
   if (from !== 'all') parts.push(`${time} >= toDateTime64(${params.add('String', instant(from, 'date_from', run, tz))}, 6, 'UTC')`)
-  if (range.date_to) parts.push(`${time} < toDateTime64(${params.add('String', instant(range.date_to, 'date_to', run, tz))}, 6, 'UTC')`)
+  if (range.date_to) {
+    // A day without a time is the whole day (PostHog's date_to runs to the end of its day).
+    const day = /^(\d{4})-(\d{2})-(\d{2})$/.exec(String(range.date_to).trim())
+    const to = day ? new Date(Date.UTC(+day[1], +day[2] - 1, +day[3] + 1)).toISOString().slice(0, 10) : range.date_to
+    parts.push(`${time} < toDateTime64(${params.add('String', instant(to, 'date_to', run, tz))}, 6, 'UTC')`)
+  }
   const groups: PropertyGroup[] = []
   if (f.properties !== undefined && f.properties !== null) groups.push(parsePropertyGroup(f.properties, 'filters'))
   if (f.filterTestAccounts) groups.push(parsePropertyGroup(run.project.settings.test_account_filters ?? [], 'test_account_filters'))
@@ -197,8 +203,10 @@ async function run(deps: HogqlDeps, r: QueryRun, query: HogqlQuery): Promise<Rec
   const page = limits(query)
   // Only a query that names a person reads the person overrides (one cheap read).
   const personOverrides = /person/i.test(query.query) ? await hasPersonOverrides(deps.clickhouse, r.project.id) : false
+  const hidden = r.viewer ? await hiddenPersons(deps.clickhouse, r.viewer, r.project.id) : null
   const printed = printQuery(ast, {
     params,
+    hidden,
     text: query.query,
     attr: 'query',
     team: r.project.id,

@@ -5,19 +5,11 @@ import { wrenError } from '../../../platform/errors'
 import { isRecord } from '../../../platform/json'
 import { parsePropertyGroup } from '../../../analytics/property-filters/parse'
 import type { DashboardFilter } from '../../kind'
-import {
-  breakdownOf,
-  displayOf,
-  entity,
-  formulaOf,
-  intervalOf,
-  optInt,
-  optString,
-  truthy,
-  withAggregationGroup,
-  type SeriesEntity,
-  type TrendRequest,
-} from './request'
+import { breakdownOf } from '../../common/breakdown'
+import { intervalOf } from '../../common/dates'
+import { optInt, optString, truthy } from '../../common/fields'
+import { seriesOfNodes, withAggregationGroup } from '../../common/series'
+import { defaultBreakdownLimit, displayOf, formulaOf, type TrendRequest } from './request'
 
 const record = (node: Record<string, unknown>, key: string): Record<string, unknown> => {
   const v = node[key]
@@ -27,20 +19,7 @@ const record = (node: Record<string, unknown>, key: string): Record<string, unkn
 }
 
 export function parseTrendsQuery(node: Record<string, unknown>): TrendRequest {
-  if (!Array.isArray(node.series)) throw wrenError('required', 'A TrendsQuery needs series: a list of EventsNode or ActionsNode.', 'series')
-  const series = node.series.map((raw, i): SeriesEntity => {
-    const attr = `series[${i}]`
-    if (!isRecord(raw)) throw wrenError('invalid_input', `${attr} must be an EventsNode or an ActionsNode.`, attr)
-    const s =
-      raw.kind === 'EventsNode'
-        ? entity(raw, 'events', attr, 'event')
-        : raw.kind === 'ActionsNode'
-          ? entity(raw, 'actions', attr, 'id')
-          : null
-    if (!s) throw wrenError('unsupported', `${attr}: Wren does not compute ${String(raw.kind ?? 'untyped')} series yet.`, attr)
-    if (s.kind === 'actions' && s.id === null) throw wrenError('required', `${attr}: an ActionsNode needs the action's id.`, attr)
-    return { ...s, order: i }
-  })
+  const series = seriesOfNodes(node.series)
   const dateRange = record(node, 'dateRange')
   const trendsFilter = record(node, 'trendsFilter')
   const compareFilter = record(node, 'compareFilter')
@@ -55,7 +34,7 @@ export function parseTrendsQuery(node: Record<string, unknown>): TrendRequest {
     explicitDate: truthy(dateRange.explicitDate),
     interval: intervalOf(optString(node, 'interval'), 'interval'),
     display,
-    ...breakdownOf(record(node, 'breakdownFilter'), display, 'breakdownFilter.'),
+    ...breakdownOf(record(node, 'breakdownFilter'), defaultBreakdownLimit(display), 'breakdownFilter.'),
     breakdownOffset: 0,
     compare: truthy(compareFilter.compare),
     compareTo: optString(compareFilter, 'compare_to', 'compareFilter.'),
@@ -94,7 +73,8 @@ export function trendWithDashboardFilters(query: TrendRequest, filters: Dashboar
     const own = query.rawProperties
     out.rawProperties = own && !(Array.isArray(own) && own.length === 0) ? { type: 'AND', values: [group(own), group(extra)] } : extra
   }
-  if (filters.breakdown_filter) Object.assign(out, breakdownOf(filters.breakdown_filter, out.display, 'filters_override.breakdown_filter.'))
+  if (filters.breakdown_filter)
+    Object.assign(out, breakdownOf(filters.breakdown_filter, defaultBreakdownLimit(out.display), 'filters_override.breakdown_filter.'))
   if (filters.interval) out.interval = intervalOf(filters.interval, 'filters_override.interval')
   if (filters.filterTestAccounts !== undefined && filters.filterTestAccounts !== null) out.filterTestAccounts = filters.filterTestAccounts
   return out

@@ -17,10 +17,12 @@ import { compileHogql } from '../../../analytics/sql/hogql'
 import { EventPersonId, hasPersonOverrides } from '../../../analytics/sql/persons-sql'
 import { eventColumns, type FilterContext } from '../../../analytics/property-filters/sql'
 import type { PropertyColumnSource } from '../../../analytics/sql/materialized-properties'
-import { parsePropertyGroup, type PropertyGroup } from '../../../analytics/property-filters/parse'
+import type { PropertyGroup } from '../../../analytics/property-filters/parse'
 import { breakdownExpr, buildTrendQuery, type ResolvedSeries } from './query'
 import { SessionColumns } from '../../../analytics/sql/sessions'
-import { isTotalValue, PROPERTY_MATHS, type SeriesEntity, type TrendRequest } from './request'
+import { PROPERTY_MATHS, type SeriesEntity } from '../../common/series'
+import { withTestAccountFilters } from '../../common/test-accounts'
+import { isTotalValue, type TrendRequest } from './request'
 
 export interface TrendPlanDeps {
   clickhouse: ClickHouseClient
@@ -85,11 +87,7 @@ export async function trendDefinitions(
   project: Project,
   request: TrendRequest,
 ): Promise<TrendDefinitions> {
-  const testFilters = request.filterTestAccounts
-    ? parsePropertyGroup(project.settings.test_account_filters ?? [], 'test_account_filters')
-    : null
-  const globalProperties: PropertyGroup =
-    testFilters && testFilters.values.length ? { type: 'AND', values: [request.properties, testFilters] } : request.properties
+  const globalProperties = withTestAccountFilters(project, request.properties, request.filterTestAccounts)
   const actions = new Map([...(await seriesActions(deps, project, request))].filter(([, a]) => !a.deleted))
   const series = request.series.filter((s) => s.kind === 'events' || actions.has(Number(s.id)))
   const needsCohorts =

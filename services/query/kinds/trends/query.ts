@@ -10,7 +10,8 @@ import { compileGroup, jsonValue, type FilterContext } from '../../../analytics/
 import type { PropertyColumnSource } from '../../../analytics/sql/materialized-properties'
 import type { PropertyGroup } from '../../../analytics/property-filters/parse'
 import { SESSION_JOIN_SETTINGS, sessionJoin, type SessionColumns } from '../../../analytics/sql/sessions'
-import { COUNT_PER_ACTOR_MATHS, PROPERTY_MATHS, type MathType, type SeriesEntity, type TrendRequest } from './request'
+import { COUNT_PER_ACTOR_MATHS, PROPERTY_MATHS, type MathType, type SeriesEntity } from '../../common/series'
+import type { TrendRequest } from './request'
 
 export const NULL_LABEL = '$$_posthog_breakdown_null_$$'
 export const OTHER_LABEL = '$$_posthog_breakdown_other_$$'

@@ -3,7 +3,8 @@
 import { bucketKey, dayString, isoInTz, labelFor, type DateRange } from '../../common/dates'
 import { parseFormula } from './formula'
 import { MULTI_SEPARATOR, NULL_LABEL, OTHER_LABEL, type TrendRow } from './query'
-import type { SeriesEntity, TrendRequest } from './request'
+import type { SeriesEntity } from '../../common/series'
+import type { TrendRequest } from './request'
 
 export interface ShapeInput {
   request: TrendRequest

@@ -1,0 +1,28 @@
+// Reading a query's fields, as every kind's parse does: optional strings and integers, PostHog's truthy
+// values, lists; a bad value is a 400 naming its field (`prefix` says where the field sits in the node).
+import { wrenError } from '../../platform/errors'
+
+export const truthy = (v: unknown) => v === true || (typeof v === 'string' && ['true', '1', 'yes'].includes(v.toLowerCase()))
+
+export function optString(input: Record<string, unknown>, key: string, prefix = ''): string | null {
+  const v = input[key]
+  if (v === undefined || v === null || v === '') return null
+  if (typeof v !== 'string') throw wrenError('invalid_input', `${prefix}${key} must be a string.`, prefix + key)
+  return v
+}
+
+export function optInt(input: Record<string, unknown>, key: string, min: number, max: number, prefix = ''): number | null {
+  const v = input[key]
+  if (v === undefined || v === null || v === '') return null
+  const n = Number(v)
+  if (!Number.isInteger(n) || n < min || n > max)
+    throw wrenError('invalid_input', `${prefix}${key} must be an integer between ${min} and ${max}.`, prefix + key)
+  return n
+}
+
+/** A list, or nothing; anything else is a 400 naming it. */
+export function listOf(raw: unknown, attr: string): unknown[] {
+  if (raw === undefined || raw === null) return []
+  if (!Array.isArray(raw)) throw wrenError('invalid_input', `${attr} must be a list.`, attr)
+  return raw
+}
