@@ -23,7 +23,12 @@ export const InsightAnswer = Type.Object(
     order: Type.Null({ description: 'Insights are listed by id: no order of their own.' }),
     dashboards: Type.Array(Type.Integer(), { description: 'The dashboards the insight is on.' }),
     dashboard_tiles: Type.Array(Type.Object({ id: Type.Integer(), dashboard_id: Type.Integer(), deleted: Type.Boolean() })),
-    result: Nullable(Type.Array(TrendSeries), { description: 'Computed when one insight is read; null in lists and after a write.' }),
+    result: Nullable(
+      Type.Union([Type.Array(TrendSeries), Type.Array(Type.Array(Type.Unknown(), { description: 'A row, in `columns` order.' }))]),
+      {
+        description: 'Computed when one insight is read: a trend’s series, or a SQL insight’s rows; null in lists and after a write.',
+      },
+    ),
     last_refresh: Nullable(Time, { description: 'When the result was computed.' }),
     is_cached: Type.Boolean(),
     timezone: Nullable(Type.String()),

@@ -24,6 +24,7 @@ export const APP_SECTIONS = [
   'dashboards',
   'trends',
   'insights',
+  'sql',
   'events',
   'persons',
   'feature_flags',

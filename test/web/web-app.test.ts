@@ -415,6 +415,7 @@ describe('the web app', () => {
       const pages: Array<[string, string]> = [
         ['trends', `trends?breakdown=%24browser&breakdown_type=event`],
         ['events', 'events'],
+        ['sql', `sql?q=${encodeURIComponent('select event, count() as c\nfrom events\ngroup by event\norder by c desc')}`],
         ['persons', 'persons'],
         ['person', `persons/${ada.uuid}`],
         ['feature-flags', 'feature_flags'],

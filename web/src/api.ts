@@ -9,6 +9,8 @@ export class ApiError extends Error {
     readonly detail: string,
     readonly code: string | null,
     readonly attr: string | null,
+    /** The error's whole JSON body: some name more than the four fields (a query's error, its place in the query). */
+    readonly body: Record<string, unknown> | null = null,
   ) {
     super(detail)
   }
@@ -67,6 +69,7 @@ export async function request<T>(method: string, path: string, body?: unknown, k
       detail,
       typeof error.code === 'string' ? error.code : null,
       typeof error.attr === 'string' ? error.attr : null,
+      json !== null && typeof json === 'object' && !Array.isArray(json) ? (json as Record<string, unknown>) : null,
     )
   }
   return json as T

@@ -21,6 +21,7 @@ import { SettingsPage } from './pages/settings'
 import { KeysPage } from './pages/keys'
 import { DashboardPage, DashboardsPage, HomePage } from './pages/dashboards'
 import { InsightPage, SavedInsightsPage } from './pages/insights'
+import { SqlPage } from './pages/sql'
 
 /**
  * The pages, in the menu's order, with the scope each needs (the menu hides what the key cannot read). The app
@@ -31,6 +32,7 @@ const SECTIONS = [
   { section: 'dashboards', title: 'Dashboards', scope: 'dashboard:read' },
   { section: 'trends', title: 'Trends', scope: 'insight:read' },
   { section: 'insights', title: 'Saved insights', scope: 'insight:read' },
+  { section: 'sql', title: 'SQL', scope: 'query:read' },
   { section: 'events', title: 'Events', scope: 'query:read' },
   { section: 'persons', title: 'Persons', scope: 'person:read' },
   { section: 'feature_flags', title: 'Feature flags', scope: 'feature_flag:read' },
@@ -226,6 +228,8 @@ function Page({ section, rest, search }: { section: string; rest: string[]; sear
       return rest[0] ? <InsightPage id={rest[0]} search={search} /> : <SavedInsightsPage />
     case 'trends':
       return <TrendsPage search={search} />
+    case 'sql':
+      return <SqlPage search={search} />
     case 'events':
       return <EventsPage search={search} />
     case 'persons':

@@ -1,11 +1,9 @@
-// A trend saved as an insight: the trends editor's Save and Add to dashboard, and the dashboards an insight
-// is on, as links.
+// An editor's query saved as an insight: Save and Add to dashboard (the trends editor's and the SQL page's),
+// and the dashboards an insight is on, as links.
 import { createContext } from 'preact'
 import { useContext, useState } from 'preact/hooks'
 import { get, patch, post, WHOLE_LIST, withQuery } from '../api'
 import type { DashboardSummary, Insight, Paginated } from '../answers'
-import { derivedName, editorQuery, insightQuery } from '../insight-query'
-import { encodeQuery, seriesComplete, type TrendQuery } from '../query'
 import { navigate } from '../router'
 import { useSession } from '../session'
 import { ErrorBox } from './feedback'
@@ -43,40 +41,44 @@ export const SavedContext = createContext<((insight: Insight) => void) | null>(n
 
 /**
  * Save (a name; creates the insight, or updates the one being edited) and Add to dashboard (saves too, with the
- * dashboard added to the insight's). A new insight's page then becomes its own (/insights/:id).
+ * dashboard added to the insight's), for any editor: `query` is the insight's query as it would be saved,
+ * `saved` the one it has (the button says Saved while they match). A new insight's page then becomes its own
+ * (`pageOf`).
  */
 export function SaveInsight({
   query,
+  saved,
+  derivedName,
+  ready,
   insight,
-  actionName,
+  pageOf,
 }: {
-  query: TrendQuery
+  query: Record<string, unknown>
+  saved: Record<string, unknown> | null
+  /** The name an unnamed insight gets (the field's placeholder). */
+  derivedName: string
+  /** Whether there is anything to save yet. */
+  ready: boolean
   insight: Insight | null
-  actionName: (id: string) => string
+  pageOf: (insight: Insight) => string
 }) {
-  const { path, base, can } = useSession()
+  const { path, can } = useSession()
   const onSaved = useContext(SavedContext)
   const dashboards = useDashboards()
   const [name, setName] = useState(insight?.name ?? '')
   const [target, setTarget] = useState('')
   const [error, busy, run] = useAction()
   const [note, setNote] = useState<string | null>(null)
-  const ready = query.series.some(seriesComplete)
-  const saved = insight ? editorQuery(insight) : null
-  const changed =
-    !insight ||
-    !saved ||
-    JSON.stringify(insightQuery(saved)) !== JSON.stringify(insightQuery(query)) ||
-    (insight.name ?? '') !== name.trim()
+  const changed = !insight || !saved || JSON.stringify(saved) !== JSON.stringify(query) || (insight.name ?? '') !== name.trim()
 
   const save = (extra: { dashboards?: number[] }, done: string) =>
     run(async () => {
-      const body = { name: name.trim() || derivedName(query, actionName), query: insightQuery(query), saved: true, ...extra }
+      const body = { name: name.trim() || derivedName, query, saved: true, ...extra }
       const answer = insight ? await patch<Insight>(path(`insights/${insight.id}/`), body) : await post<Insight>(path('insights/'), body)
       setName(answer.name ?? '')
       setNote(done)
       if (insight) onSaved?.(answer)
-      else navigate(`${base}/insights/${answer.id}?${encodeQuery(query)}`, { replace: true })
+      else navigate(pageOf(answer), { replace: true })
     })
   const addTo = () => {
     const id = Number(target)
@@ -96,7 +98,7 @@ export function SaveInsight({
       >
         <input
           aria-label="Insight name"
-          placeholder={derivedName(query, actionName)}
+          placeholder={derivedName}
           value={name}
           onInput={(e) => {
             setName(e.currentTarget.value)

@@ -1,16 +1,19 @@
 // Dashboards: the list (and a new one), a dashboard's tiles (Home is the project's primary dashboard, where the
 // app opens), each insight tile drawn from the API's cached result; Refresh recomputes every tile in parallel
-// (?refresh=true), and the dashboard's date range overrides its tiles' (the dashboard's filters).
+// (?refresh=true), and the dashboard's date range overrides its tiles' (the dashboard's filters). A SQL
+// insight's tile is its table of rows.
 import { useEffect, useState } from 'preact/hooks'
 import type { ComponentChildren } from 'preact'
 import { get, patch, post, WHOLE_LIST, withQuery } from '../api'
-import type { Dashboard, DashboardSummary, Insight, Paginated, RecordingPage, Tile } from '../answers'
+import type { Dashboard, DashboardSummary, Insight, Paginated, RecordingPage, Tile, TrendSeries } from '../answers'
 import { Empty, ErrorBox, Loading } from '../components/feedback'
 import { PageHeader } from '../components/headers'
 import { Listing } from '../components/listing'
 import { useAction, useLoad } from '../components/load'
 import { formatTime } from '../components/properties'
 import { TrendResult } from '../components/trend-result'
+import { SqlResult } from '../components/sql-result'
+import { insightSql, sqlAnswer } from '../sql'
 import { editorQuery, insightDisplay } from '../insight-query'
 import { DATE_PRESETS } from '../query'
 import { navigate } from '../router'
@@ -312,7 +315,11 @@ function nothingYet(insight: Insight, base: string): ComponentChildren {
 function InsightTileBody({ insight, noEvents }: { insight: Insight; noEvents: boolean }) {
   const { base } = useSession()
   if (insight.result_unavailable) return <p class="muted tile-note">{insight.result_unavailable}</p>
-  const result = insight.result ?? []
+  if (insightSql(insight.query) !== null) {
+    const answer = sqlAnswer(insight)
+    return answer ? <SqlResult answer={answer} compact /> : <p class="muted tile-note">Not computed yet: Refresh computes it.</p>
+  }
+  const result = ((insight.result ?? []) as Array<TrendSeries | unknown[]>).filter((s): s is TrendSeries => !Array.isArray(s))
   const total = result.reduce((n, s) => n + Math.abs(s.aggregated_value ?? s.count), 0)
   if (total === 0 && noEvents)
     return <p class="muted tile-note">Waiting for the first events: this fills in once the snippet sends some.</p>

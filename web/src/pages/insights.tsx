@@ -1,5 +1,5 @@
-// Saved insights: the list (name, favorite, the dashboards each is on), and a saved insight opened in the
-// trends editor (/insights/:id).
+// Saved insights: the list (name, favorite, the dashboards each is on), and a saved insight opened in its
+// editor (/insights/:id): the trends editor, or the SQL page for a SQL insight.
 import { useMemo, useState } from 'preact/hooks'
 import { get, patch, WHOLE_LIST, withQuery } from '../api'
 import type { Insight, Paginated } from '../answers'
@@ -13,6 +13,8 @@ import { editorQuery } from '../insight-query'
 import { encodeQuery } from '../query'
 import { useSession } from '../session'
 import { TrendsPage } from './trends'
+import { SqlPage } from './sql'
+import { insightSql } from '../sql'
 
 export function SavedInsightsPage() {
   const { path, base, can } = useSession()
@@ -92,7 +94,7 @@ export function SavedInsightsPage() {
   )
 }
 
-/** A saved insight in the trends editor: its query, unless the URL already holds edits of it (a reload). */
+/** A saved insight in its editor (trends or SQL): its query, unless the URL already holds edits of it (a reload). */
 export function InsightPage({ id, search }: { id: string; search: string }) {
   const { path } = useSession()
   const loaded = useLoad(() => get<Insight>(path(`insights/${encodeURIComponent(id)}/`)), [id])
@@ -100,6 +102,12 @@ export function InsightPage({ id, search }: { id: string; search: string }) {
   const current = insight ?? loaded.data
   if (loaded.error) return <ErrorBox error={loaded.error} />
   if (!current) return <Loading />
+  if (insightSql(current.query) !== null)
+    return (
+      <SavedContext.Provider value={setInsight}>
+        <SqlPage search={search} insight={current} />
+      </SavedContext.Provider>
+    )
   const query = editorQuery(current)
   if (!query)
     return (

@@ -15,6 +15,7 @@ import { useSession } from '../session'
 import { createTrendsStore, type TrendsStore } from '../trends-store'
 import { Snippet, useAnyEvents } from '../components/snippet'
 import { SaveInsight } from '../components/save-insight'
+import { derivedName, editorQuery, insightQuery } from '../insight-query'
 import {
   BREAKDOWN_LABELS,
   BREAKDOWN_TYPES,
@@ -25,6 +26,7 @@ import {
   PROPERTY_MATHS,
   decodeQuery,
   encodeQuery,
+  seriesComplete,
   seriesLetter,
   trendBody,
   type BreakdownType,
@@ -77,6 +79,11 @@ function useTrendsStore(search: string, here: string): [TrendsStore, TrendQuery]
 export function TrendsPage({ search, insight = null }: { search: string; insight?: Insight | null }) {
   const { path, base, project, can } = useSession()
   const [store, query] = useTrendsStore(search, insight ? `${base}/insights/${insight.id}` : `${base}/trends`)
+  // The saved insight's query as the editor would save it: Save is offered once the editor's differs.
+  const savedQuery = useMemo(() => {
+    const saved = insight ? editorQuery(insight) : null
+    return saved ? insightQuery(saved) : null
+  }, [insight])
   const body = useDebounced(trendBody(query), 350)
   const ready = (body.events as unknown[]).length + (body.actions as unknown[]).length > 0
   // Nothing to ask before a series is chosen: an empty result.
@@ -121,9 +128,12 @@ export function TrendsPage({ search, insight = null }: { search: string; insight
       <ErrorBox error={csvError} />
       {can('insight:write') ? (
         <SaveInsight
-          query={query}
+          query={insightQuery(query)}
+          saved={savedQuery}
+          derivedName={derivedName(query, (id) => actions.data?.find((a) => String(a.id) === id)?.name ?? `Action ${id}`)}
+          ready={query.series.some(seriesComplete)}
           insight={insight}
-          actionName={(id) => actions.data?.find((a) => String(a.id) === id)?.name ?? `Action ${id}`}
+          pageOf={(saved) => `${base}/insights/${saved.id}?${encodeQuery(query)}`}
         />
       ) : null}
       <section class="card query">
