@@ -189,7 +189,7 @@ const CLICKHOUSE_INPUT_ERRORS: Record<string, (message: string) => WrenError | n
       'division_by_zero',
       "The query divided by zero: a HogQL '%' (or an integer division) had a zero divisor. Guard it, e.g. x % nullIf(y, 0).",
     ),
-  // Wren bounds what it builds from the caller's input (query/hogql.ts, property-filters/sql.ts) below these;
+  // Wren bounds what it builds from the caller's input (analytics/hogql/parser.ts, property-filters/sql.ts) below these;
   // a query that still reaches them is the caller's, not a fault of Wren.
   TOO_DEEP_AST: () => tooComplex(),
   TOO_BIG_AST: () => tooComplex(),

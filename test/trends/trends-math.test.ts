@@ -142,7 +142,7 @@ describe('trend math, hogql and timezones', () => {
     expect(previous).toMatchObject({ compare_label: 'previous', aggregated_value: 1 })
   })
 
-  it('breaks down, filters and aggregates by restricted hogql expressions', async () => {
+  it('breaks down, filters and aggregates by hogql expressions', async () => {
     const result = await trend({
       events: [{ id: '$pageview' }],
       breakdown_type: 'hogql',

@@ -13,7 +13,7 @@ import { GROUP_TYPE_COUNT, isGroup, type PropertyFilter, type PropertyGroup, typ
 
 /** Where each kind of property lives, so one compiler serves events and the persons table. */
 export interface PropertyColumns {
-  /** The table a row is of: HogQL filters read its fields (query/hogql.ts). */
+  /** The table a row is of: HogQL filters read its fields (analytics/sql/hogql.ts). */
   table: 'events' | 'persons'
   event: string | null
   person: string

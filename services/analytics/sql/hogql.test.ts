@@ -3,7 +3,7 @@ import { SqlParams } from '../../platform/clickhouse/params'
 import { compileHogql, hogqlReadsEvent } from './hogql'
 import { EventPersonId } from './persons-sql'
 
-describe('restricted hogql', () => {
+describe('hogql expressions', () => {
   it('turns properties and literals into parameters', () => {
     const params = new SqlParams()
     const sql = compileHogql(

@@ -51,7 +51,7 @@ export interface QueryInput {
   /** Which events the caller may see ('1': all); hidden persons' events are left out (platform/http/hidden-persons.ts). */
   visible: string
   breakdown: BreakdownPlan | null
-  /** Compiles a restricted HogQL expression (math_hogql). */
+  /** Compiles a HogQL expression (math_hogql; analytics/sql/hogql.ts). */
   hogql(expr: string): string
   sessions: SessionColumns
   /** How every events row's person is read (chosen by the caller from the project's merges). */
