@@ -166,7 +166,7 @@ describe.skipIf(unavailable !== null)(`the web app's keys, in headless Chromium$
     const page = await open()
     await signIn(page, created.body.value)
     await page.waitForURL(`${t.url}/project/${t.projectId}/events`)
-    expect(await menu(page)).toEqual(['Events'])
+    expect(await menu(page)).toEqual(['Events', 'SQL'])
     for (const [section, scope] of [
       ['persons', 'person:read'],
       ['settings', 'project:read'],
@@ -186,7 +186,7 @@ describe.skipIf(unavailable !== null)(`the web app's keys, in headless Chromium$
     const other = await open()
     await signIn(other, limited.body.value)
     await other.waitForURL(`${t.url}/project/${shop.body.id}/events`)
-    expect(await menu(other)).toEqual(['Events', 'Persons'])
+    expect(await menu(other)).toEqual(['Events', 'SQL', 'Persons'])
     await other.waitForSelector('text=No events yet.')
   })
 
