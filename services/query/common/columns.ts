@@ -68,6 +68,35 @@ export function orderItem(item: string): { expr: string; desc: boolean } {
   return m ? { expr: m[1].trim(), desc: m[2].toUpperCase() === 'DESC' } : { expr: columnExpr(item), desc: false }
 }
 
+/** A selected column as the table kinds read it: `c<i>` in their SQL. */
+export interface SelectedColumn {
+  name: string
+  aggregate: boolean
+}
+
+/**
+ * PostHog's order for a table kind: `orderBy` as given (an expression the kind orders its own way by `own`, a
+ * selected column by its place, else HogQL); without it count() DESC if selected, then the first aggregate DESC, then
+ * `newest` DESC if selected (timestamp, created_at), else the first column.
+ */
+export function orderBySql(
+  orderBy: string[] | null,
+  columns: SelectedColumn[],
+  opts: { newest: string; own: (expr: string) => string | null; hogql: (expr: string, attr: string) => string },
+): string[] {
+  const index = (expr: string) => columns.findIndex((c) => columnExpr(c.name).replace(/\s+/g, '') === expr.replace(/\s+/g, ''))
+  if (orderBy)
+    return orderBy.map((item, k) => {
+      const { expr, desc } = orderItem(item)
+      const i = index(expr)
+      const sql = opts.own(expr) ?? (i >= 0 ? `c${i}` : opts.hogql(expr, `orderBy[${k}]`))
+      return `${sql} ${desc ? 'DESC' : 'ASC'}`
+    })
+  const first = [index('count()'), columns.findIndex((c) => c.aggregate), index(opts.newest)].find((i) => i >= 0)
+  if (first !== undefined) return [`c${first} DESC`]
+  return columns.length ? ['c0 ASC'] : []
+}
+
 // ClickHouse's aggregate functions a HogQL column may call (PostHog's has_aggregation reads HogQL's list).
 const AGGREGATES = new Set(
   [

@@ -19,7 +19,7 @@ import { cohortIdsIn, cohortResolver } from '../../../cohorts/membership'
 import { LATEST_DISTINCT_IDS, LATEST_PERSONS, PersonQueries } from '../../../persons/queries'
 import { sortDistinctIds } from '../../../persons/serialize'
 import type { ActorsPoint, ActorsSql, QueryKind, QueryRun } from '../../kind'
-import { columnExpr, hasAggregation, orderItem, paging, presentValue, refuseUnknownFields, stringList } from '../../common/columns'
+import { columnExpr, hasAggregation, orderBySql, paging, presentValue, refuseUnknownFields, stringList } from '../../common/columns'
 import { readTable } from '../../common/table'
 
 export interface ActorsQueryDeps {
@@ -199,7 +199,17 @@ export async function runActorsQuery<D extends ActorsQueryDeps>(
     for (const [k, v] of Object.entries(point.params)) params.values[/^p\d+$/.test(k) ? `s_${k}` : k] = v
     from += ` INNER JOIN (${sql}) AS source ON source.actor_id = persons.uuid`
   }
-  const orderBy = orderBySql(q, columns, hogql, params)
+  const orderBy = orderBySql(q.orderBy, columns, {
+    newest: 'created_at',
+    own: (expr) =>
+      // One `person` order sorts by email, as PostHog's; the source's counts by their own column.
+      expr === 'person' && q.orderBy?.length === 1
+        ? `JSONExtractString(persons.properties, ${params.add('String', 'email')})`
+        : q.source && (expr === 'event_count' || expr === 'event_distinct_ids')
+          ? `source.${expr}`
+          : null,
+    hogql,
+  })
   const table = { columns, from, where, having: [], orderBy, ties: ['persons.uuid'], settings: q.source ? SESSION_JOIN_SETTINGS : '' }
   const page = await readTable(deps.clickhouse, { ...table, limit: q.limit, offset: q.offset }, params, { tz, signal })
   const results = page.rows
@@ -247,33 +257,4 @@ async function usedCohorts<D extends ActorsQueryDeps>(deps: D, project: Project,
 function displayName(params: SqlParams): string {
   const props = DISPLAY_NAME_PROPERTIES.map((p) => `nullIf(JSONExtractString(persons.properties, ${params.add('String', p)}), '')`)
   return `coalesce(${props.join(', ')}, toString(persons.uuid))`
-}
-
-/**
- * PostHog's order: `orderBy` as given (`person` alone: by the email); else count() DESC if selected, the first
- * aggregate DESC, created_at DESC if selected, the first column ASC.
- */
-function orderBySql<D>(q: ActorsQuery<D>, columns: Column[], hogql: (expr: string, attr: string) => string, params: SqlParams): string[] {
-  const index = (expr: string) => columns.findIndex((c) => columnExpr(c.name).replace(/\s+/g, '') === expr.replace(/\s+/g, ''))
-  if (q.orderBy)
-    return q.orderBy.map((item, k) => {
-      const { expr, desc } = orderItem(item)
-      const i = index(expr)
-      const byPerson = expr === 'person' && q.orderBy!.length === 1
-      const sql = byPerson
-        ? `JSONExtractString(persons.properties, ${params.add('String', 'email')})`
-        : i >= 0
-          ? `c${i}`
-          : q.source && (expr === 'event_count' || expr === 'event_distinct_ids')
-            ? `source.${expr}`
-            : hogql(expr, `orderBy[${k}]`)
-      return `${sql} ${desc ? 'DESC' : 'ASC'}`
-    })
-  const count = index('count()')
-  if (count >= 0) return [`c${count} DESC`]
-  const aggregate = columns.findIndex((c) => c.aggregate)
-  if (aggregate >= 0) return [`c${aggregate} DESC`]
-  const created = index('created_at')
-  if (created >= 0) return [`c${created} DESC`]
-  return columns.length ? ['c0 ASC'] : []
 }

@@ -22,7 +22,7 @@ import type { Cohort, CohortStore } from '../../../cohorts/store'
 import { cohortIdsIn, cohortResolver } from '../../../cohorts/membership'
 import { PersonQueries, personDistinctIdsSql } from '../../../persons/queries'
 import type { DashboardFilter, QueryKind, QueryRun } from '../../kind'
-import { columnExpr, hasAggregation, orderItem, paging, presentValue, refuseUnknownFields, stringList } from '../../common/columns'
+import { columnExpr, hasAggregation, orderBySql, paging, presentValue, refuseUnknownFields, stringList } from '../../common/columns'
 import { readTable } from '../../common/table'
 
 export interface EventsQueryDeps {
@@ -191,7 +191,7 @@ export async function runEventsQuery(deps: EventsQueryDeps, run: QueryRun, q: Ev
   const hidden = run.viewer ? await hiddenPersons(deps.clickhouse, run.viewer, project.id) : null
   if (hidden) where.push(visibleEventsSql(hidden, params))
 
-  const orderBy = orderBySql(q, columns, hogql)
+  const orderBy = orderBySql(q.orderBy, columns, { newest: 'timestamp', own: (expr) => (expr === 'person' ? 'distinct_id' : null), hogql })
   // Last: the joins are those the columns, conditions and order read.
   const source = eventsSource(team, { sessions, personId }, { from: after, to: before })
   const table = { columns, from: source.from, where, having, orderBy, ties: ['uuid'], settings: source.settings }
@@ -226,25 +226,6 @@ export async function runEventsQuery(deps: EventsQueryDeps, run: QueryRun, q: Ev
     limit: q.limit,
     offset: q.offset,
   }
-}
-
-/** PostHog's order: `orderBy` as given; else count() DESC if selected, the first aggregate DESC, timestamp DESC if selected, the first column. */
-function orderBySql(q: EventsQuery, columns: Column[], hogql: (expr: string, attr: string) => string): string[] {
-  const index = (expr: string) => columns.findIndex((c) => columnExpr(c.name).replace(/\s+/g, '') === expr.replace(/\s+/g, ''))
-  if (q.orderBy)
-    return q.orderBy.map((item, k) => {
-      const { expr, desc } = orderItem(item)
-      const i = index(expr)
-      const sql = i >= 0 ? `c${i}` : expr === 'person' ? 'distinct_id' : hogql(expr, `orderBy[${k}]`)
-      return `${sql} ${desc ? 'DESC' : 'ASC'}`
-    })
-  const count = index('count()')
-  if (count >= 0) return [`c${count} DESC`]
-  const aggregate = columns.findIndex((c) => c.aggregate)
-  if (aggregate >= 0) return [`c${aggregate} DESC`]
-  const timestamp = index('timestamp')
-  if (timestamp >= 0) return [`c${timestamp} DESC`]
-  return columns.length ? ['c0 ASC'] : []
 }
 
 /** `*` as PostHog sends it: the event's fields by name, its properties parsed. */
