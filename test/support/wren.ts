@@ -1,6 +1,7 @@
 // Starting real Wren instances for tests: in this process (one per test file — chDB allows one engine
 // per process, and vitest forks a process per file), or as a child process that a test can SIGKILL.
-import { mkdtemp, rm } from 'node:fs/promises'
+import { existsSync } from 'node:fs'
+import { cp, mkdtemp, readFile, rm } from 'node:fs/promises'
 import { tmpdir } from 'node:os'
 import path from 'node:path'
 import { execFile, spawn, type ChildProcess } from 'node:child_process'
@@ -36,6 +37,9 @@ export async function startWren(env: Record<string, string> = {}, opts: { logger
   const personalKey = generateKey(PERSONAL_KEY_PREFIX)
   const fixture = process.env.WREN_TEST_CLICKHOUSE_HTTP === '1' && !env.CLICKHOUSE_URL ? await startClickHouseFixture() : null
   const overHttp: Record<string, string> = fixture ? fixture.env : {}
+  // On chDB: the run's migrated chDB (./run-setup.ts) rather than 28 migrations on an empty one.
+  const migrated = fixture || env.CLICKHOUSE_URL ? null : await prepared('migrated')
+  if (migrated) await cp(path.join(migrated, 'clickhouse'), path.join(dataDir, 'clickhouse'), { recursive: true })
   const config = loadConfig({
     WREN_DATA_DIR: dataDir,
     WREN_PROJECT_API_KEY: projectKey,
@@ -89,6 +93,23 @@ export interface WrenEntry {
   cwd: string
 }
 export const SOURCE_ENTRY: WrenEntry = { args: ['--import', 'tsx', path.join(repoRoot, 'services/main.ts')], cwd: repoRoot }
+
+/**
+ * What ./run-setup.ts made for this run under `name` (its path), once it is made; null when the run made none
+ * (a script outside vitest).
+ */
+async function prepared(name: 'migrated'): Promise<string | null> {
+  const root = process.env.WREN_TEST_PREPARED
+  if (!root) return null
+  const failed = path.join(root, `${name}.failed`)
+  await waitFor(async () => existsSync(path.join(root, `${name}.done`)) || existsSync(failed), {
+    timeoutMs: 120_000,
+    intervalMs: 20,
+    what: `the run's ${name} (test/support/run-setup.ts)`,
+  })
+  if (existsSync(failed)) throw new Error(await readFile(failed, 'utf8'))
+  return path.join(root, name)
+}
 
 /**
  * Runs `wren start` (or `wren <command>`, e.g. a role) as its own process on `dataDir`, and waits until it
