@@ -98,7 +98,7 @@ export const SOURCE_ENTRY: WrenEntry = { args: ['--import', 'tsx', path.join(rep
  * What ./run-setup.ts made for this run under `name` (its path), once it is made; null when the run made none
  * (a script outside vitest).
  */
-async function prepared(name: 'migrated'): Promise<string | null> {
+async function prepared(name: 'migrated' | 'build'): Promise<string | null> {
   const root = process.env.WREN_TEST_PREPARED
   if (!root) return null
   const failed = path.join(root, `${name}.failed`)
@@ -111,17 +111,20 @@ async function prepared(name: 'migrated'): Promise<string | null> {
   return path.join(root, name)
 }
 
+/** The entry a child-process Wren starts from by default: the run's build (as the image runs Wren), else the source. */
+async function defaultEntry(): Promise<WrenEntry> {
+  const build = await prepared('build')
+  return build ? { args: [path.join(build, 'services', 'main.js')], cwd: repoRoot } : SOURCE_ENTRY
+}
+
 /**
  * Runs `wren start` (or `wren <command>`, e.g. a role) as its own process on `dataDir`, and waits until it
- * answers. A port taken between the pick and Wren's listen (other test files start processes too) is
+ * answers. By default from the run's build (`npm run build`, as the image runs it; the in-process tests run
+ * the source). A port taken between the pick and Wren's listen (other test files start processes too) is
  * picked again.
  */
-export async function spawnWren(
-  dataDir: string,
-  env: Record<string, string>,
-  command = 'start',
-  entry: WrenEntry = SOURCE_ENTRY,
-): Promise<WrenProcess> {
+export async function spawnWren(dataDir: string, env: Record<string, string>, command = 'start', from?: WrenEntry): Promise<WrenProcess> {
+  const entry = from ?? (await defaultEntry())
   for (let attempt = 1; ; attempt++) {
     try {
       return await spawnOnce(dataDir, env, command, entry)
