@@ -111,8 +111,11 @@ async function prepared(name: 'migrated' | 'build'): Promise<string | null> {
   return path.join(root, name)
 }
 
-/** The entry a child-process Wren starts from by default: the run's build (as the image runs Wren), else the source. */
-async function defaultEntry(): Promise<WrenEntry> {
+/**
+ * The entry a child-process Wren (spawnWren) or a CLI command starts from by default: the run's build (as the image
+ * runs Wren), else the source.
+ */
+export async function wrenEntry(): Promise<WrenEntry> {
   const build = await prepared('build')
   return build ? { args: [path.join(build, 'services', 'main.js')], cwd: repoRoot } : SOURCE_ENTRY
 }
@@ -124,7 +127,7 @@ async function defaultEntry(): Promise<WrenEntry> {
  * picked again.
  */
 export async function spawnWren(dataDir: string, env: Record<string, string>, command = 'start', from?: WrenEntry): Promise<WrenProcess> {
-  const entry = from ?? (await defaultEntry())
+  const entry = from ?? (await wrenEntry())
   for (let attempt = 1; ; attempt++) {
     try {
       return await spawnOnce(dataDir, env, command, entry)
