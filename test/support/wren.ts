@@ -95,12 +95,12 @@ export interface WrenEntry {
 export const SOURCE_ENTRY: WrenEntry = { args: ['--import', 'tsx', path.join(repoRoot, 'services/main.ts')], cwd: repoRoot }
 
 /**
- * What ./run-setup.ts made for this run under `name` (its path), once it is made; null when the run made none
- * (a script outside vitest).
+ * What ./run-setup.ts made for this run under `name` (its path), once it is made; null when the run makes none
+ * (a script outside vitest; the build in a run without the kafka and processes groups).
  */
 async function prepared(name: 'migrated' | 'build'): Promise<string | null> {
   const root = process.env.WREN_TEST_PREPARED
-  if (!root) return null
+  if (!root || (name === 'build' && !existsSync(path.join(root, 'build.started')))) return null
   const failed = path.join(root, `${name}.failed`)
   await waitFor(async () => existsSync(path.join(root, `${name}.done`)) || existsSync(failed), {
     timeoutMs: 120_000,
