@@ -70,6 +70,8 @@ export default defineConfig({
     // (the crash tests took 1.6x as long); services/platform/thread-priority.test.ts tests the priority itself.
     env: { WREN_CHECK_RESPONSES: '1', WREN_BACKGROUND_NICE: '0' },
     sequence: { sequencer: WaitingFirst },
+    // What every Wren a test starts can share, made once per run (a migrated chDB, the build): test/support/run-setup.ts.
+    globalSetup: ['test/support/run-setup.ts'],
     projects: GROUPS.map((name) => ({ extends: true, test: { name, include: byGroup.get(name)! } })),
   },
 })

@@ -5,15 +5,14 @@ import path from 'node:path'
 import { execFile } from 'node:child_process'
 import { promisify } from 'node:util'
 import { afterAll, beforeAll, describe, expect, it } from 'vitest'
-import { spawnWren } from '../support/wren'
-
-const repoRoot = path.resolve(import.meta.dirname, '../..')
+import { spawnWren, wrenEntry } from '../support/wren'
 
 describe('wren keys list|revoke', () => {
   let dataDir: string
   const wren = async (...args: string[]) => {
-    const { stdout } = await promisify(execFile)(process.execPath, ['--import', 'tsx', path.join(repoRoot, 'services/main.ts'), ...args], {
-      cwd: repoRoot,
+    const entry = await wrenEntry()
+    const { stdout } = await promisify(execFile)(process.execPath, [...entry.args, ...args], {
+      cwd: entry.cwd,
       env: { ...process.env, WREN_DATA_DIR: dataDir, LOG_LEVEL: 'warn' },
     })
     return stdout

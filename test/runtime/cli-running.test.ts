@@ -8,11 +8,9 @@ import { tmpdir } from 'node:os'
 import path from 'node:path'
 import { execFile } from 'node:child_process'
 import { promisify } from 'node:util'
-import { api, captureBatch, spawnWren, waitFor, type WrenProcess } from '../support/wren'
+import { api, captureBatch, spawnWren, waitFor, wrenEntry, type WrenProcess } from '../support/wren'
 import { generateKey, PERSONAL_KEY_PREFIX, PROJECT_KEY_PREFIX } from '../../services/projects/store'
 import { lockDataDir } from '../../services/platform/lock'
-
-const repoRoot = path.resolve(import.meta.dirname, '../..')
 
 describe('the CLI while Wren runs', () => {
   const env = {
@@ -24,11 +22,13 @@ describe('the CLI while Wren runs', () => {
   let dataDir = ''
   let server: WrenProcess | null = null
   const call = () => api({ url: server!.url, personalKey: env.WREN_PERSONAL_API_KEY })
-  const run = (...args: string[]) =>
-    promisify(execFile)(process.execPath, ['--import', 'tsx', path.join(repoRoot, 'services/main.ts'), ...args], {
-      cwd: repoRoot,
+  const run = async (...args: string[]) => {
+    const entry = await wrenEntry()
+    return promisify(execFile)(process.execPath, [...entry.args, ...args], {
+      cwd: entry.cwd,
       env: { ...process.env, WREN_DATA_DIR: dataDir, LOG_LEVEL: 'warn' },
     })
+  }
   const wren = async (...args: string[]) =>
     (await run(...args)).stdout
       .trim()
@@ -120,14 +120,11 @@ describe('the CLI while Wren runs', () => {
     const held = await mkdtemp(path.join(tmpdir(), 'wren-cli-held-'))
     const unlock = await lockDataDir(held)
     try {
-      const failed = await promisify(execFile)(
-        process.execPath,
-        ['--import', 'tsx', path.join(repoRoot, 'services/main.ts'), 'keys', 'list'],
-        {
-          cwd: repoRoot,
-          env: { ...process.env, WREN_DATA_DIR: held, LOG_LEVEL: 'warn' },
-        },
-      ).then(
+      const entry = await wrenEntry()
+      const failed = await promisify(execFile)(process.execPath, [...entry.args, 'keys', 'list'], {
+        cwd: entry.cwd,
+        env: { ...process.env, WREN_DATA_DIR: held, LOG_LEVEL: 'warn' },
+      }).then(
         () => null,
         (err: { code: number; stderr: string }) => err,
       )

@@ -1,6 +1,7 @@
 // Starting real Wren instances for tests: in this process (one per test file — chDB allows one engine
 // per process, and vitest forks a process per file), or as a child process that a test can SIGKILL.
-import { mkdtemp, rm } from 'node:fs/promises'
+import { existsSync } from 'node:fs'
+import { cp, mkdtemp, readFile, rm } from 'node:fs/promises'
 import { tmpdir } from 'node:os'
 import path from 'node:path'
 import { execFile, spawn, type ChildProcess } from 'node:child_process'
@@ -36,6 +37,9 @@ export async function startWren(env: Record<string, string> = {}, opts: { logger
   const personalKey = generateKey(PERSONAL_KEY_PREFIX)
   const fixture = process.env.WREN_TEST_CLICKHOUSE_HTTP === '1' && !env.CLICKHOUSE_URL ? await startClickHouseFixture() : null
   const overHttp: Record<string, string> = fixture ? fixture.env : {}
+  // On chDB: the run's migrated chDB (./run-setup.ts) rather than 28 migrations on an empty one.
+  const migrated = fixture || env.CLICKHOUSE_URL ? null : await prepared('migrated')
+  if (migrated) await cp(path.join(migrated, 'clickhouse'), path.join(dataDir, 'clickhouse'), { recursive: true })
   const config = loadConfig({
     WREN_DATA_DIR: dataDir,
     WREN_PROJECT_API_KEY: projectKey,
@@ -91,16 +95,39 @@ export interface WrenEntry {
 export const SOURCE_ENTRY: WrenEntry = { args: ['--import', 'tsx', path.join(repoRoot, 'services/main.ts')], cwd: repoRoot }
 
 /**
+ * What ./run-setup.ts made for this run under `name` (its path), once it is made; null when the run makes none
+ * (a script outside vitest; the build in a run without the kafka and processes groups).
+ */
+async function prepared(name: 'migrated' | 'build'): Promise<string | null> {
+  const root = process.env.WREN_TEST_PREPARED
+  if (!root || (name === 'build' && !existsSync(path.join(root, 'build.started')))) return null
+  const failed = path.join(root, `${name}.failed`)
+  await waitFor(async () => existsSync(path.join(root, `${name}.done`)) || existsSync(failed), {
+    timeoutMs: 120_000,
+    intervalMs: 20,
+    what: `the run's ${name} (test/support/run-setup.ts)`,
+  })
+  if (existsSync(failed)) throw new Error(await readFile(failed, 'utf8'))
+  return path.join(root, name)
+}
+
+/**
+ * The entry a child-process Wren (spawnWren) or a CLI command starts from by default: the run's build (as the image
+ * runs Wren), else the source.
+ */
+export async function wrenEntry(): Promise<WrenEntry> {
+  const build = await prepared('build')
+  return build ? { args: [path.join(build, 'services', 'main.js')], cwd: repoRoot } : SOURCE_ENTRY
+}
+
+/**
  * Runs `wren start` (or `wren <command>`, e.g. a role) as its own process on `dataDir`, and waits until it
- * answers. A port taken between the pick and Wren's listen (other test files start processes too) is
+ * answers. By default from the run's build (`npm run build`, as the image runs it; the in-process tests run
+ * the source). A port taken between the pick and Wren's listen (other test files start processes too) is
  * picked again.
  */
-export async function spawnWren(
-  dataDir: string,
-  env: Record<string, string>,
-  command = 'start',
-  entry: WrenEntry = SOURCE_ENTRY,
-): Promise<WrenProcess> {
+export async function spawnWren(dataDir: string, env: Record<string, string>, command = 'start', from?: WrenEntry): Promise<WrenProcess> {
+  const entry = from ?? (await wrenEntry())
   for (let attempt = 1; ; attempt++) {
     try {
       return await spawnOnce(dataDir, env, command, entry)

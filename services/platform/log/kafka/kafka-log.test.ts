@@ -138,17 +138,19 @@ describe.skipIf(unavailable !== null)(`kafka log on a real broker${unavailable ?
     })
     await subB.stop()
 
+    // A redelivered range is a replay of one handed out before, or one that no one was handed: an owner that lost
+    // the partition between marking the range pending and handing it out (kafka-log.ts, deliver) leaves it to the
+    // next owner as redelivered (seen under load: all 100 records of such a range missing from the fresh ones).
     const fresh = deliveries.filter((d) => !d.redelivered)
-    const values = fresh.flatMap((d) => d.values)
+    const replayed = (d: Delivery) => fresh.some((f) => f.partition === d.partition && f.first === d.first && f.last === d.last)
+    const firsts = deliveries.filter((d) => !d.redelivered || !replayed(d))
+    const values = firsts.flatMap((d) => d.values)
     expect(values).toHaveLength(produced)
     expect(new Set(values).size).toBe(produced)
-    // A replay, if any, is exactly a range handed out before.
-    for (const d of deliveries.filter((x) => x.redelivered))
-      expect(fresh.some((f) => f.partition === d.partition && f.first === d.first && f.last === d.last)).toBe(true)
     expect(new Set(deliveries.map((d) => d.consumer))).toEqual(new Set(['a', 'b']))
-    // Per partition, batches follow each other without gaps or overlaps.
+    // Per partition, the ranges first handed out follow each other without gaps or overlaps.
     for (let p = 0; p < 4; p++) {
-      const ranges = fresh.filter((d) => d.partition === p).sort((x, y) => x.first - y.first)
+      const ranges = firsts.filter((d) => d.partition === p).sort((x, y) => x.first - y.first)
       for (let i = 1; i < ranges.length; i++) expect(ranges[i].first).toBe(ranges[i - 1].last + 1)
     }
   }, 120_000)
