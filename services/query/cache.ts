@@ -12,10 +12,19 @@ export interface CachedAnswer {
   version: string
 }
 
+/**
+ * At most `maxEntries` answers and `maxBytes` of their JSON, the least recently used going first: a HogQL answer
+ * may hold 50,000 rows, so a count alone would not bound the memory. An answer larger than a quarter of the
+ * budget is not kept.
+ */
 export class QueryCache {
-  private readonly entries = new Map<string, CachedAnswer>()
+  private readonly entries = new Map<string, CachedAnswer & { bytes: number }>()
+  private bytes = 0
 
-  constructor(private readonly maxEntries = 500) {}
+  constructor(
+    private readonly maxEntries = 500,
+    private readonly maxBytes = 256 << 20,
+  ) {}
 
   /** PostHog's shape of a cache key: `cache_` and a hex digest of what the answer depends on. */
   static key(parts: unknown): string {
@@ -33,9 +42,20 @@ export class QueryCache {
   }
 
   set(key: string, value: CachedAnswer): void {
+    this.drop(key)
+    // UTF-16 code units of its JSON: near enough to what the answer holds in memory for a bound.
+    const bytes = 2 * JSON.stringify(value.answer).length
+    if (bytes > this.maxBytes / 4) return
+    this.entries.set(key, { ...value, bytes })
+    this.bytes += bytes
+    while (this.entries.size > this.maxEntries || this.bytes > this.maxBytes) this.drop(this.entries.keys().next().value!)
+  }
+
+  private drop(key: string): void {
+    const old = this.entries.get(key)
+    if (!old) return
     this.entries.delete(key)
-    this.entries.set(key, value)
-    while (this.entries.size > this.maxEntries) this.entries.delete(this.entries.keys().next().value!)
+    this.bytes -= old.bytes
   }
 }
 
