@@ -64,4 +64,16 @@ describe('QueryJobs', () => {
     clock.advance(1)
     expect(refusal(() => jobs.status(1, 'ok')).status).toBe(404)
   })
+
+  it('forgets the oldest finished statuses once their results pass its bytes', async () => {
+    const rows = { results: Array.from({ length: 1_000 }, (_, i) => [`row ${i}`, i]) }
+    const one = 2 * JSON.stringify(rows).length
+    const jobs = new QueryJobs(movable('2026-03-15T12:00:00Z'), 8, 2_000, one * 2)
+    for (const id of ['a', 'b', 'c']) {
+      jobs.start(1, id, {}, async () => rows)
+      await new Promise((resolve) => setImmediate(resolve))
+    }
+    expect(() => jobs.status(1, 'a')).toThrow(WrenError)
+    expect(['b', 'c'].map((id) => jobs.status(1, id).results)).toEqual([rows, rows])
+  })
 })

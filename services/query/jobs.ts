@@ -39,6 +39,8 @@ interface Job {
   controller: AbortController
   /** Settles when the job has stopped (complete, failed or cancelled). */
   done: Promise<void>
+  /** The size of its kept results (UTF-16 code units of their JSON, twice): 0 until they are in. */
+  bytes: number
 }
 
 export interface JobContext {
@@ -51,12 +53,15 @@ export const newQueryId = (): string => randomUUID().replaceAll('-', '')
 
 export class QueryJobs {
   private readonly jobs = new Map<string, Job>()
+  /** The kept results' bytes, summed (a HogQL answer may hold 50,000 rows: a count alone bounds no memory). */
+  private keptBytes = 0
 
   /** `maxRunning`: past it, a new job is refused with a 429 naming the bound (WREN_QUERY_MAX_ASYNC). */
   constructor(
     private readonly clock: Clock,
     readonly maxRunning: number,
     private readonly maxKept = 2_000,
+    private readonly maxKeptBytes = 256 << 20,
   ) {}
 
   /** Starts `work` as job `id` of the project, unless that job is under way already: then its status. */
@@ -102,10 +107,16 @@ export class QueryJobs {
     const job: Job = {
       status,
       controller,
+      bytes: 0,
       done: Promise.resolve()
         .then(() => work(controller.signal))
         .then(
-          (results) => finish({ results }),
+          (results) => {
+            finish({ results })
+            job.bytes = 2 * JSON.stringify(results).length
+            this.keptBytes += job.bytes
+            this.trim()
+          },
           (err: unknown) => {
             // As the error handler reads it: a query ClickHouse refuses for the caller's input is the caller's 4xx.
             const known = err instanceof WrenError ? err : fromClickHouseError(err)
@@ -127,7 +138,7 @@ export class QueryJobs {
   /** Cancels the job (its ClickHouse query is killed) and forgets it; the message says which it was. */
   async cancel(teamId: number, id: string): Promise<string> {
     const job = this.find(teamId, id)
-    this.jobs.delete(`${teamId}:${id}`)
+    this.forget(`${teamId}:${id}`)
     if (job.status.complete) return 'Query already complete.'
     job.controller.abort(new Error('the query was cancelled'))
     await job.done
@@ -161,15 +172,20 @@ export class QueryJobs {
   /** Forgets the statuses past their expiration. */
   private sweep(): void {
     const now = this.now().getTime()
-    for (const [slot, job] of this.jobs) if (job.status.complete && Date.parse(job.status.expiration_time) <= now) this.jobs.delete(slot)
+    for (const [slot, job] of this.jobs) if (job.status.complete && Date.parse(job.status.expiration_time) <= now) this.forget(slot)
   }
 
-  /** Keeps at most `maxKept` statuses: the oldest finished ones go first. */
+  /** Keeps at most `maxKept` statuses and `maxKeptBytes` of results: the oldest finished ones go first. */
   private trim(): void {
-    if (this.jobs.size <= this.maxKept) return
+    const over = () => this.jobs.size > this.maxKept || this.keptBytes > this.maxKeptBytes
     for (const [slot, job] of this.jobs) {
-      if (this.jobs.size <= this.maxKept) break
-      if (job.status.complete) this.jobs.delete(slot)
+      if (!over()) break
+      if (job.status.complete) this.forget(slot)
     }
+  }
+
+  private forget(slot: string): void {
+    this.keptBytes -= this.jobs.get(slot)?.bytes ?? 0
+    this.jobs.delete(slot)
   }
 }
