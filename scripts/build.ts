@@ -4,6 +4,7 @@
 //   services/main.js, services/compute-worker.js   the server and the ingestion worker, each one bundle
 //                                                   of Wren's TypeScript (npm packages stay imports)
 //   browser/app.{js,css}, browser/player.{js,css}  the web app and the recordings player, bundled
+//   browser/sql-editor.js                           the web app's SQL editor (loaded by its SQL page)
 //   schemas/                                        the Avro and ClickHouse schemas read at run time
 //   package.json                                    name, version, and "type": "module"
 // services/platform/paths.ts finds the root of either layout. `npm start` keeps running from source.
@@ -11,7 +12,7 @@ import { cp, mkdir, readFile, rm, writeFile } from 'node:fs/promises'
 import path from 'node:path'
 import { build } from 'esbuild'
 import { bundle, type BundleSource } from '../services/platform/http/browser-bundle'
-import { APP_BUNDLE } from '../services/web/routes'
+import { APP_BUNDLE, SQL_EDITOR_BUNDLE } from '../services/web/routes'
 import { PLAYER_BUNDLE } from '../services/recordings/player-routes'
 
 const ROOT = path.resolve(import.meta.dirname, '..')
@@ -35,10 +36,10 @@ await build({
 
 const browser = path.join(out, 'browser')
 await mkdir(browser, { recursive: true })
-for (const source of [APP_BUNDLE, PLAYER_BUNDLE] satisfies BundleSource[]) {
+for (const source of [APP_BUNDLE, SQL_EDITOR_BUNDLE, PLAYER_BUNDLE] satisfies BundleSource[]) {
   const { js, css } = await bundle(source)
   await writeFile(path.join(browser, `${source.file}.js`), js.bytes)
-  await writeFile(path.join(browser, `${source.file}.css`), css.bytes)
+  if (css) await writeFile(path.join(browser, `${source.file}.css`), css.bytes)
 }
 
 await cp(path.join(ROOT, 'schemas'), path.join(out, 'schemas'), { recursive: true })

@@ -7,7 +7,7 @@ import type { FastifyInstance } from 'fastify'
 import { wrenError } from '../platform/errors'
 import type { Tenants } from '../platform/tenancy'
 import { Type } from 'typebox'
-import { browserBundle, CSS, JS, sendAsset, type BundleSource } from '../platform/http/browser-bundle'
+import { browserBundle, CSS, JS, sendAsset, stylesOf, type BundleSource } from '../platform/http/browser-bundle'
 import { routesOf } from '../platform/http/route'
 import { APP_ROOT } from '../platform/paths'
 import { PLAYER_SCRIPT_URL, PLAYER_STYLES_URL, playerPolicy, replayPage } from './player-page'
@@ -43,7 +43,7 @@ export async function playerRoutes(app: FastifyInstance, deps: { projects: Tenan
     summary: 'The player pages’ styles (rrweb’s player’s and the page’s)',
     access: { public: 'no key (loaded by the player pages).' },
     schema: { response: { 200: Type.String({ description: 'CSS.' }) } },
-    handler: async (request, reply) => sendAsset(request, reply, (await bundlePlayer()).css, CSS, CACHE),
+    handler: async (request, reply) => sendAsset(request, reply, stylesOf(await bundlePlayer(), PLAYER_BUNDLE), CSS, CACHE),
   })
   route({
     method: 'GET',

@@ -7,13 +7,15 @@
 import path from 'node:path'
 import type { FastifyInstance, FastifyReply, FastifyRequest } from 'fastify'
 import { Type } from 'typebox'
-import { browserBundle, CSS, etagOf, JS, sendAsset, type Asset, type BundleSource } from '../platform/http/browser-bundle'
+import { browserBundle, CSS, etagOf, JS, sendAsset, stylesOf, type Asset, type BundleSource } from '../platform/http/browser-bundle'
 import { routesOf } from '../platform/http/route'
 import { APP_ROOT } from '../platform/paths'
 
 const SOURCE = path.join(APP_ROOT, 'web')
 export const APP_SCRIPT_URL = '/static/wren/app.js'
 export const APP_STYLES_URL = '/static/wren/app.css'
+/** The SQL editor's script (web/src/components/sql-editor.tsx loads it from here). */
+export const SQL_EDITOR_SCRIPT_URL = '/static/wren/sql-editor.js'
 
 /**
  * The app's own pages (web/src/main.tsx): the HTML is served for each, and the app draws the page. Other
@@ -44,6 +46,15 @@ export const APP_BUNDLE: BundleSource = {
   jsxImportSource: 'preact',
 }
 export const bundleApp = browserBundle(APP_BUNDLE)
+
+/** The SQL page's editor (CodeMirror), a bundle of its own: most of the app's weight, and only one page needs it. */
+export const SQL_EDITOR_BUNDLE: BundleSource = {
+  name: 'the SQL editor',
+  file: 'sql-editor',
+  entryPoints: { 'sql-editor': path.join(SOURCE, 'src', 'sql-editor', 'index.ts') },
+  tsconfig: path.join(SOURCE, 'tsconfig.json'),
+}
+const bundleSqlEditor = browserBundle(SQL_EDITOR_BUNDLE)
 
 const PAGE = `<!doctype html>
 <html lang="en">
@@ -101,7 +112,16 @@ export async function webRoutes(app: FastifyInstance): Promise<void> {
     summary: 'The web app’s styles',
     access: { public: 'no key (loaded by the web app’s page).' },
     schema: { response: { 200: Type.String({ description: 'CSS.' }) } },
-    handler: async (request, reply) => sendAsset(request, reply, (await bundleApp()).css, CSS, ASSET_CACHE),
+    handler: async (request, reply) => sendAsset(request, reply, stylesOf(await bundleApp(), APP_BUNDLE), CSS, ASSET_CACHE),
+  })
+
+  route({
+    method: 'GET',
+    url: SQL_EDITOR_SCRIPT_URL,
+    summary: 'The web app’s SQL editor (CodeMirror, bundled; the SQL page loads it)',
+    access: { public: 'no key (loaded by the web app’s SQL page).' },
+    schema: { response: { 200: Type.String({ description: 'JavaScript.' }) } },
+    handler: async (request, reply) => sendAsset(request, reply, (await bundleSqlEditor()).js, JS, ASSET_CACHE),
   })
 
   const page: Asset = { bytes: new TextEncoder().encode(PAGE), etag: PAGE_ETAG }

@@ -42,6 +42,7 @@ describe('npm run build', () => {
     for (const [url, file] of [
       ['/static/wren/app.js', 'app.js'],
       ['/static/wren/app.css', 'app.css'],
+      ['/static/wren/sql-editor.js', 'sql-editor.js'],
       ['/static/wren/player.js', 'player.js'],
       ['/static/wren/player.css', 'player.css'],
     ]) {

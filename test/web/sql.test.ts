@@ -91,7 +91,18 @@ describe.skipIf(unavailable !== null)(`the SQL page in headless Chromium${unavai
 
   it('runs a query and shows the API’s rows with their types; a second query replaces them; a reload runs the URL’s', async () => {
     const page = await open()
+    // The editor is a bundle of its own: the other pages do not load it, the SQL page loads it once.
+    const scripts: string[] = []
+    page.on('request', (request) => {
+      if (request.resourceType() === 'script') scripts.push(new URL(request.url()).pathname)
+    })
+    const editorLoaded = () => page.evaluate(() => 'wrenSqlEditor' in globalThis)
+    expect(await editorLoaded()).toBe(false)
     await sqlPage(page)
+    await page.click('nav.menu a:has-text("Events")')
+    await page.waitForURL(new RegExp(`/project/${t.projectId}/events`))
+    await sqlPage(page)
+    expect(scripts).toEqual(['/static/wren/sql-editor.js'])
     await setQuery(page, BY_EVENT)
     await page.click('button.run')
     const byEvent = await answerOf(BY_EVENT)

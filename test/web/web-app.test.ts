@@ -410,22 +410,24 @@ describe('the web app', () => {
       expect(shared.headers.get('content-type')).toMatch(/^text\/html/)
     })
 
-    it('draws every page at 1280 and 390 px wide: not blank, no error, nothing wider than the window', async () => {
-      const ada = (await call('GET', `/api/projects/${t.projectId}/persons/?distinct_id=ada`)).body.results[0]
-      const pages: Array<[string, string]> = [
-        ['trends', `trends?breakdown=%24browser&breakdown_type=event`],
-        ['events', 'events'],
-        ['sql', `sql?q=${encodeURIComponent('select event, count() as c\nfrom events\ngroup by event\norder by c desc')}`],
-        ['persons', 'persons'],
-        ['person', `persons/${ada.uuid}`],
-        ['feature-flags', 'feature_flags'],
-        ['feature-flag-new', 'feature_flags/new'],
-        ['cohorts', 'cohorts'],
-        ['actions', 'actions'],
-        ['recordings', 'recordings'],
-        ['settings', 'settings'],
-      ]
-      for (const [name, size] of Object.entries(WIDTHS)) {
+    // One test per width: each draws twelve pages, which can take most of a minute on a busy machine.
+    it.each(Object.entries(WIDTHS))(
+      'draws every page at %s width: not blank, no error, nothing wider than the window',
+      async (name, size) => {
+        const ada = (await call('GET', `/api/projects/${t.projectId}/persons/?distinct_id=ada`)).body.results[0]
+        const pages: Array<[string, string]> = [
+          ['trends', `trends?breakdown=%24browser&breakdown_type=event`],
+          ['events', 'events'],
+          ['sql', `sql?q=${encodeURIComponent('select event, count() as c\nfrom events\ngroup by event\norder by c desc')}`],
+          ['persons', 'persons'],
+          ['person', `persons/${ada.uuid}`],
+          ['feature-flags', 'feature_flags'],
+          ['feature-flag-new', 'feature_flags/new'],
+          ['cohorts', 'cohorts'],
+          ['actions', 'actions'],
+          ['recordings', 'recordings'],
+          ['settings', 'settings'],
+        ]
         const { page, elsewhere } = await open(size)
         await page.goto(t.url + '/')
         await page.waitForSelector('#key')
@@ -439,7 +441,7 @@ describe('the web app', () => {
           await expectDrawn(page, `${title}-${name}`, size.width, { maxShare: 0.97 })
         }
         expect(elsewhere).toEqual([])
-      }
-    })
+      },
+    )
   })
 })

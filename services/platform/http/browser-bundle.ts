@@ -1,5 +1,5 @@
-// Browser code Wren serves itself (the web app, the recordings player): one bundle is one script and its
-// styles, kept in memory and answered with an ETag, so a page loads nothing from anywhere else. A compiled
+// Browser code Wren serves itself (the web app, the SQL editor, the recordings player): one bundle is one script
+// and its styles (if it has any), kept in memory and answered with an ETag, so a page loads nothing from anywhere else. A compiled
 // Wren (`npm run build`, scripts/build.ts) reads the bundles the build made (browser/ in its root); from
 // source (`npm start`) esbuild bundles them from their source and npm packages when first asked for, so
 // there is no build step.
@@ -25,7 +25,7 @@ export interface BundleSource {
   name: string
   /** The built bundle's file names: browser/<file>.js and browser/<file>.css. */
   file: string
-  /** esbuild's entry points; together they must make exactly one .js and one .css. */
+  /** esbuild's entry points; together they must make exactly one .js and at most one .css. */
   entryPoints: Record<string, string>
   tsconfig: string
   /** For TSX sources: the JSX runtime package (e.g. 'preact'). */
@@ -35,8 +35,14 @@ export interface BundleSource {
 /** Where a build keeps the bundles (scripts/build.ts writes them). */
 export const BUILT_BUNDLES = path.join(APP_ROOT, 'browser')
 
+/** A bundle's script, and its styles (null: it has none). */
+export interface Bundle {
+  js: Asset
+  css: Asset | null
+}
+
 /** The bundle, made by esbuild from its source. */
-export async function bundle(source: BundleSource): Promise<{ js: Asset; css: Asset }> {
+export async function bundle(source: BundleSource): Promise<Bundle> {
   const result = await build({
     entryPoints: source.entryPoints,
     outdir: 'bundle',
@@ -51,32 +57,36 @@ export async function bundle(source: BundleSource): Promise<{ js: Asset; css: As
     tsconfig: source.tsconfig,
     logLevel: 'silent',
   })
-  const asset = (extension: string): Asset => {
+  const asset = (extension: string): Asset | null => {
     const file = result.outputFiles.find((output) => output.path.endsWith(extension))
-    if (!file) throw new Error(`esbuild made no ${extension} for ${source.name}`)
-    return { bytes: file.contents, etag: etagOf(file.contents) }
+    return file ? { bytes: file.contents, etag: etagOf(file.contents) } : null
   }
-  return { js: asset('.js'), css: asset('.css') }
+  const js = asset('.js')
+  if (!js) throw new Error(`esbuild made no script for ${source.name}`)
+  return { js, css: asset('.css') }
 }
 
 /** The bundle a build made, or null when there is none (running from source). */
-async function builtBundle(source: BundleSource): Promise<{ js: Asset; css: Asset } | null> {
-  const read = (extension: string) => readFile(path.join(BUILT_BUNDLES, `${source.file}${extension}`))
-  try {
-    const [js, css] = await Promise.all([read('.js'), read('.css')])
-    return { js: { bytes: js, etag: etagOf(js) }, css: { bytes: css, etag: etagOf(css) } }
-  } catch (error) {
-    if ((error as NodeJS.ErrnoException).code === 'ENOENT') return null
-    throw error
+async function builtBundle(source: BundleSource): Promise<Bundle | null> {
+  const read = async (extension: string): Promise<Asset | null> => {
+    try {
+      const bytes = await readFile(path.join(BUILT_BUNDLES, `${source.file}${extension}`))
+      return { bytes, etag: etagOf(bytes) }
+    } catch (error) {
+      if ((error as NodeJS.ErrnoException).code === 'ENOENT') return null
+      throw error
+    }
   }
+  const [js, css] = await Promise.all([read('.js'), read('.css')])
+  return js ? { js, css } : null
 }
 
 /**
  * The bundle, the build's when there is one, else bundled from source on the first call; kept either way.
  * A failed bundling is not kept (the next call tries again).
  */
-export function browserBundle(source: BundleSource): () => Promise<{ js: Asset; css: Asset }> {
-  let built: Promise<{ js: Asset; css: Asset }> | null = null
+export function browserBundle(source: BundleSource): () => Promise<Bundle> {
+  let built: Promise<Bundle> | null = null
   return () =>
     (built ??= builtBundle(source)
       .then((found) => found ?? bundle(source))
@@ -121,6 +131,12 @@ export async function sendAsset(request: FastifyRequest, reply: FastifyReply, as
   if (request.headers['if-none-match'] === etag) return reply.status(304).send()
   if (!encoding) return reply.send(Buffer.from(asset.bytes))
   return reply.header('content-encoding', encoding).send(await encode(asset, encoding))
+}
+
+/** A bundle's styles: a bundle that has none was built wrong (its source imports no stylesheet). */
+export function stylesOf(bundle: Bundle, source: BundleSource): Asset {
+  if (!bundle.css) throw new Error(`${source.name} has no styles`)
+  return bundle.css
 }
 
 export const JS = 'application/javascript; charset=utf-8'

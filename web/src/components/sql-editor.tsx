@@ -1,170 +1,30 @@
-// The SQL editor: CodeMirror 6 with SQL highlighting; completion of HogQL's tables, the fields of the tables
-// the query reads (and of `person.`, `session.`), HogQL's functions and the project's property names (from the
-// property definitions); Ctrl/Cmd+Enter runs; an error is drawn under the line it points at.
-// CodeMirror adds its styles itself: in a document it does so with a <style> element, which the app's
-// Content-Security-Policy refuses (style-src 'self'), so the editor lives in a shadow root, where its styles
-// are a constructed stylesheet that the policy does not govern.
-import { useEffect, useRef } from 'preact/hooks'
-import { EditorState, Prec, StateEffect, StateField, type Extension } from '@codemirror/state'
-import {
-  Decoration,
-  EditorView,
-  WidgetType,
-  drawSelection,
-  highlightActiveLine,
-  keymap,
-  lineNumbers,
-  type DecorationSet,
-} from '@codemirror/view'
-import { defaultKeymap, history, historyKeymap } from '@codemirror/commands'
-import { HighlightStyle, bracketMatching, defaultHighlightStyle, syntaxHighlighting, syntaxTree } from '@codemirror/language'
-import { tags } from '@lezer/highlight'
-import {
-  autocompletion,
-  closeBrackets,
-  closeBracketsKeymap,
-  completionKeymap,
-  type Completion,
-  type CompletionContext,
-  type CompletionResult,
-} from '@codemirror/autocomplete'
-import { SQLDialect, sql } from '@codemirror/lang-sql'
-import { HOGQL_FUNCTIONS, HOGQL_TABLES, fieldName, offerAt, type ErrorPlace } from '../sql'
+// The SQL page's editor: CodeMirror (sql-editor/codemirror.ts), in a bundle of its own that the first SQL page
+// loads (most of the app's weight is CodeMirror, and no other page needs it). Until it has loaded, the host is
+// an empty box of the editor's size; if it cannot load, the page says so.
+import { useEffect, useRef, useState } from 'preact/hooks'
+import type { EditorError, OpenEditor, PropertyNames } from '../sql-editor/codemirror'
 
-/** Property names of a kind matching a typed prefix (the project's property definitions). */
-export type PropertyNames = (of: 'event' | 'person' | 'group', search: string) => Promise<string[]>
+export type { EditorError, PropertyNames } from '../sql-editor/codemirror'
 
-/** An error to draw: where it points and what it says. */
-export interface EditorError {
-  place: ErrorPlace
-  message: string
-}
+/** Where Wren serves the editor's bundle (services/web/routes.ts SQL_EDITOR_SCRIPT_URL). */
+const SCRIPT_URL = '/static/wren/sql-editor.js'
 
-/** HogQL as the highlighter reads it: standard SQL's words and ClickHouse's, `$names`, backtick and double-quoted identifiers. */
-const HogQL = SQLDialect.define({
-  keywords:
-    'select from where group by order having limit offset with as and or not in is null like ilike between case when then else end ' +
-    'join left right inner outer full cross on using union all distinct asc desc interval array prewhere qualify sample over partition ' +
-    'rows range window true false',
-  // The highlighter looks words up lower-cased.
-  builtin: HOGQL_FUNCTIONS.join(' ').toLowerCase(),
-  identifierQuotes: '`"',
-  specialVar: '$?',
-  caseInsensitiveIdentifiers: true,
-})
+let loading: Promise<NonNullable<typeof globalThis.wrenSqlEditor>> | null = null
 
-/** HogQL's functions in a colour of their own (the default style leaves them plain). */
-const FUNCTION_STYLE = HighlightStyle.define([{ tag: tags.standard(tags.name), color: '#0e7490' }])
-
-const setError = StateEffect.define<EditorError | null>()
-
-class ErrorWidget extends WidgetType {
-  constructor(readonly error: EditorError) {
-    super()
-  }
-  override eq(other: ErrorWidget): boolean {
-    return other.error.message === this.error.message && other.error.place.offset === this.error.place.offset
-  }
-  override toDOM(): HTMLElement {
-    const box = document.createElement('div')
-    box.className = 'cm-sql-error'
-    box.setAttribute('role', 'alert')
-    box.dataset.line = String(this.error.place.line)
-    box.dataset.column = String(this.error.place.column)
-    const caret = document.createElement('div')
-    caret.className = 'cm-sql-error-caret'
-    caret.textContent = '^'
-    caret.style.paddingLeft = `${this.error.place.column}ch`
-    const text = document.createElement('div')
-    text.className = 'cm-sql-error-text'
-    text.textContent = this.error.message
-    box.append(caret, text)
-    return box
-  }
-}
-
-/** The error's decorations: its span underlined, and its message in a block under its line. */
-function errorDecorations(state: EditorState, error: EditorError): DecorationSet {
-  const { offset, end } = error.place
-  const line = state.doc.lineAt(Math.min(offset, state.doc.length))
-  const ranges = []
-  const to = Math.min(Math.max(end, offset + 1), line.to)
-  if (offset < to) ranges.push(Decoration.mark({ class: 'cm-sql-error-mark' }).range(offset, to))
-  ranges.push(Decoration.widget({ widget: new ErrorWidget(error), block: true, side: 1 }).range(line.to))
-  return Decoration.set(ranges, true)
-}
-
-/** The error drawn, until it is replaced or the text changes. */
-const errorField = StateField.define<DecorationSet>({
-  create: () => Decoration.none,
-  update(decorations, tr) {
-    for (const effect of tr.effects)
-      if (effect.is(setError)) return effect.value ? errorDecorations(tr.state, effect.value) : Decoration.none
-    return tr.docChanged ? Decoration.none : decorations
-  },
-  provide: (field) => EditorView.decorations.from(field),
-})
-
-const callFunction = (name: string): Completion => ({
-  label: name,
-  type: 'function',
-  apply: (view, _completion, from, to) =>
-    view.dispatch({ changes: { from, to, insert: `${name}()` }, selection: { anchor: from + name.length + 1 } }),
-})
-const FUNCTIONS = HOGQL_FUNCTIONS.map(callFunction)
-const TABLES: Completion[] = Object.keys(HOGQL_TABLES).map((table) => ({ label: table, type: 'class', detail: 'table' }))
-
-/** HogQL's completions at the cursor: by the dotted names before the word typed. */
-function hogqlCompletions(propertyNames: PropertyNames) {
-  return async (context: CompletionContext): Promise<CompletionResult | null> => {
-    const node = syntaxTree(context.state).resolveInner(context.pos, -1)
-    if (/String|Comment/.test(node.name)) return null
-    const word = context.matchBefore(/[\w$]*/)
-    if (!word) return null
-    const before = context.state.sliceDoc(Math.max(0, word.from - 300), word.from)
-    const dotted = /((?:[A-Za-z_$][\w$]*\.)+)$/.exec(before)
-    const chain = dotted ? dotted[1].slice(0, -1).split('.') : []
-    if (!chain.length && word.from === word.to && !context.explicit) return null
-    const offer = offerAt(context.state.doc.toString(), chain)
-    if (!offer) return null
-    if (offer.kind === 'properties') {
-      const names = await propertyNames(offer.of, word.text).catch(() => [])
-      if (context.aborted) return null
-      return {
-        from: word.from,
-        options: names.map((name) => ({ label: name, apply: fieldName(name), type: 'property', detail: `${offer.of} property` })),
-        filter: false,
-      }
+/** The editor's bundle, loaded once; a failed load is tried again next time. */
+function loadEditor(): Promise<NonNullable<typeof globalThis.wrenSqlEditor>> {
+  return (loading ??= new Promise((resolve, reject) => {
+    const script = document.createElement('script')
+    script.src = SCRIPT_URL
+    script.onload = () => (globalThis.wrenSqlEditor ? resolve(globalThis.wrenSqlEditor) : reject(new Error('the editor did not start')))
+    script.onerror = () => {
+      script.remove()
+      loading = null
+      reject(new Error('the editor could not be loaded'))
     }
-    const fields = offer.fields.map((field): Completion => ({ label: field, type: 'variable', detail: 'field' }))
-    return {
-      from: word.from,
-      options: offer.kind === 'fields' ? fields : [...fields, ...TABLES, ...FUNCTIONS],
-      validFor: /^[\w$]*$/,
-    }
-  }
+    document.head.append(script)
+  }))
 }
-
-const THEME = EditorView.theme({
-  '&': { fontSize: '13.5px', background: '#fff', border: '1px solid #cbd5e1', borderRadius: '6px' },
-  '&.cm-focused': { outline: '2px solid #1d4ed8', outlineOffset: '-1px' },
-  '.cm-scroller': { fontFamily: 'ui-monospace, SFMono-Regular, Menlo, Consolas, monospace', minHeight: '9em', maxHeight: '28em' },
-  '.cm-content': { padding: '6px 0' },
-  '.cm-gutters': { background: '#f8fafc', color: '#94a3b8', border: 'none', borderRadius: '6px 0 0 6px' },
-  '.cm-activeLine': { background: '#f1f5f9' },
-  '.cm-sql-error': {
-    color: '#b91c1c',
-    background: '#fef2f2',
-    borderLeft: '3px solid #b91c1c',
-    padding: '2px 8px 4px 4px',
-    whiteSpace: 'pre-wrap',
-    fontFamily: 'ui-monospace, SFMono-Regular, Menlo, Consolas, monospace',
-  },
-  '.cm-sql-error-caret': { fontWeight: 'bold', lineHeight: '1' },
-  '.cm-sql-error-text': { fontFamily: 'system-ui, sans-serif', fontSize: '13px' },
-  '.cm-sql-error-mark': { textDecoration: 'underline wavy #b91c1c', textUnderlineOffset: '3px' },
-  '.cm-tooltip-autocomplete': { fontFamily: 'ui-monospace, SFMono-Regular, Menlo, Consolas, monospace' },
-})
 
 /**
  * The editor. `value` is its text when it opens, and replaces the text each time `loaded` changes (a query
@@ -187,57 +47,38 @@ export function SqlEditor({
   propertyNames: PropertyNames
 }) {
   const host = useRef<HTMLDivElement>(null)
-  const view = useRef<EditorView | null>(null)
-  const handlers = useRef({ onChange, onRun, propertyNames })
-  handlers.current = { onChange, onRun, propertyNames }
+  const editor = useRef<OpenEditor | null>(null)
+  const [failed, setFailed] = useState<string | null>(null)
+  const latest = useRef({ value, onChange, onRun, propertyNames, error })
+  latest.current = { value, onChange, onRun, propertyNames, error }
 
   useEffect(() => {
-    const shadow = host.current!.attachShadow({ mode: 'open' })
-    const run = (v: EditorView) => {
-      handlers.current.onRun(v.state.doc.toString())
-      return true
+    let closed = false
+    loadEditor().then(
+      ({ openSqlEditor }) => {
+        if (closed || !host.current) return
+        editor.current = openSqlEditor(host.current, {
+          value: latest.current.value,
+          onChange: (sql) => latest.current.onChange(sql),
+          onRun: (sql) => latest.current.onRun(sql),
+          propertyNames: (of, search) => latest.current.propertyNames(of, search),
+        })
+        if (latest.current.error) editor.current.setError(latest.current.error)
+      },
+      (e: Error) => !closed && setFailed(e.message),
+    )
+    return () => {
+      closed = true
+      editor.current?.destroy()
     }
-    const extensions: Extension[] = [
-      lineNumbers(),
-      history(),
-      drawSelection(),
-      highlightActiveLine(),
-      bracketMatching(),
-      closeBrackets(),
-      syntaxHighlighting(FUNCTION_STYLE),
-      syntaxHighlighting(defaultHighlightStyle),
-      sql({ dialect: HogQL }),
-      HogQL.language.data.of({ autocomplete: hogqlCompletions((of, search) => handlers.current.propertyNames(of, search)) }),
-      autocompletion({ icons: false }),
-      Prec.highest(
-        keymap.of([
-          { key: 'Mod-Enter', run },
-          { key: 'Ctrl-Enter', run },
-        ]),
-      ),
-      keymap.of([...closeBracketsKeymap, ...defaultKeymap, ...historyKeymap, ...completionKeymap]),
-      EditorView.lineWrapping,
-      EditorView.contentAttributes.of({ 'aria-label': 'SQL query', 'aria-multiline': 'true' }),
-      EditorView.updateListener.of((update) => {
-        if (update.docChanged) handlers.current.onChange(update.state.doc.toString())
-      }),
-      errorField,
-      THEME,
-    ]
-    view.current = new EditorView({ state: EditorState.create({ doc: value, extensions }), parent: shadow, root: shadow })
-    return () => view.current?.destroy()
   }, [])
 
   // Only a new `loaded` replaces the text: `value` lags the editor's own edits (effects run after paint), and
   // writing it back would undo the keys typed since.
-  useEffect(() => {
-    const v = view.current
-    if (v && v.state.doc.toString() !== value) v.dispatch({ changes: { from: 0, to: v.state.doc.length, insert: value } })
-  }, [loaded])
+  useEffect(() => editor.current?.setText(value), [loaded])
 
-  useEffect(() => {
-    view.current?.dispatch({ effects: setError.of(error) })
-  }, [error])
+  useEffect(() => editor.current?.setError(error), [error])
 
+  if (failed) return <p class="error">The SQL editor could not load ({failed}); reload the page to try again.</p>
   return <div class="sql-editor" ref={host} data-testid="sql-editor" />
 }
