@@ -81,27 +81,35 @@ describe('the OpenAPI document', () => {
     )
   })
 
-  it.skipIf(noBrowser)('renders a reference page that loads nothing from another origin', async () => {
-    const browser = await chromium.launch({ executablePath: CHROMIUM, args: ['--no-sandbox'] })
-    try {
-      const page = await browser.newPage()
-      const requested: string[] = []
-      page.on('request', (r) => void requested.push(r.url()))
-      // A deep link to one operation (the page sets deepLinking). Swagger UI (≥ 5.33) virtualizes the
-      // operations list once tags + operations reach 150 rows, so only the rows near the viewport are in
-      // the DOM: an operation further down appears when scrolled to, as the link does, not on load.
-      const res = await page.goto(`${t.url}/api/schema/docs/#/persons/get_api_projects__project_id__persons__id__`)
-      expect(res?.status()).toBe(200)
-      // Swagger UI fetched the document, drew the operation and opened it.
-      const operation = page.locator('#operations-persons-get_api_projects__project_id__persons__id__')
-      await operation.locator('.opblock-summary-path', { hasText: '/api/projects/{project_id}/persons/{id}/' }).waitFor({ timeout: 30_000 })
-      await expect.poll(() => operation.getAttribute('class')).toContain('is-open')
-      expect(await page.title()).toBe('Wren API reference')
-      expect(requested).toContain(`${t.url}/api/schema/`)
-      const elsewhere = requested.filter((url) => new URL(url).origin !== t.url && !url.startsWith('data:'))
-      expect(elsewhere).toEqual([])
-    } finally {
-      await browser.close()
-    }
-  })
+  it.skipIf(noBrowser)(
+    'renders a reference page that loads nothing from another origin',
+    async () => {
+      const browser = await chromium.launch({ executablePath: CHROMIUM, args: ['--no-sandbox'] })
+      try {
+        const page = await browser.newPage()
+        const requested: string[] = []
+        page.on('request', (r) => void requested.push(r.url()))
+        // A deep link to one operation (the page sets deepLinking). Swagger UI (≥ 5.33) virtualizes the
+        // operations list once tags + operations reach 150 rows, so only the rows near the viewport are in
+        // the DOM: an operation further down appears when scrolled to, as the link does, not on load.
+        const res = await page.goto(`${t.url}/api/schema/docs/#/persons/get_api_projects__project_id__persons__id__`)
+        expect(res?.status()).toBe(200)
+        // Swagger UI fetched the document, drew the operation and opened it.
+        const operation = page.locator('#operations-persons-get_api_projects__project_id__persons__id__')
+        await operation
+          .locator('.opblock-summary-path', { hasText: '/api/projects/{project_id}/persons/{id}/' })
+          .waitFor({ timeout: 100_000 })
+        await expect.poll(() => operation.getAttribute('class')).toContain('is-open')
+        expect(await page.title()).toBe('Wren API reference')
+        expect(requested).toContain(`${t.url}/api/schema/`)
+        const elsewhere = requested.filter((url) => new URL(url).origin !== t.url && !url.startsWith('data:'))
+        expect(elsewhere).toEqual([])
+      } finally {
+        await browser.close()
+      }
+      // Swagger UI reads the whole document (800 KB, every schema inline) before it draws: 15–28 s at a load of 17,
+      // and CI runs three browsers beside the other files.
+    },
+    120_000,
+  )
 })
