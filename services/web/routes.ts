@@ -23,6 +23,7 @@ export const APP_SECTIONS = [
   'home',
   'dashboards',
   'trends',
+  'funnels',
   'insights',
   'sql',
   'events',

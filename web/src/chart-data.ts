@@ -18,11 +18,15 @@ export interface ChartSeries {
   dashed: boolean
   /** Wren's count for the whole range: the legend shows it while no bucket is hovered. */
   total: number
+  /** What the legend shows instead while no bucket is hovered (a rate's average, where a total means nothing). */
+  summary?: string
 }
 
 export interface ChartData {
   /** The x axis's labels, one per bucket (the current period's). */
   xLabels: string[]
+  /** What the buckets are, as the legend names them (Date unless said). */
+  xTitle?: string
   series: ChartSeries[]
 }
 

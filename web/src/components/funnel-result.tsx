@@ -4,7 +4,7 @@
 // time to convert as a histogram. `compact`: a tile's size (no persons buttons, a shorter chart).
 import { useMemo } from 'preact/hooks'
 import { TrendChart } from '../chart'
-import { PALETTE, shapeChart, type ChartData, type TrendSeries } from '../chart-data'
+import { formatValue, PALETTE, shapeChart, type ChartData, type TrendSeries } from '../chart-data'
 import {
   breakdownLabel,
   duration,
@@ -154,10 +154,10 @@ function FunnelSteps({
                 {i > 0 ? (
                   <>
                     <span>
-                      <span data-testid="step-from-first">{percent(row.fromFirst)}</span> of step 1
+                      <span data-testid="step-from-first">{percent(row.fromFirst)}</span> overall
                     </span>
                     <span>
-                      <span data-testid="step-from-previous">{percent(row.fromPrevious)}</span> of step {i}
+                      <span data-testid="step-from-previous">{percent(row.fromPrevious)}</span> from step {i}
                     </span>
                     <span class="drop">
                       <span data-testid="step-dropped">{row.droppedOff.toLocaleString('en-US')}</span> dropped off (
@@ -177,16 +177,24 @@ function FunnelSteps({
 /** Conversion over time: one line per breakdown value (PostHog's funnel trends series: data, days, labels). */
 function ConversionTrend({ result, compact }: { result: unknown; compact: boolean }) {
   const chart = useMemo(() => {
-    const list = Array.isArray(result) ? (result as Array<Partial<TrendSeries> & { data: number[] }>) : []
-    const series = list.map((s): TrendSeries => ({
-      label: s.breakdown_value !== undefined && s.breakdown_value !== null ? breakdownLabel(s.breakdown_value) : 'Conversion rate (%)',
-      data: s.data,
-      days: s.days ?? [],
-      labels: s.labels ?? s.days ?? [],
-      // The legend's figure while no bucket is hovered: the mean rate over the buckets.
-      count: s.data.length ? Math.round((s.data.reduce((a, b) => a + b, 0) / s.data.length) * 100) / 100 : 0,
-    }))
-    return shapeChart(series)
+    const list = Array.isArray(result) ? (result as Array<Partial<TrendSeries>>) : []
+    const series = list.map((s): TrendSeries => {
+      const data = s.data ?? []
+      return {
+        label: s.breakdown_value !== undefined && s.breakdown_value !== null ? breakdownLabel(s.breakdown_value) : 'Conversion rate (%)',
+        data,
+        days: s.days ?? [],
+        labels: s.labels ?? s.days ?? [],
+        count: 0,
+      }
+    })
+    const chart = shapeChart(series)
+    // The legend's figure while no bucket is hovered: the mean rate over the buckets, not a sum of rates.
+    for (const [i, s] of chart.series.entries()) {
+      const data = series[i].data
+      s.summary = `${formatValue(data.length ? data.reduce((a, b) => a + b, 0) / data.length : 0)}% on average`
+    }
+    return chart
   }, [result])
   return <TrendChart data={chart} kind="line" height={compact ? 220 : undefined} />
 }
@@ -198,7 +206,16 @@ function TimeToConvert({ result, compact }: { result: TimeToConvertAnswer; compa
     const counts = bins.map(([, count]) => count)
     return {
       xLabels: bins.map(([seconds]) => duration(seconds)),
-      series: [{ label: 'Persons converted', values: counts, colour: PALETTE[0], dashed: false, total: counts.reduce((a, b) => a + b, 0) }],
+      xTitle: 'Time to convert',
+      series: [
+        {
+          label: 'Persons converted',
+          values: counts,
+          colour: PALETTE[0],
+          dashed: false,
+          total: counts.reduce((a, b) => a + b, 0),
+        },
+      ],
     }
   }, [result])
   return (

@@ -2,7 +2,7 @@
 // conversion window, with exclusions, a breakdown, the date range and the test-account filter; drawn as step
 // bars, conversion over time or the time to convert, with the persons behind each step and each drop-off. The
 // editor's state is a store (funnel-store.ts); the URL is written from it, so a view can be shared and reloaded.
-import { useMemo, useState } from 'preact/hooks'
+import { useEffect, useMemo, useRef, useState } from 'preact/hooks'
 import { get, post, WHOLE_LIST, withQuery } from '../api'
 import type { Insight, Paginated } from '../answers'
 import { Empty, ErrorBox, Loading } from '../components/feedback'
@@ -30,6 +30,7 @@ import {
   type FunnelQuery,
   type FunnelStep,
   type OrderType,
+  type VizType,
   type WindowUnit,
 } from '../funnel-query'
 import { INTERVALS, type Interval } from '../query'
@@ -52,9 +53,13 @@ export function FunnelsPage({ search, insight = null }: { search: string; insigh
   }, [insight])
   const body = useDebounced(funnelsQuery(query), 350)
   const ready = (body.series as unknown[]).length >= MIN_STEPS
-  const vizType = (body.funnelsFilter as Json).funnelVizType as FunnelQuery['vizType']
-  const result = useLoad<{ results: unknown } | null>(
-    () => (ready ? post<{ results: unknown }>(path('query/'), { query: body }) : Promise.resolve(null)),
+  const vizType = (body.funnelsFilter as Json).funnelVizType as VizType
+  // The answer keeps the viz type it was asked in: the previous answer stays drawn while the next one loads.
+  const result = useLoad<{ results: unknown; vizType: VizType } | null>(
+    () =>
+      ready
+        ? post<{ results: unknown }>(path('query/'), { query: body }).then((answer) => ({ results: answer.results, vizType }))
+        : Promise.resolve(null),
     [JSON.stringify(body)],
   )
   // The pickers' actions and cohorts are asked once the funnel has answered (or failed): chDB answers one query at a time.
@@ -74,7 +79,9 @@ export function FunnelsPage({ search, insight = null }: { search: string; insigh
     [project.id, answered],
   )
   const [persons, setPersons] = useState<(PersonsAsk & { source: Json }) | null>(null)
-  const hasData = result.data ? funnelHasData(result.data.results, vizType) : false
+  // The persons listed are of the funnel asked: another funnel closes the list.
+  useEffect(() => setPersons(null), [JSON.stringify(body)])
+  const hasData = result.data ? funnelHasData(result.data.results, result.data.vizType) : false
 
   return (
     <div class="funnels">
@@ -195,7 +202,11 @@ export function FunnelsPage({ search, insight = null }: { search: string; insigh
           </Empty>
         ) : null}
         {result.data && ready && hasData ? (
-          <FunnelResult result={result.data.results} vizType={vizType} onPersons={(ask) => setPersons({ ...ask, source: body })} />
+          <FunnelResult
+            result={result.data.results}
+            vizType={result.data.vizType}
+            onPersons={(ask) => setPersons({ ...ask, source: body })}
+          />
         ) : null}
       </section>
       {persons ? <FunnelPersons ask={persons} onClose={() => setPersons(null)} /> : null}
@@ -354,6 +365,8 @@ function personLabel(person: ActorsAnswer['results'][number][0]): string {
 function FunnelPersons({ ask, onClose }: { ask: PersonsAsk & { source: Json }; onClose: () => void }) {
   const { path, base } = useSession()
   const [pages, setPages] = useState(1)
+  const box = useRef<HTMLElement>(null)
+  useEffect(() => box.current?.scrollIntoView({ block: 'nearest' }), [JSON.stringify(ask)])
   const loaded = useLoad(
     () =>
       post<ActorsAnswer>(path('query/'), {
@@ -373,7 +386,7 @@ function FunnelPersons({ ask, onClose }: { ask: PersonsAsk & { source: Json }; o
     [JSON.stringify(ask), pages],
   )
   return (
-    <section class="card funnel-persons" aria-label="Persons" data-funnel-step={ask.step}>
+    <section class="card funnel-persons" aria-label="Persons" data-funnel-step={ask.step} ref={box}>
       <header class="inline persons-head">
         <h3>{ask.title}</h3>
         <button type="button" class="secondary small" onClick={onClose}>
