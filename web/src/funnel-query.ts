@@ -2,6 +2,7 @@
 // reloaded), the FunnelsQuery the Query API takes, the saved insight's query both ways, and the steps'
 // conversion arithmetic the charts show. No DOM here: the unit tests run it in Node.
 import type { PropertyFilter } from './api'
+import { BREAKDOWN_NULL } from './chart-data'
 import {
   BREAKDOWN_TYPES,
   INTERVALS,
@@ -363,9 +364,6 @@ export function stepLists(result: unknown): FunnelStepAnswer[][] {
   if (!Array.isArray(result) || !result.length) return []
   return Array.isArray(result[0]) ? (result as FunnelStepAnswer[][]) : [result as FunnelStepAnswer[]]
 }
-
-/** PostHog's label for a missing breakdown value. */
-const BREAKDOWN_NULL = '$$_posthog_breakdown_null_$$'
 
 /** A breakdown value as the legend names it (several properties joined, none as "(none)"). */
 export function breakdownLabel(value: unknown): string {

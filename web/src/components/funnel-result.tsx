@@ -94,7 +94,7 @@ function FunnelSteps({
                 <strong class="step-name" title={name}>
                   {name}
                 </strong>
-                {i > 0 && !compact ? (
+                {i > 0 && !compact && !broken ? (
                   <span class="muted small step-time">
                     median <span data-testid="median">{duration(lists[0][i]?.median_conversion_time)}</span> · average{' '}
                     <span data-testid="average">{duration(lists[0][i]?.average_conversion_time)}</span>
@@ -119,6 +119,12 @@ function FunnelSteps({
                     <span class="bar-figures small">
                       <strong data-testid="count">{r.count.toLocaleString('en-US')}</strong> ·{' '}
                       <span data-testid="from-first">{percent(r.fromFirst)}</span>
+                      {broken && i > 0 && !compact ? (
+                        <span class="muted" title={`average ${duration(r.average)}`}>
+                          {' '}
+                          · median <span data-testid="median">{duration(r.median)}</span>
+                        </span>
+                      ) : null}
                     </span>
                     {onPersons ? (
                       <span class="bar-persons">
