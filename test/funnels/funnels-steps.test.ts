@@ -213,6 +213,52 @@ describe('FunnelsQuery steps', () => {
     expect(counts(hogql.body.results)).toEqual([3, 1])
   })
 
+  it('bins the time to convert (mirrors test_funnel_time_to_convert.py test_auto_bin_count_single_step)', async () => {
+    const two = await query({ series: steps('$pageview', 'signed_up'), funnelsFilter: { funnelVizType: 'time_to_convert' } })
+    expect(two.status).toBe(200)
+    expect(two.body.results).toEqual({
+      bins: [
+        [1800, 1],
+        [2700, 0],
+        [3600, 1],
+      ],
+      average_conversion_time: 2700,
+    })
+    const whole = await query({ series: steps('$pageview', 'signed_up', 'paid'), funnelsFilter: { funnelVizType: 'time_to_convert' } })
+    expect(whole.body.results).toEqual({
+      bins: [
+        [10800, 1],
+        [10860, 0],
+      ],
+      average_conversion_time: 10800,
+    })
+    const part = await query({
+      series: steps('$pageview', 'signed_up', 'paid'),
+      funnelsFilter: { funnelVizType: 'time_to_convert', funnelFromStep: 1, funnelToStep: 2, binCount: 2 },
+    })
+    expect(part.body.results.average_conversion_time).toBe(7200)
+  })
+
+  it("draws the conversion rate of each day's entrants (mirrors test_funnel_trends.py test_only_one_user_reached_one_step)", async () => {
+    const res = await query({ series: steps('$pageview', 'signed_up'), funnelsFilter: { funnelVizType: 'trends' } })
+    expect(res.status).toBe(200)
+    expect(res.body.results).toEqual([
+      {
+        count: 8,
+        data: [0, 100, 100, 0, 0, 0, 0, 0],
+        days: ['2026-03-08', '2026-03-09', '2026-03-10', '2026-03-11', '2026-03-12', '2026-03-13', '2026-03-14', '2026-03-15'],
+        labels: ['8-Mar-2026', '9-Mar-2026', '10-Mar-2026', '11-Mar-2026', '12-Mar-2026', '13-Mar-2026', '14-Mar-2026', '15-Mar-2026'],
+      },
+    ])
+    const byBrowser = await query({
+      series: steps('$pageview', 'signed_up'),
+      funnelsFilter: { funnelVizType: 'trends' },
+      breakdownFilter: { breakdown: '$browser' },
+    })
+    const chrome = byBrowser.body.results.find((r: { breakdown_value: string[] }) => r.breakdown_value[0] === 'Chrome')
+    expect(chrome.data).toEqual([0, 100, 0, 0, 0, 0, 0, 0])
+  })
+
   it('refuses bad funnel input with a 400 naming the field', async () => {
     const bad = async (q: Record<string, unknown>, attr: string) => {
       const res = await query({ series: steps('$pageview', 'signed_up'), ...q })
