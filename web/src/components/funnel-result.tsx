@@ -4,7 +4,7 @@
 // time to convert as a histogram. `compact`: a tile's size (no persons buttons, a shorter chart).
 import { useMemo } from 'preact/hooks'
 import { TrendChart } from '../chart'
-import { formatValue, PALETTE, shapeChart, type ChartData, type TrendSeries } from '../chart-data'
+import { PALETTE, shapeChart, type ChartData, type TrendSeries } from '../chart-data'
 import {
   breakdownLabel,
   duration,
@@ -195,11 +195,9 @@ function ConversionTrend({ result, compact }: { result: unknown; compact: boolea
       }
     })
     const chart = shapeChart(series)
-    // The legend's figure while no bucket is hovered: the mean rate over the buckets, not a sum of rates.
-    for (const [i, s] of chart.series.entries()) {
-      const data = series[i].data
-      s.summary = `${formatValue(data.length ? data.reduce((a, b) => a + b, 0) / data.length : 0)}% on average`
-    }
+    // No figure in the legend while no bucket is hovered: a sum of rates means nothing, and their mean weighs an
+    // empty bucket as much as a busy one.
+    for (const s of chart.series) s.summary = ''
     return chart
   }, [result])
   return <TrendChart data={chart} kind="line" height={compact ? 220 : undefined} />

@@ -416,7 +416,7 @@ function FunnelPersons({ ask, onClose }: { ask: PersonsAsk & { source: Json }; o
             ) : null}
           </>
         ) : (
-          <p class="muted">Nobody.</p>
+          <p class="muted nobody">Nobody.</p>
         )
       ) : null}
     </section>
