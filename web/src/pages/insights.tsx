@@ -53,7 +53,8 @@ export function SavedInsightsPage() {
         empty={
           <Empty title={onlyFavorites ? 'No favorite insights yet.' : 'No saved insights yet.'}>
             <p>
-              Build a trend in <a href={`${base}/trends`}>Trends</a> and press Save; it is listed here, and you can put it on a dashboard.
+              Build a trend in <a href={`${base}/trends`}>Trends</a> or a funnel in <a href={`${base}/funnels`}>Funnels</a> and press Save;
+              it is listed here, and you can put it on a dashboard.
             </p>
           </Empty>
         }
