@@ -24,10 +24,22 @@ describe('FunnelsQuery steps', () => {
       properties,
     })
     await captureBatch(t, [
-      ev('$pageview', 'u1', '2026-03-09T10:00:00Z', { $browser: 'Chrome', $groups: { company: 'acme' } }),
+      ev('$pageview', 'u1', '2026-03-09T10:00:00Z', {
+        $browser: 'Chrome',
+        $groups: { company: 'acme' },
+        $set: { plan: 'pro' },
+        $session_id: 's1',
+        $current_url: 'https://a.com/x',
+      }),
       ev('signed_up', 'u1', '2026-03-09T11:00:00Z', { $browser: 'Chrome', plan: 'pro', $groups: { company: 'acme' } }),
       ev('paid', 'u1', '2026-03-09T13:00:00Z', { $browser: 'Chrome', $groups: { company: 'acme' } }),
-      ev('$pageview', 'u2', '2026-03-10T09:00:00Z', { $browser: 'Safari', $groups: { company: 'acme' } }),
+      ev('$pageview', 'u2', '2026-03-10T09:00:00Z', {
+        $browser: 'Safari',
+        $groups: { company: 'acme' },
+        $set: { plan: 'free' },
+        $session_id: 's2',
+        $current_url: 'https://a.com/y',
+      }),
       ev('clicked', 'u2', '2026-03-10T09:10:00Z', { $browser: 'Safari' }),
       ev('signed_up', 'u2', '2026-03-10T09:30:00Z', { $browser: 'Firefox', plan: 'free' }),
       ev('$pageview', 'u3', '2026-03-11T09:00:00Z', { $browser: 'Chrome', $groups: { company: 'globex' } }),
@@ -204,6 +216,46 @@ describe('FunnelsQuery steps', () => {
     })
     const values = res.body.results.map((r: Array<{ breakdown_value: string[] }>) => r[0].breakdown_value)
     expect(values).toContainEqual(['Chrome', ''])
+  })
+
+  it('breaks down by person, cohort, session and HogQL values (mirrors breakdown_cases.py test_funnel_step_breakdown_person and _cohort)', async () => {
+    const by = async (breakdownFilter: Record<string, unknown>) => {
+      const res = await query({ series: steps('$pageview', 'signed_up'), breakdownFilter })
+      expect(res.status).toBe(200)
+      return Object.fromEntries(
+        res.body.results.map((r: Array<{ breakdown_value: unknown; count: number }>) => [JSON.stringify(r[0].breakdown_value), counts(r)]),
+      )
+    }
+    expect(await by({ breakdown: 'plan', breakdown_type: 'person' })).toEqual({ '["pro"]': [1, 1], '["free"]': [1, 1], '[""]': [2, 0] })
+    expect(await by({ breakdown: '$entry_current_url', breakdown_type: 'session' })).toEqual({
+      '["https://a.com/x"]': [1, 1],
+      '["https://a.com/y"]': [1, 1],
+      '[""]': [2, 0],
+    })
+    expect(await by({ breakdown: "concat(properties.$browser, '!')", breakdown_type: 'hogql' })).toEqual({
+      '["Chrome!"]': [2, 1],
+      '["Safari!"]': [1, 1],
+      '["Opera!"]': [1, 0],
+    })
+    const pro = await call('POST', `/api/projects/${t.projectId}/cohorts/`, {
+      name: 'Pro',
+      filters: { properties: { type: 'AND', values: [{ key: 'plan', value: 'pro', type: 'person', operator: 'exact' }] } },
+    })
+    expect(pro.status).toBe(201)
+    const res = await query({
+      series: steps('$pageview', 'signed_up'),
+      breakdownFilter: { breakdown: [pro.body.id, 'all'], breakdown_type: 'cohort' },
+    })
+    expect(
+      res.body.results.map((r: Array<{ breakdown: unknown; breakdown_value: unknown; count: number }>) => [
+        r[0].breakdown,
+        r[0].breakdown_value,
+        counts(r),
+      ]),
+    ).toEqual([
+      ['all users', 'all', [4, 2]],
+      ['Pro', pro.body.id, [1, 1]],
+    ])
   })
 
   it('counts groups instead of persons, and actors named by HogQL', async () => {
