@@ -311,6 +311,48 @@ describe('FunnelsQuery steps', () => {
     expect(chrome.data).toEqual([0, 100, 0, 0, 0, 0, 0, 0])
   })
 
+  it('computes saved funnels, from a query or a legacy FUNNELS filter, and on a dashboard tile', async () => {
+    const at = (path: string) => `/api/projects/${t.projectId}${path}`
+    const source = { kind: 'FunnelsQuery', series: steps('$pageview', 'signed_up', 'paid') }
+    const saved = await call('POST', at('/insights/'), { name: 'Signup funnel', query: { kind: 'InsightVizNode', source } })
+    expect(saved.status).toBe(201)
+    const read = await call('GET', at(`/insights/${saved.body.id}/`))
+    expect(read.status).toBe(200)
+    expect(counts(read.body.result)).toEqual([4, 2, 1])
+    expect(read.body.result_unavailable).toBe(null)
+    const legacy = await call('POST', at('/insights/'), {
+      name: 'Legacy funnel',
+      filters: {
+        insight: 'FUNNELS',
+        events: [
+          { id: 'signed_up', order: 1 },
+          { id: '$pageview', order: 0 },
+        ],
+        funnel_window_interval: 45,
+        funnel_window_interval_unit: 'minute',
+      },
+    })
+    expect(legacy.status).toBe(201)
+    const legacyRead = await call('GET', at(`/insights/${legacy.body.id}/`))
+    expect(legacyRead.body.result.map((s: { name: string; count: number }) => [s.name, s.count])).toEqual([
+      ['$pageview', 4],
+      ['signed_up', 1],
+    ])
+    const ttc = await call('POST', at('/insights/'), {
+      name: 'Time to convert',
+      query: { kind: 'InsightVizNode', source: { ...source, funnelsFilter: { funnelVizType: 'time_to_convert' } } },
+    })
+    expect((await call('GET', at(`/insights/${ttc.body.id}/`))).body.result).toMatchObject({ average_conversion_time: 10800 })
+    const board = await call('POST', `/api/environments/${t.projectId}/dashboards/`, { name: 'Funnels' })
+    await call('PATCH', at(`/insights/${saved.body.id}/`), { dashboards: [board.body.id] })
+    const tiles = await call('GET', at(`/dashboards/${board.body.id}/`))
+    expect(counts(tiles.body.tiles[0].insight.result)).toEqual([4, 2, 1])
+    const bad = await call('POST', at('/insights/'), {
+      filters: { insight: 'FUNNELS', events: [{ id: 'a' }], funnel_order_type: 'sideways' },
+    })
+    expect([bad.status, bad.body.attr]).toEqual([400, 'funnel_order_type'])
+  })
+
   it('refuses bad funnel input with a 400 naming the field', async () => {
     const bad = async (q: Record<string, unknown>, attr: string) => {
       const res = await query({ series: steps('$pageview', 'signed_up'), ...q })
