@@ -24,10 +24,22 @@ describe('FunnelsQuery steps', () => {
       properties,
     })
     await captureBatch(t, [
-      ev('$pageview', 'u1', '2026-03-09T10:00:00Z', { $browser: 'Chrome', $groups: { company: 'acme' } }),
+      ev('$pageview', 'u1', '2026-03-09T10:00:00Z', {
+        $browser: 'Chrome',
+        $groups: { company: 'acme' },
+        $set: { plan: 'pro' },
+        $session_id: 's1',
+        $current_url: 'https://a.com/x',
+      }),
       ev('signed_up', 'u1', '2026-03-09T11:00:00Z', { $browser: 'Chrome', plan: 'pro', $groups: { company: 'acme' } }),
       ev('paid', 'u1', '2026-03-09T13:00:00Z', { $browser: 'Chrome', $groups: { company: 'acme' } }),
-      ev('$pageview', 'u2', '2026-03-10T09:00:00Z', { $browser: 'Safari', $groups: { company: 'acme' } }),
+      ev('$pageview', 'u2', '2026-03-10T09:00:00Z', {
+        $browser: 'Safari',
+        $groups: { company: 'acme' },
+        $set: { plan: 'free' },
+        $session_id: 's2',
+        $current_url: 'https://a.com/y',
+      }),
       ev('clicked', 'u2', '2026-03-10T09:10:00Z', { $browser: 'Safari' }),
       ev('signed_up', 'u2', '2026-03-10T09:30:00Z', { $browser: 'Firefox', plan: 'free' }),
       ev('$pageview', 'u3', '2026-03-11T09:00:00Z', { $browser: 'Chrome', $groups: { company: 'globex' } }),
@@ -206,6 +218,46 @@ describe('FunnelsQuery steps', () => {
     expect(values).toContainEqual(['Chrome', ''])
   })
 
+  it('breaks down by person, cohort, session and HogQL values (mirrors breakdown_cases.py test_funnel_step_breakdown_person and _cohort)', async () => {
+    const by = async (breakdownFilter: Record<string, unknown>) => {
+      const res = await query({ series: steps('$pageview', 'signed_up'), breakdownFilter })
+      expect(res.status).toBe(200)
+      return Object.fromEntries(
+        res.body.results.map((r: Array<{ breakdown_value: unknown; count: number }>) => [JSON.stringify(r[0].breakdown_value), counts(r)]),
+      )
+    }
+    expect(await by({ breakdown: 'plan', breakdown_type: 'person' })).toEqual({ '["pro"]': [1, 1], '["free"]': [1, 1], '[""]': [2, 0] })
+    expect(await by({ breakdown: '$entry_current_url', breakdown_type: 'session' })).toEqual({
+      '["https://a.com/x"]': [1, 1],
+      '["https://a.com/y"]': [1, 1],
+      '[""]': [2, 0],
+    })
+    expect(await by({ breakdown: "concat(properties.$browser, '!')", breakdown_type: 'hogql' })).toEqual({
+      '["Chrome!"]': [2, 1],
+      '["Safari!"]': [1, 1],
+      '["Opera!"]': [1, 0],
+    })
+    const pro = await call('POST', `/api/projects/${t.projectId}/cohorts/`, {
+      name: 'Pro',
+      filters: { properties: { type: 'AND', values: [{ key: 'plan', value: 'pro', type: 'person', operator: 'exact' }] } },
+    })
+    expect(pro.status).toBe(201)
+    const res = await query({
+      series: steps('$pageview', 'signed_up'),
+      breakdownFilter: { breakdown: [pro.body.id, 'all'], breakdown_type: 'cohort' },
+    })
+    expect(
+      res.body.results.map((r: Array<{ breakdown: unknown; breakdown_value: unknown; count: number }>) => [
+        r[0].breakdown,
+        r[0].breakdown_value,
+        counts(r),
+      ]),
+    ).toEqual([
+      ['all users', 'all', [4, 2]],
+      ['Pro', pro.body.id, [1, 1]],
+    ])
+  })
+
   it('counts groups instead of persons, and actors named by HogQL', async () => {
     const groups = await query({ series: steps('$pageview', 'signed_up'), aggregation_group_type_index: 0 })
     expect(counts(groups.body.results)).toEqual([2, 1])
@@ -257,6 +309,81 @@ describe('FunnelsQuery steps', () => {
     })
     const chrome = byBrowser.body.results.find((r: { breakdown_value: string[] }) => r.breakdown_value[0] === 'Chrome')
     expect(chrome.data).toEqual([0, 100, 0, 0, 0, 0, 0, 0])
+  })
+
+  it('computes saved funnels, from a query or a legacy FUNNELS filter, and on a dashboard tile', async () => {
+    const at = (path: string) => `/api/projects/${t.projectId}${path}`
+    const source = { kind: 'FunnelsQuery', series: steps('$pageview', 'signed_up', 'paid') }
+    const saved = await call('POST', at('/insights/'), { name: 'Signup funnel', query: { kind: 'InsightVizNode', source } })
+    expect(saved.status).toBe(201)
+    const read = await call('GET', at(`/insights/${saved.body.id}/`))
+    expect(read.status).toBe(200)
+    expect(counts(read.body.result)).toEqual([4, 2, 1])
+    expect(read.body.result_unavailable).toBe(null)
+    const legacy = await call('POST', at('/insights/'), {
+      name: 'Legacy funnel',
+      filters: {
+        insight: 'FUNNELS',
+        events: [
+          { id: 'signed_up', order: 1 },
+          { id: '$pageview', order: 0 },
+        ],
+        funnel_window_interval: 45,
+        funnel_window_interval_unit: 'minute',
+      },
+    })
+    expect(legacy.status).toBe(201)
+    const legacyRead = await call('GET', at(`/insights/${legacy.body.id}/`))
+    expect(legacyRead.body.result.map((s: { name: string; count: number }) => [s.name, s.count])).toEqual([
+      ['$pageview', 4],
+      ['signed_up', 1],
+    ])
+    const ttc = await call('POST', at('/insights/'), {
+      name: 'Time to convert',
+      query: { kind: 'InsightVizNode', source: { ...source, funnelsFilter: { funnelVizType: 'time_to_convert' } } },
+    })
+    expect((await call('GET', at(`/insights/${ttc.body.id}/`))).body.result).toMatchObject({ average_conversion_time: 10800 })
+    const board = await call('POST', `/api/environments/${t.projectId}/dashboards/`, { name: 'Funnels' })
+    await call('PATCH', at(`/insights/${saved.body.id}/`), { dashboards: [board.body.id] })
+    const tiles = await call('GET', at(`/dashboards/${board.body.id}/`))
+    expect(counts(tiles.body.tiles[0].insight.result)).toEqual([4, 2, 1])
+    const bad = await call('POST', at('/insights/'), {
+      filters: { insight: 'FUNNELS', events: [{ id: 'a' }], funnel_order_type: 'sideways' },
+    })
+    expect([bad.status, bad.body.attr]).toEqual([400, 'funnel_order_type'])
+  })
+
+  it('lists the persons who reached a step or dropped off, per breakdown value, with paging (mirrors test_funnel_persons.py test_first_step and test_last_step_dropoff)', async () => {
+    const funnel = { kind: 'FunnelsQuery', series: steps('$pageview', 'signed_up', 'paid') }
+    const persons = async (source: Record<string, unknown>, extra: Record<string, unknown> = {}) => {
+      const res = await call('POST', `/api/environments/${t.projectId}/query/`, {
+        query: { kind: 'ActorsQuery', select: ['person'], source: { kind: 'FunnelsActorsQuery', source: funnel, ...source }, ...extra },
+      })
+      expect(res.status, JSON.stringify(res.body)).toBe(200)
+      return { ids: res.body.results.map((r: Array<{ distinct_ids: string[] }>) => r[0].distinct_ids[0]).sort(), hasMore: res.body.hasMore }
+    }
+    expect((await persons({ funnelStep: 1 })).ids).toEqual(['u1', 'u2', 'u3', 'u5'])
+    expect((await persons({ funnelStep: 2 })).ids).toEqual(['u1', 'u2'])
+    expect((await persons({ funnelStep: -2 })).ids).toEqual(['u3', 'u5'])
+    expect((await persons({ funnelStep: -3 })).ids).toEqual(['u2'])
+    const page = await persons({ funnelStep: 1 }, { limit: 3 })
+    expect([page.ids.length, page.hasMore]).toEqual([3, true])
+    funnel.series = steps('$pageview', 'signed_up')
+    Object.assign(funnel, { breakdownFilter: { breakdown: '$browser' } })
+    expect((await persons({ funnelStep: 1, funnelStepBreakdown: ['Chrome'] })).ids).toEqual(['u1', 'u3'])
+    expect((await persons({ funnelStep: 2, funnelStepBreakdown: 'Safari' })).ids).toEqual(['u2'])
+    Object.assign(funnel, { breakdownFilter: undefined, funnelsFilter: { funnelVizType: 'trends' } })
+    expect((await persons({ funnelTrendsEntrancePeriodStart: '2026-03-11', funnelTrendsDropOff: true })).ids).toEqual(['u3'])
+    expect((await persons({ funnelTrendsEntrancePeriodStart: '2026-03-09 00:00:00', funnelTrendsDropOff: false })).ids).toEqual(['u1'])
+    for (const funnelStep of [0, -1, 4]) {
+      const bad = await call('POST', `/api/environments/${t.projectId}/query/`, {
+        query: {
+          kind: 'ActorsQuery',
+          source: { kind: 'FunnelsActorsQuery', funnelStep, source: { kind: 'FunnelsQuery', series: steps('a', 'b', 'c') } },
+        },
+      })
+      expect([bad.status, bad.body.attr]).toEqual([400, 'source.funnelStep'])
+    }
   })
 
   it('refuses bad funnel input with a 400 naming the field', async () => {
