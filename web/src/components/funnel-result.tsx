@@ -119,37 +119,42 @@ function FunnelSteps({
                     <span class="bar-figures small">
                       <strong data-testid="count">{r.count.toLocaleString('en-US')}</strong> ·{' '}
                       <span data-testid="from-first">{percent(r.fromFirst)}</span>
-                      {broken && i > 0 && !compact ? (
-                        <span class="muted" title={`average ${duration(r.average)}`}>
-                          {' '}
-                          · median <span data-testid="median">{duration(r.median)}</span>
+                    </span>
+                    <span class="bar-extra">
+                      {broken && !compact ? (
+                        <span class="bar-time small muted" title={i > 0 ? `average ${duration(r.average)}` : undefined}>
+                          {i > 0 ? (
+                            <>
+                              median <span data-testid="median">{duration(r.median)}</span>
+                            </>
+                          ) : null}
                         </span>
                       ) : null}
-                    </span>
-                    {onPersons ? (
-                      <span class="bar-persons">
-                        <button
-                          type="button"
-                          class="link small"
-                          aria-label={`Persons who reached step ${i + 1}${broken ? ` (${v.label})` : ''}`}
-                          onClick={() => onPersons({ step: i + 1, breakdown: v.value, title: `Reached step ${i + 1}: ${name}` })}
-                        >
-                          persons
-                        </button>
-                        {i > 0 ? (
+                      {onPersons ? (
+                        <span class="bar-persons">
                           <button
                             type="button"
                             class="link small"
-                            aria-label={`Persons who dropped off before step ${i + 1}${broken ? ` (${v.label})` : ''}`}
-                            onClick={() =>
-                              onPersons({ step: -(i + 1), breakdown: v.value, title: `Dropped off before step ${i + 1}: ${name}` })
-                            }
+                            aria-label={`Persons who reached step ${i + 1}${broken ? ` (${v.label})` : ''}`}
+                            onClick={() => onPersons({ step: i + 1, breakdown: v.value, title: `Reached step ${i + 1}: ${name}` })}
                           >
-                            drop-offs
+                            persons
                           </button>
-                        ) : null}
-                      </span>
-                    ) : null}
+                          {i > 0 ? (
+                            <button
+                              type="button"
+                              class="link small"
+                              aria-label={`Persons who dropped off before step ${i + 1}${broken ? ` (${v.label})` : ''}`}
+                              onClick={() =>
+                                onPersons({ step: -(i + 1), breakdown: v.value, title: `Dropped off before step ${i + 1}: ${name}` })
+                              }
+                            >
+                              drop-offs
+                            </button>
+                          ) : null}
+                        </span>
+                      ) : null}
+                    </span>
                   </div>
                 )
               })}
