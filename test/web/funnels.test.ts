@@ -16,18 +16,22 @@ const unavailable = skipReason('funnels', chromiumMissing())
 const MINUTE = 60_000
 const STEPS = ['$pageview', 'signed_up', 'purchase']
 
-/** Who went how far, from which browser, and how many minutes each step after the first took. */
-const PEOPLE: Array<{ id: string; browser: string; reached: number; minutes: number[] }> = [
+/**
+ * Who went how far, from which browser, how many minutes each step after the first took, and who left the site
+ * ($pageleave) between the second step and the third.
+ */
+const PEOPLE: Array<{ id: string; browser: string; reached: number; minutes: number[]; leaves?: boolean }> = [
   { id: 'ada', browser: 'Chrome', reached: 3, minutes: [10, 20] },
-  { id: 'bob', browser: 'Chrome', reached: 3, minutes: [60, 60] },
+  { id: 'bob', browser: 'Chrome', reached: 3, minutes: [60, 60], leaves: true },
   { id: 'cy', browser: 'Firefox', reached: 2, minutes: [5] },
   { id: 'dee', browser: 'Firefox', reached: 2, minutes: [20] },
   { id: 'eve', browser: 'Chrome', reached: 1, minutes: [] },
   { id: 'fay', browser: 'Firefox', reached: 1, minutes: [] },
 ]
 
-/** The counts a funnel of the first `steps` steps has (of `browser`'s people only, when given). */
-const reached = (browser?: string) => STEPS.map((_, i) => PEOPLE.filter((p) => p.reached > i && (!browser || p.browser === browser)).length)
+/** Each step's count: of the people `who` picks, those who reached it within `window` minutes of the first step. */
+const reached = (who: (p: (typeof PEOPLE)[number]) => boolean = () => true, window = Infinity) =>
+  STEPS.map((_, i) => PEOPLE.filter((p) => who(p) && p.reached > i && p.minutes.slice(0, i).reduce((a, b) => a + b, 0) <= window).length)
 /** The average time from the step before to `step` (1-based), as the page shows a time under an hour ("23m 45s"). */
 function averageTime(step: number): string {
   const minutes = PEOPLE.filter((p) => p.reached >= step).map((p) => p.minutes[step - 2])
@@ -52,6 +56,7 @@ describe.skipIf(unavailable !== null)(`the funnels editor in headless Chromium${
       for (let step = 0; step < person.reached; step++) {
         at += step === 0 ? 0 : person.minutes[step - 1] * MINUTE
         client.capture({ distinctId: person.id, event: STEPS[step], properties: { $browser: person.browser }, timestamp: new Date(at) })
+        if (step === 1 && person.leaves) client.capture({ distinctId: person.id, event: '$pageleave', timestamp: new Date(at + MINUTE) })
       }
     }
     await client.shutdown()
@@ -163,12 +168,33 @@ describe.skipIf(unavailable !== null)(`the funnels editor in headless Chromium${
     expect((await page.locator('.funnel-legend li').allTextContents()).map((s) => s.trim()).sort()).toEqual(['Chrome', 'Firefox'])
     for (const name of ['Chrome', 'Firefox'])
       expect(await page.locator(`.step-bar-row[data-breakdown="${name}"] [data-testid=count]`).allTextContents(), name).toEqual(
-        reached(name).map(String),
+        reached((p) => p.browser === name).map(String),
       )
     await expectSteps(page, counts)
     await expectDrawn(page, 'funnel-breakdown-desktop', 1280)
     await page.fill('input[aria-label="Breakdown property"]', '')
     await expect.poll(() => page.locator('.funnel-legend').count()).toBe(0)
+
+    // A 15-minute window: only who got each step done within it. Then an exclusion: who left between the second and
+    // third steps is out of the funnel.
+    await page.fill('input[aria-label="Conversion window"]', '15')
+    await page.selectOption('select[aria-label="Conversion window unit"]', 'minute')
+    await expectSteps(page, reached(undefined, 15))
+    await page.fill('input[aria-label="Conversion window"]', '14')
+    await page.selectOption('select[aria-label="Conversion window unit"]', 'day')
+    await expectSteps(page, counts)
+    await page.click('button:has-text("+ Add exclusion")')
+    await page.fill('input[aria-label="Excluded event"]', '$pageleave')
+    // Between step 2 and step 3 (the options' values are the 0-based funnelFromStep and funnelToStep).
+    await page.selectOption('select[aria-label="Exclusion from step"]', { label: '2' })
+    await page.selectOption('select[aria-label="Exclusion to step"]', { label: '3' })
+    await expectSteps(
+      page,
+      reached((p) => !p.leaves),
+    )
+    await expectDrawn(page, 'funnel-exclusion-desktop', 1280)
+    await page.click('button[aria-label="Remove exclusion"]')
+    await expectSteps(page, counts)
 
     // Conversion over time, then the time to convert: the charts draw the API's answers.
     await page.click('.display-picker button:has-text("Historical trends")')

@@ -160,7 +160,7 @@ function FunnelSteps({
               })}
               <div class="step-stats small">
                 <span>
-                  <strong data-testid="step-count">{row.count.toLocaleString('en-US')}</strong> persons
+                  <strong data-testid="step-count">{row.count.toLocaleString('en-US')}</strong> {row.count === 1 ? 'person' : 'persons'}
                 </span>
                 {i > 0 ? (
                   <>
