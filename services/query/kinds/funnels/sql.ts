@@ -69,68 +69,69 @@ export function actorRowsSql(input: ActorRowsInput): string {
   }
   const periods = input.period ? `arrayDistinct(arrayMap(x -> x.4, arrayFilter(x -> bitTest(x.2, 0), evs)))` : `[toDateTime(0)]`
   const own = input.attribution === 'all_events' && input.breakdown && !input.breakdown.cohort ? `arrayFilter(x -> x.3 = pv, evs)` : 'evs'
-  const fold = orderType === 'unordered' ? unorderedFold(input, own) : orderedFold(input, own)
+  const fold = orderType === 'unordered' ? unorderedFold(input) : orderedFold(input)
   const groupBy = input.breakdown?.cohort ? 'actor, prop' : 'actor'
   return `SELECT actor, replaceAll(pv, '${NULL_LABEL}', '') AS pv, per, r.1 AS step_reached, r.2 AS timings, r.3 AS start, event_count FROM (
     SELECT actor, pv, per, (${fold.result('f')}) AS r, event_count FROM (
-    SELECT actor, pv, per, ${fold.expr} AS f, event_count FROM (
+    SELECT actor, pv, per, ${periodEvents(input, own)} AS pe, ${fold.expr} AS f, event_count FROM (
       SELECT actor, length(evs) AS event_count, arraySort(groupArray(CAST((ts, mask, prop, per) AS ${EVENT}))) AS evs, ${values} AS pvs, ${periods} AS pers
       FROM (${rows}) GROUP BY ${groupBy})
     ARRAY JOIN pvs AS pv ARRAY JOIN pers AS per))
   WHERE step_reached >= 0`
 }
 
-/** A fold over an actor's events, and how its final state `f` reads as (step_reached, timings, start). */
+/** A fold over an actor's events (`pe`), and how its final state `f` reads as (step_reached, timings, start). */
 interface Fold {
   expr: string
   result(f: string): string
 }
 
 /**
- * PostHog's ordered and strict rules as one fold over an actor's events. State: per step k (1 … n) the path
- * that entered it — its start (S, 0: none), whether an exclusion tainted it (X), its step times (row k of T, n
- * by n) —, the furthest path (step, start, excluded, times), and the time the last step was reached (the UDF
- * stops reading there). An event's steps are all applied to the state before it (the UDF's order, highest step
- * first, reads nothing a higher step wrote), so each event is one step of the fold.
+ * PostHog's ordered and strict rules as one fold over an actor's events. State: per step k (1 … n) the start of
+ * the path that entered it (S, 0: none) and whether an exclusion tainted it (X); the furthest path (step, start,
+ * excluded); the time the last step was reached (the UDF stops reading there). An event's steps are all applied
+ * to the state before it (the UDF's order, highest step first, reads nothing a higher step wrote), so each event
+ * is one step of the fold. The furthest path's step times are read after: from its first event, each step is
+ * the first event of that step after the one before (an event of it in between would have advanced it).
  */
-function orderedFold(input: ActorRowsInput, events: string): Fold {
+function orderedFold(input: ActorRowsInput): Fold {
   const n = input.steps.length
   const W = `${Math.round(input.windowSeconds)}000000`
   const attrStep = input.attributionStep === null ? -1 : input.attributionStep
   const ks = `range(1, ${n + 1})`
   const S = 'acc.1'
   const X = 'acc.2'
-  const T = 'acc.3'
-  const M = 'acc.4'
+  const M = 'acc.3'
   const step = (k: string) => `bitTest(e.2, ${k} - 1)`
   const exclusion = (k: string) => `bitTest(e.2, 32 + ${k})`
   const prevStart = (k: string) => `if(${k} = 1, e.1, ${S}[greatest(${k} - 1, 1)])`
   const prevEx = (k: string) => `if(${k} = 1, 0, ${X}[greatest(${k} - 1, 1)])`
   const open = (k: string) =>
     `(${prevStart(k)} != 0 AND e.1 - ${prevStart(k)} <= ${W} AND NOT (${S}[${k}] = ${prevStart(k)} AND ${S}[${k}] != 0))`
-  const unmatched = (k: string) => (attrStep >= 0 ? ` AND NOT (${k} - 1 = ${attrStep} AND pv != e.3)` : '')
-  const advances = (k: string) => `(${step(k)} AND ${open(k)}${unmatched(k)})`
+  const matched = (k: string, x = 'e') => (attrStep >= 0 ? ` AND NOT (${k} - 1 = ${attrStep} AND pv != ${x}.3)` : '')
+  const advances = (k: string) => `(${step(k)} AND ${open(k)}${matched(k)})`
   const enters = (k: string) => `(${advances(k)} AND ${prevEx(k)} = 0)`
   const excludes = (k: string) => `(${exclusion(k)} AND ${open(k)} AND ${prevEx(k)} = 0)`
-  const row = (k: string) => `arraySlice(${T}, (${k} - 1) * ${n} + 1, ${n})`
-  const pathTo = (k: string) => `arrayMap(j -> if(j < ${k}, if(${k} = 1, 0, ${T}[(${k} - 2) * ${n} + j]), if(j = ${k}, e.1, 0)), ${ks})`
   const strict = input.orderType === 'strict'
   const keep = (k: string, v: string, empty: string) => (strict ? `if(${step(k)}, ${v}, ${empty})` : v)
   const newS = `arrayMap(k -> ${keep('k', `if(${enters('k')}, ${prevStart('k')}, ${S}[k])`, '0')}, ${ks})`
   const newX = `arrayMap(k -> ${keep('k', `toUInt8(if(${enters('k')}, 0, if(k < ${n} AND ${excludes('k + 1')}, 1, ${X}[k])))`, 'toUInt8(0)')}, ${ks})`
-  const newT = `arrayFlatten(arrayMap(k -> if(${enters('k')}, ${pathTo('k')}, ${row('k')}), ${ks}))`
   // The furthest path: the highest step this event advances past the furthest (or onto an excluded furthest).
   const best = `arrayFirst(k -> ${advances('k')} AND (k > ${M}.1 OR (k = ${M}.1 AND ${M}.3 = 1)), arrayReverse(${ks}))`
   const tainted = `arrayExists(k -> ${excludes('k')} AND ${M}.1 = k - 1 AND e.1 - ${M}.2 <= ${W}, ${ks})`
-  const newM = `if(${best} > 0, (toUInt8(${best}), ${prevStart(best)}, toUInt8(${prevEx(best)}), ${pathTo(best)}),
-      if(${tainted}, (${M}.1, ${M}.2, toUInt8(1), ${M}.4), ${M}))`
-  const body = `if(acc.5 != 0 AND e.1 != acc.5, acc, (${newS}, ${newX}, ${newT}, ${newM}, if((${enters(String(n))} OR ${S}[${n}] != 0)${strict ? ` AND ${step(String(n))}` : ''}, e.1, 0)))`
-  const state = `Tuple(Array(Int64), Array(UInt8), Array(Int64), Tuple(UInt8, Int64, UInt8, Array(Int64)), Int64)`
-  const init = `CAST((arrayWithConstant(${n}, 0), arrayWithConstant(${n}, 0), arrayWithConstant(${n * n}, 0), (0, 0, 0, arrayWithConstant(${n}, 0)), 0) AS ${state})`
+  const newM = `if(${best} > 0, (toUInt8(${best}), ${prevStart(best)}, toUInt8(${prevEx(best)})), if(${tainted}, (${M}.1, ${M}.2, toUInt8(1)), ${M}))`
+  const done = `if((${enters(String(n))} OR ${S}[${n}] != 0)${strict ? ` AND ${step(String(n))}` : ''}, e.1, 0)`
+  const body = `if(acc.4 != 0 AND e.1 != acc.4, acc, (${newS}, ${newX}, ${newM}, ${done}))`
+  const state = `Tuple(Array(Int64), Array(UInt8), Tuple(UInt8, Int64, UInt8), Int64)`
+  const init = `CAST((arrayWithConstant(${n}, 0), arrayWithConstant(${n}, 0), (0, 0, 0), 0) AS ${state})`
+  // Positions in pe of the furthest path's steps: its first event, then each step's first event after the last.
+  const first = `arrayFirstIndex(x -> x.1 = f.3.2 AND bitTest(x.2, 0), pe)`
+  const next = `arrayFirstIndex((x, i) -> i > at[-1] AND bitTest(x.2, k - 1)${matched('k', 'x')}, pe, arrayEnumerate(pe))`
+  const positions = `arrayFold((at, k) -> arrayPushBack(at, ${next}), range(2, toUInt8(greatest(f.3.1, 1)) + 1), [${first}])`
   return {
-    expr: `arrayFold((acc, e) -> CAST(${body} AS ${state}), ${periodEvents(input, events)}, ${init})`,
+    expr: `arrayFold((acc, e) -> CAST(${body} AS ${state}), pe, ${init})`,
     result: (f) =>
-      `if(${f}.4.3 = 1, toInt8(-1), toInt8(${f}.4.1) - 1), arrayMap(j -> (${f}.4.4[j + 1] - ${f}.4.4[j]) / 1e6, range(1, toUInt8(greatest(${f}.4.1, 1)))), ${f}.4.2`,
+      `if(${f}.3.3 = 1, toInt8(-1), toInt8(${f}.3.1) - 1), arrayMap((a, b) -> (pe[b].1 - pe[a].1) / 1e6, arrayPopBack(${positions}), arrayPopFront(${positions})), ${f}.3.2`,
   }
 }
 
@@ -148,7 +149,7 @@ const UNORDERED_STATE = 'Tuple(Array(Int64), Int64, Tuple(UInt8, Int64, Array(In
  * on a tie); an exclusion between its first and last step disqualifies it. Each event is folded twice: phase 1
  * records it, phase 2 weighs the path starting at it.
  */
-function unorderedFold(input: ActorRowsInput, events: string): Fold {
+function unorderedFold(input: ActorRowsInput): Fold {
   const n = input.steps.length
   const W = `${Math.round(input.windowSeconds)}000000`
   const record = `(arrayMap((t, i) -> if(bitTest(e.2, i - 1), e.1, t), st.1, arrayEnumerate(st.1)), if(e.2 >= 4294967296, e.1, st.2), st.3)`
@@ -159,7 +160,7 @@ function unorderedFold(input: ActorRowsInput, events: string): Fold {
   const inner = `arrayFold((st, phase) -> CAST(if(phase = 1, ${record}, ${weigh}) AS ${UNORDERED_STATE}), [1, 2], acc)`
   const init = `CAST((arrayMap(i -> 0, range(${n})), 0, (0, 0, [], 0)) AS ${UNORDERED_STATE})`
   return {
-    expr: `arrayFold((acc, e) -> CAST(${inner} AS ${UNORDERED_STATE}), arrayReverse(${periodEvents(input, events)}), ${init})`,
+    expr: `arrayFold((acc, e) -> CAST(${inner} AS ${UNORDERED_STATE}), arrayReverse(pe), ${init})`,
     result: (f) =>
       `if(${f}.3.4 = 1, toInt8(-1), toInt8(${f}.3.1) - 1), arrayMap((a, b) -> (b - a) / 1e6, arrayPopBack(${f}.3.3), arrayPopFront(${f}.3.3)), ${f}.3.2`,
   }
@@ -183,7 +184,7 @@ export function stepsSql(actorRows: string, n: number, breakdown: { limit: numbe
   const keep = breakdown?.other ? `if(r <= ${breakdown.limit}, pv, 'Other')` : 'pv'
   const merged = (j: number) => `groupArrayArray(t${j})`
   const avg = Array.from({ length: n - 1 }, (_, j) => `if(length(${merged(j + 1)}) = 0, NULL, arrayAvg(${merged(j + 1)}))`)
-  const median = Array.from({ length: n - 1 }, (_, j) => `if(length(${merged(j + 1)}) = 0, NULL, arrayReduce('median', ${merged(j + 1)}))`)
+  const median = Array.from({ length: n - 1 }, (_, j) => `if(length(${merged(j + 1)}) = 0, NULL, arrayReduce('quantileExactInclusive(0.5)', ${merged(j + 1)}))`)
   return `SELECT final AS breakdown, [${Array.from({ length: n }, (_, i) => `sum(c${i})`).join(', ')}] AS counts,
     CAST([${avg.join(', ')}] AS Array(Nullable(Float64))) AS average_times, CAST([${median.join(', ')}] AS Array(Nullable(Float64))) AS median_times
   FROM (SELECT *, ${keep} AS final, row_number() OVER (ORDER BY ${order}, pv) AS r FROM (${perValue}))
