@@ -1,7 +1,8 @@
 // The funnels editor in headless Chromium, on a Wren with events sent through posthog-node: a three-step funnel
 // built through the editor's controls shows each step's count, its conversion from the first and the previous
-// step and its drop-off; a fourth step added and removed (twice) leaves the same three; a breakdown by browser
-// draws a bar per browser per step; conversion over time and the time to convert draw the API's answer; "persons"
+// step, its drop-off and its average time; a fourth step added and removed (twice) leaves the same three; a
+// breakdown by browser draws a bar per browser per step; a conversion window, an exclusion and strict order each
+// change the counts as they should; conversion over time and the time to convert draw the API's answer; "persons"
 // on a step and on a drop-off lists who reached it and who left before it; the funnel saved, reloaded and
 // reopened from the saved insights shows the same numbers, and its dashboard tile draws its steps.
 // Screenshots at 1280 and 390 px (test-artifacts/web/funnel-*.png), checked not blank and not wider than the window.
@@ -45,6 +46,9 @@ describe.skipIf(unavailable !== null)(`the funnels editor in headless Chromium${
   let t: TestWren
   let call: ReturnType<typeof api>
   let browser: Browser
+  /** The desktop page the tests go through in turn, and the funnel they save. */
+  let page: Page
+  let id: number
 
   beforeAll(async () => {
     t = await startWren()
@@ -132,8 +136,8 @@ describe.skipIf(unavailable !== null)(`the funnels editor in headless Chromium${
     return (await panel.locator('.persons-list li').allTextContents()).sort()
   }
 
-  it('builds a funnel in the editor, breaks it down, switches its charts, lists its persons, and saves it', async () => {
-    const page = await open(1280)
+  it('builds a three-step funnel in the editor, adds and removes a fourth step twice, and breaks it down by browser', async () => {
+    page = await open(1280)
     // The switch from Trends opens the editor.
     await page.goto(`${t.url}/project/${t.projectId}/trends`)
     await page.click('.insight-tabs a:has-text("Funnels")')
@@ -174,7 +178,10 @@ describe.skipIf(unavailable !== null)(`the funnels editor in headless Chromium${
     await expectDrawn(page, 'funnel-breakdown-desktop', 1280)
     await page.fill('input[aria-label="Breakdown property"]', '')
     await expect.poll(() => page.locator('.funnel-legend').count()).toBe(0)
+  })
 
+  it('counts within a conversion window, without an excluded path, and in strict order', async () => {
+    const counts = reached()
     // A 15-minute window: only who got each step done within it. Then an exclusion: who left between the second and
     // third steps is out of the funnel.
     await page.fill('input[aria-label="Conversion window"]', '15')
@@ -195,8 +202,18 @@ describe.skipIf(unavailable !== null)(`the funnels editor in headless Chromium${
     await expectDrawn(page, 'funnel-exclusion-desktop', 1280)
     await page.click('button[aria-label="Remove exclusion"]')
     await expectSteps(page, counts)
+    // Strict order: a step must come right after the one before, so who left between the second and third stops at the second.
+    await page.selectOption('select[aria-label="Step order"]', 'strict')
+    await expectSteps(
+      page,
+      STEPS.map((_, i) => PEOPLE.filter((p) => Math.min(p.reached, p.leaves ? 2 : 3) > i).length),
+    )
+    await page.selectOption('select[aria-label="Step order"]', 'ordered')
+    await expectSteps(page, counts)
+  })
 
-    // Conversion over time, then the time to convert: the charts draw the API's answers.
+  it('draws conversion over time and the time to convert as the API answers them', async () => {
+    const counts = reached()
     await page.click('.display-picker button:has-text("Historical trends")')
     const trend = (await funnel('trends')) as Array<{ data: number[] }>
     await expect.poll(async () => (await drawn(page)).series.map((s) => s.values), { timeout: 15_000 }).toEqual(trend.map((s) => s.data))
@@ -209,12 +226,14 @@ describe.skipIf(unavailable !== null)(`the funnels editor in headless Chromium${
 
     await page.click('.display-picker button:has-text("Conversion steps")')
     await expectSteps(page, counts)
+  })
 
-    // Saved, reloaded, reopened from the saved insights: the same steps and numbers.
+  it('saves the funnel: reloaded, reopened from the saved insights and on a dashboard tile, it shows the same numbers', async () => {
+    const counts = reached()
     await page.fill('input[aria-label="Insight name"]', 'Signup funnel')
     await page.click('.save-insight button[type=submit]')
     await page.waitForURL(new RegExp(`/project/${t.projectId}/insights/\\d+`))
-    const id = Number(/insights\/(\d+)/.exec(page.url())![1])
+    id = Number(/insights\/(\d+)/.exec(page.url())![1])
     const saved = await call('GET', `/api/projects/${t.projectId}/insights/${id}/`)
     expect(saved.status, saved.text).toBe(200)
     expect(saved.body.query.source).toMatchObject({ kind: 'FunnelsQuery', series: STEPS.map((event) => ({ event })) })
@@ -237,8 +256,10 @@ describe.skipIf(unavailable !== null)(`the funnels editor in headless Chromium${
       .poll(() => tile.locator('.step-bar-row [data-testid=count]').allTextContents(), { timeout: 15_000 })
       .toEqual(counts.map(String))
     await expectDrawn(page, 'funnel-tile-desktop', 1280)
+  })
 
-    // The persons who reached step 2, and those who dropped off before it.
+  it('lists the persons who reached a step and who dropped off before it, at 1280 and 390 px', async () => {
+    const counts = reached()
     await page.goto(`${t.url}/project/${t.projectId}/insights/${id}`)
     await expectSteps(page, counts)
     expect(await personsOf(page, 'Persons who reached step 2', 2)).toEqual(PEOPLE.filter((p) => p.reached >= 2).map((p) => p.id))
