@@ -25,6 +25,7 @@ export const APP_SECTIONS = [
   'home',
   'dashboards',
   'trends',
+  'funnels',
   'insights',
   'sql',
   'events',

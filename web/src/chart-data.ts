@@ -18,11 +18,15 @@ export interface ChartSeries {
   dashed: boolean
   /** Wren's count for the whole range: the legend shows it while no bucket is hovered. */
   total: number
+  /** What the legend shows instead while no bucket is hovered (a rate's average, where a total means nothing). */
+  summary?: string
 }
 
 export interface ChartData {
   /** The x axis's labels, one per bucket (the current period's). */
   xLabels: string[]
+  /** What the buckets are, as the legend names them (Date unless said). */
+  xTitle?: string
   series: ChartSeries[]
 }
 
@@ -34,8 +38,8 @@ export interface TotalRow {
 
 export const PALETTE = ['#1d4ed8', '#dc2626', '#16a34a', '#d97706', '#7c3aed', '#0891b2', '#db2777', '#65a30d', '#475569', '#ea580c']
 
-/** PostHog's label for the events without the breakdown's property (services/query/kinds/trends/query.ts NULL_LABEL). */
-const BREAKDOWN_NULL = '$$_posthog_breakdown_null_$$'
+/** PostHog's label for the events without the breakdown's property (services/query/common/breakdown-sql.ts NULL_LABEL). */
+export const BREAKDOWN_NULL = '$$_posthog_breakdown_null_$$'
 
 /** The legend's name for a series: Wren's label (the breakdown value, with the series' name when there are several), and which period. */
 export function seriesLabel(series: TrendSeries): string {

@@ -20,7 +20,11 @@ export function TrendChart({ data, kind, height: fixed }: { data: ChartData; kin
       width: width(),
       height: height(),
       padding: [12, 44, 0, 0],
-      scales: { x: { time: false }, y: { range: (_u, min, max) => [Math.min(0, min), max > 0 ? max * 1.1 : 1] } },
+      scales: {
+        // Bars get half a bucket either side, so the first and last are drawn whole.
+        x: kind === 'bar' ? { time: false, range: (_u, min, max) => [min - 0.5, max + 0.5] } : { time: false },
+        y: { range: (_u, min, max) => [Math.min(0, min), max > 0 ? max * 1.1 : 1] },
+      },
       axes: [
         {
           values: (_u, splits) => splits.map((i) => (Number.isInteger(i) ? (data.xLabels[i] ?? '') : '')),
@@ -34,7 +38,7 @@ export function TrendChart({ data, kind, height: fixed }: { data: ChartData; kin
       cursor: { points: { size: 8 }, drag: { x: false, y: false } },
       legend: { live: true },
       series: [
-        { label: 'Date', value: (_u, i) => (i === null ? '' : (data.xLabels[i] ?? '')) },
+        { label: data.xTitle ?? 'Date', value: (_u, i) => (i === null ? '' : (data.xLabels[i] ?? '')) },
         ...data.series.map((s): uPlot.Series => ({
           label: s.label,
           stroke: s.colour,
@@ -44,7 +48,7 @@ export function TrendChart({ data, kind, height: fixed }: { data: ChartData; kin
           paths: kind === 'bar' ? bars : undefined,
           points: { show: kind !== 'bar' && data.xLabels.length <= 60 },
           // The hovered bucket's value; the range's total while no bucket is hovered.
-          value: (_u, v, _series, index) => (index === null ? `${formatValue(s.total)} in all` : formatValue(v)),
+          value: (_u, v, _series, index) => (index === null ? (s.summary ?? `${formatValue(s.total)} in all`) : formatValue(v)),
         })),
       ],
     }

@@ -11,6 +11,7 @@ import { asApiError } from './components/load'
 import { navigate, onLinkClick, parsePath, usePlace } from './router'
 import { SessionContext, type Session } from './session'
 import { TrendsPage } from './pages/trends'
+import { FunnelsPage } from './pages/funnels'
 import { EventsPage } from './pages/events'
 import { PersonPage, PersonsPage } from './pages/persons'
 import { FlagPage, FlagsPage } from './pages/flags'
@@ -31,6 +32,8 @@ const SECTIONS = [
   { section: 'home', title: 'Home', scope: 'dashboard:read' },
   { section: 'dashboards', title: 'Dashboards', scope: 'dashboard:read' },
   { section: 'trends', title: 'Trends', scope: 'insight:read' },
+  // Reached through the Trends/Funnels switch, not the menu: the menu's Trends entry stands for both.
+  { section: 'funnels', title: 'Funnels', scope: 'insight:read', under: 'trends' },
   { section: 'insights', title: 'Saved insights', scope: 'insight:read' },
   { section: 'events', title: 'Events', scope: 'query:read' },
   { section: 'sql', title: 'SQL', scope: 'query:read' },
@@ -172,6 +175,7 @@ function App() {
   }
   const switchProject = (id: string) => navigate(`/project/${id}/${section}`)
   const known = SECTIONS.find((s) => s.section === section)
+  const menuSection = known && 'under' in known ? known.under : section
   return (
     <SessionContext.Provider value={session}>
       <div class="shell" onClick={onLinkClick}>
@@ -192,10 +196,10 @@ function App() {
           </button>
         </header>
         <nav class="menu" aria-label="Pages">
-          {SECTIONS.filter((s) => allows(signed.scopes, s.scope)).map((s) => (
+          {SECTIONS.filter((s) => allows(signed.scopes, s.scope) && !('under' in s)).map((s) => (
             <a
               href={`/project/${project.id}/${s.section}`}
-              class={s.section === section ? 'active' : ''}
+              class={s.section === menuSection ? 'active' : ''}
               aria-current={s.section === section ? 'page' : undefined}
             >
               {s.title}
@@ -228,6 +232,8 @@ function Page({ section, rest, search }: { section: string; rest: string[]; sear
       return rest[0] ? <InsightPage id={rest[0]} search={search} /> : <SavedInsightsPage />
     case 'trends':
       return <TrendsPage search={search} />
+    case 'funnels':
+      return <FunnelsPage search={search} />
     case 'sql':
       return <SqlPage search={search} />
     case 'events':

@@ -188,9 +188,23 @@ export const completeFilters = (filters: PropertyFilter[]) =>
 /** A series the API can answer: its event or action chosen, and the property a property math needs. */
 export const seriesComplete = (s: Series) => s.id.trim() !== '' && (!PROPERTY_MATHS.has(s.math) || !!s.mathProperty?.trim())
 
+/** An editor's breakdown (the trends' and the funnels' editors have the same). */
+export type BreakdownChoice = Pick<TrendQuery, 'breakdown' | 'breakdownType' | 'breakdownGroupTypeIndex'>
+
 /** Whether the breakdown is complete: its value, and a group breakdown's group type. */
-export const breakdownComplete = (q: TrendQuery) =>
+export const breakdownComplete = (q: BreakdownChoice) =>
   !!q.breakdown?.trim() && (q.breakdownType !== 'group' || q.breakdownGroupTypeIndex !== null)
+
+/** A complete breakdown in the API's words (`breakdown_type`, `breakdown`, a group's index); none while incomplete. */
+export function breakdownFields(q: BreakdownChoice): Record<string, unknown> {
+  if (!breakdownComplete(q)) return {}
+  const value = q.breakdown!.trim()
+  return {
+    breakdown_type: q.breakdownType,
+    breakdown: q.breakdownType === 'cohort' ? [value === 'all' ? 'all' : Number(value)] : value,
+    ...(q.breakdownType === 'group' ? { breakdown_group_type_index: q.breakdownGroupTypeIndex } : {}),
+  }
+}
 
 /**
  * The body for POST /api/projects/:id/insights/trend/ (also what its ?format=csv takes). Incomplete parts
@@ -219,12 +233,7 @@ export function trendBody(query: TrendQuery): Record<string, unknown> {
   const properties = completeFilters(query.properties)
   if (properties.length) body.properties = properties
   if (query.filterTestAccounts) body.filter_test_accounts = true
-  if (breakdownComplete(query)) {
-    const value = query.breakdown!.trim()
-    body.breakdown_type = query.breakdownType
-    body.breakdown = query.breakdownType === 'cohort' ? [value === 'all' ? 'all' : Number(value)] : value
-    if (query.breakdownType === 'group') body.breakdown_group_type_index = query.breakdownGroupTypeIndex
-  }
+  Object.assign(body, breakdownFields(query))
   if (query.compare) body.compare = true
   if (query.formula.trim() && query.series.every(seriesComplete)) body.formula = query.formula.trim()
   return body

@@ -12,6 +12,8 @@ import { Listing } from '../components/listing'
 import { useAction, useLoad } from '../components/load'
 import { formatTime } from '../components/properties'
 import { TrendResult } from '../components/trend-result'
+import { FunnelResult, funnelHasData } from '../components/funnel-result'
+import { funnelEditorQuery } from '../funnel-query'
 import { SqlResult } from '../components/sql-result'
 import { insightSql, sqlAnswer } from '../sql'
 import { editorQuery, insightDisplay } from '../insight-query'
@@ -257,7 +259,7 @@ function TileCard({
   const { base } = useSession()
   const insight = tile.insight
   const width = layoutOf(tile).w
-  const query = insight ? editorQuery(insight) : null
+  const query = insight ? (editorQuery(insight) ?? funnelEditorQuery(insight)) : null
   const range = dashboard.filters.date_from
     ? rangeLabel(dashboard.filters.date_from, dashboard.filters.date_to)
     : query
@@ -318,6 +320,16 @@ function InsightTileBody({ insight, noEvents }: { insight: Insight; noEvents: bo
   if (insightSql(insight.query) !== null) {
     const answer = sqlAnswer(insight)
     return answer ? <SqlResult answer={answer} compact /> : <p class="muted tile-note">Not computed yet: Refresh computes it.</p>
+  }
+  const funnel = funnelEditorQuery(insight)
+  if (funnel) {
+    if (!funnelHasData(insight.result, funnel.vizType))
+      return (
+        <p class="muted tile-note">
+          {noEvents ? 'Waiting for the first events: this fills in once the snippet sends some.' : nothingYet(insight, base)}
+        </p>
+      )
+    return <FunnelResult result={insight.result} vizType={funnel.vizType} compact />
   }
   const result = ((insight.result ?? []) as Array<TrendSeries | unknown[]>).filter((s): s is TrendSeries => !Array.isArray(s))
   const total = result.reduce((n, s) => n + Math.abs(s.aggregated_value ?? s.count), 0)

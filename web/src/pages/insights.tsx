@@ -1,5 +1,5 @@
 // Saved insights: the list (name, favorite, the dashboards each is on), and a saved insight opened in its
-// editor (/insights/:id): the trends editor, or the SQL page for a SQL insight.
+// editor (/insights/:id): the trends or funnels editor, or the SQL page for a SQL insight.
 import { useMemo, useState } from 'preact/hooks'
 import { get, patch, WHOLE_LIST, withQuery } from '../api'
 import type { Insight, Paginated } from '../answers'
@@ -13,6 +13,8 @@ import { editorQuery } from '../insight-query'
 import { encodeQuery } from '../query'
 import { useSession } from '../session'
 import { TrendsPage } from './trends'
+import { FunnelsPage } from './funnels'
+import { encodeFunnel, funnelEditorQuery } from '../funnel-query'
 import { SqlPage } from './sql'
 import { insightSql } from '../sql'
 
@@ -51,7 +53,8 @@ export function SavedInsightsPage() {
         empty={
           <Empty title={onlyFavorites ? 'No favorite insights yet.' : 'No saved insights yet.'}>
             <p>
-              Build a trend in <a href={`${base}/trends`}>Trends</a> and press Save; it is listed here, and you can put it on a dashboard.
+              Build a trend in <a href={`${base}/trends`}>Trends</a> or a funnel in <a href={`${base}/funnels`}>Funnels</a> and press Save;
+              it is listed here, and you can put it on a dashboard.
             </p>
           </Empty>
         }
@@ -94,7 +97,7 @@ export function SavedInsightsPage() {
   )
 }
 
-/** A saved insight in its editor (trends or SQL): its query, unless the URL already holds edits of it (a reload). */
+/** A saved insight in its editor (trends, funnels or SQL): its query, unless the URL already holds edits of it (a reload). */
 export function InsightPage({ id, search }: { id: string; search: string }) {
   const { path } = useSession()
   const loaded = useLoad(() => get<Insight>(path(`insights/${encodeURIComponent(id)}/`)), [id])
@@ -108,11 +111,18 @@ export function InsightPage({ id, search }: { id: string; search: string }) {
         <SqlPage search={search} insight={current} />
       </SavedContext.Provider>
     )
+  const funnel = funnelEditorQuery(current)
+  if (funnel)
+    return (
+      <SavedContext.Provider value={setInsight}>
+        <FunnelsPage search={search || encodeFunnel(funnel)} insight={current} />
+      </SavedContext.Provider>
+    )
   const query = editorQuery(current)
   if (!query)
     return (
       <Empty title={current.name ?? 'Untitled insight'}>
-        <p>{current.result_unavailable ?? 'Wren computes trends insights only; this insight is another kind.'}</p>
+        <p>{current.result_unavailable ?? 'Wren computes trends and funnels insights only; this insight is another kind.'}</p>
       </Empty>
     )
   return (

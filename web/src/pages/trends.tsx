@@ -1,25 +1,23 @@
 // Trends: series of events or actions, their math and filters, the date range, interval, breakdown,
 // comparison and formula, drawn as a chart, a number or a table. The editor's state is a store
 // (trends-store.ts); the URL is written from it, so a view can be shared and reloaded.
-import { useEffect, useMemo, useRef, useState } from 'preact/hooks'
+import { useMemo } from 'preact/hooks'
 import { downloadCsv, post, get, WHOLE_LIST, withQuery } from '../api'
-import type { Action, Cohort, Insight, Paginated, TrendAnswer } from '../answers'
+import type { Insight, Paginated, TrendAnswer } from '../answers'
 import { Empty, ErrorBox, Loading } from '../components/feedback'
 import { PageHeader } from '../components/headers'
 import { useAction, useLoad } from '../components/load'
 import { DefinitionOptions } from '../components/definitions'
+import { Breakdown, DateRange, InsightTypeTabs, type NamedThing } from '../components/insight-controls'
 import { PropertyFilters } from '../components/property-filters'
 import { TrendResult } from '../components/trend-result'
-import { navigate } from '../router'
+import { useDebounced, useUrlStore } from '../components/url-store'
 import { useSession } from '../session'
 import { createTrendsStore, type TrendsStore } from '../trends-store'
 import { Snippet, useAnyEvents } from '../components/snippet'
 import { SaveInsight } from '../components/save-insight'
 import { derivedName, editorQuery, insightQuery } from '../insight-query'
 import {
-  BREAKDOWN_LABELS,
-  BREAKDOWN_TYPES,
-  DATE_PRESETS,
   DISPLAYS,
   INTERVALS,
   MATHS,
@@ -29,56 +27,21 @@ import {
   seriesComplete,
   seriesLetter,
   trendBody,
-  type BreakdownType,
   type DisplayName,
   type Series,
   type TrendQuery,
 } from '../query'
 
-/** An action or a cohort, as the series and breakdown pickers name it. */
-type NamedThing = Pick<Action | Cohort, 'id' | 'name'>
-
-/** A value that follows `value` once it has stayed the same for `ms`. */
-function useDebounced<T>(value: T, ms: number): T {
-  const [settled, setSettled] = useState(value)
-  useEffect(() => {
-    const timer = setTimeout(() => setSettled(value), ms)
-    return () => clearTimeout(timer)
-  }, [JSON.stringify(value)])
-  return settled
-}
-
-/**
- * The editor's store, read from the URL on load and whenever the URL changes from outside (back, forward,
- * a link); the URL is written from the state once edits settle, and that write is not read back.
- */
-function useTrendsStore(search: string, here: string): [TrendsStore, TrendQuery] {
-  const store = useMemo(() => createTrendsStore(decodeQuery(search)), [])
-  const [query, setQuery] = useState(store.get())
-  useEffect(() => store.subscribe(setQuery), [store])
-  const written = useRef<string | null>(null)
-  useEffect(() => {
-    const current = search.replace(/^\?/, '')
-    if (current === written.current) return
-    written.current = current
-    store.replace(decodeQuery(current))
-  }, [search])
-  useEffect(() => {
-    const timer = setTimeout(() => {
-      const next = encodeQuery(query)
-      if (next === written.current) return
-      written.current = next
-      navigate(`${here}${next ? `?${next}` : ''}`, { replace: true })
-    }, 250)
-    return () => clearTimeout(timer)
-  }, [query])
-  return [store, query]
-}
-
 /** `insight`: the saved insight being edited (its page is /insights/:id, the editor's state in the search part). */
 export function TrendsPage({ search, insight = null }: { search: string; insight?: Insight | null }) {
   const { path, base, project, can } = useSession()
-  const [store, query] = useTrendsStore(search, insight ? `${base}/insights/${insight.id}` : `${base}/trends`)
+  const [store, query] = useUrlStore(
+    search,
+    insight ? `${base}/insights/${insight.id}` : `${base}/trends`,
+    createTrendsStore,
+    decodeQuery,
+    encodeQuery,
+  )
   // The saved insight's query as the editor would save it: Save is offered once the editor's differs.
   const savedQuery = useMemo(() => {
     const saved = insight ? editorQuery(insight) : null
@@ -110,7 +73,6 @@ export function TrendsPage({ search, insight = null }: { search: string; insight
   )
   const [csvError, , runCsv] = useAction()
 
-  const customRange = !DATE_PRESETS.some((p) => p.value === query.dateFrom) || query.dateTo !== null
   const total = result.data ? result.data.result.reduce((n, s) => n + Math.abs(s.aggregated_value ?? s.count), 0) : 0
 
   return (
@@ -125,6 +87,7 @@ export function TrendsPage({ search, insight = null }: { search: string; insight
           Export CSV
         </button>
       </PageHeader>
+      {insight ? null : <InsightTypeTabs current="trends" />}
       <ErrorBox error={csvError} />
       {can('insight:write') ? (
         <SaveInsight
@@ -146,49 +109,7 @@ export function TrendsPage({ search, insight = null }: { search: string; insight
           </button>
         </div>
         <div class="controls">
-          <label>
-            Date range
-            <select
-              aria-label="Date range"
-              value={customRange ? 'custom' : query.dateFrom}
-              onChange={(e) => {
-                const value = e.currentTarget.value
-                if (value === 'custom')
-                  store.set({
-                    dateFrom: new Date(Date.now() - 14 * 86_400_000).toISOString().slice(0, 10),
-                    dateTo: new Date().toISOString().slice(0, 10),
-                  })
-                else store.set({ dateFrom: value, dateTo: null })
-              }}
-            >
-              {DATE_PRESETS.map((p) => (
-                <option value={p.value}>{p.label}</option>
-              ))}
-              <option value="custom">Custom…</option>
-            </select>
-          </label>
-          {customRange ? (
-            <>
-              <label>
-                From
-                <input
-                  type="date"
-                  aria-label="From"
-                  value={query.dateFrom}
-                  onChange={(e) => store.set({ dateFrom: e.currentTarget.value })}
-                />
-              </label>
-              <label>
-                To
-                <input
-                  type="date"
-                  aria-label="To"
-                  value={query.dateTo ?? ''}
-                  onChange={(e) => store.set({ dateTo: e.currentTarget.value || null })}
-                />
-              </label>
-            </>
-          ) : null}
+          <DateRange range={query} onChange={(range) => store.set(range)} />
           <label>
             Interval
             <select
@@ -201,7 +122,7 @@ export function TrendsPage({ search, insight = null }: { search: string; insight
               ))}
             </select>
           </label>
-          <Breakdown query={query} store={store} cohorts={cohorts.data ?? []} />
+          <Breakdown choice={query} edit={store} cohorts={cohorts.data ?? []} />
           <label>
             Formula
             <input
@@ -363,76 +284,5 @@ function SeriesRow({
         />
       </details>
     </div>
-  )
-}
-
-const BREAKDOWN_PLACEHOLDERS: Record<BreakdownType, string> = {
-  event: 'none, e.g. $browser',
-  person: 'none, e.g. plan',
-  cohort: '',
-  group: 'none, e.g. industry',
-  session: 'none, e.g. $entry_current_url',
-  hogql: "none, e.g. properties.$browser || ' ' || properties.$os",
-}
-
-/** The breakdown: its type, then the value that type takes (a property, a cohort, a group's property, an expression). */
-function Breakdown({ query, store, cohorts }: { query: TrendQuery; store: TrendsStore; cohorts: NamedThing[] }) {
-  const type = query.breakdownType
-  return (
-    <label>
-      Breakdown by
-      <span class="inline">
-        <select aria-label="Breakdown type" value={type} onChange={(e) => store.setBreakdownType(e.currentTarget.value as BreakdownType)}>
-          {BREAKDOWN_TYPES.map((t) => (
-            <option value={t}>{BREAKDOWN_LABELS[t]}</option>
-          ))}
-        </select>
-        {type === 'group' ? (
-          <select
-            aria-label="Breakdown group type"
-            value={String(query.breakdownGroupTypeIndex ?? '')}
-            onChange={(e) => store.setBreakdownGroupTypeIndex(e.currentTarget.value === '' ? null : Number(e.currentTarget.value))}
-          >
-            {[0, 1, 2, 3, 4].map((g) => (
-              <option value={String(g)}>group type {g}</option>
-            ))}
-          </select>
-        ) : null}
-        {type === 'cohort' ? (
-          <select aria-label="Breakdown cohort" value={query.breakdown ?? ''} onChange={(e) => store.setBreakdown(e.currentTarget.value)}>
-            <option value="">none</option>
-            <option value="all">all users</option>
-            {cohorts.map((c) => (
-              <option value={String(c.id)} selected={String(c.id) === query.breakdown}>
-                {c.name ?? `Cohort ${c.id}`}
-              </option>
-            ))}
-          </select>
-        ) : type === 'hogql' ? (
-          <input
-            aria-label="Breakdown expression"
-            placeholder={BREAKDOWN_PLACEHOLDERS[type]}
-            value={query.breakdown ?? ''}
-            onInput={(e) => store.setBreakdown(e.currentTarget.value)}
-          />
-        ) : (
-          <>
-            <input
-              aria-label="Breakdown property"
-              list="breakdown-properties"
-              placeholder={BREAKDOWN_PLACEHOLDERS[type]}
-              value={query.breakdown ?? ''}
-              onInput={(e) => store.setBreakdown(e.currentTarget.value)}
-            />
-            <DefinitionOptions
-              id="breakdown-properties"
-              kind={type === 'event' ? 'event property' : type}
-              search={query.breakdown ?? ''}
-              groupTypeIndex={query.breakdownGroupTypeIndex}
-            />
-          </>
-        )}
-      </span>
-    </label>
   )
 }

@@ -1,0 +1,160 @@
+// Computing a funnel: its plan (plan.ts) aggregated in one query per viz type, and the few rows it returns
+// shaped into PostHog's answer (funnels/base.py _format_results and its siblings).
+import { queryRows } from '../../../platform/clickhouse'
+import { wrenError } from '../../../platform/errors'
+import type { QueryRun } from '../../kind'
+import { bucketKey, dayString, isoInTz } from '../../common/dates'
+import { MULTI_SEPARATOR, NULL_LABEL } from '../../common/breakdown-sql'
+import { planFunnel, type FunnelPlan, type FunnelPlanDeps } from './plan'
+import { stepsSql, timeToConvertSql, trendsSql } from './sql'
+import type { FunnelRequest } from './model'
+
+export type FunnelDeps = FunnelPlanDeps
+
+/** One step of a funnel's answer (PostHog's step object). */
+export interface FunnelStep {
+  action_id: string | number | null
+  name: string
+  custom_name: string | null
+  order: number
+  count: number
+  type: 'events' | 'actions'
+  people: []
+  average_conversion_time: number | null
+  median_conversion_time: number | null
+  breakdown?: unknown
+  breakdown_value?: unknown
+}
+
+export async function computeFunnel(deps: FunnelDeps, run: QueryRun, request: FunnelRequest): Promise<Record<string, unknown>> {
+  const plan = await planFunnel(deps, run.project, request, { now: run.now, viewer: run.viewer })
+  const dates = { resolved_date_range: { date_from: isoInTz(plan.range.from, plan.tz), date_to: isoInTz(plan.range.to, plan.tz) } }
+  const results =
+    request.vizType === 'time_to_convert'
+      ? await timeToConvert(deps, run, plan)
+      : request.vizType === 'trends'
+        ? await conversionTrends(deps, run, plan)
+        : await funnelSteps(deps, run, plan)
+  return { results, isUdf: false, ...dates }
+}
+
+interface StepsRow {
+  breakdown: string
+  counts: Array<number | string>
+  average_times: Array<number | null>
+  median_times: Array<number | null>
+}
+
+/** Only these breakdown types keep a page of values and sum the rest into "Other" (PostHog's use_breakdown_limit). */
+const LIMITED = ['person', 'event', 'group']
+
+async function funnelSteps(deps: FunnelDeps, run: QueryRun, plan: FunnelPlan): Promise<FunnelStep[] | FunnelStep[][]> {
+  const { request } = plan
+  const n = plan.steps.length
+  const hasBreakdown = request.breakdown !== null
+  const sql = stepsSql(
+    plan.actorRows,
+    n,
+    hasBreakdown ? { limit: request.breakdownLimit, other: LIMITED.includes(request.breakdownType) } : null,
+  )
+  const rows = await queryRows<StepsRow>(deps.clickhouse, withSettings(sql, plan), plan.params.values, { signal: run.signal })
+  if (!hasBreakdown) return shapeSteps(plan, rows[0] ?? null, undefined)
+  return rows.map((row) => shapeSteps(plan, row, breakdownValue(plan, row.breakdown)))
+}
+
+export const withSettings = (sql: string, plan: FunnelPlan) => (plan.settings ? `${sql} SETTINGS ${plan.settings}` : sql)
+
+/** A breakdown value as PostHog answers it: a list of the properties' values ('' when missing), a cohort's id. */
+export function breakdownValue(plan: FunnelPlan, raw: string): unknown {
+  if (plan.request.breakdownType === 'cohort') return raw === 'all' ? 'all' : Number(raw)
+  if (raw === 'Other') return ['Other']
+  return raw.split(MULTI_SEPARATOR).map((v) => (v === NULL_LABEL ? '' : v))
+}
+
+function shapeSteps(plan: FunnelPlan, row: StepsRow | null, breakdown: unknown): FunnelStep[] {
+  const unordered = plan.request.orderType === 'unordered'
+  return plan.steps.map(({ entity, name }, i) => {
+    const step: FunnelStep = {
+      action_id: unordered ? null : entity.id,
+      name: unordered ? `Completed ${i + 1} step${i > 0 ? 's' : ''}` : name,
+      custom_name: unordered ? null : entity.customName,
+      order: i,
+      count: row ? Number(row.counts[i]) : 0,
+      type: entity.kind,
+      people: [],
+      average_conversion_time: i > 0 && row ? nullableNumber(row.average_times[i - 1]) : null,
+      median_conversion_time: i > 0 && row ? nullableNumber(row.median_times[i - 1]) : null,
+    }
+    if (breakdown !== undefined) {
+      const label = plan.request.breakdownType === 'cohort' ? cohortLabel(plan, breakdown) : breakdown
+      Object.assign(step, { breakdown: label, breakdown_value: breakdown })
+    }
+    return step
+  })
+}
+
+const nullableNumber = (v: number | string | null | undefined) => (v === null || v === undefined ? null : Number(v))
+
+function cohortLabel(plan: FunnelPlan, value: unknown): string {
+  if (value === 'all') return 'all users'
+  return plan.cohorts.get(Number(value))?.name ?? String(value)
+}
+
+/** PostHog's FunnelTimeToConvertResults: `bins` of [seconds from, actors] and the average seconds. */
+async function timeToConvert(deps: FunnelDeps, run: QueryRun, plan: FunnelPlan) {
+  const { request } = plan
+  const from = request.fromStep ?? 0
+  const to = request.toStep ?? plan.steps.length - 1
+  if (to <= from || plan.steps.length < 2)
+    throw wrenError(
+      'invalid_input',
+      'Time to convert needs a step after funnelFromStep: a funnel of two steps or more.',
+      'funnelsFilter.funnelToStep',
+    )
+  const sql = timeToConvertSql(plan.actorRows, from, to, request.binCount)
+  const [row] = await queryRows<{ bins: Array<[number | string, number | string]>; average: number | null }>(
+    deps.clickhouse,
+    withSettings(sql, plan),
+    plan.params.values,
+    { signal: run.signal },
+  )
+  if (!row || row.average === null) return { bins: [], average_conversion_time: null }
+  return { bins: row.bins.map(([s, c]) => [Number(s), Number(c)]), average_conversion_time: Number(row.average) }
+}
+
+const MONTHS = ['Jan', 'Feb', 'Mar', 'Apr', 'May', 'Jun', 'Jul', 'Aug', 'Sep', 'Oct', 'Nov', 'Dec']
+
+/**
+ * Conversion trends (PostHog's funnel_trends _format_results): per breakdown value, the conversion rate (%,
+ * two decimals) of the actors entering in each period of the range, with `days`, `labels` and `count`.
+ */
+async function conversionTrends(deps: FunnelDeps, run: QueryRun, plan: FunnelPlan) {
+  const { request, range } = plan
+  const from = request.fromStep ?? 0
+  const last = request.toStep ?? plan.steps.length - 1
+  if (last <= from && plan.steps.length > 1)
+    throw wrenError('invalid_input', 'funnelToStep must come after funnelFromStep.', 'funnelsFilter.funnelToStep')
+  const rows = await queryRows<{ breakdown: string; period: string; reached_from: number | string; reached_to: number | string }>(
+    deps.clickhouse,
+    withSettings(trendsSql(plan.actorRows, from, last), plan),
+    plan.params.values,
+    { signal: run.signal },
+  )
+  const values = request.breakdown === null ? [''] : [...new Set(rows.map((r) => r.breakdown))]
+  return values.map((value) => {
+    const mine = new Map(rows.filter((r) => r.breakdown === value).map((r) => [r.period, r]))
+    const data = range.buckets.map((b) => {
+      const r = mine.get(bucketKey(b))
+      const reachedFrom = r ? Number(r.reached_from) : 0
+      return reachedFrom > 0 ? Math.round((Number(r!.reached_to) / reachedFrom) * 10_000) / 100 : 0
+    })
+    const series: Record<string, unknown> = {
+      count: data.length,
+      data,
+      days: range.buckets.map((b) => dayString(b, range.interval)),
+      labels: range.buckets.map((b) => `${b.getUTCDate()}-${MONTHS[b.getUTCMonth()]}-${b.getUTCFullYear()}`),
+    }
+    if (request.breakdown !== null) series.breakdown_value = breakdownValue(plan, value)
+    return series
+  })
+}

@@ -1,0 +1,230 @@
+// The funnel as ClickHouse SQL, in one pass over the events: each matching event becomes (timestamp, the steps
+// and exclusions it matches, its breakdown value, its period); each actor's events, sorted, are folded
+// (arrayFold) into the furthest step reached and the times between its steps, following the rules of PostHog's
+// funnel UDF (funnel-udf/src/steps.rs): a step counts when the previous one was entered within the window, a
+// new first step restarts the path, an exclusion between two steps disqualifies the path, a strict funnel's
+// path breaks on any other event. Unordered funnels count, from each event, the distinct steps within the
+// window after it. Counts, averages and medians are aggregated in SQL too; only the few rows of the answer
+// reach Wren. User input only enters as parameters.
+import { NULL_LABEL } from '../../common/breakdown-sql'
+import type { Attribution, OrderType } from './model'
+
+/** Everything the SQL of the per-actor rows is built from, resolved by the plan. */
+export interface ActorRowsInput {
+  /** The events table with its joins (analytics/sql/events-source.ts). */
+  from: string
+  /** The WHERE of every event read: team, range, global filters, visibility. */
+  where: string
+  /** The actor of an event (a person's uuid, a group key, a HogQL value). */
+  actor: string
+  /** SQL matching each step's events, in order; then each exclusion's, with its step range. */
+  steps: string[]
+  exclusions: Array<{ condition: string; fromStep: number; toStep: number }>
+  orderType: OrderType
+  windowSeconds: number
+  /** Per event: its breakdown value (String); null: no breakdown. */
+  breakdown: { expr: string; cohort: boolean } | null
+  attribution: Attribution
+  attributionStep: number | null
+  /** Per event: the start of its period (conversion trends); null: not asked. */
+  period: string | null
+}
+
+const EVENT = 'Tuple(Int64, UInt64, String, DateTime)'
+
+/**
+ * Rows of (actor, pv, per, step_reached, timings, start, event_count): per actor, breakdown value (a missing
+ * value is '') and (conversion trends) period entered, the furthest step (0-based; an actor that reaches none,
+ * or whose path an exclusion disqualified, has no row), the seconds between consecutive steps of that path,
+ * the path's start (µs), and how many of the actor's events the funnel read.
+ */
+export function actorRowsSql(input: ActorRowsInput): string {
+  const { orderType } = input
+  const n = input.steps.length
+  // The event's steps as bits: bit k-1 for step k; bit 32+k for an exclusion between step k-1 and step k.
+  const bits = input.steps.map((c, i) => `if(${c}, ${2 ** i}, 0)`)
+  for (let k = 2; k <= n; k++) {
+    const matching = input.exclusions.filter((x) => x.fromStep < k - 1 && k - 1 <= x.toStep).map((x) => x.condition)
+    if (matching.length) bits.push(`if(${matching.map((c) => `(${c})`).join(' OR ')}, ${2 ** (32 + k)}, 0)`)
+  }
+  const flags = `toUInt64(${bits.join(' + ')})`
+  const bd = input.breakdown ? (input.breakdown.cohort ? `arrayJoin(${input.breakdown.expr})` : input.breakdown.expr) : `''`
+  const period = input.period ?? `toDateTime(0)`
+  const matchAny = [...input.steps, ...input.exclusions.map((x) => x.condition)]
+  const where = orderType === 'strict' || matchAny.includes('1') ? input.where : `${input.where} AND (${matchAny.join(' OR ')})`
+  const rows = `SELECT ${input.actor} AS actor, toUnixTimestamp64Micro(timestamp) AS ts, ${flags} AS mask, ${bd} AS prop, ${period} AS per
+    FROM ${input.from} WHERE ${where}`
+
+  const known = `length(replaceAll(replaceAll(x.3, '${NULL_LABEL}', ''), char(31), '')) > 0`
+  let values = `['']`
+  if (input.breakdown?.cohort) values = `[prop]`
+  else if (input.breakdown) {
+    if (input.attribution === 'first_touch') values = `[arrayFirst(x -> ${known}, evs).3]`
+    else if (input.attribution === 'last_touch') values = `[arrayLast(x -> ${known}, evs).3]`
+    else if (input.attribution === 'all_events') values = `arrayDistinct(arrayMap(x -> x.3, evs))`
+    else {
+      const step = (input.attributionStep ?? 0) + 1
+      values = `if(arrayExists(x -> bitTest(x.2, ${step - 1}), evs), arrayDistinct(arrayMap(x -> x.3, arrayFilter(x -> bitTest(x.2, ${step - 1}), evs))), [''])`
+    }
+  }
+  const periods = input.period ? `arrayDistinct(arrayMap(x -> x.4, arrayFilter(x -> bitTest(x.2, 0), evs)))` : `[toDateTime(0)]`
+  const own = input.attribution === 'all_events' && input.breakdown && !input.breakdown.cohort ? `arrayFilter(x -> x.3 = pv, evs)` : 'evs'
+  const fold = orderType === 'unordered' ? unorderedFold(input) : orderedFold(input)
+  const groupBy = input.breakdown?.cohort ? 'actor, prop' : 'actor'
+  // Without a breakdown or periods, an event is only its time and steps (less to sort and fold).
+  const event = input.breakdown || input.period ? `CAST((ts, mask, prop, per) AS ${EVENT})` : `(ts, mask)`
+  return `SELECT actor, replaceAll(pv, '${NULL_LABEL}', '') AS pv, per, r.1 AS step_reached, r.2 AS timings, r.3 AS start, event_count FROM (
+    SELECT actor, pv, per, (${fold.result('f')}) AS r, event_count FROM (
+    SELECT actor, pv, per, ${periodEvents(input, own)} AS pe, ${fold.expr} AS f, event_count FROM (
+      SELECT actor, length(evs) AS event_count, arraySort(groupArray(${event})) AS evs, ${values} AS pvs, ${periods} AS pers
+      FROM (${rows}) GROUP BY ${groupBy})
+    ARRAY JOIN pvs AS pv ARRAY JOIN pers AS per))
+  WHERE step_reached >= 0`
+}
+
+/** A fold over an actor's events (`pe`), and how its final state `f` reads as (step_reached, timings, start). */
+interface Fold {
+  expr: string
+  result(f: string): string
+}
+
+/**
+ * PostHog's ordered and strict rules as one fold over an actor's events. State: per step k (1 … n) the start of
+ * the path that entered it (S, 0: none) and whether an exclusion tainted it (X); the furthest path (step, start,
+ * excluded); the time the last step was reached (the UDF stops reading there). An event's steps are all applied
+ * to the state before it (the UDF's order, highest step first, reads nothing a higher step wrote), so each event
+ * is one step of the fold. The furthest path's step times are read after: from its first event, each step is
+ * the first event of that step after the one before (an event of it in between would have advanced it).
+ */
+function orderedFold(input: ActorRowsInput): Fold {
+  const n = input.steps.length
+  const W = `${Math.round(input.windowSeconds)}000000`
+  const attrStep = input.attributionStep === null ? -1 : input.attributionStep
+  // Unrolled over the steps (no lambda inside the fold's: a nested lambda would copy the state per step).
+  const K = Array.from({ length: n }, (_, i) => i + 1)
+  const M = 'acc.3'
+  const step = (k: number) => `bitTest(e.2, ${k - 1})`
+  const exclusion = (k: number) => `bitTest(e.2, ${32 + k})`
+  const prevStart = (k: number) => (k === 1 ? 'e.1' : `acc.1[${k - 1}]`)
+  const prevEx = (k: number) => (k === 1 ? '0' : `acc.2[${k - 1}]`)
+  const open = (k: number) =>
+    `(${prevStart(k)} != 0 AND e.1 - ${prevStart(k)} <= ${W} AND NOT (acc.1[${k}] = ${prevStart(k)} AND acc.1[${k}] != 0))`
+  const matched = (k: number, x = 'e') => (k - 1 === attrStep ? ` AND pv = ${x}.3` : '')
+  const advances = (k: number) => `(${step(k)} AND ${open(k)}${matched(k)})`
+  const enters = (k: number) => `(${advances(k)} AND ${prevEx(k)} = 0)`
+  const excludes = (k: number) => `(${exclusion(k)} AND ${open(k)} AND ${prevEx(k)} = 0)`
+  const strict = input.orderType === 'strict'
+  const keep = (k: number, v: string, empty: string) => (strict ? `if(${step(k)}, ${v}, ${empty})` : v)
+  const newS = `[${K.map((k) => keep(k, `if(${enters(k)}, ${prevStart(k)}, acc.1[${k}])`, '0')).join(', ')}]`
+  const newX = `[${K.map((k) => keep(k, `toUInt8(if(${enters(k)}, 0, ${k < n ? `if(${excludes(k + 1)}, 1, acc.2[${k}])` : `acc.2[${k}]`}))`, 'toUInt8(0)')).join(', ')}]`
+  // The furthest path: the highest step this event advances past the furthest (or onto an excluded furthest);
+  // else an exclusion right after the furthest step, within its window, taints it.
+  const furthest = K.slice()
+    .reverse()
+    .map(
+      (k) =>
+        `${advances(k)} AND (${k} > ${M}.1 OR (${k} = ${M}.1 AND ${M}.3 = 1)), (toUInt8(${k}), ${prevStart(k)}, toUInt8(${prevEx(k)}))`,
+    )
+  const tainted = K.slice(1).map((k) => `(${excludes(k)} AND ${M}.1 = ${k - 1})`)
+  const taint = tainted.length ? `(${tainted.join(' OR ')}) AND e.1 - ${M}.2 <= ${W}, (${M}.1, ${M}.2, toUInt8(1)), ` : ''
+  const newM = `multiIf(${furthest.join(', ')}, ${taint}${M})`
+  const done = `if((${enters(n)} OR acc.1[${n}] != 0)${strict ? ` AND ${step(n)}` : ''}, e.1, 0)`
+  const body = `if(acc.4 != 0 AND e.1 != acc.4, acc, (${newS}, ${newX}, ${newM}, ${done}))`
+  const state = `Tuple(Array(Int64), Array(UInt8), Tuple(UInt8, Int64, UInt8), Int64)`
+  const init = `CAST((arrayWithConstant(${n}, 0), arrayWithConstant(${n}, 0), (0, 0, 0), 0) AS ${state})`
+  // Positions in pe of the furthest path's steps: its first event, then each step's first event after the last.
+  const first = `arrayFirstIndex(x -> x.1 = f.3.2 AND bitTest(x.2, 0)${attrStep === 0 ? ' AND pv = x.3' : ''}, pe)`
+  const next = `arrayFirstIndex((x, i) -> i > at[-1] AND bitTest(x.2, k - 1)${attrStep >= 0 ? ` AND (k - 1 != ${attrStep} OR pv = x.3)` : ''}, pe, arrayEnumerate(pe))`
+  const positions = `arrayFold((at, k) -> arrayPushBack(at, ${next}), range(2, toUInt8(greatest(f.3.1, 1)) + 1), [${first}])`
+  return {
+    expr: `arrayFold((acc, e) -> CAST(${body} AS ${state}), pe, ${init})`,
+    result: (f) =>
+      `if(${f}.3.3 = 1, toInt8(-1), toInt8(${f}.3.1) - 1), arrayMap((a, b) -> (pe[b].1 - pe[a].1) / 1e6, arrayPopBack(${positions}), arrayPopFront(${positions})), ${f}.3.2`,
+  }
+}
+
+/** Conversion trends: a path enters only in its period (an event of the first step in another period does not start it). */
+function periodEvents(input: ActorRowsInput, events: string): string {
+  if (!input.period) return events
+  return `arrayMap(x -> if(bitTest(x.2, 0) AND x.4 != per, CAST((x.1, bitAnd(x.2, bitNot(toUInt64(1))), x.3, x.4) AS ${EVENT}), x), ${events})`
+}
+
+const UNORDERED_STATE = 'Tuple(Array(Int64), Int64, Tuple(UInt8, Int64, Array(Int64), UInt8))'
+
+/**
+ * Unordered: read backwards, keeping each step's next occurrence (and the next exclusion's); at each event of
+ * a step, the steps whose next occurrence is within the window count. The most steps wins (the earliest start
+ * on a tie); an exclusion between its first and last step disqualifies it. Each event is folded twice: phase 1
+ * records it, phase 2 weighs the path starting at it.
+ */
+function unorderedFold(input: ActorRowsInput): Fold {
+  const n = input.steps.length
+  const W = `${Math.round(input.windowSeconds)}000000`
+  const record = `(arrayMap((t, i) -> if(bitTest(e.2, i - 1), e.1, t), st.1, arrayEnumerate(st.1)), if(e.2 >= 4294967296, e.1, st.2), st.3)`
+  const times = `arraySort(arrayFilter(t -> t != 0 AND t - e.1 <= ${W}, st.1))`
+  const excluded = `toUInt8(st.2 != 0 AND length(${times}) > 1 AND st.2 <= arrayMax(${times}))`
+  const better = `(length(${times}) > st.3.1 OR (length(${times}) = st.3.1 AND (${excluded} = 0 OR st.3.4 = 1)))`
+  const weigh = `if(bitAnd(e.2, 4294967295) != 0 AND ${better}, (st.1, st.2, (toUInt8(length(${times})), e.1, ${times}, ${excluded})), st)`
+  const inner = `arrayFold((st, phase) -> CAST(if(phase = 1, ${record}, ${weigh}) AS ${UNORDERED_STATE}), [1, 2], acc)`
+  const init = `CAST((arrayMap(i -> 0, range(${n})), 0, (0, 0, [], 0)) AS ${UNORDERED_STATE})`
+  return {
+    expr: `arrayFold((acc, e) -> CAST(${inner} AS ${UNORDERED_STATE}), arrayReverse(pe), ${init})`,
+    result: (f) =>
+      `if(${f}.3.4 = 1, toInt8(-1), toInt8(${f}.3.1) - 1), arrayMap((a, b) -> (b - a) / 1e6, arrayPopBack(${f}.3.3), arrayPopFront(${f}.3.3)), ${f}.3.2`,
+  }
+}
+
+/**
+ * The steps of a funnel from its actor rows: per breakdown value, the actors reaching each step (cumulative)
+ * and the average and median seconds from the step before (PostHog counts only times above zero). Values
+ * are ranked as PostHog ranks them (most actors at the last step, then the step before, …); past `limit`
+ * (when `other`), the rest are summed into "Other".
+ */
+export function stepsSql(actorRows: string, n: number, breakdown: { limit: number; other: boolean } | null): string {
+  const counts = Array.from({ length: n }, (_, i) => `countIf(step_reached >= ${i}) AS c${i}`)
+  const exact = Array.from({ length: n }, (_, i) => `countIf(step_reached = ${i}) AS e${i}`)
+  const times = Array.from(
+    { length: n - 1 },
+    (_, j) => `groupArrayIf(timings[${j + 1}], length(timings) > ${j} AND timings[${j + 1}] > 0) AS t${j + 1}`,
+  )
+  const perValue = `SELECT pv, ${[...counts, ...exact, ...times].join(', ')} FROM (${actorRows}) GROUP BY pv`
+  const order = Array.from({ length: n }, (_, i) => `e${n - 1 - i} DESC`).join(', ')
+  const keep = breakdown?.other ? `if(r <= ${breakdown.limit}, pv, 'Other')` : 'pv'
+  const merged = (j: number) => `groupArrayArray(t${j})`
+  const avg = Array.from({ length: n - 1 }, (_, j) => `if(length(${merged(j + 1)}) = 0, NULL, arrayAvg(${merged(j + 1)}))`)
+  const median = Array.from(
+    { length: n - 1 },
+    (_, j) => `if(length(${merged(j + 1)}) = 0, NULL, arrayReduce('quantileExactInclusive(0.5)', ${merged(j + 1)}))`,
+  )
+  return `SELECT final AS breakdown, [${Array.from({ length: n }, (_, i) => `sum(c${i})`).join(', ')}] AS counts,
+    CAST([${avg.join(', ')}] AS Array(Nullable(Float64))) AS average_times, CAST([${median.join(', ')}] AS Array(Nullable(Float64))) AS median_times
+  FROM (SELECT *, ${keep} AS final, row_number() OVER (ORDER BY ${order}, pv) AS r FROM (${perValue}))
+  GROUP BY final ORDER BY min(r)`
+}
+
+/**
+ * Time to convert (PostHog's funnel_time_to_convert): the seconds each actor reaching `to` took from `from`,
+ * binned; `binCount` or ∛(actors) bins (1 to 60), each as wide as the range over the bins (at least one
+ * second; 60 with a single time), and their average.
+ */
+export function timeToConvertSql(actorRows: string, from: number, to: number, binCount: number | null): string {
+  const bins = binCount !== null ? String(binCount) : 'toInt64(least(60, greatest(1, ceil(cbrt(length(ts))))))'
+  return `SELECT arrayZip(buckets, counts) AS bins, if(length(ts) = 0, NULL, arrayAvg(ts)) AS average FROM (
+    SELECT groupArray(arraySum(arraySlice(timings, ${from + 1}, ${to - from}))) AS ts, ${bins} AS bin_count,
+      floor(arrayMin(ts)) AS min_t, ceil(arrayMax(ts)) AS max_t, ceil((max_t - min_t) / bin_count) AS raw_width,
+      if(raw_width > 0, raw_width, 60) AS width,
+      arrayMap(i -> toInt64(round(min_t + i * width)), range(0, bin_count + 1)) AS buckets,
+      arrayMap(t -> toInt64(floor((t - min_t) / width)), ts) AS indices,
+      arrayMap(i -> toUInt64(countEqual(indices, i)), range(0, bin_count + 1)) AS counts
+    FROM (${actorRows}) WHERE step_reached >= ${to})`
+}
+
+/**
+ * Conversion trends (PostHog's funnel_trends): per breakdown value and period, the actors entering the funnel
+ * in the period who reached `from`, and of those the ones who reached the last step.
+ */
+export function trendsSql(actorRows: string, from: number, last: number): string {
+  return `SELECT pv AS breakdown, formatDateTime(per, '%Y-%m-%d %H:%i:%S') AS period, countIf(step_reached >= ${from}) AS reached_from,
+    countIf(step_reached >= ${last}) AS reached_to
+  FROM (${actorRows}) GROUP BY pv, per ORDER BY pv, per`
+}

@@ -1,0 +1,424 @@
+// Funnels: steps of events or actions (each with its own filters), in order, strictly or in any order, within a
+// conversion window, with exclusions, a breakdown, the date range and the test-account filter; drawn as step
+// bars, conversion over time or the time to convert, with the persons behind each step and each drop-off. The
+// editor's state is a store (funnel-store.ts); the URL is written from it, so a view can be shared and reloaded.
+import { useEffect, useMemo, useRef, useState } from 'preact/hooks'
+import { get, post, WHOLE_LIST, withQuery } from '../api'
+import type { Insight, Paginated } from '../answers'
+import { Empty, ErrorBox, Loading } from '../components/feedback'
+import { PageHeader } from '../components/headers'
+import { useLoad } from '../components/load'
+import { DefinitionOptions } from '../components/definitions'
+import { PropertyFilters } from '../components/property-filters'
+import { Breakdown, DateRange, InsightTypeTabs, type NamedThing } from '../components/insight-controls'
+import { FunnelResult, funnelHasData, type PersonsAsk } from '../components/funnel-result'
+import { SaveInsight } from '../components/save-insight'
+import { useDebounced, useUrlStore } from '../components/url-store'
+import { useSession } from '../session'
+import { createFunnelStore, MIN_STEPS, type FunnelStore } from '../funnel-store'
+import {
+  ORDER_TYPES,
+  VIZ_TYPES,
+  WINDOW_UNITS,
+  decodeFunnel,
+  encodeFunnel,
+  funnelEditorQuery,
+  funnelInsightQuery,
+  funnelName,
+  funnelsQuery,
+  readySteps,
+  type FunnelQuery,
+  type FunnelStep,
+  type OrderType,
+  type VizType,
+  type WindowUnit,
+} from '../funnel-query'
+import { INTERVALS, type Interval } from '../query'
+
+type Json = Record<string, unknown>
+
+/** `insight`: the saved funnel being edited (its page is /insights/:id, the editor's state in the search part). */
+export function FunnelsPage({ search, insight = null }: { search: string; insight?: Insight | null }) {
+  const { path, base, project, can } = useSession()
+  const [store, query] = useUrlStore(
+    search,
+    insight ? `${base}/insights/${insight.id}` : `${base}/funnels`,
+    createFunnelStore,
+    decodeFunnel,
+    encodeFunnel,
+  )
+  const savedQuery = useMemo(() => {
+    const saved = insight ? funnelEditorQuery(insight) : null
+    return saved ? funnelInsightQuery(saved) : null
+  }, [insight])
+  const body = useDebounced(funnelsQuery(query), 350)
+  const ready = (body.series as unknown[]).length >= MIN_STEPS
+  const vizType = (body.funnelsFilter as Json).funnelVizType as VizType
+  // The answer keeps the viz type it was asked in: the previous answer stays drawn while the next one loads.
+  const result = useLoad<{ results: unknown; vizType: VizType } | null>(
+    () =>
+      ready
+        ? post<{ results: unknown }>(path('query/'), { query: body }).then((answer) => ({ results: answer.results, vizType }))
+        : Promise.resolve(null),
+    [JSON.stringify(body)],
+  )
+  // The pickers' actions and cohorts are asked once the funnel has answered (or failed): chDB answers one query at a time.
+  const answered = result.data !== null || result.error !== null || !ready
+  const actions = useLoad(
+    () =>
+      answered
+        ? get<Paginated<NamedThing>>(withQuery(path('actions/'), { limit: WHOLE_LIST })).then((r) => r.results)
+        : Promise.resolve(null),
+    [project.id, answered],
+  )
+  const cohorts = useLoad(
+    () =>
+      answered
+        ? get<Paginated<NamedThing>>(withQuery(path('cohorts/'), { limit: WHOLE_LIST })).then((r) => r.results)
+        : Promise.resolve(null),
+    [project.id, answered],
+  )
+  const [persons, setPersons] = useState<(PersonsAsk & { source: Json }) | null>(null)
+  // The persons listed are of the funnel asked: another funnel closes the list.
+  useEffect(() => setPersons(null), [JSON.stringify(body)])
+  const hasData = result.data ? funnelHasData(result.data.results, result.data.vizType) : false
+
+  return (
+    <div class="funnels">
+      <PageHeader title={insight ? (insight.name ?? 'Untitled insight') : 'Funnels'} />
+      {insight ? null : <InsightTypeTabs current="funnels" />}
+      {can('insight:write') ? (
+        <SaveInsight
+          query={funnelInsightQuery(query)}
+          saved={savedQuery}
+          derivedName={funnelName(query, (id) => actions.data?.find((a) => String(a.id) === id)?.name ?? `Action ${id}`)}
+          ready={readySteps(query).length >= MIN_STEPS}
+          insight={insight}
+          pageOf={(saved) => `${base}/insights/${saved.id}?${encodeFunnel(query)}`}
+        />
+      ) : null}
+      <section class="card query">
+        <ol class="series-list funnel-step-list" aria-label="Steps">
+          {query.steps.map((s, i) => (
+            <StepRow index={i} step={s} count={query.steps.length} store={store} actions={actions.data ?? []} />
+          ))}
+        </ol>
+        <button type="button" class="secondary small" onClick={() => store.addStep()}>
+          + Add step
+        </button>
+        <div class="controls">
+          <label>
+            Step order
+            <select
+              aria-label="Step order"
+              value={query.orderType}
+              onChange={(e) => store.set({ orderType: e.currentTarget.value as OrderType })}
+            >
+              {ORDER_TYPES.map((o) => (
+                <option value={o.value}>{o.label}</option>
+              ))}
+            </select>
+          </label>
+          <label>
+            Conversion window
+            <span class="inline">
+              <input
+                type="number"
+                min="1"
+                class="window-interval"
+                aria-label="Conversion window"
+                value={query.windowInterval}
+                onInput={(e) => {
+                  const n = Number(e.currentTarget.value)
+                  if (Number.isInteger(n) && n > 0) store.set({ windowInterval: n })
+                }}
+              />
+              <select
+                aria-label="Conversion window unit"
+                value={query.windowUnit}
+                onChange={(e) => store.set({ windowUnit: e.currentTarget.value as WindowUnit })}
+              >
+                {WINDOW_UNITS.map((u) => (
+                  <option value={u}>{u}s</option>
+                ))}
+              </select>
+            </span>
+          </label>
+          <DateRange range={query} onChange={(range) => store.set(range)} />
+          <Breakdown choice={query} edit={store} cohorts={cohorts.data ?? []} />
+          {query.vizType === 'trends' ? (
+            <label>
+              Interval
+              <select
+                aria-label="Interval"
+                value={query.interval}
+                onChange={(e) => store.set({ interval: e.currentTarget.value as Interval })}
+              >
+                {INTERVALS.map((i) => (
+                  <option value={i}>{i}</option>
+                ))}
+              </select>
+            </label>
+          ) : null}
+          <label class="check">
+            <input
+              type="checkbox"
+              aria-label="Filter out test accounts"
+              checked={query.filterTestAccounts}
+              onChange={(e) => store.set({ filterTestAccounts: e.currentTarget.checked })}
+            />{' '}
+            Filter out test accounts
+          </label>
+        </div>
+        <Exclusions query={query} store={store} />
+        <PropertyFilters
+          value={query.properties}
+          onChange={(properties) => store.set({ properties })}
+          types={['event', 'person', 'cohort']}
+        />
+      </section>
+      <div class="display-picker" role="group" aria-label="Graph type">
+        {VIZ_TYPES.map((v) => (
+          <button
+            type="button"
+            class={query.vizType === v.value ? 'active' : 'secondary'}
+            aria-pressed={query.vizType === v.value}
+            onClick={() => store.set({ vizType: v.value })}
+          >
+            {v.label}
+          </button>
+        ))}
+      </div>
+      <section class="card result" aria-busy={result.loading}>
+        <ErrorBox error={result.error} />
+        {result.loading && !result.data ? <Loading /> : null}
+        {!ready ? <Empty title="Pick at least two steps to see where people drop off." /> : null}
+        {result.data && ready && !hasData ? (
+          <Empty title="Nobody entered this funnel in this range.">
+            <p>
+              Widen the date range or the conversion window, or pick other steps. The events this project has are on the{' '}
+              <a href={`${base}/events`}>Events</a> page.
+            </p>
+          </Empty>
+        ) : null}
+        {result.data && ready && hasData ? (
+          <FunnelResult
+            result={result.data.results}
+            vizType={result.data.vizType}
+            onPersons={(ask) => setPersons({ ...ask, source: body })}
+          />
+        ) : null}
+      </section>
+      {persons ? <FunnelPersons ask={persons} onClose={() => setPersons(null)} /> : null}
+    </div>
+  )
+}
+
+/** One step: event or action, which one, moving it up or down, removing it, its own filters. */
+function StepRow({
+  index: i,
+  step: s,
+  count,
+  store,
+  actions,
+}: {
+  index: number
+  step: FunnelStep
+  count: number
+  store: FunnelStore
+  actions: NamedThing[]
+}) {
+  const n = i + 1
+  return (
+    <li class="series funnel-step-editor" data-step={n}>
+      <span class="letter">{n}</span>
+      <select
+        aria-label={`Step ${n} kind`}
+        value={s.kind}
+        onChange={(e) => store.setStepKind(i, e.currentTarget.value as FunnelStep['kind'])}
+      >
+        <option value="events">Event</option>
+        <option value="actions">Action</option>
+      </select>
+      {s.kind === 'events' ? (
+        <>
+          <input
+            aria-label={`Step ${n} event`}
+            list={`step-events-${n}`}
+            placeholder="event name, e.g. signed_up"
+            value={s.id}
+            onInput={(e) => store.setStepEvent(i, e.currentTarget.value)}
+          />
+          <DefinitionOptions id={`step-events-${n}`} kind="event" search={s.id} />
+        </>
+      ) : (
+        <select aria-label={`Step ${n} action`} value={s.id} onChange={(e) => store.setStepEvent(i, e.currentTarget.value)}>
+          <option value="">Choose an action…</option>
+          {actions.map((a) => (
+            <option value={String(a.id)} selected={String(a.id) === s.id}>
+              {a.name ?? `Action ${a.id}`}
+            </option>
+          ))}
+        </select>
+      )}
+      <span class="step-moves">
+        <button type="button" class="link" aria-label={`Move step ${n} up`} disabled={i === 0} onClick={() => store.moveStep(i, -1)}>
+          ↑
+        </button>
+        <button
+          type="button"
+          class="link"
+          aria-label={`Move step ${n} down`}
+          disabled={i === count - 1}
+          onClick={() => store.moveStep(i, 1)}
+        >
+          ↓
+        </button>
+        {count > MIN_STEPS ? (
+          <button type="button" class="link" aria-label={`Remove step ${n}`} onClick={() => store.removeStep(i)}>
+            ✕
+          </button>
+        ) : null}
+      </span>
+      <details class="series-filters" open={s.properties.length > 0}>
+        <summary>Filters on step {n}</summary>
+        <PropertyFilters
+          label=""
+          value={s.properties}
+          onChange={(properties) => store.setStepFilters(i, properties)}
+          types={['event', 'person', 'cohort']}
+        />
+      </details>
+    </li>
+  )
+}
+
+/** Exclusions: an event that, done between two steps, takes a person out of the funnel. */
+function Exclusions({ query, store }: { query: FunnelQuery; store: FunnelStore }) {
+  const steps = query.steps.map((_, i) => i)
+  return (
+    <fieldset class="filters exclusions">
+      <legend>Exclusions</legend>
+      {query.exclusions.map((e, i) => (
+        <div class="filter-row" data-exclusion={i}>
+          <input
+            aria-label="Excluded event"
+            list={`exclusion-events-${i}`}
+            placeholder="event, e.g. $pageleave"
+            value={e.event}
+            onInput={(ev) => store.setExclusion(i, { event: ev.currentTarget.value })}
+          />
+          <DefinitionOptions id={`exclusion-events-${i}`} kind="event" search={e.event} />
+          <label class="inline-label">
+            between step
+            <select
+              aria-label="Exclusion from step"
+              value={String(e.from)}
+              onChange={(ev) => store.setExclusion(i, { from: Number(ev.currentTarget.value) })}
+            >
+              {steps.slice(0, -1).map((s) => (
+                <option value={String(s)}>{s + 1}</option>
+              ))}
+            </select>
+          </label>
+          <label class="inline-label">
+            and
+            <select
+              aria-label="Exclusion to step"
+              value={String(e.to)}
+              onChange={(ev) => store.setExclusion(i, { to: Number(ev.currentTarget.value) })}
+            >
+              {steps.slice(1).map((s) => (
+                <option value={String(s)} disabled={s <= e.from}>
+                  {s + 1}
+                </option>
+              ))}
+            </select>
+          </label>
+          <button type="button" class="link" aria-label="Remove exclusion" onClick={() => store.removeExclusion(i)}>
+            ✕
+          </button>
+        </div>
+      ))}
+      <button type="button" class="secondary small" onClick={() => store.addExclusion()}>
+        + Add exclusion
+      </button>
+    </fieldset>
+  )
+}
+
+const PERSONS_PAGE = 100
+
+interface ActorsAnswer {
+  results: Array<[{ id: string; properties?: Record<string, unknown>; distinct_ids?: string[] }, string]>
+  hasMore?: boolean
+}
+
+/** A person as the list names them: email, name, a distinct id, else the id. */
+function personLabel(person: ActorsAnswer['results'][number][0]): string {
+  const p = person.properties ?? {}
+  for (const key of ['email', 'name']) if (typeof p[key] === 'string' && p[key]) return p[key] as string
+  return person.distinct_ids?.[0] ?? person.id
+}
+
+/** The persons behind a step or a drop-off: an ActorsQuery over a FunnelsActorsQuery, a page at a time. */
+function FunnelPersons({ ask, onClose }: { ask: PersonsAsk & { source: Json }; onClose: () => void }) {
+  const { path, base } = useSession()
+  const [pages, setPages] = useState(1)
+  const box = useRef<HTMLElement>(null)
+  useEffect(() => box.current?.scrollIntoView({ block: 'nearest' }), [JSON.stringify(ask)])
+  const loaded = useLoad(
+    () =>
+      post<ActorsAnswer>(path('query/'), {
+        query: {
+          kind: 'ActorsQuery',
+          select: ['person', 'id'],
+          orderBy: ['person'],
+          limit: PERSONS_PAGE * pages,
+          source: {
+            kind: 'FunnelsActorsQuery',
+            source: { ...ask.source, funnelsFilter: { ...(ask.source.funnelsFilter as Json), funnelVizType: 'steps' } },
+            funnelStep: ask.step,
+            ...(ask.breakdown !== undefined ? { funnelStepBreakdown: ask.breakdown } : {}),
+          },
+        },
+      }),
+    [JSON.stringify(ask), pages],
+  )
+  return (
+    <section class="card funnel-persons" aria-label="Persons" data-funnel-step={ask.step} ref={box}>
+      <header class="inline persons-head">
+        <h3>{ask.title}</h3>
+        <button type="button" class="secondary small" onClick={onClose}>
+          Close
+        </button>
+      </header>
+      <ErrorBox error={loaded.error} />
+      {loaded.loading && !loaded.data ? <Loading /> : null}
+      {loaded.data ? (
+        loaded.data.results.length ? (
+          <>
+            <p class="muted small" data-testid="persons-count">
+              {loaded.data.results.length}
+              {loaded.data.hasMore ? '+' : ''} {loaded.data.results.length === 1 ? 'person' : 'persons'}
+            </p>
+            <ul class="persons-list">
+              {loaded.data.results.map(([person, id]) => (
+                <li>
+                  <a href={`${base}/persons/${id}`}>{personLabel(person)}</a>
+                </li>
+              ))}
+            </ul>
+            {loaded.data.hasMore ? (
+              <button type="button" class="secondary small" disabled={loaded.loading} onClick={() => setPages((p) => p + 1)}>
+                Load more
+              </button>
+            ) : null}
+          </>
+        ) : (
+          <p class="muted nobody">Nobody.</p>
+        )
+      ) : null}
+    </section>
+  )
+}
