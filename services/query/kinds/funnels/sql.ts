@@ -132,14 +132,18 @@ function orderedFold(input: ActorRowsInput): Fold {
   const body = `if(acc.4 != 0 AND e.1 != acc.4, acc, (${newS}, ${newX}, ${newM}, ${done}))`
   const state = `Tuple(Array(Int64), Array(UInt8), Tuple(UInt8, Int64, UInt8), Int64)`
   const init = `CAST((arrayWithConstant(${n}, 0), arrayWithConstant(${n}, 0), (0, 0, 0), 0) AS ${state})`
-  // Positions in pe of the furthest path's steps: its first event, then each step's first event after the last.
-  const first = `arrayFirstIndex(x -> x.1 = f.3.2 AND bitTest(x.2, 0)${attrStep === 0 ? ' AND pv = x.3' : ''}, pe)`
-  const next = `arrayFirstIndex((x, i) -> i > at[-1] AND bitTest(x.2, k - 1)${attrStep >= 0 ? ` AND (k - 1 != ${attrStep} OR pv = x.3)` : ''}, pe, arrayEnumerate(pe))`
-  const positions = `arrayFold((at, k) -> arrayPushBack(at, ${next}), range(2, toUInt8(greatest(f.3.1, 1)) + 1), [${first}])`
+  // Positions in pe of the furthest path's steps: its first event, then each step's first event after the one
+  // before (unrolled: each position is one scan of pe; a missing one is 0, and is never read).
+  const positions: string[] = [`arrayFirstIndex(x -> x.1 = f.3.2 AND bitTest(x.2, 0)${attrStep === 0 ? ' AND pv = x.3' : ''}, pe)`]
+  for (let k = 2; k <= n; k++)
+    positions.push(
+      `arrayFirstIndex((x, i) -> i > ${positions[k - 2]} AND bitTest(x.2, ${k - 1})${k - 1 === attrStep ? ' AND pv = x.3' : ''}, pe, arrayEnumerate(pe))`,
+    )
+  const gaps = positions.slice(1).map((p, j) => `(pe[${p}].1 - pe[${positions[j]}].1) / 1e6`)
   return {
     expr: `arrayFold((acc, e) -> CAST(${body} AS ${state}), pe, ${init})`,
     result: (f) =>
-      `if(${f}.3.3 = 1, toInt8(-1), toInt8(${f}.3.1) - 1), arrayMap((a, b) -> (pe[b].1 - pe[a].1) / 1e6, arrayPopBack(${positions}), arrayPopFront(${positions})), ${f}.3.2`,
+      `if(${f}.3.3 = 1, toInt8(-1), toInt8(${f}.3.1) - 1), arraySlice(CAST([${gaps.join(', ')}] AS Array(Float64)), 1, greatest(${f}.3.1, 1) - 1), ${f}.3.2`,
   }
 }
 
