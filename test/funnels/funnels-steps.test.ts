@@ -149,6 +149,34 @@ describe('FunnelsQuery steps', () => {
     expect(any.body.results[1].count).toBe(1)
   })
 
+  it('counts an action as a step, named after it (mirrors test_funnel.py test_funnel_with_actions)', async () => {
+    const action = await call('POST', `/api/projects/${t.projectId}/actions/`, {
+      name: 'Paid or pro signup',
+      steps: [{ event: 'paid' }, { event: 'signed_up', properties: [{ key: 'plan', value: 'pro', type: 'event', operator: 'exact' }] }],
+    })
+    expect(action.status).toBe(201)
+    const res = await query({
+      series: [
+        { kind: 'EventsNode', event: '$pageview' },
+        { kind: 'ActionsNode', id: action.body.id, custom_name: 'Converted' },
+      ],
+    })
+    expect(res.body.results[1]).toMatchObject({
+      action_id: action.body.id,
+      name: 'Paid or pro signup',
+      custom_name: 'Converted',
+      type: 'actions',
+      count: 1,
+    })
+    const other = await query({
+      series: [
+        { kind: 'EventsNode', event: '$pageview' },
+        { kind: 'ActionsNode', id: 999999 },
+      ],
+    })
+    expect([other.status, other.body.attr]).toEqual([400, 'series'])
+  })
+
   it("counts only a person's first ever event for first_time_for_user (mirrors test_funnel.py test_funnel_with_first_time_for_user_math)", async () => {
     const res = await query({
       series: [
