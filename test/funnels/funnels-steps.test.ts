@@ -88,6 +88,15 @@ describe('FunnelsQuery steps', () => {
     expect(counts(results)).toEqual([6, 3, 1])
     expect(results[0].action_id).toBe(null)
     expect(results[1]).toMatchObject({ average_conversion_time: 3000, median_conversion_time: 3600 })
+    // u2's clicked falls between its two steps: an exclusion over the whole funnel drops u2.
+    const excluded = await query({
+      series: steps('$pageview', 'signed_up', 'paid'),
+      funnelsFilter: {
+        funnelOrderType: 'unordered',
+        exclusions: [{ kind: 'EventsNode', event: 'clicked', funnelFromStep: 0, funnelToStep: 2 }],
+      },
+    })
+    expect(counts(excluded.body.results)).toEqual([5, 2, 1])
   })
 
   it('drops conversions outside the window (mirrors test_funnel_conversion_window.py)', async () => {
