@@ -614,4 +614,44 @@ describe('PostHog breakdown_cases.py (ordered funnels)', () => {
       { name: 'buy', count: 1, time: 7200 },
     ])
   })
+  it('test_funnel_breakdowns_by_current_url.py test_breakdown_by_pathname and test_breakdown_by_current_url: normalized URLs', async () => {
+    const c = await funnelCase(t, 'test_funnel_breakdowns_by_current_url')
+    const watched = (minute: number, url: string, path: string) => ({
+      event: 'watched movie',
+      at: `2020-01-02T12:0${minute}:00Z`,
+      properties: { $current_url: url, $pathname: path },
+    })
+    const end = (minute: number) => ({ event: 'terminate funnel', at: `2020-01-02T12:0${minute}:00Z` })
+    await c.journeys({
+      person1: [watched(1, 'https://example.com', ''), watched(2, 'https://example.com?', '?'), end(3)],
+      person2: [watched(1, 'https://example.com/', '/'), watched(2, 'https://example.com#', '#'), end(3)],
+      person3: [watched(1, 'https://example.com/home', '/home'), end(2)],
+      person4: [
+        watched(1, 'https://example.com/home/', '/home/'),
+        watched(2, 'https://example.com/home#', '/home#'),
+        watched(3, 'https://example.com/home/?#', '/home/?#'),
+        end(4),
+      ],
+    })
+    const by = async (breakdown: string) => {
+      const results = await c.funnel({
+        series: [ev('watched movie'), ev('terminate funnel')],
+        dateRange: { date_from: '2020-01-02T00:00:00Z', date_to: '2020-01-12T00:00:00Z' },
+        breakdownFilter: { breakdown, breakdown_type: 'event', breakdown_normalize_url: true, breakdown_limit: 100 },
+        funnelsFilter: { funnelVizType: 'steps' },
+      })
+      return results
+        .flatMap((list: any[]) => list.map((s) => [s.name, s.count, s.breakdown]))
+        .sort((a: any[], b: any[]) => JSON.stringify(a).localeCompare(JSON.stringify(b)))
+    }
+    const expected = (x: string, y: string) =>
+      [
+        ['watched movie', 2, [x]],
+        ['terminate funnel', 2, [x]],
+        ['watched movie', 2, [y]],
+        ['terminate funnel', 2, [y]],
+      ].sort((a, b) => JSON.stringify(a).localeCompare(JSON.stringify(b)))
+    expect(await by('$pathname')).toEqual(expected('/', '/home'))
+    expect(await by('$current_url')).toEqual(expected('https://example.com/home', 'https://example.com'))
+  })
 })

@@ -1419,4 +1419,51 @@ describe('PostHog test_funnel.py (ordered funnels)', () => {
     expect(names(steps)).toEqual(['user signed up', 'paid'])
     expect(counts(steps)).toEqual([2, 1])
   })
+  it('test_funnel_conversion_window.py: a window of none, 0 or -1 falls back to 14 days, and a negative one is no error', async () => {
+    const c = await funnelCase(t, 'test_funnel_conversion_window.py')
+    await c.journeys({
+      user: [
+        { event: 'step one', at: '2021-05-01T00:00:00Z' },
+        { event: 'step two', at: '2021-05-11T00:00:00Z' },
+      ],
+    })
+    const q = (filter: Props) => ({
+      series: [ev('step one'), ev('step two')],
+      dateRange: { date_from: '2021-05-01', date_to: '2021-05-14' },
+      funnelsFilter: filter,
+    })
+    expect(counts(await c.funnel(q({})))).toEqual([1, 1])
+    expect(counts(await c.funnel(q({ funnelWindowInterval: 0 })))).toEqual([1, 1])
+    expect(counts(await c.funnel(q({ funnelWindowInterval: -1 })))).toEqual([1, 1])
+    expect(counts(await c.funnel(q({ funnelWindowInterval: 7 })))).toEqual([1, 0])
+    await c.funnel(q({ funnelWindowInterval: -1, funnelWindowIntervalUnit: 'second' }))
+    await c.funnel(q({ funnelWindowInterval: -3, funnelWindowIntervalUnit: 'day' }))
+  })
+  it('test_funnel_validation_rules.py: fewer than 2 or more than 32 steps, bad step ranges and bad exclusions are refused', async () => {
+    const c = await funnelCase(t, 'test_funnel_validation_rules.py')
+    const steps = (n: number) => Array.from({ length: n }, (_, i) => ev(`step ${i + 1}`))
+    const status = async (q: Props) => {
+      const res = await c.call('POST', `/api/environments/${c.id}/query/`, { query: { kind: 'FunnelsQuery', ...q } })
+      return res.status
+    }
+    const x = (event: string, from: number, to: number) => ({ kind: 'EventsNode', event, funnelFromStep: from, funnelToStep: to })
+    // test_requires_at_least_two_funnel_steps, test_rejects_more_than_max_funnel_steps, test_allows_max_funnel_steps,
+    // test_allows_more_than_max_steps_for_trends_funnels
+    expect(await status({ series: steps(1) })).toBe(400)
+    expect(await status({ series: steps(33) })).toBe(400)
+    expect(await status({ series: steps(32) })).toBe(200)
+    expect(await status({ series: steps(33), funnelsFilter: { funnelVizType: 'trends' } })).toBe(200)
+    // test_validates_funnel_step_range
+    for (const filter of [{ funnelFromStep: 2 }, { funnelToStep: 3 }, { funnelFromStep: 1, funnelToStep: 1 }])
+      expect(await status({ series: steps(3), funnelsFilter: filter }), JSON.stringify(filter)).toBe(400)
+    // test_validates_funnel_exclusion_ranges, test_disallows_exclusion_that_matches_funnel_step
+    for (const exclusion of [x('exclude', 1, 1), x('exclude', 2, 3), x('exclude', 0, 3)])
+      expect(await status({ series: steps(3), funnelsFilter: { exclusions: [exclusion] } }), JSON.stringify(exclusion)).toBe(400)
+    expect(await status({ series: steps(2), funnelsFilter: { exclusions: [x('step 2', 0, 1)] } })).toBe(400)
+    // test_disallows_partial_exclusions_in_unordered_funnels, test_allows_valid_exclusion
+    for (const exclusion of [x('exclude', 1, 2), x('exclude', 0, 1)])
+      expect(await status({ series: steps(3), funnelsFilter: { funnelOrderType: 'unordered', exclusions: [exclusion] } })).toBe(400)
+    expect(await status({ series: steps(3), funnelsFilter: { funnelOrderType: 'unordered', exclusions: [x('exclude', 0, 2)] } })).toBe(200)
+    expect(await status({ series: steps(3), funnelsFilter: { funnelOrderType: 'ordered', exclusions: [x('exclude', 0, 1)] } })).toBe(200)
+  })
 })
