@@ -34,7 +34,7 @@ export interface TotalRow {
 
 export const PALETTE = ['#1d4ed8', '#dc2626', '#16a34a', '#d97706', '#7c3aed', '#0891b2', '#db2777', '#65a30d', '#475569', '#ea580c']
 
-/** PostHog's label for the events without the breakdown's property (services/query/kinds/trends/query.ts NULL_LABEL). */
+/** PostHog's label for the events without the breakdown's property (services/query/common/breakdown-sql.ts NULL_LABEL). */
 const BREAKDOWN_NULL = '$$_posthog_breakdown_null_$$'
 
 /** The legend's name for a series: Wren's label (the breakdown value, with the series' name when there are several), and which period. */

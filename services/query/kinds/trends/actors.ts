@@ -4,7 +4,8 @@
 import { wrenError } from '../../../platform/errors'
 import type { ActorsPoint, ActorsSql, QueryRun } from '../../kind'
 import { planTrend, type TrendPlanDeps } from './plan'
-import { MULTI_SEPARATOR, type TrendPoint } from './query'
+import type { TrendPoint } from './query'
+import { MULTI_SEPARATOR } from '../../common/breakdown-sql'
 import type { TrendRequest } from './request'
 
 export async function trendActors(deps: TrendPlanDeps, run: QueryRun, request: TrendRequest, point: ActorsPoint): Promise<ActorsSql> {

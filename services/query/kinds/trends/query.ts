@@ -5,17 +5,14 @@
 import { wrenError } from '../../../platform/errors'
 import type { SqlParams } from '../../../platform/clickhouse/params'
 import { bucketKey, instantParam, type DateRange, type Interval } from '../../common/dates'
-import type { EventPersonId, PersonIdColumn } from '../../../analytics/sql/persons-sql'
-import { compileGroup, jsonValue, type FilterContext } from '../../../analytics/property-filters/sql'
-import type { PropertyColumnSource } from '../../../analytics/sql/materialized-properties'
+import type { EventPersonId } from '../../../analytics/sql/persons-sql'
+import { compileGroup, type FilterContext } from '../../../analytics/property-filters/sql'
 import type { PropertyGroup } from '../../../analytics/property-filters/parse'
 import { SESSION_JOIN_SETTINGS, type SessionColumns } from '../../../analytics/sql/sessions'
 import { eventsSource } from '../../../analytics/sql/events-source'
 import { COUNT_PER_ACTOR_MATHS, PROPERTY_MATHS, type MathType, type SeriesEntity } from '../../common/series'
 import type { TrendRequest } from './request'
-
-export const NULL_LABEL = '$$_posthog_breakdown_null_$$'
-export const OTHER_LABEL = '$$_posthog_breakdown_other_$$'
+import { NULL_LABEL, OTHER_LABEL, type BreakdownPlan } from '../../common/breakdown-sql'
 
 export interface ResolvedSeries {
   entity: SeriesEntity
@@ -29,12 +26,6 @@ export interface TrendRow {
   bucket: string
   breakdown: string
   value: number
-}
-
-export interface BreakdownPlan {
-  /** A String expression per event, or for cohorts an Array(String) expression to arrayJoin. */
-  expr: string
-  multi: boolean
 }
 
 export interface QueryInput {
@@ -396,95 +387,4 @@ function bucketExpr(local: string, interval: Interval, weekStartDay: number): st
 function wallDateTimeLiteral(key: string): string {
   if (!/^\d{4}-\d\d-\d\d \d\d:\d\d:\d\d$/.test(key)) throw new Error(`not a bucket date-time: ${key}`)
   return key
-}
-
-/** The breakdown value of an event as a String, with missing/empty values as the null label. */
-/** Separates the values of a multi-property breakdown inside one String. */
-export const MULTI_SEPARATOR = '\u001f'
-
-/** What a breakdown expression is built with: the query's parameters and its readers of HogQL, cohorts, sessions and persons. */
-export interface BreakdownContext {
-  params: SqlParams
-  hogql(expr: string): string
-  cohortMembers(id: number): string
-  sessions: SessionColumns
-  personId: PersonIdColumn
-  /** Event properties stored as columns of their own. */
-  materialized: PropertyColumnSource
-}
-
-export function breakdownExpr(request: TrendRequest, ctx: BreakdownContext): BreakdownPlan | null {
-  if (request.breakdown === null) return null
-  if (request.breakdowns) {
-    const parts = request.breakdowns.map((b) =>
-      singleBreakdown({ key: b.property, type: b.type, normalizeUrl: b.normalizeUrl, groupTypeIndex: b.groupTypeIndex }, ctx),
-    )
-    return { expr: parts.length === 1 ? parts[0] : `concat(${parts.join(', char(31), ')})`, multi: false }
-  }
-  if (request.breakdownType === 'cohort') return cohortBreakdown(request.breakdown, ctx)
-  return {
-    expr: singleBreakdown(
-      {
-        key: String(request.breakdown),
-        type: request.breakdownType,
-        normalizeUrl: request.breakdownNormalizeUrl,
-        groupTypeIndex: request.breakdownGroupTypeIndex,
-      },
-      ctx,
-    ),
-    multi: false,
-  }
-}
-
-interface SingleBreakdown {
-  key: string
-  type: Exclude<TrendRequest['breakdownType'], 'cohort'>
-  normalizeUrl: boolean
-  groupTypeIndex: number | null
-}
-
-function singleBreakdown(b: SingleBreakdown, ctx: BreakdownContext): string {
-  const { params, hogql, sessions } = ctx
-  const nullable = (expr: string) => {
-    const v = `ifNull(nullIf(${expr}, ''), '${NULL_LABEL}')`
-    return b.normalizeUrl ? `if(empty(trimRight(${v}, '/?#')), '/', trimRight(${v}, '/?#'))` : v
-  }
-  const json = (column: string, materialized?: PropertyColumnSource) => nullable(jsonValue(column, b.key, params, materialized))
-  switch (b.type) {
-    case 'event':
-      return json('properties', ctx.materialized)
-    case 'person':
-      return json('person_properties')
-    case 'group':
-      return json(`group${b.groupTypeIndex ?? 0}_properties`)
-    case 'event_metadata': {
-      const columns: Record<string, string> = {
-        distinct_id: 'distinct_id',
-        event: 'event',
-        $session_id: '`$session_id`',
-        $window_id: '`$window_id`',
-      }
-      for (let i = 0; i < 5; i++) columns[`$group_${i}`] = `\`$group_${i}\``
-      const column = b.key === 'person_id' ? `toString(${ctx.personId.sql})` : Object.hasOwn(columns, b.key) ? columns[b.key] : undefined
-      if (!column) throw wrenError('invalid_input', `Unknown event metadata breakdown '${b.key}'.`, 'breakdown')
-      return nullable(column)
-    }
-    case 'hogql':
-      return nullable(`toString(${hogql(b.key)})`)
-    case 'session':
-      return nullable(sessions.value(b.key))
-  }
-}
-
-function cohortBreakdown(key: NonNullable<TrendRequest['breakdown']>, ctx: BreakdownContext): BreakdownPlan {
-  const { params, cohortMembers } = ctx
-  const ids = Array.isArray(key) ? key : [key]
-  if (ids.length === 0) throw wrenError('invalid_input', 'A cohort breakdown needs cohort ids.', 'breakdown')
-  const parts = ids.map((id) => {
-    if (id === 'all' || id === 0 || id === '0') return `'all'`
-    const n = Number(id)
-    if (!Number.isInteger(n) || n <= 0) throw wrenError('invalid_input', `breakdown: '${id}' is not a cohort id.`, 'breakdown')
-    return `if(${ctx.personId.sql} IN (${cohortMembers(n)}), ${params.add('String', String(n))}, '')`
-  })
-  return { expr: `arrayFilter(x -> x != '', [${parts.join(', ')}])`, multi: true }
 }

@@ -2,7 +2,8 @@
 // smoothing, the breakdown page the query chose in PostHog's order ("other" last), compare periods and formulas.
 import { bucketKey, dayString, isoInTz, labelFor, type DateRange } from '../../common/dates'
 import { parseFormula } from './formula'
-import { MULTI_SEPARATOR, NULL_LABEL, OTHER_LABEL, type TrendRow } from './query'
+import type { TrendRow } from './query'
+import { MULTI_SEPARATOR, NULL_LABEL, OTHER_LABEL } from '../../common/breakdown-sql'
 import type { SeriesEntity } from '../../common/series'
 import type { TrendRequest } from './request'
 

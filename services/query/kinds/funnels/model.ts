@@ -1,0 +1,286 @@
+// The funnel model (FunnelRequest), read from a FunnelsQuery node (its series, funnelsFilter, breakdownFilter, …)
+// or from the legacy filter dialect (a saved insight's `filters` with insight FUNNELS): one model, one plan,
+// one SQL for both. PostHog's defaults (schema FunnelsFilter): steps, ordered, a 14-day window, first-touch
+// attribution, step reference total. Bad input is a 400 naming the field.
+import { wrenError } from '../../../platform/errors'
+import { isRecord } from '../../../platform/json'
+import { parsePropertyGroup, type PropertyGroup } from '../../../analytics/property-filters/parse'
+import type { DashboardFilter } from '../../kind'
+import { breakdownOf, type BreakdownFields } from '../../common/breakdown'
+import { intervalOf, type Interval } from '../../common/dates'
+import { listOf, optInt, optString, truthy } from '../../common/fields'
+import { entity, seriesOfNodes, type SeriesEntity } from '../../common/series'
+
+export const VIZ_TYPES = ['steps', 'time_to_convert', 'trends'] as const
+export const ORDER_TYPES = ['ordered', 'strict', 'unordered'] as const
+export const WINDOW_UNITS = ['second', 'minute', 'hour', 'day', 'week', 'month'] as const
+export const ATTRIBUTIONS = ['first_touch', 'last_touch', 'all_events', 'step'] as const
+export type VizType = (typeof VIZ_TYPES)[number]
+export type OrderType = (typeof ORDER_TYPES)[number]
+export type WindowUnit = (typeof WINDOW_UNITS)[number]
+export type Attribution = (typeof ATTRIBUTIONS)[number]
+
+/** Seconds per window unit, as PostHog counts them (a month is 30 days). */
+export const UNIT_SECONDS: Record<WindowUnit, number> = {
+  second: 1,
+  minute: 60,
+  hour: 3600,
+  day: 86_400,
+  week: 604_800,
+  month: 2_592_000,
+}
+
+/** PostHog's cap on a funnel's steps. */
+export const MAX_STEPS = 20
+/** PostHog's default number of breakdown values (then "Other"). */
+export const DEFAULT_BREAKDOWN_LIMIT = 25
+
+export interface FunnelExclusion {
+  entity: SeriesEntity
+  /** The steps (0-based) between which the event disqualifies: from < step <= to. */
+  fromStep: number
+  toStep: number
+}
+
+export interface FunnelRequest extends BreakdownFields {
+  series: SeriesEntity[]
+  properties: PropertyGroup
+  filterTestAccounts: boolean
+  dateFrom: string | null
+  dateTo: string | null
+  explicitDate: boolean
+  interval: Interval
+  vizType: VizType
+  orderType: OrderType
+  windowInterval: number
+  windowUnit: WindowUnit
+  exclusions: FunnelExclusion[]
+  /** 0-based; time to convert and conversion trends measure from this step to `toStep`. */
+  fromStep: number | null
+  toStep: number | null
+  stepReference: 'total' | 'previous'
+  binCount: number | null
+  attribution: Attribution
+  /** The step whose value a `step` attribution takes (0-based). */
+  attributionValue: number | null
+  /** HogQL naming the actor (funnelAggregateByHogQL); null: persons, or the group of `aggregationGroup`. */
+  aggregateByHogql: string | null
+  aggregationGroup: number | null
+}
+
+const record = (node: Record<string, unknown>, key: string, prefix = ''): Record<string, unknown> => {
+  const v = node[key]
+  if (v === undefined || v === null) return {}
+  if (!isRecord(v)) throw wrenError('invalid_input', `${prefix}${key} must be an object.`, prefix + key)
+  return v
+}
+
+function oneOf<T extends string>(raw: string | null, allowed: readonly T[], fallback: T, attr: string): T {
+  if (raw === null) return fallback
+  if (!(allowed as readonly string[]).includes(raw))
+    throw wrenError('invalid_input', `${attr} must be one of ${allowed.join(', ')}; got '${raw}'.`, attr)
+  return raw as T
+}
+
+interface Fields {
+  series: SeriesEntity[]
+  exclusions: Array<{ entity: SeriesEntity; from: unknown; to: unknown; attr: string }>
+  filter: Record<string, unknown>
+  names: Record<string, string>
+  prefix: string
+}
+
+/** The fields both dialects share once named alike: validated into the model. */
+function build(f: Fields, common: Omit<FunnelRequest, keyof ReturnType<typeof funnelOptions>>): FunnelRequest {
+  return { ...common, ...funnelOptions(f, common.series.length) }
+}
+
+function funnelOptions(f: Fields, steps: number) {
+  const { filter, names, prefix } = f
+  const at = (k: string) => prefix + names[k]
+  const str = (k: string) => optString(filter, names[k], prefix)
+  const vizType = oneOf(str('viz'), VIZ_TYPES, 'steps', at('viz'))
+  const orderType = oneOf(str('order'), ORDER_TYPES, 'ordered', at('order'))
+  const windowUnit = oneOf(str('unit'), WINDOW_UNITS, 'day', at('unit'))
+  const windowInterval =
+    optInt(filter, names.window, 1, 100_000, prefix) ?? (names.days ? optInt(filter, names.days, 1, 100_000, prefix) : null) ?? 14
+  const last = steps - 1
+  const fromStep = optInt(filter, names.from, 0, MAX_STEPS, prefix)
+  const toStep = optInt(filter, names.to, 0, MAX_STEPS, prefix)
+  if (fromStep !== null && fromStep > last)
+    throw wrenError('invalid_input', `${at('from')} must be a step of the funnel (0 to ${last}).`, at('from'))
+  if (toStep !== null && (toStep > last || toStep < 1 || (fromStep !== null && toStep <= fromStep)))
+    throw wrenError('invalid_input', `${at('to')} must be a step after ${at('from')} (1 to ${last}).`, at('to'))
+  const stepReference = oneOf(str('reference'), ['total', 'previous'] as const, 'total', at('reference'))
+  const attribution = oneOf(str('attribution'), ATTRIBUTIONS, 'first_touch', at('attribution'))
+  const attributionValue = optInt(filter, names.attributionValue, 0, MAX_STEPS, prefix)
+  if (attribution === 'step') {
+    if (attributionValue === null || attributionValue > last)
+      throw wrenError(
+        'invalid_input',
+        `A step attribution needs ${at('attributionValue')}: a step of the funnel (0 to ${last}).`,
+        at('attributionValue'),
+      )
+    if (orderType === 'unordered' && attributionValue !== 0)
+      throw wrenError(
+        'invalid_input',
+        'Only the first step can be used for breakdown attribution in unordered funnels.',
+        at('attributionValue'),
+      )
+  }
+  const exclusions = f.exclusions.map(({ entity: e, from, to, attr }) => {
+    const fromN = Number(from ?? 0)
+    const toN = Number(to ?? 1)
+    if (!Number.isInteger(fromN) || !Number.isInteger(toN) || fromN < 0 || toN > last || fromN >= toN)
+      throw wrenError('invalid_input', `${attr}: the exclusion's steps must satisfy 0 <= from < to <= ${last}.`, attr)
+    if (orderType === 'unordered' && (fromN !== 0 || toN !== last))
+      throw wrenError('invalid_input', 'Partial exclusions are not allowed in unordered funnels.', attr)
+    for (let s = fromN; s <= toN; s++) {
+      const step = f.series[s]
+      if (step && step.kind === e.kind && step.id === e.id && step.properties.values.length === 0 && e.properties.values.length === 0)
+        throw wrenError('invalid_input', `${attr}: an exclusion cannot be the same event as a funnel step it spans.`, attr)
+    }
+    return { entity: e, fromStep: fromN, toStep: toN }
+  })
+  const binCount = optInt(filter, names.bins, 1, 90, prefix)
+  const aggregateByHogql = str('hogql')
+  return {
+    vizType,
+    orderType,
+    windowInterval,
+    windowUnit,
+    exclusions,
+    fromStep,
+    toStep,
+    stepReference,
+    binCount,
+    attribution,
+    attributionValue: attribution === 'step' ? attributionValue : null,
+    aggregateByHogql: aggregateByHogql && aggregateByHogql.trim() !== 'person_id' ? aggregateByHogql : null,
+  }
+}
+
+const NODE_NAMES = {
+  viz: 'funnelVizType',
+  order: 'funnelOrderType',
+  unit: 'funnelWindowIntervalUnit',
+  window: 'funnelWindowInterval',
+  days: '',
+  from: 'funnelFromStep',
+  to: 'funnelToStep',
+  reference: 'funnelStepReference',
+  attribution: 'breakdownAttributionType',
+  attributionValue: 'breakdownAttributionValue',
+  bins: 'binCount',
+  hogql: 'funnelAggregateByHogQL',
+}
+
+const LEGACY_NAMES = {
+  viz: 'funnel_viz_type',
+  order: 'funnel_order_type',
+  unit: 'funnel_window_interval_unit',
+  window: 'funnel_window_interval',
+  days: 'funnel_window_days',
+  from: 'funnel_from_step',
+  to: 'funnel_to_step',
+  reference: 'funnel_step_reference',
+  attribution: 'breakdown_attribution_type',
+  attributionValue: 'breakdown_attribution_value',
+  bins: 'bin_count',
+  hogql: 'funnel_aggregate_by_hogql',
+}
+
+function checkSteps(series: SeriesEntity[], attr: string): SeriesEntity[] {
+  if (series.length === 0) throw wrenError('required', 'A funnel needs at least one step.', attr)
+  if (series.length > MAX_STEPS) throw wrenError('invalid_input', `A funnel has at most ${MAX_STEPS} steps.`, attr)
+  return series
+}
+
+/** A FunnelsQuery node read into the model. */
+export function parseFunnelsQuery(node: Record<string, unknown>): FunnelRequest {
+  const series = checkSteps(seriesOfNodes(node.series), 'series')
+  const dateRange = record(node, 'dateRange')
+  const funnelsFilter = record(node, 'funnelsFilter')
+  const exclusions = listOf(funnelsFilter.exclusions, 'funnelsFilter.exclusions').map((raw, i) => {
+    const attr = `funnelsFilter.exclusions[${i}]`
+    if (!isRecord(raw)) throw wrenError('invalid_input', `${attr} must be an EventsNode or ActionsNode.`, attr)
+    const e =
+      raw.kind === 'ActionsNode'
+        ? entity(raw, 'actions', attr, 'id')
+        : raw.kind === 'EventsNode' || raw.kind === undefined
+          ? entity(raw, 'events', attr, 'event')
+          : null
+    if (!e) throw wrenError('unsupported', `${attr}: Wren does not compute ${String(raw.kind)} exclusions.`, attr)
+    return { entity: e, from: raw.funnelFromStep, to: raw.funnelToStep, attr }
+  })
+  return build(
+    { series, exclusions, filter: funnelsFilter, names: NODE_NAMES, prefix: 'funnelsFilter.' },
+    {
+      series,
+      properties: parsePropertyGroup(node.properties, 'properties'),
+      filterTestAccounts: truthy(node.filterTestAccounts),
+      dateFrom: optString(dateRange, 'date_from', 'dateRange.'),
+      dateTo: optString(dateRange, 'date_to', 'dateRange.'),
+      explicitDate: truthy(dateRange.explicitDate),
+      interval: intervalOf(optString(node, 'interval'), 'interval'),
+      ...breakdownOf(record(node, 'breakdownFilter'), DEFAULT_BREAKDOWN_LIMIT, 'breakdownFilter.'),
+      aggregationGroup: optInt(node, 'aggregation_group_type_index', 0, 4),
+    },
+  )
+}
+
+/** The legacy filter dialect (a saved insight's `filters`, insight FUNNELS) read into the same model. */
+export function parseFunnelFilter(input: Record<string, unknown>): FunnelRequest {
+  const listed = (raw: unknown, kind: 'events' | 'actions', attr: string) =>
+    listOf(raw, attr)
+      .filter((e) => typeof e !== 'string')
+      .map((e, i) => entity(e, kind, `${attr}[${i}]`))
+  const entities = [...listed(input.actions, 'actions', 'actions'), ...listed(input.events, 'events', 'events')]
+  const series = checkSteps(
+    entities
+      .map((e, i) => ({ e, i, o: e.order ?? i }))
+      .sort((a, b) => a.o - b.o || a.i - b.i)
+      .map((x, i) => ({ ...x.e, order: i })),
+    'events',
+  )
+  const exclusions = listOf(input.exclusions, 'exclusions').map((raw, i) => {
+    const attr = `exclusions[${i}]`
+    if (!isRecord(raw)) throw wrenError('invalid_input', `${attr} must be an object like {"id": "$pageview"}.`, attr)
+    const e = entity(raw, raw.type === 'actions' ? 'actions' : 'events', attr)
+    return { entity: e, from: raw.funnel_from_step, to: raw.funnel_to_step, attr }
+  })
+  return build(
+    { series, exclusions, filter: input, names: LEGACY_NAMES, prefix: '' },
+    {
+      series,
+      properties: parsePropertyGroup(input.properties, 'properties'),
+      filterTestAccounts: truthy(input.filter_test_accounts),
+      dateFrom: optString(input, 'date_from'),
+      dateTo: optString(input, 'date_to'),
+      explicitDate: truthy(input.explicit_date),
+      interval: intervalOf(optString(input, 'interval'), 'interval'),
+      ...breakdownOf(input, DEFAULT_BREAKDOWN_LIMIT, ''),
+      aggregationGroup: optInt(input, 'aggregation_group_type_index', 0, 4),
+    },
+  )
+}
+
+/** PostHog's apply_dashboard_filters for a funnel: properties ANDed; dates, breakdown and test-account filter replaced. */
+export function funnelWithDashboardFilters(query: FunnelRequest, filters: DashboardFilter): FunnelRequest {
+  const out = { ...query }
+  if (filters.date_from || filters.date_to) {
+    out.dateFrom = filters.date_from ?? null
+    out.dateTo = filters.date_to ?? null
+    out.explicitDate = filters.explicitDate === true
+  }
+  const extra = filters.properties
+  if (extra !== undefined && extra !== null && !(Array.isArray(extra) && extra.length === 0)) {
+    const added = parsePropertyGroup(extra, 'filters_override.properties')
+    out.properties = query.properties.values.length ? { type: 'AND', values: [query.properties, added] } : added
+  }
+  if (filters.breakdown_filter)
+    Object.assign(out, breakdownOf(filters.breakdown_filter, DEFAULT_BREAKDOWN_LIMIT, 'filters_override.breakdown_filter.'))
+  if (filters.interval) out.interval = intervalOf(filters.interval, 'filters_override.interval')
+  if (filters.filterTestAccounts !== undefined && filters.filterTestAccounts !== null) out.filterTestAccounts = filters.filterTestAccounts
+  return out
+}

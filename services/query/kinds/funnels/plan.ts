@@ -1,0 +1,212 @@
+// Planning a funnel: the request resolved against the project — its date range, the actions and cohorts its
+// steps and filters name, the persons the viewer may not see — into the SQL of its per-actor rows (sql.ts),
+// which every viz type and the actors aggregate differently.
+import type { ClickHouseClient } from '../../../platform/clickhouse'
+import { queryRows } from '../../../platform/clickhouse'
+import { wrenError } from '../../../platform/errors'
+import { SqlParams } from '../../../platform/clickhouse/params'
+import type { PersonalApiKey, Project } from '../../../platform/tenancy'
+import { hiddenPersons, visibleEventsSql } from '../../../platform/http/hidden-persons'
+import type { Action, ActionStore } from '../../../actions/store'
+import { actionSql, cohortIdsOfAction } from '../../../actions/match'
+import type { Cohort, CohortStore } from '../../../cohorts/store'
+import { cohortIdsIn, cohortResolver } from '../../../cohorts/membership'
+import { compileHogql } from '../../../analytics/sql/hogql'
+import { EventPersonId, hasPersonOverrides } from '../../../analytics/sql/persons-sql'
+import { compileGroup, eventColumns, type FilterContext } from '../../../analytics/property-filters/sql'
+import type { PropertyColumnSource } from '../../../analytics/sql/materialized-properties'
+import type { PropertyGroup } from '../../../analytics/property-filters/parse'
+import { SessionColumns } from '../../../analytics/sql/sessions'
+import { eventsSource } from '../../../analytics/sql/events-source'
+import { instantParam, resolveRange, type DateRange, type DateRangeInput } from '../../common/dates'
+import { breakdownExpr } from '../../common/breakdown-sql'
+import type { SeriesEntity } from '../../common/series'
+import { withTestAccountFilters } from '../../common/test-accounts'
+import { actorRowsSql } from './sql'
+import { UNIT_SECONDS, type FunnelRequest } from './model'
+
+export interface FunnelPlanDeps {
+  clickhouse: ClickHouseClient
+  actions: Pick<ActionStore, 'list'>
+  cohorts: Pick<CohortStore, 'list'>
+  materialized?: PropertyColumnSource
+}
+
+export interface FunnelDefinitions {
+  globalProperties: PropertyGroup
+  actions: Map<number, Action>
+  cohorts: Map<number, Cohort>
+}
+
+const entities = (request: FunnelRequest) => [...request.series, ...request.exclusions.map((x) => x.entity)]
+
+/** The actions and cohorts a funnel names; another project's action is a 400 (a deleted one still counts, as in trends). */
+export async function funnelDefinitions(
+  deps: Pick<FunnelPlanDeps, 'actions' | 'cohorts'>,
+  project: Project,
+  request: FunnelRequest,
+): Promise<FunnelDefinitions> {
+  const globalProperties = withTestAccountFilters(project, request.properties, request.filterTestAccounts)
+  const ids = [
+    ...new Set(
+      entities(request)
+        .filter((s) => s.kind === 'actions')
+        .map((s) => Number(s.id)),
+    ),
+  ]
+  const actions = new Map<number, Action>()
+  if (ids.length) for (const a of await deps.actions.list(project.id, { ids, includeDeleted: true })) actions.set(a.id, a)
+  for (const id of ids) if (!actions.has(id)) throw wrenError('invalid_input', `Action ${id} does not exist in this project.`, 'series')
+  const needsCohorts =
+    cohortIdsIn(globalProperties).length > 0 ||
+    entities(request).some((s) => cohortIdsIn(s.properties).length > 0) ||
+    request.breakdownType === 'cohort' ||
+    [...actions.values()].some((a) => cohortIdsOfAction(a).length > 0)
+  const cohorts = needsCohorts ? new Map((await deps.cohorts.list(project.id)).map((c) => [c.id, c] as const)) : new Map<number, Cohort>()
+  return { globalProperties, actions, cohorts }
+}
+
+export interface FunnelPlan {
+  request: FunnelRequest
+  tz: string
+  range: DateRange
+  /** Per step: its entity and display name. */
+  steps: Array<{ entity: SeriesEntity; name: string }>
+  cohorts: Map<number, Cohort>
+  params: SqlParams
+  /** The per-actor rows (sql.ts actorRowsSql). */
+  actorRows: string
+  /** The SETTINGS clause's content the query needs ('' when none). */
+  settings: string
+  /** How the actor column reads: 'persons' (a person's uuid) or anything else (groups, HogQL). */
+  actorKind: 'persons' | 'other'
+}
+
+export async function planFunnel(
+  deps: FunnelPlanDeps,
+  project: Project,
+  request: FunnelRequest,
+  opts: { now: Date; viewer?: PersonalApiKey },
+): Promise<FunnelPlan> {
+  const { clickhouse } = deps
+  const tz = project.timezone || 'UTC'
+  const weekStartDay = Number(project.settings.week_start_day) === 1 ? 1 : 0
+  const { globalProperties, actions, cohorts } = await funnelDefinitions(deps, project, request)
+  const earliest = request.dateFrom === 'all' ? await earliestEvent(clickhouse, project.id) : null
+  const rangeInput: DateRangeInput = {
+    dateFrom: request.dateFrom,
+    dateTo: request.dateTo,
+    interval: request.interval,
+    explicitDate: request.explicitDate,
+    exact: false,
+    earliest,
+  }
+  const range = resolveRange(rangeInput, opts.now, tz, weekStartDay)
+  const params = new SqlParams()
+  const personId = new EventPersonId(await hasPersonOverrides(clickhouse, project.id))
+  const cohortMembers = cohortResolver(project.id, cohorts, params)
+  const sessions = new SessionColumns()
+  const hogql = (expr: string) => compileHogql(expr, params, personId, { sessions })
+  const filters: FilterContext = {
+    params,
+    sessions,
+    columns: eventColumns(personId, deps.materialized),
+    cohortMembers,
+    dateParam: (v) => {
+      const d = resolveRange({ ...rangeInput, dateFrom: v, dateTo: null, exact: true }, opts.now, tz, weekStartDay)
+      return params.add('String', instantParam(d.from, tz))
+    },
+  }
+  const team = `team_id = ${params.add('Int64', project.id)}`
+  const from = `toDateTime64(${params.add('String', instantParam(range.from, tz))}, 6, 'UTC')`
+  const to = `toDateTime64(${params.add('String', instantParam(range.to, tz))}, 6, 'UTC')`
+
+  let actor = personId.sql
+  let actorKind: FunnelPlan['actorKind'] = 'persons'
+  const actorConditions: string[] = []
+  if (request.aggregateByHogql) {
+    actor = `toString(${compileHogql(request.aggregateByHogql, params, personId, { sessions, attr: 'funnelsFilter.funnelAggregateByHogQL' })})`
+    actorKind = 'other'
+    actorConditions.push(`${actor} != ''`)
+  } else if (request.aggregationGroup !== null) {
+    actor = `\`$group_${request.aggregationGroup}\``
+    actorKind = 'other'
+    actorConditions.push(`${actor} != ''`)
+  }
+
+  const SOURCE = '__wren_funnel_events__'
+  const matches = (e: SeriesEntity) => {
+    const base =
+      e.kind === 'actions' ? actionSql(actions.get(Number(e.id))!, filters) : e.id === null ? '1' : `event = ${params.add('String', e.id)}`
+    return [base, compileGroup(e.properties, filters)].filter((c) => c !== '1').join(' AND ') || '1'
+  }
+  const steps = request.series.map((e) => {
+    let condition = matches(e)
+    // First time for user: only the actor's first event of the step ever (before the range's end).
+    if (e.math === 'first_time_for_user')
+      condition = `${condition === '1' ? '' : `${condition} AND `}(${actor}, timestamp) IN (SELECT ${actor}, min(timestamp) FROM ${SOURCE} WHERE ${team} AND timestamp <= ${to} AND ${condition} GROUP BY ${actor})`
+    return condition
+  })
+  const exclusions = request.exclusions.map((x) => ({ condition: matches(x.entity), fromStep: x.fromStep, toStep: x.toStep }))
+  const breakdown = breakdownExpr(request, { params, hogql, cohortMembers, sessions, personId, materialized: filters.columns.materialized })
+  const hidden = opts.viewer ? await hiddenPersons(clickhouse, opts.viewer, project.id) : null
+  const where = [
+    team,
+    `timestamp >= ${from}`,
+    `timestamp <= ${to}`,
+    compileGroup(globalProperties, filters),
+    hidden ? visibleEventsSql(hidden, params) : '1',
+    ...actorConditions,
+  ]
+    .filter((c) => c !== '1')
+    .join(' AND ')
+  const tzParam = params.add('String', tz)
+  const local = `toTimeZone(timestamp, ${tzParam})`
+  const period =
+    request.vizType === 'trends'
+      ? {
+          hour: `toStartOfHour(${local})`,
+          day: `toStartOfDay(${local})`,
+          week: `toStartOfWeek(${local}, ${weekStartDay === 1 ? 3 : 0})`,
+          month: `toStartOfMonth(${local})`,
+        }[request.interval]
+      : null
+  const sql = actorRowsSql({
+    from: SOURCE,
+    where,
+    actor,
+    steps,
+    exclusions,
+    orderType: request.orderType,
+    windowSeconds: request.windowInterval * UNIT_SECONDS[request.windowUnit],
+    breakdown: breakdown ? { expr: breakdown.expr, cohort: breakdown.multi } : null,
+    attribution: request.attribution,
+    attributionStep: request.attributionValue,
+    period: period ? `toDateTime(${period}, ${tzParam})` : null,
+  })
+  const source = eventsSource(team, { sessions, personId }, sessions.used ? { from, to } : {})
+  const names = request.series.map((entity) => ({
+    entity,
+    name: entity.kind === 'actions' ? actions.get(Number(entity.id))!.name : entity.id === null ? 'All events' : String(entity.id),
+  }))
+  return {
+    request,
+    tz,
+    range,
+    steps: names,
+    cohorts,
+    params,
+    actorRows: sql.split(SOURCE).join(source.from),
+    settings: source.settings,
+    actorKind,
+  }
+}
+
+async function earliestEvent(clickhouse: ClickHouseClient, teamId: number): Promise<Date | null> {
+  const [row] = await queryRows<{ first: string | null }>(
+    clickhouse,
+    "SELECT if(count() = 0, NULL, min(timestamp)) AS first FROM events WHERE team_id = {team:Int64} AND timestamp > toDateTime64('1980-01-01 00:00:00', 6, 'UTC')",
+    { team: teamId },
+  )
+  return row?.first ? new Date(row.first) : null
+}

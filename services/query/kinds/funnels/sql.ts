@@ -1,0 +1,189 @@
+// The funnel as ClickHouse SQL, in one pass over the events: each matching event becomes (timestamp, the steps
+// and exclusions it matches, its breakdown value, its period); each actor's events, sorted, are folded
+// (arrayFold) into the furthest step reached and the times between its steps, following the rules of PostHog's
+// funnel UDF (funnel-udf/src/steps.rs): a step counts when the previous one was entered within the window, a
+// new first step restarts the path, an exclusion between two steps disqualifies the path, a strict funnel's
+// path breaks on any other event. Unordered funnels count, from each event, the distinct steps within the
+// window after it. Counts, averages and medians are aggregated in SQL too; only the few rows of the answer
+// reach Wren. User input only enters as parameters.
+import { NULL_LABEL } from '../../common/breakdown-sql'
+import type { Attribution, OrderType } from './model'
+
+/** Everything the SQL of the per-actor rows is built from, resolved by the plan. */
+export interface ActorRowsInput {
+  /** The events table with its joins (analytics/sql/events-source.ts). */
+  from: string
+  /** The WHERE of every event read: team, range, global filters, visibility. */
+  where: string
+  /** The actor of an event (a person's uuid, a group key, a HogQL value). */
+  actor: string
+  /** SQL matching each step's events, in order; then each exclusion's, with its step range. */
+  steps: string[]
+  exclusions: Array<{ condition: string; fromStep: number; toStep: number }>
+  orderType: OrderType
+  windowSeconds: number
+  /** Per event: its breakdown value (String); null: no breakdown. */
+  breakdown: { expr: string; cohort: boolean } | null
+  attribution: Attribution
+  attributionStep: number | null
+  /** Per event: the start of its period (conversion trends); null: not asked. */
+  period: string | null
+}
+
+const EVENT = 'Tuple(Int64, Array(Int8), String, DateTime)'
+
+/**
+ * Rows of (actor, pv, step_reached, timings, start, period): per actor and breakdown value, the furthest
+ * step (0-based; -1: none or disqualified by an exclusion), the seconds between consecutive steps of that
+ * path, the path's start (µs), and (conversion trends) the period it entered in. An actor that reaches no
+ * step has no row.
+ */
+export function actorRowsSql(input: ActorRowsInput): string {
+  const { orderType } = input
+  const n = input.steps.length
+  const stepFlags = input.steps.map((c, i) => `if(${c}, ${i + 1}, 0)`)
+  // exclusion_i (i = 1 … n-1): the event disqualifies entering step i from step i-1.
+  const exclusionFlags: string[] = []
+  for (let i = 1; i < n; i++) {
+    const matching = input.exclusions.filter((x) => x.fromStep < i && i <= x.toStep).map((x) => x.condition)
+    if (matching.length) exclusionFlags.push(`if(${matching.map((c) => `(${c})`).join(' OR ')}, ${-(i + 1)}, 0)`)
+  }
+  const flags = `arrayFilter(x -> x != 0, CAST([${[...stepFlags, ...exclusionFlags].join(', ')}] AS Array(Int8)))`
+  const bd = input.breakdown ? (input.breakdown.cohort ? `arrayJoin(${input.breakdown.expr})` : input.breakdown.expr) : `''`
+  const period = input.period ?? `toDateTime(0)`
+  const matchAny = [...input.steps, ...input.exclusions.map((x) => x.condition)]
+  const where = orderType === 'strict' || matchAny.includes('1') ? input.where : `${input.where} AND (${matchAny.join(' OR ')})`
+  const rows = `SELECT ${input.actor} AS actor, toUnixTimestamp64Micro(timestamp) AS ts, ${flags} AS steps, ${bd} AS prop, ${period} AS per
+    FROM ${input.from} WHERE ${where}`
+
+  const known = `length(replaceAll(replaceAll(x.3, '${NULL_LABEL}', ''), char(31), '')) > 0`
+  let values = `['']`
+  if (input.breakdown?.cohort) values = `[prop]`
+  else if (input.breakdown) {
+    if (input.attribution === 'first_touch') values = `[arrayFirst(x -> ${known}, evs).3]`
+    else if (input.attribution === 'last_touch') values = `[arrayLast(x -> ${known}, evs).3]`
+    else if (input.attribution === 'all_events') values = `arrayDistinct(arrayMap(x -> x.3, evs))`
+    else {
+      const step = (input.attributionStep ?? 0) + 1
+      values = `if(arrayExists(x -> has(x.2, ${step}), evs), arrayDistinct(arrayMap(x -> x.3, arrayFilter(x -> has(x.2, ${step}), evs))), [''])`
+    }
+  }
+  const periods = input.period ? `arrayDistinct(arrayMap(x -> x.4, arrayFilter(x -> has(x.2, 1), evs)))` : `[toDateTime(0)]`
+  const own = input.attribution === 'all_events' && input.breakdown && !input.breakdown.cohort ? `arrayFilter(x -> x.3 = pv, evs)` : 'evs'
+  const fold = orderType === 'unordered' ? unorderedFold(input, own) : orderedFold(input, own)
+  const groupBy = input.breakdown?.cohort ? 'actor, prop' : 'actor'
+  return `SELECT actor, pv, per, r.1 AS step_reached, r.2 AS timings, r.3 AS start FROM (
+    SELECT actor, pv, per, (${fold.result('f')}) AS r FROM (
+    SELECT actor, pv, per, ${fold.expr} AS f FROM (
+      SELECT actor, arraySort(x -> (x.1, x.2), groupArray(CAST((ts, steps, prop, per) AS ${EVENT}))) AS evs, ${values} AS pvs, ${periods} AS pers
+      FROM (${rows}) GROUP BY ${groupBy})
+    ARRAY JOIN pvs AS pv ARRAY JOIN pers AS per))
+  WHERE step_reached >= 0`
+}
+
+const ENTERED = 'Tuple(Int64, UInt8, Array(Int64))'
+const ORDERED_STATE = `Tuple(Array(${ENTERED}), Tuple(UInt8, Int64, UInt8, Array(Int64)), Int64)`
+
+/** A fold over an actor's events, and how its final state `f` reads as (step_reached, timings, start). */
+interface Fold {
+  expr: string
+  result(f: string): string
+}
+
+/**
+ * PostHog's ordered and strict rules as a fold over an actor's events. State: entered (per step k = 0 … n,
+ * the path that entered it: its start, whether an exclusion tainted it, its step times; k = 0 is the current
+ * event), the furthest path (step, start, excluded, times), and the timestamp the last step was reached at
+ * (events after it are not read, as the UDF stops there). Each event is folded in turn over its steps and
+ * exclusions, the highest first, then over 0: the end of the event (a strict path breaks on an event that is
+ * not its next step; the last step reached stops the reading).
+ */
+function orderedFold(input: ActorRowsInput, events: string): Fold {
+  const n = input.steps.length
+  const W = `${Math.round(input.windowSeconds)}000000`
+  const attrStep = input.attributionStep === null ? -1 : input.attributionStep
+  const setAt = (arr: string, idx: string, value: string) =>
+    `arrayMap((x, i) -> if(i = ${idx}, ${value}, x), ${arr}, arrayEnumerate(${arr}))`
+  // One step (or exclusion) s of event e, on the state st.
+  const k = 'toUInt8(abs(s))'
+  const p = `st.1[${k}]`
+  const c = `st.1[${k} + 1]`
+  const inWin = `(${p}.1 != 0 AND e.1 - ${p}.1 <= ${W})`
+  const already = `(${c}.1 = ${p}.1 AND ${c}.1 != 0)`
+  const unmatched = attrStep >= 0 ? `(${k} - 1 = ${attrStep} AND pv != e.3)` : '0'
+  const exclusion = `if(${p}.2 = 1, st, (${setAt('st.1', k, `(${p}.1, toUInt8(1), ${p}.3)`)},
+      if(st.2.1 = ${k} - 1 AND e.1 - st.2.2 <= ${W}, (st.2.1, st.2.2, toUInt8(1), st.2.4), st.2), st.3))`
+  const advance = `if(${unmatched}, st, (if(${p}.2 = 1, st.1, ${setAt('st.1', `${k} + 1`, `(${p}.1, toUInt8(0), arrayPushBack(${p}.3, e.1))`)}),
+      if(${k} > st.2.1 OR (${k} = st.2.1 AND st.2.3 = 1), (${k}, ${p}.1, ${p}.2, arrayPushBack(${p}.3, e.1)), st.2), st.3))`
+  const step = `if(NOT ${inWin} OR ${already}, st, if(s < 0, ${exclusion}, ${advance}))`
+  const cleared =
+    input.orderType === 'strict'
+      ? `arrayMap((x, i) -> if(i > 1 AND NOT has(e.2, toInt8(i - 1)), CAST((0, 0, []) AS ${ENTERED}), x), st.1, arrayEnumerate(st.1))`
+      : 'st.1'
+  const end = `(${cleared}, st.2, if(st.1[${n + 1}].1 != 0, e.1, 0))`
+  const entered0 = `arrayConcat([CAST((e.1, 0, []) AS ${ENTERED})], arraySlice(acc.1, 2))`
+  const inner = `arrayFold((st, s) -> CAST(if(s = 0, ${end}, ${step}) AS ${ORDERED_STATE}), arrayPushBack(arrayReverse(e.2), toInt8(0)), (${entered0}, acc.2, acc.3))`
+  const body = `if(acc.3 != 0 AND e.1 != acc.3, acc, ${inner})`
+  const init = `CAST((arrayMap(i -> (0, 0, []), range(${n + 1})), (0, 0, 0, []), 0) AS ${ORDERED_STATE})`
+  return {
+    expr: `arrayFold((acc, e) -> CAST(${body} AS ${ORDERED_STATE}), ${periodEvents(input, events)}, ${init})`,
+    result: (f) =>
+      `if(${f}.2.3 = 1, toInt8(-1), toInt8(${f}.2.1) - 1), arrayMap((a, b) -> (b - a) / 1e6, arrayPopBack(${f}.2.4), arrayPopFront(${f}.2.4)), ${f}.2.2`,
+  }
+}
+
+/** Conversion trends: a path enters only in its period (an event of the first step in another period does not start it). */
+function periodEvents(input: ActorRowsInput, events: string): string {
+  if (!input.period) return events
+  return `arrayMap(x -> if(has(x.2, 1) AND x.4 != per, CAST((x.1, arrayFilter(s -> s != 1, x.2), x.3, x.4) AS ${EVENT}), x), ${events})`
+}
+
+const UNORDERED_STATE = 'Tuple(Array(Int64), Int64, Tuple(UInt8, Int64, Array(Int64), UInt8))'
+
+/**
+ * Unordered: read backwards, keeping each step's next occurrence (and the next exclusion's); at each event of
+ * a step, the steps whose next occurrence is within the window count. The most steps wins (the earliest start
+ * on a tie); an exclusion between its first and last step disqualifies it. Each event is folded twice: phase 1
+ * records it, phase 2 weighs the path starting at it.
+ */
+function unorderedFold(input: ActorRowsInput, events: string): Fold {
+  const n = input.steps.length
+  const W = `${Math.round(input.windowSeconds)}000000`
+  const record = `(arrayMap((t, i) -> if(has(e.2, toInt8(i)), e.1, t), st.1, arrayEnumerate(st.1)), if(arrayExists(s -> s < 0, e.2), e.1, st.2), st.3)`
+  const times = `arraySort(arrayFilter(t -> t != 0 AND t - e.1 <= ${W}, st.1))`
+  const excluded = `toUInt8(st.2 != 0 AND length(${times}) > 1 AND st.2 <= arrayMax(${times}))`
+  const better = `(length(${times}) > st.3.1 OR (length(${times}) = st.3.1 AND (${excluded} = 0 OR st.3.4 = 1)))`
+  const weigh = `if(arrayExists(s -> s > 0, e.2) AND ${better}, (st.1, st.2, (toUInt8(length(${times})), e.1, ${times}, ${excluded})), st)`
+  const inner = `arrayFold((st, phase) -> CAST(if(phase = 1, ${record}, ${weigh}) AS ${UNORDERED_STATE}), [1, 2], acc)`
+  const init = `CAST((arrayMap(i -> 0, range(${n})), 0, (0, 0, [], 0)) AS ${UNORDERED_STATE})`
+  return {
+    expr: `arrayFold((acc, e) -> CAST(${inner} AS ${UNORDERED_STATE}), arrayReverse(${periodEvents(input, events)}), ${init})`,
+    result: (f) =>
+      `if(${f}.3.4 = 1, toInt8(-1), toInt8(${f}.3.1) - 1), arrayMap((a, b) -> (b - a) / 1e6, arrayPopBack(${f}.3.3), arrayPopFront(${f}.3.3)), ${f}.3.2`,
+  }
+}
+
+/**
+ * The steps of a funnel from its actor rows: per breakdown value, the actors reaching each step (cumulative)
+ * and the average and median seconds from the step before (PostHog counts only times above zero). Values
+ * are ranked as PostHog ranks them (most actors at the last step, then the step before, …); past `limit`
+ * (when `other`), the rest are summed into "Other".
+ */
+export function stepsSql(actorRows: string, n: number, breakdown: { limit: number; other: boolean } | null): string {
+  const counts = Array.from({ length: n }, (_, i) => `countIf(step_reached >= ${i}) AS c${i}`)
+  const exact = Array.from({ length: n }, (_, i) => `countIf(step_reached = ${i}) AS e${i}`)
+  const times = Array.from(
+    { length: n - 1 },
+    (_, j) => `groupArrayIf(timings[${j + 1}], length(timings) > ${j} AND timings[${j + 1}] > 0) AS t${j + 1}`,
+  )
+  const perValue = `SELECT pv, ${[...counts, ...exact, ...times].join(', ')} FROM (${actorRows}) GROUP BY pv`
+  const order = Array.from({ length: n }, (_, i) => `e${n - 1 - i} DESC`).join(', ')
+  const keep = breakdown?.other ? `if(r <= ${breakdown.limit}, pv, 'Other')` : 'pv'
+  const merged = (j: number) => `groupArrayArray(t${j})`
+  const avg = Array.from({ length: n - 1 }, (_, j) => `if(length(${merged(j + 1)}) = 0, NULL, arrayAvg(${merged(j + 1)}))`)
+  const median = Array.from({ length: n - 1 }, (_, j) => `if(length(${merged(j + 1)}) = 0, NULL, arrayReduce('median', ${merged(j + 1)}))`)
+  return `SELECT final AS breakdown, [${Array.from({ length: n }, (_, i) => `sum(c${i})`).join(', ')}] AS counts,
+    CAST([${avg.join(', ')}] AS Array(Nullable(Float64))) AS average_times, CAST([${median.join(', ')}] AS Array(Nullable(Float64))) AS median_times
+  FROM (SELECT *, ${keep} AS final, row_number() OVER (ORDER BY ${order}, pv) AS r FROM (${perValue}))
+  GROUP BY final ORDER BY min(r)`
+}

@@ -1,0 +1,231 @@
+// FunnelsQuery steps through POST …/query/ on events captured with historical timestamps: ordered, strict and
+// unordered funnels, the conversion window, exclusions, step filters, first-time steps, breakdowns with their
+// attribution and "Other", groups and HogQL actors, and bad input.
+import { afterAll, beforeAll, describe, expect, it } from 'vitest'
+import { api, captureBatch, drained, startWren, type TestWren } from '../support/wren'
+
+const NOW = '2026-03-15T12:00:00Z'
+
+describe('FunnelsQuery steps', () => {
+  let t: TestWren
+  let call: ReturnType<typeof api>
+  const query = (q: Record<string, unknown>) =>
+    call('POST', `/api/environments/${t.projectId}/query/`, { query: { kind: 'FunnelsQuery', ...q }, refresh: 'force_blocking' })
+  const steps = (...events: string[]) => events.map((event) => ({ kind: 'EventsNode', event }))
+  const counts = (results: Array<{ count: number }>) => results.map((s) => s.count)
+
+  beforeAll(async () => {
+    t = await startWren({ WREN_NOW: NOW })
+    call = api(t)
+    const ev = (event: string, distinct_id: string, timestamp: string, properties: Record<string, unknown> = {}) => ({
+      event,
+      distinct_id,
+      timestamp,
+      properties,
+    })
+    await captureBatch(t, [
+      ev('$pageview', 'u1', '2026-03-09T10:00:00Z', { $browser: 'Chrome', $groups: { company: 'acme' } }),
+      ev('signed_up', 'u1', '2026-03-09T11:00:00Z', { $browser: 'Chrome', plan: 'pro', $groups: { company: 'acme' } }),
+      ev('paid', 'u1', '2026-03-09T13:00:00Z', { $browser: 'Chrome', $groups: { company: 'acme' } }),
+      ev('$pageview', 'u2', '2026-03-10T09:00:00Z', { $browser: 'Safari', $groups: { company: 'acme' } }),
+      ev('clicked', 'u2', '2026-03-10T09:10:00Z', { $browser: 'Safari' }),
+      ev('signed_up', 'u2', '2026-03-10T09:30:00Z', { $browser: 'Firefox', plan: 'free' }),
+      ev('$pageview', 'u3', '2026-03-11T09:00:00Z', { $browser: 'Chrome', $groups: { company: 'globex' } }),
+      ev('signed_up', 'u4', '2026-03-02T10:00:00Z'),
+      ev('signed_up', 'u4', '2026-03-11T10:00:00Z'),
+      ev('signed_up', 'u5', '2026-03-12T08:00:00Z', { $browser: 'Opera' }),
+      ev('$pageview', 'u5', '2026-03-12T09:00:00Z', { $browser: 'Opera' }),
+      ev('$pageview', 'u6', '2026-03-01T12:00:00Z', { $browser: 'Chrome' }),
+      ev('signed_up', 'u6', '2026-03-09T12:00:00Z', { $browser: 'Chrome' }),
+    ])
+    await drained(t.wren)
+  })
+  afterAll(async () => {
+    await t?.close()
+  })
+
+  it('counts an ordered funnel with conversion times (mirrors test_funnel.py test_basic_funnel)', async () => {
+    const res = await query({ series: steps('$pageview', 'signed_up', 'paid') })
+    expect(res.status).toBe(200)
+    const results = res.body.results
+    expect(counts(results)).toEqual([4, 2, 1])
+    expect(results[0]).toEqual({
+      action_id: '$pageview',
+      name: '$pageview',
+      custom_name: null,
+      order: 0,
+      count: 4,
+      type: 'events',
+      people: [],
+      average_conversion_time: null,
+      median_conversion_time: null,
+    })
+    expect(results[1]).toMatchObject({ name: 'signed_up', order: 1, average_conversion_time: 2700, median_conversion_time: 2700 })
+    expect(results[2]).toMatchObject({ name: 'paid', average_conversion_time: 7200, median_conversion_time: 7200 })
+  })
+
+  it('breaks a strict funnel on any other event (mirrors test_funnel_strict.py test_basic_strict_funnel)', async () => {
+    const res = await query({ series: steps('$pageview', 'signed_up', 'paid'), funnelsFilter: { funnelOrderType: 'strict' } })
+    expect(counts(res.body.results)).toEqual([4, 1, 1])
+  })
+
+  it('counts unordered steps as "Completed N steps" (mirrors test_funnel_unordered.py test_basic_unordered_funnel)', async () => {
+    const res = await query({ series: steps('$pageview', 'signed_up', 'paid'), funnelsFilter: { funnelOrderType: 'unordered' } })
+    const results = res.body.results
+    expect(results.map((s: { name: string }) => s.name)).toEqual(['Completed 1 step', 'Completed 2 steps', 'Completed 3 steps'])
+    expect(counts(results)).toEqual([6, 3, 1])
+    expect(results[0].action_id).toBe(null)
+    expect(results[1]).toMatchObject({ average_conversion_time: 3000, median_conversion_time: 3600 })
+  })
+
+  it('drops conversions outside the window (mirrors test_funnel_conversion_window.py)', async () => {
+    const res = await query({
+      series: steps('$pageview', 'signed_up', 'paid'),
+      funnelsFilter: { funnelWindowInterval: 45, funnelWindowIntervalUnit: 'minute' },
+    })
+    expect(counts(res.body.results)).toEqual([4, 1, 0])
+  })
+
+  it('disqualifies actors with an excluded event between the steps (mirrors test_funnel.py test_funnel_exclusions_full_window)', async () => {
+    const res = await query({
+      series: steps('$pageview', 'signed_up', 'paid'),
+      funnelsFilter: { exclusions: [{ kind: 'EventsNode', event: 'clicked', funnelFromStep: 0, funnelToStep: 1 }] },
+    })
+    expect(counts(res.body.results)).toEqual([3, 1, 1])
+    const later = await query({
+      series: steps('$pageview', 'signed_up', 'paid'),
+      funnelsFilter: { exclusions: [{ kind: 'EventsNode', event: 'clicked', funnelFromStep: 1, funnelToStep: 2 }] },
+    })
+    expect(counts(later.body.results)).toEqual([4, 2, 1])
+  })
+
+  it('applies step properties, global properties and an any-event step', async () => {
+    const res = await query({
+      series: [
+        { kind: 'EventsNode', event: '$pageview' },
+        { kind: 'EventsNode', event: 'signed_up', properties: [{ key: 'plan', value: 'pro', operator: 'exact', type: 'event' }] },
+      ],
+    })
+    expect(counts(res.body.results)).toEqual([4, 1])
+    const global = await query({
+      series: steps('$pageview', 'signed_up'),
+      properties: {
+        type: 'OR',
+        values: [
+          {
+            type: 'AND',
+            values: [
+              { key: '$browser', value: 'Safari', operator: 'exact', type: 'event' },
+              { key: '$browser', value: 'Firefox', operator: 'exact', type: 'event' },
+            ],
+          },
+          { type: 'AND', values: [{ key: '$browser', value: ['Safari', 'Firefox'], operator: 'exact', type: 'event' }] },
+        ],
+      },
+    })
+    expect(counts(global.body.results)).toEqual([1, 1])
+    const any = await query({
+      series: [
+        { kind: 'EventsNode', event: null },
+        { kind: 'EventsNode', event: 'paid' },
+      ],
+    })
+    expect(any.body.results[0]).toMatchObject({ name: 'All events', action_id: null, count: 6 })
+    expect(any.body.results[1].count).toBe(1)
+  })
+
+  it("counts only a person's first ever event for first_time_for_user (mirrors test_funnel.py test_funnel_with_first_time_for_user_math)", async () => {
+    const res = await query({
+      series: [
+        { kind: 'EventsNode', event: '$pageview' },
+        { kind: 'EventsNode', event: 'signed_up', math: 'first_time_for_user' },
+      ],
+    })
+    expect(counts(res.body.results)).toEqual([4, 2])
+    // u4 first signed up before the range: its signup in the range is not a first time.
+    const plain = await query({ series: steps('signed_up', '$pageview') })
+    expect(counts(plain.body.results)).toEqual([5, 1])
+    const first = await query({
+      series: [
+        { kind: 'EventsNode', event: 'signed_up', math: 'first_time_for_user' },
+        { kind: 'EventsNode', event: '$pageview' },
+      ],
+    })
+    expect(counts(first.body.results)).toEqual([4, 1])
+  })
+
+  it('breaks down by an event property with first-touch attribution and "Other" (mirrors breakdown_cases.py test_funnel_step_breakdown_event)', async () => {
+    const res = await query({
+      series: steps('$pageview', 'signed_up'),
+      breakdownFilter: { breakdown: '$browser', breakdown_type: 'event' },
+    })
+    expect(res.status).toBe(200)
+    const byValue = Object.fromEntries(
+      res.body.results.map((r: Array<{ breakdown_value: string[]; count: number }>) => [r[0].breakdown_value.join(), counts(r)]),
+    )
+    expect(byValue).toEqual({ Chrome: [2, 1], Safari: [1, 1], Opera: [1, 0] })
+    expect(res.body.results[0][0]).toMatchObject({ breakdown: ['Chrome'], breakdown_value: ['Chrome'] })
+    const limited = await query({ series: steps('$pageview', 'signed_up'), breakdownFilter: { breakdown: '$browser', breakdown_limit: 1 } })
+    expect(limited.body.results.map((r: Array<{ breakdown_value: string[]; count: number }>) => [r[0].breakdown_value, counts(r)])).toEqual(
+      [
+        [['Chrome'], [2, 1]],
+        [['Other'], [2, 1]],
+      ],
+    )
+  })
+
+  it('attributes a breakdown by last touch, all events and a step', async () => {
+    const by = async (funnelsFilter: Record<string, unknown>) => {
+      const res = await query({ series: steps('$pageview', 'signed_up'), breakdownFilter: { breakdown: '$browser' }, funnelsFilter })
+      expect(res.status).toBe(200)
+      return Object.fromEntries(
+        res.body.results.map((r: Array<{ breakdown_value: string[]; count: number }>) => [r[0].breakdown_value.join(), counts(r)]),
+      )
+    }
+    expect(await by({ breakdownAttributionType: 'last_touch' })).toEqual({ Chrome: [2, 1], Firefox: [1, 1], Opera: [1, 0] })
+    expect(await by({ breakdownAttributionType: 'all_events' })).toEqual({ Chrome: [2, 1], Safari: [1, 0], Opera: [1, 0] })
+    expect(await by({ breakdownAttributionType: 'step', breakdownAttributionValue: 1 })).toEqual({
+      Chrome: [1, 1],
+      Firefox: [1, 1],
+      '': [1, 0],
+      Opera: [1, 0],
+    })
+  })
+
+  it('breaks down by several properties and by a person property', async () => {
+    const res = await query({
+      series: steps('$pageview', 'signed_up'),
+      breakdownFilter: {
+        breakdowns: [
+          { property: '$browser', type: 'event' },
+          { property: 'plan', type: 'event' },
+        ],
+      },
+    })
+    const values = res.body.results.map((r: Array<{ breakdown_value: string[] }>) => r[0].breakdown_value)
+    expect(values).toContainEqual(['Chrome', ''])
+  })
+
+  it('counts groups instead of persons, and actors named by HogQL', async () => {
+    const groups = await query({ series: steps('$pageview', 'signed_up'), aggregation_group_type_index: 0 })
+    expect(counts(groups.body.results)).toEqual([2, 1])
+    const hogql = await query({ series: steps('$pageview', 'signed_up'), funnelsFilter: { funnelAggregateByHogQL: 'properties.$browser' } })
+    expect(counts(hogql.body.results)).toEqual([3, 1])
+  })
+
+  it('refuses bad funnel input with a 400 naming the field', async () => {
+    const bad = async (q: Record<string, unknown>, attr: string) => {
+      const res = await query({ series: steps('$pageview', 'signed_up'), ...q })
+      expect(res.status).toBe(400)
+      expect(res.body.attr).toBe(attr)
+    }
+    await bad({ funnelsFilter: { funnelOrderType: 'sideways' } }, 'funnelsFilter.funnelOrderType')
+    await bad({ funnelsFilter: { funnelWindowIntervalUnit: 'fortnight' } }, 'funnelsFilter.funnelWindowIntervalUnit')
+    await bad({ funnelsFilter: { funnelVizType: 'pie' } }, 'funnelsFilter.funnelVizType')
+    await bad(
+      { funnelsFilter: { exclusions: [{ kind: 'EventsNode', event: 'clicked', funnelFromStep: 0, funnelToStep: 3 }] } },
+      'funnelsFilter.exclusions[0]',
+    )
+    await bad({ funnelsFilter: { funnelToStep: 5 } }, 'funnelsFilter.funnelToStep')
+  })
+})
