@@ -189,7 +189,7 @@ describe('PostHog test_funnel.py (ordered funnels)', () => {
     e.add('person1', 'event2', { test_propX: 'a' })
     await c.capture(e.events)
     const a = await c.action('event2', [{ event: 'event2', properties: [{ key: 'test_propX', value: 'a', type: 'event' }] }])
-    const b = await c.action('event2', [{ event: 'event2', properties: [{ key: 'test_propX', value: 'c', type: 'event' }] }])
+    const b = await c.action('event2 with c', [{ event: 'event2', properties: [{ key: 'test_propX', value: 'c', type: 'event' }] }])
     const steps = await c.funnel({ series: [ev('event1'), act(a), act(b)], funnelsFilter: days14 })
     expect(counts(steps)).toEqual([1, 1, 0])
   })
