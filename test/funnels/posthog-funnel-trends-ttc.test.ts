@@ -344,6 +344,37 @@ describe('PostHog test_funnel_trends.py and test_funnel_time_to_convert.py', () 
     })
   })
 
+  it('test_funnel_trends_actors.py test_funnel_trend_persons_filters_by_breakdown: converted persons of a period per browser', async () => {
+    const c = await funnelCase(t, 'test_funnel_trend_persons_filters_by_breakdown')
+    const run = (browser: string) =>
+      [0, 1, 2].map((hour) => ({ event: three[hour].event, at: d(1, hour), properties: { $browser: browser } }))
+    await c.journeys({ chrome_user: run('Chrome'), safari_user: run('Safari') })
+    const q = trends(
+      { date_from: '2021-05-01 00:00:00', date_to: '2021-05-07 23:59:59' },
+      { funnelFromStep: 0 },
+      {
+        breakdownFilter: { breakdown: '$browser', breakdown_type: 'event' },
+      },
+    )
+    const converted = async (breakdown?: string[]) => {
+      const body = await c.query({
+        kind: 'ActorsQuery',
+        select: ['person'],
+        source: {
+          kind: 'FunnelsActorsQuery',
+          funnelTrendsEntrancePeriodStart: '2021-05-01 00:00:00',
+          funnelTrendsDropOff: false,
+          ...(breakdown ? { funnelStepBreakdown: breakdown } : {}),
+          source: { kind: 'FunnelsQuery', ...q },
+        },
+      })
+      return body.results.map((row: any[]) => row[0].distinct_ids.join()).sort()
+    }
+    expect(await converted(['Chrome'])).toEqual(['chrome_user'])
+    expect(await converted(['Safari'])).toEqual(['safari_user'])
+    expect(await converted()).toEqual(['chrome_user', 'safari_user'])
+  })
+
   // time to convert
   const june = { date_from: '2021-06-07 00:00:00', date_to: '2021-06-13 23:59:59' }
   const j = (event: string, at: string) => ({ event, at: `2021-06-${at}:00Z` })
