@@ -225,4 +225,32 @@ describe('PostHog test_funnel_persons.py', () => {
       'anon2,person2',
     ])
   })
+  it('test_funnel_unordered_persons.py test_first_step, test_last_step, test_second_step_dropoff, test_last_step_dropoff', async () => {
+    const c = await funnelCase(t, 'unordered persons')
+    const byPerson: Record<string, Step[]> = {}
+    const day = (n: number) => `2021-05-0${n}T00:00:00Z`
+    for (let i = 0; i < 35; i++)
+      byPerson[`user_${i}`] =
+        i < 5
+          ? [
+              { event: 'step one', at: day(1) },
+              { event: 'step three', at: day(3) },
+              { event: 'step two', at: day(5) },
+            ]
+          : i < 15
+            ? [
+                { event: 'step two', at: day(1) },
+                { event: 'step one', at: day(3) },
+              ]
+            : [{ event: 'step one', at: day(1) }]
+    await c.journeys(byPerson)
+    const q = { ...threeSteps, funnelsFilter: { ...threeSteps.funnelsFilter, funnelOrderType: 'unordered' } }
+    const sizes: Array<[number, number]> = [
+      [1, 35],
+      [3, 5],
+      [-2, 20],
+      [-3, 10],
+    ]
+    for (const [funnelStep, expected] of sizes) expect(await rows(c, q, { funnelStep }), `${funnelStep}`).toHaveLength(expected)
+  })
 })

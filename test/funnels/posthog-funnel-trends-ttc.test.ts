@@ -375,6 +375,86 @@ describe('PostHog test_funnel_trends.py and test_funnel_time_to_convert.py', () 
     expect(await converted()).toEqual(['chrome_user', 'safari_user'])
   })
 
+  const threeBrowsers = (withBrowser: boolean): Record<string, Step[]> => {
+    const b = (browser: string) => (withBrowser ? { properties: { $browser: browser } } : {})
+    const run = (days: number[], browser: string) => days.map((day, i) => ({ event: three[i].event, at: d(day), ...b(browser) }))
+    return { user_one: run([1, 3, 5], 'Chrome'), user_two: run([2, 3, 5], 'Chrome'), user_three: run([3, 4, 5], 'Safari') }
+  }
+  const thirteen = { date_from: '2021-05-01 00:00:00', date_to: '2021-05-13 23:59:59' }
+  const zeros = (n: number) => Array(n).fill(0)
+
+  it('test_funnel_trends.py test_funnel_step_breakdown_empty: a HogQL breakdown with empty values, under each attribution', async () => {
+    const c = await funnelCase(t, 'test_funnel_step_breakdown_empty')
+    for (const attribution of ['all_events', 'first_touch', 'last_touch', 'step']) {
+      // PostHog's test adds the journeys again on each pass, into the same project.
+      await c.journeys(threeBrowsers(true))
+      const lines = await c.funnel(
+        trends(
+          thirteen,
+          { ...days7, breakdownAttributionType: attribution, ...(attribution === 'step' ? { breakdownAttributionValue: 1 } : {}) },
+          { breakdownFilter: { breakdown: "IF(distinct_id = 'user_two', NULL, 'foo')", breakdown_type: 'hogql' } },
+        ),
+      )
+      expect(lines, attribution).toHaveLength(2)
+      expect([lines[0].breakdown_value, lines[0].data], attribution).toEqual([[''], [0, 100, ...zeros(11)]])
+      expect([lines[1].breakdown_value, lines[1].data], attribution).toEqual([['foo'], [100, 0, 100, ...zeros(10)]])
+    }
+  })
+
+  it('test_funnel_trends.py test_funnel_step_breakdown_event_with_breakdown_limit: a limit of 1 keeps Chrome only', async () => {
+    const c = await funnelCase(t, 'trends test_funnel_step_breakdown_event_with_breakdown_limit')
+    await c.journeys(threeBrowsers(true))
+    const lines = await c.funnel(
+      trends(thirteen, days7, { breakdownFilter: { breakdown: '$browser', breakdown_type: 'event', breakdown_limit: 1 } }),
+    )
+    expect(lines.map((l: any) => [l.breakdown_value, l.data])).toEqual([[['Chrome'], [100, 100, ...zeros(11)]]])
+  })
+
+  it('test_funnel_trends.py test_funnel_step_breakdown_person: one line per person browser', async () => {
+    const c = await funnelCase(t, 'trends test_funnel_step_breakdown_person')
+    await c.persons([
+      { ids: ['user_one'], properties: { $browser: 'Chrome' } },
+      { ids: ['user_two'], properties: { $browser: 'Chrome' } },
+      { ids: ['user_three'], properties: { $browser: 'Safari' } },
+    ])
+    await c.journeys(threeBrowsers(false))
+    const lines = await c.funnel(trends(thirteen, days7, { breakdownFilter: { breakdown: '$browser', breakdown_type: 'person' } }))
+    expect(lines).toHaveLength(2)
+    expect(Object.fromEntries(lines.map((l: any) => [JSON.stringify(l.breakdown_value), l.data]))).toEqual({
+      '["Chrome"]': [100, 100, ...zeros(11)],
+      '["Safari"]': [0, 0, 100, ...zeros(10)],
+    })
+  })
+
+  it('test_funnel_trends.py test_funnel_trend_cohort_breakdown: one line for the cohort', async () => {
+    const c = await funnelCase(t, 'test_funnel_trend_cohort_breakdown')
+    await c.persons([
+      { ids: ['user_one'], properties: { key: 'value' } },
+      { ids: ['user_two'], properties: { key: 'value' } },
+      { ids: ['user_three'], properties: { $browser: 'Safari' } },
+    ])
+    await c.journeys(threeBrowsers(false))
+    const cohort = await c.cohort({
+      name: 'test_cohort',
+      filters: { properties: { type: 'OR', values: [{ type: 'AND', values: [{ key: 'key', value: 'value', type: 'person' }] }] } },
+    })
+    const lines = await c.funnel(trends(thirteen, days7, { breakdownFilter: { breakdown: [cohort], breakdown_type: 'cohort' } }))
+    expect(lines.map((l: any) => l.data)).toEqual([[100, 100, ...zeros(11)]])
+  })
+
+  it('test_funnel_trends.py test_timezones_trends: entry days move with the project timezone', async () => {
+    const journeys = (hours: number[]) => hours.map((hour, i) => ({ event: three[i].event, at: d(1, hour) }))
+    const q = trends({ date_from: '2021-04-30 00:00:00', date_to: '2021-05-07 00:00:00' }, days7)
+    const utc = await funnelCase(t, 'test_timezones_trends UTC')
+    const pacific = await funnelCase(t, 'test_timezones_trends US/Pacific', { timezone: 'US/Pacific' })
+    for (const c of [utc, pacific])
+      await c.journeys({ user_one: journeys([10, 11, 12]), user_two: journeys([1, 2, 3]), user_three: journeys([1, 10, 11]) })
+    const [inUtc] = await utc.funnel(q)
+    expect(inUtc.data[1]).toBe(100)
+    const [inPacific] = await pacific.funnel(q)
+    expect(inPacific.data.slice(0, 2)).toEqual([100, 100])
+  })
+
   // time to convert
   const june = { date_from: '2021-06-07 00:00:00', date_to: '2021-06-13 23:59:59' }
   const j = (event: string, at: string) => ({ event, at: `2021-06-${at}:00Z` })
