@@ -24,10 +24,22 @@ describe('FunnelsQuery steps', () => {
       properties,
     })
     await captureBatch(t, [
-      ev('$pageview', 'u1', '2026-03-09T10:00:00Z', { $browser: 'Chrome', $groups: { company: 'acme' } }),
+      ev('$pageview', 'u1', '2026-03-09T10:00:00Z', {
+        $browser: 'Chrome',
+        $groups: { company: 'acme' },
+        $set: { plan: 'pro' },
+        $session_id: 's1',
+        $current_url: 'https://a.com/x',
+      }),
       ev('signed_up', 'u1', '2026-03-09T11:00:00Z', { $browser: 'Chrome', plan: 'pro', $groups: { company: 'acme' } }),
       ev('paid', 'u1', '2026-03-09T13:00:00Z', { $browser: 'Chrome', $groups: { company: 'acme' } }),
-      ev('$pageview', 'u2', '2026-03-10T09:00:00Z', { $browser: 'Safari', $groups: { company: 'acme' } }),
+      ev('$pageview', 'u2', '2026-03-10T09:00:00Z', {
+        $browser: 'Safari',
+        $groups: { company: 'acme' },
+        $set: { plan: 'free' },
+        $session_id: 's2',
+        $current_url: 'https://a.com/y',
+      }),
       ev('clicked', 'u2', '2026-03-10T09:10:00Z', { $browser: 'Safari' }),
       ev('signed_up', 'u2', '2026-03-10T09:30:00Z', { $browser: 'Firefox', plan: 'free' }),
       ev('$pageview', 'u3', '2026-03-11T09:00:00Z', { $browser: 'Chrome', $groups: { company: 'globex' } }),
@@ -206,11 +218,97 @@ describe('FunnelsQuery steps', () => {
     expect(values).toContainEqual(['Chrome', ''])
   })
 
+  it('breaks down by person, cohort, session and HogQL values (mirrors breakdown_cases.py test_funnel_step_breakdown_person and _cohort)', async () => {
+    const by = async (breakdownFilter: Record<string, unknown>) => {
+      const res = await query({ series: steps('$pageview', 'signed_up'), breakdownFilter })
+      expect(res.status).toBe(200)
+      return Object.fromEntries(
+        res.body.results.map((r: Array<{ breakdown_value: unknown; count: number }>) => [JSON.stringify(r[0].breakdown_value), counts(r)]),
+      )
+    }
+    expect(await by({ breakdown: 'plan', breakdown_type: 'person' })).toEqual({ '["pro"]': [1, 1], '["free"]': [1, 1], '[""]': [2, 0] })
+    expect(await by({ breakdown: '$entry_current_url', breakdown_type: 'session' })).toEqual({
+      '["https://a.com/x"]': [1, 1],
+      '["https://a.com/y"]': [1, 1],
+      '[""]': [2, 0],
+    })
+    expect(await by({ breakdown: "concat(properties.$browser, '!')", breakdown_type: 'hogql' })).toEqual({
+      '["Chrome!"]': [2, 1],
+      '["Safari!"]': [1, 1],
+      '["Opera!"]': [1, 0],
+    })
+    const pro = await call('POST', `/api/projects/${t.projectId}/cohorts/`, {
+      name: 'Pro',
+      filters: { properties: { type: 'AND', values: [{ key: 'plan', value: 'pro', type: 'person', operator: 'exact' }] } },
+    })
+    expect(pro.status).toBe(201)
+    const res = await query({
+      series: steps('$pageview', 'signed_up'),
+      breakdownFilter: { breakdown: [pro.body.id, 'all'], breakdown_type: 'cohort' },
+    })
+    expect(
+      res.body.results.map((r: Array<{ breakdown: unknown; breakdown_value: unknown; count: number }>) => [
+        r[0].breakdown,
+        r[0].breakdown_value,
+        counts(r),
+      ]),
+    ).toEqual([
+      ['all users', 'all', [4, 2]],
+      ['Pro', pro.body.id, [1, 1]],
+    ])
+  })
+
   it('counts groups instead of persons, and actors named by HogQL', async () => {
     const groups = await query({ series: steps('$pageview', 'signed_up'), aggregation_group_type_index: 0 })
     expect(counts(groups.body.results)).toEqual([2, 1])
     const hogql = await query({ series: steps('$pageview', 'signed_up'), funnelsFilter: { funnelAggregateByHogQL: 'properties.$browser' } })
     expect(counts(hogql.body.results)).toEqual([3, 1])
+  })
+
+  it('bins the time to convert (mirrors test_funnel_time_to_convert.py test_auto_bin_count_single_step)', async () => {
+    const two = await query({ series: steps('$pageview', 'signed_up'), funnelsFilter: { funnelVizType: 'time_to_convert' } })
+    expect(two.status).toBe(200)
+    expect(two.body.results).toEqual({
+      bins: [
+        [1800, 1],
+        [2700, 0],
+        [3600, 1],
+      ],
+      average_conversion_time: 2700,
+    })
+    const whole = await query({ series: steps('$pageview', 'signed_up', 'paid'), funnelsFilter: { funnelVizType: 'time_to_convert' } })
+    expect(whole.body.results).toEqual({
+      bins: [
+        [10800, 1],
+        [10860, 0],
+      ],
+      average_conversion_time: 10800,
+    })
+    const part = await query({
+      series: steps('$pageview', 'signed_up', 'paid'),
+      funnelsFilter: { funnelVizType: 'time_to_convert', funnelFromStep: 1, funnelToStep: 2, binCount: 2 },
+    })
+    expect(part.body.results.average_conversion_time).toBe(7200)
+  })
+
+  it("draws the conversion rate of each day's entrants (mirrors test_funnel_trends.py test_only_one_user_reached_one_step)", async () => {
+    const res = await query({ series: steps('$pageview', 'signed_up'), funnelsFilter: { funnelVizType: 'trends' } })
+    expect(res.status).toBe(200)
+    expect(res.body.results).toEqual([
+      {
+        count: 8,
+        data: [0, 100, 100, 0, 0, 0, 0, 0],
+        days: ['2026-03-08', '2026-03-09', '2026-03-10', '2026-03-11', '2026-03-12', '2026-03-13', '2026-03-14', '2026-03-15'],
+        labels: ['8-Mar-2026', '9-Mar-2026', '10-Mar-2026', '11-Mar-2026', '12-Mar-2026', '13-Mar-2026', '14-Mar-2026', '15-Mar-2026'],
+      },
+    ])
+    const byBrowser = await query({
+      series: steps('$pageview', 'signed_up'),
+      funnelsFilter: { funnelVizType: 'trends' },
+      breakdownFilter: { breakdown: '$browser' },
+    })
+    const chrome = byBrowser.body.results.find((r: { breakdown_value: string[] }) => r.breakdown_value[0] === 'Chrome')
+    expect(chrome.data).toEqual([0, 100, 0, 0, 0, 0, 0, 0])
   })
 
   it('refuses bad funnel input with a 400 naming the field', async () => {

@@ -1,11 +1,12 @@
 // Computing a funnel: its plan (plan.ts) aggregated in one query per viz type, and the few rows it returns
 // shaped into PostHog's answer (funnels/base.py _format_results and its siblings).
 import { queryRows } from '../../../platform/clickhouse'
+import { wrenError } from '../../../platform/errors'
 import type { QueryRun } from '../../kind'
-import { isoInTz } from '../../common/dates'
+import { bucketKey, dayString, isoInTz } from '../../common/dates'
 import { MULTI_SEPARATOR, NULL_LABEL } from '../../common/breakdown-sql'
 import { planFunnel, type FunnelPlan, type FunnelPlanDeps } from './plan'
-import { stepsSql } from './sql'
+import { stepsSql, timeToConvertSql, trendsSql } from './sql'
 import type { FunnelRequest } from './model'
 
 export type FunnelDeps = FunnelPlanDeps
@@ -28,7 +29,13 @@ export interface FunnelStep {
 export async function computeFunnel(deps: FunnelDeps, run: QueryRun, request: FunnelRequest): Promise<Record<string, unknown>> {
   const plan = await planFunnel(deps, run.project, request, { now: run.now, viewer: run.viewer })
   const dates = { resolved_date_range: { date_from: isoInTz(plan.range.from, plan.tz), date_to: isoInTz(plan.range.to, plan.tz) } }
-  return { results: await funnelSteps(deps, run, plan), isUdf: false, ...dates }
+  const results =
+    request.vizType === 'time_to_convert'
+      ? await timeToConvert(deps, run, plan)
+      : request.vizType === 'trends'
+        ? await conversionTrends(deps, run, plan)
+        : await funnelSteps(deps, run, plan)
+  return { results, isUdf: false, ...dates }
 }
 
 interface StepsRow {
@@ -91,4 +98,63 @@ const nullableNumber = (v: number | string | null | undefined) => (v === null ||
 function cohortLabel(plan: FunnelPlan, value: unknown): string {
   if (value === 'all') return 'all users'
   return plan.cohorts.get(Number(value))?.name ?? String(value)
+}
+
+/** PostHog's FunnelTimeToConvertResults: `bins` of [seconds from, actors] and the average seconds. */
+async function timeToConvert(deps: FunnelDeps, run: QueryRun, plan: FunnelPlan) {
+  const { request } = plan
+  const from = request.fromStep ?? 0
+  const to = request.toStep ?? plan.steps.length - 1
+  if (to <= from || plan.steps.length < 2)
+    throw wrenError(
+      'invalid_input',
+      'Time to convert needs a step after funnelFromStep: a funnel of two steps or more.',
+      'funnelsFilter.funnelToStep',
+    )
+  const sql = timeToConvertSql(plan.actorRows, from, to, request.binCount)
+  const [row] = await queryRows<{ bins: Array<[number | string, number | string]>; average: number | null }>(
+    deps.clickhouse,
+    withSettings(sql, plan),
+    plan.params.values,
+    { signal: run.signal },
+  )
+  if (!row || row.average === null) return { bins: [], average_conversion_time: null }
+  return { bins: row.bins.map(([s, c]) => [Number(s), Number(c)]), average_conversion_time: Number(row.average) }
+}
+
+const MONTHS = ['Jan', 'Feb', 'Mar', 'Apr', 'May', 'Jun', 'Jul', 'Aug', 'Sep', 'Oct', 'Nov', 'Dec']
+
+/**
+ * Conversion trends (PostHog's funnel_trends _format_results): per breakdown value, the conversion rate (%,
+ * two decimals) of the actors entering in each period of the range, with `days`, `labels` and `count`.
+ */
+async function conversionTrends(deps: FunnelDeps, run: QueryRun, plan: FunnelPlan) {
+  const { request, range } = plan
+  const from = request.fromStep ?? 0
+  const last = request.toStep ?? plan.steps.length - 1
+  if (last <= from && plan.steps.length > 1)
+    throw wrenError('invalid_input', 'funnelToStep must come after funnelFromStep.', 'funnelsFilter.funnelToStep')
+  const rows = await queryRows<{ breakdown: string; period: string; reached_from: number | string; reached_to: number | string }>(
+    deps.clickhouse,
+    withSettings(trendsSql(plan.actorRows, from, last), plan),
+    plan.params.values,
+    { signal: run.signal },
+  )
+  const values = request.breakdown === null ? [''] : [...new Set(rows.map((r) => r.breakdown))]
+  return values.map((value) => {
+    const mine = new Map(rows.filter((r) => r.breakdown === value).map((r) => [r.period, r]))
+    const data = range.buckets.map((b) => {
+      const r = mine.get(bucketKey(b))
+      const reachedFrom = r ? Number(r.reached_from) : 0
+      return reachedFrom > 0 ? Math.round((Number(r!.reached_to) / reachedFrom) * 10_000) / 100 : 0
+    })
+    const series: Record<string, unknown> = {
+      count: data.length,
+      data,
+      days: range.buckets.map((b) => dayString(b, range.interval)),
+      labels: range.buckets.map((b) => `${b.getUTCDate()}-${MONTHS[b.getUTCMonth()]}-${b.getUTCFullYear()}`),
+    }
+    if (request.breakdown !== null) series.breakdown_value = breakdownValue(plan, value)
+    return series
+  })
 }

@@ -140,7 +140,9 @@ export async function planFunnel(
       e.kind === 'actions' ? actionSql(actions.get(Number(e.id))!, filters) : e.id === null ? '1' : `event = ${params.add('String', e.id)}`
     return [base, compileGroup(e.properties, filters)].filter((c) => c !== '1').join(' AND ') || '1'
   }
-  const steps = request.series.map((e) => {
+  // Conversion trends measure up to funnelToStep: the funnel is cut there (PostHog's max_steps_override).
+  const counted = request.vizType === 'trends' && request.toStep !== null ? request.series.slice(0, request.toStep + 1) : request.series
+  const steps = counted.map((e) => {
     let condition = matches(e)
     // First time for user: only the actor's first event of the step ever (before the range's end).
     if (e.math === 'first_time_for_user')

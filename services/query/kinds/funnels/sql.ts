@@ -187,3 +187,30 @@ export function stepsSql(actorRows: string, n: number, breakdown: { limit: numbe
   FROM (SELECT *, ${keep} AS final, row_number() OVER (ORDER BY ${order}, pv) AS r FROM (${perValue}))
   GROUP BY final ORDER BY min(r)`
 }
+
+/**
+ * Time to convert (PostHog's funnel_time_to_convert): the seconds each actor reaching `to` took from `from`,
+ * binned; `binCount` or ∛(actors) bins (1 to 60), each as wide as the range over the bins (at least one
+ * second; 60 with a single time), and their average.
+ */
+export function timeToConvertSql(actorRows: string, from: number, to: number, binCount: number | null): string {
+  const bins = binCount !== null ? String(binCount) : 'toInt64(least(60, greatest(1, ceil(cbrt(length(ts))))))'
+  return `SELECT arrayZip(buckets, counts) AS bins, if(length(ts) = 0, NULL, arrayAvg(ts)) AS average FROM (
+    SELECT groupArray(arraySum(arraySlice(timings, ${from + 1}, ${to - from}))) AS ts, ${bins} AS bin_count,
+      floor(arrayMin(ts)) AS min_t, ceil(arrayMax(ts)) AS max_t, ceil((max_t - min_t) / bin_count) AS raw_width,
+      if(raw_width > 0, raw_width, 60) AS width,
+      arrayMap(i -> toInt64(round(min_t + i * width)), range(0, bin_count + 1)) AS buckets,
+      arrayMap(t -> toInt64(floor((t - min_t) / width)), ts) AS indices,
+      arrayMap(i -> toUInt64(countEqual(indices, i)), range(0, bin_count + 1)) AS counts
+    FROM (${actorRows}) WHERE step_reached >= ${to})`
+}
+
+/**
+ * Conversion trends (PostHog's funnel_trends): per breakdown value and period, the actors entering the funnel
+ * in the period who reached `from`, and of those the ones who reached the last step.
+ */
+export function trendsSql(actorRows: string, from: number, last: number): string {
+  return `SELECT pv AS breakdown, formatDateTime(per, '%Y-%m-%d %H:%i:%S') AS period, countIf(step_reached >= ${from}) AS reached_from,
+    countIf(step_reached >= ${last}) AS reached_to
+  FROM (${actorRows}) GROUP BY pv, per ORDER BY pv, per`
+}
