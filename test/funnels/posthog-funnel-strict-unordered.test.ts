@@ -257,6 +257,11 @@ describe('PostHog test_funnel_strict.py and test_funnel_unordered.py', () => {
 
   it('test_funnel_unordered.py test_funnel_exclusions_invalid_params: 1-1, and any partial window, are refused for unordered', async () => {
     const c = await funnelCase(t, 'unordered test_funnel_exclusions_invalid_params')
+    // A full-window exclusion answers: what is refused is the range alone.
+    await c.funnel({
+      series: [ev('user signed up'), ev('paid'), ev('blah')],
+      funnelsFilter: unordered({ exclusions: [{ kind: 'EventsNode', event: 'x', funnelFromStep: 0, funnelToStep: 2 }] }),
+    })
     for (const [from, to] of [
       [1, 1],
       [0, 1],
@@ -543,5 +548,7 @@ describe('PostHog test_funnel_strict.py and test_funnel_unordered.py', () => {
     await c.journeys(attributionJourneys)
     const res = await c.call('POST', `/api/environments/${c.id}/query/`, { query: { kind: 'FunnelsQuery', ...attributed(1) } })
     expect(res.status, res.text).toBe(400)
+    // Step-0 attribution of the same funnel answers: what is refused is the later step alone.
+    expect(await c.funnel(attributed(0))).toHaveLength(6)
   })
 })
