@@ -33,10 +33,10 @@ export interface ActorRowsInput {
 const EVENT = 'Tuple(Int64, Array(Int8), String, DateTime)'
 
 /**
- * Rows of (actor, pv, step_reached, timings, start, period): per actor and breakdown value, the furthest
- * step (0-based; -1: none or disqualified by an exclusion), the seconds between consecutive steps of that
- * path, the path's start (µs), and (conversion trends) the period it entered in. An actor that reaches no
- * step has no row.
+ * Rows of (actor, pv, per, step_reached, timings, start, event_count): per actor, breakdown value (a missing
+ * value is '') and (conversion trends) period entered, the furthest step (0-based; an actor that reaches none,
+ * or whose path an exclusion disqualified, has no row), the seconds between consecutive steps of that path,
+ * the path's start (µs), and how many of the actor's events the funnel read.
  */
 export function actorRowsSql(input: ActorRowsInput): string {
   const { orderType } = input
@@ -72,10 +72,10 @@ export function actorRowsSql(input: ActorRowsInput): string {
   const own = input.attribution === 'all_events' && input.breakdown && !input.breakdown.cohort ? `arrayFilter(x -> x.3 = pv, evs)` : 'evs'
   const fold = orderType === 'unordered' ? unorderedFold(input, own) : orderedFold(input, own)
   const groupBy = input.breakdown?.cohort ? 'actor, prop' : 'actor'
-  return `SELECT actor, pv, per, r.1 AS step_reached, r.2 AS timings, r.3 AS start FROM (
-    SELECT actor, pv, per, (${fold.result('f')}) AS r FROM (
-    SELECT actor, pv, per, ${fold.expr} AS f FROM (
-      SELECT actor, arraySort(x -> (x.1, x.2), groupArray(CAST((ts, steps, prop, per) AS ${EVENT}))) AS evs, ${values} AS pvs, ${periods} AS pers
+  return `SELECT actor, replaceAll(pv, '${NULL_LABEL}', '') AS pv, per, r.1 AS step_reached, r.2 AS timings, r.3 AS start, event_count FROM (
+    SELECT actor, pv, per, (${fold.result('f')}) AS r, event_count FROM (
+    SELECT actor, pv, per, ${fold.expr} AS f, event_count FROM (
+      SELECT actor, length(evs) AS event_count, arraySort(x -> (x.1, x.2), groupArray(CAST((ts, steps, prop, per) AS ${EVENT}))) AS evs, ${values} AS pvs, ${periods} AS pers
       FROM (${rows}) GROUP BY ${groupBy})
     ARRAY JOIN pvs AS pv ARRAY JOIN pers AS per))
   WHERE step_reached >= 0`
