@@ -1448,31 +1448,56 @@ describe('PostHog test_funnel.py (ordered funnels)', () => {
     await c.funnel(q({ funnelWindowInterval: -1, funnelWindowIntervalUnit: 'second' }))
     await c.funnel(q({ funnelWindowInterval: -3, funnelWindowIntervalUnit: 'day' }))
   })
-  it('test_funnel_validation_rules.py: fewer than 2 or more than 32 steps, bad step ranges and bad exclusions are refused', async () => {
-    const c = await funnelCase(t, 'test_funnel_validation_rules.py')
+  describe('test_funnel_validation_rules.py', () => {
+    // Each refusal is checked against the same funnel made valid, which answers: the refusal is the rule's alone.
+    let c: FunnelCase
+    beforeAll(async () => {
+      c = await funnelCase(t, 'test_funnel_validation_rules.py')
+    })
     const steps = (n: number) => Array.from({ length: n }, (_, i) => ev(`step ${i + 1}`))
-    const status = async (q: Props) => {
-      const res = await c.call('POST', `/api/environments/${c.id}/query/`, { query: { kind: 'FunnelsQuery', ...q } })
-      return res.status
-    }
+    const status = async (q: Props) =>
+      (await c.call('POST', `/api/environments/${c.id}/query/`, { query: { kind: 'FunnelsQuery', ...q } })).status
     const x = (event: string, from: number, to: number) => ({ kind: 'EventsNode', event, funnelFromStep: from, funnelToStep: to })
-    // test_requires_at_least_two_funnel_steps, test_rejects_more_than_max_funnel_steps, test_allows_max_funnel_steps,
-    // test_allows_more_than_max_steps_for_trends_funnels
-    expect(await status({ series: steps(1) })).toBe(400)
-    expect(await status({ series: steps(33) })).toBe(400)
-    expect(await status({ series: steps(32) })).toBe(200)
-    expect(await status({ series: steps(33), funnelsFilter: { funnelVizType: 'trends' } })).toBe(200)
-    // test_validates_funnel_step_range
-    for (const filter of [{ funnelFromStep: 2 }, { funnelToStep: 3 }, { funnelFromStep: 1, funnelToStep: 1 }])
-      expect(await status({ series: steps(3), funnelsFilter: filter }), JSON.stringify(filter)).toBe(400)
-    // test_validates_funnel_exclusion_ranges, test_disallows_exclusion_that_matches_funnel_step
-    for (const exclusion of [x('exclude', 1, 1), x('exclude', 2, 3), x('exclude', 0, 3)])
-      expect(await status({ series: steps(3), funnelsFilter: { exclusions: [exclusion] } }), JSON.stringify(exclusion)).toBe(400)
-    expect(await status({ series: steps(2), funnelsFilter: { exclusions: [x('step 2', 0, 1)] } })).toBe(400)
-    // test_disallows_partial_exclusions_in_unordered_funnels, test_allows_valid_exclusion
-    for (const exclusion of [x('exclude', 1, 2), x('exclude', 0, 1)])
-      expect(await status({ series: steps(3), funnelsFilter: { funnelOrderType: 'unordered', exclusions: [exclusion] } })).toBe(400)
-    expect(await status({ series: steps(3), funnelsFilter: { funnelOrderType: 'unordered', exclusions: [x('exclude', 0, 2)] } })).toBe(200)
-    expect(await status({ series: steps(3), funnelsFilter: { funnelOrderType: 'ordered', exclusions: [x('exclude', 0, 1)] } })).toBe(200)
+
+    it('test_requires_at_least_two_funnel_steps: one step is refused, two answer', async () => {
+      expect(await status({ series: steps(2) })).toBe(200)
+      expect(await status({ series: steps(1) })).toBe(400)
+    })
+
+    it('test_rejects_more_than_max_funnel_steps and test_allows_max_funnel_steps: 33 steps are refused, 32 answer', async () => {
+      expect(await status({ series: steps(32) })).toBe(200)
+      expect(await status({ series: steps(33) })).toBe(400)
+    })
+
+    it('test_allows_more_than_max_steps_for_trends_funnels: 33 steps answer as conversion trends', async () => {
+      expect(await status({ series: steps(33), funnelsFilter: { funnelVizType: 'trends' } })).toBe(200)
+    })
+
+    it('test_validates_funnel_step_range: from-step 2 or to-step 3 of 3 steps, or from 1 to 1, are refused', async () => {
+      expect(await status({ series: steps(3), funnelsFilter: { funnelFromStep: 1, funnelToStep: 2 } })).toBe(200)
+      for (const filter of [{ funnelFromStep: 2 }, { funnelToStep: 3 }, { funnelFromStep: 1, funnelToStep: 1 }])
+        expect(await status({ series: steps(3), funnelsFilter: filter }), JSON.stringify(filter)).toBe(400)
+    })
+
+    it('test_validates_funnel_exclusion_ranges: exclusions 1-1, 2-3 and 0-3 of 3 steps are refused', async () => {
+      expect(await status({ series: steps(3), funnelsFilter: { exclusions: [x('exclude', 0, 2)] } })).toBe(200)
+      for (const exclusion of [x('exclude', 1, 1), x('exclude', 2, 3), x('exclude', 0, 3)])
+        expect(await status({ series: steps(3), funnelsFilter: { exclusions: [exclusion] } }), JSON.stringify(exclusion)).toBe(400)
+    })
+
+    it('test_disallows_exclusion_that_matches_funnel_step: a step’s own event cannot be an exclusion', async () => {
+      expect(await status({ series: steps(2), funnelsFilter: { exclusions: [x('other', 0, 1)] } })).toBe(200)
+      expect(await status({ series: steps(2), funnelsFilter: { exclusions: [x('step 2', 0, 1)] } })).toBe(400)
+    })
+
+    it('test_disallows_partial_exclusions_in_unordered_funnels and test_allows_valid_exclusion', async () => {
+      const unordered = (exclusion: Props) => ({
+        series: steps(3),
+        funnelsFilter: { funnelOrderType: 'unordered', exclusions: [exclusion] },
+      })
+      expect(await status(unordered(x('exclude', 0, 2)))).toBe(200)
+      expect(await status({ series: steps(3), funnelsFilter: { funnelOrderType: 'ordered', exclusions: [x('exclude', 0, 1)] } })).toBe(200)
+      for (const exclusion of [x('exclude', 1, 2), x('exclude', 0, 1)]) expect(await status(unordered(exclusion))).toBe(400)
+    })
   })
 })
