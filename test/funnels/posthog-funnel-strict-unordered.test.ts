@@ -567,4 +567,93 @@ describe('PostHog test_funnel_strict.py and test_funnel_unordered.py', () => {
       expect(await c.funnel(attributed(0))).toHaveLength(6)
     },
   )
+  // conversion_time_cases.py, as test_funnel.py (ordered) and test_funnel_unordered.py (unordered) run it.
+  for (const [order, runner] of [
+    ['ordered', 'test_funnel.py TestFunnelConversionTime'],
+    ['unordered', 'test_funnel_unordered.py TestFunnelUnorderedStepsConversionTime'],
+  ]) {
+    const h = (day: number, hour: number, minute = 0) =>
+      `2021-05-0${day}T${String(hour).padStart(2, '0')}:${String(minute).padStart(2, '0')}:00Z`
+    const jan = (day: number, hour: number, minute = 0) => h(day, hour, minute).replace('2021-05', '2020-01')
+
+    it(`conversion_time_cases.py test_funnel_with_multiple_incomplete_tries (${runner}): only the complete try is timed, 3600 s`, async () => {
+      const c = await funnelCase(t, `test_funnel_with_multiple_incomplete_tries ${order}`)
+      await c.journeys({
+        person1: [
+          { event: 'user signed up', at: h(1, 1) },
+          { event: '$pageview', at: h(1, 2) },
+          { event: 'something else', at: h(1, 3) },
+          { event: 'user signed up', at: h(3, 4) },
+          { event: '$pageview', at: h(3, 5) },
+          { event: 'user signed up', at: h(4, 7) },
+          { event: '$pageview', at: h(4, 10) },
+        ],
+      })
+      const q = {
+        series: [ev('user signed up'), ev('$pageview'), ev('something else')],
+        dateRange: { date_from: '2021-05-01 00:00:00', date_to: '2021-05-14 00:00:00' },
+        funnelsFilter: { funnelOrderType: order, funnelWindowInterval: 1 },
+      }
+      const steps = await c.funnel(q)
+      expect(steps[0].count).toBe(1)
+      expect([steps[1].average_conversion_time, steps[1].median_conversion_time]).toEqual([3600, 3600])
+      expect(await c.actors(q, 1)).toEqual(['person1'])
+    })
+
+    it(`conversion_time_cases.py test_funnel_step_conversion_times (${runner}): average 6000 s and 5400 s, median 7200 s and 5400 s`, async () => {
+      const c = await funnelCase(t, `test_funnel_step_conversion_times ${order}`)
+      await c.journeys({
+        person1: [
+          { event: 'sign up', at: jan(1, 12) },
+          { event: 'play movie', at: jan(1, 13) },
+          { event: 'buy', at: jan(1, 15) },
+        ],
+        person2: [
+          { event: 'sign up', at: jan(2, 14) },
+          { event: 'play movie', at: jan(2, 16) },
+        ],
+        person3: [
+          { event: 'sign up', at: jan(2, 14) },
+          { event: 'play movie', at: jan(2, 16) },
+          { event: 'buy', at: jan(2, 17) },
+        ],
+      })
+      const steps = await c.funnel({
+        series: [ev('sign up'), ev('play movie'), ev('buy')],
+        dateRange: { date_from: '2020-01-01', date_to: '2020-01-08' },
+        funnelsFilter: { funnelOrderType: order, funnelWindowInterval: 7, funnelWindowIntervalUnit: 'day' },
+      })
+      expect(steps.map((s: any) => s.average_conversion_time)).toEqual([null, 6000, 5400])
+      expect(steps.map((s: any) => s.median_conversion_time)).toEqual([null, 7200, 5400])
+    })
+
+    it(`conversion_time_cases.py test_funnel_times_with_different_conversion_windows (${runner}): 14 days against 5 minutes`, async () => {
+      const c = await funnelCase(t, `test_funnel_times_with_different_conversion_windows ${order}`)
+      await c.journeys({
+        stopped_after_signup1: [
+          { event: 'user signed up', at: jan(2, 14) },
+          { event: 'pageview', at: jan(2, 14, 5) },
+        ],
+        stopped_after_signup2: [{ event: 'user signed up', at: jan(2, 14, 3) }],
+        stopped_after_signup3: [
+          { event: 'user signed up', at: jan(2, 12) },
+          { event: 'pageview', at: jan(2, 12, 15) },
+        ],
+      })
+      const q = (interval: number, unit: string) => ({
+        series: [ev('user signed up'), ev('pageview')],
+        dateRange: { date_from: '2020-01-01', date_to: '2020-01-14' },
+        funnelsFilter: { funnelOrderType: order, funnelWindowInterval: interval, funnelWindowIntervalUnit: unit },
+      })
+      const all = ['stopped_after_signup1', 'stopped_after_signup2', 'stopped_after_signup3']
+      const days = await c.funnel(q(14, 'day'))
+      expect([days[0].count, days[1].count, days[1].average_conversion_time]).toEqual([3, 2, 600])
+      expect(await c.actors(q(14, 'day'), 1)).toEqual(all)
+      expect(await c.actors(q(14, 'day'), 2)).toEqual(['stopped_after_signup1', 'stopped_after_signup3'])
+      const minutes = await c.funnel(q(5, 'minute'))
+      expect([minutes[0].count, minutes[1].count, minutes[1].average_conversion_time]).toEqual([3, 1, 300])
+      expect(await c.actors(q(5, 'minute'), 1)).toEqual(all)
+      expect(await c.actors(q(5, 'minute'), 2)).toEqual(['stopped_after_signup1'])
+    })
+  }
 })
