@@ -1541,4 +1541,115 @@ describe('PostHog test_funnel.py (ordered funnels)', () => {
       for (const exclusion of [x('exclude', 1, 2), x('exclude', 0, 1)]) expect(await status(unordered(exclusion))).toBe(400)
     })
   })
+  describe('the same cases as PostHog writes them: legacy FUNNELS filters of a saved insight', () => {
+    it('test_funnel_events: signed up 4, paid 2, watched movie 1', async () => {
+      const c = await funnelCase(t, 'legacy test_funnel_events')
+      const { paid, movie } = await basic(c)
+      await c.persons([{ ids: ['had_anonymous_id', 'completed_movie'] }])
+      const e = ordered()
+      e.signup('stopped_after_signup')
+      e.signup('stopped_after_pay')
+      e.pay('stopped_after_pay')
+      e.signup('had_anonymous_id')
+      e.pay('completed_movie')
+      e.movie('completed_movie')
+      e.movie('just_did_movie')
+      e.pay('wrong_order')
+      e.signup('wrong_order')
+      e.movie('wrong_order')
+      await c.capture(e.events)
+      const steps = await c.saved({
+        events: [{ id: 'user signed up', type: 'events', order: 0 }],
+        actions: [
+          { id: paid, type: 'actions', order: 1 },
+          { id: movie, type: 'actions', order: 2 },
+        ],
+        funnel_window_days: 14,
+      })
+      expect(names(steps)).toEqual(['user signed up', 'paid', 'watched movie'])
+      expect(counts(steps)).toEqual([4, 2, 1])
+    })
+
+    it('test_funnel_exclusion_no_end_event: exclusions with funnel_from_step and funnel_to_step; 2, 1', async () => {
+      const c = await funnelCase(t, 'legacy test_funnel_exclusion_no_end_event')
+      await c.journeys({
+        person1: [
+          { event: 'user signed up', at: '2021-05-01T01:00:00Z' },
+          { event: 'paid', at: '2021-05-01T02:00:00Z' },
+        ],
+        person2: [
+          { event: 'user signed up', at: '2021-05-01T03:00:00Z' },
+          { event: 'x', at: '2021-05-01T03:30:00Z' },
+          { event: 'paid', at: '2021-05-01T04:00:00Z' },
+        ],
+        person3: [
+          { event: 'user signed up', at: '2021-05-01T05:00:00Z' },
+          { event: 'x', at: '2021-05-01T06:00:00Z' },
+        ],
+        person4: [
+          { event: 'user signed up', at: '2021-05-01T07:00:00Z' },
+          { event: 'x', at: '2021-05-02T08:00:00Z' },
+        ],
+      })
+      const steps = await c.saved({
+        events: [
+          { id: 'user signed up', type: 'events', order: 0 },
+          { id: 'paid', type: 'events', order: 1 },
+        ],
+        funnel_window_interval: 1,
+        date_from: '2021-05-01 00:00:00',
+        date_to: '2021-05-14 00:00:00',
+        exclusions: [{ id: 'x', type: 'events', funnel_from_step: 0, funnel_to_step: 1 }],
+      })
+      expect(names(steps)).toEqual(['user signed up', 'paid'])
+      expect(counts(steps)).toEqual([2, 1])
+    })
+
+    it('test_funnel_conversion_window_seconds: funnel_window_interval_unit second; 25, 10, 0', async () => {
+      const c = await funnelCase(t, 'legacy test_funnel_conversion_window_seconds')
+      await windowCase(c, '2021-05-01T00:00:10Z', '2021-05-01T00:00:20Z')
+      const steps = await c.saved({
+        date_from: '2021-05-01 00:00:00',
+        date_to: '2021-05-14 00:00:00',
+        funnel_window_interval: 15,
+        funnel_window_interval_unit: 'second',
+        events: [
+          { id: 'step one', order: 0 },
+          { id: 'step two', order: 1 },
+          { id: 'step three', order: 2 },
+        ],
+      })
+      expect(counts(steps)).toEqual([25, 10, 0])
+    })
+
+    it('test_breakdown_step_attributions: breakdown_attribution_type step with breakdown_attribution_value 1 gives two lists', async () => {
+      const c = await funnelCase(t, 'legacy test_breakdown_step_attributions')
+      await c.journeys({
+        user_one: [
+          { event: 'step one', at: at(0), properties: { $browser: 'Chrome' } },
+          { event: 'step two', at: at(1), properties: { $browser: 'Safari' } },
+          { event: 'step two', at: at(2), properties: { $browser: 'Chrome' } },
+          { event: 'step three', at: at(3), properties: { $browser: 'Chrome' } },
+        ],
+      })
+      const lists = await c.saved({
+        funnel_viz_type: 'steps',
+        date_from: '2021-05-01 00:00:00',
+        date_to: '2021-05-02 23:59:59',
+        funnel_window_interval: 30,
+        funnel_window_interval_unit: 'second',
+        events: [
+          { id: 'step one', order: 0 },
+          { id: 'step two', order: 1 },
+          { id: 'step three', order: 2 },
+        ],
+        breakdown_type: 'event',
+        breakdown: '$browser',
+        breakdown_attribution_type: 'step',
+        breakdown_attribution_value: 1,
+      })
+      expect(lists.length).toBe(2)
+      for (const list of lists) expect(counts(list)).toEqual([1, 1, 1])
+    })
+  })
 })

@@ -34,6 +34,8 @@ export interface FunnelCase {
   query(body: Props): Promise<any>
   /** A FunnelsQuery's results. */
   funnel(q: Props): Promise<any>
+  /** The result of a saved insight of these legacy `insight: FUNNELS` filters, as PostHog's tests write them. */
+  saved(filters: Props): Promise<any>
   /** The persons (each as its sorted distinct ids joined by ',') a FunnelsActorsQuery lists, sorted. */
   actors(source: Props, funnelStep: number, extra?: Props): Promise<string[]>
   /** Creates an action of these steps and gives its id. */
@@ -87,6 +89,13 @@ export async function funnelCase(t: TestWren, name: string, settings: Props = {}
     },
     query,
     funnel,
+    async saved(filters) {
+      const created = await call('POST', `/api/projects/${id}/insights/`, { name: 'funnel', filters: { insight: 'FUNNELS', ...filters } })
+      expect(created.status, created.text).toBe(201)
+      const read = await call('GET', `/api/projects/${id}/insights/${created.body.id}/`)
+      expect(read.status, read.text).toBe(200)
+      return read.body.result
+    },
     async actors(source, funnelStep, extra = {}) {
       const body = await query({
         kind: 'ActorsQuery',
