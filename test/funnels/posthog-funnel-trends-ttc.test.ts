@@ -464,6 +464,97 @@ describe('PostHog test_funnel_trends.py and test_funnel_time_to_convert.py', () 
     },
   )
 
+  const sec = (s: number) => new Date(Date.parse('2021-05-01T00:00:00Z') + s * 1000).toISOString()
+  const exclusionTrend = (filter: Props, series = three.slice(0, 2)) => ({
+    ...trends(thirteen, { funnelWindowIntervalUnit: 'second', ...filter }),
+    series,
+  })
+  const excluded = (from: number, to: number) => [{ kind: 'EventsNode', event: 'exclusion', funnelFromStep: from, funnelToStep: to }]
+
+  it('test_funnel_trends.py test_short_exclusions: an excluded try, then a clean one in 29 s; 100 % on 1 May', async () => {
+    const c = await funnelCase(t, 'trends test_short_exclusions')
+    await c.journeys({
+      user_one: [
+        { event: 'step one', at: sec(0) },
+        { event: 'exclusion', at: sec(1) },
+        { event: 'step two', at: sec(31) },
+        { event: 'step one', at: sec(3600) },
+        { event: 'step two', at: sec(3629) },
+      ],
+    })
+    const lines = await c.funnel({
+      ...exclusionTrend({ funnelWindowInterval: 30, exclusions: excluded(0, 1) }),
+      breakdownFilter: { breakdown: '$browser', breakdown_type: 'event' },
+    })
+    expect(lines.map((l: any) => l.data)).toEqual([[100, ...zeros(12)]])
+  })
+
+  it('test_funnel_trends.py test_funnel_exclusion_no_end_event: persons 1 and 4 of 4 convert; 50 % on 1 May', async () => {
+    const c = await funnelCase(t, 'trends test_funnel_exclusion_no_end_event')
+    await c.journeys({
+      person1: [
+        { event: 'user signed up', at: '2021-05-01T01:00:00Z' },
+        { event: 'paid', at: '2021-05-01T02:00:00Z' },
+      ],
+      person2: [
+        { event: 'user signed up', at: '2021-05-01T03:00:00Z' },
+        { event: 'x', at: '2021-05-01T03:30:00Z' },
+        { event: 'paid', at: '2021-05-01T04:00:00Z' },
+      ],
+      person3: [
+        { event: 'user signed up', at: '2021-05-01T05:00:00Z' },
+        { event: 'x', at: '2021-05-01T06:00:00Z' },
+      ],
+      person4: [
+        { event: 'user signed up', at: '2021-05-01T07:00:00Z' },
+        { event: 'x', at: '2021-05-02T08:00:00Z' },
+      ],
+    })
+    const [line] = await c.funnel({
+      series: [ev('user signed up'), ev('paid')],
+      dateRange: { date_from: '2021-05-01 00:00:00', date_to: '2021-05-14 00:00:00' },
+      funnelsFilter: {
+        funnelVizType: 'trends',
+        funnelWindowInterval: 1,
+        exclusions: [{ kind: 'EventsNode', event: 'x', funnelFromStep: 0, funnelToStep: 1 }],
+      },
+    })
+    expect(line.data).toEqual([50, ...zeros(13)])
+  })
+
+  it('test_funnel_trends.py test_exclusion_after_goal: an exclusion in a later try leaves the first conversion; 100 %', async () => {
+    const c = await funnelCase(t, 'trends test_exclusion_after_goal')
+    await c.journeys({
+      user_one: [
+        { event: 'step one', at: sec(0) },
+        { event: 'step two', at: sec(1) },
+        { event: 'step three', at: sec(3) },
+        { event: 'step one', at: sec(4) },
+        { event: 'step two', at: sec(5) },
+        { event: 'exclusion', at: sec(6) },
+        { event: 'step three', at: sec(7) },
+      ],
+    })
+    const [line] = await c.funnel(exclusionTrend({ funnelWindowInterval: 10, exclusions: excluded(1, 2) }, three))
+    expect(line.data[0]).toBe(100)
+  })
+
+  it('test_funnel_trends.py test_funnel_exclusion_multiple_possible_no_end_event1: entered, excluded, not converted; 0 %', async () => {
+    const c = await funnelCase(t, 'trends no_end_event1')
+    await c.journeys({
+      user_one: [
+        { event: 'step one', at: sec(0) },
+        { event: 'exclusion', at: sec(1) },
+        { event: 'step one', at: sec(31) },
+      ],
+    })
+    const q = exclusionTrend({ funnelWindowInterval: 10, exclusions: excluded(0, 1) })
+    const [line] = await c.funnel(q)
+    expect(line.data[0]).toBe(0)
+    // reached_from_step_count 1: the person entered on 1 May and dropped off.
+    expect(await periodActors(c, q, '2021-05-01 00:00:00', true)).toEqual([['user_one']])
+  })
+
   // time to convert
   const june = { date_from: '2021-06-07 00:00:00', date_to: '2021-06-13 23:59:59' }
   const j = (event: string, at: string) => ({ event, at: `2021-06-${at}:00Z` })
