@@ -109,6 +109,9 @@ describe('FunnelsQuery steps', () => {
       funnelsFilter: { exclusions: [{ kind: 'EventsNode', event: 'clicked', funnelFromStep: 1, funnelToStep: 2 }] },
     })
     expect(counts(later.body.results)).toEqual([4, 2, 1])
+    // Nobody entered: no steps at all (mirrors test_funnel.py test_advanced_funnel_exclusions_between_steps' empty case).
+    const nobody = await query({ series: steps('never_sent', 'paid') })
+    expect(nobody.body.results).toEqual([])
   })
 
   it('applies step properties, global properties and an any-event step', async () => {
