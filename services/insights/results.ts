@@ -1,17 +1,20 @@
 // An insight's result: its query (bare or in an InsightVizNode) or its legacy `filters` (a dialect of
-// TrendsQuery, insight TRENDS) run through the Query API's runner, with the endpoint's cache and `refresh`
-// rules. A kind Wren does not compute yet (FunnelsQuery, a legacy FUNNELS filter, …) is stored and answered
-// with `result: null` and the reason. A dashboard's filters apply as the endpoint's `filters_override`.
+// TrendsQuery, insight TRENDS, or of FunnelsQuery, insight FUNNELS) run through the Query API's runner, with
+// the endpoint's cache and `refresh` rules. A kind Wren does not compute yet (PathsQuery, a legacy RETENTION
+// filter, …) is stored and answered with `result: null` and the reason. A dashboard's filters apply as the endpoint's `filters_override`.
 import type { PersonalApiKey, Project } from '../platform/tenancy'
+import { isRecord } from '../platform/json'
 import type { DashboardFilter } from '../query/kind'
 import { kindOfNode, unwrapNode, type AnyKind } from '../query/kinds'
 import { trendsKind, parseTrendRequest } from '../query/kinds/trends'
+import { funnelsKind, parseFunnelFilter } from '../query/kinds/funnels'
 import type { QueryRunner, RefreshMode } from '../query/runner'
 import type { DashboardFilters } from './dashboard-store'
 import type { Insight } from './store'
 
 export interface InsightResult {
-  result: unknown[] | null
+  /** A list (trends, funnel steps) or, for a funnel's time to convert, one object. */
+  result: unknown[] | Record<string, unknown> | null
   last_refresh: string | null
   is_cached: boolean
   timezone: string | null
@@ -63,8 +66,9 @@ export class InsightResults {
       return this.runner.parse(query)
     }
     const kind = typeof filters.insight === 'string' ? filters.insight.toUpperCase() : 'TRENDS'
-    if (kind !== 'TRENDS') return { other: kind }
+    if (kind !== 'TRENDS' && kind !== 'FUNNELS') return { other: kind }
     if (!Array.isArray(filters.events) && !Array.isArray(filters.actions)) return { other: 'empty' }
+    if (kind === 'FUNNELS') return { kind: funnelsKind, query: parseFunnelFilter(filters) }
     return { kind: trendsKind, query: parseTrendRequest(filters) }
   }
 
@@ -100,7 +104,7 @@ const dashboardFilter = (filters: DashboardFilters): DashboardFilter => ({
 })
 
 function answer(body: Record<string, unknown>): InsightResult {
-  const results = Array.isArray(body.results) ? body.results : null
+  const results = Array.isArray(body.results) || isRecord(body.results) ? body.results : null
   return {
     result: results,
     last_refresh: typeof body.last_refresh === 'string' ? body.last_refresh : null,

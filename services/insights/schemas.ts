@@ -3,6 +3,7 @@
 import { Type } from 'typebox'
 import { AnyObject } from '../platform/http/schemas'
 import { TrendSeries } from '../query/kinds/trends/schemas'
+import { FunnelStep, FunnelTimeToConvert, FunnelTrend } from '../query/kinds/funnels/schemas'
 
 const Nullable = <T extends Parameters<typeof Type.Union>[0][number]>(t: T, options?: { description: string }) =>
   Type.Union([t, Type.Null()], options)
@@ -24,9 +25,17 @@ export const InsightAnswer = Type.Object(
     dashboards: Type.Array(Type.Integer(), { description: 'The dashboards the insight is on.' }),
     dashboard_tiles: Type.Array(Type.Object({ id: Type.Integer(), dashboard_id: Type.Integer(), deleted: Type.Boolean() })),
     result: Nullable(
-      Type.Union([Type.Array(TrendSeries), Type.Array(Type.Array(Type.Unknown(), { description: 'A row, in `columns` order.' }))]),
+      Type.Union([
+        Type.Array(TrendSeries),
+        Type.Array(FunnelStep),
+        Type.Array(Type.Array(FunnelStep)),
+        Type.Array(FunnelTrend),
+        FunnelTimeToConvert,
+        Type.Array(Type.Array(Type.Unknown(), { description: 'A row, in `columns` order.' })),
+      ]),
       {
-        description: 'Computed when one insight is read: a trend’s series, or a SQL insight’s rows; null in lists and after a write.',
+        description:
+          'Computed when one insight is read: a trend’s series, a funnel’s steps (a list per breakdown value), conversion trend or time to convert, or a SQL insight’s rows; null in lists and after a write.',
       },
     ),
     last_refresh: Nullable(Time, { description: 'When the result was computed.' }),

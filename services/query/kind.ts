@@ -44,6 +44,20 @@ export interface ActorsPoint {
   compare: 'current' | 'previous' | null
   status: string | null
   interval: number | null
+  /** A FunnelsActorsQuery's point (PostHog's): read by the funnel kind only. */
+  funnel?: FunnelActorsPoint
+}
+
+/**
+ * The actors of a funnel's point: `funnelStep` (1-based) positive, those who reached the step; negative, those who
+ * reached the step before and dropped off before abs(n); `funnelStepBreakdown` the bar's breakdown value; for a
+ * conversion trend, the period entered (`funnelTrendsEntrancePeriodStart`) and whether the dropped off are asked.
+ */
+export interface FunnelActorsPoint {
+  funnelStep: number | null
+  funnelStepBreakdown: unknown
+  funnelTrendsDropOff: boolean | null
+  funnelTrendsEntrancePeriodStart: string | null
 }
 
 /**

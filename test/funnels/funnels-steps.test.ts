@@ -311,6 +311,81 @@ describe('FunnelsQuery steps', () => {
     expect(chrome.data).toEqual([0, 100, 0, 0, 0, 0, 0, 0])
   })
 
+  it('computes saved funnels, from a query or a legacy FUNNELS filter, and on a dashboard tile', async () => {
+    const at = (path: string) => `/api/projects/${t.projectId}${path}`
+    const source = { kind: 'FunnelsQuery', series: steps('$pageview', 'signed_up', 'paid') }
+    const saved = await call('POST', at('/insights/'), { name: 'Signup funnel', query: { kind: 'InsightVizNode', source } })
+    expect(saved.status).toBe(201)
+    const read = await call('GET', at(`/insights/${saved.body.id}/`))
+    expect(read.status).toBe(200)
+    expect(counts(read.body.result)).toEqual([4, 2, 1])
+    expect(read.body.result_unavailable).toBe(null)
+    const legacy = await call('POST', at('/insights/'), {
+      name: 'Legacy funnel',
+      filters: {
+        insight: 'FUNNELS',
+        events: [
+          { id: 'signed_up', order: 1 },
+          { id: '$pageview', order: 0 },
+        ],
+        funnel_window_interval: 45,
+        funnel_window_interval_unit: 'minute',
+      },
+    })
+    expect(legacy.status).toBe(201)
+    const legacyRead = await call('GET', at(`/insights/${legacy.body.id}/`))
+    expect(legacyRead.body.result.map((s: { name: string; count: number }) => [s.name, s.count])).toEqual([
+      ['$pageview', 4],
+      ['signed_up', 1],
+    ])
+    const ttc = await call('POST', at('/insights/'), {
+      name: 'Time to convert',
+      query: { kind: 'InsightVizNode', source: { ...source, funnelsFilter: { funnelVizType: 'time_to_convert' } } },
+    })
+    expect((await call('GET', at(`/insights/${ttc.body.id}/`))).body.result).toMatchObject({ average_conversion_time: 10800 })
+    const board = await call('POST', `/api/environments/${t.projectId}/dashboards/`, { name: 'Funnels' })
+    await call('PATCH', at(`/insights/${saved.body.id}/`), { dashboards: [board.body.id] })
+    const tiles = await call('GET', at(`/dashboards/${board.body.id}/`))
+    expect(counts(tiles.body.tiles[0].insight.result)).toEqual([4, 2, 1])
+    const bad = await call('POST', at('/insights/'), {
+      filters: { insight: 'FUNNELS', events: [{ id: 'a' }], funnel_order_type: 'sideways' },
+    })
+    expect([bad.status, bad.body.attr]).toEqual([400, 'funnel_order_type'])
+  })
+
+  it('lists the persons who reached a step or dropped off, per breakdown value, with paging (mirrors test_funnel_persons.py test_first_step and test_last_step_dropoff)', async () => {
+    const funnel = { kind: 'FunnelsQuery', series: steps('$pageview', 'signed_up', 'paid') }
+    const persons = async (source: Record<string, unknown>, extra: Record<string, unknown> = {}) => {
+      const res = await call('POST', `/api/environments/${t.projectId}/query/`, {
+        query: { kind: 'ActorsQuery', select: ['person'], source: { kind: 'FunnelsActorsQuery', source: funnel, ...source }, ...extra },
+      })
+      expect(res.status, JSON.stringify(res.body)).toBe(200)
+      return { ids: res.body.results.map((r: Array<{ distinct_ids: string[] }>) => r[0].distinct_ids[0]).sort(), hasMore: res.body.hasMore }
+    }
+    expect((await persons({ funnelStep: 1 })).ids).toEqual(['u1', 'u2', 'u3', 'u5'])
+    expect((await persons({ funnelStep: 2 })).ids).toEqual(['u1', 'u2'])
+    expect((await persons({ funnelStep: -2 })).ids).toEqual(['u3', 'u5'])
+    expect((await persons({ funnelStep: -3 })).ids).toEqual(['u2'])
+    const page = await persons({ funnelStep: 1 }, { limit: 3 })
+    expect([page.ids.length, page.hasMore]).toEqual([3, true])
+    funnel.series = steps('$pageview', 'signed_up')
+    Object.assign(funnel, { breakdownFilter: { breakdown: '$browser' } })
+    expect((await persons({ funnelStep: 1, funnelStepBreakdown: ['Chrome'] })).ids).toEqual(['u1', 'u3'])
+    expect((await persons({ funnelStep: 2, funnelStepBreakdown: 'Safari' })).ids).toEqual(['u2'])
+    Object.assign(funnel, { breakdownFilter: undefined, funnelsFilter: { funnelVizType: 'trends' } })
+    expect((await persons({ funnelTrendsEntrancePeriodStart: '2026-03-11', funnelTrendsDropOff: true })).ids).toEqual(['u3'])
+    expect((await persons({ funnelTrendsEntrancePeriodStart: '2026-03-09 00:00:00', funnelTrendsDropOff: false })).ids).toEqual(['u1'])
+    for (const funnelStep of [0, -1, 4]) {
+      const bad = await call('POST', `/api/environments/${t.projectId}/query/`, {
+        query: {
+          kind: 'ActorsQuery',
+          source: { kind: 'FunnelsActorsQuery', funnelStep, source: { kind: 'FunnelsQuery', series: steps('a', 'b', 'c') } },
+        },
+      })
+      expect([bad.status, bad.body.attr]).toEqual([400, 'source.funnelStep'])
+    }
+  })
+
   it('refuses bad funnel input with a 400 naming the field', async () => {
     const bad = async (q: Record<string, unknown>, attr: string) => {
       const res = await query({ series: steps('$pageview', 'signed_up'), ...q })

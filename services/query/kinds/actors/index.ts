@@ -98,10 +98,11 @@ export function parseActorsQuery<D>(
 
 function parseSource<D>(raw: unknown, actorsOf: (insight: Record<string, unknown>) => InsightActors<D>): ActorsQuery<D>['source'] {
   if (!isRecord(raw)) throw wrenError('invalid_input', 'source must be a query node.', 'source')
+  if (raw.kind === 'FunnelsActorsQuery') return parseFunnelSource(raw, actorsOf)
   if (raw.kind !== 'InsightActorsQuery')
     throw wrenError(
       'unsupported',
-      `An ActorsQuery's source of kind '${String(raw.kind)}' is not computed yet: only InsightActorsQuery.`,
+      `An ActorsQuery's source of kind '${String(raw.kind)}' is not computed yet: only InsightActorsQuery and FunnelsActorsQuery.`,
       'source',
     )
   const unknown = Object.keys(raw).find((k) => !INSIGHT_ACTORS_FIELDS.includes(k) && !['kind', 'response', 'modifiers'].includes(k))
@@ -128,6 +129,49 @@ function parseSource<D>(raw: unknown, actorsOf: (insight: Record<string, unknown
     compare,
     status,
     interval: int('interval'),
+  }
+  return { insight: raw.source, point, read: actorsOf(raw.source) }
+}
+
+const FUNNEL_ACTORS_FIELDS = [
+  'source',
+  'funnelStep',
+  'funnelStepBreakdown',
+  'funnelTrendsDropOff',
+  'funnelTrendsEntrancePeriodStart',
+  'includeRecordings',
+]
+
+/** A FunnelsActorsQuery: the funnel's own fields, read by the funnel kind (which checks them against the funnel). */
+function parseFunnelSource<D>(
+  raw: Record<string, unknown>,
+  actorsOf: (insight: Record<string, unknown>) => InsightActors<D>,
+): ActorsQuery<D>['source'] {
+  const unknown = Object.keys(raw).find(
+    (k) => !FUNNEL_ACTORS_FIELDS.includes(k) && !['kind', 'response', 'modifiers', 'funnelCustomSteps'].includes(k),
+  )
+  if (unknown) throw wrenError('unknown_field', `FunnelsActorsQuery has no field '${unknown}' that Wren can apply.`, `source.${unknown}`)
+  if (!isRecord(raw.source) || raw.source.kind !== 'FunnelsQuery')
+    throw wrenError('required', 'A FunnelsActorsQuery needs the FunnelsQuery as its source.', 'source.source')
+  const step = raw.funnelStep
+  if (step !== undefined && step !== null && (typeof step !== 'number' || !Number.isSafeInteger(step)))
+    throw wrenError('invalid_input', 'funnelStep must be an integer.', 'source.funnelStep')
+  const period = raw.funnelTrendsEntrancePeriodStart
+  if (period !== undefined && period !== null && typeof period !== 'string')
+    throw wrenError('invalid_input', 'funnelTrendsEntrancePeriodStart must be a date string.', 'source.funnelTrendsEntrancePeriodStart')
+  const point: ActorsPoint = {
+    day: null,
+    series: 0,
+    breakdown: null,
+    compare: null,
+    status: null,
+    interval: null,
+    funnel: {
+      funnelStep: typeof step === 'number' ? step : null,
+      funnelStepBreakdown: raw.funnelStepBreakdown ?? null,
+      funnelTrendsDropOff: typeof raw.funnelTrendsDropOff === 'boolean' ? raw.funnelTrendsDropOff : null,
+      funnelTrendsEntrancePeriodStart: typeof period === 'string' ? period : null,
+    },
   }
   return { insight: raw.source, point, read: actorsOf(raw.source) }
 }

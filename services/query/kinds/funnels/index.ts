@@ -5,6 +5,7 @@ import type { QueryKind } from '../../kind'
 import { computeFunnel, type FunnelDeps } from './compute'
 import { funnelWithDashboardFilters, parseFunnelsQuery, type FunnelRequest } from './model'
 import { funnelDefinitions } from './plan'
+import { funnelActors } from './actors'
 
 export type { FunnelDeps } from './compute'
 export { parseFunnelFilter, type FunnelRequest } from './model'
@@ -21,4 +22,5 @@ export const funnelsKind: QueryKind<FunnelRequest, FunnelDeps> = {
   staleInterval: (query) => query.interval,
   check: async (deps, project, query) => void (await funnelDefinitions(deps, project, query)),
   run: computeFunnel,
+  actors: funnelActors,
 }

@@ -30,30 +30,29 @@ export interface ActorRowsInput {
   period: string | null
 }
 
-const EVENT = 'Tuple(Int64, Array(Int8), String, DateTime)'
+const EVENT = 'Tuple(Int64, UInt64, String, DateTime)'
 
 /**
- * Rows of (actor, pv, step_reached, timings, start, period): per actor and breakdown value, the furthest
- * step (0-based; -1: none or disqualified by an exclusion), the seconds between consecutive steps of that
- * path, the path's start (µs), and (conversion trends) the period it entered in. An actor that reaches no
- * step has no row.
+ * Rows of (actor, pv, per, step_reached, timings, start, event_count): per actor, breakdown value (a missing
+ * value is '') and (conversion trends) period entered, the furthest step (0-based; an actor that reaches none,
+ * or whose path an exclusion disqualified, has no row), the seconds between consecutive steps of that path,
+ * the path's start (µs), and how many of the actor's events the funnel read.
  */
 export function actorRowsSql(input: ActorRowsInput): string {
   const { orderType } = input
   const n = input.steps.length
-  const stepFlags = input.steps.map((c, i) => `if(${c}, ${i + 1}, 0)`)
-  // exclusion_i (i = 1 … n-1): the event disqualifies entering step i from step i-1.
-  const exclusionFlags: string[] = []
-  for (let i = 1; i < n; i++) {
-    const matching = input.exclusions.filter((x) => x.fromStep < i && i <= x.toStep).map((x) => x.condition)
-    if (matching.length) exclusionFlags.push(`if(${matching.map((c) => `(${c})`).join(' OR ')}, ${-(i + 1)}, 0)`)
+  // The event's steps as bits: bit k-1 for step k; bit 32+k for an exclusion between step k-1 and step k.
+  const bits = input.steps.map((c, i) => `if(${c}, ${2 ** i}, 0)`)
+  for (let k = 2; k <= n; k++) {
+    const matching = input.exclusions.filter((x) => x.fromStep < k - 1 && k - 1 <= x.toStep).map((x) => x.condition)
+    if (matching.length) bits.push(`if(${matching.map((c) => `(${c})`).join(' OR ')}, ${2 ** (32 + k)}, 0)`)
   }
-  const flags = `arrayFilter(x -> x != 0, CAST([${[...stepFlags, ...exclusionFlags].join(', ')}] AS Array(Int8)))`
+  const flags = `toUInt64(${bits.join(' + ')})`
   const bd = input.breakdown ? (input.breakdown.cohort ? `arrayJoin(${input.breakdown.expr})` : input.breakdown.expr) : `''`
   const period = input.period ?? `toDateTime(0)`
   const matchAny = [...input.steps, ...input.exclusions.map((x) => x.condition)]
   const where = orderType === 'strict' || matchAny.includes('1') ? input.where : `${input.where} AND (${matchAny.join(' OR ')})`
-  const rows = `SELECT ${input.actor} AS actor, toUnixTimestamp64Micro(timestamp) AS ts, ${flags} AS steps, ${bd} AS prop, ${period} AS per
+  const rows = `SELECT ${input.actor} AS actor, toUnixTimestamp64Micro(timestamp) AS ts, ${flags} AS mask, ${bd} AS prop, ${period} AS per
     FROM ${input.from} WHERE ${where}`
 
   const known = `length(replaceAll(replaceAll(x.3, '${NULL_LABEL}', ''), char(31), '')) > 0`
@@ -65,77 +64,81 @@ export function actorRowsSql(input: ActorRowsInput): string {
     else if (input.attribution === 'all_events') values = `arrayDistinct(arrayMap(x -> x.3, evs))`
     else {
       const step = (input.attributionStep ?? 0) + 1
-      values = `if(arrayExists(x -> has(x.2, ${step}), evs), arrayDistinct(arrayMap(x -> x.3, arrayFilter(x -> has(x.2, ${step}), evs))), [''])`
+      values = `if(arrayExists(x -> bitTest(x.2, ${step - 1}), evs), arrayDistinct(arrayMap(x -> x.3, arrayFilter(x -> bitTest(x.2, ${step - 1}), evs))), [''])`
     }
   }
-  const periods = input.period ? `arrayDistinct(arrayMap(x -> x.4, arrayFilter(x -> has(x.2, 1), evs)))` : `[toDateTime(0)]`
+  const periods = input.period ? `arrayDistinct(arrayMap(x -> x.4, arrayFilter(x -> bitTest(x.2, 0), evs)))` : `[toDateTime(0)]`
   const own = input.attribution === 'all_events' && input.breakdown && !input.breakdown.cohort ? `arrayFilter(x -> x.3 = pv, evs)` : 'evs'
-  const fold = orderType === 'unordered' ? unorderedFold(input, own) : orderedFold(input, own)
+  const fold = orderType === 'unordered' ? unorderedFold(input) : orderedFold(input)
   const groupBy = input.breakdown?.cohort ? 'actor, prop' : 'actor'
-  return `SELECT actor, pv, per, r.1 AS step_reached, r.2 AS timings, r.3 AS start FROM (
-    SELECT actor, pv, per, (${fold.result('f')}) AS r FROM (
-    SELECT actor, pv, per, ${fold.expr} AS f FROM (
-      SELECT actor, arraySort(x -> (x.1, x.2), groupArray(CAST((ts, steps, prop, per) AS ${EVENT}))) AS evs, ${values} AS pvs, ${periods} AS pers
+  return `SELECT actor, replaceAll(pv, '${NULL_LABEL}', '') AS pv, per, r.1 AS step_reached, r.2 AS timings, r.3 AS start, event_count FROM (
+    SELECT actor, pv, per, (${fold.result('f')}) AS r, event_count FROM (
+    SELECT actor, pv, per, ${periodEvents(input, own)} AS pe, ${fold.expr} AS f, event_count FROM (
+      SELECT actor, length(evs) AS event_count, arraySort(groupArray(CAST((ts, mask, prop, per) AS ${EVENT}))) AS evs, ${values} AS pvs, ${periods} AS pers
       FROM (${rows}) GROUP BY ${groupBy})
     ARRAY JOIN pvs AS pv ARRAY JOIN pers AS per))
   WHERE step_reached >= 0`
 }
 
-const ENTERED = 'Tuple(Int64, UInt8, Array(Int64))'
-const ORDERED_STATE = `Tuple(Array(${ENTERED}), Tuple(UInt8, Int64, UInt8, Array(Int64)), Int64)`
-
-/** A fold over an actor's events, and how its final state `f` reads as (step_reached, timings, start). */
+/** A fold over an actor's events (`pe`), and how its final state `f` reads as (step_reached, timings, start). */
 interface Fold {
   expr: string
   result(f: string): string
 }
 
 /**
- * PostHog's ordered and strict rules as a fold over an actor's events. State: entered (per step k = 0 … n,
- * the path that entered it: its start, whether an exclusion tainted it, its step times; k = 0 is the current
- * event), the furthest path (step, start, excluded, times), and the timestamp the last step was reached at
- * (events after it are not read, as the UDF stops there). Each event is folded in turn over its steps and
- * exclusions, the highest first, then over 0: the end of the event (a strict path breaks on an event that is
- * not its next step; the last step reached stops the reading).
+ * PostHog's ordered and strict rules as one fold over an actor's events. State: per step k (1 … n) the start of
+ * the path that entered it (S, 0: none) and whether an exclusion tainted it (X); the furthest path (step, start,
+ * excluded); the time the last step was reached (the UDF stops reading there). An event's steps are all applied
+ * to the state before it (the UDF's order, highest step first, reads nothing a higher step wrote), so each event
+ * is one step of the fold. The furthest path's step times are read after: from its first event, each step is
+ * the first event of that step after the one before (an event of it in between would have advanced it).
  */
-function orderedFold(input: ActorRowsInput, events: string): Fold {
+function orderedFold(input: ActorRowsInput): Fold {
   const n = input.steps.length
   const W = `${Math.round(input.windowSeconds)}000000`
   const attrStep = input.attributionStep === null ? -1 : input.attributionStep
-  const setAt = (arr: string, idx: string, value: string) =>
-    `arrayMap((x, i) -> if(i = ${idx}, ${value}, x), ${arr}, arrayEnumerate(${arr}))`
-  // One step (or exclusion) s of event e, on the state st.
-  const k = 'toUInt8(abs(s))'
-  const p = `st.1[${k}]`
-  const c = `st.1[${k} + 1]`
-  const inWin = `(${p}.1 != 0 AND e.1 - ${p}.1 <= ${W})`
-  const already = `(${c}.1 = ${p}.1 AND ${c}.1 != 0)`
-  const unmatched = attrStep >= 0 ? `(${k} - 1 = ${attrStep} AND pv != e.3)` : '0'
-  const exclusion = `if(${p}.2 = 1, st, (${setAt('st.1', k, `(${p}.1, toUInt8(1), ${p}.3)`)},
-      if(st.2.1 = ${k} - 1 AND e.1 - st.2.2 <= ${W}, (st.2.1, st.2.2, toUInt8(1), st.2.4), st.2), st.3))`
-  const advance = `if(${unmatched}, st, (if(${p}.2 = 1, st.1, ${setAt('st.1', `${k} + 1`, `(${p}.1, toUInt8(0), arrayPushBack(${p}.3, e.1))`)}),
-      if(${k} > st.2.1 OR (${k} = st.2.1 AND st.2.3 = 1), (${k}, ${p}.1, ${p}.2, arrayPushBack(${p}.3, e.1)), st.2), st.3))`
-  const step = `if(NOT ${inWin} OR ${already}, st, if(s < 0, ${exclusion}, ${advance}))`
-  const cleared =
-    input.orderType === 'strict'
-      ? `arrayMap((x, i) -> if(i > 1 AND NOT has(e.2, toInt8(i - 1)), CAST((0, 0, []) AS ${ENTERED}), x), st.1, arrayEnumerate(st.1))`
-      : 'st.1'
-  const end = `(${cleared}, st.2, if(st.1[${n + 1}].1 != 0, e.1, 0))`
-  const entered0 = `arrayConcat([CAST((e.1, 0, []) AS ${ENTERED})], arraySlice(acc.1, 2))`
-  const inner = `arrayFold((st, s) -> CAST(if(s = 0, ${end}, ${step}) AS ${ORDERED_STATE}), arrayPushBack(arrayReverse(e.2), toInt8(0)), (${entered0}, acc.2, acc.3))`
-  const body = `if(acc.3 != 0 AND e.1 != acc.3, acc, ${inner})`
-  const init = `CAST((arrayMap(i -> (0, 0, []), range(${n + 1})), (0, 0, 0, []), 0) AS ${ORDERED_STATE})`
+  const ks = `range(1, ${n + 1})`
+  const S = 'acc.1'
+  const X = 'acc.2'
+  const M = 'acc.3'
+  const step = (k: string) => `bitTest(e.2, ${k} - 1)`
+  const exclusion = (k: string) => `bitTest(e.2, 32 + ${k})`
+  const prevStart = (k: string) => `if(${k} = 1, e.1, ${S}[greatest(${k} - 1, 1)])`
+  const prevEx = (k: string) => `if(${k} = 1, 0, ${X}[greatest(${k} - 1, 1)])`
+  const open = (k: string) =>
+    `(${prevStart(k)} != 0 AND e.1 - ${prevStart(k)} <= ${W} AND NOT (${S}[${k}] = ${prevStart(k)} AND ${S}[${k}] != 0))`
+  const matched = (k: string, x = 'e') => (attrStep >= 0 ? ` AND NOT (${k} - 1 = ${attrStep} AND pv != ${x}.3)` : '')
+  const advances = (k: string) => `(${step(k)} AND ${open(k)}${matched(k)})`
+  const enters = (k: string) => `(${advances(k)} AND ${prevEx(k)} = 0)`
+  const excludes = (k: string) => `(${exclusion(k)} AND ${open(k)} AND ${prevEx(k)} = 0)`
+  const strict = input.orderType === 'strict'
+  const keep = (k: string, v: string, empty: string) => (strict ? `if(${step(k)}, ${v}, ${empty})` : v)
+  const newS = `arrayMap(k -> ${keep('k', `if(${enters('k')}, ${prevStart('k')}, ${S}[k])`, '0')}, ${ks})`
+  const newX = `arrayMap(k -> ${keep('k', `toUInt8(if(${enters('k')}, 0, if(k < ${n} AND ${excludes('k + 1')}, 1, ${X}[k])))`, 'toUInt8(0)')}, ${ks})`
+  // The furthest path: the highest step this event advances past the furthest (or onto an excluded furthest).
+  const best = `arrayFirst(k -> ${advances('k')} AND (k > ${M}.1 OR (k = ${M}.1 AND ${M}.3 = 1)), arrayReverse(${ks}))`
+  const tainted = `arrayExists(k -> ${excludes('k')} AND ${M}.1 = k - 1 AND e.1 - ${M}.2 <= ${W}, ${ks})`
+  const newM = `if(${best} > 0, (toUInt8(${best}), ${prevStart(best)}, toUInt8(${prevEx(best)})), if(${tainted}, (${M}.1, ${M}.2, toUInt8(1)), ${M}))`
+  const done = `if((${enters(String(n))} OR ${S}[${n}] != 0)${strict ? ` AND ${step(String(n))}` : ''}, e.1, 0)`
+  const body = `if(acc.4 != 0 AND e.1 != acc.4, acc, (${newS}, ${newX}, ${newM}, ${done}))`
+  const state = `Tuple(Array(Int64), Array(UInt8), Tuple(UInt8, Int64, UInt8), Int64)`
+  const init = `CAST((arrayWithConstant(${n}, 0), arrayWithConstant(${n}, 0), (0, 0, 0), 0) AS ${state})`
+  // Positions in pe of the furthest path's steps: its first event, then each step's first event after the last.
+  const first = `arrayFirstIndex(x -> x.1 = f.3.2 AND bitTest(x.2, 0), pe)`
+  const next = `arrayFirstIndex((x, i) -> i > at[-1] AND bitTest(x.2, k - 1)${matched('k', 'x')}, pe, arrayEnumerate(pe))`
+  const positions = `arrayFold((at, k) -> arrayPushBack(at, ${next}), range(2, toUInt8(greatest(f.3.1, 1)) + 1), [${first}])`
   return {
-    expr: `arrayFold((acc, e) -> CAST(${body} AS ${ORDERED_STATE}), ${periodEvents(input, events)}, ${init})`,
+    expr: `arrayFold((acc, e) -> CAST(${body} AS ${state}), pe, ${init})`,
     result: (f) =>
-      `if(${f}.2.3 = 1, toInt8(-1), toInt8(${f}.2.1) - 1), arrayMap((a, b) -> (b - a) / 1e6, arrayPopBack(${f}.2.4), arrayPopFront(${f}.2.4)), ${f}.2.2`,
+      `if(${f}.3.3 = 1, toInt8(-1), toInt8(${f}.3.1) - 1), arrayMap((a, b) -> (pe[b].1 - pe[a].1) / 1e6, arrayPopBack(${positions}), arrayPopFront(${positions})), ${f}.3.2`,
   }
 }
 
 /** Conversion trends: a path enters only in its period (an event of the first step in another period does not start it). */
 function periodEvents(input: ActorRowsInput, events: string): string {
   if (!input.period) return events
-  return `arrayMap(x -> if(has(x.2, 1) AND x.4 != per, CAST((x.1, arrayFilter(s -> s != 1, x.2), x.3, x.4) AS ${EVENT}), x), ${events})`
+  return `arrayMap(x -> if(bitTest(x.2, 0) AND x.4 != per, CAST((x.1, bitAnd(x.2, bitNot(toUInt64(1))), x.3, x.4) AS ${EVENT}), x), ${events})`
 }
 
 const UNORDERED_STATE = 'Tuple(Array(Int64), Int64, Tuple(UInt8, Int64, Array(Int64), UInt8))'
@@ -146,18 +149,18 @@ const UNORDERED_STATE = 'Tuple(Array(Int64), Int64, Tuple(UInt8, Int64, Array(In
  * on a tie); an exclusion between its first and last step disqualifies it. Each event is folded twice: phase 1
  * records it, phase 2 weighs the path starting at it.
  */
-function unorderedFold(input: ActorRowsInput, events: string): Fold {
+function unorderedFold(input: ActorRowsInput): Fold {
   const n = input.steps.length
   const W = `${Math.round(input.windowSeconds)}000000`
-  const record = `(arrayMap((t, i) -> if(has(e.2, toInt8(i)), e.1, t), st.1, arrayEnumerate(st.1)), if(arrayExists(s -> s < 0, e.2), e.1, st.2), st.3)`
+  const record = `(arrayMap((t, i) -> if(bitTest(e.2, i - 1), e.1, t), st.1, arrayEnumerate(st.1)), if(e.2 >= 4294967296, e.1, st.2), st.3)`
   const times = `arraySort(arrayFilter(t -> t != 0 AND t - e.1 <= ${W}, st.1))`
   const excluded = `toUInt8(st.2 != 0 AND length(${times}) > 1 AND st.2 <= arrayMax(${times}))`
   const better = `(length(${times}) > st.3.1 OR (length(${times}) = st.3.1 AND (${excluded} = 0 OR st.3.4 = 1)))`
-  const weigh = `if(arrayExists(s -> s > 0, e.2) AND ${better}, (st.1, st.2, (toUInt8(length(${times})), e.1, ${times}, ${excluded})), st)`
+  const weigh = `if(bitAnd(e.2, 4294967295) != 0 AND ${better}, (st.1, st.2, (toUInt8(length(${times})), e.1, ${times}, ${excluded})), st)`
   const inner = `arrayFold((st, phase) -> CAST(if(phase = 1, ${record}, ${weigh}) AS ${UNORDERED_STATE}), [1, 2], acc)`
   const init = `CAST((arrayMap(i -> 0, range(${n})), 0, (0, 0, [], 0)) AS ${UNORDERED_STATE})`
   return {
-    expr: `arrayFold((acc, e) -> CAST(${inner} AS ${UNORDERED_STATE}), arrayReverse(${periodEvents(input, events)}), ${init})`,
+    expr: `arrayFold((acc, e) -> CAST(${inner} AS ${UNORDERED_STATE}), arrayReverse(pe), ${init})`,
     result: (f) =>
       `if(${f}.3.4 = 1, toInt8(-1), toInt8(${f}.3.1) - 1), arrayMap((a, b) -> (b - a) / 1e6, arrayPopBack(${f}.3.3), arrayPopFront(${f}.3.3)), ${f}.3.2`,
   }
@@ -181,7 +184,7 @@ export function stepsSql(actorRows: string, n: number, breakdown: { limit: numbe
   const keep = breakdown?.other ? `if(r <= ${breakdown.limit}, pv, 'Other')` : 'pv'
   const merged = (j: number) => `groupArrayArray(t${j})`
   const avg = Array.from({ length: n - 1 }, (_, j) => `if(length(${merged(j + 1)}) = 0, NULL, arrayAvg(${merged(j + 1)}))`)
-  const median = Array.from({ length: n - 1 }, (_, j) => `if(length(${merged(j + 1)}) = 0, NULL, arrayReduce('median', ${merged(j + 1)}))`)
+  const median = Array.from({ length: n - 1 }, (_, j) => `if(length(${merged(j + 1)}) = 0, NULL, arrayReduce('quantileExactInclusive(0.5)', ${merged(j + 1)}))`)
   return `SELECT final AS breakdown, [${Array.from({ length: n }, (_, i) => `sum(c${i})`).join(', ')}] AS counts,
     CAST([${avg.join(', ')}] AS Array(Nullable(Float64))) AS average_times, CAST([${median.join(', ')}] AS Array(Nullable(Float64))) AS median_times
   FROM (SELECT *, ${keep} AS final, row_number() OVER (ORDER BY ${order}, pv) AS r FROM (${perValue}))

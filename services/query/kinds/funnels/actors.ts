@@ -1,0 +1,64 @@
+// The actors behind a funnel's point (PostHog's FunnelsActorsQuery, an ActorsQuery's source): the same per-actor
+// rows as the funnel's numbers (plan.ts), kept where the step reached, the breakdown value and (conversion
+// trends) the period entered match the point; the ActorsQuery joins them to the persons and pages them.
+import { wrenError } from '../../../platform/errors'
+import type { ActorsPoint, ActorsSql, QueryRun } from '../../kind'
+import { MULTI_SEPARATOR } from '../../common/breakdown-sql'
+import { planFunnel, type FunnelPlanDeps } from './plan'
+import type { FunnelRequest } from './model'
+
+export async function funnelActors(deps: FunnelPlanDeps, run: QueryRun, request: FunnelRequest, point: ActorsPoint): Promise<ActorsSql> {
+  const asked = point.funnel
+  if (!asked) throw wrenError('unsupported', "A funnel's actors are asked with a FunnelsActorsQuery (funnelStep).", 'source.kind')
+  const plan = await planFunnel(deps, run.project, request, { now: run.now, viewer: run.viewer })
+  if (plan.actorKind !== 'persons')
+    throw wrenError('unsupported', 'The actors of a funnel of groups or HogQL actors are not listed yet: only persons.', 'source.source')
+  const { params } = plan
+  const conditions: string[] = []
+  if (request.vizType === 'trends') {
+    const period = asked.funnelTrendsEntrancePeriodStart
+    if (period === null || asked.funnelTrendsDropOff === null)
+      throw wrenError(
+        'required',
+        'The actors of a conversion trend need funnelTrendsEntrancePeriodStart and funnelTrendsDropOff.',
+        'source.funnelTrendsEntrancePeriodStart',
+      )
+    const m = /^(\d{4}-\d\d-\d\d)(?:[ T](\d\d:\d\d(?::\d\d)?))?/.exec(period)
+    if (!m)
+      throw wrenError(
+        'invalid_input',
+        'funnelTrendsEntrancePeriodStart must be a date such as 2024-05-01.',
+        'source.funnelTrendsEntrancePeriodStart',
+      )
+    const wall = `${m[1]} ${m[2] ? m[2].padEnd(8, ':00') : '00:00:00'}`
+    conditions.push(`per = toDateTime(${params.add('String', wall)}, ${params.add('String', plan.tz)})`)
+    const from = request.fromStep ?? 0
+    const last = request.toStep ?? plan.steps.length - 1
+    conditions.push(asked.funnelTrendsDropOff ? `step_reached >= ${from} AND step_reached < ${last}` : `step_reached >= ${last}`)
+  } else {
+    const n = asked.funnelStep
+    const steps = plan.steps.length
+    if (n === null || n === 0 || n === -1 || Math.abs(n) > steps)
+      throw wrenError(
+        'invalid_input',
+        `funnelStep must be a step of the funnel: 1 to ${steps} (reached), or -2 to -${steps} (dropped off before it).`,
+        'source.funnelStep',
+      )
+    conditions.push(n > 0 ? `step_reached >= ${n - 1}` : `step_reached = ${-n - 2}`)
+  }
+  const value = asked.funnelStepBreakdown
+  if (value !== null && value !== undefined) {
+    if (request.breakdown === null) throw wrenError('invalid_input', 'The funnel has no breakdown.', 'source.funnelStepBreakdown')
+    const raw = Array.isArray(value) ? value.map(String).join(MULTI_SEPARATOR) : String(value)
+    if (raw === 'Other')
+      throw wrenError(
+        'unsupported',
+        'The actors behind the "Other" breakdown value are not computed yet: ask for one value.',
+        'source.funnelStepBreakdown',
+      )
+    conditions.push(`pv = ${params.add('String', raw)}`)
+  }
+  const sql = `SELECT actor AS actor_id, max(event_count) AS event_count, CAST([] AS Array(String)) AS event_distinct_ids
+    FROM (${plan.actorRows}) WHERE ${conditions.join(' AND ')} GROUP BY actor`
+  return { sql, params: params.values }
+}
