@@ -58,7 +58,9 @@ async function funnelSteps(deps: FunnelDeps, run: QueryRun, plan: FunnelPlan): P
     hasBreakdown ? { limit: request.breakdownLimit, other: LIMITED.includes(request.breakdownType) } : null,
   )
   const rows = await queryRows<StepsRow>(deps.clickhouse, withSettings(sql, plan), plan.params.values, { signal: run.signal })
-  if (!hasBreakdown) return shapeSteps(plan, rows[0] ?? null, undefined)
+  // No actor entered the funnel: PostHog's (UDF) funnel answers no steps at all.
+  if (rows.length === 0) return []
+  if (!hasBreakdown) return shapeSteps(plan, rows[0], undefined)
   return rows.map((row) => shapeSteps(plan, row, breakdownValue(plan, row.breakdown)))
 }
 
@@ -71,7 +73,7 @@ export function breakdownValue(plan: FunnelPlan, raw: string): unknown {
   return raw.split(MULTI_SEPARATOR).map((v) => (v === NULL_LABEL ? '' : v))
 }
 
-function shapeSteps(plan: FunnelPlan, row: StepsRow | null, breakdown: unknown): FunnelStep[] {
+function shapeSteps(plan: FunnelPlan, row: StepsRow, breakdown: unknown): FunnelStep[] {
   const unordered = plan.request.orderType === 'unordered'
   return plan.steps.map(({ entity, name }, i) => {
     const step: FunnelStep = {
@@ -79,11 +81,11 @@ function shapeSteps(plan: FunnelPlan, row: StepsRow | null, breakdown: unknown):
       name: unordered ? `Completed ${i + 1} step${i > 0 ? 's' : ''}` : name,
       custom_name: unordered ? null : entity.customName,
       order: i,
-      count: row ? Number(row.counts[i]) : 0,
+      count: Number(row.counts[i]),
       type: entity.kind,
       people: [],
-      average_conversion_time: i > 0 && row ? nullableNumber(row.average_times[i - 1]) : null,
-      median_conversion_time: i > 0 && row ? nullableNumber(row.median_times[i - 1]) : null,
+      average_conversion_time: i > 0 ? nullableNumber(row.average_times[i - 1]) : null,
+      median_conversion_time: i > 0 ? nullableNumber(row.median_times[i - 1]) : null,
     }
     if (breakdown !== undefined) {
       const label = plan.request.breakdownType === 'cohort' ? cohortLabel(plan, breakdown) : breakdown

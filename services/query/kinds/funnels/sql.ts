@@ -71,10 +71,12 @@ export function actorRowsSql(input: ActorRowsInput): string {
   const own = input.attribution === 'all_events' && input.breakdown && !input.breakdown.cohort ? `arrayFilter(x -> x.3 = pv, evs)` : 'evs'
   const fold = orderType === 'unordered' ? unorderedFold(input) : orderedFold(input)
   const groupBy = input.breakdown?.cohort ? 'actor, prop' : 'actor'
+  // Without a breakdown or periods, an event is only its time and steps (less to sort and fold).
+  const event = input.breakdown || input.period ? `CAST((ts, mask, prop, per) AS ${EVENT})` : `(ts, mask)`
   return `SELECT actor, replaceAll(pv, '${NULL_LABEL}', '') AS pv, per, r.1 AS step_reached, r.2 AS timings, r.3 AS start, event_count FROM (
     SELECT actor, pv, per, (${fold.result('f')}) AS r, event_count FROM (
     SELECT actor, pv, per, ${periodEvents(input, own)} AS pe, ${fold.expr} AS f, event_count FROM (
-      SELECT actor, length(evs) AS event_count, arraySort(groupArray(CAST((ts, mask, prop, per) AS ${EVENT}))) AS evs, ${values} AS pvs, ${periods} AS pers
+      SELECT actor, length(evs) AS event_count, arraySort(groupArray(${event})) AS evs, ${values} AS pvs, ${periods} AS pers
       FROM (${rows}) GROUP BY ${groupBy})
     ARRAY JOIN pvs AS pv ARRAY JOIN pers AS per))
   WHERE step_reached >= 0`
@@ -98,40 +100,50 @@ function orderedFold(input: ActorRowsInput): Fold {
   const n = input.steps.length
   const W = `${Math.round(input.windowSeconds)}000000`
   const attrStep = input.attributionStep === null ? -1 : input.attributionStep
-  const ks = `range(1, ${n + 1})`
-  const S = 'acc.1'
-  const X = 'acc.2'
+  // Unrolled over the steps (no lambda inside the fold's: a nested lambda would copy the state per step).
+  const K = Array.from({ length: n }, (_, i) => i + 1)
   const M = 'acc.3'
-  const step = (k: string) => `bitTest(e.2, ${k} - 1)`
-  const exclusion = (k: string) => `bitTest(e.2, 32 + ${k})`
-  const prevStart = (k: string) => `if(${k} = 1, e.1, ${S}[greatest(${k} - 1, 1)])`
-  const prevEx = (k: string) => `if(${k} = 1, 0, ${X}[greatest(${k} - 1, 1)])`
-  const open = (k: string) =>
-    `(${prevStart(k)} != 0 AND e.1 - ${prevStart(k)} <= ${W} AND NOT (${S}[${k}] = ${prevStart(k)} AND ${S}[${k}] != 0))`
-  const matched = (k: string, x = 'e') => (attrStep >= 0 ? ` AND NOT (${k} - 1 = ${attrStep} AND pv != ${x}.3)` : '')
-  const advances = (k: string) => `(${step(k)} AND ${open(k)}${matched(k)})`
-  const enters = (k: string) => `(${advances(k)} AND ${prevEx(k)} = 0)`
-  const excludes = (k: string) => `(${exclusion(k)} AND ${open(k)} AND ${prevEx(k)} = 0)`
+  const step = (k: number) => `bitTest(e.2, ${k - 1})`
+  const exclusion = (k: number) => `bitTest(e.2, ${32 + k})`
+  const prevStart = (k: number) => (k === 1 ? 'e.1' : `acc.1[${k - 1}]`)
+  const prevEx = (k: number) => (k === 1 ? '0' : `acc.2[${k - 1}]`)
+  const open = (k: number) =>
+    `(${prevStart(k)} != 0 AND e.1 - ${prevStart(k)} <= ${W} AND NOT (acc.1[${k}] = ${prevStart(k)} AND acc.1[${k}] != 0))`
+  const matched = (k: number, x = 'e') => (k - 1 === attrStep ? ` AND pv = ${x}.3` : '')
+  const advances = (k: number) => `(${step(k)} AND ${open(k)}${matched(k)})`
+  const enters = (k: number) => `(${advances(k)} AND ${prevEx(k)} = 0)`
+  const excludes = (k: number) => `(${exclusion(k)} AND ${open(k)} AND ${prevEx(k)} = 0)`
   const strict = input.orderType === 'strict'
-  const keep = (k: string, v: string, empty: string) => (strict ? `if(${step(k)}, ${v}, ${empty})` : v)
-  const newS = `arrayMap(k -> ${keep('k', `if(${enters('k')}, ${prevStart('k')}, ${S}[k])`, '0')}, ${ks})`
-  const newX = `arrayMap(k -> ${keep('k', `toUInt8(if(${enters('k')}, 0, if(k < ${n} AND ${excludes('k + 1')}, 1, ${X}[k])))`, 'toUInt8(0)')}, ${ks})`
-  // The furthest path: the highest step this event advances past the furthest (or onto an excluded furthest).
-  const best = `arrayFirst(k -> ${advances('k')} AND (k > ${M}.1 OR (k = ${M}.1 AND ${M}.3 = 1)), arrayReverse(${ks}))`
-  const tainted = `arrayExists(k -> ${excludes('k')} AND ${M}.1 = k - 1 AND e.1 - ${M}.2 <= ${W}, ${ks})`
-  const newM = `if(${best} > 0, (toUInt8(${best}), ${prevStart(best)}, toUInt8(${prevEx(best)})), if(${tainted}, (${M}.1, ${M}.2, toUInt8(1)), ${M}))`
-  const done = `if((${enters(String(n))} OR ${S}[${n}] != 0)${strict ? ` AND ${step(String(n))}` : ''}, e.1, 0)`
+  const keep = (k: number, v: string, empty: string) => (strict ? `if(${step(k)}, ${v}, ${empty})` : v)
+  const newS = `[${K.map((k) => keep(k, `if(${enters(k)}, ${prevStart(k)}, acc.1[${k}])`, '0')).join(', ')}]`
+  const newX = `[${K.map((k) => keep(k, `toUInt8(if(${enters(k)}, 0, ${k < n ? `if(${excludes(k + 1)}, 1, acc.2[${k}])` : `acc.2[${k}]`}))`, 'toUInt8(0)')).join(', ')}]`
+  // The furthest path: the highest step this event advances past the furthest (or onto an excluded furthest);
+  // else an exclusion right after the furthest step, within its window, taints it.
+  const furthest = K.slice()
+    .reverse()
+    .map(
+      (k) =>
+        `${advances(k)} AND (${k} > ${M}.1 OR (${k} = ${M}.1 AND ${M}.3 = 1)), (toUInt8(${k}), ${prevStart(k)}, toUInt8(${prevEx(k)}))`,
+    )
+  const tainted = K.slice(1).map((k) => `(${excludes(k)} AND ${M}.1 = ${k - 1})`)
+  const taint = tainted.length ? `(${tainted.join(' OR ')}) AND e.1 - ${M}.2 <= ${W}, (${M}.1, ${M}.2, toUInt8(1)), ` : ''
+  const newM = `multiIf(${furthest.join(', ')}, ${taint}${M})`
+  const done = `if((${enters(n)} OR acc.1[${n}] != 0)${strict ? ` AND ${step(n)}` : ''}, e.1, 0)`
   const body = `if(acc.4 != 0 AND e.1 != acc.4, acc, (${newS}, ${newX}, ${newM}, ${done}))`
   const state = `Tuple(Array(Int64), Array(UInt8), Tuple(UInt8, Int64, UInt8), Int64)`
   const init = `CAST((arrayWithConstant(${n}, 0), arrayWithConstant(${n}, 0), (0, 0, 0), 0) AS ${state})`
-  // Positions in pe of the furthest path's steps: its first event, then each step's first event after the last.
-  const first = `arrayFirstIndex(x -> x.1 = f.3.2 AND bitTest(x.2, 0), pe)`
-  const next = `arrayFirstIndex((x, i) -> i > at[-1] AND bitTest(x.2, k - 1)${matched('k', 'x')}, pe, arrayEnumerate(pe))`
-  const positions = `arrayFold((at, k) -> arrayPushBack(at, ${next}), range(2, toUInt8(greatest(f.3.1, 1)) + 1), [${first}])`
+  // Positions in pe of the furthest path's steps: its first event, then each step's first event after the one
+  // before (unrolled: each position is one scan of pe; a missing one is 0, and is never read).
+  const positions: string[] = [`arrayFirstIndex(x -> x.1 = f.3.2 AND bitTest(x.2, 0)${attrStep === 0 ? ' AND pv = x.3' : ''}, pe)`]
+  for (let k = 2; k <= n; k++)
+    positions.push(
+      `arrayFirstIndex((x, i) -> i > ${positions[k - 2]} AND bitTest(x.2, ${k - 1})${k - 1 === attrStep ? ' AND pv = x.3' : ''}, pe, arrayEnumerate(pe))`,
+    )
+  const gaps = positions.slice(1).map((p, j) => `(pe[${p}].1 - pe[${positions[j]}].1) / 1e6`)
   return {
     expr: `arrayFold((acc, e) -> CAST(${body} AS ${state}), pe, ${init})`,
     result: (f) =>
-      `if(${f}.3.3 = 1, toInt8(-1), toInt8(${f}.3.1) - 1), arrayMap((a, b) -> (pe[b].1 - pe[a].1) / 1e6, arrayPopBack(${positions}), arrayPopFront(${positions})), ${f}.3.2`,
+      `if(${f}.3.3 = 1, toInt8(-1), toInt8(${f}.3.1) - 1), arraySlice(CAST([${gaps.join(', ')}] AS Array(Float64)), 1, greatest(${f}.3.1, 1) - 1), ${f}.3.2`,
   }
 }
 
@@ -146,21 +158,21 @@ const UNORDERED_STATE = 'Tuple(Array(Int64), Int64, Tuple(UInt8, Int64, Array(In
 /**
  * Unordered: read backwards, keeping each step's next occurrence (and the next exclusion's); at each event of
  * a step, the steps whose next occurrence is within the window count. The most steps wins (the earliest start
- * on a tie); an exclusion between its first and last step disqualifies it. Each event is folded twice: phase 1
- * records it, phase 2 weighs the path starting at it.
+ * on a tie); an exclusion between its first and last step disqualifies it.
  */
 function unorderedFold(input: ActorRowsInput): Fold {
   const n = input.steps.length
   const W = `${Math.round(input.windowSeconds)}000000`
-  const record = `(arrayMap((t, i) -> if(bitTest(e.2, i - 1), e.1, t), st.1, arrayEnumerate(st.1)), if(e.2 >= 4294967296, e.1, st.2), st.3)`
-  const times = `arraySort(arrayFilter(t -> t != 0 AND t - e.1 <= ${W}, st.1))`
-  const excluded = `toUInt8(st.2 != 0 AND length(${times}) > 1 AND st.2 <= arrayMax(${times}))`
-  const better = `(length(${times}) > st.3.1 OR (length(${times}) = st.3.1 AND (${excluded} = 0 OR st.3.4 = 1)))`
-  const weigh = `if(bitAnd(e.2, 4294967295) != 0 AND ${better}, (st.1, st.2, (toUInt8(length(${times})), e.1, ${times}, ${excluded})), st)`
-  const inner = `arrayFold((st, phase) -> CAST(if(phase = 1, ${record}, ${weigh}) AS ${UNORDERED_STATE}), [1, 2], acc)`
-  const init = `CAST((arrayMap(i -> 0, range(${n})), 0, (0, 0, [], 0)) AS ${UNORDERED_STATE})`
+  const state = 'Tuple(Array(Int64), Int64, Tuple(UInt8, Int64, Array(Int64), UInt8))'
+  const next = `[${Array.from({ length: n }, (_, i) => `if(bitTest(e.2, ${i}), e.1, acc.1[${i + 1}])`).join(', ')}]`
+  const nextEx = `if(e.2 >= 4294967296, e.1, acc.2)`
+  const times = `arraySort(arrayFilter(t -> t != 0 AND t - e.1 <= ${W}, ${next}))`
+  const excluded = `toUInt8(${nextEx} != 0 AND length(${times}) > 1 AND ${nextEx} <= arrayMax(${times}))`
+  const better = `(length(${times}) > acc.3.1 OR (length(${times}) = acc.3.1 AND (${excluded} = 0 OR acc.3.4 = 1)))`
+  const best = `if(bitAnd(e.2, 4294967295) != 0 AND ${better}, (toUInt8(length(${times})), e.1, ${times}, ${excluded}), acc.3)`
+  const init = `CAST((arrayWithConstant(${n}, 0), 0, (0, 0, [], 0)) AS ${state})`
   return {
-    expr: `arrayFold((acc, e) -> CAST(${inner} AS ${UNORDERED_STATE}), arrayReverse(pe), ${init})`,
+    expr: `arrayFold((acc, e) -> CAST((${next}, ${nextEx}, ${best}) AS ${state}), arrayReverse(pe), ${init})`,
     result: (f) =>
       `if(${f}.3.4 = 1, toInt8(-1), toInt8(${f}.3.1) - 1), arrayMap((a, b) -> (b - a) / 1e6, arrayPopBack(${f}.3.3), arrayPopFront(${f}.3.3)), ${f}.3.2`,
   }
@@ -184,7 +196,10 @@ export function stepsSql(actorRows: string, n: number, breakdown: { limit: numbe
   const keep = breakdown?.other ? `if(r <= ${breakdown.limit}, pv, 'Other')` : 'pv'
   const merged = (j: number) => `groupArrayArray(t${j})`
   const avg = Array.from({ length: n - 1 }, (_, j) => `if(length(${merged(j + 1)}) = 0, NULL, arrayAvg(${merged(j + 1)}))`)
-  const median = Array.from({ length: n - 1 }, (_, j) => `if(length(${merged(j + 1)}) = 0, NULL, arrayReduce('quantileExactInclusive(0.5)', ${merged(j + 1)}))`)
+  const median = Array.from(
+    { length: n - 1 },
+    (_, j) => `if(length(${merged(j + 1)}) = 0, NULL, arrayReduce('quantileExactInclusive(0.5)', ${merged(j + 1)}))`,
+  )
   return `SELECT final AS breakdown, [${Array.from({ length: n }, (_, i) => `sum(c${i})`).join(', ')}] AS counts,
     CAST([${avg.join(', ')}] AS Array(Nullable(Float64))) AS average_times, CAST([${median.join(', ')}] AS Array(Nullable(Float64))) AS median_times
   FROM (SELECT *, ${keep} AS final, row_number() OVER (ORDER BY ${order}, pv) AS r FROM (${perValue}))
