@@ -1,5 +1,6 @@
-// Starting real Wren instances for tests: in this process (one per test file — chDB allows one engine
-// per process, and vitest forks a process per file), or as a child process that a test can SIGKILL.
+// Starting real Wren instances for tests: in this process (one at a time — chDB allows one engine per
+// process, and the in-process files run one after another in processes they share, so each closes its Wren),
+// or as a child process that a test can SIGKILL.
 import { existsSync } from 'node:fs'
 import { cp, mkdtemp, readFile, rm } from 'node:fs/promises'
 import { tmpdir } from 'node:os'
