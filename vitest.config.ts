@@ -3,22 +3,30 @@ import path from 'node:path'
 import { BaseSequencer, type TestSpecification } from 'vitest/node'
 import { defineConfig } from 'vitest/config'
 
-// chDB allows one engine per process, so every test file runs in its own forked process.
-//
 // The files fall into groups by what they start, read from their text, so a new file joins its group by itself:
 //   kafka       a real Kafka broker (cluster mode)
 //   browser     headless Chromium
+//   alone       a file that counts its process's threads (/proc/self/task), which files run before it in the
+//               same process would have left (chDB's pools)
 //   unit        the rest of services/ and web/: the code beside its tests (some on an in-process chDB)
 //   processes   the rest of test/ that starts a child process: Wren (crash and restart tests, the CLI), Python,
 //               the ClickHouse HTTP fixture; and test/deploy/
 //   in-process  the rest of test/: a Wren in the test's own process on chDB, driven through its API and real SDKs
-// `npm run test:quick` runs unit and in-process (no browser, broker or child processes); `npm test` runs all.
+// `npm run test:quick` runs unit, alone and in-process (no browser, broker or child processes); `npm test` runs all.
+//
+// Each file of kafka, browser, processes and alone runs in a forked process of its own. The unit and in-process
+// files share their group's forked processes, one file after another (isolate: false): a file's imports (the
+// app's modules through vite, ~1 s of CPU) are made once per process rather than once per file, which took
+// test:quick's CPU from 440 to 310 s. chDB allows one engine per process, and can open another once the first is
+// closed: every in-process Wren closes its engine (TestWren.close) before the next file starts one.
 // The kafka, browser and processes files mostly wait (for a broker, a browser, a child process), so three files
 // run at once on two cores, and those groups start first (WaitingFirst): the longest files are there, and the
 // short ones fill in around them.
 
-type Group = 'kafka' | 'browser' | 'processes' | 'in-process' | 'unit'
-const GROUPS: Group[] = ['kafka', 'browser', 'processes', 'in-process', 'unit']
+type Group = 'kafka' | 'browser' | 'processes' | 'in-process' | 'unit' | 'alone'
+const GROUPS: Group[] = ['kafka', 'browser', 'processes', 'in-process', 'unit', 'alone']
+/** The groups whose files share their processes (see above). */
+const SHARED = new Set<Group>(['unit', 'in-process'])
 
 const root = import.meta.dirname
 
@@ -26,6 +34,7 @@ function groupOf(file: string): Group {
   const text = readFileSync(path.join(root, file), 'utf8')
   if (/support\/kafka'/.test(text)) return 'kafka'
   if (/support\/(browser|chromium)'|'playwright-core'/.test(text)) return 'browser'
+  if (text.includes('/proc/self/task')) return 'alone'
   if (!file.startsWith('test/')) return 'unit'
   if (file.startsWith('test/deploy/') || /\bspawnWren\(|'node:child_process'|support\/(python|clickhouse-http)'/.test(text))
     return 'processes'
@@ -52,7 +61,7 @@ class WaitingFirst extends BaseSequencer {
     const of = (group: Group) => sorted.filter((spec) => spec.project.name === group)
     const waiting = [of('kafka'), of('browser'), of('processes')]
     const turns = Array.from({ length: Math.max(...waiting.map((g) => g.length)) }, (_, i) => waiting.flatMap((g) => g[i] ?? []))
-    return [...turns.flat(), ...of('in-process'), ...of('unit')]
+    return [...turns.flat(), ...of('in-process'), ...of('unit'), ...of('alone')]
   }
 }
 
@@ -72,6 +81,6 @@ export default defineConfig({
     sequence: { sequencer: WaitingFirst },
     // What every Wren a test starts can share, made once per run (a migrated chDB, the build): test/support/run-setup.ts.
     globalSetup: ['test/support/run-setup.ts'],
-    projects: GROUPS.map((name) => ({ extends: true, test: { name, include: byGroup.get(name)! } })),
+    projects: GROUPS.map((name) => ({ extends: true, test: { name, include: byGroup.get(name)!, isolate: !SHARED.has(name) } })),
   },
 })

@@ -105,9 +105,15 @@ function compileOnce(ajv: Ajv): (schema: object) => ValidateFunction {
   }
 }
 
+/**
+ * The checks of the process, made by its first Wren: a schema is the same text in every Wren, so a later one
+ * (the tests start one per file in each of their processes) finds its checks compiled.
+ */
+let compilers: { url: (schema: object) => ValidateFunction; body: (schema: object) => ValidateFunction } | null = null
+
 export function installValidation(app: FastifyInstance): void {
-  const url = compileOnce(makeAjv({ coerceTypes: 'array' }))
-  const body = compileOnce(makeAjv({ coerceTypes: false }))
+  compilers ??= { url: compileOnce(makeAjv({ coerceTypes: 'array' })), body: compileOnce(makeAjv({ coerceTypes: false })) }
+  const { url, body } = compilers
   app.setValidatorCompiler(({ schema, httpPart }) => {
     if (httpPart !== 'body') return url(safeIntegers(schema) as object)
     // A raw body (capture, decide: bytes in many encodings) is decoded by its route, not checked here.
