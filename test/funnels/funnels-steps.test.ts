@@ -88,6 +88,15 @@ describe('FunnelsQuery steps', () => {
     expect(counts(results)).toEqual([6, 3, 1])
     expect(results[0].action_id).toBe(null)
     expect(results[1]).toMatchObject({ average_conversion_time: 3000, median_conversion_time: 3600 })
+    // u2's clicked falls between its two steps: an exclusion over the whole funnel drops u2.
+    const excluded = await query({
+      series: steps('$pageview', 'signed_up', 'paid'),
+      funnelsFilter: {
+        funnelOrderType: 'unordered',
+        exclusions: [{ kind: 'EventsNode', event: 'clicked', funnelFromStep: 0, funnelToStep: 2 }],
+      },
+    })
+    expect(counts(excluded.body.results)).toEqual([5, 2, 1])
   })
 
   it('drops conversions outside the window (mirrors test_funnel_conversion_window.py)', async () => {
@@ -147,6 +156,34 @@ describe('FunnelsQuery steps', () => {
     })
     expect(any.body.results[0]).toMatchObject({ name: 'All events', action_id: null, count: 6 })
     expect(any.body.results[1].count).toBe(1)
+  })
+
+  it('counts an action as a step, named after it (mirrors test_funnel.py test_funnel_with_actions)', async () => {
+    const action = await call('POST', `/api/projects/${t.projectId}/actions/`, {
+      name: 'Paid or pro signup',
+      steps: [{ event: 'paid' }, { event: 'signed_up', properties: [{ key: 'plan', value: 'pro', type: 'event', operator: 'exact' }] }],
+    })
+    expect(action.status).toBe(201)
+    const res = await query({
+      series: [
+        { kind: 'EventsNode', event: '$pageview' },
+        { kind: 'ActionsNode', id: action.body.id, custom_name: 'Converted' },
+      ],
+    })
+    expect(res.body.results[1]).toMatchObject({
+      action_id: action.body.id,
+      name: 'Paid or pro signup',
+      custom_name: 'Converted',
+      type: 'actions',
+      count: 1,
+    })
+    const other = await query({
+      series: [
+        { kind: 'EventsNode', event: '$pageview' },
+        { kind: 'ActionsNode', id: 999999 },
+      ],
+    })
+    expect([other.status, other.body.attr]).toEqual([400, 'series'])
   })
 
   it("counts only a person's first ever event for first_time_for_user (mirrors test_funnel.py test_funnel_with_first_time_for_user_math)", async () => {

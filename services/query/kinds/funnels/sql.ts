@@ -132,14 +132,18 @@ function orderedFold(input: ActorRowsInput): Fold {
   const body = `if(acc.4 != 0 AND e.1 != acc.4, acc, (${newS}, ${newX}, ${newM}, ${done}))`
   const state = `Tuple(Array(Int64), Array(UInt8), Tuple(UInt8, Int64, UInt8), Int64)`
   const init = `CAST((arrayWithConstant(${n}, 0), arrayWithConstant(${n}, 0), (0, 0, 0), 0) AS ${state})`
-  // Positions in pe of the furthest path's steps: its first event, then each step's first event after the last.
-  const first = `arrayFirstIndex(x -> x.1 = f.3.2 AND bitTest(x.2, 0)${attrStep === 0 ? ' AND pv = x.3' : ''}, pe)`
-  const next = `arrayFirstIndex((x, i) -> i > at[-1] AND bitTest(x.2, k - 1)${attrStep >= 0 ? ` AND (k - 1 != ${attrStep} OR pv = x.3)` : ''}, pe, arrayEnumerate(pe))`
-  const positions = `arrayFold((at, k) -> arrayPushBack(at, ${next}), range(2, toUInt8(greatest(f.3.1, 1)) + 1), [${first}])`
+  // Positions in pe of the furthest path's steps: its first event, then each step's first event after the one
+  // before (unrolled: each position is one scan of pe; a missing one is 0, and is never read).
+  const positions: string[] = [`arrayFirstIndex(x -> x.1 = f.3.2 AND bitTest(x.2, 0)${attrStep === 0 ? ' AND pv = x.3' : ''}, pe)`]
+  for (let k = 2; k <= n; k++)
+    positions.push(
+      `arrayFirstIndex((x, i) -> i > ${positions[k - 2]} AND bitTest(x.2, ${k - 1})${k - 1 === attrStep ? ' AND pv = x.3' : ''}, pe, arrayEnumerate(pe))`,
+    )
+  const gaps = positions.slice(1).map((p, j) => `(pe[${p}].1 - pe[${positions[j]}].1) / 1e6`)
   return {
     expr: `arrayFold((acc, e) -> CAST(${body} AS ${state}), pe, ${init})`,
     result: (f) =>
-      `if(${f}.3.3 = 1, toInt8(-1), toInt8(${f}.3.1) - 1), arrayMap((a, b) -> (pe[b].1 - pe[a].1) / 1e6, arrayPopBack(${positions}), arrayPopFront(${positions})), ${f}.3.2`,
+      `if(${f}.3.3 = 1, toInt8(-1), toInt8(${f}.3.1) - 1), arraySlice(CAST([${gaps.join(', ')}] AS Array(Float64)), 1, greatest(${f}.3.1, 1) - 1), ${f}.3.2`,
   }
 }
 
@@ -154,21 +158,21 @@ const UNORDERED_STATE = 'Tuple(Array(Int64), Int64, Tuple(UInt8, Int64, Array(In
 /**
  * Unordered: read backwards, keeping each step's next occurrence (and the next exclusion's); at each event of
  * a step, the steps whose next occurrence is within the window count. The most steps wins (the earliest start
- * on a tie); an exclusion between its first and last step disqualifies it. Each event is folded twice: phase 1
- * records it, phase 2 weighs the path starting at it.
+ * on a tie); an exclusion between its first and last step disqualifies it.
  */
 function unorderedFold(input: ActorRowsInput): Fold {
   const n = input.steps.length
   const W = `${Math.round(input.windowSeconds)}000000`
-  const record = `(arrayMap((t, i) -> if(bitTest(e.2, i - 1), e.1, t), st.1, arrayEnumerate(st.1)), if(e.2 >= 4294967296, e.1, st.2), st.3)`
-  const times = `arraySort(arrayFilter(t -> t != 0 AND t - e.1 <= ${W}, st.1))`
-  const excluded = `toUInt8(st.2 != 0 AND length(${times}) > 1 AND st.2 <= arrayMax(${times}))`
-  const better = `(length(${times}) > st.3.1 OR (length(${times}) = st.3.1 AND (${excluded} = 0 OR st.3.4 = 1)))`
-  const weigh = `if(bitAnd(e.2, 4294967295) != 0 AND ${better}, (st.1, st.2, (toUInt8(length(${times})), e.1, ${times}, ${excluded})), st)`
-  const inner = `arrayFold((st, phase) -> CAST(if(phase = 1, ${record}, ${weigh}) AS ${UNORDERED_STATE}), [1, 2], acc)`
-  const init = `CAST((arrayMap(i -> 0, range(${n})), 0, (0, 0, [], 0)) AS ${UNORDERED_STATE})`
+  const state = 'Tuple(Array(Int64), Int64, Tuple(UInt8, Int64, Array(Int64), UInt8))'
+  const next = `[${Array.from({ length: n }, (_, i) => `if(bitTest(e.2, ${i}), e.1, acc.1[${i + 1}])`).join(', ')}]`
+  const nextEx = `if(e.2 >= 4294967296, e.1, acc.2)`
+  const times = `arraySort(arrayFilter(t -> t != 0 AND t - e.1 <= ${W}, ${next}))`
+  const excluded = `toUInt8(${nextEx} != 0 AND length(${times}) > 1 AND ${nextEx} <= arrayMax(${times}))`
+  const better = `(length(${times}) > acc.3.1 OR (length(${times}) = acc.3.1 AND (${excluded} = 0 OR acc.3.4 = 1)))`
+  const best = `if(bitAnd(e.2, 4294967295) != 0 AND ${better}, (toUInt8(length(${times})), e.1, ${times}, ${excluded}), acc.3)`
+  const init = `CAST((arrayWithConstant(${n}, 0), 0, (0, 0, [], 0)) AS ${state})`
   return {
-    expr: `arrayFold((acc, e) -> CAST(${inner} AS ${UNORDERED_STATE}), arrayReverse(pe), ${init})`,
+    expr: `arrayFold((acc, e) -> CAST((${next}, ${nextEx}, ${best}) AS ${state}), arrayReverse(pe), ${init})`,
     result: (f) =>
       `if(${f}.3.4 = 1, toInt8(-1), toInt8(${f}.3.1) - 1), arrayMap((a, b) -> (b - a) / 1e6, arrayPopBack(${f}.3.3), arrayPopFront(${f}.3.3)), ${f}.3.2`,
   }
