@@ -149,9 +149,7 @@ describe('PostHog test_funnel_persons.py', () => {
     expect(ids(await rows(c, q, { funnelStep: 1, funnelStepBreakdown: ['Safari'] }))).toEqual(['person2'])
   })
 
-  wrenGap(
-    "Wren refuses a list breakdownFilter.breakdown (400 'A event breakdown takes one property key as a string'); PostHog takes the list",
-  )('test_first_step_breakdowns_with_multi_property_breakdown: browser and version together', async () => {
+  it('test_first_step_breakdowns_with_multi_property_breakdown: browser and version together', async () => {
     const c = await funnelCase(t, 'test_first_step_breakdowns_with_multi_property_breakdown')
     await browsers(c)
     const q = movieFunnel({ breakdown: ['$browser', '$browser_version'], breakdown_type: 'event' })

@@ -541,32 +541,22 @@ describe('PostHog test_funnel_strict.py and test_funnel_unordered.py', () => {
     }),
   })
 
-  wrenGap(
-    "Wren refuses a list breakdownFilter.breakdown (400 'A event breakdown takes one property key as a string'); PostHog takes the list",
-  )(
-    'test_funnel_unordered.py test_funnel_step_breakdown_with_step_attribution: step 0 attribution gives 6 lists; Mac is person3',
-    async () => {
-      const c = await funnelCase(t, 'unordered step attribution')
-      await c.journeys(attributionJourneys)
-      const results = await c.funnel(attributed(0))
-      expect(results).toHaveLength(6)
-      expect(await c.actors(attributed(0), 1, { funnelStepBreakdown: 'Mac' })).toEqual(['person3'])
-    },
-  )
+  it('test_funnel_unordered.py test_funnel_step_breakdown_with_step_attribution: step 0 attribution gives 6 lists; Mac is person3', async () => {
+    const c = await funnelCase(t, 'unordered step attribution')
+    await c.journeys(attributionJourneys)
+    const results = await c.funnel(attributed(0))
+    expect(results).toHaveLength(6)
+    expect(await c.actors(attributed(0), 1, { funnelStepBreakdown: 'Mac' })).toEqual(['person3'])
+  })
 
-  wrenGap(
-    "Wren refuses a list breakdownFilter.breakdown (400 'A event breakdown takes one property key as a string'); PostHog takes the list (so the step-0 control query is refused too)",
-  )(
-    'test_funnel_unordered.py test_funnel_step_breakdown_with_step_one_attribution: refused, as PostHog’s funnels refuse it for unordered',
-    async () => {
-      const c = await funnelCase(t, 'unordered step one attribution')
-      await c.journeys(attributionJourneys)
-      const res = await c.call('POST', `/api/environments/${c.id}/query/`, { query: { kind: 'FunnelsQuery', ...attributed(1) } })
-      expect(res.status, res.text).toBe(400)
-      // Step-0 attribution of the same funnel answers: what is refused is the later step alone.
-      expect(await c.funnel(attributed(0))).toHaveLength(6)
-    },
-  )
+  it('test_funnel_unordered.py test_funnel_step_breakdown_with_step_one_attribution: refused, as PostHog’s funnels refuse it for unordered', async () => {
+    const c = await funnelCase(t, 'unordered step one attribution')
+    await c.journeys(attributionJourneys)
+    const res = await c.call('POST', `/api/environments/${c.id}/query/`, { query: { kind: 'FunnelsQuery', ...attributed(1) } })
+    expect(res.status, res.text).toBe(400)
+    // Step-0 attribution of the same funnel answers: what is refused is the later step alone.
+    expect(await c.funnel(attributed(0))).toHaveLength(6)
+  })
   // conversion_time_cases.py, as test_funnel.py (ordered) and test_funnel_unordered.py (unordered) run it.
   for (const [order, runner] of [
     ['ordered', 'test_funnel.py TestFunnelConversionTime'],

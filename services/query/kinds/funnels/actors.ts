@@ -56,7 +56,10 @@ export async function funnelActors(deps: FunnelPlanDeps, run: QueryRun, request:
         'The actors behind the "Other" breakdown value are not computed yet: ask for one value.',
         'source.funnelStepBreakdown',
       )
-    conditions.push(`pv = ${params.add('String', raw)}`)
+    if (request.breakdownType === 'cohort' && (raw === '0' || raw === 'all')) conditions.push(`pv = 'all'`)
+    // Every property missing: '' (no touch had any) or the empty parts joined (an event had none).
+    else if (raw.split(MULTI_SEPARATOR).every((v) => v === '')) conditions.push(`replaceAll(pv, char(31), '') = ''`)
+    else conditions.push(`pv = ${params.add('String', raw)}`)
   }
   const sql = `SELECT actor AS actor_id, max(event_count) AS event_count, CAST([] AS Array(String)) AS event_distinct_ids
     FROM (${plan.actorRows}) WHERE ${conditions.join(' AND ')} GROUP BY actor`

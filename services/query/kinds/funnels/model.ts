@@ -34,6 +34,8 @@ export const UNIT_SECONDS: Record<WindowUnit, number> = {
 export const MAX_STEPS = 20
 /** PostHog's default number of breakdown values (then "Other"). */
 export const DEFAULT_BREAKDOWN_LIMIT = 25
+/** A funnel's list `breakdown` names several properties (PostHog's multi-property funnel breakdown). */
+const LISTS = { propertyLists: true }
 
 export interface FunnelExclusion {
   entity: SeriesEntity
@@ -223,7 +225,7 @@ export function parseFunnelsQuery(node: Record<string, unknown>): FunnelRequest 
       dateTo: optString(dateRange, 'date_to', 'dateRange.'),
       explicitDate: truthy(dateRange.explicitDate),
       interval: intervalOf(optString(node, 'interval'), 'interval'),
-      ...breakdownOf(record(node, 'breakdownFilter'), DEFAULT_BREAKDOWN_LIMIT, 'breakdownFilter.'),
+      ...breakdownOf(record(node, 'breakdownFilter'), DEFAULT_BREAKDOWN_LIMIT, 'breakdownFilter.', LISTS),
       aggregationGroup: optInt(node, 'aggregation_group_type_index', 0, 4),
     },
   )
@@ -259,7 +261,7 @@ export function parseFunnelFilter(input: Record<string, unknown>): FunnelRequest
       dateTo: optString(input, 'date_to'),
       explicitDate: truthy(input.explicit_date),
       interval: intervalOf(optString(input, 'interval'), 'interval'),
-      ...breakdownOf(input, DEFAULT_BREAKDOWN_LIMIT, ''),
+      ...breakdownOf(input, DEFAULT_BREAKDOWN_LIMIT, '', LISTS),
       aggregationGroup: optInt(input, 'aggregation_group_type_index', 0, 4),
     },
   )
@@ -279,7 +281,7 @@ export function funnelWithDashboardFilters(query: FunnelRequest, filters: Dashbo
     out.properties = query.properties.values.length ? { type: 'AND', values: [query.properties, added] } : added
   }
   if (filters.breakdown_filter)
-    Object.assign(out, breakdownOf(filters.breakdown_filter, DEFAULT_BREAKDOWN_LIMIT, 'filters_override.breakdown_filter.'))
+    Object.assign(out, breakdownOf(filters.breakdown_filter, DEFAULT_BREAKDOWN_LIMIT, 'filters_override.breakdown_filter.', LISTS))
   if (filters.interval) out.interval = intervalOf(filters.interval, 'filters_override.interval')
   if (filters.filterTestAccounts !== undefined && filters.filterTestAccounts !== null) out.filterTestAccounts = filters.filterTestAccounts
   return out

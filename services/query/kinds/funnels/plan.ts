@@ -181,7 +181,7 @@ export async function planFunnel(
     exclusions,
     orderType: request.orderType,
     windowSeconds: request.windowInterval * UNIT_SECONDS[request.windowUnit],
-    breakdown: breakdown ? { expr: breakdown.expr, cohort: breakdown.multi } : null,
+    breakdown: breakdown ? { expr: breakdown.expr, cohort: breakdown.multi, list: request.breakdowns !== null } : null,
     attribution: request.attribution,
     attributionStep: request.attributionValue,
     period: period ? `toDateTime(${period}, ${tzParam})` : null,

@@ -23,7 +23,8 @@ export interface ActorRowsInput {
   orderType: OrderType
   windowSeconds: number
   /** Per event: its breakdown value (String); null: no breakdown. */
-  breakdown: { expr: string; cohort: boolean } | null
+  /** `list`: PostHog's array breakdown (several properties), whose step attribution drops an actor without that step. */
+  breakdown: { expr: string; cohort: boolean; list: boolean } | null
   attribution: Attribution
   attributionStep: number | null
   /** Per event: the start of its period (conversion trends); null: not asked. */
@@ -55,20 +56,22 @@ export function actorRowsSql(input: ActorRowsInput): string {
   const rows = `SELECT ${input.actor} AS actor, toUnixTimestamp64Micro(timestamp) AS ts, ${flags} AS mask, ${bd} AS prop, ${period} AS per
     FROM ${input.from} WHERE ${where}`
 
+  // An unordered funnel's step 0 is any of its steps: its step attribution takes every event's value, as all_events.
+  const everyValue = input.attribution === 'all_events' || (input.attribution === 'step' && orderType === 'unordered')
   const known = `length(replaceAll(replaceAll(x.3, '${NULL_LABEL}', ''), char(31), '')) > 0`
   let values = `['']`
   if (input.breakdown?.cohort) values = `[prop]`
   else if (input.breakdown) {
     if (input.attribution === 'first_touch') values = `[arrayFirst(x -> ${known}, evs).3]`
     else if (input.attribution === 'last_touch') values = `[arrayLast(x -> ${known}, evs).3]`
-    else if (input.attribution === 'all_events') values = `arrayDistinct(arrayMap(x -> x.3, evs))`
+    else if (everyValue) values = `arrayDistinct(arrayMap(x -> x.3, evs))`
     else {
       const step = (input.attributionStep ?? 0) + 1
-      values = `if(arrayExists(x -> bitTest(x.2, ${step - 1}), evs), arrayDistinct(arrayMap(x -> x.3, arrayFilter(x -> bitTest(x.2, ${step - 1}), evs))), [''])`
+      values = `if(arrayExists(x -> bitTest(x.2, ${step - 1}), evs), arrayDistinct(arrayMap(x -> x.3, arrayFilter(x -> bitTest(x.2, ${step - 1}), evs))), ${input.breakdown.list ? 'CAST([] AS Array(String))' : `['']`})`
     }
   }
   const periods = input.period ? `arrayDistinct(arrayMap(x -> x.4, arrayFilter(x -> bitTest(x.2, 0), evs)))` : `[toDateTime(0)]`
-  const own = input.attribution === 'all_events' && input.breakdown && !input.breakdown.cohort ? `arrayFilter(x -> x.3 = pv, evs)` : 'evs'
+  const own = everyValue && input.breakdown && !input.breakdown.cohort ? `arrayFilter(x -> x.3 = pv, evs)` : 'evs'
   const fold = orderType === 'unordered' ? unorderedFold(input) : orderedFold(input)
   const groupBy = input.breakdown?.cohort ? 'actor, prop' : 'actor'
   // Without a breakdown or periods, an event is only its time and steps (less to sort and fold).
