@@ -154,7 +154,7 @@ describe('FunnelsQuery steps', () => {
         { kind: 'EventsNode', event: 'paid' },
       ],
     })
-    expect(any.body.results[0]).toMatchObject({ name: 'All events', action_id: null, count: 6 })
+    expect(any.body.results[0]).toMatchObject({ name: null, action_id: null, count: 6 })
     expect(any.body.results[1].count).toBe(1)
   })
 

@@ -14,7 +14,7 @@ export type FunnelDeps = FunnelPlanDeps
 /** One step of a funnel's answer (PostHog's step object). */
 export interface FunnelStep {
   action_id: string | number | null
-  name: string
+  name: string | null
   custom_name: string | null
   order: number
   count: number

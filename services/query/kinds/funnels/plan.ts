@@ -70,8 +70,8 @@ export interface FunnelPlan {
   request: FunnelRequest
   tz: string
   range: DateRange
-  /** Per step: its entity and display name. */
-  steps: Array<{ entity: SeriesEntity; name: string }>
+  /** Per step: its entity and display name (null for any event, as PostHog names it). */
+  steps: Array<{ entity: SeriesEntity; name: string | null }>
   cohorts: Map<number, Cohort>
   params: SqlParams
   /** The per-actor rows (sql.ts actorRowsSql). */
@@ -189,7 +189,7 @@ export async function planFunnel(
   const source = eventsSource(team, { sessions, personId }, sessions.used ? { from, to } : {})
   const names = request.series.map((entity) => ({
     entity,
-    name: entity.kind === 'actions' ? actions.get(Number(entity.id))!.name : entity.id === null ? 'All events' : String(entity.id),
+    name: entity.kind === 'actions' ? actions.get(Number(entity.id))!.name : entity.id === null ? null : String(entity.id),
   }))
   return {
     request,
