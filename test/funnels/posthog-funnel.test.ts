@@ -1190,34 +1190,28 @@ describe('PostHog test_funnel.py (ordered funnels)', () => {
     expect(counts(await c.funnel({ series, dateRange: { date_from: '2023-03-22', date_to: '2024-03-22' } }))).toEqual([3, 1])
   })
 
-  wrenGap("Wren 400 'unknown math first_time_for_user_with_filters'; PostHog counts [1, 1]")(
-    'test_first_time_for_user_funnel_person_properties: first time matching the filters, against first time at all',
-    async () => {
-      const c = await funnelCase(t, 'test_first_time_for_user_funnel_person_properties')
-      await c.persons([
-        { ids: ['user_1'], properties: { email: 'test@test.com' } },
-        { ids: ['user_2'], properties: { email: 'bonjonjovi@gmail.com' } },
-      ])
-      await c.capture([
-        { distinct_id: 'user_1', event: 'event1', at: '2024-03-20T13:00:00Z' },
-        { distinct_id: 'user_1', event: 'event1', at: '2024-03-21T13:00:00Z', properties: { property: 'woah' } },
-        { distinct_id: 'user_2', event: 'event1', at: '2024-03-22T14:00:00Z' },
-        { distinct_id: 'user_1', event: 'event2', at: '2024-03-23T13:00:00Z' },
-      ])
-      const q = (math: string, from = '2024-03-20') => ({
-        series: [
-          { ...ev('event1'), math, properties: [{ key: 'property', value: 'woah', operator: 'exact', type: 'event' }] },
-          ev('event2'),
-        ],
-        dateRange: { date_from: from, date_to: '2024-03-24' },
-      })
-      expect(counts(await c.funnel(q('first_time_for_user_with_filters')))).toEqual([1, 1])
-      const plain = await c.funnel(q('first_time_for_user'))
-      expect(plain.length === 0 || plain[0].count === 0, JSON.stringify(plain)).toBe(true)
-      await c.capture([{ distinct_id: 'user_1', event: 'event2', at: '2024-03-19T13:00:00Z', properties: { property: 'woah' } }])
-      expect(counts(await c.funnel(q('first_time_for_user_with_filters', '2024-03-19')))).toEqual([1, 1])
-    },
-  )
+  it('test_first_time_for_user_funnel_person_properties: first time matching the filters, against first time at all', async () => {
+    const c = await funnelCase(t, 'test_first_time_for_user_funnel_person_properties')
+    await c.persons([
+      { ids: ['user_1'], properties: { email: 'test@test.com' } },
+      { ids: ['user_2'], properties: { email: 'bonjonjovi@gmail.com' } },
+    ])
+    await c.capture([
+      { distinct_id: 'user_1', event: 'event1', at: '2024-03-20T13:00:00Z' },
+      { distinct_id: 'user_1', event: 'event1', at: '2024-03-21T13:00:00Z', properties: { property: 'woah' } },
+      { distinct_id: 'user_2', event: 'event1', at: '2024-03-22T14:00:00Z' },
+      { distinct_id: 'user_1', event: 'event2', at: '2024-03-23T13:00:00Z' },
+    ])
+    const q = (math: string, from = '2024-03-20') => ({
+      series: [{ ...ev('event1'), math, properties: [{ key: 'property', value: 'woah', operator: 'exact', type: 'event' }] }, ev('event2')],
+      dateRange: { date_from: from, date_to: '2024-03-24' },
+    })
+    expect(counts(await c.funnel(q('first_time_for_user_with_filters')))).toEqual([1, 1])
+    const plain = await c.funnel(q('first_time_for_user'))
+    expect(plain.length === 0 || plain[0].count === 0, JSON.stringify(plain)).toBe(true)
+    await c.capture([{ distinct_id: 'user_1', event: 'event2', at: '2024-03-19T13:00:00Z', properties: { property: 'woah' } }])
+    expect(counts(await c.funnel(q('first_time_for_user_with_filters', '2024-03-19')))).toEqual([1, 1])
+  })
 
   it('test_funnel_personless_events_are_supported: events sent without a person profile still convert; 1, 1', async () => {
     const c = await funnelCase(t, 'test_funnel_personless_events_are_supported')

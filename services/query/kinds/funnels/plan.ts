@@ -135,18 +135,19 @@ export async function planFunnel(
   }
 
   const SOURCE = '__wren_funnel_events__'
-  const matches = (e: SeriesEntity) => {
-    const base =
-      e.kind === 'actions' ? actionSql(actions.get(Number(e.id))!, filters) : e.id === null ? '1' : `event = ${params.add('String', e.id)}`
-    return [base, compileGroup(e.properties, filters)].filter((c) => c !== '1').join(' AND ') || '1'
-  }
+  const entitySql = (e: SeriesEntity) =>
+    e.kind === 'actions' ? actionSql(actions.get(Number(e.id))!, filters) : e.id === null ? '1' : `event = ${params.add('String', e.id)}`
+  const matches = (e: SeriesEntity) => [entitySql(e), compileGroup(e.properties, filters)].filter((c) => c !== '1').join(' AND ') || '1'
   // Conversion trends measure up to funnelToStep: the funnel is cut there (PostHog's max_steps_override).
   const counted = request.vizType === 'trends' && request.toStep !== null ? request.series.slice(0, request.toStep + 1) : request.series
   const steps = counted.map((e) => {
     let condition = matches(e)
-    // First time for user: only the actor's first event of the step ever (before the range's end).
-    if (e.math === 'first_time_for_user')
-      condition = `${condition === '1' ? '' : `${condition} AND `}(${actor}, timestamp) IN (SELECT ${actor}, min(timestamp) FROM ${SOURCE} WHERE ${team} AND timestamp <= ${to} AND ${condition} GROUP BY ${actor})`
+    // First time for user: only the actor's first event of the step's event or action ever (before the range's
+    // end), or with filters (first_matching_event_for_user), the first that also matches the step's properties.
+    if (e.math === 'first_time_for_user' || e.math === 'first_matching_event_for_user') {
+      const first = e.math === 'first_time_for_user' ? entitySql(e) : condition
+      condition = `${condition === '1' ? '' : `${condition} AND `}(${actor}, timestamp) IN (SELECT ${actor}, min(timestamp) FROM ${SOURCE} WHERE ${team} AND timestamp <= ${to} AND ${first} GROUP BY ${actor})`
+    }
     return condition
   })
   const exclusions = request.exclusions.map((x) => ({ condition: matches(x.entity), fromStep: x.fromStep, toStep: x.toStep }))
