@@ -388,7 +388,7 @@ describe('FunnelsQuery steps', () => {
     const tiles = await call('GET', at(`/dashboards/${board.body.id}/`))
     expect(counts(tiles.body.tiles[0].insight.result)).toEqual([4, 2, 1])
     const bad = await call('POST', at('/insights/'), {
-      filters: { insight: 'FUNNELS', events: [{ id: 'a' }], funnel_order_type: 'sideways' },
+      filters: { insight: 'FUNNELS', events: [{ id: 'a' }, { id: 'b' }], funnel_order_type: 'sideways' },
     })
     expect([bad.status, bad.body.attr]).toEqual([400, 'funnel_order_type'])
   })

@@ -33,6 +33,9 @@ export interface ActorRowsInput {
 
 const EVENT = 'Tuple(Int64, UInt64, String, DateTime)'
 
+/** 2^i exactly, as SQL (past 2^53 a JavaScript number prints rounded). */
+const bit = (i: number) => (1n << BigInt(i)).toString()
+
 /**
  * Rows of (actor, pv, per, step_reached, timings, start, event_count): per actor, breakdown value (a missing
  * value is '') and (conversion trends) period entered, the furthest step (0-based; an actor that reaches none,
@@ -43,10 +46,10 @@ export function actorRowsSql(input: ActorRowsInput): string {
   const { orderType } = input
   const n = input.steps.length
   // The event's steps as bits: bit k-1 for step k; bit 32+k for an exclusion between step k-1 and step k.
-  const bits = input.steps.map((c, i) => `if(${c}, ${2 ** i}, 0)`)
+  const bits = input.steps.map((c, i) => `if(${c}, ${bit(i)}, 0)`)
   for (let k = 2; k <= n; k++) {
     const matching = input.exclusions.filter((x) => x.fromStep < k - 1 && k - 1 <= x.toStep).map((x) => x.condition)
-    if (matching.length) bits.push(`if(${matching.map((c) => `(${c})`).join(' OR ')}, ${2 ** (32 + k)}, 0)`)
+    if (matching.length) bits.push(`if(${matching.map((c) => `(${c})`).join(' OR ')}, ${bit(32 + k)}, 0)`)
   }
   const flags = `toUInt64(${bits.join(' + ')})`
   const bd = input.breakdown ? (input.breakdown.cohort ? `arrayJoin(${input.breakdown.expr})` : input.breakdown.expr) : `''`
