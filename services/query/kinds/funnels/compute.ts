@@ -165,7 +165,7 @@ async function conversionTrends(deps: FunnelDeps, run: QueryRun, plan: FunnelPla
     throw wrenError('invalid_input', 'funnelToStep must come after funnelFromStep.', 'funnelsFilter.funnelToStep')
   const rows = await queryRows<{ breakdown: string; period: string; reached_from: number | string; reached_to: number | string }>(
     deps.clickhouse,
-    withSettings(trendsSql(plan.actorRows, from, last), plan),
+    withSettings(trendsSql(plan.actorRows, from, last, plan.params.add('String', plan.tz)), plan),
     plan.params.values,
     { signal: run.signal },
   )

@@ -233,8 +233,9 @@ export function timeToConvertSql(actorRows: string, from: number, to: number, bi
  * Conversion trends (PostHog's funnel_trends): per breakdown value and period, the actors entering the funnel
  * in the period who reached `from`, and of those the ones who reached the last step.
  */
-export function trendsSql(actorRows: string, from: number, last: number): string {
-  return `SELECT pv AS breakdown, formatDateTime(per, '%Y-%m-%d %H:%i:%S') AS period, countIf(step_reached >= ${from}) AS reached_from,
+export function trendsSql(actorRows: string, from: number, last: number, tz: string): string {
+  // The period is written as its wall time in the project's timezone (`tz`, SQL); an event's tuple kept its instant only.
+  return `SELECT pv AS breakdown, formatDateTime(per, '%Y-%m-%d %H:%i:%S', ${tz}) AS period, countIf(step_reached >= ${from}) AS reached_from,
     countIf(step_reached >= ${last}) AS reached_to
   FROM (${actorRows}) GROUP BY pv, per ORDER BY pv, per`
 }
