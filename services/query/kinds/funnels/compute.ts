@@ -169,7 +169,15 @@ async function conversionTrends(deps: FunnelDeps, run: QueryRun, plan: FunnelPla
     plan.params.values,
     { signal: run.signal },
   )
-  const values = request.breakdown === null ? [''] : [...new Set(rows.map((r) => r.breakdown))]
+  let values = request.breakdown === null ? [''] : [...new Set(rows.map((r) => r.breakdown))]
+  // A limited breakdown keeps its values with the most actors entering (no "Other" line in conversion trends).
+  if (request.breakdown !== null && LIMITED.includes(request.breakdownType) && values.length > request.breakdownLimit) {
+    const entered = new Map<string, number>()
+    for (const r of rows) entered.set(r.breakdown, (entered.get(r.breakdown) ?? 0) + Number(r.reached_from))
+    const ranked = [...values].sort((a, b) => entered.get(b)! - entered.get(a)! || (a < b ? -1 : a > b ? 1 : 0))
+    const kept = new Set(ranked.slice(0, request.breakdownLimit))
+    values = values.filter((v) => kept.has(v))
+  }
   return values.map((value) => {
     const mine = new Map(rows.filter((r) => r.breakdown === value).map((r) => [r.period, r]))
     const data = range.buckets.map((b) => {
