@@ -35,6 +35,11 @@ export async function funnelActors(deps: FunnelPlanDeps, run: QueryRun, request:
     const from = request.fromStep ?? 0
     const last = request.toStep ?? plan.steps.length - 1
     conditions.push(asked.funnelTrendsDropOff ? `step_reached >= ${from} AND step_reached < ${last}` : `step_reached >= ${last}`)
+  } else if (asked.funnelCustomSteps) {
+    const steps = plan.steps.length
+    if (asked.funnelCustomSteps.some((n) => n < 1 || n > steps))
+      throw wrenError('invalid_input', `funnelCustomSteps must be steps of the funnel: 1 to ${steps}.`, 'source.funnelCustomSteps')
+    conditions.push(`step_reached IN (${[...new Set(asked.funnelCustomSteps)].map((n) => n - 1).join(', ')})`)
   } else {
     const n = asked.funnelStep
     const steps = plan.steps.length
