@@ -164,7 +164,8 @@ const UNORDERED_STATE = 'Tuple(Array(Int64), Int64, Tuple(UInt8, Int64, Array(In
 /**
  * Unordered: read backwards, keeping each step's next occurrence (and the next exclusion's); at each event of
  * a step, the steps whose next occurrence is within the window count. The most steps wins (the earliest start
- * on a tie); an exclusion between its first and last step disqualifies it.
+ * on a tie); a path with an exclusion between its first and last step counts its first step only (PostHog's
+ * unordered funnel keeps the actor at step one).
  */
 function unorderedFold(input: ActorRowsInput): Fold {
   const n = input.steps.length
@@ -174,8 +175,9 @@ function unorderedFold(input: ActorRowsInput): Fold {
   const nextEx = `if(e.2 >= 4294967296, e.1, acc.2)`
   const times = `arraySort(arrayFilter(t -> t != 0 AND t - e.1 <= ${W}, ${next}))`
   const excluded = `toUInt8(${nextEx} != 0 AND length(${times}) > 1 AND ${nextEx} <= arrayMax(${times}))`
-  const better = `(length(${times}) > acc.3.1 OR (length(${times}) = acc.3.1 AND (${excluded} = 0 OR acc.3.4 = 1)))`
-  const best = `if(bitAnd(e.2, 4294967295) != 0 AND ${better}, (toUInt8(length(${times})), e.1, ${times}, ${excluded}), acc.3)`
+  const path = `if(${excluded} = 1, (toUInt8(1), e.1, [e.1], toUInt8(0)), (toUInt8(length(${times})), e.1, ${times}, toUInt8(0)))`
+  const steps = `if(${excluded} = 1, toUInt8(1), toUInt8(length(${times})))`
+  const best = `if(bitAnd(e.2, 4294967295) != 0 AND ${steps} >= acc.3.1, ${path}, acc.3)`
   const init = `CAST((arrayWithConstant(${n}, 0), 0, (0, 0, [], 0)) AS ${state})`
   return {
     expr: `arrayFold((acc, e) -> CAST((${next}, ${nextEx}, ${best}) AS ${state}), arrayReverse(pe), ${init})`,
