@@ -4,7 +4,7 @@
 // persons at each step of each breakdown value.
 import { afterAll, beforeAll, describe, expect, it } from 'vitest'
 import { startWren, type TestWren } from '../support/wren'
-import { wrenGap, funnelCase, type FunnelCase, type Props, type Step } from '../support/funnels'
+import { funnelCase, type FunnelCase, type Props, type Step } from '../support/funnels'
 
 describe('PostHog breakdown_cases.py (ordered funnels)', () => {
   let t: TestWren

@@ -3,7 +3,7 @@
 // persons (and counts of persons) PostHog's tests assert.
 import { afterAll, beforeAll, describe, expect, it } from 'vitest'
 import { startWren, type TestWren } from '../support/wren'
-import { wrenGap, funnelCase, type FunnelCase, type Props, type Step } from '../support/funnels'
+import { funnelCase, type FunnelCase, type Props, type Step } from '../support/funnels'
 
 describe('PostHog test_funnel_persons.py', () => {
   let t: TestWren

@@ -3,7 +3,7 @@
 // the same numbers PostHog's tests assert (counts, step names, conversion times, persons at and after a step).
 import { afterAll, beforeAll, describe, expect, it } from 'vitest'
 import { startWren, type TestWren } from '../support/wren'
-import { wrenGap, counts, funnelCase, names, tick, type FunnelCase, type Props, type Step } from '../support/funnels'
+import { counts, funnelCase, names, tick, type FunnelCase, type Props, type Step } from '../support/funnels'
 
 const NOW = '2026-03-15T12:00:00Z'
 const BASE = '2026-03-15T10:00:00Z'

@@ -5,7 +5,7 @@
 // who entered in a period and converted or dropped off (FunnelsActorsQuery with funnelTrendsEntrancePeriodStart).
 import { afterAll, beforeAll, describe, expect, it } from 'vitest'
 import { startWren, type TestWren } from '../support/wren'
-import { wrenGap, funnelCase, type FunnelCase, type Props, type Step } from '../support/funnels'
+import { funnelCase, type FunnelCase, type Props, type Step } from '../support/funnels'
 
 const NOW = '2026-03-15T12:00:00Z'
 

@@ -4,18 +4,7 @@
 // captured one second apart, in PostHog's order, a little before WREN_NOW.
 import { afterAll, beforeAll, describe, expect, it } from 'vitest'
 import { startWren, type TestWren } from '../support/wren'
-import {
-  wrenGap,
-  MOVIE_CHAIN,
-  PAY_CHAIN,
-  counts,
-  funnelCase,
-  names,
-  tick,
-  type FunnelCase,
-  type Props,
-  type Step,
-} from '../support/funnels'
+import { MOVIE_CHAIN, PAY_CHAIN, counts, funnelCase, names, tick, type FunnelCase, type Props, type Step } from '../support/funnels'
 
 const NOW = '2026-03-15T12:00:00Z'
 const BASE = '2026-03-15T10:00:00Z'
