@@ -1,6 +1,7 @@
 // An action as a SQL condition over the events table: any step matches (OR); a step is the AND of its
 // parts. Element parts (selector, tag, href, text) apply only to `$autocapture` steps, as in PostHog.
 import { wrenError } from '../platform/errors'
+import { isRecord } from '../platform/json'
 import {
   checkHogqlFilters,
   compareValue,
@@ -36,7 +37,8 @@ export function validateSteps(raw: unknown): ActionStep[] {
     if (out.url && !out.url_matching) out.url_matching = 'contains'
     const props = step.properties ?? []
     checkHogqlFilters(parsePropertyGroup(props, `steps[${i}].properties`), 'events', 'steps')
-    out.properties = Array.isArray(props) ? props : [props]
+    // An empty object (how PostHog's own fixtures write "no properties") is no filter.
+    out.properties = Array.isArray(props) ? props : isRecord(props) && Object.keys(props).length === 0 ? [] : [props]
     return out
   })
 }

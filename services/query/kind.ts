@@ -55,6 +55,8 @@ export interface ActorsPoint {
  */
 export interface FunnelActorsPoint {
   funnelStep: number | null
+  /** 1-based steps: those whose furthest step is one of them (PostHog's funnelCustomSteps; wins over funnelStep). */
+  funnelCustomSteps: number[] | null
   funnelStepBreakdown: unknown
   funnelTrendsDropOff: boolean | null
   funnelTrendsEntrancePeriodStart: string | null

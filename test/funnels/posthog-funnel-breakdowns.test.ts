@@ -4,7 +4,7 @@
 // persons at each step of each breakdown value.
 import { afterAll, beforeAll, describe, expect, it } from 'vitest'
 import { startWren, type TestWren } from '../support/wren'
-import { wrenGap, funnelCase, type FunnelCase, type Props, type Step } from '../support/funnels'
+import { funnelCase, type FunnelCase, type Props, type Step } from '../support/funnels'
 
 describe('PostHog breakdown_cases.py (ordered funnels)', () => {
   let t: TestWren
@@ -63,9 +63,7 @@ describe('PostHog breakdown_cases.py (ordered funnels)', () => {
       return x.length - y.length
     })
 
-  wrenGap(
-    "Wren refuses a list breakdownFilter.breakdown (400 'A event breakdown takes one property key as a string'); PostHog takes the list",
-  )('test_funnel_step_multi_property_breakdown_event: browser and version, numbers as strings', async () => {
+  it('test_funnel_step_multi_property_breakdown_event: browser and version, numbers as strings', async () => {
     const c = await funnelCase(t, 'test_funnel_step_multi_property_breakdown_event')
     const p = (browser: string, version: number) => ({ key: 'val', $browser: browser, $browser_version: version })
     await c.journeys({
@@ -180,18 +178,14 @@ describe('PostHog breakdown_cases.py (ordered funnels)', () => {
     return byPerson
   }
 
-  wrenGap(
-    "Wren refuses a list breakdownFilter.breakdown (400 'A event breakdown takes one property key as a string'); PostHog takes the list",
-  )('test_funnel_step_breakdown_limit: the five most common values, then "Other"', async () => {
+  it('test_funnel_step_breakdown_limit: the five most common values, then "Other"', async () => {
     const c = await funnelCase(t, 'test_funnel_step_breakdown_limit')
     await c.journeys(numbered(10, false))
     const results = await c.funnel(funnel(movie, { breakdown: ['some_breakdown_val'], breakdown_type: 'event', breakdown_limit: 5 }))
     expect(results.map((r: any[]) => r[0].breakdown).sort()).toEqual([['5'], ['6'], ['7'], ['8'], ['9'], ['Other']])
   })
 
-  wrenGap(
-    "Wren refuses a list breakdownFilter.breakdown (400 'A event breakdown takes one property key as a string'); PostHog takes the list",
-  )('test_funnel_step_custom_breakdown_limit_with_nulls_included: a limit of 6 keeps every value and the empty one', async () => {
+  it('test_funnel_step_custom_breakdown_limit_with_nulls_included: a limit of 6 keeps every value and the empty one', async () => {
     const c = await funnelCase(t, 'test_funnel_step_custom_breakdown_limit_with_nulls_included')
     await c.journeys(numbered(5, true))
     const q = funnel(movie, { breakdown: ['some_breakdown_val'], breakdown_type: 'event', breakdown_limit: 6 })
@@ -202,9 +196,7 @@ describe('PostHog breakdown_cases.py (ordered funnels)', () => {
     expect(await c.actors(q, 3, { funnelStepBreakdown: '' })).toEqual(['person_null'])
   })
 
-  wrenGap(
-    "Wren refuses a list breakdownFilter.breakdown (400 'A event breakdown takes one property key as a string'); PostHog takes the list",
-  )('test_funnel_step_breakdown_event_single_person_multiple_breakdowns: step-0 attribution, one list per value', async () => {
+  it('test_funnel_step_breakdown_event_single_person_multiple_breakdowns: step-0 attribution, one list per value', async () => {
     const c = await funnelCase(t, 'test_funnel_step_breakdown_event_single_person_multiple_breakdowns')
     await c.journeys({
       person1: [
@@ -238,9 +230,7 @@ describe('PostHog breakdown_cases.py (ordered funnels)', () => {
     for (const v of values) expect(await c.actors(q, 1, { funnelStepBreakdown: v }), v).toEqual(['person1'])
   })
 
-  wrenGap(
-    "Wren refuses a list breakdownFilter.breakdown (400 'A event breakdown takes one property key as a string'); PostHog takes the list",
-  )('test_funnel_step_breakdown_event_single_person_events_with_multiple_properties: all-events attribution', async () => {
+  it('test_funnel_step_breakdown_event_single_person_events_with_multiple_properties: all-events attribution', async () => {
     const c = await funnelCase(t, 'test_funnel_step_breakdown_event_single_person_events_with_multiple_properties')
     await c.journeys({
       person1: [
@@ -279,36 +269,33 @@ describe('PostHog breakdown_cases.py (ordered funnels)', () => {
     expect(await c.actors(q, 2, { funnelStepBreakdown: 'Safari' })).toEqual(['person1'])
   })
 
-  wrenGap("breakdown ['all', cohort]: PostHog's first list is 'all users', then 'test_cohort'; Wren's first is 'test_cohort'")(
-    'test_funnel_cohort_breakdown: "all users" and a cohort, as a list and as a single cohort id',
-    async () => {
-      const c = await funnelCase(t, 'test_funnel_cohort_breakdown')
-      await c.persons([{ ids: ['person1'], properties: { key: 'value' } }])
-      await c.journeys({ person1: [{ event: 'sign up', at: jan(2, 12) }] })
-      const cohort = await c.cohort({
-        name: 'test_cohort',
-        filters: { properties: { type: 'OR', values: [{ type: 'AND', values: [{ key: 'key', value: 'value', type: 'person' }] }] } },
-      })
-      const listed = funnel(
-        movie,
-        { breakdown: ['all', cohort], breakdown_type: 'cohort' },
-        { breakdownAttributionType: 'step', breakdownAttributionValue: 0 },
-      )
-      const results = await c.funnel(listed)
-      expect([results[0].length, results[0][0].breakdown]).toEqual([3, 'all users'])
-      expect([results[1].length, results[1][0].breakdown]).toEqual([3, 'test_cohort'])
-      expect(await c.actors(listed, 1, { funnelStepBreakdown: cohort })).toEqual(['person1'])
-      expect(await c.actors(listed, 2, { funnelStepBreakdown: cohort })).toEqual([])
-      expect(await c.actors(listed, 1, { funnelStepBreakdown: 0 })).toEqual(['person1'])
-      expect(await c.actors(listed, 2, { funnelStepBreakdown: 0 })).toEqual([])
+  it('test_funnel_cohort_breakdown: "all users" and a cohort, as a list and as a single cohort id', async () => {
+    const c = await funnelCase(t, 'test_funnel_cohort_breakdown')
+    await c.persons([{ ids: ['person1'], properties: { key: 'value' } }])
+    await c.journeys({ person1: [{ event: 'sign up', at: jan(2, 12) }] })
+    const cohort = await c.cohort({
+      name: 'test_cohort',
+      filters: { properties: { type: 'OR', values: [{ type: 'AND', values: [{ key: 'key', value: 'value', type: 'person' }] }] } },
+    })
+    const listed = funnel(
+      movie,
+      { breakdown: ['all', cohort], breakdown_type: 'cohort' },
+      { breakdownAttributionType: 'step', breakdownAttributionValue: 0 },
+    )
+    const results = await c.funnel(listed)
+    expect([results[0].length, results[0][0].breakdown]).toEqual([3, 'all users'])
+    expect([results[1].length, results[1][0].breakdown]).toEqual([3, 'test_cohort'])
+    expect(await c.actors(listed, 1, { funnelStepBreakdown: cohort })).toEqual(['person1'])
+    expect(await c.actors(listed, 2, { funnelStepBreakdown: cohort })).toEqual([])
+    expect(await c.actors(listed, 1, { funnelStepBreakdown: 0 })).toEqual(['person1'])
+    expect(await c.actors(listed, 2, { funnelStepBreakdown: 0 })).toEqual([])
 
-      const single = funnel(movie, { breakdown: cohort, breakdown_type: 'cohort' })
-      const [only] = await c.funnel(single)
-      expect([only.length, only[0].breakdown, only[0].breakdown_value]).toEqual([3, 'test_cohort', cohort])
-      expect(await c.actors(single, 1, { funnelStepBreakdown: cohort })).toEqual(['person1'])
-      expect(await c.actors(single, 2, { funnelStepBreakdown: cohort })).toEqual([])
-    },
-  )
+    const single = funnel(movie, { breakdown: cohort, breakdown_type: 'cohort' })
+    const [only] = await c.funnel(single)
+    expect([only.length, only[0].breakdown, only[0].breakdown_value]).toEqual([3, 'test_cohort', cohort])
+    expect(await c.actors(single, 1, { funnelStepBreakdown: cohort })).toEqual(['person1'])
+    expect(await c.actors(single, 2, { funnelStepBreakdown: cohort })).toEqual([])
+  })
 
   const docsJourney = () => {
     const url = (u: string) => ({ $current_url: u })
@@ -325,9 +312,7 @@ describe('PostHog breakdown_cases.py (ordered funnels)', () => {
   const docs = [{ key: '$current_url', operator: 'icontains', type: 'event', value: 'https://posthog.com/docs' }]
   const fortnight = { date_from: '2020-01-01', date_to: '2020-01-14' }
 
-  wrenGap(
-    "Wren refuses a list breakdownFilter.breakdown (400 'A event breakdown takes one property key as a string'); PostHog takes the list",
-  )('test_basic_funnel_default_funnel_days_breakdown_event: values come from the filtered step; 691 200 s', async () => {
+  it('test_basic_funnel_default_funnel_days_breakdown_event: values come from the filtered step; 691 200 s', async () => {
     const c = await funnelCase(t, 'test_basic_funnel_default_funnel_days_breakdown_event')
     await c.journeys(docsJourney())
     const results = await c.funnel({
@@ -345,9 +330,7 @@ describe('PostHog breakdown_cases.py (ordered funnels)', () => {
     )
   })
 
-  wrenGap(
-    "Wren refuses a list breakdownFilter.breakdown (400 'A event breakdown takes one property key as a string'); PostHog takes the list",
-  )('test_basic_funnel_default_funnel_days_breakdown_action: the same with an action as step one', async () => {
+  it('test_basic_funnel_default_funnel_days_breakdown_action: the same with an action as step one', async () => {
     const c = await funnelCase(t, 'test_basic_funnel_default_funnel_days_breakdown_action')
     const action = await c.action('user signed up', [{ event: 'user signed up', properties: {} }])
     await c.journeys(docsJourney())
@@ -398,9 +381,7 @@ describe('PostHog breakdown_cases.py (ordered funnels)', () => {
     { name: 'buy', count, time },
   ]
 
-  wrenGap(
-    "Wren refuses a list breakdownFilter.breakdown (400 'A event breakdown takes one property key as a string'); PostHog takes the list",
-  )('test_funnel_step_breakdown_with_first_touch_attribution: each person under the first value they had', async () => {
+  it('test_funnel_step_breakdown_with_first_touch_attribution: each person under the first value they had', async () => {
     const c = await funnelCase(t, 'test_funnel_step_breakdown_with_first_touch_attribution')
     await c.journeys(touchJourneys('alakazam', true))
     const q = funnel(buy, byBrowser, { breakdownAttributionType: 'first_touch' })
@@ -419,9 +400,7 @@ describe('PostHog breakdown_cases.py (ordered funnels)', () => {
     }
   })
 
-  wrenGap(
-    "Wren refuses a list breakdownFilter.breakdown (400 'A event breakdown takes one property key as a string'); PostHog takes the list",
-  )('test_funnel_step_breakdown_with_last_touch_attribution: each person under the last value they had', async () => {
+  it('test_funnel_step_breakdown_with_last_touch_attribution: each person under the last value they had', async () => {
     const c = await funnelCase(t, 'test_funnel_step_breakdown_with_last_touch_attribution')
     await c.journeys(touchJourneys('Alakazam', true))
     const q = funnel(buy, byBrowser, { breakdownAttributionType: 'last_touch' })
@@ -440,9 +419,7 @@ describe('PostHog breakdown_cases.py (ordered funnels)', () => {
     }
   })
 
-  wrenGap(
-    "Wren refuses a list breakdownFilter.breakdown (400 'A event breakdown takes one property key as a string'); PostHog takes the list",
-  )('test_funnel_step_breakdown_with_step_attribution: the value at step one (index 0)', async () => {
+  it('test_funnel_step_breakdown_with_step_attribution: the value at step one (index 0)', async () => {
     const c = await funnelCase(t, 'test_funnel_step_breakdown_with_step_attribution')
     await c.journeys(touchJourneys('alakazam', false))
     const q = funnel(buy, byBrowser, { breakdownAttributionType: 'step', breakdownAttributionValue: 0 })
@@ -460,9 +437,7 @@ describe('PostHog breakdown_cases.py (ordered funnels)', () => {
     }
   })
 
-  wrenGap(
-    "Wren refuses a list breakdownFilter.breakdown (400 'A event breakdown takes one property key as a string'); PostHog takes the list",
-  )('test_funnel_step_breakdown_with_step_one_attribution: the value at step two (index 1)', async () => {
+  it('test_funnel_step_breakdown_with_step_one_attribution: the value at step two (index 1)', async () => {
     const c = await funnelCase(t, 'test_funnel_step_breakdown_with_step_one_attribution')
     await c.journeys(touchJourneys('alakazam', false))
     const q = funnel(buy, byBrowser, { breakdownAttributionType: 'step', breakdownAttributionValue: 1 })
@@ -476,9 +451,7 @@ describe('PostHog breakdown_cases.py (ordered funnels)', () => {
     expect(await c.actors(q, 1, { funnelStepBreakdown: 'alakazam' })).toEqual(['person4'])
   })
 
-  wrenGap(
-    "Wren refuses a list breakdownFilter.breakdown (400 'A event breakdown takes one property key as a string'); PostHog takes the list",
-  )('test_funnel_step_breakdown_with_step_one_attribution_incomplete_funnel: those who never reach step two are left out', async () => {
+  it('test_funnel_step_breakdown_with_step_one_attribution_incomplete_funnel: those who never reach step two are left out', async () => {
     const c = await funnelCase(t, 'test_funnel_step_breakdown_with_step_one_attribution_incomplete_funnel')
     const full = touchJourneys('alakazam', false)
     await c.journeys({ ...full, person2: full.person2.slice(0, 1), person3: full.person3.slice(0, 1) })
@@ -515,9 +488,7 @@ describe('PostHog breakdown_cases.py (ordered funnels)', () => {
   })
   const browserVersion = { breakdown: ['$browser', '$version'], breakdown_type: 'event' }
 
-  wrenGap(
-    "Wren refuses a list breakdownFilter.breakdown (400 'A event breakdown takes one property key as a string'); PostHog takes the list",
-  )('test_funnel_step_multiple_breakdown_with_first_touch_attribution: both properties from the first event with any', async () => {
+  it('test_funnel_step_multiple_breakdown_with_first_touch_attribution: both properties from the first event with any', async () => {
     const c = await funnelCase(t, 'test_funnel_step_multiple_breakdown_with_first_touch_attribution')
     await c.journeys(twoProperty(true))
     const q = funnel(buy, browserVersion, { breakdownAttributionType: 'first_touch' })
@@ -536,9 +507,7 @@ describe('PostHog breakdown_cases.py (ordered funnels)', () => {
     }
   })
 
-  wrenGap(
-    "Wren refuses a list breakdownFilter.breakdown (400 'A event breakdown takes one property key as a string'); PostHog takes the list",
-  )('test_funnel_step_multiple_breakdown_with_first_touch_attribution_incomplete_funnel: drop-offs keep their values', async () => {
+  it('test_funnel_step_multiple_breakdown_with_first_touch_attribution_incomplete_funnel: drop-offs keep their values', async () => {
     const c = await funnelCase(t, 'test_funnel_step_multiple_breakdown_with_first_touch_attribution_incomplete_funnel')
     await c.journeys(twoProperty(false))
     const q = funnel(buy, browserVersion, { breakdownAttributionType: 'first_touch' })
@@ -585,72 +554,66 @@ describe('PostHog breakdown_cases.py (ordered funnels)', () => {
   const inOrg = (org: string, browser: string) => ({ $groups: { organization: org }, $browser: browser })
   const byIndustry = { breakdown: 'industry', breakdown_type: 'group', breakdown_group_type_index: 0 }
 
-  wrenGap("a group breakdown's breakdown and breakdown_value are the string 'finance' in PostHog; Wren answers ['finance']")(
-    'test_funnel_breakdown_group (TestFunnelGroupBreakdown): persons broken down by their organization’s industry',
-    async () => {
-      const c = await funnelCase(t, 'test_funnel_breakdown_group')
-      await groups(c)
-      await c.journeys({
-        person1: [
-          { event: 'sign up', at: jan(1, 12), properties: inOrg('org:5', 'Chrome') },
-          { event: 'play movie', at: jan(1, 13), properties: inOrg('org:5', 'Chrome') },
-          { event: 'buy', at: jan(1, 15), properties: inOrg('org:5', 'Chrome') },
-        ],
-        person2: [
-          { event: 'sign up', at: jan(2, 14), properties: inOrg('org:6', 'Safari') },
-          { event: 'play movie', at: jan(2, 16), properties: inOrg('org:6', 'Safari') },
-        ],
-        person3: [{ event: 'sign up', at: jan(2, 14), properties: inOrg('org:6', 'Safari') }],
-      })
-      const q = funnel(movie, byIndustry)
-      const results = await c.funnel(q)
-      expectSteps(results[0], 'finance', [
-        { name: 'sign up', count: 1 },
-        { name: 'play movie', count: 1, time: 3600 },
-        { name: 'buy', count: 1, time: 7200 },
-      ])
-      expectSteps(results[1], 'technology', [
-        { name: 'sign up', count: 2 },
-        { name: 'play movie', count: 1, time: 7200 },
-        { name: 'buy', count: 0 },
-      ])
-      expect(await c.actors(q, 1, { funnelStepBreakdown: 'finance' })).toEqual(['person1'])
-      expect(await c.actors(q, 2, { funnelStepBreakdown: 'finance' })).toEqual(['person1'])
-      expect(await c.actors(q, 1, { funnelStepBreakdown: 'technology' })).toEqual(['person2', 'person3'])
-      expect(await c.actors(q, 2, { funnelStepBreakdown: 'technology' })).toEqual(['person2'])
-    },
-  )
+  it('test_funnel_breakdown_group (TestFunnelGroupBreakdown): persons broken down by their organization’s industry', async () => {
+    const c = await funnelCase(t, 'test_funnel_breakdown_group')
+    await groups(c)
+    await c.journeys({
+      person1: [
+        { event: 'sign up', at: jan(1, 12), properties: inOrg('org:5', 'Chrome') },
+        { event: 'play movie', at: jan(1, 13), properties: inOrg('org:5', 'Chrome') },
+        { event: 'buy', at: jan(1, 15), properties: inOrg('org:5', 'Chrome') },
+      ],
+      person2: [
+        { event: 'sign up', at: jan(2, 14), properties: inOrg('org:6', 'Safari') },
+        { event: 'play movie', at: jan(2, 16), properties: inOrg('org:6', 'Safari') },
+      ],
+      person3: [{ event: 'sign up', at: jan(2, 14), properties: inOrg('org:6', 'Safari') }],
+    })
+    const q = funnel(movie, byIndustry)
+    const results = await c.funnel(q)
+    expectSteps(results[0], 'finance', [
+      { name: 'sign up', count: 1 },
+      { name: 'play movie', count: 1, time: 3600 },
+      { name: 'buy', count: 1, time: 7200 },
+    ])
+    expectSteps(results[1], 'technology', [
+      { name: 'sign up', count: 2 },
+      { name: 'play movie', count: 1, time: 7200 },
+      { name: 'buy', count: 0 },
+    ])
+    expect(await c.actors(q, 1, { funnelStepBreakdown: 'finance' })).toEqual(['person1'])
+    expect(await c.actors(q, 2, { funnelStepBreakdown: 'finance' })).toEqual(['person1'])
+    expect(await c.actors(q, 1, { funnelStepBreakdown: 'technology' })).toEqual(['person2', 'person3'])
+    expect(await c.actors(q, 2, { funnelStepBreakdown: 'technology' })).toEqual(['person2'])
+  })
 
-  wrenGap("a group breakdown's breakdown and breakdown_value are the string 'finance' in PostHog; Wren answers ['finance']")(
-    'test_funnel_aggregate_by_groups_breakdown_group (TestFunnelGroupBreakdown): organizations, broken down by industry',
-    async () => {
-      const c = await funnelCase(t, 'test_funnel_aggregate_by_groups_breakdown_group')
-      await groups(c)
-      await c.journeys({
-        person1: [
-          { event: 'sign up', at: jan(1, 12), properties: inOrg('org:5', 'Chrome') },
-          { event: 'play movie', at: jan(1, 13), properties: inOrg('org:5', 'Chrome') },
-          { event: 'buy', at: jan(1, 15), properties: inOrg('org:5', 'Chrome') },
-        ],
-        person2: [
-          { event: 'sign up', at: jan(2, 14), properties: inOrg('org:6', 'Safari') },
-          { event: 'play movie', at: jan(2, 16), properties: inOrg('org:6', 'Safari') },
-        ],
-        person3: [{ event: 'buy', at: jan(2, 18), properties: inOrg('org:6', 'Safari') }],
-      })
-      const results = await c.funnel(funnel(movie, byIndustry, {}, { aggregation_group_type_index: 0 }))
-      expectSteps(results[0], 'finance', [
-        { name: 'sign up', count: 1 },
-        { name: 'play movie', count: 1, time: 3600 },
-        { name: 'buy', count: 1, time: 7200 },
-      ])
-      expectSteps(results[1], 'technology', [
-        { name: 'sign up', count: 1 },
-        { name: 'play movie', count: 1, time: 7200 },
-        { name: 'buy', count: 1, time: 7200 },
-      ])
-    },
-  )
+  it('test_funnel_aggregate_by_groups_breakdown_group (TestFunnelGroupBreakdown): organizations, broken down by industry', async () => {
+    const c = await funnelCase(t, 'test_funnel_aggregate_by_groups_breakdown_group')
+    await groups(c)
+    await c.journeys({
+      person1: [
+        { event: 'sign up', at: jan(1, 12), properties: inOrg('org:5', 'Chrome') },
+        { event: 'play movie', at: jan(1, 13), properties: inOrg('org:5', 'Chrome') },
+        { event: 'buy', at: jan(1, 15), properties: inOrg('org:5', 'Chrome') },
+      ],
+      person2: [
+        { event: 'sign up', at: jan(2, 14), properties: inOrg('org:6', 'Safari') },
+        { event: 'play movie', at: jan(2, 16), properties: inOrg('org:6', 'Safari') },
+      ],
+      person3: [{ event: 'buy', at: jan(2, 18), properties: inOrg('org:6', 'Safari') }],
+    })
+    const results = await c.funnel(funnel(movie, byIndustry, {}, { aggregation_group_type_index: 0 }))
+    expectSteps(results[0], 'finance', [
+      { name: 'sign up', count: 1 },
+      { name: 'play movie', count: 1, time: 3600 },
+      { name: 'buy', count: 1, time: 7200 },
+    ])
+    expectSteps(results[1], 'technology', [
+      { name: 'sign up', count: 1 },
+      { name: 'play movie', count: 1, time: 7200 },
+      { name: 'buy', count: 1, time: 7200 },
+    ])
+  })
   it('test_funnel_breakdowns_by_current_url.py test_breakdown_by_pathname and test_breakdown_by_current_url: normalized URLs', async () => {
     const c = await funnelCase(t, 'test_funnel_breakdowns_by_current_url')
     const watched = (minute: number, url: string, path: string) => ({

@@ -3,7 +3,7 @@
 // persons (and counts of persons) PostHog's tests assert.
 import { afterAll, beforeAll, describe, expect, it } from 'vitest'
 import { startWren, type TestWren } from '../support/wren'
-import { wrenGap, funnelCase, type FunnelCase, type Props, type Step } from '../support/funnels'
+import { funnelCase, type FunnelCase, type Props, type Step } from '../support/funnels'
 
 describe('PostHog test_funnel_persons.py', () => {
   let t: TestWren
@@ -75,25 +75,19 @@ describe('PostHog test_funnel_persons.py', () => {
     }
   })
 
-  wrenGap("funnelCustomSteps without funnelStep: PostHog lists 30, 25, 25, 25 persons; Wren 400 'funnelStep must be a step of the funnel'")(
-    'test_steps_with_custom_steps_parameter_where_funnel_step_equivalence_isnt_possible: any set of final steps',
-    async () => {
-      for (const [funnelCustomSteps, expected] of [
-        [[1, 2], 30],
-        [[1, 3], 25],
-        [[3, 1], 25],
-        [[1, 3, 3, 1], 25],
-      ] as Array<[number[], number]>)
-        expect(await rows(dropoffs, threeSteps, { funnelCustomSteps }), `${funnelCustomSteps}`).toHaveLength(expected)
-    },
-  )
+  it('test_steps_with_custom_steps_parameter_where_funnel_step_equivalence_isnt_possible: any set of final steps', async () => {
+    for (const [funnelCustomSteps, expected] of [
+      [[1, 2], 30],
+      [[1, 3], 25],
+      [[3, 1], 25],
+      [[1, 3, 3, 1], 25],
+    ] as Array<[number[], number]>)
+      expect(await rows(dropoffs, threeSteps, { funnelCustomSteps }), `${funnelCustomSteps}`).toHaveLength(expected)
+  })
 
-  wrenGap('funnelStep 1 with funnelCustomSteps [3]: PostHog lists 5 persons, Wren 35 (it ignores funnelCustomSteps)')(
-    'test_steps_with_custom_steps_parameter_overrides_funnel_step: custom steps [3] win over step 1',
-    async () => {
-      expect(await rows(dropoffs, threeSteps, { funnelStep: 1, funnelCustomSteps: [3] })).toHaveLength(5)
-    },
-  )
+  it('test_steps_with_custom_steps_parameter_overrides_funnel_step: custom steps [3] win over step 1', async () => {
+    expect(await rows(dropoffs, threeSteps, { funnelStep: 1, funnelCustomSteps: [3] })).toHaveLength(5)
+  })
 
   it('test_basic_offset: 110 persons come 100 to a page', async () => {
     const c = await funnelCase(t, 'test_basic_offset')
@@ -149,9 +143,7 @@ describe('PostHog test_funnel_persons.py', () => {
     expect(ids(await rows(c, q, { funnelStep: 1, funnelStepBreakdown: ['Safari'] }))).toEqual(['person2'])
   })
 
-  wrenGap(
-    "Wren refuses a list breakdownFilter.breakdown (400 'A event breakdown takes one property key as a string'); PostHog takes the list",
-  )('test_first_step_breakdowns_with_multi_property_breakdown: browser and version together', async () => {
+  it('test_first_step_breakdowns_with_multi_property_breakdown: browser and version together', async () => {
     const c = await funnelCase(t, 'test_first_step_breakdowns_with_multi_property_breakdown')
     await browsers(c)
     const q = movieFunnel({ breakdown: ['$browser', '$browser_version'], breakdown_type: 'event' })

@@ -3,7 +3,7 @@
 // the same numbers PostHog's tests assert (counts, step names, conversion times, persons at and after a step).
 import { afterAll, beforeAll, describe, expect, it } from 'vitest'
 import { startWren, type TestWren } from '../support/wren'
-import { wrenGap, counts, funnelCase, names, tick, type FunnelCase, type Props, type Step } from '../support/funnels'
+import { counts, funnelCase, names, tick, type FunnelCase, type Props, type Step } from '../support/funnels'
 
 const NOW = '2026-03-15T12:00:00Z'
 const BASE = '2026-03-15T10:00:00Z'
@@ -281,41 +281,38 @@ describe('PostHog test_funnel_strict.py and test_funnel_unordered.py', () => {
     }
   })
 
-  wrenGap('unordered, exclusion 0-1: PostHog counts [3, 2] (person2 stays at step 1), Wren [2, 2]')(
-    'test_funnel_unordered.py test_funnel_exclusions_full_window: an exclusion drops person2 from step 2 only; 3, 2',
-    async () => {
-      const c = await funnelCase(t, 'unordered test_funnel_exclusions_full_window')
-      await c.journeys({
-        person1: [
-          { event: 'user signed up', at: '2021-05-01T01:00:00Z' },
-          { event: 'paid', at: '2021-05-01T02:00:00Z' },
-        ],
-        person2: [
-          { event: 'user signed up', at: '2021-05-01T03:00:00Z' },
-          { event: 'x', at: '2021-05-01T03:30:00Z' },
-          { event: 'paid', at: '2021-05-01T04:00:00Z' },
-        ],
-        person3: [
-          { event: 'user signed up', at: '2021-05-01T05:00:00Z' },
-          { event: 'paid', at: '2021-05-01T06:00:00Z' },
-        ],
-      })
-      const q = {
-        series: [ev('user signed up'), ev('paid')],
-        dateRange: { date_from: '2021-05-01 00:00:00', date_to: '2021-05-14 00:00:00' },
-        funnelsFilter: unordered({
-          funnelWindowInterval: 14,
-          funnelWindowIntervalUnit: 'day',
-          exclusions: [{ kind: 'EventsNode', event: 'x', funnelFromStep: 0, funnelToStep: 1 }],
-        }),
-      }
-      const steps = await c.funnel(q)
-      expect(names(steps)).toEqual(['Completed 1 step', 'Completed 2 steps'])
-      expect(counts(steps)).toEqual([3, 2])
-      expect(await c.actors(q, 1)).toEqual(['person1', 'person2', 'person3'])
-      expect(await c.actors(q, 2)).toEqual(['person1', 'person3'])
-    },
-  )
+  it('test_funnel_unordered.py test_funnel_exclusions_full_window: an exclusion drops person2 from step 2 only; 3, 2', async () => {
+    const c = await funnelCase(t, 'unordered test_funnel_exclusions_full_window')
+    await c.journeys({
+      person1: [
+        { event: 'user signed up', at: '2021-05-01T01:00:00Z' },
+        { event: 'paid', at: '2021-05-01T02:00:00Z' },
+      ],
+      person2: [
+        { event: 'user signed up', at: '2021-05-01T03:00:00Z' },
+        { event: 'x', at: '2021-05-01T03:30:00Z' },
+        { event: 'paid', at: '2021-05-01T04:00:00Z' },
+      ],
+      person3: [
+        { event: 'user signed up', at: '2021-05-01T05:00:00Z' },
+        { event: 'paid', at: '2021-05-01T06:00:00Z' },
+      ],
+    })
+    const q = {
+      series: [ev('user signed up'), ev('paid')],
+      dateRange: { date_from: '2021-05-01 00:00:00', date_to: '2021-05-14 00:00:00' },
+      funnelsFilter: unordered({
+        funnelWindowInterval: 14,
+        funnelWindowIntervalUnit: 'day',
+        exclusions: [{ kind: 'EventsNode', event: 'x', funnelFromStep: 0, funnelToStep: 1 }],
+      }),
+    }
+    const steps = await c.funnel(q)
+    expect(names(steps)).toEqual(['Completed 1 step', 'Completed 2 steps'])
+    expect(counts(steps)).toEqual([3, 2])
+    expect(await c.actors(q, 1)).toEqual(['person1', 'person2', 'person3'])
+    expect(await c.actors(q, 2)).toEqual(['person1', 'person3'])
+  })
 
   it('test_funnel_unordered.py test_unordered_exclusion_after_completion: an exclusion after completing counts for nothing', async () => {
     const c = await funnelCase(t, 'test_unordered_exclusion_after_completion')
@@ -341,73 +338,70 @@ describe('PostHog test_funnel_strict.py and test_funnel_unordered.py', () => {
     expect(counts(steps)).toEqual([1, 1, 1])
   })
 
-  wrenGap('unordered, exclusions x and y over 0-4: PostHog counts [5, 2, 1, 1, 1], Wren [1, 1, 1, 1, 1]')(
-    'test_funnel_unordered.py test_advanced_funnel_multiple_exclusions_between_steps: 5, 2, 1, 1, 1',
-    async () => {
-      const c = await funnelCase(t, 'unordered test_advanced_funnel_multiple_exclusions_between_steps')
-      const j = (list: Array<[string, string]>) => list.map(([event, time]) => ({ event, at: `2021-05-01T${time}:00Z` }))
-      await c.journeys({
-        person1: j([
-          ['user signed up', '01:00'],
-          ['x', '02:00'],
-          ['$pageview', '03:00'],
-          ['insight viewed', '04:00'],
-          ['y', '04:30'],
-          ['invite teammate', '05:00'],
-          ['pageview2', '06:00'],
-        ]),
-        person2: j([
-          ['user signed up', '01:00'],
-          ['y', '01:30'],
-          ['$pageview', '02:00'],
-          ['insight viewed', '04:00'],
-          ['y', '04:30'],
-          ['invite teammate', '05:00'],
-          ['x', '05:30'],
-          ['pageview2', '06:00'],
-        ]),
-        person3: j([
-          ['user signed up', '01:00'],
-          ['x', '01:30'],
-          ['$pageview', '02:00'],
-          ['insight viewed', '04:00'],
-          ['invite teammate', '05:00'],
-          ['x', '05:30'],
-          ['pageview2', '06:00'],
-        ]),
-        person4: j([
-          ['user signed up', '01:00'],
-          ['$pageview', '02:00'],
-          ['insight viewed', '04:00'],
-          ['invite teammate', '05:00'],
-          ['pageview2', '06:00'],
-        ]),
-        person5: j([
-          ['user signed up', '01:00'],
-          ['x', '01:30'],
-          ['$pageview', '02:00'],
-          ['x', '02:30'],
-          ['insight viewed', '04:00'],
-          ['y', '04:30'],
-          ['invite teammate', '05:00'],
-          ['x', '05:30'],
-          ['pageview2', '06:00'],
-        ]),
-      })
-      const x = (event: string) => ({ kind: 'EventsNode', event, funnelFromStep: 0, funnelToStep: 4 })
-      const q = {
-        series: [ev('user signed up'), ev('$pageview'), ev('insight viewed'), ev('invite teammate'), ev('pageview2')],
-        dateRange: { date_from: '2021-05-01 00:00:00', date_to: '2021-05-14 00:00:00' },
-        funnelsFilter: unordered({ exclusions: [x('x'), x('y')] }),
-      }
-      const steps = await c.funnel(q)
-      expect(steps[0].name).toBe('Completed 1 step')
-      expect(counts(steps)).toEqual([5, 2, 1, 1, 1])
-      expect(await c.actors(q, 1)).toEqual(['person1', 'person2', 'person3', 'person4', 'person5'])
-      expect(await c.actors(q, 2)).toEqual(['person1', 'person4'])
-      for (const step of [3, 4, 5]) expect(await c.actors(q, step)).toEqual(['person4'])
-    },
-  )
+  it('test_funnel_unordered.py test_advanced_funnel_multiple_exclusions_between_steps: 5, 2, 1, 1, 1', async () => {
+    const c = await funnelCase(t, 'unordered test_advanced_funnel_multiple_exclusions_between_steps')
+    const j = (list: Array<[string, string]>) => list.map(([event, time]) => ({ event, at: `2021-05-01T${time}:00Z` }))
+    await c.journeys({
+      person1: j([
+        ['user signed up', '01:00'],
+        ['x', '02:00'],
+        ['$pageview', '03:00'],
+        ['insight viewed', '04:00'],
+        ['y', '04:30'],
+        ['invite teammate', '05:00'],
+        ['pageview2', '06:00'],
+      ]),
+      person2: j([
+        ['user signed up', '01:00'],
+        ['y', '01:30'],
+        ['$pageview', '02:00'],
+        ['insight viewed', '04:00'],
+        ['y', '04:30'],
+        ['invite teammate', '05:00'],
+        ['x', '05:30'],
+        ['pageview2', '06:00'],
+      ]),
+      person3: j([
+        ['user signed up', '01:00'],
+        ['x', '01:30'],
+        ['$pageview', '02:00'],
+        ['insight viewed', '04:00'],
+        ['invite teammate', '05:00'],
+        ['x', '05:30'],
+        ['pageview2', '06:00'],
+      ]),
+      person4: j([
+        ['user signed up', '01:00'],
+        ['$pageview', '02:00'],
+        ['insight viewed', '04:00'],
+        ['invite teammate', '05:00'],
+        ['pageview2', '06:00'],
+      ]),
+      person5: j([
+        ['user signed up', '01:00'],
+        ['x', '01:30'],
+        ['$pageview', '02:00'],
+        ['x', '02:30'],
+        ['insight viewed', '04:00'],
+        ['y', '04:30'],
+        ['invite teammate', '05:00'],
+        ['x', '05:30'],
+        ['pageview2', '06:00'],
+      ]),
+    })
+    const x = (event: string) => ({ kind: 'EventsNode', event, funnelFromStep: 0, funnelToStep: 4 })
+    const q = {
+      series: [ev('user signed up'), ev('$pageview'), ev('insight viewed'), ev('invite teammate'), ev('pageview2')],
+      dateRange: { date_from: '2021-05-01 00:00:00', date_to: '2021-05-14 00:00:00' },
+      funnelsFilter: unordered({ exclusions: [x('x'), x('y')] }),
+    }
+    const steps = await c.funnel(q)
+    expect(steps[0].name).toBe('Completed 1 step')
+    expect(counts(steps)).toEqual([5, 2, 1, 1, 1])
+    expect(await c.actors(q, 1)).toEqual(['person1', 'person2', 'person3', 'person4', 'person5'])
+    expect(await c.actors(q, 2)).toEqual(['person1', 'person4'])
+    for (const step of [3, 4, 5]) expect(await c.actors(q, step)).toEqual(['person4'])
+  })
 
   it('test_funnel_unordered.py test_funnel_unordered_all_events_with_properties: an "all events" step with a property; 1, 1', async () => {
     const c = await funnelCase(t, 'test_funnel_unordered_all_events_with_properties')
@@ -541,32 +535,22 @@ describe('PostHog test_funnel_strict.py and test_funnel_unordered.py', () => {
     }),
   })
 
-  wrenGap(
-    "Wren refuses a list breakdownFilter.breakdown (400 'A event breakdown takes one property key as a string'); PostHog takes the list",
-  )(
-    'test_funnel_unordered.py test_funnel_step_breakdown_with_step_attribution: step 0 attribution gives 6 lists; Mac is person3',
-    async () => {
-      const c = await funnelCase(t, 'unordered step attribution')
-      await c.journeys(attributionJourneys)
-      const results = await c.funnel(attributed(0))
-      expect(results).toHaveLength(6)
-      expect(await c.actors(attributed(0), 1, { funnelStepBreakdown: 'Mac' })).toEqual(['person3'])
-    },
-  )
+  it('test_funnel_unordered.py test_funnel_step_breakdown_with_step_attribution: step 0 attribution gives 6 lists; Mac is person3', async () => {
+    const c = await funnelCase(t, 'unordered step attribution')
+    await c.journeys(attributionJourneys)
+    const results = await c.funnel(attributed(0))
+    expect(results).toHaveLength(6)
+    expect(await c.actors(attributed(0), 1, { funnelStepBreakdown: 'Mac' })).toEqual(['person3'])
+  })
 
-  wrenGap(
-    "Wren refuses a list breakdownFilter.breakdown (400 'A event breakdown takes one property key as a string'); PostHog takes the list (so the step-0 control query is refused too)",
-  )(
-    'test_funnel_unordered.py test_funnel_step_breakdown_with_step_one_attribution: refused, as PostHog’s funnels refuse it for unordered',
-    async () => {
-      const c = await funnelCase(t, 'unordered step one attribution')
-      await c.journeys(attributionJourneys)
-      const res = await c.call('POST', `/api/environments/${c.id}/query/`, { query: { kind: 'FunnelsQuery', ...attributed(1) } })
-      expect(res.status, res.text).toBe(400)
-      // Step-0 attribution of the same funnel answers: what is refused is the later step alone.
-      expect(await c.funnel(attributed(0))).toHaveLength(6)
-    },
-  )
+  it('test_funnel_unordered.py test_funnel_step_breakdown_with_step_one_attribution: refused, as PostHog’s funnels refuse it for unordered', async () => {
+    const c = await funnelCase(t, 'unordered step one attribution')
+    await c.journeys(attributionJourneys)
+    const res = await c.call('POST', `/api/environments/${c.id}/query/`, { query: { kind: 'FunnelsQuery', ...attributed(1) } })
+    expect(res.status, res.text).toBe(400)
+    // Step-0 attribution of the same funnel answers: what is refused is the later step alone.
+    expect(await c.funnel(attributed(0))).toHaveLength(6)
+  })
   // conversion_time_cases.py, as test_funnel.py (ordered) and test_funnel_unordered.py (unordered) run it.
   for (const [order, runner] of [
     ['ordered', 'test_funnel.py TestFunnelConversionTime'],

@@ -5,7 +5,7 @@
 // who entered in a period and converted or dropped off (FunnelsActorsQuery with funnelTrendsEntrancePeriodStart).
 import { afterAll, beforeAll, describe, expect, it } from 'vitest'
 import { startWren, type TestWren } from '../support/wren'
-import { wrenGap, funnelCase, type FunnelCase, type Props, type Step } from '../support/funnels'
+import { funnelCase, type FunnelCase, type Props, type Step } from '../support/funnels'
 
 const NOW = '2026-03-15T12:00:00Z'
 
@@ -131,30 +131,27 @@ describe('PostHog test_funnel_trends.py and test_funnel_time_to_convert.py', () 
     expect(await periodActors(c, q, '2021-04-25 00:00:00', false)).toEqual([['user_one']])
   })
 
-  wrenGap('US/Pacific: PostHog data [0, 0, 0, 100, 0, 0, 0] (the run enters on 30 April local time), Wren [0, 0, 0, 0, 0, 0, 0]')(
-    'test_funnel_trends.py test_month_interval: the run lands in May in UTC and in April in US/Pacific',
-    async () => {
-      for (const timezone of ['US/Pacific', 'UTC']) {
-        const c = await funnelCase(t, `test_month_interval ${timezone}`, { timezone })
-        await oneRun(c, 1, '2020-05')
-        const q = trends({ date_from: '2020-01-01 00:00:00', date_to: '2020-07-01 00:00:00' }, days7, { interval: 'month' })
-        const [line] = await c.funnel(q)
-        expect(line.days, timezone).toEqual([
-          '2020-01-01',
-          '2020-02-01',
-          '2020-03-01',
-          '2020-04-01',
-          '2020-05-01',
-          '2020-06-01',
-          '2020-07-01',
-        ])
-        const pacific = timezone === 'US/Pacific' ? 100 : 0
-        expect(line.data, timezone).toEqual([0, 0, 0, pacific, 100 - pacific, 0, 0])
-        const start = timezone === 'UTC' ? '2020-05-01 00:00:00' : '2020-04-01 00:00:00'
-        expect(await periodActors(c, q, start, false), timezone).toEqual([['user_one']])
-      }
-    },
-  )
+  it('test_funnel_trends.py test_month_interval: the run lands in May in UTC and in April in US/Pacific', async () => {
+    for (const timezone of ['US/Pacific', 'UTC']) {
+      const c = await funnelCase(t, `test_month_interval ${timezone}`, { timezone })
+      await oneRun(c, 1, '2020-05')
+      const q = trends({ date_from: '2020-01-01 00:00:00', date_to: '2020-07-01 00:00:00' }, days7, { interval: 'month' })
+      const [line] = await c.funnel(q)
+      expect(line.days, timezone).toEqual([
+        '2020-01-01',
+        '2020-02-01',
+        '2020-03-01',
+        '2020-04-01',
+        '2020-05-01',
+        '2020-06-01',
+        '2020-07-01',
+      ])
+      const pacific = timezone === 'US/Pacific' ? 100 : 0
+      expect(line.data, timezone).toEqual([0, 0, 0, pacific, 100 - pacific, 0, 0])
+      const start = timezone === 'UTC' ? '2020-05-01 00:00:00' : '2020-04-01 00:00:00'
+      expect(await periodActors(c, q, start, false), timezone).toEqual([['user_one']])
+    }
+  })
 
   it('test_funnel_trends.py test_all_results_for_day_interval: 100 % on 1 May, 0 % after', async () => {
     const c = await funnelCase(t, 'test_all_results_for_day_interval')
@@ -404,17 +401,14 @@ describe('PostHog test_funnel_trends.py and test_funnel_time_to_convert.py', () 
     }
   })
 
-  wrenGap('conversion trends with breakdown_limit 1: PostHog one line (Chrome), Wren two (Chrome and Safari)')(
-    'test_funnel_trends.py test_funnel_step_breakdown_event_with_breakdown_limit: a limit of 1 keeps Chrome only',
-    async () => {
-      const c = await funnelCase(t, 'trends test_funnel_step_breakdown_event_with_breakdown_limit')
-      await c.journeys(threeBrowsers(true))
-      const lines = await c.funnel(
-        trends(thirteen, days7, { breakdownFilter: { breakdown: '$browser', breakdown_type: 'event', breakdown_limit: 1 } }),
-      )
-      expect(lines.map((l: any) => [l.breakdown_value, l.data])).toEqual([[['Chrome'], [100, 100, ...zeros(11)]]])
-    },
-  )
+  it('test_funnel_trends.py test_funnel_step_breakdown_event_with_breakdown_limit: a limit of 1 keeps Chrome only', async () => {
+    const c = await funnelCase(t, 'trends test_funnel_step_breakdown_event_with_breakdown_limit')
+    await c.journeys(threeBrowsers(true))
+    const lines = await c.funnel(
+      trends(thirteen, days7, { breakdownFilter: { breakdown: '$browser', breakdown_type: 'event', breakdown_limit: 1 } }),
+    )
+    expect(lines.map((l: any) => [l.breakdown_value, l.data])).toEqual([[['Chrome'], [100, 100, ...zeros(11)]]])
+  })
 
   it('test_funnel_trends.py test_funnel_step_breakdown_person: one line per person browser', async () => {
     const c = await funnelCase(t, 'trends test_funnel_step_breakdown_person')
@@ -448,21 +442,18 @@ describe('PostHog test_funnel_trends.py and test_funnel_time_to_convert.py', () 
     expect(lines.map((l: any) => l.data)).toEqual([[100, 100, ...zeros(11)]])
   })
 
-  wrenGap('US/Pacific: PostHog 100 % on 30 April and 1 May, Wren [0, 0]')(
-    'test_funnel_trends.py test_timezones_trends: entry days move with the project timezone',
-    async () => {
-      const journeys = (hours: number[]) => hours.map((hour, i) => ({ event: three[i].event, at: d(1, hour) }))
-      const q = trends({ date_from: '2021-04-30 00:00:00', date_to: '2021-05-07 00:00:00' }, days7)
-      const utc = await funnelCase(t, 'test_timezones_trends UTC')
-      const pacific = await funnelCase(t, 'test_timezones_trends US/Pacific', { timezone: 'US/Pacific' })
-      for (const c of [utc, pacific])
-        await c.journeys({ user_one: journeys([10, 11, 12]), user_two: journeys([1, 2, 3]), user_three: journeys([1, 10, 11]) })
-      const [inUtc] = await utc.funnel(q)
-      expect(inUtc.data[1]).toBe(100)
-      const [inPacific] = await pacific.funnel(q)
-      expect(inPacific.data.slice(0, 2)).toEqual([100, 100])
-    },
-  )
+  it('test_funnel_trends.py test_timezones_trends: entry days move with the project timezone', async () => {
+    const journeys = (hours: number[]) => hours.map((hour, i) => ({ event: three[i].event, at: d(1, hour) }))
+    const q = trends({ date_from: '2021-04-30 00:00:00', date_to: '2021-05-07 00:00:00' }, days7)
+    const utc = await funnelCase(t, 'test_timezones_trends UTC')
+    const pacific = await funnelCase(t, 'test_timezones_trends US/Pacific', { timezone: 'US/Pacific' })
+    for (const c of [utc, pacific])
+      await c.journeys({ user_one: journeys([10, 11, 12]), user_two: journeys([1, 2, 3]), user_three: journeys([1, 10, 11]) })
+    const [inUtc] = await utc.funnel(q)
+    expect(inUtc.data[1]).toBe(100)
+    const [inPacific] = await pacific.funnel(q)
+    expect(inPacific.data.slice(0, 2)).toEqual([100, 100])
+  })
 
   const sec = (s: number) => new Date(Date.parse('2021-05-01T00:00:00Z') + s * 1000).toISOString()
   const exclusionTrend = (filter: Props, series = three.slice(0, 2)) => ({

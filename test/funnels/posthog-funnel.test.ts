@@ -4,18 +4,7 @@
 // captured one second apart, in PostHog's order, a little before WREN_NOW.
 import { afterAll, beforeAll, describe, expect, it } from 'vitest'
 import { startWren, type TestWren } from '../support/wren'
-import {
-  wrenGap,
-  MOVIE_CHAIN,
-  PAY_CHAIN,
-  counts,
-  funnelCase,
-  names,
-  tick,
-  type FunnelCase,
-  type Props,
-  type Step,
-} from '../support/funnels'
+import { MOVIE_CHAIN, PAY_CHAIN, counts, funnelCase, names, tick, type FunnelCase, type Props, type Step } from '../support/funnels'
 
 const NOW = '2026-03-15T12:00:00Z'
 const BASE = '2026-03-15T10:00:00Z'
@@ -98,27 +87,24 @@ describe('PostHog test_funnel.py (ordered funnels)', () => {
     expect(counts(steps)).toEqual([4, 1])
   })
 
-  wrenGap("PostHog names an 'any event' step null; Wren names it 'All events'")(
-    'test_funnel_with_any_event: three "any event" steps count 5, 3, 1 with null names',
-    async () => {
-      const c = await funnelCase(t, 'test_funnel_with_any_event')
-      const e = ordered()
-      e.signup('stopped_after_signup')
-      e.signup('stopped_after_pay')
-      e.movie('stopped_after_pay')
-      e.signup('completed_movie')
-      e.movie('completed_movie')
-      e.movie('just_did_movie')
-      e.movie('wrong_order')
-      e.signup('wrong_order')
-      e.movie('wrong_order')
-      await c.capture(e.events)
-      const any = { kind: 'EventsNode', event: null }
-      const steps = await c.funnel({ series: [any, any, any], funnelsFilter: days14 })
-      expect(names(steps)).toEqual([null, null, null])
-      expect(counts(steps)).toEqual([5, 3, 1])
-    },
-  )
+  it('test_funnel_with_any_event: three "any event" steps count 5, 3, 1 with null names', async () => {
+    const c = await funnelCase(t, 'test_funnel_with_any_event')
+    const e = ordered()
+    e.signup('stopped_after_signup')
+    e.signup('stopped_after_pay')
+    e.movie('stopped_after_pay')
+    e.signup('completed_movie')
+    e.movie('completed_movie')
+    e.movie('just_did_movie')
+    e.movie('wrong_order')
+    e.signup('wrong_order')
+    e.movie('wrong_order')
+    await c.capture(e.events)
+    const any = { kind: 'EventsNode', event: null }
+    const steps = await c.funnel({ series: [any, any, any], funnelsFilter: days14 })
+    expect(names(steps)).toEqual([null, null, null])
+    expect(counts(steps)).toEqual([5, 3, 1])
+  })
 
   it('test_funnel_skipped_step: signing up then watching, without paying, reaches neither later step', async () => {
     const c = await funnelCase(t, 'test_funnel_skipped_step')
@@ -1193,34 +1179,28 @@ describe('PostHog test_funnel.py (ordered funnels)', () => {
     expect(counts(await c.funnel({ series, dateRange: { date_from: '2023-03-22', date_to: '2024-03-22' } }))).toEqual([3, 1])
   })
 
-  wrenGap("Wren 400 'unknown math first_time_for_user_with_filters'; PostHog counts [1, 1]")(
-    'test_first_time_for_user_funnel_person_properties: first time matching the filters, against first time at all',
-    async () => {
-      const c = await funnelCase(t, 'test_first_time_for_user_funnel_person_properties')
-      await c.persons([
-        { ids: ['user_1'], properties: { email: 'test@test.com' } },
-        { ids: ['user_2'], properties: { email: 'bonjonjovi@gmail.com' } },
-      ])
-      await c.capture([
-        { distinct_id: 'user_1', event: 'event1', at: '2024-03-20T13:00:00Z' },
-        { distinct_id: 'user_1', event: 'event1', at: '2024-03-21T13:00:00Z', properties: { property: 'woah' } },
-        { distinct_id: 'user_2', event: 'event1', at: '2024-03-22T14:00:00Z' },
-        { distinct_id: 'user_1', event: 'event2', at: '2024-03-23T13:00:00Z' },
-      ])
-      const q = (math: string, from = '2024-03-20') => ({
-        series: [
-          { ...ev('event1'), math, properties: [{ key: 'property', value: 'woah', operator: 'exact', type: 'event' }] },
-          ev('event2'),
-        ],
-        dateRange: { date_from: from, date_to: '2024-03-24' },
-      })
-      expect(counts(await c.funnel(q('first_time_for_user_with_filters')))).toEqual([1, 1])
-      const plain = await c.funnel(q('first_time_for_user'))
-      expect(plain.length === 0 || plain[0].count === 0, JSON.stringify(plain)).toBe(true)
-      await c.capture([{ distinct_id: 'user_1', event: 'event2', at: '2024-03-19T13:00:00Z', properties: { property: 'woah' } }])
-      expect(counts(await c.funnel(q('first_time_for_user_with_filters', '2024-03-19')))).toEqual([1, 1])
-    },
-  )
+  it('test_first_time_for_user_funnel_person_properties: first time matching the filters, against first time at all', async () => {
+    const c = await funnelCase(t, 'test_first_time_for_user_funnel_person_properties')
+    await c.persons([
+      { ids: ['user_1'], properties: { email: 'test@test.com' } },
+      { ids: ['user_2'], properties: { email: 'bonjonjovi@gmail.com' } },
+    ])
+    await c.capture([
+      { distinct_id: 'user_1', event: 'event1', at: '2024-03-20T13:00:00Z' },
+      { distinct_id: 'user_1', event: 'event1', at: '2024-03-21T13:00:00Z', properties: { property: 'woah' } },
+      { distinct_id: 'user_2', event: 'event1', at: '2024-03-22T14:00:00Z' },
+      { distinct_id: 'user_1', event: 'event2', at: '2024-03-23T13:00:00Z' },
+    ])
+    const q = (math: string, from = '2024-03-20') => ({
+      series: [{ ...ev('event1'), math, properties: [{ key: 'property', value: 'woah', operator: 'exact', type: 'event' }] }, ev('event2')],
+      dateRange: { date_from: from, date_to: '2024-03-24' },
+    })
+    expect(counts(await c.funnel(q('first_time_for_user_with_filters')))).toEqual([1, 1])
+    const plain = await c.funnel(q('first_time_for_user'))
+    expect(plain.length === 0 || plain[0].count === 0, JSON.stringify(plain)).toBe(true)
+    await c.capture([{ distinct_id: 'user_1', event: 'event2', at: '2024-03-19T13:00:00Z', properties: { property: 'woah' } }])
+    expect(counts(await c.funnel(q('first_time_for_user_with_filters', '2024-03-19')))).toEqual([1, 1])
+  })
 
   it('test_funnel_personless_events_are_supported: events sent without a person profile still convert; 1, 1', async () => {
     const c = await funnelCase(t, 'test_funnel_personless_events_are_supported')
@@ -1322,22 +1302,19 @@ describe('PostHog test_funnel.py (ordered funnels)', () => {
     expect(await lists({ breakdownAttributionType: 'step', breakdownAttributionValue: 2 })).toEqual([[['Chrome'], [1, 1, 1]]])
   })
 
-  wrenGap('funnelWindowInterval 3 122 064 000 seconds: Wren 400 (must be 1 to 100000), PostHog answers with nobody')(
-    'test_funnel_with_long_interval_no_first_step: a window of 3 122 064 000 s with no first step counts nobody',
-    async () => {
-      const c = await funnelCase(t, 'test_funnel_with_long_interval_no_first_step')
-      await c.journeys({ only_second_step: [{ event: 'added to cart', at: '2021-05-02T00:00:00Z' }] })
-      const steps = await c.funnel({
-        series: [ev('user signed up'), ev('added to cart')],
-        dateRange: { date_from: '2021-05-01 00:00:00', date_to: '2021-05-08 23:59:59' },
-        funnelsFilter: { funnelWindowInterval: 3122064000, funnelWindowIntervalUnit: 'second' },
-      })
-      if (steps.length > 0) {
-        expect(names(steps)).toEqual(['user signed up', 'added to cart'])
-        expect(counts(steps)).toEqual([0, 0])
-      }
-    },
-  )
+  it('test_funnel_with_long_interval_no_first_step: a window of 3 122 064 000 s with no first step counts nobody', async () => {
+    const c = await funnelCase(t, 'test_funnel_with_long_interval_no_first_step')
+    await c.journeys({ only_second_step: [{ event: 'added to cart', at: '2021-05-02T00:00:00Z' }] })
+    const steps = await c.funnel({
+      series: [ev('user signed up'), ev('added to cart')],
+      dateRange: { date_from: '2021-05-01 00:00:00', date_to: '2021-05-08 23:59:59' },
+      funnelsFilter: { funnelWindowInterval: 3122064000, funnelWindowIntervalUnit: 'second' },
+    })
+    if (steps.length > 0) {
+      expect(names(steps)).toEqual(['user signed up', 'added to cart'])
+      expect(counts(steps)).toEqual([0, 0])
+    }
+  })
 
   /** PostHog's `_create_groups`: organization is group type 0 (org:5 finance, org:6 technology), company type 1. */
   const groups = (c: FunnelCase) =>
@@ -1451,29 +1428,26 @@ describe('PostHog test_funnel.py (ordered funnels)', () => {
     expect(names(steps)).toEqual(['user signed up', 'paid'])
     expect(counts(steps)).toEqual([2, 1])
   })
-  wrenGap('funnelWindowInterval 0 or -1: Wren 400 (must be 1 to 100000), PostHog falls back to 14 days')(
-    'test_funnel_conversion_window.py: a window of none, 0 or -1 falls back to 14 days, and a negative one is no error',
-    async () => {
-      const c = await funnelCase(t, 'test_funnel_conversion_window.py')
-      await c.journeys({
-        user: [
-          { event: 'step one', at: '2021-05-01T00:00:00Z' },
-          { event: 'step two', at: '2021-05-11T00:00:00Z' },
-        ],
-      })
-      const q = (filter: Props) => ({
-        series: [ev('step one'), ev('step two')],
-        dateRange: { date_from: '2021-05-01', date_to: '2021-05-14' },
-        funnelsFilter: filter,
-      })
-      expect(counts(await c.funnel(q({})))).toEqual([1, 1])
-      expect(counts(await c.funnel(q({ funnelWindowInterval: 0 })))).toEqual([1, 1])
-      expect(counts(await c.funnel(q({ funnelWindowInterval: -1 })))).toEqual([1, 1])
-      expect(counts(await c.funnel(q({ funnelWindowInterval: 7 })))).toEqual([1, 0])
-      await c.funnel(q({ funnelWindowInterval: -1, funnelWindowIntervalUnit: 'second' }))
-      await c.funnel(q({ funnelWindowInterval: -3, funnelWindowIntervalUnit: 'day' }))
-    },
-  )
+  it('test_funnel_conversion_window.py: a window of none, 0 or -1 falls back to 14 days, and a negative one is no error', async () => {
+    const c = await funnelCase(t, 'test_funnel_conversion_window.py')
+    await c.journeys({
+      user: [
+        { event: 'step one', at: '2021-05-01T00:00:00Z' },
+        { event: 'step two', at: '2021-05-11T00:00:00Z' },
+      ],
+    })
+    const q = (filter: Props) => ({
+      series: [ev('step one'), ev('step two')],
+      dateRange: { date_from: '2021-05-01', date_to: '2021-05-14' },
+      funnelsFilter: filter,
+    })
+    expect(counts(await c.funnel(q({})))).toEqual([1, 1])
+    expect(counts(await c.funnel(q({ funnelWindowInterval: 0 })))).toEqual([1, 1])
+    expect(counts(await c.funnel(q({ funnelWindowInterval: -1 })))).toEqual([1, 1])
+    expect(counts(await c.funnel(q({ funnelWindowInterval: 7 })))).toEqual([1, 0])
+    await c.funnel(q({ funnelWindowInterval: -1, funnelWindowIntervalUnit: 'second' }))
+    await c.funnel(q({ funnelWindowInterval: -3, funnelWindowIntervalUnit: 'day' }))
+  })
   describe('test_funnel_validation_rules.py', () => {
     // Each refusal is checked against the same funnel made valid, which answers: the refusal is the rule's alone.
     let c: FunnelCase
@@ -1485,37 +1459,25 @@ describe('PostHog test_funnel.py (ordered funnels)', () => {
       (await c.call('POST', `/api/environments/${c.id}/query/`, { query: { kind: 'FunnelsQuery', ...q } })).status
     const x = (event: string, from: number, to: number) => ({ kind: 'EventsNode', event, funnelFromStep: from, funnelToStep: to })
 
-    wrenGap('a one-step funnel: PostHog 400, Wren 200')(
-      'test_requires_at_least_two_funnel_steps: one step is refused, two answer',
-      async () => {
-        expect(await status({ series: steps(2) })).toBe(200)
-        expect(await status({ series: steps(1) })).toBe(400)
-      },
-    )
+    it('test_requires_at_least_two_funnel_steps: one step is refused, two answer', async () => {
+      expect(await status({ series: steps(2) })).toBe(200)
+      expect(await status({ series: steps(1) })).toBe(400)
+    })
 
-    wrenGap('PostHog answers 32 steps and refuses 33; Wren refuses 32 (its MAX_STEPS is 20)')(
-      'test_rejects_more_than_max_funnel_steps and test_allows_max_funnel_steps: 33 steps are refused, 32 answer',
-      async () => {
-        expect(await status({ series: steps(32) })).toBe(200)
-        expect(await status({ series: steps(33) })).toBe(400)
-      },
-    )
+    it('test_rejects_more_than_max_funnel_steps and test_allows_max_funnel_steps: 33 steps are refused, 32 answer', async () => {
+      expect(await status({ series: steps(32) })).toBe(200)
+      expect(await status({ series: steps(33) })).toBe(400)
+    })
 
-    wrenGap('conversion trends of 33 steps: PostHog answers, Wren 400 (at most 20 steps)')(
-      'test_allows_more_than_max_steps_for_trends_funnels: 33 steps answer as conversion trends',
-      async () => {
-        expect(await status({ series: steps(33), funnelsFilter: { funnelVizType: 'trends' } })).toBe(200)
-      },
-    )
+    it('test_allows_more_than_max_steps_for_trends_funnels: 33 steps answer as conversion trends', async () => {
+      expect(await status({ series: steps(33), funnelsFilter: { funnelVizType: 'trends' } })).toBe(200)
+    })
 
-    wrenGap('funnelFromStep 2 of 3 steps: PostHog 400 (from-step must be 0 or 1), Wren 200')(
-      'test_validates_funnel_step_range: from-step 2 or to-step 3 of 3 steps, or from 1 to 1, are refused',
-      async () => {
-        expect(await status({ series: steps(3), funnelsFilter: { funnelFromStep: 1, funnelToStep: 2 } })).toBe(200)
-        for (const filter of [{ funnelFromStep: 2 }, { funnelToStep: 3 }, { funnelFromStep: 1, funnelToStep: 1 }])
-          expect(await status({ series: steps(3), funnelsFilter: filter }), JSON.stringify(filter)).toBe(400)
-      },
-    )
+    it('test_validates_funnel_step_range: from-step 2 or to-step 3 of 3 steps, or from 1 to 1, are refused', async () => {
+      expect(await status({ series: steps(3), funnelsFilter: { funnelFromStep: 1, funnelToStep: 2 } })).toBe(200)
+      for (const filter of [{ funnelFromStep: 2 }, { funnelToStep: 3 }, { funnelFromStep: 1, funnelToStep: 1 }])
+        expect(await status({ series: steps(3), funnelsFilter: filter }), JSON.stringify(filter)).toBe(400)
+    })
 
     it('test_validates_funnel_exclusion_ranges: exclusions 1-1, 2-3 and 0-3 of 3 steps are refused', async () => {
       expect(await status({ series: steps(3), funnelsFilter: { exclusions: [x('exclude', 0, 2)] } })).toBe(200)

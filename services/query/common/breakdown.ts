@@ -28,9 +28,15 @@ export interface BreakdownFields {
 
 /**
  * The breakdown fields, which both dialects name alike (the legacy filter at its top level, a TrendsQuery in
- * its `breakdownFilter`); `prefix` is where they sit, for the 400's attr.
+ * its `breakdownFilter`); `prefix` is where they sit, for the 400's attr. With `propertyLists` (funnels), a
+ * list `breakdown` of a type other than cohort names several properties of that type, read as `breakdowns`.
  */
-export function breakdownOf(input: Record<string, unknown>, defaultLimit: number, prefix: string): BreakdownFields {
+export function breakdownOf(
+  input: Record<string, unknown>,
+  defaultLimit: number,
+  prefix: string,
+  opts: { propertyLists?: boolean } = {},
+): BreakdownFields {
   let breakdown = input.breakdown as BreakdownFields['breakdown'] | undefined
   if (breakdown === undefined || breakdown === '' || (Array.isArray(breakdown) && breakdown.length === 0)) breakdown = null
   if (Array.isArray(breakdown)) breakdown = breakdown.filter((b) => b !== null)
@@ -44,16 +50,25 @@ export function breakdownOf(input: Record<string, unknown>, defaultLimit: number
       `breakdown_type must be one of ${BREAKDOWN_TYPES.join(', ')}; got '${breakdownType}'.`,
       `${prefix}breakdown_type`,
     )
+  const breakdownGroupTypeIndex = optInt(input, 'breakdown_group_type_index', 0, 4, prefix)
+  let listed: BreakdownSpec[] | null = null
   if (breakdown !== null && breakdownType !== 'cohort' && typeof breakdown !== 'string') {
     if (typeof breakdown === 'number') breakdown = String(breakdown)
-    else throw wrenError('invalid_input', `A ${breakdownType} breakdown takes one property key as a string.`, `${prefix}breakdown`)
+    else if (opts.propertyLists && breakdown.length > 0) {
+      const type = breakdownType
+      listed = breakdown.map((property) => ({
+        property: String(property),
+        type,
+        normalizeUrl: truthy(input.breakdown_normalize_url),
+        groupTypeIndex: breakdownGroupTypeIndex,
+      }))
+    } else throw wrenError('invalid_input', `A ${breakdownType} breakdown takes one property key as a string.`, `${prefix}breakdown`)
   }
-  const breakdowns = parseBreakdowns(input.breakdowns, `${prefix}breakdowns`)
+  const breakdowns = parseBreakdowns(input.breakdowns, `${prefix}breakdowns`) ?? listed
   if (breakdowns) {
     breakdown = breakdowns[0].property
     breakdownType = breakdowns[0].type
   }
-  const breakdownGroupTypeIndex = optInt(input, 'breakdown_group_type_index', 0, 4, prefix)
   if (breakdown !== null && breakdownType === 'group' && breakdownGroupTypeIndex === null)
     throw wrenError('required', 'A group breakdown needs breakdown_group_type_index.', `${prefix}breakdown_group_type_index`)
   return {

@@ -65,7 +65,9 @@ export function entity(raw: unknown, kind: 'events' | 'actions', attr: string, i
     if (!Number.isInteger(n) || n <= 0) throw wrenError('invalid_input', `${attr}.id must be an action id.`, attr)
     id = n
   }
-  const math = (raw.math === undefined || raw.math === null || raw.math === '' ? 'total' : raw.math) as MathType
+  let math = (raw.math === undefined || raw.math === null || raw.math === '' ? 'total' : raw.math) as MathType
+  // A funnel step's name for the first event matching its filters.
+  if ((math as string) === 'first_time_for_user_with_filters') math = 'first_matching_event_for_user'
   if (!(MATHS as readonly string[]).includes(math as string))
     throw wrenError('invalid_input', `${attr}: unknown math '${String(math)}'. Use one of ${MATHS.join(', ')}.`, attr)
   const mathProperty = typeof raw.math_property === 'string' && raw.math_property ? raw.math_property : null

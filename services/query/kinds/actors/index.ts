@@ -136,6 +136,7 @@ function parseSource<D>(raw: unknown, actorsOf: (insight: Record<string, unknown
 const FUNNEL_ACTORS_FIELDS = [
   'source',
   'funnelStep',
+  'funnelCustomSteps',
   'funnelStepBreakdown',
   'funnelTrendsDropOff',
   'funnelTrendsEntrancePeriodStart',
@@ -147,15 +148,20 @@ function parseFunnelSource<D>(
   raw: Record<string, unknown>,
   actorsOf: (insight: Record<string, unknown>) => InsightActors<D>,
 ): ActorsQuery<D>['source'] {
-  const unknown = Object.keys(raw).find(
-    (k) => !FUNNEL_ACTORS_FIELDS.includes(k) && !['kind', 'response', 'modifiers', 'funnelCustomSteps'].includes(k),
-  )
+  const unknown = Object.keys(raw).find((k) => !FUNNEL_ACTORS_FIELDS.includes(k) && !['kind', 'response', 'modifiers'].includes(k))
   if (unknown) throw wrenError('unknown_field', `FunnelsActorsQuery has no field '${unknown}' that Wren can apply.`, `source.${unknown}`)
   if (!isRecord(raw.source) || raw.source.kind !== 'FunnelsQuery')
     throw wrenError('required', 'A FunnelsActorsQuery needs the FunnelsQuery as its source.', 'source.source')
   const step = raw.funnelStep
   if (step !== undefined && step !== null && (typeof step !== 'number' || !Number.isSafeInteger(step)))
     throw wrenError('invalid_input', 'funnelStep must be an integer.', 'source.funnelStep')
+  const custom = raw.funnelCustomSteps
+  if (
+    custom !== undefined &&
+    custom !== null &&
+    (!Array.isArray(custom) || custom.length === 0 || !custom.every((n) => typeof n === 'number' && Number.isSafeInteger(n)))
+  )
+    throw wrenError('invalid_input', 'funnelCustomSteps must be a list of step numbers (1-based).', 'source.funnelCustomSteps')
   const period = raw.funnelTrendsEntrancePeriodStart
   if (period !== undefined && period !== null && typeof period !== 'string')
     throw wrenError('invalid_input', 'funnelTrendsEntrancePeriodStart must be a date string.', 'source.funnelTrendsEntrancePeriodStart')
@@ -168,6 +174,7 @@ function parseFunnelSource<D>(
     interval: null,
     funnel: {
       funnelStep: typeof step === 'number' ? step : null,
+      funnelCustomSteps: Array.isArray(custom) ? (custom as number[]) : null,
       funnelStepBreakdown: raw.funnelStepBreakdown ?? null,
       funnelTrendsDropOff: typeof raw.funnelTrendsDropOff === 'boolean' ? raw.funnelTrendsDropOff : null,
       funnelTrendsEntrancePeriodStart: typeof period === 'string' ? period : null,

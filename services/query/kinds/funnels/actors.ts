@@ -35,6 +35,11 @@ export async function funnelActors(deps: FunnelPlanDeps, run: QueryRun, request:
     const from = request.fromStep ?? 0
     const last = request.toStep ?? plan.steps.length - 1
     conditions.push(asked.funnelTrendsDropOff ? `step_reached >= ${from} AND step_reached < ${last}` : `step_reached >= ${last}`)
+  } else if (asked.funnelCustomSteps) {
+    const steps = plan.steps.length
+    if (asked.funnelCustomSteps.some((n) => n < 1 || n > steps))
+      throw wrenError('invalid_input', `funnelCustomSteps must be steps of the funnel: 1 to ${steps}.`, 'source.funnelCustomSteps')
+    conditions.push(`step_reached IN (${[...new Set(asked.funnelCustomSteps)].map((n) => n - 1).join(', ')})`)
   } else {
     const n = asked.funnelStep
     const steps = plan.steps.length
@@ -56,7 +61,10 @@ export async function funnelActors(deps: FunnelPlanDeps, run: QueryRun, request:
         'The actors behind the "Other" breakdown value are not computed yet: ask for one value.',
         'source.funnelStepBreakdown',
       )
-    conditions.push(`pv = ${params.add('String', raw)}`)
+    if (request.breakdownType === 'cohort' && (raw === '0' || raw === 'all')) conditions.push(`pv = 'all'`)
+    // Every property missing: '' (no touch had any) or the empty parts joined (an event had none).
+    else if (raw.split(MULTI_SEPARATOR).every((v) => v === '')) conditions.push(`replaceAll(pv, char(31), '') = ''`)
+    else conditions.push(`pv = ${params.add('String', raw)}`)
   }
   const sql = `SELECT actor AS actor_id, max(event_count) AS event_count, CAST([] AS Array(String)) AS event_distinct_ids
     FROM (${plan.actorRows}) WHERE ${conditions.join(' AND ')} GROUP BY actor`

@@ -14,7 +14,7 @@ export type FunnelDeps = FunnelPlanDeps
 /** One step of a funnel's answer (PostHog's step object). */
 export interface FunnelStep {
   action_id: string | number | null
-  name: string
+  name: string | null
   custom_name: string | null
   order: number
   count: number
@@ -61,16 +61,43 @@ async function funnelSteps(deps: FunnelDeps, run: QueryRun, plan: FunnelPlan): P
   // No actor entered the funnel: PostHog's (UDF) funnel answers no steps at all.
   if (rows.length === 0) return []
   if (!hasBreakdown) return shapeSteps(plan, rows[0], undefined)
-  return rows.map((row) => shapeSteps(plan, row, breakdownValue(plan, row.breakdown)))
+  const lists = rows.map((row) => shapeSteps(plan, row, breakdownValue(plan, row.breakdown)))
+  // The rows come ranked (most actors at the last step first). PostHog answers a cohort breakdown's ties in
+  // cohort order ("all users", id 0, first), and the values of a list breakdown in their own order.
+  if (request.breakdownType === 'cohort') {
+    const id = (v: unknown) => (v === 'all' ? 0 : Number(v))
+    const rank = (l: FunnelStep[]) => l.map((s) => s.count).reverse()
+    return lists.sort((a, b) => compareLists(rank(b), rank(a)) || id(a[0].breakdown_value) - id(b[0].breakdown_value))
+  }
+  if (request.breakdowns) {
+    const key = (l: FunnelStep[]) => l[0].breakdown_value as string[]
+    const other = (l: FunnelStep[]) => (l[0].breakdown_value as string[]).join() === 'Other'
+    return lists.sort((a, b) => Number(other(a)) - Number(other(b)) || compareLists(key(a), key(b)))
+  }
+  return lists
+}
+
+/** Lists compared element by element (numbers as numbers, strings as strings), a shorter prefix first. */
+function compareLists<T extends number | string>(a: T[], b: T[]): number {
+  for (let i = 0; i < Math.min(a.length, b.length); i++) if (a[i] !== b[i]) return a[i] < b[i] ? -1 : 1
+  return a.length - b.length
 }
 
 export const withSettings = (sql: string, plan: FunnelPlan) => (plan.settings ? `${sql} SETTINGS ${plan.settings}` : sql)
 
-/** A breakdown value as PostHog answers it: a list of the properties' values ('' when missing), a cohort's id. */
+/**
+ * A breakdown value as PostHog answers it: a cohort's id; a group property's value itself; else a list of the
+ * properties' values ('' when missing): PostHog's funnel boxes one event, person, HogQL or metadata property
+ * into a list (funnel_query_context.py), and Wren does a session property's alike.
+ */
 export function breakdownValue(plan: FunnelPlan, raw: string): unknown {
-  if (plan.request.breakdownType === 'cohort') return raw === 'all' ? 'all' : Number(raw)
-  if (raw === 'Other') return ['Other']
-  return raw.split(MULTI_SEPARATOR).map((v) => (v === NULL_LABEL ? '' : v))
+  const { request } = plan
+  if (request.breakdownType === 'cohort') return raw === 'all' ? 'all' : Number(raw)
+  if (raw === 'Other') return request.breakdownType === 'group' && !request.breakdowns ? 'Other' : ['Other']
+  const values = raw.split(MULTI_SEPARATOR).map((v) => (v === NULL_LABEL ? '' : v))
+  // An actor with none of the properties (first or last touch) has one '' for them all.
+  while (request.breakdowns && values.length < request.breakdowns.length) values.push('')
+  return request.breakdowns || request.breakdownType !== 'group' ? values : values[0]
 }
 
 function shapeSteps(plan: FunnelPlan, row: StepsRow, breakdown: unknown): FunnelStep[] {
@@ -138,11 +165,19 @@ async function conversionTrends(deps: FunnelDeps, run: QueryRun, plan: FunnelPla
     throw wrenError('invalid_input', 'funnelToStep must come after funnelFromStep.', 'funnelsFilter.funnelToStep')
   const rows = await queryRows<{ breakdown: string; period: string; reached_from: number | string; reached_to: number | string }>(
     deps.clickhouse,
-    withSettings(trendsSql(plan.actorRows, from, last), plan),
+    withSettings(trendsSql(plan.actorRows, from, last, plan.params.add('String', plan.tz)), plan),
     plan.params.values,
     { signal: run.signal },
   )
-  const values = request.breakdown === null ? [''] : [...new Set(rows.map((r) => r.breakdown))]
+  let values = request.breakdown === null ? [''] : [...new Set(rows.map((r) => r.breakdown))]
+  // A limited breakdown keeps its values with the most actors entering (no "Other" line in conversion trends).
+  if (request.breakdown !== null && LIMITED.includes(request.breakdownType) && values.length > request.breakdownLimit) {
+    const entered = new Map<string, number>()
+    for (const r of rows) entered.set(r.breakdown, (entered.get(r.breakdown) ?? 0) + Number(r.reached_from))
+    const ranked = [...values].sort((a, b) => entered.get(b)! - entered.get(a)! || (a < b ? -1 : a > b ? 1 : 0))
+    const kept = new Set(ranked.slice(0, request.breakdownLimit))
+    values = values.filter((v) => kept.has(v))
+  }
   return values.map((value) => {
     const mine = new Map(rows.filter((r) => r.breakdown === value).map((r) => [r.period, r]))
     const data = range.buckets.map((b) => {

@@ -30,10 +30,16 @@ export const UNIT_SECONDS: Record<WindowUnit, number> = {
   month: 2_592_000,
 }
 
-/** PostHog's cap on a funnel's steps. */
-export const MAX_STEPS = 20
+/** PostHog's cap on a funnel's steps (conversion trends excepted). */
+export const MAX_STEPS = 32
+/** Conversion trends may have more steps: as many as an event's step bits hold, without exclusions. */
+export const MAX_TREND_STEPS = 64
+/** The longest conversion window, in seconds (about 3,000 years): PostHog sets none, its microseconds must fit 64 bits. */
+const MAX_WINDOW_SECONDS = 100_000_000_000
 /** PostHog's default number of breakdown values (then "Other"). */
 export const DEFAULT_BREAKDOWN_LIMIT = 25
+/** A funnel's list `breakdown` names several properties (PostHog's multi-property funnel breakdown). */
+const LISTS = { propertyLists: true }
 
 export interface FunnelExclusion {
   entity: SeriesEntity
@@ -102,18 +108,22 @@ function funnelOptions(f: Fields, steps: number) {
   const vizType = oneOf(str('viz'), VIZ_TYPES, 'steps', at('viz'))
   const orderType = oneOf(str('order'), ORDER_TYPES, 'ordered', at('order'))
   const windowUnit = oneOf(str('unit'), WINDOW_UNITS, 'day', at('unit'))
-  const windowInterval =
-    optInt(filter, names.window, 1, 100_000, prefix) ?? (names.days ? optInt(filter, names.days, 1, 100_000, prefix) : null) ?? 14
+  // No window, or one below 1, is PostHog's 14 (its `funnelWindowInterval or 14`, and the app's minimum of 1).
+  const window = (k: string) => optInt(filter, k, -MAX_WINDOW_SECONDS, MAX_WINDOW_SECONDS, prefix)
+  const asked = window(names.window) ?? (names.days ? window(names.days) : null)
+  const windowInterval = asked === null || asked < 1 ? 14 : asked
+  if (windowInterval * UNIT_SECONDS[windowUnit] > MAX_WINDOW_SECONDS)
+    throw wrenError('invalid_input', `${at('window')}: the conversion window is at most ${MAX_WINDOW_SECONDS} seconds.`, at('window'))
   const last = steps - 1
-  const fromStep = optInt(filter, names.from, 0, MAX_STEPS, prefix)
-  const toStep = optInt(filter, names.to, 0, MAX_STEPS, prefix)
-  if (fromStep !== null && fromStep > last)
-    throw wrenError('invalid_input', `${at('from')} must be a step of the funnel (0 to ${last}).`, at('from'))
+  const fromStep = optInt(filter, names.from, 0, MAX_TREND_STEPS, prefix)
+  const toStep = optInt(filter, names.to, 0, MAX_TREND_STEPS, prefix)
+  if (fromStep !== null && fromStep > last - 1)
+    throw wrenError('invalid_input', `${at('from')} must be a step before the last (0 to ${last - 1}).`, at('from'))
   if (toStep !== null && (toStep > last || toStep < 1 || (fromStep !== null && toStep <= fromStep)))
     throw wrenError('invalid_input', `${at('to')} must be a step after ${at('from')} (1 to ${last}).`, at('to'))
   const stepReference = oneOf(str('reference'), ['total', 'previous'] as const, 'total', at('reference'))
   const attribution = oneOf(str('attribution'), ATTRIBUTIONS, 'first_touch', at('attribution'))
-  const attributionValue = optInt(filter, names.attributionValue, 0, MAX_STEPS, prefix)
+  const attributionValue = optInt(filter, names.attributionValue, 0, MAX_TREND_STEPS, prefix)
   if (attribution === 'step') {
     if (attributionValue === null || attributionValue > last)
       throw wrenError(
@@ -142,6 +152,15 @@ function funnelOptions(f: Fields, steps: number) {
     }
     return { entity: e, fromStep: fromN, toStep: toN }
   })
+  // An event's step bits: one per step, then one per step an exclusion may precede (sql.ts), 64 in all.
+  if (exclusions.length > 0 && steps > MAX_STEPS - 1)
+    throw wrenError('invalid_input', `A funnel with exclusions has at most ${MAX_STEPS - 1} steps.`, f.prefix ? 'series' : 'events')
+  if (steps > MAX_STEPS && (vizType !== 'trends' || orderType === 'unordered'))
+    throw wrenError(
+      'invalid_input',
+      `A funnel has at most ${MAX_STEPS} steps; only ordered or strict conversion trends take up to ${MAX_TREND_STEPS}.`,
+      f.prefix ? 'series' : 'events',
+    )
   const binCount = optInt(filter, names.bins, 1, 90, prefix)
   const aggregateByHogql = str('hogql')
   return {
@@ -191,8 +210,8 @@ const LEGACY_NAMES = {
 }
 
 function checkSteps(series: SeriesEntity[], attr: string): SeriesEntity[] {
-  if (series.length === 0) throw wrenError('required', 'A funnel needs at least one step.', attr)
-  if (series.length > MAX_STEPS) throw wrenError('invalid_input', `A funnel has at most ${MAX_STEPS} steps.`, attr)
+  if (series.length < 2) throw wrenError('required', 'A funnel needs at least two steps.', attr)
+  if (series.length > MAX_TREND_STEPS) throw wrenError('invalid_input', `A funnel has at most ${MAX_TREND_STEPS} steps.`, attr)
   return series
 }
 
@@ -223,7 +242,7 @@ export function parseFunnelsQuery(node: Record<string, unknown>): FunnelRequest 
       dateTo: optString(dateRange, 'date_to', 'dateRange.'),
       explicitDate: truthy(dateRange.explicitDate),
       interval: intervalOf(optString(node, 'interval'), 'interval'),
-      ...breakdownOf(record(node, 'breakdownFilter'), DEFAULT_BREAKDOWN_LIMIT, 'breakdownFilter.'),
+      ...breakdownOf(record(node, 'breakdownFilter'), DEFAULT_BREAKDOWN_LIMIT, 'breakdownFilter.', LISTS),
       aggregationGroup: optInt(node, 'aggregation_group_type_index', 0, 4),
     },
   )
@@ -259,7 +278,7 @@ export function parseFunnelFilter(input: Record<string, unknown>): FunnelRequest
       dateTo: optString(input, 'date_to'),
       explicitDate: truthy(input.explicit_date),
       interval: intervalOf(optString(input, 'interval'), 'interval'),
-      ...breakdownOf(input, DEFAULT_BREAKDOWN_LIMIT, ''),
+      ...breakdownOf(input, DEFAULT_BREAKDOWN_LIMIT, '', LISTS),
       aggregationGroup: optInt(input, 'aggregation_group_type_index', 0, 4),
     },
   )
@@ -279,7 +298,7 @@ export function funnelWithDashboardFilters(query: FunnelRequest, filters: Dashbo
     out.properties = query.properties.values.length ? { type: 'AND', values: [query.properties, added] } : added
   }
   if (filters.breakdown_filter)
-    Object.assign(out, breakdownOf(filters.breakdown_filter, DEFAULT_BREAKDOWN_LIMIT, 'filters_override.breakdown_filter.'))
+    Object.assign(out, breakdownOf(filters.breakdown_filter, DEFAULT_BREAKDOWN_LIMIT, 'filters_override.breakdown_filter.', LISTS))
   if (filters.interval) out.interval = intervalOf(filters.interval, 'filters_override.interval')
   if (filters.filterTestAccounts !== undefined && filters.filterTestAccounts !== null) out.filterTestAccounts = filters.filterTestAccounts
   return out

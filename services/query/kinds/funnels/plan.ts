@@ -70,8 +70,8 @@ export interface FunnelPlan {
   request: FunnelRequest
   tz: string
   range: DateRange
-  /** Per step: its entity and display name. */
-  steps: Array<{ entity: SeriesEntity; name: string }>
+  /** Per step: its entity and display name (null for any event, as PostHog names it). */
+  steps: Array<{ entity: SeriesEntity; name: string | null }>
   cohorts: Map<number, Cohort>
   params: SqlParams
   /** The per-actor rows (sql.ts actorRowsSql). */
@@ -135,18 +135,19 @@ export async function planFunnel(
   }
 
   const SOURCE = '__wren_funnel_events__'
-  const matches = (e: SeriesEntity) => {
-    const base =
-      e.kind === 'actions' ? actionSql(actions.get(Number(e.id))!, filters) : e.id === null ? '1' : `event = ${params.add('String', e.id)}`
-    return [base, compileGroup(e.properties, filters)].filter((c) => c !== '1').join(' AND ') || '1'
-  }
+  const entitySql = (e: SeriesEntity) =>
+    e.kind === 'actions' ? actionSql(actions.get(Number(e.id))!, filters) : e.id === null ? '1' : `event = ${params.add('String', e.id)}`
+  const matches = (e: SeriesEntity) => [entitySql(e), compileGroup(e.properties, filters)].filter((c) => c !== '1').join(' AND ') || '1'
   // Conversion trends measure up to funnelToStep: the funnel is cut there (PostHog's max_steps_override).
   const counted = request.vizType === 'trends' && request.toStep !== null ? request.series.slice(0, request.toStep + 1) : request.series
   const steps = counted.map((e) => {
     let condition = matches(e)
-    // First time for user: only the actor's first event of the step ever (before the range's end).
-    if (e.math === 'first_time_for_user')
-      condition = `${condition === '1' ? '' : `${condition} AND `}(${actor}, timestamp) IN (SELECT ${actor}, min(timestamp) FROM ${SOURCE} WHERE ${team} AND timestamp <= ${to} AND ${condition} GROUP BY ${actor})`
+    // First time for user: only the actor's first event of the step's event or action ever (before the range's
+    // end), or with filters (first_matching_event_for_user), the first that also matches the step's properties.
+    if (e.math === 'first_time_for_user' || e.math === 'first_matching_event_for_user') {
+      const first = e.math === 'first_time_for_user' ? entitySql(e) : condition
+      condition = `${condition === '1' ? '' : `${condition} AND `}(${actor}, timestamp) IN (SELECT ${actor}, min(timestamp) FROM ${SOURCE} WHERE ${team} AND timestamp <= ${to} AND ${first} GROUP BY ${actor})`
+    }
     return condition
   })
   const exclusions = request.exclusions.map((x) => ({ condition: matches(x.entity), fromStep: x.fromStep, toStep: x.toStep }))
@@ -181,7 +182,7 @@ export async function planFunnel(
     exclusions,
     orderType: request.orderType,
     windowSeconds: request.windowInterval * UNIT_SECONDS[request.windowUnit],
-    breakdown: breakdown ? { expr: breakdown.expr, cohort: breakdown.multi } : null,
+    breakdown: breakdown ? { expr: breakdown.expr, cohort: breakdown.multi, list: request.breakdowns !== null } : null,
     attribution: request.attribution,
     attributionStep: request.attributionValue,
     period: period ? `toDateTime(${period}, ${tzParam})` : null,
@@ -189,7 +190,7 @@ export async function planFunnel(
   const source = eventsSource(team, { sessions, personId }, sessions.used ? { from, to } : {})
   const names = request.series.map((entity) => ({
     entity,
-    name: entity.kind === 'actions' ? actions.get(Number(entity.id))!.name : entity.id === null ? 'All events' : String(entity.id),
+    name: entity.kind === 'actions' ? actions.get(Number(entity.id))!.name : entity.id === null ? null : String(entity.id),
   }))
   return {
     request,

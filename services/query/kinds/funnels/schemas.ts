@@ -9,7 +9,7 @@ const BreakdownValue = Type.Union([Type.String(), Type.Number(), Type.Array(Type
 export const FunnelStep = Type.Object(
   {
     action_id: Type.Union([Type.String(), Type.Number(), Type.Null()]),
-    name: Type.String(),
+    name: Type.Union([Type.String(), Type.Null()]),
     custom_name: Type.Union([Type.String(), Type.Null()]),
     order: Type.Integer(),
     count: Type.Integer(),

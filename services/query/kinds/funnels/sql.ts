@@ -23,7 +23,8 @@ export interface ActorRowsInput {
   orderType: OrderType
   windowSeconds: number
   /** Per event: its breakdown value (String); null: no breakdown. */
-  breakdown: { expr: string; cohort: boolean } | null
+  /** `list`: PostHog's array breakdown (several properties), whose step attribution drops an actor without that step. */
+  breakdown: { expr: string; cohort: boolean; list: boolean } | null
   attribution: Attribution
   attributionStep: number | null
   /** Per event: the start of its period (conversion trends); null: not asked. */
@@ -31,6 +32,9 @@ export interface ActorRowsInput {
 }
 
 const EVENT = 'Tuple(Int64, UInt64, String, DateTime)'
+
+/** 2^i exactly, as SQL (past 2^53 a JavaScript number prints rounded). */
+const bit = (i: number) => (1n << BigInt(i)).toString()
 
 /**
  * Rows of (actor, pv, per, step_reached, timings, start, event_count): per actor, breakdown value (a missing
@@ -42,10 +46,10 @@ export function actorRowsSql(input: ActorRowsInput): string {
   const { orderType } = input
   const n = input.steps.length
   // The event's steps as bits: bit k-1 for step k; bit 32+k for an exclusion between step k-1 and step k.
-  const bits = input.steps.map((c, i) => `if(${c}, ${2 ** i}, 0)`)
+  const bits = input.steps.map((c, i) => `if(${c}, ${bit(i)}, 0)`)
   for (let k = 2; k <= n; k++) {
     const matching = input.exclusions.filter((x) => x.fromStep < k - 1 && k - 1 <= x.toStep).map((x) => x.condition)
-    if (matching.length) bits.push(`if(${matching.map((c) => `(${c})`).join(' OR ')}, ${2 ** (32 + k)}, 0)`)
+    if (matching.length) bits.push(`if(${matching.map((c) => `(${c})`).join(' OR ')}, ${bit(32 + k)}, 0)`)
   }
   const flags = `toUInt64(${bits.join(' + ')})`
   const bd = input.breakdown ? (input.breakdown.cohort ? `arrayJoin(${input.breakdown.expr})` : input.breakdown.expr) : `''`
@@ -55,20 +59,22 @@ export function actorRowsSql(input: ActorRowsInput): string {
   const rows = `SELECT ${input.actor} AS actor, toUnixTimestamp64Micro(timestamp) AS ts, ${flags} AS mask, ${bd} AS prop, ${period} AS per
     FROM ${input.from} WHERE ${where}`
 
+  // An unordered funnel's step 0 is any of its steps: its step attribution takes every event's value, as all_events.
+  const everyValue = input.attribution === 'all_events' || (input.attribution === 'step' && orderType === 'unordered')
   const known = `length(replaceAll(replaceAll(x.3, '${NULL_LABEL}', ''), char(31), '')) > 0`
   let values = `['']`
   if (input.breakdown?.cohort) values = `[prop]`
   else if (input.breakdown) {
     if (input.attribution === 'first_touch') values = `[arrayFirst(x -> ${known}, evs).3]`
     else if (input.attribution === 'last_touch') values = `[arrayLast(x -> ${known}, evs).3]`
-    else if (input.attribution === 'all_events') values = `arrayDistinct(arrayMap(x -> x.3, evs))`
+    else if (everyValue) values = `arrayDistinct(arrayMap(x -> x.3, evs))`
     else {
       const step = (input.attributionStep ?? 0) + 1
-      values = `if(arrayExists(x -> bitTest(x.2, ${step - 1}), evs), arrayDistinct(arrayMap(x -> x.3, arrayFilter(x -> bitTest(x.2, ${step - 1}), evs))), [''])`
+      values = `if(arrayExists(x -> bitTest(x.2, ${step - 1}), evs), arrayDistinct(arrayMap(x -> x.3, arrayFilter(x -> bitTest(x.2, ${step - 1}), evs))), ${input.breakdown.list ? 'CAST([] AS Array(String))' : `['']`})`
     }
   }
   const periods = input.period ? `arrayDistinct(arrayMap(x -> x.4, arrayFilter(x -> bitTest(x.2, 0), evs)))` : `[toDateTime(0)]`
-  const own = input.attribution === 'all_events' && input.breakdown && !input.breakdown.cohort ? `arrayFilter(x -> x.3 = pv, evs)` : 'evs'
+  const own = everyValue && input.breakdown && !input.breakdown.cohort ? `arrayFilter(x -> x.3 = pv, evs)` : 'evs'
   const fold = orderType === 'unordered' ? unorderedFold(input) : orderedFold(input)
   const groupBy = input.breakdown?.cohort ? 'actor, prop' : 'actor'
   // Without a breakdown or periods, an event is only its time and steps (less to sort and fold).
@@ -158,7 +164,8 @@ const UNORDERED_STATE = 'Tuple(Array(Int64), Int64, Tuple(UInt8, Int64, Array(In
 /**
  * Unordered: read backwards, keeping each step's next occurrence (and the next exclusion's); at each event of
  * a step, the steps whose next occurrence is within the window count. The most steps wins (the earliest start
- * on a tie); an exclusion between its first and last step disqualifies it.
+ * on a tie); a path with an exclusion between its first and last step counts its first step only (PostHog's
+ * unordered funnel keeps the actor at step one).
  */
 function unorderedFold(input: ActorRowsInput): Fold {
   const n = input.steps.length
@@ -168,8 +175,9 @@ function unorderedFold(input: ActorRowsInput): Fold {
   const nextEx = `if(e.2 >= 4294967296, e.1, acc.2)`
   const times = `arraySort(arrayFilter(t -> t != 0 AND t - e.1 <= ${W}, ${next}))`
   const excluded = `toUInt8(${nextEx} != 0 AND length(${times}) > 1 AND ${nextEx} <= arrayMax(${times}))`
-  const better = `(length(${times}) > acc.3.1 OR (length(${times}) = acc.3.1 AND (${excluded} = 0 OR acc.3.4 = 1)))`
-  const best = `if(bitAnd(e.2, 4294967295) != 0 AND ${better}, (toUInt8(length(${times})), e.1, ${times}, ${excluded}), acc.3)`
+  const path = `if(${excluded} = 1, (toUInt8(1), e.1, [e.1], toUInt8(0)), (toUInt8(length(${times})), e.1, ${times}, toUInt8(0)))`
+  const steps = `if(${excluded} = 1, toUInt8(1), toUInt8(length(${times})))`
+  const best = `if(bitAnd(e.2, 4294967295) != 0 AND ${steps} >= acc.3.1, ${path}, acc.3)`
   const init = `CAST((arrayWithConstant(${n}, 0), 0, (0, 0, [], 0)) AS ${state})`
   return {
     expr: `arrayFold((acc, e) -> CAST((${next}, ${nextEx}, ${best}) AS ${state}), arrayReverse(pe), ${init})`,
@@ -227,8 +235,9 @@ export function timeToConvertSql(actorRows: string, from: number, to: number, bi
  * Conversion trends (PostHog's funnel_trends): per breakdown value and period, the actors entering the funnel
  * in the period who reached `from`, and of those the ones who reached the last step.
  */
-export function trendsSql(actorRows: string, from: number, last: number): string {
-  return `SELECT pv AS breakdown, formatDateTime(per, '%Y-%m-%d %H:%i:%S') AS period, countIf(step_reached >= ${from}) AS reached_from,
+export function trendsSql(actorRows: string, from: number, last: number, tz: string): string {
+  // The period is written as its wall time in the project's timezone (`tz`, SQL); an event's tuple kept its instant only.
+  return `SELECT pv AS breakdown, formatDateTime(per, '%Y-%m-%d %H:%i:%S', ${tz}) AS period, countIf(step_reached >= ${from}) AS reached_from,
     countIf(step_reached >= ${last}) AS reached_to
   FROM (${actorRows}) GROUP BY pv, per ORDER BY pv, per`
 }
