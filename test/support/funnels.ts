@@ -1,7 +1,7 @@
 // Helpers for the funnel cases ported from PostHog's funnel tests: one Wren per file, one project per case
 // (so each case's events, persons, actions, cohorts, groups and timezone are its own, exactly as PostHog's
 // test creates them), events captured with their historical timestamps, and the Query API asked as the app asks.
-import { expect, it } from 'vitest'
+import { expect } from 'vitest'
 import { api, captureBatch, drained, type TestWren } from './wren'
 
 export type Props = Record<string, unknown>
@@ -121,12 +121,3 @@ export async function funnelCase(t: TestWren, name: string, settings: Props = {}
 export const counts = (steps: Array<{ count: number }>) => steps.map((s) => s.count)
 /** Each step's name, in order. */
 export const names = (steps: Array<{ name: string | null }>) => steps.map((s) => s.name)
-
-/**
- * A ported case Wren does not pass yet: skipped, its title saying what Wren gets wrong (PostHog's answer against
- * Wren's). WREN_RUN_GAPS=1 runs these cases too, to see which gaps are closed.
- */
-export const wrenGap =
-  (gap: string) =>
-  (name: string, fn: () => Promise<void>): void =>
-    (process.env.WREN_RUN_GAPS === '1' ? it : it.skip)(`${name} [Wren gap: ${gap}]`, fn)
