@@ -14,7 +14,7 @@ describe('withSettings', () => {
       'SELECT * FROM (SELECT 1 SETTINGS max_threads = 1)\nSETTINGS max_threads = 2',
     )
     expect(withSettings('SELECT 1', bounds)).toBe(
-      "SELECT 1\nSETTINGS max_execution_time = 60, max_memory_usage = 1024, max_result_rows = 10, max_result_bytes = 0, result_overflow_mode = 'throw'",
+      "SELECT 1\nSETTINGS max_execution_time = 60, max_memory_usage = 1024, max_bytes_before_external_group_by = 512, max_bytes_before_external_sort = 512, max_result_rows = 10, max_result_bytes = 0, result_overflow_mode = 'throw'",
     )
   })
 })
