@@ -9,6 +9,7 @@ import { isRecord } from '../platform/json'
 import type { PersonalApiKey, Project } from '../platform/tenancy'
 import { SharedWork } from '../platform/work'
 import { QueryCache, type CachedAnswer } from './cache'
+import { weekStartOf } from './common/dates'
 import { DataVersion } from './data-version'
 import { newQueryId, QueryJobs, type JobContext, type QueryStatus } from './jobs'
 import type { DashboardFilter, StaleInterval } from './kind'
@@ -262,8 +263,6 @@ function withVariables(node: Record<string, unknown>, overrides: Record<string, 
 }
 
 const timezoneOf = (project: Project): string => project.timezone || 'UTC'
-
-const weekStartOf = (project: Project): number => (Number(project.settings.week_start_day) === 1 ? 1 : 0)
 
 /** ISO without zero milliseconds, as PostHog writes its times ("2020-01-10T12:14:00Z"). */
 const isoSeconds = (d: Date): string => d.toISOString().replace('.000Z', 'Z')

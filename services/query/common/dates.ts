@@ -1,7 +1,9 @@
 // Date ranges of a trend: `date_from`/`date_to` (read by analytics/time/date-params.ts), PostHog's rounding
 // rules, the bucket list, `days` and `labels`, and the previous period for compare. All in wall time of
 // the project's timezone (see analytics/time/wall-time.ts).
+import { queryRows, type ClickHouseClient } from '../../platform/clickhouse'
 import { wrenError } from '../../platform/errors'
+import type { Project } from '../../platform/tenancy'
 import {
   addDays,
   addMonths,
@@ -225,4 +227,17 @@ export function isoInTz(w: Date, tz: string): string {
   const abs = Math.abs(offsetMin)
   const base = w.toISOString().slice(0, 19) + (w.getUTCMilliseconds() ? `.${String(w.getUTCMilliseconds()).padStart(3, '0')}999` : '')
   return `${base}${sign}${String(Math.floor(abs / 60)).padStart(2, '0')}:${String(abs % 60).padStart(2, '0')}`
+}
+
+/** The project's first day of the week: 1 Monday, 0 Sunday (its `week_start_day` setting). */
+export const weekStartOf = (project: Project): number => (Number(project.settings.week_start_day) === 1 ? 1 : 0)
+
+/** The project's first event (what `date_from: all` starts at), or null when it has none. */
+export async function earliestEvent(clickhouse: ClickHouseClient, teamId: number): Promise<Date | null> {
+  const [row] = await queryRows<{ first: string | null }>(
+    clickhouse,
+    "SELECT if(count() = 0, NULL, min(timestamp)) AS first FROM events WHERE team_id = {team:Int64} AND timestamp > toDateTime64('1980-01-01 00:00:00', 6, 'UTC')",
+    { team: teamId },
+  )
+  return row?.first ? new Date(row.first) : null
 }

@@ -1,6 +1,7 @@
 // Reading a query's fields, as every kind's parse does: optional strings and integers, PostHog's truthy
 // values, lists; a bad value is a 400 naming its field (`prefix` says where the field sits in the node).
 import { wrenError } from '../../platform/errors'
+import { isRecord } from '../../platform/json'
 
 export const truthy = (v: unknown) => v === true || (typeof v === 'string' && ['true', '1', 'yes'].includes(v.toLowerCase()))
 
@@ -18,6 +19,14 @@ export function optInt(input: Record<string, unknown>, key: string, min: number,
   if (!Number.isInteger(n) || n < min || n > max)
     throw wrenError('invalid_input', `${prefix}${key} must be an integer between ${min} and ${max}.`, prefix + key)
   return n
+}
+
+/** An object, or nothing (then {}); anything else is a 400 naming it. */
+export function optRecord(input: Record<string, unknown>, key: string, prefix = ''): Record<string, unknown> {
+  const v = input[key]
+  if (v === undefined || v === null) return {}
+  if (!isRecord(v)) throw wrenError('invalid_input', `${prefix}${key} must be an object.`, prefix + key)
+  return v
 }
 
 /** A list, or nothing; anything else is a 400 naming it. */

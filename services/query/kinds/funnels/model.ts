@@ -7,8 +7,9 @@ import { isRecord } from '../../../platform/json'
 import { parsePropertyGroup, type PropertyGroup } from '../../../analytics/property-filters/parse'
 import type { DashboardFilter } from '../../kind'
 import { breakdownOf, type BreakdownFields } from '../../common/breakdown'
+import { withDashboardFilters } from '../../common/dashboard-filters'
 import { intervalOf, type Interval } from '../../common/dates'
-import { listOf, optInt, optString, truthy } from '../../common/fields'
+import { listOf, optInt, optRecord, optString, truthy } from '../../common/fields'
 import { entity, seriesOfNodes, type SeriesEntity } from '../../common/series'
 
 export const VIZ_TYPES = ['steps', 'time_to_convert', 'trends'] as const
@@ -72,13 +73,6 @@ export interface FunnelRequest extends BreakdownFields {
   /** HogQL naming the actor (funnelAggregateByHogQL); null: persons, or the group of `aggregationGroup`. */
   aggregateByHogql: string | null
   aggregationGroup: number | null
-}
-
-const record = (node: Record<string, unknown>, key: string, prefix = ''): Record<string, unknown> => {
-  const v = node[key]
-  if (v === undefined || v === null) return {}
-  if (!isRecord(v)) throw wrenError('invalid_input', `${prefix}${key} must be an object.`, prefix + key)
-  return v
 }
 
 function oneOf<T extends string>(raw: string | null, allowed: readonly T[], fallback: T, attr: string): T {
@@ -218,8 +212,8 @@ function checkSteps(series: SeriesEntity[], attr: string): SeriesEntity[] {
 /** A FunnelsQuery node read into the model. */
 export function parseFunnelsQuery(node: Record<string, unknown>): FunnelRequest {
   const series = checkSteps(seriesOfNodes(node.series), 'series')
-  const dateRange = record(node, 'dateRange')
-  const funnelsFilter = record(node, 'funnelsFilter')
+  const dateRange = optRecord(node, 'dateRange')
+  const funnelsFilter = optRecord(node, 'funnelsFilter')
   const exclusions = listOf(funnelsFilter.exclusions, 'funnelsFilter.exclusions').map((raw, i) => {
     const attr = `funnelsFilter.exclusions[${i}]`
     if (!isRecord(raw)) throw wrenError('invalid_input', `${attr} must be an EventsNode or ActionsNode.`, attr)
@@ -242,7 +236,7 @@ export function parseFunnelsQuery(node: Record<string, unknown>): FunnelRequest 
       dateTo: optString(dateRange, 'date_to', 'dateRange.'),
       explicitDate: truthy(dateRange.explicitDate),
       interval: intervalOf(optString(node, 'interval'), 'interval'),
-      ...breakdownOf(record(node, 'breakdownFilter'), DEFAULT_BREAKDOWN_LIMIT, 'breakdownFilter.', LISTS),
+      ...breakdownOf(optRecord(node, 'breakdownFilter'), DEFAULT_BREAKDOWN_LIMIT, 'breakdownFilter.', LISTS),
       aggregationGroup: optInt(node, 'aggregation_group_type_index', 0, 4),
     },
   )
@@ -284,22 +278,6 @@ export function parseFunnelFilter(input: Record<string, unknown>): FunnelRequest
   )
 }
 
-/** PostHog's apply_dashboard_filters for a funnel: properties ANDed; dates, breakdown and test-account filter replaced. */
-export function funnelWithDashboardFilters(query: FunnelRequest, filters: DashboardFilter): FunnelRequest {
-  const out = { ...query }
-  if (filters.date_from || filters.date_to) {
-    out.dateFrom = filters.date_from ?? null
-    out.dateTo = filters.date_to ?? null
-    out.explicitDate = filters.explicitDate === true
-  }
-  const extra = filters.properties
-  if (extra !== undefined && extra !== null && !(Array.isArray(extra) && extra.length === 0)) {
-    const added = parsePropertyGroup(extra, 'filters_override.properties')
-    out.properties = query.properties.values.length ? { type: 'AND', values: [query.properties, added] } : added
-  }
-  if (filters.breakdown_filter)
-    Object.assign(out, breakdownOf(filters.breakdown_filter, DEFAULT_BREAKDOWN_LIMIT, 'filters_override.breakdown_filter.', LISTS))
-  if (filters.interval) out.interval = intervalOf(filters.interval, 'filters_override.interval')
-  if (filters.filterTestAccounts !== undefined && filters.filterTestAccounts !== null) out.filterTestAccounts = filters.filterTestAccounts
-  return out
-}
+/** PostHog's apply_dashboard_filters for a funnel (common/dashboard-filters.ts). */
+export const funnelWithDashboardFilters = (query: FunnelRequest, filters: DashboardFilter): FunnelRequest =>
+  withDashboardFilters(query, filters, DEFAULT_BREAKDOWN_LIMIT, LISTS)

@@ -2,7 +2,6 @@
 // steps and filters name, the persons the viewer may not see — into the SQL of its per-actor rows (sql.ts),
 // which every viz type and the actors aggregate differently.
 import type { ClickHouseClient } from '../../../platform/clickhouse'
-import { queryRows } from '../../../platform/clickhouse'
 import { wrenError } from '../../../platform/errors'
 import { SqlParams } from '../../../platform/clickhouse/params'
 import type { PersonalApiKey, Project } from '../../../platform/tenancy'
@@ -18,7 +17,7 @@ import type { PropertyColumnSource } from '../../../analytics/sql/materialized-p
 import type { PropertyGroup } from '../../../analytics/property-filters/parse'
 import { SessionColumns } from '../../../analytics/sql/sessions'
 import { eventsSource } from '../../../analytics/sql/events-source'
-import { instantParam, resolveRange, type DateRange, type DateRangeInput } from '../../common/dates'
+import { earliestEvent, instantParam, resolveRange, weekStartOf, type DateRange, type DateRangeInput } from '../../common/dates'
 import { breakdownExpr } from '../../common/breakdown-sql'
 import type { SeriesEntity } from '../../common/series'
 import { withTestAccountFilters } from '../../common/test-accounts'
@@ -90,7 +89,7 @@ export async function planFunnel(
 ): Promise<FunnelPlan> {
   const { clickhouse } = deps
   const tz = project.timezone || 'UTC'
-  const weekStartDay = Number(project.settings.week_start_day) === 1 ? 1 : 0
+  const weekStartDay = weekStartOf(project)
   const { globalProperties, actions, cohorts } = await funnelDefinitions(deps, project, request)
   const earliest = request.dateFrom === 'all' ? await earliestEvent(clickhouse, project.id) : null
   const rangeInput: DateRangeInput = {
@@ -203,13 +202,4 @@ export async function planFunnel(
     settings: source.settings,
     actorKind,
   }
-}
-
-async function earliestEvent(clickhouse: ClickHouseClient, teamId: number): Promise<Date | null> {
-  const [row] = await queryRows<{ first: string | null }>(
-    clickhouse,
-    "SELECT if(count() = 0, NULL, min(timestamp)) AS first FROM events WHERE team_id = {team:Int64} AND timestamp > toDateTime64('1980-01-01 00:00:00', 6, 'UTC')",
-    { team: teamId },
-  )
-  return row?.first ? new Date(row.first) : null
 }

@@ -6,23 +6,17 @@ import { isRecord } from '../../../platform/json'
 import { parsePropertyGroup } from '../../../analytics/property-filters/parse'
 import type { DashboardFilter } from '../../kind'
 import { breakdownOf } from '../../common/breakdown'
+import { hasProperties, withDashboardFilters } from '../../common/dashboard-filters'
 import { intervalOf } from '../../common/dates'
-import { optInt, optString, truthy } from '../../common/fields'
+import { optInt, optRecord, optString, truthy } from '../../common/fields'
 import { seriesOfNodes, withAggregationGroup } from '../../common/series'
 import { defaultBreakdownLimit, displayOf, formulaOf, type TrendRequest } from './request'
 
-const record = (node: Record<string, unknown>, key: string): Record<string, unknown> => {
-  const v = node[key]
-  if (v === undefined || v === null) return {}
-  if (!isRecord(v)) throw wrenError('invalid_input', `${key} must be an object.`, key)
-  return v
-}
-
 export function parseTrendsQuery(node: Record<string, unknown>): TrendRequest {
   const series = seriesOfNodes(node.series)
-  const dateRange = record(node, 'dateRange')
-  const trendsFilter = record(node, 'trendsFilter')
-  const compareFilter = record(node, 'compareFilter')
+  const dateRange = optRecord(node, 'dateRange')
+  const trendsFilter = optRecord(node, 'trendsFilter')
+  const compareFilter = optRecord(node, 'compareFilter')
   const display = displayOf(optString(trendsFilter, 'display', 'trendsFilter.'))
   return {
     series: withAggregationGroup(series, optInt(node, 'aggregation_group_type_index', 0, 4)),
@@ -34,7 +28,7 @@ export function parseTrendsQuery(node: Record<string, unknown>): TrendRequest {
     explicitDate: truthy(dateRange.explicitDate),
     interval: intervalOf(optString(node, 'interval'), 'interval'),
     display,
-    ...breakdownOf(record(node, 'breakdownFilter'), defaultBreakdownLimit(display), 'breakdownFilter.'),
+    ...breakdownOf(optRecord(node, 'breakdownFilter'), defaultBreakdownLimit(display), 'breakdownFilter.'),
     breakdownOffset: 0,
     compare: truthy(compareFilter.compare),
     compareTo: optString(compareFilter, 'compare_to', 'compareFilter.'),
@@ -57,25 +51,16 @@ function formulaText(trendsFilter: Record<string, unknown>): string | null {
   return text || null
 }
 
-/** PostHog's apply_dashboard_filters for a trend: properties ANDed, the date range, breakdown, interval and test-account filter replaced. */
+/** PostHog's apply_dashboard_filters for a trend (common/dashboard-filters.ts), and its properties as sent kept beside. */
 export function trendWithDashboardFilters(query: TrendRequest, filters: DashboardFilter): TrendRequest {
-  const out = { ...query }
-  if (filters.date_from || filters.date_to) {
-    out.dateFrom = filters.date_from ?? null
-    out.dateTo = filters.date_to ?? null
-    out.explicitDate = filters.explicitDate === true
-  }
-  const extra = filters.properties
-  if (extra !== undefined && extra !== null && !(Array.isArray(extra) && extra.length === 0)) {
-    const added = parsePropertyGroup(extra, 'filters_override.properties')
-    out.properties = query.properties.values.length ? { type: 'AND', values: [query.properties, added] } : added
+  const out = withDashboardFilters(query, filters, defaultBreakdownLimit(query.display))
+  if (hasProperties(filters)) {
     const group = (p: unknown) => (Array.isArray(p) ? { type: 'AND', values: p } : p)
     const own = query.rawProperties
-    out.rawProperties = own && !(Array.isArray(own) && own.length === 0) ? { type: 'AND', values: [group(own), group(extra)] } : extra
+    out.rawProperties =
+      own && !(Array.isArray(own) && own.length === 0)
+        ? { type: 'AND', values: [group(own), group(filters.properties)] }
+        : filters.properties
   }
-  if (filters.breakdown_filter)
-    Object.assign(out, breakdownOf(filters.breakdown_filter, defaultBreakdownLimit(out.display), 'filters_override.breakdown_filter.'))
-  if (filters.interval) out.interval = intervalOf(filters.interval, 'filters_override.interval')
-  if (filters.filterTestAccounts !== undefined && filters.filterTestAccounts !== null) out.filterTestAccounts = filters.filterTestAccounts
   return out
 }

@@ -3,7 +3,6 @@
 // What the plan reads besides definitions is what the SQL depends on: the earliest event (for "all"),
 // whether the project has person merges, and the hidden persons.
 import type { ClickHouseClient } from '../../../platform/clickhouse'
-import { queryRows } from '../../../platform/clickhouse'
 import { wrenError } from '../../../platform/errors'
 import { SqlParams } from '../../../platform/clickhouse/params'
 import type { PersonalApiKey, Project } from '../../../platform/tenancy'
@@ -12,7 +11,15 @@ import type { Action, ActionStore } from '../../../actions/store'
 import { actionSql, cohortIdsOfAction } from '../../../actions/match'
 import type { Cohort, CohortStore } from '../../../cohorts/store'
 import { cohortIdsIn, cohortResolver } from '../../../cohorts/membership'
-import { instantParam, previousRange, resolveRange, type DateRange, type DateRangeInput } from '../../common/dates'
+import {
+  earliestEvent,
+  instantParam,
+  previousRange,
+  resolveRange,
+  weekStartOf,
+  type DateRange,
+  type DateRangeInput,
+} from '../../common/dates'
 import { compileHogql } from '../../../analytics/sql/hogql'
 import { EventPersonId, hasPersonOverrides } from '../../../analytics/sql/persons-sql'
 import { eventColumns, type FilterContext } from '../../../analytics/property-filters/sql'
@@ -110,7 +117,7 @@ export async function planTrend(
   const { clickhouse } = deps
   const now = opts.now
   const tz = project.timezone || 'UTC'
-  const weekStartDay = Number(project.settings.week_start_day) === 1 ? 1 : 0
+  const weekStartDay = weekStartOf(project)
   const totalValue = isTotalValue(request.display)
   const cumulative = request.display === 'ActionsLineGraphCumulative'
   const { globalProperties, actions, cohorts } = await trendDefinitions(deps, project, request)
@@ -207,13 +214,4 @@ export async function planTrend(
   // The trend's numbers, or the persons behind one of them (an ActorsQuery's source, actors.ts).
   const sql = opts.point ? actorsSelect(input, opts.point) : buildTrendQuery(input)
   return { ...plan, query: { sql, params } }
-}
-
-async function earliestEvent(clickhouse: ClickHouseClient, teamId: number): Promise<Date | null> {
-  const [row] = await queryRows<{ first: string | null }>(
-    clickhouse,
-    "SELECT if(count() = 0, NULL, min(timestamp)) AS first FROM events WHERE team_id = {team:Int64} AND timestamp > toDateTime64('1980-01-01 00:00:00', 6, 'UTC')",
-    { team: teamId },
-  )
-  return row?.first ? new Date(row.first) : null
 }
