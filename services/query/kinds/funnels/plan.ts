@@ -2,14 +2,13 @@
 // steps and filters name, the persons the viewer may not see — into the SQL of its per-actor rows (sql.ts),
 // which every viz type and the actors aggregate differently.
 import type { ClickHouseClient } from '../../../platform/clickhouse'
-import { wrenError } from '../../../platform/errors'
 import { SqlParams } from '../../../platform/clickhouse/params'
 import type { PersonalApiKey, Project } from '../../../platform/tenancy'
 import { hiddenPersons, visibleEventsSql } from '../../../platform/http/hidden-persons'
 import type { Action, ActionStore } from '../../../actions/store'
-import { actionSql, cohortIdsOfAction } from '../../../actions/match'
+import { actionSql } from '../../../actions/match'
 import type { Cohort, CohortStore } from '../../../cohorts/store'
-import { cohortIdsIn, cohortResolver } from '../../../cohorts/membership'
+import { cohortResolver } from '../../../cohorts/membership'
 import { compileHogql } from '../../../analytics/sql/hogql'
 import { EventPersonId, hasPersonOverrides } from '../../../analytics/sql/persons-sql'
 import { compileGroup, eventColumns, type FilterContext } from '../../../analytics/property-filters/sql'
@@ -21,6 +20,7 @@ import { earliestEvent, instantParam, resolveRange, weekStartOf, type DateRange,
 import { breakdownExpr } from '../../common/breakdown-sql'
 import type { SeriesEntity } from '../../common/series'
 import { withTestAccountFilters } from '../../common/test-accounts'
+import { cohortsNamed, entityActions } from '../../common/definitions'
 import { actorRowsSql } from './sql'
 import { UNIT_SECONDS, type FunnelRequest } from './model'
 
@@ -46,22 +46,13 @@ export async function funnelDefinitions(
   request: FunnelRequest,
 ): Promise<FunnelDefinitions> {
   const globalProperties = withTestAccountFilters(project, request.properties, request.filterTestAccounts)
-  const ids = [
-    ...new Set(
-      entities(request)
-        .filter((s) => s.kind === 'actions')
-        .map((s) => Number(s.id)),
-    ),
-  ]
-  const actions = new Map<number, Action>()
-  if (ids.length) for (const a of await deps.actions.list(project.id, { ids, includeDeleted: true })) actions.set(a.id, a)
-  for (const id of ids) if (!actions.has(id)) throw wrenError('invalid_input', `Action ${id} does not exist in this project.`, 'series')
-  const needsCohorts =
-    cohortIdsIn(globalProperties).length > 0 ||
-    entities(request).some((s) => cohortIdsIn(s.properties).length > 0) ||
-    request.breakdownType === 'cohort' ||
-    [...actions.values()].some((a) => cohortIdsOfAction(a).length > 0)
-  const cohorts = needsCohorts ? new Map((await deps.cohorts.list(project.id)).map((c) => [c.id, c] as const)) : new Map<number, Cohort>()
+  const actions = await entityActions(deps, project, entities(request), 'series')
+  const cohorts = await cohortsNamed(deps, project, {
+    globalProperties,
+    entities: entities(request),
+    breakdownType: request.breakdownType,
+    actions: actions.values(),
+  })
   return { globalProperties, actions, cohorts }
 }
 

@@ -8,9 +8,9 @@ import { SqlParams } from '../../../platform/clickhouse/params'
 import type { PersonalApiKey, Project } from '../../../platform/tenancy'
 import { hiddenPersons, visibleEventsSql } from '../../../platform/http/hidden-persons'
 import type { Action, ActionStore } from '../../../actions/store'
-import { actionSql, cohortIdsOfAction } from '../../../actions/match'
+import { actionSql } from '../../../actions/match'
 import type { Cohort, CohortStore } from '../../../cohorts/store'
-import { cohortIdsIn, cohortResolver } from '../../../cohorts/membership'
+import { cohortResolver } from '../../../cohorts/membership'
 import {
   earliestEvent,
   instantParam,
@@ -30,6 +30,7 @@ import { actorsSelect, buildTrendQuery, type QueryInput, type ResolvedSeries, ty
 import { SessionColumns } from '../../../analytics/sql/sessions'
 import { PROPERTY_MATHS, type SeriesEntity } from '../../common/series'
 import { withTestAccountFilters } from '../../common/test-accounts'
+import { cohortsNamed, entityActions } from '../../common/definitions'
 import { isTotalValue, type TrendRequest } from './request'
 
 export interface TrendPlanDeps {
@@ -70,14 +71,7 @@ export async function seriesActions(
   project: Project,
   request: TrendRequest,
 ): Promise<Map<number, Action>> {
-  const actionIds = request.series.filter((s) => s.kind === 'actions').map((s) => Number(s.id))
-  const badId = request.series.find((s) => s.kind === 'actions' && !(Number.isSafeInteger(Number(s.id)) && Number(s.id) > 0))
-  if (badId) throw wrenError('invalid_input', `Action id must be a positive integer, got '${String(badId.id)}'.`, 'actions')
-  const found = new Map<number, Action>()
-  if (actionIds.length) for (const a of await deps.actions.list(project.id, { ids: actionIds, includeDeleted: true })) found.set(a.id, a)
-  for (const id of actionIds)
-    if (!found.has(id)) throw wrenError('invalid_input', `Action ${id} does not exist in this project.`, 'actions')
-  return found
+  return entityActions(deps, project, request.series, 'actions')
 }
 
 export interface TrendDefinitions {
@@ -98,12 +92,12 @@ export async function trendDefinitions(
   const globalProperties = withTestAccountFilters(project, request.properties, request.filterTestAccounts)
   const actions = new Map([...(await seriesActions(deps, project, request))].filter(([, a]) => !a.deleted))
   const series = request.series.filter((s) => s.kind === 'events' || actions.has(Number(s.id)))
-  const needsCohorts =
-    cohortIdsIn(globalProperties).length > 0 ||
-    series.some((s) => cohortIdsIn(s.properties).length > 0) ||
-    request.breakdownType === 'cohort' ||
-    [...actions.values()].some((a) => cohortIdsOfAction(a).length > 0)
-  const cohorts = needsCohorts ? new Map((await deps.cohorts.list(project.id)).map((c) => [c.id, c] as const)) : new Map<number, Cohort>()
+  const cohorts = await cohortsNamed(deps, project, {
+    globalProperties,
+    entities: series,
+    breakdownType: request.breakdownType,
+    actions: actions.values(),
+  })
   return { globalProperties, actions, cohorts }
 }
 
