@@ -8,7 +8,10 @@ import {
   INTERVALS,
   breakdownFields,
   completeFilters,
+  decodeInsightFields,
+  encodeInsightFields,
   isRecord,
+  parseJson,
   propertyFilters,
   type BreakdownType,
   type Interval,
@@ -100,29 +103,13 @@ export function encodeFunnel(q: FunnelQuery): string {
       'steps',
       JSON.stringify(q.steps.map((s) => ({ kind: s.kind, id: s.id, ...(s.properties.length ? { properties: s.properties } : {}) }))),
     )
-  if (q.properties.length) params.set('properties', JSON.stringify(q.properties))
-  if (q.filterTestAccounts) params.set('filter_test_accounts', 'true')
-  if (q.dateFrom !== d.dateFrom) params.set('date_from', q.dateFrom)
-  if (q.dateTo) params.set('date_to', q.dateTo)
-  if (q.interval !== d.interval) params.set('interval', q.interval)
-  if (q.breakdown) params.set('breakdown', q.breakdown)
-  if (q.breakdown || q.breakdownType !== d.breakdownType) params.set('breakdown_type', q.breakdownType)
-  if (q.breakdownGroupTypeIndex !== null) params.set('breakdown_group_type_index', String(q.breakdownGroupTypeIndex))
+  encodeInsightFields(params, q, d)
   if (q.orderType !== d.orderType) params.set('order', q.orderType)
   if (q.windowInterval !== d.windowInterval) params.set('window', String(q.windowInterval))
   if (q.windowUnit !== d.windowUnit) params.set('window_unit', q.windowUnit)
   if (q.exclusions.length) params.set('exclusions', JSON.stringify(q.exclusions))
   if (q.vizType !== d.vizType) params.set('viz', q.vizType)
   return params.toString()
-}
-
-const parseJson = (text: string | null): unknown => {
-  if (!text) return undefined
-  try {
-    return JSON.parse(text)
-  } catch {
-    return undefined
-  }
 }
 
 const oneOf = <T extends string>(choices: readonly T[], value: unknown, fallback: T): T =>
@@ -157,17 +144,9 @@ export function decodeFunnel(search: string): FunnelQuery {
   const params = new URLSearchParams(search)
   const d = DEFAULT_FUNNEL
   const steps = readSteps(parseJson(params.get('steps')))
-  const groupIndex = Number(params.get('breakdown_group_type_index') ?? NaN)
   return {
     steps: steps.length ? steps : d.steps,
-    properties: propertyFilters(parseJson(params.get('properties'))),
-    filterTestAccounts: params.get('filter_test_accounts') === 'true',
-    dateFrom: params.get('date_from') || d.dateFrom,
-    dateTo: params.get('date_to') || null,
-    interval: oneOf(INTERVALS, params.get('interval'), d.interval),
-    breakdown: params.get('breakdown') || null,
-    breakdownType: oneOf(BREAKDOWN_TYPES, params.get('breakdown_type'), d.breakdownType),
-    breakdownGroupTypeIndex: Number.isInteger(groupIndex) && groupIndex >= 0 && groupIndex <= 4 ? groupIndex : null,
+    ...decodeInsightFields(params, d),
     orderType: oneOf(ORDER_VALUES, params.get('order'), d.orderType),
     windowInterval: windowOf(params.get('window'), d.windowInterval),
     windowUnit: oneOf(WINDOW_UNITS, params.get('window_unit'), d.windowUnit),

@@ -114,6 +114,21 @@ export function encodeQuery(query: TrendQuery): string {
     ...(s.properties.length ? { properties: s.properties } : {}),
   }))
   if (JSON.stringify(query.series) !== JSON.stringify(d.series)) params.set('series', JSON.stringify(series))
+  encodeInsightFields(params, query, d)
+  if (query.compare) params.set('compare', 'true')
+  if (query.formula) params.set('formula', query.formula)
+  if (query.display !== d.display) params.set('display', query.display)
+  return params.toString()
+}
+
+/** What a trend and a funnel hold alike: filters, test accounts, dates, interval, breakdown. */
+export type InsightFields = Pick<
+  TrendQuery,
+  'properties' | 'filterTestAccounts' | 'dateFrom' | 'dateTo' | 'interval' | 'breakdown' | 'breakdownType' | 'breakdownGroupTypeIndex'
+>
+
+/** Writes `query`'s InsightFields into the URL's `params`, each only where it differs from `d`. */
+export function encodeInsightFields(params: URLSearchParams, query: InsightFields, d: InsightFields): void {
   if (query.properties.length) params.set('properties', JSON.stringify(query.properties))
   if (query.filterTestAccounts) params.set('filter_test_accounts', 'true')
   if (query.dateFrom !== d.dateFrom) params.set('date_from', query.dateFrom)
@@ -122,13 +137,25 @@ export function encodeQuery(query: TrendQuery): string {
   if (query.breakdown) params.set('breakdown', query.breakdown)
   if (query.breakdown || query.breakdownType !== d.breakdownType) params.set('breakdown_type', query.breakdownType)
   if (query.breakdownGroupTypeIndex !== null) params.set('breakdown_group_type_index', String(query.breakdownGroupTypeIndex))
-  if (query.compare) params.set('compare', 'true')
-  if (query.formula) params.set('formula', query.formula)
-  if (query.display !== d.display) params.set('display', query.display)
-  return params.toString()
 }
 
-const parseJson = (text: string | null): unknown => {
+/** The InsightFields a URL's `params` hold; missing or malformed ones take `d`'s. */
+export function decodeInsightFields(params: URLSearchParams, d: InsightFields): InsightFields {
+  const groupIndex = Number(params.get('breakdown_group_type_index') ?? NaN)
+  return {
+    properties: propertyFilters(parseJson(params.get('properties'))),
+    filterTestAccounts: params.get('filter_test_accounts') === 'true',
+    dateFrom: params.get('date_from') || d.dateFrom,
+    dateTo: params.get('date_to') || null,
+    interval: oneOf(INTERVALS, params.get('interval'), d.interval),
+    breakdown: params.get('breakdown') || null,
+    breakdownType: oneOf(BREAKDOWN_TYPES, params.get('breakdown_type'), d.breakdownType),
+    breakdownGroupTypeIndex: Number.isInteger(groupIndex) && groupIndex >= 0 && groupIndex <= 4 ? groupIndex : null,
+  }
+}
+
+/** A URL parameter's JSON; undefined when absent or malformed. */
+export const parseJson = (text: string | null): unknown => {
   if (!text) return undefined
   try {
     return JSON.parse(text)
@@ -164,17 +191,9 @@ export function decodeQuery(search: string): TrendQuery {
         properties: propertyFilters(s.properties),
       }))
     : []
-  const groupIndex = Number(params.get('breakdown_group_type_index') ?? NaN)
   return {
     series: series.length ? series : d.series,
-    properties: propertyFilters(parseJson(params.get('properties'))),
-    filterTestAccounts: params.get('filter_test_accounts') === 'true',
-    dateFrom: params.get('date_from') || d.dateFrom,
-    dateTo: params.get('date_to') || null,
-    interval: oneOf(INTERVALS, params.get('interval'), d.interval),
-    breakdown: params.get('breakdown') || null,
-    breakdownType: oneOf(BREAKDOWN_TYPES, params.get('breakdown_type'), d.breakdownType),
-    breakdownGroupTypeIndex: Number.isInteger(groupIndex) && groupIndex >= 0 && groupIndex <= 4 ? groupIndex : null,
+    ...decodeInsightFields(params, d),
     compare: params.get('compare') === 'true',
     formula: params.get('formula') ?? '',
     display: oneOf(Object.keys(DISPLAYS) as DisplayName[], params.get('display'), d.display),
