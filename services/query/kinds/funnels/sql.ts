@@ -79,18 +79,22 @@ export function actorRowsSql(input: ActorRowsInput): string {
   const groupBy = input.breakdown?.cohort ? 'actor, prop' : 'actor'
   // Without a breakdown or periods, an event is only its time and steps (less to sort and fold).
   const event = input.breakdown || input.period ? `CAST((ts, mask, prop, per) AS ${EVENT})` : `(ts, mask)`
-  return `SELECT actor, replaceAll(pv, '${NULL_LABEL}', '') AS pv, per, r.1 AS step_reached, r.2 AS timings, r.3 AS start, event_count FROM (
-    SELECT actor, pv, per, (${fold.result('f')}) AS r, event_count FROM (
-    SELECT actor, pv, per, ${periodEvents(input, own)} AS pe, ${fold.expr} AS f, event_count FROM (
+  let folded = `SELECT actor, pv, per, ${periodEvents(input, own)} AS pe, ${fold.expr} AS f, event_count FROM (
       SELECT actor, length(evs) AS event_count, arraySort(groupArray(${event})) AS evs, ${values} AS pvs, ${periods} AS pers
       FROM (${rows}) GROUP BY ${groupBy})
-    ARRAY JOIN pvs AS pv ARRAY JOIN pers AS per))
+    ARRAY JOIN pvs AS pv ARRAY JOIN pers AS per`
+  // Each of the fold's read-outs in a layer of its own, so the next one reads it as a column.
+  fold.layers.forEach((expr, i) => (folded = `SELECT *, ${expr} AS p${i + 1} FROM (${folded})`))
+  return `SELECT actor, replaceAll(pv, '${NULL_LABEL}', '') AS pv, per, r.1 AS step_reached, r.2 AS timings, r.3 AS start, event_count FROM (
+    SELECT actor, pv, per, (${fold.result('f')}) AS r, event_count FROM (${folded}))
   WHERE step_reached >= 0`
 }
 
 /** A fold over an actor's events (`pe`), and how its final state `f` reads as (step_reached, timings, start). */
 interface Fold {
   expr: string
+  /** Columns p1, p2, … computed after the fold, each in its own layer (each may read the ones before). */
+  layers: string[]
   result(f: string): string
 }
 
@@ -106,50 +110,60 @@ function orderedFold(input: ActorRowsInput): Fold {
   const n = input.steps.length
   const W = `${Math.round(input.windowSeconds)}000000`
   const attrStep = input.attributionStep === null ? -1 : input.attributionStep
-  // Unrolled over the steps (no lambda inside the fold's: a nested lambda would copy the state per step).
+  // The state is one flat tuple of scalars, unrolled over the steps: S1 … Sn, then X1 … Xn, then the furthest
+  // path (step, start, excluded) and the time the last step was reached: no array is built anew per event.
   const K = Array.from({ length: n }, (_, i) => i + 1)
-  const M = 'acc.3'
+  const S = (k: number) => `acc.${k}`
+  const X = (k: number) => `acc.${n + k}`
+  const [mStep, mStart, mEx, doneAt] = [`acc.${2 * n + 1}.1`, `acc.${2 * n + 1}.2`, `acc.${2 * n + 1}.3`, `acc.${2 * n + 2}`]
   const step = (k: number) => `bitTest(e.2, ${k - 1})`
   const exclusion = (k: number) => `bitTest(e.2, ${32 + k})`
-  const prevStart = (k: number) => (k === 1 ? 'e.1' : `acc.1[${k - 1}]`)
-  const prevEx = (k: number) => (k === 1 ? '0' : `acc.2[${k - 1}]`)
+  const prevStart = (k: number) => (k === 1 ? 'e.1' : S(k - 1))
+  const prevEx = (k: number) => (k === 1 ? '0' : X(k - 1))
+  // Step k is open to this event when a path entered step k - 1 within the window and step k has not this
+  // same path yet (step 1 is always open to a new path but the one it holds).
   const open = (k: number) =>
-    `(${prevStart(k)} != 0 AND e.1 - ${prevStart(k)} <= ${W} AND NOT (acc.1[${k}] = ${prevStart(k)} AND acc.1[${k}] != 0))`
+    k === 1 ? `${S(1)} != e.1` : `(${prevStart(k)} != 0 AND e.1 - ${prevStart(k)} <= ${W} AND ${S(k)} != ${prevStart(k)})`
   const matched = (k: number, x = 'e') => (k - 1 === attrStep ? ` AND pv = ${x}.3` : '')
   const advances = (k: number) => `(${step(k)} AND ${open(k)}${matched(k)})`
-  const enters = (k: number) => `(${advances(k)} AND ${prevEx(k)} = 0)`
+  const enters = (k: number) => (k === 1 ? advances(1) : `(${advances(k)} AND ${prevEx(k)} = 0)`)
   const excludes = (k: number) => `(${exclusion(k)} AND ${open(k)} AND ${prevEx(k)} = 0)`
   const strict = input.orderType === 'strict'
   const keep = (k: number, v: string, empty: string) => (strict ? `if(${step(k)}, ${v}, ${empty})` : v)
-  const newS = `[${K.map((k) => keep(k, `if(${enters(k)}, ${prevStart(k)}, acc.1[${k}])`, '0')).join(', ')}]`
-  const newX = `[${K.map((k) => keep(k, `toUInt8(if(${enters(k)}, 0, ${k < n ? `if(${excludes(k + 1)}, 1, acc.2[${k}])` : `acc.2[${k}]`}))`, 'toUInt8(0)')).join(', ')}]`
+  const newS = K.map((k) => keep(k, `if(${enters(k)}, ${prevStart(k)}, ${S(k)})`, 'toInt64(0)'))
+  const newX = K.map((k) => keep(k, `toUInt8(if(${enters(k)}, 0, ${k < n ? `if(${excludes(k + 1)}, 1, ${X(k)})` : X(k)}))`, 'toUInt8(0)'))
   // The furthest path: the highest step this event advances past the furthest (or onto an excluded furthest);
   // else an exclusion right after the furthest step, within its window, taints it.
   const furthest = K.slice()
     .reverse()
-    .map(
-      (k) =>
-        `${advances(k)} AND (${k} > ${M}.1 OR (${k} = ${M}.1 AND ${M}.3 = 1)), (toUInt8(${k}), ${prevStart(k)}, toUInt8(${prevEx(k)}))`,
-    )
-  const tainted = K.slice(1).map((k) => `(${excludes(k)} AND ${M}.1 = ${k - 1})`)
-  const taint = tainted.length ? `(${tainted.join(' OR ')}) AND e.1 - ${M}.2 <= ${W}, (${M}.1, ${M}.2, toUInt8(1)), ` : ''
-  const newM = `multiIf(${furthest.join(', ')}, ${taint}${M})`
-  const done = `if((${enters(n)} OR acc.1[${n}] != 0)${strict ? ` AND ${step(n)}` : ''}, e.1, 0)`
-  const body = `if(acc.4 != 0 AND e.1 != acc.4, acc, (${newS}, ${newX}, ${newM}, ${done}))`
-  const state = `Tuple(Array(Int64), Array(UInt8), Tuple(UInt8, Int64, UInt8), Int64)`
-  const init = `CAST((arrayWithConstant(${n}, 0), arrayWithConstant(${n}, 0), (0, 0, 0), 0) AS ${state})`
+    .map((k) => ({
+      when: `${advances(k)} AND (${k} > ${mStep} OR (${k} = ${mStep} AND ${mEx} = 1))`,
+      k,
+      start: prevStart(k),
+      ex: prevEx(k),
+    }))
+  const tainted = K.slice(1).map((k) => `(${excludes(k)} AND ${mStep} = ${k - 1})`)
+  const taint = tainted.length ? `(${tainted.join(' OR ')}) AND e.1 - ${mStart} <= ${W}` : null
+  const newM = `multiIf(${furthest.map((f) => `${f.when}, (toUInt8(${f.k}), ${f.start}, toUInt8(${f.ex}))`).join(', ')}, ${taint ? `${taint}, (${mStep}, ${mStart}, toUInt8(1)), ` : ''}(${mStep}, ${mStart}, ${mEx}))`
+  const done = `if((${enters(n)} OR ${S(n)} != 0)${strict ? ` AND ${step(n)}` : ''}, e.1, 0)`
+  const state = `Tuple(${[...K.map(() => 'Int64'), ...K.map(() => 'UInt8'), 'Tuple(UInt8, Int64, UInt8)', 'Int64'].join(', ')})`
+  const body = `if(${doneAt} != 0 AND e.1 != ${doneAt}, acc, (${[...newS, ...newX, newM, done].join(', ')}))`
+  const init = `CAST((${[...K.map(() => '0'), ...K.map(() => '0'), '(0, 0, 0)', '0'].join(', ')}) AS ${state})`
   // Positions in pe of the furthest path's steps: its first event, then each step's first event after the one
   // before (unrolled: each position is one scan of pe; a missing one is 0, and is never read).
-  const positions: string[] = [`arrayFirstIndex(x -> x.1 = f.3.2 AND bitTest(x.2, 0)${attrStep === 0 ? ' AND pv = x.3' : ''}, pe)`]
+  const positions: string[] = [
+    `arrayFirstIndex(x -> x.1 = f.${2 * n + 1}.2 AND bitTest(x.2, 0)${attrStep === 0 ? ' AND pv = x.3' : ''}, pe)`,
+  ]
   for (let k = 2; k <= n; k++)
     positions.push(
-      `arrayFirstIndex((x, i) -> i > ${positions[k - 2]} AND bitTest(x.2, ${k - 1})${k - 1 === attrStep ? ' AND pv = x.3' : ''}, pe, arrayEnumerate(pe))`,
+      `arrayFirstIndex((x, i) -> i > p${k - 1} AND bitTest(x.2, ${k - 1})${k - 1 === attrStep ? ' AND pv = x.3' : ''}, pe, arrayEnumerate(pe))`,
     )
-  const gaps = positions.slice(1).map((p, j) => `(pe[${p}].1 - pe[${positions[j]}].1) / 1e6`)
+  const gaps = positions.slice(1).map((_, j) => `(pe[p${j + 2}].1 - pe[p${j + 1}].1) / 1e6`)
   return {
     expr: `arrayFold((acc, e) -> CAST(${body} AS ${state}), pe, ${init})`,
-    result: (f) =>
-      `if(${f}.3.3 = 1, toInt8(-1), toInt8(${f}.3.1) - 1), arraySlice(CAST([${gaps.join(', ')}] AS Array(Float64)), 1, greatest(${f}.3.1, 1) - 1), ${f}.3.2`,
+    layers: positions,
+    result: (r) =>
+      `if(${r}.${2 * n + 1}.3 = 1, toInt8(-1), toInt8(${r}.${2 * n + 1}.1) - 1), arraySlice(CAST([${gaps.join(', ')}] AS Array(Float64)), 1, greatest(${r}.${2 * n + 1}.1, 1) - 1), ${r}.${2 * n + 1}.2`,
   }
 }
 
@@ -181,6 +195,7 @@ function unorderedFold(input: ActorRowsInput): Fold {
   const init = `CAST((arrayWithConstant(${n}, 0), 0, (0, 0, [], 0)) AS ${state})`
   return {
     expr: `arrayFold((acc, e) -> CAST((${next}, ${nextEx}, ${best}) AS ${state}), arrayReverse(pe), ${init})`,
+    layers: [],
     result: (f) =>
       `if(${f}.3.4 = 1, toInt8(-1), toInt8(${f}.3.1) - 1), arrayMap((a, b) -> (b - a) / 1e6, arrayPopBack(${f}.3.3), arrayPopFront(${f}.3.3)), ${f}.3.2`,
   }
