@@ -79,10 +79,19 @@ export function actorRowsSql(input: ActorRowsInput): string {
   const groupBy = input.breakdown?.cohort ? 'actor, prop' : 'actor'
   // Without a breakdown or periods, an event is only its time and steps (less to sort and fold).
   const event = input.breakdown || input.period ? `CAST((ts, mask, prop, per) AS ${EVENT})` : `(ts, mask)`
-  let folded = `SELECT actor, pv, per, ${periodEvents(input, own)} AS pe, ${fold.expr} AS f, event_count FROM (
+  let joined = `SELECT actor, pv, per, ${periodEvents(input, own)} AS pe, event_count FROM (
       SELECT actor, length(evs) AS event_count, arraySort(groupArray(${event})) AS evs, ${values} AS pvs, ${periods} AS pers
       FROM (${rows}) GROUP BY ${groupBy})
     ARRAY JOIN pvs AS pv ARRAY JOIN pers AS per`
+  // Conversion trends fold an actor's events once per period entered. An ordered path of the period starts at
+  // one of its first-step events and ends within the window of the last: the events outside cannot change it.
+  if (input.period && orderType !== 'unordered') {
+    const W = `${Math.round(input.windowSeconds)}000000`
+    joined = `SELECT actor, pv, per, arrayFilter(x -> x.1 >= lo AND x.1 <= hi + ${W}, pe) AS pe, event_count FROM (
+      SELECT *, arrayMap(x -> x.1, arrayFilter(x -> bitTest(x.2, 0), pe)) AS starts, arrayMin(starts) AS lo, arrayMax(starts) AS hi
+      FROM (${joined}))`
+  }
+  let folded = `SELECT actor, pv, per, pe, ${fold.expr} AS f, event_count FROM (${joined})`
   // Each of the fold's read-outs in a layer of its own, so the next one reads it as a column.
   fold.layers.forEach((expr, i) => (folded = `SELECT *, ${expr} AS p${i + 1} FROM (${folded})`))
   return `SELECT actor, replaceAll(pv, '${NULL_LABEL}', '') AS pv, per, r.1 AS step_reached, r.2 AS timings, r.3 AS start, event_count FROM (
