@@ -39,6 +39,7 @@ const NAMES = [
   'recording',
   'recording_no_session',
   'recording_start_end',
+  'own',
 ] as const
 type Name = (typeof NAMES)[number]
 
@@ -340,6 +341,21 @@ describe('PostHog test_paths_query_runner.py and test_paths_query_runner_ee.py',
     // test_recording_with_start_and_end and test_recording_for_dropoff (the same events)
     c.recording_start_end.events.push(
       ...['/1', '/2', '/3'].map((url, i) => pageview('p1', url, rec(i), { $session_id: 's1', $window_id: 'w1' })),
+    )
+
+    // Wren's own cases: /a → /b three times (one going on to /c), /a → /c once.
+    const own = (m: number) => tick('2023-05-14T09:00:00Z', m * 60)
+    c.own.events.push(
+      pageview('u1', '/a', own(0)),
+      pageview('u1', '/b', own(1)),
+      pageview('u1', '/c', own(2)),
+      pageview('u2', '/a', own(0)),
+      pageview('u2', '/b', own(2)),
+      pageview('u3', '/a', own(0)),
+      pageview('u3', '/b', own(3)),
+      pageview('u4', '/a', own(0)),
+      pageview('u4', '/c', own(4)),
+      custom('u4', 'clicked', own(5), { $current_url: '/c' }),
     )
 
     await made.sendAll()
@@ -694,5 +710,82 @@ describe('PostHog test_paths_query_runner.py and test_paths_query_runner_ee.py',
     expect(await c.recording_start_end.actors(between, { pathEndKey: '2_/2' })).toEqual(['p1'])
     expect(await c.recording_start_end.actors(q, { pathDropoffKey: '2_/2' })).toEqual([])
     expect(await c.recording_start_end.actors(q, { pathDropoffKey: '3_/3' })).toEqual(['p1'])
+  })
+
+  describe('Wren’s own: the API’s edges', () => {
+    const pages = { pathsFilter: { includeEventTypes: ['$pageview'] } }
+    const all = ['1_/a → 2_/b ×3', '1_/a → 2_/c ×1', '2_/b → 3_/c ×1']
+
+    it('keeps edges within minEdgeWeight / maxEdgeWeight, then drops those no path from a first step reaches', async () => {
+      expect(edges(await c.own.paths(pages))).toEqual(all)
+      expect(edges(await c.own.paths({ pathsFilter: { includeEventTypes: ['$pageview'], minEdgeWeight: 2 } }))).toEqual(['1_/a → 2_/b ×3'])
+      // 2_/b → 3_/c is within the maximum, but the edge into 2_/b is not.
+      expect(edges(await c.own.paths({ pathsFilter: { includeEventTypes: ['$pageview'], maxEdgeWeight: 1 } }))).toEqual(['1_/a → 2_/c ×1'])
+      expect(edges(await c.own.paths({ pathsFilter: { includeEventTypes: ['$pageview'], edgeLimit: 1 } }))).toEqual(['1_/a → 2_/b ×3'])
+    })
+
+    it('reads a HogQL item beneath page views, and custom events by name', async () => {
+      const links = await c.own.paths({
+        pathsFilter: {
+          includeEventTypes: ['$pageview', 'custom_event', 'hogql'],
+          pathsHogQLExpression: "concat('at ', properties.$current_url)",
+        },
+      })
+      expect(edges(links)).toContain('2_/c → 3_at /c ×1')
+    })
+
+    it('answers a saved insight, its legacy PATHS filters and a dashboard tile with the same edges', async () => {
+      const at = (path: string) => `/api/projects/${c.own.id}${path}`
+      const call = c.own.call
+      const saved = await call('POST', at('/insights/'), {
+        name: 'Paths',
+        query: { kind: 'InsightVizNode', source: { kind: 'PathsQuery', ...pages } },
+      })
+      expect(saved.status, saved.text).toBe(201)
+      const read = await call('GET', at(`/insights/${saved.body.id}/`))
+      expect([read.status, read.body.result_unavailable]).toEqual([200, null])
+      expect(edges(read.body.result)).toEqual(all)
+      const legacy = await call('POST', at('/insights/'), {
+        name: 'Legacy paths',
+        filters: { insight: 'PATHS', include_event_types: ['$pageview'], min_edge_weight: 2, step_limit: 3 },
+      })
+      expect(legacy.status, legacy.text).toBe(201)
+      expect(edges((await call('GET', at(`/insights/${legacy.body.id}/`))).body.result)).toEqual(['1_/a → 2_/b ×3'])
+      const board = await call('POST', at('/dashboards/'), { name: 'Paths' })
+      await call('PATCH', at(`/insights/${saved.body.id}/`), { dashboards: [board.body.id] })
+      const tiles = await call('GET', at(`/dashboards/${board.body.id}/`))
+      expect(edges(tiles.body.tiles[0].insight.result)).toEqual(all)
+      const bad = await call('POST', at('/insights/'), { filters: { insight: 'PATHS', include_event_types: ['$autocapture'] } })
+      expect([bad.status, bad.body.attr]).toEqual([400, 'include_event_types'])
+    })
+
+    it('refuses what it cannot apply with a 400 naming the field', async () => {
+      const refused = async (query: Record<string, unknown>) => {
+        const res = await c.own.call('POST', `/api/environments/${c.own.id}/query/`, { query: { kind: 'PathsQuery', ...query } })
+        expect(res.status, res.text).toBe(400)
+        return res.body.attr
+      }
+      expect(await refused({ pathsFilter: { stepLimit: 1000 } })).toBe('pathsFilter.stepLimit')
+      expect(await refused({ pathsFilter: { includeEventTypes: ['$autocapture'] } })).toBe('pathsFilter.includeEventTypes')
+      expect(await refused({ pathsFilter: { includeEventTypes: ['hogql'] } })).toBe('pathsFilter.pathsHogQLExpression')
+      expect(await refused({ pathsFilter: { funnelPaths: 'x' } })).toBe('pathsFilter.funnelPaths')
+      expect(await refused({ pathsFilter: {}, samplingFactor: 0.1 })).toBe('samplingFactor')
+      expect(await refused({ pathsFilter: {}, aggregation_group_type_index: 0 })).toBe('aggregation_group_type_index')
+      const funnel = {
+        kind: 'FunnelsQuery',
+        series: [
+          { kind: 'EventsNode', event: 'a' },
+          { kind: 'EventsNode', event: 'b' },
+        ],
+      }
+      expect(
+        await refused({
+          pathsFilter: {},
+          funnelPathsFilter: { funnelPathType: 'funnel_path_after_step', funnelSource: funnel, funnelStep: 1 },
+        }),
+      ).toBe('funnelPathsFilter')
+      const setting = await c.own.call('PATCH', `/api/projects/${c.own.id}/`, { path_cleaning_filters: [{ regex: 3 }] })
+      expect([setting.status, setting.body.attr]).toEqual([400, 'path_cleaning_filters[0]'])
+    })
   })
 })
