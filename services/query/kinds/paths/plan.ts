@@ -117,7 +117,8 @@ export async function planPaths(
   if (request.pathGroupings.length) {
     const groupings = params.add('Array(String)', request.pathGroupings)
     const patterns = params.add('Array(String)', request.pathGroupings.map(groupingPattern))
-    // The first pattern matching (PostHog's multiMatchAnyIndex) names the item; none: the item itself.
+    // A matching pattern names the item, the one Vectorscan reports first when several match (PostHog's
+    // multiMatchAnyIndex, e.g. '/3*' before '/3?q=1' for '/3?q=1'); none: the item itself.
     item = `arrayElement(arrayPushFront(${groupings}, ${item} AS cleaned), multiMatchAnyIndex(cleaned, ${patterns}) + 1)`
   }
 
