@@ -59,6 +59,14 @@ export const PROJECT_SETTINGS: Record<string, Check> = {
     return v
   },
   test_account_filters_default_checked: bool,
+  // paths: the rules a PathsQuery with pathReplacements cleans its items with (pathCleaningRules)
+  path_cleaning_filters: (v, attr) => {
+    if (!Array.isArray(v) || v.length > 100) throw wrenError('invalid_input', `${attr} must be a list of at most 100 rules.`, attr)
+    for (const [i, rule] of v.entries())
+      if (!isRecord(rule) || !['regex', 'alias'].every((k) => rule[k] === undefined || rule[k] === null || typeof rule[k] === 'string'))
+        throw wrenError('invalid_input', `${attr}[${i}] must be an object like {"regex": "/\\d+", "alias": "/:id"}.`, `${attr}[${i}]`)
+    return v
+  },
   week_start_day: (v, attr) => {
     if (v !== 0 && v !== 1) throw wrenError('invalid_choice', `${attr} must be 0 (Sunday) or 1 (Monday).`, attr)
     return v
@@ -136,6 +144,12 @@ export function applySettings(current: Record<string, unknown>, patch: Record<st
     else next[key] = check(value, key)
   }
   return next
+}
+
+/** The project's path cleaning rules (PostHog's team.path_cleaning_filters), in order: each replaces every match of `regex` by `alias`. */
+export function pathCleaningRules(settings: Record<string, unknown>): Array<{ regex: string; alias: string }> {
+  const rules = Array.isArray(settings.path_cleaning_filters) ? settings.path_cleaning_filters : []
+  return rules.filter(isRecord).map((r) => ({ regex: String(r.regex ?? ''), alias: String(r.alias ?? '') }))
 }
 
 /**

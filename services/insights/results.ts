@@ -1,6 +1,6 @@
 // An insight's result: its query (bare or in an InsightVizNode) or its legacy `filters` (a dialect of
-// TrendsQuery, insight TRENDS, or of FunnelsQuery, insight FUNNELS) run through the Query API's runner, with
-// the endpoint's cache and `refresh` rules. A kind Wren does not compute yet (PathsQuery, a legacy RETENTION
+// TrendsQuery, insight TRENDS, of FunnelsQuery, insight FUNNELS, or of PathsQuery, insight PATHS) run through the Query API's runner, with
+// the endpoint's cache and `refresh` rules. A kind Wren does not compute yet (a legacy RETENTION
 // filter, …) is stored and answered with `result: null` and the reason. A dashboard's filters apply as the endpoint's `filters_override`.
 import type { PersonalApiKey, Project } from '../platform/tenancy'
 import { isRecord } from '../platform/json'
@@ -8,6 +8,7 @@ import type { DashboardFilter } from '../query/kind'
 import { kindOfNode, unwrapNode, type AnyKind } from '../query/kinds'
 import { trendsKind, parseTrendRequest } from '../query/kinds/trends'
 import { funnelsKind, parseFunnelFilter } from '../query/kinds/funnels'
+import { pathsKind, parsePathsFilter } from '../query/kinds/paths'
 import type { QueryRunner, RefreshMode } from '../query/runner'
 import type { DashboardFilters } from './dashboard-store'
 import type { Insight } from './store'
@@ -66,6 +67,7 @@ export class InsightResults {
       return this.runner.parse(query)
     }
     const kind = typeof filters.insight === 'string' ? filters.insight.toUpperCase() : 'TRENDS'
+    if (kind === 'PATHS') return { kind: pathsKind, query: parsePathsFilter(filters) }
     if (kind !== 'TRENDS' && kind !== 'FUNNELS') return { other: kind }
     if (!Array.isArray(filters.events) && !Array.isArray(filters.actions)) return { other: 'empty' }
     if (kind === 'FUNNELS') return { kind: funnelsKind, query: parseFunnelFilter(filters) }

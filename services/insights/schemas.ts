@@ -4,6 +4,7 @@ import { Type } from 'typebox'
 import { AnyObject } from '../platform/http/schemas'
 import { TrendSeries } from '../query/kinds/trends/schemas'
 import { FunnelStep, FunnelTimeToConvert, FunnelTrend } from '../query/kinds/funnels/schemas'
+import { PathsLink } from '../query/kinds/paths/schemas'
 
 const Nullable = <T extends Parameters<typeof Type.Union>[0][number]>(t: T, options?: { description: string }) =>
   Type.Union([t, Type.Null()], options)
@@ -31,11 +32,12 @@ export const InsightAnswer = Type.Object(
         Type.Array(Type.Array(FunnelStep)),
         Type.Array(FunnelTrend),
         FunnelTimeToConvert,
+        Type.Array(PathsLink),
         Type.Array(Type.Array(Type.Unknown(), { description: 'A row, in `columns` order.' })),
       ]),
       {
         description:
-          'Computed when one insight is read: a trend’s series, a funnel’s steps (a list per breakdown value), conversion trend or time to convert, or a SQL insight’s rows; null in lists and after a write.',
+          'Computed when one insight is read: a trend’s series, a funnel’s steps (a list per breakdown value), conversion trend or time to convert, a paths chart’s edges, or a SQL insight’s rows; null in lists and after a write.',
       },
     ),
     last_refresh: Nullable(Time, { description: 'When the result was computed.' }),

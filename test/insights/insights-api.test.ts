@@ -135,13 +135,13 @@ describe('saved insights and dashboards', () => {
   it('stores an insight of a kind Wren does not compute and answers result null, saying why', async () => {
     const funnel = await call('POST', at('/insights/'), {
       name: 'funnel',
-      query: { kind: 'InsightVizNode', source: { kind: 'PathsQuery' } },
+      query: { kind: 'InsightVizNode', source: { kind: 'WebOverviewQuery' } },
     })
     expect(funnel.status).toBe(201)
     const read = await call('GET', at(`/insights/${funnel.body.id}/`))
     expect(read.status).toBe(200)
     expect(read.body).toMatchObject({ result: null, last_refresh: null })
-    expect(read.body.result_unavailable).toContain('PathsQuery')
+    expect(read.body.result_unavailable).toContain('WebOverviewQuery')
     const legacy = await call('POST', at('/insights/'), { filters: { insight: 'RETENTION' } })
     expect((await call('GET', at(`/insights/${legacy.body.id}/`))).body.result_unavailable).toContain('RETENTION')
   })

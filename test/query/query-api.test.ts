@@ -193,7 +193,7 @@ describe('the Query API', () => {
     const soup = await refused({ query: { kind: 'Tomato Soup' } })
     expect([soup.code, soup.attr]).toEqual(['parse_error', 'query.kind'])
     expect(soup.detail).toContain("'Tomato Soup'")
-    expect((await refused({ query: { kind: 'PathsQuery' } })).detail).toMatch(/^Wren does not compute PathsQuery yet\./)
+    expect((await refused({ query: { kind: 'WebOverviewQuery' } })).detail).toMatch(/^Wren does not compute WebOverviewQuery yet\./)
     expect((await refused({ query: { kind: 'DataTableNode', source: { kind: 'RetentionQuery' } } })).detail).toMatch(/RetentionQuery yet/)
     expect((await refused({ refresh: 'blocking' })).attr).toBe('query')
     expect((await refused({ query: pageviews('-7d'), refresh: 'sometimes' })).attr).toBe('refresh')
@@ -243,12 +243,12 @@ describe('the Query API', () => {
 
     const funnel = await call('POST', at('/insights/'), {
       name: 'f',
-      query: { kind: 'InsightVizNode', source: { kind: 'PathsQuery' } },
+      query: { kind: 'InsightVizNode', source: { kind: 'WebOverviewQuery' } },
     })
     expect(funnel.status).toBe(201)
     expect((await call('GET', at(`/insights/${funnel.body.id}/`))).body).toMatchObject({
       result: null,
-      result_unavailable: 'Wren does not compute PathsQuery insights yet.',
+      result_unavailable: 'Wren does not compute WebOverviewQuery insights yet.',
     })
     for (const query of [
       { kind: 'InsightVizNode', source: { kind: 'TrendsQuery', series: 'pageviews' } },

@@ -1,0 +1,246 @@
+// The paths model (PathsRequest), read from a PathsQuery node (its pathsFilter, dateRange, properties, …) or
+// from the legacy filter dialect (a saved insight's `filters` with insight PATHS): one model, one SQL for both.
+// PostHog's defaults (schema PathsFilter): 5 steps, 50 edges, every event type. Bad input is a 400 naming the
+// field; an option Wren cannot apply (a funnel as the paths' source, sampling, groups) is a 400 too.
+import { wrenError } from '../../../platform/errors'
+import { isRecord } from '../../../platform/json'
+import { parsePropertyGroup, type PropertyGroup } from '../../../analytics/property-filters/parse'
+import type { DashboardFilter } from '../../kind'
+import { hasProperties } from '../../common/dashboard-filters'
+import { listOf, optInt, optRecord, optString, truthy } from '../../common/fields'
+
+/** PostHog's path types: page views (their URL), screens (their name), custom events (not `$…`), a HogQL expression. */
+export const PATH_TYPES = ['$pageview', '$screen', 'custom_event', 'hogql'] as const
+export type PathType = (typeof PATH_TYPES)[number]
+
+/** PostHog's defaults: steps per session path, and edges answered. */
+export const DEFAULT_STEP_LIMIT = 5
+export const DEFAULT_EDGE_LIMIT = 50
+/** Wren's bounds on them (PostHog's app offers up to 20 steps). */
+export const MAX_STEP_LIMIT = 100
+export const MAX_EDGE_LIMIT = 10_000
+const MAX_LIST = 200
+
+/** A path cleaning rule: every match of `regex` (RE2) in a path item is replaced by `alias`. */
+export interface PathCleaning {
+  regex: string
+  alias: string
+}
+
+export interface PathsRequest {
+  dateFrom: string | null
+  dateTo: string | null
+  explicitDate: boolean
+  properties: PropertyGroup
+  filterTestAccounts: boolean
+  /** Empty: every event, page views as their URL, screens as their name. */
+  includeEventTypes: PathType[]
+  hogqlExpression: string | null
+  startPoint: string | null
+  endPoint: string | null
+  stepLimit: number
+  edgeLimit: number
+  minEdgeWeight: number | null
+  maxEdgeWeight: number | null
+  excludeEvents: string[]
+  /** Wildcard patterns (`*` any text): a path item matching one is that pattern. */
+  pathGroupings: string[]
+  /** Apply the project's path cleaning rules (its `path_cleaning_filters`). */
+  pathReplacements: boolean
+  localPathCleaning: PathCleaning[]
+  /** The point an InsightActorsQuery asks for (PostHog reads them from pathsFilter). */
+  pathStartKey: string | null
+  pathEndKey: string | null
+  pathDropoffKey: string | null
+}
+
+const NODE_FIELDS = ['kind', 'dateRange', 'properties', 'filterTestAccounts', 'pathsFilter', 'funnelPathsFilter', 'samplingFactor']
+const NODE_IGNORED = ['response', 'modifiers', 'tags', 'version', 'dataColorTheme', 'aggregation_group_type_index']
+const FILTER_FIELDS = [
+  'includeEventTypes',
+  'pathsHogQLExpression',
+  'startPoint',
+  'endPoint',
+  'stepLimit',
+  'edgeLimit',
+  'minEdgeWeight',
+  'maxEdgeWeight',
+  'excludeEvents',
+  'pathGroupings',
+  'pathReplacements',
+  'localPathCleaningFilters',
+  'pathStartKey',
+  'pathEndKey',
+  'pathDropoffKey',
+]
+
+interface Names {
+  types: string
+  hogql: string
+  start: string
+  end: string
+  steps: string
+  edges: string
+  min: string
+  max: string
+  exclude: string
+  groupings: string
+  replacements: string
+  local: string
+}
+
+const NODE_NAMES: Names = {
+  types: 'includeEventTypes',
+  hogql: 'pathsHogQLExpression',
+  start: 'startPoint',
+  end: 'endPoint',
+  steps: 'stepLimit',
+  edges: 'edgeLimit',
+  min: 'minEdgeWeight',
+  max: 'maxEdgeWeight',
+  exclude: 'excludeEvents',
+  groupings: 'pathGroupings',
+  replacements: 'pathReplacements',
+  local: 'localPathCleaningFilters',
+}
+
+const LEGACY_NAMES: Names = {
+  types: 'include_event_types',
+  hogql: 'paths_hogql_expression',
+  start: 'start_point',
+  end: 'end_point',
+  steps: 'step_limit',
+  edges: 'edge_limit',
+  min: 'min_edge_weight',
+  max: 'max_edge_weight',
+  exclude: 'exclude_events',
+  groupings: 'path_groupings',
+  replacements: 'path_replacements',
+  local: 'local_path_cleaning_filters',
+}
+
+function strings(raw: unknown, attr: string): string[] {
+  const list = listOf(raw, attr)
+  if (list.length > MAX_LIST) throw wrenError('invalid_input', `${attr} lists at most ${MAX_LIST} values.`, attr)
+  return list.map((v, i) => {
+    if (typeof v !== 'string') throw wrenError('invalid_input', `${attr}[${i}] must be a string.`, `${attr}[${i}]`)
+    return v
+  })
+}
+
+/** A count option where PostHog reads 0 (or nothing) as its default. */
+function count(filter: Record<string, unknown>, key: string, max: number, prefix: string): number | null {
+  const n = optInt(filter, key, 0, max, prefix)
+  return n === 0 ? null : n
+}
+
+/** The path options both dialects share once named alike. */
+function pathOptions(filter: Record<string, unknown>, names: Names, prefix: string) {
+  const at = (k: keyof Names) => prefix + names[k]
+  const includeEventTypes = strings(filter[names.types], at('types')).map((t) => {
+    if (!(PATH_TYPES as readonly string[]).includes(t))
+      throw wrenError('invalid_choice', `${at('types')} takes ${PATH_TYPES.join(', ')}; got '${t}'.`, at('types'))
+    return t as PathType
+  })
+  const hogqlExpression = optString(filter, names.hogql, prefix)
+  if (includeEventTypes.includes('hogql') && !hogqlExpression)
+    throw wrenError('required', `The hogql path type needs ${at('hogql')}, e.g. "event || properties.$current_url".`, at('hogql'))
+  const minEdgeWeight = count(filter, names.min, 1_000_000_000, prefix)
+  const maxEdgeWeight = count(filter, names.max, 1_000_000_000, prefix)
+  const local = listOf(filter[names.local], at('local')).map((raw, i) => {
+    const attr = `${at('local')}[${i}]`
+    if (!isRecord(raw)) throw wrenError('invalid_input', `${attr} must be an object like {"regex": "/\\d+", "alias": "/:id"}.`, attr)
+    // PostHog skips neither half: a missing one is an empty pattern or replacement.
+    return { regex: optString(raw, 'regex', `${attr}.`) ?? '', alias: optString(raw, 'alias', `${attr}.`) ?? '' }
+  })
+  return {
+    includeEventTypes: [...new Set(includeEventTypes)],
+    hogqlExpression,
+    startPoint: optString(filter, names.start, prefix),
+    endPoint: optString(filter, names.end, prefix),
+    stepLimit: count(filter, names.steps, MAX_STEP_LIMIT, prefix) ?? DEFAULT_STEP_LIMIT,
+    edgeLimit: count(filter, names.edges, MAX_EDGE_LIMIT, prefix) ?? DEFAULT_EDGE_LIMIT,
+    minEdgeWeight,
+    maxEdgeWeight,
+    excludeEvents: strings(filter[names.exclude], at('exclude')),
+    pathGroupings: strings(filter[names.groupings], at('groupings')),
+    pathReplacements: truthy(filter[names.replacements]),
+    localPathCleaning: local,
+  }
+}
+
+/** Paths from a funnel's steps (funnelPathsFilter): not computed yet. */
+function refuseFunnelPaths(raw: unknown, attr: string): void {
+  if (raw === undefined || raw === null) return
+  throw wrenError(
+    'unsupported',
+    'Paths before, after or between the steps of a funnel (funnelPathsFilter) are not computed yet: ask for paths without a funnel.',
+    attr,
+  )
+}
+
+function refuseGroups(raw: unknown, attr: string): void {
+  if (raw === undefined || raw === null) return
+  throw wrenError('unsupported', 'Paths follow persons: aggregating them by a group type is not computed.', attr)
+}
+
+/** A PathsQuery node read into the model. */
+export function parsePathsQuery(node: Record<string, unknown>): PathsRequest {
+  const unknown = Object.keys(node).find(
+    (k) => !NODE_FIELDS.includes(k) && !NODE_IGNORED.includes(k) && node[k] !== undefined && node[k] !== null,
+  )
+  if (unknown) throw wrenError('unknown_field', `PathsQuery has no field '${unknown}'.`, unknown)
+  refuseFunnelPaths(node.funnelPathsFilter, 'funnelPathsFilter')
+  refuseGroups(node.aggregation_group_type_index, 'aggregation_group_type_index')
+  if (node.samplingFactor !== undefined && node.samplingFactor !== null && node.samplingFactor !== 1)
+    throw wrenError('unsupported', 'Sampled paths (samplingFactor) are not computed: every event is read.', 'samplingFactor')
+  const pathsFilter = optRecord(node, 'pathsFilter')
+  const extra = Object.keys(pathsFilter).find((k) => !FILTER_FIELDS.includes(k) && pathsFilter[k] !== undefined && pathsFilter[k] !== null)
+  if (extra) throw wrenError('unknown_field', `pathsFilter has no field '${extra}'.`, `pathsFilter.${extra}`)
+  const dateRange = optRecord(node, 'dateRange')
+  return {
+    dateFrom: optString(dateRange, 'date_from', 'dateRange.'),
+    dateTo: optString(dateRange, 'date_to', 'dateRange.'),
+    explicitDate: truthy(dateRange.explicitDate),
+    properties: parsePropertyGroup(node.properties, 'properties'),
+    filterTestAccounts: truthy(node.filterTestAccounts),
+    ...pathOptions(pathsFilter, NODE_NAMES, 'pathsFilter.'),
+    pathStartKey: optString(pathsFilter, 'pathStartKey', 'pathsFilter.'),
+    pathEndKey: optString(pathsFilter, 'pathEndKey', 'pathsFilter.'),
+    pathDropoffKey: optString(pathsFilter, 'pathDropoffKey', 'pathsFilter.'),
+  }
+}
+
+/** The legacy filter dialect (a saved insight's `filters`, insight PATHS) read into the same model. */
+export function parsePathsFilter(input: Record<string, unknown>): PathsRequest {
+  // PostHog's filter_to_query makes a funnelPathsFilter only when both are there.
+  if (input.funnel_paths !== undefined && input.funnel_paths !== null) refuseFunnelPaths(input.funnel_filter, 'funnel_filter')
+  refuseGroups(input.aggregation_group_type_index, 'aggregation_group_type_index')
+  return {
+    dateFrom: optString(input, 'date_from'),
+    dateTo: optString(input, 'date_to'),
+    explicitDate: truthy(input.explicit_date),
+    properties: parsePropertyGroup(input.properties, 'properties'),
+    filterTestAccounts: truthy(input.filter_test_accounts),
+    ...pathOptions(input, LEGACY_NAMES, ''),
+    pathStartKey: null,
+    pathEndKey: null,
+    pathDropoffKey: null,
+  }
+}
+
+/** PostHog's apply_dashboard_filters for paths: the date range and the test-account filter replace the query's, properties are ANDed. */
+export function pathsWithDashboardFilters(query: PathsRequest, filters: DashboardFilter): PathsRequest {
+  const out = { ...query }
+  if (filters.date_from || filters.date_to) {
+    out.dateFrom = filters.date_from ?? null
+    out.dateTo = filters.date_to ?? null
+    out.explicitDate = filters.explicitDate === true
+  }
+  if (hasProperties(filters)) {
+    const added = parsePropertyGroup(filters.properties, 'filters_override.properties')
+    out.properties = query.properties.values.length ? { type: 'AND', values: [query.properties, added] } : added
+  }
+  if (filters.filterTestAccounts !== undefined && filters.filterTestAccounts !== null) out.filterTestAccounts = filters.filterTestAccounts
+  return out
+}

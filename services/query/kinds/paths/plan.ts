@@ -1,0 +1,162 @@
+// Planning paths: the request resolved against the project — its date range, its path cleaning rules, the
+// cohorts its filters name, the persons the viewer may not see — into the SQL of its per-step rows (sql.ts),
+// which the edges and the actors aggregate differently.
+import type { ClickHouseClient } from '../../../platform/clickhouse'
+import { SqlParams } from '../../../platform/clickhouse/params'
+import type { PersonalApiKey, Project } from '../../../platform/tenancy'
+import { hiddenPersons, visibleEventsSql } from '../../../platform/http/hidden-persons'
+import type { Cohort, CohortStore } from '../../../cohorts/store'
+import { cohortResolver } from '../../../cohorts/membership'
+import { compileHogql } from '../../../analytics/sql/hogql'
+import { EventPersonId, hasPersonOverrides } from '../../../analytics/sql/persons-sql'
+import { compileGroup, eventColumns, jsonValue, type FilterContext } from '../../../analytics/property-filters/sql'
+import type { PropertyColumnSource } from '../../../analytics/sql/materialized-properties'
+import type { PropertyGroup } from '../../../analytics/property-filters/parse'
+import { SessionColumns } from '../../../analytics/sql/sessions'
+import { eventsSource } from '../../../analytics/sql/events-source'
+import { pathCleaningRules } from '../../../analytics/project-settings'
+import { earliestEvent, instantParam, resolveRange, weekStartOf, type DateRange, type DateRangeInput } from '../../common/dates'
+import { withTestAccountFilters } from '../../common/test-accounts'
+import { cohortsNamed } from '../../common/definitions'
+import { stepRowsSql } from './sql'
+import type { PathCleaning, PathsRequest } from './model'
+
+export interface PathsPlanDeps {
+  clickhouse: ClickHouseClient
+  cohorts: Pick<CohortStore, 'list'>
+  materialized?: PropertyColumnSource
+}
+
+export interface PathsDefinitions {
+  globalProperties: PropertyGroup
+  cohorts: Map<number, Cohort>
+  /** The cleaning rules applied, in order: the project's (when asked for), then the query's own. */
+  cleaning: PathCleaning[]
+}
+
+/** What the paths read besides the query: the cohorts its filters name, the project's cleaning rules. */
+export async function pathsDefinitions(
+  deps: Pick<PathsPlanDeps, 'cohorts'>,
+  project: Project,
+  request: PathsRequest,
+): Promise<PathsDefinitions> {
+  const globalProperties = withTestAccountFilters(project, request.properties, request.filterTestAccounts)
+  const cohorts = await cohortsNamed(deps, project, { globalProperties, entities: [], breakdownType: '', actions: [] })
+  const cleaning = [...(request.pathReplacements ? pathCleaningRules(project.settings) : []), ...request.localPathCleaning]
+  return { globalProperties, cohorts, cleaning }
+}
+
+export interface PathsPlan {
+  request: PathsRequest
+  tz: string
+  range: DateRange
+  params: SqlParams
+  /** The per-step rows (sql.ts stepRowsSql). */
+  stepRows: string
+  /** The SETTINGS clause's content the query needs ('' when none). */
+  settings: string
+}
+
+/** A wildcard grouping as a pattern: PostHog escapes it as Python's re.escape does, then `*` matches anything. */
+export function groupingPattern(grouping: string): string {
+  return grouping.replace(/[()[\]{}?*+\-|^$\\.&~# \t\n\r\v\f]/g, '\\$&').replaceAll('\\*', '.*')
+}
+
+export async function planPaths(
+  deps: PathsPlanDeps,
+  project: Project,
+  request: PathsRequest,
+  opts: { now: Date; viewer?: PersonalApiKey },
+): Promise<PathsPlan> {
+  const { clickhouse } = deps
+  const tz = project.timezone || 'UTC'
+  const weekStartDay = weekStartOf(project)
+  const { globalProperties, cohorts, cleaning } = await pathsDefinitions(deps, project, request)
+  const earliest = request.dateFrom === 'all' ? await earliestEvent(clickhouse, project.id) : null
+  // PostHog's paths have no interval: their dates round as a day's do.
+  const rangeInput: DateRangeInput = {
+    dateFrom: request.dateFrom,
+    dateTo: request.dateTo,
+    interval: 'day',
+    explicitDate: request.explicitDate,
+    exact: false,
+    earliest,
+  }
+  const range = resolveRange(rangeInput, opts.now, tz, weekStartDay)
+  const params = new SqlParams()
+  const personId = new EventPersonId(await hasPersonOverrides(clickhouse, project.id))
+  const sessions = new SessionColumns()
+  const columns = eventColumns(personId, deps.materialized)
+  const filters: FilterContext = {
+    params,
+    sessions,
+    columns,
+    cohortMembers: cohortResolver(project.id, cohorts, params),
+    dateParam: (v) => {
+      const d = resolveRange({ ...rangeInput, dateFrom: v, dateTo: null, exact: true }, opts.now, tz, weekStartDay)
+      return params.add('String', instantParam(d.from, tz))
+    },
+  }
+  const team = `team_id = ${params.add('Int64', project.id)}`
+  const from = `toDateTime64(${params.add('String', instantParam(range.from, tz))}, 6, 'UTC')`
+  const to = `toDateTime64(${params.add('String', instantParam(range.to, tz))}, 6, 'UTC')`
+  const str = (v: string) => params.add('String', v)
+  const property = (key: string) => jsonValue('properties', key, params, columns.materialized)
+
+  // The item (PostHog's construct_event_hogql): with no types asked, every type but those excluded by name.
+  const types = request.includeEventTypes
+  const reads = (type: string) => (types.length === 0 ? !request.excludeEvents.includes(type) : (types as string[]).includes(type))
+  let item = 'event'
+  if (reads('hogql') && request.hogqlExpression)
+    item = `toString(${compileHogql(request.hogqlExpression, params, personId, { sessions, attr: 'pathsFilter.pathsHogQLExpression' })})`
+  if (reads('$pageview'))
+    item = `if(event = '$pageview', replaceRegexpAll(ifNull(${property('$current_url')}, ''), '(.)/$', '\\\\1'), ${item})`
+  if (reads('$screen')) item = `if(event = '$screen', ${property('$screen_name')}, ${item})`
+  item = `ifNull(${item}, '')`
+  for (const rule of cleaning) item = `replaceRegexpAll(${item}, ${str(rule.regex)}, ${str(rule.alias)})`
+  if (request.pathGroupings.length) {
+    const groupings = params.add('Array(String)', request.pathGroupings)
+    const patterns = params.add('Array(String)', request.pathGroupings.map(groupingPattern))
+    // A matching pattern names the item, the one Vectorscan reports first when several match (PostHog's
+    // multiMatchAnyIndex, e.g. '/3*' before '/3?q=1' for '/3?q=1'); none: the item itself.
+    item = `arrayElement(arrayPushFront(${groupings}, ${item} AS cleaned), multiMatchAnyIndex(cleaned, ${patterns}) + 1)`
+  }
+
+  // Which events (PostHog's _get_event_query): the types asked, then the excluded items — only with types asked.
+  const typeConditions = [
+    types.includes('$pageview') ? `event = '$pageview'` : null,
+    types.includes('$screen') ? `event = '$screen'` : null,
+    types.includes('custom_event') ? `NOT startsWith(event, '$')` : null,
+  ].filter((c) => c !== null)
+  const hidden = opts.viewer ? await hiddenPersons(clickhouse, opts.viewer, project.id) : null
+  const where = [
+    team,
+    `timestamp >= ${from}`,
+    `timestamp <= ${to}`,
+    compileGroup(globalProperties, filters),
+    typeConditions.length ? `(${typeConditions.join(' OR ')})` : '1',
+    hidden ? visibleEventsSql(hidden, params) : '1',
+  ]
+    .filter((c) => c !== '1')
+    .join(' AND ')
+  const itemWhere =
+    types.length && request.excludeEvents.length ? `item NOT IN ${params.add('Array(String)', request.excludeEvents)}` : null
+
+  // The single point a path is cut at loses one trailing slash (as page view URLs do); both points are taken as asked.
+  const point = request.endPoint ?? request.startPoint
+  const target = point && point.length > 1 && point.endsWith('/') ? point.slice(0, -1) : point
+  const SOURCE = '__wren_paths_events__'
+  const sql = stepRowsSql({
+    from: SOURCE,
+    where,
+    actor: personId.sql,
+    item,
+    itemWhere,
+    start: request.startPoint !== null ? str(request.startPoint) : null,
+    end: request.endPoint !== null ? str(request.endPoint) : null,
+    target: target !== null ? str(target) : null,
+    stepLimit: request.stepLimit,
+  })
+  const source = eventsSource(team, { sessions, personId }, sessions.used ? { from, to } : {})
+  return { request, tz, range, params, stepRows: sql.split(SOURCE).join(source.from), settings: source.settings }
+}
