@@ -72,6 +72,15 @@ export interface ActorsSql {
   params: Record<string, unknown>
 }
 
+/**
+ * An insight read by its own kind (kinds.ts wires it, so a kind never imports another): the actors SQL of one of
+ * its points, and what its answer depends on (the kind's `definitions`).
+ */
+export interface InsightActors<D> {
+  actors(deps: D, run: QueryRun, point: ActorsPoint): Promise<ActorsSql>
+  definitions(deps: D, project: Project): Promise<unknown>
+}
+
 export interface QueryKind<Q, Deps> {
   /** PostHog's kind name, e.g. 'HogQLQuery'. */
   readonly kind: string

@@ -3,13 +3,13 @@
 // A kind PostHog has that is not in the table is refused with a 400 saying Wren does not compute it yet.
 import { wrenError } from '../platform/errors'
 import { isRecord } from '../platform/json'
-import type { QueryKind } from './kind'
+import type { InsightActors, QueryKind } from './kind'
 import { hogqlQueryKind, type HogqlDeps } from './kinds/hogql'
 import { trendsKind, type TrendDeps } from './kinds/trends'
 import { funnelsKind, type FunnelDeps } from './kinds/funnels'
 import { pathsKind, type PathsDeps } from './kinds/paths'
 import { eventsQueryKind, type EventsQueryDeps } from './kinds/events'
-import { actorsQueryKind, type ActorsQueryDeps, type InsightActors } from './kinds/actors'
+import { actorsQueryKind, type ActorsQueryDeps } from './kinds/actors'
 
 /** What the kinds are built with: the union of every row's dependencies (services.ts builds it). */
 export type QueryDeps = TrendDeps & FunnelDeps & PathsDeps & EventsQueryDeps & ActorsQueryDeps & HogqlDeps

@@ -18,19 +18,14 @@ import type { Project } from '../../../platform/tenancy'
 import { cohortIdsIn, cohortResolver } from '../../../cohorts/membership'
 import { LATEST_DISTINCT_IDS, LATEST_PERSONS, PersonQueries } from '../../../persons/queries'
 import { sortDistinctIds } from '../../../persons/serialize'
-import type { ActorsPoint, ActorsSql, QueryKind, QueryRun } from '../../kind'
+import type { ActorsPoint, InsightActors, QueryKind, QueryRun } from '../../kind'
+import { embedSql } from '../../common/nested'
 import { columnExpr, hasAggregation, orderBySql, paging, presentValue, refuseUnknownFields, stringList } from '../../common/columns'
 import { readTable } from '../../common/table'
 
 export interface ActorsQueryDeps {
   clickhouse: ClickHouseClient
   cohorts: Pick<CohortStore, 'list'>
-}
-
-/** An insight node read by its own kind (kinds.ts wires it): the actors SQL of one of its points, and its definitions. */
-export interface InsightActors<D> {
-  actors(deps: D, run: QueryRun, point: ActorsPoint): Promise<ActorsSql>
-  definitions(deps: D, project: Project): Promise<unknown>
 }
 
 export interface ActorsQuery<D = unknown> {
@@ -244,10 +239,7 @@ export async function runActorsQuery<D extends ActorsQueryDeps>(
 
   let from = `(${LATEST_PERSONS}) AS persons`
   if (q.source) {
-    const point = await q.source.read.actors(deps, run, q.source.point)
-    // The source's parameters, renamed apart from this query's.
-    const sql = point.sql.replace(/\{(p\d+):/g, '{s_$1:')
-    for (const [k, v] of Object.entries(point.params)) params.values[/^p\d+$/.test(k) ? `s_${k}` : k] = v
+    const sql = embedSql(await q.source.read.actors(deps, run, q.source.point), params, 's_')
     from += ` INNER JOIN (${sql}) AS source ON source.actor_id = persons.uuid`
   }
   const orderBy = orderBySql(q.orderBy, columns, {
