@@ -60,6 +60,13 @@ export interface FunnelActorsPoint {
   funnelStepBreakdown: unknown
   funnelTrendsDropOff: boolean | null
   funnelTrendsEntrancePeriodStart: string | null
+  /**
+   * Also the times of the point's step on each actor's furthest path, as columns of the actors SQL (µs, Int64):
+   * `target_time` the first event of the step (0-based: funnelStep - 1, or abs(funnelStep) - 2 for those who
+   * dropped off), `previous_time` the step before's (null for the first step), `window_end` the target's time
+   * plus the funnel's conversion window. Only with a funnelStep.
+   */
+  stepTimes?: boolean
 }
 
 /**

@@ -5,7 +5,7 @@ import { wrenError } from '../../../platform/errors'
 import type { ActorsPoint, ActorsSql, QueryRun } from '../../kind'
 import { MULTI_SEPARATOR } from '../../common/breakdown-sql'
 import { planFunnel, type FunnelPlanDeps } from './plan'
-import type { FunnelRequest } from './model'
+import { UNIT_SECONDS, type FunnelRequest } from './model'
 
 export async function funnelActors(deps: FunnelPlanDeps, run: QueryRun, request: FunnelRequest, point: ActorsPoint): Promise<ActorsSql> {
   const asked = point.funnel
@@ -15,6 +15,8 @@ export async function funnelActors(deps: FunnelPlanDeps, run: QueryRun, request:
     throw wrenError('unsupported', 'The actors of a funnel of groups or HogQL actors are not listed yet: only persons.', 'source.source')
   const { params } = plan
   const conditions: string[] = []
+  if (asked.stepTimes && (request.vizType === 'trends' || asked.funnelCustomSteps || asked.funnelStep === null))
+    throw wrenError('required', "The times of a funnel's step need one step: funnelStep, of a funnel of steps.", 'source.funnelStep')
   if (request.vizType === 'trends') {
     const period = asked.funnelTrendsEntrancePeriodStart
     if (period === null || asked.funnelTrendsDropOff === null)
@@ -66,7 +68,19 @@ export async function funnelActors(deps: FunnelPlanDeps, run: QueryRun, request:
     else if (raw.split(MULTI_SEPARATOR).every((v) => v === '')) conditions.push(`replaceAll(pv, char(31), '') = ''`)
     else conditions.push(`pv = ${params.add('String', raw)}`)
   }
-  const sql = `SELECT actor AS actor_id, max(event_count) AS event_count, CAST([] AS Array(String)) AS event_distinct_ids
+  const sql = `SELECT actor AS actor_id, max(event_count) AS event_count, CAST([] AS Array(String)) AS event_distinct_ids${asked.stepTimes ? stepTimes(request, asked.funnelStep!) : ''}
     FROM (${plan.actorRows}) WHERE ${conditions.join(' AND ')} GROUP BY actor`
   return { sql, params: params.values }
+}
+
+/**
+ * The columns of the step's times (kind.ts FunnelActorsPoint.stepTimes), from the furthest path's start (µs) and
+ * the seconds between its steps: step k is reached at the start plus the first k gaps.
+ */
+function stepTimes(request: FunnelRequest, funnelStep: number): string {
+  const target = funnelStep > 0 ? funnelStep - 1 : -funnelStep - 2
+  const at = (k: number) => `argMax(toInt64(start + round(arraySum(arraySlice(timings, 1, ${k})) * 1e6)), step_reached)`
+  const window = Math.round(request.windowInterval * UNIT_SECONDS[request.windowUnit] * 1e6)
+  return `, ${at(target)} AS target_time, ${target > 0 ? `toNullable(${at(target - 1)})` : 'CAST(NULL AS Nullable(Int64))'} AS previous_time,
+    target_time + ${window} AS window_end`
 }
