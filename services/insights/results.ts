@@ -5,10 +5,9 @@
 import type { PersonalApiKey, Project } from '../platform/tenancy'
 import { isRecord } from '../platform/json'
 import type { DashboardFilter } from '../query/kind'
-import { kindOfNode, unwrapNode, type AnyKind } from '../query/kinds'
+import { kindOfNode, pathsKind, unwrapNode, type AnyKind } from '../query/kinds'
 import { trendsKind, parseTrendRequest } from '../query/kinds/trends'
 import { funnelsKind, parseFunnelFilter } from '../query/kinds/funnels'
-import { pathsKind, parsePathsFilter } from '../query/kinds/paths'
 import type { QueryRunner, RefreshMode } from '../query/runner'
 import type { DashboardFilters } from './dashboard-store'
 import type { Insight } from './store'
@@ -67,7 +66,7 @@ export class InsightResults {
       return this.runner.parse(query)
     }
     const kind = typeof filters.insight === 'string' ? filters.insight.toUpperCase() : 'TRENDS'
-    if (kind === 'PATHS') return { kind: pathsKind, query: parsePathsFilter(filters) }
+    if (kind === 'PATHS') return { kind: pathsKind, query: pathsKind.parseFilter(filters) }
     if (kind !== 'TRENDS' && kind !== 'FUNNELS') return { other: kind }
     if (!Array.isArray(filters.events) && !Array.isArray(filters.actions)) return { other: 'empty' }
     if (kind === 'FUNNELS') return { kind: funnelsKind, query: parseFunnelFilter(filters) }

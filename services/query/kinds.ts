@@ -6,8 +6,8 @@ import { isRecord } from '../platform/json'
 import type { InsightActors, QueryKind } from './kind'
 import { hogqlQueryKind, type HogqlDeps } from './kinds/hogql'
 import { trendsKind, type TrendDeps } from './kinds/trends'
-import { funnelsKind, type FunnelDeps } from './kinds/funnels'
-import { pathsKind, type PathsDeps } from './kinds/paths'
+import { funnelsKind, parseFunnelFilter, type FunnelDeps } from './kinds/funnels'
+import { pathsQueryKind, type FunnelSource, type PathsDeps } from './kinds/paths'
 import { eventsQueryKind, type EventsQueryDeps } from './kinds/events'
 import { actorsQueryKind, type ActorsQueryDeps } from './kinds/actors'
 
@@ -17,6 +17,9 @@ export type QueryDeps = TrendDeps & FunnelDeps & PathsDeps & EventsQueryDeps & A
 /** A kind as the runner holds it: its model is opaque to the runner. */
 // eslint-disable-next-line @typescript-eslint/no-explicit-any
 export type AnyKind = QueryKind<any, QueryDeps>
+
+/** PathsQuery, with the funnel its paths may start from read by the funnel's row (also for saved insights' legacy filters). */
+export const pathsKind = pathsQueryKind<QueryDeps>(funnelActors)
 
 export const KINDS: Readonly<Record<string, AnyKind>> = {
   TrendsQuery: trendsKind,
@@ -39,6 +42,15 @@ function insightActors(insight: Record<string, unknown>): InsightActors<QueryDep
   return {
     actors: (deps, run, point) => actors(deps, run, query, point),
     definitions: (deps, project) => kind.definitions?.(deps, project, query) ?? Promise.resolve(null),
+  }
+}
+
+/** A funnel as paths read it (a FunnelsQuery node or a legacy FUNNELS filter), parsed by the funnel's row. */
+function funnelActors(source: FunnelSource): InsightActors<QueryDeps> {
+  const query = 'filters' in source ? parseFunnelFilter(source.filters) : funnelsKind.parse(source.query)
+  return {
+    actors: (deps, run, point) => funnelsKind.actors!(deps, run, query, point),
+    definitions: (deps, project) => funnelsKind.definitions!(deps, project, query),
   }
 }
 

@@ -771,19 +771,6 @@ describe('PostHog test_paths_query_runner.py and test_paths_query_runner_ee.py',
       expect(await refused({ pathsFilter: { funnelPaths: 'x' } })).toBe('pathsFilter.funnelPaths')
       expect(await refused({ pathsFilter: {}, samplingFactor: 0.1 })).toBe('samplingFactor')
       expect(await refused({ pathsFilter: {}, aggregation_group_type_index: 0 })).toBe('aggregation_group_type_index')
-      const funnel = {
-        kind: 'FunnelsQuery',
-        series: [
-          { kind: 'EventsNode', event: 'a' },
-          { kind: 'EventsNode', event: 'b' },
-        ],
-      }
-      expect(
-        await refused({
-          pathsFilter: {},
-          funnelPathsFilter: { funnelPathType: 'funnel_path_after_step', funnelSource: funnel, funnelStep: 1 },
-        }),
-      ).toBe('funnelPathsFilter')
       const setting = await c.own.call('PATCH', `/api/projects/${c.own.id}/`, { path_cleaning_filters: [{ regex: 3 }] })
       expect([setting.status, setting.body.attr]).toEqual([400, 'path_cleaning_filters[0]'])
     })

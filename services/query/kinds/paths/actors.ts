@@ -7,7 +7,7 @@ import { planPaths, type PathsPlanDeps } from './plan'
 import type { PathsRequest } from './model'
 
 export async function pathsActors(deps: PathsPlanDeps, run: QueryRun, request: PathsRequest, _point: ActorsPoint): Promise<ActorsSql> {
-  const plan = await planPaths(deps, run.project, request, { now: run.now, viewer: run.viewer })
+  const plan = await planPaths(deps, run, request)
   const { params } = plan
   const key = (v: string) => params.add('String', v)
   const conditions: string[] = []

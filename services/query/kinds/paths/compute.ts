@@ -20,7 +20,7 @@ export interface PathsLink {
 export const withSettings = (sql: string, plan: PathsPlan) => (plan.settings ? `${sql} SETTINGS ${plan.settings}` : sql)
 
 export async function computePaths(deps: PathsDeps, run: QueryRun, request: PathsRequest): Promise<Record<string, unknown>> {
-  const plan = await planPaths(deps, run.project, request, { now: run.now, viewer: run.viewer })
+  const plan = await planPaths(deps, run, request)
   const sql = edgesSql(plan.stepRows, { limit: request.edgeLimit, min: request.minEdgeWeight, max: request.maxEdgeWeight })
   const rows = await queryRows<{ source: string; target: string; value: number | string; average_time: number | string }>(
     deps.clickhouse,

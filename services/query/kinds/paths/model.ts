@@ -1,11 +1,13 @@
 // The paths model (PathsRequest), read from a PathsQuery node (its pathsFilter, dateRange, properties, …) or
 // from the legacy filter dialect (a saved insight's `filters` with insight PATHS): one model, one SQL for both.
-// PostHog's defaults (schema PathsFilter): 5 steps, 50 edges, every event type. Bad input is a 400 naming the
-// field; an option Wren cannot apply (a funnel as the paths' source, sampling, groups) is a 400 too.
+// PostHog's defaults (schema PathsFilter): 5 steps, 50 edges, every event type. Paths from a funnel's step
+// (funnelPathsFilter) read the funnel through its own kind (FunnelActorsOf, wired by kinds.ts). Bad input is a
+// 400 naming the field; an option Wren cannot apply (sampling, groups) is a 400 too.
 import { wrenError } from '../../../platform/errors'
 import { isRecord } from '../../../platform/json'
 import { parsePropertyGroup, type PropertyGroup } from '../../../analytics/property-filters/parse'
-import type { DashboardFilter } from '../../kind'
+import type { DashboardFilter, InsightActors } from '../../kind'
+import { nestedAttrsSync } from '../../common/nested'
 import { hasProperties } from '../../common/dashboard-filters'
 import { listOf, optInt, optRecord, optString, truthy } from '../../common/fields'
 
@@ -25,6 +27,24 @@ const MAX_LIST = 200
 export interface PathCleaning {
   regex: string
   alias: string
+}
+
+/** PostHog's funnel path types: the paths after, before, or between (from the step before to) a funnel's step. */
+export const FUNNEL_PATH_TYPES = ['funnel_path_after_step', 'funnel_path_before_step', 'funnel_path_between_steps'] as const
+export type FunnelPathType = (typeof FUNNEL_PATH_TYPES)[number]
+
+/** A funnel as the paths' source: a FunnelsQuery node, or a saved insight's legacy FUNNELS filter. */
+export type FunnelSource = { query: Record<string, unknown> } | { filters: Record<string, unknown> }
+/** The funnel read by its own kind: the actors of one of its steps (kinds.ts wires it). */
+export type FunnelActorsOf = (source: FunnelSource) => InsightActors<unknown>
+
+/** Paths from a funnel's step (PostHog's FunnelPathsFilter): the events of the actors at `step` (1-based; negative: dropped off before it). */
+export interface FunnelPaths {
+  pathType: FunnelPathType
+  step: number
+  /** The funnel as sent (the cache key reads it). */
+  source: FunnelSource
+  read: InsightActors<unknown>
 }
 
 export interface PathsRequest {
@@ -52,6 +72,8 @@ export interface PathsRequest {
   pathStartKey: string | null
   pathEndKey: string | null
   pathDropoffKey: string | null
+  /** Paths from a funnel's step; null: every person's. */
+  funnel: FunnelPaths | null
 }
 
 const NODE_FIELDS = ['kind', 'dateRange', 'properties', 'filterTestAccounts', 'pathsFilter', 'funnelPathsFilter', 'samplingFactor']
@@ -169,14 +191,45 @@ function pathOptions(filter: Record<string, unknown>, names: Names, prefix: stri
   }
 }
 
-/** Paths from a funnel's steps (funnelPathsFilter): not computed yet. */
-function refuseFunnelPaths(raw: unknown, attr: string): void {
-  if (raw === undefined || raw === null) return
-  throw wrenError(
-    'unsupported',
-    'Paths before, after or between the steps of a funnel (funnelPathsFilter) are not computed yet: ask for paths without a funnel.',
-    attr,
+/**
+ * A funnel as the paths' source, its fields named as the dialect names them: the funnel is read by its kind now,
+ * so a bad one is a 400 naming the field; a step beyond the funnel's is found when it runs.
+ */
+function funnelPaths(
+  raw: { pathType: unknown; source: unknown; step: unknown },
+  attrs: { pathType: string; source: string; step: string },
+  legacy: boolean,
+  funnelOf: FunnelActorsOf,
+): FunnelPaths {
+  const { pathType, step } = raw
+  if (typeof pathType !== 'string' || !(FUNNEL_PATH_TYPES as readonly string[]).includes(pathType))
+    throw wrenError(
+      pathType === undefined || pathType === null ? 'required' : 'invalid_choice',
+      `${attrs.pathType} takes ${FUNNEL_PATH_TYPES.join(', ')}.`,
+      attrs.pathType,
+    )
+  if (!isRecord(raw.source)) throw wrenError('required', `Paths from a funnel need the funnel: ${attrs.source}.`, attrs.source)
+  if (!legacy && raw.source.kind !== undefined && raw.source.kind !== 'FunnelsQuery')
+    throw wrenError('invalid_input', `${attrs.source} must be a FunnelsQuery.`, attrs.source)
+  if (typeof step !== 'number' || !Number.isSafeInteger(step) || step === 0 || step === -1)
+    throw wrenError(
+      'invalid_input',
+      `${attrs.step} must be a step of the funnel: 1 or more (those who reached it), or -2 or less (those who dropped off before it).`,
+      attrs.step,
+    )
+  // Between steps starts at the step before: the first step has none.
+  if (pathType === 'funnel_path_between_steps' && (step === 1 || step === -2))
+    throw wrenError(
+      'invalid_input',
+      `Paths between steps end at a step after the first: ${attrs.step} 2 or more, or -3 or less.`,
+      attrs.step,
+    )
+  const source: FunnelSource = legacy ? { filters: raw.source } : { query: { ...raw.source, kind: 'FunnelsQuery' } }
+  const read = nestedAttrsSync(
+    (attr) => (attr ? `${attrs.source}.${attr}` : attrs.source),
+    () => funnelOf(source),
   )
+  return { pathType: pathType as FunnelPathType, step, source, read }
 }
 
 function refuseGroups(raw: unknown, attr: string): void {
@@ -185,12 +238,18 @@ function refuseGroups(raw: unknown, attr: string): void {
 }
 
 /** A PathsQuery node read into the model. */
-export function parsePathsQuery(node: Record<string, unknown>): PathsRequest {
+export function parsePathsQuery(node: Record<string, unknown>, funnelOf: FunnelActorsOf): PathsRequest {
   const unknown = Object.keys(node).find(
     (k) => !NODE_FIELDS.includes(k) && !NODE_IGNORED.includes(k) && node[k] !== undefined && node[k] !== null,
   )
   if (unknown) throw wrenError('unknown_field', `PathsQuery has no field '${unknown}'.`, unknown)
-  refuseFunnelPaths(node.funnelPathsFilter, 'funnelPathsFilter')
+  const funnelFilter = node.funnelPathsFilter === undefined || node.funnelPathsFilter === null ? null : node.funnelPathsFilter
+  if (funnelFilter !== null && !isRecord(funnelFilter))
+    throw wrenError(
+      'invalid_input',
+      'funnelPathsFilter must be an object: {funnelPathType, funnelSource, funnelStep}.',
+      'funnelPathsFilter',
+    )
   refuseGroups(node.aggregation_group_type_index, 'aggregation_group_type_index')
   if (node.samplingFactor !== undefined && node.samplingFactor !== null && node.samplingFactor !== 1)
     throw wrenError('unsupported', 'Sampled paths (samplingFactor) are not computed: every event is read.', 'samplingFactor')
@@ -208,13 +267,37 @@ export function parsePathsQuery(node: Record<string, unknown>): PathsRequest {
     pathStartKey: optString(pathsFilter, 'pathStartKey', 'pathsFilter.'),
     pathEndKey: optString(pathsFilter, 'pathEndKey', 'pathsFilter.'),
     pathDropoffKey: optString(pathsFilter, 'pathDropoffKey', 'pathsFilter.'),
+    funnel: funnelFilter
+      ? funnelPaths(
+          { pathType: funnelFilter.funnelPathType, source: funnelFilter.funnelSource, step: funnelFilter.funnelStep },
+          {
+            pathType: 'funnelPathsFilter.funnelPathType',
+            source: 'funnelPathsFilter.funnelSource',
+            step: 'funnelPathsFilter.funnelStep',
+          },
+          false,
+          funnelOf,
+        )
+      : null,
   }
 }
 
 /** The legacy filter dialect (a saved insight's `filters`, insight PATHS) read into the same model. */
-export function parsePathsFilter(input: Record<string, unknown>): PathsRequest {
-  // PostHog's filter_to_query makes a funnelPathsFilter only when both are there.
-  if (input.funnel_paths !== undefined && input.funnel_paths !== null) refuseFunnelPaths(input.funnel_filter, 'funnel_filter')
+export function parsePathsFilter(input: Record<string, unknown>, funnelOf: FunnelActorsOf): PathsRequest {
+  // PostHog's filter_to_query makes a funnelPathsFilter only when both are there, its step the funnel filter's.
+  const funnel =
+    input.funnel_paths && input.funnel_filter
+      ? funnelPaths(
+          {
+            pathType: input.funnel_paths,
+            source: input.funnel_filter,
+            step: isRecord(input.funnel_filter) ? input.funnel_filter.funnel_step : undefined,
+          },
+          { pathType: 'funnel_paths', source: 'funnel_filter', step: 'funnel_filter.funnel_step' },
+          true,
+          funnelOf,
+        )
+      : null
   refuseGroups(input.aggregation_group_type_index, 'aggregation_group_type_index')
   return {
     dateFrom: optString(input, 'date_from'),
@@ -226,6 +309,7 @@ export function parsePathsFilter(input: Record<string, unknown>): PathsRequest {
     pathStartKey: null,
     pathEndKey: null,
     pathDropoffKey: null,
+    funnel,
   }
 }
 

@@ -1,9 +1,9 @@
 // Planning paths: the request resolved against the project — its date range, its path cleaning rules, the
-// cohorts its filters name, the persons the viewer may not see — into the SQL of its per-step rows (sql.ts),
-// which the edges and the actors aggregate differently.
+// cohorts its filters name, the persons the viewer may not see, the funnel its paths start from — into the SQL
+// of its per-step rows (sql.ts), which the edges and the actors aggregate differently.
 import type { ClickHouseClient } from '../../../platform/clickhouse'
 import { SqlParams } from '../../../platform/clickhouse/params'
-import type { PersonalApiKey, Project } from '../../../platform/tenancy'
+import type { Project } from '../../../platform/tenancy'
 import { hiddenPersons, visibleEventsSql } from '../../../platform/http/hidden-persons'
 import type { Cohort, CohortStore } from '../../../cohorts/store'
 import { cohortResolver } from '../../../cohorts/membership'
@@ -12,14 +12,16 @@ import { EventPersonId, hasPersonOverrides } from '../../../analytics/sql/person
 import { compileGroup, eventColumns, jsonValue, type FilterContext } from '../../../analytics/property-filters/sql'
 import type { PropertyColumnSource } from '../../../analytics/sql/materialized-properties'
 import type { PropertyGroup } from '../../../analytics/property-filters/parse'
-import { SessionColumns } from '../../../analytics/sql/sessions'
+import { SESSION_JOIN_SETTINGS, SessionColumns } from '../../../analytics/sql/sessions'
 import { eventsSource } from '../../../analytics/sql/events-source'
 import { pathCleaningRules } from '../../../analytics/project-settings'
 import { earliestEvent, instantParam, resolveRange, weekStartOf, type DateRange, type DateRangeInput } from '../../common/dates'
 import { withTestAccountFilters } from '../../common/test-accounts'
 import { cohortsNamed } from '../../common/definitions'
-import { stepRowsSql } from './sql'
-import type { PathCleaning, PathsRequest } from './model'
+import { embedSql, nestedAttrs } from '../../common/nested'
+import type { QueryRun } from '../../kind'
+import { stepRowsSql, type StepRowsInput } from './sql'
+import type { FunnelPaths, PathCleaning, PathsRequest } from './model'
 
 export interface PathsPlanDeps {
   clickhouse: ClickHouseClient
@@ -62,13 +64,10 @@ export function groupingPattern(grouping: string): string {
   return grouping.replace(/[()[\]{}?*+\-|^$\\.&~# \t\n\r\v\f]/g, '\\$&').replaceAll('\\*', '.*')
 }
 
-export async function planPaths(
-  deps: PathsPlanDeps,
-  project: Project,
-  request: PathsRequest,
-  opts: { now: Date; viewer?: PersonalApiKey },
-): Promise<PathsPlan> {
+export async function planPaths(deps: PathsPlanDeps, run: QueryRun, request: PathsRequest): Promise<PathsPlan> {
   const { clickhouse } = deps
+  const { project } = run
+  const opts = { now: run.now, viewer: run.viewer }
   const tz = project.timezone || 'UTC'
   const weekStartDay = weekStartOf(project)
   const { globalProperties, cohorts, cleaning } = await pathsDefinitions(deps, project, request)
@@ -156,7 +155,50 @@ export async function planPaths(
     end: request.endPoint !== null ? str(request.endPoint) : null,
     target: target !== null ? str(target) : null,
     stepLimit: request.stepLimit,
+    funnel: request.funnel ? await funnelActors(deps, run, request.funnel, params) : null,
   })
   const source = eventsSource(team, { sessions, personId }, sessions.used ? { from, to } : {})
-  return { request, tz, range, params, stepRows: sql.split(SOURCE).join(source.from), settings: source.settings }
+  // The funnel's actors may read sessions too (an ActorsQuery's source runs with the same setting).
+  const settings = source.settings || (request.funnel ? SESSION_JOIN_SETTINGS : '')
+  return { request, tz, range, params, stepRows: sql.split(SOURCE).join(source.from), settings }
+}
+
+/**
+ * PostHog's funnel_join and handle_funnel: the funnel's actors at the step, with its times (the funnel's kind
+ * computes them), and which of their events the paths read — after the step (for those who dropped off, once the
+ * conversion window has passed), up to it, or from the step before to it.
+ */
+async function funnelActors(deps: PathsPlanDeps, run: QueryRun, funnel: FunnelPaths, params: SqlParams): Promise<StepRowsInput['funnel']> {
+  const point = {
+    day: null,
+    series: 0,
+    breakdown: null,
+    compare: null,
+    status: null,
+    interval: null,
+    funnel: {
+      funnelStep: funnel.step,
+      funnelCustomSteps: null,
+      funnelStepBreakdown: null,
+      funnelTrendsDropOff: null,
+      funnelTrendsEntrancePeriodStart: null,
+      stepTimes: true,
+    },
+  }
+  const legacy = 'filters' in funnel.source
+  // The funnel kind names the fields of a FunnelsActorsQuery (`source.funnelStep`) and of its funnel (`source.source`).
+  const rename = (attr: string | null) => {
+    const step = legacy ? 'funnel_filter.funnel_step' : 'funnelPathsFilter.funnelStep'
+    const source = legacy ? 'funnel_filter' : 'funnelPathsFilter.funnelSource'
+    if (attr === 'source.funnelStep') return step
+    if (attr?.startsWith('source.source')) return source + attr.slice('source.source'.length)
+    return source
+  }
+  const actors = await nestedAttrs(rename, () => funnel.read.actors(deps, run, point))
+  const condition = {
+    funnel_path_after_step: `ts >= funnel_actors.${funnel.step < 0 ? 'window_end' : 'target_time'}`,
+    funnel_path_before_step: 'ts <= funnel_actors.target_time',
+    funnel_path_between_steps: 'ts >= funnel_actors.previous_time AND ts <= funnel_actors.target_time',
+  }[funnel.pathType]
+  return { sql: embedSql(actors, params, 'f_'), condition }
 }

@@ -26,6 +26,11 @@ export interface StepRowsInput {
   end: string | null
   target: string | null
   stepLimit: number
+  /**
+   * Paths from a funnel's step: the funnel's actors (rows of actor_id, target_time, previous_time, window_end, in
+   * µs) and which of an actor's events are read (`ts` the event's time, `funnel_actors` the actor's row).
+   */
+  funnel: { sql: string; condition: string } | null
 }
 
 /**
@@ -68,8 +73,11 @@ export function stepRowsSql(input: StepRowsInput): string {
     where = 'WHERE target_index > 0'
   } else cut = `arraySlice(compact_path, 1, ${limit}) AS path, arraySlice(compact_times, 1, ${limit}) AS path_times`
 
-  const events = `SELECT ${input.actor} AS actor, toUnixTimestamp64Micro(timestamp) AS ts, ${input.item} AS item
+  let events = `SELECT ${input.actor} AS actor, toUnixTimestamp64Micro(timestamp) AS ts, ${input.item} AS item
     FROM ${input.from} WHERE ${input.where}${input.itemWhere ? ` AND ${input.itemWhere}` : ''}`
+  if (input.funnel)
+    events = `SELECT actor, ts, item FROM (${events}) AS ev
+    INNER JOIN (${input.funnel.sql}) AS funnel_actors ON funnel_actors.actor_id = ev.actor WHERE ${input.funnel.condition}`
   const sessions = `SELECT actor, arraySort(groupArray((ts, item))) AS evs FROM (${events}) GROUP BY actor`
   const paths = `SELECT actor, ${compact}, ${cut},
       concat(toString(length(path)), '_', path[-1]) AS dropoff_key, arrayDifference(path_times) AS diffs
