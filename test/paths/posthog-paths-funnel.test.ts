@@ -224,6 +224,9 @@ describe('PostHog test_paths.py test_path_by_funnel_*: paths from a funnel step'
     expect(await refused({ ...ok, funnelSource: undefined })).toBe('funnelPathsFilter.funnelSource')
     expect(await refused({ ...ok, funnelSource: { kind: 'TrendsQuery', series: [] } })).toBe('funnelPathsFilter.funnelSource')
     expect(await refused({ ...ok, funnelSource: { ...funnel(), series: 'step one' } })).toMatch(/^funnelPathsFilter\.funnelSource\./)
+    // A step of an action the project does not have.
+    const action = { ...funnel(), series: [{ kind: 'ActionsNode', id: 987654 }, ...funnel().series.slice(1)] }
+    expect(await refused({ ...ok, funnelSource: action })).toMatch(/^funnelPathsFilter\.funnelSource\./)
     for (const funnelStep of [0, -1, 1.5, undefined]) expect(await refused({ ...ok, funnelStep })).toBe('funnelPathsFilter.funnelStep')
     // Beyond the funnel's three steps, either way.
     expect(await refused({ ...ok, funnelStep: 4 })).toBe('funnelPathsFilter.funnelStep')
@@ -231,5 +234,6 @@ describe('PostHog test_paths.py test_path_by_funnel_*: paths from a funnel step'
     // Between steps starts at the step before: the first has none.
     expect(await refused({ ...ok, funnelPathType: 'funnel_path_between_steps', funnelStep: 1 })).toBe('funnelPathsFilter.funnelStep')
     expect(await refused('after')).toBe('funnelPathsFilter')
+    expect(await refused({ ...ok, funnelCustomSteps: [1] })).toBe('funnelPathsFilter.funnelCustomSteps')
   })
 })

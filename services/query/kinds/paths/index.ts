@@ -5,7 +5,8 @@
 // funnel's actors through the funnel's own kind: kinds.ts gives the kind how (`funnelOf`).
 import type { QueryKind } from '../../kind'
 import { computePaths, type PathsDeps } from './compute'
-import { parsePathsFilter, parsePathsQuery, pathsWithDashboardFilters, type FunnelActorsOf, type PathsRequest } from './model'
+import { nestedAttrs } from '../../common/nested'
+import { funnelAttr, parsePathsFilter, parsePathsQuery, pathsWithDashboardFilters, type FunnelActorsOf, type PathsRequest } from './model'
 import { pathsDefinitions } from './plan'
 import { pathsActors } from './actors'
 
@@ -26,7 +27,8 @@ export function pathsQueryKind<D extends PathsDeps>(funnelOf: FunnelActorsOf): P
     withDashboardFilters: pathsWithDashboardFilters,
     definitions: async (deps, project, query) => {
       const { globalProperties, cohorts, cleaning } = await pathsDefinitions(deps, project, query)
-      const funnel = query.funnel ? await query.funnel.read.definitions(deps, project) : null
+      const { funnel: f } = query
+      const funnel = f ? await nestedAttrs(funnelAttr(f), () => f.read.definitions(deps, project)) : null
       return { globalProperties, cohorts: [...cohorts.values()], cleaning, funnel }
     },
     // No interval: PostHog's paths round their dates as a day's.
@@ -34,7 +36,8 @@ export function pathsQueryKind<D extends PathsDeps>(funnelOf: FunnelActorsOf): P
     check: async (deps, project, query) => {
       await pathsDefinitions(deps, project, query)
       // The funnel's own check: another project's action is a 400.
-      await query.funnel?.read.definitions(deps, project)
+      const { funnel } = query
+      if (funnel) await nestedAttrs(funnelAttr(funnel), () => funnel.read.definitions(deps, project))
     },
     run: computePaths,
     actors: pathsActors,

@@ -47,6 +47,16 @@ export interface FunnelPaths {
   read: InsightActors<unknown>
 }
 
+/** The field of the paths query that names the funnel or its step, in the dialect it was sent in. */
+export function funnelField(funnel: FunnelPaths, field: 'source' | 'step'): string {
+  if ('filters' in funnel.source) return field === 'source' ? 'funnel_filter' : 'funnel_filter.funnel_step'
+  return field === 'source' ? 'funnelPathsFilter.funnelSource' : 'funnelPathsFilter.funnelStep'
+}
+
+/** A 400 about the funnel's own query (its kind names its fields from the FunnelsQuery up), named from the paths query. */
+export const funnelAttr = (funnel: FunnelPaths) => (attr: string | null) =>
+  attr ? `${funnelField(funnel, 'source')}.${attr}` : funnelField(funnel, 'source')
+
 export interface PathsRequest {
   dateFrom: string | null
   dateTo: string | null
@@ -77,6 +87,7 @@ export interface PathsRequest {
 }
 
 const NODE_FIELDS = ['kind', 'dateRange', 'properties', 'filterTestAccounts', 'pathsFilter', 'funnelPathsFilter', 'samplingFactor']
+const FUNNEL_FILTER_FIELDS = ['funnelPathType', 'funnelSource', 'funnelStep']
 const NODE_IGNORED = ['response', 'modifiers', 'tags', 'version', 'dataColorTheme', 'aggregation_group_type_index']
 const FILTER_FIELDS = [
   'includeEventTypes',
@@ -250,6 +261,10 @@ export function parsePathsQuery(node: Record<string, unknown>, funnelOf: FunnelA
       'funnelPathsFilter must be an object: {funnelPathType, funnelSource, funnelStep}.',
       'funnelPathsFilter',
     )
+  const funnelExtra = funnelFilter
+    ? Object.keys(funnelFilter).find((k) => !FUNNEL_FILTER_FIELDS.includes(k) && funnelFilter[k] !== undefined && funnelFilter[k] !== null)
+    : undefined
+  if (funnelExtra) throw wrenError('unknown_field', `funnelPathsFilter has no field '${funnelExtra}'.`, `funnelPathsFilter.${funnelExtra}`)
   refuseGroups(node.aggregation_group_type_index, 'aggregation_group_type_index')
   if (node.samplingFactor !== undefined && node.samplingFactor !== null && node.samplingFactor !== 1)
     throw wrenError('unsupported', 'Sampled paths (samplingFactor) are not computed: every event is read.', 'samplingFactor')

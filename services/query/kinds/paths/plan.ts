@@ -21,7 +21,7 @@ import { cohortsNamed } from '../../common/definitions'
 import { embedSql, nestedAttrs } from '../../common/nested'
 import type { QueryRun } from '../../kind'
 import { stepRowsSql, type StepRowsInput } from './sql'
-import type { FunnelPaths, PathCleaning, PathsRequest } from './model'
+import { funnelAttr, funnelField, type FunnelPaths, type PathCleaning, type PathsRequest } from './model'
 
 export interface PathsPlanDeps {
   clickhouse: ClickHouseClient
@@ -185,14 +185,11 @@ async function funnelActors(deps: PathsPlanDeps, run: QueryRun, funnel: FunnelPa
       stepTimes: true,
     },
   }
-  const legacy = 'filters' in funnel.source
   // The funnel kind names the fields of a FunnelsActorsQuery (`source.funnelStep`) and of its funnel (`source.source`).
   const rename = (attr: string | null) => {
-    const step = legacy ? 'funnel_filter.funnel_step' : 'funnelPathsFilter.funnelStep'
-    const source = legacy ? 'funnel_filter' : 'funnelPathsFilter.funnelSource'
-    if (attr === 'source.funnelStep') return step
-    if (attr?.startsWith('source.source')) return source + attr.slice('source.source'.length)
-    return source
+    if (attr === 'source.funnelStep') return funnelField(funnel, 'step')
+    if (attr?.startsWith('source.source.')) return funnelAttr(funnel)(attr.slice('source.source.'.length))
+    return funnelField(funnel, 'source')
   }
   const actors = await nestedAttrs(rename, () => funnel.read.actors(deps, run, point))
   const condition = {
