@@ -5,6 +5,7 @@ import { AnyObject } from '../platform/http/schemas'
 import { TrendSeries } from '../query/kinds/trends/schemas'
 import { FunnelStep, FunnelTimeToConvert, FunnelTrend } from '../query/kinds/funnels/schemas'
 import { PathsLink } from '../query/kinds/paths/schemas'
+import { LifecycleSeries } from '../query/kinds/lifecycle/schemas'
 
 const Nullable = <T extends Parameters<typeof Type.Union>[0][number]>(t: T, options?: { description: string }) =>
   Type.Union([t, Type.Null()], options)
@@ -28,6 +29,7 @@ export const InsightAnswer = Type.Object(
     result: Nullable(
       Type.Union([
         Type.Array(TrendSeries),
+        Type.Array(LifecycleSeries),
         Type.Array(FunnelStep),
         Type.Array(Type.Array(FunnelStep)),
         Type.Array(FunnelTrend),
