@@ -1,5 +1,5 @@
 // An insight's result: its query (bare or in an InsightVizNode) or its legacy `filters` (a dialect of
-// a kind's query: insight TRENDS, FUNNELS, PATHS, LIFECYCLE) run through the Query API's runner, with
+// a kind's query: insight TRENDS, FUNNELS, PATHS, LIFECYCLE, STICKINESS) run through the Query API's runner, with
 // the endpoint's cache and `refresh` rules. A kind Wren does not compute yet (a legacy RETENTION
 // filter, …) is stored and answered with `result: null` and the reason. A dashboard's filters apply as the endpoint's `filters_override`.
 import type { PersonalApiKey, Project } from '../platform/tenancy'
@@ -10,6 +10,7 @@ import { trendsKind, parseTrendRequest } from '../query/kinds/trends'
 import { funnelsKind, parseFunnelFilter } from '../query/kinds/funnels'
 import { pathsKind, parsePathsFilter } from '../query/kinds/paths'
 import { lifecycleKind, parseLifecycleFilter } from '../query/kinds/lifecycle'
+import { stickinessKind, parseStickinessFilter } from '../query/kinds/stickiness'
 import type { QueryRunner, RefreshMode } from '../query/runner'
 import type { DashboardFilters } from './dashboard-store'
 import type { Insight } from './store'
@@ -61,6 +62,7 @@ const LEGACY_KINDS: Record<string, { kind: AnyKind; parse(filters: Record<string
   TRENDS: { kind: trendsKind, parse: parseTrendRequest },
   FUNNELS: { kind: funnelsKind, parse: parseFunnelFilter },
   LIFECYCLE: { kind: lifecycleKind, parse: parseLifecycleFilter },
+  STICKINESS: { kind: stickinessKind, parse: parseStickinessFilter },
 }
 
 export class InsightResults {

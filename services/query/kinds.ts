@@ -9,11 +9,12 @@ import { trendsKind, type TrendDeps } from './kinds/trends'
 import { funnelsKind, type FunnelDeps } from './kinds/funnels'
 import { pathsKind, type PathsDeps } from './kinds/paths'
 import { lifecycleKind, type LifecycleDeps } from './kinds/lifecycle'
+import { stickinessKind, type StickinessDeps } from './kinds/stickiness'
 import { eventsQueryKind, type EventsQueryDeps } from './kinds/events'
 import { actorsQueryKind, type ActorsQueryDeps, type InsightActors } from './kinds/actors'
 
 /** What the kinds are built with: the union of every row's dependencies (services.ts builds it). */
-export type QueryDeps = TrendDeps & FunnelDeps & PathsDeps & LifecycleDeps & EventsQueryDeps & ActorsQueryDeps & HogqlDeps
+export type QueryDeps = TrendDeps & FunnelDeps & PathsDeps & LifecycleDeps & StickinessDeps & EventsQueryDeps & ActorsQueryDeps & HogqlDeps
 
 /** A kind as the runner holds it: its model is opaque to the runner. */
 // eslint-disable-next-line @typescript-eslint/no-explicit-any
@@ -24,6 +25,7 @@ export const KINDS: Readonly<Record<string, AnyKind>> = {
   FunnelsQuery: funnelsKind,
   PathsQuery: pathsKind,
   LifecycleQuery: lifecycleKind,
+  StickinessQuery: stickinessKind,
   EventsQuery: eventsQueryKind,
   ActorsQuery: actorsQueryKind<QueryDeps>(insightActors),
   HogQLQuery: hogqlQueryKind,

@@ -33,8 +33,8 @@ export interface EventReads {
   team: string
   /** The condition leaving out the events of persons the viewer may not see ('1' when none). */
   visible: string
-  /** A HogQL expression over the events as SQL; `attr` names the field a bad one is a 400 on. */
-  hogql(expr: string, attr: string): string
+  /** A HogQL expression over the events as SQL; `attr` names the field a bad one is a 400 on; `alias`: the events' name in it. */
+  hogql(expr: string, attr: string, alias?: string): string
   /** A property group as SQL ('1' when empty). */
   where(group: PropertyNode): string
   /** The events of a series' event (any event: '1') or action. */
@@ -75,7 +75,7 @@ export async function eventReads(
     filters,
     team,
     visible: hidden ? visibleEventsSql(hidden, params) : '1',
-    hogql: (expr, attr) => compileHogql(expr, params, personId, { sessions, attr }),
+    hogql: (expr, attr, alias) => compileHogql(expr, params, personId, { sessions, attr, alias }),
     where: (group) => compileGroup(group, filters),
     entity: (e) => {
       const own =
