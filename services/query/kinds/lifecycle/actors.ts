@@ -23,7 +23,7 @@ export async function lifecycleActors(
   if (point.day !== null) conditions.push(`k = ${params.add('Int64', keyOf(plan, dayWall(point.day, plan.tz)))}`)
   if (status !== null) conditions.push(`status = ${params.add('String', status)}`)
   const sql = withSettings(
-    `SELECT actor_id, any(event_count) AS event_count, any(event_distinct_ids) AS event_distinct_ids FROM (${plan.statuses})
+    `SELECT actor_id, any(event_count) AS event_count, any(event_distinct_ids) AS event_distinct_ids FROM (${plan.statuses(true)})
     ${conditions.length ? `WHERE ${conditions.join(' AND ')}` : ''} GROUP BY actor_id`,
     plan,
   )

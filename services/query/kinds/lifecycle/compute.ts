@@ -23,7 +23,7 @@ export async function computeLifecycle(deps: LifecycleDeps, run: QueryRun, reque
   const plan = await planLifecycle(deps, run.project, request, { now: run.now, viewer: run.viewer })
   const { reads, buckets } = plan
   const keys = buckets.map((b) => keyOf(plan, b))
-  const sql = `SELECT k, status, count() AS n FROM (${plan.statuses})
+  const sql = `SELECT k, status, count() AS n FROM (${plan.statuses(false)})
     WHERE k >= ${reads.params.add('Int64', keys[0] ?? 0)} AND k <= ${reads.params.add('Int64', keys[keys.length - 1] ?? -1)}
     GROUP BY k, status`
   const rows = await queryRows<{ k: number | string; status: string; n: number | string }>(

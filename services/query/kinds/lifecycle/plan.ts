@@ -56,8 +56,8 @@ export interface LifecyclePlan {
   name: string
   actions: Map<number, Action>
   reads: EventReads
-  /** Rows of (actor_id, k, status, event_count, event_distinct_ids): each actor's status in period k. */
-  statuses: string
+  /** Rows of (actor_id, k, status): each actor's status in period k; `listed`: with event_count and event_distinct_ids. */
+  statuses(listed: boolean): string
   settings: string
 }
 
@@ -84,7 +84,8 @@ export async function planLifecycle(
   }
   const range = resolveRange(rangeInput, opts.now, tz, weekStartDay)
   const reads = await eventReads(deps, project, definitions, { now: opts.now, viewer: opts.viewer, tz, weekStartDay, rangeInput })
-  const { params, interval } = { params: reads.params, interval: range.interval }
+  const { params } = reads
+  const { interval } = range
   const first = range.buckets[0]
   const last = range.buckets[range.buckets.length - 1]
   const shift = (w: Date, n: number) =>
@@ -103,38 +104,46 @@ export async function planLifecycle(
     actor = `\`$group_${request.aggregationGroup}\``
     conditions.push(`${actor} != ''`)
   }
+  // One period before the range (is the first one returning?) to one after (is the last one's next dormant?).
+  const from = reads.instant(shift(first, -1))
+  const to = reads.instant(shift(last, 1))
   const where = allOf([
     reads.team,
-    `timestamp >= ${reads.instant(shift(first, -1))}`,
-    `timestamp < ${reads.instant(shift(last, 1))}`,
-    `JSONExtractRaw(properties, '$process_person_profile') NOT IN ('false', '"false"')`,
+    `timestamp >= ${from}`,
+    `timestamp < ${to}`,
+    // Events sent with $process_person_profile false are the ones ingestion gave no full person (persons/rules.ts).
+    `person_mode = 'full'`,
     reads.entity(request.series),
     reads.where(definitions.globalProperties),
     reads.visible,
     ...conditions,
   ])
-  const source = reads.source({ from: reads.instant(shift(first, -1)), to: reads.instant(shift(last, 1)) })
-  let perActor = `SELECT ${actor} AS actor_id, min(person_created_at) AS created_at, groupUniqArray(${key('timestamp')}) AS periods,
-      count() AS event_count, groupUniqArray(100)(distinct_id) AS event_distinct_ids
-    FROM ${source.from} WHERE ${where} GROUP BY actor_id`
-  // A group's creation is the group's own (its first $groupidentify), not its persons'.
-  if (request.aggregationGroup !== null)
-    perActor = `SELECT a.actor_id AS actor_id, g.created_at AS created_at, a.periods AS periods, a.event_count AS event_count,
-        a.event_distinct_ids AS event_distinct_ids
-      FROM (${perActor}) AS a LEFT JOIN (
-        SELECT group_key, min(created_at) AS created_at FROM groups
-        WHERE ${reads.team} AND group_type_index = ${request.aggregationGroup} GROUP BY group_key
-      ) AS g ON a.actor_id = g.group_key`
-  const statuses = `SELECT actor_id, pair.1 AS k, pair.2 AS status, event_count, event_distinct_ids FROM (
-      SELECT actor_id, event_count, event_distinct_ids, arraySort(periods) AS active,
-        arrayPopBack(arrayPushFront(active, ${key('created_at')})) AS previous,
-        arrayPopFront(arrayPushBack(active, toInt64(-1))) AS following,
-        arrayMap((p, c, i) -> if(p = c, 'new', if(c - ${step} = p AND i != 1, 'returning', 'resurrecting')),
-          previous, active, arrayEnumerate(active)) AS initial,
-        arrayMap(c -> c + ${step}, arrayFilter((c, f) -> c + ${step} != f, active, following)) AS dormant,
-        arrayConcat(arrayZip(active, initial), arrayMap(d -> (d, 'dormant'), dormant)) AS pairs
-      FROM (${perActor}))
-    ARRAY JOIN pairs AS pair`
+  const source = reads.source({ from, to })
+  // The actors' own rows (persons listed) carry their event count and distinct ids; the counts need neither.
+  const statuses = (listed: boolean) => {
+    const extra = listed ? ', event_count, event_distinct_ids' : ''
+    let perActor = `SELECT ${actor} AS actor_id, min(person_created_at) AS created_at, groupUniqArray(${key('timestamp')}) AS periods
+        ${listed ? ', count() AS event_count, groupUniqArray(100)(distinct_id) AS event_distinct_ids' : ''}
+      FROM ${source.from} WHERE ${where} GROUP BY actor_id`
+    // A group's creation is the group's own (its first $groupidentify), not its persons'.
+    if (request.aggregationGroup !== null)
+      perActor = `SELECT a.actor_id AS actor_id, g.created_at AS created_at, a.periods AS periods
+          ${listed ? ', a.event_count AS event_count, a.event_distinct_ids AS event_distinct_ids' : ''}
+        FROM (${perActor}) AS a LEFT JOIN (
+          SELECT group_key, min(created_at) AS created_at FROM groups
+          WHERE ${reads.team} AND group_type_index = ${request.aggregationGroup} GROUP BY group_key
+        ) AS g ON a.actor_id = g.group_key`
+    return `SELECT actor_id, pair.1 AS k, pair.2 AS status${extra} FROM (
+        SELECT actor_id${extra}, arraySort(periods) AS active,
+          arrayPopBack(arrayPushFront(active, ${key('created_at')})) AS previous,
+          arrayPopFront(arrayPushBack(active, toInt64(-1))) AS following,
+          arrayMap((p, c, i) -> if(p = c, 'new', if(c - ${step} = p AND i != 1, 'returning', 'resurrecting')),
+            previous, active, arrayEnumerate(active)) AS initial,
+          arrayMap(c -> c + ${step}, arrayFilter((c, f) -> c + ${step} != f, active, following)) AS dormant,
+          arrayConcat(arrayZip(active, initial), arrayMap(d -> (d, 'dormant'), dormant)) AS pairs
+        FROM (${perActor}))
+      ARRAY JOIN pairs AS pair`
+  }
   const buckets = request.explicitDate ? range.buckets.filter((b) => b.getTime() >= range.from.getTime()) : range.buckets
   const series = request.series
   const name =

@@ -38,7 +38,7 @@ export async function stickinessActors(
     conditions.push(`num_intervals ${op} ${params.add('Int64', day)}`)
   }
   const sql = withSettings(
-    `SELECT toUUID(actor) AS actor_id, event_count, CAST([] AS Array(String)) AS event_distinct_ids
+    `SELECT toUUID(toString(actor)) AS actor_id, event_count, CAST([] AS Array(String)) AS event_distinct_ids
     FROM (${plan.actorIntervals}) WHERE ${conditions.join(' AND ')}`,
     plan,
   )

@@ -24,9 +24,6 @@ import { withTestAccountFilters } from '../../common/test-accounts'
 import type { SeriesEntity } from '../../common/series'
 import type { StickinessRequest } from './model'
 
-/** A slot an event matches: (matched, slot, actor, interval). */
-const MATCH = 'Tuple(UInt8, UInt16, String, Int64)'
-
 export interface StickinessPlanDeps extends EventReadsDeps {
   actions: Pick<ActionStore, 'list'>
   cohorts: Pick<CohortStore, 'list'>
@@ -118,7 +115,7 @@ export async function planStickiness(
     const to = reads.instant(range.to)
     const own = reads.entity(entity)
     const conditions = [own, `timestamp >= ${from}`, `timestamp <= ${to}`]
-    let actor = `toString(${reads.personId.sql})`
+    let actor = reads.personId.sql
     if (entity.math === 'hogql') actor = `toString(${reads.hogql(entity.mathHogql!, `series[${slot.series}].math_hogql`, 'e')})`
     else if (entity.math === 'unique_group') {
       actor = `\`$group_${entity.mathGroupTypeIndex}\``
@@ -130,7 +127,7 @@ export async function planStickiness(
       count === null
         ? periodKeySql('timestamp', range.interval, tzParam, weekStartDay)
         : `intDiv(toInt64(age(${params.add('String', range.interval)}, timestamp, toDateTime64(${params.add('String', instantParam(range.to, tz))}, 6, 'UTC'), ${tzParam})), ${count})`
-    return { entity: own, tuple: `CAST((toUInt8(${allOf(conditions)}), ${i}, ${actor}, ${key}) AS ${MATCH})` }
+    return { entity: own, conditions, actor, key }
   })
   const lowest = ranges.reduce((a, r) => (r.from.getTime() < a.getTime() ? r.from : a), ranges[0].from)
   const highest = ranges.reduce((a, r) => (r.to.getTime() > a.getTime() ? r.to : a), ranges[0].to)
@@ -143,14 +140,31 @@ export async function planStickiness(
     matches.some((m) => m.entity === '1') ? '1' : `(${[...new Set(matches.map((m) => m.entity))].join(' OR ')})`,
   ])
   const c = request.criteria
-  const having = c ? `count() ${{ gte: '>=', lte: '<=', exact: '=' }[c.operator]} ${params.add('Int64', c.value)}` : 'count() > 0'
+  const having = c ? `count() ${{ gte: '>=', lte: '<=', exact: '=' }[c.operator]} ${params.add('Int64', c.value)}` : ''
   const source = reads.source({ from: reads.instant(lowest), to: reads.instant(highest) })
-  const actorIntervals = `SELECT slot, actor, count() AS num_intervals, sum(events) AS event_count FROM (
-      SELECT m.2 AS slot, m.3 AS actor, m.4 AS k, count() AS events FROM (
-        SELECT arrayJoin(arrayFilter(x -> x.1 = 1, [${matches.map((m) => m.tuple).join(', ')}])) AS m
-        FROM ${source.from} WHERE ${where})
-      GROUP BY slot, actor, k HAVING ${having})
-    GROUP BY slot, actor`
+  // Each event as (slot, actor, interval) for every slot it matches; one slot needs no array of them. Slots
+  // reading their actor or interval alike (a series and its compared period) read it once, as its own type.
+  const [only] = matches
+  const pick = (xs: string[], text: (x: string) => string) =>
+    xs.every((x) => x === xs[0]) ? xs[0] : `multiIf(${xs.map((x, i) => `slot = ${i}, ${text(x)}`).join(', ')}, ${text(xs[0])})`
+  const rows =
+    matches.length === 1
+      ? `SELECT toUInt16(0) AS slot, ${only.actor} AS actor, ${only.key} AS k FROM ${source.from} WHERE ${allOf([where, ...only.conditions])}`
+      : `SELECT arrayJoin(arrayFilter(i -> i >= 0, [${matches.map((m, i) => `if(${allOf(m.conditions)}, ${i}, -1)`).join(', ')}])) AS slot,
+          ${pick(
+            matches.map((m) => m.actor),
+            (x) => `toString(${x})`,
+          )} AS actor, ${pick(
+            matches.map((m) => m.key),
+            (x) => x,
+          )} AS k
+        FROM ${source.from} WHERE ${where}`
+  // Without stickinessCriteria an interval counts at its first event: its distinct intervals, in one grouping.
+  const actorIntervals = c
+    ? `SELECT slot, actor, count() AS num_intervals, sum(events) AS event_count FROM (
+        SELECT slot, actor, k, count() AS events FROM (${rows}) GROUP BY slot, actor, k HAVING ${having})
+      GROUP BY slot, actor`
+    : `SELECT slot, actor, uniqExact(k) AS num_intervals, count() AS event_count FROM (${rows}) GROUP BY slot, actor`
   return { request, slots, reads, actorIntervals, persons, settings: source.settings }
 }
 
