@@ -139,8 +139,6 @@ export async function planStickiness(
     reads.visible,
     matches.some((m) => m.entity === '1') ? '1' : `(${[...new Set(matches.map((m) => m.entity))].join(' OR ')})`,
   ])
-  const c = request.criteria
-  const having = c ? `count() ${{ gte: '>=', lte: '<=', exact: '=' }[c.operator]} ${params.add('Int64', c.value)}` : ''
   const source = reads.source({ from: reads.instant(lowest), to: reads.instant(highest) })
   // Each event as (slot, actor, interval) for every slot it matches; one slot needs no array of them. Slots
   // reading their actor or interval alike (a series and its compared period) read it once, as its own type.
@@ -160,9 +158,11 @@ export async function planStickiness(
           )} AS k
         FROM ${source.from} WHERE ${where}`
   // Without stickinessCriteria an interval counts at its first event: its distinct intervals, in one grouping.
+  const c = request.criteria
   const actorIntervals = c
     ? `SELECT slot, actor, count() AS num_intervals, sum(events) AS event_count FROM (
-        SELECT slot, actor, k, count() AS events FROM (${rows}) GROUP BY slot, actor, k HAVING ${having})
+        SELECT slot, actor, k, count() AS events FROM (${rows}) GROUP BY slot, actor, k
+        HAVING count() ${{ gte: '>=', lte: '<=', exact: '=' }[c.operator]} ${params.add('Int64', c.value)})
       GROUP BY slot, actor`
     : `SELECT slot, actor, uniqExact(k) AS num_intervals, count() AS event_count FROM (${rows}) GROUP BY slot, actor`
   return { request, slots, reads, actorIntervals, persons, settings: source.settings }
