@@ -1,5 +1,5 @@
 // An insight's result: its query (bare or in an InsightVizNode) or its legacy `filters` (a dialect of
-// TrendsQuery, insight TRENDS, of FunnelsQuery, insight FUNNELS, or of PathsQuery, insight PATHS) run through the Query API's runner, with
+// a kind's query: insight TRENDS, FUNNELS, PATHS, LIFECYCLE, STICKINESS) run through the Query API's runner, with
 // the endpoint's cache and `refresh` rules. A kind Wren does not compute yet (a legacy RETENTION
 // filter, …) is stored and answered with `result: null` and the reason. A dashboard's filters apply as the endpoint's `filters_override`.
 import type { PersonalApiKey, Project } from '../platform/tenancy'
@@ -8,6 +8,8 @@ import type { DashboardFilter } from '../query/kind'
 import { kindOfNode, pathsKind, unwrapNode, type AnyKind } from '../query/kinds'
 import { trendsKind, parseTrendRequest } from '../query/kinds/trends'
 import { funnelsKind, parseFunnelFilter } from '../query/kinds/funnels'
+import { lifecycleKind, parseLifecycleFilter } from '../query/kinds/lifecycle'
+import { stickinessKind, parseStickinessFilter } from '../query/kinds/stickiness'
 import type { QueryRunner, RefreshMode } from '../query/runner'
 import type { DashboardFilters } from './dashboard-store'
 import type { Insight } from './store'
@@ -54,6 +56,14 @@ export function insightRefresh(value: string | undefined): RefreshMode {
 
 type Computed = { kind: AnyKind; query: unknown } | { other: string }
 
+/** The legacy `filters.insight` values Wren computes: each kind's reading of the filter dialect. */
+const LEGACY_KINDS: Record<string, { kind: AnyKind; parse(filters: Record<string, unknown>): unknown }> = {
+  TRENDS: { kind: trendsKind, parse: parseTrendRequest },
+  FUNNELS: { kind: funnelsKind, parse: parseFunnelFilter },
+  LIFECYCLE: { kind: lifecycleKind, parse: parseLifecycleFilter },
+  STICKINESS: { kind: stickinessKind, parse: parseStickinessFilter },
+}
+
 export class InsightResults {
   constructor(private readonly runner: QueryRunner) {}
 
@@ -67,10 +77,10 @@ export class InsightResults {
     }
     const kind = typeof filters.insight === 'string' ? filters.insight.toUpperCase() : 'TRENDS'
     if (kind === 'PATHS') return { kind: pathsKind, query: pathsKind.parseFilter(filters) }
-    if (kind !== 'TRENDS' && kind !== 'FUNNELS') return { other: kind }
+    const legacy = Object.hasOwn(LEGACY_KINDS, kind) ? LEGACY_KINDS[kind] : undefined
+    if (!legacy) return { other: kind }
     if (!Array.isArray(filters.events) && !Array.isArray(filters.actions)) return { other: 'empty' }
-    if (kind === 'FUNNELS') return { kind: funnelsKind, query: parseFunnelFilter(filters) }
-    return { kind: trendsKind, query: parseTrendRequest(filters) }
+    return { kind: legacy.kind, query: legacy.parse(filters) }
   }
 
   /**

@@ -5,6 +5,8 @@ import { AnyObject } from '../platform/http/schemas'
 import { TrendSeries } from '../query/kinds/trends/schemas'
 import { FunnelStep, FunnelTimeToConvert, FunnelTrend } from '../query/kinds/funnels/schemas'
 import { PathsLink } from '../query/kinds/paths/schemas'
+import { LifecycleSeries } from '../query/kinds/lifecycle/schemas'
+import { StickinessSeries } from '../query/kinds/stickiness/schemas'
 
 const Nullable = <T extends Parameters<typeof Type.Union>[0][number]>(t: T, options?: { description: string }) =>
   Type.Union([t, Type.Null()], options)
@@ -28,6 +30,8 @@ export const InsightAnswer = Type.Object(
     result: Nullable(
       Type.Union([
         Type.Array(TrendSeries),
+        Type.Array(LifecycleSeries),
+        Type.Array(StickinessSeries),
         Type.Array(FunnelStep),
         Type.Array(Type.Array(FunnelStep)),
         Type.Array(FunnelTrend),
@@ -37,7 +41,7 @@ export const InsightAnswer = Type.Object(
       ]),
       {
         description:
-          'Computed when one insight is read: a trend’s series, a funnel’s steps (a list per breakdown value), conversion trend or time to convert, a paths chart’s edges, or a SQL insight’s rows; null in lists and after a write.',
+          'Computed when one insight is read: a trend’s series, a lifecycle’s four statuses, a stickiness’s series, a funnel’s steps (a list per breakdown value), conversion trend or time to convert, a paths chart’s edges, or a SQL insight’s rows; null in lists and after a write.',
       },
     ),
     last_refresh: Nullable(Time, { description: 'When the result was computed.' }),

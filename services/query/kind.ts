@@ -34,7 +34,7 @@ export interface QueryRun {
 /**
  * One data point of an insight kind, as PostHog's InsightActorsQuery names it: `day` (a trend's bucket, as its
  * `days` list it), `series` (index), `breakdown` (the clicked value), `compare` ('current' | 'previous'),
- * `status` (lifecycle), `interval` (retention). What a kind does not read, it ignores; what it cannot apply
+ * `status` (lifecycle), `interval` (retention), `operator` (stickiness). What a kind does not read, it ignores; what it cannot apply
  * is a 400 naming the field.
  */
 export interface ActorsPoint {
@@ -44,6 +44,8 @@ export interface ActorsPoint {
   compare: 'current' | 'previous' | null
   status: string | null
   interval: number | null
+  /** A StickinessActorsQuery's comparison of `day` (the number of intervals): exact (default), gte or lte. */
+  operator?: 'exact' | 'gte' | 'lte' | null
   /** A FunnelsActorsQuery's point (PostHog's): read by the funnel kind only. */
   funnel?: FunnelActorsPoint
 }

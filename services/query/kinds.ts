@@ -8,11 +8,13 @@ import { hogqlQueryKind, type HogqlDeps } from './kinds/hogql'
 import { trendsKind, type TrendDeps } from './kinds/trends'
 import { funnelsKind, parseFunnelFilter, type FunnelDeps } from './kinds/funnels'
 import { pathsQueryKind, type FunnelSource, type PathsDeps } from './kinds/paths'
+import { lifecycleKind, type LifecycleDeps } from './kinds/lifecycle'
+import { stickinessKind, type StickinessDeps } from './kinds/stickiness'
 import { eventsQueryKind, type EventsQueryDeps } from './kinds/events'
 import { actorsQueryKind, type ActorsQueryDeps } from './kinds/actors'
 
 /** What the kinds are built with: the union of every row's dependencies (services.ts builds it). */
-export type QueryDeps = TrendDeps & FunnelDeps & PathsDeps & EventsQueryDeps & ActorsQueryDeps & HogqlDeps
+export type QueryDeps = TrendDeps & FunnelDeps & PathsDeps & LifecycleDeps & StickinessDeps & EventsQueryDeps & ActorsQueryDeps & HogqlDeps
 
 /** A kind as the runner holds it: its model is opaque to the runner. */
 // eslint-disable-next-line @typescript-eslint/no-explicit-any
@@ -25,6 +27,8 @@ export const KINDS: Readonly<Record<string, AnyKind>> = {
   TrendsQuery: trendsKind,
   FunnelsQuery: funnelsKind,
   PathsQuery: pathsKind,
+  LifecycleQuery: lifecycleKind,
+  StickinessQuery: stickinessKind,
   EventsQuery: eventsQueryKind,
   ActorsQuery: actorsQueryKind<QueryDeps>(insightActors),
   HogQLQuery: hogqlQueryKind,

@@ -146,10 +146,10 @@ describe('EventsQuery and ActorsQuery', () => {
     expect(warehouse.body.attr).toMatch(/^properties/)
     const funnel = await query({
       kind: 'ActorsQuery',
-      source: { kind: 'StickinessActorsQuery', day: 1, source: { kind: 'StickinessQuery', series: [] } },
+      source: { kind: 'FunnelCorrelationActorsQuery', source: { kind: 'FunnelCorrelationQuery' } },
     })
     expect(funnel.status).toBe(400)
-    expect(funnel.body).toMatchObject({ attr: 'source', detail: expect.stringContaining('StickinessActorsQuery') })
+    expect(funnel.body).toMatchObject({ attr: 'source', detail: expect.stringContaining('FunnelCorrelationActorsQuery') })
     const field = await query({ kind: 'EventsQuery', select: ['*'], actionSteps: [{ event: 'x' }] })
     expect(field.status).toBe(400)
     expect(field.body.attr).toBe('actionSteps')

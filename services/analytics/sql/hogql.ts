@@ -37,6 +37,8 @@ export interface HogqlOptions {
   attr?: string
   /** The events row's session (`session.<field>`), where the query can join it; without it `session.` is a 400. */
   sessions?: SessionColumns
+  /** The name the query gives the events row (PostHog's stickiness reads `e`): `e.properties.x` is `properties.x`. */
+  alias?: string
 }
 
 function eventsRow(personId: PersonIdColumn, params: SqlParams, sessions: SessionColumns | undefined): RowScope {
@@ -85,7 +87,12 @@ function personsRow(personId: PersonIdColumn, params: SqlParams): RowScope {
 export function compileHogql(src: string, params: SqlParams, personId: PersonIdColumn, opts: HogqlOptions = {}): string {
   const attr = opts.attr ?? 'breakdown'
   const ast = parseExpr(src, attr)
-  const row = opts.table === 'persons' ? personsRow(personId, params) : eventsRow(personId, params, opts.sessions)
+  let row = opts.table === 'persons' ? personsRow(personId, params) : eventsRow(personId, params, opts.sessions)
+  const { alias } = opts
+  if (alias) {
+    const own = row
+    row = { ...own, field: (chain) => own.field(chain.length > 1 && chain[0] === alias ? chain.slice(1) : chain) }
+  }
   const printed = printExpression(ast, { params, text: src, attr }, row, opts.filter ?? false)
   if (opts.filter && (printed.property || printed.kind === 'string' || printed.kind === 'number')) throw printedError(src, attr)
   return printed.sql

@@ -3,6 +3,7 @@
 import { wrenError } from '../../platform/errors'
 import { isRecord } from '../../platform/json'
 import { parsePropertyGroup, type PropertyGroup } from '../../analytics/property-filters/parse'
+import { listOf } from './fields'
 
 export const PROPERTY_MATHS = ['sum', 'avg', 'min', 'max', 'median', 'p75', 'p90', 'p95', 'p99'] as const
 export const COUNT_PER_ACTOR_MATHS = [
@@ -113,4 +114,21 @@ export function seriesOfNodes(raw: unknown): SeriesEntity[] {
     if (s.kind === 'actions' && s.id === null) throw wrenError('required', `${attr}: an ActionsNode needs the action's id.`, attr)
     return { ...s, order: i }
   })
+}
+
+/**
+ * A legacy filter's `actions` and `events` (a saved insight's `filters`) as series: actions first, then events,
+ * stably sorted by `order` with a missing or zero order counting as -1 (as PostHog does); an action without an id is dropped.
+ */
+export function legacySeries(input: Record<string, unknown>): SeriesEntity[] {
+  const events = listOf(input.events, 'events').filter((e) => typeof e !== 'string')
+  const actions = listOf(input.actions, 'actions').filter((e) => typeof e !== 'string')
+  const entities: SeriesEntity[] = [
+    ...actions.map((a, i) => entity(a, 'actions', `actions[${i}]`)).filter((a) => a.id !== null),
+    ...events.map((e, i) => entity(e, 'events', `events[${i}]`)),
+  ]
+  return entities
+    .map((e, i) => ({ e, i, o: e.order || -1 }))
+    .sort((a, b) => a.o - b.o || a.i - b.i)
+    .map((x) => x.e)
 }

@@ -42,6 +42,8 @@ export interface ActorsQuery<D = unknown> {
 
 const FIELDS = ['select', 'search', 'properties', 'fixedProperties', 'orderBy', 'limit', 'offset', 'source']
 const INSIGHT_ACTORS_FIELDS = ['source', 'day', 'status', 'interval', 'series', 'breakdown', 'compare', 'includeRecordings']
+/** PostHog's StickinessActorsQuery: a stickiness point, `operator` comparing its number of intervals. */
+const STICKINESS_ACTORS_FIELDS = ['source', 'day', 'series', 'compare', 'operator', 'includeRecordings']
 /** PostHog's person display name for `person_display_name` and ordering by `person`: the first of these set. */
 const DISPLAY_NAME_PROPERTIES = ['email', 'Email', 'name', 'Name', 'username', 'Username', 'UserName']
 /** PostHog lists at most this many distinct ids on a person object. */
@@ -94,15 +96,22 @@ export function parseActorsQuery<D>(
 function parseSource<D>(raw: unknown, actorsOf: (insight: Record<string, unknown>) => InsightActors<D>): ActorsQuery<D>['source'] {
   if (!isRecord(raw)) throw wrenError('invalid_input', 'source must be a query node.', 'source')
   if (raw.kind === 'FunnelsActorsQuery') return parseFunnelSource(raw, actorsOf)
-  if (raw.kind !== 'InsightActorsQuery')
+  const stickiness = raw.kind === 'StickinessActorsQuery'
+  if (raw.kind !== 'InsightActorsQuery' && !stickiness)
     throw wrenError(
       'unsupported',
-      `An ActorsQuery's source of kind '${String(raw.kind)}' is not computed yet: only InsightActorsQuery and FunnelsActorsQuery.`,
+      `An ActorsQuery's source of kind '${String(raw.kind)}' is not computed yet: only InsightActorsQuery, FunnelsActorsQuery and StickinessActorsQuery.`,
       'source',
     )
-  const unknown = Object.keys(raw).find((k) => !INSIGHT_ACTORS_FIELDS.includes(k) && !['kind', 'response', 'modifiers'].includes(k))
-  if (unknown) throw wrenError('unknown_field', `InsightActorsQuery has no field '${unknown}' that Wren can apply.`, `source.${unknown}`)
-  if (!isRecord(raw.source)) throw wrenError('required', 'An InsightActorsQuery needs the insight query as its source.', 'source.source')
+  const known = stickiness ? STICKINESS_ACTORS_FIELDS : INSIGHT_ACTORS_FIELDS
+  const unknown = Object.keys(raw).find((k) => !known.includes(k) && !['kind', 'response', 'modifiers'].includes(k))
+  if (unknown) throw wrenError('unknown_field', `${String(raw.kind)} has no field '${unknown}' that Wren can apply.`, `source.${unknown}`)
+  if (!isRecord(raw.source)) throw wrenError('required', `An ${String(raw.kind)} needs the insight query as its source.`, 'source.source')
+  if (stickiness && raw.source.kind !== 'StickinessQuery')
+    throw wrenError('invalid_input', 'A StickinessActorsQuery needs a StickinessQuery as its source.', 'source.source')
+  const operator = raw.operator === undefined || raw.operator === null ? null : raw.operator
+  if (operator !== null && operator !== 'exact' && operator !== 'gte' && operator !== 'lte')
+    throw wrenError('invalid_choice', "operator must be 'exact', 'gte' or 'lte'.", 'source.operator')
   const int = (name: string): number | null => {
     const v = raw[name]
     if (v === undefined || v === null) return null
@@ -124,6 +133,7 @@ function parseSource<D>(raw: unknown, actorsOf: (insight: Record<string, unknown
     compare,
     status,
     interval: int('interval'),
+    operator,
   }
   return { insight: raw.source, point, read: actorsOf(raw.source) }
 }

@@ -5,8 +5,8 @@ import { wrenError } from '../../../platform/errors'
 import { intervalOf, type Interval } from '../../common/dates'
 import { parsePropertyGroup, type PropertyGroup } from '../../../analytics/property-filters/parse'
 import { isRecord, jsonTooDeep, jsonTooDeepIn } from '../../../platform/json'
-import { listOf, optInt, optString, truthy } from '../../common/fields'
-import { entity, withAggregationGroup, type SeriesEntity } from '../../common/series'
+import { optInt, optString, truthy } from '../../common/fields'
+import { legacySeries, withAggregationGroup, type SeriesEntity } from '../../common/series'
 import { breakdownOf, type BreakdownFields } from '../../common/breakdown'
 
 export const DISPLAYS = [
@@ -66,17 +66,7 @@ export function mergeInput(query: Record<string, unknown>, body: unknown): Recor
 
 /** The legacy filter dialect (insights/trend/, a saved insight's `filters`) read into the trend model. */
 export function parseTrendRequest(input: Record<string, unknown>): TrendRequest {
-  const events = listOf(input.events, 'events').filter((e) => typeof e !== 'string')
-  const actions = listOf(input.actions, 'actions').filter((e) => typeof e !== 'string')
-  const entities: SeriesEntity[] = [
-    ...actions.map((a, i) => entity(a, 'actions', `actions[${i}]`)).filter((a) => a.id !== null),
-    ...events.map((e, i) => entity(e, 'events', `events[${i}]`)),
-  ]
-  // Stable sort by `order`, with a missing or zero order counting as -1 (as PostHog does).
-  const series = entities
-    .map((e, i) => ({ e, i, o: e.order || -1 }))
-    .sort((a, b) => a.o - b.o || a.i - b.i)
-    .map((x) => x.e)
+  const series = legacySeries(input)
   const display = displayOf(optString(input, 'display'))
   return {
     series: withAggregationGroup(series, optInt(input, 'aggregation_group_type_index', 0, 4)),
