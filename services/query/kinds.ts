@@ -10,11 +10,20 @@ import { funnelsKind, parseFunnelFilter, type FunnelDeps } from './kinds/funnels
 import { pathsQueryKind, type FunnelSource, type PathsDeps } from './kinds/paths'
 import { lifecycleKind, type LifecycleDeps } from './kinds/lifecycle'
 import { stickinessKind, type StickinessDeps } from './kinds/stickiness'
+import { retentionKind, type RetentionDeps } from './kinds/retention'
 import { eventsQueryKind, type EventsQueryDeps } from './kinds/events'
 import { actorsQueryKind, type ActorsQueryDeps } from './kinds/actors'
 
 /** What the kinds are built with: the union of every row's dependencies (services.ts builds it). */
-export type QueryDeps = TrendDeps & FunnelDeps & PathsDeps & LifecycleDeps & StickinessDeps & EventsQueryDeps & ActorsQueryDeps & HogqlDeps
+export type QueryDeps = TrendDeps &
+  FunnelDeps &
+  PathsDeps &
+  LifecycleDeps &
+  StickinessDeps &
+  RetentionDeps &
+  EventsQueryDeps &
+  ActorsQueryDeps &
+  HogqlDeps
 
 /** A kind as the runner holds it: its model is opaque to the runner. */
 // eslint-disable-next-line @typescript-eslint/no-explicit-any
@@ -29,6 +38,7 @@ export const KINDS: Readonly<Record<string, AnyKind>> = {
   PathsQuery: pathsKind,
   LifecycleQuery: lifecycleKind,
   StickinessQuery: stickinessKind,
+  RetentionQuery: retentionKind,
   EventsQuery: eventsQueryKind,
   ActorsQuery: actorsQueryKind<QueryDeps>(insightActors),
   HogQLQuery: hogqlQueryKind,

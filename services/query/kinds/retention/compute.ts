@@ -1,0 +1,66 @@
+// Computing retention: its plan (plan.ts) aggregated into the answer's cells in one query, shaped into PostHog's
+// cohort rows (retention_query_runner.py format_results): per breakdown value, one row per cohort interval with
+// `values` of every return interval (0 where no one came back, or in the future).
+import { queryRows } from '../../../platform/clickhouse'
+import type { QueryRun } from '../../kind'
+import { isoInTz } from '../../common/dates'
+import { OTHER_LABEL } from '../../common/breakdown-sql'
+import { planRetention, type RetentionPlan, type RetentionPlanDeps } from './plan'
+import { cellsSql } from './sql'
+import type { RetentionRequest } from './model'
+
+export type RetentionDeps = RetentionPlanDeps
+
+/** One cohort row of the answer (PostHog's RetentionResult). */
+export interface RetentionRow {
+  values: Array<{ count: number; label: string }>
+  label: string
+  date: string
+  breakdown_value: string | null
+}
+
+export const withSettings = (sql: string, plan: RetentionPlan) => (plan.settings ? `${sql} SETTINGS ${plan.settings}` : sql)
+
+/** PostHog's period names: "Day 0", "Week 3". */
+const title = (plan: RetentionPlan) => plan.range.interval.charAt(0).toUpperCase() + plan.range.interval.slice(1)
+
+/** A cohort's start as PostHog writes it: ISO with the project's offset, `Z` in UTC. */
+const dateOf = (plan: RetentionPlan, i: number) => isoInTz(plan.range.starts[i], plan.range.tz).replace(/\+00:00$/, 'Z')
+
+export async function computeRetention(deps: RetentionDeps, run: QueryRun, request: RetentionRequest): Promise<Record<string, unknown>> {
+  const plan = await planRetention(deps, run.project, request, { now: run.now, viewer: run.viewer })
+  const other = request.breakdown === null ? null : { limit: request.breakdownLimit, other: plan.params.add('String', OTHER_LABEL) }
+  const cells = await queryRows<{ s: number | string; k: number | string; value: string; c: number | string; rank: number | string }>(
+    deps.clickhouse,
+    withSettings(cellsSql(plan.actorRows, other), plan),
+    plan.params.values,
+    { signal: run.signal },
+  )
+  return { results: shape(plan, cells) }
+}
+
+function shape(
+  plan: RetentionPlan,
+  cells: Array<{ s: number | string; k: number | string; value: string; c: number | string; rank: number | string }>,
+) {
+  const L = plan.request.totalIntervals
+  const period = title(plan)
+  const labels = Array.from({ length: L }, (_, k) => `${period} ${k}`)
+  const byValue = new Map<string, { rank: number; counts: Map<string, number> }>()
+  for (const cell of cells) {
+    const value = plan.request.breakdown === null ? '' : cell.value
+    let entry = byValue.get(value)
+    if (!entry) byValue.set(value, (entry = { rank: Number(cell.rank), counts: new Map() }))
+    entry.rank = Math.min(entry.rank, Number(cell.rank))
+    entry.counts.set(`${cell.s}:${cell.k}`, Number(cell.c))
+  }
+  const rows = (value: string | null, counts: Map<string, number>): RetentionRow[] =>
+    plan.range.starts.map((_, s) => ({
+      values: labels.map((label, k) => ({ count: counts.get(`${s}:${k}`) ?? 0, label })),
+      label: `${period} ${s}`,
+      date: dateOf(plan, s),
+      breakdown_value: value,
+    }))
+  if (plan.request.breakdown === null) return rows(null, byValue.get('')?.counts ?? new Map())
+  return [...byValue.entries()].sort((a, b) => a[1].rank - b[1].rank).flatMap(([value, { counts }]) => rows(value, counts))
+}

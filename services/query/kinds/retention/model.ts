@@ -1,0 +1,205 @@
+// The retention model (RetentionRequest), read from a RetentionQuery node (its retentionFilter, breakdownFilter,
+// …) or from the legacy filter dialect (a saved insight's `filters` with insight RETENTION): one model, one plan,
+// one SQL for both. PostHog's defaults (schema RetentionFilter and retention_query_runner.py): a $pageview
+// target and return, recurring retention, Day periods, 11 intervals. Bad input is a 400 naming the field; an
+// option Wren cannot apply (24-hour windows, custom brackets, sum or average retention) is a 400 too.
+import { wrenError } from '../../../platform/errors'
+import { isRecord } from '../../../platform/json'
+import { parsePropertyGroup, type PropertyGroup } from '../../../analytics/property-filters/parse'
+import type { DashboardFilter } from '../../kind'
+import { breakdownOf, type BreakdownFields } from '../../common/breakdown'
+import { withDashboardFilters } from '../../common/dashboard-filters'
+import type { Interval } from '../../common/dates'
+import { optInt, optRecord, optString, truthy } from '../../common/fields'
+import { entity, type SeriesEntity } from '../../common/series'
+
+export const RETENTION_TYPES = ['retention_recurring', 'retention_first_time', 'retention_first_ever_occurrence'] as const
+export type RetentionType = (typeof RETENTION_TYPES)[number]
+const PERIODS: Record<string, Interval> = { Hour: 'hour', Day: 'day', Week: 'week', Month: 'month' }
+
+/** PostHog's default number of breakdown values (then "Other"). */
+export const DEFAULT_BREAKDOWN_LIMIT = 25
+/** PostHog's schema default for totalIntervals. */
+export const DEFAULT_TOTAL_INTERVALS = 11
+/** The most return intervals Wren computes (each cohort row has this many values). */
+export const MAX_TOTAL_INTERVALS = 1000
+
+export interface RetentionRequest extends BreakdownFields {
+  /** What puts an actor into a cohort; `id` null: any event. */
+  targetEntity: SeriesEntity
+  /** What counts as coming back. */
+  returningEntity: SeriesEntity
+  retentionType: RetentionType
+  period: Interval
+  /** Return intervals per cohort row (interval 0 included): PostHog's lookahead. */
+  totalIntervals: number
+  cumulative: boolean
+  /** A return interval counts only with at least this many return events in it. */
+  minimumOccurrences: number
+  /** The app's percentages: of the cohort ('total') or of the interval before ('previous'); the counts are the same. */
+  retentionReference: 'total' | 'previous'
+  properties: PropertyGroup
+  filterTestAccounts: boolean
+  dateFrom: string | null
+  dateTo: string | null
+  explicitDate: boolean
+  /** The model's interval for the dashboard filters (common/dashboard-filters.ts): the period. */
+  interval: Interval
+  /** Aggregate by this group type instead of persons. */
+  aggregationGroup: number | null
+}
+
+/** Fields of a retentionFilter the counts do not depend on (the app's display choices), accepted as they are. */
+const DISPLAY_ONLY = ['showMean', 'meanRetentionCalculation', 'display', 'dashboardDisplay', 'selectedInterval', 'showTrendLines']
+
+interface Names {
+  target: string
+  returning: string
+  type: string
+  period: string
+  total: string
+  cumulative: string
+  minimum: string
+  reference: string
+}
+
+const NODE_NAMES: Names = {
+  target: 'targetEntity',
+  returning: 'returningEntity',
+  type: 'retentionType',
+  period: 'period',
+  total: 'totalIntervals',
+  cumulative: 'cumulative',
+  minimum: 'minimumOccurrences',
+  reference: 'retentionReference',
+}
+
+const LEGACY_NAMES: Names = {
+  target: 'target_entity',
+  returning: 'returning_entity',
+  type: 'retention_type',
+  period: 'period',
+  total: 'total_intervals',
+  cumulative: 'cumulative',
+  minimum: 'minimum_occurrences',
+  reference: 'retention_reference',
+}
+
+/** A retention entity (PostHog's RetentionEntity): `{id, type: events | actions}`, or an EventsNode / ActionsNode. */
+function retentionEntity(raw: unknown, attr: string): SeriesEntity {
+  let value = raw
+  if (typeof value === 'string') {
+    try {
+      value = JSON.parse(value)
+    } catch {
+      throw wrenError('invalid_input', `${attr} must be an object like {"id": "$pageview", "type": "events"}.`, attr)
+    }
+  }
+  if (value === undefined || value === null) return entity({ id: '$pageview' }, 'events', attr)
+  if (!isRecord(value)) throw wrenError('invalid_input', `${attr} must be an object like {"id": "$pageview", "type": "events"}.`, attr)
+  const type = value.type ?? (value.kind === 'ActionsNode' ? 'actions' : 'events')
+  if (type !== 'events' && type !== 'actions')
+    throw wrenError('invalid_input', `${attr}.type must be 'events' or 'actions'; got '${String(type)}'.`, `${attr}.type`)
+  const idKey = value.id === undefined && value.kind === 'EventsNode' ? 'event' : 'id'
+  const e = entity(value, type, attr, idKey)
+  if (e.kind === 'actions' && e.id === null) throw wrenError('required', `${attr}: an action entity needs the action's id.`, `${attr}.id`)
+  return e
+}
+
+function retentionOptions(filter: Record<string, unknown>, names: Names, prefix: string) {
+  const at = (k: keyof Names) => prefix + names[k]
+  const type = optString(filter, names.type, prefix) ?? 'retention_recurring'
+  if (!(RETENTION_TYPES as readonly string[]).includes(type))
+    throw wrenError('invalid_input', `${at('type')} must be one of ${RETENTION_TYPES.join(', ')}; got '${type}'.`, at('type'))
+  const periodRaw = optString(filter, names.period, prefix) ?? 'Day'
+  const period = PERIODS[periodRaw] ?? PERIODS[periodRaw.charAt(0).toUpperCase() + periodRaw.slice(1).toLowerCase()]
+  if (!period) throw wrenError('invalid_input', `${at('period')} must be one of Hour, Day, Week, Month; got '${periodRaw}'.`, at('period'))
+  const reference = optString(filter, names.reference, prefix) ?? 'total'
+  if (reference !== 'total' && reference !== 'previous')
+    throw wrenError('invalid_input', `${at('reference')} must be 'total' or 'previous'.`, at('reference'))
+  return {
+    targetEntity: retentionEntity(filter[names.target], at('target')),
+    returningEntity: retentionEntity(filter[names.returning], at('returning')),
+    retentionType: type as RetentionType,
+    period,
+    interval: period,
+    totalIntervals: optInt(filter, names.total, 1, MAX_TOTAL_INTERVALS, prefix) ?? DEFAULT_TOTAL_INTERVALS,
+    cumulative: truthy(filter[names.cumulative]),
+    minimumOccurrences: optInt(filter, names.minimum, 1, 1_000_000, prefix) ?? 1,
+    retentionReference: reference as 'total' | 'previous',
+  }
+}
+
+/** The options of PostHog's retentionFilter Wren cannot apply: a 400 naming each, never ignored. */
+function refuseUnapplied(filter: Record<string, unknown>, prefix: string): void {
+  const mode = filter.timeWindowMode
+  if (mode !== undefined && mode !== null && mode !== 'strict_calendar_dates')
+    throw wrenError(
+      'unsupported',
+      `${prefix}timeWindowMode '${String(mode)}' is not computed yet: only calendar periods.`,
+      `${prefix}timeWindowMode`,
+    )
+  const brackets = filter.retentionCustomBrackets
+  if (Array.isArray(brackets) ? brackets.length > 0 : brackets !== undefined && brackets !== null)
+    throw wrenError('unsupported', `${prefix}retentionCustomBrackets are not computed yet.`, `${prefix}retentionCustomBrackets`)
+  const aggregation = filter.aggregationType
+  if (aggregation !== undefined && aggregation !== null && aggregation !== 'count')
+    throw wrenError(
+      'unsupported',
+      `${prefix}aggregationType '${String(aggregation)}' is not computed yet: only count.`,
+      `${prefix}aggregationType`,
+    )
+}
+
+const NODE_FILTER_FIELDS = [
+  ...Object.values(NODE_NAMES),
+  ...DISPLAY_ONLY,
+  'timeWindowMode',
+  'retentionCustomBrackets',
+  'aggregationType',
+  'aggregationProperty',
+  'aggregationPropertyType',
+]
+
+/** A RetentionQuery node read into the model. */
+export function parseRetentionQuery(node: Record<string, unknown>): RetentionRequest {
+  if (node.retentionFilter === undefined || node.retentionFilter === null)
+    throw wrenError('required', 'A RetentionQuery needs its retentionFilter (it may be {}).', 'retentionFilter')
+  const filter = optRecord(node, 'retentionFilter')
+  const unknown = Object.keys(filter).find((k) => !NODE_FILTER_FIELDS.includes(k))
+  if (unknown) throw wrenError('unknown_field', `retentionFilter has no field '${unknown}'.`, `retentionFilter.${unknown}`)
+  refuseUnapplied(filter, 'retentionFilter.')
+  if (node.samplingFactor !== undefined && node.samplingFactor !== null && node.samplingFactor !== 1)
+    throw wrenError('unsupported', 'samplingFactor is not applied by Wren: leave it out.', 'samplingFactor')
+  const dateRange = optRecord(node, 'dateRange')
+  return {
+    ...retentionOptions(filter, NODE_NAMES, 'retentionFilter.'),
+    properties: parsePropertyGroup(node.properties, 'properties'),
+    filterTestAccounts: truthy(node.filterTestAccounts),
+    dateFrom: optString(dateRange, 'date_from', 'dateRange.'),
+    dateTo: optString(dateRange, 'date_to', 'dateRange.'),
+    explicitDate: truthy(dateRange.explicitDate),
+    ...breakdownOf(optRecord(node, 'breakdownFilter'), DEFAULT_BREAKDOWN_LIMIT, 'breakdownFilter.'),
+    aggregationGroup: optInt(node, 'aggregation_group_type_index', 0, 4),
+  }
+}
+
+/** The legacy filter dialect (a saved insight's `filters`, insight RETENTION) read into the same model. */
+export function parseRetentionFilter(input: Record<string, unknown>): RetentionRequest {
+  return {
+    ...retentionOptions(input, LEGACY_NAMES, ''),
+    properties: parsePropertyGroup(input.properties, 'properties'),
+    filterTestAccounts: truthy(input.filter_test_accounts),
+    dateFrom: optString(input, 'date_from'),
+    dateTo: optString(input, 'date_to'),
+    explicitDate: truthy(input.explicit_date),
+    ...breakdownOf(input, DEFAULT_BREAKDOWN_LIMIT, ''),
+    aggregationGroup: optInt(input, 'aggregation_group_type_index', 0, 4),
+  }
+}
+
+/** PostHog's apply_dashboard_filters for retention (common/dashboard-filters.ts); an interval keeps the period. */
+export function retentionWithDashboardFilters(query: RetentionRequest, filters: DashboardFilter): RetentionRequest {
+  const out = withDashboardFilters(query, { ...filters, interval: null }, DEFAULT_BREAKDOWN_LIMIT)
+  return { ...out, interval: out.period }
+}

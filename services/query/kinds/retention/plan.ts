@@ -1,0 +1,253 @@
+// Planning retention: the request resolved against the project — its intervals (PostHog's
+// QueryDateRangeWithIntervals, in the project's timezone and week start), the actions and cohorts it names,
+// the persons the viewer may not see — into the SQL of its per-actor rows (sql.ts), which the answer's cells
+// and the actors behind one cell aggregate differently.
+import type { ClickHouseClient } from '../../../platform/clickhouse'
+import { SqlParams } from '../../../platform/clickhouse/params'
+import { wrenError } from '../../../platform/errors'
+import type { PersonalApiKey, Project } from '../../../platform/tenancy'
+import { hiddenPersons, visibleEventsSql } from '../../../platform/http/hidden-persons'
+import type { Action, ActionStore } from '../../../actions/store'
+import { actionSql } from '../../../actions/match'
+import type { Cohort, CohortStore } from '../../../cohorts/store'
+import { cohortResolver } from '../../../cohorts/membership'
+import { compileHogql } from '../../../analytics/sql/hogql'
+import { EventPersonId, hasPersonOverrides } from '../../../analytics/sql/persons-sql'
+import { compileGroup, eventColumns, type FilterContext } from '../../../analytics/property-filters/sql'
+import type { PropertyColumnSource } from '../../../analytics/sql/materialized-properties'
+import type { PropertyGroup } from '../../../analytics/property-filters/parse'
+import { SessionColumns } from '../../../analytics/sql/sessions'
+import { eventsSource } from '../../../analytics/sql/events-source'
+import { parseDate } from '../../../analytics/time/date-params'
+import { addDays, addMonths, endOfDay, endOfHour, fromWall, toWall } from '../../../analytics/time/wall-time'
+import { bucketStart, earliestEvent, instantParam, weekStartOf, type Interval } from '../../common/dates'
+import { breakdownExpr, NULL_LABEL } from '../../common/breakdown-sql'
+import type { SeriesEntity } from '../../common/series'
+import { withTestAccountFilters } from '../../common/test-accounts'
+import { cohortsNamed, entityActions } from '../../common/definitions'
+import { actorRowsSql } from './sql'
+import type { RetentionRequest } from './model'
+
+export interface RetentionPlanDeps {
+  clickhouse: ClickHouseClient
+  actions: Pick<ActionStore, 'list'>
+  cohorts: Pick<CohortStore, 'list'>
+  materialized?: PropertyColumnSource
+}
+
+export interface RetentionDefinitions {
+  globalProperties: PropertyGroup
+  actions: Map<number, Action>
+  cohorts: Map<number, Cohort>
+}
+
+const entities = (r: RetentionRequest) => [r.targetEntity, r.returningEntity]
+
+/** The actions and cohorts a retention query names; another project's action is a 400. */
+export async function retentionDefinitions(
+  deps: Pick<RetentionPlanDeps, 'actions' | 'cohorts'>,
+  project: Project,
+  request: RetentionRequest,
+): Promise<RetentionDefinitions> {
+  const globalProperties = withTestAccountFilters(project, request.properties, request.filterTestAccounts)
+  const actions = await entityActions(deps, project, entities(request), 'retentionFilter')
+  const cohorts = await cohortsNamed(deps, project, {
+    globalProperties,
+    entities: entities(request),
+    breakdownType: request.breakdown === null ? '' : request.breakdownType,
+    actions: actions.values(),
+  })
+  return { globalProperties, actions, cohorts }
+}
+
+/** The intervals of a retention query, as wall times of the project's timezone. */
+export interface RetentionRange {
+  interval: Interval
+  tz: string
+  /** The first cohort interval's start. */
+  from: Date
+  /** The end (exclusive): the start of the interval after date_to's. */
+  to: Date
+  /** Each cohort interval's start. */
+  starts: Date[]
+}
+
+/** The most cells (cohort intervals × return intervals) an answer has. */
+const MAX_CELLS = 250_000
+
+function addIntervals(w: Date, interval: Interval, n: number, tz: string): Date {
+  switch (interval) {
+    case 'hour':
+      return toWall(new Date(fromWall(w, tz).getTime() + n * 3_600_000), tz)
+    case 'day':
+      return addDays(w, n)
+    case 'week':
+      return addDays(w, 7 * n)
+    case 'month':
+      return addMonths(w, n)
+  }
+}
+
+/**
+ * PostHog's QueryDateRangeWithIntervals: date_to (now without one) to the end of its day (its hour, for hourly
+ * periods with a relative or no date_to), plus one interval, at that interval's start; date_from at the start of
+ * its interval, or without one totalIntervals intervals before date_to.
+ */
+export function retentionRange(
+  request: RetentionRequest,
+  now: Date,
+  tz: string,
+  weekStartDay: number,
+  earliest: Date | null,
+): RetentionRange {
+  const interval = request.period
+  const nowWall = toWall(now, tz)
+  const start = (w: Date) => bucketStart(w, interval, weekStartDay)
+  let to = nowWall
+  let relative = true
+  if (request.dateTo) {
+    const parsed = parseDate(request.dateTo, nowWall, tz, true, 'dateRange.date_to')
+    to = parsed.wall
+    relative = parsed.relative
+  }
+  if (interval !== 'hour') to = endOfDay(to)
+  else if (relative) to = endOfHour(to)
+  to = start(addIntervals(to, interval, 1, tz))
+  let from: Date
+  if (request.dateFrom === 'all') from = start(earliest ? toWall(earliest, tz) : nowWall)
+  else if (request.dateFrom) from = start(parseDate(request.dateFrom, nowWall, tz, true, 'dateRange.date_from').wall)
+  else from = start(addIntervals(to, interval, -request.totalIntervals, tz))
+  const starts: Date[] = []
+  for (let w = from; w.getTime() < to.getTime(); w = addIntervals(from, interval, starts.length, tz)) {
+    starts.push(w)
+    if (starts.length * request.totalIntervals > MAX_CELLS)
+      throw wrenError(
+        'too_many_buckets',
+        `This date range has too many ${interval} cohorts for ${request.totalIntervals} intervals each; choose a longer period or a shorter range.`,
+        'dateRange',
+      )
+  }
+  return { interval, tz, from, to, starts }
+}
+
+export interface RetentionPlan {
+  request: RetentionRequest
+  range: RetentionRange
+  cohorts: Map<number, Cohort>
+  params: SqlParams
+  /** The per-actor rows (sql.ts actorRowsSql). */
+  actorRows: string
+  /** The SETTINGS clause's content the query needs ('' when none). */
+  settings: string
+  /** How the actor column reads: 'persons' (a person's uuid) or 'groups'. */
+  actorKind: 'persons' | 'groups'
+}
+
+export async function planRetention(
+  deps: RetentionPlanDeps,
+  project: Project,
+  request: RetentionRequest,
+  opts: { now: Date; viewer?: PersonalApiKey; distinctIds?: boolean },
+): Promise<RetentionPlan> {
+  const { clickhouse } = deps
+  const tz = project.timezone || 'UTC'
+  const weekStartDay = weekStartOf(project)
+  const { globalProperties, actions, cohorts } = await retentionDefinitions(deps, project, request)
+  const earliest = request.dateFrom === 'all' ? await earliestEvent(clickhouse, project.id) : null
+  const range = retentionRange(request, opts.now, tz, weekStartDay, earliest)
+  const params = new SqlParams()
+  const personId = new EventPersonId(await hasPersonOverrides(clickhouse, project.id))
+  const cohortMembers = cohortResolver(project.id, cohorts, params)
+  const sessions = new SessionColumns()
+  const hogql = (expr: string) => compileHogql(expr, params, personId, { sessions })
+  const filters: FilterContext = {
+    params,
+    sessions,
+    columns: eventColumns(personId, deps.materialized),
+    cohortMembers,
+    dateParam: (v) => params.add('String', instantParam(parseDate(v, toWall(opts.now, tz), tz, true, 'properties').wall, tz)),
+  }
+  const team = `team_id = ${params.add('Int64', project.id)}`
+  const from = `toDateTime64(${params.add('String', instantParam(range.from, tz))}, 6, 'UTC')`
+  const to = `toDateTime64(${params.add('String', instantParam(range.to, tz))}, 6, 'UTC')`
+
+  let actor = personId.sql
+  let actorKind: RetentionPlan['actorKind'] = 'persons'
+  const conditions: string[] = []
+  if (request.aggregationGroup !== null) {
+    actor = `\`$group_${request.aggregationGroup}\``
+    actorKind = 'groups'
+    conditions.push(`${actor} != ''`)
+  }
+
+  const entitySql = (e: SeriesEntity) =>
+    e.kind === 'actions' ? actionSql(actions.get(Number(e.id))!, filters) : e.id === null ? '1' : `event = ${params.add('String', e.id)}`
+  const matches = (e: SeriesEntity) => [entitySql(e), compileGroup(e.properties, filters)].filter((c) => c !== '1').join(' AND ') || '1'
+  const start = matches(request.targetEntity)
+  const returning = matches(request.returningEntity)
+  const firstEver = request.retentionType === 'retention_first_ever_occurrence' ? entitySql(request.targetEntity) : null
+  // Recurring retention reads the range only; first-time retention every earlier event too (to find the first).
+  if (request.retentionType === 'retention_recurring') conditions.push(`timestamp >= ${from}`, `timestamp < ${to}`)
+  else conditions.push(`timestamp < ${to}`)
+  // Only the entities' events are read (any event: all of them).
+  const names = (e: SeriesEntity): Array<string | null> =>
+    e.kind === 'actions' ? actions.get(Number(e.id))!.steps.map((s) => s.event || null) : [e.id === null ? null : String(e.id)]
+  const eventNames = [...names(request.targetEntity), ...names(request.returningEntity)]
+  if (!eventNames.includes(null)) conditions.push(`event IN ${params.add('Array(String)', [...new Set(eventNames as string[])].sort())}`)
+  else if (request.retentionType !== 'retention_first_ever_occurrence' && start !== '1' && returning !== '1')
+    conditions.push(`((${start}) OR (${returning}))`)
+
+  // PostHog's retention breaks down by the first of several breakdowns only.
+  const single = { ...request, breakdowns: request.breakdowns ? request.breakdowns.slice(0, 1) : null }
+  const breakdown = breakdownExpr(single, { params, hogql, cohortMembers, sessions, personId, materialized: filters.columns.materialized })
+  const breakdownSql = breakdown
+    ? {
+        expr: breakdown.multi
+          ? `arrayMap(x -> if(x = 'all', '0', x), ${breakdown.expr})`
+          : `if(${breakdown.expr} = '${NULL_LABEL}', '', ${breakdown.expr})`,
+        cohort: breakdown.multi,
+      }
+    : null
+
+  const hidden = opts.viewer ? await hiddenPersons(clickhouse, opts.viewer, project.id) : null
+  const where = [team, ...conditions, compileGroup(globalProperties, filters), hidden ? visibleEventsSql(hidden, params) : '1']
+    .filter((c) => c !== '1')
+    .join(' AND ')
+  const tzParam = params.add('String', tz)
+  const localDate = `toDate(timestamp, ${tzParam})`
+  const fromDate = params.add('Date', range.from.toISOString().slice(0, 10))
+  const bucket = {
+    hour: `floor((toUnixTimestamp(timestamp) - ${params.add('Int64', Math.floor(fromWall(range.from, tz).getTime() / 1000))}) / 3600)`,
+    day: `dateDiff('day', ${fromDate}, ${localDate})`,
+    week: `floor(dateDiff('day', ${fromDate}, ${localDate}) / 7)`,
+    month: `toYear(${localDate}) * 12 + toMonth(${localDate}) - ${range.from.getUTCFullYear() * 12 + range.from.getUTCMonth() + 1}`,
+  }[range.interval]
+
+  const SOURCE = '__wren_retention_events__'
+  const sql = actorRowsSql({
+    from: SOURCE,
+    where,
+    actor,
+    bucket,
+    count: range.starts.length,
+    lookahead: request.totalIntervals,
+    start,
+    firstEver,
+    returning,
+    type: request.retentionType,
+    cumulative: request.cumulative,
+    minimumOccurrences: request.minimumOccurrences,
+    breakdown: breakdownSql,
+    distinctIds: opts.distinctIds === true,
+  })
+  const source = eventsSource(team, { sessions, personId }, sessions.used ? { from, to } : {})
+  return {
+    request,
+    range,
+    cohorts,
+    params,
+    actorRows: sql.split(SOURCE).join(source.from),
+    settings: source.settings,
+    actorKind,
+  }
+}

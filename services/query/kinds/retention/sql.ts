@@ -1,0 +1,92 @@
+// Retention as ClickHouse SQL, in one pass over the events: each actor's events (per breakdown value) are
+// grouped into the intervals its cohort starts in (every interval with a target event, or for first-time
+// retention the interval of its first one) and the intervals it came back in; each (actor, cohort interval)
+// becomes the list of intervals after the cohort's it returned in (PostHog's intervals_from_base: 0 for the
+// cohort itself, then 1 … totalIntervals-1), or for cumulative retention every interval up to the last it
+// returned in. Counts, the ranking of breakdown values and their "Other" are aggregated in SQL too; only the
+// cells of the answer reach Wren. User input only enters as parameters.
+import type { RetentionType } from './model'
+
+export interface RetentionSqlInput {
+  /** The events table with its joins (analytics/sql/events-source.ts). */
+  from: string
+  /** The WHERE of every event read: team, time bounds, global filters, visibility, the entities' event names. */
+  where: string
+  /** The actor of an event (a person's uuid, a group key). */
+  actor: string
+  /** An event's interval: its index from the range's first (negative before it). */
+  bucket: string
+  /** The intervals of the range (cohort rows): an event counts when 0 <= bucket < count. */
+  count: number
+  /** Return intervals per cohort, the cohort's own included. */
+  lookahead: number
+  /** SQL matching a target event (with its properties). */
+  start: string
+  /** First-ever occurrence: SQL matching the target event without its properties; else null. */
+  firstEver: string | null
+  /** SQL matching a return event. */
+  returning: string
+  type: RetentionType
+  cumulative: boolean
+  minimumOccurrences: number
+  /** Per event: its breakdown value (String), or for cohorts an Array(String) to arrayJoin; null: none. */
+  breakdown: { expr: string; cohort: boolean } | null
+  /** Also gather each actor's distinct ids (the actors query lists them). */
+  distinctIds: boolean
+}
+
+/**
+ * Rows of (actor, pv, s, ks, events, distinct_ids): per actor, breakdown value ('' without one) and cohort
+ * interval s, the intervals from s it counts in (0 first), how many of its events were read, and (when asked)
+ * its distinct ids.
+ */
+export function actorRowsSql(input: RetentionSqlInput): string {
+  const { count: n, lookahead: L } = input
+  const first = input.type !== 'retention_recurring'
+  const inRange = `b >= 0 AND b < ${n}`
+  // A first-time cohort's breakdown value is that of the actor's first target event (one bucket per actor);
+  // a recurring one's, each value of the actor's events (its start and return events with that value).
+  const cohort = input.breakdown?.cohort === true
+  const eventValue = input.breakdown ? (cohort ? `arrayJoin(${input.breakdown.expr})` : input.breakdown.expr) : `''`
+  const anchor = input.firstEver ? 'is_first' : 'is_start'
+  const byValue = !first || cohort
+  const pv = byValue ? 'pv' : `argMinIf(ev, timestamp, ${anchor}) AS pv`
+  const groupBy = byValue ? 'actor, pv' : 'actor'
+  let starts: string
+  if (!first) starts = `arraySort(groupUniqArrayIf(b, is_start AND ${inRange}))`
+  else {
+    const valid = input.firstEver
+      ? `countIf(is_start) > 0 AND minIf(timestamp, is_first) = minIf(timestamp, is_start)`
+      : `countIf(is_start) > 0`
+    const at = `argMinIf(b, timestamp, ${anchor})`
+    starts = `if(${valid} AND ${at} >= 0 AND ${at} < ${n}, [${at}], CAST([] AS Array(Int64)))`
+  }
+  const returned =
+    input.minimumOccurrences > 1
+      ? `arrayFilter(x -> countEqual(rs, x) >= ${input.minimumOccurrences}, arrayDistinct(groupArrayIf(b, is_return AND ${inRange}) AS rs))`
+      : `groupUniqArrayIf(b, is_return AND ${inRange})`
+  const base = `arrayConcat([0], arrayFilter(k -> k > 0 AND k < ${L}, arrayMap(r -> r - s, returns)))`
+  const ks = input.cumulative ? `range(0, arrayMax(${base}) + 1)` : base
+  const events = `SELECT ${input.actor} AS actor, ${byValue ? `${eventValue} AS pv` : `${eventValue} AS ev`}, timestamp, distinct_id,
+      toInt64(${input.bucket}) AS b, (${input.start}) AS is_start, (${input.returning}) AS is_return${input.firstEver ? `, (${input.firstEver}) AS is_first` : ''}
+    FROM ${input.from} WHERE ${input.where}`
+  return `SELECT actor, pv, s, ${ks} AS ks, events, distinct_ids FROM (
+    SELECT actor, ${pv}, ${starts} AS starts, ${returned} AS returns, count() AS events,
+      ${input.distinctIds ? 'groupUniqArray(distinct_id)' : 'CAST([] AS Array(String))'} AS distinct_ids
+    FROM (${events}) GROUP BY ${groupBy})
+  ARRAY JOIN starts AS s`
+}
+
+/**
+ * The cells of the answer (s, k, value, c, rank): per breakdown value, cohort interval s and interval k, the actors counted. With a
+ * breakdown, values are ranked as PostHog ranks them (largest cohorts, summed over the range, first; then by
+ * value) and past `limit` summed into `other`; `rank` orders them.
+ */
+export function cellsSql(actorRows: string, breakdown: { limit: number; other: string } | null): string {
+  const cells = `SELECT s, k, pv, count() AS c FROM (${actorRows}) ARRAY JOIN ks AS k GROUP BY s, k, pv`
+  if (!breakdown) return `SELECT s, k, pv AS value, c, 1 AS rank FROM (${cells})`
+  const ranked = `SELECT s, k, pv, c, dense_rank() OVER (ORDER BY total DESC, pv) AS r FROM (
+      SELECT s, k, pv, c, sum(if(k = 0, c, 0)) OVER (PARTITION BY pv) AS total FROM (${cells}))`
+  const other = (v: string) => `if(r <= ${breakdown.limit}, ${v}, ${breakdown.other})`
+  return `SELECT s, k, ${other('pv')} AS value, sum(c) AS c, min(r) AS rank FROM (${ranked}) GROUP BY s, k, value`
+}
