@@ -79,6 +79,11 @@ export interface FunnelActorsPoint {
 export interface ActorsSql {
   sql: string
   params: Record<string, unknown>
+  /**
+   * Columns of the point's own an ActorsQuery may select by name, as SQL over its rows (aliased `source`), e.g.
+   * a retention cohort's `appearances`.
+   */
+  columns?: Record<string, string>
 }
 
 /**

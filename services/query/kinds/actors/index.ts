@@ -207,6 +207,8 @@ export async function runActorsQuery<D extends ActorsQueryDeps>(
   const personId = { sql: 'persons.uuid' }
   const hogql = (expr: string, attr: string) => compileHogql(expr, params, personId, { table: 'persons', attr })
 
+  // The point's actors first: what the source offers beyond event_count and event_distinct_ids is selectable.
+  const point = q.source ? await q.source.read.actors(deps, run, q.source.point) : null
   const columns: Column[] = []
   for (const [i, name] of q.select.entries()) {
     const expr = columnExpr(name)
@@ -221,7 +223,8 @@ export async function runActorsQuery<D extends ActorsQueryDeps>(
       if (!q.source)
         throw wrenError('invalid_input', `select[${i}]: '${expr}' needs a source (the point whose events it counts).`, `select[${i}]`)
       plain(`source.${expr}`)
-    } else if (expr === 'matched_recordings')
+    } else if (point?.columns && Object.hasOwn(point.columns, expr)) plain(point.columns[expr])
+    else if (expr === 'matched_recordings')
       throw wrenError('unsupported', `select[${i}]: 'matched_recordings' is not computed yet.`, `select[${i}]`)
     else columns.push({ name, sql: hogql(expr, `select[${i}]`), aggregate: await hasAggregation(expr, `select[${i}]`), special: null })
   }
@@ -248,8 +251,8 @@ export async function runActorsQuery<D extends ActorsQueryDeps>(
   if (hidden) where.push(`persons.uuid NOT IN ${params.add('Array(UUID)', hidden.uuids)}`)
 
   let from = `(${LATEST_PERSONS}) AS persons`
-  if (q.source) {
-    const sql = embedSql(await q.source.read.actors(deps, run, q.source.point), params, 's_')
+  if (point) {
+    const sql = embedSql(point, params, 's_')
     from += ` INNER JOIN (${sql}) AS source ON source.actor_id = persons.uuid`
   }
   const orderBy = orderBySql(q.orderBy, columns, {
@@ -260,7 +263,7 @@ export async function runActorsQuery<D extends ActorsQueryDeps>(
         ? `JSONExtractString(persons.properties, ${params.add('String', 'email')})`
         : q.source && (expr === 'event_count' || expr === 'event_distinct_ids')
           ? `source.${expr}`
-          : null,
+          : (point?.columns?.[expr] ?? null),
     hogql,
   })
   const table = { columns, from, where, having: [], orderBy, ties: ['persons.uuid'], settings: q.source ? SESSION_JOIN_SETTINGS : '' }

@@ -35,5 +35,8 @@ export async function retentionActors(
   const sql = `SELECT actor AS actor_id, sum(events) AS event_count, arrayDistinct(groupArrayArray(distinct_ids)) AS event_distinct_ids,
       arraySort(groupArrayArray(ks)) AS appearances
     FROM (${plan.actorRows}) ${conditions.length ? `WHERE ${conditions.join(' AND ')}` : ''} GROUP BY actor`
-  return { sql, params: params.values }
+  // PostHog's retention actors' columns: the intervals each counts in, and one flag per interval ("day_3").
+  const columns: Record<string, string> = { appearances: 'source.appearances' }
+  for (let i = 0; i < request.totalIntervals; i++) columns[`${request.period}_${i}`] = `has(source.appearances, ${i})`
+  return { sql, params: params.values, columns }
 }

@@ -1,0 +1,1066 @@
+// RetentionQuery ported from PostHog's posthog/hogql_queries/insights/retention/test/test_retention_query_runner.py:
+// the same persons and events, the same query, the same cohort rows PostHog's tests assert. Every case's project
+// and events are made in one beforeAll; each `it` only queries.
+import { afterAll, beforeAll, describe, expect, it } from 'vitest'
+import { startWren, type TestWren } from '../support/wren'
+import { captureAll, counts, date, labels, pad, retentionCase, type RetentionCase } from '../support/retention'
+
+const days = (n: number, unit = 'Day') => Array.from({ length: n }, (_, i) => `${unit} ${i}`)
+const utc = (iso: string) => new Date(iso).toISOString().replace('.000Z', 'Z')
+
+describe('PostHog test_retention_query_runner.py', () => {
+  let t: TestWren
+  const c: Record<string, RetentionCase> = {}
+
+  /** PostHog's most used events: person1 (and alias1) and person2 viewing pages over a week from 2020-06-10. */
+  const basic = (k: RetentionCase, extra: Record<number, Record<string, unknown>> = {}) => {
+    const list: Array<[string, string]> = [
+      ['person1', date(0)],
+      ['person1', date(1)],
+      ['person1', date(2)],
+      ['person1', date(5)],
+      ['alias1', date(5, 9)],
+      ['person1', date(6)],
+      ['person2', date(1)],
+      ['person2', date(2)],
+      ['person2', date(3)],
+      ['person2', date(6)],
+    ]
+    k.events(list.map(([d, at], i) => [d, at, extra[i] ?? {}]))
+  }
+  const twoPersons = (k: RetentionCase, emails = ['person1@test.com', 'person2@test.com']) =>
+    k.persons([
+      { ids: ['person1', 'alias1'], properties: { email: emails[0] } },
+      { ids: ['person2'], properties: { email: emails[1] } },
+    ])
+  /** PostHog's events of test_week_interval and test_interval_rounding. */
+  const weekly = (k: RetentionCase) =>
+    k.events([
+      ['person1', date(0)],
+      ['person2', date(0)],
+      ['person1', date(1)],
+      ['person2', date(1)],
+      ['person1', date(7)],
+      ['person2', date(7)],
+      ['person1', date(14)],
+      ['person1', date(-6, 5, 1)],
+      ['person2', date(-6, 5, 1)],
+      ['person2', date(1, 5, 1)],
+      ['person1', date(1, 5, 1)],
+      ['person2', date(15, 5, 1)],
+    ])
+  const hourly = (k: RetentionCase) =>
+    k.events(
+      (
+        [
+          ['person1', 6],
+          ['person2', 6],
+          ['person1', 7],
+          ['person2', 7],
+          ['person1', 8],
+          ['person2', 8],
+          ['person1', 10],
+          ['person1', 11],
+          ['person2', 11],
+          ['person2', 12],
+          ['person1', 14],
+          ['person2', 16],
+        ] as Array<[string, number]>
+      ).map(([d, h]) => [d, date(0, h)]),
+    )
+  /** PostHog's test_rolling_retention events (with `times` events on day 4 for person1 and day 3 for person3). */
+  const rolling = (k: RetentionCase, times = 1) => {
+    k.persons(['person1', 'person2', 'person3', 'person4', 'person5'].map((p) => ({ ids: [p] })))
+    k.events([
+      ['person1', date(0)],
+      ['person1', date(3)],
+      ...Array.from({ length: times }, (): [string, string] => ['person1', date(4)]),
+      ['person2', date(0)],
+      ['person2', date(1)],
+      ['person3', date(1)],
+      ['person3', date(2)],
+      ...Array.from({ length: times }, (): [string, string] => ['person3', date(3)]),
+      ['person4', date(3)],
+      ['person4', date(4)],
+      ['person5', date(4)],
+    ])
+  }
+  /** PostHog's _create_first_time_retention_events. */
+  const firstTime = (k: RetentionCase) => {
+    k.persons([
+      { ids: ['person1', 'alias1'] },
+      { ids: ['person2'] },
+      { ids: ['person3'] },
+      { ids: ['person4'] },
+      { ids: ['shouldnt_include'] },
+    ])
+    k.events(
+      [
+        ['shouldnt_include', date(-5)],
+        ['shouldnt_include', date(-1)],
+        ['person1', date(-1)],
+        ['person1', date(1)],
+        ['person1', date(2)],
+        ['person1', date(3)],
+        ['person1', date(4)],
+        ['person2', date(-1)],
+      ],
+      '$user_signed_up',
+    )
+    basic(k)
+    k.events([['person3', date(0)]], '$user_signed_up')
+    k.events([
+      ['person3', date(1)],
+      ['person3', date(3)],
+      ['person3', date(4)],
+      ['person3', date(5)],
+    ])
+    k.events([['person4', date(2)]], '$user_signed_up')
+    k.events([
+      ['person4', date(3)],
+      ['person4', date(5)],
+    ])
+  }
+  /** PostHog's _create_first_time_ever_retention_events. */
+  const firstEver = (k: RetentionCase) => {
+    k.persons([{ ids: ['person1', 'alias1'] }, ...['person2', 'person3', 'person4', 'person5'].map((p) => ({ ids: [p] }))])
+    k.events([['person1', date(0)]])
+    k.events([['person1', date(1)]], '$user_signed_up')
+    k.events([
+      ['person1', date(1)],
+      ['person1', date(3)],
+      ['person1', date(5)],
+    ])
+    k.events([['person2', date(1)]], '$user_signed_up')
+    k.events([
+      ['person2', date(2)],
+      ['person2', date(4)],
+    ])
+    k.events([['person3', date(2)]])
+    k.events([['person3', date(3)]], '$user_signed_up')
+    k.events([
+      ['person3', date(4)],
+      ['person3', date(6)],
+    ])
+    k.events([['person4', date(-1)]])
+    k.events([['person4', date(2)]], '$user_signed_up')
+    k.events([['person4', date(3)]])
+    k.events([['person5', date(3)]], '$user_signed_up')
+    k.events([
+      ['person5', date(4)],
+      ['person5', date(5)],
+    ])
+  }
+  const ages = (k: RetentionCase) =>
+    k.persons([
+      { ids: ['person1'], properties: { age: '25' } },
+      { ids: ['person2'], properties: { age: '30' } },
+      { ids: ['person3'], properties: { age: '25' } },
+      { ids: ['person4'], properties: { age: '30' } },
+    ])
+  /** The events of PostHog's first-ever cases with person and cohort breakdowns. */
+  const ageEvents = (k: RetentionCase) => {
+    k.events([['person1', date(1)]])
+    k.events([['person1', date(2)]], '$user_signed_up')
+    k.events([
+      ['person1', date(3)],
+      ['person1', date(5)],
+    ])
+    k.events([['person2', date(1)]], '$user_signed_up')
+    k.events([
+      ['person2', date(2)],
+      ['person2', date(4)],
+    ])
+    k.events([['person3', date(2)]], '$user_signed_up')
+    k.events([
+      ['person3', date(3)],
+      ['person3', date(5)],
+    ])
+    k.events([['person4', date(3)]])
+    k.events([['person4', date(4)]], '$user_signed_up')
+    k.events([
+      ['person4', date(5)],
+      ['person4', date(6)],
+    ])
+  }
+
+  beforeAll(async () => {
+    t = await startWren({ WREN_NOW: '2026-03-15T12:00:00Z' })
+    const make = async (name: string, setup: (k: RetentionCase) => void, settings = {}, offset = 'Z') => {
+      c[name] = await retentionCase(t, name, settings, offset)
+      setup(c[name])
+    }
+    await make('basic', (k) => {
+      k.persons([{ ids: ['person1', 'alias1'] }, { ids: ['person2'] }])
+      basic(k)
+    })
+    await make('emails', (k) => {
+      twoPersons(k)
+      basic(k)
+    })
+    await make('monthly', (k) => {
+      twoPersons(k)
+      k.events(
+        (
+          [
+            ['person1', -5],
+            ['person2', -5],
+            ['person1', -4],
+            ['person2', -4],
+            ['person1', -3],
+            ['person2', -3],
+            ['person1', -1],
+            ['person1', 0],
+            ['person2', 0],
+            ['person2', 1],
+            ['person1', 3],
+            ['person2', 5],
+          ] as Array<[string, number]>
+        ).map(([d, m]) => [d, date(0, 5, m)]),
+      )
+    })
+    await make('weekly', (k) => {
+      twoPersons(k)
+      weekly(k)
+    })
+    await make('weekly monday', (k) => (twoPersons(k), weekly(k)), { week_start_day: 1 })
+    await make('hourly', (k) => (twoPersons(k), hourly(k)))
+    await make('hourly pacific', (k) => (twoPersons(k), hourly(k)), { timezone: 'US/Pacific' }, '-07:00')
+    await make('rolling', (k) => rolling(k))
+    await make('rolling minimum', (k) => rolling(k, 3))
+    await make('first time target', (k) => {
+      k.persons([{ ids: ['person1'] }])
+      k.events(
+        [
+          ['person1', date(0)],
+          ['person1', date(1)],
+          ['person1', date(2)],
+        ],
+        'event1',
+      )
+      k.events(
+        [
+          ['person1', date(2)],
+          ['person1', date(3)],
+        ],
+        'event2',
+      )
+    })
+    const fourPersons = (k: RetentionCase, first: string) => {
+      k.persons([{ ids: ['person1', 'alias1'] }, { ids: ['person2'] }, { ids: ['person3'] }, { ids: ['person4'] }])
+      k.events(
+        [
+          ['person1', date(0)],
+          ['person1', date(1)],
+          ['person1', date(2)],
+          ['person1', date(3)],
+          ['person2', date(0)],
+          ['person2', date(1)],
+          ['person2', date(2)],
+          ['person2', date(3)],
+          ['person3', date(5)],
+        ],
+        first,
+      )
+      k.events([
+        ['person1', date(5)],
+        ['person1', date(6)],
+        ['person2', date(5)],
+      ])
+    }
+    await make('multiple events', (k) => fourPersons(k, '$some_event'))
+    await make('event action', (k) => {
+      k.persons([{ ids: ['person1', 'alias1'] }, { ids: ['person2'] }])
+      k.events(
+        ['person1', 'person2'].flatMap((p) => [0, 1, 2, 3].map((d): [string, string] => [p, date(d)])),
+        'sign up',
+      )
+      k.events(
+        [
+          ['person1', date(3)],
+          ['person2', date(5)],
+        ],
+        '$some_event',
+      )
+    })
+    await make('action start point', (k) => {
+      k.persons([{ ids: ['person1', 'alias1'] }, { ids: ['person2'] }])
+      k.events(
+        [
+          ['person1', date(0)],
+          ['person1', date(1)],
+          ['person1', date(2)],
+          ['person1', date(5)],
+          ['alias1', date(5, 9)],
+          ['person1', date(6)],
+          ['person2', date(1)],
+          ['person2', date(2)],
+          ['person2', date(3)],
+          ['person2', date(6)],
+        ],
+        'sign up',
+      )
+    })
+    await make('first time', firstTime)
+    await make('start property', (k) => {
+      k.persons([{ ids: ['person1', 'alias1'] }, { ids: ['person2'] }])
+      basic(k, { 0: { $target_event_property: 'value' } })
+    })
+    await make('start property first time', (k) => {
+      k.persons([{ ids: ['person1', 'alias1'] }, { ids: ['person2'] }])
+      basic(k, { 2: { $target_event_property: 'value' }, 3: { $target_event_property: 'value' } })
+    })
+    await make('return property', (k) => {
+      k.persons([{ ids: ['person1', 'alias1'] }, { ids: ['person2'] }])
+      basic(k, { 1: { $target_event_property: 'value' } })
+    })
+    await make('return property first time', (k) => {
+      k.persons([{ ids: ['person1', 'alias1'] }, { ids: ['person2'] }])
+      basic(k, { 3: { $target_event_property: 'value' } })
+    })
+    const twoDays = (k: RetentionCase, day: number, key: string) => {
+      k.persons([{ ids: ['person1'] }, { ids: ['person2'] }])
+      k.events([
+        ['person1', date(0), day === 0 ? { [key]: 'value' } : {}],
+        ['person2', date(0), day === 0 ? { [key]: 'other' } : {}],
+        ['person1', date(1), day === 1 ? { [key]: 'value' } : {}],
+        ['person2', date(1), day === 1 ? { [key]: 'other' } : {}],
+      ])
+    }
+    await make('all events target property', (k) => twoDays(k, 0, '$target_event_property'))
+    await make('all events return property', (k) => twoDays(k, 1, '$return_event_property'))
+    await make('minimum occurrences', (k) => {
+      twoPersons(k)
+      const list: Array<[string, string]> = [
+        ['person1', date(0)],
+        ['person1', date(1)],
+        ['person1', date(2)],
+        ['person1', date(5)],
+        ['alias1', date(5, 9)],
+        ['person1', date(6)],
+        ['person2', date(1)],
+        ['person2', date(2)],
+        ['person2', date(3)],
+        ['person2', date(6)],
+      ]
+      k.events([...list, ...list])
+      k.events([['person1', date(3)]])
+    })
+    await make(
+      'test accounts',
+      (k) => {
+        twoPersons(k, ['test@posthog.com', ''])
+        basic(k)
+      },
+      { test_account_filters: [{ key: 'email', value: '@posthog.com', operator: 'not_icontains', type: 'person' }] },
+    )
+    await make('first ever', firstEver)
+    await make('first ever person breakdown', (k) => (ages(k), ageEvents(k)))
+    await make('first ever event breakdown', (k) => {
+      k.persons([{ ids: ['person1'] }, { ids: ['person2'] }, { ids: ['person3'] }])
+      const web = { source: 'web' }
+      const mobile = { source: 'mobile' }
+      k.events([['person1', date(1), web]])
+      k.events([['person1', date(2), web]], '$user_signed_up')
+      k.events([
+        ['person1', date(3), web],
+        ['person1', date(5), web],
+      ])
+      k.events([['person2', date(1), mobile]], '$user_signed_up')
+      k.events([
+        ['person2', date(2), mobile],
+        ['person2', date(4), mobile],
+      ])
+      k.events([['person3', date(2), web]], '$user_signed_up')
+      k.events([
+        ['person3', date(3), web],
+        ['person3', date(5), web],
+      ])
+    })
+    await make('first ever inflate', (k) => {
+      k.persons([{ ids: ['old_user'] }, { ids: ['new_user'] }])
+      k.events([['old_user', date(0)]], 'app_opened')
+      k.events([['old_user', date(2), { '$feature/new_design': 'control' }]], 'app_opened')
+      k.events([['old_user', date(3), { '$feature/new_design': 'control' }]], 'insight_viewed')
+      k.events([['new_user', date(2), { '$feature/new_design': 'variant_a' }]], 'app_opened')
+      k.events([['new_user', date(3), { '$feature/new_design': 'variant_a' }]], 'insight_viewed')
+    })
+    await make('first ever cohort breakdown', (k) => (ages(k), ageEvents(k)))
+    await make('first ever minimum', (k) => {
+      k.persons([{ ids: ['person1'] }, { ids: ['person2'] }, { ids: ['person3'] }])
+      k.events([['person1', date(1)]], '$user_signed_up')
+      k.events([
+        ['person1', date(2)],
+        ['person1', date(2, 1)],
+      ])
+      k.events([['person1', date(4)]])
+      k.events([['person2', date(2)]], '$user_signed_up')
+      k.events([
+        ['person2', date(3)],
+        ['person2', date(3, 1)],
+        ['person2', date(3, 2)],
+      ])
+      k.events([
+        ['person2', date(5)],
+        ['person2', date(5, 1)],
+      ])
+      k.events([['person3', date(3)]], '$user_signed_up')
+      k.events([['person3', date(4)]])
+    })
+    await make('first ever weeks', (k) => {
+      k.persons([{ ids: ['person1'] }, { ids: ['person2'] }, { ids: ['person3'] }])
+      k.events([['person1', date(1)]], '$user_signed_up')
+      k.events([
+        ['person1', date(8)],
+        ['person1', date(15)],
+      ])
+      k.events([['person2', date(8)]])
+      k.events([['person2', date(14)]], '$user_signed_up')
+      k.events([['person2', date(20)]])
+      k.events([['person3', date(14)]], '$user_signed_up')
+      k.events([
+        ['person3', date(20)],
+        ['person3', date(20, 5, 1)],
+      ])
+    })
+    await make('first ever properties', (k) => {
+      k.persons([{ ids: ['person1'] }, { ids: ['person2'] }, { ids: ['person3'] }])
+      const organic = { source: 'organic' }
+      const paid = { source: 'paid' }
+      k.events([['person1', date(1), organic]])
+      k.events([['person1', date(2), organic]], '$user_signed_up')
+      k.events([
+        ['person1', date(3), organic],
+        ['person1', date(5), organic],
+      ])
+      k.events([['person2', date(1), paid]], '$user_signed_up')
+      k.events([
+        ['person2', date(2), paid],
+        ['person2', date(4), paid],
+      ])
+      k.events([['person3', date(2), organic]], '$user_signed_up')
+      k.events([
+        ['person3', date(3), organic],
+        ['person3', date(5), organic],
+      ])
+    })
+    await make('people in period', (k) => {
+      twoPersons(k)
+      basic(k)
+      k.events([['person2', date(7)]])
+    })
+    await captureAll(t, Object.values(c))
+  }, 120_000)
+  afterAll(async () => {
+    await t?.close()
+  })
+
+  const filter = (f: Record<string, unknown>, q: Record<string, unknown> = {}) => ({ retentionFilter: f, ...q })
+  const toDate = (d: string) => ({ dateRange: { date_to: d } })
+  const signedUp = { id: '$user_signed_up', name: '$user_signed_up', type: 'events' }
+  const pageview = { id: '$pageview', name: '$pageview', type: 'events' }
+  const anyEvent = { id: null, name: 'All events' }
+  const firstEverQuery = (extra: Record<string, unknown> = {}, q: Record<string, unknown> = {}) => ({
+    dateRange: { date_from: date(0), date_to: date(7) },
+    retentionFilter: {
+      period: 'Day',
+      totalIntervals: 7,
+      retentionType: 'retention_first_ever_occurrence',
+      targetEntity: signedUp,
+      returningEntity: pageview,
+      ...extra,
+    },
+    ...q,
+  })
+
+  it('test_retention_default: no date range ends today, 11 empty cohorts', async () => {
+    const result = await c.basic.retention(filter({ totalIntervals: 11 }))
+    expect(counts(result)).toEqual(pad(Array.from({ length: 11 }, (_, i) => Array(11 - i).fill(0))))
+  })
+
+  // PostHog: test_retention_query_runner.py::TestRetention::test_day_interval
+  it('test_day_interval', async () => {
+    const result = await c.basic.retention(filter({ totalIntervals: 11 }, toDate(date(10, 6))))
+    expect(result).toHaveLength(11)
+    expect(labels(result)).toEqual(days(11))
+    expect(result[0].date).toBe('2020-06-10T00:00:00Z')
+    expect(result[0].values[0]).toEqual({ count: 1, label: 'Day 0' })
+    expect(result[0].breakdown_value).toBeNull()
+    expect(counts(result)).toEqual(
+      pad([
+        [1, 1, 1, 0, 0, 1, 1, 0, 0, 0, 0],
+        [2, 2, 1, 0, 1, 2, 0, 0, 0, 0],
+        [2, 1, 0, 1, 2, 0, 0, 0, 0],
+        [1, 0, 0, 1, 0, 0, 0, 0],
+        [0, 0, 0, 0, 0, 0, 0],
+        [1, 1, 0, 0, 0, 0],
+        [2, 0, 0, 0, 0],
+        [0, 0, 0, 0],
+        [0, 0, 0],
+        [0, 0],
+        [0],
+      ]),
+    )
+  })
+
+  // PostHog: test_retention_query_runner.py::TestRetention::test_month_interval
+  it('test_month_interval', async () => {
+    const result = await c.monthly.retention(filter({ period: 'Month', totalIntervals: 11 }, toDate(date(15, 0, 5))))
+    expect(labels(result)).toEqual(days(11, 'Month'))
+    expect(counts(result)).toEqual(
+      pad([
+        [2, 2, 2, 0, 1, 2, 1, 0, 1, 0, 1],
+        [2, 2, 0, 1, 2, 1, 0, 1, 0, 1],
+        [2, 0, 1, 2, 1, 0, 1, 0, 1],
+        [0, 0, 0, 0, 0, 0, 0, 0],
+        [1, 1, 0, 0, 1, 0, 0],
+        [2, 1, 0, 1, 0, 1],
+        [1, 0, 0, 0, 1],
+        [0, 0, 0, 0],
+        [1, 0, 0],
+        [0, 0],
+        [1],
+      ]),
+    )
+    expect(result.map((r: any) => r.date)).toEqual(Array.from({ length: 11 }, (_, i) => utc(new Date(Date.UTC(2020, i, 1)).toISOString())))
+  })
+
+  const weeklyCounts = pad([[2, 2, 1, 2, 2, 0, 1], [2, 1, 2, 2, 0, 1], [1, 1, 1, 0, 0], [2, 2, 0, 1], [2, 0, 1], [0, 0], [1]])
+
+  // PostHog: test_retention_query_runner.py::TestRetention::test_week_interval
+  it('test_week_interval: weeks start on Sunday, or on Monday when the project says so', async () => {
+    const q = filter({ period: 'Week', totalIntervals: 7 }, toDate(date(10, 0, 1)))
+    const sunday = await c.weekly.retention(q)
+    expect(labels(sunday)).toEqual(days(7, 'Week'))
+    expect(counts(sunday)).toEqual(weeklyCounts)
+    expect(sunday.map((r: any) => r.date)).toEqual(
+      ['2020-06-07', '2020-06-14', '2020-06-21', '2020-06-28', '2020-07-05', '2020-07-12', '2020-07-19'].map((d) => `${d}T00:00:00Z`),
+    )
+    const monday = await c['weekly monday'].retention(q)
+    expect(counts(monday)).toEqual(weeklyCounts)
+    expect(monday.map((r: any) => r.date)).toEqual(
+      ['2020-06-08', '2020-06-15', '2020-06-22', '2020-06-29', '2020-07-06', '2020-07-13', '2020-07-20'].map((d) => `${d}T00:00:00Z`),
+    )
+  })
+
+  // PostHog: test_retention_query_runner.py::TestRetention::test_interval_rounding
+  it('test_interval_rounding', async () => {
+    const result = await c.weekly.retention(filter({ period: 'Week', totalIntervals: 7 }, toDate(date(14, 0, 1))))
+    expect(counts(result)).toEqual(weeklyCounts)
+    expect(result[0].date).toBe('2020-06-07T00:00:00Z')
+  })
+
+  const hourlyCounts = pad([
+    [2, 2, 2, 0, 1, 2, 1, 0, 1, 0, 1],
+    [2, 2, 0, 1, 2, 1, 0, 1, 0, 1],
+    [2, 0, 1, 2, 1, 0, 1, 0, 1],
+    [0, 0, 0, 0, 0, 0, 0, 0],
+    [1, 1, 0, 0, 1, 0, 0],
+    [2, 1, 0, 1, 0, 1],
+    [1, 0, 0, 0, 1],
+    [0, 0, 0, 0],
+    [1, 0, 0],
+    [0, 0],
+    [1],
+  ])
+
+  // PostHog: test_retention_query_runner.py::TestRetention::test_hour_interval
+  it('test_hour_interval', async () => {
+    const result = await c.hourly.retention(filter({ period: 'Hour', totalIntervals: 11 }, toDate(date(0, 16, 0, 13))))
+    expect(labels(result)).toEqual(days(11, 'Hour'))
+    expect(counts(result)).toEqual(hourlyCounts)
+    expect(result.map((r: any) => r.date)).toEqual(
+      Array.from({ length: 11 }, (_, i) => `2020-06-10T${String(6 + i).padStart(2, '0')}:00:00Z`),
+    )
+  })
+
+  // PostHog: test_retention_query_runner.py::TestRetention::test_hour_interval_team_timezone
+  it('test_hour_interval_team_timezone: the dates are in the project timezone', async () => {
+    const result = await c['hourly pacific'].retention(filter({ period: 'Hour', totalIntervals: 11 }, toDate(date(0, 16, 0, 13))))
+    expect(counts(result)).toEqual(hourlyCounts)
+    expect(result.map((r: any) => r.date)).toEqual(
+      Array.from({ length: 11 }, (_, i) => `2020-06-10T${String(6 + i).padStart(2, '0')}:00:00-07:00`),
+    )
+  })
+
+  const eleven = pad([
+    [1, 1, 1, 0, 0, 1, 1, 0, 0, 0, 0],
+    [2, 2, 1, 0, 1, 2, 0, 0, 0, 0],
+    [2, 1, 0, 1, 2, 0, 0, 0, 0],
+    [1, 0, 0, 1, 0, 0, 0, 0],
+    [0, 0, 0, 0, 0, 0, 0],
+    [1, 1, 0, 0, 0, 0],
+    [2, 0, 0, 0, 0],
+    [0, 0, 0, 0],
+    [0, 0, 0],
+    [0, 0],
+    [0],
+  ])
+
+  // PostHog: test_retention_query_runner.py::TestRetention::test_rolling_retention
+  it('test_rolling_retention: cumulative counts a return on or after each interval', async () => {
+    const q = filter({ cumulative: true, totalIntervals: 5, targetEntity: anyEvent, returningEntity: anyEvent }, toDate(date(5, 6)))
+    expect(counts(await c.rolling.retention(q))).toEqual(pad([[2, 1, 1, 0, 0], [1, 1, 0, 0], [3, 2, 0], [3, 0], [0]]))
+  })
+
+  // PostHog: test_retention_query_runner.py::TestRetention::test_rolling_retention_with_minimum_occurrences
+  it('test_rolling_retention_with_minimum_occurrences', async () => {
+    const q = filter(
+      { cumulative: true, totalIntervals: 5, minimumOccurrences: 3, targetEntity: anyEvent, returningEntity: anyEvent },
+      toDate(date(5, 6)),
+    )
+    expect(counts(await c['rolling minimum'].retention(q))).toEqual(pad([[2, 1, 1, 0, 0], [1, 1, 0, 0], [3, 1, 0], [3, 0], [0]]))
+  })
+
+  // PostHog: test_retention_query_runner.py::TestRetention::test_rolling_retention_doesnt_double_count_same_user
+  it('test_rolling_retention_doesnt_double_count_same_user', async () => {
+    const q = filter({ cumulative: true, totalIntervals: 6, targetEntity: anyEvent, returningEntity: anyEvent }, toDate(date(5, 6)))
+    expect(counts(await c.rolling.retention(q))).toEqual(pad([[2, 2, 1, 1, 1, 0], [2, 1, 1, 0, 0], [1, 1, 0, 0], [3, 2, 0], [3, 0], [0]]))
+  })
+
+  // PostHog: test_retention_query_runner.py::TestRetention::test_all_events
+  it('test_all_events: any event as the target, or an action of any event', async () => {
+    const q = (targetEntity: unknown) => filter({ totalIntervals: 11, targetEntity, returningEntity: pageview }, toDate(date(10, 6)))
+    expect(counts(await c.basic.retention(q(anyEvent)))).toEqual(eleven)
+    const action = await c.basic.action('any event', [{ event: null }, { event: 'non_matching_event' }])
+    expect(counts(await c.basic.retention(q({ id: action, type: 'actions' })))).toEqual(eleven)
+  })
+
+  // PostHog: test_retention_query_runner.py::TestRetention::test_all_events_with_minimum_occurrences
+  it('test_all_events_with_minimum_occurrences', async () => {
+    const q = filter({ totalIntervals: 11, targetEntity: anyEvent, returningEntity: pageview, minimumOccurrences: 2 }, toDate(date(10, 6)))
+    expect(counts(await c.basic.retention(q))).toEqual(
+      pad([
+        [1, 0, 0, 0, 0, 1, 0, 0, 0, 0, 0],
+        [2, 0, 0, 0, 1, 0, 0, 0, 0, 0],
+        [2, 0, 0, 1, 0, 0, 0, 0, 0],
+        [1, 0, 0, 0, 0, 0, 0, 0],
+        [0, 0, 0, 0, 0, 0, 0],
+        [1, 0, 0, 0, 0, 0],
+        [2, 0, 0, 0, 0],
+        [0, 0, 0, 0],
+        [0, 0, 0],
+        [0, 0],
+        [0],
+      ]),
+    )
+  })
+
+  // PostHog: test_retention_query_runner.py::TestRetention::test_all_events_target_first_time
+  it('test_all_events_target_first_time: any event returning equals the target event returning', async () => {
+    const q = (returningEntity: unknown) =>
+      filter(
+        { retentionType: 'retention_first_time', totalIntervals: 4, targetEntity: { id: 'event2', type: 'events' }, returningEntity },
+        toDate(date(2, 6)),
+      )
+    const specific = await c['first time target'].retention(q({ id: 'event2', type: 'events' }))
+    expect(counts(specific)).toEqual(pad([[0, 0, 0, 0], [0, 0, 0], [0, 0], [1]]))
+    expect(await c['first time target'].retention(q(anyEvent))).toEqual(specific)
+  })
+
+  // PostHog: test_retention_query_runner.py::TestRetention::test_retention_multiple_events
+  it('test_retention_multiple_events', async () => {
+    const q = filter(
+      { period: 'Day', totalIntervals: 7, targetEntity: { id: '$some_event', type: 'events' }, returningEntity: pageview },
+      toDate(date(6, 6)),
+    )
+    const result = await c['multiple events'].retention(q)
+    expect(labels(result)).toEqual(days(7))
+    expect(counts(result)).toEqual(pad([[2, 0, 0, 0, 0, 2, 1], [2, 0, 0, 0, 2, 1], [2, 0, 0, 2, 1], [2, 0, 2, 1], [0, 0, 0], [1, 0], [0]]))
+  })
+
+  // PostHog: test_retention_query_runner.py::TestRetention::test_retention_any_event
+  it('test_retention_any_event', async () => {
+    const any = { id: null, type: 'events' }
+    const q = filter({ period: 'Day', totalIntervals: 7, targetEntity: any, returningEntity: any }, toDate(date(6, 6)))
+    expect(counts(await c['multiple events'].retention(q))).toEqual(
+      pad([[2, 2, 2, 2, 0, 2, 1], [2, 2, 2, 0, 2, 1], [2, 2, 0, 2, 1], [2, 0, 2, 1], [0, 0, 0], [3, 1], [1]]),
+    )
+  })
+
+  // PostHog: test_retention_query_runner.py::TestRetention::test_retention_event_action
+  it('test_retention_event_action: an action as the target', async () => {
+    const action = await c['event action'].action('sign up', [{ event: 'sign up' }])
+    const q = filter(
+      { totalIntervals: 7, targetEntity: { id: action, type: 'actions' }, returningEntity: { id: '$some_event', type: 'events' } },
+      toDate(date(6, 0)),
+    )
+    const result = await c['event action'].retention(q)
+    expect(result[0].date).toBe('2020-06-10T00:00:00Z')
+    expect(counts(result)).toEqual(pad([[2, 0, 0, 1, 0, 1, 0], [2, 0, 1, 0, 1, 0], [2, 1, 0, 1, 0], [2, 0, 1, 0], [0, 0, 0], [0, 0], [0]]))
+  })
+
+  // PostHog: test_retention_query_runner.py::TestRetention::test_retention_action_start_point
+  it('test_retention_action_start_point: an action as target and return', async () => {
+    const action = await c['action start point'].action('sign up', [{ event: 'sign up' }])
+    const entity = { id: action, type: 'actions' }
+    const q = filter({ period: 'Day', totalIntervals: 7, targetEntity: entity, returningEntity: entity }, toDate(date(6, 0)))
+    expect(counts(await c['action start point'].retention(q))).toEqual(
+      pad([[1, 1, 1, 0, 0, 1, 1], [2, 2, 1, 0, 1, 2], [2, 1, 0, 1, 2], [1, 0, 0, 1], [0, 0, 0], [1, 1], [2]]),
+    )
+  })
+
+  const firstTimeQuery = (period: string) =>
+    filter(
+      { period, totalIntervals: 7, retentionType: 'retention_first_time', targetEntity: signedUp, returningEntity: pageview },
+      toDate(date(5, 6)),
+    )
+
+  // PostHog: test_retention_query_runner.py::TestRetention::test_first_time_retention
+  it('test_first_time_retention: only the interval of each first sign up', async () => {
+    const result = await c['first time'].retention(firstTimeQuery('Day'))
+    expect(labels(result)).toEqual(days(7))
+    expect(counts(result)).toEqual(pad([[2, 1, 2, 2, 1, 0, 1], [1, 1, 0, 1, 1, 1], [0, 0, 0, 0, 0], [1, 1, 0, 1], [0, 0, 0], [0, 0], [0]]))
+  })
+
+  // PostHog: test_retention_query_runner.py::TestRetention::test_first_time_retention_weeks
+  it('test_first_time_retention_weeks', async () => {
+    expect(counts(await c['first time'].retention(firstTimeQuery('Week')))).toEqual(
+      pad([[0, 0, 0, 0, 0, 0, 0], [0, 0, 0, 0, 0, 0], [0, 0, 0, 0, 0], [0, 0, 0, 0], [1, 0, 0], [4, 4], [0]]),
+    )
+  })
+
+  // PostHog: test_retention_query_runner.py::TestRetention::test_retention_with_properties
+  it('test_retention_with_properties: the query filters every event', async () => {
+    const q = filter(
+      { totalIntervals: 11 },
+      {
+        ...toDate(date(10, 0)),
+        properties: { type: 'AND', values: [{ type: 'AND', values: [{ key: '$some_property', operator: 'exact', value: ['value'] }] }] },
+      },
+    )
+    expect(counts(await c.basic.retention(q))).toEqual(
+      pad([
+        [1, 0, 1, 0, 0, 1, 0, 0, 0, 0, 0],
+        [1, 0, 1, 0, 0, 0, 0, 0, 0, 0],
+        [1, 0, 0, 1, 0, 0, 0, 0, 0],
+        [1, 0, 0, 0, 0, 0, 0, 0],
+        [0, 0, 0, 0, 0, 0, 0],
+        [1, 0, 0, 0, 0, 0],
+        [0, 0, 0, 0, 0],
+        [0, 0, 0, 0],
+        [0, 0, 0],
+        [0, 0],
+        [0],
+      ]),
+    )
+  })
+
+  const targetProperty = [{ key: '$target_event_property', type: 'event', operator: 'exact', value: ['value'] }]
+  const zeros = (from: number) => pad(Array.from({ length: 11 }, (_, i) => Array(11 - i).fill(0))).slice(from)
+
+  // PostHog: test_retention_query_runner.py::TestRetention::test_retention_with_properties_on_start_event
+  it('test_retention_with_properties_on_start_event', async () => {
+    const q = filter({ targetEntity: { id: '$pageview', properties: targetProperty }, totalIntervals: 11 }, toDate(date(10, 0)))
+    expect(counts(await c['start property'].retention(q))).toEqual([pad([[1, 1, 1, 0, 0, 1, 1, 0, 0, 0, 0]])[0], ...zeros(1)])
+  })
+
+  // PostHog: test_retention_query_runner.py::TestRetention::test_retention_with_properties_on_start_event_for_first_time
+  it('test_retention_with_properties_on_start_event_for_first_time', async () => {
+    const q = filter(
+      { retentionType: 'retention_first_time', totalIntervals: 11, targetEntity: { id: '$pageview', properties: targetProperty } },
+      toDate(date(10, 0)),
+    )
+    const expected = zeros(0)
+    expected[2] = [1, 0, 0, 1, 1, 0, 0, 0, 0, 0, 0]
+    expect(counts(await c['start property first time'].retention(q))).toEqual(expected)
+  })
+
+  // PostHog: test_retention_query_runner.py::TestRetention::test_retention_with_properties_on_return_event
+  it('test_retention_with_properties_on_return_event', async () => {
+    const q = filter({ totalIntervals: 11, returningEntity: { id: '$pageview', properties: targetProperty } }, toDate(date(10, 0)))
+    expect(counts(await c['return property'].retention(q))).toEqual(
+      pad([[1, 1, 0, 0, 0, 0, 0, 0, 0, 0, 0], [2], [2], [1], [0], [1], [2], [0], [0], [0], [0]]),
+    )
+  })
+
+  // PostHog: test_retention_query_runner.py::TestRetention::test_retention_with_properties_on_return_event_with_first_time
+  it('test_retention_with_properties_on_return_event_with_first_time', async () => {
+    const q = filter(
+      { retentionType: 'retention_first_time', totalIntervals: 11, returningEntity: { id: '$pageview', properties: targetProperty } },
+      toDate(date(10, 0)),
+    )
+    expect(counts(await c['return property first time'].retention(q))).toEqual(
+      pad([[1, 0, 0, 0, 0, 1, 0, 0, 0, 0, 0], [1], [0], [0], [0], [0], [0], [0], [0], [0], [0]]),
+    )
+  })
+
+  // PostHog: test_retention_query_runner.py::TestRetention::test_retention_with_properties_on_all_events_target_entity
+  it('test_retention_with_properties_on_all_events_target_entity', async () => {
+    const q = filter(
+      {
+        period: 'Day',
+        totalIntervals: 7,
+        targetEntity: { id: null, type: 'events', properties: targetProperty },
+        returningEntity: { id: null, type: 'events' },
+      },
+      toDate(date(6, 0)),
+    )
+    expect((await c['all events target property'].retention(q))[0].values[0].count).toBe(1)
+  })
+
+  const returnProperty = [{ key: '$return_event_property', type: 'event', operator: 'exact', value: ['value'] }]
+
+  // PostHog: test_retention_query_runner.py::TestRetention::test_retention_with_properties_on_all_events_returning_entity
+  it('test_retention_with_properties_on_all_events_returning_entity', async () => {
+    const q = filter(
+      {
+        period: 'Day',
+        totalIntervals: 7,
+        targetEntity: { id: null, type: 'events' },
+        returningEntity: { id: null, type: 'events', properties: returnProperty },
+      },
+      toDate(date(6, 0)),
+    )
+    const [first] = await c['all events return property'].retention(q)
+    expect([first.values[0].count, first.values[1].count]).toEqual([2, 1])
+  })
+
+  // PostHog: test_retention_query_runner.py::TestRetention::test_retention_with_properties_on_action_target_entity
+  // PostHog: test_retention_query_runner.py::TestRetention::test_retention_with_properties_on_action_returning_entity
+  it('test_retention_with_properties_on_action_target_entity and _returning_entity', async () => {
+    const action = await c['all events target property'].action('pageview_action', [{ event: '$pageview' }])
+    const target = filter(
+      {
+        period: 'Day',
+        totalIntervals: 7,
+        targetEntity: { id: action, type: 'actions', properties: targetProperty },
+        returningEntity: pageview,
+      },
+      toDate(date(6, 0)),
+    )
+    expect((await c['all events target property'].retention(target))[0].values[0].count).toBe(1)
+    const action2 = await c['all events return property'].action('pageview_action', [{ event: '$pageview' }])
+    const returning = filter(
+      {
+        period: 'Day',
+        totalIntervals: 7,
+        targetEntity: pageview,
+        returningEntity: { id: action2, type: 'actions', properties: returnProperty },
+      },
+      toDate(date(6, 0)),
+    )
+    const [first] = await c['all events return property'].retention(returning)
+    expect([first.values[0].count, first.values[1].count]).toEqual([2, 1])
+  })
+
+  const person1Only = {
+    type: 'AND',
+    values: [{ type: 'AND', values: [{ key: 'email', operator: 'exact', type: 'person', value: ['person1@test.com'] }] }],
+  }
+  const person1Rows = pad([[1, 1, 1, 0, 0, 1, 1], [1, 1, 0, 0, 1, 1], [1, 0, 0, 1, 1], [0, 0, 0, 0], [0, 0, 0], [1, 1], [1]])
+
+  // PostHog: test_retention_query_runner.py::TestRetention::test_retention_with_user_properties
+  it('test_retention_with_user_properties', async () => {
+    const result = await c.emails.retention(filter({ totalIntervals: 7 }, { ...toDate(date(6, 0)), properties: person1Only }))
+    expect(labels(result)).toEqual(days(7))
+    expect(counts(result)).toEqual(person1Rows)
+  })
+
+  // PostHog: test_retention_query_runner.py::TestRetention::test_retention_with_user_properties_and_minimum_occurrences
+  it('test_retention_with_user_properties_and_minimum_occurrences', async () => {
+    const q = filter({ totalIntervals: 7, minimumOccurrences: 2 }, { ...toDate(date(6, 0)), properties: person1Only })
+    expect(counts(await c['minimum occurrences'].retention(q))).toEqual(
+      pad([[1, 1, 1, 0, 0, 1, 1], [1, 1, 0, 0, 1, 1], [1, 0, 0, 1, 1], [1, 0, 1, 1], [0, 0, 0], [1, 1], [1]]),
+    )
+  })
+
+  // PostHog: test_retention_query_runner.py::TestRetention::test_retention_with_user_properties_via_action
+  it('test_retention_with_user_properties_via_action', async () => {
+    const action = await c.emails.action('person1 views', [
+      { event: '$pageview', properties: [{ key: 'email', value: 'person1@test.com', type: 'person' }] },
+      { event: 'non_matching_event' },
+    ])
+    const q = filter({ totalIntervals: 7, targetEntity: { id: action, type: 'actions' }, returningEntity: pageview }, toDate(date(6, 0)))
+    expect(counts(await c.emails.retention(q))).toEqual(person1Rows)
+  })
+
+  // PostHog: test_retention_query_runner.py::TestRetention::test_filter_test_accounts
+  it('test_filter_test_accounts: the project test account filters leave person1 out', async () => {
+    const result = await c['test accounts'].retention(filter({ totalIntervals: 11 }, { ...toDate(date(10, 6)), filterTestAccounts: true }))
+    expect(counts(result)).toEqual(
+      pad(
+        [[0], [1, 1, 1, 0, 0, 1, 0, 0, 0, 0], [1, 1, 0, 0, 1, 0, 0, 0, 0], [1, 0, 0, 1, 0, 0, 0, 0], [0], [0], [1], [0], [0], [0], [0]].map(
+          (r, i) => [...r, ...Array(11 - i - r.length).fill(0)],
+        ),
+      ),
+    )
+  })
+
+  // PostHog: test_retention_query_runner.py::TestRetention::test_retention_first_time_ever_basic
+  it('test_retention_first_time_ever_basic', async () => {
+    const result = await c['first ever'].retention(firstEverQuery())
+    expect(labels(result)).toEqual(days(8))
+    expect(counts(result)).toEqual([
+      [0, 0, 0, 0, 0, 0, 0],
+      [2, 1, 1, 1, 1, 0, 0],
+      [1, 1, 0, 0, 0, 0, 0],
+      [2, 2, 1, 1, 0, 0, 0],
+      [0, 0, 0, 0, 0, 0, 0],
+      [0, 0, 0, 0, 0, 0, 0],
+      [0, 0, 0, 0, 0, 0, 0],
+      [0, 0, 0, 0, 0, 0, 0],
+    ])
+  })
+
+  const twentyFive = [[0], [0], [2, 2, 0, 2], [0], [0], [0], [0], [0]].map((r) => [...r, ...Array(7 - r.length).fill(0)])
+  const thirty = [[0], [1, 1, 0, 1], [0], [0], [1, 1, 1], [0], [0], [0]].map((r) => [...r, ...Array(7 - r.length).fill(0)])
+
+  // PostHog: test_retention_query_runner.py::TestRetention::test_retention_first_time_ever_with_person_breakdown
+  it('test_retention_first_time_ever_with_person_breakdown', async () => {
+    const result = await c['first ever person breakdown'].retention(
+      firstEverQuery({}, { breakdownFilter: { breakdown: 'age', breakdown_type: 'person' } }),
+    )
+    expect(result).toHaveLength(16)
+    expect(counts(result.filter((r: any) => r.breakdown_value === '25'))).toEqual(twentyFive)
+    expect(counts(result.filter((r: any) => r.breakdown_value === '30'))).toEqual(thirty)
+  })
+
+  // PostHog: test_retention_query_runner.py::TestRetention::test_retention_first_time_ever_with_event_breakdown
+  it('test_retention_first_time_ever_with_event_breakdown', async () => {
+    const result = await c['first ever event breakdown'].retention(
+      firstEverQuery({}, { breakdownFilter: { breakdown: 'source', breakdown_type: 'event' } }),
+    )
+    expect(result).toHaveLength(16)
+    expect(counts(result.filter((r: any) => r.breakdown_value === 'web'))).toEqual(twentyFive)
+    expect(counts(result.filter((r: any) => r.breakdown_value === 'mobile'))).toEqual(
+      [[0], [1, 1, 0, 1], [0], [0], [0], [0], [0], [0]].map((r) => [...r, ...Array(7 - r.length).fill(0)]),
+    )
+  })
+
+  // PostHog: test_retention_query_runner.py::TestRetention::test_retention_first_time_ever_breakdown_does_not_inflate_buckets
+  it('test_retention_first_time_ever_breakdown_does_not_inflate_buckets: one bucket per actor, its first event’s', async () => {
+    const base = {
+      dateRange: { date_from: date(0), date_to: date(4) },
+      retentionFilter: {
+        period: 'Day',
+        totalIntervals: 4,
+        retentionType: 'retention_first_ever_occurrence',
+        targetEntity: { id: 'app_opened', type: 'events' },
+        returningEntity: { id: 'insight_viewed', type: 'events' },
+      },
+    }
+    const k = c['first ever inflate']
+    const unbroken = await k.retention(base)
+    const breakdownFilter = { breakdown: '$feature/new_design', breakdown_type: 'event' }
+    const broken = await k.retention({ ...base, breakdownFilter })
+    for (const row of unbroken)
+      expect(broken.filter((r: any) => r.date === row.date).reduce((n: number, r: any) => n + r.values[0].count, 0)).toBe(
+        row.values[0].count,
+      )
+    const cohortCount = (value: string, day: number) =>
+      broken
+        .filter((r: any) => r.breakdown_value === value && r.date === unbroken[day].date)
+        .reduce((n: number, r: any) => n + r.values[0].count, 0)
+    expect([cohortCount('', 0), cohortCount('variant_a', 2), cohortCount('control', 2)]).toEqual([1, 1, 0])
+    const who = async (interval: number, value: string) =>
+      (await k.actors({ ...base, breakdownFilter }, interval, { breakdown: [value] })).map((a) => a[0])
+    expect(await who(0, '')).toEqual(['old_user'])
+    expect(await who(2, 'variant_a')).toEqual(['new_user'])
+    expect(await who(2, 'control')).toEqual([])
+  })
+
+  // PostHog: test_retention_query_runner.py::TestRetention::test_retention_first_time_ever_with_cohort_breakdown
+  it('test_retention_first_time_ever_with_cohort_breakdown: breakdown_value is the cohort id as a string', async () => {
+    const k = c['first ever cohort breakdown']
+    const cohort = (age: string, name: string) =>
+      k.cohort({
+        name,
+        filters: {
+          properties: { type: 'OR', values: [{ type: 'AND', values: [{ key: 'age', operator: 'exact', value: [age], type: 'person' }] }] },
+        },
+      })
+    const young = await cohort('25', 'Young users')
+    const older = await cohort('30', 'Older users')
+    const result = await k.retention(firstEverQuery({}, { breakdownFilter: { breakdown: [young, older], breakdown_type: 'cohort' } }))
+    expect(result).toHaveLength(16)
+    expect(counts(result.filter((r: any) => r.breakdown_value === String(young)))).toEqual(twentyFive)
+    expect(counts(result.filter((r: any) => r.breakdown_value === String(older)))).toEqual(thirty)
+  })
+
+  // PostHog: test_retention_query_runner.py::TestRetention::test_retention_first_time_ever_with_minimum_occurrences
+  it('test_retention_first_time_ever_with_minimum_occurrences', async () => {
+    expect(counts(await c['first ever minimum'].retention(firstEverQuery({ minimumOccurrences: 2 })))).toEqual(
+      [[0], [1, 1], [1, 1, 0, 1], [1], [0], [0], [0], [0]].map((r) => [...r, ...Array(7 - r.length).fill(0)]),
+    )
+  })
+
+  // PostHog: test_retention_query_runner.py::TestRetention::test_retention_first_time_ever_actors_query
+  it('test_retention_first_time_ever_actors_query', async () => {
+    const day1 = await c['first ever'].actors(firstEverQuery(), 1)
+    expect(day1.map((a) => a[0]).sort()).toEqual(['alias1,person1', 'person2'])
+    expect(day1.filter((a) => a[1].includes(3)).map((a) => a[0])).toEqual(['person2'])
+    expect(await c['first ever'].actors(firstEverQuery(), 3)).toHaveLength(2)
+  })
+
+  // PostHog: test_retention_query_runner.py::TestRetention::test_retention_first_time_ever_different_intervals
+  it('test_retention_first_time_ever_different_intervals: weeks', async () => {
+    const q = firstEverQuery({ period: 'Week', totalIntervals: 5 }, { dateRange: { date_from: date(0), date_to: date(20, 5, 1) } })
+    const result = await c['first ever weeks'].retention(q)
+    expect(labels(result)).toEqual(days(8, 'Week'))
+    expect(counts(result)).toEqual([[1, 1, 1, 0, 0], [0, 0, 0, 0, 0], [2, 2, 0, 0, 0], ...Array(5).fill([0, 0, 0, 0, 0])])
+  })
+
+  // PostHog: test_retention_query_runner.py::TestRetention::test_retention_first_time_ever_with_properties
+  it('test_retention_first_time_ever_with_properties', async () => {
+    const q = firstEverQuery({}, { properties: [{ key: 'source', operator: 'exact', value: ['organic'], type: 'event' }] })
+    expect(counts(await c['first ever properties'].retention(q))).toEqual(twentyFive)
+  })
+
+  const eleventhDay = filter({ totalIntervals: 11 }, toDate(date(10, 6)))
+
+  // PostHog: test_retention_query_runner.py::TestRetention::test_retention_people_basic
+  it('test_retention_people_basic: the cohort of day 0, and its day_N columns', async () => {
+    expect(await c.basic.actors(eleventhDay, 0)).toEqual([['alias1,person1', [0, 1, 2, 5, 6]]])
+    const body = await c.basic.query({
+      kind: 'ActorsQuery',
+      select: ['person', 'appearances', 'day_0', 'day_1', 'day_2', 'day_3', 'day_4'],
+      source: { kind: 'InsightActorsQuery', interval: 0, source: { kind: 'RetentionQuery', ...eleventhDay } },
+    })
+    expect(body.results.map((r: any[]) => r.slice(2))).toEqual([[1, 1, 1, 0, 0]])
+  })
+
+  // PostHog: test_retention_query_runner.py::TestRetention::test_retention_people_first_time
+  it('test_retention_people_first_time', async () => {
+    const q = (dateTo: string, totalIntervals?: number) =>
+      filter(
+        {
+          targetEntity: signedUp,
+          returningEntity: pageview,
+          retentionType: 'retention_first_time',
+          ...(totalIntervals ? { totalIntervals } : {}),
+        },
+        toDate(dateTo),
+      )
+    expect((await c['first time'].actors(q(date(10, 6), 11), 0)).map((a) => a[0])).toEqual(['person3'])
+    expect(await c['first time'].actors(q(date(14, 6)), 0)).toEqual([])
+  })
+
+  // PostHog: test_retention_query_runner.py::TestRetention::test_retention_people_in_period
+  it('test_retention_people_in_period: the cohort of day 2, most appearances first', async () => {
+    expect(await c['people in period'].actors(eleventhDay, 2)).toEqual([
+      ['person2', [0, 1, 4, 5]],
+      ['alias1,person1', [0, 3, 4]],
+    ])
+  })
+
+  // PostHog: test_retention_query_runner.py::TestRetention::test_retention_people_search
+  it('test_retention_people_search', async () => {
+    const body = await c['people in period'].query({
+      kind: 'ActorsQuery',
+      select: ['person'],
+      search: 'test',
+      source: { kind: 'InsightActorsQuery', interval: 2, source: { kind: 'RetentionQuery', ...eleventhDay } },
+    })
+    expect(body.results).toHaveLength(2)
+  })
+
+  // PostHog: test_retention_query_runner.py::TestRetention::test_retention_people_in_period_first_time
+  it('test_retention_people_in_period_first_time', async () => {
+    const q = filter(
+      { targetEntity: signedUp, returningEntity: pageview, retentionType: 'retention_first_time', totalIntervals: 11 },
+      toDate(date(10, 6)),
+    )
+    expect(await c['first time'].actors(q, 0)).toEqual([['person3', [0, 1, 3, 4, 5]]])
+  })
+})
