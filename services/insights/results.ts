@@ -1,6 +1,6 @@
 // An insight's result: its query (bare or in an InsightVizNode) or its legacy `filters` (a dialect of
-// a kind's query: insight TRENDS, FUNNELS, PATHS, LIFECYCLE, STICKINESS) run through the Query API's runner, with
-// the endpoint's cache and `refresh` rules. A kind Wren does not compute yet (a legacy RETENTION
+// a kind's query: insight TRENDS, FUNNELS, PATHS, LIFECYCLE, STICKINESS, RETENTION) run through the Query API's
+// runner, with the endpoint's cache and `refresh` rules. A kind Wren does not compute yet (a legacy USER_SQL
 // filter, …) is stored and answered with `result: null` and the reason. A dashboard's filters apply as the endpoint's `filters_override`.
 import type { PersonalApiKey, Project } from '../platform/tenancy'
 import { isRecord } from '../platform/json'
@@ -10,6 +10,7 @@ import { trendsKind, parseTrendRequest } from '../query/kinds/trends'
 import { funnelsKind, parseFunnelFilter } from '../query/kinds/funnels'
 import { lifecycleKind, parseLifecycleFilter } from '../query/kinds/lifecycle'
 import { stickinessKind, parseStickinessFilter } from '../query/kinds/stickiness'
+import { retentionKind, parseRetentionFilter } from '../query/kinds/retention'
 import type { QueryRunner, RefreshMode } from '../query/runner'
 import type { DashboardFilters } from './dashboard-store'
 import type { Insight } from './store'
@@ -77,6 +78,8 @@ export class InsightResults {
     }
     const kind = typeof filters.insight === 'string' ? filters.insight.toUpperCase() : 'TRENDS'
     if (kind === 'PATHS') return { kind: pathsKind, query: pathsKind.parseFilter(filters) }
+    // A legacy retention filter names its entities in target_entity / returning_entity ($pageview without).
+    if (kind === 'RETENTION') return { kind: retentionKind, query: parseRetentionFilter(filters) }
     const legacy = Object.hasOwn(LEGACY_KINDS, kind) ? LEGACY_KINDS[kind] : undefined
     if (!legacy) return { other: kind }
     if (!Array.isArray(filters.events) && !Array.isArray(filters.actions)) return { other: 'empty' }

@@ -7,6 +7,7 @@ import { FunnelStep, FunnelTimeToConvert, FunnelTrend } from '../query/kinds/fun
 import { PathsLink } from '../query/kinds/paths/schemas'
 import { LifecycleSeries } from '../query/kinds/lifecycle/schemas'
 import { StickinessSeries } from '../query/kinds/stickiness/schemas'
+import { RetentionCohort } from '../query/kinds/retention/schemas'
 
 const Nullable = <T extends Parameters<typeof Type.Union>[0][number]>(t: T, options?: { description: string }) =>
   Type.Union([t, Type.Null()], options)
@@ -35,13 +36,14 @@ export const InsightAnswer = Type.Object(
         Type.Array(FunnelStep),
         Type.Array(Type.Array(FunnelStep)),
         Type.Array(FunnelTrend),
+        Type.Array(RetentionCohort),
         FunnelTimeToConvert,
         Type.Array(PathsLink),
         Type.Array(Type.Array(Type.Unknown(), { description: 'A row, in `columns` order.' })),
       ]),
       {
         description:
-          'Computed when one insight is read: a trend’s series, a lifecycle’s four statuses, a stickiness’s series, a funnel’s steps (a list per breakdown value), conversion trend or time to convert, a paths chart’s edges, or a SQL insight’s rows; null in lists and after a write.',
+          'Computed when one insight is read: a trend’s series, a lifecycle’s four statuses, a stickiness’s series, a funnel’s steps (a list per breakdown value), conversion trend or time to convert, a paths chart’s edges, a retention’s cohort rows, or a SQL insight’s rows; null in lists and after a write.',
       },
     ),
     last_refresh: Nullable(Time, { description: 'When the result was computed.' }),

@@ -142,8 +142,8 @@ describe('saved insights and dashboards', () => {
     expect(read.status).toBe(200)
     expect(read.body).toMatchObject({ result: null, last_refresh: null })
     expect(read.body.result_unavailable).toContain('WebOverviewQuery')
-    const legacy = await call('POST', at('/insights/'), { filters: { insight: 'RETENTION' } })
-    expect((await call('GET', at(`/insights/${legacy.body.id}/`))).body.result_unavailable).toContain('RETENTION')
+    const legacy = await call('POST', at('/insights/'), { filters: { insight: 'USER_SQL' } })
+    expect((await call('GET', at(`/insights/${legacy.body.id}/`))).body.result_unavailable).toContain('USER_SQL')
   })
 
   it('puts an insight on a dashboard (shown on both); the dashboard’s date filter overrides the tile’s range', async () => {

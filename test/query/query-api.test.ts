@@ -194,7 +194,9 @@ describe('the Query API', () => {
     expect([soup.code, soup.attr]).toEqual(['parse_error', 'query.kind'])
     expect(soup.detail).toContain("'Tomato Soup'")
     expect((await refused({ query: { kind: 'WebOverviewQuery' } })).detail).toMatch(/^Wren does not compute WebOverviewQuery yet\./)
-    expect((await refused({ query: { kind: 'DataTableNode', source: { kind: 'RetentionQuery' } } })).detail).toMatch(/RetentionQuery yet/)
+    expect((await refused({ query: { kind: 'DataTableNode', source: { kind: 'WebStatsTableQuery' } } })).detail).toMatch(
+      /WebStatsTableQuery yet/,
+    )
     expect((await refused({ refresh: 'blocking' })).attr).toBe('query')
     expect((await refused({ query: pageviews('-7d'), refresh: 'sometimes' })).attr).toBe('refresh')
     expect((await refused({ query: { kind: 'TrendsQuery', series: [{ kind: 'DataWarehouseNode', table_name: 'x' }] } })).detail).toBe(

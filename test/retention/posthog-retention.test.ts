@@ -1063,4 +1063,93 @@ describe('PostHog test_retention_query_runner.py', () => {
     )
     expect(await c['first time'].actors(q, 0)).toEqual([['person3', [0, 1, 3, 4, 5]]])
   })
+
+  // Wren's own: the API's edges.
+  it('a saved insight answers its result: legacy RETENTION filters and a RetentionQuery alike, and on a dashboard tile', async () => {
+    const k = c.basic
+    const expected = counts(await k.retention(filter({ totalIntervals: 11 }, toDate(date(10, 6)))))
+    const legacy = await k.call('POST', `/api/projects/${k.id}/insights/`, {
+      name: 'legacy',
+      filters: {
+        insight: 'RETENTION',
+        target_entity: { id: '$pageview', type: 'events' },
+        returning_entity: { id: '$pageview', type: 'events' },
+        total_intervals: 11,
+        period: 'Day',
+        date_to: date(10, 6),
+      },
+    })
+    expect(legacy.status, legacy.text).toBe(201)
+    const read = await k.call('GET', `/api/projects/${k.id}/insights/${legacy.body.id}/`)
+    expect(read.status, read.text).toBe(200)
+    expect([read.body.result_unavailable ?? null, counts(read.body.result)]).toEqual([null, expected])
+    const node = await k.call('POST', `/api/environments/${k.id}/insights/`, {
+      name: 'query',
+      query: { kind: 'InsightVizNode', source: { kind: 'RetentionQuery', ...filter({ totalIntervals: 11 }, toDate(date(10, 6))) } },
+    })
+    expect(node.status, node.text).toBe(201)
+    const dashboard = await k.call('POST', `/api/environments/${k.id}/dashboards/`, { name: 'Retention' })
+    expect(dashboard.status, dashboard.text).toBe(201)
+    const placed = await k.call('PATCH', `/api/projects/${k.id}/insights/${node.body.id}/`, { dashboards: [dashboard.body.id] })
+    expect(placed.status, placed.text).toBe(200)
+    const board = await k.call('GET', `/api/environments/${k.id}/dashboards/${dashboard.body.id}/`)
+    expect(board.status, board.text).toBe(200)
+    expect(counts(board.body.tiles[0].insight.result)).toEqual(expected)
+    expect(board.body.tiles[0].insight.result[0]).toMatchObject({ label: 'Day 0', date: '2020-06-10T00:00:00Z', breakdown_value: null })
+  })
+
+  it('answers through /api/projects/:id/query/ too, with a breakdown limited to its top values and "Other"', async () => {
+    const k = c.basic
+    const res = await k.call('POST', `/api/projects/${k.id}/query/`, {
+      query: {
+        kind: 'RetentionQuery',
+        ...filter({ totalIntervals: 3 }, toDate(date(2, 6))),
+        breakdownFilter: { breakdown: '$some_property', breakdown_type: 'event', breakdown_limit: 1 },
+      },
+    })
+    expect(res.status, res.text).toBe(200)
+    // Recurring retention breaks each actor down by its events' values: person1 views with the property on days
+    // 0 and 2 (and without on day 1), person2 with it on day 1 (without on day 2). 'value' has the larger
+    // cohorts (3 to 2); '' is past the limit of 1, so it is "Other".
+    expect(res.body.results.map((r: any) => [r.breakdown_value, r.values.map((v: any) => v.count)])).toEqual([
+      ['value', [1, 0, 1]],
+      ['value', [1, 0, 0]],
+      ['value', [1, 0, 0]],
+      ['$$_posthog_breakdown_other_$$', [0, 0, 0]],
+      ['$$_posthog_breakdown_other_$$', [1, 0, 0]],
+      ['$$_posthog_breakdown_other_$$', [1, 0, 0]],
+    ])
+  })
+
+  it('refuses bad input with a 400 naming the field, and options it cannot apply', async () => {
+    const k = c.basic
+    const refused = async (query: Record<string, unknown>) => {
+      const res = await k.call('POST', `/api/environments/${k.id}/query/`, { query: { kind: 'RetentionQuery', ...query } })
+      expect(res.status, res.text).toBe(400)
+      return res.body.attr
+    }
+    expect(await refused({})).toBe('retentionFilter')
+    expect(await refused({ retentionFilter: { period: 'Year' } })).toBe('retentionFilter.period')
+    expect(await refused({ retentionFilter: { retentionType: 'retention_sometimes' } })).toBe('retentionFilter.retentionType')
+    expect(await refused({ retentionFilter: { totalIntervals: 0 } })).toBe('retentionFilter.totalIntervals')
+    expect(await refused({ retentionFilter: { minimumOccurrences: 'two' } })).toBe('retentionFilter.minimumOccurrences')
+    expect(await refused({ retentionFilter: { timeWindowMode: '24_hour_windows' } })).toBe('retentionFilter.timeWindowMode')
+    expect(await refused({ retentionFilter: { retentionCustomBrackets: [1, 3] } })).toBe('retentionFilter.retentionCustomBrackets')
+    expect(await refused({ retentionFilter: { aggregationType: 'sum', aggregationProperty: 'price' } })).toBe(
+      'retentionFilter.aggregationType',
+    )
+    expect(await refused({ retentionFilter: { colour: 'blue' } })).toBe('retentionFilter.colour')
+    expect(await refused({ retentionFilter: { targetEntity: { id: 999999, type: 'actions' } } })).toBe('retentionFilter')
+    expect(await refused({ retentionFilter: { targetEntity: { id: '$pageview', type: 'people' } } })).toBe(
+      'retentionFilter.targetEntity.type',
+    )
+    expect(await refused({ retentionFilter: {}, dateRange: { date_to: 'yesterday-ish' } })).toBe('dateRange.date_to')
+    const actors = await k.call('POST', `/api/environments/${k.id}/query/`, {
+      query: {
+        kind: 'ActorsQuery',
+        source: { kind: 'InsightActorsQuery', interval: 99, source: { kind: 'RetentionQuery', ...eleventhDay } },
+      },
+    })
+    expect([actors.status, actors.body.attr]).toEqual([400, 'source.interval'])
+  })
 })
