@@ -449,6 +449,299 @@ describe('PostHog test_retention_query_runner.py', () => {
       basic(k)
       k.events([['person2', date(7)]])
     })
+    const utcAndPacific = (k: RetentionCase) => {
+      k.persons([{ ids: ['person1', 'alias1'] }, { ids: ['person2'] }])
+      k.events([
+        ['person1', date(-1, 1)],
+        ['person1', date(0, 1)],
+        ['person1', date(1, 1)],
+        ['person2', date(6, 1)],
+        ['person2', date(6, 9)],
+      ])
+    }
+    await make('timezones utc', utcAndPacific)
+    await make('timezones pacific', utcAndPacific, { timezone: 'US/Pacific' })
+    await make('person breakdown', (k) => {
+      k.persons([
+        { ids: ['person1'], properties: { country: 'US' } },
+        { ids: ['person2'], properties: { country: 'UK' } },
+        { ids: ['person3'], properties: { country: 'US' } },
+        { ids: ['person4'], properties: { country: 'Germany' } },
+      ])
+      k.events([
+        ['person1', date(0)],
+        ['person1', date(1)],
+        ['person1', date(3)],
+        ['person3', date(0)],
+        ['person3', date(2)],
+        ['person2', date(0)],
+        ['person2', date(1)],
+        ['person2', date(4)],
+        ['person4', date(0)],
+        ['person4', date(5)],
+      ])
+    })
+    const countries = (k: RetentionCase) =>
+      k.persons([
+        { ids: ['person1'], properties: { country: 'US' } },
+        { ids: ['person2'], properties: { country: 'UK' } },
+        { ids: ['person3'], properties: { country: 'US' } },
+      ])
+    await make('actors breakdown', (k) => {
+      countries(k)
+      k.events(
+        (
+          [
+            ['person1', 0],
+            ['person1', 1],
+            ['person1', 2],
+            ['person2', 0],
+            ['person2', 1],
+            ['person2', 2],
+            ['person3', 0],
+            ['person3', 1],
+          ] as Array<[string, number]>
+        ).map(([d, day]) => [d, date(day)]),
+      )
+    })
+    await make('actors breakdown minimum', (k) => {
+      countries(k)
+      const twice = (d: string, day: number): Array<[string, string]> => [
+        [d, date(day)],
+        [d, date(day)],
+      ]
+      k.events([
+        ['person1', date(0)],
+        ...twice('person1', 1),
+        ...twice('person1', 2),
+        ['person1', date(3)],
+        ['person2', date(0)],
+        ...twice('person2', 1),
+        ...twice('person2', 2),
+        ['person2', date(3)],
+        ['person3', date(0)],
+        ...twice('person3', 1),
+        ['person3', date(3)],
+      ])
+    })
+    const browsers: Array<[string, number, string]> = [
+      ['person1', 0, 'Chrome'],
+      ['person1', 1, 'Chrome'],
+      ['person1', 3, 'Chrome'],
+      ['person3', 0, 'Chrome'],
+      ['person3', 2, 'Chrome'],
+      ['person2', 0, 'Safari'],
+      ['person2', 1, 'Safari'],
+      ['person2', 4, 'Safari'],
+      ['person4', 0, 'Firefox'],
+      ['person4', 5, 'Firefox'],
+    ]
+    const browserEvents = browsers.map(([d, day, browser]): [string, string, Record<string, unknown>] => [d, date(day), { browser }])
+    const fourPeople = (k: RetentionCase) => k.persons(['person1', 'person2', 'person3', 'person4'].map((p) => ({ ids: [p] })))
+    await make('event breakdown', (k) => (fourPeople(k), k.events(browserEvents)))
+    await make('event breakdown minimum', (k) => {
+      fourPeople(k)
+      k.events([...browserEvents, ...browserEvents])
+      k.events([
+        ['person1', date(5), { browser: 'Chrome' }],
+        ['person2', date(2), { browser: 'Safari' }],
+        ['person3', date(3), { browser: 'Chrome' }],
+        ['person4', date(3), { browser: 'Firefox' }],
+      ])
+    })
+    await make('cumulative breakdown', (k) => {
+      k.persons(['person1', 'person2', 'person3'].map((p) => ({ ids: [p] })))
+      k.events(
+        (
+          [
+            ['person1', 0, 'Chrome'],
+            ['person1', 1, 'Chrome'],
+            ['person1', 3, 'Chrome'],
+            ['person2', 0, 'Safari'],
+            ['person2', 1, 'Safari'],
+            ['person2', 2, 'Safari'],
+            ['person3', 0, 'Firefox'],
+            ['person3', 2, 'Firefox'],
+          ] as Array<[string, number, string]>
+        ).map(([d, day, browser]) => [d, date(day), { browser }]),
+      )
+    })
+    await make('actors event breakdown', (k) => {
+      k.persons(['person1', 'person2', 'person3'].map((p) => ({ ids: [p] })))
+      k.events(
+        (
+          [
+            ['person1', 0, 'Chrome'],
+            ['person1', 1, 'Chrome'],
+            ['person1', 2, 'Chrome'],
+            ['person2', 0, 'Safari'],
+            ['person2', 1, 'Safari'],
+            ['person2', 2, 'Safari'],
+            ['person3', 0, 'Chrome'],
+            ['person3', 1, 'Chrome'],
+          ] as Array<[string, number, string]>
+        ).map(([d, day, browser]) => [d, date(day), { browser }]),
+      )
+    })
+    await make('different entities', (k) => {
+      fourPeople(k)
+      const signup = (category: string) => ({ category, $event_type: 'signup' })
+      const purchase = (category?: string) => ({ ...(category ? { category } : {}), $event_type: 'purchase' })
+      k.events(
+        [
+          ['person1', date(0), signup('clothing')],
+          ['person2', date(0), signup('clothing')],
+          ['person3', date(0), signup('electronics')],
+          ['person4', date(1), signup('electronics')],
+        ],
+        'signup',
+      )
+      k.events(
+        [
+          ['person1', date(1), purchase('clothing')],
+          ['person1', date(3), purchase()],
+          ['person1', date(5), purchase('electronics')],
+          ['person2', date(2), purchase('clothing')],
+          ['person3', date(1), purchase('electronics')],
+          ['person3', date(4), purchase('electronics')],
+          ['person4', date(1), purchase('electronics')],
+          ['person4', date(2), purchase('electronics')],
+          ['person4', date(3), purchase('clothing')],
+        ],
+        'purchase',
+      )
+    })
+    await make('event metadata', (k) => {
+      fourPeople(k)
+      k.events(
+        browsers.map(([d, day, browser]) => [
+          d,
+          date(day),
+          { $group_0: { Chrome: 'Apple', Safari: 'Google', Firefox: 'Stripe' }[browser] },
+        ]),
+      )
+    })
+    await make('breakdown on start event', (k) => {
+      k.persons(['person1', 'person2', 'person3'].map((p) => ({ ids: [p] })))
+      k.events(
+        [
+          ['person1', date(0), { category: 'clothing' }],
+          ['person2', date(0), { category: 'clothing' }],
+          ['person3', date(0), { category: 'electronics' }],
+        ],
+        'signup',
+      )
+      k.events(
+        [
+          ['person1', date(1)],
+          ['person1', date(3)],
+          ['person1', date(5)],
+          ['person2', date(2)],
+          ['person3', date(1)],
+          ['person3', date(4)],
+          ['person4', date(1)],
+          ['person4', date(4)],
+        ],
+        'purchase',
+      )
+    })
+    await make('first time vs first ever', (k) => {
+      k.persons([{ ids: ['person1'] }])
+      k.events([['person1', date(0), { prop: 'wrong' }]], 'target_event')
+      k.events([['person1', date(1), { prop: 'correct' }]], 'target_event')
+      k.events(
+        [
+          ['person1', date(2)],
+          ['person1', date(3)],
+        ],
+        'returning_event',
+      )
+    })
+    await make('groups', (k) => {
+      k.persons([{ ids: ['person1', 'alias1'] }, { ids: ['person2'] }, { ids: ['person3'] }])
+      const org5 = { $group_0: 'org:5' }
+      const org6 = { $group_0: 'org:6' }
+      k.events([
+        ['person1', date(0), { ...org5, $group_1: 'company:1' }],
+        ['person2', date(0), org6],
+        ['person3', date(0)],
+        ['person1', date(1), org5],
+        ['person2', date(1), org6],
+        ['person1', date(7), org5],
+        ['person2', date(7), org6],
+        ['person1', date(14), org5],
+        ['person1', date(-6, 5, 1), { ...org5, $group_1: 'company:1' }],
+        ['person2', date(-6, 5, 1), org6],
+        ['person2', date(1, 5, 1), org6],
+        ['person1', date(1, 5, 1), org5],
+        ['person2', date(15, 5, 1), { ...org6, $group_1: 'company:1' }],
+      ])
+    })
+    await make('breakdown limit', (k) => {
+      const people = ['p_chrome_1', 'p_chrome_2', 'p_chrome_3', 'p_safari_1', 'p_safari_2', 'p_firefox_1', 'p_edge_1']
+      k.persons(people.map((p) => ({ ids: [p] })))
+      k.events(
+        (
+          [
+            ['p_chrome_1', 0, 'Chrome'],
+            ['p_chrome_1', 1, 'Chrome'],
+            ['p_chrome_2', 0, 'Chrome'],
+            ['p_chrome_2', 2, 'Chrome'],
+            ['p_chrome_3', 0, 'Chrome'],
+            ['p_safari_1', 0, 'Safari'],
+            ['p_safari_1', 1, 'Safari'],
+            ['p_safari_2', 0, 'Safari'],
+            ['p_firefox_1', 0, 'Firefox'],
+            ['p_firefox_1', 3, 'Firefox'],
+            ['p_edge_1', 0, 'Edge'],
+            ['p_edge_1', 4, 'Edge'],
+          ] as Array<[string, number, string]>
+        ).map(([d, day, browser]) => [d, date(day), { browser }]),
+      )
+    })
+    const named = (k: RetentionCase, names: string[]) => k.persons(names.map((n) => ({ ids: [n], properties: { name: n } })))
+    await make('cohort breakdown', (k) => {
+      named(k, ['person1', 'person2', 'person3'])
+      k.events([
+        ['person1', date(0)],
+        ['person2', date(0)],
+        ['person3', date(0)],
+        ['person1', date(1)],
+        ['person2', date(1)],
+        ['person1', date(2)],
+        ['person3', date(3)],
+      ])
+    })
+    await make('multiple cohorts', (k) => {
+      named(k, ['person1', 'person2', 'person3'])
+      k.events([
+        ['person1', date(0)],
+        ['person2', date(0)],
+        ['person3', date(0)],
+        ['person1', date(1)],
+        ['person2', date(2)],
+        ['person3', date(3)],
+      ])
+    })
+    await make('all users string', (k) => {
+      named(k, ['person1', 'person2'])
+      k.events([
+        ['person1', date(0)],
+        ['person2', date(0)],
+        ['person1', date(1)],
+      ])
+    })
+    await make('other grouping', (k) => {
+      const list: Array<[string, string]> = [
+        ...Array.from({ length: 5 }, (_, i): [string, string] => [`usa_user_${i}`, 'USA']),
+        ...Array.from({ length: 3 }, (_, i): [string, string] => [`can_user_${i}`, 'Canada']),
+        ...Array.from({ length: 2 }, (_, i): [string, string] => [`ger_user_${i}`, 'Germany']),
+        ['fra_user', 'France'],
+        ['spa_user', 'Spain'],
+      ]
+      k.persons(list.map(([id, country]) => ({ ids: [id], properties: { country } })))
+      for (const [id] of list) k.events([[id, date(0)]])
+    })
     await captureAll(t, Object.values(c))
   }, 120_000)
   afterAll(async () => {
@@ -1151,5 +1444,245 @@ describe('PostHog test_retention_query_runner.py', () => {
       },
     })
     expect([actors.status, actors.body.attr]).toEqual([400, 'source.interval'])
+  })
+
+  // PostHog: test_retention_query_runner.py::TestRetention::test_timezones
+  it('test_timezones: days are the project timezone’s', async () => {
+    const q = filter({ totalIntervals: 11 }, toDate(date(10, 6)))
+    expect(counts(await c['timezones utc'].retention(q))).toEqual(
+      pad([[1, 1, 0, 0, 0, 0, 0, 0, 0, 0, 0], [1], [0], [0], [0], [0], [1], [0], [0], [0], [0]]),
+    )
+    const pacific = await c['timezones pacific'].retention(q)
+    expect(labels(pacific)).toEqual(days(11))
+    expect(pacific[0].date).toBe('2020-06-10T00:00:00-07:00')
+    expect(counts(pacific)).toEqual(pad([[1], [0], [0], [0], [0], [1, 1], [1], [0], [0], [0], [0]], 11))
+  })
+
+  // PostHog: test_retention_query_runner.py::TestRetention::test_day_interval_sampled
+  it('test_day_interval_sampled: a samplingFactor of 1 reads every event', async () => {
+    expect(counts(await c.basic.retention(filter({ totalIntervals: 11 }, { ...toDate(date(10, 6)), samplingFactor: 1 })))).toEqual(eleven)
+  })
+
+  const sixDays = (rows: number[][]) => rows.map((r) => [...r, ...Array(6 - r.length).fill(0)])
+  const byValue = (result: any[], value: string) => counts(result.filter((r) => r.breakdown_value === value))
+  const values = (result: any[]) => [...new Set(result.map((r) => r.breakdown_value))].sort()
+  const upTo5 = (q: Record<string, unknown> = {}, f: Record<string, unknown> = {}) =>
+    filter({ totalIntervals: 6, period: 'Day', ...f }, { ...toDate(date(5, 0)), ...q })
+
+  // PostHog: test_retention_query_runner.py::TestRetention::test_retention_with_breakdown_with_person_properties
+  it('test_retention_with_breakdown_with_person_properties', async () => {
+    const result = await c['person breakdown'].retention(
+      upTo5({ breakdownFilter: { breakdowns: [{ property: 'country', type: 'person' }] } }),
+    )
+    expect(values(result)).toEqual(['Germany', 'UK', 'US'])
+    expect(byValue(result, 'US')).toEqual(sixDays([[2, 1, 1, 1], [1, 0, 1], [1], [1], [0], [0]]))
+    expect(byValue(result, 'UK')).toEqual(sixDays([[1, 1, 0, 0, 1], [1, 0, 0, 1], [0], [0], [1], [0]]))
+    expect(byValue(result, 'Germany')).toEqual(sixDays([[1, 0, 0, 0, 0, 1], [0], [0], [0], [0], [1]]))
+  })
+
+  const countryBreakdown = { breakdownFilter: { breakdowns: [{ property: 'country', type: 'person' }] } }
+
+  // PostHog: test_retention_query_runner.py::TestRetention::test_retention_actor_query_with_breakdown
+  it('test_retention_actor_query_with_breakdown', async () => {
+    const q = filter({ totalIntervals: 3, period: 'Day' }, { ...toDate(date(2, 0)), ...countryBreakdown })
+    expect(await c['actors breakdown'].actors(q, 0, { breakdown: ['US'] })).toEqual([
+      ['person1', [0, 1, 2]],
+      ['person3', [0, 1]],
+    ])
+    expect(await c['actors breakdown'].actors(q, 1, { breakdown: ['UK'] })).toEqual([['person2', [0, 1]]])
+  })
+
+  // PostHog: test_retention_query_runner.py::TestRetention::test_retention_actor_query_with_breakdown_and_minimum_occurrences
+  it('test_retention_actor_query_with_breakdown_and_minimum_occurrences', async () => {
+    const q = filter({ totalIntervals: 3, period: 'Day', minimumOccurrences: 2 }, { ...toDate(date(2, 0)), ...countryBreakdown })
+    expect(await c['actors breakdown minimum'].actors(q, 0, { breakdown: ['US'] })).toEqual([
+      ['person1', [0, 1, 2]],
+      ['person3', [0, 1]],
+    ])
+    expect(await c['actors breakdown minimum'].actors(q, 1, { breakdown: ['UK'] })).toEqual([['person2', [0, 1]]])
+  })
+
+  const browserBreakdown = { breakdownFilter: { breakdowns: [{ property: 'browser', type: 'event' }] } }
+
+  // PostHog: test_retention_query_runner.py::TestRetention::test_retention_with_breakdown_event_properties
+  it('test_retention_with_breakdown_event_properties', async () => {
+    const result = await c['event breakdown'].retention(upTo5(browserBreakdown))
+    expect(values(result)).toEqual(['Chrome', 'Firefox', 'Safari'])
+    expect(byValue(result, 'Chrome')).toEqual(sixDays([[2, 1, 1, 1], [1, 0, 1], [1], [1], [0], [0]]))
+    expect(byValue(result, 'Safari')).toEqual(sixDays([[1, 1, 0, 0, 1], [1, 0, 0, 1], [0], [0], [1], [0]]))
+    expect(byValue(result, 'Firefox')).toEqual(sixDays([[1, 0, 0, 0, 0, 1], [0], [0], [0], [0], [1]]))
+  })
+
+  // PostHog: test_retention_query_runner.py::TestRetention::test_retention_with_breakdown_event_properties_and_minimum_occurrences
+  it('test_retention_with_breakdown_event_properties_and_minimum_occurrences', async () => {
+    const result = await c['event breakdown minimum'].retention(upTo5(browserBreakdown, { minimumOccurrences: 2 }))
+    expect(values(result)).toEqual(['Chrome', 'Firefox', 'Safari'])
+    expect(byValue(result, 'Chrome')).toEqual(sixDays([[2, 1, 1, 1], [1, 0, 1], [1], [2], [0], [1]]))
+    expect(byValue(result, 'Safari')).toEqual(sixDays([[1, 1, 0, 0, 1], [1, 0, 0, 1], [1, 0, 1], [0], [1], [0]]))
+    expect(byValue(result, 'Firefox')).toEqual(sixDays([[1, 0, 0, 0, 0, 1], [0], [0], [1, 0, 1], [0], [1]]))
+  })
+
+  // PostHog: test_retention_query_runner.py::TestRetention::test_retention_cumulative_with_breakdown_event_properties
+  it('test_retention_cumulative_with_breakdown_event_properties', async () => {
+    const result = await c['cumulative breakdown'].retention(upTo5(browserBreakdown, { cumulative: true }))
+    expect(values(result)).toEqual(['Chrome', 'Firefox', 'Safari'])
+    expect(byValue(result, 'Chrome')[0].slice(0, 4)).toEqual([1, 1, 1, 1])
+  })
+
+  // PostHog: test_retention_query_runner.py::TestRetention::test_retention_actor_query_with_event_property_breakdown
+  it('test_retention_actor_query_with_event_property_breakdown', async () => {
+    const q = filter({ totalIntervals: 3, period: 'Day' }, { ...toDate(date(2, 0)), ...browserBreakdown })
+    expect(await c['actors event breakdown'].actors(q, 0, { breakdown: ['Chrome'] })).toEqual([
+      ['person1', [0, 1, 2]],
+      ['person3', [0, 1]],
+    ])
+    expect(await c['actors event breakdown'].actors(q, 0, { breakdown: ['Safari'] })).toEqual([['person2', [0, 1, 2]]])
+  })
+
+  const signupPurchase = { targetEntity: { id: 'signup', type: 'events' }, returningEntity: { id: 'purchase', type: 'events' } }
+  const categoryBreakdown = { breakdownFilter: { breakdowns: [{ property: 'category', type: 'event' }] } }
+
+  // PostHog: test_retention_query_runner.py::TestRetention::test_retention_with_breakdown_different_entities
+  it('test_retention_with_breakdown_different_entities: a return counts with the start event’s value only', async () => {
+    const k = c['different entities']
+    const result = await k.retention(upTo5(categoryBreakdown, signupPurchase))
+    expect(values(result)).toEqual(['clothing', 'electronics'])
+    expect(byValue(result, 'clothing')).toEqual(sixDays([[2, 1, 1], [0], [0], [0], [0], [0]]))
+    expect(byValue(result, 'electronics')).toEqual(sixDays([[1, 1, 0, 0, 1], [1, 1], [0], [0], [0], [0]]))
+    expect(
+      (await k.actors(upTo5(categoryBreakdown, signupPurchase), 1, { breakdown: ['electronics'] })).find((a) => a[0] === 'person4')?.[1],
+    ).toEqual([0, 1])
+    const clothing = await k.actors(
+      filter({ totalIntervals: 6, period: 'Day', ...signupPurchase }, { ...toDate(date(5, 10)), ...categoryBreakdown }),
+      0,
+      { breakdown: ['clothing'] },
+    )
+    expect(clothing).toEqual([
+      ['person1', [0, 1]],
+      ['person2', [0, 2]],
+    ])
+  })
+
+  // PostHog: test_retention_query_runner.py::TestRetention::test_retention_with_breakdown_event_metadata
+  it('test_retention_with_breakdown_event_metadata: by the event’s $group_0', async () => {
+    const result = await c['event metadata'].retention(
+      upTo5({ breakdownFilter: { breakdowns: [{ property: '$group_0', type: 'event_metadata' }] } }),
+    )
+    expect(values(result)).toEqual(['Apple', 'Google', 'Stripe'])
+    expect(byValue(result, 'Apple')).toEqual(sixDays([[2, 1, 1, 1], [1, 0, 1], [1], [1], [0], [0]]))
+  })
+
+  // PostHog: test_retention_query_runner.py::TestRetention::test_retention_with_breakdown_on_start_event
+  it('test_retention_with_breakdown_on_start_event: returns without the value are not counted', async () => {
+    const result = await c['breakdown on start event'].retention(upTo5(categoryBreakdown, signupPurchase))
+    expect(values(result)).toEqual(['clothing', 'electronics'])
+    expect(byValue(result, 'clothing')).toEqual(sixDays([[2], [0], [0], [0], [0], [0]]))
+  })
+
+  // PostHog: test_retention_query_runner.py::TestRetention::test_retention_first_time_vs_first_ever_occurrence
+  it('test_retention_first_time_vs_first_ever_occurrence', async () => {
+    const q = (retentionType: string) => ({
+      dateRange: { date_from: date(0), date_to: date(5) },
+      retentionFilter: {
+        totalIntervals: 5,
+        retentionType,
+        targetEntity: { id: 'target_event', type: 'events', properties: [{ key: 'prop', value: 'correct', type: 'event' }] },
+        returningEntity: { id: 'returning_event', type: 'events' },
+      },
+    })
+    const k = c['first time vs first ever']
+    expect(counts(await k.retention(q('retention_first_time')))).toEqual([
+      [0, 0, 0, 0, 0],
+      [1, 1, 1, 0, 0],
+      ...Array(4).fill([0, 0, 0, 0, 0]),
+    ])
+    expect(counts(await k.retention(q('retention_first_ever_occurrence')))).toEqual(Array(6).fill([0, 0, 0, 0, 0]))
+  })
+
+  // PostHog: test_retention_query_runner.py::TestClickhouseRetentionGroupAggregation::test_groups_aggregating
+  it('test_groups_aggregating: groups as the actors (the counts; group actors are not listed yet)', async () => {
+    const q = (index: number) => ({
+      ...filter({ period: 'Week', totalIntervals: 7 }, toDate(date(10, 0, 1))),
+      aggregation_group_type_index: index,
+    })
+    expect(counts(await c.groups.retention(q(0)))).toEqual(weeklyCounts)
+    expect(counts(await c.groups.retention(q(1)))).toEqual(pad([[1, 0, 0, 1, 0, 0, 1], [0], [0], [1, 0, 0, 1], [0], [0], [1]]))
+  })
+
+  // PostHog: test_retention_query_runner.py::TestClickhouseRetentionGroupAggregation::test_retention_with_breakdown_limit
+  it('test_retention_with_breakdown_limit: past the limit, values sum into Other', async () => {
+    const result = await c['breakdown limit'].retention(
+      upTo5({ breakdownFilter: { breakdowns: [{ property: 'browser', type: 'event' }], breakdown_limit: 2 } }),
+    )
+    const other = '$$_posthog_breakdown_other_$$'
+    expect([...new Set(result.map((r: any) => r.breakdown_value))]).toEqual(['Chrome', 'Safari', other])
+    expect(byValue(result, 'Chrome')).toEqual(sixDays([[3, 1, 1], [1], [1], [0], [0], [0]]))
+    expect(byValue(result, 'Safari')).toEqual(sixDays([[2, 1], [1], [0], [0], [0], [0]]))
+    expect(byValue(result, other)).toEqual(sixDays([[2, 0, 0, 1, 1], [0], [0], [1], [1], [0]]))
+  })
+
+  const nameCohort = async (k: RetentionCase, ...names: string[]) =>
+    k.cohort({
+      name: names.join(' or '),
+      filters: {
+        properties: { type: 'OR', values: names.map((n) => ({ type: 'AND', values: [{ key: 'name', value: n, type: 'person' }] })) },
+      },
+    })
+  const upTo4 = (breakdown: unknown[]) =>
+    filter({ totalIntervals: 5, period: 'Day' }, { ...toDate(date(4, 0)), breakdownFilter: { breakdown_type: 'cohort', breakdown } })
+
+  // PostHog: test_retention_query_runner.py::TestClickhouseRetentionGroupAggregation::test_retention_with_cohort_breakdown
+  it('test_retention_with_cohort_breakdown', async () => {
+    const k = c['cohort breakdown']
+    const cohort = await nameCohort(k, 'person1', 'person2')
+    const result = await k.retention(upTo4([cohort]))
+    expect(values(result)).toEqual([String(cohort)])
+    expect(counts(result)).toEqual(pad([[2, 2, 1, 0, 0], [2, 1, 0, 0], [1, 0, 0], [0, 0], [0]]))
+  })
+
+  // PostHog: test_retention_query_runner.py::TestClickhouseRetentionGroupAggregation::test_retention_with_all_users_cohort_breakdown
+  it('test_retention_with_all_users_cohort_breakdown: cohort 0 is everyone', async () => {
+    const result = await c['cohort breakdown'].retention(upTo4([0]))
+    expect(values(result)).toEqual(['0'])
+    expect(counts(result)).toEqual(pad([[3, 2, 1, 1, 0], [2, 1, 0, 0], [1, 0, 0], [1, 0], [0]]))
+  })
+
+  // PostHog: test_retention_query_runner.py::TestClickhouseRetentionGroupAggregation::test_retention_with_multiple_cohort_breakdowns
+  // PostHog: test_retention_query_runner.py::TestClickhouseRetentionGroupAggregation::test_retention_actor_query_with_multiple_cohort_breakdowns
+  it('test_retention_with_multiple_cohort_breakdowns and their actors', async () => {
+    const k = c['multiple cohorts']
+    const one = await nameCohort(k, 'person1')
+    const two = await nameCohort(k, 'person2')
+    const q = upTo4([one, two])
+    expect(values(await k.retention(q))).toEqual([String(one), String(two)].sort())
+    expect(await k.actors(q, 0, { breakdown: [String(one)] })).toEqual([['person1', [0, 1]]])
+    expect(await k.actors(q, 0, { breakdown: [String(two)] })).toEqual([['person2', [0, 2]]])
+  })
+
+  // PostHog: test_retention_query_runner.py::TestClickhouseRetentionGroupAggregation::test_retention_with_all_users_cohort_breakdown_string_value
+  it('test_retention_with_all_users_cohort_breakdown_string_value: "all" is cohort 0', async () => {
+    const result = await c['all users string'].retention(
+      filter(
+        { totalIntervals: 2, period: 'Day' },
+        { ...toDate(date(2, 0)), breakdownFilter: { breakdown_type: 'cohort', breakdown: ['all'] } },
+      ),
+    )
+    expect(values(result)).toEqual(['0'])
+    // PostHog's test asserts [[1, 0], [0]] and says it does not know why; its date_to (day 2) makes the range days 1-2
+    // with two intervals, so person1's day 1 view is the one cohort.
+    expect(counts(result)).toEqual(pad([[1, 0], [0]]))
+  })
+
+  // PostHog: test_retention_query_runner.py::TestClickhouseRetentionGroupAggregation::test_retention_breakdown_other_grouping_logic
+  it('test_retention_breakdown_other_grouping_logic', async () => {
+    const result = await c['other grouping'].retention({
+      dateRange: { date_from: date(0), date_to: date(10) },
+      retentionFilter: { period: 'Day', totalIntervals: 7 },
+      breakdownFilter: { breakdown: 'country', breakdown_type: 'person', breakdown_limit: 3 },
+    })
+    const other = '$$_posthog_breakdown_other_$$'
+    expect([...new Set(result.map((r: any) => r.breakdown_value))]).toEqual(['USA', 'Canada', 'Germany', other])
+    const day0 = (value: string) => result.find((r: any) => r.breakdown_value === value && r.label === 'Day 0').values[0].count
+    expect([day0('USA'), day0('Canada'), day0(other)]).toEqual([5, 3, 2])
   })
 })

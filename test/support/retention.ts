@@ -20,8 +20,9 @@ export interface Sent {
 export const date = (day: number, hour = 5, month = 0, minute = 0) =>
   new Date(Date.UTC(2020, 5 + month, 10 + day, hour, minute)).toISOString().slice(0, 19)
 
-/** PostHog's pad: every cohort row as long as the first, with zeros for the intervals past the range. */
-export const pad = (rows: number[][]) => rows.map((r) => [...r, ...Array(Math.max(...rows.map((x) => x.length)) - r.length).fill(0)])
+/** PostHog's pad: every cohort row as long as the longest (or `length`), with zeros for the intervals past the range. */
+export const pad = (rows: number[][], length = Math.max(...rows.map((x) => x.length))) =>
+  rows.map((r) => [...r, ...Array(length - r.length).fill(0)])
 
 /** Each row's counts, in order. */
 export const counts = (rows: Array<{ values: Array<{ count: number }> }>) => rows.map((r) => r.values.map((v) => v.count))
