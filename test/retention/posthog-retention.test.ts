@@ -742,6 +742,65 @@ describe('PostHog test_retention_query_runner.py', () => {
       k.persons(list.map(([id, country]) => ({ ids: [id], properties: { country } })))
       for (const [id] of list) k.events([[id, date(0)]])
     })
+    await make('brackets', (k) => {
+      k.persons(['p1', 'p2', 'p3', 'a1'].map((p) => ({ ids: [p] })))
+      k.events([
+        ['p1', date(0)],
+        ['p1', date(1)],
+        ['p1', date(5)],
+        ['p1', date(16)],
+        ['p2', date(0)],
+        ['p2', date(4)],
+        ['p2', date(10)],
+        ['p3', date(0)],
+      ])
+    })
+    await make('brackets single day', (k) => {
+      k.persons([{ ids: ['a1'] }])
+      k.events([
+        ['a1', date(0)],
+        ['a1', date(7)],
+      ])
+    })
+    await make('brackets minimum', (k) => {
+      k.persons(['person1', 'person2'].map((p) => ({ ids: [p] })))
+      k.events([
+        ['person1', date(0)],
+        ['person1', date(2)],
+        ['person1', date(2)],
+        ['person1', date(7)],
+        ['person2', date(0)],
+        ['person2', date(3)],
+        ['person2', date(8)],
+        ['person2', date(8)],
+      ])
+    })
+    await make('brackets cumulative', (k) => {
+      k.persons(['person1', 'person2'].map((p) => ({ ids: [p] })))
+      k.events([
+        ['person1', date(0)],
+        ['person1', date(8)],
+        ['person2', date(0)],
+        ['person2', date(3)],
+      ])
+    })
+    await make('brackets starts', (k) => {
+      k.persons(['person1', 'person2'].map((p) => ({ ids: [p] })))
+      k.events([
+        ['person1', date(0)],
+        ['person1', date(2)],
+        ['person2', date(3)],
+        ['person2', date(5)],
+      ])
+    })
+    await make('brackets month', (k) => {
+      k.persons([{ ids: ['person1'] }])
+      k.events([
+        ['person1', date(0, 5, 0)],
+        ['person1', date(0, 5, 2)],
+        ['person1', date(0, 5, 5)],
+      ])
+    })
     await captureAll(t, Object.values(c))
   }, 120_000)
   afterAll(async () => {
@@ -1427,7 +1486,7 @@ describe('PostHog test_retention_query_runner.py', () => {
     expect(await refused({ retentionFilter: { totalIntervals: 0 } })).toBe('retentionFilter.totalIntervals')
     expect(await refused({ retentionFilter: { minimumOccurrences: 'two' } })).toBe('retentionFilter.minimumOccurrences')
     expect(await refused({ retentionFilter: { timeWindowMode: '24_hour_windows' } })).toBe('retentionFilter.timeWindowMode')
-    expect(await refused({ retentionFilter: { retentionCustomBrackets: [1, 3] } })).toBe('retentionFilter.retentionCustomBrackets')
+    expect(await refused({ retentionFilter: { retentionCustomBrackets: [1, 0] } })).toBe('retentionFilter.retentionCustomBrackets')
     expect(await refused({ retentionFilter: { aggregationType: 'sum', aggregationProperty: 'price' } })).toBe(
       'retentionFilter.aggregationType',
     )
@@ -1684,5 +1743,68 @@ describe('PostHog test_retention_query_runner.py', () => {
     expect([...new Set(result.map((r: any) => r.breakdown_value))]).toEqual(['USA', 'Canada', 'Germany', other])
     const day0 = (value: string) => result.find((r: any) => r.breakdown_value === value && r.label === 'Day 0').values[0].count
     expect([day0('USA'), day0('Canada'), day0(other)]).toEqual([5, 3, 2])
+  })
+
+  const bracketRow = async (k: RetentionCase, f: Record<string, unknown>, dateTo: string, label = 'Day 0') =>
+    (await k.retention(filter({ period: 'Day', totalIntervals: 11, ...f }, toDate(dateTo)))).find((r: any) => r.label === label)
+
+  // PostHog: test_retention_query_runner.py::TestClickhouseRetentionGroupAggregation::test_custom_brackets_day_period
+  it('test_custom_brackets_day_period: a value per bracket, labelled with its days', async () => {
+    const row = await bracketRow(c.brackets, { totalIntervals: 21, retentionCustomBrackets: [4, 10, 3] }, date(20))
+    expect(row.values.map((v: any) => v.label)).toEqual(['Day 0', 'Day 1-4', 'Day 5-14', 'Day 15-17'])
+    expect(row.values.map((v: any) => v.count)).toEqual([3, 2, 2, 1])
+  })
+
+  // PostHog: test_retention_query_runner.py::TestClickhouseRetentionGroupAggregation::test_custom_brackets_day_period_single_day_bracket_label
+  it('test_custom_brackets_day_period_single_day_bracket_label', async () => {
+    const row = await bracketRow(c['brackets single day'], { retentionCustomBrackets: [7, 2] }, date(10))
+    expect(row.values.map((v: any) => [v.label, v.count])).toEqual([
+      ['Day 0', 1],
+      ['Day 1-7', 1],
+      ['Day 8-9', 0],
+    ])
+  })
+
+  // PostHog: test_retention_query_runner.py::TestClickhouseRetentionGroupAggregation::test_custom_brackets_with_minimum_occurrences
+  it('test_custom_brackets_with_minimum_occurrences: counted per day within a bracket', async () => {
+    const row = await bracketRow(c['brackets minimum'], { retentionCustomBrackets: [5, 5], minimumOccurrences: 2 }, date(10))
+    expect(row.values.map((v: any) => v.count)).toEqual([2, 1, 1])
+  })
+
+  // PostHog: test_retention_query_runner.py::TestClickhouseRetentionGroupAggregation::test_custom_brackets_cumulative
+  it('test_custom_brackets_cumulative', async () => {
+    const row = await bracketRow(c['brackets cumulative'], { retentionCustomBrackets: [5, 5], cumulative: true }, date(10))
+    expect(row.values.map((v: any) => v.count)).toEqual([2, 2, 1])
+  })
+
+  // PostHog: test_retention_query_runner.py::TestClickhouseRetentionGroupAggregation::test_custom_brackets_different_start_cohorts
+  it('test_custom_brackets_different_start_cohorts', async () => {
+    const f = { retentionCustomBrackets: [3, 4] }
+    expect((await bracketRow(c['brackets starts'], f, date(10))).values.map((v: any) => v.count)).toEqual([1, 1, 0])
+    expect((await bracketRow(c['brackets starts'], f, date(10), 'Day 3')).values.map((v: any) => v.count)).toEqual([1, 1, 0])
+  })
+
+  // PostHog: test_retention_query_runner.py::TestClickhouseRetentionGroupAggregation::test_custom_brackets_month_period
+  it('test_custom_brackets_month_period', async () => {
+    const result = await c['brackets month'].retention(
+      filter({ period: 'Month', totalIntervals: 9, retentionCustomBrackets: [3, 3] }, toDate('2021-02-10T00:00:00')),
+    )
+    const row = result.find((r: any) => r.label === 'Month 0')
+    expect(row.values.map((v: any) => [v.label, v.count])).toEqual([
+      ['Month 0', 1],
+      ['Month 1-3', 1],
+      ['Month 4-6', 1],
+    ])
+  })
+
+  // PostHog: test_retention_query_runner.py::TestClickhouseRetentionGroupAggregation::test_custom_brackets_actors_query
+  it('test_custom_brackets_actors_query: appearances are bracket indexes', async () => {
+    expect(
+      await c.brackets.actors(filter({ period: 'Day', totalIntervals: 21, retentionCustomBrackets: [4, 10, 3] }, toDate(date(20))), 0),
+    ).toEqual([
+      ['p1', [0, 1, 2, 3]],
+      ['p2', [0, 1, 2]],
+      ['p3', [0]],
+    ])
   })
 })

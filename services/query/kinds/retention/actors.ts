@@ -5,7 +5,7 @@
 import { wrenError } from '../../../platform/errors'
 import type { ActorsPoint, ActorsSql, QueryRun } from '../../kind'
 import { planRetention, type RetentionPlanDeps } from './plan'
-import type { RetentionRequest } from './model'
+import { valueLabels, type RetentionRequest } from './model'
 
 export async function retentionActors(
   deps: RetentionPlanDeps,
@@ -37,6 +37,6 @@ export async function retentionActors(
     FROM (${plan.actorRows}) ${conditions.length ? `WHERE ${conditions.join(' AND ')}` : ''} GROUP BY actor`
   // PostHog's retention actors' columns: the intervals each counts in, and one flag per interval ("day_3").
   const columns: Record<string, string> = { appearances: 'source.appearances' }
-  for (let i = 0; i < request.totalIntervals; i++) columns[`${request.period}_${i}`] = `has(source.appearances, ${i})`
+  for (let i = 0; i < valueLabels(request).length; i++) columns[`${request.period}_${i}`] = `has(source.appearances, ${i})`
   return { sql, params: params.values, columns }
 }

@@ -7,7 +7,7 @@ import { isoInTz } from '../../common/dates'
 import { OTHER_LABEL } from '../../common/breakdown-sql'
 import { planRetention, type RetentionPlan, type RetentionPlanDeps } from './plan'
 import { cellsSql } from './sql'
-import type { RetentionRequest } from './model'
+import { valueLabels, type RetentionRequest } from './model'
 
 export type RetentionDeps = RetentionPlanDeps
 
@@ -43,9 +43,8 @@ function shape(
   plan: RetentionPlan,
   cells: Array<{ s: number | string; k: number | string; value: string; c: number | string; rank: number | string }>,
 ) {
-  const L = plan.request.totalIntervals
   const period = title(plan)
-  const labels = Array.from({ length: L }, (_, k) => `${period} ${k}`)
+  const labels = valueLabels(plan.request)
   const byValue = new Map<string, { rank: number; counts: Map<string, number> }>()
   for (const cell of cells) {
     const value = plan.request.breakdown === null ? '' : cell.value

@@ -2,7 +2,7 @@
 // …) or from the legacy filter dialect (a saved insight's `filters` with insight RETENTION): one model, one plan,
 // one SQL for both. PostHog's defaults (schema RetentionFilter and retention_query_runner.py): a $pageview
 // target and return, recurring retention, Day periods, 11 intervals. Bad input is a 400 naming the field; an
-// option Wren cannot apply (24-hour windows, custom brackets, sum or average retention) is a 400 too.
+// option Wren cannot apply (24-hour windows, sum or average retention) is a 400 too.
 import { wrenError } from '../../../platform/errors'
 import { isRecord } from '../../../platform/json'
 import { parsePropertyGroup, type PropertyGroup } from '../../../analytics/property-filters/parse'
@@ -34,6 +34,11 @@ export interface RetentionRequest extends BreakdownFields {
   /** Return intervals per cohort row (interval 0 included): PostHog's lookahead. */
   totalIntervals: number
   cumulative: boolean
+  /**
+   * PostHog's custom brackets: the return intervals grouped into brackets of these many intervals ("Day 1-3",
+   * "Day 4-10"); each cohort row then has one value per bracket after its own. Null: one value per interval.
+   */
+  customBrackets: number[] | null
   /** A return interval counts only with at least this many return events in it. */
   minimumOccurrences: number
   /** The app's percentages: of the cohort ('total') or of the interval before ('previous'); the counts are the same. */
@@ -61,6 +66,7 @@ interface Names {
   cumulative: string
   minimum: string
   reference: string
+  brackets: string
 }
 
 const NODE_NAMES: Names = {
@@ -72,6 +78,7 @@ const NODE_NAMES: Names = {
   cumulative: 'cumulative',
   minimum: 'minimumOccurrences',
   reference: 'retentionReference',
+  brackets: 'retentionCustomBrackets',
 }
 
 const LEGACY_NAMES: Names = {
@@ -83,6 +90,7 @@ const LEGACY_NAMES: Names = {
   cumulative: 'cumulative',
   minimum: 'minimum_occurrences',
   reference: 'retention_reference',
+  brackets: 'retention_custom_brackets',
 }
 
 /** A retention entity (PostHog's RetentionEntity): `{id, type: events | actions}`, or an EventsNode / ActionsNode. */
@@ -127,7 +135,33 @@ function retentionOptions(filter: Record<string, unknown>, names: Names, prefix:
     cumulative: truthy(filter[names.cumulative]),
     minimumOccurrences: optInt(filter, names.minimum, 1, 1_000_000, prefix) ?? 1,
     retentionReference: reference as 'total' | 'previous',
+    customBrackets: brackets(filter[names.brackets], at('brackets')),
   }
+}
+
+function brackets(raw: unknown, attr: string): number[] | null {
+  if (raw === undefined || raw === null || (Array.isArray(raw) && raw.length === 0)) return null
+  if (
+    !Array.isArray(raw) ||
+    raw.length > 100 ||
+    !raw.every((n) => Number.isSafeInteger(Number(n)) && Number(n) >= 1 && Number(n) <= 10_000)
+  )
+    throw wrenError('invalid_input', `${attr} must be a list of at most 100 bracket sizes (whole intervals, 1 or more).`, attr)
+  return raw.map(Number)
+}
+
+/** The labels of a cohort row's values: "Day 0", then one per interval ("Day 1") or per bracket ("Day 1-3"). */
+export function valueLabels(request: RetentionRequest): string[] {
+  const unit = request.period.charAt(0).toUpperCase() + request.period.slice(1)
+  if (!request.customBrackets) return Array.from({ length: request.totalIntervals }, (_, k) => `${unit} ${k}`)
+  const labels = [`${unit} 0`]
+  let first = 1
+  for (const size of request.customBrackets) {
+    const last = first + size - 1
+    labels.push(first === last ? `${unit} ${first}` : `${unit} ${first}-${last}`)
+    first = last + 1
+  }
+  return labels
 }
 
 /** The options of PostHog's retentionFilter Wren cannot apply: a 400 naming each, never ignored. */
@@ -139,9 +173,6 @@ function refuseUnapplied(filter: Record<string, unknown>, prefix: string): void 
       `${prefix}timeWindowMode '${String(mode)}' is not computed yet: only calendar periods.`,
       `${prefix}timeWindowMode`,
     )
-  const brackets = filter.retentionCustomBrackets
-  if (Array.isArray(brackets) ? brackets.length > 0 : brackets !== undefined && brackets !== null)
-    throw wrenError('unsupported', `${prefix}retentionCustomBrackets are not computed yet.`, `${prefix}retentionCustomBrackets`)
   const aggregation = filter.aggregationType
   if (aggregation !== undefined && aggregation !== null && aggregation !== 'count')
     throw wrenError(
@@ -155,7 +186,6 @@ const NODE_FILTER_FIELDS = [
   ...Object.values(NODE_NAMES),
   ...DISPLAY_ONLY,
   'timeWindowMode',
-  'retentionCustomBrackets',
   'aggregationType',
   'aggregationProperty',
   'aggregationPropertyType',

@@ -184,7 +184,10 @@ export async function planRetention(
     e.kind === 'actions' ? actionSql(actions.get(Number(e.id))!, filters) : e.id === null ? '1' : `event = ${params.add('String', e.id)}`
   const matches = (e: SeriesEntity) => [entitySql(e), compileGroup(e.properties, filters)].filter((c) => c !== '1').join(' AND ') || '1'
   const start = matches(request.targetEntity)
-  const returning = matches(request.returningEntity)
+  // The same entity (PostHog's default, $pageview both) is the same SQL: the query reads it once.
+  const same = (a: SeriesEntity, b: SeriesEntity) =>
+    a.kind === b.kind && a.id === b.id && JSON.stringify(a.properties) === JSON.stringify(b.properties)
+  const returning = same(request.targetEntity, request.returningEntity) ? start : matches(request.returningEntity)
   const firstEver = request.retentionType === 'retention_first_ever_occurrence' ? entitySql(request.targetEntity) : null
   // Recurring retention reads the range only; first-time retention every earlier event too (to find the first).
   if (request.retentionType === 'retention_recurring') conditions.push(`timestamp >= ${from}`, `timestamp < ${to}`)
@@ -213,15 +216,15 @@ export async function planRetention(
   const where = [team, ...conditions, compileGroup(globalProperties, filters), hidden ? visibleEventsSql(hidden, params) : '1']
     .filter((c) => c !== '1')
     .join(' AND ')
-  const tzParam = params.add('String', tz)
-  const localDate = `toDate(timestamp, ${tzParam})`
-  const fromDate = params.add('Date', range.from.toISOString().slice(0, 10))
+  const localDate = `toDate(timestamp, ${params.add('String', tz)})`
+  const fromDate = () => params.add('Date', range.from.toISOString().slice(0, 10))
   const bucket = {
-    hour: `floor((toUnixTimestamp(timestamp) - ${params.add('Int64', Math.floor(fromWall(range.from, tz).getTime() / 1000))}) / 3600)`,
-    day: `dateDiff('day', ${fromDate}, ${localDate})`,
-    week: `floor(dateDiff('day', ${fromDate}, ${localDate}) / 7)`,
-    month: `toYear(${localDate}) * 12 + toMonth(${localDate}) - ${range.from.getUTCFullYear() * 12 + range.from.getUTCMonth() + 1}`,
-  }[range.interval]
+    hour: () =>
+      `floor((toUnixTimestamp(timestamp) - ${params.add('Int64', Math.floor(fromWall(range.from, tz).getTime() / 1000))}) / 3600)`,
+    day: () => `dateDiff('day', ${fromDate()}, ${localDate})`,
+    week: () => `floor(dateDiff('day', ${fromDate()}, ${localDate}) / 7)`,
+    month: () => `toYear(${localDate}) * 12 + toMonth(${localDate}) - ${range.from.getUTCFullYear() * 12 + range.from.getUTCMonth() + 1}`,
+  }[range.interval]()
 
   const SOURCE = '__wren_retention_events__'
   const sql = actorRowsSql({
@@ -236,6 +239,7 @@ export async function planRetention(
     returning,
     type: request.retentionType,
     cumulative: request.cumulative,
+    brackets: request.customBrackets,
     minimumOccurrences: request.minimumOccurrences,
     breakdown: breakdownSql,
     distinctIds: opts.distinctIds === true,

@@ -28,6 +28,8 @@ export interface RetentionSqlInput {
   returning: string
   type: RetentionType
   cumulative: boolean
+  /** Custom brackets' sizes (in intervals): a return counts in the bracket its distance from the cohort falls in. */
+  brackets: number[] | null
   minimumOccurrences: number
   /** Per event: its breakdown value (String), or for cohorts an Array(String) to arrayJoin; null: none. */
   breakdown: { expr: string; cohort: boolean } | null
@@ -49,11 +51,12 @@ export function actorRowsSql(input: RetentionSqlInput): string {
   const cohort = input.breakdown?.cohort === true
   const eventValue = input.breakdown ? (cohort ? `arrayJoin(${input.breakdown.expr})` : input.breakdown.expr) : `''`
   const anchor = input.firstEver ? 'is_first' : 'is_start'
-  const byValue = !first || cohort
-  const pv = byValue ? 'pv' : `argMinIf(ev, timestamp, ${anchor}) AS pv`
+  // Without a breakdown, each actor is one group (its value '').
+  const byValue = input.breakdown !== null && (!first || cohort)
+  const pv = !input.breakdown ? `'' AS pv` : byValue ? 'pv' : `argMinIf(ev, timestamp, ${anchor}) AS pv`
   const groupBy = byValue ? 'actor, pv' : 'actor'
   let starts: string
-  if (!first) starts = `arraySort(groupUniqArrayIf(b, is_start AND ${inRange}))`
+  if (!first) starts = `groupUniqArrayIf(b, is_start AND ${inRange})`
   else {
     const valid = input.firstEver
       ? `countIf(is_start) > 0 AND minIf(timestamp, is_first) = minIf(timestamp, is_start)`
@@ -61,15 +64,35 @@ export function actorRowsSql(input: RetentionSqlInput): string {
     const at = `argMinIf(b, timestamp, ${anchor})`
     starts = `if(${valid} AND ${at} >= 0 AND ${at} < ${n}, [${at}], CAST([] AS Array(Int64)))`
   }
+  // The same target and return events (PostHog's default, $pageview both): one condition, and for recurring
+  // retention the return intervals are the start intervals.
+  const sameEvents = input.start === input.returning
+  const isReturn = sameEvents ? 'is_start' : 'is_return'
   const returned =
-    input.minimumOccurrences > 1
-      ? `arrayFilter(x -> countEqual(rs, x) >= ${input.minimumOccurrences}, arrayDistinct(groupArrayIf(b, is_return AND ${inRange}) AS rs))`
-      : `groupUniqArrayIf(b, is_return AND ${inRange})`
-  const base = `arrayConcat([0], arrayFilter(k -> k > 0 AND k < ${L}, arrayMap(r -> r - s, returns)))`
+    !first && sameEvents && input.minimumOccurrences === 1
+      ? 'starts'
+      : input.minimumOccurrences > 1
+        ? `arrayFilter(x -> countEqual(rs, x) >= ${input.minimumOccurrences}, arrayDistinct(groupArrayIf(b, ${isReturn} AND ${inRange}) AS rs))`
+        : `groupUniqArrayIf(b, ${isReturn} AND ${inRange})`
+  let base = `arrayConcat([0], arrayFilter(k -> k > 0 AND k < ${L}, arrayMap(r -> r - s, returns)))`
+  if (input.brackets) {
+    let end = 0
+    const bracket = input.brackets.map((size, i) => `r - s <= ${(end += size)}, ${i + 1}`).join(', ')
+    base = `arrayConcat([0], arrayDistinct(arrayFilter(k -> k > 0, arrayMap(r -> multiIf(r - s <= 0, -1, ${bracket}, -1), returns))))`
+  }
   const ks = input.cumulative ? `range(0, arrayMax(${base}) + 1)` : base
-  const events = `SELECT ${input.actor} AS actor, ${byValue ? `${eventValue} AS pv` : `${eventValue} AS ev`}, timestamp, distinct_id,
-      toInt64(${input.bucket}) AS b, (${input.start}) AS is_start, (${input.returning}) AS is_return${input.firstEver ? `, (${input.firstEver}) AS is_first` : ''}
-    FROM ${input.from} WHERE ${input.where}`
+  // Only the columns a part of the query reads (the timestamp for first times, the distinct ids for actors).
+  const columns = [
+    `${input.actor} AS actor`,
+    ...(!input.breakdown ? [] : [byValue ? `${eventValue} AS pv` : `${eventValue} AS ev`]),
+    ...(first ? ['timestamp'] : []),
+    ...(input.distinctIds ? ['distinct_id'] : []),
+    `toInt64(${input.bucket}) AS b`,
+    `(${input.start}) AS is_start`,
+    ...(sameEvents ? [] : [`(${input.returning}) AS is_return`]),
+    ...(input.firstEver ? [`(${input.firstEver}) AS is_first`] : []),
+  ]
+  const events = `SELECT ${columns.join(', ')} FROM ${input.from} WHERE ${input.where}`
   return `SELECT actor, pv, s, ${ks} AS ks, events, distinct_ids FROM (
     SELECT actor, ${pv}, ${starts} AS starts, ${returned} AS returns, count() AS events,
       ${input.distinctIds ? 'groupUniqArray(distinct_id)' : 'CAST([] AS Array(String))'} AS distinct_ids
