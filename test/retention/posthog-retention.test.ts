@@ -186,19 +186,24 @@ describe('PostHog test_retention_query_runner.py', () => {
 
   beforeAll(async () => {
     t = await startWren({ WREN_NOW: '2026-03-15T12:00:00Z' })
-    const make = async (name: string, setup: (k: RetentionCase) => void, settings = {}, offset = 'Z') => {
-      c[name] = await retentionCase(t, name, settings, offset)
-      setup(c[name])
-    }
-    await make('basic', (k) => {
+    // Every case's project is made at once; its persons and events are only queued here (captureAll sends them).
+    const made: Array<Promise<void>> = []
+    const make = (name: string, setup: (k: RetentionCase) => void, settings = {}, offset = 'Z') =>
+      void made.push(
+        retentionCase(t, name, settings, offset).then((k) => {
+          c[name] = k
+          setup(k)
+        }),
+      )
+    make('basic', (k) => {
       k.persons([{ ids: ['person1', 'alias1'] }, { ids: ['person2'] }])
       basic(k)
     })
-    await make('emails', (k) => {
+    make('emails', (k) => {
       twoPersons(k)
       basic(k)
     })
-    await make('monthly', (k) => {
+    make('monthly', (k) => {
       twoPersons(k)
       k.events(
         (
@@ -219,16 +224,16 @@ describe('PostHog test_retention_query_runner.py', () => {
         ).map(([d, m]) => [d, date(0, 5, m)]),
       )
     })
-    await make('weekly', (k) => {
+    make('weekly', (k) => {
       twoPersons(k)
       weekly(k)
     })
-    await make('weekly monday', (k) => (twoPersons(k), weekly(k)), { week_start_day: 1 })
-    await make('hourly', (k) => (twoPersons(k), hourly(k)))
-    await make('hourly pacific', (k) => (twoPersons(k), hourly(k)), { timezone: 'US/Pacific' }, '-07:00')
-    await make('rolling', (k) => rolling(k))
-    await make('rolling minimum', (k) => rolling(k, 3))
-    await make('first time target', (k) => {
+    make('weekly monday', (k) => (twoPersons(k), weekly(k)), { week_start_day: 1 })
+    make('hourly', (k) => (twoPersons(k), hourly(k)))
+    make('hourly pacific', (k) => (twoPersons(k), hourly(k)), { timezone: 'US/Pacific' }, '-07:00')
+    make('rolling', (k) => rolling(k))
+    make('rolling minimum', (k) => rolling(k, 3))
+    make('first time target', (k) => {
       k.persons([{ ids: ['person1'] }])
       k.events(
         [
@@ -268,8 +273,8 @@ describe('PostHog test_retention_query_runner.py', () => {
         ['person2', date(5)],
       ])
     }
-    await make('multiple events', (k) => fourPersons(k, '$some_event'))
-    await make('event action', (k) => {
+    make('multiple events', (k) => fourPersons(k, '$some_event'))
+    make('event action', (k) => {
       k.persons([{ ids: ['person1', 'alias1'] }, { ids: ['person2'] }])
       k.events(
         ['person1', 'person2'].flatMap((p) => [0, 1, 2, 3].map((d): [string, string] => [p, date(d)])),
@@ -283,7 +288,7 @@ describe('PostHog test_retention_query_runner.py', () => {
         '$some_event',
       )
     })
-    await make('action start point', (k) => {
+    make('action start point', (k) => {
       k.persons([{ ids: ['person1', 'alias1'] }, { ids: ['person2'] }])
       k.events(
         [
@@ -301,20 +306,20 @@ describe('PostHog test_retention_query_runner.py', () => {
         'sign up',
       )
     })
-    await make('first time', firstTime)
-    await make('start property', (k) => {
+    make('first time', firstTime)
+    make('start property', (k) => {
       k.persons([{ ids: ['person1', 'alias1'] }, { ids: ['person2'] }])
       basic(k, { 0: { $target_event_property: 'value' } })
     })
-    await make('start property first time', (k) => {
+    make('start property first time', (k) => {
       k.persons([{ ids: ['person1', 'alias1'] }, { ids: ['person2'] }])
       basic(k, { 2: { $target_event_property: 'value' }, 3: { $target_event_property: 'value' } })
     })
-    await make('return property', (k) => {
+    make('return property', (k) => {
       k.persons([{ ids: ['person1', 'alias1'] }, { ids: ['person2'] }])
       basic(k, { 1: { $target_event_property: 'value' } })
     })
-    await make('return property first time', (k) => {
+    make('return property first time', (k) => {
       k.persons([{ ids: ['person1', 'alias1'] }, { ids: ['person2'] }])
       basic(k, { 3: { $target_event_property: 'value' } })
     })
@@ -327,9 +332,9 @@ describe('PostHog test_retention_query_runner.py', () => {
         ['person2', date(1), day === 1 ? { [key]: 'other' } : {}],
       ])
     }
-    await make('all events target property', (k) => twoDays(k, 0, '$target_event_property'))
-    await make('all events return property', (k) => twoDays(k, 1, '$return_event_property'))
-    await make('minimum occurrences', (k) => {
+    make('all events target property', (k) => twoDays(k, 0, '$target_event_property'))
+    make('all events return property', (k) => twoDays(k, 1, '$return_event_property'))
+    make('minimum occurrences', (k) => {
       twoPersons(k)
       const list: Array<[string, string]> = [
         ['person1', date(0)],
@@ -346,7 +351,7 @@ describe('PostHog test_retention_query_runner.py', () => {
       k.events([...list, ...list])
       k.events([['person1', date(3)]])
     })
-    await make(
+    make(
       'test accounts',
       (k) => {
         twoPersons(k, ['test@posthog.com', ''])
@@ -354,9 +359,9 @@ describe('PostHog test_retention_query_runner.py', () => {
       },
       { test_account_filters: [{ key: 'email', value: '@posthog.com', operator: 'not_icontains', type: 'person' }] },
     )
-    await make('first ever', firstEver)
-    await make('first ever person breakdown', (k) => (ages(k), ageEvents(k)))
-    await make('first ever event breakdown', (k) => {
+    make('first ever', firstEver)
+    make('first ever person breakdown', (k) => (ages(k), ageEvents(k)))
+    make('first ever event breakdown', (k) => {
       k.persons([{ ids: ['person1'] }, { ids: ['person2'] }, { ids: ['person3'] }])
       const web = { source: 'web' }
       const mobile = { source: 'mobile' }
@@ -377,7 +382,7 @@ describe('PostHog test_retention_query_runner.py', () => {
         ['person3', date(5), web],
       ])
     })
-    await make('first ever inflate', (k) => {
+    make('first ever inflate', (k) => {
       k.persons([{ ids: ['old_user'] }, { ids: ['new_user'] }])
       k.events([['old_user', date(0)]], 'app_opened')
       k.events([['old_user', date(2), { '$feature/new_design': 'control' }]], 'app_opened')
@@ -385,8 +390,8 @@ describe('PostHog test_retention_query_runner.py', () => {
       k.events([['new_user', date(2), { '$feature/new_design': 'variant_a' }]], 'app_opened')
       k.events([['new_user', date(3), { '$feature/new_design': 'variant_a' }]], 'insight_viewed')
     })
-    await make('first ever cohort breakdown', (k) => (ages(k), ageEvents(k)))
-    await make('first ever minimum', (k) => {
+    make('first ever cohort breakdown', (k) => (ages(k), ageEvents(k)))
+    make('first ever minimum', (k) => {
       k.persons([{ ids: ['person1'] }, { ids: ['person2'] }, { ids: ['person3'] }])
       k.events([['person1', date(1)]], '$user_signed_up')
       k.events([
@@ -407,7 +412,7 @@ describe('PostHog test_retention_query_runner.py', () => {
       k.events([['person3', date(3)]], '$user_signed_up')
       k.events([['person3', date(4)]])
     })
-    await make('first ever weeks', (k) => {
+    make('first ever weeks', (k) => {
       k.persons([{ ids: ['person1'] }, { ids: ['person2'] }, { ids: ['person3'] }])
       k.events([['person1', date(1)]], '$user_signed_up')
       k.events([
@@ -423,7 +428,7 @@ describe('PostHog test_retention_query_runner.py', () => {
         ['person3', date(20, 5, 1)],
       ])
     })
-    await make('first ever properties', (k) => {
+    make('first ever properties', (k) => {
       k.persons([{ ids: ['person1'] }, { ids: ['person2'] }, { ids: ['person3'] }])
       const organic = { source: 'organic' }
       const paid = { source: 'paid' }
@@ -444,7 +449,7 @@ describe('PostHog test_retention_query_runner.py', () => {
         ['person3', date(5), organic],
       ])
     })
-    await make('people in period', (k) => {
+    make('people in period', (k) => {
       twoPersons(k)
       basic(k)
       k.events([['person2', date(7)]])
@@ -459,9 +464,9 @@ describe('PostHog test_retention_query_runner.py', () => {
         ['person2', date(6, 9)],
       ])
     }
-    await make('timezones utc', utcAndPacific)
-    await make('timezones pacific', utcAndPacific, { timezone: 'US/Pacific' })
-    await make('person breakdown', (k) => {
+    make('timezones utc', utcAndPacific)
+    make('timezones pacific', utcAndPacific, { timezone: 'US/Pacific' })
+    make('person breakdown', (k) => {
       k.persons([
         { ids: ['person1'], properties: { country: 'US' } },
         { ids: ['person2'], properties: { country: 'UK' } },
@@ -487,7 +492,7 @@ describe('PostHog test_retention_query_runner.py', () => {
         { ids: ['person2'], properties: { country: 'UK' } },
         { ids: ['person3'], properties: { country: 'US' } },
       ])
-    await make('actors breakdown', (k) => {
+    make('actors breakdown', (k) => {
       countries(k)
       k.events(
         (
@@ -504,7 +509,7 @@ describe('PostHog test_retention_query_runner.py', () => {
         ).map(([d, day]) => [d, date(day)]),
       )
     })
-    await make('actors breakdown minimum', (k) => {
+    make('actors breakdown minimum', (k) => {
       countries(k)
       const twice = (d: string, day: number): Array<[string, string]> => [
         [d, date(day)],
@@ -538,8 +543,8 @@ describe('PostHog test_retention_query_runner.py', () => {
     ]
     const browserEvents = browsers.map(([d, day, browser]): [string, string, Record<string, unknown>] => [d, date(day), { browser }])
     const fourPeople = (k: RetentionCase) => k.persons(['person1', 'person2', 'person3', 'person4'].map((p) => ({ ids: [p] })))
-    await make('event breakdown', (k) => (fourPeople(k), k.events(browserEvents)))
-    await make('event breakdown minimum', (k) => {
+    make('event breakdown', (k) => (fourPeople(k), k.events(browserEvents)))
+    make('event breakdown minimum', (k) => {
       fourPeople(k)
       k.events([...browserEvents, ...browserEvents])
       k.events([
@@ -549,7 +554,7 @@ describe('PostHog test_retention_query_runner.py', () => {
         ['person4', date(3), { browser: 'Firefox' }],
       ])
     })
-    await make('cumulative breakdown', (k) => {
+    make('cumulative breakdown', (k) => {
       k.persons(['person1', 'person2', 'person3'].map((p) => ({ ids: [p] })))
       k.events(
         (
@@ -566,7 +571,7 @@ describe('PostHog test_retention_query_runner.py', () => {
         ).map(([d, day, browser]) => [d, date(day), { browser }]),
       )
     })
-    await make('actors event breakdown', (k) => {
+    make('actors event breakdown', (k) => {
       k.persons(['person1', 'person2', 'person3'].map((p) => ({ ids: [p] })))
       k.events(
         (
@@ -583,7 +588,7 @@ describe('PostHog test_retention_query_runner.py', () => {
         ).map(([d, day, browser]) => [d, date(day), { browser }]),
       )
     })
-    await make('different entities', (k) => {
+    make('different entities', (k) => {
       fourPeople(k)
       const signup = (category: string) => ({ category, $event_type: 'signup' })
       const purchase = (category?: string) => ({ ...(category ? { category } : {}), $event_type: 'purchase' })
@@ -611,7 +616,7 @@ describe('PostHog test_retention_query_runner.py', () => {
         'purchase',
       )
     })
-    await make('event metadata', (k) => {
+    make('event metadata', (k) => {
       fourPeople(k)
       k.events(
         browsers.map(([d, day, browser]) => [
@@ -621,7 +626,7 @@ describe('PostHog test_retention_query_runner.py', () => {
         ]),
       )
     })
-    await make('breakdown on start event', (k) => {
+    make('breakdown on start event', (k) => {
       k.persons(['person1', 'person2', 'person3'].map((p) => ({ ids: [p] })))
       k.events(
         [
@@ -645,7 +650,7 @@ describe('PostHog test_retention_query_runner.py', () => {
         'purchase',
       )
     })
-    await make('first time vs first ever', (k) => {
+    make('first time vs first ever', (k) => {
       k.persons([{ ids: ['person1'] }])
       k.events([['person1', date(0), { prop: 'wrong' }]], 'target_event')
       k.events([['person1', date(1), { prop: 'correct' }]], 'target_event')
@@ -657,7 +662,7 @@ describe('PostHog test_retention_query_runner.py', () => {
         'returning_event',
       )
     })
-    await make('groups', (k) => {
+    make('groups', (k) => {
       k.persons([{ ids: ['person1', 'alias1'] }, { ids: ['person2'] }, { ids: ['person3'] }])
       const org5 = { $group_0: 'org:5' }
       const org6 = { $group_0: 'org:6' }
@@ -677,7 +682,7 @@ describe('PostHog test_retention_query_runner.py', () => {
         ['person2', date(15, 5, 1), { ...org6, $group_1: 'company:1' }],
       ])
     })
-    await make('breakdown limit', (k) => {
+    make('breakdown limit', (k) => {
       const people = ['p_chrome_1', 'p_chrome_2', 'p_chrome_3', 'p_safari_1', 'p_safari_2', 'p_firefox_1', 'p_edge_1']
       k.persons(people.map((p) => ({ ids: [p] })))
       k.events(
@@ -700,7 +705,7 @@ describe('PostHog test_retention_query_runner.py', () => {
       )
     })
     const named = (k: RetentionCase, names: string[]) => k.persons(names.map((n) => ({ ids: [n], properties: { name: n } })))
-    await make('cohort breakdown', (k) => {
+    make('cohort breakdown', (k) => {
       named(k, ['person1', 'person2', 'person3'])
       k.events([
         ['person1', date(0)],
@@ -712,7 +717,7 @@ describe('PostHog test_retention_query_runner.py', () => {
         ['person3', date(3)],
       ])
     })
-    await make('multiple cohorts', (k) => {
+    make('multiple cohorts', (k) => {
       named(k, ['person1', 'person2', 'person3'])
       k.events([
         ['person1', date(0)],
@@ -723,7 +728,7 @@ describe('PostHog test_retention_query_runner.py', () => {
         ['person3', date(3)],
       ])
     })
-    await make('all users string', (k) => {
+    make('all users string', (k) => {
       named(k, ['person1', 'person2'])
       k.events([
         ['person1', date(0)],
@@ -731,7 +736,7 @@ describe('PostHog test_retention_query_runner.py', () => {
         ['person1', date(1)],
       ])
     })
-    await make('other grouping', (k) => {
+    make('other grouping', (k) => {
       const list: Array<[string, string]> = [
         ...Array.from({ length: 5 }, (_, i): [string, string] => [`usa_user_${i}`, 'USA']),
         ...Array.from({ length: 3 }, (_, i): [string, string] => [`can_user_${i}`, 'Canada']),
@@ -742,7 +747,7 @@ describe('PostHog test_retention_query_runner.py', () => {
       k.persons(list.map(([id, country]) => ({ ids: [id], properties: { country } })))
       for (const [id] of list) k.events([[id, date(0)]])
     })
-    await make('brackets', (k) => {
+    make('brackets', (k) => {
       k.persons(['p1', 'p2', 'p3', 'a1'].map((p) => ({ ids: [p] })))
       k.events([
         ['p1', date(0)],
@@ -755,14 +760,14 @@ describe('PostHog test_retention_query_runner.py', () => {
         ['p3', date(0)],
       ])
     })
-    await make('brackets single day', (k) => {
+    make('brackets single day', (k) => {
       k.persons([{ ids: ['a1'] }])
       k.events([
         ['a1', date(0)],
         ['a1', date(7)],
       ])
     })
-    await make('brackets minimum', (k) => {
+    make('brackets minimum', (k) => {
       k.persons(['person1', 'person2'].map((p) => ({ ids: [p] })))
       k.events([
         ['person1', date(0)],
@@ -775,7 +780,7 @@ describe('PostHog test_retention_query_runner.py', () => {
         ['person2', date(8)],
       ])
     })
-    await make('brackets cumulative', (k) => {
+    make('brackets cumulative', (k) => {
       k.persons(['person1', 'person2'].map((p) => ({ ids: [p] })))
       k.events([
         ['person1', date(0)],
@@ -784,7 +789,7 @@ describe('PostHog test_retention_query_runner.py', () => {
         ['person2', date(3)],
       ])
     })
-    await make('brackets starts', (k) => {
+    make('brackets starts', (k) => {
       k.persons(['person1', 'person2'].map((p) => ({ ids: [p] })))
       k.events([
         ['person1', date(0)],
@@ -793,7 +798,7 @@ describe('PostHog test_retention_query_runner.py', () => {
         ['person2', date(5)],
       ])
     })
-    await make('brackets month', (k) => {
+    make('brackets month', (k) => {
       k.persons([{ ids: ['person1'] }])
       k.events([
         ['person1', date(0, 5, 0)],
@@ -801,6 +806,7 @@ describe('PostHog test_retention_query_runner.py', () => {
         ['person1', date(0, 5, 5)],
       ])
     })
+    await Promise.all(made)
     await captureAll(t, Object.values(c))
   }, 120_000)
   afterAll(async () => {
