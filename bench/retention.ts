@@ -63,8 +63,8 @@ try {
         },
         breakdownFilter: { breakdown: '$browser', breakdown_type: 'event' },
       },
-      hand: `SELECT s, k, count() AS c FROM (
-          SELECT person_id, s, arrayJoin(arrayConcat([0], arrayFilter(k -> k > 0 AND k < 6, arrayMap(w -> w - s, weeks)))) AS k
+      hand: `SELECT s, k, browser, count() AS c FROM (
+          SELECT person_id, s, browser, arrayJoin(arrayConcat([0], arrayFilter(k -> k > 0 AND k < 6, arrayMap(w -> w - s, weeks)))) AS k
           FROM (SELECT person_id,
               toInt64(intDiv(dateDiff('day', toDate('2026-02-08'), toDate(minIf(timestamp, event = 'signed_up'), 'UTC')), 7)) AS s,
               argMinIf(JSONExtractString(properties, '$browser'), timestamp, event = 'signed_up') AS browser,
@@ -72,7 +72,7 @@ try {
                 event = '$pageview' AND timestamp >= toDateTime64('2026-02-08 00:00:00', 6, 'UTC')) AS weeks
             FROM events WHERE team_id = ${TEAM} AND event IN ('signed_up', '$pageview') AND timestamp < toDateTime64('2026-03-22 00:00:00', 6, 'UTC')
             GROUP BY person_id HAVING countIf(event = 'signed_up') > 0 AND minIf(timestamp, event = 'signed_up') >= toDateTime64('2026-02-08 00:00:00', 6, 'UTC')))
-        GROUP BY s, k`,
+        GROUP BY s, k, browser`,
     },
   }
 

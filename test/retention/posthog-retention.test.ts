@@ -806,6 +806,87 @@ describe('PostHog test_retention_query_runner.py', () => {
         ['person1', date(0, 5, 5)],
       ])
     })
+    // PostHog's 24-hour window cases send their events at UTC times of their own (not _date's 5 AM).
+    const at = (day: number, hour: number) => new Date(Date.UTC(2020, 5, day, hour)).toISOString().slice(0, 19)
+    make('24h', (k) => {
+      k.persons([{ ids: ['person1'] }, { ids: ['person2'] }])
+      k.events([
+        ['person1', at(10, 23)],
+        ['person1', at(11, 1)],
+        ['person1', at(11, 23)],
+        ['person2', at(11, 1)],
+        ['person2', at(11, 23)],
+        ['person2', at(12, 2)],
+      ])
+    })
+    make('24h person breakdown', (k) => {
+      k.persons([
+        { ids: ['person1'], properties: { country: 'USA' } },
+        { ids: ['person2'], properties: { country: 'Canada' } },
+      ])
+      k.events([
+        ['person1', at(10, 23)],
+        ['person1', at(11, 22)],
+        ['person2', at(10, 12)],
+        ['person2', at(11, 13)],
+      ])
+    })
+    make('24h event breakdown', (k) => {
+      k.persons([{ ids: ['person1'] }])
+      k.events([
+        ['person1', at(10, 14), { browser: 'Chrome' }],
+        ['person1', at(11, 13), { browser: 'Chrome' }],
+        ['person1', at(11, 15), { browser: 'Firefox' }],
+      ])
+    })
+    make('24h first ever', (k) => {
+      k.persons([{ ids: ['person1'] }, { ids: ['person2'] }])
+      k.events([
+        ['person1', at(10, 14)],
+        ['person1', at(10, 23)],
+        ['person2', at(10, 23)],
+        ['person2', at(11, 22)],
+      ])
+    })
+    make('24h first time filters', (k) => {
+      k.persons([{ ids: ['person1'] }])
+      k.events([
+        ['person1', at(10, 10), { browser: 'Safari' }],
+        ['person1', at(10, 14), { browser: 'Chrome' }],
+        ['person1', at(11, 13), { browser: 'Chrome' }],
+        ['person1', at(11, 15), { browser: 'Chrome' }],
+      ])
+    })
+    make('24h minimum', (k) => {
+      k.persons(['person1', 'person2', 'person3'].map((p) => ({ ids: [p] })))
+      k.events([
+        ['person1', at(10, 12)],
+        ['person2', at(10, 12)],
+        ['person2', at(11, 13)],
+        ['person3', at(10, 12)],
+        ['person3', at(11, 13)],
+        ['person3', at(11, 14)],
+      ])
+    })
+    make('24h properties', (k) => {
+      k.persons([{ ids: ['person1'] }])
+      k.events([
+        ['person1', at(10, 14), { premium: 'true' }],
+        ['person1', at(11, 13), { premium: 'true' }],
+        ['person1', at(11, 15), { premium: 'false' }],
+      ])
+    })
+    make('24h weekly breakdown', (k) => {
+      k.persons([
+        { ids: ['person1'], properties: { country: 'USA' } },
+        { ids: ['person2'], properties: { country: 'Canada' } },
+      ])
+      k.events([
+        ['person1', at(10, 14)],
+        ['person1', at(16, 13)],
+        ['person2', at(10, 15)],
+      ])
+    })
     await Promise.all(made)
     await captureAll(t, Object.values(c))
   }, 120_000)
@@ -1491,7 +1572,7 @@ describe('PostHog test_retention_query_runner.py', () => {
     expect(await refused({ retentionFilter: { retentionType: 'retention_sometimes' } })).toBe('retentionFilter.retentionType')
     expect(await refused({ retentionFilter: { totalIntervals: 0 } })).toBe('retentionFilter.totalIntervals')
     expect(await refused({ retentionFilter: { minimumOccurrences: 'two' } })).toBe('retentionFilter.minimumOccurrences')
-    expect(await refused({ retentionFilter: { timeWindowMode: '24_hour_windows' } })).toBe('retentionFilter.timeWindowMode')
+    expect(await refused({ retentionFilter: { timeWindowMode: '48_hour_windows' } })).toBe('retentionFilter.timeWindowMode')
     expect(await refused({ retentionFilter: { retentionCustomBrackets: [1, 0] } })).toBe('retentionFilter.retentionCustomBrackets')
     expect(await refused({ retentionFilter: { aggregationType: 'sum', aggregationProperty: 'price' } })).toBe(
       'retentionFilter.aggregationType',
@@ -1812,5 +1893,96 @@ describe('PostHog test_retention_query_runner.py', () => {
       ['p2', [0, 1, 2]],
       ['p3', [0]],
     ])
+  })
+
+  const windowsQuery = (f: Record<string, unknown> = {}, q: Record<string, unknown> = {}) => ({
+    dateRange: { date_from: date(0), date_to: date(10) },
+    retentionFilter: { targetEntity: pageview, returningEntity: pageview, totalIntervals: 3, timeWindowMode: '24_hour_windows', ...f },
+    ...q,
+  })
+  const row = (result: any[], label: string, value?: string) =>
+    result.find((r) => r.label === label && (value === undefined || r.breakdown_value === value)).values.map((v: any) => v.count)
+
+  // PostHog: test_retention_query_runner.py::TestClickhouseRetentionGroupAggregation::test_retention_24h_window_calculation
+  it('test_retention_24h_window_calculation: windows from each actor’s first event, not calendar days', async () => {
+    const calendar = await c['24h'].retention({
+      ...windowsQuery(),
+      retentionFilter: { ...windowsQuery().retentionFilter, timeWindowMode: undefined },
+    })
+    expect(row(calendar, 'Day 0').slice(0, 2)).toEqual([1, 1])
+    expect(row(calendar, 'Day 1').slice(0, 2)).toEqual([2, 1])
+    const windows = await c['24h'].retention(windowsQuery())
+    expect(row(windows, 'Day 0').slice(0, 2)).toEqual([1, 1])
+    expect(row(windows, 'Day 1').slice(0, 2)).toEqual([1, 1])
+  })
+
+  // PostHog: test_retention_query_runner.py::TestClickhouseRetentionGroupAggregation::test_retention_24h_window_with_person_breakdown
+  it('test_retention_24h_window_with_person_breakdown', async () => {
+    const result = await c['24h person breakdown'].retention(
+      windowsQuery({}, { breakdownFilter: { breakdown: 'country', breakdown_type: 'person' } }),
+    )
+    expect(row(result, 'Day 0', 'USA').slice(0, 2)).toEqual([1, 0])
+    expect(row(result, 'Day 0', 'Canada').slice(0, 2)).toEqual([1, 1])
+  })
+
+  // PostHog: test_retention_query_runner.py::TestClickhouseRetentionGroupAggregation::test_retention_24h_window_with_event_breakdown
+  it('test_retention_24h_window_with_event_breakdown: the windows start at the actor’s first event, whatever its value', async () => {
+    const result = await c['24h event breakdown'].retention(
+      windowsQuery({}, { breakdownFilter: { breakdown: 'browser', breakdown_type: 'event' } }),
+    )
+    expect(row(result, 'Day 0', 'Chrome')[0]).toBe(1)
+    expect(row(result, 'Day 0', 'Firefox').slice(0, 2)).toEqual([1, 1])
+  })
+
+  // PostHog: test_retention_query_runner.py::TestClickhouseRetentionGroupAggregation::test_retention_24h_window_first_time_ever
+  it('test_retention_24h_window_first_time_ever', async () => {
+    const result = await c['24h first ever'].retention(windowsQuery({ retentionType: 'retention_first_ever_occurrence' }))
+    expect(row(result, 'Day 0').slice(0, 2)).toEqual([2, 0])
+  })
+
+  // PostHog: test_retention_query_runner.py::TestClickhouseRetentionGroupAggregation::test_retention_24h_window_first_time_matching_filters
+  it('test_retention_24h_window_first_time_matching_filters', async () => {
+    const result = await c['24h first time filters'].retention(
+      windowsQuery({
+        retentionType: 'retention_first_time',
+        targetEntity: { ...pageview, properties: [{ key: 'browser', value: 'Chrome', type: 'event' }] },
+      }),
+    )
+    expect(row(result, 'Day 0').slice(0, 2)).toEqual([1, 1])
+  })
+
+  // PostHog: test_retention_query_runner.py::TestClickhouseRetentionGroupAggregation::test_retention_24h_window_with_minimum_occurrences
+  it('test_retention_24h_window_with_minimum_occurrences: a window counts with two returns in it', async () => {
+    const result = await c['24h minimum'].retention(windowsQuery({ minimumOccurrences: 2 }))
+    // PostHog's test asks for at least person3 in window 1; its 24-hour query does not apply minimumOccurrences
+    // (person2's one return would count too). Wren applies it: person3 alone.
+    expect(row(result, 'Day 0').slice(0, 2)).toEqual([3, 1])
+  })
+
+  // PostHog: test_retention_query_runner.py::TestClickhouseRetentionGroupAggregation::test_retention_24h_window_with_properties_on_events
+  it('test_retention_24h_window_with_properties_on_events', async () => {
+    const premium = { ...pageview, properties: [{ key: 'premium', value: 'true', type: 'event' }] }
+    const result = await c['24h properties'].retention(windowsQuery({ targetEntity: premium, returningEntity: premium }))
+    expect(row(result, 'Day 0').slice(0, 2)).toEqual([1, 0])
+  })
+
+  // PostHog: test_retention_query_runner.py::TestClickhouseRetentionGroupAggregation::test_retention_24h_window_weekly_with_breakdown
+  // PostHog: test_retention_query_runner.py::TestClickhouseRetentionGroupAggregation::test_retention_24h_window_weekly_cohorts
+  it('test_retention_24h_window_weekly_with_breakdown: 7-day windows', async () => {
+    const result = await c['24h weekly breakdown'].retention({
+      ...windowsQuery({ period: 'Week' }, { breakdownFilter: { breakdown: 'country', breakdown_type: 'person' } }),
+      dateRange: { date_from: date(0), date_to: date(15) },
+    })
+    expect(values(result)).toEqual(['Canada', 'USA'])
+    // person1 returns 5 days 23 hours after its first view: within its first 7 days.
+    expect(row(result, 'Week 0', 'USA').slice(0, 2)).toEqual([1, 0])
+  })
+
+  // PostHog: test_retention_query_runner.py::TestClickhouseRetentionGroupAggregation::test_retention_24h_window_rejects_cumulative
+  it('test_retention_24h_window_rejects_cumulative', async () => {
+    const res = await c['24h'].call('POST', `/api/environments/${c['24h'].id}/query/`, {
+      query: { kind: 'RetentionQuery', ...windowsQuery({ cumulative: true }) },
+    })
+    expect([res.status, res.body.detail]).toEqual([400, 'Cumulative retention is not supported for 24 hour windows.'])
   })
 })

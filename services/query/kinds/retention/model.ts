@@ -2,7 +2,7 @@
 // …) or from the legacy filter dialect (a saved insight's `filters` with insight RETENTION): one model, one plan,
 // one SQL for both. PostHog's defaults (schema RetentionFilter and retention_query_runner.py): a $pageview
 // target and return, recurring retention, Day periods, 11 intervals. Bad input is a 400 naming the field; an
-// option Wren cannot apply (24-hour windows, sum or average retention) is a 400 too.
+// option Wren cannot apply (sum or average retention) is a 400 too.
 import { wrenError } from '../../../platform/errors'
 import { isRecord } from '../../../platform/json'
 import { parsePropertyGroup, type PropertyGroup } from '../../../analytics/property-filters/parse'
@@ -39,6 +39,11 @@ export interface RetentionRequest extends BreakdownFields {
    * "Day 4-10"); each cohort row then has one value per bracket after its own. Null: one value per interval.
    */
   customBrackets: number[] | null
+  /**
+   * PostHog's timeWindowMode: periods of the calendar ('strict_calendar_dates'), or '24_hour_windows': each actor's
+   * periods counted from its first target event (24 hours for Day, 1 hour, 7 days, 30 days).
+   */
+  timeWindowMode: 'strict_calendar_dates' | '24_hour_windows'
   /** A return interval counts only with at least this many return events in it. */
   minimumOccurrences: number
   /** The app's percentages: of the cohort ('total') or of the interval before ('previous'); the counts are the same. */
@@ -67,6 +72,7 @@ interface Names {
   minimum: string
   reference: string
   brackets: string
+  mode: string
 }
 
 const NODE_NAMES: Names = {
@@ -79,6 +85,7 @@ const NODE_NAMES: Names = {
   minimum: 'minimumOccurrences',
   reference: 'retentionReference',
   brackets: 'retentionCustomBrackets',
+  mode: 'timeWindowMode',
 }
 
 const LEGACY_NAMES: Names = {
@@ -91,6 +98,7 @@ const LEGACY_NAMES: Names = {
   minimum: 'minimum_occurrences',
   reference: 'retention_reference',
   brackets: 'retention_custom_brackets',
+  mode: 'time_window_mode',
 }
 
 /** A retention entity (PostHog's RetentionEntity): `{id, type: events | actions}`, or an EventsNode / ActionsNode. */
@@ -125,6 +133,15 @@ function retentionOptions(filter: Record<string, unknown>, names: Names, prefix:
   const reference = optString(filter, names.reference, prefix) ?? 'total'
   if (reference !== 'total' && reference !== 'previous')
     throw wrenError('invalid_input', `${at('reference')} must be 'total' or 'previous'.`, at('reference'))
+  const customBrackets = brackets(filter[names.brackets], at('brackets'))
+  const mode = optString(filter, names.mode, prefix) ?? 'strict_calendar_dates'
+  if (mode !== 'strict_calendar_dates' && mode !== '24_hour_windows')
+    throw wrenError('invalid_input', `${at('mode')} must be 'strict_calendar_dates' or '24_hour_windows'.`, at('mode'))
+  const timeWindowMode = mode as RetentionRequest['timeWindowMode']
+  if (timeWindowMode === '24_hour_windows' && truthy(filter[names.cumulative]))
+    throw wrenError('invalid_input', 'Cumulative retention is not supported for 24 hour windows.', at('cumulative'))
+  if (timeWindowMode === '24_hour_windows' && customBrackets)
+    throw wrenError('unsupported', 'Custom brackets are not computed with 24 hour windows yet.', at('brackets'))
   return {
     targetEntity: retentionEntity(filter[names.target], at('target')),
     returningEntity: retentionEntity(filter[names.returning], at('returning')),
@@ -135,7 +152,8 @@ function retentionOptions(filter: Record<string, unknown>, names: Names, prefix:
     cumulative: truthy(filter[names.cumulative]),
     minimumOccurrences: optInt(filter, names.minimum, 1, 1_000_000, prefix) ?? 1,
     retentionReference: reference as 'total' | 'previous',
-    customBrackets: brackets(filter[names.brackets], at('brackets')),
+    customBrackets,
+    timeWindowMode,
   }
 }
 
@@ -166,13 +184,6 @@ export function valueLabels(request: RetentionRequest): string[] {
 
 /** The options of PostHog's retentionFilter Wren cannot apply: a 400 naming each, never ignored. */
 function refuseUnapplied(filter: Record<string, unknown>, prefix: string): void {
-  const mode = filter.timeWindowMode
-  if (mode !== undefined && mode !== null && mode !== 'strict_calendar_dates')
-    throw wrenError(
-      'unsupported',
-      `${prefix}timeWindowMode '${String(mode)}' is not computed yet: only calendar periods.`,
-      `${prefix}timeWindowMode`,
-    )
   const aggregation = filter.aggregationType
   if (aggregation !== undefined && aggregation !== null && aggregation !== 'count')
     throw wrenError(
@@ -185,7 +196,6 @@ function refuseUnapplied(filter: Record<string, unknown>, prefix: string): void 
 const NODE_FILTER_FIELDS = [
   ...Object.values(NODE_NAMES),
   ...DISPLAY_ONLY,
-  'timeWindowMode',
   'aggregationType',
   'aggregationProperty',
   'aggregationPropertyType',

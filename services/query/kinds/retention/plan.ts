@@ -207,7 +207,7 @@ export async function planRetention(
     ? {
         expr: breakdown.multi
           ? `arrayMap(x -> if(x = 'all', '0', x), ${breakdown.expr})`
-          : `if(${breakdown.expr} = '${NULL_LABEL}', '', ${breakdown.expr})`,
+          : `ifNull(nullIf(${breakdown.expr}, '${NULL_LABEL}'), '')`,
         cohort: breakdown.multi,
       }
     : null
@@ -226,6 +226,16 @@ export async function planRetention(
     month: () => `toYear(${localDate}) * 12 + toMonth(${localDate}) - ${range.from.getUTCFullYear() * 12 + range.from.getUTCMonth() + 1}`,
   }[range.interval]()
 
+  // 24-hour windows (PostHog's actor_query_24h_window): hours for Hour and Day periods, days for Week and Month.
+  const tzName = params.add('String', tz)
+  const windowUnits = { hour: ['hour', 1], day: ['hour', 24], week: ['day', 7], month: ['day', 30] } as const
+  const [windowUnit, windowCount] = windowUnits[range.interval]
+  const diff = (a: string, b: string) => `dateDiff('${windowUnit}', toTimeZone(${a}, ${tzName}), toTimeZone(${b}, ${tzName}))`
+  const windows =
+    request.timeWindowMode === '24_hour_windows'
+      ? { diff, count: windowCount, start: (t0: string) => `${diff(from, t0)} / ${windowCount}` }
+      : null
+
   const SOURCE = '__wren_retention_events__'
   const sql = actorRowsSql({
     from: SOURCE,
@@ -240,6 +250,7 @@ export async function planRetention(
     type: request.retentionType,
     cumulative: request.cumulative,
     brackets: request.customBrackets,
+    windows,
     minimumOccurrences: request.minimumOccurrences,
     breakdown: breakdownSql,
     distinctIds: opts.distinctIds === true,

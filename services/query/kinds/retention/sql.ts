@@ -28,6 +28,11 @@ export interface RetentionSqlInput {
   returning: string
   type: RetentionType
   cumulative: boolean
+  /**
+   * PostHog's 24-hour windows: each actor's periods counted from its first target event (t0), `count` units of
+   * `diff` (SQL of the units between two times) long; `start` gives t0's cohort from the range's start.
+   */
+  windows: { diff(from: string, to: string): string; count: number; start(t0: string): string } | null
   /** Custom brackets' sizes (in intervals): a return counts in the bracket its distance from the cohort falls in. */
   brackets: number[] | null
   minimumOccurrences: number
@@ -43,6 +48,7 @@ export interface RetentionSqlInput {
  * its distinct ids.
  */
 export function actorRowsSql(input: RetentionSqlInput): string {
+  if (input.windows) return windowRowsSql(input, input.windows)
   const { count: n, lookahead: L } = input
   const first = input.type !== 'retention_recurring'
   const inRange = `b >= 0 AND b < ${n}`
@@ -98,6 +104,45 @@ export function actorRowsSql(input: RetentionSqlInput): string {
       ${input.distinctIds ? 'groupUniqArray(distinct_id)' : 'CAST([] AS Array(String))'} AS distinct_ids
     FROM (${events}) GROUP BY ${groupBy})
   ARRAY JOIN starts AS s`
+}
+
+/**
+ * The same rows with PostHog's 24-hour windows (its actor_query_24h_window): an actor's windows start at its first
+ * target event t0 (of the range; for first-time retention, ever), which gives its one cohort; each breakdown value
+ * of its events from t0 on is a row, counted in window 0 and in each window with a return event of that value.
+ */
+function windowRowsSql(input: RetentionSqlInput, windows: NonNullable<RetentionSqlInput['windows']>): string {
+  const { count: n, lookahead: L } = input
+  const cohort = input.breakdown?.cohort === true
+  const value = input.breakdown ? (cohort ? `arrayJoin(${input.breakdown.expr})` : input.breakdown.expr) : `''`
+  const sameEvents = input.start === input.returning
+  const columns = [
+    `${input.actor} AS actor`,
+    `${value} AS pv`,
+    'timestamp',
+    ...(input.distinctIds ? ['distinct_id'] : []),
+    `(${input.start}) AS is_start`,
+    ...(sameEvents ? [] : [`(${input.returning}) AS is_return`]),
+    ...(input.firstEver ? [`(${input.firstEver}) AS is_first`] : []),
+  ]
+  const events = `SELECT ${columns.join(', ')} FROM ${input.from} WHERE ${input.where}`
+  const groups = `SELECT actor, pv, if(countIf(is_start) > 0, minIf(timestamp, is_start), NULL) AS st,
+      ${input.firstEver ? 'if(countIf(is_first) > 0, minIf(timestamp, is_first), NULL)' : 'NULL'} AS fe,
+      groupArrayIf(timestamp, ${sameEvents ? 'is_start' : 'is_return'}) AS rts, max(timestamp) AS last, count() AS events,
+      ${input.distinctIds ? 'groupUniqArray(distinct_id)' : 'CAST([] AS Array(String))'} AS distinct_ids
+    FROM (${events}) GROUP BY actor, pv`
+  const t0 = input.firstEver
+    ? `if(min(fe) OVER (PARTITION BY actor) = min(st) OVER (PARTITION BY actor), min(st) OVER (PARTITION BY actor), NULL)`
+    : `min(st) OVER (PARTITION BY actor)`
+  const inWindows = `arrayFilter(x -> x >= 0, arrayMap(t -> if(t >= t0, toInt64(floor(${windows.diff('t0', 't')} / ${windows.count})), -1), rts))`
+  const returned =
+    input.minimumOccurrences > 1
+      ? `arrayFilter(x -> countEqual(ws, x) >= ${input.minimumOccurrences}, arrayDistinct(${inWindows} AS ws))`
+      : `arrayDistinct(${inWindows})`
+  const ks = `arrayDistinct(arrayConcat([0], arrayFilter(k -> k < ${L}, ${returned})))`
+  return `SELECT actor, pv, s, ${ks} AS ks, events, distinct_ids FROM (
+      SELECT *, toInt64(floor(${windows.start('t0')})) AS s FROM (SELECT *, ${t0} AS t0 FROM (${groups})))
+    WHERE t0 IS NOT NULL AND last >= t0 AND s >= 0 AND s < ${n}`
 }
 
 /**
