@@ -887,6 +887,104 @@ describe('PostHog test_retention_query_runner.py', () => {
         ['person2', at(10, 15)],
       ])
     })
+    const revenue = (k: RetentionCase, list: Array<[string, number, number]>, event = '$pageview', hours = 5) =>
+      k.events(
+        list.map(([d, day, value]) => [d, date(day, hours), { revenue: value }]),
+        event,
+      )
+    const users = (k: RetentionCase, n: number) => k.persons(Array.from({ length: n }, (_, i) => ({ ids: [`user${i + 1}`] })))
+    make('agg basic', (k) => {
+      users(k, 2)
+      revenue(k, [
+        ['user1', 0, 10],
+        ['user1', 1, 20],
+        ['user1', 2, 30],
+        ['user2', 0, 40],
+        ['user2', 1, 50],
+        ['user2', 2, 60],
+      ])
+    })
+    make('agg same day', (k) => {
+      users(k, 2)
+      revenue(k, [
+        ['user1', 0, 10],
+        ['user1', 1, 20],
+        ['user1', 1, 30],
+        ['user1', 2, 40],
+        ['user1', 2, 50],
+        ['user1', 2, 60],
+        ['user2', 0, 100],
+        ['user2', 1, 200],
+        ['user2', 2, 300],
+      ])
+    })
+    make('agg size', (k) => {
+      users(k, 3)
+      revenue(k, [
+        ['user1', 0, 10],
+        ['user2', 0, 40],
+        ['user3', 0, 100],
+        ['user1', 1, 20],
+        ['user2', 1, 50],
+        ['user1', 2, 30],
+      ])
+    })
+    make('agg size breakdown', (k) => {
+      k.persons([
+        { ids: ['user1'], properties: { $browser: 'Chrome' } },
+        { ids: ['user2'], properties: { $browser: 'Chrome' } },
+        { ids: ['user3'], properties: { $browser: 'Firefox' } },
+      ])
+      revenue(k, [
+        ['user1', 0, 10],
+        ['user2', 0, 40],
+        ['user3', 0, 100],
+        ['user1', 1, 20],
+        ['user3', 1, 200],
+      ])
+    })
+    make('agg different', (k) => {
+      users(k, 2)
+      k.events(
+        [
+          ['user1', date(0, 10)],
+          ['user1', date(1, 5)],
+          ['user2', date(0, 9)],
+        ],
+        'signed_up',
+      )
+      k.events(
+        [
+          ['user1', date(0, 12), { revenue: 50 }],
+          ['user1', date(1, 5), { revenue: 100 }],
+          ['user2', date(0, 11), { revenue: 30 }],
+        ],
+        'purchased',
+      )
+    })
+    make('agg before start', (k) => {
+      users(k, 1)
+      k.events([['user1', date(0, 10)]], 'signed_up')
+      k.events(
+        [
+          ['user1', date(0, 8), { revenue: 999 }],
+          ['user1', date(0, 12), { revenue: 50 }],
+        ],
+        'purchased',
+      )
+    })
+    make('agg person', (k) => {
+      k.persons([
+        { ids: ['high_value'], properties: { account_value: 100 } },
+        { ids: ['low_value'], properties: { account_value: 10 } },
+      ])
+      k.events([
+        ['high_value', date(0)],
+        ['high_value', date(1)],
+        ['low_value', date(0)],
+        ['low_value', date(1)],
+      ])
+    })
     await Promise.all(made)
     await captureAll(t, Object.values(c))
   }, 120_000)
@@ -1574,9 +1672,10 @@ describe('PostHog test_retention_query_runner.py', () => {
     expect(await refused({ retentionFilter: { minimumOccurrences: 'two' } })).toBe('retentionFilter.minimumOccurrences')
     expect(await refused({ retentionFilter: { timeWindowMode: '48_hour_windows' } })).toBe('retentionFilter.timeWindowMode')
     expect(await refused({ retentionFilter: { retentionCustomBrackets: [1, 0] } })).toBe('retentionFilter.retentionCustomBrackets')
-    expect(await refused({ retentionFilter: { aggregationType: 'sum', aggregationProperty: 'price' } })).toBe(
-      'retentionFilter.aggregationType',
+    expect(await refused({ retentionFilter: { aggregationType: 'sum', aggregationProperty: 'price', cumulative: true } })).toBe(
+      'retentionFilter.cumulative',
     )
+    expect(await refused({ retentionFilter: { aggregationType: 'median' } })).toBe('retentionFilter.aggregationType')
     expect(await refused({ retentionFilter: { colour: 'blue' } })).toBe('retentionFilter.colour')
     expect(await refused({ retentionFilter: { targetEntity: { id: 999999, type: 'actions' } } })).toBe('retentionFilter')
     expect(await refused({ retentionFilter: { targetEntity: { id: '$pageview', type: 'people' } } })).toBe(
@@ -1984,5 +2083,104 @@ describe('PostHog test_retention_query_runner.py', () => {
       query: { kind: 'RetentionQuery', ...windowsQuery({ cumulative: true }) },
     })
     expect([res.status, res.body.detail]).toEqual([400, 'Cumulative retention is not supported for 24 hour windows.'])
+  })
+
+  const aggregated = (f: Record<string, unknown>, q: Record<string, unknown> = {}) => ({
+    dateRange: { date_from: date(0, 0), date_to: date(6) },
+    retentionFilter: { totalIntervals: 7, aggregationProperty: 'revenue', ...f },
+    ...q,
+  })
+  const aggValues = (result: any[]) => result.map((r) => r.values.map((v: any) => v.aggregation_value))
+  const sevenRows = (rows: number[][]) => rows.map((r) => [...r, ...Array(7 - r.length).fill(0)])
+
+  // PostHog: test_retention_query_runner.py::TestRetention::test_retention_aggregation_sum
+  it('test_retention_aggregation_sum', async () => {
+    const result = await c['agg basic'].retention(aggregated({ aggregationType: 'sum' }))
+    expect(aggValues(result)).toEqual(sevenRows([[50, 70, 90], [70, 90], [90], [0], [0], [0], [0]]))
+    expect(result[0].values[0]).toEqual({ count: 2, aggregation_value: 50, label: 'Day 0' })
+  })
+
+  // PostHog: test_retention_query_runner.py::TestRetention::test_retention_aggregation_avg
+  it('test_retention_aggregation_avg', async () => {
+    const result = await c['agg basic'].retention(aggregated({ aggregationType: 'avg' }))
+    expect(aggValues(result)).toEqual(sevenRows([[25, 35, 45], [35, 45], [45], [0], [0], [0], [0]]))
+  })
+
+  // PostHog: test_retention_query_runner.py::TestRetention::test_retention_aggregation_multiple_events_same_day
+  it('test_retention_aggregation_multiple_events_same_day: an actor’s events of a day are summed', async () => {
+    expect(aggValues(await c['agg same day'].retention(aggregated({ aggregationType: 'sum' })))).toEqual(
+      sevenRows([[110, 250, 450], [250, 450], [450], [0], [0], [0], [0]]),
+    )
+    expect(aggValues(await c['agg same day'].retention(aggregated({ aggregationType: 'avg' })))).toEqual(
+      sevenRows([[55, 125, 225], [125, 225], [225], [0], [0], [0], [0]]),
+    )
+  })
+
+  // PostHog: test_retention_query_runner.py::TestRetention::test_retention_aggregation_cohort_size_sum
+  // PostHog: test_retention_query_runner.py::TestRetention::test_retention_aggregation_cohort_size_avg
+  it('test_retention_aggregation_cohort_size_sum and _avg: count stays the actors', async () => {
+    const [day0] = await c['agg size'].retention(aggregated({ aggregationType: 'sum' }))
+    expect(day0.values.slice(0, 3).map((v: any) => [v.count, v.aggregation_value])).toEqual([
+      [3, 150],
+      [2, 70],
+      [1, 30],
+    ])
+    const [avg0] = await c['agg basic'].retention(aggregated({ aggregationType: 'avg' }))
+    expect(avg0.values.slice(0, 2).map((v: any) => [v.count, v.aggregation_value])).toEqual([
+      [2, 25],
+      [2, 35],
+    ])
+  })
+
+  // PostHog: test_retention_query_runner.py::TestRetention::test_retention_aggregation_cohort_size_with_breakdown
+  it('test_retention_aggregation_cohort_size_with_breakdown', async () => {
+    const result = await c['agg size breakdown'].retention(
+      aggregated({ aggregationType: 'sum' }, { breakdownFilter: { breakdown: '$browser', breakdown_type: 'person' } }),
+    )
+    const first = (value: string) =>
+      result
+        .find((r: any) => r.breakdown_value === value)
+        .values.slice(0, 2)
+        .map((v: any) => v.count)
+    expect([first('Chrome'), first('Firefox')]).toEqual([
+      [2, 1],
+      [1, 1],
+    ])
+  })
+
+  const signedUpPurchased = { targetEntity: { id: 'signed_up', type: 'events' }, returningEntity: { id: 'purchased', type: 'events' } }
+
+  // PostHog: test_retention_query_runner.py::TestRetention::test_retention_aggregation_different_events_interval_0_includes_return_after_start
+  // PostHog: test_retention_query_runner.py::TestRetention::test_retention_aggregation_different_events_avg_interval_0
+  it('test_retention_aggregation_different_events_interval_0_includes_return_after_start', async () => {
+    const [sum] = await c['agg different'].retention(aggregated({ aggregationType: 'sum', ...signedUpPurchased }))
+    expect(sum.values.slice(0, 2).map((v: any) => v.aggregation_value)).toEqual([80, 100])
+    const [avg] = await c['agg different'].retention(aggregated({ aggregationType: 'avg', ...signedUpPurchased }))
+    expect(avg.values[0].aggregation_value).toBe(40)
+  })
+
+  // PostHog: test_retention_query_runner.py::TestRetention::test_retention_aggregation_different_events_interval_0_excludes_return_before_start
+  it('test_retention_aggregation_different_events_interval_0_excludes_return_before_start', async () => {
+    const [day0] = await c['agg before start'].retention(aggregated({ aggregationType: 'sum', ...signedUpPurchased }))
+    expect(day0.values[0].aggregation_value).toBe(50)
+  })
+
+  // PostHog: test_retention_query_runner.py::TestRetention::test_retention_aggregation_same_events_interval_0_unchanged
+  it('test_retention_aggregation_same_events_interval_0_unchanged: no double count', async () => {
+    const [day0] = await c['agg basic'].retention(aggregated({ aggregationType: 'sum' }))
+    expect(day0.values.slice(0, 2).map((v: any) => v.aggregation_value)).toEqual([50, 70])
+  })
+
+  // PostHog: test_retention_query_runner.py::TestRetention::test_retention_aggregation_person_property_sum
+  // PostHog: test_retention_query_runner.py::TestRetention::test_retention_aggregation_person_property_avg
+  it('test_retention_aggregation_person_property_sum and _avg', async () => {
+    const person = { aggregationProperty: 'account_value', aggregationPropertyType: 'person' }
+    const [sum] = await c['agg person'].retention(aggregated({ aggregationType: 'sum', ...person }))
+    expect(sum.values.slice(0, 2).map((v: any) => [v.count, v.aggregation_value])).toEqual([
+      [2, 110],
+      [2, 110],
+    ])
+    const [avg] = await c['agg person'].retention(aggregated({ aggregationType: 'avg', ...person }))
+    expect(avg.values.slice(0, 2).map((v: any) => v.aggregation_value)).toEqual([55, 55])
   })
 })

@@ -13,7 +13,7 @@ export type RetentionDeps = RetentionPlanDeps
 
 /** One cohort row of the answer (PostHog's RetentionResult). */
 export interface RetentionRow {
-  values: Array<{ count: number; label: string }>
+  values: Array<{ count: number; aggregation_value?: number; label: string }>
   label: string
   date: string
   breakdown_value: string | null
@@ -30,32 +30,44 @@ const dateOf = (plan: RetentionPlan, i: number) => isoInTz(plan.range.starts[i],
 export async function computeRetention(deps: RetentionDeps, run: QueryRun, request: RetentionRequest): Promise<Record<string, unknown>> {
   const plan = await planRetention(deps, run.project, request, { now: run.now, viewer: run.viewer })
   const other = request.breakdown === null ? null : { limit: request.breakdownLimit, other: plan.params.add('String', OTHER_LABEL) }
-  const cells = await queryRows<{ s: number | string; k: number | string; value: string; c: number | string; rank: number | string }>(
+  const cells = await queryRows<Cell>(
     deps.clickhouse,
-    withSettings(cellsSql(plan.actorRows, other), plan),
+    withSettings(cellsSql(plan.actorRows, other, request.aggregation?.type ?? null), plan),
     plan.params.values,
     { signal: run.signal },
   )
   return { results: shape(plan, cells) }
 }
 
-function shape(
-  plan: RetentionPlan,
-  cells: Array<{ s: number | string; k: number | string; value: string; c: number | string; rank: number | string }>,
-) {
+interface Cell {
+  s: number | string
+  k: number | string
+  value: string
+  c: number | string
+  agg: number | string
+  rank: number | string
+}
+
+type Counted = { count: number; agg: number }
+
+function shape(plan: RetentionPlan, cells: Cell[]): RetentionRow[] {
   const period = title(plan)
   const labels = valueLabels(plan.request)
-  const byValue = new Map<string, { rank: number; counts: Map<string, number> }>()
+  const byValue = new Map<string, { rank: number; counts: Map<string, Counted> }>()
   for (const cell of cells) {
     const value = plan.request.breakdown === null ? '' : cell.value
     let entry = byValue.get(value)
     if (!entry) byValue.set(value, (entry = { rank: Number(cell.rank), counts: new Map() }))
     entry.rank = Math.min(entry.rank, Number(cell.rank))
-    entry.counts.set(`${cell.s}:${cell.k}`, Number(cell.c))
+    entry.counts.set(`${cell.s}:${cell.k}`, { count: Number(cell.c), agg: Number(cell.agg) })
   }
-  const rows = (value: string | null, counts: Map<string, number>): RetentionRow[] =>
+  // With a sum of a property, each value has its aggregation_value (PostHog's keys: count, aggregation_value, label).
+  const summed = plan.request.aggregation !== null
+  const valueOf = (cell: Counted | undefined, label: string) =>
+    summed ? { count: cell?.count ?? 0, aggregation_value: cell?.agg ?? 0, label } : { count: cell?.count ?? 0, label }
+  const rows = (value: string | null, counts: Map<string, Counted>): RetentionRow[] =>
     plan.range.starts.map((_, s) => ({
-      values: labels.map((label, k) => ({ count: counts.get(`${s}:${k}`) ?? 0, label })),
+      values: labels.map((label, k) => valueOf(counts.get(`${s}:${k}`), label)),
       label: `${period} ${s}`,
       date: dateOf(plan, s),
       breakdown_value: value,

@@ -2,7 +2,7 @@
 // …) or from the legacy filter dialect (a saved insight's `filters` with insight RETENTION): one model, one plan,
 // one SQL for both. PostHog's defaults (schema RetentionFilter and retention_query_runner.py): a $pageview
 // target and return, recurring retention, Day periods, 11 intervals. Bad input is a 400 naming the field; an
-// option Wren cannot apply (sum or average retention) is a 400 too.
+// option Wren cannot apply (a sum of a property with cumulative retention, …) is a 400 too.
 import { wrenError } from '../../../platform/errors'
 import { isRecord } from '../../../platform/json'
 import { parsePropertyGroup, type PropertyGroup } from '../../../analytics/property-filters/parse'
@@ -44,6 +44,11 @@ export interface RetentionRequest extends BreakdownFields {
    * periods counted from its first target event (24 hours for Day, 1 hour, 7 days, 30 days).
    */
   timeWindowMode: 'strict_calendar_dates' | '24_hour_windows'
+  /**
+   * PostHog's aggregationType sum / avg: besides each cell's actors, the sum (or the sum per actor) of this event
+   * or person property over the cohort's target events (interval 0) and its return events (later intervals).
+   */
+  aggregation: { type: 'sum' | 'avg'; property: string; propertyType: 'event' | 'person' } | null
   /** A return interval counts only with at least this many return events in it. */
   minimumOccurrences: number
   /** The app's percentages: of the cohort ('total') or of the interval before ('previous'); the counts are the same. */
@@ -182,15 +187,28 @@ export function valueLabels(request: RetentionRequest): string[] {
   return labels
 }
 
-/** The options of PostHog's retentionFilter Wren cannot apply: a 400 naming each, never ignored. */
-function refuseUnapplied(filter: Record<string, unknown>, prefix: string): void {
-  const aggregation = filter.aggregationType
-  if (aggregation !== undefined && aggregation !== null && aggregation !== 'count')
-    throw wrenError(
-      'unsupported',
-      `${prefix}aggregationType '${String(aggregation)}' is not computed yet: only count.`,
-      `${prefix}aggregationType`,
-    )
+/** PostHog's aggregationType with its property (sum and avg without a property count actors, as PostHog's). */
+function aggregationOf(filter: Record<string, unknown>, prefix: string): RetentionRequest['aggregation'] {
+  const type = optString(filter, 'aggregationType', prefix) ?? 'count'
+  if (type !== 'count' && type !== 'sum' && type !== 'avg')
+    throw wrenError('invalid_input', `${prefix}aggregationType must be count, sum or avg.`, `${prefix}aggregationType`)
+  const property = optString(filter, 'aggregationProperty', prefix)
+  const propertyType = optString(filter, 'aggregationPropertyType', prefix) ?? 'event'
+  if (propertyType !== 'event' && propertyType !== 'person')
+    throw wrenError('invalid_input', `${prefix}aggregationPropertyType must be event or person.`, `${prefix}aggregationPropertyType`)
+  if (type === 'count' || !property) return null
+  const conflict = truthy(filter.cumulative)
+    ? 'cumulative'
+    : filter.timeWindowMode === '24_hour_windows'
+      ? 'timeWindowMode'
+      : Array.isArray(filter.retentionCustomBrackets) && filter.retentionCustomBrackets.length > 0
+        ? 'retentionCustomBrackets'
+        : Number(filter.minimumOccurrences ?? 1) > 1
+          ? 'minimumOccurrences'
+          : null
+  if (conflict)
+    throw wrenError('unsupported', `${prefix}${conflict} is not computed with a ${type} of a property yet.`, `${prefix}${conflict}`)
+  return { type, property, propertyType }
 }
 
 const NODE_FILTER_FIELDS = [
@@ -208,12 +226,12 @@ export function parseRetentionQuery(node: Record<string, unknown>): RetentionReq
   const filter = optRecord(node, 'retentionFilter')
   const unknown = Object.keys(filter).find((k) => !NODE_FILTER_FIELDS.includes(k))
   if (unknown) throw wrenError('unknown_field', `retentionFilter has no field '${unknown}'.`, `retentionFilter.${unknown}`)
-  refuseUnapplied(filter, 'retentionFilter.')
   if (node.samplingFactor !== undefined && node.samplingFactor !== null && node.samplingFactor !== 1)
     throw wrenError('unsupported', 'samplingFactor is not applied by Wren: leave it out.', 'samplingFactor')
   const dateRange = optRecord(node, 'dateRange')
   return {
     ...retentionOptions(filter, NODE_NAMES, 'retentionFilter.'),
+    aggregation: aggregationOf(filter, 'retentionFilter.'),
     properties: parsePropertyGroup(node.properties, 'properties'),
     filterTestAccounts: truthy(node.filterTestAccounts),
     dateFrom: optString(dateRange, 'date_from', 'dateRange.'),
@@ -228,6 +246,7 @@ export function parseRetentionQuery(node: Record<string, unknown>): RetentionReq
 export function parseRetentionFilter(input: Record<string, unknown>): RetentionRequest {
   return {
     ...retentionOptions(input, LEGACY_NAMES, ''),
+    aggregation: null,
     properties: parsePropertyGroup(input.properties, 'properties'),
     filterTestAccounts: truthy(input.filter_test_accounts),
     dateFrom: optString(input, 'date_from'),

@@ -13,7 +13,7 @@ import type { Cohort, CohortStore } from '../../../cohorts/store'
 import { cohortResolver } from '../../../cohorts/membership'
 import { compileHogql } from '../../../analytics/sql/hogql'
 import { EventPersonId, hasPersonOverrides } from '../../../analytics/sql/persons-sql'
-import { compileGroup, eventColumns, type FilterContext } from '../../../analytics/property-filters/sql'
+import { compileGroup, eventColumns, jsonValue, type FilterContext } from '../../../analytics/property-filters/sql'
 import type { PropertyColumnSource } from '../../../analytics/sql/materialized-properties'
 import type { PropertyGroup } from '../../../analytics/property-filters/parse'
 import { SessionColumns } from '../../../analytics/sql/sessions'
@@ -251,6 +251,15 @@ export async function planRetention(
     cumulative: request.cumulative,
     brackets: request.customBrackets,
     windows,
+    aggregation: request.aggregation && {
+      value: `ifNull(toFloat64OrNull(${
+        request.aggregation.propertyType === 'person'
+          ? jsonValue('person_properties', request.aggregation.property, params)
+          : jsonValue('properties', request.aggregation.property, params, filters.columns.materialized)
+      }), 0)`,
+      // PostHog tells the entities apart by type and id (their properties aside).
+      distinct: request.targetEntity.kind !== request.returningEntity.kind || request.targetEntity.id !== request.returningEntity.id,
+    },
     minimumOccurrences: request.minimumOccurrences,
     breakdown: breakdownSql,
     distinctIds: opts.distinctIds === true,

@@ -33,6 +33,11 @@ export interface RetentionSqlInput {
    * `diff` (SQL of the units between two times) long; `start` gives t0's cohort from the range's start.
    */
   windows: { diff(from: string, to: string): string; count: number; start(t0: string): string } | null
+  /**
+   * Per event, the property aggregationType sums (Float64, 0 when missing); `distinct`: the target and return
+   * entities differ (then interval 0 also sums the return events after the cohort's first target event).
+   */
+  aggregation: { value: string; distinct: boolean } | null
   /** Custom brackets' sizes (in intervals): a return counts in the bracket its distance from the cohort falls in. */
   brackets: number[] | null
   minimumOccurrences: number
@@ -91,7 +96,8 @@ export function actorRowsSql(input: RetentionSqlInput): string {
   const columns = [
     `${input.actor} AS actor`,
     ...(!input.breakdown ? [] : [byValue ? `${eventValue} AS pv` : `${eventValue} AS ev`]),
-    ...(first ? ['timestamp'] : []),
+    ...(first || input.aggregation ? ['timestamp'] : []),
+    ...(input.aggregation ? [`${input.aggregation.value} AS v`] : []),
     ...(input.distinctIds ? ['distinct_id'] : []),
     `toInt64(${input.bucket}) AS b`,
     `(${input.start}) AS is_start`,
@@ -99,11 +105,22 @@ export function actorRowsSql(input: RetentionSqlInput): string {
     ...(input.firstEver ? [`(${input.firstEver}) AS is_first`] : []),
   ]
   const events = `SELECT ${columns.join(', ')} FROM ${input.from} WHERE ${input.where}`
-  return `SELECT actor, pv, s, ${ks} AS ks, events, distinct_ids FROM (
-    SELECT actor, ${pv}, ${starts} AS starts, ${returned} AS returns, count() AS events,
+  // A sum of a property: per interval from the cohort's, the values of its target (0) or return events.
+  let values = 'CAST([] AS Array(Float64))'
+  let data = ''
+  if (input.aggregation) {
+    data = `groupArrayIf((b, v, timestamp), is_start AND ${inRange}) AS sd, groupArrayIf((b, v, timestamp), ${isReturn} AND ${inRange}) AS rd, `
+    const sum = (list: string, where: string) => `arraySum(arrayMap(x -> x.2, arrayFilter(x -> ${where}, ${list})))`
+    const after = input.aggregation.distinct
+      ? ` + ${sum('rd', 'x.1 = s AND x.3 > arrayMin(arrayMap(y -> y.3, arrayFilter(y -> y.1 = s, sd)))')}`
+      : ''
+    values = `arrayMap(k -> if(k = 0, ${sum('sd', 'x.1 = s')}${after}, ${sum('rd', 'x.1 = s + k')}), ks)`
+  }
+  return `SELECT actor, pv, s, ks, ${values} AS vs, events, distinct_ids FROM (SELECT actor, pv, s, ${ks} AS ks${input.aggregation ? ', sd, rd' : ''}, events, distinct_ids FROM (
+    SELECT actor, ${pv}, ${starts} AS starts, ${returned} AS returns, ${data}count() AS events,
       ${input.distinctIds ? 'groupUniqArray(distinct_id)' : 'CAST([] AS Array(String))'} AS distinct_ids
     FROM (${events}) GROUP BY ${groupBy})
-  ARRAY JOIN starts AS s`
+  ARRAY JOIN starts AS s)`
 }
 
 /**
@@ -140,7 +157,7 @@ function windowRowsSql(input: RetentionSqlInput, windows: NonNullable<RetentionS
       ? `arrayFilter(x -> countEqual(ws, x) >= ${input.minimumOccurrences}, arrayDistinct(${inWindows} AS ws))`
       : `arrayDistinct(${inWindows})`
   const ks = `arrayDistinct(arrayConcat([0], arrayFilter(k -> k < ${L}, ${returned})))`
-  return `SELECT actor, pv, s, ${ks} AS ks, events, distinct_ids FROM (
+  return `SELECT actor, pv, s, ${ks} AS ks, CAST([] AS Array(Float64)) AS vs, events, distinct_ids FROM (
       SELECT *, toInt64(floor(${windows.start('t0')})) AS s FROM (SELECT *, ${t0} AS t0 FROM (${groups})))
     WHERE t0 IS NOT NULL AND last >= t0 AND s >= 0 AND s < ${n}`
 }
@@ -150,11 +167,18 @@ function windowRowsSql(input: RetentionSqlInput, windows: NonNullable<RetentionS
  * breakdown, values are ranked as PostHog ranks them (largest cohorts, summed over the range, first; then by
  * value) and past `limit` summed into `other`; `rank` orders them.
  */
-export function cellsSql(actorRows: string, breakdown: { limit: number; other: string } | null): string {
-  const cells = `SELECT s, k, pv, count() AS c FROM (${actorRows}) ARRAY JOIN ks AS k GROUP BY s, k, pv`
-  if (!breakdown) return `SELECT s, k, pv AS value, c, 1 AS rank FROM (${cells})`
-  const ranked = `SELECT s, k, pv, c, dense_rank() OVER (ORDER BY total DESC, pv) AS r FROM (
-      SELECT s, k, pv, c, sum(if(k = 0, c, 0)) OVER (PARTITION BY pv) AS total FROM (${cells}))`
+export function cellsSql(
+  actorRows: string,
+  breakdown: { limit: number; other: string } | null,
+  aggregation: 'sum' | 'avg' | null = null,
+): string {
+  // With a sum of a property: its sum over the cell's actors (avg: per actor), as `agg`.
+  const agg = aggregation === 'avg' ? 'sum(v) / count()' : aggregation === 'sum' ? 'sum(v)' : '0'
+  const cells = `SELECT s, k, pv, count() AS c, ${agg} AS agg FROM (${actorRows}) ARRAY JOIN ks AS k${aggregation ? ', vs AS v' : ''} GROUP BY s, k, pv`
+  if (!breakdown) return `SELECT s, k, pv AS value, c, agg, 1 AS rank FROM (${cells})`
+  const ranked = `SELECT s, k, pv, c, agg, dense_rank() OVER (ORDER BY total DESC, pv) AS r FROM (
+      SELECT s, k, pv, c, agg, sum(if(k = 0, c, 0)) OVER (PARTITION BY pv) AS total FROM (${cells}))`
   const other = (v: string) => `if(r <= ${breakdown.limit}, ${v}, ${breakdown.other})`
-  return `SELECT s, k, ${other('pv')} AS value, sum(c) AS c, min(r) AS rank FROM (${ranked}) GROUP BY s, k, value`
+  // "Other" sums its values' counts and aggregation values alike (PostHog's format_results).
+  return `SELECT s, k, ${other('pv')} AS value, sum(c) AS c, sum(agg) AS agg, min(r) AS rank FROM (${ranked}) GROUP BY s, k, value`
 }
