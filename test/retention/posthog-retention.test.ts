@@ -985,6 +985,100 @@ describe('PostHog test_retention_query_runner.py', () => {
         ['low_value', date(1)],
       ])
     })
+    make('brackets person breakdown', (k) => {
+      k.persons([
+        { ids: ['person1'], properties: { country: 'USA' } },
+        { ids: ['person2'], properties: { country: 'USA' } },
+        { ids: ['person3'], properties: { country: 'Canada' } },
+      ])
+      k.events(
+        (
+          [
+            ['person1', 0],
+            ['person1', 2],
+            ['person1', 6],
+            ['person2', 0],
+            ['person2', 3],
+            ['person3', 0],
+            ['person3', 7],
+          ] as Array<[string, number]>
+        ).map(([d, day]) => [d, date(day)]),
+      )
+    })
+    make('brackets event breakdown', (k) => {
+      k.persons([{ ids: ['person1'] }, { ids: ['person2'] }])
+      k.events([
+        ['person1', date(0), { browser: 'Chrome' }],
+        ['person1', date(2), { browser: 'Chrome' }],
+        ['person1', date(8), { browser: 'Chrome' }],
+        ['person2', date(0), { browser: 'Safari' }],
+        ['person2', date(3), { browser: 'Safari' }],
+      ])
+    })
+    make('brackets cohort breakdown', (k) => {
+      k.persons([
+        { ids: ['person1'], properties: { age: '25' } },
+        { ids: ['person2'], properties: { age: '30' } },
+      ])
+      k.events(
+        (
+          [
+            ['person1', 0],
+            ['person1', 2],
+            ['person1', 7],
+            ['person2', 0],
+            ['person2', 3],
+          ] as Array<[string, number]>
+        ).map(([d, day]) => [d, date(day)]),
+      )
+    })
+    make('brackets first ever', (k) => {
+      k.persons([{ ids: ['person1'] }, { ids: ['person2'] }])
+      k.events([['person1', date(0)]])
+      k.events([['person1', date(1)]], '$user_signed_up')
+      k.events([
+        ['person1', date(3)],
+        ['person1', date(8)],
+      ])
+      k.events([['person2', date(2)]], '$user_signed_up')
+      k.events([
+        ['person2', date(4)],
+        ['person2', date(9)],
+      ])
+    })
+    make('brackets first matching', (k) => {
+      k.persons([{ ids: ['person1'] }])
+      k.events([['person1', date(0)]])
+      k.events([['person1', date(2), { premium: 'true' }]])
+      k.events([
+        ['person1', date(4)],
+        ['person1', date(9)],
+      ])
+    })
+    make('brackets week', (k) => {
+      k.persons([{ ids: ['person1'] }])
+      k.events([
+        ['person1', '2020-06-10T05:00:00'],
+        ['person1', '2020-07-01T05:00:00'],
+        ['person1', '2020-07-22T05:00:00'],
+      ])
+    })
+    make('brackets properties', (k) => {
+      k.persons([{ ids: ['person1'] }])
+      k.events([
+        ['person1', date(0), { source: 'organic' }],
+        ['person1', date(2), { source: 'organic' }],
+        ['person1', date(7), { source: 'organic' }],
+        ['person1', date(8), { source: 'paid' }],
+      ])
+    })
+    make('brackets empty', (k) => {
+      k.persons([{ ids: ['person1'] }])
+      k.events([
+        ['person1', date(0)],
+        ['person1', date(12)],
+      ])
+    })
     await Promise.all(made)
     await captureAll(t, Object.values(c))
   }, 120_000)
@@ -2182,5 +2276,148 @@ describe('PostHog test_retention_query_runner.py', () => {
     ])
     const [avg] = await c['agg person'].retention(aggregated({ aggregationType: 'avg', ...person }))
     expect(avg.values.slice(0, 2).map((v: any) => v.aggregation_value)).toEqual([55, 55])
+  })
+
+  const bracketCounts = (r: any) => r.values.map((v: any) => v.count)
+
+  // PostHog: test_retention_query_runner.py::TestClickhouseRetentionGroupAggregation::test_custom_brackets_with_person_breakdown
+  it('test_custom_brackets_with_person_breakdown', async () => {
+    const result = await c['brackets person breakdown'].retention(
+      filter(
+        { period: 'Day', totalIntervals: 11, retentionCustomBrackets: [4, 6] },
+        { ...toDate(date(10)), breakdownFilter: { breakdown: 'country', breakdown_type: 'person' } },
+      ),
+    )
+    const day0 = (value: string) => result.find((r: any) => r.breakdown_value === value && r.label === 'Day 0')
+    expect(day0('USA').values.map((v: any) => v.label)).toEqual(['Day 0', 'Day 1-4', 'Day 5-10'])
+    expect([bracketCounts(day0('USA')), bracketCounts(day0('Canada'))]).toEqual([
+      [2, 2, 1],
+      [1, 0, 1],
+    ])
+  })
+
+  // PostHog: test_retention_query_runner.py::TestClickhouseRetentionGroupAggregation::test_custom_brackets_with_event_breakdown
+  it('test_custom_brackets_with_event_breakdown', async () => {
+    const result = await c['brackets event breakdown'].retention(
+      filter(
+        { period: 'Day', totalIntervals: 11, retentionCustomBrackets: [5, 5] },
+        { ...toDate(date(10)), breakdownFilter: { breakdown: 'browser', breakdown_type: 'event' } },
+      ),
+    )
+    const day0 = (value: string) => bracketCounts(result.find((r: any) => r.breakdown_value === value && r.label === 'Day 0'))
+    expect([day0('Chrome'), day0('Safari')]).toEqual([
+      [1, 1, 1],
+      [1, 1, 0],
+    ])
+  })
+
+  // PostHog: test_retention_query_runner.py::TestClickhouseRetentionGroupAggregation::test_custom_brackets_with_cohort_breakdown
+  it('test_custom_brackets_with_cohort_breakdown', async () => {
+    const k = c['brackets cohort breakdown']
+    const young = await k.cohort({
+      name: 'Young users',
+      filters: { properties: { type: 'OR', values: [{ type: 'AND', values: [{ key: 'age', value: '25', type: 'person' }] }] } },
+    })
+    const result = await k.retention(
+      filter(
+        { period: 'Day', totalIntervals: 11, retentionCustomBrackets: [4, 5] },
+        { ...toDate(date(10)), breakdownFilter: { breakdown: [young], breakdown_type: 'cohort' } },
+      ),
+    )
+    expect(bracketCounts(result.find((r: any) => r.breakdown_value === String(young) && r.label === 'Day 0'))).toEqual([1, 1, 1])
+  })
+
+  // PostHog: test_retention_query_runner.py::TestClickhouseRetentionGroupAggregation::test_custom_brackets_first_time_ever
+  it('test_custom_brackets_first_time_ever', async () => {
+    const result = await c['brackets first ever'].retention({
+      dateRange: { date_from: date(0), date_to: date(10) },
+      retentionFilter: {
+        period: 'Day',
+        totalIntervals: 11,
+        retentionType: 'retention_first_ever_occurrence',
+        targetEntity: { id: '$user_signed_up', type: 'events' },
+        returningEntity: pageview,
+        retentionCustomBrackets: [5, 5],
+      },
+    })
+    const day = (label: string) => result.find((r: any) => r.label === label)
+    expect(day('Day 1').values.map((v: any) => v.label)).toEqual(['Day 0', 'Day 1-5', 'Day 6-10'])
+    expect([bracketCounts(day('Day 1')), bracketCounts(day('Day 2'))]).toEqual([
+      [1, 1, 1],
+      [1, 1, 1],
+    ])
+  })
+
+  // PostHog: test_retention_query_runner.py::TestClickhouseRetentionGroupAggregation::test_custom_brackets_first_time_matching_filters
+  it('test_custom_brackets_first_time_matching_filters', async () => {
+    const row = await bracketRow(
+      c['brackets first matching'],
+      {
+        retentionType: 'retention_first_time',
+        targetEntity: { ...pageview, properties: [{ key: 'premium', value: 'true', type: 'event' }] },
+        returningEntity: pageview,
+        retentionCustomBrackets: [4, 5],
+      },
+      date(10),
+      'Day 2',
+    )
+    expect(bracketCounts(row)).toEqual([1, 1, 1])
+  })
+
+  // PostHog: test_retention_query_runner.py::TestClickhouseRetentionGroupAggregation::test_custom_brackets_week_period
+  it('test_custom_brackets_week_period', async () => {
+    const result = await c['brackets week'].retention(
+      filter({ period: 'Week', totalIntervals: 17, retentionCustomBrackets: [4, 4] }, toDate('2020-10-01T00:00:00')),
+    )
+    const row = result.find((r: any) => r.label === 'Week 0')
+    expect(row.values.map((v: any) => [v.label, v.count])).toEqual([
+      ['Week 0', 1],
+      ['Week 1-4', 1],
+      ['Week 5-8', 1],
+    ])
+  })
+
+  // PostHog: test_retention_query_runner.py::TestClickhouseRetentionGroupAggregation::test_custom_brackets_with_properties_on_events
+  it('test_custom_brackets_with_properties_on_events', async () => {
+    const row = await bracketRow(
+      c['brackets properties'],
+      {
+        retentionCustomBrackets: [4, 6],
+        returningEntity: { id: '$pageview', properties: [{ key: 'source', value: 'organic', type: 'event' }] },
+      },
+      date(10),
+    )
+    expect(bracketCounts(row)).toEqual([1, 1, 1])
+  })
+
+  // PostHog: test_retention_query_runner.py::TestClickhouseRetentionGroupAggregation::test_custom_brackets_empty_bracket_handling
+  it('test_custom_brackets_empty_bracket_handling', async () => {
+    const row = await bracketRow(c['brackets empty'], { totalIntervals: 16, retentionCustomBrackets: [3, 5, 4] }, date(15))
+    expect(bracketCounts(row)).toEqual([1, 0, 0, 1])
+  })
+
+  // PostHog: test_retention_query_runner.py::TestClickhouseRetentionGroupAggregation::test_retention_24h_window_with_cohort_breakdown
+  it('test_retention_24h_window_with_cohort_breakdown', async () => {
+    const k = c['24h person breakdown']
+    const usa = await k.cohort({
+      name: 'USA Cohort',
+      filters: { properties: { type: 'OR', values: [{ type: 'AND', values: [{ key: 'country', value: 'USA', type: 'person' }] }] } },
+    })
+    const result = await k.retention(windowsQuery({}, { breakdownFilter: { breakdown: String(usa), breakdown_type: 'cohort' } }))
+    expect(row(result, 'Day 0', String(usa)).slice(0, 2)).toEqual([1, 0])
+  })
+
+  // PostHog: test_retention_query_runner.py::TestClickhouseRetentionGroupAggregation::test_retention_24h_window_monthly_cohorts
+  // PostHog: test_retention_query_runner.py::TestClickhouseRetentionGroupAggregation::test_retention_24h_window_monthly_first_time_ever
+  it('test_retention_24h_window_monthly_cohorts and _monthly_first_time_ever: 30-day windows', async () => {
+    const q = (f: Record<string, unknown>) => ({
+      ...windowsQuery({ period: 'Month', ...f }),
+      dateRange: { date_from: '2020-06-01T00:00:00', date_to: '2020-08-01T00:00:00' },
+    })
+    for (const f of [{}, { retentionType: 'retention_first_ever_occurrence' }]) {
+      const result = await c['24h properties'].retention(q(f))
+      // person1's first view on June 10 starts month 0; its return 21 hours later is in its first 30 days.
+      expect(row(result, 'Month 0').slice(0, 2)).toEqual([1, 0])
+    }
   })
 })
