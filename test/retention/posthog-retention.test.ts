@@ -1727,6 +1727,16 @@ describe('PostHog test_retention_query_runner.py', () => {
     expect(board.status, board.text).toBe(200)
     expect(counts(board.body.tiles[0].insight.result)).toEqual(expected)
     expect(board.body.tiles[0].insight.result[0]).toMatchObject({ label: 'Day 0', date: '2020-06-10T00:00:00Z', breakdown_value: null })
+    // The dashboard's date range replaces the tile's: 11 days up to June 15.
+    const filtered = await k.call('PATCH', `/api/environments/${k.id}/dashboards/${dashboard.body.id}/`, {
+      filters: { date_to: date(5, 6) },
+    })
+    expect(filtered.status, filtered.text).toBe(200)
+    const reread = await k.call('GET', `/api/environments/${k.id}/dashboards/${dashboard.body.id}/`)
+    expect(reread.body.tiles[0].insight.result.map((r: any) => r.date).slice(0, 2)).toEqual([
+      '2020-06-05T00:00:00Z',
+      '2020-06-06T00:00:00Z',
+    ])
   })
 
   it('answers through /api/projects/:id/query/ too, with a breakdown limited to its top values and "Other"', async () => {
