@@ -116,11 +116,13 @@ export function actorRowsSql(input: RetentionSqlInput): string {
       : ''
     values = `arrayMap(k -> if(k = 0, ${sum('sd', 'x.1 = s')}${after}, ${sum('rd', 'x.1 = s + k')}), ks)`
   }
-  return `SELECT actor, pv, s, ks, ${values} AS vs, events, distinct_ids FROM (SELECT actor, pv, s, ${ks} AS ks${input.aggregation ? ', sd, rd' : ''}, events, distinct_ids FROM (
+  const rows = `SELECT actor, pv, s, ${ks} AS ks, ${input.aggregation ? 'sd, rd' : `${values} AS vs`}, events, distinct_ids FROM (
     SELECT actor, ${pv}, ${starts} AS starts, ${returned} AS returns, ${data}count() AS events,
       ${input.distinctIds ? 'groupUniqArray(distinct_id)' : 'CAST([] AS Array(String))'} AS distinct_ids
     FROM (${events}) GROUP BY ${groupBy})
-  ARRAY JOIN starts AS s)`
+  ARRAY JOIN starts AS s`
+  // The values are read from the intervals (ks), so a sum of a property is one level up.
+  return input.aggregation ? `SELECT actor, pv, s, ks, ${values} AS vs, events, distinct_ids FROM (${rows})` : rows
 }
 
 /**
