@@ -10,8 +10,7 @@ import { ErrorBox, Loading } from './components/feedback'
 import { asApiError } from './components/load'
 import { navigate, onLinkClick, parsePath, usePlace } from './router'
 import { SessionContext, type Session } from './session'
-import { TrendsPage } from './pages/trends'
-import { FunnelsPage } from './pages/funnels'
+import { INSIGHT_KINDS } from './insight-kinds'
 import { EventsPage } from './pages/events'
 import { PersonPage, PersonsPage } from './pages/persons'
 import { FlagPage, FlagsPage } from './pages/flags'
@@ -32,8 +31,13 @@ const SECTIONS = [
   { section: 'home', title: 'Home', scope: 'dashboard:read' },
   { section: 'dashboards', title: 'Dashboards', scope: 'dashboard:read' },
   { section: 'trends', title: 'Trends', scope: 'insight:read' },
-  // Reached through the Trends/Funnels switch, not the menu: the menu's Trends entry stands for both.
-  { section: 'funnels', title: 'Funnels', scope: 'insight:read', under: 'trends' },
+  // The other insight editors are reached through the insight type switch, not the menu: Trends stands for them all.
+  ...INSIGHT_KINDS.filter((k) => k.section !== 'trends').map((k) => ({
+    section: k.section,
+    title: k.title,
+    scope: 'insight:read',
+    under: 'trends',
+  })),
   { section: 'insights', title: 'Saved insights', scope: 'insight:read' },
   { section: 'events', title: 'Events', scope: 'query:read' },
   { section: 'sql', title: 'SQL', scope: 'query:read' },
@@ -45,7 +49,7 @@ const SECTIONS = [
   { section: 'settings', title: 'Settings', scope: 'project:read' },
   // Listing, creating and revoking keys needs `*` (services/projects/key-routes.ts).
   { section: 'keys', title: 'API keys', scope: '*' },
-] as const
+] satisfies Array<{ section: string; title: string; scope: string; under?: string }>
 
 interface SignedIn {
   key: string
@@ -223,6 +227,8 @@ function App() {
 }
 
 function Page({ section, rest, search }: { section: string; rest: string[]; search: string }) {
+  const kind = INSIGHT_KINDS.find((k) => k.section === section)
+  if (kind) return <kind.Editor search={search} />
   switch (section) {
     case 'home':
       return <HomePage />
@@ -230,10 +236,6 @@ function Page({ section, rest, search }: { section: string; rest: string[]; sear
       return rest[0] ? <DashboardPage id={rest[0]} /> : <DashboardsPage />
     case 'insights':
       return rest[0] ? <InsightPage id={rest[0]} search={search} /> : <SavedInsightsPage />
-    case 'trends':
-      return <TrendsPage search={search} />
-    case 'funnels':
-      return <FunnelsPage search={search} />
     case 'sql':
       return <SqlPage search={search} />
     case 'events':

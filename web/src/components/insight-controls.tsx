@@ -1,7 +1,17 @@
-// The controls the trends and funnels editors share: the date range (a preset or custom dates), the breakdown
-// (its type, then the value that type takes), and the switch between the two editors.
+// The controls the insight editors share: the date range (a preset or custom dates), the breakdown (its type,
+// then the value that type takes), the interval, the test-account filter, and the switch between the editors.
 import { DefinitionOptions } from './definitions'
-import { BREAKDOWN_LABELS, BREAKDOWN_TYPES, DATE_PRESETS, type BreakdownChoice, type BreakdownType, type TrendQuery } from '../query'
+import {
+  BREAKDOWN_LABELS,
+  BREAKDOWN_TYPES,
+  DATE_PRESETS,
+  INTERVALS,
+  type BreakdownChoice,
+  type BreakdownType,
+  type Interval,
+  type TrendQuery,
+} from '../query'
+import { INSIGHT_KINDS } from '../insight-kinds'
 import type { Action, Cohort } from '../answers'
 import { useSession } from '../session'
 
@@ -140,16 +150,44 @@ export function Breakdown({ choice, edit, cohorts }: { choice: BreakdownChoice; 
   )
 }
 
-/** Trends or Funnels: which editor a new insight is built in (PostHog's insight type tabs). */
-export function InsightTypeTabs({ current }: { current: 'trends' | 'funnels' }) {
+/** Which editor a new insight is built in (PostHog's insight type tabs): one per insight kind. */
+export function InsightTypeTabs({ current }: { current: string }) {
   const { base } = useSession()
   return (
     <nav class="insight-tabs" aria-label="Insight type">
-      {(['trends', 'funnels'] as const).map((type) => (
-        <a href={`${base}/${type}`} class={type === current ? 'active' : ''} aria-current={type === current ? 'page' : undefined}>
-          {type === 'trends' ? 'Trends' : 'Funnels'}
+      {INSIGHT_KINDS.map((k) => (
+        <a
+          href={`${base}/${k.section}`}
+          class={k.section === current ? 'active' : ''}
+          aria-current={k.section === current ? 'page' : undefined}
+        >
+          {k.title}
         </a>
       ))}
     </nav>
+  )
+}
+
+/** The buckets' size (hour … month). */
+export function IntervalSelect({ value, onChange }: { value: Interval; onChange: (interval: Interval) => void }) {
+  return (
+    <label>
+      Interval
+      <select aria-label="Interval" value={value} onChange={(e) => onChange(e.currentTarget.value as Interval)}>
+        {INTERVALS.map((i) => (
+          <option value={i}>{i}</option>
+        ))}
+      </select>
+    </label>
+  )
+}
+
+/** The "Filter out test accounts" checkbox. */
+export function TestAccounts({ checked, onChange }: { checked: boolean; onChange: (checked: boolean) => void }) {
+  return (
+    <label class="check">
+      <input type="checkbox" aria-label="Filter out test accounts" checked={checked} onChange={(e) => onChange(e.currentTarget.checked)} />{' '}
+      Filter out test accounts
+    </label>
   )
 }

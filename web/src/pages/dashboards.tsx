@@ -5,18 +5,16 @@
 import { useEffect, useState } from 'preact/hooks'
 import type { ComponentChildren } from 'preact'
 import { get, patch, post, WHOLE_LIST, withQuery } from '../api'
-import type { Dashboard, DashboardSummary, Insight, Paginated, RecordingPage, Tile, TrendSeries } from '../answers'
+import type { Dashboard, DashboardSummary, Insight, Paginated, RecordingPage, Tile } from '../answers'
 import { Empty, ErrorBox, Loading } from '../components/feedback'
 import { PageHeader } from '../components/headers'
 import { Listing } from '../components/listing'
 import { useAction, useLoad } from '../components/load'
 import { formatTime } from '../components/properties'
-import { TrendResult } from '../components/trend-result'
-import { FunnelResult, funnelHasData } from '../components/funnel-result'
-import { funnelEditorQuery } from '../funnel-query'
 import { SqlResult } from '../components/sql-result'
 import { insightSql, sqlAnswer } from '../sql'
-import { editorQuery, insightDisplay } from '../insight-query'
+import { editorQuery } from '../insight-query'
+import { insightKind } from '../insight-kinds'
 import { DATE_PRESETS } from '../query'
 import { navigate } from '../router'
 import { useSession } from '../session'
@@ -259,11 +257,11 @@ function TileCard({
   const { base } = useSession()
   const insight = tile.insight
   const width = layoutOf(tile).w
-  const query = insight ? (editorQuery(insight) ?? funnelEditorQuery(insight)) : null
+  const own = insight ? (insightKind(insight)?.open(insight)?.range ?? null) : null
   const range = dashboard.filters.date_from
     ? rangeLabel(dashboard.filters.date_from, dashboard.filters.date_to)
-    : query
-      ? rangeLabel(query.dateFrom, query.dateTo)
+    : own
+      ? rangeLabel(own.dateFrom, own.dateTo)
       : null
   return (
     <article
@@ -321,22 +319,15 @@ function InsightTileBody({ insight, noEvents }: { insight: Insight; noEvents: bo
     const answer = sqlAnswer(insight)
     return answer ? <SqlResult answer={answer} compact /> : <p class="muted tile-note">Not computed yet: Refresh computes it.</p>
   }
-  const funnel = funnelEditorQuery(insight)
-  if (funnel) {
-    if (!funnelHasData(insight.result, funnel.vizType))
-      return (
-        <p class="muted tile-note">
-          {noEvents ? 'Waiting for the first events: this fills in once the snippet sends some.' : nothingYet(insight, base)}
-        </p>
-      )
-    return <FunnelResult result={insight.result} vizType={funnel.vizType} compact />
-  }
-  const result = ((insight.result ?? []) as Array<TrendSeries | unknown[]>).filter((s): s is TrendSeries => !Array.isArray(s))
-  const total = result.reduce((n, s) => n + Math.abs(s.aggregated_value ?? s.count), 0)
-  if (total === 0 && noEvents)
-    return <p class="muted tile-note">Waiting for the first events: this fills in once the snippet sends some.</p>
-  if (total === 0) return <p class="muted tile-note">{nothingYet(insight, base)}</p>
-  return <TrendResult result={result} display={insightDisplay(insight)} compact />
+  const kind = insightKind(insight)
+  if (!kind) return <p class="muted tile-note">Wren has no chart for this kind of insight.</p>
+  if (!kind.hasData(insight))
+    return (
+      <p class="muted tile-note">
+        {noEvents ? 'Waiting for the first events: this fills in once the snippet sends some.' : nothingYet(insight, base)}
+      </p>
+    )
+  return <kind.Result insight={insight} compact />
 }
 
 /**

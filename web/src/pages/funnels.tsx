@@ -2,7 +2,7 @@
 // conversion window, with exclusions, a breakdown, the date range and the test-account filter; drawn as step
 // bars, conversion over time or the time to convert, with the persons behind each step and each drop-off. The
 // editor's state is a store (funnel-store.ts); the URL is written from it, so a view can be shared and reloaded.
-import { useEffect, useMemo, useRef, useState } from 'preact/hooks'
+import { useEffect, useMemo, useState } from 'preact/hooks'
 import { get, post, WHOLE_LIST, withQuery } from '../api'
 import type { Insight, Paginated } from '../answers'
 import { Empty, ErrorBox, Loading } from '../components/feedback'
@@ -13,6 +13,7 @@ import { PropertyFilters } from '../components/property-filters'
 import { Breakdown, DateRange, InsightTypeTabs, type NamedThing } from '../components/insight-controls'
 import { FunnelResult, funnelHasData, type PersonsAsk } from '../components/funnel-result'
 import { SaveInsight } from '../components/save-insight'
+import { PersonsPanel } from '../components/persons-panel'
 import { useDebounced, useUrlStore } from '../components/url-store'
 import { useSession } from '../session'
 import { createFunnelStore, MIN_STEPS, type FunnelStore } from '../funnel-store'
@@ -347,78 +348,20 @@ function Exclusions({ query, store }: { query: FunnelQuery; store: FunnelStore }
   )
 }
 
-const PERSONS_PAGE = 100
-
-interface ActorsAnswer {
-  results: Array<[{ id: string; properties?: Record<string, unknown>; distinct_ids?: string[] }, string]>
-  hasMore?: boolean
-}
-
-/** A person as the list names them: email, name, a distinct id, else the id. */
-function personLabel(person: ActorsAnswer['results'][number][0]): string {
-  const p = person.properties ?? {}
-  for (const key of ['email', 'name']) if (typeof p[key] === 'string' && p[key]) return p[key] as string
-  return person.distinct_ids?.[0] ?? person.id
-}
-
-/** The persons behind a step or a drop-off: an ActorsQuery over a FunnelsActorsQuery, a page at a time. */
+/** The persons behind a step or a drop-off: a FunnelsActorsQuery of the funnel's steps. */
 function FunnelPersons({ ask, onClose }: { ask: PersonsAsk & { source: Json }; onClose: () => void }) {
-  const { path, base } = useSession()
-  const [pages, setPages] = useState(1)
-  const box = useRef<HTMLElement>(null)
-  useEffect(() => box.current?.scrollIntoView({ block: 'nearest' }), [JSON.stringify(ask)])
-  const loaded = useLoad(
-    () =>
-      post<ActorsAnswer>(path('query/'), {
-        query: {
-          kind: 'ActorsQuery',
-          select: ['person', 'id'],
-          orderBy: ['person'],
-          limit: PERSONS_PAGE * pages,
-          source: {
-            kind: 'FunnelsActorsQuery',
-            source: { ...ask.source, funnelsFilter: { ...(ask.source.funnelsFilter as Json), funnelVizType: 'steps' } },
-            funnelStep: ask.step,
-            ...(ask.breakdown !== undefined ? { funnelStepBreakdown: ask.breakdown } : {}),
-          },
-        },
-      }),
-    [JSON.stringify(ask), pages],
-  )
   return (
-    <section class="card funnel-persons" aria-label="Persons" data-funnel-step={ask.step} ref={box}>
-      <header class="inline persons-head">
-        <h3>{ask.title}</h3>
-        <button type="button" class="secondary small" onClick={onClose}>
-          Close
-        </button>
-      </header>
-      <ErrorBox error={loaded.error} />
-      {loaded.loading && !loaded.data ? <Loading /> : null}
-      {loaded.data ? (
-        loaded.data.results.length ? (
-          <>
-            <p class="muted small" data-testid="persons-count">
-              {loaded.data.results.length}
-              {loaded.data.hasMore ? '+' : ''} {loaded.data.results.length === 1 ? 'person' : 'persons'}
-            </p>
-            <ul class="persons-list">
-              {loaded.data.results.map(([person, id]) => (
-                <li>
-                  <a href={`${base}/persons/${id}`}>{personLabel(person)}</a>
-                </li>
-              ))}
-            </ul>
-            {loaded.data.hasMore ? (
-              <button type="button" class="secondary small" disabled={loaded.loading} onClick={() => setPages((p) => p + 1)}>
-                Load more
-              </button>
-            ) : null}
-          </>
-        ) : (
-          <p class="muted nobody">Nobody.</p>
-        )
-      ) : null}
-    </section>
+    <PersonsPanel
+      title={ask.title}
+      className="funnel-persons"
+      attributes={{ 'data-funnel-step': ask.step }}
+      onClose={onClose}
+      source={{
+        kind: 'FunnelsActorsQuery',
+        source: { ...ask.source, funnelsFilter: { ...(ask.source.funnelsFilter as Json), funnelVizType: 'steps' } },
+        funnelStep: ask.step,
+        ...(ask.breakdown !== undefined ? { funnelStepBreakdown: ask.breakdown } : {}),
+      }}
+    />
   )
 }

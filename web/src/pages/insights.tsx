@@ -1,5 +1,5 @@
 // Saved insights: the list (name, favorite, the dashboards each is on), and a saved insight opened in its
-// editor (/insights/:id): the trends or funnels editor, or the SQL page for a SQL insight.
+// editor (/insights/:id): its kind's editor (insight-kinds.tsx), or the SQL page for a SQL insight.
 import { useMemo, useState } from 'preact/hooks'
 import { get, patch, WHOLE_LIST, withQuery } from '../api'
 import type { Insight, Paginated } from '../answers'
@@ -9,12 +9,8 @@ import { Listing } from '../components/listing'
 import { useAction, useLoad } from '../components/load'
 import { formatTime } from '../components/properties'
 import { DashboardLinks, SavedContext, useDashboards } from '../components/save-insight'
-import { editorQuery } from '../insight-query'
-import { encodeQuery } from '../query'
 import { useSession } from '../session'
-import { TrendsPage } from './trends'
-import { FunnelsPage } from './funnels'
-import { encodeFunnel, funnelEditorQuery } from '../funnel-query'
+import { insightKind } from '../insight-kinds'
 import { SqlPage } from './sql'
 import { insightSql } from '../sql'
 
@@ -97,7 +93,7 @@ export function SavedInsightsPage() {
   )
 }
 
-/** A saved insight in its editor (trends, funnels or SQL): its query, unless the URL already holds edits of it (a reload). */
+/** A saved insight in its kind's editor (or the SQL page): its query, unless the URL already holds edits of it (a reload). */
 export function InsightPage({ id, search }: { id: string; search: string }) {
   const { path } = useSession()
   const loaded = useLoad(() => get<Insight>(path(`insights/${encodeURIComponent(id)}/`)), [id])
@@ -111,23 +107,17 @@ export function InsightPage({ id, search }: { id: string; search: string }) {
         <SqlPage search={search} insight={current} />
       </SavedContext.Provider>
     )
-  const funnel = funnelEditorQuery(current)
-  if (funnel)
-    return (
-      <SavedContext.Provider value={setInsight}>
-        <FunnelsPage search={search || encodeFunnel(funnel)} insight={current} />
-      </SavedContext.Provider>
-    )
-  const query = editorQuery(current)
-  if (!query)
+  const kind = insightKind(current)
+  const opened = kind?.open(current)
+  if (!kind || !opened)
     return (
       <Empty title={current.name ?? 'Untitled insight'}>
-        <p>{current.result_unavailable ?? 'Wren computes trends and funnels insights only; this insight is another kind.'}</p>
+        <p>{current.result_unavailable ?? 'Wren has no editor for this kind of insight.'}</p>
       </Empty>
     )
   return (
     <SavedContext.Provider value={setInsight}>
-      <TrendsPage search={search || encodeQuery(query)} insight={current} />
+      <kind.Editor search={search || opened.search} insight={current} />
     </SavedContext.Provider>
   )
 }

@@ -1,0 +1,312 @@
+// The lifecycle, stickiness, retention and paths editors' queries: each one's state and defaults, the query the
+// Query API takes (and a saved insight keeps, in an InsightVizNode), and a saved insight's query read back into
+// the editor. Incomplete parts (an event still being typed, a half-written filter) are left out of the query.
+// No DOM here: the unit tests run it in Node.
+import type { PropertyFilter } from './api'
+import { entityComplete, entityName, entityNode, nodeEntity, sourceOf, type Entity } from './kind-state'
+import {
+  BREAKDOWN_TYPES,
+  INTERVALS,
+  breakdownFields,
+  completeFilters,
+  isRecord,
+  propertyFilters,
+  type BreakdownType,
+  type Interval,
+} from './query'
+
+type Json = Record<string, unknown>
+
+/** What every one of these editors holds: the date range, filters and the test-account filter. */
+export interface CommonState {
+  dateFrom: string
+  /** null: up to now. */
+  dateTo: string | null
+  properties: PropertyFilter[]
+  filterTestAccounts: boolean
+}
+
+const COMMON: CommonState = { dateFrom: '-7d', dateTo: null, properties: [], filterTestAccounts: false }
+
+const commonQuery = (s: CommonState): Json => ({
+  dateRange: { date_from: s.dateFrom, date_to: s.dateTo },
+  properties: completeFilters(s.properties),
+  filterTestAccounts: s.filterTestAccounts,
+})
+
+function commonState(source: Json): CommonState {
+  const range = isRecord(source.dateRange) ? source.dateRange : {}
+  return {
+    dateFrom: typeof range.date_from === 'string' && range.date_from ? range.date_from : COMMON.dateFrom,
+    dateTo: typeof range.date_to === 'string' && range.date_to ? range.date_to : null,
+    properties: propertyFilters(source.properties),
+    filterTestAccounts: source.filterTestAccounts === true,
+  }
+}
+
+const oneOf = <T extends string | number>(choices: readonly T[], value: unknown, fallback: T): T =>
+  (choices as readonly unknown[]).includes(value) ? (value as T) : fallback
+
+const insightNode = (source: Json): Json => ({ kind: 'InsightVizNode', source })
+
+// Lifecycle ---------------------------------------------------------------------------------------------------
+
+export const LIFECYCLE_STATUSES = ['new', 'returning', 'resurrecting', 'dormant'] as const
+export type LifecycleStatus = (typeof LIFECYCLE_STATUSES)[number]
+
+export interface LifecycleState extends CommonState {
+  series: Entity
+  interval: Interval
+  /** The statuses drawn (the legend toggles them; Wren answers all four). */
+  toggled: LifecycleStatus[]
+}
+
+export const DEFAULT_LIFECYCLE: LifecycleState = {
+  ...COMMON,
+  series: { kind: 'events', id: '$pageview' },
+  interval: 'day',
+  toggled: [...LIFECYCLE_STATUSES],
+}
+
+/** The LifecycleQuery the page asks (without the toggles: they change what is drawn, not the answer). */
+export const lifecycleQuery = (s: LifecycleState): Json => ({
+  kind: 'LifecycleQuery',
+  series: entityComplete(s.series) ? [entityNode(s.series)] : [],
+  interval: s.interval,
+  ...commonQuery(s),
+})
+
+export const lifecycleInsight = (s: LifecycleState): Json =>
+  insightNode({ ...lifecycleQuery(s), lifecycleFilter: { toggledLifecycles: s.toggled } })
+
+export function lifecycleState(insight: { query: unknown }): LifecycleState | null {
+  const source = sourceOf(insight.query, 'LifecycleQuery')
+  if (!source) return null
+  const filter = isRecord(source.lifecycleFilter) ? source.lifecycleFilter : {}
+  const toggled = Array.isArray(filter.toggledLifecycles)
+    ? LIFECYCLE_STATUSES.filter((s) => (filter.toggledLifecycles as unknown[]).includes(s))
+    : DEFAULT_LIFECYCLE.toggled
+  return {
+    ...commonState(source),
+    series: nodeEntity(Array.isArray(source.series) ? source.series[0] : undefined),
+    interval: oneOf(INTERVALS, source.interval, DEFAULT_LIFECYCLE.interval),
+    toggled,
+  }
+}
+
+export const lifecycleName = (s: LifecycleState, actionName: (id: string) => string) =>
+  `${entityName(s.series, actionName) || 'Untitled'} lifecycle`
+
+// Stickiness --------------------------------------------------------------------------------------------------
+
+export interface StickinessState extends CommonState {
+  series: Entity[]
+  interval: Interval
+  compare: boolean
+  /** N or more intervals, rather than exactly N. */
+  cumulative: boolean
+}
+
+export const DEFAULT_STICKINESS: StickinessState = {
+  ...COMMON,
+  series: [{ kind: 'events', id: '$pageview' }],
+  interval: 'day',
+  compare: false,
+  cumulative: false,
+}
+
+export const stickinessQuery = (s: StickinessState): Json => ({
+  kind: 'StickinessQuery',
+  series: s.series.filter(entityComplete).map((e) => entityNode(e)),
+  interval: s.interval,
+  ...commonQuery(s),
+  stickinessFilter: { computedAs: s.cumulative ? 'cumulative' : 'non_cumulative' },
+  compareFilter: { compare: s.compare },
+})
+
+export const stickinessInsight = (s: StickinessState): Json => insightNode(stickinessQuery(s))
+
+export function stickinessState(insight: { query: unknown }): StickinessState | null {
+  const source = sourceOf(insight.query, 'StickinessQuery')
+  if (!source) return null
+  const series = (Array.isArray(source.series) ? source.series : []).map(nodeEntity)
+  const filter = isRecord(source.stickinessFilter) ? source.stickinessFilter : {}
+  return {
+    ...commonState(source),
+    series: series.length ? series : DEFAULT_STICKINESS.series,
+    interval: oneOf(INTERVALS, source.interval, DEFAULT_STICKINESS.interval),
+    compare: isRecord(source.compareFilter) && source.compareFilter.compare === true,
+    cumulative: filter.computedAs === 'cumulative',
+  }
+}
+
+export const stickinessName = (s: StickinessState, actionName: (id: string) => string) =>
+  `${
+    s.series
+      .filter(entityComplete)
+      .map((e) => entityName(e, actionName))
+      .join(' & ') || 'Untitled'
+  } stickiness`
+
+// Retention ---------------------------------------------------------------------------------------------------
+
+export const RETENTION_PERIODS = ['Hour', 'Day', 'Week', 'Month'] as const
+export type RetentionPeriod = (typeof RETENTION_PERIODS)[number]
+export const RETENTION_TYPES = [
+  { value: 'retention_first_time', label: 'for the first time' },
+  { value: 'retention_recurring', label: 'recurringly' },
+] as const
+export type RetentionType = (typeof RETENTION_TYPES)[number]['value']
+
+export interface RetentionState extends CommonState {
+  target: Entity
+  returning: Entity
+  retentionType: RetentionType
+  period: RetentionPeriod
+  totalIntervals: number
+  cumulative: boolean
+  breakdown: string | null
+  breakdownType: BreakdownType
+  breakdownGroupTypeIndex: number | null
+  display: 'table' | 'curve'
+}
+
+export const DEFAULT_RETENTION: RetentionState = {
+  ...COMMON,
+  target: { kind: 'events', id: '$pageview' },
+  returning: { kind: 'events', id: '$pageview' },
+  retentionType: 'retention_first_time',
+  period: 'Day',
+  totalIntervals: 8,
+  cumulative: false,
+  breakdown: null,
+  breakdownType: 'person',
+  breakdownGroupTypeIndex: null,
+  display: 'table',
+}
+
+/** A retention entity (PostHog's RetentionEntity). */
+const retentionEntity = (e: Entity): Json =>
+  e.kind === 'actions' ? { id: Number(e.id), type: 'actions' } : { id: e.id.trim(), name: e.id.trim(), type: 'events' }
+
+export const retentionReady = (s: RetentionState) => entityComplete(s.target) && entityComplete(s.returning)
+
+export function retentionQuery(s: RetentionState): Json {
+  const query: Json = {
+    kind: 'RetentionQuery',
+    ...commonQuery(s),
+    retentionFilter: {
+      targetEntity: retentionEntity(s.target),
+      returningEntity: retentionEntity(s.returning),
+      retentionType: s.retentionType,
+      period: s.period,
+      totalIntervals: s.totalIntervals,
+      cumulative: s.cumulative,
+      display: s.display === 'curve' ? 'ActionsLineGraph' : 'ActionsTable',
+    },
+  }
+  const breakdown = breakdownFields(s)
+  if (breakdown.breakdown !== undefined) query.breakdownFilter = breakdown
+  return query
+}
+
+export const retentionInsight = (s: RetentionState): Json => insightNode(retentionQuery(s))
+
+export function retentionState(insight: { query: unknown }): RetentionState | null {
+  const source = sourceOf(insight.query, 'RetentionQuery')
+  if (!source) return null
+  const d = DEFAULT_RETENTION
+  const f = isRecord(source.retentionFilter) ? source.retentionFilter : {}
+  const bf = isRecord(source.breakdownFilter) ? source.breakdownFilter : {}
+  const breakdownType = oneOf(BREAKDOWN_TYPES, bf.breakdown_type, d.breakdownType)
+  const rawBreakdown = Array.isArray(bf.breakdown) ? bf.breakdown[0] : bf.breakdown
+  const total = Number(f.totalIntervals)
+  return {
+    ...commonState(source),
+    target: f.targetEntity === undefined ? d.target : nodeEntity(f.targetEntity),
+    returning: f.returningEntity === undefined ? d.returning : nodeEntity(f.returningEntity),
+    retentionType: oneOf(
+      RETENTION_TYPES.map((t) => t.value),
+      f.retentionType,
+      d.retentionType,
+    ),
+    period: oneOf(RETENTION_PERIODS, f.period, d.period),
+    totalIntervals: Number.isInteger(total) && total > 0 ? total : d.totalIntervals,
+    cumulative: f.cumulative === true,
+    breakdown: rawBreakdown === null || rawBreakdown === undefined || rawBreakdown === '' ? null : String(rawBreakdown),
+    breakdownType,
+    breakdownGroupTypeIndex:
+      breakdownType === 'group' ? (typeof bf.breakdown_group_type_index === 'number' ? bf.breakdown_group_type_index : 0) : null,
+    display: f.display === 'ActionsLineGraph' ? 'curve' : 'table',
+  }
+}
+
+export const retentionName = (s: RetentionState, actionName: (id: string) => string) =>
+  `Retention: ${entityName(s.target, actionName)} → ${entityName(s.returning, actionName)}`
+
+// Paths -------------------------------------------------------------------------------------------------------
+
+export const PATH_TYPES = [
+  { value: '$pageview', label: 'Page views' },
+  { value: '$screen', label: 'Screen views' },
+  { value: 'custom_event', label: 'Custom events' },
+] as const
+export type PathType = (typeof PATH_TYPES)[number]['value']
+
+export interface PathsState extends CommonState {
+  types: PathType[]
+  startPoint: string
+  endPoint: string
+  stepLimit: number
+  edgeLimit: number
+  excludeEvents: string[]
+}
+
+export const DEFAULT_PATHS: PathsState = {
+  ...COMMON,
+  types: ['$pageview'],
+  startPoint: '',
+  endPoint: '',
+  stepLimit: 5,
+  edgeLimit: 50,
+  excludeEvents: [],
+}
+
+export function pathsQuery(s: PathsState): Json {
+  const filter: Json = {
+    includeEventTypes: s.types,
+    stepLimit: s.stepLimit,
+    edgeLimit: s.edgeLimit,
+    excludeEvents: s.excludeEvents.map((e) => e.trim()).filter(Boolean),
+  }
+  if (s.startPoint.trim()) filter.startPoint = s.startPoint.trim()
+  if (s.endPoint.trim()) filter.endPoint = s.endPoint.trim()
+  return { kind: 'PathsQuery', ...commonQuery(s), pathsFilter: filter }
+}
+
+export const pathsInsight = (s: PathsState): Json => insightNode(pathsQuery(s))
+
+export function pathsState(insight: { query: unknown }): PathsState | null {
+  const source = sourceOf(insight.query, 'PathsQuery')
+  if (!source) return null
+  const d = DEFAULT_PATHS
+  const f = isRecord(source.pathsFilter) ? source.pathsFilter : {}
+  const int = (v: unknown, fallback: number) => (Number.isInteger(v) && (v as number) > 0 ? (v as number) : fallback)
+  const types = Array.isArray(f.includeEventTypes)
+    ? PATH_TYPES.map((t) => t.value).filter((t) => (f.includeEventTypes as unknown[]).includes(t))
+    : d.types
+  return {
+    ...commonState(source),
+    types,
+    startPoint: typeof f.startPoint === 'string' ? f.startPoint : '',
+    endPoint: typeof f.endPoint === 'string' ? f.endPoint : '',
+    stepLimit: int(f.stepLimit, d.stepLimit),
+    edgeLimit: int(f.edgeLimit, d.edgeLimit),
+    excludeEvents: Array.isArray(f.excludeEvents) ? f.excludeEvents.filter((e): e is string => typeof e === 'string') : [],
+  }
+}
+
+export function pathsName(s: PathsState): string {
+  const what = s.types.length ? s.types.map((t) => PATH_TYPES.find((p) => p.value === t)?.label ?? t).join(', ') : 'All events'
+  return `${what} paths${s.startPoint.trim() ? ` from ${s.startPoint.trim()}` : ''}${s.endPoint.trim() ? ` to ${s.endPoint.trim()}` : ''}`
+}

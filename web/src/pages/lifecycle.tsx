@@ -1,0 +1,154 @@
+// Lifecycle (who is new, returning, resurrecting or dormant in each interval) and stickiness (how many intervals
+// of the range each person was active in): an event or action (stickiness: several series, and the previous
+// period to compare), the interval, the date range, property filters and the test-account filter.
+import type { Insight } from '../answers'
+import { DateRange, IntervalSelect, TestAccounts } from '../components/insight-controls'
+import { EntityPicker } from '../components/entity-picker'
+import { PropertyFilters } from '../components/property-filters'
+import { LifecycleResult, lifecycleHasData, StickinessResult, stickinessHasData } from '../components/lifecycle-result'
+import { entityComplete } from '../kind-state'
+import { seriesLetter } from '../query'
+import {
+  DEFAULT_LIFECYCLE,
+  DEFAULT_STICKINESS,
+  lifecycleInsight,
+  lifecycleName,
+  lifecycleQuery,
+  lifecycleState,
+  stickinessInsight,
+  stickinessName,
+  stickinessQuery,
+  stickinessState,
+  type LifecycleState,
+  type StickinessState,
+} from '../insight-queries'
+import { KindEditorPage, useKindEditor, type KindEditorSpec } from './kind-editor'
+
+const LIFECYCLE: KindEditorSpec<LifecycleState> = {
+  section: 'lifecycle',
+  title: 'Lifecycle',
+  defaults: DEFAULT_LIFECYCLE,
+  state: lifecycleState,
+  query: lifecycleQuery,
+  saved: lifecycleInsight,
+  ready: (s) => entityComplete(s.series),
+  name: lifecycleName,
+}
+
+export function LifecyclePage({ search, insight = null }: { search: string; insight?: Insight | null }) {
+  const editor = useKindEditor(LIFECYCLE, search, insight)
+  const { store, state, actions } = editor
+  const toggle = (status: LifecycleState['toggled'][number]) =>
+    store.set({ toggled: state.toggled.includes(status) ? state.toggled.filter((s) => s !== status) : [...state.toggled, status] })
+  return (
+    <KindEditorPage
+      spec={LIFECYCLE}
+      editor={editor}
+      insight={insight}
+      hasData={lifecycleHasData}
+      waiting="Pick an event or an action to see its lifecycle."
+      result={(answer) => <LifecycleResult result={answer} toggled={state.toggled} onToggle={toggle} />}
+    >
+      <div class="series-list">
+        <div class="series" data-series="A">
+          <span class="letter">A</span>
+          <EntityPicker label="Series A" entity={state.series} actions={actions} onChange={(series) => store.set({ series })} />
+        </div>
+      </div>
+      <div class="controls">
+        <DateRange range={state} onChange={(range) => store.set(range)} />
+        <IntervalSelect value={state.interval} onChange={(interval) => store.set({ interval })} />
+        <TestAccounts checked={state.filterTestAccounts} onChange={(filterTestAccounts) => store.set({ filterTestAccounts })} />
+      </div>
+      <PropertyFilters
+        value={state.properties}
+        onChange={(properties) => store.set({ properties })}
+        types={['event', 'person', 'cohort']}
+      />
+    </KindEditorPage>
+  )
+}
+
+const STICKINESS: KindEditorSpec<StickinessState> = {
+  section: 'stickiness',
+  title: 'Stickiness',
+  defaults: DEFAULT_STICKINESS,
+  state: stickinessState,
+  query: stickinessQuery,
+  saved: stickinessInsight,
+  ready: (s) => s.series.some(entityComplete),
+  name: stickinessName,
+}
+
+export function StickinessPage({ search, insight = null }: { search: string; insight?: Insight | null }) {
+  const editor = useKindEditor(STICKINESS, search, insight)
+  const { store, state, actions } = editor
+  return (
+    <KindEditorPage
+      spec={STICKINESS}
+      editor={editor}
+      insight={insight}
+      hasData={stickinessHasData}
+      waiting="Pick an event or an action to see how often persons do it."
+      result={(answer) => <StickinessResult result={answer} />}
+    >
+      <div class="series-list">
+        {state.series.map((s, i) => {
+          const letter = seriesLetter(i)
+          return (
+            <div class="series" data-series={letter}>
+              <span class="letter">{letter}</span>
+              <EntityPicker
+                label={`Series ${letter}`}
+                entity={s}
+                actions={actions}
+                onChange={(e) => store.set({ series: state.series.map((x, j) => (j === i ? e : x)) })}
+              />
+              {state.series.length > 1 ? (
+                <button
+                  type="button"
+                  class="link"
+                  aria-label={`Remove series ${letter}`}
+                  onClick={() => store.set({ series: state.series.filter((_, j) => j !== i) })}
+                >
+                  ✕
+                </button>
+              ) : null}
+            </div>
+          )
+        })}
+        <button type="button" class="secondary small" onClick={() => store.set({ series: [...state.series, { kind: 'events', id: '' }] })}>
+          + Add series
+        </button>
+      </div>
+      <div class="controls">
+        <DateRange range={state} onChange={(range) => store.set(range)} />
+        <IntervalSelect value={state.interval} onChange={(interval) => store.set({ interval })} />
+        <label class="check">
+          <input
+            type="checkbox"
+            aria-label="Compare to previous period"
+            checked={state.compare}
+            onChange={(e) => store.set({ compare: e.currentTarget.checked })}
+          />{' '}
+          Compare to previous period
+        </label>
+        <label class="check">
+          <input
+            type="checkbox"
+            aria-label="Cumulative"
+            checked={state.cumulative}
+            onChange={(e) => store.set({ cumulative: e.currentTarget.checked })}
+          />{' '}
+          N or more intervals (cumulative)
+        </label>
+        <TestAccounts checked={state.filterTestAccounts} onChange={(filterTestAccounts) => store.set({ filterTestAccounts })} />
+      </div>
+      <PropertyFilters
+        value={state.properties}
+        onChange={(properties) => store.set({ properties })}
+        types={['event', 'person', 'cohort']}
+      />
+    </KindEditorPage>
+  )
+}
