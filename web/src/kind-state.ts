@@ -29,13 +29,13 @@ export function createPatchStore<Q extends object>(initial: Q): PatchStore<Q> {
   }
 }
 
-/** The fields of `q` that differ from `d`'s, as URL parameters of JSON (strings as they are): short, and lossless. */
+/** The fields of `q` that differ from `d`'s, as URL parameters of JSON (a field whose default is a string: as it is). Lossless. */
 export function encodeState<Q extends object>(q: Q, d: Q): string {
   const params = new URLSearchParams()
   for (const key of Object.keys(d) as Array<keyof Q & string>) {
     const value = q[key]
     if (JSON.stringify(value) === JSON.stringify(d[key])) continue
-    params.set(key, typeof value === 'string' ? value : JSON.stringify(value))
+    params.set(key, typeof d[key] === 'string' ? String(value) : JSON.stringify(value))
   }
   return params.toString()
 }

@@ -39,11 +39,19 @@ function groups(rows: RetentionRow[]): Array<{ value: string | number | null; ro
   return out
 }
 
-/** Each interval's mean share back, over the cohorts that have that interval and anyone in them. */
+/**
+ * Whether cohort `r` (of `n`, one a period up to the range's end) has reached interval `i`: PostHog's answer has
+ * values only for the intervals a cohort has reached (a triangle); later ones, where an answer has them, are not shown.
+ */
+export const reached = (r: number, i: number, n: number) => r + i < n
+
+/** Each interval's mean share back, over the cohorts that have reached that interval and have anyone in them. */
 export function meanRetention(rows: RetentionRow[]): number[] {
   const intervals = Math.max(0, ...rows.map((r) => r.values.length))
   return Array.from({ length: intervals }, (_, i) => {
-    const shares = rows.filter((r) => r.values.length > i && r.values[0].count > 0).map((r) => r.values[i].count / r.values[0].count)
+    const shares = rows
+      .filter((r, index) => reached(index, i, rows.length) && r.values.length > i && r.values[0].count > 0)
+      .map((r) => r.values[i].count / r.values[0].count)
     return shares.length ? (shares.reduce((a, b) => a + b, 0) / shares.length) * 100 : 0
   })
 }
@@ -134,7 +142,13 @@ export function RetentionResult({
                     </td>
                     {intervals.map((label, i) => {
                       const value = row.values[i]
-                      if (!value) return <td class="retention-cell empty" />
+                      if (!value || !reached(r, i, group.rows.length)) return <td class="retention-cell empty" />
+                      if (size === 0)
+                        return (
+                          <td class="retention-cell nobody num" data-count={value.count}>
+                            –
+                          </td>
+                        )
                       const share = size > 0 ? value.count / size : 0
                       const text = percent(share)
                       const style = {

@@ -1,0 +1,113 @@
+import { describe, expect, it } from 'vitest'
+import { createPatchStore, decodeState, encodeState } from './kind-state'
+import {
+  DEFAULT_LIFECYCLE,
+  DEFAULT_PATHS,
+  DEFAULT_RETENTION,
+  DEFAULT_STICKINESS,
+  lifecycleInsight,
+  lifecycleQuery,
+  lifecycleState,
+  pathsInsight,
+  pathsQuery,
+  pathsState,
+  retentionInsight,
+  retentionQuery,
+  retentionState,
+  stickinessInsight,
+  stickinessQuery,
+  stickinessState,
+  type RetentionState,
+} from './insight-queries'
+import { meanRetention } from './components/retention-result'
+import { layoutPaths, splitKey } from './components/paths-result'
+
+describe('the new kinds’ editor state in the URL', () => {
+  it('writes only what differs from the defaults, and reads it back as it was', () => {
+    expect(encodeState(DEFAULT_RETENTION, DEFAULT_RETENTION)).toBe('')
+    const edited: RetentionState = {
+      ...DEFAULT_RETENTION,
+      period: 'Week',
+      totalIntervals: 4,
+      returning: { kind: 'actions', id: '7' },
+      breakdown: '$browser',
+      breakdownType: 'event',
+      dateTo: '2026-11-01',
+    }
+    const search = encodeState(edited, DEFAULT_RETENTION)
+    expect(new URLSearchParams(search).get('period')).toBe('Week')
+    expect(decodeState(search, DEFAULT_RETENTION)).toEqual(edited)
+  })
+
+  it('opens a malformed link with the defaults for what it cannot read', () => {
+    expect(decodeState('totalIntervals=many&types=%7Bx&stepLimit=8', DEFAULT_PATHS)).toEqual({ ...DEFAULT_PATHS, stepLimit: 8 })
+    expect(decodeState('totalIntervals="7"', DEFAULT_RETENTION).totalIntervals).toBe(DEFAULT_RETENTION.totalIntervals)
+  })
+
+  it('keeps an edit in the store and tells its listeners', () => {
+    const store = createPatchStore(DEFAULT_STICKINESS)
+    const seen: boolean[] = []
+    store.subscribe((q) => seen.push(q.compare))
+    store.set({ compare: true })
+    expect(store.get().compare).toBe(true)
+    expect(seen).toEqual([true])
+  })
+})
+
+describe('the new kinds’ queries and saved insights', () => {
+  it('saves each kind as an InsightVizNode that reopens in its editor as it was', () => {
+    const lifecycle = { ...DEFAULT_LIFECYCLE, interval: 'week' as const, toggled: ['new' as const, 'dormant' as const] }
+    expect(lifecycleState({ query: lifecycleInsight(lifecycle) })).toEqual(lifecycle)
+    const stickiness = {
+      ...DEFAULT_STICKINESS,
+      series: [DEFAULT_STICKINESS.series[0], { kind: 'actions' as const, id: '3' }],
+      compare: true,
+    }
+    expect(stickinessState({ query: stickinessInsight(stickiness) })).toEqual(stickiness)
+    const retention: RetentionState = { ...DEFAULT_RETENTION, breakdown: 'plan', breakdownType: 'person', display: 'curve' }
+    expect(retentionState({ query: retentionInsight(retention) })).toEqual(retention)
+    const paths = { ...DEFAULT_PATHS, startPoint: '/', stepLimit: 8, excludeEvents: ['$pageleave'] }
+    expect(pathsState({ query: pathsInsight(paths) })).toEqual(paths)
+    // Another kind's query is no state of this one.
+    expect(lifecycleState({ query: pathsInsight(paths) })).toBeNull()
+  })
+
+  it('leaves out what is incomplete: an event still being typed, a half-written filter', () => {
+    expect(lifecycleQuery({ ...DEFAULT_LIFECYCLE, series: { kind: 'events', id: ' ' } }).series).toEqual([])
+    expect(
+      stickinessQuery({ ...DEFAULT_STICKINESS, series: [...DEFAULT_STICKINESS.series, { kind: 'events', id: '' }] }).series,
+    ).toHaveLength(1)
+    const retention = retentionQuery({ ...DEFAULT_RETENTION, properties: [{ key: '', value: 'x' }], breakdown: null })
+    expect(retention.properties).toEqual([])
+    expect(retention.breakdownFilter).toBeUndefined()
+    expect((pathsQuery({ ...DEFAULT_PATHS, startPoint: '  ' }).pathsFilter as Record<string, unknown>).startPoint).toBeUndefined()
+  })
+})
+
+describe('the charts’ arithmetic', () => {
+  it('averages each interval’s share back over the cohorts that have it', () => {
+    const row = (counts: number[]) => ({ date: '', label: '', values: counts.map((count) => ({ count, label: '' })) })
+    // Of three daily cohorts the second has not reached the third interval, the third (nobody) not the second:
+    // their values there are not counted.
+    expect(meanRetention([row([4, 2, 1]), row([2, 2, 9]), row([0, 5, 5])])).toEqual([100, 75, 25])
+  })
+
+  it('lays out paths by step, a node as tall as the sessions through it, and keeps columns readable', () => {
+    const layout = layoutPaths(
+      [
+        { source: '1_/', target: '2_/pricing', value: 3, average_conversion_time: 0 },
+        { source: '1_/', target: '2_/blog', value: 1, average_conversion_time: 0 },
+        { source: '2_/pricing', target: '3_/signup', value: 1, average_conversion_time: 0 },
+      ],
+      200,
+      false,
+    )
+    expect(splitKey('2_/a_b')).toEqual({ step: 2, name: '/a_b' })
+    const node = (key: string) => layout.nodes.find((n) => n.key === key)!
+    expect(node('1_/').value).toBe(4)
+    expect(node('2_/pricing').h).toBeCloseTo(node('1_/').h * 0.75)
+    expect(node('3_/signup').x).toBeGreaterThan(node('2_/pricing').x)
+    // Three steps never squeeze below a readable column width, whatever the screen.
+    expect(layout.width).toBeGreaterThanOrEqual(3 * 170)
+  })
+})
