@@ -72,6 +72,56 @@ describe('the new kinds’ queries and saved insights', () => {
     expect(lifecycleState({ query: pathsInsight(paths) })).toBeNull()
   })
 
+  it('opens a saved insight’s legacy filters of each kind in its editor', () => {
+    const lifecycle = lifecycleState({
+      query: null,
+      filters: {
+        insight: 'LIFECYCLE',
+        events: [{ id: 'signed_up', order: 0 }],
+        interval: 'week',
+        date_from: '-30d',
+        toggledLifecycles: ['new'],
+      },
+    })
+    expect(lifecycle).toMatchObject({ series: { kind: 'events', id: 'signed_up' }, interval: 'week', dateFrom: '-30d', toggled: ['new'] })
+    const stickiness = stickinessState({
+      query: null,
+      filters: { insight: 'STICKINESS', events: [{ id: 'b', order: 1 }], actions: [{ id: 4, order: 0 }], compare: true },
+    })
+    expect(stickiness).toMatchObject({
+      series: [
+        { kind: 'actions', id: '4' },
+        { kind: 'events', id: 'b' },
+      ],
+      compare: true,
+    })
+    const retention = retentionState({
+      query: null,
+      filters: {
+        insight: 'RETENTION',
+        target_entity: '{"id": "signed_up", "type": "events"}',
+        returning_entity: { id: 3, type: 'actions' },
+        period: 'Week',
+        total_intervals: 5,
+        breakdown: 'plan',
+        breakdown_type: 'person',
+      },
+    })
+    expect(retention).toMatchObject({
+      target: { kind: 'events', id: 'signed_up' },
+      returning: { kind: 'actions', id: '3' },
+      period: 'Week',
+      totalIntervals: 5,
+      breakdown: 'plan',
+    })
+    const paths = pathsState({
+      query: null,
+      filters: { insight: 'PATHS', start_point: '/', step_limit: 7, include_event_types: ['$screen'] },
+    })
+    expect(paths).toMatchObject({ startPoint: '/', stepLimit: 7, types: ['$screen'] })
+    expect(pathsState({ query: null, filters: { insight: 'TRENDS' } })).toBeNull()
+  })
+
   it('leaves out what is incomplete: an event still being typed, a half-written filter', () => {
     expect(lifecycleQuery({ ...DEFAULT_LIFECYCLE, series: { kind: 'events', id: ' ' } }).series).toEqual([])
     expect(

@@ -1,6 +1,6 @@
 // The lifecycle, stickiness, retention and paths editors' queries: each one's state and defaults, the query the
-// Query API takes (and a saved insight keeps, in an InsightVizNode), and a saved insight's query read back into
-// the editor. Incomplete parts (an event still being typed, a half-written filter) are left out of the query.
+// Query API takes (and a saved insight keeps, in an InsightVizNode), and a saved insight's query (or its legacy
+// filters) read back into the editor. Incomplete parts (an event still being typed, a half-written filter) are left out of the query.
 // No DOM here: the unit tests run it in Node.
 import type { PropertyFilter } from './api'
 import { entityComplete, entityName, entityNode, nodeEntity, sourceOf, type Entity } from './kind-state'
@@ -49,6 +49,61 @@ const oneOf = <T extends string | number>(choices: readonly T[], value: unknown,
 
 const insightNode = (source: Json): Json => ({ kind: 'InsightVizNode', source })
 
+/** A saved insight: its query, or its legacy filters. */
+type Saved = { query: unknown; filters?: Json }
+
+/** A JSON text's value (a legacy filter's entity may be one), or the value itself. */
+function parsed(value: unknown): unknown {
+  if (typeof value !== 'string') return value
+  try {
+    return JSON.parse(value)
+  } catch {
+    return undefined
+  }
+}
+
+/**
+ * The source node of `kind` a saved insight holds: its query's, or its legacy filters (`insight: LEGACY`) in the
+ * query's words; null when it is another kind.
+ */
+function savedSource(insight: Saved, kind: string, legacy: string): Json | null {
+  if (insight.query) return sourceOf(insight.query, kind)
+  const f = insight.filters ?? {}
+  if (typeof f.insight !== 'string' || f.insight.toUpperCase() !== legacy) return null
+  const of = (list: unknown, type: string): Json[] => (Array.isArray(list) ? list.filter(isRecord).map((e) => ({ ...e, type })) : [])
+  const series = [...of(f.events, 'events'), ...of(f.actions, 'actions')]
+    .sort((a, b) => Number(a.order ?? 0) - Number(b.order ?? 0))
+    .map((e) => (e.type === 'actions' ? { kind: 'ActionsNode', id: e.id } : { kind: 'EventsNode', event: e.id }))
+  return {
+    kind,
+    series,
+    interval: f.interval,
+    dateRange: { date_from: f.date_from, date_to: f.date_to },
+    properties: f.properties,
+    filterTestAccounts: f.filter_test_accounts,
+    lifecycleFilter: { toggledLifecycles: f.toggledLifecycles ?? f.toggled_lifecycles },
+    compareFilter: { compare: f.compare === true || f.compare === 'true' },
+    retentionFilter: {
+      targetEntity: parsed(f.target_entity),
+      returningEntity: parsed(f.returning_entity),
+      retentionType: f.retention_type,
+      period: f.period,
+      totalIntervals: f.total_intervals,
+      cumulative: f.cumulative,
+      display: f.display,
+    },
+    breakdownFilter: { breakdown: f.breakdown, breakdown_type: f.breakdown_type, breakdown_group_type_index: f.breakdown_group_type_index },
+    pathsFilter: {
+      includeEventTypes: f.include_event_types,
+      startPoint: f.start_point,
+      endPoint: f.end_point,
+      stepLimit: f.step_limit,
+      edgeLimit: f.edge_limit,
+      excludeEvents: f.exclude_events,
+    },
+  }
+}
+
 // Lifecycle ---------------------------------------------------------------------------------------------------
 
 export const LIFECYCLE_STATUSES = ['new', 'returning', 'resurrecting', 'dormant'] as const
@@ -79,8 +134,8 @@ export const lifecycleQuery = (s: LifecycleState): Json => ({
 export const lifecycleInsight = (s: LifecycleState): Json =>
   insightNode({ ...lifecycleQuery(s), lifecycleFilter: { toggledLifecycles: s.toggled } })
 
-export function lifecycleState(insight: { query: unknown }): LifecycleState | null {
-  const source = sourceOf(insight.query, 'LifecycleQuery')
+export function lifecycleState(insight: Saved): LifecycleState | null {
+  const source = savedSource(insight, 'LifecycleQuery', 'LIFECYCLE')
   if (!source) return null
   const filter = isRecord(source.lifecycleFilter) ? source.lifecycleFilter : {}
   const toggled = Array.isArray(filter.toggledLifecycles)
@@ -126,8 +181,8 @@ export const stickinessQuery = (s: StickinessState): Json => ({
 
 export const stickinessInsight = (s: StickinessState): Json => insightNode(stickinessQuery(s))
 
-export function stickinessState(insight: { query: unknown }): StickinessState | null {
-  const source = sourceOf(insight.query, 'StickinessQuery')
+export function stickinessState(insight: Saved): StickinessState | null {
+  const source = savedSource(insight, 'StickinessQuery', 'STICKINESS')
   if (!source) return null
   const series = (Array.isArray(source.series) ? source.series : []).map(nodeEntity)
   const filter = isRecord(source.stickinessFilter) ? source.stickinessFilter : {}
@@ -212,8 +267,8 @@ export function retentionQuery(s: RetentionState): Json {
 
 export const retentionInsight = (s: RetentionState): Json => insightNode(retentionQuery(s))
 
-export function retentionState(insight: { query: unknown }): RetentionState | null {
-  const source = sourceOf(insight.query, 'RetentionQuery')
+export function retentionState(insight: Saved): RetentionState | null {
+  const source = savedSource(insight, 'RetentionQuery', 'RETENTION')
   if (!source) return null
   const d = DEFAULT_RETENTION
   const f = isRecord(source.retentionFilter) ? source.retentionFilter : {}
@@ -223,8 +278,8 @@ export function retentionState(insight: { query: unknown }): RetentionState | nu
   const total = Number(f.totalIntervals)
   return {
     ...commonState(source),
-    target: f.targetEntity === undefined ? d.target : nodeEntity(f.targetEntity),
-    returning: f.returningEntity === undefined ? d.returning : nodeEntity(f.returningEntity),
+    target: isRecord(f.targetEntity) ? nodeEntity(f.targetEntity) : d.target,
+    returning: isRecord(f.returningEntity) ? nodeEntity(f.returningEntity) : d.returning,
     retentionType: oneOf(
       RETENTION_TYPES.map((t) => t.value),
       f.retentionType,
@@ -286,8 +341,8 @@ export function pathsQuery(s: PathsState): Json {
 
 export const pathsInsight = (s: PathsState): Json => insightNode(pathsQuery(s))
 
-export function pathsState(insight: { query: unknown }): PathsState | null {
-  const source = sourceOf(insight.query, 'PathsQuery')
+export function pathsState(insight: Saved): PathsState | null {
+  const source = savedSource(insight, 'PathsQuery', 'PATHS')
   if (!source) return null
   const d = DEFAULT_PATHS
   const f = isRecord(source.pathsFilter) ? source.pathsFilter : {}
