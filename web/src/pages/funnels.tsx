@@ -10,7 +10,7 @@ import { PageHeader } from '../components/headers'
 import { useLoad } from '../components/load'
 import { DefinitionOptions } from '../components/definitions'
 import { PropertyFilters } from '../components/property-filters'
-import { Breakdown, DateRange, InsightTypeTabs, type NamedThing } from '../components/insight-controls'
+import { Breakdown, DateRange, InsightTypeTabs, IntervalSelect, TestAccounts, type NamedThing } from '../components/insight-controls'
 import { FunnelResult, funnelHasData, type PersonsAsk } from '../components/funnel-result'
 import { SaveInsight } from '../components/save-insight'
 import { PersonsPanel } from '../components/persons-panel'
@@ -34,7 +34,6 @@ import {
   type VizType,
   type WindowUnit,
 } from '../funnel-query'
-import { INTERVALS, type Interval } from '../query'
 
 type Json = Record<string, unknown>
 
@@ -147,29 +146,8 @@ export function FunnelsPage({ search, insight = null }: { search: string; insigh
           </label>
           <DateRange range={query} onChange={(range) => store.set(range)} />
           <Breakdown choice={query} edit={store} cohorts={cohorts.data ?? []} />
-          {query.vizType === 'trends' ? (
-            <label>
-              Interval
-              <select
-                aria-label="Interval"
-                value={query.interval}
-                onChange={(e) => store.set({ interval: e.currentTarget.value as Interval })}
-              >
-                {INTERVALS.map((i) => (
-                  <option value={i}>{i}</option>
-                ))}
-              </select>
-            </label>
-          ) : null}
-          <label class="check">
-            <input
-              type="checkbox"
-              aria-label="Filter out test accounts"
-              checked={query.filterTestAccounts}
-              onChange={(e) => store.set({ filterTestAccounts: e.currentTarget.checked })}
-            />{' '}
-            Filter out test accounts
-          </label>
+          {query.vizType === 'trends' ? <IntervalSelect value={query.interval} onChange={(interval) => store.set({ interval })} /> : null}
+          <TestAccounts checked={query.filterTestAccounts} onChange={(filterTestAccounts) => store.set({ filterTestAccounts })} />
         </div>
         <Exclusions query={query} store={store} />
         <PropertyFilters

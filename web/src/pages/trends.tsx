@@ -8,7 +8,7 @@ import { Empty, ErrorBox, Loading } from '../components/feedback'
 import { PageHeader } from '../components/headers'
 import { useAction, useLoad } from '../components/load'
 import { DefinitionOptions } from '../components/definitions'
-import { Breakdown, DateRange, InsightTypeTabs, type NamedThing } from '../components/insight-controls'
+import { Breakdown, DateRange, InsightTypeTabs, IntervalSelect, TestAccounts, type NamedThing } from '../components/insight-controls'
 import { PropertyFilters } from '../components/property-filters'
 import { TrendResult } from '../components/trend-result'
 import { useDebounced, useUrlStore } from '../components/url-store'
@@ -19,7 +19,6 @@ import { SaveInsight } from '../components/save-insight'
 import { derivedName, editorQuery, insightQuery } from '../insight-query'
 import {
   DISPLAYS,
-  INTERVALS,
   MATHS,
   PROPERTY_MATHS,
   decodeQuery,
@@ -29,7 +28,6 @@ import {
   trendBody,
   type DisplayName,
   type Series,
-  type TrendQuery,
 } from '../query'
 
 /** `insight`: the saved insight being edited (its page is /insights/:id, the editor's state in the search part). */
@@ -110,18 +108,7 @@ export function TrendsPage({ search, insight = null }: { search: string; insight
         </div>
         <div class="controls">
           <DateRange range={query} onChange={(range) => store.set(range)} />
-          <label>
-            Interval
-            <select
-              aria-label="Interval"
-              value={query.interval}
-              onChange={(e) => store.set({ interval: e.currentTarget.value as TrendQuery['interval'] })}
-            >
-              {INTERVALS.map((i) => (
-                <option value={i}>{i}</option>
-              ))}
-            </select>
-          </label>
+          <IntervalSelect value={query.interval} onChange={(interval) => store.set({ interval })} />
           <Breakdown choice={query} edit={store} cohorts={cohorts.data ?? []} />
           <label>
             Formula
@@ -141,15 +128,7 @@ export function TrendsPage({ search, insight = null }: { search: string; insight
             />{' '}
             Compare to previous period
           </label>
-          <label class="check">
-            <input
-              type="checkbox"
-              aria-label="Filter out test accounts"
-              checked={query.filterTestAccounts}
-              onChange={(e) => store.set({ filterTestAccounts: e.currentTarget.checked })}
-            />{' '}
-            Filter out test accounts
-          </label>
+          <TestAccounts checked={query.filterTestAccounts} onChange={(filterTestAccounts) => store.set({ filterTestAccounts })} />
         </div>
         <PropertyFilters
           value={query.properties}
