@@ -140,6 +140,8 @@ describe('the charts’ arithmetic', () => {
     // Of three daily cohorts the second has not reached the third interval, the third (nobody) not the second:
     // their values there are not counted.
     expect(meanRetention([row([4, 2, 1]), row([2, 2, 9]), row([0, 5, 5])])).toEqual([100, 75, 25])
+    // An interval only cohorts of nobody have reached has no mean.
+    expect(meanRetention([row([0, 0]), row([3, 1])])).toEqual([100, null])
   })
 
   it('lays out paths by step, a node as tall as the sessions through it, and keeps columns readable', () => {

@@ -65,7 +65,7 @@ export function layoutPaths(links: PathsLink[], width: number, compact: boolean)
     ),
   )
   const drawnWidth = Math.max(width, steps.length * MIN_COLUMN)
-  const spacing = steps.length > 1 ? (drawnWidth - NODE_W - 130) / (steps.length - 1) : 0
+  const spacing = steps.length > 1 ? (drawnWidth - NODE_W - 2) / (steps.length - 1) : 0
   columns.forEach((column, c) => {
     let y = 10
     for (const n of column) {

@@ -45,14 +45,17 @@ function groups(rows: RetentionRow[]): Array<{ value: string | number | null; ro
  */
 export const reached = (r: number, i: number, n: number) => r + i < n
 
-/** Each interval's mean share back, over the cohorts that have reached that interval and have anyone in them. */
-export function meanRetention(rows: RetentionRow[]): number[] {
+/**
+ * Each interval's mean share back (%), over the cohorts that have reached that interval and have anyone in them;
+ * null where no such cohort has (the curve has no point there).
+ */
+export function meanRetention(rows: RetentionRow[]): Array<number | null> {
   const intervals = Math.max(0, ...rows.map((r) => r.values.length))
   return Array.from({ length: intervals }, (_, i) => {
     const shares = rows
       .filter((r, index) => reached(index, i, rows.length) && r.values.length > i && r.values[0].count > 0)
       .map((r) => r.values[i].count / r.values[0].count)
-    return shares.length ? (shares.reduce((a, b) => a + b, 0) / shares.length) * 100 : 0
+    return shares.length ? (shares.reduce((a, b) => a + b, 0) / shares.length) * 100 : null
   })
 }
 
@@ -90,7 +93,7 @@ export function RetentionResult({
           colour: PALETTE[i % PALETTE.length],
           dashed: false,
           total: 0,
-          summary: values.length ? `${percent((values[1] ?? values[0]) / 100)} after one interval` : '',
+          summary: values[1] !== null && values[1] !== undefined ? `${percent(values[1] / 100)} after one interval` : '',
         }
       }),
     }
