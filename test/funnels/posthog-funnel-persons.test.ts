@@ -3,6 +3,7 @@
 // persons (and counts of persons) PostHog's tests assert.
 import { afterAll, beforeAll, describe, expect, it } from 'vitest'
 import { startWren, type TestWren } from '../support/wren'
+import { portedCases } from '../support/ported-cases'
 import { funnelCase, type FunnelCase, type Props, type Step } from '../support/funnels'
 
 describe('PostHog test_funnel_persons.py', () => {
@@ -24,6 +25,7 @@ describe('PostHog test_funnel_persons.py', () => {
   afterAll(async () => {
     await t?.close()
   })
+  const ported = portedCases(() => t, funnelCase)
 
   const ev = (event: string, extra: Props = {}) => ({ kind: 'EventsNode', event, name: event, ...extra })
   const threeSteps = {
@@ -89,8 +91,7 @@ describe('PostHog test_funnel_persons.py', () => {
     expect(await rows(dropoffs, threeSteps, { funnelStep: 1, funnelCustomSteps: [3] })).toHaveLength(5)
   })
 
-  it('test_basic_offset: 110 persons come 100 to a page', async () => {
-    const c = await funnelCase(t, 'test_basic_offset')
+  ported.it('test_basic_offset: 110 persons come 100 to a page', 'test_basic_offset', async (c) => {
     const events: Array<{ distinct_id: string } & Step> = []
     for (let i = 0; i < 110; i++)
       for (const [event, day] of [
@@ -100,6 +101,7 @@ describe('PostHog test_funnel_persons.py', () => {
       ])
         events.push({ distinct_id: `user_${i}`, event, at: `2021-05-${day}T00:00:00Z` })
     await c.capture(events)
+    await c.ready()
     const first = await rows(c, threeSteps, { funnelStep: 1 })
     const next = await rows(c, threeSteps, { funnelStep: 1 }, { offset: 100 })
     expect([first.length, next.length]).toEqual([100, 10])
@@ -134,123 +136,149 @@ describe('PostHog test_funnel_persons.py', () => {
     breakdownFilter,
   })
 
-  it('test_first_step_breakdowns: persons at step one per browser', async () => {
-    const c = await funnelCase(t, 'test_first_step_breakdowns')
+  ported.it('test_first_step_breakdowns: persons at step one per browser', 'test_first_step_breakdowns', async (c) => {
     await browsers(c)
     const q = movieFunnel({ breakdown: '$browser', breakdown_type: 'event' })
+    await c.ready()
     expect(ids(await rows(c, q, { funnelStep: 1 }))).toEqual(['person1', 'person2'])
     expect(ids(await rows(c, q, { funnelStep: 1, funnelStepBreakdown: ['Chrome'] }))).toEqual(['person1'])
     expect(ids(await rows(c, q, { funnelStep: 1, funnelStepBreakdown: ['Safari'] }))).toEqual(['person2'])
   })
 
-  it('test_first_step_breakdowns_with_multi_property_breakdown: browser and version together', async () => {
-    const c = await funnelCase(t, 'test_first_step_breakdowns_with_multi_property_breakdown')
-    await browsers(c)
-    const q = movieFunnel({ breakdown: ['$browser', '$browser_version'], breakdown_type: 'event' })
-    expect(ids(await rows(c, q, { funnelStep: 1 }))).toEqual(['person1', 'person2'])
-    expect(ids(await rows(c, q, { funnelStep: 1, funnelStepBreakdown: ['Chrome', '95'] }))).toEqual(['person1'])
-    expect(ids(await rows(c, q, { funnelStep: 1, funnelStepBreakdown: ['Safari', '14'] }))).toEqual(['person2'])
-  })
+  ported.it(
+    'test_first_step_breakdowns_with_multi_property_breakdown: browser and version together',
+    'test_first_step_breakdowns_with_multi_property_breakdown',
+    async (c) => {
+      await browsers(c)
+      const q = movieFunnel({ breakdown: ['$browser', '$browser_version'], breakdown_type: 'event' })
+      await c.ready()
+      expect(ids(await rows(c, q, { funnelStep: 1 }))).toEqual(['person1', 'person2'])
+      expect(ids(await rows(c, q, { funnelStep: 1, funnelStepBreakdown: ['Chrome', '95'] }))).toEqual(['person1'])
+      expect(ids(await rows(c, q, { funnelStep: 1, funnelStepBreakdown: ['Safari', '14'] }))).toEqual(['person2'])
+    },
+  )
 
-  it('test_first_step_breakdown_person: a person-property breakdown, with and without custom steps', async () => {
-    const c = await funnelCase(t, 'test_first_step_breakdown_person')
-    await browsers(c)
-    const q = movieFunnel({ breakdown: '$country', breakdown_type: 'person' })
-    expect(ids(await rows(c, q, { funnelStep: 1 }))).toEqual(['person1', 'person2'])
-    for (const [country, person] of [
-      ['EE', 'person2'],
-      ['PL', 'person1'],
-    ]) {
-      const plain = await rows(c, q, { funnelStep: 1, funnelStepBreakdown: [country] })
-      expect(ids(plain)).toEqual([person])
-      expect(await rows(c, q, { funnelStep: 1, funnelCustomSteps: [1, 2, 3], funnelStepBreakdown: [country] })).toEqual(plain)
-    }
-  })
+  ported.it(
+    'test_first_step_breakdown_person: a person-property breakdown, with and without custom steps',
+    'test_first_step_breakdown_person',
+    async (c) => {
+      await browsers(c)
+      const q = movieFunnel({ breakdown: '$country', breakdown_type: 'person' })
+      await c.ready()
+      expect(ids(await rows(c, q, { funnelStep: 1 }))).toEqual(['person1', 'person2'])
+      for (const [country, person] of [
+        ['EE', 'person2'],
+        ['PL', 'person1'],
+      ]) {
+        const plain = await rows(c, q, { funnelStep: 1, funnelStepBreakdown: [country] })
+        expect(ids(plain)).toEqual([person])
+        expect(await rows(c, q, { funnelStep: 1, funnelCustomSteps: [1, 2, 3], funnelStepBreakdown: [country] })).toEqual(plain)
+      }
+    },
+  )
 
-  it('test_funnel_cohort_breakdown_persons: a cohort breakdown lists the cohort’s member', async () => {
-    const c = await funnelCase(t, 'test_funnel_cohort_breakdown_persons')
-    await c.persons([{ ids: ['person1'], properties: { key: 'value' } }])
-    await c.journeys({ person1: [{ event: 'sign up', at: '2020-01-02T12:00:00Z' }] })
-    const cohort = await c.cohort({
-      name: 'test_cohort',
-      filters: { properties: { type: 'OR', values: [{ type: 'AND', values: [{ key: 'key', value: 'value', type: 'person' }] }] } },
-    })
-    const result = await rows(c, movieFunnel({ breakdown: [cohort], breakdown_type: 'cohort' }), { funnelStep: 1 })
-    expect(ids(result)).toEqual(['person1'])
-  })
+  ported.it(
+    'test_funnel_cohort_breakdown_persons: a cohort breakdown lists the cohort’s member',
+    'test_funnel_cohort_breakdown_persons',
+    async (c) => {
+      await c.persons([{ ids: ['person1'], properties: { key: 'value' } }])
+      await c.journeys({ person1: [{ event: 'sign up', at: '2020-01-02T12:00:00Z' }] })
+      const cohort = await c.cohort({
+        name: 'test_cohort',
+        filters: { properties: { type: 'OR', values: [{ type: 'AND', values: [{ key: 'key', value: 'value', type: 'person' }] }] } },
+      })
+      await c.ready()
+      const result = await rows(c, movieFunnel({ breakdown: [cohort], breakdown_type: 'cohort' }), { funnelStep: 1 })
+      expect(ids(result)).toEqual(['person1'])
+    },
+  )
 
-  it('test_first_time_math_basic: a first-time first step done before the range lists nobody', async () => {
-    const c = await funnelCase(t, 'test_first_time_math_basic')
-    await c.journeys({
-      person1: [
-        { event: 'sign up', at: '2020-01-01T12:00:00Z' },
-        { event: 'sign up', at: '2020-01-02T12:00:00Z' },
-        { event: 'play movie', at: '2020-01-01T13:00:00Z' },
-        { event: 'play movie', at: '2020-01-02T13:00:00Z' },
-      ],
-    })
-    const q = (from: string, breakdownFilter?: Props) => ({
-      series: [ev('sign up', { math: 'first_time_for_user' }), ev('play movie')],
-      interval: 'day',
-      dateRange: { date_from: from, date_to: '2020-01-08' },
-      funnelsFilter: { funnelWindowInterval: 7, funnelWindowIntervalUnit: 'day' },
-      ...(breakdownFilter ? { breakdownFilter } : {}),
-    })
-    expect(ids(await rows(c, q('2020-01-01', { breakdown: '$browser', breakdown_type: 'event' }), { funnelStep: 1 }))).toEqual(['person1'])
-    expect(await rows(c, q('2020-01-02'), { funnelStep: 1 })).toEqual([])
-  })
+  ported.it(
+    'test_first_time_math_basic: a first-time first step done before the range lists nobody',
+    'test_first_time_math_basic',
+    async (c) => {
+      await c.journeys({
+        person1: [
+          { event: 'sign up', at: '2020-01-01T12:00:00Z' },
+          { event: 'sign up', at: '2020-01-02T12:00:00Z' },
+          { event: 'play movie', at: '2020-01-01T13:00:00Z' },
+          { event: 'play movie', at: '2020-01-02T13:00:00Z' },
+        ],
+      })
+      const q = (from: string, breakdownFilter?: Props) => ({
+        series: [ev('sign up', { math: 'first_time_for_user' }), ev('play movie')],
+        interval: 'day',
+        dateRange: { date_from: from, date_to: '2020-01-08' },
+        funnelsFilter: { funnelWindowInterval: 7, funnelWindowIntervalUnit: 'day' },
+        ...(breakdownFilter ? { breakdownFilter } : {}),
+      })
+      await c.ready()
+      expect(ids(await rows(c, q('2020-01-01', { breakdown: '$browser', breakdown_type: 'event' }), { funnelStep: 1 }))).toEqual([
+        'person1',
+      ])
+      expect(await rows(c, q('2020-01-02'), { funnelStep: 1 })).toEqual([])
+    },
+  )
 
-  it('test_first_time_math_multiple_ids: first time counts across a person’s distinct ids', async () => {
-    const c = await funnelCase(t, 'test_first_time_math_multiple_ids')
-    await c.persons([{ ids: ['anon1', 'person1'] }, { ids: ['anon2', 'person2'] }])
-    await c.journeys({
-      anon1: [{ event: 'sign up', at: '2020-01-01T12:00:00Z' }],
-      person1: [{ event: 'play movie', at: '2020-01-01T13:00:00Z' }],
-      anon2: [
-        { event: 'sign up', at: '2019-01-01T12:00:00Z' },
-        { event: 'sign up', at: '2020-01-01T12:00:00Z' },
-      ],
-      person2: [{ event: 'play movie', at: '2020-01-01T13:00:00Z' }],
-    })
-    const q = (from: string, breakdownFilter?: Props) => ({
-      series: [ev('sign up', { math: 'first_time_for_user' }), ev('play movie')],
-      interval: 'day',
-      dateRange: { date_from: from, date_to: '2020-01-08' },
-      funnelsFilter: { funnelWindowInterval: 7, funnelWindowIntervalUnit: 'day' },
-      ...(breakdownFilter ? { breakdownFilter } : {}),
-    })
-    expect(ids(await rows(c, q('2020-01-01'), { funnelStep: 1 }))).toEqual(['anon1,person1'])
-    expect(ids(await rows(c, q('2019-01-01', { breakdown: '$browser', breakdown_type: 'event' }), { funnelStep: 1 }))).toEqual([
-      'anon1,person1',
-      'anon2,person2',
-    ])
-  })
-  it('test_funnel_unordered_persons.py test_first_step, test_last_step, test_second_step_dropoff, test_last_step_dropoff', async () => {
-    const c = await funnelCase(t, 'unordered persons')
-    const byPerson: Record<string, Step[]> = {}
-    const day = (n: number) => `2021-05-0${n}T00:00:00Z`
-    for (let i = 0; i < 35; i++)
-      byPerson[`user_${i}`] =
-        i < 5
-          ? [
-              { event: 'step one', at: day(1) },
-              { event: 'step three', at: day(3) },
-              { event: 'step two', at: day(5) },
-            ]
-          : i < 15
+  ported.it(
+    'test_first_time_math_multiple_ids: first time counts across a person’s distinct ids',
+    'test_first_time_math_multiple_ids',
+    async (c) => {
+      await c.persons([{ ids: ['anon1', 'person1'] }, { ids: ['anon2', 'person2'] }])
+      await c.journeys({
+        anon1: [{ event: 'sign up', at: '2020-01-01T12:00:00Z' }],
+        person1: [{ event: 'play movie', at: '2020-01-01T13:00:00Z' }],
+        anon2: [
+          { event: 'sign up', at: '2019-01-01T12:00:00Z' },
+          { event: 'sign up', at: '2020-01-01T12:00:00Z' },
+        ],
+        person2: [{ event: 'play movie', at: '2020-01-01T13:00:00Z' }],
+      })
+      const q = (from: string, breakdownFilter?: Props) => ({
+        series: [ev('sign up', { math: 'first_time_for_user' }), ev('play movie')],
+        interval: 'day',
+        dateRange: { date_from: from, date_to: '2020-01-08' },
+        funnelsFilter: { funnelWindowInterval: 7, funnelWindowIntervalUnit: 'day' },
+        ...(breakdownFilter ? { breakdownFilter } : {}),
+      })
+      await c.ready()
+      expect(ids(await rows(c, q('2020-01-01'), { funnelStep: 1 }))).toEqual(['anon1,person1'])
+      expect(ids(await rows(c, q('2019-01-01', { breakdown: '$browser', breakdown_type: 'event' }), { funnelStep: 1 }))).toEqual([
+        'anon1,person1',
+        'anon2,person2',
+      ])
+    },
+  )
+  ported.it(
+    'test_funnel_unordered_persons.py test_first_step, test_last_step, test_second_step_dropoff, test_last_step_dropoff',
+    'unordered persons',
+    async (c) => {
+      const byPerson: Record<string, Step[]> = {}
+      const day = (n: number) => `2021-05-0${n}T00:00:00Z`
+      for (let i = 0; i < 35; i++)
+        byPerson[`user_${i}`] =
+          i < 5
             ? [
-                { event: 'step two', at: day(1) },
-                { event: 'step one', at: day(3) },
+                { event: 'step one', at: day(1) },
+                { event: 'step three', at: day(3) },
+                { event: 'step two', at: day(5) },
               ]
-            : [{ event: 'step one', at: day(1) }]
-    await c.journeys(byPerson)
-    const q = { ...threeSteps, funnelsFilter: { ...threeSteps.funnelsFilter, funnelOrderType: 'unordered' } }
-    const sizes: Array<[number, number]> = [
-      [1, 35],
-      [3, 5],
-      [-2, 20],
-      [-3, 10],
-    ]
-    for (const [funnelStep, expected] of sizes) expect(await rows(c, q, { funnelStep }), `${funnelStep}`).toHaveLength(expected)
-  })
+            : i < 15
+              ? [
+                  { event: 'step two', at: day(1) },
+                  { event: 'step one', at: day(3) },
+                ]
+              : [{ event: 'step one', at: day(1) }]
+      await c.journeys(byPerson)
+      await c.ready()
+      const q = { ...threeSteps, funnelsFilter: { ...threeSteps.funnelsFilter, funnelOrderType: 'unordered' } }
+      const sizes: Array<[number, number]> = [
+        [1, 35],
+        [3, 5],
+        [-2, 20],
+        [-3, 10],
+      ]
+      for (const [funnelStep, expected] of sizes) expect(await rows(c, q, { funnelStep }), `${funnelStep}`).toHaveLength(expected)
+    },
+  )
 })

@@ -67,11 +67,6 @@ describe.skipIf(unavailable !== null)(`cluster mode on a real Kafka broker${unav
     captures = await Promise.all([spawn(await dir('capture'), 'capture'), spawn(await dir('capture'), 'capture')])
   }, 180_000)
 
-  it('capture processes stop cleanly on SIGTERM', async () => {
-    const extra = await spawn(await dir('capture'), 'capture')
-    expect(await extra.stop()).toBe(0)
-  })
-
   afterAll(async () => {
     await Promise.all(processes.map((p) => p.stop()))
     await kafka?.stop()
@@ -362,4 +357,10 @@ describe.skipIf(unavailable !== null)(`cluster mode on a real Kafka broker${unav
     })
     expect((await storedEvents('stalled_on_kafka')).map((e) => e.id).sort()).toEqual(batch.map((e) => e.uuid).sort())
   }, 120_000)
+
+  // Last: a capture process that has carried every test's traffic (a process started only to be stopped cost a
+  // start of its own, ~4 s under load).
+  it('capture processes stop cleanly on SIGTERM', async () => {
+    expect(await captures[1].stop()).toBe(0)
+  })
 })
