@@ -59,7 +59,7 @@ try {
   }
   const [{ n }] = await queryRows<{ n: number }>(ch, 'SELECT count() AS n FROM events')
   const project = { id: TEAM, name: 'bench', apiToken: 'x', timezone: 'UTC', settings: {}, createdAt: '' } as Project
-  const deps = { clickhouse: ch, cohorts: { list: async () => [] } }
+  const deps = { clickhouse: ch, actions: { list: async () => [] }, cohorts: { list: async () => [] } }
   const query = pathsKind.parse({ kind: 'PathsQuery', dateRange: { date_from: '-30d' }, pathsFilter: { includeEventTypes: ['$pageview'] } })
 
   // The same question by hand: URLs without a trailing slash, sessions split at 30 minutes, repeats collapsed

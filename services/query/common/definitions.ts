@@ -9,6 +9,7 @@ import { cohortIdsIn } from '../../cohorts/membership'
 import { wrenError } from '../../platform/errors'
 import type { Project } from '../../platform/tenancy'
 import type { SeriesEntity } from './series'
+import { withTestAccountFilters } from './test-accounts'
 
 /** The actions `entities` name, deleted ones included; an id that is not a positive integer or not the project's is a 400 on `attr`. */
 export async function entityActions(
@@ -28,7 +29,7 @@ export async function entityActions(
 }
 
 /** The project's cohorts by id when the query refers to one (its filters, its entities', a cohort breakdown, its actions); else none. */
-export async function cohortsNamed(
+async function cohortsNamed(
   deps: { cohorts: Pick<CohortStore, 'list'> },
   project: Project,
   named: { globalProperties: PropertyGroup; entities: SeriesEntity[]; breakdownType: string; actions: Iterable<Action> },
@@ -39,4 +40,46 @@ export async function cohortsNamed(
     named.breakdownType === 'cohort' ||
     [...named.actions].some((a) => cohortIdsOfAction(a).length > 0)
   return needed ? new Map((await deps.cohorts.list(project.id)).map((c) => [c.id, c] as const)) : new Map()
+}
+
+/** What a query resolves besides itself and the data: its filters (with test accounts), its actions, its cohorts. */
+export interface QueryDefinitions {
+  /** The query's properties, with the project's test-account filters when it asks for them. */
+  globalProperties: PropertyGroup
+  /** The actions its entities name (with `dropDeleted`, the deleted ones left out). */
+  actions: Map<number, Action>
+  /** Every cohort a filter, an entity, an action or the breakdown could reach, by id. */
+  cohorts: Map<number, Cohort>
+}
+
+/**
+ * The definitions every insight kind reads: an action id not of the project is a 400 on `attr`. With
+ * `dropDeleted`, a deleted action's entities are dropped (their cohorts are not read).
+ */
+export async function queryDefinitions(
+  deps: { actions: Pick<ActionStore, 'list'>; cohorts: Pick<CohortStore, 'list'> },
+  project: Project,
+  query: {
+    properties: PropertyGroup
+    filterTestAccounts: boolean
+    entities: SeriesEntity[]
+    attr: string
+    breakdownType: string
+    dropDeleted?: boolean
+  },
+): Promise<QueryDefinitions> {
+  const globalProperties = withTestAccountFilters(project, query.properties, query.filterTestAccounts)
+  let actions = await entityActions(deps, project, query.entities, query.attr)
+  let entities = query.entities
+  if (query.dropDeleted) {
+    actions = new Map([...actions].filter(([, a]) => !a.deleted))
+    entities = entities.filter((s) => s.kind === 'events' || actions.has(Number(s.id)))
+  }
+  const cohorts = await cohortsNamed(deps, project, {
+    globalProperties,
+    entities,
+    breakdownType: query.breakdownType,
+    actions: actions.values(),
+  })
+  return { globalProperties, actions, cohorts }
 }

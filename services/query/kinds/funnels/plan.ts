@@ -19,8 +19,7 @@ import { eventsSource } from '../../../analytics/sql/events-source'
 import { earliestEvent, instantParam, resolveRange, weekStartOf, type DateRange, type DateRangeInput } from '../../common/dates'
 import { breakdownExpr } from '../../common/breakdown-sql'
 import type { SeriesEntity } from '../../common/series'
-import { withTestAccountFilters } from '../../common/test-accounts'
-import { cohortsNamed, entityActions } from '../../common/definitions'
+import { queryDefinitions } from '../../common/definitions'
 import { actorRowsSql } from './sql'
 import { UNIT_SECONDS, type FunnelRequest } from './model'
 
@@ -31,30 +30,13 @@ export interface FunnelPlanDeps {
   materialized?: PropertyColumnSource
 }
 
-export interface FunnelDefinitions {
-  globalProperties: PropertyGroup
-  actions: Map<number, Action>
-  cohorts: Map<number, Cohort>
-}
-
-const entities = (request: FunnelRequest) => [...request.series, ...request.exclusions.map((x) => x.entity)]
-
 /** The actions and cohorts a funnel names; another project's action is a 400 (a deleted one still counts, as in trends). */
-export async function funnelDefinitions(
-  deps: Pick<FunnelPlanDeps, 'actions' | 'cohorts'>,
-  project: Project,
-  request: FunnelRequest,
-): Promise<FunnelDefinitions> {
-  const globalProperties = withTestAccountFilters(project, request.properties, request.filterTestAccounts)
-  const actions = await entityActions(deps, project, entities(request), 'series')
-  const cohorts = await cohortsNamed(deps, project, {
-    globalProperties,
-    entities: entities(request),
-    breakdownType: request.breakdownType,
-    actions: actions.values(),
+export const funnelDefinitions = (deps: Pick<FunnelPlanDeps, 'actions' | 'cohorts'>, project: Project, request: FunnelRequest) =>
+  queryDefinitions(deps, project, {
+    ...request,
+    entities: [...request.series, ...request.exclusions.map((x) => x.entity)],
+    attr: 'series',
   })
-  return { globalProperties, actions, cohorts }
-}
 
 export interface FunnelPlan {
   request: FunnelRequest

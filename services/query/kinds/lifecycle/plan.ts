@@ -7,14 +7,12 @@
 // Events sent without a person profile ($process_person_profile false) are left out.
 import type { PersonalApiKey, Project } from '../../../platform/tenancy'
 import type { Action, ActionStore } from '../../../actions/store'
-import type { Cohort, CohortStore } from '../../../cohorts/store'
-import type { PropertyGroup } from '../../../analytics/property-filters/parse'
+import type { CohortStore } from '../../../cohorts/store'
 import { addDays, addMonths } from '../../../analytics/time/wall-time'
 import { earliestEvent, resolveRange, weekStartOf, type DateRange, type DateRangeInput } from '../../common/dates'
-import { cohortsNamed, entityActions } from '../../common/definitions'
+import { queryDefinitions } from '../../common/definitions'
 import { allOf, eventReads, type EventReads, type EventReadsDeps } from '../../common/event-reads'
 import { PERIOD_STEP, periodKey, periodKeySql } from '../../common/periods'
-import { withTestAccountFilters } from '../../common/test-accounts'
 import type { LifecycleRequest } from './model'
 
 export interface LifecyclePlanDeps extends EventReadsDeps {
@@ -22,28 +20,9 @@ export interface LifecyclePlanDeps extends EventReadsDeps {
   cohorts: Pick<CohortStore, 'list'>
 }
 
-export interface LifecycleDefinitions {
-  globalProperties: PropertyGroup
-  actions: Map<number, Action>
-  cohorts: Map<number, Cohort>
-}
-
 /** The action its series names (another project's is a 400) and the cohorts its filters name. */
-export async function lifecycleDefinitions(
-  deps: Pick<LifecyclePlanDeps, 'actions' | 'cohorts'>,
-  project: Project,
-  request: LifecycleRequest,
-): Promise<LifecycleDefinitions> {
-  const globalProperties = withTestAccountFilters(project, request.properties, request.filterTestAccounts)
-  const actions = await entityActions(deps, project, [request.series], 'series')
-  const cohorts = await cohortsNamed(deps, project, {
-    globalProperties,
-    entities: [request.series],
-    breakdownType: 'event',
-    actions: actions.values(),
-  })
-  return { globalProperties, actions, cohorts }
-}
+export const lifecycleDefinitions = (deps: Pick<LifecyclePlanDeps, 'actions' | 'cohorts'>, project: Project, request: LifecycleRequest) =>
+  queryDefinitions(deps, project, { ...request, entities: [request.series], attr: 'series', breakdownType: 'event' })
 
 export interface LifecyclePlan {
   request: LifecycleRequest

@@ -5,7 +5,8 @@ import type { ClickHouseClient } from '../../../platform/clickhouse'
 import { SqlParams } from '../../../platform/clickhouse/params'
 import type { Project } from '../../../platform/tenancy'
 import { hiddenPersons, visibleEventsSql } from '../../../platform/http/hidden-persons'
-import type { Cohort, CohortStore } from '../../../cohorts/store'
+import type { ActionStore } from '../../../actions/store'
+import type { CohortStore } from '../../../cohorts/store'
 import { cohortResolver } from '../../../cohorts/membership'
 import { compileHogql } from '../../../analytics/sql/hogql'
 import { EventPersonId, hasPersonOverrides } from '../../../analytics/sql/persons-sql'
@@ -16,8 +17,7 @@ import { SESSION_JOIN_SETTINGS, SessionColumns } from '../../../analytics/sql/se
 import { eventsSource } from '../../../analytics/sql/events-source'
 import { pathCleaningRules } from '../../../analytics/project-settings'
 import { earliestEvent, instantParam, resolveRange, weekStartOf, type DateRange, type DateRangeInput } from '../../common/dates'
-import { withTestAccountFilters } from '../../common/test-accounts'
-import { cohortsNamed } from '../../common/definitions'
+import { queryDefinitions, type QueryDefinitions } from '../../common/definitions'
 import { embedSql, nestedAttrs } from '../../common/nested'
 import type { QueryRun } from '../../kind'
 import { stepRowsSql, type StepRowsInput } from './sql'
@@ -25,27 +25,20 @@ import { funnelAttr, funnelField, type FunnelPaths, type PathCleaning, type Path
 
 export interface PathsPlanDeps {
   clickhouse: ClickHouseClient
+  actions: Pick<ActionStore, 'list'>
   cohorts: Pick<CohortStore, 'list'>
   materialized?: PropertyColumnSource
 }
 
-export interface PathsDefinitions {
-  globalProperties: PropertyGroup
-  cohorts: Map<number, Cohort>
-  /** The cleaning rules applied, in order: the project's (when asked for), then the query's own. */
-  cleaning: PathCleaning[]
-}
-
-/** What the paths read besides the query: the cohorts its filters name, the project's cleaning rules. */
+/** What the paths read besides the query: the cohorts its filters name, the project's cleaning rules, applied in order (the project's when asked for, then the query's own). */
 export async function pathsDefinitions(
-  deps: Pick<PathsPlanDeps, 'cohorts'>,
+  deps: Pick<PathsPlanDeps, 'actions' | 'cohorts'>,
   project: Project,
   request: PathsRequest,
-): Promise<PathsDefinitions> {
-  const globalProperties = withTestAccountFilters(project, request.properties, request.filterTestAccounts)
-  const cohorts = await cohortsNamed(deps, project, { globalProperties, entities: [], breakdownType: '', actions: [] })
+): Promise<QueryDefinitions & { cleaning: PathCleaning[] }> {
+  const definitions = await queryDefinitions(deps, project, { ...request, entities: [], attr: 'series', breakdownType: '' })
   const cleaning = [...(request.pathReplacements ? pathCleaningRules(project.settings) : []), ...request.localPathCleaning]
-  return { globalProperties, cohorts, cleaning }
+  return { ...definitions, cleaning }
 }
 
 export interface PathsPlan {

@@ -23,8 +23,7 @@ import { addDays, addMonths, endOfDay, endOfHour, fromWall, toWall } from '../..
 import { bucketStart, earliestEvent, instantParam, weekStartOf, type Interval } from '../../common/dates'
 import { breakdownExpr, NULL_LABEL } from '../../common/breakdown-sql'
 import type { SeriesEntity } from '../../common/series'
-import { withTestAccountFilters } from '../../common/test-accounts'
-import { cohortsNamed, entityActions } from '../../common/definitions'
+import { queryDefinitions } from '../../common/definitions'
 import { actorRowsSql } from './sql'
 import type { RetentionRequest } from './model'
 
@@ -35,30 +34,14 @@ export interface RetentionPlanDeps {
   materialized?: PropertyColumnSource
 }
 
-export interface RetentionDefinitions {
-  globalProperties: PropertyGroup
-  actions: Map<number, Action>
-  cohorts: Map<number, Cohort>
-}
-
-const entities = (r: RetentionRequest) => [r.targetEntity, r.returningEntity]
-
 /** The actions and cohorts a retention query names; another project's action is a 400. */
-export async function retentionDefinitions(
-  deps: Pick<RetentionPlanDeps, 'actions' | 'cohorts'>,
-  project: Project,
-  request: RetentionRequest,
-): Promise<RetentionDefinitions> {
-  const globalProperties = withTestAccountFilters(project, request.properties, request.filterTestAccounts)
-  const actions = await entityActions(deps, project, entities(request), 'retentionFilter')
-  const cohorts = await cohortsNamed(deps, project, {
-    globalProperties,
-    entities: entities(request),
+export const retentionDefinitions = (deps: Pick<RetentionPlanDeps, 'actions' | 'cohorts'>, project: Project, request: RetentionRequest) =>
+  queryDefinitions(deps, project, {
+    ...request,
+    entities: [request.targetEntity, request.returningEntity],
+    attr: 'retentionFilter',
     breakdownType: request.breakdown === null ? '' : request.breakdownType,
-    actions: actions.values(),
   })
-  return { globalProperties, actions, cohorts }
-}
 
 /** The intervals of a retention query, as wall times of the project's timezone. */
 export interface RetentionRange {

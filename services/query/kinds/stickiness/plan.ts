@@ -6,8 +6,7 @@
 // own periods, or with intervalCount, groups of that many intervals counted back from the range's end.
 import type { PersonalApiKey, Project } from '../../../platform/tenancy'
 import type { Action, ActionStore } from '../../../actions/store'
-import type { Cohort, CohortStore } from '../../../cohorts/store'
-import type { PropertyGroup } from '../../../analytics/property-filters/parse'
+import type { CohortStore } from '../../../cohorts/store'
 import {
   earliestEvent,
   instantParam,
@@ -17,10 +16,9 @@ import {
   type DateRange,
   type DateRangeInput,
 } from '../../common/dates'
-import { cohortsNamed, entityActions } from '../../common/definitions'
+import { queryDefinitions } from '../../common/definitions'
 import { allOf, eventReads, type EventReads, type EventReadsDeps } from '../../common/event-reads'
 import { periodKeySql } from '../../common/periods'
-import { withTestAccountFilters } from '../../common/test-accounts'
 import type { SeriesEntity } from '../../common/series'
 import type { StickinessRequest } from './model'
 
@@ -29,28 +27,12 @@ export interface StickinessPlanDeps extends EventReadsDeps {
   cohorts: Pick<CohortStore, 'list'>
 }
 
-export interface StickinessDefinitions {
-  globalProperties: PropertyGroup
-  actions: Map<number, Action>
-  cohorts: Map<number, Cohort>
-}
-
 /** The actions its series name (another project's is a 400) and the cohorts its filters name. */
-export async function stickinessDefinitions(
+export const stickinessDefinitions = (
   deps: Pick<StickinessPlanDeps, 'actions' | 'cohorts'>,
   project: Project,
   request: StickinessRequest,
-): Promise<StickinessDefinitions> {
-  const globalProperties = withTestAccountFilters(project, request.properties, request.filterTestAccounts)
-  const actions = await entityActions(deps, project, request.series, 'series')
-  const cohorts = await cohortsNamed(deps, project, {
-    globalProperties,
-    entities: request.series,
-    breakdownType: 'event',
-    actions: actions.values(),
-  })
-  return { globalProperties, actions, cohorts }
-}
+) => queryDefinitions(deps, project, { ...request, entities: request.series, attr: 'series', breakdownType: 'event' })
 
 /** One series in one period: what a row of the answer counts. */
 export interface StickinessSlot {

@@ -29,8 +29,7 @@ import { breakdownExpr } from '../../common/breakdown-sql'
 import { actorsSelect, buildTrendQuery, type QueryInput, type ResolvedSeries, type TrendPoint } from './query'
 import { SessionColumns } from '../../../analytics/sql/sessions'
 import { PROPERTY_MATHS, type SeriesEntity } from '../../common/series'
-import { withTestAccountFilters } from '../../common/test-accounts'
-import { cohortsNamed, entityActions } from '../../common/definitions'
+import { entityActions, queryDefinitions } from '../../common/definitions'
 import { isTotalValue, type TrendRequest } from './request'
 
 export interface TrendPlanDeps {
@@ -74,32 +73,12 @@ export async function seriesActions(
   return entityActions(deps, project, request.series, 'actions')
 }
 
-export interface TrendDefinitions {
-  /** The request's properties, with the project's test-account filters when it asks for them. */
-  globalProperties: PropertyGroup
-  /** The actions its series name, deleted ones left out (their series are dropped). */
-  actions: Map<number, Action>
-  /** Every cohort any filter or the breakdown could reach, by id. */
-  cohorts: Map<number, Cohort>
-}
-
-/** The definitions a trend resolves: what its answer depends on besides the query and the data (kind.ts definitions). */
-export async function trendDefinitions(
-  deps: Pick<TrendPlanDeps, 'actions' | 'cohorts'>,
-  project: Project,
-  request: TrendRequest,
-): Promise<TrendDefinitions> {
-  const globalProperties = withTestAccountFilters(project, request.properties, request.filterTestAccounts)
-  const actions = new Map([...(await seriesActions(deps, project, request))].filter(([, a]) => !a.deleted))
-  const series = request.series.filter((s) => s.kind === 'events' || actions.has(Number(s.id)))
-  const cohorts = await cohortsNamed(deps, project, {
-    globalProperties,
-    entities: series,
-    breakdownType: request.breakdownType,
-    actions: actions.values(),
-  })
-  return { globalProperties, actions, cohorts }
-}
+/**
+ * The definitions a trend resolves: what its answer depends on besides the query and the data (kind.ts
+ * definitions). A deleted action's series are dropped.
+ */
+export const trendDefinitions = (deps: Pick<TrendPlanDeps, 'actions' | 'cohorts'>, project: Project, request: TrendRequest) =>
+  queryDefinitions(deps, project, { ...request, entities: request.series, attr: 'actions', dropDeleted: true })
 
 /** `viewer`: the key asking; events of persons it may not see are left out. */
 export async function planTrend(
