@@ -18,6 +18,7 @@ import { SessionColumns } from '../../analytics/sql/sessions'
 import { eventsSource, type EventsSource } from '../../analytics/sql/events-source'
 import { instantParam, resolveRange, type DateRangeInput } from './dates'
 import type { SeriesEntity } from './series'
+import type { BreakdownContext } from './breakdown-sql'
 
 export interface EventReadsDeps {
   clickhouse: ClickHouseClient
@@ -33,12 +34,16 @@ export interface EventReads {
   team: string
   /** The condition leaving out the events of persons the viewer may not see ('1' when none). */
   visible: string
-  /** A HogQL expression over the events as SQL; `attr` names the field a bad one is a 400 on; `alias`: the events' name in it. */
-  hogql(expr: string, attr: string, alias?: string): string
+  /** A HogQL expression over the events as SQL; `attr` names the field a bad one is a 400 on (default: breakdown); `alias`: the events' name in it. */
+  hogql(expr: string, attr?: string, alias?: string): string
   /** A property group as SQL ('1' when empty). */
   where(group: PropertyNode): string
-  /** The events of a series' event (any event: '1') or action. */
+  /** The events of a series' event (any event: '1') or action, and its properties. */
   entity(e: SeriesEntity): string
+  /** The events of a series' event or action, its properties aside. */
+  named(e: SeriesEntity): string
+  /** What a breakdown's SQL is built with (breakdown-sql.ts). */
+  breakdown: BreakdownContext
   /** A wall time of the project as a DateTime64(6, 'UTC') SQL parameter. */
   instant(wall: Date): string
   /** The events table and its joins, once every condition is compiled. */
@@ -49,10 +54,14 @@ export async function eventReads(
   deps: EventReadsDeps,
   project: Project,
   definitions: { actions: Map<number, Action>; cohorts: Map<number, Cohort> },
-  opts: { now: Date; viewer?: PersonalApiKey; tz: string; weekStartDay: number; rangeInput: DateRangeInput },
+  opts: { now: Date; viewer?: PersonalApiKey; tz: string; weekStartDay: number } & (
+    | { rangeInput: DateRangeInput }
+    /** A filter's date value as a wall time of the project, when the query reads it otherwise than its range's date_from. */
+    | { filterDate: (value: string) => Date }
+  ),
 ): Promise<EventReads> {
   const { clickhouse } = deps
-  const { tz, weekStartDay, rangeInput, now } = opts
+  const { tz, weekStartDay, now } = opts
   const params = new SqlParams()
   const personId = new EventPersonId(await hasPersonOverrides(clickhouse, project.id))
   const sessions = new SessionColumns()
@@ -62,12 +71,22 @@ export async function eventReads(
     columns: eventColumns(personId, deps.materialized),
     cohortMembers: cohortResolver(project.id, definitions.cohorts, params),
     dateParam: (v) => {
-      const d = resolveRange({ ...rangeInput, dateFrom: v, dateTo: null, exact: true }, now, tz, weekStartDay)
-      return params.add('String', instantParam(d.from, tz))
+      const wall =
+        'filterDate' in opts
+          ? opts.filterDate(v)
+          : resolveRange({ ...opts.rangeInput, dateFrom: v, dateTo: null, exact: true }, now, tz, weekStartDay).from
+      return params.add('String', instantParam(wall, tz))
     },
   }
   const team = `team_id = ${params.add('Int64', project.id)}`
   const hidden = opts.viewer ? await hiddenPersons(clickhouse, opts.viewer, project.id) : null
+  const named = (e: SeriesEntity) =>
+    e.kind === 'actions'
+      ? actionSql(definitions.actions.get(Number(e.id))!, filters)
+      : e.id === null
+        ? '1'
+        : `event = ${params.add('String', String(e.id))}`
+  const hogql = (expr: string, attr?: string, alias?: string) => compileHogql(expr, params, personId, { sessions, attr, alias })
   return {
     params,
     personId,
@@ -75,16 +94,17 @@ export async function eventReads(
     filters,
     team,
     visible: hidden ? visibleEventsSql(hidden, params) : '1',
-    hogql: (expr, attr, alias) => compileHogql(expr, params, personId, { sessions, attr, alias }),
+    hogql,
     where: (group) => compileGroup(group, filters),
-    entity: (e) => {
-      const own =
-        e.kind === 'actions'
-          ? actionSql(definitions.actions.get(Number(e.id))!, filters)
-          : e.id === null
-            ? '1'
-            : `event = ${params.add('String', String(e.id))}`
-      return [own, compileGroup(e.properties, filters)].filter((c) => c !== '1').join(' AND ') || '1'
+    entity: (e) => allOf([named(e), compileGroup(e.properties, filters)]),
+    named,
+    breakdown: {
+      params,
+      hogql: (expr) => hogql(expr),
+      cohortMembers: filters.cohortMembers,
+      sessions,
+      personId,
+      materialized: filters.columns.materialized,
     },
     instant: (wall) => `toDateTime64(${params.add('String', instantParam(wall, tz))}, 6, 'UTC')`,
     source: (bounds = {}) => eventsSource(team, { sessions, personId }, sessions.used ? bounds : {}),

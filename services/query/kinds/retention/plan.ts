@@ -2,36 +2,25 @@
 // QueryDateRangeWithIntervals, in the project's timezone and week start), the actions and cohorts it names,
 // the persons the viewer may not see — into the SQL of its per-actor rows (sql.ts), which the answer's cells
 // and the actors behind one cell aggregate differently.
-import type { ClickHouseClient } from '../../../platform/clickhouse'
-import { SqlParams } from '../../../platform/clickhouse/params'
+import type { SqlParams } from '../../../platform/clickhouse/params'
 import { wrenError } from '../../../platform/errors'
 import type { PersonalApiKey, Project } from '../../../platform/tenancy'
-import { hiddenPersons, visibleEventsSql } from '../../../platform/http/hidden-persons'
-import type { Action, ActionStore } from '../../../actions/store'
-import { actionSql } from '../../../actions/match'
+import type { ActionStore } from '../../../actions/store'
 import type { Cohort, CohortStore } from '../../../cohorts/store'
-import { cohortResolver } from '../../../cohorts/membership'
-import { compileHogql } from '../../../analytics/sql/hogql'
-import { EventPersonId, hasPersonOverrides } from '../../../analytics/sql/persons-sql'
-import { compileGroup, eventColumns, jsonValue, type FilterContext } from '../../../analytics/property-filters/sql'
-import type { PropertyColumnSource } from '../../../analytics/sql/materialized-properties'
-import type { PropertyGroup } from '../../../analytics/property-filters/parse'
-import { SessionColumns } from '../../../analytics/sql/sessions'
-import { eventsSource } from '../../../analytics/sql/events-source'
+import { jsonValue } from '../../../analytics/property-filters/sql'
 import { parseDate } from '../../../analytics/time/date-params'
 import { addDays, addMonths, endOfDay, endOfHour, fromWall, toWall } from '../../../analytics/time/wall-time'
-import { bucketStart, earliestEvent, instantParam, weekStartOf, type Interval } from '../../common/dates'
+import { bucketStart, earliestEvent, weekStartOf, type Interval } from '../../common/dates'
+import { allOf, eventReads, type EventReadsDeps } from '../../common/event-reads'
 import { breakdownExpr, NULL_LABEL } from '../../common/breakdown-sql'
 import type { SeriesEntity } from '../../common/series'
 import { queryDefinitions } from '../../common/definitions'
 import { actorRowsSql } from './sql'
 import type { RetentionRequest } from './model'
 
-export interface RetentionPlanDeps {
-  clickhouse: ClickHouseClient
+export interface RetentionPlanDeps extends EventReadsDeps {
   actions: Pick<ActionStore, 'list'>
   cohorts: Pick<CohortStore, 'list'>
-  materialized?: PropertyColumnSource
 }
 
 /** The actions and cohorts a retention query names; another project's action is a 400. */
@@ -135,26 +124,22 @@ export async function planRetention(
   const { clickhouse } = deps
   const tz = project.timezone || 'UTC'
   const weekStartDay = weekStartOf(project)
-  const { globalProperties, actions, cohorts } = await retentionDefinitions(deps, project, request)
+  const definitions = await retentionDefinitions(deps, project, request)
+  const { actions, cohorts } = definitions
   const earliest = request.dateFrom === 'all' ? await earliestEvent(clickhouse, project.id) : null
   const range = retentionRange(request, opts.now, tz, weekStartDay, earliest)
-  const params = new SqlParams()
-  const personId = new EventPersonId(await hasPersonOverrides(clickhouse, project.id))
-  const cohortMembers = cohortResolver(project.id, cohorts, params)
-  const sessions = new SessionColumns()
-  const hogql = (expr: string) => compileHogql(expr, params, personId, { sessions })
-  const filters: FilterContext = {
-    params,
-    sessions,
-    columns: eventColumns(personId, deps.materialized),
-    cohortMembers,
-    dateParam: (v) => params.add('String', instantParam(parseDate(v, toWall(opts.now, tz), tz, true, 'properties').wall, tz)),
-  }
-  const team = `team_id = ${params.add('Int64', project.id)}`
-  const from = `toDateTime64(${params.add('String', instantParam(range.from, tz))}, 6, 'UTC')`
-  const to = `toDateTime64(${params.add('String', instantParam(range.to, tz))}, 6, 'UTC')`
+  const reads = await eventReads(deps, project, definitions, {
+    now: opts.now,
+    viewer: opts.viewer,
+    tz,
+    weekStartDay,
+    filterDate: (v) => parseDate(v, toWall(opts.now, tz), tz, true, 'properties').wall,
+  })
+  const { params } = reads
+  const from = reads.instant(range.from)
+  const to = reads.instant(range.to)
 
-  let actor = personId.sql
+  let actor = reads.personId.sql
   let actorKind: RetentionPlan['actorKind'] = 'persons'
   const conditions: string[] = []
   if (request.aggregationGroup !== null) {
@@ -163,15 +148,12 @@ export async function planRetention(
     conditions.push(`${actor} != ''`)
   }
 
-  const entitySql = (e: SeriesEntity) =>
-    e.kind === 'actions' ? actionSql(actions.get(Number(e.id))!, filters) : e.id === null ? '1' : `event = ${params.add('String', e.id)}`
-  const matches = (e: SeriesEntity) => [entitySql(e), compileGroup(e.properties, filters)].filter((c) => c !== '1').join(' AND ') || '1'
-  const start = matches(request.targetEntity)
+  const start = reads.entity(request.targetEntity)
   // The same entity (PostHog's default, $pageview both) is the same SQL: the query reads it once.
   const same = (a: SeriesEntity, b: SeriesEntity) =>
     a.kind === b.kind && a.id === b.id && JSON.stringify(a.properties) === JSON.stringify(b.properties)
-  const returning = same(request.targetEntity, request.returningEntity) ? start : matches(request.returningEntity)
-  const firstEver = request.retentionType === 'retention_first_ever_occurrence' ? entitySql(request.targetEntity) : null
+  const returning = same(request.targetEntity, request.returningEntity) ? start : reads.entity(request.returningEntity)
+  const firstEver = request.retentionType === 'retention_first_ever_occurrence' ? reads.named(request.targetEntity) : null
   // Recurring retention reads the range only; first-time retention every earlier event too (to find the first).
   if (request.retentionType === 'retention_recurring') conditions.push(`timestamp >= ${from}`, `timestamp < ${to}`)
   else conditions.push(`timestamp < ${to}`)
@@ -185,7 +167,7 @@ export async function planRetention(
 
   // PostHog's retention breaks down by the first of several breakdowns only.
   const single = { ...request, breakdowns: request.breakdowns ? request.breakdowns.slice(0, 1) : null }
-  const breakdown = breakdownExpr(single, { params, hogql, cohortMembers, sessions, personId, materialized: filters.columns.materialized })
+  const breakdown = breakdownExpr(single, reads.breakdown)
   const breakdownSql = breakdown
     ? {
         expr: breakdown.multi
@@ -195,10 +177,7 @@ export async function planRetention(
       }
     : null
 
-  const hidden = opts.viewer ? await hiddenPersons(clickhouse, opts.viewer, project.id) : null
-  const where = [team, ...conditions, compileGroup(globalProperties, filters), hidden ? visibleEventsSql(hidden, params) : '1']
-    .filter((c) => c !== '1')
-    .join(' AND ')
+  const where = allOf([reads.team, ...conditions, reads.where(definitions.globalProperties), reads.visible])
   const localDate = `toDate(timestamp, ${params.add('String', tz)})`
   const fromDate = () => params.add('Date', range.from.toISOString().slice(0, 10))
   const bucket = {
@@ -238,7 +217,7 @@ export async function planRetention(
       value: `ifNull(toFloat64OrNull(${
         request.aggregation.propertyType === 'person'
           ? jsonValue('person_properties', request.aggregation.property, params)
-          : jsonValue('properties', request.aggregation.property, params, filters.columns.materialized)
+          : jsonValue('properties', request.aggregation.property, params, reads.filters.columns.materialized)
       }), 0)`,
       // PostHog tells the entities apart by type and id (their properties aside).
       distinct: request.targetEntity.kind !== request.returningEntity.kind || request.targetEntity.id !== request.returningEntity.id,
@@ -247,7 +226,7 @@ export async function planRetention(
     breakdown: breakdownSql,
     distinctIds: opts.distinctIds === true,
   })
-  const source = eventsSource(team, { sessions, personId }, sessions.used ? { from, to } : {})
+  const source = reads.source({ from, to })
   return {
     request,
     range,
