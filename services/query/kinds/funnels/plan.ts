@@ -1,33 +1,21 @@
 // Planning a funnel: the request resolved against the project — its date range, the actions and cohorts its
 // steps and filters name, the persons the viewer may not see — into the SQL of its per-actor rows (sql.ts),
 // which every viz type and the actors aggregate differently.
-import type { ClickHouseClient } from '../../../platform/clickhouse'
-import { SqlParams } from '../../../platform/clickhouse/params'
+import type { SqlParams } from '../../../platform/clickhouse/params'
 import type { PersonalApiKey, Project } from '../../../platform/tenancy'
-import { hiddenPersons, visibleEventsSql } from '../../../platform/http/hidden-persons'
-import type { Action, ActionStore } from '../../../actions/store'
-import { actionSql } from '../../../actions/match'
+import type { ActionStore } from '../../../actions/store'
 import type { Cohort, CohortStore } from '../../../cohorts/store'
-import { cohortResolver } from '../../../cohorts/membership'
-import { compileHogql } from '../../../analytics/sql/hogql'
-import { EventPersonId, hasPersonOverrides } from '../../../analytics/sql/persons-sql'
-import { compileGroup, eventColumns, type FilterContext } from '../../../analytics/property-filters/sql'
-import type { PropertyColumnSource } from '../../../analytics/sql/materialized-properties'
-import type { PropertyGroup } from '../../../analytics/property-filters/parse'
-import { SessionColumns } from '../../../analytics/sql/sessions'
-import { eventsSource } from '../../../analytics/sql/events-source'
-import { earliestEvent, instantParam, resolveRange, weekStartOf, type DateRange, type DateRangeInput } from '../../common/dates'
+import { earliestEvent, resolveRange, weekStartOf, type DateRange, type DateRangeInput } from '../../common/dates'
+import { allOf, eventReads, type EventReadsDeps } from '../../common/event-reads'
 import { breakdownExpr } from '../../common/breakdown-sql'
 import type { SeriesEntity } from '../../common/series'
 import { queryDefinitions } from '../../common/definitions'
 import { actorRowsSql } from './sql'
 import { UNIT_SECONDS, type FunnelRequest } from './model'
 
-export interface FunnelPlanDeps {
-  clickhouse: ClickHouseClient
+export interface FunnelPlanDeps extends EventReadsDeps {
   actions: Pick<ActionStore, 'list'>
   cohorts: Pick<CohortStore, 'list'>
-  materialized?: PropertyColumnSource
 }
 
 /** The actions and cohorts a funnel names; another project's action is a 400 (a deleted one still counts, as in trends). */
@@ -63,7 +51,8 @@ export async function planFunnel(
   const { clickhouse } = deps
   const tz = project.timezone || 'UTC'
   const weekStartDay = weekStartOf(project)
-  const { globalProperties, actions, cohorts } = await funnelDefinitions(deps, project, request)
+  const definitions = await funnelDefinitions(deps, project, request)
+  const { actions, cohorts } = definitions
   const earliest = request.dateFrom === 'all' ? await earliestEvent(clickhouse, project.id) : null
   const rangeInput: DateRangeInput = {
     dateFrom: request.dateFrom,
@@ -74,30 +63,16 @@ export async function planFunnel(
     earliest,
   }
   const range = resolveRange(rangeInput, opts.now, tz, weekStartDay)
-  const params = new SqlParams()
-  const personId = new EventPersonId(await hasPersonOverrides(clickhouse, project.id))
-  const cohortMembers = cohortResolver(project.id, cohorts, params)
-  const sessions = new SessionColumns()
-  const hogql = (expr: string) => compileHogql(expr, params, personId, { sessions })
-  const filters: FilterContext = {
-    params,
-    sessions,
-    columns: eventColumns(personId, deps.materialized),
-    cohortMembers,
-    dateParam: (v) => {
-      const d = resolveRange({ ...rangeInput, dateFrom: v, dateTo: null, exact: true }, opts.now, tz, weekStartDay)
-      return params.add('String', instantParam(d.from, tz))
-    },
-  }
-  const team = `team_id = ${params.add('Int64', project.id)}`
-  const from = `toDateTime64(${params.add('String', instantParam(range.from, tz))}, 6, 'UTC')`
-  const to = `toDateTime64(${params.add('String', instantParam(range.to, tz))}, 6, 'UTC')`
+  const reads = await eventReads(deps, project, definitions, { now: opts.now, viewer: opts.viewer, tz, weekStartDay, rangeInput })
+  const { params } = reads
+  const from = reads.instant(range.from)
+  const to = reads.instant(range.to)
 
-  let actor = personId.sql
+  let actor = reads.personId.sql
   let actorKind: FunnelPlan['actorKind'] = 'persons'
   const actorConditions: string[] = []
   if (request.aggregateByHogql) {
-    actor = `toString(${compileHogql(request.aggregateByHogql, params, personId, { sessions, attr: 'funnelsFilter.funnelAggregateByHogQL' })})`
+    actor = `toString(${reads.hogql(request.aggregateByHogql, 'funnelsFilter.funnelAggregateByHogQL')})`
     actorKind = 'other'
     actorConditions.push(`${actor} != ''`)
   } else if (request.aggregationGroup !== null) {
@@ -107,34 +82,28 @@ export async function planFunnel(
   }
 
   const SOURCE = '__wren_funnel_events__'
-  const entitySql = (e: SeriesEntity) =>
-    e.kind === 'actions' ? actionSql(actions.get(Number(e.id))!, filters) : e.id === null ? '1' : `event = ${params.add('String', e.id)}`
-  const matches = (e: SeriesEntity) => [entitySql(e), compileGroup(e.properties, filters)].filter((c) => c !== '1').join(' AND ') || '1'
   // Conversion trends measure up to funnelToStep: the funnel is cut there (PostHog's max_steps_override).
   const counted = request.vizType === 'trends' && request.toStep !== null ? request.series.slice(0, request.toStep + 1) : request.series
   const steps = counted.map((e) => {
-    let condition = matches(e)
+    let condition = reads.entity(e)
     // First time for user: only the actor's first event of the step's event or action ever (before the range's
     // end), or with filters (first_matching_event_for_user), the first that also matches the step's properties.
     if (e.math === 'first_time_for_user' || e.math === 'first_matching_event_for_user') {
-      const first = e.math === 'first_time_for_user' ? entitySql(e) : condition
-      condition = `${condition === '1' ? '' : `${condition} AND `}(${actor}, timestamp) IN (SELECT ${actor}, min(timestamp) FROM ${SOURCE} WHERE ${team} AND timestamp <= ${to} AND ${first} GROUP BY ${actor})`
+      const first = e.math === 'first_time_for_user' ? reads.named(e) : condition
+      condition = `${condition === '1' ? '' : `${condition} AND `}(${actor}, timestamp) IN (SELECT ${actor}, min(timestamp) FROM ${SOURCE} WHERE ${reads.team} AND timestamp <= ${to} AND ${first} GROUP BY ${actor})`
     }
     return condition
   })
-  const exclusions = request.exclusions.map((x) => ({ condition: matches(x.entity), fromStep: x.fromStep, toStep: x.toStep }))
-  const breakdown = breakdownExpr(request, { params, hogql, cohortMembers, sessions, personId, materialized: filters.columns.materialized })
-  const hidden = opts.viewer ? await hiddenPersons(clickhouse, opts.viewer, project.id) : null
-  const where = [
-    team,
+  const exclusions = request.exclusions.map((x) => ({ condition: reads.entity(x.entity), fromStep: x.fromStep, toStep: x.toStep }))
+  const breakdown = breakdownExpr(request, reads.breakdown)
+  const where = allOf([
+    reads.team,
     `timestamp >= ${from}`,
     `timestamp <= ${to}`,
-    compileGroup(globalProperties, filters),
-    hidden ? visibleEventsSql(hidden, params) : '1',
+    reads.where(definitions.globalProperties),
+    reads.visible,
     ...actorConditions,
-  ]
-    .filter((c) => c !== '1')
-    .join(' AND ')
+  ])
   const tzParam = params.add('String', tz)
   const local = `toTimeZone(timestamp, ${tzParam})`
   const period =
@@ -159,7 +128,7 @@ export async function planFunnel(
     attributionStep: request.attributionValue,
     period: period ? `toDateTime(${period}, ${tzParam})` : null,
   })
-  const source = eventsSource(team, { sessions, personId }, sessions.used ? { from, to } : {})
+  const source = reads.source({ from, to })
   const names = request.series.map((entity) => ({
     entity,
     name: entity.kind === 'actions' ? actions.get(Number(entity.id))!.name : entity.id === null ? null : String(entity.id),
