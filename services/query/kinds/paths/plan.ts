@@ -1,33 +1,24 @@
 // Planning paths: the request resolved against the project — its date range, its path cleaning rules, the
 // cohorts its filters name, the persons the viewer may not see, the funnel its paths start from — into the SQL
 // of its per-step rows (sql.ts), which the edges and the actors aggregate differently.
-import type { ClickHouseClient } from '../../../platform/clickhouse'
-import { SqlParams } from '../../../platform/clickhouse/params'
+import type { SqlParams } from '../../../platform/clickhouse/params'
 import type { Project } from '../../../platform/tenancy'
-import { hiddenPersons, visibleEventsSql } from '../../../platform/http/hidden-persons'
 import type { ActionStore } from '../../../actions/store'
 import type { CohortStore } from '../../../cohorts/store'
-import { cohortResolver } from '../../../cohorts/membership'
-import { compileHogql } from '../../../analytics/sql/hogql'
-import { EventPersonId, hasPersonOverrides } from '../../../analytics/sql/persons-sql'
-import { compileGroup, eventColumns, jsonValue, type FilterContext } from '../../../analytics/property-filters/sql'
-import type { PropertyColumnSource } from '../../../analytics/sql/materialized-properties'
-import type { PropertyGroup } from '../../../analytics/property-filters/parse'
-import { SESSION_JOIN_SETTINGS, SessionColumns } from '../../../analytics/sql/sessions'
-import { eventsSource } from '../../../analytics/sql/events-source'
+import { jsonValue } from '../../../analytics/property-filters/sql'
+import { SESSION_JOIN_SETTINGS } from '../../../analytics/sql/sessions'
 import { pathCleaningRules } from '../../../analytics/project-settings'
-import { earliestEvent, instantParam, resolveRange, weekStartOf, type DateRange, type DateRangeInput } from '../../common/dates'
+import { allOf, eventReads, type EventReadsDeps } from '../../common/event-reads'
+import { earliestEvent, resolveRange, weekStartOf, type DateRange, type DateRangeInput } from '../../common/dates'
 import { queryDefinitions, type QueryDefinitions } from '../../common/definitions'
 import { embedSql, nestedAttrs } from '../../common/nested'
 import type { QueryRun } from '../../kind'
 import { stepRowsSql, type StepRowsInput } from './sql'
 import { funnelAttr, funnelField, type FunnelPaths, type PathCleaning, type PathsRequest } from './model'
 
-export interface PathsPlanDeps {
-  clickhouse: ClickHouseClient
+export interface PathsPlanDeps extends EventReadsDeps {
   actions: Pick<ActionStore, 'list'>
   cohorts: Pick<CohortStore, 'list'>
-  materialized?: PropertyColumnSource
 }
 
 /** What the paths read besides the query: the cohorts its filters name, the project's cleaning rules, applied in order (the project's when asked for, then the query's own). */
@@ -63,7 +54,7 @@ export async function planPaths(deps: PathsPlanDeps, run: QueryRun, request: Pat
   const opts = { now: run.now, viewer: run.viewer }
   const tz = project.timezone || 'UTC'
   const weekStartDay = weekStartOf(project)
-  const { globalProperties, cohorts, cleaning } = await pathsDefinitions(deps, project, request)
+  const definitions = await pathsDefinitions(deps, project, request)
   const earliest = request.dateFrom === 'all' ? await earliestEvent(clickhouse, project.id) : null
   // PostHog's paths have no interval: their dates round as a day's do.
   const rangeInput: DateRangeInput = {
@@ -75,37 +66,24 @@ export async function planPaths(deps: PathsPlanDeps, run: QueryRun, request: Pat
     earliest,
   }
   const range = resolveRange(rangeInput, opts.now, tz, weekStartDay)
-  const params = new SqlParams()
-  const personId = new EventPersonId(await hasPersonOverrides(clickhouse, project.id))
-  const sessions = new SessionColumns()
-  const columns = eventColumns(personId, deps.materialized)
-  const filters: FilterContext = {
-    params,
-    sessions,
-    columns,
-    cohortMembers: cohortResolver(project.id, cohorts, params),
-    dateParam: (v) => {
-      const d = resolveRange({ ...rangeInput, dateFrom: v, dateTo: null, exact: true }, opts.now, tz, weekStartDay)
-      return params.add('String', instantParam(d.from, tz))
-    },
-  }
-  const team = `team_id = ${params.add('Int64', project.id)}`
-  const from = `toDateTime64(${params.add('String', instantParam(range.from, tz))}, 6, 'UTC')`
-  const to = `toDateTime64(${params.add('String', instantParam(range.to, tz))}, 6, 'UTC')`
+  const events = await eventReads(deps, project, definitions, { ...opts, tz, weekStartDay, rangeInput })
+  const { params } = events
+  const from = events.instant(range.from)
+  const to = events.instant(range.to)
   const str = (v: string) => params.add('String', v)
-  const property = (key: string) => jsonValue('properties', key, params, columns.materialized)
+  const property = (key: string) => jsonValue('properties', key, params, events.filters.columns.materialized)
 
   // The item (PostHog's construct_event_hogql): with no types asked, every type but those excluded by name.
   const types = request.includeEventTypes
   const reads = (type: string) => (types.length === 0 ? !request.excludeEvents.includes(type) : (types as string[]).includes(type))
   let item = 'event'
   if (reads('hogql') && request.hogqlExpression)
-    item = `toString(${compileHogql(request.hogqlExpression, params, personId, { sessions, attr: 'pathsFilter.pathsHogQLExpression' })})`
+    item = `toString(${events.hogql(request.hogqlExpression, 'pathsFilter.pathsHogQLExpression')})`
   if (reads('$pageview'))
     item = `if(event = '$pageview', replaceRegexpAll(ifNull(${property('$current_url')}, ''), '(.)/$', '\\\\1'), ${item})`
   if (reads('$screen')) item = `if(event = '$screen', ${property('$screen_name')}, ${item})`
   item = `ifNull(${item}, '')`
-  for (const rule of cleaning) item = `replaceRegexpAll(${item}, ${str(rule.regex)}, ${str(rule.alias)})`
+  for (const rule of definitions.cleaning) item = `replaceRegexpAll(${item}, ${str(rule.regex)}, ${str(rule.alias)})`
   if (request.pathGroupings.length) {
     const groupings = params.add('Array(String)', request.pathGroupings)
     const patterns = params.add('Array(String)', request.pathGroupings.map(groupingPattern))
@@ -120,17 +98,14 @@ export async function planPaths(deps: PathsPlanDeps, run: QueryRun, request: Pat
     types.includes('$screen') ? `event = '$screen'` : null,
     types.includes('custom_event') ? `NOT startsWith(event, '$')` : null,
   ].filter((c) => c !== null)
-  const hidden = opts.viewer ? await hiddenPersons(clickhouse, opts.viewer, project.id) : null
-  const where = [
-    team,
+  const where = allOf([
+    events.team,
     `timestamp >= ${from}`,
     `timestamp <= ${to}`,
-    compileGroup(globalProperties, filters),
+    events.where(definitions.globalProperties),
     typeConditions.length ? `(${typeConditions.join(' OR ')})` : '1',
-    hidden ? visibleEventsSql(hidden, params) : '1',
-  ]
-    .filter((c) => c !== '1')
-    .join(' AND ')
+    events.visible,
+  ])
   const itemWhere =
     types.length && request.excludeEvents.length ? `item NOT IN ${params.add('Array(String)', request.excludeEvents)}` : null
 
@@ -141,7 +116,7 @@ export async function planPaths(deps: PathsPlanDeps, run: QueryRun, request: Pat
   const sql = stepRowsSql({
     from: SOURCE,
     where,
-    actor: personId.sql,
+    actor: events.personId.sql,
     item,
     itemWhere,
     start: request.startPoint !== null ? str(request.startPoint) : null,
@@ -150,7 +125,7 @@ export async function planPaths(deps: PathsPlanDeps, run: QueryRun, request: Pat
     stepLimit: request.stepLimit,
     funnel: request.funnel ? await funnelActors(deps, run, request.funnel, params) : null,
   })
-  const source = eventsSource(team, { sessions, personId }, sessions.used ? { from, to } : {})
+  const source = events.source({ from, to })
   // The funnel's actors may read sessions too (an ActorsQuery's source runs with the same setting).
   const settings = source.settings || (request.funnel ? SESSION_JOIN_SETTINGS : '')
   return { request, tz, range, params, stepRows: sql.split(SOURCE).join(source.from), settings }
