@@ -2,42 +2,23 @@
 // viewer may not see — into the one query to run (SQL and its parameters) and what shaping its rows needs.
 // What the plan reads besides definitions is what the SQL depends on: the earliest event (for "all"),
 // whether the project has person merges, and the hidden persons.
-import type { ClickHouseClient } from '../../../platform/clickhouse'
 import { wrenError } from '../../../platform/errors'
-import { SqlParams } from '../../../platform/clickhouse/params'
+import type { SqlParams } from '../../../platform/clickhouse/params'
 import type { PersonalApiKey, Project } from '../../../platform/tenancy'
-import { hiddenPersons, visibleEventsSql } from '../../../platform/http/hidden-persons'
 import type { Action, ActionStore } from '../../../actions/store'
-import { actionSql } from '../../../actions/match'
 import type { Cohort, CohortStore } from '../../../cohorts/store'
-import { cohortResolver } from '../../../cohorts/membership'
-import {
-  earliestEvent,
-  instantParam,
-  previousRange,
-  resolveRange,
-  weekStartOf,
-  type DateRange,
-  type DateRangeInput,
-} from '../../common/dates'
-import { compileHogql } from '../../../analytics/sql/hogql'
-import { EventPersonId, hasPersonOverrides } from '../../../analytics/sql/persons-sql'
-import { eventColumns, type FilterContext } from '../../../analytics/property-filters/sql'
-import type { PropertyColumnSource } from '../../../analytics/sql/materialized-properties'
-import type { PropertyGroup } from '../../../analytics/property-filters/parse'
+import { earliestEvent, previousRange, resolveRange, weekStartOf, type DateRange, type DateRangeInput } from '../../common/dates'
 import { breakdownExpr } from '../../common/breakdown-sql'
+import { eventReads, type EventReadsDeps } from '../../common/event-reads'
 import { actorsSelect, buildTrendQuery, type QueryInput, type ResolvedSeries, type TrendPoint } from './query'
-import { SessionColumns } from '../../../analytics/sql/sessions'
 import { PROPERTY_MATHS, type SeriesEntity } from '../../common/series'
 import { entityActions, queryDefinitions } from '../../common/definitions'
 import { isTotalValue, type TrendRequest } from './request'
 
-export interface TrendPlanDeps {
-  clickhouse: ClickHouseClient
+/** `materialized`: event properties stored as columns; the trends' reads from the JSON tell it which to add. */
+export interface TrendPlanDeps extends EventReadsDeps {
   actions: Pick<ActionStore, 'list'>
   cohorts: Pick<CohortStore, 'list'>
-  /** Event properties stored as columns; the trends' reads from the JSON tell it which to add. */
-  materialized?: PropertyColumnSource
 }
 
 export interface TrendPlan {
@@ -93,7 +74,8 @@ export async function planTrend(
   const weekStartDay = weekStartOf(project)
   const totalValue = isTotalValue(request.display)
   const cumulative = request.display === 'ActionsLineGraphCumulative'
-  const { globalProperties, actions, cohorts } = await trendDefinitions(deps, project, request)
+  const definitions = await trendDefinitions(deps, project, request)
+  const { globalProperties, actions, cohorts } = definitions
   const series = request.series.filter((s) => s.kind === 'events' || actions.has(Number(s.id)))
 
   const earliest = request.dateFrom === 'all' ? await earliestEvent(clickhouse, project.id) : null
@@ -108,31 +90,9 @@ export async function planTrend(
   const current = resolveRange(rangeInput, now, tz, weekStartDay)
   const periods = request.compare ? [current, previousRange(current, rangeInput, request.compareTo)] : [current]
 
-  const params = new SqlParams()
-  // Persons as the query reads them: the stored person_id, or with the merges since (only when a project has any).
-  const personId = new EventPersonId(await hasPersonOverrides(clickhouse, project.id))
-  const cohortMembers = cohortResolver(project.id, cohorts, params)
-  const sessions = new SessionColumns()
-  const hogql = (expr: string) => compileHogql(expr, params, personId, { sessions })
-  const filters: FilterContext = {
-    params,
-    sessions,
-    columns: eventColumns(personId, deps.materialized),
-    cohortMembers,
-    dateParam: (v) => {
-      const d = resolveRange({ ...rangeInput, dateFrom: v, dateTo: null, exact: true }, now, tz, weekStartDay)
-      return params.add('String', instantParam(d.from, tz))
-    },
-  }
-  const resolved: ResolvedSeries[] = series.map((entity) => ({
-    entity,
-    condition:
-      entity.kind === 'actions'
-        ? actionSql(actions.get(Number(entity.id))!, filters)
-        : entity.id === null
-          ? '1'
-          : `event = ${params.add('String', entity.id)}`,
-  }))
+  const reads = await eventReads(deps, project, definitions, { now, viewer: opts.viewer, tz, weekStartDay, rangeInput })
+  const { params } = reads
+  const resolved: ResolvedSeries[] = series.map((entity) => ({ entity, condition: reads.named(entity) }))
   const names = series.map((entity) => ({
     entity,
     name: entity.kind === 'actions' ? actions.get(Number(entity.id))!.name : entity.id === null ? 'All events' : String(entity.id),
@@ -158,16 +118,7 @@ export async function planTrend(
   }
   if (series.length === 0) return plan
 
-  const breakdown = breakdownExpr(request, {
-    params,
-    hogql,
-    cohortMembers,
-    sessions,
-    personId,
-    materialized: filters.columns.materialized,
-  })
-  const hidden = opts.viewer ? await hiddenPersons(clickhouse, opts.viewer, project.id) : null
-  const visible = hidden ? visibleEventsSql(hidden, params) : '1'
+  const breakdown = breakdownExpr(request, reads.breakdown)
   const input: QueryInput = {
     teamId: project.id,
     request,
@@ -176,13 +127,13 @@ export async function planTrend(
     totalValue,
     cumulative,
     params,
-    filters,
+    filters: reads.filters,
     globalProperties,
-    visible,
+    visible: reads.visible,
     breakdown,
-    hogql,
-    sessions,
-    personId,
+    hogql: reads.breakdown.hogql,
+    sessions: reads.sessions,
+    personId: reads.personId,
   }
   // The trend's numbers, or the persons behind one of them (an ActorsQuery's source, actors.ts).
   const sql = opts.point ? actorsSelect(input, opts.point) : buildTrendQuery(input)
