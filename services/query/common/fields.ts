@@ -2,6 +2,7 @@
 // values, lists; a bad value is a 400 naming its field (`prefix` says where the field sits in the node).
 import { wrenError } from '../../platform/errors'
 import { isRecord } from '../../platform/json'
+import { parsePropertyGroup, type PropertyGroup } from '../../analytics/property-filters/parse'
 
 export const truthy = (v: unknown) => v === true || (typeof v === 'string' && ['true', '1', 'yes'].includes(v.toLowerCase()))
 
@@ -35,3 +36,30 @@ export function listOf(raw: unknown, attr: string): unknown[] {
   if (!Array.isArray(raw)) throw wrenError('invalid_input', `${attr} must be a list.`, attr)
   return raw
 }
+
+/** The filters and dates every insight's model reads alike. */
+export interface InsightFilters {
+  properties: PropertyGroup
+  filterTestAccounts: boolean
+  dateFrom: string | null
+  dateTo: string | null
+  explicitDate: boolean
+}
+
+/** A query node's filters and its dateRange (read by the caller, so its error comes where the kind reads it). */
+export const nodeFilters = (node: Record<string, unknown>, dateRange: Record<string, unknown>): InsightFilters => ({
+  properties: parsePropertyGroup(node.properties, 'properties'),
+  filterTestAccounts: truthy(node.filterTestAccounts),
+  dateFrom: optString(dateRange, 'date_from', 'dateRange.'),
+  dateTo: optString(dateRange, 'date_to', 'dateRange.'),
+  explicitDate: truthy(dateRange.explicitDate),
+})
+
+/** The legacy filter dialect's (a saved insight's `filters`). */
+export const legacyFilters = (input: Record<string, unknown>): InsightFilters => ({
+  properties: parsePropertyGroup(input.properties, 'properties'),
+  filterTestAccounts: truthy(input.filter_test_accounts),
+  dateFrom: optString(input, 'date_from'),
+  dateTo: optString(input, 'date_to'),
+  explicitDate: truthy(input.explicit_date),
+})

@@ -4,12 +4,11 @@
 // attribution, step reference total. Bad input is a 400 naming the field.
 import { wrenError } from '../../../platform/errors'
 import { isRecord } from '../../../platform/json'
-import { parsePropertyGroup, type PropertyGroup } from '../../../analytics/property-filters/parse'
 import type { DashboardFilter } from '../../kind'
 import { breakdownOf, type BreakdownFields } from '../../common/breakdown'
 import { withDashboardFilters } from '../../common/dashboard-filters'
 import { intervalOf, type Interval } from '../../common/dates'
-import { listOf, optInt, optRecord, optString, truthy } from '../../common/fields'
+import { legacyFilters, listOf, nodeFilters, optInt, optRecord, optString, type InsightFilters } from '../../common/fields'
 import { entity, seriesOfNodes, type SeriesEntity } from '../../common/series'
 
 export const VIZ_TYPES = ['steps', 'time_to_convert', 'trends'] as const
@@ -49,13 +48,8 @@ export interface FunnelExclusion {
   toStep: number
 }
 
-export interface FunnelRequest extends BreakdownFields {
+export interface FunnelRequest extends BreakdownFields, InsightFilters {
   series: SeriesEntity[]
-  properties: PropertyGroup
-  filterTestAccounts: boolean
-  dateFrom: string | null
-  dateTo: string | null
-  explicitDate: boolean
   interval: Interval
   vizType: VizType
   orderType: OrderType
@@ -230,11 +224,7 @@ export function parseFunnelsQuery(node: Record<string, unknown>): FunnelRequest 
     { series, exclusions, filter: funnelsFilter, names: NODE_NAMES, prefix: 'funnelsFilter.' },
     {
       series,
-      properties: parsePropertyGroup(node.properties, 'properties'),
-      filterTestAccounts: truthy(node.filterTestAccounts),
-      dateFrom: optString(dateRange, 'date_from', 'dateRange.'),
-      dateTo: optString(dateRange, 'date_to', 'dateRange.'),
-      explicitDate: truthy(dateRange.explicitDate),
+      ...nodeFilters(node, dateRange),
       interval: intervalOf(optString(node, 'interval'), 'interval'),
       ...breakdownOf(optRecord(node, 'breakdownFilter'), DEFAULT_BREAKDOWN_LIMIT, 'breakdownFilter.', LISTS),
       aggregationGroup: optInt(node, 'aggregation_group_type_index', 0, 4),
@@ -266,11 +256,7 @@ export function parseFunnelFilter(input: Record<string, unknown>): FunnelRequest
     { series, exclusions, filter: input, names: LEGACY_NAMES, prefix: '' },
     {
       series,
-      properties: parsePropertyGroup(input.properties, 'properties'),
-      filterTestAccounts: truthy(input.filter_test_accounts),
-      dateFrom: optString(input, 'date_from'),
-      dateTo: optString(input, 'date_to'),
-      explicitDate: truthy(input.explicit_date),
+      ...legacyFilters(input),
       interval: intervalOf(optString(input, 'interval'), 'interval'),
       ...breakdownOf(input, DEFAULT_BREAKDOWN_LIMIT, '', LISTS),
       aggregationGroup: optInt(input, 'aggregation_group_type_index', 0, 4),

@@ -2,26 +2,20 @@
 // properties, filterTestAccounts, lifecycleFilter, aggregation_group_type_index) or from the legacy filter
 // dialect (a saved insight's `filters` with insight LIFECYCLE): one model, one plan, one SQL for both.
 import { wrenError } from '../../../platform/errors'
-import { parsePropertyGroup, type PropertyGroup } from '../../../analytics/property-filters/parse'
 import type { DashboardFilter } from '../../kind'
 import { refuseUnknownFields } from '../../common/columns'
 import { withDashboardDates } from '../../common/dashboard-filters'
 import { intervalOf, type Interval } from '../../common/dates'
-import { listOf, optInt, optRecord, optString, truthy } from '../../common/fields'
+import { legacyFilters, listOf, nodeFilters, optInt, optRecord, optString, type InsightFilters } from '../../common/fields'
 import { legacySeries, seriesOfNodes, type SeriesEntity } from '../../common/series'
 
 /** PostHog's statuses, in the order its answer lists them. */
 export const STATUSES = ['new', 'returning', 'resurrecting', 'dormant'] as const
 export type LifecycleStatus = (typeof STATUSES)[number]
 
-export interface LifecycleRequest {
+export interface LifecycleRequest extends InsightFilters {
   /** The one series whose events make a person active. */
   series: SeriesEntity
-  properties: PropertyGroup
-  filterTestAccounts: boolean
-  dateFrom: string | null
-  dateTo: string | null
-  explicitDate: boolean
   interval: Interval
   /** Groups of this type are the actors (their creation makes them new); null: persons. */
   aggregationGroup: number | null
@@ -66,11 +60,7 @@ export function parseLifecycleQuery(node: Record<string, unknown>): LifecycleReq
   checkToggled(lifecycleFilter.toggledLifecycles, 'lifecycleFilter.toggledLifecycles')
   return {
     series: oneSeries(seriesOfNodes(node.series), 'series'),
-    properties: parsePropertyGroup(node.properties, 'properties'),
-    filterTestAccounts: truthy(node.filterTestAccounts),
-    dateFrom: optString(dateRange, 'date_from', 'dateRange.'),
-    dateTo: optString(dateRange, 'date_to', 'dateRange.'),
-    explicitDate: truthy(dateRange.explicitDate),
+    ...nodeFilters(node, dateRange),
     interval: intervalOf(optString(node, 'interval'), 'interval'),
     aggregationGroup: optInt(node, 'aggregation_group_type_index', 0, 4),
   }
@@ -82,11 +72,7 @@ export function parseLifecycleFilter(input: Record<string, unknown>): LifecycleR
   checkSampling(input.sampling_factor, 'sampling_factor')
   return {
     series: oneSeries(legacySeries(input), 'events'),
-    properties: parsePropertyGroup(input.properties, 'properties'),
-    filterTestAccounts: truthy(input.filter_test_accounts),
-    dateFrom: optString(input, 'date_from'),
-    dateTo: optString(input, 'date_to'),
-    explicitDate: truthy(input.explicit_date),
+    ...legacyFilters(input),
     interval: intervalOf(optString(input, 'interval'), 'interval'),
     aggregationGroup: optInt(input, 'aggregation_group_type_index', 0, 4),
   }

@@ -5,12 +5,11 @@
 // option Wren cannot apply (a sum of a property with cumulative retention, …) is a 400 too.
 import { wrenError } from '../../../platform/errors'
 import { isRecord } from '../../../platform/json'
-import { parsePropertyGroup, type PropertyGroup } from '../../../analytics/property-filters/parse'
 import type { DashboardFilter } from '../../kind'
 import { breakdownOf, type BreakdownFields } from '../../common/breakdown'
 import { withDashboardFilters } from '../../common/dashboard-filters'
 import type { Interval } from '../../common/dates'
-import { optInt, optRecord, optString, truthy } from '../../common/fields'
+import { legacyFilters, nodeFilters, optInt, optRecord, optString, truthy, type InsightFilters } from '../../common/fields'
 import { entity, type SeriesEntity } from '../../common/series'
 
 export const RETENTION_TYPES = ['retention_recurring', 'retention_first_time', 'retention_first_ever_occurrence'] as const
@@ -24,7 +23,7 @@ export const DEFAULT_TOTAL_INTERVALS = 11
 /** The most return intervals Wren computes (each cohort row has this many values). */
 export const MAX_TOTAL_INTERVALS = 1000
 
-export interface RetentionRequest extends BreakdownFields {
+export interface RetentionRequest extends BreakdownFields, InsightFilters {
   /** What puts an actor into a cohort; `id` null: any event. */
   targetEntity: SeriesEntity
   /** What counts as coming back. */
@@ -53,11 +52,6 @@ export interface RetentionRequest extends BreakdownFields {
   minimumOccurrences: number
   /** The app's percentages: of the cohort ('total') or of the interval before ('previous'); the counts are the same. */
   retentionReference: 'total' | 'previous'
-  properties: PropertyGroup
-  filterTestAccounts: boolean
-  dateFrom: string | null
-  dateTo: string | null
-  explicitDate: boolean
   /** The model's interval for the dashboard filters (common/dashboard-filters.ts): the period. */
   interval: Interval
   /** Aggregate by this group type instead of persons. */
@@ -232,11 +226,7 @@ export function parseRetentionQuery(node: Record<string, unknown>): RetentionReq
   return {
     ...retentionOptions(filter, NODE_NAMES, 'retentionFilter.'),
     aggregation: aggregationOf(filter, 'retentionFilter.'),
-    properties: parsePropertyGroup(node.properties, 'properties'),
-    filterTestAccounts: truthy(node.filterTestAccounts),
-    dateFrom: optString(dateRange, 'date_from', 'dateRange.'),
-    dateTo: optString(dateRange, 'date_to', 'dateRange.'),
-    explicitDate: truthy(dateRange.explicitDate),
+    ...nodeFilters(node, dateRange),
     ...breakdownOf(optRecord(node, 'breakdownFilter'), DEFAULT_BREAKDOWN_LIMIT, 'breakdownFilter.'),
     aggregationGroup: optInt(node, 'aggregation_group_type_index', 0, 4),
   }
@@ -247,11 +237,7 @@ export function parseRetentionFilter(input: Record<string, unknown>): RetentionR
   return {
     ...retentionOptions(input, LEGACY_NAMES, ''),
     aggregation: null,
-    properties: parsePropertyGroup(input.properties, 'properties'),
-    filterTestAccounts: truthy(input.filter_test_accounts),
-    dateFrom: optString(input, 'date_from'),
-    dateTo: optString(input, 'date_to'),
-    explicitDate: truthy(input.explicit_date),
+    ...legacyFilters(input),
     ...breakdownOf(input, DEFAULT_BREAKDOWN_LIMIT, ''),
     aggregationGroup: optInt(input, 'aggregation_group_type_index', 0, 4),
   }

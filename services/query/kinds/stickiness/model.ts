@@ -2,12 +2,11 @@
 // intervalCount, properties, filterTestAccounts, stickinessFilter, compareFilter) or from the legacy filter
 // dialect (a saved insight's `filters` with insight STICKINESS): one model, one plan, one SQL for both.
 import { wrenError } from '../../../platform/errors'
-import { parsePropertyGroup, type PropertyGroup } from '../../../analytics/property-filters/parse'
 import type { DashboardFilter } from '../../kind'
 import { refuseUnknownFields } from '../../common/columns'
 import { withDashboardDates } from '../../common/dashboard-filters'
 import { intervalOf, type Interval } from '../../common/dates'
-import { optInt, optRecord, optString, truthy } from '../../common/fields'
+import { legacyFilters, nodeFilters, optInt, optRecord, optString, truthy, type InsightFilters } from '../../common/fields'
 import { legacySeries, seriesOfNodes, type SeriesEntity } from '../../common/series'
 
 export const OPERATORS = ['gte', 'lte', 'exact'] as const
@@ -15,13 +14,8 @@ export type CountOperator = (typeof OPERATORS)[number]
 /** The maths stickiness counts actors by: persons (total, dau), a group type's groups, or a HogQL value. */
 const MATHS = ['total', 'dau', 'unique_group', 'hogql']
 
-export interface StickinessRequest {
+export interface StickinessRequest extends InsightFilters {
   series: SeriesEntity[]
-  properties: PropertyGroup
-  filterTestAccounts: boolean
-  dateFrom: string | null
-  dateTo: string | null
-  explicitDate: boolean
   interval: Interval
   /** Intervals counted as one, back from the range's end (PostHog's intervalCount); null: the interval's own periods. */
   intervalCount: number | null
@@ -85,11 +79,7 @@ export function parseStickinessQuery(node: Record<string, unknown>): StickinessR
   const compareFilter = optRecord(node, 'compareFilter')
   return {
     series: checkSeries(seriesOfNodes(node.series), 'series'),
-    properties: parsePropertyGroup(node.properties, 'properties'),
-    filterTestAccounts: truthy(node.filterTestAccounts),
-    dateFrom: optString(dateRange, 'date_from', 'dateRange.'),
-    dateTo: optString(dateRange, 'date_to', 'dateRange.'),
-    explicitDate: truthy(dateRange.explicitDate),
+    ...nodeFilters(node, dateRange),
     interval: intervalOf(optString(node, 'interval'), 'interval'),
     intervalCount: optInt(node, 'intervalCount', 1, 1000),
     cumulative: computedAs(optString(filter, 'computedAs', 'stickinessFilter.'), 'stickinessFilter.computedAs'),
@@ -103,11 +93,7 @@ export function parseStickinessQuery(node: Record<string, unknown>): StickinessR
 export function parseStickinessFilter(input: Record<string, unknown>): StickinessRequest {
   return {
     series: checkSeries(legacySeries(input), 'events'),
-    properties: parsePropertyGroup(input.properties, 'properties'),
-    filterTestAccounts: truthy(input.filter_test_accounts),
-    dateFrom: optString(input, 'date_from'),
-    dateTo: optString(input, 'date_to'),
-    explicitDate: truthy(input.explicit_date),
+    ...legacyFilters(input),
     interval: intervalOf(optString(input, 'interval'), 'interval'),
     intervalCount: null,
     cumulative: false,
