@@ -1,4 +1,4 @@
-// What the lifecycle and stickiness benchmarks share: the trend benchmarks' events (bench/trend-events.ts) in an
+// What the insight kinds' benchmarks share: the trend benchmarks' events (bench/trend-events.ts) in an
 // embedded ClickHouse (kept in BENCH_DATA_DIR when set), and a kind's whole run (plan, SQL, shape) timed against
 // a hand-written SQL of the same question, alternated, medians printed. Prints figures; asserts nothing.
 import { existsSync } from 'node:fs'
@@ -28,7 +28,8 @@ export interface Case {
   agree(kind: unknown, hand: unknown[][]): string
 }
 
-export async function benchKinds(title: string, cases: Case[]): Promise<void> {
+/** `load`: the bench's own events, instead of the trend benchmarks'. */
+export async function benchKinds(title: string, cases: Case[], load?: (ch: ClickHouseClient) => Promise<void>): Promise<void> {
   console.log(`${title} bench — ${new Date().toISOString()}, load average ${loadAverage()}`)
   const keep = process.env.BENCH_DATA_DIR
   const dataDir = keep ?? (await mkdtemp(path.join(tmpdir(), 'wren-bench-insight-')))
@@ -39,7 +40,7 @@ export async function benchKinds(title: string, cases: Case[]): Promise<void> {
     await migrate(ch)
     if (!reuse) {
       const start = performance.now()
-      await loadTrendEvents(ch, { team: TEAM, events: EVENTS, now: NOW })
+      await (load ? load(ch) : loadTrendEvents(ch, { team: TEAM, events: EVENTS, now: NOW }))
       console.log(`\nloaded ${EVENTS.toLocaleString()} events in ${((performance.now() - start) / 1000).toFixed(1)} s`)
     }
     const [{ n }] = await queryRows<{ n: number }>(ch, 'SELECT count() AS n FROM events')

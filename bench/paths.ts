@@ -4,24 +4,15 @@
 // answers agree). The events are paths-shaped: 50 per person, in 5 sessions a day apart of 10 page views a
 // minute apart over 20 pages (repeats included). Prints figures; asserts nothing.
 //   npm run bench -- paths                    (BENCH_EVENTS, BENCH_RUNS=7, BENCH_DATA_DIR to keep the data)
-import { existsSync } from 'node:fs'
-import { mkdir, mkdtemp, rm } from 'node:fs/promises'
-import { tmpdir } from 'node:os'
-import path from 'node:path'
-import { INSERT_SELECT_SETTINGS, migrate, openEmbeddedClickHouse, queryRows, type ClickHouseClient } from '../services/platform/clickhouse'
+import { INSERT_SELECT_SETTINGS, type ClickHouseClient } from '../services/platform/clickhouse'
 import { pathsQueryKind } from '../services/query/kinds/paths'
-import type { Project } from '../services/platform/tenancy'
-import { loadAverage, median, ms, x } from './support'
+import { benchKinds, EVENTS, NOW, TEAM } from './insight-kind'
 
 /** Paths of every person: no funnel to read. */
 const pathsKind = pathsQueryKind(() => {
   throw new Error('The bench reads no funnel.')
 })
 
-const EVENTS = Number(process.env.BENCH_EVENTS ?? 1_000_000)
-const RUNS = Number(process.env.BENCH_RUNS ?? 7)
-const TEAM = 1
-const NOW = '2026-03-15 12:00:00'
 const CHUNK = 1_000_000
 
 /** Event n: person n / 50, session (n % 50) / 10 (a day apart, within the last 30 days), page view n % 10 of it (a minute apart). */
@@ -44,79 +35,41 @@ async function loadPathEvents(ch: ClickHouseClient): Promise<void> {
   }
 }
 
-console.log(`Paths bench — ${new Date().toISOString()}, load average ${loadAverage()}`)
-const keep = process.env.BENCH_DATA_DIR
-const dataDir = keep ?? (await mkdtemp(path.join(tmpdir(), 'wren-bench-paths-')))
-await mkdir(dataDir, { recursive: true })
-const reuse = !!keep && existsSync(path.join(dataDir, 'clickhouse'))
-const ch = await openEmbeddedClickHouse(dataDir)
-try {
-  await migrate(ch)
-  if (!reuse) {
-    const start = performance.now()
-    await loadPathEvents(ch)
-    console.log(`\nloaded ${EVENTS.toLocaleString()} events in ${((performance.now() - start) / 1000).toFixed(1)} s`)
-  }
-  const [{ n }] = await queryRows<{ n: number }>(ch, 'SELECT count() AS n FROM events')
-  const project = { id: TEAM, name: 'bench', apiToken: 'x', timezone: 'UTC', settings: {}, createdAt: '' } as Project
-  const deps = { clickhouse: ch, actions: { list: async () => [] }, cohorts: { list: async () => [] } }
-  const query = pathsKind.parse({ kind: 'PathsQuery', dateRange: { date_from: '-30d' }, pathsFilter: { includeEventTypes: ['$pageview'] } })
+const query = pathsKind.parse({ kind: 'PathsQuery', dateRange: { date_from: '-30d' }, pathsFilter: { includeEventTypes: ['$pageview'] } })
 
-  // The same question by hand: URLs without a trailing slash, sessions split at 30 minutes, repeats collapsed
-  // into their last view, the first 5 steps, edges counted in PostHog's order.
-  const hand = `SELECT concat(toString(i - 1), '_', p[i - 1]) AS source, concat(toString(i), '_', p[i]) AS target, count() AS value, avg(t[i] - t[i - 1]) / 1000 AS ms
+// The same question by hand: URLs without a trailing slash, sessions split at 30 minutes, repeats collapsed
+// into their last view, the first 5 steps, edges counted in PostHog's order.
+const hand = `SELECT concat(toString(i - 1), '_', p[i - 1]) AS source, concat(toString(i), '_', p[i]) AS target, count() AS value, avg(t[i] - t[i - 1]) / 1000 AS ms
+  FROM (
+    SELECT arraySlice(arrayFilter((x, k) -> k, s.2, keep), 1, 5) AS p, arraySlice(arrayFilter((x, k) -> k, s.1, keep), 1, 5) AS t
     FROM (
-      SELECT arraySlice(arrayFilter((x, k) -> k, s.2, keep), 1, 5) AS p, arraySlice(arrayFilter((x, k) -> k, s.1, keep), 1, 5) AS t
-      FROM (
-        SELECT arraySort(groupArray((toUnixTimestamp64Micro(timestamp), replaceRegexpAll(\`mat_$current_url\`, '(.)/$', '\\\\1')))) AS evs
-        FROM events
-        WHERE team_id = ${TEAM} AND event = '$pageview' AND timestamp >= toDateTime64('2026-02-13 00:00:00', 6, 'UTC') AND timestamp <= toDateTime64('2026-03-15 23:59:59.999999', 6, 'UTC')
-        GROUP BY person_id)
-      ARRAY JOIN arraySplit((x, d) -> d >= 1800000000, evs, arrayDifference(arrayMap(x -> x.1, evs))) AS s
-      ARRAY JOIN [arrayMap((x, y) -> x != y, s.2, arrayPushBack(arrayPopFront(s.2), ''))] AS keep)
-    ARRAY JOIN arrayEnumerate(p) AS i WHERE i > 1
-    GROUP BY source, target ORDER BY value DESC, source, target LIMIT 50`
+      SELECT arraySort(groupArray((toUnixTimestamp64Micro(timestamp), replaceRegexpAll(\`mat_$current_url\`, '(.)/$', '\\\\1')))) AS evs
+      FROM events
+      WHERE team_id = ${TEAM} AND event = '$pageview' AND timestamp >= toDateTime64('2026-02-13 00:00:00', 6, 'UTC') AND timestamp <= toDateTime64('2026-03-15 23:59:59.999999', 6, 'UTC')
+      GROUP BY person_id)
+    ARRAY JOIN arraySplit((x, d) -> d >= 1800000000, evs, arrayDifference(arrayMap(x -> x.1, evs))) AS s
+    ARRAY JOIN [arrayMap((x, y) -> x != y, s.2, arrayPushBack(arrayPopFront(s.2), ''))] AS keep)
+  ARRAY JOIN arrayEnumerate(p) AS i WHERE i > 1
+  GROUP BY source, target ORDER BY value DESC, source, target LIMIT 50`
 
-  const kindTimes: number[] = []
-  const handTimes: number[] = []
-  const runKind = async () => {
-    const t = performance.now()
-    const answer = await pathsKind.run(
-      deps,
-      { project, now: new Date(NOW.replace(' ', 'T') + 'Z'), signal: new AbortController().signal },
-      query,
-    )
-    kindTimes.push(performance.now() - t)
-    return answer.results as Array<{ source: string; target: string; value: number }>
-  }
-  const runHand = async () => {
-    const t = performance.now()
-    const rows = await queryRows<{ source: string; target: string; value: number }>(ch, hand)
-    handTimes.push(performance.now() - t)
-    return rows
-  }
-  const [ours, theirs] = [await runKind(), await runHand()]
-  const key = (list: Array<{ source: string; target: string; value: number }>) =>
-    list.map((l) => `${l.source}>${l.target}:${Number(l.value)}`).join()
-  // The hand SQL keeps the orphan edges PostHog drops; the kind's edges are the ones a first step reaches.
-  const reached = new Set(ours.map((l) => `${l.source}>${l.target}`))
-  const agree = key(ours) === key(theirs.filter((l) => reached.has(`${l.source}>${l.target}`))) ? 'edges agree' : 'EDGES DIFFER'
-  kindTimes.length = 0
-  handTimes.length = 0
-  for (let i = 0; i < RUNS; i++) {
-    await runKind()
-    await runHand()
-  }
-  console.log(`\n${Number(n).toLocaleString()} events; median of ${RUNS} runs each, alternated; the kind's whole run (plan, SQL, shape)`)
-  console.log('PathsQuery'.padStart(14), 'hand-written'.padStart(14), 'ratio'.padStart(8))
-  console.log(
-    ms(median(kindTimes)).padStart(14),
-    ms(median(handTimes)).padStart(14),
-    x(median(kindTimes) / median(handTimes)).padStart(8),
-    `  fastest: ${ms(Math.min(...kindTimes))} / ${ms(Math.min(...handTimes))}; ${ours.length} edges, ${agree}`,
-  )
-  console.log(`load average ${loadAverage()}`)
-} finally {
-  await ch.close()
-  if (!keep) await rm(dataDir, { recursive: true, force: true })
-}
+type Edge = { source: string; target: string; value: number }
+const key = (list: Edge[]) => list.map((l) => `${l.source}>${l.target}:${Number(l.value)}`).join()
+await benchKinds(
+  'PathsQuery',
+  [
+    {
+      name: 'page views, 5 steps',
+      kind: async (deps, run) => (await pathsKind.run(deps as never, run, query)).results,
+      hand,
+      agree: (kind, rows) => {
+        const ours = kind as Edge[]
+        const theirs = rows.map(([source, target, value]) => ({ source, target, value }) as Edge)
+        // The hand SQL keeps the orphan edges PostHog drops; the kind's edges are the ones a first step reaches.
+        const reached = new Set(ours.map((l) => `${l.source}>${l.target}`))
+        const same = key(ours) === key(theirs.filter((l) => reached.has(`${l.source}>${l.target}`)))
+        return `${ours.length} edges, ${same ? 'edges agree' : 'EDGES DIFFER'}`
+      },
+    },
+  ],
+  loadPathEvents,
+)
