@@ -4,22 +4,12 @@
 // through the HogQLQuery kind, each next to the hand-written ClickHouse SQL of the same answer on the same
 // engine and data, alternated in the same run. Prints figures; asserts nothing.
 //   npm run bench -- hogql                      (BENCH_EVENTS, BENCH_RUNS=7, BENCH_DATA_DIR to keep the data)
-import { existsSync } from 'node:fs'
-import { mkdir, mkdtemp, rm } from 'node:fs/promises'
-import { tmpdir } from 'node:os'
-import path from 'node:path'
-import { migrate, openEmbeddedClickHouse, queryRows, queryTypedRows } from '../services/platform/clickhouse'
 import { SqlParams } from '../services/platform/clickhouse/params'
 import { parseSelect } from '../services/analytics/hogql/parser'
 import { printQuery } from '../services/analytics/hogql/printer'
 import { hogqlQueryKind } from '../services/query/kinds/hogql'
-import type { Project } from '../services/platform/tenancy'
-import { loadTrendEvents } from './trend-events'
-import { loadAverage, median, ms, x } from './support'
-
-const EVENTS = Number(process.env.BENCH_EVENTS ?? 1_000_000)
-const RUNS = Number(process.env.BENCH_RUNS ?? 7)
-const TEAM = 1
+import { benchKinds, TEAM } from './insight-kind'
+import { loadAverage, median, ms } from './support'
 
 console.log(`HogQL bench — ${new Date().toISOString()}, load average ${loadAverage()}`)
 
@@ -58,92 +48,41 @@ for (const text of TYPICAL) {
   console.log(text.slice(0, 58).padEnd(60), ms(median(first)).padStart(12), ms(median(repeated)).padStart(12))
 }
 
-// 2. HogQL against hand-written SQL, over N events.
-const keep = process.env.BENCH_DATA_DIR
-const dataDir = keep ?? (await mkdtemp(path.join(tmpdir(), 'wren-bench-hogql-')))
-await mkdir(dataDir, { recursive: true })
-const reuse = !!keep && existsSync(path.join(dataDir, 'clickhouse'))
-const ch = await openEmbeddedClickHouse(dataDir)
-try {
-  await migrate(ch)
-  if (!reuse) {
-    const start = performance.now()
-    await loadTrendEvents(ch, { team: TEAM, events: EVENTS, now: '2026-03-15 12:00:00' })
-    console.log(`\nloaded ${EVENTS.toLocaleString()} events in ${((performance.now() - start) / 1000).toFixed(1)} s`)
-  }
-  const [{ n }] = await queryRows<{ n: number }>(ch, 'SELECT count() AS n FROM events')
-  const project = { id: TEAM, name: 'bench', apiToken: 'x', timezone: 'UTC', settings: {}, createdAt: '' } as Project
-  const from = "toDateTime64('2026-02-14 00:00:00', 6, 'UTC')"
-  const where = `team_id = ${TEAM} AND timestamp >= ${from}`
-  const cases: Array<{ name: string; hogql: string; sql: string }> = [
-    {
-      name: 'count by event',
-      hogql: "SELECT event, count() AS c FROM events WHERE timestamp >= toDateTime('2026-02-14 00:00:00') GROUP BY event ORDER BY c DESC",
-      sql: `SELECT event, count() AS c FROM events WHERE ${where} GROUP BY event ORDER BY c DESC LIMIT 101`,
-    },
-    {
-      name: 'daily pageviews',
-      hogql:
-        "SELECT toStartOfDay(timestamp) AS day, count() AS c FROM events WHERE event = '$pageview' AND timestamp >= toDateTime('2026-02-14 00:00:00') GROUP BY day ORDER BY day",
-      sql: `SELECT toStartOfDay(timestamp, 'UTC') AS day, count() AS c FROM events WHERE ${where} AND event = '$pageview' GROUP BY day ORDER BY day LIMIT 101`,
-    },
-    {
-      name: 'pageviews by $browser',
-      hogql: "SELECT properties.$browser AS b, count() AS c FROM events WHERE event = '$pageview' GROUP BY b ORDER BY c DESC",
-      sql: `SELECT JSONExtract(properties, '$browser', 'Nullable(String)') AS b, count() AS c FROM events WHERE team_id = ${TEAM} AND event = '$pageview' GROUP BY b ORDER BY c DESC LIMIT 101`,
-    },
-    {
-      name: 'distinct persons signing up',
-      hogql: "SELECT count(DISTINCT person_id) FROM events WHERE event = 'signed_up'",
-      sql: `SELECT count(DISTINCT person_id) FROM events WHERE team_id = ${TEAM} AND event = 'signed_up' LIMIT 101`,
-    },
-  ]
-  console.log(
-    `\n${Number(n).toLocaleString()} events; median of ${RUNS} runs each, alternated; HogQL through the kind (parse, print, run, shape)`,
-  )
-  console.log('query'.padEnd(30), 'HogQL'.padStart(12), 'hand-written'.padStart(14), 'ratio'.padStart(8))
-  for (const c of cases) {
-    const hog: number[] = []
-    const raw: number[] = []
-    const runHogql = async () => {
-      const t = performance.now()
-      const answer = await hogqlQueryKind.run(
-        { clickhouse: ch },
-        { project, now: new Date('2026-03-15T12:00:00Z'), signal: new AbortController().signal },
-        hogqlQueryKind.parse({ kind: 'HogQLQuery', query: c.hogql }),
-      )
-      hog.push(performance.now() - t)
-      return answer.results as unknown[][]
-    }
-    const runSql = async () => {
-      const t = performance.now()
-      const answer = await queryTypedRows(ch, c.sql)
-      raw.push(performance.now() - t)
-      return answer.rows
-    }
-    // A warm-up of each, and a check that both answer the same.
-    const [a, b] = [await runHogql(), await runSql()]
-    hog.length = 0
-    raw.length = 0
-    const same = JSON.stringify(a.map((r) => r.map(String))) === JSON.stringify(b.map((r) => r.map(String)))
-    for (let i = 0; i < RUNS; i++) {
-      await runHogql()
-      await runSql()
-    }
-    const ratio = median(hog) / median(raw)
-    // The fastest run of each too: on a shared machine the median carries other processes' load.
-    const best = `${ms(Math.min(...hog))} / ${ms(Math.min(...raw))} = ${x(Math.min(...hog) / Math.min(...raw))}`
-    console.log(
-      c.name.padEnd(30),
-      ms(median(hog)).padStart(12),
-      ms(median(raw)).padStart(14),
-      x(ratio).padStart(8),
-      `  fastest: ${best}`,
-      same ? '' : '  (answers differ!)',
-    )
-  }
-  console.log(`load average ${loadAverage()}`)
-} finally {
-  await ch.close()
-  if (!keep) await rm(dataDir, { recursive: true, force: true })
-}
+// 2. HogQL through the kind (parse, print, run, shape) against hand-written SQL, over N events.
+const from = "toDateTime64('2026-02-14 00:00:00', 6, 'UTC')"
+const where = `team_id = ${TEAM} AND timestamp >= ${from}`
+const cases: Array<{ name: string; hogql: string; sql: string }> = [
+  {
+    name: 'count by event',
+    hogql: "SELECT event, count() AS c FROM events WHERE timestamp >= toDateTime('2026-02-14 00:00:00') GROUP BY event ORDER BY c DESC",
+    sql: `SELECT event, count() AS c FROM events WHERE ${where} GROUP BY event ORDER BY c DESC LIMIT 101`,
+  },
+  {
+    name: 'daily pageviews',
+    hogql:
+      "SELECT toStartOfDay(timestamp) AS day, count() AS c FROM events WHERE event = '$pageview' AND timestamp >= toDateTime('2026-02-14 00:00:00') GROUP BY day ORDER BY day",
+    sql: `SELECT toStartOfDay(timestamp, 'UTC') AS day, count() AS c FROM events WHERE ${where} AND event = '$pageview' GROUP BY day ORDER BY day LIMIT 101`,
+  },
+  {
+    name: 'pageviews by $browser',
+    hogql: "SELECT properties.$browser AS b, count() AS c FROM events WHERE event = '$pageview' GROUP BY b ORDER BY c DESC",
+    sql: `SELECT JSONExtract(properties, '$browser', 'Nullable(String)') AS b, count() AS c FROM events WHERE team_id = ${TEAM} AND event = '$pageview' GROUP BY b ORDER BY c DESC LIMIT 101`,
+  },
+  {
+    name: 'distinct persons signing up',
+    hogql: "SELECT count(DISTINCT person_id) FROM events WHERE event = 'signed_up'",
+    sql: `SELECT count(DISTINCT person_id) FROM events WHERE team_id = ${TEAM} AND event = 'signed_up' LIMIT 101`,
+  },
+]
+await benchKinds(
+  'HogQLQuery',
+  cases.map((c) => ({
+    name: c.name,
+    kind: async (deps, run) => (await hogqlQueryKind.run(deps, run, hogqlQueryKind.parse({ kind: 'HogQLQuery', query: c.hogql }))).results,
+    hand: c.sql,
+    agree: (kind, rows) =>
+      JSON.stringify((kind as unknown[][]).map((r) => r.map(String))) === JSON.stringify(rows.map((r) => r.map(String)))
+        ? 'answers agree'
+        : '(answers differ!)',
+  })),
+)
