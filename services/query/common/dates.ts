@@ -241,3 +241,15 @@ export async function earliestEvent(clickhouse: ClickHouseClient, teamId: number
   )
   return row?.first ? new Date(row.first) : null
 }
+
+/** A request's dates as its range reads them; the project's first event is read only for date_from "all". */
+export async function rangeInputOf(
+  clickhouse: ClickHouseClient,
+  teamId: number,
+  request: { dateFrom: string | null; dateTo: string | null; explicitDate: boolean },
+  interval: Interval,
+  exact = false,
+): Promise<DateRangeInput> {
+  const earliest = request.dateFrom === 'all' ? await earliestEvent(clickhouse, teamId) : null
+  return { dateFrom: request.dateFrom, dateTo: request.dateTo, interval, explicitDate: request.explicitDate, exact, earliest }
+}

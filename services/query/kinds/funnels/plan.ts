@@ -5,7 +5,7 @@ import type { SqlParams } from '../../../platform/clickhouse/params'
 import type { PersonalApiKey, Project } from '../../../platform/tenancy'
 import type { ActionStore } from '../../../actions/store'
 import type { Cohort, CohortStore } from '../../../cohorts/store'
-import { earliestEvent, resolveRange, weekStartOf, type DateRange, type DateRangeInput } from '../../common/dates'
+import { rangeInputOf, resolveRange, weekStartOf, type DateRange } from '../../common/dates'
 import { allOf, eventReads, type EventReadsDeps } from '../../common/event-reads'
 import { breakdownExpr } from '../../common/breakdown-sql'
 import type { SeriesEntity } from '../../common/series'
@@ -53,15 +53,7 @@ export async function planFunnel(
   const weekStartDay = weekStartOf(project)
   const definitions = await funnelDefinitions(deps, project, request)
   const { actions, cohorts } = definitions
-  const earliest = request.dateFrom === 'all' ? await earliestEvent(clickhouse, project.id) : null
-  const rangeInput: DateRangeInput = {
-    dateFrom: request.dateFrom,
-    dateTo: request.dateTo,
-    interval: request.interval,
-    explicitDate: request.explicitDate,
-    exact: false,
-    earliest,
-  }
+  const rangeInput = await rangeInputOf(clickhouse, project.id, request, request.interval)
   const range = resolveRange(rangeInput, opts.now, tz, weekStartDay)
   const reads = await eventReads(deps, project, definitions, { now: opts.now, viewer: opts.viewer, tz, weekStartDay, rangeInput })
   const { params } = reads

@@ -9,7 +9,7 @@ import type { PersonalApiKey, Project } from '../../../platform/tenancy'
 import type { Action, ActionStore } from '../../../actions/store'
 import type { CohortStore } from '../../../cohorts/store'
 import { addDays, addMonths } from '../../../analytics/time/wall-time'
-import { earliestEvent, resolveRange, weekStartOf, type DateRange, type DateRangeInput } from '../../common/dates'
+import { rangeInputOf, resolveRange, weekStartOf, type DateRange } from '../../common/dates'
 import { queryDefinitions } from '../../common/definitions'
 import { allOf, eventReads, type EventReads, type EventReadsDeps } from '../../common/event-reads'
 import { PERIOD_STEP, periodKey, periodKeySql } from '../../common/periods'
@@ -53,14 +53,7 @@ export async function planLifecycle(
   const tz = project.timezone || 'UTC'
   const weekStartDay = weekStartOf(project)
   const definitions = await lifecycleDefinitions(deps, project, request)
-  const rangeInput: DateRangeInput = {
-    dateFrom: request.dateFrom,
-    dateTo: request.dateTo,
-    interval: request.interval,
-    explicitDate: request.explicitDate,
-    exact: false,
-    earliest: request.dateFrom === 'all' ? await earliestEvent(deps.clickhouse, project.id) : null,
-  }
+  const rangeInput = await rangeInputOf(deps.clickhouse, project.id, request, request.interval)
   const range = resolveRange(rangeInput, opts.now, tz, weekStartDay)
   const reads = await eventReads(deps, project, definitions, { now: opts.now, viewer: opts.viewer, tz, weekStartDay, rangeInput })
   const { params } = reads

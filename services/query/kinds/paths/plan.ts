@@ -9,7 +9,7 @@ import { jsonValue } from '../../../analytics/property-filters/sql'
 import { SESSION_JOIN_SETTINGS } from '../../../analytics/sql/sessions'
 import { pathCleaningRules } from '../../../analytics/project-settings'
 import { allOf, eventReads, type EventReadsDeps } from '../../common/event-reads'
-import { earliestEvent, resolveRange, weekStartOf, type DateRange, type DateRangeInput } from '../../common/dates'
+import { rangeInputOf, resolveRange, weekStartOf, type DateRange } from '../../common/dates'
 import { queryDefinitions, type QueryDefinitions } from '../../common/definitions'
 import { embedSql, nestedAttrs } from '../../common/nested'
 import type { QueryRun } from '../../kind'
@@ -55,16 +55,8 @@ export async function planPaths(deps: PathsPlanDeps, run: QueryRun, request: Pat
   const tz = project.timezone || 'UTC'
   const weekStartDay = weekStartOf(project)
   const definitions = await pathsDefinitions(deps, project, request)
-  const earliest = request.dateFrom === 'all' ? await earliestEvent(clickhouse, project.id) : null
   // PostHog's paths have no interval: their dates round as a day's do.
-  const rangeInput: DateRangeInput = {
-    dateFrom: request.dateFrom,
-    dateTo: request.dateTo,
-    interval: 'day',
-    explicitDate: request.explicitDate,
-    exact: false,
-    earliest,
-  }
+  const rangeInput = await rangeInputOf(clickhouse, project.id, request, 'day')
   const range = resolveRange(rangeInput, opts.now, tz, weekStartDay)
   const events = await eventReads(deps, project, definitions, { ...opts, tz, weekStartDay, rangeInput })
   const { params } = events

@@ -7,15 +7,7 @@
 import type { PersonalApiKey, Project } from '../../../platform/tenancy'
 import type { Action, ActionStore } from '../../../actions/store'
 import type { CohortStore } from '../../../cohorts/store'
-import {
-  earliestEvent,
-  instantParam,
-  previousRange,
-  resolveRange,
-  weekStartOf,
-  type DateRange,
-  type DateRangeInput,
-} from '../../common/dates'
+import { instantParam, previousRange, rangeInputOf, resolveRange, weekStartOf, type DateRange } from '../../common/dates'
 import { queryDefinitions } from '../../common/definitions'
 import { allOf, eventReads, type EventReads, type EventReadsDeps } from '../../common/event-reads'
 import { periodKeySql } from '../../common/periods'
@@ -66,14 +58,7 @@ export async function planStickiness(
   const tz = project.timezone || 'UTC'
   const weekStartDay = weekStartOf(project)
   const definitions = await stickinessDefinitions(deps, project, request)
-  const rangeInput: DateRangeInput = {
-    dateFrom: request.dateFrom,
-    dateTo: request.dateTo,
-    interval: request.interval,
-    explicitDate: request.explicitDate,
-    exact: false,
-    earliest: request.dateFrom === 'all' ? await earliestEvent(deps.clickhouse, project.id) : null,
-  }
+  const rangeInput = await rangeInputOf(deps.clickhouse, project.id, request, request.interval)
   const current = resolveRange(rangeInput, opts.now, tz, weekStartDay)
   const ranges = request.compare ? [current, previousRange(current, rangeInput, request.compareTo)] : [current]
   const reads = await eventReads(deps, project, definitions, { now: opts.now, viewer: opts.viewer, tz, weekStartDay, rangeInput })

@@ -7,7 +7,7 @@ import type { SqlParams } from '../../../platform/clickhouse/params'
 import type { PersonalApiKey, Project } from '../../../platform/tenancy'
 import type { Action, ActionStore } from '../../../actions/store'
 import type { Cohort, CohortStore } from '../../../cohorts/store'
-import { earliestEvent, previousRange, resolveRange, weekStartOf, type DateRange, type DateRangeInput } from '../../common/dates'
+import { previousRange, rangeInputOf, resolveRange, weekStartOf, type DateRange } from '../../common/dates'
 import { breakdownExpr } from '../../common/breakdown-sql'
 import { eventReads, type EventReadsDeps } from '../../common/event-reads'
 import { actorsSelect, buildTrendQuery, type QueryInput, type ResolvedSeries, type TrendPoint } from './query'
@@ -78,15 +78,13 @@ export async function planTrend(
   const { globalProperties, actions, cohorts } = definitions
   const series = request.series.filter((s) => s.kind === 'events' || actions.has(Number(s.id)))
 
-  const earliest = request.dateFrom === 'all' ? await earliestEvent(clickhouse, project.id) : null
-  const rangeInput: DateRangeInput = {
-    dateFrom: request.dateFrom,
-    dateTo: request.dateTo,
-    interval: totalValue ? 'day' : request.interval,
-    explicitDate: request.explicitDate,
-    exact: request.display === 'BoldNumber',
-    earliest,
-  }
+  const rangeInput = await rangeInputOf(
+    clickhouse,
+    project.id,
+    request,
+    totalValue ? 'day' : request.interval,
+    request.display === 'BoldNumber',
+  )
   const current = resolveRange(rangeInput, now, tz, weekStartDay)
   const periods = request.compare ? [current, previousRange(current, rangeInput, request.compareTo)] : [current]
 
