@@ -4,7 +4,7 @@
 // browser whose legend holds the browsers and whose hover value is the API's number (and whose CSV export is
 // the API's), the project switcher (an empty project shows its snippet), a person's property
 // edited and still there after a reload, a person deleted once confirmed, a flag created in the page that /flags then answers, the menu
-// limited to the key's scopes, a recording listed with its metadata and shared, and every page at 1280 and 390 px wide (screenshots under test-artifacts/web/,
+// limited to the key's scopes, a recording listed with its metadata and shared, and every page at 1280 and 390 px wide, one test each (screenshots under test-artifacts/web/,
 // checked not blank and not wider than the window).
 import { readFile } from 'node:fs/promises'
 import path from 'node:path'
@@ -148,11 +148,8 @@ describe('the web app', () => {
       await browser?.close()
     })
 
-    /** A fresh browser at `size`, with no key stored, failing on any request to anywhere but Wren or anything its CSP refuses. */
-    const open = async (size: { width: number; height: number }): Promise<{ page: Page; elsewhere: string[] }> => {
-      const context = await browser.newContext({ viewport: size })
-      contexts.push(context)
-      const page = await context.newPage()
+    /** Fails on any request of `page` to anywhere but Wren, or anything its CSP refuses: the list it answers. */
+    const watch = (page: Page): string[] => {
       const elsewhere: string[] = []
       page.on('request', (req) => {
         if (!req.url().startsWith(`${t.url}/`) && !/^(data|blob|about):/.test(req.url())) elsewhere.push(req.url())
@@ -160,7 +157,14 @@ describe('the web app', () => {
       page.on('console', (message) => {
         if (/Content Security Policy/i.test(message.text())) elsewhere.push(message.text())
       })
-      return { page, elsewhere }
+      return elsewhere
+    }
+    /** A fresh browser at `size`, with no key stored. */
+    const open = async (size: { width: number; height: number }): Promise<{ page: Page; elsewhere: string[] }> => {
+      const context = await browser.newContext({ viewport: size })
+      contexts.push(context)
+      const page = await context.newPage()
+      return { page, elsewhere: watch(page) }
     }
     const signIn = async (page: Page, key = t.personalKey) => {
       await page.goto(t.url + '/')
@@ -410,38 +414,51 @@ describe('the web app', () => {
       expect(shared.headers.get('content-type')).toMatch(/^text\/html/)
     })
 
-    // One test per width: each draws twelve pages, which can take most of a minute on a busy machine.
-    it.each(Object.entries(WIDTHS))(
-      'draws every page at %s width: not blank, no error, nothing wider than the window',
-      async (name, size) => {
-        const ada = (await call('GET', `/api/projects/${t.projectId}/persons/?distinct_id=ada`)).body.results[0]
-        const pages: Array<[string, string]> = [
-          ['trends', `trends?breakdown=%24browser&breakdown_type=event`],
-          ['events', 'events'],
-          ['sql', `sql?q=${encodeURIComponent('select event, count() as c\nfrom events\ngroup by event\norder by c desc')}`],
-          ['persons', 'persons'],
-          ['person', `persons/${ada.uuid}`],
-          ['feature-flags', 'feature_flags'],
-          ['feature-flag-new', 'feature_flags/new'],
-          ['cohorts', 'cohorts'],
-          ['actions', 'actions'],
-          ['recordings', 'recordings'],
-          ['settings', 'settings'],
-        ]
+    // One test per page and width, so a slow page on a busy machine has its own time and a failure names it.
+    const PAGES: Array<[string, (adaUuid: string) => string]> = [
+      ['trends', () => `trends?breakdown=%24browser&breakdown_type=event`],
+      ['events', () => 'events'],
+      ['sql', () => `sql?q=${encodeURIComponent('select event, count() as c\nfrom events\ngroup by event\norder by c desc')}`],
+      ['persons', () => 'persons'],
+      ['person', (adaUuid) => `persons/${adaUuid}`],
+      ['feature-flags', () => 'feature_flags'],
+      ['feature-flag-new', () => 'feature_flags/new'],
+      ['cohorts', () => 'cohorts'],
+      ['actions', () => 'actions'],
+      ['recordings', () => 'recordings'],
+      ['settings', () => 'settings'],
+    ]
+    describe.each(Object.entries(WIDTHS))('at %s width: not blank, no error, nothing wider than the window', (name, size) => {
+      it('draws the sign-in page', async () => {
         const { page, elsewhere } = await open(size)
         await page.goto(t.url + '/')
         await page.waitForSelector('#key')
         await expectDrawn(page, `sign-in-${name}`, size.width, { maxShare: 0.97 })
-        await signIn(page)
-        for (const [title, url] of pages) {
-          await page.goto(`${t.url}/project/${t.projectId}/${url}`)
-          await page.waitForSelector('.page-header h1')
-          await page.waitForFunction(() => !(globalThis as unknown as PageGlobal).document.querySelector('.loading'))
-          expect(await page.locator('.error').count(), `${title}: ${await page.locator('.error').allTextContents()}`).toBe(0)
-          await expectDrawn(page, `${title}-${name}`, size.width, { maxShare: 0.97 })
-        }
         expect(elsewhere).toEqual([])
-      },
-    )
+      })
+
+      // One browser signed in once: each page opens in a new tab of it.
+      let signedIn: BrowserContext
+      let adaUuid: string
+      beforeAll(async () => {
+        adaUuid = (await call('GET', `/api/projects/${t.projectId}/persons/?distinct_id=ada`)).body.results[0].uuid
+        const { page } = await open(size)
+        await signIn(page)
+        signedIn = page.context()
+        await page.close()
+      })
+
+      it.each(PAGES)('draws the %s page', async (title, url) => {
+        const page = await signedIn.newPage()
+        const elsewhere = watch(page)
+        await page.goto(`${t.url}/project/${t.projectId}/${url(adaUuid)}`)
+        await page.waitForSelector('.page-header h1')
+        await page.waitForFunction(() => !(globalThis as unknown as PageGlobal).document.querySelector('.loading'))
+        expect(await page.locator('.error').count(), `${title}: ${await page.locator('.error').allTextContents()}`).toBe(0)
+        await expectDrawn(page, `${title}-${name}`, size.width, { maxShare: 0.97 })
+        expect(elsewhere).toEqual([])
+        await page.close()
+      })
+    })
   })
 })
