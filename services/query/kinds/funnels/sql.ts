@@ -92,8 +92,7 @@ export function actorRowsSql(input: ActorRowsInput): string {
       FROM (${joined}))`
   }
   let folded = `SELECT actor, pv, per, pe, ${fold.expr} AS f, event_count FROM (${joined})`
-  // The fold's read-outs in one layer after it, each reading the ones before by name (never nested in their text).
-  if (fold.layers.length) folded = `SELECT *, ${fold.layers.map((expr, i) => `${expr} AS p${i + 1}`).join(', ')} FROM (${folded})`
+  if (fold.after) folded = `SELECT *, ${fold.after} AS times FROM (${folded})`
   return `SELECT actor, replaceAll(pv, '${NULL_LABEL}', '') AS pv, per, r.1 AS step_reached, r.2 AS timings, r.3 AS start, event_count FROM (
     SELECT actor, pv, per, (${fold.result('f')}) AS r, event_count FROM (${folded}))
   WHERE step_reached >= 0`
@@ -102,8 +101,8 @@ export function actorRowsSql(input: ActorRowsInput): string {
 /** A fold over an actor's events (`pe`), and how its final state `f` reads as (step_reached, timings, start). */
 interface Fold {
   expr: string
-  /** Columns p1, p2, … computed after the fold (each may read the ones before). */
-  layers: string[]
+  /** A column `times` computed after the fold from its state `f` (the result may read it); null: none. */
+  after: string | null
   result(f: string): string
 }
 
@@ -166,21 +165,19 @@ function orderedFold(input: ActorRowsInput): Fold {
   const state = `Tuple(${[...K.map(() => 'Int64'), ...K.map(() => 'UInt8'), 'Tuple(UInt8, Int64, UInt8)', 'Int64'].join(', ')})`
   const body = `if(${all(`${doneAt} != 0`, `e.1 != ${doneAt}`)}, acc, (${[...newS, ...newX, newM, done].join(', ')}))`
   const init = `CAST((${[...K.map(() => '0'), ...K.map(() => '0'), '(0, 0, 0)', '0'].join(', ')}) AS ${state})`
-  // Positions in pe of the furthest path's steps: its first event, then each step's first event after the one
-  // before (unrolled: each position is one scan of pe; a missing one is 0, and is never read).
-  const positions: string[] = [
-    `arrayFirstIndex(x -> x.1 = f.${2 * n + 1}.2 AND bitTest(x.2, 0)${attrStep === 0 ? ' AND pv = x.3' : ''}, pe)`,
-  ]
-  for (let k = 2; k <= n; k++)
-    positions.push(
-      `arrayFirstIndex((x, i) -> i > p${k - 1} AND bitTest(x.2, ${k - 1})${k - 1 === attrStep ? ' AND pv = x.3' : ''}, pe, arrayEnumerate(pe))`,
-    )
-  const gaps = positions.slice(1).map((_, j) => `(pe[p${j + 2}].1 - pe[p${j + 1}].1) / 1e6`)
+  // The furthest path's step times, read after the fold by a second, small one: from the path's first event,
+  // each step is the first event of that step after the one before (an event of it in between would have
+  // advanced it). State: how many steps are found, and their times.
+  const M = `f.${2 * n + 1}`
+  const attr = (k: string) => (attrStep < 0 ? '' : ` AND (${k} != ${attrStep} OR pv = x.3)`)
+  const times = `arrayFold((acc, x) -> if(acc.1 = 0, if(x.1 = ${M}.2 AND bitTest(x.2, 0)${attrStep === 0 ? ' AND pv = x.3' : ''}, (toUInt8(1), [x.1]), acc),
+      if(acc.1 < ${M}.1 AND bitTest(x.2, acc.1)${attr('acc.1')}, (toUInt8(acc.1 + 1), arrayPushBack(acc.2, x.1)), acc)),
+    pe, (toUInt8(0), CAST([] AS Array(Int64)))).2`
   return {
     expr: `arrayFold((acc, e) -> CAST(${body} AS ${state}), pe, ${init})`,
-    layers: positions,
+    after: times,
     result: (r) =>
-      `if(${r}.${2 * n + 1}.3 = 1, toInt8(-1), toInt8(${r}.${2 * n + 1}.1) - 1), arraySlice(CAST([${gaps.join(', ')}] AS Array(Float64)), 1, greatest(${r}.${2 * n + 1}.1, 1) - 1), ${r}.${2 * n + 1}.2`,
+      `if(${r}.${2 * n + 1}.3 = 1, toInt8(-1), toInt8(${r}.${2 * n + 1}.1) - 1), arrayMap((a, b) -> (b - a) / 1e6, arrayPopBack(times), arrayPopFront(times)), ${r}.${2 * n + 1}.2`,
   }
 }
 
@@ -212,7 +209,7 @@ function unorderedFold(input: ActorRowsInput): Fold {
   const init = `CAST((arrayWithConstant(${n}, 0), 0, (0, 0, [], 0)) AS ${state})`
   return {
     expr: `arrayFold((acc, e) -> CAST((${next}, ${nextEx}, ${best}) AS ${state}), arrayReverse(pe), ${init})`,
-    layers: [],
+    after: null,
     result: (f) =>
       `if(${f}.3.4 = 1, toInt8(-1), toInt8(${f}.3.1) - 1), arrayMap((a, b) -> (b - a) / 1e6, arrayPopBack(${f}.3.3), arrayPopFront(${f}.3.3)), ${f}.3.2`,
   }
