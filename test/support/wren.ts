@@ -10,10 +10,7 @@ import { promisify } from 'node:util'
 import { createServer } from 'node:net'
 import type { AddressInfo } from 'node:net'
 import pino, { type Logger } from 'pino'
-import { buildWren, type Wren } from '../../services/app'
-import { loadConfig } from '../../services/platform/config'
-import { queryRows } from '../../services/platform/clickhouse'
-import { generateKey, PERSONAL_KEY_PREFIX, PROJECT_KEY_PREFIX } from '../../services/projects/store'
+import type { Wren } from '../../services/app'
 import { startClickHouseFixture } from './clickhouse-http'
 import { endsWithThisProcess } from './children'
 
@@ -28,11 +25,24 @@ export interface TestWren {
 }
 
 /**
+ * The app's modules, imported when a test first starts or reads a Wren in its own process: a test file that
+ * only spawns Wren as a child never loads them (in a fresh test process, ~3 s of CPU to transform and load).
+ */
+const appModules = () =>
+  Promise.all([
+    import('../../services/app'),
+    import('../../services/platform/config'),
+    import('../../services/projects/store'),
+    import('../../services/platform/clickhouse'),
+  ])
+
+/**
  * Starts Wren in this process on chDB, or with WREN_TEST_CLICKHOUSE_HTTP=1 on its own ClickHouse HTTP test
  * fixture (./clickhouse-http.ts), so that any test file can be run through the CLICKHOUSE_URL client path.
  * `logger`: Wren's log goes there (a test that reads the log), rather than to nothing (or WREN_TEST_LOG's level).
  */
 export async function startWren(env: Record<string, string> = {}, opts: { logger?: Logger } = {}): Promise<TestWren> {
+  const [{ buildWren }, { loadConfig }, { generateKey, PERSONAL_KEY_PREFIX, PROJECT_KEY_PREFIX }] = await appModules()
   const dataDir = await mkdtemp(path.join(tmpdir(), 'wren-test-'))
   const projectKey = generateKey(PROJECT_KEY_PREFIX)
   const personalKey = generateKey(PERSONAL_KEY_PREFIX)
@@ -265,6 +275,7 @@ export async function captureBatch(t: { url: string; projectKey: string }, event
 
 /** Waits until the ingestion processor has committed everything appended so far, and copied its wide persons' events. */
 export async function drained(wren: Wren): Promise<void> {
+  const [, , , { queryRows }] = await appModules()
   await waitFor(
     async () => {
       const stats = await wren.log.stats('wren_ingest')
@@ -272,7 +283,7 @@ export async function drained(wren: Wren): Promise<void> {
       const [wide] = await queryRows<{ n: number }>(wren.clickhouse, 'SELECT count() AS n FROM wide_events')
       return Number(wide.n) === 0
     },
-    { what: 'ingestion to catch up', intervalMs: 25 },
+    { what: 'ingestion to catch up', intervalMs: 25, timeoutMs: 50_000 },
   )
 }
 
