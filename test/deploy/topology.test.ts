@@ -17,7 +17,7 @@ import { PostHog } from 'posthog-node'
 import { afterAll, beforeAll, describe, expect, it } from 'vitest'
 import { generateKey, PERSONAL_KEY_PREFIX, PROJECT_KEY_PREFIX } from '../../services/projects/store'
 import { startClickHouseFixture, type ClickHouseFixture } from '../support/clickhouse-http'
-import { kafkaUnavailableReason, startKafka, type KafkaBroker } from '../support/kafka'
+import { kafkaUnavailableReason, kafkaForThisFile, type FileKafka } from '../support/kafka'
 import { POSTHOG_SNIPPET } from '../support/posthog-snippet'
 import { posthogPython, pythonUnavailable, runPythonJson } from '../support/python'
 import { skipReason } from '../support/skip'
@@ -45,7 +45,7 @@ interface PosthogGlobal {
 
 describe.skipIf(unavailable)('the deployment topology behind infra/Caddyfile', () => {
   let dir = ''
-  let kafka: KafkaBroker
+  let kafka: FileKafka
   let clickhouse: ClickHouseFixture
   let caddy: Caddy | null = null
   let proxy = ''
@@ -59,7 +59,7 @@ describe.skipIf(unavailable)('the deployment topology behind infra/Caddyfile', (
     dir = await mkdtemp(path.join(tmpdir(), 'wren-topology-'))
     const out = path.join(dir, 'app', 'dist')
     const [broker, fixture] = await Promise.all([
-      startKafka(),
+      kafkaForThisFile(),
       startClickHouseFixture({ user: 'wren', password: 'a fixture password' }),
       promisify(execFile)('npm', ['run', '--silent', 'build', '--', out], { cwd: repoRoot }),
     ])
@@ -74,7 +74,7 @@ describe.skipIf(unavailable)('the deployment topology behind infra/Caddyfile', (
         data,
         {
           ...keys,
-          KAFKA_BROKERS: kafka.brokers,
+          ...kafka.env,
           KAFKA_PARTITIONS: '4',
           KAFKA_SESSION_TIMEOUT_MS: '6000',
           ...clickhouse.env,

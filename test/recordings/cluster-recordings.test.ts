@@ -9,7 +9,7 @@ import { mkdtemp, rm } from 'node:fs/promises'
 import { tmpdir } from 'node:os'
 import path from 'node:path'
 import { api, spawnWren, waitFor, type WrenProcess } from '../support/wren'
-import { kafkaUnavailableReason, startKafka, type KafkaBroker } from '../support/kafka'
+import { kafkaUnavailableReason, kafkaForThisFile, type FileKafka } from '../support/kafka'
 import { startClickHouseFixture, type ClickHouseFixture } from '../support/clickhouse-http'
 import { generateKey, PERSONAL_KEY_PREFIX, PROJECT_KEY_PREFIX } from '../../services/projects/store'
 import { skipReason } from '../support/skip'
@@ -20,7 +20,7 @@ const SESSIONS = 4
 describe.skipIf(unavailable !== null)(
   `session recordings through Kafka, roles in separate processes${unavailable ? ` (skipped: ${unavailable})` : ''}`,
   () => {
-    let kafka: KafkaBroker
+    let kafka: FileKafka
     let clickhouse: ClickHouseFixture
     const dirs: string[] = []
     const processes: WrenProcess[] = []
@@ -35,7 +35,7 @@ describe.skipIf(unavailable !== null)(
         dir,
         {
           ...keys,
-          KAFKA_BROKERS: kafka.brokers,
+          ...kafka.env,
           KAFKA_PARTITIONS: '2',
           KAFKA_SESSION_TIMEOUT_MS: '6000',
           ...clickhouse.env,
@@ -84,7 +84,7 @@ describe.skipIf(unavailable !== null)(
     }
 
     beforeAll(async () => {
-      ;[kafka, clickhouse] = await Promise.all([startKafka(), startClickHouseFixture({ user: 'wren', password: 'fixture secret' })])
+      ;[kafka, clickhouse] = await Promise.all([kafkaForThisFile(), startClickHouseFixture({ user: 'wren', password: 'fixture secret' })])
       // The first process creates the database, the tables and the project from the keys; the others find them.
       apiProcess = await spawn('api')
       capture = await spawn('capture')

@@ -12,7 +12,7 @@ import { mkdtemp, rm } from 'node:fs/promises'
 import { tmpdir } from 'node:os'
 import path from 'node:path'
 import { api, spawnWren, waitFor, type WrenProcess } from '../support/wren'
-import { kafkaUnavailableReason, startKafka, type KafkaBroker } from '../support/kafka'
+import { kafkaUnavailableReason, kafkaForThisFile, type FileKafka } from '../support/kafka'
 import { startClickHouseFixture, type ClickHouseFixture } from '../support/clickhouse-http'
 import { generateKey, PERSONAL_KEY_PREFIX, PROJECT_KEY_PREFIX } from '../../services/projects/store'
 import { skipReason } from '../support/skip'
@@ -22,7 +22,7 @@ const unavailable = skipReason('cluster tests', kafkaUnavailableReason())
 describe.skipIf(unavailable !== null)(
   `configuration written through two api processes at once${unavailable ? ` (skipped: ${unavailable})` : ''}`,
   () => {
-    let kafka: KafkaBroker
+    let kafka: FileKafka
     let clickhouse: ClickHouseFixture
     const dirs: string[] = []
     const apis: WrenProcess[] = []
@@ -35,7 +35,7 @@ describe.skipIf(unavailable !== null)(
         dir,
         {
           ...keys,
-          KAFKA_BROKERS: kafka.brokers,
+          ...kafka.env,
           KAFKA_PARTITIONS: '4',
           ...clickhouse.env,
         },
@@ -47,7 +47,7 @@ describe.skipIf(unavailable !== null)(
     const call = (p: WrenProcess) => api({ url: p.url, personalKey: keys.WREN_PERSONAL_API_KEY })
 
     beforeAll(async () => {
-      ;[kafka, clickhouse] = await Promise.all([startKafka(), startClickHouseFixture()])
+      ;[kafka, clickhouse] = await Promise.all([kafkaForThisFile(), startClickHouseFixture()])
       await spawnApi() // creates the tables and the project from the keys; the second finds them
       await spawnApi()
     }, 180_000)

@@ -8,7 +8,7 @@ import { tmpdir } from 'node:os'
 import path from 'node:path'
 import { randomUUID } from 'node:crypto'
 import { api, spawnWren, waitFor, type WrenProcess } from '../support/wren'
-import { kafkaUnavailableReason, startKafka, type KafkaBroker } from '../support/kafka'
+import { kafkaUnavailableReason, kafkaForThisFile, type FileKafka } from '../support/kafka'
 import { startClickHouseFixture, type ClickHouseFixture } from '../support/clickhouse-http'
 import { generateKey, PERSONAL_KEY_PREFIX, PROJECT_KEY_PREFIX } from '../../services/projects/store'
 import { skipReason } from '../support/skip'
@@ -18,7 +18,7 @@ const unavailable = skipReason('cluster tests', kafkaUnavailableReason())
 describe.skipIf(unavailable !== null)(
   `roles in separate processes on one ClickHouse over HTTP${unavailable ? ` (skipped: ${unavailable})` : ''}`,
   () => {
-    let kafka: KafkaBroker
+    let kafka: FileKafka
     let clickhouse: ClickHouseFixture
     const dirs: string[] = []
     const processes: WrenProcess[] = []
@@ -32,7 +32,7 @@ describe.skipIf(unavailable !== null)(
       dirs.push(dir)
       const env = {
         ...keys,
-        KAFKA_BROKERS: kafka.brokers,
+        ...kafka.env,
         KAFKA_PARTITIONS: '4',
         KAFKA_SESSION_TIMEOUT_MS: '6000',
         ...clickhouse.env,
@@ -67,7 +67,7 @@ describe.skipIf(unavailable !== null)(
       )
 
     beforeAll(async () => {
-      ;[kafka, clickhouse] = await Promise.all([startKafka(), startClickHouseFixture({ user: 'wren', password: 'fixture secret' })])
+      ;[kafka, clickhouse] = await Promise.all([kafkaForThisFile(), startClickHouseFixture({ user: 'wren', password: 'fixture secret' })])
       // The first process creates the database, the tables and the project from the keys; the others find them.
       await spawn('ingest')
       ;[capture, apis[0], apis[1], decide] = await Promise.all([spawn('capture'), spawn('api'), spawn('api'), spawn('decide')])

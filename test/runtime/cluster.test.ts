@@ -14,7 +14,7 @@ import { randomUUID } from 'node:crypto'
 import { Kafka, logLevel } from 'kafkajs'
 import { PostHog } from 'posthog-node'
 import { api, spawnWren, waitFor, type WrenProcess } from '../support/wren'
-import { kafkaUnavailableReason, startKafka, type KafkaBroker } from '../support/kafka'
+import { kafkaUnavailableReason, kafkaForThisFile, type FileKafka } from '../support/kafka'
 import { generateKey, PERSONAL_KEY_PREFIX, PROJECT_KEY_PREFIX } from '../../services/projects/store'
 import { skipReason } from '../support/skip'
 import { openKafkaLog } from '../../services/platform/log/kafka/kafka-log'
@@ -23,7 +23,7 @@ import { LogCommandWaiter, publishCommandResults } from '../../services/platform
 const unavailable = skipReason('cluster tests', kafkaUnavailableReason())
 
 describe.skipIf(unavailable !== null)(`cluster mode on a real Kafka broker${unavailable ? ` (skipped: ${unavailable})` : ''}`, () => {
-  let kafka: KafkaBroker
+  let kafka: FileKafka
   const dirs: string[] = []
   const processes: WrenProcess[] = []
   const keys = { WREN_PROJECT_API_KEY: generateKey(PROJECT_KEY_PREFIX), WREN_PERSONAL_API_KEY: generateKey(PERSONAL_KEY_PREFIX) }
@@ -50,12 +50,12 @@ describe.skipIf(unavailable !== null)(`cluster mode on a real Kafka broker${unav
   }
 
   beforeAll(async () => {
-    kafka = await startKafka()
+    kafka = await kafkaForThisFile()
     // While stallFile exists the ingest process's batches fail (the last test stalls ingestion with it).
     stallFile = path.join(await dir('stall'), 'stall')
     env = {
       ...keys,
-      KAFKA_BROKERS: kafka.brokers,
+      ...kafka.env,
       KAFKA_PARTITIONS: '4',
       KAFKA_SESSION_TIMEOUT_MS: '6000',
       WREN_INGEST_BATCH: '200',
@@ -254,7 +254,7 @@ describe.skipIf(unavailable !== null)(`cluster mode on a real Kafka broker${unav
     const client = new Kafka({ brokers: [kafka.brokers], logLevel: logLevel.NOTHING })
     const producer = client.producer()
     await producer.connect()
-    await producer.send({ topic: 'wren_ingest', messages: [{ key: '1', value: Buffer.from('definitely not avro') }] })
+    await producer.send({ topic: `${kafka.topicPrefix}wren_ingest`, messages: [{ key: '1', value: Buffer.from('definitely not avro') }] })
     await producer.disconnect()
     const after = randomUUID()
     const res = await fetch(`${captures[1].url}/batch/`, {
@@ -271,10 +271,10 @@ describe.skipIf(unavailable !== null)(`cluster mode on a real Kafka broker${unav
       what: 'the event after the poison message',
     })
 
-    const consumer = client.consumer({ groupId: `dlq-reader-${randomUUID()}` })
+    const consumer = client.consumer({ groupId: `${kafka.topicPrefix}dlq-reader` })
     const letters: Array<{ key: string; value: string; error: string }> = []
     await consumer.connect()
-    await consumer.subscribe({ topic: 'wren_dead_letters', fromBeginning: true })
+    await consumer.subscribe({ topic: `${kafka.topicPrefix}wren_dead_letters`, fromBeginning: true })
     await consumer.run({
       eachMessage: async ({ message }) =>
         void letters.push({
@@ -295,7 +295,14 @@ describe.skipIf(unavailable !== null)(`cluster mode on a real Kafka broker${unav
   it('an api process without the processor learns a command result published by another process', async () => {
     const quiet = { warn: () => {}, error: () => {}, info: () => {}, debug: () => {} }
     const open = () =>
-      openKafkaLog({ brokers: [kafka.brokers], partitions: 4, replicationFactor: 1, sessionTimeoutMs: 6000, logger: quiet })
+      openKafkaLog({
+        brokers: [kafka.brokers],
+        topicPrefix: kafka.topicPrefix,
+        partitions: 4,
+        replicationFactor: 1,
+        sessionTimeoutMs: 6000,
+        logger: quiet,
+      })
     const [ingest, apiSide] = [await open(), await open()]
     const waiter = new LogCommandWaiter(apiSide)
     waiter.start()

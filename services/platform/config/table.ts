@@ -11,6 +11,7 @@ import {
   httpUrl,
   instant,
   integer,
+  kafkaName,
   list,
   map,
   niceValue,
@@ -229,6 +230,14 @@ export const VARIABLES: readonly ConfigVariable[] = [
     default: '30000',
     parse: integer,
     doc: 'how long a consumer that stopped heartbeating (a dead ingest process) keeps its partitions',
+  }),
+  v({
+    env: 'KAFKA_TOPIC_PREFIX',
+    group: 'cluster',
+    field: 'kafka.topicPrefix',
+    default: '',
+    parse: kafkaName,
+    doc: 'put before the name of every topic and consumer group Wren uses, so that several deployments (staging beside production) can share one Kafka cluster, each with its own topics and groups',
   }),
   v({
     env: 'CLICKHOUSE_URL',

@@ -128,6 +128,8 @@ export interface KafkaConfig {
   replicationFactor: number
   /** How long a consumer that stopped heartbeating (kill -9) keeps its partitions. */
   sessionTimeoutMs: number
+  /** Put before every topic and consumer group name: deployments sharing a Kafka cluster keep apart. */
+  topicPrefix: string
 }
 
 export interface ClickHouseServerConfig {

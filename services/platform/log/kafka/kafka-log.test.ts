@@ -2,7 +2,7 @@
 // order, commits only after the handler, retries marked redelivered, and a consumer-group rebalance
 // between two consumers that hands every record to exactly one of them.
 import { afterAll, beforeAll, describe, expect, it } from 'vitest'
-import { kafkaUnavailableReason, startKafka, type KafkaBroker } from '../../../../test/support/kafka'
+import { kafkaUnavailableReason, kafkaForThisFile, type FileKafka } from '../../../../test/support/kafka'
 import { waitFor } from '../../../../test/support/wren'
 import { openKafkaLog, type KafkaLog } from './kafka-log'
 import type { LogBatch } from '../log'
@@ -20,11 +20,12 @@ interface Delivery {
 }
 
 describe.skipIf(unavailable !== null)(`kafka log on a real broker${unavailable ? ` (skipped: ${unavailable})` : ''}`, () => {
-  let kafka: KafkaBroker
+  let kafka: FileKafka
   const logs: KafkaLog[] = []
   const open = async () => {
     const log = await openKafkaLog({
       brokers: [kafka.brokers],
+      topicPrefix: kafka.topicPrefix,
       partitions: 4,
       replicationFactor: 1,
       sessionTimeoutMs: 6000,
@@ -40,7 +41,7 @@ describe.skipIf(unavailable !== null)(`kafka log on a real broker${unavailable ?
     )
 
   beforeAll(async () => {
-    kafka = await startKafka()
+    kafka = await kafkaForThisFile()
   }, 120_000)
   afterAll(async () => {
     await Promise.all(logs.map((l) => l.close()))
