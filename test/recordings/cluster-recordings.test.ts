@@ -41,6 +41,8 @@ describe.skipIf(unavailable !== null)(
           ...clickhouse.env,
           WREN_RECORDINGS_BATCH: '5',
           WREN_RECORDINGS_WAIT_MS: '20',
+          // The last wait is on the lag the recordings process samples: every second rather than the default 5.
+          KAFKA_LAG_INTERVAL_MS: '1000',
           ...extra,
         },
         role,

@@ -61,6 +61,8 @@ describe.skipIf(unavailable !== null)(`cluster mode on a real Kafka broker${unav
       WREN_INGEST_BATCH: '200',
       WREN_FAILPOINTS: `ingest-stall-file=${stallFile}`,
       WREN_READY_STALL_SECONDS: '3',
+      // The stall test waits on the lag each process samples: every second rather than the default 5.
+      KAFKA_LAG_INTERVAL_MS: '1000',
     }
     coreDir = await dir('core')
     core = await spawn(coreDir, 'ingest,api')
@@ -334,7 +336,7 @@ describe.skipIf(unavailable !== null)(`cluster mode on a real Kafka broker${unav
     expect(res.status).toBe(200)
     const unready = await waitFor(
       async () => {
-        // The lag is sampled every 5 s on Kafka: a sample from before the batch was appended can already
+        // The lag is sampled every second (KAFKA_LAG_INTERVAL_MS): a sample from before the batch was appended can already
         // say stalled (a message left by an earlier test), so wait for one that counts the batch too.
         const r = await fetch(`${core.url}/_readyz`)
         if (r.status !== 503) return false

@@ -232,6 +232,14 @@ export const VARIABLES: readonly ConfigVariable[] = [
     doc: 'how long a consumer that stopped heartbeating (a dead ingest process) keeps its partitions',
   }),
   v({
+    env: 'KAFKA_LAG_INTERVAL_MS',
+    group: 'cluster',
+    field: 'kafka.lagIntervalMs',
+    default: '5000',
+    parse: atLeastOne,
+    doc: "how often each process reads a stage's lag (readiness, `/_health`, capture's backpressure) from Kafka's offsets: two admin requests a read",
+  }),
+  v({
     env: 'KAFKA_TOPIC_PREFIX',
     group: 'cluster',
     field: 'kafka.topicPrefix',
