@@ -88,6 +88,10 @@ export interface KafkaLog extends Log {
 const MIN_BACKOFF_MS = 100
 const MAX_BACKOFF_MS = 5_000
 const HEARTBEAT_EVERY_MS = 3_000
+/** A subscriber waiting less than this to fill a batch is handed each record at once (see KafkaSubscription). */
+const MIN_BATCHING_WAIT_MS = 10
+/** How long the broker holds a fetch that finds nothing, for such a subscriber. */
+const LONG_POLL_MS = 500
 /** Largest group-committed send; topics accept record batches up to MAX_MESSAGE_BYTES. */
 const MAX_SEND_BYTES = 8 << 20
 const MAX_MESSAGE_BYTES = 32 << 20
@@ -363,9 +367,13 @@ class KafkaSubscription implements Subscription {
     this.consumer = log.kafka.consumer({
       groupId: log.named(options.group),
       allowAutoTopicCreation: false,
-      // The broker batches for us: it answers once 1 MiB is there or maxWaitMs has passed.
-      maxWaitTimeInMs: Math.max(options.maxWaitMs, 1),
-      minBytes: 1 << 20,
+      // The broker batches for us: it answers once 1 MiB is there or maxWaitMs has passed. A subscriber that waits
+      // only a few ms (the config, command-result and person-change feeds) would make that a busy poll of an
+      // idle topic (a fetch every few ms, costing both sides CPU, ~20% of a core per process): it gets each record
+      // as soon as it is there instead, the broker holding an idle fetch up to LONG_POLL_MS.
+      ...(options.maxWaitMs < MIN_BATCHING_WAIT_MS
+        ? { maxWaitTimeInMs: LONG_POLL_MS, minBytes: 1 }
+        : { maxWaitTimeInMs: options.maxWaitMs, minBytes: 1 << 20 }),
       // A fetch holds a few batches at most (the broker still returns a record batch larger than this whole).
       maxBytesPerPartition: fetchBytes(options.maxBatchBytes),
       maxBytes: 4 * fetchBytes(options.maxBatchBytes),
