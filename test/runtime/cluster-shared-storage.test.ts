@@ -276,7 +276,7 @@ describe.skipIf(unavailable !== null)(
         { timeoutMs: 30_000, what: 'the recordings process to be ready with no lag' },
       )
       expect(ready).toMatchObject({ roles: ['recordings'], log: 'kafka', recordings: { end_offset: 41 } })
-    })
+    }, 120_000)
 
     // Configuration written through both api processes at once (last: it changes project 1's settings).
     const kinds = {
