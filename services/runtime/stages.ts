@@ -32,7 +32,7 @@ export class Stages extends BuildOnce {
       const monitor = new IngestionLagMonitor(this.ctx.storage.log, {
         topic: stream.topic,
         group: stream.group,
-        intervalMs: this.ctx.storage.kafka ? 5_000 : 1_000,
+        intervalMs: this.ctx.config.kafka?.lagIntervalMs ?? 1_000,
         logger: this.child(`${stream.lag.report === 'ingestion' ? 'ingestion' : 'recordings'}-lag`),
       })
       await monitor.start()

@@ -1,5 +1,5 @@
 // The cluster's deployment topology without Docker: the build's compiled entry point (npm run build, as the
-// image runs it) as capture ×2, ingest ×2, decide ×2, api and recordings, separate processes on a real Kafka
+// image runs it: the run's build, test/support/run-setup.ts, or one of this file's own outside a run) as capture ×2, ingest ×2, decide ×2, api and recordings, separate processes on a real Kafka
 // broker and the ClickHouse-HTTP test fixture, behind Debian's caddy with infra/Caddyfile, all started at once
 // on empty storage (as docker compose starts them: each migrates; one project and key result). posthog-js loads
 // through PostHog's snippet from the proxy in Chromium, captures, identifies, gets a flag and records;
@@ -17,11 +17,11 @@ import { PostHog } from 'posthog-node'
 import { afterAll, beforeAll, describe, expect, it } from 'vitest'
 import { generateKey, PERSONAL_KEY_PREFIX, PROJECT_KEY_PREFIX } from '../../services/projects/store'
 import { startClickHouseFixture, type ClickHouseFixture } from '../support/clickhouse-http'
-import { kafkaUnavailableReason, startKafka, type KafkaBroker } from '../support/kafka'
+import { kafkaUnavailableReason, kafkaForThisFile, type FileKafka } from '../support/kafka'
 import { POSTHOG_SNIPPET } from '../support/posthog-snippet'
 import { posthogPython, pythonUnavailable, runPythonJson } from '../support/python'
 import { skipReason } from '../support/skip'
-import { api, spawnWren, waitFor, type WrenEntry, type WrenProcess } from '../support/wren'
+import { api, SOURCE_ENTRY, spawnWren, waitFor, wrenEntry, type WrenEntry, type WrenProcess } from '../support/wren'
 import { chromiumMissing, launchChromium } from '../support/browser'
 import { caddyMissing, startCaddy, type Caddy } from './caddy'
 
@@ -45,7 +45,7 @@ interface PosthogGlobal {
 
 describe.skipIf(unavailable)('the deployment topology behind infra/Caddyfile', () => {
   let dir = ''
-  let kafka: KafkaBroker
+  let kafka: FileKafka
   let clickhouse: ClickHouseFixture
   let caddy: Caddy | null = null
   let proxy = ''
@@ -57,15 +57,20 @@ describe.skipIf(unavailable)('the deployment topology behind infra/Caddyfile', (
 
   beforeAll(async () => {
     dir = await mkdtemp(path.join(tmpdir(), 'wren-topology-'))
-    const out = path.join(dir, 'app', 'dist')
-    const [broker, fixture] = await Promise.all([
-      startKafka(),
+    const built = async (): Promise<WrenEntry> => {
+      const run = await wrenEntry()
+      if (run !== SOURCE_ENTRY) return run
+      const out = path.join(dir, 'app', 'dist')
+      await promisify(execFile)('npm', ['run', '--silent', 'build', '--', out], { cwd: repoRoot })
+      await symlink(path.join(repoRoot, 'node_modules'), path.join(dir, 'app', 'node_modules'))
+      return { args: [path.join(out, 'services', 'main.js')], cwd: path.join(dir, 'app') }
+    }
+    const [broker, fixture, entry] = await Promise.all([
+      kafkaForThisFile(),
       startClickHouseFixture({ user: 'wren', password: 'a fixture password' }),
-      promisify(execFile)('npm', ['run', '--silent', 'build', '--', out], { cwd: repoRoot }),
+      built(),
     ])
     ;[kafka, clickhouse] = [broker, fixture]
-    await symlink(path.join(repoRoot, 'node_modules'), path.join(dir, 'app', 'node_modules'))
-    const entry: WrenEntry = { args: [path.join(out, 'services', 'main.js')], cwd: path.join(dir, 'app') }
     let n = 0
     const start = async (role: string) => {
       const data = path.join(dir, `${role}-${n++}`)
@@ -74,7 +79,7 @@ describe.skipIf(unavailable)('the deployment topology behind infra/Caddyfile', (
         data,
         {
           ...keys,
-          KAFKA_BROKERS: kafka.brokers,
+          ...kafka.env,
           KAFKA_PARTITIONS: '4',
           KAFKA_SESSION_TIMEOUT_MS: '6000',
           ...clickhouse.env,

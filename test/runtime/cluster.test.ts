@@ -14,7 +14,7 @@ import { randomUUID } from 'node:crypto'
 import { Kafka, logLevel } from 'kafkajs'
 import { PostHog } from 'posthog-node'
 import { api, spawnWren, waitFor, type WrenProcess } from '../support/wren'
-import { kafkaUnavailableReason, startKafka, type KafkaBroker } from '../support/kafka'
+import { kafkaUnavailableReason, kafkaForThisFile, type FileKafka } from '../support/kafka'
 import { generateKey, PERSONAL_KEY_PREFIX, PROJECT_KEY_PREFIX } from '../../services/projects/store'
 import { skipReason } from '../support/skip'
 import { openKafkaLog } from '../../services/platform/log/kafka/kafka-log'
@@ -23,7 +23,7 @@ import { LogCommandWaiter, publishCommandResults } from '../../services/platform
 const unavailable = skipReason('cluster tests', kafkaUnavailableReason())
 
 describe.skipIf(unavailable !== null)(`cluster mode on a real Kafka broker${unavailable ? ` (skipped: ${unavailable})` : ''}`, () => {
-  let kafka: KafkaBroker
+  let kafka: FileKafka
   const dirs: string[] = []
   const processes: WrenProcess[] = []
   const keys = { WREN_PROJECT_API_KEY: generateKey(PROJECT_KEY_PREFIX), WREN_PERSONAL_API_KEY: generateKey(PERSONAL_KEY_PREFIX) }
@@ -32,6 +32,8 @@ describe.skipIf(unavailable !== null)(`cluster mode on a real Kafka broker${unav
   let core: WrenProcess
   let captures: WrenProcess[] = []
   let stallFile = ''
+  /** The next test's failpoint (see there), on the core the kill test restarts: one start fewer than a restart of its own. */
+  const poisonCore = () => ({ WREN_FAILPOINTS: `${env.WREN_FAILPOINTS},ingest-poison-event=poison`, WREN_INGEST_MAX_RETRIES: '2' })
 
   const dir = async (name: string) => {
     const d = await mkdtemp(path.join(tmpdir(), `wren-${name}-`))
@@ -50,17 +52,19 @@ describe.skipIf(unavailable !== null)(`cluster mode on a real Kafka broker${unav
   }
 
   beforeAll(async () => {
-    kafka = await startKafka()
+    kafka = await kafkaForThisFile()
     // While stallFile exists the ingest process's batches fail (the last test stalls ingestion with it).
     stallFile = path.join(await dir('stall'), 'stall')
     env = {
       ...keys,
-      KAFKA_BROKERS: kafka.brokers,
+      ...kafka.env,
       KAFKA_PARTITIONS: '4',
       KAFKA_SESSION_TIMEOUT_MS: '6000',
       WREN_INGEST_BATCH: '200',
       WREN_FAILPOINTS: `ingest-stall-file=${stallFile}`,
       WREN_READY_STALL_SECONDS: '3',
+      // The stall test waits on the lag each process samples: every second rather than the default 5.
+      KAFKA_LAG_INTERVAL_MS: '1000',
     }
     coreDir = await dir('core')
     core = await spawn(coreDir, 'ingest,api')
@@ -167,7 +171,7 @@ describe.skipIf(unavailable !== null)(`cluster mode on a real Kafka broker${unav
     // The graceful stop before it left nothing pending.
     expect(dying.output()).not.toContain('redelivering a batch')
 
-    core = await spawn(coreDir, 'ingest,api')
+    core = await spawn(coreDir, 'ingest,api', poisonCore())
     const restarted = core
     const restartedAt = seq
     await flood(() => seq >= restartedAt + 1000)
@@ -197,11 +201,7 @@ describe.skipIf(unavailable !== null)(`cluster mode on a real Kafka broker${unav
   }, 240_000)
 
   it('an event ClickHouse refuses goes to dead letters while the rest flows, and after the fix a replay stores it once', async () => {
-    expect(await core.stop()).toBe(0)
-    core = await spawn(coreDir, 'ingest,api', {
-      WREN_FAILPOINTS: `${env.WREN_FAILPOINTS},ingest-poison-event=poison`,
-      WREN_INGEST_MAX_RETRIES: '2',
-    })
+    // The core the kill test restarted refuses the event named 'poison', and isolates a batch after 2 failures (poisonCore).
     const poison = randomUUID()
     const good = (n: number) => ({ event: 'kgood', distinct_id: `k-user-${n % 5}`, uuid: randomUUID(), properties: { n, $set: { n } } })
     const batch = [
@@ -254,7 +254,7 @@ describe.skipIf(unavailable !== null)(`cluster mode on a real Kafka broker${unav
     const client = new Kafka({ brokers: [kafka.brokers], logLevel: logLevel.NOTHING })
     const producer = client.producer()
     await producer.connect()
-    await producer.send({ topic: 'wren_ingest', messages: [{ key: '1', value: Buffer.from('definitely not avro') }] })
+    await producer.send({ topic: `${kafka.topicPrefix}wren_ingest`, messages: [{ key: '1', value: Buffer.from('definitely not avro') }] })
     await producer.disconnect()
     const after = randomUUID()
     const res = await fetch(`${captures[1].url}/batch/`, {
@@ -271,10 +271,10 @@ describe.skipIf(unavailable !== null)(`cluster mode on a real Kafka broker${unav
       what: 'the event after the poison message',
     })
 
-    const consumer = client.consumer({ groupId: `dlq-reader-${randomUUID()}` })
+    const consumer = client.consumer({ groupId: `${kafka.topicPrefix}dlq-reader` })
     const letters: Array<{ key: string; value: string; error: string }> = []
     await consumer.connect()
-    await consumer.subscribe({ topic: 'wren_dead_letters', fromBeginning: true })
+    await consumer.subscribe({ topic: `${kafka.topicPrefix}wren_dead_letters`, fromBeginning: true })
     await consumer.run({
       eachMessage: async ({ message }) =>
         void letters.push({
@@ -295,7 +295,14 @@ describe.skipIf(unavailable !== null)(`cluster mode on a real Kafka broker${unav
   it('an api process without the processor learns a command result published by another process', async () => {
     const quiet = { warn: () => {}, error: () => {}, info: () => {}, debug: () => {} }
     const open = () =>
-      openKafkaLog({ brokers: [kafka.brokers], partitions: 4, replicationFactor: 1, sessionTimeoutMs: 6000, logger: quiet })
+      openKafkaLog({
+        brokers: [kafka.brokers],
+        topicPrefix: kafka.topicPrefix,
+        partitions: 4,
+        replicationFactor: 1,
+        sessionTimeoutMs: 6000,
+        logger: quiet,
+      })
     const [ingest, apiSide] = [await open(), await open()]
     const waiter = new LogCommandWaiter(apiSide)
     waiter.start()
@@ -327,7 +334,7 @@ describe.skipIf(unavailable !== null)(`cluster mode on a real Kafka broker${unav
     expect(res.status).toBe(200)
     const unready = await waitFor(
       async () => {
-        // The lag is sampled every 5 s on Kafka: a sample from before the batch was appended can already
+        // The lag is sampled every second (KAFKA_LAG_INTERVAL_MS): a sample from before the batch was appended can already
         // say stalled (a message left by an earlier test), so wait for one that counts the batch too.
         const r = await fetch(`${core.url}/_readyz`)
         if (r.status !== 503) return false

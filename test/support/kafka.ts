@@ -1,6 +1,11 @@
 // A real Apache Kafka broker (KRaft, one node on loopback, a temp log dir) for tests, run from Maven
 // Central's jars with the machine's Java: infra/kafka/fetch-jars.sh resolves them once into
 // ~/.cache/wren/kafka-<version>. No Docker engine runs on these machines, so nothing here is a container.
+//
+// One broker serves a whole run of the kafka group: ./run-setup.ts starts it beside the build (a JVM start is
+// ~5 s of CPU and 5–20 s of waiting, once rather than once per file) and stops it after the last file. Each file
+// keeps to its own topics and consumer groups through Wren's KAFKA_TOPIC_PREFIX (a prefix of its own, see
+// kafkaForThisFile), so the files stay as independent as with a broker each, and deletes its topics when done.
 import { spawn, spawnSync, type ChildProcess } from 'node:child_process'
 import { randomBytes } from 'node:crypto'
 import { existsSync } from 'node:fs'
@@ -26,10 +31,62 @@ export function kafkaUnavailableReason(): string | null {
 
 export interface KafkaBroker {
   brokers: string
-  logDir: string
   stop(): Promise<void>
 }
 
+/** A test file's part of a broker: its own topic and group names, and the environment that gives Wren them. */
+export interface FileKafka {
+  brokers: string
+  /** Before every topic and group name this file uses (what KAFKA_TOPIC_PREFIX gives a Wren). */
+  topicPrefix: string
+  /** KAFKA_BROKERS and KAFKA_TOPIC_PREFIX, for a Wren of this file. */
+  env: { KAFKA_BROKERS: string; KAFKA_TOPIC_PREFIX: string }
+  /** Deletes this file's topics (the run's broker goes on) or stops the broker this file started. */
+  stop(): Promise<void>
+}
+
+/**
+ * The run's broker (./run-setup.ts), once it is up, under a topic prefix of this file's own; outside a vitest run
+ * of the kafka group (a script), a broker of this file's own.
+ */
+export async function kafkaForThisFile(): Promise<FileKafka> {
+  const topicPrefix = `f${randomBytes(4).toString('hex')}-`
+  const root = process.env.WREN_TEST_PREPARED
+  let brokers: string
+  let stop: () => Promise<void>
+  if (root && existsSync(path.join(root, 'kafka.started'))) {
+    brokers = await runBroker(root)
+    stop = () => deleteTopics(brokers, topicPrefix)
+  } else ({ brokers, stop } = await startKafka())
+  return { brokers, topicPrefix, env: { KAFKA_BROKERS: brokers, KAFKA_TOPIC_PREFIX: topicPrefix }, stop }
+}
+
+/** Where ./run-setup.ts writes the run's broker address once it answers (or why it could not start it). */
+export const RUN_BROKER_FILE = 'kafka.brokers'
+
+async function runBroker(root: string): Promise<string> {
+  const [done, failed] = [path.join(root, RUN_BROKER_FILE), path.join(root, 'kafka.failed')]
+  const deadline = Date.now() + 120_000
+  while (!existsSync(done) && !existsSync(failed)) {
+    if (Date.now() > deadline) throw new Error("the run's Kafka broker (test/support/run-setup.ts) did not start within 120 s")
+    await new Promise((r) => setTimeout(r, 50))
+  }
+  if (existsSync(failed)) throw new Error(await readFile(failed, 'utf8'))
+  return (await readFile(done, 'utf8')).trim()
+}
+
+async function deleteTopics(brokers: string, prefix: string): Promise<void> {
+  const admin = new Kafka({ brokers: [brokers], logLevel: logLevel.NOTHING }).admin()
+  await admin.connect()
+  try {
+    const topics = (await admin.listTopics()).filter((t) => t.startsWith(prefix))
+    if (topics.length) await admin.deleteTopics({ topics })
+  } finally {
+    await admin.disconnect()
+  }
+}
+
+/** Starts a broker of its own (the run's, in ./run-setup.ts; a file's, outside a run). */
 export async function startKafka(): Promise<KafkaBroker> {
   const fetched = spawnSync('bash', [path.join(repoRoot, 'infra/kafka/fetch-jars.sh')], {
     encoding: 'utf8',
@@ -58,12 +115,16 @@ export async function startKafka(): Promise<KafkaBroker> {
     `${libs}/*`,
   ]
   const clusterId = randomClusterId()
-  const format = spawnSync(
-    'java',
-    [...jvm, 'kafka.tools.StorageTool', 'format', '-t', clusterId, '-c', path.join(dir, 'server.properties')],
-    { encoding: 'utf8' },
-  )
-  if (format.status !== 0) throw new Error(`kafka storage format failed:\n${format.stdout}${format.stderr}`)
+  // Not spawnSync: in ./run-setup.ts this runs in vitest's main process, which serves the test processes meanwhile.
+  const format = await new Promise<{ status: number | null; output: string }>((resolve) => {
+    let output = ''
+    const child = spawn('java', [...jvm, 'kafka.tools.StorageTool', 'format', '-t', clusterId, '-c', path.join(dir, 'server.properties')])
+    child.stdout.on('data', (d: Buffer) => (output += d.toString()))
+    child.stderr.on('data', (d: Buffer) => (output += d.toString()))
+    child.on('error', (err) => resolve({ status: null, output: String(err) }))
+    child.on('close', (status) => resolve({ status, output }))
+  })
+  if (format.status !== 0) throw new Error(`kafka storage format failed:\n${format.output}`)
 
   let output = ''
   const child: ChildProcess = endsWithThisProcess(
@@ -99,7 +160,7 @@ export async function startKafka(): Promise<KafkaBroker> {
     await stop()
     throw err
   }
-  return { brokers, logDir: dir, stop }
+  return { brokers, stop }
 }
 
 /** A KRaft cluster id as `kafka-storage random-uuid` prints it (16 random bytes, base64url; never a leading '-'), without starting a JVM for it. */

@@ -6,6 +6,8 @@
 //              child-process Wrens and CLI commands run (spawnWren, wrenEntry) as the image does:
 //              one starts on 2.2 s of CPU, against 3.8 s from source through tsx (whose ingestion worker
 //              compiles Wren's TypeScript again on its own thread)
+//   kafka      a Kafka broker (only in a run of the kafka group), which each kafka file uses under a topic prefix
+//              of its own (kafkaForThisFile in ./kafka.ts): one JVM start per run rather than one per file
 // Each is made by a child process (chDB allows one engine per process, and the tests need not wait for what
 // they do not use); a test waits for what it uses (prepared() in ./wren.ts). The path of the run's directory
 // reaches the test processes in WREN_TEST_PREPARED.
@@ -13,6 +15,7 @@ import { spawn } from 'node:child_process'
 import { mkdtempSync, rmSync, symlinkSync, writeFileSync } from 'node:fs'
 import { tmpdir } from 'node:os'
 import path from 'node:path'
+import { kafkaUnavailableReason, RUN_BROKER_FILE, startKafka, type KafkaBroker } from './kafka'
 
 const repoRoot = path.resolve(import.meta.dirname, '../..')
 
@@ -65,9 +68,26 @@ export default function setup(project: { name: string }): () => Promise<void> {
       ),
     )
   }
+  let broker: Promise<KafkaBroker | null> = Promise.resolve(null)
+  if (project.name === 'kafka' && kafkaUnavailableReason() === null) {
+    // A kafka file waits for the address only when this says the broker is coming.
+    writeFileSync(path.join(root, 'kafka.started'), '')
+    const at = root
+    broker = startKafka().then(
+      (started) => {
+        writeFileSync(path.join(at, RUN_BROKER_FILE), started.brokers)
+        return started
+      },
+      (err: unknown) => {
+        writeFileSync(path.join(at, 'kafka.failed'), String(err))
+        return null
+      },
+    )
+  }
   const dir = root
   return async () => {
     await Promise.all(made)
+    await (await broker)?.stop()
     // With the root's teardown, after every test of the run, the directory goes.
     if (project.name === '') {
       rmSync(dir, { recursive: true, force: true })

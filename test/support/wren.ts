@@ -203,6 +203,7 @@ async function spawnOnce(dataDir: string, env: Record<string, string>, command: 
     // The caller gets no handle to stop it: a process that never answered is not left running.
     if (child.exitCode === null && child.signalCode === null) child.kill('SIGKILL')
     await exited
+    if (err instanceof Error && !err.message.startsWith('wren exited')) err.message += `; its output:\n${output.slice(-4000)}`
     throw err
   })
   return {

@@ -78,8 +78,19 @@ describe('loadConfig', () => {
 
   it('fills cluster sections only when their switch is set', () => {
     const config = loadConfig({ KAFKA_BROKERS: 'a:9092, b:9093', KAFKA_PARTITIONS: '0', CLICKHOUSE_URL: 'http://ch:8123' })
-    expect(config.kafka).toEqual({ brokers: ['a:9092', 'b:9093'], partitions: 1, replicationFactor: 1, sessionTimeoutMs: 30_000 })
+    expect(config.kafka).toEqual({
+      brokers: ['a:9092', 'b:9093'],
+      partitions: 1,
+      replicationFactor: 1,
+      sessionTimeoutMs: 30_000,
+      lagIntervalMs: 5_000,
+      topicPrefix: '',
+    })
     expect(config.clickhouse).toEqual({ url: 'http://ch:8123', username: 'default', password: '', database: 'wren', cluster: null })
+    expect(loadConfig({ KAFKA_BROKERS: 'a:9092', KAFKA_TOPIC_PREFIX: 'staging-' }).kafka?.topicPrefix).toBe('staging-')
+    expect(() => loadConfig({ KAFKA_BROKERS: 'a:9092', KAFKA_TOPIC_PREFIX: 'staging/' })).toThrow(
+      "KAFKA_TOPIC_PREFIX must be letters, digits, '.', '_' and '-' (up to 100), got staging/",
+    )
   })
 
   it.each([

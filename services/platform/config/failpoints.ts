@@ -47,7 +47,7 @@ export const FAILPOINTS = {
   recordingsCrashAfterBatches: {
     parse: integer,
     does: 'SIGKILL the process after this many snapshot batches are written but not committed',
-    tests: ['test/recordings/recordings-crash.test.ts', 'test/recordings/cluster-recordings.test.ts'],
+    tests: ['test/recordings/recordings-crash.test.ts', 'test/runtime/cluster-shared-storage.test.ts'],
   },
   recordingsStallFile: {
     parse: text,

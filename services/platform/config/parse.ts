@@ -123,6 +123,15 @@ export const hostPort: Parser<string> = {
   },
 }
 
+/** Kafka's topic characters (a topic or consumer group name's prefix): empty, or letters, digits, '.', '_' and '-'. */
+export const kafkaName: Parser<string> = {
+  accepts: "letters, digits, '.', '_' and '-' (up to 100)",
+  parse(t) {
+    if (!/^[A-Za-z0-9._-]{0,100}$/.test(t)) throw new Error()
+    return t
+  },
+}
+
 function urlOf(t: string): URL | null {
   try {
     return new URL(t)

@@ -128,6 +128,10 @@ export interface KafkaConfig {
   replicationFactor: number
   /** How long a consumer that stopped heartbeating (kill -9) keeps its partitions. */
   sessionTimeoutMs: number
+  /** How often a process reads a stage's lag from Kafka's offsets (admin requests; the embedded log's are in memory). */
+  lagIntervalMs: number
+  /** Put before every topic and consumer group name: deployments sharing a Kafka cluster keep apart. */
+  topicPrefix: string
 }
 
 export interface ClickHouseServerConfig {

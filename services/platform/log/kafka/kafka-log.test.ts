@@ -2,7 +2,8 @@
 // order, commits only after the handler, retries marked redelivered, and a consumer-group rebalance
 // between two consumers that hands every record to exactly one of them.
 import { afterAll, beforeAll, describe, expect, it } from 'vitest'
-import { kafkaUnavailableReason, startKafka, type KafkaBroker } from '../../../../test/support/kafka'
+import { Kafka, logLevel } from 'kafkajs'
+import { kafkaUnavailableReason, kafkaForThisFile, type FileKafka } from '../../../../test/support/kafka'
 import { waitFor } from '../../../../test/support/wren'
 import { openKafkaLog, type KafkaLog } from './kafka-log'
 import type { LogBatch } from '../log'
@@ -20,11 +21,12 @@ interface Delivery {
 }
 
 describe.skipIf(unavailable !== null)(`kafka log on a real broker${unavailable ? ` (skipped: ${unavailable})` : ''}`, () => {
-  let kafka: KafkaBroker
+  let kafka: FileKafka
   const logs: KafkaLog[] = []
   const open = async () => {
     const log = await openKafkaLog({
       brokers: [kafka.brokers],
+      topicPrefix: kafka.topicPrefix,
       partitions: 4,
       replicationFactor: 1,
       sessionTimeoutMs: 6000,
@@ -40,7 +42,7 @@ describe.skipIf(unavailable !== null)(`kafka log on a real broker${unavailable ?
     )
 
   beforeAll(async () => {
-    kafka = await startKafka()
+    kafka = await kafkaForThisFile()
   }, 120_000)
   afterAll(async () => {
     await Promise.all(logs.map((l) => l.close()))
@@ -97,6 +99,15 @@ describe.skipIf(unavailable !== null)(`kafka log on a real broker${unavailable ?
     expect(hints.length).toBeGreaterThan(0)
     for (const [partition, first, last] of hints)
       expect(deliveries.some((d) => d.partition === partition && d.first === first && d.last === last && !d.redelivered)).toBe(true)
+    // On the broker, the topic and the group carry the log's prefix (KAFKA_TOPIC_PREFIX); the log's callers never see it.
+    const admin = new Kafka({ brokers: [kafka.brokers], logLevel: logLevel.NOTHING }).admin()
+    await admin.connect()
+    const [topics, groups] = [await admin.listTopics(), (await admin.listGroups()).groups.map((g) => g.groupId)]
+    await admin.disconnect()
+    expect(topics).toContain(`${kafka.topicPrefix}klog_basic`)
+    expect(topics).not.toContain('klog_basic')
+    expect(groups).toContain(`${kafka.topicPrefix}basic`)
+    expect(groups).not.toContain('basic')
   })
 
   it('a rebalance between two consumers of a group hands every record to exactly one of them', async () => {

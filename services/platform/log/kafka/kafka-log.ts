@@ -57,6 +57,11 @@ export interface KafkaLogOptions {
   replicationFactor: number
   /** How long a consumer that stopped heartbeating (kill -9) keeps its partitions. Default 30 s. */
   sessionTimeoutMs?: number
+  /**
+   * Put before every topic and consumer group name on the broker (KAFKA_TOPIC_PREFIX), so deployments sharing a
+   * cluster keep apart. Callers use the plain names: records, batches and stats carry them without the prefix.
+   */
+  topicPrefix?: string
   logger?: KafkaLogger
 }
 
@@ -83,6 +88,10 @@ export interface KafkaLog extends Log {
 const MIN_BACKOFF_MS = 100
 const MAX_BACKOFF_MS = 5_000
 const HEARTBEAT_EVERY_MS = 3_000
+/** A subscriber waiting less than this to fill a batch is handed each record at once (see KafkaSubscription). */
+const MIN_BATCHING_WAIT_MS = 10
+/** How long the broker holds a fetch that finds nothing, for such a subscriber. */
+const LONG_POLL_MS = 500
 /** Largest group-committed send; topics accept record batches up to MAX_MESSAGE_BYTES. */
 const MAX_SEND_BYTES = 8 << 20
 const MAX_MESSAGE_BYTES = 32 << 20
@@ -116,8 +125,10 @@ class KafkaLogImpl implements KafkaLog {
   }> = []
   private sending = false
   private closing: Promise<void> | null = null
+  private readonly prefix: string
 
   constructor(readonly options: KafkaLogOptions) {
+    this.prefix = options.topicPrefix ?? ''
     this.logger = options.logger ?? { warn: console.warn, error: console.error, info: () => {}, debug: () => {} }
     this.kafka = new Kafka({
       clientId: options.clientId ?? 'wren',
@@ -133,6 +144,11 @@ class KafkaLogImpl implements KafkaLog {
       createPartitioner: Partitioners.DefaultPartitioner,
     })
     this.admin = this.kafka.admin()
+  }
+
+  /** A topic's or a group's name on the broker. */
+  named(name: string): string {
+    return this.prefix + name
   }
 
   async connect(): Promise<void> {
@@ -159,7 +175,7 @@ class KafkaLogImpl implements KafkaLog {
         waitForLeaders: false,
         topics: [
           {
-            topic,
+            topic: this.named(topic),
             numPartitions: partitions,
             replicationFactor,
             // With one replica min.insync.replicas must be 1; with more, a write needs two copies.
@@ -179,7 +195,7 @@ class KafkaLogImpl implements KafkaLog {
     const deadline = Date.now() + 30_000
     for (;;) {
       try {
-        const { topics } = await this.admin.fetchTopicMetadata({ topics: [topic] })
+        const { topics } = await this.admin.fetchTopicMetadata({ topics: [this.named(topic)] })
         if (topics[0]?.partitions.length && topics[0].partitions.every((p) => p.leader >= 0)) return
       } catch (err) {
         if (Date.now() > deadline) throw err
@@ -213,9 +229,10 @@ class KafkaLogImpl implements KafkaLog {
     const items = this.queue.splice(0, count)
     const byTopic = new Map<string, Array<{ key: string; value: Buffer }>>()
     for (const item of items) {
-      const list = byTopic.get(item.topic) ?? []
+      const topic = this.named(item.topic)
+      const list = byTopic.get(topic) ?? []
       for (const m of item.messages) list.push({ key: m.key, value: m.value })
-      byTopic.set(item.topic, list)
+      byTopic.set(topic, list)
     }
     this.sending = true
     this.producer
@@ -234,7 +251,7 @@ class KafkaLogImpl implements KafkaLog {
     if (records.length === 0) return
     await this.ensureTopic(TOPICS.deadLetters)
     await this.producer.send({
-      topic: TOPICS.deadLetters,
+      topic: this.named(TOPICS.deadLetters),
       acks: -1,
       messages: records.map((r) => ({
         key: `${r.source.topic}/${r.source.partition}/${r.source.offset}`,
@@ -260,7 +277,7 @@ class KafkaLogImpl implements KafkaLog {
 
   async partitions(topic: string): Promise<number> {
     await this.ensureTopic(topic)
-    const { topics } = await this.admin.fetchTopicMetadata({ topics: [topic] })
+    const { topics } = await this.admin.fetchTopicMetadata({ topics: [this.named(topic)] })
     const count = topics[0]?.partitions.length ?? 0
     if (count === 0) throw new Error(`kafka topic ${topic} has no partitions`)
     return count
@@ -268,14 +285,18 @@ class KafkaLogImpl implements KafkaLog {
 
   async stats(topic: string, only?: string[]): Promise<TopicStats> {
     await this.ensureTopic(topic)
-    const ends = await this.admin.fetchTopicOffsets(topic)
+    const ends = await this.admin.fetchTopicOffsets(this.named(topic))
     const low = new Map(ends.map((p) => [p.partition, Number(p.low)]))
     const endOffset = ends.reduce((sum, p) => sum + Number(p.high), 0)
     const committed: Record<string, number> = {}
     const committedByPartition: Record<string, Record<number, number>> = {}
-    const groups = only ?? (await this.admin.listGroups()).groups.filter((g) => g.protocolType === 'consumer').map((g) => g.groupId)
+    const groups =
+      only ??
+      (await this.admin.listGroups()).groups
+        .filter((g) => g.protocolType === 'consumer' && g.groupId.startsWith(this.prefix))
+        .map((g) => g.groupId.slice(this.prefix.length))
     for (const groupId of groups) {
-      const [offsets] = await this.admin.fetchOffsets({ groupId, topics: [topic] })
+      const [offsets] = await this.admin.fetchOffsets({ groupId: this.named(groupId), topics: [this.named(topic)] })
       // A group asked for by name counts even before its first commit: it is at the start of the topic.
       if (!offsets || (!only && offsets.partitions.every((p) => Number(p.offset) < 0))) continue
       const at = (p: { partition: number; offset: string }) => (Number(p.offset) >= 0 ? Number(p.offset) : (low.get(p.partition) ?? 0))
@@ -344,11 +365,15 @@ class KafkaSubscription implements Subscription {
     private readonly onEnd: () => void,
   ) {
     this.consumer = log.kafka.consumer({
-      groupId: options.group,
+      groupId: log.named(options.group),
       allowAutoTopicCreation: false,
-      // The broker batches for us: it answers once 1 MiB is there or maxWaitMs has passed.
-      maxWaitTimeInMs: Math.max(options.maxWaitMs, 1),
-      minBytes: 1 << 20,
+      // The broker batches for us: it answers once 1 MiB is there or maxWaitMs has passed. A subscriber that waits
+      // only a few ms (the config, command-result and person-change feeds) would make that a busy poll of an
+      // idle topic (a fetch every few ms, costing both sides CPU, ~20% of a core per process): it gets each record
+      // as soon as it is there instead, the broker holding an idle fetch up to LONG_POLL_MS.
+      ...(options.maxWaitMs < MIN_BATCHING_WAIT_MS
+        ? { maxWaitTimeInMs: LONG_POLL_MS, minBytes: 1 }
+        : { maxWaitTimeInMs: options.maxWaitMs, minBytes: 1 << 20 }),
       // A fetch holds a few batches at most (the broker still returns a record batch larger than this whole).
       maxBytesPerPartition: fetchBytes(options.maxBatchBytes),
       maxBytes: 4 * fetchBytes(options.maxBatchBytes),
@@ -388,7 +413,7 @@ class KafkaSubscription implements Subscription {
       }
     }
     if (this.stopping) return
-    await this.consumer.subscribe({ topics: [this.options.topic], fromBeginning: this.options.from !== 'end' })
+    await this.consumer.subscribe({ topics: [this.log.named(this.options.topic)], fromBeginning: this.options.from !== 'end' })
     await this.consumer.run({
       autoCommit: false,
       eachBatchAutoResolve: false,
@@ -558,7 +583,10 @@ class KafkaSubscription implements Subscription {
     const known = this.partitions.get(partition)
     if (known && known.generation === this.generation) return known
     const generation = this.generation
-    const [offsets] = await this.log.admin.fetchOffsets({ groupId: this.options.group, topics: [this.options.topic] })
+    const [offsets] = await this.log.admin.fetchOffsets({
+      groupId: this.log.named(this.options.group),
+      topics: [this.log.named(this.options.topic)],
+    })
     const committed = offsets?.partitions.find((p) => p.partition === partition)
     const pending = parsePending(committed?.metadata ?? null)
     if (pending)
