@@ -224,23 +224,19 @@ function unorderedFold(input: ActorRowsInput): Fold {
 export function stepsSql(actorRows: string, n: number, breakdown: { limit: number; other: boolean } | null): string {
   const counts = Array.from({ length: n }, (_, i) => `countIf(step_reached >= ${i}) AS c${i}`)
   const exact = Array.from({ length: n }, (_, i) => `countIf(step_reached = ${i}) AS e${i}`)
-  const times = Array.from(
-    { length: n - 1 },
-    (_, j) => `groupArrayIf(timings[${j + 1}], length(timings) > ${j} AND timings[${j + 1}] > 0) AS t${j + 1}`,
-  )
-  const perValue = `SELECT pv, ${[...counts, ...exact, ...times].join(', ')} FROM (${actorRows}) GROUP BY pv`
+  // Each actor's times as one array, split per step only after the merge: one aggregate per step (n - 1
+  // groupArrayIf of timings[j]) cost ClickHouse's planning more than the whole fold.
+  const perValue = `SELECT pv, ${[...counts, ...exact].join(', ')}, groupArray(timings) AS ts FROM (${actorRows}) GROUP BY pv`
   const order = Array.from({ length: n }, (_, i) => `e${n - 1 - i} DESC`).join(', ')
   const keep = breakdown?.other ? `if(r <= ${breakdown.limit}, pv, 'Other')` : 'pv'
-  const merged = (j: number) => `groupArrayArray(t${j})`
-  const avg = Array.from({ length: n - 1 }, (_, j) => `if(length(${merged(j + 1)}) = 0, NULL, arrayAvg(${merged(j + 1)}))`)
-  const median = Array.from(
-    { length: n - 1 },
-    (_, j) => `if(length(${merged(j + 1)}) = 0, NULL, arrayReduce('quantileExactInclusive(0.5)', ${merged(j + 1)}))`,
-  )
-  return `SELECT final AS breakdown, [${Array.from({ length: n }, (_, i) => `sum(c${i})`).join(', ')}] AS counts,
-    CAST([${avg.join(', ')}] AS Array(Nullable(Float64))) AS average_times, CAST([${median.join(', ')}] AS Array(Nullable(Float64))) AS median_times
-  FROM (SELECT *, ${keep} AS final, row_number() OVER (ORDER BY ${order}, pv) AS r FROM (${perValue}))
-  GROUP BY final ORDER BY min(r)`
+  const perStep = `arrayMap(j -> arrayFilter(t -> t > 0, arrayMap(a -> a[j], arrayFilter(a -> length(a) >= j, groupArrayArray(ts)))), range(1, ${n}))`
+  return `SELECT breakdown, counts, CAST(arrayMap(x -> if(length(x) = 0, NULL, arrayAvg(x)), per_step) AS Array(Nullable(Float64))) AS average_times,
+    CAST(arrayMap(x -> if(length(x) = 0, NULL, arrayReduce('quantileExactInclusive(0.5)', x)), per_step) AS Array(Nullable(Float64))) AS median_times
+  FROM (
+    SELECT final AS breakdown, [${Array.from({ length: n }, (_, i) => `sum(c${i})`).join(', ')}] AS counts, ${perStep} AS per_step, min(r) AS rank
+    FROM (SELECT *, ${keep} AS final, row_number() OVER (ORDER BY ${order}, pv) AS r FROM (${perValue}))
+    GROUP BY final)
+  ORDER BY rank`
 }
 
 /**
