@@ -1,5 +1,7 @@
 // Concurrent updates of one configuration object over HTTP on real chDB: PATCHes of different fields sent
 // at the same moment all stay (projects, flags, actions, cohorts, insights, dashboards), never one silently lost.
+// In one process the two writes' order is settled by the event loop and chDB's one query at a time: over 20
+// rounds on main, every round of a kind ran in the same order, so a few rounds of each kind stand for many.
 import { afterAll, beforeAll, describe, expect, it } from 'vitest'
 import { api, startWren, type TestWren } from '../support/wren'
 
@@ -16,8 +18,8 @@ describe('concurrent updates', () => {
     await t?.close()
   })
 
-  it('keeps both of two project PATCHes of different settings, 20 times over', async () => {
-    for (let i = 0; i < 20; i++) {
+  it('keeps both of two project PATCHes of different settings, 10 times over', async () => {
+    for (let i = 0; i < 10; i++) {
       const on = i % 2 === 0
       const [a, b] = await Promise.all([
         call('PATCH', `${base()}/`, { autocapture_opt_out: on }),
@@ -30,7 +32,7 @@ describe('concurrent updates', () => {
   })
 
   it('keeps both of two flag PATCHes of different fields', async () => {
-    for (let i = 0; i < 10; i++) {
+    for (let i = 0; i < 5; i++) {
       const created = await call('POST', `${base()}/feature_flags/`, { key: `race-${i}`, rollout_percentage: 10 })
       expect(created.status).toBe(201)
       const url = `${base()}/feature_flags/${created.body.id}/`
@@ -46,7 +48,7 @@ describe('concurrent updates', () => {
   })
 
   it('keeps both of two action PATCHes of different fields', async () => {
-    for (let i = 0; i < 10; i++) {
+    for (let i = 0; i < 5; i++) {
       const created = await call('POST', `${base()}/actions/`, { name: `race ${i}`, steps: [{ event: 'signup' }] })
       expect(created.status).toBe(201)
       const url = `${base()}/actions/${created.body.id}/`
@@ -58,7 +60,7 @@ describe('concurrent updates', () => {
   })
 
   it('keeps both of two cohort PATCHes of different fields', async () => {
-    for (let i = 0; i < 10; i++) {
+    for (let i = 0; i < 5; i++) {
       const created = await call('POST', `${base()}/cohorts/`, {
         name: `race ${i}`,
         filters: { properties: { type: 'AND', values: [{ type: 'person', key: 'plan', operator: 'exact', value: 'pro' }] } },
@@ -73,7 +75,7 @@ describe('concurrent updates', () => {
   })
 
   it('keeps both of two insight PATCHes and two dashboard PATCHes of different fields', async () => {
-    for (let i = 0; i < 5; i++) {
+    for (let i = 0; i < 3; i++) {
       const insight = await call('POST', `${base()}/insights/`, { name: `race ${i}`, filters: { events: [{ id: '$pageview' }] } })
       expect(insight.status).toBe(201)
       const url = `${base()}/insights/${insight.body.id}/`

@@ -5,6 +5,7 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest'
 import { DEFAULT_TEST_ACCOUNT_FILTERS } from '../../services/analytics/project-settings'
 import { api, captureBatch, drained, startWren, type TestWren } from '../support/wren'
+import { createProject } from '../support/management'
 import { recordingsProcessed, sendSnapshots } from '../support/recordings'
 
 /** rrweb events of a short session at `at` (a page, a click). */
@@ -13,8 +14,16 @@ const page = (at: number, href: string) => [
   { type: 3, timestamp: at + 500, data: { source: 2, type: 2, id: 1, x: 10, y: 10 } },
 ]
 
+// One Wren for the file, on a clock the ongoing recordings' case moves (it runs last, in a project of its own).
+let t: TestWren
+beforeAll(async () => {
+  t = await startWren({ WREN_NOW: new Date().toISOString(), WREN_RECORDINGS_WAIT_MS: '20' })
+})
+afterAll(async () => {
+  await t?.close()
+})
+
 describe('recordings list filters as PostHog reads them', () => {
-  let t: TestWren
   let call: ReturnType<typeof api>
   let base: string
   const start = Math.floor((Date.now() - 120_000) / 1000) * 1000
@@ -33,7 +42,6 @@ describe('recordings list filters as PostHog reads them', () => {
   const person = (key: string, operator: string, value: unknown) => ({ key, operator, value, type: 'person' })
 
   beforeAll(async () => {
-    t = await startWren({ WREN_RECORDINGS_WAIT_MS: '20' })
     call = api(t)
     base = `/api/projects/${t.projectId}/session_recordings/`
     expect((await call('PATCH', `/api/projects/${t.projectId}/`, { session_recording_opt_in: true })).status).toBe(200)
@@ -59,9 +67,6 @@ describe('recordings list filters as PostHog reads them', () => {
     await sendSnapshots(t, { sessionId: 'sem-ben', distinctId: 'ben', events: page(start + 1_000, 'https://shop.example/b') })
     await sendSnapshots(t, { sessionId: 'sem-cat', distinctId: 'cat', events: page(start + 2_000, 'https://shop.example/c') })
     await recordingsProcessed(t.wren)
-  })
-  afterAll(async () => {
-    await t?.close()
   })
 
   it('refines an action by the entry’s own properties', async () => {
@@ -137,37 +142,37 @@ describe('recordings list filters as PostHog reads them', () => {
 })
 
 describe('ongoing recordings', () => {
-  let t: TestWren
-  const now = Date.now()
+  let project: { id: number; api_token: string }
+  let now: number
   const MINUTE = 60_000
   const travelTo = (at: number) => {
     ;(t.wren.clock as { now: () => Date }).now = () => new Date(at)
   }
+  const list = (path = '') => api(t)('GET', `/api/projects/${project.id}/session_recordings/${path}`)
 
   beforeAll(async () => {
-    t = await startWren({ WREN_NOW: new Date(now).toISOString(), WREN_RECORDINGS_WAIT_MS: '20' })
-    expect((await api(t)('PATCH', `/api/projects/${t.projectId}/`, { session_recording_opt_in: true })).status).toBe(200)
+    now = Date.now()
+    project = await createProject(t, 'Ongoing')
+    expect((await api(t)('PATCH', `/api/projects/${project.id}/`, { session_recording_opt_in: true })).status).toBe(200)
+    const to = { url: t.url, projectKey: project.api_token }
     // Sent ten minutes ago, its events then fresh; and sent now, with events from half an hour ago (a tab
     // that buffered them, or a session still being sent after a while).
     travelTo(now - 10 * MINUTE)
-    await sendSnapshots(t, { sessionId: 'sent-earlier', distinctId: 'u1', events: page(now - 10 * MINUTE, 'https://shop.example/') })
+    await sendSnapshots(to, { sessionId: 'sent-earlier', distinctId: 'u1', events: page(now - 10 * MINUTE, 'https://shop.example/') })
     await recordingsProcessed(t.wren)
     travelTo(now)
-    await sendSnapshots(t, { sessionId: 'still-sending', distinctId: 'u2', events: page(now - 30 * MINUTE, 'https://shop.example/') })
+    await sendSnapshots(to, { sessionId: 'still-sending', distinctId: 'u2', events: page(now - 30 * MINUTE, 'https://shop.example/') })
     await recordingsProcessed(t.wren)
-  })
-  afterAll(async () => {
-    await t?.close()
   })
 
   it('is ongoing while data for it arrived in the last five minutes, however old its events', async () => {
-    const res = await api(t)('GET', `/api/projects/${t.projectId}/session_recordings/`)
+    const res = await list()
     expect(res.status).toBe(200)
     const ongoing = Object.fromEntries(res.body.results.map((r: { id: string; ongoing: boolean }) => [r.id, r.ongoing]))
     expect(ongoing).toEqual({ 'still-sending': true, 'sent-earlier': false })
-    expect((await api(t)('GET', `/api/projects/${t.projectId}/session_recordings/still-sending/`)).body.ongoing).toBe(true)
+    expect((await list('still-sending/')).body.ongoing).toBe(true)
     // Five minutes on, nothing more arrived.
     travelTo(now + 6 * MINUTE)
-    expect((await api(t)('GET', `/api/projects/${t.projectId}/session_recordings/still-sending/`)).body.ongoing).toBe(false)
+    expect((await list('still-sending/')).body.ongoing).toBe(false)
   })
 })

@@ -2,12 +2,20 @@
 // recordings of hidden persons, console line search (and none kept for a project that does not capture
 // console logs), and recording_domains in the remote config.
 import { afterAll, beforeAll, describe, expect, it } from 'vitest'
-import { createKey } from '../support/management'
+import { createKey, createProject } from '../support/management'
 import { api, captureBatch, drained, startWren, type TestWren } from '../support/wren'
 import { recordingsProcessed, sendSnapshots } from '../support/recordings'
 
+// One Wren for the file: the remote config's case in a project of its own.
+let t: TestWren
+beforeAll(async () => {
+  t = await startWren({ WREN_RECORDINGS_WAIT_MS: '20' })
+})
+afterAll(async () => {
+  await t?.close()
+})
+
 describe('session recordings list filters', () => {
-  let t: TestWren
   let call: ReturnType<typeof api>
   let base: string
   // On a whole second, so each short session's duration (seconds crossed) is 0.
@@ -35,7 +43,6 @@ describe('session recordings list filters', () => {
   const recording = (key: string, operator: string, value: unknown) => [{ type: 'recording', key, operator, value }]
 
   beforeAll(async () => {
-    t = await startWren({ WREN_RECORDINGS_WAIT_MS: '20' })
     call = api(t)
     base = `/api/projects/${t.projectId}/session_recordings/`
     expect((await call('PATCH', `/api/projects/${t.projectId}/`, { session_recording_opt_in: true })).status).toBe(200)
@@ -63,9 +70,6 @@ describe('session recordings list filters', () => {
     expect((await call('PATCH', `/api/projects/${t.projectId}/`, { capture_console_log_opt_in: false })).status).toBe(200)
     await send('list-quiet', 'dave', [meta(3_000, 'https://shop.example/quiet'), log(3_100, 'error', 'quiet boom')])
     await processed()
-  })
-  afterAll(async () => {
-    await t?.close()
   })
 
   it('embeds the person of each recording and says where it is stored', async () => {
@@ -211,33 +215,31 @@ describe('session recordings list filters', () => {
 })
 
 describe('recording_domains in the remote config', () => {
-  let t: TestWren
+  let project: { id: number; api_token: string }
   beforeAll(async () => {
-    t = await startWren()
-  })
-  afterAll(async () => {
-    await t?.close()
+    project = await createProject(t, 'Domains')
   })
 
   it('turns recording off for pages of other sites, by Origin or Referer', async () => {
     const call = api(t)
     const configFrom = async (headers: Record<string, string>) =>
-      ((await (await fetch(`${t.url}/array/${t.projectKey}/config`, { headers })).json()) as { sessionRecording: unknown }).sessionRecording
+      ((await (await fetch(`${t.url}/array/${project.api_token}/config`, { headers })).json()) as { sessionRecording: unknown })
+        .sessionRecording
     const flagsFrom = async (headers: Record<string, string>) =>
       (
         (await (
           await fetch(`${t.url}/flags/?v=2&config=true`, {
             method: 'POST',
             headers: { 'content-type': 'application/json', ...headers },
-            body: JSON.stringify({ token: t.projectKey, distinct_id: 'u1' }),
+            body: JSON.stringify({ token: project.api_token, distinct_id: 'u1' }),
           })
         ).json()) as { sessionRecording: unknown }
       ).sessionRecording
-    expect((await call('PATCH', `/api/projects/${t.projectId}/`, { session_recording_opt_in: true })).status).toBe(200)
+    expect((await call('PATCH', `/api/projects/${project.id}/`, { session_recording_opt_in: true })).status).toBe(200)
     // No domains: every site records.
     expect(await configFrom({ origin: 'https://anywhere.example' })).toMatchObject({ endpoint: '/s/' })
 
-    const patched = await call('PATCH', `/api/projects/${t.projectId}/`, {
+    const patched = await call('PATCH', `/api/projects/${project.id}/`, {
       recording_domains: ['https://shop.example', 'https://*.wren.test'],
     })
     expect(patched.status).toBe(200)
@@ -250,7 +252,7 @@ describe('recording_domains in the remote config', () => {
     expect(await flagsFrom({ origin: 'https://evil.example' })).toBe(false)
     // PostHog's mobile SDKs send no Origin.
     expect(await configFrom({ 'user-agent': 'posthog-ios/3.1.0' })).toMatchObject({ endpoint: '/s/' })
-    const res = await fetch(`${t.url}/array/${t.projectKey}/config`, { headers: { origin: 'https://shop.example' } })
+    const res = await fetch(`${t.url}/array/${project.api_token}/config`, { headers: { origin: 'https://shop.example' } })
     expect(res.headers.get('vary')).toMatch(/Referer/)
   })
 })

@@ -1,6 +1,8 @@
 // Sharing writes that race, over HTTP on real chDB: a disable racing a token refresh ends disabled (the
 // refresh's answer says so too), and two first enables at once answer the one token that is stored and
-// works on the shared page.
+// works on the shared page. In one process the racing writes' order is settled by the event loop and chDB's one
+// query at a time: over 20 rounds on main, the refresh ran last in the first and the disable in every other, so
+// ten rounds (and five first enables) hold both orders.
 import { afterAll, beforeAll, describe, expect, it } from 'vitest'
 import { api, startWren, type TestWren } from '../support/wren'
 import { recordingsProcessed, sendSnapshots } from '../support/recordings'
@@ -13,7 +15,7 @@ describe('racing sharing writes', () => {
   const click = { type: 3, timestamp: start + 1_000, data: { source: 2, type: 2, id: 1, x: 10, y: 10 } }
   const sharing = (id: string) => `/api/projects/${t.projectId}/session_recordings/${id}/sharing/`
   const page = async (token: string) => (await fetch(`${t.url}/shared/${token}`)).status
-  const firstEnables = Array.from({ length: 10 }, (_, i) => `race-first-${i}`)
+  const firstEnables = Array.from({ length: 5 }, (_, i) => `race-first-${i}`)
 
   beforeAll(async () => {
     t = await startWren({ WREN_RECORDINGS_WAIT_MS: '20', WREN_AUTH_FAILURE_LIMIT: '0' })
@@ -28,7 +30,7 @@ describe('racing sharing writes', () => {
   })
 
   it('a disable racing a refresh ends disabled, as the answer written last says', async () => {
-    for (let i = 0; i < 20; i++) {
+    for (let i = 0; i < 10; i++) {
       expect((await call('PATCH', sharing('race-refresh'), { enabled: true })).status).toBe(200)
       const [disable, refresh] = await Promise.all([
         call('PATCH', sharing('race-refresh'), { enabled: false }),
