@@ -88,10 +88,10 @@ async function copyTree(from: string, to: string, opts: { parents?: boolean } = 
   )
 }
 
-/** A new (absent or empty) data directory on chDB gets the run's migrated chDB (spawnWren, wrenCli). */
-async function seedMigrated(dataDir: string, env: Record<string, string>): Promise<void> {
+/** A data directory without a chDB yet (new, or with a stale wren.lock only) gets the run's migrated chDB (spawnWren, wrenCli). */
+export async function seedMigrated(dataDir: string, env: Record<string, string>): Promise<void> {
   if (env.CLICKHOUSE_URL ?? process.env.CLICKHOUSE_URL) return
-  if ((await readdir(dataDir).catch(() => [])).length > 0) return
+  if (existsSync(path.join(dataDir, 'clickhouse'))) return
   const migrated = await prepared('migrated')
   if (migrated) await copyTree(path.join(migrated, 'clickhouse'), path.join(dataDir, 'clickhouse'), { parents: true })
 }
@@ -151,7 +151,7 @@ export async function wrenEntry(): Promise<WrenEntry> {
 /**
  * Runs `wren start` (or `wren <command>`, e.g. a role) as its own process on `dataDir`, and waits until it
  * answers. By default from the run's build (`npm run build`, as the image runs it; the in-process tests run
- * the source); then a new (absent or empty) data directory on chDB starts from the run's migrated chDB, as
+ * the source); then a data directory without a chDB yet starts from the run's migrated chDB, as
  * startWren's do (28 migrations took 1.9 s of a child's 5.9 s of CPU to start; Wren's start still runs
  * `migrate`, which finds them applied). A Wren from another entry (`from`: a build a test made) migrates its
  * own. A port taken between the pick and Wren's listen (other test files start processes too) is picked again.
