@@ -40,9 +40,6 @@ interface Management {
   replay(selection: ReplaySelection): Promise<{ replayed: number; ids: string[] }>
 }
 
-/** How long a CLI waits for a process that holds the data directory to publish its control file (it is starting). */
-const WAIT_FOR_CONTROL_MS = 10_000
-
 /** Runs `wren <what> <action> <args…>`; returns the exit code. */
 export async function manage(config: Config, argv: string[], usage: string): Promise<number> {
   const command = parseCommand(argv)
@@ -62,7 +59,7 @@ export async function manage(config: Config, argv: string[], usage: string): Pro
     } catch (err) {
       if (!(err instanceof DataDirLockedError)) throw err
       // Held by a Wren that has not published its control file yet (starting), or no longer does (stopping).
-      const control = await waitForControl(config.dataDir)
+      const control = await waitForControl(config.dataDir, config.cliWaitMs)
       if (!control) {
         console.error(
           `${err.message}\nThat process does not answer the CLI (no live ${CONTROL_FILE}): it may be starting or stopping, or not serve the API (role api). Try again in a moment.`,
@@ -239,8 +236,9 @@ async function answeringControl(dataDir: string): Promise<Control | null> {
   return status === 200 ? control : null
 }
 
-async function waitForControl(dataDir: string): Promise<Control | null> {
-  const deadline = Date.now() + WAIT_FOR_CONTROL_MS
+/** The control file of the process holding the data directory, waiting up to `waitMs` for it to publish one (it is starting). */
+async function waitForControl(dataDir: string, waitMs: number): Promise<Control | null> {
+  const deadline = Date.now() + waitMs
   for (;;) {
     const control = await answeringControl(dataDir)
     if (control || Date.now() > deadline) return control

@@ -7,7 +7,7 @@ import { mkdtemp, rm } from 'node:fs/promises'
 import { tmpdir } from 'node:os'
 import path from 'node:path'
 import { randomUUID } from 'node:crypto'
-import { api, deadLettersCli, captureBatch, spawnWren, waitFor, type WrenProcess } from '../support/wren'
+import { api, wrenCli, captureBatch, spawnWren, waitFor, type WrenProcess } from '../support/wren'
 import { generateKey, PERSONAL_KEY_PREFIX, PROJECT_KEY_PREFIX } from '../../services/projects/store'
 
 describe('dead letters (embedded mode)', () => {
@@ -25,7 +25,7 @@ describe('dead letters (embedded mode)', () => {
     const res = await call()('GET', `/api/projects/${projectId}/events/?event=${event}&limit=1000`)
     return (res.body?.results ?? []) as Array<{ id: string }>
   }
-  const cli = (...args: string[]) => deadLettersCli(dataDir, ...args)
+  const cli = (...args: string[]) => wrenCli(dataDir, 'dead-letters', ...args)
 
   beforeAll(async () => {
     dataDir = await mkdtemp(path.join(tmpdir(), 'wren-dead-letters-'))

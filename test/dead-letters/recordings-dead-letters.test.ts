@@ -7,7 +7,7 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest'
 import { mkdtemp, rm } from 'node:fs/promises'
 import { tmpdir } from 'node:os'
 import path from 'node:path'
-import { api, deadLettersCli, spawnWren, waitFor, type WrenProcess } from '../support/wren'
+import { api, wrenCli, spawnWren, waitFor, type WrenProcess } from '../support/wren'
 import { generateKey, PERSONAL_KEY_PREFIX, PROJECT_KEY_PREFIX } from '../../services/projects/store'
 const GOOD = ['good-1', 'good-2', 'good-3', 'good-4']
 const POISON = 'poison-session'
@@ -52,7 +52,7 @@ describe('recordings dead letters (embedded mode)', () => {
     const res = await call()('GET', `/api/projects/${projectId}/session_recordings/?limit=50`)
     return ((res.body?.results ?? []) as Array<{ id: string }>).map((r) => r.id).sort()
   }
-  const cli = (...args: string[]) => deadLettersCli(dataDir, ...args)
+  const cli = (...args: string[]) => wrenCli(dataDir, 'dead-letters', ...args)
 
   beforeAll(async () => {
     dataDir = await mkdtemp(path.join(tmpdir(), 'wren-recordings-dead-letters-'))

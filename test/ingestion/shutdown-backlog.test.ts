@@ -56,7 +56,12 @@ describe('shutdown under a long batch', () => {
 
     // Ingestion starts on the backlog as one batch (after the stalled one); SIGTERM lands in the middle of it.
     wren = await spawnWren(dataDir, env, 'start')
-    await new Promise((r) => setTimeout(r, 1_000))
+    // The batch is under way once its first parts are stored (rather than after a fixed second).
+    const stored = api({ url: wren.url, personalKey: env.WREN_PERSONAL_API_KEY })
+    await waitFor(async () => (await stored('GET', '/api/projects/1/events/?event=backlog&limit=1')).body?.results?.length, {
+      intervalMs: 50,
+      what: 'the first parts of the batch stored',
+    })
     const started = Date.now()
     const child = wren.child
     const code = await wren.stop('SIGTERM')
@@ -80,7 +85,7 @@ describe('shutdown under a long batch', () => {
         }
         return ids.length >= EVENTS
       },
-      { timeoutMs: 90_000, intervalMs: 1_000, what: 'the backlog stored' },
+      { timeoutMs: 90_000, intervalMs: 500, what: 'the backlog stored' },
     )
     expect(new Set(ids).size).toBe(ids.length)
     expect(new Set(ids)).toEqual(new Set(acknowledged))

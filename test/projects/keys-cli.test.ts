@@ -2,25 +2,12 @@
 import { mkdtemp, rm } from 'node:fs/promises'
 import { tmpdir } from 'node:os'
 import path from 'node:path'
-import { execFile } from 'node:child_process'
-import { promisify } from 'node:util'
 import { afterAll, beforeAll, describe, expect, it } from 'vitest'
-import { spawnWren, wrenEntry } from '../support/wren'
+import { spawnWren, wrenCli } from '../support/wren'
 
 describe('wren keys list|revoke', () => {
   let dataDir: string
-  const wren = async (...args: string[]) => {
-    const entry = await wrenEntry()
-    const { stdout } = await promisify(execFile)(process.execPath, [...entry.args, ...args], {
-      cwd: entry.cwd,
-      env: { ...process.env, WREN_DATA_DIR: dataDir, LOG_LEVEL: 'warn' },
-    })
-    return stdout
-      .trim()
-      .split('\n')
-      .filter(Boolean)
-      .map((line) => JSON.parse(line) as Record<string, any>)
-  }
+  const wren = (...args: string[]): Promise<Array<Record<string, any>>> => wrenCli(dataDir, ...args)
   beforeAll(async () => {
     dataDir = await mkdtemp(path.join(tmpdir(), 'wren-keys-cli-'))
   })

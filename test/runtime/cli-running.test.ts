@@ -8,7 +8,7 @@ import { tmpdir } from 'node:os'
 import path from 'node:path'
 import { execFile } from 'node:child_process'
 import { promisify } from 'node:util'
-import { api, captureBatch, spawnWren, waitFor, wrenEntry, type WrenProcess } from '../support/wren'
+import { api, captureBatch, spawnWren, waitFor, wrenCli, wrenEntry, type WrenProcess } from '../support/wren'
 import { generateKey, PERSONAL_KEY_PREFIX, PROJECT_KEY_PREFIX } from '../../services/projects/store'
 import { lockDataDir } from '../../services/platform/lock'
 
@@ -22,19 +22,7 @@ describe('the CLI while Wren runs', () => {
   let dataDir = ''
   let server: WrenProcess | null = null
   const call = () => api({ url: server!.url, personalKey: env.WREN_PERSONAL_API_KEY })
-  const run = async (...args: string[]) => {
-    const entry = await wrenEntry()
-    return promisify(execFile)(process.execPath, [...entry.args, ...args], {
-      cwd: entry.cwd,
-      env: { ...process.env, WREN_DATA_DIR: dataDir, LOG_LEVEL: 'warn' },
-    })
-  }
-  const wren = async (...args: string[]) =>
-    (await run(...args)).stdout
-      .trim()
-      .split('\n')
-      .filter(Boolean)
-      .map((line) => JSON.parse(line) as Record<string, any>)
+  const wren = (...args: string[]): Promise<Array<Record<string, any>>> => wrenCli(dataDir, ...args)
   const controlFile = () => path.join(dataDir, 'wren.control.json')
 
   beforeAll(async () => {
@@ -123,7 +111,8 @@ describe('the CLI while Wren runs', () => {
       const entry = await wrenEntry()
       const failed = await promisify(execFile)(process.execPath, [...entry.args, 'keys', 'list'], {
         cwd: entry.cwd,
-        env: { ...process.env, WREN_DATA_DIR: held, LOG_LEVEL: 'warn' },
+        // The short wait for a control file (WREN_CLI_WAIT_MS, 10 s by default) shortened: none will come.
+        env: { ...process.env, WREN_DATA_DIR: held, LOG_LEVEL: 'warn', WREN_CLI_WAIT_MS: '500' },
       }).then(
         () => null,
         (err: { code: number; stderr: string }) => err,

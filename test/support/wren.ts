@@ -44,8 +44,8 @@ const appModules = () =>
 export async function startWren(env: Record<string, string> = {}, opts: { logger?: Logger } = {}): Promise<TestWren> {
   const [{ buildWren }, { loadConfig }, { generateKey, PERSONAL_KEY_PREFIX, PROJECT_KEY_PREFIX }] = await appModules()
   const dataDir = await mkdtemp(path.join(tmpdir(), 'wren-test-'))
-  const projectKey = generateKey(PROJECT_KEY_PREFIX)
-  const personalKey = generateKey(PERSONAL_KEY_PREFIX)
+  const projectKey = env.WREN_PROJECT_API_KEY ?? generateKey(PROJECT_KEY_PREFIX)
+  const personalKey = env.WREN_PERSONAL_API_KEY ?? generateKey(PERSONAL_KEY_PREFIX)
   const fixture = process.env.WREN_TEST_CLICKHOUSE_HTTP === '1' && !env.CLICKHOUSE_URL ? await startClickHouseFixture() : null
   const overHttp: Record<string, string> = fixture ? fixture.env : {}
   // On chDB: the run's migrated chDB (./run-setup.ts) rather than 28 migrations on an empty one.
@@ -66,7 +66,8 @@ export async function startWren(env: Record<string, string> = {}, opts: { logger
   const port = typeof address === 'object' && address ? address.port : 0
   return {
     url: `http://127.0.0.1:${port}`,
-    projectId: wren.bootstrap!.projectId,
+    // On storage another Wren bootstrapped (a ClickHouse it shares, `env`'s keys), that one's project.
+    projectId: wren.bootstrap?.projectId ?? wren.projects.list()[0].id,
     projectKey,
     personalKey,
     dataDir,
@@ -84,8 +85,8 @@ export async function startWren(env: Record<string, string> = {}, opts: { logger
  * `store/`, and must point into the copy's). fs.cp took 0.4–0.5 s of CPU for the migrated chDB's 630 entries, and
  * without `verbatimSymlinks` made each link absolute, into the original.
  */
-async function copyTree(from: string, to: string): Promise<void> {
-  await mkdir(to)
+async function copyTree(from: string, to: string, opts: { parents?: boolean } = {}): Promise<void> {
+  await mkdir(to, { recursive: opts.parents })
   const entries = await readdir(from, { withFileTypes: true })
   await Promise.all(
     entries.map(async (entry) => {
@@ -95,6 +96,14 @@ async function copyTree(from: string, to: string): Promise<void> {
       else await copyFile(source, target)
     }),
   )
+}
+
+/** A data directory without a chDB yet (new, or with a stale wren.lock only) gets the run's migrated chDB (spawnWren, wrenCli). */
+export async function seedMigrated(dataDir: string, env: Record<string, string>): Promise<void> {
+  if (env.CLICKHOUSE_URL ?? process.env.CLICKHOUSE_URL) return
+  if (existsSync(path.join(dataDir, 'clickhouse'))) return
+  const migrated = await prepared('migrated')
+  if (migrated) await copyTree(path.join(migrated, 'clickhouse'), path.join(dataDir, 'clickhouse'), { parents: true })
 }
 
 export interface WrenProcess {
@@ -152,11 +161,14 @@ export async function wrenEntry(): Promise<WrenEntry> {
 /**
  * Runs `wren start` (or `wren <command>`, e.g. a role) as its own process on `dataDir`, and waits until it
  * answers. By default from the run's build (`npm run build`, as the image runs it; the in-process tests run
- * the source). A port taken between the pick and Wren's listen (other test files start processes too) is
- * picked again.
+ * the source); then a data directory without a chDB yet starts from the run's migrated chDB, as
+ * startWren's do (28 migrations took 1.9 s of a child's 5.9 s of CPU to start; Wren's start still runs
+ * `migrate`, which finds them applied). A Wren from another entry (`from`: a build a test made) migrates its
+ * own. A port taken between the pick and Wren's listen (other test files start processes too) is picked again.
  */
 export async function spawnWren(dataDir: string, env: Record<string, string>, command = 'start', from?: WrenEntry): Promise<WrenProcess> {
   const entry = from ?? (await wrenEntry())
+  if (!from) await seedMigrated(dataDir, env)
   for (let attempt = 1; ; attempt++) {
     try {
       return await spawnOnce(dataDir, env, command, entry)
@@ -288,17 +300,18 @@ export async function drained(wren: Wren): Promise<void> {
   )
 }
 
-/** `wren dead-letters <args>` on a data directory, as an operator runs it: the JSON lines it prints. */
-export async function deadLettersCli(dataDir: string, ...args: string[]): Promise<any[]> {
-  const repoRoot = path.resolve(import.meta.dirname, '../..')
-  const { stdout } = await promisify(execFile)(
-    process.execPath,
-    ['--import', 'tsx', path.join(repoRoot, 'services/main.ts'), 'dead-letters', ...args],
-    {
-      cwd: repoRoot,
-      env: { ...process.env, WREN_DATA_DIR: dataDir, LOG_LEVEL: 'warn' },
-    },
-  )
+/**
+ * `wren <args>` (projects, keys, dead-letters) on a data directory, as an operator runs it, from the run's build and
+ * on a new data directory from the run's migrated chDB, as spawnWren's processes: the JSON lines it prints. A command
+ * that exits with an error rejects (with its stderr).
+ */
+export async function wrenCli(dataDir: string, ...args: string[]): Promise<any[]> {
+  const entry = await wrenEntry()
+  await seedMigrated(dataDir, {})
+  const { stdout } = await promisify(execFile)(process.execPath, [...entry.args, ...args], {
+    cwd: entry.cwd,
+    env: { ...process.env, WREN_DATA_DIR: dataDir, LOG_LEVEL: 'warn' },
+  })
   return stdout
     .trim()
     .split('\n')

@@ -54,6 +54,7 @@ describe('loadConfig', () => {
       port: 8000,
       host: '0.0.0.0',
       dataDir: path.resolve('./data'),
+      cliWaitMs: 10_000,
       now: null,
       logRequests: false,
       ingestion: {

@@ -182,6 +182,14 @@ export const VARIABLES: readonly ConfigVariable[] = [
     doc: 'where the log and the ClickHouse data live (one Wren process per directory)',
   }),
   v({
+    env: 'WREN_CLI_WAIT_MS',
+    group: 'storage',
+    field: 'cliWaitMs',
+    default: '10000',
+    parse: integer,
+    doc: 'how long `wren projects|keys|dead-letters` waits for the Wren process that holds the data directory to publish its control file (while it starts) before it gives up with an error naming that process',
+  }),
+  v({
     env: 'WREN_LOG_RETENTION_HOURS',
     group: 'storage',
     field: 'logRetention.ms',

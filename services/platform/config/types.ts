@@ -9,6 +9,8 @@ export interface Config {
   port: number
   host: string
   dataDir: string
+  /** How long the CLI waits for the process holding the data directory to publish its control file (runtime/cli.ts). */
+  cliWaitMs: number
   /** Bootstrap keys used on first start with an empty data directory. */
   bootstrapProjectApiKey: string | null
   bootstrapPersonalApiKey: string | null
