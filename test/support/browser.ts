@@ -3,7 +3,7 @@
 // test-artifacts/web/, not blank, nothing wider than the window).
 import path from 'node:path'
 import { expect } from 'vitest'
-import type { Page } from 'playwright-core'
+import type { Browser, BrowserContext, BrowserContextOptions, Page } from 'playwright-core'
 import { PNG } from 'pngjs'
 
 export { CHROMIUM, chromiumMissing, launchChromium } from './chromium'
@@ -38,7 +38,6 @@ export function colourCounts(png: Buffer): { width: number; height: number; coun
   return { width: image.width, height: image.height, counts }
 }
 
-/** The page's width as drawn (wider than the window when something does not fit). */
 /** Signs in to the web app at `url` with `key` (the sign-in form), waiting for the menu a signed-in page shows. */
 export async function signIn(page: Page, url: string, key: string): Promise<void> {
   await page.goto(url + '/')
@@ -47,6 +46,19 @@ export async function signIn(page: Page, url: string, key: string): Promise<void
   await page.waitForSelector('nav.menu')
 }
 
+/**
+ * A browser (a context made with `options`: its viewport, …) signed in once (the key is kept in the context's localStorage, as the app keeps it): a test
+ * opens a tab of it (newPage) and closes the tab when done, rather than starting a browser and signing in again.
+ */
+export async function signedInContext(browser: Browser, url: string, key: string, options: BrowserContextOptions): Promise<BrowserContext> {
+  const context = await browser.newContext(options)
+  const page = await context.newPage()
+  await signIn(page, url, key)
+  await page.close()
+  return context
+}
+
+/** The page's width as drawn (wider than the window when something does not fit). */
 export function pageWidth(page: Page): Promise<number> {
   return page.evaluate(
     () => (globalThis as unknown as { document: { documentElement: { scrollWidth: number } } }).document.documentElement.scrollWidth,
