@@ -8,7 +8,7 @@
 // 1280 and 390 px wide are kept under test-artifacts/web/.
 import { createServer, type Server } from 'node:http'
 import { gunzipSync } from 'node:zlib'
-import { afterAll, beforeAll, describe, expect, it } from 'vitest'
+import { afterAll, afterEach, beforeAll, describe, expect, it } from 'vitest'
 import type { Browser, BrowserContext, Page } from 'playwright-core'
 import { api, drained, startWren, waitFor, type TestWren } from '../support/wren'
 import { recordingsProcessed } from '../support/recordings'
@@ -93,7 +93,10 @@ describe.skipIf(unavailable !== null)(`the player's inspector${unavailable ? ` (
   let server: Server
   let browser: Browser
   let sessionId: string
-  const contexts: BrowserContext[] = []
+  /** A browser per width and key, holding the key as the web app keeps it: each test opens a tab of it (made when first needed). */
+  const browsers = new Map<string, Promise<BrowserContext>>()
+  /** The tabs (and key-less browsers) a test opened: closed when it ends, so no player it left plays on. */
+  const opened: Array<BrowserContext | Page> = []
 
   beforeAll(async () => {
     t = await startWren({ WREN_RECORDINGS_WAIT_MS: '20' })
@@ -184,27 +187,41 @@ describe.skipIf(unavailable !== null)(`the player's inspector${unavailable ? ` (
     await recordingsProcessed(t.wren)
     await drained(t.wren)
   }, 120_000)
+  afterEach(async () => {
+    for (const each of opened.splice(0)) await each.close()
+  })
   afterAll(async () => {
-    for (const context of contexts) await context.close()
+    for (const context of browsers.values()) await (await context).close()
     await browser?.close()
     await new Promise((resolve) => (server ? server.close(resolve) : resolve(undefined)))
     await t?.close()
   })
 
-  /** A fresh browser at `size` holding the personal key (as the web app keeps it), with requests to Wren noted. */
+  /** A browser at `size` holding `key` as the web app keeps it (in its localStorage). */
+  const holding = async (size: { width: number; height: number }, key: string): Promise<BrowserContext> => {
+    const context = await browser.newContext({ viewport: size })
+    const page = await context.newPage()
+    await page.goto(`${t.url}/project/${t.projectId}/replay/none`)
+    await page.evaluate((stored) => (globalThis as unknown as PageGlobal).localStorage.setItem('wren.personalApiKey', stored), key)
+    await page.close()
+    return context
+  }
+  /** A new tab of a browser at `size` holding `key` (null: a fresh browser with no key), with requests to Wren noted. */
   const open = async (
     size: { width: number; height: number },
     key: string | null = t.personalKey,
   ): Promise<{ page: Page; requests: string[] }> => {
-    const context = await browser.newContext({ viewport: size })
-    contexts.push(context)
+    let context: BrowserContext
+    if (key === null) opened.push((context = await browser.newContext({ viewport: size })))
+    else {
+      const id = `${size.width}x${size.height} ${key}`
+      if (!browsers.has(id)) browsers.set(id, holding(size, key))
+      context = await browsers.get(id)!
+    }
     const page = await context.newPage()
+    opened.push(page)
     const requests: string[] = []
     page.on('request', (req) => requests.push(req.url()))
-    if (key !== null) {
-      await page.goto(`${t.url}/project/${t.projectId}/replay/none`)
-      await page.evaluate((stored) => (globalThis as unknown as PageGlobal).localStorage.setItem('wren.personalApiKey', stored), key)
-    }
     return { page, requests }
   }
   const playing = async (page: Page, url: string) => {
@@ -254,15 +271,16 @@ describe.skipIf(unavailable !== null)(`the player's inspector${unavailable ? ` (
     expect(await page.locator('#wren-inspector [role=tab]').first().textContent()).toBe('Console (3)')
 
     const level = page.locator('select[aria-label="Console level"]')
+    // The list is drawn again after each change (on a busy machine, a moment later): until it shows the change.
     await level.selectOption('error')
-    expect(await lines.allTextContents()).toEqual([expect.stringContaining(ERROR)])
+    await expect.poll(() => lines.allTextContents()).toEqual([expect.stringContaining(ERROR)])
     await level.selectOption('warn')
-    expect(await lines.allTextContents()).toEqual([expect.stringContaining(WARNING)])
+    await expect.poll(() => lines.allTextContents()).toEqual([expect.stringContaining(WARNING)])
     await level.selectOption('')
     await page.fill('input[aria-label="Search console"]', 'CHECKOUT')
-    expect(await lines.allTextContents()).toEqual([expect.stringContaining(ERROR)])
+    await expect.poll(() => lines.allTextContents()).toEqual([expect.stringContaining(ERROR)])
     await page.fill('input[aria-label="Search console"]', 'nothing logs this')
-    expect(await lines.count()).toBe(0)
+    await expect.poll(() => lines.count()).toBe(0)
     expect(await page.textContent('#wren-inspector')).toContain('No console lines match.')
     await page.fill('input[aria-label="Search console"]', '')
 

@@ -3,7 +3,7 @@
 // test-artifacts/web/, not blank, nothing wider than the window).
 import path from 'node:path'
 import { expect } from 'vitest'
-import type { Page } from 'playwright-core'
+import type { Browser, BrowserContext, BrowserContextOptions, Page } from 'playwright-core'
 import { PNG } from 'pngjs'
 
 export { CHROMIUM, chromiumMissing, launchChromium } from './chromium'
@@ -12,18 +12,32 @@ export { CHROMIUM, chromiumMissing, launchChromium } from './chromium'
 export const ARTIFACTS = path.resolve(import.meta.dirname, '../..', 'test-artifacts')
 export const WEB_ARTIFACTS = path.join(ARTIFACTS, 'web')
 
-/** A PNG's size and its pixels counted per colour, the colour as 0xRRGGBB. */
+/**
+ * A PNG's size and its pixels counted per colour, the colour as 0xRRGGBB. A page's screenshot is mostly runs of one
+ * colour (its background, a bar, a line of text's gaps): each run is counted at once, so a tall page's few million
+ * pixels cost a few hundred thousand map updates rather than one each.
+ */
 export function colourCounts(png: Buffer): { width: number; height: number; counts: Map<number, number> } {
   const image = PNG.sync.read(png)
+  const data = image.data.byteOffset % 4 === 0 ? image.data : Buffer.from(image.data)
+  // Each pixel as one number, its bytes R, G, B, A read little-endian (0xAABBGGRR).
+  const pixels = new Uint32Array(data.buffer, data.byteOffset, data.length / 4)
+  const runs = new Map<number, number>()
+  for (let i = 0; i < pixels.length;) {
+    const pixel = pixels[i]
+    let end = i + 1
+    while (end < pixels.length && pixels[end] === pixel) end++
+    runs.set(pixel, (runs.get(pixel) ?? 0) + end - i)
+    i = end
+  }
   const counts = new Map<number, number>()
-  for (let i = 0; i < image.data.length; i += 4) {
-    const key = (image.data[i] << 16) | (image.data[i + 1] << 8) | image.data[i + 2]
-    counts.set(key, (counts.get(key) ?? 0) + 1)
+  for (const [pixel, n] of runs) {
+    const key = ((pixel & 0xff) << 16) | (pixel & 0xff00) | ((pixel >>> 16) & 0xff)
+    counts.set(key, (counts.get(key) ?? 0) + n)
   }
   return { width: image.width, height: image.height, counts }
 }
 
-/** The page's width as drawn (wider than the window when something does not fit). */
 /** Signs in to the web app at `url` with `key` (the sign-in form), waiting for the menu a signed-in page shows. */
 export async function signIn(page: Page, url: string, key: string): Promise<void> {
   await page.goto(url + '/')
@@ -32,6 +46,19 @@ export async function signIn(page: Page, url: string, key: string): Promise<void
   await page.waitForSelector('nav.menu')
 }
 
+/**
+ * A browser (a context made with `options`: its viewport, …) signed in once (the key is kept in the context's localStorage, as the app keeps it): a test
+ * opens a tab of it (newPage) and closes the tab when done, rather than starting a browser and signing in again.
+ */
+export async function signedInContext(browser: Browser, url: string, key: string, options: BrowserContextOptions): Promise<BrowserContext> {
+  const context = await browser.newContext(options)
+  const page = await context.newPage()
+  await signIn(page, url, key)
+  await page.close()
+  return context
+}
+
+/** The page's width as drawn (wider than the window when something does not fit). */
 export function pageWidth(page: Page): Promise<number> {
   return page.evaluate(
     () => (globalThis as unknown as { document: { documentElement: { scrollWidth: number } } }).document.documentElement.scrollWidth,

@@ -7,11 +7,11 @@
 // (test-artifacts/web/home-desktop.png, home-phone.png), checked not blank and not wider than the window.
 import path from 'node:path'
 import { afterAll, beforeAll, describe, expect, it } from 'vitest'
-import type { Browser, Locator, Page } from 'playwright-core'
+import type { Browser, BrowserContext, Locator, Page } from 'playwright-core'
 import { PostHog } from 'posthog-node'
 import { api, drained, startWren, type TestWren } from '../support/wren'
 import { skipReason } from '../support/skip'
-import { chromiumMissing, expectDrawn, launchChromium, signIn, WEB_ARTIFACTS } from '../support/browser'
+import { chromiumMissing, expectDrawn, launchChromium, signedInContext, signIn, WEB_ARTIFACTS } from '../support/browser'
 
 const unavailable = skipReason('dashboards', chromiumMissing())
 const DAY = 86_400_000
@@ -90,14 +90,25 @@ describe.skipIf(unavailable !== null)(`Home and dashboards in headless Chromium$
     browser = await launchChromium()
   })
   afterAll(async () => {
+    for (const context of signedIn.values()) await (await context).close()
     await browser?.close()
     await t?.close()
   })
 
+  /** A new browser at `width` signed in through the sign-in form (it lands on Home). */
   const open = async (width: number): Promise<Page> => {
     const context = await browser.newContext({ viewport: { width, height: 900 } })
     const page = await context.newPage()
     await signIn(page, t.url, t.personalKey)
+    return page
+  }
+  /** One browser per width signed in once, made when first needed. */
+  const signedIn = new Map<number, Promise<BrowserContext>>()
+  /** A new tab of the signed-in browser at `width`, on Home. */
+  const home = async (width: number): Promise<Page> => {
+    if (!signedIn.has(width)) signedIn.set(width, signedInContext(browser, t.url, t.personalKey, { viewport: { width, height: 900 } }))
+    const page = await (await signedIn.get(width)!).newPage()
+    await page.goto(`${t.url}/project/${t.projectId}/home`)
     return page
   }
 
@@ -166,7 +177,7 @@ describe.skipIf(unavailable !== null)(`Home and dashboards in headless Chromium$
   })
 
   it('saves two insights built in the editor, puts them on dashboards, and after a reload each tile shows the API’s numbers', async () => {
-    const page = await open(1280)
+    const page = await home(1280)
     // The first: signups as a number, saved with a name, then put on Home.
     await page.goto(`${t.url}/project/${t.projectId}/trends`)
     await page.fill('.series[data-series="A"] input[aria-label="Event name"]', 'signed_up')
@@ -233,11 +244,11 @@ describe.skipIf(unavailable !== null)(`Home and dashboards in headless Chromium$
     await page.goto(`${t.url}/project/${t.projectId}/home`)
     await page.waitForSelector(`.tile[data-insight="${signupsId}"]`)
     expect(await expectTiles(page, homeId)).toHaveLength(6)
-    await page.context().close()
+    await page.close()
   })
 
   it('recomputes every tile on Refresh, and the dashboard’s date range overrides the tiles’', async () => {
-    const page = await open(1280)
+    const page = await home(1280)
     await page.waitForSelector('.tile[data-insight]')
     const before = await expectTiles(page, homeId)
     const pageviews = before.find((i) => i.name === 'Pageviews')!
@@ -265,13 +276,13 @@ describe.skipIf(unavailable !== null)(`Home and dashboards in headless Chromium$
     await page.selectOption('select[aria-label="Dashboard date range"]', '')
     await expect.poll(async () => (await dashboard(homeId)).filters.date_from ?? null).toBeNull()
     expect((await expectTiles(page, homeId)).find((i) => i.name === 'Pageviews')!.result![0].data).toHaveLength(31)
-    await page.context().close()
+    await page.close()
   })
 
   it('says what to do on an empty project’s Home: install the snippet', async () => {
     const created = await call('POST', '/api/projects/', { name: 'Empty shop' })
     expect(created.status, created.text).toBe(201)
-    const page = await open(1280)
+    const page = await home(1280)
     await page.goto(`${t.url}/project/${created.body.id}/home`)
     const banner = page.locator('[data-testid=no-events]')
     await banner.waitFor()
@@ -285,7 +296,7 @@ describe.skipIf(unavailable !== null)(`Home and dashboards in headless Chromium$
     await banner.locator('a.button').click()
     await page.waitForSelector('[data-testid=snippet]')
     expect(await page.textContent('[data-testid=snippet]')).toContain(created.body.api_token)
-    await page.context().close()
+    await page.close()
   })
 
   it('draws Home, the dashboards and the saved insights at 1280 and 390 px wide: not blank, nothing wider than the window', async () => {
@@ -293,7 +304,7 @@ describe.skipIf(unavailable !== null)(`Home and dashboards in headless Chromium$
       ['desktop', 1280],
       ['phone', 390],
     ] as const) {
-      const page = await open(width)
+      const page = await home(width)
       await page.waitForURL(`${t.url}/project/${t.projectId}/home`)
       await page.waitForSelector('.tile [data-testid=trend-chart] canvas')
       await expectTiles(page, homeId)
@@ -307,7 +318,7 @@ describe.skipIf(unavailable !== null)(`Home and dashboards in headless Chromium$
         await page.waitForSelector(selector)
         await expectDrawn(page, `${section}-${name}`, width, { minColours: 10 })
       }
-      await page.context().close()
+      await page.close()
     }
   })
 })

@@ -6,11 +6,11 @@
 // the saved insights with the same chart, and drawn on a dashboard tile. Screenshots at 1280 and 390 px
 // (test-artifacts/web/kinds-*.png), checked not blank and not wider than the window.
 import { afterAll, beforeAll, describe, expect, it } from 'vitest'
-import type { Browser, Page } from 'playwright-core'
+import type { Browser, BrowserContext, Page } from 'playwright-core'
 import { PostHog } from 'posthog-node'
 import { api, drained, startWren, type TestWren } from '../support/wren'
 import { skipReason } from '../support/skip'
-import { chromiumMissing, expectDrawn, launchChromium, signIn } from '../support/browser'
+import { chromiumMissing, expectDrawn, launchChromium, signedInContext } from '../support/browser'
 
 const unavailable = skipReason('insight-kinds', chromiumMissing())
 const DAY = 86_400_000
@@ -38,6 +38,9 @@ describe.skipIf(unavailable !== null)(
     let t: TestWren
     let call: ReturnType<typeof api>
     let browser: Browser
+    /** The browsers at 1280 and 390 px, each signed in once. */
+    let desktop: BrowserContext
+    let phone: BrowserContext
     let page: Page
     let home: number
 
@@ -79,17 +82,22 @@ describe.skipIf(unavailable !== null)(
       await drained(t.wren)
       home = (await call('GET', `/api/projects/${t.projectId}/`)).body.primary_dashboard as number
       browser = await launchChromium()
-      page = await open(1280)
+      ;[desktop, phone] = await Promise.all([
+        signedInContext(browser, t.url, t.personalKey, { viewport: { width: 1280, height: 900 } }),
+        signedInContext(browser, t.url, t.personalKey, { viewport: { width: 390, height: 900 } }),
+      ])
+      page = await open(desktop)
     })
     afterAll(async () => {
+      await desktop?.close()
+      await phone?.close()
       await browser?.close()
       await t?.close()
     })
 
-    async function open(width: number, section = 'trends') {
-      const context = await browser.newContext({ viewport: { width, height: 900 } })
+    /** A new tab of the signed-in `context` on the app's `section`. */
+    async function open(context: BrowserContext, section = 'trends') {
       const p = await context.newPage()
-      await signIn(p, t.url, t.personalKey)
       await p.goto(`${t.url}/project/${t.projectId}/${section}`)
       return p
     }
@@ -207,10 +215,10 @@ describe.skipIf(unavailable !== null)(
           timeout: 15_000,
         })
         .toBeGreaterThan(0)
-      const phone = await open(390, `insights/${id}`)
-      await phone.locator('[data-testid=lifecycle-chart] svg').waitFor({ timeout: 15_000 })
-      await expectDrawn(phone, 'kinds-lifecycle-phone', 390)
-      await phone.context().close()
+      const small = await open(phone, `insights/${id}`)
+      await small.locator('[data-testid=lifecycle-chart] svg').waitFor({ timeout: 15_000 })
+      await expectDrawn(small, 'kinds-lifecycle-phone', 390)
+      await small.close()
     })
 
     const stickiness = (events: string[], compare = false): Json => ({
@@ -261,10 +269,10 @@ describe.skipIf(unavailable !== null)(
           timeout: 15_000,
         })
         .toBeGreaterThan(0)
-      const phone = await open(390, `insights/${id}`)
-      await phone.locator('[data-testid=stickiness-chart] svg').waitFor({ timeout: 15_000 })
-      await expectDrawn(phone, 'kinds-stickiness-phone', 390)
-      await phone.context().close()
+      const small = await open(phone, `insights/${id}`)
+      await small.locator('[data-testid=stickiness-chart] svg').waitFor({ timeout: 15_000 })
+      await expectDrawn(small, 'kinds-stickiness-phone', 390)
+      await small.close()
     })
 
     const retention = (breakdown?: string): Json => ({
@@ -344,10 +352,10 @@ describe.skipIf(unavailable !== null)(
       await expect
         .poll(() => page.locator(`.tile[data-insight="${id}"] [data-testid=retention-table] tbody tr`).count(), { timeout: 15_000 })
         .toBe(rows.length)
-      const phone = await open(390, `insights/${id}`)
-      await phone.locator('[data-testid=retention-table]').waitFor({ timeout: 15_000 })
-      await expectDrawn(phone, 'kinds-retention-phone', 390)
-      await phone.context().close()
+      const small = await open(phone, `insights/${id}`)
+      await small.locator('[data-testid=retention-table]').waitFor({ timeout: 15_000 })
+      await expectDrawn(small, 'kinds-retention-phone', 390)
+      await small.close()
     })
 
     const paths = (startPoint?: string, stepLimit = 5): Json => ({
@@ -415,13 +423,13 @@ describe.skipIf(unavailable !== null)(
         .poll(() => page.locator(`.tile[data-insight="${id}"] [data-testid=paths-chart] g[data-node]`).count(), { timeout: 15_000 })
         .toBeGreaterThan(2)
       await expectDrawn(page, 'kinds-tiles-desktop', 1280)
-      const phone = await open(390, `paths?stepLimit=8`)
-      await phone.locator('[data-testid=paths-chart] svg').waitFor({ timeout: 15_000 })
-      await expectDrawn(phone, 'kinds-paths-50-edges-phone', 390)
-      await phone.goto(`${t.url}/project/${t.projectId}/home`)
-      await phone.locator(`.tile[data-insight="${id}"] [data-testid=paths-chart] svg`).waitFor({ timeout: 15_000 })
-      await expectDrawn(phone, 'kinds-tiles-phone', 390)
-      await phone.context().close()
+      const small = await open(phone, `paths?stepLimit=8`)
+      await small.locator('[data-testid=paths-chart] svg').waitFor({ timeout: 15_000 })
+      await expectDrawn(small, 'kinds-paths-50-edges-phone', 390)
+      await small.goto(`${t.url}/project/${t.projectId}/home`)
+      await small.locator(`.tile[data-insight="${id}"] [data-testid=paths-chart] svg`).waitFor({ timeout: 15_000 })
+      await expectDrawn(small, 'kinds-tiles-phone', 390)
+      await small.close()
     })
   },
 )

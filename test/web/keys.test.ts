@@ -6,14 +6,15 @@
 // recording on; the project's domains saved in Settings survive a reload (and the remote config follows
 // them); the keys page at 1280 and 390 px wide (screenshots under test-artifacts/web/, checked not blank
 // and not wider than the window).
-import { afterAll, beforeAll, describe, expect, it } from 'vitest'
+import { afterAll, afterEach, beforeAll, describe, expect, it } from 'vitest'
 import type { Browser, BrowserContext, Page } from 'playwright-core'
 import { api, startWren, type TestWren } from '../support/wren'
 import { skipReason } from '../support/skip'
-import { chromiumMissing, expectDrawn, launchChromium } from '../support/browser'
+import { chromiumMissing, expectDrawn, launchChromium, signedInContext, signIn } from '../support/browser'
 
 const unavailable = skipReason('web-keys', chromiumMissing())
 const WIDTHS = { desktop: { width: 1280, height: 860 }, phone: { width: 390, height: 844 } }
+const CLIPBOARD = ['clipboard-read', 'clipboard-write']
 
 /** What the test reads inside the page (the test is type-checked without the DOM's types). */
 interface PageGlobal {
@@ -24,29 +25,39 @@ describe.skipIf(unavailable !== null)(`the web app's keys, in headless Chromium$
   let t: TestWren
   let call: ReturnType<typeof api>
   let browser: Browser
-  const contexts: BrowserContext[] = []
+  /** What a test opened (browsers, tabs): closed when it ends, so no page it left (the events list reloads itself) runs on. */
+  const opened: Array<BrowserContext | Page> = []
+  /** One browser per width signed in with the personal key, made when a test first needs it: tests open tabs of it. */
+  const signedIn = new Map<number, Promise<BrowserContext>>()
 
   beforeAll(async () => {
     t = await startWren()
     call = api(t)
     browser = await launchChromium()
   })
+  afterEach(async () => {
+    for (const each of opened.splice(0)) await each.close()
+  })
   afterAll(async () => {
-    for (const context of contexts) await context.close()
+    for (const context of signedIn.values()) await (await context).close()
     await browser?.close()
     await t?.close()
   })
 
   const open = async (size: { width: number; height: number } = WIDTHS.desktop): Promise<Page> => {
-    const context = await browser.newContext({ viewport: size, permissions: ['clipboard-read', 'clipboard-write'] })
-    contexts.push(context)
+    const context = await browser.newContext({ viewport: size, permissions: CLIPBOARD })
+    opened.push(context)
     return context.newPage()
   }
-  const signIn = async (page: Page, key = t.personalKey) => {
+  /** A new tab of the browser at `size` signed in with the personal key, on the page the app opens on. */
+  const signedInTab = async (size: { width: number; height: number } = WIDTHS.desktop): Promise<Page> => {
+    if (!signedIn.has(size.width))
+      signedIn.set(size.width, signedInContext(browser, t.url, t.personalKey, { viewport: size, permissions: CLIPBOARD }))
+    const page = await (await signedIn.get(size.width)!).newPage()
+    opened.push(page)
     await page.goto(t.url + '/')
-    await page.fill('#key', key)
-    await page.click('button[type=submit]')
     await page.waitForSelector('nav.menu')
+    return page
   }
   const menu = async (page: Page) => page.locator('nav.menu a').allTextContents()
   const clipboard = (page: Page) => page.evaluate(() => (globalThis as unknown as PageGlobal).navigator.clipboard.readText())
@@ -74,8 +85,7 @@ describe.skipIf(unavailable !== null)(`the web app's keys, in headless Chromium$
   }
 
   it('creates keys that work against the API, shows each secret once, and revokes them (then refused with 401)', async () => {
-    const page = await open()
-    await signIn(page)
+    const page = await signedInTab()
     expect(await menu(page)).toContain('API keys')
     await page.click('nav.menu a:has-text("API keys")')
     await page.waitForURL(`${t.url}/project/${t.projectId}/keys`)
@@ -151,7 +161,7 @@ describe.skipIf(unavailable !== null)(`the web app's keys, in headless Chromium$
   it('revokes the key it is signed in with, once confirmed, and then opens on the sign-in form', async () => {
     const created = await call('POST', '/api/personal_api_keys/', { label: 'short lived', scopes: ['*'] })
     const page = await open()
-    await signIn(page, created.body.value)
+    await signIn(page, t.url, created.body.value)
     await page.goto(`${t.url}/project/${t.projectId}/keys`)
     await page.click(`tr[data-key="${created.body.id}"] button:has-text("Revoke")`)
     expect(await page.textContent('[role=alertdialog]')).toContain('the key you are signed in with')
@@ -164,7 +174,7 @@ describe.skipIf(unavailable !== null)(`the web app's keys, in headless Chromium$
     const created = await call('POST', '/api/personal_api_keys/', { label: 'query only', scopes: ['query:read'] })
     expect(created.status, created.text).toBe(201)
     const page = await open()
-    await signIn(page, created.body.value)
+    await signIn(page, t.url, created.body.value)
     await page.waitForURL(`${t.url}/project/${t.projectId}/events`)
     expect(await menu(page)).toEqual(['Events', 'SQL'])
     for (const [section, scope] of [
@@ -184,15 +194,14 @@ describe.skipIf(unavailable !== null)(`the web app's keys, in headless Chromium$
       scoped_teams: [shop.body.id],
     })
     const other = await open()
-    await signIn(other, limited.body.value)
+    await signIn(other, t.url, limited.body.value)
     await other.waitForURL(`${t.url}/project/${shop.body.id}/events`)
     expect(await menu(other)).toEqual(['Events', 'SQL', 'Persons'])
     await other.waitForSelector('text=No events yet.')
   })
 
   it('shows an empty project’s snippet with a copy button on Events and Persons, and turns recording on from Recordings', async () => {
-    const page = await open()
-    await signIn(page)
+    const page = await signedInTab()
     await page.goto(`${t.url}/project/${t.projectId}/events`)
     await page.waitForSelector('text=No events yet.')
     const snippet = await page.textContent('[data-testid=snippet]')
@@ -216,8 +225,7 @@ describe.skipIf(unavailable !== null)(`the web app's keys, in headless Chromium$
   })
 
   it('keeps the project’s domains saved in Settings after a reload, and the remote config follows them', async () => {
-    const page = await open()
-    await signIn(page)
+    const page = await signedInTab()
     await page.goto(`${t.url}/project/${t.projectId}/settings`)
     await page.fill('textarea[name=recording_domains]', 'https://shop.example\n  https://*.wren.test \n\n')
     await page.fill('textarea[name=app_urls]', 'https://shop.example/app')
@@ -246,8 +254,7 @@ describe.skipIf(unavailable !== null)(`the web app's keys, in headless Chromium$
   it('draws the keys page at 1280 and 390 px wide: not blank, nothing wider than the window', async () => {
     await call('POST', '/api/personal_api_keys/', { label: 'a rather long label for the nightly warehouse export', scopes: ['*'] })
     for (const [name, size] of Object.entries(WIDTHS)) {
-      const page = await open(size)
-      await signIn(page)
+      const page = await signedInTab(size)
       await page.goto(`${t.url}/project/${t.projectId}/keys`)
       await page.waitForSelector('table.keys tbody tr')
       await page.selectOption('select[name=preset]', 'custom')

@@ -7,10 +7,10 @@
 // displays' cells) equal what the API answers for the same query. The trend is asked first (the pickers' lists
 // after it). Screenshots at 1280 and 390 px.
 import { afterAll, beforeAll, describe, expect, it } from 'vitest'
-import type { Browser, Locator, Page } from 'playwright-core'
+import type { Browser, BrowserContext, Locator, Page } from 'playwright-core'
 import { api, captureBatch, drained, startWren, type TestWren } from '../support/wren'
 import { skipReason } from '../support/skip'
-import { chromiumMissing, expectDrawn, launchChromium, pageWidth, signIn } from '../support/browser'
+import { chromiumMissing, expectDrawn, launchChromium, pageWidth, signedInContext } from '../support/browser'
 
 const unavailable = skipReason('trends-editor', chromiumMissing())
 const DAY = 86_400_000
@@ -75,6 +75,7 @@ describe.skipIf(unavailable !== null)(`the trends editor in headless Chromium${u
     browser = await launchChromium()
   })
   afterAll(async () => {
+    for (const context of signedIn.values()) await (await context).close()
     await browser?.close()
     await t?.close()
   })
@@ -111,10 +112,12 @@ describe.skipIf(unavailable !== null)(`the trends editor in headless Chromium${u
     return result
   }
 
+  /** One browser per width signed in once, made when first needed. */
+  const signedIn = new Map<number, Promise<BrowserContext>>()
+  /** A new tab of the signed-in browser at `width`, on the trends editor. */
   const open = async (width: number) => {
-    const context = await browser.newContext({ viewport: { width, height: 900 } })
-    const page = await context.newPage()
-    await signIn(page, t.url, t.personalKey)
+    if (!signedIn.has(width)) signedIn.set(width, signedInContext(browser, t.url, t.personalKey, { viewport: { width, height: 900 } }))
+    const page = await (await signedIn.get(width)!).newPage()
     await page.goto(`${t.url}/project/${t.projectId}/trends`)
     return page
   }
@@ -280,7 +283,7 @@ describe.skipIf(unavailable !== null)(`the trends editor in headless Chromium${u
     await page.goBack()
     await expect.poll(() => series(page, 'B').locator('input[aria-label="Event name"]').inputValue()).toBe('signed_up')
     await expectChart(page, { ...range, filter_test_accounts: true })
-    await page.context().close()
+    await page.close()
   })
 
   it('asks for the trend first: the pickers’ actions and cohorts once it has answered, whether any event exists only for an empty one', async () => {
@@ -315,7 +318,7 @@ describe.skipIf(unavailable !== null)(`the trends editor in headless Chromium${u
     await page.waitForSelector('text=No events match this query.')
     expect(asked.filter((n) => n === 'any events')).toHaveLength(1)
     expect(asked.lastIndexOf('trend answered')).toBeLessThan(asked.indexOf('any events'))
-    await page.context().close()
+    await page.close()
   })
 
   it('fits the editor at 1280 and 390 px wide (screenshots under test-artifacts/web/)', async () => {
@@ -337,7 +340,7 @@ describe.skipIf(unavailable !== null)(`the trends editor in headless Chromium${u
       await page.fill('input[aria-label="Breakdown property"]', 'industry')
       expect(await page.inputValue('select[aria-label="Breakdown group type"]')).toBe('0')
       expect(await pageWidth(page), `trends-editor-${width}: page width with a group breakdown`).toBeLessThanOrEqual(width)
-      await page.context().close()
+      await page.close()
     }
   })
 })

@@ -8,13 +8,13 @@
 // checked not blank and not wider than the window).
 import { readFile } from 'node:fs/promises'
 import path from 'node:path'
-import { afterAll, beforeAll, describe, expect, it } from 'vitest'
+import { afterAll, afterEach, beforeAll, describe, expect, it } from 'vitest'
 import type { Browser, BrowserContext, Page } from 'playwright-core'
 import { PostHog } from 'posthog-node'
 import { api, drained, startWren, type TestWren } from '../support/wren'
 import { recordingsProcessed, sendSnapshots } from '../support/recordings'
 import { skipReason } from '../support/skip'
-import { chromiumMissing, expectDrawn, launchChromium, WEB_ARTIFACTS } from '../support/browser'
+import { chromiumMissing, expectDrawn, launchChromium, signedInContext, signIn, WEB_ARTIFACTS } from '../support/browser'
 
 const unavailable = skipReason('web-app', chromiumMissing())
 const WIDTHS = { desktop: { width: 1280, height: 860 }, phone: { width: 390, height: 844 } }
@@ -138,13 +138,19 @@ describe('the web app', () => {
 
   describe.skipIf(unavailable !== null)(`in headless Chromium${unavailable ? ` (skipped: ${unavailable})` : ''}`, () => {
     let browser: Browser
-    const contexts: BrowserContext[] = []
+    /** What a test opened (browsers, tabs): closed when it ends, so no page it left (the events list reloads itself) runs on. */
+    const opened: Array<BrowserContext | Page> = []
+    /** One browser per width signed in with the personal key, made when a test first needs it: tests open tabs of it. */
+    const signedIn = new Map<string, Promise<BrowserContext>>()
 
     beforeAll(async () => {
       browser = await launchChromium()
     })
+    afterEach(async () => {
+      for (const each of opened.splice(0)) await each.close()
+    })
     afterAll(async () => {
-      for (const context of contexts) await context.close()
+      for (const context of signedIn.values()) await (await context).close()
       await browser?.close()
     })
 
@@ -162,15 +168,17 @@ describe('the web app', () => {
     /** A fresh browser at `size`, with no key stored. */
     const open = async (size: { width: number; height: number }): Promise<{ page: Page; elsewhere: string[] }> => {
       const context = await browser.newContext({ viewport: size })
-      contexts.push(context)
+      opened.push(context)
       const page = await context.newPage()
       return { page, elsewhere: watch(page) }
     }
-    const signIn = async (page: Page, key = t.personalKey) => {
-      await page.goto(t.url + '/')
-      await page.fill('#key', key)
-      await page.click('button[type=submit]')
-      await page.waitForSelector('nav.menu')
+    /** A new tab of the browser at `size` signed in with the personal key. */
+    const tab = async (size: { width: number; height: number }): Promise<{ page: Page; elsewhere: string[] }> => {
+      const key = `${size.width}x${size.height}`
+      if (!signedIn.has(key)) signedIn.set(key, signedInContext(browser, t.url, t.personalKey, { viewport: size }))
+      const page = await (await signedIn.get(key)!).newPage()
+      opened.push(page)
+      return { page, elsewhere: watch(page) }
     }
 
     it('shows the API’s error for a wrong key, typed or stored, instead of a blank page', async () => {
@@ -196,7 +204,7 @@ describe('the web app', () => {
 
     it('signs in, keeps the key out of the URL, switches project (an empty one shows the snippet to install), and signs out', async () => {
       const { page, elsewhere } = await open(WIDTHS.desktop)
-      await signIn(page)
+      await signIn(page, t.url, t.personalKey)
       expect(page.url()).toBe(`${t.url}/project/${t.projectId}/home`)
       expect(page.url()).not.toContain(t.personalKey)
       // A project's own address, typed as PostHog's, opens on its home dashboard.
@@ -228,15 +236,14 @@ describe('the web app', () => {
       const created = await call('POST', '/api/personal_api_keys/', { label: 'trends only', scopes: ['insight:read', 'project:read'] })
       expect(created.status, created.text).toBe(201)
       const { page } = await open(WIDTHS.desktop)
-      await signIn(page, created.body.value)
+      await signIn(page, t.url, created.body.value)
       expect((await page.locator('nav.menu a').allTextContents()).sort()).toEqual(['Saved insights', 'Settings', 'Trends'])
       await page.goto(`${t.url}/project/${t.projectId}/persons`)
       expect(await (await page.waitForSelector('.error')).textContent()).toContain('person:read')
     })
 
     it('lists the events through the Query API as an EventsQuery: the same events as the events list, newest first', async () => {
-      const { page } = await open(WIDTHS.desktop)
-      await signIn(page)
+      const { page } = await tab(WIDTHS.desktop)
       const asked = page.waitForRequest((r) => r.method() === 'POST' && r.url() === `${t.url}/api/projects/${t.projectId}/query/`)
       await page.goto(`${t.url}/project/${t.projectId}/events`)
       expect((await asked).postDataJSON().query).toMatchObject({
@@ -252,8 +259,7 @@ describe('the web app', () => {
     })
 
     it('draws a trend broken down by browser: the legend holds the browsers and the hover value is the API’s number', async () => {
-      const { page, elsewhere } = await open(WIDTHS.desktop)
-      await signIn(page)
+      const { page, elsewhere } = await tab(WIDTHS.desktop)
       const search = new URLSearchParams({ breakdown: '$browser', breakdown_type: 'event' })
       await page.goto(`${t.url}/project/${t.projectId}/trends?${search}`)
       await page.waitForSelector('.u-legend .u-series:nth-child(4)')
@@ -309,8 +315,7 @@ describe('the web app', () => {
     })
 
     it('edits a person’s property, and the new value is there after a reload', async () => {
-      const { page } = await open(WIDTHS.desktop)
-      await signIn(page)
+      const { page } = await tab(WIDTHS.desktop)
       await page.goto(`${t.url}/project/${t.projectId}/persons?search=ada%40example.com`)
       await page.click('table.list a:has-text("ada@example.com")')
       const plan = page.locator('tr[data-key="plan"]')
@@ -326,8 +331,7 @@ describe('the web app', () => {
     })
 
     it('deletes a person only once the deletion is confirmed', async () => {
-      const { page } = await open(WIDTHS.desktop)
-      await signIn(page)
+      const { page } = await tab(WIDTHS.desktop)
       const fay = (await call('GET', `/api/projects/${t.projectId}/persons/?distinct_id=fay`)).body.results[0]
       await page.goto(`${t.url}/project/${t.projectId}/persons/${fay.uuid}`)
       await page.click('.page-header button:has-text("Delete person")')
@@ -340,8 +344,7 @@ describe('the web app', () => {
     })
 
     it('creates a cohort in the page and saves an edit of it, as the API then shows', async () => {
-      const { page } = await open(WIDTHS.desktop)
-      await signIn(page)
+      const { page } = await tab(WIDTHS.desktop)
       await page.goto(`${t.url}/project/${t.projectId}/cohorts/new`)
       await page.fill('input[name=name]', 'Example people')
       await page.click('button:has-text("Add filter")')
@@ -367,8 +370,7 @@ describe('the web app', () => {
     })
 
     it('creates a flag in the page that /flags then returns for a matching distinct id', async () => {
-      const { page } = await open(WIDTHS.desktop)
-      await signIn(page)
+      const { page } = await tab(WIDTHS.desktop)
       await page.goto(`${t.url}/project/${t.projectId}/feature_flags/new`)
       await page.fill('input[name=key]', 'example-staff')
       await page.fill('input[name=name]', 'Only example.com people')
@@ -398,8 +400,7 @@ describe('the web app', () => {
     })
 
     it('lists a recording with its metadata, links it to the player, and shares it', async () => {
-      const { page } = await open(WIDTHS.desktop)
-      await signIn(page)
+      const { page } = await tab(WIDTHS.desktop)
       await page.goto(`${t.url}/project/${t.projectId}/recordings`)
       const row = page.locator('table.recordings tbody tr', { has: page.locator(`a[href$="/replay/${SESSION}"]`) })
       await row.waitFor()
@@ -437,27 +438,20 @@ describe('the web app', () => {
         expect(elsewhere).toEqual([])
       })
 
-      // One browser signed in once: each page opens in a new tab of it.
-      let signedIn: BrowserContext
+      // One browser signed in once (per width): each page opens in a new tab of it.
       let adaUuid: string
       beforeAll(async () => {
         adaUuid = (await call('GET', `/api/projects/${t.projectId}/persons/?distinct_id=ada`)).body.results[0].uuid
-        const { page } = await open(size)
-        await signIn(page)
-        signedIn = page.context()
-        await page.close()
       })
 
       it.each(PAGES)('draws the %s page', async (title, url) => {
-        const page = await signedIn.newPage()
-        const elsewhere = watch(page)
+        const { page, elsewhere } = await tab(size)
         await page.goto(`${t.url}/project/${t.projectId}/${url(adaUuid)}`)
         await page.waitForSelector('.page-header h1')
         await page.waitForFunction(() => !(globalThis as unknown as PageGlobal).document.querySelector('.loading'))
         expect(await page.locator('.error').count(), `${title}: ${await page.locator('.error').allTextContents()}`).toBe(0)
         await expectDrawn(page, `${title}-${name}`, size.width, { maxShare: 0.97 })
         expect(elsewhere).toEqual([])
-        await page.close()
       })
     })
   })
