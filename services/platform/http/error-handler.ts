@@ -47,7 +47,9 @@ export function installErrorHandler(app: FastifyInstance): (request: FastifyRequ
 export function renderError(error: FastifyError | WrenError, request: FastifyRequest, reply: FastifyReply): void {
   const wren = error instanceof WrenError ? error : fromFastifyError(error, request)
   // Backpressure refusals are an answer (thousands a second in a flood), counted in /_metrics, not logged.
-  if (wren.status >= 500 && !RETRY_LATER.has(wren.code)) request.log.error({ err: error }, 'request failed')
+  // A caller who went away stopped its own query: no one reads the answer, and nothing in Wren failed.
+  if (wren.code === 'query_cancelled') request.log.info({ code: wren.code }, 'request stopped: the caller went away')
+  else if (wren.status >= 500 && !RETRY_LATER.has(wren.code)) request.log.error({ err: error }, 'request failed')
   void reply.status(wren.status).headers(wren.headers).type('application/json').send(wren.toJSON())
 }
 
