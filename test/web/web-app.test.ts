@@ -10,6 +10,7 @@ import { readFile } from 'node:fs/promises'
 import path from 'node:path'
 import { afterAll, afterEach, beforeAll, describe, expect, it } from 'vitest'
 import type { Browser, BrowserContext, Page } from 'playwright-core'
+import pino from 'pino'
 import { PostHog } from 'posthog-node'
 import { api, drained, startWren, type TestWren } from '../support/wren'
 import { recordingsProcessed, sendSnapshots } from '../support/recordings'
@@ -41,12 +42,18 @@ const VISITS: Record<string, Array<[string, number]>> = {
 
 const SESSION = 'web-app-session-1'
 
+/** Wren's own errors (its log at level error): a page's "Error (500)" names what failed in Wren. */
+const serverErrors: string[] = []
+
 describe('the web app', () => {
   let t: TestWren
   let call: ReturnType<typeof api>
 
   beforeAll(async () => {
-    t = await startWren({ WREN_RECORDINGS_WAIT_MS: '20' })
+    t = await startWren(
+      { WREN_RECORDINGS_WAIT_MS: '20' },
+      { logger: pino({ level: 'error' }, { write: (line: string) => void serverErrors.push(line.slice(0, 3000)) }) },
+    )
     call = api(t)
     const client = new PostHog(t.projectKey, { host: t.url, flushAt: 1000, flushInterval: 0 })
     for (const [browser, visitors] of Object.entries(VISITS))
@@ -449,7 +456,8 @@ describe('the web app', () => {
         await page.goto(`${t.url}/project/${t.projectId}/${url(adaUuid)}`)
         await page.waitForSelector('.page-header h1')
         await page.waitForFunction(() => !(globalThis as unknown as PageGlobal).document.querySelector('.loading'))
-        expect(await page.locator('.error').count(), `${title}: ${await page.locator('.error').allTextContents()}`).toBe(0)
+        const shown = `${title}: ${await page.locator('.error').allTextContents()}; Wren's errors: ${serverErrors.join('\n')}`
+        expect(await page.locator('.error').count(), shown).toBe(0)
         await expectDrawn(page, `${title}-${name}`, size.width, { maxShare: 0.97 })
         expect(elsewhere).toEqual([])
       })
