@@ -15,6 +15,7 @@ import { homedir, tmpdir } from 'node:os'
 import path from 'node:path'
 import { Kafka, logLevel } from 'kafkajs'
 import { endsWithThisProcess } from './children'
+import { prepared } from './wren'
 
 const repoRoot = path.resolve(import.meta.dirname, '../..')
 const KAFKA_VERSION = process.env.KAFKA_VERSION ?? '3.9.0'
@@ -51,28 +52,14 @@ export interface FileKafka {
  */
 export async function kafkaForThisFile(): Promise<FileKafka> {
   const topicPrefix = `f${randomBytes(4).toString('hex')}-`
-  const root = process.env.WREN_TEST_PREPARED
+  const run = await prepared('kafka')
   let brokers: string
   let stop: () => Promise<void>
-  if (root && existsSync(path.join(root, 'kafka.started'))) {
-    brokers = await runBroker(root)
+  if (run) {
+    brokers = (await readFile(run, 'utf8')).trim()
     stop = () => deleteTopics(brokers, topicPrefix)
   } else ({ brokers, stop } = await startKafka())
   return { brokers, topicPrefix, env: { KAFKA_BROKERS: brokers, KAFKA_TOPIC_PREFIX: topicPrefix }, stop }
-}
-
-/** Where ./run-setup.ts writes the run's broker address once it answers (or why it could not start it). */
-export const RUN_BROKER_FILE = 'kafka.brokers'
-
-async function runBroker(root: string): Promise<string> {
-  const [done, failed] = [path.join(root, RUN_BROKER_FILE), path.join(root, 'kafka.failed')]
-  const deadline = Date.now() + 120_000
-  while (!existsSync(done) && !existsSync(failed)) {
-    if (Date.now() > deadline) throw new Error("the run's Kafka broker (test/support/run-setup.ts) did not start within 120 s")
-    await new Promise((r) => setTimeout(r, 50))
-  }
-  if (existsSync(failed)) throw new Error(await readFile(failed, 'utf8'))
-  return (await readFile(done, 'utf8')).trim()
 }
 
 async function deleteTopics(brokers: string, prefix: string): Promise<void> {

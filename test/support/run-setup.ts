@@ -15,7 +15,7 @@ import { spawn } from 'node:child_process'
 import { mkdtempSync, rmSync, symlinkSync, writeFileSync } from 'node:fs'
 import { tmpdir } from 'node:os'
 import path from 'node:path'
-import { kafkaUnavailableReason, RUN_BROKER_FILE, startKafka, type KafkaBroker } from './kafka'
+import { kafkaUnavailableReason, startKafka, type KafkaBroker } from './kafka'
 
 const repoRoot = path.resolve(import.meta.dirname, '../..')
 
@@ -75,7 +75,9 @@ export default function setup(project: { name: string }): () => Promise<void> {
     const at = root
     broker = startKafka().then(
       (started) => {
-        writeFileSync(path.join(at, RUN_BROKER_FILE), started.brokers)
+        // The address, then the mark a test waits for (prepared('kafka') in ./wren.ts).
+        writeFileSync(path.join(at, 'kafka'), started.brokers)
+        writeFileSync(path.join(at, 'kafka.done'), '')
         return started
       },
       (err: unknown) => {

@@ -134,11 +134,12 @@ export const SOURCE_ENTRY: WrenEntry = { args: ['--import', 'tsx', path.join(rep
 
 /**
  * What ./run-setup.ts made for this run under `name` (its path), once it is made; null when the run makes none
- * (a script outside vitest; the build in a run without the kafka and processes groups).
+ * (a script outside vitest; the build in a run without the kafka and processes groups, the broker in a run
+ * without the kafka group: those two are made only when `<name>.started` says they are coming).
  */
-async function prepared(name: 'migrated' | 'build'): Promise<string | null> {
+export async function prepared(name: 'migrated' | 'build' | 'kafka'): Promise<string | null> {
   const root = process.env.WREN_TEST_PREPARED
-  if (!root || (name === 'build' && !existsSync(path.join(root, 'build.started')))) return null
+  if (!root || (name !== 'migrated' && !existsSync(path.join(root, `${name}.started`)))) return null
   const failed = path.join(root, `${name}.failed`)
   await waitFor(async () => existsSync(path.join(root, `${name}.done`)) || existsSync(failed), {
     timeoutMs: 120_000,
