@@ -4,21 +4,18 @@
 // it really does; the values must equal Wren's own decide answers for the same distinct id and the person
 // properties the browser sent — for a rollout flag, a multivariate flag with payloads, and a
 // person-property flag after identify.
-import { existsSync, readFileSync } from 'node:fs'
+import { readFileSync } from 'node:fs'
 import { createServer, type Server } from 'node:http'
 import { createRequire } from 'node:module'
 import { gunzipSync } from 'node:zlib'
 import path from 'node:path'
 import { afterAll, beforeAll, describe, expect, it } from 'vitest'
-import { chromium, type Browser, type Page } from 'playwright-core'
+import type { Browser, Page } from 'playwright-core'
 import { api, drained, startWren, waitFor, type TestWren } from '../support/wren'
+import { chromiumMissing, launchChromium } from '../support/chromium'
 import { skipReason } from '../support/skip'
 
-const CHROMIUM = process.env.CHROMIUM_PATH ?? '/usr/bin/chromium'
-const unavailable = skipReason(
-  'flags-sdk-browser',
-  existsSync(CHROMIUM) ? null : `no Chromium at ${CHROMIUM} (install Debian's chromium, or set CHROMIUM_PATH)`,
-)
+const unavailable = skipReason('flags-sdk-browser', chromiumMissing())
 
 const require = createRequire(import.meta.url)
 const bundlePath = path.join(path.dirname(require.resolve('posthog-js/package.json')), 'dist', 'array.full.js')
@@ -135,7 +132,7 @@ describe.skipIf(unavailable !== null)(
       await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve))
       const address = server.address()
       pageUrl = `http://127.0.0.1:${typeof address === 'object' && address ? address.port : 0}/`
-      browser = await chromium.launch({ executablePath: CHROMIUM, args: ['--no-sandbox'] })
+      browser = await launchChromium()
     })
     afterAll(async () => {
       await browser?.close()

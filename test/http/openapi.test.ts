@@ -1,18 +1,13 @@
 // The OpenAPI document at /api/schema/: a valid OpenAPI 3 document (checked by an OpenAPI validator), in
 // JSON and YAML, that lists every route the router has; and the reference page at /api/schema/docs/,
 // which a real browser renders from that document without one request to another origin.
-import { existsSync } from 'node:fs'
 import { afterAll, beforeAll, describe, expect, it } from 'vitest'
 import { Validator } from '@seriousme/openapi-schema-validator'
-import { chromium } from 'playwright-core'
 import { startWren, type TestWren } from '../support/wren'
+import { chromiumMissing, launchChromium } from '../support/chromium'
 import { skipReason } from '../support/skip'
 
-const CHROMIUM = process.env.CHROMIUM_PATH ?? '/usr/bin/chromium'
-const noBrowser = skipReason(
-  'openapi reference page',
-  existsSync(CHROMIUM) ? null : `no Chromium at ${CHROMIUM} (install Debian's chromium, or set CHROMIUM_PATH)`,
-)
+const noBrowser = skipReason('openapi reference page', chromiumMissing())
 
 type Document = {
   openapi: string
@@ -84,7 +79,7 @@ describe('the OpenAPI document', () => {
   it.skipIf(noBrowser)(
     'renders a reference page that loads nothing from another origin',
     async () => {
-      const browser = await chromium.launch({ executablePath: CHROMIUM, args: ['--no-sandbox'] })
+      const browser = await launchChromium()
       try {
         const page = await browser.newPage()
         const requested: string[] = []

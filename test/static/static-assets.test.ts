@@ -3,13 +3,13 @@
 // strict_script_versioning) fetch from the API host. Each is the posthog-js package's own file, byte for
 // byte; any other name is a 404 JSON error. Then a page that uses PostHog's own snippet, pointed at Wren,
 // loads posthog-js from Wren and captures an event Wren stores.
-import { existsSync, readFileSync } from 'node:fs'
+import { readFileSync } from 'node:fs'
 import { createServer, type Server } from 'node:http'
 import { createRequire } from 'node:module'
 import path from 'node:path'
 import { afterAll, beforeAll, describe, expect, it } from 'vitest'
-import { chromium } from 'playwright-core'
 import { api, drained, startWren, waitFor, type TestWren } from '../support/wren'
+import { chromiumMissing, launchChromium } from '../support/chromium'
 import { skipReason } from '../support/skip'
 import { POSTHOG_SNIPPET } from '../support/posthog-snippet'
 
@@ -38,11 +38,7 @@ const LOADED = [
   'crisp-chat-integration.js',
 ]
 
-const CHROMIUM = process.env.CHROMIUM_PATH ?? '/usr/bin/chromium'
-const noBrowser = skipReason(
-  'static-assets browser check',
-  existsSync(CHROMIUM) ? null : `no Chromium at ${CHROMIUM} (install Debian's chromium, or set CHROMIUM_PATH)`,
-)
+const noBrowser = skipReason('static-assets browser check', chromiumMissing())
 const USER_AGENT = 'Mozilla/5.0 (X11; Linux x86_64) AppleWebKit/537.36 (KHTML, like Gecko) Chrome/140.0.0.0 Safari/537.36'
 
 /** PostHog's HTML snippet, pointed at Wren. */
@@ -173,7 +169,7 @@ describe('posthog-js bundles under /static/', () => {
     })
 
     it('loads posthog-js from Wren’s /static/array.js and captures an event Wren stores', async () => {
-      const browser = await chromium.launch({ executablePath: CHROMIUM, args: ['--no-sandbox'] })
+      const browser = await launchChromium()
       try {
         const context = await browser.newContext({ userAgent: USER_AGENT })
         const page = await context.newPage()
