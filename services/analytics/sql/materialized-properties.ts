@@ -190,7 +190,8 @@ export function materializeStatements(key: string, cluster: string | null, lowCa
   const type = lowCardinality ? 'LowCardinality(Nullable(String))' : 'Nullable(String)'
   return [
     `ALTER TABLE events ADD COLUMN IF NOT EXISTS \`${name}\` ${type} MATERIALIZED ${jsonPropertyExpr(key)} COMMENT ${literal(COMMENT_PREFIX + key)}`,
-    `ALTER TABLE events MATERIALIZE COLUMN \`${name}\``,
+    // In the background on chDB too, whose default is to wait for the mutation (mutations_sync = 1).
+    `ALTER TABLE events MATERIALIZE COLUMN \`${name}\` SETTINGS mutations_sync = 0`,
   ].flatMap((statement) => (cluster ? clusterStatements(statement, cluster) : [statement]))
 }
 
