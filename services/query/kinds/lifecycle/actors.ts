@@ -3,7 +3,7 @@
 import { wrenError } from '../../../platform/errors'
 import { toWall } from '../../../analytics/time/wall-time'
 import type { ActorsPoint, ActorsSql, QueryRun } from '../../kind'
-import { STATUSES, type LifecycleRequest } from './model'
+import { STATUSES, type LifecycleRequest, type LifecycleStatus } from './model'
 import { keyOf, planLifecycle, withSettings, type LifecyclePlanDeps } from './plan'
 
 export async function lifecycleActors(
@@ -21,7 +21,7 @@ export async function lifecycleActors(
   const { params } = plan.reads
   const conditions: string[] = []
   if (point.day !== null) conditions.push(`k = ${params.add('Int64', keyOf(plan, dayWall(point.day, plan.tz)))}`)
-  if (status !== null) conditions.push(`status = ${params.add('String', status)}`)
+  if (status !== null) conditions.push(`status = ${params.add('UInt8', STATUSES.indexOf(status as LifecycleStatus))}`)
   const sql = withSettings(
     `SELECT actor_id, any(event_count) AS event_count, any(event_distinct_ids) AS event_distinct_ids FROM (${plan.statuses(true)})
     ${conditions.length ? `WHERE ${conditions.join(' AND ')}` : ''} GROUP BY actor_id`,

@@ -26,13 +26,13 @@ export async function computeLifecycle(deps: LifecycleDeps, run: QueryRun, reque
   const sql = `SELECT k, status, count() AS n FROM (${plan.statuses(false)})
     WHERE k >= ${reads.params.add('Int64', keys[0] ?? 0)} AND k <= ${reads.params.add('Int64', keys[keys.length - 1] ?? -1)}
     GROUP BY k, status`
-  const rows = await queryRows<{ k: number | string; status: string; n: number | string }>(
+  const rows = await queryRows<{ k: number | string; status: number; n: number | string }>(
     deps.clickhouse,
     withSettings(sql, plan),
     reads.params.values,
     { signal: run.signal },
   )
-  const counts = new Map(rows.map((r) => [`${r.status} ${Number(r.k)}`, Number(r.n)]))
+  const counts = new Map(rows.map((r) => [`${STATUSES[r.status]} ${Number(r.k)}`, Number(r.n)]))
   const results = STATUSES.map((status) =>
     shapeSeries(
       plan,

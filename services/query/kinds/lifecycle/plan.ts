@@ -12,8 +12,8 @@ import { addDays, addMonths } from '../../../analytics/time/wall-time'
 import { rangeInputOf, resolveRange, weekStartOf, type DateRange } from '../../common/dates'
 import { queryDefinitions } from '../../common/definitions'
 import { allOf, eventReads, type EventReads, type EventReadsDeps } from '../../common/event-reads'
-import { PERIOD_STEP, periodKey, periodKeySql } from '../../common/periods'
-import type { LifecycleRequest } from './model'
+import { PERIOD_STEP, periodKey, periodNumberSql } from '../../common/periods'
+import { STATUSES, type LifecycleRequest } from './model'
 
 export interface LifecyclePlanDeps extends EventReadsDeps {
   actions: Pick<ActionStore, 'list'>
@@ -35,7 +35,10 @@ export interface LifecyclePlan {
   name: string
   actions: Map<number, Action>
   reads: EventReads
-  /** Rows of (actor_id, k, status): each actor's status in period k; `listed`: with event_count and event_distinct_ids. */
+  /**
+   * Rows of (actor_id, k, status): each actor's status in period k, as its index in STATUSES (UInt8); `listed`: with
+   * event_count and event_distinct_ids.
+   */
   statuses(listed: boolean): string
   settings: string
 }
@@ -67,7 +70,10 @@ export async function planLifecycle(
         ? addMonths(w, n)
         : addDays(w, interval === 'week' ? 7 * n : n)
   const tzParam = params.add('String', tz)
-  const key = (expr: string) => periodKeySql(expr, interval, tzParam, weekStartDay)
+  // ClickHouse's own UInt32 period numbers and statuses as UInt8 codes: each actor's arrays hold small numbers,
+  // not Int64s and strings (a lifecycle of 10 M events: see bench/results/).
+  const key = (expr: string) => periodNumberSql(expr, interval, tzParam, weekStartDay)
+  const [NEW, RETURNING, RESURRECTING, DORMANT] = (['new', 'returning', 'resurrecting', 'dormant'] as const).map((s) => STATUSES.indexOf(s))
   const step = PERIOD_STEP[interval]
 
   let actor = reads.personId.sql
@@ -108,11 +114,11 @@ export async function planLifecycle(
     return `SELECT actor_id, pair.1 AS k, pair.2 AS status${extra} FROM (
         SELECT actor_id${extra}, arraySort(periods) AS active,
           arrayPopBack(arrayPushFront(active, ${key('created_at')})) AS previous,
-          arrayPopFront(arrayPushBack(active, toInt64(-1))) AS following,
-          arrayMap((p, c, i) -> if(p = c, 'new', if(c - ${step} = p AND i != 1, 'returning', 'resurrecting')),
+          arrayPopFront(arrayPushBack(active, toUInt32(0))) AS following,
+          arrayMap((p, c, i) -> toUInt8(if(p = c, ${NEW}, if(c - ${step} = p AND i != 1, ${RETURNING}, ${RESURRECTING}))),
             previous, active, arrayEnumerate(active)) AS initial,
           arrayMap(c -> c + ${step}, arrayFilter((c, f) -> c + ${step} != f, active, following)) AS dormant,
-          arrayConcat(arrayZip(active, initial), arrayMap(d -> (d, 'dormant'), dormant)) AS pairs
+          arrayConcat(arrayZip(active, initial), arrayMap(d -> (d, toUInt8(${DORMANT})), dormant)) AS pairs
         FROM (${perActor}))
       ARRAY JOIN pairs AS pair`
   }
