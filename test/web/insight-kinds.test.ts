@@ -183,9 +183,26 @@ describe.skipIf(unavailable !== null)(
         await expect.poll(bars).toBe(before)
       }
       // Hovering a bucket shows its four counts.
-      await page.hover('[data-testid=lifecycle-chart] rect[data-hover-bucket="7"]')
+      // The bars lie over the bucket's hover area: the pointer goes to its middle whichever is there.
+      await page.hover('[data-testid=lifecycle-chart] rect[data-hover-bucket="7"]', { force: true })
       const last = lifecycleShape(pageviews).series.map((s) => `${s.label}: ${s.values[7]}`)
       for (const text of last) await expect.poll(() => page.locator('[data-testid=hovered]').textContent()).toContain(text)
+      // A click on a bar lists the persons behind it, as many as it counts (twice: the first new bar, then the first
+      // dormant one, which replaces it).
+      for (const status of ['new', 'dormant']) {
+        const series = pageviews.find((s: Json) => s.status === status) as { data: number[]; days: string[] }
+        const i = series.data.findIndex((v) => v !== 0)
+        await page.click(`[data-testid=lifecycle-chart] rect[data-series="${status}"][data-bucket="${i}"]`)
+        const panel = page.locator(`.lifecycle-persons[data-status="${status}"][data-day="${series.days[i]}"]`)
+        // The list of the bar before may still show while this one's loads: wait for this bar's count.
+        await expect
+          .poll(() => panel.locator('.persons-list li').count(), { message: `${status} on ${series.days[i]}`, timeout: 15_000 })
+          .toBe(Math.abs(series.data[i]))
+        expect(await panel.locator('.error').count()).toBe(0)
+        expect(await page.locator('.lifecycle-persons').count()).toBe(1)
+      }
+      await page.locator('.lifecycle-persons button:has-text("Close")').click()
+      await expect.poll(() => page.locator('.lifecycle-persons').count()).toBe(0)
       // Week buckets, then a property filter (Chrome only), then back.
       await page.selectOption('select[aria-label="Interval"]', 'week')
       await expectChart(page, 'lifecycle-chart', lifecycle('$pageview', 'week'), lifecycleShape)
@@ -249,6 +266,18 @@ describe.skipIf(unavailable !== null)(
       const pageviews = (await answer(stickiness(['$pageview'])))[0] as { data: number[]; labels: string[] }
       expect(pageviews.data[6]).toBeGreaterThanOrEqual(1)
       expect(pageviews.labels[0]).toMatch(/^1 day/)
+      // A click on a bar lists the persons active on that many days (twice: seven days, then the fewest with anyone).
+      const fewest = pageviews.data.findIndex((v) => v > 0)
+      expect(fewest).toBeLessThan(6)
+      for (const i of [6, fewest]) {
+        await page.click(`[data-testid=stickiness-chart] rect[data-series="0"][data-bucket="${i}"]`)
+        const panel = page.locator(`.stickiness-persons[data-series="0"][data-day="${i + 1}"]`)
+        await expect
+          .poll(() => panel.locator('.persons-list li').count(), { message: `${i + 1} days`, timeout: 15_000 })
+          .toBe(pageviews.data[i])
+        expect(await panel.locator('.error').count()).toBe(0)
+      }
+      await page.locator('.stickiness-persons button:has-text("Close")').click()
       await page.click('button:has-text("+ Add series")')
       await page.fill('input[aria-label="Series B event"]', 'purchase')
       await expectChart(page, 'stickiness-chart', stickiness(['$pageview', 'purchase']), stickinessShape)

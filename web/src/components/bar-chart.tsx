@@ -1,6 +1,7 @@
 // Bars drawn as SVG over labelled buckets: stacked around zero (a lifecycle: growth up, dormant down) or grouped
 // side by side (a stickiness's series, a comparison's previous period beside the current). Hovering a bucket shows
-// every series' value in it; the legend names the series and, given `onToggle`, shows or hides each one.
+// every series' value in it; the legend names the series and, given `onToggle`, shows or hides each one; given
+// `onBar`, a click on a bar names its series and bucket (the persons behind it).
 import { useEffect, useRef, useState } from 'preact/hooks'
 import { formatValue } from '../chart-data'
 
@@ -49,6 +50,7 @@ export function BarChart({
   stacked,
   hidden = [],
   onToggle,
+  onBar,
   compact = false,
   testId,
 }: {
@@ -57,6 +59,7 @@ export function BarChart({
   stacked: boolean
   hidden?: string[]
   onToggle?: (key: string) => void
+  onBar?: (key: string, bucket: number) => void
   compact?: boolean
   testId: string
 }) {
@@ -130,6 +133,9 @@ export function BarChart({
           fill-opacity={s.faded ? 0.45 : 0.9}
           data-series={s.key}
           data-bucket={i}
+          class={onBar ? 'bar clickable' : 'bar'}
+          onMouseEnter={() => setHover(i)}
+          onClick={onBar ? () => onBar(s.key, i) : undefined}
         >
           <title>{`${labels[i]} · ${s.label}: ${formatValue(v)}`}</title>
         </rect>
@@ -177,7 +183,7 @@ export function BarChart({
               ) : null,
             )}
             {hover !== null ? <rect x={LEFT + hover * bucket} y={TOP} width={bucket} height={plotH} fill="#f1f5f9" /> : null}
-            {bars}
+            {/* A bucket's empty space shows its counts too; the bars, over it, take the clicks. */}
             {labels.map((_, i) => (
               <rect
                 x={LEFT + i * bucket}
@@ -189,6 +195,7 @@ export function BarChart({
                 onMouseEnter={() => setHover(i)}
               />
             ))}
+            {bars}
           </svg>
         ) : null}
       </div>
@@ -205,7 +212,7 @@ export function BarChart({
               ))}
             </>
           ) : (
-            <span class="muted">Hover a bar to see its counts.</span>
+            <span class="muted">Hover a bar to see its counts{onBar ? '; click it to list its persons' : ''}.</span>
           )}
         </p>
       ) : null}

@@ -9,6 +9,8 @@ interface StatusSeries {
   status: LifecycleStatus
   data: number[]
   labels: string[]
+  /** Each bucket's day as the API names it (what an InsightActorsQuery's `day` takes). */
+  days: string[]
   count: number
 }
 
@@ -34,11 +36,14 @@ export function LifecycleResult({
   result,
   toggled,
   onToggle,
+  onBar,
   compact = false,
 }: {
   result: unknown
   toggled: LifecycleStatus[]
   onToggle?: (status: LifecycleStatus) => void
+  /** A bar clicked: its status, its day (the API's) and label. */
+  onBar?: (bar: { status: LifecycleStatus; day: string; label: string }) => void
   compact?: boolean
 }) {
   const answered = lifecycleSeries(result)
@@ -55,6 +60,11 @@ export function LifecycleResult({
       stacked
       hidden={LIFECYCLE_STATUSES.filter((s) => !toggled.includes(s))}
       onToggle={onToggle ? (key) => onToggle(key as LifecycleStatus) : undefined}
+      onBar={
+        onBar && answered[0]
+          ? (key, i) => onBar({ status: key as LifecycleStatus, day: answered[0].days[i], label: answered[0].labels[i] })
+          : undefined
+      }
       compact={compact}
       testId="lifecycle-chart"
     />
@@ -65,15 +75,34 @@ interface StickinessSeries {
   label: string
   data: number[]
   labels: string[]
+  /** The numbers of intervals (1, 2, …): an InsightActorsQuery's `day`. */
+  days: number[]
   count: number
   compare_label?: 'current' | 'previous'
+  action?: { order?: number }
 }
 
 const stickinessSeries = (result: unknown): StickinessSeries[] => (Array.isArray(result) ? (result as StickinessSeries[]) : [])
 
 export const stickinessHasData = (result: unknown) => stickinessSeries(result).some((s) => s.data.some((v) => v !== 0))
 
-export function StickinessResult({ result, compact = false }: { result: unknown; compact?: boolean }) {
+/** A stickiness bar clicked: its series (the query's index), the period compared, its number of intervals and label. */
+export interface StickinessBar {
+  series: number
+  compare: 'current' | 'previous' | null
+  day: number
+  label: string
+}
+
+export function StickinessResult({
+  result,
+  onBar,
+  compact = false,
+}: {
+  result: unknown
+  onBar?: (bar: StickinessBar) => void
+  compact?: boolean
+}) {
   const answered = stickinessSeries(result)
   const colours = new Map<string, string>()
   const series: BarSeries[] = answered.map((s, i) => {
@@ -88,5 +117,23 @@ export function StickinessResult({ result, compact = false }: { result: unknown;
     }
   })
   const labels = answered.find((s) => s.compare_label !== 'previous')?.labels ?? answered[0]?.labels ?? []
-  return <BarChart labels={labels} series={series} stacked={false} compact={compact} testId="stickiness-chart" />
+  const clicked = (key: string, i: number) => {
+    const s = answered[Number(key)]
+    onBar?.({
+      series: s.action?.order ?? Number(key),
+      compare: s.compare_label ?? null,
+      day: s.days?.[i] ?? i + 1,
+      label: `${s.compare_label === 'previous' ? `${s.label} (previous period)` : s.label} · ${s.labels[i]}`,
+    })
+  }
+  return (
+    <BarChart
+      labels={labels}
+      series={series}
+      stacked={false}
+      onBar={onBar ? clicked : undefined}
+      compact={compact}
+      testId="stickiness-chart"
+    />
+  )
 }

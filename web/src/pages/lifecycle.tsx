@@ -1,11 +1,13 @@
 // Lifecycle (who is new, returning, resurrecting or dormant in each interval) and stickiness (how many intervals
 // of the range each person was active in): an event or action (stickiness: several series, and the previous
 // period to compare), the interval, the date range, property filters and the test-account filter.
+import { useEffect, useState } from 'preact/hooks'
 import type { Insight } from '../answers'
 import { DateRange, IntervalSelect, TestAccounts } from '../components/insight-controls'
 import { EntityPicker } from '../components/entity-picker'
 import { PropertyFilters } from '../components/property-filters'
-import { LifecycleResult, lifecycleHasData, StickinessResult, stickinessHasData } from '../components/lifecycle-result'
+import { LifecycleResult, lifecycleHasData, StickinessResult, stickinessHasData, type StickinessBar } from '../components/lifecycle-result'
+import { PersonsPanel } from '../components/persons-panel'
 import { entityComplete } from '../kind-state'
 import { seriesLetter } from '../query'
 import {
@@ -37,7 +39,10 @@ const LIFECYCLE: KindEditorSpec<LifecycleState> = {
 
 export function LifecyclePage({ search, insight = null }: { search: string; insight?: Insight | null }) {
   const editor = useKindEditor(LIFECYCLE, search, insight)
-  const { store, state, actions } = editor
+  const { store, state, actions, asked } = editor
+  const [bar, setBar] = useState<{ status: LifecycleState['toggled'][number]; day: string; label: string } | null>(null)
+  // The persons listed are of the lifecycle asked: another closes the list.
+  useEffect(() => setBar(null), [JSON.stringify(asked)])
   const toggle = (status: LifecycleState['toggled'][number]) =>
     store.set({ toggled: state.toggled.includes(status) ? state.toggled.filter((s) => s !== status) : [...state.toggled, status] })
   return (
@@ -47,7 +52,18 @@ export function LifecyclePage({ search, insight = null }: { search: string; insi
       insight={insight}
       hasData={lifecycleHasData}
       waiting="Pick an event or an action to see its lifecycle."
-      result={(answer) => <LifecycleResult result={answer} toggled={state.toggled} onToggle={toggle} />}
+      result={(answer) => <LifecycleResult result={answer} toggled={state.toggled} onToggle={toggle} onBar={setBar} />}
+      after={
+        bar ? (
+          <PersonsPanel
+            title={`${bar.status[0].toUpperCase()}${bar.status.slice(1)} · ${bar.label}`}
+            className="lifecycle-persons"
+            attributes={{ 'data-status': bar.status, 'data-day': bar.day }}
+            onClose={() => setBar(null)}
+            source={{ kind: 'InsightActorsQuery', source: asked, day: bar.day, status: bar.status }}
+          />
+        ) : null
+      }
     >
       <div class="series-list">
         <div class="series" data-series="A">
@@ -82,7 +98,9 @@ const STICKINESS: KindEditorSpec<StickinessState> = {
 
 export function StickinessPage({ search, insight = null }: { search: string; insight?: Insight | null }) {
   const editor = useKindEditor(STICKINESS, search, insight)
-  const { store, state, actions } = editor
+  const { store, state, actions, asked } = editor
+  const [bar, setBar] = useState<StickinessBar | null>(null)
+  useEffect(() => setBar(null), [JSON.stringify(asked)])
   return (
     <KindEditorPage
       spec={STICKINESS}
@@ -90,7 +108,24 @@ export function StickinessPage({ search, insight = null }: { search: string; ins
       insight={insight}
       hasData={stickinessHasData}
       waiting="Pick an event or an action to see how often persons do it."
-      result={(answer) => <StickinessResult result={answer} />}
+      result={(answer) => <StickinessResult result={answer} onBar={setBar} />}
+      after={
+        bar ? (
+          <PersonsPanel
+            title={bar.label}
+            className="stickiness-persons"
+            attributes={{ 'data-series': bar.series, 'data-day': bar.day, 'data-compare': bar.compare ?? 'current' }}
+            onClose={() => setBar(null)}
+            source={{
+              kind: 'InsightActorsQuery',
+              source: asked,
+              day: bar.day,
+              series: bar.series,
+              ...(bar.compare ? { compare: bar.compare } : {}),
+            }}
+          />
+        ) : null
+      }
     >
       <div class="series-list">
         {state.series.map((s, i) => {
