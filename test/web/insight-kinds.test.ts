@@ -31,6 +31,12 @@ const WALKERS = Array.from({ length: 8 }, (_, w) => ({
 }))
 
 type Json = Record<string, unknown>
+/** What the test reads of an SVG path in the page (the tests are typed without the DOM's types). */
+type PathGeometry = {
+  getTotalLength(): number
+  getPointAtLength(n: number): { matrixTransform(m: unknown): { x: number; y: number } }
+  getScreenCTM(): unknown
+}
 
 describe.skipIf(unavailable !== null)(
   `the lifecycle, stickiness, retention and paths editors${unavailable ? ` (skipped: ${unavailable})` : ''}`,
@@ -387,12 +393,19 @@ describe.skipIf(unavailable !== null)(
       await small.close()
     })
 
-    const paths = (startPoint?: string, stepLimit = 5): Json => ({
+    const paths = (startPoint?: string, stepLimit = 5, more: Json = {}): Json => ({
       kind: 'PathsQuery',
       dateRange: range,
       properties: [],
       filterTestAccounts: false,
-      pathsFilter: { includeEventTypes: ['$pageview'], stepLimit, edgeLimit: 50, excludeEvents: [], ...(startPoint ? { startPoint } : {}) },
+      pathsFilter: {
+        includeEventTypes: ['$pageview'],
+        stepLimit,
+        edgeLimit: 50,
+        excludeEvents: [],
+        ...(startPoint ? { startPoint } : {}),
+        ...more,
+      },
     })
     const pathsShape = (links: Array<{ source: string; target: string; value: number }>) => links.map((l) => [l.source, l.target, l.value])
     const drawnLinks = async (p: Page) => JSON.stringify((await drawn(p, 'paths-chart').catch(() => null))?.links ?? null)
@@ -401,7 +414,7 @@ describe.skipIf(unavailable !== null)(
       await expect.poll(() => drawnLinks(p), { timeout: 20_000 }).toBe(expected)
     }
 
-    it('paths: the Sankey diagram of 50 edges, two start points, hover counts and the persons of a node', async () => {
+    it('paths: the Sankey diagram of 50 edges, two start points, hover counts, the persons of a node, weights and groupings', async () => {
       await page.goto(`${t.url}/project/${t.projectId}/trends`)
       await page.click('.insight-tabs a:has-text("Paths")')
       await page.waitForURL(/\/paths/)
@@ -422,7 +435,16 @@ describe.skipIf(unavailable !== null)(
       await expectDrawn(page, 'kinds-paths-desktop', 1280)
       // Hovering an edge shows its count.
       const edge = fromHome[0] as { source: string; target: string; value: number }
-      await page.hover(`path[data-edge="${edge.source}→${edge.target}"]`, { force: true })
+      // The pointer to the middle of the edge's line (an edge is a stroke, whose box Playwright would aim at the centre
+      // of, off the stroke once the band curves or overflows the window).
+      const selector = `path[data-edge="${edge.source}→${edge.target}"]`
+      const middle = await page.locator(selector).evaluate((element) => {
+        const path = element as unknown as PathGeometry
+        const p = path.getPointAtLength(path.getTotalLength() / 2).matrixTransform(path.getScreenCTM()!)
+        return { x: p.x, y: p.y }
+      })
+      await page.mouse.move(0, 0)
+      await page.mouse.move(middle.x, middle.y, { steps: 4 })
       await expect.poll(() => page.locator('[data-testid=hovered]').textContent()).toContain(`: ${edge.value}`)
       // A node's persons: as many as reached it (twice: two nodes of step 2).
       const step2 = [...new Set(fromHome.map((l: { target: string }) => l.target).filter((k: string) => k.startsWith('2_')))].slice(
@@ -444,6 +466,63 @@ describe.skipIf(unavailable !== null)(
         expect(reached).toBeGreaterThanOrEqual(names.length)
         await panel.locator('button:has-text("Close")').click()
       }
+
+      // The edges' weights: a lower bound, then both bounds; each time the API's edges within them, fewer than all.
+      const values = [...new Set((fromHome as Array<{ value: number }>).map((l) => l.value))].sort((x, y) => x - y)
+      expect(values.length, 'edges of at least two weights').toBeGreaterThanOrEqual(2)
+      const bounds: Array<[number, number | null]> = [
+        [values[1], null],
+        // Exactly the weight of the first edge from home: edges left without a way from the start are dropped too.
+        [edge.value, edge.value],
+      ]
+      for (const [min, max] of bounds) {
+        await page.fill('input[aria-label="Min edge weight"]', String(min))
+        await page.fill('input[aria-label="Max edge weight"]', max === null ? '' : String(max))
+        const bounded = paths('/', 5, { minEdgeWeight: min, ...(max === null ? {} : { maxEdgeWeight: max }) })
+        const links = (await answer(bounded)) as Array<{ value: number }>
+        expect(links.length).toBeGreaterThan(0)
+        expect(links.length).toBeLessThan(fromHome.length)
+        expect(links.every((l) => l.value >= min && (max === null || l.value <= max))).toBe(true)
+        await expectPaths(page, bounded)
+      }
+      await page.fill('input[aria-label="Min edge weight"]', '')
+      await page.fill('input[aria-label="Max edge weight"]', '')
+      await expectPaths(page, paths('/'))
+      // Groupings: the pages under a pattern are one node named by it (one pattern, then two).
+      for (const groupings of [['/p*'], ['/p*', '/s*']]) {
+        await page.fill('input[aria-label="Path groupings"]', groupings.join(','))
+        const grouped = paths('/', 5, { pathGroupings: groupings })
+        const targets = ((await answer(grouped)) as Array<{ target: string }>).map((l) => l.target)
+        for (const g of groupings)
+          expect(
+            targets.some((k) => k.endsWith(`_${g}`)),
+            g,
+          ).toBe(true)
+        expect(targets).not.toContain('2_/pricing')
+        await expectPaths(page, grouped)
+      }
+      await page.fill('input[aria-label="Path groupings"]', '')
+      // A HogQL expression as each event's item (two expressions), from any start: every event is an item of it.
+      await page.fill('input[aria-label="Start point"]', '')
+      await page.uncheck('input[aria-label="Page views"]')
+      await page.check('input[aria-label="HogQL expression"]')
+      const expressions: Array<[string, string]> = [
+        ['properties.$current_url', '2_/pricing'],
+        ["concat(event, ' ', properties.$browser)", '2_purchase Chrome'],
+      ]
+      for (const [expression, target] of expressions) {
+        await page.fill('input[aria-label="HogQL path expression"]', expression)
+        const query = {
+          ...paths(),
+          pathsFilter: { ...(paths().pathsFilter as Json), includeEventTypes: ['hogql'], pathsHogQLExpression: expression },
+        }
+        const targets = ((await answer(query)) as Array<{ target: string }>).map((l) => l.target)
+        expect(targets, expression).toContain(target)
+        await expectPaths(page, query)
+      }
+      await page.uncheck('input[aria-label="HogQL expression"]')
+      await page.check('input[aria-label="Page views"]')
+      await page.fill('input[aria-label="Start point"]', '/')
 
       const check = () => expectPaths(page, paths('/'))
       const id = await saveAndReopen(page, 'Paths from home', 'PathsQuery', check)

@@ -11,6 +11,7 @@ import {
   pathsInsight,
   pathsQuery,
   pathsState,
+  type PathsState,
   retentionInsight,
   retentionQuery,
   retentionState,
@@ -66,7 +67,23 @@ describe('the new kinds’ queries and saved insights', () => {
     expect(stickinessState({ query: stickinessInsight(stickiness) })).toEqual(stickiness)
     const retention: RetentionState = { ...DEFAULT_RETENTION, breakdown: 'plan', breakdownType: 'person', display: 'curve' }
     expect(retentionState({ query: retentionInsight(retention) })).toEqual(retention)
-    const paths = { ...DEFAULT_PATHS, startPoint: '/', stepLimit: 8, excludeEvents: ['$pageleave'] }
+    const paths = {
+      ...DEFAULT_PATHS,
+      types: ['$pageview', 'hogql'] as PathsState['types'],
+      startPoint: '/',
+      stepLimit: 8,
+      excludeEvents: ['$pageleave'],
+      minEdgeWeight: 2,
+      maxEdgeWeight: 9,
+      pathGroupings: ['/product/*'],
+      hogql: 'properties.$screen_name',
+    }
+    expect(pathsQuery(paths).pathsFilter).toMatchObject({
+      minEdgeWeight: 2,
+      maxEdgeWeight: 9,
+      pathGroupings: ['/product/*'],
+      pathsHogQLExpression: 'properties.$screen_name',
+    })
     expect(pathsState({ query: pathsInsight(paths) })).toEqual(paths)
     // Another kind's query is no state of this one.
     expect(lifecycleState({ query: pathsInsight(paths) })).toBeNull()

@@ -305,6 +305,7 @@ export const PATH_TYPES = [
   { value: '$pageview', label: 'Page views' },
   { value: '$screen', label: 'Screen views' },
   { value: 'custom_event', label: 'Custom events' },
+  { value: 'hogql', label: 'HogQL expression' },
 ] as const
 export type PathType = (typeof PATH_TYPES)[number]['value']
 
@@ -315,6 +316,13 @@ export interface PathsState extends CommonState {
   stepLimit: number
   edgeLimit: number
   excludeEvents: string[]
+  /** Edges taken by fewer (more) persons are left out; null: no bound. */
+  minEdgeWeight: number | null
+  maxEdgeWeight: number | null
+  /** Items matching a pattern (`*` any text) are one item, named by the pattern. */
+  pathGroupings: string[]
+  /** With the hogql type: the item of each event. */
+  hogql: string
 }
 
 export const DEFAULT_PATHS: PathsState = {
@@ -325,6 +333,10 @@ export const DEFAULT_PATHS: PathsState = {
   stepLimit: 5,
   edgeLimit: 50,
   excludeEvents: [],
+  minEdgeWeight: null,
+  maxEdgeWeight: null,
+  pathGroupings: [],
+  hogql: '',
 }
 
 export function pathsQuery(s: PathsState): Json {
@@ -336,6 +348,11 @@ export function pathsQuery(s: PathsState): Json {
   }
   if (s.startPoint.trim()) filter.startPoint = s.startPoint.trim()
   if (s.endPoint.trim()) filter.endPoint = s.endPoint.trim()
+  if (s.minEdgeWeight !== null) filter.minEdgeWeight = s.minEdgeWeight
+  if (s.maxEdgeWeight !== null) filter.maxEdgeWeight = s.maxEdgeWeight
+  const groupings = s.pathGroupings.map((g) => g.trim()).filter(Boolean)
+  if (groupings.length) filter.pathGroupings = groupings
+  if (s.types.includes('hogql') && s.hogql.trim()) filter.pathsHogQLExpression = s.hogql.trim()
   return { kind: 'PathsQuery', ...commonQuery(s), pathsFilter: filter }
 }
 
@@ -357,9 +374,15 @@ export function pathsState(insight: Saved): PathsState | null {
     endPoint: typeof f.endPoint === 'string' ? f.endPoint : '',
     stepLimit: int(f.stepLimit, d.stepLimit),
     edgeLimit: int(f.edgeLimit, d.edgeLimit),
-    excludeEvents: Array.isArray(f.excludeEvents) ? f.excludeEvents.filter((e): e is string => typeof e === 'string') : [],
+    excludeEvents: strings(f.excludeEvents),
+    minEdgeWeight: Number.isInteger(f.minEdgeWeight) ? (f.minEdgeWeight as number) : null,
+    maxEdgeWeight: Number.isInteger(f.maxEdgeWeight) ? (f.maxEdgeWeight as number) : null,
+    pathGroupings: strings(f.pathGroupings),
+    hogql: typeof f.pathsHogQLExpression === 'string' ? f.pathsHogQLExpression : '',
   }
 }
+
+const strings = (v: unknown): string[] => (Array.isArray(v) ? v.filter((e): e is string => typeof e === 'string') : [])
 
 export function pathsName(s: PathsState): string {
   const what = s.types.length ? s.types.map((t) => PATH_TYPES.find((p) => p.value === t)?.label ?? t).join(', ') : 'All events'

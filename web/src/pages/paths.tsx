@@ -1,6 +1,6 @@
 // Paths: what persons did step after step in their sessions (page views, screens, custom events), from a start
-// point or to an end point, with how many steps and edges, excluded events, the date range, property filters and
-// the test-account filter. Drawn as a Sankey diagram; a step's node lists the persons who reached it.
+// point or to an end point, with how many steps and edges, the edges' weights, excluded events, groupings of items
+// (wildcards), a HogQL expression as the item, the date range, property filters and the test-account filter. Drawn as a Sankey diagram; a step's node lists the persons who reached it.
 import { useEffect, useState } from 'preact/hooks'
 import type { Insight } from '../answers'
 import { DateRange, TestAccounts } from '../components/insight-controls'
@@ -51,6 +51,29 @@ function Count({
         onInput={(e) => {
           const n = Number(e.currentTarget.value)
           if (Number.isInteger(n) && n >= min && n <= max) onChange(n)
+        }}
+      />
+    </label>
+  )
+}
+
+/** A whole number of at least 1, or empty for none. */
+function Bound({ label, value, onChange }: { label: string; value: number | null; onChange: (n: number | null) => void }) {
+  return (
+    <label>
+      {label}
+      <input
+        type="number"
+        min="1"
+        class="window-interval"
+        aria-label={label}
+        placeholder="none"
+        value={value ?? ''}
+        onInput={(e) => {
+          const text = e.currentTarget.value.trim()
+          const n = Number(text)
+          if (text === '') onChange(null)
+          else if (Number.isInteger(n) && n >= 1) onChange(n)
         }}
       />
     </label>
@@ -125,6 +148,8 @@ export function PathsPage({ search, insight = null }: { search: string; insight?
         </label>
         <Count label="Steps" value={state.stepLimit} min={2} max={20} onChange={(stepLimit) => store.set({ stepLimit })} />
         <Count label="Edges" value={state.edgeLimit} min={1} max={500} onChange={(edgeLimit) => store.set({ edgeLimit })} />
+        <Bound label="Min edge weight" value={state.minEdgeWeight} onChange={(minEdgeWeight) => store.set({ minEdgeWeight })} />
+        <Bound label="Max edge weight" value={state.maxEdgeWeight} onChange={(maxEdgeWeight) => store.set({ maxEdgeWeight })} />
         <label>
           Excluded events
           <input
@@ -136,6 +161,26 @@ export function PathsPage({ search, insight = null }: { search: string; insight?
           />
           <DefinitionOptions id="paths-excluded" kind="event" search={state.excludeEvents[state.excludeEvents.length - 1] ?? ''} />
         </label>
+        <label>
+          Path groupings
+          <input
+            aria-label="Path groupings"
+            placeholder="e.g. /product/*, comma-separated"
+            value={state.pathGroupings.join(',')}
+            onInput={(e) => store.set({ pathGroupings: e.currentTarget.value.split(',') })}
+          />
+        </label>
+        {state.types.includes('hogql') ? (
+          <label>
+            HogQL item
+            <input
+              aria-label="HogQL path expression"
+              placeholder="e.g. properties.$screen_name"
+              value={state.hogql}
+              onInput={(e) => store.set({ hogql: e.currentTarget.value })}
+            />
+          </label>
+        ) : null}
         <DateRange range={state} onChange={(range) => store.set(range)} />
         <TestAccounts checked={state.filterTestAccounts} onChange={(filterTestAccounts) => store.set({ filterTestAccounts })} />
       </div>
