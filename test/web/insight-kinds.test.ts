@@ -1,5 +1,5 @@
 // The lifecycle, stickiness, retention and paths editors in headless Chromium, on a Wren with page views and
-// purchases sent through posthog-node: each reached from the insight type switch, driven through its controls (a
+// purchases sent through posthog-node, and a visitor's page views sent by posthog-js through PostHog's snippet: each reached from the insight type switch, driven through its controls (a
 // second event, a second series, a breakdown's second value, a second start point, the legend's toggles, the
 // interval, a property filter), its chart drawing what the Query API answers for the same query; "see persons" on
 // a retention cell and on a paths node lists as many persons as the cell or node counts; each saved, reopened from
@@ -8,13 +8,32 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest'
 import type { Browser, BrowserContext, Page } from 'playwright-core'
 import { PostHog } from 'posthog-node'
-import { api, drained, startWren, type TestWren } from '../support/wren'
+import { createServer, type Server } from 'node:http'
+import { api, drained, startWren, waitFor, type TestWren } from '../support/wren'
+import { POSTHOG_SNIPPET } from '../support/posthog-snippet'
 import { skipReason } from '../support/skip'
 import { chromiumMissing, expectDrawn, launchChromium, signedInContext } from '../support/browser'
 
 const unavailable = skipReason('insight-kinds', chromiumMissing())
 const DAY = 86_400_000
 const MINUTE = 60_000
+
+/** A page of a site that loads posthog-js through PostHog's snippet, pointed at Wren, and sends its page view. */
+const sitePage = (wrenUrl: string, token: string, title: string) => `<!doctype html>
+<html><head><meta charset="utf-8"><title>${title}</title>
+<script>
+  ${POSTHOG_SNIPPET}
+  posthog.init(${JSON.stringify(token)}, {
+    api_host: ${JSON.stringify(wrenUrl)},
+    person_profiles: 'always',
+    bootstrap: { distinctID: 'js-visitor' },
+    autocapture: false,
+    disable_session_recording: true,
+    request_batching: false,
+    // Chromium under automation reports navigator.webdriver, which posthog-js treats as a bot.
+    opt_out_useragent_filter: true,
+  })
+</script></head><body><h1>${title}</h1></body></html>`
 
 /** Who visits which pages (one session a day, a minute a page) on which days ago, and buys on which. */
 const PEOPLE: Array<{ id: string; browser: string; days: number[]; pages: string[]; purchases: number[] }> = [
@@ -49,6 +68,10 @@ describe.skipIf(unavailable !== null)(
     let phone: BrowserContext
     let page: Page
     let home: number
+    /** The posthog-js visitor's site, and its two pages' URLs (the items of their page views). */
+    let site: Server
+    let landing = ''
+    let docs = ''
 
     beforeAll(async () => {
       t = await startWren()
@@ -93,8 +116,32 @@ describe.skipIf(unavailable !== null)(
         signedInContext(browser, t.url, t.personalKey, { viewport: { width: 390, height: 900 } }),
       ])
       page = await open(desktop)
+
+      // A visitor of a site using PostHog's snippet views two of its pages: posthog-js sends each page view.
+      site = createServer((req, res) => {
+        const title = req.url === '/js/landing' ? 'Landing' : req.url === '/js/docs' ? 'Docs' : null
+        if (title) res.writeHead(200, { 'content-type': 'text/html' }).end(sitePage(t.url, t.projectKey, title))
+        else res.writeHead(404).end()
+      })
+      await new Promise<void>((resolve) => site.listen(0, '127.0.0.1', resolve))
+      const address = site.address()
+      const origin = `http://127.0.0.1:${typeof address === 'object' && address ? address.port : 0}`
+      ;[landing, docs] = [`${origin}/js/landing`, `${origin}/js/docs`]
+      const visitor = await browser.newContext()
+      const tab = await visitor.newPage()
+      const stored = async () =>
+        (await call('GET', `/api/projects/${t.projectId}/events/?event=$pageview&distinct_id=js-visitor`)).body.results.map(
+          (e: { properties: { $current_url: string } }) => e.properties.$current_url,
+        )
+      for (const [n, url] of [landing, docs].entries()) {
+        await tab.goto(url)
+        await waitFor(async () => (await stored()).length === n + 1, { timeoutMs: 20_000, what: `posthog-js's page view of ${url}` })
+      }
+      expect((await stored()).sort()).toEqual([docs, landing].sort())
+      await visitor.close()
     })
     afterAll(async () => {
+      await new Promise((resolve) => (site ? site.close(resolve) : resolve(undefined)))
       await desktop?.close()
       await phone?.close()
       await browser?.close()
@@ -429,6 +476,12 @@ describe.skipIf(unavailable !== null)(
         await page.fill('input[aria-label="Start point"]', start)
         await expectPaths(page, paths(start))
       }
+      // From the posthog-js visitor's landing page: their one step to the docs.
+      await page.fill('input[aria-label="Start point"]', landing)
+      expect((await answer(paths(landing))).map((l: { source: string; target: string }) => [l.source, l.target])).toEqual([
+        [`1_${landing}`, `2_${docs}`],
+      ])
+      await expectPaths(page, paths(landing))
       await page.fill('input[aria-label="Start point"]', '/')
       const fromHome = await answer(paths('/'))
       await expectPaths(page, paths('/'))
