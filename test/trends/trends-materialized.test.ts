@@ -124,31 +124,4 @@ describe('materialized event properties', () => {
     })
     expect(await byCountry()).toEqual(before)
   })
-
-  it('adds the column without waiting for the stored parts to be rewritten, and answers while they are', async () => {
-    // chDB runs a mutation synchronously unless told otherwise (mutations_sync = 1): on 10 M events the
-    // MATERIALIZE would hold its one connection, and every query behind it, for as long as the rewrite takes.
-    await t.wren.materializer.stop()
-    await captureBatch(t, [{ event: '$pageview', distinct_id: 'u2', timestamp: '2026-03-14T10:00:00Z', properties: { channel: 'ads' } }])
-    await drained(t.wren)
-    const byChannel = () => trend({ events: [{ id: '$pageview' }], breakdown: 'channel' })
-    const before = await byChannel()
-    expect(before).toEqual([
-      ['ads', [0, 0, 0, 0, 0, 1, 0]],
-      ['$$_posthog_breakdown_null_$$', [2, 1, 1, 1, 1, 1, 2]],
-    ])
-    // Merges stopped, so no mutation can finish: the job must return with the rewrite still to do.
-    await t.wren.clickhouse.command({ query: 'SYSTEM STOP MERGES events' })
-    try {
-      expect(await t.wren.materializer.run()).toEqual(['channel'])
-      const pending = await queryRows<{ command: string }>(
-        t.wren.clickhouse,
-        "SELECT command FROM system.mutations WHERE database = currentDatabase() AND table = 'events' AND NOT is_done",
-      )
-      expect(pending.map((m) => m.command)).toEqual([`(MATERIALIZE COLUMN ${materializedColumnName('channel')})`])
-      expect(await byChannel()).toEqual(before)
-    } finally {
-      await t.wren.clickhouse.command({ query: 'SYSTEM START MERGES events' })
-    }
-  })
 })

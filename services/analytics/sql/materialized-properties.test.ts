@@ -14,7 +14,7 @@ describe('materialized event properties', () => {
     expect(materializedColumnName('a.b')).not.toBe(materializedColumnName('a_b'))
     expect(materializeStatements("it's", null, true)).toEqual([
       `ALTER TABLE events ADD COLUMN IF NOT EXISTS \`${name}\` LowCardinality(Nullable(String)) MATERIALIZED JSONExtract(properties, 'it\\'s', 'Nullable(String)') COMMENT 'wren event property: it\\'s'`,
-      `ALTER TABLE events MATERIALIZE COLUMN \`${name}\` SETTINGS mutations_sync = 0`,
+      `ALTER TABLE events MATERIALIZE COLUMN \`${name}\``,
     ])
     expect(materializeStatements('id', null, false)[0]).toContain(' Nullable(String) MATERIALIZED ')
     const cluster = materializeStatements('plan', 'wren', false)

@@ -190,8 +190,7 @@ export function materializeStatements(key: string, cluster: string | null, lowCa
   const type = lowCardinality ? 'LowCardinality(Nullable(String))' : 'Nullable(String)'
   return [
     `ALTER TABLE events ADD COLUMN IF NOT EXISTS \`${name}\` ${type} MATERIALIZED ${jsonPropertyExpr(key)} COMMENT ${literal(COMMENT_PREFIX + key)}`,
-    // In the background on chDB too, whose default is to wait for the mutation (mutations_sync = 1).
-    `ALTER TABLE events MATERIALIZE COLUMN \`${name}\` SETTINGS mutations_sync = 0`,
+    `ALTER TABLE events MATERIALIZE COLUMN \`${name}\``,
   ].flatMap((statement) => (cluster ? clusterStatements(statement, cluster) : [statement]))
 }
 
