@@ -68,7 +68,13 @@ async function main(argv: string[]): Promise<number> {
     }
     const storage = `${config.kafka ? `kafka: ${config.kafka.brokers.join(',')}` : `log: ${config.dataDir}`}, ${config.clickhouse ? `clickhouse: ${config.clickhouse.url}` : `chdb: ${config.dataDir}`}`
     const serves = !roles || roles.includes('all') || roles.includes('api')
-    console.log(`Wren (${(roles ?? ['all']).join(',')}) is listening on ${address} (${storage})${serves ? `; web app at ${address}/` : ''}`)
+    // The address bound, as the operator set it (HOST): this machine only, or every interface.
+    const bound = wren.app.server.address()
+    const where = bound && typeof bound === 'object' ? `${bound.address}:${bound.port}` : String(bound)
+    const reach = ['0.0.0.0', '::'].includes(config.host) ? 'every interface' : 'this machine only'
+    console.log(
+      `Wren (${(roles ?? ['all']).join(',')}) is listening on ${where}, ${reach} (${storage})${serves ? `; web app at ${address}/` : ''}`,
+    )
     // The CLI on this data directory runs its commands through this process (runtime/control.ts).
     const unpublish =
       serves && usesDataDir(config)

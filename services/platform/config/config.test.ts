@@ -52,7 +52,7 @@ describe('loadConfig', () => {
     const config = loadConfig({ WREN_INGEST_BATCH: '' })
     expect(config).toMatchObject({
       port: 8000,
-      host: '0.0.0.0',
+      host: '127.0.0.1',
       dataDir: path.resolve('./data'),
       cliWaitMs: 10_000,
       now: null,
@@ -178,7 +178,7 @@ describe('wren config', () => {
     })
     expect(problems).toEqual([])
     expect(text).toMatch(/^ {2}PORT +9000$/m)
-    expect(text).toMatch(/^ {2}HOST +0\.0\.0\.0 {2}\(default\)$/m)
+    expect(text).toMatch(/^ {2}HOST +127\.0\.0\.1 {2}\(default\)$/m)
     expect(text).toMatch(/^ {2}WREN_PERSONAL_API_KEY +\*{8}$/m)
     expect(text).toMatch(/^ {2}CLICKHOUSE_URL +http:\/\/wren:\*{8}@clickhouse:8123$/m)
     expect(text).not.toMatch(/phx_q8Xw2LmZr4TbN7vKc1YpHs9DfJ3gUo6E|hunter2/)

@@ -105,7 +105,14 @@ const atLeastOne = map(integer, (n) => n || 1, 'a non-negative integer (0 counts
 export const VARIABLES: readonly ConfigVariable[] = [
   // server
   v({ env: 'PORT', group: 'server', field: 'port', default: '8000', parse: port, doc: 'HTTP port' }),
-  v({ env: 'HOST', group: 'server', field: 'host', default: '0.0.0.0', parse: text, doc: 'address to listen on' }),
+  v({
+    env: 'HOST',
+    group: 'server',
+    field: 'host',
+    default: '127.0.0.1',
+    parse: text,
+    doc: 'address to listen on: this machine only by default; 0.0.0.0 for every interface (the image sets it)',
+  }),
   v({
     env: 'WREN_SITE_URL',
     group: 'server',
