@@ -71,7 +71,12 @@ async function main(argv: string[]): Promise<number> {
     // The address bound, as the operator set it (HOST): this machine only, or every interface.
     const bound = wren.app.server.address()
     const where = bound && typeof bound === 'object' ? `${bound.address}:${bound.port}` : String(bound)
-    const reach = ['0.0.0.0', '::'].includes(config.host) ? 'every interface' : 'this machine only'
+    const host = bound && typeof bound === 'object' ? bound.address : config.host
+    const reach = ['0.0.0.0', '::'].includes(host)
+      ? 'every interface'
+      : ['127.0.0.1', '::1'].includes(host)
+        ? 'this machine only'
+        : 'that address only'
     console.log(
       `Wren (${(roles ?? ['all']).join(',')}) is listening on ${where}, ${reach} (${storage})${serves ? `; web app at ${address}/` : ''}`,
     )

@@ -85,6 +85,13 @@ describe('the new kinds’ queries and saved insights', () => {
       pathsHogQLExpression: 'properties.$screen_name',
     })
     expect(pathsState({ query: pathsInsight(paths) })).toEqual(paths)
+    // A URL anyone wrote (the editor's state is read from it by shape only): what is not a string or a whole number is
+    // not sent, and the page does not break on it.
+    const written = decodeState('?pathGroupings=[1,"/p*",null]&excludeEvents=[{}]&minEdgeWeight="two"&maxEdgeWeight=2.5', DEFAULT_PATHS)
+    const filter = pathsQuery(written).pathsFilter as Record<string, unknown>
+    expect(filter).toMatchObject({ pathGroupings: ['/p*'], excludeEvents: [] })
+    expect(filter).not.toHaveProperty('minEdgeWeight')
+    expect(filter).not.toHaveProperty('maxEdgeWeight')
     // Another kind's query is no state of this one.
     expect(lifecycleState({ query: pathsInsight(paths) })).toBeNull()
   })

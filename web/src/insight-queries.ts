@@ -344,13 +344,14 @@ export function pathsQuery(s: PathsState): Json {
     includeEventTypes: s.types,
     stepLimit: s.stepLimit,
     edgeLimit: s.edgeLimit,
-    excludeEvents: s.excludeEvents.map((e) => e.trim()).filter(Boolean),
+    excludeEvents: texts(s.excludeEvents),
   }
   if (s.startPoint.trim()) filter.startPoint = s.startPoint.trim()
   if (s.endPoint.trim()) filter.endPoint = s.endPoint.trim()
-  if (s.minEdgeWeight !== null) filter.minEdgeWeight = s.minEdgeWeight
-  if (s.maxEdgeWeight !== null) filter.maxEdgeWeight = s.maxEdgeWeight
-  const groupings = s.pathGroupings.map((g) => g.trim()).filter(Boolean)
+  // The state may come from a URL anyone wrote: only whole numbers and strings are sent.
+  if (Number.isInteger(s.minEdgeWeight)) filter.minEdgeWeight = s.minEdgeWeight
+  if (Number.isInteger(s.maxEdgeWeight)) filter.maxEdgeWeight = s.maxEdgeWeight
+  const groupings = texts(s.pathGroupings)
   if (groupings.length) filter.pathGroupings = groupings
   if (s.types.includes('hogql') && s.hogql.trim()) filter.pathsHogQLExpression = s.hogql.trim()
   return { kind: 'PathsQuery', ...commonQuery(s), pathsFilter: filter }
@@ -383,6 +384,11 @@ export function pathsState(insight: Saved): PathsState | null {
 }
 
 const strings = (v: unknown): string[] => (Array.isArray(v) ? v.filter((e): e is string => typeof e === 'string') : [])
+/** The list's strings, trimmed, without the empty ones (a comma-separated input's). */
+const texts = (v: unknown): string[] =>
+  strings(v)
+    .map((e) => e.trim())
+    .filter(Boolean)
 
 export function pathsName(s: PathsState): string {
   const what = s.types.length ? s.types.map((t) => PATH_TYPES.find((p) => p.value === t)?.label ?? t).join(', ') : 'All events'

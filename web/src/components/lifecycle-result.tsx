@@ -20,7 +20,7 @@ export const LIFECYCLE_COLOURS: Record<LifecycleStatus, string> = {
   resurrecting: '#9333ea',
   dormant: '#dc2626',
 }
-const STATUS_LABELS: Record<LifecycleStatus, string> = {
+export const STATUS_LABELS: Record<LifecycleStatus, string> = {
   new: 'New',
   returning: 'Returning',
   resurrecting: 'Resurrecting',
@@ -122,8 +122,8 @@ export function StickinessResult({
     onBar?.({
       series: s.action?.order ?? Number(key),
       compare: s.compare_label ?? null,
-      day: s.days?.[i] ?? i + 1,
-      label: `${s.compare_label === 'previous' ? `${s.label} (previous period)` : s.label} · ${s.labels[i]}`,
+      day: s.days[i],
+      label: `${series[Number(key)].label} · ${s.labels[i]}`,
     })
   }
   return (

@@ -6,7 +6,14 @@ import type { Insight } from '../answers'
 import { DateRange, IntervalSelect, TestAccounts } from '../components/insight-controls'
 import { EntityPicker } from '../components/entity-picker'
 import { PropertyFilters } from '../components/property-filters'
-import { LifecycleResult, lifecycleHasData, StickinessResult, stickinessHasData, type StickinessBar } from '../components/lifecycle-result'
+import {
+  LifecycleResult,
+  lifecycleHasData,
+  STATUS_LABELS,
+  StickinessResult,
+  stickinessHasData,
+  type StickinessBar,
+} from '../components/lifecycle-result'
 import { PersonsPanel } from '../components/persons-panel'
 import { entityComplete } from '../kind-state'
 import { seriesLetter } from '../query'
@@ -56,7 +63,7 @@ export function LifecyclePage({ search, insight = null }: { search: string; insi
       after={
         bar ? (
           <PersonsPanel
-            title={`${bar.status[0].toUpperCase()}${bar.status.slice(1)} · ${bar.label}`}
+            title={`${STATUS_LABELS[bar.status]} · ${bar.label}`}
             className="lifecycle-persons"
             attributes={{ 'data-status': bar.status, 'data-day': bar.day }}
             onClose={() => setBar(null)}
