@@ -8,7 +8,6 @@
 import { execFile } from 'node:child_process'
 import { randomUUID } from 'node:crypto'
 import { mkdir, mkdtemp, rm, symlink } from 'node:fs/promises'
-import { createServer, type Server } from 'node:http'
 import { tmpdir } from 'node:os'
 import path from 'node:path'
 import { promisify } from 'node:util'
@@ -18,7 +17,7 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest'
 import { generateKey, PERSONAL_KEY_PREFIX, PROJECT_KEY_PREFIX } from '../../services/projects/store'
 import { startClickHouseFixture, type ClickHouseFixture } from '../support/clickhouse-http'
 import { kafkaUnavailableReason, kafkaForThisFile, type FileKafka } from '../support/kafka'
-import { POSTHOG_SNIPPET } from '../support/posthog-snippet'
+import { serveSite, snippetScript, type Site } from '../support/posthog-snippet'
 import { posthogPython, pythonUnavailable, runPythonJson } from '../support/python'
 import { skipReason } from '../support/skip'
 import { api, SOURCE_ENTRY, spawnWren, waitFor, wrenEntry, type WrenEntry, type WrenProcess } from '../support/wren'
@@ -49,7 +48,7 @@ describe.skipIf(unavailable)('the deployment topology behind infra/Caddyfile', (
   let clickhouse: ClickHouseFixture
   let caddy: Caddy | null = null
   let proxy = ''
-  let page: Server | null = null
+  let page: Site | null = null
   let browser: Browser | null = null
   const processes: Record<string, WrenProcess[]> = { capture: [], ingest: [], decide: [], api: [], recordings: [] }
   const keys = { WREN_PROJECT_API_KEY: generateKey(PROJECT_KEY_PREFIX), WREN_PERSONAL_API_KEY: generateKey(PERSONAL_KEY_PREFIX) }
@@ -112,7 +111,7 @@ describe.skipIf(unavailable)('the deployment topology behind infra/Caddyfile', (
 
   afterAll(async () => {
     await browser?.close()
-    await new Promise((resolve) => (page ? page.close(resolve) : resolve(undefined)))
+    await page?.close()
     await caddy?.stop()
     await Promise.all(Object.values(processes).flatMap((ps) => ps.map((p) => p.stop())))
     await Promise.all([kafka?.stop(), clickhouse?.stop()])
@@ -157,21 +156,13 @@ describe.skipIf(unavailable)('the deployment topology behind infra/Caddyfile', (
       { what: 'decide to serve the flag and the recording opt-in', timeoutMs: 30_000 },
     )
 
-    const html = `<!doctype html><html><head><meta charset="utf-8"><title>topology</title><script>
-      ${POSTHOG_SNIPPET}
-      posthog.init(${JSON.stringify(keys.WREN_PROJECT_API_KEY)}, {
-        api_host: ${JSON.stringify(proxy)},
-        autocapture: false,
-        request_batching: false,
-        opt_out_useragent_filter: true,
-      })
-    </script></head><body><main><h1>Through the proxy</h1><button id="go">Go</button></main></body></html>`
-    page = createServer((req, res) => {
-      if (req.url === '/') res.writeHead(200, { 'content-type': 'text/html' }).end(html)
-      else res.writeHead(404).end()
-    })
-    await new Promise<void>((resolve) => page!.listen(0, '127.0.0.1', resolve))
-    const pageUrl = `http://127.0.0.1:${(page.address() as { port: number }).port}/`
+    const html = `<!doctype html><html><head><meta charset="utf-8"><title>topology</title>${snippetScript(
+      keys.WREN_PROJECT_API_KEY,
+      proxy,
+      `        autocapture: false,`,
+    )}</head><body><main><h1>Through the proxy</h1><button id="go">Go</button></main></body></html>`
+    page = await serveSite({ '/': html })
+    const pageUrl = `${page.origin}/`
     browser = await launchChromium()
     const context = await browser.newContext({ userAgent: USER_AGENT })
     const tab = await context.newPage()

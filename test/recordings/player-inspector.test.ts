@@ -6,14 +6,13 @@
 // choosing any of them moves the player's clock there. A shared page shows the console and the strip but lists no events. The person's page lists the
 // recording (it opens the player) and folds the person's empty properties away. Screenshots of the player at
 // 1280 and 390 px wide are kept under test-artifacts/web/.
-import { createServer, type Server } from 'node:http'
 import { gunzipSync } from 'node:zlib'
 import { afterAll, afterEach, beforeAll, describe, expect, it } from 'vitest'
 import type { Browser, BrowserContext, Page } from 'playwright-core'
 import { api, drained, startWren, waitFor, type TestWren } from '../support/wren'
 import { recordingsProcessed } from '../support/recordings'
 import { skipReason } from '../support/skip'
-import { POSTHOG_SNIPPET } from '../support/posthog-snippet'
+import { serveSite, snippetScript, type Site } from '../support/posthog-snippet'
 import { chromiumMissing, colourCounts, expectDrawn, launchChromium } from '../support/browser'
 
 const unavailable = skipReason('player-inspector', chromiumMissing())
@@ -39,17 +38,13 @@ const recordedPage = (wrenUrl: string, token: string) => `<!doctype html>
   main { padding: 40px; }
   button { font-size: 24px; padding: 12px 24px; background: #1d4ed8; color: #fff; border: 0; }
 </style>
-<script>
-  ${POSTHOG_SNIPPET}
-  posthog.init(${JSON.stringify(token)}, {
-    api_host: ${JSON.stringify(wrenUrl)},
-    bootstrap: { distinctID: ${JSON.stringify(VISITOR)}, isIdentifiedID: true },
+${snippetScript(
+  token,
+  wrenUrl,
+  `    bootstrap: { distinctID: ${JSON.stringify(VISITOR)}, isIdentifiedID: true },
     autocapture: false,
-    capture_pageview: 'history_change',
-    request_batching: false,
-    opt_out_useragent_filter: true,
-  })
-</script></head>
+    capture_pageview: 'history_change',`,
+)}</head>
 <body><main>
   <h1>Cart</h1>
   <button id="go" type="button">Check out</button>
@@ -90,7 +85,7 @@ const seconds = (clock: string | null): number => {
 describe.skipIf(unavailable !== null)(`the player's inspector${unavailable ? ` (skipped: ${unavailable})` : ''}`, () => {
   let t: TestWren
   let call: ReturnType<typeof api>
-  let server: Server
+  let server: Site | undefined
   let browser: Browser
   let sessionId: string
   /** A browser per width and key, holding the key as the web app keeps it: each test opens a tab of it (made when first needed). */
@@ -103,14 +98,8 @@ describe.skipIf(unavailable !== null)(`the player's inspector${unavailable ? ` (
     call = api(t)
     const optIn = await call('PATCH', `/api/projects/${t.projectId}/`, { session_recording_opt_in: true, capture_console_log_opt_in: true })
     expect(optIn.status, optIn.text).toBe(200)
-    const html = recordedPage(t.url, t.projectKey)
-    server = createServer((req, res) => {
-      if (req.url === '/') res.writeHead(200, { 'content-type': 'text/html' }).end(html)
-      else res.writeHead(404).end()
-    })
-    await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve))
-    const address = server.address()
-    const site = `http://127.0.0.1:${typeof address === 'object' && address ? address.port : 0}`
+    server = await serveSite({ '/': recordedPage(t.url, t.projectKey) })
+    const site = server.origin
     browser = await launchChromium()
 
     // The visit: posthog-js sends what it records to Wren; the test waits until Wren has answered every request.
@@ -193,7 +182,7 @@ describe.skipIf(unavailable !== null)(`the player's inspector${unavailable ? ` (
   afterAll(async () => {
     for (const context of browsers.values()) await (await context).close()
     await browser?.close()
-    await new Promise((resolve) => (server ? server.close(resolve) : resolve(undefined)))
+    await server?.close()
     await t?.close()
   })
 

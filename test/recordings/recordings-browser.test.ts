@@ -4,7 +4,6 @@
 // API then shows the session with PostHog's counts and start url, and Wren's player page plays it back:
 // the replayed page shows in the player (a screenshot of the replay area that is not blank), loaded from
 // Wren alone.
-import { createServer, type Server } from 'node:http'
 import path from 'node:path'
 import { gunzipSync } from 'node:zlib'
 import { afterAll, beforeAll, describe, expect, it } from 'vitest'
@@ -12,7 +11,7 @@ import type { Browser, BrowserContext, Page, Request as PlaywrightRequest } from
 import { api, startWren, waitFor, type TestWren } from '../support/wren'
 import { recordingsProcessed } from '../support/recordings'
 import { skipReason } from '../support/skip'
-import { POSTHOG_SNIPPET } from '../support/posthog-snippet'
+import { serveSite, snippetScript, type Site } from '../support/posthog-snippet'
 import { ARTIFACTS, chromiumMissing, colourCounts, launchChromium } from '../support/browser'
 
 const unavailable = skipReason('recordings-browser', chromiumMissing())
@@ -34,18 +33,13 @@ const recordedPage = (wrenUrl: string, token: string) => `<!doctype html>
   button { font-size: 24px; padding: 12px 24px; background: #1d4ed8; color: #fff; border: 0; }
   input { font-size: 24px; margin-top: 24px; display: block; }
 </style>
-<script>
-  ${POSTHOG_SNIPPET}
-  posthog.init(${JSON.stringify(token)}, {
-    api_host: ${JSON.stringify(wrenUrl)},
-    bootstrap: { distinctID: 'recorded-visitor' },
+${snippetScript(
+  token,
+  wrenUrl,
+  `    bootstrap: { distinctID: 'recorded-visitor' },
     autocapture: false,
-    capture_pageview: false,
-    request_batching: false,
-    // Chromium under automation reports navigator.webdriver, which posthog-js treats as a bot.
-    opt_out_useragent_filter: true,
-  })
-</script></head>
+    capture_pageview: false,`,
+)}</head>
 <body><main>
   <h1>A recorded page</h1>
   <button id="go" type="button">Clicked <span id="count">0</span> times</button>
@@ -123,7 +117,7 @@ describe('the recordings player', () => {
   describe.skipIf(unavailable !== null)(
     `session recording from posthog-js in headless Chromium${unavailable ? ` (skipped: ${unavailable})` : ''}`,
     () => {
-      let server: Server
+      let site: Site | undefined
       let pageUrl: string
       let browser: Browser
       let sessionId: string
@@ -136,20 +130,13 @@ describe('the recordings player', () => {
           capture_console_log_opt_in: true,
         })
         expect(optIn.status, optIn.text).toBe(200)
-        const html = recordedPage(t.url, t.projectKey)
-        server = createServer((req, res) => {
-          if (req.url === '/') res.writeHead(200, { 'content-type': 'text/html' }).end(html)
-          else if (req.url === '/favicon.ico') res.writeHead(204).end()
-          else res.writeHead(404).end()
-        })
-        await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve))
-        const address = server.address()
-        pageUrl = `http://127.0.0.1:${typeof address === 'object' && address ? address.port : 0}/`
+        site = await serveSite({ '/': recordedPage(t.url, t.projectKey) })
+        pageUrl = `${site.origin}/`
         browser = await launchChromium()
       })
       afterAll(async () => {
         await browser?.close()
-        await new Promise((resolve) => (server ? server.close(resolve) : resolve(undefined)))
+        await site?.close()
       })
 
       const processed = () => recordingsProcessed(t.wren)

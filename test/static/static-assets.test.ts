@@ -4,14 +4,13 @@
 // byte; any other name is a 404 JSON error. Then a page that uses PostHog's own snippet, pointed at Wren,
 // loads posthog-js from Wren and captures an event Wren stores.
 import { readFileSync } from 'node:fs'
-import { createServer, type Server } from 'node:http'
 import { createRequire } from 'node:module'
 import path from 'node:path'
 import { afterAll, beforeAll, describe, expect, it } from 'vitest'
 import { api, drained, startWren, waitFor, type TestWren } from '../support/wren'
 import { chromiumMissing, launchChromium } from '../support/chromium'
 import { skipReason } from '../support/skip'
-import { POSTHOG_SNIPPET } from '../support/posthog-snippet'
+import { serveSite, snippetScript, type Site } from '../support/posthog-snippet'
 
 const require = createRequire(import.meta.url)
 const packageDir = path.dirname(require.resolve('posthog-js/package.json'))
@@ -44,23 +43,19 @@ const USER_AGENT = 'Mozilla/5.0 (X11; Linux x86_64) AppleWebKit/537.36 (KHTML, l
 /** PostHog's HTML snippet, pointed at Wren. */
 const snippetPage = (wrenUrl: string, token: string) => `<!doctype html>
 <html><head><meta charset="utf-8"><title>wren snippet</title>
-<script>
-    ${POSTHOG_SNIPPET}
-    posthog.init(${JSON.stringify(token)}, {
-      api_host: ${JSON.stringify(wrenUrl)},
-      person_profiles: 'identified_only',
+${snippetScript(
+  token,
+  wrenUrl,
+  `      person_profiles: 'identified_only',
       bootstrap: { distinctID: 'snippet-visitor' },
       autocapture: false,
       capture_pageview: false,
-      request_batching: false,
-      // Chromium under automation reports navigator.webdriver, which posthog-js treats as a bot.
-      opt_out_useragent_filter: true,
       loaded: (ph) => {
         window.__loaded = ph.version
         ph.capture('snippet loaded', { via: 'wren static' })
       },
-    })
-</script></head>
+`,
+)}</head>
 <body><p>hello</p></body></html>`
 
 describe('posthog-js bundles under /static/', () => {
@@ -151,21 +146,15 @@ describe('posthog-js bundles under /static/', () => {
   })
 
   describe.skipIf(noBrowser !== null)(`PostHog’s HTML snippet in headless Chromium${noBrowser ? ` (skipped: ${noBrowser})` : ''}`, () => {
-    let server: Server
+    let site: Site | undefined
     let pageUrl: string
 
     beforeAll(async () => {
-      const html = snippetPage(t.url, t.projectKey)
-      server = createServer((req, res) => {
-        if (req.url === '/') res.writeHead(200, { 'content-type': 'text/html' }).end(html)
-        else res.writeHead(404).end()
-      })
-      await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve))
-      const address = server.address()
-      pageUrl = `http://127.0.0.1:${typeof address === 'object' && address ? address.port : 0}/`
+      site = await serveSite({ '/': snippetPage(t.url, t.projectKey) })
+      pageUrl = `${site.origin}/`
     })
     afterAll(async () => {
-      await new Promise((resolve) => (server ? server.close(resolve) : resolve(undefined)))
+      await site?.close()
     })
 
     it('loads posthog-js from Wren’s /static/array.js and captures an event Wren stores', async () => {

@@ -8,9 +8,8 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest'
 import type { Browser, BrowserContext, Page } from 'playwright-core'
 import { PostHog } from 'posthog-node'
-import { createServer, type Server } from 'node:http'
 import { api, drained, startWren, waitFor, type TestWren } from '../support/wren'
-import { POSTHOG_SNIPPET } from '../support/posthog-snippet'
+import { serveSite, snippetScript, type Site } from '../support/posthog-snippet'
 import { skipReason } from '../support/skip'
 import { chromiumMissing, expectDrawn, launchChromium, signedInContext } from '../support/browser'
 
@@ -21,19 +20,8 @@ const MINUTE = 60_000
 /** A page of a site that loads posthog-js through PostHog's snippet, pointed at Wren, and sends its page view. */
 const sitePage = (wrenUrl: string, token: string, title: string) => `<!doctype html>
 <html><head><meta charset="utf-8"><title>${title}</title>
-<script>
-  ${POSTHOG_SNIPPET}
-  posthog.init(${JSON.stringify(token)}, {
-    api_host: ${JSON.stringify(wrenUrl)},
-    person_profiles: 'always',
-    bootstrap: { distinctID: 'js-visitor' },
-    autocapture: false,
-    disable_session_recording: true,
-    request_batching: false,
-    // Chromium under automation reports navigator.webdriver, which posthog-js treats as a bot.
-    opt_out_useragent_filter: true,
-  })
-</script></head><body><h1>${title}</h1></body></html>`
+${snippetScript(token, wrenUrl, "person_profiles: 'always', bootstrap: { distinctID: 'js-visitor' }, autocapture: false, disable_session_recording: true")}
+</head><body><h1>${title}</h1></body></html>`
 
 /** Who visits which pages (one session a day, a minute a page) on which days ago, and buys on which. */
 const PEOPLE: Array<{ id: string; browser: string; days: number[]; pages: string[]; purchases: number[] }> = [
@@ -69,7 +57,7 @@ describe.skipIf(unavailable !== null)(
     let page: Page
     let home: number
     /** The posthog-js visitor's site, and its two pages' URLs (the items of their page views). */
-    let site: Server
+    let site: Site | undefined
     let landing = ''
     let docs = ''
 
@@ -118,15 +106,11 @@ describe.skipIf(unavailable !== null)(
       page = await open(desktop)
 
       // A visitor of a site using PostHog's snippet views two of its pages: posthog-js sends each page view.
-      site = createServer((req, res) => {
-        const title = req.url === '/js/landing' ? 'Landing' : req.url === '/js/docs' ? 'Docs' : null
-        if (title) res.writeHead(200, { 'content-type': 'text/html' }).end(sitePage(t.url, t.projectKey, title))
-        else res.writeHead(404).end()
+      site = await serveSite({
+        '/js/landing': sitePage(t.url, t.projectKey, 'Landing'),
+        '/js/docs': sitePage(t.url, t.projectKey, 'Docs'),
       })
-      await new Promise<void>((resolve) => site.listen(0, '127.0.0.1', resolve))
-      const address = site.address()
-      const origin = `http://127.0.0.1:${typeof address === 'object' && address ? address.port : 0}`
-      ;[landing, docs] = [`${origin}/js/landing`, `${origin}/js/docs`]
+      ;[landing, docs] = [`${site.origin}/js/landing`, `${site.origin}/js/docs`]
       const visitor = await browser.newContext()
       const tab = await visitor.newPage()
       const stored = async () =>
@@ -141,7 +125,7 @@ describe.skipIf(unavailable !== null)(
       await visitor.close()
     })
     afterAll(async () => {
-      await new Promise((resolve) => (site ? site.close(resolve) : resolve(undefined)))
+      await site?.close()
       await desktop?.close()
       await phone?.close()
       await browser?.close()
