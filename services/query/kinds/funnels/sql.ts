@@ -77,10 +77,14 @@ export function actorRowsSql(input: ActorRowsInput): string {
   const own = everyValue && input.breakdown && !input.breakdown.cohort ? `arrayFilter(x -> x.3 = pv, evs)` : 'evs'
   const fold = orderType === 'unordered' ? unorderedFold(input) : orderedFold(input)
   const groupBy = input.breakdown?.cohort ? 'actor, prop' : 'actor'
-  // Without a breakdown or periods, an event is only its time and steps (less to sort and fold).
-  const event = input.breakdown || input.period ? `CAST((ts, mask, prop, per) AS ${EVENT})` : `(ts, mask)`
+  // Without a breakdown or periods, an event is only its time and steps (less to sort and fold). Each part is
+  // gathered by a groupArray of its own and zipped after: ClickHouse gathers an array of numbers far faster
+  // than an array of tuples (10 M events of 200,000 actors: 0.6 s against 1.6 s unsorted).
+  const parts = input.breakdown || input.period ? ['ts', 'mask', 'prop', 'per'] : ['ts', 'mask']
+  const zipped = `arrayZip(${parts.map((p) => `groupArray(${p})`).join(', ')})`
+  const gathered = parts.length > 2 ? `CAST(${zipped} AS Array(${EVENT}))` : zipped
   let joined = `SELECT actor, pv, per, ${periodEvents(input, own)} AS pe, event_count FROM (
-      SELECT actor, length(evs) AS event_count, arraySort(groupArray(${event})) AS evs, ${values} AS pvs, ${periods} AS pers
+      SELECT actor, length(evs) AS event_count, arraySort(${gathered}) AS evs, ${values} AS pvs, ${periods} AS pers
       FROM (${rows}) GROUP BY ${groupBy})
     ARRAY JOIN pvs AS pv ARRAY JOIN pers AS per`
   // Conversion trends fold an actor's events once per period entered. An ordered path of the period starts at
@@ -126,49 +130,56 @@ function orderedFold(input: ActorRowsInput): Fold {
   const n = input.steps.length
   const W = `${Math.round(input.windowSeconds)}000000`
   const attrStep = input.attributionStep === null ? -1 : input.attributionStep
+  // Without exclusions no path is ever tainted: the X columns and every test of them are left out. The lambda
+  // runs once per event, and its size is its cost: a 4-step funnel over 10 M events took 5.0 s with them, 3.5 s
+  // without.
+  const hasEx = input.exclusions.length > 0
   // The state is one flat tuple of scalars, unrolled over the steps: S1 … Sn, then X1 … Xn, then the furthest
   // path (step, start, excluded) and the time the last step was reached: no array is built anew per event.
   const K = Array.from({ length: n }, (_, i) => i + 1)
   const S = (k: number) => `acc.${k}`
   const X = (k: number) => `acc.${n + k}`
-  const [mStep, mStart, mEx, doneAt] = [`acc.${2 * n + 1}.1`, `acc.${2 * n + 1}.2`, `acc.${2 * n + 1}.3`, `acc.${2 * n + 2}`]
+  const m = hasEx ? 2 * n + 1 : n + 1
+  const [mStep, mStart, mEx, doneAt] = [`acc.${m}.1`, `acc.${m}.2`, `acc.${m}.3`, `acc.${m + 1}`]
   const step = (k: number) => `bitTest(e.2, ${k - 1})`
   const exclusion = (k: number) => `bitTest(e.2, ${32 + k})`
   const prevStart = (k: number) => (k === 1 ? 'e.1' : S(k - 1))
   const prevEx = (k: number) => (k === 1 ? '0' : X(k - 1))
+  /** The previous step's path is not excluded (always, without exclusions). */
+  const clean = (k: number) => (hasEx && k > 1 ? [`${X(k - 1)} = 0`] : [])
   // Step k is open to this event when a path entered step k - 1 within the window and step k has not this
   // same path yet (step 1 is always open to a new path but the one it holds).
   const open = (k: number) =>
     k === 1 ? `${S(1)} != e.1` : all(`${prevStart(k)} != 0`, `e.1 - ${prevStart(k)} <= ${W}`, `${S(k)} != ${prevStart(k)}`)
   const matched = (k: number) => (k - 1 === attrStep ? [`pv = e.3`] : [])
   const advances = (k: number) => all(step(k), open(k), ...matched(k))
-  const enters = (k: number) => (k === 1 ? advances(1) : all(advances(k), `${prevEx(k)} = 0`))
-  const excludes = (k: number) => all(exclusion(k), open(k), `${prevEx(k)} = 0`)
+  const enters = (k: number) => all(advances(k), ...clean(k))
+  const excludes = (k: number) => all(exclusion(k), open(k), ...clean(k))
   const strict = input.orderType === 'strict'
   const keep = (k: number, v: string, empty: string) => (strict ? `if(${step(k)}, ${v}, ${empty})` : v)
   const newS = K.map((k) => keep(k, `if(${enters(k)}, ${prevStart(k)}, ${S(k)})`, 'toInt64(0)'))
-  const newX = K.map((k) => keep(k, `toUInt8(if(${enters(k)}, 0, ${k < n ? `if(${excludes(k + 1)}, 1, ${X(k)})` : X(k)}))`, 'toUInt8(0)'))
+  const newX = hasEx
+    ? K.map((k) => keep(k, `toUInt8(if(${enters(k)}, 0, ${k < n ? `if(${excludes(k + 1)}, 1, ${X(k)})` : X(k)}))`, 'toUInt8(0)'))
+    : []
   // The furthest path: the highest step this event advances past the furthest (or onto an excluded furthest);
   // else an exclusion right after the furthest step, within its window, taints it.
+  const path = (k: number) => (hasEx ? `(toUInt8(${k}), ${prevStart(k)}, toUInt8(${prevEx(k)}))` : `(toUInt8(${k}), ${prevStart(k)})`)
   const furthest = K.slice()
     .reverse()
-    .map((k) => ({
-      when: all(advances(k), any(`${k} > ${mStep}`, all(`${k} = ${mStep}`, `${mEx} = 1`))),
-      k,
-      start: prevStart(k),
-      ex: prevEx(k),
-    }))
-  const tainted = K.slice(1).map((k) => all(excludes(k), `${mStep} = ${k - 1}`))
-  const taint = tainted.length ? all(any(...tainted), `e.1 - ${mStart} <= ${W}`) : null
-  const newM = `multiIf(${furthest.map((f) => `${f.when}, (toUInt8(${f.k}), ${f.start}, toUInt8(${f.ex}))`).join(', ')}, ${taint ? `${taint}, (${mStep}, ${mStart}, toUInt8(1)), ` : ''}(${mStep}, ${mStart}, ${mEx}))`
+    .map((k) => `${all(advances(k), hasEx ? any(`${k} > ${mStep}`, all(`${k} = ${mStep}`, `${mEx} = 1`)) : `${k} > ${mStep}`)}, ${path(k)}`)
+  const tainted = hasEx ? K.slice(1).map((k) => all(excludes(k), `${mStep} = ${k - 1}`)) : []
+  const taint = tainted.length ? [`${all(any(...tainted), `e.1 - ${mStart} <= ${W}`)}, (${mStep}, ${mStart}, toUInt8(1))`] : []
+  const unchanged = hasEx ? `(${mStep}, ${mStart}, ${mEx})` : `(${mStep}, ${mStart})`
+  const newM = `multiIf(${[...furthest, ...taint].join(', ')}, ${unchanged})`
   const done = `if(${all(any(enters(n), `${S(n)} != 0`), ...(strict ? [step(n)] : []))}, e.1, 0)`
-  const state = `Tuple(${[...K.map(() => 'Int64'), ...K.map(() => 'UInt8'), 'Tuple(UInt8, Int64, UInt8)', 'Int64'].join(', ')})`
+  const furthestType = hasEx ? 'Tuple(UInt8, Int64, UInt8)' : 'Tuple(UInt8, Int64)'
+  const state = `Tuple(${[...K.map(() => 'Int64'), ...(hasEx ? K.map(() => 'UInt8') : []), furthestType, 'Int64'].join(', ')})`
   const body = `if(${all(`${doneAt} != 0`, `e.1 != ${doneAt}`)}, acc, (${[...newS, ...newX, newM, done].join(', ')}))`
-  const init = `CAST((${[...K.map(() => '0'), ...K.map(() => '0'), '(0, 0, 0)', '0'].join(', ')}) AS ${state})`
+  const init = `CAST((${[...K.map(() => '0'), ...(hasEx ? K.map(() => '0') : []), hasEx ? '(0, 0, 0)' : '(0, 0)', '0'].join(', ')}) AS ${state})`
   // The furthest path's step times, read after the fold by a second, small one: from the path's first event,
   // each step is the first event of that step after the one before (an event of it in between would have
   // advanced it). State: how many steps are found, and their times.
-  const M = `f.${2 * n + 1}`
+  const M = `f.${m}`
   const attr = (k: string) => (attrStep < 0 ? '' : ` AND (${k} != ${attrStep} OR pv = x.3)`)
   const times = `arrayFold((acc, x) -> if(acc.1 = 0, if(x.1 = ${M}.2 AND bitTest(x.2, 0)${attrStep === 0 ? ' AND pv = x.3' : ''}, (toUInt8(1), [x.1]), acc),
       if(acc.1 < ${M}.1 AND bitTest(x.2, acc.1)${attr('acc.1')}, (toUInt8(acc.1 + 1), arrayPushBack(acc.2, x.1)), acc)),
@@ -176,8 +187,10 @@ function orderedFold(input: ActorRowsInput): Fold {
   return {
     expr: `arrayFold((acc, e) -> CAST(${body} AS ${state}), pe, ${init})`,
     after: times,
-    result: (r) =>
-      `if(${r}.${2 * n + 1}.3 = 1, toInt8(-1), toInt8(${r}.${2 * n + 1}.1) - 1), arrayMap((a, b) -> (b - a) / 1e6, arrayPopBack(times), arrayPopFront(times)), ${r}.${2 * n + 1}.2`,
+    result: (r) => {
+      const reached = `toInt8(${r}.${m}.1) - 1`
+      return `${hasEx ? `if(${r}.${m}.3 = 1, toInt8(-1), ${reached})` : reached}, arrayMap((a, b) -> (b - a) / 1e6, arrayPopBack(times), arrayPopFront(times)), ${r}.${m}.2`
+    },
   }
 }
 
