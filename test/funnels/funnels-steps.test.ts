@@ -413,6 +413,24 @@ describe('FunnelsQuery steps', () => {
     Object.assign(funnel, { breakdownFilter: { breakdown: '$browser' } })
     expect((await persons({ funnelStep: 1, funnelStepBreakdown: ['Chrome'] })).ids).toEqual(['u1', 'u3'])
     expect((await persons({ funnelStep: 2, funnelStepBreakdown: 'Safari' })).ids).toEqual(['u2'])
+    // With one value kept, "Other" holds the persons of every value past it (Safari and Opera), at each step.
+    const other = async (funnelStep: number) => {
+      const kept = { ...funnel, breakdownFilter: { breakdown: '$browser', breakdown_limit: 1 } }
+      const res = await call('POST', `/api/environments/${t.projectId}/query/`, {
+        query: {
+          kind: 'ActorsQuery',
+          select: ['person'],
+          source: { kind: 'FunnelsActorsQuery', source: kept, funnelStep, funnelStepBreakdown: ['Other'] },
+        },
+      })
+      expect(res.status, JSON.stringify(res.body)).toBe(200)
+      return res.body.results.map((r: Array<{ distinct_ids: string[] }>) => r[0].distinct_ids[0]).sort()
+    }
+    for (const step of [1, 2]) {
+      const values = await Promise.all(['Safari', 'Opera'].map((v) => persons({ funnelStep: step, funnelStepBreakdown: [v] })))
+      expect(await other(step)).toEqual(values.flatMap((v) => v.ids).sort())
+    }
+    expect(await other(1)).toHaveLength(2)
     Object.assign(funnel, { breakdownFilter: undefined, funnelsFilter: { funnelVizType: 'trends' } })
     expect((await persons({ funnelTrendsEntrancePeriodStart: '2026-03-11', funnelTrendsDropOff: true })).ids).toEqual(['u3'])
     expect((await persons({ funnelTrendsEntrancePeriodStart: '2026-03-09 00:00:00', funnelTrendsDropOff: false })).ids).toEqual(['u1'])

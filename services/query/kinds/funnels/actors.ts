@@ -6,6 +6,8 @@ import type { ActorsPoint, ActorsSql, QueryRun } from '../../kind'
 import { MULTI_SEPARATOR } from '../../common/breakdown-sql'
 import { planFunnel, type FunnelPlanDeps } from './plan'
 import { UNIT_SECONDS, type FunnelRequest } from './model'
+import { LIMITED } from './compute'
+import { keptValuesSql } from './sql'
 
 export async function funnelActors(deps: FunnelPlanDeps, run: QueryRun, request: FunnelRequest, point: ActorsPoint): Promise<ActorsSql> {
   const asked = point.funnel
@@ -57,13 +59,12 @@ export async function funnelActors(deps: FunnelPlanDeps, run: QueryRun, request:
   if (value !== null && value !== undefined) {
     if (request.breakdown === null) throw wrenError('invalid_input', 'The funnel has no breakdown.', 'source.funnelStepBreakdown')
     const raw = Array.isArray(value) ? value.map(String).join(MULTI_SEPARATOR) : String(value)
-    if (raw === 'Other')
-      throw wrenError(
-        'unsupported',
-        'The actors behind the "Other" breakdown value are not computed yet: ask for one value.',
-        'source.funnelStepBreakdown',
-      )
-    if (request.breakdownType === 'cohort' && (raw === '0' || raw === 'all')) conditions.push(`pv = 'all'`)
+    if (raw === 'Other') {
+      // The values the answer summed into "Other": all but the ones it kept (as stepsSql ranks them).
+      if (!LIMITED.includes(request.breakdownType))
+        throw wrenError('invalid_input', `A ${request.breakdownType} breakdown has no "Other" value.`, 'source.funnelStepBreakdown')
+      conditions.push(`pv NOT IN (${keptValuesSql(plan.actorRows, plan.steps.length, request.breakdownLimit)})`)
+    } else if (request.breakdownType === 'cohort' && (raw === '0' || raw === 'all')) conditions.push(`pv = 'all'`)
     // Every property missing: '' (no touch had any) or the empty parts joined (an event had none).
     else if (raw.split(MULTI_SEPARATOR).every((v) => v === '')) conditions.push(`replaceAll(pv, char(31), '') = ''`)
     else conditions.push(`pv = ${params.add('String', raw)}`)

@@ -46,7 +46,7 @@ interface StepsRow {
 }
 
 /** Only these breakdown types keep a page of values and sum the rest into "Other" (PostHog's use_breakdown_limit). */
-const LIMITED = ['person', 'event', 'group']
+export const LIMITED = ['person', 'event', 'group']
 
 async function funnelSteps(deps: FunnelDeps, run: QueryRun, plan: FunnelPlan): Promise<FunnelStep[] | FunnelStep[][]> {
   const { request } = plan

@@ -240,16 +240,24 @@ export function stepsSql(actorRows: string, n: number, breakdown: { limit: numbe
   // Each actor's times as one array, split per step only after the merge: one aggregate per step (n - 1
   // groupArrayIf of timings[j]) cost ClickHouse's planning more than the whole fold.
   const perValue = `SELECT pv, ${[...counts, ...exact].join(', ')}, groupArray(timings) AS ts FROM (${actorRows}) GROUP BY pv`
-  const order = Array.from({ length: n }, (_, i) => `e${n - 1 - i} DESC`).join(', ')
   const keep = breakdown?.other ? `if(r <= ${breakdown.limit}, pv, 'Other')` : 'pv'
   const perStep = `arrayMap(j -> arrayFilter(t -> t > 0, arrayMap(a -> a[j], arrayFilter(a -> length(a) >= j, groupArrayArray(ts)))), range(1, ${n}))`
   return `SELECT breakdown, counts, CAST(arrayMap(x -> if(length(x) = 0, NULL, arrayAvg(x)), per_step) AS Array(Nullable(Float64))) AS average_times,
     CAST(arrayMap(x -> if(length(x) = 0, NULL, arrayReduce('quantileExactInclusive(0.5)', x)), per_step) AS Array(Nullable(Float64))) AS median_times
   FROM (
     SELECT final AS breakdown, [${Array.from({ length: n }, (_, i) => `sum(c${i})`).join(', ')}] AS counts, ${perStep} AS per_step, min(r) AS rank
-    FROM (SELECT *, ${keep} AS final, row_number() OVER (ORDER BY ${order}, pv) AS r FROM (${perValue}))
+    FROM (SELECT *, ${keep} AS final, ${valueRank(n)} AS r FROM (${perValue}))
     GROUP BY final)
   ORDER BY rank`
+}
+
+/** A breakdown value's rank, from its columns e0 … e(n-1) (the actors whose furthest step is each step). */
+const valueRank = (n: number) => `row_number() OVER (ORDER BY ${Array.from({ length: n }, (_, i) => `e${n - 1 - i} DESC`).join(', ')}, pv)`
+
+/** The breakdown values stepsSql keeps with `limit` (the rest are its "Other"). */
+export function keptValuesSql(actorRows: string, n: number, limit: number): string {
+  const exact = Array.from({ length: n }, (_, i) => `countIf(step_reached = ${i}) AS e${i}`)
+  return `SELECT pv FROM (SELECT pv, ${valueRank(n)} AS r FROM (SELECT pv, ${exact.join(', ')} FROM (${actorRows}) GROUP BY pv)) WHERE r <= ${limit}`
 }
 
 /**
