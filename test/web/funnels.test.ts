@@ -4,7 +4,8 @@
 // breakdown by browser draws a bar per browser per step; a conversion window, an exclusion and strict order each
 // change the counts as they should; conversion over time and the time to convert draw the API's answer; "persons"
 // on a step and on a drop-off lists who reached it and who left before it; the funnel saved, reloaded and
-// reopened from the saved insights shows the same numbers, and its dashboard tile draws its steps.
+// reopened from the saved insights shows the same numbers, and its dashboard tile draws its steps; a step's paths
+// (after it, before it, from the step before) open in the paths editor and draw the API's edges for them.
 // Screenshots at 1280 and 390 px (test-artifacts/web/funnel-*.png), checked not blank and not wider than the window.
 import { afterAll, beforeAll, describe, expect, it } from 'vitest'
 import type { Browser, Page } from 'playwright-core'
@@ -283,5 +284,82 @@ describe.skipIf(unavailable !== null)(`the funnels editor in headless Chromium${
     )
     await expectDrawn(phone, 'funnel-persons-phone', 390)
     await phone.context().close()
+  })
+
+  it("opens the paths after, before and between a step's neighbours from the funnel, and the paths without it", async () => {
+    const desktop = await open(1280, `insights/${id}`)
+    await expectSteps(desktop, reached())
+    /** The PathsQuery of custom events the paths page asks (the funnel as `funnel`), and the edges the API answers it. */
+    const pathsQuery = (funnel: Record<string, unknown> | null) => ({
+      kind: 'PathsQuery',
+      dateRange: { date_from: '-7d', date_to: null },
+      pathsFilter: { includeEventTypes: ['custom_event'], stepLimit: 5, edgeLimit: 50, excludeEvents: [] },
+      ...(funnel
+        ? {
+            funnelPathsFilter: {
+              ...funnel,
+              funnelSource: {
+                kind: 'FunnelsQuery',
+                series: STEPS.map((event) => ({ kind: 'EventsNode', event })),
+                dateRange: { date_from: '-7d' },
+              },
+            },
+          }
+        : {}),
+    })
+    const edges = async (query: Record<string, unknown>) => {
+      const res = await call('POST', `/api/projects/${t.projectId}/query/`, { query })
+      expect(res.status, res.text).toBe(200)
+      return res.body.results.map((l: { source: string; target: string; value: number }) => [l.source, l.target, l.value])
+    }
+    const drawnEdges = async () => {
+      const values = await desktop
+        .locator('[data-testid=paths-chart]')
+        .first()
+        .getAttribute('data-values', { timeout: 1_000 })
+        .catch(() => null)
+      // The chart's edges, as it draws them: [source, target, value].
+      return values ? JSON.parse(values).links : null
+    }
+    // The page opens with page views only; the test's events are custom events: the second box, the first unticked.
+    const customEvents = async () => {
+      await desktop.check('input[aria-label="Custom events"]')
+      await desktop.uncheck('input[aria-label="Page views"]')
+    }
+
+    // After step 2 (signed up): each who signed up went on to purchase, or left.
+    await desktop.click('button[aria-label="Paths after step 2"]')
+    await desktop.waitForURL(/\/paths\?/)
+    await expect
+      .poll(() => desktop.locator('[data-testid=funnel-paths]').textContent(), { timeout: 15_000 })
+      .toContain(`Paths after step 2 of the funnel: ${STEPS.join(' → ')}`)
+    await customEvents()
+    const after = await edges(pathsQuery({ funnelPathType: 'funnel_path_after_step', funnelStep: 2 }))
+    expect(after.length, 'edges after step 2').toBeGreaterThan(0)
+    expect(after.every(([source]: string[]) => !source.startsWith('1_') || source === '1_signed_up')).toBe(true)
+    await expect.poll(drawnEdges, { timeout: 20_000 }).toEqual(after)
+    await expectDrawn(desktop, 'funnel-paths-after-desktop', 1280)
+
+    // Back on the funnel: between step 2 and step 3, then before step 3; each the API's edges for it.
+    for (const [label, funnelPathType] of [
+      ['Paths between the step before and step 3', 'funnel_path_between_steps'],
+      ['Paths before step 3', 'funnel_path_before_step'],
+    ]) {
+      await desktop.goBack()
+      await expectSteps(desktop, reached())
+      await desktop.click(`button[aria-label="${label}"]`)
+      await desktop.waitForURL(/\/paths\?/)
+      await customEvents()
+      const expected = await edges(pathsQuery({ funnelPathType, funnelStep: 3 }))
+      expect(expected.length, label).toBeGreaterThan(0)
+      await expect.poll(drawnEdges, { timeout: 20_000 }).toEqual(expected)
+    }
+
+    // Without the funnel: every person's paths.
+    await desktop.click('[data-testid=funnel-paths] button:has-text("Remove the funnel")')
+    await expect.poll(() => desktop.locator('[data-testid=funnel-paths]').count()).toBe(0)
+    const all = await edges(pathsQuery(null))
+    await expect.poll(drawnEdges, { timeout: 20_000 }).toEqual(all)
+    await desktop.context().close()
   })
 })

@@ -10,6 +10,7 @@ import {
   lifecycleState,
   pathsInsight,
   pathsQuery,
+  pathsName,
   pathsState,
   type PathsState,
   retentionInsight,
@@ -92,6 +93,15 @@ describe('the new kinds’ queries and saved insights', () => {
     expect(filter).toMatchObject({ pathGroupings: ['/p*'], excludeEvents: [] })
     expect(filter).not.toHaveProperty('minEdgeWeight')
     expect(filter).not.toHaveProperty('maxEdgeWeight')
+    // Paths from a funnel's step: kept whole, sent as funnelPathsFilter, named in the insight's name; a funnel the
+    // URL mangled is not sent.
+    const funnel = { funnelPathType: 'funnel_path_before_step', funnelStep: 3, funnelSource: { kind: 'FunnelsQuery', series: [] } }
+    const fromFunnel = { ...DEFAULT_PATHS, funnel: JSON.stringify(funnel) }
+    expect(pathsQuery(fromFunnel).funnelPathsFilter).toEqual(funnel)
+    expect(pathsState({ query: pathsInsight(fromFunnel) })).toEqual(fromFunnel)
+    expect(pathsName(fromFunnel)).toBe('Page views paths before step 3 of the funnel')
+    for (const mangled of ['{', JSON.stringify({ ...funnel, funnelStep: 'x' }), JSON.stringify({ ...funnel, funnelPathType: 'around' })])
+      expect(pathsQuery({ ...DEFAULT_PATHS, funnel: mangled })).not.toHaveProperty('funnelPathsFilter')
     // Another kind's query is no state of this one.
     expect(lifecycleState({ query: pathsInsight(paths) })).toBeNull()
   })

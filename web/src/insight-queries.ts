@@ -323,6 +323,36 @@ export interface PathsState extends CommonState {
   pathGroupings: string[]
   /** With the hogql type: the item of each event. */
   hogql: string
+  /** Paths from a funnel's step: the FunnelPathsFilter as JSON text (kept whole in the URL); '' for none. */
+  funnel: string
+}
+
+export const FUNNEL_PATH_TYPES = [
+  { value: 'funnel_path_after_step', label: 'after' },
+  { value: 'funnel_path_before_step', label: 'before' },
+  { value: 'funnel_path_between_steps', label: 'between the step before and' },
+] as const
+export type FunnelPathType = (typeof FUNNEL_PATH_TYPES)[number]['value']
+
+/** A paths query's funnel (PostHog's FunnelPathsFilter): which paths, around which step (1-based), of which funnel. */
+export interface FunnelPaths {
+  funnelPathType: FunnelPathType
+  funnelStep: number
+  funnelSource: Json
+}
+
+/** The funnel a paths state holds, read from its JSON text; null when none (or unreadable: a URL anyone wrote). */
+export function funnelPaths(text: string): FunnelPaths | null {
+  if (!text) return null
+  let v: unknown
+  try {
+    v = JSON.parse(text)
+  } catch {
+    return null
+  }
+  if (!isRecord(v) || !isRecord(v.funnelSource) || !Number.isSafeInteger(v.funnelStep)) return null
+  const type = FUNNEL_PATH_TYPES.find((t) => t.value === v.funnelPathType)
+  return type ? { funnelPathType: type.value, funnelStep: v.funnelStep as number, funnelSource: v.funnelSource } : null
 }
 
 export const DEFAULT_PATHS: PathsState = {
@@ -337,6 +367,7 @@ export const DEFAULT_PATHS: PathsState = {
   maxEdgeWeight: null,
   pathGroupings: [],
   hogql: '',
+  funnel: '',
 }
 
 export function pathsQuery(s: PathsState): Json {
@@ -354,7 +385,8 @@ export function pathsQuery(s: PathsState): Json {
   const groupings = texts(s.pathGroupings)
   if (groupings.length) filter.pathGroupings = groupings
   if (s.types.includes('hogql') && s.hogql.trim()) filter.pathsHogQLExpression = s.hogql.trim()
-  return { kind: 'PathsQuery', ...commonQuery(s), pathsFilter: filter }
+  const funnel = funnelPaths(s.funnel)
+  return { kind: 'PathsQuery', ...commonQuery(s), pathsFilter: filter, ...(funnel ? { funnelPathsFilter: funnel } : {}) }
 }
 
 export const pathsInsight = (s: PathsState): Json => insightNode(pathsQuery(s))
@@ -380,6 +412,7 @@ export function pathsState(insight: Saved): PathsState | null {
     maxEdgeWeight: Number.isInteger(f.maxEdgeWeight) ? (f.maxEdgeWeight as number) : null,
     pathGroupings: strings(f.pathGroupings),
     hogql: typeof f.pathsHogQLExpression === 'string' ? f.pathsHogQLExpression : '',
+    funnel: isRecord(source.funnelPathsFilter) ? JSON.stringify(source.funnelPathsFilter) : '',
   }
 }
 
@@ -392,5 +425,14 @@ const texts = (v: unknown): string[] =>
 
 export function pathsName(s: PathsState): string {
   const what = s.types.length ? s.types.map((t) => PATH_TYPES.find((p) => p.value === t)?.label ?? t).join(', ') : 'All events'
-  return `${what} paths${s.startPoint.trim() ? ` from ${s.startPoint.trim()}` : ''}${s.endPoint.trim() ? ` to ${s.endPoint.trim()}` : ''}`
+  const funnel = funnelPaths(s.funnel)
+  const around = funnel ? ` ${funnelPathsLabel(funnel)}` : ''
+  return `${what} paths${s.startPoint.trim() ? ` from ${s.startPoint.trim()}` : ''}${s.endPoint.trim() ? ` to ${s.endPoint.trim()}` : ''}${around}`
+}
+
+/** "after step 2 of the funnel", "before step 3 …", "between the step before and step 2 …". */
+export function funnelPathsLabel(f: FunnelPaths): string {
+  const type = FUNNEL_PATH_TYPES.find((t) => t.value === f.funnelPathType)!
+  const step = f.funnelStep > 0 ? `step ${f.funnelStep}` : `the drop-off before step ${-f.funnelStep}`
+  return `${type.label} ${step} of the funnel`
 }

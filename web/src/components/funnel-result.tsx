@@ -1,7 +1,8 @@
 // A funnel's result as the funnels page and a dashboard's tiles draw it: the steps as horizontal bars (each
 // step's count, its conversion from the first and from the previous step, its drop-off and its time to
 // convert; with a breakdown, a bar per value per step and a legend), conversion over time as a line, or the
-// time to convert as a histogram. `compact`: a tile's size (no persons buttons, a shorter chart).
+// time to convert as a histogram. `compact`: a tile's size (no persons buttons, a shorter chart). Each step links
+// to the paths after it, before it, and from the step before to it (`onPaths`).
 import { useMemo } from 'preact/hooks'
 import { TrendChart } from '../chart'
 import { PALETTE, shapeChart, type ChartData, type TrendSeries } from '../chart-data'
@@ -15,6 +16,7 @@ import {
   type TimeToConvertAnswer,
   type VizType,
 } from '../funnel-query'
+import { FUNNEL_PATH_TYPES, type FunnelPathType } from '../insight-queries'
 
 /** Which persons a button asks for: `step` is 1-based, negative for those who dropped off before it (FunnelsActorsQuery's funnelStep). */
 export interface PersonsAsk {
@@ -23,20 +25,35 @@ export interface PersonsAsk {
   title: string
 }
 
+/** Which paths a step's link opens: PostHog's funnel path type, around `step` (1-based). */
+export interface PathsAsk {
+  step: number
+  type: FunnelPathType
+}
+
 export function FunnelResult({
   result,
   vizType,
   compact = false,
   onPersons,
+  onPaths,
 }: {
   result: unknown
   vizType: VizType
   compact?: boolean
   onPersons?: (ask: PersonsAsk) => void
+  onPaths?: (ask: PathsAsk) => void
 }) {
   if (vizType === 'trends') return <ConversionTrend result={result} compact={compact} />
   if (vizType === 'time_to_convert') return <TimeToConvert result={result as TimeToConvertAnswer} compact={compact} />
-  return <FunnelSteps lists={stepLists(result)} compact={compact} onPersons={compact ? undefined : onPersons} />
+  return (
+    <FunnelSteps
+      lists={stepLists(result)}
+      compact={compact}
+      onPersons={compact ? undefined : onPersons}
+      onPaths={compact ? undefined : onPaths}
+    />
+  )
 }
 
 /** Whether a funnel's result has anything to draw (someone entered it). */
@@ -55,10 +72,12 @@ function FunnelSteps({
   lists,
   compact,
   onPersons,
+  onPaths,
 }: {
   lists: FunnelStepAnswer[][]
   compact: boolean
   onPersons?: (ask: PersonsAsk) => void
+  onPaths?: (ask: PathsAsk) => void
 }) {
   const broken = lists.length > 1 || (lists[0]?.[0]?.breakdown_value ?? undefined) !== undefined
   const values = lists.map((steps, i) => ({
@@ -175,6 +194,21 @@ function FunnelSteps({
                       <span data-testid="step-drop-rate">{percent(row.dropOffRate)}</span>)
                     </span>
                   </>
+                ) : null}
+                {onPaths ? (
+                  <span class="step-paths" aria-label={`Paths around step ${i + 1}`}>
+                    paths:{' '}
+                    {FUNNEL_PATH_TYPES.filter((t) => i > 0 || t.value === 'funnel_path_after_step').map((t) => (
+                      <button
+                        type="button"
+                        class="link"
+                        aria-label={`Paths ${t.label} step ${i + 1}`}
+                        onClick={() => onPaths({ step: i + 1, type: t.value })}
+                      >
+                        {t.value === 'funnel_path_between_steps' ? `from step ${i}` : t.label}
+                      </button>
+                    ))}
+                  </span>
                 ) : null}
               </div>
             </li>

@@ -16,6 +16,9 @@ import { SaveInsight } from '../components/save-insight'
 import { PersonsPanel } from '../components/persons-panel'
 import { useDebounced, useUrlStore } from '../components/url-store'
 import { useSession } from '../session'
+import { navigate } from '../router'
+import { DEFAULT_PATHS } from '../insight-queries'
+import { encodeState } from '../kind-state'
 import { createFunnelStore, MIN_STEPS, type FunnelStore } from '../funnel-store'
 import {
   ORDER_TYPES,
@@ -185,6 +188,12 @@ export function FunnelsPage({ search, insight = null }: { search: string; insigh
             result={result.data.results}
             vizType={result.data.vizType}
             onPersons={(ask) => setPersons({ ...ask, source: body })}
+            onPaths={({ step, type }) => {
+              // The paths open in their own editor, over the funnel's dates, from its steps (a funnel of steps).
+              const funnel = { funnelPathType: type, funnelStep: step, funnelSource: funnelsQuery(query, 'steps') }
+              const paths = { ...DEFAULT_PATHS, dateFrom: query.dateFrom, dateTo: query.dateTo, funnel: JSON.stringify(funnel) }
+              navigate(`${base}/paths?${encodeState(paths, DEFAULT_PATHS)}`)
+            }}
           />
         ) : null}
       </section>

@@ -1,6 +1,8 @@
 // Paths: what persons did step after step in their sessions (page views, screens, custom events), from a start
 // point or to an end point, with how many steps and edges, the edges' weights, excluded events, groupings of items
-// (wildcards), a HogQL expression as the item, the date range, property filters and the test-account filter. Drawn as a Sankey diagram; a step's node lists the persons who reached it.
+// (wildcards), a HogQL expression as the item, the date range, property filters and the test-account filter; or the
+// paths after, before or between a funnel's steps, opened from the funnel's chart. Drawn as a Sankey diagram; a
+// step's node lists the persons who reached it.
 import { useEffect, useState } from 'preact/hooks'
 import type { Insight } from '../answers'
 import { DateRange, TestAccounts } from '../components/insight-controls'
@@ -8,7 +10,18 @@ import { DefinitionOptions } from '../components/definitions'
 import { PropertyFilters } from '../components/property-filters'
 import { PersonsPanel } from '../components/persons-panel'
 import { PathsResult, pathsHasData, splitKey } from '../components/paths-result'
-import { DEFAULT_PATHS, PATH_TYPES, pathsInsight, pathsName, pathsQuery, pathsState, type PathsState } from '../insight-queries'
+import {
+  DEFAULT_PATHS,
+  PATH_TYPES,
+  funnelPaths,
+  funnelPathsLabel,
+  pathsInsight,
+  pathsName,
+  pathsQuery,
+  pathsState,
+  type PathsState,
+} from '../insight-queries'
+import { entityName, nodeEntity } from '../kind-state'
 import { KindEditorPage, useKindEditor, type KindEditorSpec } from './kind-editor'
 
 type Json = Record<string, unknown>
@@ -85,6 +98,9 @@ export function PathsPage({ search, insight = null }: { search: string; insight?
   const { store, state, asked } = editor
   const [node, setNode] = useState<string | null>(null)
   useEffect(() => setNode(null), [JSON.stringify(asked)])
+  const funnel = funnelPaths(state.funnel)
+  const actionName = (id: string) => editor.actions.find((a) => String(a.id) === id)?.name ?? `action ${id}`
+  const funnelSteps = funnel && Array.isArray(funnel.funnelSource.series) ? funnel.funnelSource.series : []
   const pointKind = state.types.length === 1 && state.types[0] === '$pageview' ? 'URL, e.g. /pricing' : 'event or URL'
   return (
     <KindEditorPage
@@ -109,6 +125,17 @@ export function PathsPage({ search, insight = null }: { search: string; insight?
         ) : null
       }
     >
+      {funnel ? (
+        <p class="funnel-paths" data-testid="funnel-paths">
+          <span>
+            Paths {funnelPathsLabel(funnel)}:{' '}
+            <strong>{funnelSteps.map((node) => entityName(nodeEntity(node), actionName) || 'any event').join(' → ')}</strong>
+          </span>{' '}
+          <button type="button" class="link small" onClick={() => store.set({ funnel: '' })}>
+            Remove the funnel
+          </button>
+        </p>
+      ) : null}
       <fieldset class="filters path-types">
         <legend>Paths of</legend>
         {PATH_TYPES.map((t) => (
