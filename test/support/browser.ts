@@ -84,3 +84,23 @@ export async function expectDrawn(page: Page, name: string, width: number, { min
     expect(Math.max(...counts.values()) / (w * h), `${file}: share of the commonest colour`).toBeLessThan(maxShare)
   expect(await pageWidth(page), `${file}: page width`).toBeLessThanOrEqual(width)
 }
+
+/**
+ * Clicks the point of a line chart (web/src/chart.tsx, whose data-values the chart writes) where it is drawn: x over
+ * the buckets from the plot's left to its right edge, y from 0 (or the lowest value) to 1.1 × the highest, as the
+ * chart sets its scales. `chart`: the chart's element (`[data-testid=trend-chart]`), when the page has more than one.
+ */
+export async function clickChartPoint(page: Page, series: number, bucket: number, chart = '[data-testid=trend-chart]'): Promise<void> {
+  const raw = await page.locator(chart).first().getAttribute('data-values', { timeout: 15_000 })
+  const drawn = JSON.parse(raw ?? '{}') as { labels: string[]; series: Array<{ values: Array<number | null> }> }
+  const over = page.locator(`${chart} .u-over`).first()
+  const box = (await over.boundingBox())!
+  const values = drawn.series.flatMap((s) => s.values.filter((v): v is number => v !== null))
+  const [low, high] = [Math.min(0, ...values), Math.max(...values) > 0 ? Math.max(...values) * 1.1 : 1]
+  const value = drawn.series[series].values[bucket] ?? 0
+  const x = drawn.labels.length > 1 ? (box.width * bucket) / (drawn.labels.length - 1) : box.width / 2
+  const y = box.height * (1 - (value - low) / (high - low))
+  // The first and last buckets sit on the plot's edges, a value of 0 on its bottom: a pixel inside.
+  const inside = (v: number, size: number) => Math.min(Math.max(v, 1), size - 1)
+  await over.click({ position: { x: inside(x, box.width), y: inside(y, box.height) } })
+}

@@ -2,8 +2,8 @@
 // built through the editor's controls shows each step's count, its conversion from the first and the previous
 // step, its drop-off and its average time; a fourth step added and removed (twice) leaves the same three; a
 // breakdown by browser draws a bar per browser per step; a conversion window, an exclusion and strict order each
-// change the counts as they should; conversion over time and the time to convert draw the API's answer; "persons"
-// on a step and on a drop-off lists who reached it and who left before it; the funnel saved, reloaded and
+// change the counts as they should; conversion over time and the time to convert draw the API's answer (a point of
+// conversion over time lists who converted in its period); "persons" on a step and on a drop-off lists who reached it and who left before it; the funnel saved, reloaded and
 // reopened from the saved insights shows the same numbers, and its dashboard tile draws its steps; a step's paths
 // (after it, before it, from the step before) open in the paths editor and draw the API's edges for them.
 // Screenshots at 1280 and 390 px (test-artifacts/web/funnel-*.png), checked not blank and not wider than the window.
@@ -12,7 +12,7 @@ import type { Browser, Page } from 'playwright-core'
 import { PostHog } from 'posthog-node'
 import { api, drained, startWren, type TestWren } from '../support/wren'
 import { skipReason } from '../support/skip'
-import { chromiumMissing, expectDrawn, launchChromium, signIn } from '../support/browser'
+import { chromiumMissing, clickChartPoint, expectDrawn, launchChromium, signIn } from '../support/browser'
 
 const unavailable = skipReason('funnels', chromiumMissing())
 const MINUTE = 60_000
@@ -216,9 +216,40 @@ describe.skipIf(unavailable !== null)(`the funnels editor in headless Chromium${
   it('draws conversion over time and the time to convert as the API answers them', async () => {
     const counts = reached()
     await page.click('.display-picker button:has-text("Historical trends")')
-    const trend = (await funnel('trends')) as Array<{ data: number[] }>
+    const trend = (await funnel('trends')) as Array<{ data: number[]; days: string[] }>
     await expect.poll(async () => (await drawn(page)).series.map((s) => s.values), { timeout: 15_000 }).toEqual(trend.map((s) => s.data))
     await expectDrawn(page, 'funnel-trends-desktop', 1280)
+    // A point lists who entered in its period and converted: the busiest period's, then one where nobody entered.
+    const { data: rates, days } = trend[0]
+    for (const bucket of [rates.indexOf(Math.max(...rates)), rates.findIndex((r) => r === 0)]) {
+      expect(bucket, 'a period of each kind').toBeGreaterThanOrEqual(0)
+      await clickChartPoint(page, 0, bucket)
+      const panel = page.locator(`.funnel-persons[data-period="${days[bucket]}"]`)
+      await panel.locator('.persons-list, .error, p.nobody').first().waitFor({ timeout: 15_000 })
+      expect(await panel.locator('.error').count(), (await panel.locator('.error').allTextContents()).join()).toBe(0)
+      const res = await call('POST', `/api/projects/${t.projectId}/query/`, {
+        query: {
+          kind: 'ActorsQuery',
+          select: ['person'],
+          source: {
+            kind: 'FunnelsActorsQuery',
+            source: {
+              kind: 'FunnelsQuery',
+              series: STEPS.map((event) => ({ kind: 'EventsNode', event })),
+              dateRange: { date_from: '-7d' },
+              funnelsFilter: { funnelVizType: 'trends' },
+            },
+            funnelTrendsEntrancePeriodStart: days[bucket],
+            funnelTrendsDropOff: false,
+          },
+        },
+      })
+      expect(res.status, res.text).toBe(200)
+      const expected = res.body.results.map((r: Array<{ distinct_ids: string[] }>) => r[0].distinct_ids[0]).sort()
+      expect(expected.length > 0, `persons converted in ${days[bucket]}`).toBe(rates[bucket] > 0)
+      expect((await panel.locator('.persons-list li').allTextContents()).sort()).toEqual(expected)
+      await panel.locator('button:has-text("Close")').click()
+    }
     await page.click('.display-picker button:has-text("Time to convert")')
     const times = (await funnel('time_to_convert')) as { bins: Array<[number, number]> }
     await expect.poll(async () => (await drawn(page)).series[0]?.values, { timeout: 15_000 }).toEqual(times.bins.map(([, n]) => n))

@@ -10,7 +10,7 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest'
 import type { Browser, BrowserContext, Locator, Page } from 'playwright-core'
 import { api, captureBatch, drained, startWren, type TestWren } from '../support/wren'
 import { skipReason } from '../support/skip'
-import { chromiumMissing, expectDrawn, launchChromium, pageWidth, signedInContext } from '../support/browser'
+import { chromiumMissing, clickChartPoint, expectDrawn, launchChromium, pageWidth, signedInContext } from '../support/browser'
 
 const unavailable = skipReason('trends-editor', chromiumMissing())
 const DAY = 86_400_000
@@ -318,6 +318,85 @@ describe.skipIf(unavailable !== null)(`the trends editor in headless Chromium${u
     await page.waitForSelector('text=No events match this query.')
     expect(asked.filter((n) => n === 'any events')).toHaveLength(1)
     expect(asked.lastIndexOf('trend answered')).toBeLessThan(asked.indexOf('any events'))
+    await page.close()
+  })
+
+  it('lists the persons behind a clicked point: of each series, of a breakdown value, and of the previous period', async () => {
+    const page = await open(1280)
+    /** The persons the API lists behind the point, as the panel names them (their distinct id). */
+    const personsOf = async (source: Record<string, unknown>, point: Record<string, unknown>) => {
+      const res = await call('POST', `/api/environments/${t.projectId}/query/`, {
+        query: { kind: 'ActorsQuery', select: ['person'], source: { kind: 'InsightActorsQuery', source, ...point } },
+      })
+      expect(res.status, res.text).toBe(200)
+      return res.body.results.map((r: Array<{ distinct_ids: string[] }>) => r[0].distinct_ids[0]).sort()
+    }
+    const listed = async () => {
+      const panel = page.locator('.point-persons')
+      await panel.locator('.persons-list, .error, p.nobody').first().waitFor({ timeout: 15_000 })
+      expect(await panel.locator('.error').count(), (await panel.locator('.error').allTextContents()).join()).toBe(0)
+      return (await panel.locator('.persons-list li').allTextContents()).sort()
+    }
+    /** For each series to click, a bucket where its value is above zero and no other series' is the same. */
+    const distinctBucket = (result: Array<{ data: number[] }>, i: number) =>
+      result[i].data.findIndex((v, b) => v > 0 && b > 0 && result.every((o, j) => j === i || o.data[b] !== v))
+
+    const cases: Array<{ url: Record<string, string>; legacy: Record<string, unknown>; query: Record<string, unknown> }> = [
+      {
+        url: {
+          series: JSON.stringify([
+            { kind: 'events', id: '$pageview' },
+            { kind: 'events', id: 'purchase' },
+          ]),
+        },
+        legacy: { events: [pageview, { id: 'purchase', type: 'events', order: 2, math: 'total' }] },
+        query: {
+          series: [
+            { kind: 'EventsNode', event: '$pageview' },
+            { kind: 'EventsNode', event: 'purchase' },
+          ],
+        },
+      },
+      {
+        url: { series: JSON.stringify([{ kind: 'events', id: '$pageview' }]), breakdown: '$browser', breakdown_type: 'event' },
+        legacy: { events: [pageview], breakdown: '$browser', breakdown_type: 'event' },
+        query: {
+          series: [{ kind: 'EventsNode', event: '$pageview' }],
+          breakdownFilter: { breakdown: '$browser', breakdown_type: 'event' },
+        },
+      },
+      {
+        // Four days against the four before: the events span six.
+        url: { series: JSON.stringify([{ kind: 'events', id: '$pageview' }]), compare: 'true', date_from: '-4d' },
+        legacy: { events: [pageview], compare: true, date_from: '-4d' },
+        query: { series: [{ kind: 'EventsNode', event: '$pageview' }], compareFilter: { compare: true }, dateRange: { date_from: '-4d' } },
+      },
+    ]
+    for (const c of cases) {
+      await page.goto(`${t.url}/project/${t.projectId}/trends?${new URLSearchParams(c.url)}`)
+      const result = (await expectChart(page, c.legacy)) as Array<
+        TrendResultSeries & { days: string[]; order: number; breakdown_value?: unknown }
+      >
+      const source = { kind: 'TrendsQuery', dateRange: { date_from: '-7d' }, interval: 'day', ...c.query }
+      // Every series in turn: the second click, on another series, lists that one's persons.
+      for (const i of result.keys()) {
+        const bucket = distinctBucket(result, i)
+        expect(bucket, `a bucket where ${result[i].label} stands alone`).toBeGreaterThan(0)
+        await clickChartPoint(page, i, bucket)
+        const s = result[i]
+        const point = {
+          day: s.days[bucket],
+          series: s.order,
+          ...(s.breakdown_value !== undefined ? { breakdown: s.breakdown_value } : {}),
+          ...(s.compare_label ? { compare: s.compare_label } : {}),
+        }
+        await expect.poll(() => page.locator('.point-persons').getAttribute('data-day')).toBe(s.days[bucket])
+        const expected = await personsOf(source, point)
+        expect(expected.length, `persons behind ${s.label} on ${s.days[bucket]}`).toBeGreaterThan(0)
+        expect(await listed()).toEqual(expected)
+      }
+      if (c === cases[1]) await expectDrawn(page, 'trends-point-persons-desktop', 1280)
+    }
     await page.close()
   })
 

@@ -1,5 +1,6 @@
 // A trend drawn by uPlot: lines, bars or areas over the buckets, a legend of the series that shows each
-// one's value at the hovered bucket, and the x axis labelled with Wren's bucket labels.
+// one's value at the hovered bucket, and the x axis labelled with Wren's bucket labels; a click on a point
+// names it (`onPoint`).
 import { useEffect, useRef } from 'preact/hooks'
 import uPlot from 'uplot'
 import { formatValue, type ChartData } from './chart-data'
@@ -8,9 +9,45 @@ export type ChartKind = 'line' | 'bar' | 'area'
 
 const bars = uPlot.paths.bars!({ size: [0.7, 60] })
 
-/** `height`: fixed (a dashboard tile's); else 340 px, or 260 on a narrow screen. */
-export function TrendChart({ data, kind, height: fixed }: { data: ChartData; kind: ChartKind; height?: number }) {
+/**
+ * The series a click at (`left`, `top`) of the plot means, at bucket `idx`: on bars, the last drawn of those whose
+ * bar reaches the point (the one in front); else, or when none does, the series whose value is drawn nearest.
+ */
+function clickedSeries(plot: uPlot, idx: number, top: number, kind: ChartKind): number | null {
+  let nearest: number | null = null
+  let distance = Infinity
+  let front: number | null = null
+  for (let i = 1; i < plot.series.length; i++) {
+    const value = plot.data[i][idx]
+    if (value === null || value === undefined) continue
+    const y = plot.valToPos(value, 'y')
+    const zero = plot.valToPos(0, 'y')
+    if (kind === 'bar' && top >= Math.min(y, zero) && top <= Math.max(y, zero)) front = i - 1
+    if (Math.abs(y - top) < distance) [nearest, distance] = [i - 1, Math.abs(y - top)]
+  }
+  return front ?? nearest
+}
+
+/**
+ * `height`: fixed (a dashboard tile's); else 340 px, or 260 on a narrow screen. `onPoint`: a click on the plot
+ * names a series (its index in `data.series`) and a bucket, as PostHog's charts open the persons behind a point.
+ */
+export function TrendChart({
+  data,
+  kind,
+  height: fixed,
+  onPoint,
+}: {
+  data: ChartData
+  kind: ChartKind
+  height?: number
+  onPoint?: (series: number, bucket: number) => void
+}) {
   const box = useRef<HTMLDivElement>(null)
+  // The latest handler, read at the click: a new function each render must not redraw the chart.
+  const point = useRef(onPoint)
+  point.current = onPoint
+  const clickable = !!onPoint
   useEffect(() => {
     const element = box.current
     if (!element) return
@@ -35,7 +72,9 @@ export function TrendChart({ data, kind, height: fixed }: { data: ChartData; kin
         },
         { values: (_u, splits) => splits.map((v) => formatValue(v)), stroke: '#475569', grid: { stroke: '#eef2f7' }, size: 56 },
       ],
-      cursor: { points: { size: 8 }, drag: { x: false, y: false } },
+      // No dragging; and a click is never taken for the end of a drag (uPlot swallows a click whose pointer it saw
+      // move since the press, which a page scrolled since its last scroll event shows it).
+      cursor: { points: { size: 8 }, drag: { x: false, y: false, click: () => {} } },
       legend: { live: true },
       series: [
         { label: data.xTitle ?? 'Date', value: (_u, i) => (i === null ? '' : (data.xLabels[i] ?? '')) },
@@ -54,13 +93,27 @@ export function TrendChart({ data, kind, height: fixed }: { data: ChartData; kin
     }
     const aligned: uPlot.AlignedData = [data.xLabels.map((_, i) => i), ...data.series.map((s) => s.values)]
     const plot = new uPlot(options, aligned, element)
+    // Where the click is, from the event itself: uPlot's cursor keeps the plot's position as of its last scroll
+    // event, which a page that has just scrolled (a persons panel opening below) has not sent yet.
+    const click = (event: MouseEvent) => {
+      if (!point.current || data.xLabels.length === 0) return
+      const rect = plot.over.getBoundingClientRect()
+      const idx = Math.round(plot.posToVal(event.clientX - rect.left, 'x'))
+      if (idx < 0 || idx >= data.xLabels.length) return
+      const series = clickedSeries(plot, idx, event.clientY - rect.top, kind)
+      if (series !== null) point.current(series, idx)
+    }
+    if (clickable) {
+      plot.over.addEventListener('click', click)
+      plot.over.style.cursor = 'pointer'
+    }
     const resize = new ResizeObserver(() => plot.setSize({ width: width(), height: height() }))
     resize.observe(element)
     return () => {
       resize.disconnect()
       plot.destroy()
     }
-  }, [data, kind, fixed])
+  }, [data, kind, fixed, clickable])
   // The drawn numbers, for tools (and tests) that read what the chart shows without hovering every bucket.
   const drawn = JSON.stringify({ labels: data.xLabels, series: data.series.map((s) => ({ label: s.label, values: s.values })) })
   return <div class="chart" ref={box} data-testid="trend-chart" data-values={drawn} />

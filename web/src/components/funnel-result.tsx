@@ -18,11 +18,15 @@ import {
 } from '../funnel-query'
 import { FUNNEL_PATH_TYPES, type FunnelPathType } from '../insight-queries'
 
-/** Which persons a button asks for: `step` is 1-based, negative for those who dropped off before it (FunnelsActorsQuery's funnelStep). */
+/**
+ * Which persons a button asks for: `step` is 1-based, negative for those who dropped off before it (FunnelsActorsQuery's
+ * funnelStep); or, from conversion over time, those who entered in `period` and converted.
+ */
 export interface PersonsAsk {
   step: number
   breakdown: unknown
   title: string
+  period?: string
 }
 
 /** Which paths a step's link opens: PostHog's funnel path type, around `step` (1-based). */
@@ -44,7 +48,7 @@ export function FunnelResult({
   onPersons?: (ask: PersonsAsk) => void
   onPaths?: (ask: PathsAsk) => void
 }) {
-  if (vizType === 'trends') return <ConversionTrend result={result} compact={compact} />
+  if (vizType === 'trends') return <ConversionTrend result={result} compact={compact} onPersons={compact ? undefined : onPersons} />
   if (vizType === 'time_to_convert') return <TimeToConvert result={result as TimeToConvertAnswer} compact={compact} />
   return (
     <FunnelSteps
@@ -220,9 +224,9 @@ function FunnelSteps({
 }
 
 /** Conversion over time: one line per breakdown value (PostHog's funnel trends series: data, days, labels). */
-function ConversionTrend({ result, compact }: { result: unknown; compact: boolean }) {
+function ConversionTrend({ result, compact, onPersons }: { result: unknown; compact: boolean; onPersons?: (ask: PersonsAsk) => void }) {
+  const list = Array.isArray(result) ? (result as Array<Partial<TrendSeries>>) : []
   const chart = useMemo(() => {
-    const list = Array.isArray(result) ? (result as Array<Partial<TrendSeries>>) : []
     const series = list.map((s): TrendSeries => {
       const data = s.data ?? []
       return {
@@ -239,7 +243,21 @@ function ConversionTrend({ result, compact }: { result: unknown; compact: boolea
     for (const s of chart.series) s.summary = ''
     return chart
   }, [result])
-  return <TrendChart data={chart} kind="line" height={compact ? 220 : undefined} />
+  // A point: the persons who entered the funnel in its period and converted (PostHog's funnelTrendsDropOff false).
+  const onPoint = onPersons
+    ? (i: number, bucket: number) => {
+        const s = list[i]
+        const period = s?.days?.[bucket]
+        if (period)
+          onPersons({
+            step: 0,
+            period,
+            breakdown: s.breakdown_value ?? undefined,
+            title: `Converted, entered ${s.labels?.[bucket] ?? period}`,
+          })
+      }
+    : undefined
+  return <TrendChart data={chart} kind="line" height={compact ? 220 : undefined} onPoint={onPoint} />
 }
 
 /** The time to convert: how many persons converted within each span, and the average. */

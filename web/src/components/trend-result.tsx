@@ -1,12 +1,23 @@
 // A trend's result as the trends page and a dashboard's tiles draw it: a chart (line, bar, area), one big
 // number per series, or a table of totals. `compact`: a tile's size (a shorter chart, a table whose rows
-// show each value's share, long labels cut).
+// show each value's share, long labels cut). `onPoint`: a click on the chart's point (the trends page lists its persons).
 import { useMemo } from 'preact/hooks'
 import { TrendChart } from '../chart'
 import { formatValue, shapeChart, shapeTotals, type TrendSeries } from '../chart-data'
 import type { DisplayName } from '../query'
 
-export function TrendResult({ result, display, compact = false }: { result: TrendSeries[]; display: DisplayName; compact?: boolean }) {
+export function TrendResult({
+  result,
+  display,
+  compact = false,
+  onPoint,
+}: {
+  result: TrendSeries[]
+  display: DisplayName
+  compact?: boolean
+  /** A click on the chart: the index in `result` of the series clicked, and its bucket (an index of its `days`). */
+  onPoint?: (series: number, bucket: number) => void
+}) {
   const chart = useMemo(() => shapeChart(result), [result])
   const totals = useMemo(() => shapeTotals(result), [result])
   if (display === 'number')
@@ -46,5 +57,5 @@ export function TrendResult({ result, display, compact = false }: { result: Tren
       </table>
     )
   }
-  return <TrendChart data={chart} kind={display} height={compact ? 220 : undefined} />
+  return <TrendChart data={chart} kind={display} height={compact ? 220 : undefined} onPoint={onPoint} />
 }

@@ -197,7 +197,13 @@ export function FunnelsPage({ search, insight = null }: { search: string; insigh
           />
         ) : null}
       </section>
-      {persons ? <FunnelPersons ask={persons} onClose={() => setPersons(null)} /> : null}
+      {persons ? (
+        <FunnelPersons
+          key={JSON.stringify([persons.step, persons.period, persons.breakdown])}
+          ask={persons}
+          onClose={() => setPersons(null)}
+        />
+      ) : null}
     </div>
   )
 }
@@ -335,18 +341,18 @@ function Exclusions({ query, store }: { query: FunnelQuery; store: FunnelStore }
   )
 }
 
-/** The persons behind a step or a drop-off: a FunnelsActorsQuery of the funnel's steps. */
+/** The persons behind a step or a drop-off, or a period of conversion over time: a FunnelsActorsQuery of the funnel. */
 function FunnelPersons({ ask, onClose }: { ask: PersonsAsk & { source: Json }; onClose: () => void }) {
   return (
     <PersonsPanel
       title={ask.title}
       className="funnel-persons"
-      attributes={{ 'data-funnel-step': ask.step }}
+      attributes={ask.period ? { 'data-period': ask.period } : { 'data-funnel-step': ask.step }}
       onClose={onClose}
       source={{
         kind: 'FunnelsActorsQuery',
-        source: { ...ask.source, funnelsFilter: { ...(ask.source.funnelsFilter as Json), funnelVizType: 'steps' } },
-        funnelStep: ask.step,
+        source: { ...ask.source, funnelsFilter: { ...(ask.source.funnelsFilter as Json), funnelVizType: ask.period ? 'trends' : 'steps' } },
+        ...(ask.period ? { funnelTrendsEntrancePeriodStart: ask.period, funnelTrendsDropOff: false } : { funnelStep: ask.step }),
         ...(ask.breakdown !== undefined ? { funnelStepBreakdown: ask.breakdown } : {}),
       }}
     />

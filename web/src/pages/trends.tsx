@@ -1,9 +1,9 @@
 // Trends: series of events or actions, their math and filters, the date range, interval, breakdown,
 // comparison and formula, drawn as a chart, a number or a table. The editor's state is a store
 // (trends-store.ts); the URL is written from it, so a view can be shared and reloaded.
-import { useMemo } from 'preact/hooks'
+import { useEffect, useMemo, useState } from 'preact/hooks'
 import { downloadCsv, post, get, WHOLE_LIST, withQuery } from '../api'
-import type { Insight, Paginated, TrendAnswer } from '../answers'
+import type { Insight, Paginated, TrendAnswer, TrendSeries } from '../answers'
 import { Empty, ErrorBox, Loading } from '../components/feedback'
 import { PageHeader } from '../components/headers'
 import { useAction, useLoad } from '../components/load'
@@ -11,6 +11,8 @@ import { DefinitionOptions } from '../components/definitions'
 import { Breakdown, DateRange, InsightTypeTabs, IntervalSelect, TestAccounts, type NamedThing } from '../components/insight-controls'
 import { PropertyFilters } from '../components/property-filters'
 import { TrendResult } from '../components/trend-result'
+import { PersonsPanel } from '../components/persons-panel'
+import { seriesLabel } from '../chart-data'
 import { useDebounced, useUrlStore } from '../components/url-store'
 import { useSession } from '../session'
 import { createTrendsStore, type TrendsStore } from '../trends-store'
@@ -46,6 +48,10 @@ export function TrendsPage({ search, insight = null }: { search: string; insight
     return saved ? insightQuery(saved) : null
   }, [insight])
   const body = useDebounced(trendBody(query), 350)
+  // The trend asked, as a TrendsQuery: the source of the persons behind a clicked point.
+  const asked = useDebounced(insightQuery(query).source as Record<string, unknown>, 350)
+  const [point, setPoint] = useState<{ series: TrendSeries; bucket: number } | null>(null)
+  useEffect(() => setPoint(null), [JSON.stringify(body)])
   const ready = (body.events as unknown[]).length + (body.actions as unknown[]).length > 0
   // Nothing to ask before a series is chosen: an empty result.
   const result = useLoad<Pick<TrendAnswer, 'result'>>(
@@ -153,9 +159,55 @@ export function TrendsPage({ search, insight = null }: { search: string; insight
         {result.loading && !result.data ? <Loading /> : null}
         {result.data && !ready ? <Empty title="Pick an event or an action to see its trend." /> : null}
         {result.data && ready && total === 0 ? <NothingToShow /> : null}
-        {result.data && ready && total > 0 ? <TrendResult result={result.data.result} display={query.display} /> : null}
+        {result.data && ready && total > 0 ? (
+          <TrendResult
+            result={result.data.result}
+            display={query.display}
+            // A formula's values are no count of persons: PostHog lists none behind them.
+            onPoint={body.formula ? undefined : (i, bucket) => setPoint({ series: result.data!.result[i], bucket })}
+          />
+        ) : null}
       </section>
+      {point ? (
+        // A panel of its own per point (keyed): another point's list never shows while this one's loads.
+        <PointPersons
+          key={JSON.stringify([point.series.order, point.series.breakdown_value, point.series.compare_label, point.bucket])}
+          point={point}
+          source={asked}
+          onClose={() => setPoint(null)}
+        />
+      ) : null}
     </div>
+  )
+}
+
+/** The persons behind a clicked point: an InsightActorsQuery of the trend's series, day, breakdown value and period. */
+function PointPersons({
+  point: { series, bucket },
+  source,
+  onClose,
+}: {
+  point: { series: TrendSeries; bucket: number }
+  source: Record<string, unknown>
+  onClose: () => void
+}) {
+  const day = series.days[bucket]
+  const label = series.labels?.[bucket] ?? day
+  return (
+    <PersonsPanel
+      title={`${seriesLabel(series)} · ${label}`}
+      className="point-persons"
+      attributes={{ 'data-day': day, 'data-series': series.order }}
+      onClose={onClose}
+      source={{
+        kind: 'InsightActorsQuery',
+        source,
+        day,
+        series: series.order,
+        ...(series.breakdown_value !== undefined ? { breakdown: series.breakdown_value } : {}),
+        ...(series.compare_label ? { compare: series.compare_label } : {}),
+      }}
+    />
   )
 }
 
