@@ -84,6 +84,8 @@ export interface ActorsSql {
    * a retention cohort's `appearances`.
    */
   columns?: Record<string, string>
+  /** The actors are groups of this type (`actor_id` their key), not persons: PostHog's GroupStrategy. */
+  groupTypeIndex?: number
 }
 
 /**

@@ -1,6 +1,6 @@
 // FunnelsQuery steps through POST …/query/ on events captured with historical timestamps: ordered, strict and
 // unordered funnels, the conversion window, exclusions, step filters, first-time steps, breakdowns with their
-// attribution and "Other", groups and HogQL actors, and bad input.
+// attribution and "Other", groups (and the groups behind a step) and HogQL actors, and bad input.
 import { afterAll, beforeAll, describe, expect, it } from 'vitest'
 import { api, captureBatch, drained, startWren, type TestWren } from '../support/wren'
 
@@ -49,6 +49,12 @@ describe('FunnelsQuery steps', () => {
       ev('$pageview', 'u5', '2026-03-12T09:00:00Z', { $browser: 'Opera' }),
       ev('$pageview', 'u6', '2026-03-01T12:00:00Z', { $browser: 'Chrome' }),
       ev('signed_up', 'u6', '2026-03-09T12:00:00Z', { $browser: 'Chrome' }),
+      // Acme's name and size, told before the range the funnels read (globex is never identified).
+      ev('$groupidentify', 'u1', '2026-01-05T09:00:00Z', {
+        $group_type: 'company',
+        $group_key: 'acme',
+        $group_set: { name: 'Acme Inc', size: 12 },
+      }),
     ])
     await drained(t.wren)
   })
@@ -304,6 +310,57 @@ describe('FunnelsQuery steps', () => {
     expect(counts(groups.body.results)).toEqual([2, 1])
     const hogql = await query({ series: steps('$pageview', 'signed_up'), funnelsFilter: { funnelAggregateByHogQL: 'properties.$browser' } })
     expect(counts(hogql.body.results)).toEqual([3, 1])
+
+    // The groups behind a step, as PostHog's GroupStrategy lists them: the group objects, by name; search; columns.
+    const actors = async (source: Record<string, unknown>, extra: Record<string, unknown> = {}) =>
+      call('POST', `/api/environments/${t.projectId}/query/`, {
+        query: {
+          kind: 'ActorsQuery',
+          source: {
+            kind: 'FunnelsActorsQuery',
+            source: { kind: 'FunnelsQuery', series: steps('$pageview', 'signed_up'), ...(source.funnel as object) },
+            ...(source.point as object),
+          },
+          ...extra,
+        },
+      })
+    const keys = (res: { body: { results: Array<Array<{ group_key: string }>> } }) => res.body.results.map((r) => r[0].group_key)
+    const byCompany = { aggregation_group_type_index: 0 }
+    const entered = await actors({ funnel: byCompany, point: { funnelStep: 1 } })
+    expect(entered.status, entered.text).toBe(200)
+    expect(entered.body.columns).toEqual(['group'])
+    expect(keys(entered)).toEqual(['acme', 'globex'])
+    expect(entered.body.results[0][0]).toMatchObject({
+      id: 'acme',
+      type: 'group',
+      group_key: 'acme',
+      group_type_index: 0,
+      properties: { name: 'Acme Inc', size: 12 },
+      group_properties: { name: 'Acme Inc', size: 12 },
+    })
+    expect(entered.body.results[0][0].created_at).toMatch(/^2026-/)
+    expect(entered.body.results[1][0]).toMatchObject({ id: 'globex', properties: {}, created_at: null })
+    expect(keys(await actors({ funnel: byCompany, point: { funnelStep: 2 } }))).toEqual(['acme'])
+    expect(keys(await actors({ funnel: byCompany, point: { funnelStep: -2 } }))).toEqual(['globex'])
+    expect(keys(await actors({ funnel: byCompany, point: { funnelStep: 1 } }, { search: 'inc' }))).toEqual(['acme'])
+    const columns = await actors({ funnel: byCompany, point: { funnelStep: 1 } }, { select: ['key', 'properties.name', 'event_count'] })
+    expect(columns.body.results).toEqual([
+      ['acme', 'Acme Inc', 3],
+      ['globex', null, 1],
+    ])
+    // What cannot apply to groups, or to HogQL actors, is a 400 naming it.
+    for (const [res, attr] of [
+      [await actors({ funnel: byCompany, point: { funnelStep: 1 } }, { select: ['person'] }), 'select[0]'],
+      [
+        await actors({ funnel: byCompany, point: { funnelStep: 1 } }, { properties: [{ key: 'plan', value: 'pro', type: 'person' }] }),
+        'properties',
+      ],
+      [
+        await actors({ funnel: { funnelsFilter: { funnelAggregateByHogQL: 'properties.$browser' } }, point: { funnelStep: 1 } }),
+        'source.source',
+      ],
+    ] as const)
+      expect([res.status, res.body.attr], res.text).toEqual([400, attr])
   })
 
   it('bins the time to convert (mirrors test_funnel_time_to_convert.py test_auto_bin_count_single_step)', async () => {

@@ -477,6 +477,23 @@ describe('PostHog test_lifecycle_query_runner.py', () => {
       dormant: [0, -1, 0, 0, 0, -1, 0, -1, 0, 0, 0],
     })
     expect(results[0].label).toBe('$pageview - new')
+    // The organizations behind a point (PostHog's GroupStrategy): org:5, new on the 9th, returning on the 12th.
+    const groupsAt = async (day: string, status: string) => {
+      const body = await c['group 0'].query({
+        kind: 'ActorsQuery',
+        source: {
+          kind: 'InsightActorsQuery',
+          source: lifecycle('2020-01-09', '2020-01-19', { aggregation_group_type_index: 0 }),
+          day,
+          status,
+        },
+      })
+      return body.results.map((row: Array<{ group_key: string; group_type_index: number }>) => [row[0].group_type_index, row[0].group_key])
+    }
+    expect(await groupsAt('2020-01-09', 'new')).toEqual([[0, 'org:5']])
+    expect(await groupsAt('2020-01-12', 'returning')).toEqual([[0, 'org:5']])
+    expect(await groupsAt('2020-01-10', 'dormant')).toEqual([[0, 'org:5']])
+    expect(await groupsAt('2020-01-12', 'new')).toEqual([])
   })
 
   it('test_lifecycle_query_group_1: companies as the actors', async () => {

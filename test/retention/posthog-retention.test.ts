@@ -1949,13 +1949,27 @@ describe('PostHog test_retention_query_runner.py', () => {
   })
 
   // PostHog: test_retention_query_runner.py::TestClickhouseRetentionGroupAggregation::test_groups_aggregating
-  it('test_groups_aggregating: groups as the actors (the counts; group actors are not listed yet)', async () => {
+  it('test_groups_aggregating: groups as the actors, and the groups of a cohort', async () => {
     const q = (index: number) => ({
       ...filter({ period: 'Week', totalIntervals: 7 }, toDate(date(10, 0, 1))),
       aggregation_group_type_index: index,
     })
     expect(counts(await c.groups.retention(q(0)))).toEqual(weeklyCounts)
     expect(counts(await c.groups.retention(q(1)))).toEqual(pad([[1, 0, 0, 1, 0, 0, 1], [0], [0], [1, 0, 0, 1], [0], [0], [1]]))
+    // PostHog's _get_actor_ids_at_index: the groups of a cohort, as many as its first cell counts, with their appearances.
+    const groupsOf = async (index: number, interval: number) => {
+      const body = await c.groups.query({
+        kind: 'ActorsQuery',
+        select: ['group', 'appearances'],
+        source: { kind: 'InsightActorsQuery', interval, source: { kind: 'RetentionQuery', ...q(index) } },
+      })
+      return body.results.map((row: [{ group_key: string; group_type_index: number }, number[]]) => [row[0].group_key, row[1].length])
+    }
+    const first = await groupsOf(0, 0)
+    expect(first.map(([key]: [string]) => key).sort()).toEqual(['org:5', 'org:6'])
+    for (const [key, appearances] of first) expect(appearances, key).toBeGreaterThan(0)
+    for (const interval of [1, 2, 3]) expect((await groupsOf(0, interval)).length).toBe(weeklyCounts[interval][0])
+    expect((await groupsOf(1, 0)).map(([key]: [string]) => key)).toEqual(['company:1'])
   })
 
   // PostHog: test_retention_query_runner.py::TestClickhouseRetentionGroupAggregation::test_retention_with_breakdown_limit

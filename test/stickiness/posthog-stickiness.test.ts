@@ -269,9 +269,24 @@ describe('PostHog test_stickiness_query_runner.py', () => {
     expect((await first(c.test, { filterTestAccounts: true })).data).toEqual(CHROME_ONLY)
   })
 
-  it('test_group_aggregations: unique organizations', async () => {
+  it('test_group_aggregations: unique organizations, and the organizations behind a point', async () => {
     const series = [{ kind: 'EventsNode', event: '$pageview', math: 'unique_group', math_group_type_index: 0 }]
     expect((await first(c.test, { series })).data).toEqual(CHROME_ONLY)
+    // The actors are groups (PostHog's GroupStrategy): org:1, active all nine days; none on one day.
+    const groupsOn = async (day: number) => {
+      const body = await c.test.query({
+        kind: 'ActorsQuery',
+        source: { kind: 'StickinessActorsQuery', source: stickiness({ series }), day },
+      })
+      expect(body.columns).toEqual(['group'])
+      return body.results.map((row: Array<{ group_key: string; group_type_index: number; type: string }>) => [
+        row[0].type,
+        row[0].group_type_index,
+        row[0].group_key,
+      ])
+    }
+    expect(await groupsOn(CHROME_ONLY.indexOf(1) + 1)).toEqual([['group', 0, 'org:1']])
+    expect(await groupsOn(1)).toEqual([])
   })
 
   it('test_hogql_aggregations: actors named by a HogQL expression', async () => {

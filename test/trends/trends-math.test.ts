@@ -96,6 +96,28 @@ describe('trend math, hogql and timezones', () => {
     expect(first.data).toEqual([0, 0, 0, 0, 0, 1, 0])
     const [groups] = await trend({ events: [{ id: '$pageview', math: 'unique_group', math_group_type_index: 0 }] })
     expect(groups.data).toEqual([1, 1, 0, 1, 0, 1, 0])
+    // The companies behind a day (PostHog's GroupStrategy), with acme's properties from its $groupidentify.
+    const companiesOn = async (day: string) => {
+      const res = await api(t)('POST', `/api/environments/${t.projectId}/query/`, {
+        query: {
+          kind: 'ActorsQuery',
+          source: {
+            kind: 'InsightActorsQuery',
+            day,
+            source: {
+              kind: 'TrendsQuery',
+              series: [{ kind: 'EventsNode', event: '$pageview', math: 'unique_group', math_group_type_index: 0 }],
+              dateRange: range,
+            },
+          },
+        },
+      })
+      expect(res.status, res.text).toBe(200)
+      return res.body.results.map((r: Array<{ group_key: string; properties: unknown }>) => [r[0].group_key, r[0].properties])
+    }
+    expect(await companiesOn('2026-03-09')).toEqual([['acme', { industry: 'retail' }]])
+    expect(await companiesOn('2026-03-12')).toEqual([['beta', {}]])
+    expect(await companiesOn('2026-03-11')).toEqual([])
     const [companies] = await trend({ events: [{ id: '$pageview', math: 'dau' }], aggregation_group_type_index: 0, display: 'BoldNumber' })
     expect(companies.aggregated_value).toBe(2)
     const [p90, min, max2] = await trend({

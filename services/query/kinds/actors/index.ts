@@ -18,7 +18,7 @@ import type { Project } from '../../../platform/tenancy'
 import { cohortIdsIn, cohortResolver } from '../../../cohorts/membership'
 import { LATEST_DISTINCT_IDS, LATEST_PERSONS, PersonQueries } from '../../../persons/queries'
 import { sortDistinctIds } from '../../../persons/serialize'
-import type { ActorsPoint, InsightActors, QueryKind, QueryRun } from '../../kind'
+import type { ActorsPoint, ActorsSql, InsightActors, QueryKind, QueryRun } from '../../kind'
 import { embedSql } from '../../common/nested'
 import { columnExpr, hasAggregation, orderBySql, paging, presentValue, refuseUnknownFields, stringList } from '../../common/columns'
 import { readTable } from '../../common/table'
@@ -36,6 +36,8 @@ export interface ActorsQuery<D = unknown> {
   orderBy: string[] | null
   limit: number
   offset: number
+  /** Whether `select` was sent (else the default columns: a person's, or a group's when the actors are groups). */
+  selected: boolean
   /** The InsightActorsQuery: the insight (as sent: the cache key reads it), the point, and the insight as its kind reads it. */
   source: { insight: Record<string, unknown>; point: ActorsPoint; read: InsightActors<D> } | null
 }
@@ -84,6 +86,7 @@ export function parseActorsQuery<D>(
       : source
         ? ['person', 'id', 'person.$delete', 'event_distinct_ids']
         : ['person', 'id', 'person.$delete'],
+    selected: !!select?.length,
     search: search || null,
     properties: parsePropertyGroup(node.properties, 'properties'),
     fixedProperties: parsePropertyGroup(node.fixedProperties, 'fixedProperties'),
@@ -192,7 +195,7 @@ interface Column {
   name: string
   sql: string
   aggregate: boolean
-  special: 'person' | 'display' | null
+  special: 'person' | 'display' | 'group' | null
 }
 
 export async function runActorsQuery<D extends ActorsQueryDeps>(
@@ -209,6 +212,7 @@ export async function runActorsQuery<D extends ActorsQueryDeps>(
 
   // The point's actors first: what the source offers beyond event_count and event_distinct_ids is selectable.
   const point = q.source ? await q.source.read.actors(deps, run, q.source.point) : null
+  if (point?.groupTypeIndex !== undefined) return runGroupActors(deps, run, q, point, point.groupTypeIndex)
   const columns: Column[] = []
   for (const [i, name] of q.select.entries()) {
     const expr = columnExpr(name)
@@ -296,6 +300,101 @@ export async function runActorsQuery<D extends ActorsQueryDeps>(
   }
   return {
     results,
+    columns: columns.map((c) => c.name),
+    types: page.types,
+    hasMore: page.hasMore,
+    limit: q.limit,
+    offset: q.offset,
+    missing_actors_count: 0,
+  }
+}
+
+/**
+ * The groups behind a point of an insight aggregated by groups (PostHog's GroupStrategy): `group` (the group: its
+ * key, type, properties and creation), `key` (or `id`), `created_at`, `properties.x` and the source's columns;
+ * `search` in the key and the `name` property; ordered by `group` (its name), or as asked. Person filters do not
+ * apply to groups: a query with them is a 400, never answered without them.
+ */
+async function runGroupActors<D extends ActorsQueryDeps>(
+  deps: D,
+  run: QueryRun,
+  q: ActorsQuery<D>,
+  point: ActorsSql,
+  groupTypeIndex: number,
+): Promise<Record<string, unknown>> {
+  const { project, signal } = run
+  const tz = project.timezone || 'UTC'
+  for (const [attr, group] of [
+    ['properties', q.properties],
+    ['fixedProperties', q.fixedProperties],
+  ] as const)
+    if (group.values.length) throw wrenError('unsupported', `${attr}: the actors are groups, which person filters do not apply to.`, attr)
+  const params = new SqlParams()
+  // As HogQL reads a property: its JSON text, a string without its quotes, null when missing.
+  const property = (key: string) =>
+    `replaceRegexpAll(nullIf(nullIf(JSONExtractRaw(groups.properties, ${params.add('String', key)}), ''), 'null'), '^"|"$', '')`
+  const columns: Column[] = []
+  for (const [i, name] of (q.selected ? q.select : ['group']).entries()) {
+    const expr = columnExpr(name)
+    const plain = (sql: string, special: Column['special'] = null) => columns.push({ name, sql, aggregate: false, special })
+    if (expr === 'group' || expr === 'actor') plain('tuple(source.actor_id, groups.properties, groups.created_at)', 'group')
+    else if (expr === 'key' || expr === 'id') plain('source.actor_id')
+    else if (expr === 'created_at') plain('groups.created_at')
+    else if (expr === 'event_count' || expr === 'event_distinct_ids') plain(`source.${expr}`)
+    else if (point.columns && Object.hasOwn(point.columns, expr)) plain(point.columns[expr])
+    else if (/^properties\.[^.]+$/.test(expr)) plain(property(expr.slice('properties.'.length)))
+    else
+      throw wrenError(
+        'invalid_input',
+        `select[${i}]: '${expr}' is not a column of a group: group, key, created_at, properties.<name>, event_count or the source's own.`,
+        `select[${i}]`,
+      )
+  }
+  const where: string[] = []
+  if (q.search) {
+    const s = params.add('String', `%${q.search}%`)
+    where.push(`(source.actor_id ILIKE ${s} OR JSONExtractString(groups.properties, 'name') ILIKE ${s})`)
+  }
+  const latest = `SELECT group_key, argMax(properties, version) AS properties, argMax(created_at, version) AS created_at FROM groups
+    WHERE team_id = ${params.add('Int64', project.id)} AND group_type_index = ${params.add('UInt8', groupTypeIndex)} GROUP BY group_key`
+  // A key the events name with no $groupidentify yet is still an actor: its key, no properties.
+  const from = `(${embedSql(point, params, 's_')}) AS source LEFT JOIN (${latest}) AS groups ON groups.group_key = source.actor_id`
+  // By name, the unnamed last (then by key: the table's ties).
+  const byName = `nullIf(JSONExtractString(groups.properties, 'name'), '')`
+  const orderBy = orderBySql(q.orderBy, columns, {
+    newest: 'created_at',
+    own: (expr) => (expr === 'group' || expr === 'actor' ? byName : null),
+    hogql: (expr, attr) => {
+      throw wrenError('invalid_input', `${attr}: '${expr}' is not a column of a group to order by.`, attr)
+    },
+  })
+  const table = {
+    columns,
+    from,
+    where,
+    having: [],
+    orderBy: orderBy.length ? orderBy : [`${byName} ASC`],
+    ties: ['source.actor_id'],
+    settings: SESSION_JOIN_SETTINGS,
+  }
+  const page = await readTable(deps.clickhouse, { ...table, limit: q.limit, offset: q.offset }, params, { tz, signal })
+  for (const [i, c] of columns.entries())
+    if (c.special === 'group')
+      for (const row of page.rows) {
+        const [key, raw, created] = row[i] as [string, string, string]
+        const properties = raw ? (JSON.parse(raw) as Record<string, unknown>) : {}
+        row[i] = {
+          id: key,
+          type: 'group',
+          properties,
+          group_key: key,
+          group_type_index: groupTypeIndex,
+          group_properties: properties,
+          created_at: raw ? presentValue(created, 'DateTime', tz) : null,
+        }
+      }
+  return {
+    results: page.rows,
     columns: columns.map((c) => c.name),
     types: page.types,
     hasMore: page.hasMore,

@@ -13,8 +13,12 @@ export async function funnelActors(deps: FunnelPlanDeps, run: QueryRun, request:
   const asked = point.funnel
   if (!asked) throw wrenError('unsupported', "A funnel's actors are asked with a FunnelsActorsQuery (funnelStep).", 'source.kind')
   const plan = await planFunnel(deps, run.project, request, { now: run.now, viewer: run.viewer })
-  if (plan.actorKind !== 'persons')
-    throw wrenError('unsupported', 'The actors of a funnel of groups or HogQL actors are not listed yet: only persons.', 'source.source')
+  if (request.aggregateByHogql)
+    throw wrenError(
+      'unsupported',
+      'The actors of a funnel aggregated by a HogQL value are not listed: only persons and groups.',
+      'source.source',
+    )
   const { params } = plan
   const conditions: string[] = []
   if (asked.stepTimes && (request.vizType === 'trends' || asked.funnelCustomSteps || asked.funnelStep === null))
@@ -71,7 +75,7 @@ export async function funnelActors(deps: FunnelPlanDeps, run: QueryRun, request:
   }
   const sql = `SELECT actor AS actor_id, max(event_count) AS event_count, CAST([] AS Array(String)) AS event_distinct_ids${asked.stepTimes ? stepTimes(request, asked.funnelStep!) : ''}
     FROM (${plan.actorRows}) WHERE ${conditions.join(' AND ')} GROUP BY actor`
-  return { sql, params: params.values }
+  return { sql, params: params.values, ...(request.aggregationGroup === null ? {} : { groupTypeIndex: request.aggregationGroup }) }
 }
 
 /**

@@ -12,8 +12,6 @@ export async function lifecycleActors(
   request: LifecycleRequest,
   point: ActorsPoint,
 ): Promise<ActorsSql> {
-  if (request.aggregationGroup !== null)
-    throw wrenError('unsupported', 'The actors of a lifecycle of groups are not listed yet: only persons.', 'source.source')
   const status = point.status
   if (status !== null && !(STATUSES as readonly string[]).includes(status))
     throw wrenError('invalid_input', `status must be one of ${STATUSES.join(', ')}.`, 'source.status')
@@ -27,7 +25,7 @@ export async function lifecycleActors(
     ${conditions.length ? `WHERE ${conditions.join(' AND ')}` : ''} GROUP BY actor_id`,
     plan,
   )
-  return { sql, params: params.values }
+  return { sql, params: params.values, ...(request.aggregationGroup === null ? {} : { groupTypeIndex: request.aggregationGroup }) }
 }
 
 /** A lifecycle's `days` entry (2024-05-01, 2024-05-01 10:00:00, or an ISO instant) as a wall time of the project. */

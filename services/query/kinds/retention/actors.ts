@@ -14,8 +14,6 @@ export async function retentionActors(
   point: ActorsPoint,
 ): Promise<ActorsSql> {
   const plan = await planRetention(deps, run.project, request, { now: run.now, viewer: run.viewer, distinctIds: true })
-  if (plan.actorKind !== 'persons')
-    throw wrenError('unsupported', 'The actors of a retention of groups are not listed yet: only persons.', 'source.source')
   const { params } = plan
   const conditions: string[] = []
   if (point.interval !== null) {
@@ -38,5 +36,5 @@ export async function retentionActors(
   // PostHog's retention actors' columns: the intervals each counts in, and one flag per interval ("day_3").
   const columns: Record<string, string> = { appearances: 'source.appearances' }
   for (let i = 0; i < valueLabels(request).length; i++) columns[`${request.period}_${i}`] = `has(source.appearances, ${i})`
-  return { sql, params: params.values, columns }
+  return { sql, params: params.values, columns, ...(request.aggregationGroup === null ? {} : { groupTypeIndex: request.aggregationGroup }) }
 }

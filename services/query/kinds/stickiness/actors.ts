@@ -25,12 +25,9 @@ export async function stickinessActors(
   }
   const plan = await planStickiness(deps, run.project, request, { now: run.now, viewer: run.viewer })
   const index = plan.slots.findIndex((s) => s.series === point.series && s.previous === previous)
-  if (!plan.persons[index])
-    throw wrenError(
-      'unsupported',
-      'The actors of a stickiness of groups or HogQL values are not listed yet: only persons.',
-      'source.source',
-    )
+  const group = plan.groups[index] ?? null
+  if (!plan.persons[index] && group === null)
+    throw wrenError('unsupported', 'The actors of a stickiness of HogQL values are not listed: only persons and groups.', 'source.source')
   const { params } = plan.reads
   const conditions = [`slot = ${index}`]
   if (day !== null) {
@@ -38,9 +35,9 @@ export async function stickinessActors(
     conditions.push(`num_intervals ${op} ${params.add('Int64', day)}`)
   }
   const sql = withSettings(
-    `SELECT toUUID(toString(actor)) AS actor_id, event_count, CAST([] AS Array(String)) AS event_distinct_ids
+    `SELECT ${group === null ? 'toUUID(toString(actor))' : 'toString(actor)'} AS actor_id, event_count, CAST([] AS Array(String)) AS event_distinct_ids
     FROM (${plan.actorIntervals}) WHERE ${conditions.join(' AND ')}`,
     plan,
   )
-  return { sql, params: params.values }
+  return { sql, params: params.values, ...(group === null ? {} : { groupTypeIndex: group }) }
 }

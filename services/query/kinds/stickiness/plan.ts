@@ -46,6 +46,8 @@ export interface StickinessPlan {
   actorIntervals: string
   /** Whether the actors are persons (their uuids as text), rather than groups or HogQL values. */
   persons: boolean[]
+  /** Per slot, the group type its actors are (math unique_group), else null. */
+  groups: Array<number | null>
   settings: string
 }
 
@@ -76,6 +78,7 @@ export async function planStickiness(
     })),
   )
   const persons: boolean[] = []
+  const groups: Array<number | null> = []
   const matches = slots.map((slot, i) => {
     const { entity, range } = slot
     const from = reads.instant(range.from)
@@ -89,6 +92,7 @@ export async function planStickiness(
       conditions.push(`${actor} != ''`)
     }
     persons.push(entity.math !== 'hogql' && entity.math !== 'unique_group')
+    groups.push(entity.math === 'unique_group' ? entity.mathGroupTypeIndex : null)
     // An interval: the period's own, or with intervalCount, how many groups of that many intervals back from the end.
     const key =
       count === null
@@ -135,7 +139,7 @@ export async function planStickiness(
         HAVING count() ${{ gte: '>=', lte: '<=', exact: '=' }[c.operator]} ${params.add('Int64', c.value)})
       GROUP BY ${by}`
     : `SELECT ${slot}, actor, uniqExact(k) AS num_intervals, count() AS event_count FROM (${rows}) GROUP BY ${by}`
-  return { request, slots, reads, actorIntervals, persons, settings: source.settings }
+  return { request, slots, reads, actorIntervals, persons, groups, settings: source.settings }
 }
 
 /** The SQL with its SETTINGS clause, when the query needs one. */

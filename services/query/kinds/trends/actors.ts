@@ -4,7 +4,7 @@
 import { wrenError } from '../../../platform/errors'
 import type { ActorsPoint, ActorsSql, QueryRun } from '../../kind'
 import { planTrend, type TrendPlanDeps } from './plan'
-import type { TrendPoint } from './query'
+import { groupActorOf, type TrendPoint } from './query'
 import { MULTI_SEPARATOR } from '../../common/breakdown-sql'
 import type { TrendRequest } from './request'
 
@@ -21,7 +21,8 @@ export async function trendActors(deps: TrendPlanDeps, run: QueryRun, request: T
     throw wrenError('invalid_input', "compare: 'previous' needs a trend that compares.", 'compare')
   const plan = await planTrend(deps, run.project, request, { now: run.now, viewer: run.viewer, point: resolved })
   if (!plan.query) throw wrenError('invalid_input', 'The trend has no series left to count (its actions were deleted).', 'series')
-  return { sql: plan.query.sql, params: plan.query.params.values }
+  const group = groupActorOf(request.series[point.series])
+  return { sql: plan.query.sql, params: plan.query.params.values, ...(group === null ? {} : { groupTypeIndex: group }) }
 }
 
 /** A trend's `days` entry (`2024-05-01`, `2024-05-01 10:00:00`, or with a `T`) as its bucket's wall date-time. */

@@ -215,10 +215,20 @@ export interface TrendPoint {
 }
 
 /**
+ * The group type a series counts (its actors are groups): a math of distinct actors (unique_group, the active
+ * users of a day, week or month) with a math_group_type_index; null when it counts persons or events.
+ */
+export function groupActorOf(entity: { math: string; mathGroupTypeIndex: number | null }): number | null {
+  return entity.mathGroupTypeIndex !== null && ['dau', 'weekly_active', 'monthly_active', 'unique_group'].includes(entity.math)
+    ? entity.mathGroupTypeIndex
+    : null
+}
+
+/**
  * The persons behind one point: the events the series counts there (the same series, global and breakdown
  * conditions as its number, over the same range and bucket; a weekly or monthly active point's window), one row
- * per person with `event_count` and `event_distinct_ids` (kind.ts ActorsSql). A point whose actors are not
- * persons (a group math), a first-time math and the "Other" breakdown are 400s naming the field.
+ * per actor with `event_count` and `event_distinct_ids` (kind.ts ActorsSql): a person, or a group for a group math
+ * (groupActorOf). A first-time math and the "Other" breakdown are 400s naming the field.
  */
 export function actorsSelect(input: QueryInput, point: TrendPoint): string {
   const { params, totalValue } = input
@@ -226,8 +236,9 @@ export function actorsSelect(input: QueryInput, point: TrendPoint): string {
   const range = input.periods[point.period]
   const entity = series.entity
   const math = effectiveMath(entity.math, range.interval, totalValue)
-  if (entity.mathGroupTypeIndex !== null || math === 'unique_group')
-    throw wrenError('unsupported', 'The actors behind a point counted by groups are not computed yet: only persons.', 'series')
+  const group = groupActorOf(entity)
+  if (group === null && entity.mathGroupTypeIndex !== null)
+    throw wrenError('unsupported', `The actors behind a point of math '${math}' by groups are not computed: only persons.`, 'series')
   if (math === 'first_time_for_user' || math === 'first_matching_event_for_user')
     throw wrenError('unsupported', `The actors behind a point of math '${math}' are not computed yet.`, 'series')
   if (point.breakdown === OTHER_LABEL)
@@ -239,6 +250,9 @@ export function actorsSelect(input: QueryInput, point: TrendPoint): string {
   const instant = (d: Date) => `toDateTime64(${params.add('String', instantParam(d, range.tz))}, 6, 'UTC')`
   const conditions = [team, `timestamp <= ${instant(range.to)}`]
   conditions.push(series.condition, globalCondition(input), compileGroup(entity.properties, input.filters))
+  // A group math's actors are the groups (their keys), as its counts are.
+  const actor = group === null ? input.personId.sql : `\`$group_${group}\``
+  if (group !== null) conditions.push(`${actor} != ''`)
   const active = math === 'weekly_active' ? 7 : math === 'monthly_active' ? 30 : 0
   if (active && totalValue) conditions.push(`timestamp >= ${instant(new Date(range.to.getTime() - active * 86_400_000 + 1))}`)
   else conditions.push(`timestamp >= ${instant(new Date(range.from.getTime() - active * 86_400_000))}`)
@@ -261,7 +275,7 @@ export function actorsSelect(input: QueryInput, point: TrendPoint): string {
     conditions.push(input.breakdown.multi ? `has(${input.breakdown.expr}, ${value})` : `${input.breakdown.expr} = ${value}`)
   }
   const where = conditions.filter((c) => c !== '1').join(' AND ')
-  const sql = `SELECT ${input.personId.sql} AS actor_id, count() AS event_count, groupUniqArray(100)(distinct_id) AS event_distinct_ids
+  const sql = `SELECT ${actor} AS actor_id, count() AS event_count, groupUniqArray(100)(distinct_id) AS event_distinct_ids
     FROM ${EVENTS_SOURCE} WHERE ${where} GROUP BY actor_id`
   return withSource(sql, input, range)
 }
@@ -276,7 +290,7 @@ function seriesSelectBody(input: QueryInput, series: ResolvedSeries, index: numb
   const head = `${index} AS series, ${period} AS period`
   const bucketOut = totalValue ? `'' AS bucket` : `formatDateTime(b, '%Y-%m-%d %H:%i:%S') AS bucket`
   const bd = input.breakdown ? (input.breakdown.multi ? `arrayJoin(${input.breakdown.expr})` : input.breakdown.expr) : `''`
-  const groupActor = entity.mathGroupTypeIndex !== null && ['dau', 'weekly_active', 'monthly_active', 'unique_group'].includes(math)
+  const groupActor = groupActorOf(entity) !== null
   const actor = () => (groupActor ? `\`$group_${entity.mathGroupTypeIndex}\`` : input.personId.sql)
 
   const team = `team_id = ${params.add('Int64', input.teamId)}`
