@@ -72,6 +72,30 @@ describe('trend bounds', () => {
     const all = (await trend({ events: [{ id: '$pageview' }] })).body.result[0].count
     expect(counts.reduce((sum: number, s: { count: number }) => sum + s.count, 0)).toBe(all)
     expect(res.body.next).toContain('offset=5')
+
+    // The persons behind "Other" on a day: everyone active that day but the five kept.
+    const other = await api(t)('POST', `/api/environments/${t.projectId}/query/`, {
+      query: {
+        kind: 'ActorsQuery',
+        select: ['person'],
+        limit: 1000,
+        source: {
+          kind: 'InsightActorsQuery',
+          day: '2026-03-13',
+          breakdown: OTHER_LABEL,
+          source: {
+            kind: 'TrendsQuery',
+            series: [{ kind: 'EventsNode', event: '$pageview' }],
+            breakdownFilter: { breakdown: 'email', breakdown_limit: 5 },
+            dateRange: { date_from: '-7d' },
+          },
+        },
+      },
+    })
+    expect(other.status, other.text).toBe(200)
+    const ids = new Set(other.body.results.map((r: Array<{ distinct_ids: string[] }>) => r[0].distinct_ids[0]))
+    expect(ids.size).toBe(VALUES - 5)
+    for (const kept of ['u19', 'u39', 'u59', 'u79', 'u99']) expect(ids.has(kept), kept).toBe(false)
   })
 
   it('answers a HogQL string bomb with 400 query_too_large, holding memory to its bound', async () => {

@@ -89,6 +89,14 @@ function pageOfBreakdowns(rows: string, input: QueryInput): string {
   const { request } = input
   const start = request.breakdownOffset
   const end = start + request.breakdownLimit
+  return `SELECT series, period, bucket, breakdown, sum(value) AS value FROM (
+    SELECT series, period, if(r <= ${end}, bd, '${OTHER_LABEL}') AS breakdown, pt.1 AS bucket, pt.2 AS value FROM (${rankedBreakdowns(rows, input)})
+    ARRAY JOIN pts AS pt WHERE r > ${start})
+  GROUP BY series, period, bucket, breakdown`
+}
+
+/** Per series, period and breakdown value (`bd`): its points (`pts`) and its rank (`r`, from 1) as pageOfBreakdowns ranks them. */
+function rankedBreakdowns(rows: string, input: QueryInput): string {
   let weight = '1'
   if (!input.totalValue) {
     // Literals, not parameters: Wren's own date-times (no user input), and hundreds of them would make the
@@ -99,13 +107,9 @@ function pageOfBreakdowns(rows: string, input: QueryInput): string {
   }
   const nullPart = `position(concat(char(31), bd, char(31)), concat(char(31), '${NULL_LABEL}', char(31))) > 0`
   const rank = `multiIf(bd = '${OTHER_LABEL}', 2, ${nullPart}, 1, 0)`
-  return `SELECT series, period, bucket, breakdown, sum(value) AS value FROM (
-    SELECT series, period, if(r <= ${end}, bd, '${OTHER_LABEL}') AS breakdown, pt.1 AS bucket, pt.2 AS value FROM (
-      SELECT series, period, bd, pts, row_number() OVER (PARTITION BY series, period ORDER BY ${rank}, total DESC, bd) AS r FROM (
-        SELECT series, period, breakdown AS bd, groupArray((bucket, value)) AS pts, sum(value * ${weight}) AS total
-        FROM (${rows}) GROUP BY series, period, bd))
-    ARRAY JOIN pts AS pt WHERE r > ${start})
-  GROUP BY series, period, bucket, breakdown`
+  return `SELECT series, period, bd, pts, row_number() OVER (PARTITION BY series, period ORDER BY ${rank}, total DESC, bd) AS r FROM (
+      SELECT series, period, breakdown AS bd, groupArray((bucket, value)) AS pts, sum(value * ${weight}) AS total
+      FROM (${rows}) GROUP BY series, period, bd)`
 }
 
 const SHAREABLE = new Set<string>(['total', 'dau', 'unique_session', 'unique_group', ...PROPERTY_MATHS])
@@ -228,7 +232,7 @@ export function groupActorOf(entity: { math: string; mathGroupTypeIndex: number 
  * The persons behind one point: the events the series counts there (the same series, global and breakdown
  * conditions as its number, over the same range and bucket; a weekly or monthly active point's window), one row
  * per actor with `event_count` and `event_distinct_ids` (kind.ts ActorsSql): a person, or a group for a group math
- * (groupActorOf). A first-time math and the "Other" breakdown are 400s naming the field.
+ * (groupActorOf); "Other" is every value the series summed into it. A first-time math is a 400 naming the field.
  */
 export function actorsSelect(input: QueryInput, point: TrendPoint): string {
   const { params, totalValue } = input
@@ -241,8 +245,6 @@ export function actorsSelect(input: QueryInput, point: TrendPoint): string {
     throw wrenError('unsupported', `The actors behind a point of math '${math}' by groups are not computed: only persons.`, 'series')
   if (math === 'first_time_for_user' || math === 'first_matching_event_for_user')
     throw wrenError('unsupported', `The actors behind a point of math '${math}' are not computed yet.`, 'series')
-  if (point.breakdown === OTHER_LABEL)
-    throw wrenError('unsupported', 'The actors behind the "Other" breakdown value are not computed yet: ask for one value.', 'breakdown')
   if (point.breakdown !== null && !input.breakdown) throw wrenError('invalid_input', 'The trend has no breakdown.', 'breakdown')
   const tz = params.add('String', range.tz)
   const local = `toTimeZone(timestamp, ${tz})`
@@ -270,7 +272,13 @@ export function actorsSelect(input: QueryInput, point: TrendPoint): string {
       conditions.push(input.cumulative ? `${key} <= ${bucket}` : `${key} = ${bucket}`)
     }
   }
-  if (point.breakdown !== null && input.breakdown) {
+  if (point.breakdown === OTHER_LABEL && input.breakdown) {
+    // "Other": the values the series summed into it, those ranked after the page (pageOfBreakdowns).
+    const end = input.request.breakdownOffset + input.request.breakdownLimit
+    const rows = seriesSelect(input, series, point.series, point.period, range)
+    const others = `(SELECT groupArray(bd) FROM (${rankedBreakdowns(rows, input)}) WHERE r > ${end})`
+    conditions.push(input.breakdown.multi ? `hasAny(${input.breakdown.expr}, ${others})` : `has(${others}, ${input.breakdown.expr})`)
+  } else if (point.breakdown !== null && input.breakdown) {
     const value = params.add('String', point.breakdown)
     conditions.push(input.breakdown.multi ? `has(${input.breakdown.expr}, ${value})` : `${input.breakdown.expr} = ${value}`)
   }
