@@ -279,6 +279,107 @@ describe.skipIf(unavailable !== null)(`Home and dashboards in headless Chromium$
     await page.close()
   })
 
+  it('edits a dashboard: tiles moved, resized and removed, renamed twice, and deleted', async () => {
+    const base = `/api/projects/${t.projectId}`
+    const board = await call('POST', `${base}/dashboards/`, { name: 'Board', tiles: [{ text: { body: 'Notes' } }] })
+    expect(board.status, board.text).toBe(201)
+    for (const name of ['Views', 'Buys']) {
+      const made = await call('POST', `${base}/insights/`, {
+        name,
+        dashboards: [board.body.id],
+        query: {
+          kind: 'InsightVizNode',
+          source: { kind: 'TrendsQuery', series: [{ kind: 'EventsNode', event: name === 'Views' ? '$pageview' : 'purchase' }] },
+        },
+      })
+      expect(made.status, made.text).toBe(201)
+    }
+    const page = await home(1280)
+    page.on('dialog', (d) => void d.accept())
+    await page.goto(`${t.url}/project/${t.projectId}/dashboards/${board.body.id}`)
+    /** A tile's buttons name it: an insight by its name, a text tile as "the text". */
+    const called = (name: string) => (name === 'text' ? 'the text' : name)
+    /** The tiles as the page shows them, top to bottom: the insight's name (or "text") and the tile's width. */
+    const shown = () =>
+      page
+        .locator('.tile')
+        .evaluateAll((tiles) =>
+          tiles.map((el) => [
+            el.querySelector('.tile-header a')?.textContent ?? 'text',
+            (el as unknown as { style: { getPropertyValue(p: string): string } }).style.getPropertyValue('--span'),
+          ]),
+        )
+    /** The same from the API: its tiles in their layouts' order. */
+    const stored = async () => {
+      const d = await call('GET', `${base}/dashboards/${board.body.id}/`)
+      expect(d.status, d.text).toBe(200)
+      const sm = (tile: { layouts: { sm?: { y?: number; x?: number; w?: number } } }) => tile.layouts.sm ?? {}
+      return [...d.body.tiles]
+        .sort((a, b) => (sm(a).y ?? 1e6) * 100 + (sm(a).x ?? 0) - ((sm(b).y ?? 1e6) * 100 + (sm(b).x ?? 0)))
+        .map((tile: { insight: { name: string } | null; layouts: { sm?: { w?: number } } }) => [
+          tile.insight?.name ?? 'text',
+          String(Math.min(12, Math.max(3, sm(tile).w ?? 6))),
+        ])
+    }
+    await expect.poll(shown, { timeout: 15_000 }).toHaveLength(3)
+    const start = await shown()
+    expect(start).toEqual(await stored())
+
+    // Moved: the last tile up, twice; then the first down.
+    const last = start[2][0]
+    await page.click(`button[aria-label="Move ${called(last)} up"]`)
+    await expect.poll(shown).toEqual([start[0], start[2], start[1]])
+    await page.click(`button[aria-label="Move ${called(last)} up"]`)
+    await expect.poll(shown).toEqual([start[2], start[0], start[1]])
+    expect(await stored()).toEqual(await shown())
+    await page.click(`button[aria-label="Move ${called(last)} down"]`)
+    await expect.poll(shown).toEqual([start[0], start[2], start[1]])
+    // Resized: wider twice (6 → 9 → 12), then narrower; another tile narrower (6 → 3).
+    const wide = start[0][0]
+    await page.click(`button[aria-label="Make ${called(wide)} wider"]`)
+    await expect.poll(async () => (await shown())[0][1]).toBe('9')
+    await page.click(`button[aria-label="Make ${called(wide)} wider"]`)
+    await expect.poll(async () => (await shown())[0][1]).toBe('12')
+    expect(await page.isDisabled(`button[aria-label="Make ${called(wide)} wider"]`)).toBe(true)
+    await page.click(`button[aria-label="Make ${called(wide)} narrower"]`)
+    await page.click(`button[aria-label="Make ${called(start[1][0])} narrower"]`)
+    await expect.poll(async () => (await shown()).map(([, w]) => w)).toEqual(['9', '6', '3'])
+    await page.reload()
+    await expect.poll(shown, { timeout: 15_000 }).toEqual(await stored())
+    // Removed: one tile, then another; the insights stay saved.
+    for (const [k, name] of [start[1][0], start[2][0]].entries()) {
+      await page.click(`button[aria-label="Remove ${called(name)} from the dashboard"]`)
+      await expect.poll(async () => (await shown()).length).toBe(2 - k)
+      expect((await stored()).map(([n]) => n)).not.toContain(name)
+    }
+    // Renamed, twice, with a description.
+    for (const [name, description] of [
+      ['Board two', 'For the launch'],
+      ['Board three', ''],
+    ]) {
+      await page.click('button:has-text("Edit")')
+      await page.fill('input[aria-label="Dashboard name"]', name)
+      await page.fill('input[aria-label="Dashboard description"]', description)
+      await page.click('.dashboard-editor button[type=submit]')
+      await expect.poll(() => page.locator('h1').textContent()).toBe(name)
+      const d = await call('GET', `${base}/dashboards/${board.body.id}/`)
+      expect([d.body.name, d.body.description]).toEqual([name, description])
+    }
+    await expectDrawn(page, 'dashboard-edited-desktop', 1280)
+    // Only the text tile left: nothing is said of a computation that never was.
+    expect(await page.locator('.dashboard-meta').textContent()).not.toContain('not computed')
+    // Deleted: back on the list, without it; Home has no Delete.
+    await page.click('.page-header button:has-text("Delete")')
+    await page.waitForURL(new RegExp(`/project/${t.projectId}/dashboards$`))
+    await expect.poll(async () => (await call('GET', `${base}/dashboards/${board.body.id}/`)).status).toBe(404)
+    await page.waitForSelector(`table a[href$="/home"]`)
+    expect(await page.locator('table a:has-text("Board three")').count()).toBe(0)
+    await page.goto(`${t.url}/project/${t.projectId}/home`)
+    await page.waitForSelector('.tile')
+    expect(await page.locator('.page-header button:has-text("Delete")').count()).toBe(0)
+    await page.close()
+  })
+
   it('says what to do on an empty project’s Home: install the snippet', async () => {
     const created = await call('POST', '/api/projects/', { name: 'Empty shop' })
     expect(created.status, created.text).toBe(201)

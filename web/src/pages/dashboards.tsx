@@ -1,7 +1,8 @@
 // Dashboards: the list (and a new one), a dashboard's tiles (Home is the project's primary dashboard, where the
 // app opens), each insight tile drawn from the API's cached result; Refresh recomputes every tile in parallel
 // (?refresh=true), and the dashboard's date range overrides its tiles' (the dashboard's filters). A SQL
-// insight's tile is its table of rows.
+// insight's tile is its table of rows. With dashboard:write: the name and description edited, the dashboard
+// deleted (not Home), and each tile moved up or down, made wider or narrower, or taken off.
 import { useEffect, useState } from 'preact/hooks'
 import type { ComponentChildren } from 'preact'
 import { get, patch, post, WHOLE_LIST, withQuery } from '../api'
@@ -120,6 +121,7 @@ export function DashboardPage({ id, home = false }: { id: string; home?: boolean
   useEffect(() => setDashboard(loaded.data), [loaded.data])
   const [refreshing, setRefreshing] = useState<Set<number>>(new Set())
   const [error, busy, run] = useAction()
+  const [editing, setEditing] = useState(false)
   const [now, setNow] = useState(Date.now())
   useEffect(() => {
     const timer = setInterval(() => setNow(Date.now()), 30_000)
@@ -160,6 +162,35 @@ export function DashboardPage({ id, home = false }: { id: string; home?: boolean
       setDashboard(await patch<Dashboard>(path(`dashboards/${dashboard.id}/`), { filters }))
     })
   const computed = tiles.flatMap((t) => (t.insight?.last_refresh ? [t.insight.last_refresh] : [])).sort()[0]
+  const writable = can('dashboard:write')
+  /** A change to the dashboard (PATCH), drawn from the API's answer. */
+  const change = (body: Record<string, unknown>) =>
+    run(async () => setDashboard(await patch<Dashboard>(path(`dashboards/${dashboard.id}/`), body)))
+  /** Every tile's place written in the order given: top to bottom, each keeping its width. */
+  const reorder = (order: Tile[]) =>
+    change({ tiles: order.map((t, i) => ({ id: t.id, layouts: { ...t.layouts, sm: { ...smOf(t), x: 0, y: i } } })) })
+  const tileActions: TileActions = {
+    move: (tile, by) => {
+      const i = tiles.findIndex((t) => t.id === tile.id)
+      const j = i + by
+      if (j < 0 || j >= tiles.length) return
+      const order = [...tiles]
+      ;[order[i], order[j]] = [order[j], order[i]]
+      void reorder(order)
+    },
+    resize: (tile, by) => {
+      const w = Math.min(12, Math.max(3, layoutOf(tile).w + by))
+      void change({ tiles: [{ id: tile.id, layouts: { ...tile.layouts, sm: { ...smOf(tile), w } } }] })
+    },
+    remove: (tile) => void change({ tiles: [{ id: tile.id, deleted: true }] }),
+  }
+  const remove = () => {
+    if (!confirm(`Delete the dashboard “${dashboard.name}”? Its insights stay in the saved insights.`)) return
+    void run(async () => {
+      await patch(path(`dashboards/${dashboard.id}/`), { deleted: true })
+      navigate(`${base}/dashboards`)
+    })
+  }
 
   return (
     <div class="dashboard" data-dashboard={dashboard.id}>
@@ -181,12 +212,35 @@ export function DashboardPage({ id, home = false }: { id: string; home?: boolean
         <button type="button" class="secondary" disabled={busy} onClick={refresh}>
           {refreshing.size ? 'Refreshing…' : 'Refresh'}
         </button>
+        {writable ? (
+          <button type="button" class="secondary" aria-expanded={editing} onClick={() => setEditing(!editing)}>
+            Edit
+          </button>
+        ) : null}
+        {writable && !home && dashboard.id !== project.primary_dashboard ? (
+          <button type="button" class="secondary danger-text" disabled={busy} onClick={remove}>
+            Delete
+          </button>
+        ) : null}
       </PageHeader>
+      {editing ? (
+        <DashboardEditor
+          dashboard={dashboard}
+          busy={busy}
+          onSave={(fields) => change(fields).then((ok) => ok && setEditing(false))}
+          onCancel={() => setEditing(false)}
+        />
+      ) : null}
       <p class="muted dashboard-meta">
         {dashboard.description ? `${dashboard.description} ` : ''}
-        <span class="nowrap" data-testid="computed">
-          Computed {ago(computed, now)}.
-        </span>{' '}
+        {/* A dashboard with no insight computed yet (none on it, or text only) says nothing of it. */}
+        {computed ? (
+          <>
+            <span class="nowrap" data-testid="computed">
+              Computed {ago(computed, now)}.
+            </span>{' '}
+          </>
+        ) : null}
         <a href={`${base}/dashboards`}>All dashboards</a>
       </p>
       <ErrorBox error={error} />
@@ -224,6 +278,7 @@ export function DashboardPage({ id, home = false }: { id: string; home?: boolean
               refreshing={refreshing.has(tile.id)}
               now={now}
               noEvents={anyEvents.data === false}
+              actions={writable && !busy ? tileActions : null}
             />
           ))}
         </div>
@@ -232,9 +287,60 @@ export function DashboardPage({ id, home = false }: { id: string; home?: boolean
   )
 }
 
+/** The name and description of a dashboard, edited in place. */
+function DashboardEditor({
+  dashboard,
+  busy,
+  onSave,
+  onCancel,
+}: {
+  dashboard: Dashboard
+  busy: boolean
+  onSave: (fields: { name: string; description: string }) => void
+  onCancel: () => void
+}) {
+  const [name, setName] = useState(dashboard.name)
+  const [description, setDescription] = useState(dashboard.description ?? '')
+  return (
+    <form
+      class="card inline dashboard-editor"
+      onSubmit={(e) => {
+        e.preventDefault()
+        onSave({ name: name.trim(), description: description.trim() })
+      }}
+    >
+      <label>
+        Name
+        <input aria-label="Dashboard name" value={name} onInput={(e) => setName(e.currentTarget.value)} required />
+      </label>
+      <label class="grow">
+        Description
+        <input aria-label="Dashboard description" value={description} onInput={(e) => setDescription(e.currentTarget.value)} />
+      </label>
+      <button type="submit" disabled={busy || !name.trim()}>
+        Save
+      </button>
+      <button type="button" class="secondary" onClick={onCancel}>
+        Cancel
+      </button>
+    </form>
+  )
+}
+
+/** What a tile's own buttons do: move it up or down the dashboard (by one), widen or narrow it, take it off. */
+interface TileActions {
+  move(tile: Tile, by: -1 | 1): void
+  resize(tile: Tile, by: number): void
+  remove(tile: Tile): void
+}
+
+/** A tile's layout on the wide grid as stored (PostHog's layouts.sm). */
+const smOf = (tile: Tile): Record<string, unknown> =>
+  ((tile.layouts as { sm?: Record<string, unknown> }).sm ?? {}) as Record<string, unknown>
+
 /** The tile's place on the wide grid (PostHog's layouts.sm), top to bottom then left to right. */
 function layoutOf(tile: Tile): { x: number; y: number; w: number } {
-  const sm = (tile.layouts as { sm?: { x?: unknown; y?: unknown; w?: unknown } }).sm ?? {}
+  const sm = smOf(tile)
   const num = (v: unknown, fallback: number) => (typeof v === 'number' && Number.isFinite(v) ? v : fallback)
   return { x: num(sm.x, 0), y: num(sm.y, 1e6), w: Math.min(12, Math.max(3, num(sm.w, 6))) }
 }
@@ -246,6 +352,7 @@ function TileCard({
   refreshing,
   now,
   noEvents,
+  actions,
 }: {
   tile: Tile
   dashboard: Dashboard
@@ -253,6 +360,8 @@ function TileCard({
   now: number
   /** The project has no event at all: an empty tile waits for the first ones. */
   noEvents: boolean
+  /** The tile's buttons (a key that may change the dashboard); null: none. */
+  actions: TileActions | null
 }) {
   const { base } = useSession()
   const insight = tile.insight
@@ -287,12 +396,38 @@ function TileCard({
           <footer class="tile-footer muted small">
             {range ? <span>{range}</span> : null}
             <span>Computed {ago(insight.last_refresh, now)}</span>
+            {actions ? <TileButtons tile={tile} name={insight.name ?? 'Untitled insight'} actions={actions} /> : null}
           </footer>
         </>
       ) : (
-        <TextTile body={tile.text?.body ?? ''} />
+        <>
+          <TextTile body={tile.text?.body ?? ''} />
+          {actions ? (
+            <footer class="tile-footer muted small">
+              <TileButtons tile={tile} name="the text" actions={actions} />
+            </footer>
+          ) : null}
+        </>
       )}
     </article>
+  )
+}
+
+function TileButtons({ tile, name, actions }: { tile: Tile; name: string; actions: TileActions }) {
+  const w = layoutOf(tile).w
+  const button = (label: string, text: string, onClick: () => void, disabled = false) => (
+    <button type="button" class="link small" aria-label={label} title={label} disabled={disabled} onClick={onClick}>
+      {text}
+    </button>
+  )
+  return (
+    <span class="tile-buttons">
+      {button(`Move ${name} up`, '↑', () => actions.move(tile, -1))}
+      {button(`Move ${name} down`, '↓', () => actions.move(tile, 1))}
+      {button(`Make ${name} narrower`, '−', () => actions.resize(tile, -3), w <= 3)}
+      {button(`Make ${name} wider`, '+', () => actions.resize(tile, 3), w >= 12)}
+      {button(`Remove ${name} from the dashboard`, 'Remove', () => actions.remove(tile))}
+    </span>
   )
 }
 
