@@ -124,21 +124,41 @@ export async function dashboardRoutes(app: FastifyInstance, deps: InsightDeps): 
     method: 'POST',
     url: '/dashboards/',
     summary: 'Create a dashboard',
-    description: 'Insights are put on it with PATCH /insights/:id/ {"dashboards": [...]}; text tiles with tiles: [{text: {body}}].',
+    description:
+      'Insights are put on it with PATCH /insights/:id/ {"dashboards": [...]}; text tiles with tiles: [{text: {body}}]. ' +
+      'use_dashboard: a copy of that dashboard, its tiles on the same insights (PostHog’s duplicate).',
     access: { project: 'dashboard:write' },
     schema: {
-      body: Type.Object({ name: Type.String(), ...fields, tiles: Type.Optional(Type.Array(TileInput)) }),
+      body: Type.Object({
+        name: Type.String(),
+        ...fields,
+        tiles: Type.Optional(Type.Array(TileInput)),
+        use_dashboard: Type.Optional(
+          Type.Integer({ description: 'The dashboard whose tiles, description, filters and tags the new one copies.' }),
+        ),
+        duplicate_tiles: Type.Optional(Type.Boolean({ description: 'Only false: the copy’s tiles show the same insights.' })),
+      }),
       response: { 201: DashboardAnswer },
     },
     handler: async (request, reply, { project, key }) => {
       const body = request.body
+      if (body.duplicate_tiles)
+        throw wrenError(
+          'unsupported',
+          'duplicate_tiles: a copy shows the same insights; copying the insights too is not done.',
+          'duplicate_tiles',
+        )
+      const source = body.use_dashboard === undefined ? null : await dashboards.get(project.id, body.use_dashboard)
+      if (source === undefined)
+        throw wrenError('invalid_input', `use_dashboard: dashboard ${body.use_dashboard} does not exist in this project.`, 'use_dashboard')
+      const copied: NewTile[] = (source?.tiles ?? []).map(({ insightId, text, layouts, color }) => ({ insightId, text, layouts, color }))
       const dashboard = await dashboards.create(project.id, {
         name: body.name,
-        description: body.description ?? '',
+        description: body.description ?? source?.description ?? '',
         pinned: body.pinned ?? false,
-        filters: body.filters ?? {},
-        tags: body.tags ?? [],
-        tiles: (body.tiles ?? []).map(newTextTile),
+        filters: body.filters ?? source?.filters ?? {},
+        tags: body.tags ?? source?.tags ?? [],
+        tiles: [...copied, ...(body.tiles ?? []).map(newTextTile)],
       })
       return reply.status(201).send(await withTiles(project, dashboard, { mode: 'blocking', viewer: key, signal: callerGone(reply) }))
     },

@@ -184,6 +184,34 @@ describe('saved insights and dashboards', () => {
     expect((await call('PATCH', at(`/insights/${insight.body.id}/`), { dashboards: [999999] })).status).toBe(400)
   })
 
+  it('duplicates a dashboard with use_dashboard: its tiles on the same insights, its filters and description', async () => {
+    const original = await call('POST', at('/dashboards/'), {
+      name: 'Original',
+      description: 'The launch',
+      filters: { date_from: '-30d' },
+      tiles: [{ text: { body: 'notes' } }],
+    })
+    const insight = await call('POST', at('/insights/'), { name: 'Views', filters: pageviews('-7d'), dashboards: [original.body.id] })
+    expect(insight.status, insight.text).toBe(201)
+    const copy = await call('POST', at('/dashboards/', 'environments'), { name: 'Original (copy)', use_dashboard: original.body.id })
+    expect(copy.status, copy.text).toBe(201)
+    expect([copy.body.name, copy.body.description, copy.body.filters.date_from]).toEqual(['Original (copy)', 'The launch', '-30d'])
+    expect(copy.body.tiles.map((x: any) => x.text?.body ?? x.insight.id)).toEqual(['notes', insight.body.id])
+    expect(copy.body.tiles[1].insight.result[0].count).toBe(5)
+    // The insight is on both; the copy changes apart from the original.
+    expect((await call('GET', at(`/insights/${insight.body.id}/`))).body.dashboards.sort()).toEqual([original.body.id, copy.body.id].sort())
+    await call('PATCH', at(`/dashboards/${copy.body.id}/`), { tiles: [{ id: copy.body.tiles[0].id, deleted: true }] })
+    expect((await call('GET', at(`/dashboards/${original.body.id}/`))).body.tiles).toHaveLength(2)
+    // What cannot be copied is a 400 naming it.
+    for (const [body, attr] of [
+      [{ name: 'x', use_dashboard: 999999 }, 'use_dashboard'],
+      [{ name: 'x', use_dashboard: original.body.id, duplicate_tiles: true }, 'duplicate_tiles'],
+    ] as const) {
+      const res = await call('POST', at('/dashboards/'), body)
+      expect([res.status, res.body.attr], res.text).toEqual([400, attr])
+    }
+  })
+
   it('gives a new project a home dashboard, its primary_dashboard, whose tiles compute', async () => {
     for (const projectId of [t.projectId, (await createProject(t, 'Fresh')).id]) {
       const project = await call('GET', `/api/projects/${projectId}/`)

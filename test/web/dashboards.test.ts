@@ -257,13 +257,30 @@ describe.skipIf(unavailable !== null)(`Home and dashboards in headless Chromium$
     await send((client) => {
       for (let i = 0; i < 5; i++) client.capture({ distinctId: 'eve', event: '$pageview', properties: { $browser: 'Edge' } })
     })
-    await page.click('button:has-text("Refresh")')
+    await page.click('.page-header button:has-text("Refresh")')
     await expect.poll(() => tile.getAttribute('data-last-refresh'), { timeout: 15_000 }).not.toBe(computedAt)
     await page.waitForSelector('.tile[aria-busy=true]', { state: 'detached' })
     const after = await expectTiles(page, homeId)
     const today = (i: ApiInsight) => i.result![0].data.at(-1)!
     expect(today(after.find((i) => i.name === 'Pageviews')!)).toBe(today(pageviews) + 5)
     expect(after.find((i) => i.name === 'Browsers')!.result!.map((s) => s.label)).toContain('Edge')
+
+    // One tile recomputed alone, twice: its numbers move, another tile's computation stays as it was.
+    const browsers = tileOf(
+      page,
+      after.find((i) => i.name === 'Browsers')!,
+    )
+    for (let round = 0; round < 2; round++) {
+      const [own, other] = [await tile.getAttribute('data-last-refresh'), await browsers.getAttribute('data-last-refresh')]
+      await send((client) => client.capture({ distinctId: 'eve', event: '$pageview', properties: { $browser: 'Edge' } }))
+      await tile.locator('button[aria-label="Refresh Pageviews"]').click()
+      await expect.poll(() => tile.getAttribute('data-last-refresh'), { timeout: 15_000 }).not.toBe(own)
+      await page.waitForSelector('.tile[aria-busy=true]', { state: 'detached' })
+      expect(await browsers.getAttribute('data-last-refresh')).toBe(other)
+      const now = (await call('GET', `/api/projects/${t.projectId}/insights/${pageviews.id}/`)).body as ApiInsight
+      expect(today(now)).toBe(today(pageviews) + 6 + round)
+      expect(await tileShows(tile)).toEqual(expected(now))
+    }
 
     // The last 7 days on the dashboard: every trend tile is over 8 days (its own range is 30), as the API answers.
     await page.selectOption('select[aria-label="Dashboard date range"]', '-7d')
@@ -368,6 +385,17 @@ describe.skipIf(unavailable !== null)(`Home and dashboards in headless Chromium$
     await expectDrawn(page, 'dashboard-edited-desktop', 1280)
     // Only the text tile left: nothing is said of a computation that never was.
     expect(await page.locator('.dashboard-meta').textContent()).not.toContain('not computed')
+    // Duplicated: a copy with its tile, which is deleted; then the original is.
+    await page.click('.page-header button:has-text("Duplicate")')
+    await page.waitForURL((url) => /\/dashboards\/\d+$/.test(url.pathname) && !url.pathname.endsWith(`/${board.body.id}`))
+    const copyId = Number(/dashboards\/(\d+)/.exec(page.url())![1])
+    await expect.poll(() => page.locator('h1').textContent()).toBe('Board three (copy)')
+    await expect.poll(shown).toEqual([['text', '9']])
+    await page.click('.page-header button:has-text("Delete")')
+    await page.waitForURL(new RegExp(`/project/${t.projectId}/dashboards$`))
+    await expect.poll(async () => (await call('GET', `${base}/dashboards/${copyId}/`)).status).toBe(404)
+    await page.goto(`${t.url}/project/${t.projectId}/dashboards/${board.body.id}`)
+    await expect.poll(shown, { timeout: 15_000 }).toEqual([['text', '9']])
     // Deleted: back on the list, without it; Home has no Delete.
     await page.click('.page-header button:has-text("Delete")')
     await page.waitForURL(new RegExp(`/project/${t.projectId}/dashboards$`))

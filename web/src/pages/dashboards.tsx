@@ -1,8 +1,9 @@
 // Dashboards: the list (and a new one), a dashboard's tiles (Home is the project's primary dashboard, where the
 // app opens), each insight tile drawn from the API's cached result; Refresh recomputes every tile in parallel
 // (?refresh=true), and the dashboard's date range overrides its tiles' (the dashboard's filters). A SQL
-// insight's tile is its table of rows. With dashboard:write: the name and description edited, the dashboard
-// deleted (not Home), and each tile moved up or down, made wider or narrower, or taken off.
+// insight's tile is its table of rows; each tile recomputes alone too. With dashboard:write: the name and
+// description edited, the dashboard duplicated or deleted (not Home), and each tile moved up or down, made wider
+// or narrower, or taken off.
 import { useEffect, useState } from 'preact/hooks'
 import type { ComponentChildren } from 'preact'
 import { get, patch, post, WHOLE_LIST, withQuery } from '../api'
@@ -134,10 +135,10 @@ export function DashboardPage({ id, home = false }: { id: string; home?: boolean
   if (!dashboard) return <Loading />
 
   const tiles = [...dashboard.tiles].sort((a, b) => position(a) - position(b))
-  /** Every insight tile recomputed at once, each drawn as soon as its own answer comes. */
-  const refresh = () =>
+  /** Insight tiles recomputed at once (every one, or one), each drawn as soon as its own answer comes. */
+  const refresh = (only?: Tile) =>
     run(async () => {
-      const insightTiles = tiles.filter((t) => t.insight)
+      const insightTiles = tiles.filter((t) => t.insight && (!only || t.id === only.id))
       setRefreshing(new Set(insightTiles.map((t) => t.id)))
       const replace = (tile: Tile, insight: Insight) => {
         setDashboard((d) => d && { ...d, tiles: d.tiles.map((t) => (t.id === tile.id ? { ...t, insight } : t)) })
@@ -184,6 +185,11 @@ export function DashboardPage({ id, home = false }: { id: string; home?: boolean
     },
     remove: (tile) => void change({ tiles: [{ id: tile.id, deleted: true }] }),
   }
+  const duplicate = () =>
+    run(async () => {
+      const copy = await post<Dashboard>(path('dashboards/'), { name: `${dashboard.name} (copy)`, use_dashboard: dashboard.id })
+      navigate(`${base}/dashboards/${copy.id}`)
+    })
   const remove = () => {
     if (!confirm(`Delete the dashboard “${dashboard.name}”? Its insights stay in the saved insights.`)) return
     void run(async () => {
@@ -209,12 +215,17 @@ export function DashboardPage({ id, home = false }: { id: string; home?: boolean
             ))}
           </select>
         </label>
-        <button type="button" class="secondary" disabled={busy} onClick={refresh}>
+        <button type="button" class="secondary" disabled={busy} onClick={() => refresh()}>
           {refreshing.size ? 'Refreshing…' : 'Refresh'}
         </button>
         {writable ? (
           <button type="button" class="secondary" aria-expanded={editing} onClick={() => setEditing(!editing)}>
             Edit
+          </button>
+        ) : null}
+        {writable ? (
+          <button type="button" class="secondary" disabled={busy} onClick={duplicate}>
+            Duplicate
           </button>
         ) : null}
         {writable && !home && dashboard.id !== project.primary_dashboard ? (
@@ -279,6 +290,7 @@ export function DashboardPage({ id, home = false }: { id: string; home?: boolean
               now={now}
               noEvents={anyEvents.data === false}
               actions={writable && !busy ? tileActions : null}
+              onRefresh={busy ? null : () => void refresh(tile)}
             />
           ))}
         </div>
@@ -353,6 +365,7 @@ function TileCard({
   now,
   noEvents,
   actions,
+  onRefresh,
 }: {
   tile: Tile
   dashboard: Dashboard
@@ -362,6 +375,8 @@ function TileCard({
   noEvents: boolean
   /** The tile's buttons (a key that may change the dashboard); null: none. */
   actions: TileActions | null
+  /** Recomputes this tile alone; null while the dashboard is busy. */
+  onRefresh: (() => void) | null
 }) {
   const { base } = useSession()
   const insight = tile.insight
@@ -396,6 +411,15 @@ function TileCard({
           <footer class="tile-footer muted small">
             {range ? <span>{range}</span> : null}
             <span>Computed {ago(insight.last_refresh, now)}</span>
+            <button
+              type="button"
+              class="link small"
+              aria-label={`Refresh ${insight.name ?? 'Untitled insight'}`}
+              disabled={!onRefresh}
+              onClick={() => onRefresh?.()}
+            >
+              Refresh
+            </button>
             {actions ? <TileButtons tile={tile} name={insight.name ?? 'Untitled insight'} actions={actions} /> : null}
           </footer>
         </>
