@@ -16,6 +16,7 @@ import { numberTiles, type Dashboard, type DashboardFilters, type NewTile, type 
 import { insightRefresh, type InsightResult, type InsightRunOptions } from './results'
 import type { InsightDeps } from './deps'
 import { DashboardAnswer, DashboardBasicAnswer } from './schemas'
+import { FILTERS_OVERRIDE_DESCRIPTION, filtersOverride } from './filters-override'
 import { serializeDashboard, serializeDashboardWithTiles, serializeInsight, serializeTile } from './serialize'
 
 const DashboardId = Type.Object({ id: RecordId('The dashboard’s id.') })
@@ -51,8 +52,12 @@ export async function dashboardRoutes(app: FastifyInstance, deps: InsightDeps): 
     return dashboard
   }
 
-  /** The dashboard with its tiles' insights, their results computed a few at a time. */
-  const withTiles = async (project: Project, dashboard: Dashboard, opts: InsightRunOptions) => {
+  /**
+   * The dashboard with its tiles' insights, their results computed a few at a time; `override`: filters of this
+   * read only (filters_override), over the dashboard's own.
+   */
+  const withTiles = async (project: Project, dashboard: Dashboard, opts: InsightRunOptions, override: DashboardFilters | null = null) => {
+    const filters = override ? { ...dashboard.filters, ...override } : dashboard.filters
     const ids = dashboard.tiles.flatMap((t) => (t.insightId !== null ? [t.insightId] : []))
     const [tileInsights, boards] = await Promise.all([ids.length ? insights.list(project.id, { ids }) : [], dashboards.list(project.id)])
     const byId = new Map(tileInsights.map((i) => [i.id, i]))
@@ -63,11 +68,11 @@ export async function dashboardRoutes(app: FastifyInstance, deps: InsightDeps): 
       opts.signal,
       async ({ tile, order }) => {
         const insight = tile.insightId !== null ? byId.get(tile.insightId)! : null
-        const result = insight ? await tileResult(project, insight, dashboard.filters, opts) : undefined
+        const result = insight ? await tileResult(project, insight, filters, opts) : undefined
         return serializeTile(tile, order, insight ? serializeInsight(insight, boards, opts.viewer, result) : null)
       },
     )
-    return serializeDashboardWithTiles(dashboard, opts.viewer, tiles)
+    return serializeDashboardWithTiles(dashboard, opts.viewer, tiles, filters)
   }
   /** One tile's failure (a query ClickHouse refuses) is that tile's, not the dashboard's. */
   const tileResult = async (
@@ -110,13 +115,17 @@ export async function dashboardRoutes(app: FastifyInstance, deps: InsightDeps): 
     access: { project: 'dashboard:read' },
     schema: {
       params: DashboardId,
-      querystring: Type.Object({ refresh: Type.Optional(Type.String({ description: 'true or force_blocking: recompute every tile.' })) }),
+      querystring: Type.Object({
+        refresh: Type.Optional(Type.String({ description: 'true or force_blocking: recompute every tile.' })),
+        filters_override: Type.Optional(Type.String({ description: FILTERS_OVERRIDE_DESCRIPTION })),
+      }),
       response: { 200: DashboardAnswer },
     },
     handler: async (request, reply, { project, key }) => {
+      const override = filtersOverride(request.query.filters_override)
       const dashboard = await find(project.id, request.params.id)
       const opts = { mode: insightRefresh(request.query.refresh), viewer: key, signal: callerGone(reply) }
-      return reply.status(200).send(await withTiles(project, dashboard, opts))
+      return reply.status(200).send(await withTiles(project, dashboard, opts, override))
     },
   })
 

@@ -16,6 +16,7 @@ import { insightRefresh } from './results'
 import { InsightAnswer } from './schemas'
 import { serializeInsight } from './serialize'
 import type { Insight, InsightFields } from './store'
+import { FILTERS_OVERRIDE_DESCRIPTION, filtersOverride } from './filters-override'
 
 const InsightId = Type.Object({ id: RecordId('The insight’s id.') })
 const Refresh = Type.String({
@@ -85,10 +86,12 @@ export async function insightRoutes(app: FastifyInstance, deps: InsightDeps): Pr
       querystring: Type.Object({
         refresh: Type.Optional(Refresh),
         from_dashboard: Type.Optional(Type.Integer({ description: 'Compute with this dashboard’s filters.' })),
+        filters_override: Type.Optional(Type.String({ description: FILTERS_OVERRIDE_DESCRIPTION })),
       }),
       response: { 200: InsightAnswer },
     },
     handler: async (request, reply, { project, key }) => {
+      const override = filtersOverride(request.query.filters_override)
       const insight = await find(project.id, request.params.id)
       const boards = await dashboards.list(project.id)
       const { from_dashboard } = request.query
@@ -96,7 +99,7 @@ export async function insightRoutes(app: FastifyInstance, deps: InsightDeps): Pr
       if (dashboard === undefined) throw wrenError('not_found', `Dashboard ${from_dashboard} does not exist.`)
       const result = await results.of(project, insight, {
         mode: insightRefresh(request.query.refresh),
-        dashboard: dashboard?.filters ?? null,
+        dashboard: override ? { ...(dashboard?.filters ?? {}), ...override } : (dashboard?.filters ?? null),
         viewer: key,
         signal: callerGone(reply),
       })

