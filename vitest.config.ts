@@ -1,4 +1,4 @@
-import { accessSync, constants, readFileSync, readdirSync, statSync } from 'node:fs'
+import { accessSync, constants, readFileSync, readdirSync, statSync, statfsSync } from 'node:fs'
 import path from 'node:path'
 import { BaseSequencer, type TestSpecification } from 'vitest/node'
 import { defineConfig } from 'vitest/config'
@@ -28,17 +28,20 @@ import { defineConfig } from 'vitest/config'
 // it has one, unless TMPDIR names a place: each insert and merge writes a part's files, and creating inodes on
 // ext4 where thousands were just deleted (every test's data directory) scans for recently freed ones, which
 // was 15-20 % of a funnel file's CPU (perf: __ext4_new_inode, find_inode_bit, recently_deleted).
-// Set here, in the main process, so the global setup, the test processes and their children all inherit it.
+// Set here, in the main process, so the global setup, the test processes and their children all inherit it. Only
+// a roomy one: a container's /dev/shm is often 64 MiB, and a run's data directories take hundreds of MiB at once.
 const SHM = '/dev/shm'
-function writableDir(dir: string): boolean {
+const SHM_ROOM = 4 * 1024 ** 3
+function roomyDir(dir: string): boolean {
   try {
     accessSync(dir, constants.W_OK)
-    return statSync(dir).isDirectory()
+    const fs = statfsSync(dir)
+    return statSync(dir).isDirectory() && fs.bavail * fs.bsize >= SHM_ROOM
   } catch {
     return false
   }
 }
-if (!process.env.TMPDIR && writableDir(SHM)) process.env.TMPDIR = SHM
+if (!process.env.TMPDIR && roomyDir(SHM)) process.env.TMPDIR = SHM
 
 type Group = 'kafka' | 'browser' | 'processes' | 'in-process' | 'unit' | 'alone'
 const GROUPS: Group[] = ['kafka', 'browser', 'processes', 'in-process', 'unit', 'alone']
