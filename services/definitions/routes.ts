@@ -12,6 +12,7 @@ import { Paging } from '../platform/http/schemas'
 import { DefinitionQueries, sessionPropertyDefinitions, type EventOrdering } from './queries'
 import { EventDefinitionPage, PropertyDefinitionPage } from './schemas'
 import { CORE_EVENT_PROPERTIES_WITHOUT_PREFIX } from './core-properties'
+import { parsedOrUndefined } from '../platform/json'
 
 const MAX_LIMIT = 1000
 // PostHog's property definitions answer 500 when no limit is asked; its other lists 100.
@@ -170,12 +171,7 @@ export async function definitionRoutes(
 /** A JSON-encoded list of names (PostHog passes lists so, not as repeated parameters), or a 400 naming `attr`. */
 function jsonList(raw: string | undefined, attr: string): string[] | null {
   if (raw === undefined || raw === '') return null
-  let value: unknown
-  try {
-    value = JSON.parse(raw)
-  } catch {
-    value = undefined
-  }
+  const value = parsedOrUndefined(raw)
   if (!Array.isArray(value) || !value.every((v) => typeof v === 'string'))
     throw wrenError('invalid_input', `${attr} must be a JSON list of names, like ["$pageview"].`, attr)
   return value

@@ -1,7 +1,7 @@
 // PostHog's ?filters_override=<JSON> on a dashboard's or an insight's read: dashboard filters (date_from, date_to,
 // properties) applied to that read only, over the dashboard's own — a view someone is looking at, never saved.
 import { wrenError } from '../platform/errors'
-import { isRecord } from '../platform/json'
+import { isRecord, parsedOrUndefined } from '../platform/json'
 import type { DashboardFilters } from './dashboard-store'
 
 export const FILTERS_OVERRIDE_DESCRIPTION =
@@ -10,12 +10,7 @@ export const FILTERS_OVERRIDE_DESCRIPTION =
 /** The override a query string holds; null when none. A 400 naming the field for anything else. */
 export function filtersOverride(raw: string | undefined): DashboardFilters | null {
   if (raw === undefined || raw === '') return null
-  let value: unknown
-  try {
-    value = JSON.parse(raw)
-  } catch {
-    value = undefined
-  }
+  const value = parsedOrUndefined(raw)
   if (!isRecord(value)) throw wrenError('invalid_input', 'filters_override must be a JSON object.', 'filters_override')
   const out: DashboardFilters = {}
   for (const [key, v] of Object.entries(value)) {

@@ -99,3 +99,12 @@ export function withoutNulDeep<T>(value: T): T {
 export function isRecord(value: unknown): value is Record<string, unknown> {
   return typeof value === 'object' && value !== null && !Array.isArray(value)
 }
+
+/** A JSON text's value, or undefined when it is not JSON (a query parameter a caller wrote). */
+export function parsedOrUndefined(text: string): unknown {
+  try {
+    return JSON.parse(text)
+  } catch {
+    return undefined
+  }
+}

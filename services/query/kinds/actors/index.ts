@@ -298,15 +298,7 @@ export async function runActorsQuery<D extends ActorsQueryDeps>(
           : { id: row[i] }
       }
   }
-  return {
-    results,
-    columns: columns.map((c) => c.name),
-    types: page.types,
-    hasMore: page.hasMore,
-    limit: q.limit,
-    offset: q.offset,
-    missing_actors_count: 0,
-  }
+  return actorsAnswer(q, columns, page)
 }
 
 /**
@@ -393,6 +385,15 @@ async function runGroupActors<D extends ActorsQueryDeps>(
           created_at: raw ? presentValue(created, 'DateTime', tz) : null,
         }
       }
+  return actorsAnswer(q, columns, page)
+}
+
+/** An ActorsQuery's answer: one page of rows, the columns asked, and whether there are more. */
+function actorsAnswer<D>(
+  q: ActorsQuery<D>,
+  columns: Column[],
+  page: { rows: unknown[][]; types: unknown; hasMore: boolean },
+): Record<string, unknown> {
   return {
     results: page.rows,
     columns: columns.map((c) => c.name),
