@@ -97,7 +97,7 @@ describe.skipIf(unavailable !== null)(`the trends editor in headless Chromium${u
   /** The chart's numbers, as it draws them. */
   const drawn = async (page: Page) => {
     const raw = await page.locator('[data-testid=trend-chart]').getAttribute('data-values', { timeout: 10_000 })
-    return JSON.parse(raw ?? '{}') as { labels: string[]; series: Array<{ label: string; values: Array<number | null> }> }
+    return JSON.parse(raw ?? '{}') as { labels: string[]; series: Array<{ label: string; values: Array<number | null>; colour: string }> }
   }
 
   /** Waits until the chart shows the API's answer for `query`: every series' values, in order. */
@@ -395,7 +395,16 @@ describe.skipIf(unavailable !== null)(`the trends editor in headless Chromium${u
         expect(expected.length, `persons behind ${s.label} on ${s.days[bucket]}`).toBeGreaterThan(0)
         expect(await listed()).toEqual(expected)
       }
-      if (c === cases[1]) await expectDrawn(page, 'trends-point-persons-desktop', 1280)
+      if (c === cases[1]) {
+        await expectDrawn(page, 'trends-point-persons-desktop', 1280)
+        // A breakdown value keeps its colour over another range.
+        const colours = async () =>
+          Object.fromEntries(((await drawn(page)).series as Array<{ label: string; colour: string }>).map((s) => [s.label, s.colour]))
+        const week = await colours()
+        await page.goto(`${t.url}/project/${t.projectId}/trends?${new URLSearchParams({ ...c.url, date_from: '-3d' })}`)
+        await expectChart(page, { ...c.legacy, date_from: '-3d' })
+        expect(await colours()).toEqual(week)
+      }
     }
     await page.close()
   })

@@ -17,10 +17,35 @@ describe('shaping a trend for the chart', () => {
       series('Firefox', [0, 5, 1], { breakdown_value: 'Firefox' }),
     ])
     expect(chart.xLabels).toEqual(['1-Jan-2026', '2-Jan-2026', '3-Jan-2026'])
-    expect(chart.series.map((s) => [s.label, s.values, s.colour, s.dashed])).toEqual([
-      ['Chrome', [1, 2, 3], PALETTE[0], false],
-      ['Firefox', [0, 5, 1], PALETTE[1], false],
+    expect(chart.series.map((s) => [s.label, s.values, s.dashed])).toEqual([
+      ['Chrome', [1, 2, 3], false],
+      ['Firefox', [0, 5, 1], false],
     ])
+    expect(new Set(chart.series.map((s) => s.colour)).size).toBe(2)
+  })
+
+  it('keeps a breakdown value’s colour whatever else is drawn: another range, other values, their order', () => {
+    const colourOf = (result: TrendSeries[], label: string) => shapeChart(result).series.find((s) => s.label === label)!.colour
+    const chrome = series('Chrome', [1, 2], { breakdown_value: 'Chrome' })
+    const firefox = series('Firefox', [3], { breakdown_value: 'Firefox' })
+    const safari = series('Safari', [0, 1, 5], { breakdown_value: 'Safari' })
+    const alone = colourOf([chrome], 'Chrome')
+    expect(colourOf([firefox, chrome, safari], 'Chrome')).toBe(alone)
+    expect(colourOf([safari, series('Chrome', [9, 9, 9, 9], { breakdown_value: 'Chrome' })], 'Chrome')).toBe(alone)
+    // Every value of a full palette still gets a colour of its own.
+    const many = Array.from({ length: PALETTE.length }, (_, i) => series(`v${i}`, [i], { breakdown_value: `v${i}` }))
+    expect(new Set(shapeChart(many).series.map((s) => s.colour)).size).toBe(PALETTE.length)
+    // Series without a breakdown take the palette in order.
+    expect(shapeChart([series('a', [1]), series('b', [2])]).series.map((s) => s.colour)).toEqual([PALETTE[0], PALETTE[1]])
+    // The table's and the number's colours are the chart's.
+    expect(shapeTotals([firefox, chrome]).map((t) => t.colour)).toEqual(shapeChart([firefox, chrome]).series.map((s) => s.colour))
+  })
+
+  it('names and colours a formula’s lines by breakdown value', () => {
+    const formula = (value: string, data: number[]) => series('A / B', data, { breakdown_value: value, action: null })
+    const chart = shapeChart([formula('Chrome', [1, 2]), formula('Firefox', [0.5, 1])])
+    expect(chart.series.map((s) => s.label)).toEqual(['A / B · Chrome', 'A / B · Firefox'])
+    expect(chart.series[0].colour).not.toBe(chart.series[1].colour)
   })
 
   it('pairs a comparison’s previous period with its current one: same colour, dashed, named', () => {

@@ -7,7 +7,8 @@ import type { TrendSeries as TrendSeriesAnswer } from './answers'
 export type TrendSeries = Pick<
   TrendSeriesAnswer,
   'label' | 'data' | 'days' | 'labels' | 'count' | 'aggregated_value' | 'breakdown_value' | 'compare_label'
->
+> &
+  Partial<Pick<TrendSeriesAnswer, 'action'>>
 
 export interface ChartSeries {
   label: string
@@ -41,35 +42,70 @@ export const PALETTE = ['#1d4ed8', '#dc2626', '#16a34a', '#d97706', '#7c3aed', '
 /** PostHog's label for the events without the breakdown's property (services/query/common/breakdown-sql.ts NULL_LABEL). */
 export const BREAKDOWN_NULL = '$$_posthog_breakdown_null_$$'
 
-/** The legend's name for a series: Wren's label (the breakdown value, with the series' name when there are several), and which period. */
-export function seriesLabel(series: TrendSeries): string {
-  const label = series.label === '' ? '(empty)' : series.label.replace(BREAKDOWN_NULL, '(none)')
-  return series.compare_label === 'previous' ? `${label} (previous period)` : label
+/** A breakdown value as the legend names it (several properties joined, none as "(none)"). */
+export function breakdownLabel(value: unknown): string {
+  const parts = Array.isArray(value) ? value : [value]
+  return parts.map((v) => (v === null || v === undefined || v === BREAKDOWN_NULL ? '(none)' : v === '' ? '(empty)' : String(v))).join(', ')
 }
 
 /**
- * The series of a time-series result, coloured in order; a comparison's previous period shares its current
- * period's colour (the series come in pairs by label) and is dashed.
+ * The legend's name for a series: Wren's label (the breakdown value, with the series' name when there are several;
+ * a formula's, the formula, so its breakdown value is added), and which period.
+ */
+export function seriesLabel(series: TrendSeries): string {
+  let label = series.label === '' ? '(empty)' : series.label.replace(BREAKDOWN_NULL, '(none)')
+  if (series.action === null && series.breakdown_value !== undefined) label = `${label} · ${breakdownLabel(series.breakdown_value)}`
+  return series.compare_label === 'previous' ? `${label} (previous period)` : label
+}
+
+/** What gives a series its colour: its label and breakdown value (a comparison's two periods share it). */
+const colourKey = (s: TrendSeries) => `${s.label}\u0000${JSON.stringify(s.breakdown_value ?? null)}`
+
+/**
+ * Each series' colour. A breakdown value keeps its colour whatever else is drawn (another range, a reload, a value
+ * more or fewer): its slot in the palette comes from its own text, the next free one when another value has it.
+ * Series without a breakdown take the palette in order.
+ */
+function colours(result: TrendSeries[]): Map<string, string> {
+  const out = new Map<string, string>()
+  const taken = new Set<number>()
+  const keys = [...new Set(result.map(colourKey))]
+  const broken = new Set(result.filter((s) => s.breakdown_value !== undefined).map(colourKey))
+  for (const key of keys) {
+    let slot = broken.has(key) ? hash(key) % PALETTE.length : out.size % PALETTE.length
+    for (let i = 0; i < PALETTE.length && taken.has(slot); i++) slot = (slot + 1) % PALETTE.length
+    taken.add(slot)
+    out.set(key, PALETTE[slot])
+  }
+  return out
+}
+
+/** FNV-1a of a text: a small, stable number for it. */
+function hash(text: string): number {
+  let h = 0x811c9dc5
+  for (let i = 0; i < text.length; i++) h = Math.imul(h ^ text.charCodeAt(i), 0x01000193) >>> 0
+  return h
+}
+
+/**
+ * The series of a time-series result, coloured (colours); a comparison's previous period shares its current
+ * period's colour and is dashed.
  */
 export function shapeChart(result: TrendSeries[]): ChartData {
   const current = result.find((s) => s.compare_label !== 'previous') ?? result[0]
   const xLabels = current ? (current.labels ?? current.days) : []
-  const colours = new Map<string, string>()
+  const colour = colours(result)
   const series = result.map((s): ChartSeries => {
-    if (!colours.has(s.label)) colours.set(s.label, PALETTE[colours.size % PALETTE.length])
     const values: (number | null)[] = xLabels.map((_, i) => (i < s.data.length ? s.data[i] : null))
-    return { label: seriesLabel(s), values, colour: colours.get(s.label)!, dashed: s.compare_label === 'previous', total: s.count }
+    return { label: seriesLabel(s), values, colour: colour.get(colourKey(s))!, dashed: s.compare_label === 'previous', total: s.count }
   })
   return { xLabels, series }
 }
 
 /** One total per series (the number and table displays): Wren's aggregated_value, or the count of a time series. */
 export function shapeTotals(result: TrendSeries[]): TotalRow[] {
-  const colours = new Map<string, string>()
-  return result.map((s) => {
-    if (!colours.has(s.label)) colours.set(s.label, PALETTE[colours.size % PALETTE.length])
-    return { label: seriesLabel(s), value: s.aggregated_value ?? s.count, colour: colours.get(s.label)! }
-  })
+  const colour = colours(result)
+  return result.map((s) => ({ label: seriesLabel(s), value: s.aggregated_value ?? s.count, colour: colour.get(colourKey(s))! }))
 }
 
 /** A number as the page shows it: whole numbers grouped, others to at most two decimals. */

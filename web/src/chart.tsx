@@ -115,6 +115,9 @@ export function TrendChart({
     }
   }, [data, kind, fixed, clickable])
   // The drawn numbers, for tools (and tests) that read what the chart shows without hovering every bucket.
-  const drawn = JSON.stringify({ labels: data.xLabels, series: data.series.map((s) => ({ label: s.label, values: s.values })) })
+  const drawn = JSON.stringify({
+    labels: data.xLabels,
+    series: data.series.map((s) => ({ label: s.label, values: s.values, colour: s.colour })),
+  })
   return <div class="chart" ref={box} data-testid="trend-chart" data-values={drawn} />
 }

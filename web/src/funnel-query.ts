@@ -2,7 +2,9 @@
 // reloaded), the FunnelsQuery the Query API takes, the saved insight's query both ways, and the steps'
 // conversion arithmetic the charts show. No DOM here: the unit tests run it in Node.
 import type { PropertyFilter } from './api'
-import { BREAKDOWN_NULL } from './chart-data'
+import { BREAKDOWN_NULL, breakdownLabel } from './chart-data'
+
+export { breakdownLabel }
 import {
   BREAKDOWN_TYPES,
   INTERVALS,
@@ -342,12 +344,6 @@ export function stepRows(steps: FunnelStepAnswer[]): StepRow[] {
 export function stepLists(result: unknown): FunnelStepAnswer[][] {
   if (!Array.isArray(result) || !result.length) return []
   return Array.isArray(result[0]) ? (result as FunnelStepAnswer[][]) : [result as FunnelStepAnswer[]]
-}
-
-/** A breakdown value as the legend names it (several properties joined, none as "(none)"). */
-export function breakdownLabel(value: unknown): string {
-  const parts = Array.isArray(value) ? value : [value]
-  return parts.map((v) => (v === null || v === undefined || v === BREAKDOWN_NULL ? '(none)' : v === '' ? '(empty)' : String(v))).join(', ')
 }
 
 /** A share as the page shows it: a percentage to at most one decimal. */
