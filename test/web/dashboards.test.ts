@@ -229,7 +229,8 @@ describe.skipIf(unavailable !== null)(`Home and dashboards in headless Chromium$
     await page.click('nav.menu a:has-text("Saved insights")')
     const row = (id: number) => page.locator(`tr[data-insight="${id}"]`)
     await row(signupsId).waitFor()
-    expect(await row(signupsId).locator('td').nth(2).textContent()).toBe('Home')
+    // The dashboards' names come with their own list, after the insights': until then the cell names none.
+    await expect.poll(() => row(signupsId).locator('td').nth(2).textContent()).toBe('Home')
     expect(await row(purchasesId).locator('td').nth(2).textContent()).toBe('–')
     await row(purchasesId).locator('button[aria-label="Favorite"]').click()
     await expect.poll(async () => (await call('GET', `/api/projects/${t.projectId}/insights/${purchasesId}/`)).body.favorited).toBe(true)

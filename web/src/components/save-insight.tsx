@@ -21,10 +21,11 @@ export function useDashboards() {
   )
 }
 
-/** Links to the dashboards `ids` names. */
-export function DashboardLinks({ ids, dashboards }: { ids: number[]; dashboards: DashboardSummary[] }) {
+/** Links to the dashboards `ids` names; `dashboards` null while their list loads (no name is guessed meanwhile). */
+export function DashboardLinks({ ids, dashboards }: { ids: number[]; dashboards: DashboardSummary[] | null }) {
   const { base } = useSession()
   if (!ids.length) return <span class="muted">–</span>
+  if (!dashboards) return <span class="muted">…</span>
   return (
     <span class="tags">
       {ids.map((id) => (
@@ -126,7 +127,7 @@ export function SaveInsight({
       ) : null}
       {insight?.dashboards.length ? (
         <span class="small muted">
-          On <DashboardLinks ids={insight.dashboards} dashboards={dashboards.data ?? []} />
+          On <DashboardLinks ids={insight.dashboards} dashboards={dashboards.data} />
         </span>
       ) : null}
       {note ? (

@@ -83,7 +83,7 @@ export function SavedInsightsPage() {
               {insight.description ? <div class="muted small">{insight.description}</div> : null}
             </td>
             <td>
-              <DashboardLinks ids={insight.dashboards} dashboards={dashboards.data ?? []} />
+              <DashboardLinks ids={insight.dashboards} dashboards={dashboards.data} />
             </td>
             <td class="hide-narrow nowrap">{formatTime(insight.last_modified_at)}</td>
           </tr>
