@@ -10,6 +10,7 @@ import { isRecord } from '../../../platform/json'
 import { SqlParams } from '../../../platform/clickhouse/params'
 import { hiddenPersons } from '../../../platform/http/hidden-persons'
 import { compileHogql } from '../../../analytics/sql/hogql'
+import { jsonProperty } from '../../../analytics/hogql/schema'
 import { SESSION_JOIN_SETTINGS } from '../../../analytics/sql/sessions'
 import { compileGroup, PERSON_COLUMNS } from '../../../analytics/property-filters/sql'
 import { parsePropertyGroup, type PropertyGroup } from '../../../analytics/property-filters/parse'
@@ -322,9 +323,8 @@ async function runGroupActors<D extends ActorsQueryDeps>(
   ] as const)
     if (group.values.length) throw wrenError('unsupported', `${attr}: the actors are groups, which person filters do not apply to.`, attr)
   const params = new SqlParams()
-  // As HogQL reads a property: its JSON text, a string without its quotes, null when missing.
-  const property = (key: string) =>
-    `replaceRegexpAll(nullIf(nullIf(JSONExtractRaw(groups.properties, ${params.add('String', key)}), ''), 'null'), '^"|"$', '')`
+  // As HogQL reads a property (null when missing).
+  const property = (key: string) => jsonProperty('groups.properties', [key], params).sql
   const columns: Column[] = []
   for (const [i, name] of (q.selected ? q.select : ['group']).entries()) {
     const expr = columnExpr(name)
