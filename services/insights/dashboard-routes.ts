@@ -157,7 +157,14 @@ export async function dashboardRoutes(app: FastifyInstance, deps: InsightDeps): 
           'duplicate_tiles: a copy shows the same insights; copying the insights too is not done.',
           'duplicate_tiles',
         )
-      const source = body.use_dashboard === undefined ? null : await dashboards.get(project.id, body.use_dashboard)
+      const copiedId = body.use_dashboard
+      // An id past 2^53 names no dashboard (ids stay below it): refused before any read.
+      const source =
+        copiedId === undefined
+          ? null
+          : Number.isSafeInteger(copiedId) && copiedId > 0
+            ? await dashboards.get(project.id, copiedId)
+            : undefined
       if (source === undefined)
         throw wrenError('invalid_input', `use_dashboard: dashboard ${body.use_dashboard} does not exist in this project.`, 'use_dashboard')
       const copied: NewTile[] = (source?.tiles ?? []).map(({ insightId, text, layouts, color }) => ({ insightId, text, layouts, color }))

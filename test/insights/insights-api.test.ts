@@ -226,6 +226,8 @@ describe('saved insights and dashboards', () => {
     // What cannot be copied is a 400 naming it.
     for (const [body, attr] of [
       [{ name: 'x', use_dashboard: 999999 }, 'use_dashboard'],
+      [{ name: 'x', use_dashboard: 2 ** 60 }, 'use_dashboard'],
+      [{ name: 'x', use_dashboard: -1 }, 'use_dashboard'],
       [{ name: 'x', use_dashboard: original.body.id, duplicate_tiles: true }, 'duplicate_tiles'],
     ] as const) {
       const res = await call('POST', at('/dashboards/'), body)
