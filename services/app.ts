@@ -14,6 +14,7 @@ import type { RegisteredRoute } from './platform/http/openapi'
 import type { PropertyMaterializer } from './analytics/sql/materialized-properties'
 import type { ProjectStore } from './projects/store'
 import { bootstrapIfEmpty, type BootstrapResult } from './projects/bootstrap'
+import { setUpAccounts } from './accounts/setup'
 import type { IngestionProcessor } from './ingestion/processor'
 import type { DeletionScheduler } from './persons/deletions'
 import type { PersonCompaction } from './ingestion/persons/compaction'
@@ -51,6 +52,8 @@ export interface Wren {
   routes: RegisteredRoute[]
   /** Set on the first start of an empty data directory. */
   bootstrap: BootstrapResult | null
+  /** The owner's one-time setup token, while the owner has no password (and no WREN_OWNER_* made one). */
+  setupToken: string | null
   /** The steps close() runs, in its order (the stop table's, runtime/stop-order.ts). */
   stopOrder(): string[]
   close(): Promise<void>
@@ -68,6 +71,8 @@ export async function buildWren(config: Config, logger: Logger = pino({ level: c
       projectApiKey: config.bootstrapProjectApiKey,
       personalApiKey: config.bootstrapPersonalApiKey,
     })
+    // The organization and its owner, made by the api processes (they answer the claims that make them once).
+    const setup = roles.runs('api') ? await setUpAccounts(await parts.stores.accounts(), config) : { setupToken: null }
     // Every process reports each stage's lag; a process whose roles consume a stage's stream runs it.
     const [lag, recordingsLag] = await Promise.all([parts.stages.lag(stageStream('events')), parts.stages.lag(stageStream('snapshots'))])
     for (const stream of STAGE_STREAMS) if (roles.consumes(stream)) (await parts.stages.stage(stream)).start()
@@ -105,6 +110,7 @@ export async function buildWren(config: Config, logger: Logger = pino({ level: c
       managementRoutes: server.managementRoutes,
       routes: server.routes,
       bootstrap,
+      setupToken: setup.setupToken,
       stopOrder: () => lifecycle.order(),
       close: () => lifecycle.stop(),
     }

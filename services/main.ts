@@ -10,6 +10,7 @@ import { init, INIT_USAGE } from './runtime/init'
 import { localUrl, publishControl } from './runtime/control'
 import { usesDataDir } from './runtime/storage'
 import { engineIdle } from './platform/clickhouse'
+import { setupPath } from './accounts/setup'
 
 const USAGE = `usage:
   wren start                                   start Wren in embedded mode (the default)
@@ -66,6 +67,15 @@ async function main(argv: string[]): Promise<number> {
         ].join('\n'),
       )
     }
+    if (wren.setupToken)
+      console.log(
+        [
+          '',
+          `Set up the owner's account (email and password): ${address}${setupPath(wren.setupToken)}`,
+          '  The link works once; until the owner has a password, each start prints a new one (and the last stops working).',
+          '',
+        ].join('\n'),
+      )
     const storage = `${config.kafka ? `kafka: ${config.kafka.brokers.join(',')}` : `log: ${config.dataDir}`}, ${config.clickhouse ? `clickhouse: ${config.clickhouse.url}` : `chdb: ${config.dataDir}`}`
     const serves = !roles || roles.includes('all') || roles.includes('api')
     // The address bound, as the operator set it (HOST): this machine only, or every interface.

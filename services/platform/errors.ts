@@ -64,6 +64,12 @@ export const ERROR_CATALOGUE = {
   ingest_key_required: { status: 401, detail: 'No project API key was sent.' },
   ingest_key_invalid: { status: 401, detail: 'Project API key is invalid: no project has this token.' },
   permission_denied: { status: 403, detail: 'You do not have permission to perform this action.' },
+  /** Sign-in (accounts/routes.ts): no hint which of the email and the password was wrong. */
+  invalid_credentials: { status: 401, detail: 'Invalid email or password.' },
+  /** PostHog's answer once an account or address has failed to sign in too often (it lifts after the window). */
+  too_many_failed_attempts: { status: 403, detail: 'Too many failed login attempts. Please try again later.' },
+  /** An invitation or setup link that was used, revoked, expired or never made. */
+  invalid_invite: { status: 400, detail: 'This invite link is invalid or has expired.' },
   // Other answers a client acts on.
   not_found: { status: 404, detail: 'Not found.' },
   method_not_allowed: { status: 405, detail: 'Method not allowed.' },

@@ -22,6 +22,18 @@ export interface PersonalApiKey {
   createdAt: string
   /** Last authenticated request with this key (kept in memory, written in batches). */
   lastUsedAt: string | null
+  /** The user the key belongs to (accounts/store.ts); absent for this process's own key. */
+  userId?: string
+  /** Set when the caller is a signed-in browser session (the principal is the session's, not a stored key). */
+  sessionId?: string
+}
+
+/** A signed-in browser session as the request path sees it. */
+export interface SessionGrant {
+  /** Who the session acts as: its user with the role's scopes, or the personal API key it was opened with. */
+  principal: PersonalApiKey
+  /** What every write made with the session must echo in its X-CSRFToken header. */
+  csrfToken: string
 }
 
 /** Projects and keys as the request path reads them: from memory, never a query per request. */
@@ -30,7 +42,10 @@ export interface Tenants {
   /** Every project (for `@current`, the key's project). */
   list(): Project[]
   byToken(token: string): Project | undefined
+  /** The key with this value, acting with what both it and its user's role hold. */
   keyByValue(value: string): PersonalApiKey | undefined
+  /** The live session with this cookie value (not ended, not expired, its user still a member). */
+  sessionByToken(token: string): Promise<SessionGrant | undefined>
   /** Notes a use of `key` (written later, in batches). */
   markKeyUsed(key: PersonalApiKey): void
 }

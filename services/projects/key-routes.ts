@@ -1,11 +1,12 @@
-// /api/personal_api_keys/: create, list and revoke personal API keys. Managing keys needs `*` (PostHog
-// lets a personal key manage none; Wren has no sessions, so `*` keys do it): a key with some scopes
-// only would otherwise mint itself a copy that outlives its revocation. Any key reads itself (`@current`
-// or its own id, as in PostHog) and may revoke itself. A `*` key manages only keys that can do no more
-// than itself (projects a subset of its own, see canManageKey), so no key can reach more than it has.
+// /api/personal_api_keys/: create, list and revoke personal API keys. A user signed in with a password
+// manages their own keys (as in PostHog), with scopes their role holds. Through a key, managing keys needs
+// `*`: a key with some scopes only would otherwise mint itself a copy that outlives its revocation. Any key
+// reads itself (`@current` or its own id, as in PostHog) and may revoke itself. A `*` key manages only keys
+// that can do no more than itself (projects a subset of its own, see canManageKey), so no key can reach more
+// than it has. Every key belongs to a user (a `*` key's new keys to its own user) and acts within its role.
 import type { FastifyInstance } from 'fastify'
 import { Type } from 'typebox'
-import { canManageKey, hasScope, projectsWithin, SCOPE_OBJECTS, scopesBeyond } from '../platform/http/auth'
+import { canManageKey, hasScope, projectsWithin, SCOPE_OBJECTS, scopesBeyond, signedInUser } from '../platform/http/auth'
 import { wrenError } from '../platform/errors'
 import { sendFormatted } from '../platform/http/format'
 import { routesOf } from '../platform/http/route'
@@ -46,10 +47,23 @@ export async function keyRoutes(app: FastifyInstance, deps: { projects: ProjectS
    * holding `*` (403 otherwise, whether or not it exists), and beyond that key's reach it does not exist.
    */
   const keyFor = (caller: PersonalApiKey, id: string): PersonalApiKey | undefined => {
+    const user = signedInUser(caller)
+    if (user !== null) return managed(caller).find((k) => k.id === id)
     if (id === CURRENT_KEY || id === caller.id) return caller
     if (!hasScope(caller, MANAGE))
       throw wrenError('permission_denied', `API key missing required scope '${MANAGE}': a key without it may read or revoke only itself.`)
     return projects.listKeys().find((k) => k.id === id && canManageKey(caller, k))
+  }
+  /** The keys `caller` manages: a signed-in user's own, or those a `*` key can do no less than. */
+  const managed = (caller: PersonalApiKey): PersonalApiKey[] => {
+    const user = signedInUser(caller)
+    if (user !== null) return projects.listKeys().filter((k) => (k.userId ?? projects.ownerId()) === user)
+    if (!hasScope(caller, MANAGE))
+      throw wrenError(
+        'permission_denied',
+        `API key missing required scope '${MANAGE}': only a signed-in user or a '${MANAGE}' key manages keys.`,
+      )
+    return projects.listKeys().filter((k) => canManageKey(caller, k))
   }
 
   route({
@@ -57,7 +71,7 @@ export async function keyRoutes(app: FastifyInstance, deps: { projects: ProjectS
     url: '/api/personal_api_keys/',
     summary: 'Create a personal API key (its value is shown once, here)',
     description: 'The new key reaches only projects the caller reaches (a key limited to projects creates keys limited within them).',
-    access: { key: MANAGE },
+    access: { key: null },
     schema: {
       body: Type.Object({
         label: Type.Optional(Type.String()),
@@ -72,6 +86,7 @@ export async function keyRoutes(app: FastifyInstance, deps: { projects: ProjectS
       response: { 201: Type.Intersect([Key, Type.Object({ value: Type.String() })]) },
     },
     handler: async (request, reply, caller) => {
+      managed(caller)
       const { scopes, scoped_teams: teams = [], label = 'api' } = request.body
       for (const t of teams) if (!projects.byId(t)) throw wrenError('not_found', `Project ${t} does not exist.`)
       const missing = scopesBeyond(caller, scopes)
@@ -86,7 +101,12 @@ export async function keyRoutes(app: FastifyInstance, deps: { projects: ProjectS
           `This key is limited to projects ${caller.scopedTeams.join(', ')}: the keys it creates must list scoped_teams within those.`,
         )
       }
-      const { key, value } = await projects.createPersonalKey({ label, scopes, scopedTeams: teams })
+      const { key, value } = await projects.createPersonalKey({
+        label,
+        scopes,
+        scopedTeams: teams,
+        userId: caller.userId ?? projects.ownerId(),
+      })
       return reply.status(201).send({ ...serializeKey(key), value })
     },
   })
@@ -94,16 +114,15 @@ export async function keyRoutes(app: FastifyInstance, deps: { projects: ProjectS
   route({
     method: 'GET',
     url: '/api/personal_api_keys/',
-    summary: 'List the keys this key manages',
-    access: { key: MANAGE },
+    summary: 'List the keys you manage: your own when signed in, or those a `*` key can do no less than',
+    access: { key: null },
     description: 'Oldest first.',
     schema: {
       querystring: Type.Object({ ...Paging(100, MAX_LIST_LIMIT), format: Type.Optional(Format) }),
       response: { 200: Paginated(Key) },
     },
     handler: async (request, reply, caller) => {
-      const managed = projects.listKeys().filter((k) => canManageKey(caller, k))
-      const page = pageOfList(request, siteUrl, managed, request.query, 100)
+      const page = pageOfList(request, siteUrl, managed(caller), request.query, 100)
       return sendFormatted(request, reply, 200, { ...page, results: page.results.map(serializeKey) })
     },
   })

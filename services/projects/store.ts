@@ -6,7 +6,8 @@ import { createHash, randomBytes, randomInt } from 'node:crypto'
 import type { ClickHouseClient } from '../platform/clickhouse'
 import { insertRows, queryRows } from '../platform/clickhouse'
 import type { Clock } from '../platform/clock'
-import type { PersonalApiKey, Project, Tenants } from '../platform/tenancy'
+import type { PersonalApiKey, Project, SessionGrant, Tenants } from '../platform/tenancy'
+import type { AccountStore } from '../accounts/store'
 import type { ConfigChange, ConfigLog } from '../platform/log/config-log'
 import { VersionedUpdates } from '../platform/versioned-update'
 
@@ -50,6 +51,7 @@ interface KeyRow {
   created_at: string
   is_deleted: number
   version: string
+  user_id: string
 }
 
 type StoredKey = PersonalApiKey & { hash: string; version: number }
@@ -70,6 +72,8 @@ export class ProjectStore implements Tenants {
   private processKey: StoredKey | null = null
   private readonly createdHooks: Array<(project: Project) => Promise<void>> = []
   private readonly updates: VersionedUpdates
+  /** Users and sessions (attached at start, accountsAttached): a key acts within its user's role. */
+  private accounts: AccountStore | null = null
 
   private constructor(
     private readonly client: ClickHouseClient,
@@ -160,9 +164,31 @@ export class ProjectStore implements Tenants {
     return project
   }
 
+  /** From here on, keys act within their users' roles, and sessions are let in. */
+  attachAccounts(accounts: AccountStore): void {
+    this.accounts = accounts
+  }
+
   keyByValue(value: string): PersonalApiKey | undefined {
     const hash = hashKey(value)
-    return this.keysByHash.get(hash) ?? (this.processKey?.hash === hash ? this.processKey : undefined)
+    const key = this.keysByHash.get(hash)
+    if (!key) return this.processKey?.hash === hash ? this.processKey : undefined
+    return this.accounts ? this.accounts.limitKey(key) : key
+  }
+
+  /** The organization's first owner: whom keys made before accounts belong to. */
+  ownerId(): string | undefined {
+    return this.accounts?.owner()?.id
+  }
+
+  /** A stored key by id, acting within its user's role (for sessions opened with a key). */
+  private keyById(id: string): PersonalApiKey | undefined {
+    const key = [...this.keysByHash.values()].find((k) => k.id === id)
+    return key && (this.accounts ? this.accounts.limitKey(key) : key)
+  }
+
+  async sessionByToken(token: string): Promise<SessionGrant | undefined> {
+    return this.accounts?.sessionGrant(token, (id) => this.keyById(id))
   }
 
   /**
@@ -194,6 +220,9 @@ export class ProjectStore implements Tenants {
     if (key === this.processKey) return
     const now = this.clock.now().toISOString()
     key.lastUsedAt = now
+    // A role-limited copy (keyByValue): the stored key shows the use too.
+    const stored = this.keysByHash.get((key as StoredKey).hash)
+    if (stored) stored.lastUsedAt = now
     this.pendingUsage.set(key.id, now)
     this.usageTimer ??= setTimeout(() => void this.flushUsage(), USAGE_FLUSH_MS).unref()
   }
@@ -282,6 +311,8 @@ export class ProjectStore implements Tenants {
     scopes: string[]
     scopedTeams?: number[]
     value?: string
+    /** The user it belongs to (none: the owner's). */
+    userId?: string
   }): Promise<{ key: PersonalApiKey; value: string }> {
     const value = input.value ?? generateKey(PERSONAL_KEY_PREFIX)
     const key: StoredKey = {
@@ -292,6 +323,7 @@ export class ProjectStore implements Tenants {
       scopedTeams: input.scopedTeams ?? [],
       createdAt: this.clock.now().toISOString(),
       lastUsedAt: null,
+      ...(input.userId ? { userId: input.userId } : {}),
       hash: hashKey(value),
       version: 1,
     }
@@ -345,6 +377,7 @@ function fromKeyRow(row: KeyRow): StoredKey {
     scopedTeams: row.scoped_teams.map(Number),
     createdAt: new Date(row.created_at).toISOString(),
     lastUsedAt: null,
+    ...(row.user_id ? { userId: row.user_id } : {}),
     hash: row.secure_value,
     version: Number(row.version),
   }
@@ -361,6 +394,7 @@ function keyRow(k: StoredKey): Record<string, unknown> {
     created_at: k.createdAt,
     is_deleted: 0,
     version: k.version,
+    user_id: k.userId ?? '',
   }
 }
 

@@ -12,6 +12,7 @@ export const ROUTE_GROUP_NAMES = [
   'capture',
   'recording-intake',
   'projects',
+  'accounts',
   'dead-letters',
   'events',
   'definitions',
@@ -67,6 +68,7 @@ export const ROLE_TABLE: Record<RoleName, RoleRow> = {
     routes: [
       'operations',
       'projects',
+      'accounts',
       'dead-letters',
       'events',
       'definitions',

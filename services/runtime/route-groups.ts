@@ -7,6 +7,7 @@ import { captureQueryRoutes, captureRoutes } from '../capture/routes'
 import { recordingCaptureRoutes } from '../capture/recording-intake'
 import { staticRoutes } from '../static/routes'
 import { projectRoutes } from '../projects/routes'
+import { accountRoutes } from '../accounts/routes'
 import { deadLetterRoutes } from '../dead-letters/routes'
 import { eventRoutes } from '../events/routes'
 import { definitionRoutes } from '../definitions/routes'
@@ -110,6 +111,13 @@ export const ROUTE_GROUPS = {
     recordingsBackpressure: await s.services.recordingsBackpressure(),
   })),
   projects: group('delegated', projectRoutes, async (s) => ({ projects: await s.stores.projects(), siteUrl: s.ctx.config.siteUrl })),
+  accounts: group('delegated', accountRoutes, async (s) => ({
+    accounts: await s.stores.accounts(),
+    projects: await s.stores.projects(),
+    clock: s.ctx.clock,
+    siteUrl: s.ctx.config.siteUrl,
+    trustedProxies: s.ctx.config.authFailures.trustedProxies,
+  })),
   'dead-letters': group('delegated', deadLetterRoutes, async (s) => ({
     projects: await s.stores.projects(),
     store: await s.stores.deadLetters(),

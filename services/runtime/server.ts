@@ -13,6 +13,7 @@ import { clientErrorHandler, installErrorHandler, renderError } from '../platfor
 import { installJsonBodyParser } from '../platform/http/json-body'
 import { requestForLog } from '../platform/http/request-url'
 import { corsDelegator, openCors } from '../platform/http/cors'
+import cookie from '@fastify/cookie'
 import { guardManagementRoutes, type ManagementRoute } from '../platform/http/management'
 import { checkAnswers, firstValueQuery, installValidation } from '../platform/http/validation'
 import { collectOpenApi, openApiRoutes, type RegisteredRoute } from '../platform/http/openapi'
@@ -62,6 +63,8 @@ export async function createServer(
     return503OnClosing: false,
     ...serverTimeouts(config.http),
   })
+  // Cookies are parsed only where a route reads them (platform/http/auth.ts: sessions), never on capture's path.
+  await app.register(cookie, { hook: false })
   countRequests(app, metrics, config.logRequests)
   const notFound = installErrorHandler(app)
   installJsonBodyParser(app)

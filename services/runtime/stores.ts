@@ -7,6 +7,7 @@ import { ClusterConfigLog, LocalConfigLog, type ConfigLog } from '../platform/lo
 import { openGeoIpReader, type CityLookup } from '../platform/geoip'
 import { capturesConsoleLogs } from '../analytics/project-settings'
 import { ProjectStore } from '../projects/store'
+import { AccountStore } from '../accounts/store'
 import { DeadLetterStore, kafkaDeadLetterFeed } from '../dead-letters/store'
 import { PersonQueries } from '../persons/queries'
 import { DefinitionQueries } from '../definitions/queries'
@@ -54,11 +55,18 @@ export class Stores extends BuildOnce {
     })
   }
 
+  /** Projects and keys; keys act within their users' roles, and sessions are let in (accounts). */
   projects(): Promise<ProjectStore> {
     return this.once('projects', async () => {
       const projects = await ProjectStore.load(this.ctx.storage.clickhouse, this.ctx.clock, await this.configLog())
+      projects.attachAccounts(await this.accounts())
       return this.ctx.lifecycle.started('projects', projects, (p) => p.close())
     })
+  }
+
+  /** The organization, its users, invitations and sessions. */
+  accounts(): Promise<AccountStore> {
+    return this.once('accounts', async () => AccountStore.load(this.ctx.storage.clickhouse, this.ctx.clock, await this.configLog()))
   }
 
   /**

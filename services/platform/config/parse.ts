@@ -158,3 +158,22 @@ export const secretKey: Parser<string> = {
     return t
   },
 }
+
+/** An email address as sign-in takes one (something@somewhere). */
+export const email: Parser<string> = {
+  accepts: 'an email address',
+  parse(t) {
+    if (!/^[^\s@]+@[^\s@]+$/.test(t.trim())) throw new Error()
+    return t.trim().toLowerCase()
+  },
+}
+
+/** A password for the owner created at first start: long enough, and not a placeholder anyone can read. */
+export const password: Parser<string> = {
+  accepts: `a password of at least 8 characters that is not a placeholder`,
+  parse(t) {
+    if (PLACEHOLDER_WORDS.test(t) || /^password/i.test(t)) throw new Error('this one is a placeholder')
+    if (t.length < 8) throw new Error(`this one has ${t.length}`)
+    return t
+  },
+}

@@ -5,6 +5,7 @@ import { AI_RESPONSE_FORMATS, type Config } from './types'
 import { memorySizedText } from './memory'
 import {
   choice,
+  email,
   filePath,
   flag,
   hostPort,
@@ -16,6 +17,7 @@ import {
   map,
   niceValue,
   origin,
+  password,
   port,
   proxy,
   secretKey,
@@ -556,6 +558,23 @@ export const VARIABLES: readonly ConfigVariable[] = [
     secret: true,
     whenUnset: 'generated',
     doc: 'personal API key (all scopes), used on the first start of an empty data directory only',
+  }),
+  v({
+    env: 'WREN_OWNER_EMAIL',
+    group: 'security',
+    field: 'ownerEmail',
+    parse: email,
+    whenUnset: 'none (`npm start` prints a one-time setup link)',
+    doc: "the organization owner's email, with WREN_OWNER_PASSWORD: a first start creates the owner; ignored once an owner can sign in",
+  }),
+  v({
+    env: 'WREN_OWNER_PASSWORD',
+    group: 'security',
+    field: 'ownerPassword',
+    parse: password,
+    secret: true,
+    whenUnset: 'none',
+    doc: "the owner's password, with WREN_OWNER_EMAIL (for automation; a person uses the setup link or `wren users create`)",
   }),
   v({
     env: 'WREN_CORS_ORIGINS',

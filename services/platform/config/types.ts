@@ -14,6 +14,9 @@ export interface Config {
   /** Bootstrap keys used on first start with an empty data directory. */
   bootstrapProjectApiKey: string | null
   bootstrapPersonalApiKey: string | null
+  /** WREN_OWNER_EMAIL and WREN_OWNER_PASSWORD: the owner a first start creates (ignored once an owner can sign in). */
+  ownerEmail: string | null
+  ownerPassword: string | null
   /** A fixed "now" for the whole process (ISO instant), for tests and history replays. */
   now: Date | null
   logLevel: string

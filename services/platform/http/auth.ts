@@ -3,8 +3,10 @@
 // path (an id, or `@current`). Scopes are PostHog's: `<object>:read|write`, or `*` for all; write
 // implies read.
 import type { FastifyRequest } from 'fastify'
+import '@fastify/cookie'
+import { timingSafeEqual } from 'node:crypto'
 import { wrenError } from '../errors'
-import type { PersonalApiKey, Project, Tenants } from '../tenancy'
+import type { PersonalApiKey, Project, SessionGrant, Tenants } from '../tenancy'
 
 export const SCOPE_OBJECTS = [
   'access_control',
@@ -22,6 +24,7 @@ export const SCOPE_OBJECTS = [
   'insight',
   'notebook',
   'organization',
+  'organization_member',
   'person',
   'project',
   'property_definition',
@@ -93,6 +96,54 @@ export function personalKeyFrom(request: FastifyRequest, store: Tenants): Person
   delete (request.query as Record<string, unknown>)[PERSONAL_KEY_PARAM]
   store.markKeyUsed(key)
   return key
+}
+
+/** The cookie of a signed-in browser session (HttpOnly; accounts/routes.ts sets it at sign-in). */
+export const SESSION_COOKIE = 'wren_session'
+/** The cookie the app reads its CSRF token from (not HttpOnly: the app's script reads it), and the header it echoes it in (PostHog's). */
+export const CSRF_COOKIE = 'wren_csrftoken'
+export const CSRF_HEADER = 'x-csrftoken'
+const SAFE_METHODS = new Set(['GET', 'HEAD', 'OPTIONS'])
+
+/** The session cookie's value, or null. */
+export function sessionTokenOf(request: FastifyRequest): string | null {
+  const header = request.headers.cookie
+  if (!header || !header.includes(SESSION_COOKIE)) return null
+  const value = request.server.parseCookie(header)[SESSION_COOKIE]
+  return value ? value : null
+}
+
+const sessions = new WeakMap<FastifyRequest, Promise<SessionGrant | undefined>>()
+
+/** The request's live session, looked up once per request (the failure limit asks too), or undefined. */
+export function sessionOf(request: FastifyRequest, store: Tenants): Promise<SessionGrant | undefined> {
+  const token = sessionTokenOf(request)
+  if (token === null) return Promise.resolve(undefined)
+  let grant = sessions.get(request)
+  if (!grant) sessions.set(request, (grant = store.sessionByToken(token)))
+  return grant
+}
+
+/**
+ * Who is calling: the personal API key the request shows (a key decides whenever one is shown, as in PostHog),
+ * else the signed-in session its cookie names. A write through a session must echo the session's CSRF token
+ * in X-CSRFToken: a page of another site can make the browser send the cookie, never read the token.
+ */
+export async function callerKeyFrom(request: FastifyRequest, store: Tenants): Promise<PersonalApiKey> {
+  if (shownKey(request) !== null || sessionTokenOf(request) === null) return personalKeyFrom(request, store)
+  const grant = await sessionOf(request, store)
+  if (!grant) throw wrenError('authentication_failed', 'Your session has ended: sign in again.')
+  if (!SAFE_METHODS.has(request.method)) {
+    const echoed = request.headers[CSRF_HEADER]
+    if (typeof echoed !== 'string' || !sameSecret(echoed, grant.csrfToken))
+      throw wrenError('permission_denied', 'CSRF Failed: CSRF token missing or incorrect.')
+  }
+  return grant.principal
+}
+
+function sameSecret(a: string, b: string): boolean {
+  const [x, y] = [Buffer.from(a), Buffer.from(b)]
+  return x.length === y.length && timingSafeEqual(x, y)
 }
 
 /**
@@ -181,10 +232,15 @@ export async function authorizeShared(
  */
 export const CURRENT_PROJECT = '@current'
 
-/** Checks key, scope and project; returns who is calling for which project. */
-export function authorize(request: FastifyRequest, store: Tenants, scope: string, projectIdParam: string | undefined): Caller {
-  const key = personalKeyFrom(request, store)
-  if (!hasScope(key, scope)) throw wrenError('permission_denied', `API key missing required scope '${scope}'`)
+/** Checks the caller (key or session), scope and project; returns who is calling for which project. */
+export async function authorize(
+  request: FastifyRequest,
+  store: Tenants,
+  scope: string,
+  projectIdParam: string | undefined,
+): Promise<Caller> {
+  const key = await callerKeyFrom(request, store)
+  if (!hasScope(key, scope)) throw missingScope(key, scope)
   const projectId = projectIdParam === CURRENT_PROJECT ? currentProjectOf(key, store) : Number(projectIdParam)
   if (!Number.isInteger(projectId) || projectId <= 0)
     throw wrenError(
@@ -196,6 +252,18 @@ export function authorize(request: FastifyRequest, store: Tenants, scope: string
   if (!project) throw wrenError('not_found', `Project ${projectId} does not exist.`)
   if (!canReach(key, projectId)) throw wrenError('permission_denied', "You don't have access to the project.")
   return { key, project }
+}
+
+/** The user of a password session (it acts as the user, not through a key), else null. */
+export function signedInUser(caller: PersonalApiKey): string | null {
+  return caller.sessionId !== undefined && caller.id.startsWith('user:') ? (caller.userId ?? null) : null
+}
+
+/** The refusal for a caller without `scope`: PostHog's words for a key; for a session, the role is what lacks it. */
+export function missingScope(caller: PersonalApiKey, scope: string): Error {
+  return signedInUser(caller)
+    ? wrenError('permission_denied', `Your role in the organization does not allow this (it needs '${scope}').`)
+    : wrenError('permission_denied', `API key missing required scope '${scope}'`)
 }
 
 function currentProjectOf(key: PersonalApiKey, store: Tenants): number {

@@ -3,7 +3,7 @@
 //   - a limit on failed authentications per client address (@fastify/rate-limit's store): after `max`
 //     failures in a window, that address's failing requests get 429 with Retry-After on every management
 //     route until the window ends. It slows guessing only: a request with a valid key, or with a valid
-//     sharing token on a route that takes one (a shared player makes several per view), neither counts nor
+//     sharing token on a route that takes one (a shared player makes several per view), or a live session, neither counts nor
 //     is ever refused, since behind a proxy every client shares one address and one guesser would
 //     otherwise lock everyone out. It runs once the body is parsed (the key may be in it), before the
 //     route's own checks;
@@ -15,7 +15,7 @@ import rateLimit from '@fastify/rate-limit'
 import proxyAddr from '@fastify/proxy-addr'
 import type { AuthFailureLimit } from '../config'
 import type { Tenants } from '../tenancy'
-import { sharingGrantOf, shownKey, type SharingTokens } from './auth'
+import { sessionOf, sharingGrantOf, shownKey, type SharingTokens } from './auth'
 import { wrenError } from '../errors'
 import { checkFieldSizes } from './limits'
 
@@ -55,7 +55,9 @@ export async function guardManagementRoutes(
     })
     limitFailures = async (request, reply) => {
       const key = shownKey(request)
-      const valid = (key !== null && projects.keyByValue(key.value) !== undefined) || (await sharedGrant(request))
+      const valid =
+        (key !== null ? projects.keyByValue(key.value) !== undefined : (await sessionOf(request, projects)) !== undefined) ||
+        (await sharedGrant(request))
       if (valid) return
       const state = await failures(request)
       if (!state.isAllowed && state.isExceeded) {

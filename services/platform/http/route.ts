@@ -24,7 +24,8 @@ import {
   authorizeShared,
   CURRENT_PROJECT,
   hasScope,
-  personalKeyFrom,
+  callerKeyFrom,
+  missingScope,
   SCOPE_OBJECTS,
   SHARING_TOKEN_PARAM,
   sharingTokenOf,
@@ -142,14 +143,13 @@ export function routesOf(
         const caller =
           shared !== undefined && sharingTokenOf(request) !== null
             ? await authorizeShared(request, projects!, sharing!, shared)
-            : authorize(request, projects!, access.project, (request.params as { project_id?: string }).project_id)
+            : await authorize(request, projects!, access.project, (request.params as { project_id?: string }).project_id)
         // `@current` becomes the project's id before the parameters are checked, so every handler sees an id.
         ;(request.params as { project_id?: number }).project_id = caller.project.id
         callers.set(request, caller)
       } else if ('key' in access) {
-        const key = personalKeyFrom(request, projects!)
-        if (access.key !== null && !hasScope(key, access.key))
-          throw wrenError('permission_denied', `API key missing required scope '${access.key}'`)
+        const key = await callerKeyFrom(request, projects!)
+        if (access.key !== null && !hasScope(key, access.key)) throw missingScope(key, access.key)
         if (access.allProjects !== undefined && key.scopedTeams.length > 0) throw wrenError('permission_denied', access.allProjects)
         callers.set(request, key)
       }

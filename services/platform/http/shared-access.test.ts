@@ -28,6 +28,7 @@ const tenants: Tenants = {
   byToken: () => undefined,
   keyByValue: (value) => (value === 'phx_valid' ? key : undefined),
   markKeyUsed: () => {},
+  sessionByToken: async () => undefined,
 }
 const LIMIT = 3
 

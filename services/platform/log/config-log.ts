@@ -53,6 +53,7 @@ export type ConfigChange =
   | { kind: 'flag'; record: unknown }
   | { kind: 'action'; teamId: number; id: number }
   | { kind: 'cohort'; teamId: number }
+  | { kind: 'account'; record: unknown }
 
 /** A configuration object whose updates are compare-and-set on its version. */
 export type VersionedObject =
@@ -60,9 +61,11 @@ export type VersionedObject =
   | { kind: 'key'; id: string }
   | { kind: 'flag' | 'action' | 'cohort' | 'insight' | 'dashboard'; teamId: number; id: number }
   | { kind: 'sharing'; teamId: number; sessionId: string }
+  /** accounts/store.ts: `user:<id>`, `invite:<id>`, `organization:<id>`, `organization` (the first one's making), `first-owner`. */
+  | { kind: 'account'; id: string }
 
 export function objectKey(o: VersionedObject): string {
-  if (o.kind === 'project' || o.kind === 'key') return `${o.kind}:${o.id}`
+  if (o.kind === 'project' || o.kind === 'key' || o.kind === 'account') return `${o.kind}:${o.id}`
   return o.kind === 'sharing' ? `sharing:${o.teamId}/${o.sessionId}` : `${o.kind}:${o.teamId}/${o.id}`
 }
 
@@ -90,6 +93,7 @@ export const CLAIM_EXPIRY_MS = 30_000
 
 /** The latest version of an object in its own table (0: none yet). */
 async function storedVersion(client: ClickHouseClient, o: VersionedObject): Promise<number> {
+  if (o.kind === 'account') return storedAccountVersion(client, o.id)
   const [table, where] =
     o.kind === 'project'
       ? ['projects', 'id = {id:UInt64}']
@@ -104,6 +108,23 @@ async function storedVersion(client: ClickHouseClient, o: VersionedObject): Prom
   const params = o.kind === 'sharing' ? { team: o.teamId, session: o.sessionId } : { id: o.id, team: 'teamId' in o ? o.teamId : 0 }
   const [row] = await queryRows<{ v: number }>(client, `SELECT max(version) AS v FROM ${table} WHERE ${where}`, params)
   return Number(row?.v ?? 0)
+}
+
+/** Accounts' objects (accounts/store.ts): a user's or invitation's version, or whether the first organization or owner exists. */
+async function storedAccountVersion(client: ClickHouseClient, id: string): Promise<number> {
+  const [kind, rest] = [id.slice(0, id.indexOf(':')), id.slice(id.indexOf(':') + 1)]
+  const query =
+    kind === 'user'
+      ? 'SELECT max(version) AS v FROM users WHERE id = {id:String}'
+      : kind === 'invite'
+        ? 'SELECT max(version) AS v FROM organization_invites WHERE id = {id:String}'
+        : kind === 'organization'
+          ? 'SELECT max(version) AS v FROM organization WHERE id = {id:String}'
+          : id === 'organization'
+            ? 'SELECT count() AS v FROM organization'
+            : `SELECT count() AS v FROM users WHERE level >= 15`
+  const [row] = await queryRows<{ v: number }>(client, query, { id: rest })
+  return Math.min(Number(row?.v ?? 0), id === 'organization' || id === 'first-owner' ? 1 : Infinity)
 }
 
 /**
