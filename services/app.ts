@@ -13,8 +13,8 @@ import type { ManagementRoute } from './platform/http/management'
 import type { RegisteredRoute } from './platform/http/openapi'
 import type { PropertyMaterializer } from './analytics/sql/materialized-properties'
 import type { ProjectStore } from './projects/store'
-import { bootstrapIfEmpty, type BootstrapResult } from './projects/bootstrap'
-import { setUpAccounts } from './accounts/setup'
+import type { BootstrapResult } from './projects/bootstrap'
+import { firstStart } from './runtime/first-start'
 import type { IngestionProcessor } from './ingestion/processor'
 import type { DeletionScheduler } from './persons/deletions'
 import type { PersonCompaction } from './ingestion/persons/compaction'
@@ -52,8 +52,7 @@ export interface Wren {
   routes: RegisteredRoute[]
   /** Set on the first start of an empty data directory. */
   bootstrap: BootstrapResult | null
-  /** The owner's one-time setup token, while the owner has no password (and no WREN_OWNER_* made one). */
-  setupToken: string | null
+  setupToken: string | null // the owner's one-time setup token while the owner has no password
   /** The steps close() runs, in its order (the stop table's, runtime/stop-order.ts). */
   stopOrder(): string[]
   close(): Promise<void>
@@ -67,12 +66,7 @@ export async function buildWren(config: Config, logger: Logger = pino({ level: c
     const storage = await openStorage(config, lifecycle, { clientId: `wren-${roles.requested.join('-')}`, logger })
     const parts = createParts({ config, logger, clock, storage, metrics: new Metrics(), lifecycle, roles })
     const projects = await parts.stores.projects()
-    const bootstrap = await bootstrapIfEmpty(projects, {
-      projectApiKey: config.bootstrapProjectApiKey,
-      personalApiKey: config.bootstrapPersonalApiKey,
-    })
-    // The organization and its owner, made by the api processes (they answer the claims that make them once).
-    const setup = roles.runs('api') ? await setUpAccounts(await parts.stores.accounts(), config) : { setupToken: null }
+    const { bootstrap, setupToken } = await firstStart(parts, config)
     // Every process reports each stage's lag; a process whose roles consume a stage's stream runs it.
     const [lag, recordingsLag] = await Promise.all([parts.stages.lag(stageStream('events')), parts.stages.lag(stageStream('snapshots'))])
     for (const stream of STAGE_STREAMS) if (roles.consumes(stream)) (await parts.stages.stage(stream)).start()
@@ -110,7 +104,7 @@ export async function buildWren(config: Config, logger: Logger = pino({ level: c
       managementRoutes: server.managementRoutes,
       routes: server.routes,
       bootstrap,
-      setupToken: setup.setupToken,
+      setupToken,
       stopOrder: () => lifecycle.order(),
       close: () => lifecycle.stop(),
     }

@@ -46,6 +46,8 @@ const Level = Type.Union([Type.Literal(LEVELS.member), Type.Literal(LEVELS.admin
   description: 'membership level: 1 member, 8 admin, 15 owner',
 })
 const Success = Type.Object({ success: Type.Boolean() })
+/** A key limited to some projects sees the organization as those projects, and never administers it. */
+const LIMITED = 'A key limited to some projects cannot see or change the organization’s members, invitations or name.'
 const OrgParams = Type.Object({ organization_id: Type.String({ description: `the organization's id, or \`${CURRENT}\`` }) })
 
 export async function accountRoutes(app: FastifyInstance, deps: AccountRouteDeps): Promise<void> {
@@ -286,7 +288,7 @@ export async function accountRoutes(app: FastifyInstance, deps: AccountRouteDeps
     method: 'PATCH',
     url: '/api/organizations/:organization_id/',
     summary: 'Rename the organization (admins and owners)',
-    access: { key: 'organization:write' },
+    access: { key: 'organization:write', allProjects: LIMITED },
     schema: {
       params: OrgParams,
       body: Type.Object({ name: Type.Optional(Type.String({ minLength: 1, maxLength: 64, pattern: '\\S' })) }),
@@ -316,7 +318,7 @@ export async function accountRoutes(app: FastifyInstance, deps: AccountRouteDeps
     method: 'GET',
     url: '/api/organizations/:organization_id/members/',
     summary: 'The organization’s members, oldest first',
-    access: { key: 'organization_member:read' },
+    access: { key: 'organization_member:read', allProjects: LIMITED },
     schema: { params: OrgParams, querystring: Type.Object(Paging(100, MAX_LIST_LIMIT)), response: { 200: Paginated(MemberAnswer) } },
     handler: async (request) => {
       organizationOf(request.params.organization_id)
@@ -347,7 +349,7 @@ export async function accountRoutes(app: FastifyInstance, deps: AccountRouteDeps
     method: 'PATCH',
     url: '/api/organizations/:organization_id/members/:user_uuid/',
     summary: 'Change a member’s level (admins; only owners make or unmake owners)',
-    access: { key: 'organization_member:write' },
+    access: { key: 'organization_member:write', allProjects: LIMITED },
     schema: { params: MemberParams, body: Type.Object({ level: Level }), response: { 200: MemberAnswer } },
     handler: async (request, _reply, caller) => {
       organizationOf(request.params.organization_id)
@@ -362,7 +364,7 @@ export async function accountRoutes(app: FastifyInstance, deps: AccountRouteDeps
     method: 'DELETE',
     url: '/api/organizations/:organization_id/members/:user_uuid/',
     summary: 'Remove a member: their sessions end at once, their keys stop working',
-    access: { key: 'organization_member:write' },
+    access: { key: 'organization_member:write', allProjects: LIMITED },
     schema: { params: MemberParams, response: { 204: NoContent } },
     handler: async (request, reply, caller) => {
       organizationOf(request.params.organization_id)
@@ -377,7 +379,7 @@ export async function accountRoutes(app: FastifyInstance, deps: AccountRouteDeps
     method: 'GET',
     url: '/api/organizations/:organization_id/invites/',
     summary: 'Open invitations, newest first (expired ones marked is_expired)',
-    access: { key: 'organization_member:read' },
+    access: { key: 'organization_member:read', allProjects: LIMITED },
     schema: { params: OrgParams, querystring: Type.Object(Paging(100, MAX_LIST_LIMIT)), response: { 200: Paginated(InviteAnswer) } },
     handler: async (request) => {
       organizationOf(request.params.organization_id)
@@ -391,7 +393,7 @@ export async function accountRoutes(app: FastifyInstance, deps: AccountRouteDeps
     url: '/api/organizations/:organization_id/invites/',
     summary: 'Invite someone by link (admins; only owners invite owners)',
     description: `Answers the invitation with \`invite_url\`, the link to send: shown once, single-use, valid ${INVITE_DAYS} days. Wren sends no email.`,
-    access: { key: 'organization_member:write' },
+    access: { key: 'organization_member:write', allProjects: LIMITED },
     schema: {
       params: OrgParams,
       body: Type.Object({
@@ -422,7 +424,7 @@ export async function accountRoutes(app: FastifyInstance, deps: AccountRouteDeps
     method: 'DELETE',
     url: '/api/organizations/:organization_id/invites/:invite_id/',
     summary: 'Revoke an invitation: its link stops working',
-    access: { key: 'organization_member:write' },
+    access: { key: 'organization_member:write', allProjects: LIMITED },
     schema: { params: Type.Object({ ...OrgParams.properties, invite_id: Type.String() }), response: { 204: NoContent } },
     handler: async (request, reply) => {
       organizationOf(request.params.organization_id)

@@ -15,7 +15,7 @@ import { insertRows, queryRows } from '../platform/clickhouse'
 import type { Clock } from '../platform/clock'
 import type { ConfigChange, ConfigLog } from '../platform/log/config-log'
 import { VersionedUpdates } from '../platform/versioned-update'
-import type { PersonalApiKey, SessionGrant } from '../platform/tenancy'
+import type { KeyOwners, PersonalApiKey, SessionGrant } from '../platform/tenancy'
 import { LEVELS, scopesOfLevel, withinLevel } from './roles'
 
 export interface Organization {
@@ -82,7 +82,7 @@ export function normalEmail(email: string): string {
 
 type Record_ = ({ type: 'user' } & User) | ({ type: 'invite' } & Invite) | ({ type: 'organization' } & Organization)
 
-export class AccountStore {
+export class AccountStore implements KeyOwners {
   private organizationHeld: Organization | null = null
   private readonly users = new Map<string, User>()
   private readonly invites = new Map<string, Invite>()

@@ -49,3 +49,13 @@ export interface Tenants {
   /** Notes a use of `key` (written later, in batches). */
   markKeyUsed(key: PersonalApiKey): void
 }
+
+/** Whom keys belong to and which sessions are live: accounts/store.ts implements it, the project store asks it. */
+export interface KeyOwners {
+  /** `key` acting within its user's role; undefined when its user is no longer a member. */
+  limitKey<K extends PersonalApiKey>(key: K): K | undefined
+  /** The live session with this cookie value (`keyById`: a stored key as it acts now). */
+  sessionGrant(token: string, keyById: (id: string) => PersonalApiKey | undefined): Promise<SessionGrant | undefined>
+  /** The organization's first owner (keys made before accounts are theirs). */
+  owner(): { id: string } | undefined
+}

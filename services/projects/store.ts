@@ -6,8 +6,7 @@ import { createHash, randomBytes, randomInt } from 'node:crypto'
 import type { ClickHouseClient } from '../platform/clickhouse'
 import { insertRows, queryRows } from '../platform/clickhouse'
 import type { Clock } from '../platform/clock'
-import type { PersonalApiKey, Project, SessionGrant, Tenants } from '../platform/tenancy'
-import type { AccountStore } from '../accounts/store'
+import type { KeyOwners, PersonalApiKey, Project, SessionGrant, Tenants } from '../platform/tenancy'
 import type { ConfigChange, ConfigLog } from '../platform/log/config-log'
 import { VersionedUpdates } from '../platform/versioned-update'
 
@@ -73,7 +72,7 @@ export class ProjectStore implements Tenants {
   private readonly createdHooks: Array<(project: Project) => Promise<void>> = []
   private readonly updates: VersionedUpdates
   /** Users and sessions (attached at start, accountsAttached): a key acts within its user's role. */
-  private accounts: AccountStore | null = null
+  private accounts: KeyOwners | null = null
 
   private constructor(
     private readonly client: ClickHouseClient,
@@ -165,7 +164,7 @@ export class ProjectStore implements Tenants {
   }
 
   /** From here on, keys act within their users' roles, and sessions are let in. */
-  attachAccounts(accounts: AccountStore): void {
+  attachAccounts(accounts: KeyOwners): void {
     this.accounts = accounts
   }
 

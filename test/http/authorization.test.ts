@@ -129,9 +129,16 @@ describe('authorization of every management route', () => {
 
   /** The path of `url` in project A, with `:id` an object of project `owner` (or the full key's id). */
   const pathOf = (url: string, owner: 'a' | 'b'): string => {
-    const unknown = url.match(/:\w+/g)?.filter((p) => p !== ':project_id' && p !== ':id' && p !== ':kind')
+    const known = [':project_id', ':id', ':kind', ':organization_id', ':user_uuid', ':invite_id']
+    const unknown = url.match(/:\w+/g)?.filter((p) => !known.includes(p))
     if (unknown?.length) throw new Error(`${url}: this test does not know how to fill ${unknown.join(', ')}; teach it (pathOf)`)
-    let path = url.replace(':project_id', String(t.projectId)).replace(':kind', 'TrendsQuery')
+    let path = url
+      .replace(':project_id', String(t.projectId))
+      .replace(':kind', 'TrendsQuery')
+      .replace(':organization_id', '@current')
+      // Someone else's: a refused request must not reach them (and a missing one is refused before it is looked up).
+      .replace(':user_uuid', '00000000-0000-4000-8000-000000000000')
+      .replace(':invite_id', '00000000-0000-4000-8000-000000000000')
     if (path.includes(':id')) {
       const kind = /\/([a-z_]+)\/:id\//.exec(url)?.[1]
       const id = kind === 'personal_api_keys' ? keys.fullId : (objects[owner] as Record<string, unknown>)[kind ?? '']
@@ -220,9 +227,23 @@ describe('authorization of every management route', () => {
     expect(failures).toEqual([])
   })
 
+  /**
+   * Lists a limited key may read, showing only what it reaches: projects, its keys, its own user (whose team
+   * is its project), and the organization seen through its projects. (Its user's own name and password are
+   * its user's, not a project's: it may change them.)
+   */
+  const LISTS_WHAT_IT_REACHES = [
+    '/api/projects/',
+    '/api/personal_api_keys/',
+    '/api/users/@me/',
+    '/api/organizations/',
+    '/api/organizations/:organization_id/',
+    '/api/organizations/:organization_id/projects/',
+  ]
+
   it('refuses a key limited to another project with 403, and lists it only that project’s things', async () => {
     const failures = await check(`Bearer ${keys.otherProject.value}`, (r, o) => {
-      if (r.method === 'GET' && (r.url === '/api/projects/' || r.url === '/api/personal_api_keys/')) {
+      if ((r.method === 'GET' && LISTS_WHAT_IT_REACHES.includes(r.url)) || (r.method === 'PATCH' && r.url === '/api/users/@me/')) {
         if (o.status !== 200) return `${r.method} ${r.url}: ${o.status}`
         const leaked = [...markersA, keys.fullId].filter((m) => o.text.includes(m))
         return leaked.length ? `${r.method} ${r.url}: leaks ${leaked.join(', ')}` : null
@@ -236,7 +257,9 @@ describe('authorization of every management route', () => {
   it('refuses a key limited to another project with 403 before it reads the body: an empty or wrong one too', async () => {
     const failures: string[] = []
     // A limited key may make keys limited to its own projects: the key routes read the body to know.
-    const writes = routes.filter((r) => ['POST', 'PATCH', 'PUT'].includes(r.method) && !r.url.startsWith('/api/personal_api_keys/'))
+    const writes = routes.filter(
+      (r) => ['POST', 'PATCH', 'PUT'].includes(r.method) && !r.url.startsWith('/api/personal_api_keys/') && r.url !== '/api/users/@me/',
+    )
     for (const route of writes)
       for (const body of ['{}', '{"name": 5}', '[]']) {
         const res = await fetch(t.url + pathOf(route.url, 'a'), {

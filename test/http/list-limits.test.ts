@@ -38,6 +38,10 @@ describe('?limit on every list route', () => {
       { path: `${project}/dashboards/`, max: 1000 },
       { path: `${project}/actions/`, max: 1000 },
       { path: `${project}/cohorts/`, max: 1000 },
+      { path: '/api/organizations/', max: 1000 },
+      { path: '/api/organizations/@current/projects/', max: 1000 },
+      { path: '/api/organizations/@current/members/', max: 1000 },
+      { path: '/api/organizations/@current/invites/', max: 1000 },
     ]
   })
   afterAll(async () => {
@@ -73,7 +77,10 @@ describe('?limit on every list route', () => {
     })
     const tested = lists.map(
       ({ path, max }) =>
-        `${path.replace(`/api/projects/${t.projectId}/`, '/api/projects/{project_id}/').replace(/\/\d+\/activity\/$/, '/{id}/activity/')} ${max}`,
+        `${path
+          .replace(`/api/projects/${t.projectId}/`, '/api/projects/{project_id}/')
+          .replace('/api/organizations/@current/', '/api/organizations/{organization_id}/')
+          .replace(/\/\d+\/activity\/$/, '/{id}/activity/')} ${max}`,
     )
     expect(declared.sort()).toEqual(tested.sort())
   })

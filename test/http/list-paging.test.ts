@@ -67,6 +67,16 @@ describe('paging every list route', () => {
       await created(`${project}/actions/`, { name, steps: [{ event: `event-${n}` }] })
       await created(`${project}/cohorts/`, { name, groups: [{ properties: [{ key: 'n', value: n, type: 'person' }] }] })
     }
+    // Members and invitations: SEEDED of each (the members accepted invitations of their own).
+    for (let n = 0; n < SEEDED * 2; n++) {
+      const invite = (await created('/api/organizations/@current/invites/', { target_email: `member-${n}@example.com` })) as unknown as {
+        invite_url: string
+      }
+      if (n >= SEEDED)
+        expect(
+          (await call('POST', `/api/signup/${invite.invite_url.split('/').at(-1)}/`, { password: `passphrase ${n}` }, null)).status,
+        ).toBe(201)
+    }
     const flags = []
     for (let n = 0; n < SEEDED; n++)
       flags.push(await created(`${project}/feature_flags/`, { key: `flag-${n}`, filters: { groups: [{ rollout_percentage: 50 }] } }))
@@ -102,11 +112,17 @@ describe('paging every list route', () => {
     lists = Object.entries(doc.paths)
       .filter(([template, ops]) => {
         const schema = ops.get?.responses['200']?.content?.['application/json']?.schema
-        return !template.startsWith('/api/environments/') && schema?.properties?.results?.type === 'array'
+        // Wren has one organization: its list holds one item, and cannot be seeded more.
+        return (
+          !template.startsWith('/api/environments/') && template !== '/api/organizations/' && schema?.properties?.results?.type === 'array'
+        )
       })
       .map(([template, ops]) => ({
         template,
-        url: template.replace('{project_id}', String(t.projectId)).replace('{id}', String(ids[template] ?? '{id}')),
+        url: template
+          .replace('{project_id}', String(t.projectId))
+          .replace('{organization_id}', '@current')
+          .replace('{id}', String(ids[template] ?? '{id}')),
         maxLimit: ops.get.parameters?.find((p) => p.in === 'query' && p.name === 'limit')?.schema.maximum ?? 0,
       }))
   }, 120_000)

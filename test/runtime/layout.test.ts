@@ -20,7 +20,7 @@ const FLOORS: string[][] = [
   ['platform'],
   ['analytics'],
   ['projects', 'actions', 'cohorts', 'flags', 'capture', 'events', 'definitions', 'dead-letters', 'ingestion', 'static', 'web'],
-  ['query', 'persons', 'decide'],
+  ['query', 'persons', 'decide', 'accounts'],
   ['recordings', 'insights'],
   ['runtime'],
   ['app.ts'],
@@ -37,6 +37,7 @@ const FEATURE_IMPORTS: Record<string, string> = {
   'recordings → actions': 'the recordings list filtered by action',
   'recordings → persons': 'the recordings list filtered by person, and the person shown on a recording',
   'recordings → cohorts': 'the recordings list filtered by cohort: cohort definitions and membership SQL',
+  'accounts → projects': 'a user’s team and organization show the projects it reaches: their shape and store',
   'insights → query': 'an insight’s result is its query’s answer: the Query API’s runner (with its cache)',
 }
 
