@@ -462,5 +462,117 @@ describe('the web app', () => {
         expect(elsewhere).toEqual([])
       })
     })
+
+    // The editors (issue 34): the cohort editor picks cohorts by name and shows its persons a page at a time; the
+    // actions editor matches autocaptured clicks by text, selector and href, and pages by URL; the recordings list
+    // filters through the property filter component. Each control is driven twice.
+    describe('the editors', () => {
+      const BLUE = 30
+      const BUY = 'https://shop.example/cart'
+      const HOME = 'https://shop.example/home'
+      /** An autocaptured click as posthog-js sends it: the element chain, innermost first. */
+      const click = (chain: string, url: string) => ({ event: '$autocapture', properties: { $elements_chain: chain, $current_url: url } })
+      const CLICKS: Array<[string, ReturnType<typeof click>, number]> = [
+        ['buyer', click('button.buy:nth-child="1"nth-of-type="1"text="Buy now";div.shop:nth-child="1"', BUY), 3],
+        ['later', click('button.buy:nth-child="2"nth-of-type="2"text="Buy later";div.shop:nth-child="1"', BUY), 1],
+        ['promo', click('a.promo:attr__href="/sale/summer"href="/sale/summer"nth-child="1"text="Summer sale"', HOME), 2],
+        ['about', click('a.other:attr__href="/about"href="/about"nth-child="2"text="About"', HOME), 1],
+        // The same text as the buy button, on another page: the step's URL regex leaves it out.
+        ['elsewhere', click('button.buy:nth-child="1"text="Buy now"', HOME), 1],
+      ]
+      const BOB_SESSION = 'web-app-session-2'
+
+      beforeAll(async () => {
+        const client = new PostHog(t.projectKey, { host: t.url, flushAt: 1000, flushInterval: 0 })
+        // Persons for the cohorts: a blue team of BLUE, three of them (and one red) early birds.
+        for (let i = 0; i < BLUE; i++)
+          client.identify({ distinctId: `blue-${i}`, properties: { team: 'blue', ...(i < 3 ? { plan: 'early' } : {}) } })
+        client.identify({ distinctId: 'red-0', properties: { team: 'red', plan: 'early' } })
+        for (const [who, event, times] of CLICKS) for (let i = 0; i < times; i++) client.capture({ distinctId: `${who}-${i}`, ...event })
+        // Events in the two recorded sessions: ada checks out (Chrome), bob views a page in Firefox.
+        client.capture({ distinctId: 'ada', event: 'checkout_started', properties: { $session_id: SESSION, $browser: 'Chrome' } })
+        client.capture({ distinctId: 'bob', event: '$pageview', properties: { $session_id: BOB_SESSION, $browser: 'Firefox' } })
+        await client.shutdown()
+        await drained(t.wren)
+        // bob's recording: 40 s, one click, a console warning and no error (ada's: 5 s, three clicks, an error).
+        const start = Date.now() - 120_000
+        const snapshots = [
+          { type: 4, timestamp: start, data: { href: 'https://shop.example/firefox', width: 800, height: 600 } },
+          { type: 3, timestamp: start + 1000, data: { source: 2, type: 2, id: 1, x: 10, y: 10 } },
+          {
+            type: 6,
+            timestamp: start + 40_000,
+            data: { plugin: 'rrweb/console@1', payload: { level: 'warn', payload: ['slow'], trace: [] } },
+          },
+        ]
+        await sendSnapshots(t, { sessionId: BOB_SESSION, distinctId: 'bob', events: snapshots, properties: { $lib: 'web' } })
+        await recordingsProcessed(t.wren)
+      })
+
+      it('picks a cohort’s cohorts by name, keeps their ids, and shows its persons a page at a time', async () => {
+        const cohort = async (name: string, filter: object) => {
+          const res = await call('POST', `/api/projects/${t.projectId}/cohorts/`, {
+            name,
+            filters: { properties: { type: 'AND', values: [{ type: 'person', operator: 'exact', ...filter }] } },
+          })
+          expect(res.status, res.text).toBe(201)
+          return res.body.id as number
+        }
+        const blue = await cohort('Blue team', { key: 'team', value: 'blue' })
+        const early = await cohort('Early birds', { key: 'plan', value: 'early' })
+
+        const { page } = await tab(WIDTHS.desktop)
+        await page.goto(`${t.url}/project/${t.projectId}/cohorts/new`)
+        await page.fill('input[name=name]', 'Early blue')
+        const rows = page.locator('.filter-row')
+        for (const [i, name] of ['Blue team', 'Early birds'].entries()) {
+          await page.click('button:has-text("Add filter")')
+          await rows.nth(i).locator('select[aria-label="Property type"]').selectOption('cohort')
+          await rows.nth(i).locator('select[aria-label="Cohort"]').selectOption({ label: name })
+        }
+        await page.click('button:has-text("Create cohort")')
+        await page.waitForSelector('table.list a:has-text("Early blue")')
+        const created = (
+          (await call('GET', `/api/projects/${t.projectId}/cohorts/`)).body.results as Array<{ id: number; name: string }>
+        ).find((c) => c.name === 'Early blue')!
+        const saved = (await call('GET', `/api/projects/${t.projectId}/cohorts/${created.id}/`)).body
+        expect(saved.filters.properties.values[0].values).toMatchObject([
+          { key: 'id', value: blue, type: 'cohort' },
+          { key: 'id', value: early, type: 'cohort' },
+        ])
+        const members = (
+          await call(
+            'GET',
+            `/api/projects/${t.projectId}/persons/?properties=${encodeURIComponent(JSON.stringify([{ key: 'id', value: created.id, type: 'cohort' }]))}`,
+          )
+        ).body
+        expect(members.results.map((p: { distinct_ids: string[] }) => p.distinct_ids[0]).sort()).toEqual(['blue-0', 'blue-1', 'blue-2'])
+
+        // Reopened: the cohorts by name, and its persons (the API's).
+        await page.click('table.list a:has-text("Early blue")')
+        const persons = page.locator('.cohort-persons table.list tbody tr td:first-child')
+        await expect.poll(() => persons.allTextContents().then((names) => names.sort())).toEqual(['blue-0', 'blue-1', 'blue-2'])
+        const picked = await page.$$eval('select[aria-label="Cohort"]', (selects) =>
+          selects.map((s) => (s as unknown as { selectedOptions: Array<{ textContent: string }> }).selectedOptions[0].textContent),
+        )
+        expect(picked).toEqual(['Blue team', 'Early birds'])
+        await expectDrawn(page, 'cohort-editor-desktop', WIDTHS.desktop.width)
+
+        // A cohort of BLUE persons: 25 a page, the next page the rest, and back.
+        const narrow = (await tab(WIDTHS.phone)).page
+        await narrow.goto(`${t.url}/project/${t.projectId}/cohorts/${blue}`)
+        const shown = narrow.locator('.cohort-persons table.list tbody tr')
+        const pager = narrow.locator('.cohort-persons .pager')
+        await expect.poll(() => pager.locator('span').textContent()).toBe(`1–25 of ${BLUE}`)
+        expect(await shown.count()).toBe(25)
+        await pager.locator('button:has-text("Next")').click()
+        await expect.poll(() => pager.locator('span').textContent()).toBe(`26–${BLUE} of ${BLUE}`)
+        expect(await shown.count()).toBe(BLUE - 25)
+        expect(await pager.locator('button:has-text("Next")').isDisabled()).toBe(true)
+        await expectDrawn(narrow, 'cohort-persons-phone', WIDTHS.phone.width)
+        await pager.locator('button:has-text("Previous")').click()
+        await expect.poll(() => pager.locator('span').textContent()).toBe(`1–25 of ${BLUE}`)
+      })
+    })
   })
 })
