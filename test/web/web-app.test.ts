@@ -573,6 +573,70 @@ describe('the web app', () => {
         await pager.locator('button:has-text("Previous")').click()
         await expect.poll(() => pager.locator('span').textContent()).toBe(`1–25 of ${BLUE}`)
       })
+
+      it('matches autocaptured clicks by element text, selector, href and URL, kept on save and reopen', async () => {
+        /** The events the action matches now, as the Query API counts them. */
+        const matched = async (id: number) => {
+          const res = await call('POST', `/api/projects/${t.projectId}/query/`, {
+            query: { kind: 'EventsQuery', select: ['count()'], actionId: id },
+          })
+          expect(res.status, res.text).toBe(200)
+          return res.body.results[0][0] as number
+        }
+        const { page } = await tab(WIDTHS.desktop)
+        await page.goto(`${t.url}/project/${t.projectId}/actions/new`)
+        await page.fill('input[name=name]', 'Bought or on sale')
+        // Step 1: the "Buy now" button on the cart page.
+        await page.fill('input[aria-label="Step 1 event"]', '$autocapture')
+        await page.selectOption('select[aria-label="Step 1 text matching"]', 'exact')
+        await page.fill('input[aria-label="Step 1 text"]', 'Buy now')
+        await page.selectOption('select[aria-label="Step 1 URL matching"]', 'regex')
+        await page.fill('input[aria-label="Step 1 URL"]', '/cart$')
+        // Step 2: a promo link to a sale, on the shop's pages.
+        await page.click('button:has-text("Add a step")')
+        await page.fill('input[aria-label="Step 2 event"]', '$autocapture')
+        await page.fill('input[aria-label="Step 2 selector"]', 'a.promo')
+        await page.selectOption('select[aria-label="Step 2 href matching"]', 'contains')
+        await page.fill('input[aria-label="Step 2 href"]', '/sale')
+        await page.fill('input[aria-label="Step 2 URL"]', 'shop.example')
+        await page.click('button:has-text("Create action")')
+        await page.waitForSelector('table.list a:has-text("Bought or on sale")')
+
+        const actions = (await call('GET', `/api/projects/${t.projectId}/actions/`)).body.results as Array<{ id: number; name: string }>
+        const id = actions.find((a) => a.name === 'Bought or on sale')!.id
+        expect((await call('GET', `/api/projects/${t.projectId}/actions/${id}/`)).body.steps).toMatchObject([
+          { event: '$autocapture', text: 'Buy now', text_matching: 'exact', url: '/cart$', url_matching: 'regex' },
+          {
+            event: '$autocapture',
+            selector: 'a.promo',
+            href: '/sale',
+            href_matching: 'contains',
+            url: 'shop.example',
+            url_matching: 'contains',
+          },
+        ])
+        // 3 "Buy now" clicks on the cart and 2 promo clicks; not "Buy later", the about link, nor "Buy now" elsewhere.
+        expect(await matched(id)).toBe(3 + 2)
+
+        // Reopened, the steps are as saved; widen step 1's text to "contains Buy": the "Buy later" click counts too.
+        await page.click('table.list a:has-text("Bought or on sale")')
+        expect(await page.inputValue('input[aria-label="Step 1 text"]')).toBe('Buy now')
+        expect(await page.inputValue('select[aria-label="Step 1 URL matching"]')).toBe('regex')
+        expect(await page.inputValue('input[aria-label="Step 2 selector"]')).toBe('a.promo')
+        expect(await page.inputValue('select[aria-label="Step 2 href matching"]')).toBe('contains')
+        expect(await page.inputValue('input[aria-label="Step 2 href"]')).toBe('/sale')
+        await page.selectOption('select[aria-label="Step 1 text matching"]', 'contains')
+        await page.fill('input[aria-label="Step 1 text"]', 'Buy')
+        await expectDrawn(page, 'action-editor-desktop', WIDTHS.desktop.width)
+        await page.click('button:has-text("Save")')
+        await page.waitForSelector('table.list a:has-text("Bought or on sale")')
+        expect(await matched(id)).toBe(3 + 1 + 2)
+
+        const narrow = (await tab(WIDTHS.phone)).page
+        await narrow.goto(`${t.url}/project/${t.projectId}/actions/${id}`)
+        await narrow.waitForSelector('input[aria-label="Step 2 selector"]')
+        await expectDrawn(narrow, 'action-editor-phone', WIDTHS.phone.width)
+      })
     })
   })
 })
