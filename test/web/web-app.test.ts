@@ -637,6 +637,80 @@ describe('the web app', () => {
         await narrow.waitForSelector('input[aria-label="Step 2 selector"]')
         await expectDrawn(narrow, 'action-editor-phone', WIDTHS.phone.width)
       })
+
+      it('filters the recordings by events performed, person, event, recording and console filters, all or any', async () => {
+        const { page } = await tab(WIDTHS.desktop)
+        await page.goto(`${t.url}/project/${t.projectId}/recordings`)
+        /** The recordings listed (their persons), once the list has answered for the filters just set. */
+        const listed = () =>
+          page.evaluate(() => {
+            const doc = (globalThis as unknown as { document: { querySelectorAll(s: string): Array<{ textContent: string | null }> } })
+              .document
+            return [...doc.querySelectorAll('table.recordings tbody tr td:first-child')].map((td) => td.textContent).sort()
+          })
+        /** Makes `change`, waits for the list's answer to a request whose parameters hold `asked`, and checks the rows. */
+        const after = async (change: () => Promise<unknown>, asked: string, expected: string[]) => {
+          const answered = page.waitForResponse(
+            (r) => r.url().includes('/session_recordings/?') && [...new URL(r.url()).searchParams.values()].join(' ').includes(asked),
+          )
+          await change()
+          expect((await answered).status()).toBe(200)
+          await expect.poll(listed).toEqual(expected)
+          if (expected.length === 0) await page.waitForSelector('text=No recordings here.')
+          expect(await page.locator('.error').count()).toBe(0)
+        }
+        const both = ['ada@example.com', 'bob@test.org']
+        await expect.poll(listed).toEqual(both)
+
+        // Events performed: checkout_started (ada's), then $pageview too: both in one session (none), or either.
+        const perform = (i: number, name: string) =>
+          page
+            .fill(`input[aria-label="Performed event ${i}"]`, name)
+            .then(() => page.press(`input[aria-label="Performed event ${i}"]`, 'Enter'))
+        await page.click('button:has-text("Add event")')
+        await after(() => perform(1, 'checkout_started'), 'checkout_started', ['ada@example.com'])
+        await page.click('button:has-text("Add event")')
+        await after(() => perform(2, '$pageview'), '$pageview', [])
+        await after(() => page.selectOption('select[aria-label="Match"]', 'OR'), 'OR', both)
+        await after(() => page.click('button[aria-label="Remove event"] >> nth=0'), '$pageview', ['bob@test.org'])
+        await after(() => page.click('button[aria-label="Remove event"]'), '', both)
+
+        // A person property (bob's email), then a console level (ada's error): any of them (still OR), then all.
+        const rows = page.locator('fieldset.filters .filter-row')
+        await page.click('button:has-text("Add filter")')
+        await rows.nth(0).locator('select[aria-label="Property type"]').selectOption('person')
+        await rows.nth(0).locator('input[aria-label="Property key"]').fill('email')
+        await rows.nth(0).locator('select[aria-label="Operator"]').selectOption('icontains')
+        await after(() => rows.nth(0).locator('input[aria-label="Value"]').fill('test.org'), 'test.org', ['bob@test.org'])
+        await page.click('button:has-text("Add filter")')
+        await rows.nth(1).locator('select[aria-label="Property type"]').selectOption('log_entry')
+        expect(await rows.nth(1).locator('select[aria-label="Property key"]').inputValue()).toBe('level')
+        await after(() => rows.nth(1).locator('input[aria-label="Value"]').fill('error'), '"error"', both)
+        await after(() => page.selectOption('select[aria-label="Match"]', 'AND'), '"error"', [])
+
+        // An event property (a Firefox event: bob's), a recording's duration (over 20 s: bob's; over 2 s: both)
+        // and its activity (3 clicks or more: ada's), all of them.
+        await rows.nth(1).locator('select[aria-label="Property type"]').selectOption('event')
+        await rows.nth(1).locator('input[aria-label="Property key"]').fill('$browser')
+        await after(() => rows.nth(1).locator('input[aria-label="Value"]').fill('Firefox'), 'Firefox', ['bob@test.org'])
+        await rows.nth(0).locator('select[aria-label="Property type"]').selectOption('recording')
+        expect(await rows.nth(0).locator('select[aria-label="Property key"]').inputValue()).toBe('duration')
+        await rows.nth(0).locator('select[aria-label="Operator"]').selectOption('gt')
+        await after(() => rows.nth(0).locator('input[aria-label="Value"]').fill('20'), '"20"', ['bob@test.org'])
+        await rows.nth(1).locator('select[aria-label="Property type"]').selectOption('recording')
+        await rows.nth(1).locator('select[aria-label="Property key"]').selectOption('click_count')
+        await rows.nth(1).locator('select[aria-label="Operator"]').selectOption('gte')
+        await after(() => rows.nth(1).locator('input[aria-label="Value"]').fill('3'), '"3"', [])
+        await after(() => rows.nth(0).locator('input[aria-label="Value"]').fill('2'), '"2"', ['ada@example.com'])
+        await expectDrawn(page, 'recordings-filters-desktop', WIDTHS.desktop.width)
+
+        // The filters are in the address: a reload (and a narrow window) shows the same list.
+        const narrow = (await tab(WIDTHS.phone)).page
+        await narrow.goto(page.url())
+        await expect.poll(() => narrow.locator('table.recordings tbody tr td:first-child').allTextContents()).toEqual(['ada@example.com'])
+        expect(await narrow.locator('select[aria-label="Property key"]').nth(1).inputValue()).toBe('click_count')
+        await expectDrawn(narrow, 'recordings-filters-phone', WIDTHS.phone.width)
+      })
     })
   })
 })
