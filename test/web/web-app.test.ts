@@ -685,6 +685,11 @@ describe('the web app', () => {
         await page.click('button:has-text("Add filter")')
         await rows.nth(1).locator('select[aria-label="Property type"]').selectOption('log_entry')
         expect(await rows.nth(1).locator('select[aria-label="Property key"]').inputValue()).toBe('level')
+        const levels = await rows
+          .nth(1)
+          .locator('datalist option')
+          .evaluateAll((options) => options.map((o) => (o as unknown as { value: string }).value))
+        expect(levels).toEqual(['log', 'info', 'warn', 'error'])
         await after(() => rows.nth(1).locator('input[aria-label="Value"]').fill('error'), '"error"', both)
         await after(() => page.selectOption('select[aria-label="Match"]', 'AND'), '"error"', [])
 

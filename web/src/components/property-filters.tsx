@@ -21,10 +21,11 @@ export const OPERATORS = [
 ]
 const NO_VALUE = new Set(['is_set', 'is_not_set'])
 
-/** A key a filter type allows, as the key select shows it. */
+/** A key a filter type allows, as the key select shows it, and the values it is known to take (suggested). */
 export interface KeyChoice {
   key: string
   label: string
+  values?: string[]
 }
 
 /**
@@ -99,12 +100,22 @@ export function PropertyFilters({
                 ))}
               </select>
               {NO_VALUE.has(f.operator ?? '') ? null : (
-                <input
-                  aria-label="Value"
-                  placeholder="value"
-                  value={String(f.value ?? '')}
-                  onInput={(e) => set(i, { value: e.currentTarget.value })}
-                />
+                <>
+                  <input
+                    aria-label="Value"
+                    placeholder="value"
+                    list={suggested(keys, f) ? `filter-values-${f.type}-${f.key}` : undefined}
+                    value={String(f.value ?? '')}
+                    onInput={(e) => set(i, { value: e.currentTarget.value })}
+                  />
+                  {suggested(keys, f) ? (
+                    <datalist id={`filter-values-${f.type}-${f.key}`}>
+                      {suggested(keys, f)!.map((v) => (
+                        <option value={v} />
+                      ))}
+                    </datalist>
+                  ) : null}
+                </>
               )}
             </>
           )}
@@ -123,6 +134,9 @@ export function PropertyFilters({
     </fieldset>
   )
 }
+
+/** The values a fixed key is known to take, if any. */
+const suggested = (keys: Record<string, KeyChoice[]>, f: PropertyFilter) => keys[f.type ?? '']?.find((k) => k.key === f.key)?.values
 
 /**
  * A filter as the API takes it: a cohort filter's key is "id" and its value the cohort's id; a type with fixed

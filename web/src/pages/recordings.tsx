@@ -34,10 +34,10 @@ const FILTER_KEYS: Record<string, KeyChoice[]> = {
     { key: 'console_warn_count', label: 'console warnings' },
     { key: 'console_error_count', label: 'console errors' },
     { key: 'visited_page', label: 'visited page (URL)' },
-    { key: 'snapshot_source', label: 'source (web, mobile)' },
+    { key: 'snapshot_source', label: 'source (web, mobile)', values: ['web', 'mobile'] },
   ],
   log_entry: [
-    { key: 'level', label: 'level (log, info, warn, error)' },
+    { key: 'level', label: 'level', values: ['log', 'info', 'warn', 'error'] },
     { key: 'message', label: 'message' },
   ],
 }
