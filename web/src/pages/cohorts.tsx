@@ -7,11 +7,12 @@ import type { Cohort, Paginated, Person } from '../answers'
 import { ItemPage, NameFields, saveItem, softDelete } from '../components/editor'
 import { Empty, ErrorBox } from '../components/feedback'
 import { EditorHeader, ListHeader } from '../components/headers'
-import { Listing } from '../components/listing'
+import { Listing, Pager } from '../components/listing'
 import { useAction, useLoad } from '../components/load'
-import { formatTime, JsonView } from '../components/properties'
+import { JsonView } from '../components/properties'
 import { completeFilters, PropertyFilters } from '../components/property-filters'
 import { useSession } from '../session'
+import { personColumns } from './persons'
 
 export function CohortsPage() {
   const { path, base, can } = useSession()
@@ -99,36 +100,8 @@ function CohortPersons({ cohort }: { cohort: Cohort }) {
       <Listing
         loaded={persons}
         empty={<Empty title="No persons in this cohort now." />}
-        head={
-          <>
-            <th>Person</th>
-            <th class="hide-narrow">Distinct ids</th>
-            <th>First seen</th>
-          </>
-        }
-        row={(p) => (
-          <tr>
-            <td>
-              <a href={`${base}/persons/${p.uuid}`}>{p.name}</a>
-            </td>
-            <td class="hide-narrow truncate">{p.distinct_ids.join(', ')}</td>
-            <td class="nowrap">{formatTime(p.created_at)}</td>
-          </tr>
-        )}
-        footer={(page) => (
-          <div class="pager">
-            <button type="button" class="secondary" disabled={offset === 0} onClick={() => setOffset(Math.max(0, offset - PERSONS_PAGE))}>
-              ← Previous
-            </button>
-            <span class="muted">
-              {offset + 1}–{offset + page.results.length}
-              {page.count !== undefined ? ` of ${page.count}` : ''}
-            </span>
-            <button type="button" class="secondary" disabled={!page.next} onClick={() => setOffset(offset + PERSONS_PAGE)}>
-              Next →
-            </button>
-          </div>
-        )}
+        {...personColumns(base)}
+        footer={(page) => <Pager offset={offset} size={PERSONS_PAGE} page={page} onOffset={setOffset} />}
       />
     </section>
   )
