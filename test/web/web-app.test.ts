@@ -462,5 +462,260 @@ describe('the web app', () => {
         expect(elsewhere).toEqual([])
       })
     })
+
+    // The editors (issue 34): the cohort editor picks cohorts by name and shows its persons a page at a time; the
+    // actions editor matches autocaptured clicks by text, selector and href, and pages by URL; the recordings list
+    // filters through the property filter component. Each control is driven twice.
+    describe('the editors', () => {
+      const BLUE = 30
+      const BUY = 'https://shop.example/cart'
+      const HOME = 'https://shop.example/home'
+      /** An autocaptured click as posthog-js sends it: the element chain, innermost first. */
+      const click = (chain: string, url: string) => ({ event: '$autocapture', properties: { $elements_chain: chain, $current_url: url } })
+      const CLICKS: Array<[string, ReturnType<typeof click>, number]> = [
+        ['buyer', click('button.buy:nth-child="1"nth-of-type="1"text="Buy now";div.shop:nth-child="1"', BUY), 3],
+        ['later', click('button.buy:nth-child="2"nth-of-type="2"text="Buy later";div.shop:nth-child="1"', BUY), 1],
+        ['promo', click('a.promo:attr__href="/sale/summer"href="/sale/summer"nth-child="1"text="Summer sale"', HOME), 2],
+        ['about', click('a.other:attr__href="/about"href="/about"nth-child="2"text="About"', HOME), 1],
+        // The same text as the buy button, on another page: the step's URL regex leaves it out.
+        ['elsewhere', click('button.buy:nth-child="1"text="Buy now"', HOME), 1],
+      ]
+      const BOB_SESSION = 'web-app-session-2'
+
+      beforeAll(async () => {
+        const client = new PostHog(t.projectKey, { host: t.url, flushAt: 1000, flushInterval: 0 })
+        // Persons for the cohorts: a blue team of BLUE, three of them (and one red) early birds.
+        for (let i = 0; i < BLUE; i++)
+          client.identify({ distinctId: `blue-${i}`, properties: { team: 'blue', ...(i < 3 ? { plan: 'early' } : {}) } })
+        client.identify({ distinctId: 'red-0', properties: { team: 'red', plan: 'early' } })
+        for (const [who, event, times] of CLICKS) for (let i = 0; i < times; i++) client.capture({ distinctId: `${who}-${i}`, ...event })
+        // Events in the two recorded sessions: ada checks out (Chrome), bob views a page in Firefox.
+        client.capture({ distinctId: 'ada', event: 'checkout_started', properties: { $session_id: SESSION, $browser: 'Chrome' } })
+        client.capture({ distinctId: 'bob', event: '$pageview', properties: { $session_id: BOB_SESSION, $browser: 'Firefox' } })
+        await client.shutdown()
+        await drained(t.wren)
+        // bob's recording: 40 s, one click, a console warning and no error (ada's: 5 s, three clicks, an error).
+        const start = Date.now() - 120_000
+        const snapshots = [
+          { type: 4, timestamp: start, data: { href: 'https://shop.example/firefox', width: 800, height: 600 } },
+          { type: 3, timestamp: start + 1000, data: { source: 2, type: 2, id: 1, x: 10, y: 10 } },
+          {
+            type: 6,
+            timestamp: start + 40_000,
+            data: { plugin: 'rrweb/console@1', payload: { level: 'warn', payload: ['slow'], trace: [] } },
+          },
+        ]
+        await sendSnapshots(t, { sessionId: BOB_SESSION, distinctId: 'bob', events: snapshots, properties: { $lib: 'web' } })
+        await recordingsProcessed(t.wren)
+      })
+
+      it('picks a cohort’s cohorts by name, keeps their ids, and shows its persons a page at a time', async () => {
+        const cohort = async (name: string, filter: object) => {
+          const res = await call('POST', `/api/projects/${t.projectId}/cohorts/`, {
+            name,
+            filters: { properties: { type: 'AND', values: [{ type: 'person', operator: 'exact', ...filter }] } },
+          })
+          expect(res.status, res.text).toBe(201)
+          return res.body.id as number
+        }
+        const blue = await cohort('Blue team', { key: 'team', value: 'blue' })
+        const early = await cohort('Early birds', { key: 'plan', value: 'early' })
+
+        const { page } = await tab(WIDTHS.desktop)
+        await page.goto(`${t.url}/project/${t.projectId}/cohorts/new`)
+        await page.fill('input[name=name]', 'Early blue')
+        const rows = page.locator('.filter-row')
+        for (const [i, name] of ['Blue team', 'Early birds'].entries()) {
+          await page.click('button:has-text("Add filter")')
+          await rows.nth(i).locator('select[aria-label="Property type"]').selectOption('cohort')
+          await rows.nth(i).locator('select[aria-label="Cohort"]').selectOption({ label: name })
+        }
+        await page.click('button:has-text("Create cohort")')
+        await page.waitForSelector('table.list a:has-text("Early blue")')
+        const created = (
+          (await call('GET', `/api/projects/${t.projectId}/cohorts/`)).body.results as Array<{ id: number; name: string }>
+        ).find((c) => c.name === 'Early blue')!
+        const saved = (await call('GET', `/api/projects/${t.projectId}/cohorts/${created.id}/`)).body
+        expect(saved.filters.properties.values[0].values).toMatchObject([
+          { key: 'id', value: blue, type: 'cohort' },
+          { key: 'id', value: early, type: 'cohort' },
+        ])
+        const members = (
+          await call(
+            'GET',
+            `/api/projects/${t.projectId}/persons/?properties=${encodeURIComponent(JSON.stringify([{ key: 'id', value: created.id, type: 'cohort' }]))}`,
+          )
+        ).body
+        expect(members.results.map((p: { distinct_ids: string[] }) => p.distinct_ids[0]).sort()).toEqual(['blue-0', 'blue-1', 'blue-2'])
+
+        // Reopened: the cohorts by name, and its persons (the API's).
+        await page.click('table.list a:has-text("Early blue")')
+        const persons = page.locator('.cohort-persons table.list tbody tr td:first-child')
+        await expect.poll(() => persons.allTextContents().then((names) => names.sort())).toEqual(['blue-0', 'blue-1', 'blue-2'])
+        const picked = await page.$$eval('select[aria-label="Cohort"]', (selects) =>
+          selects.map((s) => (s as unknown as { selectedOptions: Array<{ textContent: string }> }).selectedOptions[0].textContent),
+        )
+        expect(picked).toEqual(['Blue team', 'Early birds'])
+        await expectDrawn(page, 'cohort-editor-desktop', WIDTHS.desktop.width)
+
+        // A cohort of BLUE persons: 25 a page, the next page the rest, and back.
+        const narrow = (await tab(WIDTHS.phone)).page
+        await narrow.goto(`${t.url}/project/${t.projectId}/cohorts/${blue}`)
+        const shown = narrow.locator('.cohort-persons table.list tbody tr')
+        const pager = narrow.locator('.cohort-persons .pager')
+        await expect.poll(() => pager.locator('span').textContent()).toBe(`1–25 of ${BLUE}`)
+        expect(await shown.count()).toBe(25)
+        await pager.locator('button:has-text("Next")').click()
+        await expect.poll(() => pager.locator('span').textContent()).toBe(`26–${BLUE} of ${BLUE}`)
+        expect(await shown.count()).toBe(BLUE - 25)
+        expect(await pager.locator('button:has-text("Next")').isDisabled()).toBe(true)
+        await expectDrawn(narrow, 'cohort-persons-phone', WIDTHS.phone.width)
+        await pager.locator('button:has-text("Previous")').click()
+        await expect.poll(() => pager.locator('span').textContent()).toBe(`1–25 of ${BLUE}`)
+      })
+
+      it('matches autocaptured clicks by element text, selector, href and URL, kept on save and reopen', async () => {
+        /** The events the action matches now, as the Query API counts them. */
+        const matched = async (id: number) => {
+          const res = await call('POST', `/api/projects/${t.projectId}/query/`, {
+            query: { kind: 'EventsQuery', select: ['count()'], actionId: id },
+          })
+          expect(res.status, res.text).toBe(200)
+          return res.body.results[0][0] as number
+        }
+        const { page } = await tab(WIDTHS.desktop)
+        await page.goto(`${t.url}/project/${t.projectId}/actions/new`)
+        await page.fill('input[name=name]', 'Bought or on sale')
+        // Step 1: the "Buy now" button on the cart page.
+        await page.fill('input[aria-label="Step 1 event"]', '$autocapture')
+        await page.selectOption('select[aria-label="Step 1 text matching"]', 'exact')
+        await page.fill('input[aria-label="Step 1 text"]', 'Buy now')
+        await page.selectOption('select[aria-label="Step 1 URL matching"]', 'regex')
+        await page.fill('input[aria-label="Step 1 URL"]', '/cart$')
+        // Step 2: a promo link to a sale, on the shop's pages.
+        await page.click('button:has-text("Add a step")')
+        await page.fill('input[aria-label="Step 2 event"]', '$autocapture')
+        await page.fill('input[aria-label="Step 2 selector"]', 'a.promo')
+        await page.selectOption('select[aria-label="Step 2 href matching"]', 'contains')
+        await page.fill('input[aria-label="Step 2 href"]', '/sale')
+        await page.fill('input[aria-label="Step 2 URL"]', 'shop.example')
+        await page.click('button:has-text("Create action")')
+        await page.waitForSelector('table.list a:has-text("Bought or on sale")')
+
+        const actions = (await call('GET', `/api/projects/${t.projectId}/actions/`)).body.results as Array<{ id: number; name: string }>
+        const id = actions.find((a) => a.name === 'Bought or on sale')!.id
+        expect((await call('GET', `/api/projects/${t.projectId}/actions/${id}/`)).body.steps).toMatchObject([
+          { event: '$autocapture', text: 'Buy now', text_matching: 'exact', url: '/cart$', url_matching: 'regex' },
+          {
+            event: '$autocapture',
+            selector: 'a.promo',
+            href: '/sale',
+            href_matching: 'contains',
+            url: 'shop.example',
+            url_matching: 'contains',
+          },
+        ])
+        // 3 "Buy now" clicks on the cart and 2 promo clicks; not "Buy later", the about link, nor "Buy now" elsewhere.
+        expect(await matched(id)).toBe(3 + 2)
+
+        // Reopened, the steps are as saved; widen step 1's text to "contains Buy": the "Buy later" click counts too.
+        await page.click('table.list a:has-text("Bought or on sale")')
+        expect(await page.inputValue('input[aria-label="Step 1 text"]')).toBe('Buy now')
+        expect(await page.inputValue('select[aria-label="Step 1 URL matching"]')).toBe('regex')
+        expect(await page.inputValue('input[aria-label="Step 2 selector"]')).toBe('a.promo')
+        expect(await page.inputValue('select[aria-label="Step 2 href matching"]')).toBe('contains')
+        expect(await page.inputValue('input[aria-label="Step 2 href"]')).toBe('/sale')
+        await page.selectOption('select[aria-label="Step 1 text matching"]', 'contains')
+        await page.fill('input[aria-label="Step 1 text"]', 'Buy')
+        await expectDrawn(page, 'action-editor-desktop', WIDTHS.desktop.width)
+        await page.click('button:has-text("Save")')
+        await page.waitForSelector('table.list a:has-text("Bought or on sale")')
+        expect(await matched(id)).toBe(3 + 1 + 2)
+
+        const narrow = (await tab(WIDTHS.phone)).page
+        await narrow.goto(`${t.url}/project/${t.projectId}/actions/${id}`)
+        await narrow.waitForSelector('input[aria-label="Step 2 selector"]')
+        await expectDrawn(narrow, 'action-editor-phone', WIDTHS.phone.width)
+      })
+
+      it('filters the recordings by events performed, person, event, recording and console filters, all or any', async () => {
+        const { page } = await tab(WIDTHS.desktop)
+        await page.goto(`${t.url}/project/${t.projectId}/recordings`)
+        /** The recordings listed (their persons), once the list has answered for the filters just set. */
+        const listed = () =>
+          page.evaluate(() => {
+            const doc = (globalThis as unknown as { document: { querySelectorAll(s: string): Array<{ textContent: string | null }> } })
+              .document
+            return [...doc.querySelectorAll('table.recordings tbody tr td:first-child')].map((td) => td.textContent).sort()
+          })
+        /** Makes `change`, waits for the list's answer to a request whose parameters hold `asked`, and checks the rows. */
+        const after = async (change: () => Promise<unknown>, asked: string, expected: string[]) => {
+          const answered = page.waitForResponse(
+            (r) => r.url().includes('/session_recordings/?') && [...new URL(r.url()).searchParams.values()].join(' ').includes(asked),
+          )
+          await change()
+          expect((await answered).status()).toBe(200)
+          await expect.poll(listed).toEqual(expected)
+          if (expected.length === 0) await page.waitForSelector('text=No recordings here.')
+          expect(await page.locator('.error').count()).toBe(0)
+        }
+        const both = ['ada@example.com', 'bob@test.org']
+        await expect.poll(listed).toEqual(both)
+
+        // Events performed: checkout_started (ada's), then $pageview too: both in one session (none), or either.
+        const perform = (i: number, name: string) =>
+          page
+            .fill(`input[aria-label="Performed event ${i}"]`, name)
+            .then(() => page.press(`input[aria-label="Performed event ${i}"]`, 'Enter'))
+        await page.click('button:has-text("Add event")')
+        await after(() => perform(1, 'checkout_started'), 'checkout_started', ['ada@example.com'])
+        await page.click('button:has-text("Add event")')
+        await after(() => perform(2, '$pageview'), '$pageview', [])
+        await after(() => page.selectOption('select[aria-label="Match"]', 'OR'), 'OR', both)
+        await after(() => page.click('button[aria-label="Remove event"] >> nth=0'), '$pageview', ['bob@test.org'])
+        await after(() => page.click('button[aria-label="Remove event"]'), '', both)
+
+        // A person property (bob's email), then a console level (ada's error): any of them (still OR), then all.
+        const rows = page.locator('fieldset.filters .filter-row')
+        await page.click('button:has-text("Add filter")')
+        await rows.nth(0).locator('select[aria-label="Property type"]').selectOption('person')
+        await rows.nth(0).locator('input[aria-label="Property key"]').fill('email')
+        await rows.nth(0).locator('select[aria-label="Operator"]').selectOption('icontains')
+        await after(() => rows.nth(0).locator('input[aria-label="Value"]').fill('test.org'), 'test.org', ['bob@test.org'])
+        await page.click('button:has-text("Add filter")')
+        await rows.nth(1).locator('select[aria-label="Property type"]').selectOption('log_entry')
+        expect(await rows.nth(1).locator('select[aria-label="Property key"]').inputValue()).toBe('level')
+        const levels = await rows
+          .nth(1)
+          .locator('datalist option')
+          .evaluateAll((options) => options.map((o) => (o as unknown as { value: string }).value))
+        expect(levels).toEqual(['log', 'info', 'warn', 'error'])
+        await after(() => rows.nth(1).locator('input[aria-label="Value"]').fill('error'), '"error"', both)
+        await after(() => page.selectOption('select[aria-label="Match"]', 'AND'), '"error"', [])
+
+        // An event property (a Firefox event: bob's), a recording's duration (over 20 s: bob's; over 2 s: both)
+        // and its activity (3 clicks or more: ada's), all of them.
+        await rows.nth(1).locator('select[aria-label="Property type"]').selectOption('event')
+        await rows.nth(1).locator('input[aria-label="Property key"]').fill('$browser')
+        await after(() => rows.nth(1).locator('input[aria-label="Value"]').fill('Firefox'), 'Firefox', ['bob@test.org'])
+        await rows.nth(0).locator('select[aria-label="Property type"]').selectOption('recording')
+        expect(await rows.nth(0).locator('select[aria-label="Property key"]').inputValue()).toBe('duration')
+        await rows.nth(0).locator('select[aria-label="Operator"]').selectOption('gt')
+        await after(() => rows.nth(0).locator('input[aria-label="Value"]').fill('20'), '"20"', ['bob@test.org'])
+        await rows.nth(1).locator('select[aria-label="Property type"]').selectOption('recording')
+        await rows.nth(1).locator('select[aria-label="Property key"]').selectOption('click_count')
+        await rows.nth(1).locator('select[aria-label="Operator"]').selectOption('gte')
+        await after(() => rows.nth(1).locator('input[aria-label="Value"]').fill('3'), '"3"', [])
+        await after(() => rows.nth(0).locator('input[aria-label="Value"]').fill('2'), '"2"', ['ada@example.com'])
+        await expectDrawn(page, 'recordings-filters-desktop', WIDTHS.desktop.width)
+
+        // The filters are in the address: a reload (and a narrow window) shows the same list.
+        const narrow = (await tab(WIDTHS.phone)).page
+        await narrow.goto(page.url())
+        await expect.poll(() => narrow.locator('table.recordings tbody tr td:first-child').allTextContents()).toEqual(['ada@example.com'])
+        expect(await narrow.locator('select[aria-label="Property key"]').nth(1).inputValue()).toBe('click_count')
+        await expectDrawn(narrow, 'recordings-filters-phone', WIDTHS.phone.width)
+      })
+    })
   })
 })

@@ -40,11 +40,20 @@ export type Project = Static<typeof ProjectAnswer> & {
 
 export type KeyInfo = Static<typeof Key>
 
-/** An action step as the app edits it (the schema leaves steps open). */
+/** How a step's URL, text or href is matched (services/actions/match.ts). */
+export type Matching = 'contains' | 'exact' | 'regex'
+
+/** An action step as the app edits it (the schema leaves steps open); text, href and selector match `$autocapture` events. */
 export interface Step {
   event?: string | null
   url?: string | null
-  url_matching?: 'contains' | 'exact' | 'regex' | null
+  url_matching?: Matching | null
+  text?: string | null
+  text_matching?: Matching | null
+  href?: string | null
+  href_matching?: Matching | null
+  selector?: string | null
+  tag_name?: string | null
   properties?: PropertyFilter[]
 }
 export type Action = Omit<Static<typeof ActionAnswer>, 'steps'> & { steps: Step[] }

@@ -1,6 +1,7 @@
-// A list page's body: its load's state, then its rows as a table in a card.
+// A list page's body: its load's state, then its rows as a table in a card; and the pager under a page of them.
 import type { ComponentChildren } from 'preact'
 import type { ApiError } from '../api'
+import type { Paginated } from '../answers'
 import { ErrorBox, Loading } from './feedback'
 import type { Loaded } from './load'
 
@@ -44,5 +45,33 @@ export function Listing<Page extends { results: unknown[] }>({
         </div>
       ) : null}
     </>
+  )
+}
+
+/** Previous and next pages of `size` from `offset`, and which rows of how many this page shows. */
+export function Pager({
+  offset,
+  size,
+  page,
+  onOffset,
+}: {
+  offset: number
+  size: number
+  page: Paginated<unknown>
+  onOffset: (offset: number) => void
+}) {
+  return (
+    <div class="pager">
+      <button type="button" class="secondary" disabled={offset === 0} onClick={() => onOffset(Math.max(0, offset - size))}>
+        ← Previous
+      </button>
+      <span class="muted">
+        {offset + 1}–{offset + page.results.length}
+        {page.count !== undefined ? ` of ${page.count}` : ''}
+      </span>
+      <button type="button" class="secondary" disabled={!page.next} onClick={() => onOffset(offset + size)}>
+        Next →
+      </button>
+    </div>
   )
 }

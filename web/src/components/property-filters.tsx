@@ -1,5 +1,9 @@
-// The property filter editor (event, person and cohort filters), and the filters of it the API is sent.
-import type { PropertyFilter } from '../api'
+// The property filter editor (event, person and cohort filters, and any type whose keys are a fixed list, such as
+// the recordings list's), and the filters of it the API is sent. A cohort is picked by its name; its id is sent.
+import { get, WHOLE_LIST, withQuery, type PropertyFilter } from '../api'
+import type { Cohort, Paginated } from '../answers'
+import { useSession } from '../session'
+import { useLoad } from './load'
 
 export const OPERATORS = [
   { value: 'exact', label: '=' },
@@ -17,19 +21,44 @@ export const OPERATORS = [
 ]
 const NO_VALUE = new Set(['is_set', 'is_not_set'])
 
-/** Property filters: type (event, person, or cohort), key, operator, value. */
+/** A key a filter type allows, as the key select shows it, and the values it is known to take (suggested). */
+export interface KeyChoice {
+  key: string
+  label: string
+  values?: string[]
+}
+
+/**
+ * Property filters: type (event, person, cohort, …), key, operator, value. `keys` lists the only keys a type
+ * takes (a select instead of a free key); `typeLabels` names a type in its select.
+ */
 export function PropertyFilters({
   value,
   onChange,
   types = ['event', 'person'],
   label = 'Filters',
+  keys = {},
+  typeLabels = {},
 }: {
   value: PropertyFilter[]
   onChange: (filters: PropertyFilter[]) => void
   types?: string[]
   label?: string
+  keys?: Record<string, KeyChoice[]>
+  typeLabels?: Record<string, string>
 }) {
-  const set = (i: number, patch: Partial<PropertyFilter>) => onChange(value.map((f, j) => (j === i ? normalize({ ...f, ...patch }) : f)))
+  const set = (i: number, patch: Partial<PropertyFilter>) =>
+    onChange(value.map((f, j) => (j === i ? normalize({ ...f, ...patch }, keys, f.type ?? types[0]) : f)))
+  // The project's cohorts, asked once a cohort filter is shown.
+  const { path } = useSession()
+  const wantsCohorts = value.some((f) => f.type === 'cohort')
+  const cohorts = useLoad(
+    () =>
+      wantsCohorts
+        ? get<Paginated<Cohort>>(withQuery(path('cohorts/'), { limit: WHOLE_LIST })).then((page) => page.results)
+        : Promise.resolve(null),
+    [wantsCohorts],
+  )
   return (
     <fieldset class="filters">
       <legend>{label}</legend>
@@ -37,36 +66,56 @@ export function PropertyFilters({
         <div class="filter-row" key={i}>
           <select aria-label="Property type" value={f.type ?? types[0]} onChange={(e) => set(i, { type: e.currentTarget.value })}>
             {types.map((t) => (
-              <option value={t}>{t}</option>
+              <option value={t}>{typeLabels[t] ?? t}</option>
             ))}
           </select>
           {f.type === 'cohort' ? (
-            <input
-              aria-label="Cohort id"
-              placeholder="cohort id"
-              value={String(f.value ?? '')}
-              onInput={(e) => set(i, { value: e.currentTarget.value })}
-            />
+            <select aria-label="Cohort" value={String(f.value ?? '')} onChange={(e) => set(i, { value: e.currentTarget.value })}>
+              <option value="">{cohorts.data ? 'Choose a cohort…' : cohorts.error ? cohorts.error.detail : 'Loading cohorts…'}</option>
+              {(cohorts.data ?? []).map((c) => (
+                <option value={String(c.id)} selected={String(c.id) === String(f.value)}>
+                  {c.name || `Cohort ${c.id}`}
+                </option>
+              ))}
+            </select>
           ) : (
             <>
-              <input
-                aria-label="Property key"
-                placeholder="property, e.g. $browser"
-                value={f.key}
-                onInput={(e) => set(i, { key: e.currentTarget.value })}
-              />
+              {keys[f.type ?? types[0]] ? (
+                <select aria-label="Property key" value={f.key} onChange={(e) => set(i, { key: e.currentTarget.value })}>
+                  {keys[f.type ?? types[0]].map((k) => (
+                    <option value={k.key}>{k.label}</option>
+                  ))}
+                </select>
+              ) : (
+                <input
+                  aria-label="Property key"
+                  placeholder="property, e.g. $browser"
+                  value={f.key}
+                  onInput={(e) => set(i, { key: e.currentTarget.value })}
+                />
+              )}
               <select aria-label="Operator" value={f.operator ?? 'exact'} onChange={(e) => set(i, { operator: e.currentTarget.value })}>
                 {OPERATORS.map((o) => (
                   <option value={o.value}>{o.label}</option>
                 ))}
               </select>
               {NO_VALUE.has(f.operator ?? '') ? null : (
-                <input
-                  aria-label="Value"
-                  placeholder="value"
-                  value={String(f.value ?? '')}
-                  onInput={(e) => set(i, { value: e.currentTarget.value })}
-                />
+                <>
+                  <input
+                    aria-label="Value"
+                    placeholder="value"
+                    list={suggested(keys, f) ? `filter-values-${f.type}-${f.key}` : undefined}
+                    value={String(f.value ?? '')}
+                    onInput={(e) => set(i, { value: e.currentTarget.value })}
+                  />
+                  {suggested(keys, f) ? (
+                    <datalist id={`filter-values-${f.type}-${f.key}`}>
+                      {suggested(keys, f)!.map((v) => (
+                        <option value={v} />
+                      ))}
+                    </datalist>
+                  ) : null}
+                </>
               )}
             </>
           )}
@@ -78,7 +127,7 @@ export function PropertyFilters({
       <button
         type="button"
         class="secondary small"
-        onClick={() => onChange([...value, { key: '', value: '', operator: 'exact', type: types[0] }])}
+        onClick={() => onChange([...value, normalize({ key: '', value: '', operator: 'exact', type: types[0] }, keys)])}
       >
         + Add filter
       </button>
@@ -86,9 +135,21 @@ export function PropertyFilters({
   )
 }
 
-/** A filter as the API takes it: a cohort filter's key is "id"; set/not-set filters carry no value. */
-function normalize(f: PropertyFilter): PropertyFilter {
+/** The values a fixed key is known to take, if any. */
+const suggested = (keys: Record<string, KeyChoice[]>, f: PropertyFilter) => keys[f.type ?? '']?.find((k) => k.key === f.key)?.values
+
+/**
+ * A filter as the API takes it: a cohort filter's key is "id" and its value the cohort's id; a type with fixed
+ * keys takes only those. A change of type (from `was`) into or out of a cohort or fixed keys starts the filter
+ * afresh (its key and value meant something else); set/not-set filters carry no value.
+ */
+function normalize(f: PropertyFilter, keys: Record<string, KeyChoice[]>, was?: string): PropertyFilter {
+  const changed = was !== undefined && was !== f.type
+  const fresh = changed && (f.type === 'cohort' || was === 'cohort' || !!keys[f.type ?? ''] || !!keys[was])
+  if (fresh) f = { ...f, key: '', value: '' }
   if (f.type === 'cohort') return { key: 'id', value: f.value === '' ? '' : Number(f.value) || f.value, type: 'cohort' }
+  const fixed = keys[f.type ?? '']
+  if (fixed && !fixed.some((k) => k.key === f.key)) f = { ...f, key: fixed[0].key }
   if (NO_VALUE.has(f.operator ?? '')) return { key: f.key, operator: f.operator, type: f.type }
   return f
 }

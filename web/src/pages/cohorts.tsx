@@ -1,16 +1,18 @@
 // Cohorts: the list with member counts; create and edit a dynamic cohort (persons matching property
-// filters, all of them) or a static one (a list of distinct ids); soft delete.
+// filters and other cohorts, picked by name, all of them) or a static one (a list of distinct ids); a
+// cohort's persons, a page at a time; soft delete.
 import { useState } from 'preact/hooks'
-import { get, type PropertyFilter } from '../api'
-import type { Cohort, Paginated } from '../answers'
+import { get, withQuery, type PropertyFilter } from '../api'
+import type { Cohort, Paginated, Person } from '../answers'
 import { ItemPage, NameFields, saveItem, softDelete } from '../components/editor'
 import { Empty, ErrorBox } from '../components/feedback'
 import { EditorHeader, ListHeader } from '../components/headers'
-import { Listing } from '../components/listing'
+import { Listing, Pager } from '../components/listing'
 import { useAction, useLoad } from '../components/load'
 import { JsonView } from '../components/properties'
 import { completeFilters, PropertyFilters } from '../components/property-filters'
 import { useSession } from '../session'
+import { personColumns } from './persons'
 
 export function CohortsPage() {
   const { path, base, can } = useSession()
@@ -61,7 +63,48 @@ function simpleFilters(cohort: Cohort | null): PropertyFilter[] | null {
 
 export function CohortPage({ id }: { id: string }) {
   const { path } = useSession()
-  return <ItemPage<Cohort> id={id} url={(id) => path(`cohorts/${id}/`)} editor={(cohort) => <CohortEditor cohort={cohort} />} />
+  return (
+    <ItemPage<Cohort>
+      id={id}
+      url={(id) => path(`cohorts/${id}/`)}
+      editor={(cohort) => (
+        <>
+          <CohortEditor cohort={cohort} />
+          {cohort ? <CohortPersons cohort={cohort} /> : null}
+        </>
+      )}
+    />
+  )
+}
+
+const PERSONS_PAGE = 25
+
+/** The cohort's persons now, a page at a time: the persons list filtered to the cohort. */
+function CohortPersons({ cohort }: { cohort: Cohort }) {
+  const { path, base } = useSession()
+  const [offset, setOffset] = useState(0)
+  const persons = useLoad(
+    () =>
+      get<Paginated<Person>>(
+        withQuery(path('persons/'), {
+          properties: [{ key: 'id', value: cohort.id, type: 'cohort' }],
+          limit: PERSONS_PAGE,
+          offset,
+        }),
+      ),
+    [cohort.id, offset],
+  )
+  return (
+    <section class="cohort-persons">
+      <h2>Persons in this cohort</h2>
+      <Listing
+        loaded={persons}
+        empty={<Empty title="No persons in this cohort now." />}
+        {...personColumns(base)}
+        footer={(page) => <Pager offset={offset} size={PERSONS_PAGE} page={page} onOffset={setOffset} />}
+      />
+    </section>
+  )
 }
 
 function CohortEditor({ cohort }: { cohort: Cohort | null }) {

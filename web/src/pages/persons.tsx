@@ -6,7 +6,7 @@ import { del, get, patch, post, withQuery, type PropertyFilter } from '../api'
 import type { EventPage, Paginated, Person, PropertiesTimeline, RecordingPage } from '../answers'
 import { Empty, ErrorBox, Loading } from '../components/feedback'
 import { PageHeader } from '../components/headers'
-import { Listing } from '../components/listing'
+import { Listing, Pager } from '../components/listing'
 import { useAction, useLoad } from '../components/load'
 import { formatTime, PropertiesTable } from '../components/properties'
 import { completeFilters, PropertyFilters } from '../components/property-filters'
@@ -89,40 +89,32 @@ export function PersonsPage({ search }: { search: string }) {
             </Empty>
           )
         }
-        head={
-          <>
-            <th>Person</th>
-            <th class="hide-narrow">Distinct ids</th>
-            <th>First seen</th>
-          </>
-        }
-        row={(p) => (
-          <tr>
-            <td>
-              <a href={`${base}/persons/${p.uuid}`}>{p.name}</a>
-            </td>
-            <td class="hide-narrow truncate">{p.distinct_ids.join(', ')}</td>
-            <td class="nowrap">{formatTime(p.created_at)}</td>
-          </tr>
-        )}
-        footer={(page) => (
-          <div class="pager">
-            <button type="button" class="secondary" disabled={offset === 0} onClick={() => go({ offset: Math.max(0, offset - PAGE) })}>
-              ← Previous
-            </button>
-            <span class="muted">
-              {offset + 1}–{offset + page.results.length}
-              {page.count !== undefined ? ` of ${page.count}` : ''}
-            </span>
-            <button type="button" class="secondary" disabled={!page.next} onClick={() => go({ offset: offset + PAGE })}>
-              Next →
-            </button>
-          </div>
-        )}
+        {...personColumns(base)}
+        footer={(page) => <Pager offset={offset} size={PAGE} page={page} onOffset={(next) => go({ offset: next })} />}
       />
     </div>
   )
 }
+
+/** A list of persons' columns: who (a link to their page), their distinct ids, when first seen. */
+export const personColumns = (base: string) => ({
+  head: (
+    <>
+      <th>Person</th>
+      <th class="hide-narrow">Distinct ids</th>
+      <th>First seen</th>
+    </>
+  ),
+  row: (p: Person) => (
+    <tr>
+      <td>
+        <a href={`${base}/persons/${p.uuid}`}>{p.name}</a>
+      </td>
+      <td class="hide-narrow truncate">{p.distinct_ids.join(', ')}</td>
+      <td class="nowrap">{formatTime(p.created_at)}</td>
+    </tr>
+  ),
+})
 
 export function PersonPage({ id }: { id: string }) {
   const { path, base, can } = useSession()

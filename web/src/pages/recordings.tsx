@@ -1,8 +1,11 @@
-// Recordings: the list with its filters and metadata columns, each linking to Wren's player page, and a
-// sharing link to enable and copy.
+// Recordings: the list with PostHog's filters (events performed; event, person, cohort, recording and console
+// log filters through the property filter component, all or any of them: what services/recordings/list-query.ts
+// applies) and metadata columns, each linking to Wren's player page, and a sharing link to enable and copy.
 import { useState } from 'preact/hooks'
-import { get, patch, withQuery } from '../api'
+import { get, patch, withQuery, type PropertyFilter } from '../api'
 import type { RecordingPage, Sharing } from '../answers'
+import { DefinitionOptions } from '../components/definitions'
+import { completeFilters, PropertyFilters, type KeyChoice } from '../components/property-filters'
 import { Empty, ErrorBox } from '../components/feedback'
 import { PageHeader } from '../components/headers'
 import { Listing } from '../components/listing'
@@ -15,6 +18,40 @@ import { Snippet } from '../components/snippet'
 const PAGE = 50
 const ORDERS = ['start_time', 'duration', 'active_seconds', 'click_count', 'console_error_count', 'activity_score']
 
+/** The filter types the list applies, and the keys of those whose keys are fixed (list-query.ts's). */
+const FILTER_TYPES = ['event', 'person', 'cohort', 'recording', 'log_entry']
+const TYPE_LABELS = { event: 'event property', person: 'person property', recording: 'recording', log_entry: 'console log' }
+const FILTER_KEYS: Record<string, KeyChoice[]> = {
+  recording: [
+    { key: 'duration', label: 'duration (seconds)' },
+    { key: 'active_seconds', label: 'active seconds' },
+    { key: 'inactive_seconds', label: 'inactive seconds' },
+    { key: 'click_count', label: 'clicks' },
+    { key: 'keypress_count', label: 'key presses' },
+    { key: 'mouse_activity_count', label: 'mouse activity' },
+    { key: 'activity_score', label: 'activity score' },
+    { key: 'console_log_count', label: 'console logs' },
+    { key: 'console_warn_count', label: 'console warnings' },
+    { key: 'console_error_count', label: 'console errors' },
+    { key: 'visited_page', label: 'visited page (URL)' },
+    { key: 'snapshot_source', label: 'source (web, mobile)', values: ['web', 'mobile'] },
+  ],
+  log_entry: [
+    { key: 'level', label: 'level', values: ['log', 'info', 'warn', 'error'] },
+    { key: 'message', label: 'message' },
+  ],
+}
+
+/** A JSON list from the page's address, or none. */
+function listParam<T>(params: URLSearchParams, name: string): T[] {
+  try {
+    const value: unknown = JSON.parse(params.get(name) ?? '[]')
+    return Array.isArray(value) ? (value as T[]) : []
+  } catch {
+    return []
+  }
+}
+
 export const duration = (seconds: number) => {
   const s = Math.round(seconds)
   return s >= 3600 ? `${Math.floor(s / 3600)}h ${Math.floor((s % 3600) / 60)}m` : s >= 60 ? `${Math.floor(s / 60)}m ${s % 60}s` : `${s}s`
@@ -26,8 +63,9 @@ export function RecordingsPage({ search }: { search: string }) {
   const filters = {
     date_from: params.get('date_from') ?? '-7d',
     distinct_id: params.get('distinct_id') ?? '',
-    min_duration: params.get('min_duration') ?? '',
-    errors: params.get('errors') === 'true',
+    events: listParam<string>(params, 'events').filter((e) => typeof e === 'string'),
+    properties: listParam<PropertyFilter>(params, 'properties'),
+    operand: params.get('operand') === 'OR' ? 'OR' : 'AND',
     order: params.get('order') ?? 'start_time',
     offset: Number(params.get('offset') ?? 0) || 0,
   }
@@ -37,14 +75,18 @@ export function RecordingsPage({ search }: { search: string }) {
       withQuery(`${base}/recordings`, {
         date_from: next.date_from === '-7d' ? null : next.date_from,
         distinct_id: next.distinct_id,
-        min_duration: next.min_duration,
-        errors: next.errors ? 'true' : null,
+        events: next.events.length ? next.events : null,
+        properties: next.properties.length ? next.properties : null,
+        operand: next.operand === 'OR' ? 'OR' : null,
         order: next.order === 'start_time' ? null : next.order,
         offset: next.offset || null,
       }),
       { replace: true },
     )
   }
+  // The API is asked only for complete filters and named events: a row being filled in changes the address, not the list.
+  const events = filters.events.map((e) => e.trim()).filter(Boolean)
+  const properties = completeFilters(filters.properties)
   const recordings = useLoad(
     () =>
       get<RecordingPage>(
@@ -53,12 +95,21 @@ export function RecordingsPage({ search }: { search: string }) {
           offset: filters.offset,
           date_from: filters.date_from,
           distinct_id: filters.distinct_id,
-          min_duration: filters.min_duration,
+          events: events.length ? events.map((id) => ({ id, type: 'events' })) : null,
+          properties: properties.length ? properties : null,
+          operand: filters.operand === 'OR' && (events.length || properties.length) ? 'OR' : null,
           order: filters.order,
-          having_predicates: filters.errors ? [{ type: 'recording', key: 'console_error_count', operator: 'gt', value: 0 }] : null,
         }),
       ),
-    [search],
+    [
+      filters.date_from,
+      filters.distinct_id,
+      JSON.stringify(events),
+      JSON.stringify(properties),
+      filters.operand,
+      filters.order,
+      filters.offset,
+    ],
   )
   const [shared, setShared] = useState<Record<string, string>>({})
   const [error, busy, run] = useAction()
@@ -97,16 +148,6 @@ export function RecordingsPage({ search }: { search: string }) {
           />
         </label>
         <label>
-          At least (seconds)
-          <input
-            type="number"
-            min={0}
-            aria-label="Minimum duration"
-            value={filters.min_duration}
-            onChange={(e) => go({ min_duration: e.currentTarget.value })}
-          />
-        </label>
-        <label>
           Order by
           <select aria-label="Order by" value={filters.order} onChange={(e) => go({ order: e.currentTarget.value })}>
             {ORDERS.map((o) => (
@@ -114,9 +155,47 @@ export function RecordingsPage({ search }: { search: string }) {
             ))}
           </select>
         </label>
-        <label class="check">
-          <input type="checkbox" checked={filters.errors} onChange={(e) => go({ errors: e.currentTarget.checked })} /> With console errors
+        <label>
+          Match
+          <select aria-label="Match" value={filters.operand} onChange={(e) => go({ operand: e.currentTarget.value })}>
+            <option value="AND">all of the filters</option>
+            <option value="OR">any of the filters</option>
+          </select>
         </label>
+        <fieldset class="filters performed">
+          <legend>Performed events</legend>
+          {filters.events.map((name, i) => (
+            <div class="filter-row" key={i}>
+              <input
+                aria-label={`Performed event ${i + 1}`}
+                list={`performed-${i}`}
+                placeholder="event name, e.g. $pageview"
+                value={name}
+                onChange={(e) => go({ events: filters.events.map((n, j) => (j === i ? e.currentTarget.value : n)) })}
+              />
+              <DefinitionOptions id={`performed-${i}`} kind="event" search={name} />
+              <button
+                type="button"
+                class="link"
+                aria-label="Remove event"
+                onClick={() => go({ events: filters.events.filter((_, j) => j !== i) })}
+              >
+                ✕
+              </button>
+            </div>
+          ))}
+          <button type="button" class="secondary small" onClick={() => go({ events: [...filters.events, ''] })}>
+            + Add event
+          </button>
+        </fieldset>
+        <PropertyFilters
+          label="Filters"
+          value={filters.properties}
+          onChange={(next) => go({ properties: next })}
+          types={FILTER_TYPES}
+          typeLabels={TYPE_LABELS}
+          keys={FILTER_KEYS}
+        />
       </section>
       <Listing
         loaded={recordings}
