@@ -5,6 +5,7 @@ import type { FastifyInstance, FastifyReply, FastifyRequest } from 'fastify'
 import { Type } from 'typebox'
 import {
   callerKeyFrom,
+  signedInUser,
   canReach,
   CSRF_COOKIE,
   PERSONAL_KEY_PARAM,
@@ -138,6 +139,7 @@ export async function accountRoutes(app: FastifyInstance, deps: AccountRouteDeps
       organizations: [organizationBasic(caller)],
       // Wren's own: what this caller may do (a session's role, or the key's scopes within its user's role).
       scopes: caller.scopes,
+      signed_in_with: signedInUser(caller) !== null ? ('password' as const) : ('personal_api_key' as const),
     }
   }
   const serializeInvite = (invite: Invite) => {

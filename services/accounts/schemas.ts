@@ -54,6 +54,9 @@ export const UserAnswer = Type.Object(
     scopes: Type.Array(Type.String(), {
       description: 'Wren’s own: what this caller may do (a session’s role, or the key’s scopes within its user’s role)',
     }),
+    signed_in_with: Type.Union([Type.Literal('password'), Type.Literal('personal_api_key')], {
+      description: 'Wren’s own: a session of the user’s password, or a personal API key (sent, or the one a session was opened with)',
+    }),
   },
   { additionalProperties: true },
 )

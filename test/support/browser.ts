@@ -38,16 +38,31 @@ export function colourCounts(png: Buffer): { width: number; height: number; coun
   return { width: image.width, height: image.height, counts }
 }
 
-/** Signs in to the web app at `url` with `key` (the sign-in form), waiting for the menu a signed-in page shows. */
+/** Fills the sign-in form's "personal API key" part with `key` and submits it (the app is on its sign-in form). */
+export async function submitKey(page: Page, key: string): Promise<void> {
+  if (!(await page.isVisible('#key'))) await page.click('summary:has-text("personal API key")')
+  await page.fill('#key', key)
+  await page.click('#key-submit')
+}
+
+/** Signs in to the web app at `url` with `key` (the sign-in form's key part), waiting for the menu a signed-in page shows. */
 export async function signIn(page: Page, url: string, key: string): Promise<void> {
   await page.goto(url + '/')
-  await page.fill('#key', key)
-  await page.click('button[type=submit]')
+  await submitKey(page, key)
+  await page.waitForSelector('nav.menu')
+}
+
+/** Signs in to the web app at `url` with an email and a password, waiting for the menu. */
+export async function signInWithPassword(page: Page, url: string, email: string, password: string): Promise<void> {
+  await page.goto(url + '/')
+  await page.fill('#email', email)
+  await page.fill('#password', password)
+  await page.click('form[aria-label="Sign in"] button[type=submit]')
   await page.waitForSelector('nav.menu')
 }
 
 /**
- * A browser (a context made with `options`: its viewport, …) signed in once (the key is kept in the context's localStorage, as the app keeps it): a test
+ * A browser (a context made with `options`: its viewport, …) signed in once (its session cookie is kept in the context, as a browser keeps it): a test
  * opens a tab of it (newPage) and closes the tab when done, rather than starting a browser and signing in again.
  */
 export async function signedInContext(browser: Browser, url: string, key: string, options: BrowserContextOptions): Promise<BrowserContext> {

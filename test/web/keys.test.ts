@@ -10,7 +10,7 @@ import { afterAll, afterEach, beforeAll, describe, expect, it } from 'vitest'
 import type { Browser, BrowserContext, Page } from 'playwright-core'
 import { api, startWren, type TestWren } from '../support/wren'
 import { skipReason } from '../support/skip'
-import { chromiumMissing, expectDrawn, launchChromium, signedInContext, signIn } from '../support/browser'
+import { chromiumMissing, expectDrawn, launchChromium, signedInContext, signIn, submitKey } from '../support/browser'
 
 const unavailable = skipReason('web-keys', chromiumMissing())
 const WIDTHS = { desktop: { width: 1280, height: 860 }, phone: { width: 390, height: 844 } }
@@ -153,8 +153,7 @@ describe.skipIf(unavailable !== null)(`the web app's keys, in headless Chromium$
     // And the app refuses to sign in with one, with the API's reason.
     const other = await open()
     await other.goto(t.url + '/')
-    await other.fill('#key', first)
-    await other.click('button[type=submit]')
+    await submitKey(other, first)
     expect(await (await other.waitForSelector('.error')).textContent()).toContain(refused.body.detail)
   })
 
@@ -166,7 +165,7 @@ describe.skipIf(unavailable !== null)(`the web app's keys, in headless Chromium$
     await page.click(`tr[data-key="${created.body.id}"] button:has-text("Revoke")`)
     expect(await page.textContent('[role=alertdialog]')).toContain('the key you are signed in with')
     await page.click('[role=alertdialog] button:has-text("Revoke key")')
-    await page.waitForSelector('#key')
+    await page.waitForSelector('#email')
     expect((await call('GET', `/api/projects/${t.projectId}/`, undefined, created.body.value)).status).toBe(401)
   })
 

@@ -15,7 +15,7 @@ import { PostHog } from 'posthog-node'
 import { api, drained, startWren, type TestWren } from '../support/wren'
 import { recordingsProcessed, sendSnapshots } from '../support/recordings'
 import { skipReason } from '../support/skip'
-import { chromiumMissing, expectDrawn, launchChromium, signedInContext, signIn, WEB_ARTIFACTS } from '../support/browser'
+import { chromiumMissing, expectDrawn, launchChromium, signedInContext, signIn, submitKey, WEB_ARTIFACTS } from '../support/browser'
 
 const unavailable = skipReason('web-app', chromiumMissing())
 const WIDTHS = { desktop: { width: 1280, height: 860 }, phone: { width: 390, height: 844 } }
@@ -188,28 +188,23 @@ describe('the web app', () => {
       return { page, elsewhere: watch(page) }
     }
 
-    it('shows the API’s error for a wrong key, typed or stored, instead of a blank page', async () => {
+    it('shows the API’s error for a wrong key instead of a blank page, and keeps no key in the browser', async () => {
       const { page } = await open(WIDTHS.desktop)
       const refused = await call('GET', '/api/projects/', undefined, 'phx_not_a_key_of_this_wren')
       expect(refused.status).toBe(401)
       await page.goto(t.url + '/')
-      await page.fill('#key', 'phx_not_a_key_of_this_wren')
-      await page.click('button[type=submit]')
+      await submitKey(page, 'phx_not_a_key_of_this_wren')
       const error = await page.waitForSelector('.error')
       expect(await error.textContent()).toContain(refused.body.detail)
-      expect(await page.evaluate(() => (globalThis as unknown as PageGlobal).localStorage.getItem('wren.personalApiKey'))).toBeNull()
-
-      // A stored key Wren no longer takes: the app opens on the sign-in form with the error, and forgets the key.
-      await page.evaluate(() =>
-        (globalThis as unknown as PageGlobal).localStorage.setItem('wren.personalApiKey', 'phx_revoked_or_mistyped'),
-      )
+      // A session cookie Wren no longer takes (ended, or never its own): the app opens on the sign-in form.
+      const context = page.context()
+      await context.addCookies([{ name: 'wren_session', value: 'not-a-session', url: t.url }])
       await page.goto(`${t.url}/project/${t.projectId}/trends`)
-      expect(await (await page.waitForSelector('.error')).textContent()).toContain(refused.body.detail)
-      expect(await page.isVisible('#key')).toBe(true)
-      expect(await page.evaluate(() => (globalThis as unknown as PageGlobal).localStorage.getItem('wren.personalApiKey'))).toBeNull()
+      await page.waitForSelector('#email')
+      expect(await page.isVisible('nav.menu')).toBe(false)
     })
 
-    it('signs in, keeps the key out of the URL, switches project (an empty one shows the snippet to install), and signs out', async () => {
+    it('signs in, keeps the key out of the URL and the page’s storage, switches project (an empty one shows the snippet to install), and signs out', async () => {
       const { page, elsewhere } = await open(WIDTHS.desktop)
       await signIn(page, t.url, t.personalKey)
       expect(page.url()).toBe(`${t.url}/project/${t.projectId}/home`)
@@ -217,9 +212,15 @@ describe('the web app', () => {
       // A project's own address, typed as PostHog's, opens on its home dashboard.
       await page.goto(`${t.url}/project/${t.projectId}`)
       await page.waitForURL(`${t.url}/project/${t.projectId}/home`)
-      expect(await page.evaluate(() => (globalThis as unknown as PageGlobal).localStorage.getItem('wren.personalApiKey'))).toBe(
-        t.personalKey,
-      )
+      // The browser holds a session, never the key: not in storage, not in a cookie the page's script can read.
+      const stored = await page.evaluate(() => {
+        const g = globalThis as unknown as PageGlobal & { document: { cookie: string } }
+        return JSON.stringify([Object.entries(g.localStorage), g.document.cookie])
+      })
+      expect(stored).not.toContain(t.personalKey)
+      expect(stored).not.toContain('wren_session')
+      const cookies = await page.context().cookies(t.url)
+      expect(cookies.find((c) => c.name === 'wren_session')).toMatchObject({ httpOnly: true, sameSite: 'Lax' })
       expect(await page.textContent('nav.menu')).toContain('Feature flags')
       // The page's boot line is gone once the app draws (it used to stay above the app until a reload).
       expect(await page.locator('text=Loading Wren…').count()).toBe(0)
@@ -233,9 +234,12 @@ describe('the web app', () => {
       await page.waitForSelector('text=No events yet — install the snippet')
       expect(await page.textContent('[data-testid=snippet]')).toContain(second.body.api_token)
       expect(await page.textContent('[data-testid=snippet]')).toContain(`api_host: ${JSON.stringify(t.url)}`)
+      // Signing out ends the session on the server: the old cookie, replayed, opens nothing.
+      const before = (await page.context().cookies(t.url)).find((c) => c.name === 'wren_session')!.value
       await page.click('button.signout')
-      await page.waitForSelector('#key')
-      expect(await page.evaluate(() => (globalThis as unknown as PageGlobal).localStorage.getItem('wren.personalApiKey'))).toBeNull()
+      await page.waitForSelector('#email')
+      const replayed = await fetch(`${t.url}/api/users/@me/`, { headers: { cookie: `wren_session=${before}` } })
+      expect(replayed.status).toBe(401)
       expect(elsewhere).toEqual([])
     })
 
@@ -440,7 +444,7 @@ describe('the web app', () => {
       it('draws the sign-in page', async () => {
         const { page, elsewhere } = await open(size)
         await page.goto(t.url + '/')
-        await page.waitForSelector('#key')
+        await page.waitForSelector('#email')
         await expectDrawn(page, `sign-in-${name}`, size.width, { maxShare: 0.97 })
         expect(elsewhere).toEqual([])
       })

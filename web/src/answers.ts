@@ -15,6 +15,7 @@ import type { Event, EventPage as EventPageSchema } from '../../services/events/
 import type { Flag as FlagSchema } from '../../services/flags/schemas'
 import type { Person as PersonSchema, PropertiesTimeline as TimelineSchema } from '../../services/persons/schemas'
 import type { Key, ProjectAnswer } from '../../services/projects/schemas'
+import type { InviteAnswer, MemberAnswer, UserAnswer } from '../../services/accounts/schemas'
 import type {
   Recording as RecordingSchema,
   RecordingPage as RecordingPageSchema,
@@ -39,6 +40,10 @@ export type Project = Static<typeof ProjectAnswer> & {
 }
 
 export type KeyInfo = Static<typeof Key>
+/** The signed-in user (GET /api/users/@me/), an organization's member and an invitation. */
+export type Me = Static<typeof UserAnswer>
+export type Member = Static<typeof MemberAnswer>
+export type Invite = Static<typeof InviteAnswer>
 
 /** How a step's URL, text or href is matched (services/actions/match.ts). */
 export type Matching = 'contains' | 'exact' | 'regex'

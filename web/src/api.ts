@@ -1,7 +1,6 @@
-// Wren's public API, as the app calls it: a personal API key from localStorage in the Authorization header
-// (never in a URL), JSON in and out, and an API error's `detail` carried to the page.
-/** The key's place in localStorage: the same one the recordings player page reads. */
-export const KEY_STORAGE = 'wren.personalApiKey'
+// Wren's public API, as the app calls it: the signed-in session's cookie (HttpOnly: the app never holds a
+// credential), the session's CSRF token echoed on every write, JSON in and out, and an API error's `detail`
+// carried to the page.
 
 export class ApiError extends Error {
   constructor(
@@ -16,13 +15,19 @@ export class ApiError extends Error {
   }
 }
 
-export function storedKey(): string | null {
-  return localStorage.getItem(KEY_STORAGE)
+/** The session's CSRF token, from the cookie sign-in set (services/platform/http/auth.ts CSRF_COOKIE). */
+function csrfToken(): string | null {
+  const match = /(?:^|;\s*)wren_csrftoken=([^;]*)/.exec(document.cookie)
+  return match ? decodeURIComponent(match[1]) : null
 }
 
-export function storeKey(key: string | null): void {
-  if (key) localStorage.setItem(KEY_STORAGE, key)
-  else localStorage.removeItem(KEY_STORAGE)
+/** What a request sends beside its body: the CSRF token on a write, the content type with a body. */
+function headersFor(method: string, hasBody: boolean): Record<string, string> {
+  const headers: Record<string, string> = {}
+  const token = csrfToken()
+  if (token && !['GET', 'HEAD'].includes(method)) headers['x-csrftoken'] = token
+  if (hasBody) headers['content-type'] = 'application/json'
+  return headers
 }
 
 /** `path` under /api/projects/:id/ when `project` is given, else from the root. */
@@ -44,13 +49,14 @@ export function withQuery(path: string, query: Record<string, unknown>): string 
   return text ? `${path}${path.includes('?') ? '&' : '?'}${text}` : path
 }
 
-export async function request<T>(method: string, path: string, body?: unknown, key: string | null = storedKey()): Promise<T> {
-  const headers: Record<string, string> = {}
-  if (key) headers.authorization = `Bearer ${key}`
-  if (body !== undefined) headers['content-type'] = 'application/json'
+export async function request<T>(method: string, path: string, body?: unknown): Promise<T> {
   let response: Response
   try {
-    response = await fetch(path, { method, headers, body: body === undefined ? undefined : JSON.stringify(body) })
+    response = await fetch(path, {
+      method,
+      headers: headersFor(method, body !== undefined),
+      body: body === undefined ? undefined : JSON.stringify(body),
+    })
   } catch (error) {
     throw new ApiError(0, `Wren could not be reached: ${(error as Error).message}`, 'network', null)
   }
@@ -82,10 +88,9 @@ export const del = <T>(path: string) => request<T>('DELETE', path)
 
 /** A CSV export (Wren's ?format=csv) saved as a file through the browser. */
 export async function downloadCsv(method: 'GET' | 'POST', path: string, body: unknown, filename: string): Promise<void> {
-  const key = storedKey()
   const response = await fetch(withQuery(path, { format: 'csv' }), {
     method,
-    headers: { ...(key ? { authorization: `Bearer ${key}` } : {}), ...(body ? { 'content-type': 'application/json' } : {}) },
+    headers: headersFor(method, Boolean(body)),
     body: body ? JSON.stringify(body) : undefined,
   })
   if (!response.ok) {

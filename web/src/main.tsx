@@ -4,8 +4,8 @@ import 'uplot/dist/uPlot.min.css'
 import './styles.css'
 import { render } from 'preact'
 import { useEffect, useState } from 'preact/hooks'
-import { ApiError, allows, request, storeKey, storedKey } from './api'
-import type { KeyInfo, Paginated, Project } from './answers'
+import { ApiError, allows, get, post } from './api'
+import type { KeyInfo, Me, Paginated, Project } from './answers'
 import { ErrorBox, Loading } from './components/feedback'
 import { asApiError } from './components/load'
 import { navigate, onLinkClick, parsePath, usePlace } from './router'
@@ -19,6 +19,7 @@ import { ActionPage, ActionsPage } from './pages/actions'
 import { RecordingsPage } from './pages/recordings'
 import { SettingsPage } from './pages/settings'
 import { KeysPage } from './pages/keys'
+import { AccountPage, JoinPage, MembersPage } from './pages/account'
 import { DashboardPage, DashboardsPage, HomePage } from './pages/dashboards'
 import { InsightPage, SavedInsightsPage } from './pages/insights'
 import { SqlPage } from './pages/sql'
@@ -47,50 +48,68 @@ const SECTIONS = [
   { section: 'actions', title: 'Actions', scope: 'action:read' },
   { section: 'recordings', title: 'Recordings', scope: 'session_recording:read' },
   { section: 'settings', title: 'Settings', scope: 'project:read' },
-  // Listing, creating and revoking keys needs `*` (services/projects/key-routes.ts).
+  { section: 'members', title: 'Members', scope: 'organization_member:read' },
+  { section: 'account', title: 'Account', scope: 'user:read' },
+  // A user signed in with a password manages their own keys; through a key, managing keys needs `*` (services/projects/key-routes.ts).
   { section: 'keys', title: 'API keys', scope: '*' },
 ] satisfies Array<{ section: string; title: string; scope: string; under?: string }>
 
 interface SignedIn {
-  key: string
+  /** Who is signed in (null: a key session whose key may not read its user). */
+  me: Me | null
   projects: Project[]
   scopes: string[] | null
 }
 
-/** Any key Wren takes signs in: its own info says what it may do, and the projects it reaches. */
-async function signIn(key: string): Promise<SignedIn> {
-  // Every key may read itself, so this refuses only a key Wren does not take (401, with the API's reason).
-  const me = await request<KeyInfo>('GET', '/api/personal_api_keys/@current/', undefined, key)
-  // The projects list pages (100 by default); 1,000 at once is its most.
-  const projects = allows(me.scopes, 'project:read')
-    ? (await request<Paginated<Project>>('GET', '/api/projects/?limit=1000', undefined, key)).results
-    : projectsOfKey(me)
-  if (!projects.length) throw new ApiError(403, 'This key reaches no project.', 'permission_denied', null)
-  return { key, projects, scopes: me.scopes }
+/**
+ * The signed-in session, as the cookie sign-in set says: its user (GET /api/users/@me/, which names the
+ * projects it reaches) and what it may do. A session opened with a key that lacks user:read reads the key
+ * instead (any key reads itself). Refused (401): nobody is signed in.
+ */
+async function loadSession(): Promise<SignedIn> {
+  let me: Me | null = null
+  let scopes: string[]
+  try {
+    me = await get<Me>('/api/users/@me/')
+    scopes = me.scopes
+  } catch (error) {
+    if (!(error instanceof ApiError) || error.status !== 403) throw error
+    const key = await get<KeyInfo>('/api/personal_api_keys/@current/')
+    scopes = key.scopes
+    return { me, scopes, projects: allows(scopes, 'project:read') ? await projectList() : projectsOfKey(key) }
+  }
+  const projects = allows(scopes, 'project:read') ? await projectList() : (me.organization.teams as unknown as Project[])
+  if (!projects.length) throw new ApiError(403, 'You reach no project.', 'permission_denied', null)
+  return { me, projects, scopes }
 }
 
+// The projects list pages (100 by default); 1,000 at once is its most.
+const projectList = async () => (await get<Paginated<Project>>('/api/projects/?limit=1000')).results
+
 /**
- * The projects of a key that may not read projects (no project:read): the ones it is limited to, known by
- * id alone. A key limited to none reaches every project, and its `@current` is the lowest id: 1, as project
- * ids start at 1 and Wren never deletes a project.
+ * The projects of a key that may read neither its user nor projects: the ones it is limited to, known by id
+ * alone. A key limited to none reaches every project, and its `@current` is the lowest id: 1, as project ids
+ * start at 1 and Wren never deletes a project.
  */
 function projectsOfKey(me: KeyInfo): Project[] {
   const ids = me.scoped_teams.length ? me.scoped_teams : [1]
   return ids.map((id) => ({ id, uuid: null, name: `Project ${id}`, api_token: '', timezone: 'UTC', created_at: me.created_at }))
 }
 
-function SignIn({ error, onSignedIn }: { error: ApiError | null; onSignedIn: (s: SignedIn) => void }) {
+/** Sign-in: an email and a password, or (for scripts' keys and the first start) a personal API key, which the session then acts as. */
+function SignIn({ error, onSignedIn }: { error: ApiError | null; onSignedIn: () => void }) {
+  const [email, setEmail] = useState('')
+  const [password, setPassword] = useState('')
   const [key, setKey] = useState('')
   const [failure, setFailure] = useState<ApiError | null>(error)
   const [busy, setBusy] = useState(false)
-  const submit = async (event: Event) => {
+  const submit = (body: Record<string, string>) => async (event: Event) => {
     event.preventDefault()
     setBusy(true)
     setFailure(null)
     try {
-      const signed = await signIn(key.trim())
-      storeKey(signed.key)
-      onSignedIn(signed)
+      await post('/api/login', body)
+      onSignedIn()
     } catch (e) {
       setFailure(asApiError(e))
     } finally {
@@ -99,30 +118,43 @@ function SignIn({ error, onSignedIn }: { error: ApiError | null; onSignedIn: (s:
   }
   return (
     <main class="signin">
-      <form onSubmit={submit} class="card">
+      <div class="card">
         <h1>
           <span class="logo">◆</span> Wren
         </h1>
-        <p>Sign in with a personal API key. It stays in this browser (local storage) and goes only to this Wren.</p>
-        <label for="key">Personal API key</label>
-        <input
-          id="key"
-          name="key"
-          type="password"
-          autocomplete="off"
-          placeholder="phx_…"
-          required
-          value={key}
-          onInput={(e) => setKey(e.currentTarget.value)}
-        />
-        <button type="submit" disabled={busy}>
-          {busy ? 'Signing in…' : 'Sign in'}
-        </button>
+        <form onSubmit={submit({ email, password })} aria-label="Sign in">
+          <label for="email">Email</label>
+          <input id="email" name="email" type="email" autocomplete="username" required value={email} onInput={(e) => setEmail(e.currentTarget.value)} />
+          <label for="password">Password</label>
+          <input
+            id="password"
+            name="password"
+            type="password"
+            autocomplete="current-password"
+            required
+            value={password}
+            onInput={(e) => setPassword(e.currentTarget.value)}
+          />
+          <button type="submit" disabled={busy}>
+            {busy ? 'Signing in…' : 'Sign in'}
+          </button>
+        </form>
         <ErrorBox error={failure} />
+        <details class="key-signin">
+          <summary>Sign in with a personal API key</summary>
+          <form onSubmit={submit({ personal_api_key: key.trim() })} aria-label="Sign in with a key">
+            <label for="key">Personal API key</label>
+            <input id="key" name="key" type="password" autocomplete="off" placeholder="phx_…" required value={key} onInput={(e) => setKey(e.currentTarget.value)} />
+            <button type="submit" id="key-submit" disabled={busy}>
+              Sign in with the key
+            </button>
+            <p class="muted small">The browser keeps a session that acts as the key, never the key itself; it ends when the key is revoked.</p>
+          </form>
+        </details>
         <p class="muted small">
-          No key yet? <code>npm start</code> prints the first one; a key with the <code>*</code> scope makes more on the API keys page.
+          New here? <code>npm start</code> prints a link that sets up the owner&apos;s account; the owner invites the others.
         </p>
-      </form>
+      </div>
     </main>
   )
 }
@@ -131,48 +163,52 @@ function App() {
   const place = usePlace()
   const [signed, setSigned] = useState<SignedIn | null>(null)
   const [error, setError] = useState<ApiError | null>(null)
-  const [checking, setChecking] = useState(() => storedKey() !== null)
+  const [checking, setChecking] = useState(true)
 
-  const load = (key: string) =>
-    signIn(key).then(
+  const load = () =>
+    loadSession().then(
       (s) => {
         setSigned(s)
         setError(null)
       },
       (e: unknown) => {
-        // A key Wren refuses is dropped; anything else (Wren down) keeps it for the next try.
+        // Nobody signed in (401) is no error to show; anything else (Wren down, a key that reaches nothing) is.
         const failure = asApiError(e)
-        if (failure.status === 401 || failure.status === 403) storeKey(null)
         setSigned(null)
-        setError(failure)
+        setError(failure.status === 401 ? null : failure)
       },
     )
   useEffect(() => {
-    const key = storedKey()
-    if (key) load(key).finally(() => setChecking(false))
+    load().finally(() => setChecking(false))
   }, [])
 
   const { project: projectId, section, rest } = parsePath(place.path)
   const project = signed ? (signed.projects.find((p) => p.id === projectId) ?? null) : null
-  const firstSection = signed ? (SECTIONS.find((s) => allows(signed.scopes, s.scope))?.section ?? 'settings') : 'trends'
+  /** Whether the signed-in session may open a section: its scope, or for the keys page, a password session too. */
+  const opens = (s: { section: string; scope: string }) =>
+    signed !== null && (allows(signed.scopes, s.scope) || (s.section === 'keys' && signed.me?.signed_in_with === 'password'))
+  const firstSection = signed ? (SECTIONS.find(opens)?.section ?? 'settings') : 'trends'
   useEffect(() => {
     if (!signed) return
     if (!project) navigate(`/project/${signed.projects[0].id}/${firstSection}`, { replace: true })
     else if (!section) navigate(`/project/${project.id}/${firstSection}`, { replace: true })
   }, [signed, project, section])
 
+  const joining = /^\/(setup|signup)\/([^/]+)\/?$/.exec(place.path)
+  if (joining) return <JoinPage token={joining[2]} onJoined={() => load().then(() => navigate('/'))} />
   if (checking) return <Loading />
-  if (!signed) return <SignIn error={error} onSignedIn={(s) => setSigned(s)} />
+  if (!signed) return <SignIn error={error} onSignedIn={() => void load()} />
   if (!project || !section) return <Loading />
 
   const session: Session = {
     project,
     projects: signed.projects,
     scopes: signed.scopes,
-    refreshProjects: () => load(signed.key),
+    me: signed.me,
+    refreshProjects: () => void load(),
   }
-  const signOut = () => {
-    storeKey(null)
+  const signOut = async () => {
+    await post('/api/logout', undefined).catch(() => undefined)
     setSigned(null)
     setError(null)
     navigate('/')
@@ -200,7 +236,7 @@ function App() {
           </button>
         </header>
         <nav class="menu" aria-label="Pages">
-          {SECTIONS.filter((s) => allows(signed.scopes, s.scope) && !('under' in s)).map((s) => (
+          {SECTIONS.filter((s) => opens(s) && !('under' in s)).map((s) => (
             <a
               href={`/project/${project.id}/${s.section}`}
               class={s.section === menuSection ? 'active' : ''}
@@ -211,7 +247,7 @@ function App() {
           ))}
         </nav>
         <main class="content" key={`${project.id}/${section}/${rest[0] ?? ''}`}>
-          {known && !allows(signed.scopes, known.scope) ? (
+          {known && !opens(known) ? (
             <ErrorBox
               error={
                 new ApiError(403, `This key lacks the ${known.scope} scope that the ${known.title} page needs.`, 'permission_denied', null)
@@ -254,6 +290,10 @@ function Page({ section, rest, search }: { section: string; rest: string[]; sear
       return <SettingsPage />
     case 'keys':
       return <KeysPage />
+    case 'members':
+      return <MembersPage />
+    case 'account':
+      return <AccountPage />
     default:
       return <ErrorBox error={new ApiError(404, `There is no page called '${section}'.`, 'not_found', null)} />
   }

@@ -2,12 +2,14 @@
 import { createContext } from 'preact'
 import { useContext } from 'preact/hooks'
 import { allows, apiPath } from './api'
-import type { Project } from './answers'
+import type { Me, Project } from './answers'
 
 export interface Session {
   project: Project
   projects: Project[]
   scopes: string[] | null
+  /** The signed-in user (null: a key session whose key may not read it). */
+  me: Me | null
   /** Re-reads the projects (after the settings page changes one). */
   refreshProjects: () => void
 }

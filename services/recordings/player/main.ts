@@ -9,9 +9,6 @@ import { loadPlayback } from '../playback'
 import type { PlayerConfig } from '../player-page'
 import { clock, consoleItems, showInspector, timelineMarks, type SessionEvent } from './inspector'
 
-/** Where the authenticated page keeps the personal API key: this browser only, never the URL. */
-const KEY_STORAGE = 'wren.personalApiKey'
-
 class ApiError extends Error {
   constructor(
     readonly status: number,
@@ -44,14 +41,13 @@ function show(state: 'loading' | 'playing' | 'error' | 'needs-key', message: str
 
 const base = `/api/projects/${config.projectId}/session_recordings/${encodeURIComponent(config.sessionId)}`
 
-async function request(path: string, params: Record<string, string>, key: string | null, under = base): Promise<Response> {
+async function request(path: string, params: Record<string, string>, under = base): Promise<Response> {
   const query = new URLSearchParams(params)
-  if (config.sharingAccessToken !== null) query.set('sharing_access_token', config.sharingAccessToken)
+  const shared = config.sharingAccessToken !== null
+  if (shared) query.set('sharing_access_token', config.sharingAccessToken!)
   const search = query.toString()
-  const response = await fetch(`${under}${path}${search ? `?${search}` : ''}`, {
-    headers: key === null ? {} : { authorization: `Bearer ${key}` },
-    credentials: 'omit',
-  })
+  // A shared page sends no cookie: the token alone decides, whoever opens it.
+  const response = await fetch(`${under}${path}${search ? `?${search}` : ''}`, { credentials: shared ? 'omit' : 'same-origin' })
   if (response.ok) return response
   const body = (await response.json().catch(() => null)) as { detail?: unknown } | null
   const detail = typeof body?.detail === 'string' ? body.detail : `${response.status} ${response.statusText}`
@@ -88,10 +84,7 @@ const EVENTS_MARGIN_MS = 60_000
  * The list is bounded by the recording's times (a minute either side: posthog-js sends the pageview before it starts
  * recording) to spare the query.
  */
-async function sessionEvents(
-  recording: Record<string, unknown>,
-  key: string | null,
-): Promise<{ items: SessionEvent[] } | { error: string }> {
+async function sessionEvents(recording: Record<string, unknown>): Promise<{ items: SessionEvent[] } | { error: string }> {
   const params: Record<string, string> = {
     properties: JSON.stringify([{ key: '$session_id', value: config.sessionId, operator: 'exact', type: 'event' }]),
     limit: String(MAX_SESSION_EVENTS),
@@ -102,7 +95,7 @@ async function sessionEvents(
   if (after) params.after = after
   if (before) params.before = before
   try {
-    const page = (await (await request('/events/', params, key, `/api/projects/${config.projectId}`)).json()) as { results: SessionEvent[] }
+    const page = (await (await request('/events/', params, `/api/projects/${config.projectId}`)).json()) as { results: SessionEvent[] }
     return { items: page.results.reverse() }
   } catch (error) {
     if (error instanceof ApiError && error.status === 403)
@@ -111,17 +104,17 @@ async function sessionEvents(
   }
 }
 
-async function play(key: string | null): Promise<void> {
+async function play(first = false): Promise<void> {
   show('loading', 'Loading the recording…')
   replay.replaceChildren()
   inspector.hidden = true
   timeline.hidden = true
   try {
-    const recording = (await (await request('/', {}, key)).json()) as Record<string, unknown>
+    const recording = (await (await request('/', {})).json()) as Record<string, unknown>
     showFacts(recording)
     // A shared page lists no events (inspector.ts says why); the authenticated page asks while the snapshots load.
-    const loadingEvents = config.sharingAccessToken === null ? sessionEvents(recording, key) : null
-    const { events, skipped } = await loadPlayback(async (params) => (await request('/snapshots', params, key)).text())
+    const loadingEvents = config.sharingAccessToken === null ? sessionEvents(recording) : null
+    const { events, skipped } = await loadPlayback(async (params) => (await request('/snapshots', params)).text())
     if (events.length < 2) throw new Error('This recording has no snapshots to play yet.')
     // The inspector sits beside the player on a wide window and below it on a narrow one: the player takes its column.
     inspector.hidden = false
@@ -153,30 +146,40 @@ async function play(key: string | null): Promise<void> {
     }
     show('playing', notes.join(' '))
   } catch (error) {
+    const refused = config.sharingAccessToken === null && error instanceof ApiError && (error.status === 401 || error.status === 403)
+    // Not signed in yet: ask for a key (or the app's sign-in); signed in but refused: say why, and offer another key.
+    if (refused && first && error.status === 401) return askForKey(true)
     show('error', error instanceof Error ? error.message : String(error))
-    // A refused key: offer to paste another.
-    if (config.sharingAccessToken === null && error instanceof ApiError && (error.status === 401 || error.status === 403)) askForKey(false)
+    if (refused) askForKey(false)
   }
 }
 
 function askForKey(firstTime: boolean): void {
   form.hidden = false
-  if (firstTime) show('needs-key', 'Paste a personal API key with session_recording:read to play this recording.')
+  if (firstTime) show('needs-key', 'Sign in to Wren (the app), or paste a personal API key with session_recording:read, to play this recording.')
 }
 
+/** Signs in with a pasted key, as the app's sign-in does: the browser keeps a session acting as the key, never the key. */
 form.addEventListener('submit', (submitted) => {
   submitted.preventDefault()
   const key = (new FormData(form).get('key') ?? '').toString().trim()
   if (key === '') return
-  localStorage.setItem(KEY_STORAGE, key)
   form.reset()
-  form.hidden = true
-  void play(key)
+  void (async () => {
+    const response = await fetch('/api/login', {
+      method: 'POST',
+      headers: { 'content-type': 'application/json' },
+      body: JSON.stringify({ personal_api_key: key }),
+      credentials: 'same-origin',
+    })
+    if (!response.ok) {
+      const body = (await response.json().catch(() => null)) as { detail?: unknown } | null
+      show('error', typeof body?.detail === 'string' ? body.detail : `${response.status} ${response.statusText}`)
+      return
+    }
+    form.hidden = true
+    await play()
+  })()
 })
 
-if (config.sharingAccessToken !== null) void play(null)
-else {
-  const key = localStorage.getItem(KEY_STORAGE)
-  if (key) void play(key)
-  else askForKey(true)
-}
+void play(true)

@@ -110,7 +110,7 @@ export function TestDistinctId() {
         'POST',
         '/flags?v=2',
         { token: project.api_token, distinct_id: distinctId },
-        null,
+
       )
       setAnswer(response.flags ?? {})
     })

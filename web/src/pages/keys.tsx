@@ -1,8 +1,9 @@
-// API keys (for a key holding `*`: only such keys manage keys, see services/projects/key-routes.ts): the
-// signed-in key, a form that creates one (its secret shown once, with a copy button), the keys it manages
-// and revoking one once confirmed.
+// API keys: a user signed in with a password manages their own; through a key, a key holding `*` manages the
+// keys that can do no more than it (services/projects/key-routes.ts). The signed-in key (for a key session), a
+// form that creates one (its secret shown once, with a copy button), the keys managed and revoking one once
+// confirmed.
 import { useState } from 'preact/hooks'
-import { del, get, post, storeKey } from '../api'
+import { del, get, post } from '../api'
 import type { KeyInfo, Paginated } from '../answers'
 import { ErrorBox, Loading } from '../components/feedback'
 import { PageHeader } from '../components/headers'
@@ -37,7 +38,19 @@ async function creatableScopes(): Promise<{ all: string[]; served: Set<string> }
 const objectsOf = (scopes: string[]) => [...new Set(scopes.map((s) => s.split(':')[0]))]
 
 export function KeysPage() {
-  const me = useLoad(() => get<KeyInfo>(`${KEYS}@current/`), [])
+  const session = useSession()
+  const byPassword = session.me?.signed_in_with === 'password'
+  // A password session is no key: what it may give a key is its role's scopes, to every project.
+  const me = useLoad(
+    () =>
+      byPassword
+        ? Promise.resolve<KeyInfo | null>(null)
+        : get<KeyInfo>(`${KEYS}@current/`),
+    [byPassword],
+  )
+  const caller: KeyInfo | null = byPassword
+    ? { id: '', label: '', mask_value: '', scopes: session.scopes ?? [], scoped_teams: [], scoped_organizations: [], created_at: '', last_used_at: null }
+    : (me.data ?? null)
   // The list pages (100 by default); 1,000 at once is its most.
   const keys = useLoad(() => get<Paginated<KeyInfo>>(`${KEYS}?limit=1000`), [])
   const [created, setCreated] = useState<(KeyInfo & { value: string }) | null>(null)
@@ -46,9 +59,10 @@ export function KeysPage() {
       <PageHeader title="API keys" />
       <ErrorBox error={me.error} />
       {me.data ? <ThisKey info={me.data} /> : me.loading ? <Loading /> : null}
+      {byPassword ? <p class="muted">Your keys, for scripts and PostHog&apos;s tools: each acts within your role, and stops when you leave the organization.</p> : null}
       {created ? <NewSecret created={created} onDone={() => setCreated(null)} /> : null}
       <CreateKey
-        caller={me.data}
+        caller={caller}
         onCreated={(k) => {
           setCreated(k)
           keys.reload()
@@ -227,11 +241,9 @@ function KeyList({ loaded, current }: { loaded: Loaded<Paginated<KeyInfo>>; curr
     run(async () => {
       await del(`${KEYS}${encodeURIComponent(key.id)}/`)
       setConfirming(null)
-      // Revoked, the key it signed in with opens nothing more: back to the sign-in form.
-      if (key.id === current) {
-        storeKey(null)
-        location.assign('/')
-      } else loaded.reload()
+      // Revoked, the key the session acts as opens nothing more: the session ends with it, back to the sign-in form.
+      if (key.id === current) location.assign('/')
+      else loaded.reload()
     })
   const rows = loaded.data?.results ?? []
   return (
