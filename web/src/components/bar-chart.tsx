@@ -1,15 +1,18 @@
-// Bars drawn as SVG over labelled buckets: stacked around zero (a lifecycle: growth up, dormant down) or grouped
-// side by side (a stickiness's series, a comparison's previous period beside the current). Hovering a bucket shows
-// every series' value in it; the legend names the series and, given `onToggle`, shows or hides each one; given
-// `onBar`, a click on a bar names its series and bucket (the persons behind it).
+// Bars drawn as SVG over labelled buckets: stacked around zero (a lifecycle: growth up, dormant down; a trend's
+// series, PostHog's ActionsBar) or grouped side by side (a stickiness's series, a comparison's previous period beside
+// the current, PostHog's ActionsUnstackedBar), every bar inside its bucket. Hovering a bucket shows every series'
+// value in it in a tooltip at the cursor; the legend names the series and, given `onToggle`, shows or hides each
+// one; given `onBar`, a click on a bar names its series and bucket (the persons behind it).
 import { useEffect, useRef, useState } from 'preact/hooks'
 import { formatValue } from '../chart-data'
+import { ChartTooltip, type CursorAt } from './chart-tooltip'
 
 export interface BarSeries {
   key: string
   label: string
   colour: string
-  values: number[]
+  /** One value per bucket; null where the series has none (a shorter previous period): no bar, and '–'. */
+  values: (number | null)[]
   /** Drawn paler (a comparison's previous period). */
   faded?: boolean
 }
@@ -64,7 +67,7 @@ export function BarChart({
   testId: string
 }) {
   const [box, width] = useWidth<HTMLDivElement>()
-  const [hover, setHover] = useState<number | null>(null)
+  const [hover, setHover] = useState<{ bucket: number; at: CursorAt } | null>(null)
   const shown = series.filter((s) => !hidden.includes(s.key))
   const height = compact ? 200 : width < 600 ? 240 : 320
   const plotW = Math.max(width - LEFT - 8, 10)
@@ -99,13 +102,21 @@ export function BarChart({
   const longest = Math.max(...labels.map((l) => l.length), 3)
   const every = Math.max(1, Math.ceil((longest * 6.5 + 12) / bucket))
   const drawn = JSON.stringify({ labels, series: series.map((s) => ({ key: s.key, label: s.label, values: s.values })) })
+  /** The bucket under the cursor (the plot's width over the buckets), or none outside the plot. */
+  const track = (event: MouseEvent) => {
+    const left = (event.currentTarget as SVGSVGElement).getBoundingClientRect().left
+    const i = Math.floor((event.clientX - left - LEFT) / bucket)
+    setHover(i >= 0 && i < labels.length ? { bucket: i, at: { x: event.clientX, y: event.clientY } } : null)
+  }
 
   const bars = labels.map((_, i) => {
     const x0 = LEFT + i * bucket + (bucket - barW) / 2
     let up = 0
     let down = 0
     return shown.map((s, j) => {
-      const v = s.values[i] ?? 0
+      const value = s.values[i]
+      if (value === null || value === undefined) return null
+      const v = value
       let from: number
       let to: number
       let x = x0
@@ -134,11 +145,8 @@ export function BarChart({
           data-series={s.key}
           data-bucket={i}
           class={onBar ? 'bar clickable' : 'bar'}
-          onMouseEnter={() => setHover(i)}
           onClick={onBar ? () => onBar(s.key, i) : undefined}
-        >
-          <title>{`${labels[i]} · ${s.label}: ${formatValue(v)}`}</title>
-        </rect>
+        ></rect>
       )
     })
   })
@@ -166,10 +174,18 @@ export function BarChart({
       </ul>
       <div class="chart-box" ref={box} data-testid={testId} data-values={drawn}>
         {width > 0 ? (
-          <svg width={width} height={height} role="img" aria-label="Bar chart" onMouseLeave={() => setHover(null)}>
+          <svg
+            width={width}
+            height={height}
+            role="img"
+            aria-label="Bar chart"
+            data-layout={stacked ? 'stacked' : 'grouped'}
+            onMouseMove={track}
+            onMouseLeave={() => setHover(null)}
+          >
             {axis.map((v) => (
               <g>
-                <line x1={LEFT} x2={LEFT + plotW} y1={y(v)} y2={y(v)} stroke={v === 0 ? '#94a3b8' : '#eef2f7'} />
+                <line class="grid" x1={LEFT} x2={LEFT + plotW} y1={y(v)} y2={y(v)} stroke={v === 0 ? '#94a3b8' : '#eef2f7'} />
                 <text x={LEFT - 6} y={y(v) + 4} text-anchor="end" class="axis-label">
                   {formatValue(v)}
                 </text>
@@ -182,39 +198,22 @@ export function BarChart({
                 </text>
               ) : null,
             )}
-            {hover !== null ? <rect x={LEFT + hover * bucket} y={TOP} width={bucket} height={plotH} fill="#f1f5f9" /> : null}
-            {/* A bucket's empty space shows its counts too; the bars, over it, take the clicks. */}
+            {hover !== null ? <rect x={LEFT + hover.bucket * bucket} y={TOP} width={bucket} height={plotH} fill="#f1f5f9" /> : null}
+            {/* Each bucket's space (hovering it anywhere shows its counts); the bars, over it, take the clicks. */}
             {labels.map((_, i) => (
-              <rect
-                x={LEFT + i * bucket}
-                y={TOP}
-                width={bucket}
-                height={plotH}
-                fill="transparent"
-                data-hover-bucket={i}
-                onMouseEnter={() => setHover(i)}
-              />
+              <rect x={LEFT + i * bucket} y={TOP} width={bucket} height={plotH} fill="transparent" data-hover-bucket={i} />
             ))}
             {bars}
           </svg>
         ) : null}
       </div>
-      {!compact ? (
-        <p class="chart-hover small" data-testid="hovered" aria-live="polite">
-          {hover !== null ? (
-            <>
-              <strong>{labels[hover]}</strong>
-              {series.map((s) => (
-                <span class="hover-value">
-                  <span class="swatch" style={{ background: s.colour, opacity: s.faded ? 0.45 : 1 }} /> {s.label}:{' '}
-                  {formatValue(s.values[hover] ?? 0)}
-                </span>
-              ))}
-            </>
-          ) : (
-            <span class="muted">Hover a bar to see its counts{onBar ? '; click it to list its persons' : ''}.</span>
-          )}
-        </p>
+      {hover !== null && hover.bucket < labels.length ? (
+        <ChartTooltip
+          at={hover.at}
+          title={labels[hover.bucket]}
+          rows={shown.map((s) => ({ label: s.label, colour: s.colour, value: s.values[hover.bucket], faded: s.faded }))}
+          hint={onBar ? 'Click a bar to list its persons.' : undefined}
+        />
       ) : null}
     </div>
   )
