@@ -97,7 +97,8 @@ export function BarChart({
   const bottom = Math.min(min, axis[0] ?? min)
   const y = (v: number) => TOP + ((top - v) / (top - bottom)) * plotH
   const bucket = plotW / Math.max(labels.length, 1)
-  const barW = bucket * 0.7
+  // A bar (a group of them side by side) takes 70% of its bucket, no more than 64 px a series.
+  const barW = Math.min(bucket * 0.7, 64 * (stacked ? 1 : Math.max(shown.length, 1)))
   // Every k-th bucket labelled, so labels never overlap.
   const longest = Math.max(...labels.map((l) => l.length), 3)
   const every = Math.max(1, Math.ceil((longest * 6.5 + 12) / bucket))
