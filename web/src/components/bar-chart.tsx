@@ -36,14 +36,18 @@ const LEFT = 52
 const BOTTOM = 30
 const TOP = 10
 
-/** Round steps for the value axis: 1, 2 or 5 times a power of ten, about `count` of them over `span`. */
+/**
+ * Round steps for the value axis: 1, 2 or 5 times a power of ten, about `count` of them over `span`, from the
+ * step at or below `min` to the one at or above `max` (the tallest bar ends at a line, not at the plot's top).
+ */
 function ticks(min: number, max: number, count: number): number[] {
   const span = max - min || 1
   const raw = span / count
   const power = 10 ** Math.floor(Math.log10(raw))
   const step = [1, 2, 5, 10].map((m) => m * power).find((s) => s >= raw) ?? raw
   const out: number[] = []
-  for (let v = Math.ceil(min / step) * step; v <= max + 1e-9; v += step) out.push(Math.round(v * 1e6) / 1e6)
+  for (let v = Math.floor(min / step + 1e-9) * step; out.length === 0 || v < max + step - 1e-9; v += step)
+    out.push(Math.round(v * 1e6) / 1e6)
   return out
 }
 
