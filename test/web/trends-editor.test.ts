@@ -497,7 +497,12 @@ describe.skipIf(unavailable !== null)(`the trends editor in headless Chromium${u
         ['Stacked bars', 'ActionsBar', 'stacked'],
         ['Grouped bars', 'ActionsUnstackedBar', 'grouped'],
       ] as const) {
+        // The trend asked again with this display (a click before then would land on a point the new answer clears).
+        const asked = page.waitForResponse(
+          (r) => r.url().endsWith('/insights/trend/') && (r.request().postData() ?? '').includes(`"display":"${sent}"`),
+        )
         await page.click(`.display-picker button:has-text("${button}")`)
+        await asked
         await expectChart(page, { events: twoSeries, display: sent })
         await expect.poll(async () => (await bars(page)).layout).toBe(layout)
         await page.locator('[data-testid=trend-chart] svg').scrollIntoViewIfNeeded()
