@@ -196,8 +196,12 @@ describe('insights trend', () => {
     }
     const [people] = await dataOf({ events: [{ id: '$pageview', math: 'dau' }], display: 'ActionsPie' })
     expect(people.aggregated_value).toBe(3)
-    const [bar] = await dataOf({ events: [{ id: '$pageview' }], display: 'ActionsBar' })
-    expect(bar.data).toEqual([2, 1, 0, 1, 0, 0, 1])
+    // Bars over time, stacked (ActionsBar) or side by side (ActionsUnstackedBar): the buckets, and the display echoed.
+    for (const display of ['ActionsBar', 'ActionsUnstackedBar']) {
+      const [bar] = await dataOf({ events: [{ id: '$pageview' }], display })
+      expect(bar.data).toEqual([2, 1, 0, 1, 0, 0, 1])
+      expect(bar.filter.display).toBe(display)
+    }
     const pie = await dataOf({ events: [{ id: '$pageview' }], display: 'ActionsPie', breakdown: '$browser' })
     expect(pie.map((s: any) => [s.breakdown_value, s.aggregated_value])).toEqual([
       ['Chrome', 3],

@@ -223,7 +223,12 @@ describe.skipIf(unavailable !== null)(
       // The bars lie over the bucket's hover area: the pointer goes to its middle whichever is there.
       await page.hover('[data-testid=lifecycle-chart] rect[data-hover-bucket="7"]', { force: true })
       const last = lifecycleShape(pageviews).series.map((s) => `${s.label}: ${s.values[7]}`)
-      for (const text of last) await expect.poll(() => page.locator('[data-testid=hovered]').textContent()).toContain(text)
+      // The tooltip at the cursor: a row per status, its name and its count.
+      const tooltip = () =>
+        page
+          .locator('[data-testid=chart-tooltip] tr')
+          .evaluateAll((rows) => rows.map((r) => `${r.children[0].textContent!.trim()}: ${r.children[1].textContent}`))
+      await expect.poll(tooltip).toEqual(last)
       // A click on a bar lists the persons behind it, as many as it counts (twice: the first new bar, then the first
       // dormant one, which replaces it).
       for (const status of ['new', 'dormant']) {

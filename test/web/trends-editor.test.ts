@@ -3,9 +3,10 @@
 // breakdowns switched to a person property, a cohort and a HogQL expression (the type stays while its value is still
 // missing), a series switched to an action (it stays an action), an event name deleted and retyped (nothing
 // comes back), a filter on the second series, interval, date range, comparison, the test-account filter and
-// all five displays. After each change the chart's numbers (the chart's data-values; the number and table
+// all six displays. After each change the chart's numbers (the chart's data-values; the number and table
 // displays' cells) equal what the API answers for the same query. The trend is asked first (the pickers' lists
-// after it). Screenshots at 1280 and 390 px.
+// after it). The tooltip at the cursor shows every series' value at two buckets; bars stacked and side by side
+// stay inside the plot and save as PostHog's displays. Screenshots at 1280 and 390 px.
 import { afterAll, beforeAll, describe, expect, it } from 'vitest'
 import type { Browser, BrowserContext, Locator, Page } from 'playwright-core'
 import { api, captureBatch, drained, startWren, type TestWren } from '../support/wren'
@@ -249,9 +250,10 @@ describe.skipIf(unavailable !== null)(`the trends editor in headless Chromium${u
     await page.check('input[aria-label="Filter out test accounts"]')
     await expectChart(page, { ...range, filter_test_accounts: true })
 
-    // The five displays: bar and area draw the same numbers; number and table show the API's totals.
+    // The six displays: bars (stacked and grouped) and area draw the same numbers; number and table show the API's totals.
     for (const [display, sent] of [
-      ['Bar', 'ActionsBar'],
+      ['Stacked bars', 'ActionsBar'],
+      ['Grouped bars', 'ActionsUnstackedBar'],
       ['Area', 'ActionsAreaGraph'],
     ]) {
       await page.click(`.display-picker button:has-text("${display}")`)
@@ -407,6 +409,157 @@ describe.skipIf(unavailable !== null)(`the trends editor in headless Chromium${u
       }
     }
     await page.close()
+  })
+
+  const twoSeries = [pageview, { id: 'purchase', type: 'events', order: 2, math: 'total' }]
+  const url = new URLSearchParams({
+    series: JSON.stringify([
+      { kind: 'events', id: '$pageview' },
+      { kind: 'events', id: 'purchase' },
+    ]),
+  })
+  const tooltip = (page: Page) => page.locator('[data-testid=chart-tooltip]')
+  /** The tooltip as a user reads it: its bucket, then each row's series and value (null while none shows). */
+  const tooltipText = async (page: Page) =>
+    (await tooltip(page).count()) === 0
+      ? null
+      : {
+          title: await tooltip(page).locator('.tooltip-title').textContent(),
+          rows: await tooltip(page)
+            .locator('tr')
+            .evaluateAll((rows) => rows.map((r) => [r.children[0].textContent!.trim(), r.children[1].textContent!])),
+        }
+  /** What the tooltip must show at `bucket`: the API's label for it and each series' name and value there. */
+  const expectedAt = (result: Array<TrendResultSeries & { labels: string[] }>, bucket: number) => ({
+    title: result[0].labels[bucket],
+    rows: result.map((s) => [s.label, String(s.data[bucket])]),
+  })
+  /** The tooltip's box and the window's width. */
+  const placed = async (page: Page) => ({ box: (await tooltip(page).boundingBox())!, view: page.viewportSize()!.width })
+
+  /** Where the bars are drawn, against the plot (its grid lines' span) and the chart's box, in the window's pixels. */
+  const bars = (page: Page) =>
+    page.locator('[data-testid=trend-chart] svg').evaluate((svg) => {
+      const grid = [...svg.querySelectorAll('line.grid')].map((l) => l.getBoundingClientRect())
+      const chart = svg.getBoundingClientRect()
+      return {
+        layout: svg.getAttribute('data-layout'),
+        plot: { left: Math.min(...grid.map((g) => g.left)), right: Math.max(...grid.map((g) => g.right)) },
+        chart: { left: chart.left, right: chart.right },
+        bars: [...svg.querySelectorAll('rect.bar')].map((r) => {
+          const b = r.getBoundingClientRect()
+          return { series: Number(r.getAttribute('data-series')), bucket: Number(r.getAttribute('data-bucket')), ...b.toJSON() }
+        }) as Array<{ series: number; bucket: number; left: number; right: number; top: number; bottom: number; height: number }>,
+      }
+    })
+
+  it('shows every series’ value at the cursor over a line chart, for two buckets, inside the window at 1280 and 390 px', async () => {
+    for (const width of [1280, 390]) {
+      const page = await open(width)
+      await page.goto(`${t.url}/project/${t.projectId}/trends?${url}`)
+      const result = (await expectChart(page, { events: twoSeries })) as Array<TrendResultSeries & { labels: string[]; days: string[] }>
+      expect(result).toHaveLength(2)
+      const last = result[0].data.length - 1
+      // Two buckets whose numbers differ: yesterday's (more pageviews on odd days) and today's (more purchases).
+      const buckets = [last - 1, last]
+      expect(expectedAt(result, last)).not.toEqual(expectedAt(result, last - 1))
+
+      // The line chart: the pointer over each bucket in turn shows that bucket's label and both series' values.
+      await page.locator('[data-testid=trend-chart]').scrollIntoViewIfNeeded()
+      const over = (await page.locator('[data-testid=trend-chart] .u-over').boundingBox())!
+      for (const bucket of buckets) {
+        const x = over.x + Math.min((over.width * bucket) / last, over.width - 1)
+        await page.mouse.move(x, over.y + over.height / 2, { steps: 3 })
+        await expect.poll(() => tooltipText(page)).toEqual(expectedAt(result, bucket))
+        // Inside the window; at the last bucket, by the right edge, it shows on the cursor's left.
+        const { box, view } = await placed(page)
+        expect(box.x).toBeGreaterThanOrEqual(0)
+        expect(box.x + box.width, `tooltip at bucket ${bucket}, ${width} px`).toBeLessThanOrEqual(view)
+        if (bucket === last) expect(box.x + box.width).toBeLessThan(x)
+      }
+      await expectDrawn(page, `trends-tooltip-line-${width}`, width)
+      // Gone once the pointer leaves the chart.
+      await page.mouse.move(2, 2)
+      await expect.poll(() => tooltip(page).count()).toBe(0)
+
+      await page.close()
+    }
+  })
+
+  it('draws bars stacked or side by side inside the plot, saved as PostHog’s display, at 1280 and 390 px', async () => {
+    for (const width of [1280, 390]) {
+      const page = await open(width)
+      await page.goto(`${t.url}/project/${t.projectId}/trends?${url}`)
+      const result = (await expectChart(page, { events: twoSeries })) as Array<TrendResultSeries & { labels: string[]; days: string[] }>
+      expect(result).toHaveLength(2)
+      const last = result[0].data.length - 1
+      for (const [button, sent, layout] of [
+        ['Stacked bars', 'ActionsBar', 'stacked'],
+        ['Grouped bars', 'ActionsUnstackedBar', 'grouped'],
+      ] as const) {
+        // The trend asked again with this display (a click before then would land on a point the new answer clears).
+        const asked = page.waitForResponse(
+          (r) => r.url().endsWith('/insights/trend/') && (r.request().postData() ?? '').includes(`"display":"${sent}"`),
+        )
+        await page.click(`.display-picker button:has-text("${button}")`)
+        await asked
+        await expectChart(page, { events: twoSeries, display: sent })
+        await expect.poll(async () => (await bars(page)).layout).toBe(layout)
+        await page.locator('[data-testid=trend-chart] svg').scrollIntoViewIfNeeded()
+        const drawnBars = await bars(page)
+        expect(drawnBars.bars).toHaveLength(2 * result[0].data.length)
+        // Every bar inside the plot, the last bucket's too, and the plot inside the chart's box and the window.
+        expect(drawnBars.plot.right).toBeLessThanOrEqual(drawnBars.chart.right)
+        expect(drawnBars.chart.right).toBeLessThanOrEqual(width)
+        for (const bar of drawnBars.bars) {
+          expect(bar.left, `${layout} bar ${bar.series}/${bar.bucket}, ${width} px`).toBeGreaterThanOrEqual(drawnBars.plot.left - 0.5)
+          expect(bar.right, `${layout} bar ${bar.series}/${bar.bucket}, ${width} px`).toBeLessThanOrEqual(drawnBars.plot.right + 0.5)
+        }
+        for (let bucket = 0; bucket <= last; bucket++) {
+          const [a, b] = [0, 1].map((i) => drawnBars.bars.find((r) => r.series === i && r.bucket === bucket)!)
+          const [va, vb] = result.map((s) => s.data[bucket])
+          if (layout === 'stacked') {
+            // One column: the second series' bar sits on the first's, heights in proportion to the API's values.
+            expect(Math.abs(a.left - b.left)).toBeLessThan(0.5)
+            expect(b.bottom).toBeCloseTo(a.top, 0)
+            if (va > 0 && vb > 0) expect(b.height / a.height).toBeCloseTo(vb / va, 1)
+          } else {
+            // Side by side: the second series' bar starts where the first's ends, both from the zero line.
+            expect(b.left).toBeGreaterThanOrEqual(a.right - 0.5)
+            expect(a.bottom).toBeCloseTo(b.bottom, 0)
+            if (va > 0 && vb > 0) expect(b.height / a.height).toBeCloseTo(vb / va, 1)
+          }
+        }
+        // The tooltip over the bars: the last bucket's numbers, inside the window.
+        const lastBar = drawnBars.bars.find((r) => r.series === 0 && r.bucket === last)!
+        await page.mouse.move(lastBar.right - 1, lastBar.bottom - 2, { steps: 3 })
+        await expect.poll(() => tooltipText(page)).toEqual(expectedAt(result, last))
+        const { box, view } = await placed(page)
+        expect(box.x + box.width, `${layout} tooltip, ${width} px`).toBeLessThanOrEqual(view)
+        await expectDrawn(page, `trends-bars-${layout}-${width}`, width)
+        await page.mouse.move(2, 2)
+        await expect.poll(() => tooltip(page).count()).toBe(0)
+      }
+
+      if (width === 1280) {
+        // A click on a bar lists the persons behind it: the second series' on the last day.
+        await page.click(`[data-testid=trend-chart] rect.bar[data-series="1"][data-bucket="${last}"]`)
+        await expect.poll(() => page.locator('.point-persons').getAttribute('data-day')).toBe(result[1].days[last])
+        await page.locator('.point-persons .persons-list li').first().waitFor({ timeout: 15_000 })
+
+        // Saved grouped: PostHog's ActionsUnstackedBar in the insight's trendsFilter, and it reopens grouped.
+        await page.fill('input[aria-label="Insight name"]', 'Side by side')
+        await page.click('.save-insight button[type=submit]')
+        await page.waitForURL(new RegExp(`/project/${t.projectId}/insights/\\d+`))
+        const id = Number(/insights\/(\d+)/.exec(page.url())![1])
+        const saved = await call('GET', `/api/projects/${t.projectId}/insights/${id}/`)
+        expect(saved.body.query.source.trendsFilter.display).toBe('ActionsUnstackedBar')
+        await page.goto(`${t.url}/project/${t.projectId}/insights/${id}`)
+        await expect.poll(async () => (await bars(page)).layout).toBe('grouped')
+        expect(await page.getAttribute('.display-picker button:has-text("Grouped bars")', 'aria-pressed')).toBe('true')
+      }
+      await page.close()
+    }
   })
 
   it('fits the editor at 1280 and 390 px wide (screenshots under test-artifacts/web/)', async () => {

@@ -1,31 +1,24 @@
-// A trend drawn by uPlot: lines, bars or areas over the buckets, a legend of the series that shows each
-// one's value at the hovered bucket, and the x axis labelled with Wren's bucket labels; a click on a point
-// names it (`onPoint`).
-import { useEffect, useRef } from 'preact/hooks'
+// A trend drawn by uPlot: lines or areas over the buckets, a legend of the series that shows each one's value
+// at the hovered bucket, a tooltip at the cursor with every series' value there, and the x axis labelled with
+// Wren's bucket labels; a click on a point names it (`onPoint`). Bars are drawn by components/bar-chart.tsx.
+import { useEffect, useRef, useState } from 'preact/hooks'
 import uPlot from 'uplot'
 import { formatValue, type ChartData } from './chart-data'
+import { ChartTooltip, type CursorAt } from './components/chart-tooltip'
 
-export type ChartKind = 'line' | 'bar' | 'area'
+export type ChartKind = 'line' | 'area'
 
-const bars = uPlot.paths.bars!({ size: [0.7, 60] })
-
-/**
- * The series a click at (`left`, `top`) of the plot means, at bucket `idx`: on bars, the last drawn of those whose
- * bar reaches the point (the one in front); else, or when none does, the series whose value is drawn nearest.
- */
-function clickedSeries(plot: uPlot, idx: number, top: number, kind: ChartKind): number | null {
+/** The series a click at `top` of the plot means, at bucket `idx`: the one whose value is drawn nearest. */
+function clickedSeries(plot: uPlot, idx: number, top: number): number | null {
   let nearest: number | null = null
   let distance = Infinity
-  let front: number | null = null
   for (let i = 1; i < plot.series.length; i++) {
     const value = plot.data[i][idx]
     if (value === null || value === undefined) continue
     const y = plot.valToPos(value, 'y')
-    const zero = plot.valToPos(0, 'y')
-    if (kind === 'bar' && top >= Math.min(y, zero) && top <= Math.max(y, zero)) front = i - 1
     if (Math.abs(y - top) < distance) [nearest, distance] = [i - 1, Math.abs(y - top)]
   }
-  return front ?? nearest
+  return nearest
 }
 
 /**
@@ -48,6 +41,7 @@ export function TrendChart({
   const point = useRef(onPoint)
   point.current = onPoint
   const clickable = !!onPoint
+  const [hover, setHover] = useState<{ bucket: number; at: CursorAt } | null>(null)
   useEffect(() => {
     const element = box.current
     if (!element) return
@@ -58,8 +52,7 @@ export function TrendChart({
       height: height(),
       padding: [12, 44, 0, 0],
       scales: {
-        // Bars get half a bucket either side, so the first and last are drawn whole.
-        x: kind === 'bar' ? { time: false, range: (_u, min, max) => [min - 0.5, max + 0.5] } : { time: false },
+        x: { time: false },
         y: { range: (_u, min, max) => [Math.min(0, min), max > 0 ? max * 1.1 : 1] },
       },
       axes: [
@@ -83,9 +76,8 @@ export function TrendChart({
           stroke: s.colour,
           width: 2,
           dash: s.dashed ? [6, 4] : undefined,
-          fill: kind === 'area' ? `${s.colour}33` : kind === 'bar' ? `${s.colour}${s.dashed ? '55' : 'bb'}` : undefined,
-          paths: kind === 'bar' ? bars : undefined,
-          points: { show: kind !== 'bar' && data.xLabels.length <= 60 },
+          fill: kind === 'area' ? `${s.colour}33` : undefined,
+          points: { show: data.xLabels.length <= 60 },
           // The hovered bucket's value; the range's total while no bucket is hovered.
           value: (_u, v, _series, index) => (index === null ? (s.summary ?? `${formatValue(s.total)} in all`) : formatValue(v)),
         })),
@@ -93,16 +85,25 @@ export function TrendChart({
     }
     const aligned: uPlot.AlignedData = [data.xLabels.map((_, i) => i), ...data.series.map((s) => s.values)]
     const plot = new uPlot(options, aligned, element)
-    // Where the click is, from the event itself: uPlot's cursor keeps the plot's position as of its last scroll
+    // Where the cursor is, from the event itself: uPlot's cursor keeps the plot's position as of its last scroll
     // event, which a page that has just scrolled (a persons panel opening below) has not sent yet.
+    const bucketAt = (event: MouseEvent): number | null => {
+      const idx = Math.round(plot.posToVal(event.clientX - plot.over.getBoundingClientRect().left, 'x'))
+      return idx >= 0 && idx < data.xLabels.length ? idx : null
+    }
     const click = (event: MouseEvent) => {
-      if (!point.current || data.xLabels.length === 0) return
-      const rect = plot.over.getBoundingClientRect()
-      const idx = Math.round(plot.posToVal(event.clientX - rect.left, 'x'))
-      if (idx < 0 || idx >= data.xLabels.length) return
-      const series = clickedSeries(plot, idx, event.clientY - rect.top, kind)
+      const idx = bucketAt(event)
+      if (!point.current || idx === null) return
+      const series = clickedSeries(plot, idx, event.clientY - plot.over.getBoundingClientRect().top)
       if (series !== null) point.current(series, idx)
     }
+    const move = (event: MouseEvent) => {
+      const bucket = bucketAt(event)
+      setHover(bucket === null ? null : { bucket, at: { x: event.clientX, y: event.clientY } })
+    }
+    const leave = () => setHover(null)
+    plot.over.addEventListener('mousemove', move)
+    plot.over.addEventListener('mouseleave', leave)
     if (clickable) {
       plot.over.addEventListener('click', click)
       plot.over.style.cursor = 'pointer'
@@ -112,6 +113,7 @@ export function TrendChart({
     return () => {
       resize.disconnect()
       plot.destroy()
+      setHover(null)
     }
   }, [data, kind, fixed, clickable])
   // The drawn numbers, for tools (and tests) that read what the chart shows without hovering every bucket.
@@ -119,5 +121,17 @@ export function TrendChart({
     labels: data.xLabels,
     series: data.series.map((s) => ({ label: s.label, values: s.values, colour: s.colour })),
   })
-  return <div class="chart" ref={box} data-testid="trend-chart" data-values={drawn} />
+  return (
+    <>
+      <div class="chart" ref={box} data-testid="trend-chart" data-values={drawn} />
+      {hover && hover.bucket < data.xLabels.length ? (
+        <ChartTooltip
+          at={hover.at}
+          title={data.xLabels[hover.bucket]}
+          rows={data.series.map((s) => ({ label: s.label, colour: s.colour, value: s.values[hover.bucket], faded: s.dashed }))}
+          hint={clickable ? 'Click a point to list its persons.' : undefined}
+        />
+      ) : null}
+    </>
+  )
 }

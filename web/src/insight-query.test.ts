@@ -41,6 +41,16 @@ describe('a saved insight and the trends editor', () => {
     expect(trendBody(editorQuery({ query: saved, filters: {} })!)).toEqual(trendBody(query))
   })
 
+  it('keeps bars stacked or side by side as PostHog names them: ActionsBar stacked, ActionsUnstackedBar grouped', () => {
+    const grouped = insightQuery({ ...query, display: 'grouped' })
+    expect(grouped).toMatchObject({ source: { trendsFilter: { display: 'ActionsUnstackedBar' } } })
+    expect(editorQuery({ query: grouped, filters: {} })?.display).toBe('grouped')
+    const tile = (display: string) =>
+      insightDisplay({ query: { kind: 'InsightVizNode', source: { kind: 'TrendsQuery', trendsFilter: { display } } }, filters: {} })
+    expect(['ActionsBar', 'ActionsStackedBar', 'ActionsUnstackedBar'].map(tile)).toEqual(['bar', 'bar', 'grouped'])
+    expect(insightDisplay({ query: null, filters: { display: 'ActionsUnstackedBar' } })).toBe('grouped')
+  })
+
   it('opens a cohort breakdown and a group breakdown as they were', () => {
     for (const q of [
       { ...query, breakdownType: 'cohort' as const, breakdown: '12' },

@@ -24,6 +24,7 @@ const DISPLAY_OF: Record<string, DisplayName> = {
   ActionsLineGraphCumulative: 'line',
   ActionsBar: 'bar',
   ActionsStackedBar: 'bar',
+  ActionsUnstackedBar: 'grouped',
   ActionsAreaGraph: 'area',
   BoldNumber: 'number',
   ActionsTable: 'table',

@@ -23,15 +23,28 @@ export const PROPERTY_MATHS = new Set(['sum', 'avg', 'min', 'max', 'median', 'p7
 export const INTERVALS = ['hour', 'day', 'week', 'month'] as const
 export type Interval = (typeof INTERVALS)[number]
 
-/** How the page draws the result, and the display Wren is asked for (number and table take totals). */
+/**
+ * How the page draws the result, and the display Wren is asked for (number and table take totals). Bars over time
+ * as PostHog names them: ActionsBar stacked ("Stacked bar chart"), ActionsUnstackedBar side by side ("Bar chart").
+ */
 export const DISPLAYS = {
   line: 'ActionsLineGraph',
   bar: 'ActionsBar',
+  grouped: 'ActionsUnstackedBar',
   area: 'ActionsAreaGraph',
   number: 'BoldNumber',
   table: 'ActionsTable',
 } as const
 export type DisplayName = keyof typeof DISPLAYS
+/** Each display as the page's picker names it. */
+export const DISPLAY_LABELS: Record<DisplayName, string> = {
+  line: 'Line',
+  bar: 'Stacked bars',
+  grouped: 'Grouped bars',
+  area: 'Area',
+  number: 'Number',
+  table: 'Table',
+}
 
 /** Every breakdown type Wren's trends take (services/query/kinds/trends/request.ts), as the page names them. */
 export const BREAKDOWN_TYPES = ['event', 'person', 'cohort', 'group', 'session', 'hogql'] as const

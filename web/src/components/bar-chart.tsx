@@ -1,15 +1,18 @@
-// Bars drawn as SVG over labelled buckets: stacked around zero (a lifecycle: growth up, dormant down) or grouped
-// side by side (a stickiness's series, a comparison's previous period beside the current). Hovering a bucket shows
-// every series' value in it; the legend names the series and, given `onToggle`, shows or hides each one; given
-// `onBar`, a click on a bar names its series and bucket (the persons behind it).
+// Bars drawn as SVG over labelled buckets: stacked around zero (a lifecycle: growth up, dormant down; a trend's
+// series, PostHog's ActionsBar) or grouped side by side (a stickiness's series, a comparison's previous period beside
+// the current, PostHog's ActionsUnstackedBar), every bar inside its bucket. Hovering a bucket shows every series'
+// value in it in a tooltip at the cursor; the legend names the series and, given `onToggle`, shows or hides each
+// one; given `onBar`, a click on a bar names its series and bucket (the persons behind it).
 import { useEffect, useRef, useState } from 'preact/hooks'
 import { formatValue } from '../chart-data'
+import { ChartTooltip, type CursorAt } from './chart-tooltip'
 
 export interface BarSeries {
   key: string
   label: string
   colour: string
-  values: number[]
+  /** One value per bucket; null where the series has none (a shorter previous period): no bar, and '–'. */
+  values: (number | null)[]
   /** Drawn paler (a comparison's previous period). */
   faded?: boolean
 }
@@ -33,14 +36,18 @@ const LEFT = 52
 const BOTTOM = 30
 const TOP = 10
 
-/** Round steps for the value axis: 1, 2 or 5 times a power of ten, about `count` of them over `span`. */
+/**
+ * Round steps for the value axis: 1, 2 or 5 times a power of ten, about `count` of them over `span`, from the
+ * step at or below `min` to the one at or above `max` (the tallest bar ends at a line, not at the plot's top).
+ */
 function ticks(min: number, max: number, count: number): number[] {
   const span = max - min || 1
   const raw = span / count
   const power = 10 ** Math.floor(Math.log10(raw))
   const step = [1, 2, 5, 10].map((m) => m * power).find((s) => s >= raw) ?? raw
   const out: number[] = []
-  for (let v = Math.ceil(min / step) * step; v <= max + 1e-9; v += step) out.push(Math.round(v * 1e6) / 1e6)
+  for (let v = Math.floor(min / step + 1e-9) * step; out.length === 0 || v < max + step - 1e-9; v += step)
+    out.push(Math.round(v * 1e6) / 1e6)
   return out
 }
 
@@ -64,7 +71,7 @@ export function BarChart({
   testId: string
 }) {
   const [box, width] = useWidth<HTMLDivElement>()
-  const [hover, setHover] = useState<number | null>(null)
+  const [hover, setHover] = useState<{ bucket: number; at: CursorAt } | null>(null)
   const shown = series.filter((s) => !hidden.includes(s.key))
   const height = compact ? 200 : width < 600 ? 240 : 320
   const plotW = Math.max(width - LEFT - 8, 10)
@@ -94,18 +101,27 @@ export function BarChart({
   const bottom = Math.min(min, axis[0] ?? min)
   const y = (v: number) => TOP + ((top - v) / (top - bottom)) * plotH
   const bucket = plotW / Math.max(labels.length, 1)
-  const barW = bucket * 0.7
+  // A bar (a group of them side by side) takes 70% of its bucket, no more than 64 px a series.
+  const barW = Math.min(bucket * 0.7, 64 * (stacked ? 1 : Math.max(shown.length, 1)))
   // Every k-th bucket labelled, so labels never overlap.
   const longest = Math.max(...labels.map((l) => l.length), 3)
   const every = Math.max(1, Math.ceil((longest * 6.5 + 12) / bucket))
   const drawn = JSON.stringify({ labels, series: series.map((s) => ({ key: s.key, label: s.label, values: s.values })) })
+  /** The bucket under the cursor (the plot's width over the buckets), or none outside the plot. */
+  const track = (event: MouseEvent) => {
+    const left = (event.currentTarget as SVGSVGElement).getBoundingClientRect().left
+    const i = Math.floor((event.clientX - left - LEFT) / bucket)
+    setHover(i >= 0 && i < labels.length ? { bucket: i, at: { x: event.clientX, y: event.clientY } } : null)
+  }
 
   const bars = labels.map((_, i) => {
     const x0 = LEFT + i * bucket + (bucket - barW) / 2
     let up = 0
     let down = 0
     return shown.map((s, j) => {
-      const v = s.values[i] ?? 0
+      const value = s.values[i]
+      if (value === null || value === undefined) return null
+      const v = value
       let from: number
       let to: number
       let x = x0
@@ -134,11 +150,8 @@ export function BarChart({
           data-series={s.key}
           data-bucket={i}
           class={onBar ? 'bar clickable' : 'bar'}
-          onMouseEnter={() => setHover(i)}
           onClick={onBar ? () => onBar(s.key, i) : undefined}
-        >
-          <title>{`${labels[i]} · ${s.label}: ${formatValue(v)}`}</title>
-        </rect>
+        ></rect>
       )
     })
   })
@@ -166,10 +179,18 @@ export function BarChart({
       </ul>
       <div class="chart-box" ref={box} data-testid={testId} data-values={drawn}>
         {width > 0 ? (
-          <svg width={width} height={height} role="img" aria-label="Bar chart" onMouseLeave={() => setHover(null)}>
+          <svg
+            width={width}
+            height={height}
+            role="img"
+            aria-label="Bar chart"
+            data-layout={stacked ? 'stacked' : 'grouped'}
+            onMouseMove={track}
+            onMouseLeave={() => setHover(null)}
+          >
             {axis.map((v) => (
               <g>
-                <line x1={LEFT} x2={LEFT + plotW} y1={y(v)} y2={y(v)} stroke={v === 0 ? '#94a3b8' : '#eef2f7'} />
+                <line class="grid" x1={LEFT} x2={LEFT + plotW} y1={y(v)} y2={y(v)} stroke={v === 0 ? '#94a3b8' : '#eef2f7'} />
                 <text x={LEFT - 6} y={y(v) + 4} text-anchor="end" class="axis-label">
                   {formatValue(v)}
                 </text>
@@ -182,39 +203,22 @@ export function BarChart({
                 </text>
               ) : null,
             )}
-            {hover !== null ? <rect x={LEFT + hover * bucket} y={TOP} width={bucket} height={plotH} fill="#f1f5f9" /> : null}
-            {/* A bucket's empty space shows its counts too; the bars, over it, take the clicks. */}
+            {hover !== null ? <rect x={LEFT + hover.bucket * bucket} y={TOP} width={bucket} height={plotH} fill="#f1f5f9" /> : null}
+            {/* Each bucket's space (hovering it anywhere shows its counts); the bars, over it, take the clicks. */}
             {labels.map((_, i) => (
-              <rect
-                x={LEFT + i * bucket}
-                y={TOP}
-                width={bucket}
-                height={plotH}
-                fill="transparent"
-                data-hover-bucket={i}
-                onMouseEnter={() => setHover(i)}
-              />
+              <rect x={LEFT + i * bucket} y={TOP} width={bucket} height={plotH} fill="transparent" data-hover-bucket={i} />
             ))}
             {bars}
           </svg>
         ) : null}
       </div>
-      {!compact ? (
-        <p class="chart-hover small" data-testid="hovered" aria-live="polite">
-          {hover !== null ? (
-            <>
-              <strong>{labels[hover]}</strong>
-              {series.map((s) => (
-                <span class="hover-value">
-                  <span class="swatch" style={{ background: s.colour, opacity: s.faded ? 0.45 : 1 }} /> {s.label}:{' '}
-                  {formatValue(s.values[hover] ?? 0)}
-                </span>
-              ))}
-            </>
-          ) : (
-            <span class="muted">Hover a bar to see its counts{onBar ? '; click it to list its persons' : ''}.</span>
-          )}
-        </p>
+      {hover !== null && hover.bucket < labels.length ? (
+        <ChartTooltip
+          at={hover.at}
+          title={labels[hover.bucket]}
+          rows={shown.map((s) => ({ label: s.label, colour: s.colour, value: s.values[hover.bucket], faded: s.faded }))}
+          hint={onBar ? 'Click a bar to list its persons.' : undefined}
+        />
       ) : null}
     </div>
   )

@@ -5,7 +5,8 @@
 // to the paths after it, before it, and from the step before to it (`onPaths`).
 import { useMemo } from 'preact/hooks'
 import { TrendChart } from '../chart'
-import { PALETTE, shapeChart, type ChartData, type TrendSeries } from '../chart-data'
+import { BarChart } from './bar-chart'
+import { PALETTE, shapeChart, type TrendSeries } from '../chart-data'
 import {
   breakdownLabel,
   duration,
@@ -262,29 +263,19 @@ function ConversionTrend({ result, compact, onPersons }: { result: unknown; comp
 
 /** The time to convert: how many persons converted within each span, and the average. */
 function TimeToConvert({ result, compact }: { result: TimeToConvertAnswer; compact: boolean }) {
-  const chart = useMemo((): ChartData => {
-    const bins = result?.bins ?? []
-    const counts = bins.map(([, count]) => count)
-    return {
-      xLabels: bins.map(([seconds]) => duration(seconds)),
-      xTitle: 'Time to convert',
-      series: [
-        {
-          label: 'Persons converted',
-          values: counts,
-          colour: PALETTE[0],
-          dashed: false,
-          total: counts.reduce((a, b) => a + b, 0),
-        },
-      ],
-    }
-  }, [result])
+  const bins = result?.bins ?? []
   return (
     <div class="time-to-convert">
       <p class="small">
         Average time to convert: <strong data-testid="average-conversion">{duration(result?.average_conversion_time)}</strong>
       </p>
-      <TrendChart data={chart} kind="bar" height={compact ? 200 : undefined} />
+      <BarChart
+        labels={bins.map(([seconds]) => duration(seconds))}
+        series={[{ key: 'converted', label: 'Persons converted', colour: PALETTE[0], values: bins.map(([, count]) => count) }]}
+        stacked={false}
+        compact={compact}
+        testId="trend-chart"
+      />
     </div>
   )
 }

@@ -1,8 +1,9 @@
-// A trend's result as the trends page and a dashboard's tiles draw it: a chart (line, bar, area), one big
-// number per series, or a table of totals. `compact`: a tile's size (a shorter chart, a table whose rows
+// A trend's result as the trends page and a dashboard's tiles draw it: a chart (line, area, bars stacked or side
+// by side), one big number per series, or a table of totals. `compact`: a tile's size (a shorter chart, a table whose rows
 // show each value's share, long labels cut). `onPoint`: a click on the chart's point (the trends page lists its persons).
 import { useMemo } from 'preact/hooks'
 import { TrendChart } from '../chart'
+import { BarChart } from './bar-chart'
 import { formatValue, shapeChart, shapeTotals, type TrendSeries } from '../chart-data'
 import type { DisplayName } from '../query'
 
@@ -57,5 +58,16 @@ export function TrendResult({
       </table>
     )
   }
+  if (display === 'bar' || display === 'grouped')
+    return (
+      <BarChart
+        labels={chart.xLabels}
+        series={chart.series.map((s, i) => ({ key: String(i), label: s.label, colour: s.colour, values: s.values, faded: s.dashed }))}
+        stacked={display === 'bar'}
+        compact={compact}
+        testId="trend-chart"
+        onBar={onPoint ? (key, bucket) => onPoint(Number(key), bucket) : undefined}
+      />
+    )
   return <TrendChart data={chart} kind={display} height={compact ? 220 : undefined} onPoint={onPoint} />
 }

@@ -21,6 +21,7 @@ import { SaveInsight } from '../components/save-insight'
 import { derivedName, editorQuery, insightQuery } from '../insight-query'
 import {
   DISPLAYS,
+  DISPLAY_LABELS,
   MATHS,
   PROPERTY_MATHS,
   decodeQuery,
@@ -150,7 +151,7 @@ export function TrendsPage({ search, insight = null }: { search: string; insight
             aria-pressed={query.display === d}
             onClick={() => store.set({ display: d })}
           >
-            {d[0].toUpperCase() + d.slice(1)}
+            {DISPLAY_LABELS[d]}
           </button>
         ))}
       </div>

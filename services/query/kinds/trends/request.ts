@@ -20,6 +20,7 @@ export const DISPLAYS = [
   'BoldNumber',
   'ActionsAreaGraph',
   'ActionsStackedBar',
+  'ActionsUnstackedBar',
 ] as const
 export type Display = (typeof DISPLAYS)[number]
 const TOTAL_VALUE_DISPLAYS = new Set<Display>(['ActionsTable', 'ActionsPie', 'ActionsBarValue', 'WorldMap', 'BoldNumber'])
