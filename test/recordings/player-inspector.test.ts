@@ -186,13 +186,10 @@ describe.skipIf(unavailable !== null)(`the player's inspector${unavailable ? ` (
     await t?.close()
   })
 
-  /** A browser at `size` holding `key` as the web app keeps it (in its localStorage). */
+  /** A browser at `size` signed in with `key` (a session acting as the key, as the app's sign-in opens). */
   const holding = async (size: { width: number; height: number }, key: string): Promise<BrowserContext> => {
     const context = await browser.newContext({ viewport: size })
-    const page = await context.newPage()
-    await page.goto(`${t.url}/project/${t.projectId}/replay/none`)
-    await page.evaluate((stored) => (globalThis as unknown as PageGlobal).localStorage.setItem('wren.personalApiKey', stored), key)
-    await page.close()
+    expect((await context.request.post(`${t.url}/api/login`, { data: { personal_api_key: key } })).status()).toBe(200)
     return context
   }
   /** A new tab of a browser at `size` holding `key` (null: a fresh browser with no key), with requests to Wren noted. */

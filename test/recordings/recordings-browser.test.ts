@@ -58,7 +58,7 @@ interface PosthogGlobal {
   }
 }
 interface PlayerGlobal {
-  document: { body: { dataset: Record<string, string | undefined> } }
+  document: { body: { dataset: Record<string, string | undefined> }; getElementById(id: string): { textContent: string | null } | null }
   localStorage: { setItem(key: string, value: string): void; getItem(key: string): string | null }
 }
 
@@ -247,7 +247,7 @@ describe('the recordings player', () => {
 
       const playerPage = () => `${t.url}/project/${t.projectId}/replay/${encodeURIComponent(sessionId)}`
 
-      it('the authenticated player page asks for a key, keeps it in this browser, and plays the recording', async () => {
+      it('the authenticated player page asks for a key, opens a session with it (never keeping the key), and plays the recording', async () => {
         expect(sessionId, 'the recording test ran first').toBeDefined()
         const context: BrowserContext = await browser.newContext({ viewport: { width: 1200, height: 900 } })
         try {
@@ -261,8 +261,13 @@ describe('the recordings player', () => {
           expect(page.url()).toBe(playerPage())
           expect(await page.textContent('#wren-facts')).toContain(`Clicks: ${CLICKS}`)
 
-          // Loaded again, the page plays with the key this browser kept.
+          // Loaded again, the page plays with the session this browser kept; the key itself is nowhere in the page's reach.
           await expectPlayerPlays(page, playerPage(), 'recordings-player.png')
+          const reachable = await page.evaluate(() => {
+            const g = globalThis as unknown as PlayerGlobal & { document: { cookie: string } }
+            return JSON.stringify([g.localStorage.getItem('wren.personalApiKey'), g.document.cookie])
+          })
+          expect(reachable).not.toContain(t.personalKey)
 
           // The link posthog-js builds names the project by its token: it lands on the player at `t`.
           const link = new URL(replayUrl)
@@ -306,26 +311,30 @@ describe('the recordings player', () => {
             page.waitForFunction(() =>
               ['playing', 'error'].includes((globalThis as unknown as PlayerGlobal).document.body.dataset.state ?? ''),
             )
+          expect((await context.request.post(`${t.url}/api/login`, { data: { personal_api_key: t.personalKey } })).status()).toBe(200)
           await page.goto(`${t.url}/project/${t.projectId}/replay/no-such-session`)
-          await page.evaluate(
-            (key) => (globalThis as unknown as PlayerGlobal).localStorage.setItem('wren.personalApiKey', key),
-            t.personalKey,
-          )
-          await page.reload()
           await settled()
           const missing = await call('GET', `/api/projects/${t.projectId}/session_recordings/no-such-session/`)
           expect(missing.status).toBe(404)
           expect(await state()).toBe('error')
           expect(await page.textContent('#wren-status')).toBe(missing.body.detail)
 
-          await page.evaluate(() => (globalThis as unknown as PlayerGlobal).localStorage.setItem('wren.personalApiKey', 'phx_not_a_key'))
+          // A key that cannot read recordings: the session opens, the recording is refused with the API's reason.
+          const blind = await call('POST', '/api/personal_api_keys/', { label: 'no recordings', scopes: ['insight:read'] })
+          expect((await context.request.post(`${t.url}/api/login`, { data: { personal_api_key: blind.body.value } })).status()).toBe(200)
           await page.goto(playerPage())
           await settled()
-          const refused = await call('GET', `/api/projects/${t.projectId}/session_recordings/${sessionId}/`, undefined, 'phx_not_a_key')
-          expect(refused.status).toBe(401)
+          const refused = await call('GET', `/api/projects/${t.projectId}/session_recordings/${sessionId}/`, undefined, blind.body.value)
+          expect(refused.status).toBe(403)
           expect(await state()).toBe('error')
           expect(await page.textContent('#wren-status')).toBe(refused.body.detail)
           expect(await page.isVisible('#wren-key-form'), 'the page offers to paste another key').toBe(true)
+          // A pasted key Wren does not take: the page says why.
+          await page.fill('#wren-key', 'phx_not_a_key')
+          await page.click('#wren-key-form button[type=submit]')
+          await page.waitForFunction(() =>
+            /invalid/.test((globalThis as unknown as PlayerGlobal).document.getElementById('wren-status')?.textContent ?? ''),
+          )
         } finally {
           await context.close()
         }

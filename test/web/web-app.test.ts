@@ -195,7 +195,7 @@ describe('the web app', () => {
       await page.goto(t.url + '/')
       await submitKey(page, 'phx_not_a_key_of_this_wren')
       const error = await page.waitForSelector('.error')
-      expect(await error.textContent()).toContain(refused.body.detail)
+      expect(await error.textContent()).toContain(refused.body.detail.replace('Authorization header', 'body'))
       // A session cookie Wren no longer takes (ended, or never its own): the app opens on the sign-in form.
       const context = page.context()
       await context.addCookies([{ name: 'wren_session', value: 'not-a-session', url: t.url }])

@@ -124,7 +124,15 @@ function SignIn({ error, onSignedIn }: { error: ApiError | null; onSignedIn: () 
         </h1>
         <form onSubmit={submit({ email, password })} aria-label="Sign in">
           <label for="email">Email</label>
-          <input id="email" name="email" type="email" autocomplete="username" required value={email} onInput={(e) => setEmail(e.currentTarget.value)} />
+          <input
+            id="email"
+            name="email"
+            type="email"
+            autocomplete="username"
+            required
+            value={email}
+            onInput={(e) => setEmail(e.currentTarget.value)}
+          />
           <label for="password">Password</label>
           <input
             id="password"
@@ -144,11 +152,22 @@ function SignIn({ error, onSignedIn }: { error: ApiError | null; onSignedIn: () 
           <summary>Sign in with a personal API key</summary>
           <form onSubmit={submit({ personal_api_key: key.trim() })} aria-label="Sign in with a key">
             <label for="key">Personal API key</label>
-            <input id="key" name="key" type="password" autocomplete="off" placeholder="phx_…" required value={key} onInput={(e) => setKey(e.currentTarget.value)} />
+            <input
+              id="key"
+              name="key"
+              type="password"
+              autocomplete="off"
+              placeholder="phx_…"
+              required
+              value={key}
+              onInput={(e) => setKey(e.currentTarget.value)}
+            />
             <button type="submit" id="key-submit" disabled={busy}>
               Sign in with the key
             </button>
-            <p class="muted small">The browser keeps a session that acts as the key, never the key itself; it ends when the key is revoked.</p>
+            <p class="muted small">
+              The browser keeps a session that acts as the key, never the key itself; it ends when the key is revoked.
+            </p>
           </form>
         </details>
         <p class="muted small">

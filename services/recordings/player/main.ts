@@ -156,7 +156,8 @@ async function play(first = false): Promise<void> {
 
 function askForKey(firstTime: boolean): void {
   form.hidden = false
-  if (firstTime) show('needs-key', 'Sign in to Wren (the app), or paste a personal API key with session_recording:read, to play this recording.')
+  if (firstTime)
+    show('needs-key', 'Sign in to Wren (the app), or paste a personal API key with session_recording:read, to play this recording.')
 }
 
 /** Signs in with a pasted key, as the app's sign-in does: the browser keeps a session acting as the key, never the key. */

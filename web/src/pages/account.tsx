@@ -76,7 +76,13 @@ export function JoinPage({ token, onJoined }: { token: string; onJoined: () => v
               </>
             ) : null}
             <label for="join-name">First name</label>
-            <input id="join-name" autocomplete="given-name" placeholder={o.first_name} value={name} onInput={(e) => setName(e.currentTarget.value)} />
+            <input
+              id="join-name"
+              autocomplete="given-name"
+              placeholder={o.first_name}
+              value={name}
+              onInput={(e) => setName(e.currentTarget.value)}
+            />
             <label for="join-password">Password (at least 8 characters)</label>
             <input
               id="join-password"
@@ -145,7 +151,14 @@ export function MembersPage() {
             <label for="invite-email" class="sr-only">
               Email
             </label>
-            <input id="invite-email" type="email" placeholder="teammate@example.com" required value={email} onInput={(e) => setEmail(e.currentTarget.value)} />
+            <input
+              id="invite-email"
+              type="email"
+              placeholder="teammate@example.com"
+              required
+              value={email}
+              onInput={(e) => setEmail(e.currentTarget.value)}
+            />
             <label for="invite-level" class="sr-only">
               Level
             </label>
@@ -162,7 +175,13 @@ export function MembersPage() {
             <div class="secret" role="status" aria-label="Invite link">
               <p>Send this link to {invited.target_email}: it works once, for 3 days. Wren sends no email.</p>
               <div class="inline">
-                <input class="secret-value" readOnly aria-label="Invite link value" value={invited.invite_url} onFocus={(e) => e.currentTarget.select()} />
+                <input
+                  class="secret-value"
+                  readOnly
+                  aria-label="Invite link value"
+                  value={invited.invite_url}
+                  onFocus={(e) => e.currentTarget.select()}
+                />
                 <CopyButton text={invited.invite_url} label="Copy link" />
               </div>
             </div>
@@ -190,7 +209,12 @@ export function MembersPage() {
                 <td>{m.user.email}</td>
                 <td>
                   {changeable(m) ? (
-                    <select aria-label={`Level of ${m.user.email}`} value={String(m.level)} disabled={busy} onChange={(e) => changeLevel(m, Number(e.currentTarget.value))}>
+                    <select
+                      aria-label={`Level of ${m.user.email}`}
+                      value={String(m.level)}
+                      disabled={busy}
+                      onChange={(e) => changeLevel(m, Number(e.currentTarget.value))}
+                    >
                       {LEVELS.filter((l) => l.level < 15 || myLevel >= 15).map((l) => (
                         <option value={String(l.level)}>{l.name}</option>
                       ))}
@@ -282,11 +306,29 @@ export function AccountPage() {
       {me.signed_in_with === 'password' ? (
         <section class="card">
           <h2>Password</h2>
-          <form onSubmit={save({ current_password: current, password: next }, 'Password changed: your other sessions have ended.')} aria-label="Password">
+          <form
+            onSubmit={save({ current_password: current, password: next }, 'Password changed: your other sessions have ended.')}
+            aria-label="Password"
+          >
             <label for="current-password">Current password</label>
-            <input id="current-password" type="password" autocomplete="current-password" required value={current} onInput={(e) => setCurrent(e.currentTarget.value)} />
+            <input
+              id="current-password"
+              type="password"
+              autocomplete="current-password"
+              required
+              value={current}
+              onInput={(e) => setCurrent(e.currentTarget.value)}
+            />
             <label for="new-password">New password (at least 8 characters)</label>
-            <input id="new-password" type="password" autocomplete="new-password" minLength={8} required value={next} onInput={(e) => setNext(e.currentTarget.value)} />
+            <input
+              id="new-password"
+              type="password"
+              autocomplete="new-password"
+              minLength={8}
+              required
+              value={next}
+              onInput={(e) => setNext(e.currentTarget.value)}
+            />
             <button type="submit" disabled={busy}>
               Change password
             </button>

@@ -106,12 +106,7 @@ export function TestDistinctId() {
   const test = (event: Event) => {
     event.preventDefault()
     run(async () => {
-      const response = await request<{ flags?: typeof answer }>(
-        'POST',
-        '/flags?v=2',
-        { token: project.api_token, distinct_id: distinctId },
-
-      )
+      const response = await request<{ flags?: typeof answer }>('POST', '/flags?v=2', { token: project.api_token, distinct_id: distinctId })
       setAnswer(response.flags ?? {})
     })
   }

@@ -41,15 +41,18 @@ export function KeysPage() {
   const session = useSession()
   const byPassword = session.me?.signed_in_with === 'password'
   // A password session is no key: what it may give a key is its role's scopes, to every project.
-  const me = useLoad(
-    () =>
-      byPassword
-        ? Promise.resolve<KeyInfo | null>(null)
-        : get<KeyInfo>(`${KEYS}@current/`),
-    [byPassword],
-  )
+  const me = useLoad(() => (byPassword ? Promise.resolve<KeyInfo | null>(null) : get<KeyInfo>(`${KEYS}@current/`)), [byPassword])
   const caller: KeyInfo | null = byPassword
-    ? { id: '', label: '', mask_value: '', scopes: session.scopes ?? [], scoped_teams: [], scoped_organizations: [], created_at: '', last_used_at: null }
+    ? {
+        id: '',
+        label: '',
+        mask_value: '',
+        scopes: session.scopes ?? [],
+        scoped_teams: [],
+        scoped_organizations: [],
+        created_at: '',
+        last_used_at: null,
+      }
     : (me.data ?? null)
   // The list pages (100 by default); 1,000 at once is its most.
   const keys = useLoad(() => get<Paginated<KeyInfo>>(`${KEYS}?limit=1000`), [])
@@ -59,7 +62,11 @@ export function KeysPage() {
       <PageHeader title="API keys" />
       <ErrorBox error={me.error} />
       {me.data ? <ThisKey info={me.data} /> : me.loading ? <Loading /> : null}
-      {byPassword ? <p class="muted">Your keys, for scripts and PostHog&apos;s tools: each acts within your role, and stops when you leave the organization.</p> : null}
+      {byPassword ? (
+        <p class="muted">
+          Your keys, for scripts and PostHog&apos;s tools: each acts within your role, and stops when you leave the organization.
+        </p>
+      ) : null}
       {created ? <NewSecret created={created} onDone={() => setCreated(null)} /> : null}
       <CreateKey
         caller={caller}
