@@ -286,7 +286,9 @@ describe('the web app', () => {
       await page.goto(`${t.url}/project/${t.projectId}/home`)
       const toggle = page.locator('nav.menu button.menu-toggle')
       const links = page.locator('nav.menu a')
-      await expect.poll(() => toggle.textContent()).toContain('Home')
+      await page.waitForSelector('nav.menu a.active', { state: 'attached' })
+      expect(await toggle.isVisible(), 'the menu’s button').toBe(true)
+      expect(await toggle.textContent()).toContain('Home')
       expect(await links.first().isVisible()).toBe(false)
       const pages = await links.evaluateAll((as) => as.map((a) => [a.textContent ?? '', a.getAttribute('href') ?? '']))
       expect(pages.map(([title]) => title)).toEqual([
