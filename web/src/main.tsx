@@ -163,9 +163,8 @@ function App() {
   const { project: projectId, section, rest } = parsePath(place.path)
   const project = signed ? (signed.projects.find((p) => p.id === projectId) ?? null) : null
   const firstSection = signed ? (SECTIONS.find((s) => missingScope(signed.scopes, s) === null)?.section ?? 'settings') : 'trends'
-  // The menu, folded behind its button on a narrow window: closed again on every move to another page.
+  // The menu, folded behind its button on a narrow window: folded again by a click on any of its links.
   const [menuOpen, setMenuOpen] = useState(false)
-  useEffect(() => setMenuOpen(false), [place.path])
   useEffect(() => {
     if (!signed) return
     if (!project) navigate(`/project/${signed.projects[0].id}/${firstSection}`, { replace: true })
@@ -222,7 +221,7 @@ function App() {
           >
             <span aria-hidden="true">☰</span> {known?.title ?? 'Menu'}
           </button>
-          <div class="menu-links" id="menu-links">
+          <div class="menu-links" id="menu-links" onClick={() => setMenuOpen(false)}>
             {SECTIONS.filter((s) => missingScope(signed.scopes, s) === null && !('under' in s)).map((s) => (
               <a
                 href={`/project/${project.id}/${s.section}`}
