@@ -4,6 +4,8 @@
 # services/recordings/player/) and `node dist/services/main.js` (no tsx, no bundling at run time).
 # No container registry is reachable where Wren is built, so this file itself is not built there.
 
+# Node 22, the newest of its line: package.json's engines (^22.22.0 || >=24, what every dependency allows) and the
+# README say the same (test/deploy/compose.test.ts).
 # Build: every dependency (esbuild, tsx), the sources, the bundles.
 FROM node:22-bookworm-slim AS build
 WORKDIR /app

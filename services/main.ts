@@ -52,7 +52,10 @@ async function main(argv: string[]): Promise<number> {
     if (config.watchdogMs > 0) startWatchdog(config.watchdogMs)
     const wren = await buildWren(roles ? { ...config, roles } : config, logger)
     await wren.app.listen({ port: config.port, host: config.host })
-    const address = `http://localhost:${config.port}`
+    // The address bound (HOST, PORT; a port of 0 is the one the system picked), and where this machine reaches it: the
+    // same address, or loopback for a wildcard. Not `localhost`, which may name ::1 where Wren does not listen.
+    const bound = wren.app.server.address()
+    const address = localUrl(bound)
     if (wren.bootstrap) {
       console.log(
         [
@@ -78,13 +81,12 @@ async function main(argv: string[]): Promise<number> {
       )
     const storage = `${config.kafka ? `kafka: ${config.kafka.brokers.join(',')}` : `log: ${config.dataDir}`}, ${config.clickhouse ? `clickhouse: ${config.clickhouse.url}` : `chdb: ${config.dataDir}`}`
     const serves = !roles || roles.includes('all') || roles.includes('api')
-    // The address bound, as the operator set it (HOST): this machine only, or every interface.
-    const bound = wren.app.server.address()
+    // Who reaches it: this machine only, every interface, or the one address HOST names.
     const where = bound && typeof bound === 'object' ? `${bound.address}:${bound.port}` : String(bound)
     const host = bound && typeof bound === 'object' ? bound.address : config.host
     const reach = ['0.0.0.0', '::'].includes(host)
       ? 'every interface'
-      : ['127.0.0.1', '::1'].includes(host)
+      : /^127\./.test(host) || host === '::1'
         ? 'this machine only'
         : 'that address only'
     console.log(
@@ -94,7 +96,7 @@ async function main(argv: string[]): Promise<number> {
     const unpublish =
       serves && usesDataDir(config)
         ? await publishControl(config.dataDir, {
-            url: localUrl(wren.app.server.address()),
+            url: address,
             pid: process.pid,
             key: wren.projects.createProcessKey(),
           })

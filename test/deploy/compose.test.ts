@@ -6,6 +6,7 @@ import { execFileSync, spawnSync } from 'node:child_process'
 import { readFileSync } from 'node:fs'
 import path from 'node:path'
 import { describe, expect, it } from 'vitest'
+import semver from 'semver'
 import { BODY_LIMIT as CAPTURE_BODY_LIMIT, CAPTURE_PATHS } from '../../services/capture/routes'
 import { RECORDING_PATHS } from '../../services/capture/recording-intake'
 import { BODY_LIMIT as DECIDE_BODY_LIMIT } from '../../services/decide/routes'
@@ -118,6 +119,36 @@ describe('the deployment files', () => {
         .filter((line) => !line.startsWith('#'))
         .join('\n'),
     ).not.toContain('tsx')
+  })
+
+  it('keep the build context and git free of secrets and local data, and the image listening on every interface', () => {
+    const ignored = (file: string) =>
+      read(file)
+        .split('\n')
+        .map((line) => line.trim())
+    for (const entry of ['node_modules', 'data', '.env', 'test-artifacts', '.git']) expect(ignored('.dockerignore')).toContain(entry)
+    expect(ignored('.gitignore')).toContain('.env')
+    // Wren's own default is this machine only (the start line's test: test/runtime/cli-running.test.ts); in a container that
+    // would be the container alone, so the image sets every interface, and the compose file leaves it so.
+    expect(loadConfig({}).host).toBe('127.0.0.1')
+    const dockerfile = read('infra/wren.Dockerfile')
+    expect(dockerfile.slice(dockerfile.lastIndexOf('\nFROM '))).toMatch(/^ENV .*\bHOST=0\.0\.0\.0\b/m)
+    expect(read('docker-compose.yml')).not.toMatch(/\bHOST\b/)
+  })
+
+  it('name the Node every dependency allows, in package.json, the README and the image alike', () => {
+    const engines = (JSON.parse(read('package.json')) as { engines: { node: string } }).engines.node
+    // Every version Wren's engines allow, every installed package (runtime or not) allows too.
+    const lock = JSON.parse(read('package-lock.json')) as { packages: Record<string, { engines?: { node?: string } | string[] }> }
+    const narrower = Object.entries(lock.packages)
+      .flatMap(([name, p]) => (p.engines && !Array.isArray(p.engines) && p.engines.node ? [[name, p.engines.node]] : []))
+      .filter(([, range]) => !semver.subset(engines, range))
+    expect(narrower).toEqual([])
+    // Node 20 is past its end of life.
+    expect(semver.intersects(engines, '20')).toBe(false)
+    const lowest = semver.minVersion(engines)!
+    expect(read('README.md')).toContain(`Node ${lowest.major} (${lowest.major}.${lowest.minor} or newer)`)
+    for (const from of read('infra/wren.Dockerfile').match(/^FROM .*/gm)!) expect(from).toMatch(new RegExp(`^FROM node:${lowest.major}-`))
   })
 
   it('route every SDK path the roles serve, with their body limits', () => {

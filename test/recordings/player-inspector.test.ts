@@ -396,6 +396,24 @@ describe.skipIf(unavailable !== null)(`the player's inspector${unavailable ? ` (
     }
   })
 
+  it('keeps the player within the window when the window narrows, and widens it again (twice over)', async () => {
+    const { page } = await open(WIDTHS.desktop)
+    await playing(page, player())
+    const playerWidth = async () => (await page.locator('.rr-player').boundingBox())!.width
+    const wide = await playerWidth()
+    expect(wide).toBeGreaterThan(WIDTHS.phone.width)
+    for (const round of [1, 2]) {
+      await page.setViewportSize(WIDTHS.phone)
+      // The page's margins (16 px a side) and no more.
+      await expect.poll(playerWidth).toBeLessThanOrEqual(WIDTHS.phone.width - 32)
+      const frame = (await page.locator('.rr-player__frame').boundingBox())!
+      expect(frame.x + frame.width).toBeLessThanOrEqual(WIDTHS.phone.width)
+      await shoot(page, `player-narrowed-${round}-${WIDTHS.phone.width}`, WIDTHS.phone.width)
+      await page.setViewportSize(WIDTHS.desktop)
+      await expect.poll(playerWidth).toBe(wide)
+    }
+  })
+
   it('the person’s page lists their recording, opening the player, and folds their empty properties away', async () => {
     const persons = await call('GET', `/api/projects/${t.projectId}/persons/?distinct_id=${VISITOR}`)
     const person = persons.body.results[0]

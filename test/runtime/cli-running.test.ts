@@ -4,7 +4,7 @@
 // control file is refused with a clear message after a short wait.
 import { afterAll, beforeAll, describe, expect, it } from 'vitest'
 import { mkdtemp, readFile, rm, stat } from 'node:fs/promises'
-import { tmpdir } from 'node:os'
+import { networkInterfaces, tmpdir } from 'node:os'
 import path from 'node:path'
 import { execFile } from 'node:child_process'
 import { promisify } from 'node:util'
@@ -32,6 +32,21 @@ describe('the CLI while Wren runs', () => {
   afterAll(async () => {
     await server?.stop()
     if (dataDir) await rm(dataDir, { recursive: true, force: true })
+  })
+
+  it('listens on this machine only when HOST is unset, and its start line names that address', async () => {
+    const { port } = new URL(server!.url)
+    const startLine = await waitFor(async () => /^Wren .* is listening on .*$/m.exec(server!.output())?.[0], { what: 'the start line' })
+    expect(startLine).toContain(`is listening on 127.0.0.1:${port}, this machine only`)
+    expect(startLine).toContain(`web app at http://127.0.0.1:${port}/`)
+    // Every address it prints (the web app, the SDKs' api_host) is the one it listens on.
+    const printed = new Set([...server!.output().matchAll(/https?:\/\/[^\s/'")]+/g)].map((m) => m[0]))
+    expect(printed).toEqual(new Set([`http://127.0.0.1:${port}`]))
+    // Another address of this machine is refused (on a machine that has one).
+    const other = Object.values(networkInterfaces())
+      .flat()
+      .find((i) => i?.family === 'IPv4' && !i.internal)
+    if (other) await expect(fetch(`http://${other.address}:${port}/_health`)).rejects.toThrow()
   })
 
   it('creates and lists projects and keys, and revokes a key, as the API then shows', async () => {

@@ -190,7 +190,8 @@ async function spawnOnce(dataDir: string, env: Record<string, string>, command: 
       env: {
         ...process.env,
         PORT: String(port),
-        HOST: '127.0.0.1',
+        // Wren's own default (this machine only), as `npm start` has it: test/runtime/cli-running.test.ts checks it.
+        HOST: undefined,
         WREN_DATA_DIR: dataDir,
         LOG_LEVEL: 'warn',
         WREN_INGEST_WAIT_MS: '20',

@@ -15,7 +15,7 @@ import { PostHog } from 'posthog-node'
 import { api, drained, startWren, type TestWren } from '../support/wren'
 import { recordingsProcessed, sendSnapshots } from '../support/recordings'
 import { skipReason } from '../support/skip'
-import { chromiumMissing, expectDrawn, launchChromium, signedInContext, signIn, submitKey, WEB_ARTIFACTS } from '../support/browser'
+import { chromiumMissing, expectDrawn, launchChromium, pageWidth, signedInContext, signIn, submitKey, WEB_ARTIFACTS } from '../support/browser'
 
 const unavailable = skipReason('web-app', chromiumMissing())
 const WIDTHS = { desktop: { width: 1280, height: 860 }, phone: { width: 390, height: 844 } }
@@ -251,6 +251,141 @@ describe('the web app', () => {
       expect((await page.locator('nav.menu a').allTextContents()).sort()).toEqual(['Saved insights', 'Settings', 'Trends'])
       await page.goto(`${t.url}/project/${t.projectId}/persons`)
       expect(await (await page.waitForSelector('.error')).textContent()).toContain('person:read')
+    })
+
+    it('opens a key that cannot read the project on the first page it can read, never on a Home it cannot find', async () => {
+      // Which dashboard is Home is the project's to say (its primary_dashboard): a key without project:read cannot know.
+      const created = await call('POST', '/api/personal_api_keys/', {
+        label: 'dashboards without the project',
+        scopes: ['dashboard:read', 'insight:read'],
+      })
+      expect(created.status, created.text).toBe(201)
+      const home = (await call('GET', `/api/projects/${t.projectId}/`)).body.primary_dashboard
+      const board = (await call('GET', `/api/projects/${t.projectId}/dashboards/${home}/`)).body
+      const { page } = await open(WIDTHS.phone)
+      await signIn(page, t.url, created.body.value)
+      await page.waitForURL(`${t.url}/project/${t.projectId}/dashboards`)
+      await page.waitForSelector(`table.list a:has-text("${board.name}")`)
+      expect(await page.locator('nav.menu a').allTextContents()).toEqual(['Dashboards', 'Trends', 'Saved insights'])
+      expect(await page.textContent('main.content')).not.toContain('no home dashboard')
+      await expectDrawn(page, 'key-without-project-phone', WIDTHS.phone.width, { maxShare: 0.97 })
+
+      // The project's home dashboard opens from the list, the menu moves on, and the logo leads back to where the app opened.
+      await page.click(`table.list a:has-text("${board.name}")`)
+      await page.waitForURL(`${t.url}/project/${t.projectId}/dashboards/${home}`)
+      await page.waitForSelector(`.page-header h1:has-text("${board.name}")`)
+      await page.click('nav.menu .menu-toggle')
+      await page.click('nav.menu a:has-text("Saved insights")')
+      await page.waitForURL(`${t.url}/project/${t.projectId}/insights`)
+      await page.click('a.brand')
+      await page.waitForURL(`${t.url}/project/${t.projectId}/dashboards`)
+      // Home's own address names the scope the key lacks, rather than a Home with nothing on it.
+      await page.goto(`${t.url}/project/${t.projectId}/home`)
+      expect(await (await page.waitForSelector('.error')).textContent()).toContain('project:read')
+      expect(await page.textContent('main.content')).not.toContain('no home dashboard')
+    })
+
+    it('reaches every page from the menu at 390 px: a button naming the page opens the list, a link goes there and folds it', async () => {
+      const { page } = await tab(WIDTHS.phone)
+      await page.goto(`${t.url}/project/${t.projectId}/home`)
+      const toggle = page.locator('nav.menu button.menu-toggle')
+      const links = page.locator('nav.menu a')
+      await page.waitForSelector('nav.menu a.active', { state: 'attached' })
+      expect(await toggle.isVisible(), 'the menu’s button').toBe(true)
+      expect(await toggle.textContent()).toContain('Home')
+      expect(await links.first().isVisible()).toBe(false)
+      const pages = await links.evaluateAll((as) => as.map((a) => [a.textContent ?? '', a.getAttribute('href') ?? '']))
+      expect(pages.map(([title]) => title)).toEqual([
+        'Home',
+        'Dashboards',
+        'Trends',
+        'Saved insights',
+        'Events',
+        'SQL',
+        'Persons',
+        'Feature flags',
+        'Cohorts',
+        'Actions',
+        'Recordings',
+        'Settings',
+        'API keys',
+      ])
+      // Each page in turn, from the last (Home is where it opened): open the menu, go, and the menu folds, naming the page.
+      for (const [title, href] of pages.reverse()) {
+        await toggle.click()
+        const link = page.locator('nav.menu a', { hasText: new RegExp(`^${title}$`) })
+        expect(await link.isVisible(), title).toBe(true)
+        const box = (await link.boundingBox())!
+        expect(box.x >= 0 && box.x + box.width <= WIDTHS.phone.width && box.y + box.height <= WIDTHS.phone.height, title).toBe(true)
+        if (title === 'Persons') await expectDrawn(page, 'menu-open-phone', WIDTHS.phone.width, { maxShare: 0.97 })
+        await link.click()
+        await page.waitForURL((url) => url.pathname === href)
+        expect(await toggle.textContent(), title).toContain(title)
+        expect(await link.getAttribute('aria-current'), title).toBe('page')
+        expect(await link.isVisible(), `${title}: the menu folds`).toBe(false)
+        expect(await pageWidth(page), title).toBeLessThanOrEqual(WIDTHS.phone.width)
+      }
+
+      // A wide window shows the links themselves, every one in sight, and no button.
+      const { page: wide } = await tab(WIDTHS.desktop)
+      await wide.goto(`${t.url}/project/${t.projectId}/events`)
+      await wide.waitForSelector('nav.menu a.active')
+      expect(await wide.locator('nav.menu button.menu-toggle').isVisible()).toBe(false)
+      for (const link of await wide.locator('nav.menu a').all()) {
+        const box = (await link.boundingBox())!
+        expect(box.x + box.width).toBeLessThanOrEqual(WIDTHS.desktop.width)
+      }
+    })
+
+    it('keeps every column of the lists at 390 px: each scrolls into sight inside its card, the page no wider than the window', async () => {
+      const base = `/api/projects/${t.projectId}`
+      const made = await Promise.all([
+        call('POST', `${base}/cohorts/`, { name: 'Free plan', groups: [{ properties: [{ key: 'plan', value: 'free', type: 'person' }] }] }),
+        call('POST', `${base}/feature_flags/`, {
+          key: 'narrow-rollout',
+          name: 'Half of everyone',
+          filters: { groups: [{ properties: [], rollout_percentage: 50 }] },
+        }),
+        call('POST', `${base}/dashboards/`, { name: 'Browsers', description: 'Which browsers our visitors use, week by week' }),
+      ])
+      for (const res of made) expect(res.status, res.text).toBe(201)
+      const insight = await call('POST', `${base}/insights/`, {
+        name: 'Pageviews by browser',
+        dashboards: [made[2].body.id],
+        query: { kind: 'InsightVizNode', source: { kind: 'TrendsQuery', series: [{ kind: 'EventsNode', event: '$pageview' }] } },
+      })
+      expect(insight.status, insight.text).toBe(201)
+
+      for (const section of ['events', 'persons', 'feature_flags', 'cohorts', 'insights', 'dashboards']) {
+        const headers: string[][] = []
+        for (const [name, size] of Object.entries(WIDTHS)) {
+          const { page } = await tab(size)
+          await page.goto(`${t.url}/project/${t.projectId}/${section}`)
+          const table = page.locator('.card.scroll table').first()
+          await table.locator('tbody tr').first().waitFor()
+          const ths = table.locator('thead th')
+          headers.push(await ths.allTextContents())
+          if (name === 'desktop') continue
+          for (const [i, th] of (await ths.all()).entries()) {
+            const what = `${section}: column ${i + 1} (${headers[0][i]})`
+            expect(await th.isVisible(), what).toBe(true)
+            await th.scrollIntoViewIfNeeded()
+            const box = (await th.boundingBox())!
+            expect(box.x >= 0 && box.x + box.width <= size.width + 0.5, `${what} within the window`).toBe(true)
+          }
+          // Scrolled, not cut: the card scrolls sideways when the table is wider than it.
+          const overflow = await table.evaluate(
+            (el) =>
+              (globalThis as unknown as { getComputedStyle(e: unknown): { overflowX: string } }).getComputedStyle(
+                el.closest('.card.scroll'),
+              ).overflowX,
+          )
+          expect(overflow).toBe('auto')
+          await table.evaluate((el) => el.closest('.card.scroll')!.scrollTo({ left: 0 }))
+          await expectDrawn(page, `list-${section}-${name}`, size.width, { maxShare: 0.97 })
+        }
+        expect(headers[1], section).toEqual(headers[0])
+      }
     })
 
     it('lists the events through the Query API as an EventsQuery: the same events as the events list, newest first', async () => {

@@ -26,10 +26,12 @@ import { SqlPage } from './pages/sql'
 
 /**
  * The pages, in the menu's order, with the scope each needs (the menu hides what the key cannot read). The app
- * opens on the first the key can read: Home, the project's primary dashboard, for a key with dashboard:read.
+ * opens on the first the key can read: Home, the project's primary dashboard, for a key with dashboard:read and
+ * project:read (which dashboard is Home is the project's to say: a key that cannot read the project would find no
+ * Home, so it opens on Dashboards or the next page it can read).
  */
 const SECTIONS = [
-  { section: 'home', title: 'Home', scope: 'dashboard:read' },
+  { section: 'home', title: 'Home', scope: 'dashboard:read', also: 'project:read' },
   { section: 'dashboards', title: 'Dashboards', scope: 'dashboard:read' },
   { section: 'trends', title: 'Trends', scope: 'insight:read' },
   // The other insight editors are reached through the insight type switch, not the menu: Trends stands for them all.
@@ -52,7 +54,13 @@ const SECTIONS = [
   { section: 'account', title: 'Account', scope: 'user:read' },
   // A user signed in with a password manages their own keys; through a key, managing keys needs `*` (services/projects/key-routes.ts).
   { section: 'keys', title: 'API keys', scope: '*' },
-] satisfies Array<{ section: string; title: string; scope: string; under?: string }>
+] satisfies Array<{ section: string; title: string; scope: string; also?: string; under?: string }>
+
+/** The scope a key lacks for a page (null: it may read it). */
+function missingScope(scopes: string[] | null, page: (typeof SECTIONS)[number]): string | null {
+  const needs: string[] = 'also' in page && page.also ? [page.scope, page.also] : [page.scope]
+  return needs.find((scope) => !allows(scopes, scope)) ?? null
+}
 
 interface SignedIn {
   /** Who is signed in (null: a key session whose key may not read its user). */
@@ -203,10 +211,12 @@ function App() {
 
   const { project: projectId, section, rest } = parsePath(place.path)
   const project = signed ? (signed.projects.find((p) => p.id === projectId) ?? null) : null
-  /** Whether the signed-in session may open a section: its scope, or for the keys page, a password session too. */
-  const opens = (s: { section: string; scope: string }) =>
-    signed !== null && (allows(signed.scopes, s.scope) || (s.section === 'keys' && signed.me?.signed_in_with === 'password'))
-  const firstSection = signed ? (SECTIONS.find(opens)?.section ?? 'settings') : 'trends'
+  /** The scope the signed-in session lacks for a section (null: it may open it); a password session manages its own keys. */
+  const lackingFor = (s: (typeof SECTIONS)[number]): string | null =>
+    signed === null ? s.scope : s.section === 'keys' && signed.me?.signed_in_with === 'password' ? null : missingScope(signed.scopes, s)
+  const firstSection = signed ? (SECTIONS.find((s) => lackingFor(s) === null)?.section ?? 'settings') : 'trends'
+  // The menu, folded behind its button on a narrow window: folded again by a click on any of its links.
+  const [menuOpen, setMenuOpen] = useState(false)
   useEffect(() => {
     if (!signed) return
     if (!project) navigate(`/project/${signed.projects[0].id}/${firstSection}`, { replace: true })
@@ -235,6 +245,7 @@ function App() {
   const switchProject = (id: string) => navigate(`/project/${id}/${section}`)
   const known = SECTIONS.find((s) => s.section === section)
   const menuSection = known && 'under' in known ? known.under : section
+  const lacking = known ? lackingFor(known) : null
   return (
     <SessionContext.Provider value={session}>
       <div class="shell" onClick={onLinkClick}>
@@ -254,22 +265,34 @@ function App() {
             Sign out
           </button>
         </header>
-        <nav class="menu" aria-label="Pages">
-          {SECTIONS.filter((s) => opens(s) && !('under' in s)).map((s) => (
-            <a
-              href={`/project/${project.id}/${s.section}`}
-              class={s.section === menuSection ? 'active' : ''}
-              aria-current={s.section === section ? 'page' : undefined}
-            >
-              {s.title}
-            </a>
-          ))}
+        <nav class={menuOpen ? 'menu open' : 'menu'} aria-label="Pages">
+          {/* A narrow window shows this button, naming the page, in place of the row of links (styles.css). */}
+          <button
+            type="button"
+            class="menu-toggle"
+            aria-expanded={menuOpen}
+            aria-controls="menu-links"
+            onClick={() => setMenuOpen(!menuOpen)}
+          >
+            <span aria-hidden="true">☰</span> {known?.title ?? 'Menu'}
+          </button>
+          <div class="menu-links" id="menu-links" onClick={() => setMenuOpen(false)}>
+            {SECTIONS.filter((s) => lackingFor(s) === null && !('under' in s)).map((s) => (
+              <a
+                href={`/project/${project.id}/${s.section}`}
+                class={s.section === menuSection ? 'active' : ''}
+                aria-current={s.section === section ? 'page' : undefined}
+              >
+                {s.title}
+              </a>
+            ))}
+          </div>
         </nav>
         <main class="content" key={`${project.id}/${section}/${rest[0] ?? ''}`}>
-          {known && !opens(known) ? (
+          {known && lacking ? (
             <ErrorBox
               error={
-                new ApiError(403, `This key lacks the ${known.scope} scope that the ${known.title} page needs.`, 'permission_denied', null)
+                new ApiError(403, `${signed.me?.signed_in_with === 'password' ? 'Your role' : 'This key'} lacks the ${lacking} scope that the ${known.title} page needs.`, 'permission_denied', null)
               }
             />
           ) : (

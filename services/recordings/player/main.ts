@@ -104,7 +104,18 @@ async function sessionEvents(recording: Record<string, unknown>): Promise<{ item
   }
 }
 
+/** The player's size: its column's width (at least 240 px), at 16:9. */
+function columnSize(): { width: number; height: number } {
+  const style = getComputedStyle(replayColumn)
+  const width = Math.max(240, Math.floor(replayColumn.clientWidth - parseFloat(style.paddingLeft) - parseFloat(style.paddingRight)))
+  return { width, height: Math.round((width * 9) / 16) }
+}
+
+/** What keeps the player to its column's width (the last player's, stopped when another is made). */
+let resizing: ResizeObserver | null = null
+
 async function play(first = false): Promise<void> {
+  resizing?.disconnect()
   show('loading', 'Loading the recording…')
   replay.replaceChildren()
   inspector.hidden = true
@@ -118,12 +129,17 @@ async function play(first = false): Promise<void> {
     if (events.length < 2) throw new Error('This recording has no snapshots to play yet.')
     // The inspector sits beside the player on a wide window and below it on a narrow one: the player takes its column.
     inspector.hidden = false
-    const padding = parseFloat(getComputedStyle(replayColumn).paddingLeft) + parseFloat(getComputedStyle(replayColumn).paddingRight)
-    const width = Math.max(300, replayColumn.clientWidth - padding)
-    const player = new Player({
-      target: replay,
-      props: { events: events as never, width, height: Math.round((width * 9) / 16), autoPlay: false, showController: true },
+    let size = columnSize()
+    const player = new Player({ target: replay, props: { events: events as never, ...size, autoPlay: false, showController: true } })
+    // And keeps to it when the window changes (a phone turned, a window narrowed): rrweb-player's size is fixed at birth.
+    resizing = new ResizeObserver(() => {
+      if (columnSize().width === size.width) return
+      size = columnSize()
+      // $set is Svelte's, whose types rrweb-player names but does not bring.
+      ;(player as unknown as { $set(props: { width: number; height: number }): void }).$set(size)
+      player.triggerResize()
     })
+    resizing.observe(replayColumn)
     // Whether the player is playing or paused, for whoever reads the page (a test pauses it before a jump). It
     // starts playing once this listens: with autoPlay the player would start inside its constructor, unheard.
     player.addEventListener('ui-update-player-state', (detail) => {

@@ -65,8 +65,8 @@ export function DashboardsPage() {
         head={
           <>
             <th>Name</th>
-            <th class="hide-narrow">Description</th>
-            <th class="hide-narrow">Last modified</th>
+            <th>Description</th>
+            <th>Last modified</th>
           </>
         }
         row={(d) => (
@@ -79,8 +79,8 @@ export function DashboardsPage() {
                 </span>
               ) : null}
             </td>
-            <td class="hide-narrow muted">{d.description}</td>
-            <td class="hide-narrow nowrap">{formatTime(d.last_modified_at)}</td>
+            <td class="muted">{d.description}</td>
+            <td class="nowrap">{formatTime(d.last_modified_at)}</td>
           </tr>
         )}
       />

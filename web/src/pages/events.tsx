@@ -101,7 +101,7 @@ export function EventsPage({ search }: { search: string }) {
               <tr>
                 <th>Event</th>
                 <th>Person</th>
-                <th class="hide-narrow">URL</th>
+                <th>URL</th>
                 <th>Time</th>
               </tr>
             </thead>
@@ -117,7 +117,7 @@ export function EventsPage({ search }: { search: string }) {
                         {e.distinct_id}
                       </a>
                     </td>
-                    <td class="hide-narrow truncate">{String(e.properties.$current_url ?? '')}</td>
+                    <td class="truncate">{String(e.properties.$current_url ?? '')}</td>
                     <td class="nowrap">{formatTime(e.timestamp)}</td>
                   </tr>
                   {open === e.uuid ? (

@@ -53,7 +53,7 @@ export function FlagsPage() {
         head={
           <>
             <th>Key</th>
-            <th class="hide-narrow">Rollout</th>
+            <th>Rollout</th>
             <th>Active</th>
           </>
         }
@@ -63,7 +63,7 @@ export function FlagsPage() {
               <a href={`${base}/feature_flags/${f.id}`}>{f.key}</a>
               {f.name ? <div class="muted small">{f.name}</div> : null}
             </td>
-            <td class="hide-narrow">{summary(f)}</td>
+            <td>{summary(f)}</td>
             <td>
               <label class="switch">
                 <input
@@ -140,7 +140,7 @@ export function TestDistinctId() {
                   <td class={value.enabled ? 'on' : 'off'}>
                     {value.enabled ? (value.variant ? `variant ${value.variant}` : 'enabled') : 'disabled'}
                   </td>
-                  <td class="hide-narrow truncate">
+                  <td class="truncate">
                     {value.metadata?.payload !== undefined && value.metadata.payload !== null ? String(value.metadata.payload) : ''}
                   </td>
                 </tr>

@@ -61,7 +61,7 @@ export function SavedInsightsPage() {
             </th>
             <th>Name</th>
             <th>Dashboards</th>
-            <th class="hide-narrow">Last modified</th>
+            <th>Last modified</th>
           </>
         }
         row={(insight) => (
@@ -85,7 +85,7 @@ export function SavedInsightsPage() {
             <td>
               <DashboardLinks ids={insight.dashboards} dashboards={dashboards.data} />
             </td>
-            <td class="hide-narrow nowrap">{formatTime(insight.last_modified_at)}</td>
+            <td class="nowrap">{formatTime(insight.last_modified_at)}</td>
           </tr>
         )}
       />

@@ -280,9 +280,9 @@ function KeyList({ loaded, current }: { loaded: Loaded<Paginated<KeyInfo>>; curr
           <tr>
             <th>Label</th>
             <th>Scopes</th>
-            <th class="hide-narrow">Projects</th>
-            <th class="hide-narrow">Created</th>
-            <th class="hide-narrow">Last used</th>
+            <th>Projects</th>
+            <th>Created</th>
+            <th>Last used</th>
             <th />
           </tr>
         </thead>
@@ -296,9 +296,9 @@ function KeyList({ loaded, current }: { loaded: Loaded<Paginated<KeyInfo>>; curr
               <td class="key-scopes">
                 <ScopeList scopes={k.scopes} />
               </td>
-              <td class="hide-narrow">{projectsText(k.scoped_teams)}</td>
-              <td class="hide-narrow nowrap">{formatTime(k.created_at)}</td>
-              <td class="hide-narrow nowrap">{k.last_used_at ? formatTime(k.last_used_at) : 'never'}</td>
+              <td>{projectsText(k.scoped_teams)}</td>
+              <td class="nowrap">{formatTime(k.created_at)}</td>
+              <td class="nowrap">{k.last_used_at ? formatTime(k.last_used_at) : 'never'}</td>
               <td>
                 <button type="button" class="secondary small" disabled={busy} onClick={() => setConfirming(k)}>
                   Revoke

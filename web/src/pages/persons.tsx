@@ -101,7 +101,7 @@ export const personColumns = (base: string) => ({
   head: (
     <>
       <th>Person</th>
-      <th class="hide-narrow">Distinct ids</th>
+      <th>Distinct ids</th>
       <th>First seen</th>
     </>
   ),
@@ -110,7 +110,7 @@ export const personColumns = (base: string) => ({
       <td>
         <a href={`${base}/persons/${p.uuid}`}>{p.name}</a>
       </td>
-      <td class="hide-narrow truncate">{p.distinct_ids.join(', ')}</td>
+      <td class="truncate">{p.distinct_ids.join(', ')}</td>
       <td class="nowrap">{formatTime(p.created_at)}</td>
     </tr>
   ),
@@ -354,7 +354,7 @@ function PersonEvents({ uuid }: { uuid: string }) {
               <td>
                 <strong>{e.event}</strong>
               </td>
-              <td class="hide-narrow truncate">{String(e.properties.$current_url ?? '')}</td>
+              <td class="truncate">{String(e.properties.$current_url ?? '')}</td>
               <td class="nowrap">{formatTime(e.timestamp)}</td>
             </tr>
           ))}
@@ -389,9 +389,9 @@ function PersonRecordings({ uuid }: { uuid: string }) {
           <tr>
             <th>Started</th>
             <th>Duration</th>
-            <th class="hide-narrow num">Clicks</th>
-            <th class="hide-narrow num">Errors</th>
-            <th class="hide-narrow">Start URL</th>
+            <th class="num">Clicks</th>
+            <th class="num">Errors</th>
+            <th>Start URL</th>
           </tr>
         </thead>
         <tbody>
@@ -403,9 +403,9 @@ function PersonRecordings({ uuid }: { uuid: string }) {
                 </a>
               </td>
               <td>{duration(r.recording_duration)}</td>
-              <td class="hide-narrow num">{r.click_count}</td>
-              <td class={`hide-narrow num ${r.console_error_count ? 'danger-text' : ''}`}>{r.console_error_count}</td>
-              <td class="hide-narrow truncate">{r.start_url ?? ''}</td>
+              <td class="num">{r.click_count}</td>
+              <td class={`num ${r.console_error_count ? 'danger-text' : ''}`}>{r.console_error_count}</td>
+              <td class="truncate">{r.start_url ?? ''}</td>
             </tr>
           ))}
         </tbody>

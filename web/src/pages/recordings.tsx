@@ -229,10 +229,10 @@ export function RecordingsPage({ search }: { search: string }) {
           <>
             <th>Person</th>
             <th>Duration</th>
-            <th class="hide-narrow">Active</th>
-            <th class="hide-narrow num">Clicks</th>
-            <th class="hide-narrow num">Errors</th>
-            <th class="hide-narrow">Start URL</th>
+            <th>Active</th>
+            <th class="num">Clicks</th>
+            <th class="num">Errors</th>
+            <th>Start URL</th>
             <th>Started</th>
             <th />
           </>
@@ -245,10 +245,10 @@ export function RecordingsPage({ search }: { search: string }) {
               </a>
             </td>
             <td>{duration(r.recording_duration)}</td>
-            <td class="hide-narrow">{duration(r.active_seconds)}</td>
-            <td class="hide-narrow num">{r.click_count}</td>
-            <td class={`hide-narrow num ${r.console_error_count ? 'danger-text' : ''}`}>{r.console_error_count}</td>
-            <td class="hide-narrow truncate">{r.start_url ?? ''}</td>
+            <td>{duration(r.active_seconds)}</td>
+            <td class="num">{r.click_count}</td>
+            <td class={`num ${r.console_error_count ? 'danger-text' : ''}`}>{r.console_error_count}</td>
+            <td class="truncate">{r.start_url ?? ''}</td>
             <td class="nowrap">{formatTime(r.start_time)}</td>
             <td>
               {shared[r.id] ? (
