@@ -26,10 +26,13 @@ const USAGE = `usage:
                                                create a personal API key, print it once
   wren keys list                               list personal API keys (masked), one JSON line each
   wren keys revoke ID                          revoke a key (a running cluster drops it within ~1 s)
+  wren users create --email E [--role owner|admin|member] [--name N]
+                                               add a member who signs in with the password read
+                                               from standard input (an owner waiting for setup is set up)
   wren dead-letters list [--limit N]           messages ingestion could not handle, newest first
   wren dead-letters replay --id ID [--id ID…] | --all
                                                append them to the log again (each is replayed once)
-  projects, keys and dead-letters work on a stopped data directory, and while Wren runs on it (through its API)
+  projects, keys, users and dead-letters work on a stopped data directory, and while Wren runs on it (through its API)
   wren config                                  the configuration in effect (keys masked) and which values are defaults
 ${INIT_USAGE}
 ${usageVariables()}`
@@ -42,7 +45,7 @@ async function main(argv: string[]): Promise<number> {
   if (command === 'start' || command === undefined) return start()
   if (command.split(',').every((r) => (ROLES as readonly string[]).includes(r))) return start(parseRoles(command))
   if (command === 'roles') return (console.log(describeRuntime()), 0)
-  if (command === 'projects' || command === 'keys' || command === 'dead-letters') return manage(config, argv, USAGE)
+  if (['projects', 'keys', 'users', 'dead-letters'].includes(command)) return manage(config, argv, USAGE)
   console.error(USAGE)
   return command === 'help' || command === '--help' ? 0 : 2
 

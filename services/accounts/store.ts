@@ -173,11 +173,16 @@ export class AccountStore implements KeyOwners {
     return { setupToken: token }
   }
 
-  /** The first owner (the one keys made before accounts belong to). */
+  /** The first owner who can sign in, else the one waiting for setup: whom keys made before accounts belong to. */
   owner(): User | undefined {
     return [...this.users.values()]
       .filter((u) => u.isActive && u.level >= LEVELS.owner)
-      .sort((a, b) => a.createdAt.localeCompare(b.createdAt) || a.id.localeCompare(b.id))[0]
+      .sort(
+        (a, b) =>
+          Number(b.passwordHash !== '') - Number(a.passwordHash !== '') ||
+          a.createdAt.localeCompare(b.createdAt) ||
+          a.id.localeCompare(b.id),
+      )[0]
   }
 
   /** The owner waiting for setup whose token this is. */

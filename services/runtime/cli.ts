@@ -1,4 +1,4 @@
-// The CLI's management commands: `wren projects|keys|dead-letters`. When a Wren owns the data directory they
+// The CLI's management commands: `wren projects|keys|users|dead-letters`. When a Wren owns the data directory they
 // run through its API, with the key of its control file (control.ts); otherwise the CLI opens storage itself,
 // the one way the server does (storage.ts), and builds the stores as the server builds them (stores.ts).
 // Either way a command prints the same JSON lines.
@@ -10,6 +10,9 @@ import { DataDirLockedError } from '../platform/lock'
 import { Metrics } from '../platform/metrics'
 import { isValidScope } from '../platform/http/auth'
 import { serializeKey } from '../projects/key-routes'
+import { LEVELS, roleOf, type Role } from '../accounts/roles'
+import { hashPassword, MIN_PASSWORD_LENGTH } from '../accounts/passwords'
+import { normalEmail } from '../accounts/store'
 import { serializeDeadLetter } from '../dead-letters/routes'
 import type { ReplaySelection } from '../dead-letters/store'
 import { CONTROL_FILE, readControl, type Control } from './control'
@@ -28,6 +31,7 @@ type Command =
   | { run: 'keys revoke'; id: string }
   | { run: 'dead-letters list'; limit: number }
   | { run: 'dead-letters replay'; selection: ReplaySelection }
+  | { run: 'users create'; email: string; level: number; firstName: string }
 
 /** What each command does, on storage opened here or through a running Wren's API. */
 interface Management {
@@ -38,6 +42,7 @@ interface Management {
   revokeKey(id: string): Promise<boolean>
   listDeadLetters(limit: number): Promise<Line[]>
   replay(selection: ReplaySelection): Promise<{ replayed: number; ids: string[] }>
+  createUser(input: { email: string; password: string; level: number; firstName: string }): Promise<Line>
 }
 
 /** Runs `wren <what> <action> <args…>`; returns the exit code. */
@@ -92,6 +97,13 @@ function parseCommand([what, action, ...args]: string[]): Command | string {
   }
   if (what === 'keys' && action === 'list') return { run: 'keys list' }
   if (what === 'keys' && action === 'revoke' && args[0]) return { run: 'keys revoke', id: args[0] }
+  if (what === 'users' && action === 'create') {
+    const { values } = parseArgs({ args, options: { email: { type: 'string' }, role: { type: 'string' }, name: { type: 'string' } } })
+    const role = values.role ?? 'member'
+    if (!values.email || !/^[^\s@]+@[^\s@]+$/.test(values.email)) return '--email needs an email address'
+    if (!(role in LEVELS)) return `--role is one of ${Object.keys(LEVELS).join(', ')}`
+    return { run: 'users create', email: values.email, level: LEVELS[role as Role], firstName: values.name ?? '' }
+  }
   if (what === 'dead-letters') {
     const { values } = parseArgs({
       args,
@@ -135,6 +147,15 @@ async function run(command: Command, management: Management): Promise<number> {
     case 'dead-letters replay':
       print(await management.replay(command.selection))
       return 0
+    case 'users create': {
+      const password = await passwordFromStdin()
+      if (password.length < MIN_PASSWORD_LENGTH) {
+        console.error(`The password (read from standard input) needs at least ${MIN_PASSWORD_LENGTH} characters.`)
+        return 2
+      }
+      print(await management.createUser({ ...command, password }))
+      return 0
+    }
   }
 }
 
@@ -164,7 +185,31 @@ async function onStorage(config: Config, lifecycle: Lifecycle, logger: pino.Logg
       const { replayed } = await (await stores.deadLetters()).replay(storage.log, selection)
       return { replayed: replayed.length, ids: replayed }
     },
+    async createUser({ email, password, level, firstName }) {
+      const accounts = await stores.accounts()
+      if (accounts.userByEmail(email)) throw new Error(`A member already has the email ${email}.`)
+      const passwordHash = await hashPassword(password)
+      // An owner waiting for setup (no password yet) is this one: the keys made before belong to it.
+      const waiting = level >= LEVELS.owner ? accounts.owner() : undefined
+      const user =
+        waiting && !waiting.passwordHash
+          ? await accounts.update(waiting.id, { email: normalEmail(email), firstName, passwordHash, setupTokenHash: '' })
+          : await accounts.createUser({ email, firstName, passwordHash, level })
+      return userLine(user)
+    },
   }
+}
+
+const userLine = (u: { id: string; email: string; level: number }) => ({ uuid: u.id, email: u.email, role: roleOf(u.level) })
+
+/** The password piped to the CLI (`echo … | wren users create …`, or typed and ended with Ctrl-D), without its last newline. */
+async function passwordFromStdin(): Promise<string> {
+  if (process.stdin.isTTY) process.stderr.write('Password (then Enter and Ctrl-D): ')
+  const chunks: Buffer[] = []
+  for await (const chunk of process.stdin) chunks.push(chunk as Buffer)
+  return Buffer.concat(chunks)
+    .toString('utf8')
+    .replace(/\r?\n$/, '')
 }
 
 /** A running Wren, through its API (the routes in projects/ and dead-letters/), with its process key. */
@@ -219,6 +264,17 @@ function overApi(control: Control): Management {
       return letters
     },
     replay: async (selection) => expect(200, 'POST', '/api/dead_letters/replay/', selection),
+    // Through the API as a person would: an invitation from the owner (the process key's user), accepted with the password.
+    async createUser({ email, password, level, firstName }) {
+      const invite = await expect(201, 'POST', '/api/organizations/@current/invites/', {
+        target_email: email,
+        level,
+        first_name: firstName,
+      })
+      const token = new URL(invite.invite_url).pathname.split('/').filter(Boolean).at(-1)
+      const user = await expect(201, 'POST', `/api/signup/${token}/`, { password })
+      return userLine({ id: user.uuid, email: user.email, level: user.organization.membership_level })
+    },
   }
 }
 

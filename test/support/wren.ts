@@ -308,12 +308,19 @@ export async function drained(wren: Wren): Promise<void> {
  * that exits with an error rejects (with its stderr).
  */
 export async function wrenCli(dataDir: string, ...args: string[]): Promise<any[]> {
+  return wrenCliWithInput(dataDir, '', ...args)
+}
+
+/** `wren <args>` with `input` on its standard input (a password), its JSON lines parsed. */
+export async function wrenCliWithInput(dataDir: string, input: string, ...args: string[]): Promise<any[]> {
   const entry = await wrenEntry()
   await seedMigrated(dataDir, {})
-  const { stdout } = await promisify(execFile)(process.execPath, [...entry.args, ...args], {
+  const running = promisify(execFile)(process.execPath, [...entry.args, ...args], {
     cwd: entry.cwd,
     env: { ...process.env, WREN_DATA_DIR: dataDir, LOG_LEVEL: 'warn' },
   })
+  running.child.stdin?.end(input)
+  const { stdout } = await running
   return stdout
     .trim()
     .split('\n')

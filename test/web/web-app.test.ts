@@ -15,7 +15,16 @@ import { PostHog } from 'posthog-node'
 import { api, drained, startWren, type TestWren } from '../support/wren'
 import { recordingsProcessed, sendSnapshots } from '../support/recordings'
 import { skipReason } from '../support/skip'
-import { chromiumMissing, expectDrawn, launchChromium, pageWidth, signedInContext, signIn, submitKey, WEB_ARTIFACTS } from '../support/browser'
+import {
+  chromiumMissing,
+  expectDrawn,
+  launchChromium,
+  pageWidth,
+  signedInContext,
+  signIn,
+  submitKey,
+  WEB_ARTIFACTS,
+} from '../support/browser'
 
 const unavailable = skipReason('web-app', chromiumMissing())
 const WIDTHS = { desktop: { width: 1280, height: 860 }, phone: { width: 390, height: 844 } }

@@ -292,7 +292,12 @@ function App() {
           {known && lacking ? (
             <ErrorBox
               error={
-                new ApiError(403, `${signed.me?.signed_in_with === 'password' ? 'Your role' : 'This key'} lacks the ${lacking} scope that the ${known.title} page needs.`, 'permission_denied', null)
+                new ApiError(
+                  403,
+                  `${signed.me?.signed_in_with === 'password' ? 'Your role' : 'This key'} lacks the ${lacking} scope that the ${known.title} page needs.`,
+                  'permission_denied',
+                  null,
+                )
               }
             />
           ) : (
