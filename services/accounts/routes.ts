@@ -188,7 +188,7 @@ export async function accountRoutes(app: FastifyInstance, deps: AccountRouteDeps
       const address = addressOf(request)
       const account = normalEmail(email)
       limits.check(account, address)
-      const user = accounts.userByEmail(account)
+      const user = await accounts.lookUp(() => accounts.userByEmail(account))
       const right = await verifyPassword(password, user?.passwordHash ?? null)
       if (!user || !right) {
         limits.failed(account, address)
@@ -458,7 +458,7 @@ export async function accountRoutes(app: FastifyInstance, deps: AccountRouteDeps
       },
     },
     handler: async (request) => {
-      const opened = openedBy(request.params.token)
+      const opened = await openedBy(request.params.token)
       return {
         target_email: opened.setup ? null : opened.email,
         first_name: opened.firstName,
@@ -481,7 +481,7 @@ export async function accountRoutes(app: FastifyInstance, deps: AccountRouteDeps
       response: { 201: UserAnswer },
     },
     handler: async (request, reply) => {
-      const opened = openedBy(request.params.token)
+      const opened = await openedBy(request.params.token)
       checkPassword(request.body.password)
       const passwordHash = await hashPassword(request.body.password)
       const firstName = request.body.first_name ?? opened.firstName
@@ -505,7 +505,9 @@ export async function accountRoutes(app: FastifyInstance, deps: AccountRouteDeps
     | { setup: true; userId: string; email: null; firstName: string; level: number }
     | { setup: false; inviteId: string; email: string; firstName: string; level: number }
 
-  const openedBy = (token: string): Opened => {
+  const openedBy = async (token: string): Promise<Opened> => {
+    // Made by another api process a moment ago: looked up again in the tables before the link is refused.
+    await accounts.lookUp(() => accounts.inviteByToken(token) ?? accounts.ownerBySetupToken(token))
     const invite = accounts.inviteByToken(token)
     if (invite) return { setup: false, inviteId: invite.id, email: invite.targetEmail, firstName: invite.firstName, level: invite.level }
     const owner = accounts.ownerBySetupToken(token)

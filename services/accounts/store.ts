@@ -111,6 +111,25 @@ export class AccountStore implements KeyOwners {
       this.hold({ type: 'invite', ...fromInviteRow(row) })
   }
 
+  private lastRefresh = 0
+  private refreshing: Promise<void> | null = null
+
+  /**
+   * `find` on what is held, or after a read of the tables when it finds nothing: a user, invitation or session made
+   * by another api process a moment ago (its change not heard yet) is found at once. Reads at most once a second,
+   * however many lookups miss (a guesser's unknown tokens and emails).
+   */
+  async lookUp<T>(find: () => T | undefined): Promise<T | undefined> {
+    const found = find()
+    if (found !== undefined || Date.now() - this.lastRefresh < 1000) return found
+    this.refreshing ??= this.refresh().finally(() => {
+      this.lastRefresh = Date.now()
+      this.refreshing = null
+    })
+    await this.refreshing
+    return find()
+  }
+
   private apply(change: ConfigChange): void {
     if (change.kind === 'account') this.hold(change.record as Record_)
   }
@@ -356,7 +375,7 @@ export class AccountStore implements KeyOwners {
     )
     if (!row) return undefined
     const session = fromSessionRow(row)
-    return this.users.get(session.userId)?.isActive ? session : undefined
+    return (await this.lookUp(() => this.users.get(session.userId)))?.isActive ? session : undefined
   }
 
   /** Ends one session at once, in every process. */

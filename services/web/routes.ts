@@ -39,6 +39,8 @@ export const APP_SECTIONS = [
   'actions',
   'recordings',
   'settings',
+  'members',
+  'account',
   'keys',
 ] as const
 
@@ -135,7 +137,8 @@ export async function webRoutes(app: FastifyInstance): Promise<void> {
   route({
     method: 'GET',
     url: '/',
-    summary: 'Wren’s web app (HTML): sign in with a personal API key, then trends, events, persons, flags, recordings',
+    summary:
+      'Wren’s web app (HTML): sign in with an email and a password (or a personal API key), then trends, events, persons, flags, recordings',
     access: { public: 'no key: the app’s own requests carry one.' },
     schema: { response: { 200: Type.String({ description: 'An HTML page.' }) } },
     handler: async (request, reply) => sendPage(request, reply),
@@ -152,6 +155,19 @@ export async function webRoutes(app: FastifyInstance): Promise<void> {
     },
     handler: async (request, reply) => sendPage(request, reply),
   })
+  // The links that let a person in: an invitation's, and the owner's setup link (accounts/routes.ts).
+  for (const url of ['/signup/:token', '/setup/:token'])
+    route({
+      method: 'GET',
+      url,
+      summary: url.startsWith('/signup') ? 'An invitation’s link (HTML): set a password and join' : 'The owner’s setup link (HTML)',
+      access: { public: 'the link’s token, which the page sends to /api/signup/:token/.' },
+      schema: {
+        params: Type.Object({ token: Type.String({ maxLength: 100 }) }),
+        response: { 200: Type.String({ description: 'An HTML page.' }) },
+      },
+      handler: async (request, reply) => sendPage(request, reply),
+    })
   // Each of the app's pages, and one thing in it (a person, a flag): the page again, and the app routes it.
   const Section = Type.Enum([...APP_SECTIONS], { description: `The app's page: ${APP_SECTIONS.join(', ')}.` })
   for (const url of ['/project/:project_id/:section', '/project/:project_id/:section/:item'])

@@ -267,4 +267,79 @@ describe.skipIf(unavailable !== null)(`the web app's keys, in headless Chromium$
       await expectDrawn(page, `keys-${name}`, size.width, { maxShare: 0.97 })
     }
   })
+  it('sets the owner up by its link; the owner invites by link, a member joins, sees what a member may, and is refused at once when removed', async () => {
+    const ownerPage = await open()
+    // The owner's setup link, as `npm start` prints it.
+    await ownerPage.goto(`${t.url}/setup/${t.wren.setupToken}`)
+    await ownerPage.fill('#join-email', 'owner@shop.example')
+    await ownerPage.fill('#join-name', 'Olga')
+    await ownerPage.fill('#join-password', 'owner passphrase')
+    await ownerPage.click('form[aria-label="Set up the owner"] button[type=submit]')
+    await ownerPage.waitForSelector('nav.menu')
+    await ownerPage.goto(`${t.url}/project/${t.projectId}/members`)
+    await ownerPage.waitForSelector('tr[data-email="owner@shop.example"]')
+
+    // Two invitations (a member and an admin); the admin's is revoked, its link then opens nothing.
+    const invite = async (email: string, level: string): Promise<string> => {
+      await ownerPage.fill('#invite-email', email)
+      await ownerPage.selectOption('#invite-level', level)
+      await ownerPage.click('form[aria-label="Invite"] button[type=submit]')
+      const link = ownerPage.locator('input[aria-label="Invite link value"]')
+      await ownerPage.waitForFunction((e) => (globalThis as any).document.querySelector('.secret')?.textContent.includes(e), email)
+      return link.inputValue()
+    }
+    const memberLink = await invite('member@shop.example', '1')
+    const adminLink = await invite('admin@shop.example', '8')
+    expect(memberLink).toMatch(new RegExp(`^${t.url}/signup/[A-Za-z0-9_-]{40,}$`))
+    await ownerPage.waitForSelector('table.invites tr[data-email="admin@shop.example"]')
+    await ownerPage.click('table.invites tr[data-email="admin@shop.example"] button:has-text("Revoke")')
+    await ownerPage.waitForSelector('table.invites tr[data-email="admin@shop.example"]', { state: 'detached' })
+    expect(await ownerPage.isVisible('table.invites tr[data-email="member@shop.example"]')).toBe(true)
+    await expectDrawn(ownerPage, 'members-owner-desktop', WIDTHS.desktop.width, { maxShare: 0.97 })
+    const revoked = await open()
+    await revoked.goto(adminLink)
+    expect(await (await revoked.waitForSelector('.error')).textContent()).toContain('invalid or has expired')
+
+    // The member joins at 390 px wide: the link sets the password and signs in.
+    const memberPage = await open(WIDTHS.phone)
+    await memberPage.goto(memberLink)
+    expect(await memberPage.textContent('form[aria-label="Accept the invitation"]')).toContain('member@shop.example')
+    await expectDrawn(memberPage, 'join-phone', WIDTHS.phone.width, { maxShare: 0.97 })
+    await memberPage.fill('#join-password', 'member passphrase')
+    await memberPage.click('form[aria-label="Accept the invitation"] button[type=submit]')
+    await memberPage.waitForSelector('nav.menu')
+    // A member sees the members but cannot invite; settings are read-only; the keys page makes keys within the role.
+    await memberPage.goto(`${t.url}/project/${t.projectId}/members`)
+    await memberPage.waitForSelector('tr[data-email="member@shop.example"]')
+    expect(await memberPage.locator('form[aria-label="Invite"]').count()).toBe(0)
+    expect(await memberPage.locator('button:has-text("Remove")').count()).toBe(0)
+    await expectDrawn(memberPage, 'members-member-phone', WIDTHS.phone.width, { maxShare: 0.97 })
+    await memberPage.goto(`${t.url}/project/${t.projectId}/settings`)
+    expect(await memberPage.isDisabled('button:has-text("Save settings")')).toBe(true)
+    await memberPage.goto(`${t.url}/project/${t.projectId}/keys`)
+    await memberPage.waitForSelector('form[aria-label="Create a key"]')
+    expect(await memberPage.locator('select[name=preset] option[value=all]').count()).toBe(0)
+
+    // Signed out and in again with the password, twice over: a second session works as the first did.
+    for (let round = 0; round < 2; round++) {
+      await memberPage.click('button.signout')
+      await memberPage.waitForSelector('#email')
+      await memberPage.fill('#email', 'member@shop.example')
+      await memberPage.fill('#password', 'member passphrase')
+      await memberPage.click('form[aria-label="Sign in"] button[type=submit]')
+      await memberPage.waitForSelector('nav.menu')
+    }
+    const member = (await call('GET', '/api/organizations/@current/members/')).body.results.find(
+      (m: { user: { email: string } }) => m.user.email === 'member@shop.example',
+    )
+    expect(member.last_login).not.toBeNull()
+
+    // The owner removes the member: the member's session is refused at the next request.
+    await ownerPage.reload()
+    await ownerPage.click('tr[data-email="member@shop.example"] button:has-text("Remove")')
+    await ownerPage.waitForSelector('tr[data-email="member@shop.example"]', { state: 'detached' })
+    await memberPage.goto(`${t.url}/project/${t.projectId}/trends`)
+    await memberPage.waitForSelector('#email')
+    expect(await memberPage.isVisible('nav.menu')).toBe(false)
+  })
 })

@@ -3,7 +3,7 @@
 // form that creates one (its secret shown once, with a copy button), the keys managed and revoking one once
 // confirmed.
 import { useState } from 'preact/hooks'
-import { del, get, post } from '../api'
+import { allows, del, get, post } from '../api'
 import type { KeyInfo, Paginated } from '../answers'
 import { ErrorBox, Loading } from '../components/feedback'
 import { PageHeader } from '../components/headers'
@@ -146,7 +146,9 @@ function CreateKey({ caller, onCreated }: { caller: KeyInfo | null; onCreated: (
   const [picked, setPicked] = useState<string[]>([])
   const [teams, setTeams] = useState<number[]>([])
   const [error, busy, run] = useAction()
-  const all = choices.data?.all ?? []
+  // A key does no more than its maker: only the scopes the caller holds are offered (a member's role lacks some).
+  const all = (choices.data?.all ?? []).filter((scope) => caller === null || allows(caller.scopes, scope))
+  const mayAll = caller === null || caller.scopes.includes(ALL)
   const served = objectsOf(all).filter((o) => choices.data?.served.has(o))
   const unserved = objectsOf(all).filter((o) => !choices.data?.served.has(o))
   const limited = (caller?.scoped_teams.length ?? 0) > 0
@@ -200,7 +202,7 @@ function CreateKey({ caller, onCreated }: { caller: KeyInfo | null; onCreated: (
           Access
           <select name="preset" value={preset} onChange={(e) => setPreset(e.currentTarget.value as Preset)}>
             <option value="read">Read everything</option>
-            <option value="all">All access (*), including managing keys</option>
+            {mayAll ? <option value="all">All access (*), including managing keys</option> : null}
             <option value="custom">Pick scopes…</option>
           </select>
         </label>
