@@ -66,9 +66,7 @@ async function main(argv: string[]): Promise<number> {
           'Wren created a default project on this new data directory.',
           `  project id:        ${wren.bootstrap.projectId}`,
           `  project API key:   ${wren.bootstrap.projectApiKey}   (for the SDKs: posthog.init(key, { api_host: '${address}' }))`,
-          `  personal API key:  ${wren.bootstrap.personalApiKey}   (for the management API and the web app; shown once, stored hashed)`,
-          '',
-          `Open ${address}/ and sign in with the personal API key: Settings has the snippet for your site.`,
+          `  personal API key:  ${wren.bootstrap.personalApiKey}   (the owner's, for scripts and the management API; shown once, stored hashed)`,
           '',
         ].join('\n'),
       )
@@ -79,6 +77,7 @@ async function main(argv: string[]): Promise<number> {
           '',
           `Set up the owner's account (email and password): ${address}${setupPath(wren.setupToken)}`,
           '  The link works once; until the owner has a password, each start prints a new one (and the last stops working).',
+          '  Then sign in at the web app (Settings has the snippet for your site) and invite your team from Members.',
           '',
         ].join('\n'),
       )

@@ -20,6 +20,7 @@ import { kafkaUnavailableReason, kafkaForThisFile, type FileKafka } from '../sup
 import { startClickHouseFixture, type ClickHouseFixture } from '../support/clickhouse-http'
 import { generateKey, PERSONAL_KEY_PREFIX, PROJECT_KEY_PREFIX } from '../../services/projects/store'
 import { skipReason } from '../support/skip'
+import { launchChromium } from '../support/browser'
 
 const unavailable = skipReason('cluster tests', kafkaUnavailableReason())
 
@@ -301,6 +302,57 @@ describe.skipIf(unavailable !== null)(
         name: (r: any) => r.name,
       },
     }
+
+    it('accounts across two api processes in Chromium: set up on one, joined on the other, removed on one and refused at once on the other', async () => {
+      // The first start of the cluster printed the owner's setup link once, from one api process.
+      const links = apis.flatMap((p) =>
+        [...p.output().matchAll(/Set up the owner's account \(email and password\): (\S+)/g)].map((m) => m[1]),
+      )
+      expect(links).toHaveLength(1)
+      const browser = await launchChromium()
+      try {
+        const ownerContext = await browser.newContext({ viewport: { width: 1280, height: 860 } })
+        const owner = await ownerContext.newPage()
+        const setup = new URL(links[0])
+        await owner.goto(`${apis[0].url}${setup.pathname}`)
+        await owner.fill('#join-email', 'owner@cluster.example')
+        await owner.fill('#join-password', 'cluster owner passphrase')
+        await owner.click('form[aria-label="Set up the owner"] button[type=submit]')
+        await owner.waitForSelector('nav.menu')
+        await owner.goto(`${apis[0].url}/project/1/members`)
+        await owner.fill('#invite-email', 'member@cluster.example')
+        await owner.click('form[aria-label="Invite"] button[type=submit]')
+        const link = new URL(await owner.locator('input[aria-label="Invite link value"]').inputValue())
+
+        // The member accepts the invitation made on api 0 through api 1, at once, and signs in there again.
+        const memberContext = await browser.newContext({ viewport: { width: 390, height: 844 } })
+        const member = await memberContext.newPage()
+        await member.goto(`${apis[1].url}${link.pathname}`)
+        await member.fill('#join-password', 'cluster member passphrase')
+        await member.click('form[aria-label="Accept the invitation"] button[type=submit]')
+        await member.waitForSelector('nav.menu')
+        await member.click('button.signout')
+        await member.fill('#email', 'member@cluster.example')
+        await member.fill('#password', 'cluster member passphrase')
+        await member.click('form[aria-label="Sign in"] button[type=submit]')
+        await member.waitForSelector('nav.menu')
+        await member.goto(`${apis[1].url}/project/1/members`)
+        await member.waitForSelector('tr[data-email="owner@cluster.example"]')
+        expect(await member.locator('form[aria-label="Invite"]').count()).toBe(0)
+
+        // Removed through api 0: the member's session on api 1 is refused at the next request, no waiting.
+        await owner.reload()
+        await owner.click('tr[data-email="member@cluster.example"] button:has-text("Remove")')
+        await owner.waitForSelector('tr[data-email="member@cluster.example"]', { state: 'detached' })
+        const cookie = (await memberContext.cookies(apis[1].url)).find((c) => c.name === 'wren_session')!
+        const replayed = await fetch(`${apis[1].url}/api/users/@me/`, { headers: { cookie: `wren_session=${cookie.value}` } })
+        expect(replayed.status).toBe(401)
+        await member.goto(`${apis[1].url}/project/1/trends`)
+        await member.waitForSelector('#email')
+      } finally {
+        await browser.close()
+      }
+    })
 
     it('never hand out the same id and lose no write', async () => {
       const perProcess = 5
