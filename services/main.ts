@@ -76,7 +76,7 @@ async function main(argv: string[]): Promise<number> {
         [
           '',
           `Set up the owner's account (email and password): ${address}${setupPath(wren.setupToken)}`,
-          '  The link works once; until the owner has a password, each start prints a new one (and the last stops working).',
+          '  The link works once: each start prints it again until the owner has used it.',
           '  Then sign in at the web app (Settings has the snippet for your site) and invite your team from Members.',
           '',
         ].join('\n'),

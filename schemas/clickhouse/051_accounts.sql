@@ -19,8 +19,8 @@ CREATE TABLE IF NOT EXISTS users (
     level UInt8,
     -- 0: removed from the organization (it can be invited again)
     is_active UInt8 DEFAULT 1,
-    -- sha256 of the one-time setup token of an owner without a password, else ''
-    setup_token_sha256 String DEFAULT '',
+    -- the one-time setup link's token of an owner without a password (every api start prints it), else ''
+    setup_token String DEFAULT '',
     created_at DateTime64(3, 'UTC'),
     updated_at DateTime64(3, 'UTC'),
     last_login DateTime64(3, 'UTC') DEFAULT toDateTime64(0, 3, 'UTC'),

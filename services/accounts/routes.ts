@@ -489,7 +489,7 @@ export async function accountRoutes(app: FastifyInstance, deps: AccountRouteDeps
       if (opened.setup) {
         const email = request.body.email
         if (!email) throw wrenError('required', 'The owner’s email is required.', 'email')
-        user = await accounts.update(opened.userId, { email: normalEmail(email), firstName, passwordHash, setupTokenHash: '' })
+        user = await accounts.update(opened.userId, { email: normalEmail(email), firstName, passwordHash, setupToken: '' })
       } else {
         if (accounts.userByEmail(opened.email)) throw wrenError('unique', 'A member already has this email.', 'email')
         // Single use: of two acceptances at once (in any processes), one closes the invitation, the other is refused.

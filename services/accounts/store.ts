@@ -34,8 +34,12 @@ export interface User {
   passwordHash: string
   level: number
   isActive: boolean
-  /** sha256 of the owner's one-time setup token while it has no password, else ''. */
-  setupTokenHash: string
+  /**
+   * The owner's one-time setup token while it has no password, else ''. Kept as it is (not hashed), so that every
+   * api process's start prints the same link until it is used: a start that made a new one would void the link
+   * another process printed a moment before.
+   */
+  setupToken: string
   createdAt: string
   updatedAt: string
   lastLogin: string | null
@@ -162,8 +166,8 @@ export class AccountStore implements KeyOwners {
   /**
    * Makes the organization and its owner on a first start, once across every process (a claim on version 0).
    * `owner` (WREN_OWNER_EMAIL and WREN_OWNER_PASSWORD) creates an owner who can sign in; without it the owner
-   * waits for setup, and the answer is the one-time setup token to print (a new one at each start until the
-   * owner has a password; each replaces the last). Null once the owner can sign in.
+   * waits for setup, and the answer is the one-time setup token to print (the same at each start until the owner
+   * has used it). Null once the owner can sign in.
    */
   async setUp(input: {
     organizationName: string
@@ -180,15 +184,16 @@ export class AccountStore implements KeyOwners {
     if (owner?.passwordHash) return { setupToken: null }
     if (input.owner) {
       if (owner)
-        await this.update(owner.id, { email: normalEmail(input.owner.email), passwordHash: input.owner.passwordHash, setupTokenHash: '' })
+        await this.update(owner.id, { email: normalEmail(input.owner.email), passwordHash: input.owner.passwordHash, setupToken: '' })
       else await this.createUser({ email: input.owner.email, passwordHash: input.owner.passwordHash, level: LEVELS.owner })
       return { setupToken: null }
     }
+    if (owner?.setupToken) return { setupToken: owner.setupToken }
     const token = newToken()
-    if (owner) await this.update(owner.id, { setupTokenHash: sha256(token) })
+    if (owner) await this.update(owner.id, { setupToken: token })
     else if (await this.config.claimVersion({ kind: 'account', id: 'first-owner' }, 0))
-      await this.createUser({ email: '', passwordHash: '', level: LEVELS.owner, setupTokenHash: sha256(token) })
-    else return { setupToken: null }
+      await this.createUser({ email: '', passwordHash: '', level: LEVELS.owner, setupToken: token })
+    else return { setupToken: null } // another api process made the owner: it prints the link
     return { setupToken: token }
   }
 
@@ -207,7 +212,7 @@ export class AccountStore implements KeyOwners {
   /** The owner waiting for setup whose token this is. */
   ownerBySetupToken(token: string): User | undefined {
     const hash = sha256(token)
-    return [...this.users.values()].find((u) => u.isActive && u.setupTokenHash !== '' && u.setupTokenHash === hash)
+    return [...this.users.values()].find((u) => u.isActive && u.setupToken !== '' && sha256(u.setupToken) === hash)
   }
 
   user(id: string): User | undefined {
@@ -228,20 +233,14 @@ export class AccountStore implements KeyOwners {
   }
 
   /** A user, or an earlier one with the same email brought back (removed members can be invited again). */
-  async createUser(input: {
-    email: string
-    firstName?: string
-    passwordHash: string
-    level: number
-    setupTokenHash?: string
-  }): Promise<User> {
+  async createUser(input: { email: string; firstName?: string; passwordHash: string; level: number; setupToken?: string }): Promise<User> {
     const email = normalEmail(input.email)
     const removed = email === '' ? undefined : [...this.users.values()].find((u) => !u.isActive && u.email === email)
     const fields = {
       email,
       passwordHash: input.passwordHash,
       level: input.level,
-      setupTokenHash: input.setupTokenHash ?? '',
+      setupToken: input.setupToken ?? '',
       isActive: true,
     }
     if (removed) return this.update(removed.id, { ...fields, ...(input.firstName !== undefined ? { firstName: input.firstName } : {}) })
@@ -486,7 +485,7 @@ interface UserRow {
   password_hash: string
   level: number
   is_active: number
-  setup_token_sha256: string
+  setup_token: string
   created_at: string
   updated_at: string
   last_login: string
@@ -531,7 +530,7 @@ function fromUserRow(row: UserRow): User {
     passwordHash: row.password_hash,
     level: Number(row.level),
     isActive: Number(row.is_active) === 1,
-    setupTokenHash: row.setup_token_sha256,
+    setupToken: row.setup_token,
     createdAt: iso(row.created_at),
     updatedAt: iso(row.updated_at),
     lastLogin: lastLogin === NEVER ? null : lastLogin,
@@ -548,7 +547,7 @@ function userRow(u: User): Record<string, unknown> {
     password_hash: u.passwordHash,
     level: u.level,
     is_active: u.isActive ? 1 : 0,
-    setup_token_sha256: u.setupTokenHash,
+    setup_token: u.setupToken,
     created_at: u.createdAt,
     updated_at: u.updatedAt,
     last_login: u.lastLogin ?? NEVER,

@@ -193,7 +193,7 @@ async function onStorage(config: Config, lifecycle: Lifecycle, logger: pino.Logg
       const waiting = level >= LEVELS.owner ? accounts.owner() : undefined
       const user =
         waiting && !waiting.passwordHash
-          ? await accounts.update(waiting.id, { email: normalEmail(email), firstName, passwordHash, setupTokenHash: '' })
+          ? await accounts.update(waiting.id, { email: normalEmail(email), firstName, passwordHash, setupToken: '' })
           : await accounts.createUser({ email, firstName, passwordHash, level })
       return userLine(user)
     },

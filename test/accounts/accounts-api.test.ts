@@ -296,3 +296,27 @@ describe('accounts', () => {
     expect((await agent.call('GET', '/api/users/@me/')).status).toBe(200)
   })
 })
+
+describe('the session cookie behind an HTTPS proxy', () => {
+  it('is Secure when the trusted proxy says the request came over HTTPS, and not otherwise', async () => {
+    const t = await startWren({
+      WREN_TRUSTED_PROXIES: '127.0.0.1',
+      WREN_OWNER_EMAIL: 'tls@example.com',
+      WREN_OWNER_PASSWORD: 'tls passphrase',
+    })
+    try {
+      const login = (proto: string) =>
+        fetch(`${t.url}/api/login`, {
+          method: 'POST',
+          headers: { 'content-type': 'application/json', 'x-forwarded-proto': proto },
+          body: JSON.stringify({ email: 'tls@example.com', password: 'tls passphrase' }),
+        })
+      const overHttps = (await login('https')).headers.getSetCookie()
+      expect(overHttps.find((c) => c.startsWith('wren_session='))).toMatch(/;\s*Secure/i)
+      expect(overHttps.find((c) => c.startsWith('wren_csrftoken='))).toMatch(/;\s*Secure/i)
+      expect((await login('http')).headers.getSetCookie().find((c) => c.startsWith('wren_session='))).not.toMatch(/Secure/i)
+    } finally {
+      await t.close()
+    }
+  })
+})

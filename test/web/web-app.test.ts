@@ -317,6 +317,8 @@ describe('the web app', () => {
         'Actions',
         'Recordings',
         'Settings',
+        'Members',
+        'Account',
         'API keys',
       ])
       // Each page in turn, from the last (Home is where it opened): open the menu, go, and the menu folds, naming the page.
