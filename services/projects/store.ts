@@ -71,7 +71,7 @@ export class ProjectStore implements Tenants {
   private processKey: StoredKey | null = null
   private readonly createdHooks: Array<(project: Project) => Promise<void>> = []
   private readonly updates: VersionedUpdates
-  /** Users and sessions (attached at start, accountsAttached): a key acts within its user's role. */
+  /** Users and sessions (attachAccounts, at start): a key acts within its user’s role. */
   private accounts: KeyOwners | null = null
 
   private constructor(

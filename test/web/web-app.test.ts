@@ -659,6 +659,36 @@ describe('the web app', () => {
         await recordingsProcessed(t.wren)
       })
 
+      it('filters the events list by an element and a HogQL filter, each added, changed and removed', async () => {
+        const { page } = await tab(WIDTHS.desktop)
+        await page.goto(`${t.url}/project/${t.projectId}/events?event=%24autocapture`)
+        const rows = page.locator('fieldset.filters .filter-row')
+        const people = () => page.locator('table.events tbody tr td:nth-child(2)').allTextContents()
+        const shows = async (expected: string[]) => {
+          if (expected.length === 0) await page.waitForSelector('text=No events match.')
+          else await expect.poll(async () => (await people()).sort()).toEqual(expected)
+        }
+        // The element's text: the buy button's clicks, on either page.
+        await page.click('button:has-text("Add filter")')
+        await rows.nth(0).locator('select[aria-label="Property type"]').selectOption('element')
+        expect(await rows.nth(0).locator('select[aria-label="Property key"]').inputValue()).toBe('text')
+        await rows.nth(0).locator('input[aria-label="Value"]').fill('Buy now')
+        await shows(['buyer-0', 'buyer-1', 'buyer-2', 'elsewhere-0'])
+        // A second filter, in HogQL: only the cart page's.
+        await page.click('button:has-text("Add filter")')
+        await rows.nth(1).locator('select[aria-label="Property type"]').selectOption('hogql')
+        await rows.nth(1).locator('input[aria-label="HogQL expression"]').fill(`properties.$current_url = '${BUY}'`)
+        await shows(['buyer-0', 'buyer-1', 'buyer-2'])
+        // The element filter changed to a selector (= only): the promo link's clicks, none of them on the cart page.
+        await rows.nth(0).locator('select[aria-label="Property key"]').selectOption('selector')
+        expect(await rows.nth(0).locator('select[aria-label="Operator"] option').allTextContents()).toEqual(['=', '≠'])
+        await rows.nth(0).locator('input[aria-label="Value"]').fill('a.promo')
+        await shows([])
+        await rows.nth(1).locator('button[aria-label="Remove filter"]').click()
+        await shows(['promo-0', 'promo-1'])
+        await expectDrawn(page, 'events-element-filter-desktop', WIDTHS.desktop.width)
+      })
+
       it('picks a cohort’s cohorts by name, keeps their ids, and shows its persons a page at a time', async () => {
         const cohort = async (name: string, filter: object) => {
           const res = await call('POST', `/api/projects/${t.projectId}/cohorts/`, {
@@ -722,6 +752,35 @@ describe('the web app', () => {
         await expectDrawn(narrow, 'cohort-persons-phone', WIDTHS.phone.width)
         await pager.locator('button:has-text("Previous")').click()
         await expect.poll(() => pager.locator('span').textContent()).toBe(`1–25 of ${BLUE}`)
+      })
+
+      it('filters the persons list by a person property and a cohort picked by name, each added, changed and removed', async () => {
+        const { page } = await tab(WIDTHS.desktop)
+        await page.goto(`${t.url}/project/${t.projectId}/persons`)
+        const rows = page.locator('fieldset.filters .filter-row')
+        const shown = () => page.locator('table tbody tr td:nth-child(2)').allTextContents()
+        const shows = async (expected: string[]) => {
+          if (expected.length === 0) await page.waitForSelector('text=No persons match.')
+          else await expect.poll(async () => (await shown()).sort()).toEqual(expected)
+        }
+        await page.click('button:has-text("Add filter")')
+        await rows.nth(0).locator('input[aria-label="Property key"]').fill('team')
+        await rows.nth(0).locator('input[aria-label="Value"]').fill('red')
+        await shows(['red-0'])
+        // A second filter: the early birds cohort (made by the cohorts test), by its name.
+        await page.click('button:has-text("Add filter")')
+        await rows.nth(1).locator('select[aria-label="Property type"]').selectOption('cohort')
+        await rows.nth(1).locator('select[aria-label="Cohort"]').selectOption({ label: 'Early birds' })
+        await shows(['red-0'])
+        await rows.nth(0).locator('input[aria-label="Value"]').fill('blue')
+        await shows(['blue-0', 'blue-1', 'blue-2'])
+        await rows.nth(0).locator('button[aria-label="Remove filter"]').click()
+        await shows(['blue-0', 'blue-1', 'blue-2', 'red-0'])
+        // The filters are in the address: a reload keeps the list and the cohort's row.
+        await page.reload()
+        await shows(['blue-0', 'blue-1', 'blue-2', 'red-0'])
+        expect(await rows.count()).toBe(1)
+        await expectDrawn(page, 'persons-filters-desktop', WIDTHS.desktop.width)
       })
 
       it('matches autocaptured clicks by element text, selector, href and URL, kept on save and reopen', async () => {

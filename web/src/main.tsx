@@ -261,6 +261,11 @@ function App() {
               ))}
             </select>
           </label>
+          {signed.me?.email ? (
+            <a class="who" href={`/project/${project.id}/account`} title="Your account">
+              {signed.me.email}
+            </a>
+          ) : null}
           <button type="button" class="secondary small signout" onClick={signOut}>
             Sign out
           </button>

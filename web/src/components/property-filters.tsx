@@ -1,6 +1,10 @@
-// The property filter editor (event, person and cohort filters, and any type whose keys are a fixed list, such as
-// the recordings list's), and the filters of it the API is sent. A cohort is picked by its name; its id is sent.
+// The property filter editor (event, person, cohort, element and HogQL filters, and any type whose keys are a fixed
+// list, such as the recordings list's), and the filters of it the API is sent. A cohort is picked by its name; its
+// id is sent. An element filter matches autocaptured elements (services/analytics/property-filters/sql.ts: text and
+// href with every operator, tag name and selector with = and ≠); a HogQL filter is one expression, no operator.
+import { useEffect, useState } from 'preact/hooks'
 import { get, WHOLE_LIST, withQuery, type PropertyFilter } from '../api'
+import { completeFilters } from '../query'
 import type { Cohort, Paginated } from '../answers'
 import { useSession } from '../session'
 import { useLoad } from './load'
@@ -20,6 +24,16 @@ export const OPERATORS = [
   { value: 'is_not_set', label: 'is not set' },
 ]
 const NO_VALUE = new Set(['is_set', 'is_not_set'])
+
+/** PostHog's element filter keys; tag name and selector match exactly (or not). */
+const ELEMENT_KEYS: KeyChoice[] = [
+  { key: 'text', label: 'text' },
+  { key: 'href', label: 'link (href)' },
+  { key: 'tag_name', label: 'tag name' },
+  { key: 'selector', label: 'CSS selector' },
+]
+const EXACT_ONLY = new Set(['tag_name', 'selector'])
+const TYPE_LABELS: Record<string, string> = { hogql: 'HogQL' }
 
 /** A key a filter type allows, as the key select shows it, and the values it is known to take (suggested). */
 export interface KeyChoice {
@@ -47,6 +61,8 @@ export function PropertyFilters({
   keys?: Record<string, KeyChoice[]>
   typeLabels?: Record<string, string>
 }) {
+  keys = { element: ELEMENT_KEYS, ...keys }
+  typeLabels = { ...TYPE_LABELS, ...typeLabels }
   const set = (i: number, patch: Partial<PropertyFilter>) =>
     onChange(value.map((f, j) => (j === i ? normalize({ ...f, ...patch }, keys, f.type ?? types[0]) : f)))
   // The project's cohorts, asked once a cohort filter is shown.
@@ -69,7 +85,15 @@ export function PropertyFilters({
               <option value={t}>{typeLabels[t] ?? t}</option>
             ))}
           </select>
-          {f.type === 'cohort' ? (
+          {f.type === 'hogql' ? (
+            <input
+              aria-label="HogQL expression"
+              class="hogql-filter"
+              placeholder="e.g. properties.$browser = 'Chrome'"
+              value={f.key}
+              onInput={(e) => set(i, { key: e.currentTarget.value })}
+            />
+          ) : f.type === 'cohort' ? (
             <select aria-label="Cohort" value={String(f.value ?? '')} onChange={(e) => set(i, { value: e.currentTarget.value })}>
               <option value="">{cohorts.data ? 'Choose a cohort…' : cohorts.error ? cohorts.error.detail : 'Loading cohorts…'}</option>
               {(cohorts.data ?? []).map((c) => (
@@ -95,7 +119,9 @@ export function PropertyFilters({
                 />
               )}
               <select aria-label="Operator" value={f.operator ?? 'exact'} onChange={(e) => set(i, { operator: e.currentTarget.value })}>
-                {OPERATORS.map((o) => (
+                {OPERATORS.filter(
+                  (o) => !(f.type === 'element' && EXACT_ONLY.has(f.key)) || o.value === 'exact' || o.value === 'is_not',
+                ).map((o) => (
                   <option value={o.value}>{o.label}</option>
                 ))}
               </select>
@@ -145,14 +171,39 @@ const suggested = (keys: Record<string, KeyChoice[]>, f: PropertyFilter) => keys
  */
 function normalize(f: PropertyFilter, keys: Record<string, KeyChoice[]>, was?: string): PropertyFilter {
   const changed = was !== undefined && was !== f.type
-  const fresh = changed && (f.type === 'cohort' || was === 'cohort' || !!keys[f.type ?? ''] || !!keys[was])
+  const fresh = changed && (f.type === 'cohort' || was === 'cohort' || was === 'hogql' || !!keys[f.type ?? ''] || !!keys[was])
   if (fresh) f = { ...f, key: '', value: '' }
   if (f.type === 'cohort') return { key: 'id', value: f.value === '' ? '' : Number(f.value) || f.value, type: 'cohort' }
+  if (f.type === 'hogql') return { key: changed ? '' : f.key, type: 'hogql' }
   const fixed = keys[f.type ?? '']
   if (fixed && !fixed.some((k) => k.key === f.key)) f = { ...f, key: fixed[0].key }
+  if (f.type === 'element' && EXACT_ONLY.has(f.key) && f.operator !== 'exact' && f.operator !== 'is_not') f = { ...f, operator: 'exact' }
   if (NO_VALUE.has(f.operator ?? '')) return { key: f.key, operator: f.operator, type: f.type }
   return f
 }
 
 // The trends query sends only complete filters too; the rule lives beside it, where Node's unit tests reach it.
-export { completeFilters } from '../query'
+export { completeFilters }
+
+/**
+ * Filters edited on a page whose URL keeps them (Events, Persons): the rows being edited, an incomplete one too
+ * (a new row has no key yet, and the URL keeps only complete filters), and `commit` of the complete ones on every
+ * edit. A URL changed from elsewhere (back, a link) replaces the rows.
+ */
+export function useDraftFilters(
+  fromUrl: PropertyFilter[],
+  commit: (complete: PropertyFilter[]) => void,
+): [PropertyFilter[], (next: PropertyFilter[]) => void] {
+  const [rows, setRows] = useState(fromUrl)
+  const inUrl = JSON.stringify(fromUrl)
+  useEffect(() => {
+    if (JSON.stringify(completeFilters(rows)) !== inUrl) setRows(fromUrl)
+  }, [inUrl])
+  return [
+    rows,
+    (next) => {
+      setRows(next)
+      commit(completeFilters(next))
+    },
+  ]
+}

@@ -8,7 +8,7 @@ import { Empty, ErrorBox, Loading } from '../components/feedback'
 import { PageHeader } from '../components/headers'
 import { useLoad } from '../components/load'
 import { formatTime, PropertiesTable } from '../components/properties'
-import { completeFilters, PropertyFilters } from '../components/property-filters'
+import { completeFilters, PropertyFilters, useDraftFilters } from '../components/property-filters'
 import { navigate } from '../router'
 import { useSession } from '../session'
 import { Snippet } from '../components/snippet'
@@ -35,6 +35,7 @@ export function EventsPage({ search }: { search: string }) {
       replace: true,
     })
   }
+  const [rows, setRows] = useDraftFilters(filters, (properties) => set({ properties }))
   const [live, setLive] = useState(true)
   const [open, setOpen] = useState<string | null>(null)
   const [limit, setLimit] = useState(PAGE)
@@ -75,7 +76,7 @@ export function EventsPage({ search }: { search: string }) {
             onChange={(e) => set({ distinct_id: e.currentTarget.value })}
           />
         </label>
-        <PropertyFilters value={filters} onChange={(properties) => set({ properties })} types={['event', 'person']} />
+        <PropertyFilters value={rows} onChange={setRows} types={['event', 'person', 'cohort', 'element', 'hogql']} />
       </section>
       <ErrorBox error={events.error} />
       {events.loading && !events.data ? <Loading /> : null}

@@ -9,7 +9,7 @@ import { PageHeader } from '../components/headers'
 import { Listing, Pager } from '../components/listing'
 import { useAction, useLoad } from '../components/load'
 import { formatTime, PropertiesTable } from '../components/properties'
-import { completeFilters, PropertyFilters } from '../components/property-filters'
+import { completeFilters, PropertyFilters, useDraftFilters } from '../components/property-filters'
 import { navigate } from '../router'
 import { useSession } from '../session'
 import { duration } from './recordings'
@@ -43,11 +43,12 @@ export function PersonsPage({ search }: { search: string }) {
       withQuery(`${base}/persons`, {
         search: next.search ?? text,
         offset: next.offset || null,
-        properties: props.length ? props.map((f) => ({ ...f, type: 'person' })) : null,
+        properties: props.length ? props.map((f) => ({ ...f, type: f.type ?? 'person' })) : null,
       }),
       { replace: true },
     )
   }
+  const [rows, setRows] = useDraftFilters(filters, (properties) => go({ properties, offset: 0 }))
   const complete = completeFilters(filters)
   const persons = useLoad(
     () =>
@@ -70,7 +71,7 @@ export function PersonsPage({ search }: { search: string }) {
             onChange={(e) => go({ search: e.currentTarget.value, offset: 0 })}
           />
         </label>
-        <PropertyFilters value={filters} onChange={(properties) => go({ properties, offset: 0 })} types={['person']} />
+        <PropertyFilters value={rows} onChange={setRows} types={['person', 'cohort']} />
       </section>
       <Listing
         loaded={persons}
