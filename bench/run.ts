@@ -11,6 +11,7 @@
 //   npm run bench -- funnels            a 4-step funnel, each viz type, against windowFunnel SQL (bench/funnels.ts)
 //   npm run bench -- paths              page-view paths against hand-written SQL of the same edges (bench/paths.ts)
 //   npm run bench -- retention          daily and weekly first-time retention against hand-written SQL (bench/retention.ts)
+//   npm run bench -- accounts           a signed-in request by key and by session, and a sign-in (bench/accounts.ts)
 //   npm run bench -- <name> [args]      any other bench/<name>.ts, run as its own process
 //   options: --trials N (3)  --seconds S per load run (5)  --events N for ingestion (100000)
 //            recordings: --sessions N (100)  --minutes M per session (5)  --recordings N listed (100000)

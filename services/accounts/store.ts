@@ -6,9 +6,12 @@
 // are compare-and-set on the record's version (platform/versioned-update.ts), so an invitation is accepted once
 // however many api processes are asked at the same moment.
 //
-// Sessions are read from ClickHouse on every request that shows a session cookie, never from a copy in memory:
-// signing out, or an owner ending someone's sessions, holds at once in every api process (the log reaches the
-// others only when they next read it), the reason recordings' sharing tokens are read the same way.
+// Sessions are read from ClickHouse on every request that shows a session cookie when several processes share the
+// storage (cluster mode), never from a copy in memory: signing out, or an owner ending someone's sessions, holds at
+// once in every api process (the log reaches the others only when they next read it), the reason recordings'
+// sharing tokens are read the same way. In embedded mode this process is the only one that writes sessions, so it
+// keeps the sessions it has read (a read cost ~5.5 ms of a signed-in request's 6.5; bench/accounts.ts) and forgets
+// each one it ends.
 import { createHash, randomBytes, randomUUID } from 'node:crypto'
 import type { ClickHouseClient } from '../platform/clickhouse'
 import { insertRows, queryRows } from '../platform/clickhouse'
@@ -72,6 +75,8 @@ export interface Session {
 
 /** PostHog's SESSION_COOKIE_AGE: two weeks. */
 export const SESSION_DAYS = 14
+/** Sessions an embedded Wren keeps in memory at most. */
+const MAX_HELD_SESSIONS = 10_000
 /** PostHog's INVITE_DAYS_VALIDITY. */
 export const INVITE_DAYS = 3
 
@@ -91,18 +96,23 @@ export class AccountStore implements KeyOwners {
   private readonly users = new Map<string, User>()
   private readonly invites = new Map<string, Invite>()
   private readonly updates: VersionedUpdates
+  /** Sessions read, by id: embedded mode only (null when other processes may end them; see the top of this file). */
+  private readonly sessions: Map<string, Session> | null
 
   private constructor(
     private readonly client: ClickHouseClient,
     private readonly clock: Clock,
     private readonly config: ConfigLog,
+    shared: boolean,
   ) {
     this.updates = new VersionedUpdates(config)
+    this.sessions = shared ? null : new Map()
     config.onChange((change) => this.apply(change))
   }
 
-  static async load(client: ClickHouseClient, clock: Clock, config: ConfigLog): Promise<AccountStore> {
-    const store = new AccountStore(client, clock, config)
+  /** `shared`: other processes use the same storage (cluster mode), and may end sessions. */
+  static async load(client: ClickHouseClient, clock: Clock, config: ConfigLog, shared: boolean): Promise<AccountStore> {
+    const store = new AccountStore(client, clock, config, shared)
     await store.refresh()
     return store
   }
@@ -365,20 +375,32 @@ export class AccountStore implements KeyOwners {
     return { token, session }
   }
 
-  /** The live session with this cookie value, read from ClickHouse (see the top of this file). */
+  /** The live session with this cookie value (see the top of this file for where it is read from). */
   async session(token: string): Promise<Session | undefined> {
-    const [row] = await queryRows<SessionRow>(
-      this.client,
-      `SELECT * FROM user_sessions FINAL WHERE id = {id:String} AND is_deleted = 0 AND expires_at > fromUnixTimestamp64Milli({now:Int64})`,
-      { id: sha256(token), now: this.clock.now().getTime() },
-    )
-    if (!row) return undefined
-    const session = fromSessionRow(row)
+    const id = sha256(token)
+    const now = this.clock.now()
+    let session = this.sessions?.get(id)
+    if (!session) {
+      const [row] = await queryRows<SessionRow>(
+        this.client,
+        `SELECT * FROM user_sessions FINAL WHERE id = {id:String} AND is_deleted = 0 AND expires_at > fromUnixTimestamp64Milli({now:Int64})`,
+        { id, now: now.getTime() },
+      )
+      if (!row) return undefined
+      session = fromSessionRow(row)
+      if (this.sessions) {
+        // Sessions are few; a bound all the same, the oldest read forgotten first (read again if used).
+        if (this.sessions.size >= MAX_HELD_SESSIONS) this.sessions.delete(this.sessions.keys().next().value!)
+        this.sessions.set(id, session)
+      }
+    }
+    if (session.expiresAt <= now.toISOString()) return undefined
     return (await this.lookUp(() => this.users.get(session.userId)))?.isActive ? session : undefined
   }
 
   /** Ends one session at once, in every process. */
   async endSession(session: Session): Promise<void> {
+    this.sessions?.delete(session.id)
     await insertRows(this.client, 'user_sessions', [sessionRow(session, 1)])
   }
 
@@ -392,6 +414,7 @@ export class AccountStore implements KeyOwners {
       },
     )
     const ended = rows.map(fromSessionRow).filter((s) => s.id !== keep)
+    for (const [id, s] of this.sessions ?? []) if (s.userId === userId && id !== keep) this.sessions!.delete(id)
     await insertRows(
       this.client,
       'user_sessions',

@@ -66,7 +66,9 @@ export class Stores extends BuildOnce {
 
   /** The organization, its users, invitations and sessions. */
   accounts(): Promise<AccountStore> {
-    return this.once('accounts', async () => AccountStore.load(this.ctx.storage.clickhouse, this.ctx.clock, await this.configLog()))
+    return this.once('accounts', async () =>
+      AccountStore.load(this.ctx.storage.clickhouse, this.ctx.clock, await this.configLog(), Boolean(this.ctx.storage.kafka)),
+    )
   }
 
   /**
