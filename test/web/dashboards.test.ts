@@ -250,6 +250,33 @@ describe.skipIf(unavailable !== null)(`Home and dashboards in headless Chromium$
       ['Chrome', 2],
       ['Firefox', 1],
     ])
+    // A click on a tile's bar lists the persons behind it, as the Query API answers them; a second bar, the other browser's.
+    for (const browserName of ['Chrome', 'Firefox']) {
+      const i = purchases.result!.findIndex((s) => s.label === browserName)
+      const series = purchases.result![i] as unknown as { data: number[]; days: string[]; breakdown_value: string }
+      const bucket = series.data.findLastIndex((v) => v > 0)
+      await tileOf(page, { id: purchasesId }).locator(`rect.bar[data-series="${i}"][data-bucket="${bucket}"]`).click()
+      const panel = page.locator('.point-persons')
+      await expect.poll(() => panel.getAttribute('data-day')).toBe(series.days[bucket])
+      const actors = await call('POST', `/api/projects/${t.projectId}/query/`, {
+        query: {
+          kind: 'ActorsQuery',
+          select: ['person'],
+          source: {
+            kind: 'InsightActorsQuery',
+            source: purchases.query!.source,
+            day: series.days[bucket],
+            series: 0,
+            breakdown: browserName,
+          },
+        },
+      })
+      expect(actors.status, actors.text).toBe(200)
+      expect(actors.body.results.length).toBeGreaterThan(0)
+      await expect.poll(() => panel.locator('.persons-list li').count(), { timeout: 15_000 }).toBe(actors.body.results.length)
+      expect(await panel.textContent()).toContain(browserName)
+    }
+    await expectDrawn(page, 'dashboard-tile-persons-desktop', 1280)
     // Home still has the first, and its other tiles.
     await page.goto(`${t.url}/project/${t.projectId}/home`)
     await page.waitForSelector(`.tile[data-insight="${signupsId}"]`)

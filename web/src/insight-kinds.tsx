@@ -14,7 +14,7 @@ import { FunnelResult, funnelHasData } from './components/funnel-result'
 import { LifecycleResult, lifecycleHasData, stickinessHasData, StickinessResult } from './components/lifecycle-result'
 import { RetentionResult, retentionHasData } from './components/retention-result'
 import { PathsResult, pathsHasData } from './components/paths-result'
-import { editorQuery, insightDisplay } from './insight-query'
+import { editorQuery, insightDisplay, insightQuery } from './insight-query'
 import { encodeFunnel, funnelEditorQuery } from './funnel-query'
 import { encodeQuery, isRecord } from './query'
 import { encodeState } from './kind-state'
@@ -43,8 +43,11 @@ export interface InsightKind {
   /** A saved insight's editor state as the editor's URL search part (with its date range); null when the editor cannot read it. */
   open(insight: SavedInsight): { search: string; range: Range } | null
   Editor: FunctionComponent<{ search: string; insight?: Insight | null }>
-  /** Draws a saved insight's result (`compact`: a tile's size). */
-  Result: FunctionComponent<{ insight: Insight; compact?: boolean }>
+  /**
+   * Draws a saved insight's result (`compact`: a tile's size). `onPoint`: a click on a trend's point or bar, given
+   * the InsightActorsQuery parts of the persons behind it (a trend without a formula only; other kinds ignore it).
+   */
+  Result: FunctionComponent<{ insight: Insight; compact?: boolean; onPoint?: (point: TrendPoint) => void }>
   hasData(insight: Insight): boolean
 }
 
@@ -54,6 +57,13 @@ function opener<Q extends Range>(state: (insight: SavedInsight) => Q | null, enc
     const q = state(insight)
     return q ? { search: encode(q), range: { dateFrom: q.dateFrom, dateTo: q.dateTo } } : null
   }
+}
+
+/** A clicked point of a saved trend: its series and bucket, and the trend's query (the persons' source). */
+export interface TrendPoint {
+  series: TrendSeries
+  bucket: number
+  source: Record<string, unknown>
 }
 
 const trendSeries = (insight: Insight) =>
@@ -67,7 +77,18 @@ export const INSIGHT_KINDS: InsightKind[] = [
     legacy: 'TRENDS',
     open: opener(editorQuery, encodeQuery),
     Editor: TrendsPage,
-    Result: ({ insight, compact }) => <TrendResult result={trendSeries(insight)} display={insightDisplay(insight)} compact={compact} />,
+    Result: ({ insight, compact, onPoint }) => {
+      const asked = editorQuery(insight)
+      const source = asked && !asked.formula ? (insightQuery(asked).source as Record<string, unknown>) : null
+      return (
+        <TrendResult
+          result={trendSeries(insight)}
+          display={insightDisplay(insight)}
+          compact={compact}
+          onPoint={onPoint && source ? (i, bucket) => onPoint({ series: trendSeries(insight)[i], bucket, source }) : undefined}
+        />
+      )
+    },
     hasData: (insight) => trendSeries(insight).some((s) => (s.aggregated_value ?? s.count) !== 0),
   },
   {

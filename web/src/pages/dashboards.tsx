@@ -17,7 +17,8 @@ import { formatTime } from '../components/properties'
 import { SqlResult } from '../components/sql-result'
 import { insightSql, sqlAnswer } from '../sql'
 import { editorQuery } from '../insight-query'
-import { insightKind } from '../insight-kinds'
+import { insightKind, type TrendPoint } from '../insight-kinds'
+import { PointPersons } from '../components/point-persons'
 import { DATE_PRESETS } from '../query'
 import { navigate, usePlace } from '../router'
 import { useSession } from '../session'
@@ -133,6 +134,8 @@ export function DashboardPage({ id, home = false }: { id: string; home?: boolean
   const [error, busy, run] = useAction()
   const [editing, setEditing] = useState(false)
   const [now, setNow] = useState(Date.now())
+  /** A clicked point of a tile's trend: the persons behind it are listed under the tiles. */
+  const [point, setPoint] = useState<(TrendPoint & { tile: number }) | null>(null)
   useEffect(() => {
     const timer = setInterval(() => setNow(Date.now()), 30_000)
     return () => clearInterval(timer)
@@ -308,10 +311,24 @@ export function DashboardPage({ id, home = false }: { id: string; home?: boolean
               noEvents={anyEvents.data === false}
               actions={writable && !busy ? tileActions : null}
               onRefresh={busy ? null : () => void refresh(tile)}
+              onPoint={(p) => setPoint({ ...p, tile: tile.id })}
             />
           ))}
         </div>
       )}
+      {point ? (
+        <PointPersons
+          key={JSON.stringify([point.tile, point.series.order, point.series.breakdown_value, point.series.compare_label, point.bucket])}
+          point={point}
+          // The tile was computed with the dashboard's date range (a temporary one too): so are its persons.
+          source={
+            dashboard.filters.date_from
+              ? { ...point.source, dateRange: { date_from: dashboard.filters.date_from, date_to: dashboard.filters.date_to ?? null } }
+              : point.source
+          }
+          onClose={() => setPoint(null)}
+        />
+      ) : null}
     </div>
   )
 }
@@ -383,6 +400,7 @@ function TileCard({
   noEvents,
   actions,
   onRefresh,
+  onPoint,
 }: {
   tile: Tile
   dashboard: Dashboard
@@ -394,6 +412,8 @@ function TileCard({
   actions: TileActions | null
   /** Recomputes this tile alone; null while the dashboard is busy. */
   onRefresh: (() => void) | null
+  /** A click on a point of the tile's trend. */
+  onPoint: (point: TrendPoint) => void
 }) {
   const { base } = useSession()
   const insight = tile.insight
@@ -422,7 +442,7 @@ function TileCard({
             {insight.description ? <p class="muted small">{insight.description}</p> : null}
           </header>
           <div class="tile-body">
-            <InsightTileBody insight={insight} noEvents={noEvents} />
+            <InsightTileBody insight={insight} noEvents={noEvents} onPoint={onPoint} />
             {refreshing ? <div class="tile-busy">Refreshing…</div> : null}
           </div>
           <footer class="tile-footer muted small">
@@ -488,7 +508,7 @@ function nothingYet(insight: Insight, base: string): ComponentChildren {
   )
 }
 
-function InsightTileBody({ insight, noEvents }: { insight: Insight; noEvents: boolean }) {
+function InsightTileBody({ insight, noEvents, onPoint }: { insight: Insight; noEvents: boolean; onPoint: (point: TrendPoint) => void }) {
   const { base } = useSession()
   if (insight.result_unavailable) return <p class="muted tile-note">{insight.result_unavailable}</p>
   if (insightSql(insight.query) !== null) {
@@ -503,7 +523,7 @@ function InsightTileBody({ insight, noEvents }: { insight: Insight; noEvents: bo
         {noEvents ? 'Waiting for the first events: this fills in once the snippet sends some.' : nothingYet(insight, base)}
       </p>
     )
-  return <kind.Result insight={insight} compact />
+  return <kind.Result insight={insight} compact onPoint={onPoint} />
 }
 
 /**

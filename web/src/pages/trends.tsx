@@ -11,8 +11,7 @@ import { DefinitionOptions } from '../components/definitions'
 import { Breakdown, DateRange, InsightTypeTabs, IntervalSelect, TestAccounts, type NamedThing } from '../components/insight-controls'
 import { PropertyFilters } from '../components/property-filters'
 import { TrendResult } from '../components/trend-result'
-import { PersonsPanel } from '../components/persons-panel'
-import { seriesLabel } from '../chart-data'
+import { PointPersons } from '../components/point-persons'
 import { useDebounced, useUrlStore } from '../components/url-store'
 import { useSession } from '../session'
 import { createTrendsStore, type TrendsStore } from '../trends-store'
@@ -179,36 +178,6 @@ export function TrendsPage({ search, insight = null }: { search: string; insight
         />
       ) : null}
     </div>
-  )
-}
-
-/** The persons behind a clicked point: an InsightActorsQuery of the trend's series, day, breakdown value and period. */
-function PointPersons({
-  point: { series, bucket },
-  source,
-  onClose,
-}: {
-  point: { series: TrendSeries; bucket: number }
-  source: Record<string, unknown>
-  onClose: () => void
-}) {
-  const day = series.days[bucket]
-  const label = series.labels?.[bucket] ?? day
-  return (
-    <PersonsPanel
-      title={`${seriesLabel(series)} · ${label}`}
-      className="point-persons"
-      attributes={{ 'data-day': day, 'data-series': series.order }}
-      onClose={onClose}
-      source={{
-        kind: 'InsightActorsQuery',
-        source,
-        day,
-        series: series.order,
-        ...(series.breakdown_value !== undefined ? { breakdown: series.breakdown_value } : {}),
-        ...(series.compare_label ? { compare: series.compare_label } : {}),
-      }}
-    />
   )
 }
 
