@@ -166,6 +166,7 @@ export function sample(schema: Schema | undefined, d: Draw, name = '', depth = 0
 export function fillPath(url: string, projectId: number, d: Draw, bigLiteral: () => string): string {
   return url.replace(/:(\w+)/g, (_, param: string) => {
     if (param === 'project_id' && d.chance(0.85)) return String(projectId)
+    if (param === 'organization_id' && d.chance(0.85)) return '@current'
     return d.pick([
       '1',
       '2',
