@@ -1,5 +1,5 @@
 // The HTML of the two player pages: the authenticated one (GET /project/:project_id/replay/:session_id, which
-// reads a personal API key from the browser's localStorage) and the shared one (/shared/:token, which reads
+// reads with the web app's signed-in session, or opens one with a pasted personal API key) and the shared one (/shared/:token, which reads
 // with its sharing token). Both load the same script and styles from Wren (services/recordings/player-assets.ts);
 // the page only carries what the script needs, as JSON in a <script type="application/json">.
 

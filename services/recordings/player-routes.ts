@@ -50,7 +50,7 @@ export async function playerRoutes(app: FastifyInstance, deps: { projects: Tenan
     url: '/project/:project_id/replay/:session_id',
     summary: 'A page that plays one session recording (HTML)',
     description:
-      'The page holds no secret: its script reads a personal API key with `session_recording:read` from the browser’s localStorage (`wren.personalApiKey`; the page asks for one when there is none) and loads the recording through the API with it. posthog-js’s `get_session_replay_url()` names the project by its token (`/project/phc_…/replay/…`): that link is redirected to the project’s id, `?t=` kept.',
+      'The page holds no secret: its script loads the recording through the API with the web app’s signed-in session (an HttpOnly cookie; without one, the page asks for a personal API key with `session_recording:read` and opens a session with it). posthog-js’s `get_session_replay_url()` names the project by its token (`/project/phc_…/replay/…`): that link is redirected to the project’s id, `?t=` kept.',
     access: { public: 'no key: the page’s own requests carry one.' },
     schema: {
       params: Type.Object({

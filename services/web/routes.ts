@@ -2,8 +2,8 @@
 // its script and styles, bundled by esbuild from web/ (Preact, uPlot and their stylesheets, all from npm):
 // by `npm run build` for a compiled Wren, or when first asked for from source, so `npm start` needs no build
 // step (platform/http/browser-bundle.ts). Nothing comes from elsewhere.
-// The page holds no secret: the app reads a personal API key from the browser's localStorage and calls
-// Wren's public API with it.
+// The page holds no secret: the app calls Wren's public API with the signed-in session's HttpOnly cookie (its
+// script never sees a credential) and echoes the session's CSRF token on writes.
 import path from 'node:path'
 import type { FastifyInstance, FastifyReply, FastifyRequest } from 'fastify'
 import { Type } from 'typebox'
@@ -81,8 +81,8 @@ const PAGE = `<!doctype html>
 </html>
 `
 /**
- * The page's Content-Security-Policy: the app keeps a personal API key in localStorage, so only Wren's own script
- * runs and it talks to Wren alone; styles are the bundle's (Preact and uPlot set styles through the DOM, which a
+ * The page's Content-Security-Policy: the app acts with a signed-in session (and its sign-in form takes passwords and
+ * keys), so only Wren's own script runs and it talks to Wren alone; styles are the bundle's (Preact and uPlot set styles through the DOM, which a
  * policy does not govern); never framed (a page that takes a key is a clickjacking target).
  */
 export const APP_POLICY = [

@@ -1,7 +1,7 @@
 // The player pages' script (bundled for the browser by services/recordings/player-assets.ts; type-checked with
 // the DOM by this folder's tsconfig.json). It reads the page's configuration, loads the recording's metadata and
-// snapshots through Wren's API (with the page's sharing token, or the personal API key kept in this browser's
-// localStorage), and plays the events with rrweb's player. Every text from the server or the page's
+// snapshots through Wren's API (with the page's sharing token, or the web app's signed-in session: its cookie,
+// which this page can also open with a pasted personal API key), and plays the events with rrweb's player. Every text from the server or the page's
 // configuration goes into the page as text, never as markup.
 
 import Player from 'rrweb-player'
