@@ -189,7 +189,12 @@ export class AccountStore implements KeyOwners {
       await insertRows(this.client, 'organization', [{ id: org.id, name: org.name, created_at: org.createdAt, version: 1 }])
       await this.publish({ type: 'organization', ...org })
     }
-    if (!this.organizationHeld) await this.refresh()
+    // Another process won the claim: its row lands a moment later (a few seconds at most, or the start fails).
+    for (let tries = 0; !this.organizationHeld && tries < 100; tries++) {
+      await this.refresh()
+      if (!this.organizationHeld) await new Promise((resolve) => setTimeout(resolve, 100))
+    }
+    if (!this.organizationHeld) throw new Error('The organization was claimed by another process but never stored: restart Wren.')
     const owner = this.owner()
     if (owner?.passwordHash) return { setupToken: null }
     if (input.owner) {
