@@ -365,7 +365,7 @@ export async function accountRoutes(app: FastifyInstance, deps: AccountRouteDeps
   route({
     method: 'DELETE',
     url: '/api/organizations/:organization_id/members/:user_uuid/',
-    summary: 'Remove a member: their sessions end at once, their keys stop working',
+    summary: 'Remove a member: their sessions end and their keys are revoked (invited again, they start with none)',
     access: { key: 'organization_member:write', allProjects: LIMITED },
     schema: { params: MemberParams, response: { 204: NoContent } },
     handler: async (request, reply, caller) => {
@@ -373,6 +373,8 @@ export async function accountRoutes(app: FastifyInstance, deps: AccountRouteDeps
       const member = changeableMember(caller, request.params.user_uuid)
       await accounts.update(member.id, { isActive: false })
       await accounts.endSessionsOf(member.id)
+      // Refused already (their user is no member), and revoked too: a member invited back gets no old key back.
+      for (const key of projects.listKeys()) if (key.userId === member.id) await projects.revokeKey(key.id)
       return reply.status(204).send()
     },
   })

@@ -228,6 +228,17 @@ describe('accounts', () => {
     expect((await winner.call('GET', '/api/users/@me/')).status).toBe(401)
     expect((await call('GET', `/api/projects/${t.projectId}/insights/`, undefined, readKey.body.value)).status).toBe(401)
     expect((await later.call('POST', '/api/login', { email: 'member@example.com', password })).status).toBe(401)
+    // Invited back, the member starts again with no key: the old one was revoked with the removal.
+    const again = await call('POST', '/api/organizations/@current/invites/', { target_email: 'member@example.com' })
+    expect(again.status).toBe(201)
+    const back = browserAgent(t)
+    const accepted = await back.call('POST', `/api/signup/${new URL(again.body.invite_url).pathname.split('/').at(-1)}/`, {
+      password: 'member passphrase 3',
+    })
+    expect(accepted.status).toBe(201)
+    expect(accepted.body.uuid).toBe(memberRow.user.uuid)
+    expect((await call('GET', `/api/projects/${t.projectId}/insights/`, undefined, readKey.body.value)).status).toBe(401)
+    expect((await back.call('GET', '/api/personal_api_keys/')).body.results).toEqual([])
   })
 
   it('revokes an invitation: its link stops working', async () => {
