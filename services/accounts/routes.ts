@@ -523,7 +523,8 @@ function checkPassword(password: string): void {
     throw wrenError('invalid_input', `This password is too short. It must contain at least ${MIN_PASSWORD_LENGTH} characters.`, 'password')
 }
 
-function userBasic(u: User) {
+/** A user as PostHog's UserBasicSerializer shows one (a member's, an invitation's maker, an annotation's). */
+export function userBasic(u: User) {
   return {
     uuid: u.id,
     distinct_id: u.id,

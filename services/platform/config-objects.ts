@@ -1,4 +1,4 @@
-// A project's configuration objects (actions, cohorts, insights, dashboards) in ClickHouse: each write is a
+// A project's configuration objects (actions, cohorts, insights, dashboards, annotations) in ClickHouse: each write is a
 // whole new version of the row and reads take the latest per id (argMax by version). New ids come from the
 // configuration log's allocator, unique across processes (log/config-log.ts); every change is compare-and-set
 // on the version (versioned-update.ts). One store for the four kinds: a kind says only its own columns, how
@@ -23,9 +23,9 @@ type Own<T extends ConfigObject> = Omit<T, keyof ConfigObject>
 
 export interface ConfigObjectKind<T extends ConfigObject, F extends Partial<T>, C = F> {
   /** The table, also the id allocator's kind. */
-  table: 'actions' | 'cohorts' | 'insights' | 'dashboards'
+  table: 'actions' | 'cohorts' | 'insights' | 'dashboards' | 'annotations'
   /** The object kind of compare-and-set claims. */
-  object: 'action' | 'cohort' | 'insight' | 'dashboard'
+  object: 'action' | 'cohort' | 'insight' | 'dashboard' | 'annotation'
   /** The kind's own columns (team_id, id, created_at, deleted and version are every kind's). */
   columns: readonly string[]
   /** A new object's own fields from the caller's, at `now` (its modification time among them). */

@@ -7,7 +7,8 @@ import { captureQueryRoutes, captureRoutes } from '../capture/routes'
 import { recordingCaptureRoutes } from '../capture/recording-intake'
 import { staticRoutes } from '../static/routes'
 import { projectRoutes } from '../projects/routes'
-import { accountRoutes } from '../accounts/routes'
+import { accountRoutes, userBasic } from '../accounts/routes'
+import { annotationRoutes } from '../annotations/routes'
 import { deadLetterRoutes } from '../dead-letters/routes'
 import { eventRoutes } from '../events/routes'
 import { definitionRoutes } from '../definitions/routes'
@@ -29,6 +30,7 @@ import type { CorsScope } from './server'
 import type { Parts } from './services'
 import { STAGE_STREAMS } from '../platform/log/streams'
 import type { RouteGroupName } from './roles'
+import type { PersonalApiKey } from '../platform/tenancy'
 
 interface RouteGroup {
   cors: CorsScope
@@ -111,6 +113,20 @@ export const ROUTE_GROUPS = {
     recordingsBackpressure: await s.services.recordingsBackpressure(),
   })),
   projects: group('delegated', projectRoutes, async (s) => ({ projects: await s.stores.projects(), siteUrl: s.ctx.config.siteUrl })),
+  annotations: group('delegated', annotationRoutes, async (s) => {
+    const accounts = await s.stores.accounts()
+    return {
+      projects: await s.stores.projects(),
+      annotations: await s.stores.annotations(),
+      siteUrl: s.ctx.config.siteUrl,
+      clock: s.ctx.clock,
+      userBasic: (uuid: string) => {
+        const user = accounts.user(uuid)
+        return user ? userBasic(user) : null
+      },
+      callerUser: (caller: PersonalApiKey) => accounts.keyUser(caller)?.id ?? null,
+    }
+  }),
   accounts: group('delegated', accountRoutes, async (s) => ({
     accounts: await s.stores.accounts(),
     projects: await s.stores.projects(),

@@ -8,6 +8,7 @@ import { openGeoIpReader, type CityLookup } from '../platform/geoip'
 import { capturesConsoleLogs } from '../analytics/project-settings'
 import { ProjectStore } from '../projects/store'
 import { AccountStore } from '../accounts/store'
+import { AnnotationStore } from '../annotations/store'
 import { DeadLetterStore, kafkaDeadLetterFeed } from '../dead-letters/store'
 import { PersonQueries } from '../persons/queries'
 import { DefinitionQueries } from '../definitions/queries'
@@ -137,6 +138,10 @@ export class Stores extends BuildOnce {
 
   dashboards(): Promise<DashboardStore> {
     return this.once('dashboards', async () => new DashboardStore(this.ctx.storage.clickhouse, this.ctx.clock, await this.configLog()))
+  }
+
+  annotations(): Promise<AnnotationStore> {
+    return this.once('annotations', async () => new AnnotationStore(this.ctx.storage.clickhouse, this.ctx.clock, await this.configLog()))
   }
 
   flags(): Promise<FlagStore> {

@@ -10,6 +10,7 @@ import { createKey, createProject } from '../support/management'
 type Objects = {
   persons: string
   actions: number
+  annotations: number
   cohorts: number
   feature_flags: number
   session_recordings: string
@@ -67,6 +68,10 @@ describe('authorization of every management route', () => {
       filters: { events: [{ id: 'signed_up' }] },
       dashboards: [dashboard.body.id],
     })
+    const annotation = await call('POST', `/api/projects/${projectId}/annotations/`, {
+      content: `authz-${tag}-annotation`,
+      date_marker: '2026-11-01',
+    })
     // An asynchronous query: its id is what GET and DELETE …/query/:id/ name.
     const query = await call('POST', `/api/projects/${projectId}/query/`, {
       query: { kind: 'TrendsQuery', series: [{ kind: 'EventsNode', event: 'signed_up' }] },
@@ -74,7 +79,7 @@ describe('authorization of every management route', () => {
       client_query_id: `authz-${tag}-query`,
     })
     if (query.status !== 202) throw new Error(`setup failed: ${query.status} ${query.text}`)
-    for (const res of [action, cohort, flag, dashboard, insight])
+    for (const res of [action, cohort, flag, dashboard, insight, annotation])
       if (res.status !== 201) throw new Error(`setup failed: ${res.status} ${res.text}`)
     // A session recording: the project opts in, posthog-js's recorder sends one snapshot.
     const recording = `authz-${tag}-session`
@@ -89,6 +94,7 @@ describe('authorization of every management route', () => {
     return {
       persons: person.uuid,
       actions: action.body.id,
+      annotations: annotation.body.id,
       cohorts: cohort.body.id,
       feature_flags: flag.body.id,
       session_recordings: recording,
@@ -120,6 +126,7 @@ describe('authorization of every management route', () => {
       'authz-a-flag',
       'authz-a-insight',
       'authz-a-dashboard',
+      'authz-a-annotation',
       'Default project',
     ]
   })

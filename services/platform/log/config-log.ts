@@ -43,8 +43,8 @@ import { subscription } from './streams'
 import { SerialQueue } from '../serial'
 
 /** Tables whose integer ids the allocator hands out. */
-export type IdKind = 'projects' | 'feature_flags' | 'actions' | 'cohorts' | 'insights' | 'dashboards'
-const ID_KINDS: IdKind[] = ['projects', 'feature_flags', 'actions', 'cohorts', 'insights', 'dashboards']
+export type IdKind = 'projects' | 'feature_flags' | 'actions' | 'cohorts' | 'insights' | 'dashboards' | 'annotations'
+const ID_KINDS: IdKind[] = ['projects', 'feature_flags', 'actions', 'cohorts', 'insights', 'dashboards', 'annotations']
 
 /** A stored configuration record (the store's own shape, with its version), or a signal to reload. */
 export type ConfigChange =
@@ -59,7 +59,7 @@ export type ConfigChange =
 export type VersionedObject =
   | { kind: 'project'; id: number }
   | { kind: 'key'; id: string }
-  | { kind: 'flag' | 'action' | 'cohort' | 'insight' | 'dashboard'; teamId: number; id: number }
+  | { kind: 'flag' | 'action' | 'cohort' | 'insight' | 'dashboard' | 'annotation'; teamId: number; id: number }
   | { kind: 'sharing'; teamId: number; sessionId: string }
   /** accounts/store.ts: `user:<id>`, `invite:<id>`, `organization:<id>`, `organization` (the first one's making), `first-owner`. */
   | { kind: 'account'; id: string }
@@ -102,7 +102,14 @@ async function storedVersion(client: ClickHouseClient, o: VersionedObject): Prom
         : o.kind === 'sharing'
           ? ['session_recording_sharing', 'team_id = {team:Int64} AND session_id = {session:String}']
           : [
-              { flag: 'feature_flags', action: 'actions', cohort: 'cohorts', insight: 'insights', dashboard: 'dashboards' }[o.kind],
+              {
+                flag: 'feature_flags',
+                action: 'actions',
+                cohort: 'cohorts',
+                insight: 'insights',
+                dashboard: 'dashboards',
+                annotation: 'annotations',
+              }[o.kind],
               'team_id = {team:Int64} AND id = {id:Int64}',
             ]
   const params = o.kind === 'sharing' ? { team: o.teamId, session: o.sessionId } : { id: o.id, team: 'teamId' in o ? o.teamId : 0 }

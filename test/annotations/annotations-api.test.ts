@@ -1,0 +1,94 @@
+// Annotations through the API on real chDB, in PostHog's shapes: create (by a signed-in user and by a key),
+// list with search, the marker's date range, scope and insight filters and paging, retrieve, PATCH, soft delete.
+import { afterAll, beforeAll, describe, expect, it } from 'vitest'
+import { api, startWren, type TestWren } from '../support/wren'
+import { queryRows } from '../../services/platform/clickhouse'
+
+describe('annotations', () => {
+  let t: TestWren
+  let call: ReturnType<typeof api>
+  const base = () => `/api/projects/${t.projectId}/annotations/`
+
+  beforeAll(async () => {
+    t = await startWren({ WREN_OWNER_EMAIL: 'notes@example.com', WREN_OWNER_PASSWORD: 'notes passphrase' })
+    call = api(t)
+  })
+  afterAll(async () => {
+    await t?.close()
+  })
+
+  it('creates annotations in PostHog’s shape, with the user who made them', async () => {
+    const made = await call('POST', base(), { content: 'Launch day', date_marker: '2026-11-20T09:30:00Z' })
+    expect(made.status, made.text).toBe(201)
+    expect(made.body).toMatchObject({
+      id: expect.any(Number),
+      content: 'Launch day',
+      date_marker: '2026-11-20T09:30:00.000Z',
+      creation_type: 'USR',
+      dashboard_item: null,
+      scope: 'project',
+      deleted: false,
+      created_by: { email: 'notes@example.com' },
+    })
+    expect((await call('GET', `${base()}${made.body.id}/`)).body).toEqual(made.body)
+    // A naive date is the project's timezone (UTC here); a bad one is a 400 naming the field.
+    const naive = await call('POST', base(), { content: 'Pricing change', date_marker: '2026-11-25 12:00' })
+    expect(naive.body.date_marker).toBe('2026-11-25T12:00:00.000Z')
+    const bad = await call('POST', base(), { content: 'x', date_marker: 'not a date' })
+    expect(bad.status).toBe(400)
+    expect(bad.body.attr).toBe('date_marker')
+    // An insight's annotation names the insight.
+    const insight = await call('POST', `/api/projects/${t.projectId}/insights/`, { name: 'Signups' })
+    const missing = await call('POST', base(), { content: 'On a chart', date_marker: '2026-11-26', scope: 'dashboard_item' })
+    expect(missing.status).toBe(400)
+    const onChart = await call('POST', base(), { content: 'On a chart', date_marker: '2026-11-26', dashboard_item: insight.body.id })
+    expect(onChart.body).toMatchObject({ scope: 'dashboard_item', dashboard_item: insight.body.id })
+  })
+
+  it('lists the latest marker first, filtered by search, date range, scope and insight, a page at a time', async () => {
+    const list = async (query: string) => (await call('GET', `${base()}?${query}`)).body
+    const contents = (page: { results: Array<{ content: string }> }) => page.results.map((a) => a.content)
+    expect(contents(await list(''))).toEqual(['On a chart', 'Pricing change', 'Launch day'])
+    expect(contents(await list('search=LAUNCH'))).toEqual(['Launch day'])
+    expect(contents(await list('date_from=2026-11-21&date_to=2026-11-25T23:59:59Z'))).toEqual(['Pricing change'])
+    expect(contents(await list('scope=project'))).toEqual(['Pricing change', 'Launch day'])
+    const chart = (await list('scope=dashboard_item')).results[0]
+    expect(contents(await list(`dashboardItemId=${chart.dashboard_item}`))).toEqual(['On a chart'])
+    const first = await list('limit=2')
+    expect(first).toMatchObject({ count: 3, previous: null })
+    expect(contents(first)).toEqual(['On a chart', 'Pricing change'])
+    const next = new URL(first.next)
+    expect(contents((await call('GET', next.pathname + next.search)).body)).toEqual(['Launch day'])
+    expect((await call('GET', `${base()}?date_from=yesterday-ish`)).status).toBe(400)
+  })
+
+  it('updates one, and deletes softly: gone from the list and the address, kept in storage', async () => {
+    const [launch] = (await call('GET', `${base()}?search=Launch`)).body.results
+    const patched = await call('PATCH', `${base()}${launch.id}/`, { content: 'Launch day (v2)', date_marker: '2026-11-20T10:00:00Z' })
+    expect(patched.body).toMatchObject({
+      content: 'Launch day (v2)',
+      date_marker: '2026-11-20T10:00:00.000Z',
+      created_at: launch.created_at,
+    })
+    expect(patched.body.updated_at >= launch.updated_at).toBe(true)
+    expect((await call('PATCH', `${base()}${launch.id}/`, { deleted: true })).body.deleted).toBe(true)
+    expect((await call('GET', `${base()}${launch.id}/`)).status).toBe(404)
+    const [pricing] = (await call('GET', `${base()}?search=Pricing`)).body.results
+    expect((await call('DELETE', `${base()}${pricing.id}/`)).status).toBe(204)
+    expect((await call('GET', base())).body.results.map((a: { content: string }) => a.content)).toEqual(['On a chart'])
+    expect((await call('DELETE', `${base()}${pricing.id}/`)).status).toBe(404)
+    const kept = await queryRows<{ n: number }>(
+      t.wren.clickhouse,
+      'SELECT count() AS n FROM annotations FINAL WHERE team_id = {team:Int64} AND deleted = 1',
+      { team: t.projectId },
+    )
+    expect(Number(kept[0].n)).toBe(2)
+  })
+
+  it('needs annotation:read to list and annotation:write to change', async () => {
+    const reader = await call('POST', '/api/personal_api_keys/', { label: 'reader', scopes: ['annotation:read'] })
+    expect((await call('GET', base(), undefined, reader.body.value)).status).toBe(200)
+    const refused = await call('POST', base(), { content: 'nope', date_marker: '2026-11-01' }, reader.body.value)
+    expect(refused.status).toBe(403)
+  })
+})
