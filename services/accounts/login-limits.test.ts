@@ -34,6 +34,16 @@ describe('login limits', () => {
     expect(() => limits.check('new@x', '8.8.8.8')).not.toThrow()
   })
 
+  it('counts a sign-in with a wrong key against its address only', () => {
+    const { clock } = movable(0)
+    const limits = new LoginLimits(clock, settings)
+    for (let i = 0; i < 5; i++) limits.failed(null, '7.7.7.7')
+    expect(() => limits.check(null, '7.7.7.7')).toThrow()
+    expect(() => limits.check('a@x', '7.7.7.7')).toThrow()
+    expect(() => limits.check(null, '6.6.6.6')).not.toThrow()
+    expect(() => limits.check('a@x', '6.6.6.6')).not.toThrow()
+  })
+
   it('forgets an account’s failures when it signs in', () => {
     const { clock } = movable(0)
     const limits = new LoginLimits(clock, settings)

@@ -13,6 +13,9 @@ export interface LoginLimitSettings {
 }
 
 /** PostHog's django-axes settings: a 15-minute cool-off. */
+/** Counters kept before the expired ones are swept (each is a few timestamps). */
+const MAX_COUNTED = 100_000
+
 export const LOGIN_LIMITS: LoginLimitSettings = { perAccount: 10, perAddress: 50, windowMs: 15 * 60_000 }
 
 export class LoginLimits {
@@ -23,13 +26,10 @@ export class LoginLimits {
     private readonly settings: LoginLimitSettings = LOGIN_LIMITS,
   ) {}
 
-  /** Throws when the account or the address has failed too often within the window. */
-  check(email: string, address: string): void {
+  /** Throws when the account (null: a sign-in with a key, no account) or the address has failed too often within the window. */
+  check(email: string | null, address: string): void {
     const now = this.clock.now().getTime()
-    for (const [key, max] of [
-      [`account:${email}`, this.settings.perAccount],
-      [`address:${address}`, this.settings.perAddress],
-    ] as const) {
+    for (const [key, max] of this.counted(email, address)) {
       const recent = this.recent(key, now)
       if (recent.length >= max) {
         const seconds = Math.max(1, Math.ceil((recent[recent.length - max] + this.settings.windowMs - now) / 1000))
@@ -45,13 +45,27 @@ export class LoginLimits {
     }
   }
 
-  failed(email: string, address: string): void {
+  failed(email: string | null, address: string): void {
     const now = this.clock.now().getTime()
-    for (const key of [`account:${email}`, `address:${address}`]) this.failures.set(key, [...this.recent(key, now), now])
+    if (this.failures.size >= MAX_COUNTED) this.forgetExpired(now)
+    for (const [key] of this.counted(email, address)) this.failures.set(key, [...this.recent(key, now), now])
   }
 
   succeeded(email: string): void {
     this.failures.delete(`account:${email}`)
+  }
+
+  /** The counters a sign-in touches, with their limits. */
+  private counted(email: string | null, address: string): Array<[string, number]> {
+    return [
+      ...(email === null ? [] : [[`account:${email}`, this.settings.perAccount] as [string, number]]),
+      [`address:${address}`, this.settings.perAddress],
+    ]
+  }
+
+  /** Drops every counter whose failures have all left the window (many accounts or addresses failing at once). */
+  private forgetExpired(now: number): void {
+    for (const key of [...this.failures.keys()]) this.recent(key, now)
   }
 
   /** The key's failures still inside the window (older ones are forgotten here). */

@@ -170,13 +170,19 @@ export async function accountRoutes(app: FastifyInstance, deps: AccountRouteDeps
       body: Type.Object({
         email: Type.Optional(Type.String({ maxLength: 254 })),
         password: Type.Optional(Password),
-        [PERSONAL_KEY_PARAM]: Type.Optional(Type.String()),
+        [PERSONAL_KEY_PARAM]: Type.Optional(Type.String({ maxLength: 200 })),
       }),
       response: { 200: Success, 401: ErrorBody, 403: ErrorBody },
     },
     handler: async (request, reply) => {
+      const address = addressOf(request)
       if (shownKey(request) !== null) {
-        const key = await callerKeyFrom(request, projects)
+        // A key is guessed no faster here than on the management routes: its failures count against the address.
+        limits.check(null, address)
+        const key = await callerKeyFrom(request, projects).catch((err: unknown) => {
+          limits.failed(null, address)
+          throw err
+        })
         const user = accounts.keyUser(key)
         if (!user) throw wrenError('not_found', 'No user yet: the owner has not been set up (open the setup link `npm start` prints).')
         await signIn(request, reply, user, key.id)
@@ -185,7 +191,6 @@ export async function accountRoutes(app: FastifyInstance, deps: AccountRouteDeps
       const { email, password } = request.body
       if (!email) throw wrenError('required', 'This field is required.', 'email')
       if (!password) throw wrenError('required', 'This field is required.', 'password')
-      const address = addressOf(request)
       const account = normalEmail(email)
       limits.check(account, address)
       const user = await accounts.lookUp(() => accounts.userByEmail(account))
@@ -324,13 +329,7 @@ export async function accountRoutes(app: FastifyInstance, deps: AccountRouteDeps
     schema: { params: OrgParams, querystring: Type.Object(Paging(100, MAX_LIST_LIMIT)), response: { 200: Paginated(MemberAnswer) } },
     handler: async (request) => {
       organizationOf(request.params.organization_id)
-      const page = pageOfList(
-        request,
-        siteUrl,
-        accounts.members().filter((u) => u.email !== ''),
-        request.query,
-        100,
-      )
+      const page = pageOfList(request, siteUrl, accounts.members(), request.query, 100)
       return { ...page, results: page.results.map(serializeMember) }
     },
   })

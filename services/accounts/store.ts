@@ -234,10 +234,10 @@ export class AccountStore implements KeyOwners {
     return this.users.get(id)
   }
 
-  /** Active users, oldest first. */
+  /** Active users who can sign in or have an email (not an owner still waiting for setup), oldest first. */
   members(): User[] {
     return [...this.users.values()]
-      .filter((u) => u.isActive)
+      .filter((u) => u.isActive && u.email !== '')
       .sort((a, b) => a.createdAt.localeCompare(b.createdAt) || a.id.localeCompare(b.id))
   }
 

@@ -306,6 +306,20 @@ describe('accounts', () => {
     expect((await call('GET', '/api/users/@me/')).status).toBe(200)
     expect((await agent.call('GET', '/api/users/@me/')).status).toBe(200)
   })
+
+  // Last: it leaves this address unable to sign in for the window.
+  it('limits sign-ins with wrong keys per address, as sign-ins with wrong passwords', async () => {
+    // This address failed some sign-ins in the tests above: wrong keys fill its 50 within the window.
+    const answers: number[] = []
+    for (let i = 0; i < 50 && !answers.includes(403); i++)
+      answers.push((await browserAgent(t).call('POST', '/api/login', { personal_api_key: `phx_guess_${i}_${'x'.repeat(30)}` })).status)
+    expect(answers.at(-1)).toBe(403)
+    expect(answers.slice(0, -1).every((s) => s === 401)).toBe(true)
+    expect(answers.length).toBeGreaterThan(10)
+    const limited = await browserAgent(t).call('POST', '/api/login', { personal_api_key: t.personalKey })
+    expect(limited.status).toBe(403)
+    expect(limited.body.code).toBe('too_many_failed_attempts')
+  })
 })
 
 describe('the session cookie behind an HTTPS proxy', () => {
