@@ -56,8 +56,42 @@ describe('wren users create', () => {
         .join('; ')
       const me = await (await fetch(`${server.url}/api/users/@me/`, { headers: { cookie } })).json()
       expect(me).toMatchObject({ email: 'member@example.com', first_name: 'Mo', organization: { membership_level: 1 } })
-    } finally {
+      const ownerCookie = (await signIn(server.url, 'owner@example.com', 'owner passphrase')).headers.getSetCookie()
+      const invite = (await (
+        await fetch(`${server.url}/api/organizations/@current/invites/`, {
+          method: 'POST',
+          headers: {
+            'content-type': 'application/json',
+            cookie: ownerCookie.map((c) => c.split(';')[0]).join('; '),
+            'x-csrftoken': ownerCookie
+              .find((c) => c.startsWith('wren_csrftoken='))!
+              .split(';')[0]
+              .split('=')[1],
+          },
+          body: JSON.stringify({ target_email: 'late@example.com' }),
+        })
+      ).json()) as { invite_url: string }
       await server.stop()
+
+      // Started again four days on: the member's session (two weeks) still opens; the invitation (three days) does not.
+      const later = await spawnWren(dataDir, { WREN_NOW: new Date(Date.now() + 4 * 86_400_000).toISOString() })
+      try {
+        expect((await fetch(`${later.url}/api/users/@me/`, { headers: { cookie } })).status).toBe(200)
+        const expired = await fetch(`${later.url}/api/signup/${new URL(invite.invite_url).pathname.split('/').at(-1)}/`)
+        expect(expired.status).toBe(400)
+        const listed = (await (
+          await fetch(`${later.url}/api/organizations/@current/invites/`, {
+            headers: { cookie: ownerCookie.map((c) => c.split(';')[0]).join('; ') },
+          })
+        ).json()) as { results: Array<{ target_email: string; is_expired: boolean }> }
+        expect(listed.results.map((i: { target_email: string; is_expired: boolean }) => [i.target_email, i.is_expired])).toEqual([
+          ['late@example.com', true],
+        ])
+      } finally {
+        await later.stop()
+      }
+    } finally {
+      if (server.child.exitCode === null && server.child.signalCode === null) await server.stop()
     }
   })
 })
