@@ -17,6 +17,8 @@ const WIDTHS = { desktop: { width: 1280, height: 860 }, phone: { width: 390, hei
 const CLIPBOARD = ['clipboard-read', 'clipboard-write']
 
 /** What the test reads inside the page (the test is type-checked without the DOM's types). */
+type Member = { level: number; user: { email: string; first_name: string } }
+
 interface PageGlobal {
   navigator: { clipboard: { readText(): Promise<string> } }
 }
@@ -333,6 +335,49 @@ describe.skipIf(unavailable !== null)(`the web app's keys, in headless Chromium$
       (m: { user: { email: string } }) => m.user.email === 'member@shop.example',
     )
     expect(member.last_login).not.toBeNull()
+
+    // The member's own account: the name saved twice, a password change refused with a wrong current one, then made.
+    await memberPage.goto(`${t.url}/project/${t.projectId}/account`)
+    for (const name of ['Mia', 'Mia M.']) {
+      await memberPage.fill('#account-name', name)
+      await memberPage.click('form[aria-label="Name"] button[type=submit]')
+      await memberPage.waitForSelector('p[role=status]:has-text("Name saved.")')
+      await expect
+        .poll(async () => (await call('GET', '/api/organizations/@current/members/')).body.results.map((m: Member) => m.user.first_name))
+        .toContain(name)
+      await memberPage.reload()
+      expect(await memberPage.inputValue('#account-name')).toBe(name)
+    }
+    await memberPage.fill('#current-password', 'not the passphrase')
+    await memberPage.fill('#new-password', 'member passphrase 2')
+    await memberPage.click('form[aria-label="Password"] button[type=submit]')
+    expect(await (await memberPage.waitForSelector('.error')).textContent()).toContain('current password')
+    await memberPage.fill('#current-password', 'member passphrase')
+    await memberPage.fill('#new-password', 'member passphrase 2')
+    await memberPage.click('form[aria-label="Password"] button[type=submit]')
+    await memberPage.waitForSelector('p[role=status]:has-text("Password changed")')
+    await expectDrawn(memberPage, 'account-member-phone', WIDTHS.phone.width, { maxShare: 0.97 })
+
+    // The owner changes the member's level from the list, to admin and back: the member's menu follows.
+    await ownerPage.reload()
+    const level = ownerPage.locator('select[aria-label="Level of member@shop.example"]')
+    for (const [value, invites] of [
+      ['8', 1],
+      ['1', 0],
+    ] as const) {
+      await level.selectOption(value)
+      await expect
+        .poll(
+          async () =>
+            (await call('GET', '/api/organizations/@current/members/')).body.results.find(
+              (m: Member) => m.user.email === 'member@shop.example',
+            ).level,
+        )
+        .toBe(Number(value))
+      await memberPage.goto(`${t.url}/project/${t.projectId}/members`)
+      await memberPage.waitForSelector('tr[data-email="owner@shop.example"]')
+      expect(await memberPage.locator('form[aria-label="Invite"]').count()).toBe(invites)
+    }
 
     // The owner removes the member: the member's session is refused at the next request.
     await ownerPage.reload()
