@@ -10,6 +10,7 @@ import type { Reason } from './evaluate'
 import type { Evaluation, Stamp } from './service'
 import type { FlagsRequest } from './request'
 import { flag } from './testing/flags'
+import { NO_SURVEYS } from './remote-config'
 
 const project: Project = { id: 1, name: 'p', apiToken: 'phc_test', timezone: 'UTC', settings: {}, createdAt: '' }
 const rollout = flag('rollout', { groups: [{ properties: [], rollout_percentage: 100 }] })
@@ -33,6 +34,7 @@ function setup() {
         }
       },
     },
+    surveys: NO_SURVEYS,
     clock: fixedClock(new Date('2024-05-01T00:00:00Z')),
     metrics: new Metrics(),
     decodeBody: async () => {

@@ -15,7 +15,7 @@ import type { Project, Tenants } from '../platform/tenancy'
 import { clientIp } from './geoip'
 import { readFlagsRequest } from './request'
 import { flagsBodyParts, shapeFor } from './responses'
-import { remoteConfig } from './remote-config'
+import { remoteConfig, type SurveyReader } from './remote-config'
 import type { Evaluation, FlagsService, Stamp } from './service'
 
 export type FlagsEndpoint = 'decide' | 'flags'
@@ -35,6 +35,7 @@ export interface FlagsCall {
 export interface FlagAnswersDeps {
   projects: Pick<Tenants, 'byToken'>
   service: Pick<FlagsService, 'readsIp' | 'flagsOf' | 'stamp' | 'holds' | 'evaluate'>
+  surveys: SurveyReader
   clock: Clock
   metrics: Metrics
   /** The body as JSON in any of the SDKs' encodings (forms, base64, gzip, lz64): the route's decoder. */
@@ -98,9 +99,12 @@ export class FlagAnswers {
       const config = remoteConfig(
         project,
         this.deps.service.flagsOf(project.id).some((f) => f.active),
+        this.deps.surveys,
         call.headers,
       )
       for (const key of RESPONSE_KEYS) delete config[key]
+      // Whether there are surveys, as PostHog's decide says it; posthog-js then fetches them (GET /api/surveys/).
+      config.surveys = config.surveys !== false
       const members = JSON.stringify(config).slice(1, -1)
       if (members !== '') head += members + ','
     }

@@ -5,6 +5,8 @@
 // PostHog's recording settings (sample rate, minimum duration, linked flag, network payloads, masking,
 // triggers) as PostHog's decide hands them over. A project with `recording_domains` gets
 // `sessionRecording: false` on a page of any other site (by the request's Origin or Referer), as in PostHog.
+// `surveys` is the project's running surveys (false: none, or the project set `surveys_opt_in: false`): with any,
+// posthog-js loads its surveys bundle and shows them.
 import { capturesConsoleLogs } from '../analytics/project-settings'
 import { isRecord } from '../platform/json'
 import { escapeRegex } from '../analytics/property-filters/sql'
@@ -17,8 +19,20 @@ export interface ConfigRequest {
   'user-agent'?: string
 }
 
-export function remoteConfig(project: Project, hasFeatureFlags: boolean, request: ConfigRequest = {}): Record<string, unknown> {
+/** The running surveys of a project, in posthog-js's shape (surveys/running.ts). */
+export interface SurveyReader {
+  running(teamId: number): Array<Record<string, unknown>>
+}
+export const NO_SURVEYS: SurveyReader = { running: () => [] }
+
+export function remoteConfig(
+  project: Project,
+  hasFeatureFlags: boolean,
+  surveys: SurveyReader,
+  request: ConfigRequest = {},
+): Record<string, unknown> {
   const s = project.settings
+  const running = s.surveys_opt_in === false ? [] : surveys.running(project.id)
   const recordings = s.session_recording_opt_in === true && onPermittedRecordingDomain(s.recording_domains, request)
   const base: Record<string, unknown> = {
     config: { enable_collect_everything: true },
@@ -34,7 +48,7 @@ export function remoteConfig(project: Project, hasFeatureFlags: boolean, request
     autocaptureExceptions: false,
     analytics: { endpoint: '/i/v0/e/' },
     elementsChainAsString: true,
-    surveys: false,
+    surveys: running.length > 0 ? running : false,
     heatmaps: false,
     flagsPersistenceDefault: false,
     defaultIdentifiedOnly: true,

@@ -13,7 +13,7 @@ import { AnyObject, ErrorBody, NoContent, RawBody, SDK_CONTENT_TYPES } from '../
 import type { Project, Tenants } from '../platform/tenancy'
 import type { Clock } from '../platform/clock'
 import type { Metrics } from '../platform/metrics'
-import { remoteConfig, type ConfigRequest } from './remote-config'
+import { remoteConfig, type ConfigRequest, type SurveyReader } from './remote-config'
 import type { FlagsService } from './service'
 import { FlagAnswers, projectOf, type FlagsCall, type FlagsEndpoint } from './answers'
 import { localEvaluation } from './local-evaluation'
@@ -25,6 +25,8 @@ export interface PublicFlagDeps {
   service: FlagsService
   snapshot: PersonSnapshot
   cohorts: CohortReader
+  /** The running surveys posthog-js shows. */
+  surveys: SurveyReader
   clock: Clock
   metrics: Metrics
   /** The SDK intake's one memory budget, shared with capture. */
@@ -120,6 +122,7 @@ export async function publicFlagRoutes(app: FastifyInstance, deps: PublicFlagDep
     ...remoteConfig(
       project,
       deps.service.flagsOf(project.id).some((f) => f.active),
+      deps.surveys,
       headers,
     ),
   })
@@ -153,20 +156,21 @@ export async function publicFlagRoutes(app: FastifyInstance, deps: PublicFlagDep
     },
   })
 
-  // posthog-js with surveys on asks for the project's surveys with its project key. Wren has no surveys
-  // yet: the list is empty, in PostHog's shape, so the SDK stops asking rather than retrying a 404.
+  // posthog-js with surveys on asks for the project's surveys with its project key: the running ones (launched, not
+  // stopped nor archived), in PostHog's SurveyAPISerializer shape. A project that set surveys_opt_in: false has none.
   route({
     method: 'GET',
     url: '/api/surveys/',
-    summary: 'The surveys posthog-js shows (none yet)',
+    summary: 'The running surveys posthog-js shows',
     access: { public: 'the project API key in `token`.' },
     schema: {
       querystring: Type.Object({ token: Type.String({ description: 'The project API key.' }) }),
-      response: { 200: Type.Object({ surveys: Type.Array(AnyObject()) }), 401: ErrorBody },
+      response: { 200: Type.Object({ surveys: Type.Array(AnyObject()), survey_config: Type.Null() }), 401: ErrorBody },
     },
     handler: async (request, reply) => {
-      projectFor(request.query.token)
-      return reply.header('cache-control', 'public, max-age=60').send({ surveys: [] })
+      const project = projectFor(request.query.token)
+      const surveys = project.settings.surveys_opt_in === false ? [] : deps.surveys.running(project.id)
+      return reply.send({ surveys, survey_config: null })
     },
   })
 

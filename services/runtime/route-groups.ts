@@ -9,6 +9,8 @@ import { staticRoutes } from '../static/routes'
 import { projectRoutes } from '../projects/routes'
 import { accountRoutes, userBasic } from '../accounts/routes'
 import { annotationRoutes } from '../annotations/routes'
+import { surveyRoutes } from '../surveys/routes'
+import { surveyFlags } from './survey-flags'
 import { deadLetterRoutes } from '../dead-letters/routes'
 import { eventRoutes } from '../events/routes'
 import { definitionRoutes } from '../definitions/routes'
@@ -60,6 +62,7 @@ async function flagAnswerDeps(s: Parts): Promise<PublicFlagDeps> {
     service: await s.services.flagsService(),
     snapshot: await s.services.personSnapshot(),
     cohorts: await s.services.cohortReader(),
+    surveys: await s.services.runningSurveys(),
     clock,
     metrics,
     memory: await s.services.requestMemory(),
@@ -120,6 +123,21 @@ export const ROUTE_GROUPS = {
       annotations: await s.stores.annotations(),
       siteUrl: s.ctx.config.siteUrl,
       clock: s.ctx.clock,
+      userBasic: (uuid: string) => {
+        const user = accounts.user(uuid)
+        return user ? userBasic(user) : null
+      },
+      callerUser: (caller: PersonalApiKey) => accounts.keyUser(caller)?.id ?? null,
+    }
+  }),
+  surveys: group('delegated', surveyRoutes, async (s) => {
+    const accounts = await s.stores.accounts()
+    return {
+      projects: await s.stores.projects(),
+      surveys: await s.stores.surveys(),
+      flags: surveyFlags(await s.stores.flags(), await s.stores.cohorts()),
+      clickhouse: s.ctx.storage.clickhouse,
+      siteUrl: s.ctx.config.siteUrl,
       userBasic: (uuid: string) => {
         const user = accounts.user(uuid)
         return user ? userBasic(user) : null

@@ -12,6 +12,7 @@ import { CachedCohortReader } from '../decide/cohorts'
 import { PersonSnapshot } from '../decide/snapshot'
 import { FlagsService } from '../decide/service'
 import { flagGeoProperties } from '../decide/geoip'
+import { RunningSurveys } from '../surveys/running'
 import { BuildOnce, type RuntimeContext } from './build-once'
 import { Jobs } from './jobs'
 import { Stages } from './stages'
@@ -112,6 +113,26 @@ export class Services extends BuildOnce {
         this.ctx.clock,
         geoip ? flagGeoProperties(geoip) : null,
       )
+    })
+  }
+
+  /** Decide's running surveys (what posthog-js shows), kept fresh from the configuration log. */
+  runningSurveys(): Promise<RunningSurveys> {
+    return this.once('running surveys', async () => {
+      const flags = await this.stores.flags()
+      const flagKey = (teamId: number, id: number) => {
+        const flag = flags.get(teamId, id)
+        return flag && !flag.deleted ? flag.key : null
+      }
+      const surveys = new RunningSurveys(
+        this.ctx.storage.clickhouse,
+        this.ctx.clock,
+        await this.stores.configLog(),
+        flagKey,
+        this.child('surveys'),
+      )
+      await surveys.start()
+      return surveys
     })
   }
 

@@ -291,7 +291,7 @@ describe('API conformance with PostHog clients', () => {
   it('16. posthog-js’s surveys poll answers the surveys list shape', async () => {
     const res = await fetch(`${t.url}/api/surveys/?token=${t.projectKey}`)
     expect(res.status).toBe(200)
-    expect(await res.json()).toEqual({ surveys: [] })
+    expect(await res.json()).toEqual({ surveys: [], survey_config: null })
     expect((await fetch(`${t.url}/api/surveys?token=phc_nope`)).status).toBe(401)
   })
 

@@ -11,6 +11,7 @@ type Objects = {
   persons: string
   actions: number
   annotations: number
+  surveys: string
   cohorts: number
   feature_flags: number
   session_recordings: string
@@ -42,6 +43,7 @@ describe('authorization of every management route', () => {
     'authz-b-flag',
     'authz-b-insight',
     'authz-b-dashboard',
+    'authz-b-survey',
   ]
 
   const makeObjects = async (projectId: number, projectKey: string, tag: 'a' | 'b'): Promise<Objects> => {
@@ -72,6 +74,11 @@ describe('authorization of every management route', () => {
       content: `authz-${tag}-annotation`,
       date_marker: '2026-11-01',
     })
+    const survey = await call('POST', `/api/projects/${projectId}/surveys/`, {
+      name: `authz-${tag}-survey`,
+      type: 'popover',
+      questions: [{ type: 'open', question: 'Why?' }],
+    })
     // An asynchronous query: its id is what GET and DELETE …/query/:id/ name.
     const query = await call('POST', `/api/projects/${projectId}/query/`, {
       query: { kind: 'TrendsQuery', series: [{ kind: 'EventsNode', event: 'signed_up' }] },
@@ -79,7 +86,7 @@ describe('authorization of every management route', () => {
       client_query_id: `authz-${tag}-query`,
     })
     if (query.status !== 202) throw new Error(`setup failed: ${query.status} ${query.text}`)
-    for (const res of [action, cohort, flag, dashboard, insight, annotation])
+    for (const res of [action, cohort, flag, dashboard, insight, annotation, survey])
       if (res.status !== 201) throw new Error(`setup failed: ${res.status} ${res.text}`)
     // A session recording: the project opts in, posthog-js's recorder sends one snapshot.
     const recording = `authz-${tag}-session`
@@ -95,6 +102,7 @@ describe('authorization of every management route', () => {
       persons: person.uuid,
       actions: action.body.id,
       annotations: annotation.body.id,
+      surveys: survey.body.id,
       cohorts: cohort.body.id,
       feature_flags: flag.body.id,
       session_recordings: recording,
@@ -113,7 +121,8 @@ describe('authorization of every management route', () => {
     objects.a = await makeObjects(t.projectId, t.projectKey, 'a')
     objects.b = await makeObjects(other.id, other.api_token, 'b')
     keys = {
-      noScope: await createKey(t, ['survey:read']),
+      // A scope no route takes.
+      noScope: await createKey(t, ['webhook:read']),
       otherProject: await createKey(t, ['*'], [other.id]),
       fullId: (await call('GET', '/api/personal_api_keys/')).body.results.find((k: any) => k.label === 'bootstrap').id,
     }
@@ -127,6 +136,7 @@ describe('authorization of every management route', () => {
       'authz-a-insight',
       'authz-a-dashboard',
       'authz-a-annotation',
+      'authz-a-survey',
       'Default project',
     ]
   })

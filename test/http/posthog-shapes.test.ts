@@ -1,7 +1,7 @@
 // The fields PostHog's own tools read: each answer of the insight, dashboard, tile, flag, cohort and property
 // definition routes is held against the field names and JSON types of PostHog's serializers
 // (posthog/api/insight.py InsightSerializer, dashboards/dashboard.py DashboardSerializer, DashboardBasicSerializer
-// and DashboardTileSerializer, feature_flag.py FeatureFlagSerializer, cohort.py CohortSerializer,
+// and DashboardTileSerializer, feature_flag.py FeatureFlagSerializer, cohort.py CohortSerializer, survey.py SurveySerializer,
 // property_definition.py PropertyDefinitionSerializer), and the OpenAPI document must declare them. Also a
 // dynamic cohort created with `groups: []` and defined after, as a CLI for PostHog does.
 import { afterAll, beforeAll, describe, expect, it } from 'vitest'
@@ -159,6 +159,41 @@ const PROPERTY_DEFINITION: Shape = {
   is_seen_on_filtered_events: ['boolean', 'null'],
 }
 
+/** posthog/api/survey.py SurveySerializer. */
+const SURVEY: Shape = {
+  id: ['string'],
+  name: ['string'],
+  description: ['string'],
+  type: ['string'],
+  schedule: ['string', 'null'],
+  linked_flag: ['object', 'null'],
+  linked_flag_id: ['number', 'null'],
+  targeting_flag: ['object', 'null'],
+  internal_targeting_flag: ['object', 'null'],
+  questions: ['array', 'null'],
+  conditions: ['object', 'null'],
+  appearance: ['object', 'null'],
+  created_at: ['datetime'],
+  created_by: ['object', 'null'],
+  start_date: ['datetime', 'null'],
+  end_date: ['datetime', 'null'],
+  archived: ['boolean'],
+  responses_limit: ['number', 'null'],
+  feature_flag_keys: ['array'],
+  iteration_count: ['number', 'null'],
+  iteration_frequency_days: ['number', 'null'],
+  iteration_start_dates: ['array', 'null'],
+  current_iteration: ['number', 'null'],
+  current_iteration_start_date: ['datetime', 'null'],
+  response_sampling_start_date: ['datetime', 'null'],
+  response_sampling_interval_type: ['string', 'null'],
+  response_sampling_interval: ['number', 'null'],
+  response_sampling_limit: ['number', 'null'],
+  response_sampling_daily_limits: ['array', 'object', 'null'],
+  enable_partial_responses: ['boolean', 'null'],
+  user_access_level: ['string', 'null'],
+}
+
 function jsonType(value: unknown): Json | 'missing' {
   if (value === undefined) return 'missing'
   if (value === null) return 'null'
@@ -245,7 +280,7 @@ describe("the fields PostHog's tools read", () => {
     expect(mine.effective_privilege_level).toBe(37)
   })
 
-  it('flags, cohorts and property definitions carry every field of PostHog’s serializers, with its types', async () => {
+  it('flags, cohorts, surveys and property definitions carry every field of PostHog’s serializers, with its types', async () => {
     const flag = await call('POST', at('/feature_flags/'), {
       key: 'beta',
       filters: { groups: [{ properties: [], rollout_percentage: 50 }] },
@@ -264,6 +299,27 @@ describe("the fields PostHog's tools read", () => {
     expect(cohort.status, cohort.text).toBe(201)
     expect(mismatches(cohort.body, COHORT)).toEqual([])
     expect(cohort.body).toMatchObject({ count: 1, is_calculating: false, cohort_type: 'person_property', errors_calculating: 0 })
+
+    const flagged = await call('POST', at('/feature_flags/'), {
+      key: 'survey-gate',
+      filters: { groups: [{ properties: [], rollout_percentage: 100 }] },
+    })
+    const survey = await call('POST', at('/surveys/'), {
+      name: 'Shape',
+      type: 'popover',
+      linked_flag_id: flagged.body.id,
+      targeting_flag_filters: { groups: [{ properties: [{ key: 'plan', value: 'pro', type: 'person' }], rollout_percentage: 100 }] },
+      questions: [{ type: 'open', question: 'Why?' }],
+      conditions: { url: 'example.com' },
+      appearance: { position: 'right' },
+      start_date: '2026-11-01T00:00:00Z',
+      iteration_count: 2,
+      iteration_frequency_days: 7,
+    })
+    expect(survey.status, survey.text).toBe(201)
+    expect(mismatches(survey.body, SURVEY)).toEqual([])
+    const surveys = await call('GET', at('/surveys/'))
+    expect(surveys.body.results.map((s: any) => mismatches(s, SURVEY))).toEqual([[]])
 
     const definitions = await call('GET', at('/property_definitions/?limit=1000'))
     expect(definitions.body.results.length).toBeGreaterThan(0)
@@ -286,6 +342,7 @@ describe("the fields PostHog's tools read", () => {
     expect(missing(Object.keys(tile.properties), TILE)).toEqual([])
     expect(missing(declared(`${project}/feature_flags/{id}/`, '200'), FLAG)).toEqual([])
     expect(missing(declared(`${project}/cohorts/{id}/`, '200'), COHORT)).toEqual([])
+    expect(missing(declared(`${project}/surveys/{id}/`, '200'), SURVEY)).toEqual([])
     expect(
       missing(
         declared(`${project}/dashboards/`, '200', (s) => s.properties.results.items),

@@ -31,6 +31,7 @@ const FLOORS: string[][] = [
     'dead-letters',
     'ingestion',
     'static',
+    'surveys',
     'web',
   ],
   ['query', 'persons', 'decide', 'accounts'],

@@ -43,8 +43,8 @@ import { subscription } from './streams'
 import { SerialQueue } from '../serial'
 
 /** Tables whose integer ids the allocator hands out. */
-export type IdKind = 'projects' | 'feature_flags' | 'actions' | 'cohorts' | 'insights' | 'dashboards' | 'annotations'
-const ID_KINDS: IdKind[] = ['projects', 'feature_flags', 'actions', 'cohorts', 'insights', 'dashboards', 'annotations']
+export type IdKind = 'projects' | 'feature_flags' | 'actions' | 'cohorts' | 'insights' | 'dashboards' | 'annotations' | 'surveys'
+const ID_KINDS: IdKind[] = ['projects', 'feature_flags', 'actions', 'cohorts', 'insights', 'dashboards', 'annotations', 'surveys']
 
 /** A stored configuration record (the store's own shape, with its version), or a signal to reload. */
 export type ConfigChange =
@@ -53,13 +53,15 @@ export type ConfigChange =
   | { kind: 'flag'; record: unknown }
   | { kind: 'action'; teamId: number; id: number }
   | { kind: 'cohort'; teamId: number }
+  /** A project's surveys changed: decide reloads the ones it shows (surveys/running.ts). */
+  | { kind: 'survey'; teamId: number }
   | { kind: 'account'; record: unknown }
 
 /** A configuration object whose updates are compare-and-set on its version. */
 export type VersionedObject =
   | { kind: 'project'; id: number }
   | { kind: 'key'; id: string }
-  | { kind: 'flag' | 'action' | 'cohort' | 'insight' | 'dashboard' | 'annotation'; teamId: number; id: number }
+  | { kind: 'flag' | 'action' | 'cohort' | 'insight' | 'dashboard' | 'annotation' | 'survey'; teamId: number; id: number }
   | { kind: 'sharing'; teamId: number; sessionId: string }
   /** accounts/store.ts: `user:<id>`, `invite:<id>`, `organization:<id>`, `organization` (the first one's making), `first-owner`. */
   | { kind: 'account'; id: string }
@@ -109,6 +111,7 @@ async function storedVersion(client: ClickHouseClient, o: VersionedObject): Prom
                 insight: 'insights',
                 dashboard: 'dashboards',
                 annotation: 'annotations',
+                survey: 'surveys',
               }[o.kind],
               'team_id = {team:Int64} AND id = {id:Int64}',
             ]
