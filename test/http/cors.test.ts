@@ -20,7 +20,7 @@ describe('CORS', () => {
       headers: { origin, 'access-control-request-method': method, 'access-control-request-headers': 'authorization,content-type' },
     })
 
-  it('keeps capture, decide, flags, remote config and /static open to any origin', async () => {
+  it('keeps capture, decide, flags, remote config, surveys and /static open to any origin', async () => {
     for (const path of [
       '/e/',
       '/batch/',
@@ -28,6 +28,7 @@ describe('CORS', () => {
       '/decide/?v=3',
       '/flags/?v=2',
       `/array/${t.projectKey}/config`,
+      `/api/surveys/?token=${t.projectKey}`,
       '/static/recorder.js',
     ]) {
       const res = await preflight(path, EVIL)
@@ -43,6 +44,9 @@ describe('CORS', () => {
     expect(decide.headers.get('access-control-allow-origin')).toBe(EVIL)
     const config = await fetch(`${t.url}/array/${t.projectKey}/config`, { headers: { origin: EVIL } })
     expect(config.headers.get('access-control-allow-origin')).toBe(EVIL)
+    // posthog-js fetches the surveys from the customer's page.
+    const surveys = await fetch(`${t.url}/api/surveys/?token=${t.projectKey}`, { headers: { origin: EVIL } })
+    expect(surveys.headers.get('access-control-allow-origin')).toBe(EVIL)
   })
 
   it('answers capture’s POST (its own scope) with the CORS headers of its GET and OPTIONS (the plugin’s), errors included', async () => {

@@ -1,6 +1,6 @@
 // CORS for the two kinds of routes. Browsers call the public routes from any site (posthog-js on the
 // customer's pages): capture, decide, flags, remote config and /static stay open to every origin, as
-// PostHog's are. Everything else — the management API with its personal keys, flag definitions for
+// PostHog's are, and the surveys posthog-js fetches (/api/surveys/). Everything else — the management API with its personal keys, flag definitions for
 // server SDKs, operations — answers cross-origin requests only from origins listed in WREN_CORS_ORIGINS,
 // WREN_SITE_URL's origin, and the server's own origin; any other origin gets no CORS headers at all
 // (its preflight is a 404), never a reflected origin with credentials.
@@ -14,8 +14,8 @@ declare module 'fastify' {
   }
 }
 
-/** Paths browsers call from any site (capture's paths as in capture/routes.ts, and recordings' /s). */
-const PUBLIC_PATHS = new Set(['/e', '/i/v0/e', '/track', '/engage', '/capture', '/batch', '/s', '/decide', '/flags'])
+/** Paths browsers call from any site (capture's paths as in capture/routes.ts, recordings' /s, posthog-js's surveys). */
+const PUBLIC_PATHS = new Set(['/e', '/i/v0/e', '/track', '/engage', '/capture', '/batch', '/s', '/decide', '/flags', '/api/surveys'])
 const PUBLIC_PREFIXES = ['/array/', '/static/']
 
 export function isPublicPath(url: string): boolean {
