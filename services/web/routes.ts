@@ -35,6 +35,7 @@ export const APP_SECTIONS = [
   'events',
   'persons',
   'feature_flags',
+  'surveys',
   'cohorts',
   'actions',
   'recordings',

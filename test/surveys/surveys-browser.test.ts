@@ -4,8 +4,8 @@
 // stats are read back through the API. Then the app's Surveys page: a survey made there, a second question added,
 // launched and stopped, its responses and stats shown (screenshots under test-artifacts/web/, at 1280 and 390 px).
 import { afterAll, beforeAll, describe, expect, it } from 'vitest'
-import type { Browser, Page } from 'playwright-core'
-import { api, drained, startWren, waitFor, type TestWren } from '../support/wren'
+import type { Browser, BrowserContext } from 'playwright-core'
+import { api, captureBatch, drained, startWren, waitFor, type TestWren } from '../support/wren'
 import { skipReason } from '../support/skip'
 import { serveSite, snippetScript, type Site } from '../support/posthog-snippet'
 import { chromiumMissing, expectDrawn, launchChromium, signedInContext } from '../support/browser'
@@ -132,5 +132,116 @@ describe.skipIf(unavailable !== null)(`surveys in headless Chromium${unavailable
       },
     })
     expect(responses.body.results).toEqual([['pro-visitor', '4', 'Pro']])
+  })
+
+  /** Sends `n` people's answers of `survey` as posthog-js does: shown, then sent with each question's response. */
+  const answered = async (survey: { id: string; questions: Array<{ id: string }> }, answers: string[][]) => {
+    const events = answers.flatMap((responses, n) => [
+      { event: 'survey shown', distinct_id: `app-${n}`, properties: { $survey_id: survey.id } },
+      {
+        event: 'survey sent',
+        distinct_id: `app-${n}`,
+        properties: {
+          $survey_id: survey.id,
+          ...Object.fromEntries(survey.questions.map((q, i) => [`$survey_response_${q.id}`, responses[i]])),
+        },
+      },
+    ])
+    await captureBatch(t, events)
+    await drained(t.wren)
+  }
+
+  it('makes a survey in the app, adds a second question, launches and stops it, and shows its stats and responses', async () => {
+    const contexts: BrowserContext[] = []
+    try {
+      for (const [size, name] of [
+        [WIDTHS.desktop, 'Checkout survey'],
+        [WIDTHS.phone, 'Onboarding survey'],
+      ] as const) {
+        const context = await signedInContext(browser, t.url, t.personalKey, { viewport: size })
+        contexts.push(context)
+        const page = await context.newPage()
+        await page.goto(`${t.url}/project/${t.projectId}/surveys`)
+        if (size === WIDTHS.phone) await page.click('nav.menu .menu-toggle')
+        await page.click('nav.menu a:has-text("Surveys")')
+        await page.click('a:has-text("New survey")')
+        await page.fill('input[name=name]', name)
+        await page.fill('input[name=url]', '/checkout')
+        await page.selectOption('select[aria-label="Question 1 type"]', 'rating')
+        await page.fill('input[aria-label="Question 1 text"]', 'How easy was it?')
+        await page.selectOption('select[aria-label="Question 1 scale"]', '10')
+        await page.click('button:has-text("Create survey")')
+        await page.waitForSelector('[aria-label=Status]:has-text("Draft")')
+        // A second question, a single choice with an open last choice.
+        await page.click('button:has-text("+ Add a question")')
+        await page.selectOption('select[aria-label="Question 2 type"]', 'single_choice')
+        await page.fill('input[aria-label="Question 2 text"]', 'What nearly stopped you?')
+        await page.fill('textarea[aria-label="Question 2 choices"]', 'Price\nShipping\nOther')
+        await page.check('section[aria-label="Question 2"] input[type=checkbox]')
+        await page.click('button:has-text("Save")')
+        const saved = await waitFor(
+          async () => {
+            const [found] = (await call('GET', `${base()}?search=${encodeURIComponent(name)}`)).body.results
+            return found?.questions.length === 2 && found
+          },
+          { what: 'the second question saved' },
+        )
+        // The page reloads the survey: the second question is there with the id it was given.
+        await page.waitForFunction(
+          () => (globalThis as any).document.querySelector('input[aria-label="Question 2 text"]')?.value === 'What nearly stopped you?',
+        )
+        expect(saved).toMatchObject({
+          type: 'popover',
+          conditions: { url: '/checkout', urlMatchType: 'icontains' },
+          start_date: null,
+          questions: [
+            { type: 'rating', question: 'How easy was it?', scale: 10, display: 'number', id: expect.any(String) },
+            {
+              type: 'single_choice',
+              question: 'What nearly stopped you?',
+              choices: ['Price', 'Shipping', 'Other'],
+              hasOpenEndedChoice: true,
+              id: expect.any(String),
+            },
+          ],
+        })
+
+        await page.click('button:has-text("Launch")')
+        await page.waitForSelector('[aria-label=Status]:has-text("Running")')
+        expect((await call('GET', `${base()}${saved.id}/`)).body.start_date).not.toBeNull()
+        const running: any = await (await fetch(`${t.url}/api/surveys/?token=${t.projectKey}`)).json()
+        expect(running.surveys.map((s: { id: string }) => s.id)).toContain(saved.id)
+
+        await answered(saved, [
+          ['9', 'Price'],
+          ['6', 'Shipping'],
+        ])
+        await page.reload()
+        const stats = page.locator('[aria-label=Stats]')
+        await stats.waitFor()
+        expect(await stats.locator('.figure strong').allTextContents()).toEqual(['2', '0', '2', '100%'])
+        const rows = page.locator('table[aria-label=Responses] tbody tr')
+        await rows.nth(1).waitFor()
+        const cells = await rows.evaluateAll((trs) =>
+          trs.map((tr) => [...(tr as unknown as { cells: Array<{ textContent: string }> }).cells].map((c) => c.textContent)),
+        )
+        expect(cells.map((r) => [r[0], r[2], r[3]]).sort()).toEqual([
+          ['app-0', '9', 'Price'],
+          ['app-1', '6', 'Shipping'],
+        ])
+        await expectDrawn(page, `surveys-app-${size.width}`, size.width)
+
+        await page.click('button:has-text("Stop")')
+        await page.waitForSelector('[aria-label=Status]:has-text("Stopped")')
+        expect((await call('GET', `${base()}${saved.id}/`)).body.end_date).not.toBeNull()
+        await page.goto(`${t.url}/project/${t.projectId}/surveys`)
+        const row = page.locator(`tr:has(a:has-text("${name}"))`)
+        expect(await row.locator('.survey-status').textContent()).toBe('Stopped')
+        expect(await row.locator('td.num').textContent()).toBe('2')
+        await expectDrawn(page, `surveys-list-${size.width}`, size.width)
+      }
+    } finally {
+      for (const context of contexts) await context.close()
+    }
   })
 })

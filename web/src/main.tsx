@@ -23,6 +23,7 @@ import { AccountPage, JoinPage, MembersPage } from './pages/account'
 import { DashboardPage, DashboardsPage, HomePage } from './pages/dashboards'
 import { InsightPage, SavedInsightsPage } from './pages/insights'
 import { SqlPage } from './pages/sql'
+import { SurveyPage, SurveysPage } from './pages/surveys'
 
 /**
  * The pages, in the menu's order, with the scope each needs (the menu hides what the key cannot read). The app
@@ -46,6 +47,7 @@ const SECTIONS = [
   { section: 'sql', title: 'SQL', scope: 'query:read' },
   { section: 'persons', title: 'Persons', scope: 'person:read' },
   { section: 'feature_flags', title: 'Feature flags', scope: 'feature_flag:read' },
+  { section: 'surveys', title: 'Surveys', scope: 'survey:read' },
   { section: 'cohorts', title: 'Cohorts', scope: 'cohort:read' },
   { section: 'actions', title: 'Actions', scope: 'action:read' },
   { section: 'recordings', title: 'Recordings', scope: 'session_recording:read' },
@@ -332,6 +334,8 @@ function Page({ section, rest, search }: { section: string; rest: string[]; sear
       return rest[0] ? <PersonPage id={rest[0]} /> : <PersonsPage search={search} />
     case 'feature_flags':
       return rest[0] ? <FlagPage id={rest[0]} /> : <FlagsPage />
+    case 'surveys':
+      return rest[0] ? <SurveyPage id={rest[0]} /> : <SurveysPage />
     case 'cohorts':
       return rest[0] ? <CohortPage id={rest[0]} /> : <CohortsPage />
     case 'actions':
