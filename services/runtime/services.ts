@@ -124,15 +124,7 @@ export class Services extends BuildOnce {
         const flag = flags.get(teamId, id)
         return flag && !flag.deleted ? flag.key : null
       }
-      const surveys = new RunningSurveys(
-        this.ctx.storage.clickhouse,
-        this.ctx.clock,
-        await this.stores.configLog(),
-        flagKey,
-        this.child('surveys'),
-      )
-      await surveys.start()
-      return surveys
+      return RunningSurveys.start(this.ctx.storage.clickhouse, this.ctx.clock, await this.stores.configLog(), flagKey)
     })
   }
 

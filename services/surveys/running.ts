@@ -1,15 +1,12 @@
 // The surveys posthog-js shows, as decide answers them (GET /api/surveys/?token= and the remote config's `surveys`):
-// every project's running surveys held in memory, reloaded for a project whenever any process writes one of its
-// surveys (heard on the configuration log), so the SDKs' requests never query ClickHouse. Shaped as PostHog's
-// SurveyAPISerializer (no description: PostHog leaves it out, some keep private notes there).
-import type { Logger } from 'pino'
+// every project's running surveys held in memory, loaded at start and kept by every survey any process stores (each
+// write is published whole on the configuration log, and applied here when newer than what is held), so the SDKs'
+// requests never query ClickHouse. Shaped as PostHog's SurveyAPISerializer (no description: PostHog leaves it out,
+// some keep private notes there).
 import type { ClickHouseClient } from '../platform/clickhouse'
 import type { Clock } from '../platform/clock'
 import type { ConfigLog } from '../platform/log/config-log'
-import { RepeatedFailures } from '../platform/repeated-failures'
 import { isRunning, iterations, SurveyStore, type Survey } from './store'
-
-const RETRY_MS = 5_000
 
 /** A flag's key by its id (null: no such flag, or deleted). */
 export type FlagKeyOf = (teamId: number, id: number) => string | null
@@ -37,42 +34,33 @@ export function publicSurvey(s: Survey, flagKey: FlagKeyOf): Record<string, unkn
 }
 
 export class RunningSurveys {
-  private readonly byTeam = new Map<number, Survey[]>()
-  private readonly store: SurveyStore
-  private readonly failures: RepeatedFailures
+  /** Every survey seen, the latest version of each, by project then id. */
+  private readonly byTeam = new Map<number, Map<number, Survey>>()
 
   constructor(
-    client: ClickHouseClient,
-    clock: Clock,
-    private readonly config: ConfigLog,
+    private readonly store: SurveyStore,
     private readonly flagKey: FlagKeyOf,
-    logger: Logger,
-  ) {
-    this.store = new SurveyStore(client, clock, config)
-    this.failures = new RepeatedFailures(logger, 'reloading surveys failed; keeping the previous ones')
-  }
+  ) {}
 
-  /** Loads every project's running surveys, then keeps each project's fresh after its surveys change. */
-  async start(): Promise<void> {
-    this.config.onChange((change) => {
-      if (change.kind === 'survey') void this.reload(change.teamId)
+  static async start(client: ClickHouseClient, clock: Clock, config: ConfigLog, flagKey: FlagKeyOf): Promise<RunningSurveys> {
+    const store = new SurveyStore(client, clock, config)
+    const surveys = new RunningSurveys(store, flagKey)
+    config.onChange((change) => {
+      if (change.kind === 'survey') surveys.apply(change.record as Survey)
     })
-    for (const teamId of await this.store.teamsWithSurveys()) this.byTeam.set(teamId, (await this.store.list(teamId)).filter(isRunning))
+    for (const teamId of await store.teamsWithSurveys()) for (const s of await store.list(teamId)) surveys.apply(s)
+    return surveys
   }
 
   /** The project's running surveys, in posthog-js's shape, oldest first. */
   running(teamId: number): Array<Record<string, unknown>> {
-    return (this.byTeam.get(teamId) ?? []).map((s) => publicSurvey(s, this.flagKey))
+    return [...(this.byTeam.get(teamId)?.values() ?? [])].filter(isRunning).map((s) => publicSurvey(s, this.flagKey))
   }
 
-  private async reload(teamId: number): Promise<void> {
-    try {
-      this.byTeam.set(teamId, (await this.store.list(teamId)).filter(isRunning))
-      this.failures.success()
-    } catch (err) {
-      this.failures.failure(err, { teamId })
-      // Tried again in a moment: nothing else would (the next change may be hours away).
-      setTimeout(() => void this.reload(teamId), RETRY_MS).unref()
-    }
+  /** A stored survey, kept when newer than the one held (a change heard twice, or after the load, changes nothing). */
+  private apply(survey: Survey): void {
+    let team = this.byTeam.get(survey.teamId)
+    if (!team) this.byTeam.set(survey.teamId, (team = new Map()))
+    if ((team.get(survey.id)?.version ?? 0) < survey.version) team.set(survey.id, survey)
   }
 }

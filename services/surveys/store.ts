@@ -93,7 +93,7 @@ const SURVEYS: ConfigObjectKind<Survey, SurveyFields, NewSurvey> = {
     createdBy: r.created_by as string,
     updatedAt: timestamp(r.updated_at),
   }),
-  published: (s) => ({ kind: 'survey', teamId: s.teamId }),
+  published: (s) => ({ kind: 'survey', record: s }),
 }
 
 export class SurveyStore extends ConfigObjectStore<Survey, SurveyFields, NewSurvey> {

@@ -5,6 +5,9 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest'
 import { api, captureBatch, drained, startWren, type TestWren } from '../support/wren'
 import { queryRows } from '../../services/platform/clickhouse'
+import { systemClock } from '../../services/platform/clock'
+import type { ConfigLog } from '../../services/platform/log/config-log'
+import { RunningSurveys } from '../../services/surveys/running'
 
 /** PostHog's SurveySerializer fields. */
 const SURVEY_FIELDS = [
@@ -246,6 +249,10 @@ describe('surveys', () => {
     expect(resumed.body.questions.slice(0, 5)).toEqual(survey.questions)
     expect(resumed.body.questions[5]).toMatchObject({ question: 'Anything else?', id: expect.any(String) })
     expect((await publicList()).surveys).toHaveLength(1)
+    // What decide holds after a restart, loaded from storage, is what it was told of.
+    const config = { onChange: () => undefined } as unknown as ConfigLog
+    const loaded = await RunningSurveys.start(t.wren.clickhouse, systemClock, config, () => survey.targeting_flag.key)
+    expect(loaded.running(t.projectId)).toEqual((await publicList()).surveys)
     await call('PATCH', `${base()}${survey.id}/`, { archived: true })
     expect((await publicList()).surveys).toEqual([])
     expect((await remoteConfig()).surveys).toBe(false)

@@ -53,8 +53,8 @@ export type ConfigChange =
   | { kind: 'flag'; record: unknown }
   | { kind: 'action'; teamId: number; id: number }
   | { kind: 'cohort'; teamId: number }
-  /** A project's surveys changed: decide reloads the ones it shows (surveys/running.ts). */
-  | { kind: 'survey'; teamId: number }
+  /** A survey as stored: decide keeps the running ones (surveys/running.ts). */
+  | { kind: 'survey'; record: unknown }
   | { kind: 'account'; record: unknown }
 
 /** A configuration object whose updates are compare-and-set on its version. */
