@@ -20,3 +20,14 @@ export function targetingFlagKey(): string {
   const digits = Array.from({ length: 10 }, () => '0123456789abcdef'[Math.floor(Math.random() * 16)]).join('')
   return `${TARGETING_FLAG_PREFIX}${digits}`
 }
+
+/**
+ * The filters of a survey's internal targeting flag, as PostHog makes them: people without the person properties
+ * posthog-js sets when they dismiss or answer it (`$survey_dismissed/<id>`, `$survey_responded/<id>`, with
+ * `/<iteration>` for a recurring survey), so no one is asked again, on any device.
+ */
+export function interactedFilters(surveyId: string, iteration: number | null, iterationCount: number | null): Record<string, unknown> {
+  const key = iterationCount ? `${surveyId}/${iteration ?? 1}` : surveyId
+  const notSet = (property: string) => ({ key: `${property}/${key}`, value: 'is_not_set', operator: 'is_not_set', type: 'person' })
+  return { groups: [{ variant: null, rollout_percentage: 100, properties: [notSet('$survey_dismissed'), notSet('$survey_responded')] }] }
+}

@@ -1,7 +1,9 @@
 // /api/projects/:project_id/surveys/ (and /api/environments/…): PostHog's surveys, with scopes survey:read/write.
 // A list (search in name and description), create, retrieve, PATCH (launch with start_date, stop with end_date,
 // archive), soft delete (its targeting flag deleted with it, as PostHog's DELETE does), and the stats of one survey
-// or of every survey not archived, counted from posthog-js's survey events.
+// or of every survey not archived, counted from posthog-js's survey events. Each survey has an internal targeting
+// flag, as in PostHog, that keeps it from people who have answered or dismissed it.
+import { randomUUID } from 'node:crypto'
 import type { FastifyInstance } from 'fastify'
 import { Type } from 'typebox'
 import { wrenError } from '../platform/errors'
@@ -14,7 +16,7 @@ import type { ClickHouseClient } from '../platform/clickhouse'
 import { queryRows } from '../platform/clickhouse'
 import type { PersonalApiKey, Tenants } from '../platform/tenancy'
 import { isRunning, iterations, MAX_ITERATION_COUNT, SURVEY_TYPES, type Survey, type SurveyFields, type SurveyStore } from './store'
-import { targetingFlagKey, type SurveyFlags } from './flags'
+import { interactedFilters, targetingFlagKey, type SurveyFlags } from './flags'
 import { OneSurveyStatsAnswer, SurveyAnswer, SurveyStatsAnswer } from './schemas'
 import { SENT, statsRange, surveyStats } from './stats'
 import {
@@ -81,6 +83,7 @@ export async function surveyRoutes(app: FastifyInstance, deps: SurveyRouteDeps):
   const serialize = (s: Survey, viewer: PersonalApiKey) => {
     const linked = s.linkedFlagId !== null ? flags.minimal(s.teamId, s.linkedFlagId) : null
     const targeting = s.targetingFlagId !== null ? flags.minimal(s.teamId, s.targetingFlagId) : null
+    const internal = s.internalTargetingFlagId !== null ? flags.minimal(s.teamId, s.internalTargetingFlagId) : null
     const iteration = iterations(s)
     return {
       id: s.uuid,
@@ -91,7 +94,7 @@ export async function surveyRoutes(app: FastifyInstance, deps: SurveyRouteDeps):
       linked_flag: linked,
       linked_flag_id: linked ? s.linkedFlagId : null,
       targeting_flag: targeting,
-      internal_targeting_flag: null,
+      internal_targeting_flag: internal,
       questions: s.questions,
       conditions: s.conditions,
       appearance: s.appearance,
@@ -104,7 +107,7 @@ export async function surveyRoutes(app: FastifyInstance, deps: SurveyRouteDeps):
       feature_flag_keys: [
         { key: 'linked_flag_key', value: linked?.key ?? null },
         { key: 'targeting_flag_key', value: targeting?.key ?? null },
-        { key: 'internal_targeting_flag_key', value: null },
+        { key: 'internal_targeting_flag_key', value: internal?.key ?? null },
         { key: 'internal_response_sampling_flag_key', value: null },
       ],
       iteration_count: s.iterationCount,
@@ -178,11 +181,12 @@ export async function surveyRoutes(app: FastifyInstance, deps: SurveyRouteDeps):
       )
     return out
   }
-  /** The targeting flag is on while the survey runs, off otherwise (PostHog turns it off when a survey is stopped). */
-  const syncTargeting = async (s: Survey, actor: string) => {
-    if (s.targetingFlagId === null) return
-    const flag = flags.minimal(s.teamId, s.targetingFlagId)
-    if (flag && flag.active !== isRunning(s)) await flags.update(s.teamId, s.targetingFlagId, { active: isRunning(s) }, actor)
+  /** The survey's flags are on while it runs, off otherwise (PostHog turns them off when a survey is stopped). */
+  const syncFlags = async (s: Survey, actor: string) => {
+    for (const id of [s.targetingFlagId, s.internalTargetingFlagId]) {
+      const flag = id !== null ? flags.minimal(s.teamId, id) : null
+      if (flag && id !== null && flag.active !== isRunning(s)) await flags.update(s.teamId, id, { active: isRunning(s) }, actor)
+    }
   }
 
   route({
@@ -246,19 +250,25 @@ export async function surveyRoutes(app: FastifyInstance, deps: SurveyRouteDeps):
         enablePartialResponses: given.enablePartialResponses ?? false,
         linkedFlagId: given.linkedFlagId ?? null,
         targetingFlagId: given.targetingFlagId ?? null,
+        internalTargetingFlagId: null as number | null,
         createdBy: deps.callerUser(caller.key) ?? '',
+        uuid: randomUUID(),
       }
+      const running = isRunning({ ...draft, deleted: false })
+      const flagName = `Targeting flag for survey ${draft.name}`
       if (filters)
-        draft.targetingFlagId = await flags.create(
-          teamId,
-          {
-            key: targetingFlagKey(),
-            name: `Targeting flag for survey ${draft.name}`,
-            filters,
-            active: isRunning({ ...draft, deleted: false }),
-          },
-          actor,
-        )
+        draft.targetingFlagId = await flags.create(teamId, { key: targetingFlagKey(), name: flagName, filters, active: running }, actor)
+      const iteration = iterations(draft)
+      draft.internalTargetingFlagId = await flags.create(
+        teamId,
+        {
+          key: `${targetingFlagKey()}-custom`,
+          name: flagName,
+          filters: interactedFilters(draft.uuid, iteration.current, draft.iterationCount),
+          active: running,
+        },
+        actor,
+      )
       const survey = await surveys.create(teamId, draft)
       return reply.status(201).send(serialize(survey, caller.key))
     },
@@ -298,7 +308,7 @@ export async function surveyRoutes(app: FastifyInstance, deps: SurveyRouteDeps):
         return given
       })
       if (!saved) throw wrenError('not_found', `Survey ${request.params.id} does not exist.`)
-      await syncTargeting(saved, actor)
+      await syncFlags(saved, actor)
       return serialize(saved, caller.key)
     },
   })
@@ -312,8 +322,8 @@ export async function surveyRoutes(app: FastifyInstance, deps: SurveyRouteDeps):
     handler: async (request, reply, caller) => {
       const teamId = caller.project.id
       const survey = await find(teamId, request.params.id)
-      if (survey.targetingFlagId !== null && flags.minimal(teamId, survey.targetingFlagId))
-        await flags.update(teamId, survey.targetingFlagId, { deleted: true }, caller.key.label)
+      for (const id of [survey.targetingFlagId, survey.internalTargetingFlagId])
+        if (id !== null && flags.minimal(teamId, id)) await flags.update(teamId, id, { deleted: true }, caller.key.label)
       await surveys.update(teamId, survey.id, () => ({ deleted: true }))
       return reply.status(204).send()
     },

@@ -20,7 +20,7 @@ export function publicSurvey(s: Survey, flagKey: FlagKeyOf): Record<string, unkn
     type: s.type,
     linked_flag_key: s.linkedFlagId !== null ? flagKey(s.teamId, s.linkedFlagId) : null,
     targeting_flag_key: s.targetingFlagId !== null ? flagKey(s.teamId, s.targetingFlagId) : null,
-    internal_targeting_flag_key: null,
+    internal_targeting_flag_key: s.internalTargetingFlagId !== null ? flagKey(s.teamId, s.internalTargetingFlagId) : null,
     questions: s.questions ?? [],
     conditions: s.conditions,
     appearance: s.appearance,

@@ -20,7 +20,7 @@ export const SurveyAnswer = Type.Object(
     linked_flag: Nullable(MinimalFlag),
     linked_flag_id: Nullable(Type.Integer()),
     targeting_flag: Nullable(MinimalFlag),
-    internal_targeting_flag: Type.Null(),
+    internal_targeting_flag: Nullable(MinimalFlag),
     questions: Nullable(Type.Array(Json)),
     conditions: Nullable(Json),
     appearance: Nullable(Json),

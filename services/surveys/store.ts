@@ -1,6 +1,5 @@
 // Surveys: configuration objects (platform/config-objects.ts) with a uuid of their own, the id the API and posthog-js
 // name them by. A write tells every process (decide shows the running ones, running.ts).
-import { randomUUID } from 'node:crypto'
 import { queryRows, type ClickHouseClient } from '../platform/clickhouse'
 import { ConfigObjectStore, timestamp, type ConfigObjectKind } from '../platform/config-objects'
 import type { Clock } from '../platform/clock'
@@ -33,6 +32,8 @@ export interface SurveyDefinition {
   linkedFlagId: number | null
   /** The flag made from `targeting_flag_filters` (or named by `targeting_flag_id`). */
   targetingFlagId: number | null
+  /** The flag made with the survey: on for people who have neither answered nor dismissed it (PostHog's internal targeting flag). */
+  internalTargetingFlagId: number | null
 }
 
 export interface Survey extends SurveyDefinition {
@@ -51,7 +52,7 @@ export interface Survey extends SurveyDefinition {
 }
 
 export type SurveyFields = Pick<Survey, 'name' | 'type' | 'archived' | keyof SurveyDefinition>
-export type NewSurvey = SurveyFields & Pick<Survey, 'createdBy'>
+export type NewSurvey = SurveyFields & Pick<Survey, 'createdBy' | 'uuid'>
 
 const DEFINITION_KEYS: Array<keyof SurveyDefinition> = [
   'description',
@@ -67,13 +68,14 @@ const DEFINITION_KEYS: Array<keyof SurveyDefinition> = [
   'enablePartialResponses',
   'linkedFlagId',
   'targetingFlagId',
+  'internalTargetingFlagId',
 ]
 
 const SURVEYS: ConfigObjectKind<Survey, SurveyFields, NewSurvey> = {
   table: 'surveys',
   object: 'survey',
   columns: ['uuid', 'name', 'type', 'definition', 'archived', 'created_by', 'updated_at'],
-  create: (fields, now) => ({ ...fields, uuid: randomUUID(), updatedAt: now }),
+  create: (fields, now) => ({ ...fields, updatedAt: now }),
   touch: (survey, _current, now) => ({ ...survey, updatedAt: now }),
   toRow: (s) => ({
     uuid: s.uuid,

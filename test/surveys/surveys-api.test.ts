@@ -218,6 +218,7 @@ describe('surveys', () => {
       current_iteration: 1,
       iteration_start_dates: ['2026-11-01T00:00:00.000Z', '2026-12-01T00:00:00.000Z'],
       targeting_flag: { active: true },
+      internal_targeting_flag: { active: true },
     })
     const { surveys } = await publicList()
     expect(surveys).toHaveLength(1)
@@ -225,6 +226,7 @@ describe('surveys', () => {
     expect(surveys[0]).toMatchObject({
       id: survey.id,
       targeting_flag_key: survey.targeting_flag.key,
+      internal_targeting_flag_key: survey.internal_targeting_flag.key,
       questions: survey.questions,
       conditions: survey.conditions,
       current_iteration: 1,
@@ -238,9 +240,25 @@ describe('surveys', () => {
     const answer: any = await flags.json()
     expect(answer.surveys).toBe(true)
     expect(answer.flags[survey.targeting_flag.key].enabled).toBe(true)
+    expect(answer.flags[survey.internal_targeting_flag.key].enabled).toBe(true)
+    // Someone who has answered it (posthog-js sets the person property) is not asked again.
+    const answered = await fetch(`${t.url}/flags/?v=2`, {
+      method: 'POST',
+      body: JSON.stringify({
+        token: t.projectKey,
+        distinct_id: 'visitor',
+        person_properties: { plan: 'pro', [`$survey_responded/${survey.id}/1`]: true },
+      }),
+    })
+    const answeredBody: any = await answered.json()
+    expect(answeredBody.flags[survey.internal_targeting_flag.key].enabled).toBe(false)
     // Stopped, then archived: gone from what posthog-js reads, the flag off.
     const stopped = await call('PATCH', `${base()}${survey.id}/`, { end_date: '2026-11-20T00:00:00Z' })
-    expect(stopped.body).toMatchObject({ end_date: '2026-11-20T00:00:00.000Z', targeting_flag: { active: false } })
+    expect(stopped.body).toMatchObject({
+      end_date: '2026-11-20T00:00:00.000Z',
+      targeting_flag: { active: false },
+      internal_targeting_flag: { active: false },
+    })
     expect((await publicList()).surveys).toEqual([])
     const resumed = await call('PATCH', `${base()}${survey.id}/`, {
       end_date: null,
@@ -251,7 +269,8 @@ describe('surveys', () => {
     expect((await publicList()).surveys).toHaveLength(1)
     // What decide holds after a restart, loaded from storage, is what it was told of.
     const config = { onChange: () => undefined } as unknown as ConfigLog
-    const loaded = await RunningSurveys.start(t.wren.clickhouse, systemClock, config, () => survey.targeting_flag.key)
+    const keys = new Map([survey.targeting_flag, survey.internal_targeting_flag].map((f) => [f.id, f.key]))
+    const loaded = await RunningSurveys.start(t.wren.clickhouse, systemClock, config, (_team, id) => keys.get(id) ?? null)
     expect(loaded.running(t.projectId)).toEqual((await publicList()).surveys)
     await call('PATCH', `${base()}${survey.id}/`, { archived: true })
     expect((await publicList()).surveys).toEqual([])
@@ -364,7 +383,7 @@ describe('surveys', () => {
     ])
   })
 
-  it('deletes softly, with its targeting flag; needs survey:read to read and survey:write to change', async () => {
+  it('deletes softly, with its flags; needs survey:read to read and survey:write to change', async () => {
     const made = await call('POST', base(), {
       name: 'Short-lived',
       type: 'api',
@@ -383,8 +402,8 @@ describe('surveys', () => {
     expect((await call('GET', `${base()}${made.body.id}/`)).status).toBe(404)
     expect((await call('DELETE', `${base()}${made.body.id}/`)).status).toBe(404)
     expect((await call('GET', base())).body.results.map((s: { name: string }) => s.name)).toEqual(['NPS', 'Onboarding'])
-    const flag = await call('GET', `/api/projects/${t.projectId}/feature_flags/${made.body.targeting_flag.id}/`)
-    expect(flag.body.deleted).toBe(true)
+    for (const flag of [made.body.targeting_flag, made.body.internal_targeting_flag])
+      expect((await call('GET', `/api/projects/${t.projectId}/feature_flags/${flag.id}/`)).body.deleted).toBe(true)
     const kept = await queryRows<{ n: number }>(
       t.wren.clickhouse,
       'SELECT count() AS n FROM surveys FINAL WHERE team_id = {team:Int64} AND deleted = 1',

@@ -13,14 +13,15 @@ import { chromiumMissing, expectDrawn, launchChromium, signedInContext } from '.
 const unavailable = skipReason('surveys-browser', chromiumMissing())
 const WIDTHS = { desktop: { width: 1280, height: 860 }, phone: { width: 390, height: 844 } }
 
-/** A page of the site: PostHog's snippet pointed at Wren, for a visitor of `plan`. */
+/** A page of the site: PostHog's snippet pointed at Wren, for a visitor of `plan` with a person profile (posthog-js sets what they answered on it). */
 const sitePage = (wrenUrl: string, token: string, visitor: string, plan: string) => `<!doctype html>
 <html><head><meta charset="utf-8"><title>pricing</title>
 ${snippetScript(
   token,
   wrenUrl,
   `    bootstrap: { distinctID: ${JSON.stringify(visitor)} },
-    autocapture: false,`,
+    autocapture: false,
+    person_profiles: 'always',`,
 )}
 <script>posthog.setPersonPropertiesForFlags({ plan: ${JSON.stringify(plan)} })</script>
 </head><body><main><h1>Pricing</h1></main></body></html>`
@@ -132,6 +133,23 @@ describe.skipIf(unavailable !== null)(`surveys in headless Chromium${unavailable
       },
     })
     expect(responses.body.results).toEqual([['pro-visitor', '4', 'Pro']])
+    // posthog-js marked the person as having answered: on another device, the survey's internal flag keeps it away
+    // (once decide has the person's new properties).
+    const flagsOf = async (): Promise<Record<string, { enabled: boolean }>> => {
+      const res = await fetch(`${t.url}/flags/?v=2`, {
+        method: 'POST',
+        body: JSON.stringify({ token: t.projectKey, distinct_id: 'pro-visitor', person_properties: { plan: 'pro' } }),
+      })
+      return ((await res.json()) as { flags: Record<string, { enabled: boolean }> }).flags
+    }
+    const flags = await waitFor(
+      async () => {
+        const answer = await flagsOf()
+        return answer[made.body.internal_targeting_flag.key].enabled === false && answer
+      },
+      { what: 'the internal targeting flag to turn off for the person who answered' },
+    )
+    expect(flags[made.body.targeting_flag.key].enabled).toBe(true)
   })
 
   /** Sends `n` people's answers of `survey` as posthog-js does: shown, then sent with each question's response. */
@@ -237,7 +255,8 @@ describe.skipIf(unavailable !== null)(`surveys in headless Chromium${unavailable
         await page.goto(`${t.url}/project/${t.projectId}/surveys`)
         const row = page.locator(`tr:has(a:has-text("${name}"))`)
         expect(await row.locator('.survey-status').textContent()).toBe('Stopped')
-        expect(await row.locator('td.num').textContent()).toBe('2')
+        // The responses column fills in once the counts have loaded.
+        await row.locator('td.num:text-is("2")').waitFor()
         await expectDrawn(page, `surveys-list-${size.width}`, size.width)
       }
     } finally {

@@ -104,7 +104,7 @@ export function SurveysPage() {
               <span class={`tag survey-status ${status(s).toLowerCase()}`}>{status(s)}</span>
             </td>
             <td>{s.questions?.length ?? 0}</td>
-            <td class="num">{counts.data?.[s.id] ?? 0}</td>
+            <td class="num">{counts.data ? (counts.data[s.id] ?? 0) : '…'}</td>
           </tr>
         )}
       />
