@@ -5,7 +5,7 @@
 // flag, as in PostHog, that keeps it from people who have answered or dismissed it.
 import { randomUUID } from 'node:crypto'
 import type { FastifyInstance } from 'fastify'
-import { Type } from 'typebox'
+import { Type, type Static } from 'typebox'
 import { wrenError } from '../platform/errors'
 import { hasScope } from '../platform/http/auth'
 import { callerGone } from '../platform/http/caller-gone'
@@ -74,7 +74,8 @@ const StatsRange = Type.Object({
   date_from: Type.Optional(Type.String({ description: 'ISO 8601 with a timezone' })),
   date_to: Type.Optional(Type.String({ description: 'ISO 8601 with a timezone' })),
 })
-type Body = { [K in keyof typeof fields]?: unknown } & Record<string, unknown>
+const PatchBody = Type.Object(fields)
+type Body = Static<typeof PatchBody>
 
 export async function surveyRoutes(app: FastifyInstance, deps: SurveyRouteDeps): Promise<void> {
   const { projects, surveys, flags } = deps
@@ -146,21 +147,21 @@ export async function surveyRoutes(app: FastifyInstance, deps: SurveyRouteDeps):
   /** The fields a body sets, checked, over `current` (a PATCH) or from nothing (a create). */
   const fieldsOf = (teamId: number, body: Body, current: Survey | null): Partial<SurveyFields> => {
     const out: Partial<SurveyFields> = {}
-    if (body.name !== undefined) out.name = body.name as string
-    if (body.description !== undefined) out.description = body.description as string
-    if (body.type !== undefined) out.type = body.type as Survey['type']
-    if ('schedule' in body) out.schedule = validSchedule(body.schedule as string | null)
+    if (body.name !== undefined) out.name = body.name
+    if (body.description !== undefined) out.description = body.description
+    if (body.type !== undefined) out.type = body.type
+    if ('schedule' in body) out.schedule = validSchedule(body.schedule)
     if ('questions' in body) out.questions = validQuestions(body.questions)
     if ('conditions' in body) out.conditions = validConditions(body.conditions)
     if ('appearance' in body) out.appearance = validAppearance(body.appearance)
-    if ('start_date' in body) out.startDate = validDate(body.start_date as string | null, 'start_date')
-    if ('end_date' in body) out.endDate = validDate(body.end_date as string | null, 'end_date')
-    if (body.archived !== undefined) out.archived = body.archived as boolean
-    if ('responses_limit' in body) out.responsesLimit = (body.responses_limit as number | null) ?? null
-    if ('iteration_count' in body) out.iterationCount = (body.iteration_count as number | null) ?? null
-    if ('iteration_frequency_days' in body) out.iterationFrequencyDays = (body.iteration_frequency_days as number | null) ?? null
-    if ('enable_partial_responses' in body) out.enablePartialResponses = (body.enable_partial_responses as boolean | null) ?? null
-    if ('linked_flag_id' in body) out.linkedFlagId = (body.linked_flag_id as number | null) ?? null
+    if ('start_date' in body) out.startDate = validDate(body.start_date, 'start_date')
+    if ('end_date' in body) out.endDate = validDate(body.end_date, 'end_date')
+    if (body.archived !== undefined) out.archived = body.archived
+    if ('responses_limit' in body) out.responsesLimit = body.responses_limit ?? null
+    if ('iteration_count' in body) out.iterationCount = body.iteration_count ?? null
+    if ('iteration_frequency_days' in body) out.iterationFrequencyDays = body.iteration_frequency_days ?? null
+    if ('enable_partial_responses' in body) out.enablePartialResponses = body.enable_partial_responses ?? null
+    if ('linked_flag_id' in body) out.linkedFlagId = body.linked_flag_id ?? null
     const linkedId = out.linkedFlagId !== undefined ? out.linkedFlagId : (current?.linkedFlagId ?? null)
     const conditions = out.conditions !== undefined ? out.conditions : (current?.conditions ?? null)
     checkLinkedVariant(conditions, linkedFlag(teamId, linkedId))
@@ -168,9 +169,9 @@ export async function surveyRoutes(app: FastifyInstance, deps: SurveyRouteDeps):
     if (type === 'external_survey')
       checkExternal(body, conditions, out.appearance !== undefined ? out.appearance : (current?.appearance ?? null))
     if (body.targeting_flag_id !== undefined) {
-      if (flags.variants(teamId, body.targeting_flag_id as number) === null)
+      if (flags.variants(teamId, body.targeting_flag_id) === null)
         throw wrenError('invalid_input', 'Feature Flag with this ID does not exist', 'targeting_flag_id')
-      out.targetingFlagId = body.targeting_flag_id as number
+      out.targetingFlagId = body.targeting_flag_id
     }
     const iteration = current ? iterations(current).current : null
     if (typeof body.iteration_count === 'number' && iteration && iteration > body.iteration_count && body.iteration_count > 0)
@@ -228,7 +229,7 @@ export async function surveyRoutes(app: FastifyInstance, deps: SurveyRouteDeps):
     },
     handler: async (request, reply, caller) => {
       const teamId = caller.project.id
-      const body = request.body as Body
+      const body: Body = request.body
       const given = fieldsOf(teamId, body, null)
       await nameTaken(teamId, given.name!, null)
       const filters = validTargetingFilters(body.targeting_flag_filters)
@@ -279,10 +280,10 @@ export async function surveyRoutes(app: FastifyInstance, deps: SurveyRouteDeps):
     url: '/surveys/:id/',
     summary: 'Update a survey: start_date launches it, end_date stops it',
     access: { project: 'survey:write' },
-    schema: { params: SurveyId, body: Type.Object(fields), response: { 200: SurveyAnswer } },
+    schema: { params: SurveyId, body: PatchBody, response: { 200: SurveyAnswer } },
     handler: async (request, _reply, caller) => {
       const teamId = caller.project.id
-      const body = request.body as Body
+      const body: Body = request.body
       const current = await find(teamId, request.params.id)
       const given = fieldsOf(teamId, body, current)
       if (given.name !== undefined && given.name !== current.name) await nameTaken(teamId, given.name, current.id)
