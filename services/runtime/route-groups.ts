@@ -115,6 +115,7 @@ export const ROUTE_GROUPS = {
   projects: group('delegated', projectRoutes, async (s) => ({ projects: await s.stores.projects(), siteUrl: s.ctx.config.siteUrl })),
   annotations: group('delegated', annotationRoutes, async (s) => {
     const accounts = await s.stores.accounts()
+    const [insights, dashboards] = [await s.stores.insights(), await s.stores.dashboards()]
     return {
       projects: await s.stores.projects(),
       annotations: await s.stores.annotations(),
@@ -125,6 +126,8 @@ export const ROUTE_GROUPS = {
         return user ? userBasic(user) : null
       },
       callerUser: (caller: PersonalApiKey) => accounts.keyUser(caller)?.id ?? null,
+      insight: (teamId: number, id: number) => insights.get(teamId, id),
+      dashboard: (teamId: number, id: number) => dashboards.get(teamId, id),
     }
   }),
   accounts: group('delegated', accountRoutes, async (s) => ({
