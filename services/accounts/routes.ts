@@ -317,7 +317,7 @@ export async function accountRoutes(app: FastifyInstance, deps: AccountRouteDeps
     handler: async (request, _reply, caller) => {
       organizationOf(request.params.organization_id)
       const page = pageOfList(request, siteUrl, reached(caller), request.query, 100)
-      return { ...page, results: page.results.map(serializeProject) }
+      return { ...page, results: page.results.map((p) => serializeProject(p, accounts.organization().id)) }
     },
   })
 
@@ -555,7 +555,7 @@ function serializeMember(u: User) {
 }
 
 function teamBasic(p: Project, organizationId: string) {
-  return { ...serializeProject(p), id: p.id, name: p.name, organization: organizationId, project_id: p.id }
+  return { ...serializeProject(p, organizationId), id: p.id, name: p.name, project_id: p.id }
 }
 
 function slugOf(name: string): string {

@@ -112,7 +112,10 @@ export const ROUTE_GROUPS = {
     ...(await captureDeps(s)),
     recordingsBackpressure: await s.services.recordingsBackpressure(),
   })),
-  projects: group('delegated', projectRoutes, async (s) => ({ projects: await s.stores.projects(), siteUrl: s.ctx.config.siteUrl })),
+  projects: group('delegated', projectRoutes, async (s) => {
+    const accounts = await s.stores.accounts()
+    return { projects: await s.stores.projects(), siteUrl: s.ctx.config.siteUrl, organizationId: () => accounts.organization().id }
+  }),
   annotations: group('delegated', annotationRoutes, async (s) => {
     const accounts = await s.stores.accounts()
     const [insights, dashboards] = [await s.stores.insights(), await s.stores.dashboards()]
