@@ -6,7 +6,7 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest'
 import type { Browser } from 'playwright-core'
 import { PostHog } from 'posthog-node'
 import { api, drained, startWren, waitFor, type TestWren } from '../support/wren'
-import { chromiumMissing, launchChromium } from '../support/browser'
+import { chromiumMissing, expectDrawn, launchChromium, signInWithPassword } from '../support/browser'
 import { skipReason } from '../support/skip'
 import { serveSite, snippetScript, type Site } from '../support/posthog-snippet'
 
@@ -72,7 +72,7 @@ describe.skipIf(unavailable !== null)(
       expect(r.status, r.text).toBe(200)
       return r.body
     }
-    const exposures = () => query({ kind: 'ExperimentExposureQuery', experiment_id: experimentId })
+    const exposures_ = () => query({ kind: 'ExperimentExposureQuery', experiment_id: experimentId })
     const results = (metric: Record<string, unknown>) => query({ kind: 'ExperimentQuery', experiment_id: experimentId, metric })
 
     it('counts exposures per variant from posthog-node and posthog-js, a person seen in both as $multiple', async () => {
@@ -116,6 +116,20 @@ ${snippetScript(t.projectKey, t.url, `bootstrap: { distinctID: ${JSON.stringify(
         await tab.goto(`${site.origin}/${id}`)
         await tab.waitForFunction(() => Boolean((globalThis as unknown as { __variant?: string }).__variant))
         variantOf.set(`js-user-${id}`, await tab.evaluate(() => (globalThis as unknown as { __variant: string }).__variant))
+        // posthog-js sends each event in its own request: the tab stays open until Wren has both.
+        await waitFor(
+          async () => {
+            await drained(t.wren)
+            const r = await call('POST', `/api/projects/${t.projectId}/query/`, {
+              query: {
+                kind: 'HogQLQuery',
+                query: `SELECT count() FROM events WHERE distinct_id = 'js-user-${id}' AND event IN ('purchase', '$feature_flag_called')`,
+              },
+            })
+            return r.body.results?.[0]?.[0] === 2
+          },
+          { what: `js-user-${id}'s exposure and purchase` },
+        )
       }
       await context.close()
       await drained(t.wren)
@@ -124,7 +138,7 @@ ${snippetScript(t.projectKey, t.url, `bootstrap: { distinctID: ${JSON.stringify(
       for (const v of variantOf.values()) expected[v]++
       const answer = await waitFor(
         async () => {
-          const a = await exposures()
+          const a = await exposures_()
           return a.total_exposures.control + a.total_exposures.test === variantOf.size ? a : false
         },
         { what: 'every exposure counted' },
@@ -197,6 +211,61 @@ ${snippetScript(t.projectKey, t.url, `bootstrap: { distinctID: ${JSON.stringify(
         query: { kind: 'ExperimentQuery', experiment_id: 999999, metric: meanMetric },
       })
       expect([missing.status, missing.body.attr]).toEqual([400, 'experiment_id'])
+    })
+    it('shows exposures and each metric per variant in the app, and creates, launches and stops a second experiment', async () => {
+      const context = await browser.newContext({ viewport: { width: 1280, height: 900 } })
+      const page = await context.newPage()
+      await signInWithPassword(page, t.url, 'lab@example.com', 'lab passphrase')
+      await page.click('nav.menu a:has-text("Experiments")')
+      await page.click('a:has-text("Signup call to action")')
+      // Exposures per variant, then each metric's table: the test variant's chance to win and its interval.
+      const exposures = page.locator('section[aria-label=Exposures]')
+      await expect.poll(() => exposures.locator('tbody tr').count(), { timeout: 20_000 }).toBe(3)
+      const total = (await exposures_()).total_exposures
+      expect(await exposures.locator('tbody tr', { hasText: 'test' }).locator('td.num').innerText()).toBe(String(total.test))
+      const purchases = page.locator('section[aria-label="Metric purchase count per user"]')
+      await purchases.locator('tbody tr').nth(1).waitFor()
+      const testRow = await purchases.locator('tbody tr').nth(1).innerText()
+      expect(testRow).toMatch(/^test\s+\d+\s+\d+\s+[\d.]+\s+\d+\.\d%\s+-?\d+\.\d% to \d+\.\d%$/)
+      const mean = await results(meanMetric)
+      expect(testRow).toContain(`${(mean.variant_results[0].chance_to_win * 100).toFixed(1)}%`)
+      await page.locator('section[aria-label="Metric purchase conversion"] tbody tr').nth(1).waitFor()
+      await page.locator('section[aria-label="Metric amount of purchase per user"] tbody tr').nth(1).waitFor()
+      await page.locator('section[aria-label="Metric amount of purchase per purchase"] tbody tr').nth(1).waitFor()
+      await expectDrawn(page, 'experiment-results', 1280)
+      await page.setViewportSize({ width: 390, height: 844 })
+      await expectDrawn(page, 'experiment-results-narrow', 390)
+      await page.setViewportSize({ width: 1280, height: 900 })
+
+      // A second experiment, from a new key with a first metric; launched, given a second metric, stopped.
+      await page.click('nav.menu a:has-text("Experiments")')
+      await page.click('a:has-text("New experiment")')
+      await page.fill('input[name=name]', 'Onboarding tour')
+      await page.fill('input[name=feature_flag_key]', 'onboarding-tour')
+      await page.fill('input[name=metric_event]', 'purchase')
+      await page.click('button:has-text("Create experiment")')
+      await page.waitForSelector('h1:has-text("Onboarding tour")')
+      await page.waitForSelector('.status:has-text("Draft")')
+      await page.click('button:has-text("Launch")')
+      await page.waitForSelector('.status:has-text("Running")')
+      const flags = await call('GET', `/api/projects/${t.projectId}/feature_flags/?search=onboarding-tour`)
+      expect(flags.body.results[0]).toMatchObject({ key: 'onboarding-tour', active: true })
+      await page.fill('form input[name=metric_event]', 'purchase')
+      await page.selectOption('form select[name=metric_type]', 'funnel')
+      await page.click('button:has-text("Add metric")')
+      await page.waitForSelector('section[aria-label="Metric purchase conversion"] tbody tr')
+      expect(await page.locator('section.metric-result').count()).toBe(2)
+      await page.click('button:has-text("Stop")')
+      await page.waitForSelector('.status:has-text("Stopped")')
+      // Stopped: its exposures and both metrics read again over the launch-to-stop window.
+      await page.waitForSelector('section[aria-label=Exposures] tbody tr')
+      await page.waitForSelector('section[aria-label="Metric purchase count per user"] tbody tr')
+      await page.waitForSelector('section[aria-label="Metric purchase conversion"] tbody tr')
+      const list = await call('GET', `/api/projects/${t.projectId}/experiments/?search=onboarding`)
+      expect(list.body.results[0]).toMatchObject({ start_date: expect.any(String), end_date: expect.any(String) })
+      expect(list.body.results[0].metrics.map((m: { metric_type: string }) => m.metric_type)).toEqual(['mean', 'funnel'])
+      await expectDrawn(page, 'experiment-new-stopped', 1280)
+      await context.close()
     })
   },
 )
