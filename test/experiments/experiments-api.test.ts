@@ -1,37 +1,8 @@
-// Experiments through the API on real chDB, in PostHog's ExperimentSerializer shapes: create (its multivariate flag
+// Experiments through the API on real chDB (their fields and types: test/http/posthog-shapes.test.ts): create (its multivariate flag
 // made, inactive while a draft, or an existing flag taken when it has a control variant), list, retrieve, launch
 // (the flag goes active) and stop by PATCH, metrics validated as ExperimentMetric, soft delete, and the scopes.
 import { afterAll, beforeAll, describe, expect, it } from 'vitest'
 import { api, startWren, type TestWren } from '../support/wren'
-
-/** The fields PostHog's ExperimentSerializer writes, each with its type. */
-const POSTHOG_FIELDS = {
-  id: 'number',
-  name: 'string',
-  description: 'string',
-  start_date: 'object',
-  end_date: 'object',
-  feature_flag_key: 'string',
-  feature_flag: 'object',
-  holdout: 'object',
-  exposure_cohort: 'object',
-  parameters: 'object',
-  secondary_metrics: 'object',
-  saved_metrics: 'object',
-  filters: 'object',
-  archived: 'boolean',
-  deleted: 'boolean',
-  created_by: 'object',
-  created_at: 'string',
-  updated_at: 'string',
-  type: 'string',
-  metrics: 'object',
-  metrics_secondary: 'object',
-  stats_config: 'object',
-  exposure_criteria: 'object',
-  conclusion: 'object',
-  conclusion_comment: 'object',
-}
 
 const meanMetric = (event: string) => ({ kind: 'ExperimentMetric', metric_type: 'mean', source: { kind: 'EventsNode', event } })
 
@@ -52,7 +23,7 @@ describe('experiments API', () => {
     await t?.close()
   })
 
-  it('creates a draft with its flag, control and test at 50/50 and inactive, in PostHog’s shape', async () => {
+  it('creates a draft with its flag, control and test at 50/50 and inactive', async () => {
     const made = await call('POST', base(), {
       name: 'Checkout button',
       description: 'Green or blue?',
@@ -61,7 +32,6 @@ describe('experiments API', () => {
       metrics: [meanMetric('purchase')],
     })
     expect(made.status, made.text).toBe(201)
-    for (const [field, type] of Object.entries(POSTHOG_FIELDS)) expect([field, typeof made.body[field]]).toEqual([field, type])
     expect(made.body).toMatchObject({
       name: 'Checkout button',
       start_date: null,
