@@ -90,6 +90,10 @@ function checkUnsupported(body: ExperimentBody): void {
       `Wren computes experiment results with the Bayesian method only, not '${String(method)}'.`,
       'stats_config',
     )
+  const bayesian = body.stats_config?.bayesian
+  const difference = isRecord(bayesian) ? bayesian.difference_type : undefined
+  if (difference !== undefined && difference !== null && difference !== 'RELATIVE')
+    throw wrenError('unsupported', `Wren computes the relative difference only, not '${String(difference)}'.`, 'stats_config')
   if (body.exposure_criteria !== undefined && body.exposure_criteria !== null) parseExposureCriteria(body.exposure_criteria)
 }
 

@@ -107,7 +107,7 @@ describe('experiments API', () => {
     expect(await flag('fresh-key')).toBeUndefined()
   })
 
-  it('refuses metrics Wren cannot compute with a 400 naming them', async () => {
+  it('refuses metrics and statistics Wren cannot compute with a 400 naming them', async () => {
     const refused = async (metric: unknown) => {
       const r = await call('POST', base(), { name: 'bad metric', feature_flag_key: 'bad-metric', metrics: [metric] })
       expect(r.status, r.text).toBe(400)
@@ -124,6 +124,11 @@ describe('experiments API', () => {
     expect(await refused({ ...meanMetric('x'), lower_bound_percentile: 0.05 })).toBe('metrics[0].lower_bound_percentile')
     expect(await refused({ kind: 'ExperimentTrendsQuery', count_query: {} })).toBe('metrics[0]')
     expect(await flag('bad-metric')).toBeUndefined()
+    // Statistics other than PostHog's default Bayesian relative difference, likewise.
+    for (const stats_config of [{ method: 'frequentist' }, { bayesian: { difference_type: 'ABSOLUTE' } }]) {
+      const r = await call('POST', base(), { name: 'other stats', feature_flag_key: 'other-stats', stats_config })
+      expect([r.status, r.body.attr]).toEqual([400, 'stats_config'])
+    }
   })
 
   it('launches (the flag goes active), stops, archives, lists and deletes softly', async () => {
