@@ -9,6 +9,7 @@ import { staticRoutes } from '../static/routes'
 import { projectRoutes } from '../projects/routes'
 import { accountRoutes, userBasic } from '../accounts/routes'
 import { annotationRoutes } from '../annotations/routes'
+import { experimentRoutes } from '../experiments/routes'
 import { deadLetterRoutes } from '../dead-letters/routes'
 import { eventRoutes } from '../events/routes'
 import { definitionRoutes } from '../definitions/routes'
@@ -131,6 +132,21 @@ export const ROUTE_GROUPS = {
       callerUser: (caller: PersonalApiKey) => accounts.keyUser(caller)?.id ?? null,
       insight: (teamId: number, id: number) => insights.get(teamId, id),
       dashboard: (teamId: number, id: number) => dashboards.get(teamId, id),
+    }
+  }),
+  experiments: group('delegated', experimentRoutes, async (s) => {
+    const accounts = await s.stores.accounts()
+    return {
+      projects: await s.stores.projects(),
+      experiments: await s.stores.experiments(),
+      flags: await s.stores.flags(),
+      cohorts: await s.stores.cohorts(),
+      siteUrl: s.ctx.config.siteUrl,
+      userBasic: (uuid: string) => {
+        const user = accounts.user(uuid)
+        return user ? userBasic(user) : null
+      },
+      callerUser: (caller: PersonalApiKey) => accounts.keyUser(caller)?.id ?? null,
     }
   }),
   accounts: group('delegated', accountRoutes, async (s) => ({

@@ -11,6 +11,7 @@ type Objects = {
   persons: string
   actions: number
   annotations: number
+  experiments: number
   cohorts: number
   feature_flags: number
   session_recordings: string
@@ -42,6 +43,7 @@ describe('authorization of every management route', () => {
     'authz-b-flag',
     'authz-b-insight',
     'authz-b-dashboard',
+    'authz-b-experiment',
   ]
 
   const makeObjects = async (projectId: number, projectKey: string, tag: 'a' | 'b'): Promise<Objects> => {
@@ -72,6 +74,10 @@ describe('authorization of every management route', () => {
       content: `authz-${tag}-annotation`,
       date_marker: '2026-11-01',
     })
+    const experiment = await call('POST', `/api/projects/${projectId}/experiments/`, {
+      name: `authz-${tag}-experiment`,
+      feature_flag_key: `authz-${tag}-experiment-flag`,
+    })
     // An asynchronous query: its id is what GET and DELETE …/query/:id/ name.
     const query = await call('POST', `/api/projects/${projectId}/query/`, {
       query: { kind: 'TrendsQuery', series: [{ kind: 'EventsNode', event: 'signed_up' }] },
@@ -79,7 +85,7 @@ describe('authorization of every management route', () => {
       client_query_id: `authz-${tag}-query`,
     })
     if (query.status !== 202) throw new Error(`setup failed: ${query.status} ${query.text}`)
-    for (const res of [action, cohort, flag, dashboard, insight, annotation])
+    for (const res of [action, cohort, flag, dashboard, insight, annotation, experiment])
       if (res.status !== 201) throw new Error(`setup failed: ${res.status} ${res.text}`)
     // A session recording: the project opts in, posthog-js's recorder sends one snapshot.
     const recording = `authz-${tag}-session`
@@ -95,6 +101,7 @@ describe('authorization of every management route', () => {
       persons: person.uuid,
       actions: action.body.id,
       annotations: annotation.body.id,
+      experiments: experiment.body.id,
       cohorts: cohort.body.id,
       feature_flags: flag.body.id,
       session_recordings: recording,
@@ -127,6 +134,7 @@ describe('authorization of every management route', () => {
       'authz-a-insight',
       'authz-a-dashboard',
       'authz-a-annotation',
+      'authz-a-experiment',
       'Default project',
     ]
   })

@@ -14,6 +14,7 @@ import { INSIGHT_KINDS } from './insight-kinds'
 import { EventsPage } from './pages/events'
 import { PersonPage, PersonsPage } from './pages/persons'
 import { FlagPage, FlagsPage } from './pages/flags'
+import { ExperimentPage, ExperimentsPage } from './pages/experiments'
 import { CohortPage, CohortsPage } from './pages/cohorts'
 import { ActionPage, ActionsPage } from './pages/actions'
 import { RecordingsPage } from './pages/recordings'
@@ -46,6 +47,7 @@ const SECTIONS = [
   { section: 'sql', title: 'SQL', scope: 'query:read' },
   { section: 'persons', title: 'Persons', scope: 'person:read' },
   { section: 'feature_flags', title: 'Feature flags', scope: 'feature_flag:read' },
+  { section: 'experiments', title: 'Experiments', scope: 'experiment:read' },
   { section: 'cohorts', title: 'Cohorts', scope: 'cohort:read' },
   { section: 'actions', title: 'Actions', scope: 'action:read' },
   { section: 'recordings', title: 'Recordings', scope: 'session_recording:read' },
@@ -332,6 +334,8 @@ function Page({ section, rest, search }: { section: string; rest: string[]; sear
       return rest[0] ? <PersonPage id={rest[0]} /> : <PersonsPage search={search} />
     case 'feature_flags':
       return rest[0] ? <FlagPage id={rest[0]} /> : <FlagsPage />
+    case 'experiments':
+      return rest[0] ? <ExperimentPage id={rest[0]} /> : <ExperimentsPage />
     case 'cohorts':
       return rest[0] ? <CohortPage id={rest[0]} /> : <CohortsPage />
     case 'actions':

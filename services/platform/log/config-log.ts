@@ -43,8 +43,8 @@ import { subscription } from './streams'
 import { SerialQueue } from '../serial'
 
 /** Tables whose integer ids the allocator hands out. */
-export type IdKind = 'projects' | 'feature_flags' | 'actions' | 'cohorts' | 'insights' | 'dashboards' | 'annotations'
-const ID_KINDS: IdKind[] = ['projects', 'feature_flags', 'actions', 'cohorts', 'insights', 'dashboards', 'annotations']
+export type IdKind = 'projects' | 'feature_flags' | 'actions' | 'cohorts' | 'insights' | 'dashboards' | 'annotations' | 'experiments'
+const ID_KINDS: IdKind[] = ['projects', 'feature_flags', 'actions', 'cohorts', 'insights', 'dashboards', 'annotations', 'experiments']
 
 /** A stored configuration record (the store's own shape, with its version), or a signal to reload. */
 export type ConfigChange =
@@ -59,7 +59,7 @@ export type ConfigChange =
 export type VersionedObject =
   | { kind: 'project'; id: number }
   | { kind: 'key'; id: string }
-  | { kind: 'flag' | 'action' | 'cohort' | 'insight' | 'dashboard' | 'annotation'; teamId: number; id: number }
+  | { kind: 'flag' | 'action' | 'cohort' | 'insight' | 'dashboard' | 'annotation' | 'experiment'; teamId: number; id: number }
   | { kind: 'sharing'; teamId: number; sessionId: string }
   /** accounts/store.ts: `user:<id>`, `invite:<id>`, `organization:<id>`, `organization` (the first one's making), `first-owner`. */
   | { kind: 'account'; id: string }
@@ -109,6 +109,7 @@ async function storedVersion(client: ClickHouseClient, o: VersionedObject): Prom
                 insight: 'insights',
                 dashboard: 'dashboards',
                 annotation: 'annotations',
+                experiment: 'experiments',
               }[o.kind],
               'team_id = {team:Int64} AND id = {id:Int64}',
             ]
