@@ -103,7 +103,15 @@ const projectList = async () => (await get<Paginated<Project>>('/api/projects/?l
  */
 function projectsOfKey(me: KeyInfo): Project[] {
   const ids = me.scoped_teams.length ? me.scoped_teams : [1]
-  return ids.map((id) => ({ id, uuid: null, name: `Project ${id}`, api_token: '', timezone: 'UTC', created_at: me.created_at }))
+  return ids.map((id) => ({
+    id,
+    uuid: null,
+    organization: '',
+    name: `Project ${id}`,
+    api_token: '',
+    timezone: 'UTC',
+    created_at: me.created_at,
+  }))
 }
 
 /** Sign-in: an email and a password, or (for scripts' keys and the first start) a personal API key, which the session then acts as. */
