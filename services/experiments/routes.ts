@@ -72,6 +72,8 @@ export async function experimentRoutes(app: FastifyInstance, deps: ExperimentRou
       parameters: e.parameters,
       secondary_metrics: e.secondaryMetrics,
       saved_metrics: [],
+      // Wren links no saved metrics (a create naming some is a 400); PostHog's agent toolkit requires the key.
+      saved_metrics_ids: null,
       filters: e.filters,
       archived: e.archived,
       deleted: e.deleted,

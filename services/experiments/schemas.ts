@@ -1,7 +1,7 @@
 // What the experiment routes answer, in PostHog's ExperimentSerializer's shape: declared once, for the routes and
 // the OpenAPI document.
 import { Type } from 'typebox'
-import { AnyObject } from '../platform/http/schemas'
+import { AnyObject, UserBasic } from '../platform/http/schemas'
 
 const Time = Type.String({ format: 'date-time' })
 const OptionalTime = Type.Union([Time, Type.Null()])
@@ -22,10 +22,11 @@ export const ExperimentAnswer = Type.Object(
     parameters: Type.Union([AnyObject('feature_flag_variants, minimum_detectable_effect, …'), Type.Null()]),
     secondary_metrics: Type.Array(Type.Unknown()),
     saved_metrics: Type.Array(Type.Unknown(), { maxItems: 0 }),
+    saved_metrics_ids: Type.Null(),
     filters: AnyObject(),
     archived: Type.Boolean(),
     deleted: Type.Boolean(),
-    created_by: Type.Union([Type.Object({ uuid: Type.String(), email: Type.String() }, { additionalProperties: true }), Type.Null()]),
+    created_by: Type.Union([UserBasic, Type.Null()]),
     created_at: Time,
     updated_at: Time,
     type: Type.Enum(['product', 'web']),

@@ -166,6 +166,7 @@ const EXPERIMENT: Shape = {
   parameters: ['object', 'null'],
   secondary_metrics: ['array', 'null'],
   saved_metrics: ['array'],
+  saved_metrics_ids: ['array', 'null'],
   filters: ['object'],
   archived: ['boolean'],
   deleted: ['boolean', 'null'],

@@ -143,6 +143,7 @@ ${snippetScript(t.projectKey, t.url, `bootstrap: { distinctID: ${JSON.stringify(
         },
         { what: 'every exposure counted' },
       )
+      expect(answer.kind).toBe('ExperimentExposureQuery')
       expect(answer.total_exposures).toEqual({ ...expected, $multiple: 1 })
       const today = new Date().toISOString().slice(0, 10)
       expect(answer.timeseries.map((s: { variant: string }) => s.variant)).toEqual(['control', 'test', '$multiple'])

@@ -67,6 +67,7 @@ export const experimentExposureKind: QueryKind<ExposureQuery, ExperimentDeps> = 
     const start = query.startDate ?? subject.startDate
     if (!start)
       return {
+        kind: 'ExperimentExposureQuery',
         timeseries: [],
         total_exposures: {},
         date_range: { date_from: null, date_to: null, explicitDate: true },
@@ -92,7 +93,9 @@ export const experimentExposureKind: QueryKind<ExposureQuery, ExperimentDeps> = 
       return { variant, days, exposure_counts: days.map((day) => (running += counts.get(`${variant}\u0000${day}`) ?? 0)) }
     })
     const total_exposures = Object.fromEntries(timeseries.map((s) => [s.variant, s.exposure_counts.at(-1) ?? 0]))
+    // The query's kind, as PostHog's ExperimentExposureQueryResponse names it (its agent toolkit checks it).
     return {
+      kind: 'ExperimentExposureQuery',
       timeseries,
       total_exposures,
       date_range: { date_from: window.from, date_to: query.endDate ?? subject.endDate, explicitDate: true },
