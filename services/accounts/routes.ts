@@ -317,7 +317,7 @@ export async function accountRoutes(app: FastifyInstance, deps: AccountRouteDeps
     handler: async (request, _reply, caller) => {
       organizationOf(request.params.organization_id)
       const page = pageOfList(request, siteUrl, reached(caller), request.query, 100)
-      return { ...page, results: page.results.map(serializeProject) }
+      return { ...page, results: page.results.map((p) => serializeProject(p, accounts.organization().id)) }
     },
   })
 
@@ -522,9 +522,14 @@ function checkPassword(password: string): void {
     throw wrenError('invalid_input', `This password is too short. It must contain at least ${MIN_PASSWORD_LENGTH} characters.`, 'password')
 }
 
-/** A user as PostHog's UserBasicSerializer shows one (a member's, an invitation's maker, an annotation's). */
+/**
+ * A user as PostHog's UserBasicSerializer shows one (a member's, an invitation's maker, an annotation's). PostHog's
+ * `id` is its table's serial number, which clients read as a number; Wren's users are known by their uuid, so their
+ * `id` is the uuid's first 48 bits: the same for a user everywhere, and a safe integer.
+ */
 export function userBasic(u: User) {
   return {
+    id: Number.parseInt(u.id.replace(/-/g, '').slice(0, 12), 16) || 0,
     uuid: u.id,
     distinct_id: u.id,
     first_name: u.firstName,
@@ -550,7 +555,7 @@ function serializeMember(u: User) {
 }
 
 function teamBasic(p: Project, organizationId: string) {
-  return { ...serializeProject(p), id: p.id, name: p.name, organization: organizationId, project_id: p.id }
+  return { ...serializeProject(p, organizationId), id: p.id, name: p.name, project_id: p.id }
 }
 
 function slugOf(name: string): string {

@@ -2,20 +2,9 @@
 // OrganizationMemberSerializer and OrganizationInviteSerializer): the fields PostHog's clients read, with
 // PostHog's names and types. Declared once, for the routes and the OpenAPI document.
 import { Type } from 'typebox'
+import { UserBasic } from '../platform/http/schemas'
 
 const Nullable = <T extends ReturnType<typeof Type.String>>(t: T) => Type.Union([t, Type.Null()])
-
-export const UserBasic = Type.Object(
-  {
-    uuid: Type.String(),
-    distinct_id: Type.String(),
-    first_name: Type.String(),
-    last_name: Type.String(),
-    email: Type.String(),
-    is_email_verified: Type.Union([Type.Boolean(), Type.Null()]),
-  },
-  { additionalProperties: true },
-)
 
 const TeamBasic = Type.Object(
   { id: Type.Integer(), name: Type.String(), api_token: Type.String(), organization: Type.String(), project_id: Type.Integer() },

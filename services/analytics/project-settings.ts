@@ -127,7 +127,7 @@ export const PROJECT_SETTINGS: Record<string, Check> = {
 }
 
 /** Fields of the project itself: a PATCH may send them back unchanged (a read-modify-write), never change them. */
-export const READ_ONLY_FIELDS = ['id', 'uuid', 'api_token', 'created_at'] as const
+export const READ_ONLY_FIELDS = ['id', 'uuid', 'organization', 'api_token', 'created_at'] as const
 
 /** The settings after applying `patch` (already without name/timezone and the read-only fields). */
 export function applySettings(current: Record<string, unknown>, patch: Record<string, unknown>): Record<string, unknown> {

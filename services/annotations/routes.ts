@@ -10,7 +10,7 @@ import { matchesSearch, pageOfList } from '../platform/http/request-url'
 import type { PersonalApiKey, Tenants } from '../platform/tenancy'
 import { parseDateString } from '../analytics/time/date-strings'
 import type { Clock } from '../platform/clock'
-import { ANNOTATION_SCOPES, type Annotation, type AnnotationStore } from './store'
+import { ANNOTATION_SCOPES, type Annotation, type AnnotationScope, type AnnotationStore } from './store'
 import { AnnotationAnswer } from './schemas'
 
 export interface AnnotationRouteDeps {
@@ -22,6 +22,10 @@ export interface AnnotationRouteDeps {
   userBasic: (uuid: string) => Record<string, unknown> | null
   /** The user a caller (key or session) acts for, or null. */
   callerUser: (caller: PersonalApiKey) => string | null
+  /** The insight an annotation belongs to, as PostHog names it (undefined: none such, or deleted). */
+  insight: (teamId: number, id: number) => Promise<{ shortId: string; name: string } | undefined>
+  /** The dashboard an annotation belongs to. */
+  dashboard: (teamId: number, id: number) => Promise<{ name: string } | undefined>
 }
 
 const AnnotationId = Type.Object({ id: RecordId('The annotation’s id.') })
@@ -35,25 +39,65 @@ const fields = {
   dashboard_item: Type.Optional(
     Type.Union([Type.Integer({ minimum: 1 }), Type.Null()], { description: 'the insight, for scope dashboard_item' }),
   ),
+  dashboard_id: Type.Optional(
+    Type.Union([Type.Integer({ minimum: 1 }), Type.Null()], { description: 'the dashboard, for scope dashboard' }),
+  ),
   creation_type: Type.Optional(Type.Enum(['USR', 'GIT'])),
 }
 
 export async function annotationRoutes(app: FastifyInstance, deps: AnnotationRouteDeps): Promise<void> {
   const { projects, annotations } = deps
   const route = routesOf(app, { projects, tag: 'annotations' })
-  const serialize = (a: Annotation) => ({
-    id: a.id,
-    content: a.content,
-    date_marker: a.dateMarker,
-    creation_type: a.creationType,
-    dashboard_item: a.dashboardItem,
-    dashboard_id: null,
-    created_by: a.createdBy ? deps.userBasic(a.createdBy) : null,
-    created_at: a.createdAt,
-    updated_at: a.updatedAt,
-    deleted: a.deleted,
-    scope: a.scope,
-  })
+  /**
+   * An annotation in PostHog's AnnotationSerializer's shape, with the names of its insight and dashboard: each read
+   * once per request however many annotations name it.
+   */
+  const serializer = (teamId: number) => {
+    const insights = new Map<number, ReturnType<AnnotationRouteDeps['insight']>>()
+    const dashboards = new Map<number, ReturnType<AnnotationRouteDeps['dashboard']>>()
+    const once = <T>(cache: Map<number, Promise<T>>, id: number, read: () => Promise<T>) => {
+      if (!cache.has(id)) cache.set(id, read())
+      return cache.get(id)!
+    }
+    return async (a: Annotation) => {
+      const insight = a.dashboardItem ? await once(insights, a.dashboardItem, () => deps.insight(teamId, a.dashboardItem!)) : undefined
+      const dashboard = a.dashboardId ? await once(dashboards, a.dashboardId, () => deps.dashboard(teamId, a.dashboardId!)) : undefined
+      return {
+        id: a.id,
+        content: a.content,
+        date_marker: a.dateMarker,
+        creation_type: a.creationType,
+        dashboard_item: a.dashboardItem,
+        dashboard_id: a.dashboardId,
+        dashboard_name: dashboard?.name ?? null,
+        insight_short_id: insight?.shortId ?? null,
+        insight_name: insight?.name || null,
+        // Wren derives no names for insights (as its insights' derived_name says).
+        insight_derived_name: null,
+        created_by: a.createdBy ? deps.userBasic(a.createdBy) : null,
+        created_at: a.createdAt,
+        updated_at: a.updatedAt,
+        deleted: a.deleted,
+        scope: a.scope,
+      }
+    }
+  }
+  const serialize = (a: Annotation) => serializer(a.teamId)(a)
+  /** What a scope needs: an insight's annotation names an insight of the project, a dashboard's a dashboard of it. */
+  const placed = async (teamId: number, scope: AnnotationScope, item: number | null, dashboardId: number | null) => {
+    if (scope === 'dashboard_item') {
+      if (!item)
+        throw wrenError('required', 'An annotation of an insight (scope dashboard_item) names it in dashboard_item.', 'dashboard_item')
+      if (!(await deps.insight(teamId, item))) throw wrenError('invalid_input', `Insight ${item} does not exist.`, 'dashboard_item')
+    }
+    if (scope === 'dashboard') {
+      if (!dashboardId)
+        throw wrenError('required', 'An annotation of a dashboard (scope dashboard) names it in dashboard_id.', 'dashboard_id')
+      if (!(await deps.dashboard(teamId, dashboardId)))
+        throw wrenError('invalid_input', `Dashboard ${dashboardId} does not exist.`, 'dashboard_id')
+    }
+    return { dashboardItem: scope === 'dashboard_item' ? item : null, dashboardId: scope === 'dashboard' ? dashboardId : null }
+  }
   const find = async (teamId: number, rawId: string) => {
     const id = Number(rawId)
     const annotation = Number.isInteger(id) && id > 0 ? await annotations.get(teamId, id) : undefined
@@ -97,7 +141,8 @@ export async function annotationRoutes(app: FastifyInstance, deps: AnnotationRou
         )
         .sort((a, b) => b.dateMarker.localeCompare(a.dateMarker) || b.id - a.id)
       const page = pageOfList(request, deps.siteUrl, shown, q, 100)
-      return { ...page, results: page.results.map(serialize) }
+      const write = serializer(project.id)
+      return { ...page, results: await Promise.all(page.results.map(write)) }
     },
   })
 
@@ -107,7 +152,7 @@ export async function annotationRoutes(app: FastifyInstance, deps: AnnotationRou
     summary: 'Retrieve an annotation',
     access: { project: 'annotation:read' },
     schema: { params: AnnotationId, response: { 200: AnnotationAnswer } },
-    handler: async (request, _reply, { project }) => serialize(await find(project.id, request.params.id)),
+    handler: async (request, _reply, { project }) => await serialize(await find(project.id, request.params.id)),
   })
 
   route({
@@ -121,18 +166,17 @@ export async function annotationRoutes(app: FastifyInstance, deps: AnnotationRou
     },
     handler: async (request, reply, caller) => {
       const body = request.body
-      const scope = body.scope ?? (body.dashboard_item ? 'dashboard_item' : 'project')
-      if (scope === 'dashboard_item' && !body.dashboard_item)
-        throw wrenError('required', 'An annotation of an insight (scope dashboard_item) names it in dashboard_item.', 'dashboard_item')
+      const scope = body.scope ?? (body.dashboard_item ? 'dashboard_item' : body.dashboard_id ? 'dashboard' : 'project')
+      const dateMarker = instant(body.date_marker, 'date_marker', caller.project.timezone)
       const annotation = await annotations.create(caller.project.id, {
         content: body.content,
-        dateMarker: instant(body.date_marker, 'date_marker', caller.project.timezone),
+        dateMarker,
         scope,
-        dashboardItem: scope === 'dashboard_item' ? (body.dashboard_item ?? null) : null,
+        ...(await placed(caller.project.id, scope, body.dashboard_item ?? null, body.dashboard_id ?? null)),
         creationType: body.creation_type ?? 'USR',
         createdBy: deps.callerUser(caller.key) ?? '',
       })
-      return reply.status(201).send(serialize(annotation))
+      return reply.status(201).send(await serialize(annotation))
     },
   })
 
@@ -147,27 +191,30 @@ export async function annotationRoutes(app: FastifyInstance, deps: AnnotationRou
       response: { 200: AnnotationAnswer },
     },
     handler: async (request, _reply, { project }) => {
-      const { id } = await find(project.id, request.params.id)
+      const current = await find(project.id, request.params.id)
       const body = request.body
       if (body.content !== undefined && body.content.trim() === '') throw wrenError('invalid_input', 'content cannot be empty.', 'content')
       const dateMarker = body.date_marker !== undefined ? instant(body.date_marker, 'date_marker', project.timezone) : undefined
-      const saved = await annotations.update(project.id, id, (current) => {
-        if (current.deleted) throw wrenError('not_found', `Annotation ${request.params.id} does not exist.`)
-        const scope = body.scope ?? current.scope
-        const item = body.dashboard_item !== undefined ? body.dashboard_item : current.dashboardItem
-        if (scope === 'dashboard_item' && !item)
-          throw wrenError('required', 'An annotation of an insight (scope dashboard_item) names it in dashboard_item.', 'dashboard_item')
+      const scope = body.scope ?? current.scope
+      const place = await placed(
+        project.id,
+        scope,
+        body.dashboard_item !== undefined ? body.dashboard_item : current.dashboardItem,
+        body.dashboard_id !== undefined ? body.dashboard_id : current.dashboardId,
+      )
+      const saved = await annotations.update(project.id, current.id, (now) => {
+        if (now.deleted) throw wrenError('not_found', `Annotation ${request.params.id} does not exist.`)
         return {
           ...(body.content !== undefined ? { content: body.content } : {}),
           ...(dateMarker !== undefined ? { dateMarker } : {}),
           ...(body.creation_type !== undefined ? { creationType: body.creation_type } : {}),
           scope,
-          dashboardItem: scope === 'dashboard_item' ? item : null,
+          ...place,
           deleted: body.deleted === true,
         }
       })
       if (!saved) throw wrenError('not_found', `Annotation ${request.params.id} does not exist.`)
-      return serialize(saved)
+      return await serialize(saved)
     },
   })
 

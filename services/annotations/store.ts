@@ -18,6 +18,8 @@ export interface Annotation {
   scope: AnnotationScope
   /** The insight a `dashboard_item` annotation belongs to. */
   dashboardItem: number | null
+  /** The dashboard a `dashboard` annotation belongs to. */
+  dashboardId: number | null
   /** PostHog's creation types: USR (a person), GIT (a deploy tool). */
   creationType: 'USR' | 'GIT'
   /** The user's uuid ('' for a key without a user). */
@@ -28,12 +30,15 @@ export interface Annotation {
   version: number
 }
 
-export type AnnotationFields = Pick<Annotation, 'content' | 'dateMarker' | 'scope' | 'dashboardItem' | 'creationType' | 'createdBy'>
+export type AnnotationFields = Pick<
+  Annotation,
+  'content' | 'dateMarker' | 'scope' | 'dashboardItem' | 'dashboardId' | 'creationType' | 'createdBy'
+>
 
 const ANNOTATIONS: ConfigObjectKind<Annotation, AnnotationFields> = {
   table: 'annotations',
   object: 'annotation',
-  columns: ['content', 'date_marker', 'scope', 'dashboard_item', 'creation_type', 'created_by', 'updated_at'],
+  columns: ['content', 'date_marker', 'scope', 'dashboard_item', 'dashboard_id', 'creation_type', 'created_by', 'updated_at'],
   create: (fields, now) => ({ ...fields, updatedAt: now }),
   touch: (annotation, _current, now) => ({ ...annotation, updatedAt: now }),
   toRow: (a) => ({
@@ -41,6 +46,7 @@ const ANNOTATIONS: ConfigObjectKind<Annotation, AnnotationFields> = {
     date_marker: a.dateMarker,
     scope: a.scope,
     dashboard_item: a.dashboardItem ?? 0,
+    dashboard_id: a.dashboardId ?? 0,
     creation_type: a.creationType,
     created_by: a.createdBy,
     updated_at: a.updatedAt,
@@ -50,6 +56,7 @@ const ANNOTATIONS: ConfigObjectKind<Annotation, AnnotationFields> = {
     dateMarker: timestamp(r.date_marker),
     scope: r.scope as AnnotationScope,
     dashboardItem: Number(r.dashboard_item) || null,
+    dashboardId: Number(r.dashboard_id) || null,
     creationType: r.creation_type === 'GIT' ? 'GIT' : 'USR',
     createdBy: r.created_by as string,
     updatedAt: timestamp(r.updated_at),

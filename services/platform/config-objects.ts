@@ -23,9 +23,9 @@ type Own<T extends ConfigObject> = Omit<T, keyof ConfigObject>
 
 export interface ConfigObjectKind<T extends ConfigObject, F extends Partial<T>, C = F> {
   /** The table, also the id allocator's kind. */
-  table: 'actions' | 'cohorts' | 'insights' | 'dashboards' | 'annotations' | 'surveys'
+  table: 'actions' | 'cohorts' | 'insights' | 'dashboards' | 'annotations' | 'experiments' | 'surveys'
   /** The object kind of compare-and-set claims. */
-  object: 'action' | 'cohort' | 'insight' | 'dashboard' | 'annotation' | 'survey'
+  object: 'action' | 'cohort' | 'insight' | 'dashboard' | 'annotation' | 'experiment' | 'survey'
   /** The kind's own columns (team_id, id, created_at, deleted and version are every kind's). */
   columns: readonly string[]
   /** A new object's own fields from the caller's, at `now` (its modification time among them). */

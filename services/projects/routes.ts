@@ -13,13 +13,15 @@ import type { Project } from '../platform/tenancy'
 import { keyRoutes } from './key-routes'
 import { applySettings, PROJECT_SETTINGS, READ_ONLY_FIELDS } from '../analytics/project-settings'
 
-export function serializeProject(p: Project): Record<string, unknown> {
+/** A project in PostHog's TeamSerializer's shape; `organizationId`: the organization's uuid, which clients read. */
+export function serializeProject(p: Project, organizationId: string): Record<string, unknown> {
   // Settings first: nothing stored in them can shadow the project's own fields.
   return {
     primary_dashboard: null,
     ...knownSettings(p.settings),
     id: p.id,
     uuid: null,
+    organization: organizationId,
     name: p.name,
     api_token: p.apiToken,
     timezone: p.timezone,
@@ -29,7 +31,11 @@ export function serializeProject(p: Project): Record<string, unknown> {
 
 const Name = Type.String({ minLength: 1, pattern: '\\S', description: 'a non-empty name' })
 
-export async function projectRoutes(app: FastifyInstance, deps: { projects: ProjectStore; siteUrl: string | null }): Promise<void> {
+export async function projectRoutes(
+  app: FastifyInstance,
+  deps: { projects: ProjectStore; siteUrl: string | null; organizationId: () => string },
+): Promise<void> {
+  const serialize = (p: Project) => serializeProject(p, deps.organizationId())
   const { projects, siteUrl } = deps
   const route = routesOf(app, { projects, tag: 'projects' })
 
@@ -49,7 +55,7 @@ export async function projectRoutes(app: FastifyInstance, deps: { projects: Proj
         .filter((p) => canReach(key, p.id))
         .sort((a, b) => a.id - b.id)
       const page = pageOfList(request, siteUrl, reached, request.query, 100)
-      return sendFormatted(request, reply, 200, { ...page, results: page.results.map(serializeProject) })
+      return sendFormatted(request, reply, 200, { ...page, results: page.results.map(serialize) })
     },
   })
 
@@ -59,7 +65,7 @@ export async function projectRoutes(app: FastifyInstance, deps: { projects: Proj
     summary: 'Retrieve a project',
     access: { project: 'project:read' },
     schema: { querystring: Type.Object({ format: Type.Optional(Format) }), response: { 200: ProjectAnswer } },
-    handler: async (request, reply, { project }) => sendFormatted(request, reply, 200, serializeProject(project)),
+    handler: async (request, reply, { project }) => sendFormatted(request, reply, 200, serialize(project)),
   })
 
   route({
@@ -78,7 +84,7 @@ export async function projectRoutes(app: FastifyInstance, deps: { projects: Proj
     },
     handler: async (request, reply, { project }) => {
       const { name, timezone, ...settings } = request.body as Record<string, unknown>
-      const current = serializeProject(project)
+      const current = serialize(project)
       for (const field of READ_ONLY_FIELDS) {
         if (!(field in settings)) continue
         if (settings[field] !== current[field]) throw wrenError('read_only', `${field} cannot be changed.`, field)
@@ -91,7 +97,7 @@ export async function projectRoutes(app: FastifyInstance, deps: { projects: Proj
         ...(timezone !== undefined ? { timezone: timezone as string } : {}),
         settings: applySettings(knownSettings(stored.settings), settings),
       }))
-      return sendFormatted(request, reply, 200, serializeProject(updated))
+      return sendFormatted(request, reply, 200, serialize(updated))
     },
   })
 
@@ -103,7 +109,7 @@ export async function projectRoutes(app: FastifyInstance, deps: { projects: Proj
     schema: { body: Type.Object({ name: Name }), response: { 201: ProjectAnswer } },
     handler: async (request, reply) => {
       const project = await projects.createProject({ name: request.body.name.trim() })
-      return reply.status(201).send(serializeProject(project))
+      return reply.status(201).send(serialize(project))
     },
   })
 

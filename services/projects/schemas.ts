@@ -6,6 +6,7 @@ export const ProjectAnswer = Type.Object(
   {
     id: Type.Integer(),
     uuid: Type.Null(),
+    organization: Type.String({ description: 'the organization’s uuid' }),
     name: Type.String(),
     api_token: Type.String(),
     timezone: Type.String(),

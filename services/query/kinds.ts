@@ -13,6 +13,7 @@ import { stickinessKind, type StickinessDeps } from './kinds/stickiness'
 import { retentionKind, type RetentionDeps } from './kinds/retention'
 import { eventsQueryKind, type EventsQueryDeps } from './kinds/events'
 import { actorsQueryKind, type ActorsQueryDeps } from './kinds/actors'
+import { experimentExposureKind, experimentKind, type ExperimentDeps } from './kinds/experiments'
 
 /** What the kinds are built with: the union of every row's dependencies (services.ts builds it). */
 export type QueryDeps = TrendDeps &
@@ -23,7 +24,8 @@ export type QueryDeps = TrendDeps &
   RetentionDeps &
   EventsQueryDeps &
   ActorsQueryDeps &
-  HogqlDeps
+  HogqlDeps &
+  ExperimentDeps
 
 /** A kind as the runner holds it: its model is opaque to the runner. */
 // eslint-disable-next-line @typescript-eslint/no-explicit-any
@@ -42,6 +44,8 @@ export const KINDS: Readonly<Record<string, AnyKind>> = {
   EventsQuery: eventsQueryKind,
   ActorsQuery: actorsQueryKind<QueryDeps>(insightActors),
   HogQLQuery: hogqlQueryKind,
+  ExperimentQuery: experimentKind,
+  ExperimentExposureQuery: experimentExposureKind,
 }
 
 /**

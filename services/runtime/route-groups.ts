@@ -9,6 +9,7 @@ import { staticRoutes } from '../static/routes'
 import { projectRoutes } from '../projects/routes'
 import { accountRoutes, userBasic } from '../accounts/routes'
 import { annotationRoutes } from '../annotations/routes'
+import { experimentRoutes } from '../experiments/routes'
 import { surveyRoutes } from '../surveys/routes'
 import { surveyFlags } from './survey-flags'
 import { deadLetterRoutes } from '../dead-letters/routes'
@@ -115,14 +116,35 @@ export const ROUTE_GROUPS = {
     ...(await captureDeps(s)),
     recordingsBackpressure: await s.services.recordingsBackpressure(),
   })),
-  projects: group('delegated', projectRoutes, async (s) => ({ projects: await s.stores.projects(), siteUrl: s.ctx.config.siteUrl })),
+  projects: group('delegated', projectRoutes, async (s) => {
+    const accounts = await s.stores.accounts()
+    return { projects: await s.stores.projects(), siteUrl: s.ctx.config.siteUrl, organizationId: () => accounts.organization().id }
+  }),
   annotations: group('delegated', annotationRoutes, async (s) => {
     const accounts = await s.stores.accounts()
+    const [insights, dashboards] = [await s.stores.insights(), await s.stores.dashboards()]
     return {
       projects: await s.stores.projects(),
       annotations: await s.stores.annotations(),
       siteUrl: s.ctx.config.siteUrl,
       clock: s.ctx.clock,
+      userBasic: (uuid: string) => {
+        const user = accounts.user(uuid)
+        return user ? userBasic(user) : null
+      },
+      callerUser: (caller: PersonalApiKey) => accounts.keyUser(caller)?.id ?? null,
+      insight: (teamId: number, id: number) => insights.get(teamId, id),
+      dashboard: (teamId: number, id: number) => dashboards.get(teamId, id),
+    }
+  }),
+  experiments: group('delegated', experimentRoutes, async (s) => {
+    const accounts = await s.stores.accounts()
+    return {
+      projects: await s.stores.projects(),
+      experiments: await s.stores.experiments(),
+      flags: await s.stores.flags(),
+      cohorts: await s.stores.cohorts(),
+      siteUrl: s.ctx.config.siteUrl,
       userBasic: (uuid: string) => {
         const user = accounts.user(uuid)
         return user ? userBasic(user) : null

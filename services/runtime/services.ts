@@ -7,6 +7,7 @@ import { stageStream } from '../platform/log/streams'
 import { chatModel } from '../platform/ai/chat'
 import { eventBackpressure, recordingsBackpressure, type CaptureBackpressure } from '../capture/backpressure'
 import { QueryRunner } from '../query/runner'
+import { experimentLookup } from '../experiments/subject'
 import { InsightResults } from '../insights/results'
 import { CachedCohortReader } from '../decide/cohorts'
 import { PersonSnapshot } from '../decide/snapshot'
@@ -70,9 +71,23 @@ export class Services extends BuildOnce {
   queryRunner(): Promise<QueryRunner> {
     return this.once('query runner', async () => {
       const { clickhouse } = this.ctx.storage
-      const [actions, cohorts, materialized] = await Promise.all([this.stores.actions(), this.stores.cohorts(), this.jobs.materializer()])
+      const [actions, cohorts, materialized, experiments, flags] = await Promise.all([
+        this.stores.actions(),
+        this.stores.cohorts(),
+        this.jobs.materializer(),
+        this.stores.experiments(),
+        this.stores.flags(),
+      ])
       const runner = new QueryRunner(
-        { clickhouse, clock: this.ctx.clock, metrics: this.ctx.metrics, actions, cohorts, materialized },
+        {
+          clickhouse,
+          clock: this.ctx.clock,
+          metrics: this.ctx.metrics,
+          actions,
+          cohorts,
+          materialized,
+          experiments: experimentLookup(experiments, flags),
+        },
         { maxAsync: this.ctx.config.queryMaxAsync },
       )
       return this.ctx.lifecycle.started('query jobs', runner, (r) => r.jobs.stop())

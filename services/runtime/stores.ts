@@ -9,6 +9,7 @@ import { capturesConsoleLogs } from '../analytics/project-settings'
 import { ProjectStore } from '../projects/store'
 import { AccountStore } from '../accounts/store'
 import { AnnotationStore } from '../annotations/store'
+import { ExperimentStore } from '../experiments/store'
 import { SurveyStore } from '../surveys/store'
 import { DeadLetterStore, kafkaDeadLetterFeed } from '../dead-letters/store'
 import { PersonQueries } from '../persons/queries'
@@ -143,6 +144,10 @@ export class Stores extends BuildOnce {
 
   annotations(): Promise<AnnotationStore> {
     return this.once('annotations', async () => new AnnotationStore(this.ctx.storage.clickhouse, this.ctx.clock, await this.configLog()))
+  }
+
+  experiments(): Promise<ExperimentStore> {
+    return this.once('experiments', async () => new ExperimentStore(this.ctx.storage.clickhouse, this.ctx.clock, await this.configLog()))
   }
 
   surveys(): Promise<SurveyStore> {

@@ -42,7 +42,60 @@ describe('annotations', () => {
     const missing = await call('POST', base(), { content: 'On a chart', date_marker: '2026-11-26', scope: 'dashboard_item' })
     expect(missing.status).toBe(400)
     const onChart = await call('POST', base(), { content: 'On a chart', date_marker: '2026-11-26', dashboard_item: insight.body.id })
-    expect(onChart.body).toMatchObject({ scope: 'dashboard_item', dashboard_item: insight.body.id })
+    expect(onChart.body).toMatchObject({
+      scope: 'dashboard_item',
+      dashboard_item: insight.body.id,
+      insight_short_id: insight.body.short_id,
+      insight_name: 'Signups',
+      dashboard_id: null,
+      dashboard_name: null,
+    })
+    // An insight or a dashboard that does not exist is a 400 naming the field, never an annotation of nothing.
+    for (const [field, scope] of [
+      ['dashboard_item', 'dashboard_item'],
+      ['dashboard_id', 'dashboard'],
+    ]) {
+      const nothing = await call('POST', base(), { content: 'Nowhere', date_marker: '2026-11-26', scope, [field]: 999_999 })
+      expect(nothing.status, nothing.text).toBe(400)
+      expect(nothing.body.attr).toBe(field)
+    }
+  })
+
+  it('answers every field PostHog’s agent toolkit validates, with its types: the insight’s and the dashboard’s names, the user’s id', async () => {
+    // The toolkit's AnnotationSchema (zod, posthog's MCP server): these fields, these JSON types, created_by an object.
+    const board = await call('POST', `/api/projects/${t.projectId}/dashboards/`, { name: 'Launch board' })
+    const made = await call('POST', base(), { content: 'On a board', date_marker: '2026-11-19T08:00:00Z', dashboard_id: board.body.id })
+    expect(made.status, made.text).toBe(201)
+    const types = Object.fromEntries(Object.entries(made.body).map(([k, v]) => [k, v === null ? 'null' : typeof v]))
+    expect(types).toEqual({
+      id: 'number',
+      content: 'string',
+      date_marker: 'string',
+      creation_type: 'string',
+      dashboard_item: 'null',
+      dashboard_id: 'number',
+      dashboard_name: 'string',
+      insight_short_id: 'null',
+      insight_name: 'null',
+      insight_derived_name: 'null',
+      created_by: 'object',
+      created_at: 'string',
+      updated_at: 'string',
+      deleted: 'boolean',
+      scope: 'string',
+    })
+    expect(made.body).toMatchObject({ scope: 'dashboard', dashboard_id: board.body.id, dashboard_name: 'Launch board' })
+    expect(made.body.created_by).toMatchObject({ id: expect.any(Number), uuid: expect.any(String), email: 'notes@example.com' })
+    expect(Number.isSafeInteger(made.body.created_by.id)).toBe(true)
+    // The same user has the same id in @me's organization members.
+    const members = (await call('GET', '/api/organizations/@current/members/')).body.results as Array<{
+      user: { id: number; uuid: string }
+    }>
+    expect(members.find((m) => m.user.uuid === made.body.created_by.uuid)!.user.id).toBe(made.body.created_by.id)
+    // Moved to the project: no dashboard any more.
+    const moved = await call('PATCH', `${base()}${made.body.id}/`, { scope: 'project' })
+    expect(moved.body).toMatchObject({ scope: 'project', dashboard_id: null, dashboard_name: null })
+    expect((await call('DELETE', `${base()}${made.body.id}/`)).status).toBe(204)
   })
 
   it('lists the latest marker first, filtered by search, date range, scope and insight, a page at a time', async () => {
@@ -82,7 +135,8 @@ describe('annotations', () => {
       'SELECT count() AS n FROM annotations FINAL WHERE team_id = {team:Int64} AND deleted = 1',
       { team: t.projectId },
     )
-    expect(Number(kept[0].n)).toBe(2)
+    // These two, and the dashboard's deleted before.
+    expect(Number(kept[0].n)).toBe(3)
   })
 
   it('needs annotation:read to list and annotation:write to change', async () => {

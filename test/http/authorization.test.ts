@@ -11,6 +11,7 @@ type Objects = {
   persons: string
   actions: number
   annotations: number
+  experiments: number
   surveys: string
   cohorts: number
   feature_flags: number
@@ -43,6 +44,7 @@ describe('authorization of every management route', () => {
     'authz-b-flag',
     'authz-b-insight',
     'authz-b-dashboard',
+    'authz-b-experiment',
     'authz-b-survey',
   ]
 
@@ -74,6 +76,10 @@ describe('authorization of every management route', () => {
       content: `authz-${tag}-annotation`,
       date_marker: '2026-11-01',
     })
+    const experiment = await call('POST', `/api/projects/${projectId}/experiments/`, {
+      name: `authz-${tag}-experiment`,
+      feature_flag_key: `authz-${tag}-experiment-flag`,
+    })
     const survey = await call('POST', `/api/projects/${projectId}/surveys/`, {
       name: `authz-${tag}-survey`,
       type: 'popover',
@@ -86,7 +92,7 @@ describe('authorization of every management route', () => {
       client_query_id: `authz-${tag}-query`,
     })
     if (query.status !== 202) throw new Error(`setup failed: ${query.status} ${query.text}`)
-    for (const res of [action, cohort, flag, dashboard, insight, annotation, survey])
+    for (const res of [action, cohort, flag, dashboard, insight, annotation, experiment, survey])
       if (res.status !== 201) throw new Error(`setup failed: ${res.status} ${res.text}`)
     // A session recording: the project opts in, posthog-js's recorder sends one snapshot.
     const recording = `authz-${tag}-session`
@@ -102,6 +108,7 @@ describe('authorization of every management route', () => {
       persons: person.uuid,
       actions: action.body.id,
       annotations: annotation.body.id,
+      experiments: experiment.body.id,
       surveys: survey.body.id,
       cohorts: cohort.body.id,
       feature_flags: flag.body.id,
@@ -136,6 +143,7 @@ describe('authorization of every management route', () => {
       'authz-a-insight',
       'authz-a-dashboard',
       'authz-a-annotation',
+      'authz-a-experiment',
       'authz-a-survey',
       'Default project',
     ]

@@ -39,6 +39,7 @@ describe('?limit on every list route', () => {
       { path: `${project}/actions/`, max: 1000 },
       { path: `${project}/cohorts/`, max: 1000 },
       { path: `${project}/annotations/`, max: 1000 },
+      { path: `${project}/experiments/`, max: 1000 },
       { path: `${project}/surveys/`, max: 1000 },
       { path: '/api/organizations/', max: 1000 },
       { path: '/api/organizations/@current/projects/', max: 1000 },

@@ -67,6 +67,7 @@ describe('paging every list route', () => {
       await created(`${project}/actions/`, { name, steps: [{ event: `event-${n}` }] })
       await created(`${project}/cohorts/`, { name, groups: [{ properties: [{ key: 'n', value: n, type: 'person' }] }] })
       await created(`${project}/annotations/`, { content: name, date_marker: `2026-11-0${n + 1}` })
+      await created(`${project}/experiments/`, { name, feature_flag_key: `paged-experiment-${n}` })
       await created(`${project}/surveys/`, { name, type: 'api' })
     }
     // Members and invitations: SEEDED of each (the members accepted invitations of their own).

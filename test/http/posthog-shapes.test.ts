@@ -1,8 +1,9 @@
 // The fields PostHog's own tools read: each answer of the insight, dashboard, tile, flag, cohort and property
 // definition routes is held against the field names and JSON types of PostHog's serializers
 // (posthog/api/insight.py InsightSerializer, dashboards/dashboard.py DashboardSerializer, DashboardBasicSerializer
-// and DashboardTileSerializer, feature_flag.py FeatureFlagSerializer, cohort.py CohortSerializer, survey.py SurveySerializer,
-// property_definition.py PropertyDefinitionSerializer), and the OpenAPI document must declare them. Also a
+// and DashboardTileSerializer, feature_flag.py FeatureFlagSerializer, cohort.py CohortSerializer,
+// property_definition.py PropertyDefinitionSerializer, ee/clickhouse/views/experiments.py ExperimentSerializer,
+// survey.py SurveySerializer), and the OpenAPI document must declare them. Also a
 // dynamic cohort created with `groups: []` and defined after, as a CLI for PostHog does.
 import { afterAll, beforeAll, describe, expect, it } from 'vitest'
 import { api, captureBatch, drained, startWren, type TestWren } from '../support/wren'
@@ -149,6 +150,46 @@ const COHORT: Shape = {
   is_static: ['boolean'],
   cohort_type: ['string', 'null'],
   experiment_set: ['array'],
+}
+/** ExperimentSerializer's fields; `feature_flag` is the flag as MinimalFeatureFlagSerializer writes it. */
+const EXPERIMENT: Shape = {
+  id: ['number'],
+  name: ['string'],
+  description: ['string', 'null'],
+  start_date: ['datetime', 'null'],
+  end_date: ['datetime', 'null'],
+  feature_flag_key: ['string'],
+  feature_flag: ['object'],
+  holdout: ['object', 'null'],
+  holdout_id: ['number', 'null'],
+  exposure_cohort: ['number', 'null'],
+  parameters: ['object', 'null'],
+  secondary_metrics: ['array', 'null'],
+  saved_metrics: ['array'],
+  saved_metrics_ids: ['array', 'null'],
+  filters: ['object'],
+  archived: ['boolean'],
+  deleted: ['boolean', 'null'],
+  created_by: ['object', 'null'],
+  created_at: ['datetime'],
+  updated_at: ['datetime'],
+  type: ['string', 'null'],
+  metrics: ['array', 'null'],
+  metrics_secondary: ['array', 'null'],
+  stats_config: ['object', 'null'],
+  exposure_criteria: ['object', 'null'],
+  conclusion: ['string', 'null'],
+  conclusion_comment: ['string', 'null'],
+}
+const MINIMAL_FLAG: Shape = {
+  id: ['number'],
+  team_id: ['number'],
+  name: ['string'],
+  key: ['string'],
+  filters: ['object'],
+  deleted: ['boolean'],
+  active: ['boolean'],
+  ensure_experience_continuity: ['boolean', 'null'],
 }
 const PROPERTY_DEFINITION: Shape = {
   id: ['string'],
@@ -326,6 +367,21 @@ describe("the fields PostHog's tools read", () => {
     expect(definitions.body.results.map((d: any) => mismatches(d, PROPERTY_DEFINITION))).toEqual(definitions.body.results.map(() => []))
   })
 
+  it('experiments carry every field of PostHog’s ExperimentSerializer, with its types', async () => {
+    const made = await call('POST', at('/experiments/'), {
+      name: 'Checkout',
+      feature_flag_key: 'checkout-experiment',
+      metrics: [{ kind: 'ExperimentMetric', metric_type: 'mean', source: { kind: 'EventsNode', event: '$pageview' } }],
+    })
+    expect(made.status, made.text).toBe(201)
+    expect(mismatches(made.body, EXPERIMENT)).toEqual([])
+    expect(mismatches(made.body.feature_flag, MINIMAL_FLAG)).toEqual([])
+    const launched = await call('PATCH', at(`/experiments/${made.body.id}/`), { start_date: '2026-11-20T10:00:00Z' })
+    expect(mismatches(launched.body, EXPERIMENT)).toEqual([])
+    const listed = await call('GET', at('/experiments/'))
+    expect(listed.body.results.map((e: any) => mismatches(e, EXPERIMENT))).toEqual([[]])
+  })
+
   it('the OpenAPI document declares every one of those fields', async () => {
     const doc = (await call('GET', '/api/schema/')).body
     const declared = (path: string, status: string, pick: (schema: any) => any = (s) => s) => {
@@ -342,6 +398,7 @@ describe("the fields PostHog's tools read", () => {
     expect(missing(Object.keys(tile.properties), TILE)).toEqual([])
     expect(missing(declared(`${project}/feature_flags/{id}/`, '200'), FLAG)).toEqual([])
     expect(missing(declared(`${project}/cohorts/{id}/`, '200'), COHORT)).toEqual([])
+    expect(missing(declared(`${project}/experiments/{id}/`, '200'), EXPERIMENT)).toEqual([])
     expect(missing(declared(`${project}/surveys/{id}/`, '200'), SURVEY)).toEqual([])
     expect(
       missing(

@@ -80,6 +80,11 @@ describe('projects and keys API', () => {
       expect(all.body.results.map((p: any) => p.id)).toEqual(expect.arrayContaining([t.projectId, second.id]))
       expect(all.body.count).toBe(all.body.results.length)
       expect(all.body.results.find((p: any) => p.id === t.projectId).api_token).toBe(t.projectKey)
+      // Each names its organization by uuid, as PostHog's TeamSerializer does (PostHog's agent toolkit requires it).
+      const org = (await call('GET', '/api/organizations/@current/')).body.id
+      expect(org).toMatch(/^[0-9a-f-]{36}$/)
+      expect(all.body.results.map((p: any) => p.organization)).toEqual(all.body.results.map(() => org))
+      expect((await call('GET', `/api/organizations/${org}/projects/`)).body.results[0].organization).toBe(org)
 
       const onlySecond = await createKey(t, ['project:read', 'person:read'], [second.id])
       const limited = await call('GET', '/api/projects/', undefined, onlySecond.value)

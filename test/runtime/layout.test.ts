@@ -35,7 +35,7 @@ const FLOORS: string[][] = [
     'web',
   ],
   ['query', 'persons', 'decide', 'accounts'],
-  ['recordings', 'insights'],
+  ['recordings', 'insights', 'experiments'],
   ['runtime'],
   ['app.ts'],
   ['main.ts'],
@@ -53,6 +53,8 @@ const FEATURE_IMPORTS: Record<string, string> = {
   'recordings → cohorts': 'the recordings list filtered by cohort: cohort definitions and membership SQL',
   'accounts → projects': 'a user’s team and organization show the projects it reaches: their shape and store',
   'insights → query': 'an insight’s result is its query’s answer: the Query API’s runner (with its cache)',
+  'experiments → flags': 'an experiment runs on a flag: creating it, launching it, showing it',
+  'experiments → query': 'an experiment’s metrics are the experiment kinds’ ExperimentMetric: one validation',
 }
 
 /** What the top floors may weigh. */

@@ -157,6 +157,11 @@ describe.skipIf(unavailable !== null)(`Home and dashboards in headless Chromium$
   }
 
   it('opens on Home after sign-in, and every tile shows the API’s numbers', async () => {
+    // A note of the project's, yesterday: the Pageviews tile marks that day, and lists it without offering to add one.
+    const yesterday = new Date(Date.now() - 86_400_000).toISOString()
+    expect(
+      (await call('POST', `/api/projects/${t.projectId}/annotations/`, { content: 'Sale started', date_marker: yesterday })).status,
+    ).toBe(201)
     const page = await open(1280)
     await page.waitForURL(`${t.url}/project/${t.projectId}/home`)
     expect(await page.locator('nav.menu a').first().textContent()).toBe('Home')
@@ -164,6 +169,16 @@ describe.skipIf(unavailable !== null)(`Home and dashboards in headless Chromium$
     await page.waitForSelector('.tile')
     const insights = await expectTiles(page, homeId)
     expect(insights.map((i) => i.name)).toEqual(['Pageviews', 'Unique users', 'Top pages', 'Browsers', 'Flag usage'])
+    const pageviews = tileOf(page, insights[0])
+    const days = (insights[0].result![0] as unknown as { days: string[] }).days
+    await pageviews.locator('[data-testid=annotations] .annotation-cell.marked').click()
+    expect(await pageviews.locator('.annotation-cell.marked').getAttribute('data-bucket')).toBe(
+      String(days.indexOf(yesterday.slice(0, 10))),
+    )
+    expect(await pageviews.locator('.annotation-popover li').allTextContents()).toEqual([expect.stringContaining('Sale started')])
+    expect(await pageviews.locator('.annotation-popover form').count()).toBe(0)
+    expect(await pageviews.locator('.annotation-cell:not(.marked)').count()).toBe(0)
+    await expectDrawn(page, 'home-tile-annotation-1280', 1280)
     // The numbers are the data's: pageviews per browser, flags by name.
     const browsers = insights.find((i) => i.name === 'Browsers')!.result!
     expect(browsers.find((s) => s.label === 'Safari')!.aggregated_value).toBeGreaterThanOrEqual(14)

@@ -215,9 +215,27 @@ describe.skipIf(unavailable !== null)(`the funnels editor in headless Chromium${
 
   it('draws conversion over time and the time to convert as the API answers them', async () => {
     const counts = reached()
+    // A deploy tool's note two days ago: conversion over time marks its day.
+    const deployed = new Date(Date.now() - 2 * 86_400_000).toISOString()
+    const note = await call('POST', `/api/projects/${t.projectId}/annotations/`, {
+      content: 'Deployed v2',
+      date_marker: deployed,
+      creation_type: 'GIT',
+    })
+    expect(note.status, note.text).toBe(201)
     await page.click('.display-picker button:has-text("Historical trends")')
     const trend = (await funnel('trends')) as Array<{ data: number[]; days: string[] }>
     await expect.poll(async () => (await drawn(page)).series.map((s) => s.values), { timeout: 15_000 }).toEqual(trend.map((s) => s.data))
+    const badges = () =>
+      page
+        .locator('[data-testid=annotations] .annotation-cell.marked')
+        .evaluateAll((cells) => cells.map((c) => [Number(c.getAttribute('data-bucket')), Number(c.textContent)]))
+    await expect.poll(badges).toEqual([[trend[0].days.indexOf(deployed.slice(0, 10)), 1]])
+    await page.locator('[data-testid=annotations] .annotation-cell.marked').click()
+    expect(await page.locator('.annotation-popover .annotation-list li').allTextContents()).toEqual([
+      expect.stringMatching(/^Deployed v2a deploy tool/),
+    ])
+    await page.locator('.annotation-popover button[aria-label=Close]').click()
     await expectDrawn(page, 'funnel-trends-desktop', 1280)
     // A point lists who entered in its period and converted: the busiest period's, then one where nobody entered.
     const { data: rates, days } = trend[0]

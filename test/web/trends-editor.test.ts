@@ -562,6 +562,124 @@ describe.skipIf(unavailable !== null)(`the trends editor in headless Chromium${u
     }
   })
 
+  it('annotates a date by clicking under it: badges on lines and bars, a second note and a second date, one deleted, an insight’s own', async () => {
+    const notes = async () =>
+      (await call('GET', `/api/projects/${t.projectId}/annotations/?limit=100`)).body.results as Array<{
+        id: number
+        content: string
+        date_marker: string
+        scope: string
+      }>
+    const cell = (page: Page, bucket: number) => page.locator(`[data-testid=annotations] .annotation-cell[data-bucket="${bucket}"]`)
+    const badges = (page: Page) =>
+      page
+        .locator('[data-testid=annotations] .annotation-cell.marked')
+        .evaluateAll((cells) => cells.map((c) => [Number(c.getAttribute('data-bucket')), Number(c.textContent)]))
+    /** Adds a note through the strip at `bucket` (the popover stays open), and waits for the API to hold it. */
+    const annotate = async (page: Page, bucket: number, content: string, shownOn?: string) => {
+      if ((await cell(page, bucket).getAttribute('aria-expanded')) !== 'true') await cell(page, bucket).click()
+      const popover = page.locator('.annotation-popover')
+      await popover.locator('input[aria-label="Annotation"]').fill(content)
+      if (shownOn) await popover.locator('select[aria-label="Shown on"]').selectOption(shownOn)
+      await popover.locator('button[type=submit]').click()
+      await expect.poll(async () => (await notes()).some((n) => n.content === content)).toBe(true)
+    }
+
+    const result = (await trend({ events: [pageview] })) as Array<TrendResultSeries & { days: string[]; labels: string[] }>
+    const last = result[0].days.length - 1
+    const page = await open(1280)
+    await page.goto(
+      `${t.url}/project/${t.projectId}/trends?${new URLSearchParams({ series: JSON.stringify([{ kind: 'events', id: '$pageview' }]) })}`,
+    )
+    await expectChart(page, { events: [pageview] })
+    expect(await badges(page)).toEqual([])
+
+    // A note on yesterday, marked at its start in the project's timezone (UTC here), for the whole project.
+    await annotate(page, last - 1, 'Launched the pricing page')
+    const launched = (await notes()).find((n) => n.content === 'Launched the pricing page')!
+    expect(launched.scope).toBe('project')
+    expect(Date.parse(launched.date_marker)).toBe(Date.parse(`${result[0].days[last - 1]}T00:00:00Z`))
+    await expect.poll(() => badges(page)).toEqual([[last - 1, 1]])
+    expect(await page.locator('.annotation-popover .annotation-list li').allTextContents()).toEqual([
+      expect.stringContaining('Launched the pricing page'),
+    ])
+    // A second note on the same date, and a note on a second date.
+    await annotate(page, last - 1, 'Emailed every customer')
+    await expect.poll(() => badges(page)).toEqual([[last - 1, 2]])
+    await page.locator('.annotation-popover button[aria-label=Close]').click()
+    await annotate(page, 1, 'Outage')
+    await expect
+      .poll(() => badges(page))
+      .toEqual([
+        [1, 1],
+        [last - 1, 2],
+      ])
+    await expectDrawn(page, 'trends-annotations-1280', 1280)
+
+    // Deleted from its date's list: the badge counts one again, and the API no longer lists it.
+    await page.keyboard.press('Escape')
+    await expect.poll(() => page.locator('.annotation-popover').count()).toBe(0)
+    await cell(page, last - 1).click()
+    await page.locator('.annotation-popover li', { hasText: 'Emailed every customer' }).getByRole('button', { name: 'Delete' }).click()
+    await expect
+      .poll(() => badges(page))
+      .toEqual([
+        [1, 1],
+        [last - 1, 1],
+      ])
+    expect((await notes()).map((n) => n.content).sort()).toEqual(['Launched the pricing page', 'Outage'])
+
+    // The same badges under bars.
+    await page.getByRole('button', { name: 'Stacked bars', exact: true }).click()
+    await expect.poll(() => page.locator('.bar-chart [data-testid=annotations] .annotation-cell.marked').count()).toBe(2)
+    await expect
+      .poll(() => badges(page))
+      .toEqual([
+        [1, 1],
+        [last - 1, 1],
+      ])
+    await page.close()
+
+    // A saved trend's own note shows on it, and on no other chart; the project's show on it too.
+    const saved = await call('POST', `/api/projects/${t.projectId}/insights/`, {
+      name: 'Pageviews',
+      query: { kind: 'InsightVizNode', source: { kind: 'TrendsQuery', series: [{ kind: 'EventsNode', event: '$pageview' }] } },
+    })
+    expect(saved.status, saved.text).toBe(201)
+    for (const width of [1280, 390]) {
+      const view = await open(width)
+      await view.goto(`${t.url}/project/${t.projectId}/insights/${saved.body.id}`)
+      await view.waitForSelector('[data-testid=annotations]')
+      const days = (await (await call('GET', `/api/projects/${t.projectId}/insights/${saved.body.id}/`)).body.result[0].days) as string[]
+      const at = (day: string) => days.indexOf(day)
+      if (width === 1280) {
+        await annotate(view, days.length - 1, 'Only on this insight', 'dashboard_item')
+        expect((await notes()).find((n) => n.content === 'Only on this insight')!.scope).toBe('dashboard_item')
+      }
+      await expect
+        .poll(() => badges(view))
+        .toEqual([
+          [at(result[0].days[1]), 1],
+          [at(result[0].days[last - 1]), 1],
+          [days.length - 1, 1],
+        ])
+      await expectDrawn(view, `insight-annotations-${width}`, width)
+      await view.close()
+    }
+    const editor = await open(1280)
+    await editor.goto(
+      `${t.url}/project/${t.projectId}/trends?${new URLSearchParams({ series: JSON.stringify([{ kind: 'events', id: '$pageview' }]) })}`,
+    )
+    await expectChart(editor, { events: [pageview] })
+    await expect
+      .poll(() => badges(editor))
+      .toEqual([
+        [1, 1],
+        [last - 1, 1],
+      ])
+    await editor.close()
+  })
+
   it('fits the editor at 1280 and 390 px wide (screenshots under test-artifacts/web/)', async () => {
     for (const width of [1280, 390]) {
       const page = await open(width)

@@ -313,6 +313,7 @@ describe('the web app', () => {
         'SQL',
         'Persons',
         'Feature flags',
+        'Experiments',
         'Surveys',
         'Cohorts',
         'Actions',

@@ -26,6 +26,8 @@ export interface ChartSeries {
 export interface ChartData {
   /** The x axis's labels, one per bucket (the current period's). */
   xLabels: string[]
+  /** The buckets' starts, as the result names them (a trend's `days`): where annotations fall. */
+  days?: string[]
   /** What the buckets are, as the legend names them (Date unless said). */
   xTitle?: string
   series: ChartSeries[]
@@ -99,7 +101,7 @@ export function shapeChart(result: TrendSeries[]): ChartData {
     const values: (number | null)[] = xLabels.map((_, i) => (i < s.data.length ? s.data[i] : null))
     return { label: seriesLabel(s), values, colour: colour.get(colourKey(s))!, dashed: s.compare_label === 'previous', total: s.count }
   })
-  return { xLabels, series }
+  return { xLabels, days: current?.days ?? [], series }
 }
 
 /** One total per series (the number and table displays): Wren's aggregated_value, or the count of a time series. */

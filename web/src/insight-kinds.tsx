@@ -85,6 +85,7 @@ export const INSIGHT_KINDS: InsightKind[] = [
           result={trendSeries(insight)}
           display={insightDisplay(insight)}
           compact={compact}
+          insightId={insight.id}
           onPoint={onPoint && source ? (i, bucket) => onPoint({ series: trendSeries(insight)[i], bucket, source }) : undefined}
         />
       )
@@ -99,7 +100,12 @@ export const INSIGHT_KINDS: InsightKind[] = [
     open: opener(funnelEditorQuery, encodeFunnel),
     Editor: FunnelsPage,
     Result: ({ insight, compact }) => (
-      <FunnelResult result={insight.result} vizType={funnelEditorQuery(insight)?.vizType ?? 'steps'} compact={compact} />
+      <FunnelResult
+        result={insight.result}
+        vizType={funnelEditorQuery(insight)?.vizType ?? 'steps'}
+        compact={compact}
+        insightId={insight.id}
+      />
     ),
     hasData: (insight) => funnelHasData(insight.result, funnelEditorQuery(insight)?.vizType ?? 'steps'),
   },

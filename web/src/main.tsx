@@ -14,6 +14,7 @@ import { INSIGHT_KINDS } from './insight-kinds'
 import { EventsPage } from './pages/events'
 import { PersonPage, PersonsPage } from './pages/persons'
 import { FlagPage, FlagsPage } from './pages/flags'
+import { ExperimentPage, ExperimentsPage } from './pages/experiments'
 import { CohortPage, CohortsPage } from './pages/cohorts'
 import { ActionPage, ActionsPage } from './pages/actions'
 import { RecordingsPage } from './pages/recordings'
@@ -47,6 +48,7 @@ const SECTIONS = [
   { section: 'sql', title: 'SQL', scope: 'query:read' },
   { section: 'persons', title: 'Persons', scope: 'person:read' },
   { section: 'feature_flags', title: 'Feature flags', scope: 'feature_flag:read' },
+  { section: 'experiments', title: 'Experiments', scope: 'experiment:read' },
   { section: 'surveys', title: 'Surveys', scope: 'survey:read' },
   { section: 'cohorts', title: 'Cohorts', scope: 'cohort:read' },
   { section: 'actions', title: 'Actions', scope: 'action:read' },
@@ -103,7 +105,15 @@ const projectList = async () => (await get<Paginated<Project>>('/api/projects/?l
  */
 function projectsOfKey(me: KeyInfo): Project[] {
   const ids = me.scoped_teams.length ? me.scoped_teams : [1]
-  return ids.map((id) => ({ id, uuid: null, name: `Project ${id}`, api_token: '', timezone: 'UTC', created_at: me.created_at }))
+  return ids.map((id) => ({
+    id,
+    uuid: null,
+    organization: '',
+    name: `Project ${id}`,
+    api_token: '',
+    timezone: 'UTC',
+    created_at: me.created_at,
+  }))
 }
 
 /** Sign-in: an email and a password, or (for scripts' keys and the first start) a personal API key, which the session then acts as. */
@@ -334,6 +344,8 @@ function Page({ section, rest, search }: { section: string; rest: string[]; sear
       return rest[0] ? <PersonPage id={rest[0]} /> : <PersonsPage search={search} />
     case 'feature_flags':
       return rest[0] ? <FlagPage id={rest[0]} /> : <FlagsPage />
+    case 'experiments':
+      return rest[0] ? <ExperimentPage id={rest[0]} /> : <ExperimentsPage />
     case 'surveys':
       return rest[0] ? <SurveyPage id={rest[0]} /> : <SurveysPage />
     case 'cohorts':

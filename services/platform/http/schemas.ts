@@ -93,3 +93,17 @@ export const ActivityPage = Type.Object({
 
 export const Success = Type.Object({ success: Type.Boolean() })
 export const NoContent = Type.Null({ description: 'No content.' })
+
+/** A user as PostHog's UserBasicSerializer shows one: who made an annotation, an invitation, an experiment, …; a member. */
+export const UserBasic = Type.Object(
+  {
+    id: Type.Integer(),
+    uuid: Type.String(),
+    distinct_id: Type.String(),
+    first_name: Type.String(),
+    last_name: Type.String(),
+    email: Type.String(),
+    is_email_verified: Type.Union([Type.Boolean(), Type.Null()]),
+  },
+  { additionalProperties: true },
+)

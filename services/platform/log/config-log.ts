@@ -43,8 +43,19 @@ import { subscription } from './streams'
 import { SerialQueue } from '../serial'
 
 /** Tables whose integer ids the allocator hands out. */
-export type IdKind = 'projects' | 'feature_flags' | 'actions' | 'cohorts' | 'insights' | 'dashboards' | 'annotations' | 'surveys'
-const ID_KINDS: IdKind[] = ['projects', 'feature_flags', 'actions', 'cohorts', 'insights', 'dashboards', 'annotations', 'surveys']
+export type IdKind =
+  'projects' | 'feature_flags' | 'actions' | 'cohorts' | 'insights' | 'dashboards' | 'annotations' | 'experiments' | 'surveys'
+const ID_KINDS: IdKind[] = [
+  'projects',
+  'feature_flags',
+  'actions',
+  'cohorts',
+  'insights',
+  'dashboards',
+  'annotations',
+  'experiments',
+  'surveys',
+]
 
 /** A stored configuration record (the store's own shape, with its version), or a signal to reload. */
 export type ConfigChange =
@@ -61,7 +72,7 @@ export type ConfigChange =
 export type VersionedObject =
   | { kind: 'project'; id: number }
   | { kind: 'key'; id: string }
-  | { kind: 'flag' | 'action' | 'cohort' | 'insight' | 'dashboard' | 'annotation' | 'survey'; teamId: number; id: number }
+  | { kind: 'flag' | 'action' | 'cohort' | 'insight' | 'dashboard' | 'annotation' | 'experiment' | 'survey'; teamId: number; id: number }
   | { kind: 'sharing'; teamId: number; sessionId: string }
   /** accounts/store.ts: `user:<id>`, `invite:<id>`, `organization:<id>`, `organization` (the first one's making), `first-owner`. */
   | { kind: 'account'; id: string }
@@ -111,6 +122,7 @@ async function storedVersion(client: ClickHouseClient, o: VersionedObject): Prom
                 insight: 'insights',
                 dashboard: 'dashboards',
                 annotation: 'annotations',
+                experiment: 'experiments',
                 survey: 'surveys',
               }[o.kind],
               'team_id = {team:Int64} AND id = {id:Int64}',

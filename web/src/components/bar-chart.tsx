@@ -3,9 +3,10 @@
 // the current, PostHog's ActionsUnstackedBar), every bar inside its bucket. Hovering a bucket shows every series'
 // value in it in a tooltip at the cursor; the legend names the series and, given `onToggle`, shows or hides each
 // one; given `onBar`, a click on a bar names its series and bucket (the persons behind it).
-import { useEffect, useRef, useState } from 'preact/hooks'
+import { useEffect, useMemo, useRef, useState } from 'preact/hooks'
 import { formatValue } from '../chart-data'
 import { ChartTooltip, type CursorAt } from './chart-tooltip'
+import { AnnotationStrip, useChartNotes, type AnnotationsOn } from './annotations'
 
 export interface BarSeries {
   key: string
@@ -60,6 +61,8 @@ export function BarChart({
   onBar,
   compact = false,
   testId,
+  days,
+  annotate,
 }: {
   labels: string[]
   series: BarSeries[]
@@ -69,8 +72,13 @@ export function BarChart({
   onBar?: (key: string, bucket: number) => void
   compact?: boolean
   testId: string
+  /** The buckets' starts (a trend's `days`), and `annotate`: show their annotations, of this saved insight if it is one. */
+  days?: string[]
+  annotate?: Omit<AnnotationsOn, 'days'>
 }) {
   const [box, width] = useWidth<HTMLDivElement>()
+  const on = useMemo(() => (annotate && days ? { ...annotate, days } : undefined), [annotate?.insightId, annotate?.compact, days])
+  const notes = useChartNotes(on)
   const [hover, setHover] = useState<{ bucket: number; at: CursorAt } | null>(null)
   const shown = series.filter((s) => !hidden.includes(s.key))
   const height = compact ? 200 : width < 600 ? 240 : 320
@@ -209,9 +217,24 @@ export function BarChart({
               <rect x={LEFT + i * bucket} y={TOP} width={bucket} height={plotH} fill="transparent" data-hover-bucket={i} />
             ))}
             {bars}
+            {notes?.marked.map((i) => (
+              <line
+                class="annotation-mark"
+                x1={LEFT + (i + 0.5) * bucket}
+                x2={LEFT + (i + 0.5) * bucket}
+                y1={TOP}
+                y2={TOP + plotH}
+                stroke="#94a3b8"
+                stroke-dasharray="4 4"
+                pointer-events="none"
+              />
+            ))}
           </svg>
         ) : null}
       </div>
+      {notes && width > 0 ? (
+        <AnnotationStrip notes={notes} labels={labels} at={labels.map((_, i) => ({ x: LEFT + (i + 0.5) * bucket, width: bucket }))} />
+      ) : null}
       {hover !== null && hover.bucket < labels.length ? (
         <ChartTooltip
           at={hover.at}

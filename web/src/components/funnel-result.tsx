@@ -42,14 +42,18 @@ export function FunnelResult({
   compact = false,
   onPersons,
   onPaths,
+  insightId = null,
 }: {
   result: unknown
   vizType: VizType
   compact?: boolean
+  /** The saved insight drawn: its own annotations show on conversion over time with the project's. */
+  insightId?: number | null
   onPersons?: (ask: PersonsAsk) => void
   onPaths?: (ask: PathsAsk) => void
 }) {
-  if (vizType === 'trends') return <ConversionTrend result={result} compact={compact} onPersons={compact ? undefined : onPersons} />
+  if (vizType === 'trends')
+    return <ConversionTrend result={result} compact={compact} onPersons={compact ? undefined : onPersons} insightId={insightId} />
   if (vizType === 'time_to_convert') return <TimeToConvert result={result as TimeToConvertAnswer} compact={compact} />
   return (
     <FunnelSteps
@@ -225,7 +229,18 @@ function FunnelSteps({
 }
 
 /** Conversion over time: one line per breakdown value (PostHog's funnel trends series: data, days, labels). */
-function ConversionTrend({ result, compact, onPersons }: { result: unknown; compact: boolean; onPersons?: (ask: PersonsAsk) => void }) {
+function ConversionTrend({
+  result,
+  compact,
+  onPersons,
+  insightId,
+}: {
+  result: unknown
+  compact: boolean
+  onPersons?: (ask: PersonsAsk) => void
+  insightId: number | null
+}) {
+  const annotate = useMemo(() => ({ insightId, compact }), [insightId, compact])
   const list = Array.isArray(result) ? (result as Array<Partial<TrendSeries>>) : []
   const chart = useMemo(() => {
     const series = list.map((s): TrendSeries => {
@@ -258,7 +273,7 @@ function ConversionTrend({ result, compact, onPersons }: { result: unknown; comp
           })
       }
     : undefined
-  return <TrendChart data={chart} kind="line" height={compact ? 220 : undefined} onPoint={onPoint} />
+  return <TrendChart data={chart} kind="line" height={compact ? 220 : undefined} onPoint={onPoint} annotate={annotate} />
 }
 
 /** The time to convert: how many persons converted within each span, and the average. */

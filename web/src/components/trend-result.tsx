@@ -12,15 +12,19 @@ export function TrendResult({
   display,
   compact = false,
   onPoint,
+  insightId = null,
 }: {
   result: TrendSeries[]
   display: DisplayName
   compact?: boolean
+  /** The saved insight drawn (its own annotations show with the project's); null: an unsaved trend. */
+  insightId?: number | null
   /** A click on the chart: the index in `result` of the series clicked, and its bucket (an index of its `days`). */
   onPoint?: (series: number, bucket: number) => void
 }) {
   const chart = useMemo(() => shapeChart(result), [result])
   const totals = useMemo(() => shapeTotals(result), [result])
+  const annotate = useMemo(() => ({ insightId, compact }), [insightId, compact])
   if (display === 'number')
     return (
       <div class="numbers">
@@ -67,7 +71,9 @@ export function TrendResult({
         compact={compact}
         testId="trend-chart"
         onBar={onPoint ? (key, bucket) => onPoint(Number(key), bucket) : undefined}
+        days={chart.days}
+        annotate={annotate}
       />
     )
-  return <TrendChart data={chart} kind={display} height={compact ? 220 : undefined} onPoint={onPoint} />
+  return <TrendChart data={chart} kind={display} height={compact ? 220 : undefined} onPoint={onPoint} annotate={annotate} />
 }

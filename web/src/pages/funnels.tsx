@@ -187,6 +187,7 @@ export function FunnelsPage({ search, insight = null }: { search: string; insigh
           <FunnelResult
             result={result.data.results}
             vizType={result.data.vizType}
+            insightId={insight?.id ?? null}
             onPersons={(ask) => setPersons({ ...ask, source: body })}
             onPaths={({ step, type }) => {
               // The paths open in their own editor, over the funnel's dates, from its steps (a funnel of steps).

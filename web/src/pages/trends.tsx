@@ -163,6 +163,7 @@ export function TrendsPage({ search, insight = null }: { search: string; insight
           <TrendResult
             result={result.data.result}
             display={query.display}
+            insightId={insight?.id ?? null}
             // A formula's values are no count of persons: PostHog lists none behind them.
             onPoint={body.formula ? undefined : (i, bucket) => setPoint({ series: result.data!.result[i], bucket })}
           />
