@@ -158,6 +158,7 @@ export const ROUTE_GROUPS = {
       projects: await s.stores.projects(),
       surveys: await s.stores.surveys(),
       flags: surveyFlags(await s.stores.flags(), await s.stores.cohorts()),
+      actions: await s.stores.actions(),
       clickhouse: s.ctx.storage.clickhouse,
       siteUrl: s.ctx.config.siteUrl,
       userBasic: (uuid: string) => {

@@ -28,12 +28,16 @@ import {
   validQuestions,
   validSchedule,
   validTargetingFilters,
+  withActions,
+  type ConditionAction,
 } from './validate'
 
 export interface SurveyRouteDeps {
   projects: Tenants
   surveys: SurveyStore
   flags: SurveyFlags
+  /** The project's actions (a survey can be shown after one). */
+  actions: { list(teamId: number): Promise<ConditionAction[]> }
   clickhouse: ClickHouseClient
   siteUrl: string | null
   /** A user as PostHog's UserBasicSerializer shows one (null: no such user). */
@@ -231,6 +235,7 @@ export async function surveyRoutes(app: FastifyInstance, deps: SurveyRouteDeps):
       const teamId = caller.project.id
       const body: Body = request.body
       const given = fieldsOf(teamId, body, null)
+      if (given.conditions) given.conditions = await withActions(given.conditions, () => deps.actions.list(teamId))
       await nameTaken(teamId, given.name!, null)
       const filters = validTargetingFilters(body.targeting_flag_filters)
       const actor = caller.key.label
@@ -286,6 +291,7 @@ export async function surveyRoutes(app: FastifyInstance, deps: SurveyRouteDeps):
       const body: Body = request.body
       const current = await find(teamId, request.params.id)
       const given = fieldsOf(teamId, body, current)
+      if (given.conditions) given.conditions = await withActions(given.conditions, () => deps.actions.list(teamId))
       if (given.name !== undefined && given.name !== current.name) await nameTaken(teamId, given.name, current.id)
       const filters = validTargetingFilters(body.targeting_flag_filters)
       const actor = caller.key.label

@@ -196,3 +196,33 @@ export function checkExternal(
   if (appearance && appearance.surveyPopupDelaySeconds !== undefined && appearance.surveyPopupDelaySeconds !== null)
     throw invalid('surveyPopupDelaySeconds is not allowed for external surveys', 'appearance')
 }
+
+/** An action as a survey's conditions carry it (PostHog's SurveyAPIActionSerializer): what posthog-js matches events against. */
+export interface ConditionAction {
+  id: number
+  name: string
+  steps: Array<{ properties?: unknown[] | null }>
+}
+
+/**
+ * The conditions with the actions they name (`actions.values: [{id}]`) as the project has them: id, name and steps, so
+ * posthog-js can match them. An action it does not have is refused, and so is one with property filters (posthog-js
+ * cannot match those, PostHog refuses them too).
+ */
+export async function withActions(
+  conditions: Record<string, unknown> | null,
+  projectActions: () => Promise<ConditionAction[]>,
+): Promise<Record<string, unknown> | null> {
+  const values = isRecord(conditions?.actions) ? (conditions.actions as Record<string, unknown>).values : undefined
+  if (!conditions || !Array.isArray(values) || values.length === 0) return conditions
+  const actions = await projectActions()
+  const named = values.map((v) => {
+    const id = isRecord(v) ? Number(v.id) : NaN
+    const action = actions.find((a) => a.id === id)
+    if (!action) throw invalid(`Action ${isRecord(v) ? String(v.id) : JSON.stringify(v)} does not exist in this project.`, 'conditions')
+    if (action.steps.some((step) => Array.isArray(step.properties) && step.properties.length > 0))
+      throw invalid('Survey cannot be activated by an Action with property filters defined on it.', 'conditions')
+    return { id: action.id, name: action.name, steps: action.steps }
+  })
+  return { ...conditions, actions: { values: named } }
+}

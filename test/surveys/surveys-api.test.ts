@@ -413,4 +413,34 @@ describe('surveys', () => {
     )
     expect(Number(kept[0].n)).toBe(1)
   })
+
+  it('carries the actions that show a survey as posthog-js matches them: their name and steps', async () => {
+    const action = await call('POST', `/api/projects/${t.projectId}/actions/`, {
+      name: 'Checked out',
+      steps: [{ event: '$pageview', url: '/checkout/done', url_matching: 'contains' }],
+    })
+    const filtered = await call('POST', `/api/projects/${t.projectId}/actions/`, {
+      name: 'Big order',
+      steps: [{ event: 'order', properties: [{ key: 'total', value: 100, operator: 'gt', type: 'event' }] }],
+    })
+    const made = await call('POST', base(), {
+      name: 'After checkout',
+      type: 'popover',
+      start_date: '2026-11-01T00:00:00Z',
+      questions: [{ type: 'open', question: 'How was it?' }],
+      conditions: { actions: { values: [{ id: action.body.id }] } },
+    })
+    expect(made.status, made.text).toBe(201)
+    const shown = { values: [{ id: action.body.id, name: 'Checked out', steps: action.body.steps }] }
+    expect(made.body.conditions.actions).toEqual(shown)
+    const [running] = (await publicList()).surveys.filter((s: { id: string }) => s.id === made.body.id)
+    expect(running.conditions.actions).toEqual(shown)
+    const refused = async (values: unknown[]) =>
+      (await call('PATCH', `${base()}${made.body.id}/`, { conditions: { actions: { values } } })).body
+    expect(await refused([{ id: filtered.body.id }])).toMatchObject({
+      attr: 'conditions',
+      detail: 'Survey cannot be activated by an Action with property filters defined on it.',
+    })
+    expect(await refused([{ id: 999999 }])).toMatchObject({ attr: 'conditions', detail: 'Action 999999 does not exist in this project.' })
+  })
 })
