@@ -4,7 +4,7 @@
 // chDB behind ClickHouse's HTTP interface), since no ClickHouse server can be installed on these machines.
 //
 // One file, one set of processes for three subjects (each process start costs seconds of CPU): events, persons,
-// flags and keys read across processes; session recordings through a SIGKILL of the recordings process (`wren
+// flags, surveys and keys read across processes; session recordings through a SIGKILL of the recordings process (`wren
 // capture` takes snapshots on /s/ and appends them to Kafka, `wren recordings` stores them, `wren api` serves
 // them: every acknowledged snapshot is listed and served exactly once); and configuration written through both
 // api processes at once: every project, key, flag, action and cohort gets its own id and every write is kept;
@@ -162,6 +162,24 @@ describe.skipIf(unavailable !== null)(
 
       expect((await call(apis[0])('PATCH', `/api/projects/1/feature_flags/${flag.body.id}/`, { active: false })).status).toBe(200)
       await waitFor(async () => (await decideFlags('decided'))['shared-pro'] === undefined, { what: 'decide to drop the deactivated flag' })
+    })
+
+    it('a survey launched through one api process is what decide hands posthog-js; stopped through the other, it is not', async () => {
+      const survey = await call(apis[1])('POST', '/api/projects/1/surveys/', {
+        name: 'Across processes',
+        type: 'popover',
+        start_date: new Date().toISOString(),
+        questions: [{ type: 'open', question: 'Seen from decide?' }],
+      })
+      expect(survey.status, survey.text).toBe(201)
+      const running = async () => {
+        const res = await fetch(`${decide.url}/api/surveys/?token=${keys.WREN_PROJECT_API_KEY}`)
+        return ((await res.json()) as { surveys: Array<{ id: string }> }).surveys.map((s) => s.id)
+      }
+      await waitFor(async () => (await running()).includes(survey.body.id), { what: 'decide to hand out the launched survey' })
+      const stopped = await call(apis[0])('PATCH', `/api/projects/1/surveys/${survey.body.id}/`, { end_date: new Date().toISOString() })
+      expect(stopped.status, stopped.text).toBe(200)
+      await waitFor(async () => !(await running()).includes(survey.body.id), { what: 'decide to drop the stopped survey' })
     })
 
     // Skipped until decide keeps its snapshot from the log (issue 10, "Fix": a standalone `wren decide` sees
