@@ -25,6 +25,11 @@ export interface SurveyReader {
 }
 export const NO_SURVEYS: SurveyReader = { running: () => [] }
 
+/** What posthog-js is handed of a project's surveys: its running ones, none when it set `surveys_opt_in: false`. */
+export function surveysOf(project: Project, surveys: SurveyReader): Array<Record<string, unknown>> {
+  return project.settings.surveys_opt_in === false ? [] : surveys.running(project.id)
+}
+
 export function remoteConfig(
   project: Project,
   hasFeatureFlags: boolean,
@@ -32,7 +37,7 @@ export function remoteConfig(
   request: ConfigRequest = {},
 ): Record<string, unknown> {
   const s = project.settings
-  const running = s.surveys_opt_in === false ? [] : surveys.running(project.id)
+  const running = surveysOf(project, surveys)
   const recordings = s.session_recording_opt_in === true && onPermittedRecordingDomain(s.recording_domains, request)
   const base: Record<string, unknown> = {
     config: { enable_collect_everything: true },

@@ -13,7 +13,7 @@ import { AnyObject, ErrorBody, NoContent, RawBody, SDK_CONTENT_TYPES } from '../
 import type { Project, Tenants } from '../platform/tenancy'
 import type { Clock } from '../platform/clock'
 import type { Metrics } from '../platform/metrics'
-import { remoteConfig, type ConfigRequest, type SurveyReader } from './remote-config'
+import { remoteConfig, surveysOf, type ConfigRequest, type SurveyReader } from './remote-config'
 import type { FlagsService } from './service'
 import { FlagAnswers, projectOf, type FlagsCall, type FlagsEndpoint } from './answers'
 import { localEvaluation } from './local-evaluation'
@@ -169,8 +169,7 @@ export async function publicFlagRoutes(app: FastifyInstance, deps: PublicFlagDep
     },
     handler: async (request, reply) => {
       const project = projectFor(request.query.token)
-      const surveys = project.settings.surveys_opt_in === false ? [] : deps.surveys.running(project.id)
-      return reply.send({ surveys, survey_config: null })
+      return reply.send({ surveys: surveysOf(project, deps.surveys), survey_config: null })
     },
   })
 

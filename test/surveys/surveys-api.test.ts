@@ -252,6 +252,12 @@ describe('surveys', () => {
     })
     const answeredBody: any = await answered.json()
     expect(answeredBody.flags[survey.internal_targeting_flag.key].enabled).toBe(false)
+    // A project that turned surveys off hands posthog-js none.
+    expect((await call('PATCH', `/api/projects/${t.projectId}/`, { surveys_opt_in: false })).status).toBe(200)
+    expect((await publicList()).surveys).toEqual([])
+    expect((await remoteConfig()).surveys).toBe(false)
+    await call('PATCH', `/api/projects/${t.projectId}/`, { surveys_opt_in: true })
+    expect((await publicList()).surveys).toHaveLength(1)
     // Stopped, then archived: gone from what posthog-js reads, the flag off.
     const stopped = await call('PATCH', `${base()}${survey.id}/`, { end_date: '2026-11-20T00:00:00Z' })
     expect(stopped.body).toMatchObject({
