@@ -5,6 +5,7 @@ import { PropertyMaterializer } from '../analytics/sql/materialized-properties'
 import { DeletionScheduler } from '../persons/deletions'
 import { PersonCompaction } from '../ingestion/persons/compaction'
 import { HomeDashboards } from '../insights/home'
+import { SurveyResponseLimits } from '../surveys/response-limits'
 import { BuildOnce, type RuntimeContext } from './build-once'
 import type { JobName } from './roles'
 import type { Stores } from './stores'
@@ -61,5 +62,16 @@ export class Jobs extends BuildOnce implements Record<JobName, () => Promise<{ s
       const [projects, insights, dashboards] = await Promise.all([this.stores.projects(), this.stores.insights(), this.stores.dashboards()])
       return this.ctx.lifecycle.started('home dashboards', new HomeDashboards(projects, { insights, dashboards }), (h) => h.stop())
     })
+  }
+
+  /** Surveys stopped once their responses reach responses_limit. */
+  surveyResponseLimits(): Promise<SurveyResponseLimits> {
+    return this.once('survey response limits', async () =>
+      this.ctx.lifecycle.started(
+        'survey response limits',
+        new SurveyResponseLimits(await this.stores.surveys(), this.ctx.storage.clickhouse, this.ctx.clock, this.child('surveys')),
+        (l) => l.stop(),
+      ),
+    )
   }
 }

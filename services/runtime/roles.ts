@@ -45,7 +45,7 @@ export interface RoleRow {
   jobs: JobName[]
 }
 
-export type JobName = 'deletions' | 'personCompaction' | 'materializer' | 'homeDashboards'
+export type JobName = 'deletions' | 'personCompaction' | 'materializer' | 'homeDashboards' | 'surveyResponseLimits'
 
 export const JOB_DOCS: Record<JobName, string> = {
   deletions: 'deletes the events of deleted persons in the background (persons/deletions.ts)',
@@ -53,6 +53,7 @@ export const JOB_DOCS: Record<JobName, string> = {
     'folds the person, distinct-id and group versions of committed batches into one row each, so their storage stays flat (ingestion/persons/compaction.ts)',
   materializer: 'gives event properties that trends read often a column of their own (analytics/sql/materialized-properties.ts)',
   homeDashboards: 'gives every project a home dashboard, the one the app opens on (insights/home.ts)',
+  surveyResponseLimits: 'stops the surveys whose responses have reached their responses_limit, every minute (surveys/response-limits.ts)',
 }
 
 export const ROLE_TABLE: Record<RoleName, RoleRow> = {
@@ -91,7 +92,7 @@ export const ROLE_TABLE: Record<RoleName, RoleRow> = {
       'player',
       'web',
     ],
-    jobs: ['materializer', 'homeDashboards'],
+    jobs: ['materializer', 'homeDashboards', 'surveyResponseLimits'],
   },
   decide: {
     does: 'feature flags and remote config for the SDKs, from the in-memory snapshot',

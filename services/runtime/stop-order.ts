@@ -45,6 +45,11 @@ export const STOP_ORDER = [
     builtBy: (roles) => runsJob(roles, 'homeDashboards'),
   },
   {
+    name: 'survey response limits',
+    stops: 'lets a running check of the surveys’ response limits finish, and starts no other',
+    builtBy: (roles) => runsJob(roles, 'surveyResponseLimits'),
+  },
+  {
     name: 'query jobs',
     stops: 'cancels the running asynchronous Query API queries (their ClickHouse queries are killed); their statuses are forgotten',
     builtBy: (roles) => serves(roles, 'query', 'insights'),

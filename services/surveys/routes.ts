@@ -13,12 +13,11 @@ import { routesOf } from '../platform/http/route'
 import { AnyObject, ListPaging, NoContent, Paginated, RecordId } from '../platform/http/schemas'
 import { matchesSearch, pageOfList } from '../platform/http/request-url'
 import type { ClickHouseClient } from '../platform/clickhouse'
-import { queryRows } from '../platform/clickhouse'
 import type { PersonalApiKey, Tenants } from '../platform/tenancy'
 import { isRunning, iterations, MAX_ITERATION_COUNT, SURVEY_TYPES, type Survey, type SurveyFields, type SurveyStore } from './store'
 import { interactedFilters, targetingFlagKey, type SurveyFlags } from './flags'
 import { OneSurveyStatsAnswer, SurveyAnswer, SurveyStatsAnswer } from './schemas'
-import { SENT, statsRange, surveyStats } from './stats'
+import { responseCounts, statsRange, surveyStats } from './stats'
 import {
   checkExternal,
   checkLinkedVariant,
@@ -373,18 +372,7 @@ export async function surveyRoutes(app: FastifyInstance, deps: SurveyRouteDeps):
       const all = await surveys.list(caller.project.id)
       const starts = all.flatMap((s) => (s.startDate ? [Date.parse(s.startDate)] : []))
       if (starts.length === 0) return {}
-      const rows = await queryRows<{ survey: string; n: string }>(
-        deps.clickhouse,
-        `SELECT JSONExtractString(properties, '$survey_id') AS survey, count() AS n FROM events
-         WHERE team_id = {team:Int64} AND event = '${SENT}' AND timestamp >= fromUnixTimestamp64Milli({from:Int64})
-           AND uuid IN (SELECT argMax(uuid, timestamp) FROM events WHERE team_id = {team:Int64} AND event = '${SENT}'
-             GROUP BY JSONExtractString(properties, '$survey_id'),
-               if(JSONExtractString(properties, '$survey_submission_id') = '', toString(uuid), JSONExtractString(properties, '$survey_submission_id')))
-         GROUP BY survey`,
-        { team: caller.project.id, from: Math.min(...starts) },
-        { signal: callerGone(reply) },
-      )
-      return Object.fromEntries(rows.map((r) => [r.survey, Number(r.n)]))
+      return Object.fromEntries(await responseCounts(deps.clickhouse, caller.project.id, Math.min(...starts), callerGone(reply)))
     },
   })
 }

@@ -134,3 +134,28 @@ export async function surveyStats(
       : NO_RATES
   return { stats, rates }
 }
+
+/**
+ * How many responses each survey has (its uuid → count) since `from` (ms): `survey sent` events, each submission once
+ * (its latest), as PostHog's responses_count counts them.
+ */
+export async function responseCounts(
+  client: ClickHouseClient,
+  teamId: number,
+  from: number,
+  signal?: AbortSignal,
+): Promise<Map<string, number>> {
+  const surveyId = "JSONExtractString(properties, '$survey_id')"
+  const submission = "JSONExtractString(properties, '$survey_submission_id')"
+  const rows = await queryRows<{ survey: string; n: string }>(
+    client,
+    `SELECT ${surveyId} AS survey, count() AS n FROM events
+     WHERE team_id = {team:Int64} AND event = '${SENT}' AND timestamp >= fromUnixTimestamp64Milli({from:Int64})
+       AND uuid IN (SELECT argMax(uuid, timestamp) FROM events WHERE team_id = {team:Int64} AND event = '${SENT}'
+         GROUP BY ${surveyId}, if(${submission} = '', toString(uuid), ${submission}))
+     GROUP BY survey`,
+    { team: teamId, from },
+    { signal },
+  )
+  return new Map(rows.map((r) => [r.survey, Number(r.n)]))
+}

@@ -8,6 +8,9 @@ import { queryRows } from '../../services/platform/clickhouse'
 import { systemClock } from '../../services/platform/clock'
 import type { ConfigLog } from '../../services/platform/log/config-log'
 import { RunningSurveys } from '../../services/surveys/running'
+import { SurveyResponseLimits } from '../../services/surveys/response-limits'
+import { SurveyStore } from '../../services/surveys/store'
+import pino from 'pino'
 
 /** PostHog's SurveySerializer fields. */
 const SURVEY_FIELDS = [
@@ -448,5 +451,34 @@ describe('surveys', () => {
       detail: 'Survey cannot be activated by an Action with property filters defined on it.',
     })
     expect(await refused([{ id: 999999 }])).toMatchObject({ attr: 'conditions', detail: 'Action 999999 does not exist in this project.' })
+  })
+
+  it('stops a survey once its responses reach responses_limit, as PostHog’s periodic check does', async () => {
+    const made = await call('POST', base(), {
+      name: 'Limited',
+      type: 'popover',
+      start_date: '2026-11-01T00:00:00Z',
+      responses_limit: 2,
+      questions: [{ type: 'open', question: 'Why?' }],
+    })
+    const sent = (person: string) => ({
+      event: 'survey sent',
+      distinct_id: person,
+      properties: { $survey_id: made.body.id, $survey_response: 'ok' },
+    })
+    // The job as the api process runs it, on this Wren's storage (its configuration log: one writer here, nobody listening).
+    const log = { claimVersion: async () => true, publish: async () => undefined, onChange: () => undefined } as unknown as ConfigLog
+    const store = new SurveyStore(t.wren.clickhouse, systemClock, log)
+    const limits = new SurveyResponseLimits(store, t.wren.clickhouse, systemClock, pino({ level: 'silent' }))
+    await captureBatch(t, [sent('one')])
+    await drained(t.wren)
+    expect(await limits.check()).toEqual([])
+    await captureBatch(t, [sent('two')])
+    await drained(t.wren)
+    expect(await limits.check()).toEqual([made.body.id])
+    const stopped = (await call('GET', `${base()}${made.body.id}/`)).body
+    expect(stopped.end_date).not.toBeNull()
+    expect(stopped.responses_limit).toBeNull()
+    expect(await limits.check()).toEqual([])
   })
 })
