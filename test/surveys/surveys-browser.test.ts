@@ -153,7 +153,7 @@ describe.skipIf(unavailable !== null)(`surveys in headless Chromium${unavailable
   })
 
   /** Sends `n` people's answers of `survey` as posthog-js does: shown, then sent with each question's response. */
-  const answered = async (survey: { id: string; questions: Array<{ id: string }> }, answers: string[][]) => {
+  const answered = async (survey: { id: string; questions: Array<{ id: string }> }, answers: unknown[][]) => {
     const events = answers.flatMap((responses, n) => [
       { event: 'survey shown', distinct_id: `app-${n}`, properties: { $survey_id: survey.id } },
       {
@@ -172,10 +172,31 @@ describe.skipIf(unavailable !== null)(`surveys in headless Chromium${unavailable
   it('makes a survey in the app, adds a second question, launches and stops it, and shows its stats and responses', async () => {
     const contexts: BrowserContext[] = []
     try {
-      for (const [size, name] of [
-        [WIDTHS.desktop, 'Checkout survey'],
-        [WIDTHS.phone, 'Onboarding survey'],
-      ] as const) {
+      // Twice: at 1280 px a single choice kept on /checkout; at 390 px a multiple choice, the page URL cleared.
+      const runs = [
+        {
+          size: WIDTHS.desktop,
+          name: 'Checkout survey',
+          choice: 'single_choice',
+          url: '/checkout',
+          answers: [
+            ['9', 'Price'],
+            ['6', 'Shipping'],
+          ],
+        },
+        {
+          size: WIDTHS.phone,
+          name: 'Onboarding survey',
+          choice: 'multiple_choice',
+          url: '',
+          answers: [
+            ['9', '["Price","Shipping"]'],
+            ['6', '["Other"]'],
+          ],
+        },
+      ] as const
+      const shown = (answer: string) => (answer.startsWith('[') ? (JSON.parse(answer) as string[]).join(', ') : answer)
+      for (const { size, name, choice, url, answers } of runs) {
         const context = await signedInContext(browser, t.url, t.personalKey, { viewport: size })
         contexts.push(context)
         const page = await context.newPage()
@@ -190,9 +211,15 @@ describe.skipIf(unavailable !== null)(`surveys in headless Chromium${unavailable
         await page.selectOption('select[aria-label="Question 1 scale"]', '10')
         await page.click('button:has-text("Create survey")')
         await page.waitForSelector('[aria-label=Status]:has-text("Draft")')
-        // A second question, a single choice with an open last choice.
+        // Conditions the editor does not show (set through the API) are kept by its saves.
+        const [made] = (await call('GET', `${base()}?search=${encodeURIComponent(name)}`)).body.results
+        const events = { values: [{ name: 'checkout_started' }] }
+        await call('PATCH', `${base()}${made.id}/`, { conditions: { ...made.conditions, events } })
+        await page.reload()
+        await page.fill('input[name=url]', url)
+        // A second question, a choice with an open last choice.
         await page.click('button:has-text("+ Add a question")')
-        await page.selectOption('select[aria-label="Question 2 type"]', 'single_choice')
+        await page.selectOption('select[aria-label="Question 2 type"]', choice)
         await page.fill('input[aria-label="Question 2 text"]', 'What nearly stopped you?')
         await page.fill('textarea[aria-label="Question 2 choices"]', 'Price\nShipping\nOther')
         await page.check('section[aria-label="Question 2"] input[type=checkbox]')
@@ -210,12 +237,12 @@ describe.skipIf(unavailable !== null)(`surveys in headless Chromium${unavailable
         )
         expect(saved).toMatchObject({
           type: 'popover',
-          conditions: { url: '/checkout', urlMatchType: 'icontains' },
+          conditions: url ? { url, urlMatchType: 'icontains', events } : { events },
           start_date: null,
           questions: [
             { type: 'rating', question: 'How easy was it?', scale: 10, display: 'number', id: expect.any(String) },
             {
-              type: 'single_choice',
+              type: choice,
               question: 'What nearly stopped you?',
               choices: ['Price', 'Shipping', 'Other'],
               hasOpenEndedChoice: true,
@@ -230,10 +257,10 @@ describe.skipIf(unavailable !== null)(`surveys in headless Chromium${unavailable
         const running: any = await (await fetch(`${t.url}/api/surveys/?token=${t.projectKey}`)).json()
         expect(running.surveys.map((s: { id: string }) => s.id)).toContain(saved.id)
 
-        await answered(saved, [
-          ['9', 'Price'],
-          ['6', 'Shipping'],
-        ])
+        await answered(
+          saved,
+          answers.map(([rating, picked]) => [rating, picked.startsWith('[') ? JSON.parse(picked) : picked]),
+        )
         await page.reload()
         const stats = page.locator('[aria-label=Stats]')
         await stats.waitFor()
@@ -243,10 +270,9 @@ describe.skipIf(unavailable !== null)(`surveys in headless Chromium${unavailable
         const cells = await rows.evaluateAll((trs) =>
           trs.map((tr) => [...(tr as unknown as { cells: Array<{ textContent: string }> }).cells].map((c) => c.textContent)),
         )
-        expect(cells.map((r) => [r[0], r[2], r[3]]).sort()).toEqual([
-          ['app-0', '9', 'Price'],
-          ['app-1', '6', 'Shipping'],
-        ])
+        expect(cells.map((r) => [r[0], r[2], r[3]]).sort()).toEqual(
+          answers.map(([rating, picked], n) => [`app-${n}`, rating, shown(picked)]),
+        )
         await expectDrawn(page, `surveys-app-${size.width}`, size.width)
 
         await page.click('button:has-text("Stop")')

@@ -127,6 +127,26 @@ export function SurveyPage({ id }: { id: string }) {
 
 const blankQuestion = (type: QuestionType = 'open'): Question => ({ type, question: '' })
 
+/** The survey's conditions with the page URL the editor sets (the ones it does not edit, such as events, kept). */
+function conditionsWith(conditions: Survey['conditions'], url: string): Survey['conditions'] {
+  const { url: _url, urlMatchType: _match, ...others } = conditions ?? {}
+  if (url) return { ...others, url, urlMatchType: conditions?.url ? (conditions.urlMatchType ?? 'icontains') : 'icontains' }
+  return Object.keys(others).length ? others : null
+}
+
+/** A response as the table shows it: a multiple choice's list as its choices, comma-separated. */
+function responseText(cell: unknown): string {
+  if (cell === null || cell === undefined) return ''
+  const text = String(cell)
+  if (!text.startsWith('[')) return text
+  try {
+    const list: unknown = JSON.parse(text)
+    return Array.isArray(list) ? list.map(String).join(', ') : text
+  } catch {
+    return text
+  }
+}
+
 /** A question as the API takes it: only what its type uses. */
 function questionBody(q: Question): Question {
   const base: Question = { ...(q.id ? { id: q.id } : {}), type: q.type, question: q.question.trim() }
@@ -163,7 +183,7 @@ function SurveyEditor({ survey, onSaved }: { survey: Survey | null; onSaved: () 
         description,
         type,
         questions: questions.map(questionBody),
-        conditions: url.trim() ? { ...survey?.conditions, url: url.trim(), urlMatchType: 'icontains' } : null,
+        conditions: conditionsWith(survey?.conditions ?? null, url.trim()),
       }
       if (survey) {
         await patch(path(`surveys/${survey.id}/`), body)
@@ -388,7 +408,7 @@ function SurveyResults({ survey }: { survey: Survey }) {
               {responses.data.results.map((row) => (
                 <tr>
                   {row.map((cell, i) => (
-                    <td>{i === 1 ? new Date(String(cell)).toLocaleString() : cell === null ? '' : String(cell)}</td>
+                    <td>{i === 1 ? new Date(String(cell)).toLocaleString() : responseText(cell)}</td>
                   ))}
                 </tr>
               ))}
