@@ -154,6 +154,53 @@ describe("PostHog's agent toolkit against Wren", () => {
     expect(await use('experiment-get-all')).toEqual([])
   })
 
+  it('creates a survey, launches it, reads its stats once answered, and archives it', async () => {
+    const made = await use('survey-create', {
+      name: 'Checkout feedback',
+      description: 'Why people stop at checkout',
+      type: 'popover',
+      questions: [
+        {
+          type: 'rating',
+          question: 'How likely are you to recommend us?',
+          display: 'number',
+          scale: 10,
+          branching: { type: 'response_based', responseValues: { detractors: 1, passives: 'end', promoters: 'end' } },
+        },
+        { type: 'single_choice', question: 'What nearly stopped you?', choices: ['Price', 'Shipping', 'Other'], hasOpenChoice: true },
+      ],
+      targeting_flag_filters: {
+        groups: [{ properties: [{ key: 'plan', value: 'pro', operator: 'exact', type: 'person' }], rollout_percentage: 100 }],
+      },
+    })
+    expect(made).toMatchObject({
+      name: 'Checkout feedback',
+      status: 'draft',
+      targeting_flag: { key: expect.stringMatching(/^survey-targeting-/) },
+    })
+    expect(made.questions.map((q: { type: string }) => q.type)).toEqual(['rating', 'single_choice'])
+    expect((await use('surveys-get-all', { search: 'checkout' })).results.map((s: { id: string }) => s.id)).toEqual([made.id])
+    const launched = await use('survey-update', {
+      surveyId: made.id,
+      start_date: new Date().toISOString(),
+      conditions: { url: '/checkout', urlMatchType: 'icontains' },
+    })
+    expect(launched).toMatchObject({ status: 'active', conditions: { url: '/checkout' } })
+    expect((await use('survey-get', { surveyId: made.id })).status).toBe('active')
+    // Two people saw it, one answered.
+    await captureBatch(t, [
+      ...['ada', 'bob'].map((id) => ({ event: 'survey shown', distinct_id: id, properties: { $survey_id: made.id } })),
+      { event: 'survey sent', distinct_id: 'ada', properties: { $survey_id: made.id, $survey_response: 9 } },
+    ])
+    await drained(t.wren)
+    const stats = await use('survey-stats', { survey_id: made.id })
+    expect(stats.stats['survey shown']).toMatchObject({ total_count: 2, unique_persons: 2 })
+    expect(stats.rates.response_rate).toBe(50)
+    expect((await use('surveys-global-stats', {})).stats['survey sent'].total_count).toBe(1)
+    expect(await use('survey-delete', { surveyId: made.id })).toMatchObject({ success: true })
+    expect((await use('survey-get', { surveyId: made.id })).status).toBe('archived')
+  })
+
   it('refuses what Wren does not serve with its clear error: error tracking, PostHog’s AI, the docs search', async () => {
     await expect(use('list-errors')).rejects.toThrow(/unsupported|not supported|No route/i)
     await expect(use('query-generate-hogql-from-question', { question: 'How many purchases?' })).rejects.toThrow(/404|No route/)

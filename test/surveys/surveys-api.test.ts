@@ -80,7 +80,7 @@ const QUESTIONS = [
     type: 'single_choice',
     question: 'Your role?',
     choices: ['Engineer', 'Designer', 'Other'],
-    hasOpenEndedChoice: true,
+    hasOpenChoice: true,
     branching: { type: 'end' },
   },
   { type: 'multiple_choice', question: 'Which features?', choices: ['Trends', 'Funnels'], shuffleOptions: true },

@@ -245,7 +245,7 @@ describe.skipIf(unavailable !== null)(`surveys in headless Chromium${unavailable
               type: choice,
               question: 'What nearly stopped you?',
               choices: ['Price', 'Shipping', 'Other'],
-              hasOpenEndedChoice: true,
+              hasOpenChoice: true,
               id: expect.any(String),
             },
           ],

@@ -20,7 +20,7 @@ interface Question {
   question: string
   description?: string
   choices?: string[]
-  hasOpenEndedChoice?: boolean
+  hasOpenChoice?: boolean
   scale?: number
   display?: 'number' | 'emoji'
   lowerBoundLabel?: string
@@ -160,7 +160,7 @@ function questionBody(q: Question): Question {
       upperBoundLabel: q.upperBoundLabel ?? '',
     }
   if (q.type === 'single_choice' || q.type === 'multiple_choice')
-    return { ...base, choices: (q.choices ?? []).map((c) => c.trim()).filter(Boolean), hasOpenEndedChoice: q.hasOpenEndedChoice ?? false }
+    return { ...base, choices: (q.choices ?? []).map((c) => c.trim()).filter(Boolean), hasOpenChoice: q.hasOpenChoice ?? false }
   if (q.type === 'link') return { ...base, link: q.link?.trim() ?? '', buttonText: q.buttonText ?? '' }
   return base
 }
@@ -311,8 +311,8 @@ function SurveyEditor({ survey, onSaved }: { survey: Survey | null; onSaved: () 
               <label class="inline-label">
                 <input
                   type="checkbox"
-                  checked={q.hasOpenEndedChoice ?? false}
-                  onChange={(e) => setQuestion(i, { hasOpenEndedChoice: e.currentTarget.checked })}
+                  checked={q.hasOpenChoice ?? false}
+                  onChange={(e) => setQuestion(i, { hasOpenChoice: e.currentTarget.checked })}
                 />
                 The last choice takes the person’s own words
               </label>
