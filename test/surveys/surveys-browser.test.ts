@@ -47,6 +47,7 @@ describe.skipIf(unavailable !== null)(`surveys in headless Chromium${unavailable
     site = await serveSite({
       '/pricing': sitePage(t.url, t.projectKey, 'pro-visitor', 'pro'),
       '/pricing-free': sitePage(t.url, t.projectKey, 'free-visitor', 'free'),
+      '/pricing-again': sitePage(t.url, t.projectKey, 'pro-dismisser', 'pro'),
     })
   })
   afterAll(async () => {
@@ -55,7 +56,7 @@ describe.skipIf(unavailable !== null)(`surveys in headless Chromium${unavailable
     await t?.close()
   })
 
-  it('shows a survey made through the API to the people and page it targets, and counts the answer', async () => {
+  it('shows a survey made through the API to the people and page it targets, and counts the answer and the dismissal', async () => {
     const made = await call('POST', base(), {
       name: 'Pricing feedback',
       type: 'popover',
@@ -81,6 +82,7 @@ describe.skipIf(unavailable !== null)(`surveys in headless Chromium${unavailable
 
     // Each visitor in a browser of their own (posthog-js keeps its distinct id in the site's storage).
     const freeBrowser = await browser.newContext({ viewport: WIDTHS.desktop })
+    const dismisserBrowser = await browser.newContext({ viewport: WIDTHS.desktop })
     const context = await browser.newContext({ viewport: WIDTHS.desktop })
     try {
       // A free-plan visitor: posthog-js loads the survey, and its targeting flag keeps it from them.
@@ -111,21 +113,34 @@ describe.skipIf(unavailable !== null)(`surveys in headless Chromium${unavailable
       await survey.locator('.form-submit').click()
       await survey.locator('label:has-text("Pro")').click()
       await survey.locator('.form-submit').click()
-      await waitFor(
-        async () =>
-          (await call('GET', `/api/projects/${t.projectId}/events/?event=${encodeURIComponent('survey sent')}`)).body.results.length > 0,
-        { what: 'posthog-js’s survey sent to be stored' },
-      )
+      // Another pro visitor closes it unanswered.
+      const other = await dismisserBrowser.newPage()
+      await other.goto(`${site.origin}/pricing-again`)
+      const closing = other.locator(`.PostHogSurvey-${made.body.id}`)
+      await closing.locator('.survey-question').first().waitFor({ timeout: 20_000 })
+      await closing.locator('.form-cancel').click()
+      const stored = async (event: string) =>
+        (await call('GET', `/api/projects/${t.projectId}/events/?event=${encodeURIComponent(event)}`)).body.results.length > 0
+      await waitFor(async () => (await stored('survey sent')) && stored('survey dismissed'), {
+        what: 'posthog-js’s survey sent and survey dismissed to be stored',
+      })
     } finally {
       await freeBrowser.close()
+      await dismisserBrowser.close()
       await context.close()
     }
     await drained(t.wren)
 
     const stats = await call('GET', `${base()}${made.body.id}/stats/`)
-    expect(stats.body.stats['survey shown']).toMatchObject({ total_count: 1, unique_persons: 1 })
+    expect(stats.body.stats['survey shown']).toMatchObject({ total_count: 2, unique_persons: 2 })
     expect(stats.body.stats['survey sent']).toMatchObject({ total_count: 1, unique_persons: 1 })
-    expect(stats.body.rates).toMatchObject({ response_rate: 100, unique_users_response_rate: 100 })
+    expect(stats.body.stats['survey dismissed']).toMatchObject({ total_count: 1, unique_persons: 1 })
+    expect(stats.body.rates).toEqual({
+      response_rate: 50,
+      dismissal_rate: 50,
+      unique_users_response_rate: 50,
+      unique_users_dismissal_rate: 50,
+    })
     const responses = await call('POST', `/api/projects/${t.projectId}/query/`, {
       query: {
         kind: 'HogQLQuery',
