@@ -100,7 +100,7 @@ describe.skipIf(unavailable !== null)(`the web app's keys, in headless Chromium$
       const folded = (scope: string) => page.locator(`fieldset.scopes details input[name="${scope}"]`).count()
       expect([
         await folded('notebook:read'),
-        await folded('survey:write'),
+        await folded('webhook:write'),
         await folded('person:write'),
         await folded('query:read'),
       ]).toEqual([1, 1, 0, 0])

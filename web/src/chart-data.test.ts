@@ -70,7 +70,7 @@ describe('shaping a trend for the chart', () => {
 
   it('falls back to days when the result has no labels, and to nothing for no result', () => {
     expect(shapeChart([{ ...series('a', [1]), labels: undefined }]).xLabels).toEqual(['2026-01-01'])
-    expect(shapeChart([])).toEqual({ xLabels: [], series: [] })
+    expect(shapeChart([])).toEqual({ xLabels: [], days: [], series: [] })
   })
 
   it('names an empty breakdown value', () => {
