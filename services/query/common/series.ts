@@ -98,22 +98,27 @@ export function entity(raw: unknown, kind: 'events' | 'actions', attr: string, i
   }
 }
 
+/**
+ * An EventsNode or ActionsNode (at `attr`) as a series; any other node is refused as not computed yet (`what`: what
+ * Wren would have computed over it, for the message).
+ */
+export function nodeEntity(node: unknown, attr: string, what: (kind: string) => string): SeriesEntity {
+  if (!isRecord(node)) throw wrenError('invalid_input', `${attr} must be an EventsNode or an ActionsNode.`, attr)
+  const s =
+    node.kind === 'EventsNode'
+      ? entity(node, 'events', attr, 'event')
+      : node.kind === 'ActionsNode'
+        ? entity(node, 'actions', attr, 'id')
+        : null
+  if (!s) throw wrenError('unsupported', `${attr}: Wren does not compute ${what(String(node.kind ?? 'untyped'))} yet.`, attr)
+  if (s.kind === 'actions' && s.id === null) throw wrenError('required', `${attr}: an ActionsNode needs the action's id.`, attr)
+  return s
+}
+
 /** A query node's `series`: EventsNode and ActionsNode in their order; any other node is refused as not computed yet. */
 export function seriesOfNodes(raw: unknown): SeriesEntity[] {
   if (!Array.isArray(raw)) throw wrenError('required', 'The query needs series: a list of EventsNode or ActionsNode.', 'series')
-  return raw.map((node, i): SeriesEntity => {
-    const attr = `series[${i}]`
-    if (!isRecord(node)) throw wrenError('invalid_input', `${attr} must be an EventsNode or an ActionsNode.`, attr)
-    const s =
-      node.kind === 'EventsNode'
-        ? entity(node, 'events', attr, 'event')
-        : node.kind === 'ActionsNode'
-          ? entity(node, 'actions', attr, 'id')
-          : null
-    if (!s) throw wrenError('unsupported', `${attr}: Wren does not compute ${String(node.kind ?? 'untyped')} series yet.`, attr)
-    if (s.kind === 'actions' && s.id === null) throw wrenError('required', `${attr}: an ActionsNode needs the action's id.`, attr)
-    return { ...s, order: i }
-  })
+  return raw.map((node, i): SeriesEntity => ({ ...nodeEntity(node, `series[${i}]`, (kind) => `${kind} series`), order: i }))
 }
 
 /**

@@ -4,7 +4,7 @@
 // funnels, action exposures) is a 400 naming the field: never accepted and then ignored.
 import { wrenError } from '../../../platform/errors'
 import { isRecord } from '../../../platform/json'
-import { entity, type SeriesEntity } from '../../common/series'
+import { nodeEntity, type SeriesEntity } from '../../common/series'
 import { parsePropertyGroup, type PropertyGroup } from '../../../analytics/property-filters/parse'
 
 /** The maths a metric's source is counted by per person: its events (total) or a property's sum. */
@@ -20,19 +20,7 @@ export type ExperimentMetric =
 
 function source(raw: unknown, attr: string, counted: boolean): SeriesEntity {
   if (!isRecord(raw)) throw wrenError('required', `${attr} must be an EventsNode or an ActionsNode.`, attr)
-  const s =
-    raw.kind === 'EventsNode'
-      ? entity(raw, 'events', attr, 'event')
-      : raw.kind === 'ActionsNode'
-        ? entity(raw, 'actions', attr, 'id')
-        : null
-  if (!s)
-    throw wrenError(
-      'unsupported',
-      `${attr}: Wren does not compute experiment metrics over ${String(raw.kind ?? 'untyped')} sources yet.`,
-      attr,
-    )
-  if (s.kind === 'actions' && s.id === null) throw wrenError('required', `${attr}: an ActionsNode needs the action's id.`, attr)
+  const s = nodeEntity(raw, attr, (kind) => `experiment metrics over ${kind} sources`)
   if (counted && !(SOURCE_MATHS as readonly string[]).includes(s.math))
     throw wrenError(
       'unsupported',
