@@ -162,6 +162,14 @@ describe.skipIf(unavailable !== null)(`Home and dashboards in headless Chromium$
     expect(
       (await call('POST', `/api/projects/${t.projectId}/annotations/`, { content: 'Sale started', date_marker: yesterday })).status,
     ).toBe(201)
+    // And one of Home's own, two days ago: it shows on Home's tiles, and not on the insight's own page.
+    const twoDaysAgo = new Date(Date.now() - 2 * 86_400_000).toISOString()
+    const homeNote = await call('POST', `/api/projects/${t.projectId}/annotations/`, {
+      content: 'Home redesign',
+      date_marker: twoDaysAgo,
+      dashboard_id: homeId,
+    })
+    expect(homeNote.body.scope).toBe('dashboard')
     const page = await open(1280)
     await page.waitForURL(`${t.url}/project/${t.projectId}/home`)
     expect(await page.locator('nav.menu a').first().textContent()).toBe('Home')
@@ -171,10 +179,10 @@ describe.skipIf(unavailable !== null)(`Home and dashboards in headless Chromium$
     expect(insights.map((i) => i.name)).toEqual(['Pageviews', 'Unique users', 'Top pages', 'Browsers', 'Flag usage'])
     const pageviews = tileOf(page, insights[0])
     const days = (insights[0].result![0] as unknown as { days: string[] }).days
-    await pageviews.locator('[data-testid=annotations] .annotation-cell.marked').click()
-    expect(await pageviews.locator('.annotation-cell.marked').getAttribute('data-bucket')).toBe(
-      String(days.indexOf(yesterday.slice(0, 10))),
-    )
+    const marked = (where: Locator) =>
+      where.locator('.annotation-cell.marked').evaluateAll((cells) => cells.map((c) => Number(c.getAttribute('data-bucket'))))
+    await expect.poll(() => marked(pageviews)).toEqual([days.indexOf(twoDaysAgo.slice(0, 10)), days.indexOf(yesterday.slice(0, 10))])
+    await pageviews.locator(`.annotation-cell.marked[data-bucket="${days.indexOf(yesterday.slice(0, 10))}"]`).click()
     expect(await pageviews.locator('.annotation-popover li').allTextContents()).toEqual([expect.stringContaining('Sale started')])
     expect(await pageviews.locator('.annotation-popover form').count()).toBe(0)
     expect(await pageviews.locator('.annotation-cell:not(.marked)').count()).toBe(0)
@@ -194,6 +202,9 @@ describe.skipIf(unavailable !== null)(`Home and dashboards in headless Chromium$
     expect(await page.inputValue('.series[data-series="A"] input[aria-label="Event name"]')).toBe('$feature_flag_called')
     expect(await page.inputValue('input[aria-label="Breakdown property"]')).toBe('$feature_flag')
     expect(await page.textContent('.page-header h1')).toBe('Flag usage')
+    // The insight's own page shows the project's note and not Home's.
+    await page.goto(`${t.url}/project/${t.projectId}/insights/${insights[0].id}`)
+    await expect.poll(() => marked(page.locator('[data-testid=annotations]'))).toEqual([days.indexOf(yesterday.slice(0, 10))])
     // The brand goes home.
     await page.click('a.brand')
     await page.waitForURL(`${t.url}/project/${t.projectId}/home`)

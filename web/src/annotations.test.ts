@@ -7,6 +7,7 @@ const note = (id: number, date_marker: string, scope = 'project', dashboard_item
   date_marker,
   scope,
   dashboard_item,
+  dashboard_id: scope === 'dashboard' ? dashboard_item : null,
   creation_type: 'USR',
   created_by: null,
   created_at: date_marker,
@@ -37,11 +38,15 @@ describe('annotations on a chart', () => {
     expect(byBucket(notes, [], 'UTC')).toEqual([])
   })
 
-  it("shows the project's and the organization's notes everywhere, an insight's only on it", () => {
+  it("shows the project's and the organization's notes everywhere, an insight's and a dashboard's only on them", () => {
     expect(showsOn(note(1, '2024-05-01T00:00:00Z', 'organization'), null)).toBe(true)
     expect(showsOn(note(1, '2024-05-01T00:00:00Z', 'dashboard_item', 7), 7)).toBe(true)
     expect(showsOn(note(1, '2024-05-01T00:00:00Z', 'dashboard_item', 7), 8)).toBe(false)
     expect(showsOn(note(1, '2024-05-01T00:00:00Z', 'dashboard_item', 7), null)).toBe(false)
     expect(showsOn(note(1, '2024-05-01T00:00:00Z', 'recording'), 7)).toBe(false)
+    // A dashboard's (its id in dashboard_id here) on that dashboard's tiles only.
+    expect(showsOn(note(1, '2024-05-01T00:00:00Z', 'dashboard', 3), 7, 3)).toBe(true)
+    expect(showsOn(note(1, '2024-05-01T00:00:00Z', 'dashboard', 3), 7, 4)).toBe(false)
+    expect(showsOn(note(1, '2024-05-01T00:00:00Z', 'dashboard', 3), 7)).toBe(false)
   })
 })

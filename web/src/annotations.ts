@@ -9,6 +9,7 @@ export interface Annotation {
   date_marker: string
   scope: string
   dashboard_item: number | null
+  dashboard_id: number | null
   creation_type: 'USR' | 'GIT'
   created_by: { email?: string; first_name?: string } | null
   created_at: string
@@ -75,9 +76,10 @@ export function bucketRange(days: string[]): { from: string; to: string } | null
 
 /**
  * Whether a note shows on a chart: the project's and the organization's everywhere, an insight's only on that
- * insight (PostHog's annotations logic); a dashboard's or a recording's on no insight chart.
+ * insight, a dashboard's on that dashboard's tiles (PostHog's annotations logic); a recording's on no chart.
  */
-export function showsOn(note: Annotation, insightId: number | null): boolean {
+export function showsOn(note: Annotation, insightId: number | null, dashboardId: number | null = null): boolean {
   if (note.scope === 'project' || note.scope === 'organization') return true
+  if (note.scope === 'dashboard') return dashboardId !== null && note.dashboard_id === dashboardId
   return note.scope === 'dashboard_item' && insightId !== null && note.dashboard_item === insightId
 }

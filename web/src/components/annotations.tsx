@@ -2,6 +2,7 @@
 // each bucket that has notes (the chart draws a dashed line there too). A click on a badge lists that bucket's notes;
 // a click on an empty bucket (with annotation:write) adds one there, for the project, the organization or only this
 // insight. A dashboard tile shows the badges and lists the notes, and adds none.
+import { createContext } from 'preact'
 import { useContext, useLayoutEffect, useMemo, useRef, useState } from 'preact/hooks'
 import { allows, apiPath, del, get, post, withQuery, WHOLE_LIST } from '../api'
 import type { Paginated } from '../answers'
@@ -33,6 +34,9 @@ interface Loaded extends ChartNotes {
 
 const NONE: Annotation[] = []
 
+/** The dashboard whose tiles are drawn (null elsewhere): its own annotations show on each of them. */
+export const OnDashboard = createContext<number | null>(null)
+
 /** The annotations a chart shows (none without `on`, outside a signed-in page, or without annotation:read). */
 export function useChartNotes(on: AnnotationsOn | undefined): Loaded | null {
   const session = useContext(SessionContext)
@@ -46,14 +50,15 @@ export function useChartNotes(on: AnnotationsOn | undefined): Loaded | null {
   }, [readable, projectId, range?.from, range?.to])
   const timezone = session?.project.timezone ?? 'UTC'
   const insightId = on?.insightId ?? null
+  const dashboardId = useContext(OnDashboard)
   const buckets = useMemo(
     () =>
       byBucket(
-        (loaded.data ?? NONE).filter((n) => showsOn(n, insightId)),
+        (loaded.data ?? NONE).filter((n) => showsOn(n, insightId, dashboardId)),
         on?.days ?? [],
         timezone,
       ),
-    [loaded.data, on?.days, timezone, insightId],
+    [loaded.data, on?.days, timezone, insightId, dashboardId],
   )
   if (!readable || !on || !session) return null
   return {

@@ -15,6 +15,7 @@ import { Listing } from '../components/listing'
 import { useAction, useLoad } from '../components/load'
 import { formatTime } from '../components/properties'
 import { SqlResult } from '../components/sql-result'
+import { OnDashboard } from '../components/annotations'
 import { insightSql, sqlAnswer } from '../sql'
 import { editorQuery } from '../insight-query'
 import { insightKind, type TrendPoint } from '../insight-kinds'
@@ -301,20 +302,22 @@ export function DashboardPage({ id, home = false }: { id: string; home?: boolean
           </p>
         </Empty>
       ) : (
-        <div class="tiles">
-          {tiles.map((tile) => (
-            <TileCard
-              tile={tile}
-              dashboard={dashboard}
-              refreshing={refreshing.has(tile.id)}
-              now={now}
-              noEvents={anyEvents.data === false}
-              actions={writable && !busy ? tileActions : null}
-              onRefresh={busy ? null : () => void refresh(tile)}
-              onPoint={(p) => setPoint({ ...p, tile: tile.id })}
-            />
-          ))}
-        </div>
+        <OnDashboard.Provider value={dashboard.id}>
+          <div class="tiles">
+            {tiles.map((tile) => (
+              <TileCard
+                tile={tile}
+                dashboard={dashboard}
+                refreshing={refreshing.has(tile.id)}
+                now={now}
+                noEvents={anyEvents.data === false}
+                actions={writable && !busy ? tileActions : null}
+                onRefresh={busy ? null : () => void refresh(tile)}
+                onPoint={(p) => setPoint({ ...p, tile: tile.id })}
+              />
+            ))}
+          </div>
+        </OnDashboard.Provider>
       )}
       {point ? (
         <PointPersons
