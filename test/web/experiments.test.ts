@@ -55,8 +55,9 @@ describe.skipIf(unavailable !== null)(
       })
       expect(made.status, made.text).toBe(201)
       experimentId = made.body.id
+      // Launched two days ago: the exposures run over three days, every exposure on the last.
       const launched = await call('PATCH', `/api/projects/${t.projectId}/experiments/${experimentId}/`, {
-        start_date: new Date(Date.now() - 60_000).toISOString(),
+        start_date: new Date(Date.now() - 2 * 86_400_000).toISOString(),
       })
       expect(launched.body.feature_flag.active).toBe(true)
       browser = await launchChromium()
@@ -148,8 +149,9 @@ ${snippetScript(t.projectKey, t.url, `bootstrap: { distinctID: ${JSON.stringify(
       const today = new Date().toISOString().slice(0, 10)
       expect(answer.timeseries.map((s: { variant: string }) => s.variant)).toEqual(['control', 'test', '$multiple'])
       for (const series of answer.timeseries) {
+        expect(series.days).toHaveLength(3)
         expect(series.days.at(-1)).toBe(today)
-        expect(series.exposure_counts.at(-1)).toBe(answer.total_exposures[series.variant])
+        expect(series.exposure_counts).toEqual([0, 0, answer.total_exposures[series.variant]])
       }
       // 142 exposures split 50/50 by the flag: a chi-squared p-value, no mismatch expected at this size.
       expect(answer.sample_ratio_mismatch.p_value).toBeGreaterThan(0.001)
@@ -221,9 +223,16 @@ ${snippetScript(t.projectKey, t.url, `bootstrap: { distinctID: ${JSON.stringify(
       await page.click('a:has-text("Signup call to action")')
       // Exposures per variant, then each metric's table: the test variant's chance to win and its interval.
       const exposures = page.locator('section[aria-label=Exposures]')
-      await expect.poll(() => exposures.locator('tbody tr').count(), { timeout: 20_000 }).toBe(3)
-      const total = (await exposures_()).total_exposures
-      expect(await exposures.locator('tbody tr', { hasText: 'test' }).locator('td.num').innerText()).toBe(String(total.test))
+      await expect.poll(() => exposures.locator('table.list tbody tr').count(), { timeout: 20_000 }).toBe(3)
+      const answer = await exposures_()
+      const total = answer.total_exposures
+      expect(await exposures.locator('table.list tbody tr', { hasText: 'test' }).locator('td.num').innerText()).toBe(String(total.test))
+      // The chart of users exposed so far, day by day: a line per variant with the query's numbers.
+      const drawn = JSON.parse((await exposures.locator('[data-testid=trend-chart]').getAttribute('data-values'))!)
+      expect(drawn.labels).toEqual(answer.timeseries[0].days)
+      expect(drawn.series.map((s: { values: number[] }) => s.values)).toEqual(
+        answer.timeseries.map((s: { exposure_counts: number[] }) => s.exposure_counts),
+      )
       const purchases = page.locator('section[aria-label="Metric purchase count per user"]')
       await purchases.locator('tbody tr').nth(1).waitFor()
       const testRow = await purchases.locator('tbody tr').nth(1).innerText()

@@ -2,7 +2,7 @@
 // flag or a new key, with a first metric), and an experiment's page: launch and stop, its exposures per variant
 // (ExperimentExposureQuery) and each metric's result per variant (ExperimentQuery: count or mean, chance to win,
 // credible interval of the change against control), with a form to add a metric.
-import { useState } from 'preact/hooks'
+import { useMemo, useState } from 'preact/hooks'
 import type { Static } from 'typebox'
 import type { ExperimentAnswer } from '../../../services/experiments/schemas'
 import { get, patch, post, WHOLE_LIST, withQuery } from '../api'
@@ -14,6 +14,8 @@ import { Listing } from '../components/listing'
 import { useAction, useLoad } from '../components/load'
 import { navigate } from '../router'
 import { useSession } from '../session'
+import { TrendChart } from '../chart'
+import { shapeChart } from '../chart-data'
 
 type Experiment = Static<typeof ExperimentAnswer>
 type Metric = Record<string, unknown> & { uuid?: string; metric_type?: string; name?: string }
@@ -303,11 +305,32 @@ function Exposures({ experiment }: { experiment: Experiment }) {
     [experiment.id],
   )
   const total = Object.values(answer.data?.total_exposures ?? {}).reduce((a, b) => a + b, 0)
+  // Each variant's users exposed so far, day by day (PostHog's cumulative exposures chart).
+  const chart = useMemo(
+    () =>
+      answer.data && (answer.data.timeseries[0]?.days.length ?? 0) > 1
+        ? shapeChart(
+            answer.data.timeseries.map((s) => ({
+              label: s.variant === '$multiple' ? 'In two variants' : s.variant,
+              data: s.exposure_counts,
+              days: s.days,
+              labels: s.days,
+              count: s.exposure_counts.at(-1) ?? 0,
+            })),
+          )
+        : null,
+    [answer.data],
+  )
   return (
     <section class="card scroll" aria-label="Exposures">
       <h2>Exposures</h2>
       <ErrorBox error={answer.error} />
       {answer.loading && !answer.data ? <Loading /> : null}
+      {chart ? (
+        <div class="exposures-chart">
+          <TrendChart data={{ ...chart, xTitle: 'Day' }} kind="line" height={200} />
+        </div>
+      ) : null}
       {answer.data ? (
         <table class="list">
           <thead>
