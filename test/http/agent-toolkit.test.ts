@@ -1,7 +1,7 @@
 // PostHog's agent toolkit (@posthog/agent-toolkit, the tool set behind PostHog's MCP server) against Wren: each tool
 // is called as an agent calls it (its input schema parses the arguments, its handler talks to Wren and validates
 // Wren's answers with its own zod schemas), and answers what a user asked for. The tools Wren does not serve (error
-// tracking, the AI tools that need PostHog's model, the docs search) fail with Wren's clear refusal, never a crash.
+// tracking, the AI tools that need PostHog's model) fail with Wren's clear refusal, never a crash.
 import { afterAll, beforeAll, describe, expect, it } from 'vitest'
 import { PostHogAgentToolkit } from '@posthog/agent-toolkit/tools'
 import { api, captureBatch, drained, startWren, type TestWren } from '../support/wren'
@@ -201,7 +201,7 @@ describe("PostHog's agent toolkit against Wren", () => {
     expect((await use('survey-get', { surveyId: made.id })).status).toBe('archived')
   })
 
-  it('refuses what Wren does not serve with its clear error: error tracking, PostHog’s AI, the docs search', async () => {
+  it('refuses what Wren does not serve with its clear error: error tracking and PostHog’s AI', async () => {
     await expect(use('list-errors')).rejects.toThrow(/unsupported|not supported|No route/i)
     await expect(use('query-generate-hogql-from-question', { question: 'How many purchases?' })).rejects.toThrow(/404|No route/)
   })
