@@ -1,6 +1,7 @@
 // /api/projects/:project_id/annotations/ (and /api/environments/…): PostHog's annotations, with scopes
-// annotation:read/write. A list newest marker first (search, the marker's date range, scope, the insight), create,
-// retrieve, PATCH, and soft delete (PATCH deleted: true, as PostHog's app does, or DELETE).
+// annotation:read/write. A list newest marker first (search, the marker's date range, scope, the insight or the
+// dashboard, when made, the deleted ones, PostHog's apply_all and order), create, retrieve, PATCH, and soft delete
+// (PATCH deleted: true, as PostHog's app does, or DELETE).
 import type { FastifyInstance } from 'fastify'
 import { Type } from 'typebox'
 import { wrenError } from '../platform/errors'
@@ -29,6 +30,19 @@ export interface AnnotationRouteDeps {
 }
 
 const AnnotationId = Type.Object({ id: RecordId('The annotation’s id.') })
+
+/** The orders the list takes (PostHog's `order`: a field, `-` first for descending). */
+const ORDERS = ['date_marker', '-date_marker', 'created_at', '-created_at', 'updated_at', '-updated_at', 'id', '-id'] as const
+const ordering = (order: (typeof ORDERS)[number]) => {
+  const field = order.replace('-', '') as 'date_marker' | 'created_at' | 'updated_at' | 'id'
+  const key = { date_marker: 'dateMarker', created_at: 'createdAt', updated_at: 'updatedAt', id: 'id' } as const
+  const sign = order.startsWith('-') ? -1 : 1
+  return (a: Annotation, b: Annotation) => {
+    const [x, y] = [a[key[field]], b[key[field]]]
+    const by = typeof x === 'number' && typeof y === 'number' ? x - y : String(x).localeCompare(String(y))
+    return sign * (by || a.id - b.id)
+  }
+}
 const Scope = Type.Enum([...ANNOTATION_SCOPES], {
   description: 'where it shows: an insight (dashboard_item), a dashboard, the project, the organization, a recording',
 })
@@ -123,6 +137,15 @@ export async function annotationRoutes(app: FastifyInstance, deps: AnnotationRou
         date_to: Type.Optional(Type.String({ description: 'markers at or before this moment' })),
         scope: Type.Optional(Scope),
         dashboardItemId: Type.Optional(Type.Integer({ minimum: 1, description: 'the annotations of this insight' })),
+        dashboard_item: Type.Optional(Type.Integer({ minimum: 1, description: 'the same as dashboardItemId' })),
+        dashboard_id: Type.Optional(Type.Integer({ minimum: 1, description: 'the annotations of this dashboard' })),
+        after: Type.Optional(Type.String({ description: 'made after this moment' })),
+        before: Type.Optional(Type.String({ description: 'made before this moment' })),
+        deleted: Type.Optional(Type.Boolean({ description: 'true: only the deleted ones' })),
+        apply_all: Type.Optional(
+          Type.Boolean({ description: 'true: leave out the annotations of one insight; false: only those (PostHog’s apply_all)' }),
+        ),
+        order: Type.Optional(Type.Enum([...ORDERS], { description: 'a field to order by, - for descending (default -date_marker)' })),
       }),
       response: { 200: Paginated(AnnotationAnswer) },
     },
@@ -130,16 +153,24 @@ export async function annotationRoutes(app: FastifyInstance, deps: AnnotationRou
       const q = request.query
       const from = q.date_from ? instant(q.date_from, 'date_from', project.timezone) : null
       const to = q.date_to ? instant(q.date_to, 'date_to', project.timezone) : null
-      const shown = (await annotations.list(project.id))
+      const after = q.after ? instant(q.after, 'after', project.timezone) : null
+      const before = q.before ? instant(q.before, 'before', project.timezone) : null
+      const item = q.dashboardItemId ?? q.dashboard_item
+      const shown = (await annotations.list(project.id, { includeDeleted: q.deleted === true }))
         .filter(
           (a) =>
             matchesSearch(q.search, a.content) &&
+            (q.deleted !== true || a.deleted) &&
             (!from || a.dateMarker >= from) &&
             (!to || a.dateMarker <= to) &&
+            (!after || a.createdAt > after) &&
+            (!before || a.createdAt < before) &&
             (!q.scope || a.scope === q.scope) &&
-            (!q.dashboardItemId || a.dashboardItem === q.dashboardItemId),
+            (!item || a.dashboardItem === item) &&
+            (!q.dashboard_id || a.dashboardId === q.dashboard_id) &&
+            (q.apply_all === undefined || (a.scope === 'dashboard_item') !== q.apply_all),
         )
-        .sort((a, b) => b.dateMarker.localeCompare(a.dateMarker) || b.id - a.id)
+        .sort(ordering(q.order ?? '-date_marker'))
       const page = pageOfList(request, deps.siteUrl, shown, q, 100)
       const write = serializer(project.id)
       return { ...page, results: await Promise.all(page.results.map(write)) }

@@ -115,6 +115,28 @@ describe('annotations', () => {
     expect((await call('GET', `${base()}?date_from=yesterday-ish`)).status).toBe(400)
   })
 
+  it('takes PostHog’s other list filters: when made, deleted, apply_all, order, and the toolkit’s dashboard_item', async () => {
+    const list = async (query: string) => (await call('GET', `${base()}?${query}`)).body
+    const contents = (page: { results: Array<{ content: string }> }) => page.results.map((a) => a.content)
+    const all = (await list('order=created_at')).results as Array<{ content: string; created_at: string; dashboard_item: number | null }>
+    expect(contents({ results: all })).toEqual(['Launch day', 'Pricing change', 'On a chart'])
+    expect(contents(await list('order=-id'))).toEqual(['On a chart', 'Pricing change', 'Launch day'])
+    expect(contents(await list(`after=${all[0].created_at}`))).toEqual(['On a chart', 'Pricing change'])
+    expect(contents(await list(`before=${all[2].created_at}`))).toEqual(['Pricing change', 'Launch day'])
+    // PostHog's apply_all: true leaves out an insight's own annotations, false keeps only those.
+    expect(contents(await list('apply_all=true'))).toEqual(['Pricing change', 'Launch day'])
+    expect(contents(await list('apply_all=false'))).toEqual(['On a chart'])
+    expect(contents(await list(`dashboard_item=${all[2].dashboard_item}`))).toEqual(['On a chart'])
+    expect(contents(await list('dashboard_item=999999'))).toEqual([])
+    // The deleted ones, asked for: the dashboard's annotation deleted by the toolkit-fields test.
+    expect(contents(await list('deleted=true'))).toEqual(['On a board'])
+    expect(contents(await list('dashboard_id=999999'))).toEqual([])
+    // An order it cannot apply is a 400, never ignored.
+    const bad = await call('GET', `${base()}?order=content`)
+    expect(bad.status).toBe(400)
+    expect(bad.body.attr).toBe('order')
+  })
+
   it('updates one, and deletes softly: gone from the list and the address, kept in storage', async () => {
     const [launch] = (await call('GET', `${base()}?search=Launch`)).body.results
     const patched = await call('PATCH', `${base()}${launch.id}/`, { content: 'Launch day (v2)', date_marker: '2026-11-20T10:00:00Z' })
