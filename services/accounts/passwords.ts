@@ -4,6 +4,7 @@
 // against a user, so the time of a failed sign-in does not tell which part was wrong.
 import { randomBytes, scrypt as scryptCallback, timingSafeEqual, type ScryptOptions } from 'node:crypto'
 import { wrenError } from '../platform/errors'
+import { Gate } from '../platform/serial'
 
 /**
  * One of OWASP's equivalent scrypt settings (its Password Storage Cheat Sheet: N=2^17, r=8, p=1, or as here
@@ -21,35 +22,12 @@ export const MIN_PASSWORD_LENGTH = 8
 export const MAX_PASSWORD_LENGTH = 256
 
 /**
- * At most `running` pieces of work at once, and at most `waiting` more in line; past that, a 429 to retry. Each
- * scrypt takes one of libuv's 4 threads (shared with file, DNS and zlib work) for about a quarter of a second, so
- * a flood of sign-ins from many addresses (which the per-address limits do not stop) waits its turn or is
- * refused, and never takes the whole pool or piles up 32 MiB per check.
+ * Two scrypts at once, 64 more in line, then a 429 to retry. Each takes one of libuv's 4 threads (shared with file,
+ * DNS and zlib work) for about a quarter of a second, so a flood of sign-ins from many addresses (which the
+ * per-address limits do not stop) waits its turn or is refused, and never takes the whole pool or piles up 32 MiB
+ * per check.
  */
-export class Gate {
-  private busy = 0
-  private readonly line: Array<() => void> = []
-  constructor(
-    private readonly running: number,
-    private readonly waiting: number,
-  ) {}
-
-  async run<T>(work: () => Promise<T>): Promise<T> {
-    if (this.busy < this.running) this.busy++
-    else if (this.line.length >= this.waiting) throw wrenError('throttled', 'Too many sign-ins at once: retry in a moment.')
-    else await new Promise<void>((resolve) => this.line.push(resolve))
-    try {
-      return await work()
-    } finally {
-      // The next in line takes this one's place; with nobody waiting, the place is free.
-      const next = this.line.shift()
-      if (next) next()
-      else this.busy--
-    }
-  }
-}
-
-const SCRYPT = new Gate(2, 64)
+const SCRYPT = new Gate(2, 64, () => wrenError('throttled', 'Too many sign-ins at once: retry in a moment.'))
 
 function derive(password: string, salt: Buffer, cost: { N: number; r: number; p: number }): Promise<Buffer> {
   const options: ScryptOptions = { ...cost, maxmem: MAX_MEMORY }

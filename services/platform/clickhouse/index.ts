@@ -11,6 +11,7 @@ import { createChdbConnection, type ChdbExtension } from 'chdb/connection'
 import { clusterStatements } from './cluster'
 import { encodeRows, MAX_INSERT_CHARS } from './rows'
 import { appUrl } from '../paths'
+import { Gate } from '../serial'
 import { DEFAULT_QUERY_LIMITS, limitSettings, withSettings, type QueryLimits } from './limits'
 
 export { encodeRows, MAX_INSERT_CHARS }
@@ -51,7 +52,9 @@ class EngineCalls {
 /**
  * How each client's queries are bounded and stopped (queryRows). `kill` stops a query under way by its id;
  * `gate`, in embedded mode, holds queries in Wren until the engine takes them, so that one whose caller
- * left is never started.
+ * left is never started: chDB runs one query at a time on a session (Wren's client is one session), and a query
+ * waiting in the engine cannot be taken back until those before it finish. The gate keeps the queries run for
+ * callers in a queue of Wren's own until then, one at a time, and drops those whose caller has left.
  */
 interface Bounds {
   limits: QueryLimits
@@ -59,31 +62,6 @@ interface Bounds {
   gate: Gate | null
 }
 const bounds = new WeakMap<ClickHouseClient, Bounds>()
-
-/**
- * chDB runs one query at a time on a session (Wren's client is one session): a query waits in the engine,
- * where it cannot be taken back, until those before it finish. The gate keeps the queries run for callers
- * in a queue of Wren's own until then, one at a time, and drops those whose caller has left.
- */
-class Gate {
-  private busy = false
-  private readonly waiting: Array<() => void> = []
-
-  async run<T>(signal: AbortSignal | undefined, call: () => Promise<T>): Promise<T> {
-    // The gate passes straight to the next waiter: were it opened between, a query arriving in that moment
-    // would run beside the one woken.
-    if (this.busy) await new Promise<void>((resolve) => this.waiting.push(resolve))
-    else this.busy = true
-    try {
-      if (signal?.aborted) throw cancelled()
-      return await call()
-    } finally {
-      const next = this.waiting.shift()
-      if (next) next()
-      else this.busy = false
-    }
-  }
-}
 
 /** The error a query whose caller left ends with (ClickHouse's own, in the client's shape). */
 function cancelled(): Error {
@@ -307,7 +285,12 @@ async function bounded<R>(
       signal?.removeEventListener('abort', kill)
     }
   }
-  return own?.gate ? own.gate.run(signal, run) : run()
+  return own?.gate
+    ? own.gate.run(() => {
+        if (signal?.aborted) throw cancelled()
+        return run()
+      })
+    : run()
 }
 
 /**
