@@ -23,10 +23,10 @@ export interface AnnotationRouteDeps {
   userBasic: (uuid: string) => Record<string, unknown> | null
   /** The user a caller (key or session) acts for, or null. */
   callerUser: (caller: PersonalApiKey) => string | null
-  /** The insight an annotation belongs to, as PostHog names it (undefined: none such, or deleted). */
-  insight: (teamId: number, id: number) => Promise<{ shortId: string; name: string } | undefined>
-  /** The dashboard an annotation belongs to. */
-  dashboard: (teamId: number, id: number) => Promise<{ name: string } | undefined>
+  /** The project's insights of these ids, as PostHog names them (none such, or deleted: left out), in one read. */
+  insights: (teamId: number, ids: number[]) => Promise<Array<{ id: number; shortId: string; name: string }>>
+  /** The project's dashboards of these ids, in one read. */
+  dashboards: (teamId: number, ids: number[]) => Promise<Array<{ id: number; name: string }>>
 }
 
 const AnnotationId = Type.Object({ id: RecordId('The annotation’s id.') })
@@ -63,51 +63,55 @@ export async function annotationRoutes(app: FastifyInstance, deps: AnnotationRou
   const { projects, annotations } = deps
   const route = routesOf(app, { projects, tag: 'annotations' })
   /**
-   * An annotation in PostHog's AnnotationSerializer's shape, with the names of its insight and dashboard: each read
-   * once per request however many annotations name it.
+   * Annotations in PostHog's AnnotationSerializer's shape, with the names of their insights and dashboards: those
+   * read in one query each however many annotations name them.
    */
-  const serializer = (teamId: number) => {
-    const insights = new Map<number, ReturnType<AnnotationRouteDeps['insight']>>()
-    const dashboards = new Map<number, ReturnType<AnnotationRouteDeps['dashboard']>>()
-    const once = <T>(cache: Map<number, Promise<T>>, id: number, read: () => Promise<T>) => {
-      if (!cache.has(id)) cache.set(id, read())
-      return cache.get(id)!
-    }
-    return async (a: Annotation) => {
-      const insight = a.dashboardItem ? await once(insights, a.dashboardItem, () => deps.insight(teamId, a.dashboardItem!)) : undefined
-      const dashboard = a.dashboardId ? await once(dashboards, a.dashboardId, () => deps.dashboard(teamId, a.dashboardId!)) : undefined
-      return {
-        id: a.id,
-        content: a.content,
-        date_marker: a.dateMarker,
-        creation_type: a.creationType,
-        dashboard_item: a.dashboardItem,
-        dashboard_id: a.dashboardId,
-        dashboard_name: dashboard?.name ?? null,
-        insight_short_id: insight?.shortId ?? null,
-        insight_name: insight?.name || null,
-        // Wren derives no names for insights (as its insights' derived_name says).
-        insight_derived_name: null,
-        created_by: a.createdBy ? deps.userBasic(a.createdBy) : null,
-        created_at: a.createdAt,
-        updated_at: a.updatedAt,
-        deleted: a.deleted,
-        scope: a.scope,
-      }
-    }
+  const serializeAll = async (teamId: number, list: Annotation[]) => {
+    const ids = (of: (a: Annotation) => number | null) => [...new Set(list.flatMap((a) => of(a) ?? []))]
+    const [insights, dashboards] = await Promise.all([
+      deps.insights(
+        teamId,
+        ids((a) => a.dashboardItem),
+      ),
+      deps.dashboards(
+        teamId,
+        ids((a) => a.dashboardId),
+      ),
+    ])
+    const insight = new Map(insights.map((i) => [i.id, i]))
+    const dashboard = new Map(dashboards.map((d) => [d.id, d]))
+    return list.map((a) => ({
+      id: a.id,
+      content: a.content,
+      date_marker: a.dateMarker,
+      creation_type: a.creationType,
+      dashboard_item: a.dashboardItem,
+      dashboard_id: a.dashboardId,
+      dashboard_name: (a.dashboardId && dashboard.get(a.dashboardId)?.name) ?? null,
+      insight_short_id: (a.dashboardItem && insight.get(a.dashboardItem)?.shortId) ?? null,
+      insight_name: (a.dashboardItem && insight.get(a.dashboardItem)?.name) || null,
+      // Wren derives no names for insights (as its insights' derived_name says).
+      insight_derived_name: null,
+      created_by: a.createdBy ? deps.userBasic(a.createdBy) : null,
+      created_at: a.createdAt,
+      updated_at: a.updatedAt,
+      deleted: a.deleted,
+      scope: a.scope,
+    }))
   }
-  const serialize = (a: Annotation) => serializer(a.teamId)(a)
+  const serialize = async (a: Annotation) => (await serializeAll(a.teamId, [a]))[0]
   /** What a scope needs: an insight's annotation names an insight of the project, a dashboard's a dashboard of it. */
   const placed = async (teamId: number, scope: AnnotationScope, item: number | null, dashboardId: number | null) => {
     if (scope === 'dashboard_item') {
       if (!item)
         throw wrenError('required', 'An annotation of an insight (scope dashboard_item) names it in dashboard_item.', 'dashboard_item')
-      if (!(await deps.insight(teamId, item))) throw wrenError('invalid_input', `Insight ${item} does not exist.`, 'dashboard_item')
+      if (!(await deps.insights(teamId, [item])).length)
+        throw wrenError('invalid_input', `Insight ${item} does not exist.`, 'dashboard_item')
     }
     if (scope === 'dashboard') {
       if (!dashboardId)
         throw wrenError('required', 'An annotation of a dashboard (scope dashboard) names it in dashboard_id.', 'dashboard_id')
-      if (!(await deps.dashboard(teamId, dashboardId)))
+      if (!(await deps.dashboards(teamId, [dashboardId])).length)
         throw wrenError('invalid_input', `Dashboard ${dashboardId} does not exist.`, 'dashboard_id')
     }
     return { dashboardItem: scope === 'dashboard_item' ? item : null, dashboardId: scope === 'dashboard' ? dashboardId : null }
@@ -172,8 +176,7 @@ export async function annotationRoutes(app: FastifyInstance, deps: AnnotationRou
         )
         .sort(ordering(q.order ?? '-date_marker'))
       const page = pageOfList(request, deps.siteUrl, shown, q, 100)
-      const write = serializer(project.id)
-      return { ...page, results: await Promise.all(page.results.map(write)) }
+      return { ...page, results: await serializeAll(project.id, page.results) }
     },
   })
 

@@ -133,8 +133,8 @@ export const ROUTE_GROUPS = {
         return user ? userBasic(user) : null
       },
       callerUser: (caller: PersonalApiKey) => accounts.keyUser(caller)?.id ?? null,
-      insight: (teamId: number, id: number) => insights.get(teamId, id),
-      dashboard: (teamId: number, id: number) => dashboards.get(teamId, id),
+      insights: (teamId: number, ids: number[]) => insights.list(teamId, { ids }),
+      dashboards: (teamId: number, ids: number[]) => dashboards.list(teamId, { ids }),
     }
   }),
   experiments: group('delegated', experimentRoutes, async (s) => {
