@@ -187,6 +187,14 @@ describe.skipIf(unavailable !== null)(`Home and dashboards in headless Chromium$
     expect(await pageviews.locator('.annotation-popover form').count()).toBe(0)
     expect(await pageviews.locator('.annotation-cell:not(.marked)').count()).toBe(0)
     await expectDrawn(page, 'home-tile-annotation-1280', 1280)
+    // Both line tiles over the same 30 days mark the notes from one request between them.
+    const asked: string[] = []
+    page.on('request', (r) => void (r.url().includes('/annotations/') && asked.push(r.url())))
+    await page.reload()
+    const uniques = tileOf(page, insights[1])
+    await expect.poll(() => marked(uniques)).toEqual([days.indexOf(twoDaysAgo.slice(0, 10)), days.indexOf(yesterday.slice(0, 10))])
+    await expect.poll(() => marked(tileOf(page, insights[0]))).toEqual(await marked(uniques))
+    expect(asked).toHaveLength(1)
     // The numbers are the data's: pageviews per browser, flags by name.
     const browsers = insights.find((i) => i.name === 'Browsers')!.result!
     expect(browsers.find((s) => s.label === 'Safari')!.aggregated_value).toBeGreaterThanOrEqual(14)

@@ -37,6 +37,21 @@ const NONE: Annotation[] = []
 /** The dashboard whose tiles are drawn (null elsewhere): its own annotations show on each of them. */
 export const OnDashboard = createContext<number | null>(null)
 
+/**
+ * The annotations list at `path`, one request for the charts that ask for it at once (a dashboard's tiles over the
+ * same range); forgotten once answered, so a later ask reads it anew.
+ */
+const asking = new Map<string, Promise<Annotation[]>>()
+function listOnce(path: string): Promise<Annotation[]> {
+  let answer = asking.get(path)
+  if (!answer) {
+    answer = get<Paginated<Annotation>>(path).then((page) => page.results)
+    asking.set(path, answer)
+    void answer.finally(() => asking.delete(path)).catch(() => {})
+  }
+  return answer
+}
+
 /** The annotations a chart shows (none without `on`, outside a signed-in page, or without annotation:read). */
 export function useChartNotes(on: AnnotationsOn | undefined): Loaded | null {
   const session = useContext(SessionContext)
@@ -46,7 +61,7 @@ export function useChartNotes(on: AnnotationsOn | undefined): Loaded | null {
   const loaded = useLoad(async () => {
     if (!readable || !range || projectId === null) return NONE
     const path = withQuery(apiPath(projectId, '/annotations/'), { date_from: range.from, date_to: range.to, limit: WHOLE_LIST })
-    return (await get<Paginated<Annotation>>(path)).results
+    return listOnce(path)
   }, [readable, projectId, range?.from, range?.to])
   const timezone = session?.project.timezone ?? 'UTC'
   const insightId = on?.insightId ?? null
