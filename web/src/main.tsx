@@ -6,7 +6,7 @@ import { render } from 'preact'
 import { useEffect, useState } from 'preact/hooks'
 import { ApiError, allows, get, post } from './api'
 import type { KeyInfo, Me, Paginated, Project } from './answers'
-import { ErrorBox, Loading } from './components/feedback'
+import { ErrorBox, Loading, SignInCard } from './components/feedback'
 import { asApiError } from './components/load'
 import { navigate, onLinkClick, parsePath, usePlace } from './router'
 import { SessionContext, type Session } from './session'
@@ -137,64 +137,59 @@ function SignIn({ error, onSignedIn }: { error: ApiError | null; onSignedIn: () 
     }
   }
   return (
-    <main class="signin">
-      <div class="card">
-        <h1>
-          <span class="logo">◆</span> Wren
-        </h1>
-        <form onSubmit={submit({ email, password })} aria-label="Sign in">
-          <label for="email">Email</label>
+    <SignInCard>
+      <form onSubmit={submit({ email, password })} aria-label="Sign in">
+        <label for="email">Email</label>
+        <input
+          id="email"
+          name="email"
+          type="email"
+          autocomplete="username"
+          required
+          value={email}
+          onInput={(e) => setEmail(e.currentTarget.value)}
+        />
+        <label for="password">Password</label>
+        <input
+          id="password"
+          name="password"
+          type="password"
+          autocomplete="current-password"
+          required
+          value={password}
+          onInput={(e) => setPassword(e.currentTarget.value)}
+        />
+        <button type="submit" disabled={busy}>
+          {busy ? 'Signing in…' : 'Sign in'}
+        </button>
+      </form>
+      <ErrorBox error={failure} />
+      <details class="key-signin">
+        <summary>Sign in with a personal API key</summary>
+        <form onSubmit={submit({ personal_api_key: key.trim() })} aria-label="Sign in with a key">
+          <label for="key">Personal API key</label>
           <input
-            id="email"
-            name="email"
-            type="email"
-            autocomplete="username"
-            required
-            value={email}
-            onInput={(e) => setEmail(e.currentTarget.value)}
-          />
-          <label for="password">Password</label>
-          <input
-            id="password"
-            name="password"
+            id="key"
+            name="key"
             type="password"
-            autocomplete="current-password"
+            autocomplete="off"
+            placeholder="phx_…"
             required
-            value={password}
-            onInput={(e) => setPassword(e.currentTarget.value)}
+            value={key}
+            onInput={(e) => setKey(e.currentTarget.value)}
           />
-          <button type="submit" disabled={busy}>
-            {busy ? 'Signing in…' : 'Sign in'}
+          <button type="submit" id="key-submit" disabled={busy}>
+            Sign in with the key
           </button>
+          <p class="muted small">
+            The browser keeps a session that acts as the key, never the key itself; it ends when the key is revoked.
+          </p>
         </form>
-        <ErrorBox error={failure} />
-        <details class="key-signin">
-          <summary>Sign in with a personal API key</summary>
-          <form onSubmit={submit({ personal_api_key: key.trim() })} aria-label="Sign in with a key">
-            <label for="key">Personal API key</label>
-            <input
-              id="key"
-              name="key"
-              type="password"
-              autocomplete="off"
-              placeholder="phx_…"
-              required
-              value={key}
-              onInput={(e) => setKey(e.currentTarget.value)}
-            />
-            <button type="submit" id="key-submit" disabled={busy}>
-              Sign in with the key
-            </button>
-            <p class="muted small">
-              The browser keeps a session that acts as the key, never the key itself; it ends when the key is revoked.
-            </p>
-          </form>
-        </details>
-        <p class="muted small">
-          New here? <code>npm start</code> prints a link that sets up the owner&apos;s account; the owner invites the others.
-        </p>
-      </div>
-    </main>
+      </details>
+      <p class="muted small">
+        New here? <code>npm start</code> prints a link that sets up the owner&apos;s account; the owner invites the others.
+      </p>
+    </SignInCard>
   )
 }
 

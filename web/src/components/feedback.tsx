@@ -25,3 +25,17 @@ export function Empty({ title, children }: { title: string; children?: Component
 export function Loading() {
   return <p class="muted loading">Loading…</p>
 }
+
+/** The card of the pages before sign-in (sign-in, setting up the owner, accepting an invitation): Wren's name over `children`. */
+export function SignInCard({ children }: { children: ComponentChildren }) {
+  return (
+    <main class="signin">
+      <div class="card">
+        <h1>
+          <span class="logo">◆</span> Wren
+        </h1>
+        {children}
+      </div>
+    </main>
+  )
+}

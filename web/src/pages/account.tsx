@@ -4,7 +4,7 @@
 import { useState } from 'preact/hooks'
 import { ApiError, del, get, patch, post } from '../api'
 import type { Invite, Me, Member, Paginated } from '../answers'
-import { ErrorBox, Loading } from '../components/feedback'
+import { ErrorBox, Loading, SignInCard } from '../components/feedback'
 import { PageHeader } from '../components/headers'
 import { useAction, useLoad } from '../components/load'
 import { formatTime } from '../components/properties'
@@ -48,59 +48,54 @@ export function JoinPage({ token, onJoined }: { token: string; onJoined: () => v
   }
   const o = opened.data
   return (
-    <main class="signin">
-      <div class="card">
-        <h1>
-          <span class="logo">◆</span> Wren
-        </h1>
-        <ErrorBox error={opened.error} />
-        {opened.loading && !o ? <Loading /> : null}
-        {o ? (
-          <form onSubmit={submit} aria-label={o.setup ? 'Set up the owner' : 'Accept the invitation'}>
-            <p>
-              {o.setup
-                ? `Set up the owner of ${o.organization_name}: the email and password you sign in with.`
-                : `You are invited to ${o.organization_name} as ${levelName(o.level).toLowerCase()}, as ${o.target_email}.`}
-            </p>
-            {o.setup ? (
-              <>
-                <label for="join-email">Email</label>
-                <input
-                  id="join-email"
-                  type="email"
-                  autocomplete="username"
-                  required
-                  value={email}
-                  onInput={(e) => setEmail(e.currentTarget.value)}
-                />
-              </>
-            ) : null}
-            <label for="join-name">First name</label>
-            <input
-              id="join-name"
-              autocomplete="given-name"
-              placeholder={o.first_name}
-              value={name}
-              onInput={(e) => setName(e.currentTarget.value)}
-            />
-            <label for="join-password">Password (at least 8 characters)</label>
-            <input
-              id="join-password"
-              type="password"
-              autocomplete="new-password"
-              minLength={8}
-              required
-              value={password}
-              onInput={(e) => setPassword(e.currentTarget.value)}
-            />
-            <button type="submit" disabled={busy}>
-              {o.setup ? 'Create the owner and sign in' : 'Join and sign in'}
-            </button>
-            <ErrorBox error={error} />
-          </form>
-        ) : null}
-      </div>
-    </main>
+    <SignInCard>
+      <ErrorBox error={opened.error} />
+      {opened.loading && !o ? <Loading /> : null}
+      {o ? (
+        <form onSubmit={submit} aria-label={o.setup ? 'Set up the owner' : 'Accept the invitation'}>
+          <p>
+            {o.setup
+              ? `Set up the owner of ${o.organization_name}: the email and password you sign in with.`
+              : `You are invited to ${o.organization_name} as ${levelName(o.level).toLowerCase()}, as ${o.target_email}.`}
+          </p>
+          {o.setup ? (
+            <>
+              <label for="join-email">Email</label>
+              <input
+                id="join-email"
+                type="email"
+                autocomplete="username"
+                required
+                value={email}
+                onInput={(e) => setEmail(e.currentTarget.value)}
+              />
+            </>
+          ) : null}
+          <label for="join-name">First name</label>
+          <input
+            id="join-name"
+            autocomplete="given-name"
+            placeholder={o.first_name}
+            value={name}
+            onInput={(e) => setName(e.currentTarget.value)}
+          />
+          <label for="join-password">Password (at least 8 characters)</label>
+          <input
+            id="join-password"
+            type="password"
+            autocomplete="new-password"
+            minLength={8}
+            required
+            value={password}
+            onInput={(e) => setPassword(e.currentTarget.value)}
+          />
+          <button type="submit" disabled={busy}>
+            {o.setup ? 'Create the owner and sign in' : 'Join and sign in'}
+          </button>
+          <ErrorBox error={error} />
+        </form>
+      ) : null}
+    </SignInCard>
   )
 }
 
