@@ -131,6 +131,28 @@ describe('experiments API', () => {
     }
   })
 
+  it('refuses an exposure query naming a holdout or another flag, rather than leave either out', async () => {
+    const made = await call('POST', base(), { name: 'exposures asked', feature_flag_key: 'exposures-asked' })
+    expect(made.status, made.text).toBe(201)
+    const exposures = (extra: Record<string, unknown>) =>
+      call('POST', `/api/environments/${t.projectId}/query/`, {
+        query: { kind: 'ExperimentExposureQuery', experiment_id: made.body.id, ...extra },
+      })
+    // As PostHog's tools send it: the experiment's own flag, no holdout.
+    const asked = await exposures({ feature_flag: made.body.feature_flag, holdout: null })
+    expect(asked.status, asked.text).toBe(200)
+    expect(asked.body.kind).toBe('ExperimentExposureQuery')
+    for (const [extra, attr] of [
+      [{ holdout: { id: 1, filters: [] } }, 'holdout'],
+      [{ feature_flag: { key: 'another-flag' } }, 'feature_flag'],
+      [{ feature_flag: 'exposures-asked' }, 'feature_flag'],
+    ] as const) {
+      const refused = await exposures(extra)
+      expect([refused.status, refused.body.attr], refused.text).toEqual([400, attr])
+    }
+    expect((await call('DELETE', `${base()}${made.body.id}/`)).status).toBe(204)
+  })
+
   it('launches (the flag goes active), stops, archives, lists and deletes softly', async () => {
     const [draft] = (await call('GET', `${base()}?search=checkout`)).body.results
     const launched = await call('PATCH', `${base()}${draft.id}/`, { start_date: '2026-11-20T10:00:00Z' })

@@ -33,9 +33,23 @@ const experimentId = (node: Record<string, unknown>): number => {
 
 export interface ExposureQuery {
   experimentId: number
+  /** The flag the caller names (PostHog's tools send the experiment's own); it must be the experiment's. */
+  flagKey: string | null
   exposureCriteria: Record<string, unknown> | null
   startDate: string | null
   endDate: string | null
+}
+
+/** The experiment an exposure query asks about; a flag named that is not the experiment's is a 400. */
+async function exposureSubject(deps: ExperimentDeps, project: Project, query: ExposureQuery): Promise<ExperimentSubject> {
+  const subject = await subjectOf(deps, project, query.experimentId)
+  if (query.flagKey !== null && query.flagKey !== subject.flagKey)
+    throw wrenError(
+      'invalid_input',
+      `feature_flag '${query.flagKey}' is not experiment ${subject.id}'s flag ('${subject.flagKey}').`,
+      'feature_flag',
+    )
+  return subject
 }
 
 export const experimentExposureKind: QueryKind<ExposureQuery, ExperimentDeps> = {
@@ -44,6 +58,12 @@ export const experimentExposureKind: QueryKind<ExposureQuery, ExperimentDeps> = 
   parse(node) {
     const criteria = node.exposure_criteria
     if (criteria !== undefined && criteria !== null) parseExposureCriteria(criteria)
+    // A holdout's exposures are not computed: refused, never left out silently.
+    if (node.holdout !== undefined && node.holdout !== null)
+      throw wrenError('unsupported', 'Wren does not compute holdouts yet: send holdout null.', 'holdout')
+    const flag = node.feature_flag
+    if (flag !== undefined && flag !== null && !(isRecord(flag) && typeof flag.key === 'string'))
+      throw wrenError('invalid_input', 'feature_flag must be the experiment’s flag, with its key.', 'feature_flag')
     const dates = ['start_date', 'end_date'].map((key) => {
       const value = optString(node, key)
       if (value !== null && Number.isNaN(Date.parse(value)))
@@ -52,16 +72,17 @@ export const experimentExposureKind: QueryKind<ExposureQuery, ExperimentDeps> = 
     })
     return {
       experimentId: experimentId(node),
+      flagKey: isRecord(flag) ? (flag.key as string) : null,
       exposureCriteria: isRecord(criteria) ? criteria : null,
       startDate: dates[0],
       endDate: dates[1],
     }
   },
-  check: async (deps, project, query) => void (await subjectOf(deps, project, query.experimentId)),
-  definitions: (deps, project, query) => subjectOf(deps, project, query.experimentId),
+  check: async (deps, project, query) => void (await exposureSubject(deps, project, query)),
+  definitions: (deps, project, query) => exposureSubject(deps, project, query),
   staleInterval: () => null,
   async run(deps, run, query) {
-    const subject = await subjectOf(deps, run.project, query.experimentId)
+    const subject = await exposureSubject(deps, run.project, query)
     const criteria = parseExposureCriteria(query.exposureCriteria ?? subject.exposureCriteria)
     const tz = run.project.timezone || 'UTC'
     const start = query.startDate ?? subject.startDate
