@@ -38,7 +38,7 @@ const cases = {
         SELECT person_id, s, browser, arrayJoin(arrayConcat([0], arrayFilter(k -> k > 0 AND k < 6, arrayMap(w -> w - s, weeks)))) AS k
         FROM (SELECT person_id,
             toInt64(intDiv(dateDiff('day', toDate('2026-02-08'), toDate(minIf(timestamp, event = 'signed_up'), 'UTC')), 7)) AS s,
-            argMinIf(JSONExtractString(properties, '$browser'), timestamp, event = 'signed_up') AS browser,
+            argMinIf(\`mat_$browser\`, timestamp, event = 'signed_up') AS browser,
             groupUniqArrayIf(toInt64(intDiv(dateDiff('day', toDate('2026-02-08'), toDate(timestamp, 'UTC')), 7)),
               event = '$pageview' AND timestamp >= toDateTime64('2026-02-08 00:00:00', 6, 'UTC')) AS weeks
           FROM events WHERE team_id = ${TEAM} AND event IN ('signed_up', '$pageview') AND timestamp < toDateTime64('2026-03-22 00:00:00', 6, 'UTC')

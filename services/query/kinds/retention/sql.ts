@@ -67,7 +67,7 @@ export function actorRowsSql(input: RetentionSqlInput): string {
   const pv = !input.breakdown ? `'' AS pv` : byValue ? 'pv' : `argMinIf(ev, timestamp, ${anchor}) AS pv`
   const groupBy = byValue ? 'actor, pv' : 'actor'
   let starts: string
-  if (!first) starts = `groupUniqArrayIf(b, is_start AND ${inRange})`
+  if (!first) starts = intervalSet(n, `is_start AND ${inRange}`)
   else {
     const valid = input.firstEver
       ? `countIf(is_start) > 0 AND minIf(timestamp, is_first) = minIf(timestamp, is_start)`
@@ -84,7 +84,7 @@ export function actorRowsSql(input: RetentionSqlInput): string {
       ? 'starts'
       : input.minimumOccurrences > 1
         ? `arrayFilter(x -> countEqual(rs, x) >= ${input.minimumOccurrences}, arrayDistinct(groupArrayIf(b, ${isReturn} AND ${inRange}) AS rs))`
-        : `groupUniqArrayIf(b, ${isReturn} AND ${inRange})`
+        : intervalSet(n, `${isReturn} AND ${inRange}`)
   let base = `arrayConcat([0], arrayFilter(k -> k > 0 AND k < ${L}, arrayMap(r -> r - s, returns)))`
   if (input.brackets) {
     let end = 0
@@ -123,6 +123,17 @@ export function actorRowsSql(input: RetentionSqlInput): string {
   ARRAY JOIN starts AS s`
   // The values are read from the intervals (ks), so a sum of a property is one level up.
   return input.aggregation ? `SELECT actor, pv, s, ks, ${values} AS vs, events, distinct_ids FROM (${rows})` : rows
+}
+
+/**
+ * The set of intervals (0 … n-1) of an actor's events matching `cond`, as a sorted Array(Int64). Gathered for up
+ * to 64 intervals as the bits of a UInt64: a hash set's state per actor (groupUniqArray) made the aggregation of
+ * 200,000 actors outgrow the bound past which ClickHouse spills it to disk, and a weekly retention over 10 M
+ * events took 1.2 s instead of 0.5 s.
+ */
+function intervalSet(n: number, cond: string): string {
+  if (n > 64) return `groupUniqArrayIf(b, ${cond})`
+  return `arrayMap(i -> toInt64(i), arrayFilter(i -> bitTest(groupBitOrIf(bitShiftLeft(toUInt64(1), toUInt8(b)), ${cond}), i), range(${n})))`
 }
 
 /**
