@@ -5,7 +5,10 @@ import type { SqlParams } from '../../../platform/clickhouse/params'
 import type { PersonalApiKey, Project } from '../../../platform/tenancy'
 import type { ActionStore } from '../../../actions/store'
 import type { Cohort, CohortStore } from '../../../cohorts/store'
+import { fromWall } from '../../../analytics/time/wall-time'
 import { rangeInputOf, resolveRange, weekStartOf, type DateRange } from '../../common/dates'
+
+const DAY_MS = 86_400_000
 import { allOf, eventReads, type EventReadsDeps } from '../../common/event-reads'
 import { breakdownExpr } from '../../common/breakdown-sql'
 import type { SeriesEntity } from '../../common/series'
@@ -119,6 +122,11 @@ export async function planFunnel(
     attribution: request.attribution,
     attributionStep: request.attributionValue,
     period: period ? `toDateTime(${period}, ${tzParam})` : null,
+    // The WHERE's bounds, widened by a day for safety.
+    span: {
+      from: BigInt(fromWall(range.from, tz).getTime() - DAY_MS) * 1000n,
+      to: BigInt(fromWall(range.to, tz).getTime() + DAY_MS) * 1000n,
+    },
   })
   const source = reads.source({ from, to })
   const names = request.series.map((entity) => ({

@@ -29,6 +29,8 @@ export interface ActorRowsInput {
   attributionStep: number | null
   /** Per event: the start of its period (conversion trends); null: not asked. */
   period: string | null
+  /** The range every event read falls in (the WHERE bounds it), in µs since the epoch. */
+  span: { from: bigint; to: bigint }
 }
 
 const EVENT = 'Tuple(Int64, UInt64, String, DateTime)'
@@ -52,6 +54,7 @@ export function actorRowsSql(input: ActorRowsInput): string {
     if (matching.length) bits.push(`if(${matching.map((c) => `(${c})`).join(' OR ')}, ${bit(32 + k)}, 0)`)
   }
   const flags = `toUInt64(${bits.join(' + ')})`
+  const maskBits = input.exclusions.length > 0 ? 33 + n : n
   const bd = input.breakdown ? (input.breakdown.cohort ? `arrayJoin(${input.breakdown.expr})` : input.breakdown.expr) : `''`
   const period = input.period ?? `toDateTime(0)`
   const matchAny = [...input.steps, ...input.exclusions.map((x) => x.condition)]
@@ -77,14 +80,19 @@ export function actorRowsSql(input: ActorRowsInput): string {
   const own = everyValue && input.breakdown && !input.breakdown.cohort ? `arrayFilter(x -> x.3 = pv, evs)` : 'evs'
   const fold = orderType === 'unordered' ? unorderedFold(input) : orderedFold(input)
   const groupBy = input.breakdown?.cohort ? 'actor, prop' : 'actor'
-  // Without a breakdown or periods, an event is only its time and steps (less to sort and fold). Each part is
-  // gathered by a groupArray of its own and zipped after: ClickHouse gathers an array of numbers far faster
-  // than an array of tuples (10 M events of 200,000 actors: 0.6 s against 1.6 s unsorted).
-  const parts = input.breakdown || input.period ? ['ts', 'mask', 'prop', 'per'] : ['ts', 'mask']
-  const zipped = `arrayZip(${parts.map((p) => `groupArray(${p})`).join(', ')})`
-  const gathered = parts.length > 2 ? `CAST(${zipped} AS Array(${EVENT}))` : zipped
+  // Each part of an event is gathered by a groupArray of its own and zipped after: ClickHouse gathers an array
+  // of numbers far faster than an array of tuples (10 M events of 200,000 actors: 0.6 s against 1.6 s unsorted).
+  let sorted = `arraySort(CAST(arrayZip(${['ts', 'mask', 'prop', 'per'].map((p) => `groupArray(${p})`).join(', ')}) AS Array(${EVENT})))`
+  // Without a breakdown or periods, an event is only its time and steps: one number, its time since the range's
+  // start shifted past its steps' bits (a UInt128 when a UInt64 is too short), sorted as numbers and split after.
+  // Half the memory of two arrays: gathering and sorting 200,000 actors' 8.7 M events took 0.75 s instead of 1.35 s.
+  if (!input.breakdown && !input.period) {
+    const type = (input.span.to - input.span.from).toString(2).length + maskBits <= 64 ? 'UInt64' : 'UInt128'
+    const packed = `groupArray(bitOr(bitShiftLeft(to${type}(ts - ${input.span.from}), ${maskBits}), mask))`
+    sorted = `arrayMap(v -> (toInt64(bitShiftRight(v, ${maskBits})) + ${input.span.from}, toUInt64(bitAnd(v, ${(1n << BigInt(maskBits)) - 1n}))), arraySort(${packed}))`
+  }
   let joined = `SELECT actor, pv, per, ${periodEvents(input, own)} AS pe, event_count FROM (
-      SELECT actor, length(evs) AS event_count, arraySort(${gathered}) AS evs, ${values} AS pvs, ${periods} AS pers
+      SELECT actor, length(evs) AS event_count, ${sorted} AS evs, ${values} AS pvs, ${periods} AS pers
       FROM (${rows}) GROUP BY ${groupBy})
     ARRAY JOIN pvs AS pv ARRAY JOIN pers AS per`
   // Conversion trends fold an actor's events once per period entered. An ordered path of the period starts at
