@@ -21,7 +21,7 @@ const series = [
 const query = (vizType: string) =>
   funnelsKind.parse({ kind: 'FunnelsQuery', series, dateRange: { date_from: '-30d' }, funnelsFilter: { funnelVizType: vizType } })
 
-const conditions = `event = '$pageview', event = 'signed_up', event = '$autocapture', event = '$pageview' AND JSONExtract(properties, '$browser', 'Nullable(String)') = 'Chrome'`
+const conditions = `event = '$pageview', event = 'signed_up', event = '$autocapture', event = '$pageview' AND \`mat_$browser\` = 'Chrome'`
 const perActor = `SELECT person_id, windowFunnel(14 * 86400)(toDateTime(timestamp, 'UTC'), ${conditions}) AS level FROM events WHERE ${RANGE} GROUP BY person_id`
 const hand: Record<string, string> = {
   steps: `SELECT countIf(level >= 1), countIf(level >= 2), countIf(level >= 3), countIf(level >= 4) FROM (${perActor})`,
