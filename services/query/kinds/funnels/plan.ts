@@ -122,6 +122,7 @@ export async function planFunnel(
     attribution: request.attribution,
     attributionStep: request.attributionValue,
     period: period ? `toDateTime(${period}, ${tzParam})` : null,
+    fromStep: request.fromStep ?? 0,
     // The WHERE's bounds, widened by a day for safety.
     span: {
       from: BigInt(fromWall(range.from, tz).getTime() - DAY_MS) * 1000n,
