@@ -116,10 +116,17 @@ export async function planStickiness(
   const [only] = matches
   const pick = (xs: string[], text: (x: string) => string) =>
     xs.every((x) => x === xs[0]) ? xs[0] : `multiIf(${xs.map((x, i) => `slot = ${i}, ${text(x)}`).join(', ')}, ${text(xs[0])})`
+  // One series whose periods do not overlap (compare's usual case): an event is in one slot at most, picked
+  // without an array per event (a compared stickiness over 10 M events: 1.24x its hand SQL with the array, 1.14x without).
+  const disjoint = ranges.every((a, i) => ranges.every((b, j) => i === j || a.to < b.from || b.to < a.from))
+  const slotOf =
+    request.series.length === 1 && disjoint
+      ? `multiIf(${matches.map((m, i) => `${allOf(m.conditions)}, ${i}`).join(', ')}, -1)`
+      : `arrayJoin(arrayFilter(i -> i >= 0, [${matches.map((m, i) => `if(${allOf(m.conditions)}, ${i}, -1)`).join(', ')}]))`
   const rows =
     matches.length === 1
       ? `SELECT ${only.actor} AS actor, ${only.key} AS k FROM ${source.from} WHERE ${allOf([where, ...only.conditions])}`
-      : `SELECT arrayJoin(arrayFilter(i -> i >= 0, [${matches.map((m, i) => `if(${allOf(m.conditions)}, ${i}, -1)`).join(', ')}])) AS slot,
+      : `SELECT ${slotOf} AS slot,
           ${pick(
             matches.map((m) => m.actor),
             (x) => `toString(${x})`,
@@ -127,7 +134,7 @@ export async function planStickiness(
             matches.map((m) => m.key),
             (x) => x,
           )} AS k
-        FROM ${source.from} WHERE ${where}`
+        FROM ${source.from} WHERE ${where} AND slot >= 0`
   // Without stickinessCriteria an interval counts at its first event: its distinct intervals, in one grouping.
   // One slot groups by the actor alone: a constant in the grouping key still costs (1.6x over 10 M events).
   const c = request.criteria
