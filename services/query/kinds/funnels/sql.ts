@@ -95,8 +95,12 @@ export function actorRowsSql(input: ActorRowsInput): string {
   }
   const gathered = `SELECT actor, length(evs) AS event_count, ${sorted} AS evs, ${values} AS pvs, ${periods} AS pers
       FROM (${rows}) GROUP BY ${groupBy}`
-  if (input.period && orderType === 'ordered' && input.exclusions.length === 0 && !(input.breakdown && input.attribution === 'step'))
-    return periodChainsSql(input, `SELECT actor, pv, ${own} AS pe, event_count FROM (${gathered}) ARRAY JOIN pvs AS pv`)
+  // Ordered funnels without exclusions or a step attribution read chains of events (below) instead of folding.
+  if (orderType === 'ordered' && input.exclusions.length === 0 && !(input.breakdown && input.attribution === 'step')) {
+    const perValue = `SELECT actor, pv, ${own} AS pe, event_count FROM (${gathered}) ARRAY JOIN pvs AS pv`
+    if (input.period) return periodChainsSql(input, perValue)
+    if (n <= MAX_CHAIN_STEPS) return pathChainsSql(input, perValue)
+  }
   let joined = `SELECT actor, pv, per, ${periodEvents(input, own)} AS pe, event_count FROM (${gathered})
     ARRAY JOIN pvs AS pv ARRAY JOIN pers AS per`
   // Conversion trends fold an actor's events once per period entered. An ordered path of the period starts at
@@ -206,43 +210,99 @@ function orderedFold(input: ActorRowsInput): Fold {
   }
 }
 
+/** Past this many steps the chains' arrays (one per pair of steps) cost more than the fold. */
+const MAX_CHAIN_STEPS = 8
+
+const CHAIN = 'Tuple(UInt32, Int64)'
+
+/** An array's values from the next event on (`none` past the last). */
+const fromNext = (a: string, none: string) => `arrayPushBack(arrayPopFront(${a}), ${none})`
+
+/**
+ * Per event of `pe`: where a chain ready for step 2 there first reaches step K, as (event index, time) ((0, 0):
+ * never). Read from the end: the chain ready for step k at event i reaches K at step K's first event from i when
+ * k = K, else where the chain ready for step k + 1 after step k's first event from i does.
+ */
+function chainsTo(K: number): string {
+  const none = `CAST((0, 0) AS ${CHAIN})`
+  let f = `arrayReverseFill(c -> c.1 != 0, arrayMap((b, s, i) -> CAST(if(bitTest(b, ${K - 1}), (i, s), (0, 0)) AS ${CHAIN}), m, t, arrayEnumerate(m)))`
+  for (let k = K - 1; k >= 2; k--)
+    f = `arrayReverseFill(c -> c.1 != 0, arrayMap((b, c) -> if(bitTest(b, ${k - 1}), c, ${none}), m, ${fromNext(f, none)}))`
+  return fromNext(f, none)
+}
+
+/**
+ * An actor's events (`pe`, per breakdown value) as the chains read them: their times `t` and step bits `m`, and
+ * the times of its first-step events (`starts`). `more`: other columns of the events.
+ */
+const chainInput = (perValue: string, more = '') =>
+  `SELECT *, arrayFilter((s, b) -> bitTest(b, 0), t, m) AS starts FROM (
+    SELECT actor, pv, arrayMap(x -> x.1, pe) AS t, arrayMap(x -> x.2, pe) AS m${more}, event_count FROM (${perValue}))`
+
+/** Per first-step event: where its earliest chain reaches step K, as (event index, time). */
+const startChains = (K: number) => `arrayFilter((c, b) -> bitTest(b, 0), ${chainsTo(K)}, m)`
+
+/** Per first-step event: whether its chain (of startChains) reaches the step within the window. */
+const inWindow = (chains: string, W: string) => `arrayMap((c, s) -> c.1 != 0 AND c.2 - s <= ${W}, ${chains}, starts)`
+
+/**
+ * The steps of an ordered funnel without exclusions (nor a step attribution), without a fold: the rules of the
+ * fold (orderedFold) read as chains. A path started by a first-step event reaches step K when an in-order chain
+ * of events of steps 2 … K follows it, the last within the window of the start; the earliest chain is the one to
+ * test, and the fold reaches K exactly when some start's does. The furthest step is the largest K some start
+ * reaches; the fold's path to it is the one that reached it first (the chain ending earliest), and of the starts
+ * whose chains end there, the latest (the fold's path holds the latest start). Its step times are those of the
+ * earliest chain from that start, as the fold reads them. A 4-step funnel over 10 M events of 200,000 actors:
+ * 1.4 s where the fold took 2.3 s (time to convert: 1.35 s, 2.3 s), with the same answer.
+ */
+function pathChainsSql(input: ActorRowsInput, perValue: string): string {
+  const n = input.steps.length
+  const W = `${Math.round(input.windowSeconds)}000000`
+  const K = Array.from({ length: n - 1 }, (_, i) => i + 2)
+  // Per first-step event: where its chain reaches each step K (cK), and whether within the window (vK).
+  const perStart = K.flatMap((k) => [`${startChains(k)} AS c${k}`, `${inWindow(`c${k}`, W)} AS v${k}`])
+  const furthest = `multiIf(${[...K]
+    .reverse()
+    .map((k) => `arrayExists(v -> v, v${k}), ${k}`)
+    .join(', ')}, length(starts) > 0, 1, 0)`
+  const end = `multiIf(${K.map((k) => `furthest = ${k}, arrayMin(arrayFilter((c, v) -> v, arrayMap(c -> c.1, c${k}), v${k}))`).join(', ')}, 0)`
+  const start = `multiIf(${K.map((k) => `furthest = ${k}, arrayLast((s, c, v) -> v AND c.1 = path_end, starts, c${k}, v${k})`).join(', ')}, starts[1])`
+  // The path's events: its start (the first first-step event at that time), then each step's first event after the one before.
+  const next = (k: number) => `arrayReverseFill(v -> v != 0, arrayMap((b, i) -> if(bitTest(b, ${k - 1}), i, 0), m, arrayEnumerate(m)))`
+  const path = [
+    `arrayFirst((i, s, b) -> s = path_start AND bitTest(b, 0), arrayEnumerate(m), t, m) AS j1`,
+    ...K.map((k) => `if(j${k - 1} = 0, 0, arrayElement(${next(k)}, j${k - 1} + 1)) AS j${k}`),
+  ]
+  const times = `arraySlice([${[1, ...K].map((k) => `t[j${k}]`).join(', ')}], 1, furthest)`
+  return `SELECT actor, replaceAll(pv, '${NULL_LABEL}', '') AS pv, toDateTime(0) AS per, toInt8(furthest) - 1 AS step_reached,
+      arrayMap((a, b) -> (b - a) / 1e6, arrayPopBack(times), arrayPopFront(times)) AS timings, path_start AS start, event_count FROM (
+      SELECT *, ${path.join(', ')}, ${times} AS times FROM (
+        SELECT *, ${furthest} AS furthest, ${end} AS path_end, ${start} AS path_start FROM (
+          SELECT *, ${perStart.join(', ')} FROM (${chainInput(perValue)}))))
+  WHERE step_reached >= 0`
+}
+
 /**
  * Conversion trends of an ordered funnel without exclusions (nor a step attribution), without a fold per period.
  * PostHog's UDF keeps a path per period entered, each restarted by that period's first-step events; such a path
- * reaches step K exactly when some first-step event of the period starts a chain of events of steps 2 … K, in
- * order, the last within the window of that start, and the earliest such chain is the one to test. Read from
- * the end, the time a chain ready for step k at event i completes at step K is the time of step K's first event
- * from i when k = K, else that of the chain from the event after step k's first event from i: one
- * arrayReverseFill per step, over all of an actor's events at once. Only the funnel's entry and last steps are
- * asked of a conversion trend, so a row's step_reached is the last step, the entry step or (neither) no row.
- * Over 10 M events of 200,000 actors: 2.6 s, where a fold per period took 12.4 s, with the same answer.
+ * reaches step K exactly when some first-step event of the period starts an in-order chain of events of steps
+ * 2 … K, the last within the window of that start (the earliest chain is the one to test, as for the steps).
+ * Only the funnel's entry and last steps are asked of a conversion trend, so a row's step_reached is the last
+ * step, the entry step or (neither) no row. Over 10 M events of 200,000 actors: 2.6 s, where a fold per period
+ * took 12.4 s, with the same answer.
  */
 function periodChainsSql(input: ActorRowsInput, perValue: string): string {
   const n = input.steps.length
   const W = `${Math.round(input.windowSeconds)}000000`
   const from = input.fromStep
-  // An array's values from the next event on (0 past the last).
-  const after = (a: string) => `arrayPushBack(arrayPopFront(${a}), 0)`
-  // Per event: when a chain ready for step 2 there reaches step K (0: never).
-  const reach = (K: number) => {
-    let f = `arrayReverseFill(c -> c != 0, arrayMap(x -> if(bitTest(x.2, ${K - 1}), x.1, 0), pe))`
-    for (let k = K - 1; k >= 2; k--)
-      f = `arrayReverseFill(c -> c != 0, arrayMap((x, c) -> if(bitTest(x.2, ${k - 1}), c, 0), pe, ${after(f)}))`
-    return f
-  }
-  // Per first-step event: whether its earliest chain reaches step K within the window.
-  const reached = (K: number) =>
-    K === 1
-      ? 'arrayMap(s -> 1, starts)'
-      : `arrayMap((c, s) -> c != 0 AND c - s.1 <= ${W}, arrayFilter((c, x) -> bitTest(x.2, 0), ${after(reach(K))}, pe), starts)`
+  const reached = (K: number) => (K === 1 ? 'arrayMap(s -> 1, starts)' : inWindow(startChains(K), W))
   const code = `arrayMap((l, f) -> toInt8(if(l, ${n - 1}, if(f, ${from}, -1))), ${reached(n)}, ${reached(from + 1)})`
-  const periods = 'arrayMap(s -> s.4, starts)'
   // Starts are in time order, so each period's are consecutive: the period's best is the maximum of its run.
-  const best = `arrayMap(run -> arrayMax(run), arraySplit((c, d) -> d != 0, codes, arrayDifference(arrayMap(p -> toInt64(toUInt32(p)), ${periods}))))`
+  const best = `arrayMap(run -> arrayMax(run), arraySplit((c, d) -> d != 0, codes, arrayDifference(arrayMap(p -> toInt64(toUInt32(p)), periods))))`
+  const periods = `, arrayMap(x -> x.4, arrayFilter(x -> bitTest(x.2, 0), pe)) AS periods`
   return `SELECT actor, replaceAll(pv, '${NULL_LABEL}', '') AS pv, pp.1 AS per, pp.2 AS step_reached, CAST([] AS Array(Float64)) AS timings, toInt64(0) AS start, event_count FROM (
-      SELECT actor, pv, event_count, arrayZip(arrayDistinct(${periods}), ${best}) AS pairs FROM (
-        SELECT actor, pv, event_count, starts, ${code} AS codes FROM (
-          SELECT actor, pv, pe, event_count, arrayFilter(x -> bitTest(x.2, 0), pe) AS starts FROM (${perValue}))))
+      SELECT actor, pv, event_count, arrayZip(arrayDistinct(periods), ${best}) AS pairs FROM (
+        SELECT *, ${code} AS codes FROM (${chainInput(perValue, periods)})))
     ARRAY JOIN pairs AS pp
   WHERE step_reached >= 0`
 }
