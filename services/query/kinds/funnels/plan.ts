@@ -100,16 +100,15 @@ export async function planFunnel(
     ...actorConditions,
   ])
   const tzParam = params.add('String', tz)
-  const local = `toTimeZone(timestamp, ${tzParam})`
+  const start = (local: string) =>
+    ({
+      hour: `toStartOfHour(${local})`,
+      day: `toStartOfDay(${local})`,
+      week: `toStartOfWeek(${local}, ${weekStartDay === 1 ? 3 : 0})`,
+      month: `toStartOfMonth(${local})`,
+    })[request.interval]
   const period =
-    request.vizType === 'trends'
-      ? {
-          hour: `toStartOfHour(${local})`,
-          day: `toStartOfDay(${local})`,
-          week: `toStartOfWeek(${local}, ${weekStartDay === 1 ? 3 : 0})`,
-          month: `toStartOfMonth(${local})`,
-        }[request.interval]
-      : null
+    request.vizType === 'trends' ? (instant: string) => `toDateTime(${start(`toTimeZone(${instant}, ${tzParam})`)}, ${tzParam})` : null
   const sql = actorRowsSql({
     from: SOURCE,
     where,
@@ -121,7 +120,7 @@ export async function planFunnel(
     breakdown: breakdown ? { expr: breakdown.expr, cohort: breakdown.multi, list: request.breakdowns !== null } : null,
     attribution: request.attribution,
     attributionStep: request.attributionValue,
-    period: period ? `toDateTime(${period}, ${tzParam})` : null,
+    period,
     fromStep: request.fromStep ?? 0,
     // The WHERE's bounds, widened by a day for safety.
     span: {
