@@ -107,7 +107,7 @@ export function actorRowsSql(input: ActorRowsInput): string {
   if (chains) {
     const perValue = `SELECT actor, pv, ${own} AS pe, event_count FROM (${gathered}) ARRAY JOIN pvs AS pv`
     if (input.period) return periodChainsSql(input, input.period, perValue)
-    if (n <= MAX_CHAIN_STEPS) return pathChainsSql(input, perValue)
+    return pathChainsSql(input, perValue)
   }
   let joined = `SELECT actor, pv, per, ${periodEvents(input, own)} AS pe, event_count FROM (${gathered})
     ARRAY JOIN pvs AS pv ARRAY JOIN pers AS per`
@@ -219,30 +219,6 @@ function orderedFold(input: ActorRowsInput): Fold {
 }
 
 /**
- * Past this many steps the chains' arrays (one per pair of steps) cost more than the fold: over 10 M events,
- * 4 steps took 1.7 s against 2.3 s, 5 steps 2.1 s against 2.4 s, 6 steps 2.7 s both ways, 7 steps 3.4 s against 2.8 s.
- */
-const MAX_CHAIN_STEPS = 5
-
-const CHAIN = 'Tuple(UInt32, Int64)'
-
-/** An array's values from the next event on (`none` past the last). */
-const fromNext = (a: string, none: string) => `arrayPushBack(arrayPopFront(${a}), ${none})`
-
-/**
- * Per event of `pe`: where a chain ready for step 2 there first reaches step K, as (event index, time) ((0, 0):
- * never). Read from the end: the chain ready for step k at event i reaches K at step K's first event from i when
- * k = K, else where the chain ready for step k + 1 after step k's first event from i does.
- */
-function chainsTo(K: number): string {
-  const none = `CAST((0, 0) AS ${CHAIN})`
-  let f = `arrayReverseFill(c -> c.1 != 0, arrayMap((b, s, i) -> CAST(if(bitTest(b, ${K - 1}), (i, s), (0, 0)) AS ${CHAIN}), m, t, arrayEnumerate(m)))`
-  for (let k = K - 1; k >= 2; k--)
-    f = `arrayReverseFill(c -> c.1 != 0, arrayMap((b, c) -> if(bitTest(b, ${k - 1}), c, ${none}), m, ${fromNext(f, none)}))`
-  return fromNext(f, none)
-}
-
-/**
  * An actor's events (`pe`, per breakdown value) as the chains read them: their times `t` and step bits `m`, and
  * the times of its first-step events (`starts`). `more`: other columns of the events.
  */
@@ -250,11 +226,23 @@ const chainInput = (perValue: string, more = '') =>
   `SELECT *, arrayFilter((s, b) -> bitTest(b, 0), t, m) AS starts FROM (
     SELECT actor, pv, arrayMap(x -> x.1, pe) AS t, arrayMap(x -> x.2, pe) AS m${more}, event_count FROM (${perValue}))`
 
-/** Per first-step event: where its earliest chain reaches step K, as (event index, time). */
-const startChains = (K: number) => `arrayFilter((c, b) -> bitTest(b, 0), ${chainsTo(K)}, m)`
-
-/** Per first-step event: whether its chain (of startChains) reaches the step within the window. */
-const inWindow = (chains: string, W: string) => `arrayMap((c, s) -> c.1 != 0 AND c.2 - s <= ${W}, ${chains}, starts)`
+/**
+ * Columns of each first-step event's earliest chain through steps 2 … n: `jK`, the index of the event where it
+ * reaches step K (0: never), the first event of step K after the chain's event of step K - 1 (the index of each
+ * step's next event from every event comes from one arrayReverseFill); `vK`, whether that is within the window W
+ * of the start.
+ */
+function startChains(n: number, W: string): string[] {
+  const columns = ['arrayFilter((i, b) -> bitTest(b, 0), arrayEnumerate(m), m) AS j1']
+  for (let k = 2; k <= n; k++) {
+    const next = `arrayReverseFill(v -> v != 0, arrayMap((b, i) -> if(bitTest(b, ${k - 1}), i, 0), m, arrayEnumerate(m)))`
+    columns.push(
+      `arrayMap(j -> if(j = 0, 0, next${k}[j + 1]), j${k - 1}) AS j${k}`.replace(`next${k}`, `(${next})`),
+      `arrayMap((j, s) -> j != 0 AND t[j] - s <= ${W}, j${k}, starts) AS v${k}`,
+    )
+  }
+  return columns
+}
 
 /**
  * The steps of an ordered funnel without exclusions (nor a step attribution), without a fold: the rules of the
@@ -263,28 +251,27 @@ const inWindow = (chains: string, W: string) => `arrayMap((c, s) -> c.1 != 0 AND
  * test, and the fold reaches K exactly when some start's does. The furthest step is the largest K some start
  * reaches; the fold's path to it is the one that reached it first (the chain ending earliest), and of the starts
  * whose chains end there, the latest (the fold's path holds the latest start). Its step times are those of its
- * earliest chain (from the first first-step event at its time), as the fold reads them. A 4-step funnel over 10 M events of 200,000 actors:
- * 1.4 s where the fold took 2.3 s (time to convert: 1.35 s, 2.3 s), with the same answer.
+ * earliest chain (from the first first-step event at its time), as the fold reads them. Over 10 M events of
+ * 200,000 actors, with the same answers: 4 steps 1.4 s where the fold took 2.3 s, 6 steps 2.0 s / 2.7 s,
+ * 8 steps 2.4 s / 3.0 s, 12 steps 3.4 s / 3.7 s.
  */
 function pathChainsSql(input: ActorRowsInput, perValue: string): string {
   const n = input.steps.length
   const W = `${Math.round(input.windowSeconds)}000000`
   const K = Array.from({ length: n - 1 }, (_, i) => i + 2)
-  // Per first-step event: where its chain reaches each step K (cK), and whether within the window (vK).
-  const perStart = K.flatMap((k) => [`${startChains(k)} AS c${k}`, `${inWindow(`c${k}`, W)} AS v${k}`])
   const furthest = `multiIf(${[...K]
     .reverse()
     .map((k) => `arrayExists(v -> v, v${k}), ${k}`)
     .join(', ')}, length(starts) > 0, 1, 0)`
-  const end = `multiIf(${K.map((k) => `furthest = ${k}, arrayMin(arrayFilter((c, v) -> v, arrayMap(c -> c.1, c${k}), v${k}))`).join(', ')}, 0)`
-  const start = `multiIf(${K.map((k) => `furthest = ${k}, arrayLast((s, c, v) -> v AND c.1 = path_end, starts, c${k}, v${k})`).join(', ')}, starts[1])`
+  const end = `multiIf(${K.map((k) => `furthest = ${k}, arrayMin(arrayFilter((j, v) -> v, j${k}, v${k}))`).join(', ')}, 0)`
+  const start = `multiIf(${K.map((k) => `furthest = ${k}, arrayLast((s, j, v) -> v AND j = path_end, starts, j${k}, v${k})`).join(', ')}, starts[1])`
   // The path's times: its start (the first first-step event at that time), then its chain's steps.
-  const times = `arraySlice([path_start, ${K.map((k) => `c${k}[indexOf(starts, path_start)].2`).join(', ')}], 1, furthest)`
+  const times = `arraySlice([path_start, ${K.map((k) => `t[j${k}[indexOf(starts, path_start)]]`).join(', ')}], 1, furthest)`
   return `SELECT actor, replaceAll(pv, '${NULL_LABEL}', '') AS pv, toDateTime(0) AS per, toInt8(furthest) - 1 AS step_reached,
       arrayMap((a, b) -> (b - a) / 1e6, arrayPopBack(times), arrayPopFront(times)) AS timings, path_start AS start, event_count FROM (
       SELECT *, ${times} AS times FROM (
         SELECT *, ${furthest} AS furthest, ${end} AS path_end, ${start} AS path_start FROM (
-          SELECT *, ${perStart.join(', ')} FROM (${chainInput(perValue)}))))
+          SELECT *, ${startChains(n, W).join(', ')} FROM (${chainInput(perValue)}))))
   WHERE step_reached >= 0`
 }
 
@@ -302,14 +289,14 @@ function periodChainsSql(input: ActorRowsInput, period: (instant: string) => str
   const n = input.steps.length
   const W = `${Math.round(input.windowSeconds)}000000`
   const from = input.fromStep
-  const reached = (K: number) => (K === 1 ? 'arrayMap(s -> 1, starts)' : inWindow(startChains(K), W))
+  const reached = (K: number) => (K === 1 ? 'arrayMap(s -> 1, starts)' : `v${K}`)
   const code = `arrayMap((l, f) -> toInt8(if(l, ${n - 1}, if(f, ${from}, -1))), ${reached(n)}, ${reached(from + 1)})`
   // Starts are in time order, so each period's are consecutive: the period's best is the maximum of its run.
   const best = `arrayMap(run -> arrayMax(run), arraySplit((c, d) -> d != 0, codes, arrayDifference(arrayMap(p -> toInt64(toUInt32(p)), periods))))`
   return `SELECT actor, replaceAll(pv, '${NULL_LABEL}', '') AS pv, pp.1 AS per, pp.2 AS step_reached, CAST([] AS Array(Float64)) AS timings, toInt64(0) AS start, event_count FROM (
       SELECT actor, pv, event_count, arrayZip(arrayDistinct(periods), ${best}) AS pairs FROM (
         SELECT *, ${code} AS codes FROM (
-          SELECT *, arrayMap(s -> ${period(`fromUnixTimestamp64Micro(s, 'UTC')`)}, starts) AS periods FROM (${chainInput(perValue)}))))
+          SELECT *, arrayMap(s -> ${period(`fromUnixTimestamp64Micro(s, 'UTC')`)}, starts) AS periods, ${startChains(n, W).join(', ')} FROM (${chainInput(perValue)}))))
     ARRAY JOIN pairs AS pp
   WHERE step_reached >= 0`
 }
