@@ -39,6 +39,9 @@ describe('crash recovery', () => {
         WREN_INGEST_PART: '100',
       }
       const acknowledged = new Set<string>()
+      // Each event's place in the stream, and the processes that took them, for the message of a failure.
+      const seqOf = new Map<string, number>()
+      const processes: WrenProcess[] = []
       let seq = 0
 
       // Senders keep posting batches; the process is killed under them.
@@ -58,7 +61,11 @@ describe('crash recovery', () => {
           headers: { 'content-type': 'application/json' },
           body: JSON.stringify({ api_key: env.WREN_PROJECT_API_KEY, batch }),
         }).catch(() => null)
-        if (res?.status === 200) for (const e of batch) acknowledged.add(e.uuid)
+        if (res?.status === 200)
+          for (const e of batch) {
+            acknowledged.add(e.uuid)
+            seqOf.set(e.uuid, e.properties.n)
+          }
         return res?.status === 200
       }
       const flood = async (url: string, until: () => boolean) => {
@@ -75,6 +82,7 @@ describe('crash recovery', () => {
         await held.stop()
       }
       wren = await spawnWren(dataDir, failpoint ? { ...env, WREN_FAILPOINTS: 'ingest-crash-after-batches=4' } : env)
+      processes.push(wren)
       let killed = false
       const first = wren
       const flooding = flood(first.url, () => killed)
@@ -98,6 +106,7 @@ describe('crash recovery', () => {
       const beforeKill = acknowledged.size
 
       wren = await spawnWren(dataDir, env)
+      processes.push(wren)
       let stop = false
       const more = flood(wren.url, () => stop)
       await waitFor(async () => acknowledged.size >= beforeKill + 500, { timeoutMs: 30_000, what: 'more events after restart' })
@@ -123,7 +132,22 @@ describe('crash recovery', () => {
         },
         { timeoutMs: 60_000, what: 'every acknowledged event to be stored' },
       ).catch(() => [])
-      expect(missing).toEqual([]) // none lost
+      // None lost. A failure says where the missing events were in the stream and what ingestion reported, so
+      // that a rare one can be read afterwards (it failed twice in many runs, on loaded machines).
+      if (missing.length > 0) {
+        const places = missing.map((uuid) => seqOf.get(uuid)!).sort((a, b) => a - b)
+        const ready = await fetch(`${wren.url}/_readyz`)
+          .then((r) => r.text())
+          .catch((err: unknown) => String(err))
+        const offsets = await readFile(path.join(dataDir, 'log', 'wren_ingest', 'consumers', 'ingestion.json'), 'utf8').catch(
+          (err: unknown) => String(err),
+        )
+        const outputs = processes.map((p, i) => `process ${i + 1}:\n${p.output().slice(-3000)}`).join('\n')
+        expect.fail(
+          `${missing.length} of ${acknowledged.size} acknowledged events missing, stream places ${places[0]}…${places[places.length - 1]} ` +
+            `(${seq} sent, ${beforeKill} acknowledged before the kill); /_readyz: ${ready}; offsets: ${offsets}\n${outputs}`,
+        )
+      }
       const ids = stored.map((e) => e.id)
       expect(new Set(ids).size).toBe(ids.length) // none twice
 
