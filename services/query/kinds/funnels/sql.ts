@@ -37,6 +37,9 @@ export interface ActorRowsInput {
 
 const EVENT = 'Tuple(Int64, UInt64, String, DateTime)'
 
+/** The conversion window in µs, as SQL (an exact integer however long the window). */
+const windowMicros = (input: ActorRowsInput) => `${Math.round(input.windowSeconds)}000000`
+
 /** 2^i exactly, as SQL (past 2^53 a JavaScript number prints rounded). */
 const bit = (i: number) => (1n << BigInt(i)).toString()
 
@@ -89,7 +92,6 @@ export function actorRowsSql(input: ActorRowsInput): string {
   }
   const periods = input.period && !bare ? `arrayDistinct(arrayMap(x -> x.4, arrayFilter(x -> bitTest(x.2, 0), evs)))` : `[toDateTime(0)]`
   const own = everyValue && input.breakdown && !input.breakdown.cohort ? `arrayFilter(x -> x.3 = pv, evs)` : 'evs'
-  const fold = orderType === 'unordered' ? unorderedFold(input) : orderedFold(input)
   const groupBy = input.breakdown?.cohort ? 'actor, prop' : 'actor'
   // Each part of an event is gathered by a groupArray of its own and zipped after: ClickHouse gathers an array
   // of numbers far faster than an array of tuples (10 M events of 200,000 actors: 0.6 s against 1.6 s unsorted).
@@ -114,11 +116,12 @@ export function actorRowsSql(input: ActorRowsInput): string {
   // Conversion trends fold an actor's events once per period entered. An ordered path of the period starts at
   // one of its first-step events and ends within the window of the last: the events outside cannot change it.
   if (input.period && orderType !== 'unordered') {
-    const W = `${Math.round(input.windowSeconds)}000000`
+    const W = windowMicros(input)
     joined = `SELECT actor, pv, per, arrayFilter(x -> x.1 >= lo AND x.1 <= hi + ${W}, pe) AS pe, event_count FROM (
       SELECT *, arrayMap(x -> x.1, arrayFilter(x -> bitTest(x.2, 0), pe)) AS starts, arrayMin(starts) AS lo, arrayMax(starts) AS hi
       FROM (${joined}))`
   }
+  const fold = orderType === 'unordered' ? unorderedFold(input) : orderedFold(input)
   let folded = `SELECT actor, pv, per, pe, ${fold.expr} AS f, event_count FROM (${joined})`
   if (fold.after) folded = `SELECT *, ${fold.after} AS times FROM (${folded})`
   return `SELECT actor, replaceAll(pv, '${NULL_LABEL}', '') AS pv, per, r.1 AS step_reached, r.2 AS timings, r.3 AS start, event_count FROM (
@@ -152,7 +155,7 @@ const any = (...terms: string[]) => terms.reduce((a, b) => `bitOr(${a}, ${b})`)
  */
 function orderedFold(input: ActorRowsInput): Fold {
   const n = input.steps.length
-  const W = `${Math.round(input.windowSeconds)}000000`
+  const W = windowMicros(input)
   const attrStep = input.attributionStep === null ? -1 : input.attributionStep
   // Without exclusions no path is ever tainted: the X columns and every test of them are left out. The lambda
   // runs once per event, and its size is its cost: a 4-step funnel over 10 M events took 5.0 s with them, 3.5 s
@@ -257,7 +260,7 @@ function startChains(n: number, W: string): string[] {
  */
 function pathChainsSql(input: ActorRowsInput, perValue: string): string {
   const n = input.steps.length
-  const W = `${Math.round(input.windowSeconds)}000000`
+  const W = windowMicros(input)
   const K = Array.from({ length: n - 1 }, (_, i) => i + 2)
   const furthest = `multiIf(${[...K]
     .reverse()
@@ -287,7 +290,7 @@ function pathChainsSql(input: ActorRowsInput, perValue: string): string {
  */
 function periodChainsSql(input: ActorRowsInput, period: (instant: string) => string, perValue: string): string {
   const n = input.steps.length
-  const W = `${Math.round(input.windowSeconds)}000000`
+  const W = windowMicros(input)
   const from = input.fromStep
   const reached = (K: number) => (K === 1 ? 'arrayMap(s -> 1, starts)' : `v${K}`)
   const code = `arrayMap((l, f) -> toInt8(if(l, ${n - 1}, if(f, ${from}, -1))), ${reached(n)}, ${reached(from + 1)})`
@@ -317,7 +320,7 @@ const UNORDERED_STATE = 'Tuple(Array(Int64), Int64, Tuple(UInt8, Int64, Array(In
  */
 function unorderedFold(input: ActorRowsInput): Fold {
   const n = input.steps.length
-  const W = `${Math.round(input.windowSeconds)}000000`
+  const W = windowMicros(input)
   const state = 'Tuple(Array(Int64), Int64, Tuple(UInt8, Int64, Array(Int64), UInt8))'
   const next = `[${Array.from({ length: n }, (_, i) => `if(bitTest(e.2, ${i}), e.1, acc.1[${i + 1}])`).join(', ')}]`
   const nextEx = `if(e.2 >= 4294967296, e.1, acc.2)`
