@@ -31,6 +31,11 @@ describe('the path a funnel times', () => {
       ev('opened', 'browser', '2026-03-10T10:00:00Z'),
       ev('read', 'browser', '2026-03-10T10:05:00Z'),
       ev('opened', 'browser', '2026-03-10T10:10:00Z'),
+      // Viewed, then viewed twice at one instant (the same event, twice), then again.
+      ev('viewed', 'twins', '2026-03-11T10:00:00Z'),
+      ev('viewed', 'twins', '2026-03-11T10:05:00.123456Z'),
+      ev('viewed', 'twins', '2026-03-11T10:05:00.123456Z'),
+      ev('viewed', 'twins', '2026-03-11T10:20:00Z'),
     ])
     await drained(t.wren)
   })
@@ -46,6 +51,32 @@ describe('the path a funnel times', () => {
       expect(res.body.results[1].average_conversion_time).toBe(1200)
       expect(res.body.results[1].median_conversion_time).toBe(1200)
     }
+  })
+
+  it('takes two identical events at one instant as two steps, and times them as the fold does', async () => {
+    const viewed = (steps: number) => ({
+      ...funnel,
+      series: Array.from({ length: steps }, () => ({ kind: 'EventsNode', event: 'viewed' })),
+    })
+    // An exclusion that never happens makes Wren fold the events instead of reading chains: both must agree.
+    const folded = (steps: number) => ({
+      ...viewed(steps),
+      funnelsFilter: { exclusions: [{ kind: 'EventsNode', event: 'never', funnelFromStep: 0, funnelToStep: steps - 1 }] },
+    })
+    const answer = async (q: Record<string, unknown>) => {
+      const res = await query(q)
+      expect(res.status).toBe(200)
+      return res.body.results.map((s: Record<string, unknown>) => [s.count, s.average_conversion_time, s.median_conversion_time])
+    }
+    // The path is timed from the first view to the first twin (the first twin starts a chain too, but it
+    // ends at the second twin, not before it), then to the second twin (0 s, which PostHog does not average). Timestamps
+    // are kept to the millisecond.
+    const two = [
+      [1, null, null],
+      [1, 300.123, 300.123],
+    ]
+    for (const q of [viewed(2), folded(2), viewed(2)]) expect(await answer(q)).toEqual(two)
+    for (const q of [viewed(3), folded(3), viewed(3)]) expect(await answer(q)).toEqual([...two, [1, null, null]])
   })
 
   it('cuts the paths before step one at the first entry of a person who went no further', async () => {

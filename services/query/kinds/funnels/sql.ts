@@ -99,17 +99,24 @@ export function actorRowsSql(input: ActorRowsInput): string {
   // An event that is only its time and steps is one number: its time since the range's start shifted past its
   // steps' bits (a UInt128 when a UInt64 is too short), sorted as numbers and split after. Half the memory of two
   // arrays: gathering and sorting 200,000 actors' 8.7 M events took 0.75 s instead of 1.35 s.
-  if (bare) {
+  // The chains read bare events as their keys (ChainKeys), with the bits of their index left empty.
+  const keys = chains ? chainKeys(input) : null
+  if (keys && bare) sorted = `arraySort(groupArray(${keyOf(keys, input, 'ts', 'mask')}))`
+  else if (bare) {
     const type = (input.span.to - input.span.from).toString(2).length + maskBits <= 64 ? 'UInt64' : 'UInt128'
     const packed = `groupArray(bitOr(bitShiftLeft(to${type}(ts - ${input.span.from}), ${maskBits}), mask))`
     sorted = `arrayMap(v -> (toInt64(bitShiftRight(v, ${maskBits})) + ${input.span.from}, toUInt64(bitAnd(v, ${(1n << BigInt(maskBits)) - 1n}))), arraySort(${packed}))`
   }
-  const gathered = `SELECT actor, length(evs) AS event_count, ${sorted} AS evs, ${values} AS pvs, ${periods} AS pers
+  const gathered = `SELECT actor, count() AS event_count, ${sorted} AS evs, ${values} AS pvs, ${periods} AS pers
       FROM (${rows}) GROUP BY ${groupBy}`
-  if (chains) {
-    const perValue = `SELECT actor, pv, ${own} AS pe, event_count FROM (${gathered}) ARRAY JOIN pvs AS pv`
-    if (input.period) return periodChainsSql(input, input.period, perValue)
-    return pathChainsSql(input, perValue)
+  if (keys) {
+    // An actor with one value (no breakdown, a touch, a cohort) is one row as it is: an ARRAY JOIN would copy its events.
+    const one = /^\[[^\]]*\]$/.test(values) && !everyValue
+    const perValue = one
+      ? `SELECT actor, pvs[1] AS pv, ${own} AS pe, event_count FROM (${gathered})`
+      : `SELECT actor, pv, ${own} AS pe, event_count FROM (${gathered}) ARRAY JOIN pvs AS pv`
+    if (input.period) return periodChainsSql(input, keys, input.period, perValue, bare)
+    return pathChainsSql(input, keys, perValue, bare)
   }
   let joined = `SELECT actor, pv, per, ${periodEvents(input, own)} AS pe, event_count FROM (${gathered})
     ARRAY JOIN pvs AS pv ARRAY JOIN pers AS per`
@@ -222,29 +229,69 @@ function orderedFold(input: ActorRowsInput): Fold {
 }
 
 /**
- * An actor's events (`pe`, per breakdown value) as the chains read them: their times `t` and step bits `m`, and
- * the times of its first-step events (`starts`). `more`: other columns of the events.
+ * How the chains number an actor's events: one key per event, in time order — its time since the range's start
+ * (µs), its step bits, then its index among the actor's events (`index` bits, the last value repeated past them)
+ * so that two events at the same instant with the same steps still differ. A UInt64 when that leaves at least 16
+ * bits for the index, else a UInt128 with 32.
  */
-const chainInput = (perValue: string, more = '') =>
-  `SELECT *, arrayFilter((s, b) -> bitTest(b, 0), t, m) AS starts FROM (
-    SELECT actor, pv, arrayMap(x -> x.1, pe) AS t, arrayMap(x -> x.2, pe) AS m${more}, event_count FROM (${perValue}))`
+interface ChainKeys {
+  type: 'UInt64' | 'UInt128'
+  index: number
+  steps: number
+}
+
+function chainKeys(input: ActorRowsInput): ChainKeys {
+  const steps = input.steps.length
+  const span = (input.span.to - input.span.from).toString(2).length
+  return span + steps + 16 <= 64 ? { type: 'UInt64', index: 64 - span - steps, steps } : { type: 'UInt128', index: 32, steps }
+}
+
+/** Whether the key `x` is of step `step` (0-based), as SQL (bitTest takes no UInt128). */
+const isStep = (keys: ChainKeys, x: string, step: number) =>
+  keys.type === 'UInt64' ? `bitTest(${x}, ${keys.index + step})` : `bitAnd(bitShiftRight(${x}, ${keys.index + step}), 1) = 1`
+
+/** The key's time since the range's start, µs. */
+const keyTime = (keys: ChainKeys, x: string) => `toInt64(bitShiftRight(${x}, ${keys.index + keys.steps}))`
 
 /**
- * Columns of each first-step event's earliest chain through steps 2 … n: `jK`, the index of the event where it
- * reaches step K (0: never), the first event of step K after the chain's event of step K - 1 (the index of each
- * step's next event from every event comes from one arrayReverseFill); `vK`, whether that is within the window W
- * of the start.
+ * An event's key without its index, as SQL of its time (µs since the epoch) and steps (UInt64): how the events
+ * are gathered when they are nothing else (a bare event), and how a tuple's event becomes one.
  */
-function startChains(n: number, W: string): string[] {
-  const columns = ['arrayFilter((i, b) -> bitTest(b, 0), arrayEnumerate(m), m) AS j1']
-  for (let k = 2; k <= n; k++) {
-    const next = `arrayReverseFill(v -> v != 0, arrayMap((b, i) -> if(bitTest(b, ${k - 1}), i, 0), m, arrayEnumerate(m)))`
-    columns.push(
-      `arrayMap(j -> if(j = 0, 0, next${k}[j + 1]), j${k - 1}) AS j${k}`.replace(`next${k}`, `(${next})`),
-      `arrayMap((j, s) -> j != 0 AND t[j] - s <= ${W}, j${k}, starts) AS v${k}`,
-    )
-  }
-  return columns
+const keyOf = (keys: ChainKeys, input: ActorRowsInput, ts: string, mask: string) =>
+  `bitOr(bitShiftLeft(to${keys.type}(${ts} - ${input.span.from}), ${keys.index + keys.steps}), bitShiftLeft(to${keys.type}(${mask}), ${keys.index}))`
+
+/**
+ * An actor's events (`pe`, per breakdown value) as the chains read them: `U`, their keys in time order, with each
+ * event's index added (`bare`: `pe` is already the sorted keys; else it is the sorted tuples of the events).
+ */
+function chainInput(keys: ChainKeys, input: ActorRowsInput, perValue: string, bare: boolean): string {
+  const last = 2 ** keys.index - 1
+  const key = bare ? 'p' : keyOf(keys, input, 'p.1', 'p.2')
+  return `SELECT actor, pv, arrayMap((p, i) -> bitOr(${key}, least(i, ${last})), pe, arrayEnumerate(pe)) AS U, event_count FROM (${perValue})`
+}
+
+/**
+ * Over every event (p) of `U`: the key of the event where the earliest in-order chain of events of steps 2 … K
+ * after p reaches step K — for a first-step event, its path's end at step K. No gather per event: the next
+ * step-K event after each event is one reverse fill of the keys; the chain's end from the next step-(K-1) event
+ * is another fill of that, and so on down to step 2 (K - 1 fills). Where no chain follows, the value is not of
+ * step K (0, or the last event's key).
+ */
+function chainEnd(keys: ChainKeys, K: number): string {
+  let ends = `arrayShiftLeft(arrayReverseFill(u -> ${isStep(keys, 'u', K - 1)}, U), 1)`
+  for (let step = K - 1; step >= 2; step--)
+    ends = `arrayShiftLeft(arrayReverseFill((v, u) -> ${isStep(keys, 'u', step - 1)}, ${ends}, U), 1)`
+  return ends
+}
+
+/**
+ * Whether a chain end `e` from the first-step event `u` reached step K within the window. The times are compared
+ * unsigned, as the keys hold them (an end of step K is never before its start): a cast of each to Int64 cost
+ * 0.16 s over 10 M events.
+ */
+const reaches = (keys: ChainKeys, input: ActorRowsInput, K: number, e: string, u: string) => {
+  const time = (x: string) => `bitShiftRight(${x}, ${keys.index + keys.steps})`
+  return `${isStep(keys, e, K - 1)} AND ${time(e)} - ${time(u)} <= ${windowMicros(input)}`
 }
 
 /**
@@ -253,28 +300,77 @@ function startChains(n: number, W: string): string[] {
  * of events of steps 2 … K follows it, the last within the window of the start; the earliest chain is the one to
  * test, and the fold reaches K exactly when some start's does. The furthest step is the largest K some start
  * reaches; the fold's path to it is the one that reached it first (the chain ending earliest), and of the starts
- * whose chains end there, the latest (the fold's path holds the latest start). Its step times are those of its
- * earliest chain (from the first first-step event at its time), as the fold reads them. Over 10 M events of
- * 200,000 actors, with the same answers: 4 steps 1.4 s where the fold took 2.3 s, 6 steps 2.0 s / 2.7 s,
- * 8 steps 2.4 s / 3.0 s, 12 steps 3.4 s / 3.7 s.
+ * whose chains end there, the latest (the fold's path holds the latest start). Chains of later starts end no
+ * earlier, so the earliest end is that of the first start reaching K, and the starts ending there are one run.
+ * Its step times are those of its earliest chain from the first first-step event at its time, as the fold reads
+ * them: each step the first event of it after the one before. Over 10 M events of 200,000 actors, with the same
+ * answers as the fold: 4 steps 0.8 s where the fold took 2.3 s (and the chains walked by next-event indexes 1.7 s).
  */
-function pathChainsSql(input: ActorRowsInput, perValue: string): string {
+function pathChainsSql(input: ActorRowsInput, keys: ChainKeys, perValue: string, bare: boolean): string {
   const n = input.steps.length
-  const W = windowMicros(input)
   const K = Array.from({ length: n - 1 }, (_, i) => i + 2)
-  const furthest = `multiIf(${[...K]
-    .reverse()
-    .map((k) => `arrayExists(v -> v, v${k}), ${k}`)
-    .join(', ')}, length(starts) > 0, 1, 0)`
-  const end = `multiIf(${K.map((k) => `furthest = ${k}, arrayMin(arrayFilter((j, v) -> v, j${k}, v${k}))`).join(', ')}, 0)`
-  const start = `multiIf(${K.map((k) => `furthest = ${k}, arrayLast((s, j, v) -> v AND j = path_end, starts, j${k}, v${k})`).join(', ')}, starts[1])`
-  // The path's times: its start (the first first-step event at that time), then its chain's steps.
-  const times = `arraySlice([path_start, ${K.map((k) => `t[j${k}[indexOf(starts, path_start)]]`).join(', ')}], 1, furthest)`
+  const first = (x: string) => isStep(keys, x, 0)
+  const time = (x: string) => keyTime(keys, x)
+  const zero = `to${keys.type}(0)`
+  // Each column is computed in a query of its own, and the ones read no more are left behind: ClickHouse plans
+  // an alias anew wherever the same SELECT reads it, and each column of a SELECT * again in every SELECT above
+  // (a 32-step funnel took 47 s to plan in one SELECT, 14 s with SELECT *, 6 s so).
+  const base = 'actor, pv, event_count, U'
+  const layer = (keep: string, columns: string[], from: string) => `SELECT ${keep}, ${columns.join(', ')} FROM (${from})`
+  const ends = K.map((k) => `e${k}`).join(', ')
+  let q = layer(
+    base,
+    K.map((k) => `${chainEnd(keys, k)} AS e${k}`),
+    chainInput(keys, input, perValue, bare),
+  )
+  q = layer(
+    `${base}, ${ends}`,
+    K.map((k) => `arrayFirstIndex((e, u) -> ${first('u')} AND ${reaches(keys, input, k, 'e', 'u')}, e${k}, U) AS i${k}`),
+    q,
+  )
+  q = layer(
+    `${base}, ${ends}, ${K.map((k) => `i${k}`).join(', ')}`,
+    [
+      `multiIf(${[...K]
+        .reverse()
+        .map((k) => `i${k} > 0, ${k}`)
+        .join(', ')}, arrayExists(u -> ${first('u')}, U), 1, 0) AS furthest`,
+    ],
+    q,
+  )
+  q = layer(`${base}, ${ends}, furthest`, [`multiIf(${K.map((k) => `furthest = ${k}, e${k}[i${k}]`).join(', ')}, ${zero}) AS path_end`], q)
+  // The latest first-step event at or before each event, read at the end of the run of starts ending at path_end.
+  const runEnd = `multiIf(${K.map((k) => `furthest = ${k}, indexOf(e${k}, path_end) + countEqual(e${k}, path_end) - 1`).join(', ')}, 0)`
+  q = layer(
+    `${base}, furthest, path_end`,
+    [`if(furthest >= 2, arrayFill((x, u) -> ${first('u')}, U, U)[${runEnd}], arrayFirst(u -> ${first('u')}, U)) AS path_start`],
+    q,
+  )
+  // The path's events: the first first-step event at its start's time, then each step's first event after the last.
+  q = layer(
+    `${base}, furthest, path_end, path_start`,
+    [
+      `if(${time('U[indexOf(U, path_start) - 1]')} != ${time('path_start')}, path_start, arrayFirst(u -> ${first('u')} AND ${time('u')} = ${time('path_start')}, U)) AS w1`,
+    ],
+    q,
+  )
+  for (const k of K) {
+    const walked = [1, ...K]
+      .filter((j) => j < k)
+      .map((j) => `w${j}`)
+      .join(', ')
+    q = layer(
+      `${base}, furthest, path_end, path_start, ${walked}`,
+      [
+        `multiIf(furthest > ${k}, arrayFirst(u -> ${isStep(keys, 'u', k - 1)} AND u > w${k - 1}, U), furthest = ${k}, path_end, ${zero}) AS w${k}`,
+      ],
+      q,
+    )
+  }
+  const times = `arraySlice([${[1, ...K].map((k) => time(`w${k}`)).join(', ')}], 1, furthest)`
   return `SELECT actor, replaceAll(pv, '${NULL_LABEL}', '') AS pv, toDateTime(0) AS per, toInt8(furthest) - 1 AS step_reached,
-      arrayMap((a, b) -> (b - a) / 1e6, arrayPopBack(times), arrayPopFront(times)) AS timings, path_start AS start, event_count FROM (
-      SELECT *, ${times} AS times FROM (
-        SELECT *, ${furthest} AS furthest, ${end} AS path_end, ${start} AS path_start FROM (
-          SELECT *, ${startChains(n, W).join(', ')} FROM (${chainInput(perValue)}))))
+      arrayMap((a, b) -> (b - a) / 1e6, arrayPopBack(times), arrayPopFront(times)) AS timings, ${time('path_start')} + ${input.span.from} AS start, event_count FROM (
+      SELECT *, ${times} AS times FROM (${q}))
   WHERE step_reached >= 0`
 }
 
@@ -286,20 +382,32 @@ function pathChainsSql(input: ActorRowsInput, perValue: string): string {
  * Only the funnel's entry and last steps are asked of a conversion trend, so a row's step_reached is the last
  * step, the entry step or (neither) no row. A start's period is read from its time, so without a breakdown
  * value to read the events are gathered as numbers. A daily conversion trend of a 4-step funnel over 10 M events
- * of 200,000 actors: 1.0 s, where a fold per period took 12.4 s, with the same answer.
+ * of 200,000 actors: 0.7 s, where a fold per period took 12.4 s, with the same answer.
  */
-function periodChainsSql(input: ActorRowsInput, period: (instant: string) => string, perValue: string): string {
+function periodChainsSql(
+  input: ActorRowsInput,
+  keys: ChainKeys,
+  period: (instant: string) => string,
+  perValue: string,
+  bare: boolean,
+): string {
   const n = input.steps.length
-  const W = windowMicros(input)
   const from = input.fromStep
-  const reached = (K: number) => (K === 1 ? 'arrayMap(s -> 1, starts)' : `v${K}`)
+  const first = (x: string) => isStep(keys, x, 0)
+  // Per first-step event (S): whether its chain reaches step K.
+  const reached = (K: number) =>
+    K === 1
+      ? 'arrayMap(s -> 1, S)'
+      : `arrayMap((e, s) -> ${reaches(keys, input, K, 'e', 's')}, arrayFilter((e, u) -> ${first('u')}, ${chainEnd(keys, K)}, U), S)`
   const code = `arrayMap((l, f) -> toInt8(if(l, ${n - 1}, if(f, ${from}, -1))), ${reached(n)}, ${reached(from + 1)})`
   // Starts are in time order, so each period's are consecutive: the period's best is the maximum of its run.
   const best = `arrayMap(run -> arrayMax(run), arraySplit((c, d) -> d != 0, codes, arrayDifference(arrayMap(p -> toInt64(toUInt32(p)), periods))))`
+  const instant = `fromUnixTimestamp64Micro(${keyTime(keys, 's')} + ${input.span.from}, 'UTC')`
   return `SELECT actor, replaceAll(pv, '${NULL_LABEL}', '') AS pv, pp.1 AS per, pp.2 AS step_reached, CAST([] AS Array(Float64)) AS timings, toInt64(0) AS start, event_count FROM (
       SELECT actor, pv, event_count, arrayZip(arrayDistinct(periods), ${best}) AS pairs FROM (
         SELECT *, ${code} AS codes FROM (
-          SELECT *, arrayMap(s -> ${period(`fromUnixTimestamp64Micro(s, 'UTC')`)}, starts) AS periods, ${startChains(n, W).join(', ')} FROM (${chainInput(perValue)}))))
+          SELECT *, arrayMap(s -> ${period(instant)}, S) AS periods FROM (
+            SELECT *, arrayFilter(u -> ${first('u')}, U) AS S FROM (${chainInput(keys, input, perValue, bare)})))))
     ARRAY JOIN pairs AS pp
   WHERE step_reached >= 0`
 }
@@ -347,15 +455,20 @@ function unorderedFold(input: ActorRowsInput): Fold {
 export function stepsSql(actorRows: string, n: number, breakdown: { limit: number; other: boolean } | null): string {
   const counts = Array.from({ length: n }, (_, i) => `countIf(step_reached >= ${i}) AS c${i}`)
   const exact = Array.from({ length: n }, (_, i) => `countIf(step_reached = ${i}) AS e${i}`)
-  // Each actor's times as one array, split per step only after the merge: one aggregate per step (n - 1
-  // groupArrayIf of timings[j]) cost ClickHouse's planning more than the whole fold.
-  const perValue = `SELECT pv, ${[...counts, ...exact].join(', ')}, groupArray(timings) AS ts FROM (${actorRows}) GROUP BY pv`
+  // The times of each step from the one before, as aggregate states of every actor's timings, element by element
+  // (ForEach), counting only times above zero (If); states, so that the values summed into "Other" merge theirs.
+  // Gathering every actor's timings into an array per value and splitting it per step took 0.13 s over 200,000 actors.
+  const positive = 'arrayMap(t -> t > 0, timings)'
+  const states = `avgIfForEachState(timings, ${positive}) AS avg_state, quantileExactInclusiveIfForEachState(0.5)(timings, ${positive}) AS median_state, countIfForEachState(${positive}) AS n_state`
+  const perValue = `SELECT pv, ${[...counts, ...exact].join(', ')}, ${states} FROM (${actorRows}) GROUP BY pv`
   const keep = breakdown?.other ? `if(r <= ${breakdown.limit}, pv, 'Other')` : 'pv'
-  const perStep = `arrayMap(j -> arrayFilter(t -> t > 0, arrayMap(a -> a[j], arrayFilter(a -> length(a) >= j, groupArrayArray(ts)))), range(1, ${n}))`
-  return `SELECT breakdown, counts, CAST(arrayMap(x -> if(length(x) = 0, NULL, arrayAvg(x)), per_step) AS Array(Nullable(Float64))) AS average_times,
-    CAST(arrayMap(x -> if(length(x) = 0, NULL, arrayReduce('quantileExactInclusive(0.5)', x)), per_step) AS Array(Nullable(Float64))) AS median_times
+  // Per step after the first: its average and median, or null when no actor's time counted.
+  const perStep = (merged: string) =>
+    `CAST(arrayMap(j -> if(j <= length(ns) AND ns[j] > 0, ${merged}[j], NULL), range(1, ${n})) AS Array(Nullable(Float64)))`
+  return `SELECT breakdown, counts, ${perStep('avgs')} AS average_times, ${perStep('medians')} AS median_times
   FROM (
-    SELECT final AS breakdown, [${Array.from({ length: n }, (_, i) => `sum(c${i})`).join(', ')}] AS counts, ${perStep} AS per_step, min(r) AS rank
+    SELECT final AS breakdown, [${Array.from({ length: n }, (_, i) => `sum(c${i})`).join(', ')}] AS counts, min(r) AS rank,
+      avgIfForEachMerge(avg_state) AS avgs, quantileExactInclusiveIfForEachMerge(0.5)(median_state) AS medians, countIfForEachMerge(n_state) AS ns
     FROM (SELECT *, ${keep} AS final, ${valueRank(n)} AS r FROM (${perValue}))
     GROUP BY final)
   ORDER BY rank`
