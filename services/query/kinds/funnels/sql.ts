@@ -111,8 +111,8 @@ export function actorRowsSql(input: ActorRowsInput): string {
       FROM (${rows}) GROUP BY ${groupBy}`
   if (keys) {
     // An actor with one value (no breakdown, a touch, a cohort) is one row as it is: an ARRAY JOIN would copy its events.
-    const one = /^\[[^\]]*\]$/.test(values) && !everyValue
-    const perValue = one
+    const oneValue = !input.breakdown || input.breakdown.cohort || input.attribution === 'first_touch' || input.attribution === 'last_touch'
+    const perValue = oneValue
       ? `SELECT actor, pvs[1] AS pv, ${own} AS pe, event_count FROM (${gathered})`
       : `SELECT actor, pv, ${own} AS pe, event_count FROM (${gathered}) ARRAY JOIN pvs AS pv`
     if (input.period) return periodChainsSql(input, keys, input.period, perValue, bare)
