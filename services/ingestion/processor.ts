@@ -395,7 +395,7 @@ class IngestionStage<Prepared> implements Stage {
       stopping?.throwIfAborted()
       if (part.poisoned)
         throw new Error(`failpoint: ClickHouse refuses a batch holding a ${JSON.stringify(this.options.poisonEvent)} event`)
-      await this.store.write(part.prepared)
+      await this.store.write(part.prepared, replayed)
       this.metrics.observe('wren_ingestion_part_bytes', part.bytes)
       if (this.options.publishChanges) await this.options.publishChanges(part.changes)
       this.announce(part.changes)

@@ -66,9 +66,10 @@ export interface PersonStore<Prepared = unknown> {
   /**
    * Stores a range's person changes, then its events (an event row never points at a person that is
    * not stored yet). Writing the same range again stores nothing twice. A write that throws may have
-   * stored part of its output.
+   * stored part of its output. `replayed`: the range was handed out before (or its partition was just
+   * got): a crash may have cut an earlier write of it anywhere.
    */
-  write(prepared: Prepared): Promise<void>
+  write(prepared: Prepared, replayed?: boolean): Promise<void>
   /**
    * Copies the events a write set aside (a wide person's: persons/wide.ts) into the events table, for the
    * parts of stored ranges (`upTo`: per partition, the last offset stored), a chunk at a time once `next()`
