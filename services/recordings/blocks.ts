@@ -3,7 +3,7 @@
 // (session_recording_blocks, schemas/clickhouse/033). Blocks are JSONL lines ["<window id>", <event>], the
 // snapshots API's format (reference §4.4), so they are served as stored.
 import type { ClickHouseClient } from '../platform/clickhouse'
-import { insertRows, queryRows } from '../platform/clickhouse'
+import { insertRows, queryRows, replayTokens } from '../platform/clickhouse'
 import type { SnapshotItem } from '../platform/log/contract'
 import type { LogBatch } from '../platform/log/log'
 import { LONGEST_RETENTION, retentionParams, withinRetention, type Retention } from './retention'
@@ -210,8 +210,11 @@ export interface StoredBlock {
 }
 
 export interface BlockStore {
-  /** Stores a batch's blocks; writing the same range again stores nothing more. */
-  write(range: BatchRange, blocks: SnapshotBlock[]): Promise<void>
+  /**
+   * Stores a batch's blocks; writing the same range again stores nothing more. `replayed`: the range was handed
+   * out before (or its partition was just got): a crash may have cut an earlier write of it anywhere.
+   */
+  write(range: BatchRange, blocks: SnapshotBlock[], replayed?: boolean): Promise<void>
   /** Whether the store answers at all (a write that fails while it does not is no message's fault). */
   ping(): Promise<{ success: boolean; error?: Error }>
 }
@@ -236,7 +239,7 @@ export class ClickHouseBlockStore implements BlockStore {
     return this.client.ping()
   }
 
-  async write(range: BatchRange, blocks: SnapshotBlock[]): Promise<void> {
+  async write(range: BatchRange, blocks: SnapshotBlock[], replayed = false): Promise<void> {
     const rows = blocks.map((b) => {
       const events = b.lines
       return {
@@ -257,8 +260,14 @@ export class ClickHouseBlockStore implements BlockStore {
         _offset: range.lastOffset,
       }
     })
-    const token = `session_recording_blocks:${range.topic}:${range.partition}:${range.firstOffset}-${range.lastOffset}`
-    await insertRows(this.client, 'session_recording_blocks', rows, token)
+    const table = 'session_recording_blocks'
+    const usual = () => `${table}:${range.topic}:${range.partition}:${range.firstOffset}-${range.lastOffset}`
+    const token = replayed
+      ? (await replayTokens(this.client, { partition: range.partition, offset: range.lastOffset }, [{ table, rows: rows.length }], usual))(
+          table,
+        )
+      : usual()
+    if (token !== null) await insertRows(this.client, table, rows, token)
   }
 
   /** A session's blocks' time spans, in the order the snapshots API numbers them (its blob keys). */

@@ -7,7 +7,7 @@ import { mkdtemp, rm } from 'node:fs/promises'
 import { tmpdir } from 'node:os'
 import path from 'node:path'
 import pino from 'pino'
-import { migrate, openEmbeddedClickHouse, type ClickHouseClient } from '../platform/clickhouse'
+import { insertRows, migrate, openEmbeddedClickHouse, type ClickHouseClient } from '../platform/clickhouse'
 import { encodeSnapshot, type SnapshotItem } from '../platform/log/contract'
 import type { Log, LogBatch } from '../platform/log/log'
 import { Metrics } from '../platform/metrics'
@@ -104,6 +104,36 @@ describe('recordings processor', () => {
     expect(blocks[0].size).toBe(Buffer.byteLength(blocks[0].events))
     // The metadata hook hears every batch it must write for, the replay included.
     expect(heard.map((blocks) => blocks.length)).toEqual([2, 2, 1])
+  })
+
+  it('stores a redelivered batch whose insert token a crash left without its rows; the same batch handed out first is lost', async () => {
+    // A non-replicated table records an insert's token before it commits the rows: a process killed between the
+    // two leaves the token without its rows. Such a token is made here by inserting another project's block
+    // under the token the part's insert carries.
+    const orphan = (first: number, last: number) =>
+      insertRows(
+        client,
+        'session_recording_blocks',
+        [
+          {
+            team_id: 999,
+            session_id: 'orphan',
+            window_id: 'w',
+            first_timestamp: new Date(T0).toISOString(),
+            last_timestamp: new Date(T0).toISOString(),
+          },
+        ],
+        `session_recording_blocks:wren_snapshots:0:${first}-${last}`,
+      )
+    await orphan(50, 50)
+    await orphan(60, 60)
+    const replayed = batch(50, [item('s5', 'w1', [0])], true)
+    await processor.handleBatch(replayed)
+    await processor.handleBatch(replayed)
+    expect((await store.blocks(1, 's5')).map((b) => b.eventCount)).toEqual([1])
+    // Handed out for the first time, the part trusts its token: why a replay looks first.
+    await processor.handleBatch(batch(60, [item('s6', 'w1', [0])]))
+    expect(await store.blocks(1, 's6')).toEqual([])
   })
 
   it('skips messages PostHog drops (no valid events, a week away), keeps undecodable ones as dead letters, and stores the rest', async () => {

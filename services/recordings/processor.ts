@@ -135,7 +135,7 @@ class RecordingsStage implements Stage {
           throw new Error(`failpoint: ClickHouse refuses a batch holding a snapshot of session ${JSON.stringify(poison)}`)
         const writeMetadata = this.options.onBlocks?.(part, partBlocks)
         writes = writes.then(async () => {
-          await this.store.write(part, partBlocks)
+          await this.store.write(part, partBlocks, batch.redelivered || Boolean(batch.reassigned))
           await writeMetadata?.()
         })
         // Awaited below, after the work: a failed write is never left unhandled meanwhile.

@@ -2,9 +2,8 @@
 // never one per event, and the batch writer. Every row carries its origin in the log (_partition and
 // _offset, the range's last offset), which is what a replay bound leaves out; every insert carries a
 // deduplication token named after the range, so writing the same range twice stores it once.
-import { randomUUID } from 'node:crypto'
 import type { ClickHouseClient } from '../../platform/clickhouse'
-import { insertEncoded, queryRows } from '../../platform/clickhouse'
+import { encodedRows, insertEncoded, queryRows, replayTokens } from '../../platform/clickhouse'
 import type { CopiesWaiting } from '../../platform/ingestion-lag'
 import { encodeEventRow, preparePersonRows, rangeToken, type PreparedRows } from './rows'
 import type { LoadedState, Lookups, PersonStore, PingResult, ReplayBound } from './store'
@@ -122,36 +121,17 @@ export class ClickHousePersonStore implements PersonStore<PreparedRows> {
     await Promise.all(prepared.definitions.map(insert))
   }
 
-  /**
-   * Each table's deduplication token for a part (null: the table holds the part already, nothing to write):
-   * named after the part, so that writing it again stores nothing twice. But a non-replicated table records a
-   * token before it commits the rows, and a process killed between the two leaves the token without its rows:
-   * the replay's insert under the same token is then dropped, rows and all (1 in 400 kills in the middle of
-   * inserts did so, on chDB). So a replayed part is looked for in each table its rows carry their origin to:
-   * none of its rows, it is written under a token of its own; all of them, it is not written again.
-   */
+  /** Each table's deduplication token for a part (null: nothing to write): a replay's looks first (replayTokens). */
   private async tokens(prepared: PreparedRows, replayed: boolean): Promise<(table: string) => string | null> {
     const token = (table: string) => rangeToken(prepared.range, table)
     if (!replayed) return token
-    const tables = [...prepared.persons, { table: 'events', chunks: prepared.events }, ...prepared.wide].filter((t) => t.chunks.length > 0)
-    if (tables.length === 0) return token
-    const held = await queryRows<{ t: string; n: number }>(
+    const tables = [...prepared.persons, { table: 'events', chunks: prepared.events }, ...prepared.wide]
+    return replayTokens(
       this.client,
-      tables
-        .map(({ table }) => `SELECT '${table}' AS t, count() AS n FROM ${table} WHERE _partition = {p:UInt32} AND _offset = {o:UInt64}`)
-        .join(' UNION ALL '),
-      { p: prepared.range.partition, o: prepared.range.lastOffset },
-      { unbounded: true },
+      { partition: prepared.range.partition, offset: prepared.range.lastOffset },
+      tables.map(({ table, chunks }) => ({ table, rows: encodedRows(chunks) })),
+      token,
     )
-    const rows = new Map(tables.map(({ table, chunks }) => [table, chunks.reduce((n, chunk) => n + lines(chunk), 0)]))
-    const holds = new Map(held.map((r) => [r.t, Number(r.n)]))
-    const again = randomUUID()
-    return (table) => {
-      const n = holds.get(table)
-      if (n === undefined) return token(table)
-      if (n === 0) return `${token(table)}:again:${again}`
-      return n >= (rows.get(table) ?? 0) ? null : token(table)
-    }
   }
 
   async copyWide(upTo: StoredUpTo, next: () => Promise<boolean>): Promise<number> {
@@ -263,11 +243,4 @@ async function groupRows(
     createdAt: r.created_at,
     version: Number(r.ver),
   }))
-}
-
-/** Rows of a JSONEachRow body: its lines (a JSON string escapes its own line breaks). */
-function lines(body: Uint8Array): number {
-  let n = 0
-  for (const byte of body) if (byte === 10) n++
-  return n
 }
