@@ -262,11 +262,9 @@ export class ClickHouseBlockStore implements BlockStore {
     })
     const table = 'session_recording_blocks'
     const usual = () => `${table}:${range.topic}:${range.partition}:${range.firstOffset}-${range.lastOffset}`
-    const token = replayed
-      ? (await replayTokens(this.client, { partition: range.partition, offset: range.lastOffset }, [{ table, rows: rows.length }], usual))(
-          table,
-        )
-      : usual()
+    const origin = { partition: range.partition, offset: range.lastOffset }
+    const tokenOf = replayed ? await replayTokens(this.client, origin, [{ table, rows: rows.length }], usual) : usual
+    const token = tokenOf(table)
     if (token !== null) await insertRows(this.client, table, rows, token)
   }
 

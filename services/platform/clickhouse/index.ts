@@ -9,12 +9,12 @@ import { ClickHouseLogLevel, createClient, parseError, type ClickHouseClient, ty
 import { errorText } from '../errors'
 import { createChdbConnection, type ChdbExtension } from 'chdb/connection'
 import { clusterStatements } from './cluster'
-import { encodeRows, MAX_INSERT_CHARS } from './rows'
+import { encodeRows, encodedRows, MAX_INSERT_CHARS } from './rows'
 import { appUrl } from '../paths'
 import { Gate } from '../serial'
 import { DEFAULT_QUERY_LIMITS, limitSettings, withSettings, type QueryLimits } from './limits'
 
-export { encodeRows, MAX_INSERT_CHARS }
+export { encodeRows, encodedRows, MAX_INSERT_CHARS }
 export { DEFAULT_QUERY_LIMITS, type QueryLimits }
 
 export type { ClickHouseClient }
@@ -369,13 +369,6 @@ export async function replayTokens(
     if (n === 0) return `${token(table)}:again:${again}`
     return n >= (rows.get(table) ?? 0) ? null : token(table)
   }
-}
-
-/** Rows of JSONEachRow bodies: their lines (a JSON string escapes its own line breaks). */
-export function encodedRows(bodies: ReadonlyArray<Uint8Array>): number {
-  let n = 0
-  for (const body of bodies) for (const byte of body) if (byte === 10) n++
-  return n
 }
 
 /** Inserts rows (encodeRows, then insertEncoded). */

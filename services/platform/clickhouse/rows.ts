@@ -47,3 +47,10 @@ export function latestVersionsSql(table: string, columns: readonly string[]): st
   const latest = columns.map((c) => `argMax(${c}, version) AS ${c}`).join(', ')
   return `SELECT id, team_id, ${latest}, max(version) AS latest_version FROM ${table} WHERE team_id = {team:Int64} GROUP BY team_id, id`
 }
+
+/** Rows of JSONEachRow bodies: their lines (a JSON string escapes its own line breaks). */
+export function encodedRows(bodies: ReadonlyArray<Uint8Array>): number {
+  let n = 0
+  for (const body of bodies) for (const byte of body) if (byte === 10) n++
+  return n
+}

@@ -96,16 +96,15 @@ export function actorRowsSql(input: ActorRowsInput): string {
   // Each part of an event is gathered by a groupArray of its own and zipped after: ClickHouse gathers an array
   // of numbers far faster than an array of tuples (10 M events of 200,000 actors: 0.6 s against 1.6 s unsorted).
   let sorted = `arraySort(CAST(arrayZip(${['ts', 'mask', 'prop', 'per'].map((p) => `groupArray(${p})`).join(', ')}) AS Array(${EVENT})))`
-  // An event that is only its time and steps is one number: its time since the range's start shifted past its
-  // steps' bits (a UInt128 when a UInt64 is too short), sorted as numbers and split after. Half the memory of two
-  // arrays: gathering and sorting 200,000 actors' 8.7 M events took 0.75 s instead of 1.35 s.
-  // The chains read bare events as their keys (ChainKeys), with the bits of their index left empty.
+  // An event that is only its time and steps is one number (EventKeys), sorted as numbers: half the memory of two
+  // arrays (gathering and sorting 200,000 actors' 8.7 M events took 0.75 s instead of 1.35 s). The chains read
+  // the keys as they are, with room for each event's index; the fold reads them split back into tuples.
   const keys = chains ? chainKeys(input) : null
   if (keys && bare) sorted = `arraySort(groupArray(${keyOf(keys, input, 'ts', 'mask')}))`
   else if (bare) {
-    const type = (input.span.to - input.span.from).toString(2).length + maskBits <= 64 ? 'UInt64' : 'UInt128'
-    const packed = `groupArray(bitOr(bitShiftLeft(to${type}(ts - ${input.span.from}), ${maskBits}), mask))`
-    sorted = `arrayMap(v -> (toInt64(bitShiftRight(v, ${maskBits})) + ${input.span.from}, toUInt64(bitAnd(v, ${(1n << BigInt(maskBits)) - 1n}))), arraySort(${packed}))`
+    const packed: EventKeys = { type: spanBits(input) + maskBits <= 64 ? 'UInt64' : 'UInt128', index: 0, bits: maskBits }
+    const split = `(${keyTime(packed, 'v')} + ${input.span.from}, toUInt64(bitAnd(v, ${(1n << BigInt(maskBits)) - 1n})))`
+    sorted = `arrayMap(v -> ${split}, arraySort(groupArray(${keyOf(packed, input, 'ts', 'mask')})))`
   }
   const gathered = `SELECT actor, count() AS event_count, ${sorted} AS evs, ${values} AS pvs, ${periods} AS pers
       FROM (${rows}) GROUP BY ${groupBy}`
@@ -229,42 +228,46 @@ function orderedFold(input: ActorRowsInput): Fold {
 }
 
 /**
- * How the chains number an actor's events: one key per event, in time order — its time since the range's start
- * (µs), its step bits, then its index among the actor's events (`index` bits, the last value repeated past them)
- * so that two events at the same instant with the same steps still differ. A UInt64 when that leaves at least 16
- * bits for the index, else a UInt128 with 32.
+ * Events as numbers, in time order: one key per event — its time since the range's start (µs), its bits (`bits`:
+ * its steps, and for the fold its exclusions), then `index` bits for its index among the actor's events.
  */
-interface ChainKeys {
+interface EventKeys {
   type: 'UInt64' | 'UInt128'
   index: number
-  steps: number
+  bits: number
 }
 
-function chainKeys(input: ActorRowsInput): ChainKeys {
-  const steps = input.steps.length
-  const span = (input.span.to - input.span.from).toString(2).length
-  return span + steps + 16 <= 64 ? { type: 'UInt64', index: 64 - span - steps, steps } : { type: 'UInt128', index: 32, steps }
+/** The bits of the range's length in µs. */
+const spanBits = (input: ActorRowsInput) => (input.span.to - input.span.from).toString(2).length
+
+/**
+ * The chains' keys: their index (the last value repeated past its bits) keeps two events at the same instant with
+ * the same steps apart. A UInt64 when that leaves at least 16 bits for the index, else a UInt128 with 32.
+ */
+function chainKeys(input: ActorRowsInput): EventKeys {
+  const bits = input.steps.length
+  const span = spanBits(input)
+  return span + bits + 16 <= 64 ? { type: 'UInt64', index: 64 - span - bits, bits } : { type: 'UInt128', index: 32, bits }
 }
 
 /** Whether the key `x` is of step `step` (0-based), as SQL (bitTest takes no UInt128). */
-const isStep = (keys: ChainKeys, x: string, step: number) =>
+const isStep = (keys: EventKeys, x: string, step: number) =>
   keys.type === 'UInt64' ? `bitTest(${x}, ${keys.index + step})` : `bitAnd(bitShiftRight(${x}, ${keys.index + step}), 1) = 1`
 
 /** The key's time since the range's start, µs. */
-const keyTime = (keys: ChainKeys, x: string) => `toInt64(bitShiftRight(${x}, ${keys.index + keys.steps}))`
+const keyTime = (keys: EventKeys, x: string) => `toInt64(bitShiftRight(${x}, ${keys.index + keys.bits}))`
 
-/**
- * An event's key without its index, as SQL of its time (µs since the epoch) and steps (UInt64): how the events
- * are gathered when they are nothing else (a bare event), and how a tuple's event becomes one.
- */
-const keyOf = (keys: ChainKeys, input: ActorRowsInput, ts: string, mask: string) =>
-  `bitOr(bitShiftLeft(to${keys.type}(${ts} - ${input.span.from}), ${keys.index + keys.steps}), bitShiftLeft(to${keys.type}(${mask}), ${keys.index}))`
+/** An event's key without its index, as SQL of its time (µs since the epoch) and bits (UInt64). */
+const keyOf = (keys: EventKeys, input: ActorRowsInput, ts: string, mask: string) => {
+  const bits = keys.index > 0 ? `bitShiftLeft(to${keys.type}(${mask}), ${keys.index})` : mask
+  return `bitOr(bitShiftLeft(to${keys.type}(${ts} - ${input.span.from}), ${keys.index + keys.bits}), ${bits})`
+}
 
 /**
  * An actor's events (`pe`, per breakdown value) as the chains read them: `U`, their keys in time order, with each
  * event's index added (`bare`: `pe` is already the sorted keys; else it is the sorted tuples of the events).
  */
-function chainInput(keys: ChainKeys, input: ActorRowsInput, perValue: string, bare: boolean): string {
+function chainInput(keys: EventKeys, input: ActorRowsInput, perValue: string, bare: boolean): string {
   const last = 2 ** keys.index - 1
   const key = bare ? 'p' : keyOf(keys, input, 'p.1', 'p.2')
   return `SELECT actor, pv, arrayMap((p, i) -> bitOr(${key}, least(i, ${last})), pe, arrayEnumerate(pe)) AS U, event_count FROM (${perValue})`
@@ -277,7 +280,7 @@ function chainInput(keys: ChainKeys, input: ActorRowsInput, perValue: string, ba
  * is another fill of that, and so on down to step 2 (K - 1 fills). Where no chain follows, the value is not of
  * step K (0, or the last event's key).
  */
-function chainEnd(keys: ChainKeys, K: number): string {
+function chainEnd(keys: EventKeys, K: number): string {
   let ends = `arrayShiftLeft(arrayReverseFill(u -> ${isStep(keys, 'u', K - 1)}, U), 1)`
   for (let step = K - 1; step >= 2; step--)
     ends = `arrayShiftLeft(arrayReverseFill((v, u) -> ${isStep(keys, 'u', step - 1)}, ${ends}, U), 1)`
@@ -289,8 +292,8 @@ function chainEnd(keys: ChainKeys, K: number): string {
  * unsigned, as the keys hold them (an end of step K is never before its start): a cast of each to Int64 cost
  * 0.16 s over 10 M events.
  */
-const reaches = (keys: ChainKeys, input: ActorRowsInput, K: number, e: string, u: string) => {
-  const time = (x: string) => `bitShiftRight(${x}, ${keys.index + keys.steps})`
+const reaches = (keys: EventKeys, input: ActorRowsInput, K: number, e: string, u: string) => {
+  const time = (x: string) => `bitShiftRight(${x}, ${keys.index + keys.bits})`
   return `${isStep(keys, e, K - 1)} AND ${time(e)} - ${time(u)} <= ${windowMicros(input)}`
 }
 
@@ -306,7 +309,7 @@ const reaches = (keys: ChainKeys, input: ActorRowsInput, K: number, e: string, u
  * them: each step the first event of it after the one before. Over 10 M events of 200,000 actors, with the same
  * answers as the fold: 4 steps 0.8 s where the fold took 2.3 s (and the chains walked by next-event indexes 1.7 s).
  */
-function pathChainsSql(input: ActorRowsInput, keys: ChainKeys, perValue: string, bare: boolean): string {
+function pathChainsSql(input: ActorRowsInput, keys: EventKeys, perValue: string, bare: boolean): string {
   const n = input.steps.length
   const K = Array.from({ length: n - 1 }, (_, i) => i + 2)
   const first = (x: string) => isStep(keys, x, 0)
@@ -315,58 +318,36 @@ function pathChainsSql(input: ActorRowsInput, keys: ChainKeys, perValue: string,
   // Each column is computed in a query of its own, and the ones read no more are left behind: ClickHouse plans
   // an alias anew wherever the same SELECT reads it, and each column of a SELECT * again in every SELECT above
   // (a 32-step funnel took 47 s to plan in one SELECT, 14 s with SELECT *, 6 s so).
-  const base = 'actor, pv, event_count, U'
-  const layer = (keep: string, columns: string[], from: string) => `SELECT ${keep}, ${columns.join(', ')} FROM (${from})`
-  const ends = K.map((k) => `e${k}`).join(', ')
-  let q = layer(
-    base,
-    K.map((k) => `${chainEnd(keys, k)} AS e${k}`),
-    chainInput(keys, input, perValue, bare),
+  let q = chainInput(keys, input, perValue, bare)
+  let kept = ['actor', 'pv', 'event_count', 'U']
+  /** Adds a query computing `columns` (name: SQL) over the last one, and keeping its columns but `drop`. */
+  const layer = (columns: Record<string, string>, drop: string[] = []) => {
+    kept = kept.filter((c) => !drop.includes(c))
+    q = `SELECT ${[...kept, ...Object.entries(columns).map(([name, sql]) => `${sql} AS ${name}`)].join(', ')} FROM (${q})`
+    kept = [...kept, ...Object.keys(columns)]
+  }
+  const ends = K.map((k) => `e${k}`)
+  const firsts = K.map((k) => `i${k}`)
+  layer(Object.fromEntries(K.map((k) => [`e${k}`, chainEnd(keys, k)])))
+  layer(
+    Object.fromEntries(
+      K.map((k) => [`i${k}`, `arrayFirstIndex((e, u) -> ${first('u')} AND ${reaches(keys, input, k, 'e', 'u')}, e${k}, U)`]),
+    ),
   )
-  q = layer(
-    `${base}, ${ends}`,
-    K.map((k) => `arrayFirstIndex((e, u) -> ${first('u')} AND ${reaches(keys, input, k, 'e', 'u')}, e${k}, U) AS i${k}`),
-    q,
-  )
-  q = layer(
-    `${base}, ${ends}, ${K.map((k) => `i${k}`).join(', ')}`,
-    [
-      `multiIf(${[...K]
-        .reverse()
-        .map((k) => `i${k} > 0, ${k}`)
-        .join(', ')}, arrayExists(u -> ${first('u')}, U), 1, 0) AS furthest`,
-    ],
-    q,
-  )
-  q = layer(`${base}, ${ends}, furthest`, [`multiIf(${K.map((k) => `furthest = ${k}, e${k}[i${k}]`).join(', ')}, ${zero}) AS path_end`], q)
+  const furthest = [...K].reverse().map((k) => `i${k} > 0, ${k}`)
+  layer({ furthest: `multiIf(${furthest.join(', ')}, arrayExists(u -> ${first('u')}, U), 1, 0)` })
+  layer({ path_end: `multiIf(${K.map((k) => `furthest = ${k}, e${k}[i${k}]`).join(', ')}, ${zero})` }, firsts)
   // The latest first-step event at or before each event, read at the end of the run of starts ending at path_end.
   const runEnd = `multiIf(${K.map((k) => `furthest = ${k}, indexOf(e${k}, path_end) + countEqual(e${k}, path_end) - 1`).join(', ')}, 0)`
-  q = layer(
-    `${base}, furthest, path_end`,
-    [`if(furthest >= 2, arrayFill((x, u) -> ${first('u')}, U, U)[${runEnd}], arrayFirst(u -> ${first('u')}, U)) AS path_start`],
-    q,
-  )
+  layer({ path_start: `if(furthest >= 2, arrayFill((x, u) -> ${first('u')}, U, U)[${runEnd}], arrayFirst(u -> ${first('u')}, U))` }, ends)
   // The path's events: the first first-step event at its start's time, then each step's first event after the last.
-  q = layer(
-    `${base}, furthest, path_end, path_start`,
-    [
-      `if(${time('U[indexOf(U, path_start) - 1]')} != ${time('path_start')}, path_start, arrayFirst(u -> ${first('u')} AND ${time('u')} = ${time('path_start')}, U)) AS w1`,
-    ],
-    q,
-  )
-  for (const k of K) {
-    const walked = [1, ...K]
-      .filter((j) => j < k)
-      .map((j) => `w${j}`)
-      .join(', ')
-    q = layer(
-      `${base}, furthest, path_end, path_start, ${walked}`,
-      [
-        `multiIf(furthest > ${k}, arrayFirst(u -> ${isStep(keys, 'u', k - 1)} AND u > w${k - 1}, U), furthest = ${k}, path_end, ${zero}) AS w${k}`,
-      ],
-      q,
-    )
-  }
+  layer({
+    w1: `if(${time('U[indexOf(U, path_start) - 1]')} != ${time('path_start')}, path_start, arrayFirst(u -> ${first('u')} AND ${time('u')} = ${time('path_start')}, U))`,
+  })
+  for (const k of K)
+    layer({
+      [`w${k}`]: `multiIf(furthest > ${k}, arrayFirst(u -> ${isStep(keys, 'u', k - 1)} AND u > w${k - 1}, U), furthest = ${k}, path_end, ${zero})`,
+    })
   const times = `arraySlice([${[1, ...K].map((k) => time(`w${k}`)).join(', ')}], 1, furthest)`
   return `SELECT actor, replaceAll(pv, '${NULL_LABEL}', '') AS pv, toDateTime(0) AS per, toInt8(furthest) - 1 AS step_reached,
       arrayMap((a, b) -> (b - a) / 1e6, arrayPopBack(times), arrayPopFront(times)) AS timings, ${time('path_start')} + ${input.span.from} AS start, event_count FROM (
@@ -386,7 +367,7 @@ function pathChainsSql(input: ActorRowsInput, keys: ChainKeys, perValue: string,
  */
 function periodChainsSql(
   input: ActorRowsInput,
-  keys: ChainKeys,
+  keys: EventKeys,
   period: (instant: string) => string,
   perValue: string,
   bare: boolean,
