@@ -108,7 +108,7 @@ export class ProjectStore implements Tenants {
     }
   }
 
-  /** Reads both tables (cheap: they are small). */
+  /** Reads both tables (cheap: they are small): the projects first, as bootstrapIfEmpty stores its key before its project. */
   async refresh(): Promise<void> {
     const projects = await queryRows<ProjectRow>(this.client, 'SELECT * FROM projects FINAL WHERE is_deleted = 0 ORDER BY id')
     this.projects.clear()
