@@ -34,7 +34,10 @@ SETTINGS non_replicated_deduplication_window = 10000;
 -- The sessions stored before this migration, once: read in order on one thread, so the blocks are the same
 -- each time, under a token of their own; a second process running the same migration at the same time (a
 -- cluster's nodes starting together) adds nothing. Blocks of 65,536 rows keep a large backfill's memory flat.
-INSERT INTO session_recording_sessions
+-- The columns are named: a later migration adds more (056), and every migration may run again over itself.
+INSERT INTO session_recording_sessions (team_id, session_id, start_time, end_time, click_count, keypress_count, mouse_activity_count,
+       console_log_count, console_warn_count, console_error_count, event_count, size, active_milliseconds, urls, distinct_ids,
+       first, received_at, retention_days)
 SETTINGS insert_deduplication_token = '048_session_recording_sessions', max_threads = 1, max_insert_threads = 1, max_block_size = 65536, max_insert_block_size = 65536, min_insert_block_size_rows = 0, min_insert_block_size_bytes = 0
 SELECT team_id, session_id, start_time, end_time, click_count, keypress_count, mouse_activity_count, console_log_count,
        console_warn_count, console_error_count, event_count, size, active_milliseconds, urls, [distinct_id],

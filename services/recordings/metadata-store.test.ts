@@ -4,7 +4,7 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest'
 import { mkdtemp, rm } from 'node:fs/promises'
 import { tmpdir } from 'node:os'
 import path from 'node:path'
-import { migrate, openEmbeddedClickHouse, type ClickHouseClient } from '../platform/clickhouse'
+import { insertRows, migrate, openEmbeddedClickHouse, queryRows, type ClickHouseClient } from '../platform/clickhouse'
 import type { SnapshotItem } from '../platform/log/contract'
 import { eventsOf, toBlocks } from './blocks'
 import { ClickHouseMetadataStore } from './metadata-store'
@@ -35,10 +35,15 @@ const consoleError = (t: number) => ({
   data: { plugin: 'rrweb/console@1', payload: { level: 'error', payload: ['boom'] } },
 })
 
-const message = (windowId: string, library: string, events: unknown[]): { item: SnapshotItem } & ReturnType<typeof eventsOf> => ({
+const message = (
+  windowId: string,
+  library: string,
+  events: unknown[],
+  sessionId = 'spread',
+): { item: SnapshotItem } & ReturnType<typeof eventsOf> => ({
   item: {
     teamId: 1,
-    sessionId: 'spread',
+    sessionId,
     windowId,
     distinctId: 'user-1',
     uuid: '00000000-0000-4000-8000-000000000001',
@@ -91,5 +96,57 @@ describe('recording metadata store', () => {
     // The same once ClickHouse has merged the session's rows.
     await client.command({ query: 'OPTIMIZE TABLE session_recording_sessions FINAL' })
     expect((await store.get(1, 'spread'))?.summary).toEqual(merged)
+  })
+
+  it('stores a replayed batch whose tokens a crash left without their rows, once however often it is replayed', async () => {
+    const store = new ClickHouseMetadataStore(client)
+    const range = (first: number) => ({ topic: 'wren_snapshots', partition: 1, firstOffset: first, lastOffset: first + 1 })
+    const part = (session: string, t: number) => toBlocks([message('w1', 'web', [click(t), consoleError(t + 1), move(t + 2)], session)])
+    // A non-replicated table records an insert's token before its rows: a process killed between the two leaves
+    // the token alone. Made here by storing another project's row under each table's token of the batch, in the
+    // month the batch's rows go to (a table deduplicates within one partition).
+    const orphan = (first: number, t: number) =>
+      Promise.all(
+        [
+          ['session_recording_metadata', { team_id: 999, session_id: 'orphan', start_time: new Date(T0 + t).toISOString() }],
+          ['session_recording_sessions', { team_id: 999, session_id: 'orphan', start_time: new Date(T0 + t).toISOString() }],
+          ['log_entries', { team_id: 999, log_source: 'orphan', log_source_id: 'orphan', timestamp: new Date(T0 + t).toISOString() }],
+        ].map(([table, row]) => insertRows(client, table as string, [row as object], `${table}:wren_snapshots:1:${first}-${first + 1}`)),
+      )
+    const seen = async (session: string) => {
+      const [sessions] = await queryRows<{ clicks: number; events: number }>(
+        client,
+        'SELECT sum(click_count) AS clicks, sum(event_count) AS events FROM session_recording_sessions FINAL WHERE session_id = {s:String}',
+        { s: session },
+      )
+      const [lines] = await queryRows<{ n: number }>(client, 'SELECT count() AS n FROM log_entries WHERE log_source_id = {s:String}', {
+        s: session,
+      })
+      const recording = await store.get(1, session)
+      return {
+        clicks: Number(sessions.clicks),
+        events: Number(sessions.events),
+        lines: Number(lines.n),
+        summary: recording?.summary.click_count,
+      }
+    }
+
+    await store.write(range(100), part('replayed', 0))
+    await orphan(110, 10_000)
+    await store.write(range(110), part('replayed', 10_000), true)
+    const whole = { clicks: 2, events: 6, lines: 2, summary: 2 }
+    expect(await seen('replayed')).toEqual(whole)
+    // Replayed again, before and after ClickHouse merges the session's rows: nothing twice.
+    await store.write(range(110), part('replayed', 10_000), true)
+    expect(await seen('replayed')).toEqual(whole)
+    await client.command({ query: 'OPTIMIZE TABLE session_recording_sessions FINAL' })
+    await store.write(range(110), part('replayed', 10_000), true)
+    await store.write(range(100), part('replayed', 0), true)
+    expect(await seen('replayed')).toEqual(whole)
+
+    // Handed out for the first time, the batch trusts its tokens: why a replay looks first.
+    await orphan(120, 0)
+    await store.write(range(120), part('trusted', 0))
+    expect(await seen('trusted')).toEqual({ clicks: 0, events: 0, lines: 0, summary: undefined })
   })
 })

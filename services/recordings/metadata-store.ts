@@ -6,7 +6,7 @@
 // logs. The list filters, sorts and pages sessions in SQL over session_recording_sessions FINAL (SESSION_SQL),
 // and only the page's sessions have their states merged in TypeScript, in log order.
 import type { ClickHouseClient } from '../platform/clickhouse'
-import { insertRows, queryRows } from '../platform/clickhouse'
+import { insertRows, queryRows, replayTokens } from '../platform/clickhouse'
 import type { BatchRange, SnapshotBlock } from './blocks'
 import { RecordingMetadata, type RecordingMetadataState, type RecordingSummary } from './metadata'
 import { activeMilliseconds } from './segmentation'
@@ -146,16 +146,16 @@ export class ClickHouseMetadataStore {
     private readonly retention: Retention = LONGEST_RETENTION,
   ) {}
 
-  /** Computes and stores one range's metadata (prepare, then its write). */
-  async write(range: BatchRange, blocks: SnapshotBlock[]): Promise<void> {
-    await this.prepare(range, blocks)()
+  /** Computes and stores one range's metadata (prepare, then its write; `replayed`: the range was handed out before). */
+  async write(range: BatchRange, blocks: SnapshotBlock[], replayed = false): Promise<void> {
+    await this.prepare(range, blocks)(replayed)
   }
 
   /**
    * The processor's metadata hook (recordings/processor.ts BlockListener): computes, now, one row per team and
    * session of the range and their console lines; the returned write stores them once per range.
    */
-  prepare(range: BatchRange, blocks: SnapshotBlock[]): () => Promise<void> {
+  prepare(range: BatchRange, blocks: SnapshotBlock[]): (replayed: boolean) => Promise<void> {
     const sessions = metadataOf(blocks)
       .map((session) => (this.capturesConsoleLogs(session.teamId) ? session : { ...session, state: withoutConsole(session.state) }))
       .filter((s) => s.state.eventCount > 0)
@@ -188,6 +188,7 @@ export class ClickHouseMetadataStore {
       ...same,
       distinct_ids: [distinct_id],
       first: [same.start_time, _partition, _offset, distinct_id, snapshot_source],
+      origins: [[_partition, _offset]],
     }))
     const batch = `${range.topic}:${range.partition}:${range.firstOffset}-${range.lastOffset}`
     // The accumulator keeps each level and message once (its first line), up to MAX_CONSOLE_ENTRIES a session.
@@ -204,14 +205,30 @@ export class ClickHouseMetadataStore {
         _offset: range.lastOffset,
       })),
     )
+    const tables = [
+      { table: 'session_recording_metadata', rows },
+      // A session's rows merge across parts: its `origins` tell which parts it holds.
+      {
+        table: 'session_recording_sessions',
+        rows: aggregated,
+        holds: 'session_id IN {sessions:Array(String)} AND has(origins, ({p:UInt32}, {o:UInt64}))',
+        params: { sessions: aggregated.map((r) => r.session_id) },
+      },
+      { table: 'log_entries', rows: lines },
+    ]
+    const usual = (table: string) => `${table}:${batch}`
     // The three inserts are independent (each under its own token): they run together, and the write fails
-    // (to be retried whole) if any of them does.
-    return async () => {
-      const written = await Promise.allSettled([
-        insertRows(this.client, 'session_recording_metadata', rows, `session_recording_metadata:${batch}`),
-        insertRows(this.client, 'session_recording_sessions', aggregated, `session_recording_sessions:${batch}`),
-        insertRows(this.client, 'log_entries', lines, `log_entries:${batch}`),
-      ])
+    // (to be retried whole) if any of them does. A replayed range looks for its rows first (replayTokens).
+    return async (replayed) => {
+      const origin = { partition: range.partition, offset: range.lastOffset }
+      const counted = tables.map((t) => ({ ...t, rows: t.rows.length }))
+      const tokenOf = replayed ? await replayTokens(this.client, origin, counted, usual) : usual
+      const written = await Promise.allSettled(
+        tables.map(({ table, rows }) => {
+          const token = tokenOf(table)
+          return token === null ? undefined : insertRows(this.client, table, rows, token)
+        }),
+      )
       for (const result of written) if (result.status === 'rejected') throw result.reason
     }
   }

@@ -34,9 +34,10 @@ import { dropReason, eventsOf, toBlocks, type BatchRange, type BlockStore, type 
  * is written, it computes what it will store at once — throwing for snapshots it cannot read, so that such a
  * range leaves nothing behind and isolation's halves are the only copies written — and returns the write,
  * which runs after the blocks are stored and before the commit. The write must carry deduplication tokens
- * named after `range`, as the blocks do, so a replayed range stores its metadata once too.
+ * named after `range`, as the blocks do, so a replayed range stores its metadata once too; `replayed` says the
+ * range was handed out before, so its tokens may have been left without their rows (replayTokens).
  */
-export type BlockListener = (range: BatchRange, blocks: SnapshotBlock[]) => () => Promise<void>
+export type BlockListener = (range: BatchRange, blocks: SnapshotBlock[]) => (replayed: boolean) => Promise<void>
 
 export interface RecordingsProcessorOptions {
   maxBatchRecords: number
@@ -134,9 +135,10 @@ class RecordingsStage implements Stage {
         if (poison && messages.some((m) => m.item.sessionId === poison))
           throw new Error(`failpoint: ClickHouse refuses a batch holding a snapshot of session ${JSON.stringify(poison)}`)
         const writeMetadata = this.options.onBlocks?.(part, partBlocks)
+        const replayed = batch.redelivered || Boolean(batch.reassigned)
         writes = writes.then(async () => {
-          await this.store.write(part, partBlocks, batch.redelivered || Boolean(batch.reassigned))
-          await writeMetadata?.()
+          await this.store.write(part, partBlocks, replayed)
+          await writeMetadata?.(replayed)
         })
         // Awaited below, after the work: a failed write is never left unhandled meanwhile.
         writes.catch(() => undefined)

@@ -340,14 +340,15 @@ export async function insertEncoded(
  * one; null: the table holds the part already, nothing to write). A non-replicated table records an insert's
  * token before it commits the rows: a process killed between the two leaves the token without its rows, and an
  * insert under the same token is then dropped, rows and all (1 in 400 kills in the middle of inserts did so, on
- * chDB). So the part is looked for in each table (`rows`: how many it writes there; every row carries the part's
- * origin, `_partition` and `_offset`): none of its rows, it is written under a token of its own; all of them,
- * not again; some, under its usual token.
+ * chDB). So the part is looked for in each table (`rows`: how many it writes there): none of its rows, it is
+ * written under a token of its own; all of them, not again; some, under its usual token. A row holds the part
+ * when its origin columns (`_partition`, `_offset`) are the part's, or where a table merges rows of several
+ * parts, when its `holds` condition (SQL of `{p:UInt32}` and `{o:UInt64}`, and `params`) says so.
  */
 export async function replayTokens(
   client: ClickHouseClient,
   origin: { partition: number; offset: number },
-  tables: ReadonlyArray<{ table: string; rows: number }>,
+  tables: ReadonlyArray<{ table: string; rows: number; holds?: string; params?: Record<string, unknown> }>,
   token: (table: string) => string,
 ): Promise<(table: string) => string | null> {
   const wanted = tables.filter((t) => t.rows > 0)
@@ -355,9 +356,12 @@ export async function replayTokens(
   const held = await queryRows<{ t: string; n: number }>(
     client,
     wanted
-      .map(({ table }) => `SELECT '${table}' AS t, count() AS n FROM ${table} WHERE _partition = {p:UInt32} AND _offset = {o:UInt64}`)
+      .map(
+        ({ table, holds = '_partition = {p:UInt32} AND _offset = {o:UInt64}' }) =>
+          `SELECT '${table}' AS t, count() AS n FROM ${table} WHERE ${holds}`,
+      )
       .join(' UNION ALL '),
-    { p: origin.partition, o: origin.offset },
+    Object.assign({}, ...wanted.map((t) => t.params ?? {}), { p: origin.partition, o: origin.offset }),
     { unbounded: true },
   )
   const holds = new Map(held.map((r) => [r.t, Number(r.n)]))
