@@ -13,7 +13,7 @@ import type { Log, LogBatch } from '../platform/log/log'
 import { Metrics } from '../platform/metrics'
 import { systemClock } from '../platform/clock'
 import { DeadLetterStore } from '../dead-letters/store'
-import { ClickHouseBlockStore, type SnapshotBlock } from './blocks'
+import { ClickHouseBlockStore, eventsOf, toBlocks, type SnapshotBlock } from './blocks'
 import { RecordingsProcessor, type BlockListener } from './processor'
 
 const T0 = Date.UTC(2026, 0, 1, 12, 0, 0)
@@ -33,6 +33,9 @@ function item(sessionId: string, windowId: string, times: number[], extra: Parti
     ...extra,
   }
 }
+
+/** Items as the processor reads them from its messages, for toBlocks. */
+const messagesOf = (items: SnapshotItem[]) => items.map((item) => ({ item, ...eventsOf(item.events) }))
 
 function batch(firstOffset: number, items: Array<SnapshotItem | Buffer>, redelivered = false): LogBatch {
   return {
@@ -66,6 +69,27 @@ describe('recordings processor', () => {
       onBlocks: (_range, blocks) => async () => void heard.push(blocks),
       ...options,
     })
+
+  /**
+   * A token a crash left without its rows: a non-replicated table records an insert's token before it commits the
+   * rows, and a process killed between the two leaves the token alone. Made here by storing another project's
+   * block under it.
+   */
+  const orphan = (token: string) =>
+    insertRows(
+      client,
+      'session_recording_blocks',
+      [
+        {
+          team_id: 999,
+          session_id: 'orphan',
+          window_id: 'w',
+          first_timestamp: new Date(T0).toISOString(),
+          last_timestamp: new Date(T0).toISOString(),
+        },
+      ],
+      token,
+    )
 
   beforeAll(async () => {
     dir = await mkdtemp(path.join(tmpdir(), 'wren-recordings-'))
@@ -107,26 +131,8 @@ describe('recordings processor', () => {
   })
 
   it('stores a redelivered batch whose insert token a crash left without its rows; the same batch handed out first is lost', async () => {
-    // A non-replicated table records an insert's token before it commits the rows: a process killed between the
-    // two leaves the token without its rows. Such a token is made here by inserting another project's block
-    // under the token the part's insert carries.
-    const orphan = (first: number, last: number) =>
-      insertRows(
-        client,
-        'session_recording_blocks',
-        [
-          {
-            team_id: 999,
-            session_id: 'orphan',
-            window_id: 'w',
-            first_timestamp: new Date(T0).toISOString(),
-            last_timestamp: new Date(T0).toISOString(),
-          },
-        ],
-        `session_recording_blocks:wren_snapshots:0:${first}-${last}`,
-      )
-    await orphan(50, 50)
-    await orphan(60, 60)
+    await orphan('session_recording_blocks:wren_snapshots:0:50-50')
+    await orphan('session_recording_blocks:wren_snapshots:0:60-60')
     const replayed = batch(50, [item('s5', 'w1', [0])], true)
     await processor.handleBatch(replayed)
     await processor.handleBatch(replayed)
@@ -134,6 +140,19 @@ describe('recordings processor', () => {
     // Handed out for the first time, the part trusts its token: why a replay looks first.
     await processor.handleBatch(batch(60, [item('s6', 'w1', [0])]))
     expect(await store.blocks(1, 's6')).toEqual([])
+  })
+
+  it('stores the blocks a replay finds missing when a crash stored its part only in part', async () => {
+    // Past MAX_INSERT_CHARS a part's blocks go in several inserts (chunk i under `<token>:<i>`). Made here: the
+    // first chunk (the part's first session) stored under the part's token, and the second's token left alone.
+    const part = [item('s7', 'w1', [0]), item('s8', 'w1', [0, 5])]
+    const token = 'session_recording_blocks:wren_snapshots:0:70-71'
+    await store.write({ topic: 'wren_snapshots', partition: 0, firstOffset: 70, lastOffset: 71 }, toBlocks(messagesOf(part.slice(0, 1))))
+    await orphan(`${token}:1`)
+    await processor.handleBatch(batch(70, part, true))
+    await processor.handleBatch(batch(70, part, true))
+    expect((await store.blocks(1, 's7')).map((b) => b.eventCount)).toEqual([1])
+    expect((await store.blocks(1, 's8')).map((b) => b.eventCount)).toEqual([2])
   })
 
   it('skips messages PostHog drops (no valid events, a week away), keeps undecodable ones as dead letters, and stores the rest', async () => {
