@@ -3,17 +3,16 @@
 // dead_letters table; cluster mode also feeds the Kafka topic wren_dead_letters for other consumers.
 // A letter is named by where its message was, `topic/partition/offset`, and is written under an insert
 // deduplication token named after the batch that found it, so a replayed batch records it once (a replay
-// looks for its letters first: record()). Each processor (ingestion on wren_ingest, recordings on
+// writes the letters the table lacks: insertMissing). Each processor (ingestion on wren_ingest, recordings on
 // wren_snapshots) records through its own recorder(), which names its consumer group; a replay appends a
 // payload to its topic under the key capture gave it.
-import { randomUUID } from 'node:crypto'
 import type { ClickHouseClient } from '../platform/clickhouse'
-import { insertRows, queryRows } from '../platform/clickhouse'
+import { insertMissing, insertRows, queryRows } from '../platform/clickhouse'
 import type { Clock } from '../platform/clock'
 import type { Log, LogBatch } from '../platform/log/log'
 import type { KafkaLog } from '../platform/log/kafka/kafka-log'
 import { decodeIngest, decodeSnapshot } from '../platform/log/contract'
-import { TOPICS } from '../platform/log/log'
+import { handedOutBefore, TOPICS } from '../platform/log/log'
 import { SerialQueue } from '../platform/serial'
 import type { DeadLetter, DeadLetterRecorder } from '../platform/processing/runner'
 
@@ -94,29 +93,23 @@ export class DeadLetterStore {
   private async record(group: string, batch: LogBatch, letters: DeadLetter[]): Promise<void> {
     if (letters.length === 0) return
     const token = `dead_letters:${batch.topic}:${batch.partition}:${batch.firstOffset}-${batch.lastOffset}`
-    // A range handed out again may have left its token without its letters (a process killed between the two:
-    // replayTokens in platform/clickhouse), and an insert under that token would be dropped. So a replay writes
-    // the letters the table lacks, under a token of its own; a copy written twice folds (ReplacingMergeTree).
-    const replayed = batch.redelivered || Boolean(batch.reassigned)
-    const held = replayed ? new Set(await this.offsetsIn(batch.topic, batch.partition, batch.firstOffset, batch.lastOffset)) : null
-    const missing = held ? letters.filter((d) => !held.has(d.offset)) : letters
     const at = this.clock.now().toISOString()
-    await insertRows(
-      this.client,
-      'dead_letters',
-      missing.map((d) => ({
-        topic: batch.topic,
-        partition: batch.partition,
-        offset: d.offset,
-        error: d.error,
-        payload: d.payload.toString('base64'),
-        at,
-        team_id: d.teamId,
-        consumer_group: group,
-        size: d.payload.length,
-      })),
-      held ? `${token}:again:${randomUUID()}` : token,
-    )
+    const rows = letters.map((d) => ({
+      topic: batch.topic,
+      partition: batch.partition,
+      offset: d.offset,
+      error: d.error,
+      payload: d.payload.toString('base64'),
+      at,
+      team_id: d.teamId,
+      consumer_group: group,
+      size: d.payload.length,
+    }))
+    if (handedOutBefore(batch)) {
+      // The letters the table lacks (a copy written twice folds: ReplacingMergeTree on topic, partition, offset).
+      const held = await this.offsetsIn(batch.topic, batch.partition, batch.firstOffset, batch.lastOffset)
+      await insertMissing(this.client, 'dead_letters', rows, held.map(String), (r) => String(r.offset), token)
+    } else await insertRows(this.client, 'dead_letters', rows, token)
     if (this.feed) await this.feed(group, batch, letters)
   }
 

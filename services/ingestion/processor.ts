@@ -27,6 +27,7 @@
 // which the events table (a ReplacingMergeTree) folds.
 import type { Logger } from 'pino'
 import type { Log, LogBatch, LogRecord } from '../platform/log/log'
+import { handedOutBefore } from '../platform/log/log'
 import { decodeIngest } from '../platform/log/contract'
 import type { Metrics } from '../platform/metrics'
 import type { CopiesWaiting } from '../platform/ingestion-lag'
@@ -321,7 +322,7 @@ class IngestionStage<Prepared> implements Stage {
    * it and what it did to memory.
    */
   lookahead(next: LogBatch): void {
-    if (this.ahead || next.redelivered || next.reassigned) return
+    if (this.ahead || handedOutBefore(next)) return
     this.ahead = this.begin(next, false)
   }
 
@@ -349,7 +350,7 @@ class IngestionStage<Prepared> implements Stage {
   }
 
   private async writeRange(batch: LogBatch, stopping?: AbortSignal): Promise<Written> {
-    let replayed = batch.redelivered || Boolean(batch.reassigned)
+    let replayed = handedOutBefore(batch)
     if (this.ahead && (replayed || !sameRange(this.ahead.batch, batch))) {
       await this.dropLookahead()
       // Memory was forgotten: the range is rebuilt from storage, as a replay.

@@ -2,9 +2,8 @@
 // window, the window's rrweb events in the order they were sent), and their store in ClickHouse
 // (session_recording_blocks, schemas/clickhouse/033). Blocks are JSONL lines ["<window id>", <event>], the
 // snapshots API's format (reference §4.4), so they are served as stored.
-import { randomUUID } from 'node:crypto'
 import type { ClickHouseClient } from '../platform/clickhouse'
-import { insertRows, queryRows } from '../platform/clickhouse'
+import { insertMissing, insertRows, queryRows } from '../platform/clickhouse'
 import type { SnapshotItem } from '../platform/log/contract'
 import type { LogBatch } from '../platform/log/log'
 import { LONGEST_RETENTION, retentionParams, withinRetention, type Retention } from './retention'
@@ -263,26 +262,25 @@ export class ClickHouseBlockStore implements BlockStore {
     })
     const token = `session_recording_blocks:${range.topic}:${range.partition}:${range.firstOffset}-${range.lastOffset}`
     if (!replayed) return insertRows(this.client, 'session_recording_blocks', rows, token)
-    // A replay writes the blocks the table lacks, under a token of its own. Its insert may have left its token
-    // without its rows (see replayTokens in platform/clickhouse), or, past MAX_INSERT_CHARS, stored some of its
-    // chunks and not the rest: so each block is looked for, not only the part.
-    const held = new Map<string, number>()
-    for (const { id } of await queryRows<{ id: string }>(
+    // Each block is looked for, not only the part: a crash may have stored some of its chunks and not the rest.
+    const held = await queryRows<{ id: string }>(
       this.client,
       `SELECT concat(toString(team_id), '/', session_id, '/', window_id, '/', toString(toUnixTimestamp64Milli(first_timestamp)),
          '/', toString(event_count), '/', toString(size)) AS id
        FROM session_recording_blocks WHERE _partition = {p:UInt32} AND _offset = {o:UInt64}`,
       { p: range.partition, o: range.lastOffset },
       { unbounded: true },
-    ))
-      held.set(id, (held.get(id) ?? 0) + 1)
-    const missing = rows.filter((r) => {
-      const id = [r.team_id, r.session_id, r.window_id, Date.parse(r.first_timestamp), r.event_count, r.size].join('/')
-      const n = held.get(id) ?? 0
-      if (n > 0) held.set(id, n - 1)
-      return n === 0
-    })
-    await insertRows(this.client, 'session_recording_blocks', missing, `${token}:again:${randomUUID()}`)
+    )
+    const idOf = (r: (typeof rows)[number]) =>
+      [r.team_id, r.session_id, r.window_id, Date.parse(r.first_timestamp), r.event_count, r.size].join('/')
+    await insertMissing(
+      this.client,
+      'session_recording_blocks',
+      rows,
+      held.map((h) => h.id),
+      idOf,
+      token,
+    )
   }
 
   /** A session's blocks' time spans, in the order the snapshots API numbers them (its blob keys). */

@@ -22,6 +22,7 @@
 // ClickHouse itself to keep refusing one range's rows while taking others'.
 import type { Logger } from 'pino'
 import type { Log, LogBatch } from '../platform/log/log'
+import { handedOutBefore } from '../platform/log/log'
 import { decodeSnapshot, type SnapshotItem } from '../platform/log/contract'
 import type { Metrics } from '../platform/metrics'
 import { subscription } from '../platform/log/streams'
@@ -135,7 +136,7 @@ class RecordingsStage implements Stage {
         if (poison && messages.some((m) => m.item.sessionId === poison))
           throw new Error(`failpoint: ClickHouse refuses a batch holding a snapshot of session ${JSON.stringify(poison)}`)
         const writeMetadata = this.options.onBlocks?.(part, partBlocks)
-        const replayed = batch.redelivered || Boolean(batch.reassigned)
+        const replayed = handedOutBefore(batch)
         writes = writes.then(async () => {
           await this.store.write(part, partBlocks, replayed)
           await writeMetadata?.(replayed)

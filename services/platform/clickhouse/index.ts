@@ -343,7 +343,8 @@ export async function insertEncoded(
  * chDB). So the part is looked for in each table (`rows`: how many it writes there): none of its rows, it is
  * written under a token of its own; all of them, not again; some, under its usual token. A row holds the part
  * when its origin columns (`_partition`, `_offset`) are the part's, or where a table merges rows of several
- * parts, when its `holds` condition (SQL of `{p:UInt32}` and `{o:UInt64}`, and `params`) says so.
+ * parts, when its `holds` condition (SQL of `{p:UInt32}` and `{o:UInt64}`, and `params`) says so. Rows whose
+ * identity can be looked for go through insertMissing instead, which also mends a part stored in part.
  */
 export async function replayTokens(
   client: ClickHouseClient,
@@ -373,6 +374,31 @@ export async function replayTokens(
     if (n === 0) return `${token(table)}:again:${again}`
     return n >= (rows.get(table) ?? 0) ? null : token(table)
   }
+}
+
+/**
+ * A replay's insert of rows that an earlier write may have stored in whole or in part (a token left without its
+ * rows, or past MAX_INSERT_CHARS some chunks stored and not the rest; see replayTokens): the rows whose identity
+ * is not among `held` (the identities of the rows the table holds for the same origin, as `idOf` gives a row's),
+ * under a token of their own. A row twice in `rows` is written again unless `held` has it twice.
+ */
+export async function insertMissing<R extends object>(
+  client: ClickHouseClient,
+  table: string,
+  rows: readonly R[],
+  held: Iterable<string>,
+  idOf: (row: R) => string,
+  token: string,
+): Promise<void> {
+  const count = new Map<string, number>()
+  for (const id of held) count.set(id, (count.get(id) ?? 0) + 1)
+  const missing = rows.filter((row) => {
+    const id = idOf(row)
+    const n = count.get(id) ?? 0
+    if (n > 0) count.set(id, n - 1)
+    return n === 0
+  })
+  await insertRows(client, table, missing, `${token}:again:${randomUUID()}`)
 }
 
 /** Inserts rows (encodeRows, then insertEncoded). */

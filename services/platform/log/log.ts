@@ -36,6 +36,15 @@ export interface LogBatch {
   reassigned?: boolean
 }
 
+/**
+ * Whether a batch may have been written before, in whole or in part: handed out again, or the first of a
+ * partition just got. A crash may have cut an earlier write of it anywhere, so its writes look first
+ * (platform/clickhouse replayTokens, insertMissing).
+ */
+export function handedOutBefore(batch: LogBatch): boolean {
+  return batch.redelivered || Boolean(batch.reassigned)
+}
+
 export interface SubscribeOptions {
   topic: string
   group: string
