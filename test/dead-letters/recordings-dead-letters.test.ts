@@ -84,12 +84,17 @@ describe('recordings dead letters (embedded mode)', () => {
     expect(stalled.body.recordings.lag_messages).toBeGreaterThan(0)
     expect(stalled.body.ingestion).toMatchObject({ lag_messages: 0 })
 
-    await waitFor(async () => JSON.stringify(await sessionIds()) === JSON.stringify(GOOD), {
-      timeoutMs: 30_000,
-      what: 'the four good sessions in the list',
-    })
+    // Isolation writes the batch's halves one after the other: a session is listed once its first snapshot's half is
+    // stored, and whole once the half holding its second is.
+    const recording = (session: string) => call()('GET', `/api/projects/${projectId}/session_recordings/${session}/`)
+    await waitFor(
+      async () =>
+        JSON.stringify(await sessionIds()) === JSON.stringify(GOOD) &&
+        (await Promise.all(GOOD.map(recording))).every((res) => res.body?.mouse_activity_count === 2),
+      { timeoutMs: 30_000, what: 'the four good sessions in the list, each with both of its snapshots' },
+    )
     for (const session of GOOD) {
-      const res = await call()('GET', `/api/projects/${projectId}/session_recordings/${session}/`)
+      const res = await recording(session)
       expect(res.status).toBe(200)
       expect(res.body.mouse_activity_count).toBe(2)
     }
